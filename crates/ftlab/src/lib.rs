@@ -1,0 +1,14 @@
+//! ftlab: a fast, deterministic simulator of a shared (multi-tenant) NAND-flash SSD.
+//!
+//! The model (`sim`, `flash`, `ftl`, `scheme`, `stream`, `sched`, `host`, `metrics`,
+//! `simulation`) does no I/O. `workload` and `scenario` turn text into plain data. `api`
+//! and `io` are the only edges that open files. See `docs/ARCHITECTURE.md`.
+
+pub mod api;
+pub mod error;
+pub mod metrics;
+pub mod sim;
+pub mod workload;
+
+pub use error::FtlabError;
+pub use sim::time::SimTime;

@@ -1,0 +1,3 @@
+//! Metrics: latency histograms, time-series windows, counters and the Report.
+
+pub mod latency;

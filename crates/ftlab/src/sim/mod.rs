@@ -1,0 +1,3 @@
+//! Simulation primitives: `SimTime`, the event queue, and the seeded PRNG.
+
+pub mod time;
