@@ -67,3 +67,35 @@ pub struct BenchResult {
     /// Wall time of preconditioning, not included in `wall_s`.
     pub precondition_wall_s: f64,
 }
+
+/// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them.
+pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w"];
+
+/// Run every scheme of a scenario and return what the caller writes to disk.
+pub fn run_scenario(
+    source: &ScenarioSource,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunOutput, FtlabError> {
+    let _ = (source, opts, progress);
+    Err(FtlabError::Usage { arg: "run".into(), reason: "not implemented yet".into() })
+}
+
+/// Statistics of a trace file in a given format.
+pub fn trace_stats(
+    path: &std::path::Path,
+    format: crate::workload::TraceFormat,
+) -> Result<crate::workload::stats::TraceStats, FtlabError> {
+    let _ = (path, format);
+    Err(FtlabError::Usage { arg: "trace".into(), reason: "not implemented yet".into() })
+}
+
+/// Run one named bench case (see `BENCH_CASES`).
+pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
+    Err(FtlabError::Usage { arg: case.into(), reason: "not implemented yet".into() })
+}
+
+/// The bundled default scenario, as TOML text.
+pub fn default_scenario_toml() -> &'static str {
+    ""
+}
