@@ -1,1 +1,17 @@
-//! TODO
+//! PLACEHOLDER parser, to be replaced by the real one.
+
+use super::{TraceError, TraceRecord};
+use std::io::BufRead;
+
+pub struct MqsimReader<R> { _input: R }
+
+impl<R: BufRead> MqsimReader<R> {
+    pub fn new(input: R) -> Self { MqsimReader { _input: input } }
+}
+
+impl<R: BufRead> Iterator for MqsimReader<R> {
+    type Item = Result<TraceRecord, TraceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(Err(TraceError { line: 0, reason: "parser not implemented".into() }))
+    }
+}

@@ -1,1 +1,17 @@
-//! TODO
+//! PLACEHOLDER parser, to be replaced by the real one.
+
+use super::{TraceError, TraceRecord};
+use std::io::BufRead;
+
+pub struct TencentReader<R> { _input: R }
+
+impl<R: BufRead> TencentReader<R> {
+    pub fn new(input: R) -> Self { TencentReader { _input: input } }
+}
+
+impl<R: BufRead> Iterator for TencentReader<R> {
+    type Item = Result<TraceRecord, TraceError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(Err(TraceError { line: 0, reason: "parser not implemented".into() }))
+    }
+}
