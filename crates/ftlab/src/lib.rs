@@ -2,12 +2,17 @@
 //!
 //! The model (`sim`, `flash`, `ftl`, `scheme`, `stream`, `sched`, `host`, `metrics`,
 //! `simulation`) does no I/O. `workload` and `scenario` turn text into plain data. `api`
-//! and `io` are the only edges that open files. See `docs/ARCHITECTURE.md`.
+//! is the only edge that opens files. See `docs/ARCHITECTURE.md`.
 
 pub mod api;
 pub mod error;
+pub mod flash;
+pub mod ftl;
 pub mod metrics;
+pub mod scenario;
+pub mod scheme;
 pub mod sim;
+pub mod stream;
 pub mod workload;
 
 pub use error::FtlabError;

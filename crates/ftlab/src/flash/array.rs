@@ -1,0 +1,93 @@
+//! The flash array's busy time: one array operation at a time per die, one transfer at a
+//! time per channel bus. It answers "when does this phase end", given that the caller starts
+//! operations only on idle dies. It does not queue or choose operations (see `sched`).
+
+use super::geometry::{DieIdx, Geometry};
+use super::timing::Timing;
+use crate::sim::time::SimTime;
+
+/// The kind of an array operation, with what the bus must carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayOp {
+    /// Read a page; `bytes` leave the die over the bus after tR.
+    Read { bytes: u32 },
+    /// Program a page: `bytes` enter the die over the bus, then tPROG.
+    Program { bytes: u32 },
+    /// Erase a block.
+    Erase,
+}
+
+/// Busy state of every die and channel bus.
+#[derive(Clone, Debug)]
+pub struct FlashArray {
+    geometry: Geometry,
+    timing: Timing,
+    bus_free_at: Vec<SimTime>,
+    die_busy_since: Vec<Option<SimTime>>,
+    die_busy_ns: Vec<u64>,
+}
+
+impl FlashArray {
+    pub fn new(geometry: Geometry, timing: Timing) -> FlashArray {
+        FlashArray {
+            geometry,
+            timing,
+            bus_free_at: vec![SimTime::ZERO; geometry.channels as usize],
+            die_busy_since: vec![None; geometry.n_dies as usize],
+            die_busy_ns: vec![0; geometry.n_dies as usize],
+        }
+    }
+
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    pub fn is_busy(&self, die: DieIdx) -> bool {
+        self.die_busy_since[die.0 as usize].is_some()
+    }
+
+    /// Start `op` on idle `die` at `now`. Returns when its array phase ends: for a read,
+    /// the data is then in the die's register and needs `read_transfer`; for a program or
+    /// an erase, the operation is complete.
+    pub fn begin(&mut self, die: DieIdx, op: ArrayOp, now: SimTime) -> SimTime {
+        let d = die.0 as usize;
+        assert!(self.die_busy_since[d].is_none(), "die {} started while busy", die.0);
+        self.die_busy_since[d] = Some(now);
+        let t = self.timing;
+        match op {
+            ArrayOp::Read { .. } => now + t.command + t.read,
+            ArrayOp::Program { bytes } => {
+                let start = self.take_bus(die, now, t.command + t.transfer(bytes));
+                start + t.command + t.transfer(bytes) + t.program
+            }
+            ArrayOp::Erase => now + t.command + t.erase,
+        }
+    }
+
+    /// A read's array phase ended at `now`: move `bytes` out over the channel bus as soon as
+    /// it is free. Returns when the transfer ends.
+    pub fn read_transfer(&mut self, die: DieIdx, bytes: u32, now: SimTime) -> SimTime {
+        assert!(self.is_busy(die), "read transfer on idle die {}", die.0);
+        let xfer = self.timing.transfer(bytes);
+        self.take_bus(die, now, xfer) + xfer
+    }
+
+    /// The operation on `die` completed at `now`; the die is idle again.
+    pub fn end(&mut self, die: DieIdx, now: SimTime) {
+        let d = die.0 as usize;
+        let since = self.die_busy_since[d].take().expect("end on an idle die");
+        self.die_busy_ns[d] += (now - since).ns();
+    }
+
+    /// Nanoseconds each die has been busy so far (completed operations only).
+    pub fn die_busy_ns(&self) -> &[u64] {
+        &self.die_busy_ns
+    }
+
+    fn take_bus(&mut self, die: DieIdx, now: SimTime, span: SimTime) -> SimTime {
+        let ch = self.geometry.channel_of(die) as usize;
+        let start = self.bus_free_at[ch].max(now);
+        self.bus_free_at[ch] = start + span;
+        start
+    }
+}

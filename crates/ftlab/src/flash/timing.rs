@@ -1,0 +1,31 @@
+//! Flash timing: array latencies and channel transfer rates, and the arithmetic that turns
+//! bytes into bus time. Not the queueing (see `array` and `sched`).
+
+use crate::sim::time::SimTime;
+
+/// Timing of one device, in nanoseconds and bus parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Array read (tR).
+    pub read: SimTime,
+    /// Array program (tPROG).
+    pub program: SimTime,
+    /// Block erase (tBERS).
+    pub erase: SimTime,
+    /// Command and address cycles on the bus before each operation.
+    pub command: SimTime,
+    /// Bus transfer rate in mega-transfers per second.
+    pub channel_mts: u32,
+    /// Bus width in bits (8 or 16).
+    pub channel_width_bits: u32,
+}
+
+impl Timing {
+    /// Time to move `bytes` over one channel bus, rounded up to whole nanoseconds.
+    /// bytes / (MT/s * width/8 bytes per transfer) seconds.
+    pub fn transfer(&self, bytes: u32) -> SimTime {
+        let bytes_per_s = self.channel_mts as u64 * 1_000_000 * (self.channel_width_bits as u64 / 8);
+        let ns = (bytes as u64 * 1_000_000_000).div_ceil(bytes_per_s);
+        SimTime(ns)
+    }
+}

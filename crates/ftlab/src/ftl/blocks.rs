@@ -1,0 +1,121 @@
+//! Per-block state and the per-die free-block pools (dynamic wear leveling lives here: the
+//! pool hands out the least-worn free block). Not the mapping (see `ftl::mod`) and not the
+//! choice of GC victims (see `ftl::gc`).
+
+use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
+use crate::sim::time::SimTime;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// "No tenant" in `BlockInfo::owner`.
+pub const OWNER_NONE: u16 = u16::MAX;
+
+/// Life cycle of a block: Free -> Open (a frontier writes it) -> Full -> Victim (GC is
+/// moving its data out) -> erased -> Free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    Open,
+    Full,
+    Victim,
+}
+
+/// Whether a block takes host writes or GC copies (they never share a block unless a
+/// scheme maps both classes to one frontier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WriteClass {
+    Host = 0,
+    Gc = 1,
+}
+
+/// State of one erase block.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockInfo {
+    pub state: BlockState,
+    /// Tenant whose data the block holds, `OWNER_NONE` when free.
+    pub owner: u16,
+    /// Physical stream of the frontier that wrote it.
+    pub stream: u8,
+    pub class: WriteClass,
+    /// Mapping units that hold the latest version of some logical page.
+    pub valid_units: u32,
+    /// Mapping units handed out (written or padded) since the last erase.
+    pub write_ptr: u32,
+    /// Flash pages whose program has completed; pages are programmed in order.
+    pub programmed_pages: u32,
+    pub erase_count: u32,
+    /// Host reads served from this block since it was last written from empty.
+    pub read_count: u32,
+    /// Time of the last unit handed out (the block's age for cost-benefit GC).
+    pub last_write: SimTime,
+}
+
+impl BlockInfo {
+    const FREE: BlockInfo = BlockInfo {
+        state: BlockState::Free,
+        owner: OWNER_NONE,
+        stream: 0,
+        class: WriteClass::Host,
+        valid_units: 0,
+        write_ptr: 0,
+        programmed_pages: 0,
+        erase_count: 0,
+        read_count: 0,
+        last_write: SimTime::ZERO,
+    };
+}
+
+/// Every block's state, and a pool of free blocks per die.
+#[derive(Clone, Debug)]
+pub struct Blocks {
+    pub info: Vec<BlockInfo>,
+    pools: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
+    dynamic_wear_leveling: bool,
+}
+
+impl Blocks {
+    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool) -> Blocks {
+        let mut pools = Vec::with_capacity(geometry.n_dies as usize);
+        for die in 0..geometry.n_dies {
+            let heap = geometry
+                .blocks_of_die(DieIdx(die))
+                .map(|b| Reverse((0u32, b)))
+                .collect::<BinaryHeap<_>>();
+            pools.push(heap);
+        }
+        Blocks { info: vec![BlockInfo::FREE; geometry.n_blocks as usize], pools, dynamic_wear_leveling }
+    }
+
+    pub fn get(&self, block: BlockIdx) -> &BlockInfo {
+        &self.info[block.0 as usize]
+    }
+
+    pub fn get_mut(&mut self, block: BlockIdx) -> &mut BlockInfo {
+        &mut self.info[block.0 as usize]
+    }
+
+    pub fn free_count(&self, die: DieIdx) -> u32 {
+        self.pools[die.0 as usize].len() as u32
+    }
+
+    /// Take a free block of `die` (the least-worn one under dynamic wear leveling, else the
+    /// lowest-numbered), or `None` if the pool is empty.
+    pub fn take_free(&mut self, die: DieIdx) -> Option<BlockIdx> {
+        let Reverse((_, b)) = self.pools[die.0 as usize].pop()?;
+        let info = &self.info[b as usize];
+        assert_eq!(info.state, BlockState::Free, "block {b} in the free pool is not free");
+        assert_eq!(info.valid_units, 0, "free block {b} holds valid data");
+        Some(BlockIdx(b))
+    }
+
+    /// Return an erased block to its die's pool.
+    pub fn release(&mut self, die: DieIdx, block: BlockIdx) {
+        let info = &mut self.info[block.0 as usize];
+        assert_eq!(info.valid_units, 0, "erasing block {} that holds valid data", block.0);
+        assert_eq!(info.state, BlockState::Victim, "erasing block {} that is not a GC victim", block.0);
+        let erase_count = info.erase_count + 1;
+        *info = BlockInfo { erase_count, ..BlockInfo::FREE };
+        let key = if self.dynamic_wear_leveling { erase_count } else { 0 };
+        self.pools[die.0 as usize].push(Reverse((key, block.0)));
+    }
+}

@@ -1,0 +1,74 @@
+//! GC victim selection (greedy, cost-benefit) and the static wear-leveling check. Only the
+//! choice: moving the data and erasing is driven by the simulation (timed) or by
+//! `simulation::precondition` (instant). Schemes may replace the choice (see `scheme`).
+
+use super::blocks::BlockState;
+use super::Ftl;
+use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::sim::time::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// How GC picks a victim among a die's full blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VictimPolicy {
+    /// Fewest valid units.
+    Greedy,
+    /// Largest age * (1 - u) / (2u), u the valid fraction (Rosenblum & Ousterhout, LFS).
+    CostBenefit,
+}
+
+impl Ftl {
+    /// Whether `block` may be taken as a GC victim: full, all pages programmed.
+    pub fn is_collectable(&self, block: BlockIdx) -> bool {
+        let info = self.blocks.get(block);
+        info.state == BlockState::Full && info.programmed_pages == self.geometry.pages_per_block
+    }
+
+    /// A victim on `die` under `policy`, or `None` if no full block has an invalid unit.
+    /// Ties go to the lowest block index (deterministic).
+    pub fn select_victim(&self, die: DieIdx, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
+        let upb = self.geometry.units_per_block;
+        let mut best: Option<(f64, u32)> = None;
+        for b in self.geometry.blocks_of_die(die) {
+            let info = &self.blocks.info[b as usize];
+            if info.state != BlockState::Full || info.valid_units >= upb || info.programmed_pages * self.geometry.units_per_page != upb {
+                continue;
+            }
+            let score = match policy {
+                VictimPolicy::Greedy => -(info.valid_units as f64),
+                VictimPolicy::CostBenefit => cost_benefit(info.valid_units, upb, now.saturating_sub(info.last_write)),
+            };
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, b));
+            }
+        }
+        best.map(|(_, b)| BlockIdx(b))
+    }
+
+    /// Static wear leveling: if the erase-count gap on `die` (max over all blocks minus min
+    /// over full blocks) exceeds `gap`, the least-erased full block, whose cold data should
+    /// move so the block can take hot writes.
+    pub fn static_wl_victim(&self, die: DieIdx, gap: u32) -> Option<BlockIdx> {
+        let mut max = 0;
+        let mut coldest: Option<(u32, u32)> = None;
+        for b in self.geometry.blocks_of_die(die) {
+            let info = &self.blocks.info[b as usize];
+            max = max.max(info.erase_count);
+            if self.is_collectable(BlockIdx(b)) && coldest.is_none_or(|(e, _)| info.erase_count < e) {
+                coldest = Some((info.erase_count, b));
+            }
+        }
+        coldest.filter(|&(e, _)| max - e > gap).map(|(_, b)| BlockIdx(b))
+    }
+}
+
+/// Cost-benefit score of a block with `valid` of `units` valid units and `age` since its
+/// last write: age * (1 - u) / (2u); an empty block scores infinity.
+pub fn cost_benefit(valid: u32, units: u32, age: SimTime) -> f64 {
+    if valid == 0 {
+        return f64::INFINITY;
+    }
+    let u = valid as f64 / units as f64;
+    (age.ns() as f64 + 1.0) * (1.0 - u) / (2.0 * u)
+}

@@ -1,0 +1,259 @@
+//! The page-mapped FTL shared by every scheme (DESIGN §5): per-namespace L2P, a global P2L,
+//! block state, write frontiers keyed by (tenant, stream, class, die), GC victim selection,
+//! wear leveling and the integrity oracle. It decides nothing about *where* data goes: the
+//! caller passes the die a scheme chose. It has no notion of time beyond stamps it is given,
+//! and it issues no flash operations (the simulation does).
+
+pub mod blocks;
+pub mod gc;
+pub mod oracle;
+
+use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
+use crate::sim::time::SimTime;
+use blocks::{BlockState, Blocks, WriteClass, OWNER_NONE};
+use oracle::Oracle;
+
+/// "Unmapped" / "none" in the flat u32 tables.
+pub const NONE: u32 = u32::MAX;
+
+/// Which frontier a unit is written through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrontierKey {
+    pub tenant: u16,
+    pub stream: u8,
+    pub class: WriteClass,
+}
+
+/// A die has no free block a writer of this class may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoSpace(pub DieIdx);
+
+/// Where one unit went, and the flash page it completed, if any (ready to program).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub ppa: Ppa,
+    pub page_full: Option<(BlockIdx, u32)>,
+}
+
+/// Static parameters of the FTL.
+#[derive(Clone, Debug)]
+pub struct FtlParams {
+    pub namespace_units: Vec<u32>,
+    pub physical_streams: u8,
+    /// Host writes may not take a die's last `host_reserve_blocks` free blocks (kept for GC).
+    pub host_reserve_blocks: u32,
+    pub dynamic_wear_leveling: bool,
+    pub integrity: bool,
+}
+
+/// Mapping, blocks and frontiers of the whole device.
+#[derive(Clone, Debug)]
+pub struct Ftl {
+    pub geometry: Geometry,
+    pub params: FtlParams,
+    pub blocks: Blocks,
+    /// Per tenant: logical page -> `Ppa` or `NONE`.
+    pub l2p: Vec<Vec<u32>>,
+    /// Per physical unit: logical page of the block's owner, or `NONE` if invalid.
+    pub p2l: Vec<u32>,
+    /// Open block per (tenant, stream, class, die), or `NONE`.
+    frontiers: Vec<u32>,
+    /// Die of the partly filled host page per (tenant, stream), or `NONE`.
+    host_cursor: Vec<u32>,
+    pub oracle: Option<Oracle>,
+}
+
+impl Ftl {
+    pub fn new(geometry: Geometry, params: FtlParams) -> Ftl {
+        let n_tenants = params.namespace_units.len();
+        let n_keys = n_tenants * params.physical_streams as usize * 2;
+        let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units()));
+        Ftl {
+            blocks: Blocks::new(&geometry, params.dynamic_wear_leveling),
+            l2p: params.namespace_units.iter().map(|&n| vec![NONE; n as usize]).collect(),
+            p2l: vec![NONE; geometry.n_units() as usize],
+            frontiers: vec![NONE; n_keys * geometry.n_dies as usize],
+            host_cursor: vec![NONE; n_tenants * params.physical_streams as usize],
+            oracle,
+            geometry,
+            params,
+        }
+    }
+
+    pub fn n_tenants(&self) -> usize {
+        self.l2p.len()
+    }
+
+    /// The die holding the partly filled host page of (tenant, stream), if any: the next
+    /// host unit of that stream must go there so pages fill before a new die is chosen.
+    pub fn host_cursor(&self, tenant: u16, stream: u8) -> Option<DieIdx> {
+        let c = self.host_cursor[self.cursor_idx(tenant, stream)];
+        (c != NONE).then_some(DieIdx(c))
+    }
+
+    /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed).
+    pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, now: SimTime) -> Result<Placement, NoSpace> {
+        let block = self.open_block(key, die)?;
+        let g = self.geometry;
+        let info = self.blocks.get_mut(block);
+        let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
+        info.write_ptr += 1;
+        info.last_write = now;
+        let page_full = (info.write_ptr % g.units_per_page == 0).then(|| (block, info.write_ptr / g.units_per_page - 1));
+        if info.write_ptr == g.units_per_block {
+            info.state = BlockState::Full;
+        }
+        if key.class == WriteClass::Host {
+            let idx = self.cursor_idx(key.tenant, key.stream);
+            self.host_cursor[idx] = if page_full.is_some() { NONE } else { die.0 };
+        }
+        Ok(Placement { ppa, page_full })
+    }
+
+    /// Close the partly filled page of `key` on `die` by padding it; returns the page to
+    /// program, or `None` if the frontier has no partial page.
+    pub fn pad_page(&mut self, key: FrontierKey, die: DieIdx) -> Option<(BlockIdx, u32)> {
+        let b = self.frontiers[self.frontier_idx(key, die)];
+        if b == NONE {
+            return None;
+        }
+        let g = self.geometry;
+        let info = self.blocks.get_mut(BlockIdx(b));
+        let fill = info.write_ptr % g.units_per_page;
+        if fill == 0 {
+            return None;
+        }
+        info.write_ptr += g.units_per_page - fill;
+        if info.write_ptr == g.units_per_block {
+            info.state = BlockState::Full;
+        }
+        let page = info.write_ptr / g.units_per_page - 1;
+        if key.class == WriteClass::Host {
+            let idx = self.cursor_idx(key.tenant, key.stream);
+            self.host_cursor[idx] = NONE;
+        }
+        Some((BlockIdx(b), page))
+    }
+
+    /// Map host-written `lpn` of `tenant` to `ppa`, invalidating its previous location.
+    pub fn map_host(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
+        self.remap(tenant, lpn, ppa);
+        if let Some(o) = &mut self.oracle {
+            o.host_write(tenant, lpn, ppa);
+        }
+    }
+
+    /// Move `lpn` from `src` (where it is still current) to `dst` (a GC copy).
+    pub fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
+        assert_eq!(self.l2p[tenant as usize][lpn as usize], src.0, "GC copy of a stale unit");
+        if let Some(o) = &mut self.oracle {
+            o.copy(tenant, lpn, src, dst);
+        }
+        self.remap(tenant, lpn, dst);
+    }
+
+    /// Trim `lpn`: unmap it and invalidate its unit.
+    pub fn trim(&mut self, tenant: u16, lpn: u32) {
+        let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
+        if old != NONE {
+            self.invalidate(Ppa(old));
+        }
+        if let Some(o) = &mut self.oracle {
+            o.trim(tenant, lpn);
+        }
+    }
+
+    /// Where `lpn` lives, checked by the oracle when it is on.
+    pub fn lookup(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
+        let ppa = self.l2p[tenant as usize][lpn as usize];
+        match (&mut self.oracle, ppa) {
+            (Some(o), NONE) => o.check_unmapped(tenant, lpn),
+            (Some(o), p) => o.check_read(tenant, lpn, Ppa(p)),
+            (None, _) => {}
+        }
+        (ppa != NONE).then_some(Ppa(ppa))
+    }
+
+    /// Whether the flash page holding `ppa` has been programmed (else its data is still in
+    /// the controller's buffer).
+    pub fn is_programmed(&self, ppa: Ppa) -> bool {
+        self.geometry.page_of(ppa) < self.blocks.get(self.geometry.block_of(ppa)).programmed_pages
+    }
+
+    /// A program of `page` in `block` completed. Pages complete in order.
+    pub fn programmed(&mut self, block: BlockIdx, page: u32) {
+        let info = self.blocks.get_mut(block);
+        assert_eq!(info.programmed_pages, page, "block {} programmed out of order", block.0);
+        assert!(page * self.geometry.units_per_page < info.write_ptr, "program of an unallocated page");
+        info.programmed_pages += 1;
+    }
+
+    /// Erase a victim whose data has all been moved, and return it to the free pool.
+    pub fn erase(&mut self, block: BlockIdx) {
+        let g = self.geometry;
+        let info = self.blocks.get(block);
+        assert_eq!(info.state, BlockState::Victim);
+        assert_eq!(info.programmed_pages * g.units_per_page, info.write_ptr, "erase before programs completed");
+        let first = block.0 * g.units_per_block;
+        debug_assert!(self.p2l[first as usize..(first + g.units_per_block) as usize].iter().all(|&l| l == NONE));
+        if let Some(o) = &mut self.oracle {
+            o.erase(Ppa(first), g.units_per_block);
+        }
+        self.blocks.release(g.die_of_block(block), block);
+    }
+
+    fn remap(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
+        let g = self.geometry;
+        let block = g.block_of(ppa);
+        let info = self.blocks.get_mut(block);
+        assert_eq!(info.owner, tenant, "unit {} of block {} owned by {} written for tenant {tenant}", ppa.0, block.0, info.owner);
+        info.valid_units += 1;
+        assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
+        self.p2l[ppa.0 as usize] = lpn;
+        let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
+        if old != NONE {
+            self.invalidate(Ppa(old));
+        }
+    }
+
+    fn invalidate(&mut self, ppa: Ppa) {
+        let block = self.geometry.block_of(ppa);
+        assert_ne!(self.p2l[ppa.0 as usize], NONE, "invalidating invalid unit {}", ppa.0);
+        self.p2l[ppa.0 as usize] = NONE;
+        let info = self.blocks.get_mut(block);
+        assert!(info.valid_units > 0);
+        info.valid_units -= 1;
+    }
+
+    fn open_block(&mut self, key: FrontierKey, die: DieIdx) -> Result<BlockIdx, NoSpace> {
+        let idx = self.frontier_idx(key, die);
+        let current = self.frontiers[idx];
+        if current != NONE && self.blocks.get(BlockIdx(current)).write_ptr < self.geometry.units_per_block {
+            return Ok(BlockIdx(current));
+        }
+        let reserve = if key.class == WriteClass::Host { self.params.host_reserve_blocks } else { 0 };
+        if self.blocks.free_count(die) <= reserve {
+            return Err(NoSpace(die));
+        }
+        let block = self.blocks.take_free(die).expect("free count above reserve");
+        let info = self.blocks.get_mut(block);
+        debug_assert_eq!(info.owner, OWNER_NONE);
+        info.state = BlockState::Open;
+        info.owner = key.tenant;
+        info.stream = key.stream;
+        info.class = key.class;
+        self.frontiers[idx] = block.0;
+        Ok(block)
+    }
+
+    fn frontier_idx(&self, key: FrontierKey, die: DieIdx) -> usize {
+        let s = self.params.physical_streams as usize;
+        debug_assert!((key.stream as usize) < s);
+        (((key.tenant as usize * s + key.stream as usize) * 2 + key.class as usize) * self.geometry.n_dies as usize)
+            + die.0 as usize
+    }
+
+    fn cursor_idx(&self, tenant: u16, stream: u8) -> usize {
+        tenant as usize * self.params.physical_streams as usize + stream as usize
+    }
+}

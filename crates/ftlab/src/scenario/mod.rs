@@ -1,0 +1,329 @@
+//! The scenario schema (serde, `deny_unknown_fields`), `--set` overrides, presets and
+//! validation with precise errors (`FtlabError::Config` naming the key and the range). It
+//! turns TOML text into a `Scenario` whose every default is filled in; it reads no file.
+//! The reference for every key is `docs/scenario.md`.
+
+pub mod overrides;
+pub mod presets;
+mod validate;
+
+use crate::error::FtlabError;
+use crate::ftl::gc::VictimPolicy;
+use crate::workload::generator::GeneratorConfig;
+use crate::workload::TraceFormat;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A whole scenario: one device, its tenants, the schemes to compare and the measurement.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free-form name shown in reports.
+    #[serde(default)]
+    pub name: String,
+    /// Seed of every random choice (generators, preconditioning).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Schemes to run, in order; each runs the same workload on a fresh device.
+    #[serde(default = "default_schemes")]
+    pub schemes: Vec<String>,
+    /// Per-scheme knobs: `[scheme.<name>]`.
+    #[serde(default)]
+    pub scheme: BTreeMap<String, toml::Table>,
+    /// Stream mapper (virtual -> physical stream).
+    #[serde(default = "default_stream_mapper")]
+    pub stream_mapper: String,
+    /// Per-mapper knobs: `[stream.<name>]`.
+    #[serde(default)]
+    pub stream: BTreeMap<String, toml::Table>,
+    pub device: DeviceConfig,
+    #[serde(default)]
+    pub ftl: FtlConfig,
+    pub tenants: Vec<TenantConfig>,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    #[serde(default)]
+    pub measure: MeasureConfig,
+    #[serde(default)]
+    pub check: CheckConfig,
+}
+
+/// `[device]`: geometry and timing. Keys left out come from `preset`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// One of `tiny`, `upi`, `mqsim` (see `presets`).
+    pub preset: Option<String>,
+    pub channels: Option<u32>,
+    /// Chips (ways) per channel.
+    pub chips_per_channel: Option<u32>,
+    pub dies_per_chip: Option<u32>,
+    pub planes_per_die: Option<u32>,
+    pub blocks_per_plane: Option<u32>,
+    pub pages_per_block: Option<u32>,
+    /// Flash page size in bytes.
+    pub page_bytes: Option<u32>,
+    /// Mapping unit (logical page) in bytes; divides `page_bytes`.
+    pub mapping_unit_bytes: Option<u32>,
+    /// (physical - logical) / logical, e.g. 0.07 for 7%.
+    pub over_provisioning: Option<f64>,
+    #[serde(default)]
+    pub timing: TimingConfig,
+}
+
+/// `[device.timing]`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingConfig {
+    /// Array read, tR, in microseconds.
+    pub read_us: Option<f64>,
+    /// Array program, tPROG, in microseconds.
+    pub program_us: Option<f64>,
+    /// Block erase, tBERS, in microseconds.
+    pub erase_us: Option<f64>,
+    /// Command/address cycles on the bus per operation, in nanoseconds.
+    pub command_ns: Option<u64>,
+    /// Channel bus rate in mega-transfers per second.
+    pub channel_mts: Option<u32>,
+    /// Channel bus width in bits: 8 or 16.
+    pub channel_width_bits: Option<u32>,
+}
+
+/// Flash operation scheduler at each die.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    /// Host reads, then host writes, then GC; GC first when a die's free space is critical.
+    #[default]
+    Priority,
+    /// One queue in arrival order.
+    Fifo,
+}
+
+/// `[ftl]`: the FTL mechanics shared by every scheme.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// GC victim policy: `greedy` or `cost-benefit`.
+    #[serde(default = "default_policy")]
+    pub gc_policy: VictimPolicy,
+    /// Foreground GC starts on a die when its free blocks fall below this. Default:
+    /// max(3, blocks_per_die / 128).
+    pub gc_low_watermark_blocks: Option<u32>,
+    /// Background GC runs on an idle die while its free blocks are below this. Default:
+    /// 2 x the low watermark.
+    pub gc_high_watermark_blocks: Option<u32>,
+    /// Free blocks per die that host writes may not take (kept for GC copies). Default 2.
+    #[serde(default = "default_reserve")]
+    pub gc_reserve_blocks: u32,
+    /// Run GC on idle dies between the watermarks. Default true.
+    #[serde(default = "default_true")]
+    pub background_gc: bool,
+    /// Hand out the least-worn free block first. Default true.
+    #[serde(default = "default_true")]
+    pub dynamic_wear_leveling: bool,
+    /// Static wear leveling: when a die's erase-count gap exceeds this, move its coldest
+    /// block's data. 0 = off (default).
+    #[serde(default)]
+    pub static_wear_leveling_gap: u32,
+    /// Physical streams (write frontiers per tenant and class). Default 1.
+    #[serde(default = "default_streams")]
+    pub physical_streams: u8,
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// DRAM write buffer in bytes; 0 = write-through (a write completes when programmed).
+    #[serde(default)]
+    pub write_buffer_bytes: u64,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+    }
+}
+
+/// One tenant: a namespace and a workload.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TenantConfig {
+    pub name: String,
+    /// Namespace size as a fraction of the device's logical capacity, in (0, 1].
+    pub namespace_fraction: Option<f64>,
+    /// Namespace size in GiB (exclusive with `namespace_fraction`).
+    pub namespace_gib: Option<f64>,
+    /// Most requests outstanding at once. For timed replay, a request that arrives when
+    /// this many are outstanding waits in the host (its latency counts from its arrival).
+    /// For closed-loop replay, the queue depth. Default 32.
+    #[serde(default = "default_qd")]
+    pub queue_depth: u32,
+    /// When the tenant starts, in simulated seconds. Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Stop issuing requests this long after `start_s`. Default: when the workload ends.
+    pub duration_s: Option<f64>,
+    /// A trace workload (exclusive with `synthetic`).
+    pub trace: Option<TraceWorkload>,
+    /// A synthetic workload (exclusive with `trace`).
+    pub synthetic: Option<GeneratorConfig>,
+}
+
+/// How trace addresses outside the namespace are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMap {
+    /// Offset modulo the namespace size.
+    #[default]
+    Wrap,
+    /// Offsets scaled by namespace size / `lba_max_bytes`.
+    Scale,
+    /// An address past the namespace is an error naming the trace line.
+    Reject,
+}
+
+/// Trace replay mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Replay {
+    /// Requests arrive at their (scaled) timestamps.
+    #[default]
+    Timed,
+    /// Timestamps are ignored; `queue_depth` requests are kept outstanding.
+    Closed,
+}
+
+/// `[tenants.trace]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceWorkload {
+    /// Path to the trace; relative paths resolve against the scenario file's directory.
+    pub path: String,
+    pub format: TraceFormat,
+    #[serde(default)]
+    pub address_map: AddressMap,
+    /// For `address_map = "scale"`: the trace's highest byte address (default: found by a
+    /// first pass over the trace).
+    pub lba_max_bytes: Option<u64>,
+    /// Multiply inter-arrival times by this (0.5 = twice as fast). Default 1.
+    #[serde(default = "default_one")]
+    pub time_scale: f64,
+    #[serde(default)]
+    pub replay: Replay,
+    /// Stop after this many requests.
+    pub max_requests: Option<u64>,
+}
+
+/// Order of preconditioning writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FillOrder {
+    Sequential,
+    #[default]
+    Random,
+}
+
+/// `[precondition]`: fill each namespace before measuring (instant, no timing).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Fraction of each namespace written, in [0, 1]. Default 1.
+    #[serde(default = "default_one")]
+    pub fill_fraction: f64,
+    #[serde(default)]
+    pub order: FillOrder,
+    /// Random overwrites afterwards, in multiples of the filled size, so GC reaches steady
+    /// state. In [0, 10]. Default 1.
+    #[serde(default = "default_one")]
+    pub overwrite_passes: f64,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+    }
+}
+
+/// `[measure]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureConfig {
+    /// Stop the simulation at this simulated time (seconds). Default: when every workload
+    /// has ended and its requests completed.
+    pub duration_s: Option<f64>,
+    /// Latencies of requests that arrive before this are not recorded. Default 0.
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Time-series window in simulated seconds. Default 1.
+    #[serde(default = "default_one")]
+    pub window_s: f64,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+    }
+}
+
+/// `[check]`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// Run the integrity oracle (DESIGN §5): every read and GC copy is checked. Default false.
+    #[serde(default)]
+    pub integrity: bool,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_schemes() -> Vec<String> {
+    vec!["unified".into()]
+}
+fn default_stream_mapper() -> String {
+    "legacy".into()
+}
+fn default_policy() -> VictimPolicy {
+    VictimPolicy::Greedy
+}
+fn default_reserve() -> u32 {
+    2
+}
+fn default_true() -> bool {
+    true
+}
+fn default_streams() -> u8 {
+    1
+}
+fn default_qd() -> u32 {
+    32
+}
+fn default_one() -> f64 {
+    1.0
+}
+
+/// Parse scenario text, apply `--set` overrides and a seed override, fill every default and
+/// validate. `file` names the source in errors.
+pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> Result<Scenario, FtlabError> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| syntax_error(file, text, &e))?;
+    for o in overrides {
+        overrides::apply(&mut table, o).map_err(|(key, reason)| FtlabError::config(file, key, reason))?;
+    }
+    let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let path = e.path().to_string();
+        FtlabError::config(file, if path == "." { String::new() } else { path }, e.into_inner().message().to_string())
+    })?;
+    if let Some(s) = seed {
+        scenario.seed = s;
+    }
+    validate::resolve(&mut scenario).map_err(|(key, reason)| FtlabError::config(file, key, reason))?;
+    Ok(scenario)
+}
+
+/// The scenario with every default filled in, as TOML.
+pub fn to_toml(scenario: &Scenario) -> String {
+    toml::to_string(scenario).expect("scenario serializes")
+}
+
+fn syntax_error(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
+    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() as u64 + 1).unwrap_or(0);
+    FtlabError::Syntax { file: file.into(), line, reason: e.message().to_string() }
+}

@@ -1,0 +1,328 @@
+//! Filling defaults (presets, watermarks) and checking every value's range. Errors are
+//! `(key, reason)` pairs; `scenario::load` adds the file name.
+
+use super::{presets, DeviceConfig, Scenario, TenantConfig};
+use crate::flash::geometry::Geometry;
+use crate::flash::timing::Timing;
+use crate::scheme::{self, SchemeContext};
+use crate::sim::time::SimTime;
+use crate::stream;
+
+type Check = Result<(), (String, String)>;
+
+fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (String, String)> {
+    Err((key.into(), reason.into()))
+}
+
+/// Fill defaults in place and validate.
+pub fn resolve(s: &mut Scenario) -> Check {
+    resolve_device(&mut s.device)?;
+    let g = s.geometry();
+    check_timing(s)?;
+    resolve_ftl(s, &g)?;
+    check_tenants(s, &g)?;
+    check_phases(s)?;
+    check_schemes(s, &g)
+}
+
+impl Scenario {
+    /// The device geometry (after `load`).
+    pub fn geometry(&self) -> Geometry {
+        let d = &self.device;
+        Geometry::new(
+            d.channels.unwrap(),
+            d.chips_per_channel.unwrap(),
+            d.dies_per_chip.unwrap(),
+            d.planes_per_die.unwrap(),
+            d.blocks_per_plane.unwrap(),
+            d.pages_per_block.unwrap(),
+            d.page_bytes.unwrap(),
+            d.mapping_unit_bytes.unwrap(),
+        )
+        .expect("geometry validated by load")
+    }
+
+    /// The device timing (after `load`).
+    pub fn timing(&self) -> Timing {
+        let t = &self.device.timing;
+        Timing {
+            read: us(t.read_us.unwrap()),
+            program: us(t.program_us.unwrap()),
+            erase: us(t.erase_us.unwrap()),
+            command: SimTime(t.command_ns.unwrap()),
+            channel_mts: t.channel_mts.unwrap(),
+            channel_width_bits: t.channel_width_bits.unwrap(),
+        }
+    }
+
+    /// Logical capacity of the device in mapping units: physical / (1 + over-provisioning).
+    pub fn logical_units(&self) -> u64 {
+        (self.geometry().n_units() as f64 / (1.0 + self.device.over_provisioning.unwrap())).floor() as u64
+    }
+
+    /// Each tenant's namespace in mapping units (after `load`).
+    pub fn namespace_units(&self) -> Vec<u32> {
+        let g = self.geometry();
+        let logical = self.logical_units();
+        self.tenants.iter().map(|t| namespace_units(t, &g, logical)).collect()
+    }
+}
+
+fn us(v: f64) -> SimTime {
+    SimTime((v * 1000.0).round() as u64)
+}
+
+fn namespace_units(t: &TenantConfig, g: &Geometry, logical: u64) -> u32 {
+    match (t.namespace_fraction, t.namespace_gib) {
+        (Some(f), _) => (logical as f64 * f).floor() as u32,
+        (_, Some(gib)) => (gib * (1u64 << 30) as f64 / g.unit_bytes as f64).floor() as u32,
+        _ => unreachable!("validated"),
+    }
+}
+
+fn resolve_device(d: &mut DeviceConfig) -> Check {
+    if let Some(name) = &d.preset {
+        let Some(p) = presets::preset(name) else {
+            return err("device.preset", format!("unknown preset {name:?}; known: {}", presets::PRESETS.join(", ")));
+        };
+        macro_rules! fill { ($($f:ident).+) => { if d.$($f).+.is_none() { d.$($f).+ = p.$($f).+; } } }
+        fill!(channels);
+        fill!(chips_per_channel);
+        fill!(dies_per_chip);
+        fill!(planes_per_die);
+        fill!(blocks_per_plane);
+        fill!(pages_per_block);
+        fill!(page_bytes);
+        fill!(mapping_unit_bytes);
+        fill!(over_provisioning);
+        fill!(timing.read_us);
+        fill!(timing.program_us);
+        fill!(timing.erase_us);
+        fill!(timing.command_ns);
+        fill!(timing.channel_mts);
+        fill!(timing.channel_width_bits);
+    }
+    if d.timing.command_ns.is_none() {
+        d.timing.command_ns = Some(0);
+    }
+    for (key, missing) in [
+        ("channels", d.channels.is_none()),
+        ("chips_per_channel", d.chips_per_channel.is_none()),
+        ("dies_per_chip", d.dies_per_chip.is_none()),
+        ("planes_per_die", d.planes_per_die.is_none()),
+        ("blocks_per_plane", d.blocks_per_plane.is_none()),
+        ("pages_per_block", d.pages_per_block.is_none()),
+        ("page_bytes", d.page_bytes.is_none()),
+        ("mapping_unit_bytes", d.mapping_unit_bytes.is_none()),
+        ("over_provisioning", d.over_provisioning.is_none()),
+        ("timing.read_us", d.timing.read_us.is_none()),
+        ("timing.program_us", d.timing.program_us.is_none()),
+        ("timing.erase_us", d.timing.erase_us.is_none()),
+        ("timing.channel_mts", d.timing.channel_mts.is_none()),
+        ("timing.channel_width_bits", d.timing.channel_width_bits.is_none()),
+    ] {
+        if missing {
+            return err(format!("device.{key}"), "missing: set it or choose a device.preset");
+        }
+    }
+    Geometry::new(
+        d.channels.unwrap(),
+        d.chips_per_channel.unwrap(),
+        d.dies_per_chip.unwrap(),
+        d.planes_per_die.unwrap(),
+        d.blocks_per_plane.unwrap(),
+        d.pages_per_block.unwrap(),
+        d.page_bytes.unwrap(),
+        d.mapping_unit_bytes.unwrap(),
+    )
+    .map_err(|(k, r)| (format!("device.{k}"), r))?;
+    let op = d.over_provisioning.unwrap();
+    if !(op > 0.0 && op <= 4.0) {
+        return err("device.over_provisioning", format!("must be in (0, 4] ((physical - logical) / logical), got {op}"));
+    }
+    Ok(())
+}
+
+fn check_timing(s: &Scenario) -> Check {
+    let t = &s.device.timing;
+    for (key, v) in [("read_us", t.read_us), ("program_us", t.program_us), ("erase_us", t.erase_us)] {
+        let v = v.unwrap();
+        if !(v.is_finite() && v > 0.0 && v <= 1e6) {
+            return err(format!("device.timing.{key}"), format!("must be in (0, 1000000] microseconds, got {v}"));
+        }
+    }
+    let mts = t.channel_mts.unwrap();
+    if mts == 0 || mts > 100_000 {
+        return err("device.timing.channel_mts", format!("must be in [1, 100000] MT/s, got {mts}"));
+    }
+    let w = t.channel_width_bits.unwrap();
+    if w != 8 && w != 16 {
+        return err("device.timing.channel_width_bits", format!("must be 8 or 16, got {w}"));
+    }
+    Ok(())
+}
+
+fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
+    let f = &mut s.ftl;
+    let bpd = g.blocks_per_die;
+    let low = *f.gc_low_watermark_blocks.get_or_insert((bpd / 128).max(3));
+    let high = *f.gc_high_watermark_blocks.get_or_insert(low * 2);
+    if low < 2 || low > bpd / 2 {
+        return err("ftl.gc_low_watermark_blocks", format!("must be in [2, {}] (half the {bpd} blocks per die), got {low}", bpd / 2));
+    }
+    if high < low || high > bpd / 2 {
+        return err("ftl.gc_high_watermark_blocks", format!("must be in [{low}, {}] (low watermark to half the blocks per die), got {high}", bpd / 2));
+    }
+    if f.gc_reserve_blocks < 1 || f.gc_reserve_blocks >= low {
+        return err("ftl.gc_reserve_blocks", format!("must be in [1, {}] (below the low watermark {low}), got {}", low - 1, f.gc_reserve_blocks));
+    }
+    if f.physical_streams == 0 || f.physical_streams > 16 {
+        return err("ftl.physical_streams", format!("must be in [1, 16], got {}", f.physical_streams));
+    }
+    let unit = g.unit_bytes as u64;
+    if f.write_buffer_bytes % unit != 0 || f.write_buffer_bytes > (1 << 40) {
+        return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {}", f.write_buffer_bytes));
+    }
+    if f.write_buffer_bytes > 0 && f.write_buffer_bytes < g.page_bytes as u64 * g.n_dies as u64 {
+        return err(
+            "ftl.write_buffer_bytes",
+            format!("must be 0 (write-through) or at least one flash page per die ({} bytes), got {}", g.page_bytes as u64 * g.n_dies as u64, f.write_buffer_bytes),
+        );
+    }
+    Ok(())
+}
+
+fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
+    if s.tenants.is_empty() || s.tenants.len() > 256 {
+        return err("tenants", format!("must list 1 to 256 tenants, got {}", s.tenants.len()));
+    }
+    let logical = s.logical_units();
+    let mut total = 0u64;
+    for (i, t) in s.tenants.iter().enumerate() {
+        let key = |k: &str| format!("tenants.{i}.{k}");
+        if t.name.is_empty() || s.tenants[..i].iter().any(|o| o.name == t.name) {
+            return err(key("name"), format!("must be non-empty and unique, got {:?}", t.name));
+        }
+        match (t.namespace_fraction, t.namespace_gib) {
+            (Some(f), None) if f > 0.0 && f <= 1.0 => {}
+            (Some(f), None) => return err(key("namespace_fraction"), format!("must be in (0, 1], got {f}")),
+            (None, Some(gib)) if gib > 0.0 && gib.is_finite() => {}
+            (None, Some(gib)) => return err(key("namespace_gib"), format!("must be > 0, got {gib}")),
+            _ => return err(key("namespace_fraction"), "set exactly one of namespace_fraction and namespace_gib"),
+        }
+        let units = namespace_units(t, g, logical);
+        if units == 0 {
+            return err(key("namespace_fraction"), "the namespace is smaller than one mapping unit");
+        }
+        total += units as u64;
+        if t.queue_depth == 0 || t.queue_depth > 65_536 {
+            return err(key("queue_depth"), format!("must be in [1, 65536], got {}", t.queue_depth));
+        }
+        if !(t.start_s >= 0.0 && t.start_s.is_finite()) {
+            return err(key("start_s"), format!("must be >= 0 seconds, got {}", t.start_s));
+        }
+        if let Some(d) = t.duration_s.filter(|d| !(*d > 0.0 && d.is_finite())) {
+            return err(key("duration_s"), format!("must be > 0 seconds, got {d}"));
+        }
+        check_workload(t, &key)?;
+    }
+    if total > logical {
+        return err(
+            "tenants",
+            format!(
+                "namespaces total {} bytes, larger than the device's logical capacity of {} bytes",
+                total * g.unit_bytes as u64,
+                logical * g.unit_bytes as u64
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn check_workload(t: &TenantConfig, key: &dyn Fn(&str) -> String) -> Check {
+    match (&t.trace, &t.synthetic) {
+        (Some(tr), None) => {
+            if !(tr.time_scale > 0.0 && tr.time_scale.is_finite()) {
+                return err(key("trace.time_scale"), format!("must be > 0, got {}", tr.time_scale));
+            }
+            if tr.path.is_empty() {
+                return err(key("trace.path"), "must not be empty");
+            }
+            if tr.lba_max_bytes == Some(0) {
+                return err(key("trace.lba_max_bytes"), "must be > 0");
+            }
+            Ok(())
+        }
+        (None, Some(g)) => g.validate().map_err(|(k, r)| (key(&format!("synthetic.{k}")), r)),
+        _ => err(key("trace"), "set exactly one of [tenants.trace] and [tenants.synthetic]"),
+    }
+}
+
+fn check_phases(s: &Scenario) -> Check {
+    let p = &s.precondition;
+    if !(0.0..=1.0).contains(&p.fill_fraction) {
+        return err("precondition.fill_fraction", format!("must be in [0, 1], got {}", p.fill_fraction));
+    }
+    if !(0.0..=10.0).contains(&p.overwrite_passes) {
+        return err("precondition.overwrite_passes", format!("must be in [0, 10], got {}", p.overwrite_passes));
+    }
+    let m = &s.measure;
+    if !(m.window_s >= 1e-6 && m.window_s <= 86_400.0) {
+        return err("measure.window_s", format!("must be in [0.000001, 86400] seconds, got {}", m.window_s));
+    }
+    if !(m.warmup_s >= 0.0 && m.warmup_s.is_finite()) {
+        return err("measure.warmup_s", format!("must be >= 0 seconds, got {}", m.warmup_s));
+    }
+    if let Some(d) = m.duration_s.filter(|d| !(*d > 0.0 && *d <= 1e7)) {
+        return err("measure.duration_s", format!("must be in (0, 10000000] seconds, got {d}"));
+    }
+    Ok(())
+}
+
+fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
+    if s.schemes.is_empty() {
+        return err("schemes", "must name at least one scheme");
+    }
+    for (i, name) in s.schemes.iter().enumerate() {
+        if s.schemes[..i].contains(name) {
+            return err(format!("schemes[{i}]"), format!("{name:?} is listed twice"));
+        }
+    }
+    for name in s.scheme.keys() {
+        if !scheme::REGISTRY.iter().any(|(n, _)| n == name) {
+            return err(format!("scheme.{name}"), format!("unknown scheme; known: {}", registry_names(scheme::REGISTRY)));
+        }
+    }
+    let ns = s.namespace_units();
+    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap() };
+    for (i, name) in s.schemes.clone().iter().enumerate() {
+        let table = s.scheme.get(name).cloned().unwrap_or_default();
+        let built = scheme::build(name, &table, &ctx).map_err(|e| {
+            if e.key.is_empty() && !scheme::REGISTRY.iter().any(|(n, _)| n == name) {
+                (format!("schemes[{i}]"), e.reason)
+            } else {
+                (join_key(&format!("scheme.{name}"), &e.key), e.reason)
+            }
+        })?;
+        s.scheme.insert(name.clone(), built.resolved_config());
+    }
+    let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
+    let mapper = stream::build(&s.stream_mapper, &table, s.ftl.physical_streams).map_err(|e| {
+        let key = if e.key.is_empty() { "stream_mapper".to_string() } else { format!("stream.{}.{}", s.stream_mapper, e.key) };
+        (key, e.reason)
+    })?;
+    s.stream.insert(s.stream_mapper.clone(), mapper.resolved_config());
+    Ok(())
+}
+
+fn join_key(prefix: &str, key: &str) -> String {
+    if key.is_empty() {
+        prefix.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+fn registry_names<T>(reg: &[(&str, T)]) -> String {
+    reg.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,38 @@
+//! `unified`: every tenant may write every die; host pages are striped round-robin over all
+//! dies (channel first), GC copies stay on the victim's die. The UPI paper's "Unified"
+//! baseline: maximal parallelism, no isolation. No knobs.
+
+use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
+use crate::flash::geometry::DieIdx;
+use crate::ftl::Ftl;
+use serde::{Deserialize, Serialize};
+
+/// `unified` has no knobs; its table must be empty.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnifiedConfig {}
+
+pub struct Unified {
+    /// One striping cursor per tenant, shared by its streams.
+    cursors: Vec<RoundRobin>,
+}
+
+pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+    let _: UnifiedConfig = parse_config(table)?;
+    let dies = ctx.geometry.dies_channel_first();
+    Ok(Box::new(Unified { cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()] }))
+}
+
+impl Scheme for Unified {
+    fn name(&self) -> &'static str {
+        "unified"
+    }
+
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _ftl: &Ftl) -> DieIdx {
+        self.cursors[tenant as usize].next_die()
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&UnifiedConfig {})
+    }
+}

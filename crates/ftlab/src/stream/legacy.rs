@@ -1,0 +1,33 @@
+//! `legacy`: no streams. Every host write and GC copy goes through physical stream 0.
+
+use super::StreamMapper;
+use crate::scheme::{parse_config, to_table, SchemeConfigError};
+use crate::sim::time::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// `legacy` has no knobs.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegacyConfig {}
+
+pub struct Legacy;
+
+pub fn build(table: &toml::Table, _physical_streams: u8) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+    let _: LegacyConfig = parse_config(table)?;
+    Ok(Box::new(Legacy))
+}
+
+impl StreamMapper for Legacy {
+    fn name(&self) -> &'static str {
+        "legacy"
+    }
+    fn host_stream(&mut self, _tenant: u16, _lpn: u32, _virtual_stream: u16, _now: SimTime) -> u8 {
+        0
+    }
+    fn gc_stream(&mut self, _tenant: u16, _lpn: u32, _from_stream: u8) -> u8 {
+        0
+    }
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&LegacyConfig {})
+    }
+}
