@@ -1,0 +1,134 @@
+//! The host side of one tenant: its workload source (a trace or a generator) turned into
+//! `HostRequest`s in the tenant's namespace: address mapping (wrap, scale, reject), time
+//! scaling and the tenant's start and stop times. Queueing, replay modes and completion are
+//! in `simulation::host_io`. Reads no file: a trace arrives as a `RecordStream`.
+
+use crate::error::FtlabError;
+use crate::scenario::AddressMap;
+use crate::sim::time::SimTime;
+use crate::workload::generator::Generator;
+use crate::workload::{IoOp, RecordStream, TraceRecord};
+
+/// One host request, in mapping units of its tenant's namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostRequest {
+    /// When it arrives (for closed-loop replay: overwritten at submission).
+    pub arrival: SimTime,
+    pub op: IoOp,
+    pub first_lpn: u32,
+    /// Units covered; unit `i` is `(first_lpn + i) % namespace_units`.
+    pub n_units: u32,
+    pub bytes: u64,
+    pub stream: u16,
+}
+
+/// Where a tenant's requests come from.
+pub enum Records<'a> {
+    Trace(RecordStream<'a>),
+    Synthetic(Generator),
+}
+
+/// How a source maps its records into the namespace and onto the simulated clock.
+#[derive(Clone, Debug)]
+pub struct SourceParams {
+    /// Shown in errors (the trace path, or "synthetic").
+    pub name: String,
+    pub namespace_units: u32,
+    pub unit_bytes: u32,
+    pub address_map: AddressMap,
+    /// For `scale`: the highest byte address of the trace.
+    pub lba_max_bytes: u64,
+    pub time_scale: f64,
+    pub start: SimTime,
+    /// Requests arriving at or after this are not issued.
+    pub end: Option<SimTime>,
+    pub max_requests: Option<u64>,
+}
+
+/// A tenant's stream of `HostRequest`s.
+pub struct Source<'a> {
+    records: Records<'a>,
+    p: SourceParams,
+    first_time: Option<SimTime>,
+    last_arrival: SimTime,
+    issued: u64,
+    /// Records whose timestamp went backwards (replayed at their predecessor's time).
+    pub reordered: u64,
+}
+
+impl<'a> Source<'a> {
+    pub fn new(records: Records<'a>, p: SourceParams) -> Source<'a> {
+        assert!(p.namespace_units > 0 && p.time_scale > 0.0);
+        let last_arrival = p.start;
+        Source { records, p, first_time: None, last_arrival, issued: 0, reordered: 0 }
+    }
+
+    /// The next request, `Ok(None)` when the source is exhausted or past its end time.
+    pub fn next_request(&mut self) -> Result<Option<HostRequest>, FtlabError> {
+        if self.p.max_requests.is_some_and(|m| self.issued >= m) {
+            return Ok(None);
+        }
+        let record = match &mut self.records {
+            Records::Trace(s) => match s.next() {
+                None => return Ok(None),
+                Some(Err(e)) => return Err(FtlabError::Trace { file: self.p.name.clone(), line: e.line, reason: e.reason }),
+                Some(Ok(r)) => r,
+            },
+            Records::Synthetic(g) => match g.next() {
+                None => return Ok(None),
+                Some(r) => r,
+            },
+        };
+        let arrival = self.arrival(record.time);
+        if self.p.end.is_some_and(|end| arrival >= end) {
+            return Ok(None);
+        }
+        self.issued += 1;
+        let (first_lpn, n_units) = self.map_address(&record)?;
+        Ok(Some(HostRequest { arrival, op: record.op, first_lpn, n_units, bytes: record.size_bytes, stream: record.stream }))
+    }
+
+    fn arrival(&mut self, time: SimTime) -> SimTime {
+        let first = *self.first_time.get_or_insert(time);
+        let rel = time.ns().saturating_sub(first.ns()) as f64 * self.p.time_scale;
+        let mut arrival = self.p.start + SimTime(rel.round() as u64);
+        if arrival < self.last_arrival {
+            self.reordered += 1;
+            arrival = self.last_arrival;
+        }
+        self.last_arrival = arrival;
+        arrival
+    }
+
+    fn map_address(&self, r: &TraceRecord) -> Result<(u32, u32), FtlabError> {
+        let unit = self.p.unit_bytes as u64;
+        let ns_bytes = self.p.namespace_units as u64 * unit;
+        let size = r.size_bytes.max(1);
+        let offset = match self.p.address_map {
+            AddressMap::Wrap => r.offset_bytes % ns_bytes,
+            AddressMap::Scale => {
+                let scaled = r.offset_bytes as u128 * ns_bytes as u128 / (self.p.lba_max_bytes as u128 + 1);
+                scaled as u64
+            }
+            AddressMap::Reject => {
+                if r.offset_bytes.saturating_add(size) > ns_bytes {
+                    return Err(FtlabError::Trace {
+                        file: self.p.name.clone(),
+                        line: self.issued,
+                        reason: format!(
+                            "request {} at bytes [{}, {}) lies outside the namespace of {ns_bytes} bytes (address_map = \"reject\")",
+                            self.issued,
+                            r.offset_bytes,
+                            r.offset_bytes.saturating_add(size)
+                        ),
+                    });
+                }
+                r.offset_bytes
+            }
+        };
+        let first = offset / unit;
+        let last = (r.offset_bytes % unit + size - 1) / unit + first;
+        let n_units = (last - first + 1).min(self.p.namespace_units as u64) as u32;
+        Ok((first as u32, n_units))
+    }
+}

@@ -1,0 +1,64 @@
+//! Flash operation schedulers: the queue of pending operations at each die and the choice of
+//! the next one when the die goes idle. `priority` serves host reads, then host writes, then
+//! GC (GC first when the die's free space is critical); `fifo` serves in arrival order. It
+//! does not time anything (see `flash::array`). Every queue is bounded by an assertion.
+
+use crate::flash::geometry::DieIdx;
+use crate::scenario::SchedulerKind;
+use std::collections::VecDeque;
+
+/// Index of an operation in the simulation's operation slab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpId(pub u32);
+
+/// Priority class of an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    HostRead = 0,
+    HostWrite = 1,
+    Gc = 2,
+}
+
+/// Per-die queues of pending operations.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    kind: SchedulerKind,
+    queues: Vec<[VecDeque<OpId>; 3]>,
+    pending: usize,
+    pending_max: usize,
+}
+
+impl Scheduler {
+    /// `pending_max` bounds the operations queued over all dies (a bug guard).
+    pub fn new(kind: SchedulerKind, n_dies: u32, pending_max: usize) -> Scheduler {
+        Scheduler { kind, queues: vec![Default::default(); n_dies as usize], pending: 0, pending_max }
+    }
+
+    pub fn push(&mut self, die: DieIdx, class: OpClass, op: OpId) {
+        let q = match self.kind {
+            SchedulerKind::Priority => class as usize,
+            SchedulerKind::Fifo => 0,
+        };
+        self.queues[die.0 as usize][q].push_back(op);
+        self.pending += 1;
+        assert!(self.pending <= self.pending_max, "scheduler holds {} operations, bound {}", self.pending, self.pending_max);
+    }
+
+    /// The next operation for idle `die`; `gc_urgent` puts GC first (free space critical).
+    pub fn pop(&mut self, die: DieIdx, gc_urgent: bool) -> Option<OpId> {
+        let qs = &mut self.queues[die.0 as usize];
+        let order: [usize; 3] = if gc_urgent { [2, 0, 1] } else { [0, 1, 2] };
+        let op = order.iter().find_map(|&q| qs[q].pop_front())?;
+        self.pending -= 1;
+        Some(op)
+    }
+
+    pub fn is_empty(&self, die: DieIdx) -> bool {
+        self.queues[die.0 as usize].iter().all(VecDeque::is_empty)
+    }
+
+    /// Operations queued (not started) over all dies.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+}
