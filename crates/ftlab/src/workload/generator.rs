@@ -1,36 +1,640 @@
-//! PLACEHOLDER until the real generator lands (same API).
+//! Synthetic workload generators: a seeded, deterministic stream of [`TraceRecord`]s drawn
+//! from a [`GeneratorConfig`] (address pattern, op mix, request-size mix, arrival process).
+//!
+//! What this is: a pure function of `(config, namespace size, seed)` to an iterator of
+//! records, with O(1) state (apart from the short request-size table) and no heap allocation
+//! per request. What this is not: it does not know about the device, the FTL, tenants or
+//! queue depth; it does not rebase or schedule anything (closed-loop records all carry time
+//! zero and the host decides when to issue them); it reads no file and no clock.
+//!
+//! # Model
+//!
+//! Addresses are chosen in whole *pages* of `align_bytes` bytes inside the *footprint*, the
+//! first `footprint_fraction` of the namespace (rounded down to whole pages, and grown to the
+//! largest request size if it would be smaller). The first page of a request is drawn by the
+//! pattern:
+//!
+//! * `uniform`: every footprint page equally likely.
+//! * `zipf`: page rank `k` (1-based) has probability `k^-θ / H(n, θ)` with
+//!   `H(n, θ) = Σ_{j=1..n} j^-θ` and `n` the number of footprint pages. Ranks are drawn with
+//!   [`rand_distr::Zipf`] (rand_distr 0.5), which samples the exact finite Zipf pmf by
+//!   rejection from a continuous envelope: O(1) setup (three floats, no table) and O(1)
+//!   expected time per sample, for any `n` (10^8 pages is fine) and any `θ > 0` including 1.
+//!   Ranks are then mapped to pages by a fixed bijection of `[0, n)` (`Scramble` in this file), so
+//!   the hot pages are spread over the footprint instead of packed at its start. The
+//!   bijection depends only on `n`, not on the seed: the same footprint always has the same
+//!   hot pages.
+//! * `sequential`: each op (read, write, trim) has its own cursor starting at page 0; a
+//!   request starts at its op's cursor, which then advances by the request size. When the
+//!   request would pass the footprint end, it starts at page 0 instead (wrap-around); the
+//!   few pages at the end smaller than the request are skipped on that pass.
+//! * `hotcold`: the hot region is the first `hot_fraction` of the footprint pages (rounded to
+//!   the nearest page, at least one page, and at least one cold page when the footprint has
+//!   two or more). It is contiguous and *not* scrambled, so an LBA-range classifier can see
+//!   it; use `zipf` for scattered skew. A request goes to the hot region with probability
+//!   `hot_access_fraction`, else to the cold region, uniformly within the region. A request
+//!   may extend past the region's end (only the first page is drawn from the region).
+//!
+//! For the random patterns, a request whose `offset + size` would pass the footprint end is
+//! *clamped by moving its offset back* so that it ends exactly at the footprint end; its size
+//! is never truncated. (This gives the last pages of the footprint slightly more mass when
+//! requests are larger than a page.)
+//!
+//! The op is `read` with probability `read_ratio`, `trim` with probability `trim_ratio`, else
+//! `write`. The size is drawn from `sizes` with probability proportional to `weight`. Every
+//! record has `stream = 0`.
+//!
+//! Arrivals: `poisson` draws exponential gaps of mean `1 / rate_iops` seconds, the first
+//! request at time 0 (times are accumulated in f64 ns and rounded to the nearest ns, so there
+//! is no drift); `fixed` issues request `i` at `round(i · (interval_us · 1000))` ns; `closed`
+//! gives every record time 0 and leaves the pacing to the host's queue depth.
+//!
+//! # Randomness
+//!
+//! Four independent [`Pcg64Mcg`] streams, all derived from the caller's seed, drive the
+//! addresses, the ops, the sizes and the arrival gaps. Changing one knob (say `read_ratio`)
+//! therefore leaves the other draws unchanged (common random numbers across experiments);
+//! the exception is `sequential`, whose offsets follow the op sequence by design. The Zipf
+//! and Poisson draws go through `f64` `powf`/`ln`/`exp`, so a sequence is bit-identical for
+//! a given build and platform, not necessarily across platforms' math libraries.
+
 use super::{IoOp, TraceRecord};
 use crate::sim::time::SimTime;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Exp, Zipf};
+use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// How the first page of each request is chosen. See the module docs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    /// Every footprint page equally likely.
+    #[default]
+    Uniform,
+    /// Zipf over footprint pages with exponent `zipf_theta`, ranks scrambled over the footprint.
+    Zipf,
+    /// Per-op cursors that wrap at the footprint end.
+    Sequential,
+    /// A contiguous hot region at the start of the footprint gets `hot_access_fraction` of the
+    /// requests.
+    HotCold,
+}
+
+/// When requests arrive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrival {
+    /// Poisson process at `rate_iops` requests per second (exponential gaps), first at time 0.
+    #[default]
+    Poisson,
+    /// One request every `interval_us` microseconds, first at time 0.
+    Fixed,
+    /// Every record has time 0; the host replays them at its queue depth (closed loop).
+    Closed,
+}
+
+/// One entry of the request-size distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct SizeWeight {
+    /// Request size in bytes; a positive multiple of `align_bytes`.
+    pub bytes: u64,
+    /// Relative weight (finite, >= 0; the weights must not all be 0). Default 1.0.
+    #[serde(default = "one")]
+    pub weight: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Knobs of a synthetic workload. Every field has a default, so a config names only what it
+/// changes; unknown keys are rejected. Call [`GeneratorConfig::validate`] before use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct GeneratorConfig {
-    #[serde(default)]
+    /// Address pattern: `"uniform"` (default), `"zipf"`, `"sequential"` or `"hotcold"`.
+    pub pattern: Pattern,
+    /// Zipf exponent θ (unitless), used by `zipf`. Must be in (0, 10]; 1 is allowed.
+    /// Default 0.99 (as YCSB).
+    pub zipf_theta: f64,
+    /// `hotcold`: fraction of the footprint's pages that are hot, in (0, 1). Default 0.2.
+    pub hot_fraction: f64,
+    /// `hotcold`: fraction of requests that go to the hot region, in [0, 1]. Default 0.8.
+    pub hot_access_fraction: f64,
+    /// Probability that a request is a read, in [0, 1]. Default 0.0.
     pub read_ratio: f64,
-    #[serde(default)]
-    pub requests: Option<u64>,
-    #[serde(default = "d")]
+    /// Probability that a request is a trim, in [0, 1], with `read_ratio + trim_ratio <= 1`.
+    /// Default 0.0.
+    pub trim_ratio: f64,
+    /// Request-size distribution (bytes and relative weight). Default `[{bytes = 4096,
+    /// weight = 1.0}]`.
+    pub sizes: Vec<SizeWeight>,
+    /// Alignment and address granularity in bytes (> 0); every offset and size is a
+    /// multiple of it. Default 4096.
+    pub align_bytes: u64,
+    /// Arrival process: `"poisson"` (default), `"fixed"` or `"closed"`.
+    pub arrival: Arrival,
+    /// `poisson`: mean arrival rate in requests per second (IOPS), finite and > 0.
+    /// Default 1000.0.
+    pub rate_iops: f64,
+    /// `fixed`: gap between requests in microseconds, finite and > 0. Default 100.0.
     pub interval_us: f64,
+    /// Fraction of the namespace (from byte 0) that the workload touches, in (0, 1].
+    /// Default 1.0.
+    pub footprint_fraction: f64,
+    /// Number of requests to generate, >= 1; absent (default) means unbounded and the
+    /// simulation stops on its duration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
 }
-fn d() -> f64 { 100.0 }
-impl GeneratorConfig {
-    pub fn validate(&self) -> Result<(), (String, String)> { Ok(()) }
-}
-pub struct Generator { n: u64, i: u64, pages: u64, cfg: GeneratorConfig, x: u64 }
-impl Generator {
-    pub fn new(cfg: &GeneratorConfig, namespace_bytes: u64, seed: u64) -> Generator {
-        Generator { n: cfg.requests.unwrap_or(u64::MAX), i: 0, pages: namespace_bytes / 4096, cfg: cfg.clone(), x: seed | 1 }
+
+impl Default for GeneratorConfig {
+    fn default() -> Self {
+        GeneratorConfig {
+            pattern: Pattern::Uniform,
+            zipf_theta: 0.99,
+            hot_fraction: 0.2,
+            hot_access_fraction: 0.8,
+            read_ratio: 0.0,
+            trim_ratio: 0.0,
+            sizes: vec![SizeWeight {
+                bytes: 4096,
+                weight: 1.0,
+            }],
+            align_bytes: 4096,
+            arrival: Arrival::Poisson,
+            rate_iops: 1000.0,
+            interval_us: 100.0,
+            footprint_fraction: 1.0,
+            requests: None,
+        }
     }
 }
+
+/// Largest accepted Zipf exponent. Beyond it nearly every access hits rank 1 anyway.
+pub const MAX_ZIPF_THETA: f64 = 10.0;
+
+fn err(key: &str, reason: String) -> Result<(), (String, String)> {
+    Err((key.to_string(), reason))
+}
+
+impl GeneratorConfig {
+    /// Check every field's range (all fields, whatever the pattern and arrival). On the first
+    /// failure return `(key, reason)`: `key` is the field name (e.g. `"zipf_theta"`) and
+    /// `reason` states the allowed range and the value given, e.g. `"must be in (0, 1], got
+    /// 1.5"`. NaN fails every range.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let open_closed = |key: &str, v: f64, hi: f64| {
+            if v > 0.0 && v <= hi {
+                Ok(())
+            } else {
+                err(key, format!("must be in (0, {hi}], got {v}"))
+            }
+        };
+        let closed01 = |key: &str, v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                err(key, format!("must be in [0, 1], got {v}"))
+            }
+        };
+        let positive = |key: &str, v: f64| {
+            if v > 0.0 && v.is_finite() {
+                Ok(())
+            } else {
+                err(key, format!("must be finite and > 0, got {v}"))
+            }
+        };
+
+        open_closed("zipf_theta", self.zipf_theta, MAX_ZIPF_THETA)?;
+        if !(self.hot_fraction > 0.0 && self.hot_fraction < 1.0) {
+            return err(
+                "hot_fraction",
+                format!("must be in (0, 1), got {}", self.hot_fraction),
+            );
+        }
+        closed01("hot_access_fraction", self.hot_access_fraction)?;
+        closed01("read_ratio", self.read_ratio)?;
+        closed01("trim_ratio", self.trim_ratio)?;
+        let mix = self.read_ratio + self.trim_ratio;
+        if mix > 1.0 + 1e-12 {
+            return err(
+                "trim_ratio",
+                format!(
+                    "read_ratio + trim_ratio must be <= 1, got {} + {} = {mix}",
+                    self.read_ratio, self.trim_ratio
+                ),
+            );
+        }
+        if self.align_bytes == 0 {
+            return err("align_bytes", "must be > 0, got 0".to_string());
+        }
+        if self.sizes.is_empty() {
+            return err(
+                "sizes",
+                "must list at least one size, got an empty list".to_string(),
+            );
+        }
+        let mut total_weight = 0.0;
+        for (i, s) in self.sizes.iter().enumerate() {
+            if s.bytes == 0 || s.bytes % self.align_bytes != 0 {
+                return err(
+                    "sizes",
+                    format!(
+                        "entry {i}: bytes must be a positive multiple of align_bytes ({}), got {}",
+                        self.align_bytes, s.bytes
+                    ),
+                );
+            }
+            if !(s.weight >= 0.0 && s.weight.is_finite()) {
+                return err(
+                    "sizes",
+                    format!(
+                        "entry {i}: weight must be finite and >= 0, got {}",
+                        s.weight
+                    ),
+                );
+            }
+            total_weight += s.weight;
+        }
+        if !(total_weight > 0.0 && total_weight.is_finite()) {
+            return err(
+                "sizes",
+                format!("weights must sum to a finite value > 0, got {total_weight}"),
+            );
+        }
+        positive("rate_iops", self.rate_iops)?;
+        positive("interval_us", self.interval_us)?;
+        open_closed("footprint_fraction", self.footprint_fraction, 1.0)?;
+        if self.requests == Some(0) {
+            return err(
+                "requests",
+                "must be >= 1 (omit it for an unbounded workload), got 0".to_string(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A fixed pseudo-random bijection of `[0, n)`, used to spread Zipf ranks over the footprint.
+///
+/// With `k = ceil(log2 n)` bits, one round is `x -> (x·C1 + C2) mod 2^k`, `x ^= x >> s`,
+/// `x -> x·C3 mod 2^k`, `x ^= x >> s` (with `s = max(1, ceil(k/2))`); each step is a bijection
+/// of `[0, 2^k)` (odd multiplier, addition, xor-shift), so the round is. Values that land in
+/// `[n, 2^k)` are fed through the round again ("cycle walking"), which stays a bijection of
+/// `[0, n)`; since `2^k < 2n`, it takes fewer than 2 rounds on average. The constants are
+/// fixed, so the map depends on `n` only.
+#[derive(Clone, Copy, Debug)]
+struct Scramble {
+    n: u64,
+    mask: u64,
+    shift: u32,
+}
+
+impl Scramble {
+    const C1: u64 = 0x9E37_79B9_7F4A_7C15;
+    const C2: u64 = 0x632B_E59B_D9B4_E019;
+    const C3: u64 = 0xBF58_476D_1CE4_E5B9;
+
+    fn new(n: u64) -> Scramble {
+        assert!(n >= 1);
+        let k = 64 - (n - 1).leading_zeros(); // ceil(log2 n); 0 for n == 1
+        let mask = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+        Scramble {
+            n,
+            mask,
+            shift: k.div_ceil(2).max(1),
+        }
+    }
+
+    #[inline]
+    fn round(&self, mut x: u64) -> u64 {
+        x = x.wrapping_mul(Self::C1).wrapping_add(Self::C2) & self.mask;
+        x ^= x >> self.shift;
+        x = x.wrapping_mul(Self::C3) & self.mask;
+        x ^= x >> self.shift;
+        x
+    }
+
+    #[inline]
+    fn apply(&self, rank: u64) -> u64 {
+        debug_assert!(rank < self.n);
+        let mut x = self.round(rank);
+        while x >= self.n {
+            x = self.round(x);
+        }
+        x
+    }
+}
+
+#[derive(Clone, Debug)]
+enum AddrState {
+    Uniform,
+    Zipf {
+        zipf: Zipf<f64>,
+        scramble: Scramble,
+    },
+    /// One cursor per op: read, write, trim.
+    Sequential {
+        cursors: [u64; 3],
+    },
+    HotCold {
+        hot_pages: u64,
+        hot_prob: f64,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum ArrivalState {
+    Poisson { gap: Exp<f64>, next_ns: f64 },
+    Fixed { interval_ns: f64 },
+    Closed,
+}
+
+/// A seeded iterator of synthetic [`TraceRecord`]s. See the module docs for the model.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    addr_rng: Pcg64Mcg,
+    op_rng: Pcg64Mcg,
+    size_rng: Pcg64Mcg,
+    time_rng: Pcg64Mcg,
+    addr: AddrState,
+    arrival: ArrivalState,
+    align: u64,
+    footprint_pages: u64,
+    read_ratio: f64,
+    read_or_trim: f64,
+    /// Request sizes in pages and their cumulative weights (last = total weight).
+    size_pages: Vec<u64>,
+    size_cum: Vec<f64>,
+    emitted: u64,
+    limit: Option<u64>,
+}
+
+/// SplitMix64 finaliser, to derive independent sub-seeds from one seed.
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn sub_rng(seed: u64, stream: u64) -> Pcg64Mcg {
+    Pcg64Mcg::seed_from_u64(splitmix64(seed ^ splitmix64(stream)))
+}
+
+impl Generator {
+    /// A generator over a namespace of `namespace_bytes` bytes, seeded with `seed`.
+    ///
+    /// # Panics
+    /// If `cfg.validate()` fails, or the largest request size exceeds the namespace (rounded
+    /// down to whole `align_bytes` pages). Use [`Generator::try_new`] to get the error instead.
+    pub fn new(cfg: &GeneratorConfig, namespace_bytes: u64, seed: u64) -> Generator {
+        match Generator::try_new(cfg, namespace_bytes, seed) {
+            Ok(g) => g,
+            Err((key, reason)) => panic!("invalid generator config: {key}: {reason}"),
+        }
+    }
+
+    /// As [`Generator::new`], but returns `(key, reason)` instead of panicking: the
+    /// [`GeneratorConfig::validate`] error, or key `"sizes"` when the largest request does not
+    /// fit in the namespace.
+    pub fn try_new(
+        cfg: &GeneratorConfig,
+        namespace_bytes: u64,
+        seed: u64,
+    ) -> Result<Generator, (String, String)> {
+        cfg.validate()?;
+        let align = cfg.align_bytes;
+        let ns_pages = namespace_bytes / align;
+        let size_pages: Vec<u64> = cfg.sizes.iter().map(|s| s.bytes / align).collect();
+        let max_size = size_pages.iter().copied().max().unwrap_or(1);
+        if max_size > ns_pages {
+            return Err((
+                "sizes".to_string(),
+                format!(
+                    "largest request ({} bytes) does not fit in the namespace ({namespace_bytes} \
+                     bytes, {ns_pages} pages of {align} bytes)",
+                    max_size * align
+                ),
+            ));
+        }
+        // Footprint in whole pages, never smaller than the largest request.
+        let footprint_pages =
+            ((ns_pages as f64 * cfg.footprint_fraction).floor() as u64).clamp(max_size, ns_pages);
+
+        let mut acc = 0.0;
+        let size_cum: Vec<f64> = cfg
+            .sizes
+            .iter()
+            .map(|s| {
+                acc += s.weight;
+                acc
+            })
+            .collect();
+
+        let addr = match cfg.pattern {
+            Pattern::Uniform => AddrState::Uniform,
+            Pattern::Zipf => AddrState::Zipf {
+                zipf: Zipf::new(footprint_pages as f64, cfg.zipf_theta)
+                    .expect("validated: n >= 1, theta > 0"),
+                scramble: Scramble::new(footprint_pages),
+            },
+            Pattern::Sequential => AddrState::Sequential { cursors: [0; 3] },
+            Pattern::HotCold => {
+                let hot = (footprint_pages as f64 * cfg.hot_fraction).round() as u64;
+                let hot_pages = if footprint_pages >= 2 {
+                    hot.clamp(1, footprint_pages - 1)
+                } else {
+                    footprint_pages
+                };
+                AddrState::HotCold {
+                    hot_pages,
+                    hot_prob: cfg.hot_access_fraction,
+                }
+            }
+        };
+        let arrival = match cfg.arrival {
+            Arrival::Poisson => ArrivalState::Poisson {
+                gap: Exp::new(cfg.rate_iops / 1e9).expect("validated: rate > 0"),
+                next_ns: 0.0,
+            },
+            Arrival::Fixed => ArrivalState::Fixed {
+                interval_ns: cfg.interval_us * 1e3,
+            },
+            Arrival::Closed => ArrivalState::Closed,
+        };
+        Ok(Generator {
+            addr_rng: sub_rng(seed, 1),
+            op_rng: sub_rng(seed, 2),
+            size_rng: sub_rng(seed, 3),
+            time_rng: sub_rng(seed, 4),
+            addr,
+            arrival,
+            align,
+            footprint_pages,
+            read_ratio: cfg.read_ratio,
+            read_or_trim: cfg.read_ratio + cfg.trim_ratio,
+            size_pages,
+            size_cum,
+            emitted: 0,
+            limit: cfg.requests,
+        })
+    }
+
+    /// Number of pages (of `align_bytes`) the workload touches; every request lies in
+    /// `[0, footprint_bytes())`.
+    pub fn footprint_pages(&self) -> u64 {
+        self.footprint_pages
+    }
+
+    /// The footprint in bytes: `footprint_pages() * align_bytes`.
+    pub fn footprint_bytes(&self) -> u64 {
+        self.footprint_pages * self.align
+    }
+
+    /// Number of records produced so far.
+    pub fn emitted(&self) -> u64 {
+        self.emitted
+    }
+
+    #[inline]
+    fn next_time(&mut self) -> SimTime {
+        match &mut self.arrival {
+            ArrivalState::Poisson { gap, next_ns } => {
+                let t = *next_ns;
+                *next_ns += gap.sample(&mut self.time_rng);
+                SimTime(t.round() as u64)
+            }
+            ArrivalState::Fixed { interval_ns } => {
+                SimTime((self.emitted as f64 * *interval_ns).round() as u64)
+            }
+            ArrivalState::Closed => SimTime::ZERO,
+        }
+    }
+
+    #[inline]
+    fn next_op(&mut self) -> IoOp {
+        let u: f64 = self.op_rng.random();
+        if u < self.read_ratio {
+            IoOp::Read
+        } else if u < self.read_or_trim {
+            IoOp::Trim
+        } else {
+            IoOp::Write
+        }
+    }
+
+    #[inline]
+    fn next_size_pages(&mut self) -> u64 {
+        let total = *self.size_cum.last().expect("validated: non-empty");
+        let u: f64 = self.size_rng.random::<f64>() * total;
+        // First entry whose cumulative weight exceeds u (zero-weight entries are never hit).
+        let i = self.size_cum.partition_point(|&c| c <= u);
+        self.size_pages[i.min(self.size_pages.len() - 1)]
+    }
+
+    /// First page of a request of `size` pages; `start + size <= footprint_pages`.
+    #[inline]
+    fn next_start_page(&mut self, op: IoOp, size: u64) -> u64 {
+        let n = self.footprint_pages;
+        let start = match &mut self.addr {
+            AddrState::Uniform => self.addr_rng.random_range(0..n),
+            AddrState::Zipf { zipf, scramble } => {
+                let x = zipf.sample(&mut self.addr_rng); // in [1, n]
+                let rank = ((x as u64).max(1) - 1).min(n - 1);
+                scramble.apply(rank)
+            }
+            AddrState::Sequential { cursors } => {
+                let c = &mut cursors[match op {
+                    IoOp::Read => 0,
+                    IoOp::Write => 1,
+                    IoOp::Trim => 2,
+                }];
+                if *c + size > n {
+                    *c = 0;
+                }
+                let start = *c;
+                *c += size;
+                return start;
+            }
+            AddrState::HotCold {
+                hot_pages,
+                hot_prob,
+            } => {
+                let hot = *hot_pages;
+                let to_hot = self.addr_rng.random::<f64>() < *hot_prob;
+                if to_hot || hot == n {
+                    self.addr_rng.random_range(0..hot)
+                } else {
+                    self.addr_rng.random_range(hot..n)
+                }
+            }
+        };
+        // Clamp by moving the offset back, never by shrinking the request.
+        start.min(n - size)
+    }
+}
+
 impl Iterator for Generator {
     type Item = TraceRecord;
+
     fn next(&mut self) -> Option<TraceRecord> {
-        if self.i >= self.n { return None; }
-        self.i += 1;
-        self.x ^= self.x << 13; self.x ^= self.x >> 7; self.x ^= self.x << 17;
-        let r = (self.x >> 11) as f64 / (1u64 << 53) as f64;
-        let op = if r < self.cfg.read_ratio { IoOp::Read } else { IoOp::Write };
-        Some(TraceRecord { time: SimTime((self.i as f64 * self.cfg.interval_us * 1000.0) as u64), op, offset_bytes: (self.x % self.pages) * 4096, size_bytes: 4096, stream: 0 })
+        if self.limit.is_some_and(|l| self.emitted >= l) {
+            return None;
+        }
+        let time = self.next_time();
+        let op = self.next_op();
+        let size = self.next_size_pages();
+        let start = self.next_start_page(op, size);
+        self.emitted += 1;
+        Some(TraceRecord {
+            time,
+            op,
+            offset_bytes: start * self.align,
+            size_bytes: size * self.align,
+            stream: 0,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self.limit {
+            Some(l) => {
+                let left = usize::try_from(l - self.emitted).unwrap_or(usize::MAX);
+                (left, Some(left))
+            }
+            None => (usize::MAX, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scramble;
+
+    #[test]
+    fn scramble_is_a_bijection() {
+        for n in [1u64, 2, 3, 5, 7, 8, 9, 100, 1000, 1023, 1024, 1025, 4097] {
+            let s = Scramble::new(n);
+            let mut seen = vec![false; n as usize];
+            for r in 0..n {
+                let p = s.apply(r);
+                assert!(p < n, "n={n} r={r} p={p}");
+                assert!(!seen[p as usize], "n={n}: {p} hit twice");
+                seen[p as usize] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn scramble_spreads_the_top_ranks() {
+        // The 10 hottest ranks of a 10^6-page footprint do not all sit in its first 1%.
+        let n = 1_000_000;
+        let s = Scramble::new(n);
+        let low = (0..10).filter(|&r| s.apply(r) < n / 100).count();
+        assert!(low < 10);
+        assert_ne!(s.apply(0), 0);
     }
 }
