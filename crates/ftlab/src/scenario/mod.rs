@@ -134,6 +134,10 @@ pub struct FtlConfig {
     /// DRAM write buffer in bytes; 0 = write-through (a write completes when programmed).
     #[serde(default)]
     pub write_buffer_bytes: u64,
+    /// Controller latency of a request served without flash (buffer hit, unmapped read,
+    /// trim, buffered write admission), in microseconds. In [0.001, 1000]. Default 1.
+    #[serde(default = "default_one")]
+    pub dram_latency_us: f64,
 }
 
 impl Default for FtlConfig {

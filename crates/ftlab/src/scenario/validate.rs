@@ -179,6 +179,9 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     if f.physical_streams == 0 || f.physical_streams > 16 {
         return err("ftl.physical_streams", format!("must be in [1, 16], got {}", f.physical_streams));
     }
+    if !(0.001..=1000.0).contains(&f.dram_latency_us) {
+        return err("ftl.dram_latency_us", format!("must be in [0.001, 1000] microseconds, got {}", f.dram_latency_us));
+    }
     let unit = g.unit_bytes as u64;
     if f.write_buffer_bytes % unit != 0 || f.write_buffer_bytes > (1 << 40) {
         return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {}", f.write_buffer_bytes));

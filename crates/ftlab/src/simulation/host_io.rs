@@ -1,0 +1,281 @@
+//! Host I/O paths of the simulation: arrivals and queue depth (`pump`), the read, write and
+//! trim paths, write stalls (no free block, full buffer) and request completion.
+
+use super::{Event, FlashOp, OpKind, Request, Simulation};
+use crate::error::FtlabError;
+use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
+use crate::ftl::blocks::WriteClass;
+use crate::ftl::{FrontierKey, NONE};
+use crate::sched::OpClass;
+use crate::scheme::ReadPlan;
+use crate::workload::IoOp;
+
+impl Simulation<'_> {
+    /// Submit tenant `t`'s due requests while it has queue room.
+    pub(super) fn pump(&mut self, t: u16) -> Result<(), FtlabError> {
+        let ti = t as usize;
+        loop {
+            let tenant = &self.tenants[ti];
+            if tenant.outstanding >= tenant.queue_depth || self.now < tenant.start {
+                break;
+            }
+            let Some(mut req) = tenant.next else { break };
+            if tenant.closed_loop {
+                req.arrival = self.now;
+            } else if req.arrival > self.now {
+                if tenant.arrival_at.is_none() {
+                    self.tenants[ti].arrival_at = Some(req.arrival);
+                    self.events.push(req.arrival, Event::Arrival(t));
+                }
+                break;
+            }
+            self.tenants[ti].next = self.tenants[ti].source.next_request()?;
+            self.submit(t, req)?;
+        }
+        Ok(())
+    }
+
+    fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
+        self.tenants[t as usize].outstanding += 1;
+        let id = self.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0 });
+        match req.op {
+            IoOp::Read => self.start_read(id),
+            IoOp::Write if self.tenants[t as usize].stalled.is_empty() => {
+                self.continue_write(id);
+            }
+            IoOp::Write => self.tenants[t as usize].stalled.push_back(id),
+            IoOp::Trim => {
+                let ns = self.tenants[t as usize].namespace_units;
+                for i in 0..req.n_units {
+                    self.ftl.trim(t, (req.first_lpn + i) % ns);
+                }
+                self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
+            }
+        }
+        Ok(())
+    }
+
+    fn start_read(&mut self, id: u32) {
+        let r = *self.reqs.get(id);
+        let (t, ns) = (r.tenant, self.tenants[r.tenant as usize].namespace_units);
+        let mut pending = 0;
+        let mut open: Option<(Ppa, u32)> = None;
+        for i in 0..r.req.n_units {
+            let lpn = (r.req.first_lpn + i) % ns;
+            match self.ftl.lookup(t, lpn) {
+                None => self.metrics[t as usize].unmapped_reads += 1,
+                Some(ppa) if !self.ftl.is_programmed(ppa) => self.metrics[t as usize].buffer_reads += 1,
+                Some(ppa) => match open {
+                    Some((first, n)) if self.same_page(first, ppa) => open = Some((first, n + 1)),
+                    _ => {
+                        if let Some((first, n)) = open {
+                            pending += self.issue_host_read(id, t, first, n);
+                        }
+                        open = Some((ppa, 1));
+                    }
+                },
+            }
+        }
+        if let Some((first, n)) = open {
+            pending += self.issue_host_read(id, t, first, n);
+        }
+        self.reqs.get_mut(id).pending = pending;
+        if pending == 0 {
+            self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
+        }
+    }
+
+    fn same_page(&self, a: Ppa, b: Ppa) -> bool {
+        let g = &self.ftl.geometry;
+        g.block_of(a) == g.block_of(b) && g.page_of(a) == g.page_of(b)
+    }
+
+    /// Read `n_units` of the page holding `ppa` for request `id`; returns the flash reads issued.
+    fn issue_host_read(&mut self, id: u32, t: u16, ppa: Ppa, n_units: u32) -> u32 {
+        let g = self.ftl.geometry;
+        let (block, page, die) = (g.block_of(ppa), g.page_of(ppa), g.die_of(ppa));
+        self.ftl.blocks.get_mut(block).read_count += 1;
+        self.epoch.reads[t as usize * self.epoch.n_dies + die.0 as usize] += 1;
+        self.device.flash_reads += 1;
+        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, die, block, page, n_units, owner: id };
+        match self.scheme.read_plan(ppa, &self.ftl) {
+            ReadPlan::Direct => {
+                self.issue(op);
+                1
+            }
+            ReadPlan::Rebuild => {
+                self.device.rebuilt_reads += 1;
+                self.scratch_ppas.clear();
+                self.scheme.stripe_members(ppa, &self.ftl, &mut self.scratch_ppas);
+                assert!(!self.scratch_ppas.is_empty(), "rebuild of unit {} with an empty stripe", ppa.0);
+                let members = std::mem::take(&mut self.scratch_ppas);
+                for &m in &members {
+                    let die = g.die_of(m);
+                    self.issue(FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page, ..op });
+                }
+                let n = members.len() as u32;
+                self.scratch_ppas = members;
+                n
+            }
+        }
+    }
+
+    pub(super) fn host_read_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
+        let r = self.reqs.get_mut(op.owner);
+        assert!(r.pending > 0, "read completion for a request with nothing pending");
+        r.pending -= 1;
+        if r.pending == 0 {
+            self.complete_request(op.owner)?;
+        }
+        Ok(())
+    }
+
+    /// Place the remaining units of write `id`. Returns false if it stalled (it is then at the
+    /// head of its tenant's stall queue, or pushed there).
+    pub(super) fn continue_write(&mut self, id: u32) -> bool {
+        let r = *self.reqs.get(id);
+        let t = r.tenant;
+        let ns = self.tenants[t as usize].namespace_units;
+        let buffered = self.p.buffer_units > 0;
+        for i in r.next_unit..r.req.n_units {
+            if buffered && self.buffer_used >= self.p.buffer_units {
+                return self.stall(id);
+            }
+            let lpn = (r.req.first_lpn + i) % ns;
+            let stream = self.mapper.host_stream(t, lpn, r.req.stream, self.now);
+            let die = match self.ftl.host_cursor(t, stream) {
+                Some(d) => d,
+                None => self.scheme.host_write_die(t, stream, &self.ftl),
+            };
+            let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
+            let placed = match self.ftl.allocate(key, die, self.now) {
+                Ok(p) => p,
+                Err(_) => {
+                    self.maybe_start_gc(die);
+                    return self.stall(id);
+                }
+            };
+            self.ftl.map_host(t, lpn, placed.ppa);
+            self.count_host_unit(t);
+            self.add_to_host_page(t, stream, id);
+            self.reqs.get_mut(id).next_unit = i + 1;
+            if let Some((block, page)) = placed.page_full {
+                self.program_host_page(t, stream, die, block, page);
+            }
+            if self.ftl.blocks.free_count(die) < self.p.low_watermark {
+                self.maybe_start_gc(die);
+            }
+        }
+        self.write_placed(id);
+        true
+    }
+
+    fn stall(&mut self, id: u32) -> bool {
+        let t = self.reqs.get(id).tenant as usize;
+        if self.tenants[t].stalled.front() != Some(&id) {
+            self.tenants[t].stalled.push_back(id);
+        }
+        false
+    }
+
+    /// Every unit of write `id` is placed: close its pages (write-through) or ack it (buffer).
+    fn write_placed(&mut self, id: u32) {
+        let t = self.reqs.get(id).tenant;
+        if self.p.buffer_units > 0 {
+            self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
+            return;
+        }
+        let streams = self.ftl.params.physical_streams;
+        for s in 0..streams {
+            let (owner, units) = self.host_page[t as usize * streams as usize + s as usize];
+            if owner != id || units == 0 {
+                continue;
+            }
+            let key = FrontierKey { tenant: t, stream: s, class: WriteClass::Host };
+            let die = self.ftl.host_cursor(t, s).expect("a partial host page has a cursor");
+            let (block, page) = self.ftl.pad_page(key, die).expect("partial page to pad");
+            self.program_host_page(t, s, die, block, page);
+        }
+    }
+
+    fn add_to_host_page(&mut self, t: u16, stream: u8, id: u32) {
+        let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
+        let (owner, units) = &mut self.host_page[idx];
+        if self.p.buffer_units == 0 {
+            assert!(*units == 0 || *owner == id, "write-through page shared by two requests");
+            self.reqs.get_mut(id).pending += 1;
+        } else {
+            self.buffer_used += 1;
+        }
+        *owner = id;
+        *units += 1;
+    }
+
+    fn program_host_page(&mut self, t: u16, stream: u8, die: DieIdx, block: BlockIdx, page: u32) {
+        let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
+        let (owner, units) = std::mem::replace(&mut self.host_page[idx], (NONE, 0));
+        assert!(units > 0, "programming an empty host page");
+        let owner = if self.p.buffer_units == 0 { owner } else { NONE };
+        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units: units, owner });
+    }
+
+    fn count_host_unit(&mut self, t: u16) {
+        self.metrics[t as usize].host_units += 1;
+        self.device.host_units += 1;
+        self.epoch.host_units[t as usize] += 1;
+        self.ts.count_host_units(1);
+    }
+
+    pub(super) fn program_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
+        self.ftl.programmed(op.block, op.page);
+        self.device.flash_pages_programmed += 1;
+        if op.class != OpClass::HostWrite {
+            return Ok(());
+        }
+        if self.p.buffer_units > 0 {
+            assert!(self.buffer_used >= op.n_units as u64);
+            self.buffer_used -= op.n_units as u64;
+            return self.wake_stalled();
+        }
+        let r = self.reqs.get_mut(op.owner);
+        assert!(r.pending >= op.n_units, "program completes more units than pending");
+        r.pending -= op.n_units;
+        if r.pending == 0 && r.next_unit == r.req.n_units {
+            self.complete_request(op.owner)?;
+        }
+        Ok(())
+    }
+
+    /// Retry stalled writes, tenant by tenant, in order.
+    pub(super) fn wake_stalled(&mut self) -> Result<(), FtlabError> {
+        for t in 0..self.tenants.len() {
+            while let Some(&id) = self.tenants[t].stalled.front() {
+                if !self.continue_write(id) {
+                    break;
+                }
+                self.tenants[t].stalled.pop_front();
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn complete_request(&mut self, id: u32) -> Result<(), FtlabError> {
+        let r = *self.reqs.get(id);
+        self.reqs.remove(id);
+        let t = r.tenant as usize;
+        if r.req.arrival >= self.p.warmup {
+            let latency = self.now - r.req.arrival;
+            let m = &mut self.metrics[t];
+            let stats = match r.req.op {
+                IoOp::Read => &mut m.read,
+                IoOp::Write => &mut m.write,
+                IoOp::Trim => &mut m.trim,
+            };
+            stats.hist.record(latency);
+            stats.bytes += r.req.bytes;
+            self.ts.record(r.tenant, r.req.op, latency);
+        }
+        self.tenants[t].outstanding -= 1;
+        self.pump(r.tenant)
+    }
+}

@@ -1,0 +1,380 @@
+//! The top-level `Simulation` of one scheme on one device: the discrete-event loop that ties
+//! host, FTL, scheme, stream mapper, scheduler and flash array together (DESIGN §2). Host
+//! I/O paths are in `host_io`, GC in `gc`, the instant preconditioning in `precondition`.
+//! No file I/O: workload sources arrive already opened.
+
+mod gc;
+mod host_io;
+mod precondition;
+
+use crate::error::FtlabError;
+use crate::flash::array::{ArrayOp, FlashArray};
+use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::ftl::{Ftl, FtlParams, NONE};
+use crate::host::{HostRequest, Source};
+use crate::metrics::report::SchemeResult;
+use crate::metrics::timeseries::TimeSeries;
+use crate::metrics::{DeviceCounters, TenantMetrics};
+use crate::scenario::{Replay, Scenario};
+use crate::sched::{OpClass, OpId, Scheduler};
+use crate::scheme::{EpochStats, Scheme};
+use crate::sim::events::EventQueue;
+use crate::sim::slab::Slab;
+use crate::sim::time::SimTime;
+use crate::stream::StreamMapper;
+use crate::api::Table;
+use crate::workload::IoOp;
+use std::collections::VecDeque;
+
+pub use precondition::precondition;
+
+/// What happens at a point in simulated time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// Tenant's next request is due.
+    Arrival(u16),
+    /// A die's array phase ended.
+    ArrayDone(u32),
+    /// A die's read transfer ended.
+    XferDone(u32),
+    /// A request served without flash completes.
+    Complete(u32),
+    /// The scheme's epoch tick.
+    Epoch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpKind {
+    Read,
+    Program,
+    Erase,
+}
+
+/// One flash operation in flight or queued.
+#[derive(Clone, Copy, Debug)]
+struct FlashOp {
+    kind: OpKind,
+    class: OpClass,
+    die: DieIdx,
+    block: BlockIdx,
+    page: u32,
+    /// Units read, or real (not padding) units programmed.
+    n_units: u32,
+    /// Host read/program: the request; GC read: the victim's die; else `NONE`.
+    owner: u32,
+}
+
+/// One host request in flight.
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    tenant: u16,
+    req: HostRequest,
+    /// Units placed so far (writes).
+    next_unit: u32,
+    /// Outstanding flash reads, or units placed but not programmed (write-through).
+    pending: u32,
+}
+
+/// Host-side state of one tenant.
+struct Tenant<'a> {
+    source: Source<'a>,
+    next: Option<HostRequest>,
+    outstanding: u32,
+    queue_depth: u32,
+    closed_loop: bool,
+    start: SimTime,
+    arrival_at: Option<SimTime>,
+    /// Writes waiting for a free block or buffer space, in order.
+    stalled: VecDeque<u32>,
+    namespace_units: u32,
+}
+
+/// Knobs the loop needs, resolved from the scenario.
+#[derive(Clone, Debug)]
+struct Params {
+    low_watermark: u32,
+    high_watermark: u32,
+    reserve: u32,
+    background_gc: bool,
+    policy: crate::ftl::gc::VictimPolicy,
+    static_gap: u32,
+    /// Write-buffer capacity in units; 0 = write-through.
+    buffer_units: u64,
+    dram_latency: SimTime,
+    warmup: SimTime,
+    end: Option<SimTime>,
+}
+
+/// One scheme's simulation of a scenario.
+pub struct Simulation<'a> {
+    now: SimTime,
+    events: EventQueue<Event>,
+    array: FlashArray,
+    sched: Scheduler,
+    ftl: Ftl,
+    scheme: Box<dyn Scheme>,
+    mapper: Box<dyn StreamMapper>,
+    ops: Slab<FlashOp>,
+    reqs: Slab<Request>,
+    die_op: Vec<u32>,
+    tenants: Vec<Tenant<'a>>,
+    /// Victim being collected per die, or `NONE`.
+    gc_victim: Vec<u32>,
+    gc_reads_left: Vec<u32>,
+    wl_check: Vec<bool>,
+    /// Per (tenant, stream): (request owning the open host page, real units in it).
+    host_page: Vec<(u32, u32)>,
+    buffer_used: u64,
+    p: Params,
+    metrics: Vec<TenantMetrics>,
+    device: DeviceCounters,
+    epoch: EpochStats,
+    ts: TimeSeries,
+    events_handled: u64,
+}
+
+impl<'a> Simulation<'a> {
+    /// A fresh device for `scenario` under `scheme` and `mapper`, fed by `sources` (one per
+    /// tenant, in scenario order).
+    pub fn new(s: &Scenario, scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>, sources: Vec<Source<'a>>) -> Self {
+        let g = s.geometry();
+        let ns = s.namespace_units();
+        let ftl = Ftl::new(
+            g,
+            FtlParams {
+                namespace_units: ns.clone(),
+                physical_streams: s.ftl.physical_streams,
+                host_reserve_blocks: s.ftl.gc_reserve_blocks,
+                dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
+                integrity: s.check.integrity,
+            },
+        );
+        let tenants: Vec<Tenant> = sources
+            .into_iter()
+            .zip(&s.tenants)
+            .zip(&ns)
+            .map(|((source, t), &units)| Tenant {
+                source,
+                next: None,
+                outstanding: 0,
+                queue_depth: t.queue_depth,
+                closed_loop: closed_loop(t),
+                start: SimTime::from_secs_f64(t.start_s),
+                arrival_at: None,
+                stalled: VecDeque::new(),
+                namespace_units: units,
+            })
+            .collect();
+        let qd_total: usize = tenants.iter().map(|t| t.queue_depth as usize).sum();
+        let n_dies = g.n_dies as usize;
+        // Bounds (asserted): every queued op belongs to a request, a GC job or a program.
+        let ops_max = qd_total * 64 + n_dies * (2 * g.pages_per_block as usize + 8) + g.n_blocks as usize;
+        let names = s.tenants.iter().map(|t| t.name.clone()).collect();
+        let extra = scheme.series_names();
+        Simulation {
+            now: SimTime::ZERO,
+            events: EventQueue::new(2 * n_dies + 2 * tenants.len() + qd_total + 8),
+            array: FlashArray::new(g, s.timing()),
+            sched: Scheduler::new(s.ftl.scheduler, g.n_dies, ops_max),
+            ftl,
+            scheme,
+            mapper,
+            ops: Slab::new(ops_max),
+            reqs: Slab::new(qd_total),
+            die_op: vec![NONE; n_dies],
+            gc_victim: vec![NONE; n_dies],
+            gc_reads_left: vec![0; n_dies],
+            wl_check: vec![false; n_dies],
+            host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
+            buffer_used: 0,
+            p: Params {
+                low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"),
+                high_watermark: s.ftl.gc_high_watermark_blocks.expect("resolved"),
+                reserve: s.ftl.gc_reserve_blocks,
+                background_gc: s.ftl.background_gc,
+                policy: s.ftl.gc_policy,
+                static_gap: s.ftl.static_wear_leveling_gap,
+                buffer_units: s.ftl.write_buffer_bytes / g.unit_bytes as u64,
+                dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
+                warmup: SimTime::from_secs_f64(s.measure.warmup_s),
+                end: s.measure.duration_s.map(SimTime::from_secs_f64),
+            },
+            metrics: vec![TenantMetrics::default(); tenants.len()],
+            device: DeviceCounters::default(),
+            epoch: EpochStats::new(tenants.len(), n_dies),
+            ts: TimeSeries::new(SimTime::from_secs_f64(s.measure.window_s), names, extra),
+            tenants,
+            events_handled: 0,
+        }
+    }
+
+    /// The FTL (for tests and preconditioning).
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// Run to the end; `progress(now)` is called now and then.
+    pub fn run(&mut self, progress: &mut dyn FnMut(SimTime)) -> Result<(), FtlabError> {
+        for t in 0..self.tenants.len() {
+            self.tenants[t].next = self.tenants[t].source.next_request()?;
+            let start = self.tenants[t].start;
+            self.tenants[t].arrival_at = Some(start);
+            self.events.push(start, Event::Arrival(t as u16));
+        }
+        if let Some(e) = self.scheme.epoch() {
+            self.epoch.window = e;
+            self.events.push(e, Event::Epoch);
+        }
+        while let Some((t, ev)) = self.events.pop() {
+            if self.p.end.is_some_and(|end| t > end) {
+                self.now = self.p.end.unwrap();
+                break;
+            }
+            assert!(t >= self.now, "time went backwards: {t:?} < {:?}", self.now);
+            self.now = t;
+            if self.ts.needs_roll(t) {
+                self.roll_windows();
+            }
+            self.handle(ev)?;
+            self.events_handled += 1;
+            if self.events_handled % (1 << 16) == 0 {
+                progress(self.now);
+            }
+            if self.host_done() {
+                break;
+            }
+        }
+        assert!(
+            self.host_done() || self.p.end.is_some_and(|e| self.now >= e),
+            "simulation stalled at {:?} with host work left (deadlock)",
+            self.now
+        );
+        progress(self.now);
+        Ok(())
+    }
+
+    fn handle(&mut self, ev: Event) -> Result<(), FtlabError> {
+        match ev {
+            Event::Arrival(t) => {
+                self.tenants[t as usize].arrival_at = None;
+                self.pump(t)?;
+            }
+            Event::ArrayDone(d) => self.array_done(DieIdx(d)),
+            Event::XferDone(d) => self.op_done(DieIdx(d))?,
+            Event::Complete(id) => self.complete_request(id)?,
+            Event::Epoch => {
+                self.scheme.on_epoch(self.now, &self.epoch, &self.ftl);
+                self.epoch.clear();
+                if !self.host_done() {
+                    self.events.push(self.now + self.epoch.window, Event::Epoch);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn host_done(&self) -> bool {
+        self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
+    }
+
+    /// Queue `op` at its die and start it if the die is idle.
+    fn issue(&mut self, op: FlashOp) {
+        let die = op.die;
+        let id = self.ops.insert(op);
+        self.sched.push(die, op.class, OpId(id));
+        self.dispatch(die);
+    }
+
+    /// Start the next queued operation on `die` if it is idle; run background GC if the die
+    /// has nothing to do.
+    fn dispatch(&mut self, die: DieIdx) {
+        if self.array.is_busy(die) {
+            return;
+        }
+        let urgent = self.ftl.blocks.free_count(die) <= self.p.reserve;
+        let Some(OpId(id)) = self.sched.pop(die, urgent) else {
+            self.maybe_start_gc(die);
+            return;
+        };
+        let op = *self.ops.get(id);
+        let unit = self.ftl.geometry.unit_bytes;
+        let array_op = match op.kind {
+            OpKind::Read => ArrayOp::Read { bytes: op.n_units * unit },
+            OpKind::Program => ArrayOp::Program { bytes: self.ftl.geometry.page_bytes },
+            OpKind::Erase => ArrayOp::Erase,
+        };
+        let done = self.array.begin(die, array_op, self.now);
+        self.die_op[die.0 as usize] = id;
+        self.events.push(done, Event::ArrayDone(die.0));
+    }
+
+    fn array_done(&mut self, die: DieIdx) {
+        let op = *self.ops.get(self.die_op[die.0 as usize]);
+        if op.kind == OpKind::Read {
+            let done = self.array.read_transfer(die, op.n_units * self.ftl.geometry.unit_bytes, self.now);
+            self.events.push(done, Event::XferDone(die.0));
+        } else {
+            self.op_done(die).expect("program and erase completions return no error");
+        }
+    }
+
+    /// The operation on `die` has completed.
+    fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
+        self.array.end(die, self.now);
+        let id = std::mem::replace(&mut self.die_op[die.0 as usize], NONE);
+        let op = *self.ops.get(id);
+        self.ops.remove(id);
+        match (op.kind, op.class) {
+            (OpKind::Read, OpClass::Gc) => self.gc_read_done(op),
+            (OpKind::Read, _) => self.host_read_done(op)?,
+            (OpKind::Program, _) => self.program_done(op)?,
+            (OpKind::Erase, _) => self.erase_done(op)?,
+        }
+        self.dispatch(die);
+        Ok(())
+    }
+
+    fn roll_windows(&mut self) {
+        let (scheme, ftl) = (&self.scheme, &self.ftl);
+        self.ts.roll(self.now, &mut |t, out| scheme.series_values(t, ftl, out));
+    }
+
+    /// The measured results and the time series of this run.
+    pub fn finish(self, scheme_name: &str) -> (SchemeResult, Table) {
+        let g = self.ftl.geometry;
+        let erase: Vec<u32> = self.ftl.blocks.info.iter().map(|b| b.erase_count).collect();
+        let sim_time = self.now;
+        let busy = self.array.die_busy_ns();
+        let util = busy.iter().map(|&b| if sim_time.ns() == 0 { 0.0 } else { b as f64 / sim_time.ns() as f64 }).collect();
+        let (scheme, ftl) = (&self.scheme, &self.ftl);
+        let table = self.ts.finish(&mut |t, out| scheme.series_values(t, ftl, out));
+        let result = SchemeResult {
+            scheme: scheme_name.to_string(),
+            tenants: self.tenants.iter().zip(self.metrics).map(|(_, m)| m).enumerate().map(|(i, m)| (i.to_string(), m)).collect(),
+            device: self.device,
+            units_per_page: g.units_per_page,
+            erase_count_min: erase.iter().copied().min().unwrap_or(0),
+            erase_count_max: erase.iter().copied().max().unwrap_or(0),
+            erase_count_mean: erase.iter().map(|&e| e as f64).sum::<f64>() / erase.len().max(1) as f64,
+            sim_time,
+            measured: sim_time.saturating_sub(self.p.warmup),
+            die_utilisation: util,
+            integrity_checks: self.ftl.oracle.as_ref().map_or(0, |o| o.checks),
+        };
+        (result, table)
+    }
+}
+
+fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
+    match (&t.trace, &t.synthetic) {
+        (Some(tr), _) => tr.replay == Replay::Closed,
+        (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,
+        _ => unreachable!("validated: one workload per tenant"),
+    }
+}
+
+impl IoOp {
+    fn idx(self) -> usize {
+        self as usize
+    }
+}
