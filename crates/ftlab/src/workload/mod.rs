@@ -2,7 +2,7 @@
 //! synthetic generators. Everything here produces plain `TraceRecord`s; nothing here knows
 //! about the device, the FTL or the scheme, and nothing here opens a file.
 //!
-//! Conventions shared by every parser (the machinery is [`LineReader`] and [`Field`]):
+//! Conventions shared by every parser (the machinery is [`LineReader`] and `Field`):
 //! - Streaming: one reused line buffer, lines of at most [`MAX_LINE_BYTES`]; a parser never
 //!   holds more than one line and a few counters, whatever the size of the trace.
 //! - Blank lines (empty or only whitespace) are skipped everywhere; `\r\n` line ends are
@@ -236,12 +236,12 @@ impl<R: BufRead, F: LineFormat> Iterator for LineReader<R, F> {
 impl<R: BufRead, F: LineFormat> FusedIterator for LineReader<R, F> {}
 
 /// The comma-separated fields of a line, each trimmed of surrounding whitespace.
-pub fn csv_fields(line: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn csv_fields(line: &str) -> impl Iterator<Item = &str> {
     line.split(',').map(str::trim)
 }
 
 /// The first `N` items of `parts` (padded with `""`) and how many items there were in all.
-pub fn first_fields<'a, const N: usize>(parts: impl Iterator<Item = &'a str>) -> ([&'a str; N], usize) {
+pub(crate) fn first_fields<'a, const N: usize>(parts: impl Iterator<Item = &'a str>) -> ([&'a str; N], usize) {
     let mut fields = [""; N];
     let mut count = 0;
     for part in parts {
@@ -254,7 +254,7 @@ pub fn first_fields<'a, const N: usize>(parts: impl Iterator<Item = &'a str>) ->
 }
 
 /// Exactly `N` fields, or an error naming the expected `layout` and the count found.
-pub fn exact_fields<'a, const N: usize>(
+pub(crate) fn exact_fields<'a, const N: usize>(
     parts: impl Iterator<Item = &'a str>,
     layout: &str,
 ) -> Result<[&'a str; N], String> {
@@ -268,7 +268,7 @@ pub fn exact_fields<'a, const N: usize>(
 /// A column of a format: its 1-based position and its name, for error messages. Its
 /// methods parse the column's text strictly (no signs, no spaces, no exponents).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field {
+pub(crate) struct Field {
     pub index: usize,
     pub name: &'static str,
 }
@@ -357,7 +357,7 @@ impl Field {
 
 /// `record` if its size and range are acceptable (see the module doc); `size` is the
 /// column the size came from, for the error message.
-pub fn checked(record: TraceRecord, size: Field) -> Result<Option<TraceRecord>, String> {
+pub(crate) fn checked(record: TraceRecord, size: Field) -> Result<Option<TraceRecord>, String> {
     if record.size_bytes == 0 && record.op != IoOp::Trim {
         return Err(format!("{size}: size must be > 0 for a read or write, got 0"));
     }
