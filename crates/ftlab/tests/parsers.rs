@@ -274,6 +274,11 @@ fn an_overlong_line_is_an_error_not_unbounded_memory() {
     // A line just under the cap (leading zeros in the time field) is read normally.
     let almost = format!("{} 0 0 1 1\n", "0".repeat(MAX_LINE_BYTES as usize - 20));
     check(Mqsim, &almost, Want::Records(&[(0, R, 0, 512, 0)]));
+    // A final line of exactly the cap, without a terminator, is complete: it is read.
+    let exact = format!("{} 0 0 1 1", "0".repeat(MAX_LINE_BYTES as usize - 8));
+    assert_eq!(exact.len() as u64, MAX_LINE_BYTES);
+    check(Mqsim, &exact, Want::Records(&[(0, R, 0, 512, 0)]));
+    check(Mqsim, &format!("{exact}\n"), Want::Error { line: 1, says: &["longer than 65536 bytes"] });
 }
 
 #[test]

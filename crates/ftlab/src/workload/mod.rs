@@ -193,7 +193,8 @@ impl<R: BufRead, F: LineFormat> LineReader<R, F> {
             }
             Err(e) => return Err(format!("read error: {e}")),
         };
-        if n == MAX_LINE_BYTES && !self.buf.ends_with('\n') {
+        let at_eof = |input: &mut R| matches!(input.fill_buf(), Ok(rest) if rest.is_empty());
+        if n == MAX_LINE_BYTES && !self.buf.ends_with('\n') && !at_eof(&mut self.input) {
             return Err(format!("the line is longer than {MAX_LINE_BYTES} bytes"));
         }
         Ok(n > 0)
@@ -241,7 +242,9 @@ pub(crate) fn csv_fields(line: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The first `N` items of `parts` (padded with `""`) and how many items there were in all.
-pub(crate) fn first_fields<'a, const N: usize>(parts: impl Iterator<Item = &'a str>) -> ([&'a str; N], usize) {
+pub(crate) fn first_fields<'a, const N: usize>(
+    parts: impl Iterator<Item = &'a str>,
+) -> ([&'a str; N], usize) {
     let mut fields = [""; N];
     let mut count = 0;
     for part in parts {
