@@ -1,17 +1,130 @@
-//! PLACEHOLDER parser, to be replaced by the real one.
+//! blkparse default text output (blktrace), reading only the `D` (issue to driver) events:
+//! `maj,min cpu seq secs.nsecs pid action rwbs sector + count [process]`, e.g.
+//! `  8,0    1       17     0.000123456  4242  D   W 2048 + 8 [fio]`.
+//!
+//! - time = `secs.nsecs` (seconds with 9 fraction digits, relative to the start of the
+//!   trace), converted exactly to nanoseconds. offset = sector * 512, size = count * 512.
+//! - `rwbs` (blkparse's `fill_rwbs`): one of `D` (discard), `W`, `R`, `N` (no data), with
+//!   an optional leading `F` (flush) and trailing flags `F` (FUA), `A`, `S`, `M`; `B` and `E`
+//!   (older barrier, secure erase) are also accepted. A `D` makes the event a trim, else `W`
+//!   a write, else `R` a read.
+//! - Skipped: every action other than `D`; `D` events without data (`N`, a count of 0, or
+//!   no `sector + count` at all, as blkparse prints for zero-sector and SCSI pass-through
+//!   requests); `Input file ... added` lines; and the summary blocks, which start at a
+//!   `CPUn (dev):` or `Total (dev):` line and last until the next event line.
+//! - The device, CPU, sequence number, pid and process are not used: the stream is 0 (a
+//!   trace of several devices is read as one address space).
+//!
+//! Not here: custom `-f`/`-F` formats and blkparse's binary `-d` dumps are not read. The
+//! shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{TraceError, TraceRecord};
-use std::io::BufRead;
+use super::{checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use crate::sim::time::SimTime;
 
-pub struct BlkparseReader<R> { _input: R }
+/// Streaming blkparse parser over any `BufRead`.
+pub type BlkparseReader<R> = LineReader<R, Blkparse>;
 
-impl<R: BufRead> BlkparseReader<R> {
-    pub fn new(input: R) -> Self { BlkparseReader { _input: input } }
+const LAYOUT: &str = "maj,min cpu seq time pid action rwbs sector + count [process]";
+const DEVICE: Field = Field::new(1, "maj,min");
+const TIME: Field = Field::new(4, "time");
+const RWBS: Field = Field::new(7, "rwbs");
+const SECTOR: Field = Field::new(8, "sector");
+const PLUS: Field = Field::new(9, "+");
+const COUNT: Field = Field::new(10, "count");
+
+/// The blkparse line grammar; remembers whether it is inside a summary block.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Blkparse {
+    in_summary: bool,
 }
 
-impl<R: BufRead> Iterator for BlkparseReader<R> {
-    type Item = Result<TraceRecord, TraceError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        Some(Err(TraceError { line: 0, reason: "parser not implemented".into() }))
+/// `8,0` / `259,1`: the first token of every event line.
+fn is_device(token: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    token.split_once(',').is_some_and(|(major, minor)| digits(major) && digits(minor))
+}
+
+/// `CPU0 (8,0):` or `Total (sda):`, the first line of a summary block.
+fn starts_summary(first: &str, line: &str) -> bool {
+    (first == "Total" || first.strip_prefix("CPU").is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())))
+        && line.trim_end().ends_with("):")
+}
+
+/// The operation of a data-carrying `rwbs`, `None` for `N` (no data).
+fn rwbs_op(rwbs: &str) -> Result<Option<IoOp>, String> {
+    if rwbs.is_empty() || !rwbs.bytes().all(|b| b"RWDNFASMBE".contains(&b)) {
+        return Err(RWBS.error("R, W, D or N with optional F/A/S/M flags", rwbs));
+    }
+    Ok(if rwbs.contains('D') {
+        Some(IoOp::Trim)
+    } else if rwbs.contains('W') {
+        Some(IoOp::Write)
+    } else if rwbs.contains('R') {
+        Some(IoOp::Read)
+    } else if rwbs.contains('N') {
+        None
+    } else {
+        return Err(RWBS.error("one of R, W, D or N", rwbs));
+    })
+}
+
+/// `sector + count` from the (up to three) tokens after `rwbs`, of which there were
+/// `rest_count`; `None` when the event has no sector range.
+fn sector_range(rest: [&str; 3], rest_count: usize) -> Result<Option<(u64, u64)>, String> {
+    let [sector, plus, sectors] = rest;
+    if rest_count == 0 {
+        return Err(format!("expected at least 8 fields ({LAYOUT}), got 7"));
+    }
+    let bracketed = |t: &str| t.starts_with('[') || t.starts_with('(');
+    if bracketed(sector) || bracketed(plus) {
+        return Ok(None); // zero sectors, or a pass-through request given in bytes
+    }
+    if plus != "+" {
+        return Err(PLUS.error("\"+\" between sector and count", plus));
+    }
+    Ok(Some((SECTOR.sectors(sector)?, COUNT.sectors(sectors)?)))
+}
+
+impl Blkparse {
+    fn parse_event(line: &str) -> Result<Option<TraceRecord>, String> {
+        let (head, count) = first_fields::<10>(line.split_ascii_whitespace());
+        if count < 7 {
+            return Err(format!("expected at least 7 fields ({LAYOUT}), got {count}"));
+        }
+        let [_dev, _cpu, _seq, time, _pid, action, rwbs, sector, plus, sectors] = head;
+        let time = TIME.decimal_ns(time, 1_000_000_000)?;
+        if action != "D" {
+            return Ok(None);
+        }
+        let Some(op) = rwbs_op(rwbs)? else { return Ok(None) };
+        let Some((offset, size)) = sector_range([sector, plus, sectors], count - 7)? else { return Ok(None) };
+        if size == 0 {
+            return Ok(None);
+        }
+        let record = TraceRecord {
+            time: SimTime::from_ns(time),
+            op,
+            offset_bytes: offset,
+            size_bytes: size,
+            stream: 0,
+        };
+        checked(record, COUNT)
+    }
+}
+
+impl LineFormat for Blkparse {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+        let first = line.split_ascii_whitespace().next().unwrap_or("");
+        if is_device(first) {
+            self.in_summary = false;
+            return Blkparse::parse_event(line);
+        }
+        if starts_summary(first, line) {
+            self.in_summary = true;
+        }
+        if self.in_summary || line.starts_with("Input file ") {
+            return Ok(None);
+        }
+        Err(DEVICE.error(&format!("an event line starting with maj,min ({LAYOUT})"), first))
     }
 }

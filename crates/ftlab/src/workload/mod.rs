@@ -1,6 +1,23 @@
 //! Workload inputs: trace parsers (one file per format, each over `impl BufRead`) and
 //! synthetic generators. Everything here produces plain `TraceRecord`s; nothing here knows
 //! about the device, the FTL or the scheme, and nothing here opens a file.
+//!
+//! Conventions shared by every parser (the machinery is [`LineReader`] and `Field`):
+//! - Streaming: one reused line buffer, lines of at most [`MAX_LINE_BYTES`]; a parser never
+//!   holds more than one line and a few counters, whatever the size of the trace.
+//! - Blank lines (empty or only whitespace) are skipped everywhere; `\r\n` line ends are
+//!   accepted. Headers and non-I/O lines are skipped where a format has them (see each
+//!   module).
+//! - Records come out in file order. Timestamps are converted to nanoseconds exactly
+//!   (decimal fractions are split into integer and fraction digits, never rounded through a
+//!   float; digits below 1 ns are truncated) and are not rebased, sorted or checked for
+//!   monotonicity: real traces do go backwards now and then.
+//! - A read or write of size 0 is an error (`size must be > 0`); a trim of size 0 is
+//!   accepted. Where a format declares zero-size requests legal (SPC), they are skipped.
+//!   `offset + size` must fit in 64 bits.
+//! - Errors name the 1-based line and, for a bad field, its 1-based position, its name and
+//!   what was expected: `line 17: field 6 (Size): expected an unsigned integer, got "abc"`.
+//!   After the first error the iterator is finished: it returns `None` from then on.
 
 pub mod alibaba;
 pub mod blkparse;
@@ -15,7 +32,9 @@ pub mod tencent;
 
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
-use std::io::BufRead;
+use std::fmt;
+use std::io::{BufRead, ErrorKind, Read};
+use std::iter::FusedIterator;
 
 /// The operation a host request performs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -120,4 +139,236 @@ pub fn read_trace<'a, R: BufRead + Send + 'a>(format: TraceFormat, input: R) -> 
         TraceFormat::Blkparse => Box::new(blkparse::BlkparseReader::new(input)),
         TraceFormat::Fio => Box::new(fio::FioReader::new(input)),
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared parsing machinery: the streaming line driver and the field helpers every format
+// uses, so that the formats only describe their columns.
+// ---------------------------------------------------------------------------------------
+
+/// Longest accepted line in bytes, terminator included. A longer line is an error, which
+/// keeps memory bounded even on a file without line breaks.
+pub const MAX_LINE_BYTES: u64 = 64 * 1024;
+
+/// Bytes per sector in the sector-addressed formats (MQSim, Tencent, SPC, blkparse).
+pub const SECTOR_BYTES: u64 = 512;
+
+/// One format's line grammar, driven by [`LineReader`].
+pub trait LineFormat: Default {
+    /// Parse one non-blank line, given without its line terminator. `Ok(None)`: the line is
+    /// valid but carries no request (a header, a non-I/O event). `Err`: the reason, without
+    /// the line number (the reader adds it).
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String>;
+
+    /// Called once at the end of the input; a format with a mandatory header reports its
+    /// absence here.
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The streaming reader behind every parser: reads `input` line by line into one reused
+/// buffer, skips blank lines, hands the others to the format `F`, and numbers the errors.
+/// Fused: after the first error (or the end) it returns `None`.
+pub struct LineReader<R, F> {
+    input: R,
+    buf: String,
+    line: u64,
+    format: F,
+    done: bool,
+}
+
+impl<R: BufRead, F: LineFormat> LineReader<R, F> {
+    pub fn new(input: R) -> Self {
+        LineReader { input, buf: String::with_capacity(256), line: 0, format: F::default(), done: false }
+    }
+
+    /// Read the next line into `buf`; `Ok(false)` at the end of the input.
+    fn read_next(&mut self) -> Result<bool, String> {
+        self.buf.clear();
+        let n = match (&mut self.input).take(MAX_LINE_BYTES).read_line(&mut self.buf) {
+            Ok(n) => n as u64,
+            Err(e) if e.kind() == ErrorKind::InvalidData => {
+                return Err("the line is not valid UTF-8 text".into())
+            }
+            Err(e) => return Err(format!("read error: {e}")),
+        };
+        let at_eof = |input: &mut R| matches!(input.fill_buf(), Ok(rest) if rest.is_empty());
+        if n == MAX_LINE_BYTES && !self.buf.ends_with('\n') && !at_eof(&mut self.input) {
+            return Err(format!("the line is longer than {MAX_LINE_BYTES} bytes"));
+        }
+        Ok(n > 0)
+    }
+
+    fn fail(&mut self, line: u64, reason: String) -> Option<Result<TraceRecord, TraceError>> {
+        self.done = true;
+        Some(Err(TraceError { line, reason }))
+    }
+}
+
+impl<R: BufRead, F: LineFormat> Iterator for LineReader<R, F> {
+    type Item = Result<TraceRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.read_next() {
+                Err(reason) => return self.fail(self.line + 1, reason),
+                Ok(false) => {
+                    self.done = true;
+                    let end = self.line + 1;
+                    return self.format.finish().err().map(|reason| Err(TraceError { line: end, reason }));
+                }
+                Ok(true) => self.line += 1,
+            }
+            let text = self.buf.trim_end_matches(['\n', '\r']);
+            if text.trim().is_empty() {
+                continue;
+            }
+            match self.format.parse_line(text) {
+                Ok(Some(record)) => return Some(Ok(record)),
+                Ok(None) => {}
+                Err(reason) => return self.fail(self.line, reason),
+            }
+        }
+        None
+    }
+}
+
+impl<R: BufRead, F: LineFormat> FusedIterator for LineReader<R, F> {}
+
+/// The comma-separated fields of a line, each trimmed of surrounding whitespace.
+pub(crate) fn csv_fields(line: &str) -> impl Iterator<Item = &str> {
+    line.split(',').map(str::trim)
+}
+
+/// The first `N` items of `parts` (padded with `""`) and how many items there were in all.
+pub(crate) fn first_fields<'a, const N: usize>(
+    parts: impl Iterator<Item = &'a str>,
+) -> ([&'a str; N], usize) {
+    let mut fields = [""; N];
+    let mut count = 0;
+    for part in parts {
+        if count < N {
+            fields[count] = part;
+        }
+        count += 1;
+    }
+    (fields, count)
+}
+
+/// Exactly `N` fields, or an error naming the expected `layout` and the count found.
+pub(crate) fn exact_fields<'a, const N: usize>(
+    parts: impl Iterator<Item = &'a str>,
+    layout: &str,
+) -> Result<[&'a str; N], String> {
+    let (fields, count) = first_fields::<N>(parts);
+    if count != N {
+        return Err(format!("expected {N} fields ({layout}), got {count}"));
+    }
+    Ok(fields)
+}
+
+/// A column of a format: its 1-based position and its name, for error messages. Its
+/// methods parse the column's text strictly (no signs, no spaces, no exponents).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Field {
+    pub index: usize,
+    pub name: &'static str,
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field {} ({})", self.index, self.name)
+    }
+}
+
+impl Field {
+    pub const fn new(index: usize, name: &'static str) -> Field {
+        Field { index, name }
+    }
+
+    /// `field 5 (Size): expected <expected>, got "<got>"`.
+    pub fn error(self, expected: &str, got: &str) -> String {
+        format!("{self}: expected {expected}, got {got:?}")
+    }
+
+    fn not_a_number(self, expected: &str, text: &str) -> String {
+        if text.starts_with('-') {
+            format!("{self}: expected {expected}, got the negative number {text:?}")
+        } else {
+            self.error(expected, text)
+        }
+    }
+
+    /// A decimal unsigned integer that fits in 64 bits.
+    pub fn u64(self, text: &str) -> Result<u64, String> {
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.not_a_number("an unsigned integer", text));
+        }
+        text.bytes()
+            .try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+            .ok_or_else(|| format!("{self}: {text:?} does not fit in 64 bits (at most {})", u64::MAX))
+    }
+
+    /// A stream id: an unsigned integer of at most 65535.
+    pub fn u16(self, text: &str) -> Result<u16, String> {
+        let value = self.u64(text)?;
+        u16::try_from(value)
+            .map_err(|_| format!("{self}: {value} is too large for a stream id (at most 65535)"))
+    }
+
+    /// `value * factor`, or an error saying that `value` `what` overflow 64 bits.
+    pub fn scale(self, value: u64, factor: u64, what: &str) -> Result<u64, String> {
+        value.checked_mul(factor).ok_or_else(|| format!("{self}: {value} {what} overflow 64 bits"))
+    }
+
+    /// A count of 512-byte sectors, converted to bytes.
+    pub fn sectors(self, text: &str) -> Result<u64, String> {
+        self.scale(self.u64(text)?, SECTOR_BYTES, "sectors of 512 bytes")
+    }
+
+    /// A non-negative decimal number (`123`, `123.`, `123.456`) in a unit of `unit_ns`
+    /// nanoseconds (a power of ten: 1 s = 1_000_000_000), converted exactly to whole
+    /// nanoseconds; fraction digits below 1 ns are dropped.
+    pub fn decimal_ns(self, text: &str, unit_ns: u64) -> Result<u64, String> {
+        debug_assert!(unit_ns > 0 && 10u64.pow(unit_ns.ilog10()) == unit_ns, "unit {unit_ns}");
+        let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if whole.is_empty() || !digits(whole) || !digits(frac) {
+            return Err(self.not_a_number("a non-negative decimal number", text));
+        }
+        let places = unit_ns.ilog10() as usize;
+        let kept = &frac[..frac.len().min(places)];
+        let frac_ns = kept.bytes().fold(0u64, |acc, b| acc * 10 + u64::from(b - b'0'))
+            * 10u64.pow((places - kept.len()) as u32);
+        self.u64(whole)?
+            .checked_mul(unit_ns)
+            .and_then(|ns| ns.checked_add(frac_ns))
+            .ok_or_else(|| format!("{self}: {text:?} overflows the 64-bit nanosecond clock"))
+    }
+
+    /// An operation code, matched case-insensitively against `codes`; `expected` lists them
+    /// for the error message.
+    pub fn op(self, text: &str, codes: &[(&str, IoOp)], expected: &str) -> Result<IoOp, String> {
+        codes
+            .iter()
+            .find(|(code, _)| code.eq_ignore_ascii_case(text))
+            .map(|&(_, op)| op)
+            .ok_or_else(|| self.error(expected, text))
+    }
+}
+
+/// `record` if its size and range are acceptable (see the module doc); `size` is the
+/// column the size came from, for the error message.
+pub(crate) fn checked(record: TraceRecord, size: Field) -> Result<Option<TraceRecord>, String> {
+    if record.size_bytes == 0 && record.op != IoOp::Trim {
+        return Err(format!("{size}: size must be > 0 for a read or write, got 0"));
+    }
+    if record.offset_bytes.checked_add(record.size_bytes).is_none() {
+        return Err(format!(
+            "{size}: offset {} + size {} overflows the 64-bit byte address space",
+            record.offset_bytes, record.size_bytes
+        ));
+    }
+    Ok(Some(record))
 }

@@ -1,0 +1,702 @@
+//! Integration tests of the trace parsers (`ftlab::workload::read_trace`) and of
+//! `trace_stats`: hand-written fixtures for every format (tests/fixtures/traces), one test
+//! per kind of malformation per format, and whole-file checks of the real samples in
+//! `shared/traces` (skipped, with a printed reason, when that directory is absent).
+//!
+//! Not here: the simulator, the CLI, or file opening by the API; expected values are
+//! computed in the tests from the raw text, never through the parsers under test.
+
+use ftlab::workload::stats::{trace_stats, TraceStats};
+use ftlab::workload::{read_trace, IoOp, TraceError, TraceFormat, TraceRecord, MAX_LINE_BYTES};
+use ftlab::SimTime;
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use IoOp::{Read as R, Trim as T, Write as W};
+use TraceFormat::*;
+
+/// A record as (time_ns, op, offset_bytes, size_bytes, stream).
+type Rec = (u64, IoOp, u64, u64, u16);
+
+/// What a parse must produce: these records and nothing else, or (after any number of
+/// records) one error on `line` whose reason contains every one of `says`.
+enum Want<'a> {
+    Records(&'a [Rec]),
+    Error { line: u64, says: &'a [&'a str] },
+}
+
+fn tuple(r: &TraceRecord) -> Rec {
+    (r.time.ns(), r.op, r.offset_bytes, r.size_bytes, r.stream)
+}
+
+/// The one checking helper: parse `input` as `format` and compare with `want`.
+fn check(format: TraceFormat, input: &str, want: Want) {
+    let items: Vec<Result<TraceRecord, TraceError>> = read_trace(format, input.as_bytes()).collect();
+    let name = format.name();
+    match want {
+        Want::Records(expected) => {
+            let got: Vec<Rec> = items
+                .iter()
+                .map(|item| tuple(item.as_ref().unwrap_or_else(|e| panic!("{name}: unexpected error: {e}"))))
+                .collect();
+            assert_eq!(got, expected, "{name}: records of {input:?}");
+        }
+        Want::Error { line, says } => {
+            let (last, before) =
+                items.split_last().unwrap_or_else(|| panic!("{name}: no error for {input:?}"));
+            assert!(before.iter().all(Result::is_ok), "{name}: more than one error: {items:?}");
+            let err = last.as_ref().expect_err(&format!("{name}: no error for {input:?}"));
+            assert_eq!(err.line, line, "{name}: wrong line in {err}");
+            for s in says {
+                assert!(err.reason.contains(s), "{name}: {err:?} does not say {s:?}");
+            }
+        }
+    }
+}
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+// ----- valid fixtures, one per format (and two for fio) ------------------------------------
+
+#[test]
+fn msr_fixture() {
+    // time = FILETIME ticks * 100 ns; Type in any case; stream 0; file order kept although
+    // the third record's time goes backwards.
+    check(
+        Msr,
+        &fixture("msr.csv"),
+        Want::Records(&[
+            (12_816_637_200_306_162_900, R, 3_154_132_992, 4096, 0),
+            (12_816_637_200_306_162_900, W, 3_154_137_088, 512, 0),
+            (12_816_637_200_206_162_900, W, 0, 65536, 0),
+        ]),
+    );
+}
+
+#[test]
+fn systor_fixture() {
+    // Header skipped; empty Response accepted; "1456095145.5" = 1456095145 s + 500000000 ns.
+    check(
+        Systor,
+        &fixture("systor.csv"),
+        Want::Records(&[
+            (1_456_095_145_133_076_000, R, 899_056_122_368, 131_072, 0),
+            (1_456_095_145_500_000_000, W, 4096, 4096, 0),
+            (1_456_095_146_000_000_000, W, 8192, 512, 0),
+        ]),
+    );
+}
+
+#[test]
+fn mqsim_fixture() {
+    // offset = lba * 512, size = sectors * 512; type 1 = read, 0 = write; tabs are
+    // whitespace too; 4294967296 * 512 = 2199023255552.
+    check(
+        Mqsim,
+        &fixture("mqsim.trace"),
+        Want::Records(&[
+            (0, W, 0, 4096, 0),
+            (1500, R, 1_048_576, 8192, 0),
+            (1500, W, 2_199_023_255_552, 512, 0),
+        ]),
+    );
+}
+
+#[test]
+fn spc_fixture() {
+    // asu -> stream; lba * 512: 303567*512 = 155426304, 303574*512 = 155429888,
+    // 20941264*512 = 10721927168; spaces after commas and an optional 6th field accepted;
+    // the zero-size record (legal in SPC) is skipped.
+    check(
+        Spc,
+        &fixture("spc.spc"),
+        Want::Records(&[
+            (0, W, 155_426_304, 3584, 0),
+            (13_264_000, R, 155_429_888, 512, 1),
+            (551_706_000, R, 10_721_927_168, 8192, 0),
+        ]),
+    );
+}
+
+#[test]
+fn tencent_fixture() {
+    // io_type 1 = write, 0 = read; sectors * 512; volume_id -> stream.
+    check(
+        Tencent,
+        &fixture("tencent.csv"),
+        Want::Records(&[
+            (1_538_323_200_000_000_000, W, 1_048_576, 4096, 1283),
+            (1_538_323_200_000_000_000, R, 2_097_152, 8192, 1283),
+            (1_538_323_201_000_000_000, W, 0, 512, 7),
+        ]),
+    );
+}
+
+#[test]
+fn alibaba_fixture() {
+    // timestamp_us * 1000; device_id -> stream; opcode in any case.
+    check(
+        Alibaba,
+        &fixture("alibaba.csv"),
+        Want::Records(&[
+            (1_577_808_000_000_001_000, R, 126_703_644_672, 4096, 0),
+            (1_577_808_000_000_002_000, W, 2_054_098_944, 16384, 0),
+            (1_577_808_000_000_010_000, W, 0, 512, 815),
+        ]),
+    );
+}
+
+#[test]
+fn blkparse_fixture() {
+    // Only D events with data: W 2048+8 (2048*512 = 1048576, 8*512 = 4096), RS 0+256,
+    // DS (discard) 1000000+2048 = 512000000 / 1048576, WFS 4096+16 with an elapsed column.
+    // Skipped: Q/G/I/C/m/U events, D FN (no data), a pass-through D (bytes, no "+"), a
+    // zero-sector D, the "Input file" lines and the summary blocks.
+    check(
+        Blkparse,
+        &fixture("blkparse.txt"),
+        Want::Records(&[
+            (3250, W, 1_048_576, 4096, 0),
+            (100_000, R, 0, 131_072, 0),
+            (400_000, T, 512_000_000, 1_048_576, 0),
+            (1_000_000, W, 2_097_152, 8192, 0),
+        ]),
+    );
+}
+
+#[test]
+fn fio_v2_fixture() {
+    // No timestamps: time 0 until the first wait (1500 us), then 1500 + 250 us.
+    check(
+        Fio,
+        &fixture("fio-v2.log"),
+        Want::Records(&[
+            (0, W, 0, 4096, 0),
+            (0, R, 4096, 8192, 0),
+            (1_500_000, T, 1_048_576, 65536, 0),
+            (1_750_000, W, 8192, 4096, 0),
+        ]),
+    );
+}
+
+#[test]
+fn fio_v3_fixture() {
+    // Timestamps in microseconds; a zero-length trim is accepted.
+    check(
+        Fio,
+        &fixture("fio-v3.log"),
+        Want::Records(&[(878_000, W, 0, 16384, 0), (888_000, R, 16384, 4096, 0), (891_000, T, 0, 0, 0)]),
+    );
+}
+
+// ----- rules shared by every format --------------------------------------------------------
+
+#[test]
+fn blank_lines_and_crlf_are_accepted_everywhere() {
+    let cases: [(TraceFormat, &str, Rec); 8] = [
+        (Msr, "\r\n  \n1,h,0,Read,0,512,1\r\n\t\n", (100, R, 0, 512, 0)),
+        (
+            Systor,
+            "\nTimestamp,Response,IOType,LUN,Offset,Size\r\n\r\n1.5,,R,0,0,512\r\n",
+            (1_500_000_000, R, 0, 512, 0),
+        ),
+        (Mqsim, " \r\n7 0 1 1 1\r\n", (7, R, 512, 512, 0)),
+        (Spc, "\r\n0,1,512,r,0.5\r\n", (500_000_000, R, 512, 512, 0)),
+        (Tencent, "\r\n2,1,1,0,3\r\n", (2_000_000_000, R, 512, 512, 3)),
+        (Alibaba, "\r\n3,R,0,512,2\r\n", (2000, R, 0, 512, 3)),
+        (Blkparse, "\r\n  8,0  0  1  0.000000002  1  D  R 1 + 1 [x]\r\n", (2, R, 512, 512, 0)),
+        (Fio, "\r\nfio version 3 iolog\r\n\r\n4 f read 0 512\r\n", (4000, R, 0, 512, 0)),
+    ];
+    for (format, input, rec) in cases {
+        check(format, input, Want::Records(&[rec]));
+    }
+}
+
+#[test]
+fn timestamps_keep_file_order_even_when_going_backwards() {
+    check(Mqsim, "9 0 0 1 1\n3 0 0 1 0\n", Want::Records(&[(9, R, 0, 512, 0), (3, W, 0, 512, 0)]));
+}
+
+#[test]
+fn fractions_convert_exactly_and_truncate_below_a_nanosecond() {
+    // 0.1 s is not exact in binary floating point; here it must be exactly 100000000 ns.
+    // "2.0000000019" keeps 9 fraction digits: 2000000001 ns.
+    let input =
+        "Timestamp,Response,IOType,LUN,Offset,Size\n0.1,,R,0,0,1\n2.0000000019,,R,0,0,1\n7.,,R,0,0,1\n";
+    check(
+        Systor,
+        input,
+        Want::Records(&[(100_000_000, R, 0, 1, 0), (2_000_000_001, R, 0, 1, 0), (7_000_000_000, R, 0, 1, 0)]),
+    );
+}
+
+#[test]
+fn errors_name_the_line_counting_blank_and_skipped_lines() {
+    check(
+        Systor,
+        "Timestamp,Response,IOType,LUN,Offset,Size\n\n1,,R,0,0,1\n\n2,,R,0,0,abc\n",
+        Want::Error { line: 5, says: &["field 6 (Size): expected an unsigned integer, got \"abc\""] },
+    );
+}
+
+#[test]
+fn the_iterator_stops_after_the_first_error() {
+    let mut it = read_trace(Mqsim, "1 0 0 1 1\nbad\n2 0 0 1 1\n3 0 0 1 1\n".as_bytes());
+    assert!(it.next().unwrap().is_ok());
+    assert_eq!(it.next().unwrap().unwrap_err().line, 2);
+    assert!(it.next().is_none());
+    assert!(it.next().is_none());
+}
+
+#[test]
+fn invalid_utf8_is_an_error_with_its_line() {
+    let input: &[u8] = b"1 0 0 1 1\n2 0 \xff 1 1\n";
+    let items: Vec<_> = read_trace(Mqsim, input).collect();
+    assert_eq!(items.len(), 2);
+    let err = items[1].as_ref().unwrap_err();
+    assert_eq!(err.line, 2);
+    assert!(err.reason.contains("UTF-8"), "{err}");
+}
+
+#[test]
+fn an_overlong_line_is_an_error_not_unbounded_memory() {
+    let long = "7".repeat(MAX_LINE_BYTES as usize + 10);
+    check(
+        Mqsim,
+        &format!("1 0 0 1 1\n{long}\n"),
+        Want::Error { line: 2, says: &["longer than 65536 bytes"] },
+    );
+    // A line just under the cap (leading zeros in the time field) is read normally.
+    let almost = format!("{} 0 0 1 1\n", "0".repeat(MAX_LINE_BYTES as usize - 20));
+    check(Mqsim, &almost, Want::Records(&[(0, R, 0, 512, 0)]));
+    // A final line of exactly the cap, without a terminator, is complete: it is read.
+    let exact = format!("{} 0 0 1 1", "0".repeat(MAX_LINE_BYTES as usize - 8));
+    assert_eq!(exact.len() as u64, MAX_LINE_BYTES);
+    check(Mqsim, &exact, Want::Records(&[(0, R, 0, 512, 0)]));
+    check(Mqsim, &format!("{exact}\n"), Want::Error { line: 1, says: &["longer than 65536 bytes"] });
+}
+
+#[test]
+fn empty_input_is_empty_where_no_header_is_required() {
+    for format in [Msr, Mqsim, Spc, Tencent, Alibaba, Blkparse] {
+        check(format, "", Want::Records(&[]));
+        check(format, "\n\n", Want::Records(&[]));
+    }
+}
+
+// ----- malformations, per format -----------------------------------------------------------
+
+/// (input, line of the error, fragments its reason must contain)
+type Bad<'a> = (&'a str, u64, &'a [&'a str]);
+
+fn check_all_bad(format: TraceFormat, cases: &[Bad]) {
+    for &(input, line, says) in cases {
+        check(format, input, Want::Error { line, says });
+    }
+}
+
+#[test]
+fn msr_malformations() {
+    check_all_bad(
+        Msr,
+        &[
+            ("1,hm,0,Read,0,512\n", 1, &["expected 7 fields", "got 6"]),
+            ("1,hm,0,Read,0,512,1,9\n", 1, &["expected 7 fields", "got 8"]),
+            (
+                "1,hm,0,Read,0,512,1\n1,hm,0,Read,abc,512,1\n",
+                2,
+                &["field 5 (Offset)", "unsigned integer", "\"abc\""],
+            ),
+            ("1,hm,0,Read,0,-512,1\n", 1, &["field 6 (Size)", "negative number \"-512\""]),
+            ("1,hm,0,Read,0,+512,1\n", 1, &["field 6 (Size)", "unsigned integer", "\"+512\""]),
+            (
+                "99999999999999999999,hm,0,Read,0,512,1\n",
+                1,
+                &["field 1 (Timestamp)", "does not fit in 64 bits"],
+            ),
+            // 2e17 ticks * 100 ns = 2e19 ns > u64::MAX (1.8e19).
+            (
+                "200000000000000000,hm,0,Read,0,512,1\n",
+                1,
+                &["field 1 (Timestamp)", "ticks of 100 ns overflow"],
+            ),
+            ("1,hm,0,Delete,0,512,1\n", 1, &["field 4 (Type)", "\"Read\" or \"Write\"", "\"Delete\""]),
+            ("1,hm,0,Write,0,0,1\n", 1, &["field 6 (Size)", "size must be > 0"]),
+            ("1,hm,0,Write,18446744073709551615,1,1\n", 1, &["field 6 (Size)", "overflows"]),
+        ],
+    );
+}
+
+const SYSTOR_HEADER: &str = "Timestamp,Response,IOType,LUN,Offset,Size\n";
+
+#[test]
+fn systor_malformations() {
+    let with_header = |body: &str| format!("{SYSTOR_HEADER}{body}");
+    let cases: Vec<(String, u64, &[&str])> = vec![
+        ("1.5,,R,0,0,512\n".into(), 1, &["missing header", "Timestamp,Response,IOType,LUN,Offset,Size"]),
+        ("".into(), 1, &["missing header", "end of the input"]),
+        ("\n\n".into(), 3, &["missing header"]),
+        (with_header("1.5,,R,0,0\n"), 2, &["expected 6 fields", "got 5"]),
+        (with_header("1.5x,,R,0,0,512\n"), 2, &["field 1 (Timestamp)", "decimal number", "\"1.5x\""]),
+        (with_header("-1.5,,R,0,0,512\n"), 2, &["field 1 (Timestamp)", "negative"]),
+        (with_header("1e3,,R,0,0,512\n"), 2, &["field 1 (Timestamp)", "decimal number"]),
+        (with_header("1.5,,X,0,0,512\n"), 2, &["field 3 (IOType)", "\"R\" or \"W\"", "\"X\""]),
+        (with_header("1.5,,R,0,0,12a\n"), 2, &["field 6 (Size)", "\"12a\""]),
+        (with_header("1.5,,R,0,0,0\n"), 2, &["field 6 (Size)", "size must be > 0"]),
+        (
+            with_header("99999999999.5,,R,0,0,1\n"),
+            2,
+            &["field 1 (Timestamp)", "overflows the 64-bit nanosecond clock"],
+        ),
+    ];
+    for (input, line, says) in &cases {
+        check(Systor, input, Want::Error { line: *line, says });
+    }
+    // A repeated header (concatenated files) is skipped, not an error.
+    check(
+        Systor,
+        &format!("{SYSTOR_HEADER}1,,R,0,0,1\n{SYSTOR_HEADER}2,,W,0,0,1\n"),
+        Want::Records(&[(1_000_000_000, R, 0, 1, 0), (2_000_000_000, W, 0, 1, 0)]),
+    );
+}
+
+#[test]
+fn mqsim_malformations() {
+    check_all_bad(
+        Mqsim,
+        &[
+            ("1 0 0 8\n", 1, &["expected 5 fields", "arrival_ns device lba size_sectors type", "got 4"]),
+            ("1,0,0,8,1\n", 1, &["expected 5 fields", "got 1"]),
+            ("1 0 0 8 2\n", 1, &["field 5 (type)", "1 (read) or 0 (write)", "\"2\""]),
+            ("x 0 0 8 1\n", 1, &["field 1 (arrival_ns)", "unsigned integer"]),
+            ("0.025 0 0 8 1\n", 1, &["field 1 (arrival_ns)", "DiskSim"]),
+            ("1 0 -4 8 1\n", 1, &["field 3 (lba)", "negative"]),
+            // 2^55 sectors * 512 = 2^64 bytes: one past u64::MAX.
+            ("1 0 36028797018963968 8 1\n", 1, &["field 3 (lba)", "sectors of 512 bytes overflow"]),
+            ("1 0 0 0 0\n", 1, &["field 4 (size_sectors)", "size must be > 0"]),
+        ],
+    );
+}
+
+#[test]
+fn spc_malformations() {
+    check_all_bad(
+        Spc,
+        &[
+            ("0,1,512,r\n", 1, &["expected at least 5 fields", "got 4"]),
+            ("0,1,512,x,0.5\n", 1, &["field 4 (opcode)", "\"r\" or \"w\"", "\"x\""]),
+            ("70000,1,512,r,0.5\n", 1, &["field 1 (asu)", "70000", "stream id"]),
+            ("0,1,512,r,abc\n", 1, &["field 5 (timestamp_s)", "decimal number"]),
+            ("0,1,-512,r,0.5\n", 1, &["field 3 (size_bytes)", "negative"]),
+            ("0,1 2,512,r,0.5\n", 1, &["field 2 (lba)", "\"1 2\""]),
+        ],
+    );
+}
+
+#[test]
+fn tencent_malformations() {
+    check_all_bad(
+        Tencent,
+        &[
+            ("1,0,8,1\n", 1, &["expected 5 fields", "got 4"]),
+            ("1,0,8,2,0\n", 1, &["field 4 (io_type)", "0 (read) or 1 (write)", "\"2\""]),
+            ("1,0,8,1,65536\n", 1, &["field 5 (volume_id)", "stream id"]),
+            ("1,-8,8,1,0\n", 1, &["field 2 (offset_sectors)", "negative"]),
+            ("1,0,eight,1,0\n", 1, &["field 3 (size_sectors)", "\"eight\""]),
+            ("1,0,0,0,0\n", 1, &["field 3 (size_sectors)", "size must be > 0"]),
+            ("t,0,8,1,0\n", 1, &["field 1 (timestamp_s)", "decimal number"]),
+        ],
+    );
+}
+
+#[test]
+fn alibaba_malformations() {
+    check_all_bad(
+        Alibaba,
+        &[
+            ("0,R,0,512\n", 1, &["expected 5 fields", "got 4"]),
+            ("0,D,0,512,1\n", 1, &["field 2 (opcode)", "\"R\" or \"W\"", "\"D\""]),
+            ("-1,R,0,512,1\n", 1, &["field 1 (device_id)", "negative"]),
+            ("0,R,0,512,1e6\n", 1, &["field 5 (timestamp_us)", "decimal number"]),
+            ("0,R,0,0,1\n", 1, &["field 4 (length_bytes)", "size must be > 0"]),
+            ("0,R,0x10,512,1\n", 1, &["field 3 (offset_bytes)", "\"0x10\""]),
+        ],
+    );
+}
+
+#[test]
+fn blkparse_malformations() {
+    check_all_bad(
+        Blkparse,
+        &[
+            ("hello world\n", 1, &["field 1 (maj,min)", "event line", "\"hello\""]),
+            ("  8,0 0 1 0.1 42 D\n", 1, &["expected at least 7 fields", "got 6"]),
+            ("  8,0 0 1 0.1 42 D W\n", 1, &["expected at least 8 fields"]),
+            ("  8,0 0 1 abc 42 D W 0 + 8 [x]\n", 1, &["field 4 (time)", "decimal number"]),
+            ("  8,0 0 1 0.1 42 D Q 0 + 8 [x]\n", 1, &["field 7 (rwbs)", "\"Q\""]),
+            ("  8,0 0 1 0.1 42 D FA 0 + 8 [x]\n", 1, &["field 7 (rwbs)", "one of R, W, D or N"]),
+            ("  8,0 0 1 0.1 42 D W 0 - 8 [x]\n", 1, &["field 9 (+)", "\"-\""]),
+            ("  8,0 0 1 0.1 42 D W 0\n", 1, &["field 9 (+)", "got \"\""]),
+            ("  8,0 0 1 0.1 42 D W 0 + x [p]\n", 1, &["field 10 (count)", "\"x\""]),
+            ("  8,0 0 1 0.1 42 D W -5 + 8 [p]\n", 1, &["field 8 (sector)", "negative"]),
+            // A non-event line between events (outside a summary block) is an error too.
+            ("  8,0 0 1 0.1 42 D W 0 + 8 [p]\nReads Queued: 0\n", 2, &["field 1 (maj,min)", "\"Reads\""]),
+        ],
+    );
+    // After a summary block, event lines are read again (e.g. concatenated outputs).
+    let two_runs =
+        "  8,0 0 1 0.1 1 D W 0 + 1 [p]\nTotal (sda):\n Reads Queued: 0\n  8,0 0 1 0.2 1 D R 0 + 1 [p]\n";
+    check(Blkparse, two_runs, Want::Records(&[(100_000_000, W, 0, 512, 0), (200_000_000, R, 0, 512, 0)]));
+}
+
+#[test]
+fn fio_malformations() {
+    check_all_bad(
+        Fio,
+        &[
+            ("/dev/sda write 0 4096\n", 1, &["missing header", "fio version 2 iolog"]),
+            ("", 1, &["missing header", "end of the input"]),
+            ("fio version 1 iolog\n", 1, &["unsupported fio iolog version", "\"fio version 1 iolog\""]),
+            ("fio version 2 iolog\nf frobnicate 0 1\n", 2, &["field 2 (action)", "\"frobnicate\""]),
+            (
+                "fio version 2 iolog\nf read 0\n",
+                2,
+                &["field 2 (action)", "needs an offset and a length", "expected 4 fields, got 3"],
+            ),
+            (
+                "fio version 2 iolog\nf open 0 1\n",
+                2,
+                &["field 2 (action)", "takes no offset or length", "expected 2 fields, got 4"],
+            ),
+            ("fio version 2 iolog\nf write 0 4096 9\n", 2, &["field 2 (action)", "expected 4 fields, got 5"]),
+            ("fio version 2 iolog\nf\n", 2, &["expected 2 or 4 fields", "got 1"]),
+            ("fio version 2 iolog\nf write x 4096\n", 2, &["field 3 (offset)", "\"x\""]),
+            ("fio version 2 iolog\nf write 0 0\n", 2, &["field 4 (length)", "size must be > 0"]),
+            ("fio version 2 iolog\nf wait soon\n", 2, &["field 3 (offset)", "\"soon\""]),
+            ("fio version 2 iolog\nf wait\n", 2, &["field 2 (action)", "needs a time in microseconds"]),
+            ("fio version 3 iolog\nf write 0 4096\n", 2, &["field 1 (timestamp)", "\"f\""]),
+            ("fio version 3 iolog\n5 f\n", 2, &["expected 3 or 5 fields", "got 2"]),
+            (
+                "fio version 3 iolog\n5 f wait 100 0\n",
+                2,
+                &["field 3 (action)", "not allowed in a version 3 iolog"],
+            ),
+            ("fio version 3 iolog\n5 f read 0 -1\n", 2, &["field 5 (length)", "negative"]),
+            (
+                "fio version 3 iolog\n18446744073709552 f read 0 1\n",
+                2,
+                &["field 1 (timestamp)", "microseconds overflow"],
+            ),
+        ],
+    );
+}
+
+// ----- real samples in shared/traces -------------------------------------------------------
+
+/// `$FTLAB_TRACES_DIR`, else `shared/traces` beside the repository; `None` (with the reason
+/// printed) when it does not exist.
+fn traces_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("FTLAB_TRACES_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipping: no trace samples at {} (set FTLAB_TRACES_DIR)", dir.display());
+        None
+    }
+}
+
+/// The raw text of a sample and its records parsed by streaming from the file itself.
+fn sample(name: &str, format: TraceFormat) -> Option<(String, Vec<TraceRecord>)> {
+    let path = traces_dir()?.join(name);
+    if !path.is_file() {
+        println!("skipping: {} is missing", path.display());
+        return None;
+    }
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let reader = BufReader::new(File::open(&path).unwrap());
+    let records =
+        read_trace(format, reader).collect::<Result<Vec<_>, _>>().unwrap_or_else(|e| panic!("{name}: {e}"));
+    Some((raw, records))
+}
+
+fn num(text: &str) -> u64 {
+    text.trim().parse().unwrap_or_else(|e| panic!("{text:?}: {e}"))
+}
+
+/// "1456095145.133076000" -> ns, by string padding (not the parser's code path).
+fn secs_to_ns(text: &str) -> u64 {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    num(whole) * 1_000_000_000 + num(&format!("{frac:0<9}")[..9])
+}
+
+#[test]
+fn msr_sample_whole_file() {
+    let Some((raw, records)) = sample("msr-hm0-sample.csv", Msr) else { return };
+    let lines: Vec<Vec<&str>> =
+        raw.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').collect()).collect();
+    assert_eq!(records.len(), lines.len());
+    let reads = lines.iter().filter(|f| f[3] == "Read").count();
+    assert_eq!(records.iter().filter(|r| r.op == R).count(), reads);
+    assert_eq!(records.iter().filter(|r| r.op == W).count(), lines.len() - reads);
+    let total: u64 = lines.iter().map(|f| num(f[5])).sum();
+    assert_eq!(records.iter().map(|r| r.size_bytes).sum::<u64>(), total);
+    for (f, r) in [(&lines[0], &records[0]), (lines.last().unwrap(), records.last().unwrap())] {
+        let op = if f[3] == "Read" { R } else { W };
+        assert_eq!(tuple(r), (num(f[0]) * 100, op, num(f[4]), num(f[5]), 0));
+    }
+    assert_eq!(trace_stats(records.into_iter().map(Ok)).unwrap(), naive_stats(&raw_rows_msr(&lines)));
+}
+
+fn raw_rows_msr(lines: &[Vec<&str>]) -> Vec<Rec> {
+    lines
+        .iter()
+        .map(|f| (num(f[0]) * 100, if f[3] == "Read" { R } else { W }, num(f[4]), num(f[5]), 0))
+        .collect()
+}
+
+#[test]
+fn systor_sample_whole_file() {
+    let Some((raw, records)) = sample("systor17-sample.csv", Systor) else { return };
+    let mut lines = raw.lines().filter(|l| !l.trim().is_empty());
+    assert_eq!(lines.next(), Some("Timestamp,Response,IOType,LUN,Offset,Size"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(records.len(), rows.len());
+    let reads = rows.iter().filter(|f| f[2] == "R").count();
+    assert_eq!(records.iter().filter(|r| r.op == R).count(), reads);
+    assert_eq!(records.iter().filter(|r| r.op == W).count(), rows.len() - reads);
+    for (f, r) in [(&rows[0], &records[0]), (rows.last().unwrap(), records.last().unwrap())] {
+        let op = if f[2] == "R" { R } else { W };
+        assert_eq!(tuple(r), (secs_to_ns(f[0]), op, num(f[4]), num(f[5]), 0));
+    }
+    // The sample is not sorted by time: the parser must keep file order.
+    assert!(records.windows(2).any(|w| w[1].time < w[0].time));
+}
+
+#[test]
+fn mqsim_sample_whole_file() {
+    let Some((raw, records)) = sample("tpcc-small.trace", Mqsim) else { return };
+    let rows: Vec<Vec<&str>> =
+        raw.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(records.len(), rows.len());
+    let reads = rows.iter().filter(|f| f[4] == "1").count();
+    assert_eq!(records.iter().filter(|r| r.op == R).count(), reads);
+    let expected: Vec<Rec> = rows
+        .iter()
+        .map(|f| (num(f[0]), if f[4] == "1" { R } else { W }, num(f[2]) * 512, num(f[3]) * 512, 0))
+        .collect();
+    assert_eq!(tuple(&records[0]), expected[0]);
+    assert_eq!(tuple(records.last().unwrap()), *expected.last().unwrap());
+    assert_eq!(trace_stats(records.into_iter().map(Ok)).unwrap(), naive_stats(&expected));
+}
+
+// ----- trace_stats -------------------------------------------------------------------------
+
+/// Statistics computed the obvious way (a HashSet of every page), to compare with.
+fn naive_stats(records: &[Rec]) -> TraceStats {
+    let mut pages = HashSet::new();
+    let sized: Vec<&Rec> = records.iter().filter(|r| r.3 > 0).collect();
+    for &&(_, _, offset, size, _) in &sized {
+        pages.extend(offset / 4096..=(offset + size - 1) / 4096);
+    }
+    let times = records.iter().map(|r| r.0);
+    let count = |op| records.iter().filter(|r| r.1 == op).count() as u64;
+    TraceStats {
+        requests: records.len() as u64,
+        reads: count(R),
+        writes: count(W),
+        trims: count(T),
+        bytes: records.iter().map(|r| r.3).sum(),
+        duration_s: times.clone().max().map_or(0, |max| max - times.min().unwrap()) as f64 / 1e9,
+        footprint_pages: pages.len() as u64,
+        lba_min_bytes: sized.iter().map(|r| r.2).min().unwrap_or(0),
+        lba_max_bytes: sized.iter().map(|r| r.2 + r.3 - 1).max().unwrap_or(0),
+    }
+}
+
+fn records_of(rows: &[Rec]) -> Vec<Result<TraceRecord, TraceError>> {
+    rows.iter()
+        .map(|&(t, op, offset, size, stream)| {
+            Ok(TraceRecord { time: SimTime::from_ns(t), op, offset_bytes: offset, size_bytes: size, stream })
+        })
+        .collect()
+}
+
+#[test]
+fn stats_of_the_mqsim_fixture() {
+    let stats = trace_stats(read_trace(Mqsim, fixture("mqsim.trace").as_bytes())).unwrap();
+    let expected = TraceStats {
+        requests: 3,
+        reads: 1,
+        writes: 2,
+        trims: 0,
+        bytes: 4096 + 8192 + 512, // = 12800
+        // times 0, 1500, 1500 ns: 1500 ns = 1.5e-6 s
+        duration_s: 1.5e-6,
+        // [0, 4096) -> page 0; [1048576, +8192) -> pages 256, 257;
+        // [2199023255552, +512) -> page 2199023255552 / 4096 = 536870912: 4 pages
+        footprint_pages: 4,
+        lba_min_bytes: 0,
+        lba_max_bytes: 2_199_023_255_552 + 512 - 1, // = 2199023256063
+    };
+    assert_eq!(stats, expected);
+}
+
+#[test]
+fn stats_of_overlapping_unaligned_and_empty_requests() {
+    let rows: [Rec; 5] = [
+        (5_000_000_000, W, 4000, 200, 0),   // bytes 4000..4199: pages 0 and 1
+        (2_000_000_000, R, 8192, 8192, 1),  // pages 2, 3 (time goes backwards)
+        (3_000_000_000, W, 12288, 4097, 0), // bytes 12288..16384: pages 3 and 4
+        (4_000_000_000, T, 100, 0, 0),      // zero-size trim: counted, touches nothing
+        (2_500_000_000, T, 40960, 4096, 0), // page 10
+    ];
+    let stats = trace_stats(records_of(&rows).into_iter()).unwrap();
+    let expected = TraceStats {
+        requests: 5,
+        reads: 1,
+        writes: 2,
+        trims: 2,
+        bytes: 200 + 8192 + 4097 + 4096, // = 16585
+        duration_s: 3.0,                 // max 5 s - min 2 s
+        footprint_pages: 6,              // pages 0, 1, 2, 3, 4, 10
+        lba_min_bytes: 4000,             // the zero-size trim at 100 does not count
+        lba_max_bytes: 40960 + 4096 - 1, // = 45055
+    };
+    assert_eq!(stats, expected);
+    assert_eq!(naive_stats(&rows), expected);
+}
+
+#[test]
+fn stats_of_nothing_and_of_an_error() {
+    assert_eq!(trace_stats(std::iter::empty()).unwrap(), TraceStats::default());
+    let err = trace_stats(read_trace(Mqsim, "1 0 0 1 1\n1 0 0 1 7\n".as_bytes())).unwrap_err();
+    assert_eq!(err.line, 2);
+}
+
+#[test]
+fn stats_footprint_matches_a_hash_set_over_many_random_requests() {
+    // A deterministic pseudo-random mix (enough records to force many range merges).
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let rows: Vec<Rec> = (0..20_000)
+        .map(|i| {
+            let offset = if i % 3 == 0 { i as u64 * 4096 } else { next() % (64 << 20) };
+            let size = 1 + next() % (256 << 10);
+            (next() % 1_000_000_000, [R, W, T][i % 3], offset, size, 0)
+        })
+        .collect();
+    assert_eq!(trace_stats(records_of(&rows).into_iter()).unwrap(), naive_stats(&rows));
+}
