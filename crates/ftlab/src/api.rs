@@ -2,7 +2,20 @@
 //! only module (with `io`) that touches files; the model below it never does.
 
 use crate::error::FtlabError;
-use std::path::PathBuf;
+use crate::host::{Records, Source, SourceParams};
+use crate::metrics::report;
+use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
+use crate::scheme::{self, SchemeContext};
+use crate::sim::time::SimTime;
+use crate::simulation::{PreconditionGc, Simulation};
+use crate::stream;
+use crate::workload::generator::Generator;
+use crate::workload::stats::TraceStats;
+use crate::workload::{read_trace, TraceFormat};
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Where a scenario comes from.
 #[derive(Clone, Debug)]
@@ -71,31 +84,243 @@ pub struct BenchResult {
 /// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them.
 pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w"];
 
+/// The bundled default scenario, as TOML text.
+pub fn default_scenario_toml() -> &'static str {
+    include_str!("../../../scenarios/default.toml")
+}
+
 /// Run every scheme of a scenario and return what the caller writes to disk.
 pub fn run_scenario(
     source: &ScenarioSource,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunOutput, FtlabError> {
-    let _ = (source, opts, progress);
-    Err(FtlabError::Usage { arg: "run".into(), reason: "not implemented yet".into() })
+    let (text, name, base_dir) = scenario_text(source)?;
+    let s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
+    let n = s.schemes.len() as u64;
+    let horizon = horizon(&s);
+    let mut results = Vec::new();
+    let mut tables = Vec::new();
+    for (i, scheme_name) in s.schemes.iter().enumerate() {
+        let mut report_progress = |now: SimTime| {
+            let frac = horizon.map_or(0, |h| (now.ns() as u128 * 1000 / h.ns().max(1) as u128).min(1000) as u64);
+            progress(Progress { done: i as u64 * 1000 + frac, total: n * 1000 });
+        };
+        let (result, table) = run_one(&s, scheme_name, &base_dir, &name, &mut report_progress)?;
+        progress(Progress { done: (i as u64 + 1) * 1000, total: n * 1000 });
+        results.push(result);
+        tables.push((scheme_name.clone(), table));
+    }
+    Ok(RunOutput {
+        summary_json: report::summary_json(s.seed, &s.name, &results),
+        resolved_toml: scenario::to_toml(&s),
+        timeseries: concat_tables(tables),
+    })
 }
 
 /// Statistics of a trace file in a given format.
-pub fn trace_stats(
-    path: &std::path::Path,
-    format: crate::workload::TraceFormat,
-) -> Result<crate::workload::stats::TraceStats, FtlabError> {
-    let _ = (path, format);
-    Err(FtlabError::Usage { arg: "trace".into(), reason: "not implemented yet".into() })
+pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, FtlabError> {
+    let reader = open(path)?;
+    crate::workload::stats::trace_stats(read_trace(format, reader)).map_err(|e| FtlabError::Trace {
+        file: path.display().to_string(),
+        line: e.line,
+        reason: e.reason,
+    })
 }
 
-/// Run one named bench case (see `BENCH_CASES`).
+/// Run one named bench case (see `BENCH_CASES`): the standard performance workload on the
+/// `mqsim` device. `wall_s` covers the timed simulation, not preconditioning.
 pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
-    Err(FtlabError::Usage { arg: case.into(), reason: "not implemented yet".into() })
+    bench_case_with(case, 1_000_000, &[])
 }
 
-/// The bundled default scenario, as TOML text.
-pub fn default_scenario_toml() -> &'static str {
-    ""
+/// `bench_case` with a request count and extra overrides (for reduced runs and scheme cases).
+pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Result<BenchResult, FtlabError> {
+    let read_ratio = match case {
+        "random-write" => 0.0,
+        "mixed-70r30w" => 0.7,
+        _ => {
+            return Err(FtlabError::Usage { arg: case.into(), reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")) })
+        }
+    };
+    let text = format!(
+        r#"name = "bench-{case}"
+schemes = ["unified"]
+[device]
+preset = "mqsim"
+[ftl]
+gc_policy = "greedy"
+[precondition]
+fill_fraction = 1.0
+order = "random"
+overwrite_passes = 1.0
+[[tenants]]
+name = "bench"
+namespace_fraction = 1.0
+queue_depth = 1024
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = {read_ratio}
+arrival = "fixed"
+interval_us = 20.0
+requests = {requests}
+"#
+    );
+    let s = scenario::load(&text, "bench", overrides, None)?;
+    let scheme_name = s.schemes[0].clone();
+    let mut sim = build_simulation(&s, &scheme_name, Path::new("."), "bench")?;
+    let t0 = Instant::now();
+    precondition(&s, &mut sim);
+    let precondition_wall_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    sim.run(&mut |_| {})?;
+    let wall_s = t1.elapsed().as_secs_f64();
+    Ok(BenchResult { case: case.into(), requests, wall_s, requests_per_s: requests as f64 / wall_s, precondition_wall_s })
+}
+
+fn scenario_text(source: &ScenarioSource) -> Result<(String, String, PathBuf), FtlabError> {
+    match source {
+        ScenarioSource::Default => Ok((default_scenario_toml().to_string(), "default.toml".into(), PathBuf::from("."))),
+        ScenarioSource::File(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            Ok((text, path.display().to_string(), base))
+        }
+        ScenarioSource::Text { text, base_dir, name } => Ok((text.clone(), name.clone(), base_dir.clone())),
+    }
+}
+
+/// Simulated time the run is expected to reach, if the scenario bounds it.
+fn horizon(s: &Scenario) -> Option<SimTime> {
+    if let Some(d) = s.measure.duration_s {
+        return Some(SimTime::from_secs_f64(d));
+    }
+    let ends: Option<Vec<f64>> = s.tenants.iter().map(|t| t.duration_s.map(|d| t.start_s + d)).collect();
+    ends.map(|e| SimTime::from_secs_f64(e.into_iter().fold(0.0, f64::max)))
+}
+
+fn run_one(
+    s: &Scenario,
+    scheme_name: &str,
+    base_dir: &Path,
+    file: &str,
+    progress: &mut dyn FnMut(SimTime),
+) -> Result<(report::SchemeResult, Table), FtlabError> {
+    let mut sim = build_simulation(s, scheme_name, base_dir, file)?;
+    precondition(s, &mut sim);
+    sim.run(progress)?;
+    Ok(sim.finish(scheme_name))
+}
+
+fn precondition(s: &Scenario, sim: &mut Simulation) {
+    let gc = PreconditionGc { low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"), policy: s.ftl.gc_policy };
+    let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
+    sim.precondition(&s.precondition, gc, &mut rng);
+}
+
+/// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
+/// workload opened (the edge: trace files are opened here).
+pub fn build_simulation<'a>(s: &Scenario, scheme_name: &str, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
+    let ns = s.namespace_units();
+    let g = s.geometry();
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved") };
+    let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
+    let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
+    let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
+    let mapper = stream::build(&s.stream_mapper, &mtable, s.ftl.physical_streams)
+        .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
+    let mut sources = Vec::with_capacity(s.tenants.len());
+    for (i, t) in s.tenants.iter().enumerate() {
+        sources.push(open_source(s, i, t, ns[i], base_dir)?);
+    }
+    Ok(Simulation::new(s, scheme, mapper, sources))
+}
+
+fn open_source<'a>(s: &Scenario, i: usize, t: &TenantConfig, units: u32, base_dir: &Path) -> Result<Source<'a>, FtlabError> {
+    let unit_bytes = s.device.mapping_unit_bytes.expect("resolved");
+    let mut p = SourceParams {
+        name: "synthetic".into(),
+        namespace_units: units,
+        unit_bytes,
+        address_map: AddressMap::Wrap,
+        lba_max_bytes: 0,
+        time_scale: 1.0,
+        start: SimTime::from_secs_f64(t.start_s),
+        end: t.duration_s.map(|d| SimTime::from_secs_f64(t.start_s + d)),
+        max_requests: None,
+    };
+    if let Some(g) = &t.synthetic {
+        let seed = crate::sim::seed_for(s.seed, 1, i as u64);
+        let ns_bytes = units as u64 * unit_bytes as u64;
+        let gen = Generator::try_new(g, ns_bytes, seed)
+            .map_err(|(k, r)| FtlabError::config("scenario", format!("tenants.{i}.synthetic.{k}"), r))?;
+        return Ok(Source::new(Records::Synthetic(gen), p));
+    }
+    let tr = t.trace.as_ref().expect("validated: trace or synthetic");
+    let path = base_dir.join(&tr.path);
+    p.name = path.display().to_string();
+    p.address_map = tr.address_map;
+    p.time_scale = tr.time_scale;
+    p.max_requests = tr.max_requests;
+    if tr.address_map == AddressMap::Scale {
+        p.lba_max_bytes = match tr.lba_max_bytes {
+            Some(m) => m,
+            None => trace_stats(&path, tr.format)?.lba_max_bytes,
+        };
+    }
+    let reader = open(&path).map_err(|e| match e {
+        FtlabError::Io { path, reason } => FtlabError::Io { path, reason: format!("{reason} (tenants.{i}.trace.path)") },
+        other => other,
+    })?;
+    Ok(Source::new(Records::Trace(read_trace(tr.format, reader)), p))
+}
+
+fn open(path: &Path) -> Result<BufReader<File>, FtlabError> {
+    let f = File::open(path).map_err(|e| io_error(path, e))?;
+    Ok(BufReader::with_capacity(1 << 16, f))
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> FtlabError {
+    FtlabError::Io { path: path.display().to_string(), reason: e.to_string() }
+}
+
+/// Stack the schemes' tables with a leading `scheme` column; a column some scheme lacks is
+/// NaN in its rows.
+fn concat_tables(tables: Vec<(String, Table)>) -> Table {
+    let mut names: Vec<String> = Vec::new();
+    for (_, t) in &tables {
+        for (n, _) in &t.columns {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    let mut scheme_col = Vec::new();
+    let mut cols: Vec<Column> = names
+        .iter()
+        .map(|n| if n == "tenant" { Column::Str(Vec::new()) } else { Column::F64(Vec::new()) })
+        .collect();
+    for (scheme, t) in tables {
+        let rows = t.columns.first().map_or(0, |(_, c)| col_len(c));
+        scheme_col.extend(std::iter::repeat_n(scheme, rows));
+        for (name, out) in names.iter().zip(cols.iter_mut()) {
+            match (t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c), out) {
+                (Some(Column::Str(v)), Column::Str(o)) => o.extend(v.iter().cloned()),
+                (Some(Column::F64(v)), Column::F64(o)) => o.extend(v.iter().copied()),
+                (None, Column::F64(o)) => o.extend(std::iter::repeat_n(f64::NAN, rows)),
+                (c, _) => panic!("time-series column {name} changes type: {c:?}"),
+            }
+        }
+    }
+    let mut columns = vec![("scheme".to_string(), Column::Str(scheme_col))];
+    columns.extend(names.into_iter().zip(cols));
+    Table { columns }
+}
+
+fn col_len(c: &Column) -> usize {
+    match c {
+        Column::Str(v) => v.len(),
+        Column::F64(v) => v.len(),
+        Column::U64(v) => v.len(),
+    }
 }

@@ -8,10 +8,13 @@ pub mod api;
 pub mod error;
 pub mod flash;
 pub mod ftl;
+pub mod host;
 pub mod metrics;
 pub mod scenario;
+pub mod sched;
 pub mod scheme;
 pub mod sim;
+pub mod simulation;
 pub mod stream;
 pub mod workload;
 

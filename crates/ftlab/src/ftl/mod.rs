@@ -135,6 +135,23 @@ impl Ftl {
         Some((BlockIdx(b), page))
     }
 
+    /// Pad every open frontier's partial page (end of preconditioning); returns the pages.
+    pub fn pad_all_frontiers(&mut self) -> Vec<(BlockIdx, u32)> {
+        let n_dies = self.geometry.n_dies as usize;
+        let mut pages = Vec::new();
+        for idx in 0..self.frontiers.len() {
+            if self.frontiers[idx] == NONE {
+                continue;
+            }
+            let key_idx = idx / n_dies;
+            let s = self.params.physical_streams as usize;
+            let class = if key_idx % 2 == 0 { WriteClass::Host } else { WriteClass::Gc };
+            let key = FrontierKey { tenant: (key_idx / 2 / s) as u16, stream: (key_idx / 2 % s) as u8, class };
+            pages.extend(self.pad_page(key, DieIdx((idx % n_dies) as u32)));
+        }
+        pages
+    }
+
     /// Map host-written `lpn` of `tenant` to `ppa`, invalidating its previous location.
     pub fn map_host(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
         self.remap(tenant, lpn, ppa);

@@ -100,6 +100,13 @@ impl<'a> Source<'a> {
         arrival
     }
 
+    fn line(&self) -> u64 {
+        match &self.records {
+            Records::Trace(s) => s.line(),
+            Records::Synthetic(_) => self.issued,
+        }
+    }
+
     fn map_address(&self, r: &TraceRecord) -> Result<(u32, u32), FtlabError> {
         let unit = self.p.unit_bytes as u64;
         let ns_bytes = self.p.namespace_units as u64 * unit;
@@ -114,10 +121,9 @@ impl<'a> Source<'a> {
                 if r.offset_bytes.saturating_add(size) > ns_bytes {
                     return Err(FtlabError::Trace {
                         file: self.p.name.clone(),
-                        line: self.issued,
+                        line: self.line(),
                         reason: format!(
-                            "request {} at bytes [{}, {}) lies outside the namespace of {ns_bytes} bytes (address_map = \"reject\")",
-                            self.issued,
+                            "request at bytes [{}, {}) lies outside the namespace of {ns_bytes} bytes (address_map = \"reject\")",
                             r.offset_bytes,
                             r.offset_bytes.saturating_add(size)
                         ),

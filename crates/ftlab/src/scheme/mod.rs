@@ -110,6 +110,13 @@ pub trait Scheme: Send {
         ReadPlan::Direct
     }
 
+    /// The pages to read to rebuild the page at `ppa` (its stripe peers and parity), for a
+    /// scheme whose `read_plan` returns `Rebuild`.
+    fn stripe_members(&self, ppa: Ppa, ftl: &Ftl, out: &mut Vec<Ppa>) {
+        let _ = (ftl, out);
+        panic!("scheme {} asked to rebuild unit {} but has no parity stripes", self.name(), ppa.0);
+    }
+
     /// The next GC victim on `die`; by default the scenario's policy.
     fn gc_victim(&self, die: DieIdx, ftl: &Ftl, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
         ftl.select_victim(die, policy, now)

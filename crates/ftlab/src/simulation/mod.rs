@@ -23,10 +23,9 @@ use crate::sim::slab::Slab;
 use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
 use crate::api::Table;
-use crate::workload::IoOp;
 use std::collections::VecDeque;
 
-pub use precondition::precondition;
+pub use precondition::PreconditionGc;
 
 /// What happens at a point in simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -131,6 +130,8 @@ pub struct Simulation<'a> {
     epoch: EpochStats,
     ts: TimeSeries,
     events_handled: u64,
+    names: Vec<String>,
+    scratch_ppas: Vec<crate::flash::geometry::Ppa>,
 }
 
 impl<'a> Simulation<'a> {
@@ -169,7 +170,7 @@ impl<'a> Simulation<'a> {
         let n_dies = g.n_dies as usize;
         // Bounds (asserted): every queued op belongs to a request, a GC job or a program.
         let ops_max = qd_total * 64 + n_dies * (2 * g.pages_per_block as usize + 8) + g.n_blocks as usize;
-        let names = s.tenants.iter().map(|t| t.name.clone()).collect();
+        let names: Vec<String> = s.tenants.iter().map(|t| t.name.clone()).collect();
         let extra = scheme.series_names();
         Simulation {
             now: SimTime::ZERO,
@@ -202,15 +203,22 @@ impl<'a> Simulation<'a> {
             metrics: vec![TenantMetrics::default(); tenants.len()],
             device: DeviceCounters::default(),
             epoch: EpochStats::new(tenants.len(), n_dies),
-            ts: TimeSeries::new(SimTime::from_secs_f64(s.measure.window_s), names, extra),
+            ts: TimeSeries::new(SimTime::from_secs_f64(s.measure.window_s), names.clone(), extra),
             tenants,
             events_handled: 0,
+            names,
+            scratch_ppas: Vec::new(),
         }
     }
 
     /// The FTL (for tests and preconditioning).
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
+    }
+
+    /// Fill the namespaces before the timed run (see `precondition`).
+    pub fn precondition(&mut self, cfg: &crate::scenario::PreconditionConfig, gc: PreconditionGc, rng: &mut crate::sim::Rng) {
+        precondition::precondition(&mut self.ftl, self.scheme.as_mut(), self.mapper.as_mut(), cfg, gc, rng);
     }
 
     /// Run to the end; `progress(now)` is called now and then.
@@ -350,7 +358,7 @@ impl<'a> Simulation<'a> {
         let table = self.ts.finish(&mut |t, out| scheme.series_values(t, ftl, out));
         let result = SchemeResult {
             scheme: scheme_name.to_string(),
-            tenants: self.tenants.iter().zip(self.metrics).map(|(_, m)| m).enumerate().map(|(i, m)| (i.to_string(), m)).collect(),
+            tenants: self.names.into_iter().zip(self.metrics).collect(),
             device: self.device,
             units_per_page: g.units_per_page,
             erase_count_min: erase.iter().copied().min().unwrap_or(0),
@@ -370,11 +378,5 @@ fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
         (Some(tr), _) => tr.replay == Replay::Closed,
         (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,
         _ => unreachable!("validated: one workload per tenant"),
-    }
-}
-
-impl IoOp {
-    fn idx(self) -> usize {
-        self as usize
     }
 }

@@ -68,8 +68,15 @@ pub struct TraceError {
     pub reason: String,
 }
 
+/// A streaming parser: an iterator of records that also knows the line it last read (so
+/// the host can name the line of a record it rejects).
+pub trait TraceReader: Iterator<Item = Result<TraceRecord, TraceError>> + Send {
+    /// 1-based line number of the last line read (0 before the first).
+    fn line(&self) -> u64;
+}
+
 /// A stream of trace records. Each parser is one of these over any `BufRead`.
-pub type RecordStream<'a> = Box<dyn Iterator<Item = Result<TraceRecord, TraceError>> + Send + 'a>;
+pub type RecordStream<'a> = Box<dyn TraceReader + 'a>;
 
 /// The trace formats ftlab reads. The names are the ones a user types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -235,6 +242,12 @@ impl<R: BufRead, F: LineFormat> Iterator for LineReader<R, F> {
 }
 
 impl<R: BufRead, F: LineFormat> FusedIterator for LineReader<R, F> {}
+
+impl<R: BufRead + Send, F: LineFormat + Send> TraceReader for LineReader<R, F> {
+    fn line(&self) -> u64 {
+        self.line
+    }
+}
 
 /// The comma-separated fields of a line, each trimmed of surrounding whitespace.
 pub(crate) fn csv_fields(line: &str) -> impl Iterator<Item = &str> {
