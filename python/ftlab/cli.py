@@ -80,7 +80,7 @@ def run(
     ] = None,
     out: Annotated[
         Optional[Path],
-        typer.Option("--out", "-o", help="Output directory. [default: results/<scenario-stem>]", show_default=False),
+        typer.Option("--out", "-o", help="Output directory (default: results/SCENARIO-STEM, or results/default).", show_default=False),
     ] = None,
     seed: Annotated[
         Optional[int], typer.Option("--seed", min=0, help="Override the scenario's seed.", show_default=False)
@@ -258,7 +258,7 @@ def bench(
                 check=False,
             )
         if proc.returncode != 0:
-            err.print(Text(proc.stderr.rstrip() or f"bench case {name} failed", style="red"))
+            err.print(Text(proc.stderr.rstrip() or f"bench case {name} failed", style="red"), soft_wrap=True)
             raise typer.Exit(EXIT_INPUT_ERROR if proc.returncode == EXIT_INPUT_ERROR else 1)
         result = json.loads(proc.stdout)
         results.append({k: result[k] for k in BENCH_KEYS})
@@ -287,9 +287,9 @@ def main() -> None:
     try:
         app()
     except _core.FtlabError as e:
-        _stderr().print(Text(f"error: {e}", style="red"))
+        _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
         sys.exit(EXIT_INPUT_ERROR)
     except OSError as e:
         # Writing results or reading a file failed outside the core (permissions, disk full).
-        _stderr().print(Text(f"error: {e}", style="red"))
+        _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
         sys.exit(1)

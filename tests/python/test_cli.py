@@ -71,6 +71,7 @@ def test_trace_stats_unknown_format_lists_valid_names(tmp_path):
     for name in ("msr", "mqsim", "systor", "spc", "tencent", "alibaba", "blkparse", "fio"):
         assert name in proc.stderr
     assert proc.stderr.startswith("error: ")
+    assert proc.stderr.count("\n") == 1, "the message is one line, not wrapped"
 
 
 def test_bench_unknown_case():
