@@ -1,1 +1,289 @@
-//! PyO3 bindings for ftlab (the private `ftlab._core` module). Conversions and error mapping only.
+//! PyO3 bindings for ftlab: the private `ftlab._core` module.
+//!
+//! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
+//! Python values (str, int, float, list, dict), and maps `FtlabError` to the Python
+//! exception hierarchy `FtlabError(ValueError)` > `ConfigError`, `TraceError`,
+//! `InputError`, `UsageError`. It holds no simulation logic and does no file I/O of its own;
+//! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
+
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use ftlab::api::{self, Column, Progress, RunOptions, ScenarioSource, Table};
+use ftlab::workload::stats::TraceStats;
+use ftlab::workload::TraceFormat;
+use ftlab::FtlabError as CoreError;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(
+    ftlab._core,
+    FtlabError,
+    PyValueError,
+    "Base class of every error ftlab reports about its input (scenario, trace, arguments)."
+);
+create_exception!(
+    ftlab._core,
+    ConfigError,
+    FtlabError,
+    "A scenario is invalid: bad TOML, an unknown key, or a value out of range."
+);
+create_exception!(
+    ftlab._core,
+    TraceError,
+    FtlabError,
+    "A trace line is malformed or out of range."
+);
+create_exception!(
+    ftlab._core,
+    InputError,
+    FtlabError,
+    "A file could not be opened or read."
+);
+create_exception!(ftlab._core, UsageError, FtlabError, "An argument is wrong.");
+
+/// The attributes every `FtlabError` instance carries (None where the variant has no such field).
+const ERROR_ATTRS: [&str; 6] = ["reason", "file", "line", "key", "path", "arg"];
+
+/// Convert a core error into the Python exception named by `kind()`, with the error's
+/// Display string as message and its fields as attributes.
+fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
+    let msg = e.to_string();
+    let err = match e.kind() {
+        "ConfigError" => ConfigError::new_err(msg),
+        "TraceError" => TraceError::new_err(msg),
+        "InputError" => InputError::new_err(msg),
+        "UsageError" => UsageError::new_err(msg),
+        _ => FtlabError::new_err(msg),
+    };
+    let set = |name: &str, value: Py<PyAny>| {
+        // Setting an attribute on a fresh exception instance cannot fail in practice; if it
+        // did, the exception would still carry its message, which is what matters.
+        let _ = err.value(py).setattr(name, value);
+    };
+    let s = |v: &String| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
+    let n = |v: u64| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
+    let (reason, file, line, key, path, arg) = match &e {
+        CoreError::Config { file, key, reason } => (reason, s(file), None, s(key), None, None),
+        CoreError::Syntax { file, line, reason } => (reason, s(file), n(*line), None, None, None),
+        CoreError::Trace { file, line, reason } => (reason, s(file), n(*line), None, None, None),
+        CoreError::Io { path, reason } => (reason, None, None, None, s(path), None),
+        CoreError::Usage { arg, reason } => (reason, None, None, None, None, s(arg)),
+    };
+    let none = || py.None();
+    if let Some(r) = s(reason) {
+        set("reason", r);
+    }
+    set("file", file.unwrap_or_else(none));
+    set("line", line.unwrap_or_else(none));
+    set("key", key.unwrap_or_else(none));
+    set("path", path.unwrap_or_else(none));
+    set("arg", arg.unwrap_or_else(none));
+    err
+}
+
+fn usage(arg: &str, reason: impl Into<String>) -> CoreError {
+    CoreError::Usage {
+        arg: arg.into(),
+        reason: reason.into(),
+    }
+}
+
+/// The payload used to unwind out of `run_scenario` when the progress callback raised
+/// (for example KeyboardInterrupt). `resume_unwind` does not call the panic hook, so
+/// nothing is printed; the stored Python exception is re-raised instead.
+struct Cancelled;
+
+fn table_to_py<'py>(
+    py: Python<'py>,
+    table: &Table,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let columns = PyDict::new(py);
+    let types = PyDict::new(py);
+    for (name, col) in &table.columns {
+        let (list, ty) = match col {
+            Column::Str(v) => (PyList::new(py, v)?, "str"),
+            Column::F64(v) => (PyList::new(py, v)?, "f64"),
+            Column::U64(v) => (PyList::new(py, v)?, "u64"),
+        };
+        columns.set_item(name, list)?;
+        types.set_item(name, ty)?;
+    }
+    Ok((columns, types))
+}
+
+/// Run every scheme of a scenario. Exactly one of `source_path` and `text` may be given;
+/// neither means the bundled default scenario. The simulation runs with the GIL released;
+/// `progress(done, total)` is called with the GIL held, at most a few hundred times.
+#[pyfunction]
+#[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    source_path: Option<PathBuf>,
+    text: Option<String>,
+    base_dir: Option<PathBuf>,
+    name: Option<String>,
+    seed: Option<u64>,
+    overrides: Vec<String>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let source = match (source_path, text) {
+        (Some(_), Some(_)) => {
+            return Err(to_pyerr(
+                py,
+                usage("run", "give either source_path or text, not both"),
+            ))
+        }
+        (Some(p), None) => ScenarioSource::File(p),
+        (None, Some(text)) => ScenarioSource::Text {
+            text,
+            base_dir: match base_dir {
+                Some(d) => d,
+                None => std::env::current_dir().map_err(|e| {
+                    to_pyerr(
+                        py,
+                        CoreError::Io {
+                            path: ".".into(),
+                            reason: e.to_string(),
+                        },
+                    )
+                })?,
+            },
+            name: name.unwrap_or_else(|| "<text>".into()),
+        },
+        (None, None) => ScenarioSource::Default,
+    };
+    let opts = RunOptions { seed, overrides };
+
+    let result = py.detach(move || {
+        let mut callback_err: Option<PyErr> = None;
+        let mut on_progress = |p: Progress| {
+            // Runs on the simulation thread: attach to the interpreter for the call only.
+            let res = Python::attach(|py| -> PyResult<()> {
+                if let Some(cb) = &progress {
+                    cb.call1(py, (p.done, p.total))?;
+                }
+                py.check_signals()
+            });
+            if let Err(e) = res {
+                callback_err = Some(e);
+                panic::resume_unwind(Box::new(Cancelled));
+            }
+        };
+        let out = panic::catch_unwind(AssertUnwindSafe(|| {
+            api::run_scenario(&source, &opts, &mut on_progress)
+        }));
+        match out {
+            Ok(r) => Ok(r),
+            Err(payload) if payload.is::<Cancelled>() => Err(callback_err.take()),
+            Err(payload) => panic::resume_unwind(payload),
+        }
+    });
+
+    let out = match result {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => return Err(to_pyerr(py, e)),
+        Err(Some(e)) => return Err(e),
+        Err(None) => return Err(FtlabError::new_err("run cancelled")),
+    };
+    let (columns, types) = table_to_py(py, &out.timeseries)?;
+    let d = PyDict::new(py);
+    d.set_item("summary_json", out.summary_json)?;
+    d.set_item("resolved_toml", out.resolved_toml)?;
+    d.set_item("timeseries", columns)?;
+    d.set_item("timeseries_types", types)?;
+    Ok(d)
+}
+
+fn trace_stats_to_py<'py>(py: Python<'py>, s: &TraceStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("requests", s.requests)?;
+    d.set_item("reads", s.reads)?;
+    d.set_item("writes", s.writes)?;
+    d.set_item("trims", s.trims)?;
+    d.set_item("bytes", s.bytes)?;
+    d.set_item("duration_s", s.duration_s)?;
+    d.set_item("footprint_pages", s.footprint_pages)?;
+    d.set_item("lba_min_bytes", s.lba_min_bytes)?;
+    d.set_item("lba_max_bytes", s.lba_max_bytes)?;
+    Ok(d)
+}
+
+fn format_names() -> Vec<&'static str> {
+    TraceFormat::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// Statistics of a trace file; `format` is a name from `TRACE_FORMATS` (or an alias).
+#[pyfunction]
+fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bound<'py, PyDict>> {
+    let Some(fmt) = TraceFormat::from_name(format) else {
+        let reason = format!(
+            "unknown trace format {format:?}; valid formats: {} (aliases of mqsim: disksim, ssdsim)",
+            format_names().join(", ")
+        );
+        return Err(to_pyerr(py, usage("--format", reason)));
+    };
+    let stats = py
+        .detach(move || api::trace_stats(&path, fmt))
+        .map_err(|e| to_pyerr(py, e))?;
+    trace_stats_to_py(py, &stats)
+}
+
+/// Run one bench case (a name from `BENCH_CASES`), with the GIL released.
+#[pyfunction]
+fn bench_case<'py>(py: Python<'py>, case: String) -> PyResult<Bound<'py, PyDict>> {
+    if !api::BENCH_CASES.contains(&case.as_str()) {
+        let reason = format!(
+            "unknown bench case {case:?}; valid cases: {}",
+            api::BENCH_CASES.join(", ")
+        );
+        return Err(to_pyerr(py, usage("--case", reason)));
+    }
+    let r = py
+        .detach(move || api::bench_case(&case))
+        .map_err(|e| to_pyerr(py, e))?;
+    let d = PyDict::new(py);
+    d.set_item("case", r.case)?;
+    d.set_item("requests", r.requests)?;
+    d.set_item("wall_s", r.wall_s)?;
+    d.set_item("requests_per_s", r.requests_per_s)?;
+    d.set_item("precondition_wall_s", r.precondition_wall_s)?;
+    Ok(d)
+}
+
+/// The bundled default scenario, as TOML text.
+#[pyfunction]
+fn default_scenario_toml() -> &'static str {
+    api::default_scenario_toml()
+}
+
+/// The version of the ftlab crates this module was built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let base = py.get_type::<FtlabError>();
+    for attr in ERROR_ATTRS {
+        base.setattr(attr, py.None())?;
+    }
+    m.add("FtlabError", base)?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("TraceError", py.get_type::<TraceError>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("UsageError", py.get_type::<UsageError>())?;
+    m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
+    m.add("TRACE_FORMATS", format_names())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_case, m)?)?;
+    m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

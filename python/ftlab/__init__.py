@@ -1,0 +1,71 @@
+"""ftlab: the Python front of the ftlab multi-tenant SSD simulator.
+
+Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, and the exception
+classes (`FtlabError` and its subclasses). The simulation itself is the Rust extension
+`ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
+stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer or rich.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ftlab._core import (
+    BENCH_CASES,
+    TRACE_FORMATS,
+    ConfigError,
+    FtlabError,
+    InputError,
+    TraceError,
+    UsageError,
+    default_scenario_toml,
+    trace_stats,
+)
+from ftlab._core import version as _core_version
+
+__version__: str = _core_version()
+
+__all__ = [
+    "BENCH_CASES",
+    "TRACE_FORMATS",
+    "ConfigError",
+    "FtlabError",
+    "InputError",
+    "Report",
+    "TraceError",
+    "UsageError",
+    "__version__",
+    "default_scenario_toml",
+    "load",
+    "run",
+    "scenario_to_toml",
+    "trace_stats",
+]
+
+if TYPE_CHECKING:
+    from ftlab.api import run, scenario_to_toml
+    from ftlab.report import Report, load
+
+_LAZY = {
+    "run": "ftlab.api",
+    "scenario_to_toml": "ftlab.api",
+    "Report": "ftlab.report",
+    "load": "ftlab.report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: import the orchestration modules on first use, so `import ftlab._core`
+    # (used by the per-case bench subprocess) pulls in nothing else.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ftlab' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

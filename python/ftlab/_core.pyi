@@ -1,0 +1,79 @@
+"""Type stub of ftlab._core, the PyO3 extension built from crates/ftlab-py.
+
+It describes the private binding layer only; the public API is `ftlab` (run, load, Report).
+"""
+
+from collections.abc import Callable
+from os import PathLike
+from typing import TypedDict
+
+class FtlabError(ValueError):
+    """Base class of every error ftlab reports about its input (scenario, trace, arguments).
+
+    The message (str(e)) names the file and line, or the key, and what was expected.
+    Attributes not relevant to the error's kind are None.
+    """
+
+    reason: str | None
+    file: str | None
+    line: int | None
+    key: str | None
+    path: str | None
+    arg: str | None
+
+class ConfigError(FtlabError):
+    """A scenario is invalid: bad TOML (`file`, `line`), or a bad value (`file`, `key`)."""
+
+class TraceError(FtlabError):
+    """A trace line is malformed or out of range (`file`, `line`)."""
+
+class InputError(FtlabError):
+    """A file could not be opened or read (`path`)."""
+
+class UsageError(FtlabError):
+    """An argument is wrong (`arg`)."""
+
+class RunResult(TypedDict):
+    summary_json: str
+    resolved_toml: str
+    timeseries: dict[str, list[str] | list[float] | list[int]]
+    # Column name -> "str" | "f64" | "u64".
+    timeseries_types: dict[str, str]
+
+class TraceStats(TypedDict):
+    requests: int
+    reads: int
+    writes: int
+    trims: int
+    bytes: int
+    duration_s: float
+    footprint_pages: int
+    lba_min_bytes: int
+    lba_max_bytes: int
+
+class BenchResult(TypedDict):
+    case: str
+    requests: int
+    wall_s: float
+    requests_per_s: float
+    precondition_wall_s: float
+
+BENCH_CASES: list[str]
+TRACE_FORMATS: list[str]
+
+def run(
+    source_path: str | PathLike[str] | None = None,
+    text: str | None = None,
+    base_dir: str | PathLike[str] | None = None,
+    name: str | None = None,
+    seed: int | None = None,
+    overrides: list[str] = ...,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """Run every scheme of a scenario (file, TOML text, or the bundled default if neither)
+    with the GIL released; `progress(done, total)` is called with the GIL held."""
+
+def trace_stats(path: str | PathLike[str], format: str) -> TraceStats: ...
+def bench_case(case: str) -> BenchResult: ...
+def default_scenario_toml() -> str: ...
+def version() -> str: ...

@@ -1,0 +1,109 @@
+"""ftlab.api: `ftlab.run`, the Python entry point of a simulation run.
+
+It turns the user's scenario argument (a path, a dict, or None for the bundled default)
+into a call of the Rust core `ftlab._core.run`, and wraps the result in a `Report`
+(optionally written to a directory). It is orchestration only: no simulation logic, no
+terminal output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Union
+
+from ftlab import _core
+
+if TYPE_CHECKING:
+    from ftlab.report import Report
+
+StrPath = Union[str, "os.PathLike[str]"]
+Scenario = Union[StrPath, Mapping[str, Any], None]
+
+#: The display name of a scenario given as a dict (used in error messages).
+DICT_SCENARIO_NAME = "<dict>"
+
+
+def run(
+    scenario: Scenario = None,
+    *,
+    out: StrPath | None = None,
+    seed: int | None = None,
+    set: Iterable[str] = (),  # noqa: A002 - the public keyword mirrors the CLI's --set
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Run every scheme of a scenario and return its Report.
+
+    `scenario` is a path to a TOML file (relative trace paths resolve against its
+    directory), a dict with the same structure (converted to TOML; relative paths resolve
+    against the current directory), or None for the bundled default scenario. `seed`
+    overrides the scenario's seed; `set` is a list of `key.path=value` overrides applied in
+    order; `progress(done, total)` is called from time to time while the simulation runs.
+    With `out`, the Report is also written there (see `Report.write`).
+
+    Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
+    """
+    from ftlab.report import Report
+
+    overrides = [set] if isinstance(set, str) else list(set)
+    result = _core.run(
+        **_source_kwargs(scenario),
+        seed=seed,
+        overrides=overrides,
+        progress=progress,
+    )
+    report = Report.from_core(result)
+    if out is not None:
+        report.write(out)
+    return report
+
+
+def _source_kwargs(scenario: Scenario) -> dict[str, Any]:
+    if scenario is None:
+        return {}
+    if isinstance(scenario, Mapping):
+        return {
+            "text": scenario_to_toml(scenario),
+            "base_dir": os.getcwd(),
+            "name": DICT_SCENARIO_NAME,
+        }
+    if isinstance(scenario, (str, os.PathLike)):
+        return {"source_path": os.fspath(scenario)}
+    raise TypeError(
+        f"scenario must be a path, a dict or None, not {type(scenario).__name__}"
+    )
+
+
+def scenario_to_toml(scenario: Mapping[str, Any]) -> str:
+    """Convert a scenario dict to TOML text (path-like values become strings).
+
+    Raises `ftlab.ConfigError` naming the key of a value TOML cannot represent (None).
+    """
+    import tomli_w
+
+    return tomli_w.dumps(_plain(scenario, ""))
+
+
+def _plain(value: Any, key: str) -> Any:
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _config_error(key or "<root>", f"key {k!r} is not a string")
+            out[k] = _plain(v, f"{key}.{k}" if key else k)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{key}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if value is None:
+        raise _config_error(key, "None has no TOML representation; leave the key out instead")
+    return value
+
+
+def _config_error(key: str, reason: str) -> _core.ConfigError:
+    err = _core.ConfigError(f"{DICT_SCENARIO_NAME}: {key}: {reason}")
+    err.file = DICT_SCENARIO_NAME
+    err.key = key
+    err.reason = reason
+    return err

@@ -1,0 +1,295 @@
+"""ftlab.cli: the `ftlab` command line (typer + rich).
+
+Commands: `ftlab run` (run a scenario, write its results, print one table per scheme),
+`ftlab trace stats` (statistics of a trace file), `ftlab bench` (throughput and peak memory
+of the bench cases, each in a fresh process). This module parses arguments and prints; it
+holds no simulation logic (the Rust core) and no result I/O (`ftlab.report`). Heavy imports
+(polars, the run orchestration) happen inside the commands so `ftlab --help` stays fast.
+Errors about the user's input (`ftlab.FtlabError`) are printed in red on stderr, without a
+traceback, and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ftlab import _core
+
+EXIT_INPUT_ERROR = 2
+
+app = typer.Typer(
+    name="ftlab",
+    help="ftlab: a deterministic simulator of a shared (multi-tenant) NAND-flash SSD.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+trace_app = typer.Typer(help="Inspect block I/O trace files.", no_args_is_help=True)
+app.add_typer(trace_app, name="trace")
+
+
+def _stdout() -> Console:
+    console = Console()
+    if not console.is_terminal:
+        # Piped or captured: don't squeeze the wide tables into 80 columns.
+        console.width = max(console.width, 200)
+    return console
+
+
+def _stderr() -> Console:
+    return Console(stderr=True)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"ftlab {_core.version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True),
+    ] = False,
+) -> None:
+    """ftlab: a deterministic simulator of a shared (multi-tenant) NAND-flash SSD."""
+
+
+# --------------------------------------------------------------------------------------
+# ftlab run
+
+
+@app.command()
+def run(
+    scenario: Annotated[
+        Optional[Path],
+        typer.Argument(
+            help="Scenario TOML file. Without it, the bundled default scenario runs.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Output directory (default: results/SCENARIO-STEM, or results/default).", show_default=False),
+    ] = None,
+    seed: Annotated[
+        Optional[int], typer.Option("--seed", min=0, help="Override the scenario's seed.", show_default=False)
+    ] = None,
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--set",
+            metavar="KEY.PATH=VALUE",
+            help="Override a scenario value, e.g. --set device.channels=8 (repeatable, applied in order).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Run a scenario's schemes, write its results and print one table per scheme.
+
+    Writes summary.json, timeseries.parquet and scenario.resolved.toml into --out.
+    """
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    from ftlab.api import run as run_scenario
+
+    out_dir = out if out is not None else Path("results") / (scenario.stem if scenario else "default")
+    label = str(scenario) if scenario else "default scenario"
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=_stderr(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(f"simulating {label}", total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress)
+
+    report.write(out_dir)
+    console = _stdout()
+    print_summary(console, report.summary)
+    console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
+
+
+def _written_files() -> list[str]:
+    from ftlab.report import RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE
+
+    return [SUMMARY_FILE, TIMESERIES_FILE, RESOLVED_FILE]
+
+
+def _num(value: Any, fmt: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "-"
+    return format(value, fmt)
+
+
+_OPS = ("read", "write")
+_LATENCIES = (("mean", "mean_us"), ("p50", "p50_us"), ("p99", "p99_us"), ("p99.9", "p999_us"), ("max", "max_us"))
+
+
+def print_summary(console: Console, summary: dict[str, Any]) -> None:
+    """One table per scheme (rows: tenants), then a device line, from a parsed summary.json."""
+    schemes = summary.get("schemes") or {}
+    for scheme, data in schemes.items():
+        table = Table(title=f"scheme: {scheme}", title_justify="left", caption="latencies in µs", caption_justify="left")
+        table.add_column("\ntenant", no_wrap=True)
+        for op in _OPS:
+            table.add_column(f"{op}\nIOPS", justify="right", no_wrap=True)
+        for op in _OPS:
+            for label, _ in _LATENCIES:
+                table.add_column(f"{op}\n{label}", justify="right", no_wrap=True)
+        table.add_column("\nWAF", justify="right", no_wrap=True)
+        for tenant, t in (data.get("tenants") or {}).items():
+            row = [str(tenant)]
+            row += [_num((t.get(op) or {}).get("iops"), ",.0f") for op in _OPS]
+            for op in _OPS:
+                stats = t.get(op) or {}
+                row += [_num(stats.get(key), ",.1f") for _, key in _LATENCIES]
+            row.append(_num(t.get("waf"), ".3f"))
+            table.add_row(*row)
+        console.print(table)
+        dev = data.get("device") or {}
+        console.print(
+            f"device: WAF {_num(dev.get('waf'), '.3f')}, erases {_num(dev.get('erases'), ',')}, "
+            f"GC pages copied {_num(dev.get('gc_pages_copied'), ',')}"
+        )
+        console.print()
+
+
+# --------------------------------------------------------------------------------------
+# ftlab trace stats
+
+TRACE_STATS_KEYS = (
+    "requests",
+    "reads",
+    "writes",
+    "trims",
+    "bytes",
+    "duration_s",
+    "footprint_pages",
+    "lba_min_bytes",
+    "lba_max_bytes",
+)
+
+
+@trace_app.command("stats")
+def trace_stats(
+    file: Annotated[Path, typer.Argument(help="Trace file.", show_default=False)],
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help=f"Trace format: one of {', '.join(_core.TRACE_FORMATS)}.",
+            show_default=False,
+        ),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Print statistics of a trace file.
+
+    Request counts, bytes, duration, footprint and LBA range.
+    """
+    stats = _core.trace_stats(str(file), format)
+    if as_json:
+        print(json.dumps({k: stats[k] for k in TRACE_STATS_KEYS}, indent=2))
+        return
+    table = Table(title=f"{file} ({format})", title_justify="left")
+    table.add_column("statistic")
+    table.add_column("value", justify="right")
+    for key in TRACE_STATS_KEYS:
+        value = stats[key]
+        table.add_row(key, _num(value, ",.6f" if isinstance(value, float) else ","))
+    _stdout().print(table)
+
+
+# --------------------------------------------------------------------------------------
+# ftlab bench
+
+BENCH_KEYS = ("case", "requests", "wall_s", "requests_per_s", "peak_rss_bytes")
+
+
+@app.command()
+def bench(
+    case: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--case",
+            metavar="NAME",
+            help=f"Run only this case (repeatable): one of {', '.join(_core.BENCH_CASES)}.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Measure simulator throughput and peak memory on the bench cases.
+
+    Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
+    """
+    cases = case or list(_core.BENCH_CASES)
+    unknown = [c for c in cases if c not in _core.BENCH_CASES]
+    if unknown:
+        raise _core.UsageError(
+            f"--case: unknown bench case {unknown[0]!r}; valid cases: {', '.join(_core.BENCH_CASES)}"
+        )
+    results = []
+    err = _stderr()
+    for name in cases:
+        with err.status(f"bench {name}"):
+            proc = subprocess.run(
+                [sys.executable, "-m", "ftlab._bench", name],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        if proc.returncode != 0:
+            err.print(Text(proc.stderr.rstrip() or f"bench case {name} failed", style="red"), soft_wrap=True)
+            raise typer.Exit(EXIT_INPUT_ERROR if proc.returncode == EXIT_INPUT_ERROR else 1)
+        result = json.loads(proc.stdout)
+        results.append({k: result[k] for k in BENCH_KEYS})
+    if as_json:
+        print(json.dumps(results, indent=2))
+        return
+    table = Table(title="ftlab bench", title_justify="left")
+    for col in ("case", "requests", "wall s", "requests/s", "peak RSS MB"):
+        table.add_column(col, justify="left" if col == "case" else "right", no_wrap=True)
+    for r in results:
+        table.add_row(
+            r["case"],
+            _num(r["requests"], ","),
+            _num(r["wall_s"], ".3f"),
+            _num(r["requests_per_s"], ",.0f"),
+            _num(r["peak_rss_bytes"] / 1e6, ",.1f"),
+        )
+    _stdout().print(table)
+
+
+# --------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    """Console-script entry point: run the app; report input errors without a traceback."""
+    try:
+        app()
+    except _core.FtlabError as e:
+        _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
+        sys.exit(EXIT_INPUT_ERROR)
+    except OSError as e:
+        # Writing results or reading a file failed outside the core (permissions, disk full).
+        _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,49 @@
+"""Shared fixtures of the Python tests (tests/python): paths, the trace samples, and a
+helper that runs the `ftlab` CLI in a subprocess. Not a test module itself."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def traces_dir() -> Path:
+    """The shared trace samples: $FTLAB_TRACES_DIR, else ../shared/traces next to the repo."""
+    env = os.environ.get("FTLAB_TRACES_DIR")
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "traces"
+
+
+@pytest.fixture
+def trace_file():
+    """trace_file(name) -> Path of a shared sample, or skip the test if it is missing."""
+
+    def get(name: str) -> Path:
+        path = traces_dir() / name
+        if not path.is_file():
+            pytest.skip(f"trace sample {path} not found (set FTLAB_TRACES_DIR to the shared traces)")
+        return path
+
+    return get
+
+
+def run_cli(args: Sequence[str], cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """Run `python -m ftlab ARGS` (the same entry point as the `ftlab` script)."""
+    env = dict(os.environ)
+    env.pop("FORCE_COLOR", None)
+    env["NO_COLOR"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "ftlab", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

@@ -1,0 +1,87 @@
+"""Tests of the `ftlab` command line that do not need the simulator: argument errors (exit
+status 2, a red one-line message on stderr, no traceback), help and version, the bench
+subprocess, and that `ftlab --help` does not import the heavy modules."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import run_cli
+
+from ftlab import _core
+
+
+def assert_input_error(proc: subprocess.CompletedProcess[str]) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+
+
+def test_help_lists_commands():
+    proc = run_cli(["--help"])
+    assert proc.returncode == 0
+    for cmd in ("run", "trace", "bench"):
+        assert cmd in proc.stdout
+
+
+def test_version():
+    proc = run_cli(["--version"])
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"ftlab {_core.version()}"
+
+
+def test_help_is_light():
+    code = (
+        "import sys\n"
+        "from ftlab.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('HEAVY', sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'tomli_w', 'pyarrow'}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "HEAVY []" in out.stdout
+
+
+def test_unknown_command():
+    assert_input_error(run_cli(["frobnicate"]))
+
+
+def test_run_bad_seed():
+    assert_input_error(run_cli(["run", "--seed", "abc"]))
+    assert_input_error(run_cli(["run", "--seed", "-1"]))
+
+
+def test_run_unknown_option():
+    assert_input_error(run_cli(["run", "--no-such-option"]))
+
+
+def test_trace_stats_needs_format(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("")
+    proc = run_cli(["trace", "stats", str(f)])
+    assert_input_error(proc)
+    assert "--format" in proc.stderr
+
+
+def test_trace_stats_unknown_format_lists_valid_names(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("")
+    proc = run_cli(["trace", "stats", str(f), "--format", "bogus"])
+    assert_input_error(proc)
+    assert "bogus" in proc.stderr
+    for name in ("msr", "mqsim", "systor", "spc", "tencent", "alibaba", "blkparse", "fio"):
+        assert name in proc.stderr
+    assert proc.stderr.startswith("error: ")
+    assert proc.stderr.count("\n") == 1, "the message is one line, not wrapped"
+
+
+def test_bench_unknown_case():
+    proc = run_cli(["bench", "--case", "nope"])
+    assert_input_error(proc)
+    for case in _core.BENCH_CASES:
+        assert case in proc.stderr
+
+
+def test_bench_subprocess_usage():
+    proc = subprocess.run([sys.executable, "-m", "ftlab._bench"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "usage" in proc.stderr

@@ -1,0 +1,136 @@
+"""End-to-end tests of `ftlab.run` and `ftlab run` against the real simulator: the
+summary.json layout of the contract, byte-identical summary.json for the same scenario and
+seed, the written files, and input errors (exit 2, message naming file and line or key,
+earlier results untouched). These fail while the core's run_scenario is a stub."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import run_cli
+
+import ftlab
+
+SEED = 7
+OP_KEYS = {"count", "bytes", "iops", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us"}
+DEVICE_KEYS = {
+    "waf",
+    "host_pages_written",
+    "flash_pages_programmed",
+    "gc_pages_copied",
+    "erases",
+    "erase_count_min",
+    "erase_count_max",
+    "erase_count_mean",
+    "sim_time_ns",
+}
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    """One Python-API run of the bundled default scenario with a fixed seed."""
+    calls = []
+    out = tmp_path_factory.mktemp("api") / "out"
+    report = ftlab.run(seed=SEED, out=out, progress=lambda done, total: calls.append((done, total)))
+    return report, out, calls
+
+
+def test_summary_layout(default_run):
+    report, _, _ = default_run
+    s = report.summary
+    assert s["seed"] == SEED
+    assert s["ftlab_version"] == ftlab.__version__
+    assert s["schemes"], "the default scenario compares at least one scheme"
+    for scheme, data in s["schemes"].items():
+        assert DEVICE_KEYS <= set(data["device"]), scheme
+        assert data["tenants"], scheme
+        for tenant, t in data["tenants"].items():
+            for op in ("read", "write"):
+                assert OP_KEYS <= set(t[op]), (scheme, tenant, op)
+            assert {"waf", "gc_pages_copied", "host_pages_written"} <= set(t), (scheme, tenant)
+
+
+def test_timeseries_and_resolved(default_run):
+    report, _, _ = default_run
+    assert report.timeseries.height > 0
+    assert {"scheme", "tenant"} <= set(report.timeseries.columns)
+    assert "seed" in report.resolved_toml
+
+
+def test_progress_reported(default_run):
+    _, _, calls = default_run
+    assert calls
+    assert all(0 <= done <= total for done, total in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_written_files_load_back(default_run):
+    report, out, _ = default_run
+    assert (out / "summary.json").read_text(encoding="utf-8") == report.summary_json
+    back = ftlab.load(out)
+    assert back.summary == report.summary
+    assert back.timeseries.equals(report.timeseries)
+    assert back.resolved_toml == report.resolved_toml
+
+
+def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path):
+    report, _, _ = default_run
+    proc = run_cli(["run", "--seed", str(SEED)], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "results" / "default"
+    # Same scenario and seed: byte-identical summary.json, via the CLI and via the API.
+    assert (out / "summary.json").read_bytes() == report.summary_json.encode("utf-8")
+    assert (out / "timeseries.parquet").is_file()
+    assert (out / "scenario.resolved.toml").is_file()
+    for scheme, data in report.summary["schemes"].items():
+        assert f"scheme: {scheme}" in proc.stdout
+        for tenant in data["tenants"]:
+            assert tenant in proc.stdout
+    assert "device: WAF" in proc.stdout
+
+
+def test_cli_run_scenario_file_default_out_dir(tmp_path):
+    scenario = tmp_path / "mine.toml"
+    scenario.write_text(ftlab.default_scenario_toml())
+    proc = run_cli(["run", str(scenario), "--set", f"seed={SEED}"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "results" / "mine" / "summary.json").read_text())["seed"] == SEED
+
+
+def test_bad_scenario_exits_2_and_keeps_results(tmp_path):
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text("[device\nchannels = 4\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("earlier results")
+    proc = run_cli(["run", str(scenario), "--out", str(out)])
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert re.search(r"bad\.toml:\d+:", proc.stderr), proc.stderr
+    assert (out / "summary.json").read_text() == "earlier results"
+    assert [p.name for p in out.iterdir()] == ["summary.json"]
+
+
+def test_missing_scenario_file(tmp_path):
+    proc = run_cli(["run", "missing.toml"], cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "missing.toml" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_unknown_override_key(tmp_path):
+    proc = run_cli(["run", "--set", "no_such_section.knob=1"], cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "no_such_section" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_api_errors():
+    with pytest.raises(ftlab.InputError):
+        ftlab.run("definitely-missing.toml")
+    with pytest.raises(ftlab.ConfigError) as info:
+        ftlab.run({"no_such_key": 1})
+    assert "no_such_key" in str(info.value)

@@ -1,0 +1,110 @@
+"""Tests of scenario dicts: their conversion to TOML, and how `ftlab.run` hands a dict, a path
+or nothing to the core (with `ftlab._core.run` replaced by a recorder: no simulation here)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import ftlab
+from ftlab import _core
+from ftlab.api import scenario_to_toml
+
+
+def test_nested_dict_round_trips():
+    scenario = {
+        "seed": 42,
+        "device": {"preset": "upi", "channels": 4, "op": 0.07},
+        "tenants": [
+            {"name": "a", "workload": {"kind": "zipf", "theta": 0.99}},
+            {"name": "b", "workload": {"kind": "trace", "format": "msr", "path": Path("t/hm0.csv")}},
+        ],
+        "schemes": ["unified", "upi"],
+    }
+    text = scenario_to_toml(scenario)
+    back = tomllib.loads(text)
+    expected = dict(scenario)
+    expected["tenants"] = [
+        scenario["tenants"][0],
+        {"name": "b", "workload": {"kind": "trace", "format": "msr", "path": os.fspath(Path("t/hm0.csv"))}},
+    ]
+    assert back == expected
+
+
+def test_none_value_names_its_key():
+    with pytest.raises(_core.ConfigError) as info:
+        scenario_to_toml({"device": {"channels": None}})
+    assert info.value.key == "device.channels"
+    assert "device.channels" in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_none_in_list_names_its_index():
+    with pytest.raises(ftlab.ConfigError) as info:
+        scenario_to_toml({"tenants": [{"name": "a"}, {"name": None}]})
+    assert info.value.key == "tenants[1].name"
+
+
+class Recorder:
+    """Stands in for ftlab._core.run and records its arguments."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, **kwargs):
+        self.calls.append(kwargs)
+        return {
+            "summary_json": '{"schemes": {}, "seed": 1}',
+            "resolved_toml": "seed = 1\n",
+            "timeseries": {"t": [1, 2]},
+            "timeseries_types": {"t": "u64"},
+        }
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    rec = Recorder()
+    monkeypatch.setattr(_core, "run", rec)
+    return rec
+
+
+def test_run_dict_passes_toml_text_and_cwd(recorder, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    report = ftlab.run({"seed": 3, "device": {"channels": 2}}, seed=9, set=["device.channels=4"])
+    (call,) = recorder.calls
+    assert tomllib.loads(call["text"]) == {"seed": 3, "device": {"channels": 2}}
+    assert Path(call["base_dir"]) == tmp_path
+    assert call["name"] == "<dict>"
+    assert "source_path" not in call
+    assert call["seed"] == 9
+    assert call["overrides"] == ["device.channels=4"]
+    assert report.summary == {"schemes": {}, "seed": 1}
+
+
+def test_run_path_and_default(recorder, tmp_path):
+    ftlab.run(tmp_path / "s.toml")
+    ftlab.run(str(tmp_path / "s.toml"))
+    ftlab.run()
+    assert recorder.calls[0]["source_path"] == str(tmp_path / "s.toml")
+    assert recorder.calls[1]["source_path"] == str(tmp_path / "s.toml")
+    assert "source_path" not in recorder.calls[2] and "text" not in recorder.calls[2]
+
+
+def test_run_single_override_string_and_progress(recorder):
+    seen = []
+    ftlab.run(set="seed=5", progress=seen.append)
+    assert recorder.calls[0]["overrides"] == ["seed=5"]
+    assert recorder.calls[0]["progress"] == seen.append
+
+
+def test_run_with_out_writes_report(recorder, tmp_path):
+    ftlab.run(out=tmp_path / "r")
+    assert (tmp_path / "r" / "summary.json").read_text() == '{"schemes": {}, "seed": 1}'
+
+
+def test_run_rejects_other_types(recorder):
+    with pytest.raises(TypeError):
+        ftlab.run(42)  # type: ignore[arg-type]

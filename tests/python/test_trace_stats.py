@@ -1,0 +1,58 @@
+"""Tests of `ftlab trace stats` on the shared real trace samples (../shared/traces, or
+$FTLAB_TRACES_DIR); each test skips, with the reason, if its sample is missing. These need
+the core's trace parsers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_cli
+
+KEYS = {
+    "requests",
+    "reads",
+    "writes",
+    "trims",
+    "bytes",
+    "duration_s",
+    "footprint_pages",
+    "lba_min_bytes",
+    "lba_max_bytes",
+}
+
+SAMPLES = [
+    ("msr-hm0-sample.csv", "msr", 1000),
+    ("systor17-sample.csv", "systor", 999),
+    ("tpcc-small.trace", "mqsim", 6999),
+]
+
+
+@pytest.mark.parametrize(("name", "fmt", "requests"), SAMPLES)
+def test_trace_stats_json(trace_file, name, fmt, requests):
+    path = trace_file(name)
+    proc = run_cli(["trace", "stats", str(path), "--format", fmt, "--json"])
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(proc.stdout)
+    assert set(stats) == KEYS
+    assert stats["requests"] == requests
+    assert stats["reads"] + stats["writes"] + stats["trims"] == requests
+    assert stats["bytes"] > 0
+    assert stats["duration_s"] > 0
+    assert 0 < stats["footprint_pages"]
+    assert stats["lba_min_bytes"] <= stats["lba_max_bytes"]
+
+
+def test_trace_stats_table(trace_file):
+    path = trace_file("msr-hm0-sample.csv")
+    proc = run_cli(["trace", "stats", str(path), "--format", "msr"])
+    assert proc.returncode == 0, proc.stderr
+    for key in KEYS:
+        assert key in proc.stdout
+
+
+def test_trace_stats_python(trace_file):
+    import ftlab
+
+    stats = ftlab.trace_stats(str(trace_file("systor17-sample.csv")), "systor")
+    assert set(stats) == KEYS
