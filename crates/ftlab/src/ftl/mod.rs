@@ -102,6 +102,8 @@ impl Ftl {
         let page_full = (info.write_ptr % g.units_per_page == 0).then(|| (block, info.write_ptr / g.units_per_page - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
+            let f = self.frontier_idx(key, die);
+            self.frontiers[f] = NONE;
         }
         if key.class == WriteClass::Host {
             let idx = self.cursor_idx(key.tenant, key.stream);
@@ -124,10 +126,12 @@ impl Ftl {
             return None;
         }
         info.write_ptr += g.units_per_page - fill;
+        let page = info.write_ptr / g.units_per_page - 1;
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
+            let f = self.frontier_idx(key, die);
+            self.frontiers[f] = NONE;
         }
-        let page = info.write_ptr / g.units_per_page - 1;
         if key.class == WriteClass::Host {
             let idx = self.cursor_idx(key.tenant, key.stream);
             self.host_cursor[idx] = NONE;
@@ -245,8 +249,14 @@ impl Ftl {
     fn open_block(&mut self, key: FrontierKey, die: DieIdx) -> Result<BlockIdx, NoSpace> {
         let idx = self.frontier_idx(key, die);
         let current = self.frontiers[idx];
-        if current != NONE && self.blocks.get(BlockIdx(current)).write_ptr < self.geometry.units_per_block {
-            return Ok(BlockIdx(current));
+        // A frontier block that filled up may since have been collected and reused: only an
+        // Open block with this key's owner is still this frontier's.
+        if current != NONE {
+            let info = self.blocks.get(BlockIdx(current));
+            if info.state == BlockState::Open {
+                assert!(info.owner == key.tenant && info.class == key.class && info.stream == key.stream, "frontier block {current} reused");
+                return Ok(BlockIdx(current));
+            }
         }
         let reserve = if key.class == WriteClass::Host { self.params.host_reserve_blocks } else { 0 };
         if self.blocks.free_count(die) <= reserve {
