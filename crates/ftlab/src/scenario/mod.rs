@@ -108,7 +108,7 @@ pub struct FtlConfig {
     #[serde(default = "default_policy")]
     pub gc_policy: VictimPolicy,
     /// Foreground GC starts on a die when its free blocks fall below this. Default:
-    /// max(3, blocks_per_die / 128).
+    /// max(gc_reserve_blocks + 4, blocks_per_die / 100).
     pub gc_low_watermark_blocks: Option<u32>,
     /// Background GC runs on an idle die while its free blocks are below this. Default:
     /// 2 x the low watermark.

@@ -165,7 +165,7 @@ fn check_timing(s: &Scenario) -> Check {
 fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     let f = &mut s.ftl;
     let bpd = g.blocks_per_die;
-    let low = *f.gc_low_watermark_blocks.get_or_insert((bpd / 128).max(3));
+    let low = *f.gc_low_watermark_blocks.get_or_insert((bpd / 100).max(f.gc_reserve_blocks + 4));
     let high = *f.gc_high_watermark_blocks.get_or_insert(low * 2);
     if low < 2 || low > bpd / 2 {
         return err("ftl.gc_low_watermark_blocks", format!("must be in [2, {}] (half the {bpd} blocks per die), got {low}", bpd / 2));
