@@ -212,7 +212,8 @@ fn run_one(
     Ok(sim.finish(scheme_name))
 }
 
-fn precondition(s: &Scenario, sim: &mut Simulation) {
+/// Precondition `sim` as the scenario says (seeded from the scenario seed).
+pub fn precondition(s: &Scenario, sim: &mut Simulation) {
     let gc = PreconditionGc { low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"), policy: s.ftl.gc_policy };
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
     sim.precondition(&s.precondition, gc, &mut rng);

@@ -223,6 +223,36 @@ impl Ftl {
         self.blocks.release(g.die_of_block(block), block);
     }
 
+    /// Check the mapping's invariants over the whole device (tests; O(device)): L2P and P2L
+    /// are inverse, every block's valid count matches its P2L entries, and (with the oracle)
+    /// every logical page reads back its latest version. Panics on the first violation.
+    pub fn check_consistency(&mut self) {
+        let g = self.geometry;
+        let mut valid = vec![0u32; g.n_blocks as usize];
+        for (ppa, &lpn) in self.p2l.iter().enumerate() {
+            if lpn == NONE {
+                continue;
+            }
+            let block = ppa as u32 / g.units_per_block;
+            let owner = self.blocks.info[block as usize].owner;
+            assert_ne!(owner, OWNER_NONE, "unit {ppa} valid in an unowned block");
+            assert_eq!(self.l2p[owner as usize][lpn as usize], ppa as u32, "P2L of unit {ppa} disagrees with L2P");
+            valid[block as usize] += 1;
+        }
+        for (b, info) in self.blocks.info.iter().enumerate() {
+            assert_eq!(info.valid_units, valid[b], "valid count of block {b}");
+            assert!(info.state != BlockState::Free || info.valid_units == 0, "free block {b} holds data");
+        }
+        for table in &self.l2p {
+            for &ppa in table {
+                assert!(ppa == NONE || self.p2l[ppa as usize] != NONE, "L2P points at invalid unit {ppa}");
+            }
+        }
+        if let Some(o) = &mut self.oracle {
+            o.check_all(&self.l2p);
+        }
+    }
+
     fn remap(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
         let g = self.geometry;
         let block = g.block_of(ppa);

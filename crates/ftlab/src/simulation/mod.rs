@@ -211,9 +211,16 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// The FTL (for tests and preconditioning).
+    /// The FTL (for tests).
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
+    }
+
+    /// Full sweep of the FTL's invariants and, with `[check] integrity`, of every logical
+    /// page against the oracle (tests). Returns the oracle checks done so far.
+    pub fn check_integrity(&mut self) -> u64 {
+        self.ftl.check_consistency();
+        self.ftl.oracle.as_ref().map_or(0, |o| o.checks)
     }
 
     /// Fill the namespaces before the timed run (see `precondition`).

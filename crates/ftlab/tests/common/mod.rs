@@ -1,0 +1,41 @@
+//! Shared helpers of the integration tests: small scenarios, running them, reading results.
+//! Not a test itself.
+#![allow(dead_code)]
+
+use ftlab::api::{self, RunOptions, ScenarioSource};
+use std::path::PathBuf;
+
+/// A scenario on the `tiny` device with `tenants` (TOML `[[tenants]]` blocks) and `extra`
+/// top-level tables, integrity oracle on.
+pub fn tiny(schemes: &[&str], extra: &str, tenants: &str) -> String {
+    let schemes = schemes.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+    format!("seed = 7\nschemes = [{schemes}]\n[device]\npreset = \"tiny\"\n[check]\nintegrity = true\n{extra}\n{tenants}")
+}
+
+/// Run scenario text and return the parsed summary.json.
+pub fn run(text: &str, overrides: &[&str]) -> serde_json::Value {
+    let out = run_raw(text, overrides).unwrap_or_else(|e| panic!("scenario failed: {e}"));
+    serde_json::from_str(&out.summary_json).expect("summary.json parses")
+}
+
+pub fn run_raw(text: &str, overrides: &[&str]) -> Result<api::RunOutput, ftlab::FtlabError> {
+    let source = ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "test.toml".into() };
+    let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect() };
+    api::run_scenario(&source, &opts, &mut |_| {})
+}
+
+/// A fresh file under the system temp dir holding `content`; returns its path.
+pub fn temp_file(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlab-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, content).expect("write temp file");
+    path
+}
+
+/// `summary.schemes.<scheme>.tenants.<tenant>.<op>.<key>` as f64.
+pub fn metric(summary: &serde_json::Value, scheme: &str, tenant: &str, op: &str, key: &str) -> f64 {
+    summary["schemes"][scheme]["tenants"][tenant][op][key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {scheme}.{tenant}.{op}.{key} in summary"))
+}
