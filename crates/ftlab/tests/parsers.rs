@@ -6,6 +6,9 @@
 //! Not here: the simulator, the CLI, or file opening by the API; expected values are
 //! computed in the tests from the raw text, never through the parsers under test.
 
+mod common;
+use common::traces_dir;
+
 use ftlab::workload::stats::{trace_stats, TraceStats};
 use ftlab::workload::{read_trace, IoOp, TraceError, TraceFormat, TraceRecord, MAX_LINE_BYTES};
 use ftlab::SimTime;
@@ -497,21 +500,6 @@ fn fio_malformations() {
 }
 
 // ----- real samples in shared/traces -------------------------------------------------------
-
-/// `$FTLAB_TRACES_DIR`, else `shared/traces` beside the repository; `None` (with the reason
-/// printed) when it does not exist.
-fn traces_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("FTLAB_TRACES_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipping: no trace samples at {} (set FTLAB_TRACES_DIR)", dir.display());
-        None
-    }
-}
 
 /// The raw text of a sample and its records parsed by streaming from the file itself.
 fn sample(name: &str, format: TraceFormat) -> Option<(String, Vec<TraceRecord>)> {

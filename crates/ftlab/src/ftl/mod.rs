@@ -7,6 +7,7 @@
 pub mod blocks;
 pub mod gc;
 pub mod oracle;
+pub mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::sim::time::SimTime;
@@ -70,8 +71,8 @@ impl Ftl {
         let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units()));
         Ftl {
             blocks: Blocks::new(&geometry, params.dynamic_wear_leveling),
-            l2p: params.namespace_units.iter().map(|&n| vec![NONE; n as usize]).collect(),
-            p2l: vec![NONE; geometry.n_units() as usize],
+            l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
+            p2l: table::filled_u32(geometry.n_units() as usize, NONE),
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize],
             host_cursor: vec![NONE; n_tenants * params.physical_streams as usize],
             oracle,

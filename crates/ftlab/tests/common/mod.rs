@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use ftlab::api::{self, RunOptions, ScenarioSource};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A scenario on the `tiny` device with `tenants` (TOML `[[tenants]]` blocks) and `extra`
 /// top-level tables, integrity oracle on.
@@ -38,4 +38,19 @@ pub fn metric(summary: &serde_json::Value, scheme: &str, tenant: &str, op: &str,
     summary["schemes"][scheme]["tenants"][tenant][op][key]
         .as_f64()
         .unwrap_or_else(|| panic!("no {scheme}.{tenant}.{op}.{key} in summary"))
+}
+
+/// `$FTLAB_TRACES_DIR`, else `shared/traces` beside the repository; `None` (with the reason
+/// printed) when it does not exist.
+pub fn traces_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("FTLAB_TRACES_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipping: no trace samples at {} (set FTLAB_TRACES_DIR)", dir.display());
+        None
+    }
 }
