@@ -39,6 +39,13 @@ class RunResult(TypedDict):
     timeseries: dict[str, list[str] | list[float] | list[int]]
     # Column name -> "str" | "f64" | "u64".
     timeseries_types: dict[str, str]
+    # One row per scheme, tenant, op ("read" | "write" | "trim") and histogram bucket:
+    # scheme, tenant, op, latency_us, cdf.
+    latency_cdf: dict[str, list[str] | list[float] | list[int]]
+    latency_cdf_types: dict[str, str]
+    # One row per scheme and block: scheme, channel, die, block, erase_count.
+    wear: dict[str, list[str] | list[float] | list[int]]
+    wear_types: dict[str, str]
 
 class TraceStats(TypedDict):
     requests: int

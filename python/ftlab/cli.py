@@ -97,7 +97,7 @@ def run(
 ) -> None:
     """Run a scenario's schemes, write its results and print one table per scheme.
 
-    Writes summary.json, timeseries.parquet and scenario.resolved.toml into --out.
+    Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet and scenario.resolved.toml into --out.
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -127,9 +127,9 @@ def run(
 
 
 def _written_files() -> list[str]:
-    from ftlab.report import RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE
+    from ftlab.report import LATENCY_CDF_FILE, RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE, WEAR_FILE
 
-    return [SUMMARY_FILE, TIMESERIES_FILE, RESOLVED_FILE]
+    return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE]
 
 
 def _num(value: Any, fmt: str) -> str:

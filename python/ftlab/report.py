@@ -23,6 +23,8 @@ StrPath = Union[str, "os.PathLike[str]"]
 
 SUMMARY_FILE = "summary.json"
 TIMESERIES_FILE = "timeseries.parquet"
+LATENCY_CDF_FILE = "latency_cdf.parquet"
+WEAR_FILE = "wear.parquet"
 RESOLVED_FILE = "scenario.resolved.toml"
 
 # Column type names of `_core.run(...)["timeseries_types"]` -> polars dtype names.
@@ -30,12 +32,24 @@ _DTYPES = {"str": "String", "f64": "Float64", "u64": "UInt64"}
 
 
 class Report:
-    """The results of one `ftlab.run`: summary, time series and resolved scenario."""
+    """The results of one `ftlab.run`: summary, time series, latency CDFs, wear and the
+    resolved scenario."""
 
-    def __init__(self, summary_json: str, resolved_toml: str, timeseries: pl.DataFrame) -> None:
+    def __init__(
+        self,
+        summary_json: str,
+        resolved_toml: str,
+        timeseries: pl.DataFrame,
+        latency_cdf: pl.DataFrame | None = None,
+        wear: pl.DataFrame | None = None,
+    ) -> None:
         self.summary_json = summary_json
         self.resolved_toml = resolved_toml
         self.timeseries = timeseries
+        #: Empirical latency CDFs: scheme, tenant, op, latency_us, cdf (None if not recorded).
+        self.latency_cdf = latency_cdf
+        #: Erase count per block at the end: scheme, channel, die, block, erase_count.
+        self.wear = wear
         self._summary: dict[str, Any] | None = None
 
     @property
@@ -48,22 +62,18 @@ class Report:
     @classmethod
     def from_core(cls, out: Mapping[str, Any]) -> Report:
         """Build a Report from the dict `ftlab._core.run` returns."""
-        import polars as pl
-
-        columns: Mapping[str, list[Any]] = out["timeseries"]
-        types: Mapping[str, str] = out.get("timeseries_types", {})
-        schema = {
-            name: getattr(pl, _DTYPES[types[name]]) if name in types else None
-            for name in columns
-        }
-        if all(dtype is not None for dtype in schema.values()):
-            frame = pl.DataFrame(dict(columns), schema=schema)
-        else:
-            frame = pl.DataFrame(dict(columns))
-        return cls(out["summary_json"], out["resolved_toml"], frame)
+        frames = {name: _frame(out[name], out.get(f"{name}_types", {})) for name in ("timeseries", "latency_cdf", "wear") if name in out}
+        return cls(
+            out["summary_json"],
+            out["resolved_toml"],
+            frames["timeseries"],
+            frames.get("latency_cdf"),
+            frames.get("wear"),
+        )
 
     def write(self, out_dir: StrPath) -> Path:
-        """Write summary.json, timeseries.parquet and scenario.resolved.toml into `out_dir`
+        """Write summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet and
+        scenario.resolved.toml into `out_dir`
         (created if missing). Each file is first written in full to a temporary file in
         `out_dir` and then renamed over its target, so an error leaves every earlier file
         of that name intact. Returns the directory."""
@@ -71,15 +81,16 @@ class Report:
         out.mkdir(parents=True, exist_ok=True)
         summary = self.summary_json.encode("utf-8")
         resolved = self.resolved_toml.encode("utf-8")
-        timeseries = self.timeseries
-        write_files_atomically(
-            out,
-            {
-                SUMMARY_FILE: lambda p: _write_bytes(p, summary),
-                TIMESERIES_FILE: lambda p: timeseries.write_parquet(p),
-                RESOLVED_FILE: lambda p: _write_bytes(p, resolved),
-            },
-        )
+        files = {
+            SUMMARY_FILE: lambda p: _write_bytes(p, summary),
+            TIMESERIES_FILE: lambda p, f=self.timeseries: f.write_parquet(p),
+            RESOLVED_FILE: lambda p: _write_bytes(p, resolved),
+        }
+        if self.latency_cdf is not None:
+            files[LATENCY_CDF_FILE] = lambda p, f=self.latency_cdf: f.write_parquet(p)
+        if self.wear is not None:
+            files[WEAR_FILE] = lambda p, f=self.wear: f.write_parquet(p)
+        write_files_atomically(out, files)
         return out
 
     def __repr__(self) -> str:
@@ -95,7 +106,18 @@ def load(run_dir: StrPath) -> Report:
     summary = (d / SUMMARY_FILE).read_bytes().decode("utf-8")
     resolved = (d / RESOLVED_FILE).read_bytes().decode("utf-8")
     timeseries = pl.read_parquet(d / TIMESERIES_FILE)
-    return Report(summary, resolved, timeseries)
+    optional = {name: pl.read_parquet(d / name) if (d / name).exists() else None for name in (LATENCY_CDF_FILE, WEAR_FILE)}
+    return Report(summary, resolved, timeseries, optional[LATENCY_CDF_FILE], optional[WEAR_FILE])
+
+
+def _frame(columns: Mapping[str, list[Any]], types: Mapping[str, str]) -> pl.DataFrame:
+    """A DataFrame of core table columns with exact dtypes where the core gave them."""
+    import polars as pl
+
+    schema = {name: getattr(pl, _DTYPES[types[name]]) if name in types else None for name in columns}
+    if all(dtype is not None for dtype in schema.values()):
+        return pl.DataFrame(dict(columns), schema=schema)
+    return pl.DataFrame(dict(columns))
 
 
 def _write_bytes(path: str, data: bytes) -> None:

@@ -189,12 +189,14 @@ fn run<'py>(
         Err(Some(e)) => return Err(e),
         Err(None) => return Err(FtlabError::new_err("run cancelled")),
     };
-    let (columns, types) = table_to_py(py, &out.timeseries)?;
     let d = PyDict::new(py);
+    for (name, table) in [("timeseries", &out.timeseries), ("latency_cdf", &out.latency_cdf), ("wear", &out.wear)] {
+        let (columns, types) = table_to_py(py, table)?;
+        d.set_item(name, columns)?;
+        d.set_item(format!("{name}_types"), types)?;
+    }
     d.set_item("summary_json", out.summary_json)?;
     d.set_item("resolved_toml", out.resolved_toml)?;
-    d.set_item("timeseries", columns)?;
-    d.set_item("timeseries_types", types)?;
     Ok(d)
 }
 

@@ -7,7 +7,7 @@ use crate::metrics::report;
 use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
-use crate::simulation::{PreconditionGc, Simulation};
+use crate::simulation::{PreconditionGc, RunTables, Simulation};
 use crate::stream;
 use crate::workload::generator::Generator;
 use crate::workload::stats::TraceStats;
@@ -68,6 +68,10 @@ pub struct RunOutput {
     pub resolved_toml: String,
     /// One row per scheme, tenant and window.
     pub timeseries: Table,
+    /// Empirical latency CDFs: one row per scheme, tenant, op and histogram bucket.
+    pub latency_cdf: Table,
+    /// Erase count per block at the end: one row per scheme and block.
+    pub wear: Table,
 }
 
 /// One `ftlab bench` case.
@@ -100,7 +104,7 @@ pub fn run_scenario(
     let n = s.schemes.len() as u64;
     let horizon = horizon(&s);
     let mut results = Vec::new();
-    let mut tables = Vec::new();
+    let (mut ts, mut cdf, mut wear) = (Vec::new(), Vec::new(), Vec::new());
     for (i, scheme_name) in s.schemes.iter().enumerate() {
         let mut report_progress = |now: SimTime| {
             let frac = horizon.map_or(0, |h| (now.ns() as u128 * 1000 / h.ns().max(1) as u128).min(1000) as u64);
@@ -109,12 +113,16 @@ pub fn run_scenario(
         let (result, table) = run_one(&s, scheme_name, &base_dir, &name, &mut report_progress)?;
         progress(Progress { done: (i as u64 + 1) * 1000, total: n * 1000 });
         results.push(result);
-        tables.push((scheme_name.clone(), table));
+        ts.push((scheme_name.clone(), table.timeseries));
+        cdf.push((scheme_name.clone(), table.latency_cdf));
+        wear.push((scheme_name.clone(), table.wear));
     }
     Ok(RunOutput {
         summary_json: report::summary_json(s.seed, &s.name, &results),
         resolved_toml: scenario::to_toml(&s),
-        timeseries: concat_tables(tables),
+        timeseries: concat_tables(ts),
+        latency_cdf: concat_tables(cdf),
+        wear: concat_tables(wear),
     })
 }
 
@@ -205,7 +213,7 @@ fn run_one(
     base_dir: &Path,
     file: &str,
     progress: &mut dyn FnMut(SimTime),
-) -> Result<(report::SchemeResult, Table), FtlabError> {
+) -> Result<(report::SchemeResult, RunTables), FtlabError> {
     let mut sim = build_simulation(s, scheme_name, base_dir, file)?;
     precondition(s, &mut sim);
     sim.run(progress)?;
@@ -285,37 +293,42 @@ fn io_error(path: &Path, e: std::io::Error) -> FtlabError {
     FtlabError::Io { path: path.display().to_string(), reason: e.to_string() }
 }
 
-/// Stack the schemes' tables with a leading `scheme` column; a column some scheme lacks is
-/// NaN in its rows.
+/// Stack the schemes' tables with a leading `scheme` column; an f64 column some scheme lacks
+/// is NaN in its rows (columns of other types must exist in every table).
 fn concat_tables(tables: Vec<(String, Table)>) -> Table {
-    let mut names: Vec<String> = Vec::new();
+    let mut out: Vec<(String, Column)> = Vec::new();
     for (_, t) in &tables {
-        for (n, _) in &t.columns {
-            if !names.contains(n) {
-                names.push(n.clone());
+        for (n, c) in &t.columns {
+            if !out.iter().any(|(o, _)| o == n) {
+                out.push((n.clone(), empty_like(c)));
             }
         }
     }
     let mut scheme_col = Vec::new();
-    let mut cols: Vec<Column> = names
-        .iter()
-        .map(|n| if n == "tenant" { Column::Str(Vec::new()) } else { Column::F64(Vec::new()) })
-        .collect();
     for (scheme, t) in tables {
         let rows = t.columns.first().map_or(0, |(_, c)| col_len(c));
         scheme_col.extend(std::iter::repeat_n(scheme, rows));
-        for (name, out) in names.iter().zip(cols.iter_mut()) {
-            match (t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c), out) {
+        for (name, acc) in out.iter_mut() {
+            match (t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c), acc) {
                 (Some(Column::Str(v)), Column::Str(o)) => o.extend(v.iter().cloned()),
                 (Some(Column::F64(v)), Column::F64(o)) => o.extend(v.iter().copied()),
+                (Some(Column::U64(v)), Column::U64(o)) => o.extend(v.iter().copied()),
                 (None, Column::F64(o)) => o.extend(std::iter::repeat_n(f64::NAN, rows)),
-                (c, _) => panic!("time-series column {name} changes type: {c:?}"),
+                (c, _) => panic!("table column {name} missing or changing type: {c:?}"),
             }
         }
     }
     let mut columns = vec![("scheme".to_string(), Column::Str(scheme_col))];
-    columns.extend(names.into_iter().zip(cols));
+    columns.extend(out);
     Table { columns }
+}
+
+fn empty_like(c: &Column) -> Column {
+    match c {
+        Column::Str(_) => Column::Str(Vec::new()),
+        Column::F64(_) => Column::F64(Vec::new()),
+        Column::U64(_) => Column::U64(Vec::new()),
+    }
 }
 
 fn col_len(c: &Column) -> usize {

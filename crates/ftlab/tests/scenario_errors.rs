@@ -13,7 +13,7 @@ namespace_fraction = 0.5
 requests = 10
 "#.to_string()
 }
-fn run(t: &str, o: &[&str]) -> String {
+fn run(t: &str, o: &[String]) -> String {
     let src = ScenarioSource::Text { text: t.to_string(), base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces"), name: "test.toml".into() };
     let opts = RunOptions { seed: None, overrides: o.iter().map(|s| s.to_string()).collect() };
     let t = t.to_string();
@@ -24,41 +24,30 @@ fn run(t: &str, o: &[&str]) -> String {
 fn explore() {
     let b = base();
     let tr = b.replace("[tenants.synthetic]\nrequests = 10", "[tenants.trace]\npath = \"msr.csv\"\nformat = \"msr\"");
-    let cases: Vec<(&str, String, Vec<&str>)> = vec![
-        ("ok", b.clone(), vec![]),
-        //("start huge", b.clone(), vec!["tenants.0.start_s=1e300"]),
-        ("start+dur inf", b.clone(), vec!["tenants.0.start_s=1e308", "tenants.0.duration_s=1e308"]),
-        //("start 1e10", b.clone(), vec!["tenants.0.start_s=1e10", "measure.window_s=86400"]),
-        ("cmd max", b.clone(), vec!["device.timing.command_ns=18446744073709551615"]),
-        ("warmup huge", b.clone(), vec!["measure.warmup_s=1e300"]),
-        ("ns gib tiny", b.clone(), vec!["tenants.0.namespace_gib=1e-12", "tenants.0.namespace_fraction=0.0"]),
-        ("trace ok", tr.clone(), vec![]),
-        ("trace ts huge", tr.clone(), vec!["tenants.0.trace.time_scale=1e300"]),
-        ("trace missing", tr.clone(), vec!["tenants.0.trace.path=nope.csv"]),
-        ("trace scale", tr.clone(), vec!["tenants.0.trace.address_map=scale"]),
-        ("trace reject", tr.clone(), vec!["tenants.0.trace.address_map=reject"]),
-        ("trace maxreq0", tr.clone(), vec!["tenants.0.trace.max_requests=0"]),
-        ("part die overflow", b.clone(), vec!["schemes=[\"partitioned\"]", "scheme.partitioned.by=die", "scheme.partitioned.shares=[4294967295, 5]"]),
-        ("part die overflow2", b.clone(), vec!["schemes=[\"partitioned\"]", "scheme.partitioned.by=channel", "scheme.partitioned.shares=[4294967295, 3]"]),
-        ("big sizes", b.clone(), vec!["tenants.0.synthetic.sizes=[{bytes=1048576}]", "tenants.0.namespace_fraction=0.001"]),
-        ("reserve big", b.clone(), vec!["ftl.gc_reserve_blocks=4294967295"]),
-        ("low big", b.clone(), vec!["ftl.gc_low_watermark_blocks=4294967295"]),
-        ("wb", b.clone(), vec!["ftl.write_buffer_bytes=65536"]),
-        ("qd 65536", b.clone(), vec!["tenants.0.queue_depth=65536"]),
-        ("swl gap", b.clone(), vec!["ftl.static_wear_leveling_gap=1"]),
-        ("op 4", b.clone(), vec!["device.over_provisioning=4"]),
-        ("op tiny", b.clone(), vec!["device.over_provisioning=1e-300", "tenants.0.namespace_fraction=1.0"]),
-        ("bigpage", b.clone(), vec!["device.page_bytes=65536", "device.mapping_unit_bytes=4096"]),
-        ("unit 512", b.clone(), vec!["device.mapping_unit_bytes=512"]),
-        ("streams 16", b.clone(), vec!["ftl.physical_streams=16"]),
-        ("align 512", b.clone(), vec!["tenants.0.synthetic.align_bytes=512", "tenants.0.synthetic.sizes=[{bytes=512}]"]),
-        ("fixed closed", b.clone(), vec!["tenants.0.synthetic.arrival=closed"]),
-        ("fill 1 op tiny", b.clone(), vec!["precondition.fill_fraction=1.0", "tenants.0.namespace_fraction=1.0", "device.over_provisioning=0.001"]),
-        ("dur tiny", b.clone(), vec!["measure.duration_s=1e-9"]),
-        ("tenant dur tiny", b.clone(), vec!["tenants.0.duration_s=1e-300"]),
-        ("dram", b.clone(), vec!["ftl.dram_latency_us=0.001"]),
-        ("erase small", b.clone(), vec!["device.timing.read_us=1e-9", "device.timing.program_us=1e-9", "device.timing.erase_us=1e-9"]),
-        ("many tenants partitioned", b.clone(), vec!["schemes=[\"partitioned\"]", "scheme.partitioned.by=die", "scheme.partitioned.shares=[4]", "tenants.0.namespace_fraction=1.0"]),
+    let two = b.clone() + "[[tenants]]\nname = \"b\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nrequests = 20\n";
+    let mq = b.replace("[tenants.synthetic]\nrequests = 10", "[tenants.trace]\npath = \"mqsim.trace\"\nformat = \"mqsim\"");
+    let gib = b.replace("namespace_fraction = 0.5", "namespace_gib = 1e-12");
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let cases: Vec<(String, String, Vec<String>)> = vec![
+        ("mq ok".into(), mq.clone(), s(&[])),
+        ("mq ts huge".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e300"])),
+        ("mq ts 1e12".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e12"])),
+        ("mq maxreq 0".into(), mq.clone(), s(&["tenants.0.trace.max_requests=0"])),
+        ("mq closed".into(), mq.clone(), s(&["tenants.0.trace.replay=closed"])),
+        ("cmd i64max".into(), b.clone(), s(&["device.timing.command_ns=9223372036854775807"])),
+        ("cmd 1e12".into(), b.clone(), s(&["device.timing.command_ns=1000000000000"])),
+        ("part die ovf".into(), two.clone(), s(&["schemes=[\"partitioned\"]", "scheme.partitioned.by=\"die\"", "scheme.partitioned.shares=[4294967295, 5]"])),
+        ("part ch ovf".into(), two.clone(), s(&["schemes=[\"partitioned\"]", "scheme.partitioned.shares=[4294967295, 3]"])),
+        ("gib tiny".into(), gib.clone(), s(&[])),
+        ("start 1.8e10".into(), b.clone(), s(&["tenants.0.start_s=1.8e10", "measure.window_s=86400"])),
+        ("start 1e9 dur 1e10".into(), b.clone(), s(&["tenants.0.start_s=1e9", "tenants.0.duration_s=1.8e10", "measure.window_s=86400"])),
+        ("warmup>dur".into(), b.clone(), s(&["measure.warmup_s=5", "measure.duration_s=1"])),
+        ("read_us 1e6 many".into(), b.clone(), s(&["device.timing.read_us=1e6", "device.timing.program_us=1e6","device.timing.erase_us=1e6", "measure.window_s=86400"])),
+        ("reserve 40".into(), b.clone(), s(&["ftl.gc_reserve_blocks=40"])),
+        ("low 20".into(), b.clone(), s(&["ftl.gc_low_watermark_blocks=20"])),
+        ("fill seq".into(), b.clone(), s(&["precondition.order=sequential", "precondition.fill_fraction=1"])),
+        ("ns 2 full".into(), two.clone(), s(&["tenants.1.namespace_fraction=0.6"])),
+        ("257 names".into(), two.clone(), s(&["tenants.b.name=web"])),
     ];
     for (n, t, o) in cases {
         println!("{n}: {:?} => {}", o, run(&t, &o));

@@ -7,7 +7,7 @@ use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, NONE};
 use crate::sched::OpClass;
-use crate::scheme::ReadPlan;
+use crate::scheme::{Admission, ReadPlan};
 use crate::workload::IoOp;
 
 impl Simulation<'_> {
@@ -26,6 +26,14 @@ impl Simulation<'_> {
                 if tenant.arrival_at.is_none() {
                     self.tenants[ti].arrival_at = Some(req.arrival);
                     self.events.push(req.arrival, Event::Arrival(t));
+                }
+                break;
+            }
+            if let Admission::Defer(at) = self.scheme.admit(t, req.op, self.now) {
+                assert!(at > self.now, "admission deferred to the past");
+                if self.tenants[ti].arrival_at.is_none_or(|a| a > at) {
+                    self.tenants[ti].arrival_at = Some(at);
+                    self.events.push(at, Event::Arrival(t));
                 }
                 break;
             }

@@ -22,7 +22,7 @@ use crate::sim::events::EventQueue;
 use crate::sim::slab::Slab;
 use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
-use crate::api::Table;
+use crate::api::{Column, Table};
 use std::collections::VecDeque;
 
 pub use precondition::PreconditionGc;
@@ -354,18 +354,20 @@ impl<'a> Simulation<'a> {
         self.ts.roll(self.now, &mut |t, out| scheme.series_values(t, ftl, out));
     }
 
-    /// The measured results and the time series of this run.
-    pub fn finish(self, scheme_name: &str) -> (SchemeResult, Table) {
+    /// The measured results and the tables of this run.
+    pub fn finish(self, scheme_name: &str) -> (SchemeResult, RunTables) {
         let g = self.ftl.geometry;
         let erase: Vec<u32> = self.ftl.blocks.info.iter().map(|b| b.erase_count).collect();
         let sim_time = self.now;
         let busy = self.array.die_busy_ns();
         let util = busy.iter().map(|&b| if sim_time.ns() == 0 { 0.0 } else { b as f64 / sim_time.ns() as f64 }).collect();
         let (scheme, ftl) = (&self.scheme, &self.ftl);
-        let table = self.ts.finish(&mut |t, out| scheme.series_values(t, ftl, out));
+        let timeseries = self.ts.finish(&mut |t, out| scheme.series_values(t, ftl, out));
+        let tenants: Vec<(String, TenantMetrics)> = self.names.into_iter().zip(self.metrics).collect();
+        let tables = RunTables { timeseries, latency_cdf: cdf_table(&tenants), wear: wear_table(&g, &erase) };
         let result = SchemeResult {
             scheme: scheme_name.to_string(),
-            tenants: self.names.into_iter().zip(self.metrics).collect(),
+            tenants,
             device: self.device,
             units_per_page: g.units_per_page,
             erase_count_min: erase.iter().copied().min().unwrap_or(0),
@@ -376,7 +378,54 @@ impl<'a> Simulation<'a> {
             die_utilisation: util,
             integrity_checks: self.ftl.oracle.as_ref().map_or(0, |o| o.checks),
         };
-        (result, table)
+        (result, tables)
+    }
+}
+
+/// The tables of one scheme's run (the caller adds the `scheme` column).
+#[derive(Clone, Debug)]
+pub struct RunTables {
+    /// One row per tenant and window.
+    pub timeseries: Table,
+    /// Empirical latency CDF: one row per (tenant, op, histogram bucket).
+    pub latency_cdf: Table,
+    /// Erase count of every block: one row per block.
+    pub wear: Table,
+}
+
+fn cdf_table(tenants: &[(String, TenantMetrics)]) -> Table {
+    let (mut tenant, mut op, mut lat, mut cdf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (name, m) in tenants {
+        for (op_name, stats) in [("read", &m.read), ("write", &m.write), ("trim", &m.trim)] {
+            for (l, c) in stats.hist.cdf_points() {
+                tenant.push(name.clone());
+                op.push(op_name.to_string());
+                lat.push(l);
+                cdf.push(c);
+            }
+        }
+    }
+    Table {
+        columns: vec![
+            ("tenant".into(), Column::Str(tenant)),
+            ("op".into(), Column::Str(op)),
+            ("latency_us".into(), Column::F64(lat)),
+            ("cdf".into(), Column::F64(cdf)),
+        ],
+    }
+}
+
+fn wear_table(g: &crate::flash::geometry::Geometry, erase: &[u32]) -> Table {
+    let die = (0..g.n_blocks).map(|b| (b / g.blocks_per_die) as u64).collect();
+    let block = (0..g.n_blocks).map(|b| (b % g.blocks_per_die) as u64).collect();
+    let channel = (0..g.n_blocks).map(|b| g.channel_of(DieIdx(b / g.blocks_per_die)) as u64).collect();
+    Table {
+        columns: vec![
+            ("channel".into(), Column::U64(channel)),
+            ("die".into(), Column::U64(die)),
+            ("block".into(), Column::U64(block)),
+            ("erase_count".into(), Column::U64(erase.iter().map(|&e| e as u64).collect())),
+        ],
     }
 }
 
