@@ -30,8 +30,8 @@ fn explore() {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
     let cases: Vec<(String, String, Vec<String>)> = vec![
         ("mq ok".into(), mq.clone(), s(&[])),
-        ("mq ts huge".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e300"])),
-        ("mq ts 1e12".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e12"])),
+        ("mq ts huge".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e300", "measure.window_s=86400"])),
+        ("mq ts 1e12".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e12", "measure.window_s=86400"])),
         ("mq maxreq 0".into(), mq.clone(), s(&["tenants.0.trace.max_requests=0"])),
         ("mq closed".into(), mq.clone(), s(&["tenants.0.trace.replay=closed"])),
         ("cmd i64max".into(), b.clone(), s(&["device.timing.command_ns=9223372036854775807"])),

@@ -17,16 +17,28 @@ pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<(), (String, St
     let mut node = root;
     for i in 0..segments.len() - 1 {
         let here = segments[..=i].join(".");
+        // No table of the schema has numeric keys: `x.0.y` with no `x` would create a table
+        // named `0` where an array was meant.
+        if !node.contains_key(segments[i]) && segments[i + 1].bytes().all(|b| b.is_ascii_digit()) {
+            return Err((here, format!("is not set, so it has no element {}; set the whole array instead", segments[i + 1])));
+        }
         let entry = node.entry(segments[i].to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         node = match entry {
             toml::Value::Table(t) => t,
             toml::Value::Array(items) => {
                 let Some(next) = segments.get(i + 1).filter(|_| i + 2 < segments.len()) else {
-                    return Err((here, "is an array; set an element's key, e.g. `tenants.0.queue_depth`".into()));
+                    return Err((
+                        here,
+                        "is an array; set a key of one element (e.g. `tenants.0.queue_depth` or `tenants.web.queue_depth`) or the whole array (e.g. `schemes=[\"unified\"]`)".into(),
+                    ));
                 };
                 return apply_in_array(items, next, &segments[i + 2..], raw, &here);
             }
-            other => return Err((here, format!("is a {}, not a table", other.type_str()))),
+            other => {
+                let ty = other.type_str();
+                let article = if ty.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+                return Err((here, format!("is {article} {ty}, not a table")));
+            }
         };
     }
     node.insert(segments[segments.len() - 1].to_string(), parse_value(raw.trim()));

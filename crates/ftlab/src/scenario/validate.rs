@@ -7,8 +7,18 @@ use crate::flash::timing::Timing;
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
 use crate::stream;
+use crate::workload::generator::Generator;
 
 type Check = Result<(), (String, String)>;
+
+/// Longest simulated span a start time, duration or warm-up may have, in seconds (about
+/// 116 days). Simulated time is a u64 of nanoseconds (about 584 years); the bound keeps every
+/// sum of times far from overflowing.
+const MAX_SECONDS: f64 = 1e7;
+
+/// Most time-series rows (tenants x windows) a run with a known end may produce; each row is
+/// kept in memory until the end of the run.
+const MAX_TIMESERIES_ROWS: f64 = 1e7;
 
 fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (String, String)> {
     Err((key.into(), reason.into()))
@@ -151,6 +161,10 @@ fn check_timing(s: &Scenario) -> Check {
             return err(format!("device.timing.{key}"), format!("must be in (0, 1000000] microseconds, got {v}"));
         }
     }
+    let cmd = t.command_ns.unwrap();
+    if cmd > 1_000_000_000 {
+        return err("device.timing.command_ns", format!("must be in [0, 1000000000] nanoseconds, got {cmd}"));
+    }
     let mts = t.channel_mts.unwrap();
     if mts == 0 || mts > 100_000 {
         return err("device.timing.channel_mts", format!("must be in [1, 100000] MT/s, got {mts}"));
@@ -165,13 +179,30 @@ fn check_timing(s: &Scenario) -> Check {
 fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     let f = &mut s.ftl;
     let bpd = g.blocks_per_die;
-    let low = *f.gc_low_watermark_blocks.get_or_insert((bpd / 100).max(f.gc_reserve_blocks + 4));
-    let high = *f.gc_high_watermark_blocks.get_or_insert(low * 2);
+    if bpd < 4 {
+        return err(
+            "device.blocks_per_plane",
+            format!("a die must have at least 4 blocks (planes_per_die x blocks_per_plane) for the GC watermarks, got {bpd}"),
+        );
+    }
+    let low_given = f.gc_low_watermark_blocks.is_some();
+    let high_given = f.gc_high_watermark_blocks.is_some();
+    let low = *f.gc_low_watermark_blocks.get_or_insert((bpd / 100).max(f.gc_reserve_blocks.saturating_add(4)));
+    let high = *f.gc_high_watermark_blocks.get_or_insert(low.saturating_mul(2));
     if low < 2 || low > bpd / 2 {
-        return err("ftl.gc_low_watermark_blocks", format!("must be in [2, {}] (half the {bpd} blocks per die), got {low}", bpd / 2));
+        let why = if low_given {
+            String::new()
+        } else {
+            " (the default, max(gc_reserve_blocks + 4, blocks_per_die / 100); set it or lower ftl.gc_reserve_blocks)".to_string()
+        };
+        return err("ftl.gc_low_watermark_blocks", format!("must be in [2, {}] (half the {bpd} blocks per die), got {low}{why}", bpd / 2));
     }
     if high < low || high > bpd / 2 {
-        return err("ftl.gc_high_watermark_blocks", format!("must be in [{low}, {}] (low watermark to half the blocks per die), got {high}", bpd / 2));
+        let why = if high_given { "" } else { " (the default, 2 x the low watermark; set it explicitly)" };
+        return err(
+            "ftl.gc_high_watermark_blocks",
+            format!("must be in [{low}, {}] (low watermark to half the {bpd} blocks per die), got {high}{why}", bpd / 2),
+        );
     }
     if f.gc_reserve_blocks < 1 || f.gc_reserve_blocks >= low {
         return err("ftl.gc_reserve_blocks", format!("must be in [1, {}] (below the low watermark {low}), got {}", low - 1, f.gc_reserve_blocks));
@@ -215,19 +246,20 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
         }
         let units = namespace_units(t, g, logical);
         if units == 0 {
-            return err(key("namespace_fraction"), "the namespace is smaller than one mapping unit");
+            let which = if t.namespace_gib.is_some() { "namespace_gib" } else { "namespace_fraction" };
+            return err(key(which), format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes));
         }
         total += units as u64;
         if t.queue_depth == 0 || t.queue_depth > 65_536 {
             return err(key("queue_depth"), format!("must be in [1, 65536], got {}", t.queue_depth));
         }
-        if !(t.start_s >= 0.0 && t.start_s.is_finite()) {
-            return err(key("start_s"), format!("must be >= 0 seconds, got {}", t.start_s));
+        if !(t.start_s >= 0.0 && t.start_s <= MAX_SECONDS) {
+            return err(key("start_s"), format!("must be in [0, {MAX_SECONDS}] seconds, got {}", t.start_s));
         }
-        if let Some(d) = t.duration_s.filter(|d| !(*d > 0.0 && d.is_finite())) {
-            return err(key("duration_s"), format!("must be > 0 seconds, got {d}"));
+        if let Some(d) = t.duration_s.filter(|d| !(*d > 0.0 && *d <= MAX_SECONDS)) {
+            return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
         }
-        check_workload(t, &key)?;
+        check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
     }
     if total > logical {
         return err(
@@ -242,11 +274,11 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
     Ok(())
 }
 
-fn check_workload(t: &TenantConfig, key: &dyn Fn(&str) -> String) -> Check {
+fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {
     match (&t.trace, &t.synthetic) {
         (Some(tr), None) => {
-            if !(tr.time_scale > 0.0 && tr.time_scale.is_finite()) {
-                return err(key("trace.time_scale"), format!("must be > 0, got {}", tr.time_scale));
+            if !(tr.time_scale > 0.0 && tr.time_scale <= 1000.0) {
+                return err(key("trace.time_scale"), format!("must be in (0, 1000], got {}", tr.time_scale));
             }
             if tr.path.is_empty() {
                 return err(key("trace.path"), "must not be empty");
@@ -254,9 +286,14 @@ fn check_workload(t: &TenantConfig, key: &dyn Fn(&str) -> String) -> Check {
             if tr.lba_max_bytes == Some(0) {
                 return err(key("trace.lba_max_bytes"), "must be > 0");
             }
+            if tr.max_requests == Some(0) {
+                return err(key("trace.max_requests"), "must be >= 1 (omit it to replay the whole trace), got 0");
+            }
             Ok(())
         }
-        (None, Some(g)) => g.validate().map_err(|(k, r)| (key(&format!("synthetic.{k}")), r)),
+        // `try_new` validates the config and checks that the largest request fits in the
+        // namespace, as the run will.
+        (None, Some(g)) => Generator::try_new(g, namespace_bytes, 0).map(|_| ()).map_err(|(k, r)| (key(&format!("synthetic.{k}")), r)),
         _ => err(key("trace"), "set exactly one of [tenants.trace] and [tenants.synthetic]"),
     }
 }
@@ -273,11 +310,36 @@ fn check_phases(s: &Scenario) -> Check {
     if !(m.window_s >= 1e-6 && m.window_s <= 86_400.0) {
         return err("measure.window_s", format!("must be in [0.000001, 86400] seconds, got {}", m.window_s));
     }
-    if !(m.warmup_s >= 0.0 && m.warmup_s.is_finite()) {
-        return err("measure.warmup_s", format!("must be >= 0 seconds, got {}", m.warmup_s));
+    if !(m.warmup_s >= 0.0 && m.warmup_s <= MAX_SECONDS) {
+        return err("measure.warmup_s", format!("must be in [0, {MAX_SECONDS}] seconds, got {}", m.warmup_s));
     }
-    if let Some(d) = m.duration_s.filter(|d| !(*d > 0.0 && *d <= 1e7)) {
-        return err("measure.duration_s", format!("must be in (0, 10000000] seconds, got {d}"));
+    if let Some(d) = m.duration_s.filter(|d| !(*d > 0.0 && *d <= MAX_SECONDS)) {
+        return err("measure.duration_s", format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
+    }
+    if let Some(d) = m.duration_s.filter(|d| m.warmup_s >= *d) {
+        return err("measure.warmup_s", format!("must be below measure.duration_s ({d} seconds), got {}", m.warmup_s));
+    }
+    // The latest end of the run the scenario fixes (as `api::horizon`, or earlier when every
+    // tenant stops before it): the time series holds one row per tenant and window up to there.
+    let tenants_end: Option<f64> =
+        s.tenants.iter().map(|t| t.duration_s.map(|d| t.start_s + d)).collect::<Option<Vec<f64>>>().map(|e| e.into_iter().fold(0.0, f64::max));
+    let end = match (m.duration_s, tenants_end) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    if let Some(end) = end {
+        let rows = (end / m.window_s).ceil() * s.tenants.len() as f64;
+        if rows > MAX_TIMESERIES_ROWS {
+            return err(
+                "measure.window_s",
+                format!(
+                    "too small for a {end}-second run: {} tenants x {} windows is more than {MAX_TIMESERIES_ROWS} time-series rows; use at least {} seconds",
+                    s.tenants.len(),
+                    (end / m.window_s).ceil(),
+                    end * s.tenants.len() as f64 / MAX_TIMESERIES_ROWS
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -309,9 +371,18 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         })?;
         s.scheme.insert(name.clone(), built.resolved_config());
     }
+    for name in s.stream.keys() {
+        if !stream::REGISTRY.iter().any(|(n, _)| n == name) {
+            return err(format!("stream.{name}"), format!("unknown stream mapper; known: {}", registry_names(stream::REGISTRY)));
+        }
+    }
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
     let mapper = stream::build(&s.stream_mapper, &table, s.ftl.physical_streams).map_err(|e| {
-        let key = if e.key.is_empty() { "stream_mapper".to_string() } else { format!("stream.{}.{}", s.stream_mapper, e.key) };
+        let key = if stream::REGISTRY.iter().any(|(n, _)| *n == s.stream_mapper) {
+            join_key(&format!("stream.{}", s.stream_mapper), &e.key)
+        } else {
+            "stream_mapper".to_string()
+        };
         (key, e.reason)
     })?;
     s.stream.insert(s.stream_mapper.clone(), mapper.resolved_config());
