@@ -263,7 +263,7 @@ fn open_source<'a>(s: &Scenario, i: usize, t: &TenantConfig, units: u32, base_di
         let ns_bytes = units as u64 * unit_bytes as u64;
         let gen = Generator::try_new(g, ns_bytes, seed)
             .map_err(|(k, r)| FtlabError::config("scenario", format!("tenants.{i}.synthetic.{k}"), r))?;
-        return Ok(Source::new(Records::Synthetic(gen), p));
+        return Ok(Source::new(Records::Synthetic(Box::new(gen)), p));
     }
     let tr = t.trace.as_ref().expect("validated: trace or synthetic");
     let path = base_dir.join(&tr.path);

@@ -15,7 +15,7 @@ use ftlab::SimTime;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use IoOp::{Read as R, Trim as T, Write as W};
 use TraceFormat::*;

@@ -73,7 +73,7 @@ impl Geometry {
         if unit_bytes < 512 || !unit_bytes.is_power_of_two() {
             return Err(("mapping_unit_bytes", format!("must be a power of two >= 512, got {unit_bytes}")));
         }
-        if page_bytes % unit_bytes != 0 || page_bytes / unit_bytes > UNITS_PER_PAGE_MAX {
+        if !page_bytes.is_multiple_of(unit_bytes) || page_bytes / unit_bytes > UNITS_PER_PAGE_MAX {
             return Err((
                 "page_bytes",
                 format!(

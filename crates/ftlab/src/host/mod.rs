@@ -25,7 +25,7 @@ pub struct HostRequest {
 /// Where a tenant's requests come from.
 pub enum Records<'a> {
     Trace(RecordStream<'a>),
-    Synthetic(Generator),
+    Synthetic(Box<Generator>),
 }
 
 /// How a source maps its records into the namespace and onto the simulated clock.

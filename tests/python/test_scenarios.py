@@ -1,0 +1,39 @@
+"""Every bundled scenario under scenarios/ runs end to end and writes its results; one that
+replays the shared trace samples is skipped (with the reason) when they are missing."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import ftlab
+
+from conftest import REPO_ROOT
+
+SCENARIOS = sorted((REPO_ROOT / "scenarios").glob("*.toml"))
+
+
+def _missing_traces(path: Path) -> list[Path]:
+    data = tomllib.loads(path.read_text())
+    wanted = [path.parent / t["trace"]["path"] for t in data.get("tenants", []) if "trace" in t]
+    return [p for p in wanted if not p.is_file()]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_bundled_scenario_runs(scenario: Path, tmp_path: Path) -> None:
+    missing = _missing_traces(scenario)
+    if missing:
+        pytest.skip(f"trace samples not found: {', '.join(map(str, missing))}")
+    report = ftlab.run(scenario, out=tmp_path, set=["measure.duration_s=2.0"])
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary == report.summary
+    declared = tomllib.loads(scenario.read_text())["schemes"]
+    assert list(summary["schemes"]) == declared
+    for scheme in declared:
+        tenants = summary["schemes"][scheme]["tenants"]
+        assert sum(t["read"]["count"] + t["write"]["count"] for t in tenants.values()) > 0
+    for name in ("timeseries.parquet", "latency_cdf.parquet", "wear.parquet", "scenario.resolved.toml"):
+        assert (tmp_path / name).is_file(), name
