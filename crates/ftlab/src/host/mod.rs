@@ -88,6 +88,12 @@ impl<'a> Source<'a> {
         Ok(Some(HostRequest { arrival, op: record.op, first_lpn, n_units, bytes: record.size_bytes, stream: record.stream }))
     }
 
+    /// Whether `now` is at or past the tenant's stop time (closed-loop replay checks this at
+    /// each submission, since its records carry no arrival time).
+    pub fn past_end(&self, now: SimTime) -> bool {
+        self.p.end.is_some_and(|end| now >= end)
+    }
+
     fn arrival(&mut self, time: SimTime) -> SimTime {
         let first = *self.first_time.get_or_insert(time);
         let rel = time.ns().saturating_sub(first.ns()) as f64 * self.p.time_scale;

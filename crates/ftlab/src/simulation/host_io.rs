@@ -21,6 +21,10 @@ impl Simulation<'_> {
             }
             let Some(mut req) = tenant.next else { break };
             if tenant.closed_loop {
+                if tenant.source.past_end(self.now) {
+                    self.tenants[ti].next = None;
+                    break;
+                }
                 req.arrival = self.now;
             } else if req.arrival > self.now {
                 if tenant.arrival_at.is_none() {

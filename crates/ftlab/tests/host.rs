@@ -1,0 +1,116 @@
+//! Host behaviour: timed and closed-loop replay, queue depth, time scaling, address mapping,
+//! the write buffer and requests served without flash. Expected latencies are computed from
+//! the `tiny` preset's datasheet numbers (read 25 us, program 200 us, 333 MT/s x 8 bit bus)
+//! and the scenario's `dram_latency_us` (1 us by default), not copied from a run.
+
+mod common;
+
+use common::{metric, run, run_raw, temp_file, tiny};
+use ftlab::FtlabError;
+
+const T_READ_NS: f64 = 25_000.0;
+const T_PROG_NS: f64 = 200_000.0;
+const DRAM_NS: f64 = 1_000.0;
+
+fn xfer_ns(bytes: u64) -> f64 {
+    (bytes * 1_000_000_000).div_ceil(333_000_000) as f64
+}
+
+/// One tenant over the whole `tiny` device replaying an MQSim trace, filled sequentially.
+fn trace_scenario(trace: &str, extra_tenant: &str, extra: &str) -> String {
+    let path = temp_file(&format!("host-{:x}.trace", fxhash(trace)), trace);
+    tiny(
+        &["unified"],
+        &format!("[ftl]\nbackground_gc = false\n{extra}\n[precondition]\norder = \"sequential\"\noverwrite_passes = 0.0\n"),
+        &format!(
+            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\n{extra_tenant}\n[tenants.trace]\npath = \"{}\"\nformat = \"mqsim\"\n",
+            path.display()
+        ),
+    )
+}
+
+fn fxhash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+#[test]
+fn queue_depth_one_serialises_reads_and_counts_host_queueing() {
+    // Eight reads arrive at 0 with queue depth 1: read k waits for the k-1 before it, so its
+    // latency is k * (tR + transfer); the mean is 4.5 * (tR + transfer).
+    let trace: String = (0..8).map(|i| format!("0 0 {} 8 1\n", i * 8)).collect();
+    let s = run(&trace_scenario(&trace, "queue_depth = 1", ""), &[]);
+    let one = T_READ_NS + xfer_ns(4096);
+    assert_eq!(metric(&s, "unified", "t", "read", "max_us"), 8.0 * one / 1e3);
+    assert!((metric(&s, "unified", "t", "read", "mean_us") - 4.5 * one / 1e3).abs() < 1e-3);
+}
+
+#[test]
+fn one_write_through_costs_transfer_plus_tprog() {
+    let s = run(&trace_scenario("0 0 0 8 0\n", "", ""), &[]);
+    assert_eq!(metric(&s, "unified", "t", "write", "max_us"), (xfer_ns(4096) + T_PROG_NS) / 1e3);
+}
+
+#[test]
+fn a_buffered_write_completes_in_dram_time() {
+    let s = run(&trace_scenario("0 0 0 8 0\n", "", "write_buffer_bytes = 1048576"), &[]);
+    assert_eq!(metric(&s, "unified", "t", "write", "max_us"), DRAM_NS / 1e3);
+}
+
+#[test]
+fn unmapped_and_buffered_reads_take_dram_time() {
+    // Nothing preconditioned: the read finds no mapping. Then a buffered write and an
+    // immediate read of the same unit: served from the buffer.
+    let trace = "0 0 0 8 1\n1000000 0 8 8 0\n1000001 0 8 8 1\n";
+    let text = trace_scenario(trace, "", "write_buffer_bytes = 1048576").replace("[precondition]", "[precondition]\nfill_fraction = 0.0");
+    let s = run(&text, &[]);
+    assert_eq!(metric(&s, "unified", "t", "read", "max_us"), DRAM_NS / 1e3);
+    assert_eq!(s["schemes"]["unified"]["tenants"]["t"]["unmapped_reads"], 1);
+    assert_eq!(s["schemes"]["unified"]["tenants"]["t"]["buffer_reads"], 1);
+}
+
+#[test]
+fn time_scale_stretches_arrivals() {
+    // Two reads one second apart, replayed at time_scale 0.25: the second arrives at 0.25 s.
+    let trace = "0 0 0 8 1\n1000000000 0 8 8 1\n";
+    let text = trace_scenario(trace, "", "").replace("format = \"mqsim\"", "format = \"mqsim\"\ntime_scale = 0.25");
+    let s = run(&text, &[]);
+    let end = s["schemes"]["unified"]["device"]["sim_time_ns"].as_f64().unwrap();
+    assert_eq!(end, 250_000_000.0 + T_READ_NS + xfer_ns(4096));
+}
+
+#[test]
+fn reject_names_the_trace_line_outside_the_namespace() {
+    // The namespace of the tiny device (64 MiB raw, 25% spare) ends below sector 2^20; line 3
+    // reads past it.
+    let trace = "0 0 0 8 1\n10 0 8 8 1\n20 0 1048576 8 1\n";
+    let text = trace_scenario(trace, "", "").replace("format = \"mqsim\"", "format = \"mqsim\"\naddress_map = \"reject\"");
+    match run_raw(&text, &[]) {
+        Err(FtlabError::Trace { file, line, reason }) => {
+            assert!(file.ends_with(".trace"), "{file}");
+            assert_eq!(line, 3);
+            assert!(reason.contains("outside the namespace"), "{reason}");
+        }
+        other => panic!("expected a trace error, got {other:?}"),
+    }
+}
+
+#[test]
+fn wrap_folds_addresses_into_the_namespace() {
+    // The same out-of-range read under the default `wrap` completes.
+    let s = run(&trace_scenario("0 0 1048576 8 1\n", "", ""), &[]);
+    assert_eq!(metric(&s, "unified", "t", "read", "count"), 1.0);
+}
+
+#[test]
+fn a_closed_loop_tenant_stops_at_its_duration() {
+    // No request limit: only duration_s ends the workload, and the run must terminate.
+    let text = tiny(
+        &["unified"],
+        "",
+        "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.5\nqueue_depth = 4\nduration_s = 0.5\n[tenants.synthetic]\narrival = \"closed\"\nread_ratio = 0.5\n",
+    );
+    let s = run(&text, &[]);
+    let end_ns = s["schemes"]["unified"]["device"]["sim_time_ns"].as_u64().unwrap();
+    // The last request is submitted before 0.5 s and completes within a few flash operations.
+    assert!((500_000_000..520_000_000).contains(&end_ns), "run ended at {end_ns} ns");
+}
