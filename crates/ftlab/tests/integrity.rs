@@ -168,3 +168,33 @@ fn zzz_at_least_a_million_operations_ran() {
         seed += 1;
     }
 }
+
+/// MQSim's failure mode: a device preconditioned to 100% with no invalid data anywhere, then
+/// any mix of reads and writes. GC has no victim until overwrites create one; the run must
+/// neither deadlock nor lose data, for every read share.
+#[test]
+fn full_precondition_without_overwrites_then_any_mix() {
+    for (i, read_ratio) in [0.0, 0.3, 0.7, 1.0].into_iter().enumerate() {
+        for scheme in ["unified", "partitioned"] {
+            let c = Case {
+                scheme,
+                seed: i as u64,
+                units_per_page: 1,
+                buffer_pages: 0,
+                read_ratio,
+                trim_ratio: 0.0,
+                pattern: "uniform",
+                max_units: 1,
+                policy: "greedy",
+                fill_fraction: 1.0,
+                scheduler: "priority",
+            };
+            let text = scenario_text(&c, 20_000).replace("overwrite_passes = 0.5", "overwrite_passes = 0.0");
+            let s = scenario::load(&text, "full.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+            let mut sim = build_simulation(&s, scheme, Path::new("."), "full.toml").expect("builds");
+            precondition(&s, &mut sim);
+            sim.run(&mut |_| {}).expect("runs");
+            sim.check_integrity();
+        }
+    }
+}
