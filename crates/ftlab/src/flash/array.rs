@@ -50,9 +50,13 @@ impl FlashArray {
     /// the data is then in the die's register and needs `read_transfer`; for a program or
     /// an erase, the operation is complete.
     pub fn begin(&mut self, die: DieIdx, op: ArrayOp, now: SimTime) -> SimTime {
-        let d = die.0 as usize;
-        assert!(self.die_busy_since[d].is_none(), "die {} started while busy", die.0);
-        self.die_busy_since[d] = Some(now);
+        self.begin_after(die, op, now, SimTime::ZERO)
+    }
+
+    /// `begin`, with the die first busy for `delay` (e.g. suspending another operation).
+    pub fn begin_after(&mut self, die: DieIdx, op: ArrayOp, now: SimTime, delay: SimTime) -> SimTime {
+        self.occupy(die, now);
+        let now = now + delay;
         let t = self.timing;
         match op {
             ArrayOp::Read { .. } => now + t.command + t.read,
@@ -62,6 +66,14 @@ impl FlashArray {
             }
             ArrayOp::Erase => now + t.command + t.erase,
         }
+    }
+
+    /// Mark idle `die` busy from `now` with an operation whose timing the caller tracks
+    /// (a resumed program or erase).
+    pub fn occupy(&mut self, die: DieIdx, now: SimTime) {
+        let d = die.0 as usize;
+        assert!(self.die_busy_since[d].is_none(), "die {} started while busy", die.0);
+        self.die_busy_since[d] = Some(now);
     }
 
     /// A read's array phase ended at `now`: move `bytes` out over the channel bus as soon as

@@ -21,6 +21,9 @@ pub struct BlockIdx(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ppa(pub u32);
 
+/// The most planes a multi-plane operation spans.
+pub const PLANES_MAX: u32 = 4;
+
 /// The largest number of mapping units a flash page may hold.
 pub const UNITS_PER_PAGE_MAX: u32 = 16;
 
@@ -159,6 +162,11 @@ impl Geometry {
     pub fn blocks_of_die(&self, die: DieIdx) -> std::ops::Range<u32> {
         let first = die.0 * self.blocks_per_die;
         first..first + self.blocks_per_die
+    }
+
+    /// Plane of `block` within its die (planes are consecutive ranges of the die's blocks).
+    pub fn plane_of(&self, block: BlockIdx) -> u32 {
+        (block.0 % self.blocks_per_die) / self.blocks_per_plane
     }
 
     /// All dies in channel-first order (die 0 of channel 0, die 0 of channel 1, ...), the

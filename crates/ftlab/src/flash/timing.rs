@@ -14,6 +14,8 @@ pub struct Timing {
     pub erase: SimTime,
     /// Command and address cycles on the bus before each operation.
     pub command: SimTime,
+    /// Latency to suspend a program or erase, and again to resume it.
+    pub suspend: SimTime,
     /// Bus transfer rate in mega-transfers per second.
     pub channel_mts: u32,
     /// Bus width in bits (8 or 16).

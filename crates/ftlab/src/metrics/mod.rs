@@ -43,4 +43,6 @@ pub struct DeviceCounters {
     pub flash_reads: u64,
     /// Reads rebuilt from parity (PaRT-FTL); 0 for schemes without parity.
     pub rebuilt_reads: u64,
+    /// Programs and erases suspended for a host read.
+    pub suspensions: u64,
 }

@@ -69,6 +69,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "wear_imbalance": ratio(r.erase_count_max as f64, r.erase_count_mean),
             "flash_reads": d.flash_reads,
             "rebuilt_reads": d.rebuilt_reads,
+            "suspensions": d.suspensions,
             "die_utilisation_mean": round6(util_mean),
             "die_utilisation": r.die_utilisation.iter().map(|&u| round6(u)).collect::<Vec<_>>(),
             "integrity_checks": r.integrity_checks,

@@ -67,6 +67,13 @@ pub struct DeviceConfig {
     pub mapping_unit_bytes: Option<u32>,
     /// (physical - logical) / logical, e.g. 0.07 for 7%.
     pub over_provisioning: Option<f64>,
+    /// Multi-plane operations: operations of one kind queued at a die for different planes
+    /// run as one (one array time, one transfer per page). Default false.
+    pub multi_plane: Option<bool>,
+    /// Program/erase suspend: a host read arriving while its die programs or erases
+    /// suspends that operation (after `timing.suspend_us`), is served, and the operation
+    /// resumes (after `timing.suspend_us` again). Default false.
+    pub program_erase_suspend: Option<bool>,
     #[serde(default)]
     pub timing: TimingConfig,
 }
@@ -87,6 +94,9 @@ pub struct TimingConfig {
     pub channel_mts: Option<u32>,
     /// Channel bus width in bits: 8 or 16.
     pub channel_width_bits: Option<u32>,
+    /// Latency to suspend (and again to resume) a program or erase, in microseconds; used
+    /// when `device.program_erase_suspend` is on. Default 20 (datasheet-typical tSUS).
+    pub suspend_us: Option<f64>,
 }
 
 /// Flash operation scheduler at each die.

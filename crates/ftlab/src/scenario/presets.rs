@@ -21,6 +21,8 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pages_per_block: Some(64),
             page_bytes: Some(4096),
             mapping_unit_bytes: Some(4096),
+            multi_plane: None,
+            program_erase_suspend: None,
             over_provisioning: Some(0.25),
             timing: mlc_fast(),
         }),
@@ -39,6 +41,8 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pages_per_block: Some(128),
             page_bytes: Some(4096),
             mapping_unit_bytes: Some(4096),
+            multi_plane: None,
+            program_erase_suspend: None,
             over_provisioning: Some(0.28),
             timing: TimingConfig {
                 read_us: Some(50.0),
@@ -47,6 +51,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
                 command_ns: Some(0),
                 channel_mts: Some(100),
                 channel_width_bits: Some(8),
+                suspend_us: None,
             },
         }),
         // The MQSim-comparable device of `ftlab bench`: 4 channels x 4 chips x 1 die x 2
@@ -62,6 +67,8 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pages_per_block: Some(256),
             page_bytes: Some(4096),
             mapping_unit_bytes: Some(4096),
+            multi_plane: None,
+            program_erase_suspend: None,
             over_provisioning: Some(0.07),
             timing: mlc_fast(),
         }),
@@ -77,5 +84,6 @@ fn mlc_fast() -> TimingConfig {
         command_ns: Some(0),
         channel_mts: Some(333),
         channel_width_bits: Some(8),
+        suspend_us: None,
     }
 }

@@ -60,6 +60,7 @@ impl Scenario {
             program: us(t.program_us.unwrap()),
             erase: us(t.erase_us.unwrap()),
             command: SimTime(t.command_ns.unwrap()),
+            suspend: us(t.suspend_us.unwrap()),
             channel_mts: t.channel_mts.unwrap(),
             channel_width_bits: t.channel_width_bits.unwrap(),
         }
@@ -112,9 +113,10 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
         fill!(timing.channel_mts);
         fill!(timing.channel_width_bits);
     }
-    if d.timing.command_ns.is_none() {
-        d.timing.command_ns = Some(0);
-    }
+    d.timing.command_ns.get_or_insert(0);
+    d.timing.suspend_us.get_or_insert(20.0);
+    d.multi_plane.get_or_insert(false);
+    d.program_erase_suspend.get_or_insert(false);
     for (key, missing) in [
         ("channels", d.channels.is_none()),
         ("chips_per_channel", d.chips_per_channel.is_none()),
@@ -155,6 +157,16 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
 
 fn check_timing(s: &Scenario) -> Check {
     let t = &s.device.timing;
+    let sus = t.suspend_us.unwrap();
+    if !(sus.is_finite() && (0.0..=1e4).contains(&sus)) {
+        return err("device.timing.suspend_us", format!("must be in [0, 10000] microseconds, got {sus}"));
+    }
+    if s.device.multi_plane == Some(true) && s.device.planes_per_die.unwrap() > crate::flash::geometry::PLANES_MAX {
+        return err(
+            "device.multi_plane",
+            format!("multi-plane operations support at most {} planes per die, the device has {}", crate::flash::geometry::PLANES_MAX, s.device.planes_per_die.unwrap()),
+        );
+    }
     for (key, v) in [("read_us", t.read_us), ("program_us", t.program_us), ("erase_us", t.erase_us)] {
         let v = v.unwrap();
         if !(v.is_finite() && v > 0.0 && v <= 1e6) {

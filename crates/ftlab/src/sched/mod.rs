@@ -53,6 +53,19 @@ impl Scheduler {
         Some(op)
     }
 
+    /// Remove and return the first of the first `scan_max` operations queued at `die` in
+    /// `class`'s queue that `pred` accepts (multi-plane partners, reads during a suspension).
+    pub fn take_matching(&mut self, die: DieIdx, class: OpClass, scan_max: usize, mut pred: impl FnMut(OpId) -> bool) -> Option<OpId> {
+        let q = match self.kind {
+            SchedulerKind::Priority => class as usize,
+            SchedulerKind::Fifo => 0,
+        };
+        let queue = &mut self.queues[die.0 as usize][q];
+        let i = queue.iter().take(scan_max).position(|&op| pred(op))?;
+        self.pending -= 1;
+        queue.remove(i)
+    }
+
     pub fn is_empty(&self, die: DieIdx) -> bool {
         self.queues[die.0 as usize].iter().all(VecDeque::is_empty)
     }

@@ -3,12 +3,13 @@
 //! I/O paths are in `host_io`, GC in `gc`, the instant preconditioning in `precondition`.
 //! No file I/O: workload sources arrive already opened.
 
+mod die;
 mod gc;
 mod host_io;
 mod precondition;
 
 use crate::error::FtlabError;
-use crate::flash::array::{ArrayOp, FlashArray};
+use crate::flash::array::FlashArray;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::{Ftl, FtlParams, NONE};
 use crate::host::{HostRequest, Source};
@@ -16,7 +17,7 @@ use crate::metrics::report::SchemeResult;
 use crate::metrics::timeseries::TimeSeries;
 use crate::metrics::{DeviceCounters, TenantMetrics};
 use crate::scenario::{Replay, Scenario};
-use crate::sched::{OpClass, OpId, Scheduler};
+use crate::sched::{OpClass, Scheduler};
 use crate::scheme::{EpochStats, Scheme};
 use crate::sim::events::EventQueue;
 use crate::sim::slab::Slab;
@@ -32,8 +33,8 @@ pub use precondition::PreconditionGc;
 enum Event {
     /// Tenant's next request is due.
     Arrival(u16),
-    /// A die's array phase ended.
-    ArrayDone(u32),
+    /// A die's array phase ended (die, generation: stale after a suspension).
+    ArrayDone(u32, u32),
     /// A die's read transfer ended.
     XferDone(u32),
     /// A request served without flash completes.
@@ -100,6 +101,8 @@ struct Params {
     /// Write-buffer capacity in units; 0 = write-through.
     buffer_units: u64,
     dram_latency: SimTime,
+    multi_plane: bool,
+    suspend: bool,
     warmup: SimTime,
     end: Option<SimTime>,
 }
@@ -115,7 +118,7 @@ pub struct Simulation<'a> {
     mapper: Box<dyn StreamMapper>,
     ops: Slab<FlashOp>,
     reqs: Slab<Request>,
-    die_op: Vec<u32>,
+    dies: Vec<die::DieExec>,
     tenants: Vec<Tenant<'a>>,
     /// Victim being collected per die, or `NONE`.
     gc_victim: Vec<u32>,
@@ -182,7 +185,7 @@ impl<'a> Simulation<'a> {
             mapper,
             ops: Slab::new(ops_max),
             reqs: Slab::new(qd_total),
-            die_op: vec![NONE; n_dies],
+            dies: vec![die::DieExec::IDLE; n_dies],
             gc_victim: vec![NONE; n_dies],
             gc_reads_left: vec![0; n_dies],
             wl_check: vec![false; n_dies],
@@ -197,6 +200,8 @@ impl<'a> Simulation<'a> {
                 static_gap: s.ftl.static_wear_leveling_gap,
                 buffer_units: s.ftl.write_buffer_bytes / g.unit_bytes as u64,
                 dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
+                multi_plane: s.device.multi_plane.expect("resolved"),
+                suspend: s.device.program_erase_suspend.expect("resolved"),
                 warmup: SimTime::from_secs_f64(s.measure.warmup_s),
                 end: s.measure.duration_s.map(SimTime::from_secs_f64),
             },
@@ -274,7 +279,7 @@ impl<'a> Simulation<'a> {
                 self.tenants[t as usize].arrival_at = None;
                 self.pump(t)?;
             }
-            Event::ArrayDone(d) => self.array_done(DieIdx(d)),
+            Event::ArrayDone(d, gen) => self.array_done(DieIdx(d), gen)?,
             Event::XferDone(d) => self.op_done(DieIdx(d))?,
             Event::Complete(id) => self.complete_request(id)?,
             Event::Epoch => {
@@ -290,63 +295,6 @@ impl<'a> Simulation<'a> {
 
     fn host_done(&self) -> bool {
         self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
-    }
-
-    /// Queue `op` at its die and start it if the die is idle.
-    fn issue(&mut self, op: FlashOp) {
-        let die = op.die;
-        let id = self.ops.insert(op);
-        self.sched.push(die, op.class, OpId(id));
-        self.dispatch(die);
-    }
-
-    /// Start the next queued operation on `die` if it is idle; run background GC if the die
-    /// has nothing to do.
-    fn dispatch(&mut self, die: DieIdx) {
-        if self.array.is_busy(die) {
-            return;
-        }
-        let urgent = self.ftl.blocks.free_count(die) <= self.p.reserve;
-        let Some(OpId(id)) = self.sched.pop(die, urgent) else {
-            self.maybe_start_gc(die);
-            return;
-        };
-        let op = *self.ops.get(id);
-        let unit = self.ftl.geometry.unit_bytes;
-        let array_op = match op.kind {
-            OpKind::Read => ArrayOp::Read { bytes: op.n_units * unit },
-            OpKind::Program => ArrayOp::Program { bytes: self.ftl.geometry.page_bytes },
-            OpKind::Erase => ArrayOp::Erase,
-        };
-        let done = self.array.begin(die, array_op, self.now);
-        self.die_op[die.0 as usize] = id;
-        self.events.push(done, Event::ArrayDone(die.0));
-    }
-
-    fn array_done(&mut self, die: DieIdx) {
-        let op = *self.ops.get(self.die_op[die.0 as usize]);
-        if op.kind == OpKind::Read {
-            let done = self.array.read_transfer(die, op.n_units * self.ftl.geometry.unit_bytes, self.now);
-            self.events.push(done, Event::XferDone(die.0));
-        } else {
-            self.op_done(die).expect("program and erase completions return no error");
-        }
-    }
-
-    /// The operation on `die` has completed.
-    fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
-        self.array.end(die, self.now);
-        let id = std::mem::replace(&mut self.die_op[die.0 as usize], NONE);
-        let op = *self.ops.get(id);
-        self.ops.remove(id);
-        match (op.kind, op.class) {
-            (OpKind::Read, OpClass::Gc) => self.gc_read_done(op),
-            (OpKind::Read, _) => self.host_read_done(op)?,
-            (OpKind::Program, _) => self.program_done(op)?,
-            (OpKind::Erase, _) => self.erase_done(op)?,
-        }
-        self.dispatch(die);
-        Ok(())
     }
 
     fn roll_windows(&mut self) {

@@ -1,0 +1,209 @@
+//! What each die executes: starting the next operation (or a multi-plane group of them),
+//! the read transfer, completion, and program/erase suspend. The flash array times the
+//! phases; the scheduler chooses the operations; this file ties them to the event loop.
+//! It does not decide what an operation means on completion (see `host_io` and `gc`).
+
+use super::{Event, FlashOp, OpKind, Simulation};
+use crate::error::FtlabError;
+use crate::flash::array::ArrayOp;
+use crate::flash::geometry::{DieIdx, PLANES_MAX};
+use crate::ftl::NONE;
+use crate::sched::{OpClass, OpId};
+use crate::sim::time::SimTime;
+
+/// Queued operations examined when looking for a multi-plane partner or a read to serve
+/// during a suspension.
+const SCAN_MAX: usize = 16;
+
+/// Host reads served during one suspension before the operation resumes (so a stream of
+/// reads cannot starve a program or erase); an operation is suspended at most once.
+const SUSPEND_READS_MAX: u32 = 8;
+
+/// The operations one die executes together (one, or one per plane).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Group {
+    ops: [u32; PLANES_MAX as usize],
+    n_ops: u8,
+    kind: OpKind,
+}
+
+impl Group {
+    fn ids(&self) -> &[u32] {
+        &self.ops[..self.n_ops as usize]
+    }
+}
+
+/// Execution state of one die.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DieExec {
+    current: Option<Group>,
+    /// When the current program/erase array phase ends.
+    array_end: SimTime,
+    /// From when the current operation may be suspended (`SimTime::MAX`: never).
+    suspendable_from: SimTime,
+    /// Generation of the pending `ArrayDone`; a suspension makes the old one stale.
+    pub(super) gen: u32,
+    /// A suspended program or erase and its remaining array time.
+    suspended: Option<(Group, SimTime)>,
+    /// Host reads served during the current suspension.
+    reads_in_suspension: u32,
+    /// Delay before the next operation starts (the suspend latency).
+    delay: SimTime,
+}
+
+impl DieExec {
+    pub(super) const IDLE: DieExec =
+        DieExec { current: None, array_end: SimTime::ZERO, suspendable_from: SimTime::MAX, gen: 0, suspended: None, reads_in_suspension: 0, delay: SimTime::ZERO };
+}
+
+impl Simulation<'_> {
+    /// Queue `op` at its die and start it if the die is idle (or suspend for a host read).
+    pub(super) fn issue(&mut self, op: FlashOp) {
+        let die = op.die;
+        let id = self.ops.insert(op);
+        self.sched.push(die, op.class, OpId(id));
+        if op.class == OpClass::HostRead && self.p.suspend {
+            self.try_suspend(die);
+        }
+        self.dispatch(die);
+    }
+
+    /// Start the next queued operation on `die` if it is idle; run background GC if the die
+    /// has nothing to do.
+    pub(super) fn dispatch(&mut self, die: DieIdx) {
+        if self.array.is_busy(die) {
+            return;
+        }
+        let d = die.0 as usize;
+        if self.dies[d].suspended.is_some() {
+            let ops = &self.ops;
+            let read = (self.dies[d].reads_in_suspension < SUSPEND_READS_MAX)
+                .then(|| self.sched.take_matching(die, OpClass::HostRead, SCAN_MAX, |OpId(i)| ops.get(i).class == OpClass::HostRead))
+                .flatten();
+            match read {
+                Some(OpId(id)) => {
+                    self.dies[d].reads_in_suspension += 1;
+                    self.start(die, id);
+                }
+                None => self.resume(die),
+            }
+            return;
+        }
+        let urgent = self.ftl.blocks.free_count(die) <= self.p.reserve;
+        match self.sched.pop(die, urgent) {
+            Some(OpId(id)) => self.start(die, id),
+            None => self.maybe_start_gc(die),
+        }
+    }
+
+    /// Start `first` on idle `die`, with multi-plane partners when the device has them.
+    fn start(&mut self, die: DieIdx, first: u32) {
+        let op = *self.ops.get(first);
+        let mut group = Group { ops: [NONE; PLANES_MAX as usize], n_ops: 1, kind: op.kind };
+        group.ops[0] = first;
+        if self.p.multi_plane {
+            self.add_partners(die, &mut group, op);
+        }
+        let g = self.ftl.geometry;
+        let bytes: u32 = group.ids().iter().map(|&i| self.ops.get(i).n_units * g.unit_bytes).sum();
+        let array_op = match op.kind {
+            OpKind::Read => ArrayOp::Read { bytes },
+            OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
+            OpKind::Erase => ArrayOp::Erase,
+        };
+        let t = *self.array.timing();
+        let exec = &mut self.dies[die.0 as usize];
+        let delay = std::mem::replace(&mut exec.delay, SimTime::ZERO);
+        let done = self.array.begin_after(die, array_op, self.now, delay);
+        exec.current = Some(group);
+        exec.array_end = done;
+        exec.suspendable_from = match op.kind {
+            OpKind::Read => SimTime::MAX,
+            OpKind::Program => done - t.program,
+            OpKind::Erase => done - t.erase,
+        };
+        self.events.push(done, Event::ArrayDone(die.0, exec.gen));
+    }
+
+    /// Add queued operations of the same kind and class on other planes of `die`.
+    fn add_partners(&mut self, die: DieIdx, group: &mut Group, op: FlashOp) {
+        let g = self.ftl.geometry;
+        let mut planes = 1u32 << g.plane_of(op.block);
+        while (group.n_ops as u32) < g.planes_per_die {
+            let ops = &self.ops;
+            let found = self.sched.take_matching(die, op.class, SCAN_MAX, |OpId(i)| {
+                let o = ops.get(i);
+                o.kind == op.kind && planes & (1 << g.plane_of(o.block)) == 0
+            });
+            let Some(OpId(id)) = found else { break };
+            planes |= 1 << g.plane_of(self.ops.get(id).block);
+            group.ops[group.n_ops as usize] = id;
+            group.n_ops += 1;
+        }
+    }
+
+    /// A host read was queued at `die`: if the die is in the array phase of a program or
+    /// erase that was not suspended before, suspend it so the read goes first.
+    fn try_suspend(&mut self, die: DieIdx) {
+        let exec = &mut self.dies[die.0 as usize];
+        let Some(group) = exec.current else { return };
+        if group.kind == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
+            return;
+        }
+        exec.suspended = Some((group, exec.array_end - self.now));
+        exec.reads_in_suspension = 0;
+        exec.current = None;
+        exec.gen = exec.gen.wrapping_add(1);
+        exec.delay = self.array.timing().suspend;
+        self.array.end(die, self.now);
+        self.device.suspensions += 1;
+    }
+
+    /// No read is waiting: resume the suspended operation for its remaining time.
+    fn resume(&mut self, die: DieIdx) {
+        let exec = &mut self.dies[die.0 as usize];
+        let (group, remaining) = exec.suspended.take().expect("resume without a suspended operation");
+        self.array.occupy(die, self.now);
+        let done = self.now + self.array.timing().suspend + remaining;
+        exec.current = Some(group);
+        exec.array_end = done;
+        exec.suspendable_from = SimTime::MAX;
+        exec.delay = SimTime::ZERO;
+        self.events.push(done, Event::ArrayDone(die.0, exec.gen));
+    }
+
+    /// A die's array phase ended (ignored if a suspension made it stale).
+    pub(super) fn array_done(&mut self, die: DieIdx, gen: u32) -> Result<(), FtlabError> {
+        let exec = &self.dies[die.0 as usize];
+        if exec.gen != gen {
+            return Ok(());
+        }
+        let group = exec.current.expect("array phase ended on an idle die");
+        if group.kind == OpKind::Read {
+            let unit = self.ftl.geometry.unit_bytes;
+            let bytes = group.ids().iter().map(|&i| self.ops.get(i).n_units * unit).sum();
+            let done = self.array.read_transfer(die, bytes, self.now);
+            self.events.push(done, Event::XferDone(die.0));
+            return Ok(());
+        }
+        self.op_done(die)
+    }
+
+    /// The operation (group) on `die` has completed.
+    pub(super) fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
+        self.array.end(die, self.now);
+        let group = self.dies[die.0 as usize].current.take().expect("completion on an idle die");
+        for &id in group.ids() {
+            let op = *self.ops.get(id);
+            self.ops.remove(id);
+            match (op.kind, op.class) {
+                (OpKind::Read, OpClass::Gc) => self.gc_read_done(op),
+                (OpKind::Read, _) => self.host_read_done(op)?,
+                (OpKind::Program, _) => self.program_done(op)?,
+                (OpKind::Erase, _) => self.erase_done(op)?,
+            }
+        }
+        self.dispatch(die);
+        Ok(())
+    }
+}
