@@ -214,7 +214,7 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
         return err("ftl.dram_latency_us", format!("must be in [0.001, 1000] microseconds, got {}", f.dram_latency_us));
     }
     let unit = g.unit_bytes as u64;
-    if f.write_buffer_bytes % unit != 0 || f.write_buffer_bytes > (1 << 40) {
+    if !f.write_buffer_bytes.is_multiple_of(unit) || f.write_buffer_bytes > (1 << 40) {
         return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {}", f.write_buffer_bytes));
     }
     if f.write_buffer_bytes > 0 && f.write_buffer_bytes < g.page_bytes as u64 * g.n_dies as u64 {
@@ -260,6 +260,9 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
         }
         check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
+        if t.synthetic.as_ref().is_some_and(|w| w.requests.is_none()) && t.duration_s.is_none() && s.measure.duration_s.is_none() {
+            return err(key("synthetic.requests"), format!("the workload never ends: set requests, tenants.{i}.duration_s or measure.duration_s"));
+        }
     }
     if total > logical {
         return err(
