@@ -8,10 +8,9 @@
 //! A panic is caught and reported as a failure of its case. Each test runs a table of cases
 //! and reports every failing case at once.
 //!
-//! Key paths come in two spellings, both asserted as they are: errors found by the schema
-//! (serde: unknown keys, wrong types, missing fields) index arrays with brackets
-//! (`tenants[0].foo`), errors found by validation with dots (`tenants.0.queue_depth`, the
-//! spelling `--set` accepts).
+//! Key paths have one spelling: errors found by the schema (serde: unknown keys, wrong types,
+//! missing fields) and errors found by validation both use dots (`tenants.0.foo`,
+//! `tenants.0.queue_depth`), the spelling `--set` accepts.
 
 use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
 use ftlab::scenario::{self, presets, Scenario};
@@ -390,10 +389,10 @@ fn unknown_keys_are_rejected_with_their_path() {
         "[device]" => base().at("device", "chanels = 4"), config("device.chanels", &["unknown field `chanels`", "`channels`"]);
         "[device.timing]" => base().at("timing", "read_ns = 4"), config("device.timing.read_ns", &["unknown field `read_ns`", "`read_us`"]);
         "[ftl]" => base().at("ftl", "gc_low_watermark = 4"), config("ftl.gc_low_watermark", &["unknown field `gc_low_watermark`", "`gc_low_watermark_blocks`"]);
-        "[[tenants]] 0" => base().at("tenant0", "qd = 4"), config("tenants[0].qd", &["unknown field `qd`", "`queue_depth`"]);
-        "[[tenants]] 1" => base().at("tenant1", "weight = 4"), config("tenants[1].weight", &["unknown field `weight`"]);
-        "[tenants.synthetic]" => base().at("synthetic1", "theta = 0.9"), config("tenants[1].synthetic.theta", &["unknown field `theta`", "`zipf_theta`"]);
-        "[tenants.trace]" => trace_tenant("t.csv", "msr").at("trace0", "scale = 2"), config("tenants[0].trace.scale", &["unknown field `scale`", "`time_scale`"]);
+        "[[tenants]] 0" => base().at("tenant0", "qd = 4"), config("tenants.0.qd", &["unknown field `qd`", "`queue_depth`"]);
+        "[[tenants]] 1" => base().at("tenant1", "weight = 4"), config("tenants.1.weight", &["unknown field `weight`"]);
+        "[tenants.synthetic]" => base().at("synthetic1", "theta = 0.9"), config("tenants.1.synthetic.theta", &["unknown field `theta`", "`zipf_theta`"]);
+        "[tenants.trace]" => trace_tenant("t.csv", "msr").at("trace0", "scale = 2"), config("tenants.0.trace.scale", &["unknown field `scale`", "`time_scale`"]);
         "[precondition]" => base().at("precondition", "fill = 1"), config("precondition.fill", &["unknown field `fill`", "`fill_fraction`"]);
         "[measure]" => base().at("measure", "duration = 1"), config("measure.duration", &["unknown field `duration`", "`duration_s`"]);
         "[check]" => base().at("check", "oracle = true"), config("check.oracle", &["unknown field `oracle`", "`integrity`"]);
@@ -402,8 +401,8 @@ fn unknown_keys_are_rejected_with_their_path() {
         "[scheme.unified]" => base().at("end", "[scheme.unified]\nby = \"die\""), config("scheme.unified", &["unknown field `by`", "no fields"]);
         "[stream.legacy]" => base().at("end", "[stream.legacy]\nstreams = 2"), config("stream.legacy", &["unknown field `streams`", "no fields"]);
         "--set of an unknown [device] key" => base().set("device.chanels=4"), config("device.chanels", &["unknown field `chanels`"]);
-        "--set of an unknown tenant key by name" => base().set("tenants.db.speed=3"), config("tenants[1].speed", &["unknown field `speed`"]);
-        "--set of an unknown synthetic key" => base().set("tenants.0.synthetic.theta=1"), config("tenants[0].synthetic.theta", &["unknown field `theta`"]);
+        "--set of an unknown tenant key by name" => base().set("tenants.db.speed=3"), config("tenants.1.speed", &["unknown field `speed`"]);
+        "--set of an unknown synthetic key" => base().set("tenants.0.synthetic.theta=1"), config("tenants.0.synthetic.theta", &["unknown field `theta`"]);
         "--set of an unknown top-level table" => base().set("devices.channels=4"), config("devices", &["unknown field `devices`"]);
     ]);
 }
@@ -418,24 +417,24 @@ fn wrong_types_and_missing_fields() {
         "negative seed" => base().set("seed=-1"), config("seed", &["-1", "expected u64"]);
         "gc_policy" => base().at("ftl", "gc_policy = \"lru\""), config("ftl.gc_policy", &["unknown variant `lru`", "`greedy`", "`cost-benefit`"]);
         "scheduler" => base().at("ftl", "scheduler = \"rr\""), config("ftl.scheduler", &["unknown variant `rr`", "`priority`", "`fifo`"]);
-        "pattern" => base().set("tenants.web.synthetic.pattern=pareto"), config("tenants[0].synthetic.pattern", &["unknown variant `pareto`", "`hotcold`"]);
-        "arrival" => base().set("tenants.web.synthetic.arrival=open"), config("tenants[0].synthetic.arrival", &["unknown variant `open`", "`closed`"]);
-        "trace format" => trace_tenant("t.csv", "csv"), config("tenants[0].trace.format", &["unknown variant `csv`", "`msr`"]);
-        "address_map" => trace_tenant("t.csv", "msr").at("trace0", "address_map = \"clip\""), config("tenants[0].trace.address_map", &["unknown variant `clip`", "`wrap`", "`scale`", "`reject`"]);
-        "replay" => trace_tenant("t.csv", "msr").at("trace0", "replay = \"open\""), config("tenants[0].trace.replay", &["unknown variant `open`", "`timed`", "`closed`"]);
+        "pattern" => base().set("tenants.web.synthetic.pattern=pareto"), config("tenants.0.synthetic.pattern", &["unknown variant `pareto`", "`hotcold`"]);
+        "arrival" => base().set("tenants.web.synthetic.arrival=open"), config("tenants.0.synthetic.arrival", &["unknown variant `open`", "`closed`"]);
+        "trace format" => trace_tenant("t.csv", "csv"), config("tenants.0.trace.format", &["unknown variant `csv`", "`msr`"]);
+        "address_map" => trace_tenant("t.csv", "msr").at("trace0", "address_map = \"clip\""), config("tenants.0.trace.address_map", &["unknown variant `clip`", "`wrap`", "`scale`", "`reject`"]);
+        "replay" => trace_tenant("t.csv", "msr").at("trace0", "replay = \"open\""), config("tenants.0.trace.replay", &["unknown variant `open`", "`timed`", "`closed`"]);
         "precondition order" => base().at("precondition", "order = \"reverse\""), config("precondition.order", &["unknown variant `reverse`", "`sequential`", "`random`"]);
         "partitioned by" => base().replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]").set("scheme.partitioned.by=plane"),
             config("scheme.partitioned", &["unknown variant `plane`", "`channel`", "`die`"]);
         "integrity not a bool" => base().at("check", "integrity = \"yes\""), config("check.integrity", &["invalid type", "expected a boolean"]);
         "schemes not an array" => base().replace("schemes = [\"unified\"]", "schemes = \"unified\""), config("schemes", &["invalid type", "expected a sequence"]);
-        "no device table at all" => base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), config("", &["missing field `device`"]);
-        "no tenants" => Case { text: "[device]\npreset = \"tiny\"\n".into(), ..base() }, config("", &["missing field `tenants`"]);
-        "tenant without a name" => base().replace("name = \"db\"\n", ""), config("tenants[1]", &["missing field `name`"]);
+        "no device table at all" => base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), config("device", &["missing field `device`"]);
+        "no tenants" => Case { text: "[device]\npreset = \"tiny\"\n".into(), ..base() }, config("tenants", &["missing field `tenants`"]);
+        "tenant without a name" => base().replace("name = \"db\"\n", ""), config("tenants.1.name", &["missing field `name`"]);
         "trace without a format" => base().replace("[tenants.synthetic]\nread_ratio = 0.5\nrequests = 200\n", "[tenants.trace]\npath = \"t.csv\"\n"),
-            config("tenants[0].trace", &["missing field `format`"]);
+            config("tenants.0.trace.format", &["missing field `format`"]);
         "trace without a path" => base().replace("[tenants.synthetic]\nread_ratio = 0.5\nrequests = 200\n", "[tenants.trace]\nformat = \"msr\"\n"),
-            config("tenants[0].trace", &["missing field `path`"]);
-        "size entry without bytes" => base().at("synthetic0", "sizes = [{ weight = 1.0 }]"), config("tenants[0].synthetic.sizes[0]", &["missing field `bytes`"]);
+            config("tenants.0.trace.path", &["missing field `path`"]);
+        "size entry without bytes" => base().at("synthetic0", "sizes = [{ weight = 1.0 }]"), config("tenants.0.synthetic.sizes.0.bytes", &["missing field `bytes`"]);
     ]);
 }
 
@@ -599,7 +598,7 @@ fn trace_ranges() {
         "empty path" => trace_tenant("", "msr"), config("tenants.0.trace.path", &["must not be empty"]);
         "lba_max_bytes 0" => t().at("trace0", "address_map = \"scale\"\nlba_max_bytes = 0"), config("tenants.0.trace.lba_max_bytes", &["must be > 0"]);
         "max_requests 0" => t().at("trace0", "max_requests = 0"), config("tenants.0.trace.max_requests", &["must be >= 1", "got 0"]);
-        "max_requests negative" => t().at("trace0", "max_requests = -1"), config("tenants[0].trace.max_requests", &["expected u64"]);
+        "max_requests negative" => t().at("trace0", "max_requests = -1"), config("tenants.0.trace.max_requests", &["expected u64"]);
     ]);
     load_ok(&t().at("trace0", "time_scale = 1000.0\nmax_requests = 1\naddress_map = \"scale\"\nlba_max_bytes = 1\nreplay = \"closed\""));
 }
@@ -678,13 +677,14 @@ fn scheme_errors() {
     let part = |lines: &str| both().at("end", &format!("[scheme.partitioned]\n{lines}"));
     check_all(cases![
         "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"upi\"]"),
-            config("schemes[1]", &["unknown scheme \"upi\"", "known: unified, partitioned"]);
+            config("schemes.1", &["unknown scheme \"upi\"", "known: unified, partitioned"]);
         "unknown scheme table" => base().at("end", "[scheme.upi]\nepoch_ms = 100"), config("scheme.upi", &["unknown scheme", "known: unified, partitioned"]);
         "no schemes" => base().replace("schemes = [\"unified\"]", "schemes = []"), config("schemes", &["must name at least one scheme"]);
-        "a scheme twice" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"unified\"]"), config("schemes[1]", &["\"unified\" is listed twice"]);
+        "a scheme twice" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"unified\"]"), config("schemes.1", &["\"unified\" is listed twice"]);
         "shares of the wrong length" => part("shares = [2]"), config("scheme.partitioned.shares", &["must list one share per tenant (2), got 1"]);
         "shares of the wrong sum" => part("shares = [1, 2]"), config("scheme.partitioned.shares", &["must sum to the device's 2 units, got 3"]);
-        "a zero share" => part("by = \"die\"\nshares = [0, 4]"), config("scheme.partitioned.shares[0]", &["must be at least 1, got 0"]);
+        "a zero share" => part("by = \"die\"\nshares = [0, 4]"), config("scheme.partitioned.shares.0", &["must be in [1, 4], got 0"]);
+        "a share larger than the device (its sum would wrap)" => part("by = \"die\"\nshares = [4294967295, 5]"), config("scheme.partitioned.shares.0", &["must be in [1, 4], got 4294967295"]);
         "namespace beyond its partition" => part("by = \"die\"\nshares = [1, 3]"),
             config("scheme.partitioned.shares", &["tenant 0's namespace (5242 units) exceeds its partition's logical capacity (3276 units of 1 dies", "give it a larger share"]);
         "more tenants than channels" => both().at("end", "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.1\n[tenants.synthetic]\nrequests = 1"),

@@ -353,7 +353,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     }
     for (i, name) in s.schemes.iter().enumerate() {
         if s.schemes[..i].contains(name) {
-            return err(format!("schemes[{i}]"), format!("{name:?} is listed twice"));
+            return err(format!("schemes.{i}"), format!("{name:?} is listed twice"));
         }
     }
     for name in s.scheme.keys() {
@@ -367,12 +367,19 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {
             if e.key.is_empty() && !scheme::REGISTRY.iter().any(|(n, _)| n == name) {
-                (format!("schemes[{i}]"), e.reason)
+                (format!("schemes.{i}"), e.reason)
             } else {
                 (join_key(&format!("scheme.{name}"), &e.key), e.reason)
             }
         })?;
         s.scheme.insert(name.clone(), built.resolved_config());
+    }
+    // A table for a scheme the run does not list is still checked: a typo in it would
+    // otherwise pass unnoticed until the scheme is listed.
+    let unlisted: Vec<String> = s.scheme.keys().filter(|k| !s.schemes.contains(k)).cloned().collect();
+    for name in unlisted {
+        let built = scheme::build(&name, &s.scheme[&name], &ctx).map_err(|e| (join_key(&format!("scheme.{name}"), &e.key), e.reason))?;
+        s.scheme.insert(name, built.resolved_config());
     }
     for name in s.stream.keys() {
         if !stream::REGISTRY.iter().any(|(n, _)| n == name) {
