@@ -100,7 +100,9 @@ pub fn run_scenario(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunOutput, FtlabError> {
     let (text, name, base_dir) = scenario_text(source)?;
-    let s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
+    let mut s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
+    anchor_trace_paths(&mut s, &base_dir);
+    let base_dir = PathBuf::new();
     let n = s.schemes.len() as u64;
     let horizon = horizon(&s);
     let mut results = Vec::new();
@@ -198,6 +200,19 @@ fn scenario_text(source: &ScenarioSource) -> Result<(String, String, PathBuf), F
     }
 }
 
+/// Make relative trace paths absolute (against the scenario's directory), so the resolved
+/// scenario written beside the results still finds its traces.
+fn anchor_trace_paths(s: &mut Scenario, base_dir: &Path) {
+    let base = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    for t in s.tenants.iter_mut() {
+        if let Some(tr) = t.trace.as_mut() {
+            if Path::new(&tr.path).is_relative() {
+                tr.path = base.join(&tr.path).display().to_string();
+            }
+        }
+    }
+}
+
 /// Simulated time the run is expected to reach, if the scenario bounds it.
 fn horizon(s: &Scenario) -> Option<SimTime> {
     if let Some(d) = s.measure.duration_s {
@@ -271,16 +286,17 @@ fn open_source<'a>(s: &Scenario, i: usize, t: &TenantConfig, units: u32, base_di
     p.address_map = tr.address_map;
     p.time_scale = tr.time_scale;
     p.max_requests = tr.max_requests;
+    let name_key = |e: FtlabError| match e {
+        FtlabError::Io { path, reason } => FtlabError::Io { path, reason: format!("{reason} (tenants.{i}.trace.path)") },
+        other => other,
+    };
     if tr.address_map == AddressMap::Scale {
         p.lba_max_bytes = match tr.lba_max_bytes {
             Some(m) => m,
-            None => trace_stats(&path, tr.format)?.lba_max_bytes,
+            None => trace_stats(&path, tr.format).map_err(name_key)?.lba_max_bytes,
         };
     }
-    let reader = open(&path).map_err(|e| match e {
-        FtlabError::Io { path, reason } => FtlabError::Io { path, reason: format!("{reason} (tenants.{i}.trace.path)") },
-        other => other,
-    })?;
+    let reader = open(&path).map_err(name_key)?;
     Ok(Source::new(Records::Trace(read_trace(tr.format, reader)), p))
 }
 

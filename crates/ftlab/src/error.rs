@@ -7,10 +7,11 @@ use std::fmt;
 /// and what was expected.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum FtlabError {
-    /// A scenario value is wrong: `key` is a dotted path such as `device.channels`.
+    /// A scenario value is wrong, or a key is unknown or missing: `key` is a dotted path such
+    /// as `device.channels` or `tenants.0.queue_depth`.
     #[error("{file}: {key}: {reason}")]
     Config { file: String, key: String, reason: String },
-    /// A scenario file is not valid TOML, or has an unknown key (`line` is 1-based, 0 if unknown).
+    /// A scenario file is not valid TOML (`line` is 1-based, 0 if unknown).
     #[error("{file}:{line}: {reason}")]
     Syntax { file: String, line: u64, reason: String },
     /// A trace line is malformed or out of range.

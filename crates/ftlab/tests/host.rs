@@ -114,3 +114,16 @@ fn a_closed_loop_tenant_stops_at_its_duration() {
     // The last request is submitted before 0.5 s and completes within a few flash operations.
     assert!((500_000_000..520_000_000).contains(&end_ns), "run ended at {end_ns} ns");
 }
+
+#[test]
+fn an_arrival_past_the_clock_limit_is_an_error_naming_the_line() {
+    // 2 x 10^16 ns = 2 x 10^7 s, past the 10^7 s limit.
+    let trace = "0 0 0 8 1\n20000000000000000 0 8 8 1\n";
+    match run_raw(&trace_scenario(trace, "", ""), &[]) {
+        Err(FtlabError::Trace { line, reason, .. }) => {
+            assert_eq!(line, 2);
+            assert!(reason.contains("past the simulator's limit"), "{reason}");
+        }
+        other => panic!("expected a trace error, got {other:?}"),
+    }
+}

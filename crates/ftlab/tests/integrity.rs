@@ -111,12 +111,12 @@ fn case() -> impl Strategy<Value = Case> {
         any::<u32>().prop_map(u64::from),
         prop_oneof![Just(1u32), Just(2), Just(4)],
         prop_oneof![Just(0u32), Just(8)],
-        0.0..0.6f64,
-        0.0..0.2f64,
+        0.0..0.5f64,
+        0.0..0.1f64,
         prop_oneof![Just("uniform"), Just("zipf"), Just("hotcold"), Just("sequential")],
         1u32..=6,
         prop_oneof![Just("greedy"), Just("cost-benefit")],
-        prop_oneof![Just(0.0), Just(0.5), Just(1.0)],
+        prop_oneof![Just(0.5), Just(0.75), Just(1.0)],
         prop_oneof![Just("priority"), Just("fifo")],
     )
         .prop_map(|(scheme, seed, upp, buf, read, trim, pattern, max_units, policy, fill, sched)| Case {
@@ -135,10 +135,19 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+    // A fixed seed: CI runs the same 40 configurations every time (a failure reproduces);
+    // set PROPTEST_RNG_SEED to explore others.
+    #![proptest_config(ProptestConfig {
+        cases: 40,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed)),
+        ..ProptestConfig::default()
+    })]
 
     /// 40 random configurations x 25,000 operations of tenant a (+ 6,250 of tenant b) =
-    /// 1.25 x 10^6 host operations, every read and GC copy checked by the oracle.
+    /// 1.25 x 10^6 host operations, every read and GC copy checked by the oracle. Writes are at
+    /// least half of tenant a's operations and the namespaces start at least half full, so
+    /// every configuration fills the device several times over and GC runs.
     #[test]
     fn no_stale_or_lost_pages(c in case()) {
         run_case(&c, 25_000);

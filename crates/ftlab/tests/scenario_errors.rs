@@ -1,55 +1,775 @@
+//! Bad scenario input gets a precise error and never a panic.
+//!
+//! Data-driven: every case is one change (a line of TOML, a replaced line or a `--set`
+//! override) to a small valid base scenario (the `tiny` device, two synthetic tenants), and
+//! one helper, `check`, loads it (or runs it, for errors that only show when files are
+//! opened) and compares the outcome with the expectation: the error variant, the key path and
+//! fragments of the reason (the allowed range or what was expected, and the value given).
+//! A panic is caught and reported as a failure of its case. Each test runs a table of cases
+//! and reports every failing case at once.
+//!
+//! Key paths have one spelling: errors found by the schema (serde: unknown keys, wrong types,
+//! missing fields) and errors found by validation both use dots (`tenants.0.foo`,
+//! `tenants.0.queue_depth`), the spelling `--set` accepts.
+
 use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
+use ftlab::scenario::{self, presets, Scenario};
+use ftlab::FtlabError;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-fn base() -> String {
-    r#"
+
+// ---------------------------------------------------------------------------------------
+// The base scenario and how a case changes it.
+
+/// A valid scenario: the `tiny` preset (4 dies of 64 blocks x 64 pages of 4 KiB, 25%
+/// over-provisioning: 13107 logical units), two synthetic tenants of 40% each, no
+/// preconditioning. `#name` lines are insertion points for `Case::at`.
+const BASE: &str = r#"name = "errors"
+seed = 7
+schemes = ["unified"]
+#top
 [device]
 preset = "tiny"
+#device
+[device.timing]
+#timing
+[ftl]
+#ftl
 [precondition]
 fill_fraction = 0.0
+#precondition
+[measure]
+#measure
+[check]
+#check
 [[tenants]]
 name = "web"
-namespace_fraction = 0.5
+namespace_fraction = 0.4
+#tenant0
 [tenants.synthetic]
-requests = 10
-"#.to_string()
+read_ratio = 0.5
+requests = 200
+#synthetic0
+[[tenants]]
+name = "db"
+namespace_fraction = 0.4
+#tenant1
+[tenants.synthetic]
+pattern = "zipf"
+requests = 200
+#synthetic1
+#end
+"#;
+
+/// The device of `tiny`, key by key (for the cases without a preset).
+const TINY_DEVICE: &[(&str, &str)] = &[
+    ("channels", "2"),
+    ("chips_per_channel", "2"),
+    ("dies_per_chip", "1"),
+    ("planes_per_die", "1"),
+    ("blocks_per_plane", "64"),
+    ("pages_per_block", "64"),
+    ("page_bytes", "4096"),
+    ("mapping_unit_bytes", "4096"),
+    ("over_provisioning", "0.25"),
+    ("timing.read_us", "25.0"),
+    ("timing.program_us", "200.0"),
+    ("timing.erase_us", "1500.0"),
+    ("timing.channel_mts", "333"),
+    ("timing.channel_width_bits", "8"),
+];
+
+/// How a case is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    /// `scenario::load` (parse, overrides, schema, validation).
+    Load,
+    /// `api::run_scenario` end to end: errors that show when trace files are opened.
+    Run,
 }
-fn run(t: &str, o: &[String]) -> String {
-    let src = ScenarioSource::Text { text: t.to_string(), base_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces"), name: "test.toml".into() };
-    let opts = RunOptions { seed: None, overrides: o.iter().map(|s| s.to_string()).collect() };
-    let t = t.to_string();
-    let r = std::panic::catch_unwind(move || { let _ = &t; run_scenario(&src, &opts, &mut |_| {}).map(|_| ()) });
-    match r { Ok(v) => format!("{v:?}"), Err(e) => format!("PANIC {:?}", e.downcast_ref::<String>().cloned().or(e.downcast_ref::<&str>().map(|s| s.to_string()))) }
+
+/// One input: scenario text, `--set` overrides and an optional seed override.
+#[derive(Clone, Debug)]
+struct Case {
+    text: String,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    mode: Mode,
 }
-#[test]
-fn explore() {
-    let b = base();
-    let tr = b.replace("[tenants.synthetic]\nrequests = 10", "[tenants.trace]\npath = \"msr.csv\"\nformat = \"msr\"");
-    let two = b.clone() + "[[tenants]]\nname = \"b\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nrequests = 20\n";
-    let mq = b.replace("[tenants.synthetic]\nrequests = 10", "[tenants.trace]\npath = \"mqsim.trace\"\nformat = \"mqsim\"");
-    let gib = b.replace("namespace_fraction = 0.5", "namespace_gib = 1e-12");
-    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
-    let cases: Vec<(String, String, Vec<String>)> = vec![
-        ("mq ok".into(), mq.clone(), s(&[])),
-        ("mq ts huge".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e300", "measure.window_s=86400"])),
-        ("mq ts 1e12".into(), mq.clone(), s(&["tenants.0.trace.time_scale=1e12", "measure.window_s=86400"])),
-        ("mq maxreq 0".into(), mq.clone(), s(&["tenants.0.trace.max_requests=0"])),
-        ("mq closed".into(), mq.clone(), s(&["tenants.0.trace.replay=closed"])),
-        ("cmd i64max".into(), b.clone(), s(&["device.timing.command_ns=9223372036854775807"])),
-        ("cmd 1e12".into(), b.clone(), s(&["device.timing.command_ns=1000000000000"])),
-        ("part die ovf".into(), two.clone(), s(&["schemes=[\"partitioned\"]", "scheme.partitioned.by=\"die\"", "scheme.partitioned.shares=[4294967295, 5]"])),
-        ("part ch ovf".into(), two.clone(), s(&["schemes=[\"partitioned\"]", "scheme.partitioned.shares=[4294967295, 3]"])),
-        ("gib tiny".into(), gib.clone(), s(&[])),
-        ("start 1.8e10".into(), b.clone(), s(&["tenants.0.start_s=1.8e10", "measure.window_s=86400"])),
-        ("start 1e9 dur 1e10".into(), b.clone(), s(&["tenants.0.start_s=1e9", "tenants.0.duration_s=1.8e10", "measure.window_s=86400"])),
-        ("warmup>dur".into(), b.clone(), s(&["measure.warmup_s=5", "measure.duration_s=1"])),
-        ("read_us 1e6 many".into(), b.clone(), s(&["device.timing.read_us=1e6", "device.timing.program_us=1e6","device.timing.erase_us=1e6", "measure.window_s=86400"])),
-        ("reserve 40".into(), b.clone(), s(&["ftl.gc_reserve_blocks=40"])),
-        ("low 20".into(), b.clone(), s(&["ftl.gc_low_watermark_blocks=20"])),
-        ("fill seq".into(), b.clone(), s(&["precondition.order=sequential", "precondition.fill_fraction=1"])),
-        ("ns 2 full".into(), two.clone(), s(&["tenants.1.namespace_fraction=0.6"])),
-        ("257 names".into(), two.clone(), s(&["tenants.b.name=web"])),
-    ];
-    for (n, t, o) in cases {
-        println!("{n}: {:?} => {}", o, run(&t, &o));
+
+fn base() -> Case {
+    Case { text: BASE.to_string(), overrides: Vec::new(), seed: None, mode: Mode::Load }
+}
+
+/// The base with one tenant (`web`, 40%) only.
+fn one_tenant() -> Case {
+    let start = BASE.find("[[tenants]]\nname = \"db\"").unwrap();
+    let end = BASE.find("#end").unwrap();
+    Case { text: format!("{}{}", &BASE[..start], &BASE[end..]), ..base() }
+}
+
+/// The base with tenant 0 replaying a trace (`path` relative to the run's base dir).
+fn trace_tenant(path: &str, format: &str) -> Case {
+    base().replace(
+        "[tenants.synthetic]\nread_ratio = 0.5\nrequests = 200\n#synthetic0",
+        &format!("[tenants.trace]\npath = {path:?}\nformat = {format:?}\n#trace0"),
+    )
+}
+
+/// The base without a preset: every device key written out.
+fn no_preset() -> Case {
+    let mut device = String::new();
+    let mut timing = String::new();
+    for (k, v) in TINY_DEVICE {
+        match k.strip_prefix("timing.") {
+            Some(t) => timing += &format!("{t} = {v}\n"),
+            None => device += &format!("{k} = {v}\n"),
+        }
     }
+    base().replace("preset = \"tiny\"\n", &device).at("timing", timing.trim_end())
+}
+
+impl Case {
+    /// Insert `line` at the `#marker` line (which stays, for further insertions).
+    fn at(mut self, marker: &str, line: &str) -> Case {
+        let m = format!("#{marker}\n");
+        assert!(self.text.contains(&m), "no marker {m:?}");
+        self.text = self.text.replacen(&m, &format!("{line}\n{m}"), 1);
+        self
+    }
+
+    /// Replace the only occurrence of `old`.
+    fn replace(mut self, old: &str, new: &str) -> Case {
+        assert_eq!(self.text.matches(old).count(), 1, "{old:?} must occur once in:\n{}", self.text);
+        self.text = self.text.replacen(old, new, 1);
+        self
+    }
+
+    /// Add a `--set` override.
+    fn set(mut self, o: &str) -> Case {
+        self.overrides.push(o.to_string());
+        self
+    }
+
+    fn seed(mut self, seed: u64) -> Case {
+        self.seed = Some(seed);
+        self
+    }
+
+    fn run(mut self) -> Case {
+        self.mode = Mode::Run;
+        self
+    }
+
+    /// 1-based line of the first line of the text containing `needle`.
+    fn line_of(&self, needle: &str) -> u64 {
+        let at = self.text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the text"));
+        self.text[..at].matches('\n').count() as u64 + 1
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Expectations and the check.
+
+/// What a case must produce. Reason fragments must all occur in the error's reason.
+#[derive(Clone, Debug)]
+enum Expect {
+    /// `FtlabError::Config` with exactly this key, from file `test.toml`.
+    Config(String, Vec<String>),
+    /// `FtlabError::Syntax` at this 1-based line, from file `test.toml`.
+    Syntax(u64, Vec<String>),
+    /// `FtlabError::Io` whose path ends with the first string.
+    Io(String, Vec<String>),
+    /// `FtlabError::Trace` whose file ends with the first string, at this line.
+    Trace(String, u64, Vec<String>),
+}
+
+fn config(key: &str, reason: &[&str]) -> Expect {
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect())
+}
+
+fn syntax(line: u64, reason: &[&str]) -> Expect {
+    Expect::Syntax(line, reason.iter().map(|s| s.to_string()).collect())
+}
+
+fn outcome(case: &Case) -> std::thread::Result<Result<Option<Scenario>, FtlabError>> {
+    catch_unwind(AssertUnwindSafe(|| match case.mode {
+        Mode::Load => scenario::load(&case.text, "test.toml", &case.overrides, case.seed).map(Some),
+        Mode::Run => {
+            let source = ScenarioSource::Text { text: case.text.clone(), base_dir: temp_dir(), name: "test.toml".into() };
+            let opts = RunOptions { seed: case.seed, overrides: case.overrides.clone() };
+            run_scenario(&source, &opts, &mut |_| {}).map(|_| None)
+        }
+    }))
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+}
+
+fn reason_has(reason: &str, fragments: &[String]) -> Result<(), String> {
+    match fragments.iter().find(|f| !reason.contains(f.as_str())) {
+        Some(f) => Err(format!("reason {reason:?} lacks {f:?}")),
+        None => Ok(()),
+    }
+}
+
+/// Evaluate `case` and compare with `expected`.
+fn check(case: &Case, expected: &Expect) -> Result<(), String> {
+    let got = match outcome(case) {
+        Err(p) => return Err(format!("PANICKED: {}", panic_message(&*p))),
+        Ok(Ok(_)) => return Err("accepted, expected an error".into()),
+        Ok(Err(e)) => e,
+    };
+    let fail = |why: String| Err(format!("{why}; got {got:?}"));
+    match (expected, &got) {
+        (Expect::Config(key, frags), FtlabError::Config { file, key: k, reason }) => {
+            if file != "test.toml" {
+                return fail(format!("file {file:?}, expected \"test.toml\""));
+            }
+            if k != key {
+                return fail(format!("key {k:?}, expected {key:?}"));
+            }
+            reason_has(reason, frags).or_else(fail)
+        }
+        (Expect::Syntax(line, frags), FtlabError::Syntax { file, line: l, reason }) => {
+            if file != "test.toml" || l != line {
+                return fail(format!("at {file}:{l}, expected test.toml:{line}"));
+            }
+            reason_has(reason, frags).or_else(fail)
+        }
+        (Expect::Io(path, frags), FtlabError::Io { path: p, reason }) => {
+            if !p.ends_with(path.as_str()) {
+                return fail(format!("path {p:?} does not end with {path:?}"));
+            }
+            reason_has(reason, frags).or_else(fail)
+        }
+        (Expect::Trace(file, line, frags), FtlabError::Trace { file: f, line: l, reason }) => {
+            if !f.ends_with(file.as_str()) || l != line {
+                return fail(format!("at {f}:{l}, expected {file}:{line}"));
+            }
+            reason_has(reason, frags).or_else(fail)
+        }
+        _ => fail(format!("wrong variant, expected {expected:?}")),
+    }
+}
+
+/// Check every case of a table; fail with the list of the cases that failed.
+fn check_all(cases: Vec<(String, Case, Expect)>) {
+    assert!(!cases.is_empty());
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(name, case, expected)| {
+            check(case, expected).err().map(|why| format!("- {name}: {why}\n  overrides: {:?}", case.overrides))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// Load `case`, which must be accepted.
+fn load_ok(case: &Case) -> Scenario {
+    match outcome(case) {
+        Err(p) => panic!("PANICKED: {}\n{}", panic_message(&*p), case.text),
+        Ok(Err(e)) => panic!("rejected: {e}\noverrides: {:?}\n{}", case.overrides, case.text),
+        Ok(Ok(s)) => s.expect("load mode"),
+    }
+}
+
+/// A per-process scratch directory for trace files and runs.
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftlab-scenario-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// `(name, case, expectation)` rows, the name defaulting to the change made.
+macro_rules! cases {
+    ($($name:expr => $case:expr, $expect:expr;)*) => {
+        vec![$(($name.to_string(), $case, $expect)),*]
+    };
+}
+
+// ---------------------------------------------------------------------------------------
+// Positive cases: the base and its variants load.
+
+#[test]
+fn base_scenarios_are_valid() {
+    for case in [base(), one_tenant(), no_preset()] {
+        let s = load_ok(&case);
+        assert_eq!(s.device.channels, Some(2));
+        // Resolved defaults: command_ns 0, watermarks max(reserve + 4, 64 / 100) and 2x that.
+        assert_eq!(s.device.timing.command_ns, Some(0));
+        assert_eq!(s.ftl.gc_low_watermark_blocks, Some(6));
+        assert_eq!(s.ftl.gc_high_watermark_blocks, Some(12));
+    }
+    let s = load_ok(&base());
+    assert_eq!(s.logical_units(), 13107);
+    assert_eq!(s.namespace_units(), vec![5242, 5242]);
+    // The bundled default scenario loads too.
+    load_ok(&Case { text: ftlab::api::default_scenario_toml().into(), ..base() });
+}
+
+#[test]
+fn every_preset_loads_with_its_values() {
+    for &name in presets::PRESETS {
+        let p = presets::preset(name).expect("listed preset exists");
+        let s = load_ok(&base().replace("preset = \"tiny\"", &format!("preset = {name:?}")));
+        let d = &s.device;
+        assert_eq!(d.preset.as_deref(), Some(name));
+        assert_eq!(
+            (d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die, d.blocks_per_plane, d.pages_per_block),
+            (p.channels, p.chips_per_channel, p.dies_per_chip, p.planes_per_die, p.blocks_per_plane, p.pages_per_block),
+            "{name}"
+        );
+        assert_eq!((d.page_bytes, d.mapping_unit_bytes, d.over_provisioning), (p.page_bytes, p.mapping_unit_bytes, p.over_provisioning));
+        let (t, pt) = (&d.timing, &p.timing);
+        assert_eq!((t.read_us, t.program_us, t.erase_us), (pt.read_us, pt.program_us, pt.erase_us), "{name}");
+        assert_eq!((t.command_ns, t.channel_mts, t.channel_width_bits), (pt.command_ns, pt.channel_mts, pt.channel_width_bits));
+    }
+    // A key set next to a preset wins over the preset's value.
+    let s = load_ok(&base().at("device", "channels = 4").at("timing", "read_us = 60.0"));
+    assert_eq!((s.device.channels, s.device.chips_per_channel, s.device.timing.read_us), (Some(4), Some(2), Some(60.0)));
+}
+
+#[test]
+fn overrides_that_work() {
+    let s = load_ok(&base().set("tenants.web.queue_depth=7"));
+    assert_eq!((s.tenants[0].queue_depth, s.tenants[1].queue_depth), (7, 32));
+    let s = load_ok(&base().set("tenants.0.queue_depth=7"));
+    assert_eq!((s.tenants[0].queue_depth, s.tenants[1].queue_depth), (7, 32));
+    let s = load_ok(&base().set("tenants.db.synthetic.read_ratio=0.25").set("tenants.1.start_s=2"));
+    assert_eq!((s.tenants[1].synthetic.as_ref().unwrap().read_ratio, s.tenants[1].start_s), (0.25, 2.0));
+    // An element of a nested array that exists in the text.
+    let s = load_ok(&base().at("synthetic1", "sizes = [{ bytes = 4096 }]").set("tenants.db.synthetic.sizes.0.bytes=8192"));
+    assert_eq!(s.tenants[1].synthetic.as_ref().unwrap().sizes[0].bytes, 8192);
+    // A bare word is a string; a preset key overridden over the preset; overrides in order.
+    let s = load_ok(&base().set("device.preset=mqsim").set("device.channels=8").set("device.channels=2"));
+    assert_eq!((s.device.preset.as_deref(), s.device.channels, s.device.blocks_per_plane), (Some("mqsim"), Some(2), Some(1024)));
+    // Missing tables are created; whole arrays replaced.
+    let s = load_ok(&base().set("schemes=[\"unified\", \"partitioned\"]").set("scheme.partitioned.by=die").set("ftl.gc_reserve_blocks=3"));
+    assert_eq!(s.schemes, ["unified", "partitioned"]);
+    assert_eq!(s.scheme["partitioned"]["by"].as_str(), Some("die"));
+    assert_eq!(s.scheme["partitioned"]["shares"].as_array().map(Vec::len), Some(2));
+    assert_eq!(s.ftl.gc_reserve_blocks, 3);
+    // Spaces around the parts are trimmed.
+    let s = load_ok(&base().set(" tenants . web . queue_depth = 9 "));
+    assert_eq!(s.tenants[0].queue_depth, 9);
+}
+
+#[test]
+fn seed_override() {
+    assert_eq!(load_ok(&base()).seed, 7);
+    assert_eq!(load_ok(&base().seed(99)).seed, 99);
+    assert_eq!(load_ok(&base().set("seed=5")).seed, 5);
+    // The seed option is applied after the overrides: it wins.
+    assert_eq!(load_ok(&base().set("seed=5").seed(99)).seed, 99);
+    // Without `seed` in the text the default is 1.
+    assert_eq!(load_ok(&base().replace("seed = 7\n", "")).seed, 1);
+}
+
+#[test]
+fn resolved_scenario_reloads_to_itself() {
+    let s = load_ok(&base().set("schemes=[\"unified\", \"partitioned\"]"));
+    let resolved = scenario::to_toml(&s);
+    let again = load_ok(&Case { text: resolved.clone(), ..base() });
+    assert_eq!(scenario::to_toml(&again), resolved);
+    // Every default is written out.
+    for key in ["gc_low_watermark_blocks = 6", "gc_high_watermark_blocks = 12", "command_ns = 0", "queue_depth = 32", "shares = [", "[stream.legacy]"] {
+        assert!(resolved.contains(key), "resolved scenario lacks {key:?}:\n{resolved}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Unknown keys, wrong types, missing fields (the schema).
+
+#[test]
+fn unknown_keys_are_rejected_with_their_path() {
+    check_all(cases![
+        "top level" => base().at("top", "bogus = 1"), config("bogus", &["unknown field `bogus`", "expected one of", "`device`"]);
+        "[device]" => base().at("device", "chanels = 4"), config("device.chanels", &["unknown field `chanels`", "`channels`"]);
+        "[device.timing]" => base().at("timing", "read_ns = 4"), config("device.timing.read_ns", &["unknown field `read_ns`", "`read_us`"]);
+        "[ftl]" => base().at("ftl", "gc_low_watermark = 4"), config("ftl.gc_low_watermark", &["unknown field `gc_low_watermark`", "`gc_low_watermark_blocks`"]);
+        "[[tenants]] 0" => base().at("tenant0", "qd = 4"), config("tenants.0.qd", &["unknown field `qd`", "`queue_depth`"]);
+        "[[tenants]] 1" => base().at("tenant1", "weight = 4"), config("tenants.1.weight", &["unknown field `weight`"]);
+        "[tenants.synthetic]" => base().at("synthetic1", "theta = 0.9"), config("tenants.1.synthetic.theta", &["unknown field `theta`", "`zipf_theta`"]);
+        "[tenants.trace]" => trace_tenant("t.csv", "msr").at("trace0", "scale = 2"), config("tenants.0.trace.scale", &["unknown field `scale`", "`time_scale`"]);
+        "[precondition]" => base().at("precondition", "fill = 1"), config("precondition.fill", &["unknown field `fill`", "`fill_fraction`"]);
+        "[measure]" => base().at("measure", "duration = 1"), config("measure.duration", &["unknown field `duration`", "`duration_s`"]);
+        "[check]" => base().at("check", "oracle = true"), config("check.oracle", &["unknown field `oracle`", "`integrity`"]);
+        "[scheme.partitioned]" => base().replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]").at("end", "[scheme.partitioned]\nshare = [1, 1]"),
+            config("scheme.partitioned", &["unknown field `share`", "`shares`"]);
+        "[scheme.unified]" => base().at("end", "[scheme.unified]\nby = \"die\""), config("scheme.unified", &["unknown field `by`", "no fields"]);
+        "[stream.legacy]" => base().at("end", "[stream.legacy]\nstreams = 2"), config("stream.legacy", &["unknown field `streams`", "no fields"]);
+        "--set of an unknown [device] key" => base().set("device.chanels=4"), config("device.chanels", &["unknown field `chanels`"]);
+        "--set of an unknown tenant key by name" => base().set("tenants.db.speed=3"), config("tenants.1.speed", &["unknown field `speed`"]);
+        "--set of an unknown synthetic key" => base().set("tenants.0.synthetic.theta=1"), config("tenants.0.synthetic.theta", &["unknown field `theta`"]);
+        "--set of an unknown top-level table" => base().set("devices.channels=4"), config("devices", &["unknown field `devices`"]);
+    ]);
+}
+
+#[test]
+fn wrong_types_and_missing_fields() {
+    check_all(cases![
+        "channels a string" => base().at("device", "channels = \"four\""), config("device.channels", &["invalid type: string \"four\"", "expected u32"]);
+        "channels negative" => base().at("device", "channels = -2"), config("device.channels", &["-2", "expected u32"]);
+        "--set bare word where a number is expected" => base().set("device.channels=four"), config("device.channels", &["invalid type: string \"four\"", "expected u32"]);
+        "physical_streams beyond u8" => base().at("ftl", "physical_streams = 300"), config("ftl.physical_streams", &["300", "expected u8"]);
+        "negative seed" => base().set("seed=-1"), config("seed", &["-1", "expected u64"]);
+        "gc_policy" => base().at("ftl", "gc_policy = \"lru\""), config("ftl.gc_policy", &["unknown variant `lru`", "`greedy`", "`cost-benefit`"]);
+        "scheduler" => base().at("ftl", "scheduler = \"rr\""), config("ftl.scheduler", &["unknown variant `rr`", "`priority`", "`fifo`"]);
+        "pattern" => base().set("tenants.web.synthetic.pattern=pareto"), config("tenants.0.synthetic.pattern", &["unknown variant `pareto`", "`hotcold`"]);
+        "arrival" => base().set("tenants.web.synthetic.arrival=open"), config("tenants.0.synthetic.arrival", &["unknown variant `open`", "`closed`"]);
+        "trace format" => trace_tenant("t.csv", "csv"), config("tenants.0.trace.format", &["unknown variant `csv`", "`msr`"]);
+        "address_map" => trace_tenant("t.csv", "msr").at("trace0", "address_map = \"clip\""), config("tenants.0.trace.address_map", &["unknown variant `clip`", "`wrap`", "`scale`", "`reject`"]);
+        "replay" => trace_tenant("t.csv", "msr").at("trace0", "replay = \"open\""), config("tenants.0.trace.replay", &["unknown variant `open`", "`timed`", "`closed`"]);
+        "precondition order" => base().at("precondition", "order = \"reverse\""), config("precondition.order", &["unknown variant `reverse`", "`sequential`", "`random`"]);
+        "partitioned by" => base().replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]").set("scheme.partitioned.by=plane"),
+            config("scheme.partitioned", &["unknown variant `plane`", "`channel`", "`die`"]);
+        "integrity not a bool" => base().at("check", "integrity = \"yes\""), config("check.integrity", &["invalid type", "expected a boolean"]);
+        "schemes not an array" => base().replace("schemes = [\"unified\"]", "schemes = \"unified\""), config("schemes", &["invalid type", "expected a sequence"]);
+        "no device table at all" => base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), config("device", &["missing field `device`"]);
+        "no tenants" => Case { text: "[device]\npreset = \"tiny\"\n".into(), ..base() }, config("tenants", &["missing field `tenants`"]);
+        "tenant without a name" => base().replace("name = \"db\"\n", ""), config("tenants.1.name", &["missing field `name`"]);
+        "trace without a format" => base().replace("[tenants.synthetic]\nread_ratio = 0.5\nrequests = 200\n", "[tenants.trace]\npath = \"t.csv\"\n"),
+            config("tenants.0.trace.format", &["missing field `format`"]);
+        "trace without a path" => base().replace("[tenants.synthetic]\nread_ratio = 0.5\nrequests = 200\n", "[tenants.trace]\nformat = \"msr\"\n"),
+            config("tenants.0.trace.path", &["missing field `path`"]);
+        "size entry without bytes" => base().at("synthetic0", "sizes = [{ weight = 1.0 }]"), config("tenants.0.synthetic.sizes.0.bytes", &["missing field `bytes`"]);
+    ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// [device] and [device.timing].
+
+#[test]
+fn device_keys_missing_without_a_preset() {
+    let mut cases = Vec::new();
+    for (k, v) in TINY_DEVICE {
+        let line = format!("{} = {v}\n", k.trim_start_matches("timing."));
+        cases.push((format!("without {k}"), no_preset().replace(&line, ""), config(&format!("device.{k}"), &["missing: set it or choose a device.preset"])));
+    }
+    check_all(cases);
+}
+
+#[test]
+fn device_presets_and_geometry() {
+    let mut cases = cases![
+        "unknown preset" => base().replace("preset = \"tiny\"", "preset = \"huge\""), config("device.preset", &["unknown preset \"huge\"", "known: tiny, upi, mqsim"]);
+        "unknown preset by --set" => base().set("device.preset=TINY"), config("device.preset", &["unknown preset \"TINY\""]);
+        "mapping unit below 512" => base().at("device", "mapping_unit_bytes = 256"), config("device.mapping_unit_bytes", &["must be a power of two >= 512, got 256"]);
+        "mapping unit not a power of two" => base().at("device", "mapping_unit_bytes = 3072\npage_bytes = 6144"), config("device.mapping_unit_bytes", &["must be a power of two >= 512, got 3072"]);
+        "page not a multiple of the unit" => base().at("device", "page_bytes = 6144"), config("device.page_bytes", &["multiple of mapping_unit_bytes (4096)", "at most 16 units", "got 6144"]);
+        "page of 17 units" => base().at("device", "page_bytes = 8704\nmapping_unit_bytes = 512"), config("device.page_bytes", &["at most 16 units", "got 8704"]);
+        "pages_per_block above 65536" => base().at("device", "pages_per_block = 65537"), config("device.pages_per_block", &["must be in [1, 65536], got 65537"]);
+        "4098 dies" => base().at("device", "channels = 2049"), config("device.channels", &["at most 4096 dies, got 4098"]);
+        "2^32 mapping units" => base().at("device", "blocks_per_plane = 16777216"), config("device.blocks_per_plane", &["4294967296 mapping units", "at most 4294967294"]);
+        "3 blocks per die" => base().at("device", "blocks_per_plane = 3"), config("device.blocks_per_plane", &["at least 4 blocks", "got 3"]);
+        "over_provisioning 0" => base().at("device", "over_provisioning = 0.0"), config("device.over_provisioning", &["must be in (0, 4]", "(physical - logical) / logical", "got 0"]);
+        "over_provisioning above 4" => base().at("device", "over_provisioning = 4.01"), config("device.over_provisioning", &["must be in (0, 4]", "got 4.01"]);
+        "over_provisioning NaN" => base().at("device", "over_provisioning = nan"), config("device.over_provisioning", &["must be in (0, 4]", "got NaN"]);
+    ];
+    for k in ["channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane", "pages_per_block", "page_bytes", "mapping_unit_bytes"] {
+        cases.push((format!("{k} = 0"), base().at("device", &format!("{k} = 0")), config(&format!("device.{k}"), &["must be at least 1, got 0"])));
+    }
+    check_all(cases);
+    // The edges just inside the ranges load.
+    load_ok(&base().at("device", "over_provisioning = 4.0"));
+    load_ok(&base().at("device", "channels = 2048"));
+    load_ok(&base().at("device", "page_bytes = 8192\nmapping_unit_bytes = 512"));
+}
+
+#[test]
+fn timing_ranges() {
+    let mut cases = cases![
+        "channel_mts 0" => base().at("timing", "channel_mts = 0"), config("device.timing.channel_mts", &["must be in [1, 100000] MT/s, got 0"]);
+        "channel_mts above" => base().at("timing", "channel_mts = 100001"), config("device.timing.channel_mts", &["must be in [1, 100000] MT/s, got 100001"]);
+        "channel width 4" => base().at("timing", "channel_width_bits = 4"), config("device.timing.channel_width_bits", &["must be 8 or 16, got 4"]);
+        "channel width 12" => base().at("timing", "channel_width_bits = 12"), config("device.timing.channel_width_bits", &["must be 8 or 16, got 12"]);
+        "channel width 32" => base().at("timing", "channel_width_bits = 32"), config("device.timing.channel_width_bits", &["must be 8 or 16, got 32"]);
+        "command_ns above 1 s" => base().at("timing", "command_ns = 1000000001"), config("device.timing.command_ns", &["must be in [0, 1000000000] nanoseconds, got 1000000001"]);
+        "command_ns near i64::MAX" => base().at("timing", "command_ns = 9223372036854775807"), config("device.timing.command_ns", &["must be in [0, 1000000000]"]);
+    ];
+    for k in ["read_us", "program_us", "erase_us"] {
+        let key = format!("device.timing.{k}");
+        for (v, shown) in [("0.0", "got 0"), ("1000000.5", "got 1000000.5"), ("nan", "got NaN"), ("-1.0", "got -1")] {
+            cases.push((format!("{k} = {v}"), base().at("timing", &format!("{k} = {v}")), config(&key, &["must be in (0, 1000000] microseconds", shown])));
+        }
+    }
+    check_all(cases);
+    load_ok(&base().at("timing", "read_us = 1000000.0\ncommand_ns = 1000000000\nchannel_mts = 100000\nchannel_width_bits = 16"));
+}
+
+// ---------------------------------------------------------------------------------------
+// [ftl] (tiny: 64 blocks per die, so watermarks up to 32; defaults low 6, high 12, reserve 2).
+
+#[test]
+fn ftl_ranges() {
+    check_all(cases![
+        "low watermark 1" => base().at("ftl", "gc_low_watermark_blocks = 1"), config("ftl.gc_low_watermark_blocks", &["must be in [2, 32] (half the 64 blocks per die), got 1"]);
+        "low watermark 33" => base().at("ftl", "gc_low_watermark_blocks = 33"), config("ftl.gc_low_watermark_blocks", &["must be in [2, 32]", "got 33"]);
+        "high watermark below low" => base().at("ftl", "gc_high_watermark_blocks = 5"), config("ftl.gc_high_watermark_blocks", &["must be in [6, 32]", "got 5"]);
+        "high watermark 33" => base().at("ftl", "gc_high_watermark_blocks = 33"), config("ftl.gc_high_watermark_blocks", &["must be in [6, 32]", "got 33"]);
+        "reserve 0" => base().at("ftl", "gc_reserve_blocks = 0"), config("ftl.gc_reserve_blocks", &["must be in [1, 3] (below the low watermark 4), got 0"]);
+        "reserve at the low watermark" => base().at("ftl", "gc_reserve_blocks = 6\ngc_low_watermark_blocks = 6"), config("ftl.gc_reserve_blocks", &["must be in [1, 5]", "got 6"]);
+        "default low watermark too high for the reserve" => base().at("ftl", "gc_reserve_blocks = 29"),
+            config("ftl.gc_low_watermark_blocks", &["must be in [2, 32]", "got 33", "the default", "gc_reserve_blocks + 4"]);
+        "reserve u32::MAX (no overflow)" => base().at("ftl", "gc_reserve_blocks = 4294967295"), config("ftl.gc_low_watermark_blocks", &["got 4294967295", "the default"]);
+        "low watermark u32::MAX (no overflow)" => base().at("ftl", "gc_low_watermark_blocks = 4294967295"), config("ftl.gc_low_watermark_blocks", &["got 4294967295"]);
+        "default high watermark too high" => base().at("ftl", "gc_low_watermark_blocks = 17"),
+            config("ftl.gc_high_watermark_blocks", &["must be in [17, 32]", "got 34", "the default, 2 x the low watermark"]);
+        "default watermarks on a 4-block die" => base().at("device", "blocks_per_plane = 4"), config("ftl.gc_low_watermark_blocks", &["must be in [2, 2]", "got 6", "the default"]);
+        "physical_streams 0" => base().at("ftl", "physical_streams = 0"), config("ftl.physical_streams", &["must be in [1, 16], got 0"]);
+        "physical_streams 17" => base().at("ftl", "physical_streams = 17"), config("ftl.physical_streams", &["must be in [1, 16], got 17"]);
+        "dram latency below" => base().at("ftl", "dram_latency_us = 0.0009"), config("ftl.dram_latency_us", &["must be in [0.001, 1000] microseconds, got 0.0009"]);
+        "dram latency above" => base().at("ftl", "dram_latency_us = 1000.5"), config("ftl.dram_latency_us", &["must be in [0.001, 1000]", "got 1000.5"]);
+        "dram latency NaN" => base().at("ftl", "dram_latency_us = nan"), config("ftl.dram_latency_us", &["must be in [0.001, 1000]", "got NaN"]);
+        "write buffer not a multiple of the unit" => base().at("ftl", "write_buffer_bytes = 20000"), config("ftl.write_buffer_bytes", &["multiple of mapping_unit_bytes (4096) up to 1 TiB, got 20000"]);
+        "write buffer above 1 TiB" => base().at("ftl", "write_buffer_bytes = 1099511631872"), config("ftl.write_buffer_bytes", &["up to 1 TiB, got 1099511631872"]);
+        "write buffer below a page per die" => base().at("ftl", "write_buffer_bytes = 12288"), config("ftl.write_buffer_bytes", &["at least one flash page per die (16384 bytes), got 12288"]);
+    ]);
+    load_ok(&base().at("ftl", "gc_low_watermark_blocks = 2\ngc_high_watermark_blocks = 32\ngc_reserve_blocks = 1\nphysical_streams = 16\ndram_latency_us = 0.001\nwrite_buffer_bytes = 16384"));
+    load_ok(&base().at("ftl", "gc_low_watermark_blocks = 32\ndram_latency_us = 1000.0\nwrite_buffer_bytes = 1099511627776").set("ftl.gc_high_watermark_blocks=32"));
+}
+
+// ---------------------------------------------------------------------------------------
+// [[tenants]], namespaces and workloads.
+
+#[test]
+fn tenant_ranges() {
+    let many = |n: usize| {
+        let mut text = BASE[..BASE.find("[[tenants]]").unwrap()].to_string();
+        for i in 0..n {
+            text += &format!("[[tenants]]\nname = \"t{i}\"\nnamespace_fraction = 0.003\n[tenants.synthetic]\nrequests = 1\n");
+        }
+        Case { text, ..base() }
+    };
+    load_ok(&many(256));
+    check_all(cases![
+        "no tenants" => Case { text: BASE[..BASE.find("[[tenants]]").unwrap()].replace("#top", "tenants = []"), ..base() }, config("tenants", &["must list 1 to 256 tenants, got 0"]);
+        "257 tenants" => many(257), config("tenants", &["must list 1 to 256 tenants, got 257"]);
+        "empty name" => base().replace("name = \"db\"", "name = \"\""), config("tenants.1.name", &["must be non-empty and unique, got \"\""]);
+        "duplicate name" => base().replace("name = \"db\"", "name = \"web\""), config("tenants.1.name", &["must be non-empty and unique, got \"web\""]);
+        "duplicate name by --set" => base().set("tenants.db.name=web"), config("tenants.1.name", &["unique", "\"web\""]);
+        "namespace_fraction 0" => base().set("tenants.db.namespace_fraction=0.0"), config("tenants.1.namespace_fraction", &["must be in (0, 1], got 0"]);
+        "namespace_fraction above 1" => base().set("tenants.db.namespace_fraction=1.01"), config("tenants.1.namespace_fraction", &["must be in (0, 1], got 1.01"]);
+        "namespace_fraction NaN" => base().set("tenants.db.namespace_fraction=nan"), config("tenants.1.namespace_fraction", &["must be in (0, 1], got NaN"]);
+        "namespace_gib 0" => base().replace("namespace_fraction = 0.4\n#tenant1", "namespace_gib = 0.0\n#tenant1"), config("tenants.1.namespace_gib", &["must be > 0, got 0"]);
+        "namespace_gib negative" => base().replace("namespace_fraction = 0.4\n#tenant1", "namespace_gib = -1.0\n#tenant1"), config("tenants.1.namespace_gib", &["must be > 0, got -1"]);
+        "namespace_gib infinite" => base().replace("namespace_fraction = 0.4\n#tenant1", "namespace_gib = inf\n#tenant1"), config("tenants.1.namespace_gib", &["must be > 0, got inf"]);
+        "both namespace keys" => base().at("tenant1", "namespace_gib = 0.001"), config("tenants.1.namespace_fraction", &["set exactly one of namespace_fraction and namespace_gib"]);
+        "neither namespace key" => base().replace("namespace_fraction = 0.4\n#tenant1", "#tenant1"), config("tenants.1.namespace_fraction", &["set exactly one of namespace_fraction and namespace_gib"]);
+        "namespace below one unit (fraction)" => base().set("tenants.db.namespace_fraction=0.00001"), config("tenants.1.namespace_fraction", &["smaller than one mapping unit (4096 bytes)"]);
+        "namespace below one unit (GiB)" => base().replace("namespace_fraction = 0.4\n#tenant1", "namespace_gib = 0.000001\n#tenant1"), config("tenants.1.namespace_gib", &["smaller than one mapping unit (4096 bytes)"]);
+        "namespaces larger than the device" => base().set("tenants.db.namespace_fraction=0.61"),
+            config("tenants", &["namespaces total", "larger than the device's logical capacity of 53686272 bytes"]);
+        "namespace in GiB larger than the device" => base().replace("namespace_fraction = 0.4\n#tenant1", "namespace_gib = 0.1\n#tenant1"),
+            config("tenants", &["namespaces total 128843776 bytes", "logical capacity of 53686272 bytes"]);
+        "queue_depth 0" => base().set("tenants.db.queue_depth=0"), config("tenants.1.queue_depth", &["must be in [1, 65536], got 0"]);
+        "queue_depth 65537" => base().set("tenants.db.queue_depth=65537"), config("tenants.1.queue_depth", &["must be in [1, 65536], got 65537"]);
+        "start_s negative" => base().set("tenants.db.start_s=-1.0"), config("tenants.1.start_s", &["must be in [0, 10000000] seconds, got -1"]);
+        "start_s above 10^7" => base().set("tenants.db.start_s=10000001.0"), config("tenants.1.start_s", &["must be in [0, 10000000] seconds, got 10000001"]);
+        "start_s NaN" => base().set("tenants.db.start_s=nan"), config("tenants.1.start_s", &["got NaN"]);
+        "duration_s 0" => base().set("tenants.db.duration_s=0.0"), config("tenants.1.duration_s", &["must be in (0, 10000000] seconds, got 0"]);
+        "duration_s above 10^7" => base().set("tenants.db.duration_s=10000001.0"), config("tenants.1.duration_s", &["must be in (0, 10000000] seconds, got 10000001"]);
+        "duration_s infinite" => base().set("tenants.db.duration_s=inf"), config("tenants.1.duration_s", &["got inf"]);
+        "both trace and synthetic" => base().at("tenant1", "[tenants.trace]\npath = \"t.csv\"\nformat = \"msr\""),
+            config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
+        "unbounded synthetic workload" => base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n"),
+            config("tenants.1.synthetic.requests", &["the workload never ends: set requests, tenants.1.duration_s or measure.duration_s"]);
+        "neither trace nor synthetic" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", ""),
+            config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
+    ]);
+    // The edges just inside the ranges load.
+    load_ok(&base().set("tenants.db.namespace_fraction=0.6").set("tenants.db.queue_depth=65536").set("tenants.db.start_s=10000000.0").set("tenants.db.duration_s=10000000.0").set("measure.window_s=86400"));
+    load_ok(&one_tenant().set("tenants.web.namespace_fraction=1.0").set("tenants.web.queue_depth=1"));
+    // A synthetic workload without `requests` ends at its own or the measurement's duration.
+    let unbounded = || base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n");
+    load_ok(&unbounded().set("tenants.db.duration_s=1.0"));
+    load_ok(&unbounded().set("measure.duration_s=1.0"));
+}
+
+#[test]
+fn trace_ranges() {
+    let t = || trace_tenant("t.csv", "msr");
+    check_all(cases![
+        "time_scale 0" => t().at("trace0", "time_scale = 0.0"), config("tenants.0.trace.time_scale", &["must be in (0, 1000], got 0"]);
+        "time_scale above 1000" => t().at("trace0", "time_scale = 1000.5"), config("tenants.0.trace.time_scale", &["must be in (0, 1000], got 1000.5"]);
+        "time_scale NaN" => t().at("trace0", "time_scale = nan"), config("tenants.0.trace.time_scale", &["got NaN"]);
+        "empty path" => trace_tenant("", "msr"), config("tenants.0.trace.path", &["must not be empty"]);
+        "lba_max_bytes 0" => t().at("trace0", "address_map = \"scale\"\nlba_max_bytes = 0"), config("tenants.0.trace.lba_max_bytes", &["must be > 0"]);
+        "max_requests 0" => t().at("trace0", "max_requests = 0"), config("tenants.0.trace.max_requests", &["must be >= 1", "got 0"]);
+        "max_requests negative" => t().at("trace0", "max_requests = -1"), config("tenants.0.trace.max_requests", &["expected u64"]);
+    ]);
+    load_ok(&t().at("trace0", "time_scale = 1000.0\nmax_requests = 1\naddress_map = \"scale\"\nlba_max_bytes = 1\nreplay = \"closed\""));
+}
+
+#[test]
+fn synthetic_ranges() {
+    let s = |line: &str| base().at("synthetic1", line);
+    check_all(cases![
+        "zipf_theta 0" => s("zipf_theta = 0.0"), config("tenants.1.synthetic.zipf_theta", &["must be in (0, 10], got 0"]);
+        "zipf_theta above 10" => s("zipf_theta = 10.5"), config("tenants.1.synthetic.zipf_theta", &["must be in (0, 10], got 10.5"]);
+        "hot_fraction 0" => s("hot_fraction = 0.0"), config("tenants.1.synthetic.hot_fraction", &["must be in (0, 1), got 0"]);
+        "hot_fraction 1" => s("hot_fraction = 1.0"), config("tenants.1.synthetic.hot_fraction", &["must be in (0, 1), got 1"]);
+        "hot_access_fraction below" => s("hot_access_fraction = -0.1"), config("tenants.1.synthetic.hot_access_fraction", &["must be in [0, 1], got -0.1"]);
+        "hot_access_fraction above" => s("hot_access_fraction = 1.1"), config("tenants.1.synthetic.hot_access_fraction", &["must be in [0, 1], got 1.1"]);
+        "read_ratio below" => s("read_ratio = -0.1"), config("tenants.1.synthetic.read_ratio", &["must be in [0, 1], got -0.1"]);
+        "read_ratio above" => s("read_ratio = 1.1"), config("tenants.1.synthetic.read_ratio", &["must be in [0, 1], got 1.1"]);
+        "trim_ratio below" => s("trim_ratio = -0.1"), config("tenants.1.synthetic.trim_ratio", &["must be in [0, 1], got -0.1"]);
+        "trim_ratio above" => s("trim_ratio = 1.1"), config("tenants.1.synthetic.trim_ratio", &["must be in [0, 1], got 1.1"]);
+        "read + trim above 1" => base().at("synthetic0", "trim_ratio = 0.6"), config("tenants.0.synthetic.trim_ratio", &["read_ratio + trim_ratio must be <= 1", "0.5 + 0.6"]);
+        "align_bytes 0" => s("align_bytes = 0"), config("tenants.1.synthetic.align_bytes", &["must be > 0, got 0"]);
+        "no sizes" => s("sizes = []"), config("tenants.1.synthetic.sizes", &["must list at least one size"]);
+        "size 0" => s("sizes = [{ bytes = 0 }]"), config("tenants.1.synthetic.sizes", &["entry 0: bytes must be a positive multiple of align_bytes (4096), got 0"]);
+        "size not aligned" => s("sizes = [{ bytes = 4096 }, { bytes = 6000 }]"), config("tenants.1.synthetic.sizes", &["entry 1: bytes must be a positive multiple of align_bytes (4096), got 6000"]);
+        "negative weight" => s("sizes = [{ bytes = 4096, weight = -1.0 }]"), config("tenants.1.synthetic.sizes", &["entry 0: weight must be finite and >= 0, got -1"]);
+        "weights all 0" => s("sizes = [{ bytes = 4096, weight = 0.0 }]"), config("tenants.1.synthetic.sizes", &["weights must sum to a finite value > 0, got 0"]);
+        "largest size beyond the namespace" => s("sizes = [{ bytes = 8192 }]").set("tenants.db.namespace_fraction=0.0001"),
+            config("tenants.1.synthetic.sizes", &["largest request (8192 bytes) does not fit in the namespace (4096 bytes"]);
+        "rate_iops 0" => s("rate_iops = 0.0"), config("tenants.1.synthetic.rate_iops", &["must be finite and > 0, got 0"]);
+        "rate_iops infinite" => s("rate_iops = inf"), config("tenants.1.synthetic.rate_iops", &["must be finite and > 0, got inf"]);
+        "interval_us 0" => s("interval_us = 0.0"), config("tenants.1.synthetic.interval_us", &["must be finite and > 0, got 0"]);
+        "interval_us infinite" => s("interval_us = inf"), config("tenants.1.synthetic.interval_us", &["must be finite and > 0, got inf"]);
+        "footprint_fraction 0" => s("footprint_fraction = 0.0"), config("tenants.1.synthetic.footprint_fraction", &["must be in (0, 1], got 0"]);
+        "footprint_fraction above 1" => s("footprint_fraction = 1.1"), config("tenants.1.synthetic.footprint_fraction", &["must be in (0, 1], got 1.1"]);
+        "requests 0" => base().set("tenants.db.synthetic.requests=0"), config("tenants.1.synthetic.requests", &["must be >= 1", "got 0"]);
+    ]);
+    load_ok(&s("zipf_theta = 10.0\nhot_fraction = 0.999\nhot_access_fraction = 1.0\nread_ratio = 0.0\ntrim_ratio = 1.0\nfootprint_fraction = 1.0\nsizes = [{ bytes = 4096, weight = 0.0 }, { bytes = 8192 }]"));
+    load_ok(&s("sizes = [{ bytes = 4096 }]").set("tenants.db.namespace_fraction=0.0001"));
+}
+
+// ---------------------------------------------------------------------------------------
+// [precondition], [measure].
+
+#[test]
+fn phase_ranges() {
+    check_all(cases![
+        "fill_fraction below" => base().replace("fill_fraction = 0.0", "fill_fraction = -0.1"), config("precondition.fill_fraction", &["must be in [0, 1], got -0.1"]);
+        "fill_fraction above" => base().replace("fill_fraction = 0.0", "fill_fraction = 1.1"), config("precondition.fill_fraction", &["must be in [0, 1], got 1.1"]);
+        "overwrite_passes below" => base().at("precondition", "overwrite_passes = -0.5"), config("precondition.overwrite_passes", &["must be in [0, 10], got -0.5"]);
+        "overwrite_passes above" => base().at("precondition", "overwrite_passes = 10.5"), config("precondition.overwrite_passes", &["must be in [0, 10], got 10.5"]);
+        "window_s below" => base().at("measure", "window_s = 0.0000001"), config("measure.window_s", &["must be in [0.000001, 86400] seconds, got 0.0000001"]);
+        "window_s above" => base().at("measure", "window_s = 86401.0"), config("measure.window_s", &["must be in [0.000001, 86400] seconds, got 86401"]);
+        "warmup_s negative" => base().at("measure", "warmup_s = -1.0"), config("measure.warmup_s", &["must be in [0, 10000000] seconds, got -1"]);
+        "warmup_s above 10^7" => base().at("measure", "warmup_s = 10000001.0"), config("measure.warmup_s", &["must be in [0, 10000000] seconds, got 10000001"]);
+        "warmup_s NaN" => base().at("measure", "warmup_s = nan"), config("measure.warmup_s", &["got NaN"]);
+        "duration_s 0" => base().at("measure", "duration_s = 0.0"), config("measure.duration_s", &["must be in (0, 10000000] seconds, got 0"]);
+        "duration_s above" => base().at("measure", "duration_s = 10000001.0"), config("measure.duration_s", &["must be in (0, 10000000] seconds, got 10000001"]);
+        "warm-up as long as the run" => base().at("measure", "duration_s = 5.0\nwarmup_s = 5.0"), config("measure.warmup_s", &["must be below measure.duration_s (5 seconds), got 5"]);
+        "too many time-series windows" => base().at("measure", "duration_s = 256.0\nwindow_s = 0.0000152587890625"),
+            config("measure.window_s", &["too small for a 256-second run", "2 tenants x 16777216 windows", "more than 10000000 time-series rows", "use at least"]);
+        "too many windows (tenant durations)" => base().at("measure", "window_s = 0.000001").set("tenants.web.duration_s=6").set("tenants.db.duration_s=1"),
+            config("measure.window_s", &["too small for a 6-second run", "2 tenants x", "more than 10000000 time-series rows"]);
+    ]);
+    load_ok(&base().replace("fill_fraction = 0.0", "fill_fraction = 1.0").at("precondition", "overwrite_passes = 10.0\norder = \"sequential\""));
+    load_ok(&base().at("measure", "duration_s = 10000000.0\nwarmup_s = 9999999.0\nwindow_s = 86400.0"));
+    load_ok(&base().at("measure", "duration_s = 10.0\nwindow_s = 0.000004"));
+    // Without a known end, a fine window is allowed.
+    load_ok(&base().at("measure", "window_s = 0.000001"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Schemes and stream mappers.
+
+#[test]
+fn scheme_errors() {
+    let both = || base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitioned\"]");
+    let part = |lines: &str| both().at("end", &format!("[scheme.partitioned]\n{lines}"));
+    check_all(cases![
+        "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"upi\"]"),
+            config("schemes.1", &["unknown scheme \"upi\"", "known: unified, partitioned"]);
+        "unknown scheme table" => base().at("end", "[scheme.upi]\nepoch_ms = 100"), config("scheme.upi", &["unknown scheme", "known: unified, partitioned"]);
+        "no schemes" => base().replace("schemes = [\"unified\"]", "schemes = []"), config("schemes", &["must name at least one scheme"]);
+        "a scheme twice" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"unified\"]"), config("schemes.1", &["\"unified\" is listed twice"]);
+        "shares of the wrong length" => part("shares = [2]"), config("scheme.partitioned.shares", &["must list one share per tenant (2), got 1"]);
+        "shares of the wrong sum" => part("shares = [1, 2]"), config("scheme.partitioned.shares", &["must sum to the device's 2 units, got 3"]);
+        "a zero share" => part("by = \"die\"\nshares = [0, 4]"), config("scheme.partitioned.shares.0", &["must be in [1, 4], got 0"]);
+        "a share larger than the device (its sum would wrap)" => part("by = \"die\"\nshares = [4294967295, 5]"), config("scheme.partitioned.shares.0", &["must be in [1, 4], got 4294967295"]);
+        "namespace beyond its partition" => part("by = \"die\"\nshares = [1, 3]"),
+            config("scheme.partitioned.shares", &["tenant 0's namespace (5242 units) exceeds its partition's logical capacity (3276 units of 1 dies", "give it a larger share"]);
+        "more tenants than channels" => both().at("end", "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.1\n[tenants.synthetic]\nrequests = 1"),
+            config("scheme.partitioned.by", &["3 tenants need at least 3 partition units, the device has 2"]);
+        "shares as a --set" => both().set("scheme.partitioned.shares=[2, 2]"), config("scheme.partitioned.shares", &["must sum to the device's 2 units, got 4"]);
+        "unknown stream mapper" => base().at("top", "stream_mapper = \"vstream\""), config("stream_mapper", &["unknown stream mapper \"vstream\"", "known: legacy"]);
+        "unknown stream table" => base().at("end", "[stream.vstream]\nk = 4"), config("stream.vstream", &["unknown stream mapper", "known: legacy"]);
+    ]);
+    let s = load_ok(&part("by = \"die\"\nshares = [2, 2]"));
+    assert_eq!(s.scheme["partitioned"]["shares"].as_array().unwrap().len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// TOML syntax.
+
+#[test]
+fn syntax_errors_name_the_line() {
+    let missing_value = base().at("ftl", "gc_policy =");
+    let duplicate = base().at("device", "preset = \"upi\"");
+    let bad_header = base().at("measure", "[tenants");
+    let bad_string = base().at("synthetic1", "pattern2 = \"zipf");
+    let cases = vec![
+        ("missing value".to_string(), missing_value.clone(), syntax(missing_value.line_of("gc_policy ="), &[])),
+        ("duplicate key".to_string(), duplicate.clone(), syntax(duplicate.line_of("preset = \"upi\""), &["duplicate key"])),
+        ("unclosed table header".to_string(), bad_header.clone(), syntax(bad_header.line_of("[tenants\n"), &[])),
+        ("unterminated string".to_string(), bad_string.clone(), syntax(bad_string.line_of("pattern2"), &[])),
+        ("line 1".to_string(), Case { text: "= 3\n".into(), ..base() }, syntax(1, &[])),
+    ];
+    check_all(cases);
+}
+
+// ---------------------------------------------------------------------------------------
+// Malformed `--set` overrides.
+
+#[test]
+fn malformed_overrides() {
+    check_all(cases![
+        "no =" => base().set("device.channels"), config("device.channels", &["an override must look like key.path=value"]);
+        "empty segment" => base().set("device..channels=4"), config("device..channels", &["empty segment in key path"]);
+        "leading dot" => base().set(".seed=4"), config(".seed", &["empty segment in key path"]);
+        "empty key" => base().set("=4"), config("", &["empty segment in key path"]);
+        "indexing a scalar" => base().set("seed.x=1"), config("seed", &["is an integer, not a table"]);
+        "indexing a nested scalar" => base().set("device.preset.x=1"), config("device.preset", &["is a string, not a table"]);
+        "indexing a tenant's scalar" => base().set("tenants.web.name.x=1"), config("tenants.web.name", &["is a string, not a table"]);
+        "array index out of range" => base().set("tenants.2.queue_depth=1"), config("tenants.2", &["index out of range: the array has 2 elements"]);
+        "unknown tenant name" => base().set("tenants.cache.queue_depth=1"), config("tenants.cache", &["no element named \"cache\""]);
+        "an array element itself" => base().set("tenants.web=1"), config("tenants", &["is an array", "tenants.0.queue_depth", "the whole array"]);
+        "an element of an array of strings" => base().set("schemes.0=partitioned"), config("schemes", &["is an array"]);
+        "a key of a string element" => base().set("schemes.0.x=1"), config("schemes.0", &["is not a table"]);
+        "an element of an array that is not set" => base().set("tenants.0.synthetic.sizes.0.bytes=8192"),
+            config("tenants.0.synthetic.sizes", &["is not set, so it has no element 0", "set the whole array"]);
+        "out of range after a good one" => base().set("tenants.web.queue_depth=7").set("tenants.db.queue_depth=0"), config("tenants.1.queue_depth", &["must be in [1, 65536], got 0"]);
+    ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors that show when the run opens its files.
+
+#[test]
+fn trace_files_at_run_time() {
+    let dir = temp_dir();
+    std::fs::write(dir.join("far.trace"), "0 0 0 8 0\n1000 0 99999999 8 1\n").unwrap();
+    check_all(vec![
+        (
+            "missing trace file".to_string(),
+            trace_tenant("no-such-trace.csv", "msr").run(),
+            Expect::Io("no-such-trace.csv".into(), vec!["(tenants.0.trace.path)".into()]),
+        ),
+        (
+            "missing trace file of tenant 1".to_string(),
+            base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", "[tenants.trace]\npath = \"sub/none.mqsim\"\nformat = \"mqsim\"\n").run(),
+            Expect::Io("sub/none.mqsim".into(), vec!["(tenants.1.trace.path)".into()]),
+        ),
+        // With `address_map = "scale"` and no `lba_max_bytes`, the run reads the trace once
+        // for its highest address before opening it for replay; that first open's error has
+        // the path but not the key (api.rs; reported).
+        (
+            "missing trace file, address_map = scale".to_string(),
+            trace_tenant("no-such-trace.csv", "msr").at("trace0", "address_map = \"scale\"").run(),
+            Expect::Io("no-such-trace.csv".into(), vec![]),
+        ),
+        (
+            "address past the namespace with address_map = reject".to_string(),
+            trace_tenant("far.trace", "mqsim").at("trace0", "address_map = \"reject\"").run(),
+            Expect::Trace("far.trace".into(), 2, vec!["lies outside the namespace".into(), "address_map = \"reject\"".into()]),
+        ),
+    ]);
 }

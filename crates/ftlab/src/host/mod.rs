@@ -9,6 +9,10 @@ use crate::sim::time::SimTime;
 use crate::workload::generator::Generator;
 use crate::workload::{IoOp, RecordStream, TraceRecord};
 
+/// The latest arrival a run accepts: 10^7 simulated seconds (about 116 days), the same bound
+/// the scenario puts on durations.
+pub const ARRIVAL_MAX: SimTime = SimTime(10_000_000 * 1_000_000_000);
+
 /// One host request, in mapping units of its tenant's namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostRequest {
@@ -79,7 +83,7 @@ impl<'a> Source<'a> {
                 Some(r) => r,
             },
         };
-        let arrival = self.arrival(record.time);
+        let arrival = self.arrival(record.time)?;
         if self.p.end.is_some_and(|end| arrival >= end) {
             return Ok(None);
         }
@@ -94,16 +98,27 @@ impl<'a> Source<'a> {
         self.p.end.is_some_and(|end| now >= end)
     }
 
-    fn arrival(&mut self, time: SimTime) -> SimTime {
+    fn arrival(&mut self, time: SimTime) -> Result<SimTime, FtlabError> {
         let first = *self.first_time.get_or_insert(time);
         let rel = time.ns().saturating_sub(first.ns()) as f64 * self.p.time_scale;
+        if self.p.start.ns() as f64 + rel > ARRIVAL_MAX.ns() as f64 {
+            return Err(FtlabError::Trace {
+                file: self.p.name.clone(),
+                line: self.line(),
+                reason: format!(
+                    "request arrives at {:.0} s of simulated time (after time_scale), past the simulator's limit of {} s",
+                    (self.p.start.ns() as f64 + rel) / 1e9,
+                    ARRIVAL_MAX.ns() / 1_000_000_000
+                ),
+            });
+        }
         let mut arrival = self.p.start + SimTime(rel.round() as u64);
         if arrival < self.last_arrival {
             self.reordered += 1;
             arrival = self.last_arrival;
         }
         self.last_arrival = arrival;
-        arrival
+        Ok(arrival)
     }
 
     fn line(&self) -> u64 {

@@ -322,14 +322,35 @@ pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> 
         overrides::apply(&mut table, o).map_err(|(key, reason)| FtlabError::config(file, key, reason))?;
     }
     let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-        let path = e.path().to_string();
-        FtlabError::config(file, if path == "." { String::new() } else { path }, e.into_inner().message().to_string())
+        let path = dotted(&e.path().to_string());
+        let reason = e.into_inner().message().to_string();
+        FtlabError::config(file, key_of(path, &reason), reason)
     })?;
     if let Some(s) = seed {
         scenario.seed = s;
     }
     validate::resolve(&mut scenario).map_err(|(key, reason)| FtlabError::config(file, key, reason))?;
     Ok(scenario)
+}
+
+/// serde's `tenants[0].x` as the `tenants.0.x` spelling that `--set` and validation use.
+fn dotted(path: &str) -> String {
+    let p = path.replace('[', ".").replace(']', "");
+    if p == "." {
+        String::new()
+    } else {
+        p
+    }
+}
+
+/// The key a schema error is about: its path, or for a missing field the field itself.
+fn key_of(path: String, reason: &str) -> String {
+    let missing = reason.strip_prefix("missing field `").and_then(|r| r.split('`').next());
+    match (path.is_empty(), missing) {
+        (true, Some(field)) => field.to_string(),
+        (false, Some(field)) => format!("{path}.{field}"),
+        _ => path,
+    }
 }
 
 /// The scenario with every default filled in, as TOML.

@@ -30,14 +30,15 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
         // physical (28% over-provisioning). The paper's Table 1 is not in our copy: the
         // timing follows a published reimplementation (read 50 us, program 500 us, erase
         // 5 ms, about 40 us to move a 4 KiB page: 100 MT/s x 8 bit) and 128 pages per
-        // block. 192 GB / 12 dies / (128 x 4 KiB) = 2 planes x 15625 blocks (decimal GB).
+        // block. 192e9 bytes / 12 dies / (128 x 4096 bytes) = 30518 blocks per die, as
+        // 2 planes x 15259 blocks (192.0 GB physical; 150 GB logical at 28%).
         "upi" => Some(DeviceConfig {
             preset: Some(name.into()),
             channels: Some(3),
             chips_per_channel: Some(4),
             dies_per_chip: Some(1),
             planes_per_die: Some(2),
-            blocks_per_plane: Some(15_625),
+            blocks_per_plane: Some(15_259),
             pages_per_block: Some(128),
             page_bytes: Some(4096),
             mapping_unit_bytes: Some(4096),

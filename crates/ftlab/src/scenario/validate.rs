@@ -226,7 +226,7 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
         return err("ftl.dram_latency_us", format!("must be in [0.001, 1000] microseconds, got {}", f.dram_latency_us));
     }
     let unit = g.unit_bytes as u64;
-    if f.write_buffer_bytes % unit != 0 || f.write_buffer_bytes > (1 << 40) {
+    if !f.write_buffer_bytes.is_multiple_of(unit) || f.write_buffer_bytes > (1 << 40) {
         return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {}", f.write_buffer_bytes));
     }
     if f.write_buffer_bytes > 0 && f.write_buffer_bytes < g.page_bytes as u64 * g.n_dies as u64 {
@@ -272,6 +272,9 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
         }
         check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
+        if t.synthetic.as_ref().is_some_and(|w| w.requests.is_none()) && t.duration_s.is_none() && s.measure.duration_s.is_none() {
+            return err(key("synthetic.requests"), format!("the workload never ends: set requests, tenants.{i}.duration_s or measure.duration_s"));
+        }
     }
     if total > logical {
         return err(
@@ -362,7 +365,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     }
     for (i, name) in s.schemes.iter().enumerate() {
         if s.schemes[..i].contains(name) {
-            return err(format!("schemes[{i}]"), format!("{name:?} is listed twice"));
+            return err(format!("schemes.{i}"), format!("{name:?} is listed twice"));
         }
     }
     for name in s.scheme.keys() {
@@ -376,12 +379,19 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {
             if e.key.is_empty() && !scheme::REGISTRY.iter().any(|(n, _)| n == name) {
-                (format!("schemes[{i}]"), e.reason)
+                (format!("schemes.{i}"), e.reason)
             } else {
                 (join_key(&format!("scheme.{name}"), &e.key), e.reason)
             }
         })?;
         s.scheme.insert(name.clone(), built.resolved_config());
+    }
+    // A table for a scheme the run does not list is still checked: a typo in it would
+    // otherwise pass unnoticed until the scheme is listed.
+    let unlisted: Vec<String> = s.scheme.keys().filter(|k| !s.schemes.contains(k)).cloned().collect();
+    for name in unlisted {
+        let built = scheme::build(&name, &s.scheme[&name], &ctx).map_err(|e| (join_key(&format!("scheme.{name}"), &e.key), e.reason))?;
+        s.scheme.insert(name, built.resolved_config());
     }
     for name in s.stream.keys() {
         if !stream::REGISTRY.iter().any(|(n, _)| n == name) {

@@ -107,11 +107,11 @@ fn check_shares(shares: &[u32], n_tenants: usize, n_units: u32) -> Result<(), Sc
     if shares.len() != n_tenants {
         return Err(SchemeConfigError::new("shares", format!("must list one share per tenant ({n_tenants}), got {}", shares.len())));
     }
-    if let Some(i) = shares.iter().position(|&s| s == 0) {
-        return Err(SchemeConfigError::new(format!("shares[{i}]"), "must be at least 1, got 0"));
+    if let Some(i) = shares.iter().position(|&s| s == 0 || s > n_units) {
+        return Err(SchemeConfigError::new(format!("shares.{i}"), format!("must be in [1, {n_units}], got {}", shares[i])));
     }
-    let sum: u32 = shares.iter().sum();
-    if sum != n_units {
+    let sum: u64 = shares.iter().map(|&s| s as u64).sum();
+    if sum != n_units as u64 {
         return Err(SchemeConfigError::new("shares", format!("must sum to the device's {n_units} units, got {sum}")));
     }
     Ok(())

@@ -84,7 +84,8 @@ pub type RecordStream<'a> = Box<dyn TraceReader + 'a>;
 pub enum TraceFormat {
     /// MSR Cambridge CSV.
     Msr,
-    /// MQSim / DiskSim / SSDsim ASCII.
+    /// MQSim / SSDsim ASCII (`disksim` and `ssdsim` are accepted as aliases).
+    #[serde(alias = "disksim", alias = "ssdsim")]
     Mqsim,
     /// SNIA SYSTOR'17 CSV.
     Systor,
