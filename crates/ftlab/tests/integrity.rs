@@ -26,6 +26,9 @@ struct Case {
     policy: &'static str,
     fill_fraction: f64,
     scheduler: &'static str,
+    /// Program/erase suspend and multi-plane operations (on a two-plane die) on or off.
+    suspend: bool,
+    multi_plane: bool,
 }
 
 fn scenario_text(c: &Case, requests: u64) -> String {
@@ -40,6 +43,10 @@ preset = "tiny"
 page_bytes = {page}
 pages_per_block = {ppb}
 over_provisioning = 0.15
+planes_per_die = 2
+blocks_per_plane = 32
+program_erase_suspend = {suspend}
+multi_plane = {multi_plane}
 [ftl]
 gc_policy = "{policy}"
 gc_low_watermark_blocks = 6
@@ -88,6 +95,8 @@ requests = {requests_b}
         trim = c.trim_ratio,
         sizes = sizes.join(", "),
         requests_b = requests / 4,
+        suspend = c.suspend,
+        multi_plane = c.multi_plane,
     )
 }
 
@@ -118,8 +127,9 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just("greedy"), Just("cost-benefit")],
         prop_oneof![Just(0.5), Just(0.75), Just(1.0)],
         prop_oneof![Just("priority"), Just("fifo")],
+        any::<(bool, bool)>(),
     )
-        .prop_map(|(scheme, seed, upp, buf, read, trim, pattern, max_units, policy, fill, sched)| Case {
+        .prop_map(|(scheme, seed, upp, buf, read, trim, pattern, max_units, policy, fill, sched, (suspend, multi_plane))| Case {
             scheme,
             seed,
             units_per_page: upp,
@@ -131,6 +141,8 @@ fn case() -> impl Strategy<Value = Case> {
             policy,
             fill_fraction: fill,
             scheduler: sched,
+            suspend,
+            multi_plane,
         })
 }
 
@@ -172,6 +184,8 @@ fn zzz_at_least_a_million_operations_ran() {
             policy: "greedy",
             fill_fraction: 1.0,
             scheduler: "priority",
+            suspend: seed % 2 == 1,
+            multi_plane: seed % 3 == 1,
         };
         run_case(&c, 100_000);
         seed += 1;
@@ -197,6 +211,8 @@ fn full_precondition_without_overwrites_then_any_mix() {
                 policy: "greedy",
                 fill_fraction: 1.0,
                 scheduler: "priority",
+                suspend: false,
+                multi_plane: false,
             };
             let text = scenario_text(&c, 20_000).replace("overwrite_passes = 0.5", "overwrite_passes = 0.0");
             let s = scenario::load(&text, "full.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));

@@ -6,8 +6,11 @@ mod common;
 
 use common::{metric, run, temp_file};
 
-/// The `tiny` preset's timing: read 25 us, 333 MT/s x 8-bit bus.
+/// The `tiny` preset's timing: read 25 us, program 200 us, 333 MT/s x 8-bit bus; and the
+/// default suspend latency, 20 us.
 const T_READ_NS: f64 = 25_000.0;
+const T_PROG_NS: f64 = 200_000.0;
+const T_SUS_NS: f64 = 20_000.0;
 /// 4096 bytes at 333e6 transfers/s of 1 byte, rounded up to whole ns (Timing::transfer).
 fn xfer_ns(bytes: u64) -> f64 {
     (bytes * 1_000_000_000).div_ceil(333_000_000) as f64
@@ -79,4 +82,34 @@ fn reads_on_four_ways_serialise_on_the_bus() {
     assert_eq!(max, (T_READ_NS + 4.0 * x) / 1e3);
     let mean_want = (T_READ_NS + 2.5 * x) / 1e3;
     assert!((mean - mean_want).abs() < 1e-3, "mean {mean} us, want {mean_want} us");
+}
+
+/// A write at 0 and a read of another unit on the same (only) die at 50 us.
+fn write_then_read(suspend: bool) -> (f64, f64) {
+    let trace = temp_file(&format!("suspend-{suspend}.trace"), "0 0 0 8 0\n50000 0 8 8 1\n");
+    let text = scenario(1, 1, &trace).replace("[ftl]", &format!("program_erase_suspend = {suspend}\n[ftl]"));
+    let s = run(&text, &[]);
+    (metric(&s, "unified", "t", "write", "max_us"), metric(&s, "unified", "t", "read", "max_us"))
+}
+
+#[test]
+fn without_suspend_a_read_waits_for_the_program() {
+    // The program holds the die from 0 to transfer + tPROG; the read then takes tR + transfer.
+    let (write, read) = write_then_read(false);
+    let x = xfer_ns(4096);
+    let program_end = x + T_PROG_NS;
+    assert_eq!(write, program_end / 1e3);
+    assert_eq!(read, (program_end + T_READ_NS + x - 50_000.0) / 1e3);
+}
+
+#[test]
+fn suspend_lets_a_read_through_and_the_program_resumes() {
+    // At 50 us the program is in tPROG: it is suspended (tSUS), the read runs (tR + transfer),
+    // then the program resumes (tSUS again) for the tPROG it had left.
+    let (write, read) = write_then_read(true);
+    let x = xfer_ns(4096);
+    let read_end = 50_000.0 + T_SUS_NS + T_READ_NS + x;
+    assert_eq!(read, (read_end - 50_000.0) / 1e3);
+    let remaining = x + T_PROG_NS - 50_000.0;
+    assert_eq!(write, (read_end + T_SUS_NS + remaining) / 1e3);
 }
