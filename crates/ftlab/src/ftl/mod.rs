@@ -174,6 +174,17 @@ impl Ftl {
         self.remap(tenant, lpn, dst);
     }
 
+    /// Prefetch the L2P entries of the valid units among `first..first + n` (physical units
+    /// of one block owned by `tenant`), ahead of the GC copies that will check and move them.
+    pub fn prefetch_l2p_of_units(&self, tenant: u16, first: u32, n: u32) {
+        let l2p = &self.l2p[tenant as usize];
+        for &lpn in &self.p2l[first as usize..(first + n) as usize] {
+            if lpn != NONE {
+                table::prefetch(l2p, lpn as usize);
+            }
+        }
+    }
+
     /// Trim `lpn`: unmap it and invalidate its unit.
     pub fn trim(&mut self, tenant: u16, lpn: u32) {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);

@@ -318,6 +318,12 @@ impl<'a> Simulation<'a> {
             OpKind::Program => ArrayOp::Program { bytes: self.ftl.geometry.page_bytes },
             OpKind::Erase => ArrayOp::Erase,
         };
+        if op.kind == OpKind::Read && op.class == OpClass::Gc {
+            // The copies need these L2P entries when the read completes, a tR later.
+            let g = &self.ftl.geometry;
+            let owner = self.ftl.blocks.get(op.block).owner;
+            self.ftl.prefetch_l2p_of_units(owner, g.ppa(op.block, op.page, 0).0, g.units_per_page);
+        }
         let done = self.array.begin(die, array_op, self.now);
         self.die_op[die.0 as usize] = id;
         self.events.push(done, Event::ArrayDone(die.0));

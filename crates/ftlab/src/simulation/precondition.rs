@@ -104,6 +104,7 @@ impl Writer<'_> {
             let g = self.ftl.geometry;
             let info = *self.ftl.blocks.get(victim);
             let first = victim.0 * g.units_per_block;
+            self.ftl.prefetch_l2p_of_units(info.owner, first, g.units_per_block);
             for src in first..first + g.units_per_block {
                 let lpn = self.ftl.p2l[src as usize];
                 if lpn == NONE {
