@@ -103,6 +103,7 @@ impl Ftl {
         let page_full = (info.write_ptr % g.units_per_page == 0).then(|| (block, info.write_ptr / g.units_per_page - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
+            self.blocks.refresh_key(block);
             let f = self.frontier_idx(key, die);
             self.frontiers[f] = NONE;
         }
@@ -130,6 +131,7 @@ impl Ftl {
         let page = info.write_ptr / g.units_per_page - 1;
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
+            self.blocks.refresh_key(BlockIdx(b));
             let f = self.frontier_idx(key, die);
             self.frontiers[f] = NONE;
         }
@@ -219,6 +221,13 @@ impl Ftl {
         assert_eq!(info.programmed_pages, page, "block {} programmed out of order", block.0);
         assert!(page * self.geometry.units_per_page < info.write_ptr, "program of an unallocated page");
         info.programmed_pages += 1;
+        self.blocks.refresh_key(block);
+    }
+
+    /// GC takes collectable `block` as its victim (it leaves the candidates).
+    pub fn mark_victim(&mut self, block: BlockIdx) {
+        self.blocks.get_mut(block).state = BlockState::Victim;
+        self.blocks.refresh_key(block);
     }
 
     /// Erase a victim whose data has all been moved, and return it to the free pool.
@@ -236,7 +245,8 @@ impl Ftl {
     }
 
     /// Check the mapping's invariants over the whole device (tests; O(device)): L2P and P2L
-    /// are inverse, every block's valid count matches its P2L entries, and (with the oracle)
+    /// are inverse, every block's valid count matches its P2L entries and its greedy key its
+    /// state, and (with the oracle)
     /// every logical page reads back its latest version. Panics on the first violation.
     pub fn check_consistency(&mut self) {
         let g = self.geometry;
@@ -254,6 +264,8 @@ impl Ftl {
         for (b, info) in self.blocks.info.iter().enumerate() {
             assert_eq!(info.valid_units, valid[b], "valid count of block {b}");
             assert!(info.state != BlockState::Free || info.valid_units == 0, "free block {b} holds data");
+            let key = self.blocks.greedy_keys()[b];
+            assert_eq!(key, self.blocks.greedy_key(BlockIdx(b as u32)), "greedy key of block {b}");
         }
         for table in &self.l2p {
             for &ppa in table {
@@ -271,6 +283,7 @@ impl Ftl {
         let info = self.blocks.get_mut(block);
         assert_eq!(info.owner, tenant, "unit {} of block {} owned by {} written for tenant {tenant}", ppa.0, block.0, info.owner);
         info.valid_units += 1;
+        self.blocks.refresh_key(block);
         assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
         self.p2l[ppa.0 as usize] = lpn;
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
@@ -286,6 +299,7 @@ impl Ftl {
         let info = self.blocks.get_mut(block);
         assert!(info.valid_units > 0);
         info.valid_units -= 1;
+        self.blocks.refresh_key(block);
     }
 
     fn open_block(&mut self, key: FrontierKey, die: DieIdx) -> Result<BlockIdx, NoSpace> {
@@ -311,6 +325,7 @@ impl Ftl {
         info.owner = key.tenant;
         info.stream = key.stream;
         info.class = key.class;
+        self.blocks.refresh_key(block);
         self.frontiers[idx] = block.0;
         Ok(block)
     }

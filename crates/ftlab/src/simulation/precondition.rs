@@ -4,7 +4,7 @@
 //! victim choice as the timed run, so the layout is the one the scheme would produce.
 
 use crate::flash::geometry::DieIdx;
-use crate::ftl::blocks::{BlockState, WriteClass};
+use crate::ftl::blocks::WriteClass;
 use crate::ftl::gc::VictimPolicy;
 use crate::ftl::{FrontierKey, Ftl, NONE};
 use crate::scenario::{FillOrder, PreconditionConfig};
@@ -100,7 +100,7 @@ impl Writer<'_> {
             let Some(victim) = self.scheme.gc_victim(die, self.ftl, self.gc.policy, SimTime::ZERO) else {
                 return;
             };
-            self.ftl.blocks.get_mut(victim).state = BlockState::Victim;
+            self.ftl.mark_victim(victim);
             let g = self.ftl.geometry;
             let info = *self.ftl.blocks.get(victim);
             let first = victim.0 * g.units_per_block;
