@@ -187,6 +187,21 @@ impl Ftl {
         }
     }
 
+    /// Prefetch the L2P entry of `lpn` (a host write or read of it is coming).
+    pub fn prefetch_l2p(&self, tenant: u16, lpn: u32) {
+        table::prefetch(&self.l2p[tenant as usize], lpn as usize);
+    }
+
+    /// Prefetch what overwriting `lpn` will touch at its current location: the P2L entry
+    /// and the block's state. Reads the L2P entry (best prefetched first).
+    pub fn prefetch_old_location(&self, tenant: u16, lpn: u32) {
+        let Some(&old) = self.l2p[tenant as usize].get(lpn as usize) else { return };
+        if old != NONE {
+            table::prefetch(&self.p2l, old as usize);
+            table::prefetch(&self.blocks.info, (old / self.geometry.units_per_block) as usize);
+        }
+    }
+
     /// Trim `lpn`: unmap it and invalidate its unit.
     pub fn trim(&mut self, tenant: u16, lpn: u32) {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
