@@ -27,6 +27,9 @@ use std::collections::VecDeque;
 
 pub use precondition::PreconditionGc;
 
+/// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
+const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
+
 /// What happens at a point in simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -322,7 +325,10 @@ impl<'a> Simulation<'a> {
             // The copies need these L2P entries when the read completes, a tR later.
             let g = &self.ftl.geometry;
             let owner = self.ftl.blocks.get(op.block).owner;
-            self.ftl.prefetch_l2p_of_units(owner, g.ppa(op.block, op.page, 0).0, g.units_per_page);
+            let first = g.ppa(op.block, op.page, 0).0;
+            self.ftl.prefetch_l2p_of_units(owner, first, g.units_per_page);
+            // The P2L line of the reads that follow on this victim (pages are read in order).
+            crate::ftl::table::prefetch(&self.ftl.p2l, (first + PREFETCH_P2L_AHEAD_UNITS) as usize);
         }
         let done = self.array.begin(die, array_op, self.now);
         self.die_op[die.0 as usize] = id;
