@@ -16,7 +16,7 @@ use crate::metrics::report::SchemeResult;
 use crate::metrics::timeseries::TimeSeries;
 use crate::metrics::{DeviceCounters, TenantMetrics};
 use crate::scenario::{Replay, Scenario};
-use crate::sched::{OpClass, OpId, Scheduler};
+use crate::sched::{OpClass, Scheduler};
 use crate::scheme::{EpochStats, Scheme};
 use crate::sim::events::EventQueue;
 use crate::sim::slab::Slab;
@@ -26,6 +26,9 @@ use crate::api::{Column, Table};
 use std::collections::VecDeque;
 
 pub use precondition::PreconditionGc;
+
+/// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
+const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
 
 /// What happens at a point in simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,13 +112,16 @@ pub struct Simulation<'a> {
     now: SimTime,
     events: EventQueue<Event>,
     array: FlashArray,
-    sched: Scheduler,
+    sched: Scheduler<FlashOp>,
     ftl: Ftl,
     scheme: Box<dyn Scheme>,
     mapper: Box<dyn StreamMapper>,
-    ops: Slab<FlashOp>,
+    /// Flash operations queued or running, and their bound (asserted).
+    ops_live: usize,
+    ops_max: usize,
     reqs: Slab<Request>,
-    die_op: Vec<u32>,
+    /// The operation running on each die.
+    die_op: Vec<Option<FlashOp>>,
     tenants: Vec<Tenant<'a>>,
     /// Victim being collected per die, or `NONE`.
     gc_victim: Vec<u32>,
@@ -180,9 +186,10 @@ impl<'a> Simulation<'a> {
             ftl,
             scheme,
             mapper,
-            ops: Slab::new(ops_max),
+            ops_live: 0,
+            ops_max,
             reqs: Slab::new(qd_total),
-            die_op: vec![NONE; n_dies],
+            die_op: vec![None; n_dies],
             gc_victim: vec![NONE; n_dies],
             gc_reads_left: vec![0; n_dies],
             wl_check: vec![false; n_dies],
@@ -295,8 +302,9 @@ impl<'a> Simulation<'a> {
     /// Queue `op` at its die and start it if the die is idle.
     fn issue(&mut self, op: FlashOp) {
         let die = op.die;
-        let id = self.ops.insert(op);
-        self.sched.push(die, op.class, OpId(id));
+        self.ops_live += 1;
+        assert!(self.ops_live <= self.ops_max, "{} flash operations live, bound {}", self.ops_live, self.ops_max);
+        self.sched.push(die, op.class, op);
         self.dispatch(die);
     }
 
@@ -307,24 +315,32 @@ impl<'a> Simulation<'a> {
             return;
         }
         let urgent = self.ftl.blocks.free_count(die) <= self.p.reserve;
-        let Some(OpId(id)) = self.sched.pop(die, urgent) else {
+        let Some(op) = self.sched.pop(die, urgent) else {
             self.maybe_start_gc(die);
             return;
         };
-        let op = *self.ops.get(id);
         let unit = self.ftl.geometry.unit_bytes;
         let array_op = match op.kind {
             OpKind::Read => ArrayOp::Read { bytes: op.n_units * unit },
             OpKind::Program => ArrayOp::Program { bytes: self.ftl.geometry.page_bytes },
             OpKind::Erase => ArrayOp::Erase,
         };
+        if op.kind == OpKind::Read && op.class == OpClass::Gc {
+            // The copies need these L2P entries when the read completes, a tR later.
+            let g = &self.ftl.geometry;
+            let owner = self.ftl.blocks.get(op.block).owner;
+            let first = g.ppa(op.block, op.page, 0).0;
+            self.ftl.prefetch_l2p_of_units(owner, first, g.units_per_page);
+            // The P2L line of the reads that follow on this victim (pages are read in order).
+            crate::ftl::table::prefetch(&self.ftl.p2l, (first + PREFETCH_P2L_AHEAD_UNITS) as usize);
+        }
         let done = self.array.begin(die, array_op, self.now);
-        self.die_op[die.0 as usize] = id;
+        self.die_op[die.0 as usize] = Some(op);
         self.events.push(done, Event::ArrayDone(die.0));
     }
 
     fn array_done(&mut self, die: DieIdx) {
-        let op = *self.ops.get(self.die_op[die.0 as usize]);
+        let op = self.die_op[die.0 as usize].expect("an operation runs on the die");
         if op.kind == OpKind::Read {
             let done = self.array.read_transfer(die, op.n_units * self.ftl.geometry.unit_bytes, self.now);
             self.events.push(done, Event::XferDone(die.0));
@@ -336,9 +352,8 @@ impl<'a> Simulation<'a> {
     /// The operation on `die` has completed.
     fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
         self.array.end(die, self.now);
-        let id = std::mem::replace(&mut self.die_op[die.0 as usize], NONE);
-        let op = *self.ops.get(id);
-        self.ops.remove(id);
+        let op = self.die_op[die.0 as usize].take().expect("an operation runs on the die");
+        self.ops_live -= 1;
         match (op.kind, op.class) {
             (OpKind::Read, OpClass::Gc) => self.gc_read_done(op),
             (OpKind::Read, _) => self.host_read_done(op)?,
