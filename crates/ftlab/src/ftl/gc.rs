@@ -2,7 +2,7 @@
 //! choice: moving the data and erasing is driven by the simulation (timed) or by
 //! `simulation::precondition` (instant). Schemes may replace the choice (see `scheme`).
 
-use super::blocks::BlockState;
+use super::blocks::{BlockState, NOT_COLLECTABLE};
 use super::Ftl;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::sim::time::SimTime;
@@ -28,6 +28,28 @@ impl Ftl {
     /// A victim on `die` under `policy`, or `None` if no full block has an invalid unit.
     /// Ties go to the lowest block index (deterministic).
     pub fn select_victim(&self, die: DieIdx, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
+        match policy {
+            VictimPolicy::Greedy => {
+                let victim = self.greedy_victim(die);
+                debug_assert_eq!(victim, self.scored_victim(die, policy, now), "greedy keys out of step");
+                victim
+            }
+            VictimPolicy::CostBenefit => self.scored_victim(die, policy, now),
+        }
+    }
+
+    /// The greedy victim from the dense keys: the first block of the die with the fewest
+    /// valid units among the candidates (what `scored_victim` finds under `Greedy`).
+    fn greedy_victim(&self, die: DieIdx) -> Option<BlockIdx> {
+        let blocks = self.geometry.blocks_of_die(die);
+        let keys = &self.blocks.greedy_keys()[blocks.start as usize..blocks.end as usize];
+        let min = keys.iter().copied().min().filter(|&k| k != NOT_COLLECTABLE)?;
+        let pos = keys.iter().position(|&k| k == min).expect("the minimum is in the slice");
+        Some(BlockIdx(blocks.start + pos as u32))
+    }
+
+    /// The victim by a scan of the die's `BlockInfo`s, scoring each candidate.
+    fn scored_victim(&self, die: DieIdx, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
         let upb = self.geometry.units_per_block;
         let mut best: Option<(f64, u32)> = None;
         for b in self.geometry.blocks_of_die(die) {

@@ -103,6 +103,7 @@ impl Ftl {
         let page_full = (info.write_ptr % g.units_per_page == 0).then(|| (block, info.write_ptr / g.units_per_page - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
+            self.blocks.refresh_key(block);
             let f = self.frontier_idx(key, die);
             self.frontiers[f] = NONE;
         }
@@ -130,6 +131,7 @@ impl Ftl {
         let page = info.write_ptr / g.units_per_page - 1;
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
+            self.blocks.refresh_key(BlockIdx(b));
             let f = self.frontier_idx(key, die);
             self.frontiers[f] = NONE;
         }
@@ -174,6 +176,32 @@ impl Ftl {
         self.remap(tenant, lpn, dst);
     }
 
+    /// Prefetch the L2P entries of the valid units among `first..first + n` (physical units
+    /// of one block owned by `tenant`), ahead of the GC copies that will check and move them.
+    pub fn prefetch_l2p_of_units(&self, tenant: u16, first: u32, n: u32) {
+        let l2p = &self.l2p[tenant as usize];
+        for &lpn in &self.p2l[first as usize..(first + n) as usize] {
+            if lpn != NONE {
+                table::prefetch(l2p, lpn as usize);
+            }
+        }
+    }
+
+    /// Prefetch the L2P entry of `lpn` (a host write or read of it is coming).
+    pub fn prefetch_l2p(&self, tenant: u16, lpn: u32) {
+        table::prefetch(&self.l2p[tenant as usize], lpn as usize);
+    }
+
+    /// Prefetch what overwriting `lpn` will touch at its current location: the P2L entry
+    /// and the block's state. Reads the L2P entry (best prefetched first).
+    pub fn prefetch_old_location(&self, tenant: u16, lpn: u32) {
+        let Some(&old) = self.l2p[tenant as usize].get(lpn as usize) else { return };
+        if old != NONE {
+            table::prefetch(&self.p2l, old as usize);
+            table::prefetch(&self.blocks.info, (old / self.geometry.units_per_block) as usize);
+        }
+    }
+
     /// Trim `lpn`: unmap it and invalidate its unit.
     pub fn trim(&mut self, tenant: u16, lpn: u32) {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
@@ -208,6 +236,13 @@ impl Ftl {
         assert_eq!(info.programmed_pages, page, "block {} programmed out of order", block.0);
         assert!(page * self.geometry.units_per_page < info.write_ptr, "program of an unallocated page");
         info.programmed_pages += 1;
+        self.blocks.refresh_key(block);
+    }
+
+    /// GC takes collectable `block` as its victim (it leaves the candidates).
+    pub fn mark_victim(&mut self, block: BlockIdx) {
+        self.blocks.get_mut(block).state = BlockState::Victim;
+        self.blocks.refresh_key(block);
     }
 
     /// Erase a victim whose data has all been moved, and return it to the free pool.
@@ -225,7 +260,8 @@ impl Ftl {
     }
 
     /// Check the mapping's invariants over the whole device (tests; O(device)): L2P and P2L
-    /// are inverse, every block's valid count matches its P2L entries, and (with the oracle)
+    /// are inverse, every block's valid count matches its P2L entries and its greedy key its
+    /// state, and (with the oracle)
     /// every logical page reads back its latest version. Panics on the first violation.
     pub fn check_consistency(&mut self) {
         let g = self.geometry;
@@ -243,6 +279,8 @@ impl Ftl {
         for (b, info) in self.blocks.info.iter().enumerate() {
             assert_eq!(info.valid_units, valid[b], "valid count of block {b}");
             assert!(info.state != BlockState::Free || info.valid_units == 0, "free block {b} holds data");
+            let key = self.blocks.greedy_keys()[b];
+            assert_eq!(key, self.blocks.greedy_key(BlockIdx(b as u32)), "greedy key of block {b}");
         }
         for table in &self.l2p {
             for &ppa in table {
@@ -260,6 +298,7 @@ impl Ftl {
         let info = self.blocks.get_mut(block);
         assert_eq!(info.owner, tenant, "unit {} of block {} owned by {} written for tenant {tenant}", ppa.0, block.0, info.owner);
         info.valid_units += 1;
+        self.blocks.refresh_key(block);
         assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
         self.p2l[ppa.0 as usize] = lpn;
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
@@ -275,6 +314,7 @@ impl Ftl {
         let info = self.blocks.get_mut(block);
         assert!(info.valid_units > 0);
         info.valid_units -= 1;
+        self.blocks.refresh_key(block);
     }
 
     fn open_block(&mut self, key: FrontierKey, die: DieIdx) -> Result<BlockIdx, NoSpace> {
@@ -300,6 +340,7 @@ impl Ftl {
         info.owner = key.tenant;
         info.stream = key.stream;
         info.class = key.class;
+        self.blocks.refresh_key(block);
         self.frontiers[idx] = block.0;
         Ok(block)
     }

@@ -29,3 +29,27 @@ fn advise_huge(addr: usize, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge(_addr: usize, _bytes: usize) {}
+
+/// Hint that (the start of) `table[idx]` will be read soon, so its cache line is fetched while other work
+/// goes on (the L2P and P2L are far larger than the caches). Only a hint: it never changes
+/// what any load returns, and an index out of range is ignored.
+#[inline(always)]
+pub fn prefetch<T>(table: &[T], idx: usize) {
+    if let Some(entry) = table.get(idx) {
+        prefetch_line(entry);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch_line<T>(entry: &T) {
+    use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    // SAFETY: PREFETCHT0 is a hint that never faults and writes nothing; the pointer comes from
+    // a live reference anyway. SSE (which provides it) is part of the x86_64 baseline.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>((entry as *const T).cast::<i8>()) }
+}
+
+/// Other targets: no prefetch (correct, only slower).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn prefetch_line<T>(_entry: &T) {}

@@ -45,4 +45,6 @@ pub struct DeviceCounters {
     pub rebuilt_reads: u64,
     /// Programs and erases suspended for a host read.
     pub suspensions: u64,
+    /// Operations that ran as the second (third, fourth) plane of a multi-plane operation.
+    pub multi_plane_ops: u64,
 }

@@ -70,6 +70,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "flash_reads": d.flash_reads,
             "rebuilt_reads": d.rebuilt_reads,
             "suspensions": d.suspensions,
+            "multi_plane_ops": d.multi_plane_ops,
             "die_utilisation_mean": round6(util_mean),
             "die_utilisation": r.die_utilisation.iter().map(|&u| round6(u)).collect::<Vec<_>>(),
             "integrity_checks": r.integrity_checks,

@@ -50,6 +50,8 @@ pub struct TimeSeries {
     window: SimTime,
     /// Index of the open window.
     open: u64,
+    /// Where the open window ends, in ns: `(open + 1) * window` (u128: never overflows).
+    open_end_ns: u128,
     tenant_names: Vec<String>,
     extra_names: Vec<&'static str>,
     acc: Vec<Acc>,
@@ -81,6 +83,7 @@ impl TimeSeries {
         TimeSeries {
             window,
             open: 0,
+            open_end_ns: window.ns() as u128,
             acc: vec![Acc::new(); tenant_names.len()],
             tenant_names,
             extra_names: extra_names.to_vec(),
@@ -94,7 +97,8 @@ impl TimeSeries {
 
     /// Whether `now` lies past the open window (call `roll` before recording then).
     pub fn needs_roll(&self, now: SimTime) -> bool {
-        now.ns() / self.window.ns() > self.open
+        // Same as `now / window > open`, without a division per event.
+        now.ns() as u128 >= self.open_end_ns
     }
 
     /// Close every window that ends at or before `now`; `extra(tenant, out)` appends the
@@ -182,6 +186,7 @@ impl TimeSeries {
         }
         self.device = DeviceAcc::default();
         self.open += 1;
+        self.open_end_ns = (self.open as u128 + 1) * self.window.ns() as u128;
     }
 }
 

@@ -3,12 +3,11 @@
 //! phases; the scheduler chooses the operations; this file ties them to the event loop.
 //! It does not decide what an operation means on completion (see `host_io` and `gc`).
 
-use super::{Event, FlashOp, OpKind, Simulation};
+use super::{Event, FlashOp, OpKind, Simulation, PREFETCH_P2L_AHEAD_UNITS};
 use crate::error::FtlabError;
 use crate::flash::array::ArrayOp;
 use crate::flash::geometry::{DieIdx, PLANES_MAX};
-use crate::ftl::NONE;
-use crate::sched::{OpClass, OpId};
+use crate::sched::OpClass;
 use crate::sim::time::SimTime;
 
 /// Queued operations examined when looking for a multi-plane partner or a read to serve
@@ -22,13 +21,13 @@ const SUSPEND_READS_MAX: u32 = 8;
 /// The operations one die executes together (one, or one per plane).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Group {
-    ops: [u32; PLANES_MAX as usize],
+    ops: [FlashOp; PLANES_MAX as usize],
     n_ops: u8,
     kind: OpKind,
 }
 
 impl Group {
-    fn ids(&self) -> &[u32] {
+    fn ops(&self) -> &[FlashOp] {
         &self.ops[..self.n_ops as usize]
     }
 }
@@ -60,8 +59,9 @@ impl Simulation<'_> {
     /// Queue `op` at its die and start it if the die is idle (or suspend for a host read).
     pub(super) fn issue(&mut self, op: FlashOp) {
         let die = op.die;
-        let id = self.ops.insert(op);
-        self.sched.push(die, op.class, OpId(id));
+        self.ops_live += 1;
+        assert!(self.ops_live <= self.ops_max, "{} flash operations live, bound {}", self.ops_live, self.ops_max);
+        self.sched.push(die, op.class, op);
         if op.class == OpClass::HostRead && self.p.suspend {
             self.try_suspend(die);
         }
@@ -76,14 +76,13 @@ impl Simulation<'_> {
         }
         let d = die.0 as usize;
         if self.dies[d].suspended.is_some() {
-            let ops = &self.ops;
             let read = (self.dies[d].reads_in_suspension < SUSPEND_READS_MAX)
-                .then(|| self.sched.take_matching(die, OpClass::HostRead, SCAN_MAX, |OpId(i)| ops.get(i).class == OpClass::HostRead))
+                .then(|| self.sched.take_matching(die, OpClass::HostRead, SCAN_MAX, |o| o.class == OpClass::HostRead))
                 .flatten();
             match read {
-                Some(OpId(id)) => {
+                Some(op) => {
                     self.dies[d].reads_in_suspension += 1;
-                    self.start(die, id);
+                    self.start(die, op);
                 }
                 None => self.resume(die),
             }
@@ -91,33 +90,36 @@ impl Simulation<'_> {
         }
         let urgent = self.ftl.blocks.free_count(die) <= self.p.reserve;
         match self.sched.pop(die, urgent) {
-            Some(OpId(id)) => self.start(die, id),
+            Some(op) => self.start(die, op),
             None => self.maybe_start_gc(die),
         }
     }
 
     /// Start `first` on idle `die`, with multi-plane partners when the device has them.
-    fn start(&mut self, die: DieIdx, first: u32) {
-        let op = *self.ops.get(first);
-        let mut group = Group { ops: [NONE; PLANES_MAX as usize], n_ops: 1, kind: op.kind };
-        group.ops[0] = first;
+    fn start(&mut self, die: DieIdx, first: FlashOp) {
+        let mut group = Group { ops: [first; PLANES_MAX as usize], n_ops: 1, kind: first.kind };
         if self.p.multi_plane {
-            self.add_partners(die, &mut group, op);
+            self.add_partners(die, &mut group);
         }
         let g = self.ftl.geometry;
-        let bytes: u32 = group.ids().iter().map(|&i| self.ops.get(i).n_units * g.unit_bytes).sum();
-        let array_op = match op.kind {
+        let bytes: u32 = group.ops().iter().map(|o| o.n_units * g.unit_bytes).sum();
+        let array_op = match first.kind {
             OpKind::Read => ArrayOp::Read { bytes },
             OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
             OpKind::Erase => ArrayOp::Erase,
         };
+        for op in group.ops() {
+            if op.kind == OpKind::Read && op.class == OpClass::Gc {
+                self.prefetch_for_gc_read(op);
+            }
+        }
         let t = *self.array.timing();
         let exec = &mut self.dies[die.0 as usize];
         let delay = std::mem::replace(&mut exec.delay, SimTime::ZERO);
         let done = self.array.begin_after(die, array_op, self.now, delay);
         exec.current = Some(group);
         exec.array_end = done;
-        exec.suspendable_from = match op.kind {
+        exec.suspendable_from = match first.kind {
             OpKind::Read => SimTime::MAX,
             OpKind::Program => done - t.program,
             OpKind::Erase => done - t.erase,
@@ -125,20 +127,30 @@ impl Simulation<'_> {
         self.events.push(done, Event::ArrayDone(die.0, exec.gen));
     }
 
+    /// The copies of a GC read need its units' L2P entries when the read completes, a tR
+    /// later; and the next reads of the victim (pages are read in order) its next P2L line.
+    fn prefetch_for_gc_read(&self, op: &FlashOp) {
+        let g = &self.ftl.geometry;
+        let owner = self.ftl.blocks.get(op.block).owner;
+        let first = g.ppa(op.block, op.page, 0).0;
+        self.ftl.prefetch_l2p_of_units(owner, first, g.units_per_page);
+        crate::ftl::table::prefetch(&self.ftl.p2l, (first + PREFETCH_P2L_AHEAD_UNITS) as usize);
+    }
+
     /// Add queued operations of the same kind and class on other planes of `die`.
-    fn add_partners(&mut self, die: DieIdx, group: &mut Group, op: FlashOp) {
+    fn add_partners(&mut self, die: DieIdx, group: &mut Group) {
         let g = self.ftl.geometry;
-        let mut planes = 1u32 << g.plane_of(op.block);
-        while (group.n_ops as u32) < g.planes_per_die {
-            let ops = &self.ops;
-            let found = self.sched.take_matching(die, op.class, SCAN_MAX, |OpId(i)| {
-                let o = ops.get(i);
-                o.kind == op.kind && planes & (1 << g.plane_of(o.block)) == 0
+        let first = group.ops[0];
+        let mut planes = 1u32 << g.plane_of(first.block);
+        while (group.n_ops as u32) < g.planes_per_die.min(PLANES_MAX) {
+            let found = self.sched.take_matching(die, first.class, SCAN_MAX, |o| {
+                o.kind == first.kind && planes & (1 << g.plane_of(o.block)) == 0
             });
-            let Some(OpId(id)) = found else { break };
-            planes |= 1 << g.plane_of(self.ops.get(id).block);
-            group.ops[group.n_ops as usize] = id;
+            let Some(op) = found else { break };
+            planes |= 1 << g.plane_of(op.block);
+            group.ops[group.n_ops as usize] = op;
             group.n_ops += 1;
+            self.device.multi_plane_ops += 1;
         }
     }
 
@@ -181,7 +193,7 @@ impl Simulation<'_> {
         let group = exec.current.expect("array phase ended on an idle die");
         if group.kind == OpKind::Read {
             let unit = self.ftl.geometry.unit_bytes;
-            let bytes = group.ids().iter().map(|&i| self.ops.get(i).n_units * unit).sum();
+            let bytes = group.ops().iter().map(|o| o.n_units * unit).sum();
             let done = self.array.read_transfer(die, bytes, self.now);
             self.events.push(done, Event::XferDone(die.0));
             return Ok(());
@@ -193,9 +205,8 @@ impl Simulation<'_> {
     pub(super) fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
         self.array.end(die, self.now);
         let group = self.dies[die.0 as usize].current.take().expect("completion on an idle die");
-        for &id in group.ids() {
-            let op = *self.ops.get(id);
-            self.ops.remove(id);
+        for &op in group.ops() {
+            self.ops_live -= 1;
             match (op.kind, op.class) {
                 (OpKind::Read, OpClass::Gc) => self.gc_read_done(op),
                 (OpKind::Read, _) => self.host_read_done(op)?,

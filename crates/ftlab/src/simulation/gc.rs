@@ -6,7 +6,7 @@
 use super::{FlashOp, OpKind, Simulation};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
-use crate::ftl::blocks::{BlockState, WriteClass};
+use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, NONE};
 use crate::sched::OpClass;
 
@@ -36,7 +36,7 @@ impl Simulation<'_> {
     fn start_job(&mut self, die: DieIdx, victim: BlockIdx) {
         assert!(self.ftl.is_collectable(victim), "GC victim {} is not collectable", victim.0);
         assert_eq!(self.ftl.geometry.die_of_block(victim), die, "GC victim on another die");
-        self.ftl.blocks.get_mut(victim).state = BlockState::Victim;
+        self.ftl.mark_victim(victim);
         self.gc_victim[die.0 as usize] = victim.0;
         let g = self.ftl.geometry;
         let mut reads = 0;

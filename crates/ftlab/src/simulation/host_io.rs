@@ -42,6 +42,10 @@ impl Simulation<'_> {
                 break;
             }
             self.tenants[ti].next = self.tenants[ti].source.next_request()?;
+            if let Some(next) = self.tenants[ti].next {
+                // Its first unit's L2P entry, read when it arrives.
+                self.ftl.prefetch_l2p(t, next.first_lpn % self.tenants[ti].namespace_units);
+            }
             self.submit(t, req)?;
         }
         Ok(())

@@ -28,6 +28,9 @@ use std::collections::VecDeque;
 
 pub use precondition::PreconditionGc;
 
+/// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
+const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
+
 /// What happens at a point in simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -112,12 +115,15 @@ pub struct Simulation<'a> {
     now: SimTime,
     events: EventQueue<Event>,
     array: FlashArray,
-    sched: Scheduler,
+    sched: Scheduler<FlashOp>,
     ftl: Ftl,
     scheme: Box<dyn Scheme>,
     mapper: Box<dyn StreamMapper>,
-    ops: Slab<FlashOp>,
+    /// Flash operations queued or running, and their bound (asserted).
+    ops_live: usize,
+    ops_max: usize,
     reqs: Slab<Request>,
+    /// What each die executes.
     dies: Vec<die::DieExec>,
     tenants: Vec<Tenant<'a>>,
     /// Victim being collected per die, or `NONE`.
@@ -183,7 +189,8 @@ impl<'a> Simulation<'a> {
             ftl,
             scheme,
             mapper,
-            ops: Slab::new(ops_max),
+            ops_live: 0,
+            ops_max,
             reqs: Slab::new(qd_total),
             dies: vec![die::DieExec::IDLE; n_dies],
             gc_victim: vec![NONE; n_dies],

@@ -4,7 +4,7 @@
 //! victim choice as the timed run, so the layout is the one the scheme would produce.
 
 use crate::flash::geometry::DieIdx;
-use crate::ftl::blocks::{BlockState, WriteClass};
+use crate::ftl::blocks::WriteClass;
 use crate::ftl::gc::VictimPolicy;
 use crate::ftl::{FrontierKey, Ftl, NONE};
 use crate::scenario::{FillOrder, PreconditionConfig};
@@ -35,27 +35,25 @@ pub fn precondition(
     let perms: Vec<Permutation> = fill.iter().map(|&n| Permutation::new(n, rng.random())).collect();
     let longest = fill.iter().copied().max().unwrap_or(0);
     let mut w = Writer { ftl, scheme, mapper, gc };
-    for i in 0..longest {
-        for (t, &n) in fill.iter().enumerate() {
-            if i < n {
-                let lpn = match cfg.order {
-                    FillOrder::Sequential => i,
-                    FillOrder::Random => perms[t].at(i),
-                };
-                w.write(t as u16, lpn as u32);
-            }
-        }
-    }
+    let fills = (0..longest).flat_map(|i| {
+        let (fill, perms) = (&fill, &perms);
+        (0..fill.len()).filter(move |&t| i < fill[t]).map(move |t| {
+            let lpn = match cfg.order {
+                FillOrder::Sequential => i,
+                FillOrder::Random => perms[t].at(i),
+            };
+            (t as u16, lpn as u32)
+        })
+    });
+    w.write_all(fills);
     let overwrites: Vec<u64> = fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
     let most = overwrites.iter().copied().max().unwrap_or(0);
-    for i in 0..most {
-        for t in 0..fill.len() {
-            if i < overwrites[t] && fill[t] > 0 {
-                let lpn = rng.random_range(0..fill[t]);
-                w.write(t as u16, lpn as u32);
-            }
-        }
-    }
+    let overwrite = (0..most).flat_map(|i| {
+        let (fill, overwrites) = (&fill, &overwrites);
+        (0..fill.len()).filter(move |&t| i < overwrites[t] && fill[t] > 0).map(move |t| (t as u16, t))
+    });
+    // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
+    w.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)));
     for (block, page) in w.ftl.pad_all_frontiers() {
         w.ftl.programmed(block, page);
     }
@@ -68,7 +66,35 @@ struct Writer<'f> {
     gc: PreconditionGc,
 }
 
+/// Writes run this many units behind the sequence, so the L2P entry of each unit (and then
+/// the P2L entry of its old location) is prefetched while earlier units are written.
+const LOOKAHEAD: usize = 16;
+
 impl Writer<'_> {
+    /// Write every `(tenant, lpn)` of `units`, in order.
+    fn write_all(&mut self, units: impl Iterator<Item = (u16, u32)>) {
+        let mut ring = [(0u16, 0u32); LOOKAHEAD];
+        let mut taken = 0usize;
+        for unit in units {
+            let slot = taken % LOOKAHEAD;
+            if taken >= LOOKAHEAD {
+                let (t, lpn) = ring[slot];
+                self.write(t, lpn);
+            }
+            self.ftl.prefetch_l2p(unit.0, unit.1);
+            if taken >= LOOKAHEAD / 2 {
+                let (t, lpn) = ring[(taken - LOOKAHEAD / 2) % LOOKAHEAD];
+                self.ftl.prefetch_old_location(t, lpn);
+            }
+            ring[slot] = unit;
+            taken += 1;
+        }
+        for k in taken.saturating_sub(LOOKAHEAD)..taken {
+            let (t, lpn) = ring[k % LOOKAHEAD];
+            self.write(t, lpn);
+        }
+    }
+
     fn write(&mut self, t: u16, lpn: u32) {
         let stream = self.mapper.host_stream(t, lpn, 0, SimTime::ZERO);
         let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
@@ -100,10 +126,11 @@ impl Writer<'_> {
             let Some(victim) = self.scheme.gc_victim(die, self.ftl, self.gc.policy, SimTime::ZERO) else {
                 return;
             };
-            self.ftl.blocks.get_mut(victim).state = BlockState::Victim;
+            self.ftl.mark_victim(victim);
             let g = self.ftl.geometry;
             let info = *self.ftl.blocks.get(victim);
             let first = victim.0 * g.units_per_block;
+            self.ftl.prefetch_l2p_of_units(info.owner, first, g.units_per_block);
             for src in first..first + g.units_per_block {
                 let lpn = self.ftl.p2l[src as usize];
                 if lpn == NONE {
