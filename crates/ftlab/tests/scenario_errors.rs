@@ -486,6 +486,9 @@ fn timing_ranges() {
         "channel width 4" => base().at("timing", "channel_width_bits = 4"), config("device.timing.channel_width_bits", &["must be 8 or 16, got 4"]);
         "channel width 12" => base().at("timing", "channel_width_bits = 12"), config("device.timing.channel_width_bits", &["must be 8 or 16, got 12"]);
         "channel width 32" => base().at("timing", "channel_width_bits = 32"), config("device.timing.channel_width_bits", &["must be 8 or 16, got 32"]);
+        "suspend latency negative" => base().at("timing", "suspend_us = -1.0"), config("device.timing.suspend_us", &["must be in [0, 10000]", "got -1"]);
+        "suspend latency too long" => base().at("timing", "suspend_us = 10001.0"), config("device.timing.suspend_us", &["must be in [0, 10000]", "got 10001"]);
+        "multi-plane over 4 planes" => base().at("device", "planes_per_die = 8\nblocks_per_plane = 8\nmulti_plane = true"), config("device.multi_plane", &["at most 4 planes", "has 8"]);
         "command_ns above 1 s" => base().at("timing", "command_ns = 1000000001"), config("device.timing.command_ns", &["must be in [0, 1000000000] nanoseconds, got 1000000001"]);
         "command_ns near i64::MAX" => base().at("timing", "command_ns = 9223372036854775807"), config("device.timing.command_ns", &["must be in [0, 1000000000]"]);
     ];

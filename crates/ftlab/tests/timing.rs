@@ -113,3 +113,23 @@ fn suspend_lets_a_read_through_and_the_program_resumes() {
     let remaining = x + T_PROG_NS - 50_000.0;
     assert_eq!(write, (read_end + T_SUS_NS + remaining) / 1e3);
 }
+
+/// A read at 0 keeps the only die busy; an 8 KiB write at 1 ns queues its two page programs
+/// behind it. The die has two planes.
+fn two_programs_behind_a_read(multi_plane: bool) -> f64 {
+    let trace = temp_file(&format!("multiplane-{multi_plane}.trace"), "0 0 40 8 1\n1 0 800 16 0\n");
+    let text = scenario(1, 1, &trace)
+        .replace("[ftl]", &format!("planes_per_die = 2\nblocks_per_plane = 32\nmulti_plane = {multi_plane}\n[ftl]"));
+    let s = run(&text, &[]);
+    metric(&s, "unified", "t", "write", "max_us")
+}
+
+#[test]
+fn multi_plane_programs_share_one_tprog() {
+    // Pages 0 of the frontier's plane-0 and plane-1 blocks program together: one transfer of
+    // both pages (8 KiB), then one tPROG. Without multi-plane they program one after the other.
+    let x = xfer_ns(4096);
+    let read_end = T_READ_NS + x;
+    assert_eq!(two_programs_behind_a_read(true), (read_end + xfer_ns(8192) + T_PROG_NS - 1.0) / 1e3);
+    assert_eq!(two_programs_behind_a_read(false), (read_end + 2.0 * x + 2.0 * T_PROG_NS - 1.0) / 1e3);
+}

@@ -1,4 +1,4 @@
-//! Per-block state, the per-die free-block pools (dynamic wear leveling lives here: the
+//! Per-block state, the per-(die, plane) free-block pools (dynamic wear leveling lives here: the
 //! pool hands out the least-worn free block) and the greedy GC key of every block, kept in
 //! step with the state. Not the mapping (see `ftl::mod`) and not the choice of GC victims
 //! (see `ftl::gc`).
@@ -73,7 +73,12 @@ pub const NOT_COLLECTABLE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct Blocks {
     pub info: Vec<BlockInfo>,
+    /// Free blocks per (die, plane), keyed (erase count or 0, block).
     pools: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
+    /// Free blocks per die (the sum of its planes' pools).
+    free_per_die: Vec<u32>,
+    planes_per_die: u32,
+    blocks_per_plane: u32,
     dynamic_wear_leveling: bool,
     /// Per block: its valid units if it is a greedy GC candidate (full, every page
     /// programmed, at least one invalid unit), else `NOT_COLLECTABLE`. A dense copy of what
@@ -85,17 +90,18 @@ pub struct Blocks {
 
 impl Blocks {
     pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool) -> Blocks {
-        let mut pools = Vec::with_capacity(geometry.n_dies as usize);
-        for die in 0..geometry.n_dies {
-            let heap = geometry
-                .blocks_of_die(DieIdx(die))
-                .map(|b| Reverse((0u32, b)))
-                .collect::<BinaryHeap<_>>();
-            pools.push(heap);
-        }
+        let pools = (0..geometry.n_dies * geometry.planes_per_die)
+            .map(|pool| {
+                let first = pool * geometry.blocks_per_plane;
+                (first..first + geometry.blocks_per_plane).map(|b| Reverse((0u32, b))).collect::<BinaryHeap<_>>()
+            })
+            .collect();
         Blocks {
             info: vec![BlockInfo::FREE; geometry.n_blocks as usize],
             pools,
+            free_per_die: vec![geometry.blocks_per_die; geometry.n_dies as usize],
+            planes_per_die: geometry.planes_per_die,
+            blocks_per_plane: geometry.blocks_per_plane,
             dynamic_wear_leveling,
             greedy_keys: vec![NOT_COLLECTABLE; geometry.n_blocks as usize],
             units_per_block: geometry.units_per_block,
@@ -135,17 +141,37 @@ impl Blocks {
     }
 
     pub fn free_count(&self, die: DieIdx) -> u32 {
-        self.pools[die.0 as usize].len() as u32
+        self.free_per_die[die.0 as usize]
     }
 
     /// Take a free block of `die` (the least-worn one under dynamic wear leveling, else the
-    /// lowest-numbered), or `None` if the pool is empty.
+    /// lowest-numbered), or `None` if the die has none.
     pub fn take_free(&mut self, die: DieIdx) -> Option<BlockIdx> {
-        let Reverse((_, b)) = self.pools[die.0 as usize].pop()?;
+        let first = (die.0 * self.planes_per_die) as usize;
+        let pool = (first..first + self.planes_per_die as usize)
+            .filter_map(|p| self.pools[p].peek().map(|&Reverse(k)| (k, p)))
+            .min()
+            .map(|(_, p)| p)?;
+        Some(self.pop_pool(die, pool))
+    }
+
+    /// Take a free block of `die` on `plane` (least-worn first), or any plane's if that plane
+    /// has none.
+    pub fn take_free_on(&mut self, die: DieIdx, plane: u32) -> Option<BlockIdx> {
+        let pool = (die.0 * self.planes_per_die + plane) as usize;
+        if self.pools[pool].is_empty() {
+            return self.take_free(die);
+        }
+        Some(self.pop_pool(die, pool))
+    }
+
+    fn pop_pool(&mut self, die: DieIdx, pool: usize) -> BlockIdx {
+        let Reverse((_, b)) = self.pools[pool].pop().expect("a non-empty pool");
+        self.free_per_die[die.0 as usize] -= 1;
         let info = &self.info[b as usize];
         assert_eq!(info.state, BlockState::Free, "block {b} in the free pool is not free");
         assert_eq!(info.valid_units, 0, "free block {b} holds valid data");
-        Some(BlockIdx(b))
+        BlockIdx(b)
     }
 
     /// Return an erased block to its die's pool.
@@ -157,6 +183,9 @@ impl Blocks {
         *info = BlockInfo { erase_count, ..BlockInfo::FREE };
         self.refresh_key(block);
         let key = if self.dynamic_wear_leveling { erase_count } else { 0 };
-        self.pools[die.0 as usize].push(Reverse((key, block.0)));
+        let pool = block.0 / self.blocks_per_plane;
+        debug_assert_eq!(pool / self.planes_per_die, die.0);
+        self.pools[pool as usize].push(Reverse((key, block.0)));
+        self.free_per_die[die.0 as usize] += 1;
     }
 }

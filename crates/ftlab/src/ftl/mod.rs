@@ -45,6 +45,9 @@ pub struct FtlParams {
     pub host_reserve_blocks: u32,
     pub dynamic_wear_leveling: bool,
     pub integrity: bool,
+    /// Planes a frontier stripes its pages over (1, or the die's planes for multi-plane
+    /// operations: page k goes to plane 0's block, then plane 1's, ..., then page k + 1).
+    pub frontier_planes: u32,
 }
 
 /// Mapping, blocks and frontiers of the whole device.
@@ -57,8 +60,10 @@ pub struct Ftl {
     pub l2p: Vec<Vec<u32>>,
     /// Per physical unit: logical page of the block's owner, or `NONE` if invalid.
     pub p2l: Vec<u32>,
-    /// Open block per (tenant, stream, class, die), or `NONE`.
+    /// Open block per (tenant, stream, class, die, plane), or `NONE`.
     frontiers: Vec<u32>,
+    /// Per (tenant, stream, class, die): the plane whose block takes the next page.
+    plane_cursor: Vec<u8>,
     /// Die of the partly filled host page per (tenant, stream), or `NONE`.
     host_cursor: Vec<u32>,
     pub oracle: Option<Oracle>,
@@ -73,7 +78,8 @@ impl Ftl {
             blocks: Blocks::new(&geometry, params.dynamic_wear_leveling),
             l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
             p2l: table::filled_u32(geometry.n_units() as usize, NONE),
-            frontiers: vec![NONE; n_keys * geometry.n_dies as usize],
+            frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
+            plane_cursor: vec![0; n_keys * geometry.n_dies as usize],
             host_cursor: vec![NONE; n_tenants * params.physical_streams as usize],
             oracle,
             geometry,
@@ -94,7 +100,8 @@ impl Ftl {
 
     /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed).
     pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, now: SimTime) -> Result<Placement, NoSpace> {
-        let block = self.open_block(key, die)?;
+        assert!(self.params.frontier_planes >= 1 && self.params.frontier_planes <= crate::flash::geometry::PLANES_MAX);
+        let (plane, block) = self.open_block_any_plane(key, die)?;
         let g = self.geometry;
         let info = self.blocks.get_mut(block);
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
@@ -104,8 +111,11 @@ impl Ftl {
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
             self.blocks.refresh_key(block);
-            let f = self.frontier_idx(key, die);
+            let f = self.frontier_idx(key, die, plane);
             self.frontiers[f] = NONE;
+        }
+        if page_full.is_some() {
+            self.next_plane(key, die);
         }
         if key.class == WriteClass::Host {
             let idx = self.cursor_idx(key.tenant, key.stream);
@@ -117,7 +127,8 @@ impl Ftl {
     /// Close the partly filled page of `key` on `die` by padding it; returns the page to
     /// program, or `None` if the frontier has no partial page.
     pub fn pad_page(&mut self, key: FrontierKey, die: DieIdx) -> Option<(BlockIdx, u32)> {
-        let b = self.frontiers[self.frontier_idx(key, die)];
+        let plane = self.plane_cursor[self.key_die_idx(key, die)] as u32;
+        let b = self.frontiers[self.frontier_idx(key, die, plane)];
         if b == NONE {
             return None;
         }
@@ -132,9 +143,10 @@ impl Ftl {
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
             self.blocks.refresh_key(BlockIdx(b));
-            let f = self.frontier_idx(key, die);
+            let f = self.frontier_idx(key, die, plane);
             self.frontiers[f] = NONE;
         }
+        self.next_plane(key, die);
         if key.class == WriteClass::Host {
             let idx = self.cursor_idx(key.tenant, key.stream);
             self.host_cursor[idx] = NONE;
@@ -144,17 +156,16 @@ impl Ftl {
 
     /// Pad every open frontier's partial page (end of preconditioning); returns the pages.
     pub fn pad_all_frontiers(&mut self) -> Vec<(BlockIdx, u32)> {
-        let n_dies = self.geometry.n_dies as usize;
         let mut pages = Vec::new();
-        for idx in 0..self.frontiers.len() {
-            if self.frontiers[idx] == NONE {
-                continue;
+        for tenant in 0..self.n_tenants() as u16 {
+            for stream in 0..self.params.physical_streams {
+                for class in [WriteClass::Host, WriteClass::Gc] {
+                    for die in 0..self.geometry.n_dies {
+                        // A partial page exists only on the plane the cursor points at.
+                        pages.extend(self.pad_page(FrontierKey { tenant, stream, class }, DieIdx(die)));
+                    }
+                }
             }
-            let key_idx = idx / n_dies;
-            let s = self.params.physical_streams as usize;
-            let class = if key_idx % 2 == 0 { WriteClass::Host } else { WriteClass::Gc };
-            let key = FrontierKey { tenant: (key_idx / 2 / s) as u16, stream: (key_idx / 2 % s) as u8, class };
-            pages.extend(self.pad_page(key, DieIdx((idx % n_dies) as u32)));
         }
         pages
     }
@@ -317,8 +328,29 @@ impl Ftl {
         self.blocks.refresh_key(block);
     }
 
-    fn open_block(&mut self, key: FrontierKey, die: DieIdx) -> Result<BlockIdx, NoSpace> {
-        let idx = self.frontier_idx(key, die);
+    /// The open block of the cursor's plane; if that plane's block is full and no free block
+    /// can be taken, another plane's open block (so a frontier striped over planes never
+    /// needs more new blocks than a single-plane one: GC's reserve argument still holds).
+    fn open_block_any_plane(&mut self, key: FrontierKey, die: DieIdx) -> Result<(u32, BlockIdx), NoSpace> {
+        let cursor = self.plane_cursor[self.key_die_idx(key, die)] as u32;
+        match self.open_block(key, die, cursor) {
+            Ok(b) => Ok((cursor, b)),
+            Err(no_space) => {
+                let planes = self.params.frontier_planes;
+                let other = (1..planes).map(|k| (cursor + k) % planes).find(|&q| {
+                    let b = self.frontiers[self.frontier_idx(key, die, q)];
+                    b != NONE && self.blocks.get(BlockIdx(b)).state == BlockState::Open
+                });
+                let q = other.ok_or(no_space)?;
+                let i = self.key_die_idx(key, die);
+                self.plane_cursor[i] = q as u8;
+                Ok((q, self.open_block(key, die, q).expect("an open block")))
+            }
+        }
+    }
+
+    fn open_block(&mut self, key: FrontierKey, die: DieIdx, plane: u32) -> Result<BlockIdx, NoSpace> {
+        let idx = self.frontier_idx(key, die, plane);
         let current = self.frontiers[idx];
         // A frontier block that filled up may since have been collected and reused: only an
         // Open block with this key's owner is still this frontier's.
@@ -333,7 +365,12 @@ impl Ftl {
         if self.blocks.free_count(die) <= reserve {
             return Err(NoSpace(die));
         }
-        let block = self.blocks.take_free(die).expect("free count above reserve");
+        let block = if self.params.frontier_planes > 1 {
+            self.blocks.take_free_on(die, plane)
+        } else {
+            self.blocks.take_free(die)
+        }
+        .expect("free count above reserve");
         let info = self.blocks.get_mut(block);
         debug_assert_eq!(info.owner, OWNER_NONE);
         info.state = BlockState::Open;
@@ -345,11 +382,22 @@ impl Ftl {
         Ok(block)
     }
 
-    fn frontier_idx(&self, key: FrontierKey, die: DieIdx) -> usize {
+    /// Index of (key, die) in `plane_cursor`.
+    fn key_die_idx(&self, key: FrontierKey, die: DieIdx) -> usize {
         let s = self.params.physical_streams as usize;
         debug_assert!((key.stream as usize) < s);
         (((key.tenant as usize * s + key.stream as usize) * 2 + key.class as usize) * self.geometry.n_dies as usize)
             + die.0 as usize
+    }
+
+    fn frontier_idx(&self, key: FrontierKey, die: DieIdx, plane: u32) -> usize {
+        self.key_die_idx(key, die) * self.params.frontier_planes as usize + plane as usize
+    }
+
+    /// The next page of (key, die) goes to the next plane.
+    fn next_plane(&mut self, key: FrontierKey, die: DieIdx) {
+        let i = self.key_die_idx(key, die);
+        self.plane_cursor[i] = ((self.plane_cursor[i] as u32 + 1) % self.params.frontier_planes) as u8;
     }
 
     fn cursor_idx(&self, tenant: u16, stream: u8) -> usize {

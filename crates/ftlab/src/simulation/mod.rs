@@ -10,7 +10,7 @@ mod precondition;
 
 use crate::error::FtlabError;
 use crate::flash::array::FlashArray;
-use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::flash::geometry::{BlockIdx, DieIdx, PLANES_MAX};
 use crate::ftl::{Ftl, FtlParams, NONE};
 use crate::host::{HostRequest, Source};
 use crate::metrics::report::SchemeResult;
@@ -157,6 +157,7 @@ impl<'a> Simulation<'a> {
                 host_reserve_blocks: s.ftl.gc_reserve_blocks,
                 dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
                 integrity: s.check.integrity,
+                frontier_planes: if s.device.multi_plane.expect("resolved") { g.planes_per_die.min(PLANES_MAX) } else { 1 },
             },
         );
         let tenants: Vec<Tenant> = sources
