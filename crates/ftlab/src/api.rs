@@ -7,7 +7,7 @@ use crate::metrics::report;
 use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
-use crate::simulation::{PreconditionGc, RunTables, Simulation};
+use crate::simulation::{OutOfSpace, PreconditionGc, RunTables, Simulation};
 use crate::stream;
 use crate::workload::generator::Generator;
 use crate::workload::stats::TraceStats;
@@ -180,7 +180,7 @@ requests = {requests}
     let scheme_name = s.schemes[0].clone();
     let mut sim = build_simulation(&s, &scheme_name, Path::new("."), "bench")?;
     let t0 = Instant::now();
-    precondition(&s, &mut sim);
+    precondition(&s, &mut sim, "bench")?;
     let precondition_wall_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     sim.run(&mut |_| {})?;
@@ -230,16 +230,23 @@ fn run_one(
     progress: &mut dyn FnMut(SimTime),
 ) -> Result<(report::SchemeResult, RunTables), FtlabError> {
     let mut sim = build_simulation(s, scheme_name, base_dir, file)?;
-    precondition(s, &mut sim);
-    sim.run(progress)?;
+    precondition(s, &mut sim, file)?;
+    sim.run(progress).map_err(|e| name_file(e, file))?;
     Ok(sim.finish(scheme_name))
 }
 
-/// Precondition `sim` as the scenario says (seeded from the scenario seed).
-pub fn precondition(s: &Scenario, sim: &mut Simulation) {
+/// Precondition `sim` as the scenario says (seeded from the scenario seed). `file` names the
+/// scenario in the error when the device has too little spare space for it.
+pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<(), FtlabError> {
     let gc = PreconditionGc { low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"), policy: s.ftl.gc_policy };
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
-    sim.precondition(&s.precondition, gc, &mut rng);
+    sim.precondition(&s.precondition, gc, &mut rng).map_err(|OutOfSpace(reason)| {
+        FtlabError::config(
+            file,
+            "device.over_provisioning",
+            format!("{reason}; raise device.over_provisioning or lower precondition.fill_fraction"),
+        )
+    })
 }
 
 /// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
@@ -298,6 +305,14 @@ fn open_source<'a>(s: &Scenario, i: usize, t: &TenantConfig, units: u32, base_di
     }
     let reader = open(&path).map_err(name_key)?;
     Ok(Source::new(Records::Trace(read_trace(tr.format, reader)), p))
+}
+
+/// Put the scenario's name on a config error the simulation raised without it.
+fn name_file(e: FtlabError, file: &str) -> FtlabError {
+    match e {
+        FtlabError::Config { key, reason, .. } => FtlabError::Config { file: file.to_string(), key, reason },
+        other => other,
+    }
 }
 
 fn open(path: &Path) -> Result<BufReader<File>, FtlabError> {

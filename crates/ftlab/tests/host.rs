@@ -127,3 +127,48 @@ fn an_arrival_past_the_clock_limit_is_an_error_naming_the_line() {
         other => panic!("expected a trace error, got {other:?}"),
     }
 }
+
+/// Two tenants filling the `tiny` device to the brim at `over_provisioning`.
+fn brim(overwrite_passes: f64, web: &str) -> String {
+    tiny(
+        &["unified"],
+        &format!("[precondition]\nfill_fraction = 1.0\noverwrite_passes = {overwrite_passes}\n"),
+        &format!(
+            "[[tenants]]\nname = \"db\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nrequests = 2000\n[[tenants]]\nname = \"web\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\n{web}\n"
+        ),
+    )
+}
+
+fn expect_capacity_error(text: &str, over_provisioning: &str, says: &str) {
+    match run_raw(text, &[&format!("device.over_provisioning={over_provisioning}")]) {
+        Err(FtlabError::Config { file, key, reason }) => {
+            assert_eq!(file, "test.toml");
+            assert_eq!(key, "device.over_provisioning");
+            assert!(reason.contains(says) && reason.contains("raise device.over_provisioning"), "{reason}");
+        }
+        other => panic!("expected a capacity error, got {other:?}"),
+    }
+}
+
+#[test]
+fn too_little_spare_space_for_preconditioning_is_a_config_error() {
+    expect_capacity_error(&brim(1.0, "requests = 2000"), "0.01", "preconditioning");
+}
+
+#[test]
+fn running_out_of_space_mid_run_is_a_config_error() {
+    expect_capacity_error(&brim(0.0, "arrival = \"closed\"\nrequests = 2000"), "0.05", "ran out of space");
+}
+
+#[test]
+fn a_trace_outgrowing_the_time_series_bound_is_a_config_error() {
+    // One read at 2000 s with 0.1 ms windows: 2 x 10^7 windows, over the 10^7-row bound.
+    let text = trace_scenario("0 0 0 8 1\n2000000000000 0 8 8 1\n", "", "").replace("[check]", "[measure]\nwindow_s = 0.0001\n[check]");
+    match run_raw(&text, &[]) {
+        Err(FtlabError::Config { key, reason, .. }) => {
+            assert_eq!(key, "measure.window_s");
+            assert!(reason.contains("raise measure.window_s"), "{reason}");
+        }
+        other => panic!("expected a window error, got {other:?}"),
+    }
+}

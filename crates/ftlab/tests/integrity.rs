@@ -104,7 +104,7 @@ fn run_case(c: &Case, requests: u64) {
     let text = scenario_text(c, requests);
     let s = scenario::load(&text, "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = build_simulation(&s, c.scheme, Path::new("."), "integrity.toml").expect("builds");
-    precondition(&s, &mut sim);
+    precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
     sim.check_integrity();
     sim.run(&mut |_| {}).expect("runs");
     let checks = sim.check_integrity();
@@ -217,7 +217,7 @@ fn full_precondition_without_overwrites_then_any_mix() {
             let text = scenario_text(&c, 20_000).replace("overwrite_passes = 0.5", "overwrite_passes = 0.0");
             let s = scenario::load(&text, "full.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
             let mut sim = build_simulation(&s, scheme, Path::new("."), "full.toml").expect("builds");
-            precondition(&s, &mut sim);
+            precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
             sim.run(&mut |_| {}).expect("runs");
             sim.check_integrity();
         }

@@ -107,7 +107,7 @@ impl Ftl {
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
         info.last_write = now;
-        let page_full = (info.write_ptr % g.units_per_page == 0).then(|| (block, info.write_ptr / g.units_per_page - 1));
+        let page_full = info.write_ptr.is_multiple_of(g.units_per_page).then(|| (block, info.write_ptr / g.units_per_page - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
             self.blocks.refresh_key(block);

@@ -95,6 +95,11 @@ impl TimeSeries {
         }
     }
 
+    /// Rows the table will hold once the windows up to `now` are closed.
+    pub fn rows_at(&self, now: SimTime) -> u64 {
+        (now.ns() / self.window.ns() + 1).saturating_mul(self.tenant_names.len() as u64)
+    }
+
     /// Whether `now` lies past the open window (call `roll` before recording then).
     pub fn needs_roll(&self, now: SimTime) -> bool {
         // Same as `now / window > open`, without a division per event.

@@ -7,6 +7,8 @@ pub mod overrides;
 pub mod presets;
 mod validate;
 
+pub use validate::MAX_TIMESERIES_ROWS;
+
 use crate::error::FtlabError;
 use crate::ftl::gc::VictimPolicy;
 use crate::workload::generator::GeneratorConfig;

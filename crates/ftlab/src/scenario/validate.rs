@@ -16,9 +16,10 @@ type Check = Result<(), (String, String)>;
 /// sum of times far from overflowing.
 const MAX_SECONDS: f64 = 1e7;
 
-/// Most time-series rows (tenants x windows) a run with a known end may produce; each row is
-/// kept in memory until the end of the run.
-const MAX_TIMESERIES_ROWS: f64 = 1e7;
+/// Most time-series rows (tenants x windows) a run may produce; each row is kept in memory
+/// until the end of the run. Checked here when the end is known, and by the simulation when
+/// a trace's length decides it.
+pub const MAX_TIMESERIES_ROWS: f64 = 1e7;
 
 fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (String, String)> {
     Err((key.into(), reason.into()))

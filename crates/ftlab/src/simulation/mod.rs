@@ -26,7 +26,7 @@ use crate::stream::StreamMapper;
 use crate::api::{Column, Table};
 use std::collections::VecDeque;
 
-pub use precondition::PreconditionGc;
+pub use precondition::{OutOfSpace, PreconditionGc};
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
@@ -237,8 +237,13 @@ impl<'a> Simulation<'a> {
     }
 
     /// Fill the namespaces before the timed run (see `precondition`).
-    pub fn precondition(&mut self, cfg: &crate::scenario::PreconditionConfig, gc: PreconditionGc, rng: &mut crate::sim::Rng) {
-        precondition::precondition(&mut self.ftl, self.scheme.as_mut(), self.mapper.as_mut(), cfg, gc, rng);
+    pub fn precondition(
+        &mut self,
+        cfg: &crate::scenario::PreconditionConfig,
+        gc: PreconditionGc,
+        rng: &mut crate::sim::Rng,
+    ) -> Result<(), precondition::OutOfSpace> {
+        precondition::precondition(&mut self.ftl, self.scheme.as_mut(), self.mapper.as_mut(), cfg, gc, rng)
     }
 
     /// Run to the end; `progress(now)` is called now and then.
@@ -261,22 +266,21 @@ impl<'a> Simulation<'a> {
             assert!(t >= self.now, "time went backwards: {t:?} < {:?}", self.now);
             self.now = t;
             if self.ts.needs_roll(t) {
+                self.check_rows(t)?;
                 self.roll_windows();
             }
             self.handle(ev)?;
             self.events_handled += 1;
-            if self.events_handled % (1 << 16) == 0 {
+            if self.events_handled.is_multiple_of(1 << 16) {
                 progress(self.now);
             }
             if self.host_done() {
                 break;
             }
         }
-        assert!(
-            self.host_done() || self.p.end.is_some_and(|e| self.now >= e),
-            "simulation stalled at {:?} with host work left (deadlock)",
-            self.now
-        );
+        if !(self.host_done() || self.p.end.is_some_and(|e| self.now >= e)) {
+            return Err(self.stall_error());
+        }
         progress(self.now);
         Ok(())
     }
@@ -297,6 +301,40 @@ impl<'a> Simulation<'a> {
                     self.events.push(self.now + self.epoch.window, Event::Epoch);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The run cannot go on: with writes stalled for space it is the scenario's capacity (a
+    /// config error); anything else is a simulator bug.
+    fn stall_error(&self) -> FtlabError {
+        let stalled: Vec<&str> =
+            self.tenants.iter().zip(&self.names).filter(|(t, _)| !t.stalled.is_empty()).map(|(_, n)| n.as_str()).collect();
+        assert!(!stalled.is_empty(), "simulation stalled at {:?} with host work left and no write waiting (deadlock)", self.now);
+        FtlabError::config(
+            "scenario",
+            "device.over_provisioning",
+            format!(
+                "the device ran out of space at {:.6} s: writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
+                self.now.as_secs_f64(),
+                stalled.join(", ")
+            ),
+        )
+    }
+
+    /// The time series may not outgrow its bound (a long trace and a short window).
+    fn check_rows(&self, now: SimTime) -> Result<(), FtlabError> {
+        let rows = self.ts.rows_at(now);
+        if rows as f64 > crate::scenario::MAX_TIMESERIES_ROWS {
+            return Err(FtlabError::config(
+                "scenario",
+                "measure.window_s",
+                format!(
+                    "the run reached {:.0} s, which at this window is {rows} time-series rows, more than {}; raise measure.window_s",
+                    now.as_secs_f64(),
+                    crate::scenario::MAX_TIMESERIES_ROWS
+                ),
+            ));
         }
         Ok(())
     }

@@ -29,7 +29,7 @@ pub fn precondition(
     cfg: &PreconditionConfig,
     gc: PreconditionGc,
     rng: &mut Rng,
-) {
+) -> Result<(), OutOfSpace> {
     let ns = ftl.params.namespace_units.clone();
     let fill: Vec<u64> = ns.iter().map(|&n| (n as f64 * cfg.fill_fraction).floor() as u64).collect();
     let perms: Vec<Permutation> = fill.iter().map(|&n| Permutation::new(n, rng.random())).collect();
@@ -45,7 +45,7 @@ pub fn precondition(
             (t as u16, lpn as u32)
         })
     });
-    w.write_all(fills);
+    w.write_all(fills)?;
     let overwrites: Vec<u64> = fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
     let most = overwrites.iter().copied().max().unwrap_or(0);
     let overwrite = (0..most).flat_map(|i| {
@@ -53,11 +53,17 @@ pub fn precondition(
         (0..fill.len()).filter(move |&t| i < overwrites[t] && fill[t] > 0).map(move |t| (t as u16, t))
     });
     // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
-    w.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)));
+    w.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
     for (block, page) in w.ftl.pad_all_frontiers() {
         w.ftl.programmed(block, page);
     }
+    Ok(())
 }
+
+/// Preconditioning could not place a unit: the device has too little spare space for the
+/// namespaces, frontiers and GC reserve of this scenario. The reason says where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfSpace(pub String);
 
 struct Writer<'f> {
     ftl: &'f mut Ftl,
@@ -72,14 +78,14 @@ const LOOKAHEAD: usize = 16;
 
 impl Writer<'_> {
     /// Write every `(tenant, lpn)` of `units`, in order.
-    fn write_all(&mut self, units: impl Iterator<Item = (u16, u32)>) {
+    fn write_all(&mut self, units: impl Iterator<Item = (u16, u32)>) -> Result<(), OutOfSpace> {
         let mut ring = [(0u16, 0u32); LOOKAHEAD];
         let mut taken = 0usize;
         for unit in units {
             let slot = taken % LOOKAHEAD;
             if taken >= LOOKAHEAD {
                 let (t, lpn) = ring[slot];
-                self.write(t, lpn);
+                self.write(t, lpn)?;
             }
             self.ftl.prefetch_l2p(unit.0, unit.1);
             if taken >= LOOKAHEAD / 2 {
@@ -91,11 +97,12 @@ impl Writer<'_> {
         }
         for k in taken.saturating_sub(LOOKAHEAD)..taken {
             let (t, lpn) = ring[k % LOOKAHEAD];
-            self.write(t, lpn);
+            self.write(t, lpn)?;
         }
+        Ok(())
     }
 
-    fn write(&mut self, t: u16, lpn: u32) {
+    fn write(&mut self, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
         let stream = self.mapper.host_stream(t, lpn, 0, SimTime::ZERO);
         let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
         for _attempt in 0..self.ftl.geometry.n_dies + 1 {
@@ -110,21 +117,23 @@ impl Writer<'_> {
                         self.ftl.programmed(block, page);
                     }
                     if self.ftl.blocks.free_count(die) < self.gc.low_watermark {
-                        self.collect(die);
+                        self.collect(die)?;
                     }
-                    return;
+                    return Ok(());
                 }
-                Err(_) => self.collect(die),
+                Err(_) => self.collect(die)?,
             }
         }
-        panic!("preconditioning: no die takes tenant {t}'s writes (every die full of valid data)");
+        Err(OutOfSpace(format!(
+            "preconditioning found no die with room for tenant {t}'s data: every die it may write is full of valid data"
+        )))
     }
 
     /// Instant GC on `die` until it is back at the low watermark (or has nothing to collect).
-    fn collect(&mut self, die: DieIdx) {
+    fn collect(&mut self, die: DieIdx) -> Result<(), OutOfSpace> {
         while self.ftl.blocks.free_count(die) < self.gc.low_watermark {
             let Some(victim) = self.scheme.gc_victim(die, self.ftl, self.gc.policy, SimTime::ZERO) else {
-                return;
+                return Ok(());
             };
             self.ftl.mark_victim(victim);
             let g = self.ftl.geometry;
@@ -139,7 +148,9 @@ impl Writer<'_> {
                 let stream = self.mapper.gc_stream(info.owner, lpn, info.stream);
                 let key = FrontierKey { tenant: info.owner, stream, class: WriteClass::Gc };
                 let to = self.scheme.gc_write_die(info.owner, die, self.ftl);
-                let p = self.ftl.allocate(key, to, SimTime::ZERO).unwrap_or_else(|_| panic!("preconditioning GC: die {} has no free block", to.0));
+                let p = self.ftl.allocate(key, to, SimTime::ZERO).map_err(|_| {
+                    OutOfSpace(format!("preconditioning GC found no free block on die {} for the data it moves", to.0))
+                })?;
                 self.ftl.map_copy(info.owner, lpn, crate::flash::geometry::Ppa(src), p.ppa);
                 if let Some((block, page)) = p.page_full {
                     self.ftl.programmed(block, page);
@@ -147,6 +158,7 @@ impl Writer<'_> {
             }
             self.ftl.erase(victim);
         }
+        Ok(())
     }
 }
 
