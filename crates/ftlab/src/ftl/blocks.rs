@@ -73,12 +73,12 @@ pub const NOT_COLLECTABLE: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct Blocks {
     pub info: Vec<BlockInfo>,
-    /// Free blocks per (die, plane), keyed (erase count or 0, block).
+    /// Free blocks per die, or per (die, plane), keyed (erase count or 0, block).
     pools: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
-    /// Free blocks per die (the sum of its planes' pools).
+    /// Free blocks per die (the sum of its pools).
     free_per_die: Vec<u32>,
-    planes_per_die: u32,
-    blocks_per_plane: u32,
+    pools_per_die: u32,
+    blocks_per_pool: u32,
     dynamic_wear_leveling: bool,
     /// Per block: its valid units if it is a greedy GC candidate (full, every page
     /// programmed, at least one invalid unit), else `NOT_COLLECTABLE`. A dense copy of what
@@ -89,19 +89,23 @@ pub struct Blocks {
 }
 
 impl Blocks {
-    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool) -> Blocks {
-        let pools = (0..geometry.n_dies * geometry.planes_per_die)
+    /// `pools_per_die` is 1 (one pool per die) or the die's planes (one pool per plane, for
+    /// frontiers that take a block on a given plane).
+    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pools_per_die: u32) -> Blocks {
+        assert!(pools_per_die == 1 || pools_per_die == geometry.planes_per_die);
+        let blocks_per_pool = geometry.blocks_per_die / pools_per_die;
+        let pools = (0..geometry.n_dies * pools_per_die)
             .map(|pool| {
-                let first = pool * geometry.blocks_per_plane;
-                (first..first + geometry.blocks_per_plane).map(|b| Reverse((0u32, b))).collect::<BinaryHeap<_>>()
+                let first = pool * blocks_per_pool;
+                (first..first + blocks_per_pool).map(|b| Reverse((0u32, b))).collect::<BinaryHeap<_>>()
             })
             .collect();
         Blocks {
             info: vec![BlockInfo::FREE; geometry.n_blocks as usize],
             pools,
             free_per_die: vec![geometry.blocks_per_die; geometry.n_dies as usize],
-            planes_per_die: geometry.planes_per_die,
-            blocks_per_plane: geometry.blocks_per_plane,
+            pools_per_die,
+            blocks_per_pool,
             dynamic_wear_leveling,
             greedy_keys: vec![NOT_COLLECTABLE; geometry.n_blocks as usize],
             units_per_block: geometry.units_per_block,
@@ -147,18 +151,26 @@ impl Blocks {
     /// Take a free block of `die` (the least-worn one under dynamic wear leveling, else the
     /// lowest-numbered), or `None` if the die has none.
     pub fn take_free(&mut self, die: DieIdx) -> Option<BlockIdx> {
-        let first = (die.0 * self.planes_per_die) as usize;
-        let pool = (first..first + self.planes_per_die as usize)
-            .filter_map(|p| self.pools[p].peek().map(|&Reverse(k)| (k, p)))
-            .min()
-            .map(|(_, p)| p)?;
+        let first = (die.0 * self.pools_per_die) as usize;
+        let pool = if self.pools_per_die == 1 {
+            first
+        } else {
+            (first..first + self.pools_per_die as usize)
+                .filter_map(|p| self.pools[p].peek().map(|&Reverse(k)| (k, p)))
+                .min()
+                .map(|(_, p)| p)?
+        };
+        if self.pools[pool].is_empty() {
+            return None;
+        }
         Some(self.pop_pool(die, pool))
     }
 
     /// Take a free block of `die` on `plane` (least-worn first), or any plane's if that plane
-    /// has none.
+    /// has none. Needs one pool per plane.
     pub fn take_free_on(&mut self, die: DieIdx, plane: u32) -> Option<BlockIdx> {
-        let pool = (die.0 * self.planes_per_die + plane) as usize;
+        assert!(self.pools_per_die > 1, "plane-aware allocation without per-plane pools");
+        let pool = (die.0 * self.pools_per_die + plane) as usize;
         if self.pools[pool].is_empty() {
             return self.take_free(die);
         }
@@ -183,8 +195,8 @@ impl Blocks {
         *info = BlockInfo { erase_count, ..BlockInfo::FREE };
         self.refresh_key(block);
         let key = if self.dynamic_wear_leveling { erase_count } else { 0 };
-        let pool = block.0 / self.blocks_per_plane;
-        debug_assert_eq!(pool / self.planes_per_die, die.0);
+        let pool = block.0 / self.blocks_per_pool;
+        debug_assert_eq!(pool / self.pools_per_die, die.0);
         self.pools[pool as usize].push(Reverse((key, block.0)));
         self.free_per_die[die.0 as usize] += 1;
     }

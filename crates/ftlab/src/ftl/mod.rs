@@ -74,8 +74,9 @@ impl Ftl {
         let n_tenants = params.namespace_units.len();
         let n_keys = n_tenants * params.physical_streams as usize * 2;
         let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units()));
+        assert!((1..=crate::flash::geometry::PLANES_MAX.min(geometry.planes_per_die)).contains(&params.frontier_planes));
         Ftl {
-            blocks: Blocks::new(&geometry, params.dynamic_wear_leveling),
+            blocks: Blocks::new(&geometry, params.dynamic_wear_leveling, if params.frontier_planes > 1 { geometry.planes_per_die } else { 1 }),
             l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
             p2l: table::filled_u32(geometry.n_units() as usize, NONE),
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
@@ -100,8 +101,7 @@ impl Ftl {
 
     /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed).
     pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, now: SimTime) -> Result<Placement, NoSpace> {
-        assert!(self.params.frontier_planes >= 1 && self.params.frontier_planes <= crate::flash::geometry::PLANES_MAX);
-        let (plane, block) = self.open_block_any_plane(key, die)?;
+        let (plane, block) = if self.params.frontier_planes == 1 { (0, self.open_block(key, die, 0)?) } else { self.open_block_any_plane(key, die)? };
         let g = self.geometry;
         let info = self.blocks.get_mut(block);
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
@@ -114,7 +114,7 @@ impl Ftl {
             let f = self.frontier_idx(key, die, plane);
             self.frontiers[f] = NONE;
         }
-        if page_full.is_some() {
+        if page_full.is_some() && self.params.frontier_planes > 1 {
             self.next_plane(key, die);
         }
         if key.class == WriteClass::Host {
@@ -146,7 +146,9 @@ impl Ftl {
             let f = self.frontier_idx(key, die, plane);
             self.frontiers[f] = NONE;
         }
-        self.next_plane(key, die);
+        if self.params.frontier_planes > 1 {
+            self.next_plane(key, die);
+        }
         if key.class == WriteClass::Host {
             let idx = self.cursor_idx(key.tenant, key.stream);
             self.host_cursor[idx] = NONE;
@@ -397,7 +399,8 @@ impl Ftl {
     /// The next page of (key, die) goes to the next plane.
     fn next_plane(&mut self, key: FrontierKey, die: DieIdx) {
         let i = self.key_die_idx(key, die);
-        self.plane_cursor[i] = ((self.plane_cursor[i] as u32 + 1) % self.params.frontier_planes) as u8;
+        let next = self.plane_cursor[i] as u32 + 1;
+        self.plane_cursor[i] = if next == self.params.frontier_planes { 0 } else { next as u8 };
     }
 
     fn cursor_idx(&self, tenant: u16, stream: u8) -> usize {

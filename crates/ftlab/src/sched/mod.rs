@@ -32,6 +32,7 @@ impl<Op: Copy> Scheduler<Op> {
         Scheduler { kind, queues, pending: 0, pending_max }
     }
 
+    #[inline]
     pub fn push(&mut self, die: DieIdx, class: OpClass, op: Op) {
         let q = match self.kind {
             SchedulerKind::Priority => class as usize,
@@ -43,6 +44,7 @@ impl<Op: Copy> Scheduler<Op> {
     }
 
     /// The next operation for idle `die`; `gc_urgent` puts GC first (free space critical).
+    #[inline]
     pub fn pop(&mut self, die: DieIdx, gc_urgent: bool) -> Option<Op> {
         let qs = &mut self.queues[die.0 as usize];
         let order: [usize; 3] = if gc_urgent { [2, 0, 1] } else { [0, 1, 2] };

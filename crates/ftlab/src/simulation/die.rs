@@ -18,24 +18,39 @@ const SCAN_MAX: usize = 16;
 /// reads cannot starve a program or erase); an operation is suspended at most once.
 const SUSPEND_READS_MAX: u32 = 8;
 
-/// The operations one die executes together (one, or one per plane).
+/// The operations one die executes together (one, or one per plane); only the first
+/// `n_ops` entries are meaningful.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Group {
     ops: [FlashOp; PLANES_MAX as usize],
     n_ops: u8,
-    kind: OpKind,
 }
 
 impl Group {
     fn ops(&self) -> &[FlashOp] {
         &self.ops[..self.n_ops as usize]
     }
+
+    fn kind(&self) -> OpKind {
+        self.ops[0].kind
+    }
+}
+
+/// Bits of the die index in an `ArrayDone` event; the generation takes the rest.
+const DIE_BITS: u32 = 12;
+
+/// `ArrayDone`'s payload: die and generation in one u32 (dies < 4096 by validation; the
+/// generation only has to differ from the few stale events that may be pending).
+pub(super) fn array_done_tag(die: DieIdx, gen: u32) -> u32 {
+    debug_assert!(die.0 < 1 << DIE_BITS);
+    die.0 | gen << DIE_BITS
 }
 
 /// Execution state of one die.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DieExec {
-    current: Option<Group>,
+    /// What the die is executing (`n_ops == 0`: nothing).
+    current: Group,
     /// When the current program/erase array phase ends.
     array_end: SimTime,
     /// From when the current operation may be suspended (`SimTime::MAX`: never).
@@ -51,8 +66,17 @@ pub(super) struct DieExec {
 }
 
 impl DieExec {
-    pub(super) const IDLE: DieExec =
-        DieExec { current: None, array_end: SimTime::ZERO, suspendable_from: SimTime::MAX, gen: 0, suspended: None, reads_in_suspension: 0, delay: SimTime::ZERO };
+    pub(super) fn idle(filler: FlashOp) -> DieExec {
+        DieExec {
+            current: Group { ops: [filler; PLANES_MAX as usize], n_ops: 0 },
+            array_end: SimTime::ZERO,
+            suspendable_from: SimTime::MAX,
+            gen: 0,
+            suspended: None,
+            reads_in_suspension: 0,
+            delay: SimTime::ZERO,
+        }
+    }
 }
 
 impl Simulation<'_> {
@@ -97,34 +121,36 @@ impl Simulation<'_> {
 
     /// Start `first` on idle `die`, with multi-plane partners when the device has them.
     fn start(&mut self, die: DieIdx, first: FlashOp) {
-        let mut group = Group { ops: [first; PLANES_MAX as usize], n_ops: 1, kind: first.kind };
+        let d = die.0 as usize;
+        assert_eq!(self.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
+        self.dies[d].current.ops[0] = first;
+        self.dies[d].current.n_ops = 1;
         if self.p.multi_plane {
-            self.add_partners(die, &mut group);
+            self.add_partners(die);
         }
         let g = self.ftl.geometry;
-        let bytes: u32 = group.ops().iter().map(|o| o.n_units * g.unit_bytes).sum();
+        let group = &self.dies[d].current;
         let array_op = match first.kind {
-            OpKind::Read => ArrayOp::Read { bytes },
+            OpKind::Read => ArrayOp::Read { bytes: group.ops().iter().map(|o| o.n_units * g.unit_bytes).sum() },
             OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
             OpKind::Erase => ArrayOp::Erase,
         };
-        for op in group.ops() {
-            if op.kind == OpKind::Read && op.class == OpClass::Gc {
-                self.prefetch_for_gc_read(op);
+        if first.kind == OpKind::Read && first.class == OpClass::Gc {
+            for i in 0..group.n_ops as usize {
+                self.prefetch_for_gc_read(&self.dies[d].current.ops[i]);
             }
         }
         let t = *self.array.timing();
-        let exec = &mut self.dies[die.0 as usize];
+        let exec = &mut self.dies[d];
         let delay = std::mem::replace(&mut exec.delay, SimTime::ZERO);
         let done = self.array.begin_after(die, array_op, self.now, delay);
-        exec.current = Some(group);
         exec.array_end = done;
         exec.suspendable_from = match first.kind {
             OpKind::Read => SimTime::MAX,
             OpKind::Program => done - t.program,
             OpKind::Erase => done - t.erase,
         };
-        self.events.push(done, Event::ArrayDone(die.0, exec.gen));
+        self.events.push(done, Event::ArrayDone(array_done_tag(die, exec.gen)));
     }
 
     /// The copies of a GC read need its units' L2P entries when the read completes, a tR
@@ -138,16 +164,18 @@ impl Simulation<'_> {
     }
 
     /// Add queued operations of the same kind and class on other planes of `die`.
-    fn add_partners(&mut self, die: DieIdx, group: &mut Group) {
+    fn add_partners(&mut self, die: DieIdx) {
         let g = self.ftl.geometry;
-        let first = group.ops[0];
+        let d = die.0 as usize;
+        let first = self.dies[d].current.ops[0];
         let mut planes = 1u32 << g.plane_of(first.block);
-        while (group.n_ops as u32) < g.planes_per_die.min(PLANES_MAX) {
+        while (self.dies[d].current.n_ops as u32) < g.planes_per_die.min(PLANES_MAX) {
             let found = self.sched.take_matching(die, first.class, SCAN_MAX, |o| {
                 o.kind == first.kind && planes & (1 << g.plane_of(o.block)) == 0
             });
             let Some(op) = found else { break };
             planes |= 1 << g.plane_of(op.block);
+            let group = &mut self.dies[d].current;
             group.ops[group.n_ops as usize] = op;
             group.n_ops += 1;
             self.device.multi_plane_ops += 1;
@@ -158,13 +186,12 @@ impl Simulation<'_> {
     /// erase that was not suspended before, suspend it so the read goes first.
     fn try_suspend(&mut self, die: DieIdx) {
         let exec = &mut self.dies[die.0 as usize];
-        let Some(group) = exec.current else { return };
-        if group.kind == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
+        if exec.current.n_ops == 0 || exec.current.kind() == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
             return;
         }
-        exec.suspended = Some((group, exec.array_end - self.now));
+        exec.suspended = Some((exec.current, exec.array_end - self.now));
         exec.reads_in_suspension = 0;
-        exec.current = None;
+        exec.current.n_ops = 0;
         exec.gen = exec.gen.wrapping_add(1);
         exec.delay = self.array.timing().suspend;
         self.array.end(die, self.now);
@@ -177,21 +204,23 @@ impl Simulation<'_> {
         let (group, remaining) = exec.suspended.take().expect("resume without a suspended operation");
         self.array.occupy(die, self.now);
         let done = self.now + self.array.timing().suspend + remaining;
-        exec.current = Some(group);
+        exec.current = group;
         exec.array_end = done;
         exec.suspendable_from = SimTime::MAX;
         exec.delay = SimTime::ZERO;
-        self.events.push(done, Event::ArrayDone(die.0, exec.gen));
+        self.events.push(done, Event::ArrayDone(array_done_tag(die, exec.gen)));
     }
 
     /// A die's array phase ended (ignored if a suspension made it stale).
-    pub(super) fn array_done(&mut self, die: DieIdx, gen: u32) -> Result<(), FtlabError> {
+    pub(super) fn array_done(&mut self, tag: u32) -> Result<(), FtlabError> {
+        let die = DieIdx(tag & ((1 << DIE_BITS) - 1));
         let exec = &self.dies[die.0 as usize];
-        if exec.gen != gen {
+        if array_done_tag(die, exec.gen) != tag {
             return Ok(());
         }
-        let group = exec.current.expect("array phase ended on an idle die");
-        if group.kind == OpKind::Read {
+        let group = &exec.current;
+        assert!(group.n_ops > 0, "array phase ended on an idle die");
+        if group.kind() == OpKind::Read {
             let unit = self.ftl.geometry.unit_bytes;
             let bytes = group.ops().iter().map(|o| o.n_units * unit).sum();
             let done = self.array.read_transfer(die, bytes, self.now);
@@ -204,7 +233,11 @@ impl Simulation<'_> {
     /// The operation (group) on `die` has completed.
     pub(super) fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
         self.array.end(die, self.now);
-        let group = self.dies[die.0 as usize].current.take().expect("completion on an idle die");
+        let d = die.0 as usize;
+        // Copy the group out: completing an operation may start the next one on this die.
+        let group = self.dies[d].current;
+        self.dies[d].current.n_ops = 0;
+        assert!(group.n_ops > 0, "completion on an idle die");
         for &op in group.ops() {
             self.ops_live -= 1;
             match (op.kind, op.class) {

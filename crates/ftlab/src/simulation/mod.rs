@@ -36,8 +36,9 @@ const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
 enum Event {
     /// Tenant's next request is due.
     Arrival(u16),
-    /// A die's array phase ended (die, generation: stale after a suspension).
-    ArrayDone(u32, u32),
+    /// A die's array phase ended (die and generation, see `die::array_done_tag`; stale after
+    /// a suspension).
+    ArrayDone(u32),
     /// A die's read transfer ended.
     XferDone(u32),
     /// A request served without flash completes.
@@ -65,6 +66,19 @@ struct FlashOp {
     n_units: u32,
     /// Host read/program: the request; GC read: the victim's die; else `NONE`.
     owner: u32,
+}
+
+impl FlashOp {
+    /// A placeholder for the unused slots of a die's operation group.
+    const NONE: FlashOp = FlashOp {
+        kind: OpKind::Erase,
+        class: OpClass::Gc,
+        die: DieIdx(NONE),
+        block: BlockIdx(NONE),
+        page: 0,
+        n_units: 0,
+        owner: NONE,
+    };
 }
 
 /// One host request in flight.
@@ -193,7 +207,7 @@ impl<'a> Simulation<'a> {
             ops_live: 0,
             ops_max,
             reqs: Slab::new(qd_total),
-            dies: vec![die::DieExec::IDLE; n_dies],
+            dies: vec![die::DieExec::idle(FlashOp::NONE); n_dies],
             gc_victim: vec![NONE; n_dies],
             gc_reads_left: vec![0; n_dies],
             wl_check: vec![false; n_dies],
@@ -291,7 +305,7 @@ impl<'a> Simulation<'a> {
                 self.tenants[t as usize].arrival_at = None;
                 self.pump(t)?;
             }
-            Event::ArrayDone(d, gen) => self.array_done(DieIdx(d), gen)?,
+            Event::ArrayDone(tag) => self.array_done(tag)?,
             Event::XferDone(d) => self.op_done(DieIdx(d))?,
             Event::Complete(id) => self.complete_request(id)?,
             Event::Epoch => {
