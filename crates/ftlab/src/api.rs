@@ -102,7 +102,6 @@ pub fn run_scenario(
     let (text, name, base_dir) = scenario_text(source)?;
     let mut s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
     anchor_trace_paths(&mut s, &base_dir);
-    let base_dir = PathBuf::new();
     let n = s.schemes.len() as u64;
     let horizon = horizon(&s);
     let mut results = Vec::new();
@@ -112,7 +111,8 @@ pub fn run_scenario(
             let frac = horizon.map_or(0, |h| (now.ns() as u128 * 1000 / h.ns().max(1) as u128).min(1000) as u64);
             progress(Progress { done: i as u64 * 1000 + frac, total: n * 1000 });
         };
-        let (result, table) = run_one(&s, scheme_name, &base_dir, &name, &mut report_progress)?;
+        // Trace paths are absolute now: nothing left to resolve against a directory.
+        let (result, table) = run_one(&s, scheme_name, Path::new(""), &name, &mut report_progress)?;
         progress(Progress { done: (i as u64 + 1) * 1000, total: n * 1000 });
         results.push(result);
         ts.push((scheme_name.clone(), table.timeseries));

@@ -39,18 +39,7 @@ pub fn resolve(s: &mut Scenario) -> Check {
 impl Scenario {
     /// The device geometry (after `load`).
     pub fn geometry(&self) -> Geometry {
-        let d = &self.device;
-        Geometry::new(
-            d.channels.unwrap(),
-            d.chips_per_channel.unwrap(),
-            d.dies_per_chip.unwrap(),
-            d.planes_per_die.unwrap(),
-            d.blocks_per_plane.unwrap(),
-            d.pages_per_block.unwrap(),
-            d.page_bytes.unwrap(),
-            d.mapping_unit_bytes.unwrap(),
-        )
-        .expect("geometry validated by load")
+        geometry_of(&self.device).expect("geometry validated by load")
     }
 
     /// The device timing (after `load`).
@@ -78,6 +67,20 @@ impl Scenario {
         let logical = self.logical_units();
         self.tenants.iter().map(|t| namespace_units(t, &g, logical)).collect()
     }
+}
+
+/// The geometry of a device whose keys are all set.
+fn geometry_of(d: &DeviceConfig) -> Result<Geometry, (&'static str, String)> {
+    Geometry::new(
+        d.channels.unwrap(),
+        d.chips_per_channel.unwrap(),
+        d.dies_per_chip.unwrap(),
+        d.planes_per_die.unwrap(),
+        d.blocks_per_plane.unwrap(),
+        d.pages_per_block.unwrap(),
+        d.page_bytes.unwrap(),
+        d.mapping_unit_bytes.unwrap(),
+    )
 }
 
 fn us(v: f64) -> SimTime {
@@ -138,17 +141,7 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
             return err(format!("device.{key}"), "missing: set it or choose a device.preset");
         }
     }
-    Geometry::new(
-        d.channels.unwrap(),
-        d.chips_per_channel.unwrap(),
-        d.dies_per_chip.unwrap(),
-        d.planes_per_die.unwrap(),
-        d.blocks_per_plane.unwrap(),
-        d.pages_per_block.unwrap(),
-        d.page_bytes.unwrap(),
-        d.mapping_unit_bytes.unwrap(),
-    )
-    .map_err(|(k, r)| (format!("device.{k}"), r))?;
+    geometry_of(d).map_err(|(k, r)| (format!("device.{k}"), r))?;
     let op = d.over_provisioning.unwrap();
     if !(op > 0.0 && op <= 4.0) {
         return err("device.over_provisioning", format!("must be in (0, 4] ((physical - logical) / logical), got {op}"));
