@@ -240,11 +240,14 @@ fn run_one(
 pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<(), FtlabError> {
     let gc = PreconditionGc { low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"), policy: s.ftl.gc_policy };
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
-    sim.precondition(&s.precondition, gc, &mut rng).map_err(|OutOfSpace(reason)| {
+    sim.precondition(&s.precondition, gc, &mut rng).map_err(|OutOfSpace { tenant, reason }| {
         FtlabError::config(
             file,
             "device.over_provisioning",
-            format!("{reason}; raise device.over_provisioning or lower precondition.fill_fraction"),
+            format!(
+                "tenant {:?}: {reason}; raise device.over_provisioning or lower precondition.fill_fraction",
+                s.tenants[tenant as usize].name
+            ),
         )
     })
 }

@@ -60,10 +60,14 @@ pub fn precondition(
     Ok(())
 }
 
-/// Preconditioning could not place a unit: the device has too little spare space for the
-/// namespaces, frontiers and GC reserve of this scenario. The reason says where.
+/// Preconditioning could not place a unit of `tenant` (index in scenario order): the device
+/// has too little spare space for the namespaces, frontiers and GC reserve of this scenario.
+/// The reason says where.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutOfSpace(pub String);
+pub struct OutOfSpace {
+    pub tenant: u16,
+    pub reason: String,
+}
 
 struct Writer<'f> {
     ftl: &'f mut Ftl,
@@ -124,9 +128,10 @@ impl Writer<'_> {
                 Err(_) => self.collect(die)?,
             }
         }
-        Err(OutOfSpace(format!(
-            "preconditioning found no die with room for tenant {t}'s data: every die it may write is full of valid data"
-        )))
+        Err(OutOfSpace {
+            tenant: t,
+            reason: "preconditioning found no die with room for its data: every die it may write is full of valid data".into(),
+        })
     }
 
     /// Instant GC on `die` until it is back at the low watermark (or has nothing to collect).
@@ -149,7 +154,7 @@ impl Writer<'_> {
                 let key = FrontierKey { tenant: info.owner, stream, class: WriteClass::Gc };
                 let to = self.scheme.gc_write_die(info.owner, die, self.ftl);
                 let p = self.ftl.allocate(key, to, SimTime::ZERO).map_err(|_| {
-                    OutOfSpace(format!("preconditioning GC found no free block on die {} for the data it moves", to.0))
+                    OutOfSpace { tenant: info.owner, reason: format!("preconditioning GC found no free block on die {} for the data it moves", to.0) }
                 })?;
                 self.ftl.map_copy(info.owner, lpn, crate::flash::geometry::Ppa(src), p.ppa);
                 if let Some((block, page)) = p.page_full {
