@@ -15,6 +15,8 @@ use crate::workload::{read_trace, TraceFormat};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Where a scenario comes from.
@@ -103,13 +105,11 @@ pub fn run_scenario(
     let mut s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
     anchor_trace_paths(&mut s, &base_dir);
     let n = s.schemes.len() as u64;
-    let horizon = horizon(&s);
     let mut results = Vec::new();
     let (mut ts, mut cdf, mut wear) = (Vec::new(), Vec::new(), Vec::new());
     for (i, scheme_name) in s.schemes.iter().enumerate() {
-        let mut report_progress = |now: SimTime| {
-            let frac = horizon.map_or(0, |h| (now.ns() as u128 * 1000 / h.ns().max(1) as u128).min(1000) as u64);
-            progress(Progress { done: i as u64 * 1000 + frac, total: n * 1000 });
+        let mut report_progress = |permille: u64| {
+            progress(Progress { done: i as u64 * 1000 + permille.min(1000), total: n * 1000 });
         };
         // Trace paths are absolute now: nothing left to resolve against a directory.
         let (result, table) = run_one(&s, scheme_name, Path::new(""), &name, &mut report_progress)?;
@@ -227,12 +227,51 @@ fn run_one(
     scheme_name: &str,
     base_dir: &Path,
     file: &str,
-    progress: &mut dyn FnMut(SimTime),
+    progress: &mut dyn FnMut(u64),
 ) -> Result<(report::SchemeResult, RunTables), FtlabError> {
-    let mut sim = build_simulation(s, scheme_name, base_dir, file)?;
+    let traces = ReadCounter::default();
+    let mut sim = build_simulation_counted(s, scheme_name, base_dir, file, Some(&traces))?;
     precondition(s, &mut sim, file)?;
-    sim.run(progress).map_err(|e| name_file(e, file))?;
+    // Progress in permille: of the scenario's known end, else of the trace bytes read.
+    let horizon = horizon(s);
+    let mut report = |now: SimTime| match horizon {
+        Some(h) => progress((now.ns() as u128 * 1000 / h.ns().max(1) as u128) as u64),
+        None => progress(traces.permille()),
+    };
+    sim.run(&mut report).map_err(|e| name_file(e, file))?;
     Ok(sim.finish(scheme_name))
+}
+
+/// Bytes read so far from a run's trace files, against their total size: the progress of a
+/// run whose length the traces decide.
+#[derive(Clone, Debug, Default)]
+struct ReadCounter {
+    read: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+}
+
+impl ReadCounter {
+    fn permille(&self) -> u64 {
+        let total = self.total.load(Ordering::Relaxed);
+        if total == 0 {
+            return 0;
+        }
+        (self.read.load(Ordering::Relaxed) as u128 * 1000 / total as u128) as u64
+    }
+}
+
+/// A reader that adds the bytes it reads to a counter.
+struct CountingReader<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Precondition `sim` as the scenario says (seeded from the scenario seed). `file` names the
@@ -255,6 +294,16 @@ pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<()
 /// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
 /// workload opened (the edge: trace files are opened here).
 pub fn build_simulation<'a>(s: &Scenario, scheme_name: &str, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
+    build_simulation_counted(s, scheme_name, base_dir, file, None)
+}
+
+fn build_simulation_counted<'a>(
+    s: &Scenario,
+    scheme_name: &str,
+    base_dir: &Path,
+    file: &str,
+    traces: Option<&ReadCounter>,
+) -> Result<Simulation<'a>, FtlabError> {
     let ns = s.namespace_units();
     let g = s.geometry();
     let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved") };
@@ -265,12 +314,19 @@ pub fn build_simulation<'a>(s: &Scenario, scheme_name: &str, base_dir: &Path, fi
         .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
     let mut sources = Vec::with_capacity(s.tenants.len());
     for (i, t) in s.tenants.iter().enumerate() {
-        sources.push(open_source(s, i, t, ns[i], base_dir)?);
+        sources.push(open_source(s, i, t, ns[i], base_dir, traces)?);
     }
     Ok(Simulation::new(s, scheme, mapper, sources))
 }
 
-fn open_source<'a>(s: &Scenario, i: usize, t: &TenantConfig, units: u32, base_dir: &Path) -> Result<Source<'a>, FtlabError> {
+fn open_source<'a>(
+    s: &Scenario,
+    i: usize,
+    t: &TenantConfig,
+    units: u32,
+    base_dir: &Path,
+    traces: Option<&ReadCounter>,
+) -> Result<Source<'a>, FtlabError> {
     let unit_bytes = s.device.mapping_unit_bytes.expect("resolved");
     let mut p = SourceParams {
         name: "synthetic".into(),
@@ -307,7 +363,13 @@ fn open_source<'a>(s: &Scenario, i: usize, t: &TenantConfig, units: u32, base_di
         };
     }
     let reader = open(&path).map_err(name_key)?;
-    Ok(Source::new(Records::Trace(read_trace(tr.format, reader)), p))
+    let Some(counter) = traces else {
+        return Ok(Source::new(Records::Trace(read_trace(tr.format, reader)), p));
+    };
+    let size = reader.get_ref().metadata().map(|m| m.len()).unwrap_or(0);
+    counter.total.fetch_add(size, Ordering::Relaxed);
+    let counted = BufReader::with_capacity(1 << 16, CountingReader { inner: reader.into_inner(), read: counter.read.clone() });
+    Ok(Source::new(Records::Trace(read_trace(tr.format, counted)), p))
 }
 
 /// Put the scenario's name on a config error the simulation raised without it.

@@ -172,3 +172,16 @@ fn a_trace_outgrowing_the_time_series_bound_is_a_config_error() {
         other => panic!("expected a window error, got {other:?}"),
     }
 }
+
+#[test]
+fn progress_rises_to_the_total_for_a_trace_run() {
+    // No duration: the trace's length decides the run, so progress follows the bytes read.
+    let trace: String = (0..40_000).map(|i| format!("{} 0 {} 8 {}\n", i * 1000, (i * 8) % 100_000, i % 2)).collect();
+    let text = trace_scenario(&trace, "", "");
+    let source = ftlab::api::ScenarioSource::Text { text, base_dir: ".".into(), name: "p.toml".into() };
+    let mut seen = Vec::new();
+    ftlab::api::run_scenario(&source, &Default::default(), &mut |p| seen.push((p.done, p.total))).expect("runs");
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress went backwards: {seen:?}");
+    assert_eq!(seen.last().map(|&(d, t)| d == t), Some(true));
+    assert!(seen.iter().any(|&(d, t)| d > 0 && d < t), "no intermediate progress: {seen:?}");
+}

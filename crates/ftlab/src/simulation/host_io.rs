@@ -5,7 +5,7 @@ use super::{Event, FlashOp, OpKind, Request, Simulation};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
-use crate::ftl::{FrontierKey, NONE};
+use crate::ftl::{FrontierKey, Placement, NONE};
 use crate::sched::OpClass;
 use crate::scheme::{Admission, ReadPlan};
 use crate::workload::IoOp;
@@ -159,17 +159,9 @@ impl Simulation<'_> {
             }
             let lpn = (r.req.first_lpn + i) % ns;
             let stream = self.mapper.host_stream(t, lpn, r.req.stream, self.now);
-            let die = match self.ftl.host_cursor(t, stream) {
-                Some(d) => d,
-                None => self.scheme.host_write_die(t, stream, &self.ftl),
-            };
             let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
-            let placed = match self.ftl.allocate(key, die, self.now) {
-                Ok(p) => p,
-                Err(_) => {
-                    self.maybe_start_gc(die);
-                    return self.stall(id);
-                }
+            let Some((die, placed)) = self.place_host_unit(key) else {
+                return self.stall(id);
             };
             self.ftl.map_host(t, lpn, placed.ppa);
             self.count_host_unit(t);
@@ -184,6 +176,25 @@ impl Simulation<'_> {
         }
         self.write_placed(id);
         true
+    }
+
+    /// Place one host unit of `key`: on the die holding the stream's partly filled page, else
+    /// on the die the scheme names, asking again (up to once per die) while the named die has
+    /// no free block for host writes; each such die gets its GC started. `None`: none of the
+    /// dies the scheme offered has room, and the write must wait.
+    fn place_host_unit(&mut self, key: FrontierKey) -> Option<(DieIdx, Placement)> {
+        if let Some(die) = self.ftl.host_cursor(key.tenant, key.stream) {
+            let placed = self.ftl.allocate(key, die, self.now).expect("a partly filled page has room");
+            return Some((die, placed));
+        }
+        for _ in 0..self.ftl.geometry.n_dies {
+            let die = self.scheme.host_write_die(key.tenant, key.stream, &self.ftl);
+            match self.ftl.allocate(key, die, self.now) {
+                Ok(placed) => return Some((die, placed)),
+                Err(_) => self.maybe_start_gc(die),
+            }
+        }
+        None
     }
 
     fn stall(&mut self, id: u32) -> bool {
