@@ -124,6 +124,25 @@ struct Params {
     end: Option<SimTime>,
 }
 
+impl Params {
+    fn of(s: &Scenario) -> Params {
+        Params {
+            low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"),
+            high_watermark: s.ftl.gc_high_watermark_blocks.expect("resolved"),
+            reserve: s.ftl.gc_reserve_blocks,
+            background_gc: s.ftl.background_gc,
+            policy: s.ftl.gc_policy,
+            static_gap: s.ftl.static_wear_leveling_gap,
+            buffer_units: s.ftl.write_buffer_bytes / s.device.mapping_unit_bytes.expect("resolved") as u64,
+            dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
+            multi_plane: s.device.multi_plane.expect("resolved"),
+            suspend: s.device.program_erase_suspend.expect("resolved"),
+            warmup: SimTime::from_secs_f64(s.measure.warmup_s),
+            end: s.measure.duration_s.map(SimTime::from_secs_f64),
+        }
+    }
+}
+
 /// One scheme's simulation of a scenario.
 pub struct Simulation<'a> {
     now: SimTime,
@@ -213,20 +232,7 @@ impl<'a> Simulation<'a> {
             wl_check: vec![false; n_dies],
             host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
             buffer_used: 0,
-            p: Params {
-                low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"),
-                high_watermark: s.ftl.gc_high_watermark_blocks.expect("resolved"),
-                reserve: s.ftl.gc_reserve_blocks,
-                background_gc: s.ftl.background_gc,
-                policy: s.ftl.gc_policy,
-                static_gap: s.ftl.static_wear_leveling_gap,
-                buffer_units: s.ftl.write_buffer_bytes / g.unit_bytes as u64,
-                dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
-                multi_plane: s.device.multi_plane.expect("resolved"),
-                suspend: s.device.program_erase_suspend.expect("resolved"),
-                warmup: SimTime::from_secs_f64(s.measure.warmup_s),
-                end: s.measure.duration_s.map(SimTime::from_secs_f64),
-            },
+            p: Params::of(s),
             metrics: vec![TenantMetrics::default(); tenants.len()],
             device: DeviceCounters::default(),
             epoch: EpochStats::new(tenants.len(), n_dies),

@@ -228,6 +228,21 @@ impl GeneratorConfig {
                 ),
             );
         }
+        self.validate_sizes()?;
+        positive("rate_iops", self.rate_iops)?;
+        positive("interval_us", self.interval_us)?;
+        open_closed("footprint_fraction", self.footprint_fraction, 1.0)?;
+        if self.requests == Some(0) {
+            return err(
+                "requests",
+                "must be >= 1 (omit it for an unbounded workload), got 0".to_string(),
+            );
+        }
+        Ok(())
+    }
+
+    /// `align_bytes` and the request-size table.
+    fn validate_sizes(&self) -> Result<(), (String, String)> {
         if self.align_bytes == 0 {
             return err("align_bytes", "must be > 0, got 0".to_string());
         }
@@ -263,15 +278,6 @@ impl GeneratorConfig {
             return err(
                 "sizes",
                 format!("weights must sum to a finite value > 0, got {total_weight}"),
-            );
-        }
-        positive("rate_iops", self.rate_iops)?;
-        positive("interval_us", self.interval_us)?;
-        open_closed("footprint_fraction", self.footprint_fraction, 1.0)?;
-        if self.requests == Some(0) {
-            return err(
-                "requests",
-                "must be >= 1 (omit it for an unbounded workload), got 0".to_string(),
             );
         }
         Ok(())
