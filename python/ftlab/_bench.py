@@ -1,4 +1,5 @@
-"""ftlab._bench: `python -m ftlab._bench CASE`, one `ftlab bench` case in a fresh process.
+"""ftlab._bench: `python -m ftlab._bench CASE [REQUESTS]`, one `ftlab bench` case in a fresh
+process.
 
 It imports only `ftlab._core` (not polars, typer or rich), runs the case, and prints one
 JSON object (the core's result plus `peak_rss_bytes`, this process's peak resident set
@@ -20,13 +21,13 @@ def peak_rss_bytes() -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m ftlab._bench CASE", file=sys.stderr)
+    if len(argv) not in (1, 2) or (len(argv) == 2 and not argv[1].isdigit()):
+        print("usage: python -m ftlab._bench CASE [REQUESTS]", file=sys.stderr)
         return 2
     from ftlab import _core
 
     try:
-        result = dict(_core.bench_case(argv[0]))
+        result = dict(_core.bench_case(argv[0], int(argv[1]) if len(argv) == 2 else None))
     except _core.FtlabError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -236,6 +236,15 @@ def bench(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    requests: Annotated[
+        Optional[int],
+        typer.Option(
+            "--requests",
+            min=1,
+            help="Host requests per case (default: the standard workload's 1,000,000); fewer for a smoke run.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Measure simulator throughput and peak memory on the bench cases.
 
@@ -252,7 +261,7 @@ def bench(
     for name in cases:
         with err.status(f"bench {name}"):
             proc = subprocess.run(
-                [sys.executable, "-m", "ftlab._bench", name],
+                [sys.executable, "-m", "ftlab._bench", name, *([str(requests)] if requests else [])],
                 capture_output=True,
                 text=True,
                 check=False,

@@ -4,6 +4,7 @@ subprocess, and that `ftlab --help` does not import the heavy modules."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -85,3 +86,16 @@ def test_bench_subprocess_usage():
     proc = subprocess.run([sys.executable, "-m", "ftlab._bench"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "usage" in proc.stderr
+
+
+def test_bench_reduced_run_reports_every_case():
+    """A reduced `ftlab bench` (the standard device and preconditioning, few requests) prints
+    one JSON object per case with the documented keys."""
+    proc = run_cli(["bench", "--json", "--requests", "2000"])
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(proc.stdout)
+    assert [r["case"] for r in results] == ["random-write", "mixed-70r30w"]
+    for r in results:
+        assert set(r) == {"case", "requests", "wall_s", "requests_per_s", "peak_rss_bytes"}
+        assert r["requests"] == 2000 and r["wall_s"] > 0 and r["requests_per_s"] > 0
+        assert 0 < r["peak_rss_bytes"] <= 150 * 2**20, "peak RSS bound of the issue"

@@ -236,7 +236,8 @@ fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bo
 
 /// Run one bench case (a name from `BENCH_CASES`), with the GIL released.
 #[pyfunction]
-fn bench_case<'py>(py: Python<'py>, case: String) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (case, requests = None))]
+fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
     if !api::BENCH_CASES.contains(&case.as_str()) {
         let reason = format!(
             "unknown bench case {case:?}; valid cases: {}",
@@ -244,8 +245,11 @@ fn bench_case<'py>(py: Python<'py>, case: String) -> PyResult<Bound<'py, PyDict>
         );
         return Err(to_pyerr(py, usage("--case", reason)));
     }
+    if requests == Some(0) {
+        return Err(to_pyerr(py, usage("--requests", "must be at least 1, got 0".to_string())));
+    }
     let r = py
-        .detach(move || api::bench_case(&case))
+        .detach(move || api::bench_case_with(&case, requests.unwrap_or(api::BENCH_REQUESTS), &[]))
         .map_err(|e| to_pyerr(py, e))?;
     let d = PyDict::new(py);
     d.set_item("case", r.case)?;

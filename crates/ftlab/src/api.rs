@@ -87,6 +87,9 @@ pub struct BenchResult {
     pub precondition_wall_s: f64,
 }
 
+/// Host requests of each bench case (the standard workload).
+pub const BENCH_REQUESTS: u64 = 1_000_000;
+
 /// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them.
 pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w"];
 
@@ -141,7 +144,7 @@ pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, Ftlab
 /// Run one named bench case (see `BENCH_CASES`): the standard performance workload on the
 /// `mqsim` device. `wall_s` covers the timed simulation, not preconditioning.
 pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
-    bench_case_with(case, 1_000_000, &[])
+    bench_case_with(case, BENCH_REQUESTS, &[])
 }
 
 /// `bench_case` with a request count and extra overrides (for reduced runs and scheme cases).
