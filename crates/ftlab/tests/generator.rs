@@ -51,27 +51,23 @@ const ALL_ARRIVALS: [Arrival; 3] = [Arrival::Poisson, Arrival::Fixed, Arrival::C
 // ---------------------------------------------------------------------------------------
 // Determinism.
 
+/// 30% reads, 10% trims, the given `(bytes, weight)` request sizes.
+fn mixed(pattern: Pattern, arrival: Arrival, sizes: &[(u64, f64)]) -> GeneratorConfig {
+    GeneratorConfig {
+        pattern,
+        arrival,
+        read_ratio: 0.3,
+        trim_ratio: 0.1,
+        sizes: sizes.iter().map(|&(bytes, weight)| SizeWeight { bytes, weight }).collect(),
+        ..GeneratorConfig::default()
+    }
+}
+
 #[test]
 fn same_seed_same_sequence_different_seed_different() {
     for pattern in ALL_PATTERNS {
         for arrival in ALL_ARRIVALS {
-            let c = GeneratorConfig {
-                pattern,
-                arrival,
-                read_ratio: 0.3,
-                trim_ratio: 0.1,
-                sizes: vec![
-                    SizeWeight {
-                        bytes: PAGE,
-                        weight: 1.0,
-                    },
-                    SizeWeight {
-                        bytes: 8 * PAGE,
-                        weight: 1.0,
-                    },
-                ],
-                ..GeneratorConfig::default()
-            };
+            let c = mixed(pattern, arrival, &[(PAGE, 1.0), (8 * PAGE, 1.0)]);
             let ns = 1 << 30;
             let a = take(&c, ns, SEED, 2000);
             let b = take(&c, ns, SEED, 2000);
@@ -335,27 +331,7 @@ fn request_limit() {
 fn next_does_not_allocate() {
     for pattern in ALL_PATTERNS {
         for arrival in ALL_ARRIVALS {
-            let c = GeneratorConfig {
-                pattern,
-                arrival,
-                read_ratio: 0.3,
-                trim_ratio: 0.1,
-                sizes: vec![
-                    SizeWeight {
-                        bytes: PAGE,
-                        weight: 1.0,
-                    },
-                    SizeWeight {
-                        bytes: 8 * PAGE,
-                        weight: 2.0,
-                    },
-                    SizeWeight {
-                        bytes: 32 * PAGE,
-                        weight: 0.5,
-                    },
-                ],
-                ..GeneratorConfig::default()
-            };
+            let c = mixed(pattern, arrival, &[(PAGE, 1.0), (8 * PAGE, 2.0), (32 * PAGE, 0.5)]);
             let mut g = Generator::new(&c, 100_000_000 * PAGE, SEED);
             let before = allocs();
             let mut acc = 0u64;
