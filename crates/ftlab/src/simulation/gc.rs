@@ -45,7 +45,6 @@ impl Simulation<'_> {
             let valid = self.ftl.p2l[first..first + g.units_per_page as usize].iter().filter(|&&l| l != NONE).count() as u32;
             if valid > 0 {
                 reads += 1;
-                self.gc_reads_left[die.0 as usize] = reads;
                 let op = FlashOp { kind: OpKind::Read, class: OpClass::Gc, die, block: victim, page, n_units: valid, owner: die.0 };
                 self.issue(op);
             }
