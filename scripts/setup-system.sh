@@ -4,8 +4,8 @@
 # not set up Rust or Python (expected on the machine) nor the project's venv (scripts/setup.sh).
 set -euo pipefail
 
-# Debian packages the project needs (none yet; later: chromium for HTML report screenshots, fio).
-PACKAGES=()
+# Debian packages the project needs: headless chromium + its driver for the HTML report test.
+PACKAGES=(chromium chromium-driver fonts-dejavu-core)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
