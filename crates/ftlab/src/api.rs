@@ -91,7 +91,7 @@ pub struct BenchResult {
 pub const BENCH_REQUESTS: u64 = 1_000_000;
 
 /// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them.
-pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w"];
+pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
 
 /// The bundled default scenario, as TOML text.
 pub fn default_scenario_toml() -> &'static str {
@@ -149,16 +149,21 @@ pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
 
 /// `bench_case` with a request count and extra overrides (for reduced runs and scheme cases).
 pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Result<BenchResult, FtlabError> {
-    let read_ratio = match case {
-        "random-write" => 0.0,
-        "mixed-70r30w" => 0.7,
+    // `upi-mixed-70r30w`: the mixed case under `upi` with a 1 ms epoch (a thousand epoch
+    // computations per simulated second), to measure what the epochs cost.
+    let (read_ratio, scheme) = match case {
+        "random-write" => (0.0, "unified"),
+        "mixed-70r30w" => (0.7, "unified"),
+        "upi-mixed-70r30w" => (0.7, "upi"),
         _ => {
             return Err(FtlabError::Usage { arg: case.into(), reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")) })
         }
     };
     let text = format!(
         r#"name = "bench-{case}"
-schemes = ["unified"]
+schemes = ["{scheme}"]
+[scheme.upi]
+epoch_s = 0.001
 [device]
 preset = "mqsim"
 [ftl]
@@ -309,7 +314,7 @@ fn build_simulation_counted<'a>(
 ) -> Result<Simulation<'a>, FtlabError> {
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved") };
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved"), timing: s.timing() };
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
     let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
     let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();

@@ -368,7 +368,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         }
     }
     let ns = s.namespace_units();
-    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap() };
+    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing() };
     for (i, name) in s.schemes.clone().iter().enumerate() {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {
