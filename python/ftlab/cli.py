@@ -97,7 +97,8 @@ def run(
 ) -> None:
     """Run a scenario's schemes, write its results and print one table per scheme.
 
-    Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet and scenario.resolved.toml into --out.
+    Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
+    scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -120,16 +121,16 @@ def run(
 
         report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress)
 
-    report.write(out_dir)
+    report.write(out_dir, html=True)
     console = _stdout()
     print_summary(console, report.summary)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
 
 
 def _written_files() -> list[str]:
-    from ftlab.report import LATENCY_CDF_FILE, RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE, WEAR_FILE
+    from ftlab.report import HTML_FILE, LATENCY_CDF_FILE, RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE, WEAR_FILE
 
-    return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE]
+    return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE, HTML_FILE]
 
 
 def _num(value: Any, fmt: str) -> str:
