@@ -138,7 +138,7 @@ class Report:
         """
         import polars as pl
 
-        rows = list(_metric_rows(self.summary))
+        rows = list(metric_rows(self.summary))
         schema = {"scheme": pl.String, "tenant": pl.String, "metric": pl.String, "value": pl.Float64}
         return pl.DataFrame(rows, schema=schema, orient="row")
 
@@ -297,7 +297,13 @@ def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFra
     return pl.DataFrame(data, strict=False)
 
 
-def _metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+def metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+    """(scheme, tenant or None for the device, metric, value) for every numeric metric of a
+    parsed summary.json, in its order.
+
+    >>> next(metric_rows({"schemes": {"u": {"tenants": {"a": {"read": {"iops": 5}}}}}}))
+    ('u', 'a', 'read_iops', 5.0)
+    """
     for scheme, data in (summary.get("schemes") or {}).items():
         for tenant, metrics in (data.get("tenants") or {}).items():
             for name, value in _flat(metrics).items():
