@@ -242,13 +242,16 @@ def compare(
         table_format(out, "--out")
     table = build(dirs, metrics=metric or ())
     labels = [str(d) for d in dirs]
-    view = Table(title="ftlab compare", title_justify="left", caption=f"relative change against {labels[0]}", caption_justify="left")
+    short = _short_labels(dirs)
+    legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels) if s != label)
+    caption = f"relative change against {short[0]}" + (f" ({legend})" if legend else "")
+    view = Table(title="ftlab compare", title_justify="left", caption=caption, caption_justify="left")
     for col in ("scheme", "tenant", "metric"):
         view.add_column(col, no_wrap=True)
-    for label in labels:
-        view.add_column(label, justify="right", no_wrap=True)
-    for label in labels[1:]:
-        view.add_column(f"Δ {label}", justify="right", no_wrap=True)
+    for name in short:
+        view.add_column(name, justify="right", no_wrap=True)
+    for name in short[1:]:
+        view.add_column(f"Δ {name}", justify="right", no_wrap=True)
     for row in table.iter_rows(named=True):
         cells = [row["scheme"], row["tenant"] if row["tenant"] is not None else "(device)", row["metric"]]
         cells += [_num(row[label], ",.6g") for label in labels]
@@ -258,6 +261,16 @@ def compare(
     console.print(view)
     if out is not None:
         console.print(f"wrote {write_table(table, out, '--out')}")
+
+
+def _short_labels(dirs: list[Path]) -> list[str]:
+    """The shortest trailing parts of the paths that tell them apart (for column headers)."""
+    parts = [Path(d).parts or (str(d),) for d in dirs]
+    for k in range(1, max(len(p) for p in parts) + 1):
+        names = [str(Path(*p[-k:])) for p in parts]
+        if len(set(names)) == len(names):
+            return names
+    return [str(d) for d in dirs]
 
 
 def _usage(arg: str, reason: str) -> _core.UsageError:
