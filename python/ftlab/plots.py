@@ -70,6 +70,8 @@ def plot(source: Report | StrPath, kind: str = "cdf", path: StrPath | None = Non
 
     if kind not in KINDS:
         raise usage_error("kind", f"unknown plot kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+    if ops is not None and kind != "cdf":
+        raise usage_error("ops", f"operations apply to the cdf plot only, not to {kind!r}")
     if path is None and isinstance(source, Report):
         raise usage_error("path", "an output path is needed when plotting a Report (not a results directory)")
     out = Path(path) if path is not None else Path(source) / f"{kind}.png"  # type: ignore[arg-type]

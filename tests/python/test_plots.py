@@ -140,6 +140,9 @@ def test_plot_api_errors(report, run_dir, tmp_path):
     with pytest.raises(ftlab.UsageError) as info:
         ftlab.plot(report, "cdf", tmp_path / "t.png", ops=["trim"])
     assert info.value.arg == "ops"
+    with pytest.raises(ftlab.UsageError) as info:
+        ftlab.plot(report, "wear", tmp_path / "w.png", ops=["read"])
+    assert info.value.arg == "ops"
     assert not list(tmp_path.iterdir())
 
 
