@@ -1,7 +1,8 @@
 """ftlab: the Python front of the ftlab multi-tenant SSD simulator.
 
-Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, and the exception
-classes (`FtlabError` and its subclasses). The simulation itself is the Rust extension
+Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, `plot(report or
+dir, kind, path)` (PNG/SVG figures), `compare(dirs) -> DataFrame`, and the exception classes
+(`FtlabError` and its subclasses). The simulation itself is the Rust extension
 `ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
 stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer or rich.
 """
@@ -35,8 +36,10 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "compare",
     "default_scenario_toml",
     "load",
+    "plot",
     "run",
     "scenario_to_toml",
     "trace_stats",
@@ -44,6 +47,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ftlab.api import run, scenario_to_toml
+    from ftlab.comparison import compare
+    from ftlab.plots import plot
     from ftlab.report import Report, load
 
 _LAZY = {
@@ -51,6 +56,8 @@ _LAZY = {
     "scenario_to_toml": "ftlab.api",
     "Report": "ftlab.report",
     "load": "ftlab.report",
+    "plot": "ftlab.plots",
+    "compare": "ftlab.comparison",
 }
 
 
