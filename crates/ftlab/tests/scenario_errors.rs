@@ -578,7 +578,7 @@ fn tenant_ranges() {
         "both trace and synthetic" => base().at("tenant1", "[tenants.trace]\npath = \"t.csv\"\nformat = \"msr\""),
             config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
         "unbounded synthetic workload" => base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n"),
-            config("tenants.1.synthetic.requests", &["the workload never ends: set requests, tenants.1.duration_s or measure.duration_s"]);
+            config("tenants.1.synthetic.requests", &["the workload never ends: set requests or end_s, tenants.1.duration_s or measure.duration_s"]);
         "neither trace nor synthetic" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", ""),
             config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
     ]);

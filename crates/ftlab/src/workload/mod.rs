@@ -1,5 +1,5 @@
 //! Workload inputs: trace parsers (one file per format, each over `impl BufRead`) and
-//! synthetic generators. Everything here produces plain `TraceRecord`s; nothing here knows
+//! synthetic generators (`generator.rs`, merged into multi-part workloads by `synthetic.rs`). Everything here produces plain `TraceRecord`s; nothing here knows
 //! about the device, the FTL or the scheme, and nothing here opens a file.
 //!
 //! Conventions shared by every parser (the machinery is [`LineReader`] and `Field`):
@@ -27,6 +27,7 @@ pub mod msr;
 pub mod mqsim;
 pub mod spc;
 pub mod stats;
+pub mod synthetic;
 pub mod systor;
 pub mod tencent;
 
