@@ -1123,7 +1123,9 @@ fn no_arrival_outside_the_windows_and_the_on_rate_is_the_rate() {
     // count in the windows is Poisson(rate × on time), so it must be within 5 sd,
     // sqrt(rate × on time), of its mean. Fixed: the count is the number of multiples of the
     // interval below the on time, up to one (rounding at the edge).
-    let cases: &[(f64, Option<f64>, Option<(f64, f64)>)] = &[
+    // (start_s, end_s, (on_s, off_s))
+    type Windows = (f64, Option<f64>, Option<(f64, f64)>);
+    let cases: &[Windows] = &[
         (0.0, Some(2.0), None),
         (0.25, Some(3.0), None),
         (0.5, Some(4.1), Some((0.3, 0.2))),
