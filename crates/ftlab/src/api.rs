@@ -9,7 +9,6 @@ use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
 use crate::simulation::{OutOfSpace, PreconditionGc, RunTables, Simulation};
 use crate::stream;
-use crate::workload::generator::Generator;
 use crate::workload::stats::TraceStats;
 use crate::workload::{read_trace, TraceFormat};
 use std::fs::File;
@@ -347,12 +346,12 @@ fn open_source<'a>(
         end: t.duration_s.map(|d| SimTime::from_secs_f64(t.start_s + d)),
         max_requests: None,
     };
-    if let Some(g) = &t.synthetic {
+    if let Some(w) = &t.synthetic {
+        // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
         let seed = crate::sim::seed_for(s.seed, 1, i as u64);
         let ns_bytes = units as u64 * unit_bytes as u64;
-        let gen = Generator::try_new(g, ns_bytes, seed)
-            .map_err(|(k, r)| FtlabError::config("scenario", format!("tenants.{i}.synthetic.{k}"), r))?;
-        return Ok(Source::new(Records::Synthetic(Box::new(gen)), p));
+        let stream = w.try_build(ns_bytes, seed).map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
+        return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
     }
     let tr = t.trace.as_ref().expect("validated: trace or synthetic");
     let path = base_dir.join(&tr.path);
@@ -378,6 +377,15 @@ fn open_source<'a>(
     counter.total.fetch_add(size, Ordering::Relaxed);
     let counted = BufReader::with_capacity(1 << 16, CountingReader { inner: reader.into_inner(), read: counter.read.clone() });
     Ok(Source::new(Records::Trace(read_trace(tr.format, counted)), p))
+}
+
+/// `tenants.{i}.synthetic` joined with a key relative to it (empty: the table itself).
+fn synthetic_key(i: usize, key: &str) -> String {
+    if key.is_empty() {
+        format!("tenants.{i}.synthetic")
+    } else {
+        format!("tenants.{i}.synthetic.{key}")
+    }
 }
 
 /// Put the scenario's name on a config error the simulation raised without it.
