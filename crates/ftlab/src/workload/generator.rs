@@ -506,6 +506,49 @@ enum ArrivalState {
     Closed,
 }
 
+impl AddrState {
+    /// The pattern's state over a footprint of `footprint_pages` pages (validated config).
+    fn new(cfg: &GeneratorConfig, footprint_pages: u64) -> AddrState {
+        match cfg.pattern {
+            Pattern::Uniform => AddrState::Uniform,
+            Pattern::Zipf => AddrState::Zipf {
+                zipf: Zipf::new(footprint_pages as f64, cfg.zipf_theta)
+                    .expect("validated: n >= 1, theta > 0"),
+                scramble: Scramble::new(footprint_pages),
+            },
+            Pattern::Sequential => AddrState::Sequential { cursors: [0; 3] },
+            Pattern::HotCold => {
+                let hot = (footprint_pages as f64 * cfg.hot_fraction).round() as u64;
+                let hot_pages = if footprint_pages >= 2 {
+                    hot.clamp(1, footprint_pages - 1)
+                } else {
+                    footprint_pages
+                };
+                AddrState::HotCold {
+                    hot_pages,
+                    hot_prob: cfg.hot_access_fraction,
+                }
+            }
+        }
+    }
+}
+
+impl ArrivalState {
+    /// The arrival process of a validated config.
+    fn new(cfg: &GeneratorConfig) -> ArrivalState {
+        match cfg.arrival {
+            Arrival::Poisson => ArrivalState::Poisson {
+                gap: Exp::new(cfg.rate_iops / 1e9).expect("validated: rate > 0"),
+                next_ns: 0.0,
+            },
+            Arrival::Fixed => ArrivalState::Fixed {
+                interval_ns: cfg.interval_us * 1e3,
+            },
+            Arrival::Closed => ArrivalState::Closed,
+        }
+    }
+}
+
 /// The sequential fractions: one coin stream and a cursor per op (read, write).
 #[derive(Clone, Debug)]
 struct SeqMix {
@@ -635,37 +678,8 @@ impl Generator {
             })
             .collect();
 
-        let addr = match cfg.pattern {
-            Pattern::Uniform => AddrState::Uniform,
-            Pattern::Zipf => AddrState::Zipf {
-                zipf: Zipf::new(footprint_pages as f64, cfg.zipf_theta)
-                    .expect("validated: n >= 1, theta > 0"),
-                scramble: Scramble::new(footprint_pages),
-            },
-            Pattern::Sequential => AddrState::Sequential { cursors: [0; 3] },
-            Pattern::HotCold => {
-                let hot = (footprint_pages as f64 * cfg.hot_fraction).round() as u64;
-                let hot_pages = if footprint_pages >= 2 {
-                    hot.clamp(1, footprint_pages - 1)
-                } else {
-                    footprint_pages
-                };
-                AddrState::HotCold {
-                    hot_pages,
-                    hot_prob: cfg.hot_access_fraction,
-                }
-            }
-        };
-        let arrival = match cfg.arrival {
-            Arrival::Poisson => ArrivalState::Poisson {
-                gap: Exp::new(cfg.rate_iops / 1e9).expect("validated: rate > 0"),
-                next_ns: 0.0,
-            },
-            Arrival::Fixed => ArrivalState::Fixed {
-                interval_ns: cfg.interval_us * 1e3,
-            },
-            Arrival::Closed => ArrivalState::Closed,
-        };
+        let addr = AddrState::new(cfg, footprint_pages);
+        let arrival = ArrivalState::new(cfg);
         let fraction = [cfg.read_sequential_fraction, cfg.write_sequential_fraction];
         let seq = (fraction != [0.0; 2]).then(|| SeqMix {
             rng: sub_rng(seed, 5),
