@@ -27,7 +27,7 @@ def test_bundled_scenario_runs(scenario: Path, tmp_path: Path) -> None:
     missing = _missing_traces(scenario)
     if missing:
         pytest.skip(f"trace samples not found: {', '.join(map(str, missing))}")
-    report = ftlab.run(scenario, out=tmp_path, set=["measure.duration_s=2.0"])
+    report = ftlab.run(scenario, out=tmp_path, set=["measure.duration_s=2.0", "measure.warmup_s=0"])
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary == report.summary
     declared = tomllib.loads(scenario.read_text())["schemes"]

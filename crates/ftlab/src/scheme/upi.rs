@@ -107,9 +107,15 @@ pub struct Upi {
     geometry: Geometry,
     read_ns: f64,
     program_ns: f64,
-    /// Fraction of a die a tenant's own valid data may fill: 1 / (1 + over-provisioning), the
-    /// density of the whole device when every namespace is full.
-    fill_max: f64,
+    /// Densities of a tenant's own valid data in its set (fractions of the set's physical
+    /// units). `fill_device` = 1 / (1 + over-provisioning), the density of the whole device
+    /// with every namespace full: below it, GC pulls data home (relocation). A donor must stay
+    /// at or below `fill_guard` = (1 + fill_device) / 2 after a move; a tenant above
+    /// `fill_starved` = (3 + fill_device) / 4 gets a die (the space rule). The gaps between the
+    /// three keep the space rule from undoing the utility rule's moves.
+    fill_device: f64,
+    fill_guard: f64,
+    fill_starved: f64,
     /// Utility of each tenant at the last epoch (NaN before the first).
     utility: Vec<f64>,
     pub counters: UpiCounters,
@@ -153,7 +159,9 @@ impl Upi {
             geometry: g,
             read_ns: ctx.timing.read.ns() as f64,
             program_ns: ctx.timing.program.ns() as f64,
-            fill_max: 1.0 / (1.0 + ctx.over_provisioning),
+            fill_device: 1.0 / (1.0 + ctx.over_provisioning),
+            fill_guard: (1.0 + 1.0 / (1.0 + ctx.over_provisioning)) / 2.0,
+            fill_starved: (3.0 + 1.0 / (1.0 + ctx.over_provisioning)) / 4.0,
             utility: vec![f64::NAN; n_tenants],
             counters: UpiCounters::default(),
         })
@@ -180,31 +188,22 @@ impl Upi {
         die == victim_die || ftl.blocks.free_count(die) > ftl.params.host_reserve_blocks
     }
 
-    /// Units of `t`'s own valid data in its set (without `without`), and what the set may hold.
-    fn own_data(&self, t: usize, ftl: &Ftl, without: Option<DieIdx>) -> (u64, f64) {
+    /// Density of `t`'s own valid data in its set without `without`: units / physical units.
+    fn own_density(&self, t: usize, ftl: &Ftl, without: Option<DieIdx>) -> f64 {
         let dies = self.sets[t].iter().filter(|&&d| Some(d) != without);
         let units: u64 = dies.clone().map(|&d| ftl.valid_units_on(t as u16, d)).sum();
         let per_die = self.geometry.blocks_per_die as f64 * self.geometry.units_per_block as f64;
-        (units, dies.count() as f64 * per_die * self.fill_max)
-    }
-
-    /// The space guard: `t`'s own data still fits its set (without `without`) at the device's
-    /// full density, so GC there always finds invalid data to reclaim.
-    fn space_ok(&self, t: usize, ftl: &Ftl, without: Option<DieIdx>) -> bool {
-        let (units, room) = self.own_data(t, ftl, without);
-        units as f64 <= room
+        units as f64 / (dies.count() as f64 * per_die)
     }
 
     /// The space rule (not in the paper, which never runs a set out of room): a tenant whose
-    /// own data fills its set beyond the device's density gets a die from the tenant with the
-    /// most room, whatever the utilities say; otherwise its writes could wait forever.
+    /// own data fills its set beyond `fill_starved` gets a die from the tenant of lowest
+    /// density that stays within `fill_guard`, whatever the utilities say; otherwise its
+    /// writes could wait forever for GC to find invalid data in its set.
     fn relieve_space(&mut self, model: &EpochModel, ftl: &Ftl) -> bool {
-        let ratio = |t: usize| {
-            let (units, room) = self.own_data(t, ftl, None);
-            units as f64 / room
-        };
+        let ratio = |t: usize| self.own_density(t, ftl, None);
         let n = self.sets.len();
-        let Some(starved) = (0..n).filter(|&t| !self.space_ok(t, ftl, None)).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
+        let Some(starved) = (0..n).filter(|&t| ratio(t) > self.fill_starved).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
             return false;
         };
         let mut donors: Vec<usize> = (0..n).filter(|&t| t != starved && self.sets[t].len() as u32 > self.config.min_set_dies).collect();
@@ -213,7 +212,7 @@ impl Upi {
             let die = self.sets[donor]
                 .iter()
                 .copied()
-                .filter(|&d| self.space_ok(donor, ftl, Some(d)))
+                .filter(|&d| self.own_density(donor, ftl, Some(d)) <= self.fill_guard)
                 .min_by_key(|d| (model.reads_on_die(d.0 as usize), d.0));
             if let Some(die) = die {
                 self.transfer(die, donor, starved);
@@ -255,7 +254,7 @@ impl Upi {
             self.counters.refused_anti_thrash += 1;
             return;
         }
-        if !self.space_ok(donor, ftl, Some(die)) {
+        if self.own_density(donor, ftl, Some(die)) > self.fill_guard {
             self.counters.refused_space += 1;
             return;
         }
@@ -275,13 +274,15 @@ impl Upi {
 
     /// The read-weighted cost-benefit score of a collectable block, or `None` if collecting
     /// it gains nothing (fully valid and not a relocation candidate).
-    fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime) -> Option<f64> {
+    fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime, room_home: &[bool]) -> Option<f64> {
         let g = &self.geometry;
         let info = ftl.blocks.get(block);
         let upb = g.units_per_block;
         let age_ns = now.saturating_sub(info.last_write).ns() as f64 + 1.0;
         let u = info.valid_units as f64 / upb as f64;
-        let outside = !self.in_set(info.owner, die);
+        // Relocation pulls data home only while home has room for it (`fill_device`):
+        // compacting a tenant's data into a set it overfills would only feed GC.
+        let outside = !self.in_set(info.owner, die) && room_home[info.owner as usize];
         // Reads per page since the block was written, counted only off the owner's set.
         let reads = if outside { self.config.relocation_weight * info.read_count as f64 / g.pages_per_block as f64 } else { 0.0 };
         let benefit = (1.0 - u) + reads;
@@ -334,7 +335,8 @@ impl Scheme for Upi {
     }
 
     /// Cost-benefit, age * ((1 - u) + w * reads) / (2u), where `reads` (per page of the
-    /// block) counts only for a block outside its owner's set. The scenario's victim policy
+    /// block) counts only for a block outside its owner's set while the owner's own data in
+    /// its set is below the device's density (`fill_device`). The scenario's victim policy
     /// does not apply to `upi`. Ties go to the lowest block index.
     /// If no block scores above zero, the least recently written block outside its owner's
     /// set is taken: its copies leave this die, so collecting it still frees a block here.
@@ -343,6 +345,7 @@ impl Scheme for Upi {
             return None; // a read-only die is never written, so it needs no space
         }
         let g = &self.geometry;
+        let room_home: Vec<bool> = (0..self.sets.len()).map(|t| self.own_density(t, ftl, None) < self.fill_device).collect();
         let mut best: Option<(f64, u32)> = None;
         let mut oldest_outside: Option<(SimTime, u32)> = None;
         for b in g.blocks_of_die(die) {
@@ -350,7 +353,7 @@ impl Scheme for Upi {
             if info.state != BlockState::Full || info.programmed_pages != g.pages_per_block {
                 continue;
             }
-            match self.victim_score(BlockIdx(b), die, ftl, now) {
+            match self.victim_score(BlockIdx(b), die, ftl, now, &room_home) {
                 Some(score) if best.is_none_or(|(s, _)| score > s) => best = Some((score, b)),
                 Some(_) => {}
                 None if !self.in_set(info.owner, die) && oldest_outside.is_none_or(|(t, _)| info.last_write < t) => {
