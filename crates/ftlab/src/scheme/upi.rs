@@ -203,7 +203,11 @@ impl Upi {
     fn relieve_space(&mut self, model: &EpochModel, ftl: &Ftl) -> bool {
         let ratio = |t: usize| self.own_density(t, ftl, None);
         let n = self.sets.len();
-        let Some(starved) = (0..n).filter(|&t| ratio(t) > self.fill_starved).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
+        // Starved: its own data is past `fill_starved`, or past `fill_device` with every die
+        // of its set down to the host reserve (its writes wait, and GC there has little to win).
+        let stuck = |t: usize| self.sets[t].iter().all(|&d| ftl.blocks.free_count(d) <= ftl.params.host_reserve_blocks);
+        let starved_now = |t: usize| ratio(t) > self.fill_starved || (ratio(t) > self.fill_device && stuck(t));
+        let Some(starved) = (0..n).filter(|&t| starved_now(t)).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
             return false;
         };
         let mut donors: Vec<usize> = (0..n).filter(|&t| t != starved && self.sets[t].len() as u32 > self.config.min_set_dies).collect();
