@@ -94,7 +94,7 @@ def test_bench_reduced_run_reports_every_case():
     proc = run_cli(["bench", "--json", "--requests", "2000"])
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
-    assert [r["case"] for r in results] == ["random-write", "mixed-70r30w"]
+    assert [r["case"] for r in results] == ["random-write", "mixed-70r30w", "upi-mixed-70r30w"]
     for r in results:
         assert set(r) == {"case", "requests", "wall_s", "requests_per_s", "peak_rss_bytes"}
         assert r["requests"] == 2000 and r["wall_s"] > 0 and r["requests_per_s"] > 0
