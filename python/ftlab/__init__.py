@@ -1,9 +1,10 @@
 """ftlab: the Python front of the ftlab multi-tenant SSD simulator.
 
-Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, and the exception
-classes (`FtlabError` and its subclasses). The simulation itself is the Rust extension
+Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, parameter sweeps
+(`sweep(spec) -> SweepResult`, `load_sweep(dir)`, `SweepResult`), and the exception classes
+(`FtlabError` and its subclasses). The simulation itself is the Rust extension
 `ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
-stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer or rich.
+stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer, rich or ray.
 """
 
 from __future__ import annotations
@@ -32,25 +33,32 @@ __all__ = [
     "FtlabError",
     "InputError",
     "Report",
+    "SweepResult",
     "TraceError",
     "UsageError",
     "__version__",
     "default_scenario_toml",
     "load",
+    "load_sweep",
     "run",
     "scenario_to_toml",
+    "sweep",
     "trace_stats",
 ]
 
 if TYPE_CHECKING:
     from ftlab.api import run, scenario_to_toml
     from ftlab.report import Report, load
+    from ftlab.sweeps import SweepResult, load_sweep, sweep
 
 _LAZY = {
     "run": "ftlab.api",
     "scenario_to_toml": "ftlab.api",
     "Report": "ftlab.report",
     "load": "ftlab.report",
+    "sweep": "ftlab.sweeps",
+    "load_sweep": "ftlab.sweeps",
+    "SweepResult": "ftlab.sweeps",
 }
 
 
