@@ -33,11 +33,13 @@ RAY_ERROR = "RayError"
 @dataclass(frozen=True)
 class Job:
     """One run to execute: its key (sha256 of `resolved_toml`), resolved scenario, the name
-    errors give its scenario, and the metadata written beside its results."""
+    errors give its scenario and its directory (trace paths in a resolved scenario are
+    absolute already), and the metadata written beside its results."""
 
     key: str
     resolved_toml: str
     name: str
+    base_dir: str
     meta: dict[str, Any]
 
 
@@ -58,7 +60,7 @@ def start_ray(address: str | None = None) -> bool:
     return True
 
 
-def run_task(resolved_toml: str, name: str, driver_version: str) -> dict[str, Any]:
+def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) -> dict[str, Any]:
     """The body of one Ray task: run a resolved scenario. Returns {"result": core output}
     or {"error": {"kind", "message"}}; never raises for a failed run."""
     from ftlab import _core
@@ -67,8 +69,7 @@ def run_task(resolved_toml: str, name: str, driver_version: str) -> dict[str, An
         message = f"this worker has ftlab {_core.version()}, the driver {driver_version}; install the same version on every node"
         return {"error": {"kind": "VersionMismatch", "message": message}}
     try:
-        # Trace paths in a resolved scenario are absolute: base_dir is not used.
-        return {"result": _core.run(text=resolved_toml, name=name, base_dir="/")}
+        return {"result": _core.run(text=resolved_toml, name=name, base_dir=base_dir)}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - an ftlab error, or a panic of the core (a bug)
@@ -98,7 +99,7 @@ def execute(
         while queue or pending:
             while queue and len(pending) < limit:
                 job = queue.popleft()
-                pending[task.remote(job.resolved_toml, job.name, _core.version())] = job
+                pending[task.remote(job.resolved_toml, job.name, job.base_dir, _core.version())] = job
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
             for ref in ready:
                 job = pending.pop(ref)

@@ -76,13 +76,15 @@ class Point:
 @dataclass(frozen=True)
 class SweepSpec:
     """A validated sweep file. `file` names it in errors; relative paths resolve against
-    `base_dir`. The base scenario is a file (`scenario_path`) or TOML text (`scenario_text`)."""
+    `base_dir`. The base scenario, read once: its text, the name its errors give it (its
+    path, or "<dict>"), and the absolute directory its relative trace paths resolve against."""
 
     file: str
     base_dir: Path
     name: str
-    scenario_path: Path | None
-    scenario_text: str | None
+    scenario_name: str
+    scenario_text: str
+    scenario_dir: Path
     out: Path | None
     seeds: tuple[int, ...] | None
     grid: dict[str, list[Any]]
@@ -157,7 +159,7 @@ def _syntax_error(file: str, text: str, e: Exception) -> _core.ConfigError:
 def _validate(data: dict[str, Any], file: str, base_dir: Path, stem: str) -> SweepSpec:
     _check_keys(data, TOP_KEYS, file, "")
     name = _string(data, "name", file, "") or ""
-    scenario_path, scenario_text = _scenario(data, file, base_dir)
+    scenario_name, scenario_text, scenario_dir = _scenario(data, file, base_dir)
     out = _string(data, "out", file, "")
     seeds = _seeds(data.get("seeds"), file)
     grid = _grid(data.get("grid", {}), file)
@@ -167,8 +169,9 @@ def _validate(data: dict[str, Any], file: str, base_dir: Path, stem: str) -> Swe
         file=file,
         base_dir=base_dir,
         name=name,
-        scenario_path=scenario_path,
+        scenario_name=scenario_name,
         scenario_text=scenario_text,
+        scenario_dir=scenario_dir,
         out=base_dir / out if out else None,
         seeds=seeds,
         grid=grid,
@@ -197,21 +200,25 @@ def _string(table: Mapping[str, Any], k: str, file: str, where: str) -> str | No
     return value
 
 
-def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[Path | None, str | None]:
+def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, str, Path]:
+    """(name, text, absolute directory) of the base scenario."""
     value = data.get("scenario")
     if value is None:
         raise config_error(file, "scenario", "missing: the base scenario file, relative to this file's directory")
     if isinstance(value, Mapping) and file == DICT_SWEEP_NAME:
         from ftlab.api import scenario_to_toml
 
-        return None, scenario_to_toml(value)
+        return DICT_SWEEP_NAME, scenario_to_toml(value), Path.cwd()
     if not isinstance(value, (str, os.PathLike)):
         raise config_error(file, "scenario", f"must be a file path (string), got {_describe(value)}")
-    path = base_dir / os.fspath(value)
-    if not path.is_file():
+    path = Path(os.path.normpath(base_dir / os.fspath(value)))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
         where = "the current directory" if file == DICT_SWEEP_NAME else "this file's directory"
-        raise config_error(file, "scenario", f"no such file: {path} (relative paths resolve against {where})")
-    return path, None
+        reason = getattr(e, "strerror", None) or str(e)
+        raise config_error(file, "scenario", f"cannot read {path}: {reason} (relative paths resolve against {where})") from None
+    return str(path), text, path.parent.absolute()
 
 
 def _seeds(value: Any, file: str) -> tuple[int, ...] | None:

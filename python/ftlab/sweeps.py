@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab import _core
-from ftlab.sweep_spec import DICT_SWEEP_NAME, Point, SweepSpec, load_spec, toml_inline
+from ftlab.sweep_spec import PlotSpec, Point, SweepSpec, load_spec, toml_inline
 
 if TYPE_CHECKING:
     import polars as pl
@@ -63,8 +63,13 @@ class SweepResult:
         #: Failed runs: run, params, case, seed, overrides, kind, error (the ftlab error message).
         self.failures = failures
         plot = meta.get("plot")
+        #: The `[plot]` of the sweep file (None without one).
+        self.plot_spec = PlotSpec(**{**plot, "tenants": tuple(plot["tenants"]) if plot["tenants"] else None}) if plot else None
         #: The summary plot (PNG), if the sweep has one and it was drawn.
         self.plot: Path | None = dir / plot["file"] if plot and (dir / plot["file"]).is_file() else None
+        #: Runs this call executed, and runs found done before (None when loaded from disk).
+        self.ran: int | None = None
+        self.reused: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -112,23 +117,41 @@ def sweep(
         >>> result = ftlab.sweep("scenarios/sweeps/op-by-scheme.toml", out="results/op")
         >>> result.table.group_by("scheme", "device.over_provisioning").agg(pl.col("waf").mean())
     """
-    from ftlab.sweep_exec import DirLock, clean_stale, is_done
-
     spec_ = load_spec(spec)
     out_dir = Path(os.fspath(out)) if out is not None else spec_.out or Path("results") / spec_.stem
-    points, resolved, failures = _resolve_all(spec_, spec_.points(tuple([set] if isinstance(set, str) else set)))
-    report_failure = on_failure or (lambda f: None)
+    counter = _Counter(progress)
+    try:
+        return _sweep(spec_, out_dir, tuple([set] if isinstance(set, str) else set), address, retries, counter, on_failure or (lambda f: None))
+    except SweepInterrupted:
+        raise
+    except KeyboardInterrupt:
+        raise SweepInterrupted(out_dir, counter.done, counter.total) from None
+
+
+def _sweep(
+    spec: SweepSpec,
+    out_dir: Path,
+    extra_set: tuple[str, ...],
+    address: str | None,
+    retries: int,
+    counter: _Counter,
+    on_failure: Callable[[dict[str, Any]], None],
+) -> SweepResult:
+    from ftlab.sweep_exec import DirLock, clean_stale, is_done
+
+    points, resolved, failures = _resolve_all(spec, spec.points(extra_set))
     for f in failures:
-        report_failure(f)
+        on_failure(f)
     runs_dir = out_dir / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     with DirLock(out_dir):
         clean_stale(runs_dir)
         todo = {k: r for k, r in resolved.items() if not is_done(runs_dir, k)}
-        total = len(resolved) + len(failures)
-        counter = _Counter(total - len(todo), total, progress)
-        failures += _execute(spec_, points, todo, runs_dir, address, retries, counter, report_failure)
-        return _collect(spec_, points, out_dir, failures)
+        counter.start(len(resolved) + len(failures) - len(todo), len(resolved) + len(failures))
+        failures += _execute(spec, points, todo, runs_dir, address, retries, counter, on_failure)
+        result = _collect(spec, points, out_dir, failures)
+    result.ran, result.reused = len(todo), len(resolved) - len(todo)
+    return result
 
 
 def _resolve_all(spec: SweepSpec, points: list[Point]) -> tuple[list[Point], dict[str, str], list[dict[str, Any]]]:
@@ -158,9 +181,7 @@ def _resolve_all(spec: SweepSpec, points: list[Point]) -> tuple[list[Point], dic
 
 
 def _source(spec: SweepSpec) -> dict[str, Any]:
-    if spec.scenario_path is not None:
-        return {"source_path": str(spec.scenario_path)}
-    return {"text": spec.scenario_text, "base_dir": str(spec.base_dir), "name": DICT_SWEEP_NAME}
+    return {"text": spec.scenario_text, "base_dir": str(spec.scenario_dir), "name": spec.scenario_name}
 
 
 def _execute(
@@ -179,8 +200,7 @@ def _execute(
     by_key: dict[str, list[Point]] = {}
     for p in points:
         by_key.setdefault(p.key or "", []).append(p)
-    name = str(spec.scenario_path) if spec.scenario_path is not None else DICT_SWEEP_NAME
-    jobs = [Job(k, toml, name, _meta(spec, by_key[k][0])) for k, toml in todo.items()]
+    jobs = [Job(k, toml, spec.scenario_name, str(spec.scenario_dir), _meta(spec, by_key[k][0])) for k, toml in todo.items()]
     failures: list[dict[str, Any]] = []
 
     def on_done(job: Job, error: dict[str, Any] | None) -> None:
@@ -194,8 +214,6 @@ def _execute(
     started = start_ray(address)
     try:
         execute(jobs, runs_dir, retries=retries, on_done=on_done)
-    except KeyboardInterrupt:
-        raise SweepInterrupted(runs_dir.parent, counter.done, counter.total) from None
     finally:
         if started:
             import ray
@@ -219,7 +237,7 @@ def _collect(spec: SweepSpec, points: list[Point], out_dir: Path, failures: list
         "ftlab_version": _core.version(),
         "sweep": spec.file,
         "name": spec.name,
-        "scenario": str(spec.scenario_path) if spec.scenario_path else DICT_SWEEP_NAME,
+        "scenario": spec.scenario_name,
         "parameters": spec.parameters,
         "plot": dataclasses.asdict(spec.plot) if spec.plot else None,
         "runs": [_plan_entry(p) for p in points],
@@ -255,10 +273,13 @@ def load_sweep(sweep_dir: StrPath) -> SweepResult:
 class _Counter:
     """Finished runs so far, reported to a progress callback."""
 
-    def __init__(self, done: int, total: int, progress: Callable[[int, int], None] | None) -> None:
-        self.done, self.total, self.progress = done, total, progress
-        if progress:
-            progress(done, total)
+    def __init__(self, progress: Callable[[int, int], None] | None) -> None:
+        self.done, self.total, self.progress = 0, 0, progress
+
+    def start(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        if self.progress:
+            self.progress(done, total)
 
     def step(self) -> None:
         self.done += 1
