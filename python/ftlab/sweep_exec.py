@@ -17,6 +17,7 @@ import logging
 import os
 import shutil
 import tempfile
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -55,9 +56,32 @@ def start_ray(address: str | None = None) -> bool:
     quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address is None:
         ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, **quiet)
-    else:
-        ray.init(address=address, **quiet)
+        return True
+    try:
+        _check_reachable(address)
+        with warnings.catch_warnings():  # a failure is reported below, once
+            warnings.simplefilter("ignore")
+            ray.init(address=address, **quiet)
+    except (OSError, RuntimeError, ValueError) as e:  # ConnectionError, TimeoutError are OSErrors
+        from ftlab import _core
+
+        reason = f"cannot connect to Ray at {address!r}: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}"
+        err = _core.UsageError(f"--address: {reason}")
+        err.arg, err.reason = "--address", reason
+        raise err from None
     return True
+
+
+def _check_reachable(address: str, timeout_s: float = 10.0) -> None:
+    """Fail fast on a `host:port` or `ray://host:port` nobody listens on (Ray itself would
+    retry for minutes, deaf to Ctrl-C). Other addresses ("auto") are left to Ray."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+        pass
 
 
 def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) -> dict[str, Any]:

@@ -140,6 +140,17 @@ def test_rerun_reuses_every_run(baseline):
     assert ftlab.load_sweep(baseline.dir).table.equals(baseline.table)
 
 
+def test_cli_address_auto_uses_the_running_cluster(ray_session, tmp_path):
+    """`--address auto` joins the session's Ray instance (no Ray start) and leaves it running."""
+    sweep_file = tmp_path / "small.toml"
+    sweep_file.write_text(f'scenario = "{BASE}"\nseeds = [4]\n[grid]\n"tenants.0.synthetic.requests" = [1000, 2000]\n')
+    proc = subprocess.run([sys.executable, "-m", "ftlab", "sweep", str(sweep_file), "--address", "auto", "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    table = ftlab.load_sweep(tmp_path / "out").table
+    assert table.select("tenants.0.synthetic.requests", "tenant", "write.count").filter(table["tenant"] == "a").rows() == [(1000, "a", 1000)] * 2 + [(2000, "a", 2000)] * 2
+    assert ray_session.is_initialized() and ray_session.cluster_resources().get("CPU", 0) >= 1
+
+
 def test_failing_runs_are_reported_and_the_others_go_on(ray_session, tmp_path):
     present = tmp_path / "t.csv"
     present.write_text("".join(f"{128166372003061629 + i * 10000},h,0,Write,{i * 4096},4096,1\n" for i in range(200)))

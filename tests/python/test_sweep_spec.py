@@ -228,3 +228,16 @@ def test_help_lists_sweep_and_stays_light():
     code = "import sys, ftlab, ftlab.cli\nprint(sorted({m.split('.')[0] for m in sys.modules} & {'ray', 'polars', 'matplotlib', 'pyarrow'}))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_cli_unreachable_address_is_a_usage_error(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    path = write_sweep(tmp_path, 'scenario = "base.toml"\n[grid]\n"device.over_provisioning" = [0.3]\n')
+    proc = run_cli(["sweep", str(path), "--address", f"127.0.0.1:{port}"], cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: --address: cannot connect to Ray at '127.0.0.1:{port}': ")
+    assert "Traceback" not in proc.stderr
