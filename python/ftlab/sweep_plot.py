@@ -44,7 +44,7 @@ def aggregate(table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], fi
     if per_device:
         frame = frame.unique(subset=[*parameters, "seed", "scheme"], keep="first", maintain_order=True)
     dims = [d for d in [*parameters, "scheme", *([] if per_device else ["tenant"])] if d != x]
-    dims = [d for d in dims if frame[d].n_unique() > 1 and not _implied(frame, d)]
+    dims = [d for d in dims if frame[d].n_unique() > 1 and not _implied(frame, d, x)]
     points = frame.group_by([*dims, x]).agg(
         pl.col(metric).mean().alias("mean"),
         pl.col(metric).min().alias("min"),
@@ -55,11 +55,12 @@ def aggregate(table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], fi
     return points.sort([*dims, x], nulls_last=True), dims
 
 
-def _implied(frame: pl.DataFrame, dim: str) -> bool:
-    """`schemes` swept as one-element lists says no more than the `scheme` column."""
+def _implied(frame: pl.DataFrame, dim: str, x: str) -> bool:
+    """A `schemes` parameter swept as one-element lists and the `scheme` column say the same:
+    one of them (`schemes` as a line dimension, `scheme` when `schemes` is x) adds no lines."""
     import polars as pl
 
-    if dim != "schemes":
+    if not (dim == "schemes" or (dim == "scheme" and x == "schemes")) or "schemes" not in frame.columns:
         return False
     per_value = frame.group_by("schemes").agg(pl.col("scheme").n_unique().alias("k"))
     return bool((per_value["k"] == 1).all())

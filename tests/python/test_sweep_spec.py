@@ -241,3 +241,37 @@ def test_cli_unreachable_address_is_a_usage_error(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith(f"error: --address: cannot connect to Ray at '127.0.0.1:{port}': ")
     assert "Traceback" not in proc.stderr
+
+
+def test_plot_points_are_seed_statistics(tmp_path):
+    from statistics import mean, stdev
+
+    from ftlab.sweep_plot import aggregate, write_plot
+    from ftlab.sweep_spec import PlotSpec
+
+    spec = load_spec(write_sweep(tmp_path, 'scenario = "base.toml"\nseeds = [1, 2, 3]\n[grid]\n"device.over_provisioning" = [0.25, 0.5]\n'))
+    points = spec.points()
+    waf = {(p.params["device.over_provisioning"], p.seed): 1.0 + p.seed * p.params["device.over_provisioning"] ** 2 for p in points}
+    runs = tmp_path / "runs"
+    done = []
+    for i, p in enumerate(points):
+        (runs / f"k{i}").mkdir(parents=True)
+        w = waf[(p.params["device.over_provisioning"], p.seed)]
+        (runs / f"k{i}" / "summary.json").write_text(json.dumps(_fake_summary(p.seed, {"a": w, "b": 2 * w})))
+        done.append((p, f"k{i}"))
+    table = build_table(spec.parameters, points, done, runs)
+    got, dims = aggregate(table, PlotSpec("waf", "device.over_provisioning", "std", "p.png", ("a",)), spec.parameters, "sw.toml")
+    assert dims == []  # one scheme, one tenant: a single line
+    for row in got.iter_rows(named=True):
+        values = [waf[(row["device.over_provisioning"], s)] for s in (1, 2, 3)]
+        assert row["mean"] == pytest.approx(mean(values)) and row["std"] == pytest.approx(stdev(values))
+        assert (row["min"], row["max"], row["n"]) == (min(values), max(values), 3)
+    _, dims = aggregate(table, PlotSpec("waf", "device.over_provisioning"), spec.parameters, "sw.toml")
+    assert dims == ["tenant"]
+    _, dims = aggregate(table, PlotSpec("device.waf", "device.over_provisioning"), spec.parameters, "sw.toml")
+    assert dims == []
+    png = write_plot(table, PlotSpec("waf", "device.over_provisioning"), spec.parameters, "sw.toml", tmp_path)
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ftlab.ConfigError) as info:
+        aggregate(table, PlotSpec("wav", "device.over_provisioning"), spec.parameters, "sw.toml")
+    assert str(info.value).startswith("sw.toml: plot.metric: must be a numeric column of the sweep table (") and "waf" in str(info.value)
