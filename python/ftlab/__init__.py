@@ -1,6 +1,7 @@
 """ftlab: the Python front of the ftlab multi-tenant SSD simulator.
 
-Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, parameter sweeps
+Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, `plot(report or
+dir, kind, path)` (PNG/SVG figures), `compare(dirs) -> DataFrame`, parameter sweeps
 (`sweep(spec) -> SweepResult`, `load_sweep(dir)`, `SweepResult`), and the exception classes
 (`FtlabError` and its subclasses). The simulation itself is the Rust extension
 `ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
@@ -37,9 +38,11 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "compare",
     "default_scenario_toml",
     "load",
     "load_sweep",
+    "plot",
     "run",
     "scenario_to_toml",
     "sweep",
@@ -48,6 +51,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ftlab.api import run, scenario_to_toml
+    from ftlab.comparison import compare
+    from ftlab.plots import plot
     from ftlab.report import Report, load
     from ftlab.sweeps import SweepResult, load_sweep, sweep
 
@@ -56,6 +61,8 @@ _LAZY = {
     "scenario_to_toml": "ftlab.api",
     "Report": "ftlab.report",
     "load": "ftlab.report",
+    "plot": "ftlab.plots",
+    "compare": "ftlab.comparison",
     "sweep": "ftlab.sweeps",
     "load_sweep": "ftlab.sweeps",
     "SweepResult": "ftlab.sweeps",

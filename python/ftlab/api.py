@@ -39,7 +39,8 @@ def run(
     against the current directory), or None for the bundled default scenario. `seed`
     overrides the scenario's seed; `set` is a list of `key.path=value` overrides applied in
     order; `progress(done, total)` is called from time to time while the simulation runs.
-    With `out`, the Report is also written there (see `Report.write`).
+    With `out`, the Report is also written there, report.html included (see
+    `Report.write`).
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
     """
@@ -54,7 +55,7 @@ def run(
     )
     report = Report.from_core(result)
     if out is not None:
-        report.write(out)
+        report.write(out, html=True)
     return report
 
 

@@ -1,8 +1,10 @@
 """ftlab.cli: the `ftlab` command line (typer + rich).
 
-Commands: `ftlab run` (run a scenario, write its results, print one table per scheme),
-`ftlab trace stats` (statistics of a trace file), `ftlab bench` (throughput and peak memory
-of the bench cases, each in a fresh process), `ftlab sweep` (in `ftlab.cli_sweep`). This module parses arguments and prints; it
+Commands: `ftlab run` (run a scenario, write its results and report.html, print one table
+per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
+results directories side by side), `ftlab trace stats` (statistics of a trace file),
+`ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
+`ftlab sweep` (in `ftlab.cli_sweep`). This module parses arguments and prints; it
 holds no simulation logic (the Rust core) and no result I/O (`ftlab.report`). Heavy imports
 (polars, the run orchestration) happen inside the commands so `ftlab --help` stays fast.
 Errors about the user's input (`ftlab.FtlabError`) are printed in red on stderr, without a
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -97,7 +100,8 @@ def run(
 ) -> None:
     """Run a scenario's schemes, write its results and print one table per scheme.
 
-    Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet and scenario.resolved.toml into --out.
+    Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
+    scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -120,16 +124,16 @@ def run(
 
         report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress)
 
-    report.write(out_dir)
+    report.write(out_dir, html=True)
     console = _stdout()
     print_summary(console, report.summary)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
 
 
 def _written_files() -> list[str]:
-    from ftlab.report import LATENCY_CDF_FILE, RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE, WEAR_FILE
+    from ftlab.report import HTML_FILE, LATENCY_CDF_FILE, RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE, WEAR_FILE
 
-    return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE]
+    return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE, HTML_FILE]
 
 
 def _num(value: Any, fmt: str) -> str:
@@ -169,6 +173,111 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
             f"GC pages copied {_num(dev.get('gc_pages_copied'), ',')}"
         )
         console.print()
+
+
+# --------------------------------------------------------------------------------------
+# ftlab plot
+
+
+class PlotKind(str, Enum):
+    cdf = "cdf"
+    timeseries = "timeseries"
+    wear = "wear"
+
+
+@app.command()
+def plot(
+    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)],
+    kind: Annotated[PlotKind, typer.Option("--kind", "-k", help="What to draw.")] = PlotKind.cdf,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Output file, .png or .svg (default: DIR/KIND.png).", show_default=False),
+    ] = None,
+    op: Annotated[
+        Optional[list[str]],
+        typer.Option("--op", metavar="OP", help="cdf only: draw this operation (repeatable; default: read, and write if present).", show_default=False),
+    ] = None,
+) -> None:
+    """Draw a publication figure of a results directory as PNG or SVG.
+
+    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block.
+    """
+    from ftlab.plots import output_format
+    from ftlab.plots import plot as draw
+
+    target = out if out is not None else run_dir / f"{kind.value}.png"
+    output_format(target, "--out")
+    try:
+        written = draw(run_dir, kind.value, target, ops=op)
+    except _core.UsageError as e:
+        if e.arg == "ops":
+            raise _usage("--op", e.reason or str(e)) from None
+        raise
+    _stdout().print(f"wrote {written}")
+
+
+# --------------------------------------------------------------------------------------
+# ftlab compare
+
+
+@app.command()
+def compare(
+    dirs: Annotated[list[Path], typer.Argument(metavar="DIR", help="Results directories; the first is the baseline.", show_default=False)],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Also write the table to this file: .csv, .parquet or .json.", show_default=False),
+    ] = None,
+    metric: Annotated[
+        Optional[list[str]],
+        typer.Option("--metric", "-m", metavar="PATTERN", help="Only metrics matching this pattern, e.g. 'read_p99*' (repeatable).", show_default=False),
+    ] = None,
+) -> None:
+    """Compare the summary metrics of several results directories side by side.
+
+    One row per (scheme, tenant, metric), one column per directory, and the relative change of each later directory against the first. Prints the table; --out also writes it (nothing is written without --out).
+    """
+    from ftlab.comparison import REL_PREFIX, table_format, write_table
+    from ftlab.comparison import compare as build
+
+    if out is not None:
+        table_format(out, "--out")
+    table = build(dirs, metrics=metric or ())
+    labels = [str(d) for d in dirs]
+    short = _short_labels(dirs)
+    legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels) if s != label)
+    caption = f"relative change against {short[0]}" + (f" ({legend})" if legend else "")
+    view = Table(title="ftlab compare", title_justify="left", caption=caption, caption_justify="left")
+    for col in ("scheme", "tenant", "metric"):
+        view.add_column(col, no_wrap=True)
+    for name in short:
+        view.add_column(name, justify="right", no_wrap=True)
+    for name in short[1:]:
+        view.add_column(f"Δ {name}", justify="right", no_wrap=True)
+    for row in table.iter_rows(named=True):
+        cells = [row["scheme"], row["tenant"] if row["tenant"] is not None else "(device)", row["metric"]]
+        cells += [_num(row[label], ",.6g") for label in labels]
+        cells += [_num(row[REL_PREFIX + label], "+.1%") for label in labels[1:]]
+        view.add_row(*cells)
+    console = _stdout()
+    console.print(view)
+    if out is not None:
+        console.print(f"wrote {write_table(table, out, '--out')}")
+
+
+def _short_labels(dirs: list[Path]) -> list[str]:
+    """The shortest trailing parts of the paths that tell them apart (for column headers)."""
+    parts = [Path(d).parts or (str(d),) for d in dirs]
+    for k in range(1, max(len(p) for p in parts) + 1):
+        names = [str(Path(*p[-k:])) for p in parts]
+        if len(set(names)) == len(names):
+            return names
+    return [str(d) for d in dirs]
+
+
+def _usage(arg: str, reason: str) -> _core.UsageError:
+    from ftlab._errors import usage_error
+
+    return usage_error(arg, reason)
 
 
 # --------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """ftlab.report: the `Report` of one run, and its files on disk.
 
 A Report holds what the Rust core returned: the exact `summary.json` text, the resolved
-scenario TOML and the time-series table (as a polars DataFrame). `Report.write(dir)` writes
-summary.json (byte-identical to the core's string), timeseries.parquet and
-scenario.resolved.toml atomically; `load(dir)` reads them back. No simulation logic here,
-and no terminal output (that is `ftlab.cli`). polars is imported only when needed.
+scenario TOML and the time-series, latency-CDF and wear tables (polars DataFrames), with tidy
+DataFrame views of the summary. `Report.write(dir)` writes summary.json (byte-identical to the
+core's string), the parquet tables, scenario.resolved.toml and (with `html=True`, as `ftlab
+run` does) report.html atomically; `load(dir)` reads them back, also from directories written
+before some of those files existed. No simulation logic here, no drawing (`ftlab.html_report`,
+`ftlab.plots`) and no terminal output (`ftlab.cli`). polars is imported only when needed.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
+
+from ftlab._errors import MissingResultError, input_error
 
 if TYPE_CHECKING:
     import polars as pl
@@ -26,6 +30,7 @@ TIMESERIES_FILE = "timeseries.parquet"
 LATENCY_CDF_FILE = "latency_cdf.parquet"
 WEAR_FILE = "wear.parquet"
 RESOLVED_FILE = "scenario.resolved.toml"
+HTML_FILE = "report.html"
 
 # Column type names of `_core.run(...)["timeseries_types"]` -> polars dtype names.
 _DTYPES = {"str": "String", "f64": "Float64", "u64": "UInt64"}
@@ -33,7 +38,15 @@ _DTYPES = {"str": "String", "f64": "Float64", "u64": "UInt64"}
 
 class Report:
     """The results of one `ftlab.run`: summary, time series, latency CDFs, wear and the
-    resolved scenario."""
+    resolved scenario.
+
+    >>> import ftlab
+    >>> report = ftlab.run(set=["measure.duration_s=1.0"])
+    >>> list(report.summary["schemes"])
+    ['unified', 'partitioned']
+    >>> report.summary_frame.select("scheme", "tenant", "read_p99_us").height
+    6
+    """
 
     def __init__(
         self,
@@ -43,21 +56,91 @@ class Report:
         latency_cdf: pl.DataFrame | None = None,
         wear: pl.DataFrame | None = None,
     ) -> None:
+        #: summary.json, its exact text.
         self.summary_json = summary_json
+        #: scenario.resolved.toml, its exact text.
         self.resolved_toml = resolved_toml
+        #: One row per scheme, tenant and window: scheme, tenant, window_start_s, read_iops,
+        #: ..., then the columns a scheme adds (NaN in other schemes' rows).
         self.timeseries = timeseries
         #: Empirical latency CDFs: scheme, tenant, op, latency_us, cdf (None if not recorded).
         self.latency_cdf = latency_cdf
-        #: Erase count per block at the end: scheme, channel, die, block, erase_count.
+        #: Erase count per block at the end: scheme, channel, die, block, erase_count
+        #: (None if not recorded).
         self.wear = wear
         self._summary: dict[str, Any] | None = None
 
     @property
     def summary(self) -> dict[str, Any]:
-        """summary.json, parsed (cached; the exact text is `summary_json`)."""
+        """summary.json, parsed (cached; the exact text is `summary_json`).
+
+        >>> report.summary["schemes"]["unified"]["device"]["waf"]  # doctest: +SKIP
+        3.79
+        """
         if self._summary is None:
             self._summary = json.loads(self.summary_json)
         return self._summary
+
+    @property
+    def schemes(self) -> list[str]:
+        """Scheme names in the scenario's order.
+
+        >>> report.schemes  # doctest: +SKIP
+        ['unified', 'partitioned']
+        """
+        return list(self.summary.get("schemes") or {})
+
+    @property
+    def tenants(self) -> list[str]:
+        """Tenant names in the scenario's order (over all schemes).
+
+        >>> report.tenants  # doctest: +SKIP
+        ['oltp', 'web', 'ingest']
+        """
+        names: dict[str, None] = {}
+        for data in (self.summary.get("schemes") or {}).values():
+            names.update(dict.fromkeys(data.get("tenants") or {}))
+        return list(names)
+
+    @property
+    def summary_frame(self) -> pl.DataFrame:
+        """The per-tenant metrics of summary.json, tidy: one row per (scheme, tenant), one
+        column per metric; nested keys are joined with "_" (`read.p99_us` -> `read_p99_us`).
+
+        >>> report.summary_frame.filter(tenant="oltp").select("scheme", "read_p99_us")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, "tenant": tenant, **_flat(metrics)}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+            for tenant, metrics in (data.get("tenants") or {}).items()
+        ]
+        return _rows_frame(rows, ("scheme", "tenant"))
+
+    @property
+    def device_frame(self) -> pl.DataFrame:
+        """The device metrics of summary.json: one row per scheme, one column per metric
+        (`die_utilisation` is a list column).
+
+        >>> report.device_frame.select("scheme", "waf", "erases")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, **_flat(data.get("device") or {})}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+        ]
+        return _rows_frame(rows, ("scheme",))
+
+    @property
+    def metrics(self) -> pl.DataFrame:
+        """Every numeric metric of summary.json in long form: scheme, tenant (null for a
+        device metric), metric, value (Float64). `ftlab compare` lines these up.
+
+        >>> report.metrics.filter(metric="waf", tenant=None)  # doctest: +SKIP
+        """
+        import polars as pl
+
+        rows = list(metric_rows(self.summary))
+        schema = {"scheme": pl.String, "tenant": pl.String, "metric": pl.String, "value": pl.Float64}
+        return pl.DataFrame(rows, schema=schema, orient="row")
 
     @classmethod
     def from_core(cls, out: Mapping[str, Any]) -> Report:
@@ -71,13 +154,30 @@ class Report:
             frames.get("wear"),
         )
 
-    def write(self, out_dir: StrPath) -> Path:
-        """Write summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet and
-        scenario.resolved.toml into `out_dir`
-        (created if missing). Each file is first written in full to a temporary file in
-        `out_dir` and then renamed over its target, so an error leaves every earlier file
-        of that name intact. Returns the directory."""
+    def to_html(self) -> str:
+        """The self-contained HTML report (see `ftlab.html_report.render`).
+
+        >>> html = report.to_html()
+        >>> html.startswith("<!DOCTYPE html>")
+        True
+        """
+        from ftlab.html_report import render
+
+        return render(self)
+
+    def write(self, out_dir: StrPath, *, html: bool = False) -> Path:
+        """Write summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
+        scenario.resolved.toml and, with `html`, report.html into `out_dir` (created if
+        missing). Each file is first written in full to a temporary file in `out_dir` and
+        then renamed over its target, so an error leaves every earlier file of that name
+        intact. Returns the directory. (`ftlab.run(out=...)` and `ftlab run` pass
+        `html=True`.)
+
+        >>> report.write("results/mine", html=True)  # doctest: +SKIP
+        PosixPath('results/mine')
+        """
         out = Path(out_dir)
+        page = self.to_html().encode("utf-8") if html else None
         out.mkdir(parents=True, exist_ok=True)
         summary = self.summary_json.encode("utf-8")
         resolved = self.resolved_toml.encode("utf-8")
@@ -90,24 +190,132 @@ class Report:
             files[LATENCY_CDF_FILE] = lambda p, f=self.latency_cdf: f.write_parquet(p)
         if self.wear is not None:
             files[WEAR_FILE] = lambda p, f=self.wear: f.write_parquet(p)
+        if page is not None:
+            files[HTML_FILE] = lambda p: _write_bytes(p, page)
         write_files_atomically(out, files)
         return out
 
     def __repr__(self) -> str:
-        schemes = list(self.summary.get("schemes", {}))
-        return f"<ftlab.Report schemes={schemes} timeseries={self.timeseries.shape}>"
+        return f"<ftlab.Report schemes={self.schemes} timeseries={self.timeseries.shape}>"
 
 
 def load(run_dir: StrPath) -> Report:
-    """Read a Report from a directory written by `Report.write` (or `ftlab run`)."""
+    """Read a Report from a directory written by `Report.write` (or `ftlab run`).
+
+    summary.json, timeseries.parquet and scenario.resolved.toml must be there;
+    latency_cdf.parquet and wear.parquet are optional (None when absent, as in directories
+    written by older versions); report.html is not read. A missing directory or file raises
+    `MissingResultError` (an `ftlab.InputError` and a `FileNotFoundError`), an unreadable one
+    `ftlab.InputError`; both name the directory and the file.
+
+    >>> report = ftlab.load("results/default")  # doctest: +SKIP
+    >>> report.latency_cdf.columns  # doctest: +SKIP
+    ['scheme', 'tenant', 'op', 'latency_us', 'cdf']
+    """
+    d = Path(run_dir)
+    summary = load_summary_text(d)
+    resolved = _read_text(d, RESOLVED_FILE)
+    timeseries = _read_parquet(d, TIMESERIES_FILE)
+    optional = {name: _read_parquet(d, name) if (d / name).exists() else None for name in (LATENCY_CDF_FILE, WEAR_FILE)}
+    return Report(summary, resolved, timeseries, optional[LATENCY_CDF_FILE], optional[WEAR_FILE])
+
+
+def load_summary_text(run_dir: StrPath) -> str:
+    """The text of `run_dir`/summary.json, checked to be a JSON object with a "schemes"
+    object; errors as in `load`.
+
+    >>> json.loads(load_summary_text("results/default"))["seed"]  # doctest: +SKIP
+    42
+    """
+    d = Path(run_dir)
+    text = _read_text(d, SUMMARY_FILE)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise input_error(d / SUMMARY_FILE, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("schemes"), dict):
+        raise input_error(d / SUMMARY_FILE, 'not an ftlab summary (no "schemes" object)')
+    return text
+
+
+def _check_dir(d: Path) -> None:
+    if not d.exists():
+        raise input_error(d, "results directory does not exist", MissingResultError)
+    if not d.is_dir():
+        raise input_error(d, "not a directory (expected an `ftlab run` results directory)")
+
+
+def _missing(d: Path, name: str) -> MissingResultError:
+    return input_error(d / name, f"no such file (is {d} an `ftlab run` results directory?)", MissingResultError)
+
+
+def _read_text(d: Path, name: str) -> str:
+    _check_dir(d)
+    path = d / name
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise _missing(d, name) from None
+    except UnicodeDecodeError as e:
+        raise input_error(path, f"not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise input_error(path, e.strerror or str(e)) from None
+
+
+def _read_parquet(d: Path, name: str) -> pl.DataFrame:
     import polars as pl
 
-    d = Path(run_dir)
-    summary = (d / SUMMARY_FILE).read_bytes().decode("utf-8")
-    resolved = (d / RESOLVED_FILE).read_bytes().decode("utf-8")
-    timeseries = pl.read_parquet(d / TIMESERIES_FILE)
-    optional = {name: pl.read_parquet(d / name) if (d / name).exists() else None for name in (LATENCY_CDF_FILE, WEAR_FILE)}
-    return Report(summary, resolved, timeseries, optional[LATENCY_CDF_FILE], optional[WEAR_FILE])
+    _check_dir(d)
+    path = d / name
+    if not path.is_file():
+        raise _missing(d, name)
+    try:
+        return pl.read_parquet(path)
+    except Exception as e:  # polars raises several types for a corrupt or truncated file
+        raise input_error(path, f"not a readable parquet file ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+
+
+def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dict -> flat dict with "_"-joined keys, in order."""
+    out: dict[str, Any] = {}
+    for key, value in d.items():
+        name = f"{prefix}_{key}" if prefix else str(key)
+        if isinstance(value, Mapping):
+            out.update(_flat(value, name))
+        else:
+            out[name] = value
+    return out
+
+
+def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFrame:
+    import polars as pl
+
+    if not rows:
+        return pl.DataFrame(schema={k: pl.String for k in keys})
+    columns = list(dict.fromkeys(name for row in rows for name in row))
+    data = {name: [row.get(name) for row in rows] for name in columns}
+    return pl.DataFrame(data, strict=False)
+
+
+def metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+    """(scheme, tenant or None for the device, metric, value) for every numeric metric of a
+    parsed summary.json, in its order.
+
+    >>> next(metric_rows({"schemes": {"u": {"tenants": {"a": {"read": {"iops": 5}}}}}}))
+    ('u', 'a', 'read_iops', 5.0)
+    """
+    for scheme, data in (summary.get("schemes") or {}).items():
+        for tenant, metrics in (data.get("tenants") or {}).items():
+            for name, value in _flat(metrics).items():
+                if _is_number(value):
+                    yield scheme, tenant, name, float(value)
+        for name, value in _flat(data.get("device") or {}).items():
+            if _is_number(value):
+                yield scheme, None, name, float(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _frame(columns: Mapping[str, list[Any]], types: Mapping[str, str]) -> pl.DataFrame:

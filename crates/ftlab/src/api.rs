@@ -9,7 +9,6 @@ use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
 use crate::simulation::{OutOfSpace, PreconditionGc, RunTables, Simulation};
 use crate::stream;
-use crate::workload::generator::Generator;
 use crate::workload::stats::TraceStats;
 use crate::workload::{read_trace, TraceFormat};
 use std::fs::File;
@@ -91,7 +90,7 @@ pub struct BenchResult {
 pub const BENCH_REQUESTS: u64 = 1_000_000;
 
 /// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them.
-pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w"];
+pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
 
 /// The bundled default scenario, as TOML text.
 pub fn default_scenario_toml() -> &'static str {
@@ -159,16 +158,21 @@ pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
 
 /// `bench_case` with a request count and extra overrides (for reduced runs and scheme cases).
 pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Result<BenchResult, FtlabError> {
-    let read_ratio = match case {
-        "random-write" => 0.0,
-        "mixed-70r30w" => 0.7,
+    // `upi-mixed-70r30w`: the mixed case under `upi` with a 1 ms epoch (a thousand epoch
+    // computations per simulated second), to measure what the epochs cost.
+    let (read_ratio, scheme) = match case {
+        "random-write" => (0.0, "unified"),
+        "mixed-70r30w" => (0.7, "unified"),
+        "upi-mixed-70r30w" => (0.7, "upi"),
         _ => {
             return Err(FtlabError::Usage { arg: case.into(), reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")) })
         }
     };
     let text = format!(
         r#"name = "bench-{case}"
-schemes = ["unified"]
+schemes = ["{scheme}"]
+[scheme.upi]
+epoch_s = 0.001
 [device]
 preset = "mqsim"
 [ftl]
@@ -319,7 +323,7 @@ fn build_simulation_counted<'a>(
 ) -> Result<Simulation<'a>, FtlabError> {
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved") };
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved"), timing: s.timing() };
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
     let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
     let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
@@ -352,12 +356,12 @@ fn open_source<'a>(
         end: t.duration_s.map(|d| SimTime::from_secs_f64(t.start_s + d)),
         max_requests: None,
     };
-    if let Some(g) = &t.synthetic {
+    if let Some(w) = &t.synthetic {
+        // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
         let seed = crate::sim::seed_for(s.seed, 1, i as u64);
         let ns_bytes = units as u64 * unit_bytes as u64;
-        let gen = Generator::try_new(g, ns_bytes, seed)
-            .map_err(|(k, r)| FtlabError::config("scenario", format!("tenants.{i}.synthetic.{k}"), r))?;
-        return Ok(Source::new(Records::Synthetic(Box::new(gen)), p));
+        let stream = w.try_build(ns_bytes, seed).map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
+        return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
     }
     let tr = t.trace.as_ref().expect("validated: trace or synthetic");
     let path = base_dir.join(&tr.path);
@@ -383,6 +387,15 @@ fn open_source<'a>(
     counter.total.fetch_add(size, Ordering::Relaxed);
     let counted = BufReader::with_capacity(1 << 16, CountingReader { inner: reader.into_inner(), read: counter.read.clone() });
     Ok(Source::new(Records::Trace(read_trace(tr.format, counted)), p))
+}
+
+/// `tenants.{i}.synthetic` joined with a key relative to it (empty: the table itself).
+fn synthetic_key(i: usize, key: &str) -> String {
+    if key.is_empty() {
+        format!("tenants.{i}.synthetic")
+    } else {
+        format!("tenants.{i}.synthetic.{key}")
+    }
 }
 
 /// Put the scenario's name on a config error the simulation raised without it.

@@ -7,6 +7,7 @@
 //! distribution (a bias of a few percent) fails.
 
 use ftlab::workload::generator::{Arrival, Generator, GeneratorConfig, Pattern, SizeWeight};
+use ftlab::workload::synthetic::{part_seed, SyntheticStream, SyntheticWorkload};
 use ftlab::workload::{IoOp, TraceRecord};
 use std::collections::HashMap;
 
@@ -778,6 +779,90 @@ fn validate_rejects_each_bad_field() {
             "must be in (0, 1], got 1.5",
         ),
         (|c| c.requests = Some(0), "requests", "must be >= 1"),
+        (
+            |c| c.read_sequential_fraction = 1.5,
+            "read_sequential_fraction",
+            "must be in [0, 1], got 1.5",
+        ),
+        (
+            |c| c.write_sequential_fraction = f64::NAN,
+            "write_sequential_fraction",
+            "must be in [0, 1], got NaN",
+        ),
+        (
+            |c| {
+                c.pattern = Pattern::Sequential;
+                c.write_sequential_fraction = 0.5
+            },
+            "write_sequential_fraction",
+            "must be 0 with pattern = \"sequential\"",
+        ),
+        (
+            |c| c.start_s = -1.0,
+            "start_s",
+            "must be in [0, 10000000] seconds, got -1",
+        ),
+        (|c| c.start_s = f64::INFINITY, "start_s", "got inf"),
+        (
+            |c| {
+                c.start_s = 2.0;
+                c.end_s = Some(2.0)
+            },
+            "end_s",
+            "must be in (start_s, 10000000] seconds (start_s = 2), got 2",
+        ),
+        (|c| c.end_s = Some(1e8), "end_s", "got 100000000"),
+        (
+            |c| {
+                c.on_s = Some(0.0);
+                c.off_s = Some(1.0)
+            },
+            "on_s",
+            "must be in [0.000001, 10000000] seconds, got 0",
+        ),
+        (
+            |c| {
+                c.on_s = Some(1.0);
+                c.off_s = Some(-1.0)
+            },
+            "off_s",
+            "must be in [0.000001, 10000000] seconds, got -1",
+        ),
+        (
+            |c| c.on_s = Some(1.0),
+            "off_s",
+            "must be set with on_s (both or neither)",
+        ),
+        (
+            |c| c.off_s = Some(1.0),
+            "on_s",
+            "must be set with off_s (both or neither)",
+        ),
+        (
+            |c| {
+                c.arrival = Arrival::Closed;
+                c.start_s = 1.0
+            },
+            "start_s",
+            "does not apply to arrival = \"closed\"",
+        ),
+        (
+            |c| {
+                c.arrival = Arrival::Closed;
+                c.end_s = Some(1.0)
+            },
+            "end_s",
+            "does not apply to arrival = \"closed\"",
+        ),
+        (
+            |c| {
+                c.arrival = Arrival::Closed;
+                c.on_s = Some(1.0);
+                c.off_s = Some(1.0)
+            },
+            "on_s",
+            "does not apply to arrival = \"closed\"",
+        ),
     ];
     assert_eq!(GeneratorConfig::default().validate(), Ok(()));
     for (i, (edit, key, reason)) in cases.iter().enumerate() {
@@ -811,6 +896,19 @@ fn validate_accepts_edges() {
                 weight: 0.0,
             })
         },
+        |c| {
+            c.read_sequential_fraction = 1.0;
+            c.write_sequential_fraction = 0.0
+        },
+        |c| {
+            c.start_s = 1e7 - 1.0;
+            c.end_s = Some(1e7)
+        },
+        |c| {
+            c.on_s = Some(1e-6);
+            c.off_s = Some(1e7)
+        },
+        |c| c.arrival = Arrival::Closed,
     ];
     for (i, edit) in cases.iter().enumerate() {
         let mut c = GeneratorConfig::default();
@@ -869,5 +967,388 @@ fn config_from_toml() {
             toml::to_string(&c).unwrap().lines().next().unwrap(),
             format!("pattern = \"{name}\"")
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sequential fractions.
+
+/// Per op (read, write): how many of its requests after the first start where the previous
+/// request of that op ended (with the module's wrap rule: at page 0 when the previous end
+/// plus the size would pass the footprint end), and how many were looked at.
+fn measured_sequential(recs: &[TraceRecord], footprint_bytes: u64) -> [(usize, usize); 2] {
+    let mut prev_end: [Option<u64>; 2] = [None; 2];
+    let mut counts = [(0usize, 0usize); 2];
+    for r in recs {
+        let i = match r.op {
+            IoOp::Read => 0,
+            IoOp::Write => 1,
+            IoOp::Trim => continue,
+        };
+        if let Some(end) = prev_end[i] {
+            let expected = if end + r.size_bytes > footprint_bytes { 0 } else { end };
+            counts[i].0 += usize::from(r.offset_bytes == expected);
+            counts[i].1 += 1;
+        }
+        prev_end[i] = Some(r.offset_bytes + r.size_bytes);
+    }
+    counts
+}
+
+#[test]
+fn sequential_fractions_match_the_configured_ones() {
+    // Each read (write) after the first is made sequential by its own coin, an independent
+    // Bernoulli(f) draw, so the count of sequential ones among m is binomial(m, f): the
+    // measured share must be within 5 sd, sqrt(f(1-f)/m), of f. A request drawn by the
+    // pattern can still land on the cursor by chance; that adds at most (1-f)·p_max to the
+    // expected share, p_max the largest single-page probability of the pattern (1/n for
+    // uniform, hot_access/hot_pages for hotcold, 1/H(n, θ) for zipf), and is added to the
+    // tolerance. The DTRS case is the UPI paper's tenant: 20% of reads and 32% of writes
+    // sequential, 42% of requests 4 KiB and a second mode at 64 KiB.
+    const N: usize = 200_000;
+    let ns = 1u64 << 32; // 2^20 pages
+    let n = (ns / PAGE) as f64;
+    type Case = (Pattern, f64, f64, f64, &'static [(u64, f64)], f64);
+    let cases: &[Case] = &[
+        (Pattern::Uniform, 0.5, 0.2, 0.32, &[(PAGE, 0.42), (16 * PAGE, 0.58)], 1.0 / n),
+        (Pattern::Uniform, 0.3, 0.0, 1.0, &[(PAGE, 1.0), (8 * PAGE, 1.0)], 1.0 / n),
+        (Pattern::Uniform, 0.7, 1.0, 0.0, &[(PAGE, 1.0)], 1.0 / n),
+        (Pattern::Uniform, 0.5, 0.9, 0.05, &[(4 * PAGE, 1.0)], 1.0 / n),
+        (Pattern::HotCold, 0.4, 0.25, 0.75, &[(PAGE, 1.0), (2 * PAGE, 1.0)], 0.8 / (0.2 * n)),
+        (Pattern::Zipf, 0.5, 0.6, 0.1, &[(PAGE, 1.0)], 1.0 / harmonic(n as u64, 0.5)),
+    ];
+    for &(pattern, read_ratio, rf, wf, sizes, p_max) in cases {
+        let c = GeneratorConfig {
+            pattern,
+            read_ratio,
+            trim_ratio: 0.05,
+            zipf_theta: 0.5,
+            read_sequential_fraction: rf,
+            write_sequential_fraction: wf,
+            sizes: sizes.iter().map(|&(bytes, weight)| SizeWeight { bytes, weight }).collect(),
+            ..GeneratorConfig::default()
+        };
+        let g = Generator::new(&c, ns, SEED);
+        let fp = g.footprint_bytes();
+        let recs: Vec<TraceRecord> = g.take(N).collect();
+        for (i, f) in [rf, wf].into_iter().enumerate() {
+            let (seq, m) = measured_sequential(&recs, fp)[i];
+            assert!(m > 5_000, "{pattern:?}: too few requests of op {i}");
+            let got = seq as f64 / m as f64;
+            let tol = binom_5sd(f, m) + (1.0 - f) * p_max;
+            assert!(
+                (got - f).abs() <= tol,
+                "{pattern:?} op {i}: sequential share {got}, expected {f} ± {tol}"
+            );
+        }
+    }
+}
+
+#[test]
+fn sequential_fractions_keep_the_other_draws() {
+    // Common random numbers: with fractions the times, ops and sizes are those of the same
+    // config without them, and every request is either where that config put it or at its
+    // op's cursor (the previous end of its op, wrapping to 0).
+    let base = mixed(Pattern::Zipf, Arrival::Poisson, &[(PAGE, 1.0), (8 * PAGE, 1.0)]);
+    let seq = GeneratorConfig {
+        read_sequential_fraction: 0.4,
+        write_sequential_fraction: 0.7,
+        ..base.clone()
+    };
+    let ns = 1u64 << 30;
+    let a = take(&base, ns, SEED, 20_000);
+    let b = take(&seq, ns, SEED, 20_000);
+    let fp = Generator::new(&seq, ns, SEED).footprint_bytes();
+    let mut prev_end = [0u64; 3];
+    let mut moved = 0;
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!((x.time, x.op, x.size_bytes), (y.time, y.op, y.size_bytes));
+        let i = y.op as usize;
+        let cursor = if prev_end[i] + y.size_bytes > fp { 0 } else { prev_end[i] };
+        if x.offset_bytes != y.offset_bytes {
+            assert_ne!(y.op, IoOp::Trim, "a trim moved: {y:?}");
+            assert_eq!(y.offset_bytes, cursor, "{y:?} is neither drawn nor at its cursor");
+            moved += 1;
+        }
+        prev_end[i] = y.offset_bytes + y.size_bytes;
+    }
+    assert!(moved > 5_000, "only {moved} requests made sequential");
+    assert_ne!(a, b);
+}
+
+#[test]
+fn a_fraction_of_one_is_the_sequential_pattern_for_that_op() {
+    // write_sequential_fraction = 1 over a uniform pattern gives the writes of
+    // `pattern = "sequential"` (same cursor start, advance and wrap rule).
+    let sizes = &[(PAGE, 1.0), (3 * PAGE, 1.0)];
+    let frac = GeneratorConfig { write_sequential_fraction: 1.0, ..mixed(Pattern::Uniform, Arrival::Fixed, sizes) };
+    let pure = mixed(Pattern::Sequential, Arrival::Fixed, sizes);
+    let writes = |c: &GeneratorConfig| -> Vec<(u64, u64)> {
+        take(c, 101 * PAGE, SEED, 5000)
+            .iter()
+            .filter(|r| r.op == IoOp::Write)
+            .map(|r| (r.offset_bytes, r.size_bytes))
+            .collect()
+    };
+    assert_eq!(writes(&frac), writes(&pure));
+}
+
+// ---------------------------------------------------------------------------------------
+// Time windows.
+
+/// A config with the given arrival and time knobs, writes of one page.
+fn windowed(arrival: Arrival, start_s: f64, end_s: Option<f64>, on_off: Option<(f64, f64)>) -> GeneratorConfig {
+    GeneratorConfig {
+        arrival,
+        rate_iops: 20_000.0,
+        interval_us: 37.0,
+        start_s,
+        end_s,
+        on_s: on_off.map(|p| p.0),
+        off_s: on_off.map(|p| p.1),
+        ..GeneratorConfig::default()
+    }
+}
+
+/// Nanoseconds of "on" time in [start, end) of a cycle (on, off) starting at `start`.
+fn on_time_ns(start: u64, end: u64, on: u64, off: u64) -> u64 {
+    let span = end - start;
+    let cycle = on + off;
+    span / cycle * on + (span % cycle).min(on)
+}
+
+#[test]
+fn no_arrival_outside_the_windows_and_the_on_rate_is_the_rate() {
+    // Every record falls in [start, end) and, with a cycle, in an "on" period. Poisson: the
+    // count in the windows is Poisson(rate × on time), so it must be within 5 sd,
+    // sqrt(rate × on time), of its mean. Fixed: the count is the number of multiples of the
+    // interval below the on time, up to one (rounding at the edge).
+    // (start_s, end_s, (on_s, off_s))
+    type Windows = (f64, Option<f64>, Option<(f64, f64)>);
+    let cases: &[Windows] = &[
+        (0.0, Some(2.0), None),
+        (0.25, Some(3.0), None),
+        (0.5, Some(4.1), Some((0.3, 0.2))),
+        (0.0, Some(5.0), Some((0.01, 0.09))),
+        (1.0, Some(2.0), Some((2.0, 1.0))), // the window ends inside the first "on" period
+        (0.0, Some(6.0), Some((0.05, 1.0))), // ends inside an "off" period
+    ];
+    let ns = |s: f64| (s * 1e9).round() as u64;
+    for &(start_s, end_s, on_off) in cases {
+        for arrival in [Arrival::Poisson, Arrival::Fixed] {
+            let c = windowed(arrival, start_s, end_s, on_off);
+            let recs: Vec<TraceRecord> = Generator::new(&c, 1 << 30, SEED).collect();
+            let (start, end) = (ns(start_s), ns(end_s.unwrap()));
+            let (on, off) = on_off.map_or((end - start, 1), |(a, b)| (ns(a), ns(b)));
+            assert_eq!(recs[0].time.ns(), start, "{c:?}: first arrival at start_s");
+            for r in &recs {
+                let t = r.time.ns();
+                assert!(t >= start && t < end, "{c:?}: {t} outside [{start}, {end})");
+                assert!((t - start) % (on + off) < on, "{c:?}: {t} in an off period");
+            }
+            assert!(recs.windows(2).all(|w| w[0].time <= w[1].time));
+            let on_ns = on_time_ns(start, end, on, off) as f64;
+            let got = recs.len() as f64;
+            let (want, tol) = match arrival {
+                Arrival::Poisson => (20_000.0 * on_ns / 1e9, 5.0 * (20_000.0 * on_ns / 1e9).sqrt()),
+                _ => ((on_ns / 37_000.0).ceil(), 1.0),
+            };
+            assert!((got - want).abs() <= tol, "{c:?}: {got} arrivals, expected {want} ± {tol}");
+        }
+    }
+}
+
+#[test]
+fn fixed_arrivals_skip_exactly_the_off_periods() {
+    // Consecutive arrivals of a fixed process are one interval apart within an "on" period,
+    // and one interval plus the off period apart when an off period lies between them
+    // (± 1 ns for the rounding of each time to the nanosecond).
+    let (interval, on, off) = (37_000u64, 1_000_000u64, 3_000_000u64);
+    let c = windowed(Arrival::Fixed, 0.002, Some(0.05), Some((1e-3, 3e-3)));
+    let recs: Vec<TraceRecord> = Generator::new(&c, 1 << 30, SEED).collect();
+    let mut crossings = 0;
+    for w in recs.windows(2) {
+        let (a, b) = (w[0].time.ns() - 2_000_000, w[1].time.ns() - 2_000_000);
+        let cycles = b / (on + off) - a / (on + off);
+        crossings += cycles;
+        let want = interval + cycles * off;
+        assert!((b - a).abs_diff(want) <= 1, "gap {} between {a} and {b}, expected {want}", b - a);
+    }
+    assert!(crossings >= 10, "the test saw only {crossings} off periods");
+}
+
+#[test]
+fn an_end_time_ends_the_generator_and_the_request_limit_still_applies() {
+    let c = GeneratorConfig { requests: Some(10), ..windowed(Arrival::Fixed, 0.0, Some(1.0), None) };
+    let mut g = Generator::new(&c, 1 << 30, SEED);
+    assert_eq!(g.size_hint(), (0, Some(10)), "may end before its limit");
+    assert_eq!(g.by_ref().count(), 10);
+    // 0.001 s at one request per 37 us: requests 0..=27 (27 × 37 us = 999 us < 1 ms).
+    let c = windowed(Arrival::Fixed, 0.0, Some(0.001), None);
+    let mut g = Generator::new(&c, 1 << 30, SEED);
+    assert_eq!(g.by_ref().count(), 28);
+    assert_eq!(g.next(), None);
+    assert_eq!(g.size_hint(), (0, Some(0)));
+}
+
+#[test]
+fn time_knobs_do_not_change_the_draws() {
+    // The windows only move times: ops, sizes and offsets are those of the ungated config.
+    let plain = mixed(Pattern::Zipf, Arrival::Poisson, &[(PAGE, 1.0), (4 * PAGE, 1.0)]);
+    let gated = GeneratorConfig { start_s: 3.0, on_s: Some(0.01), off_s: Some(0.5), ..plain.clone() };
+    let a = take(&plain, 1 << 30, SEED, 5000);
+    let b = take(&gated, 1 << 30, SEED, 5000);
+    assert!(a.iter().zip(&b).all(|(x, y)| (x.op, x.offset_bytes, x.size_bytes) == (y.op, y.offset_bytes, y.size_bytes)));
+    assert!(a.iter().zip(&b).all(|(x, y)| y.time > x.time));
+}
+
+// ---------------------------------------------------------------------------------------
+// Multi-part workloads.
+
+/// Three parts: a Poisson reader, a gated fixed writer starting late, and a short Poisson
+/// burst with an end time; every part ends.
+fn three_parts() -> Vec<GeneratorConfig> {
+    vec![
+        GeneratorConfig { read_ratio: 1.0, rate_iops: 2_000.0, requests: Some(3_000), ..cfg(Pattern::Zipf) },
+        GeneratorConfig {
+            arrival: Arrival::Fixed,
+            interval_us: 250.0,
+            start_s: 0.1,
+            on_s: Some(0.05),
+            off_s: Some(0.2),
+            end_s: Some(1.5),
+            write_sequential_fraction: 0.5,
+            ..cfg(Pattern::Uniform)
+        },
+        GeneratorConfig { rate_iops: 50_000.0, start_s: 0.7, end_s: Some(0.72), ..cfg(Pattern::HotCold) },
+    ]
+}
+
+fn merged(parts: &[GeneratorConfig], seed: u64) -> Vec<(usize, TraceRecord)> {
+    let mut s = SyntheticWorkload::array(parts.to_vec()).unwrap().try_build(1 << 30, seed).unwrap();
+    std::iter::from_fn(|| s.next_with_part()).collect()
+}
+
+#[test]
+fn merged_parts_are_time_ordered_and_each_part_is_itself() {
+    let parts = three_parts();
+    let all = merged(&parts, SEED);
+    for w in all.windows(2) {
+        let ((ja, a), (jb, b)) = (w[0], w[1]);
+        assert!(a.time < b.time || (a.time == b.time && ja < jb), "out of order: {:?} then {:?}", w[0], w[1]);
+    }
+    for (j, part) in parts.iter().enumerate() {
+        let mine: Vec<TraceRecord> = all.iter().filter(|(k, _)| *k == j).map(|(_, r)| *r).collect();
+        let alone: Vec<TraceRecord> = Generator::new(part, 1 << 30, part_seed(SEED, j)).collect();
+        assert!(!alone.is_empty());
+        assert_eq!(mine, alone, "part {j} differs from the part generated alone");
+    }
+    // The burst of part 2 really interleaves with the others.
+    let burst = all.iter().position(|(j, _)| *j == 2).unwrap();
+    assert!(all[..burst].iter().any(|(j, _)| *j == 0) && all[burst..].iter().any(|(j, _)| *j == 0));
+}
+
+#[test]
+fn ties_go_to_the_lower_part() {
+    // Two fixed parts with the same interval arrive at the same times: part 0 first, always.
+    let p = GeneratorConfig { arrival: Arrival::Fixed, interval_us: 10.0, requests: Some(100), ..cfg(Pattern::Uniform) };
+    let all = merged(&[p.clone(), p.clone(), p], SEED);
+    assert_eq!(all.len(), 300);
+    for (i, (j, r)) in all.iter().enumerate() {
+        assert_eq!((*j, r.time.ns()), (i % 3, (i / 3) as u64 * 10_000));
+    }
+    // The parts have their own seeds: the same config draws different addresses.
+    let offsets = |k: usize| all.iter().filter(|(j, _)| *j == k).map(|(_, r)| r.offset_bytes).collect::<Vec<_>>();
+    assert_ne!(offsets(0), offsets(1));
+    assert_ne!(offsets(1), offsets(2));
+}
+
+#[test]
+fn a_single_part_is_the_generator_itself() {
+    for pattern in ALL_PATTERNS {
+        for arrival in ALL_ARRIVALS {
+            let c = mixed(pattern, arrival, &[(PAGE, 1.0), (8 * PAGE, 1.0)]);
+            let want = take(&c, 1 << 30, SEED, 3000);
+            let one = SyntheticWorkload::single(c.clone()).try_build(1 << 30, SEED).unwrap();
+            assert_eq!(one.take(3000).collect::<Vec<_>>(), want, "{pattern:?}/{arrival:?} table");
+            let array = SyntheticWorkload::array(vec![c]).unwrap().try_build(1 << 30, SEED).unwrap();
+            assert_eq!(array.take(3000).collect::<Vec<_>>(), want, "{pattern:?}/{arrival:?} array of one");
+        }
+    }
+}
+
+#[test]
+fn merged_stream_is_deterministic_and_seeded() {
+    let parts = three_parts();
+    assert_eq!(merged(&parts, SEED), merged(&parts, SEED));
+    assert_ne!(merged(&parts, SEED), merged(&parts, SEED + 1));
+    // A clone continues identically.
+    let mut s = SyntheticWorkload::array(parts).unwrap().try_build(1 << 30, SEED).unwrap();
+    s.nth(500);
+    let t = s.clone();
+    assert!(s.eq(t));
+}
+
+#[test]
+fn merged_stream_does_not_allocate() {
+    let mut parts = three_parts();
+    for p in &mut parts {
+        p.requests = None;
+        p.end_s = None;
+    }
+    let mut s: SyntheticStream = SyntheticWorkload::array(parts).unwrap().try_build(1 << 30, SEED).unwrap();
+    s.next();
+    let before = allocs();
+    let mut acc = 0u64;
+    for _ in 0..10_000 {
+        acc = acc.wrapping_add(s.next().unwrap().offset_bytes);
+    }
+    assert_eq!(allocs() - before, 0, "allocated (acc {acc})");
+}
+
+#[test]
+fn workload_errors_name_the_part() {
+    let ok = GeneratorConfig::default();
+    let closed = GeneratorConfig { arrival: Arrival::Closed, ..ok.clone() };
+    let bad = GeneratorConfig { zipf_theta: 0.0, ..ok.clone() };
+    let build = |w: SyntheticWorkload| w.try_build(1 << 30, SEED).map(|_| ()).unwrap_err();
+    assert_eq!(build(SyntheticWorkload::single(bad.clone())).0, "zipf_theta");
+    assert_eq!(build(SyntheticWorkload::array(vec![ok.clone(), bad]).unwrap()).0, "1.zipf_theta");
+    let (key, reason) = build(SyntheticWorkload::array(vec![ok.clone(), closed.clone()]).unwrap());
+    assert_eq!(key, "1.arrival");
+    assert!(reason.contains("needs a workload of one part") && reason.contains("2 parts"), "{reason}");
+    assert!(SyntheticWorkload::array(vec![closed]).unwrap().try_build(1 << 30, SEED).is_ok());
+    let (key, reason) = build(SyntheticWorkload::array(vec![ok; 65]).unwrap());
+    assert_eq!((key.as_str(), reason.as_str()), ("", "must list 1 to 64 parts, got 65"));
+    assert!(SyntheticWorkload::array(Vec::new()).is_none());
+}
+
+#[test]
+fn workload_from_toml_is_a_table_or_an_array() {
+    #[derive(serde::Deserialize, serde::Serialize)]
+    struct T {
+        synthetic: SyntheticWorkload,
+    }
+    let one: T = toml::from_str("[synthetic]\nread_ratio = 0.5\n").unwrap();
+    assert!(!one.synthetic.is_array());
+    assert_eq!(one.synthetic.parts()[0].read_ratio, 0.5);
+    let text = "[[synthetic]]\nread_ratio = 0.5\n[[synthetic]]\nstart_s = 2.0\nend_s = 3.0\n";
+    let two: T = toml::from_str(text).unwrap();
+    assert!(two.synthetic.is_array());
+    assert_eq!(two.synthetic.parts().len(), 2);
+    assert_eq!((two.synthetic.parts()[1].start_s, two.synthetic.parts()[1].end_s), (2.0, Some(3.0)));
+    // Written back in the form read, and read back equal.
+    let out = toml::to_string(&two).unwrap();
+    assert_eq!(out.matches("[[synthetic]]").count(), 2, "{out}");
+    assert_eq!(toml::from_str::<T>(&out).unwrap().synthetic, two.synthetic);
+    let out = toml::to_string(&one).unwrap();
+    assert!(out.contains("[synthetic]") && !out.contains("[[synthetic]]"), "{out}");
+    for (text, what) in [
+        ("synthetic = []", "invalid length 0"),
+        ("synthetic = 3", "a table of generator keys or an array of such tables"),
+        ("[[synthetic]]\nzipf_thetaa = 1.0", "unknown field `zipf_thetaa`"),
+    ] {
+        let e = toml::from_str::<T>(text).err().unwrap().to_string();
+        assert!(e.contains(what), "{text:?}: {e}");
     }
 }

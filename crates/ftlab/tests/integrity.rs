@@ -1,5 +1,6 @@
 //! The integrity property test (DESIGN §5, §10): random writes, reads, trims and overwrites on
-//! the `tiny` device with GC and static wear leveling forced often, under every scheme, with
+//! the `tiny` device with GC and static wear leveling forced often, under every scheme (upi
+//! with 2 ms epochs, so dies change sets and GC relocates data all the time), with
 //! and without a write buffer, with one or several mapping units per flash page. The oracle
 //! checks every read and GC copy as it happens; at the end a full sweep checks that every
 //! logical page reads back its latest version and that L2P, P2L and valid counts agree.
@@ -56,6 +57,9 @@ write_buffer_bytes = {buffer}
 scheduler = "{sched}"
 [scheme.partitioned]
 by = "die"
+[scheme.upi]
+epoch_s = 0.002
+relocation_weight = 20.0
 [precondition]
 fill_fraction = {fill}
 overwrite_passes = 0.5
@@ -116,7 +120,7 @@ fn run_case(c: &Case, requests: u64) {
 
 fn case() -> impl Strategy<Value = Case> {
     (
-        prop_oneof![Just("unified"), Just("partitioned")],
+        prop_oneof![Just("unified"), Just("partitioned"), Just("upi")],
         any::<u32>().prop_map(u64::from),
         prop_oneof![Just(1u32), Just(2), Just(4)],
         prop_oneof![Just(0u32), Just(8)],
@@ -173,7 +177,7 @@ fn zzz_at_least_a_million_operations_ran() {
     let mut seed = 0;
     while OPS_TOTAL.load(Ordering::Relaxed) < 1_000_000 {
         let c = Case {
-            scheme: if seed % 2 == 0 { "unified" } else { "partitioned" },
+            scheme: ["unified", "partitioned", "upi"][(seed % 3) as usize],
             seed,
             units_per_page: 1 + (seed % 3) as u32,
             buffer_pages: 0,
@@ -198,7 +202,7 @@ fn zzz_at_least_a_million_operations_ran() {
 #[test]
 fn full_precondition_without_overwrites_then_any_mix() {
     for (i, read_ratio) in [0.0, 0.3, 0.7, 1.0].into_iter().enumerate() {
-        for scheme in ["unified", "partitioned"] {
+        for scheme in ["unified", "partitioned", "upi"] {
             let c = Case {
                 scheme,
                 seed: i as u64,

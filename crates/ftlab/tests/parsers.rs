@@ -197,11 +197,29 @@ fn fio_v3_fixture() {
     );
 }
 
+#[test]
+fn msprod_fixture() {
+    // TimeStamp in µs * 1000 = ns; ByteOffset and IOSize hexadecimal (either digit case);
+    // DiskNum -> stream; the header block and the DiskReadInit, FileIoCreate, DiskFlush and
+    // HardFault events skipped; a FileName with a comma and an empty FileName accepted; file
+    // order kept although the last time goes backwards.
+    check(
+        Msprod,
+        &fixture("msprod.csv"),
+        Want::Records(&[
+            (10_530_000, R, 0x4a3c000, 0x1000, 1),       // 77_840_384, 4096
+            (10_611_000, W, 0, 0x10000, 0),              // 65536
+            (10_600_000, W, 0x1_FFFF_FE00, 0x200, 2),    // 8_589_934_080, 512
+        ]),
+    );
+}
+
 // ----- rules shared by every format --------------------------------------------------------
 
 #[test]
 fn blank_lines_and_crlf_are_accepted_everywhere() {
-    let cases: [(TraceFormat, &str, Rec); 8] = [
+    let msprod = format!("{MSPROD_HEADER}\r\n DiskWrite, 7, p ( 1), 1, 0x1, 0x200, 0x200, 1, 3, 0x0, 1, Normal, 0x0, 0x0, f\r\n");
+    let cases: [(TraceFormat, &str, Rec); 9] = [
         (Msr, "\r\n  \n1,h,0,Read,0,512,1\r\n\t\n", (100, R, 0, 512, 0)),
         (
             Systor,
@@ -214,6 +232,7 @@ fn blank_lines_and_crlf_are_accepted_everywhere() {
         (Alibaba, "\r\n3,R,0,512,2\r\n", (2000, R, 0, 512, 3)),
         (Blkparse, "\r\n  8,0  0  1  0.000000002  1  D  R 1 + 1 [x]\r\n", (2, R, 512, 512, 0)),
         (Fio, "\r\nfio version 3 iolog\r\n\r\n4 f read 0 512\r\n", (4000, R, 0, 512, 0)),
+        (Msprod, &msprod, (7000, W, 512, 512, 3)),
     ];
     for (format, input, rec) in cases {
         check(format, input, Want::Records(&[rec]));
@@ -499,6 +518,59 @@ fn fio_malformations() {
     );
 }
 
+/// The smallest valid header block (no column lists), with a line end after `EndHeader`
+/// left to the caller.
+const MSPROD_HEADER: &str = "BeginHeader\nEndHeader";
+
+/// A `DiskRead` line with the given TimeStamp, ByteOffset, IOSize and DiskNum.
+fn msprod_read(ts: &str, offset: &str, size: &str, disk: &str) -> String {
+    format!("DiskRead, {ts}, System (   4), 56, 0xfffffa80062d1c10, {offset}, {size}, 118, {disk}, 0x00060043, 118, Normal, 0x0, 0x0, x\n")
+}
+
+#[test]
+fn msprod_malformations() {
+    let body = |lines: &str| format!("{MSPROD_HEADER}\n{lines}");
+    let read = |ts: &str, offset: &str, size: &str, disk: &str| body(&msprod_read(ts, offset, size, disk));
+    let header_with = |columns: &str| format!("BeginHeader\n DiskRead, {columns}\nEndHeader\n");
+    let cols = "TimeStamp, Process Name ( PID), ThreadID, IrpPtr, ByteOffset, IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, VolSnap, FileObject, FileName";
+    let cases: Vec<(String, u64, &[&str])> = vec![
+        (msprod_read("1", "0x0", "0x200", "0"), 1, &["missing header", "expected \"BeginHeader\" as the first line"]),
+        ("".into(), 1, &["missing header", "end of the input"]),
+        ("BeginHeader\n DiskFlushInit, TimeStamp, Process Name ( PID), ThreadID, IrpPtr\n".into(), 3, &["the input ends inside a header block", "without \"EndHeader\""]),
+        ("BeginHeader\nBeginHeader\nEndHeader\n".into(), 2, &["\"BeginHeader\" inside a header block"]),
+        (body("EndHeader\n"), 3, &["\"EndHeader\" without a \"BeginHeader\" before it"]),
+        (header_with(&cols.replace("IOSize", "Size")), 2, &["field 7 (IOSize)", "names this column \"Size\"", "this parser reads"]),
+        (header_with(&cols.replace("ByteOffset, IOSize", "IOSize, ByteOffset")), 2, &["field 6 (ByteOffset)", "\"IOSize\""]),
+        (header_with(&format!("{cols}, Priority")), 2, &["the DiskRead header lists 16 columns, expected 15"]),
+        (header_with("TimeStamp, Process Name ( PID)"), 2, &["the DiskRead header lists 3 columns, expected 15"]),
+        (body("DiskWrite, 1, p ( 1), 1, 0x1, 0x0, 0x200, 1, 0\n"), 3, &["expected at least 15 fields", "got 9"]),
+        (read("abc", "0x0", "0x200", "0"), 3, &["field 2 (TimeStamp)", "non-negative decimal number", "\"abc\""]),
+        (read("-5", "0x0", "0x200", "0"), 3, &["field 2 (TimeStamp)", "negative number"]),
+        (read("18446744073709552", "0x0", "0x200", "0"), 3, &["field 2 (TimeStamp)", "overflows the 64-bit nanosecond clock"]),
+        (read("1", "4096", "0x200", "0"), 3, &["field 6 (ByteOffset)", "hexadecimal number with a 0x prefix", "\"4096\""]),
+        (read("1", "0x", "0x200", "0"), 3, &["field 6 (ByteOffset)", "hexadecimal", "\"0x\""]),
+        (read("1", "0x1g", "0x200", "0"), 3, &["field 6 (ByteOffset)", "\"0x1g\""]),
+        (read("1", "0x10000000000000000", "0x200", "0"), 3, &["field 6 (ByteOffset)", "does not fit in 64 bits"]),
+        (read("1", "0x0", "-0x200", "0"), 3, &["field 7 (IOSize)", "negative number"]),
+        (read("1", "0x0", "0x0", "0"), 3, &["field 7 (IOSize)", "size must be > 0"]),
+        (read("1", "0xffffffffffffff00", "0x200", "0"), 3, &["field 7 (IOSize)", "overflows the 64-bit byte address space"]),
+        (read("1", "0x0", "0x200", "disk1"), 3, &["field 9 (DiskNum)", "unsigned integer", "\"disk1\""]),
+        (read("1", "0x0", "0x200", "70000"), 3, &["field 9 (DiskNum)", "too large for a stream id"]),
+    ];
+    for (input, line, says) in &cases {
+        check(Msprod, input, Want::Error { line: *line, says });
+    }
+    // Concatenated dumps: a second header block after events is skipped; other event kinds,
+    // including unknown ones and DiskRead lookalikes, are skipped; upper-case 0X accepted.
+    let two = format!(
+        "{}\n{}BeginHeader\n DiskRead, {cols}\nEndHeader\nDiskReadInit, 5, p ( 1), 1, 0x1\nSomeNewEvent, 6\nDiskReadX, 7, junk\n{}",
+        MSPROD_HEADER,
+        msprod_read("1", "0x200", "0x200", "0"),
+        msprod_read("2.5", "0XABC00", "0X400", "7"),
+    );
+    check(Msprod, &two, Want::Records(&[(1000, R, 512, 512, 0), (2500, R, 0xabc00, 1024, 7)]));
+}
+
 // ----- real samples in shared/traces -------------------------------------------------------
 
 /// The raw text of a sample and its records parsed by streaming from the file itself.
@@ -635,6 +707,29 @@ fn stats_of_the_mqsim_fixture() {
         lba_max_bytes: 2_199_023_255_552 + 512 - 1, // = 2199023256063
     };
     assert_eq!(stats, expected);
+}
+
+#[test]
+fn stats_of_the_msprod_fixture() {
+    // `ftlab trace stats --format msprod` reads the same records as the parser test.
+    let stats = trace_stats(read_trace(Msprod, fixture("msprod.csv").as_bytes())).unwrap();
+    let expected = TraceStats {
+        requests: 3,
+        reads: 1,
+        writes: 2,
+        trims: 0,
+        bytes: 4096 + 65536 + 512, // = 70144
+        // times 10530, 10611, 10600 us: 10611 - 10530 = 81 us
+        duration_s: 81e-6,
+        // [77840384, +4096) -> page 19004; [0, 65536) -> pages 0..=15;
+        // [8589934080, +512) -> page 2097151
+        footprint_pages: 1 + 16 + 1,
+        lba_min_bytes: 0,
+        lba_max_bytes: 8_589_934_080 + 512 - 1, // = 8589934591
+    };
+    assert_eq!(stats, expected);
+    assert_eq!(TraceFormat::from_name("msprod"), Some(Msprod));
+    assert!(TraceFormat::ALL.contains(&Msprod));
 }
 
 #[test]

@@ -578,7 +578,7 @@ fn tenant_ranges() {
         "both trace and synthetic" => base().at("tenant1", "[tenants.trace]\npath = \"t.csv\"\nformat = \"msr\""),
             config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
         "unbounded synthetic workload" => base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n"),
-            config("tenants.1.synthetic.requests", &["the workload never ends: set requests, tenants.1.duration_s or measure.duration_s"]);
+            config("tenants.1.synthetic.requests", &["the workload never ends: set requests or end_s, tenants.1.duration_s or measure.duration_s"]);
         "neither trace nor synthetic" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", ""),
             config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
     ]);
@@ -639,6 +639,87 @@ fn synthetic_ranges() {
     ]);
     load_ok(&s("zipf_theta = 10.0\nhot_fraction = 0.999\nhot_access_fraction = 1.0\nread_ratio = 0.0\ntrim_ratio = 1.0\nfootprint_fraction = 1.0\nsizes = [{ bytes = 4096, weight = 0.0 }, { bytes = 8192 }]"));
     load_ok(&s("sizes = [{ bytes = 4096 }]").set("tenants.db.namespace_fraction=0.0001"));
+}
+
+#[test]
+fn synthetic_sequential_fractions_and_time_windows() {
+    let s = |line: &str| base().at("synthetic1", line);
+    let k = |key: &str| format!("tenants.1.synthetic.{key}");
+    check_all(cases![
+        "read_sequential_fraction above 1" => s("read_sequential_fraction = 1.5"), config(&k("read_sequential_fraction"), &["must be in [0, 1], got 1.5"]);
+        "write_sequential_fraction negative" => s("write_sequential_fraction = -0.1"), config(&k("write_sequential_fraction"), &["must be in [0, 1], got -0.1"]);
+        "a fraction with pattern = sequential" => base().replace("pattern = \"zipf\"", "pattern = \"sequential\"").at("synthetic1", "read_sequential_fraction = 0.2"),
+            config(&k("read_sequential_fraction"), &["must be 0 with pattern = \"sequential\"", "got 0.2"]);
+        "start_s negative" => s("start_s = -1.0"), config(&k("start_s"), &["must be in [0, 10000000] seconds, got -1"]);
+        "end_s not after start_s" => s("start_s = 3.0\nend_s = 2.5"), config(&k("end_s"), &["must be in (start_s, 10000000] seconds (start_s = 3), got 2.5"]);
+        "on_s without off_s" => s("on_s = 1.0"), config(&k("off_s"), &["must be set with on_s (both or neither)"]);
+        "off_s without on_s" => s("off_s = 1.0"), config(&k("on_s"), &["must be set with off_s (both or neither)"]);
+        "on_s below a microsecond" => s("on_s = 0.0000001\noff_s = 1.0"), config(&k("on_s"), &["must be in [0.000001, 10000000] seconds, got 0.0000001"]);
+        "off_s above 10^7" => s("on_s = 1.0\noff_s = 20000000.0"), config(&k("off_s"), &["must be in [0.000001, 10000000] seconds, got 20000000"]);
+        "a time knob with closed arrivals" => s("arrival = \"closed\"\nend_s = 5.0"),
+            config(&k("end_s"), &["does not apply to arrival = \"closed\"", "the tenant's start_s and duration_s"]);
+        "closed and never ending (no end_s suggested)" => base().replace("pattern = \"zipf\"\nrequests = 200\n", "arrival = \"closed\"\n"),
+            config(&k("requests"), &["the workload never ends: set requests, tenants.1.duration_s or measure.duration_s"]);
+    ]);
+    // An end_s ends a workload without requests; the edges load.
+    let s1 = load_ok(&base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\nend_s = 2.0\n"));
+    assert_eq!(s1.tenants[1].synthetic.as_ref().unwrap().parts()[0].end_s, Some(2.0));
+    load_ok(&s("read_sequential_fraction = 1.0\nwrite_sequential_fraction = 0.0\nstart_s = 10000000.0"));
+    load_ok(&s("start_s = 0.5\nend_s = 10000000.0\non_s = 0.000001\noff_s = 10000000.0"));
+}
+
+/// The base with tenant 1 (`db`) as a two-part workload; `#part0` and `#part1` are insertion
+/// points in its parts.
+fn two_parts() -> Case {
+    base().replace(
+        "[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n#synthetic1\n",
+        "[[tenants.synthetic]]\npattern = \"zipf\"\nrequests = 200\n#part0\n[[tenants.synthetic]]\nread_ratio = 1.0\nstart_s = 0.5\nend_s = 1.0\n#part1\n",
+    )
+}
+
+#[test]
+fn multi_part_synthetic_workloads() {
+    let p1 = |line: &str| two_parts().at("part1", line);
+    let sixty_five: String = (0..65).map(|_| "[[tenants.synthetic]]\nrequests = 1\n").collect();
+    check_all(cases![
+        "a range error in part 1" => p1("zipf_theta = 0.0"), config("tenants.1.synthetic.1.zipf_theta", &["must be in (0, 10], got 0"]);
+        "an unknown key in part 1" => p1("theta = 0.9"), config("tenants.1.synthetic.1.theta", &["unknown field `theta`", "`zipf_theta`"]);
+        "a wrong type in part 0" => two_parts().at("part0", "rate_iops = \"fast\""), config("tenants.1.synthetic.0.rate_iops", &["invalid type", "expected f64"]);
+        "closed arrivals in a two-part workload" => two_parts().at("part0", "arrival = \"closed\""),
+            config("tenants.1.synthetic.0.arrival", &["\"closed\" needs a workload of one part", "this one has 2 parts"]);
+        "part 1 never ends" => two_parts().replace("end_s = 1.0\n", ""),
+            config("tenants.1.synthetic.1.requests", &["part 1 never ends, so the workload never ends: set requests or end_s, tenants.1.duration_s or measure.duration_s"]);
+        "an empty array of parts" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n#synthetic1\n", "synthetic = []\n"),
+            config("tenants.1.synthetic", &["invalid length 0", "at least one generator table"]);
+        "synthetic neither a table nor an array" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n#synthetic1\n", "synthetic = 4\n"),
+            config("tenants.1.synthetic", &["a table of generator keys or an array of such tables"]);
+        "65 parts" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n#synthetic1\n", &sixty_five),
+            config("tenants.1.synthetic", &["must list 1 to 64 parts, got 65"]);
+        "--set out of range in a part" => two_parts().set("tenants.db.synthetic.1.read_ratio=2"), config("tenants.1.synthetic.1.read_ratio", &["must be in [0, 1], got 2"]);
+        "an array of one keeps the index" => base().replace("[tenants.synthetic]\npattern = \"zipf\"", "[[tenants.synthetic]]\npattern = \"zipf\"").at("synthetic1", "hot_fraction = 1.0"),
+            config("tenants.1.synthetic.0.hot_fraction", &["must be in (0, 1), got 1"]);
+    ]);
+    let s = load_ok(&two_parts().set("tenants.db.synthetic.1.rate_iops=5"));
+    let parts = s.tenants[1].synthetic.as_ref().unwrap().parts();
+    assert_eq!((parts.len(), parts[0].pattern, parts[1].rate_iops), (2, ftlab::workload::generator::Pattern::Zipf, 5.0));
+    // A tenant or measurement duration ends a part that would not end by itself.
+    load_ok(&two_parts().replace("end_s = 1.0\n", "").set("tenants.db.duration_s=3"));
+    load_ok(&two_parts().replace("end_s = 1.0\n", "").set("measure.duration_s=3"));
+}
+
+#[test]
+fn resolved_multi_part_scenario_reloads_to_itself() {
+    let s = load_ok(&two_parts().at("part1", "on_s = 0.01\noff_s = 0.04\nwrite_sequential_fraction = 0.3"));
+    let resolved = scenario::to_toml(&s);
+    let again = load_ok(&Case { text: resolved.clone(), ..base() });
+    assert_eq!(scenario::to_toml(&again), resolved);
+    assert_eq!(again.tenants[1].synthetic, s.tenants[1].synthetic);
+    // Tenant 0 stays a table, tenant 1 an array of two tables; the new keys are written out.
+    let headers = |h: &str| resolved.lines().filter(|l| *l == h).count();
+    assert_eq!((headers("[tenants.synthetic]"), headers("[[tenants.synthetic]]")), (1, 2), "{resolved}");
+    for key in ["read_sequential_fraction = 0.0", "write_sequential_fraction = 0.3", "start_s = 0.5", "end_s = 1.0", "on_s = 0.01", "off_s = 0.04"] {
+        assert!(resolved.contains(key), "resolved scenario lacks {key:?}:\n{resolved}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------

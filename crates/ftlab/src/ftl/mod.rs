@@ -66,6 +66,8 @@ pub struct Ftl {
     plane_cursor: Vec<u8>,
     /// Die of the partly filled host page per (tenant, stream), or `NONE`.
     host_cursor: Vec<u32>,
+    /// Valid units per (tenant, die), row-major by tenant (for placement metrics).
+    valid_by_tenant_die: Vec<u64>,
     pub oracle: Option<Oracle>,
 }
 
@@ -82,6 +84,7 @@ impl Ftl {
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
             plane_cursor: vec![0; n_keys * geometry.n_dies as usize],
             host_cursor: vec![NONE; n_tenants * params.physical_streams as usize],
+            valid_by_tenant_die: vec![0; n_tenants * geometry.n_dies as usize],
             oracle,
             geometry,
             params,
@@ -90,6 +93,11 @@ impl Ftl {
 
     pub fn n_tenants(&self) -> usize {
         self.l2p.len()
+    }
+
+    /// Units of `tenant` that hold the latest version of some logical page and lie on `die`.
+    pub fn valid_units_on(&self, tenant: u16, die: DieIdx) -> u64 {
+        self.valid_by_tenant_die[tenant as usize * self.geometry.n_dies as usize + die.0 as usize]
     }
 
     /// The die holding the partly filled host page of (tenant, stream), if any: the next
@@ -289,12 +297,17 @@ impl Ftl {
             assert_eq!(self.l2p[owner as usize][lpn as usize], ppa as u32, "P2L of unit {ppa} disagrees with L2P");
             valid[block as usize] += 1;
         }
+        let mut by_tenant_die = vec![0u64; self.valid_by_tenant_die.len()];
         for (b, info) in self.blocks.info.iter().enumerate() {
             assert_eq!(info.valid_units, valid[b], "valid count of block {b}");
+            if info.valid_units > 0 {
+                by_tenant_die[info.owner as usize * g.n_dies as usize + g.die_of_block(BlockIdx(b as u32)).0 as usize] += info.valid_units as u64;
+            }
             assert!(info.state != BlockState::Free || info.valid_units == 0, "free block {b} holds data");
             let key = self.blocks.greedy_keys()[b];
             assert_eq!(key, self.blocks.greedy_key(BlockIdx(b as u32)), "greedy key of block {b}");
         }
+        assert_eq!(by_tenant_die, self.valid_by_tenant_die, "valid units per (tenant, die)");
         for table in &self.l2p {
             for &ppa in table {
                 assert!(ppa == NONE || self.p2l[ppa as usize] != NONE, "L2P points at invalid unit {ppa}");
@@ -312,6 +325,7 @@ impl Ftl {
         assert_eq!(info.owner, tenant, "unit {} of block {} owned by {} written for tenant {tenant}", ppa.0, block.0, info.owner);
         info.valid_units += 1;
         self.blocks.refresh_key(block);
+        self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + g.die_of_block(block).0 as usize] += 1;
         assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
         self.p2l[ppa.0 as usize] = lpn;
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
@@ -327,7 +341,12 @@ impl Ftl {
         let info = self.blocks.get_mut(block);
         assert!(info.valid_units > 0);
         info.valid_units -= 1;
+        let owner = info.owner;
         self.blocks.refresh_key(block);
+        let g = &self.geometry;
+        let i = owner as usize * g.n_dies as usize + g.die_of_block(block).0 as usize;
+        assert!(self.valid_by_tenant_die[i] > 0, "valid count of tenant {owner} on a die underflows");
+        self.valid_by_tenant_die[i] -= 1;
     }
 
     /// The open block of the cursor's plane; if that plane's block is full and no free block

@@ -1,12 +1,13 @@
 //! The host side of one tenant: its workload source (a trace or a generator) turned into
 //! `HostRequest`s in the tenant's namespace: address mapping (wrap, scale, reject), time
-//! scaling and the tenant's start and stop times. Queueing, replay modes and completion are
+//! scaling (trace times are rebased on the first record, synthetic ones are taken as they
+//! are) and the tenant's start and stop times. Queueing, replay modes and completion are
 //! in `simulation::host_io`. Reads no file: a trace arrives as a `RecordStream`.
 
 use crate::error::FtlabError;
 use crate::scenario::AddressMap;
 use crate::sim::time::SimTime;
-use crate::workload::generator::Generator;
+use crate::workload::synthetic::SyntheticStream;
 use crate::workload::{IoOp, RecordStream, TraceRecord};
 
 /// The latest arrival a run accepts: 10^7 simulated seconds (about 116 days), the same bound
@@ -29,7 +30,9 @@ pub struct HostRequest {
 /// Where a tenant's requests come from.
 pub enum Records<'a> {
     Trace(RecordStream<'a>),
-    Synthetic(Box<Generator>),
+    /// A synthetic workload; its record times are already relative to the tenant's start
+    /// (not rebased on the first record, so a part's `start_s` offset is kept).
+    Synthetic(Box<SyntheticStream>),
 }
 
 /// How a source maps its records into the namespace and onto the simulated clock.
@@ -64,7 +67,12 @@ impl<'a> Source<'a> {
     pub fn new(records: Records<'a>, p: SourceParams) -> Source<'a> {
         assert!(p.namespace_units > 0 && p.time_scale > 0.0);
         let last_arrival = p.start;
-        Source { records, p, first_time: None, last_arrival, issued: 0, reordered: 0 }
+        // A trace's times are rebased on its first record; a generator's start at zero.
+        let first_time = match records {
+            Records::Trace(_) => None,
+            Records::Synthetic(_) => Some(SimTime::ZERO),
+        };
+        Source { records, p, first_time, last_arrival, issued: 0, reordered: 0 }
     }
 
     /// The next request, `Ok(None)` when the source is exhausted or past its end time.

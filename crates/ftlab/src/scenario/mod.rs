@@ -11,7 +11,7 @@ pub use validate::MAX_TIMESERIES_ROWS;
 
 use crate::error::FtlabError;
 use crate::ftl::gc::VictimPolicy;
-use crate::workload::generator::GeneratorConfig;
+use crate::workload::synthetic::SyntheticWorkload;
 use crate::workload::TraceFormat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -179,8 +179,10 @@ pub struct TenantConfig {
     pub duration_s: Option<f64>,
     /// A trace workload (exclusive with `synthetic`).
     pub trace: Option<TraceWorkload>,
-    /// A synthetic workload (exclusive with `trace`).
-    pub synthetic: Option<GeneratorConfig>,
+    /// A synthetic workload (exclusive with `trace`): one generator table
+    /// (`[tenants.synthetic]`) or an array of them (`[[tenants.synthetic]]`), merged in time
+    /// order.
+    pub synthetic: Option<SyntheticWorkload>,
 }
 
 /// How trace addresses outside the namespace are handled.

@@ -7,7 +7,8 @@ use crate::flash::timing::Timing;
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
 use crate::stream;
-use crate::workload::generator::Generator;
+use crate::workload::generator::Arrival;
+use crate::workload::synthetic::SyntheticWorkload;
 
 type Check = Result<(), (String, String)>;
 
@@ -266,8 +267,8 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
         }
         check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
-        if t.synthetic.as_ref().is_some_and(|w| w.requests.is_none()) && t.duration_s.is_none() && s.measure.duration_s.is_none() {
-            return err(key("synthetic.requests"), format!("the workload never ends: set requests, tenants.{i}.duration_s or measure.duration_s"));
+        if let Some(w) = t.synthetic.as_ref().filter(|_| t.duration_s.is_none() && s.measure.duration_s.is_none()) {
+            check_synthetic_ends(w, i, &key)?;
         }
     }
     if total > logical {
@@ -300,11 +301,24 @@ fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> 
             }
             Ok(())
         }
-        // `try_new` validates the config and checks that the largest request fits in the
+        // `try_build` validates every part and checks that the largest request fits in the
         // namespace, as the run will.
-        (None, Some(g)) => Generator::try_new(g, namespace_bytes, 0).map(|_| ()).map_err(|(k, r)| (key(&format!("synthetic.{k}")), r)),
+        (None, Some(w)) => w.try_build(namespace_bytes, 0).map(|_| ()).map_err(|(k, r)| {
+            let k = if k.is_empty() { "synthetic".to_string() } else { format!("synthetic.{k}") };
+            (key(&k), r)
+        }),
         _ => err(key("trace"), "set exactly one of [tenants.trace] and [tenants.synthetic]"),
     }
+}
+
+/// A synthetic workload ends when every part ends: each needs `requests` or `end_s` when
+/// neither the tenant nor the measurement has a duration (checked by the caller).
+fn check_synthetic_ends(w: &SyntheticWorkload, i: usize, key: &dyn Fn(&str) -> String) -> Check {
+    let Some(j) = w.parts().iter().position(|p| p.requests.is_none() && p.end_s.is_none()) else { return Ok(()) };
+    // Closed-loop parts take no end_s: do not suggest it.
+    let own = if w.parts()[j].arrival == Arrival::Closed { "requests" } else { "requests or end_s" };
+    let which = if w.parts().len() > 1 { format!("part {j} never ends, so the workload never ends") } else { "the workload never ends".to_string() };
+    err(key(&format!("synthetic.{}", w.key(j, "requests"))), format!("{which}: set {own}, tenants.{i}.duration_s or measure.duration_s"))
 }
 
 fn check_phases(s: &Scenario) -> Check {
@@ -368,7 +382,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         }
     }
     let ns = s.namespace_units();
-    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap() };
+    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing() };
     for (i, name) in s.schemes.clone().iter().enumerate() {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {

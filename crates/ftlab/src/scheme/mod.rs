@@ -6,8 +6,10 @@
 
 pub mod partitioned;
 pub mod unified;
+pub mod upi;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
+use crate::flash::timing::Timing;
 use crate::ftl::gc::VictimPolicy;
 use crate::ftl::Ftl;
 use crate::sim::time::SimTime;
@@ -21,6 +23,8 @@ pub struct SchemeContext<'a> {
     pub namespace_units: &'a [u32],
     /// `device.over_provisioning`: (physical - logical) / logical.
     pub over_provisioning: f64,
+    /// The device's flash timing (UPI's service times in Eq. 2).
+    pub timing: Timing,
 }
 
 /// A scheme config value is wrong: `key` is relative to the scheme's table.
@@ -122,6 +126,11 @@ pub trait Scheme: Send {
         ftl.select_victim(die, policy, now)
     }
 
+    /// The timed run starts (preconditioning, if any, is over).
+    fn on_run_start(&mut self, ftl: &Ftl) {
+        let _ = ftl;
+    }
+
     /// Interval of `on_epoch`, or `None` for a scheme without epochs.
     fn epoch(&self) -> Option<SimTime> {
         None
@@ -156,7 +165,7 @@ pub trait Scheme: Send {
 pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
 /// Every scheme a scenario may name.
-pub const REGISTRY: &[(&str, BuildFn)] = &[("unified", unified::build), ("partitioned", partitioned::build)];
+pub const REGISTRY: &[(&str, BuildFn)] = &[("unified", unified::build), ("partitioned", partitioned::build), ("upi", upi::build)];
 
 /// Build the scheme called `name`.
 pub fn build(name: &str, config: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {

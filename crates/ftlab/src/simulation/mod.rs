@@ -268,6 +268,7 @@ impl<'a> Simulation<'a> {
 
     /// Run to the end; `progress(now)` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(SimTime)) -> Result<(), FtlabError> {
+        self.scheme.on_run_start(&self.ftl);
         for t in 0..self.tenants.len() {
             self.tenants[t].next = self.tenants[t].source.next_request()?;
             let start = self.tenants[t].start;
@@ -318,7 +319,13 @@ impl<'a> Simulation<'a> {
                 self.scheme.on_epoch(self.now, &self.epoch, &self.ftl);
                 self.epoch.clear();
                 if !self.host_done() {
-                    self.events.push(self.now + self.epoch.window, Event::Epoch);
+                    // The scheme may have given stalled writers room (a new die).
+                    self.wake_stalled()?;
+                    // With nothing else pending, epochs alone would tick forever: stop, and let
+                    // the run end as a stall (reported by `stall_error`).
+                    if !self.events.is_empty() {
+                        self.events.push(self.now + self.epoch.window, Event::Epoch);
+                    }
                 }
             }
         }

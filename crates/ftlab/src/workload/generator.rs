@@ -35,6 +35,17 @@
 //!   `hot_access_fraction`, else to the cold region, uniformly within the region. A request
 //!   may extend past the region's end (only the first page is drawn from the region).
 //!
+//! **Sequential fractions** (`read_sequential_fraction`, `write_sequential_fraction`, default
+//! 0). Reads and writes each keep a cursor, starting at page 0. With its op's fraction as
+//! probability, a read (write) starts at its op's cursor, i.e. where the previous read (write)
+//! ended; when it would pass the footprint end it starts at page 0 instead (wrap-around, as
+//! `sequential`). Otherwise its first page is drawn by the pattern as above. Either way the
+//! cursor then moves to the request's end. Trims are never made sequential by a fraction.
+//! The pattern's draw is made for every request, even one that then starts at the cursor, so
+//! the non-sequential requests get the same addresses as with both fractions 0. With
+//! `pattern = "sequential"` every request already starts at its cursor: a fraction other than
+//! 0 is rejected (`validate`) rather than silently ignored.
+//!
 //! For the random patterns, a request whose `offset + size` would pass the footprint end is
 //! *clamped by moving its offset back* so that it ends exactly at the footprint end; its size
 //! is never truncated. (This gives the last pages of the footprint slightly more mass when
@@ -45,16 +56,36 @@
 //! record has `stream = 0`.
 //!
 //! Arrivals: `poisson` draws exponential gaps of mean `1 / rate_iops` seconds, the first
-//! request at time 0 (times are accumulated in f64 ns and rounded to the nearest ns, so there
-//! is no drift); `fixed` issues request `i` at `round(i · (interval_us · 1000))` ns; `closed`
-//! gives every record time 0 and leaves the pacing to the host's queue depth.
+//! request at active time 0 (times are accumulated in f64 ns and rounded to the nearest ns, so
+//! there is no drift); `fixed` issues request `i` at active time `round(i · (interval_us ·
+//! 1000))` ns; `closed` gives every record time 0 and leaves the pacing to the host's queue
+//! depth.
+//!
+//! **Time windows** (timed arrivals only). The arrival process runs on an *active* clock that
+//! is mapped to the record's time (nanoseconds from the tenant's start) as follows, with every
+//! time in whole nanoseconds (`round(x_s · 10^9)`):
+//!
+//! * `start_s` (default 0) shifts every arrival: active time `a` becomes `start + a`.
+//! * `on_s` and `off_s` (both or neither) gate the process: from `start_s`, cycles of an "on"
+//!   period of `on_s` then an "off" period of `off_s` repeat, and the active clock runs only
+//!   during "on" periods, so active time `a` becomes `start + ⌊a / on⌋ · (on + off) + a mod
+//!   on`. An arrival never falls in an "off" period; the rate during "on" periods is the
+//!   configured one.
+//! * `end_s` ends the generator: the first request whose time is at or after `end_s` is not
+//!   produced, and neither is any later one.
+//!
+//! With none of them set, a record's time is its active time, as before these knobs existed.
+//! `closed` arrivals reject all four (its records carry no time; use the tenant's `start_s`
+//! and `duration_s`).
 //!
 //! # Randomness
 //!
-//! Four independent [`Pcg64Mcg`] streams, all derived from the caller's seed, drive the
-//! addresses, the ops, the sizes and the arrival gaps. Changing one knob (say `read_ratio`)
+//! Five independent [`Pcg64Mcg`] streams, all derived from the caller's seed, drive the
+//! addresses, the ops, the sizes, the arrival gaps and the sequential-fraction coins (one coin
+//! per request, drawn only when a fraction is not 0). Changing one knob (say `read_ratio`)
 //! therefore leaves the other draws unchanged (common random numbers across experiments);
-//! the exception is `sequential`, whose offsets follow the op sequence by design. The Zipf
+//! the exceptions are `sequential` and the sequential fractions, whose offsets follow the op
+//! sequence by design. The time-window knobs only map times and draw nothing. The Zipf
 //! and Poisson draws go through `f64` `powf`/`ln`/`exp`, so a sequence is bit-identical for
 //! a given build and platform, not necessarily across platforms' math libraries.
 
@@ -145,9 +176,31 @@ pub struct GeneratorConfig {
     /// Default 1.0.
     pub footprint_fraction: f64,
     /// Number of requests to generate, >= 1; absent (default) means unbounded and the
-    /// simulation stops on its duration.
+    /// simulation stops on its duration (or `end_s`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<u64>,
+    /// Probability that a read starts where the previous read ended (its cursor, wrapping at
+    /// the footprint end), else its first page is drawn by the pattern; in [0, 1]. Must be 0
+    /// with `pattern = "sequential"`. Default 0.0.
+    pub read_sequential_fraction: f64,
+    /// As `read_sequential_fraction`, for writes. Default 0.0.
+    pub write_sequential_fraction: f64,
+    /// Time of the first arrival, in seconds from the tenant's start, in [0, 10^7]; timed
+    /// arrivals only (0 with `closed`). Default 0.0.
+    pub start_s: f64,
+    /// No request at or after this time (seconds from the tenant's start): the generator ends
+    /// there. In (`start_s`, 10^7]; timed arrivals only. Default: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_s: Option<f64>,
+    /// Length of the "on" period of the on/off cycle that starts at `start_s`, in seconds,
+    /// in [10^-6, 10^7]; set with `off_s` (both or neither); timed arrivals only. Requests
+    /// arrive only during "on" periods. Default: none (always on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_s: Option<f64>,
+    /// Length of the "off" period of the on/off cycle, in seconds, in [10^-6, 10^7]; set with
+    /// `on_s`. Default: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off_s: Option<f64>,
 }
 
 impl Default for GeneratorConfig {
@@ -169,12 +222,26 @@ impl Default for GeneratorConfig {
             interval_us: 100.0,
             footprint_fraction: 1.0,
             requests: None,
+            read_sequential_fraction: 0.0,
+            write_sequential_fraction: 0.0,
+            start_s: 0.0,
+            end_s: None,
+            on_s: None,
+            off_s: None,
         }
     }
 }
 
 /// Largest accepted Zipf exponent. Beyond it nearly every access hits rank 1 anyway.
 pub const MAX_ZIPF_THETA: f64 = 10.0;
+
+/// Largest accepted `start_s`, `end_s`, `on_s` and `off_s`, in seconds: the bound the
+/// scenario puts on every time (about 116 days of simulated time).
+pub const MAX_TIME_S: f64 = 1e7;
+
+/// Shortest accepted `on_s` and `off_s`, in seconds (one microsecond), so that a period is
+/// always many nanoseconds long.
+pub const MIN_PERIOD_S: f64 = 1e-6;
 
 fn err(key: &str, reason: String) -> Result<(), (String, String)> {
     Err((key.to_string(), reason))
@@ -238,7 +305,87 @@ impl GeneratorConfig {
                 "must be >= 1 (omit it for an unbounded workload), got 0".to_string(),
             );
         }
+        self.validate_sequential_fractions()?;
+        self.validate_time_windows()
+    }
+
+    /// `read_sequential_fraction` and `write_sequential_fraction`.
+    fn validate_sequential_fractions(&self) -> Result<(), (String, String)> {
+        for (key, v) in [
+            ("read_sequential_fraction", self.read_sequential_fraction),
+            ("write_sequential_fraction", self.write_sequential_fraction),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return err(key, format!("must be in [0, 1], got {v}"));
+            }
+            if self.pattern == Pattern::Sequential && v != 0.0 {
+                return err(
+                    key,
+                    format!(
+                        "must be 0 with pattern = \"sequential\" (every request already starts \
+                         where the previous one of its op ended), got {v}"
+                    ),
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// `start_s`, `end_s`, `on_s` and `off_s`: ranges, pairing, and none with `closed`.
+    fn validate_time_windows(&self) -> Result<(), (String, String)> {
+        let start = self.start_s;
+        if !(0.0..=MAX_TIME_S).contains(&start) {
+            return err("start_s", format!("must be in [0, {MAX_TIME_S}] seconds, got {start}"));
+        }
+        if let Some(end) = self.end_s.filter(|&e| !(e > start && e <= MAX_TIME_S)) {
+            return err(
+                "end_s",
+                format!("must be in (start_s, {MAX_TIME_S}] seconds (start_s = {start}), got {end}"),
+            );
+        }
+        for (key, v) in [("on_s", self.on_s), ("off_s", self.off_s)] {
+            if let Some(v) = v.filter(|v| !(MIN_PERIOD_S..=MAX_TIME_S).contains(v)) {
+                return err(
+                    key,
+                    format!("must be in [{MIN_PERIOD_S}, {MAX_TIME_S}] seconds, got {v}"),
+                );
+            }
+        }
+        match (self.on_s, self.off_s) {
+            (Some(_), None) => return err("off_s", "must be set with on_s (both or neither)".to_string()),
+            (None, Some(_)) => return err("on_s", "must be set with off_s (both or neither)".to_string()),
+            _ => {}
+        }
+        if self.arrival == Arrival::Closed {
+            let set = [
+                ("start_s", start != 0.0),
+                ("end_s", self.end_s.is_some()),
+                ("on_s", self.on_s.is_some()),
+                ("off_s", self.off_s.is_some()),
+            ];
+            if let Some((key, _)) = set.iter().find(|(_, set)| *set) {
+                return err(
+                    key,
+                    format!(
+                        "does not apply to arrival = \"closed\" (its requests carry no time; use \
+                         the tenant's start_s and duration_s), got {}",
+                        self.time_knob_text(key)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of a time knob as the user wrote it, for messages.
+    fn time_knob_text(&self, key: &str) -> String {
+        let v = match key {
+            "start_s" => Some(self.start_s),
+            "end_s" => self.end_s,
+            "on_s" => self.on_s,
+            _ => self.off_s,
+        };
+        v.map_or_else(|| "none".to_string(), |v| v.to_string())
     }
 
     /// `align_bytes` and the request-size table.
@@ -359,6 +506,91 @@ enum ArrivalState {
     Closed,
 }
 
+impl AddrState {
+    /// The pattern's state over a footprint of `footprint_pages` pages (validated config).
+    fn new(cfg: &GeneratorConfig, footprint_pages: u64) -> AddrState {
+        match cfg.pattern {
+            Pattern::Uniform => AddrState::Uniform,
+            Pattern::Zipf => AddrState::Zipf {
+                zipf: Zipf::new(footprint_pages as f64, cfg.zipf_theta)
+                    .expect("validated: n >= 1, theta > 0"),
+                scramble: Scramble::new(footprint_pages),
+            },
+            Pattern::Sequential => AddrState::Sequential { cursors: [0; 3] },
+            Pattern::HotCold => {
+                let hot = (footprint_pages as f64 * cfg.hot_fraction).round() as u64;
+                let hot_pages = if footprint_pages >= 2 {
+                    hot.clamp(1, footprint_pages - 1)
+                } else {
+                    footprint_pages
+                };
+                AddrState::HotCold {
+                    hot_pages,
+                    hot_prob: cfg.hot_access_fraction,
+                }
+            }
+        }
+    }
+}
+
+impl ArrivalState {
+    /// The arrival process of a validated config.
+    fn new(cfg: &GeneratorConfig) -> ArrivalState {
+        match cfg.arrival {
+            Arrival::Poisson => ArrivalState::Poisson {
+                gap: Exp::new(cfg.rate_iops / 1e9).expect("validated: rate > 0"),
+                next_ns: 0.0,
+            },
+            Arrival::Fixed => ArrivalState::Fixed {
+                interval_ns: cfg.interval_us * 1e3,
+            },
+            Arrival::Closed => ArrivalState::Closed,
+        }
+    }
+}
+
+/// The sequential fractions: one coin stream and a cursor per op (read, write).
+#[derive(Clone, Debug)]
+struct SeqMix {
+    rng: Pcg64Mcg,
+    /// `read_sequential_fraction`, `write_sequential_fraction`.
+    fraction: [f64; 2],
+    /// Where the previous read (write) ended, in pages; 0 at the start.
+    cursors: [u64; 2],
+}
+
+/// The time windows: how active time maps to record time, and where the generator ends.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    start_ns: u64,
+    end_ns: Option<u64>,
+    /// `(on, off)` period lengths in ns, both >= 1000.
+    cycle: Option<(u64, u64)>,
+}
+
+impl Window {
+    fn new(cfg: &GeneratorConfig) -> Window {
+        let ns = |s: f64| (s * 1e9).round() as u64;
+        Window {
+            start_ns: ns(cfg.start_s),
+            end_ns: cfg.end_s.map(ns),
+            cycle: cfg.on_s.zip(cfg.off_s).map(|(on, off)| (ns(on), ns(off))),
+        }
+    }
+
+    /// Record time of active time `active_ns` (saturating at `u64::MAX` ns).
+    #[inline]
+    fn time_of(&self, active_ns: u64) -> u64 {
+        let offset = match self.cycle {
+            None => u128::from(active_ns),
+            Some((on, off)) => {
+                u128::from(active_ns / on) * u128::from(on + off) + u128::from(active_ns % on)
+            }
+        };
+        u64::try_from(u128::from(self.start_ns) + offset).unwrap_or(u64::MAX)
+    }
+}
+
 /// A seeded iterator of synthetic [`TraceRecord`]s. See the module docs for the model.
 #[derive(Clone, Debug)]
 pub struct Generator {
@@ -368,6 +600,9 @@ pub struct Generator {
     time_rng: Pcg64Mcg,
     addr: AddrState,
     arrival: ArrivalState,
+    /// `None` when both sequential fractions are 0 (no coin is drawn).
+    seq: Option<SeqMix>,
+    window: Window,
     align: u64,
     footprint_pages: u64,
     read_ratio: f64,
@@ -377,6 +612,8 @@ pub struct Generator {
     size_cum: Vec<f64>,
     emitted: u64,
     limit: Option<u64>,
+    /// Set when a request fell at or after `end_s`: the generator has ended.
+    ended: bool,
 }
 
 /// SplitMix64 finaliser, to derive independent sub-seeds from one seed.
@@ -441,37 +678,14 @@ impl Generator {
             })
             .collect();
 
-        let addr = match cfg.pattern {
-            Pattern::Uniform => AddrState::Uniform,
-            Pattern::Zipf => AddrState::Zipf {
-                zipf: Zipf::new(footprint_pages as f64, cfg.zipf_theta)
-                    .expect("validated: n >= 1, theta > 0"),
-                scramble: Scramble::new(footprint_pages),
-            },
-            Pattern::Sequential => AddrState::Sequential { cursors: [0; 3] },
-            Pattern::HotCold => {
-                let hot = (footprint_pages as f64 * cfg.hot_fraction).round() as u64;
-                let hot_pages = if footprint_pages >= 2 {
-                    hot.clamp(1, footprint_pages - 1)
-                } else {
-                    footprint_pages
-                };
-                AddrState::HotCold {
-                    hot_pages,
-                    hot_prob: cfg.hot_access_fraction,
-                }
-            }
-        };
-        let arrival = match cfg.arrival {
-            Arrival::Poisson => ArrivalState::Poisson {
-                gap: Exp::new(cfg.rate_iops / 1e9).expect("validated: rate > 0"),
-                next_ns: 0.0,
-            },
-            Arrival::Fixed => ArrivalState::Fixed {
-                interval_ns: cfg.interval_us * 1e3,
-            },
-            Arrival::Closed => ArrivalState::Closed,
-        };
+        let addr = AddrState::new(cfg, footprint_pages);
+        let arrival = ArrivalState::new(cfg);
+        let fraction = [cfg.read_sequential_fraction, cfg.write_sequential_fraction];
+        let seq = (fraction != [0.0; 2]).then(|| SeqMix {
+            rng: sub_rng(seed, 5),
+            fraction,
+            cursors: [0; 2],
+        });
         Ok(Generator {
             addr_rng: sub_rng(seed, 1),
             op_rng: sub_rng(seed, 2),
@@ -479,6 +693,8 @@ impl Generator {
             time_rng: sub_rng(seed, 4),
             addr,
             arrival,
+            seq,
+            window: Window::new(cfg),
             align,
             footprint_pages,
             read_ratio: cfg.read_ratio,
@@ -487,6 +703,7 @@ impl Generator {
             size_cum,
             emitted: 0,
             limit: cfg.requests,
+            ended: false,
         })
     }
 
@@ -506,18 +723,17 @@ impl Generator {
         self.emitted
     }
 
+    /// Time of the next request on the active clock (see the module docs), in ns.
     #[inline]
-    fn next_time(&mut self) -> SimTime {
+    fn next_active_ns(&mut self) -> u64 {
         match &mut self.arrival {
             ArrivalState::Poisson { gap, next_ns } => {
                 let t = *next_ns;
                 *next_ns += gap.sample(&mut self.time_rng);
-                SimTime(t.round() as u64)
+                t.round() as u64
             }
-            ArrivalState::Fixed { interval_ns } => {
-                SimTime((self.emitted as f64 * *interval_ns).round() as u64)
-            }
-            ArrivalState::Closed => SimTime::ZERO,
+            ArrivalState::Fixed { interval_ns } => (self.emitted as f64 * *interval_ns).round() as u64,
+            ArrivalState::Closed => 0,
         }
     }
 
@@ -582,22 +798,53 @@ impl Generator {
         // Clamp by moving the offset back, never by shrinking the request.
         start.min(n - size)
     }
+
+    /// With the sequential fractions: `drawn` (the pattern's start) or, on the op's coin,
+    /// the op's cursor (wrapping to 0 when the request would pass the footprint end); the
+    /// cursor then moves to the request's end. One coin per request, whatever its op.
+    #[inline]
+    fn sequential_start(&mut self, op: IoOp, size: u64, drawn: u64) -> u64 {
+        let n = self.footprint_pages;
+        let Some(seq) = &mut self.seq else { return drawn };
+        let u: f64 = seq.rng.random();
+        let i = match op {
+            IoOp::Read => 0,
+            IoOp::Write => 1,
+            IoOp::Trim => return drawn,
+        };
+        let cursor = &mut seq.cursors[i];
+        let start = if u >= seq.fraction[i] {
+            drawn
+        } else if *cursor + size > n {
+            0
+        } else {
+            *cursor
+        };
+        *cursor = start + size;
+        start
+    }
 }
 
 impl Iterator for Generator {
     type Item = TraceRecord;
 
     fn next(&mut self) -> Option<TraceRecord> {
-        if self.limit.is_some_and(|l| self.emitted >= l) {
+        if self.ended || self.limit.is_some_and(|l| self.emitted >= l) {
             return None;
         }
-        let time = self.next_time();
+        let active = self.next_active_ns();
+        let time = self.window.time_of(active);
+        if self.window.end_ns.is_some_and(|end| time >= end) {
+            self.ended = true;
+            return None;
+        }
         let op = self.next_op();
         let size = self.next_size_pages();
-        let start = self.next_start_page(op, size);
+        let drawn = self.next_start_page(op, size);
+        let start = self.sequential_start(op, size, drawn);
         self.emitted += 1;
         Some(TraceRecord {
-            time,
+            time: SimTime(time),
             op,
             offset_bytes: start * self.align,
             size_bytes: size * self.align,
@@ -606,15 +853,23 @@ impl Iterator for Generator {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
+        if self.ended {
+            return (0, Some(0));
+        }
+        // With an end time, the generator may stop before its request limit.
+        let may_end_early = self.window.end_ns.is_some();
         match self.limit {
             Some(l) => {
                 let left = usize::try_from(l - self.emitted).unwrap_or(usize::MAX);
-                (left, Some(left))
+                (if may_end_early { 0 } else { left }, Some(left))
             }
+            None if may_end_early => (0, None),
             None => (usize::MAX, None),
         }
     }
 }
+
+impl std::iter::FusedIterator for Generator {}
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! Workload inputs: trace parsers (one file per format, each over `impl BufRead`) and
-//! synthetic generators. Everything here produces plain `TraceRecord`s; nothing here knows
+//! synthetic generators (`generator.rs`, merged into multi-part workloads by `synthetic.rs`). Everything here produces plain `TraceRecord`s; nothing here knows
 //! about the device, the FTL or the scheme, and nothing here opens a file.
 //!
 //! Conventions shared by every parser (the machinery is [`LineReader`] and `Field`):
@@ -23,10 +23,12 @@ pub mod alibaba;
 pub mod blkparse;
 pub mod fio;
 pub mod generator;
+pub mod msprod;
 pub mod msr;
 pub mod mqsim;
 pub mod spc;
 pub mod stats;
+pub mod synthetic;
 pub mod systor;
 pub mod tencent;
 
@@ -99,10 +101,12 @@ pub enum TraceFormat {
     Blkparse,
     /// fio iolog v2 / v3.
     Fio,
+    /// SNIA Microsoft production-server traces: CSV exports of Windows ETW kernel traces.
+    Msprod,
 }
 
 impl TraceFormat {
-    pub const ALL: [TraceFormat; 8] = [
+    pub const ALL: [TraceFormat; 9] = [
         TraceFormat::Msr,
         TraceFormat::Mqsim,
         TraceFormat::Systor,
@@ -111,6 +115,7 @@ impl TraceFormat {
         TraceFormat::Alibaba,
         TraceFormat::Blkparse,
         TraceFormat::Fio,
+        TraceFormat::Msprod,
     ];
 
     pub fn name(self) -> &'static str {
@@ -123,6 +128,7 @@ impl TraceFormat {
             TraceFormat::Alibaba => "alibaba",
             TraceFormat::Blkparse => "blkparse",
             TraceFormat::Fio => "fio",
+            TraceFormat::Msprod => "msprod",
         }
     }
 
@@ -146,6 +152,7 @@ pub fn read_trace<'a, R: BufRead + Send + 'a>(format: TraceFormat, input: R) -> 
         TraceFormat::Alibaba => Box::new(alibaba::AlibabaReader::new(input)),
         TraceFormat::Blkparse => Box::new(blkparse::BlkparseReader::new(input)),
         TraceFormat::Fio => Box::new(fio::FioReader::new(input)),
+        TraceFormat::Msprod => Box::new(msprod::MsprodReader::new(input)),
     }
 }
 
@@ -322,6 +329,17 @@ impl Field {
         text.bytes()
             .try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')))
             .ok_or_else(|| format!("{self}: {text:?} does not fit in 64 bits (at most {})", u64::MAX))
+    }
+
+    /// A hexadecimal unsigned integer with a `0x` (or `0X`) prefix, digits in either case,
+    /// that fits in 64 bits (`0x00001000` = 4096).
+    pub fn hex_u64(self, text: &str) -> Result<u64, String> {
+        let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
+        let Some(digits) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit())) else {
+            return Err(self.not_a_number("a hexadecimal number with a 0x prefix", text));
+        };
+        u64::from_str_radix(digits, 16)
+            .map_err(|_| format!("{self}: {text:?} does not fit in 64 bits (at most {:#x})", u64::MAX))
     }
 
     /// A stream id: an unsigned integer of at most 65535.

@@ -1,0 +1,598 @@
+//! `upi`: utilitarian performance isolation (Kim, Lee and Min, HotStorage '18;
+//! `../shared/papers/upi-utilitarian-performance-isolation.txt`). Every tenant writes only
+//! to its *allocation set* of dies; the sets are disjoint and cover every die (except
+//! optional read-only dies). Reads are served wherever the data is. GC reads a tenant's data
+//! from any die and writes it into the tenant's own set, so data drifts home. Every epoch the
+//! scheme computes each tenant's utility (Eq. 1) from the observed reads (N_r), the expected
+//! programs (Eq. 3) and the dies' traffic (Eq. 2), and moves one die from the tenant with the
+//! highest utility to the one with the lowest, if the anti-thrash rule allows it.
+//!
+//! What this is not: it moves no data itself (GC relocates it, through `gc_victim`'s
+//! read-weighted cost-benefit and `gc_write_die`), and it knows nothing of time beyond the
+//! epoch counters it is handed. `docs/schemes/upi.md` maps each equation to its line here.
+
+use super::partitioned::proportional_shares;
+use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext};
+use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
+use crate::ftl::blocks::BlockState;
+use crate::ftl::gc::VictimPolicy;
+use crate::ftl::Ftl;
+use crate::sim::time::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Knobs of `upi` (`[scheme.upi]`). Units are in the names; every knob has a default.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpiConfig {
+    /// Length of an epoch in simulated seconds: how often utilities are computed and at most
+    /// one die changes sets. In [0.001, 86400]. Default 1.0 (the paper gives no value).
+    #[serde(default = "default_epoch_s")]
+    pub epoch_s: f64,
+    /// How much a block's reads count in GC's cost-benefit score when the block lies on a die
+    /// outside its owner's set (§4, data relocation): 0 = never relocate for isolation (lazy),
+    /// large = eager. Unitless, in [0, 1e6]. Default 1.0.
+    #[serde(default = "default_one")]
+    pub relocation_weight: f64,
+    /// Exponent on N_r(t, c) in both sums of Eq. 1 (§6: > 1 favours the dies a tenant reads
+    /// most, i.e. its common case; < 1 its rare reads, i.e. the tail). In (0, 8]. Default 1.
+    #[serde(default = "default_one")]
+    pub read_exponent: f64,
+    /// Per-tenant exponent on 1 - Traffic(c, S) in Eq. 1 (§6 asymmetric service: a larger
+    /// exponent makes a tenant more sensitive to traffic, so it gets more isolation). One per
+    /// tenant in scenario order, each in (0, 8]; empty (the default) = all 1.
+    #[serde(default)]
+    pub traffic_exponents: Vec<f64>,
+    /// Dies that belong to no allocation set once the timed run starts (§6): they hold what
+    /// preconditioning wrote and serve reads only; no host write or GC copy goes there.
+    /// Die indices in [0, dies), distinct. Default none.
+    #[serde(default)]
+    pub read_only_dies: Vec<u32>,
+    /// Traffic beyond which the M/M/1 delay weight 1 / (1 - Traffic) of Eq. 1 is continued
+    /// along its tangent (so Traffic >= 1, an overloaded die, still gets a finite weight that
+    /// grows with the load). In (0, 1). Default 0.95.
+    #[serde(default = "default_traffic_cap")]
+    pub traffic_cap: f64,
+    /// Dies of each tenant's initial set, in scenario order, summing to the device's dies;
+    /// empty (the default) = proportional to namespace size, as `partitioned` by die.
+    #[serde(default)]
+    pub initial_shares: Vec<u32>,
+    /// Smallest set a donor may be left with. In [1, smallest initial set]. Default 1.
+    #[serde(default = "default_min_set")]
+    pub min_set_dies: u32,
+}
+
+fn default_epoch_s() -> f64 {
+    1.0
+}
+fn default_one() -> f64 {
+    1.0
+}
+fn default_traffic_cap() -> f64 {
+    0.95
+}
+fn default_min_set() -> u32 {
+    1
+}
+
+/// `set_of_die` value of a read-only die.
+const NO_SET: u16 = u16::MAX;
+
+/// Counters of what the epochs decided (tests and diagnostics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpiCounters {
+    pub epochs: u64,
+    pub transfers: u64,
+    /// Moves the anti-thrash rule refused.
+    pub refused_anti_thrash: u64,
+    /// Moves refused because the donor was at `min_set_dies`.
+    pub refused_min_set: u64,
+    /// Moves refused by the space guard (the donor's own data would crowd its smaller set).
+    pub refused_space: u64,
+    /// Dies given to a tenant whose set was full of its own data (the space rule).
+    pub space_transfers: u64,
+}
+
+pub struct Upi {
+    config: UpiConfig,
+    /// Dies of each tenant's allocation set.
+    sets: Vec<Vec<DieIdx>>,
+    /// Tenant whose set holds each die, or `NO_SET`.
+    set_of_die: Vec<u16>,
+    /// Per tenant: index in its set of the die that takes the next host page.
+    host_next: Vec<usize>,
+    /// Per tenant: die of the GC page being filled, and units it still takes.
+    gc_die: Vec<DieIdx>,
+    gc_units_left: Vec<u32>,
+    gc_next: Vec<usize>,
+    geometry: Geometry,
+    read_ns: f64,
+    program_ns: f64,
+    /// Fraction of a die a tenant's own valid data may fill: 1 / (1 + over-provisioning), the
+    /// density of the whole device when every namespace is full.
+    fill_max: f64,
+    /// Utility of each tenant at the last epoch (NaN before the first).
+    utility: Vec<f64>,
+    pub counters: UpiCounters,
+}
+
+pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+    Ok(Box::new(Upi::new(table, ctx)?))
+}
+
+impl Upi {
+    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
+        let mut config: UpiConfig = parse_config(table)?;
+        let g = *ctx.geometry;
+        let n_tenants = ctx.namespace_units.len();
+        check_knobs(&config, n_tenants)?;
+        if config.traffic_exponents.is_empty() {
+            config.traffic_exponents = vec![1.0; n_tenants];
+        }
+        if config.initial_shares.is_empty() {
+            config.initial_shares = proportional_shares(ctx.namespace_units, g.n_dies)
+                .map_err(|e| SchemeConfigError::new("initial_shares", e.reason))?;
+        }
+        check_shares(&config.initial_shares, n_tenants, g.n_dies)?;
+        let sets = initial_sets(&g, &config.initial_shares);
+        check_read_only(&config, &sets, g.n_dies)?;
+        let mut set_of_die = vec![NO_SET; g.n_dies as usize];
+        for (t, set) in sets.iter().enumerate() {
+            for d in set {
+                set_of_die[d.0 as usize] = t as u16;
+            }
+        }
+        let first_dies: Vec<DieIdx> = sets.iter().map(|s| s[0]).collect();
+        Ok(Upi {
+            config,
+            set_of_die,
+            host_next: vec![0; n_tenants],
+            gc_die: first_dies,
+            gc_units_left: vec![0; n_tenants],
+            gc_next: vec![0; n_tenants],
+            sets,
+            geometry: g,
+            read_ns: ctx.timing.read.ns() as f64,
+            program_ns: ctx.timing.program.ns() as f64,
+            fill_max: 1.0 / (1.0 + ctx.over_provisioning),
+            utility: vec![f64::NAN; n_tenants],
+            counters: UpiCounters::default(),
+        })
+    }
+
+    /// The allocation set of `tenant`.
+    pub fn set(&self, tenant: u16) -> &[DieIdx] {
+        &self.sets[tenant as usize]
+    }
+
+    /// Utilities computed at the last epoch (NaN before the first).
+    pub fn utilities(&self) -> &[f64] {
+        &self.utility
+    }
+
+    fn in_set(&self, tenant: u16, die: DieIdx) -> bool {
+        self.set_of_die[die.0 as usize] == tenant
+    }
+
+    /// Whether a GC copy may take room on `die` without touching the GC reserve that die
+    /// keeps for its own victim: its own victim's die always may (the classic argument),
+    /// another die only while host writes could still open a block there.
+    fn gc_may_use(die: DieIdx, victim_die: DieIdx, ftl: &Ftl) -> bool {
+        die == victim_die || ftl.blocks.free_count(die) > ftl.params.host_reserve_blocks
+    }
+
+    /// Units of `t`'s own valid data in its set (without `without`), and what the set may hold.
+    fn own_data(&self, t: usize, ftl: &Ftl, without: Option<DieIdx>) -> (u64, f64) {
+        let dies = self.sets[t].iter().filter(|&&d| Some(d) != without);
+        let units: u64 = dies.clone().map(|&d| ftl.valid_units_on(t as u16, d)).sum();
+        let per_die = self.geometry.blocks_per_die as f64 * self.geometry.units_per_block as f64;
+        (units, dies.count() as f64 * per_die * self.fill_max)
+    }
+
+    /// The space guard: `t`'s own data still fits its set (without `without`) at the device's
+    /// full density, so GC there always finds invalid data to reclaim.
+    fn space_ok(&self, t: usize, ftl: &Ftl, without: Option<DieIdx>) -> bool {
+        let (units, room) = self.own_data(t, ftl, without);
+        units as f64 <= room
+    }
+
+    /// The space rule (not in the paper, which never runs a set out of room): a tenant whose
+    /// own data fills its set beyond the device's density gets a die from the tenant with the
+    /// most room, whatever the utilities say; otherwise its writes could wait forever.
+    fn relieve_space(&mut self, model: &EpochModel, ftl: &Ftl) -> bool {
+        let ratio = |t: usize| {
+            let (units, room) = self.own_data(t, ftl, None);
+            units as f64 / room
+        };
+        let n = self.sets.len();
+        let Some(starved) = (0..n).filter(|&t| !self.space_ok(t, ftl, None)).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
+            return false;
+        };
+        let mut donors: Vec<usize> = (0..n).filter(|&t| t != starved && self.sets[t].len() as u32 > self.config.min_set_dies).collect();
+        donors.sort_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(a.cmp(&b)));
+        for donor in donors {
+            let die = self.sets[donor]
+                .iter()
+                .copied()
+                .filter(|&d| self.space_ok(donor, ftl, Some(d)))
+                .min_by_key(|d| (model.reads_on_die(d.0 as usize), d.0));
+            if let Some(die) = die {
+                self.transfer(die, donor, starved);
+                self.counters.space_transfers += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// One epoch's decision: the utilities of the current sets, then at most one transfer.
+    fn rebalance(&mut self, model: &EpochModel, ftl: &Ftl) {
+        let n = self.sets.len();
+        let sizes: Vec<u32> = self.sets.iter().map(|s| s.len() as u32).collect();
+        for t in 0..n {
+            self.utility[t] = model.utility(t, &self.set_of_die, &sizes, self.config.traffic_exponents[t]);
+        }
+        if self.relieve_space(model, ftl) {
+            return;
+        }
+        let Some((donor, receiver)) = extremes(&self.utility) else { return };
+        if sizes[donor] <= self.config.min_set_dies {
+            self.counters.refused_min_set += 1;
+            return;
+        }
+        let die = self.sets[donor]
+            .iter()
+            .copied()
+            .min_by_key(|d| (model.reads_on_die(d.0 as usize), d.0))
+            .expect("a donor has dies");
+        // Anti-thrash (§4): the donor's utility after the move must stay >= the receiver's now.
+        let mut trial = self.set_of_die.clone();
+        trial[die.0 as usize] = receiver as u16;
+        let mut trial_sizes = sizes;
+        trial_sizes[donor] -= 1;
+        trial_sizes[receiver] += 1;
+        let donor_after = model.utility(donor, &trial, &trial_sizes, self.config.traffic_exponents[donor]);
+        if donor_after < self.utility[receiver] {
+            self.counters.refused_anti_thrash += 1;
+            return;
+        }
+        if !self.space_ok(donor, ftl, Some(die)) {
+            self.counters.refused_space += 1;
+            return;
+        }
+        self.transfer(die, donor, receiver);
+    }
+
+    fn transfer(&mut self, die: DieIdx, from: usize, to: usize) {
+        let pos = self.sets[from].iter().position(|&d| d == die).expect("die in the donor's set");
+        self.sets[from].remove(pos);
+        self.sets[to].push(die);
+        self.set_of_die[die.0 as usize] = to as u16;
+        self.host_next[from] %= self.sets[from].len();
+        self.counters.transfers += 1;
+        assert!(!self.sets[from].is_empty(), "a donor lost its last die");
+        assert_eq!(self.sets.iter().map(Vec::len).sum::<usize>(), self.set_of_die.iter().filter(|&&s| s != NO_SET).count());
+    }
+
+    /// The read-weighted cost-benefit score of a collectable block, or `None` if collecting
+    /// it gains nothing (fully valid and not a relocation candidate).
+    fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime) -> Option<f64> {
+        let g = &self.geometry;
+        let info = ftl.blocks.get(block);
+        let upb = g.units_per_block;
+        let age_ns = now.saturating_sub(info.last_write).ns() as f64 + 1.0;
+        let u = info.valid_units as f64 / upb as f64;
+        let outside = !self.in_set(info.owner, die);
+        // Reads per page since the block was written, counted only off the owner's set.
+        let reads = if outside { self.config.relocation_weight * info.read_count as f64 / g.pages_per_block as f64 } else { 0.0 };
+        let benefit = (1.0 - u) + reads;
+        if info.valid_units == 0 {
+            return Some(f64::INFINITY);
+        }
+        (benefit > 0.0).then(|| age_ns * benefit / (2.0 * u))
+    }
+}
+
+impl Scheme for Upi {
+    fn name(&self) -> &'static str {
+        "upi"
+    }
+
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _ftl: &Ftl) -> DieIdx {
+        let t = tenant as usize;
+        let set = &self.sets[t];
+        let die = set[self.host_next[t] % set.len()];
+        self.host_next[t] = (self.host_next[t] + 1) % set.len();
+        die
+    }
+
+    /// A die of the owner's set, striped page by page; a die whose free blocks are down to the
+    /// GC reserve is skipped, and if the whole set is, the copy stays on the victim's die.
+    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, ftl: &Ftl) -> DieIdx {
+        let t = owner as usize;
+        if self.gc_units_left[t] > 0 && Self::gc_may_use(self.gc_die[t], victim_die, ftl) {
+            self.gc_units_left[t] -= 1;
+            return self.gc_die[t];
+        }
+        let set = &self.sets[t];
+        let n = set.len();
+        let pick = (0..n).map(|k| set[(self.gc_next[t] + k) % n]).find(|&d| Self::gc_may_use(d, victim_die, ftl));
+        let die = match pick {
+            Some(d) => {
+                self.gc_next[t] = (set.iter().position(|&x| x == d).expect("in set") + 1) % n;
+                d
+            }
+            // Only static wear leveling collects on a read-only die: its data goes to the
+            // owner's die with the most free blocks rather than back onto the read-only die.
+            None if self.set_of_die[victim_die.0 as usize] == NO_SET => {
+                *set.iter().max_by_key(|d| (ftl.blocks.free_count(**d), std::cmp::Reverse(d.0))).expect("a set has dies")
+            }
+            None => victim_die,
+        };
+        self.gc_die[t] = die;
+        self.gc_units_left[t] = self.geometry.units_per_page - 1;
+        die
+    }
+
+    /// Cost-benefit, age * ((1 - u) + w * reads) / (2u), where `reads` (per page of the
+    /// block) counts only for a block outside its owner's set. The scenario's victim policy
+    /// does not apply to `upi`. Ties go to the lowest block index.
+    /// If no block scores above zero, the least recently written block outside its owner's
+    /// set is taken: its copies leave this die, so collecting it still frees a block here.
+    fn gc_victim(&self, die: DieIdx, ftl: &Ftl, _policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
+        if self.set_of_die[die.0 as usize] == NO_SET {
+            return None; // a read-only die is never written, so it needs no space
+        }
+        let g = &self.geometry;
+        let mut best: Option<(f64, u32)> = None;
+        let mut oldest_outside: Option<(SimTime, u32)> = None;
+        for b in g.blocks_of_die(die) {
+            let info = &ftl.blocks.info[b as usize];
+            if info.state != BlockState::Full || info.programmed_pages != g.pages_per_block {
+                continue;
+            }
+            match self.victim_score(BlockIdx(b), die, ftl, now) {
+                Some(score) if best.is_none_or(|(s, _)| score > s) => best = Some((score, b)),
+                Some(_) => {}
+                None if !self.in_set(info.owner, die) && oldest_outside.is_none_or(|(t, _)| info.last_write < t) => {
+                    oldest_outside = Some((info.last_write, b))
+                }
+                None => {}
+            }
+        }
+        best.map(|(_, b)| BlockIdx(b)).or(oldest_outside.map(|(_, b)| BlockIdx(b)))
+    }
+
+    fn on_run_start(&mut self, _ftl: &Ftl) {
+        for &d in &self.config.read_only_dies {
+            let t = self.set_of_die[d as usize];
+            assert_ne!(t, NO_SET, "read-only die {d} left its set twice");
+            self.sets[t as usize].retain(|&x| x.0 != d);
+            self.set_of_die[d as usize] = NO_SET;
+            self.host_next[t as usize] %= self.sets[t as usize].len();
+        }
+    }
+
+    fn epoch(&self) -> Option<SimTime> {
+        Some(SimTime::from_secs_f64(self.config.epoch_s))
+    }
+
+    fn on_epoch(&mut self, _now: SimTime, stats: &EpochStats, ftl: &Ftl) {
+        self.counters.epochs += 1;
+        let model = EpochModel::new(stats, self.geometry.units_per_page, self.read_ns, self.program_ns, &self.config);
+        self.rebalance(&model, ftl);
+    }
+
+    fn series_names(&self) -> &'static [&'static str] {
+        &["alloc_set_dies", "pages_outside_set", "utility"]
+    }
+
+    fn series_values(&self, tenant: u16, ftl: &Ftl, out: &mut Vec<f64>) {
+        let outside: u64 = (0..self.geometry.n_dies).map(DieIdx).filter(|&d| !self.in_set(tenant, d)).map(|d| ftl.valid_units_on(tenant, d)).sum();
+        out.push(self.sets[tenant as usize].len() as f64);
+        out.push(outside as f64 / self.geometry.units_per_page as f64);
+        out.push(self.utility[tenant as usize]);
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&self.config)
+    }
+}
+
+/// The quantities of Eq. 1-3 for one epoch's counters.
+pub struct EpochModel<'a> {
+    n_dies: usize,
+    /// N_r(t, c): observed host page reads, `reads[t * n_dies + c]`.
+    reads: &'a [u64],
+    /// N_w(t) * WAF(t): expected page programs of tenant t over the epoch (Eq. 3's numerator).
+    programs: Vec<f64>,
+    window_ns: f64,
+    read_ns: f64,
+    program_ns: f64,
+    read_exponent: f64,
+    traffic_cap: f64,
+}
+
+impl<'a> EpochModel<'a> {
+    pub fn new(stats: &'a EpochStats, units_per_page: u32, read_ns: f64, program_ns: f64, config: &UpiConfig) -> EpochModel<'a> {
+        // N_w(t) counts host page programs; WAF(t) = (host + GC copies of t's data) / host, so
+        // N_w(t) * WAF(t) = (host + GC units) / units per page (and 0 when t wrote nothing).
+        let programs = stats
+            .host_units
+            .iter()
+            .zip(&stats.gc_units)
+            .map(|(&h, &gc)| if h == 0 { 0.0 } else { (h + gc) as f64 / units_per_page as f64 })
+            .collect();
+        assert!(stats.window > SimTime::ZERO, "an epoch of zero length");
+        EpochModel {
+            n_dies: stats.n_dies,
+            reads: &stats.reads,
+            programs,
+            window_ns: stats.window.ns() as f64,
+            read_ns,
+            program_ns,
+            read_exponent: config.read_exponent,
+            traffic_cap: config.traffic_cap,
+        }
+    }
+
+    fn n_tenants(&self) -> usize {
+        self.programs.len()
+    }
+
+    /// N_r(t, c).
+    pub fn reads(&self, t: usize, c: usize) -> u64 {
+        self.reads[t * self.n_dies + c]
+    }
+
+    /// Observed reads of die `c` from every tenant.
+    pub fn reads_on_die(&self, c: usize) -> u64 {
+        (0..self.n_tenants()).map(|t| self.reads(t, c)).sum()
+    }
+
+    /// Eq. 3: N_p(t, c, S) = N_w(t) * WAF(t) / |S_t| if c is in S_t, else 0.
+    pub fn expected_programs(&self, t: usize, c: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
+        if set_of_die[c] as usize == t {
+            self.programs[t] / set_sizes[t] as f64
+        } else {
+            0.0
+        }
+    }
+
+    /// Eq. 2: Traffic(c, S) = sum over t of (N_r(t, c) * tau_r + N_p(t, c, S) * tau_p) / window.
+    pub fn traffic(&self, c: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
+        let busy_ns: f64 = (0..self.n_tenants())
+            .map(|t| self.reads(t, c) as f64 * self.read_ns + self.expected_programs(t, c, set_of_die, set_sizes) * self.program_ns)
+            .sum();
+        busy_ns / self.window_ns
+    }
+
+    /// Eq. 1 with the §6 exponents: sum_c N_r^a / sum_c (N_r^a / (1 - Traffic)^g), where
+    /// 1 / (1 - Traffic) is `delay_weight`. A tenant that read nothing has utility 1 (no read
+    /// of it waits on any traffic).
+    pub fn utility(&self, t: usize, set_of_die: &[u16], set_sizes: &[u32], traffic_exponent: f64) -> f64 {
+        let mut num = 0.0;
+        let mut den = 0.0;
+        for c in 0..self.n_dies {
+            let r = self.reads(t, c);
+            if r == 0 {
+                continue;
+            }
+            let w = (r as f64).powf(self.read_exponent);
+            num += w;
+            den += w * delay_weight(self.traffic(c, set_of_die, set_sizes), self.traffic_cap).powf(traffic_exponent);
+        }
+        if num == 0.0 {
+            1.0
+        } else {
+            num / den
+        }
+    }
+}
+
+/// The M/M/1 delay factor 1 / (1 - rho) of Eq. 1, continued along its tangent beyond `cap`
+/// (`1/(1-cap) + (rho - cap)/(1-cap)^2`): finite and increasing for every rho >= 0, so an
+/// overloaded die (Traffic >= 1) weighs more the more it is overloaded instead of dividing
+/// by zero or turning negative.
+pub fn delay_weight(rho: f64, cap: f64) -> f64 {
+    assert!(rho >= 0.0 && rho.is_finite(), "traffic {rho}");
+    if rho <= cap {
+        1.0 / (1.0 - rho)
+    } else {
+        let a = 1.0 / (1.0 - cap);
+        a + (rho - cap) * a * a
+    }
+}
+
+/// (donor, receiver): the tenants of highest and lowest utility (ties: the lowest index),
+/// or `None` if all utilities are equal.
+fn extremes(utility: &[f64]) -> Option<(usize, usize)> {
+    let mut hi = 0;
+    let mut lo = 0;
+    for (t, &u) in utility.iter().enumerate() {
+        if u > utility[hi] {
+            hi = t;
+        }
+        if u < utility[lo] {
+            lo = t;
+        }
+    }
+    (utility[hi] > utility[lo]).then_some((hi, lo))
+}
+
+/// Consecutive dies in channel-first order (as `partitioned` by die), so sets spread over
+/// channels.
+fn initial_sets(g: &Geometry, shares: &[u32]) -> Vec<Vec<DieIdx>> {
+    let order = g.dies_channel_first();
+    let mut next = 0usize;
+    shares
+        .iter()
+        .map(|&s| {
+            let set = order[next..next + s as usize].to_vec();
+            next += s as usize;
+            set
+        })
+        .collect()
+}
+
+fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError> {
+    let range = |key: &str, v: f64, lo: f64, hi: f64, open_lo: bool| {
+        let ok = v.is_finite() && (if open_lo { v > lo } else { v >= lo }) && v <= hi;
+        let lb = if open_lo { "(" } else { "[" };
+        if ok { Ok(()) } else { Err(SchemeConfigError::new(key, format!("must be in {lb}{lo}, {hi}], got {v}"))) }
+    };
+    range("epoch_s", c.epoch_s, 0.001, 86_400.0, false)?;
+    range("relocation_weight", c.relocation_weight, 0.0, 1e6, false)?;
+    range("read_exponent", c.read_exponent, 0.0, 8.0, true)?;
+    if !(c.traffic_cap > 0.0 && c.traffic_cap < 1.0) {
+        return Err(SchemeConfigError::new("traffic_cap", format!("must be in (0, 1), got {}", c.traffic_cap)));
+    }
+    if !c.traffic_exponents.is_empty() && c.traffic_exponents.len() != n_tenants {
+        return Err(SchemeConfigError::new(
+            "traffic_exponents",
+            format!("must list one exponent per tenant ({n_tenants}) or be empty, got {}", c.traffic_exponents.len()),
+        ));
+    }
+    for (i, &e) in c.traffic_exponents.iter().enumerate() {
+        range(&format!("traffic_exponents.{i}"), e, 0.0, 8.0, true)?;
+    }
+    if c.min_set_dies == 0 {
+        return Err(SchemeConfigError::new("min_set_dies", "must be >= 1, got 0"));
+    }
+    Ok(())
+}
+
+fn check_shares(shares: &[u32], n_tenants: usize, n_dies: u32) -> Result<(), SchemeConfigError> {
+    if shares.len() != n_tenants {
+        return Err(SchemeConfigError::new("initial_shares", format!("must list one share per tenant ({n_tenants}), got {}", shares.len())));
+    }
+    if let Some(i) = shares.iter().position(|&s| s == 0 || s > n_dies) {
+        return Err(SchemeConfigError::new(format!("initial_shares.{i}"), format!("must be in [1, {n_dies}], got {}", shares[i])));
+    }
+    let sum: u64 = shares.iter().map(|&s| s as u64).sum();
+    if sum != n_dies as u64 {
+        return Err(SchemeConfigError::new("initial_shares", format!("must sum to the device's {n_dies} dies, got {sum}")));
+    }
+    Ok(())
+}
+
+/// Read-only dies are valid, distinct, and leave every set at least `min_set_dies` dies.
+fn check_read_only(c: &UpiConfig, sets: &[Vec<DieIdx>], n_dies: u32) -> Result<(), SchemeConfigError> {
+    for (i, &d) in c.read_only_dies.iter().enumerate() {
+        if d >= n_dies {
+            return Err(SchemeConfigError::new(format!("read_only_dies.{i}"), format!("must be a die index in [0, {n_dies}), got {d}")));
+        }
+        if c.read_only_dies[..i].contains(&d) {
+            return Err(SchemeConfigError::new(format!("read_only_dies.{i}"), format!("die {d} is listed twice")));
+        }
+    }
+    for (t, set) in sets.iter().enumerate() {
+        let left = set.iter().filter(|d| !c.read_only_dies.contains(&d.0)).count() as u32;
+        if left < c.min_set_dies {
+            return Err(SchemeConfigError::new(
+                "read_only_dies",
+                format!("tenant {t}'s set keeps {left} of its {} dies, fewer than min_set_dies = {}", set.len(), c.min_set_dies),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! Tests of the `upi` scheme (`src/scheme/upi.rs`) against the paper
+//! (`../shared/papers/upi-utilitarian-performance-isolation.txt`): Eq. 1-3 on hand-worked
+//! numbers, the handling of Traffic >= 1, the one-die transfer with its anti-thrash rule and
+//! least-read choice, read-only dies, and end-to-end runs with the integrity oracle on through
+//! die transfers and GC relocation (eager versus lazy).
+
+mod common;
+
+use ftlab::api::{build_simulation, precondition, Column, Table};
+use ftlab::flash::geometry::DieIdx;
+use ftlab::ftl::blocks::WriteClass;
+use ftlab::ftl::gc::VictimPolicy;
+use ftlab::ftl::{Ftl, FrontierKey};
+use ftlab::scenario::{self, Scenario};
+use ftlab::scheme::upi::{delay_weight, EpochModel, Upi, UpiConfig};
+use ftlab::scheme::{EpochStats, Scheme, SchemeContext};
+use ftlab::sim::time::SimTime;
+use std::path::Path;
+
+const TAU_R_NS: f64 = 50_000.0;
+const TAU_P_NS: f64 = 500_000.0;
+
+/// Two tenants of equal namespaces on the `tiny` device (4 dies: sets {0, 2} and {1, 3}),
+/// with the `upi` preset's read and program times.
+fn two_tenant_scenario(upi: &str) -> Scenario {
+    let text = format!(
+        r#"seed = 3
+schemes = ["upi"]
+[device]
+preset = "tiny"
+[device.timing]
+read_us = 50.0
+program_us = 500.0
+[scheme.upi]
+{upi}
+[[tenants]]
+name = "a"
+namespace_fraction = 0.5
+[tenants.synthetic]
+requests = 10
+[[tenants]]
+name = "b"
+namespace_fraction = 0.5
+[tenants.synthetic]
+requests = 10
+"#
+    );
+    scenario::load(&text, "upi.toml", &[], None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn build_upi(s: &Scenario) -> Upi {
+    let ns = s.namespace_units();
+    let g = s.geometry();
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing() };
+    Upi::new(s.scheme.get("upi").expect("resolved upi table"), &ctx).unwrap_or_else(|e| panic!("{}: {}", e.key, e.reason))
+}
+
+/// Epoch counters of 1 s: `reads[t][c]`, host and GC units per tenant (1 unit = 1 page).
+fn stats(reads: [[u64; 4]; 2], host: [u64; 2], gc: [u64; 2]) -> EpochStats {
+    let mut st = EpochStats::new(2, 4);
+    for t in 0..2 {
+        for c in 0..4 {
+            st.reads[t * 4 + c] = reads[t][c];
+        }
+    }
+    st.host_units = host.to_vec();
+    st.gc_units = gc.to_vec();
+    st.window = SimTime::from_secs_f64(1.0);
+    st
+}
+
+fn config() -> UpiConfig {
+    toml::from_str("").expect("defaults")
+}
+
+/// Eq. 3, Eq. 2 and Eq. 1 on numbers worked by hand from the paper's definitions.
+#[test]
+fn equations_match_hand_worked_values() {
+    // Sets: a = {0, 2}, b = {1, 3}. a reads 100 from die 0; b reads 200 from die 2 (a's) and
+    // 50 from die 1. a programs 1000 host + 500 GC pages: N_w * WAF = 1000 * 1.5 = 1500.
+    let st = stats([[100, 0, 0, 0], [0, 50, 200, 0]], [1000, 0], [500, 0]);
+    let m = EpochModel::new(&st, 1, TAU_R_NS, TAU_P_NS, &config());
+    let set_of_die = [0u16, 1, 0, 1];
+    let sizes = [2u32, 2];
+    // Eq. 3: N_p(a, c) = 1500 / |S_a| = 750 on a's dies, 0 elsewhere; b wrote nothing.
+    assert_eq!(m.expected_programs(0, 0, &set_of_die, &sizes), 750.0);
+    assert_eq!(m.expected_programs(0, 1, &set_of_die, &sizes), 0.0);
+    assert_eq!(m.expected_programs(1, 1, &set_of_die, &sizes), 0.0);
+    // Eq. 2: Traffic(0) = (100 * 50 us + 750 * 500 us) / 1 s = 0.38; Traffic(2) = (200 * 50 us
+    // + 750 * 500 us) / 1 s = 0.385; Traffic(1) = 50 * 50 us / 1 s = 0.0025; Traffic(3) = 0.
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    assert!(close(m.traffic(0, &set_of_die, &sizes), 0.38));
+    assert!(close(m.traffic(2, &set_of_die, &sizes), 0.385));
+    assert!(close(m.traffic(1, &set_of_die, &sizes), 0.0025));
+    assert!(close(m.traffic(3, &set_of_die, &sizes), 0.0));
+    // Eq. 1: Util(a) = 100 / (100 / (1 - 0.38)) = 0.62;
+    // Util(b) = 250 / (50 / (1 - 0.0025) + 200 / (1 - 0.385)).
+    assert!(close(m.utility(0, &set_of_die, &sizes, 1.0), 0.62));
+    let b = 250.0 / (50.0 / (1.0 - 0.0025) + 200.0 / (1.0 - 0.385));
+    assert!(close(m.utility(1, &set_of_die, &sizes, 1.0), b));
+    // §6 exponents: gamma on (1 - Traffic), alpha on N_r in both sums.
+    let g = 250.0 / (50.0 / (1.0f64 - 0.0025).powf(2.0) + 200.0 / (1.0f64 - 0.385).powf(2.0));
+    assert!(close(m.utility(1, &set_of_die, &sizes, 2.0), g));
+    let mut c = config();
+    c.read_exponent = 0.5;
+    let m = EpochModel::new(&st, 1, TAU_R_NS, TAU_P_NS, &c);
+    let (r1, r2) = (50f64.sqrt(), 200f64.sqrt());
+    let a = (r1 + r2) / (r1 / (1.0 - 0.0025) + r2 / (1.0 - 0.385));
+    assert!(close(m.utility(1, &set_of_die, &sizes, 1.0), a));
+}
+
+/// A tenant that read nothing in the epoch suffers no traffic: utility 1 (its maximum).
+#[test]
+fn a_tenant_without_reads_has_utility_one() {
+    let st = stats([[0, 0, 0, 0], [0, 9000, 0, 0]], [5000, 0], [0, 0]);
+    let m = EpochModel::new(&st, 1, TAU_R_NS, TAU_P_NS, &config());
+    assert_eq!(m.utility(0, &[0, 1, 0, 1], &[2, 2], 1.0), 1.0);
+    assert!(m.utility(1, &[0, 1, 0, 1], &[2, 2], 1.0) < 1.0);
+}
+
+/// Traffic >= 1 (more work than the window holds) gets a finite weight that keeps growing
+/// with the load: the M/M/1 factor 1 / (1 - Traffic) continued along its tangent at the cap.
+#[test]
+fn traffic_at_or_above_one_gives_finite_growing_weights() {
+    let cap = 0.95;
+    let at_cap = 1.0 / (1.0 - cap);
+    assert!((delay_weight(cap, cap) - at_cap).abs() < 1e-9);
+    // Continuous at the cap, and the slope there is 1 / (1 - cap)^2.
+    let eps = 1e-6;
+    assert!((delay_weight(cap + eps, cap) - at_cap - eps * at_cap * at_cap).abs() < 1e-6);
+    let mut last = 0.0;
+    for rho in [0.0, 0.5, 0.9, 0.95, 0.99, 1.0, 1.5, 3.0, 100.0] {
+        let w = delay_weight(rho, cap);
+        assert!(w.is_finite() && w > last, "weight {w} at traffic {rho} not above {last}");
+        last = w;
+    }
+    // A die read for 1.5 s per 1 s window (30,000 reads x 50 us): a finite utility in (0, 1),
+    // below that of the same reads on a die at half the load.
+    let heavy = stats([[30_000, 0, 0, 0], [0, 0, 0, 0]], [0, 0], [0, 0]);
+    let light = stats([[10_000, 0, 0, 0], [0, 0, 0, 0]], [0, 0], [0, 0]);
+    let u_heavy = EpochModel::new(&heavy, 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
+    let u_light = EpochModel::new(&light, 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
+    assert!(u_heavy > 0.0 && u_heavy < u_light && u_light < 1.0, "{u_heavy} {u_light}");
+    // Traffic 1.5 > cap: utility = 1 / (1/(1-cap) + (1.5 - cap)/(1-cap)^2).
+    assert!((u_heavy - 1.0 / (at_cap + 0.55 * at_cap * at_cap)).abs() < 1e-9);
+}
+
+/// The tenant of highest utility gives its least-read die to the tenant of lowest utility.
+#[test]
+fn one_die_moves_from_highest_to_lowest_utility() {
+    let s = two_tenant_scenario("");
+    let ftl_sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    let mut upi = build_upi(&s);
+    assert_eq!(upi.set(0), &[DieIdx(0), DieIdx(2)]);
+    assert_eq!(upi.set(1), &[DieIdx(1), DieIdx(3)]);
+    // a: light writes (200 pages -> 100 per die, Traffic 0.05 + reads), reads 100 on die 0 and
+    // 50 on die 2: Util(a) > 0.89. b: 12,000 reads on each of its dies, Traffic 0.6: Util 0.4.
+    // After the move a has one die, Traffic(0) = 200 * 500 us + 100 * 50 us = 0.105, so
+    // Util(a) = 0.895 >= 0.4: the move is made, and it is die 2 (fewer reads than die 0).
+    let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
+    upi.on_epoch(SimTime::from_secs_f64(1.0), &st, ftl_sim.ftl());
+    assert_eq!(upi.counters.transfers, 1);
+    assert_eq!(upi.set(0), &[DieIdx(0)]);
+    assert_eq!(upi.set(1), &[DieIdx(1), DieIdx(3), DieIdx(2)]);
+    let u = upi.utilities();
+    // The utilities are those of the sets before the move: Traffic(0) = 100 * 50 us + 100 *
+    // 500 us = 0.055, Traffic(2) = 50 * 50 us + 100 * 500 us = 0.0525.
+    assert!((u[0] - 150.0 / (100.0 / (1.0 - 0.055) + 50.0 / (1.0 - 0.0525))).abs() < 1e-9, "{u:?}");
+    assert!((u[1] - 0.4).abs() < 1e-9, "{u:?}");
+    // Host writes of b now stripe over its three dies.
+    let dies: Vec<u32> = (0..6).map(|_| upi.host_write_die(1, 0, ftl_sim.ftl()).0).collect();
+    assert_eq!(dies, [1, 3, 2, 1, 3, 2]);
+}
+
+/// The anti-thrash rule (§4): no move when the donor's utility after it would fall below the
+/// receiver's current utility.
+#[test]
+fn anti_thrash_rule_refuses_a_move_that_would_invert_utilities() {
+    let s = two_tenant_scenario("");
+    let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    let mut upi = build_upi(&s);
+    // a: 1600 programs -> 800 per die, Traffic 0.4 + 100 reads (0.005): Util(a) = 0.595. b as
+    // above: 0.4. After the move a's one die has Traffic 0.8 + 0.005: Util(a) = 0.195 < 0.4.
+    let st = stats([[100, 0, 100, 0], [0, 12_000, 0, 12_000]], [1600, 0], [0, 0]);
+    upi.on_epoch(SimTime::from_secs_f64(1.0), &st, sim.ftl());
+    assert_eq!(upi.counters.transfers, 0);
+    assert_eq!(upi.counters.refused_anti_thrash, 1);
+    assert_eq!(upi.set(0).len(), 2);
+    assert!((upi.utilities()[0] - 0.595).abs() < 1e-9);
+    // Equal utilities: nothing to balance, nothing counted.
+    let idle = stats([[0; 4], [0; 4]], [0, 0], [0, 0]);
+    upi.on_epoch(SimTime::from_secs_f64(2.0), &idle, sim.ftl());
+    assert_eq!((upi.counters.transfers, upi.counters.refused_anti_thrash, upi.counters.epochs), (0, 1, 2));
+}
+
+/// A donor at `min_set_dies` keeps its dies.
+#[test]
+fn donor_keeps_min_set_dies() {
+    let s = two_tenant_scenario("min_set_dies = 2");
+    let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    let mut upi = build_upi(&s);
+    let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
+    upi.on_epoch(SimTime::from_secs_f64(1.0), &st, sim.ftl());
+    assert_eq!((upi.counters.transfers, upi.counters.refused_min_set), (0, 1));
+}
+
+/// Column `name` of a table as f64.
+fn f64_col<'t>(t: &'t Table, name: &str) -> &'t [f64] {
+    match t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c) {
+        Some(Column::F64(v)) => v,
+        _ => panic!("no f64 column {name}"),
+    }
+}
+
+fn str_col<'t>(t: &'t Table, name: &str) -> &'t [String] {
+    match t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c) {
+        Some(Column::Str(v)) => v,
+        _ => panic!("no str column {name}"),
+    }
+}
+
+/// A reader (`r`: zipf reads, few writes) and a writer (`w`: random overwrites, few reads)
+/// on the tiny device, preconditioned; the writer's load makes its utility low, so dies move
+/// to it, leaving the reader's data behind on them.
+fn reader_writer(relocation_weight: f64, extra: &str) -> String {
+    common::tiny(
+        &["upi"],
+        &format!(
+            "[measure]\nwindow_s = 0.05\n[ftl]\ngc_low_watermark_blocks = 4\ngc_high_watermark_blocks = 8\n\
+             [precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n\
+             [scheme.upi]\nepoch_s = 0.02\nrelocation_weight = {relocation_weight}\n{extra}"
+        ),
+        r#"
+[[tenants]]
+name = "r"
+namespace_fraction = 0.5
+queue_depth = 8
+[tenants.synthetic]
+pattern = "zipf"
+read_ratio = 0.95
+rate_iops = 6000.0
+requests = 12000
+[[tenants]]
+name = "w"
+namespace_fraction = 0.5
+queue_depth = 16
+[tenants.synthetic]
+read_ratio = 0.05
+rate_iops = 3000.0
+requests = 6000
+"#,
+    )
+}
+
+struct Outcome {
+    set_sizes: Vec<(String, f64)>,
+    outside: Vec<(String, f64)>,
+}
+
+/// Run `text`'s `upi` with the oracle on, check every mapping invariant at the end, and
+/// return the per-window set sizes and misplaced pages.
+fn run_checked(text: &str) -> Outcome {
+    let s = scenario::load(text, "upi.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    precondition(&s, &mut sim, "upi.toml").expect("preconditions");
+    sim.run(&mut |_| {}).expect("runs");
+    assert!(sim.check_integrity() > 10_000, "the oracle checked too little");
+    let (_, tables) = sim.finish("upi");
+    let ts = &tables.timeseries;
+    let tenants = str_col(ts, "tenant");
+    let pair = |name| tenants.iter().cloned().zip(f64_col(ts, name).iter().copied()).collect();
+    Outcome { set_sizes: pair("alloc_set_dies"), outside: pair("pages_outside_set") }
+}
+
+fn of<'a>(rows: &'a [(String, f64)], tenant: &'a str) -> impl Iterator<Item = f64> + 'a {
+    rows.iter().filter(move |(t, _)| t == tenant).map(|(_, v)| *v)
+}
+
+/// Dies move to the writer, its set grows, the sets always cover the device, the reader's
+/// data is left behind on the moved dies, and no page is lost or stale (oracle + invariants).
+#[test]
+fn transfers_and_relocation_keep_every_page() {
+    let o = run_checked(&reader_writer(50.0, ""));
+    let w_max = of(&o.set_sizes, "w").fold(0.0, f64::max);
+    assert!(w_max > 2.0, "the writer's set never grew");
+    let n = o.set_sizes.len() / 2;
+    for k in 0..n {
+        assert_eq!(o.set_sizes[2 * k].1 + o.set_sizes[2 * k + 1].1, 4.0, "sets do not cover the 4 dies in window {k}");
+    }
+    assert!(of(&o.outside, "r").fold(0.0, f64::max) > 0.0, "no reader data was ever outside its set");
+}
+
+/// Eager relocation (a large weight) copies more of the reader's data home through GC than
+/// lazy (0), which collects only for space (§6: the relocation policy between eager and lazy).
+#[test]
+fn eager_relocation_copies_more_of_the_readers_data_than_lazy() {
+    let copied = |w: f64| common::run(&reader_writer(w, ""), &[])["schemes"]["upi"]["tenants"]["r"]["gc_pages_copied"].as_f64().expect("gc_pages_copied");
+    let lazy = copied(0.0);
+    let eager = copied(1000.0);
+    assert!(eager > 1.5 * lazy, "eager relocation copied {eager} of the reader's pages, lazy {lazy}");
+}
+
+/// GC victim selection (§4): a block's reads count only when its die is outside its owner's
+/// set, scaled by `relocation_weight`.
+#[test]
+fn victim_selection_counts_reads_only_outside_the_owners_set() {
+    for (weight, transferred, expect_hot) in [(0.0, true, false), (1.0, true, true), (1.0, false, false)] {
+        let s = two_tenant_scenario(&format!("relocation_weight = {weight}"));
+        let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+        let mut ftl = sim.ftl().clone();
+        let g = ftl.geometry;
+        let die = DieIdx(2);
+        let key = FrontierKey { tenant: 0, stream: 0, class: WriteClass::Host };
+        let t0 = SimTime::from_ms(1);
+        // Block `hot`: fully valid, each page read 10 times. Block `half`: half invalid.
+        let mut write = |ftl: &mut Ftl, lpn: u32| {
+            let p = ftl.allocate(key, die, t0).expect("room");
+            ftl.map_host(0, lpn, p.ppa);
+            if let Some((b, page)) = p.page_full {
+                ftl.programmed(b, page);
+            }
+            g.block_of(p.ppa)
+        };
+        let upb = g.units_per_block;
+        let hot = (0..upb).map(|l| write(&mut ftl, l)).last().unwrap();
+        let half = (upb..2 * upb).map(|l| write(&mut ftl, l)).last().unwrap();
+        for l in upb..upb + upb / 2 {
+            write(&mut ftl, l);
+        }
+        ftl.blocks.info[hot.0 as usize].read_count = 10 * g.pages_per_block;
+        let mut upi = build_upi(&s);
+        if transferred {
+            // The move test's counters: die 2 goes from a to b.
+            let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
+            upi.on_epoch(SimTime::from_secs_f64(1.0), &st, &ftl);
+            assert_eq!(upi.set(1).last(), Some(&die));
+        }
+        let victim = upi.gc_victim(die, &ftl, VictimPolicy::Greedy, SimTime::from_ms(2)).expect("a victim");
+        let want = if expect_hot { hot } else { half };
+        assert_eq!(victim, want, "weight {weight}, transferred {transferred}");
+    }
+}
+
+/// Read-only dies (§6) hold what preconditioning wrote, serve reads, and take no write: their
+/// free blocks do not change during the run.
+#[test]
+fn read_only_dies_take_no_writes_after_preconditioning() {
+    let text = reader_writer(1.0, "read_only_dies = [2]");
+    let s = scenario::load(&text, "upi.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    precondition(&s, &mut sim, "upi.toml").expect("preconditions");
+    let die = DieIdx(2);
+    let valid_before = sim.ftl().valid_units_on(0, die);
+    assert!(valid_before > 0, "preconditioning wrote nothing on the read-only die");
+    let erases = |f: &Ftl| f.geometry.blocks_of_die(die).map(|b| f.blocks.info[b as usize].erase_count as u64).sum::<u64>();
+    let erases_before = erases(sim.ftl());
+    sim.run(&mut |_| {}).expect("runs");
+    sim.check_integrity();
+    // Preconditioning writes at time zero; nothing written later lies on the die, and GC does
+    // not collect there (its data stays, for reads).
+    let g = sim.ftl().geometry;
+    for b in g.blocks_of_die(die) {
+        let info = &sim.ftl().blocks.info[b as usize];
+        assert!(info.write_ptr == 0 || info.last_write == SimTime::ZERO, "block {b} of the read-only die written at {:?}", info.last_write);
+    }
+    assert!(sim.ftl().valid_units_on(0, die) <= valid_before);
+    assert_eq!(sim.ftl().valid_units_on(1, die), 0);
+    assert_eq!(erases(sim.ftl()), erases_before, "GC erased a block of the read-only die");
+}

@@ -1,0 +1,354 @@
+"""ftlab.html_report: `render(report)`, the self-contained HTML report of a run (the
+report.html that `ftlab run` writes).
+
+One page, no network access: plotly.js is inlined from the installed plotly package. In
+order: the comparison table (per tenant and scheme, every summary.json metric; then the
+device metrics), per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid
+across schemes, time series (latency mean and p99, IOPS, device WAF and GC), a wear heatmap
+(per die, or per block of one scheme from a dropdown), the plots of scheme-specific columns
+(`ftlab.series_plots.REGISTRY`), and the resolved scenario. Big tables are reduced by
+`ftlab.figdata`, deterministically; element ids are fixed, so a Report always renders to the
+same bytes. This module does not write files (`Report.write`) and never looks at scheme
+names; it computes nothing about the simulation.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ftlab import _plotly, figdata, series_plots
+from ftlab._style import WEAR_COLORMAP, scheme_style
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+    import polars as pl
+
+    from ftlab.report import Report
+
+_CSS = """
+body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1a1a1a; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f3f3f3; } tbody th { text-align: left; font-weight: normal; font-family: "DejaVu Sans Mono", monospace; } tbody tr:nth-child(even) { background: #fafafa; }
+.scroll { overflow-x: auto; } figure.chart { margin: 1em 0 2em; }
+pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 0.85em; }
+"""
+
+
+def render(report: Report) -> str:
+    """The report page of `report`, as one HTML string.
+
+    >>> page = ftlab.html_report.render(ftlab.load("results/default"))  # doctest: +SKIP
+    >>> "plotly" in page  # doctest: +SKIP
+    True
+    """
+    from plotly.offline import get_plotlyjs
+
+    schemes, tenants = figdata.schemes(report), figdata.tenants(report)
+    view = figdata.series_view(report)
+    body = [
+        _header(report, schemes, tenants),
+        _summary_section(report),
+        _latency_section(report, schemes, tenants),
+        _timeseries_section(report, view, schemes, tenants),
+        _wear_section(report, schemes),
+        _series_section(view, schemes, tenants),
+        _scenario_section(report),
+    ]
+    title = html.escape(f"ftlab report: {report.summary.get('scenario', '')}")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>{title}</title>\n<style>{_CSS}</style>\n"
+        "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>\n"
+        f"<script>{get_plotlyjs()}</script>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
+    )
+
+
+def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> str:
+    s = report.summary
+    meta = f"seed {s.get('seed', '?')} · ftlab {s.get('ftlab_version', '?')} · schemes: {', '.join(schemes)} · tenants: {', '.join(tenants)}"
+    links = [("summary", "Summary"), ("latency", "Latency CDFs"), ("timeseries", "Time series"), ("wear", "Wear"), ("series", "Scheme series"), ("scenario", "Scenario")]
+    nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in links)
+    return (
+        f"<h1>ftlab report: {html.escape(str(s.get('scenario', '')))}</h1>\n"
+        f'<p class="meta">{html.escape(meta)}</p>\n<nav>{nav}</nav>'
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Tables
+
+
+def _summary_section(report: Report) -> str:
+    tenant_rows = report.summary_frame
+    device_rows = report.device_frame
+    parts = ['<h2 id="summary">Summary</h2>', "<h3>Per tenant</h3>"]
+    parts.append(_tenant_table(tenant_rows) if tenant_rows.height else '<p class="note">No tenants in summary.json.</p>')
+    parts.append("<h3>Device</h3>")
+    parts.append(_device_table(device_rows) if device_rows.height else '<p class="note">No schemes in summary.json.</p>')
+    return "\n".join(parts)
+
+
+def _tenant_table(frame: pl.DataFrame) -> str:
+    """Rows: metrics; columns: (tenant, scheme), tenants grouped, schemes side by side."""
+    keys = frame.select("tenant", "scheme").rows()
+    tenants = list(dict.fromkeys(t for t, _ in keys))
+    head1 = "".join(f'<th colspan="{sum(1 for t, _ in keys if t == tenant)}">{html.escape(tenant)}</th>' for tenant in tenants)
+    order = [(t, s) for tenant in tenants for t, s in keys if t == tenant]
+    head2 = "".join(f"<th>{html.escape(s)}</th>" for _, s in order)
+    index = {key: i for i, key in enumerate(keys)}
+    metrics = [c for c in frame.columns if c not in ("scheme", "tenant")]
+    body = []
+    for metric in metrics:
+        values = frame.get_column(metric).to_list()
+        cells = "".join(f'<td class="num">{_fmt(values[index[key]])}</td>' for key in order)
+        body.append(f"<tr><th>{html.escape(metric)}</th>{cells}</tr>")
+    return (
+        '<div class="scroll"><table id="summary-tenants">'
+        f'<thead><tr><th rowspan="2">metric</th>{head1}</tr><tr>{head2}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def _device_table(frame: pl.DataFrame) -> str:
+    schemes = frame.get_column("scheme").to_list()
+    head = "".join(f"<th>{html.escape(s)}</th>" for s in schemes)
+    body = []
+    for metric in (c for c in frame.columns if c != "scheme"):
+        cells = "".join(f'<td class="num">{_fmt(v)}</td>' for v in frame.get_column(metric).to_list())
+        body.append(f"<tr><th>{html.escape(metric)}</th>{cells}</tr>")
+    return f'<div class="scroll"><table id="summary-device"><thead><tr><th>metric</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
+    if isinstance(value, (list, tuple)) or hasattr(value, "to_list"):
+        items = value.to_list() if hasattr(value, "to_list") else value
+        return ", ".join(_fmt(v) for v in items)
+    return html.escape(str(value))
+
+
+# --------------------------------------------------------------------------------------
+# Figures
+
+
+def _chart(fig: go.Figure, div_id: str) -> str:
+    return f'<figure class="chart">{_plotly.div(fig, div_id)}</figure>'
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+def _latency_section(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> str:
+    parts = ['<h2 id="latency">Latency CDFs</h2>']
+    ops = figdata.cdf_ops(report)
+    if not ops:
+        return "\n".join(parts + [_note("This run has no latency_cdf.parquet (written by an older ftlab).")])
+    parts.append(_note(
+        "Per tenant: the CDF (top, log latency) and the tail 1 − CDF (below, log scale down to 10⁻⁴), "
+        f"one curve per scheme; curves are thinned to at most a few hundred points each ({figdata.CDF_CELLS} CDF "
+        f"steps, {figdata.CDF_LATENCY_CELLS_PER_DECADE} latency and {figdata.CDF_TAIL_CELLS_PER_DECADE} tail steps per decade)."
+    ))
+    for op in ops:
+        parts.append(_chart(_cdf_figure(figdata.cdf_points(report, op), op, schemes, tenants), f"fig-cdf-{op}"))
+    return "\n".join(parts)
+
+
+def _cdf_figure(points: pl.DataFrame, op: str, schemes: Sequence[str], tenants: Sequence[str]) -> go.Figure:
+    """Per tenant (with `op` data): CDF panel above its tail panel; one trace per scheme in
+    each."""
+    present = set(points.get_column("tenant").unique().to_list())
+    shown = [t for t in tenants if t in present]
+    blocks, cols = _plotly.grid(len(shown))
+    titles = [""] * (2 * blocks * cols)
+    for i, tenant in enumerate(shown):
+        r, c = divmod(i, cols)
+        titles[2 * r * cols + c] = f"{tenant}: {op} latency CDF"
+        titles[(2 * r + 1) * cols + c] = f"{tenant}: {op} tail (1 − CDF)"
+    fig = _plotly.subplots(2 * blocks, cols, titles)
+    legend: set[str] = set()
+    for i, tenant in enumerate(shown):
+        r, c = divmod(i, cols)
+        for s, scheme in enumerate(schemes):
+            curve = points.filter(scheme=scheme, tenant=tenant)
+            if not curve.height:
+                continue
+            style = scheme_style(s)
+            x = curve.get_column("latency_us")
+            for row, y, label in ((2 * r + 1, "cdf", "CDF"), (2 * r + 2, "tail", "1 − CDF")):
+                fig.add_trace(
+                    _plotly.line(
+                        x, curve.get_column(y), scheme, scheme, style.color, scheme not in legend, dash=style.plotly_dash, shape="hv",
+                        hovertemplate=f"{_plotly.text(scheme)}<br>%{{x}} µs<br>{label} %{{y}}<extra></extra>",
+                    ),
+                    row=row, col=c + 1,
+                )
+                legend.add(scheme)
+            fig.update_yaxes(title_text="CDF", range=[0, 1.02], row=2 * r + 1, col=c + 1)
+            fig.update_yaxes(title_text="1 − CDF", type="log", range=[-4, 0.05], exponentformat="power", row=2 * r + 2, col=c + 1)
+    fig.update_xaxes(type="log", title_text="latency (µs)", exponentformat="power")
+    return _plotly.finish(fig, f"{op} latency per tenant", 2 * blocks)
+
+
+def _timeseries_section(report: Report, view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[str]) -> str:
+    parts = ['<h2 id="timeseries">Time series</h2>']
+    frame = view.frame
+    if not frame.height or "window_start_s" not in frame.columns:
+        return "\n".join(parts + [_note("The time series is empty.")])
+    window_s = _window_s(report.timeseries)
+    merged = f"; {view.windows_per_point} windows per point (mean; p99: max)" if view.windows_per_point > 1 else ""
+    parts.append(_note(f"Windows of {window_s:g} s{merged}. Latency is left out where a window had no request of its kind."))
+    specs = [
+        ("fig-ts-read-latency", "read latency (µs), mean and p99", (("read_mean_us", "mean", "solid"), ("read_p99_us", "p99", "dot")), "latency (µs)", "log"),
+        ("fig-ts-write-latency", "write latency (µs), mean and p99", (("write_mean_us", "mean", "solid"), ("write_p99_us", "p99", "dot")), "latency (µs)", "log"),
+        ("fig-ts-iops", "IOPS, read and write", (("read_iops", "read", "solid"), ("write_iops", "write", "dash")), "IOPS", "linear"),
+    ]
+    for div_id, title, lines, y_title, y_type in specs:
+        if all(col in frame.columns for col, _, _ in lines):
+            parts.append(_chart(_tenant_series_figure(frame, title, lines, y_title, y_type, schemes, tenants), div_id))
+    device = figdata.device_series(view)
+    if len(device.columns) > 2:
+        parts.append(_chart(_device_figure(device, schemes, window_s), "fig-ts-device"))
+    return "\n".join(parts)
+
+
+def _window_s(ts: pl.DataFrame) -> float:
+    if "window_start_s" not in ts.columns:
+        return 0.0
+    starts = ts.get_column("window_start_s").unique().sort().head(2).to_list()
+    return round(starts[1] - starts[0], 9) if len(starts) == 2 else 0.0
+
+
+def _tenant_series_figure(frame: pl.DataFrame, title: str, lines: Iterable[tuple[str, str, str]], y_title: str,
+                          y_type: str, schemes: Sequence[str], tenants: Sequence[str]) -> go.Figure:
+    """One panel per tenant; per scheme, one trace per (column, label, dash) of `lines`."""
+    rows, cols = _plotly.grid(len(tenants))
+    fig = _plotly.subplots(rows, cols, list(tenants))
+    for i, tenant in enumerate(tenants):
+        r, c = divmod(i, cols)
+        for s, scheme in enumerate(schemes):
+            part = frame.filter(scheme=scheme, tenant=tenant)
+            for column, label, dash in lines:
+                name = f"{scheme} {label}"
+                fig.add_trace(
+                    _plotly.line(
+                        part.get_column("window_start_s"), part.get_column(column), name, name, scheme_style(s).color, i == 0,
+                        dash=dash, hovertemplate=f"{_plotly.text(name)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
+                    ),
+                    row=r + 1, col=c + 1,
+                )
+        fig.update_yaxes(title_text=y_title, type=y_type, row=r + 1, col=c + 1)
+    fig.update_xaxes(title_text="time (s)")
+    return _plotly.finish(fig, title, rows)
+
+
+_DEVICE_PANELS = (
+    ("device_waf", "device WAF"),
+    ("gc_pages_copied", "GC pages copied per window"),
+    ("erases", "erases per window"),
+)
+
+
+def _device_figure(device: pl.DataFrame, schemes: Sequence[str], window_s: float) -> go.Figure:
+    panels = [(c, t) for c, t in _DEVICE_PANELS if c in device.columns]
+    fig = _plotly.subplots(len(panels), 1, [t for _, t in panels], shared_xaxes=True)
+    for r, (column, y_title) in enumerate(panels, start=1):
+        for s, scheme in enumerate(schemes):
+            part = device.filter(scheme=scheme)
+            fig.add_trace(
+                _plotly.line(
+                    part.get_column("window_start_s"), part.get_column(column), scheme, scheme, scheme_style(s).color, r == 1,
+                    dash=scheme_style(s).plotly_dash, hovertemplate=f"{_plotly.text(scheme)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
+                ),
+                row=r, col=1,
+            )
+        fig.update_yaxes(title_text=y_title, row=r, col=1)
+    fig.update_xaxes(title_text="time (s)", row=len(panels), col=1)
+    return _plotly.finish(fig, f"device: WAF and GC activity (windows of {window_s:g} s)", len(panels))
+
+
+def _wear_section(report: Report, schemes: Sequence[str]) -> str:
+    parts = ['<h2 id="wear">Wear</h2>']
+    if report.wear is None or not report.wear.height:
+        return "\n".join(parts + [_note("This run has no wear.parquet (written by an older ftlab).")])
+    parts.append(_note("Erase count per die (mean over its blocks; hover for min and max). "
+                       "Choose a scheme in the menu to see every block of every die."))
+    parts.append(_chart(_wear_figure(report, schemes), "fig-wear"))
+    return "\n".join(parts)
+
+
+def _wear_figure(report: Report, schemes: Sequence[str]) -> go.Figure:
+    """Trace 0: schemes x dies (mean erase count); trace 1 + i: dies x blocks of scheme i.
+    A dropdown shows one trace at a time."""
+    import plotly.graph_objects as go
+
+    per_die = figdata.wear_per_die(report)
+    wearing = [s for s in schemes if per_die.filter(scheme=s).height]
+    dies = sorted(set(per_die.get_column("die").to_list()))
+    z, custom = [], []
+    for scheme in wearing:
+        rows = {d["die"]: d for d in per_die.filter(scheme=scheme).to_dicts()}
+        z.append([rows[d]["erase_count_mean"] if d in rows else None for d in dies])
+        custom.append([[rows[d]["channel"], rows[d]["erase_count_min"], rows[d]["erase_count_max"]] if d in rows else [None] * 3 for d in dies])
+    fig = go.Figure()
+    fig.add_trace(go.Heatmap(
+        z=z, x=dies, y=[_plotly.text(s) for s in wearing], customdata=custom, colorscale=WEAR_COLORMAP,
+        colorbar={"title": {"text": "erase count"}}, name="per die",
+        hovertemplate="%{y}<br>die %{x} (channel %{customdata[0]})<br>mean %{z}, min %{customdata[1]}, max %{customdata[2]}<extra></extra>",
+    ))
+    views = [("erase count per die (mean over its blocks)", "die", "scheme")]
+    for scheme in wearing:
+        m = figdata.wear_matrix(report, scheme)
+        x = [j * m.blocks_per_column for j in range(m.z.shape[1])]
+        what = "block" if m.blocks_per_column == 1 else f"blocks (mean of {m.blocks_per_column} per column)"
+        fig.add_trace(go.Heatmap(
+            z=m.z.tolist(), x=x, y=[f"die {d}" for d in m.dies], colorscale=WEAR_COLORMAP, visible=False, name=_plotly.text(scheme),
+            colorbar={"title": {"text": "erase count"}},
+            hovertemplate="%{y}, block %{x}<br>erase count %{z}<extra></extra>",
+        ))
+        views.append((f"{scheme}: erase count per block", what, "die"))
+    _wear_menu(fig, views)
+    return fig
+
+
+def _wear_menu(fig: go.Figure, views: list[tuple[str, str, str]]) -> None:
+    buttons = []
+    for i, (title, x_title, y_title) in enumerate(views):
+        visible = [j == i for j in range(len(views))]
+        layout = {"title.text": _plotly.text(title), "xaxis.title.text": x_title, "yaxis.title.text": y_title}
+        label = "per die, all schemes" if i == 0 else f"per block: {title.split(': erase')[0]}"
+        buttons.append({"label": _plotly.text(label), "method": "update", "args": [{"visible": visible}, layout]})
+    fig.update_layout(
+        updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.12, "yanchor": "bottom"}],
+        title={"text": _plotly.text(views[0][0]), "x": 0.0, "xanchor": "left"},
+        xaxis={"title": {"text": views[0][1]}}, yaxis={"title": {"text": views[0][2]}, "autorange": "reversed"},
+        template="plotly_white", height=560, margin={"l": 110, "r": 30, "t": 110, "b": 50},
+        font={"family": "DejaVu Sans, Arial, sans-serif", "size": 12},
+    )
+
+
+def _series_section(view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[str]) -> str:
+    parts = ['<h2 id="series">Scheme-specific series</h2>']
+    built = list(series_plots.figures(view, schemes, tenants))
+    if not built:
+        return "\n".join(parts + [_note("No scheme in this run adds columns to the time series.")])
+    for item in built:
+        parts.append(f"<h3>{html.escape(item.heading)}</h3>")
+        parts.append(_chart(item.figure, item.div_id))
+    return "\n".join(parts)
+
+
+def _scenario_section(report: Report) -> str:
+    return f'<h2 id="scenario">Resolved scenario</h2>\n<pre id="scenario-toml">{html.escape(report.resolved_toml)}</pre>'

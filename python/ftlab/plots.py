@@ -1,0 +1,323 @@
+"""ftlab.plots: publication figures of a run as PNG or SVG (`ftlab plot`, `ftlab.plot`),
+drawn with matplotlib's Agg/SVG canvases (no pyplot, no display, no global state).
+
+Three kinds: `cdf` (per tenant, a latency CDF panel on a log µs axis and a tail panel
+1 - CDF on a log axis down to 10^-4, for reads and, if present, writes), `timeseries` (per
+tenant, mean and p99 latency and IOPS over time; then device WAF, GC copies and erases) and
+`wear` (erase count per die and block, one heatmap per scheme, cividis colour map). Each
+scheme keeps one colour, line style and marker (`ftlab._style`) so the figures read in
+greyscale. The data are reduced as for the HTML report (`ftlab.figdata`). Files are written
+atomically; the same run gives the same bytes. No simulation logic, no terminal output.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+from ftlab import figdata
+from ftlab._errors import usage_error
+from ftlab._style import WEAR_COLORMAP, scheme_style
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+
+    from ftlab.report import Report
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+#: Plot kinds, the first is the default.
+KINDS = ("cdf", "timeseries", "wear")
+#: The results file each kind draws from.
+KIND_FILES = {"cdf": "latency_cdf.parquet", "timeseries": "timeseries.parquet", "wear": "wear.parquet"}
+#: Output formats by file suffix.
+FORMATS = {".png": "png", ".svg": "svg"}
+#: Resolution of PNG output.
+DPI = 300
+#: Size of one panel, in inches.
+PANEL_IN = (3.0, 2.3)
+_RC = {
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "lines.linewidth": 1.2,
+    "lines.markersize": 3.5,
+    "svg.hashsalt": "ftlab",
+    "svg.fonttype": "path",
+}
+
+
+def plot(source: Report | StrPath, kind: str = "cdf", path: StrPath | None = None, *, ops: Sequence[str] | None = None) -> Path:
+    """Draw `kind` ("cdf", "timeseries" or "wear") of a Report or a results directory into
+    `path` (.png or .svg; default: DIR/<kind>.png for a directory). `ops` picks the CDF
+    operations (default: read, and write if present). Returns the path written.
+
+    Raises `ftlab.UsageError` naming the argument (`kind`, `path`, `ops`) and
+    `ftlab.InputError` naming the directory and missing file.
+
+    >>> import ftlab
+    >>> ftlab.plot("results/default", "cdf", "fig4.png", ops=["read"])  # doctest: +SKIP
+    PosixPath('fig4.png')
+    """
+    from ftlab.report import Report, load
+
+    if kind not in KINDS:
+        raise usage_error("kind", f"unknown plot kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+    if ops is not None and kind != "cdf":
+        raise usage_error("ops", f"operations apply to the cdf plot only, not to {kind!r}")
+    if path is None and isinstance(source, Report):
+        raise usage_error("path", "an output path is needed when plotting a Report (not a results directory)")
+    out = Path(path) if path is not None else Path(source) / f"{kind}.png"  # type: ignore[arg-type]
+    fmt = output_format(out, "path")
+    if not isinstance(source, Report):
+        _check_results(Path(source), kind)
+    report = source if isinstance(source, Report) else load(source)
+    fig = figure(report, kind, ops=ops)
+    save(fig, out, fmt)
+    return out
+
+
+def _check_results(run_dir: Path, kind: str) -> None:
+    """A precise error if `run_dir` lacks the file `kind` draws (before loading it all)."""
+    from ftlab._errors import MissingResultError, input_error
+
+    needed = run_dir / KIND_FILES[kind]
+    if run_dir.is_dir() and not needed.exists():
+        raise input_error(needed, f"no such file; the {kind} plot needs it (is {run_dir} written by an older ftlab?)", MissingResultError)
+
+
+def output_format(path: StrPath, arg: str) -> str:
+    """The format ("png" or "svg") of an output path, from its suffix; otherwise an
+    `ftlab.UsageError` naming `arg`.
+
+    >>> output_format("fig.svg", "-o")
+    'svg'
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise usage_error(arg, f"{os.fspath(path)!r} has the suffix {suffix or '(none)'!r}; use .png or .svg")
+    return FORMATS[suffix]
+
+
+def save(fig: Figure, path: StrPath, fmt: str) -> None:
+    """Write `fig` to `path` atomically (parent directories are created)."""
+    import matplotlib
+
+    from ftlab.report import write_files_atomically
+
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"Date": None} if fmt == "svg" else {}
+    with matplotlib.rc_context(_RC):
+        write_files_atomically(out.parent, {out.name: lambda p: fig.savefig(p, format=fmt, dpi=DPI, metadata=metadata)})
+
+
+def figure(report: Report, kind: str, *, ops: Sequence[str] | None = None) -> Figure:
+    """The matplotlib Figure of `kind` (see `plot`), for further editing.
+
+    >>> fig = figure(report, "cdf", ops=["read"])  # doctest: +SKIP
+    >>> fig.axes[0].get_xscale()  # doctest: +SKIP
+    'log'
+    """
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        if kind == "cdf":
+            return _cdf_figure(report, ops)
+        if kind == "timeseries":
+            return _timeseries_figure(report)
+        if kind == "wear":
+            return _wear_figure(report)
+    raise usage_error("kind", f"unknown plot kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+
+
+def _new_figure(cols: int, rows: int) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(PANEL_IN[0] * cols + 0.4, PANEL_IN[1] * rows + 0.5), layout="constrained")
+
+
+def _styled_line(ax: Axes, x: Sequence[float], y: Sequence[float | None], index: int, label: str, **kwargs: object) -> None:
+    style = scheme_style(index)
+    ax.plot(
+        x, [float("nan") if v is None else v for v in y], label=label, color=style.color, linestyle=style.mpl_linestyle,
+        marker=style.mpl_marker, markevery=0.1, markerfacecolor="white", markeredgecolor=style.color, **kwargs,
+    )
+
+
+def _legend(fig: Figure | SubFigure, schemes: Sequence[str]) -> None:
+    from matplotlib.lines import Line2D
+
+    handles = []
+    for i, scheme in enumerate(schemes):
+        style = scheme_style(i)
+        handles.append(Line2D([], [], color=style.color, linestyle=style.mpl_linestyle, marker=style.mpl_marker,
+                              markerfacecolor="white", markeredgecolor=style.color, label=scheme))
+    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(schemes), 6), frameon=False)
+
+
+def _cdf_figure(report: Report, ops: Sequence[str] | None) -> Figure:
+    available = figdata.cdf_ops(report)
+    if not available:
+        raise usage_error("kind", "this run has no latency CDFs (latency_cdf.parquet); the cdf plot needs them")
+    wanted = [op for op in available if op in ("read", "write")] if ops is None else list(ops)
+    missing = [op for op in wanted if op not in available]
+    if missing or not wanted:
+        raise usage_error("ops", f"no latency CDF for {', '.join(missing) or 'no operation'}; this run has {', '.join(available)}")
+    points = {op: figdata.cdf_points(report, op) for op in wanted}
+    schemes = figdata.schemes(report)
+    present = {t for p in points.values() for t in p.get_column("tenant").to_list()}
+    tenants = [t for t in figdata.tenants(report) if t in present]
+    fig = _new_figure(len(tenants), 2 * len(wanted))
+    axes = fig.subplots(2 * len(wanted), len(tenants), squeeze=False)
+    for k, op in enumerate(wanted):
+        for c, tenant in enumerate(tenants):
+            cdf_ax, tail_ax = axes[2 * k][c], axes[2 * k + 1][c]
+            for s, scheme in enumerate(schemes):
+                curve = points[op].filter(scheme=scheme, tenant=tenant)
+                if curve.height:
+                    x = curve.get_column("latency_us").to_list()
+                    _styled_line(cdf_ax, x, curve.get_column("cdf").to_list(), s, scheme, drawstyle="steps-post")
+                    _styled_line(tail_ax, x, curve.get_column("tail").to_list(), s, scheme, drawstyle="steps-post")
+            _cdf_axes(cdf_ax, tail_ax, tenant, op)
+    _legend(fig, schemes)
+    return fig
+
+
+def _cdf_axes(cdf_ax: Axes, tail_ax: Axes, tenant: str, op: str) -> None:
+    cdf_ax.set_title(f"{tenant}: {op} latency")
+    cdf_ax.set_ylim(0.0, 1.02)
+    cdf_ax.set_ylabel("CDF")
+    tail_ax.set_title(f"{tenant}: {op} latency tail")
+    tail_ax.set_yscale("log")
+    tail_ax.set_ylim(1e-4, 1.0)
+    tail_ax.set_ylabel("1 − CDF")
+    _log_ticks(tail_ax.yaxis, tail_ax.get_ylim(), powers=True)
+    for ax in (cdf_ax, tail_ax):
+        ax.set_xscale("log")
+        ax.set_xlabel("latency (µs)")
+        _log_ticks(ax.xaxis, ax.get_xlim())
+        ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _tick_label(value: float, powers: bool = False) -> str:
+    """A log-axis tick label without mathtext: 0.5, 20, 3000; 10⁻⁴ and 10⁶ beyond (or for
+    every power of ten with `powers`)."""
+    if value <= 0:
+        return ""
+    if 1e-3 <= value < 1e5 and not (powers and value != 1):
+        return f"{value:g}"
+    exponent = math.log10(value)
+    if abs(exponent - round(exponent)) < 1e-9:
+        return "10" + str(round(exponent)).translate(_SUPERSCRIPT)
+    return f"{value:.0e}"
+
+
+def _log_ticks(axis: object, limits: tuple[float, float], powers: bool = False) -> None:
+    """Plain tick labels on a log axis (fast, no mathtext); 2x and 5x minor ticks are
+    labelled only when the axis spans less than a decade and a half."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    low, high = (max(v, 1e-12) for v in limits)
+    axis.set_major_locator(LogLocator(base=10, numticks=8))  # type: ignore[attr-defined]
+    axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0), numticks=12))  # type: ignore[attr-defined]
+    axis.set_major_formatter(FuncFormatter(lambda v, _: _tick_label(v, powers)))  # type: ignore[attr-defined]
+    if abs(math.log10(high) - math.log10(low)) < 1.5:
+        axis.set_minor_formatter(FuncFormatter(lambda v, _: _tick_label(v) if _leading_digit(v) in (2, 5) else ""))  # type: ignore[attr-defined]
+    else:
+        axis.set_minor_formatter(NullFormatter())  # type: ignore[attr-defined]
+
+
+def _leading_digit(value: float) -> int:
+    return round(value / 10 ** math.floor(math.log10(value))) if value > 0 else 0
+
+
+_TENANT_ROWS = (
+    ("read_mean_us", "read latency, mean (µs)", "log"),
+    ("read_p99_us", "read latency, p99 (µs)", "log"),
+    ("write_mean_us", "write latency, mean (µs)", "log"),
+    ("write_p99_us", "write latency, p99 (µs)", "log"),
+    ("read_iops", "read IOPS", "linear"),
+    ("write_iops", "write IOPS", "linear"),
+)
+_DEVICE_PANELS = (
+    ("device_waf", "device WAF"),
+    ("gc_pages_copied", "GC pages copied per window"),
+    ("erases", "erases per window"),
+)
+
+
+def _timeseries_figure(report: Report) -> Figure:
+    view = figdata.series_view(report)
+    frame = view.frame
+    schemes, tenants = figdata.schemes(report), figdata.tenants(report)
+    rows = [r for r in _TENANT_ROWS if r[0] in frame.columns and frame.get_column(r[0]).drop_nulls().len()]
+    device = figdata.device_series(view)
+    panels = [p for p in _DEVICE_PANELS if p[0] in device.columns]
+    cols = max(len(tenants), len(panels), 1)
+    fig = _new_figure(cols, len(rows) + (1 if panels else 0))
+    top, bottom = fig.subfigures(2, 1, height_ratios=[max(len(rows), 1), 1 if panels else 0.01])
+    axes = top.subplots(max(len(rows), 1), max(len(tenants), 1), squeeze=False, sharex=True)
+    for r, (column, label, scale) in enumerate(rows):
+        for c, tenant in enumerate(tenants):
+            ax = axes[r][c]
+            for s, scheme in enumerate(schemes):
+                part = frame.filter(scheme=scheme, tenant=tenant)
+                _styled_line(ax, part.get_column("window_start_s").to_list(), part.get_column(column).to_list(), s, scheme)
+            ax.set_yscale(scale)
+            if scale == "log":
+                _log_ticks(ax.yaxis, ax.get_ylim())
+            ax.set_title(tenant if r == 0 else "")
+            ax.set_ylabel(label)
+            ax.set_xlabel("time (s)" if r == len(rows) - 1 else "")
+    if panels:
+        _device_panels(bottom, device, panels, schemes)
+    _legend(top, schemes)
+    if view.windows_per_point > 1:
+        fig.suptitle(f"{view.windows_per_point} windows per point (mean; p99: max)", fontsize=7)
+    return fig
+
+
+def _device_panels(sub: SubFigure, device: object, panels: Sequence[tuple[str, str]], schemes: Sequence[str]) -> None:
+    axes = sub.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (column, label) in zip(axes, panels):
+        for s, scheme in enumerate(schemes):
+            part = device.filter(scheme=scheme)  # type: ignore[attr-defined]
+            _styled_line(ax, part.get_column("window_start_s").to_list(), part.get_column(column).to_list(), s, scheme)
+        ax.set_title(label)
+        ax.set_ylabel(label)
+        ax.set_xlabel("time (s)")
+
+
+def _wear_figure(report: Report) -> Figure:
+    from matplotlib.colors import Normalize
+
+    if report.wear is None or not report.wear.height:
+        raise usage_error("kind", "this run has no wear table (wear.parquet); the wear plot needs it")
+    schemes = [s for s in figdata.schemes(report) if report.wear.filter(scheme=s).height]
+    matrices = [figdata.wear_matrix(report, s) for s in schemes]
+    counts = report.wear.get_column("erase_count")
+    norm = Normalize(vmin=float(counts.min()), vmax=float(max(counts.max(), counts.min() + 1)))
+    fig = _new_figure(1, len(schemes))
+    fig.set_size_inches(PANEL_IN[0] * 2.2, PANEL_IN[1] * len(schemes) + 0.5)
+    axes = fig.subplots(len(schemes), 1, squeeze=False)[:, 0]
+    image = None
+    for ax, scheme, m in zip(axes, schemes, matrices):
+        width = m.z.shape[1] * m.blocks_per_column
+        image = ax.imshow(m.z, aspect="auto", cmap=WEAR_COLORMAP, norm=norm, interpolation="nearest",
+                          extent=(0, width, len(m.dies) - 0.5, -0.5))
+        ax.set_title(f"{scheme}: erase count per block")
+        ax.set_ylabel("die")
+        ax.set_xlabel("block" if m.blocks_per_column == 1 else f"block ({m.blocks_per_column} per cell, mean)")
+    fig.colorbar(image, ax=list(axes), label="erase count (erases)")
+    return fig

@@ -1,0 +1,106 @@
+"""Tests of `ftlab compare` / `ftlab.compare` (ftlab.comparison) on results directories
+written from synthetic summaries: values and relative changes against the first directory
+(computed here from the summaries), rows found in only some directories, device rows,
+metric filters, CSV/parquet/JSON output by suffix, and precise errors naming the directory
+and file (exit 2, no traceback, nothing written)."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from conftest import run_cli
+
+import ftlab
+from ftlab.report import Report
+
+
+def summary(read_p99: float, waf: float, extra: dict | None = None) -> dict:
+    tenant = {"read": {"p99_us": read_p99, "iops": 1000}, "waf": waf, **(extra or {})}
+    return {"seed": 1, "scenario": "s", "schemes": {"unified": {"tenants": {"a": tenant}, "device": {"waf": waf * 2, "erases": 0}}}}
+
+
+def write_dir(path, data: dict):
+    Report(json.dumps(data, indent=2), "seed = 1\n", pl.DataFrame({"scheme": ["unified"], "tenant": ["a"]})).write(path)
+    return path
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    a = write_dir(tmp_path / "a", summary(100.0, 2.0))
+    b = write_dir(tmp_path / "b", summary(150.0, 1.0, {"buffer_reads": 7}))
+    b_data = json.loads((b / "summary.json").read_text())
+    b_data["schemes"]["unified"]["device"]["erases"] = 5
+    (b / "summary.json").write_text(json.dumps(b_data))
+    return a, b
+
+
+def cell(table: pl.DataFrame, tenant: str | None, metric: str, column: str):
+    rows = table.filter(pl.col("metric") == metric, pl.col("tenant").eq_missing(tenant))
+    assert rows.height == 1, (tenant, metric)
+    return rows.get_column(column)[0]
+
+
+def test_values_and_relative_change(dirs):
+    a, b = dirs
+    table = ftlab.compare([a, b])
+    ra, rb = str(a), str(b)
+    assert table.columns == ["scheme", "tenant", "metric", ra, rb, f"rel_change:{rb}"]
+    assert cell(table, "a", "read_p99_us", ra) == 100.0
+    assert cell(table, "a", "read_p99_us", rb) == 150.0
+    assert cell(table, "a", "read_p99_us", f"rel_change:{rb}") == pytest.approx((150.0 - 100.0) / 100.0)
+    assert cell(table, "a", "waf", f"rel_change:{rb}") == pytest.approx((1.0 - 2.0) / 2.0)
+    # Device rows have no tenant.
+    assert cell(table, None, "waf", rb) == 2.0
+    # First value 0: no relative change. Only in b: null in a, no relative change.
+    assert cell(table, None, "erases", rb) == 5.0 and cell(table, None, "erases", f"rel_change:{rb}") is None
+    assert cell(table, "a", "buffer_reads", ra) is None and cell(table, "a", "buffer_reads", f"rel_change:{rb}") is None
+
+
+def test_metric_filter(dirs):
+    table = ftlab.compare(dirs, metrics=["read_*"])
+    assert sorted(table.get_column("metric").to_list()) == ["read_iops", "read_p99_us"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json"])
+def test_cli_writes_table_by_suffix(dirs, tmp_path, suffix):
+    a, b = dirs
+    out = tmp_path / f"cmp{suffix}"
+    proc = run_cli(["compare", str(a), str(b), "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    for text in ("Δ b", "read_p99_us", "+50.0%", "(device)"):
+        assert text in proc.stdout
+    table = ftlab.compare([a, b])
+    if suffix == ".csv":
+        back = pl.read_csv(out, schema=table.schema)
+    elif suffix == ".parquet":
+        back = pl.read_parquet(out)
+    else:
+        back = pl.DataFrame(json.loads(out.read_text()), schema=table.schema)
+    assert back.equals(table)
+
+
+def assert_input_error(proc, *needles: str) -> None:
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, proc.stderr
+
+
+def test_cli_errors_name_directory_and_file(dirs, tmp_path):
+    a, _ = dirs
+    missing = tmp_path / "missing"
+    assert_input_error(run_cli(["compare", str(a), str(missing)]), str(missing), "does not exist")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert_input_error(run_cli(["compare", str(a), str(empty)]), str(empty / "summary.json"))
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "summary.json").write_text("{ not json")
+    assert_input_error(run_cli(["compare", str(a), str(bad)]), str(bad / "summary.json"), "not valid JSON")
+    out = tmp_path / "cmp.txt"
+    assert_input_error(run_cli(["compare", str(a), str(a), "-o", str(tmp_path / "x.csv")]), "more than once")
+    assert_input_error(run_cli(["compare", str(a), "--out", str(out)]), "--out", ".txt")
+    assert not out.exists() and not (tmp_path / "x.csv").exists()
+    assert_input_error(run_cli(["compare"]))

@@ -1,0 +1,24 @@
+"""The docstring examples of the report, plot and compare modules run as doctests (those
+marked `+SKIP` need a results directory and are only shown), with `ftlab` and a synthetic
+`report` in scope."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+from reports import synthetic_report
+
+import ftlab
+
+MODULES = ["ftlab._errors", "ftlab._style", "ftlab._plotly", "ftlab.figdata", "ftlab.series_plots",
+           "ftlab.html_report", "ftlab.plots", "ftlab.comparison", "ftlab.report"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, extraglobs={"ftlab": ftlab, "report": synthetic_report()}, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0

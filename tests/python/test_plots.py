@@ -1,0 +1,189 @@
+"""Tests of `ftlab plot` / `ftlab.plot` (ftlab.plots) on a real small run: the CDF layout
+(panels per tenant, log µs axis, tail down to 10^-4), labelled axes with units, styles that
+stay apart in greyscale (lightness computed here from the colours), the cividis wear map,
+PNG/SVG by suffix with deterministic bytes, and precise errors (exit 2, no traceback, the
+argument or the directory and file named), plus `ftlab run` writing a byte-identical
+report.html."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import polars as pl
+import pytest
+from conftest import run_cli
+from reports import default_scenario
+
+import ftlab
+from ftlab import plots
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plots") / "run"
+    ftlab.run(default_scenario(duration_s=4.0, window_s=0.25), seed=11, out=out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(run_dir):
+    return ftlab.load(run_dir)
+
+
+def lightness(color: str) -> float:
+    """CIELAB L* of an sRGB colour (#rrggbb or a matplotlib RGBA tuple)."""
+    from matplotlib.colors import to_rgb
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in to_rgb(color))
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return 116 * y ** (1 / 3) - 16 if y > 216 / 24389 else 24389 / 27 * y
+
+
+def test_cdf_figure_layout(report):
+    fig = plots.figure(report, "cdf")
+    tenants = report.latency_cdf.get_column("tenant").n_unique()
+    ops = report.latency_cdf.filter(pl.col("op").is_in(["read", "write"])).get_column("op").n_unique()
+    axes = [ax for ax in fig.axes if ax.get_lines()]
+    assert len(axes) == 2 * ops * tenants
+    cdf_axes = [ax for ax in axes if ax.get_ylabel() == "CDF"]
+    tail_axes = [ax for ax in axes if ax.get_ylabel() == "1 − CDF"]
+    assert len(cdf_axes) == len(tail_axes) == ops * tenants
+    for ax in axes:
+        assert ax.get_xscale() == "log"
+        assert "(µs)" in ax.get_xlabel()
+    for ax in tail_axes:
+        assert ax.get_yscale() == "log"
+        assert ax.get_ylim()[0] == pytest.approx(1e-4)
+    schemes = report.schemes
+    for ax in axes:
+        assert sorted(line.get_label() for line in ax.get_lines()) == sorted(schemes)
+
+
+def test_scheme_styles_stay_apart_in_greyscale(report):
+    """In every panel, the schemes' lines differ in lightness (at least 10 L* apart), line
+    style and marker; and a scheme looks the same in every panel."""
+    fig = plots.figure(report, "cdf")
+    looks = {}
+    for ax in fig.axes:
+        lines = ax.get_lines()
+        for line in lines:
+            look = (line.get_color(), str(line.get_linestyle()), line.get_marker())
+            assert looks.setdefault(line.get_label(), look) == look
+        for a, b in itertools.combinations(lines, 2):
+            assert abs(lightness(a.get_color()) - lightness(b.get_color())) >= 10
+            assert a.get_linestyle() != b.get_linestyle()
+            assert a.get_marker() != b.get_marker()
+    assert len(looks) == len(report.schemes)
+
+
+def test_style_table_is_greyscale_safe():
+    from ftlab._style import STYLES
+
+    levels = [lightness(s.color) for s in STYLES]
+    assert all(b - a >= 12 for a, b in zip(levels, levels[1:])), levels
+    assert len({str(s.mpl_linestyle) for s in STYLES}) == len({s.mpl_marker for s in STYLES}) == len(STYLES)
+    assert len({s.plotly_dash for s in STYLES}) == len(STYLES)
+
+
+def test_read_only_cdf_for_figure_4(report):
+    fig = plots.figure(report, "cdf", ops=["read"])
+    tenants = report.latency_cdf.filter(op="read").get_column("tenant").n_unique()
+    axes = [ax for ax in fig.axes if ax.get_lines()]
+    assert len(axes) == 2 * tenants
+    assert all("read" in ax.get_title() for ax in axes)
+
+
+def test_timeseries_axes_are_labelled(report):
+    fig = plots.figure(report, "timeseries")
+    axes = [ax for ax in fig.axes if ax.get_lines()]
+    assert axes
+    for ax in axes:
+        assert ax.get_ylabel(), ax.get_title()
+    labels = {ax.get_ylabel() for ax in axes}
+    assert {"read latency, p99 (µs)", "read IOPS", "device WAF"} <= labels
+    assert any(ax.get_xlabel() == "time (s)" for ax in axes)
+
+
+def test_wear_uses_cividis_and_labels_the_colour_bar(report):
+    fig = plots.figure(report, "wear")
+    images = [im for ax in fig.axes for im in ax.get_images()]
+    assert len(images) == report.wear.get_column("scheme").n_unique()
+    assert {im.get_cmap().name for im in images} == {"cividis"}
+    assert any("erase count" in ax.get_ylabel() for ax in fig.axes)
+
+
+def test_png_and_svg_by_suffix_deterministic(report, tmp_path):
+    png = ftlab.plot(report, "cdf", tmp_path / "a.png")
+    assert png.read_bytes().startswith(PNG_MAGIC)
+    svg = ftlab.plot(report, "wear", tmp_path / "w.svg")
+    again = ftlab.plot(report, "wear", tmp_path / "w2.svg")
+    text = svg.read_text()
+    assert "<svg" in text and svg.read_bytes() == again.read_bytes()
+
+
+def test_plot_api_errors(report, run_dir, tmp_path):
+    with pytest.raises(ftlab.UsageError) as info:
+        ftlab.plot(report, "cdf", tmp_path / "x.jpg")
+    assert info.value.arg == "path" and ".jpg" in str(info.value)
+    with pytest.raises(ftlab.UsageError) as info:
+        ftlab.plot(report, "cdf")
+    assert info.value.arg == "path"
+    with pytest.raises(ftlab.UsageError) as info:
+        ftlab.plot(run_dir, "histogram")
+    assert info.value.arg == "kind"
+    with pytest.raises(ftlab.UsageError) as info:
+        ftlab.plot(report, "cdf", tmp_path / "t.png", ops=["trim"])
+    assert info.value.arg == "ops"
+    with pytest.raises(ftlab.UsageError) as info:
+        ftlab.plot(report, "wear", tmp_path / "w.png", ops=["read"])
+    assert info.value.arg == "ops"
+    assert not list(tmp_path.iterdir())
+
+
+def test_cli_plot_default_output_and_kinds(run_dir, tmp_path):
+    proc = run_cli(["plot", str(run_dir)])
+    assert proc.returncode == 0, proc.stderr
+    assert (run_dir / "cdf.png").read_bytes().startswith(PNG_MAGIC)
+    proc = run_cli(["plot", str(run_dir), "--kind", "wear", "-o", str(tmp_path / "sub" / "wear.svg")])
+    assert proc.returncode == 0, proc.stderr
+    assert "<svg" in (tmp_path / "sub" / "wear.svg").read_text()
+
+
+def assert_input_error(proc, *needles: str) -> None:
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, proc.stderr
+
+
+def test_cli_plot_errors(run_dir, tmp_path):
+    assert_input_error(run_cli(["plot", str(run_dir), "-o", str(tmp_path / "fig.jpg")]), "--out", ".jpg")
+    assert_input_error(run_cli(["plot", str(run_dir), "--kind", "pie"]), "--kind")
+    assert_input_error(run_cli(["plot", str(run_dir), "--op", "trim"]), "--op", "trim")
+    missing = tmp_path / "nope"
+    assert_input_error(run_cli(["plot", str(missing)]), str(missing))
+    old = tmp_path / "old"
+    old.mkdir()
+    for name in ("summary.json", "timeseries.parquet", "scenario.resolved.toml"):
+        shutil.copy(run_dir / name, old / name)
+    assert_input_error(run_cli(["plot", str(old)]), str(old / "latency_cdf.parquet"))
+    assert_input_error(run_cli(["plot", str(old), "-k", "wear"]), "wear.parquet")
+    assert sorted(p.name for p in old.iterdir()) == ["scenario.resolved.toml", "summary.json", "timeseries.parquet"]
+    assert ftlab.plot(old, "timeseries").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_cli_run_writes_the_same_report_html(tmp_path):
+    args = ["run", "--seed", "4", "--set", "measure.duration_s=1.0"]
+    first, second = tmp_path / "a", tmp_path / "b"
+    for out in (first, second):
+        proc = run_cli([*args, "--out", str(out)])
+        assert proc.returncode == 0, proc.stderr
+        assert "report.html" in proc.stdout
+    page = (first / "report.html").read_bytes()
+    assert page.startswith(b"<!DOCTYPE html>") and page == (second / "report.html").read_bytes()

@@ -1,0 +1,199 @@
+"""The HTML report in a real headless Chromium (selenium + the Debian chromedriver), loaded
+once per module from file://: no console errors, no network request, every chart drawn with
+the number of traces the Report's data call for (counted here from the tables, not from the
+report code), working CDF tail axes and wear dropdown, the summary table and resolved
+scenario as in the Report, and a screenshot kept in test-artifacts/. The page is the
+report.html of a real run (default scenario, three tenants, unified and partitioned) plus
+scheme-specific columns added for one scheme, so the registry's charts are drawn too.
+
+Chromium missing is a failure (CI installs it with scripts/setup-system.sh), not a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import REPO_ROOT
+from reports import default_scenario
+
+import ftlab
+
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
+CHROMEDRIVER = ("/usr/bin/chromedriver", "chromedriver")
+
+
+def _find(candidates: tuple[str, ...]) -> str | None:
+    for name in candidates:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory) -> Path:
+    """A real run written by ftlab.run, then the same Report with two extra columns for
+    partitioned (UPI's allocation-set columns) and one unknown column for both schemes,
+    written with report.html."""
+    run_dir = tmp_path_factory.mktemp("run")
+    report = ftlab.run(default_scenario(duration_s=8.0, window_s=0.1), seed=5, out=run_dir)
+    assert (run_dir / "report.html").read_text(encoding="utf-8") == report.to_html()
+    ts = report.timeseries
+    partitioned = pl.col("scheme") == "partitioned"
+    ts = ts.with_columns(
+        pl.when(partitioned).then(pl.col("window_start_s") % 4 + 1).otherwise(float("nan")).alias("alloc_set_dies"),
+        pl.when(partitioned).then(pl.col("write_iops") * 2).otherwise(float("nan")).alias("pages_outside_set"),
+        (pl.col("read_iops") / 10).alias("mystery_gauge"),
+    )
+    extended = ftlab.Report(report.summary_json, report.resolved_toml, ts, report.latency_cdf, report.wear)
+    out = tmp_path_factory.mktemp("extended")
+    extended.write(out, html=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(report_dir):
+    """One headless Chromium with report.html loaded; yields the driver."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    chromium, driver_path = _find(CHROMIUM), _find(CHROMEDRIVER)
+    if not chromium or not driver_path:
+        pytest.fail("chromium and chromedriver are needed for the report test; run scripts/setup-system.sh to install them")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        driver.get((report_dir / "report.html").as_uri())
+        expected = driver.execute_script("return document.querySelectorAll('.plotly-graph-div').length")
+        WebDriverWait(driver, 60).until(
+            lambda d: d.execute_script("return document.querySelectorAll('.js-plotly-plot').length") == expected
+        )
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def report(report_dir):
+    return ftlab.load(report_dir)
+
+
+def charts(driver) -> dict[str, int]:
+    return driver.execute_script(
+        "const out = {}; document.querySelectorAll('.js-plotly-plot').forEach(e => { out[e.id] = e.data.length; }); return out;"
+    )
+
+
+def expected_charts(report: ftlab.Report) -> dict[str, int]:
+    """Chart id -> trace count, from the Report's tables (the layout the report promises:
+    CDF and tail per (scheme, tenant) with data; two lines per (scheme, tenant) in each
+    per-tenant time series; three device panels per scheme; one per-die heatmap and one
+    per-block heatmap per scheme; per scheme with extra columns, the allocation-set figure
+    (two panels per tenant) or one line per tenant for an unknown column)."""
+    out = {}
+    cdf = report.latency_cdf
+    for op in cdf.get_column("op").unique().to_list():
+        pairs = cdf.filter(op=op).select("scheme", "tenant").unique().height
+        out[f"fig-cdf-{op}"] = 2 * pairs
+    ts = report.timeseries
+    pairs = ts.select("scheme", "tenant").unique().height
+    n_schemes = ts.get_column("scheme").n_unique()
+    n_tenants = ts.get_column("tenant").n_unique()
+    for name in ("read-latency", "write-latency", "iops"):
+        out[f"fig-ts-{name}"] = 2 * pairs
+    out["fig-ts-device"] = 3 * n_schemes
+    out["fig-wear"] = 1 + report.wear.get_column("scheme").n_unique()
+    for i, scheme in enumerate(report.schemes):
+        rows = ts.filter(scheme=scheme)
+        if rows.get_column("alloc_set_dies").fill_nan(None).null_count() < rows.height:
+            out[f"fig-series-{i}-alloc-set"] = 2 * n_tenants
+        out[f"fig-series-{i}-col-mystery_gauge"] = n_tenants
+    return out
+
+
+def test_no_console_errors(browser):
+    entries = browser.get_log("browser")
+    assert [e for e in entries if e["level"] in ("SEVERE", "WARNING")] == []
+
+
+def test_no_network_requests(browser, report_dir):
+    urls = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    assert urls, "the performance log saw the page load"
+    assert [u for u in urls if not u.startswith(("file:", "data:", "about:", "blob:"))] == []
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)\s*=\s*[\"']?(https?:)?//", page, re.I)
+
+
+def test_every_chart_has_its_traces(browser, report):
+    assert charts(browser) == expected_charts(report)
+
+
+def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report):
+    info = browser.execute_script(
+        "const gd = document.getElementById('fig-cdf-read');"
+        "const axes = Object.keys(gd._fullLayout).filter(k => k.startsWith('yaxis')).map(k => gd._fullLayout[k]);"
+        "return {names: gd.data.map(t => t.name), xtypes: Object.keys(gd._fullLayout).filter(k => k.startsWith('xaxis')).map(k => gd._fullLayout[k].type),"
+        " logy: axes.filter(a => a.type === 'log').map(a => a.range[0]),"
+        " monotone: gd.data.every(t => t.x.every((v, i) => i === 0 || v >= t.x[i - 1]))};"
+    )
+    assert set(info["names"]) == set(report.schemes)
+    assert set(info["xtypes"]) == {"log"}
+    n_tenants = report.latency_cdf.filter(op="read").get_column("tenant").n_unique()
+    assert len(info["logy"]) == n_tenants and all(r == pytest.approx(-4) for r in info["logy"])
+    assert info["monotone"]
+
+
+def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report):
+    last = len(report.schemes)
+    shape = browser.execute_script(
+        "const gd = document.getElementById('fig-wear'); const b = gd.layout.updatemenus[0].buttons[arguments[0]];"
+        "return Plotly.update(gd, b.args[0], b.args[1]).then(() => {"
+        " const shown = gd.data.map((t, i) => [t.visible, i]).filter(p => p[0] !== false).map(p => p[1]);"
+        " return {shown: shown, rows: gd.data[shown[0]].z.length, cols: gd.data[shown[0]].z[0].length}; });",
+        last,
+    )
+    wear = report.wear.filter(scheme=report.schemes[last - 1])
+    assert shape == {"shown": [last], "rows": wear.get_column("die").n_unique(), "cols": wear.get_column("block").n_unique()}
+
+
+def test_summary_table_shows_the_summary(browser, report):
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#summary-tenants tbody tr')).map("
+        "tr => Array.from(tr.children).map(c => c.textContent));"
+    )
+    rows = {r[0]: r[1:] for r in cells}
+    tenants = report.tenants
+    order = [(t, s) for t in tenants for s in report.schemes if t in report.summary["schemes"][s]["tenants"]]
+    shown = [float(v.replace(",", "")) for v in rows["read_p99_us"]]
+    want = [report.summary["schemes"][s]["tenants"][t]["read"]["p99_us"] for t, s in order]
+    assert shown == pytest.approx(want, rel=1e-3)
+
+
+def test_resolved_scenario_is_shown_verbatim(browser, report):
+    text = browser.execute_script("return document.getElementById('scenario-toml').textContent")
+    assert text == report.resolved_toml
+
+
+def test_screenshot_artifact(browser):
+    ARTIFACTS.mkdir(exist_ok=True)
+    height = browser.execute_script("return document.body.scrollHeight")
+    browser.set_window_size(1400, min(height, 12000))
+    path = ARTIFACTS / "report.png"
+    assert browser.save_screenshot(str(path))
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
