@@ -347,7 +347,11 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def toml_inline(value: Any) -> str:
-    """A value as TOML inline text (what `--set key=VALUE` parses back to the same value)."""
+    """A value as TOML inline text (what `--set key=VALUE` parses back to the same value).
+
+    >>> toml_inline(["unified"]), toml_inline(0.15), toml_inline({"bytes": 8192})
+    ('["unified"]', '0.15', '{ bytes = 8192 }')
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):

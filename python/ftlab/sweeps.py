@@ -46,9 +46,9 @@ class SweepResult:
     """The results of a sweep: its directory, tidy table, planned runs, failures and plot.
 
     Example:
-        >>> result = ftlab.load_sweep("results/op-by-scheme")
-        >>> result.table.filter(pl.col("scheme") == "unified").select("device.over_provisioning", "waf")
-        >>> result.report(result.table["run"][0]).summary   # one run's full Report
+        >>> result = ftlab.load_sweep("results/op-by-scheme")  # doctest: +SKIP
+        >>> result.table.filter(pl.col("scheme") == "unified").select("device.over_provisioning", "waf")  # doctest: +SKIP
+        >>> result.report(result.table["run"][0]).write("results/one", html=True)  # one run's Report  # doctest: +SKIP
     """
 
     def __init__(self, dir: Path, table: pl.DataFrame, meta: Mapping[str, Any], failures: list[dict[str, Any]]) -> None:  # noqa: A002
@@ -80,7 +80,7 @@ class SweepResult:
         """The full Report of one run (a value of the `run` column), read from `runs/<run>/`.
 
         Example:
-            >>> ftlab.load_sweep("results/op-by-scheme").report(key).timeseries
+            >>> ftlab.load_sweep("results/op-by-scheme").report(key).timeseries  # doctest: +SKIP
         """
         from ftlab.report import load
 
@@ -114,8 +114,8 @@ def sweep(
     (a KeyboardInterrupt) on Ctrl-C; finished runs are kept and a rerun resumes.
 
     Example:
-        >>> result = ftlab.sweep("scenarios/sweeps/op-by-scheme.toml", out="results/op")
-        >>> result.table.group_by("scheme", "device.over_provisioning").agg(pl.col("waf").mean())
+        >>> result = ftlab.sweep("scenarios/sweeps/op-by-scheme.toml", out="results/op")  # doctest: +SKIP
+        >>> result.table.group_by("scheme", "device.over_provisioning").agg(pl.col("waf").mean())  # doctest: +SKIP
     """
     spec_ = load_spec(spec)
     out_dir = Path(os.fspath(out)) if out is not None else spec_.out or Path("results") / spec_.stem
@@ -259,8 +259,9 @@ def load_sweep(sweep_dir: StrPath) -> SweepResult:
     """Read a sweep directory written by `ftlab.sweep` (or `ftlab sweep`).
 
     Example:
-        >>> result = ftlab.load_sweep("results/op-by-scheme")
-        >>> result.table.columns[:6]   # parameters, then seed, run, scheme, tenant
+        >>> result = ftlab.load_sweep("results/op-by-scheme")  # doctest: +SKIP
+        >>> result.table.columns[:6]   # parameters, then seed, run, scheme, tenant  # doctest: +SKIP
+        ['device.over_provisioning', 'schemes', 'seed', 'run', 'scheme', 'tenant']
     """
     import polars as pl
 
@@ -300,7 +301,11 @@ def _failure(p: Point, kind: str, message: str) -> dict[str, Any]:
 
 
 def describe(failure: Mapping[str, Any]) -> str:
-    """A failed run's parameters as one line: `key=value, ..., seed=N`."""
+    """A failed run's parameters as one line: `key=value, ..., seed=N`.
+
+    >>> describe({"params": {"device.over_provisioning": -1.0, "schemes": ["unified"]}, "seed": 2})
+    'device.over_provisioning=-1.0, schemes=["unified"], seed=2'
+    """
     parts = [f"{k}={v if k == 'case' else toml_inline(v)}" for k, v in failure["params"].items()]
     if failure.get("seed") is not None:
         parts.append(f"seed={failure['seed']}")
