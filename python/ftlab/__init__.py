@@ -1,10 +1,11 @@
 """ftlab: the Python front of the ftlab multi-tenant SSD simulator.
 
 Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, `plot(report or
-dir, kind, path)` (PNG/SVG figures), `compare(dirs) -> DataFrame`, and the exception classes
+dir, kind, path)` (PNG/SVG figures), `compare(dirs) -> DataFrame`, parameter sweeps
+(`sweep(spec) -> SweepResult`, `load_sweep(dir)`, `SweepResult`), and the exception classes
 (`FtlabError` and its subclasses). The simulation itself is the Rust extension
 `ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
-stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer or rich.
+stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer, rich or ray.
 """
 
 from __future__ import annotations
@@ -33,15 +34,18 @@ __all__ = [
     "FtlabError",
     "InputError",
     "Report",
+    "SweepResult",
     "TraceError",
     "UsageError",
     "__version__",
     "compare",
     "default_scenario_toml",
     "load",
+    "load_sweep",
     "plot",
     "run",
     "scenario_to_toml",
+    "sweep",
     "trace_stats",
 ]
 
@@ -50,6 +54,7 @@ if TYPE_CHECKING:
     from ftlab.comparison import compare
     from ftlab.plots import plot
     from ftlab.report import Report, load
+    from ftlab.sweeps import SweepResult, load_sweep, sweep
 
 _LAZY = {
     "run": "ftlab.api",
@@ -58,6 +63,9 @@ _LAZY = {
     "load": "ftlab.report",
     "plot": "ftlab.plots",
     "compare": "ftlab.comparison",
+    "sweep": "ftlab.sweeps",
+    "load_sweep": "ftlab.sweeps",
+    "SweepResult": "ftlab.sweeps",
 }
 
 

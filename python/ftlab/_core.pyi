@@ -80,6 +80,18 @@ def run(
     """Run every scheme of a scenario (file, TOML text, or the bundled default if neither)
     with the GIL released; `progress(done, total)` is called with the GIL held."""
 
+def resolve(
+    source_path: str | PathLike[str] | None = None,
+    text: str | None = None,
+    base_dir: str | PathLike[str] | None = None,
+    name: str | None = None,
+    seed: int | None = None,
+    overrides: list[str] = ...,
+) -> str:
+    """The scenario as `run` would simulate it (overrides and seed applied, every default
+    filled in, trace paths absolute), as TOML text, without running it: equal to the
+    `resolved_toml` that `run` returns for the same arguments. Reads no trace file."""
+
 def trace_stats(path: str | PathLike[str], format: str) -> TraceStats: ...
 def bench_case(case: str, requests: int | None = None) -> BenchResult: ...
 def default_scenario_toml() -> str: ...

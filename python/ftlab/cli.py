@@ -3,7 +3,8 @@
 Commands: `ftlab run` (run a scenario, write its results and report.html, print one table
 per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
 results directories side by side), `ftlab trace stats` (statistics of a trace file),
-`ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process). This module parses arguments and prints; it
+`ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
+`ftlab sweep` (in `ftlab.cli_sweep`). This module parses arguments and prints; it
 holds no simulation logic (the Rust core) and no result I/O (`ftlab.report`). Heavy imports
 (polars, the run orchestration) happen inside the commands so `ftlab --help` stays fast.
 Errors about the user's input (`ftlab.FtlabError`) are printed in red on stderr, without a
@@ -394,6 +395,14 @@ def bench(
             _num(r["peak_rss_bytes"] / 1e6, ",.1f"),
         )
     _stdout().print(table)
+
+
+# --------------------------------------------------------------------------------------
+# ftlab sweep (its own module: ftlab.cli_sweep)
+
+from ftlab.cli_sweep import sweep_command  # noqa: E402
+
+app.command("sweep")(sweep_command)
 
 
 # --------------------------------------------------------------------------------------

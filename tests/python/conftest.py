@@ -47,3 +47,18 @@ def run_cli(args: Sequence[str], cwd: Path | None = None, timeout: float = 900) 
         timeout=timeout,
         check=False,
     )
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One local Ray instance for the whole test session (Ray takes seconds to start), sized
+    like `ftlab sweep`'s own; `ftlab.sweep` uses an initialised Ray as it is. Shut down at
+    the end of the session."""
+    import ray
+
+    from ftlab.sweep_exec import start_ray
+
+    started = start_ray()
+    yield ray
+    if started:
+        ray.shutdown()

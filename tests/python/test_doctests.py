@@ -13,7 +13,7 @@ from reports import synthetic_report
 import ftlab
 
 MODULES = ["ftlab._errors", "ftlab._style", "ftlab._plotly", "ftlab.figdata", "ftlab.series_plots",
-           "ftlab.html_report", "ftlab.plots", "ftlab.comparison", "ftlab.report"]
+           "ftlab.html_report", "ftlab.plots", "ftlab.comparison", "ftlab.report", "ftlab.sweeps", "ftlab.sweep_spec"]
 
 
 @pytest.mark.parametrize("name", MODULES)

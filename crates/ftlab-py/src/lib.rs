@@ -114,6 +114,50 @@ fn table_to_py<'py>(
     Ok((columns, types))
 }
 
+/// The scenario source of `run` and `resolve`: a file, TOML text (with the directory its
+/// relative trace paths resolve against, default the current one), or the bundled default.
+fn scenario_source(
+    py: Python<'_>,
+    source_path: Option<PathBuf>,
+    text: Option<String>,
+    base_dir: Option<PathBuf>,
+    name: Option<String>,
+    func: &str,
+) -> PyResult<ScenarioSource> {
+    Ok(match (source_path, text) {
+        (Some(_), Some(_)) => return Err(to_pyerr(py, usage(func, "give either source_path or text, not both"))),
+        (Some(p), None) => ScenarioSource::File(p),
+        (None, Some(text)) => ScenarioSource::Text {
+            text,
+            base_dir: match base_dir {
+                Some(d) => d,
+                None => std::env::current_dir()
+                    .map_err(|e| to_pyerr(py, CoreError::Io { path: ".".into(), reason: e.to_string() }))?,
+            },
+            name: name.unwrap_or_else(|| "<text>".into()),
+        },
+        (None, None) => ScenarioSource::Default,
+    })
+}
+
+/// The scenario as `run` would simulate it (overrides and seed applied, every default
+/// filled in, trace paths absolute), as TOML, without running it. Source arguments as `run`.
+#[pyfunction]
+#[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new()))]
+fn resolve(
+    py: Python<'_>,
+    source_path: Option<PathBuf>,
+    text: Option<String>,
+    base_dir: Option<PathBuf>,
+    name: Option<String>,
+    seed: Option<u64>,
+    overrides: Vec<String>,
+) -> PyResult<String> {
+    let source = scenario_source(py, source_path, text, base_dir, name, "resolve")?;
+    let opts = RunOptions { seed, overrides };
+    py.detach(move || api::resolve_scenario(&source, &opts)).map_err(|e| to_pyerr(py, e))
+}
+
 /// Run every scheme of a scenario. Exactly one of `source_path` and `text` may be given;
 /// neither means the bundled default scenario. The simulation runs with the GIL released;
 /// `progress(done, total)` is called with the GIL held, at most a few hundred times.
@@ -130,32 +174,7 @@ fn run<'py>(
     overrides: Vec<String>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let source = match (source_path, text) {
-        (Some(_), Some(_)) => {
-            return Err(to_pyerr(
-                py,
-                usage("run", "give either source_path or text, not both"),
-            ))
-        }
-        (Some(p), None) => ScenarioSource::File(p),
-        (None, Some(text)) => ScenarioSource::Text {
-            text,
-            base_dir: match base_dir {
-                Some(d) => d,
-                None => std::env::current_dir().map_err(|e| {
-                    to_pyerr(
-                        py,
-                        CoreError::Io {
-                            path: ".".into(),
-                            reason: e.to_string(),
-                        },
-                    )
-                })?,
-            },
-            name: name.unwrap_or_else(|| "<text>".into()),
-        },
-        (None, None) => ScenarioSource::Default,
-    };
+    let source = scenario_source(py, source_path, text, base_dir, name, "run")?;
     let opts = RunOptions { seed, overrides };
 
     let result = py.detach(move || {
@@ -287,6 +306,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(bench_case, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;

@@ -130,6 +130,16 @@ pub fn run_scenario(
     })
 }
 
+/// The scenario exactly as `run_scenario` would simulate it, without running it: the
+/// overrides and seed applied, every default filled in, trace paths made absolute, as TOML
+/// (the `resolved_toml` of the run's output). Reads no trace file.
+pub fn resolve_scenario(source: &ScenarioSource, opts: &RunOptions) -> Result<String, FtlabError> {
+    let (text, name, base_dir) = scenario_text(source)?;
+    let mut s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
+    anchor_trace_paths(&mut s, &base_dir);
+    Ok(scenario::to_toml(&s))
+}
+
 /// Statistics of a trace file in a given format.
 pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, FtlabError> {
     let reader = open(path)?;

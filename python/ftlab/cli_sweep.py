@@ -1,0 +1,123 @@
+"""ftlab.cli_sweep: the `ftlab sweep` command (registered on the app of `ftlab.cli`).
+
+It runs a sweep file through `ftlab.sweep` with one rich progress bar over all runs (with
+the ETA), prints each failed run as it fails, then a summary: the files written, the plotted
+metric per line and x value, and the failures. Exit status: 0 if every run finished, 1 if
+some failed, 2 for a bad sweep file or base scenario (via `ftlab.cli.main`), 130 when
+interrupted. It holds no sweep logic (`ftlab.sweeps`) and imports ray only when running.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+EXIT_RUNS_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def sweep_command(
+    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.toml", help="Sweep file (see docs/sweep.md).", show_default=False)],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Sweep directory (default: the file's `out`, else results/SWEEP-STEM).", show_default=False),
+    ] = None,
+    address: Annotated[
+        Optional[str],
+        typer.Option("--address", help="Ray cluster to use: auto, or ray://HOST:PORT (default: start a local Ray instance).", show_default=False),
+    ] = None,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Times Ray reruns a run whose worker died.")] = 0,
+    set_: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", metavar="KEY.PATH=VALUE", help="Override a value of the base scenario in every run (repeatable).", show_default=False),
+    ] = None,
+) -> None:
+    """Run a base scenario over a grid of overrides and seeds on Ray; collect one table and a plot.
+
+    Writes runs/KEY/ per run, sweep.parquet, failures.json, sweep.json and the plot into the sweep directory. Finished runs are kept: running the same sweep again resumes it.
+    """
+    from ftlab.sweeps import SweepInterrupted, sweep
+
+    err = Console(stderr=True)
+    try:
+        result = _run_with_progress(sweep, err, sweep_file, out=out, address=address, retries=retries, set=set_ or ())
+    except SweepInterrupted as e:
+        err.print(
+            Text(f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run the same command again to resume", style="yellow"),
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    _print_summary(result)
+    if result.failures:
+        _print_failures(err, result)
+        raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def _run_with_progress(sweep: Any, err: Console, sweep_file: Path, **kwargs: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from ftlab.sweeps import describe
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task(f"sweeping {sweep_file}", total=None)
+        first = [True]
+
+        def on_progress(done: int, total: int) -> None:
+            if first[0]:  # runs already done are not speed: start the ETA from here
+                bar.reset(task, completed=done, total=total)
+                first[0] = False
+            else:
+                bar.update(task, completed=done, total=total)
+
+        def on_failure(f: dict[str, Any]) -> None:
+            bar.console.print(Text(f"run failed: {describe(f)}: {f['error']}", style="red"), soft_wrap=True)
+
+        return sweep(sweep_file, progress=on_progress, on_failure=on_failure, **kwargs)
+
+
+def _print_summary(result: Any) -> None:
+    from ftlab.cli import _stdout
+
+    console = _stdout()
+    ran = "" if result.ran is None else f": {result.ran} ran, {result.reused} done before"
+    console.print(f"sweep: {len(result.runs)} planned runs{ran}, {len(result.failures)} failed")
+    console.print(f"table: {result.dir / 'sweep.parquet'} ({result.table.height} rows × {result.table.width} columns)")
+    if result.plot is not None:
+        console.print(f"plot:  {result.plot}")
+        console.print(_plot_table(result))
+
+
+def _plot_table(result: Any) -> Table:
+    """The plotted points: per line and x value, the metric's mean over seeds and its spread."""
+    from ftlab.sweep_plot import aggregate
+
+    plot = result.plot_spec
+    points, dims = aggregate(result.table, plot, result.parameters, str(result.dir))
+    spread = ("min", "max") if plot.error == "minmax" else ("std",)
+    table = Table(title=f"{plot.metric} (mean over seeds)", title_justify="left")
+    for col in (*dims, plot.x, "mean", *spread, "n"):
+        table.add_column(col, justify="left" if col in dims else "right", no_wrap=True)
+    for row in points.iter_rows(named=True):
+        cells = [*(row[d] for d in dims), row[plot.x], *(row[c] for c in ("mean", *spread)), row["n"]]
+        table.add_row(*(_cell(c) for c in cells))
+    return table
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    return "-" if value is None else str(value)
+
+
+def _print_failures(err: Console, result: Any) -> None:
+    from ftlab.sweeps import FAILURES_FILE, describe
+
+    err.print(Text(f"{len(result.failures)} runs failed (also in {result.dir / FAILURES_FILE}):", style="red"))
+    for f in result.failures:
+        err.print(Text(f"  {describe(f)}: {f['error']}", style="red"), soft_wrap=True)
