@@ -220,7 +220,9 @@ fn scenario_text(source: &ScenarioSource) -> Result<(String, String, PathBuf), F
 /// Make relative trace paths absolute (against the scenario's directory), so the resolved
 /// scenario written beside the results still finds its traces.
 fn anchor_trace_paths(s: &mut Scenario, base_dir: &Path) {
-    let base = std::path::absolute(base_dir).unwrap_or_else(|_| base_dir.to_path_buf());
+    // A bare file name has an empty parent, which `absolute` rejects: that is the current dir.
+    let dir = if base_dir.as_os_str().is_empty() { Path::new(".") } else { base_dir };
+    let base = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     for t in s.tenants.iter_mut() {
         if let Some(tr) = t.trace.as_mut() {
             if Path::new(&tr.path).is_relative() {

@@ -759,10 +759,21 @@ fn phase_ranges() {
 fn scheme_errors() {
     let both = || base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitioned\"]");
     let part = |lines: &str| both().at("end", &format!("[scheme.partitioned]\n{lines}"));
+    let upi = |lines: &str| base().replace("schemes = [\"unified\"]", "schemes = [\"upi\"]").at("end", &format!("[scheme.upi]\n{lines}"));
     check_all(cases![
-        "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"upi\"]"),
-            config("schemes.1", &["unknown scheme \"upi\"", "known: unified, partitioned"]);
-        "unknown scheme table" => base().at("end", "[scheme.upi]\nepoch_ms = 100"), config("scheme.upi", &["unknown scheme", "known: unified, partitioned"]);
+        "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"flashblox\"]"),
+            config("schemes.1", &["unknown scheme \"flashblox\"", "known: unified, partitioned, upi"]);
+        "unknown scheme table" => base().at("end", "[scheme.flashblox]\nepoch_ms = 100"), config("scheme.flashblox", &["unknown scheme", "known: unified, partitioned, upi"]);
+        "upi unknown knob" => upi("epoch_ms = 100"), config("scheme.upi", &["unknown field `epoch_ms`"]);
+        "upi epoch too short" => upi("epoch_s = 0.0"), config("scheme.upi.epoch_s", &["must be in [0.001, 86400], got 0"]);
+        "upi traffic cap of 1" => upi("traffic_cap = 1.0"), config("scheme.upi.traffic_cap", &["must be in (0, 1), got 1"]);
+        "upi exponents of the wrong length" => upi("traffic_exponents = [1.0]"), config("scheme.upi.traffic_exponents", &["one exponent per tenant (2)", "got 1"]);
+        "upi negative exponent" => upi("traffic_exponents = [1.0, -2.0]"), config("scheme.upi.traffic_exponents.1", &["must be in (0, 8], got -2"]);
+        "upi read-only die out of range" => upi("read_only_dies = [9]"), config("scheme.upi.read_only_dies.0", &["must be a die index in [0, 4), got 9"]);
+        "upi read-only die twice" => upi("read_only_dies = [1, 1]"), config("scheme.upi.read_only_dies.1", &["die 1 is listed twice"]);
+        "upi read-only dies empty a set" => upi("read_only_dies = [0, 2]"), config("scheme.upi.read_only_dies", &["tenant 0's set keeps 0 of its 2 dies"]);
+        "upi shares of the wrong sum" => upi("initial_shares = [1, 1]"), config("scheme.upi.initial_shares", &["must sum to the device's 4 dies, got 2"]);
+        "upi zero min set" => upi("min_set_dies = 0"), config("scheme.upi.min_set_dies", &["must be >= 1, got 0"]);
         "no schemes" => base().replace("schemes = [\"unified\"]", "schemes = []"), config("schemes", &["must name at least one scheme"]);
         "a scheme twice" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"unified\"]"), config("schemes.1", &["\"unified\" is listed twice"]);
         "shares of the wrong length" => part("shares = [2]"), config("scheme.partitioned.shares", &["must list one share per tenant (2), got 1"]);
