@@ -160,7 +160,7 @@ def write_run(runs_dir: Path, job: Job, result: dict[str, Any]) -> Path:
     """Write one run's results to `runs_dir/<key>/`: every file into a fresh temporary
     directory beside it, then one rename. An interruption leaves only the temporary
     directory (removed here, or by `clean_stale` on the next sweep), never a partial run."""
-    from ftlab.report import Report
+    from ftlab.report import Report, _fsync_dir
 
     target = runs_dir / job.key
     tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{job.key[:16]}-", dir=runs_dir))
@@ -227,16 +227,3 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -46,7 +46,7 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
     if config.shares.is_empty() {
         config.shares = proportional_shares(ctx.namespace_units, n_units)?;
     }
-    check_shares(&config.shares, ctx.namespace_units.len(), n_units)?;
+    check_shares("shares", "units", &config.shares, ctx.namespace_units.len(), n_units)?;
     let sets = assign(g, config.by, &config.shares);
     check_capacity(g, &sets, ctx)?;
     let mut owner_of_die = vec![u16::MAX; g.n_dies as usize];
@@ -103,23 +103,25 @@ pub fn proportional_shares(namespace_units: &[u32], n_units: u32) -> Result<Vec<
     Ok(shares)
 }
 
-fn check_shares(shares: &[u32], n_tenants: usize, n_units: u32) -> Result<(), SchemeConfigError> {
+/// `shares` (at `key`) lists one share per tenant, each in [1, n_units], summing to the
+/// device's `n_units` `unit`s (shared with `upi`'s initial sets).
+pub(crate) fn check_shares(key: &str, unit: &str, shares: &[u32], n_tenants: usize, n_units: u32) -> Result<(), SchemeConfigError> {
     if shares.len() != n_tenants {
-        return Err(SchemeConfigError::new("shares", format!("must list one share per tenant ({n_tenants}), got {}", shares.len())));
+        return Err(SchemeConfigError::new(key, format!("must list one share per tenant ({n_tenants}), got {}", shares.len())));
     }
     if let Some(i) = shares.iter().position(|&s| s == 0 || s > n_units) {
-        return Err(SchemeConfigError::new(format!("shares.{i}"), format!("must be in [1, {n_units}], got {}", shares[i])));
+        return Err(SchemeConfigError::new(format!("{key}.{i}"), format!("must be in [1, {n_units}], got {}", shares[i])));
     }
     let sum: u64 = shares.iter().map(|&s| s as u64).sum();
     if sum != n_units as u64 {
-        return Err(SchemeConfigError::new("shares", format!("must sum to the device's {n_units} units, got {sum}")));
+        return Err(SchemeConfigError::new(key, format!("must sum to the device's {n_units} {unit}, got {sum}")));
     }
     Ok(())
 }
 
 /// Die sets per tenant: consecutive channels, or consecutive dies in channel-first order
 /// (so a die partition spreads over channels).
-fn assign(g: &Geometry, by: PartitionUnit, shares: &[u32]) -> Vec<Vec<DieIdx>> {
+pub(crate) fn assign(g: &Geometry, by: PartitionUnit, shares: &[u32]) -> Vec<Vec<DieIdx>> {
     let order = g.dies_channel_first();
     let mut sets = Vec::with_capacity(shares.len());
     let mut next = 0u32;

@@ -11,7 +11,7 @@
 //! read-weighted cost-benefit and `gc_write_die`), and it knows nothing of time beyond the
 //! epoch counters it is handed. `docs/schemes/upi.md` maps each equation to its line here.
 
-use super::partitioned::proportional_shares;
+use super::partitioned::{assign, check_shares, proportional_shares, PartitionUnit};
 use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
@@ -138,8 +138,9 @@ impl Upi {
             config.initial_shares = proportional_shares(ctx.namespace_units, g.n_dies)
                 .map_err(|e| SchemeConfigError::new("initial_shares", e.reason))?;
         }
-        check_shares(&config.initial_shares, n_tenants, g.n_dies)?;
-        let sets = initial_sets(&g, &config.initial_shares);
+        check_shares("initial_shares", "dies", &config.initial_shares, n_tenants, g.n_dies)?;
+        // Consecutive dies in channel-first order, as `partitioned` by die.
+        let sets = assign(&g, PartitionUnit::Die, &config.initial_shares);
         check_read_only(&config, &sets, g.n_dies)?;
         let mut set_of_die = vec![NO_SET; g.n_dies as usize];
         for (t, set) in sets.iter().enumerate() {
@@ -526,21 +527,6 @@ fn extremes(utility: &[f64]) -> Option<(usize, usize)> {
     (utility[hi] > utility[lo]).then_some((hi, lo))
 }
 
-/// Consecutive dies in channel-first order (as `partitioned` by die), so sets spread over
-/// channels.
-fn initial_sets(g: &Geometry, shares: &[u32]) -> Vec<Vec<DieIdx>> {
-    let order = g.dies_channel_first();
-    let mut next = 0usize;
-    shares
-        .iter()
-        .map(|&s| {
-            let set = order[next..next + s as usize].to_vec();
-            next += s as usize;
-            set
-        })
-        .collect()
-}
-
 fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError> {
     let range = |key: &str, v: f64, lo: f64, hi: f64, open_lo: bool| {
         let ok = v.is_finite() && (if open_lo { v > lo } else { v >= lo }) && v <= hi;
@@ -568,19 +554,6 @@ fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError>
     Ok(())
 }
 
-fn check_shares(shares: &[u32], n_tenants: usize, n_dies: u32) -> Result<(), SchemeConfigError> {
-    if shares.len() != n_tenants {
-        return Err(SchemeConfigError::new("initial_shares", format!("must list one share per tenant ({n_tenants}), got {}", shares.len())));
-    }
-    if let Some(i) = shares.iter().position(|&s| s == 0 || s > n_dies) {
-        return Err(SchemeConfigError::new(format!("initial_shares.{i}"), format!("must be in [1, {n_dies}], got {}", shares[i])));
-    }
-    let sum: u64 = shares.iter().map(|&s| s as u64).sum();
-    if sum != n_dies as u64 {
-        return Err(SchemeConfigError::new("initial_shares", format!("must sum to the device's {n_dies} dies, got {sum}")));
-    }
-    Ok(())
-}
 
 /// Read-only dies are valid, distinct, and leave every set at least `min_set_dies` dies.
 fn check_read_only(c: &UpiConfig, sets: &[Vec<DieIdx>], n_dies: u32) -> Result<(), SchemeConfigError> {
