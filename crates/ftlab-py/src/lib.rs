@@ -154,15 +154,17 @@ fn resolve(
     overrides: Vec<String>,
 ) -> PyResult<String> {
     let source = scenario_source(py, source_path, text, base_dir, name, "resolve")?;
-    let opts = RunOptions { seed, overrides };
+    let opts = RunOptions { seed, overrides, jobs: None };
     py.detach(move || api::resolve_scenario(&source, &opts)).map_err(|e| to_pyerr(py, e))
 }
 
 /// Run every scheme of a scenario. Exactly one of `source_path` and `text` may be given;
 /// neither means the bundled default scenario. The simulation runs with the GIL released;
-/// `progress(done, total)` is called with the GIL held, at most a few hundred times.
+/// up to `jobs` schemes at once (None: the machine's cores; the results are the same for any
+/// value); `progress(done, total)` is called with the GIL held, at most a few hundred times
+/// per scheme.
 #[pyfunction]
-#[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None))]
+#[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None, jobs=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -173,9 +175,13 @@ fn run<'py>(
     seed: Option<u64>,
     overrides: Vec<String>,
     progress: Option<Py<PyAny>>,
+    jobs: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let source = scenario_source(py, source_path, text, base_dir, name, "run")?;
-    let opts = RunOptions { seed, overrides };
+    if jobs == Some(0) {
+        return Err(to_pyerr(py, usage("--jobs", "must be at least 1, got 0")));
+    }
+    let opts = RunOptions { seed, overrides, jobs };
 
     let result = py.detach(move || {
         let mut callback_err: Option<PyErr> = None;

@@ -4,10 +4,11 @@
 use crate::error::FtlabError;
 use crate::host::{Records, Source, SourceParams};
 use crate::metrics::report;
+pub use crate::metrics::table::{concat_tables, Column, Table};
 use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
-use crate::simulation::{OutOfSpace, PreconditionGc, RunTables, Simulation};
+use crate::simulation::{OutOfSpace, RunTables, Simulation};
 use crate::stream;
 use crate::workload::stats::TraceStats;
 use crate::workload::{read_trace, TraceFormat};
@@ -36,6 +37,9 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// `key.path=value` overrides applied to the scenario before validation, in order.
     pub overrides: Vec<String>,
+    /// Schemes simulated at once (each is an independent simulation); `None` = the
+    /// machine's cores. Results are identical for any value.
+    pub jobs: Option<usize>,
 }
 
 /// Progress of a run, reported to a callback; `done <= total`, in simulated nanoseconds
@@ -44,20 +48,6 @@ pub struct RunOptions {
 pub struct Progress {
     pub done: u64,
     pub total: u64,
-}
-
-/// One typed column of the time-series table.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Column {
-    Str(Vec<String>),
-    F64(Vec<f64>),
-    U64(Vec<u64>),
-}
-
-/// A columnar table: `(name, column)` pairs, all columns of equal length.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Table {
-    pub columns: Vec<(String, Column)>,
 }
 
 /// Everything one run produces; the caller writes it to disk.
@@ -97,7 +87,11 @@ pub fn default_scenario_toml() -> &'static str {
     include_str!("../../../scenarios/default.toml")
 }
 
-/// Run every scheme of a scenario and return what the caller writes to disk.
+/// Run every scheme of a scenario and return what the caller writes to disk. The schemes are
+/// independent simulations: up to `opts.jobs` run at once, each on its own thread, and the
+/// results are assembled in scenario order, so the output is the same for any `jobs`.
+/// `progress` is called on the calling thread only; if it panics (a cancelled run), the
+/// simulations stop at their next progress point and the panic resumes here.
 pub fn run_scenario(
     source: &ScenarioSource,
     opts: &RunOptions,
@@ -106,16 +100,16 @@ pub fn run_scenario(
     let (text, name, base_dir) = scenario_text(source)?;
     let mut s = scenario::load(&text, &name, &opts.overrides, opts.seed)?;
     anchor_trace_paths(&mut s, &base_dir);
-    let n = s.schemes.len() as u64;
+    if opts.jobs == Some(0) {
+        return Err(FtlabError::Usage { arg: "--jobs".into(), reason: "must be at least 1, got 0".into() });
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = opts.jobs.unwrap_or(cores).min(s.schemes.len()).max(1);
+    let outcomes = run_schemes_parallel(&s, &name, jobs, progress);
     let mut results = Vec::new();
     let (mut ts, mut cdf, mut wear) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, scheme_name) in s.schemes.iter().enumerate() {
-        let mut report_progress = |permille: u64| {
-            progress(Progress { done: i as u64 * 1000 + permille.min(1000), total: n * 1000 });
-        };
-        // Trace paths are absolute now: nothing left to resolve against a directory.
-        let (result, table) = run_one(&s, scheme_name, Path::new(""), &name, &mut report_progress)?;
-        progress(Progress { done: (i as u64 + 1) * 1000, total: n * 1000 });
+    for (scheme_name, outcome) in s.schemes.iter().zip(outcomes) {
+        let (result, table) = outcome?;
         results.push(result);
         ts.push((scheme_name.clone(), table.timeseries));
         cdf.push((scheme_name.clone(), table.latency_cdf));
@@ -128,6 +122,80 @@ pub fn run_scenario(
         latency_cdf: concat_tables(cdf),
         wear: concat_tables(wear),
     })
+}
+
+/// Why a worker stopped early: the caller's progress callback panicked (a cancelled run).
+struct WorkerCancelled;
+
+type SchemeOutcome = Result<(report::SchemeResult, RunTables), FtlabError>;
+
+/// Run each scheme of `s` on one of `jobs` worker threads (the next scheme goes to the next
+/// free worker); the outcomes come back in scheme order.
+fn run_schemes_parallel(s: &Scenario, file: &str, jobs: usize, progress: &mut dyn FnMut(Progress)) -> Vec<SchemeOutcome> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize};
+    use std::sync::mpsc;
+    let n = s.schemes.len();
+    let next = AtomicUsize::new(0);
+    let cancel = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, u64)>();
+    let mut outcomes: Vec<Option<SchemeOutcome>> = (0..n).map(|_| None).collect();
+    let mut cancelled = None;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                let (tx, next, cancel) = (tx.clone(), &next, &cancel);
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n || cancel.load(Ordering::Relaxed) {
+                            return done;
+                        }
+                        let mut report = |permille: u64| {
+                            if cancel.load(Ordering::Relaxed) {
+                                std::panic::resume_unwind(Box::new(WorkerCancelled));
+                            }
+                            let _ = tx.send((i, permille.min(1000)));
+                        };
+                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            run_one(s, &s.schemes[i], Path::new(""), file, &mut report)
+                        }));
+                        match run {
+                            Ok(outcome) => {
+                                let _ = tx.send((i, 1000));
+                                done.push((i, outcome));
+                            }
+                            Err(p) if p.is::<WorkerCancelled>() => return done,
+                            Err(p) => std::panic::resume_unwind(p),
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut permille = vec![0u64; n];
+        for (i, p) in rx {
+            permille[i] = p;
+            if cancelled.is_none() {
+                let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    progress(Progress { done: permille.iter().sum(), total: n as u64 * 1000 })
+                }));
+                if let Err(payload) = call {
+                    cancel.store(true, Ordering::Relaxed);
+                    cancelled = Some(payload);
+                }
+            }
+        }
+        for w in workers {
+            for (i, outcome) in w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+                outcomes[i] = Some(outcome);
+            }
+        }
+    });
+    if let Some(payload) = cancelled {
+        std::panic::resume_unwind(payload);
+    }
+    outcomes.into_iter().map(|o| o.expect("every scheme ran")).collect()
 }
 
 /// The scenario exactly as `run_scenario` would simulate it, without running it: the
@@ -258,7 +326,7 @@ fn run_one(
         None => progress(traces.permille()),
     };
     sim.run(&mut report).map_err(|e| name_file(e, file))?;
-    Ok(sim.finish(scheme_name))
+    sim.finish(scheme_name)
 }
 
 /// Bytes read so far from a run's trace files, against their total size: the progress of a
@@ -296,9 +364,8 @@ impl<R: std::io::Read> std::io::Read for CountingReader<R> {
 /// Precondition `sim` as the scenario says (seeded from the scenario seed). `file` names the
 /// scenario in the error when the device has too little spare space for it.
 pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<(), FtlabError> {
-    let gc = PreconditionGc { low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"), policy: s.ftl.gc_policy };
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
-    sim.precondition(&s.precondition, gc, &mut rng).map_err(|OutOfSpace { tenant, reason }| {
+    sim.precondition(&s.precondition, &mut rng).map_err(|OutOfSpace { tenant, reason }| {
         FtlabError::config(
             file,
             "device.over_provisioning",
@@ -316,6 +383,18 @@ pub fn build_simulation<'a>(s: &Scenario, scheme_name: &str, base_dir: &Path, fi
     build_simulation_counted(s, scheme_name, base_dir, file, None)
 }
 
+/// A fresh simulation of the scenario's device under a scheme built by the caller (a policy
+/// outside the registry, such as the test-only policies of the integrity test), with the
+/// scenario's stream mapper and every tenant's workload opened.
+pub fn build_simulation_with<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
+    assemble(s, scheme, base_dir, file, None)
+}
+
+/// What a scheme is built from, for this scenario.
+pub fn scheme_context<'g>(s: &Scenario, g: &'g crate::flash::geometry::Geometry, ns: &'g [u32]) -> SchemeContext<'g> {
+    SchemeContext { geometry: g, namespace_units: ns, over_provisioning: s.resolved().over_provisioning, timing: s.timing() }
+}
+
 fn build_simulation_counted<'a>(
     s: &Scenario,
     scheme_name: &str,
@@ -325,11 +404,18 @@ fn build_simulation_counted<'a>(
 ) -> Result<Simulation<'a>, FtlabError> {
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.expect("resolved"), timing: s.timing() };
+    let ctx = scheme_context(s, &g, &ns);
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
     let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
+    assemble(s, scheme, base_dir, file, traces)
+}
+
+fn assemble<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, base_dir: &Path, file: &str, traces: Option<&ReadCounter>) -> Result<Simulation<'a>, FtlabError> {
+    let ns = s.namespace_units();
+    let g = s.geometry();
     let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mapper = stream::build(&s.stream_mapper, &mtable, s.ftl.physical_streams)
+    let mctx = stream::MapperContext { geometry: &g, namespace_units: &ns, physical_streams: s.ftl.physical_streams };
+    let mapper = stream::build(&s.stream_mapper, &mtable, &mctx)
         .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
     let mut sources = Vec::with_capacity(s.tenants.len());
     for (i, t) in s.tenants.iter().enumerate() {
@@ -346,7 +432,7 @@ fn open_source<'a>(
     base_dir: &Path,
     traces: Option<&ReadCounter>,
 ) -> Result<Source<'a>, FtlabError> {
-    let unit_bytes = s.device.mapping_unit_bytes.expect("resolved");
+    let unit_bytes = s.resolved().mapping_unit_bytes;
     let mut p = SourceParams {
         name: "synthetic".into(),
         namespace_units: units,
@@ -365,7 +451,14 @@ fn open_source<'a>(
         let stream = w.try_build(ns_bytes, seed).map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
         return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
     }
-    let tr = t.trace.as_ref().expect("validated: trace or synthetic");
+    if let Some(w) = &t.periodic {
+        let seed = crate::sim::seed_for(s.seed, 2, i as u64);
+        let ns_bytes = units as u64 * unit_bytes as u64;
+        p.name = "periodic".into();
+        let stream = w.build(ns_bytes, s.geometry().page_bytes, seed);
+        return Ok(Source::new(Records::Periodic(Box::new(stream)), p));
+    }
+    let tr = t.trace.as_ref().expect("validated: one workload kind per tenant");
     let path = base_dir.join(&tr.path);
     p.name = path.display().to_string();
     p.address_map = tr.address_map;
@@ -417,48 +510,3 @@ fn io_error(path: &Path, e: std::io::Error) -> FtlabError {
     FtlabError::Io { path: path.display().to_string(), reason: e.to_string() }
 }
 
-/// Stack the schemes' tables with a leading `scheme` column; an f64 column some scheme lacks
-/// is NaN in its rows (columns of other types must exist in every table).
-fn concat_tables(tables: Vec<(String, Table)>) -> Table {
-    let mut out: Vec<(String, Column)> = Vec::new();
-    for (_, t) in &tables {
-        for (n, c) in &t.columns {
-            if !out.iter().any(|(o, _)| o == n) {
-                out.push((n.clone(), empty_like(c)));
-            }
-        }
-    }
-    let mut scheme_col = Vec::new();
-    for (scheme, t) in tables {
-        let rows = t.columns.first().map_or(0, |(_, c)| col_len(c));
-        scheme_col.extend(std::iter::repeat_n(scheme, rows));
-        for (name, acc) in out.iter_mut() {
-            match (t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c), acc) {
-                (Some(Column::Str(v)), Column::Str(o)) => o.extend(v.iter().cloned()),
-                (Some(Column::F64(v)), Column::F64(o)) => o.extend(v.iter().copied()),
-                (Some(Column::U64(v)), Column::U64(o)) => o.extend(v.iter().copied()),
-                (None, Column::F64(o)) => o.extend(std::iter::repeat_n(f64::NAN, rows)),
-                (c, _) => panic!("table column {name} missing or changing type: {c:?}"),
-            }
-        }
-    }
-    let mut columns = vec![("scheme".to_string(), Column::Str(scheme_col))];
-    columns.extend(out);
-    Table { columns }
-}
-
-fn empty_like(c: &Column) -> Column {
-    match c {
-        Column::Str(_) => Column::Str(Vec::new()),
-        Column::F64(_) => Column::F64(Vec::new()),
-        Column::U64(_) => Column::U64(Vec::new()),
-    }
-}
-
-fn col_len(c: &Column) -> usize {
-    match c {
-        Column::Str(v) => v.len(),
-        Column::F64(v) => v.len(),
-        Column::U64(v) => v.len(),
-    }
-}

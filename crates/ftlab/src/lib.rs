@@ -1,7 +1,7 @@
 //! ftlab: a fast, deterministic simulator of a shared (multi-tenant) NAND-flash SSD.
 //!
-//! The model (`sim`, `flash`, `ftl`, `scheme`, `stream`, `sched`, `host`, `metrics`,
-//! `simulation`) does no I/O. `workload` and `scenario` turn text into plain data. `api`
+//! The model (`sim`, `flash`, `ftl`, `policy`, `scheme`, `stream`, `sched`, `host`,
+//! `metrics`, `simulation`) does no I/O. `workload` and `scenario` turn text into plain data. `api`
 //! is the only edge that opens files. See `docs/ARCHITECTURE.md`.
 
 pub mod api;
@@ -10,6 +10,7 @@ pub mod flash;
 pub mod ftl;
 pub mod host;
 pub mod metrics;
+pub mod policy;
 pub mod scenario;
 pub mod sched;
 pub mod scheme;

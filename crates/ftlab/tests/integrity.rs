@@ -1,22 +1,39 @@
 //! The integrity property test (DESIGN §5, §10): random writes, reads, trims and overwrites on
-//! the `tiny` device with GC and static wear leveling forced often, under every scheme (upi
-//! with 2 ms epochs, so dies change sets and GC relocates data all the time), with
-//! and without a write buffer, with one or several mapping units per flash page. The oracle
-//! checks every read and GC copy as it happens; at the end a full sweep checks that every
-//! logical page reads back its latest version and that L2P, P2L and valid counts agree.
-//! Proptest draws the configurations; at least 10^6 host operations run in total.
+//! the `tiny` device with GC and static wear leveling forced often, under every scheme of
+//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (upi with 2 ms epochs, so dies
+//! change sets and GC relocates data all the time), plus three test-only policies that drive
+//! the engine's commands: whole-block migrations while the host writes, partial GC in steps
+//! of k page reads, and parity programs with reads rebuilt from stripes. With and without a
+//! write buffer, with one or several mapping units per flash page. The oracle checks every
+//! read and copy as it happens; at the end a full sweep checks that every logical page reads
+//! back its latest version and that L2P, P2L and valid counts agree. Proptest draws the
+//! configurations; at least 10^6 host operations run in total.
 
-use ftlab::api::{build_simulation, precondition};
+mod policies;
+
+use ftlab::api::{build_simulation, build_simulation_with, precondition};
 use ftlab::scenario;
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Every policy the test runs: the registered schemes, then the test-only ones.
+fn schemes() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = ftlab::scheme::REGISTRY.iter().map(|(n, _)| *n).collect();
+    v.extend(policies::TEST_POLICIES);
+    v
+}
+
+fn mappers() -> Vec<&'static str> {
+    ftlab::stream::REGISTRY.iter().map(|(n, _)| *n).collect()
+}
 
 static OPS_TOTAL: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Clone, Debug)]
 struct Case {
     scheme: &'static str,
+    mapper: &'static str,
     seed: u64,
     units_per_page: u32,
     buffer_pages: u32,
@@ -39,6 +56,7 @@ fn scenario_text(c: &Case, requests: u64) -> String {
     format!(
         r#"seed = {seed}
 schemes = ["{scheme}"]
+stream_mapper = "{mapper}"
 [device]
 preset = "tiny"
 page_bytes = {page}
@@ -89,7 +107,8 @@ rate_iops = 2000.0
 requests = {requests_b}
 "#,
         seed = c.seed,
-        scheme = c.scheme,
+        scheme = policies::registered_base(c.scheme),
+        mapper = c.mapper,
         ppb = 64 / c.units_per_page,
         policy = c.policy,
         sched = c.scheduler,
@@ -104,23 +123,32 @@ requests = {requests_b}
     )
 }
 
+/// The simulation of a case: a registered scheme by name, a test-only one built here.
+fn simulation<'a>(s: &scenario::Scenario, scheme: &str) -> ftlab::simulation::Simulation<'a> {
+    match policies::build(scheme, s) {
+        Some(p) => build_simulation_with(s, p, Path::new("."), "integrity.toml").expect("builds"),
+        None => build_simulation(s, scheme, Path::new("."), "integrity.toml").expect("builds"),
+    }
+}
+
 fn run_case(c: &Case, requests: u64) {
     let text = scenario_text(c, requests);
     let s = scenario::load(&text, "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = build_simulation(&s, c.scheme, Path::new("."), "integrity.toml").expect("builds");
+    let mut sim = simulation(&s, c.scheme);
     precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
     sim.check_integrity();
     sim.run(&mut |_| {}).expect("runs");
     let checks = sim.check_integrity();
     assert!(checks > requests, "the oracle checked only {checks} reads and copies");
-    let erases: u64 = sim.ftl().blocks.info.iter().map(|b| b.erase_count as u64).sum();
+    let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
+    policies::check_exercised(c.scheme, &sim);
     OPS_TOTAL.fetch_add(requests + requests / 4, Ordering::Relaxed);
 }
 
 fn case() -> impl Strategy<Value = Case> {
     (
-        prop_oneof![Just("unified"), Just("partitioned"), Just("upi")],
+        (proptest::sample::select(schemes()), proptest::sample::select(mappers())),
         any::<u32>().prop_map(u64::from),
         prop_oneof![Just(1u32), Just(2), Just(4)],
         prop_oneof![Just(0u32), Just(8)],
@@ -130,11 +158,12 @@ fn case() -> impl Strategy<Value = Case> {
         1u32..=6,
         prop_oneof![Just("greedy"), Just("cost-benefit")],
         prop_oneof![Just(0.5), Just(0.75), Just(1.0)],
-        prop_oneof![Just("priority"), Just("fifo")],
+        prop_oneof![Just("priority"), Just("fifo"), Just("edf")],
         any::<(bool, bool)>(),
     )
-        .prop_map(|(scheme, seed, upp, buf, read, trim, pattern, max_units, policy, fill, sched, (suspend, multi_plane))| Case {
+        .prop_map(|((scheme, mapper), seed, upp, buf, read, trim, pattern, max_units, policy, fill, sched, (suspend, multi_plane))| Case {
             scheme,
+            mapper,
             seed,
             units_per_page: upp,
             buffer_pages: buf,
@@ -175,9 +204,11 @@ fn zzz_at_least_a_million_operations_ran() {
     // Runs after the property test only when the harness orders tests by name in one thread;
     // with parallel tests it re-runs enough cases itself so the bound always holds.
     let mut seed = 0;
+    let all = schemes();
     while OPS_TOTAL.load(Ordering::Relaxed) < 1_000_000 {
         let c = Case {
-            scheme: ["unified", "partitioned", "upi"][(seed % 3) as usize],
+            scheme: all[seed as usize % all.len()],
+            mapper: mappers()[seed as usize % mappers().len()],
             seed,
             units_per_page: 1 + (seed % 3) as u32,
             buffer_pages: 0,
@@ -202,9 +233,10 @@ fn zzz_at_least_a_million_operations_ran() {
 #[test]
 fn full_precondition_without_overwrites_then_any_mix() {
     for (i, read_ratio) in [0.0, 0.3, 0.7, 1.0].into_iter().enumerate() {
-        for scheme in ["unified", "partitioned", "upi"] {
+        for scheme in schemes() {
             let c = Case {
                 scheme,
+                mapper: "legacy",
                 seed: i as u64,
                 units_per_page: 1,
                 buffer_pages: 0,
@@ -220,7 +252,7 @@ fn full_precondition_without_overwrites_then_any_mix() {
             };
             let text = scenario_text(&c, 20_000).replace("overwrite_passes = 0.5", "overwrite_passes = 0.0");
             let s = scenario::load(&text, "full.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-            let mut sim = build_simulation(&s, scheme, Path::new("."), "full.toml").expect("builds");
+            let mut sim = simulation(&s, scheme);
             precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
             sim.run(&mut |_| {}).expect("runs");
             sim.check_integrity();

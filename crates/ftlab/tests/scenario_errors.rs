@@ -197,7 +197,7 @@ fn outcome(case: &Case) -> std::thread::Result<Result<Option<Scenario>, FtlabErr
         Mode::Load => scenario::load(&case.text, "test.toml", &case.overrides, case.seed).map(Some),
         Mode::Run => {
             let source = ScenarioSource::Text { text: case.text.clone(), base_dir: temp_dir(), name: "test.toml".into() };
-            let opts = RunOptions { seed: case.seed, overrides: case.overrides.clone() };
+            let opts = RunOptions { seed: case.seed, overrides: case.overrides.clone(), jobs: None };
             run_scenario(&source, &opts, &mut |_| {}).map(|_| None)
         }
     }))
@@ -576,11 +576,15 @@ fn tenant_ranges() {
         "duration_s above 10^7" => base().set("tenants.db.duration_s=10000001.0"), config("tenants.1.duration_s", &["must be in (0, 10000000] seconds, got 10000001"]);
         "duration_s infinite" => base().set("tenants.db.duration_s=inf"), config("tenants.1.duration_s", &["got inf"]);
         "both trace and synthetic" => base().at("tenant1", "[tenants.trace]\npath = \"t.csv\"\nformat = \"msr\""),
-            config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
+            config("tenants.1.trace", &["set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]"]);
         "unbounded synthetic workload" => base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n"),
             config("tenants.1.synthetic.requests", &["the workload never ends: set requests or end_s, tenants.1.duration_s or measure.duration_s"]);
         "neither trace nor synthetic" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", ""),
-            config("tenants.1.trace", &["set exactly one of [tenants.trace] and [tenants.synthetic]"]);
+            config("tenants.1.trace", &["set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]"]);
+        "both synthetic and periodic" => base().at("tenant1", "[tenants.periodic]\ntasks = [{ op = \"read\", pages = 1, period_ms = 1.0 }]"),
+            config("tenants.1.trace", &["set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]"]);
+        "periodic tasks that never end" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", "[tenants.periodic]\ntasks = [{ op = \"read\", pages = 1, period_ms = 1.0 }]\n"),
+            config("tenants.1.periodic.end_s", &["periodic tasks never end: set end_s, tenants.1.duration_s or measure.duration_s"]);
     ]);
     // The edges just inside the ranges load.
     load_ok(&base().set("tenants.db.namespace_fraction=0.6").set("tenants.db.queue_depth=65536").set("tenants.db.start_s=10000000.0").set("tenants.db.duration_s=10000000.0").set("measure.window_s=86400"));

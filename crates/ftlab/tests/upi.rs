@@ -13,6 +13,7 @@ use ftlab::ftl::gc::VictimPolicy;
 use ftlab::ftl::{Ftl, FrontierKey};
 use ftlab::scenario::{self, Scenario};
 use ftlab::scheme::upi::{delay_weight, EpochModel, Upi, UpiConfig};
+use ftlab::policy::{DeviceView, DieStatus};
 use ftlab::scheme::{EpochStats, Scheme, SchemeContext};
 use ftlab::sim::time::SimTime;
 use std::path::Path;
@@ -53,6 +54,19 @@ fn build_upi(s: &Scenario) -> Upi {
     let g = s.geometry();
     let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing() };
     Upi::new(s.scheme.get("upi").expect("resolved upi table"), &ctx).unwrap_or_else(|e| panic!("{}: {}", e.key, e.reason))
+}
+
+/// Run `upi`'s epoch hook at `now_s` with counters `st` on an idle device.
+fn epoch(upi: &mut Upi, now_s: f64, st: &EpochStats, ftl: &Ftl) {
+    let dies = vec![DieStatus::IDLE; ftl.geometry.n_dies as usize];
+    upi.on_epoch(&DeviceView::new(ftl, SimTime::from_secs_f64(now_s), &dies, st), &mut Vec::new());
+}
+
+/// A view of an idle device at `now`.
+fn with_view<R>(ftl: &Ftl, now: SimTime, f: impl FnOnce(&DeviceView) -> R) -> R {
+    let dies = vec![DieStatus::IDLE; ftl.geometry.n_dies as usize];
+    let st = EpochStats::new(ftl.n_tenants(), ftl.geometry.n_dies as usize);
+    f(&DeviceView::new(ftl, now, &dies, &st))
 }
 
 /// Epoch counters of 1 s: `reads[t][c]`, host and GC units per tenant (1 unit = 1 page).
@@ -158,7 +172,7 @@ fn one_die_moves_from_highest_to_lowest_utility() {
     // After the move a has one die, Traffic(0) = 200 * 500 us + 100 * 50 us = 0.105, so
     // Util(a) = 0.895 >= 0.4: the move is made, and it is die 2 (fewer reads than die 0).
     let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
-    upi.on_epoch(SimTime::from_secs_f64(1.0), &st, ftl_sim.ftl());
+    epoch(&mut upi, 1.0, &st, ftl_sim.ftl());
     assert_eq!(upi.counters.transfers, 1);
     assert_eq!(upi.set(0), &[DieIdx(0)]);
     assert_eq!(upi.set(1), &[DieIdx(1), DieIdx(3), DieIdx(2)]);
@@ -168,7 +182,7 @@ fn one_die_moves_from_highest_to_lowest_utility() {
     assert!((u[0] - 150.0 / (100.0 / (1.0 - 0.055) + 50.0 / (1.0 - 0.0525))).abs() < 1e-9, "{u:?}");
     assert!((u[1] - 0.4).abs() < 1e-9, "{u:?}");
     // Host writes of b now stripe over its three dies.
-    let dies: Vec<u32> = (0..6).map(|_| upi.host_write_die(1, 0, ftl_sim.ftl()).0).collect();
+    let dies: Vec<u32> = with_view(ftl_sim.ftl(), SimTime::ZERO, |v| (0..6).map(|_| upi.host_write_die(1, 0, v).0).collect());
     assert_eq!(dies, [1, 3, 2, 1, 3, 2]);
 }
 
@@ -182,14 +196,14 @@ fn anti_thrash_rule_refuses_a_move_that_would_invert_utilities() {
     // a: 1600 programs -> 800 per die, Traffic 0.4 + 100 reads (0.005): Util(a) = 0.595. b as
     // above: 0.4. After the move a's one die has Traffic 0.8 + 0.005: Util(a) = 0.195 < 0.4.
     let st = stats([[100, 0, 100, 0], [0, 12_000, 0, 12_000]], [1600, 0], [0, 0]);
-    upi.on_epoch(SimTime::from_secs_f64(1.0), &st, sim.ftl());
+    epoch(&mut upi, 1.0, &st, sim.ftl());
     assert_eq!(upi.counters.transfers, 0);
     assert_eq!(upi.counters.refused_anti_thrash, 1);
     assert_eq!(upi.set(0).len(), 2);
     assert!((upi.utilities()[0] - 0.595).abs() < 1e-9);
     // Equal utilities: nothing to balance, nothing counted.
     let idle = stats([[0; 4], [0; 4]], [0, 0], [0, 0]);
-    upi.on_epoch(SimTime::from_secs_f64(2.0), &idle, sim.ftl());
+    epoch(&mut upi, 2.0, &idle, sim.ftl());
     assert_eq!((upi.counters.transfers, upi.counters.refused_anti_thrash, upi.counters.epochs), (0, 1, 2));
 }
 
@@ -200,7 +214,7 @@ fn donor_keeps_min_set_dies() {
     let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
     let mut upi = build_upi(&s);
     let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
-    upi.on_epoch(SimTime::from_secs_f64(1.0), &st, sim.ftl());
+    epoch(&mut upi, 1.0, &st, sim.ftl());
     assert_eq!((upi.counters.transfers, upi.counters.refused_min_set), (0, 1));
 }
 
@@ -265,7 +279,7 @@ fn run_checked(text: &str) -> Outcome {
     precondition(&s, &mut sim, "upi.toml").expect("preconditions");
     sim.run(&mut |_| {}).expect("runs");
     assert!(sim.check_integrity() > 10_000, "the oracle checked too little");
-    let (_, tables) = sim.finish("upi");
+    let (_, tables) = sim.finish("upi").expect("finishes");
     let ts = &tables.timeseries;
     let tenants = str_col(ts, "tenant");
     let pair = |name| tenants.iter().cloned().zip(f64_col(ts, name).iter().copied()).collect();
@@ -313,8 +327,8 @@ fn victim_selection_counts_reads_only_outside_the_owners_set() {
         let key = FrontierKey { tenant: 0, stream: 0, class: WriteClass::Host };
         let t0 = SimTime::from_ms(1);
         // Block `hot`: fully valid, each page read 10 times. Block `half`: half invalid.
-        let mut write = |ftl: &mut Ftl, lpn: u32| {
-            let p = ftl.allocate(key, die, t0).expect("room");
+        let write = |ftl: &mut Ftl, lpn: u32| {
+            let p = ftl.allocate(key, die, t0.ns() as i64).expect("room");
             ftl.map_host(0, lpn, p.ppa);
             if let Some((b, page)) = p.page_full {
                 ftl.programmed(b, page);
@@ -327,15 +341,17 @@ fn victim_selection_counts_reads_only_outside_the_owners_set() {
         for l in upb..upb + upb / 2 {
             write(&mut ftl, l);
         }
-        ftl.blocks.info[hot.0 as usize].read_count = 10 * g.pages_per_block;
+        for _ in 0..10 * g.pages_per_block {
+            ftl.note_read(hot);
+        }
         let mut upi = build_upi(&s);
         if transferred {
             // The move test's counters: die 2 goes from a to b.
             let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
-            upi.on_epoch(SimTime::from_secs_f64(1.0), &st, &ftl);
+            epoch(&mut upi, 1.0, &st, &ftl);
             assert_eq!(upi.set(1).last(), Some(&die));
         }
-        let victim = upi.gc_victim(die, &ftl, VictimPolicy::Greedy, SimTime::from_ms(2)).expect("a victim");
+        let victim = with_view(&ftl, SimTime::from_ms(2), |v| upi.gc_victim(die, v, VictimPolicy::Greedy)).expect("a victim");
         let want = if expect_hot { hot } else { half };
         assert_eq!(victim, want, "weight {weight}, transferred {transferred}");
     }
@@ -352,16 +368,16 @@ fn read_only_dies_take_no_writes_after_preconditioning() {
     let die = DieIdx(2);
     let valid_before = sim.ftl().valid_units_on(0, die);
     assert!(valid_before > 0, "preconditioning wrote nothing on the read-only die");
-    let erases = |f: &Ftl| f.geometry.blocks_of_die(die).map(|b| f.blocks.info[b as usize].erase_count as u64).sum::<u64>();
+    let erases = |f: &Ftl| f.geometry.blocks_of_die(die).map(|b| f.blocks().info[b as usize].erase_count as u64).sum::<u64>();
     let erases_before = erases(sim.ftl());
     sim.run(&mut |_| {}).expect("runs");
     sim.check_integrity();
-    // Preconditioning writes at time zero; nothing written later lies on the die, and GC does
+    // Preconditioning writes before time zero; nothing written later lies on the die, and GC does
     // not collect there (its data stays, for reads).
     let g = sim.ftl().geometry;
     for b in g.blocks_of_die(die) {
-        let info = &sim.ftl().blocks.info[b as usize];
-        assert!(info.write_ptr == 0 || info.last_write == SimTime::ZERO, "block {b} of the read-only die written at {:?}", info.last_write);
+        let info = &sim.ftl().blocks().info[b as usize];
+        assert!(info.write_ptr == 0 || info.last_write_ns <= 0, "block {b} of the read-only die written at {} ns", info.last_write_ns);
     }
     assert!(sim.ftl().valid_units_on(0, die) <= valid_before);
     assert_eq!(sim.ftl().valid_units_on(1, die), 0);

@@ -4,7 +4,6 @@
 //! (see `ftl::gc`).
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
-use crate::sim::time::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -27,6 +26,15 @@ pub enum BlockState {
 pub enum WriteClass {
     Host = 0,
     Gc = 1,
+    /// Parity pages (no logical data: every unit of them is invalid to GC).
+    Parity = 2,
+}
+
+/// Number of `WriteClass`es.
+pub const N_WRITE_CLASSES: usize = 3;
+
+impl WriteClass {
+    pub const ALL: [WriteClass; N_WRITE_CLASSES] = [WriteClass::Host, WriteClass::Gc, WriteClass::Parity];
 }
 
 /// State of one erase block.
@@ -47,8 +55,10 @@ pub struct BlockInfo {
     pub erase_count: u32,
     /// Host reads served from this block since it was last written from empty.
     pub read_count: u32,
-    /// Time of the last unit handed out (the block's age for cost-benefit GC).
-    pub last_write: SimTime,
+    /// Write stamp of the last unit handed out, in ns relative to the start of the timed run
+    /// (negative for preconditioning writes, see `simulation::precondition`): the block's
+    /// age for cost-benefit GC is `now - last_write_ns`.
+    pub last_write_ns: i64,
 }
 
 impl BlockInfo {
@@ -62,7 +72,7 @@ impl BlockInfo {
         programmed_pages: 0,
         erase_count: 0,
         read_count: 0,
-        last_write: SimTime::ZERO,
+        last_write_ns: 0,
     };
 }
 

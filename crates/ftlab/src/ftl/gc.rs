@@ -21,7 +21,7 @@ pub enum VictimPolicy {
 impl Ftl {
     /// Whether `block` may be taken as a GC victim: full, all pages programmed.
     pub fn is_collectable(&self, block: BlockIdx) -> bool {
-        let info = self.blocks.get(block);
+        let info = self.blocks().get(block);
         info.state == BlockState::Full && info.programmed_pages == self.geometry.pages_per_block
     }
 
@@ -42,7 +42,7 @@ impl Ftl {
     /// valid units among the candidates (what `scored_victim` finds under `Greedy`).
     fn greedy_victim(&self, die: DieIdx) -> Option<BlockIdx> {
         let blocks = self.geometry.blocks_of_die(die);
-        let keys = &self.blocks.greedy_keys()[blocks.start as usize..blocks.end as usize];
+        let keys = &self.blocks().greedy_keys()[blocks.start as usize..blocks.end as usize];
         let min = keys.iter().copied().min().filter(|&k| k != NOT_COLLECTABLE)?;
         let pos = keys.iter().position(|&k| k == min).expect("the minimum is in the slice");
         Some(BlockIdx(blocks.start + pos as u32))
@@ -53,13 +53,13 @@ impl Ftl {
         let upb = self.geometry.units_per_block;
         let mut best: Option<(f64, u32)> = None;
         for b in self.geometry.blocks_of_die(die) {
-            let info = &self.blocks.info[b as usize];
+            let info = &self.blocks().info[b as usize];
             if info.state != BlockState::Full || info.valid_units >= upb || info.programmed_pages * self.geometry.units_per_page != upb {
                 continue;
             }
             let score = match policy {
                 VictimPolicy::Greedy => -(info.valid_units as f64),
-                VictimPolicy::CostBenefit => cost_benefit(info.valid_units, upb, now.saturating_sub(info.last_write)),
+                VictimPolicy::CostBenefit => cost_benefit(info.valid_units, upb, age(now, info.last_write_ns)),
             };
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, b));
@@ -75,7 +75,7 @@ impl Ftl {
         let mut max = 0;
         let mut coldest: Option<(u32, u32)> = None;
         for b in self.geometry.blocks_of_die(die) {
-            let info = &self.blocks.info[b as usize];
+            let info = &self.blocks().info[b as usize];
             max = max.max(info.erase_count);
             if self.is_collectable(BlockIdx(b)) && coldest.is_none_or(|(e, _)| info.erase_count < e) {
                 coldest = Some((info.erase_count, b));
@@ -83,6 +83,11 @@ impl Ftl {
         }
         coldest.filter(|&(e, _)| max - e > gap).map(|(_, b)| BlockIdx(b))
     }
+}
+
+/// Age of a block with write stamp `last_write_ns` at `now` (0 if stamped later).
+pub fn age(now: SimTime, last_write_ns: i64) -> SimTime {
+    SimTime((now.ns() as i128 - last_write_ns as i128).max(0) as u64)
 }
 
 /// Cost-benefit score of a block with `valid` of `units` valid units and `age` since its

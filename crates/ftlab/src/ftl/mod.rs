@@ -10,8 +10,7 @@ pub mod oracle;
 pub mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
-use crate::sim::time::SimTime;
-use blocks::{BlockState, Blocks, WriteClass, OWNER_NONE};
+use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};
 use oracle::Oracle;
 
 /// "Unmapped" / "none" in the flat u32 tables.
@@ -55,11 +54,12 @@ pub struct FtlParams {
 pub struct Ftl {
     pub geometry: Geometry,
     pub params: FtlParams,
-    pub blocks: Blocks,
+    /// Block state (private: valid counts and greedy keys must stay in step with P2L).
+    blocks: Blocks,
     /// Per tenant: logical page -> `Ppa` or `NONE`.
-    pub l2p: Vec<Vec<u32>>,
+    l2p: Vec<Vec<u32>>,
     /// Per physical unit: logical page of the block's owner, or `NONE` if invalid.
-    pub p2l: Vec<u32>,
+    p2l: Vec<u32>,
     /// Open block per (tenant, stream, class, die, plane), or `NONE`.
     frontiers: Vec<u32>,
     /// Per (tenant, stream, class, die): the plane whose block takes the next page.
@@ -68,13 +68,13 @@ pub struct Ftl {
     host_cursor: Vec<u32>,
     /// Valid units per (tenant, die), row-major by tenant (for placement metrics).
     valid_by_tenant_die: Vec<u64>,
-    pub oracle: Option<Oracle>,
+    oracle: Option<Oracle>,
 }
 
 impl Ftl {
     pub fn new(geometry: Geometry, params: FtlParams) -> Ftl {
         let n_tenants = params.namespace_units.len();
-        let n_keys = n_tenants * params.physical_streams as usize * 2;
+        let n_keys = n_tenants * params.physical_streams as usize * N_WRITE_CLASSES;
         let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units()));
         assert!((1..=crate::flash::geometry::PLANES_MAX.min(geometry.planes_per_die)).contains(&params.frontier_planes));
         Ftl {
@@ -95,6 +95,37 @@ impl Ftl {
         self.l2p.len()
     }
 
+    /// Every block's state (read-only: changes go through the FTL's methods).
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
+    }
+
+    /// The physical unit holding `lpn` of `tenant`, without an oracle check (`NONE` if unmapped).
+    pub fn l2p(&self, tenant: u16, lpn: u32) -> u32 {
+        self.l2p[tenant as usize][lpn as usize]
+    }
+
+    /// The logical page unit `ppa` holds for its block's owner, or `NONE` if it is invalid.
+    pub fn p2l(&self, ppa: Ppa) -> u32 {
+        self.p2l[ppa.0 as usize]
+    }
+
+    /// P2L entries of the `n` units from `first` (a page or a block).
+    pub fn p2l_range(&self, first: Ppa, n: u32) -> &[u32] {
+        &self.p2l[first.0 as usize..(first.0 + n) as usize]
+    }
+
+    /// Reads and GC copies the integrity oracle has checked (0 when it is off).
+    pub fn oracle_checks(&self) -> u64 {
+        self.oracle.as_ref().map_or(0, |o| o.checks)
+    }
+
+    /// A host read was served from `block` (read-aware relocation counts these).
+    pub fn note_read(&mut self, block: BlockIdx) {
+        let info = self.blocks.get_mut(block);
+        info.read_count = info.read_count.saturating_add(1);
+    }
+
     /// Units of `tenant` that hold the latest version of some logical page and lie on `die`.
     pub fn valid_units_on(&self, tenant: u16, die: DieIdx) -> u64 {
         self.valid_by_tenant_die[tenant as usize * self.geometry.n_dies as usize + die.0 as usize]
@@ -107,14 +138,15 @@ impl Ftl {
         (c != NONE).then_some(DieIdx(c))
     }
 
-    /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed).
-    pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, now: SimTime) -> Result<Placement, NoSpace> {
+    /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed),
+    /// stamping the block with `stamp_ns` (see `BlockInfo::last_write_ns`).
+    pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, stamp_ns: i64) -> Result<Placement, NoSpace> {
         let (plane, block) = if self.params.frontier_planes == 1 { (0, self.open_block(key, die, 0)?) } else { self.open_block_any_plane(key, die)? };
         let g = self.geometry;
         let info = self.blocks.get_mut(block);
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
-        info.last_write = now;
+        info.last_write_ns = stamp_ns;
         let page_full = info.write_ptr.is_multiple_of(g.units_per_page).then(|| (block, info.write_ptr / g.units_per_page - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
@@ -169,7 +201,7 @@ impl Ftl {
         let mut pages = Vec::new();
         for tenant in 0..self.n_tenants() as u16 {
             for stream in 0..self.params.physical_streams {
-                for class in [WriteClass::Host, WriteClass::Gc] {
+                for class in WriteClass::ALL {
                     for die in 0..self.geometry.n_dies {
                         // A partial page exists only on the plane the cursor points at.
                         pages.extend(self.pad_page(FrontierKey { tenant, stream, class }, DieIdx(die)));
@@ -180,12 +212,14 @@ impl Ftl {
         pages
     }
 
-    /// Map host-written `lpn` of `tenant` to `ppa`, invalidating its previous location.
-    pub fn map_host(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
-        self.remap(tenant, lpn, ppa);
+    /// Map host-written `lpn` of `tenant` to `ppa`, invalidating its previous location,
+    /// which it returns.
+    pub fn map_host(&mut self, tenant: u16, lpn: u32, ppa: Ppa) -> Option<Ppa> {
+        let old = self.remap(tenant, lpn, ppa);
         if let Some(o) = &mut self.oracle {
             o.host_write(tenant, lpn, ppa);
         }
+        old
     }
 
     /// Move `lpn` from `src` (where it is still current) to `dst` (a GC copy).
@@ -194,7 +228,8 @@ impl Ftl {
         if let Some(o) = &mut self.oracle {
             o.copy(tenant, lpn, src, dst);
         }
-        self.remap(tenant, lpn, dst);
+        let old = self.remap(tenant, lpn, dst);
+        debug_assert_eq!(old, Some(src));
     }
 
     /// Prefetch the L2P entries of the valid units among `first..first + n` (physical units
@@ -206,6 +241,11 @@ impl Ftl {
                 table::prefetch(l2p, lpn as usize);
             }
         }
+    }
+
+    /// Prefetch the P2L entry of unit `ppa` (a GC read of it is coming).
+    pub fn prefetch_p2l(&self, ppa: u32) {
+        table::prefetch(&self.p2l, ppa as usize);
     }
 
     /// Prefetch the L2P entry of `lpn` (a host write or read of it is coming).
@@ -223,8 +263,8 @@ impl Ftl {
         }
     }
 
-    /// Trim `lpn`: unmap it and invalidate its unit.
-    pub fn trim(&mut self, tenant: u16, lpn: u32) {
+    /// Trim `lpn`: unmap it and invalidate its unit, which it returns (`None`: unmapped).
+    pub fn trim(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
         if old != NONE {
             self.invalidate(Ppa(old));
@@ -232,6 +272,7 @@ impl Ftl {
         if let Some(o) = &mut self.oracle {
             o.trim(tenant, lpn);
         }
+        (old != NONE).then_some(Ppa(old))
     }
 
     /// Where `lpn` lives, checked by the oracle when it is on.
@@ -318,7 +359,7 @@ impl Ftl {
         }
     }
 
-    fn remap(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
+    fn remap(&mut self, tenant: u16, lpn: u32, ppa: Ppa) -> Option<Ppa> {
         let g = self.geometry;
         let block = g.block_of(ppa);
         let info = self.blocks.get_mut(block);
@@ -332,6 +373,7 @@ impl Ftl {
         if old != NONE {
             self.invalidate(Ppa(old));
         }
+        (old != NONE).then_some(Ppa(old))
     }
 
     fn invalidate(&mut self, ppa: Ppa) {
@@ -382,7 +424,8 @@ impl Ftl {
                 return Ok(BlockIdx(current));
             }
         }
-        let reserve = if key.class == WriteClass::Host { self.params.host_reserve_blocks } else { 0 };
+        // Only jobs' copies may take the reserve (host data and parity may not).
+        let reserve = if key.class == WriteClass::Gc { 0 } else { self.params.host_reserve_blocks };
         if self.blocks.free_count(die) <= reserve {
             return Err(NoSpace(die));
         }
@@ -407,7 +450,7 @@ impl Ftl {
     fn key_die_idx(&self, key: FrontierKey, die: DieIdx) -> usize {
         let s = self.params.physical_streams as usize;
         debug_assert!((key.stream as usize) < s);
-        (((key.tenant as usize * s + key.stream as usize) * 2 + key.class as usize) * self.geometry.n_dies as usize)
+        ((key.tenant as usize * s + key.stream as usize) * N_WRITE_CLASSES + key.class as usize) * self.geometry.n_dies as usize
             + die.0 as usize
     }
 

@@ -5,10 +5,27 @@
 //! in `simulation::host_io`. Reads no file: a trace arrives as a `RecordStream`.
 
 use crate::error::FtlabError;
-use crate::scenario::AddressMap;
 use crate::sim::time::SimTime;
+use crate::workload::periodic::PeriodicStream;
 use crate::workload::synthetic::SyntheticStream;
 use crate::workload::{IoOp, RecordStream, TraceRecord};
+use serde::{Deserialize, Serialize};
+
+/// How trace addresses outside the namespace are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMap {
+    /// Offset modulo the namespace size.
+    #[default]
+    Wrap,
+    /// Offsets scaled by namespace size / `lba_max_bytes`.
+    Scale,
+    /// An address past the namespace is an error naming the trace line.
+    Reject,
+}
+
+/// `HostRequest::task` of a request that belongs to no periodic task.
+pub const NO_TASK: u16 = u16::MAX;
 
 /// The latest arrival a run accepts: 10^7 simulated seconds (about 116 days), the same bound
 /// the scenario puts on durations.
@@ -25,6 +42,10 @@ pub struct HostRequest {
     pub n_units: u32,
     pub bytes: u64,
     pub stream: u16,
+    /// Absolute deadline (`SimTime::MAX`: none); its flash operations inherit it (EDF).
+    pub deadline: SimTime,
+    /// Periodic task it is a job of, or `NO_TASK`.
+    pub task: u16,
 }
 
 /// Where a tenant's requests come from.
@@ -33,6 +54,8 @@ pub enum Records<'a> {
     /// A synthetic workload; its record times are already relative to the tenant's start
     /// (not rebased on the first record, so a part's `start_s` offset is kept).
     Synthetic(Box<SyntheticStream>),
+    /// Periodic real-time tasks; times and deadlines relative to the tenant's start.
+    Periodic(Box<PeriodicStream>),
 }
 
 /// How a source maps its records into the namespace and onto the simulated clock.
@@ -70,7 +93,7 @@ impl<'a> Source<'a> {
         // A trace's times are rebased on its first record; a generator's start at zero.
         let first_time = match records {
             Records::Trace(_) => None,
-            Records::Synthetic(_) => Some(SimTime::ZERO),
+            Records::Synthetic(_) | Records::Periodic(_) => Some(SimTime::ZERO),
         };
         Source { records, p, first_time, last_arrival, issued: 0, reordered: 0 }
     }
@@ -80,15 +103,19 @@ impl<'a> Source<'a> {
         if self.p.max_requests.is_some_and(|m| self.issued >= m) {
             return Ok(None);
         }
-        let record = match &mut self.records {
+        let (record, deadline, task) = match &mut self.records {
             Records::Trace(s) => match s.next() {
                 None => return Ok(None),
                 Some(Err(e)) => return Err(FtlabError::Trace { file: self.p.name.clone(), line: e.line, reason: e.reason }),
-                Some(Ok(r)) => r,
+                Some(Ok(r)) => (r, SimTime::MAX, NO_TASK),
             },
             Records::Synthetic(g) => match g.next() {
                 None => return Ok(None),
-                Some(r) => r,
+                Some(r) => (r, SimTime::MAX, NO_TASK),
+            },
+            Records::Periodic(p) => match p.next() {
+                None => return Ok(None),
+                Some(j) => (j.record, self.p.start + j.deadline, j.task),
             },
         };
         let arrival = self.arrival(record.time)?;
@@ -97,7 +124,8 @@ impl<'a> Source<'a> {
         }
         self.issued += 1;
         let (first_lpn, n_units) = self.map_address(&record)?;
-        Ok(Some(HostRequest { arrival, op: record.op, first_lpn, n_units, bytes: record.size_bytes, stream: record.stream }))
+        let bytes = record.size_bytes;
+        Ok(Some(HostRequest { arrival, op: record.op, first_lpn, n_units, bytes, stream: record.stream, deadline, task }))
     }
 
     /// Whether `now` is at or past the tenant's stop time (closed-loop replay checks this at
@@ -132,7 +160,7 @@ impl<'a> Source<'a> {
     fn line(&self) -> u64 {
         match &self.records {
             Records::Trace(s) => s.line(),
-            Records::Synthetic(_) => self.issued,
+            Records::Synthetic(_) | Records::Periodic(_) => self.issued,
         }
     }
 
@@ -163,7 +191,17 @@ impl<'a> Source<'a> {
         };
         let first = offset / unit;
         let last = (r.offset_bytes % unit + size - 1) / unit + first;
-        let n_units = (last - first + 1).min(self.p.namespace_units as u64) as u32;
-        Ok((first as u32, n_units))
+        let n_units = last - first + 1;
+        if n_units > self.p.namespace_units as u64 {
+            return Err(FtlabError::Trace {
+                file: self.p.name.clone(),
+                line: self.line(),
+                reason: format!(
+                    "request of {size} bytes covers {n_units} mapping units, more than the whole namespace of {} units ({ns_bytes} bytes); give the tenant a larger namespace",
+                    self.p.namespace_units
+                ),
+            });
+        }
+        Ok((first as u32, n_units as u32))
     }
 }

@@ -1,11 +1,19 @@
-//! Metrics (DESIGN §8): per-tenant latency histograms and counters, device counters, the
-//! time series of fixed windows, and the Report (`report`). Collects what the simulation
-//! tells it; decides nothing.
+//! Metrics (DESIGN §8): per-tenant latency histograms and counters, device counters, job
+//! counters, backlogs, deadlines, the time series of fixed windows, the tables handed to the
+//! caller (`table`) and the Report (`report`). Collects what the simulation tells it; decides
+//! nothing.
 
+pub mod backlog;
+pub mod deadline;
 pub mod latency;
 pub mod report;
+pub mod table;
 pub mod timeseries;
 
+use crate::policy::{JobKind, N_JOB_KINDS};
+use crate::sim::time::SimTime;
+use backlog::{Backlog, BacklogVerdict};
+use deadline::TaskStats;
 use latency::LatencyHist;
 
 /// Latency and volume of one (tenant, operation).
@@ -15,28 +23,66 @@ pub struct OpStats {
     pub bytes: u64,
 }
 
-/// Everything measured for one tenant.
-#[derive(Clone, Debug, Default)]
+/// Everything measured for one tenant. Counters cover the measured phase (from
+/// `measure.warmup_s`); latencies are those of requests that arrived in it.
+#[derive(Clone, Debug)]
 pub struct TenantMetrics {
     pub read: OpStats,
     pub write: OpStats,
     pub trim: OpStats,
-    /// Mapping units written by the host (measured phase).
+    /// Mapping units written by the host.
     pub host_units: u64,
-    /// Mapping units of this tenant's data copied by GC (measured phase).
+    /// Mapping units of this tenant's data copied by GC (and other jobs).
     pub gc_units: u64,
     /// Units read that were never written (or trimmed): served without flash access.
     pub unmapped_reads: u64,
     /// Units read whose page was not yet programmed: served from the controller's buffer.
     pub buffer_reads: u64,
+    /// Trace records whose timestamp went backwards, replayed at their predecessor's time
+    /// (whole run).
+    pub reordered_arrivals: u64,
+    /// Arrivals and completions (whole run), for the backlog.
+    pub backlog: Backlog,
+    /// Set at the end.
+    pub verdict: Option<BacklogVerdict>,
+    /// Per periodic task (empty for other workloads).
+    pub tasks: Vec<TaskStats>,
+}
+
+impl TenantMetrics {
+    pub fn new(window: SimTime, task_names: Vec<String>) -> TenantMetrics {
+        TenantMetrics {
+            read: OpStats::default(),
+            write: OpStats::default(),
+            trim: OpStats::default(),
+            host_units: 0,
+            gc_units: 0,
+            unmapped_reads: 0,
+            buffer_reads: 0,
+            reordered_arrivals: 0,
+            backlog: Backlog::new(window),
+            verdict: None,
+            tasks: task_names.into_iter().map(TaskStats::new).collect(),
+        }
+    }
+
+    /// Forget the counters of the phase before the measurement (latencies are filtered by
+    /// arrival time instead; backlogs and reorderings cover the whole run).
+    pub fn reset_counters(&mut self) {
+        self.host_units = 0;
+        self.gc_units = 0;
+        self.unmapped_reads = 0;
+        self.buffer_reads = 0;
+    }
 }
 
 /// Device-wide counters (measured phase).
 #[derive(Clone, Debug, Default)]
 pub struct DeviceCounters {
     pub host_units: u64,
-    /// Flash pages programmed, host and GC, padding included.
+    /// Flash pages programmed: host, GC and other jobs, parity, padding included.
     pub flash_pages_programmed: u64,
+    /// Units copied by jobs (GC, wear leveling, migration).
     pub gc_units: u64,
     pub erases: u64,
     /// Host flash-page reads issued.
@@ -47,4 +93,32 @@ pub struct DeviceCounters {
     pub suspensions: u64,
     /// Operations that ran as the second (third, fourth) plane of a multi-plane operation.
     pub multi_plane_ops: u64,
+}
+
+/// What the engine's jobs did (measured phase).
+#[derive(Clone, Debug, Default)]
+pub struct JobCounters {
+    /// Jobs started, per `JobKind`.
+    pub started: [u64; N_JOB_KINDS],
+    /// Page reads issued by jobs, per `JobKind`.
+    pub page_reads: [u64; N_JOB_KINDS],
+    /// Blocks erased by jobs, per `JobKind`.
+    pub erases: [u64; N_JOB_KINDS],
+    /// Migration sources skipped because they were not collectable when reached (free, open,
+    /// or another job's victim).
+    pub migrate_skipped_blocks: u64,
+    /// Copies of a `Dest::Dies` job that stayed on their source die (no destination had room).
+    pub fallback_copies: u64,
+    /// Partial-GC steps requested (`Command::StepGc`).
+    pub gc_steps: u64,
+    /// Steps that found nothing to do: no victim, or a migration held the die.
+    pub gc_steps_refused: u64,
+    /// Parity programs that waited for a free block.
+    pub parity_deferred: u64,
+}
+
+impl JobCounters {
+    pub fn start(&mut self, kind: JobKind) {
+        self.started[kind as usize] += 1;
+    }
 }

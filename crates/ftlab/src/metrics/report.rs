@@ -1,37 +1,51 @@
 //! The Report: what one scheme's run measured (`SchemeResult`) and the `summary.json`
-//! built from all schemes of a scenario. Key names are a contract (see README); key order
-//! is fixed, so the same results give byte-identical JSON. Not the time series (see
-//! `timeseries`) and not the terminal table (Python).
+//! built from all schemes of a scenario. Key names are a contract (see README and
+//! docs/scenario.md); key order is fixed, so the same results give byte-identical JSON. Every
+//! counter covers the measured phase (from `measure.warmup_s`) except where its key says
+//! otherwise (`erase_count_*` and `precondition_erases` are the device's wear). Not the time
+//! series (see `timeseries`) and not the terminal table (Python).
 
-use super::{latency::LatencySummary, DeviceCounters, OpStats, TenantMetrics};
+use super::deadline::TaskStats;
+use super::{latency::LatencySummary, DeviceCounters, JobCounters, OpStats, TenantMetrics};
+use crate::policy::{Counters, JobKind};
 use crate::sim::time::SimTime;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// What one scheme's run measured.
 #[derive(Clone, Debug)]
 pub struct SchemeResult {
     pub scheme: String,
     pub tenants: Vec<(String, TenantMetrics)>,
+    pub queue_depths: Vec<u32>,
     pub device: DeviceCounters,
+    pub jobs: JobCounters,
+    /// The scheme's and the stream mapper's own counters.
+    pub scheme_counters: Counters,
+    pub mapper_counters: Counters,
     /// Mapping units per flash page (for the device WAF).
     pub units_per_page: u32,
-    /// Erase counts of all blocks at the end (preconditioning included).
+    /// Erase counts of all blocks at the end (preconditioning included: the device's wear).
     pub erase_count_min: u32,
     pub erase_count_max: u32,
     pub erase_count_mean: f64,
+    /// Blocks erased while preconditioning.
+    pub precondition_erases: u64,
     /// Simulated time at the end of the run.
     pub sim_time: SimTime,
     /// Length of the measured phase (end minus warm-up), the denominator of IOPS.
     pub measured: SimTime,
-    /// Busy fraction of each die over the run.
+    /// Busy fraction of each die over the measured phase.
     pub die_utilisation: Vec<f64>,
     /// Integrity-oracle checks performed (0 when it is off).
     pub integrity_checks: u64,
+    /// Time-series latencies beyond the histograms' range.
+    pub timeseries_saturated: u64,
+    pub write_buffer_bytes: u64,
 }
 
 /// `summary.json` for a scenario's schemes.
 pub fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
-    let mut schemes = serde_json::Map::new();
+    let mut schemes = Map::new();
     for r in results {
         schemes.insert(r.scheme.clone(), scheme_json(r));
     }
@@ -48,9 +62,9 @@ pub fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> Stri
 
 fn scheme_json(r: &SchemeResult) -> Value {
     let secs = r.measured.as_secs_f64();
-    let mut tenants = serde_json::Map::new();
-    for (name, t) in &r.tenants {
-        tenants.insert(name.clone(), tenant_json(t, secs));
+    let mut tenants = Map::new();
+    for ((name, t), &qd) in r.tenants.iter().zip(&r.queue_depths) {
+        tenants.insert(name.clone(), tenant_json(t, qd, secs));
     }
     let d = &r.device;
     let device_waf = ratio((d.flash_pages_programmed * r.units_per_page as u64) as f64, d.host_units as f64);
@@ -63,6 +77,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "flash_pages_programmed": d.flash_pages_programmed,
             "gc_pages_copied": d.gc_units,
             "erases": d.erases,
+            "precondition_erases": r.precondition_erases,
             "erase_count_min": r.erase_count_min,
             "erase_count_max": r.erase_count_max,
             "erase_count_mean": round6(r.erase_count_mean),
@@ -73,15 +88,21 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "multi_plane_ops": d.multi_plane_ops,
             "die_utilisation_mean": round6(util_mean),
             "die_utilisation": r.die_utilisation.iter().map(|&u| round6(u)).collect::<Vec<_>>(),
+            "write_buffer_bytes": r.write_buffer_bytes,
+            "timeseries_latency_saturated": r.timeseries_saturated,
             "integrity_checks": r.integrity_checks,
             "sim_time_ns": r.sim_time.ns(),
             "measured_s": round6(secs),
         },
+        "jobs": jobs_json(&r.jobs),
+        "scheme_counters": counters_json(&r.scheme_counters),
+        "mapper_counters": counters_json(&r.mapper_counters),
     })
 }
 
-fn tenant_json(t: &TenantMetrics, secs: f64) -> Value {
-    json!({
+fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64) -> Value {
+    let v = t.verdict.expect("the run's end sets the verdict");
+    let mut m = json!({
         "read": op_json(&t.read, secs),
         "write": op_json(&t.write, secs),
         "trim": op_json(&t.trim, secs),
@@ -90,7 +111,62 @@ fn tenant_json(t: &TenantMetrics, secs: f64) -> Value {
         "host_pages_written": t.host_units,
         "unmapped_reads": t.unmapped_reads,
         "buffer_reads": t.buffer_reads,
+        "queue_depth": queue_depth,
+        "outstanding_at_end": v.outstanding_at_end,
+        "backlog_growth": round6(v.growth),
+        "unstable": v.unstable,
+        "reordered_arrivals": t.reordered_arrivals,
+    });
+    if !t.tasks.is_empty() {
+        m["deadlines"] = deadlines_json(&t.tasks);
+    }
+    m
+}
+
+fn deadlines_json(tasks: &[TaskStats]) -> Value {
+    let mut per = Map::new();
+    for s in tasks {
+        let mean = if s.completed == 0 { 0.0 } else { (s.response_sum_ns as f64 / s.completed as f64).round() / 1e3 };
+        per.insert(
+            s.name.clone(),
+            json!({
+                "released": s.released(),
+                "completed": s.completed,
+                "misses": s.misses(),
+                "missed_outstanding": s.missed_outstanding,
+                "pending_at_end": s.pending_at_end,
+                "response_mean_us": mean,
+                "response_max_us": s.response_max_ns as f64 / 1e3,
+            }),
+        );
+    }
+    json!({
+        "released": tasks.iter().map(TaskStats::released).sum::<u64>(),
+        "misses": tasks.iter().map(TaskStats::misses).sum::<u64>(),
+        "tasks": per,
     })
+}
+
+fn jobs_json(j: &JobCounters) -> Value {
+    let mut m = Map::new();
+    for k in JobKind::ALL {
+        let i = k as usize;
+        m.insert(k.name().into(), json!({ "started": j.started[i], "page_reads": j.page_reads[i], "erases": j.erases[i] }));
+    }
+    m.insert("migrate_skipped_blocks".into(), json!(j.migrate_skipped_blocks));
+    m.insert("fallback_copies".into(), json!(j.fallback_copies));
+    m.insert("gc_steps".into(), json!(j.gc_steps));
+    m.insert("gc_steps_refused".into(), json!(j.gc_steps_refused));
+    m.insert("parity_deferred".into(), json!(j.parity_deferred));
+    Value::Object(m)
+}
+
+fn counters_json(c: &Counters) -> Value {
+    let mut m = Map::new();
+    for (k, v) in c {
+        assert!(m.insert((*k).to_string(), json!(round6(*v))).is_none(), "counter {k} reported twice");
+    }
+    Value::Object(m)
 }
 
 fn op_json(op: &OpStats, secs: f64) -> Value {
@@ -106,6 +182,7 @@ fn op_json(op: &OpStats, secs: f64) -> Value {
         "p999_us": p999_us,
         "p9999_us": p9999_us,
         "max_us": max_us,
+        "saturated": op.hist.saturated(),
     })
 }
 

@@ -3,7 +3,7 @@
 //! windows get rows of zeros. Scheme-specific columns are appended from the scheme's
 //! `series_names` / `series_values`. Not a plotting tool.
 
-use crate::api::{Column, Table};
+use super::table::{Column, Table};
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
 use hdrhistogram::Histogram;
@@ -21,8 +21,9 @@ struct Acc {
 
 impl Acc {
     fn new() -> Acc {
-        // 2 significant digits up to 100 s: small enough to clear every window.
-        let h = Histogram::new_with_bounds(1, 100_000_000_000, 2).expect("valid bounds");
+        // 2 significant digits over the whole latency range (small enough to clear every
+        // window); a latency beyond it is counted in `saturated`.
+        let h = Histogram::new_with_bounds(1, super::latency::HIGHEST_NS, 2).expect("valid bounds");
         Acc { reads: 0, writes: 0, read_ns: 0, write_ns: 0, read_hist: h.clone(), write_hist: h }
     }
 
@@ -61,6 +62,8 @@ pub struct TimeSeries {
     window_start_s: Vec<f64>,
     f64_cols: Vec<Vec<f64>>,
     extra: Vec<f64>,
+    /// Latencies beyond the histograms' range (recorded at its top).
+    pub saturated: u64,
 }
 
 /// Names of the fixed f64 columns, in order.
@@ -92,6 +95,7 @@ impl TimeSeries {
             window_start_s: Vec::new(),
             f64_cols: vec![Vec::new(); COLUMNS.len() + extra_names.len()],
             extra: Vec::new(),
+            saturated: 0,
         }
     }
 
@@ -116,6 +120,7 @@ impl TimeSeries {
     }
 
     pub fn record(&mut self, tenant: u16, op: IoOp, latency: SimTime) {
+        self.saturated += u64::from(latency.ns() > super::latency::HIGHEST_NS);
         let a = &mut self.acc[tenant as usize];
         match op {
             IoOp::Read => {
@@ -140,6 +145,11 @@ impl TimeSeries {
     }
     pub fn count_erase(&mut self) {
         self.device.erases += 1;
+    }
+
+    /// Windows closed so far.
+    pub fn windows_closed(&self) -> u64 {
+        self.open
     }
 
     /// Close the open window (even if partial) and return the table.

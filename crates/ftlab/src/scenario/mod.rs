@@ -11,8 +11,11 @@ pub use validate::MAX_TIMESERIES_ROWS;
 
 use crate::error::FtlabError;
 use crate::ftl::gc::VictimPolicy;
+use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
 use crate::workload::TraceFormat;
+pub use crate::host::AddressMap;
+pub use crate::sched::SchedulerKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -48,6 +51,25 @@ pub struct Scenario {
     pub measure: MeasureConfig,
     #[serde(default)]
     pub check: CheckConfig,
+    /// The values `load` derived from the keys above (never read from TOML).
+    #[serde(skip)]
+    pub resolved: Resolved,
+}
+
+/// What validation derived: every value the scenario leaves optional, filled in. `load`
+/// sets it; the model reads these instead of unwrapping the optional keys.
+#[derive(Clone, Debug, Default)]
+pub struct Resolved {
+    /// Set by `load` once everything below is filled in.
+    pub filled: bool,
+    pub gc_low_watermark_blocks: u32,
+    pub gc_high_watermark_blocks: u32,
+    /// 0 = write-through.
+    pub write_buffer_bytes: u64,
+    pub multi_plane: bool,
+    pub program_erase_suspend: bool,
+    pub over_provisioning: f64,
+    pub mapping_unit_bytes: u32,
 }
 
 /// `[device]`: geometry and timing. Keys left out come from `preset`.
@@ -101,17 +123,6 @@ pub struct TimingConfig {
     pub suspend_us: Option<f64>,
 }
 
-/// Flash operation scheduler at each die.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SchedulerKind {
-    /// Host reads, then host writes, then GC; GC first when a die's free space is critical.
-    #[default]
-    Priority,
-    /// One queue in arrival order.
-    Fifo,
-}
-
 /// `[ftl]`: the FTL mechanics shared by every scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -144,8 +155,9 @@ pub struct FtlConfig {
     #[serde(default)]
     pub scheduler: SchedulerKind,
     /// DRAM write buffer in bytes; 0 = write-through (a write completes when programmed).
-    #[serde(default)]
-    pub write_buffer_bytes: u64,
+    /// Default: 0 when a flash page holds one mapping unit; otherwise
+    /// `DEFAULT_BUFFER_PAGES_PER_DIE` flash pages per die (see `validate`).
+    pub write_buffer_bytes: Option<u64>,
     /// Controller latency of a request served without flash (buffer hit, unmapped read,
     /// trim, buffered write admission), in microseconds. In [0.001, 1000]. Default 1.
     #[serde(default = "default_one")]
@@ -179,23 +191,12 @@ pub struct TenantConfig {
     pub duration_s: Option<f64>,
     /// A trace workload (exclusive with `synthetic`).
     pub trace: Option<TraceWorkload>,
+    /// Periodic real-time tasks (exclusive with `trace` and `synthetic`).
+    pub periodic: Option<PeriodicWorkload>,
     /// A synthetic workload (exclusive with `trace`): one generator table
     /// (`[tenants.synthetic]`) or an array of them (`[[tenants.synthetic]]`), merged in time
     /// order.
     pub synthetic: Option<SyntheticWorkload>,
-}
-
-/// How trace addresses outside the namespace are handled.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AddressMap {
-    /// Offset modulo the namespace size.
-    #[default]
-    Wrap,
-    /// Offsets scaled by namespace size / `lba_max_bytes`.
-    Scale,
-    /// An address past the namespace is an error naming the trace line.
-    Reject,
 }
 
 /// Trace replay mode.
@@ -288,6 +289,21 @@ pub struct CheckConfig {
     /// Run the integrity oracle (DESIGN §5): every read and GC copy is checked. Default false.
     #[serde(default)]
     pub integrity: bool,
+}
+
+impl TenantConfig {
+    /// Names of the tenant's periodic tasks (empty for other workloads).
+    pub fn task_names(&self) -> Vec<String> {
+        self.periodic.as_ref().map_or_else(Vec::new, PeriodicWorkload::task_names)
+    }
+}
+
+impl Scenario {
+    /// The derived values (after `load`).
+    pub fn resolved(&self) -> &Resolved {
+        assert!(self.resolved.filled, "scenario used before scenario::load resolved it");
+        &self.resolved
+    }
 }
 
 fn default_seed() -> u64 {

@@ -33,8 +33,29 @@ pub fn resolve(s: &mut Scenario) -> Check {
     check_timing(s)?;
     resolve_ftl(s, &g)?;
     check_tenants(s, &g)?;
+    resolve_periodic(s, &g)?;
     check_phases(s)?;
+    fill_resolved(s);
     check_schemes(s, &g)
+}
+
+/// Flash pages per die of the default write buffer when a page holds several mapping units:
+/// a TLC die programs three pages at once (one-shot programming of lower, middle and upper
+/// pages, as in the vStream paper's device), and a fourth fills while they program.
+pub const DEFAULT_BUFFER_PAGES_PER_DIE: u64 = 4;
+
+fn fill_resolved(s: &mut Scenario) {
+    let d = &s.device;
+    s.resolved = super::Resolved {
+        filled: true,
+        gc_low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl"),
+        gc_high_watermark_blocks: s.ftl.gc_high_watermark_blocks.expect("filled by resolve_ftl"),
+        write_buffer_bytes: s.ftl.write_buffer_bytes.expect("filled by resolve_ftl"),
+        multi_plane: d.multi_plane.expect("filled by resolve_device"),
+        program_erase_suspend: d.program_erase_suspend.expect("filled by resolve_device"),
+        over_provisioning: d.over_provisioning.expect("checked by resolve_device"),
+        mapping_unit_bytes: d.mapping_unit_bytes.expect("checked by resolve_device"),
+    };
 }
 
 impl Scenario {
@@ -221,13 +242,15 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
         return err("ftl.dram_latency_us", format!("must be in [0.001, 1000] microseconds, got {}", f.dram_latency_us));
     }
     let unit = g.unit_bytes as u64;
-    if !f.write_buffer_bytes.is_multiple_of(unit) || f.write_buffer_bytes > (1 << 40) {
-        return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {}", f.write_buffer_bytes));
+    let default_buffer = if g.units_per_page > 1 { DEFAULT_BUFFER_PAGES_PER_DIE * g.page_bytes as u64 * g.n_dies as u64 } else { 0 };
+    let buffer = *f.write_buffer_bytes.get_or_insert(default_buffer);
+    if !buffer.is_multiple_of(unit) || buffer > (1 << 40) {
+        return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {buffer}"));
     }
-    if f.write_buffer_bytes > 0 && f.write_buffer_bytes < g.page_bytes as u64 * g.n_dies as u64 {
+    if buffer > 0 && buffer < g.page_bytes as u64 * g.n_dies as u64 {
         return err(
             "ftl.write_buffer_bytes",
-            format!("must be 0 (write-through) or at least one flash page per die ({} bytes), got {}", g.page_bytes as u64 * g.n_dies as u64, f.write_buffer_bytes),
+            format!("must be 0 (write-through) or at least one flash page per die ({} bytes), got {buffer}", g.page_bytes as u64 * g.n_dies as u64),
         );
     }
     Ok(())
@@ -285,7 +308,12 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
 }
 
 fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {
+    let kinds = [t.trace.is_some(), t.synthetic.is_some(), t.periodic.is_some()];
+    if kinds.iter().filter(|&&k| k).count() != 1 {
+        return err(key("trace"), "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]");
+    }
     match (&t.trace, &t.synthetic) {
+        (None, None) => Ok(()), // periodic: `resolve_periodic`
         (Some(tr), None) => {
             if !(tr.time_scale > 0.0 && tr.time_scale <= 1000.0) {
                 return err(key("trace.time_scale"), format!("must be in (0, 1000], got {}", tr.time_scale));
@@ -307,8 +335,25 @@ fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> 
             let k = if k.is_empty() { "synthetic".to_string() } else { format!("synthetic.{k}") };
             (key(&k), r)
         }),
-        _ => err(key("trace"), "set exactly one of [tenants.trace] and [tenants.synthetic]"),
+        _ => unreachable!("exactly one workload kind"),
     }
+}
+
+/// Validate each periodic workload and fill its defaults (task names, deadlines); it must end:
+/// `end_s`, the tenant's `duration_s` or `measure.duration_s`.
+fn resolve_periodic(s: &mut Scenario, g: &Geometry) -> Check {
+    let logical = s.logical_units();
+    let run_ends = s.measure.duration_s.is_some();
+    for (i, t) in s.tenants.iter_mut().enumerate() {
+        let bytes = namespace_units(t, g, logical) as u64 * g.unit_bytes as u64;
+        let ends = run_ends || t.duration_s.is_some();
+        let Some(p) = t.periodic.as_mut() else { continue };
+        p.resolve(bytes, g.page_bytes).map_err(|(k, r)| (join_key(&format!("tenants.{i}.periodic"), &k), r))?;
+        if p.end_s.is_none() && !ends {
+            return err(format!("tenants.{i}.periodic.end_s"), format!("periodic tasks never end: set end_s, tenants.{i}.duration_s or measure.duration_s"));
+        }
+    }
+    Ok(())
 }
 
 /// A synthetic workload ends when every part ends: each needs `requests` or `end_s` when
@@ -407,7 +452,8 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         }
     }
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mapper = stream::build(&s.stream_mapper, &table, s.ftl.physical_streams).map_err(|e| {
+    let mctx = stream::MapperContext { geometry: g, namespace_units: &ns, physical_streams: s.ftl.physical_streams };
+    let mapper = stream::build(&s.stream_mapper, &table, &mctx).map_err(|e| {
         let key = if stream::REGISTRY.iter().any(|(n, _)| *n == s.stream_mapper) {
             join_key(&format!("stream.{}", s.stream_mapper), &e.key)
         } else {

@@ -2,7 +2,9 @@
 //! builds them by name. A scheme decides where each flash page is written, how a read is
 //! served, which block GC takes and where its data goes, what happens at each epoch tick,
 //! and whether a request is admitted. It never moves data or issues flash operations itself:
-//! it answers the simulation's questions. Adding a scheme = one file + one `REGISTRY` line.
+//! it answers the engine's questions and may push `Command`s (migrations, partial-GC steps,
+//! parity programs) that the engine runs as jobs. Adding a scheme = one file + one `REGISTRY`
+//! line.
 
 pub mod partitioned;
 pub mod unified;
@@ -11,9 +13,11 @@ pub mod upi;
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::flash::timing::Timing;
 use crate::ftl::gc::VictimPolicy;
-use crate::ftl::Ftl;
+use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed};
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
+
+pub use crate::policy::{parse_config, to_table, EpochStats, SchemeConfigError};
 
 /// What a scheme is built from (besides its own config table).
 #[derive(Clone, Copy, Debug)]
@@ -25,19 +29,6 @@ pub struct SchemeContext<'a> {
     pub over_provisioning: f64,
     /// The device's flash timing (UPI's service times in Eq. 2).
     pub timing: Timing,
-}
-
-/// A scheme config value is wrong: `key` is relative to the scheme's table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SchemeConfigError {
-    pub key: String,
-    pub reason: String,
-}
-
-impl SchemeConfigError {
-    pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        SchemeConfigError { key: key.into(), reason: reason.into() }
-    }
 }
 
 /// How a host read of one flash page is served.
@@ -58,77 +49,49 @@ pub enum Admission {
     Defer(SimTime),
 }
 
-/// Counters the simulation collects over one epoch and hands to `Scheme::on_epoch`.
-#[derive(Clone, Debug)]
-pub struct EpochStats {
-    pub n_dies: usize,
-    /// Host flash reads per (tenant, die), row-major: `reads[tenant * n_dies + die]`.
-    pub reads: Vec<u64>,
-    /// Host units programmed per tenant.
-    pub host_units: Vec<u64>,
-    /// GC units copied per tenant (charged to the owner of the data).
-    pub gc_units: Vec<u64>,
-    /// Length of the epoch.
-    pub window: SimTime,
-}
-
-impl EpochStats {
-    pub fn new(n_tenants: usize, n_dies: usize) -> EpochStats {
-        EpochStats {
-            n_dies,
-            reads: vec![0; n_tenants * n_dies],
-            host_units: vec![0; n_tenants],
-            gc_units: vec![0; n_tenants],
-            window: SimTime::ZERO,
-        }
-    }
-
-    pub fn reads_of(&self, tenant: usize, die: usize) -> u64 {
-        self.reads[tenant * self.n_dies + die]
-    }
-
-    pub fn clear(&mut self) {
-        self.reads.fill(0);
-        self.host_units.fill(0);
-        self.gc_units.fill(0);
-    }
-}
-
-/// One isolation / placement scheme. Hooks with defaults are the ones most schemes leave
-/// alone; see `docs/ARCHITECTURE.md` for which scheme uses which.
+/// One isolation / placement scheme: a policy the engine tells (events, epochs) and asks
+/// (where to write, how to read, which victim), and that may push `Command`s for the engine
+/// to run as jobs. Hooks with defaults are the ones most schemes leave alone; see
+/// `docs/ARCHITECTURE.md` for which scheme uses which.
 pub trait Scheme: Send {
     fn name(&self) -> &'static str;
 
+    /// Which events this scheme wants (`on_placed`, `on_invalidated`, `on_erased`); asked
+    /// once, so events nobody wants cost nothing.
+    fn interests(&self) -> Interests {
+        Interests::NONE
+    }
+
     /// The die that takes the next host flash page of `tenant` (called once per page).
-    fn host_write_die(&mut self, tenant: u16, stream: u8, ftl: &Ftl) -> DieIdx;
+    fn host_write_die(&mut self, tenant: u16, stream: u8, view: &DeviceView) -> DieIdx;
 
     /// The die that takes a GC copy of `owner`'s data from a victim on `victim_die`.
-    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, ftl: &Ftl) -> DieIdx {
-        let _ = (owner, ftl);
+    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, view: &DeviceView) -> DieIdx {
+        let _ = (owner, view);
         victim_die
     }
 
     /// How to serve a host read of the page at `ppa`.
-    fn read_plan(&self, ppa: Ppa, ftl: &Ftl) -> ReadPlan {
-        let _ = (ppa, ftl);
+    fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
+        let _ = (ppa, view);
         ReadPlan::Direct
     }
 
     /// The pages to read to rebuild the page at `ppa` (its stripe peers and parity), for a
     /// scheme whose `read_plan` returns `Rebuild`.
-    fn stripe_members(&self, ppa: Ppa, ftl: &Ftl, out: &mut Vec<Ppa>) {
-        let _ = (ftl, out);
+    fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
+        let _ = (view, out);
         panic!("scheme {} asked to rebuild unit {} but has no parity stripes", self.name(), ppa.0);
     }
 
     /// The next GC victim on `die`; by default the scenario's policy.
-    fn gc_victim(&self, die: DieIdx, ftl: &Ftl, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
-        ftl.select_victim(die, policy, now)
+    fn gc_victim(&self, die: DieIdx, view: &DeviceView, policy: VictimPolicy) -> Option<BlockIdx> {
+        view.ftl.select_victim(die, policy, view.now)
     }
 
     /// The timed run starts (preconditioning, if any, is over).
-    fn on_run_start(&mut self, ftl: &Ftl) {
-        let _ = ftl;
+    fn on_run_start(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        let _ = (view, cmds);
     }
 
     /// Interval of `on_epoch`, or `None` for a scheme without epochs.
@@ -136,14 +99,29 @@ pub trait Scheme: Send {
         None
     }
 
-    /// Called every `epoch()` with the counters of the epoch that just ended.
-    fn on_epoch(&mut self, now: SimTime, stats: &EpochStats, ftl: &Ftl) {
-        let _ = (now, stats, ftl);
+    /// Called every `epoch()`; `view.epoch` holds the counters of the epoch that just ended.
+    fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        let _ = (view, cmds);
+    }
+
+    /// A unit was placed (host write or job copy); needs `interests().placed`.
+    fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
+        let _ = (view, ev, cmds);
+    }
+
+    /// A unit's data died; needs `interests().invalidated`.
+    fn on_invalidated(&mut self, view: &DeviceView, ev: &Invalidated, cmds: &mut Vec<Command>) {
+        let _ = (view, ev, cmds);
+    }
+
+    /// A block was erased; needs `interests().erased`.
+    fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, cmds: &mut Vec<Command>) {
+        let _ = (view, block, cmds);
     }
 
     /// Admission control of a host request (PaRT-FTL).
-    fn admit(&mut self, tenant: u16, op: IoOp, now: SimTime) -> Admission {
-        let _ = (tenant, op, now);
+    fn admit(&mut self, tenant: u16, op: IoOp, view: &DeviceView) -> Admission {
+        let _ = (tenant, op, view);
         Admission::Admit
     }
 
@@ -153,8 +131,13 @@ pub trait Scheme: Send {
     }
 
     /// Values of `series_names()` for `tenant`, appended to `out`.
-    fn series_values(&self, tenant: u16, ftl: &Ftl, out: &mut Vec<f64>) {
-        let _ = (tenant, ftl, out);
+    fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
+        let _ = (tenant, view, out);
+    }
+
+    /// The scheme's own counters for `summary.json` (`scheme_counters`), appended to `out`.
+    fn counters(&self, out: &mut Counters) {
+        let _ = out;
     }
 
     /// The scheme's config with every default filled in (for `scenario.resolved.toml`).
@@ -164,7 +147,7 @@ pub trait Scheme: Send {
 /// Builds a scheme from its config table.
 pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
-/// Every scheme a scenario may name.
+/// Every scheme a scenario may name (the integrity property test runs each one).
 pub const REGISTRY: &[(&str, BuildFn)] = &[("unified", unified::build), ("partitioned", partitioned::build), ("upi", upi::build)];
 
 /// Build the scheme called `name`.
@@ -175,20 +158,6 @@ pub fn build(name: &str, config: &toml::Table, ctx: &SchemeContext) -> Result<Bo
             "",
             format!("unknown scheme {name:?}; known: {}", REGISTRY.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
         )),
-    }
-}
-
-/// Deserialize a scheme's config struct from its table, with `deny_unknown_fields` errors
-/// turned into `SchemeConfigError`.
-pub fn parse_config<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, SchemeConfigError> {
-    T::deserialize(toml::Value::Table(table.clone())).map_err(|e| SchemeConfigError::new("", e.message().to_string()))
-}
-
-/// Serialize a config struct back to a table.
-pub fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
-    match toml::Value::try_from(config).expect("scheme config serializes") {
-        toml::Value::Table(t) => t,
-        other => panic!("scheme config serialized to {other:?}"),
     }
 }
 

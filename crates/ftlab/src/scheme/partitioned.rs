@@ -5,7 +5,7 @@
 
 use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
 use crate::flash::geometry::{DieIdx, Geometry};
-use crate::ftl::Ftl;
+use crate::policy::DeviceView;
 use serde::{Deserialize, Serialize};
 
 /// Knobs of `partitioned`.
@@ -63,11 +63,11 @@ impl Scheme for Partitioned {
         "partitioned"
     }
 
-    fn host_write_die(&mut self, tenant: u16, _stream: u8, _ftl: &Ftl) -> DieIdx {
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
         self.sets[tenant as usize].next_die()
     }
 
-    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, _ftl: &Ftl) -> DieIdx {
+    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, _view: &DeviceView) -> DieIdx {
         assert_eq!(self.owner_of_die[victim_die.0 as usize], owner, "tenant {owner}'s data on die {} outside its partition", victim_die.0);
         victim_die
     }

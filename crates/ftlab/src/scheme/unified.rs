@@ -4,7 +4,7 @@
 
 use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
 use crate::flash::geometry::DieIdx;
-use crate::ftl::Ftl;
+use crate::policy::DeviceView;
 use serde::{Deserialize, Serialize};
 
 /// `unified` has no knobs; its table must be empty.
@@ -28,7 +28,7 @@ impl Scheme for Unified {
         "unified"
     }
 
-    fn host_write_die(&mut self, tenant: u16, _stream: u8, _ftl: &Ftl) -> DieIdx {
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
         self.cursors[tenant as usize].next_die()
     }
 

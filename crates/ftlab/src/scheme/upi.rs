@@ -15,8 +15,9 @@ use super::partitioned::{assign, check_shares, proportional_shares, PartitionUni
 use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
-use crate::ftl::gc::VictimPolicy;
+use crate::ftl::gc::{age, VictimPolicy};
 use crate::ftl::Ftl;
+use crate::policy::{Command, Counters, DeviceView};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -186,7 +187,7 @@ impl Upi {
     /// keeps for its own victim: its own victim's die always may (the classic argument),
     /// another die only while host writes could still open a block there.
     fn gc_may_use(die: DieIdx, victim_die: DieIdx, ftl: &Ftl) -> bool {
-        die == victim_die || ftl.blocks.free_count(die) > ftl.params.host_reserve_blocks
+        die == victim_die || ftl.blocks().free_count(die) > ftl.params.host_reserve_blocks
     }
 
     /// Density of `t`'s own valid data in its set without `without`: units / physical units.
@@ -206,7 +207,7 @@ impl Upi {
         let n = self.sets.len();
         // Starved: its own data is past `fill_starved`, or past `fill_device` with every die
         // of its set down to the host reserve (its writes wait, and GC there has little to win).
-        let stuck = |t: usize| self.sets[t].iter().all(|&d| ftl.blocks.free_count(d) <= ftl.params.host_reserve_blocks);
+        let stuck = |t: usize| self.sets[t].iter().all(|&d| ftl.blocks().free_count(d) <= ftl.params.host_reserve_blocks);
         let starved_now = |t: usize| ratio(t) > self.fill_starved || (ratio(t) > self.fill_device && stuck(t));
         let Some(starved) = (0..n).filter(|&t| starved_now(t)).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
             return false;
@@ -281,9 +282,9 @@ impl Upi {
     /// it gains nothing (fully valid and not a relocation candidate).
     fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime, room_home: &[bool]) -> Option<f64> {
         let g = &self.geometry;
-        let info = ftl.blocks.get(block);
+        let info = ftl.blocks().get(block);
         let upb = g.units_per_block;
-        let age_ns = now.saturating_sub(info.last_write).ns() as f64 + 1.0;
+        let age_ns = age(now, info.last_write_ns).ns() as f64 + 1.0;
         let u = info.valid_units as f64 / upb as f64;
         // Relocation pulls data home only while home has room for it (`fill_device`):
         // compacting a tenant's data into a set it overfills would only feed GC.
@@ -303,7 +304,7 @@ impl Scheme for Upi {
         "upi"
     }
 
-    fn host_write_die(&mut self, tenant: u16, _stream: u8, _ftl: &Ftl) -> DieIdx {
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
         let t = tenant as usize;
         let set = &self.sets[t];
         let die = set[self.host_next[t] % set.len()];
@@ -313,7 +314,8 @@ impl Scheme for Upi {
 
     /// A die of the owner's set, striped page by page; a die whose free blocks are down to the
     /// GC reserve is skipped, and if the whole set is, the copy stays on the victim's die.
-    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, ftl: &Ftl) -> DieIdx {
+    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, view: &DeviceView) -> DieIdx {
+        let ftl = view.ftl;
         let t = owner as usize;
         if self.gc_units_left[t] > 0 && Self::gc_may_use(self.gc_die[t], victim_die, ftl) {
             self.gc_units_left[t] -= 1;
@@ -330,7 +332,7 @@ impl Scheme for Upi {
             // Only static wear leveling collects on a read-only die: its data goes to the
             // owner's die with the most free blocks rather than back onto the read-only die.
             None if self.set_of_die[victim_die.0 as usize] == NO_SET => {
-                *set.iter().max_by_key(|d| (ftl.blocks.free_count(**d), std::cmp::Reverse(d.0))).expect("a set has dies")
+                *set.iter().max_by_key(|d| (ftl.blocks().free_count(**d), std::cmp::Reverse(d.0))).expect("a set has dies")
             }
             None => victim_die,
         };
@@ -345,24 +347,25 @@ impl Scheme for Upi {
     /// does not apply to `upi`. Ties go to the lowest block index.
     /// If no block scores above zero, the least recently written block outside its owner's
     /// set is taken: its copies leave this die, so collecting it still frees a block here.
-    fn gc_victim(&self, die: DieIdx, ftl: &Ftl, _policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
+    fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: VictimPolicy) -> Option<BlockIdx> {
+        let (ftl, now) = (view.ftl, view.now);
         if self.set_of_die[die.0 as usize] == NO_SET {
             return None; // a read-only die is never written, so it needs no space
         }
         let g = &self.geometry;
         let room_home: Vec<bool> = (0..self.sets.len()).map(|t| self.own_density(t, ftl, None) < self.fill_device).collect();
         let mut best: Option<(f64, u32)> = None;
-        let mut oldest_outside: Option<(SimTime, u32)> = None;
+        let mut oldest_outside: Option<(i64, u32)> = None;
         for b in g.blocks_of_die(die) {
-            let info = &ftl.blocks.info[b as usize];
+            let info = &ftl.blocks().info[b as usize];
             if info.state != BlockState::Full || info.programmed_pages != g.pages_per_block {
                 continue;
             }
             match self.victim_score(BlockIdx(b), die, ftl, now, &room_home) {
                 Some(score) if best.is_none_or(|(s, _)| score > s) => best = Some((score, b)),
                 Some(_) => {}
-                None if !self.in_set(info.owner, die) && oldest_outside.is_none_or(|(t, _)| info.last_write < t) => {
-                    oldest_outside = Some((info.last_write, b))
+                None if !self.in_set(info.owner, die) && oldest_outside.is_none_or(|(t, _)| info.last_write_ns < t) => {
+                    oldest_outside = Some((info.last_write_ns, b))
                 }
                 None => {}
             }
@@ -370,7 +373,7 @@ impl Scheme for Upi {
         best.map(|(_, b)| BlockIdx(b)).or(oldest_outside.map(|(_, b)| BlockIdx(b)))
     }
 
-    fn on_run_start(&mut self, _ftl: &Ftl) {
+    fn on_run_start(&mut self, _view: &DeviceView, _cmds: &mut Vec<Command>) {
         for &d in &self.config.read_only_dies {
             let t = self.set_of_die[d as usize];
             assert_ne!(t, NO_SET, "read-only die {d} left its set twice");
@@ -384,21 +387,34 @@ impl Scheme for Upi {
         Some(SimTime::from_secs_f64(self.config.epoch_s))
     }
 
-    fn on_epoch(&mut self, _now: SimTime, stats: &EpochStats, ftl: &Ftl) {
+    fn on_epoch(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
         self.counters.epochs += 1;
-        let model = EpochModel::new(stats, self.geometry.units_per_page, self.read_ns, self.program_ns, &self.config);
-        self.rebalance(&model, ftl);
+        let model = EpochModel::new(view.epoch, self.geometry.units_per_page, self.read_ns, self.program_ns, &self.config);
+        self.rebalance(&model, view.ftl);
     }
 
     fn series_names(&self) -> &'static [&'static str] {
         &["alloc_set_dies", "pages_outside_set", "utility"]
     }
 
-    fn series_values(&self, tenant: u16, ftl: &Ftl, out: &mut Vec<f64>) {
+    fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
+        let ftl = view.ftl;
         let outside: u64 = (0..self.geometry.n_dies).map(DieIdx).filter(|&d| !self.in_set(tenant, d)).map(|d| ftl.valid_units_on(tenant, d)).sum();
         out.push(self.sets[tenant as usize].len() as f64);
         out.push(outside as f64 / self.geometry.units_per_page as f64);
         out.push(self.utility[tenant as usize]);
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let c = &self.counters;
+        out.extend([
+            ("epochs", c.epochs as f64),
+            ("transfers", c.transfers as f64),
+            ("refused_anti_thrash", c.refused_anti_thrash as f64),
+            ("refused_min_set", c.refused_min_set as f64),
+            ("refused_space", c.refused_space as f64),
+            ("space_transfers", c.space_transfers as f64),
+        ]);
     }
 
     fn resolved_config(&self) -> toml::Table {

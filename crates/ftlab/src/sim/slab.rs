@@ -5,6 +5,8 @@
 #[derive(Clone, Debug)]
 pub struct Slab<T> {
     items: Vec<T>,
+    /// Whether each slot is live.
+    in_use: Vec<bool>,
     free: Vec<u32>,
     live: usize,
     live_max: usize,
@@ -13,7 +15,7 @@ pub struct Slab<T> {
 impl<T> Slab<T> {
     /// `live_max` bounds the live items (a bug guard, asserted).
     pub fn new(live_max: usize) -> Self {
-        Slab { items: Vec::new(), free: Vec::new(), live: 0, live_max }
+        Slab { items: Vec::new(), in_use: Vec::new(), free: Vec::new(), live: 0, live_max }
     }
 
     pub fn insert(&mut self, item: T) -> u32 {
@@ -22,10 +24,12 @@ impl<T> Slab<T> {
         match self.free.pop() {
             Some(i) => {
                 self.items[i as usize] = item;
+                self.in_use[i as usize] = true;
                 i
             }
             None => {
                 self.items.push(item);
+                self.in_use.push(true);
                 (self.items.len() - 1) as u32
             }
         }
@@ -33,7 +37,8 @@ impl<T> Slab<T> {
 
     /// Free slot `i`; its value stays until reused (callers must not use it).
     pub fn remove(&mut self, i: u32) {
-        debug_assert!(!self.free.contains(&i), "double free of slot {i}");
+        assert!(self.in_use[i as usize], "double free of slot {i}");
+        self.in_use[i as usize] = false;
         self.free.push(i);
         self.live -= 1;
     }
@@ -48,5 +53,10 @@ impl<T> Slab<T> {
 
     pub fn live(&self) -> usize {
         self.live
+    }
+
+    /// Indices of the live slots, in index order (allocates: for the end of a run).
+    pub fn live_indices(&self) -> Vec<u32> {
+        (0..self.items.len() as u32).filter(|&i| self.in_use[i as usize]).collect()
     }
 }

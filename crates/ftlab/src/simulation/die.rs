@@ -3,11 +3,11 @@
 //! phases; the scheduler chooses the operations; this file ties them to the event loop.
 //! It does not decide what an operation means on completion (see `host_io` and `gc`).
 
-use super::{Event, FlashOp, OpKind, Simulation, PREFETCH_P2L_AHEAD_UNITS};
+use super::{Event, FlashOp, OpKind, Owner, Simulation, PREFETCH_P2L_AHEAD_UNITS};
 use crate::error::FtlabError;
 use crate::flash::array::ArrayOp;
 use crate::flash::geometry::{DieIdx, PLANES_MAX};
-use crate::sched::OpClass;
+use crate::policy::OpClass;
 use crate::sim::time::SimTime;
 
 /// Queued operations examined when looking for a multi-plane partner or a read to serve
@@ -81,15 +81,34 @@ impl DieExec {
 
 impl Simulation<'_> {
     /// Queue `op` at its die and start it if the die is idle (or suspend for a host read).
+    /// In instant mode (preconditioning) the operation is queued for `drain_instant` instead.
     pub(super) fn issue(&mut self, op: FlashOp) {
+        if !self.timed {
+            self.instant.push_back(op);
+            assert!(self.instant.len() <= self.ops_max, "{} instant operations queued, bound {}", self.instant.len(), self.ops_max);
+            return;
+        }
         let die = op.die;
         self.ops_live += 1;
         assert!(self.ops_live <= self.ops_max, "{} flash operations live, bound {}", self.ops_live, self.ops_max);
-        self.sched.push(die, op.class, op);
+        let op = self.in_block_order(op);
+        self.sched.push(die, op);
         if op.class == OpClass::HostRead && self.p.suspend {
             self.try_suspend(die);
         }
         self.dispatch(die);
+    }
+
+    /// Under a deadline-ordered scheduler, a program is due no earlier than the previous
+    /// program of its block, so the pages of a block are still programmed in order.
+    #[inline]
+    fn in_block_order(&mut self, mut op: FlashOp) -> FlashOp {
+        if op.kind == OpKind::Program && self.sched.table().by_deadline {
+            let last = &mut self.program_deadline[op.block.0 as usize];
+            op.deadline = op.deadline.max(*last);
+            *last = op.deadline;
+        }
+        op
     }
 
     /// Start the next queued operation on `die` if it is idle; run background GC if the die
@@ -112,7 +131,7 @@ impl Simulation<'_> {
             }
             return;
         }
-        let urgent = self.ftl.blocks.free_count(die) <= self.p.reserve;
+        let urgent = self.ftl.blocks().free_count(die) <= self.p.reserve;
         match self.sched.pop(die, urgent) {
             Some(op) => self.start(die, op),
             None => self.maybe_start_gc(die),
@@ -135,9 +154,13 @@ impl Simulation<'_> {
             OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
             OpKind::Erase => ArrayOp::Erase,
         };
-        if first.kind == OpKind::Read && first.class == OpClass::Gc {
+        self.die_status[d].busy = Some(first.class);
+        if first.kind == OpKind::Read {
             for i in 0..group.n_ops as usize {
-                self.prefetch_for_gc_read(&self.dies[d].current.ops[i]);
+                let op = &self.dies[d].current.ops[i];
+                if matches!(op.owner, Owner::Job(_)) {
+                    self.prefetch_for_gc_read(op);
+                }
             }
         }
         let t = *self.array.timing();
@@ -157,13 +180,15 @@ impl Simulation<'_> {
     /// later; and the next reads of the victim (pages are read in order) its next P2L line.
     fn prefetch_for_gc_read(&self, op: &FlashOp) {
         let g = &self.ftl.geometry;
-        let owner = self.ftl.blocks.get(op.block).owner;
+        let owner = self.ftl.blocks().get(op.block).owner;
         let first = g.ppa(op.block, op.page, 0).0;
         self.ftl.prefetch_l2p_of_units(owner, first, g.units_per_page);
-        crate::ftl::table::prefetch(&self.ftl.p2l, (first + PREFETCH_P2L_AHEAD_UNITS) as usize);
+        self.ftl.prefetch_p2l(first + PREFETCH_P2L_AHEAD_UNITS);
     }
 
-    /// Add queued operations of the same kind and class on other planes of `die`.
+    /// Add queued operations of the same kind on other planes of `die`: the first such in
+    /// `first`'s queue per plane, whatever their class (so two programs of one block, which
+    /// share its plane, are never taken out of order).
     fn add_partners(&mut self, die: DieIdx) {
         let g = self.ftl.geometry;
         let d = die.0 as usize;
@@ -194,6 +219,7 @@ impl Simulation<'_> {
         exec.current.n_ops = 0;
         exec.gen = exec.gen.wrapping_add(1);
         exec.delay = self.array.timing().suspend;
+        self.die_status[die.0 as usize].busy = None;
         self.array.end(die, self.now);
         self.device.suspensions += 1;
     }
@@ -204,6 +230,7 @@ impl Simulation<'_> {
         let (group, remaining) = exec.suspended.take().expect("resume without a suspended operation");
         self.array.occupy(die, self.now);
         let done = self.now + self.array.timing().suspend + remaining;
+        self.die_status[die.0 as usize].busy = Some(group.ops[0].class);
         exec.current = group;
         exec.array_end = done;
         exec.suspendable_from = SimTime::MAX;
@@ -237,17 +264,27 @@ impl Simulation<'_> {
         // Copy the group out: completing an operation may start the next one on this die.
         let group = self.dies[d].current;
         self.dies[d].current.n_ops = 0;
+        self.die_status[d].busy = None;
         assert!(group.n_ops > 0, "completion on an idle die");
         for &op in group.ops() {
             self.ops_live -= 1;
-            match (op.kind, op.class) {
-                (OpKind::Read, OpClass::Gc) => self.gc_read_done(op),
-                (OpKind::Read, _) => self.host_read_done(op)?,
-                (OpKind::Program, _) => self.program_done(op)?,
-                (OpKind::Erase, _) => self.erase_done(op)?,
-            }
+            self.complete_op(op)?;
         }
         self.dispatch(die);
         Ok(())
+    }
+
+    /// What an operation's completion means, by kind and owner (timed and instant alike).
+    pub(super) fn complete_op(&mut self, op: FlashOp) -> Result<(), FtlabError> {
+        match (op.kind, op.owner) {
+            (OpKind::Read, Owner::Request(_)) => self.host_read_done(op),
+            (OpKind::Read, Owner::Job(id)) => {
+                self.job_read_done(id, op);
+                Ok(())
+            }
+            (OpKind::Program, _) => self.program_done(op),
+            (OpKind::Erase, Owner::Job(id)) => self.job_erase_done(id, op),
+            (kind, owner) => panic!("a {kind:?} owned by {owner:?}"),
+        }
     }
 }

@@ -1,13 +1,17 @@
 //! Host I/O paths of the simulation: arrivals and queue depth (`pump`), the read, write and
-//! trim paths, write stalls (no free block, full buffer) and request completion.
+//! trim paths, write stalls (no free block, full buffer), the host-page placement path that
+//! preconditioning shares (`place_host_unit`), program completion, and request completion
+//! with its latency, backlog and deadline accounting.
 
-use super::{Event, FlashOp, OpKind, Request, Simulation};
+use super::{view, Event, FlashOp, OpKind, Owner, Request, Simulation};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, Placement, NONE};
-use crate::sched::OpClass;
+use crate::host::NO_TASK;
+use crate::policy::{Cause, OpClass};
 use crate::scheme::{Admission, ReadPlan};
+use crate::sim::time::SimTime;
 use crate::workload::IoOp;
 
 impl Simulation<'_> {
@@ -33,7 +37,7 @@ impl Simulation<'_> {
                 }
                 break;
             }
-            if let Admission::Defer(at) = self.scheme.admit(t, req.op, self.now) {
+            if let Admission::Defer(at) = self.scheme.admit(t, req.op, &view!(self)) {
                 assert!(at > self.now, "admission deferred to the past");
                 if self.tenants[ti].arrival_at.is_none_or(|a| a > at) {
                     self.tenants[ti].arrival_at = Some(at);
@@ -53,6 +57,7 @@ impl Simulation<'_> {
 
     fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
         self.tenants[t as usize].outstanding += 1;
+        self.metrics[t as usize].backlog.arrived(req.arrival);
         let id = self.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0 });
         match req.op {
             IoOp::Read => self.start_read(id),
@@ -63,7 +68,10 @@ impl Simulation<'_> {
             IoOp::Trim => {
                 let ns = self.tenants[t as usize].namespace_units;
                 for i in 0..req.n_units {
-                    self.ftl.trim(t, (req.first_lpn + i) % ns);
+                    let lpn = (req.first_lpn + i) % ns;
+                    if let Some(old) = self.ftl.trim(t, lpn) {
+                        self.notify_invalidated(t, lpn, old, Cause::Trim);
+                    }
                 }
                 self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
             }
@@ -110,11 +118,12 @@ impl Simulation<'_> {
     fn issue_host_read(&mut self, id: u32, t: u16, ppa: Ppa, n_units: u32) -> u32 {
         let g = self.ftl.geometry;
         let (block, page, die) = (g.block_of(ppa), g.page_of(ppa), g.die_of(ppa));
-        self.ftl.blocks.get_mut(block).read_count += 1;
+        self.ftl.note_read(block);
         self.epoch.reads[t as usize * self.epoch.n_dies + die.0 as usize] += 1;
         self.device.flash_reads += 1;
-        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, die, block, page, n_units, owner: id };
-        match self.scheme.read_plan(ppa, &self.ftl) {
+        let deadline = self.reqs.get(id).req.deadline;
+        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, die, block, page, n_units, owner: Owner::Request(id), deadline };
+        match self.scheme.read_plan(ppa, &view!(self)) {
             ReadPlan::Direct => {
                 self.issue(op);
                 1
@@ -122,7 +131,9 @@ impl Simulation<'_> {
             ReadPlan::Rebuild => {
                 self.device.rebuilt_reads += 1;
                 self.scratch_ppas.clear();
-                self.scheme.stripe_members(ppa, &self.ftl, &mut self.scratch_ppas);
+                let mut members = std::mem::take(&mut self.scratch_ppas);
+                self.scheme.stripe_members(ppa, &view!(self), &mut members);
+                self.scratch_ppas = members;
                 assert!(!self.scratch_ppas.is_empty(), "rebuild of unit {} with an empty stripe", ppa.0);
                 let members = std::mem::take(&mut self.scratch_ppas);
                 for &m in &members {
@@ -137,11 +148,12 @@ impl Simulation<'_> {
     }
 
     pub(super) fn host_read_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
-        let r = self.reqs.get_mut(op.owner);
+        let Owner::Request(id) = op.owner else { unreachable!("a host read owned by {:?}", op.owner) };
+        let r = self.reqs.get_mut(id);
         assert!(r.pending > 0, "read completion for a request with nothing pending");
         r.pending -= 1;
         if r.pending == 0 {
-            self.complete_request(op.owner)?;
+            self.complete_request(id)?;
         }
         Ok(())
     }
@@ -158,19 +170,19 @@ impl Simulation<'_> {
                 return self.stall(id);
             }
             let lpn = (r.req.first_lpn + i) % ns;
-            let stream = self.mapper.host_stream(t, lpn, r.req.stream, self.now);
+            let stream = self.mapper.host_stream(t, lpn, r.req.stream, &view!(self));
             let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
             let Some((die, placed)) = self.place_host_unit(key) else {
                 return self.stall(id);
             };
-            self.ftl.map_host(t, lpn, placed.ppa);
+            self.map_host_unit(t, lpn, stream, placed.ppa);
             self.count_host_unit(t);
             self.add_to_host_page(t, stream, id);
             self.reqs.get_mut(id).next_unit = i + 1;
             if let Some((block, page)) = placed.page_full {
                 self.program_host_page(t, stream, die, block, page);
             }
-            if self.ftl.blocks.free_count(die) < self.p.low_watermark {
+            if self.ftl.blocks().free_count(die) < self.p.low_watermark {
                 self.maybe_start_gc(die);
             }
         }
@@ -182,19 +194,27 @@ impl Simulation<'_> {
     /// on the die the scheme names, asking again (up to once per die) while the named die has
     /// no free block for host writes; each such die gets its GC started. `None`: none of the
     /// dies the scheme offered has room, and the write must wait.
-    fn place_host_unit(&mut self, key: FrontierKey) -> Option<(DieIdx, Placement)> {
+    pub(super) fn place_host_unit(&mut self, key: FrontierKey) -> Option<(DieIdx, Placement)> {
         if let Some(die) = self.ftl.host_cursor(key.tenant, key.stream) {
-            let placed = self.ftl.allocate(key, die, self.now).expect("a partly filled page has room");
+            let placed = self.ftl.allocate(key, die, self.stamp()).expect("a partly filled page has room");
             return Some((die, placed));
         }
         for _ in 0..self.ftl.geometry.n_dies {
-            let die = self.scheme.host_write_die(key.tenant, key.stream, &self.ftl);
-            match self.ftl.allocate(key, die, self.now) {
+            let die = self.scheme.host_write_die(key.tenant, key.stream, &view!(self));
+            match self.ftl.allocate(key, die, self.stamp()) {
                 Ok(placed) => return Some((die, placed)),
                 Err(_) => self.maybe_start_gc(die),
             }
         }
         None
+    }
+
+    /// Map a placed host unit and tell the policies (the old location died, the unit landed).
+    pub(super) fn map_host_unit(&mut self, t: u16, lpn: u32, stream: u8, ppa: Ppa) {
+        if let Some(old) = self.ftl.map_host(t, lpn, ppa) {
+            self.notify_invalidated(t, lpn, old, Cause::Overwrite);
+        }
+        self.notify_placed(t, lpn, ppa, stream, WriteClass::Host);
     }
 
     fn stall(&mut self, id: u32) -> bool {
@@ -242,8 +262,12 @@ impl Simulation<'_> {
         let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
         let (owner, units) = std::mem::replace(&mut self.host_page[idx], (NONE, 0));
         assert!(units > 0, "programming an empty host page");
-        let owner = if self.p.buffer_units == 0 { owner } else { NONE };
-        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units: units, owner });
+        let (owner, deadline) = if self.p.buffer_units == 0 {
+            (Owner::Request(owner), self.reqs.get(owner).req.deadline)
+        } else {
+            (Owner::Buffer, SimTime::MAX)
+        };
+        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units: units, owner, deadline });
     }
 
     fn count_host_unit(&mut self, t: u16) {
@@ -253,24 +277,32 @@ impl Simulation<'_> {
         self.ts.count_host_units(1);
     }
 
+    /// A program completed: what it means depends on its owner.
     pub(super) fn program_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
         self.ftl.programmed(op.block, op.page);
         self.device.flash_pages_programmed += 1;
-        if op.class != OpClass::HostWrite {
-            return Ok(());
+        match op.owner {
+            Owner::Request(id) => {
+                let r = self.reqs.get_mut(id);
+                assert!(r.pending >= op.n_units, "program completes more units than pending");
+                r.pending -= op.n_units;
+                if r.pending == 0 && r.next_unit == r.req.n_units {
+                    self.complete_request(id)?;
+                }
+                Ok(())
+            }
+            Owner::Buffer => {
+                assert!(self.buffer_used >= op.n_units as u64);
+                self.buffer_used -= op.n_units as u64;
+                self.wake_stalled()
+            }
+            // A parity program's job ends with it; a copy's job may have ended already.
+            Owner::Job(id) if op.class == OpClass::Parity => {
+                self.parity_done(id);
+                Ok(())
+            }
+            Owner::Job(_) | Owner::Precondition => Ok(()),
         }
-        if self.p.buffer_units > 0 {
-            assert!(self.buffer_used >= op.n_units as u64);
-            self.buffer_used -= op.n_units as u64;
-            return self.wake_stalled();
-        }
-        let r = self.reqs.get_mut(op.owner);
-        assert!(r.pending >= op.n_units, "program completes more units than pending");
-        r.pending -= op.n_units;
-        if r.pending == 0 && r.next_unit == r.req.n_units {
-            self.complete_request(op.owner)?;
-        }
-        Ok(())
     }
 
     /// Retry stalled writes, tenant by tenant, in order.
@@ -290,7 +322,11 @@ impl Simulation<'_> {
         let r = *self.reqs.get(id);
         self.reqs.remove(id);
         let t = r.tenant as usize;
+        self.metrics[t].backlog.completed(self.now);
         if r.req.arrival >= self.p.warmup {
+            if r.req.task != NO_TASK {
+                self.metrics[t].tasks[r.req.task as usize].complete(r.req.arrival, r.req.deadline, self.now);
+            }
             let latency = self.now - r.req.arrival;
             let m = &mut self.metrics[t];
             let stats = match r.req.op {

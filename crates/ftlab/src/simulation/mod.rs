@@ -1,35 +1,43 @@
-//! The top-level `Simulation` of one scheme on one device: the discrete-event loop that ties
-//! host, FTL, scheme, stream mapper, scheduler and flash array together (DESIGN §2). Host
-//! I/O paths are in `host_io`, GC in `gc`, the instant preconditioning in `precondition`.
-//! No file I/O: workload sources arrive already opened.
+//! The engine (DESIGN §2, §11): the `Simulation` of one scheme on one device, a discrete-event
+//! loop that ties host, FTL, policies (scheme, stream mapper), jobs, scheduler and flash array
+//! together. Every flash operation names its owner (a request, a job, the write buffer or
+//! preconditioning) and its completion dispatches on it. Host I/O paths are in `host_io`,
+//! background jobs (GC, wear leveling, migration, parity) in `jobs`, die execution in `die`,
+//! the instant executor that preconditions through the same code in `precondition`, and what
+//! the run hands back in `finish`. No file I/O: workload sources arrive already opened.
 
 mod die;
-mod gc;
+mod finish;
 mod host_io;
+mod jobs;
 mod precondition;
 
 use crate::error::FtlabError;
 use crate::flash::array::FlashArray;
-use crate::flash::geometry::{BlockIdx, DieIdx, PLANES_MAX};
+use crate::flash::geometry::{BlockIdx, DieIdx, Ppa, PLANES_MAX};
+use crate::ftl::blocks::WriteClass;
 use crate::ftl::{Ftl, FtlParams, NONE};
 use crate::host::{HostRequest, Source};
-use crate::metrics::report::SchemeResult;
 use crate::metrics::timeseries::TimeSeries;
-use crate::metrics::{DeviceCounters, TenantMetrics};
+use crate::metrics::{DeviceCounters, JobCounters, TenantMetrics};
+use crate::policy::{Cause, Command, DieStatus, EpochStats, Interests, Invalidated, OpClass, Placed};
 use crate::scenario::{Replay, Scenario};
-use crate::sched::{OpClass, Scheduler};
-use crate::scheme::{EpochStats, Scheme};
+use crate::sched::{SchedOp, Scheduler};
+use crate::scheme::Scheme;
 use crate::sim::events::EventQueue;
 use crate::sim::slab::Slab;
 use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
-use crate::api::{Column, Table};
 use std::collections::VecDeque;
 
-pub use precondition::{OutOfSpace, PreconditionGc};
+pub use finish::RunTables;
+pub use precondition::OutOfSpace;
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
+
+/// Rounds of commands one hook may cascade into (a policy bug guard).
+const COMMAND_ROUNDS_MAX: u32 = 1_000;
 
 /// What happens at a point in simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,6 +53,10 @@ enum Event {
     Complete(u32),
     /// The scheme's epoch tick.
     Epoch,
+    /// The stream mapper's epoch tick.
+    MapperEpoch,
+    /// The measured phase starts (`measure.warmup_s`): counters restart.
+    MeasureStart,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +64,19 @@ enum OpKind {
     Read,
     Program,
     Erase,
+}
+
+/// Who an operation belongs to; its completion dispatches on this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    /// A host request (slab index).
+    Request(u32),
+    /// A background job (slab index).
+    Job(u32),
+    /// A page of the write buffer (no request waits for it).
+    Buffer,
+    /// A preconditioning page (instant executor).
+    Precondition,
 }
 
 /// One flash operation in flight or queued.
@@ -64,8 +89,9 @@ struct FlashOp {
     page: u32,
     /// Units read, or real (not padding) units programmed.
     n_units: u32,
-    /// Host read/program: the request; GC read: the victim's die; else `NONE`.
-    owner: u32,
+    owner: Owner,
+    /// Inherited from the request or job (`SimTime::MAX`: none).
+    deadline: SimTime,
 }
 
 impl FlashOp {
@@ -77,8 +103,20 @@ impl FlashOp {
         block: BlockIdx(NONE),
         page: 0,
         n_units: 0,
-        owner: NONE,
+        owner: Owner::Precondition,
+        deadline: SimTime::MAX,
     };
+}
+
+impl SchedOp for FlashOp {
+    #[inline]
+    fn class(&self) -> OpClass {
+        self.class
+    }
+    #[inline]
+    fn deadline(&self) -> SimTime {
+        self.deadline
+    }
 }
 
 /// One host request in flight.
@@ -122,46 +160,77 @@ struct Params {
     suspend: bool,
     warmup: SimTime,
     end: Option<SimTime>,
+    /// Simulated time one unit takes at the device's program bandwidth (preconditioning's
+    /// write stamps, see `precondition`).
+    unit_program_ns: i64,
 }
 
 impl Params {
     fn of(s: &Scenario) -> Params {
+        let g = s.geometry();
+        let t = s.timing();
+        let r = s.resolved();
         Params {
-            low_watermark: s.ftl.gc_low_watermark_blocks.expect("resolved"),
-            high_watermark: s.ftl.gc_high_watermark_blocks.expect("resolved"),
+            low_watermark: r.gc_low_watermark_blocks,
+            high_watermark: r.gc_high_watermark_blocks,
             reserve: s.ftl.gc_reserve_blocks,
             background_gc: s.ftl.background_gc,
             policy: s.ftl.gc_policy,
             static_gap: s.ftl.static_wear_leveling_gap,
-            buffer_units: s.ftl.write_buffer_bytes / s.device.mapping_unit_bytes.expect("resolved") as u64,
+            buffer_units: r.write_buffer_bytes / g.unit_bytes as u64,
             dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
-            multi_plane: s.device.multi_plane.expect("resolved"),
-            suspend: s.device.program_erase_suspend.expect("resolved"),
+            multi_plane: r.multi_plane,
+            suspend: r.program_erase_suspend,
             warmup: SimTime::from_secs_f64(s.measure.warmup_s),
             end: s.measure.duration_s.map(SimTime::from_secs_f64),
+            unit_program_ns: (t.program.ns() / (g.n_dies as u64 * g.units_per_page as u64)).max(1) as i64,
         }
     }
 }
 
+/// The read-only `DeviceView` of the simulation's current state (a macro, so the borrow of the
+/// view's fields stays disjoint from the `&mut` borrow of the policy it is handed to).
+macro_rules! view {
+    ($s:ident) => {
+        crate::policy::DeviceView { ftl: &$s.ftl, now: $s.now, dies: &$s.die_status, epoch: &$s.epoch }
+    };
+}
+use view;
+
 /// One scheme's simulation of a scenario.
 pub struct Simulation<'a> {
     now: SimTime,
+    /// False while preconditioning: operations then complete at once (instant executor).
+    timed: bool,
+    /// Write stamp of preconditioning writes (negative, see `precondition`).
+    pre_stamp: i64,
+    /// Operations issued in instant mode, completed in order by `drain_instant`.
+    instant: VecDeque<FlashOp>,
     events: EventQueue<Event>,
     array: FlashArray,
     sched: Scheduler<FlashOp>,
     ftl: Ftl,
     scheme: Box<dyn Scheme>,
     mapper: Box<dyn StreamMapper>,
+    interests: Interests,
+    /// Commands pushed by policy hooks, applied after each hook.
+    cmds: Vec<Command>,
     /// Flash operations queued or running, and their bound (asserted).
     ops_live: usize,
     ops_max: usize,
     reqs: Slab<Request>,
+    tenants: Vec<Tenant<'a>>,
     /// What each die executes.
     dies: Vec<die::DieExec>,
-    tenants: Vec<Tenant<'a>>,
-    /// Victim being collected per die, or `NONE`.
-    gc_victim: Vec<u32>,
-    gc_reads_left: Vec<u32>,
+    /// What each die executes, as policies see it.
+    die_status: Vec<DieStatus>,
+    jobs: Slab<jobs::Job>,
+    /// Per die: the job moving a source block of the die, or `NONE` (one at a time).
+    collector: Vec<u32>,
+    /// Jobs waiting for the collector slot of their next source block's die.
+    waiting_jobs: Vec<u32>,
+    /// Parity programs waiting for a free block: (tenant, stream, die).
+    parity_pending: VecDeque<(u16, u8, DieIdx)>,
     wl_check: Vec<bool>,
     /// Per (tenant, stream): (request owning the open host page, real units in it).
     host_page: Vec<(u32, u32)>,
@@ -169,11 +238,19 @@ pub struct Simulation<'a> {
     p: Params,
     metrics: Vec<TenantMetrics>,
     device: DeviceCounters,
+    job_counts: JobCounters,
     epoch: EpochStats,
     ts: TimeSeries,
     events_handled: u64,
     names: Vec<String>,
-    scratch_ppas: Vec<crate::flash::geometry::Ppa>,
+    scratch_ppas: Vec<Ppa>,
+    /// Per block: deadline of its last program issued (EDF keeps a block's programs in order).
+    program_deadline: Vec<SimTime>,
+    /// Die busy time when the measured phase started.
+    busy_at_measure: Vec<u64>,
+    /// Erase count of every block when preconditioning ended.
+    erase_precondition: Option<Vec<u32>>,
+    precondition_erases: u64,
 }
 
 impl<'a> Simulation<'a> {
@@ -182,6 +259,7 @@ impl<'a> Simulation<'a> {
     pub fn new(s: &Scenario, scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>, sources: Vec<Source<'a>>) -> Self {
         let g = s.geometry();
         let ns = s.namespace_units();
+        let r = s.resolved();
         let ftl = Ftl::new(
             g,
             FtlParams {
@@ -190,7 +268,7 @@ impl<'a> Simulation<'a> {
                 host_reserve_blocks: s.ftl.gc_reserve_blocks,
                 dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
                 integrity: s.check.integrity,
-                frontier_planes: if s.device.multi_plane.expect("resolved") { g.planes_per_die.min(PLANES_MAX) } else { 1 },
+                frontier_planes: if r.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
             },
         );
         let tenants: Vec<Tenant> = sources
@@ -211,36 +289,53 @@ impl<'a> Simulation<'a> {
             .collect();
         let qd_total: usize = tenants.iter().map(|t| t.queue_depth as usize).sum();
         let n_dies = g.n_dies as usize;
-        // Bounds (asserted): every queued op belongs to a request, a GC job or a program.
-        let ops_max = qd_total * 64 + n_dies * (2 * g.pages_per_block as usize + 8) + g.n_blocks as usize;
+        let jobs_max = 4 * n_dies + 1024;
+        // Bounds (asserted): every queued op belongs to a request, a job or a program.
+        let ops_max = qd_total * 64 + n_dies * (3 * g.pages_per_block as usize + 16) + g.n_blocks as usize + jobs_max;
         let names: Vec<String> = s.tenants.iter().map(|t| t.name.clone()).collect();
+        let window = SimTime::from_secs_f64(s.measure.window_s);
+        let metrics = s.tenants.iter().map(|t| TenantMetrics::new(window, t.task_names())).collect();
         let extra = scheme.series_names();
+        let interests = scheme.interests().or(mapper.interests());
         Simulation {
             now: SimTime::ZERO,
+            timed: false,
+            pre_stamp: 0,
+            instant: VecDeque::new(),
             events: EventQueue::new(2 * n_dies + 2 * tenants.len() + qd_total + 8),
             array: FlashArray::new(g, s.timing()),
             sched: Scheduler::new(s.ftl.scheduler, g.n_dies, ops_max),
             ftl,
             scheme,
             mapper,
+            interests,
+            cmds: Vec::new(),
             ops_live: 0,
             ops_max,
             reqs: Slab::new(qd_total),
             dies: vec![die::DieExec::idle(FlashOp::NONE); n_dies],
-            gc_victim: vec![NONE; n_dies],
-            gc_reads_left: vec![0; n_dies],
+            die_status: vec![DieStatus::IDLE; n_dies],
+            jobs: Slab::new(jobs_max),
+            collector: vec![NONE; n_dies],
+            waiting_jobs: Vec::new(),
+            parity_pending: VecDeque::new(),
             wl_check: vec![false; n_dies],
             host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
             buffer_used: 0,
             p: Params::of(s),
-            metrics: vec![TenantMetrics::default(); tenants.len()],
+            metrics,
             device: DeviceCounters::default(),
+            job_counts: JobCounters::default(),
             epoch: EpochStats::new(tenants.len(), n_dies),
-            ts: TimeSeries::new(SimTime::from_secs_f64(s.measure.window_s), names.clone(), extra),
+            ts: TimeSeries::new(window, names.clone(), extra),
             tenants,
             events_handled: 0,
             names,
             scratch_ppas: Vec::new(),
+            program_deadline: if s.ftl.scheduler.table().by_deadline { vec![SimTime::ZERO; g.n_blocks as usize] } else { Vec::new() },
+            busy_at_measure: vec![0; n_dies],
+            erase_precondition: None,
+            precondition_erases: 0,
         }
     }
 
@@ -249,26 +344,41 @@ impl<'a> Simulation<'a> {
         &self.ftl
     }
 
+    /// The scheme (for tests that inspect its state).
+    pub fn scheme(&self) -> &dyn Scheme {
+        self.scheme.as_ref()
+    }
+
+    /// What the jobs did so far in the measured phase (for tests).
+    pub fn job_counters(&self) -> &JobCounters {
+        &self.job_counts
+    }
+
+    /// The device counters so far in the measured phase (for tests).
+    pub fn device_counters(&self) -> &DeviceCounters {
+        &self.device
+    }
+
     /// Full sweep of the FTL's invariants and, with `[check] integrity`, of every logical
     /// page against the oracle (tests). Returns the oracle checks done so far.
     pub fn check_integrity(&mut self) -> u64 {
         self.ftl.check_consistency();
-        self.ftl.oracle.as_ref().map_or(0, |o| o.checks)
-    }
-
-    /// Fill the namespaces before the timed run (see `precondition`).
-    pub fn precondition(
-        &mut self,
-        cfg: &crate::scenario::PreconditionConfig,
-        gc: PreconditionGc,
-        rng: &mut crate::sim::Rng,
-    ) -> Result<(), precondition::OutOfSpace> {
-        precondition::precondition(&mut self.ftl, self.scheme.as_mut(), self.mapper.as_mut(), cfg, gc, rng)
+        self.ftl.oracle_checks()
     }
 
     /// Run to the end; `progress(now)` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(SimTime)) -> Result<(), FtlabError> {
-        self.scheme.on_run_start(&self.ftl);
+        assert!(!self.timed, "a simulation runs once");
+        self.end_precondition();
+        self.timed = true;
+        self.epoch.clear();
+        self.scheme.on_run_start(&view!(self), &mut self.cmds);
+        self.apply_commands();
+        if self.p.warmup == SimTime::ZERO {
+            self.start_measuring();
+        } else {
+            self.events.push(self.p.warmup, Event::MeasureStart);
+        }
         for t in 0..self.tenants.len() {
             self.tenants[t].next = self.tenants[t].source.next_request()?;
             let start = self.tenants[t].start;
@@ -278,6 +388,9 @@ impl<'a> Simulation<'a> {
         if let Some(e) = self.scheme.epoch() {
             self.epoch.window = e;
             self.events.push(e, Event::Epoch);
+        }
+        if let Some(e) = self.mapper.epoch() {
+            self.events.push(e, Event::MapperEpoch);
         }
         while let Some((t, ev)) = self.events.pop() {
             if self.p.end.is_some_and(|end| t > end) {
@@ -315,21 +428,111 @@ impl<'a> Simulation<'a> {
             Event::ArrayDone(tag) => self.array_done(tag)?,
             Event::XferDone(d) => self.op_done(DieIdx(d))?,
             Event::Complete(id) => self.complete_request(id)?,
-            Event::Epoch => {
-                self.scheme.on_epoch(self.now, &self.epoch, &self.ftl);
-                self.epoch.clear();
-                if !self.host_done() {
-                    // The scheme may have given stalled writers room (a new die).
-                    self.wake_stalled()?;
-                    // With nothing else pending, epochs alone would tick forever: stop, and let
-                    // the run end as a stall (reported by `stall_error`).
-                    if !self.events.is_empty() {
-                        self.events.push(self.now + self.epoch.window, Event::Epoch);
-                    }
+            Event::Epoch => self.scheme_epoch()?,
+            Event::MapperEpoch => {
+                self.mapper.on_epoch(&view!(self), &mut self.cmds);
+                self.apply_commands();
+                if !self.host_done() && !self.events.is_empty() {
+                    let e = self.mapper.epoch().expect("a mapper with epochs keeps them");
+                    self.events.push(self.now + e, Event::MapperEpoch);
                 }
+            }
+            Event::MeasureStart => self.start_measuring(),
+        }
+        Ok(())
+    }
+
+    fn scheme_epoch(&mut self) -> Result<(), FtlabError> {
+        self.scheme.on_epoch(&view!(self), &mut self.cmds);
+        self.epoch.clear();
+        self.apply_commands();
+        if !self.host_done() {
+            // The scheme may have given stalled writers room (a new die).
+            self.wake_stalled()?;
+            // With nothing else pending, epochs alone would tick forever: stop, and let
+            // the run end as a stall (reported by `stall_error`).
+            if !self.events.is_empty() {
+                self.events.push(self.now + self.epoch.window, Event::Epoch);
             }
         }
         Ok(())
+    }
+
+    /// The measured phase starts: every counter restarts (latencies are filtered by arrival).
+    fn start_measuring(&mut self) {
+        for m in &mut self.metrics {
+            m.reset_counters();
+        }
+        self.device = DeviceCounters::default();
+        self.job_counts = JobCounters::default();
+        self.busy_at_measure = self.array.die_busy_ns().to_vec();
+    }
+
+    /// Preconditioning (if any) is over: keep its wear apart.
+    fn end_precondition(&mut self) {
+        if self.erase_precondition.is_none() {
+            self.erase_precondition = Some(self.ftl.blocks().info.iter().map(|b| b.erase_count).collect());
+        }
+    }
+
+    /// Apply the commands policy hooks pushed (they may push more).
+    fn apply_commands(&mut self) {
+        let mut rounds = 0;
+        while !self.cmds.is_empty() {
+            rounds += 1;
+            assert!(rounds <= COMMAND_ROUNDS_MAX, "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds");
+            let mut batch = std::mem::take(&mut self.cmds);
+            for c in batch.drain(..) {
+                self.apply_command(c);
+            }
+            if self.cmds.is_empty() {
+                self.cmds = batch;
+            }
+        }
+    }
+
+    /// Tell the policies that want it that a unit was placed.
+    #[inline]
+    fn notify_placed(&mut self, tenant: u16, lpn: u32, ppa: Ppa, stream: u8, class: WriteClass) {
+        if !self.interests.placed {
+            return;
+        }
+        let ev = Placed { tenant, lpn, ppa, stream, class };
+        self.scheme.on_placed(&view!(self), &ev, &mut self.cmds);
+        self.mapper.on_placed(&view!(self), &ev, &mut self.cmds);
+        self.apply_commands();
+    }
+
+    /// Tell the policies that want it that a unit's data died.
+    #[inline]
+    fn notify_invalidated(&mut self, tenant: u16, lpn: u32, ppa: Ppa, cause: Cause) {
+        if !self.interests.invalidated {
+            return;
+        }
+        let ev = Invalidated { tenant, lpn, ppa, cause };
+        self.scheme.on_invalidated(&view!(self), &ev, &mut self.cmds);
+        self.mapper.on_invalidated(&view!(self), &ev, &mut self.cmds);
+        self.apply_commands();
+    }
+
+    /// Tell the policies that want it that a block was erased.
+    fn notify_erased(&mut self, block: BlockIdx) {
+        if !self.interests.erased {
+            return;
+        }
+        self.scheme.on_erased(&view!(self), block, &mut self.cmds);
+        self.mapper.on_erased(&view!(self), block, &mut self.cmds);
+        self.apply_commands();
+    }
+
+    /// The write stamp of a unit handed out now (see `BlockInfo::last_write_ns`).
+    #[inline]
+    fn stamp(&self) -> i64 {
+        if self.timed {
+            self.now.ns() as i64
+        } else {
+            self.pre_stamp
+        }
     }
 
     /// The run cannot go on: with writes stalled for space it is the scenario's capacity (a
@@ -371,82 +574,9 @@ impl<'a> Simulation<'a> {
     }
 
     fn roll_windows(&mut self) {
-        let (scheme, ftl) = (&self.scheme, &self.ftl);
-        self.ts.roll(self.now, &mut |t, out| scheme.series_values(t, ftl, out));
-    }
-
-    /// The measured results and the tables of this run.
-    pub fn finish(self, scheme_name: &str) -> (SchemeResult, RunTables) {
-        let g = self.ftl.geometry;
-        let erase: Vec<u32> = self.ftl.blocks.info.iter().map(|b| b.erase_count).collect();
-        let sim_time = self.now;
-        let busy = self.array.die_busy_ns();
-        let util = busy.iter().map(|&b| if sim_time.ns() == 0 { 0.0 } else { b as f64 / sim_time.ns() as f64 }).collect();
-        let (scheme, ftl) = (&self.scheme, &self.ftl);
-        let timeseries = self.ts.finish(&mut |t, out| scheme.series_values(t, ftl, out));
-        let tenants: Vec<(String, TenantMetrics)> = self.names.into_iter().zip(self.metrics).collect();
-        let tables = RunTables { timeseries, latency_cdf: cdf_table(&tenants), wear: wear_table(&g, &erase) };
-        let result = SchemeResult {
-            scheme: scheme_name.to_string(),
-            tenants,
-            device: self.device,
-            units_per_page: g.units_per_page,
-            erase_count_min: erase.iter().copied().min().unwrap_or(0),
-            erase_count_max: erase.iter().copied().max().unwrap_or(0),
-            erase_count_mean: erase.iter().map(|&e| e as f64).sum::<f64>() / erase.len().max(1) as f64,
-            sim_time,
-            measured: sim_time.saturating_sub(self.p.warmup),
-            die_utilisation: util,
-            integrity_checks: self.ftl.oracle.as_ref().map_or(0, |o| o.checks),
-        };
-        (result, tables)
-    }
-}
-
-/// The tables of one scheme's run (the caller adds the `scheme` column).
-#[derive(Clone, Debug)]
-pub struct RunTables {
-    /// One row per tenant and window.
-    pub timeseries: Table,
-    /// Empirical latency CDF: one row per (tenant, op, histogram bucket).
-    pub latency_cdf: Table,
-    /// Erase count of every block: one row per block.
-    pub wear: Table,
-}
-
-fn cdf_table(tenants: &[(String, TenantMetrics)]) -> Table {
-    let (mut tenant, mut op, mut lat, mut cdf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (name, m) in tenants {
-        for (op_name, stats) in [("read", &m.read), ("write", &m.write), ("trim", &m.trim)] {
-            for (l, c) in stats.hist.cdf_points() {
-                tenant.push(name.clone());
-                op.push(op_name.to_string());
-                lat.push(l);
-                cdf.push(c);
-            }
-        }
-    }
-    Table {
-        columns: vec![
-            ("tenant".into(), Column::Str(tenant)),
-            ("op".into(), Column::Str(op)),
-            ("latency_us".into(), Column::F64(lat)),
-            ("cdf".into(), Column::F64(cdf)),
-        ],
-    }
-}
-
-fn wear_table(g: &crate::flash::geometry::Geometry, erase: &[u32]) -> Table {
-    let die = (0..g.n_blocks).map(|b| (b / g.blocks_per_die) as u64).collect();
-    let block = (0..g.n_blocks).map(|b| (b % g.blocks_per_die) as u64).collect();
-    let channel = (0..g.n_blocks).map(|b| g.channel_of(DieIdx(b / g.blocks_per_die)) as u64).collect();
-    Table {
-        columns: vec![
-            ("channel".into(), Column::U64(channel)),
-            ("die".into(), Column::U64(die)),
-            ("block".into(), Column::U64(block)),
-            ("erase_count".into(), Column::U64(erase.iter().map(|&e| e as u64).collect())),
-        ],
+        let v = view!(self);
+        let scheme = &self.scheme;
+        self.ts.roll(self.now, &mut |t, out| scheme.series_values(t, &v, out));
     }
 }
 
@@ -454,6 +584,6 @@ fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
     match (&t.trace, &t.synthetic) {
         (Some(tr), _) => tr.replay == Replay::Closed,
         (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,
-        _ => unreachable!("validated: one workload per tenant"),
+        _ => false,
     }
 }

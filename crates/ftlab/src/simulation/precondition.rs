@@ -1,64 +1,25 @@
-//! Preconditioning (DESIGN §5): fill each namespace to a fraction, sequentially or in a
-//! random order, then overwrite at random so GC reaches steady state. It is instant (no
-//! timing, no metrics) but goes through the same scheme, stream mapper, frontiers and GC
-//! victim choice as the timed run, so the layout is the one the scheme would produce.
+//! Preconditioning (DESIGN §5, §11): fill each namespace to a fraction, sequentially or in a
+//! random order, then overwrite at random, so the timed run starts in steady state. It runs
+//! the engine's own placement path (`place_host_unit`, the scheme, the stream mapper, the
+//! frontiers) and its own jobs (GC, wear leveling, their copies) with an *instant executor*:
+//! `issue` queues each flash operation and `drain_instant` completes them in order, with no
+//! timing and no metrics. It ends as an idle device would: every die's background GC has
+//! brought it to the high watermark (or to the low one without background GC).
+//!
+//! Write stamps (block ages for cost-benefit GC): the k-th of N preconditioning units is
+//! stamped `(k - N) * t_unit`, where `t_unit` = tPROG / (dies x units per page) is the time one
+//! unit takes at the device's full program bandwidth. Ages are therefore spread in write order
+//! over the time the device would have needed to write them, ending at t = 0 when the timed
+//! run starts; a GC copy takes the stamp of the host unit that triggered it.
 
-use crate::flash::geometry::DieIdx;
+use super::{view, FlashOp, OpKind, Owner, Simulation};
 use crate::ftl::blocks::WriteClass;
-use crate::ftl::gc::VictimPolicy;
-use crate::ftl::{FrontierKey, Ftl, NONE};
+use crate::ftl::FrontierKey;
+use crate::policy::OpClass;
 use crate::scenario::{FillOrder, PreconditionConfig};
-use crate::scheme::Scheme;
 use crate::sim::time::SimTime;
 use crate::sim::Rng;
-use crate::stream::StreamMapper;
 use rand::Rng as _;
-
-/// GC knobs preconditioning needs.
-#[derive(Clone, Copy, Debug)]
-pub struct PreconditionGc {
-    pub low_watermark: u32,
-    pub policy: VictimPolicy,
-}
-
-/// Fill every namespace of `ftl` as `cfg` says. Tenants are interleaved unit by unit.
-pub fn precondition(
-    ftl: &mut Ftl,
-    scheme: &mut dyn Scheme,
-    mapper: &mut dyn StreamMapper,
-    cfg: &PreconditionConfig,
-    gc: PreconditionGc,
-    rng: &mut Rng,
-) -> Result<(), OutOfSpace> {
-    let ns = ftl.params.namespace_units.clone();
-    let fill: Vec<u64> = ns.iter().map(|&n| (n as f64 * cfg.fill_fraction).floor() as u64).collect();
-    let perms: Vec<Permutation> = fill.iter().map(|&n| Permutation::new(n, rng.random())).collect();
-    let longest = fill.iter().copied().max().unwrap_or(0);
-    let mut w = Writer { ftl, scheme, mapper, gc };
-    let fills = (0..longest).flat_map(|i| {
-        let (fill, perms) = (&fill, &perms);
-        (0..fill.len()).filter(move |&t| i < fill[t]).map(move |t| {
-            let lpn = match cfg.order {
-                FillOrder::Sequential => i,
-                FillOrder::Random => perms[t].at(i),
-            };
-            (t as u16, lpn as u32)
-        })
-    });
-    w.write_all(fills)?;
-    let overwrites: Vec<u64> = fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
-    let most = overwrites.iter().copied().max().unwrap_or(0);
-    let overwrite = (0..most).flat_map(|i| {
-        let (fill, overwrites) = (&fill, &overwrites);
-        (0..fill.len()).filter(move |&t| i < overwrites[t] && fill[t] > 0).map(move |t| (t as u16, t))
-    });
-    // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
-    w.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
-    for (block, page) in w.ftl.pad_all_frontiers() {
-        w.ftl.programmed(block, page);
-    }
-    Ok(())
-}
 
 /// Preconditioning could not place a unit of `tenant` (index in scenario order): the device
 /// has too little spare space for the namespaces, frontiers and GC reserve of this scenario.
@@ -69,18 +30,57 @@ pub struct OutOfSpace {
     pub reason: String,
 }
 
-struct Writer<'f> {
-    ftl: &'f mut Ftl,
-    scheme: &'f mut dyn Scheme,
-    mapper: &'f mut dyn StreamMapper,
-    gc: PreconditionGc,
-}
-
 /// Writes run this many units behind the sequence, so the L2P entry of each unit (and then
 /// the P2L entry of its old location) is prefetched while earlier units are written.
 const LOOKAHEAD: usize = 16;
 
-impl Writer<'_> {
+impl Simulation<'_> {
+    /// Fill the namespaces as `cfg` says, tenants interleaved unit by unit, with `rng` drawing
+    /// the random order and overwrites.
+    pub fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
+        assert!(!self.timed && self.erase_precondition.is_none(), "preconditioning runs once, before the timed run");
+        let ns = self.ftl.params.namespace_units.clone();
+        let fill: Vec<u64> = ns.iter().map(|&n| (n as f64 * cfg.fill_fraction).floor() as u64).collect();
+        let perms: Vec<Permutation> = fill.iter().map(|&n| Permutation::new(n, rng.random())).collect();
+        let overwrites: Vec<u64> = fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
+        let total: u64 = fill.iter().sum::<u64>() + overwrites.iter().zip(&fill).filter(|(_, &f)| f > 0).map(|(&o, _)| o).sum::<u64>();
+        self.pre_stamp = -(total as i64).saturating_mul(self.p.unit_program_ns);
+        let longest = fill.iter().copied().max().unwrap_or(0);
+        let fills = (0..longest).flat_map(|i| {
+            let (fill, perms) = (&fill, &perms);
+            (0..fill.len()).filter(move |&t| i < fill[t]).map(move |t| {
+                let lpn = match cfg.order {
+                    FillOrder::Sequential => i,
+                    FillOrder::Random => perms[t].at(i),
+                };
+                (t as u16, lpn as u32)
+            })
+        });
+        self.write_all(fills)?;
+        let most = overwrites.iter().copied().max().unwrap_or(0);
+        let overwrite = (0..most).flat_map(|i| {
+            let (fill, overwrites) = (&fill, &overwrites);
+            (0..fill.len()).filter(move |&t| i < overwrites[t] && fill[t] > 0).map(move |t| (t as u16, t))
+        });
+        // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
+        self.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
+        debug_assert_eq!(self.pre_stamp, 0, "one stamp step per unit");
+        self.pre_stamp = 0;
+        for (block, page) in self.ftl.pad_all_frontiers() {
+            let die = self.ftl.geometry.die_of_block(block);
+            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units: 0, owner: Owner::Precondition, deadline: SimTime::MAX });
+        }
+        self.drain_instant();
+        // An idle device's background GC runs every die up to its high watermark.
+        for d in 0..self.ftl.geometry.n_dies {
+            self.maybe_start_gc(crate::flash::geometry::DieIdx(d));
+            self.drain_instant();
+        }
+        self.precondition_erases = self.device.erases;
+        self.end_precondition();
+        Ok(())
+    }
+
     /// Write every `(tenant, lpn)` of `units`, in order.
     fn write_all(&mut self, units: impl Iterator<Item = (u16, u32)>) -> Result<(), OutOfSpace> {
         let mut ring = [(0u16, 0u32); LOOKAHEAD];
@@ -89,7 +89,7 @@ impl Writer<'_> {
             let slot = taken % LOOKAHEAD;
             if taken >= LOOKAHEAD {
                 let (t, lpn) = ring[slot];
-                self.write(t, lpn)?;
+                self.precondition_unit(t, lpn)?;
             }
             self.ftl.prefetch_l2p(unit.0, unit.1);
             if taken >= LOOKAHEAD / 2 {
@@ -101,69 +101,46 @@ impl Writer<'_> {
         }
         for k in taken.saturating_sub(LOOKAHEAD)..taken {
             let (t, lpn) = ring[k % LOOKAHEAD];
-            self.write(t, lpn)?;
+            self.precondition_unit(t, lpn)?;
         }
         Ok(())
     }
 
-    fn write(&mut self, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
-        let stream = self.mapper.host_stream(t, lpn, 0, SimTime::ZERO);
+    /// Write one unit through the host placement path, then run the flash work it caused.
+    fn precondition_unit(&mut self, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
+        self.pre_stamp += self.p.unit_program_ns;
+        let stream = self.mapper.host_stream(t, lpn, 0, &view!(self));
         let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
-        for _attempt in 0..self.ftl.geometry.n_dies + 1 {
-            let die = match self.ftl.host_cursor(t, stream) {
-                Some(d) => d,
-                None => self.scheme.host_write_die(t, stream, self.ftl),
-            };
-            match self.ftl.allocate(key, die, SimTime::ZERO) {
-                Ok(p) => {
-                    self.ftl.map_host(t, lpn, p.ppa);
-                    if let Some((block, page)) = p.page_full {
-                        self.ftl.programmed(block, page);
-                    }
-                    if self.ftl.blocks.free_count(die) < self.gc.low_watermark {
-                        self.collect(die)?;
-                    }
-                    return Ok(());
-                }
-                Err(_) => self.collect(die)?,
+        let placed = match self.place_host_unit(key) {
+            Some(p) => p,
+            None => {
+                // The dies it tried have GC queued: let it run, then try again.
+                self.drain_instant();
+                self.place_host_unit(key).ok_or_else(|| OutOfSpace {
+                    tenant: t,
+                    reason: "preconditioning found no die with room for its data: every die it may write is full of valid data".into(),
+                })?
             }
+        };
+        let (die, placed) = placed;
+        self.map_host_unit(t, lpn, stream, placed.ppa);
+        if let Some((block, page)) = placed.page_full {
+            let n_units = self.ftl.geometry.units_per_page;
+            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units, owner: Owner::Precondition, deadline: SimTime::MAX });
         }
-        Err(OutOfSpace {
-            tenant: t,
-            reason: "preconditioning found no die with room for its data: every die it may write is full of valid data".into(),
-        })
+        if self.ftl.blocks().free_count(die) < self.p.low_watermark {
+            self.maybe_start_gc(die);
+        }
+        self.drain_instant();
+        Ok(())
     }
 
-    /// Instant GC on `die` until it is back at the low watermark (or has nothing to collect).
-    fn collect(&mut self, die: DieIdx) -> Result<(), OutOfSpace> {
-        while self.ftl.blocks.free_count(die) < self.gc.low_watermark {
-            let Some(victim) = self.scheme.gc_victim(die, self.ftl, self.gc.policy, SimTime::ZERO) else {
-                return Ok(());
-            };
-            self.ftl.mark_victim(victim);
-            let g = self.ftl.geometry;
-            let info = *self.ftl.blocks.get(victim);
-            let first = victim.0 * g.units_per_block;
-            self.ftl.prefetch_l2p_of_units(info.owner, first, g.units_per_block);
-            for src in first..first + g.units_per_block {
-                let lpn = self.ftl.p2l[src as usize];
-                if lpn == NONE {
-                    continue;
-                }
-                let stream = self.mapper.gc_stream(info.owner, lpn, info.stream);
-                let key = FrontierKey { tenant: info.owner, stream, class: WriteClass::Gc };
-                let to = self.scheme.gc_write_die(info.owner, die, self.ftl);
-                let p = self.ftl.allocate(key, to, SimTime::ZERO).map_err(|_| {
-                    OutOfSpace { tenant: info.owner, reason: format!("preconditioning GC found no free block on die {} for the data it moves", to.0) }
-                })?;
-                self.ftl.map_copy(info.owner, lpn, crate::flash::geometry::Ppa(src), p.ppa);
-                if let Some((block, page)) = p.page_full {
-                    self.ftl.programmed(block, page);
-                }
-            }
-            self.ftl.erase(victim);
+    /// Complete every operation the instant executor holds, in issue order (completions may
+    /// issue more).
+    fn drain_instant(&mut self) {
+        while let Some(op) = self.instant.pop_front() {
+            self.complete_op(op).expect("instant operations raise no input error");
         }
-        Ok(())
     }
 }
 

@@ -1,8 +1,8 @@
-//! `legacy`: no streams. Every host write and GC copy goes through physical stream 0.
+//! `legacy`: no streams. Every host write and GC copy goes through physical stream 0. No
+//! knobs, no state.
 
-use super::StreamMapper;
-use crate::scheme::{parse_config, to_table, SchemeConfigError};
-use crate::sim::time::SimTime;
+use super::{MapperContext, StreamMapper};
+use crate::policy::{parse_config, to_table, DeviceView, SchemeConfigError};
 use serde::{Deserialize, Serialize};
 
 /// `legacy` has no knobs.
@@ -12,7 +12,7 @@ pub struct LegacyConfig {}
 
 pub struct Legacy;
 
-pub fn build(table: &toml::Table, _physical_streams: u8) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub fn build(table: &toml::Table, _ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     let _: LegacyConfig = parse_config(table)?;
     Ok(Box::new(Legacy))
 }
@@ -21,10 +21,10 @@ impl StreamMapper for Legacy {
     fn name(&self) -> &'static str {
         "legacy"
     }
-    fn host_stream(&mut self, _tenant: u16, _lpn: u32, _virtual_stream: u16, _now: SimTime) -> u8 {
+    fn host_stream(&mut self, _tenant: u16, _lpn: u32, _virtual_stream: u16, _view: &DeviceView) -> u8 {
         0
     }
-    fn gc_stream(&mut self, _tenant: u16, _lpn: u32, _from_stream: u8) -> u8 {
+    fn gc_stream(&mut self, _tenant: u16, _lpn: u32, _from_stream: u8, _view: &DeviceView) -> u8 {
         0
     }
     fn resolved_config(&self) -> toml::Table {

@@ -26,6 +26,7 @@ pub mod generator;
 pub mod msprod;
 pub mod msr;
 pub mod mqsim;
+pub mod periodic;
 pub mod spc;
 pub mod stats;
 pub mod synthetic;

@@ -8,8 +8,13 @@ use std::path::{Path, PathBuf};
 /// A scenario on the `tiny` device with `tenants` (TOML `[[tenants]]` blocks) and `extra`
 /// top-level tables, integrity oracle on.
 pub fn tiny(schemes: &[&str], extra: &str, tenants: &str) -> String {
+    tiny_on(schemes, "", extra, tenants)
+}
+
+/// `tiny` with extra `[device]` keys (`device`: TOML lines).
+pub fn tiny_on(schemes: &[&str], device: &str, extra: &str, tenants: &str) -> String {
     let schemes = schemes.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
-    format!("seed = 7\nschemes = [{schemes}]\n[device]\npreset = \"tiny\"\n[check]\nintegrity = true\n{extra}\n{tenants}")
+    format!("seed = 7\nschemes = [{schemes}]\n[device]\npreset = \"tiny\"\n{device}\n[check]\nintegrity = true\n{extra}\n{tenants}")
 }
 
 /// Run scenario text and return the parsed summary.json.
@@ -20,7 +25,7 @@ pub fn run(text: &str, overrides: &[&str]) -> serde_json::Value {
 
 pub fn run_raw(text: &str, overrides: &[&str]) -> Result<api::RunOutput, ftlab::FtlabError> {
     let source = ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "test.toml".into() };
-    let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect() };
+    let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs: None };
     api::run_scenario(&source, &opts, &mut |_| {})
 }
 

@@ -1,0 +1,121 @@
+//! The end of a run: what was still outstanding (requests in flight and arrivals still waiting
+//! in the host, drained from the sources up to the end), each tenant's backlog verdict, the
+//! deadlines of jobs left over, and the `SchemeResult` and tables handed to the caller. Nothing
+//! outstanding is dropped: it is counted here.
+
+use super::{view, Simulation};
+use crate::error::FtlabError;
+use crate::host::NO_TASK;
+use crate::metrics::report::SchemeResult;
+use crate::metrics::table::{cdf_table, wear_table, Column, Table};
+use crate::sim::time::SimTime;
+
+/// The tables of one scheme's run (the caller adds the `scheme` column).
+#[derive(Clone, Debug)]
+pub struct RunTables {
+    /// One row per tenant and window.
+    pub timeseries: Table,
+    /// Empirical latency CDF: one row per (tenant, op, histogram bucket).
+    pub latency_cdf: Table,
+    /// Erase count of every block (at the end and after preconditioning): one row per block.
+    pub wear: Table,
+}
+
+impl Simulation<'_> {
+    /// The measured results and the tables of this run.
+    pub fn finish(mut self, scheme_name: &str) -> Result<(SchemeResult, RunTables), FtlabError> {
+        let end = self.now;
+        self.count_outstanding(end)?;
+        let measure_from = self.p.warmup.min(end);
+        for (t, m) in self.metrics.iter_mut().enumerate() {
+            m.reordered_arrivals = self.tenants[t].source.reordered;
+            m.verdict = Some(m.backlog.verdict(measure_from, end, self.tenants[t].queue_depth));
+        }
+        let g = self.ftl.geometry;
+        let erase: Vec<u32> = self.ftl.blocks().info.iter().map(|b| b.erase_count).collect();
+        let erase_pre = self.erase_precondition.clone().unwrap_or_else(|| vec![0; erase.len()]);
+        let measured = end.saturating_sub(self.p.warmup);
+        let util = self
+            .array
+            .die_busy_ns()
+            .iter()
+            .zip(&self.busy_at_measure)
+            .map(|(&b, &b0)| if measured.ns() == 0 { 0.0 } else { (b - b0) as f64 / measured.ns() as f64 })
+            .collect();
+        let v = view!(self);
+        let scheme = &self.scheme;
+        let ts_saturated = self.ts.saturated;
+        let mut timeseries = self.ts.finish(&mut |t, out| scheme.series_values(t, &v, out));
+        add_backlog_column(&mut timeseries, &self.metrics);
+        let mut scheme_counters = Vec::new();
+        self.scheme.counters(&mut scheme_counters);
+        let mut mapper_counters = Vec::new();
+        self.mapper.counters(&mut mapper_counters);
+        let queue_depths = self.tenants.iter().map(|t| t.queue_depth).collect();
+        let tenants: Vec<(String, _)> = self.names.into_iter().zip(self.metrics).collect();
+        let tables = RunTables { latency_cdf: cdf_table(&tenants), wear: wear_table(&g, &erase, &erase_pre), timeseries };
+        let result = SchemeResult {
+            scheme: scheme_name.to_string(),
+            tenants,
+            queue_depths,
+            device: self.device,
+            jobs: self.job_counts,
+            scheme_counters,
+            mapper_counters,
+            units_per_page: g.units_per_page,
+            erase_count_min: erase.iter().copied().min().unwrap_or(0),
+            erase_count_max: erase.iter().copied().max().unwrap_or(0),
+            erase_count_mean: erase.iter().map(|&e| e as f64).sum::<f64>() / erase.len().max(1) as f64,
+            precondition_erases: self.precondition_erases,
+            sim_time: end,
+            measured,
+            die_utilisation: util,
+            integrity_checks: self.ftl.oracle_checks(),
+            timeseries_saturated: ts_saturated,
+            write_buffer_bytes: self.p.buffer_units * g.unit_bytes as u64,
+        };
+        Ok((result, tables))
+    }
+
+    /// Count, per tenant, the requests that arrived by `end` and did not complete: those in
+    /// flight and those still waiting in the host (read from the source now). Periodic jobs
+    /// among them are deadline misses if their deadline passed, else pending.
+    fn count_outstanding(&mut self, end: SimTime) -> Result<(), FtlabError> {
+        let warmup = self.p.warmup;
+        for id in self.reqs.live_indices() {
+            let r = self.reqs.get(id).req;
+            let t = self.reqs.get(id).tenant as usize;
+            if r.task != NO_TASK && r.arrival >= warmup {
+                self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
+            }
+        }
+        for t in 0..self.tenants.len() {
+            if self.tenants[t].closed_loop {
+                continue;
+            }
+            while let Some(r) = self.tenants[t].next.filter(|r| r.arrival <= end) {
+                self.metrics[t].backlog.arrived(r.arrival);
+                if r.task != NO_TASK && r.arrival >= warmup {
+                    self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
+                }
+                self.tenants[t].next = self.tenants[t].source.next_request()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `backlog` column: each tenant's backlog at the end of each window (rows are window by
+/// window, tenants in order within a window).
+fn add_backlog_column(ts: &mut Table, metrics: &[crate::metrics::TenantMetrics]) {
+    let rows = ts.columns.first().map_or(0, |(_, c)| match c {
+        Column::Str(v) => v.len(),
+        Column::F64(v) => v.len(),
+        Column::U64(v) => v.len(),
+    });
+    let n = metrics.len();
+    assert!(n > 0 && rows % n == 0, "time-series rows are windows x tenants");
+    let per_tenant: Vec<Vec<u64>> = metrics.iter().map(|m| m.backlog.at_window_ends(rows / n)).collect();
+    let col = (0..rows).map(|r| per_tenant[r % n][r / n] as f64).collect();
+    ts.columns.push(("backlog".into(), Column::F64(col)));
+}

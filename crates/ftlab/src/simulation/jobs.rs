@@ -1,0 +1,379 @@
+//! Background jobs (DESIGN §11): every background flash operation belongs to a job in one
+//! table. A job is data: a kind, its source blocks and a cursor over them (block, page), a
+//! budget of page reads per step, a bound on reads in flight, a destination rule and a
+//! deadline its operations inherit. GC and static wear leveling are one-block jobs the engine
+//! starts itself; migrations, partial-GC steps and parity programs come from policy
+//! `Command`s. One job at a time holds a die's collector slot (it is moving a source block of
+//! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
+//! Copies check validity when their read completes, so a host overwrite in between is never
+//! resurrected.
+
+use super::{view, FlashOp, OpKind, Owner, Simulation};
+use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
+use crate::ftl::blocks::WriteClass;
+use crate::ftl::{FrontierKey, NONE};
+use crate::policy::{Cause, Command, Dest, JobKind, Migration};
+use crate::sim::time::SimTime;
+
+/// One background job.
+#[derive(Clone, Debug)]
+pub(super) struct Job {
+    kind: JobKind,
+    /// Sources still to move after the current one (migrations), and the next one's index.
+    sources: Vec<BlockIdx>,
+    next_source: usize,
+    /// The block being moved (`NONE` while waiting for a die's slot).
+    block: BlockIdx,
+    die: DieIdx,
+    /// Next page of `block` to look at.
+    next_page: u32,
+    reads_in_flight: u32,
+    reads_in_flight_max: u32,
+    /// Page reads allowed before the job pauses (`u32::MAX`: unbounded).
+    budget: u32,
+    dest: Dest,
+    dest_next: usize,
+    deadline: SimTime,
+    erasing: bool,
+}
+
+impl Job {
+    fn new(kind: JobKind, dest: Dest, budget: u32, reads_in_flight_max: u32, deadline: SimTime) -> Job {
+        assert!(reads_in_flight_max >= 1, "a job must be allowed one read in flight");
+        Job {
+            kind,
+            sources: Vec::new(),
+            next_source: 0,
+            block: BlockIdx(NONE),
+            die: DieIdx(NONE),
+            next_page: 0,
+            reads_in_flight: 0,
+            reads_in_flight_max,
+            budget,
+            dest,
+            dest_next: 0,
+            deadline,
+            erasing: false,
+        }
+    }
+}
+
+impl Simulation<'_> {
+    /// Start collecting on `die` if it needs it: foreground below the low watermark,
+    /// background below the high one when the die is idle, or a static wear-leveling move.
+    /// A paused partial-GC job on a die short of space is let run to its end instead.
+    pub(super) fn maybe_start_gc(&mut self, die: DieIdx) {
+        let d = die.0 as usize;
+        let free = self.ftl.blocks().free_count(die);
+        if self.collector[d] != NONE {
+            let id = self.collector[d];
+            let job = self.jobs.get_mut(id);
+            if job.kind == JobKind::Gc && job.budget == 0 && free < self.p.low_watermark {
+                job.budget = u32::MAX;
+                self.job_pump(id);
+            }
+            return;
+        }
+        // A migration waiting for the die goes first: it frees a block of the die as GC does
+        // (its copies leave the die), and GC would otherwise starve it on a busy die.
+        if self.serve_waiting(die) {
+            return;
+        }
+        let idle = !self.array.is_busy(die) && self.sched.is_empty(die);
+        let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
+        let mut victim = None;
+        let mut kind = JobKind::Gc;
+        if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
+            victim = self.ftl.static_wl_victim(die, self.p.static_gap);
+            kind = JobKind::WearLevel;
+        }
+        if victim.is_none() && wanted {
+            victim = self.scheme.gc_victim(die, &view!(self), self.p.policy);
+            kind = JobKind::Gc;
+        }
+        if let Some(v) = victim {
+            self.start_collect(kind, v, u32::MAX);
+        }
+    }
+
+    /// A one-block job (GC or wear leveling) on `victim` with `budget` page reads.
+    fn start_collect(&mut self, kind: JobKind, victim: BlockIdx, budget: u32) {
+        let id = self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
+        self.job_counts.start(kind);
+        self.begin_block(id, victim);
+    }
+
+    /// Job `id` takes `block` (collectable, on a die whose slot is free) as its source.
+    fn begin_block(&mut self, id: u32, block: BlockIdx) {
+        assert!(self.ftl.is_collectable(block), "job source {} is not collectable", block.0);
+        let die = self.ftl.geometry.die_of_block(block);
+        let d = die.0 as usize;
+        assert_eq!(self.collector[d], NONE, "die {} has two collecting jobs", die.0);
+        self.ftl.mark_victim(block);
+        self.collector[d] = id;
+        let job = self.jobs.get_mut(id);
+        self.die_status[d].job = Some(job.kind);
+        job.block = block;
+        job.die = die;
+        job.next_page = 0;
+        job.erasing = false;
+        self.job_pump(id);
+    }
+
+    /// Issue job `id`'s next reads while its budget and its bound on reads in flight allow;
+    /// erase the source when every page is read and copied.
+    pub(super) fn job_pump(&mut self, id: u32) {
+        let g = self.ftl.geometry;
+        loop {
+            let job = self.jobs.get(id);
+            if job.erasing || job.block.0 == NONE {
+                return;
+            }
+            if job.next_page == g.pages_per_block {
+                if job.reads_in_flight == 0 {
+                    let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
+                    self.jobs.get_mut(id).erasing = true;
+                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), die, block, page: 0, n_units: 0, owner: Owner::Job(id), deadline };
+                    self.issue(op);
+                }
+                return;
+            }
+            if job.reads_in_flight >= job.reads_in_flight_max || job.budget == 0 {
+                return;
+            }
+            let (block, page, die, kind, deadline) = (job.block, job.next_page, job.die, job.kind, job.deadline);
+            let first = g.ppa(block, page, 0);
+            let valid = self.ftl.p2l_range(first, g.units_per_page).iter().filter(|&&l| l != NONE).count() as u32;
+            let job = self.jobs.get_mut(id);
+            job.next_page += 1;
+            if valid == 0 {
+                continue;
+            }
+            job.reads_in_flight += 1;
+            if job.budget != u32::MAX {
+                job.budget -= 1;
+            }
+            self.job_counts.page_reads[kind as usize] += 1;
+            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), die, block, page, n_units: valid, owner: Owner::Job(id), deadline });
+        }
+    }
+
+    /// A job's page read completed: copy the page's still-valid units, then go on.
+    pub(super) fn job_read_done(&mut self, id: u32, op: FlashOp) {
+        let g = self.ftl.geometry;
+        let info = *self.ftl.blocks().get(op.block);
+        for slot in 0..g.units_per_page {
+            let src = g.ppa(op.block, op.page, slot);
+            let lpn = self.ftl.p2l(src);
+            if lpn != NONE {
+                self.copy_unit(id, info.owner, info.stream, lpn, src);
+            }
+        }
+        let job = self.jobs.get_mut(id);
+        assert!(job.reads_in_flight > 0, "a job read completed with none in flight");
+        job.reads_in_flight -= 1;
+        self.job_pump(id);
+    }
+
+    /// Copy `lpn` of `owner` from `src` where job `id`'s destination rule says.
+    fn copy_unit(&mut self, id: u32, owner: u16, from_stream: u8, lpn: u32, src: Ppa) {
+        let stream = self.mapper.gc_stream(owner, lpn, from_stream, &view!(self));
+        let die = self.copy_die(id, owner);
+        let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
+        let placed = self.ftl.allocate(key, die, self.stamp()).unwrap_or_else(|_| {
+            panic!("a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)", die.0)
+        });
+        self.ftl.map_copy(owner, lpn, src, placed.ppa);
+        self.metrics[owner as usize].gc_units += 1;
+        self.device.gc_units += 1;
+        self.epoch.gc_units[owner as usize] += 1;
+        if self.timed {
+            self.ts.count_gc_units(1);
+        }
+        self.notify_invalidated(owner, lpn, src, Cause::Moved);
+        self.notify_placed(owner, lpn, placed.ppa, stream, WriteClass::Gc);
+        if let Some((block, page)) = placed.page_full {
+            let job = self.jobs.get(id);
+            let n_units = self.ftl.geometry.units_per_page;
+            let (class, deadline) = (job.kind.class(), job.deadline);
+            self.issue(FlashOp { kind: OpKind::Program, class, die, block, page, n_units, owner: Owner::Job(id), deadline });
+        }
+    }
+
+    /// The die a copy of job `id` goes to.
+    fn copy_die(&mut self, id: u32, owner: u16) -> DieIdx {
+        let job = self.jobs.get(id);
+        let source_die = job.die;
+        let Dest::Dies(dies) = &job.dest else {
+            return self.scheme.gc_write_die(owner, source_die, &view!(self));
+        };
+        let reserve = self.ftl.params.host_reserve_blocks;
+        let n = dies.len();
+        let pick = (0..n).map(|k| (job.dest_next + k) % n).find(|&i| self.ftl.blocks().free_count(dies[i]) > reserve);
+        match pick {
+            Some(i) => {
+                let die = dies[i];
+                self.jobs.get_mut(id).dest_next = (i + 1) % n;
+                die
+            }
+            None => {
+                self.job_counts.fallback_copies += 1;
+                source_die
+            }
+        }
+    }
+
+    /// A job's erase completed: the source is free; go to the next source or end the job.
+    pub(super) fn job_erase_done(&mut self, id: u32, op: FlashOp) -> Result<(), crate::error::FtlabError> {
+        let d = op.die.0 as usize;
+        let kind = self.jobs.get(id).kind;
+        assert_eq!(self.jobs.get(id).block, op.block, "erase of a block that is not the job's source");
+        assert_eq!(self.collector[d], id, "erase by a job that does not hold the die");
+        self.ftl.erase(op.block);
+        if let Some(d) = self.program_deadline.get_mut(op.block.0 as usize) {
+            *d = SimTime::ZERO;
+        }
+        self.device.erases += 1;
+        self.job_counts.erases[kind as usize] += 1;
+        self.epoch.erases[d] += 1;
+        if self.timed {
+            self.ts.count_erase();
+        }
+        self.collector[d] = NONE;
+        self.die_status[d].job = None;
+        self.wl_check[d] = true;
+        let job = self.jobs.get_mut(id);
+        job.block = BlockIdx(NONE);
+        self.next_source(id);
+        self.notify_erased(op.block);
+        self.maybe_start_gc(op.die);
+        self.retry_parity();
+        self.wake_stalled()
+    }
+
+    /// Job `id` moves on to its next collectable source (or waits for its die's slot), or
+    /// ends when none is left.
+    fn next_source(&mut self, id: u32) {
+        loop {
+            let job = self.jobs.get_mut(id);
+            let Some(&block) = job.sources.get(job.next_source) else {
+                self.jobs.remove(id);
+                return;
+            };
+            job.next_source += 1;
+            if !self.ftl.is_collectable(block) {
+                self.job_counts.migrate_skipped_blocks += 1;
+                continue;
+            }
+            let die = self.ftl.geometry.die_of_block(block);
+            if self.collector[die.0 as usize] == NONE {
+                self.begin_block(id, block);
+            } else {
+                self.jobs.get_mut(id).next_source -= 1;
+                self.waiting_jobs.push(id);
+            }
+            return;
+        }
+    }
+
+    /// A waiting job whose next source is on `die` takes the die's free slot. Returns whether
+    /// one did.
+    fn serve_waiting(&mut self, die: DieIdx) -> bool {
+        let g = self.ftl.geometry;
+        let Some(i) = self.waiting_jobs.iter().position(|&id| {
+            let job = self.jobs.get(id);
+            g.die_of_block(job.sources[job.next_source]) == die
+        }) else {
+            return false;
+        };
+        let id = self.waiting_jobs.remove(i);
+        self.next_source(id);
+        true
+    }
+
+    /// Turn one policy command into a job.
+    pub(super) fn apply_command(&mut self, cmd: Command) {
+        match cmd {
+            Command::Migrate(m) => self.start_migration(m),
+            Command::StepGc { die, pages } => self.step_gc(die, pages),
+            Command::ProgramParity { tenant, stream, die } => {
+                if !self.program_parity(tenant, stream, die) {
+                    self.job_counts.parity_deferred += 1;
+                    self.parity_pending.push_back((tenant, stream, die));
+                    assert!(self.parity_pending.len() <= self.ops_max, "parity programs pile up waiting for space");
+                }
+            }
+        }
+    }
+
+    fn start_migration(&mut self, m: Migration) {
+        let g = self.ftl.geometry;
+        assert!(m.blocks.iter().all(|b| b.0 < g.n_blocks), "migration of a block past the device");
+        if let Dest::Dies(d) = &m.dest {
+            assert!(!d.is_empty() && d.iter().all(|x| x.0 < g.n_dies), "migration to no die or a die past the device");
+        }
+        let mut job = Job::new(JobKind::Migrate, m.dest, u32::MAX, m.reads_in_flight_max, m.deadline);
+        job.sources = m.blocks;
+        let id = self.jobs.insert(job);
+        self.job_counts.start(JobKind::Migrate);
+        self.next_source(id);
+    }
+
+    /// Partial GC: `pages` more page reads for the die's GC job, or a new one.
+    fn step_gc(&mut self, die: DieIdx, pages: u32) {
+        self.job_counts.gc_steps += 1;
+        let d = die.0 as usize;
+        let id = self.collector[d];
+        if id != NONE {
+            let job = self.jobs.get_mut(id);
+            if matches!(job.kind, JobKind::Gc | JobKind::WearLevel) {
+                job.budget = job.budget.saturating_add(pages);
+                self.job_pump(id);
+            } else {
+                self.job_counts.gc_steps_refused += 1;
+            }
+            return;
+        }
+        match self.scheme.gc_victim(die, &view!(self), self.p.policy) {
+            Some(v) => self.start_collect(JobKind::Gc, v, pages),
+            None => self.job_counts.gc_steps_refused += 1,
+        }
+    }
+
+    /// Program one parity page of (tenant, stream) on `die`; false if the die has no room.
+    fn program_parity(&mut self, tenant: u16, stream: u8, die: DieIdx) -> bool {
+        let key = FrontierKey { tenant, stream, class: WriteClass::Parity };
+        let Ok(placed) = self.ftl.allocate(key, die, self.stamp()) else {
+            self.maybe_start_gc(die);
+            return false;
+        };
+        let (block, page) = match placed.page_full {
+            Some(p) => p,
+            None => self.ftl.pad_page(key, die).expect("the page just opened"),
+        };
+        let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
+        self.job_counts.start(JobKind::Parity);
+        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), die, block, page, n_units: 0, owner: Owner::Job(id), deadline: SimTime::MAX };
+        self.issue(op);
+        if self.ftl.blocks().free_count(die) < self.p.low_watermark {
+            self.maybe_start_gc(die);
+        }
+        true
+    }
+
+    /// A parity program completed: its job is done.
+    pub(super) fn parity_done(&mut self, id: u32) {
+        assert_eq!(self.jobs.get(id).kind, JobKind::Parity);
+        self.jobs.remove(id);
+    }
+
+    /// Retry parity programs that waited for space, in order.
+    fn retry_parity(&mut self) {
+        while let Some(&(t, s, die)) = self.parity_pending.front() {
+            if !self.program_parity(t, s, die) {
+                return;
+            }
+            self.parity_pending.pop_front();
+        }
+    }
+}
