@@ -81,11 +81,18 @@ impl DieExec {
 
 impl Simulation<'_> {
     /// Queue `op` at its die and start it if the die is idle (or suspend for a host read).
-    /// In instant mode (preconditioning) the operation is queued for `drain_instant` instead.
+    /// In instant mode (preconditioning) a program completes at once (it has no follow-up
+    /// work) and anything else is queued for `drain_instant`, so an erase, which may start
+    /// the next job, never recurses into it.
     pub(super) fn issue(&mut self, op: FlashOp) {
         if !self.timed {
-            self.instant.push_back(op);
-            assert!(self.instant.len() <= self.ops_max, "{} instant operations queued, bound {}", self.instant.len(), self.ops_max);
+            if op.kind == OpKind::Program {
+                self.complete_op(op).expect("an instant program raises no input error");
+                return;
+            }
+            self.instant.push(op);
+            let queued = self.instant.len() - self.instant_next;
+            assert!(queued <= self.ops_max, "{queued} instant operations queued, bound {}", self.ops_max);
             return;
         }
         let die = op.die;

@@ -79,7 +79,7 @@ impl Simulation<'_> {
         if self.serve_waiting(die) {
             return;
         }
-        let idle = !self.array.is_busy(die) && self.sched.is_empty(die);
+        let idle = if self.timed { !self.array.is_busy(die) && self.sched.is_empty(die) } else { self.pre_idle };
         let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
         let mut victim = None;
         let mut kind = JobKind::Gc;
@@ -110,6 +110,13 @@ impl Simulation<'_> {
         let d = die.0 as usize;
         assert_eq!(self.collector[d], NONE, "die {} has two collecting jobs", die.0);
         self.ftl.mark_victim(block);
+        if !self.timed {
+            // The instant executor copies the whole block next: fetch its L2P entries now (the
+            // timed run prefetches page by page when each read starts, a tR ahead).
+            let g = self.ftl.geometry;
+            let owner = self.ftl.blocks().get(block).owner;
+            self.ftl.prefetch_l2p_of_units(owner, block.0 * g.units_per_block, g.units_per_block);
+        }
         self.collector[d] = id;
         let job = self.jobs.get_mut(id);
         self.die_status[d].job = Some(job.kind);
@@ -149,30 +156,43 @@ impl Simulation<'_> {
             if valid == 0 {
                 continue;
             }
-            job.reads_in_flight += 1;
             if job.budget != u32::MAX {
                 job.budget -= 1;
             }
             self.job_counts.page_reads[kind as usize] += 1;
+            if !self.timed {
+                // Instant executor: the read completes at once.
+                self.copy_page(id, block, page);
+                continue;
+            }
+            self.jobs.get_mut(id).reads_in_flight += 1;
             self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), die, block, page, n_units: valid, owner: Owner::Job(id), deadline });
         }
     }
 
     /// A job's page read completed: copy the page's still-valid units, then go on.
     pub(super) fn job_read_done(&mut self, id: u32, op: FlashOp) {
-        let g = self.ftl.geometry;
-        let info = *self.ftl.blocks().get(op.block);
-        for slot in 0..g.units_per_page {
-            let src = g.ppa(op.block, op.page, slot);
-            let lpn = self.ftl.p2l(src);
-            if lpn != NONE {
-                self.copy_unit(id, info.owner, info.stream, lpn, src);
-            }
-        }
+        self.copy_page(id, op.block, op.page);
         let job = self.jobs.get_mut(id);
         assert!(job.reads_in_flight > 0, "a job read completed with none in flight");
         job.reads_in_flight -= 1;
         self.job_pump(id);
+    }
+
+    /// Copy the still-valid units of `page` of `block` (just read by job `id`).
+    fn copy_page(&mut self, id: u32, block: BlockIdx, page: u32) {
+        let g = self.ftl.geometry;
+        let (owner, stream) = {
+            let info = self.ftl.blocks().get(block);
+            (info.owner, info.stream)
+        };
+        for slot in 0..g.units_per_page {
+            let src = g.ppa(block, page, slot);
+            let lpn = self.ftl.p2l(src);
+            if lpn != NONE {
+                self.copy_unit(id, owner, stream, lpn, src);
+            }
+        }
     }
 
     /// Copy `lpn` of `owner` from `src` where job `id`'s destination rule says.

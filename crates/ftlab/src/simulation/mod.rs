@@ -204,8 +204,13 @@ pub struct Simulation<'a> {
     timed: bool,
     /// Write stamp of preconditioning writes (negative, see `precondition`).
     pre_stamp: i64,
-    /// Operations issued in instant mode, completed in order by `drain_instant`.
-    instant: VecDeque<FlashOp>,
+    /// Preconditioning treats dies as idle (background GC to the high watermark) only at its
+    /// end; while it writes, dies are busy and GC keeps them at the low watermark.
+    pre_idle: bool,
+    /// Operations issued in instant mode, completed in order by `drain_instant` from
+    /// `instant_next` on (a `Vec` cleared when drained stays in cache; a ring would not).
+    instant: Vec<FlashOp>,
+    instant_next: usize,
     events: EventQueue<Event>,
     array: FlashArray,
     sched: Scheduler<FlashOp>,
@@ -301,7 +306,9 @@ impl<'a> Simulation<'a> {
             now: SimTime::ZERO,
             timed: false,
             pre_stamp: 0,
-            instant: VecDeque::new(),
+            pre_idle: false,
+            instant: Vec::new(),
+            instant_next: 0,
             events: EventQueue::new(2 * n_dies + 2 * tenants.len() + qd_total + 8),
             array: FlashArray::new(g, s.timing()),
             sched: Scheduler::new(s.ftl.scheduler, g.n_dies, ops_max),

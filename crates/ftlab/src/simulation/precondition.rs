@@ -2,9 +2,12 @@
 //! random order, then overwrite at random, so the timed run starts in steady state. It runs
 //! the engine's own placement path (`place_host_unit`, the scheme, the stream mapper, the
 //! frontiers) and its own jobs (GC, wear leveling, their copies) with an *instant executor*:
-//! `issue` queues each flash operation and `drain_instant` completes them in order, with no
-//! timing and no metrics. It ends as an idle device would: every die's background GC has
-//! brought it to the high watermark (or to the low one without background GC).
+//! a job's page read copies at once, a program completes at once, and other operations
+//! (erases, which may start the next job) are queued for `drain_instant`, which completes them
+//! in order; no time passes and nothing is measured. While it writes, dies count as busy, so
+//! GC keeps them at the low watermark as under load; it ends as an idle device would: every
+//! die's background GC has brought it to the high watermark (or it stays at the low one
+//! without background GC).
 //!
 //! Write stamps (block ages for cost-benefit GC): the k-th of N preconditioning units is
 //! stamped `(k - N) * t_unit`, where `t_unit` = tPROG / (dies x units per page) is the time one
@@ -72,6 +75,7 @@ impl Simulation<'_> {
         }
         self.drain_instant();
         // An idle device's background GC runs every die up to its high watermark.
+        self.pre_idle = true;
         for d in 0..self.ftl.geometry.n_dies {
             self.maybe_start_gc(crate::flash::geometry::DieIdx(d));
             self.drain_instant();
@@ -138,9 +142,12 @@ impl Simulation<'_> {
     /// Complete every operation the instant executor holds, in issue order (completions may
     /// issue more).
     fn drain_instant(&mut self) {
-        while let Some(op) = self.instant.pop_front() {
+        while let Some(&op) = self.instant.get(self.instant_next) {
+            self.instant_next += 1;
             self.complete_op(op).expect("instant operations raise no input error");
         }
+        self.instant.clear();
+        self.instant_next = 0;
     }
 }
 
