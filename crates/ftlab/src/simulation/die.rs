@@ -110,7 +110,7 @@ impl Simulation<'_> {
     /// program of its block, so the pages of a block are still programmed in order.
     #[inline]
     fn in_block_order(&mut self, mut op: FlashOp) -> FlashOp {
-        if op.kind == OpKind::Program && self.sched.table().by_deadline {
+        if op.kind == OpKind::Program && !self.program_deadline.is_empty() {
             let last = &mut self.program_deadline[op.block.0 as usize];
             op.deadline = op.deadline.max(*last);
             *last = op.deadline;
@@ -165,7 +165,7 @@ impl Simulation<'_> {
         if first.kind == OpKind::Read {
             for i in 0..group.n_ops as usize {
                 let op = &self.dies[d].current.ops[i];
-                if matches!(op.owner, Owner::Job(_)) {
+                if matches!(op.owner(), Owner::Job(_)) {
                     self.prefetch_for_gc_read(op);
                 }
             }
@@ -268,22 +268,30 @@ impl Simulation<'_> {
     pub(super) fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
         self.array.end(die, self.now);
         let d = die.0 as usize;
-        // Copy the group out: completing an operation may start the next one on this die.
-        let group = self.dies[d].current;
+        // Copy the operations out: completing one may start the next one on this die. One
+        // operation (the common case) is copied alone, not the whole group.
+        let n_ops = self.dies[d].current.n_ops;
+        assert!(n_ops > 0, "completion on an idle die");
         self.dies[d].current.n_ops = 0;
         self.die_status[d].busy = None;
-        assert!(group.n_ops > 0, "completion on an idle die");
-        for &op in group.ops() {
-            self.ops_live -= 1;
+        self.ops_live -= n_ops as usize;
+        if n_ops == 1 {
+            let op = self.dies[d].current.ops[0];
             self.complete_op(op)?;
+        } else {
+            let group = self.dies[d].current;
+            for &op in &group.ops[..n_ops as usize] {
+                self.complete_op(op)?;
+            }
         }
         self.dispatch(die);
         Ok(())
     }
 
     /// What an operation's completion means, by kind and owner (timed and instant alike).
+    #[inline]
     pub(super) fn complete_op(&mut self, op: FlashOp) -> Result<(), FtlabError> {
-        match (op.kind, op.owner) {
+        match (op.kind, op.owner()) {
             (OpKind::Read, Owner::Request(_)) => self.host_read_done(op),
             (OpKind::Read, Owner::Job(id)) => {
                 self.job_read_done(id, op);

@@ -122,7 +122,7 @@ impl Simulation<'_> {
         self.epoch.reads[t as usize * self.epoch.n_dies + die.0 as usize] += 1;
         self.device.flash_reads += 1;
         let deadline = self.reqs.get(id).req.deadline;
-        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, die, block, page, n_units, owner: Owner::Request(id), deadline };
+        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, die, block, page, n_units, owner: Owner::Request(id).code(), deadline };
         match self.scheme.read_plan(ppa, &view!(self)) {
             ReadPlan::Direct => {
                 self.issue(op);
@@ -148,7 +148,7 @@ impl Simulation<'_> {
     }
 
     pub(super) fn host_read_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
-        let Owner::Request(id) = op.owner else { unreachable!("a host read owned by {:?}", op.owner) };
+        let Owner::Request(id) = op.owner() else { unreachable!("a host read owned by {:?}", op.owner()) };
         let r = self.reqs.get_mut(id);
         assert!(r.pending > 0, "read completion for a request with nothing pending");
         r.pending -= 1;
@@ -263,9 +263,9 @@ impl Simulation<'_> {
         let (owner, units) = std::mem::replace(&mut self.host_page[idx], (NONE, 0));
         assert!(units > 0, "programming an empty host page");
         let (owner, deadline) = if self.p.buffer_units == 0 {
-            (Owner::Request(owner), self.reqs.get(owner).req.deadline)
+            (Owner::Request(owner).code(), self.reqs.get(owner).req.deadline)
         } else {
-            (Owner::Buffer, SimTime::MAX)
+            (Owner::Buffer.code(), SimTime::MAX)
         };
         self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units: units, owner, deadline });
     }
@@ -281,7 +281,7 @@ impl Simulation<'_> {
     pub(super) fn program_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
         self.ftl.programmed(op.block, op.page);
         self.device.flash_pages_programmed += 1;
-        match op.owner {
+        match op.owner() {
             Owner::Request(id) => {
                 let r = self.reqs.get_mut(id);
                 assert!(r.pending >= op.n_units, "program completes more units than pending");

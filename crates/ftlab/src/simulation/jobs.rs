@@ -140,7 +140,7 @@ impl Simulation<'_> {
                 if job.reads_in_flight == 0 {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
-                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), die, block, page: 0, n_units: 0, owner: Owner::Job(id), deadline };
+                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), die, block, page: 0, n_units: 0, owner: Owner::Job(id).code(), deadline };
                     self.issue(op);
                 }
                 return;
@@ -166,7 +166,7 @@ impl Simulation<'_> {
                 continue;
             }
             self.jobs.get_mut(id).reads_in_flight += 1;
-            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), die, block, page, n_units: valid, owner: Owner::Job(id), deadline });
+            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), die, block, page, n_units: valid, owner: Owner::Job(id).code(), deadline });
         }
     }
 
@@ -198,7 +198,9 @@ impl Simulation<'_> {
     /// Copy `lpn` of `owner` from `src` where job `id`'s destination rule says.
     fn copy_unit(&mut self, id: u32, owner: u16, from_stream: u8, lpn: u32, src: Ppa) {
         let stream = self.mapper.gc_stream(owner, lpn, from_stream, &view!(self));
-        let die = self.copy_die(id, owner);
+        let job = self.jobs.get(id);
+        let (class, deadline) = (job.kind.class(), job.deadline);
+        let die = if job.dest == Dest::Scheme { self.scheme.gc_write_die(owner, job.die, &view!(self)) } else { self.copy_die(id, owner) };
         let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
         let placed = self.ftl.allocate(key, die, self.stamp()).unwrap_or_else(|_| {
             panic!("a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)", die.0)
@@ -213,14 +215,12 @@ impl Simulation<'_> {
         self.notify_invalidated(owner, lpn, src, Cause::Moved);
         self.notify_placed(owner, lpn, placed.ppa, stream, WriteClass::Gc);
         if let Some((block, page)) = placed.page_full {
-            let job = self.jobs.get(id);
             let n_units = self.ftl.geometry.units_per_page;
-            let (class, deadline) = (job.kind.class(), job.deadline);
-            self.issue(FlashOp { kind: OpKind::Program, class, die, block, page, n_units, owner: Owner::Job(id), deadline });
+            self.issue(FlashOp { kind: OpKind::Program, class, die, block, page, n_units, owner: Owner::Job(id).code(), deadline });
         }
     }
 
-    /// The die a copy of job `id` goes to.
+    /// The die a copy of job `id` (with `Dest::Dies`) goes to.
     fn copy_die(&mut self, id: u32, owner: u16) -> DieIdx {
         let job = self.jobs.get(id);
         let source_die = job.die;
@@ -373,7 +373,7 @@ impl Simulation<'_> {
         };
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.job_counts.start(JobKind::Parity);
-        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), die, block, page, n_units: 0, owner: Owner::Job(id), deadline: SimTime::MAX };
+        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), die, block, page, n_units: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
         self.issue(op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);

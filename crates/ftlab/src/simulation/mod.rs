@@ -66,7 +66,8 @@ enum OpKind {
     Erase,
 }
 
-/// Who an operation belongs to; its completion dispatches on this.
+/// Who an operation belongs to; its completion dispatches on this. Stored in a `FlashOp`
+/// packed into a `u32` (`OwnerCode`), which keeps operations at 32 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Owner {
     /// A host request (slab index).
@@ -79,6 +80,40 @@ enum Owner {
     Precondition,
 }
 
+/// An `Owner` in 32 bits: the kind in the top two bits, the slab index below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OwnerCode(u32);
+
+const OWNER_TAG_SHIFT: u32 = 30;
+const OWNER_ID_MASK: u32 = (1 << OWNER_TAG_SHIFT) - 1;
+
+impl Owner {
+    #[inline]
+    fn code(self) -> OwnerCode {
+        let (tag, id) = match self {
+            Owner::Request(id) => (0, id),
+            Owner::Job(id) => (1, id),
+            Owner::Buffer => (2, 0),
+            Owner::Precondition => (3, 0),
+        };
+        assert!(id <= OWNER_ID_MASK, "owner index {id} does not fit in 30 bits");
+        OwnerCode(tag << OWNER_TAG_SHIFT | id)
+    }
+}
+
+impl OwnerCode {
+    #[inline]
+    fn owner(self) -> Owner {
+        let id = self.0 & OWNER_ID_MASK;
+        match self.0 >> OWNER_TAG_SHIFT {
+            0 => Owner::Request(id),
+            1 => Owner::Job(id),
+            2 => Owner::Buffer,
+            _ => Owner::Precondition,
+        }
+    }
+}
+
 /// One flash operation in flight or queued.
 #[derive(Clone, Copy, Debug)]
 struct FlashOp {
@@ -89,7 +124,7 @@ struct FlashOp {
     page: u32,
     /// Units read, or real (not padding) units programmed.
     n_units: u32,
-    owner: Owner,
+    owner: OwnerCode,
     /// Inherited from the request or job (`SimTime::MAX`: none).
     deadline: SimTime,
 }
@@ -103,9 +138,19 @@ impl FlashOp {
         block: BlockIdx(NONE),
         page: 0,
         n_units: 0,
-        owner: Owner::Precondition,
+        owner: OwnerCode(3 << OWNER_TAG_SHIFT),
         deadline: SimTime::MAX,
     };
+}
+
+// Operations are copied through the scheduler's queues and the dies' groups: keep them small.
+const _: () = assert!(std::mem::size_of::<FlashOp>() == 32);
+
+impl FlashOp {
+    #[inline]
+    fn owner(&self) -> Owner {
+        self.owner.owner()
+    }
 }
 
 impl SchedOp for FlashOp {
