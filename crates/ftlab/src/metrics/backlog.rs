@@ -22,12 +22,10 @@ pub struct BacklogVerdict {
     pub outstanding_at_end: u64,
     /// Least-squares growth of the backlog over the measured phase (slope x its length).
     pub growth: f64,
-    /// The growth exceeds the queue depth and 1% of the measured phase's arrivals.
+    /// The backlog grew by more than the queue depth over the measured phase and ended above
+    /// it: more work arrived than the device served, not a burst the queue absorbed.
     pub unstable: bool,
 }
-
-/// Share of a phase's arrivals the backlog must grow by to call a tenant unstable.
-pub const UNSTABLE_GROWTH_FRACTION: f64 = 0.01;
 
 impl Backlog {
     pub fn new(window: SimTime) -> Backlog {
@@ -80,9 +78,9 @@ impl Backlog {
         let before = if first == 0 { 0 } else { ends[first - 1] };
         pts.insert(0, (start.ns() as f64, before as f64));
         let growth = slope(&pts) * (end.ns() as f64 - start.ns() as f64);
-        let measured_arrivals: u64 = self.arrivals.iter().skip(first).sum();
-        let unstable = growth > queue_depth as f64 && growth > UNSTABLE_GROWTH_FRACTION * measured_arrivals as f64;
-        BacklogVerdict { outstanding_at_end: total_a - total_c, growth, unstable }
+        let outstanding_at_end = total_a - total_c;
+        let unstable = growth > queue_depth as f64 && outstanding_at_end > queue_depth as u64;
+        BacklogVerdict { outstanding_at_end, growth, unstable }
     }
 }
 
