@@ -38,8 +38,12 @@ fn first_tenth_has_the_gc_rate_of_the_last() {
     for policy in ["greedy", "cost-benefit"] {
         let text = tiny(
             &["unified"],
-            &format!("[ftl]\ngc_policy = \"{policy}\"\n[measure]\nduration_s = 20.0\nwindow_s = 0.5\n"),
-            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 1.0\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 400.0\n",
+            // A wide gap between the GC watermarks (6 and 30 of 64 blocks per die) and a half-full
+            // device (write amplification near 1): a device that started at the low watermark
+            // would spend its first seconds collecting 24 blocks per die, more GC than the
+            // workload itself causes in a tenth of the run.
+            &format!("[ftl]\ngc_policy = \"{policy}\"\ngc_low_watermark_blocks = 6\ngc_high_watermark_blocks = 30\n[measure]\nduration_s = 20.0\nwindow_s = 0.5\n"),
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 400.0\n",
         );
         let out = run_raw(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
         let gc = gc_per_window(&out, "unified");
