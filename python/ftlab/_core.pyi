@@ -76,9 +76,12 @@ def run(
     seed: int | None = None,
     overrides: list[str] = ...,
     progress: Callable[[int, int], None] | None = None,
+    jobs: int | None = None,
 ) -> RunResult:
     """Run every scheme of a scenario (file, TOML text, or the bundled default if neither)
-    with the GIL released; `progress(done, total)` is called with the GIL held."""
+    with the GIL released, up to `jobs` schemes at once (None: the machine's cores; the results
+    do not depend on it; 0 raises UsageError); `progress(done, total)` is called with the GIL
+    held."""
 
 def resolve(
     source_path: str | PathLike[str] | None = None,

@@ -31,6 +31,7 @@ def run(
     seed: int | None = None,
     set: Iterable[str] = (),  # noqa: A002 - the public keyword mirrors the CLI's --set
     progress: Callable[[int, int], None] | None = None,
+    jobs: int | None = None,
 ) -> Report:
     """Run every scheme of a scenario and return its Report.
 
@@ -39,7 +40,8 @@ def run(
     against the current directory), or None for the bundled default scenario. `seed`
     overrides the scenario's seed; `set` is a list of `key.path=value` overrides applied in
     order; `progress(done, total)` is called from time to time while the simulation runs.
-    With `out`, the Report is also written there, report.html included (see
+    `jobs` is how many schemes are simulated at once (default: the machine's cores); the
+    results are byte-identical for any value. With `out`, the Report is also written there, report.html included (see
     `Report.write`).
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
@@ -52,6 +54,7 @@ def run(
         seed=seed,
         overrides=overrides,
         progress=progress,
+        jobs=jobs,
     )
     report = Report.from_core(result)
     if out is not None:

@@ -97,6 +97,15 @@ def run(
             show_default=False,
         ),
     ] = None,
+    jobs: Annotated[
+        Optional[int],
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Schemes simulated at once (default: the machine's cores). The results do not depend on it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario's schemes, write its results and print one table per scheme.
 
@@ -122,7 +131,7 @@ def run(
         def on_progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress)
+        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs)
 
     report.write(out_dir, html=True)
     console = _stdout()
@@ -158,13 +167,22 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
             for label, _ in _LATENCIES:
                 table.add_column(f"{op}\n{label}", justify="right", no_wrap=True)
         table.add_column("\nWAF", justify="right", no_wrap=True)
-        for tenant, t in (data.get("tenants") or {}).items():
-            row = [str(tenant)]
+        table.add_column("outstanding\nat end", justify="right", no_wrap=True)
+        tenants = data.get("tenants") or {}
+        with_deadlines = any("deadlines" in t for t in tenants.values())
+        if with_deadlines:
+            table.add_column("deadline\nmisses", justify="right", no_wrap=True)
+        for tenant, t in tenants.items():
+            row = [_tenant_label(tenant, t)]
             row += [_num((t.get(op) or {}).get("iops"), ",.0f") for op in _OPS]
             for op in _OPS:
                 stats = t.get(op) or {}
                 row += [_num(stats.get(key), ",.1f") for _, key in _LATENCIES]
             row.append(_num(t.get("waf"), ".3f"))
+            row.append(_num(t.get("outstanding_at_end"), ","))
+            if with_deadlines:
+                d = t.get("deadlines")
+                row.append(f"{d['misses']:,} / {d['released']:,}" if d else "-")
             table.add_row(*row)
         console.print(table)
         dev = data.get("device") or {}
@@ -172,7 +190,18 @@ def print_summary(console: Console, summary: dict[str, Any]) -> None:
             f"device: WAF {_num(dev.get('waf'), '.3f')}, erases {_num(dev.get('erases'), ',')}, "
             f"GC pages copied {_num(dev.get('gc_pages_copied'), ',')}"
         )
+        unstable = [name for name, t in tenants.items() if t.get("unstable")]
+        if unstable:
+            console.print(
+                f"[bold red]UNSTABLE[/]: {', '.join(unstable)}: the backlog grew through the run by more than the "
+                "queue depth; latencies depend on when the run stops (see outstanding at end)."
+            )
         console.print()
+
+
+def _tenant_label(name: str, t: dict[str, Any]) -> str:
+    """The tenant's name, flagged when its backlog grew through the run."""
+    return f"{name} [bold red]UNSTABLE[/]" if t.get("unstable") else str(name)
 
 
 # --------------------------------------------------------------------------------------

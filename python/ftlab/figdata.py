@@ -37,6 +37,7 @@ BASE_COLUMNS = (
     "gc_pages_copied",
     "erases",
     "host_pages_written",
+    "backlog",
 )
 #: Per-window device columns (equal in every tenant's row of a window).
 DEVICE_COLUMNS = ("device_waf", "gc_pages_copied", "erases", "host_pages_written")

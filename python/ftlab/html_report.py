@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 _CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1a1a1a; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
-nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; }
+nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; } .unstable { color: #a00; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; } tbody th { text-align: left; font-weight: normal; font-family: "DejaVu Sans Mono", monospace; } tbody tr:nth-child(even) { background: #fafafa; }
@@ -86,11 +86,27 @@ def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> s
 def _summary_section(report: Report) -> str:
     tenant_rows = report.summary_frame
     device_rows = report.device_frame
-    parts = ['<h2 id="summary">Summary</h2>', "<h3>Per tenant</h3>"]
+    parts = ['<h2 id="summary">Summary</h2>']
+    parts += _unstable_notes(report)
+    parts.append("<h3>Per tenant</h3>")
     parts.append(_tenant_table(tenant_rows) if tenant_rows.height else '<p class="note">No tenants in summary.json.</p>')
     parts.append("<h3>Device</h3>")
     parts.append(_device_table(device_rows) if device_rows.height else '<p class="note">No schemes in summary.json.</p>')
     return "\n".join(parts)
+
+
+def _unstable_notes(report: Report) -> list[str]:
+    """One warning per (scheme, tenant) whose backlog grew through the run."""
+    notes = []
+    for scheme, data in (report.summary.get("schemes") or {}).items():
+        for tenant, t in (data.get("tenants") or {}).items():
+            if t.get("unstable"):
+                notes.append(
+                    f'<p class="unstable"><strong>UNSTABLE</strong>: {html.escape(tenant)} under {html.escape(scheme)}: its '
+                    f"backlog grew through the run by more than its queue depth; {t.get('outstanding_at_end', '?'):,} requests "
+                    "were outstanding at the end, so its latencies depend on when the run stopped.</p>"
+                )
+    return notes
 
 
 def _tenant_table(frame: pl.DataFrame) -> str:
@@ -214,6 +230,7 @@ def _timeseries_section(report: Report, view: figdata.SeriesView, schemes: Seque
         ("fig-ts-read-latency", "read latency (µs), mean and p99", (("read_mean_us", "mean", "solid"), ("read_p99_us", "p99", "dot")), "latency (µs)", "log"),
         ("fig-ts-write-latency", "write latency (µs), mean and p99", (("write_mean_us", "mean", "solid"), ("write_p99_us", "p99", "dot")), "latency (µs)", "log"),
         ("fig-ts-iops", "IOPS, read and write", (("read_iops", "read", "solid"), ("write_iops", "write", "dash")), "IOPS", "linear"),
+        ("fig-ts-backlog", "backlog: requests arrived and not completed, at each window's end", (("backlog", "backlog", "solid"),), "requests", "linear"),
     ]
     for div_id, title, lines, y_title, y_type in specs:
         if all(col in frame.columns for col, _, _ in lines):

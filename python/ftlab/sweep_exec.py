@@ -93,7 +93,9 @@ def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) 
         message = f"this worker has ftlab {_core.version()}, the driver {driver_version}; install the same version on every node"
         return {"error": {"kind": "VersionMismatch", "message": message}}
     try:
-        return {"result": _core.run(text=resolved_toml, name=name, base_dir=base_dir)}
+        # One scheme at a time inside a run: Ray already runs many runs in parallel, and
+        # more threads per task would oversubscribe the cores (the results are the same).
+        return {"result": _core.run(text=resolved_toml, name=name, base_dir=base_dir, jobs=1)}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - an ftlab error, or a panic of the core (a bug)

@@ -98,7 +98,7 @@ def charts(driver) -> dict[str, int]:
 def expected_charts(report: ftlab.Report) -> dict[str, int]:
     """Chart id -> trace count, from the Report's tables (the layout the report promises:
     CDF and tail per (scheme, tenant) with data; two lines per (scheme, tenant) in each
-    per-tenant time series; three device panels per scheme; one per-die heatmap and one
+    per-tenant time series, one in the backlog series; three device panels per scheme; one per-die heatmap and one
     per-block heatmap per scheme; per scheme with extra columns, the allocation-set figure
     (two panels per tenant) or one line per tenant for an unknown column)."""
     out = {}
@@ -112,6 +112,7 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
     n_tenants = ts.get_column("tenant").n_unique()
     for name in ("read-latency", "write-latency", "iops"):
         out[f"fig-ts-{name}"] = 2 * pairs
+    out["fig-ts-backlog"] = pairs
     out["fig-ts-device"] = 3 * n_schemes
     out["fig-wear"] = 1 + report.wear.get_column("scheme").n_unique()
     for i, scheme in enumerate(report.schemes):
