@@ -222,3 +222,35 @@ fn parallel_schemes_match_serial() {
     assert_eq!(one.wear, three.wear);
     assert!(one.summary_json.contains("\"upi\""));
 }
+
+/// Padding and the default write buffer (docs/scenario.md, `ftl.write_buffer_bytes`): with
+/// 16 KiB pages of four 4 KiB units and no GC (an empty device, far from its watermarks),
+/// write-through programs one whole page per 4 KiB write (device WAF 4), the default buffer one
+/// page per four writes (WAF 1). Exact counts: when the run stops, at most one program per die
+/// (4 dies) is still in flight, and with the buffer at most one partly filled page waits.
+#[test]
+fn default_write_buffer_fills_pages_across_requests() {
+    for (ftl, units_per_program) in [("", 4u64), ("write_buffer_bytes = 0", 1)] {
+        let text = tiny_on(
+            &["unified"],
+            "page_bytes = 16384\npages_per_block = 16",
+            &format!("[ftl]\n{ftl}\n[precondition]\nfill_fraction = 0.0\n[measure]\nduration_s = 0.5\n"),
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.3\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 200.0\n",
+        );
+        let s = run(&text, &[]);
+        let d = &s["schemes"]["unified"]["device"];
+        assert_eq!(d["gc_pages_copied"].as_u64(), Some(0), "the case must not collect: {d}");
+        let host = d["host_pages_written"].as_u64().unwrap();
+        let programmed = d["flash_pages_programmed"].as_u64().unwrap();
+        let expected = host / units_per_program;
+        let slack = 4 + u64::from(units_per_program > 1);
+        assert!(host > 2000, "{host} units written");
+        assert!(
+            (expected.saturating_sub(slack)..=expected).contains(&programmed),
+            "[ftl] {ftl:?}: {programmed} pages programmed for {host} units written, expected {expected} - {slack} to {expected}"
+        );
+        let buffer = d["write_buffer_bytes"].as_u64().unwrap();
+        // The default: 4 pages of 16 KiB per die, 4 dies.
+        assert_eq!(buffer, if ftl.is_empty() { 4 * 16384 * 4 } else { 0 });
+    }
+}
