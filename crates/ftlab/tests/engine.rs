@@ -254,3 +254,31 @@ fn default_write_buffer_fills_pages_across_requests() {
         assert_eq!(buffer, if ftl.is_empty() { 4 * 16384 * 4 } else { 0 });
     }
 }
+
+/// The backlog verdict (metrics/backlog.rs) on hand-made counts, 1 s windows over 10 s: 10
+/// arrivals and 8 completions per window put the backlog at 2k at the end of window k, on the
+/// line 2 requests/s through the origin, so the least-squares growth over the 10 s phase is
+/// exactly 20. Unstable with a queue depth of 16 (20 > 16, and 20 outstanding > 16); not with
+/// 32. Equal arrivals and completions: no growth.
+#[test]
+fn backlog_verdict_on_hand_made_counts() {
+    use ftlab::metrics::backlog::Backlog;
+    let s = SimTime::from_secs_f64;
+    let check = |completions_per_window: u64, queue_depth: u32, growth: f64, outstanding: u64, unstable: bool| {
+        let mut b = Backlog::new(s(1.0));
+        for w in 0..10u64 {
+            for i in 0..10 {
+                b.arrived(SimTime(w * 1_000_000_000 + i * 1_000_000));
+            }
+            for i in 0..completions_per_window {
+                b.completed(SimTime(w * 1_000_000_000 + 500_000_000 + i * 1_000_000));
+            }
+        }
+        let v = b.verdict(SimTime::ZERO, s(10.0), queue_depth);
+        assert!((v.growth - growth).abs() < 1e-9, "growth {} expected {growth}", v.growth);
+        assert_eq!((v.outstanding_at_end, v.unstable), (outstanding, unstable), "qd {queue_depth}");
+    };
+    check(8, 16, 20.0, 20, true);
+    check(8, 32, 20.0, 20, false);
+    check(10, 1, 0.0, 0, false);
+}
