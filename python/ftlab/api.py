@@ -40,9 +40,9 @@ def run(
     against the current directory), or None for the bundled default scenario. `seed`
     overrides the scenario's seed; `set` is a list of `key.path=value` overrides applied in
     order; `progress(done, total)` is called from time to time while the simulation runs.
-    `jobs` is how many schemes are simulated at once (default: the machine's cores); the
-    results are byte-identical for any value. With `out`, the Report is also written there, report.html included (see
-    `Report.write`).
+    `jobs` is how many schemes are simulated at once (default: the machine's cores; 0 is a
+    `ftlab.UsageError`); the results are byte-identical for any value. With `out`, the
+    Report is also written there, report.html included (see `Report.write`).
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
     """

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -111,6 +112,8 @@ def run(
 
     Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
     scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
+
+    A tenant whose backlog grew through the run is flagged UNSTABLE, with its requests outstanding at the end; tenants with periodic tasks show deadline misses / released.
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -156,52 +159,63 @@ _LATENCIES = (("mean", "mean_us"), ("p50", "p50_us"), ("p99", "p99_us"), ("p99.9
 
 
 def print_summary(console: Console, summary: dict[str, Any]) -> None:
-    """One table per scheme (rows: tenants), then a device line, from a parsed summary.json."""
-    schemes = summary.get("schemes") or {}
-    for scheme, data in schemes.items():
-        table = Table(title=f"scheme: {scheme}", title_justify="left", caption="latencies in µs", caption_justify="left")
-        table.add_column("\ntenant", no_wrap=True)
-        for op in _OPS:
-            table.add_column(f"{op}\nIOPS", justify="right", no_wrap=True)
-        for op in _OPS:
-            for label, _ in _LATENCIES:
-                table.add_column(f"{op}\n{label}", justify="right", no_wrap=True)
-        table.add_column("\nWAF", justify="right", no_wrap=True)
-        table.add_column("outstanding\nat end", justify="right", no_wrap=True)
+    """One table per scheme (rows: tenants), then a device line and a warning naming any
+    unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-")."""
+    for scheme, data in (summary.get("schemes") or {}).items():
         tenants = data.get("tenants") or {}
-        with_deadlines = any("deadlines" in t for t in tenants.values())
-        if with_deadlines:
-            table.add_column("deadline\nmisses", justify="right", no_wrap=True)
-        for tenant, t in tenants.items():
-            row = [_tenant_label(tenant, t)]
-            row += [_num((t.get(op) or {}).get("iops"), ",.0f") for op in _OPS]
-            for op in _OPS:
-                stats = t.get(op) or {}
-                row += [_num(stats.get(key), ",.1f") for _, key in _LATENCIES]
-            row.append(_num(t.get("waf"), ".3f"))
-            row.append(_num(t.get("outstanding_at_end"), ","))
-            if with_deadlines:
-                d = t.get("deadlines")
-                row.append(f"{d['misses']:,} / {d['released']:,}" if d else "-")
-            table.add_row(*row)
-        console.print(table)
+        console.print(_scheme_table(scheme, tenants))
         dev = data.get("device") or {}
         console.print(
             f"device: WAF {_num(dev.get('waf'), '.3f')}, erases {_num(dev.get('erases'), ',')}, "
             f"GC pages copied {_num(dev.get('gc_pages_copied'), ',')}"
         )
-        unstable = [name for name, t in tenants.items() if t.get("unstable")]
+        unstable = [name for name, t in tenants.items() if t.get("unstable") is True]
         if unstable:
             console.print(
-                f"[bold red]UNSTABLE[/]: {', '.join(unstable)}: the backlog grew through the run by more than the "
+                f"[bold red]UNSTABLE[/]: {escape(', '.join(unstable))}: the backlog grew through the run by more than the "
                 "queue depth; latencies depend on when the run stops (see outstanding at end)."
             )
         console.print()
 
 
+def _scheme_table(scheme: str, tenants: dict[str, Any]) -> Table:
+    """The table of one scheme: latencies and IOPS per tenant, WAF, requests outstanding at
+    the end and, when a tenant has periodic tasks, deadline misses / jobs released."""
+    table = Table(title=f"scheme: {scheme}", title_justify="left", caption="latencies in µs", caption_justify="left")
+    table.add_column("\ntenant", no_wrap=True)
+    for op in _OPS:
+        table.add_column(f"{op}\nIOPS", justify="right", no_wrap=True)
+    for op in _OPS:
+        for label, _ in _LATENCIES:
+            table.add_column(f"{op}\n{label}", justify="right", no_wrap=True)
+    table.add_column("\nWAF", justify="right", no_wrap=True)
+    table.add_column("outstanding\nat end", justify="right", no_wrap=True)
+    with_deadlines = any(isinstance(t.get("deadlines"), dict) for t in tenants.values())
+    if with_deadlines:
+        table.add_column("deadline misses\n/ released", justify="right", no_wrap=True)
+    for tenant, t in tenants.items():
+        table.add_row(*_tenant_row(tenant, t, with_deadlines))
+    return table
+
+
+def _tenant_row(name: str, t: dict[str, Any], with_deadlines: bool) -> list[str]:
+    row = [_tenant_label(name, t)]
+    row += [_num((t.get(op) or {}).get("iops"), ",.0f") for op in _OPS]
+    for op in _OPS:
+        stats = t.get(op) or {}
+        row += [_num(stats.get(key), ",.1f") for _, key in _LATENCIES]
+    row.append(_num(t.get("waf"), ".3f"))
+    row.append(_num(t.get("outstanding_at_end"), ","))
+    if with_deadlines:
+        d = t.get("deadlines")
+        row.append(f"{_num(d.get('misses'), ',')} / {_num(d.get('released'), ',')}" if isinstance(d, dict) else "-")
+    return row
+
+
 def _tenant_label(name: str, t: dict[str, Any]) -> str:
     """The tenant's name, flagged when its backlog grew through the run."""
-    return f"{name} [bold red]UNSTABLE[/]" if t.get("unstable") else str(name)
+    label = escape(str(name))
+    return f"{label} [bold red]UNSTABLE[/]" if t.get("unstable") is True else label
 
 
 # --------------------------------------------------------------------------------------

@@ -2,9 +2,11 @@
 report.html that `ftlab run` writes).
 
 One page, no network access: plotly.js is inlined from the installed plotly package. In
-order: the comparison table (per tenant and scheme, every summary.json metric; then the
-device metrics), per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid
-across schemes, time series (latency mean and p99, IOPS, device WAF and GC), a wear heatmap
+order: the comparison table (per tenant and scheme, every summary.json metric, unstable
+tenants flagged with their outstanding requests; the periodic tasks' deadline misses when
+there are any; then the device metrics and the schemes' job and policy counters),
+per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid across schemes, time
+series (latency mean and p99, IOPS, backlog, device WAF and GC), a wear heatmap
 (per die, or per block of one scheme from a dropdown), the plots of scheme-specific columns
 (`ftlab.series_plots.REGISTRY`), and the resolved scenario. Big tables are reduced by
 `ftlab.figdata`, deterministically; element ids are fixed, so a Report always renders to the
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 _CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1a1a1a; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
-nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; } .unstable { color: #a00; }
+nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; } .unstable { color: #a00; } .flag { color: #a00; font-weight: bold; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; } tbody th { text-align: left; font-weight: normal; font-family: "DejaVu Sans Mono", monospace; } tbody tr:nth-child(even) { background: #fafafa; }
@@ -90,38 +92,91 @@ def _summary_section(report: Report) -> str:
     parts += _unstable_notes(report)
     parts.append("<h3>Per tenant</h3>")
     parts.append(_tenant_table(tenant_rows) if tenant_rows.height else '<p class="note">No tenants in summary.json.</p>')
+    parts += _deadline_section(report)
     parts.append("<h3>Device</h3>")
     parts.append(_device_table(device_rows) if device_rows.height else '<p class="note">No schemes in summary.json.</p>')
+    parts += _counters_section(report.counters_frame)
     return "\n".join(parts)
+
+
+def _tenants(report: Report) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    """(scheme, tenant, its summary.json object) of every tenant of every scheme."""
+    for scheme, data in (report.summary.get("schemes") or {}).items():
+        for tenant, t in (data.get("tenants") or {}).items():
+            yield scheme, tenant, t
 
 
 def _unstable_notes(report: Report) -> list[str]:
     """One warning per (scheme, tenant) whose backlog grew through the run."""
-    notes = []
-    for scheme, data in (report.summary.get("schemes") or {}).items():
-        for tenant, t in (data.get("tenants") or {}).items():
-            if t.get("unstable"):
-                notes.append(
-                    f'<p class="unstable"><strong>UNSTABLE</strong>: {html.escape(tenant)} under {html.escape(scheme)}: its '
-                    f"backlog grew through the run by more than its queue depth; {t.get('outstanding_at_end', '?'):,} requests "
-                    "were outstanding at the end, so its latencies depend on when the run stopped.</p>"
-                )
-    return notes
+    return [
+        f'<p class="unstable"><strong>UNSTABLE</strong>: {html.escape(tenant)} under {html.escape(scheme)}: its '
+        f"backlog grew through the run by more than its queue depth; {_fmt(t.get('outstanding_at_end'))} requests "
+        "were outstanding at the end, so its latencies depend on when the run stopped.</p>"
+        for scheme, tenant, t in _tenants(report)
+        if t.get("unstable") is True
+    ]
+
+
+def _deadline_section(report: Report) -> list[str]:
+    """The deadline misses of the tenants with periodic tasks (nothing if none has them):
+    rows: tenant (all its tasks) then each task; columns: schemes; cells: misses / released."""
+    cells = _deadline_cells(report)
+    if not cells:
+        return []
+    schemes = report.schemes
+    head = "".join(f"<th>{html.escape(s)}</th>" for s in schemes)
+    body = "".join(
+        f"<tr><th>{html.escape(tenant)}{' / ' + html.escape(task) if task else ' (all tasks)'}</th>"
+        + "".join(f'<td class="num">{row.get(s, "–")}</td>' for s in schemes) + "</tr>"
+        for (tenant, task), row in cells.items()
+    )
+    return [
+        "<h3>Deadline misses</h3>",
+        _note("Periodic real-time jobs that missed their deadline / jobs released, per tenant and task."),
+        f'<div class="scroll"><table id="summary-deadlines"><thead><tr><th>tenant / task</th>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>",
+    ]
+
+
+def _deadline_cells(report: Report) -> dict[tuple[str, str], dict[str, str]]:
+    """(tenant, task or "" for all its tasks) -> {scheme: "misses / released"}."""
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for scheme, tenant, t in _tenants(report):
+        d = t.get("deadlines")
+        if not isinstance(d, dict):
+            continue
+        cells.setdefault((tenant, ""), {})[scheme] = _misses(d)
+        for task, stats in (d.get("tasks") or {}).items():
+            cells.setdefault((tenant, task), {})[scheme] = _misses(stats)
+    return cells
+
+
+def _misses(d: dict[str, Any]) -> str:
+    return f"{_fmt(d.get('misses'))} / {_fmt(d.get('released'))}"
+
+
+def _counters_section(frame: pl.DataFrame) -> list[str]:
+    """The schemes' background-job and policy counters (nothing for an older summary)."""
+    if len(frame.columns) < 2:
+        return []
+    return ["<h3>Jobs and policy counters</h3>", _device_table(frame, "summary-counters")]
 
 
 def _tenant_table(frame: pl.DataFrame) -> str:
-    """Rows: metrics; columns: (tenant, scheme), tenants grouped, schemes side by side."""
+    """Rows: metrics; columns: (tenant, scheme), tenants grouped, schemes side by side; an
+    unstable tenant's column is flagged in its header, with its outstanding requests."""
     keys = frame.select("tenant", "scheme").rows()
     tenants = list(dict.fromkeys(t for t, _ in keys))
     head1 = "".join(f'<th colspan="{sum(1 for t, _ in keys if t == tenant)}">{html.escape(tenant)}</th>' for tenant in tenants)
     order = [(t, s) for tenant in tenants for t, s in keys if t == tenant]
-    head2 = "".join(f"<th>{html.escape(s)}</th>" for _, s in order)
     index = {key: i for i, key in enumerate(keys)}
+    rows = frame.to_dicts()
+    head2 = "".join(_scheme_head(s, rows[index[(t, s)]]) for t, s in order)
     metrics = [c for c in frame.columns if c not in ("scheme", "tenant")]
     body = []
     for metric in metrics:
         values = frame.get_column(metric).to_list()
-        cells = "".join(f'<td class="num">{_fmt(values[index[key]])}</td>' for key in order)
+        cells = "".join(_cell(metric, values[index[key]]) for key in order)
         body.append(f"<tr><th>{html.escape(metric)}</th>{cells}</tr>")
     return (
         '<div class="scroll"><table id="summary-tenants">'
@@ -130,14 +185,28 @@ def _tenant_table(frame: pl.DataFrame) -> str:
     )
 
 
-def _device_table(frame: pl.DataFrame) -> str:
+def _scheme_head(scheme: str, row: dict[str, Any]) -> str:
+    """A scheme's header cell over one tenant's column, flagged if the tenant is unstable."""
+    if row.get("unstable") is not True:
+        return f"<th>{html.escape(scheme)}</th>"
+    outstanding = _fmt(row.get("outstanding_at_end"))
+    return f'<th>{html.escape(scheme)}<br><span class="flag">UNSTABLE</span> ({outstanding} outstanding)</th>'
+
+
+def _cell(metric: str, value: Any) -> str:
+    flagged = metric == "unstable" and value is True
+    return f'<td class="num{" flag" if flagged else ""}">{_fmt(value)}</td>'
+
+
+def _device_table(frame: pl.DataFrame, table_id: str = "summary-device") -> str:
+    """Rows: metrics; columns: schemes."""
     schemes = frame.get_column("scheme").to_list()
     head = "".join(f"<th>{html.escape(s)}</th>" for s in schemes)
     body = []
     for metric in (c for c in frame.columns if c != "scheme"):
         cells = "".join(f'<td class="num">{_fmt(v)}</td>' for v in frame.get_column(metric).to_list())
         body.append(f"<tr><th>{html.escape(metric)}</th>{cells}</tr>")
-    return f'<div class="scroll"><table id="summary-device"><thead><tr><th>metric</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+    return f'<div class="scroll"><table id="{table_id}"><thead><tr><th>metric</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
 def _fmt(value: Any) -> str:

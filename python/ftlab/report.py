@@ -105,9 +105,12 @@ class Report:
     @property
     def summary_frame(self) -> pl.DataFrame:
         """The per-tenant metrics of summary.json, tidy: one row per (scheme, tenant), one
-        column per metric; nested keys are joined with "_" (`read.p99_us` -> `read_p99_us`).
+        column per metric; nested keys are joined with "_" (`read.p99_us` -> `read_p99_us`,
+        `deadlines.tasks.scan.misses` -> `deadlines_tasks_scan_misses`). Booleans stay
+        Boolean (`unstable`); a key some rows lack (`deadlines_*` of a tenant without periodic
+        tasks) is null there, and one no row has (an older summary) is not a column.
 
-        >>> report.summary_frame.filter(tenant="oltp").select("scheme", "read_p99_us")  # doctest: +SKIP
+        >>> report.summary_frame.filter(unstable=True).select("scheme", "tenant", "outstanding_at_end")  # doctest: +SKIP
         """
         rows = [
             {"scheme": scheme, "tenant": tenant, **_flat(metrics)}
@@ -130,9 +133,26 @@ class Report:
         return _rows_frame(rows, ("scheme",))
 
     @property
+    def counters_frame(self) -> pl.DataFrame:
+        """The per-scheme counters of summary.json besides tenants and device (`jobs`,
+        `scheme_counters`, `mapper_counters`): one row per scheme, one column per counter,
+        named with its object (`jobs_gc_started`, `scheme_counters_epochs`). Only `scheme`
+        for a summary without them (older runs).
+
+        >>> report.counters_frame.select("scheme", "jobs_gc_erases")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, **_flat(scheme_counters(data))}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+        ]
+        return _rows_frame(rows, ("scheme",))
+
+    @property
     def metrics(self) -> pl.DataFrame:
         """Every numeric metric of summary.json in long form: scheme, tenant (null for a
-        device metric), metric, value (Float64). `ftlab compare` lines these up.
+        device metric or a scheme's counter, as in `counters_frame`), metric, value
+        (Float64). `ftlab compare` lines these up. Booleans (`unstable`) are not numbers:
+        they are in `summary_frame`.
 
         >>> report.metrics.filter(metric="waf", tenant=None)  # doctest: +SKIP
         """
@@ -298,20 +318,35 @@ def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFra
 
 
 def metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
-    """(scheme, tenant or None for the device, metric, value) for every numeric metric of a
-    parsed summary.json, in its order.
+    """(scheme, tenant or None, metric, value) for every numeric metric of a parsed
+    summary.json, in its order: per tenant, then the device's, then the scheme's counters
+    (named with their object: `jobs_gc_started`, `scheme_counters_epochs`). Booleans and
+    lists are left out.
 
     >>> next(metric_rows({"schemes": {"u": {"tenants": {"a": {"read": {"iops": 5}}}}}}))
     ('u', 'a', 'read_iops', 5.0)
     """
     for scheme, data in (summary.get("schemes") or {}).items():
         for tenant, metrics in (data.get("tenants") or {}).items():
-            for name, value in _flat(metrics).items():
-                if _is_number(value):
-                    yield scheme, tenant, name, float(value)
-        for name, value in _flat(data.get("device") or {}).items():
-            if _is_number(value):
-                yield scheme, None, name, float(value)
+            yield from _numbers(scheme, tenant, metrics)
+        yield from _numbers(scheme, None, data.get("device") or {})
+        yield from _numbers(scheme, None, scheme_counters(data))
+
+
+def _numbers(scheme: str, tenant: str | None, metrics: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+    for name, value in _flat(metrics).items():
+        if _is_number(value):
+            yield scheme, tenant, name, float(value)
+
+
+def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of one scheme's summary object besides `tenants` and `device` (`jobs`,
+    `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+
+    >>> scheme_counters({"tenants": {}, "device": {}, "jobs": {"gc_steps": 0}})
+    {'jobs': {'gc_steps': 0}}
+    """
+    return {k: v for k, v in scheme.items() if k not in ("tenants", "device")}
 
 
 def _is_number(value: Any) -> bool:

@@ -1,28 +1,33 @@
 """Tests of what the engine's measurements look like from the command line and in the report:
 schemes run in parallel (`--jobs`) give the same results as one by one, a bad `--jobs` is a
-usage error, and an overloaded tenant is flagged UNSTABLE (with its outstanding requests) in
-summary.json, on the terminal and in report.html, while a light one is not."""
+usage error, an overloaded tenant is flagged UNSTABLE (with its outstanding requests) in
+summary.json, on the terminal and in report.html, while a light one is not, and a tenant of
+periodic tasks shows its deadline misses. Hand-made summaries: test_summary_keys.py."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from conftest import run_cli
 
 # `tiny` has 4 dies, tPROG 200 us: at most 20,000 page programs per second for the device, so
-# 60,000 write IOPS is three times what it can do; 500 reads/s is light.
+# 60,000 write IOPS is three times what it can do; 500 reads/s is light; `realtime` reads 4
+# pages every 10 ms and writes one every 20 ms, due within 1 ms (some miss behind `heavy`).
 OVERLOAD = """\
 name = "overload"
 schemes = ["unified", "partitioned"]
 [device]
 preset = "tiny"
+[scheme.partitioned]
+by = "die"
 [measure]
 duration_s = 0.3
 [[tenants]]
 name = "heavy"
-namespace_fraction = 0.5
+namespace_fraction = 0.4
 [tenants.synthetic]
 pattern = "uniform"
 read_ratio = 0.0
@@ -30,13 +35,24 @@ arrival = "poisson"
 rate_iops = 60000.0
 [[tenants]]
 name = "light"
-namespace_fraction = 0.4
+namespace_fraction = 0.2
 [tenants.synthetic]
 pattern = "uniform"
 read_ratio = 1.0
 arrival = "poisson"
 rate_iops = 500.0
+[[tenants]]
+name = "realtime"
+namespace_fraction = 0.05
+[tenants.periodic]
+tasks = [
+    { name = "scan", op = "read", pages = 4, period_ms = 10.0 },
+    { name = "log", op = "write", pages = 1, period_ms = 20.0, deadline_ms = 1.0 },
+]
 """
+#: Files of a results directory compared across --jobs: bytes, or the parquet tables' rows.
+SAME_BYTES = ("summary.json", "scenario.resolved.toml", "report.html")
+SAME_TABLES = ("timeseries.parquet", "latency_cdf.parquet", "wear.parquet")
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +70,18 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     return runs
 
 
-def test_parallel_schemes_write_the_same_summary(overload):
-    one = (overload["1"][0] / "summary.json").read_bytes()
-    two = (overload["2"][0] / "summary.json").read_bytes()
+@pytest.mark.parametrize("name", SAME_BYTES)
+def test_parallel_schemes_write_the_same_files(overload, name):
+    one = (overload["1"][0] / name).read_bytes()
+    two = (overload["2"][0] / name).read_bytes()
     assert one == two
+
+
+@pytest.mark.parametrize("name", SAME_TABLES)
+def test_parallel_schemes_write_the_same_tables(overload, name):
+    one = pl.read_parquet(overload["1"][0] / name)
+    two = pl.read_parquet(overload["2"][0] / name)
+    assert one.height > 0 and one.equals(two)
 
 
 def test_jobs_zero_is_a_usage_error(tmp_path):
@@ -98,3 +122,48 @@ def test_unstable_tenant_is_flagged_in_the_report(overload):
     assert "heavy under unified" in page and "heavy under partitioned" in page
     assert "light under" not in page
     assert "fig-ts-backlog" in page
+
+
+def _deadlines(run_dir: Path) -> dict[str, dict]:
+    summary = json.loads((run_dir / "summary.json").read_text())
+    return {scheme: data["tenants"]["realtime"]["deadlines"] for scheme, data in summary["schemes"].items()}
+
+
+def test_periodic_tenant_has_deadlines_and_others_do_not(overload):
+    summary = json.loads((overload["2"][0] / "summary.json").read_text())
+    for data in summary["schemes"].values():
+        tenants = data["tenants"]
+        assert "deadlines" not in tenants["heavy"] and "deadlines" not in tenants["light"]
+        d = tenants["realtime"]["deadlines"]
+        assert set(d["tasks"]) == {"scan", "log"}
+        assert d["released"] == sum(t["released"] for t in d["tasks"].values()) > 0
+        assert d["misses"] == sum(t["misses"] for t in d["tasks"].values())
+
+
+def test_deadline_misses_on_the_terminal(overload):
+    run_dir, stdout = overload["2"]
+    rows = [line for line in stdout.splitlines() if line.startswith("│ realtime")]
+    expected = [f"{d['misses']:,} / {d['released']:,}" for d in _deadlines(run_dir).values()]
+    assert len(rows) == 2 and all(row.rstrip(" │").endswith(cell) for row, cell in zip(rows, expected)), stdout
+    assert "deadline misses" in stdout
+
+
+def test_deadline_misses_in_the_report(overload):
+    run_dir = overload["2"][0]
+    page = (run_dir / "report.html").read_text()
+    assert 'id="summary-deadlines"' in page
+    by_scheme = _deadlines(run_dir)
+    for task in ("scan", "log"):
+        cells = "".join(f'<td class="num">{d["tasks"][task]["misses"]:,} / {d["tasks"][task]["released"]:,}</td>' for d in by_scheme.values())
+        assert f"<tr><th>realtime / {task}</th>{cells}</tr>" in page
+
+
+def test_unstable_tenant_is_flagged_in_the_report_table(overload):
+    run_dir = overload["2"][0]
+    page = (run_dir / "report.html").read_text()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    for scheme, data in summary["schemes"].items():
+        outstanding = data["tenants"]["heavy"]["outstanding_at_end"]
+        assert f'{scheme}<br><span class="flag">UNSTABLE</span> ({outstanding:,} outstanding)</th>' in page
+    assert page.count('<span class="flag">UNSTABLE</span>') == 2
+    assert 'id="summary-counters"' in page

@@ -1,0 +1,260 @@
+"""Tests of the summary.json keys the engine added (per tenant: queue_depth,
+outstanding_at_end, backlog_growth, unstable, reordered_arrivals, each op's saturated, and
+deadlines for periodic tasks; per scheme: jobs, scheme_counters, mapper_counters) as the
+Python side shows them, on hand-made summaries without the simulator: the tidy frames
+(booleans stay Boolean), `metrics` and `ftlab compare`, the terminal table of `ftlab run`,
+report.html, and summaries of older runs without any of these keys. `--jobs` in sweeps:
+each Ray task runs its schemes one at a time. Real runs are in test_engine_outputs.py."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+
+import polars as pl
+import pytest
+from reports import synthetic_report
+from rich.console import Console
+
+import ftlab
+from ftlab import _core, sweep_exec
+from ftlab.cli import print_summary
+from ftlab.report import Report
+
+
+def _op(count: int, saturated: int = 0) -> dict:
+    return {"count": count, "iops": float(count), "mean_us": 100.0, "p99_us": 900.0, "max_us": 1000.0, "saturated": saturated}
+
+
+def _task(released: int, misses: int) -> dict:
+    return {"released": released, "completed": released - 1, "misses": misses, "missed_outstanding": 0,
+            "pending_at_end": 1, "response_mean_us": 250.5, "response_max_us": 1300.25}
+
+
+def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> dict:
+    t = {"read": _op(10), "write": _op(20, saturated=3), "trim": _op(0), "waf": 1.25, "queue_depth": 32,
+         "outstanding_at_end": outstanding, "backlog_growth": float(outstanding), "unstable": unstable,
+         "reordered_arrivals": 2}
+    if deadlines is not None:
+        t["deadlines"] = deadlines
+    return t
+
+
+def _scheme(heavy_outstanding: int, rt_misses: int) -> dict:
+    deadlines = {"released": 47, "misses": rt_misses, "tasks": {"scan": _task(31, 1), "flush": _task(16, rt_misses - 1)}}
+    return {
+        "tenants": {"heavy": _tenant(heavy_outstanding, True), "rt": _tenant(2, False, deadlines)},
+        "device": {"waf": 1.3, "erases": 51, "precondition_erases": 256, "write_buffer_bytes": 0,
+                   "timeseries_latency_saturated": 0, "die_utilisation": [0.9, 0.8]},
+        "jobs": {"gc": {"started": 55, "page_reads": 1255, "erases": 51}, "gc_steps": 0, "parity_deferred": 0},
+        "scheme_counters": {"epochs": 4.0, "transfers": 1.0},
+        "mapper_counters": {},
+    }
+
+
+#: A summary with every new key: `heavy` unstable in both schemes, `rt` with periodic tasks.
+NEW = {"ftlab_version": "x", "seed": 1, "scenario": "new",
+       "schemes": {"unified": _scheme(14310, 13), "partitioned": _scheme(16291, 1)}}
+#: A summary of an older run: none of the new keys (the synthetic report's).
+OLD = json.loads(synthetic_report(schemes=("unified", "partitioned"), tenants=("heavy", "rt")).summary_json)
+
+
+def _partial() -> dict:
+    """NEW with keys missing inside the new objects (an unstable tenant without its count, a
+    deadlines object without its totals): shown as unknown, not an error."""
+    s = copy.deepcopy(NEW)
+    del s["schemes"]["unified"]["tenants"]["heavy"]["outstanding_at_end"]
+    s["schemes"]["unified"]["tenants"]["rt"]["deadlines"] = {"tasks": {}}
+    return s
+
+
+def report_of(summary: dict, backlog: bool = True) -> Report:
+    """A synthetic Report (time series of both tenants) with `summary` as its summary.json,
+    and a `backlog` time-series column unless `backlog` is False (an older run)."""
+    base = synthetic_report(schemes=tuple(summary["schemes"]), tenants=("heavy", "rt"))
+    ts = base.timeseries
+    if backlog:
+        ts = ts.with_columns((pl.int_range(pl.len()) % 7).cast(pl.UInt64).alias("backlog"))
+    return Report(json.dumps(summary, indent=2), base.resolved_toml, ts, base.latency_cdf, base.wear)
+
+
+# --------------------------------------------------------------------------------------
+# Tidy frames
+
+
+@pytest.mark.parametrize(
+    "column, dtype, heavy, rt",
+    [
+        ("queue_depth", pl.Int64, 32, 32),
+        ("outstanding_at_end", pl.Int64, 14310, 2),
+        ("backlog_growth", pl.Float64, 14310.0, 2.0),
+        ("unstable", pl.Boolean, True, False),
+        ("reordered_arrivals", pl.Int64, 2, 2),
+        ("write_saturated", pl.Int64, 3, 3),
+        ("deadlines_released", pl.Int64, None, 47),
+        ("deadlines_misses", pl.Int64, None, 13),
+        ("deadlines_tasks_scan_misses", pl.Int64, None, 1),
+        ("deadlines_tasks_flush_response_max_us", pl.Float64, None, 1300.25),
+    ],
+)
+def test_summary_frame_carries_the_new_tenant_keys(column, dtype, heavy, rt):
+    frame = report_of(NEW).summary_frame.filter(scheme="unified")
+    assert frame.schema[column] == dtype
+    assert frame.select("tenant", column).rows() == [("heavy", heavy), ("rt", rt)]
+
+
+def test_unstable_filter_on_the_summary_frame():
+    frame = report_of(NEW).summary_frame.filter(pl.col("unstable"))
+    assert frame.select("scheme", "tenant", "outstanding_at_end").rows() == [("unified", "heavy", 14310), ("partitioned", "heavy", 16291)]
+
+
+def test_old_summary_keeps_its_columns_and_has_none_of_the_new_ones():
+    old = report_of(OLD, backlog=False)
+    frame = old.summary_frame
+    assert frame.columns[:4] == ["scheme", "tenant", "read_count", "read_iops"]
+    assert not {"unstable", "outstanding_at_end", "deadlines_misses", "write_saturated"} & set(frame.columns)
+    assert old.counters_frame.columns == ["scheme"]
+    assert old.counters_frame.get_column("scheme").to_list() == ["unified", "partitioned"]
+    assert not old.metrics.filter(pl.col("metric").str.starts_with("jobs_")).height
+
+
+def test_new_columns_do_not_change_the_existing_ones():
+    new, old = report_of(NEW).summary_frame, report_of(OLD).summary_frame
+    for column in ("scheme", "tenant", "read_iops", "write_p99_us", "waf"):
+        assert new.schema[column] == old.schema[column], column
+
+
+def test_counters_frame_and_metrics_carry_the_scheme_counters():
+    report = report_of(NEW)
+    counters = report.counters_frame
+    assert counters.columns == ["scheme", "jobs_gc_started", "jobs_gc_page_reads", "jobs_gc_erases", "jobs_gc_steps",
+                                "jobs_parity_deferred", "scheme_counters_epochs", "scheme_counters_transfers"]
+    metrics = report.metrics
+    rows = metrics.filter(pl.col("tenant").is_null(), pl.col("metric").is_in(["jobs_gc_started", "scheme_counters_epochs"]))
+    assert rows.select("scheme", "metric", "value").rows() == [
+        ("unified", "jobs_gc_started", 55.0), ("unified", "scheme_counters_epochs", 4.0),
+        ("partitioned", "jobs_gc_started", 55.0), ("partitioned", "scheme_counters_epochs", 4.0),
+    ]
+    # Booleans are not numbers: `unstable` is in summary_frame only.
+    assert "unstable" not in metrics.get_column("metric").to_list()
+    assert metrics.filter(metric="outstanding_at_end", tenant="heavy").get_column("value").to_list() == [14310.0, 16291.0]
+
+
+def test_compare_an_old_and_a_new_run(tmp_path):
+    report_of(OLD, backlog=False).write(tmp_path / "old")
+    report_of(NEW).write(tmp_path / "new")
+    table = ftlab.compare([tmp_path / "old", tmp_path / "new"], metrics=["outstanding_at_end", "waf"])
+    row = table.filter(metric="outstanding_at_end", scheme="unified", tenant="heavy").row(0, named=True)
+    assert row[str(tmp_path / "old")] is None and row[str(tmp_path / "new")] == 14310.0
+
+
+# --------------------------------------------------------------------------------------
+# The terminal table of `ftlab run`
+
+
+def terminal(summary: dict) -> str:
+    out = io.StringIO()
+    print_summary(Console(file=out, width=320, color_system=None), summary)
+    return out.getvalue()
+
+
+def cells_of(text: str, tenant: str) -> list[list[str]]:
+    """The cells of `tenant`'s rows (one per scheme): tenant, IOPS x 2, latencies x 10,
+    WAF, outstanding at end, then deadline misses / released if the table has them."""
+    rows = [line for line in text.splitlines() if line.startswith(f"│ {tenant} ")]
+    return [[cell.strip() for cell in row.split("│")[1:-1]] for row in rows]
+
+
+@pytest.mark.parametrize(
+    "name, summary, heavy, rt",
+    [
+        # (tenant label, outstanding at end[, deadline misses / released]) of the first scheme
+        ("new", NEW, ["heavy UNSTABLE", "14,310", "-"], ["rt", "2", "13 / 47"]),
+        ("old", OLD, ["heavy", "-"], ["rt", "-"]),
+        ("partial", _partial(), ["heavy UNSTABLE", "-", "-"], ["rt", "2", "- / -"]),
+    ],
+)
+def test_terminal_table(name, summary, heavy, rt):
+    text = terminal(summary)
+    heavy_rows, rt_rows = cells_of(text, "heavy"), cells_of(text, "rt")
+    assert len(heavy_rows) == len(rt_rows) == 2, text
+    for rows, expected in ((heavy_rows, heavy), (rt_rows, rt)):
+        assert len(rows[0]) == 14 + len(expected) - 1, (name, rows[0])
+        assert [rows[0][0], *rows[0][14:]] == expected, (name, rows[0])
+    assert "outstanding" in text
+    assert ("deadline misses" in text) == (len(heavy) == 3)
+    assert ("UNSTABLE" in text) == (name != "old")
+
+
+def test_terminal_warns_once_per_scheme_with_an_unstable_tenant():
+    lines = [line for line in terminal(NEW).splitlines() if line.startswith("UNSTABLE: ")]
+    assert len(lines) == 2 and all(line.startswith("UNSTABLE: heavy:") for line in lines)
+
+
+def test_terminal_names_are_not_markup():
+    summary = copy.deepcopy(NEW)
+    summary["schemes"]["unified"]["tenants"] = {"[bold]x[/]": _tenant(5, True)}
+    assert "[bold]x[/] UNSTABLE" in terminal(summary)
+
+
+# --------------------------------------------------------------------------------------
+# report.html
+
+
+@pytest.mark.parametrize(
+    "name, summary, flags, present, absent",
+    [
+        ("new", NEW, 2,
+         ['unified<br><span class="flag">UNSTABLE</span> (14,310 outstanding)',
+          'partitioned<br><span class="flag">UNSTABLE</span> (16,291 outstanding)',
+          "<strong>UNSTABLE</strong>: heavy under unified", 'id="summary-deadlines"', "<th>rt (all tasks)</th>",
+          '<td class="num">13 / 47</td>', "<th>rt / scan</th>", '<td class="num">1 / 31</td>', 'id="summary-counters"',
+          "<th>scheme_counters_epochs</th>", 'id="fig-ts-backlog"'],
+         ["rt under", "</span> (2 outstanding)"]),
+        ("old", OLD, 0, ['id="summary-tenants"', 'id="summary-device"', 'id="fig-ts-iops"'],
+         ["UNSTABLE", "summary-deadlines", "summary-counters", "fig-ts-backlog"]),
+        ("partial", _partial(), 2, ['UNSTABLE</span> (– outstanding)', "– requests were outstanding", '<td class="num">– / –</td>'],
+         []),
+    ],
+)
+def test_report_html(name, summary, flags, present, absent):
+    page = report_of(summary, backlog=name != "old").to_html()
+    # One flag per unstable (tenant, scheme) column of the comparison table.
+    assert page.count('<span class="flag">UNSTABLE</span>') == flags
+    for text in present:
+        assert text in page, (name, text)
+    for text in absent:
+        assert text not in page, (name, text)
+
+
+def test_report_html_of_an_old_results_directory(tmp_path):
+    report_of(OLD, backlog=False).write(tmp_path, html=True)
+    loaded = ftlab.load(tmp_path)
+    assert loaded.summary_frame.height == 4
+    assert "UNSTABLE" not in loaded.to_html()
+
+
+def test_backlog_is_a_base_column_not_a_scheme_series():
+    view_page = report_of(NEW).to_html()
+    assert view_page.count('id="fig-ts-backlog"') == 1
+    assert "fig-series-0-col-backlog" not in view_page
+
+
+# --------------------------------------------------------------------------------------
+# --jobs
+
+
+def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch):
+    calls = []
+    monkeypatch.setattr(_core, "run", lambda **kwargs: calls.append(kwargs) or {"ok": True})
+    out = sweep_exec.run_task('name = "s"\n', "s.toml", "/tmp", _core.version())
+    assert out == {"result": {"ok": True}}
+    assert calls == [{"text": 'name = "s"\n', "name": "s.toml", "base_dir": "/tmp", "jobs": 1}]
+
+
+def test_api_jobs_zero_is_a_usage_error(tmp_path):
+    with pytest.raises(ftlab.UsageError, match="jobs") as caught:
+        ftlab.run(jobs=0, out=tmp_path / "r")
+    assert "jobs" in (caught.value.arg or "")
+    assert not (tmp_path / "r").exists()
