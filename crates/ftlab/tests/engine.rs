@@ -282,3 +282,59 @@ fn backlog_verdict_on_hand_made_counts() {
     check(8, 32, 20.0, 20, false);
     check(10, 1, 0.0, 0, false);
 }
+
+/// `[[measure.phases]]` split the measured phase: a fixed-rate writer doubles its rate at 1 s
+/// (one write per 1 ms, then per 0.5 ms), and two phases cover [0.5, 1) and [1, 1.5). Each
+/// phase counts the completed writes that arrived in it (500, and 1000 less those still in
+/// flight when the run stops), the two add up to the whole measured phase, and
+/// the dies' busy time splits the same way: the phases' utilisations weighted by their
+/// lengths give the run's (both are busy time over elapsed time).
+#[test]
+fn phases_split_the_measured_phase() {
+    let text = tiny(
+        &["unified"],
+        "[measure]\nduration_s = 1.5\nwarmup_s = 0.5\n\
+         [[measure.phases]]\nname = \"before\"\nstart_s = 0.5\nend_s = 1.0\n\
+         [[measure.phases]]\nname = \"after\"\nstart_s = 1.0\n",
+        "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n\
+         [[tenants.synthetic]]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 1000.0\nend_s = 1.0\n\
+         [[tenants.synthetic]]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 500.0\nstart_s = 1.0\n",
+    );
+    let s = run(&text, &[]);
+    let u = &s["schemes"]["unified"];
+    let phase = |p: &str| &u["phases"][p];
+    let writes = |p: &str| phase(p)["tenants"]["w"]["write"]["count"].as_u64().unwrap();
+    // 1000 arrive in [1, 1.5) and one at 1.5 s, when the run stops: that one and the last
+    // in flight are outstanding (the run counts arrivals up to and including its end).
+    let outstanding = u["tenants"]["w"]["outstanding_at_end"].as_u64().unwrap();
+    assert!((1..=3).contains(&outstanding), "{outstanding} outstanding at the end of a light run");
+    assert_eq!((writes("before"), writes("after") + outstanding), (500, 1001));
+    assert_eq!(writes("before") + writes("after"), u["tenants"]["w"]["write"]["count"].as_u64().unwrap());
+    assert_eq!((phase("before")["start_s"].as_f64(), phase("after")["end_s"].as_f64()), (Some(0.5), Some(1.5)));
+    let util = |v: &Value| v["die_utilisation"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>();
+    let (before, after, whole) = (util(&phase("before")["device"]), util(&phase("after")["device"]), util(&u["device"]));
+    for d in 0..whole.len() {
+        // Each value is rounded to 6 decimals in summary.json.
+        let mixed = 0.5 * before[d] + 0.5 * after[d];
+        assert!((mixed - whole[d]).abs() < 2e-6, "die {d}: phases {} and {} against the run's {}", before[d], after[d], whole[d]);
+        assert!(after[d] > before[d], "die {d}: twice the writes, no more busy ({} vs {})", after[d], before[d]);
+    }
+    assert!(phase("after")["device"]["die_utilisation_max"].as_f64().unwrap() >= after.iter().copied().fold(0.0, f64::max) - 1e-9);
+}
+
+/// A phase must lie in the measured phase and have a unique name: each mistake names its key.
+#[test]
+fn bad_phases_name_their_key() {
+    let tenant = "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nrequests = 10\n";
+    for (phases, key) in [
+        ("[[measure.phases]]\nname = \"a\"\nstart_s = 0.1\n", "measure.phases.0.start_s"),
+        ("[[measure.phases]]\nname = \"a\"\nstart_s = 0.5\nend_s = 0.5\n", "measure.phases.0.end_s"),
+        ("[[measure.phases]]\nname = \"\"\nstart_s = 0.5\n", "measure.phases.0.name"),
+        ("[[measure.phases]]\nname = \"a\"\nstart_s = 0.5\n[[measure.phases]]\nname = \"a\"\nstart_s = 0.6\n", "measure.phases.1.name"),
+        ("[[measure.phases]]\nname = \"a\"\nstart_s = 2.0\n", "measure.phases.0.start_s"),
+    ] {
+        let text = tiny(&["unified"], &format!("[measure]\nwarmup_s = 0.2\nduration_s = 1.0\n{phases}"), tenant);
+        let e = run_raw(&text, &[]).err().unwrap_or_else(|| panic!("accepted {phases}"));
+        assert!(e.to_string().contains(key), "{phases}: {e}");
+    }
+}

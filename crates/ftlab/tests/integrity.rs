@@ -1,6 +1,6 @@
 //! The integrity property test (DESIGN §5, §10): random writes, reads, trims and overwrites on
 //! the `tiny` device with GC and static wear leveling forced often, under every scheme of
-//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (upi with 2 ms epochs, so dies
+//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (upi and upi-guarded with 2 ms epochs, so dies
 //! change sets and GC relocates data all the time), plus three test-only policies that drive
 //! the engine's commands: whole-block migrations while the host writes, partial GC in steps
 //! of k page reads, and parity programs with reads rebuilt from stripes. With and without a
@@ -78,6 +78,9 @@ by = "die"
 [scheme.upi]
 epoch_s = 0.002
 relocation_weight = 20.0
+[scheme.upi-guarded]
+epoch_s = 0.002
+relocation_weight = 20.0
 [precondition]
 fill_fraction = {fill}
 overwrite_passes = 0.5
@@ -132,6 +135,9 @@ fn simulation<'a>(s: &scenario::Scenario, scheme: &str) -> ftlab::simulation::Si
 }
 
 fn run_case(c: &Case, requests: u64) {
+    if std::env::var_os("FTLAB_TRACE_CASES").is_some() {
+        eprintln!("case {c:?}");
+    }
     let text = scenario_text(c, requests);
     let s = scenario::load(&text, "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = simulation(&s, c.scheme);
@@ -259,3 +265,4 @@ fn full_precondition_without_overwrites_then_any_mix() {
         }
     }
 }
+

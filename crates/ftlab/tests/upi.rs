@@ -12,7 +12,7 @@ use ftlab::ftl::blocks::WriteClass;
 use ftlab::ftl::gc::VictimPolicy;
 use ftlab::ftl::{Ftl, FrontierKey};
 use ftlab::scenario::{self, Scenario};
-use ftlab::scheme::upi::{delay_weight, EpochModel, Upi, UpiConfig};
+use ftlab::scheme::upi::{delay_weight, EpochModel, Smoothed, Upi, UpiConfig};
 use ftlab::policy::{DeviceView, DieStatus};
 use ftlab::scheme::{EpochStats, Scheme, SchemeContext};
 use ftlab::sim::time::SimTime;
@@ -93,7 +93,7 @@ fn equations_match_hand_worked_values() {
     // Sets: a = {0, 2}, b = {1, 3}. a reads 100 from die 0; b reads 200 from die 2 (a's) and
     // 50 from die 1. a programs 1000 host + 500 GC pages: N_w * WAF = 1000 * 1.5 = 1500.
     let st = stats([[100, 0, 0, 0], [0, 50, 200, 0]], [1000, 0], [500, 0]);
-    let m = EpochModel::new(&st, 1, TAU_R_NS, TAU_P_NS, &config());
+    let m = EpochModel::new(&st, &Smoothed::of(&st), 1, TAU_R_NS, TAU_P_NS, &config());
     let set_of_die = [0u16, 1, 0, 1];
     let sizes = [2u32, 2];
     // Eq. 3: N_p(a, c) = 1500 / |S_a| = 750 on a's dies, 0 elsewhere; b wrote nothing.
@@ -117,7 +117,7 @@ fn equations_match_hand_worked_values() {
     assert!(close(m.utility(1, &set_of_die, &sizes, 2.0), g));
     let mut c = config();
     c.read_exponent = 0.5;
-    let m = EpochModel::new(&st, 1, TAU_R_NS, TAU_P_NS, &c);
+    let m = EpochModel::new(&st, &Smoothed::of(&st), 1, TAU_R_NS, TAU_P_NS, &c);
     let (r1, r2) = (50f64.sqrt(), 200f64.sqrt());
     let a = (r1 + r2) / (r1 / (1.0 - 0.0025) + r2 / (1.0 - 0.385));
     assert!(close(m.utility(1, &set_of_die, &sizes, 1.0), a));
@@ -127,7 +127,7 @@ fn equations_match_hand_worked_values() {
 #[test]
 fn a_tenant_without_reads_has_utility_one() {
     let st = stats([[0, 0, 0, 0], [0, 9000, 0, 0]], [5000, 0], [0, 0]);
-    let m = EpochModel::new(&st, 1, TAU_R_NS, TAU_P_NS, &config());
+    let m = EpochModel::new(&st, &Smoothed::of(&st), 1, TAU_R_NS, TAU_P_NS, &config());
     assert_eq!(m.utility(0, &[0, 1, 0, 1], &[2, 2], 1.0), 1.0);
     assert!(m.utility(1, &[0, 1, 0, 1], &[2, 2], 1.0) < 1.0);
 }
@@ -152,8 +152,8 @@ fn traffic_at_or_above_one_gives_finite_growing_weights() {
     // below that of the same reads on a die at half the load.
     let heavy = stats([[30_000, 0, 0, 0], [0, 0, 0, 0]], [0, 0], [0, 0]);
     let light = stats([[10_000, 0, 0, 0], [0, 0, 0, 0]], [0, 0], [0, 0]);
-    let u_heavy = EpochModel::new(&heavy, 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
-    let u_light = EpochModel::new(&light, 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
+    let u_heavy = EpochModel::new(&heavy, &Smoothed::of(&heavy), 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
+    let u_light = EpochModel::new(&light, &Smoothed::of(&light), 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
     assert!(u_heavy > 0.0 && u_heavy < u_light && u_light < 1.0, "{u_heavy} {u_light}");
     // Traffic 1.5 > cap: utility = 1 / (1/(1-cap) + (1.5 - cap)/(1-cap)^2).
     assert!((u_heavy - 1.0 / (at_cap + 0.55 * at_cap * at_cap)).abs() < 1e-9);
@@ -190,7 +190,8 @@ fn one_die_moves_from_highest_to_lowest_utility() {
 /// receiver's current utility.
 #[test]
 fn anti_thrash_rule_refuses_a_move_that_would_invert_utilities() {
-    let s = two_tenant_scenario("");
+    // Each epoch alone: the second epoch's counters are all zero, not an average.
+    let s = two_tenant_scenario("smoothing_epochs = 1");
     let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
     let mut upi = build_upi(&s);
     // a: 1600 programs -> 800 per die, Traffic 0.4 + 100 reads (0.005): Util(a) = 0.595. b as
@@ -315,46 +316,73 @@ fn eager_relocation_copies_more_of_the_readers_data_than_lazy() {
 }
 
 /// GC victim selection (§4): a block's reads count only when its die is outside its owner's
-/// set, scaled by `relocation_weight`.
+/// set, scaled by `relocation_weight`. The read term is below the weight (`relocation_term`),
+/// so a fully valid hot block (score age * w x/(1+x) / 2) beats a half-invalid block of the
+/// same age (age * 0.5 / 1) only for w > 1: weight 4 here, where x is in the thousands.
 #[test]
 fn victim_selection_counts_reads_only_outside_the_owners_set() {
-    for (weight, transferred, expect_hot) in [(0.0, true, false), (1.0, true, true), (1.0, false, false)] {
+    for (weight, transferred, expect_hot) in [(0.0, true, false), (4.0, true, true), (4.0, false, false)] {
         let s = two_tenant_scenario(&format!("relocation_weight = {weight}"));
-        let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
-        let mut ftl = sim.ftl().clone();
-        let g = ftl.geometry;
-        let die = DieIdx(2);
-        let key = FrontierKey { tenant: 0, stream: 0, class: WriteClass::Host };
-        let t0 = SimTime::from_ms(1);
-        // Block `hot`: fully valid, each page read 10 times. Block `half`: half invalid.
-        let write = |ftl: &mut Ftl, lpn: u32| {
-            let p = ftl.allocate(key, die, t0.ns() as i64).expect("room");
-            ftl.map_host(0, lpn, p.ppa);
-            if let Some((b, page)) = p.page_full {
-                ftl.programmed(b, page);
-            }
-            g.block_of(p.ppa)
-        };
-        let upb = g.units_per_block;
-        let hot = (0..upb).map(|l| write(&mut ftl, l)).last().unwrap();
-        let half = (upb..2 * upb).map(|l| write(&mut ftl, l)).last().unwrap();
-        for l in upb..upb + upb / 2 {
-            write(&mut ftl, l);
-        }
-        for _ in 0..10 * g.pages_per_block {
-            ftl.note_read(hot);
-        }
-        let mut upi = build_upi(&s);
-        if transferred {
-            // The move test's counters: die 2 goes from a to b.
-            let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
-            epoch(&mut upi, 1.0, &st, &ftl);
-            assert_eq!(upi.set(1).last(), Some(&die));
-        }
-        let victim = with_view(&ftl, SimTime::from_ms(2), |v| upi.gc_victim(die, v, VictimPolicy::Greedy)).expect("a victim");
-        let want = if expect_hot { hot } else { half };
-        assert_eq!(victim, want, "weight {weight}, transferred {transferred}");
+        assert_eq!(victim_after(&s, transferred, 0), expect_hot, "weight {weight}, transferred {transferred}");
     }
+}
+
+/// The `room_home` guard (ours, off by default): with it, relocation stops pulling data into
+/// a set its owner's data already fills beyond the device's density 1/(1 + OP); without it
+/// (the paper), the hot block outside the set is still the victim.
+#[test]
+fn the_room_home_guard_refuses_relocation_into_a_full_set_and_permits_it_otherwise() {
+    let s = two_tenant_scenario("room_home = true\nrelocation_weight = 4.0");
+    let g = s.geometry();
+    let die_units = g.blocks_per_die * g.units_per_block;
+    let fill_device = 1.0 / (1.0 + s.device.over_provisioning.unwrap());
+    let full = ((fill_device + 0.02) * die_units as f64) as u32; // a's one die, past 1/(1 + OP)
+    assert!(victim_after(&s, true, 0), "room_home with an empty home still relocates");
+    assert!(!victim_after(&s, true, full), "room_home relocated into a full home");
+    let paper = two_tenant_scenario("relocation_weight = 4.0");
+    assert!(victim_after(&paper, true, full), "without room_home relocation ignores the home's fill");
+}
+
+/// Whether GC on die 2 takes the fully valid, read-hot block of tenant a rather than a
+/// half-invalid block of the same age, after (if `transferred`) die 2 moved to b, with
+/// `home_units` more of a's units written on die 0 (its remaining set).
+fn victim_after(s: &Scenario, transferred: bool, home_units: u32) -> bool {
+    let sim = build_simulation(s, "upi", Path::new("."), "upi.toml").expect("builds");
+    let mut ftl = sim.ftl().clone();
+    let g = ftl.geometry;
+    let die = DieIdx(2);
+    let key = FrontierKey { tenant: 0, stream: 0, class: WriteClass::Host };
+    let t0 = SimTime::from_ms(1);
+    let write = |ftl: &mut Ftl, lpn: u32, die: DieIdx| {
+        let p = ftl.allocate(key, die, t0.ns() as i64).expect("room");
+        ftl.map_host(0, lpn, p.ppa);
+        if let Some((b, page)) = p.page_full {
+            ftl.programmed(b, page);
+        }
+        g.block_of(p.ppa)
+    };
+    // Block `hot`: fully valid, each page read 10 times. Block `half`: half invalid.
+    let upb = g.units_per_block;
+    let hot = (0..upb).map(|l| write(&mut ftl, l, die)).last().unwrap();
+    let half = (upb..2 * upb).map(|l| write(&mut ftl, l, die)).last().unwrap();
+    for l in upb..upb + upb / 2 {
+        write(&mut ftl, l, die);
+    }
+    for l in 0..home_units {
+        write(&mut ftl, 2 * upb + l, DieIdx(0));
+    }
+    for _ in 0..10 * g.pages_per_block {
+        ftl.note_read(hot);
+    }
+    let mut upi = build_upi(s);
+    // The move test's counters (die 2 goes from a to b); they also give a its read average.
+    let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
+    let st = if transferred { st } else { stats([[100, 0, 50, 0], [0; 4]], [0, 0], [0, 0]) };
+    epoch(&mut upi, 1.0, &st, &ftl);
+    assert_eq!(upi.set(1).last() == Some(&die), transferred);
+    let victim = with_view(&ftl, SimTime::from_ms(2), |v| upi.gc_victim(die, v, VictimPolicy::Greedy)).expect("a victim");
+    assert!(victim == hot || victim == half, "victim {victim:?}");
+    victim == hot
 }
 
 /// Read-only dies (§6) hold what preconditioning wrote, serve reads, and take no write: their
@@ -382,4 +410,134 @@ fn read_only_dies_take_no_writes_after_preconditioning() {
     assert!(sim.ftl().valid_units_on(0, die) <= valid_before);
     assert_eq!(sim.ftl().valid_units_on(1, die), 0);
     assert_eq!(erases(sim.ftl()), erases_before, "GC erased a block of the read-only die");
+}
+
+
+/// Eq. 3 on smoothed counters (§4: "because GC activities can be sporadic", N_p comes from
+/// N_w and WAF rather than from the epoch's GC copies). Two epochs, alpha = 1/10, by hand.
+#[test]
+fn eq3_uses_the_smoothed_waf_and_reads() {
+    let e1 = stats([[100, 0, 0, 0], [0, 0, 0, 0]], [1000, 0], [1000, 0]);
+    let e2 = stats([[200, 0, 0, 0], [0, 0, 0, 0]], [1000, 0], [0, 0]);
+    let mut sm = Smoothed::new(2, 4, 10.0);
+    sm.update(&e1);
+    sm.update(&e2);
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    // N_r(a, 0) = 100 + (200 - 100)/10 = 110; host 1000; GC 1000 + (0 - 1000)/10 = 900.
+    assert!(close(sm.reads[0], 110.0), "{}", sm.reads[0]);
+    assert!(close(sm.waf(0), 1.9), "{}", sm.waf(0));
+    assert_eq!(sm.waf(1), 1.0, "a tenant that never wrote has WAF 1");
+    let (set_of_die, sizes) = ([0u16, 1, 0, 1], [2u32, 2]);
+    let m = EpochModel::new(&e2, &sm, 1, TAU_R_NS, TAU_P_NS, &config());
+    // Eq. 3: N_w(a) * WAF(a) / |S_a| = 1000 * 1.9 / 2 = 950 (the epoch alone: 1000 * 1 / 2).
+    assert!(close(m.expected_programs(0, 0, &set_of_die, &sizes), 950.0));
+    // Eq. 2: Traffic(0) = (110 * 50 us + 950 * 500 us) / 1 s = 0.4805; Eq. 1: 1 - 0.4805.
+    assert!(close(m.traffic(0, &set_of_die, &sizes), 0.4805));
+    assert!(close(m.utility(0, &set_of_die, &sizes, 1.0), 1.0 - 0.4805));
+    let alone = EpochModel::new(&e2, &Smoothed::of(&e2), 1, TAU_R_NS, TAU_P_NS, &config());
+    assert!(close(alone.expected_programs(0, 0, &set_of_die, &sizes), 500.0));
+    // The scheme feeds its epochs through the same averages (min_set_dies = 2: no move, so
+    // the second epoch's utility is over the initial sets).
+    let s = two_tenant_scenario("min_set_dies = 2\nsmoothing_epochs = 10");
+    let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    let mut upi = build_upi(&s);
+    epoch(&mut upi, 1.0, &e1, sim.ftl());
+    epoch(&mut upi, 2.0, &e2, sim.ftl());
+    assert!(close(upi.utilities()[0], 1.0 - 0.4805), "{:?}", upi.utilities());
+}
+
+/// The relocation read term is the block's read rate over its owner's average, x, as
+/// w x / (1 + x): a block read at its owner's average rate scores w/2 for a tenant reading 10
+/// pages/s and for one reading 1000 pages/s (per page since written, the old term, they
+/// differ 100-fold), 3x the average scores 3w/4, and no block reaches w.
+#[test]
+fn relocation_term_means_the_same_for_slow_and_fast_tenants() {
+    let text = reader_writer(2.0, "min_set_dies = 2");
+    let s = scenario::load(&text, "upi.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+    precondition(&s, &mut sim, "upi.toml").expect("preconditions");
+    let ftl = sim.ftl();
+    let g = ftl.geometry;
+    let pages = |t: u16| (0..g.n_dies).map(|d| ftl.valid_units_on(t, DieIdx(d))).sum::<u64>() as f64 / g.units_per_page as f64;
+    let (p_slow, p_fast) = (pages(0), pages(1));
+    assert!(p_slow > 0.0 && p_fast > 0.0);
+    let mut upi = build_upi(&s);
+    assert_eq!(upi.relocation_term(1000, 1e9, 0), 0.0, "no average before the first epoch");
+    // Over 1 s: r reads 10 pages, w 1000 (on dies of the other's set; it does not matter).
+    let st = stats([[0, 10, 0, 0], [1000, 0, 0, 0]], [0, 0], [0, 0]);
+    epoch(&mut upi, 1.0, &st, ftl);
+    let w = 2.0;
+    let ppb = g.pages_per_block as f64;
+    // A block of age A read at its owner's average: reads = avg * pages_per_block * A, with
+    // avg = 10 / p_slow (slow) or 1000 / p_fast (fast) per page per second. A = p_slow s
+    // (p_fast s) makes the counts whole: 10 * ppb and 1000 * ppb.
+    let term = |count: f64, age_s: f64, t: usize| upi.relocation_term(count as u32, age_s * 1e9, t);
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    assert!(close(term(10.0 * ppb, p_slow, 0), w / 2.0), "{}", term(10.0 * ppb, p_slow, 0));
+    assert!(close(term(1000.0 * ppb, p_fast, 1), w / 2.0), "{}", term(1000.0 * ppb, p_fast, 1));
+    assert!(close(term(30.0 * ppb, p_slow, 0), 0.75 * w));
+    assert!(close(term(3000.0 * ppb, p_fast, 1), 0.75 * w));
+    let hottest = term(u32::MAX as f64, 1e-3, 0);
+    assert!(hottest < w && hottest > 0.99 * w, "{hottest}");
+    assert_eq!(term(0.0, 1.0, 0), 0.0);
+}
+
+/// The anti-starvation guard (`donor_traffic_max`): the move of
+/// `one_die_moves_from_highest_to_lowest_utility` leaves the donor a one-die set with Eq. 2
+/// traffic 200 * 500 us + 100 * 50 us = 0.105 per second. A bound of 0.1 refuses it; 0.2
+/// permits it; no bound (paper-literal `upi`) permits it.
+#[test]
+fn the_anti_starvation_guard_refuses_and_permits_as_its_bound_says() {
+    let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
+    for (knob, moved) in [("donor_traffic_max = 0.1", false), ("donor_traffic_max = 0.2", true), ("", true)] {
+        let s = two_tenant_scenario(knob);
+        let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+        let mut upi = build_upi(&s);
+        epoch(&mut upi, 1.0, &st, sim.ftl());
+        assert_eq!(upi.counters.transfers, moved as u64, "{knob:?}");
+        assert_eq!(upi.counters.refused_starvation, !moved as u64, "{knob:?}");
+        assert_eq!(upi.set(0).len(), if moved { 1 } else { 2 }, "{knob:?}");
+    }
+}
+
+/// The utility gap (`utility_gap_min`): the same epoch has Util(a) = 0.946 and Util(b) = 0.4,
+/// a gap of 0.546: a minimum of 0.6 refuses the move, 0.5 permits it.
+#[test]
+fn the_utility_gap_refuses_and_permits_as_its_bound_says() {
+    let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
+    for (gap, moved) in [(0.6, false), (0.5, true)] {
+        let s = two_tenant_scenario(&format!("utility_gap_min = {gap}"));
+        let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
+        let mut upi = build_upi(&s);
+        epoch(&mut upi, 1.0, &st, sim.ftl());
+        assert_eq!((upi.counters.transfers, upi.counters.refused_gap), (moved as u64, !moved as u64), "gap {gap}");
+    }
+}
+
+/// `upi-guarded` is `upi` with the guards on unless its table says otherwise, under its own
+/// name; `upi`'s defaults are the paper's (no guard, no room rule).
+#[test]
+fn the_presets_differ_only_in_the_guards() {
+    let s = two_tenant_scenario("");
+    let ns = s.namespace_units();
+    let g = s.geometry();
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing() };
+    let plain = Upi::new(&toml::Table::new(), &ctx).expect("builds");
+    let guarded = Upi::new_guarded(&toml::Table::new(), &ctx).expect("builds");
+    let mine: toml::Table = toml::from_str("donor_traffic_max = 0.9").unwrap();
+    let tuned = Upi::new_guarded(&mine, &ctx).expect("builds");
+    let (p, gd, t) = (plain.resolved_config(), guarded.resolved_config(), tuned.resolved_config());
+    assert_eq!((plain.name(), guarded.name()), ("upi", "upi-guarded"));
+    assert!(p.get("donor_traffic_max").is_none());
+    assert_eq!(p["utility_gap_min"].as_float(), Some(0.0));
+    assert_eq!(p["room_home"].as_bool(), Some(false));
+    assert_eq!(gd["donor_traffic_max"].as_float(), Some(0.7));
+    assert_eq!(gd["utility_gap_min"].as_float(), Some(0.05));
+    assert_eq!(t["donor_traffic_max"].as_float(), Some(0.9));
+    for key in ["epoch_s", "relocation_weight", "smoothing_epochs", "room_home", "read_exponent"] {
+        assert_eq!(p[key], gd[key], "{key}");
+    }
+    let bad: toml::Table = toml::from_str("donor_traffic_max = 0.0").unwrap();
+    let err = Upi::new_guarded(&bad, &ctx).err().expect("a bound of 0 is refused");
+    assert_eq!(err.key, "donor_traffic_max");
 }

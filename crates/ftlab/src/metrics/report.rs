@@ -5,6 +5,7 @@
 //! otherwise (`erase_count_*` and `precondition_erases` are the device's wear). Not the time
 //! series (see `timeseries`) and not the terminal table (Python).
 
+use super::phase::PhaseResult;
 use super::deadline::TaskStats;
 use super::{latency::LatencySummary, DeviceCounters, JobCounters, OpStats, TenantMetrics};
 use crate::policy::{Counters, JobKind};
@@ -15,6 +16,8 @@ use serde_json::{json, Map, Value};
 #[derive(Clone, Debug)]
 pub struct SchemeResult {
     pub scheme: String,
+    /// `[[measure.phases]]`, in scenario order (empty without phases).
+    pub phases: Vec<PhaseResult>,
     pub tenants: Vec<(String, TenantMetrics)>,
     pub queue_depths: Vec<u32>,
     pub device: DeviceCounters,
@@ -69,7 +72,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
     let d = &r.device;
     let device_waf = ratio((d.flash_pages_programmed * r.units_per_page as u64) as f64, d.host_units as f64);
     let util_mean = if r.die_utilisation.is_empty() { 0.0 } else { r.die_utilisation.iter().sum::<f64>() / r.die_utilisation.len() as f64 };
-    json!({
+    let mut v = json!({
         "tenants": tenants,
         "device": {
             "waf": device_waf,
@@ -87,6 +90,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "suspensions": d.suspensions,
             "multi_plane_ops": d.multi_plane_ops,
             "die_utilisation_mean": round6(util_mean),
+            "die_utilisation_max": round6(r.die_utilisation.iter().copied().fold(0.0, f64::max)),
             "die_utilisation": r.die_utilisation.iter().map(|&u| round6(u)).collect::<Vec<_>>(),
             "write_buffer_bytes": r.write_buffer_bytes,
             "timeseries_latency_saturated": r.timeseries_saturated,
@@ -97,6 +101,37 @@ fn scheme_json(r: &SchemeResult) -> Value {
         "jobs": jobs_json(&r.jobs),
         "scheme_counters": counters_json(&r.scheme_counters),
         "mapper_counters": counters_json(&r.mapper_counters),
+    });
+    if !r.phases.is_empty() {
+        let names: Vec<&str> = r.tenants.iter().map(|(n, _)| n.as_str()).collect();
+        v["phases"] = r.phases.iter().map(|p| (p.name.clone(), phase_json(p, &names))).collect::<Map<_, _>>().into();
+    }
+    v
+}
+
+/// One phase: per tenant read and write latencies and WAF; the device's WAF, erases and die
+/// utilisation (each die, the mean and the busiest).
+fn phase_json(p: &PhaseResult, names: &[&str]) -> Value {
+    let secs = (p.end - p.start).as_secs_f64();
+    let mut tenants = Map::new();
+    for (t, name) in names.iter().enumerate() {
+        let waf = ratio((p.host_units[t] + p.gc_units[t]) as f64, p.host_units[t] as f64);
+        tenants.insert(name.to_string(), json!({"read": op_json(&p.read[t], secs), "write": op_json(&p.write[t], secs), "waf": waf}));
+    }
+    let host: u64 = p.host_units.iter().sum();
+    let util = &p.die_utilisation;
+    let util_mean = if util.is_empty() { 0.0 } else { util.iter().sum::<f64>() / util.len() as f64 };
+    json!({
+        "start_s": round6(p.start.as_secs_f64()),
+        "end_s": round6(p.end.as_secs_f64()),
+        "tenants": tenants,
+        "device": {
+            "waf": ratio((p.flash_pages_programmed * p.units_per_page as u64) as f64, host as f64),
+            "erases": p.erases,
+            "die_utilisation_mean": round6(util_mean),
+            "die_utilisation_max": round6(util.iter().copied().fold(0.0, f64::max)),
+            "die_utilisation": util.iter().map(|&u| round6(u)).collect::<Vec<_>>(),
+        },
     })
 }
 

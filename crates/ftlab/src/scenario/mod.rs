@@ -274,6 +274,23 @@ pub struct MeasureConfig {
     /// Time-series window in simulated seconds. Default 1.
     #[serde(default = "default_one")]
     pub window_s: f64,
+    /// Named intervals of the measured phase reported apart (`metrics::phase`): each has
+    /// its own latencies, WAF and die utilisation in `summary.json` under `phases`.
+    /// Default none.
+    #[serde(default)]
+    pub phases: Vec<PhaseConfig>,
+}
+
+/// One `[[measure.phases]]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseConfig {
+    /// Its key in `summary.json`: non-empty, unique among the phases.
+    pub name: String,
+    /// Start, in simulated seconds: at or after `measure.warmup_s`.
+    pub start_s: f64,
+    /// End, in simulated seconds, above `start_s`. Default: the end of the run.
+    pub end_s: Option<f64>,
 }
 
 impl Default for MeasureConfig {

@@ -1,7 +1,7 @@
 //! Filling defaults (presets, watermarks) and checking every value's range. Errors are
 //! `(key, reason)` pairs; `scenario::load` adds the file name.
 
-use super::{presets, DeviceConfig, Scenario, TenantConfig};
+use super::{presets, DeviceConfig, MeasureConfig, Scenario, TenantConfig};
 use crate::flash::geometry::Geometry;
 use crate::flash::timing::Timing;
 use crate::scheme::{self, SchemeContext};
@@ -387,6 +387,7 @@ fn check_phases(s: &Scenario) -> Check {
     if let Some(d) = m.duration_s.filter(|d| m.warmup_s >= *d) {
         return err("measure.warmup_s", format!("must be below measure.duration_s ({d} seconds), got {}", m.warmup_s));
     }
+    check_measure_phases(m)?;
     // The latest end of the run the scenario fixes (as `api::horizon`, or earlier when every
     // tenant stops before it): the time series holds one row per tenant and window up to there.
     let tenants_end: Option<f64> =
@@ -475,4 +476,30 @@ fn join_key(prefix: &str, key: &str) -> String {
 
 fn registry_names<T>(reg: &[(&str, T)]) -> String {
     reg.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+/// `[[measure.phases]]`: unique non-empty names, inside the measured phase, not empty.
+fn check_measure_phases(m: &MeasureConfig) -> Result<(), (String, String)> {
+    for (i, p) in m.phases.iter().enumerate() {
+        let key = |k: &str| format!("measure.phases.{i}.{k}");
+        if p.name.is_empty() {
+            return err(key("name"), "must not be empty".to_string());
+        }
+        if m.phases[..i].iter().any(|q| q.name == p.name) {
+            return err(key("name"), format!("{:?} names two phases", p.name));
+        }
+        if !(p.start_s >= m.warmup_s && p.start_s <= MAX_SECONDS) {
+            return err(
+                &key("start_s"),
+                format!("must be in [measure.warmup_s = {}, {MAX_SECONDS}] seconds (counters restart at the warm-up's end), got {}", m.warmup_s, p.start_s),
+            );
+        }
+        if let Some(e) = p.end_s.filter(|&e| !(e > p.start_s && e <= MAX_SECONDS)) {
+            return err(key("end_s"), format!("must be in (start_s = {}, {MAX_SECONDS}] seconds, got {e}", p.start_s));
+        }
+        if let Some(d) = m.duration_s.filter(|&d| p.start_s >= d) {
+            return err(key("start_s"), format!("must be below measure.duration_s ({d} seconds), got {}", p.start_s));
+        }
+    }
+    Ok(())
 }

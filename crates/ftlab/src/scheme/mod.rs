@@ -148,7 +148,12 @@ pub trait Scheme: Send {
 pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
 /// Every scheme a scenario may name (the integrity property test runs each one).
-pub const REGISTRY: &[(&str, BuildFn)] = &[("unified", unified::build), ("partitioned", partitioned::build), ("upi", upi::build)];
+pub const REGISTRY: &[(&str, BuildFn)] = &[
+    ("unified", unified::build),
+    ("partitioned", partitioned::build),
+    ("upi", upi::build),
+    ("upi-guarded", upi::build_guarded),
+];
 
 /// Build the scheme called `name`.
 pub fn build(name: &str, config: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {

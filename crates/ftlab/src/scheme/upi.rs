@@ -7,6 +7,11 @@
 //! programs (Eq. 3) and the dies' traffic (Eq. 2), and moves one die from the tenant with the
 //! highest utility to the one with the lowest, if the anti-thrash rule allows it.
 //!
+//! Two presets share this file: `upi` is the paper as written (Eq. 1-3 on smoothed counters,
+//! the anti-thrash rule, read-weighted relocation) plus the space rule that keeps a set from
+//! running out of room; `upi-guarded` adds two guards that are not in the paper and are
+//! knobs of `upi` too: `donor_traffic_max` (anti-starvation) and `utility_gap_min`.
+//!
 //! What this is not: it moves no data itself (GC relocates it, through `gc_victim`'s
 //! read-weighted cost-benefit and `gc_write_die`), and it knows nothing of time beyond the
 //! epoch counters it is handed. `docs/schemes/upi.md` maps each equation to its line here.
@@ -60,6 +65,28 @@ pub struct UpiConfig {
     /// Smallest set a donor may be left with. In [1, smallest initial set]. Default 1.
     #[serde(default = "default_min_set")]
     pub min_set_dies: u32,
+    /// Time constant, in epochs, of the exponential moving averages of N_r(t, c), N_w(t)'s
+    /// host units and GC copies that feed Eq. 1-3 (`Smoothed`): each epoch moves an average
+    /// 1/`smoothing_epochs` of the way to the epoch's count. §4 computes N_p from N_w and WAF
+    /// "because GC activities can be sporadic"; WAF(t) is the ratio of the smoothed counts.
+    /// 1 = no smoothing (each epoch alone). In [1, 1e6]. Default 10 (our choice; the paper
+    /// gives none).
+    #[serde(default = "default_smoothing_epochs")]
+    pub smoothing_epochs: f64,
+    /// Relocation pulls data home only while its owner's own data fills less than the
+    /// device's density 1/(1 + OP) of its set (ours, not in the paper). Default false.
+    #[serde(default)]
+    pub room_home: bool,
+    /// Anti-starvation guard (ours, not in the paper): a move is refused if Eq. 2 predicts a
+    /// traffic above this on any die the donor keeps. Fraction of a die's time, in (0, 10];
+    /// absent (the `upi` default) = no guard. `upi-guarded` sets 0.7.
+    #[serde(default)]
+    pub donor_traffic_max: Option<f64>,
+    /// A die moves only if the highest utility exceeds the lowest by more than this (ours,
+    /// not in the paper: it stops cycles among three or more tenants that the pairwise
+    /// anti-thrash rule lets through). In [0, 1]. Default 0; `upi-guarded` sets 0.05.
+    #[serde(default)]
+    pub utility_gap_min: f64,
 }
 
 fn default_epoch_s() -> f64 {
@@ -74,6 +101,13 @@ fn default_traffic_cap() -> f64 {
 fn default_min_set() -> u32 {
     1
 }
+fn default_smoothing_epochs() -> f64 {
+    10.0
+}
+
+/// The knobs `upi-guarded` sets when its table does not: the anti-starvation guard at 0.7
+/// (where an M/M/1 queue's delay factor 1/(1 - Traffic) passes 3) and a utility gap of 0.05.
+const GUARDED_DEFAULTS: &[(&str, f64)] = &[("donor_traffic_max", 0.7), ("utility_gap_min", 0.05)];
 
 /// `set_of_die` value of a read-only die.
 const NO_SET: u16 = u16::MAX;
@@ -91,10 +125,21 @@ pub struct UpiCounters {
     pub refused_space: u64,
     /// Dies given to a tenant whose set was full of its own data (the space rule).
     pub space_transfers: u64,
+    /// Moves refused by the anti-starvation guard (`donor_traffic_max`).
+    pub refused_starvation: u64,
+    /// Epochs without a move because the utilities were within `utility_gap_min`.
+    pub refused_gap: u64,
 }
 
 pub struct Upi {
+    /// `upi` or `upi-guarded`.
+    name: &'static str,
     config: UpiConfig,
+    /// The moving averages of the epoch counters (Eq. 1-3's inputs).
+    smoothed: Smoothed,
+    /// Per tenant: smoothed host page reads per second per valid page of its data, the
+    /// yardstick of the relocation read term (0 before the first epoch).
+    read_rate_per_page: Vec<f64>,
     /// Dies of each tenant's allocation set.
     sets: Vec<Vec<DieIdx>>,
     /// Tenant whose set holds each die, or `NO_SET`.
@@ -122,12 +167,30 @@ pub struct Upi {
     pub counters: UpiCounters,
 }
 
+/// `upi`: the paper's scheme.
 pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Upi::new(table, ctx)?))
 }
 
+/// `upi-guarded`: `upi` with `GUARDED_DEFAULTS` for the knobs its table leaves out.
+pub fn build_guarded(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+    Ok(Box::new(Upi::new_guarded(table, ctx)?))
+}
+
 impl Upi {
     pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
+        Upi::with_name("upi", table, ctx)
+    }
+
+    pub fn new_guarded(table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
+        let mut table = table.clone();
+        for &(key, value) in GUARDED_DEFAULTS {
+            table.entry(key).or_insert(toml::Value::Float(value));
+        }
+        Upi::with_name("upi-guarded", &table, ctx)
+    }
+
+    fn with_name(name: &'static str, table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
         let mut config: UpiConfig = parse_config(table)?;
         let g = *ctx.geometry;
         let n_tenants = ctx.namespace_units.len();
@@ -151,6 +214,9 @@ impl Upi {
         }
         let first_dies: Vec<DieIdx> = sets.iter().map(|s| s[0]).collect();
         Ok(Upi {
+            name,
+            smoothed: Smoothed::new(n_tenants, g.n_dies as usize, config.smoothing_epochs),
+            read_rate_per_page: vec![0.0; n_tenants],
             config,
             set_of_die,
             host_next: vec![0; n_tenants],
@@ -219,7 +285,7 @@ impl Upi {
                 .iter()
                 .copied()
                 .filter(|&d| self.own_density(donor, ftl, Some(d)) <= self.fill_guard)
-                .min_by_key(|d| (model.reads_on_die(d.0 as usize), d.0));
+                .min_by(|a, b| least_read(model, *a, *b));
             if let Some(die) = die {
                 self.transfer(die, donor, starved);
                 self.counters.space_transfers += 1;
@@ -240,15 +306,15 @@ impl Upi {
             return;
         }
         let Some((donor, receiver)) = extremes(&self.utility) else { return };
+        if self.utility[donor] - self.utility[receiver] <= self.config.utility_gap_min {
+            self.counters.refused_gap += 1;
+            return;
+        }
         if sizes[donor] <= self.config.min_set_dies {
             self.counters.refused_min_set += 1;
             return;
         }
-        let die = self.sets[donor]
-            .iter()
-            .copied()
-            .min_by_key(|d| (model.reads_on_die(d.0 as usize), d.0))
-            .expect("a donor has dies");
+        let die = self.sets[donor].iter().copied().min_by(|a, b| least_read(model, *a, *b)).expect("a donor has dies");
         // Anti-thrash (§4): the donor's utility after the move must stay >= the receiver's now.
         let mut trial = self.set_of_die.clone();
         trial[die.0 as usize] = receiver as u16;
@@ -258,6 +324,10 @@ impl Upi {
         let donor_after = model.utility(donor, &trial, &trial_sizes, self.config.traffic_exponents[donor]);
         if donor_after < self.utility[receiver] {
             self.counters.refused_anti_thrash += 1;
+            return;
+        }
+        if self.config.donor_traffic_max.is_some_and(|max| model.set_traffic_max(donor, &trial, &trial_sizes) > max) {
+            self.counters.refused_starvation += 1;
             return;
         }
         if self.own_density(donor, ftl, Some(die)) > self.fill_guard {
@@ -281,27 +351,57 @@ impl Upi {
     /// The read-weighted cost-benefit score of a collectable block, or `None` if collecting
     /// it gains nothing (fully valid and not a relocation candidate).
     fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime, room_home: &[bool]) -> Option<f64> {
-        let g = &self.geometry;
         let info = ftl.blocks().get(block);
-        let upb = g.units_per_block;
+        let upb = self.geometry.units_per_block;
         let age_ns = age(now, info.last_write_ns).ns() as f64 + 1.0;
         let u = info.valid_units as f64 / upb as f64;
-        // Relocation pulls data home only while home has room for it (`fill_device`):
-        // compacting a tenant's data into a set it overfills would only feed GC.
-        let outside = !self.in_set(info.owner, die) && room_home[info.owner as usize];
-        // Reads per page since the block was written, counted only off the owner's set.
-        let reads = if outside { self.config.relocation_weight * info.read_count as f64 / g.pages_per_block as f64 } else { 0.0 };
+        let owner = info.owner as usize;
+        let outside = !self.in_set(info.owner, die) && room_home[owner];
+        let reads = if outside { self.relocation_term(info.read_count, age_ns, owner) } else { 0.0 };
         let benefit = (1.0 - u) + reads;
         if info.valid_units == 0 {
             return Some(f64::INFINITY);
         }
         (benefit > 0.0).then(|| age_ns * benefit / (2.0 * u))
     }
+
+    /// The relocation read term of a block outside its owner's set: w * x / (1 + x), where
+    /// x is the block's host page reads per page per second since it was written, over its
+    /// owner's average (`read_rate_per_page`). A block read as often as its owner's average
+    /// page scores w/2, however fast or slow the owner, and no block scores w or more, so one
+    /// weight means the same for every tenant and (1 - u) is never swamped. 0 before the
+    /// first epoch and for an owner without reads.
+    pub fn relocation_term(&self, read_count: u32, age_ns: f64, owner: usize) -> f64 {
+        let avg = self.read_rate_per_page[owner];
+        if avg <= 0.0 || read_count == 0 {
+            return 0.0;
+        }
+        let rate = read_count as f64 / self.geometry.pages_per_block as f64 / (age_ns * 1e-9);
+        let x = rate / avg;
+        self.config.relocation_weight * x / (1.0 + x)
+    }
+
+    /// Per tenant: whether relocation may pull its data home (always, unless `room_home`).
+    fn room_home(&self, ftl: &Ftl) -> Vec<bool> {
+        (0..self.sets.len()).map(|t| !self.config.room_home || self.own_density(t, ftl, None) < self.fill_device).collect()
+    }
+
+    /// Update the smoothed counters and each tenant's read rate per valid page.
+    fn observe(&mut self, stats: &EpochStats, ftl: &Ftl) {
+        self.smoothed.update(stats);
+        let window_s = stats.window.as_secs_f64();
+        let upp = self.geometry.units_per_page as f64;
+        for t in 0..self.sets.len() {
+            let units: u64 = (0..self.geometry.n_dies).map(|d| ftl.valid_units_on(t as u16, DieIdx(d))).sum();
+            let reads_per_s = self.smoothed.tenant_reads(t) / window_s;
+            self.read_rate_per_page[t] = if units == 0 { 0.0 } else { reads_per_s / (units as f64 / upp) };
+        }
+    }
 }
 
 impl Scheme for Upi {
     fn name(&self) -> &'static str {
-        "upi"
+        self.name
     }
 
     fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
@@ -353,7 +453,7 @@ impl Scheme for Upi {
             return None; // a read-only die is never written, so it needs no space
         }
         let g = &self.geometry;
-        let room_home: Vec<bool> = (0..self.sets.len()).map(|t| self.own_density(t, ftl, None) < self.fill_device).collect();
+        let room_home = self.room_home(ftl);
         let mut best: Option<(f64, u32)> = None;
         let mut oldest_outside: Option<(i64, u32)> = None;
         for b in g.blocks_of_die(die) {
@@ -389,7 +489,8 @@ impl Scheme for Upi {
 
     fn on_epoch(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
         self.counters.epochs += 1;
-        let model = EpochModel::new(view.epoch, self.geometry.units_per_page, self.read_ns, self.program_ns, &self.config);
+        self.observe(view.epoch, view.ftl);
+        let model = EpochModel::new(view.epoch, &self.smoothed, self.geometry.units_per_page, self.read_ns, self.program_ns, &self.config);
         self.rebalance(&model, view.ftl);
     }
 
@@ -414,6 +515,8 @@ impl Scheme for Upi {
             ("refused_min_set", c.refused_min_set as f64),
             ("refused_space", c.refused_space as f64),
             ("space_transfers", c.space_transfers as f64),
+            ("refused_starvation", c.refused_starvation as f64),
+            ("refused_gap", c.refused_gap as f64),
         ]);
     }
 
@@ -422,11 +525,79 @@ impl Scheme for Upi {
     }
 }
 
-/// The quantities of Eq. 1-3 for one epoch's counters.
-pub struct EpochModel<'a> {
+/// Smallest smoothed host units per epoch that define a WAF (one unit per million epochs).
+const HOST_UNITS_MIN: f64 = 1e-6;
+
+/// Exponential moving averages, over epochs, of the counters that feed Eq. 1-3: N_r(t, c),
+/// and each tenant's host units and GC copies (whose ratio is WAF(t) in Eq. 3). The first
+/// epoch sets them; each later one moves them `alpha` = 1/`smoothing_epochs` of the way to
+/// its counts: s <- s + alpha (x - s).
+#[derive(Clone, Debug)]
+pub struct Smoothed {
     n_dies: usize,
-    /// N_r(t, c): observed host page reads, `reads[t * n_dies + c]`.
-    reads: &'a [u64],
+    alpha: f64,
+    epochs: u64,
+    /// N_r(t, c) per epoch, `reads[t * n_dies + c]`.
+    pub reads: Vec<f64>,
+    pub host_units: Vec<f64>,
+    pub gc_units: Vec<f64>,
+}
+
+impl Smoothed {
+    pub fn new(n_tenants: usize, n_dies: usize, smoothing_epochs: f64) -> Smoothed {
+        assert!(smoothing_epochs >= 1.0, "smoothing over {smoothing_epochs} epochs");
+        Smoothed {
+            n_dies,
+            alpha: 1.0 / smoothing_epochs,
+            epochs: 0,
+            reads: vec![0.0; n_tenants * n_dies],
+            host_units: vec![0.0; n_tenants],
+            gc_units: vec![0.0; n_tenants],
+        }
+    }
+
+    /// The averages after one epoch alone (`smoothing_epochs` = 1, or any first epoch).
+    pub fn of(stats: &EpochStats) -> Smoothed {
+        let mut s = Smoothed::new(stats.host_units.len(), stats.n_dies, 1.0);
+        s.update(stats);
+        s
+    }
+
+    /// Fold in one epoch's counters.
+    pub fn update(&mut self, stats: &EpochStats) {
+        assert_eq!(stats.reads.len(), self.reads.len(), "epoch counters of another device");
+        let a = if self.epochs == 0 { 1.0 } else { self.alpha };
+        let fold = |s: &mut [f64], x: &[u64]| s.iter_mut().zip(x).for_each(|(s, &x)| *s += a * (x as f64 - *s));
+        fold(&mut self.reads, &stats.reads);
+        fold(&mut self.host_units, &stats.host_units);
+        fold(&mut self.gc_units, &stats.gc_units);
+        self.epochs += 1;
+    }
+
+    /// WAF(t) of Eq. 3: (host + GC units) / host units, smoothed; 1 for a tenant that has
+    /// not written, or whose average has decayed below `HOST_UNITS_MIN` (a ratio of two
+    /// vanishing averages says nothing, and may overflow).
+    pub fn waf(&self, t: usize) -> f64 {
+        let h = self.host_units[t];
+        if h >= HOST_UNITS_MIN {
+            (h + self.gc_units[t]) / h
+        } else {
+            1.0
+        }
+    }
+
+    /// The smoothed host page reads of `t` per epoch, over every die.
+    pub fn tenant_reads(&self, t: usize) -> f64 {
+        self.reads[t * self.n_dies..(t + 1) * self.n_dies].iter().sum()
+    }
+}
+
+/// The quantities of Eq. 1-3 for one epoch: N_w(t) from the epoch's own host programs, WAF(t)
+/// and N_r(t, c) from the moving averages.
+pub struct EpochModel {
+    n_dies: usize,
+    /// N_r(t, c): smoothed host page reads, `reads[t * n_dies + c]`.
+    reads: Vec<f64>,
     /// N_w(t) * WAF(t): expected page programs of tenant t over the epoch (Eq. 3's numerator).
     programs: Vec<f64>,
     window_ns: f64,
@@ -436,20 +607,21 @@ pub struct EpochModel<'a> {
     traffic_cap: f64,
 }
 
-impl<'a> EpochModel<'a> {
-    pub fn new(stats: &'a EpochStats, units_per_page: u32, read_ns: f64, program_ns: f64, config: &UpiConfig) -> EpochModel<'a> {
-        // N_w(t) counts host page programs; WAF(t) = (host + GC copies of t's data) / host, so
-        // N_w(t) * WAF(t) = (host + GC units) / units per page (and 0 when t wrote nothing).
+impl EpochModel {
+    pub fn new(stats: &EpochStats, smoothed: &Smoothed, units_per_page: u32, read_ns: f64, program_ns: f64, config: &UpiConfig) -> EpochModel {
+        // N_w(t): host page programs this epoch; WAF(t) smoothed (Eq. 3, §4).
         let programs = stats
             .host_units
             .iter()
-            .zip(&stats.gc_units)
-            .map(|(&h, &gc)| if h == 0 { 0.0 } else { (h + gc) as f64 / units_per_page as f64 })
-            .collect();
+            .enumerate()
+            .map(|(t, &h)| if h == 0 { 0.0 } else { h as f64 / units_per_page as f64 * smoothed.waf(t) })
+            .collect::<Vec<f64>>();
+        assert!(programs.iter().all(|p| p.is_finite() && *p >= 0.0), "expected programs {programs:?}");
         assert!(stats.window > SimTime::ZERO, "an epoch of zero length");
+        assert_eq!(smoothed.n_dies, stats.n_dies, "averages of another device");
         EpochModel {
             n_dies: stats.n_dies,
-            reads: &stats.reads,
+            reads: smoothed.reads.clone(),
             programs,
             window_ns: stats.window.ns() as f64,
             read_ns,
@@ -464,12 +636,12 @@ impl<'a> EpochModel<'a> {
     }
 
     /// N_r(t, c).
-    pub fn reads(&self, t: usize, c: usize) -> u64 {
+    pub fn reads(&self, t: usize, c: usize) -> f64 {
         self.reads[t * self.n_dies + c]
     }
 
-    /// Observed reads of die `c` from every tenant.
-    pub fn reads_on_die(&self, c: usize) -> u64 {
+    /// Expected reads of die `c` from every tenant.
+    pub fn reads_on_die(&self, c: usize) -> f64 {
         (0..self.n_tenants()).map(|t| self.reads(t, c)).sum()
     }
 
@@ -485,9 +657,15 @@ impl<'a> EpochModel<'a> {
     /// Eq. 2: Traffic(c, S) = sum over t of (N_r(t, c) * tau_r + N_p(t, c, S) * tau_p) / window.
     pub fn traffic(&self, c: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
         let busy_ns: f64 = (0..self.n_tenants())
-            .map(|t| self.reads(t, c) as f64 * self.read_ns + self.expected_programs(t, c, set_of_die, set_sizes) * self.program_ns)
+            .map(|t| self.reads(t, c) * self.read_ns + self.expected_programs(t, c, set_of_die, set_sizes) * self.program_ns)
             .sum();
         busy_ns / self.window_ns
+    }
+
+    /// The highest Eq. 2 traffic over the dies of `t`'s set under `set_of_die` (the
+    /// anti-starvation guard's prediction for a donor).
+    pub fn set_traffic_max(&self, t: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
+        (0..self.n_dies).filter(|&c| set_of_die[c] as usize == t).map(|c| self.traffic(c, set_of_die, set_sizes)).fold(0.0, f64::max)
     }
 
     /// Eq. 1 with the §6 exponents: sum_c N_r^a / sum_c (N_r^a / (1 - Traffic)^g), where
@@ -498,10 +676,10 @@ impl<'a> EpochModel<'a> {
         let mut den = 0.0;
         for c in 0..self.n_dies {
             let r = self.reads(t, c);
-            if r == 0 {
+            if r <= 0.0 {
                 continue;
             }
-            let w = (r as f64).powf(self.read_exponent);
+            let w = r.powf(self.read_exponent);
             num += w;
             den += w * delay_weight(self.traffic(c, set_of_die, set_sizes), self.traffic_cap).powf(traffic_exponent);
         }
@@ -511,6 +689,11 @@ impl<'a> EpochModel<'a> {
             num / den
         }
     }
+}
+
+/// Order of dies for a transfer: fewest expected reads first (§4), then lowest index.
+fn least_read(model: &EpochModel, a: DieIdx, b: DieIdx) -> std::cmp::Ordering {
+    model.reads_on_die(a.0 as usize).total_cmp(&model.reads_on_die(b.0 as usize)).then(a.0.cmp(&b.0))
 }
 
 /// The M/M/1 delay factor 1 / (1 - rho) of Eq. 1, continued along its tangent beyond `cap`
@@ -567,6 +750,11 @@ fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError>
     if c.min_set_dies == 0 {
         return Err(SchemeConfigError::new("min_set_dies", "must be >= 1, got 0"));
     }
+    range("smoothing_epochs", c.smoothing_epochs, 1.0, 1e6, false)?;
+    if let Some(max) = c.donor_traffic_max {
+        range("donor_traffic_max", max, 0.0, 10.0, true)?;
+    }
+    range("utility_gap_min", c.utility_gap_min, 0.0, 1.0, false)?;
     Ok(())
 }
 

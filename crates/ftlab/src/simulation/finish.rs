@@ -6,6 +6,7 @@
 use super::{view, Simulation};
 use crate::error::FtlabError;
 use crate::host::NO_TASK;
+use crate::metrics::phase::PhaseResult;
 use crate::metrics::report::SchemeResult;
 use crate::metrics::table::{cdf_table, wear_table, Column, Table};
 use crate::sim::time::SimTime;
@@ -26,6 +27,7 @@ impl Simulation<'_> {
     pub fn finish(mut self, scheme_name: &str) -> Result<(SchemeResult, RunTables), FtlabError> {
         let end = self.now;
         self.count_outstanding(end)?;
+        let phases = self.close_phases(end);
         let measure_from = self.p.warmup.min(end);
         for (t, m) in self.metrics.iter_mut().enumerate() {
             m.reordered_arrivals = self.tenants[t].source.reordered;
@@ -73,8 +75,22 @@ impl Simulation<'_> {
             integrity_checks: self.ftl.oracle_checks(),
             timeseries_saturated: ts_saturated,
             write_buffer_bytes: self.p.buffer_units * g.unit_bytes as u64,
+            phases,
         };
         Ok((result, tables))
+    }
+
+    /// End the phases still open at `end` and return what every phase measured; a phase
+    /// that never started (the run ended first) starts and ends at `end`.
+    fn close_phases(&mut self, end: SimTime) -> Vec<PhaseResult> {
+        assert_eq!(self.now, end, "phases close at the end of the run");
+        let snap = self.snapshot();
+        let upp = self.ftl.geometry.units_per_page;
+        for p in &mut self.phases {
+            p.at_start.get_or_insert_with(|| snap.clone());
+            p.at_end.get_or_insert_with(|| snap.clone());
+        }
+        self.phases.iter().map(|p| p.result(upp)).collect()
     }
 
     /// Count, per tenant, the requests that arrived by `end` and did not complete: those in

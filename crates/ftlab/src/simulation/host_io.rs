@@ -337,6 +337,15 @@ impl Simulation<'_> {
             stats.hist.record(latency);
             stats.bytes += r.req.bytes;
             self.ts.record(r.tenant, r.req.op, latency);
+            for ph in self.phases.iter_mut().filter(|ph| ph.contains(r.req.arrival)) {
+                let stats = match r.req.op {
+                    IoOp::Read => &mut ph.read[t],
+                    IoOp::Write => &mut ph.write[t],
+                    IoOp::Trim => continue,
+                };
+                stats.hist.record(latency);
+                stats.bytes += r.req.bytes;
+            }
         }
         self.tenants[t].outstanding -= 1;
         self.pump(r.tenant)

@@ -19,6 +19,7 @@ use crate::ftl::blocks::WriteClass;
 use crate::ftl::{Ftl, FtlParams, NONE};
 use crate::host::{HostRequest, Source};
 use crate::metrics::timeseries::TimeSeries;
+use crate::metrics::phase::{Phase, Snapshot};
 use crate::metrics::{DeviceCounters, JobCounters, TenantMetrics};
 use crate::policy::{Cause, Command, DieStatus, EpochStats, Interests, Invalidated, OpClass, Placed};
 use crate::scenario::{Replay, Scenario};
@@ -57,6 +58,9 @@ enum Event {
     MapperEpoch,
     /// The measured phase starts (`measure.warmup_s`): counters restart.
     MeasureStart,
+    /// A `[[measure.phases]]` entry starts / ends (index).
+    PhaseStart(u16),
+    PhaseEnd(u16),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +302,8 @@ pub struct Simulation<'a> {
     program_deadline: Vec<SimTime>,
     /// Die busy time when the measured phase started.
     busy_at_measure: Vec<u64>,
+    /// `[[measure.phases]]`, in scenario order.
+    phases: Vec<Phase>,
     /// Erase count of every block when preconditioning ended.
     erase_precondition: Option<Vec<u32>>,
     precondition_erases: u64,
@@ -386,6 +392,7 @@ impl<'a> Simulation<'a> {
             scratch_ppas: Vec::new(),
             program_deadline: if s.ftl.scheduler.table().by_deadline { vec![SimTime::ZERO; g.n_blocks as usize] } else { Vec::new() },
             busy_at_measure: vec![0; n_dies],
+            phases: s.measure.phases.iter().map(|p| Phase::new(p.name.clone(), SimTime::from_secs_f64(p.start_s), p.end_s.map_or(SimTime::MAX, SimTime::from_secs_f64), s.tenants.len())).collect(),
             erase_precondition: None,
             precondition_erases: 0,
         }
@@ -436,6 +443,12 @@ impl<'a> Simulation<'a> {
             let start = self.tenants[t].start;
             self.tenants[t].arrival_at = Some(start);
             self.events.push(start, Event::Arrival(t as u16));
+        }
+        for (i, p) in self.phases.iter().enumerate() {
+            self.events.push(p.start, Event::PhaseStart(i as u16));
+            if p.end != SimTime::MAX {
+                self.events.push(p.end, Event::PhaseEnd(i as u16));
+            }
         }
         if let Some(e) = self.scheme.epoch() {
             self.epoch.window = e;
@@ -490,6 +503,8 @@ impl<'a> Simulation<'a> {
                 }
             }
             Event::MeasureStart => self.start_measuring(),
+            Event::PhaseStart(i) => self.phases[i as usize].at_start = Some(self.snapshot()),
+            Event::PhaseEnd(i) => self.phases[i as usize].at_end = Some(self.snapshot()),
         }
         Ok(())
     }
@@ -518,6 +533,18 @@ impl<'a> Simulation<'a> {
         self.device = DeviceCounters::default();
         self.job_counts = JobCounters::default();
         self.busy_at_measure = self.array.die_busy_ns().to_vec();
+    }
+
+    /// The cumulative counters phases take differences of.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            host_units: self.metrics.iter().map(|m| m.host_units).collect(),
+            gc_units: self.metrics.iter().map(|m| m.gc_units).collect(),
+            flash_pages_programmed: self.device.flash_pages_programmed,
+            erases: self.device.erases,
+            die_busy_ns: self.array.die_busy_ns().to_vec(),
+            at: self.now,
+        }
     }
 
     /// Preconditioning (if any) is over: keep its wear apart.
