@@ -2,7 +2,8 @@
 
 Public API: `run(scenario) -> Report`, `load(dir) -> Report`, `Report`, `plot(report or
 dir, kind, path)` (PNG/SVG figures), `compare(dirs) -> DataFrame`, parameter sweeps
-(`sweep(spec) -> SweepResult`, `load_sweep(dir)`, `SweepResult`), and the exception classes
+(`sweep(spec) -> SweepResult`, `load_sweep(dir)`, `SweepResult`), the papers' reproductions
+(`reproduce(name) -> ReproductionResult`), and the exception classes
 (`FtlabError` and its subclasses). The simulation itself is the Rust extension
 `ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
 stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer, rich or ray.
@@ -43,6 +44,7 @@ __all__ = [
     "load",
     "load_sweep",
     "plot",
+    "reproduce",
     "run",
     "scenario_to_toml",
     "sweep",
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
     from ftlab.comparison import compare
     from ftlab.plots import plot
     from ftlab.report import Report, load
+    from ftlab.reproduce import reproduce
     from ftlab.sweeps import SweepResult, load_sweep, sweep
 
 _LAZY = {
@@ -66,6 +69,7 @@ _LAZY = {
     "sweep": "ftlab.sweeps",
     "load_sweep": "ftlab.sweeps",
     "SweepResult": "ftlab.sweeps",
+    "reproduce": "ftlab.reproduce",  # the function; the package ftlab.reproduce is callable as it too
 }
 
 

@@ -4,9 +4,10 @@ Commands: `ftlab run` (run a scenario, write its results and report.html, print 
 per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
 results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
-`ftlab sweep` (in `ftlab.cli_sweep`). This module parses arguments and prints; it
-holds no simulation logic (the Rust core) and no result I/O (`ftlab.report`). Heavy imports
-(polars, the run orchestration) happen inside the commands so `ftlab --help` stays fast.
+`ftlab sweep` (in `ftlab.cli_sweep`), `ftlab reproduce` (in `ftlab.reproduce.cli`). This
+module parses arguments and prints; it holds no simulation logic (the Rust core) and no
+result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
+commands so `ftlab --help` stays fast.
 Errors about the user's input (`ftlab.FtlabError`) are printed in red on stderr, without a
 traceback, and exit with status 2.
 """
@@ -446,6 +447,13 @@ def bench(
 from ftlab.cli_sweep import sweep_command  # noqa: E402
 
 app.command("sweep")(sweep_command)
+
+# --------------------------------------------------------------------------------------
+# ftlab reproduce (its own module: ftlab.reproduce.cli)
+
+from ftlab.reproduce.cli import reproduce_command  # noqa: E402
+
+app.command("reproduce")(reproduce_command)
 
 
 # --------------------------------------------------------------------------------------

@@ -134,7 +134,7 @@ class Report:
 
     @property
     def counters_frame(self) -> pl.DataFrame:
-        """The per-scheme counters of summary.json besides tenants and device (`jobs`,
+        """The per-scheme counters of summary.json besides tenants, device and phases (`jobs`,
         `scheme_counters`, `mapper_counters`): one row per scheme, one column per counter,
         named with its object (`jobs_gc_started`, `scheme_counters_epochs`). Only `scheme`
         for a summary without them (older runs).
@@ -146,6 +146,26 @@ class Report:
             for scheme, data in (self.summary.get("schemes") or {}).items()
         ]
         return _rows_frame(rows, ("scheme",))
+
+    @property
+    def phases_frame(self) -> pl.DataFrame:
+        """The measurement phases of summary.json (`[[measure.phases]]`, under
+        `schemes.<s>.phases`): one row per (scheme, phase, tenant) with the phase's
+        `start_s` and `end_s`, the tenant's metrics in the phase flattened as in
+        `summary_frame` (`read_mean_us`, `read_p99_us`, `write_count`, `waf`, ...) and the
+        phase's device numbers prefixed `device_` (`device_waf`, `device_die_utilisation_max`;
+        the per-die list is left out). Only scheme, phase and tenant, no rows, for a run
+        without phases.
+
+        >>> report.phases_frame.filter(phase="after-rise").select("scheme", "tenant", "read_p99_us")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, "phase": phase, "tenant": tenant, **_phase_bounds(p), **_flat(metrics), **_phase_device(p)}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+            for phase, p in (data.get("phases") or {}).items()
+            for tenant, metrics in (p.get("tenants") or {}).items()
+        ]
+        return _rows_frame(rows, ("scheme", "phase", "tenant"))
 
     @property
     def metrics(self) -> pl.DataFrame:
@@ -307,6 +327,14 @@ def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _phase_bounds(phase: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: phase.get(k) for k in ("start_s", "end_s")}
+
+
+def _phase_device(phase: Mapping[str, Any]) -> dict[str, Any]:
+    return {f"device_{k}": v for k, v in _flat(phase.get("device") or {}).items() if _is_number(v)}
+
+
 def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFrame:
     import polars as pl
 
@@ -339,14 +367,18 @@ def _numbers(scheme: str, tenant: str | None, metrics: Mapping[str, Any]) -> Ite
             yield scheme, tenant, name, float(value)
 
 
-def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
-    """The entries of one scheme's summary object besides `tenants` and `device` (`jobs`,
-    `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+#: The entries of a scheme's summary object that are not counters.
+NOT_COUNTERS = ("tenants", "device", "phases")
 
-    >>> scheme_counters({"tenants": {}, "device": {}, "jobs": {"gc_steps": 0}})
+
+def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of one scheme's summary object besides `tenants`, `device` and `phases`
+    (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+
+    >>> scheme_counters({"tenants": {}, "device": {}, "phases": {}, "jobs": {"gc_steps": 0}})
     {'jobs': {'gc_steps': 0}}
     """
-    return {k: v for k, v in scheme.items() if k not in ("tenants", "device")}
+    return {k: v for k, v in scheme.items() if k not in NOT_COUNTERS}
 
 
 def _is_number(value: Any) -> bool:

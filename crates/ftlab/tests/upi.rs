@@ -531,7 +531,7 @@ fn the_presets_differ_only_in_the_guards() {
     assert!(p.get("donor_traffic_max").is_none());
     assert_eq!(p["utility_gap_min"].as_float(), Some(0.0));
     assert_eq!(p["room_home"].as_bool(), Some(false));
-    assert_eq!(gd["donor_traffic_max"].as_float(), Some(0.7));
+    assert_eq!(gd["donor_traffic_max"].as_float(), Some(0.5));
     assert_eq!(gd["utility_gap_min"].as_float(), Some(0.05));
     assert_eq!(t["donor_traffic_max"].as_float(), Some(0.9));
     for key in ["epoch_s", "relocation_weight", "smoothing_epochs", "room_home", "read_exponent"] {

@@ -77,9 +77,10 @@ pub struct UpiConfig {
     /// device's density 1/(1 + OP) of its set (ours, not in the paper). Default false.
     #[serde(default)]
     pub room_home: bool,
-    /// Anti-starvation guard (ours, not in the paper): a move is refused if Eq. 2 predicts a
-    /// traffic above this on any die the donor keeps. Fraction of a die's time, in (0, 10];
-    /// absent (the `upi` default) = no guard. `upi-guarded` sets 0.7.
+    /// Anti-starvation guard (ours, not in the paper): a move is refused if Eq. 2, with the
+    /// smoothed N_w as well as the smoothed WAF and N_r, predicts a traffic above this on any
+    /// die the donor keeps. Fraction of a die's time, in (0, 10];
+    /// absent (the `upi` default) = no guard. `upi-guarded` sets 0.5.
     #[serde(default)]
     pub donor_traffic_max: Option<f64>,
     /// A die moves only if the highest utility exceeds the lowest by more than this (ours,
@@ -105,9 +106,11 @@ fn default_smoothing_epochs() -> f64 {
     10.0
 }
 
-/// The knobs `upi-guarded` sets when its table does not: the anti-starvation guard at 0.7
-/// (where an M/M/1 queue's delay factor 1/(1 - Traffic) passes 3) and a utility gap of 0.05.
-const GUARDED_DEFAULTS: &[(&str, f64)] = &[("donor_traffic_max", 0.7), ("utility_gap_min", 0.05)];
+/// The knobs `upi-guarded` sets when its table does not: the anti-starvation guard at 0.5
+/// (where an M/M/1 queue's delay factor 1/(1 - Traffic) is 2; Eq. 2 leaves out transfers, GC
+/// reads and erases, which add about 30% to a die's busy time in the UPI experiment's load
+/// budget, so 0.5 by Eq. 2 is about 0.65 busy) and a utility gap of 0.05.
+const GUARDED_DEFAULTS: &[(&str, f64)] = &[("donor_traffic_max", 0.5), ("utility_gap_min", 0.05)];
 
 /// `set_of_die` value of a read-only die.
 const NO_SET: u16 = u16::MAX;
@@ -600,6 +603,9 @@ pub struct EpochModel {
     reads: Vec<f64>,
     /// N_w(t) * WAF(t): expected page programs of tenant t over the epoch (Eq. 3's numerator).
     programs: Vec<f64>,
+    /// The same with N_w(t) smoothed too: the anti-starvation guard's estimate, so that a
+    /// bursty writer is not judged by one calm epoch.
+    programs_smoothed: Vec<f64>,
     window_ns: f64,
     read_ns: f64,
     program_ns: f64,
@@ -619,10 +625,12 @@ impl EpochModel {
         assert!(programs.iter().all(|p| p.is_finite() && *p >= 0.0), "expected programs {programs:?}");
         assert!(stats.window > SimTime::ZERO, "an epoch of zero length");
         assert_eq!(smoothed.n_dies, stats.n_dies, "averages of another device");
+        let programs_smoothed = (0..programs.len()).map(|t| smoothed.host_units[t] / units_per_page as f64 * smoothed.waf(t)).collect();
         EpochModel {
             n_dies: stats.n_dies,
             reads: smoothed.reads.clone(),
             programs,
+            programs_smoothed,
             window_ns: stats.window.ns() as f64,
             read_ns,
             program_ns,
@@ -656,16 +664,26 @@ impl EpochModel {
 
     /// Eq. 2: Traffic(c, S) = sum over t of (N_r(t, c) * tau_r + N_p(t, c, S) * tau_p) / window.
     pub fn traffic(&self, c: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
+        self.traffic_with(&self.programs, c, set_of_die, set_sizes)
+    }
+
+    /// Eq. 2 with the given N_w(t) * WAF(t) per tenant.
+    fn traffic_with(&self, programs: &[f64], c: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
         let busy_ns: f64 = (0..self.n_tenants())
-            .map(|t| self.reads(t, c) * self.read_ns + self.expected_programs(t, c, set_of_die, set_sizes) * self.program_ns)
-            .sum();
+            .filter(|&t| set_of_die[c] as usize == t)
+            .map(|t| programs[t] / set_sizes[t] as f64 * self.program_ns)
+            .sum::<f64>()
+            + (0..self.n_tenants()).map(|t| self.reads(t, c) * self.read_ns).sum::<f64>();
         busy_ns / self.window_ns
     }
 
-    /// The highest Eq. 2 traffic over the dies of `t`'s set under `set_of_die` (the
-    /// anti-starvation guard's prediction for a donor).
+    /// The highest Eq. 2 traffic over the dies of `t`'s set under `set_of_die`, with every
+    /// tenant's writes smoothed (the anti-starvation guard's prediction for a donor).
     pub fn set_traffic_max(&self, t: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
-        (0..self.n_dies).filter(|&c| set_of_die[c] as usize == t).map(|c| self.traffic(c, set_of_die, set_sizes)).fold(0.0, f64::max)
+        (0..self.n_dies)
+            .filter(|&c| set_of_die[c] as usize == t)
+            .map(|c| self.traffic_with(&self.programs_smoothed, c, set_of_die, set_sizes))
+            .fold(0.0, f64::max)
     }
 
     /// Eq. 1 with the §6 exponents: sum_c N_r^a / sum_c (N_r^a / (1 - Traffic)^g), where

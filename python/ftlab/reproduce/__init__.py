@@ -1,0 +1,125 @@
+"""ftlab.reproduce: `ftlab reproduce NAME`, one command per paper's experiment.
+
+It holds the registry of reproductions (`REPRODUCTIONS`: name -> the module that runs it)
+and `reproduce(name, ...)`, which runs one: its scenario through `ftlab.run`, the paper's
+claims beside ftlab's numbers with a verdict each (`ftlab.reproduce.claims`), the health
+checks, the paper's figures and, on request, a sensitivity sweep. A new paper adds one line
+to `REPRODUCTIONS` and one module with a `reproduce(quick=, out=, jobs=, sensitivity=,
+progress=)` function. This package is orchestration: no simulation logic (the Rust core),
+no terminal output (`ftlab.reproduce.cli`). Importing it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+from ftlab._errors import MissingResultError, input_error, usage_error
+
+if TYPE_CHECKING:
+    from ftlab.reproduce.claims import ReproductionResult
+
+StrPath = Union[str, "os.PathLike[str]"]
+#: progress(stage, done, total): what is running ("simulating upi-quick.toml", "sensitivity
+#: runs") and how far it is (total 0 while unknown).
+Progress = Callable[[str, int, int], None]
+
+#: Reproductions by name -> (module, one-line description).
+REPRODUCTIONS: dict[str, tuple[str, str]] = {
+    "upi": ("ftlab.reproduce.upi", "UPI, utilitarian performance isolation (Kim, Lee and Min, HotStorage '18, §5)"),
+}
+
+#: The source checkout's root (python/ftlab/reproduce/ is three levels below it).
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+__all__ = ["REPRODUCTIONS", "ReproductionResult", "default_out", "reproduce", "scenario_file"]
+
+
+def reproduce(
+    name: str,
+    *,
+    quick: bool = False,
+    out: StrPath | None = None,
+    jobs: int | None = None,
+    sensitivity: bool = False,
+    progress: Progress | None = None,
+) -> ReproductionResult:
+    """Run the reproduction `name` (one of `REPRODUCTIONS`) and return its result.
+
+    `quick` runs its reduced scenario (minutes; the claims' directions, not their
+    magnitudes, are meant to hold). `out` is where everything is written (default:
+    `default_out(name, quick)`, i.e. results/reproduce-NAME or results/reproduce-NAME-quick):
+    the run in `out/run/`, claims.json, the figures with their CSV data, phases.csv and, with
+    `sensitivity`, the sweep in `out/sensitivity/` with sensitivity.json and .csv. `jobs`
+    is how many schemes are simulated at once (default: the machine's cores).
+
+    Raises `ftlab.UsageError` for an unknown name or a bad `jobs`, `ftlab.InputError` if
+    the reproduction's scenario is missing, and any error of `ftlab.run`.
+
+    >>> result = ftlab.reproduce("upi", quick=True)  # doctest: +SKIP
+    >>> [(c.id, c.verdict) for c in result.claims]  # doctest: +SKIP
+    """
+    module = _module(name)
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise usage_error("jobs", f"must be a whole number of schemes at least 1, got {jobs!r}")
+    out_dir = Path(os.fspath(out)) if out is not None else default_out(name, quick)
+    return module.reproduce(quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress)  # type: ignore[no-any-return]
+
+
+def _module(name: str) -> object:
+    if name not in REPRODUCTIONS:
+        known = ", ".join(sorted(REPRODUCTIONS))
+        raise usage_error("name", f"unknown reproduction {name!r}; known reproductions: {known}")
+    return importlib.import_module(REPRODUCTIONS[name][0])
+
+
+def default_out(name: str, quick: bool) -> Path:
+    """results/reproduce-NAME, or results/reproduce-NAME-quick.
+
+    >>> default_out("upi", True)
+    PosixPath('results/reproduce-upi-quick')
+    """
+    return Path("results") / f"reproduce-{name}{'-quick' if quick else ''}"
+
+
+def scenario_file(relative: str, what: str) -> Path:
+    """The scenario `scenarios/<relative>` of the source checkout this package runs from.
+
+    The scenarios are not installed with the package (only `default.toml` is compiled into
+    the core), so `ftlab reproduce` needs a checkout. A missing file raises an
+    `ftlab.InputError` (also a FileNotFoundError) naming the path and `what` it is.
+    """
+    path = REPO_ROOT / "scenarios" / relative
+    if not path.is_file():
+        raise input_error(
+            path,
+            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the scenarios/ directory of the ftlab checkout it runs from ({REPO_ROOT})",
+            MissingResultError,
+        )
+    return path
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable as `reproduce`: importing a submodule (`ftlab.reproduce.cli`)
+    makes `ftlab.reproduce` the package rather than the function, and both must work as
+    `ftlab.reproduce("upi", ...)`."""
+
+    def __call__(self, name: str, **kwargs: object) -> ReproductionResult:
+        return reproduce(name, **kwargs)  # type: ignore[arg-type]
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+
+def __getattr__(name: str) -> object:
+    # ReproductionResult lives with the claims; import it on first use only.
+    if name == "ReproductionResult":
+        from ftlab.reproduce.claims import ReproductionResult
+
+        return ReproductionResult
+    raise AttributeError(f"module 'ftlab.reproduce' has no attribute {name!r}")

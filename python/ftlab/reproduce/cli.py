@@ -1,0 +1,102 @@
+"""ftlab.reproduce.cli: the `ftlab reproduce NAME` command (registered on the app of
+`ftlab.cli`).
+
+It runs one reproduction through `ftlab.reproduce.reproduce` with a progress bar, then
+prints the claims table (paper, ftlab, ratio, verdict) with each claim's reason, the health
+table, the sensitivity table (with `--sensitivity`), the files written and the wall time.
+An unknown NAME or a bad option is an `ftlab.UsageError` (status 2 via `ftlab.cli.main`).
+It holds no reproduction logic (`ftlab.reproduce`) and imports nothing heavy until it runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ftlab.reproduce.claims import ReproductionResult
+
+
+def reproduce_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The reproduction to run: upi.", show_default=False)],
+    quick: Annotated[bool, typer.Option("--quick", help="Run the reduced scenario (minutes): checks the claims' directions, not their magnitudes.")] = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Output directory (default: results/reproduce-NAME, or results/reproduce-NAME-quick).", show_default=False),
+    ] = None,
+    jobs: Annotated[
+        Optional[int],
+        typer.Option("--jobs", "-j", help="Schemes simulated at once (default: the machine's cores). The results do not depend on it.", show_default=False),
+    ] = None,
+    sensitivity: Annotated[
+        bool, typer.Option("--sensitivity", help="Also rerun the scenario on Ray varying one knob at a time, and report which claims each variation reverses.")
+    ] = False,
+) -> None:
+    """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers, draw its figures.
+
+    Writes into --out: run/ (the results directory), claims.json (claims, verdicts, health, per-phase table), the figures as PNG with their CSV data, phases.csv and, with --sensitivity, sensitivity/, sensitivity.json and sensitivity.csv. See docs/reproductions.md.
+    """
+    from ftlab._errors import usage_error
+    from ftlab.reproduce import REPRODUCTIONS, reproduce
+
+    if name not in REPRODUCTIONS:
+        raise usage_error("NAME", f"unknown reproduction {name!r}; known reproductions: {', '.join(sorted(REPRODUCTIONS))}")
+    if jobs is not None and jobs < 1:
+        raise usage_error("--jobs", f"must be at least 1, got {jobs}")
+    result = _run_with_progress(reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity)
+    print_result(result)
+
+
+def _run_with_progress(reproduce: Any, name: str, **kwargs: Any) -> ReproductionResult:
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"reproducing {name}", total=None)
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=stage, completed=done, total=total or None)
+
+        return reproduce(name, progress=on_progress, **kwargs)  # type: ignore[no-any-return]
+
+
+def print_result(result: ReproductionResult) -> None:
+    """Print the claims, health and (if run) sensitivity tables, the files and the wall time."""
+    from ftlab.cli import _stdout
+    from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table
+
+    console = _stdout()
+    kind = "quick" if result.quick else "full"
+    console.print(f"[bold]ftlab reproduce {result.name}[/] ({kind}): {result.scenario}", highlight=False)
+    print_claims(console, result.claims)
+    console.print()
+    console.print(health_table(result.health))
+    _print_health_warning(console, result)
+    if result.sensitivity is not None:
+        console.print()
+        console.print(sensitivity_table(result.sensitivity))
+    console.print()
+    verdicts = ", ".join(f"{n} {v}" for v, n in result.verdicts.items())
+    console.print(f"verdicts: {verdicts}", highlight=False)
+    console.print(f"written to {result.out}/: {', '.join(_relative(p, result.out) for p in result.files)}, run/", highlight=False)
+    console.print(f"wall time: {result.wall_s:,.1f} s", highlight=False)
+
+
+def _print_health_warning(console: Console, result: ReproductionResult) -> None:
+    if not result.health.get("ok", False):
+        console.print(
+            "[bold red]warning[/]: a health check failed (a tenant unstable, or a die busier than the limit): "
+            "the latencies of that scheme depend on when the run stops; read the claims with care."
+        )
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return str(Path(path).relative_to(base))
+    except ValueError:
+        return str(path)
