@@ -399,9 +399,30 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> C.ReproductionResult:
     return ftlab.reproduce("upi", quick=True, out=tmp_path_factory.mktemp("reproduce") / "upi-quick")
 
 
+#: The quick form's claims that ftlab measures the other way from the paper, each with the
+#: mechanism measured (docs/reproductions.md, "Where ftlab differs"). Every other claim must
+#: point the paper's way. Nothing asserts that these keep differing: a change that makes
+#: one reproduce is welcome, and then it leaves this table.
+QUICK_KNOWN_DIFFERENCES = {
+    "das_as_p99_upi_vs_unified": "UPI leaves DAS-AS 1-3 dies; GC compacts its data there at WAF ~30",
+    "das_as_p99_upi-guarded_vs_unified": "the same, with the guard",
+    "lm_tbe_mean_upi_vs_partitioned": "paper-literal UPI shrinks LM-TBE's and DTRS's sets until their queues grow",
+    "lm_tbe_mean_upi-guarded_vs_partitioned": "LM-TBE's reads and writes share its set with relocation and GC",
+}
+
+
 def test_quick_claims_point_the_papers_way(quick: C.ReproductionResult) -> None:
-    wrong = [f"{c.id}: {c.why}" for c in quick.claims if c.verdict == C.DIFFERS]
+    wrong = [f"{c.id}: {c.why}" for c in quick.claims if c.verdict == C.DIFFERS and c.id not in QUICK_KNOWN_DIFFERENCES]
     assert not wrong, "\n".join(wrong)
+
+
+def test_known_differences_are_claims_and_documented() -> None:
+    """Each known difference names a real claim and is explained in docs/reproductions.md."""
+    doc = (Path(__file__).parents[2] / "docs" / "reproductions.md").read_text()
+    assert doc.count("### Where ftlab differs") == 1
+    for id in QUICK_KNOWN_DIFFERENCES:  # noqa: A001
+        assert id in claim_ids(), id
+        assert f"`{id}`" in doc.split("### Where ftlab differs")[-1], f"{id} is not explained under 'Where ftlab differs'"
 
 
 def test_quick_long_horizon_no_tenant_starves_under_upi_guarded(quick: C.ReproductionResult) -> None:
