@@ -1,6 +1,7 @@
 //! The integrity property test (DESIGN §5, §10): random writes, reads, trims and overwrites on
 //! the `tiny` device with GC and static wear leveling forced often, under every scheme of
-//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (upi and upi-guarded with 2 ms epochs, so dies
+//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` on 4 physical streams (vstream
+//! re-clustering every 2 ms; upi and upi-guarded with 2 ms epochs, so dies
 //! change sets and GC relocates data all the time), plus three test-only policies that drive
 //! the engine's commands: whole-block migrations while the host writes, partial GC in steps
 //! of k page reads, and parity programs with reads rebuilt from stripes. With and without a
@@ -73,6 +74,11 @@ gc_high_watermark_blocks = 10
 static_wear_leveling_gap = 2
 write_buffer_bytes = {buffer}
 scheduler = "{sched}"
+physical_streams = 4
+[stream.manual]
+table = [2]
+[stream.vstream]
+epoch_s = 0.002
 [scheme.partitioned]
 by = "die"
 [scheme.upi]
