@@ -1,6 +1,8 @@
 //! The integrity property test (DESIGN §5, §10): random writes, reads, trims and overwrites on
 //! the `tiny` device with GC and static wear leveling forced often, under every scheme of
-//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (upi and upi-guarded with 2 ms epochs, so dies
+//! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (the mappers other than `legacy` on 2
+//! physical streams, whose extra open blocks need 30% over-provisioning instead of 15%; vstream
+//! re-clustering every 2 ms; upi and upi-guarded with 2 ms epochs, so dies
 //! change sets and GC relocates data all the time), plus three test-only policies that drive
 //! the engine's commands: whole-block migrations while the host writes, partial GC in steps
 //! of k page reads, and parity programs with reads rebuilt from stripes. With and without a
@@ -61,7 +63,7 @@ stream_mapper = "{mapper}"
 preset = "tiny"
 page_bytes = {page}
 pages_per_block = {ppb}
-over_provisioning = 0.15
+over_provisioning = {op}
 planes_per_die = 2
 blocks_per_plane = 32
 program_erase_suspend = {suspend}
@@ -73,6 +75,11 @@ gc_high_watermark_blocks = 10
 static_wear_leveling_gap = 2
 write_buffer_bytes = {buffer}
 scheduler = "{sched}"
+physical_streams = {streams}
+[stream.manual]
+table = [1]
+[stream.vstream]
+epoch_s = 0.002
 [scheme.partitioned]
 by = "die"
 [scheme.upi]
@@ -123,6 +130,8 @@ requests = {requests_b}
         requests_b = requests / 4,
         suspend = c.suspend,
         multi_plane = c.multi_plane,
+        streams = if c.mapper == "legacy" { 1 } else { 2 },
+        op = if c.mapper == "legacy" { 0.15 } else { 0.3 },
     )
 }
 

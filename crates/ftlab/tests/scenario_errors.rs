@@ -789,8 +789,8 @@ fn scheme_errors() {
         "more tenants than channels" => both().at("end", "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.1\n[tenants.synthetic]\nrequests = 1"),
             config("scheme.partitioned.by", &["3 tenants need at least 3 partition units, the device has 2"]);
         "shares as a --set" => both().set("scheme.partitioned.shares=[2, 2]"), config("scheme.partitioned.shares", &["must sum to the device's 2 units, got 4"]);
-        "unknown stream mapper" => base().at("top", "stream_mapper = \"vstream\""), config("stream_mapper", &["unknown stream mapper \"vstream\"", "known: legacy"]);
-        "unknown stream table" => base().at("end", "[stream.vstream]\nk = 4"), config("stream.vstream", &["unknown stream mapper", "known: legacy"]);
+        "unknown stream mapper" => base().at("top", "stream_mapper = \"nosuch\""), config("stream_mapper", &["unknown stream mapper \"nosuch\"", "known: legacy, manual, dac, autostream, vstream"]);
+        "unknown stream table" => base().at("end", "[stream.nosuch]\nk = 4"), config("stream.nosuch", &["unknown stream mapper", "known: legacy, manual, dac, autostream, vstream"]);
     ]);
     let s = load_ok(&part("by = \"die\"\nshares = [2, 2]"));
     assert_eq!(s.scheme["partitioned"]["shares"].as_array().unwrap().len(), 2);

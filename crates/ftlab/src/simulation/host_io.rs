@@ -70,6 +70,7 @@ impl Simulation<'_> {
                 for i in 0..req.n_units {
                     let lpn = (req.first_lpn + i) % ns;
                     if let Some(old) = self.ftl.trim(t, lpn) {
+                        self.mapper.on_trim(t, lpn, req.stream);
                         self.notify_invalidated(t, lpn, old, Cause::Trim);
                     }
                 }

@@ -6,7 +6,11 @@
 //! `summary.json`. Any mapper runs under any scheme. Adding a mapper = one file + one
 //! `REGISTRY` line.
 
+pub mod autostream;
+pub mod dac;
 pub mod legacy;
+pub mod manual;
+pub mod vstream;
 
 use crate::flash::geometry::{BlockIdx, Geometry};
 use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
@@ -54,6 +58,15 @@ pub trait StreamMapper: Send {
         let _ = (view, ev, cmds);
     }
 
+    /// The host trims `lpn` of `tenant` with a request tagged `virtual_stream` (the vStream
+    /// paper passes the stream ID with each DISCARD, §5.1). Called for a unit that held data,
+    /// just before its `Invalidated { cause: Trim }` event (which goes only to mappers whose
+    /// `interests()` ask for invalidations). `Invalidated` says why a page died but not with
+    /// which stream the trim came; this hook is the one thing it lacks.
+    fn on_trim(&mut self, tenant: u16, lpn: u32, virtual_stream: u16) {
+        let _ = (tenant, lpn, virtual_stream);
+    }
+
     fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, cmds: &mut Vec<Command>) {
         let _ = (view, block, cmds);
     }
@@ -70,7 +83,13 @@ pub trait StreamMapper: Send {
 pub type BuildFn = fn(&toml::Table, &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError>;
 
 /// Every stream mapper a scenario may name (the integrity property test runs each one).
-pub const REGISTRY: &[(&str, BuildFn)] = &[("legacy", legacy::build)];
+pub const REGISTRY: &[(&str, BuildFn)] = &[
+    ("legacy", legacy::build),
+    ("manual", manual::build),
+    ("dac", dac::build),
+    ("autostream", autostream::build),
+    ("vstream", vstream::build),
+];
 
 pub fn build(name: &str, config: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     match REGISTRY.iter().find(|(n, _)| *n == name) {
@@ -79,5 +98,78 @@ pub fn build(name: &str, config: &toml::Table, ctx: &MapperContext) -> Result<Bo
             "",
             format!("unknown stream mapper {name:?}; known: {}", REGISTRY.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
         )),
+    }
+}
+
+/// A counter name made at run time (per-stream counters: `vs3_n_pages`), interned so that
+/// `Counters` keeps its `&'static str` names. Each distinct name is leaked once per process
+/// (a bounded set: streams x counter kinds); called from `counters()` only, never per write.
+pub fn counter_name(name: String) -> &'static str {
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<BTreeMap<String, &'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(|| Mutex::new(BTreeMap::new())).lock().expect("counter names lock");
+    if let Some(n) = names.get(&name) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
+    names.insert(name, leaked);
+    leaked
+}
+
+/// Virtual streams whose pages are counted one by one in the per-stream counters; pages of
+/// higher ids are counted together in `vs_other_n_pages`.
+pub const COUNTED_VIRTUAL_STREAMS: usize = 256;
+
+/// Host pages written per virtual stream, counted when the unit lands (`on_placed`), not when
+/// `host_stream` is asked: a write that stalls for space asks again when it resumes. The
+/// virtual stream of the last `host_stream` call is kept until its unit lands.
+#[derive(Clone, Debug)]
+pub struct VirtualTally {
+    /// (tenant, lpn, virtual stream) of the last `host_stream` call.
+    pending: (u16, u32, u16),
+    pub n_pages: Vec<u64>,
+    pub other_n_pages: u64,
+}
+
+impl Default for VirtualTally {
+    fn default() -> Self {
+        VirtualTally { pending: (u16::MAX, u32::MAX, 0), n_pages: vec![0; COUNTED_VIRTUAL_STREAMS], other_n_pages: 0 }
+    }
+}
+
+impl VirtualTally {
+    /// Remember the virtual stream `host_stream` was asked about.
+    #[inline]
+    pub fn asked(&mut self, tenant: u16, lpn: u32, virtual_stream: u16) {
+        self.pending = (tenant, lpn, virtual_stream);
+    }
+
+    /// The virtual stream of a host unit asked about last, if `(tenant, lpn)` is that unit.
+    #[inline]
+    pub fn pending(&self, tenant: u16, lpn: u32) -> Option<u16> {
+        (self.pending.0 == tenant && self.pending.1 == lpn).then_some(self.pending.2)
+    }
+
+    /// A host unit landed: count it in its virtual stream. Returns that stream.
+    #[inline]
+    pub fn placed(&mut self, tenant: u16, lpn: u32) -> Option<u16> {
+        let vs = self.pending(tenant, lpn)?;
+        self.pending = (u16::MAX, u32::MAX, 0);
+        match self.n_pages.get_mut(vs as usize) {
+            Some(n) => *n += 1,
+            None => self.other_n_pages += 1,
+        }
+        Some(vs)
+    }
+
+    /// `vs<i>_n_pages` for every counted virtual stream with pages, then `vs_other_n_pages`.
+    pub fn counters(&self, out: &mut Counters) {
+        for (vs, &n) in self.n_pages.iter().enumerate() {
+            if n > 0 {
+                out.push((counter_name(format!("vs{vs}_n_pages")), n as f64));
+            }
+        }
+        out.push(("vs_other_n_pages", self.other_n_pages as f64));
     }
 }

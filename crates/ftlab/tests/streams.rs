@@ -1,0 +1,498 @@
+//! Tests of the stream mappers of `src/stream/` against the vStream paper
+//! (`../shared/papers/vstream-virtual-stream-management.txt`) and AutoStream's description:
+//! `manual` (table, Table 1 preset, errors with key paths), `dac` (promotion on overwrite,
+//! demotion on GC copy, reset on trim), `autostream` MQ (promotion by log2 of the count,
+//! expiry-based demotion) and SFR (decay, the sequential rule), and `vstream` (dead-page
+//! lifetimes on shared write stamps, K-means on known clusters, the §4.2 memory arithmetic).
+//! The mappers are driven through their trait hooks with hand-made events on a small device.
+
+use ftlab::flash::geometry::{BlockIdx, Geometry, Ppa};
+use ftlab::ftl::blocks::WriteClass;
+use ftlab::ftl::{Ftl, FtlParams};
+use ftlab::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
+use ftlab::scenario;
+use ftlab::sim::time::SimTime;
+use ftlab::stream::autostream::AutoStream;
+use ftlab::stream::dac::Dac;
+use ftlab::stream::manual::{Manual, VSTREAM_TABLE1};
+use ftlab::stream::vstream::{kmeans_1d, stamp_table_bytes, VStream};
+use ftlab::stream::{MapperContext, StreamMapper};
+
+/// 2 dies, 8 blocks of 8 pages each, 16 KiB pages of four 4 KiB units.
+fn geometry() -> Geometry {
+    Geometry::new(2, 1, 1, 1, 8, 8, 16384, 4096).expect("geometry")
+}
+
+/// Two tenants of 1024 units (4 MiB: four 1 MiB chunks) each.
+const NS: [u32; 2] = [1024, 1024];
+
+fn ftl(g: &Geometry) -> Ftl {
+    Ftl::new(
+        *g,
+        FtlParams {
+            namespace_units: NS.to_vec(),
+            physical_streams: 4,
+            host_reserve_blocks: 1,
+            dynamic_wear_leveling: true,
+            integrity: false,
+            frontier_planes: 1,
+        },
+    )
+}
+
+fn table(text: &str) -> toml::Table {
+    toml::from_str(text).expect("toml")
+}
+
+fn ctx(g: &Geometry, streams: u8) -> MapperContext<'_> {
+    MapperContext { geometry: g, namespace_units: &NS, physical_streams: streams }
+}
+
+/// Runs `f` with a view of an idle device at `now_ns`.
+fn at<R>(ftl: &Ftl, now_ns: u64, f: impl FnOnce(&DeviceView) -> R) -> R {
+    let dies = vec![DieStatus::IDLE; ftl.geometry.n_dies as usize];
+    let st = EpochStats::new(ftl.n_tenants(), ftl.geometry.n_dies as usize);
+    f(&DeviceView::new(ftl, SimTime::from_ns(now_ns), &dies, &st))
+}
+
+/// A host write through the mapper as the engine does it: ask, (old copy dies), land.
+fn write(m: &mut dyn StreamMapper, v: &DeviceView, t: u16, lpn: u32, vs: u16, ppa: Ppa, old: Option<Ppa>) -> u8 {
+    let s = m.host_stream(t, lpn, vs, v);
+    if let Some(old) = old {
+        m.on_invalidated(v, &Invalidated { tenant: t, lpn, ppa: old, cause: Cause::Overwrite }, &mut Vec::new());
+    }
+    m.on_placed(v, &Placed { tenant: t, lpn, ppa, stream: s, class: WriteClass::Host }, &mut Vec::new());
+    s
+}
+
+/// A GC copy through the mapper: ask, the source dies (`Moved`), the copy lands.
+fn copy(m: &mut dyn StreamMapper, v: &DeviceView, t: u16, lpn: u32, from: u8, src: Ppa, dst: Ppa) -> u8 {
+    let s = m.gc_stream(t, lpn, from, v);
+    m.on_invalidated(v, &Invalidated { tenant: t, lpn, ppa: src, cause: Cause::Moved }, &mut Vec::new());
+    m.on_placed(v, &Placed { tenant: t, lpn, ppa: dst, stream: s, class: WriteClass::Gc }, &mut Vec::new());
+    s
+}
+
+fn trim(m: &mut dyn StreamMapper, v: &DeviceView, t: u16, lpn: u32, vs: u16, old: Ppa) {
+    m.on_trim(t, lpn, vs);
+    m.on_invalidated(v, &Invalidated { tenant: t, lpn, ppa: old, cause: Cause::Trim }, &mut Vec::new());
+}
+
+fn counter(m: &dyn StreamMapper, name: &str) -> f64 {
+    let mut out = Vec::new();
+    m.counters(&mut out);
+    out.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no counter {name} in {out:?}")).1
+}
+
+// ---- manual -------------------------------------------------------------------------------
+
+#[test]
+fn manual_maps_by_table_and_default() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = Manual::new(&table("table = [3, 1, 2]\ndefault_physical_stream = 2"), &ctx(&g, 4)).expect("builds");
+    at(&f, 0, |v| {
+        let got: Vec<u8> = (0..6).map(|vs| write(&mut m, v, 0, vs as u32, vs, g.ppa(BlockIdx(0), 0, 0), None)).collect();
+        assert_eq!(got, [3, 1, 2, 2, 2, 2]);
+        assert_eq!(m.gc_stream(0, 1, 1, v), 1, "a GC copy stays in its stream");
+    });
+    assert_eq!(counter(&m, "vs0_n_pages"), 1.0);
+    assert_eq!(counter(&m, "vs0_physical_stream"), 3.0);
+}
+
+#[test]
+fn manual_preset_is_the_papers_table1() {
+    let g = geometry();
+    let m = Manual::new(&table("preset = \"vstream-table1\""), &ctx(&g, 4)).expect("builds");
+    // Table 1: {system data, WAL, manifest, temporary} -> 1, {L0, L1} -> 2, {L2, L3} -> 3,
+    // {L4, L5} -> 4 (1-based in the paper); our ids 0-3 are the first four, 4-9 are L0-L5.
+    let want = [0u8, 0, 0, 0, 1, 1, 2, 2, 3, 3];
+    assert_eq!(VSTREAM_TABLE1, want);
+    assert_eq!((0..10).map(|vs| m.map(vs)).collect::<Vec<_>>(), want);
+    // The resolved table is the expanded one, without the preset, and builds the same map.
+    let resolved = m.resolved_config();
+    assert!(!resolved.contains_key("preset"));
+    let again = Manual::new(&resolved, &ctx(&g, 4)).expect("resolved config builds");
+    assert_eq!((0..12).map(|vs| again.map(vs)).collect::<Vec<_>>(), (0..12).map(|vs| m.map(vs)).collect::<Vec<_>>());
+}
+
+#[test]
+fn manual_bad_config_names_the_key() {
+    let g = geometry();
+    let cases = [
+        ("table = [0, 1, 4]", 4, "table.2"),
+        ("table = [0, -1]", 4, "table.1"),
+        ("default_physical_stream = 4", 4, "default_physical_stream"),
+        ("preset = \"vstream-table1\"", 2, "preset"),
+        ("preset = \"nope\"", 4, "preset"),
+        ("preset = \"vstream-table1\"\ntable = [0]", 4, "preset"),
+    ];
+    for (text, streams, key) in cases {
+        let e = Manual::new(&table(text), &ctx(&g, streams)).err().unwrap_or_else(|| panic!("{text:?} builds"));
+        assert_eq!(e.key, key, "{text:?}: {}", e.reason);
+    }
+    assert!(Manual::new(&table("tabel = [0]"), &ctx(&g, 4)).is_err(), "unknown keys are refused");
+}
+
+#[test]
+fn manual_error_in_a_scenario_has_the_full_key_path() {
+    let text = r#"
+stream_mapper = "manual"
+[device]
+preset = "tiny"
+[ftl]
+physical_streams = 2
+[stream.manual]
+table = [0, 1, 2]
+[[tenants]]
+name = "a"
+namespace_fraction = 1.0
+[tenants.synthetic]
+requests = 10
+"#;
+    let e = scenario::load(text, "s.toml", &[], None).err().expect("a bad table is an error");
+    let msg = e.to_string();
+    assert!(msg.contains("stream.manual.table.2"), "{msg}");
+}
+
+// ---- dac ----------------------------------------------------------------------------------
+
+#[test]
+fn dac_promotes_on_overwrite_demotes_on_copy_resets_on_trim() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = Dac::new(&toml::Table::new(), &ctx(&g, 4)).expect("builds");
+    let p = |page: u32| g.ppa(BlockIdx(1), page, 0);
+    at(&f, 0, |v| {
+        // Fresh write: region 0; each overwrite one up, capped at the last region (3).
+        let mut got = vec![write(&mut m, v, 0, 7, 0, p(0), None)];
+        for i in 1..6 {
+            got.push(write(&mut m, v, 0, 7, 0, p(i), Some(p(i - 1))));
+        }
+        assert_eq!(got, [0, 1, 2, 3, 3, 3]);
+        // The other tenant's lpn 7 is another page.
+        assert_eq!(write(&mut m, v, 1, 7, 0, p(6), None), 0);
+        // GC copies: one down each, floored at 0.
+        let copies: Vec<u8> = (0..4).map(|_| copy(&mut m, v, 0, 7, 3, p(5), p(7))).collect();
+        assert_eq!(copies, [2, 1, 0, 0]);
+        // Back up to 2, then a trim resets: the next write is a fresh one (region 0).
+        write(&mut m, v, 0, 7, 0, p(0), Some(p(7)));
+        assert_eq!(write(&mut m, v, 0, 7, 0, p(1), Some(p(0))), 2);
+        trim(&mut m, v, 0, 7, 0, p(1));
+        assert_eq!(m.region(0, 7), 0);
+        assert_eq!(write(&mut m, v, 0, 7, 0, p(2), None), 0);
+    });
+    assert_eq!(counter(&m, "promotions"), 5.0);
+    assert_eq!(counter(&m, "demotions"), 3.0);
+    assert_eq!(counter(&m, "trim_resets"), 1.0);
+    assert_eq!(counter(&m, "memory_bytes"), 2048.0, "one byte per logical page");
+}
+
+#[test]
+fn dac_asked_twice_is_promoted_once() {
+    // A write that stalls asks `host_stream` again when it resumes: only the landing counts.
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = Dac::new(&toml::Table::new(), &ctx(&g, 4)).expect("builds");
+    at(&f, 0, |v| {
+        write(&mut m, v, 0, 3, 0, g.ppa(BlockIdx(0), 0, 0), None);
+        assert_eq!(m.host_stream(0, 3, 0, v), 1);
+        assert_eq!(m.host_stream(0, 3, 0, v), 1);
+    });
+    assert_eq!(m.region(0, 3), 0);
+}
+
+#[test]
+fn dac_regions_knob_and_errors() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = Dac::new(&table("regions = 2"), &ctx(&g, 4)).expect("builds");
+    at(&f, 0, |v| {
+        let p = g.ppa(BlockIdx(0), 0, 0);
+        let got: Vec<u8> = (0..4).map(|i| write(&mut m, v, 0, 1, 0, p, (i > 0).then_some(p))).collect();
+        assert_eq!(got, [0, 1, 1, 1]);
+    });
+    let e = Dac::new(&table("regions = 5"), &ctx(&g, 4)).err().expect("too many regions");
+    assert_eq!(e.key, "regions");
+}
+
+// ---- autostream ---------------------------------------------------------------------------
+
+const MS: u64 = 1_000_000;
+
+#[test]
+fn mq_promotes_by_log2_of_the_count() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = AutoStream::new(&table("variant = \"mq\""), &ctx(&g, 4)).expect("builds");
+    // Non-sequential writes to chunk 1 (lpns 256..512), alternating with chunk 0 so that
+    // each is a new access; a fixed gap, so the lifetime estimate never expires anything.
+    let mut got = Vec::new();
+    for i in 0..9u32 {
+        at(&f, i as u64 * MS, |v| {
+            got.push(m.host_stream(0, 256 + 2 * i, 0, v));
+            m.host_stream(0, 2 * i, 0, v);
+        });
+    }
+    // Counts 1..9: floor(log2) = 0, 1, 1, 2, 2, 2, 2, 3, 3.
+    assert_eq!(got, [0, 1, 1, 2, 2, 2, 2, 3, 3]);
+    assert_eq!(m.chunk_state(0, 300), (9, 3));
+    assert_eq!(m.counters_of().promotions, 6, "chunks 0 and 1 both climb 0 -> 3");
+    assert_eq!(m.counters_of().demotions, 0);
+}
+
+#[test]
+fn mq_demotes_expired_queue_heads() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = AutoStream::new(&table("variant = \"mq\"\nlifetime_factor = 2.0"), &ctx(&g, 4)).expect("builds");
+    // Chunk 2 gets 4 accesses (queue 2); chunk 0 is rewritten every 1 ms, which sets the
+    // lifetime estimate to 1 ms (x 2 = 2 ms).
+    for i in 0..4u64 {
+        at(&f, i * MS, |v| {
+            m.host_stream(0, 512 + 2 * i as u32, 0, v);
+            m.host_stream(0, 2 * i as u32, 0, v);
+        });
+    }
+    assert_eq!(m.chunk_state(0, 512).1, 2);
+    assert_eq!(m.lifetime_ns(0), 2 * MS);
+    // Chunk 0 keeps being written every ms; chunk 2 is not: once its expiry (3 ms + 2 ms)
+    // has passed, it is demoted one queue per lifetime.
+    let mut queues = Vec::new();
+    for i in 4..14u64 {
+        at(&f, i * MS, |v| m.host_stream(0, 2 * i as u32 % 256, 0, v));
+        queues.push(m.chunk_state(0, 512).1);
+    }
+    // t = 4, 5 ms: not expired; t = 6 ms: 5 ms passed -> queue 1, expiry 8 ms; t = 9 ms ->
+    // queue 0.
+    assert_eq!(queues, [2, 2, 1, 1, 1, 0, 0, 0, 0, 0]);
+    assert_eq!(m.counters_of().demotions, 2);
+    // Its count is kept (MQ demotes the queue, not the count): one more write puts it back
+    // where its count says.
+    at(&f, 20 * MS, |v| assert_eq!(m.host_stream(0, 600, 0, v), 2));
+}
+
+#[test]
+fn sfr_count_decays_with_time() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = AutoStream::new(&table("variant = \"sfr\"\ndecay_period_s = 1.0"), &ctx(&g, 4)).expect("builds");
+    let s = 1_000 * MS;
+    // 8 non-sequential accesses to chunk 1 within 1 s: count 8 -> stream 3.
+    for i in 0..8u32 {
+        at(&f, i as u64 * MS, |v| m.host_stream(0, 256 + 3 * i, 0, v));
+    }
+    assert_eq!(m.chunk_state(0, 256), (8, 3));
+    // 2.5 s later: two whole periods -> 8 / 4 = 2, plus this access = 3 -> stream 1.
+    at(&f, 7 * MS + 2 * s + s / 2, |v| assert_eq!(m.host_stream(0, 400, 0, v), 1));
+    assert_eq!(m.chunk_state(0, 256), (3, 1));
+    // 40 periods later everything has decayed: count 1 -> stream 0.
+    at(&f, 50 * s, |v| assert_eq!(m.host_stream(0, 300, 0, v), 0));
+    assert_eq!(m.chunk_state(0, 256).0, 1);
+}
+
+#[test]
+fn sfr_sequential_write_inherits_the_stream() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = AutoStream::new(&table("variant = \"sfr\""), &ctx(&g, 4)).expect("builds");
+    // Chunk 0 is hot (8 accesses -> stream 3).
+    for i in 0..8u32 {
+        at(&f, i as u64 * MS, |v| m.host_stream(0, 3 * i, 0, v));
+    }
+    at(&f, 10 * MS, |v| {
+        assert_eq!(m.host_stream(0, 254, 0, v), 3);
+        // 255 is in chunk 0, 256 and 257 in cold chunk 1: sequential, so they inherit 3.
+        assert_eq!(m.host_stream(0, 255, 0, v), 3);
+        assert_eq!(m.host_stream(0, 256, 0, v), 3);
+        assert_eq!(m.host_stream(0, 257, 0, v), 3);
+        // Chunk 1 was counted once for the run (one access), so alone it is cold.
+        assert_eq!(m.chunk_state(0, 256), (1, 0));
+        // A non-sequential write to chunk 1 gets its own stream: count 2 -> 1.
+        assert_eq!(m.host_stream(0, 300, 0, v), 1);
+        // Another tenant's write does not continue tenant 0's run.
+        assert_eq!(m.host_stream(1, 301, 0, v), 0);
+    });
+    assert_eq!(m.counters_of().sequential_inherits, 3);
+}
+
+#[test]
+fn autostream_trim_resets_the_chunk() {
+    let g = geometry();
+    let f = ftl(&g);
+    for variant in ["mq", "sfr"] {
+        let mut m = AutoStream::new(&table(&format!("variant = \"{variant}\"")), &ctx(&g, 4)).expect("builds");
+        at(&f, 0, |v| {
+            for i in 0..4u32 {
+                m.host_stream(0, 512 + 2 * i, 0, v);
+            }
+            assert_eq!(m.chunk_state(0, 512), (4, 2), "{variant}");
+            trim(&mut m, v, 0, 515, 0, g.ppa(BlockIdx(0), 0, 0));
+            assert_eq!(m.chunk_state(0, 512), (0, 0), "{variant}");
+            assert_eq!(m.host_stream(0, 700, 0, v), 0, "{variant}");
+        });
+    }
+}
+
+#[test]
+fn autostream_bad_chunk_names_the_key() {
+    let g = geometry();
+    for (text, key) in [("chunk_bytes = 1000", "chunk_bytes"), ("log_base = 1", "log_base"), ("decay_period_s = 0.0", "decay_period_s")] {
+        let e = AutoStream::new(&table(text), &ctx(&g, 4)).err().unwrap_or_else(|| panic!("{text} builds"));
+        assert_eq!(e.key, key);
+    }
+    assert!(AutoStream::new(&table("variant = \"lru\""), &ctx(&g, 4)).is_err());
+}
+
+// ---- vstream ------------------------------------------------------------------------------
+
+#[test]
+fn vstream_paper_memory_arithmetic() {
+    // §4.2: "a 1TB SSD based on the full 4KB page-mapping has 256M logical pages. If we use a
+    // 4-byte timestamp per logical page, approximately 1GB of memory is required"; with c = 4
+    // channels, w = 4 chips, d = 2 dies, b = 2 planes, p = 3 (LSB/CSB/MSB) and l = 4 logical
+    // pages per 16KB flash page, "we can reduce the memory overhead by a factor of 768
+    // (= c * w * d * b * p * l) ..., requiring only 1.3MB of memory".
+    let logical_pages = (1u64 << 40) / 4096;
+    assert_eq!(logical_pages, 256 << 20);
+    let per_page = stamp_table_bytes(logical_pages, 1, 4);
+    assert_eq!(per_page, 1 << 30, "1 GiB");
+    let factor = 4 * 4 * 2 * 2 * 3 * 4;
+    assert_eq!(factor, 768);
+    let shared = stamp_table_bytes(logical_pages, factor, 4);
+    assert_eq!(shared, 349_526 * 4, "ceil(256 Mi / 768) stamps of 4 bytes");
+    assert!((per_page as f64 / shared as f64 - 768.0).abs() < 0.01);
+    assert!((shared as f64 / 1e6 - 1.3).abs() < 0.1, "about 1.3 MB, got {shared}");
+}
+
+#[test]
+fn vstream_stamp_table_is_per_group_not_per_page() {
+    let g = geometry();
+    let m = VStream::new(&table("stamp_group_pages = 2"), &ctx(&g, 4)).expect("builds");
+    // 16 blocks x 8 pages x 4 units = 512 units; one 4-byte stamp per 2 pages = 8 units.
+    assert_eq!(m.stamp_bytes(), 512 / 8 * 4);
+    assert_eq!(counter(&m, "stamp_bytes"), 256.0);
+    assert!(counter(&m, "memory_bytes") >= 256.0);
+}
+
+#[test]
+fn vstream_lifetimes_use_the_shared_stamp() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = VStream::new(&toml::Table::new(), &ctx(&g, 4)).expect("builds");
+    let b = BlockIdx(2);
+    // Four units of one flash page land at 10, 11, 12, 13 ms: the page's stamp is 10 ms.
+    for slot in 0..4u32 {
+        at(&f, (10 + slot as u64) * MS, |v| write(&mut m, v, 0, 100 + slot, 5, g.ppa(b, 0, slot), None));
+    }
+    // The next page starts a new stamp at 20 ms.
+    at(&f, 20 * MS, |v| write(&mut m, v, 0, 200, 6, g.ppa(b, 1, 0), None));
+    // lpn 103 is overwritten at 50 ms through stream 5: lifetime 50 - 10 = 40 ms, not 37.
+    at(&f, 50 * MS, |v| write(&mut m, v, 0, 103, 5, g.ppa(b, 2, 0), Some(g.ppa(b, 0, 3))));
+    // lpn 101 is trimmed at 70 ms with stream 5: 60 ms. lpn 200 trimmed with stream 6: 50 ms.
+    at(&f, 70 * MS, |v| {
+        trim(&mut m, v, 0, 101, 5, g.ppa(b, 0, 1));
+        trim(&mut m, v, 0, 200, 6, g.ppa(b, 1, 0));
+    });
+    assert_eq!(m.lifetime_ns_mean(0, 5), Some(50.0 * MS as f64));
+    assert_eq!(m.lifetime_ns_mean(0, 6), Some(50.0 * MS as f64));
+    assert_eq!(m.lifetime_ns_mean(0, 7), None);
+    assert_eq!(m.lifetime_ns_mean(1, 5), None, "tenants are apart");
+    assert_eq!(counter(&m, "t0_vs5_n_dead"), 2.0);
+    assert_eq!(counter(&m, "t0_vs5_n_pages"), 5.0);
+    assert_eq!(counter(&m, "t0_vs5_lifetime_ns_mean"), 50.0 * MS as f64);
+    assert_eq!(counter(&m, "unattributed_deaths"), 0.0);
+}
+
+#[test]
+fn vstream_copy_keeps_the_original_write_time() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = VStream::new(&toml::Table::new(), &ctx(&g, 4)).expect("builds");
+    at(&f, 10 * MS, |v| write(&mut m, v, 0, 1, 2, g.ppa(BlockIdx(0), 0, 0), None));
+    at(&f, 30 * MS, |v| copy(&mut m, v, 0, 1, 2, g.ppa(BlockIdx(0), 0, 0), g.ppa(BlockIdx(5), 0, 0)));
+    at(&f, 100 * MS, |v| write(&mut m, v, 0, 1, 2, g.ppa(BlockIdx(1), 0, 0), Some(g.ppa(BlockIdx(5), 0, 0))));
+    assert_eq!(m.lifetime_ns_mean(0, 2), Some(90.0 * MS as f64));
+}
+
+#[test]
+fn kmeans_finds_known_clusters() {
+    let values = [1000.0, 1.0, 101.0, 2.0, 3.0, 100.0, 1001.0, 102.0];
+    let (centroids, assign) = kmeans_1d(&values, 3, 100);
+    assert_eq!(centroids, [2.0, 101.0, 1000.5]);
+    assert_eq!(assign, [2, 0, 1, 0, 0, 1, 2, 1]);
+    // Fewer distinct points than K: every point its own cluster, no panic.
+    let (c, a) = kmeans_1d(&[5.0, 1.0], 4, 10);
+    assert_eq!((c, a), (vec![1.0, 5.0], vec![1, 0]));
+    assert_eq!(kmeans_1d(&[], 4, 10), (vec![], vec![]));
+}
+
+#[test]
+fn vstream_epoch_clusters_virtual_streams_by_lifetime() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = VStream::new(&table("epoch_s = 600.0"), &ctx(&g, 4)).expect("builds");
+    assert_eq!(m.epoch(), Some(SimTime::from_secs_f64(600.0)));
+    // Before any epoch: virtual stream v -> v mod 4.
+    assert_eq!((0..6).map(|vs| m.physical_stream(0, vs)).collect::<Vec<_>>(), [0, 1, 2, 3, 0, 1]);
+    // Lifetimes (ms) of one dead page per virtual stream 0..8; stream 8 has none.
+    let life_ms = [900u64, 10, 500, 12, 11, 480, 3000, 2900];
+    for (vs, &l) in life_ms.iter().enumerate() {
+        let ppa = g.ppa(BlockIdx(vs as u32), 0, 0);
+        at(&f, 0, |v| write(&mut m, v, 0, vs as u32, vs as u16, ppa, None));
+        at(&f, l * MS, |v| trim(&mut m, v, 0, vs as u32, vs as u16, ppa));
+    }
+    at(&f, 600_000 * MS, |v| m.on_epoch(v, &mut Vec::new()));
+    let got: Vec<u8> = (0..9).map(|vs| m.physical_stream(0, vs)).collect();
+    // {10, 11, 12} -> 0, {480, 500} -> 1, {900} -> 2, {2900, 3000} -> 3; stream 8 keeps 8 mod 4.
+    assert_eq!(got, [2, 0, 1, 0, 0, 1, 3, 3, 0]);
+    at(&f, 0, |v| assert_eq!(m.host_stream(0, 9, 6, v), 3));
+    assert_eq!(counter(&m, "epochs"), 1.0);
+    assert_eq!(counter(&m, "t0_vs6_physical_stream"), 3.0);
+    // Tenant 1 saw nothing: its mapping is unchanged.
+    assert_eq!(m.physical_stream(1, 6), 2);
+}
+
+#[test]
+fn vstream_bad_knobs_name_the_key() {
+    let g = geometry();
+    for (text, key) in [("epoch_s = 0.0", "epoch_s"), ("stamp_group_pages = 9", "stamp_group_pages"), ("virtual_streams = 0", "virtual_streams")] {
+        let e = VStream::new(&table(text), &ctx(&g, 4)).err().unwrap_or_else(|| panic!("{text} builds"));
+        assert_eq!(e.key, key);
+    }
+}
+
+/// Every mapper runs a small scenario end to end with the integrity oracle on (the full
+/// property test is `tests/integrity.rs`), and reports its counters.
+#[test]
+fn every_mapper_runs_a_scenario() {
+    for (name, _) in ftlab::stream::REGISTRY {
+        let text = format!(
+            r#"seed = 5
+schemes = ["unified"]
+stream_mapper = "{name}"
+[device]
+preset = "tiny"
+[ftl]
+physical_streams = 4
+[stream.vstream]
+epoch_s = 0.01
+[check]
+integrity = true
+[[tenants]]
+name = "a"
+namespace_fraction = 1.0
+[tenants.synthetic]
+pattern = "zipf"
+read_ratio = 0.2
+trim_ratio = 0.05
+requests = 20000
+"#
+        );
+        let s = scenario::load(&text, "s.toml", &[], None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut sim = ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
+        ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
+        sim.run(&mut |_| {}).expect("runs");
+        sim.check_integrity();
+    }
+}
