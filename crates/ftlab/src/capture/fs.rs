@@ -70,9 +70,10 @@ struct File {
     dirty: BTreeSet<u64>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Fd {
     file: usize,
+    path: String,
     pos: u64,
     direct: bool,
     append: bool,
@@ -179,7 +180,7 @@ impl Fs {
         if existed && flags.trunc {
             self.truncate(now, file, 0);
         }
-        self.fds.insert(fd, Fd { file, pos: 0, direct: flags.direct, append: flags.append });
+        self.fds.insert(fd, Fd { file, path: path.to_string(), pos: 0, direct: flags.direct, append: flags.append });
     }
 
     /// The file an fd was opened on, if the model saw the open.
@@ -205,7 +206,17 @@ impl Fs {
         }
     }
 
-    pub fn close(&mut self, now: u64, fd: i64) {
+    /// `close(fd)` whose argument named `path`. A close reported after another thread's open
+    /// already reused its fd number (strace shows the close's result late) names the older
+    /// file: that file is written back and the fd keeps its new file.
+    pub fn close(&mut self, now: u64, fd: i64, path: Option<&str>) {
+        let stale = matches!((self.fds.get(&fd), path), (Some(f), Some(p)) if f.path != p);
+        if stale {
+            if let Some(&file) = path.and_then(|p| self.paths.get(p)) {
+                self.flush(now, file);
+            }
+            return;
+        }
         if let Some(f) = self.fds.remove(&fd) {
             self.flush(now, f.file);
         }
@@ -353,6 +364,9 @@ impl Fs {
         };
         self.unlink(now, to);
         self.paths.insert(to.to_string(), file);
+        for f in self.fds.values_mut().filter(|f| f.file == file) {
+            f.path = to.to_string();
+        }
         self.meta_dirty = true;
         true
     }

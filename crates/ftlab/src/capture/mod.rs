@@ -310,7 +310,10 @@ impl<'a> Converter<'a> {
             "openat" | "open" | "creat" => self.open(c, value)?,
             "write" | "writev" | "pwrite64" | "pwritev" | "pwritev2" => self.write(c, value as u64)?,
             "lseek" => self.fd_call(c, |fs, _, fd| fs.seek(fd, value as u64)),
-            "close" => self.fd_call(c, |fs, now, fd| fs.close(now, fd)),
+            "close" => {
+                let path = Self::arg(c, 0).ok().and_then(fd_arg).and_then(|(_, p)| p);
+                self.fd_call(c, |fs, now, fd| fs.close(now, fd, path.as_deref()))
+            }
             "fsync" | "fdatasync" => self.sync(c),
             "ftruncate" | "truncate" => self.truncate(c)?,
             "fallocate" => self.fallocate(c)?,
@@ -344,6 +347,11 @@ impl<'a> Converter<'a> {
         Ok(format!("{}/{p}", dir.trim_end_matches('/')))
     }
 
+    /// The root directory itself or a path under it.
+    fn in_root(&self, path: &str) -> bool {
+        path.trim_end_matches('/') == self.cfg.root.trim_end_matches('/') || self.under_root(path)
+    }
+
     fn under_root(&self, path: &str) -> bool {
         let root = self.cfg.root.trim_end_matches('/');
         path.len() > root.len() && path.starts_with(root) && path.as_bytes()[root.len()] == b'/'
@@ -375,9 +383,12 @@ impl<'a> Converter<'a> {
         };
         let flags_at = if c.name == "openat" { 2 } else { 1 };
         let flags = if c.name == "creat" { "O_CREAT|O_WRONLY|O_TRUNC" } else { Self::arg(c, flags_at)? };
-        if !self.under_root(path) || flags.contains("O_DIRECTORY") {
-            self.summary.calls_outside_root += u64::from(!self.under_root(path));
+        if !self.in_root(path) {
+            self.summary.calls_outside_root += 1;
             return Ok(false);
+        }
+        if flags.contains("O_DIRECTORY") || !self.under_root(path) {
+            return Ok(false); // a directory: its fsync commits the journal (see `sync`)
         }
         let has = |f: &str| flags.split('|').any(|x| x == f);
         let open_flags = OpenFlags { create: has("O_CREAT"), trunc: has("O_TRUNC"), direct: has("O_DIRECT"), append: has("O_APPEND") };
@@ -390,7 +401,7 @@ impl<'a> Converter<'a> {
     fn fd0(&mut self, c: &Call) -> Result<Option<(i64, Option<String>)>, String> {
         let a = Self::arg(c, 0)?;
         let (fd, path) = fd_arg(a).ok_or_else(|| format!("{}: argument 1 must be an fd, got {a:?}", c.name))?;
-        if path.as_deref().is_some_and(|p| !self.under_root(p)) {
+        if path.as_deref().is_some_and(|p| !self.in_root(p)) {
             self.summary.calls_outside_root += 1;
             return Ok(None);
         }

@@ -169,7 +169,9 @@ fn split_args(text: &str) -> Vec<String> {
 }
 
 /// An fd argument `6</path>` (`AT_FDCWD</dir>` gives fd -100): its number and path.
+/// A file deleted while open shows as `6</path>(deleted)`: the path is kept.
 pub fn fd_arg(arg: &str) -> Option<(i64, Option<String>)> {
+    let arg = arg.strip_suffix("(deleted)").unwrap_or(arg);
     let (num, path) = match arg.split_once('<') {
         Some((n, p)) => (n, p.strip_suffix('>').map(str::to_string)),
         None => (arg, None),
@@ -239,6 +241,7 @@ mod tests {
         let c = call(&mut p, r#"14142 1795371677.705325 openat(AT_FDCWD</tmp/x>, "/tmp/x/db/000000.dbtmp", O_WRONLY|O_CREAT, 0644) = 6</tmp/x/db/000000.dbtmp>"#);
         assert_eq!((c.pid, c.time_ns, c.name.as_str()), (14142, 1_795_371_677_705_325_000, "openat"));
         assert_eq!(fd_arg(&c.args[0]), Some((-100, Some("/tmp/x".into()))));
+        assert_eq!(fd_arg("3</a/LOG>(deleted)"), Some((3, Some("/a/LOG".into()))));
         assert_eq!(str_arg(&c.args[1]).as_deref(), Some("/tmp/x/db/000000.dbtmp"));
         assert_eq!(c.ret, Ret::Ok { value: 6, path: Some("/tmp/x/db/000000.dbtmp".into()) });
         assert_eq!(p.parse(r#"7 1.5 pwrite64(11</a,b>, ""..., 4096, 8192 <unfinished ...>"#), Ok(Line::Unfinished));

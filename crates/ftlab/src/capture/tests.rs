@@ -138,3 +138,19 @@ fn stream_rules_parse_and_glob() {
         assert_eq!(glob(p, n), m, "{p} on {n}");
     }
 }
+
+#[test]
+fn a_close_reported_after_the_fd_was_reused_keeps_the_new_file() {
+    // Thread 2's close of fd 5 (a.log) completes after thread 1's open got fd 5 for b.log.
+    let text = "1 0.0 openat(AT_FDCWD</>, \"/db/a.log\", O_WRONLY|O_CREAT, 0644) = 5</db/a.log>\n\
+                1 0.1 write(5</db/a.log>, \"\"..., 4096) = 4096\n\
+                2 0.2 close(5</db/a.log> <unfinished ...>\n\
+                1 0.3 openat(AT_FDCWD</>, \"/db/b.log\", O_WRONLY|O_CREAT, 0644) = 5</db/b.log>\n\
+                2 0.4 <... close resumed>) = 0\n\
+                1 0.5 write(5</db/b.log>, \"\"..., 4096) = 4096\n\
+                1 0.6 close(5</db/b.log>) = 0\n";
+    let cfg = CaptureConfig { fs_metadata: false, ..cfg() };
+    let (records, s) = run(text, &cfg).unwrap();
+    assert_eq!(records, vec![(400_000_000, IoOp::Write, 0, 4096, 1), (600_000_000, IoOp::Write, 4096, 4096, 1)]);
+    assert_eq!(s.writes_unknown_fd, 0);
+}
