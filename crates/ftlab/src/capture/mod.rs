@@ -129,11 +129,11 @@ impl CaptureConfig {
         if !self.root.starts_with('/') {
             return err("root", format!("must be an absolute directory path, got {:?}", self.root));
         }
-        if !(16 << 20..=1 << 52).contains(&self.device_bytes) || self.device_bytes % BLOCK != 0 {
+        if !(16 << 20..=1 << 52).contains(&self.device_bytes) || !self.device_bytes.is_multiple_of(BLOCK) {
             return err("device_bytes", format!("must be a multiple of 4096 in [16 MiB, 4 PiB], got {}", self.device_bytes));
         }
         let journal = self.journal_blocks() * BLOCK;
-        if self.fs_metadata && (journal < 1 << 20 || journal > self.device_bytes / 4 || journal % BLOCK != 0) {
+        if self.fs_metadata && (journal < 1 << 20 || journal > self.device_bytes / 4 || !journal.is_multiple_of(BLOCK)) {
             return err("journal_bytes", format!("must be a multiple of 4096 in [1 MiB, device_bytes / 4 = {}], got {journal}", self.device_bytes / 4));
         }
         if !(BLOCK..=self.device_bytes).contains(&self.dirty_limit_bytes) {
@@ -326,7 +326,7 @@ impl<'a> Converter<'a> {
         Ok(())
     }
 
-    fn arg<'c>(c: &'c Call, i: usize) -> Result<&'c str, String> {
+    fn arg(c: &Call, i: usize) -> Result<&str, String> {
         c.args.get(i).map(String::as_str).ok_or_else(|| format!("{}: expected at least {} arguments, got {}", c.name, i + 1, c.args.len()))
     }
 
