@@ -4,8 +4,9 @@
 # not set up Rust or Python (expected on the machine) nor the project's venv (scripts/setup.sh).
 set -euo pipefail
 
-# Debian packages the project needs: headless chromium + its driver for the HTML report test.
-PACKAGES=(chromium chromium-driver fonts-dejavu-core)
+# Debian packages the project needs: headless chromium + its driver for the HTML report test;
+# RocksDB's db_bench (rocksdb-tools) and strace for `ftlab capture rocksdb` and its live test.
+PACKAGES=(chromium chromium-driver fonts-dejavu-core rocksdb-tools strace)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -97,5 +97,23 @@ def resolve(
 
 def trace_stats(path: str | PathLike[str], format: str) -> TraceStats: ...
 def bench_case(case: str, requests: int | None = None) -> BenchResult: ...
+def capture(
+    strace_path: str | PathLike[str],
+    log_path: str | PathLike[str],
+    out_path: str | PathLike[str],
+    root: str,
+    device_bytes: int,
+    fs_metadata: bool = True,
+    rules: list[str] | None = None,
+    dirty_limit_bytes: int | None = None,
+    journal_bytes: int | None = None,
+) -> str:
+    """Convert an strace log and RocksDB's info LOG into an ftlab-csv trace at `out_path`
+    (docs/capture.md), with the GIL released. `rules`: `PATTERN=STREAM` or
+    `PATTERN=STREAM+level` (None: the RocksDB rules; a bad rule raises UsageError). Returns the
+    converter's summary as JSON text (records, per-stream counts, every count of what was not
+    modelled). A bad strace or LOG line raises TraceError (file, line); a bad setting
+    ConfigError (key)."""
+
 def default_scenario_toml() -> str: ...
 def version() -> str: ...

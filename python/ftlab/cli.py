@@ -4,7 +4,8 @@ Commands: `ftlab run` (run a scenario, write its results and report.html, print 
 per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
 results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
-`ftlab sweep` (in `ftlab.cli_sweep`), `ftlab reproduce` (in `ftlab.reproduce.cli`). This
+`ftlab sweep` (in `ftlab.cli_sweep`), `ftlab reproduce` (in `ftlab.reproduce.cli`), `ftlab
+capture` (in `ftlab.capture.cli`). This
 module parses arguments and prints; it holds no simulation logic (the Rust core) and no
 result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
 commands so `ftlab --help` stays fast.
@@ -454,6 +455,11 @@ app.command("sweep")(sweep_command)
 from ftlab.reproduce.cli import reproduce_command  # noqa: E402
 
 app.command("reproduce")(reproduce_command)
+
+# ftlab capture (its own package: ftlab.capture.cli)
+from ftlab.capture.cli import capture_app  # noqa: E402
+
+app.add_typer(capture_app, name="capture")
 
 
 # --------------------------------------------------------------------------------------

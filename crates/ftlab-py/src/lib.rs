@@ -285,6 +285,41 @@ fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyRe
     Ok(d)
 }
 
+/// Convert an strace log and RocksDB's info LOG into an ftlab-csv trace at `out_path`
+/// (`ftlab capture`, docs/capture.md), with the GIL released. `rules` are `PATTERN=STREAM`
+/// or `PATTERN=STREAM+level` (None: the RocksDB rules). Returns the summary as JSON text.
+#[pyfunction]
+#[pyo3(signature = (strace_path, log_path, out_path, root, device_bytes, fs_metadata=true, rules=None, dirty_limit_bytes=None, journal_bytes=None))]
+#[allow(clippy::too_many_arguments)]
+fn capture(
+    py: Python<'_>,
+    strace_path: PathBuf,
+    log_path: PathBuf,
+    out_path: PathBuf,
+    root: String,
+    device_bytes: u64,
+    fs_metadata: bool,
+    rules: Option<Vec<String>>,
+    dirty_limit_bytes: Option<u64>,
+    journal_bytes: Option<u64>,
+) -> PyResult<String> {
+    use ftlab::capture::{CaptureConfig, StreamRule};
+    let mut cfg = CaptureConfig::rocksdb(&root, device_bytes);
+    cfg.fs_metadata = fs_metadata;
+    cfg.journal_bytes = journal_bytes;
+    if let Some(limit) = dirty_limit_bytes {
+        cfg.dirty_limit_bytes = limit;
+    }
+    if let Some(rules) = rules {
+        let parsed: Result<Vec<StreamRule>, String> = rules.iter().map(|r| StreamRule::parse(r)).collect();
+        cfg.rules = parsed.map_err(|reason| to_pyerr(py, usage("--rule", reason)))?;
+    }
+    let summary = py
+        .detach(move || api::capture(&strace_path, &log_path, &out_path, &cfg))
+        .map_err(|e| to_pyerr(py, e))?;
+    Ok(summary.to_json())
+}
+
 /// The bundled default scenario, as TOML text.
 #[pyfunction]
 fn default_scenario_toml() -> &'static str {
@@ -315,6 +350,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(bench_case, m)?)?;
+    m.add_function(wrap_pyfunction!(capture, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())

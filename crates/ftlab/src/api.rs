@@ -218,6 +218,40 @@ pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, Ftlab
     })
 }
 
+/// `ftlab capture`: convert an strace log and RocksDB's info LOG into an `ftlab-csv` trace at
+/// `out` (written to `out` + `.tmp`, then renamed), returning what the conversion counted. The
+/// conversion itself is `capture::convert` (no I/O); this opens and writes the files.
+pub fn capture(strace: &Path, log: &Path, out: &Path, cfg: &crate::capture::CaptureConfig) -> Result<crate::capture::CaptureSummary, FtlabError> {
+    use crate::capture::{convert, read_event_log, CaptureError};
+    use crate::workload::ftlab_csv::{write_header, write_record};
+    use std::io::Write;
+    let file_of = |p: &Path| p.display().to_string();
+    let to_error = |e: CaptureError, out_tmp: &Path| match e {
+        CaptureError::Config { key, reason } => FtlabError::config("ftlab capture", key, reason),
+        CaptureError::Strace { line, reason } => FtlabError::Trace { file: file_of(strace), line, reason },
+        CaptureError::Log { line, reason } => FtlabError::Trace { file: file_of(log), line, reason },
+        CaptureError::Output(e) => io_error(out_tmp, e),
+    };
+    let tmp = PathBuf::from(format!("{}.tmp", out.display()));
+    let events = read_event_log(open(log)?).map_err(|e| to_error(e, &tmp))?;
+    let input = open(strace)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(|e| io_error(&tmp, e))?);
+    write_header(&mut w).map_err(|e| io_error(&tmp, e))?;
+    let result = convert(input, events, cfg, &mut |r| write_record(&mut w, r));
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            drop(w);
+            let _ = std::fs::remove_file(&tmp);
+            return Err(to_error(e, &tmp));
+        }
+    };
+    w.flush().map_err(|e| io_error(&tmp, e))?;
+    drop(w);
+    std::fs::rename(&tmp, out).map_err(|e| io_error(out, e))?;
+    Ok(summary)
+}
+
 /// Run one named bench case (see `BENCH_CASES`): the standard performance workload on the
 /// `mqsim` device. `wall_s` covers the timed simulation, not preconditioning.
 pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {

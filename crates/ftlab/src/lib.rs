@@ -5,6 +5,7 @@
 //! is the only edge that opens files. See `docs/ARCHITECTURE.md`.
 
 pub mod api;
+pub mod capture;
 pub mod error;
 pub mod flash;
 pub mod ftl;

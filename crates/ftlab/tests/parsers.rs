@@ -214,12 +214,55 @@ fn msprod_fixture() {
     );
 }
 
+#[test]
+fn ftlab_csv_fixture() {
+    // A comment line and a header in any case; op in any case; a trim of size 0 accepted; the
+    // stream column kept for trims (65535 is the largest stream id); file order kept although
+    // the last time goes backwards.
+    check(
+        FtlabCsv,
+        &fixture("ftlab.csv"),
+        Want::Records(&[
+            (0, W, 4096, 8192, 1),
+            (1500, R, 0, 512, 0),
+            (2000, T, 4096, 0, 65535),
+            (1999, T, 12288, 4096, 7),
+        ]),
+    );
+    assert_eq!(TraceFormat::from_name("ftlab-csv"), Some(FtlabCsv));
+    assert!(TraceFormat::ALL.contains(&FtlabCsv));
+}
+
+#[test]
+fn ftlab_csv_writes_what_it_reads() {
+    use ftlab::workload::ftlab_csv::{write_header, write_record};
+    let records: Vec<TraceRecord> = [(7u64, W, 0u64, 4096u64, 3u16), (9, T, 4096, 8192, 4), (10, R, 1, 1, 0)]
+        .iter()
+        .map(|&(t, op, offset_bytes, size_bytes, stream)| TraceRecord {
+            time: SimTime::from_ns(t),
+            op,
+            offset_bytes,
+            size_bytes,
+            stream,
+        })
+        .collect();
+    let mut text = Vec::new();
+    write_header(&mut text).unwrap();
+    for r in &records {
+        write_record(&mut text, r).unwrap();
+    }
+    let text = String::from_utf8(text).unwrap();
+    assert_eq!(text, "time_ns,op,offset_bytes,size_bytes,stream\n7,write,0,4096,3\n9,trim,4096,8192,4\n10,read,1,1,0\n");
+    let back: Vec<TraceRecord> = read_trace(FtlabCsv, text.as_bytes()).map(Result::unwrap).collect();
+    assert_eq!(back, records);
+}
+
 // ----- rules shared by every format --------------------------------------------------------
 
 #[test]
 fn blank_lines_and_crlf_are_accepted_everywhere() {
     let msprod = format!("{MSPROD_HEADER}\r\n DiskWrite, 7, p ( 1), 1, 0x1, 0x200, 0x200, 1, 3, 0x0, 1, Normal, 0x0, 0x0, f\r\n");
-    let cases: [(TraceFormat, &str, Rec); 9] = [
+    let cases: [(TraceFormat, &str, Rec); 10] = [
         (Msr, "\r\n  \n1,h,0,Read,0,512,1\r\n\t\n", (100, R, 0, 512, 0)),
         (
             Systor,
@@ -233,6 +276,7 @@ fn blank_lines_and_crlf_are_accepted_everywhere() {
         (Blkparse, "\r\n  8,0  0  1  0.000000002  1  D  R 1 + 1 [x]\r\n", (2, R, 512, 512, 0)),
         (Fio, "\r\nfio version 3 iolog\r\n\r\n4 f read 0 512\r\n", (4000, R, 0, 512, 0)),
         (Msprod, &msprod, (7000, W, 512, 512, 3)),
+        (FtlabCsv, "\r\ntime_ns,op,offset_bytes,size_bytes,stream\r\n\r\n5,trim,0,512,2\r\n", (5, T, 0, 512, 2)),
     ];
     for (format, input, rec) in cases {
         check(format, input, Want::Records(&[rec]));
@@ -433,6 +477,36 @@ fn tencent_malformations() {
             ("1,0,0,0,0\n", 1, &["field 3 (size_sectors)", "size must be > 0"]),
             ("t,0,8,1,0\n", 1, &["field 1 (timestamp_s)", "decimal number"]),
         ],
+    );
+}
+
+const FTLAB_HEADER: &str = "time_ns,op,offset_bytes,size_bytes,stream\n";
+
+#[test]
+fn ftlab_csv_malformations() {
+    let h = |body: &str| format!("{FTLAB_HEADER}{body}");
+    let cases: Vec<(String, u64, &[&str])> = vec![
+        ("0,write,0,4096,1\n".into(), 1, &["missing header", "time_ns,op,offset_bytes,size_bytes,stream"]),
+        ("".into(), 1, &["missing header", "end of the input"]),
+        (h("0,write,0,4096\n"), 2, &["expected 5 fields", "got 4"]),
+        (h("0,write,0,4096,1,9\n"), 2, &["expected 5 fields", "got 6"]),
+        (h("0.5,write,0,4096,1\n"), 2, &["field 1 (time_ns)", "unsigned integer", "\"0.5\""]),
+        (h("0,erase,0,4096,1\n"), 2, &["field 2 (op)", "\"read\", \"write\" or \"trim\"", "\"erase\""]),
+        (h("0,write,-1,4096,1\n"), 2, &["field 3 (offset_bytes)", "negative"]),
+        (h("0,write,0,4k,1\n"), 2, &["field 4 (size_bytes)", "\"4k\""]),
+        (h("0,write,0,0,1\n"), 2, &["field 4 (size_bytes)", "size must be > 0"]),
+        (h("0,read,18446744073709551615,1,1\n"), 2, &["field 4 (size_bytes)", "overflows"]),
+        (h("0,write,0,4096,65536\n"), 2, &["field 5 (stream)", "65536", "stream id"]),
+        (h("0,write,0,4096,\n"), 2, &["field 5 (stream)", "unsigned integer"]),
+    ];
+    for (input, line, says) in &cases {
+        check(FtlabCsv, input, Want::Error { line: *line, says });
+    }
+    // A repeated header (concatenated files) is skipped, not an error.
+    check(
+        FtlabCsv,
+        &format!("{FTLAB_HEADER}1,read,0,1,0\n{FTLAB_HEADER}2,write,0,1,2\n"),
+        Want::Records(&[(1, R, 0, 1, 0), (2, W, 0, 1, 2)]),
     );
 }
 

@@ -22,6 +22,7 @@
 pub mod alibaba;
 pub mod blkparse;
 pub mod fio;
+pub mod ftlab_csv;
 pub mod generator;
 pub mod msprod;
 pub mod msr;
@@ -104,10 +105,14 @@ pub enum TraceFormat {
     Fio,
     /// SNIA Microsoft production-server traces: CSV exports of Windows ETW kernel traces.
     Msprod,
+    /// ftlab's own CSV `time_ns,op,offset_bytes,size_bytes,stream` (with trims and stream
+    /// ids; what `ftlab capture` writes).
+    #[serde(rename = "ftlab-csv")]
+    FtlabCsv,
 }
 
 impl TraceFormat {
-    pub const ALL: [TraceFormat; 9] = [
+    pub const ALL: [TraceFormat; 10] = [
         TraceFormat::Msr,
         TraceFormat::Mqsim,
         TraceFormat::Systor,
@@ -117,6 +122,7 @@ impl TraceFormat {
         TraceFormat::Blkparse,
         TraceFormat::Fio,
         TraceFormat::Msprod,
+        TraceFormat::FtlabCsv,
     ];
 
     pub fn name(self) -> &'static str {
@@ -130,6 +136,7 @@ impl TraceFormat {
             TraceFormat::Blkparse => "blkparse",
             TraceFormat::Fio => "fio",
             TraceFormat::Msprod => "msprod",
+            TraceFormat::FtlabCsv => "ftlab-csv",
         }
     }
 
@@ -154,6 +161,7 @@ pub fn read_trace<'a, R: BufRead + Send + 'a>(format: TraceFormat, input: R) -> 
         TraceFormat::Blkparse => Box::new(blkparse::BlkparseReader::new(input)),
         TraceFormat::Fio => Box::new(fio::FioReader::new(input)),
         TraceFormat::Msprod => Box::new(msprod::MsprodReader::new(input)),
+        TraceFormat::FtlabCsv => Box::new(ftlab_csv::FtlabCsvReader::new(input)),
     }
 }
 
