@@ -118,7 +118,8 @@ def cdf_points(report: Report, op: str) -> pl.DataFrame:
 class SeriesView:
     """The time series prepared for drawing: `frame` has the time-series columns (NaN made
     null, latency null where its op had no request in the window), with `windows_per_point`
-    consecutive windows merged into one row (mean; `*_p99_us` and `*max*` columns: max)."""
+    consecutive windows merged into one row (mean; `*_p99_us` and `*max*` columns: max;
+    `*_physical_stream` columns, which are ids: the most frequent, the lowest on ties)."""
 
     frame: pl.DataFrame
     windows_per_point: int
@@ -159,6 +160,8 @@ def _merge_windows(ts: pl.DataFrame, group: list[str], per_point: int) -> pl.Dat
     def agg(c: str) -> pl.Expr:
         if c == "window_start_s":
             return pl.col(c).first()
+        if c.endswith("_physical_stream"):
+            return pl.col(c).drop_nulls().mode().min()
         return pl.col(c).max() if (c.endswith("_p99_us") or "max" in c) else pl.col(c).mean()
 
     bucket = (pl.int_range(pl.len()).over(group) // per_point).alias("_bucket")

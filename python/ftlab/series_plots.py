@@ -107,6 +107,35 @@ def panels(*specs: tuple[str, str], shape: str = "linear") -> Builder:
     return build
 
 
+def stream_map() -> Builder:
+    """A builder of the mapping over time: one panel per tenant, one step line per virtual
+    stream (`vs<i>_physical_stream`) giving the physical stream that took most of its writes
+    in each window; gaps where it wrote nothing."""
+
+    def build(data: SeriesData) -> go.Figure:
+        fig = _plotly.subplots(len(data.tenants), 1, [f"{t}: physical stream of each virtual stream" for t in data.tenants], shared_xaxes=True)
+        for r, tenant in enumerate(data.tenants, start=1):
+            tf = data.frame.filter(tenant=tenant)
+            for i, column in enumerate(data.columns):
+                values = tf.get_column(column)
+                if values.null_count() == len(values):
+                    continue
+                vs = column.removesuffix("_physical_stream")
+                fig.add_trace(
+                    _plotly.line(
+                        tf.get_column("window_start_s"), values, vs, vs, _tenant_color(i), r == 1, shape="hv",
+                        hovertemplate=f"{_plotly.text(tenant)} {vs}<br>t = %{{x}} s<br>physical stream %{{y}}<extra></extra>",
+                    ),
+                    row=r,
+                    col=1,
+                )
+            fig.update_yaxes(title_text="physical stream", dtick=1, row=r, col=1)
+        fig.update_xaxes(title_text="time (s)", row=len(data.tenants), col=1)
+        return _plotly.finish(fig, _title(data, "virtual → physical stream"), len(data.tenants))
+
+    return build
+
+
 def _tenant_color(index: int) -> str:
     return scheme_style(index).color
 
@@ -128,6 +157,7 @@ REGISTRY: list[SeriesPlot] = [
             shape="hv",
         ),
     ),
+    SeriesPlot("stream-map", "stream mapping over time", ("vs*_physical_stream",), stream_map()),
 ]
 
 

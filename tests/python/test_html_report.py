@@ -171,6 +171,26 @@ def test_latency_is_masked_where_a_window_had_no_request():
     assert view.frame.get_column("read_mean_us").to_list()[1] is not None
 
 
+def test_stream_map_is_one_step_line_per_virtual_stream_and_tenant():
+    """The engine's `vs<i>_physical_stream` columns (docs/streams/README.md) are drawn by
+    the `stream-map` entry: one panel per tenant, one line per virtual stream."""
+    extra = {f"vs{i}_physical_stream": {"alpha": float(i % 4)} for i in range(3)}
+    report = synthetic_report(schemes=("alpha",), tenants=("a", "b"), extra=extra)
+    assert built(report) == {"fig-series-0-stream-map": 3 * 2}
+    assert 'id="fig-series-0-stream-map"' in html_report.render(report)
+
+
+def test_stream_ids_merge_by_most_frequent_not_mean():
+    """A physical stream is an id: merged windows take the most frequent (lowest on ties);
+    windows where the virtual stream wrote nothing (NaN) do not vote."""
+    report = synthetic_report(schemes=("s",), tenants=("a",), windows=1000, extra={"vs0_physical_stream": {"s": 0.0}})
+    pattern = [1.0, 3.0, 3.0, math.nan]
+    ts = report.timeseries.with_columns(pl.Series("vs0_physical_stream", [pattern[i % 4] for i in range(1000)]))
+    view = figdata.series_view(Report(report.summary_json, "", ts), max_windows=250)
+    assert view.windows_per_point == 4
+    assert set(view.frame.get_column("vs0_physical_stream").to_list()) == {3.0}, "the mean would be 2.33"
+
+
 @pytest.fixture(scope="module")
 def real_run():
     """A real run of the default scenario's three tenants under unified and partitioned, with

@@ -477,6 +477,7 @@ fn open_source<'a>(
         start: SimTime::from_secs_f64(t.start_s),
         end: t.duration_s.map(|d| SimTime::from_secs_f64(t.start_s + d)),
         max_requests: None,
+        stream_rules: t.stream_rules.iter().map(|r| (r.offset_bytes, r.offset_bytes + r.size_bytes, r.stream)).collect(),
     };
     if let Some(w) = &t.synthetic {
         // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.

@@ -260,7 +260,12 @@ impl SchemeConfigError {
 /// Deserialize a policy's config struct from its table, with `deny_unknown_fields` errors
 /// turned into `SchemeConfigError`.
 pub fn parse_config<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, SchemeConfigError> {
-    T::deserialize(toml::Value::Table(table.clone())).map_err(|e| SchemeConfigError::new("", e.message().to_string()))
+    serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
+        // The path of the key at fault ("" for the table itself, e.g. an unknown key).
+        let path = e.path().to_string();
+        let key = if path == "." { String::new() } else { path };
+        SchemeConfigError::new(key, e.inner().message().to_string())
+    })
 }
 
 /// Serialize a config struct back to a table.

@@ -208,6 +208,7 @@ fn synthetic_times_are_not_rebased_so_a_part_start_is_kept() {
         start: SimTime(1_000_000_000),
         end: None,
         max_requests: None,
+        stream_rules: Vec::new(),
     };
     let mut source = Source::new(Records::Synthetic(Box::new(stream)), p);
     let arrivals: Vec<u64> = std::iter::from_fn(|| source.next_request().unwrap()).map(|r| r.arrival.ns()).collect();

@@ -78,6 +78,8 @@ scheduler = "{sched}"
 physical_streams = {streams}
 [stream.manual]
 table = [1]
+[stream.direct]
+beyond_limit = "{beyond}"
 [stream.vstream]
 epoch_s = 0.002
 [scheme.partitioned]
@@ -104,6 +106,30 @@ trim_ratio = {trim}
 sizes = [{sizes}]
 arrival = "closed"
 requests = {requests}
+[[tenants.stream_rules]]
+offset_bytes = 0
+size_bytes = 2097152
+stream = 1
+[[tenants.stream_rules]]
+offset_bytes = 2097152
+size_bytes = 2097152
+stream = 2
+[[tenants.stream_rules]]
+offset_bytes = 4194304
+size_bytes = 2097152
+stream = 3
+[[tenants.stream_rules]]
+offset_bytes = 6291456
+size_bytes = 2097152
+stream = 4
+[[tenants.stream_rules]]
+offset_bytes = 8388608
+size_bytes = 2097152
+stream = 5
+[[tenants.stream_rules]]
+offset_bytes = 10485760
+size_bytes = 2097152
+stream = 300
 [[tenants]]
 name = "b"
 namespace_fraction = 0.5
@@ -131,6 +157,7 @@ requests = {requests_b}
         suspend = c.suspend,
         multi_plane = c.multi_plane,
         streams = if c.mapper == "legacy" { 1 } else { 2 },
+        beyond = if c.seed % 2 == 0 { "release" } else { "unstreamed" },
         op = if c.mapper == "legacy" { 0.15 } else { 0.3 },
     )
 }
@@ -239,6 +266,36 @@ fn zzz_at_least_a_million_operations_ran() {
         };
         run_case(&c, 100_000);
         seed += 1;
+    }
+}
+
+/// Every mapper under every scheme (the property test draws pairs at random and may miss
+/// one): a short random case each, tenant a's writes tagged with six virtual streams by
+/// address-range rules (one beyond the 256 counted ones), so the mappers open, release and
+/// fall back.
+#[test]
+fn every_mapper_under_every_scheme() {
+    for (i, scheme) in schemes().into_iter().enumerate() {
+        for (j, mapper) in mappers().into_iter().enumerate() {
+            let seed = (i * 16 + j) as u64;
+            let c = Case {
+                scheme,
+                mapper,
+                seed,
+                units_per_page: 1 + (seed % 2) as u32,
+                buffer_pages: if seed % 3 == 0 { 8 } else { 0 },
+                read_ratio: 0.3,
+                trim_ratio: 0.05,
+                pattern: "uniform",
+                max_units: 3,
+                policy: "greedy",
+                fill_fraction: 1.0,
+                scheduler: "priority",
+                suspend: false,
+                multi_plane: false,
+            };
+            run_case(&c, 6_000);
+        }
     }
 }
 

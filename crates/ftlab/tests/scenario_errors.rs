@@ -397,9 +397,9 @@ fn unknown_keys_are_rejected_with_their_path() {
         "[measure]" => base().at("measure", "duration = 1"), config("measure.duration", &["unknown field `duration`", "`duration_s`"]);
         "[check]" => base().at("check", "oracle = true"), config("check.oracle", &["unknown field `oracle`", "`integrity`"]);
         "[scheme.partitioned]" => base().replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]").at("end", "[scheme.partitioned]\nshare = [1, 1]"),
-            config("scheme.partitioned", &["unknown field `share`", "`shares`"]);
-        "[scheme.unified]" => base().at("end", "[scheme.unified]\nby = \"die\""), config("scheme.unified", &["unknown field `by`", "no fields"]);
-        "[stream.legacy]" => base().at("end", "[stream.legacy]\nstreams = 2"), config("stream.legacy", &["unknown field `streams`", "no fields"]);
+            config("scheme.partitioned.share", &["unknown field `share`", "`shares`"]);
+        "[scheme.unified]" => base().at("end", "[scheme.unified]\nby = \"die\""), config("scheme.unified.by", &["unknown field `by`", "no fields"]);
+        "[stream.legacy]" => base().at("end", "[stream.legacy]\nstreams = 2"), config("stream.legacy.streams", &["unknown field `streams`", "no fields"]);
         "--set of an unknown [device] key" => base().set("device.chanels=4"), config("device.chanels", &["unknown field `chanels`"]);
         "--set of an unknown tenant key by name" => base().set("tenants.db.speed=3"), config("tenants.1.speed", &["unknown field `speed`"]);
         "--set of an unknown synthetic key" => base().set("tenants.0.synthetic.theta=1"), config("tenants.0.synthetic.theta", &["unknown field `theta`"]);
@@ -424,7 +424,7 @@ fn wrong_types_and_missing_fields() {
         "replay" => trace_tenant("t.csv", "msr").at("trace0", "replay = \"open\""), config("tenants.0.trace.replay", &["unknown variant `open`", "`timed`", "`closed`"]);
         "precondition order" => base().at("precondition", "order = \"reverse\""), config("precondition.order", &["unknown variant `reverse`", "`sequential`", "`random`"]);
         "partitioned by" => base().replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]").set("scheme.partitioned.by=plane"),
-            config("scheme.partitioned", &["unknown variant `plane`", "`channel`", "`die`"]);
+            config("scheme.partitioned.by", &["unknown variant `plane`", "`channel`", "`die`"]);
         "integrity not a bool" => base().at("check", "integrity = \"yes\""), config("check.integrity", &["invalid type", "expected a boolean"]);
         "schemes not an array" => base().replace("schemes = [\"unified\"]", "schemes = \"unified\""), config("schemes", &["invalid type", "expected a sequence"]);
         "no device table at all" => base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), config("device", &["missing field `device`"]);
@@ -768,7 +768,7 @@ fn scheme_errors() {
         "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"flashblox\"]"),
             config("schemes.1", &["unknown scheme \"flashblox\"", "known: unified, partitioned, upi"]);
         "unknown scheme table" => base().at("end", "[scheme.flashblox]\nepoch_ms = 100"), config("scheme.flashblox", &["unknown scheme", "known: unified, partitioned, upi"]);
-        "upi unknown knob" => upi("epoch_ms = 100"), config("scheme.upi", &["unknown field `epoch_ms`"]);
+        "upi unknown knob" => upi("epoch_ms = 100"), config("scheme.upi.epoch_ms", &["unknown field `epoch_ms`"]);
         "upi epoch too short" => upi("epoch_s = 0.0"), config("scheme.upi.epoch_s", &["must be in [0.001, 86400], got 0"]);
         "upi traffic cap of 1" => upi("traffic_cap = 1.0"), config("scheme.upi.traffic_cap", &["must be in (0, 1), got 1"]);
         "upi exponents of the wrong length" => upi("traffic_exponents = [1.0]"), config("scheme.upi.traffic_exponents", &["one exponent per tenant (2)", "got 1"]);
@@ -789,8 +789,12 @@ fn scheme_errors() {
         "more tenants than channels" => both().at("end", "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.1\n[tenants.synthetic]\nrequests = 1"),
             config("scheme.partitioned.by", &["3 tenants need at least 3 partition units, the device has 2"]);
         "shares as a --set" => both().set("scheme.partitioned.shares=[2, 2]"), config("scheme.partitioned.shares", &["must sum to the device's 2 units, got 4"]);
-        "unknown stream mapper" => base().at("top", "stream_mapper = \"nosuch\""), config("stream_mapper", &["unknown stream mapper \"nosuch\"", "known: legacy, manual, dac, autostream, vstream"]);
-        "unknown stream table" => base().at("end", "[stream.nosuch]\nk = 4"), config("stream.nosuch", &["unknown stream mapper", "known: legacy, manual, dac, autostream, vstream"]);
+        "unknown stream mapper" => base().at("top", "stream_mapper = \"nosuch\""), config("stream_mapper", &["unknown stream mapper \"nosuch\"", "known: legacy, direct, manual, dac, autostream, vstream"]);
+        "unknown stream table" => base().at("end", "[stream.nosuch]\nk = 4"), config("stream.nosuch", &["unknown stream mapper", "known: legacy, direct, manual, dac, autostream, vstream"]);
+        "a mapper not selected is still checked" => base().at("end", "[stream.direct]\nbeyond_limit = \"close\""),
+            config("stream.direct.beyond_limit", &["unknown variant `close`", "expected `release` or `unstreamed`"]);
+        "a mapper not selected: range checks that need no device" => base().at("end", "[stream.manual]\ntable = [-1]"),
+            config("stream.manual.table.0", &["must be in [0, ", "got -1"]);
     ]);
     let s = load_ok(&part("by = \"die\"\nshares = [2, 2]"));
     assert_eq!(s.scheme["partitioned"]["shares"].as_array().unwrap().len(), 2);

@@ -14,6 +14,7 @@ use ftlab::scenario;
 use ftlab::sim::time::SimTime;
 use ftlab::stream::autostream::AutoStream;
 use ftlab::stream::dac::Dac;
+use ftlab::stream::direct::Direct;
 use ftlab::stream::manual::{Manual, VSTREAM_TABLE1};
 use ftlab::stream::vstream::{kmeans_1d, stamp_table_bytes, VStream};
 use ftlab::stream::{MapperContext, StreamMapper};
@@ -82,6 +83,50 @@ fn counter(m: &dyn StreamMapper, name: &str) -> f64 {
     let mut out = Vec::new();
     m.counters(&mut out);
     out.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("no counter {name} in {out:?}")).1
+}
+
+// ---- direct (NVMe open-stream limit, vStream §4.1) ----------------------------------------
+
+/// With 4 physical streams, 3 open streams: ids 0 stay unstreamed; 5, 6, 7 open 1, 2, 3.
+/// The fourth id, under `release`, takes the least recently written stream; under
+/// `unstreamed`, goes to stream 0 and stays closed.
+#[test]
+fn direct_opens_streams_then_follows_the_nvme_rule() {
+    let g = geometry();
+    let f = ftl(&g);
+    let cases: [(&str, [u8; 7], f64, f64); 2] = [
+        // 5 6 7 5(touch) 8 -> releases 6 (least recent), 6 again -> releases 7, 0
+        ("beyond_limit = \"release\"", [1, 2, 3, 1, 2, 3, 0], 2.0, 0.0),
+        ("beyond_limit = \"unstreamed\"", [1, 2, 3, 1, 0, 2, 0], 0.0, 1.0),
+    ];
+    for (knobs, expected, releases, unstreamed) in cases {
+        let mut m = Direct::new(&table(knobs), &ctx(&g, 4)).expect("builds");
+        let got: Vec<u8> = at(&f, 0, |v| {
+            [5u16, 6, 7, 5, 8, 6, 0].iter().enumerate().map(|(i, &vs)| write(&mut m, v, 0, i as u32, vs, g.ppa(BlockIdx(0), 0, 0), None)).collect()
+        });
+        assert_eq!(got, expected, "{knobs}");
+        assert_eq!(counter(&m, "releases"), releases, "{knobs}");
+        assert_eq!(counter(&m, "unstreamed_units"), unstreamed, "{knobs}");
+        at(&f, 0, |v| assert_eq!(m.gc_stream(0, 1, 2, v), 2, "a GC copy stays in its stream"));
+    }
+}
+
+/// Tenants have their own streams, and one physical stream means no open stream at all.
+#[test]
+fn direct_streams_are_per_tenant_and_one_stream_is_unstreamed() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = Direct::new(&table(""), &ctx(&g, 2)).expect("builds");
+    at(&f, 0, |v| {
+        assert_eq!(write(&mut m, v, 0, 0, 9, g.ppa(BlockIdx(0), 0, 0), None), 1);
+        assert_eq!(write(&mut m, v, 1, 0, 4, g.ppa(BlockIdx(0), 0, 1), None), 1, "tenant 1 has its own open stream");
+        assert_eq!(write(&mut m, v, 0, 1, 9, g.ppa(BlockIdx(0), 0, 2), None), 1);
+    });
+    let mut one = Direct::new(&table("beyond_limit = \"release\""), &ctx(&g, 1)).expect("builds");
+    at(&f, 0, |v| assert_eq!(write(&mut one, v, 0, 0, 3, g.ppa(BlockIdx(0), 0, 0), None), 0));
+    assert_eq!(counter(&one, "opens"), 0.0);
+    let e = Direct::new(&table("beyond_limit = \"close\""), &ctx(&g, 4)).err().expect("an unknown rule is refused");
+    assert_eq!(e.key, "beyond_limit", "{e:?}");
 }
 
 // ---- manual -------------------------------------------------------------------------------
@@ -494,5 +539,225 @@ requests = 20000
         ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
         sim.run(&mut |_| {}).expect("runs");
         sim.check_integrity();
+    }
+}
+
+// ---- the engine's stream measurements and the stream interface ------------------------------
+
+/// A scenario on the tiny device with one tenant writing `pattern` at a fixed interval, tagged
+/// by address-range rules, under `mapper` and `scheme`.
+fn stream_scenario(mapper: &str, scheme: &str, extra: &str) -> scenario::Scenario {
+    let text = format!(
+        r#"seed = 3
+schemes = ["{scheme}"]
+stream_mapper = "{mapper}"
+[device]
+preset = "tiny"
+[ftl]
+physical_streams = 4
+[measure]
+duration_s = 4.0
+warmup_s = 2.0
+window_s = 0.5
+{extra}
+"#
+    );
+    scenario::load(&text, "s.toml", &[], None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn finish(s: &scenario::Scenario, scheme: &str) -> ftlab::metrics::report::SchemeResult {
+    let mut sim = ftlab::api::build_simulation(s, scheme, std::path::Path::new("."), "s.toml").expect("builds");
+    ftlab::api::precondition(s, &mut sim, "s.toml").expect("preconditions");
+    sim.run(&mut |_| {}).expect("runs");
+    sim.check_integrity();
+    sim.finish(scheme).expect("finishes").0
+}
+
+/// Sequential one-unit overwrites at a fixed interval over a namespace of U units: every
+/// datum lives exactly U x interval (it dies when the cursor comes round again). The engine's
+/// lifetime per virtual stream must say so, to its 2^20 ns stamp resolution.
+#[test]
+fn lifetimes_of_a_sequential_overwrite_are_namespace_times_interval() {
+    let tenant = r#"[[tenants]]
+name = "a"
+namespace_fraction = 0.1
+queue_depth = 32
+[tenants.synthetic]
+pattern = "sequential"
+read_ratio = 0.0
+sizes = [{ bytes = 4096, weight = 1.0 }]
+arrival = "fixed"
+interval_us = 1000.0
+[[tenants.stream_rules]]
+offset_bytes = 0
+size_bytes = 1048576
+stream = 7
+"#;
+    let s = stream_scenario("manual", "unified", tenant);
+    let units = s.namespace_units()[0] as f64;
+    let expected_s = units * 1000e-6;
+    assert!(expected_s < 2.0, "one pass ({expected_s} s) must fit in the warm-up");
+    let r = finish(&s, "unified");
+    let v = &r.streams.virtual_streams[0];
+    let (tagged, rest): (Vec<_>, Vec<_>) = v.iter().partition(|(vs, _)| *vs == Some(7));
+    assert_eq!(tagged.len(), 1, "{v:?}");
+    assert_eq!(rest.len(), 1, "{v:?}");
+    for (vs, st) in [tagged[0], rest[0]] {
+        let life = st.lifetime_s_mean().unwrap_or_else(|| panic!("stream {vs:?}: no deaths"));
+        assert!((life - expected_s).abs() <= 2e-3, "stream {vs:?}: {life} s vs U x interval = {expected_s} s");
+        assert_eq!(st.n_units_dead_unknown, 0, "the warm-up passed once: nothing dies unstamped");
+        assert!(st.n_units_written > 0);
+    }
+    // Stream 7's rule covers 256 units; in the measured phase each unit is written
+    // floor(writes / U) or ceil(writes / U) times.
+    let writes = (tagged[0].1.n_units_written + rest[0].1.n_units_written) as f64;
+    let per_unit = writes / units;
+    let n7 = tagged[0].1.n_units_written as f64;
+    assert!(n7 >= 256.0 * per_unit.floor() && n7 <= 256.0 * per_unit.ceil(), "stream 7 took {n7} of {writes} writes over {units} units");
+}
+
+/// Per physical stream: host units and GC copies add up to the device's counts; `manual`
+/// (table [1]) sends virtual stream 0 to physical stream 1, so stream 0 gets nothing.
+#[test]
+fn physical_stream_counts_add_up_to_the_device() {
+    let tenant = r#"[stream.manual]
+table = [1]
+[[tenants]]
+name = "a"
+namespace_fraction = 0.9
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 0.0
+rate_iops = 4000.0
+"#;
+    let s = stream_scenario("manual", "unified", tenant);
+    let r = finish(&s, "unified");
+    let st = &r.streams;
+    assert_eq!(st.host_units.len(), 4);
+    assert_eq!(st.host_units.iter().sum::<u64>(), r.device.host_units);
+    assert_eq!(st.gc_units.iter().sum::<u64>(), r.device.gc_units);
+    assert!(r.device.gc_units > 0, "GC must run for the test to mean something");
+    assert_eq!((st.host_units[0], st.gc_units[0]), (0, 0), "nothing is mapped to stream 0");
+    assert_eq!(st.host_units[1], r.device.host_units);
+}
+
+/// The time series has `vs<i>_physical_stream` for a mapper with streams (the mapping over
+/// time), and not for `legacy`.
+#[test]
+fn the_time_series_shows_the_mapping() {
+    let tenant = r#"[stream.manual]
+table = [2, 3]
+[[tenants]]
+name = "a"
+namespace_fraction = 0.5
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 0.0
+rate_iops = 2000.0
+[[tenants.stream_rules]]
+offset_bytes = 0
+size_bytes = 4194304
+stream = 1
+"#;
+    for (mapper, has) in [("manual", true), ("legacy", false)] {
+        let s = stream_scenario(mapper, "unified", tenant);
+        let mut sim = ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
+        ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
+        sim.run(&mut |_| {}).expect("runs");
+        let (_, tables) = sim.finish("unified").expect("finishes");
+        let col = |name: &str| {
+            tables.timeseries.columns.iter().find(|(n, _)| n == name).map(|(_, c)| match c {
+                ftlab::metrics::table::Column::F64(v) => v.clone(),
+                _ => panic!("{name} is not a float column"),
+            })
+        };
+        assert_eq!(col("vs0_physical_stream").is_some(), has, "{mapper}");
+        if has {
+            let vs0 = col("vs0_physical_stream").expect("column");
+            let vs1 = col("vs1_physical_stream").expect("column");
+            let vs2 = col("vs2_physical_stream").expect("column");
+            assert!(vs0.iter().all(|&p| p == 2.0), "{vs0:?}");
+            assert!(vs1.iter().all(|&p| p == 3.0), "{vs1:?}");
+            assert!(vs2.iter().all(|p| p.is_nan()), "no write is tagged 2: {vs2:?}");
+        }
+    }
+}
+
+/// Stream rules are checked: a range outside the namespace or of size 0 names its key.
+#[test]
+fn bad_stream_rules_name_the_key() {
+    let cases = [
+        ("offset_bytes = 0\nsize_bytes = 0\nstream = 1", "tenants.0.stream_rules.0.size_bytes"),
+        ("offset_bytes = 1099511627776\nsize_bytes = 4096\nstream = 1", "tenants.0.stream_rules.0"),
+        ("offset_bytes = 0\nsize_bytes = 4096\nstream = 70000", "tenants.0.stream_rules.0.stream"),
+    ];
+    for (rule, key) in cases {
+        let text = format!(
+            "[device]\npreset = \"tiny\"\n[[tenants]]\nname = \"a\"\nnamespace_fraction = 1.0\n[tenants.synthetic]\nrequests = 10\n[[tenants.stream_rules]]\n{rule}\n"
+        );
+        let e = scenario::load(&text, "s.toml", &[], None).err().unwrap_or_else(|| panic!("{rule} loads"));
+        assert!(e.to_string().contains(key), "{rule}: {e}");
+    }
+}
+
+/// Streams and tenants are orthogonal: a stream mapper under `partitioned` and `upi` keeps each
+/// tenant's data on its own dies' blocks (no block holds two tenants' data), and the oracle
+/// finds nothing lost.
+#[test]
+fn streams_keep_tenants_apart_under_partitioned_and_upi() {
+    let tenants = r#"[scheme.upi]
+epoch_s = 0.05
+[scheme.partitioned]
+by = "die"
+[[tenants]]
+name = "a"
+namespace_fraction = 0.4
+[tenants.synthetic]
+pattern = "zipf"
+read_ratio = 0.2
+rate_iops = 3000.0
+[[tenants.stream_rules]]
+offset_bytes = 0
+size_bytes = 2097152
+stream = 1
+[[tenants]]
+name = "b"
+namespace_fraction = 0.4
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 0.2
+rate_iops = 3000.0
+[[tenants.stream_rules]]
+offset_bytes = 0
+size_bytes = 2097152
+stream = 2
+"#;
+    for scheme in ["partitioned", "upi"] {
+        for mapper in ["manual", "dac", "autostream", "vstream", "direct"] {
+            let s = stream_scenario(mapper, scheme, tenants);
+            let mut sim = ftlab::api::build_simulation(&s, scheme, std::path::Path::new("."), "s.toml").expect("builds");
+            ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
+            sim.run(&mut |_| {}).expect("runs");
+            sim.check_integrity();
+            let ftl = sim.ftl();
+            let g = ftl.geometry;
+            for b in 0..g.n_blocks {
+                let block = BlockIdx(b);
+                let mut owners = std::collections::BTreeSet::new();
+                for unit in 0..g.units_per_block {
+                    let ppa = g.ppa(block, unit / g.units_per_page, unit % g.units_per_page);
+                    if ftl.p2l(ppa) != ftlab::ftl::NONE {
+                        owners.insert(ftl.blocks().get(block).owner);
+                    }
+                }
+                assert!(owners.len() <= 1, "{scheme}/{mapper}: block {b} holds data of tenants {owners:?}");
+            }
+            if scheme == "partitioned" {
+                let dies_of = |t: u16| -> std::collections::BTreeSet<u32> {
+                    (0..g.n_blocks).map(BlockIdx).filter(|&b| ftl.blocks().get(b).owner == t && ftl.blocks().get(b).valid_units > 0).map(|b| g.die_of_block(b).0).collect()
+                };
+                assert!(dies_of(0).is_disjoint(&dies_of(1)), "{scheme}/{mapper}: tenants share a die");
+            }
+        }
     }
 }

@@ -73,6 +73,9 @@ pub struct SourceParams {
     /// Requests arriving at or after this are not issued.
     pub end: Option<SimTime>,
     pub max_requests: Option<u64>,
+    /// Address-range stream rules `(first byte, end byte, virtual stream)` in the namespace;
+    /// the first that holds a request's first byte sets its stream.
+    pub stream_rules: Vec<(u64, u64, u16)>,
 }
 
 /// A tenant's stream of `HostRequest`s.
@@ -125,7 +128,8 @@ impl<'a> Source<'a> {
         self.issued += 1;
         let (first_lpn, n_units) = self.map_address(&record)?;
         let bytes = record.size_bytes;
-        Ok(Some(HostRequest { arrival, op: record.op, first_lpn, n_units, bytes, stream: record.stream, deadline, task }))
+        let stream = self.stream_of(first_lpn, record.stream);
+        Ok(Some(HostRequest { arrival, op: record.op, first_lpn, n_units, bytes, stream, deadline, task }))
     }
 
     /// Whether `now` is at or past the tenant's stop time (closed-loop replay checks this at
@@ -162,6 +166,14 @@ impl<'a> Source<'a> {
             Records::Trace(s) => s.line(),
             Records::Synthetic(_) | Records::Periodic(_) => self.issued,
         }
+    }
+
+    /// The virtual stream of a request starting at `first_lpn`: the first stream rule's that
+    /// holds its first byte, else the record's.
+    #[inline]
+    fn stream_of(&self, first_lpn: u32, record_stream: u16) -> u16 {
+        let byte = first_lpn as u64 * self.p.unit_bytes as u64;
+        self.p.stream_rules.iter().find(|&&(lo, hi, _)| lo <= byte && byte < hi).map_or(record_stream, |r| r.2)
     }
 
     fn map_address(&self, r: &TraceRecord) -> Result<(u32, u32), FtlabError> {

@@ -8,6 +8,7 @@ pub mod deadline;
 pub mod latency;
 pub mod phase;
 pub mod report;
+pub mod streams;
 pub mod table;
 pub mod timeseries;
 

@@ -7,6 +7,7 @@
 
 use super::phase::PhaseResult;
 use super::deadline::TaskStats;
+use super::streams::StreamsResult;
 use super::{latency::LatencySummary, DeviceCounters, JobCounters, OpStats, TenantMetrics};
 use crate::policy::{Counters, JobKind};
 use crate::sim::time::SimTime;
@@ -44,6 +45,8 @@ pub struct SchemeResult {
     /// Time-series latencies beyond the histograms' range.
     pub timeseries_saturated: u64,
     pub write_buffer_bytes: u64,
+    /// Per-stream counts (physical and virtual streams).
+    pub streams: StreamsResult,
 }
 
 /// `summary.json` for a scenario's schemes.
@@ -101,6 +104,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
         "jobs": jobs_json(&r.jobs),
         "scheme_counters": counters_json(&r.scheme_counters),
         "mapper_counters": counters_json(&r.mapper_counters),
+        "streams": streams_json(&r.streams, &r.tenants),
     });
     if !r.phases.is_empty() {
         let names: Vec<&str> = r.tenants.iter().map(|(n, _)| n.as_str()).collect();
@@ -156,6 +160,36 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64) -> Value {
         m["deadlines"] = deadlines_json(&t.tasks);
     }
     m
+}
+
+/// `streams`: per physical stream the host units written and the units copied into it; per
+/// tenant, per virtual stream with any count, units written, dead (with a known write time, and
+/// from before the timed run) and their mean lifetime (null if none died).
+fn streams_json(s: &StreamsResult, tenants: &[(String, TenantMetrics)]) -> Value {
+    let physical: Vec<Value> = s
+        .host_units
+        .iter()
+        .zip(&s.gc_units)
+        .enumerate()
+        .map(|(i, (h, g))| json!({"stream": i, "host_units_written": h, "gc_units_copied": g}))
+        .collect();
+    let mut virt = Map::new();
+    for ((name, _), streams) in tenants.iter().zip(&s.virtual_streams) {
+        let rows: Vec<Value> = streams
+            .iter()
+            .map(|(vs, st)| {
+                json!({
+                    "stream": vs.map_or(json!("other"), |v| json!(v)),
+                    "units_written": st.n_units_written,
+                    "units_dead": st.n_units_dead,
+                    "units_dead_unknown_age": st.n_units_dead_unknown,
+                    "lifetime_s_mean": st.lifetime_s_mean().map(round6),
+                })
+            })
+            .collect();
+        virt.insert(name.clone(), Value::Array(rows));
+    }
+    json!({"physical": physical, "virtual": virt, "write_times_capped": s.write_times_capped})
 }
 
 fn deadlines_json(tasks: &[TaskStats]) -> Value {

@@ -81,7 +81,7 @@ pub const COLUMNS: [&str; 10] = [
 ];
 
 impl TimeSeries {
-    pub fn new(window: SimTime, tenant_names: Vec<String>, extra_names: &'static [&'static str]) -> TimeSeries {
+    pub fn new(window: SimTime, tenant_names: Vec<String>, extra_names: Vec<&'static str>) -> TimeSeries {
         assert!(window.ns() > 0, "time-series window must be positive");
         TimeSeries {
             window,
@@ -89,11 +89,11 @@ impl TimeSeries {
             open_end_ns: window.ns() as u128,
             acc: vec![Acc::new(); tenant_names.len()],
             tenant_names,
-            extra_names: extra_names.to_vec(),
+            f64_cols: vec![Vec::new(); COLUMNS.len() + extra_names.len()],
+            extra_names,
             device: DeviceAcc::default(),
             tenant: Vec::new(),
             window_start_s: Vec::new(),
-            f64_cols: vec![Vec::new(); COLUMNS.len() + extra_names.len()],
             extra: Vec::new(),
             saturated: 0,
         }

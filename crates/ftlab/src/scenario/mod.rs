@@ -149,7 +149,8 @@ pub struct FtlConfig {
     /// block's data. 0 = off (default).
     #[serde(default)]
     pub static_wear_leveling_gap: u32,
-    /// Physical streams (write frontiers per tenant and class). Default 1.
+    /// Physical streams (write frontiers per tenant and class). Default 4, the vStream
+    /// paper's device (§5.1). A mapper maps every virtual stream below it.
     #[serde(default = "default_streams")]
     pub physical_streams: u8,
     #[serde(default)]
@@ -197,7 +198,26 @@ pub struct TenantConfig {
     /// (`[tenants.synthetic]`) or an array of them (`[[tenants.synthetic]]`), merged in time
     /// order.
     pub synthetic: Option<SyntheticWorkload>,
+    /// Address-range stream rules (`[[tenants.stream_rules]]`): a request whose first byte in
+    /// the namespace falls in a rule's range gets the rule's virtual stream instead of its
+    /// record's (the first matching rule wins). Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stream_rules: Vec<StreamRule>,
 }
+
+/// One address-range stream rule (see `TenantConfig::stream_rules`). Offsets are in the
+/// tenant's namespace, after the trace's `address_map`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamRule {
+    pub offset_bytes: u64,
+    pub size_bytes: u64,
+    /// The virtual stream, in [0, 65535].
+    pub stream: u16,
+}
+
+/// Most stream rules a tenant may have (they are scanned in order for every request).
+pub const MAX_STREAM_RULES: usize = 64;
 
 /// Trace replay mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -342,7 +362,7 @@ fn default_true() -> bool {
     true
 }
 fn default_streams() -> u8 {
-    1
+    4
 }
 fn default_qd() -> u32 {
     32

@@ -235,7 +235,7 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     if f.gc_reserve_blocks < 1 || f.gc_reserve_blocks >= low {
         return err("ftl.gc_reserve_blocks", format!("must be in [1, {}] (below the low watermark {low}), got {}", low - 1, f.gc_reserve_blocks));
     }
-    if f.physical_streams == 0 || f.physical_streams > 16 {
+    if f.physical_streams == 0 || f.physical_streams as usize > crate::metrics::streams::PHYSICAL_STREAMS_MAX {
         return err("ftl.physical_streams", format!("must be in [1, 16], got {}", f.physical_streams));
     }
     if !(0.001..=1000.0).contains(&f.dram_latency_us) {
@@ -290,6 +290,7 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
         }
         check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
+        check_stream_rules(&t.stream_rules, units as u64 * g.unit_bytes as u64, &key)?;
         if let Some(w) = t.synthetic.as_ref().filter(|_| t.duration_s.is_none() && s.measure.duration_s.is_none()) {
             check_synthetic_ends(w, i, &key)?;
         }
@@ -340,6 +341,29 @@ fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> 
 }
 
 /// Validate each periodic workload and fill its defaults (task names, deadlines); it must end:
+/// Each rule's range is non-empty and inside the namespace of `ns_bytes`.
+fn check_stream_rules(rules: &[super::StreamRule], ns_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {
+    if rules.len() > super::MAX_STREAM_RULES {
+        return err(key("stream_rules"), format!("must list at most {} rules, got {}", super::MAX_STREAM_RULES, rules.len()));
+    }
+    for (j, r) in rules.iter().enumerate() {
+        if r.size_bytes == 0 {
+            return err(key(&format!("stream_rules.{j}.size_bytes")), "must be at least 1 byte, got 0".to_string());
+        }
+        if r.offset_bytes >= ns_bytes || r.size_bytes > ns_bytes - r.offset_bytes {
+            return err(
+                key(&format!("stream_rules.{j}")),
+                format!(
+                    "the range [{}, {}) must lie inside the tenant's namespace of {ns_bytes} bytes",
+                    r.offset_bytes,
+                    r.offset_bytes as u128 + r.size_bytes as u128
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `end_s`, the tenant's `duration_s` or `measure.duration_s`.
 fn resolve_periodic(s: &mut Scenario, g: &Geometry) -> Check {
     let logical = s.logical_units();
@@ -447,9 +471,16 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         let built = scheme::build(&name, &s.scheme[&name], &ctx).map_err(|e| (join_key(&format!("scheme.{name}"), &e.key), e.reason))?;
         s.scheme.insert(name, built.resolved_config());
     }
-    for name in s.stream.keys() {
+    for (name, table) in &s.stream {
         if !stream::REGISTRY.iter().any(|(n, _)| n == name) {
             return err(format!("stream.{name}"), format!("unknown stream mapper; known: {}", registry_names(stream::REGISTRY)));
+        }
+        if *name != s.stream_mapper {
+            // A table of a mapper not selected (kept for `--set stream_mapper=...`): its keys,
+            // types and device-independent ranges are checked now, its fit to the device's
+            // physical streams when it is selected.
+            let loose = stream::MapperContext { geometry: g, namespace_units: &ns, physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8 };
+            stream::build(name, table, &loose).map_err(|e| (join_key(&format!("stream.{name}"), &e.key), e.reason))?;
         }
     }
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();

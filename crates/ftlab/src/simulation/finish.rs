@@ -45,9 +45,12 @@ impl Simulation<'_> {
             .map(|(&b, &b0)| if measured.ns() == 0 { 0.0 } else { (b - b0) as f64 / measured.ns() as f64 })
             .collect();
         let v = view!(self);
-        let scheme = &self.scheme;
+        let (scheme, streams) = (&self.scheme, &mut self.streams);
         let ts_saturated = self.ts.saturated;
-        let mut timeseries = self.ts.finish(&mut |t, out| scheme.series_values(t, &v, out));
+        let mut timeseries = self.ts.finish(&mut |t, out| {
+            scheme.series_values(t, &v, out);
+            streams.series_values(t, out);
+        });
         add_backlog_column(&mut timeseries, &self.metrics);
         let mut scheme_counters = Vec::new();
         self.scheme.counters(&mut scheme_counters);
@@ -75,6 +78,7 @@ impl Simulation<'_> {
             integrity_checks: self.ftl.oracle_checks(),
             timeseries_saturated: ts_saturated,
             write_buffer_bytes: self.p.buffer_units * g.unit_bytes as u64,
+            streams: self.streams.result(self.ftl.params.physical_streams),
             phases,
         };
         Ok((result, tables))

@@ -70,6 +70,7 @@ impl Simulation<'_> {
                 for i in 0..req.n_units {
                     let lpn = (req.first_lpn + i) % ns;
                     if let Some(old) = self.ftl.trim(t, lpn) {
+                        self.streams.died(t, lpn, self.now);
                         self.mapper.on_trim(t, lpn, req.stream);
                         self.notify_invalidated(t, lpn, old, Cause::Trim);
                     }
@@ -176,7 +177,7 @@ impl Simulation<'_> {
             let Some((die, placed)) = self.place_host_unit(key) else {
                 return self.stall(id);
             };
-            self.map_host_unit(t, lpn, stream, placed.ppa);
+            self.map_host_unit(t, lpn, r.req.stream, stream, placed.ppa);
             self.count_host_unit(t);
             self.add_to_host_page(t, stream, id);
             self.reqs.get_mut(id).next_unit = i + 1;
@@ -210,9 +211,16 @@ impl Simulation<'_> {
         None
     }
 
-    /// Map a placed host unit and tell the policies (the old location died, the unit landed).
-    pub(super) fn map_host_unit(&mut self, t: u16, lpn: u32, stream: u8, ppa: Ppa) {
-        if let Some(old) = self.ftl.map_host(t, lpn, ppa) {
+    /// Map a placed host unit of `virtual_stream`, written through physical `stream`; count it
+    /// in the stream measurements and tell the policies (the old location died, the unit
+    /// landed).
+    pub(super) fn map_host_unit(&mut self, t: u16, lpn: u32, virtual_stream: u16, stream: u8, ppa: Ppa) {
+        let old = self.ftl.map_host(t, lpn, ppa);
+        if old.is_some() {
+            self.streams.died(t, lpn, self.now);
+        }
+        self.streams.written(t, lpn, virtual_stream, stream, self.timed.then_some(self.now));
+        if let Some(old) = old {
             self.notify_invalidated(t, lpn, old, Cause::Overwrite);
         }
         self.notify_placed(t, lpn, ppa, stream, WriteClass::Host);

@@ -208,6 +208,7 @@ impl Simulation<'_> {
         self.ftl.map_copy(owner, lpn, src, placed.ppa);
         self.metrics[owner as usize].gc_units += 1;
         self.device.gc_units += 1;
+        self.streams.copied(stream);
         self.epoch.gc_units[owner as usize] += 1;
         if self.timed {
             self.ts.count_gc_units(1);

@@ -18,6 +18,7 @@ use crate::flash::geometry::{BlockIdx, DieIdx, Ppa, PLANES_MAX};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{Ftl, FtlParams, NONE};
 use crate::host::{HostRequest, Source};
+use crate::metrics::streams::StreamStats;
 use crate::metrics::timeseries::TimeSeries;
 use crate::metrics::phase::{Phase, Snapshot};
 use crate::metrics::{DeviceCounters, JobCounters, TenantMetrics};
@@ -295,6 +296,8 @@ pub struct Simulation<'a> {
     job_counts: JobCounters,
     epoch: EpochStats,
     ts: TimeSeries,
+    /// Per-stream measurements (every mapper, measured by the engine).
+    streams: StreamStats,
     events_handled: u64,
     names: Vec<String>,
     scratch_ppas: Vec<Ppa>,
@@ -351,7 +354,11 @@ impl<'a> Simulation<'a> {
         let names: Vec<String> = s.tenants.iter().map(|t| t.name.clone()).collect();
         let window = SimTime::from_secs_f64(s.measure.window_s);
         let metrics = s.tenants.iter().map(|t| TenantMetrics::new(window, t.task_names())).collect();
-        let extra = scheme.series_names();
+        let stream_series = mapper.name() != "legacy";
+        let mut extra = scheme.series_names().to_vec();
+        if stream_series {
+            extra.extend(crate::metrics::streams::series_names());
+        }
         let interests = scheme.interests().or(mapper.interests());
         Simulation {
             now: SimTime::ZERO,
@@ -386,6 +393,7 @@ impl<'a> Simulation<'a> {
             job_counts: JobCounters::default(),
             epoch: EpochStats::new(tenants.len(), n_dies),
             ts: TimeSeries::new(window, names.clone(), extra),
+            streams: StreamStats::new(&ns, stream_series),
             tenants,
             events_handled: 0,
             names,
@@ -430,6 +438,7 @@ impl<'a> Simulation<'a> {
         assert!(!self.timed, "a simulation runs once");
         self.end_precondition();
         self.timed = true;
+        self.streams.start_timed();
         self.epoch.clear();
         self.scheme.on_run_start(&view!(self), &mut self.cmds);
         self.apply_commands();
@@ -532,6 +541,7 @@ impl<'a> Simulation<'a> {
         }
         self.device = DeviceCounters::default();
         self.job_counts = JobCounters::default();
+        self.streams.start_measuring();
         self.busy_at_measure = self.array.die_busy_ns().to_vec();
     }
 
@@ -654,8 +664,11 @@ impl<'a> Simulation<'a> {
 
     fn roll_windows(&mut self) {
         let v = view!(self);
-        let scheme = &self.scheme;
-        self.ts.roll(self.now, &mut |t, out| scheme.series_values(t, &v, out));
+        let (scheme, streams) = (&self.scheme, &mut self.streams);
+        self.ts.roll(self.now, &mut |t, out| {
+            scheme.series_values(t, &v, out);
+            streams.series_values(t, out);
+        });
     }
 }
 

@@ -127,7 +127,7 @@ impl Simulation<'_> {
             }
         };
         let (die, placed) = placed;
-        self.map_host_unit(t, lpn, stream, placed.ppa);
+        self.map_host_unit(t, lpn, 0, stream, placed.ppa);
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page;
             self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units, owner: Owner::Precondition.code(), deadline: SimTime::MAX });

@@ -8,6 +8,7 @@
 
 pub mod autostream;
 pub mod dac;
+pub mod direct;
 pub mod legacy;
 pub mod manual;
 pub mod vstream;
@@ -85,6 +86,7 @@ pub type BuildFn = fn(&toml::Table, &MapperContext) -> Result<Box<dyn StreamMapp
 /// Every stream mapper a scenario may name (the integrity property test runs each one).
 pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("legacy", legacy::build),
+    ("direct", direct::build),
     ("manual", manual::build),
     ("dac", dac::build),
     ("autostream", autostream::build),
