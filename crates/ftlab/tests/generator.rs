@@ -1365,9 +1365,12 @@ fn workload_from_toml_is_a_table_or_an_array() {
 /// `(namespace pages, footprint_offset_fraction, footprint_fraction, largest request pages)`
 /// and the region the docs define: first page `floor(pages × offset)`, `floor(pages ×
 /// fraction)` pages grown to the largest request, ending at most at the namespace's end.
+/// `(namespace pages, offset fraction, fraction, largest request pages, (first page, pages))`.
+type RegionCase = (u64, f64, f64, u64, (u64, u64));
+
 #[test]
 fn footprint_region_is_where_the_docs_put_it() {
-    let cases: &[(u64, f64, f64, u64, (u64, u64))] = &[
+    let cases: &[RegionCase] = &[
         (1000, 0.0, 1.0, 1, (0, 1000)),
         (1000, 0.25, 0.5, 1, (250, 500)),
         (1000, 0.05, 0.05, 1, (50, 50)),
