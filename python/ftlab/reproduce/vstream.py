@@ -404,6 +404,7 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
                 if math.isfinite(v):
                     ax.annotate(f"{v:.2f}", (x, v), ha="center", va="bottom", fontsize=7)
             ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
+            ax.set_ylim(0.0, 1.15 * max([1.0, *(v for v in values if math.isfinite(v))]))
             ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right")
             ax.set_title(name)
             ax.set_ylabel("normalised to legacy")
