@@ -1316,8 +1316,12 @@ fn workload_errors_name_the_part() {
     assert_eq!(build(SyntheticWorkload::array(vec![ok.clone(), bad]).unwrap()).0, "1.zipf_theta");
     let (key, reason) = build(SyntheticWorkload::array(vec![ok.clone(), closed.clone()]).unwrap());
     assert_eq!(key, "1.arrival");
-    assert!(reason.contains("needs a workload of one part") && reason.contains("2 parts"), "{reason}");
-    assert!(SyntheticWorkload::array(vec![closed]).unwrap().try_build(1 << 30, SEED).is_ok());
+    assert!(reason.contains("cannot be mixed") && reason.contains("part 0 is \"poisson\", part 1 is \"closed\""), "{reason}");
+    let (key, reason) = build(SyntheticWorkload::array(vec![closed.clone(), closed.clone(), ok.clone()]).unwrap());
+    assert_eq!(key, "2.arrival");
+    assert!(reason.contains("part 0 is \"closed\", part 2 is \"poisson\""), "{reason}");
+    assert!(SyntheticWorkload::array(vec![closed.clone()]).unwrap().try_build(1 << 30, SEED).is_ok());
+    assert!(SyntheticWorkload::array(vec![closed.clone(), closed]).unwrap().try_build(1 << 30, SEED).is_ok());
     let (key, reason) = build(SyntheticWorkload::array(vec![ok; 65]).unwrap());
     assert_eq!((key.as_str(), reason.as_str()), ("", "must list 1 to 64 parts, got 65"));
     assert!(SyntheticWorkload::array(Vec::new()).is_none());
@@ -1351,4 +1355,177 @@ fn workload_from_toml_is_a_table_or_an_array() {
         let e = toml::from_str::<T>(text).err().unwrap().to_string();
         assert!(e.contains(what), "{text:?}: {e}");
     }
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Footprint regions, stream ids and closed-loop round-robin (the vStream paper's synthetic
+// benchmark, §5.2: partitions of one namespace, one virtual stream each, written in turn).
+
+/// `(namespace pages, footprint_offset_fraction, footprint_fraction, largest request pages)`
+/// and the region the docs define: first page `floor(pages × offset)`, `floor(pages ×
+/// fraction)` pages grown to the largest request, ending at most at the namespace's end.
+/// `(namespace pages, offset fraction, fraction, largest request pages, (first page, pages))`.
+type RegionCase = (u64, f64, f64, u64, (u64, u64));
+
+#[test]
+fn footprint_region_is_where_the_docs_put_it() {
+    let cases: &[RegionCase] = &[
+        (1000, 0.0, 1.0, 1, (0, 1000)),
+        (1000, 0.25, 0.5, 1, (250, 500)),
+        (1000, 0.05, 0.05, 1, (50, 50)),
+        (1001, 0.5, 0.5, 1, (500, 500)),     // floor(500.5) = 500, floor(500.5) = 500
+        (1000, 0.999, 0.001, 1, (999, 1)),
+        (1000, 0.5, 0.001, 4, (500, 4)),     // grown to the largest request
+        (1000, 0.9, 0.1, 8, (900, 100)),
+        // 7 parts of 1/7: the last ends exactly at the namespace's end.
+        (7000, 6.0 / 7.0, 1.0 / 7.0, 1, (6000, 1000)),
+    ];
+    for &(pages, off, frac, size, (base, len)) in cases {
+        for pattern in ALL_PATTERNS {
+            let c = GeneratorConfig {
+                pattern,
+                footprint_offset_fraction: off,
+                footprint_fraction: frac,
+                sizes: vec![SizeWeight { bytes: size * PAGE, weight: 1.0 }],
+                ..GeneratorConfig::default()
+            };
+            let mut g = Generator::new(&c, pages * PAGE, SEED);
+            assert_eq!((g.footprint_offset_bytes(), g.footprint_pages()), (base * PAGE, len), "{pages} {off} {frac} {pattern:?}");
+            for _ in 0..3000 {
+                let r = g.next().unwrap();
+                assert!(r.offset_bytes >= base * PAGE && r.offset_bytes + r.size_bytes <= (base + len) * PAGE, "{pattern:?} {r:?} outside [{base}, {})", base + len);
+            }
+        }
+    }
+}
+
+#[test]
+fn sequential_region_starts_at_its_offset_and_wraps_to_it() {
+    // 100 pages from page 300 of 1000, requests of 30 pages: 300, 330, 360, then 390 would
+    // pass 400, so the next starts again at 300 (the docs' wrap-around, relative to the region).
+    let c = GeneratorConfig {
+        pattern: Pattern::Sequential,
+        footprint_offset_fraction: 0.3,
+        footprint_fraction: 0.1,
+        sizes: vec![SizeWeight { bytes: 30 * PAGE, weight: 1.0 }],
+        ..GeneratorConfig::default()
+    };
+    let starts: Vec<u64> = take(&c, 1000 * PAGE, SEED, 7).iter().map(|r| r.offset_bytes / PAGE).collect();
+    assert_eq!(starts, [300, 330, 360, 300, 330, 360, 300]);
+}
+
+#[test]
+fn region_keeps_the_other_draws() {
+    // Moving the region shifts every offset by the same amount and changes nothing else.
+    let base = mixed(Pattern::Zipf, Arrival::Poisson, &[(PAGE, 1.0), (4 * PAGE, 1.0)]);
+    let a = GeneratorConfig { footprint_fraction: 0.25, ..base.clone() };
+    let b = GeneratorConfig { footprint_fraction: 0.25, footprint_offset_fraction: 0.5, ..base };
+    let (ra, rb) = (take(&a, 4000 * PAGE, SEED, 2000), take(&b, 4000 * PAGE, SEED, 2000));
+    for (x, y) in ra.iter().zip(&rb) {
+        assert_eq!((x.time, x.op, x.size_bytes, x.offset_bytes + 2000 * PAGE), (y.time, y.op, y.size_bytes, y.offset_bytes));
+    }
+}
+
+#[test]
+fn every_record_carries_the_part_stream() {
+    for stream in [0u32, 1, 7, 65_535] {
+        for pattern in ALL_PATTERNS {
+            let c = GeneratorConfig { pattern, stream, ..GeneratorConfig::default() };
+            assert!(take(&c, 1 << 26, SEED, 500).iter().all(|r| u32::from(r.stream) == stream), "{stream} {pattern:?}");
+        }
+    }
+}
+
+#[test]
+fn region_and_stream_errors_name_the_key_and_range() {
+    type Edit = fn(&mut GeneratorConfig);
+    let cases: &[(Edit, &str, &str)] = &[
+        (|c| c.footprint_offset_fraction = 1.0, "footprint_offset_fraction", "must be in [0, 1), got 1"),
+        (|c| c.footprint_offset_fraction = -0.1, "footprint_offset_fraction", "must be in [0, 1), got -0.1"),
+        (|c| c.footprint_offset_fraction = f64::NAN, "footprint_offset_fraction", "got NaN"),
+        (
+            |c| {
+                c.footprint_offset_fraction = 0.5;
+                c.footprint_fraction = 0.6;
+            },
+            "footprint_offset_fraction",
+            "footprint_offset_fraction + footprint_fraction must be <= 1 (the footprint ends inside the namespace), got 0.5 + 0.6 = 1.1",
+        ),
+        (|c| c.stream = 65_536, "stream", "must be in [0, 65535], got 65536"),
+    ];
+    for (edit, key, reason) in cases {
+        let mut c = GeneratorConfig::default();
+        edit(&mut c);
+        let (k, r) = c.validate().unwrap_err();
+        assert_eq!(&k, key);
+        assert!(r.contains(reason), "{key}: {r:?} lacks {reason:?}");
+    }
+    // Edges accepted: a sum that is 1 up to decimal rounding, the last stream id.
+    for (off, frac) in [(0.7, 0.3), (0.1 + 0.2, 0.7), (0.9, 0.1), (0.0, 1.0)] {
+        let c = GeneratorConfig { footprint_offset_fraction: off, footprint_fraction: frac, stream: 65_535, ..GeneratorConfig::default() };
+        assert!(c.validate().is_ok(), "{off} + {frac}");
+    }
+    // A region too small for the largest request: fewer pages left after its start.
+    let c = GeneratorConfig { footprint_offset_fraction: 0.99, sizes: vec![SizeWeight { bytes: 20 * PAGE, weight: 1.0 }], footprint_fraction: 0.01, ..GeneratorConfig::default() };
+    let (k, r) = Generator::try_new(&c, 1000 * PAGE, SEED).unwrap_err();
+    assert_eq!(k, "footprint_offset_fraction");
+    assert!(r.contains("starts at page 990 of 1000") && r.contains("leaving 10 pages, fewer than the largest request (20 pages)"), "{r}");
+}
+
+fn closed_part(stream: u32, requests: Option<u64>) -> GeneratorConfig {
+    GeneratorConfig { arrival: Arrival::Closed, pattern: Pattern::Sequential, stream, requests, ..GeneratorConfig::default() }
+}
+
+#[test]
+fn closed_parts_are_merged_round_robin() {
+    // (requests per part, the order of parts the round-robin rule gives: one of each running
+    // part in turn from part 0, an ended part skipped).
+    let cases: &[(&[u64], &[u32])] = &[
+        (&[1], &[0]),
+        (&[3, 3], &[0, 1, 0, 1, 0, 1]),
+        (&[2, 5, 3], &[0, 1, 2, 0, 1, 2, 1, 2, 1, 1]),
+        (&[1, 1, 4], &[0, 1, 2, 2, 2, 2]),
+        (&[4, 1, 1, 2], &[0, 1, 2, 3, 0, 3, 0, 0]),
+    ];
+    for &(limits, want) in cases {
+        let parts = limits.iter().enumerate().map(|(j, &n)| closed_part(j as u32, Some(n))).collect();
+        let w = SyntheticWorkload::array(parts).unwrap();
+        assert!(w.is_closed());
+        let got: Vec<u32> = w.try_build(1 << 30, SEED).unwrap().map(|r| u32::from(r.stream)).collect();
+        assert_eq!(got, want, "{limits:?}");
+    }
+}
+
+#[test]
+fn round_robin_parts_keep_their_own_sequences() {
+    // Each part's records, taken out of the merge, are exactly those it produces alone with
+    // its part seed (so a part's own cursor advances only on its turns).
+    let parts: Vec<GeneratorConfig> = (0..4u32)
+        .map(|j| GeneratorConfig { footprint_offset_fraction: f64::from(j) * 0.25, footprint_fraction: 0.25, pattern: if j % 2 == 0 { Pattern::Sequential } else { Pattern::Uniform }, ..closed_part(j, None) })
+        .collect();
+    let ns = 4000 * PAGE;
+    let mut s = SyntheticWorkload::array(parts.clone()).unwrap().try_build(ns, SEED).unwrap();
+    let mut by_part: Vec<Vec<TraceRecord>> = vec![Vec::new(); 4];
+    for k in 0..400 {
+        let (j, r) = s.next_with_part().unwrap();
+        assert_eq!(j, k % 4);
+        by_part[j].push(r);
+    }
+    for (j, recs) in by_part.iter().enumerate() {
+        assert_eq!(recs, &take(&parts[j], ns, part_seed(SEED, j), 100), "part {j}");
+    }
+}
+
+#[test]
+fn round_robin_does_not_allocate() {
+    let parts = (0..8u32).map(|j| closed_part(j, None)).collect();
+    let mut s: SyntheticStream = SyntheticWorkload::array(parts).unwrap().try_build(1 << 30, SEED).unwrap();
+    s.next();
+    let before = allocs();
+    let mut acc = 0u64;
+    for _ in 0..10_000 {
+        acc = acc.wrapping_add(s.next().unwrap().offset_bytes);
+    }
+    assert_eq!(allocs() - before, 0, "allocated (acc {acc})");
 }

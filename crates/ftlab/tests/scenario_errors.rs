@@ -639,6 +639,11 @@ fn synthetic_ranges() {
         "interval_us infinite" => s("interval_us = inf"), config("tenants.1.synthetic.interval_us", &["must be finite and > 0, got inf"]);
         "footprint_fraction 0" => s("footprint_fraction = 0.0"), config("tenants.1.synthetic.footprint_fraction", &["must be in (0, 1], got 0"]);
         "footprint_fraction above 1" => s("footprint_fraction = 1.1"), config("tenants.1.synthetic.footprint_fraction", &["must be in (0, 1], got 1.1"]);
+        "footprint_offset_fraction 1" => s("footprint_offset_fraction = 1.0"), config("tenants.1.synthetic.footprint_offset_fraction", &["must be in [0, 1), got 1"]);
+        "footprint past the namespace" => s("footprint_offset_fraction = 0.5\nfootprint_fraction = 0.75"),
+            config("tenants.1.synthetic.footprint_offset_fraction", &["footprint_offset_fraction + footprint_fraction must be <= 1", "got 0.5 + 0.75 = 1.25"]);
+        "stream above 65535" => s("stream = 65536"), config("tenants.1.synthetic.stream", &["must be in [0, 65535], got 65536"]);
+        "stream negative" => s("stream = -1"), config("tenants.1.synthetic.stream", &["invalid value", "-1"]);
         "requests 0" => base().set("tenants.db.synthetic.requests=0"), config("tenants.1.synthetic.requests", &["must be >= 1", "got 0"]);
     ]);
     load_ok(&s("zipf_theta = 10.0\nhot_fraction = 0.999\nhot_access_fraction = 1.0\nread_ratio = 0.0\ntrim_ratio = 1.0\nfootprint_fraction = 1.0\nsizes = [{ bytes = 4096, weight = 0.0 }, { bytes = 8192 }]"));
@@ -690,7 +695,7 @@ fn multi_part_synthetic_workloads() {
         "an unknown key in part 1" => p1("theta = 0.9"), config("tenants.1.synthetic.1.theta", &["unknown field `theta`", "`zipf_theta`"]);
         "a wrong type in part 0" => two_parts().at("part0", "rate_iops = \"fast\""), config("tenants.1.synthetic.0.rate_iops", &["invalid type", "expected f64"]);
         "closed arrivals in a two-part workload" => two_parts().at("part0", "arrival = \"closed\""),
-            config("tenants.1.synthetic.0.arrival", &["\"closed\" needs a workload of one part", "this one has 2 parts"]);
+            config("tenants.1.synthetic.1.arrival", &["closed and timed parts cannot be mixed", "part 0 is \"closed\", part 1 is \"poisson\""]);
         "part 1 never ends" => two_parts().replace("end_s = 1.0\n", ""),
             config("tenants.1.synthetic.1.requests", &["part 1 never ends, so the workload never ends: set requests or end_s, tenants.1.duration_s or measure.duration_s"]);
         "an empty array of parts" => base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n#synthetic1\n", "synthetic = []\n"),

@@ -425,25 +425,41 @@ def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
 
     schemes = checks.get("schemes") or {}
     phases = list(dict.fromkeys(p for s in schemes.values() for p in s["busiest_die_by_phase"]))
-    table = Table(title=title, title_justify="left", caption=f"busiest die: utilisation of the busiest die (limit {BUSIEST_DIE_LIMIT:.0%})", caption_justify="left")
+    # A scheme may carry its own `busiest_die_limit` (None: reported, no limit, as in a closed
+    # loop that saturates the device on purpose) and extra `checks`: {name: (text, ok)}.
+    extra = list(dict.fromkeys(c for s in schemes.values() for c in s.get("checks") or {}))
+    limits = {s.get("busiest_die_limit", BUSIEST_DIE_LIMIT) for s in schemes.values()}
+    limit_text = f"limit {BUSIEST_DIE_LIMIT:.0%}" if limits <= {BUSIEST_DIE_LIMIT} else "no limit: a closed loop saturates the device" if limits == {None} else "limits differ per scheme"
+    table = Table(title=title, title_justify="left", caption=f"busiest die: utilisation of the busiest die ({limit_text})", caption_justify="left")
     for name in ("scheme", "unstable tenants", "outstanding at end"):
         table.add_column(name)
-    for name in ("busiest die", *(f"busiest die\n{p}" for p in phases), "ok"):
+    for name in ("busiest die", *(f"busiest die\n{p}" for p in phases), *extra, "ok"):
         table.add_column(escape(name), justify="right", no_wrap=True)
     for scheme, s in schemes.items():
         unstable = [t for t, v in s["tenants"].items() if v["unstable"] is not False]
         outstanding = ", ".join(f"{t} {fmt_number(v['outstanding_at_end'])}" for t, v in s["tenants"].items())
-        dies = [_pct(s["busiest_die"]), *(_pct(s["busiest_die_by_phase"].get(p)) for p in phases)]
+        limit = s.get("busiest_die_limit", BUSIEST_DIE_LIMIT)
+        dies = [_pct(s["busiest_die"], limit), *(_pct(s["busiest_die_by_phase"].get(p), limit) for p in phases)]
+        checks_ = [_check_cell((s.get("checks") or {}).get(c)) for c in extra]
         ok = "[green]yes[/]" if s["ok"] else "[bold red]NO[/]"
-        table.add_row(escape(scheme), f"[bold red]{escape(', '.join(unstable))}[/]" if unstable else "none", escape(outstanding), *dies, ok)
+        table.add_row(escape(scheme), f"[bold red]{escape(', '.join(unstable))}[/]" if unstable else "none", escape(outstanding), *dies, *checks_, ok)
     return table
 
 
-def _pct(value: float | None) -> str:
+def _check_cell(check: Sequence[Any] | None) -> str:
+    from rich.markup import escape
+
+    if check is None:
+        return "-"
+    text, ok = check
+    return escape(str(text)) if ok else f"[bold red]{escape(str(text))}[/]"
+
+
+def _pct(value: float | None, limit: float | None = BUSIEST_DIE_LIMIT) -> str:
     if value is None:
         return "n/a"
     text = f"{value:.1%}"
-    return f"[bold red]{text}[/]" if value >= BUSIEST_DIE_LIMIT else text
+    return f"[bold red]{text}[/]" if limit is not None and value >= limit else text
 
 
 def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivity") -> Table:

@@ -5,7 +5,7 @@
 use super::{DeviceConfig, TimingConfig};
 
 /// Names a scenario may use in `device.preset`.
-pub const PRESETS: &[&str] = &["tiny", "upi", "mqsim"];
+pub const PRESETS: &[&str] = &["tiny", "upi", "mqsim", "vstream"];
 
 pub fn preset(name: &str) -> Option<DeviceConfig> {
     match name {
@@ -73,9 +73,63 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             over_provisioning: Some(0.07),
             timing: mlc_fast(),
         }),
+        // The vStream paper's device (§5.1): "128Gb TLC 3D NAND flash memory [11] providing the
+        // total capacity of 128GB with a 7% over-provisioning area", a page-mapping FTL with
+        // 4 KiB logical pages. 128 GiB of 128 Gbit (16 GiB) dies = 8 dies, on the c = 4
+        // channels of the paper's "realistic organization" (§4.2), 2 chips of 1 die each, 2
+        // planes (b = 2); 16 KiB flash pages (l = 4 units of 4 KiB) and 256 wordlines of 3
+        // pages (LSB, CSB, MSB) = 768 pages per block (§4.2). 16 GiB / 12 MiB blocks =
+        // 1365.3, rounded up to 2 planes x 683 = 1366 blocks per die: 128.06 GiB physical,
+        // 7% over-provisioning (ftlab's (physical - logical) / logical) -> 119.7 GiB logical,
+        // the paper's "total 120GB of storage capacity" (§5.2).
+        // Timing: tPROG = 700 us for a one-shot program of a wordline's 3 pages (Im et al.,
+        // ISSCC 2015, the paper's [11]: "program time is 700 us and I/O rate is 1 Gb/s");
+        // the 1 Gb/s per pin I/O on an 8-bit bus is 1000 MT/s x 8 bit. ftlab programs one
+        // flash page per operation and cannot program 3 pages in one tPROG, so the closest
+        // faithful representation is tPROG = 700 / 3 = 233.3 us per 16 KiB page: the die's
+        // program bandwidth (48 KiB per 700 us) is the chip's; a single page's program
+        // latency is 1/3 of the real one-shot's, which only a write-through (unbuffered)
+        // device would see (the default write buffer of 4 pages per die hides it), and
+        // vStream's shared timestamps use `stamp_group_pages = 3` for the one-shot group.
+        // [11]'s read and erase times are not in its abstract: datasheet-typical 3D TLC
+        // values, tR = 60 us (45 to 75 us; e.g. 74 us single-plane read in the CAES
+        // UT81NDQ512G8T (Micron B17A TLC) datasheet) and tBERS = 3.5 ms (3 to 5 ms for TLC of
+        // that generation; longer for today's larger blocks, 15 ms in the same datasheet).
+        // Multi-plane operation is off (ftlab's default): with it each stream's frontier
+        // would keep one open block per plane.
+        "vstream" => Some(DeviceConfig {
+            preset: Some(name.into()),
+            channels: Some(4),
+            chips_per_channel: Some(2),
+            dies_per_chip: Some(1),
+            planes_per_die: Some(2),
+            blocks_per_plane: Some(683),
+            pages_per_block: Some(768),
+            page_bytes: Some(16_384),
+            mapping_unit_bytes: Some(4096),
+            multi_plane: None,
+            program_erase_suspend: None,
+            over_provisioning: Some(0.07),
+            timing: TimingConfig {
+                read_us: Some(60.0),
+                program_us: Some(VSTREAM_ONE_SHOT_PROGRAM_US / VSTREAM_ONE_SHOT_PAGES),
+                erase_us: Some(3500.0),
+                command_ns: Some(0),
+                channel_mts: Some(1000),
+                channel_width_bits: Some(8),
+                suspend_us: None,
+            },
+        }),
         _ => None,
     }
 }
+
+/// One-shot program time of a TLC wordline (its LSB, CSB and MSB pages at once) of the
+/// vStream paper's flash, in microseconds (Im et al., ISSCC 2015, the paper's [11]).
+pub const VSTREAM_ONE_SHOT_PROGRAM_US: f64 = 700.0;
+
+/// Flash pages programmed by one one-shot program of a TLC wordline (p = 3, vStream §4.2).
+pub const VSTREAM_ONE_SHOT_PAGES: f64 = 3.0;
 
 fn mlc_fast() -> TimingConfig {
     TimingConfig {

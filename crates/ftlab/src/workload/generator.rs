@@ -9,10 +9,16 @@
 //!
 //! # Model
 //!
-//! Addresses are chosen in whole *pages* of `align_bytes` bytes inside the *footprint*, the
-//! first `footprint_fraction` of the namespace (rounded down to whole pages, and grown to the
-//! largest request size if it would be smaller). The first page of a request is drawn by the
-//! pattern:
+//! Addresses are chosen in whole *pages* of `align_bytes` bytes inside the *footprint*, a
+//! region of `footprint_fraction` of the namespace starting at `footprint_offset_fraction` of
+//! it (default 0: the namespace's start). Both are rounded down to whole pages (the start
+//! `floor(namespace pages × footprint_offset_fraction)`, the length `floor(namespace pages ×
+//! footprint_fraction)`), the length is grown to the largest request size if it would be
+//! smaller, and the region never passes the namespace's end. Every rule below (patterns,
+//! cursors, wrap-around, clamping) is relative to the footprint: page `p` of the footprint is
+//! namespace page `start + p`. Several parts of one workload with disjoint regions model a
+//! partitioned device (the vStream paper's synthetic benchmark, §5.2). The first page of a
+//! request is drawn by the pattern:
 //!
 //! * `uniform`: every footprint page equally likely.
 //! * `zipf`: page rank `k` (1-based) has probability `k^-θ / H(n, θ)` with
@@ -53,7 +59,8 @@
 //!
 //! The op is `read` with probability `read_ratio`, `trim` with probability `trim_ratio`, else
 //! `write`. The size is drawn from `sizes` with probability proportional to `weight`. Every
-//! record has `stream = 0`.
+//! record carries the virtual stream id `stream` (default 0): the host's stream tag, which
+//! the scenario's stream mapper maps to a physical stream; it draws nothing.
 //!
 //! Arrivals: `poisson` draws exponential gaps of mean `1 / rate_iops` seconds, the first
 //! request at active time 0 (times are accumulated in f64 ns and rounded to the nearest ns, so
@@ -172,9 +179,16 @@ pub struct GeneratorConfig {
     pub rate_iops: f64,
     /// `fixed`: gap between requests in microseconds, finite and > 0. Default 100.0.
     pub interval_us: f64,
-    /// Fraction of the namespace (from byte 0) that the workload touches, in (0, 1].
-    /// Default 1.0.
+    /// Fraction of the namespace that the workload touches, in (0, 1], starting at
+    /// `footprint_offset_fraction`. Default 1.0.
     pub footprint_fraction: f64,
+    /// Where the footprint starts, as a fraction of the namespace, in [0, 1), with
+    /// `footprint_offset_fraction + footprint_fraction <= 1` (to a relative 1e-9, for sums of
+    /// decimal fractions). Default 0.0 (the footprint starts at byte 0).
+    pub footprint_offset_fraction: f64,
+    /// Virtual stream id carried by every record (the host's stream tag, which the scenario's
+    /// stream mapper maps to a physical stream), in [0, 65535]. Default 0.
+    pub stream: u32,
     /// Number of requests to generate, >= 1; absent (default) means unbounded and the
     /// simulation stops on its duration (or `end_s`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -221,6 +235,8 @@ impl Default for GeneratorConfig {
             rate_iops: 1000.0,
             interval_us: 100.0,
             footprint_fraction: 1.0,
+            footprint_offset_fraction: 0.0,
+            stream: 0,
             requests: None,
             read_sequential_fraction: 0.0,
             write_sequential_fraction: 0.0,
@@ -231,6 +247,13 @@ impl Default for GeneratorConfig {
         }
     }
 }
+
+/// Largest accepted virtual stream id (`stream`): the 16-bit stream tag of a request.
+pub const MAX_STREAM: u32 = u16::MAX as u32;
+
+/// Slack on `footprint_offset_fraction + footprint_fraction <= 1`, so that decimal fractions
+/// summing to 1 (0.05 + 0.95, or partitions of 6/120, 14/120 ...) are accepted.
+pub const FRACTION_SLACK: f64 = 1e-9;
 
 /// Largest accepted Zipf exponent. Beyond it nearly every access hits rank 1 anyway.
 pub const MAX_ZIPF_THETA: f64 = 10.0;
@@ -299,6 +322,7 @@ impl GeneratorConfig {
         positive("rate_iops", self.rate_iops)?;
         positive("interval_us", self.interval_us)?;
         open_closed("footprint_fraction", self.footprint_fraction, 1.0)?;
+        self.validate_region()?;
         if self.requests == Some(0) {
             return err(
                 "requests",
@@ -307,6 +331,29 @@ impl GeneratorConfig {
         }
         self.validate_sequential_fractions()?;
         self.validate_time_windows()
+    }
+
+    /// `footprint_offset_fraction` (with `footprint_fraction`) and `stream`.
+    fn validate_region(&self) -> Result<(), (String, String)> {
+        let off = self.footprint_offset_fraction;
+        if !(0.0..1.0).contains(&off) {
+            return err("footprint_offset_fraction", format!("must be in [0, 1), got {off}"));
+        }
+        let end = off + self.footprint_fraction;
+        if end > 1.0 + FRACTION_SLACK {
+            return err(
+                "footprint_offset_fraction",
+                format!(
+                    "footprint_offset_fraction + footprint_fraction must be <= 1 (the footprint \
+                     ends inside the namespace), got {off} + {} = {end}",
+                    self.footprint_fraction
+                ),
+            );
+        }
+        if self.stream > MAX_STREAM {
+            return err("stream", format!("must be in [0, {MAX_STREAM}], got {}", self.stream));
+        }
+        Ok(())
     }
 
     /// `read_sequential_fraction` and `write_sequential_fraction`.
@@ -604,7 +651,11 @@ pub struct Generator {
     seq: Option<SeqMix>,
     window: Window,
     align: u64,
+    /// First page of the footprint (`footprint_offset_fraction` of the namespace).
+    base_page: u64,
     footprint_pages: u64,
+    /// `stream` of every record.
+    stream: u16,
     read_ratio: f64,
     read_or_trim: f64,
     /// Request sizes in pages and their cumulative weights (last = total weight).
@@ -626,6 +677,29 @@ fn splitmix64(mut z: u64) -> u64 {
 
 fn sub_rng(seed: u64, stream: u64) -> Pcg64Mcg {
     Pcg64Mcg::seed_from_u64(splitmix64(seed ^ splitmix64(stream)))
+}
+
+/// The footprint `(first page, pages)` of a validated config in a namespace of `ns_pages`
+/// pages whose largest request is `max_size` pages (`max_size <= ns_pages`): it starts at
+/// `floor(ns_pages × footprint_offset_fraction)` and has `floor(ns_pages ×
+/// footprint_fraction)` pages, grown to `max_size` if smaller; its end is at most `ns_pages`
+/// (a sum within FRACTION_SLACK of 1 can round one page past it). An error on
+/// `footprint_offset_fraction` when fewer than `max_size` pages are left after its start.
+fn footprint(cfg: &GeneratorConfig, ns_pages: u64, max_size: u64) -> Result<(u64, u64), (String, String)> {
+    let base = (ns_pages as f64 * cfg.footprint_offset_fraction).floor() as u64;
+    let left = ns_pages.saturating_sub(base);
+    if left < max_size {
+        return Err((
+            "footprint_offset_fraction".to_string(),
+            format!(
+                "the footprint starts at page {base} of {ns_pages} (pages of {} bytes), leaving {left} \
+                 pages, fewer than the largest request ({max_size} pages); got {}",
+                cfg.align_bytes, cfg.footprint_offset_fraction
+            ),
+        ));
+    }
+    let pages = ((ns_pages as f64 * cfg.footprint_fraction).floor() as u64).max(max_size).min(left);
+    Ok((base, pages))
 }
 
 impl Generator {
@@ -664,9 +738,7 @@ impl Generator {
                 ),
             ));
         }
-        // Footprint in whole pages, never smaller than the largest request.
-        let footprint_pages =
-            ((ns_pages as f64 * cfg.footprint_fraction).floor() as u64).clamp(max_size, ns_pages);
+        let (base_page, footprint_pages) = footprint(cfg, ns_pages, max_size)?;
 
         let mut acc = 0.0;
         let size_cum: Vec<f64> = cfg
@@ -696,7 +768,9 @@ impl Generator {
             seq,
             window: Window::new(cfg),
             align,
+            base_page,
             footprint_pages,
+            stream: u16::try_from(cfg.stream).expect("validated: stream <= 65535"),
             read_ratio: cfg.read_ratio,
             read_or_trim: cfg.read_ratio + cfg.trim_ratio,
             size_pages,
@@ -708,9 +782,15 @@ impl Generator {
     }
 
     /// Number of pages (of `align_bytes`) the workload touches; every request lies in
-    /// `[0, footprint_bytes())`.
+    /// `[footprint_offset_bytes(), footprint_offset_bytes() + footprint_bytes())`.
     pub fn footprint_pages(&self) -> u64 {
         self.footprint_pages
+    }
+
+    /// Where the footprint starts, in bytes: `floor(namespace pages ×
+    /// footprint_offset_fraction) × align_bytes`.
+    pub fn footprint_offset_bytes(&self) -> u64 {
+        self.base_page * self.align
     }
 
     /// The footprint in bytes: `footprint_pages() * align_bytes`.
@@ -846,9 +926,9 @@ impl Iterator for Generator {
         Some(TraceRecord {
             time: SimTime(time),
             op,
-            offset_bytes: start * self.align,
+            offset_bytes: (self.base_page + start) * self.align,
             size_bytes: size * self.align,
-            stream: 0,
+            stream: self.stream,
         })
     }
 

@@ -18,8 +18,12 @@
 //! part has ended. A single part is passed through unchanged (no look-ahead), so a one-table
 //! workload gives exactly the records of its generator.
 //!
-//! Closed-loop arrivals (`arrival = "closed"`) are allowed only in a workload of one part:
-//! their records carry no time to merge by.
+//! **Closed loop.** A workload whose parts all have `arrival = "closed"` carries no time to
+//! merge by: its parts are merged *round-robin* instead, one record of part 0, then one of
+//! part 1, ..., then part 0 again; a part that ends drops out of the rotation and the others
+//! keep their order. This is the vStream paper's synthetic benchmark (§5.2: "we loop over the
+//! 8 partitions one by one, issuing a single 128KB write request at a time in each
+//! partition"). Closed and timed parts cannot be mixed in one workload.
 
 use super::generator::{Arrival, Generator, GeneratorConfig};
 use super::TraceRecord;
@@ -62,9 +66,10 @@ impl SyntheticWorkload {
         self.array
     }
 
-    /// Whether it is a closed-loop workload (a single part with `arrival = "closed"`).
+    /// Whether it is a closed-loop workload (every part has `arrival = "closed"`; parts are
+    /// then merged round-robin).
     pub fn is_closed(&self) -> bool {
-        self.parts.len() == 1 && self.parts[0].arrival == Arrival::Closed
+        self.parts.iter().all(|p| p.arrival == Arrival::Closed)
     }
 
     /// The key of `field` of part `part`, relative to the `synthetic` table: `field` for a
@@ -85,30 +90,42 @@ impl SyntheticWorkload {
         if n > MAX_PARTS {
             return Err((String::new(), format!("must list 1 to {MAX_PARTS} parts, got {n}")));
         }
-        if n > 1 {
-            if let Some(j) = self.parts.iter().position(|p| p.arrival == Arrival::Closed) {
-                return Err((
-                    self.key(j, "arrival"),
-                    format!(
-                        "\"closed\" needs a workload of one part (closed-loop requests carry no \
-                         time to merge by), this one has {n} parts"
-                    ),
-                ));
-            }
-        }
+        self.check_arrivals()?;
         let mut gens = Vec::with_capacity(n);
         for (j, cfg) in self.parts.iter().enumerate() {
             let g = Generator::try_new(cfg, namespace_bytes, part_seed(tenant_seed, j))
                 .map_err(|(k, r)| (self.key(j, &k), r))?;
             gens.push(g);
         }
-        Ok(SyntheticStream::new(gens))
+        Ok(if self.is_closed() { SyntheticStream::round_robin(gens) } else { SyntheticStream::new(gens) })
+    }
+
+    /// Every part closed, or none: the first part whose `arrival` differs from part 0's is
+    /// the error.
+    fn check_arrivals(&self) -> Result<(), (String, String)> {
+        let closed = self.parts[0].arrival == Arrival::Closed;
+        let Some(j) = self.parts.iter().position(|p| (p.arrival == Arrival::Closed) != closed) else { return Ok(()) };
+        let name = |a: Arrival| match a {
+            Arrival::Closed => "closed",
+            Arrival::Poisson => "poisson",
+            Arrival::Fixed => "fixed",
+        };
+        Err((
+            self.key(j, "arrival"),
+            format!(
+                "closed and timed parts cannot be mixed: a closed-loop workload needs every part \
+                 \"closed\" (they are merged round-robin, having no time to merge by); part 0 is \
+                 \"{}\", part {j} is \"{}\"",
+                name(self.parts[0].arrival),
+                name(self.parts[j].arrival)
+            ),
+        ))
     }
 }
 
 /// Compatibility for code written when a workload was one table: the first part. Its
-/// `arrival` is the workload's replay mode (closed loop needs a single part); for anything
-/// else, read [`SyntheticWorkload::parts`].
+/// `arrival` is the workload's replay mode (the parts are all closed or all timed); for
+/// anything else, read [`SyntheticWorkload::parts`].
 impl std::ops::Deref for SyntheticWorkload {
     type Target = GeneratorConfig;
 
@@ -174,21 +191,55 @@ pub fn part_seed(tenant_seed: u64, part: usize) -> u64 {
     }
 }
 
-/// The time-ordered merge of a workload's parts. See the module docs.
+/// The merge of a workload's parts: in time order, or round-robin for closed-loop parts.
+/// See the module docs.
 #[derive(Clone, Debug)]
 pub struct SyntheticStream {
     parts: Vec<Generator>,
     /// The next record of each part (`None`: the part has ended); filled on first use.
+    /// Unused by the round-robin merge.
     heads: Vec<Option<TraceRecord>>,
     primed: bool,
+    /// `Some(next part)` for a round-robin merge.
+    turn: Option<usize>,
+    /// Round-robin: whether each part is still running (empty for the time merge).
+    running: Vec<bool>,
 }
 
 impl SyntheticStream {
-    /// The merge of `parts` (at least one), part `j` being `parts[j]`.
+    /// The time-ordered merge of `parts` (at least one), part `j` being `parts[j]`.
     pub fn new(parts: Vec<Generator>) -> SyntheticStream {
         assert!(!parts.is_empty(), "a synthetic workload has at least one part");
         let heads = vec![None; parts.len()];
-        SyntheticStream { parts, heads, primed: false }
+        SyntheticStream { parts, heads, primed: false, turn: None, running: Vec::new() }
+    }
+
+    /// The round-robin merge of `parts` (at least one): one record of each running part in
+    /// turn, starting with part 0; an ended part is skipped from then on.
+    pub fn round_robin(parts: Vec<Generator>) -> SyntheticStream {
+        let mut s = SyntheticStream::new(parts);
+        s.turn = Some(0);
+        s.running = vec![true; s.parts.len()];
+        s
+    }
+
+    /// Round-robin: the next record of the next running part, or `None` when all have ended.
+    fn next_in_turn(&mut self, first: usize) -> Option<(usize, TraceRecord)> {
+        let n = self.parts.len();
+        for k in 0..n {
+            let j = (first + k) % n;
+            if !self.running[j] {
+                continue;
+            }
+            match self.parts[j].next() {
+                Some(r) => {
+                    self.turn = Some((j + 1) % n);
+                    return Some((j, r));
+                }
+                None => self.running[j] = false,
+            }
+        }
+        None
     }
 
     /// Number of parts.
@@ -198,6 +249,9 @@ impl SyntheticStream {
 
     /// The next record and the index of the part it comes from.
     pub fn next_with_part(&mut self) -> Option<(usize, TraceRecord)> {
+        if let Some(first) = self.turn {
+            return self.next_in_turn(first);
+        }
         if self.parts.len() == 1 {
             return self.parts[0].next().map(|r| (0, r));
         }

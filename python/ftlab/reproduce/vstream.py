@@ -1,0 +1,496 @@
+"""ftlab.reproduce.vstream: the vStream reproduction (Yong, Jeong, Lee and Kim, "vStream:
+Virtual Stream Management for Multi-streamed SSDs", HotStorage '18, §5), run by `ftlab
+reproduce vstream`.
+
+It runs two workloads, each once per stream mapper, by overriding the scenario's top-level
+`stream_mapper` (and `stream.autostream.variant`):
+
+- synthetic (§5.2, Figure 3): `scenarios/reproduce/vstream-synthetic(-quick).toml` under
+  `legacy`, `dac`, `autostream-mq`, `autostream-sfr` and `vstream`;
+- RocksDB (§5.3, Figure 4): `scenarios/reproduce/vstream-rocksdb(-quick).toml` under the same
+  and `manual` (its `[stream.manual]` is Table 1).
+
+Throughput is the tenant's host write bytes per measured second (MB/s) of the closed loop; the
+cost of GC is `device.gc_pages_copied` (§5.2: "the number of valid pages copied during GC").
+Both are normalised to `legacy` (Figures 3 and 4), and the paper's claims are checked with the
+verdict rule of `ftlab.reproduce.claims`:
+
+1. synthetic: every stream mapper improves throughput over legacy, "3x ~ 7x" (paper value +200%,
+   the range's low end, per mapper); Auto-SSD is "much lower" than DAC-SSD (+, per variant);
+   vStream improves throughput 7x (+600%) and cuts GC copies by 51%, and performs best (true);
+2. RocksDB: vStream improves throughput by 70% and cuts GC copies by 18%; DAC-SSD and Auto-SSD
+   "perform worse even than Legacy-SSD" (−, per mapper); vStream's throughput is "significantly
+   higher" than Manual-SSD's (+) and the best of all (true).
+
+Health, per run: the tenant not `unstable`, requests outstanding at the end (at most the queue
+depth, by construction of a closed loop), and for the synthetic benchmark the steady state: the
+mean write IOPS of the second half of the measured phase within STEADY_TOLERANCE of the first
+half's. The busiest die is reported but has no limit: a closed loop saturates the device on
+purpose. With `sensitivity`, the claims are recomputed with the queue depth and vStream's epoch
+varied one at a time (`SENSITIVITY_CASES`), by direct runs (no Ray).
+
+Only ratios of the simulator's outputs are computed here; it is not the simulator, and it prints
+nothing (`ftlab.reproduce.cli` does).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ftlab.reproduce import Progress, scenario_file
+from ftlab.reproduce.claims import (
+    BOOLEAN,
+    CLAIMS_FILE,
+    QUALITATIVE,
+    RELATIVE,
+    Claim,
+    ReproductionResult,
+    fmt_change,
+    fmt_number,
+    make_claim,
+    relative_change,
+    sensitivity_summary,
+    write_claims_json,
+    write_csv,
+    write_json,
+)
+
+if TYPE_CHECKING:
+    from ftlab.report import Report
+
+NAME = "vstream"
+PAPER_REF = "Yong, Jeong, Lee and Kim, vStream: Virtual Stream Management for Multi-streamed SSDs, HotStorage '18, §5"
+#: workload -> (full scenario, quick scenario, tenant name)
+WORKLOADS: dict[str, tuple[str, str, str]] = {
+    "synthetic": ("reproduce/vstream-synthetic.toml", "reproduce/vstream-synthetic-quick.toml", "synthetic"),
+    "rocksdb": ("reproduce/vstream-rocksdb.toml", "reproduce/vstream-rocksdb-quick.toml", "rocksdb"),
+}
+BASELINE = "legacy"
+
+
+@dataclass(frozen=True)
+class Mapper:
+    """One of the paper's SSDs: a label, the `--set` overrides that select it, the workloads it runs."""
+
+    label: str
+    overrides: tuple[str, ...]
+    workloads: tuple[str, ...] = ("synthetic", "rocksdb")
+
+
+#: The paper's Legacy-, DAC-, Auto- (both AutoStream variants), Manual- and vStream-SSD (§5.1).
+MAPPERS: tuple[Mapper, ...] = (
+    Mapper("legacy", ("stream_mapper=legacy",)),
+    Mapper("dac", ("stream_mapper=dac",)),
+    Mapper("autostream-mq", ("stream_mapper=autostream", "stream.autostream.variant=mq")),
+    Mapper("autostream-sfr", ("stream_mapper=autostream", "stream.autostream.variant=sfr")),
+    Mapper("manual", ("stream_mapper=manual",), ("rocksdb",)),
+    Mapper("vstream", ("stream_mapper=vstream",)),
+)
+AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
+#: The paper's numbers (relative changes against legacy; §5.2 and §5.3).
+PAPER = {
+    "synthetic_streams_throughput": 2.0,  # "3x ~ 7x": the range's low end, 3x
+    "synthetic_vstream_throughput": 6.0,  # "improves the throughput by 7x"
+    "synthetic_vstream_gc": -0.51,  # "reduces the cost of GC by 51%"
+    "rocksdb_vstream_throughput": 0.70,  # "improves the throughput by 70%"
+    "rocksdb_vstream_gc": -0.18,  # "reducing the cost of GC by 18%"
+}
+#: The synthetic run is in steady state when the mean write IOPS of the second half of the
+#: measured phase is within this relative distance of the first half's.
+STEADY_TOLERANCE = 0.10
+SENSITIVITY_FILE = "sensitivity.json"
+SENSITIVITY_CSV = "sensitivity.csv"
+
+
+def reproduce(
+    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None
+) -> ReproductionResult:
+    """Run the vStream reproduction into `out` (see the module docstring). `scenario` is not
+    supported (two scenarios run); it must be None. Returns the claims, health and files."""
+    if scenario is not None:
+        from ftlab._errors import usage_error
+
+        raise usage_error("scenario", "the vStream reproduction runs two scenarios; it takes no scenario override")
+    start = time.perf_counter()
+    paths = {w: scenario_path(w, quick) for w in WORKLOADS}
+    for path in paths.values():
+        check_trace(path)
+    reports = run_all(paths, out / "run", [], jobs, progress, "simulating")
+    metrics = collect_metrics(reports)
+    claims = vstream_claims(metrics)
+    checks = health(reports)
+    files = [*figures(metrics, out), write_csv(out / "metrics.csv", metric_rows(metrics))]
+    wall_s = time.perf_counter() - start
+    files.append(_write_claims(out, claims, paths, quick, wall_s, checks, metrics))
+    sens = None
+    if sensitivity:
+        sens = run_sensitivity(paths, reports, out, quick, jobs, progress)
+        files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
+    return ReproductionResult(
+        NAME, out, paths["synthetic"], quick, claims, checks, [], files, time.perf_counter() - start, None, sens,
+        {"scenarios": {w: str(p) for w, p in paths.items()}, "metrics": metrics, "reports": reports},
+    )
+
+
+def scenario_path(workload: str, quick: bool) -> Path:
+    """The scenario of `workload` (synthetic or rocksdb): scenarios/reproduce/vstream-*.toml."""
+    full, short, _ = WORKLOADS[workload]
+    return scenario_file(short if quick else full, f"the {'quick ' if quick else ''}vStream {workload} scenario")
+
+
+#: How to make the full RocksDB scenario's trace (docs/capture.md; the logical capacity of the
+#: `vstream` device in GiB).
+CAPTURE_COMMAND = "ftlab capture rocksdb --device-gib 119.68 --out results/rocksdb-vstream/trace.csv"
+
+
+def check_trace(path: Path) -> None:
+    """An `ftlab.InputError` naming the trace file, before any run starts, when a trace
+    tenant of the scenario at `path` names a file that does not exist (the full RocksDB
+    scenario's paper-scale capture is not shipped: the message gives CAPTURE_COMMAND)."""
+    from ftlab._errors import MissingResultError, input_error
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    scenario = tomllib.loads(path.read_text(encoding="utf-8"))
+    for i, tenant in enumerate(scenario.get("tenants") or []):
+        trace = (tenant.get("trace") or {}).get("path")
+        if trace is not None and not (path.parent / trace).is_file():
+            raise input_error(
+                (path.parent / trace).resolve(),
+                f"no such file: the trace of {path.name} (tenants.{i}.trace.path); the paper-scale RocksDB capture is not shipped with ftlab: "
+                f"make it from the repository's root with `{CAPTURE_COMMAND}` (hours; docs/capture.md), or run `ftlab reproduce vstream --quick`",
+                MissingResultError,
+            )
+
+
+def runs(workloads: Sequence[str] = tuple(WORKLOADS)) -> list[tuple[str, Mapper]]:
+    """Every (workload, mapper) pair the reproduction runs, in order."""
+    return [(w, m) for w in workloads for m in MAPPERS if w in m.workloads]
+
+
+def run_all(
+    paths: Mapping[str, Path], out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str,
+    only: Sequence[tuple[str, str]] | None = None,
+) -> dict[tuple[str, str], Report]:
+    """Run each (workload, mapper) of `runs()` (or of `only`, as labels) with the mapper's
+    overrides then `extra`, `jobs` at a time (default: the machine's cores), each into
+    out/<workload>/<mapper>/; returns the Reports by (workload, mapper label)."""
+    import ftlab
+
+    todo = [(w, m) for w, m in runs(list(paths)) if only is None or (w, m.label) in only]
+    done = 0
+    if progress:
+        progress(f"{stage} {len(todo)} runs", 0, len(todo))
+
+    def one(item: tuple[str, Mapper]) -> Report:
+        w, m = item
+        return ftlab.run(paths[w], out=out / w / m.label, set=[*m.overrides, *extra], jobs=1)
+
+    reports: dict[tuple[str, str], Report] = {}
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        for (w, m), report in zip(todo, pool.map(one, todo)):
+            reports[(w, m.label)] = report
+            done += 1
+            if progress:
+                progress(f"{stage}: {w} under {m.label}", done, len(todo))
+    return reports
+
+
+# --------------------------------------------------------------------------------------
+# Metrics and claims
+
+
+def run_metrics(summary: Mapping[str, Any], tenant: str) -> dict[str, float | None]:
+    """Throughput (host write MB/s over the measured phase), GC pages copied, WAF and the
+    measured seconds of a one-scheme summary.json; None where a value is missing."""
+    try:
+        scheme = next(iter(summary["schemes"].values()))
+        device, write = scheme["device"], scheme["tenants"][tenant]["write"]
+        seconds = float(device["measured_s"])
+        mb_s = float(write["bytes"]) / seconds / 1e6 if seconds > 0 else None
+        return {"throughput_mb_s": mb_s, "gc_pages_copied": float(device["gc_pages_copied"]), "waf": device.get("waf"), "measured_s": seconds}
+    except (KeyError, TypeError, StopIteration, ValueError):
+        return {"throughput_mb_s": None, "gc_pages_copied": None, "waf": None, "measured_s": None}
+
+
+def collect_metrics(reports: Mapping[tuple[str, str], Report]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """metrics[workload][mapper] = `run_metrics` of each run."""
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for (w, m), report in reports.items():
+        out.setdefault(w, {})[m] = run_metrics(report.summary, WORKLOADS[w][2])
+    return out
+
+
+def _value(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], workload: str, mapper: str, key: str) -> float | None:
+    return ((metrics.get(workload) or {}).get(mapper) or {}).get(key)
+
+
+def _vs_legacy(metrics: Any, workload: str, mapper: str, key: str, paper: float | str, id: str, text: str) -> Claim:  # noqa: A002
+    """The claim "`key` of `mapper` vs legacy on `workload` changes by `paper`"."""
+    a, b = _value(metrics, workload, mapper, key), _value(metrics, workload, BASELINE, key)
+    return _pair_claim(id, text, a, b, mapper, BASELINE, key, paper)
+
+
+def _pair_claim(id: str, text: str, a: float | None, b: float | None, name_a: str, name_b: str, key: str, paper: float | str) -> Claim:  # noqa: A002
+    change = relative_change(a, b)
+    unit = RELATIVE if isinstance(paper, float) else QUALITATIVE
+    what, digits = ("throughput", "MB/s") if key == "throughput_mb_s" else ("GC copies", "pages")
+    stated = fmt_change(paper) if isinstance(paper, float) else f"direction {paper}"
+    ratio = "n/a" if math.isnan(change) else f"{change + 1:.2f}x"
+    why = f"{name_a}'s {what} is {fmt_number(a, digits, 1 if key == 'throughput_mb_s' else 0)} against {name_b}'s {fmt_number(b, digits, 1 if key == 'throughput_mb_s' else 0)} ({ratio}): {fmt_change(change)} vs the paper's {stated}."
+    if math.isnan(change):
+        why += " (A value is missing from summary.json or zero.)"
+    return make_claim(id, text, paper, change, unit, why)
+
+
+def _best_claim(metrics: Any, workload: str, id: str, text: str) -> Claim:  # noqa: A002
+    """vstream's throughput is above every other mapper's on `workload` (boolean, paper: true)."""
+    values = {m: _value(metrics, workload, m, "throughput_mb_s") for m in (metrics.get(workload) or {})}
+    own = values.get("vstream")
+    others = {m: v for m, v in values.items() if m != "vstream"}
+    best = own is not None and bool(others) and all(v is not None and own > v for v in others.values())
+    runner = max(others, key=lambda m: others[m] or -math.inf) if others else "none"
+    why = f"vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+    return make_claim(id, text, True, best if own is not None else None, BOOLEAN, why)
+
+
+def vstream_claims(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[Claim]:
+    """The claims of the module docstring from `collect_metrics` output; a missing workload or
+    value makes its claims' values NaN (verdict `differs`)."""
+    t, g, syn, rdb = "throughput_mb_s", "gc_pages_copied", "synthetic", "rocksdb"
+    claims = [
+        _vs_legacy(metrics, syn, m, t, PAPER["synthetic_streams_throughput"], f"synthetic_throughput_{m}_vs_legacy",
+                   f"Synthetic (§5.2): {m} throughput vs legacy, streams give 3x ~ 7x (paper value: 3x)")
+        for m in ("dac", *AUTOSTREAMS)
+    ]
+    claims += [
+        _pair_claim(f"synthetic_throughput_dac_vs_{a}", f'Synthetic (§5.2): dac throughput vs {a}, "Auto-SSD achieves much lower performance than DAC-SSD"',
+                    _value(metrics, syn, "dac", t), _value(metrics, syn, a, t), "dac", a, t, "+")
+        for a in AUTOSTREAMS
+    ]
+    claims += [
+        _vs_legacy(metrics, syn, "vstream", t, PAPER["synthetic_vstream_throughput"], "synthetic_throughput_vstream_vs_legacy", "Synthetic (§5.2): vstream throughput vs legacy, 7x"),
+        _vs_legacy(metrics, syn, "vstream", g, PAPER["synthetic_vstream_gc"], "synthetic_gc_vstream_vs_legacy", "Synthetic (§5.2): vstream GC copies vs legacy, −51%"),
+        _best_claim(metrics, syn, "synthetic_vstream_best", "Synthetic (§5.2): vstream has the highest throughput of all"),
+        _vs_legacy(metrics, rdb, "vstream", t, PAPER["rocksdb_vstream_throughput"], "rocksdb_throughput_vstream_vs_legacy", "RocksDB (§5.3): vstream throughput vs legacy, +70%"),
+        _vs_legacy(metrics, rdb, "vstream", g, PAPER["rocksdb_vstream_gc"], "rocksdb_gc_vstream_vs_legacy", "RocksDB (§5.3): vstream GC copies vs legacy, −18%"),
+    ]
+    claims += [
+        _vs_legacy(metrics, rdb, m, t, "-", f"rocksdb_throughput_{m}_vs_legacy", f'RocksDB (§5.3): {m} throughput vs legacy, "perform worse even than Legacy-SSD"')
+        for m in ("dac", *AUTOSTREAMS)
+    ]
+    claims += [
+        _pair_claim("rocksdb_throughput_vstream_vs_manual", 'RocksDB (§5.3): vstream throughput vs manual (Table 1), "significantly higher"',
+                    _value(metrics, rdb, "vstream", t), _value(metrics, rdb, "manual", t), "vstream", "manual", t, "+"),
+        _best_claim(metrics, rdb, "rocksdb_vstream_best", "RocksDB (§5.3): vstream has the highest throughput of all"),
+    ]
+    return claims
+
+
+def metric_rows(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[dict[str, Any]]:
+    """One row per workload and mapper: the raw metrics and both normalised to legacy."""
+    rows = []
+    for w, by_mapper in metrics.items():
+        base = by_mapper.get(BASELINE) or {}
+        for m, v in by_mapper.items():
+            rows.append({
+                "workload": w, "mapper": m, **v,
+                "throughput_norm": _ratio(v.get("throughput_mb_s"), base.get("throughput_mb_s")),
+                "gc_norm": _ratio(v.get("gc_pages_copied"), base.get("gc_pages_copied")),
+            })
+    return rows
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    change = relative_change(a, b)
+    return None if math.isnan(change) else change + 1.0
+
+
+# --------------------------------------------------------------------------------------
+# Health
+
+
+def health(reports: Mapping[tuple[str, str], Report]) -> dict[str, Any]:
+    """Per run ("workload/mapper"): the tenant's `unstable` and `outstanding_at_end`, the
+    busiest die (reported, no limit: `busiest_die_limit` None), for the synthetic benchmark the
+    steady-state check (`checks`), and `ok`. Top-level `ok`: every run's."""
+    schemes = {f"{w}/{m}": _run_health(w, report) for (w, m), report in reports.items()}
+    return {"ok": all(s["ok"] for s in schemes.values()) and bool(schemes), "steady_tolerance": STEADY_TOLERANCE, "schemes": schemes}
+
+
+def _run_health(workload: str, report: Report) -> dict[str, Any]:
+    scheme = next(iter(report.summary["schemes"].values()))
+    tenants = {t: {"unstable": v.get("unstable"), "outstanding_at_end": v.get("outstanding_at_end")} for t, v in scheme["tenants"].items()}
+    ok = all(v["unstable"] is False for v in tenants.values())
+    entry: dict[str, Any] = {"tenants": tenants, "busiest_die": scheme["device"].get("die_utilisation_max"), "busiest_die_by_phase": {}, "busiest_die_limit": None, "checks": {}}
+    if workload == "synthetic":
+        change = steady_change(report)
+        steady = not math.isnan(change) and abs(change) <= STEADY_TOLERANCE
+        entry["steady_change"] = None if math.isnan(change) else change
+        entry["checks"]["steady state"] = (f"{fmt_change(change)} (2nd half vs 1st)", steady)
+        ok = ok and steady
+    counters = scheme.get("mapper_counters") or {}
+    if counters.get("unattributed_deaths", 0) != 0:
+        entry["checks"]["unattributed deaths"] = (f"{counters['unattributed_deaths']:.0f}", False)
+        ok = False
+    entry["ok"] = ok
+    return entry
+
+
+def steady_change(report: Report) -> float:
+    """Mean write IOPS of the time-series windows in the second half of the measured phase
+    relative to the first half's (NaN without a time series). Windows cut by the end of the
+    run are left out."""
+    import polars as pl
+
+    ts = report.timeseries
+    if ts is None or "write_iops" not in ts.columns:
+        return math.nan
+    scheme = next(iter(report.summary["schemes"].values()))
+    device = scheme["device"]
+    end_s = device["sim_time_ns"] / 1e9
+    start_s = end_s - float(device["measured_s"])
+    window_s = float(ts["window_start_s"].sort().diff().drop_nulls().min() or 0.0) if ts.height > 1 else 0.0
+    mid = (start_s + end_s) / 2
+    rows = ts.filter((pl.col("window_start_s") >= start_s) & (pl.col("window_start_s") + window_s <= end_s))
+
+    def mean(lo: float, hi: float) -> float | None:
+        part = rows.filter((pl.col("window_start_s") >= lo) & (pl.col("window_start_s") < hi))["write_iops"]
+        return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
+
+    return relative_change(mean(mid, end_s), mean(start_s, mid))
+
+
+# --------------------------------------------------------------------------------------
+# Figures
+
+
+def figures(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], out: Path) -> list[Path]:
+    """Figure 3 (synthetic) and Figure 4 (RocksDB): normalised throughput and GC copies, one
+    bar per mapper; fig3-synthetic.png/.csv and fig4-rocksdb.png/.csv."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = metric_rows(metrics)
+    files: list[Path] = []
+    for workload, stem, title in (("synthetic", "fig3-synthetic", "Figure 3: synthetic benchmark (§5.2)"), ("rocksdb", "fig4-rocksdb", "Figure 4: RocksDB (§5.3)")):
+        mine = [r for r in rows if r["workload"] == workload]
+        files.append(_bar_figure(mine, out / f"{stem}.png", title))
+        files.append(write_csv(out / f"{stem}.csv", mine))
+    return files
+
+
+def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Path:
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from ftlab.plots import _RC, save
+
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(7.0, 2.6), layout="constrained")
+        axes = fig.subplots(1, 2)
+        labels = [r["mapper"] for r in rows]
+        for ax, (key, name) in zip(axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied"))):
+            values = [math.nan if r[key] is None else r[key] for r in rows]
+            ax.bar(range(len(rows)), values, color="0.55", edgecolor="black", linewidth=0.5)
+            for x, v in enumerate(values):
+                if math.isfinite(v):
+                    ax.annotate(f"{v:.2f}", (x, v), ha="center", va="bottom", fontsize=7)
+            ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
+            ax.set_ylim(0.0, 1.15 * max([1.0, *(v for v in values if math.isfinite(v))]))
+            ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right")
+            ax.set_title(name)
+            ax.set_ylabel("normalised to legacy")
+            ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
+        fig.suptitle(title)
+    save(fig, png, "png")
+    return png
+
+
+# --------------------------------------------------------------------------------------
+# Files
+
+
+def _write_claims(out: Path, claims: list[Claim], paths: Mapping[str, Path], quick: bool, wall_s: float, checks: Any, metrics: Any) -> Path:
+    from ftlab import _core
+
+    return write_claims_json(
+        out / CLAIMS_FILE,
+        claims,
+        reproduction=NAME,
+        paper=PAPER_REF,
+        scenarios={w: str(p) for w, p in paths.items()},
+        quick=quick,
+        wall_s=round(wall_s, 3),
+        ftlab_version=_core.version(),
+        run_dir=str(out / "run"),
+        mappers={m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in MAPPERS},
+        metrics=metrics,
+        health=checks,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Sensitivity
+
+#: One knob at a time: (case name, `--set` overrides, the mappers rerun; None = all). The
+#: queue depth (§5.1 gives none; the scenarios use 32) and vStream's epoch (x0.5, x2 of the
+#: scenario's, which rescales §4.3's 10 minutes).
+QUEUE_DEPTHS = (1, 8)
+EPOCH_FACTORS = (0.5, 2.0)
+
+
+def sensitivity_cases(epoch_s: Mapping[str, float]) -> list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]]:
+    """The cases: (name, per-workload overrides, mappers rerun or None for all). `epoch_s` is
+    each workload's vStream epoch in its scenario."""
+    cases: list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]] = []
+    for qd in QUEUE_DEPTHS:
+        cases.append((f"queue_depth={qd}", {w: [f"tenants.0.queue_depth={qd}"] for w in WORKLOADS}, None))
+    for f in EPOCH_FACTORS:
+        cases.append((f"vstream epoch x{f:g}", {w: [f"stream.vstream.epoch_s={e * f:g}"] for w, e in epoch_s.items()}, ("vstream",)))
+    return cases
+
+
+def run_sensitivity(
+    paths: Mapping[str, Path], base: Mapping[tuple[str, str], Report], out: Path, quick: bool, jobs: int | None, progress: Progress | None
+) -> list[dict[str, Any]]:
+    """Rerun the reproduction for each case of `sensitivity_cases` into out/sensitivity/<case>/
+    (a case that reruns only some mappers reuses the base runs of the others), recompute the
+    claims, and write sensitivity.json and .csv; returns `sensitivity_summary`'s rows."""
+    start = time.perf_counter()
+    epochs = {w: _epoch_s(r) for (w, m), r in base.items() if m == "vstream"}
+    by_case = {"base": vstream_claims(collect_metrics(base))}
+    details: list[dict[str, Any]] = []
+    for name, sets, only in sensitivity_cases(epochs):
+        reports = dict(base)
+        for w, extra in sets.items():
+            pick = None if only is None else [(w, m) for m in only]
+            reports.update(run_all({w: paths[w]}, out / "sensitivity" / _slug(name), extra, jobs, progress, f"sensitivity {name}", pick))
+        claims = vstream_claims(collect_metrics(reports))
+        by_case[name] = claims
+        details.append({"case": name, "set": sets, "rerun": list(only) if only else "all", "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims}})
+    rows = sensitivity_summary(by_case)
+    doc = {"reproduction": NAME, "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "sweep_dir": str(out / "sensitivity"), "claims": rows, "cases": details}
+    write_json(out / SENSITIVITY_FILE, doc)
+    write_csv(out / SENSITIVITY_CSV, rows, ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in"])
+    return rows
+
+
+def _epoch_s(report: Report) -> float:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return float(tomllib.loads(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
