@@ -148,6 +148,37 @@ class Report:
         return _rows_frame(rows, ("scheme",))
 
     @property
+    def streams_frame(self) -> pl.DataFrame:
+        """The engine's per-virtual-stream counts (`schemes.<s>.streams.virtual`,
+        docs/streams/README.md): one row per (scheme, tenant, stream) with `units_written`,
+        `units_dead`, `units_dead_unknown_age` and `lifetime_s_mean` (null if none died).
+        `stream` is a string: the id, or "other" for ids 256 and above. No rows for older runs.
+
+        >>> report.streams_frame.filter(tenant="db").select("scheme", "stream", "lifetime_s_mean")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, "tenant": tenant, **row, "stream": str(row.get("stream"))}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+            for tenant, streams in ((data.get("streams") or {}).get("virtual") or {}).items()
+            for row in streams
+        ]
+        return _rows_frame(rows, ("scheme", "tenant", "stream"))
+
+    @property
+    def physical_streams_frame(self) -> pl.DataFrame:
+        """Per scheme and physical stream: `host_units_written` and `gc_units_copied` over the
+        measured phase (`schemes.<s>.streams.physical`). No rows for older runs.
+
+        >>> report.physical_streams_frame.select("scheme", "stream", "gc_units_copied")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, **row}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+            for row in ((data.get("streams") or {}).get("physical") or [])
+        ]
+        return _rows_frame(rows, ("scheme", "stream"))
+
+    @property
     def phases_frame(self) -> pl.DataFrame:
         """The measurement phases of summary.json (`[[measure.phases]]`, under
         `schemes.<s>.phases`): one row per (scheme, phase, tenant) with the phase's
@@ -367,13 +398,14 @@ def _numbers(scheme: str, tenant: str | None, metrics: Mapping[str, Any]) -> Ite
             yield scheme, tenant, name, float(value)
 
 
-#: The entries of a scheme's summary object that are not counters.
-NOT_COUNTERS = ("tenants", "device", "phases")
+#: The entries of a scheme's summary object that are not counters (`streams` has its own
+#: frames: `Report.streams_frame`, `Report.physical_streams_frame`).
+NOT_COUNTERS = ("tenants", "device", "phases", "streams")
 
 
 def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
-    """The entries of one scheme's summary object besides `tenants`, `device` and `phases`
-    (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+    """The entries of one scheme's summary object besides `tenants`, `device`, `phases` and
+    `streams` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
 
     >>> scheme_counters({"tenants": {}, "device": {}, "phases": {}, "jobs": {"gc_steps": 0}})
     {'jobs': {'gc_steps': 0}}
