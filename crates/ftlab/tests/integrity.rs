@@ -299,6 +299,42 @@ fn every_mapper_under_every_scheme() {
     }
 }
 
+/// A case the property test drew before the stream mappers existed (the draws changed when
+/// the mapper list grew): upi-guarded on 4-unit pages with suspend and multi-plane, zipf
+/// writes, static wear leveling at gap 2, on a device preconditioned full. It ran for over an
+/// hour in CI at commit 5c942ea: tenant a's 16 requests stay queued for ever while GC and wear
+/// leveling on its dies, urgent, copy valid data in circles (tenant b's data goes back to b's
+/// full die, and on), so the event queue never empties. It must end with the out-of-space
+/// error (the livelock bound: more erases than the device has blocks while a tenant with
+/// requests outstanding makes no progress), and lose nothing.
+#[test]
+fn upi_guarded_full_device_livelock_ends_with_the_space_error() {
+    let c = Case {
+        scheme: "upi-guarded",
+        mapper: "legacy",
+        seed: 292_032_366,
+        units_per_page: 4,
+        buffer_pages: 0,
+        read_ratio: 0.306_436_402_079_170_56,
+        trim_ratio: 0.039_854_239_682_307_08,
+        pattern: "zipf",
+        max_units: 3,
+        policy: "greedy",
+        fill_fraction: 1.0,
+        scheduler: "priority",
+        suspend: true,
+        multi_plane: true,
+    };
+    let s = scenario::load(&scenario_text(&c, 25_000), "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = simulation(&s, c.scheme);
+    precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
+    let e = sim.run(&mut |_| {}).expect_err("tenant a's writes never get room");
+    let text = e.to_string();
+    assert!(text.contains("device.over_provisioning") && text.contains("of a wait") && text.contains("in circles"), "{text}");
+    assert!(!text.contains("of b wait"), "tenant b finished its requests: {text}");
+    sim.check_integrity();
+}
+
 /// MQSim's failure mode: a device preconditioned to 100% with no invalid data anywhere, then
 /// any mix of reads and writes. GC has no victim until overwrites create one; the run must
 /// neither deadlock nor lose data, for every read share.

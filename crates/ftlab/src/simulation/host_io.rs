@@ -280,6 +280,7 @@ impl Simulation<'_> {
     }
 
     fn count_host_unit(&mut self, t: u16) {
+        self.tenants[t as usize].erases_without_progress = 0;
         self.metrics[t as usize].host_units += 1;
         self.device.host_units += 1;
         self.epoch.host_units[t as usize] += 1;
@@ -357,6 +358,7 @@ impl Simulation<'_> {
             }
         }
         self.tenants[t].outstanding -= 1;
+        self.tenants[t].erases_without_progress = 0;
         self.pump(r.tenant)
     }
 }

@@ -83,7 +83,11 @@ impl Simulation<'_> {
         let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
         let mut victim = None;
         let mut kind = JobKind::Gc;
-        if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
+        // Wear leveling costs space (it copies a full block before erasing it), so a die
+        // short of space collects first and levels later: leveling at the critical mark kept
+        // the die urgent forever, its jobs served before every host operation (a livelock).
+        let short = free < self.p.low_watermark;
+        if self.p.static_gap > 0 && !short && std::mem::take(&mut self.wl_check[d]) {
             victim = self.ftl.static_wl_victim(die, self.p.static_gap);
             kind = JobKind::WearLevel;
         }
@@ -255,6 +259,9 @@ impl Simulation<'_> {
             *d = SimTime::ZERO;
         }
         self.device.erases += 1;
+        if self.timed {
+            self.count_erase_without_progress()?;
+        }
         self.job_counts.erases[kind as usize] += 1;
         self.epoch.erases[d] += 1;
         if self.timed {
@@ -270,6 +277,22 @@ impl Simulation<'_> {
         self.maybe_start_gc(op.die);
         self.retry_parity();
         self.wake_stalled()
+    }
+
+    /// The livelock bound: an erase counts against every tenant with requests outstanding.
+    fn count_erase_without_progress(&mut self) -> Result<(), crate::error::FtlabError> {
+        let n_blocks = self.ftl.geometry.n_blocks as u64;
+        for t in 0..self.tenants.len() {
+            let tenant = &mut self.tenants[t];
+            if tenant.outstanding == 0 {
+                continue;
+            }
+            tenant.erases_without_progress += 1;
+            if tenant.erases_without_progress > n_blocks {
+                return Err(self.livelock_error(t));
+            }
+        }
+        Ok(())
     }
 
     /// Job `id` moves on to its next collectable source (or waits for its die's slot), or

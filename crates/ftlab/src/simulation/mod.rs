@@ -191,6 +191,9 @@ struct Tenant<'a> {
     arrival_at: Option<SimTime>,
     /// Writes waiting for a free block or buffer space, in order.
     stalled: VecDeque<u32>,
+    /// Blocks erased while this tenant had requests outstanding, since it last completed one
+    /// or placed a host unit (see `livelock_error`).
+    erases_without_progress: u64,
     namespace_units: u32,
 }
 
@@ -343,6 +346,7 @@ impl<'a> Simulation<'a> {
                 start: SimTime::from_secs_f64(t.start_s),
                 arrival_at: None,
                 stalled: VecDeque::new(),
+                erases_without_progress: 0,
                 namespace_units: units,
             })
             .collect();
@@ -637,6 +641,32 @@ impl<'a> Simulation<'a> {
                 "the device ran out of space at {:.6} s: writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
                 self.now.as_secs_f64(),
                 stalled.join(", ")
+            ),
+        )
+    }
+
+    /// Tenant `t` had requests outstanding while GC and wear leveling erased more blocks than
+    /// the device has, and it completed none and placed no host unit meanwhile: every block
+    /// could have been reclaimed once, so the jobs only move valid data in circles (a device
+    /// full of valid data under a placement that leaves `t` no room, or its operations queued
+    /// for ever behind urgent jobs on a die they never free). Other tenants may still creep
+    /// on. Without this bound such a run never ends: its jobs keep the event queue alive.
+    pub(super) fn livelock_error(&self, t: usize) -> FtlabError {
+        let tenant = &self.tenants[t];
+        assert!(tenant.outstanding > 0, "livelock of a tenant with nothing outstanding");
+        let waiting = if tenant.stalled.is_empty() {
+            format!("{} requests of {} wait behind GC and wear leveling", tenant.outstanding, self.names[t])
+        } else {
+            format!("writes of {} wait for free blocks", self.names[t])
+        };
+        FtlabError::config(
+            "scenario",
+            "device.over_provisioning",
+            format!(
+                "the device ran out of space at {:.6} s: {waiting}, and GC and wear leveling erased {} blocks (more than the device's {}) without letting them progress, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
+                self.now.as_secs_f64(),
+                tenant.erases_without_progress,
+                self.ftl.geometry.n_blocks
             ),
         )
     }
