@@ -239,8 +239,35 @@ pub enum Command {
     /// Run (or continue) GC on `die` for at most `pages` more victim page reads, then pause
     /// (partial GC). Starts a GC job with the scheme's victim if the die has none.
     StepGc { die: DieIdx, pages: u32 },
-    /// Program one parity page on `die` through `tenant`'s parity frontier of `stream`.
-    ProgramParity { tenant: u16, stream: u8, die: DieIdx },
+    /// Program one parity page on `die` through `tenant`'s parity frontier of `stream`: the
+    /// XOR of the data pages `data`, which must be wholly written. The engine tells the scheme
+    /// where it went (`Scheme::on_parity_placed`); the integrity oracle seals it.
+    ProgramParity { tenant: u16, stream: u8, die: DieIdx, data: StripePages },
+}
+
+/// Most data pages one parity page covers.
+pub const STRIPE_PAGES_MAX: usize = 15;
+
+/// The data pages a parity page covers, each named by one of its units; fixed capacity, so a
+/// parity command allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StripePages {
+    pages: [Ppa; STRIPE_PAGES_MAX],
+    n_pages: u8,
+}
+
+impl StripePages {
+    /// `pages`: 1 to `STRIPE_PAGES_MAX` data pages.
+    pub fn new(pages: &[Ppa]) -> StripePages {
+        assert!(!pages.is_empty() && pages.len() <= STRIPE_PAGES_MAX, "a stripe of {} data pages", pages.len());
+        let mut out = StripePages { pages: [Ppa(0); STRIPE_PAGES_MAX], n_pages: pages.len() as u8 };
+        out.pages[..pages.len()].copy_from_slice(pages);
+        out
+    }
+
+    pub fn as_slice(&self) -> &[Ppa] {
+        &self.pages[..self.n_pages as usize]
+    }
 }
 
 /// A policy config value is wrong (a scheme's or a stream mapper's): `key` is relative to

@@ -158,7 +158,8 @@ requests = {requests_b}
         multi_plane = c.multi_plane,
         streams = if c.mapper == "legacy" { 1 } else { 2 },
         beyond = if c.seed % 2 == 0 { "release" } else { "unstreamed" },
-        op = if c.mapper == "legacy" { 0.15 } else { 0.3 },
+        // wao-gc refuses a device outside Eq. 12 (λ < 0.625 for 16-page blocks and c = 2).
+        op = if c.scheme == "wao-gc" { 0.7 } else if c.mapper == "legacy" { 0.15 } else { 0.3 },
     )
 }
 

@@ -75,7 +75,7 @@ impl Ftl {
     pub fn new(geometry: Geometry, params: FtlParams) -> Ftl {
         let n_tenants = params.namespace_units.len();
         let n_keys = n_tenants * params.physical_streams as usize * N_WRITE_CLASSES;
-        let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units()));
+        let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units(), geometry.units_per_page));
         assert!((1..=crate::flash::geometry::PLANES_MAX.min(geometry.planes_per_die)).contains(&params.frontier_planes));
         Ftl {
             blocks: Blocks::new(&geometry, params.dynamic_wear_leveling, if params.frontier_planes > 1 { geometry.planes_per_die } else { 1 }),
@@ -113,6 +113,21 @@ impl Ftl {
     /// P2L entries of the `n` units from `first` (a page or a block).
     pub fn p2l_range(&self, first: Ppa, n: u32) -> &[u32] {
         &self.p2l[first.0 as usize..(first.0 + n) as usize]
+    }
+
+    /// The oracle (when on) records that the page holding `parity` was programmed as the
+    /// parity of `data`.
+    pub fn oracle_seal_parity(&mut self, parity: Ppa, data: &[Ppa]) {
+        if let Some(o) = &mut self.oracle {
+            o.seal_parity(parity, data);
+        }
+    }
+
+    /// The oracle (when on) checks that reading `members` rebuilds the page holding `target`.
+    pub fn oracle_check_rebuild(&mut self, target: Ppa, members: &[Ppa]) {
+        if let Some(o) = &mut self.oracle {
+            o.check_rebuild(target, members);
+        }
     }
 
     /// Reads and GC copies the integrity oracle has checked (0 when it is off).
@@ -290,6 +305,13 @@ impl Ftl {
     /// the controller's buffer).
     pub fn is_programmed(&self, ppa: Ppa) -> bool {
         self.geometry.page_of(ppa) < self.blocks.get(self.geometry.block_of(ppa)).programmed_pages
+    }
+
+    /// Whether every unit of the page holding `ppa` has been handed out (the page is written
+    /// or waits only for its program).
+    pub fn page_is_allocated(&self, ppa: Ppa) -> bool {
+        let g = self.geometry;
+        (g.page_of(ppa) + 1) * g.units_per_page <= self.blocks.get(g.block_of(ppa)).write_ptr
     }
 
     /// A program of `page` in `block` completed. Pages complete in order.

@@ -227,6 +227,7 @@ fn jobs_json(j: &JobCounters) -> Value {
     m.insert("gc_steps".into(), json!(j.gc_steps));
     m.insert("gc_steps_refused".into(), json!(j.gc_steps_refused));
     m.insert("parity_deferred".into(), json!(j.parity_deferred));
+    m.insert("parity_dropped".into(), json!(j.parity_dropped));
     Value::Object(m)
 }
 

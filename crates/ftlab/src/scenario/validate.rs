@@ -452,7 +452,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         }
     }
     let ns = s.namespace_units();
-    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing() };
+    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl") };
     for (i, name) in s.schemes.clone().iter().enumerate() {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {

@@ -9,11 +9,12 @@
 pub mod partitioned;
 pub mod unified;
 pub mod upi;
+pub mod wao_gc;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::flash::timing::Timing;
 use crate::ftl::gc::VictimPolicy;
-use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed};
+use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed, StripePages};
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
 
@@ -29,6 +30,8 @@ pub struct SchemeContext<'a> {
     pub over_provisioning: f64,
     /// The device's flash timing (UPI's service times in Eq. 2).
     pub timing: Timing,
+    /// `ftl.gc_low_watermark_blocks`: below it the engine's own foreground GC runs.
+    pub low_watermark_blocks: u32,
 }
 
 /// How a host read of one flash page is served.
@@ -77,8 +80,15 @@ pub trait Scheme: Send {
         ReadPlan::Direct
     }
 
+    /// The parity page of `data` (from `Command::ProgramParity`) was placed at `parity`; its
+    /// program is issued. A scheme that rebuilds reads records its stripe here.
+    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, view: &DeviceView) {
+        let _ = (data, parity, view);
+    }
+
     /// The pages to read to rebuild the page at `ppa` (its stripe peers and parity), for a
-    /// scheme whose `read_plan` returns `Rebuild`.
+    /// scheme whose `read_plan` returns `Rebuild`. The integrity oracle checks that they give
+    /// the page back (no member erased or rewritten since its parity was programmed).
     fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
         let _ = (view, out);
         panic!("scheme {} asked to rebuild unit {} but has no parity stripes", self.name(), ppa.0);
@@ -153,6 +163,7 @@ pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("partitioned", partitioned::build),
     ("upi", upi::build),
     ("upi-guarded", upi::build_guarded),
+    ("wao-gc", wao_gc::build),
 ];
 
 /// Build the scheme called `name`.

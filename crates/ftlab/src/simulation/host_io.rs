@@ -138,6 +138,7 @@ impl Simulation<'_> {
                 self.scratch_ppas = members;
                 assert!(!self.scratch_ppas.is_empty(), "rebuild of unit {} with an empty stripe", ppa.0);
                 let members = std::mem::take(&mut self.scratch_ppas);
+                self.ftl.oracle_check_rebuild(ppa, &members);
                 for &m in &members {
                     let die = g.die_of(m);
                     self.issue(FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page, ..op });
@@ -280,7 +281,7 @@ impl Simulation<'_> {
     }
 
     fn count_host_unit(&mut self, t: u16) {
-        self.tenants[t as usize].erases_without_progress = 0;
+        self.erases_without_progress = 0;
         self.metrics[t as usize].host_units += 1;
         self.device.host_units += 1;
         self.epoch.host_units[t as usize] += 1;
@@ -358,7 +359,7 @@ impl Simulation<'_> {
             }
         }
         self.tenants[t].outstanding -= 1;
-        self.tenants[t].erases_without_progress = 0;
+        self.erases_without_progress = 0;
         self.pump(r.tenant)
     }
 }

@@ -83,11 +83,7 @@ impl Simulation<'_> {
         let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
         let mut victim = None;
         let mut kind = JobKind::Gc;
-        // Wear leveling costs space (it copies a full block before erasing it), so a die
-        // short of space collects first and levels later: leveling at the critical mark kept
-        // the die urgent forever, its jobs served before every host operation (a livelock).
-        let short = free < self.p.low_watermark;
-        if self.p.static_gap > 0 && !short && std::mem::take(&mut self.wl_check[d]) {
+        if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
             victim = self.ftl.static_wl_victim(die, self.p.static_gap);
             kind = JobKind::WearLevel;
         }
@@ -274,23 +270,20 @@ impl Simulation<'_> {
         job.block = BlockIdx(NONE);
         self.next_source(id);
         self.notify_erased(op.block);
+        self.drop_stale_parity(op.block);
         self.maybe_start_gc(op.die);
         self.retry_parity();
         self.wake_stalled()
     }
 
-    /// The livelock bound: an erase counts against every tenant with requests outstanding.
+    /// The livelock bound: an erase while requests are outstanding counts against progress.
     fn count_erase_without_progress(&mut self) -> Result<(), crate::error::FtlabError> {
-        let n_blocks = self.ftl.geometry.n_blocks as u64;
-        for t in 0..self.tenants.len() {
-            let tenant = &mut self.tenants[t];
-            if tenant.outstanding == 0 {
-                continue;
-            }
-            tenant.erases_without_progress += 1;
-            if tenant.erases_without_progress > n_blocks {
-                return Err(self.livelock_error(t));
-            }
+        if self.tenants.iter().all(|t| t.outstanding == 0) {
+            return Ok(());
+        }
+        self.erases_without_progress += 1;
+        if self.erases_without_progress > self.ftl.geometry.n_blocks as u64 {
+            return Err(self.livelock_error());
         }
         Ok(())
     }
@@ -340,10 +333,10 @@ impl Simulation<'_> {
         match cmd {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
-            Command::ProgramParity { tenant, stream, die } => {
-                if !self.program_parity(tenant, stream, die) {
+            Command::ProgramParity { tenant, stream, die, data } => {
+                if !self.program_parity(tenant, stream, die, &data) {
                     self.job_counts.parity_deferred += 1;
-                    self.parity_pending.push_back((tenant, stream, die));
+                    self.parity_pending.push_back((tenant, stream, die, data));
                     assert!(self.parity_pending.len() <= self.ops_max, "parity programs pile up waiting for space");
                 }
             }
@@ -384,8 +377,9 @@ impl Simulation<'_> {
         }
     }
 
-    /// Program one parity page of (tenant, stream) on `die`; false if the die has no room.
-    fn program_parity(&mut self, tenant: u16, stream: u8, die: DieIdx) -> bool {
+    /// Program one parity page of (tenant, stream) on `die`, the XOR of `data`; false if the
+    /// die has no room.
+    fn program_parity(&mut self, tenant: u16, stream: u8, die: DieIdx, data: &crate::policy::StripePages) -> bool {
         let key = FrontierKey { tenant, stream, class: WriteClass::Parity };
         let Ok(placed) = self.ftl.allocate(key, die, self.stamp()) else {
             self.maybe_start_gc(die);
@@ -395,6 +389,11 @@ impl Simulation<'_> {
             Some(p) => p,
             None => self.ftl.pad_page(key, die).expect("the page just opened"),
         };
+        let g = self.ftl.geometry;
+        assert!(data.as_slice().iter().all(|&d| self.ftl.page_is_allocated(d)), "parity of a data page not yet written");
+        let parity = g.ppa(block, page, 0);
+        self.ftl.oracle_seal_parity(parity, data.as_slice());
+        self.scheme.on_parity_placed(data, parity, &view!(self));
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.job_counts.start(JobKind::Parity);
         let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), die, block, page, n_units: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
@@ -411,10 +410,18 @@ impl Simulation<'_> {
         self.jobs.remove(id);
     }
 
+    /// Waiting parity programs with data in the erased `block` cover data that is gone.
+    fn drop_stale_parity(&mut self, block: BlockIdx) {
+        let g = self.ftl.geometry;
+        let before = self.parity_pending.len();
+        self.parity_pending.retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
+        self.job_counts.parity_dropped += (before - self.parity_pending.len()) as u64;
+    }
+
     /// Retry parity programs that waited for space, in order.
     fn retry_parity(&mut self) {
-        while let Some(&(t, s, die)) = self.parity_pending.front() {
-            if !self.program_parity(t, s, die) {
+        while let Some(&(t, s, die, data)) = self.parity_pending.front() {
+            if !self.program_parity(t, s, die, &data) {
                 return;
             }
             self.parity_pending.pop_front();

@@ -191,9 +191,6 @@ struct Tenant<'a> {
     arrival_at: Option<SimTime>,
     /// Writes waiting for a free block or buffer space, in order.
     stalled: VecDeque<u32>,
-    /// Blocks erased while this tenant had requests outstanding, since it last completed one
-    /// or placed a host unit (see `livelock_error`).
-    erases_without_progress: u64,
     namespace_units: u32,
 }
 
@@ -288,7 +285,7 @@ pub struct Simulation<'a> {
     /// Jobs waiting for the collector slot of their next source block's die.
     waiting_jobs: Vec<u32>,
     /// Parity programs waiting for a free block: (tenant, stream, die).
-    parity_pending: VecDeque<(u16, u8, DieIdx)>,
+    parity_pending: VecDeque<(u16, u8, DieIdx, crate::policy::StripePages)>,
     wl_check: Vec<bool>,
     /// Per (tenant, stream): (request owning the open host page, real units in it).
     host_page: Vec<(u32, u32)>,
@@ -313,6 +310,9 @@ pub struct Simulation<'a> {
     /// Erase count of every block when preconditioning ended.
     erase_precondition: Option<Vec<u32>>,
     precondition_erases: u64,
+    /// Blocks erased while requests were outstanding, since any tenant last completed one or
+    /// placed a host unit (see `livelock_error`).
+    erases_without_progress: u64,
 }
 
 impl<'a> Simulation<'a> {
@@ -346,7 +346,6 @@ impl<'a> Simulation<'a> {
                 start: SimTime::from_secs_f64(t.start_s),
                 arrival_at: None,
                 stalled: VecDeque::new(),
-                erases_without_progress: 0,
                 namespace_units: units,
             })
             .collect();
@@ -407,6 +406,7 @@ impl<'a> Simulation<'a> {
             phases: s.measure.phases.iter().map(|p| Phase::new(p.name.clone(), SimTime::from_secs_f64(p.start_s), p.end_s.map_or(SimTime::MAX, SimTime::from_secs_f64), s.tenants.len())).collect(),
             erase_precondition: None,
             precondition_erases: 0,
+            erases_without_progress: 0,
         }
     }
 
@@ -645,27 +645,30 @@ impl<'a> Simulation<'a> {
         )
     }
 
-    /// Tenant `t` had requests outstanding while GC and wear leveling erased more blocks than
-    /// the device has, and it completed none and placed no host unit meanwhile: every block
-    /// could have been reclaimed once, so the jobs only move valid data in circles (a device
-    /// full of valid data under a placement that leaves `t` no room, or its operations queued
-    /// for ever behind urgent jobs on a die they never free). Other tenants may still creep
-    /// on. Without this bound such a run never ends: its jobs keep the event queue alive.
-    pub(super) fn livelock_error(&self, t: usize) -> FtlabError {
-        let tenant = &self.tenants[t];
-        assert!(tenant.outstanding > 0, "livelock of a tenant with nothing outstanding");
-        let waiting = if tenant.stalled.is_empty() {
-            format!("{} requests of {} wait behind GC and wear leveling", tenant.outstanding, self.names[t])
-        } else {
-            format!("writes of {} wait for free blocks", self.names[t])
-        };
+    /// Requests were outstanding while GC and wear leveling erased more blocks than the device
+    /// has, and no tenant completed one or placed a host unit meanwhile: every block could have
+    /// been reclaimed once, so the jobs only move valid data in circles (a device full of valid
+    /// data under a placement that leaves the writers no room, or their operations queued for
+    /// ever behind urgent jobs on dies they never free). Without this bound such a run never
+    /// ends: its jobs keep the event queue alive. The bound is device-wide: one tenant starved
+    /// while another progresses is slow, not stuck.
+    pub(super) fn livelock_error(&self) -> FtlabError {
+        let waiting: Vec<String> = self
+            .tenants
+            .iter()
+            .zip(&self.names)
+            .filter(|(t, _)| t.outstanding > 0)
+            .map(|(t, n)| if t.stalled.is_empty() { format!("{} requests of {n} wait behind GC and wear leveling", t.outstanding) } else { format!("writes of {n} wait for free blocks") })
+            .collect();
+        assert!(!waiting.is_empty(), "livelock with nothing outstanding");
         FtlabError::config(
             "scenario",
             "device.over_provisioning",
             format!(
-                "the device ran out of space at {:.6} s: {waiting}, and GC and wear leveling erased {} blocks (more than the device's {}) without letting them progress, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
+                "the device ran out of space at {:.6} s: {}, and GC and wear leveling erased {} blocks (more than the device's {}) while no request progressed, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
                 self.now.as_secs_f64(),
-                tenant.erases_without_progress,
+                waiting.join("; "),
+                self.erases_without_progress,
                 self.ftl.geometry.n_blocks
             ),
         )

@@ -1,13 +1,13 @@
 //! Test-only policies that drive each engine command through the integrity property test
 //! (DESIGN §11): a scheme that migrates whole blocks while the host writes, one that runs GC in
-//! partial steps of k page reads after every host page, and one that programs parity pages and
-//! rebuilds reads of busy dies from stripes. They stripe host pages over every die like
+//! partial steps of k page reads after every host page, and one that programs parity pages of
+//! real stripes and rebuilds reads of busy dies from them (the oracle checks every rebuild). They stripe host pages over every die like
 //! `unified`. Not shipped: they exist to prove the engine keeps data through every command.
 #![allow(dead_code)]
 
 use ftlab::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use ftlab::ftl::blocks::{BlockState, WriteClass};
-use ftlab::policy::{Command, DeviceView, Dest, Interests, Migration, Placed};
+use ftlab::policy::{Command, DeviceView, Dest, Interests, Migration, Placed, StripePages};
 use ftlab::scenario::Scenario;
 use ftlab::scheme::{RoundRobin, Scheme, ReadPlan};
 use ftlab::sim::time::SimTime;
@@ -34,7 +34,7 @@ pub fn build(name: &str, s: &Scenario) -> Option<Box<dyn Scheme>> {
     match name {
         "test-migrate" => Some(Box::new(Migrator { cursors: rr(), next_die: 0, n_dies: g.n_dies })),
         "test-partial-gc" => Some(Box::new(Stepper { cursors: rr(), units: 0, units_per_page: g.units_per_page })),
-        "test-parity" => Some(Box::new(Parity { cursors: rr(), units: vec![0; n_tenants], stripe_units: (g.n_dies - 1) * g.units_per_page, n_dies: g.n_dies, next_parity: 0 })),
+        "test-parity" => Some(Box::new(Parity::new(&g, n_tenants))),
         _ => None,
     }
 }
@@ -117,14 +117,51 @@ impl Scheme for Stepper {
     }
 }
 
-/// A parity page after every (dies - 1) host pages of a tenant, on a rotating die; a host read
-/// of a page on a busy or collecting die is rebuilt from the first page of every other die.
+/// Real stripes over `test-parity`'s round-robin host pages: when a tenant has filled (dies - 1)
+/// host pages, a parity page of them goes on a die that holds none of them. A host read of a
+/// page on a busy or collecting die is rebuilt from its stripe while the stripe is intact (no
+/// member block erased since); the oracle checks every rebuild. GC is the engine's, which may
+/// break stripes: a page of a broken stripe is read directly.
 struct Parity {
     cursors: Vec<RoundRobin>,
-    units: Vec<u64>,
-    stripe_units: u32,
+    /// Per tenant: host pages filled and not yet covered by parity (first unit of each).
+    open: Vec<Vec<Ppa>>,
+    stripe_pages: usize,
     n_dies: u32,
     next_parity: u32,
+    units_per_page: u32,
+    /// Per physical page: its stripe, or `NO_STRIPE`.
+    stripe_of_page: Vec<u32>,
+    /// Pages of each stripe (data pages, then parity); emptied when the stripe breaks.
+    stripes: Vec<Vec<u32>>,
+}
+
+const NO_STRIPE: u32 = u32::MAX;
+
+impl Parity {
+    fn new(g: &ftlab::flash::geometry::Geometry, n_tenants: usize) -> Parity {
+        Parity {
+            cursors: vec![RoundRobin::new(g.dies_channel_first()); n_tenants],
+            open: vec![Vec::new(); n_tenants],
+            stripe_pages: (g.n_dies as usize - 1).min(ftlab::policy::STRIPE_PAGES_MAX),
+            n_dies: g.n_dies,
+            next_parity: 0,
+            units_per_page: g.units_per_page,
+            stripe_of_page: vec![NO_STRIPE; (g.n_units() / g.units_per_page as u64) as usize],
+            stripes: Vec::new(),
+        }
+    }
+
+    fn page(&self, ppa: Ppa) -> u32 {
+        ppa.0 / self.units_per_page
+    }
+
+    /// A die holding none of `pages`, rotating.
+    fn parity_die(&mut self, g: &ftlab::flash::geometry::Geometry, pages: &[Ppa]) -> Option<DieIdx> {
+        let pick = (0..self.n_dies).map(|k| DieIdx((self.next_parity + k) % self.n_dies)).find(|&d| pages.iter().all(|&p| g.die_of(p) != d))?;
+        self.next_parity = (pick.0 + 1) % self.n_dies;
+        Some(pick)
+    }
 }
 
 impl Scheme for Parity {
@@ -132,37 +169,66 @@ impl Scheme for Parity {
         "test-parity"
     }
     fn interests(&self) -> Interests {
-        Interests { placed: true, ..Interests::NONE }
+        Interests { placed: true, erased: true, ..Interests::NONE }
     }
     fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
         self.cursors[tenant as usize].next_die()
     }
-    fn on_placed(&mut self, _view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
-        if ev.class != WriteClass::Host {
+    fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
+        let g = view.ftl.geometry;
+        // A page is filled when its last unit is placed (units fill a page in order).
+        if ev.class != WriteClass::Host || ev.ppa.0 % g.units_per_page != g.units_per_page - 1 {
             return;
         }
         let t = ev.tenant as usize;
-        self.units[t] += 1;
-        if self.units[t].is_multiple_of(self.stripe_units as u64) {
-            let die = DieIdx(self.next_parity);
-            self.next_parity = (self.next_parity + 1) % self.n_dies;
-            cmds.push(Command::ProgramParity { tenant: ev.tenant, stream: ev.stream, die });
+        self.open[t].push(ev.ppa);
+        if self.open[t].len() < self.stripe_pages {
+            return;
+        }
+        let pages = std::mem::take(&mut self.open[t]);
+        if let Some(die) = self.parity_die(&g, &pages) {
+            cmds.push(Command::ProgramParity { tenant: ev.tenant, stream: ev.stream, die, data: StripePages::new(&pages) });
+        }
+    }
+    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
+        let id = self.stripes.len() as u32;
+        let mut pages: Vec<u32> = data.as_slice().iter().map(|&p| self.page(p)).collect();
+        pages.push(self.page(parity));
+        for &p in &pages {
+            assert_eq!(self.stripe_of_page[p as usize], NO_STRIPE, "page {p} in two stripes");
+            self.stripe_of_page[p as usize] = id;
+        }
+        self.stripes.push(pages);
+    }
+    fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
+        let g = view.ftl.geometry;
+        // Filled pages not yet covered lose their content: they leave the next stripe.
+        for open in &mut self.open {
+            open.retain(|&p| g.block_of(p) != block);
+        }
+        let first = g.ppa(block, 0, 0).0 / self.units_per_page;
+        for p in first..first + g.pages_per_block {
+            let s = std::mem::replace(&mut self.stripe_of_page[p as usize], NO_STRIPE);
+            if s != NO_STRIPE {
+                for q in std::mem::take(&mut self.stripes[s as usize]) {
+                    self.stripe_of_page[q as usize] = NO_STRIPE;
+                }
+            }
         }
     }
     fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
         let die = view.ftl.geometry.die_of(ppa);
-        if view.is_busy(die) || view.is_collecting(die) {
+        let intact = self.stripe_of_page[self.page(ppa) as usize] != NO_STRIPE;
+        if intact && (view.is_busy(die) || view.is_collecting(die)) {
             ReadPlan::Rebuild
         } else {
             ReadPlan::Direct
         }
     }
-    fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
-        let g = view.ftl.geometry;
-        let die = g.die_of(ppa);
-        for d in (0..self.n_dies).map(DieIdx).filter(|&d| d != die) {
-            out.push(g.ppa(BlockIdx(g.blocks_of_die(d).start), 0, 0));
-        }
+    fn stripe_members(&self, ppa: Ppa, _view: &DeviceView, out: &mut Vec<Ppa>) {
+        let own = self.page(ppa);
+        let s = self.stripe_of_page[own as usize];
+        out.extend(self.stripes[s as usize].iter().filter(|&&p| p != own).map(|&p| Ppa(p * self.units_per_page)));
     }
     fn resolved_config(&self) -> toml::Table {
         toml::Table::new()

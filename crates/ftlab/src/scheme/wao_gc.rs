@@ -1,0 +1,126 @@
+//! `wao-gc`: WAO-GC FTL (worst-case and average-case joint optimisation of garbage
+//! collection), the partial-GC baseline of the PaRT-FTL paper (§IV, Eq. 12-16). Host pages
+//! are striped over every die like `unified` (|F| dies write in parallel). Once a die is down
+//! to `trigger_free_blocks` free blocks, every host page programmed on it is followed by one
+//! partial-GC step of `copies_per_step` page copies (`Command::StepGc`), or the victim's
+//! erase when no copy is left; the victim is the block with the fewest valid units (the
+//! scenario's victim policy). Over-provisioning must satisfy Eq. 12, λ < (P−1)c / ((c+1)P),
+//! so that one free block holds both the victim's valid pages and the host pages written while
+//! it is reclaimed; a device that does not is refused with the equation's terms.
+//!
+//! What this is not: the analysis (bounds, admission) is `rt`; WAO-GC has no admission
+//! control. Steps are counted in page reads of the victim (with several units per page, a
+//! step moves every valid unit of `copies_per_step` pages). The engine's own foreground GC
+//! (below `ftl.gc_low_watermark_blocks`) stays as a safety net; `trigger_free_blocks` must be
+//! above it so that the steps do the reclaiming. Set `ftl.background_gc = false` for the
+//! paper's WAO-GC, which collects only in steps.
+
+use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
+use crate::flash::geometry::DieIdx;
+use crate::ftl::blocks::WriteClass;
+use crate::policy::{Command, DeviceView, Interests, Placed};
+use serde::{Deserialize, Serialize};
+
+/// Knobs of `[scheme.wao-gc]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaoGcConfig {
+    /// c: victim page copies per partial step (Eq. 12-16), >= 1. Default 2, the paper's
+    /// configuration (§V-A: "one partial garbage step consist[s] of two page copies").
+    #[serde(default = "default_copies")]
+    pub copies_per_step: u32,
+    /// A die steps after each host page once its free blocks are at or below this; it must be
+    /// above `ftl.gc_low_watermark_blocks`. Default: that watermark + 1.
+    #[serde(default)]
+    pub trigger_free_blocks: Option<u32>,
+}
+
+fn default_copies() -> u32 {
+    2
+}
+
+/// Eq. 12's bound on λ, (P−1)c / ((c+1)P), for `pages_per_block` P and `copies` c.
+pub fn lambda_max(pages_per_block: u32, copies: u32) -> f64 {
+    let (p, c) = (pages_per_block as f64, copies as f64);
+    (p - 1.0) * c / ((c + 1.0) * p)
+}
+
+pub struct WaoGc {
+    config: WaoGcConfig,
+    trigger_free_blocks: u32,
+    cursors: Vec<RoundRobin>,
+    steps: u64,
+}
+
+pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+    Ok(Box::new(WaoGc::new(table, ctx)?))
+}
+
+impl WaoGc {
+    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<WaoGc, SchemeConfigError> {
+        let config: WaoGcConfig = parse_config(table)?;
+        let c = config.copies_per_step;
+        if c == 0 {
+            return Err(SchemeConfigError::new("copies_per_step", "must be at least 1 page copy per step"));
+        }
+        let g = ctx.geometry;
+        let p = g.pages_per_block;
+        // λ: logical over physical space (Eq. 4), from the scenario's over-provisioning.
+        let lambda = 1.0 / (1.0 + ctx.over_provisioning);
+        let bound = lambda_max(p, c);
+        if lambda >= bound {
+            return Err(SchemeConfigError::new(
+                "copies_per_step",
+                format!(
+                    "Eq. 12 fails: λ = 1/(1 + device.over_provisioning) = {lambda:.4} must be < (P−1)c/((c+1)P) = {bound:.4} with P = {p} pages per block and c = {c}; raise device.over_provisioning above {:.4} or copies_per_step",
+                    1.0 / bound - 1.0
+                ),
+            ));
+        }
+        let trigger = config.trigger_free_blocks.unwrap_or(ctx.low_watermark_blocks + 1);
+        if trigger <= ctx.low_watermark_blocks || trigger > g.blocks_per_die {
+            return Err(SchemeConfigError::new(
+                "trigger_free_blocks",
+                format!("must be in {}..={} (above ftl.gc_low_watermark_blocks = {}, at most the blocks of a die), got {trigger}", ctx.low_watermark_blocks + 1, g.blocks_per_die, ctx.low_watermark_blocks),
+            ));
+        }
+        let dies = g.dies_channel_first();
+        Ok(WaoGc { config, trigger_free_blocks: trigger, cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()], steps: 0 })
+    }
+}
+
+impl Scheme for WaoGc {
+    fn name(&self) -> &'static str {
+        "wao-gc"
+    }
+
+    fn interests(&self) -> Interests {
+        Interests { placed: true, ..Interests::NONE }
+    }
+
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
+        self.cursors[tenant as usize].next_die()
+    }
+
+    /// After the last unit of a host page: a step on its die if the die is at the trigger.
+    fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
+        let g = view.ftl.geometry;
+        if ev.class != WriteClass::Host || ev.ppa.0 % g.units_per_page != g.units_per_page - 1 {
+            return;
+        }
+        let die = g.die_of(ev.ppa);
+        if view.ftl.blocks().free_count(die) <= self.trigger_free_blocks {
+            self.steps += 1;
+            cmds.push(Command::StepGc { die, pages: self.config.copies_per_step });
+        }
+    }
+
+    fn counters(&self, out: &mut crate::policy::Counters) {
+        out.push(("steps", self.steps as f64));
+        out.push(("trigger_free_blocks", self.trigger_free_blocks as f64));
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&WaoGcConfig { trigger_free_blocks: Some(self.trigger_free_blocks), ..self.config.clone() })
+    }
+}

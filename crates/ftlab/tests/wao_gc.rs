@@ -1,0 +1,84 @@
+//! Tests of the `wao-gc` scheme against the PaRT-FTL paper's account of WAO-GC
+//! (`../shared/papers/part-ftl-partitioned-real-time-flash.txt`, §IV Eq. 12-13, §V-A): the
+//! space bound, the refusals of a device or knob outside it, and that partial steps keep the
+//! worst write within Eq. 13's bound where a whole-block GC would not.
+
+mod common;
+
+use common::{run, run_raw, tiny_on};
+use ftlab::scheme::wao_gc::lambda_max;
+use ftlab::FtlabError;
+
+/// One closed-loop writer of single 4 KiB pages at queue depth 1, on `tiny` (4 dies, 64
+/// blocks of 64 pages) with over-provisioning `op`, preconditioned full and overwritten so GC
+/// runs from the start.
+fn scenario(op: f64, scheme_table: &str, requests: u32) -> String {
+    tiny_on(
+        &["wao-gc"],
+        &format!("over_provisioning = {op}"),
+        &format!("[ftl]\nbackground_gc = false\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 1.0\n[scheme.wao-gc]\n{scheme_table}\n"),
+        &format!("[[tenants]]\nname = \"w\"\nnamespace_fraction = 1.0\nqueue_depth = 1\n[tenants.synthetic]\nread_ratio = 0.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n"),
+    )
+}
+
+fn config_error(text: &str) -> (String, String) {
+    match run_raw(text, &[]) {
+        Err(FtlabError::Config { key, reason, .. }) => (key, reason),
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("accepted a scenario outside the bound"),
+    }
+}
+
+#[test]
+fn eq12_bound_is_the_papers_66_4_percent() {
+    // §V-A: P = 256, c = 2: (P−1)c / ((c+1)P) = 255·2 / (3·256) = 510/768 = 0.6640625 ("66.4%").
+    assert_eq!(lambda_max(256, 2), 510.0 / 768.0);
+    assert!((lambda_max(256, 2) - 0.664).abs() < 5e-4);
+    // tiny's 64-page blocks: 63·2 / (3·64) = 126/192 = 0.65625; one copy per step halves the room.
+    assert_eq!(lambda_max(64, 2), 126.0 / 192.0);
+    assert_eq!(lambda_max(64, 1), 63.0 / 128.0);
+}
+
+#[test]
+fn refuses_a_device_outside_eq12_with_its_terms() {
+    // Over-provisioning 0.25: λ = 1/1.25 = 0.8 ≥ 0.65625.
+    let (key, reason) = config_error(&scenario(0.25, "", 10));
+    assert_eq!(key, "scheme.wao-gc.copies_per_step");
+    for frag in ["Eq. 12", "λ = 1/(1 + device.over_provisioning) = 0.8000", "0.6562", "P = 64", "c = 2"] {
+        assert!(reason.contains(frag), "{frag:?} not in {reason:?}");
+    }
+    // The same device passes with more copies per step: λ_max(64, 8) = 63·8/(9·64) = 0.875.
+    run(&scenario(0.25, "copies_per_step = 8", 10), &[]);
+}
+
+#[test]
+fn refuses_a_trigger_at_or_below_the_engines_watermark() {
+    let (key, reason) = config_error(&format!("{}\n", scenario(0.6, "trigger_free_blocks = 1", 10)));
+    assert_eq!(key, "scheme.wao-gc.trigger_free_blocks");
+    assert!(reason.contains("above ftl.gc_low_watermark_blocks"), "{reason}");
+    let (key, _) = config_error(&scenario(0.6, "copies_per_step = 0", 10));
+    assert_eq!(key, "scheme.wao-gc.copies_per_step");
+}
+
+#[test]
+fn partial_steps_keep_the_worst_write_within_eq13() {
+    // Over-provisioning 0.6: λ = 0.625 < 0.65625 (Eq. 12 holds, barely, as in the paper).
+    let s = run(&scenario(0.6, "", 30_000), &[]);
+    let wao = &s["schemes"]["wao-gc"];
+    let steps = wao["scheme_counters"]["steps"].as_f64().expect("steps");
+    assert!(steps > 1000.0, "the writer never made the dies step: {steps}");
+    assert!(wao["jobs"]["gc"]["erases"].as_f64().unwrap() > 100.0, "steps reclaimed nothing: {wao}");
+    // Eq. 13: t_w + max(t_e, c(t_r + t_w)), with tiny's timing (mlc_fast: tR 25 us, tPROG
+    // 200 us, tBERS 1.5 ms, 333 MT/s x 8 bit, no command cycles): a 4 KiB page moves over the
+    // bus in 4096 / 333e6 s = 12300.3 ns, 12301 ns as the engine rounds a transfer up to whole
+    // nanoseconds, so t_r = 25000 + 12301 ns, t_w = 12301 + 200000 ns, t_e = 1500000 ns, and
+    // with c = 2: 212301 + max(1500000, 2 · 249602) = 1712301 ns. A whole-block GC (up to
+    // 0.625 · 64 = 40 copies, about 10 ms) would blow it. The summary prints microseconds to
+    // 3 decimals (1 ns).
+    let xfer_ns = (4096u64 * 1_000_000_000).div_ceil(333_000_000);
+    let (t_r, t_w, t_e) = (25_000 + xfer_ns, xfer_ns + 200_000, 1_500_000);
+    let bound_us = (t_w + u64::max(t_e, 2 * (t_r + t_w))) as f64 / 1000.0;
+    let write = &wao["tenants"]["w"]["write"];
+    let max_us = write["max_us"].as_f64().unwrap_or_else(|| panic!("no max_us in {write}"));
+    assert!(max_us <= bound_us + 0.0005, "worst write {max_us} us above Eq. 13's {bound_us} us");
+}
