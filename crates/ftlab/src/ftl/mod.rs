@@ -317,7 +317,7 @@ impl Ftl {
     /// A program of `page` in `block` completed. Pages complete in order.
     pub fn programmed(&mut self, block: BlockIdx, page: u32) {
         let info = self.blocks.get_mut(block);
-        assert_eq!(info.programmed_pages, page, "block {} programmed out of order", block.0);
+        assert_eq!(info.programmed_pages, page, "block {} programmed out of order: {info:?}", block.0);
         assert!(page * self.geometry.units_per_page < info.write_ptr, "program of an unallocated page");
         info.programmed_pages += 1;
         self.blocks.refresh_key(block);
@@ -326,6 +326,15 @@ impl Ftl {
     /// GC takes collectable `block` as its victim (it leaves the candidates).
     pub fn mark_victim(&mut self, block: BlockIdx) {
         self.blocks.get_mut(block).state = BlockState::Victim;
+        self.blocks.refresh_key(block);
+    }
+
+    /// A victim whose data was moved but that is not to be erased yet (a copy-only migration)
+    /// is full again: of dead data, collectable later.
+    pub fn unmark_victim(&mut self, block: BlockIdx) {
+        let info = self.blocks.get_mut(block);
+        assert_eq!(info.state, BlockState::Victim, "block {} is not a victim", block.0);
+        info.state = BlockState::Full;
         self.blocks.refresh_key(block);
     }
 
