@@ -43,8 +43,9 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PartFtlConfig {
-    /// An F_w die at or below this many free blocks copies out the oldest live group's data
-    /// on it. Must be above `ftl.gc_low_watermark_blocks`. Default: that watermark + 2 (a
+    /// An F_w die (or a parity die) at or below this many free blocks starts copy-outs. Must
+    /// be above `ftl.gc_low_watermark_blocks` (where host writes start to wait). Default: that
+    /// watermark + tenants + 1 (room for a copy-out's GC frontiers) + dies per channel (a
     /// group dies one cycle of turns after its copy-out starts, and each turn writes about a
     /// block per F_w die).
     #[serde(default)]
@@ -111,6 +112,10 @@ pub struct PartFtl {
     /// `ftl.gc_low_watermark_blocks`: host writes wait while an F_w die is at or below it.
     write_gate_free_blocks: u32,
     deferred_writes: u64,
+    early_rotations: u64,
+    /// Free blocks every F_w die must have for a copy-out to start: one per tenant (a GC
+    /// frontier each) and one more.
+    copy_room_blocks: u32,
 }
 
 pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
@@ -129,7 +134,10 @@ impl PartFtl {
             return Err(SchemeConfigError::new("copy_reads_in_flight", "must be at least 1"));
         }
         let low = ctx.low_watermark_blocks;
-        let trigger = config.gc_trigger_free_blocks.unwrap_or(low + 2);
+        let copy_room_blocks = ctx.namespace_units.len() as u32 + 1;
+        // Room for a copy-out (copy_room_blocks) and for a group's share of every data way to
+        // be copied while the host writes about a block per turn.
+        let trigger = config.gc_trigger_free_blocks.unwrap_or(low + copy_room_blocks + ways);
         if trigger <= low || trigger >= g.blocks_per_die / 2 {
             return Err(SchemeConfigError::new("gc_trigger_free_blocks", format!("must be in {}..{} (above ftl.gc_low_watermark_blocks = {low}, below half a die's {} blocks), got {trigger}", low + 1, g.blocks_per_die / 2, g.blocks_per_die)));
         }
@@ -155,6 +163,8 @@ impl PartFtl {
             epoch: ctx.timing.program,
             write_gate_free_blocks: low,
             deferred_writes: 0,
+            early_rotations: 0,
+            copy_room_blocks,
         };
         s.open_group();
         Ok(s)
@@ -265,19 +275,46 @@ impl PartFtl {
     /// copy-out is still under way). Copying only the oldest group, on every F_w die at once,
     /// lets groups die in order instead of one die racing ahead into younger groups.
     fn reclaim(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
-        let short = (0..self.g.channels).any(|ch| view.ftl.blocks().free_count(self.die(ch, self.cur_way)) <= self.trigger_free_blocks);
-        if !short {
+        if !self.short_of_space(view, self.trigger_free_blocks) {
             return;
         }
+        self.erase_parity(view, cmds);
+        let mut busy = false;
         for ch in 0..self.g.channels {
             let d = self.die(ch, self.cur_way);
-            if view.dies[d.0 as usize].job.is_some() {
-                continue;
-            }
-            if self.gc_victim(d, view, crate::ftl::gc::VictimPolicy::Greedy).is_some() {
+            if view.dies[d.0 as usize].job.is_some() || self.copy_pending(view, d) {
+                busy = true;
+            } else if self.gc_victim(d, view, crate::ftl::gc::VictimPolicy::Greedy).is_some() {
                 cmds.push(Command::StepGc { die: d, pages: 1 });
-            } else if !self.copy_pending(view, d) {
-                self.copy_out(view, d, cmds);
+                busy = true;
+            } else {
+                busy |= self.copy_out(view, d, cmds);
+            }
+        }
+        // The write set itself is short of space and can neither erase nor copy (what it holds
+        // is the open group's): end the turn early, so the group can be sealed.
+        let write_set_short = (0..self.g.channels).any(|ch| view.ftl.blocks().free_count(self.die(ch, self.cur_way)) <= self.trigger_free_blocks);
+        if !busy && write_set_short {
+            self.early_rotations += 1;
+            self.rotate(cmds);
+        }
+    }
+
+    /// An F_w die or a parity die is at or below `free_blocks` (parity pages are pinned as
+    /// long as their group, so the parity dies fill as the data dies do).
+    fn short_of_space(&self, view: &DeviceView, free_blocks: u32) -> bool {
+        (0..self.g.channels).any(|ch| {
+            let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
+            free(self.cur_way) <= free_blocks || free(self.data_ways) <= free_blocks
+        })
+    }
+
+    /// Parity dies erase the blocks of dead groups as soon as they have them.
+    fn erase_parity(&self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        for ch in 0..self.g.channels {
+            let d = self.die(ch, self.data_ways);
+            if view.dies[d.0 as usize].job.is_none() && self.gc_victim(d, view, crate::ftl::gc::VictimPolicy::Greedy).is_some() {
+                cmds.push(Command::StepGc { die: d, pages: 1 });
             }
         }
     }
@@ -345,14 +382,21 @@ impl PartFtl {
         }
     }
 
-    /// Copy out, on F_w die `die`, the valid data of the oldest live sealed group there
-    /// (copy-only: the old pages stay for the stripes until the group dies).
-    fn copy_out(&mut self, view: &DeviceView, die: DieIdx, cmds: &mut Vec<Command>) {
+    /// Copy out, on F_w die `die`, one block of the oldest sealed group with valid data there
+    /// (copy-only: the old pages stay for the stripes until the group dies). Whether it did.
+    fn copy_out(&mut self, view: &DeviceView, die: DieIdx, cmds: &mut Vec<Command>) -> bool {
         let ftl = view.ftl;
+        // A block's copies may open a new block in each owner's GC frontier on each F_w die:
+        // copy only while every F_w die has that much room.
+        let room = (0..self.g.channels).map(|ch| ftl.blocks().free_count(self.die(ch, self.cur_way))).min().unwrap_or(0);
+        if room < self.copy_room_blocks {
+            return false;
+        }
         let ppb = self.g.pages_per_block;
         let slot = (self.g.channel_of(die) * self.data_ways + self.cur_way) as usize;
-        // The oldest live group only (dead groups leave the front as they die).
-        if let Some(group) = self.groups.iter().find(|g| g.state == GroupState::Sealed) {
+        // The oldest sealed group with data here: groups die in order as each way's turn
+        // copies its share of them.
+        for group in self.groups.iter().filter(|g| g.state == GroupState::Sealed) {
             let mut blocks: Vec<BlockIdx> = group.rows[slot].iter().map(|&p| BlockIdx(p / ppb)).collect();
             blocks.sort_unstable();
             blocks.dedup();
@@ -367,8 +411,10 @@ impl PartFtl {
                 self.copying[die.0 as usize] = blocks.iter().map(|&b| (b, ftl.blocks().get(b).erase_count)).collect();
                 let m = Migration { blocks, dest: Dest::Scheme, erase_sources: false, reads_in_flight_max: self.config.copy_reads_in_flight, deadline: SimTime::MAX };
                 cmds.push(Command::Migrate(m));
+                return true;
             }
         }
+        false
     }
 
     /// The stripe of `page` when it can be rebuilt: (group, channel, row) with parity placed.
@@ -442,8 +488,7 @@ impl Scheme for PartFtl {
         if op != crate::workload::IoOp::Write {
             return super::Admission::Admit;
         }
-        let short = (0..self.g.channels).any(|ch| view.ftl.blocks().free_count(self.die(ch, self.cur_way)) <= self.write_gate_free_blocks);
-        if short {
+        if self.short_of_space(view, self.write_gate_free_blocks) {
             self.deferred_writes += 1;
             return super::Admission::Defer(view.now + self.epoch);
         }
@@ -536,6 +581,7 @@ impl Scheme for PartFtl {
     fn counters(&self, out: &mut Counters) {
         out.push(("rotations", self.rotations as f64));
         out.push(("deferred_writes", self.deferred_writes as f64));
+        out.push(("early_rotations", self.early_rotations as f64));
         out.push(("copy_out_blocks", self.copy_outs as f64));
         out.push(("direct_write_die_reads", self.direct_write_die_reads.get() as f64));
         out.push(("live_groups", self.groups.iter().filter(|g| g.state != GroupState::Dead).count() as f64));
