@@ -6,7 +6,6 @@
 //! parity programs) that the engine runs as jobs. Adding a scheme = one file + one `REGISTRY`
 //! line.
 
-pub mod part_ftl;
 pub mod partitioned;
 pub mod unified;
 pub mod upi;
@@ -100,13 +99,6 @@ pub trait Scheme: Send {
         view.ftl.select_victim(die, policy, view.now)
     }
 
-    /// Whether static wear leveling may collect `block` (move its data and erase it); a scheme
-    /// whose parity stripes pin blocks says no for them.
-    fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
-        let _ = (block, view);
-        true
-    }
-
     /// The timed run starts (preconditioning, if any, is over).
     fn on_run_start(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         let _ = (view, cmds);
@@ -172,7 +164,6 @@ pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("upi", upi::build),
     ("upi-guarded", upi::build_guarded),
     ("wao-gc", wao_gc::build),
-    ("part-ftl", part_ftl::build),
 ];
 
 /// Build the scheme called `name`.

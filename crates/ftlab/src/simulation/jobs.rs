@@ -35,8 +35,6 @@ pub(super) struct Job {
     dest_next: usize,
     deadline: SimTime,
     erasing: bool,
-    /// Erase each source once copied (false: a copy-only migration).
-    erase_sources: bool,
 }
 
 impl Job {
@@ -56,7 +54,6 @@ impl Job {
             dest_next: 0,
             deadline,
             erasing: false,
-            erase_sources: true,
         }
     }
 }
@@ -87,7 +84,7 @@ impl Simulation<'_> {
         let mut victim = None;
         let mut kind = JobKind::Gc;
         if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
-            victim = self.ftl.static_wl_victim(die, self.p.static_gap).filter(|&b| self.scheme.may_level(b, &view!(self)));
+            victim = self.ftl.static_wl_victim(die, self.p.static_gap);
             kind = JobKind::WearLevel;
         }
         if victim.is_none() && wanted {
@@ -140,10 +137,6 @@ impl Simulation<'_> {
                 return;
             }
             if job.next_page == g.pages_per_block {
-                if job.reads_in_flight == 0 && !job.erase_sources {
-                    self.leave_source(id);
-                    return;
-                }
                 if job.reads_in_flight == 0 {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
@@ -297,24 +290,6 @@ impl Simulation<'_> {
         Ok(())
     }
 
-    /// A copy-only job has moved every valid unit of its source: the block goes back to full
-    /// (of dead data), the die's slot is free, and the job moves on.
-    fn leave_source(&mut self, id: u32) {
-        let job = self.jobs.get(id);
-        let (block, die) = (job.block, job.die);
-        assert!(!job.erase_sources && job.reads_in_flight == 0, "leaving a source that is to be erased or still read");
-        assert_eq!(self.ftl.blocks().get(block).valid_units, 0, "a copy-only job left valid data in block {}", block.0);
-        self.ftl.unmark_victim(block);
-        let d = die.0 as usize;
-        assert_eq!(self.collector[d], id, "leaving a source of a die the job does not hold");
-        self.collector[d] = NONE;
-        self.die_status[d].job = None;
-        self.jobs.get_mut(id).block = BlockIdx(NONE);
-        self.job_counts.sources_left += 1;
-        self.next_source(id);
-        self.maybe_start_gc(die);
-    }
-
     /// Job `id` moves on to its next collectable source (or waits for its die's slot), or
     /// ends when none is left.
     fn next_source(&mut self, id: u32) {
@@ -378,7 +353,6 @@ impl Simulation<'_> {
         }
         let mut job = Job::new(JobKind::Migrate, m.dest, u32::MAX, m.reads_in_flight_max, m.deadline);
         job.sources = m.blocks;
-        job.erase_sources = m.erase_sources;
         let id = self.jobs.insert(job);
         self.job_counts.start(JobKind::Migrate);
         self.next_source(id);
