@@ -12,6 +12,7 @@ pub mod ftl;
 pub mod host;
 pub mod metrics;
 pub mod policy;
+pub mod rt;
 pub mod scenario;
 pub mod sched;
 pub mod scheme;

@@ -39,11 +39,7 @@ fn default_copies() -> u32 {
     2
 }
 
-/// Eq. 12's bound on λ, (P−1)c / ((c+1)P), for `pages_per_block` P and `copies` c.
-pub fn lambda_max(pages_per_block: u32, copies: u32) -> f64 {
-    let (p, c) = (pages_per_block as f64, copies as f64);
-    (p - 1.0) * c / ((c + 1.0) * p)
-}
+pub use crate::rt::wao_gc::lambda_max;
 
 pub struct WaoGc {
     config: WaoGcConfig,

@@ -1,0 +1,127 @@
+//! The real-time analysis (`src/rt/`) against hand-worked values of the PaRT-FTL paper's
+//! equations with its Tables II and IV and §V-A's configuration, and UUniFast against its
+//! definition. Every expected number below is worked out in the comment beside it.
+
+use ftlab::rt::{megabytes, part_ftl, uunifast::uunifast, wao_gc, Task};
+use rand::SeedableRng;
+
+fn close(got: f64, want: f64, tol: f64, what: &str) {
+    assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} ± {tol}");
+}
+
+#[test]
+fn part_ftl_capacities_and_periods_eq1_to_5() {
+    let c = part_ftl::Config::paper();
+    // ⌈λP⌉ = ⌈0.643 · 256⌉ = ⌈164.608⌉ = 165; α = 256 − 165 = 91.
+    assert_eq!((c.victim_valid_pages(), c.alpha()), (165, 91));
+    let r = Task::reader(3, 15.0);
+    let w = Task::writer(12, 60.0);
+    // Eq. 1: 3 · (1.23 + 0) = 3.69 ms.
+    close(part_ftl::read_capacity_ms(&c, &r), 3.69, 1e-12, "C^r");
+    // Eq. 2: ⌈12/4⌉ · 1.33 = 3.99 ms.
+    close(part_ftl::write_capacity_ms(&c, &w), 3.99, 1e-12, "C^w");
+    // Eq. 3: m·P = 4 · 256 = 1024; C^e = 0 + ⌈1024/4⌉ · 1.33 = 340.48 ms;
+    // T^e = 60 · (12 · 256) / 12 = 15360 ms.
+    let (ce, te) = part_ftl::encoding_task_ms(&c, &w);
+    close(ce, 340.48, 1e-9, "C^e");
+    close(te, 15360.0, 1e-9, "T^e");
+    // Eq. 5: ⌈16/4⌉ · (165 · (0.375 + 1.33) + 3.84) = 4 · 285.165 = 1140.66 ms;
+    // kα = 12 · 91 = 1092 ≥ 12, so T^g = 60 · ⌊1092/12⌋ = 60 · 91 = 5460 ms.
+    let (cg, tg) = part_ftl::gc_task_ms(&c, &w);
+    close(cg, 1140.66, 1e-9, "C^g");
+    close(tg, 5460.0, 1e-9, "T^g");
+    // A write larger than kα: w = 2000 > 1092 → T^g = 60 / ⌈2000/1092⌉ = 60 / 2 = 30 ms.
+    close(part_ftl::gc_task_ms(&c, &Task::writer(2000, 60.0)).1, 30.0, 1e-12, "T^g, w > kα");
+}
+
+#[test]
+fn the_papers_table_iii_task_set_fails_both_tests_as_printed() {
+    let c = part_ftl::Config::paper();
+    let tasks: Vec<Task> = (0..4).map(|_| Task::reader(3, 15.0)).chain((0..4).map(|_| Task::writer(12, 60.0))).collect();
+    // Eq. 6: 1.23/15 + 4 · 3.69/15 = 0.082 + 0.984 = 1.066 > 1.
+    let read = part_ftl::read_test(&c, &tasks);
+    close(read.total(), 1.066, 1e-9, "Eq. 6");
+    assert_eq!(read.terms.len(), 5);
+    assert!(!read.passes());
+    // Eq. 7: per writer 3.99/60 + 340.48/15360 + 1140.66/5460 = 0.0665 + 0.0221667 + 0.2089121
+    // = 0.2975788; four of them 1.1903151, plus 3.84/60 = 0.064: 1.2543151 > 1.
+    let write = part_ftl::write_test(&c, &tasks);
+    close(write.total(), 1.254_315_1, 1e-6, "Eq. 7");
+    assert_eq!(write.terms.len(), 13);
+    assert!(!write.passes() && !part_ftl::admits(&c, &tasks));
+}
+
+#[test]
+fn admission_at_the_boundary() {
+    let c = part_ftl::Config::paper();
+    // One reader of one page every T: t_r/T + t_r/T ≤ 1 holds with equality at T = 2 t_r.
+    let t = 2.0 * c.read_ms;
+    assert!(part_ftl::read_test(&c, &[Task::reader(1, t)]).passes());
+    assert!(!part_ftl::read_test(&c, &[Task::reader(1, t * (1.0 - 1e-9))]).passes());
+    // No writer: Eq. 7 has no term and passes.
+    assert!(part_ftl::write_test(&c, &[Task::reader(1, t)]).passes());
+}
+
+#[test]
+fn table_iv_bandwidths_eq9_to_11_and_15_16_with_their_readings() {
+    let c = part_ftl::Config::paper();
+    let page = 8192;
+    // Eq. 9 as printed, s = |F|/|F_w| = 4: 4 · (165 · 1.705 + 3.84 + 91 · 1.33) = 4 · 406.195
+    // = 1624.78 ms per 12 · 91 = 1092 pages: 672.09 pages/s = 5.506 MB/s = 5.251 MiB/s.
+    let (mb, mib) = megabytes(part_ftl::write_bandwidth_printed(&c), page);
+    close(mb, 5.506, 5e-4, "Eq. 9 printed, MB/s");
+    close(mib, 5.251, 5e-4, "Eq. 9 printed, MiB/s");
+    // The paper's 7.3 MB/s: s = k/|F_w| = 3, 1218.585 ms per 1092 pages: 896.12 pages/s
+    // = 7.341 MB/s (10^6 B; 7.001 MiB/s).
+    let (mb, mib) = megabytes(part_ftl::write_bandwidth_as_reported(&c), page);
+    close(mb, 7.341, 5e-4, "Eq. 9 as reported, MB/s");
+    close(mib, 7.001, 5e-4, "Eq. 9 as reported, MiB/s");
+    // Eq. 10: 12 / 1.23 ms = 9756.1 pages/s = 79.92 MB/s = 76.22 MiB/s (the paper's "76 MB/s"
+    // is mebibytes).
+    let (mb, mib) = megabytes(part_ftl::read_bandwidth(&c), page);
+    close(mb, 79.92, 5e-3, "Eq. 10, MB/s");
+    close(mib, 76.22, 5e-3, "Eq. 10, MiB/s");
+    // Eq. 11: 1 / 1.23 ms = 813.0 pages/s; Eq. 8: 1.23 ms.
+    close(part_ftl::read_bandwidth_worst(&c), 813.008, 1e-3, "Eq. 11");
+    close(part_ftl::worst_read_ms(&c), 1.23, 1e-12, "Eq. 8");
+    let w = wao_gc::Config::paper();
+    // One step: max(3.84, 2 · (1.23 + 1.87)) = 6.2 ms. Eq. 13: 1.87 + 6.2 = 8.07 ms; Eq. 14:
+    // 1.23 + 1.87 + 6.2 = 9.3 ms.
+    close(wao_gc::worst_write_ms(&w), 8.07, 1e-12, "Eq. 13");
+    close(wao_gc::worst_read_ms(&w), 9.3, 1e-12, "Eq. 14");
+    // Eq. 15: 16 / 8.07 ms = 1982.65 pages/s = 16.24 MB/s = 15.49 MiB/s (paper: 15.5).
+    let (mb, mib) = megabytes(wao_gc::write_bandwidth(&w), page);
+    close(mb, 16.242, 5e-3, "Eq. 15, MB/s");
+    close(mib, 15.490, 5e-3, "Eq. 15, MiB/s");
+    // Eq. 16: 16 / 9.3 ms = 1720.43 pages/s = 14.09 MB/s = 13.44 MiB/s (paper: 13.4).
+    let (mb, mib) = megabytes(wao_gc::read_bandwidth(&w), page);
+    close(mb, 14.094, 5e-3, "Eq. 16, MB/s");
+    close(mib, 13.441, 5e-3, "Eq. 16, MiB/s");
+    // Eq. 12: 255 · 2 / (3 · 256) = 0.6640625, the paper's 66.4%.
+    assert_eq!(wao_gc::lambda_max(256, 2), 510.0 / 768.0);
+}
+
+#[test]
+fn uunifast_sums_to_the_target_and_is_uniform_on_the_simplex() {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2005);
+    for (n, u) in [(1, 0.3), (2, 0.95), (10, 0.5), (10, 0.95)] {
+        let us = uunifast(&mut rng, n, u);
+        assert_eq!(us.len(), n);
+        assert!(us.iter().all(|&x| (0.0..=u).contains(&x)), "{us:?}");
+        close(us.iter().sum(), u, 1e-12, "sum");
+    }
+    // Uniform on the simplex {x ≥ 0, Σx = 1} of n = 5: each coordinate's marginal is
+    // Beta(1, n − 1), CDF 1 − (1 − x)^4. A Kolmogorov–Smirnov test of the first and the last
+    // coordinate over 4000 draws, at significance 0.01: D must stay below 1.628/√4000 = 0.0257.
+    let draws: Vec<Vec<f64>> = (0..4000).map(|_| uunifast(&mut rng, 5, 1.0)).collect();
+    for coord in [0, 4] {
+        let mut xs: Vec<f64> = draws.iter().map(|d| d[coord]).collect();
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len() as f64;
+        let d = xs.iter().enumerate().fold(0.0f64, |d, (i, &x)| {
+            let f = 1.0 - (1.0 - x).powi(4);
+            d.max((f - i as f64 / n).abs()).max(((i + 1) as f64 / n - f).abs())
+        });
+        assert!(d < 1.628 / n.sqrt(), "coordinate {coord}: KS D = {d}");
+    }
+}
