@@ -5,7 +5,7 @@ per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab comp
 results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
 `ftlab sweep` (in `ftlab.cli_sweep`), `ftlab reproduce` (in `ftlab.reproduce.cli`), `ftlab
-capture` (in `ftlab.capture.cli`). This
+capture` (in `ftlab.capture.cli`), `ftlab rt` (in `ftlab.cli_rt`). This
 module parses arguments and prints; it holds no simulation logic (the Rust core) and no
 result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
 commands so `ftlab --help` stays fast.
@@ -460,6 +460,11 @@ app.command("reproduce")(reproduce_command)
 from ftlab.capture.cli import capture_app  # noqa: E402
 
 app.add_typer(capture_app, name="capture")
+
+# ftlab rt (ftlab.cli_rt)
+from ftlab.cli_rt import rt_app  # noqa: E402
+
+app.add_typer(rt_app, name="rt")
 
 
 # --------------------------------------------------------------------------------------

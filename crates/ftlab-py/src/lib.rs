@@ -321,6 +321,18 @@ fn capture(
 }
 
 /// The bundled default scenario, as TOML text.
+/// `ftlab rt admit`: the admission test of `scheme` on a task file's `text`, as JSON.
+#[pyfunction]
+fn rt_admit(py: Python<'_>, text: &str, file: &str, scheme: &str) -> PyResult<String> {
+    api::rt_admit(text, file, scheme).map_err(|e| to_pyerr(py, e))
+}
+
+/// `ftlab rt bounds`: Table IV computed, as JSON.
+#[pyfunction]
+fn rt_bounds() -> String {
+    api::rt_bounds()
+}
+
 #[pyfunction]
 fn default_scenario_toml() -> &'static str {
     api::default_scenario_toml()
@@ -352,6 +364,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_case, m)?)?;
     m.add_function(wrap_pyfunction!(capture, m)?)?;
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(rt_admit, m)?)?;
+    m.add_function(wrap_pyfunction!(rt_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -83,6 +83,61 @@ pub const BENCH_REQUESTS: u64 = 1_000_000;
 pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
 
 /// The bundled default scenario, as TOML text.
+/// `ftlab rt admit`: the admission test of `scheme` (`part-ftl`; `wao-gc` has none) on the task
+/// file `text` (named `file` in errors), with the paper's configuration (`rt::part_ftl::
+/// Config::paper`), as JSON: each test's equation, terms, total and verdict, and the verdict.
+pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabError> {
+    use crate::rt::{part_ftl, Test};
+    match scheme {
+        "part-ftl" | "wao-gc" => {}
+        "rtgc" => return Err(FtlabError::Usage { arg: "--scheme".into(), reason: "rtgc: RTGC's admission test is not implemented (its equations are not in the PaRT-FTL paper; see docs/rt.md)".into() }),
+        other => return Err(FtlabError::Usage { arg: "--scheme".into(), reason: format!("unknown scheme {other:?}; known: part-ftl, wao-gc, rtgc") }),
+    }
+    let tasks = crate::rt::tasks::parse(text, file)?;
+    let names: Vec<&str> = tasks.iter().map(|(n, _)| n.as_str()).collect();
+    let tasks: Vec<crate::rt::Task> = tasks.iter().map(|(_, t)| *t).collect();
+    let test_json = |t: &Test| serde_json::json!({ "equation": t.equation, "terms": t.terms.iter().map(|x| serde_json::json!({"name": x.name, "value": x.value})).collect::<Vec<_>>(), "total": t.total(), "passes": t.passes() });
+    let out = match scheme {
+        "part-ftl" => {
+            let c = part_ftl::Config::paper();
+            let (r, w) = (part_ftl::read_test(&c, &tasks), part_ftl::write_test(&c, &tasks));
+            serde_json::json!({ "scheme": scheme, "tasks": names, "tests": [test_json(&r), test_json(&w)], "admitted": r.passes() && w.passes() })
+        }
+        _ => serde_json::json!({ "scheme": scheme, "tasks": names, "tests": [], "admitted": true, "note": "WAO-GC has no admission control (PaRT-FTL paper, §VI-A): every task set is admitted" }),
+    };
+    Ok(out.to_string())
+}
+
+/// `ftlab rt bounds`: Table IV computed, as JSON rows (quantity, equation, pages/s or ms, both
+/// byte readings, the paper's printed value).
+pub fn rt_bounds() -> String {
+    use crate::rt::{megabytes, part_ftl, wao_gc};
+    let (p, w) = (part_ftl::Config::paper(), wao_gc::Config::paper());
+    let page = 8192;
+    let bw = |name: &str, eq: &str, pages_per_s: f64, paper: &str| {
+        let (mb, mib) = megabytes(pages_per_s, page);
+        serde_json::json!({ "quantity": name, "equation": eq, "pages_per_s": pages_per_s, "mb_per_s": mb, "mib_per_s": mib, "paper": paper })
+    };
+    let lat = |name: &str, eq: &str, ms: f64, paper: &str| serde_json::json!({ "quantity": name, "equation": eq, "ms": ms, "paper": paper });
+    serde_json::json!({
+        "bandwidths": [
+            bw("PaRT-FTL write (as printed, |F|/|F_w|)", "Eq. 9", part_ftl::write_bandwidth_printed(&p), "7.3 MB/s"),
+            bw("PaRT-FTL write (k/|F_w|)", "Eq. 9", part_ftl::write_bandwidth_as_reported(&p), "7.3 MB/s"),
+            bw("PaRT-FTL read", "Eq. 10", part_ftl::read_bandwidth(&p), "76 MB/s"),
+            bw("PaRT-FTL read, every page rebuilt", "Eq. 11", part_ftl::read_bandwidth_worst(&p), "-"),
+            bw("WAO-GC write", "Eq. 15", wao_gc::write_bandwidth(&w), "15.5 MB/s"),
+            bw("WAO-GC read", "Eq. 16", wao_gc::read_bandwidth(&w), "13.4 MB/s"),
+        ],
+        "latencies": [
+            lat("PaRT-FTL worst read (rebuilt)", "Eq. 8", part_ftl::worst_read_ms(&p), "-"),
+            lat("WAO-GC worst write", "Eq. 13", wao_gc::worst_write_ms(&w), "-"),
+            lat("WAO-GC worst read", "Eq. 14", wao_gc::worst_read_ms(&w), "-"),
+        ],
+        "space": { "wao_gc_lambda_max": wao_gc::lambda_max(w.pages_per_block, w.copies_per_step), "paper": "66.4%" },
+    })
+    .to_string()
+}
+
 pub fn default_scenario_toml() -> &'static str {
     include_str!("../../../scenarios/default.toml")
 }

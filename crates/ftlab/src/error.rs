@@ -25,6 +25,12 @@ pub enum FtlabError {
     Usage { arg: String, reason: String },
 }
 
+/// A TOML parse error of `text` (file `file`) with its 1-based line (0 if unknown).
+pub fn toml_syntax(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
+    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() as u64 + 1).unwrap_or(0);
+    FtlabError::Syntax { file: file.into(), line, reason: e.message().to_string() }
+}
+
 impl FtlabError {
     pub fn config(file: impl fmt::Display, key: impl Into<String>, reason: impl Into<String>) -> Self {
         FtlabError::Config { file: file.to_string(), key: key.into(), reason: reason.into() }

@@ -11,6 +11,7 @@
 //! and the original was not reachable.
 
 pub mod part_ftl;
+pub mod tasks;
 pub mod uunifast;
 pub mod wao_gc;
 

@@ -416,6 +416,5 @@ pub fn to_toml(scenario: &Scenario) -> String {
 }
 
 fn syntax_error(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
-    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() as u64 + 1).unwrap_or(0);
-    FtlabError::Syntax { file: file.into(), line, reason: e.message().to_string() }
+    crate::error::toml_syntax(file, text, e)
 }
