@@ -59,6 +59,10 @@ impl FlashArray {
         let now = now + delay;
         let t = self.timing;
         match op {
+            ArrayOp::Read { bytes } if t.read_holds_channel => {
+                let start = self.take_bus(die, now, t.command + t.read + t.transfer(bytes));
+                start + t.command + t.read
+            }
             ArrayOp::Read { .. } => now + t.command + t.read,
             ArrayOp::Program { bytes } => {
                 let start = self.take_bus(die, now, t.command + t.transfer(bytes));
@@ -77,10 +81,14 @@ impl FlashArray {
     }
 
     /// A read's array phase ended at `now`: move `bytes` out over the channel bus as soon as
-    /// it is free. Returns when the transfer ends.
+    /// it is free (or at once, when the read already holds the bus). Returns when the
+    /// transfer ends.
     pub fn read_transfer(&mut self, die: DieIdx, bytes: u32, now: SimTime) -> SimTime {
         assert!(self.is_busy(die), "read transfer on idle die {}", die.0);
         let xfer = self.timing.transfer(bytes);
+        if self.timing.read_holds_channel {
+            return now + xfer;
+        }
         self.take_bus(die, now, xfer) + xfer
     }
 

@@ -3,5 +3,6 @@
 //! Nothing here knows about tenants, mapping or GC.
 
 pub mod array;
+pub mod cosmos_fit;
 pub mod geometry;
 pub mod timing;

@@ -20,6 +20,10 @@ pub struct Timing {
     pub channel_mts: u32,
     /// Bus width in bits (8 or 16).
     pub channel_width_bits: u32,
+    /// A read holds its channel from its command to the end of its transfer, tR included
+    /// (`device.timing.read_holds_channel`): reads on one channel run one at a time, as on a
+    /// controller whose dies share one page buffer per channel (Cosmos OpenSSD).
+    pub read_holds_channel: bool,
 }
 
 impl Timing {

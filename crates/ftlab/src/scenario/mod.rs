@@ -121,6 +121,10 @@ pub struct TimingConfig {
     /// Latency to suspend (and again to resume) a program or erase, in microseconds; used
     /// when `device.program_erase_suspend` is on. Default 20 (datasheet-typical tSUS).
     pub suspend_us: Option<f64>,
+    /// A read holds its channel for its whole duration (command, tR, transfer), so reads on
+    /// one channel run one at a time: a controller whose dies share one page buffer per
+    /// channel (the `cosmos` preset). Default false: the channel is held only to transfer.
+    pub read_holds_channel: Option<bool>,
 }
 
 /// `[ftl]`: the FTL mechanics shared by every scheme.

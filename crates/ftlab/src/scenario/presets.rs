@@ -5,7 +5,7 @@
 use super::{DeviceConfig, TimingConfig};
 
 /// Names a scenario may use in `device.preset`.
-pub const PRESETS: &[&str] = &["tiny", "upi", "mqsim", "vstream"];
+pub const PRESETS: &[&str] = &["tiny", "upi", "mqsim", "vstream", "cosmos"];
 
 pub fn preset(name: &str) -> Option<DeviceConfig> {
     match name {
@@ -53,6 +53,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
                 channel_mts: Some(100),
                 channel_width_bits: Some(8),
                 suspend_us: None,
+                read_holds_channel: None,
             },
         }),
         // The MQSim-comparable device of `ftlab bench`: 4 channels x 4 chips x 1 die x 2
@@ -118,11 +119,51 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
                 channel_mts: Some(1000),
                 channel_width_bits: Some(8),
                 suspend_us: None,
+                read_holds_channel: None,
+            },
+        }),
+        // The Cosmos OpenSSD board of the PaRT-FTL paper (§II-A, §VI-B, Fig. 9): one DIMM of
+        // 4 channels x 4 ways, one die per chip (MT29F256G08CMCABH2 MLC), planes not used
+        // (the FPGA controller could not), 8 KiB pages, 256 pages per block; 128 GB per DIMM
+        // over 16 chips is 8 GiB per die = 4096 blocks of 2 MiB. Over-provisioning 1.075:
+        // 48.2% of the device holds data, the paper's configuration for PaRT-FTL and WAO-GC
+        // alike (§V-A). The times are Table I's least-squares fit (`flash::cosmos_fit`,
+        // rounded to 0.1 us; the bus rate to the whole MT/s), and reads hold their channel
+        // (the shared page buffer, §II-A). docs/devices/cosmos.md gives the fit's residuals.
+        "cosmos" => Some(DeviceConfig {
+            preset: Some(name.into()),
+            channels: Some(4),
+            chips_per_channel: Some(4),
+            dies_per_chip: Some(1),
+            planes_per_die: Some(1),
+            blocks_per_plane: Some(4096),
+            pages_per_block: Some(256),
+            page_bytes: Some(8192),
+            mapping_unit_bytes: Some(8192),
+            multi_plane: None,
+            program_erase_suspend: None,
+            over_provisioning: Some(1.075),
+            timing: TimingConfig {
+                read_us: Some(COSMOS_READ_US),
+                program_us: Some(COSMOS_PROGRAM_US),
+                erase_us: Some(COSMOS_ERASE_US),
+                command_ns: Some(0),
+                channel_mts: Some(COSMOS_CHANNEL_MTS),
+                channel_width_bits: Some(8),
+                suspend_us: None,
+                read_holds_channel: Some(true),
             },
         }),
         _ => None,
     }
 }
+
+/// The `cosmos` preset's times: `flash::cosmos_fit::fit()` rounded (a test checks it).
+pub const COSMOS_READ_US: f64 = 95.5;
+pub const COSMOS_PROGRAM_US: f64 = 1106.1;
+pub const COSMOS_ERASE_US: f64 = 3226.7;
+/// 8 KiB in the fitted 0.19098 ms is 42.9 MB/s over an 8-bit bus: 43 MT/s.
+pub const COSMOS_CHANNEL_MTS: u32 = 43;
 
 /// One-shot program time of a TLC wordline (its LSB, CSB and MSB pages at once) of the
 /// vStream paper's flash, in microseconds (Im et al., ISSCC 2015, the paper's [11]).
@@ -140,5 +181,6 @@ fn mlc_fast() -> TimingConfig {
         channel_mts: Some(333),
         channel_width_bits: Some(8),
         suspend_us: None,
+        read_holds_channel: None,
     }
 }

@@ -75,6 +75,7 @@ impl Scenario {
             suspend: us(t.suspend_us.unwrap()),
             channel_mts: t.channel_mts.unwrap(),
             channel_width_bits: t.channel_width_bits.unwrap(),
+            read_holds_channel: t.read_holds_channel.unwrap(),
         }
     }
 
@@ -138,9 +139,11 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
         fill!(timing.command_ns);
         fill!(timing.channel_mts);
         fill!(timing.channel_width_bits);
+        fill!(timing.read_holds_channel);
     }
     d.timing.command_ns.get_or_insert(0);
     d.timing.suspend_us.get_or_insert(20.0);
+    d.timing.read_holds_channel.get_or_insert(false);
     d.multi_plane.get_or_insert(false);
     d.program_erase_suspend.get_or_insert(false);
     for (key, missing) in [
