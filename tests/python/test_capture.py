@@ -21,7 +21,7 @@ from conftest import run_cli
 
 import ftlab
 from ftlab import _core
-from ftlab.capture import rocksdb_settings
+from ftlab.capture import STRACE_CALLS, rocksdb_settings
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rocksdb"
 WAL, MANIFEST, L0, L1 = 1, 2, 4, 5
@@ -136,4 +136,8 @@ def test_live_capture_of_a_tiny_db_bench_run(tmp_path):
     assert sidecar["settings"]["target_file_size_base"] == 64 << 10
     assert (tmp_path / "raw" / "strace.log").stat().st_size > 0
     assert sidecar["capture"]["writes_unknown_fd"] == 0
+    # The recorded command is the one that ran: strace's syscall filter and db_bench after it.
+    cmd = sidecar["command"]
+    assert cmd[cmd.index("-e") + 1] == f"trace={STRACE_CALLS}" and cmd[cmd.index("-e") + 2] == "db_bench", cmd
+    assert cmd[cmd.index("-o") + 1] == "strace.log", cmd
     _check_streams_and_trims(out, sidecar)

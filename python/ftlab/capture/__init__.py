@@ -198,7 +198,7 @@ def capture_rocksdb(out: StrPath, settings: RocksdbSettings, *, keep_raw: StrPat
             "source": "RocksDB db_bench under strace (vStream paper §5.1 settings, scaled)",
             "db_bench_version": _version([db_bench, "--version"]),
             "strace_version": _version([strace, "-V"]),
-            "command": [Path(cmd[0]).name, *cmd[1:9], Path(db_bench).name, *settings.db_bench_args("DB")],
+            "command": [Path(cmd[0]).name, *cmd[1:7], "strace.log", *cmd[8:10], Path(db_bench).name, *settings.db_bench_args("DB")],
             "settings": asdict(settings),
         }
         return convert(log, db / "LOG", out, root=str(db), device_gib=settings.device_gib, extra=extra)
