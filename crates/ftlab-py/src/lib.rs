@@ -320,7 +320,6 @@ fn capture(
     Ok(summary.to_json())
 }
 
-/// The bundled default scenario, as TOML text.
 /// `ftlab rt admit`: the admission test of `scheme` on a task file's `text`, as JSON.
 #[pyfunction]
 fn rt_admit(py: Python<'_>, text: &str, file: &str, scheme: &str) -> PyResult<String> {
@@ -333,6 +332,14 @@ fn rt_bounds() -> String {
     api::rt_bounds()
 }
 
+/// `ftlab rt schedulability`: Figures 5-7 of the PaRT-FTL paper as JSON, computed with the
+/// GIL released.
+#[pyfunction]
+fn rt_schedulability(py: Python<'_>, n_sets: u32, seed: u64, read_share: f64) -> PyResult<String> {
+    py.detach(move || api::rt_schedulability(n_sets, seed, read_share)).map_err(|e| to_pyerr(py, e))
+}
+
+/// The bundled default scenario, as TOML text.
 #[pyfunction]
 fn default_scenario_toml() -> &'static str {
     api::default_scenario_toml()
@@ -366,6 +373,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(rt_admit, m)?)?;
     m.add_function(wrap_pyfunction!(rt_bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(rt_schedulability, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

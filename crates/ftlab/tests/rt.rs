@@ -125,3 +125,118 @@ fn uunifast_sums_to_the_target_and_is_uniform_on_the_simplex() {
         assert!(d < 1.628 / n.sqrt(), "coordinate {coord}: KS D = {d}");
     }
 }
+
+// ---- RTGC, WAO-GC's demand test and the Figures 5-7 experiment (rt::rtgc, rt::schedulability).
+
+use ftlab::rt::schedulability::{self as sched, Devices, Experiment, SCHEMES};
+use ftlab::rt::{rtgc, wao_gc::Blockers};
+
+#[test]
+fn rtgc_test_on_a_hand_worked_set() {
+    let c = rtgc::Config::paper();
+    // Lazy-RTGC Theorem 4.3: ⌈σπ⌉ = ⌈0.482 · 256⌉ = ⌈123.392⌉ = 124 valid pages; each GC job
+    // frees α = 256 − 124 = 132 pages on each of the 16 dies: 2112 pages.
+    assert_eq!((c.victim_valid_pages(), c.reclaimed_pages()), (124, 2112));
+    let t = Task { read_pages: 1, read_period_ms: 10.0, write_pages: 3, write_period_ms: 20.0 };
+    // c^G = 124 · (1.23 + 1.87) + 3.84 = 388.24 ms; α = 2112 ≥ 3: T^G = 20 · ⌊2112/3⌋ = 14080 ms
+    // (StateAwareSimulator `_gc_period`, first branch).
+    let (cg, tg) = rtgc::gc_task_ms(&c, &t);
+    close(cg, 388.24, 1e-9, "c^G");
+    close(tg, 14080.0, 1e-9, "T^G");
+    // Second branch: w = 3000 > 2112: T^G = 20 / ⌈3000/2112⌉ = 10 ms.
+    close(rtgc::gc_task_ms(&c, &Task { write_pages: 3000, ..t }).1, 10.0, 1e-12, "T^G, w > α");
+    // The test (`find_worst_util`): t_e/min(T) = 3.84/10 = 0.384; C^r/T^r = 1.23/10 = 0.123;
+    // C^w/T^w = ⌈3/16⌉ · 1.87 / 20 = 0.0935; C^G/T^G = 388.24/14080 = 0.0275738636;
+    // total 0.6280738636 ≤ 1.
+    let test = rtgc::test(&c, &[t]);
+    let names: Vec<&str> = test.terms.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["t_e / min(T)", "C_0^r / T_0^r", "C_0^w / T_0^w", "C_0^G / T_0^G"]);
+    close(test.total(), 0.628_073_863_6, 1e-9, "RTGC total");
+    assert!(test.passes());
+    // Every further copy adds 0.2440738636 (the blocking term is counted once): two copies sum
+    // to 0.872, three to 1.116.
+    assert!(rtgc::test(&c, &[t; 2]).passes());
+    close(rtgc::test(&c, &[t; 3]).total(), 0.384 + 3.0 * 0.244_073_863_6, 1e-9, "three copies");
+    assert!(!rtgc::test(&c, &[t; 3]).passes());
+}
+
+#[test]
+fn wao_gc_demand_test_on_a_hand_worked_set() {
+    let c = wao_gc::Config::paper();
+    let t = Task { read_pages: 1, read_period_ms: 20.0, write_pages: 3, write_period_ms: 40.0 };
+    let b = [Blockers { read: 2, write: 4 }];
+    // Trigger 0.5: a step S = max(3.84, 2 · 3.1) = 6.2 ms is charged 3.1 ms.
+    // C^r = 1.23 + 2 · 3.1 = 7.43 → 7.43/20 = 0.3715;
+    // C^w = ⌈3/16⌉ · (1.87 + 3.1) + 4 · 3.1 = 17.37 → 17.37/40 = 0.43425; total 0.80575.
+    let test = wao_gc::demand_test(&c, &[t], &b, 0.5);
+    close(test.terms[0].value, 0.3715, 1e-12, "read term");
+    close(test.terms[1].value, 0.43425, 1e-12, "write term");
+    assert!(test.passes());
+    // Trigger 1 (λ at Eq. 12's bound): (1.23 + 12.4)/20 + (8.07 + 24.8)/40 = 0.6815 + 0.82175.
+    close(wao_gc::demand_test(&c, &[t], &b, 1.0).total(), 1.503_25, 1e-12, "trigger 1");
+    // No blocker, no trigger: the bare utilisations 1.23/20 + 1.87/40.
+    close(wao_gc::demand_test(&c, &[t], &[Blockers { read: 0, write: 0 }], 0.0).total(), 0.0615 + 0.04675, 1e-12, "bare");
+}
+
+#[test]
+fn eq17_and_eq18_periods_and_the_generated_utilisations() {
+    // Eq. 17 with |F| = 16, t_w = 1.87: w = 3 at U^w = 0.1: ⌈3/16⌉ · 1.87 / 0.1 = 18.7 ms;
+    // w = 15 gives the same, w = 18 twice as much (⌈18/16⌉ = 2), as §VI-A says of Figure 7.
+    close(sched::write_period_ms(3, 16, 1.87, 0.1), 18.7, 1e-12, "T^w, w = 3");
+    close(sched::write_period_ms(15, 16, 1.87, 0.1), 18.7, 1e-12, "T^w, w = 15");
+    close(sched::write_period_ms(18, 16, 1.87, 0.1), 37.4, 1e-12, "T^w, w = 18");
+    // Eq. 18 with t_r = 1.23: r = 2 at U^r = 0.05: 2 · 1.23 / 0.05 = 49.2 ms.
+    close(sched::read_period_ms(2, 1.23, 0.05), 49.2, 1e-12, "T^r");
+    // A generated set: its tasks' r t_r/T^r + ⌈w/|F|⌉ t_w/T^w add up to the target U, each
+    // task's read part is read_share of its utilisation, and blockers are in 0..n.
+    let e = Experiment { read_share: 0.3, ..Experiment::paper(1, 11) };
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+    let set = sched::task_set(&mut rng, &e, 0.7, 2, 20);
+    assert_eq!((set.tasks.len(), set.blockers.len()), (10, 10));
+    let (mut total, mut reads) = (0.0, 0.0);
+    for t in &set.tasks {
+        let (ur, uw) = (2.0 * 1.23 / t.read_period_ms, 2.0 * 1.87 / t.write_period_ms);
+        close(ur / (ur + uw), 0.3, 1e-9, "read share");
+        (total, reads) = (total + ur + uw, reads + ur);
+    }
+    close(total, 0.7, 1e-9, "Σ U_i");
+    close(reads, 0.21, 1e-9, "Σ U_i^r");
+    assert!(set.blockers.iter().all(|b| b.read < 10 && b.write < 10));
+}
+
+#[test]
+fn weighted_schedulability_of_a_hand_made_table() {
+    // (0.1 · 1 + 0.5 · 0.5 + 0.9 · 0) / (0.1 + 0.5 + 0.9) = 0.35 / 1.5.
+    close(sched::weighted_schedulability(&[(0.1, 1.0), (0.5, 0.5), (0.9, 0.0)]), 0.35 / 1.5, 1e-12, "weighted");
+    // Everything schedulable: 1; nothing: 0; no point: 0.
+    close(sched::weighted_schedulability(&[(0.2, 1.0), (0.4, 1.0)]), 1.0, 1e-12, "all");
+    close(sched::weighted_schedulability(&[(0.2, 0.0)]), 0.0, 1e-12, "none");
+    assert_eq!(sched::weighted_schedulability(&[]), 0.0);
+}
+
+#[test]
+fn the_experiment_is_deterministic_and_consistent_across_figures() {
+    let e = Experiment { fig6_read_pages: vec![1, 4], fig7_write_pages: vec![3, 18], ..Experiment::paper(40, 2019) };
+    let d = Devices::paper();
+    let a = sched::run(&e, &d);
+    assert_eq!(a, sched::run(&e, &d), "same seed, same output");
+    assert_ne!(a.rows, sched::run(&Experiment { seed: 2020, ..e.clone() }, &d).rows, "another seed, other sets");
+    // 5 sweeps (Figure 5, two read sizes, two write sizes) of 19 utilisations and 4 schemes.
+    assert_eq!((a.rows.len(), a.weighted.len()), (5 * 19 * 4, 5 * 4));
+    // The same sets at every size: Figure 5 equals Figure 6 at r = 1 and Figure 7 at w = 3.
+    let sweep = |fig: u8, r: u32, w: u32| -> Vec<(f64, u32)> {
+        a.rows.iter().filter(|x| (x.figure, x.read_pages, x.write_pages) == (fig, r, w)).map(|x| (x.utilisation, x.n_schedulable)).collect()
+    };
+    assert_eq!(sweep(5, 1, 3), sweep(6, 1, 3));
+    assert_eq!(sweep(5, 1, 3), sweep(7, 1, 3));
+    assert_ne!(sweep(5, 1, 3), sweep(7, 1, 18));
+    // At U = 0.05 PaRT-FTL and RTGC admit every set: PaRT-FTL's write test is at most about
+    // (0.71 + 1.68 + 0.18) · 0.025 + 2.05 · 0.025 = 0.12, RTGC's below 3.12 · 0.025 + 1.3 · 0.05.
+    for row in a.rows.iter().filter(|x| x.figure == 5 && x.utilisation == 0.05 && x.scheme != "wao-gc-75" && x.scheme != "wao-gc-50") {
+        assert_eq!(row.n_schedulable, row.n_sets, "{row:?}");
+    }
+    assert_eq!(SCHEMES.len(), 4);
+    // Bad parameters are refused by name, not by a panic.
+    assert_eq!(Experiment { read_share: 1.5, ..e.clone() }.check().unwrap_err().0, "read_share");
+    assert_eq!(Experiment::paper(0, 1).check().unwrap_err().0, "n_sets");
+}

@@ -1,16 +1,18 @@
 //! Real-time analysis of the PaRT-FTL paper
 //! (`../shared/papers/part-ftl-partitioned-real-time-flash.txt`) as pure functions: the task
 //! model, PaRT-FTL's capacities, periods and admission test (Eq. 1-7) and its latency and
-//! bandwidth bounds (Eq. 8-11), WAO-GC's space bound, latency and bandwidth (Eq. 12-16), and
-//! UUniFast task-set generation. Times are in milliseconds (the paper's unit), bandwidths in
-//! pages per second with both byte readings given where the paper's printed numbers need them.
+//! bandwidth bounds (Eq. 8-11), WAO-GC's space bound, latency and bandwidth (Eq. 12-16) and a
+//! demand test for it, RTGC's admission test as far as its sources were reachable (`rtgc`),
+//! UUniFast task-set generation, and the schedulability experiment of Figures 5-7
+//! (`schedulability`). Times are in milliseconds (the paper's unit), bandwidths in pages per
+//! second with both byte readings given where the paper's printed numbers need them.
 //!
 //! What this is not: it simulates nothing and reads no file; the schemes that act on a device
-//! are in `scheme/`, and the simulated deadlines are `metrics::deadline`. RTGC's admission
-//! (Chang, Kuo and Lo, TECS 2004) is not here: the PaRT-FTL paper does not give its equations
-//! and the original was not reachable.
+//! are in `scheme/`, and the simulated deadlines are `metrics::deadline`.
 
 pub mod part_ftl;
+pub mod rtgc;
+pub mod schedulability;
 pub mod tasks;
 pub mod uunifast;
 pub mod wao_gc;

@@ -1,6 +1,13 @@
 //! WAO-GC's analysis as the PaRT-FTL paper gives it (§IV, Eq. 12-16): the space bound of
 //! partial GC with c copies per step, the worst write and read, and the bandwidths. Pure
 //! arithmetic, in milliseconds. The scheme that acts on a device is `scheme::wao_gc`.
+//!
+//! WAO-GC has no admission control (§VI-A). For Figures 5-7 this module also has
+//! `demand_test`, this project's reading of §VI-A's text (docs/rt.md, "WAO-GC's demand
+//! test"): an EDF utilisation test on the shared dies in which each job is charged the partial
+//! GC steps that can block it.
+
+use super::{Task, Term, Test};
 
 /// Table IV's WAO-GC column and the step size.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,4 +59,41 @@ pub fn write_bandwidth(c: &Config) -> f64 {
 /// Eq. 16: f_r / (t_r + t_w + max(...)) pages per second.
 pub fn read_bandwidth(c: &Config) -> f64 {
     c.parallel_reads as f64 / (worst_read_ms(c) / 1000.0)
+}
+
+/// How many other tasks' partial GC steps block one job of a task (§VI-A: "in the worst case,
+/// a task will be blocked by all the other tasks; ... we used a uniform probability to
+/// determine the interference"). The caller chooses: drawn uniformly from 0..n for the
+/// experiment, n − 1 for the worst case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blockers {
+    pub read: u32,
+    pub write: u32,
+}
+
+/// The demand test for WAO-GC with a fraction `trigger` of writes starting a partial step
+/// (§VI-A's "WAO-GC 75" is 0.75; 1 when λ is at Eq. 12's bound). With S = max(t_e, c(t_r + t_w))
+/// (Eq. 13-14), each step is charged `trigger` · S, and on the |F| shared dies:
+/// - a read job costs C_i^r = r_i · t_r + b_i^r · trigger · S (Eq. 14 with b_i^r blockers);
+/// - a write job costs C_i^w = ⌈w_i/|F|⌉ · (t_w + trigger · S) + b_i^w · trigger · S (Eq. 13
+///   for each striped round, plus the blockers);
+///
+/// and the set passes if Σ (C_i^r/T_i^r + C_i^w/T_i^w) ≤ 1 (EDF on one resource). `blockers`
+/// holds one entry per task.
+pub fn demand_test(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f64) -> Test {
+    assert_eq!(tasks.len(), blockers.len(), "one Blockers per task");
+    let step_ms = trigger * c.step_ms();
+    let mut terms = Vec::with_capacity(2 * tasks.len());
+    for (i, (t, b)) in tasks.iter().zip(blockers).enumerate() {
+        if t.read_pages > 0 {
+            let cr = t.read_pages as f64 * c.read_ms + b.read as f64 * step_ms;
+            terms.push(Term { name: format!("C_{i}^r / T_{i}^r"), value: cr / t.read_period_ms });
+        }
+        if t.write_pages > 0 {
+            let rounds = t.write_pages.div_ceil(c.dies) as f64;
+            let cw = rounds * (c.write_ms + step_ms) + b.write as f64 * step_ms;
+            terms.push(Term { name: format!("C_{i}^w / T_{i}^w"), value: cw / t.write_period_ms });
+        }
+    }
+    Test { equation: "WAO-GC demand (docs/rt.md)", terms }
 }

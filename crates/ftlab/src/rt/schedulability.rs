@@ -1,0 +1,253 @@
+//! The schedulability experiment of the PaRT-FTL paper's §VI-A (Figures 5-7): for each total
+//! utilisation U = 0.05, 0.10, …, 0.95, `n_sets` random task sets of `n_tasks` tasks (UUniFast),
+//! periods from Eq. 17-18, and each set tested under PaRT-FTL (Eq. 6-7), RTGC (`rt::rtgc`) and
+//! WAO-GC at two trigger rates (`rt::wao_gc::demand_test`); then the weighted schedulability
+//! (Bastoni, Brandenburg and Anderson, OSPERT 2010) per request size.
+//!
+//! Choices the paper leaves open, each documented in docs/rt.md ("Figures 5-7"): a task's
+//! utilisation U_i is split into U_i^r = s·U_i and U_i^w = (1 − s)·U_i with s = `read_share`
+//! (0.5); Eq. 17-18 use §V-A's t_r = 1.23 and t_w = 1.87 ms and |F| = 16; Figure 6's read sizes
+//! are 1..=16 pages and Figure 7's write sizes 3, 6, …, 48. Each utilisation step has its own
+//! PCG stream seeded from (`seed`, step), so the same sets are tested at every request size and
+//! Figure 5 equals Figure 6 at r = 1 and Figure 7 at w = 3.
+//!
+//! Pure and deterministic: no I/O, no threads, no clock. Plotting and files are the Python
+//! front's (`ftlab rt schedulability`).
+
+use super::wao_gc::Blockers;
+use super::{part_ftl, rtgc, uunifast::uunifast, wao_gc, Task};
+use rand::{Rng, SeedableRng};
+
+/// The schemes in the order of every result: PaRT-FTL, RTGC, WAO-GC with 75% and 50% of writes
+/// starting a partial step.
+pub const SCHEMES: [&str; 4] = ["part-ftl", "rtgc", "wao-gc-75", "wao-gc-50"];
+
+/// The trigger fraction of `SCHEMES[2]` and `SCHEMES[3]`.
+pub const WAO_GC_TRIGGERS: [f64; 2] = [0.75, 0.5];
+
+/// Number of utilisation steps: U = 0.05 · k for k = 1..=19.
+pub const UTILISATION_STEPS: u32 = 19;
+
+/// The experiment's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Experiment {
+    /// Task sets per utilisation (§VI-A: 500).
+    pub n_sets: u32,
+    /// Tasks per set (§VI-A: 10).
+    pub n_tasks: u32,
+    pub seed: u64,
+    /// s: the part of each task's utilisation that its reads get.
+    pub read_share: f64,
+    /// Figure 5's r_i and w_i (§VI-A: 1 and 3 pages); the fixed size in Figures 6 and 7.
+    pub read_pages: u32,
+    pub write_pages: u32,
+    /// Figure 6's read sizes and Figure 7's write sizes, in pages.
+    pub fig6_read_pages: Vec<u32>,
+    pub fig7_write_pages: Vec<u32>,
+    /// Eq. 17-18's device: |F|, t_r and t_w (§V-A).
+    pub dies: u32,
+    pub read_ms: f64,
+    pub write_ms: f64,
+}
+
+impl Experiment {
+    /// §VI-A's experiment with this project's choices for what it leaves open.
+    pub fn paper(n_sets: u32, seed: u64) -> Experiment {
+        Experiment {
+            n_sets,
+            n_tasks: 10,
+            seed,
+            read_share: 0.5,
+            read_pages: 1,
+            write_pages: 3,
+            fig6_read_pages: (1..=16).collect(),
+            fig7_write_pages: (1..=16).map(|k| 3 * k).collect(),
+            dies: 16,
+            read_ms: 1.23,
+            write_ms: 1.87,
+        }
+    }
+
+    /// The first parameter out of range, as (name, reason).
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !(1..=1_000_000).contains(&self.n_sets) {
+            return Err(("n_sets", format!("must be in 1..=1000000, got {}", self.n_sets)));
+        }
+        if !(1..=1000).contains(&self.n_tasks) {
+            return Err(("n_tasks", format!("must be in 1..=1000, got {}", self.n_tasks)));
+        }
+        if !(0.0..=1.0).contains(&self.read_share) {
+            return Err(("read_share", format!("must be in [0, 1], got {}", self.read_share)));
+        }
+        let sizes = [self.read_pages, self.write_pages].into_iter().chain(self.fig6_read_pages.iter().copied());
+        if sizes.chain(self.fig7_write_pages.iter().copied()).any(|p| p == 0 || p > 1_000_000) {
+            return Err(("pages", "every request size must be in 1..=1000000 pages".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The k-th utilisation step, 0.05 · k (k = 1..=19).
+pub fn utilisation(step: u32) -> f64 {
+    step as f64 * 0.05
+}
+
+/// Eq. 17: T_i^w = ⌈w_i / |F|⌉ · t_w / U_i^w.
+pub fn write_period_ms(write_pages: u32, dies: u32, write_ms: f64, write_utilisation: f64) -> f64 {
+    write_pages.div_ceil(dies) as f64 * write_ms / write_utilisation
+}
+
+/// Eq. 18: T_i^r = r_i · t_r / U_i^r.
+pub fn read_period_ms(read_pages: u32, read_ms: f64, read_utilisation: f64) -> f64 {
+    read_pages as f64 * read_ms / read_utilisation
+}
+
+/// One generated task set: the tasks and, for WAO-GC, each task's blockers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskSet {
+    pub tasks: Vec<Task>,
+    pub blockers: Vec<Blockers>,
+}
+
+/// Draws one task set of total utilisation `total`: UUniFast utilisations, split by
+/// `read_share`, periods by Eq. 17-18, then each task's WAO-GC blockers uniform in 0..n_tasks
+/// (read, then write). The draws do not depend on the request sizes.
+pub fn task_set<R: Rng + ?Sized>(rng: &mut R, e: &Experiment, total: f64, read_pages: u32, write_pages: u32) -> TaskSet {
+    let n = e.n_tasks as usize;
+    let tasks = uunifast(rng, n, total)
+        .into_iter()
+        .map(|u| Task {
+            read_pages,
+            read_period_ms: read_period_ms(read_pages, e.read_ms, e.read_share * u),
+            write_pages,
+            write_period_ms: write_period_ms(write_pages, e.dies, e.write_ms, (1.0 - e.read_share) * u),
+        })
+        .collect();
+    let blockers = (0..n).map(|_| Blockers { read: rng.random_range(0..e.n_tasks), write: rng.random_range(0..e.n_tasks) }).collect();
+    TaskSet { tasks, blockers }
+}
+
+/// The configurations of the three analyses (the paper's, see each module).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Devices {
+    pub part_ftl: part_ftl::Config,
+    pub rtgc: rtgc::Config,
+    pub wao_gc: wao_gc::Config,
+}
+
+impl Devices {
+    pub fn paper() -> Devices {
+        Devices { part_ftl: part_ftl::Config::paper(), rtgc: rtgc::Config::paper(), wao_gc: wao_gc::Config::paper() }
+    }
+}
+
+/// Whether `set` is schedulable under each of `SCHEMES`, in that order.
+pub fn verdicts(d: &Devices, set: &TaskSet) -> [bool; 4] {
+    let wao = |p: f64| wao_gc::demand_test(&d.wao_gc, &set.tasks, &set.blockers, p).passes();
+    [part_ftl::admits(&d.part_ftl, &set.tasks), rtgc::test(&d.rtgc, &set.tasks).passes(), wao(WAO_GC_TRIGGERS[0]), wao(WAO_GC_TRIGGERS[1])]
+}
+
+/// One point of a figure: how many of `n_sets` sets of utilisation `utilisation` and the
+/// given request sizes `scheme` schedules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub figure: u8,
+    pub read_pages: u32,
+    pub write_pages: u32,
+    pub scheme: &'static str,
+    pub utilisation: f64,
+    pub n_schedulable: u32,
+    pub n_sets: u32,
+}
+
+impl Row {
+    pub fn fraction(&self) -> f64 {
+        self.n_schedulable as f64 / self.n_sets as f64
+    }
+}
+
+/// The PCG stream of utilisation step `step`: the same for every figure and request size.
+fn step_rng(seed: u64, step: u32) -> rand_pcg::Pcg64Mcg {
+    rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// Every utilisation step of one figure at one pair of request sizes: 19 · 4 rows, by step
+/// then scheme.
+pub fn sweep(e: &Experiment, d: &Devices, figure: u8, read_pages: u32, write_pages: u32) -> Vec<Row> {
+    let mut rows = Vec::with_capacity(UTILISATION_STEPS as usize * SCHEMES.len());
+    for step in 1..=UTILISATION_STEPS {
+        let mut rng = step_rng(e.seed, step);
+        let mut counts = [0u32; 4];
+        for _ in 0..e.n_sets {
+            let set = task_set(&mut rng, e, utilisation(step), read_pages, write_pages);
+            for (count, ok) in counts.iter_mut().zip(verdicts(d, &set)) {
+                *count += ok as u32;
+            }
+        }
+        rows.extend(SCHEMES.iter().zip(counts).map(|(&scheme, n)| Row {
+            figure,
+            read_pages,
+            write_pages,
+            scheme,
+            utilisation: utilisation(step),
+            n_schedulable: n,
+            n_sets: e.n_sets,
+        }));
+    }
+    rows
+}
+
+/// Weighted schedulability: Σ_U U · f(U) / Σ_U U over (U, fraction schedulable f(U)) points;
+/// with the same number of sets at every U this is §VI-A's "sum of the total utilisations of
+/// the schedulable task sets divided by the sum of all the total utilisations". 0 for no point.
+pub fn weighted_schedulability(points: &[(f64, f64)]) -> f64 {
+    let total: f64 = points.iter().map(|(u, _)| u).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    points.iter().map(|(u, f)| u * f).sum::<f64>() / total
+}
+
+/// One scheme's weighted schedulability at one pair of request sizes of a figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weighted {
+    pub figure: u8,
+    pub read_pages: u32,
+    pub write_pages: u32,
+    pub scheme: &'static str,
+    pub value: f64,
+}
+
+/// The weighted schedulability of each scheme in `rows` (one sweep), in `SCHEMES` order.
+pub fn weigh(rows: &[Row]) -> Vec<Weighted> {
+    let Some(first) = rows.first() else { return Vec::new() };
+    SCHEMES
+        .iter()
+        .map(|&scheme| {
+            let points: Vec<(f64, f64)> = rows.iter().filter(|r| r.scheme == scheme).map(|r| (r.utilisation, r.fraction())).collect();
+            Weighted { figure: first.figure, read_pages: first.read_pages, write_pages: first.write_pages, scheme, value: weighted_schedulability(&points) }
+        })
+        .collect()
+}
+
+/// Figures 5-7: every row and every weighted value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    pub rows: Vec<Row>,
+    pub weighted: Vec<Weighted>,
+}
+
+/// Runs the whole experiment: Figure 5 at (`read_pages`, `write_pages`), Figure 6 over
+/// `fig6_read_pages` with `write_pages`, Figure 7 over `fig7_write_pages` with `read_pages`.
+pub fn run(e: &Experiment, d: &Devices) -> Results {
+    let mut cases = vec![(5u8, e.read_pages, e.write_pages)];
+    cases.extend(e.fig6_read_pages.iter().map(|&r| (6, r, e.write_pages)));
+    cases.extend(e.fig7_write_pages.iter().map(|&w| (7, e.read_pages, w)));
+    let mut out = Results { rows: Vec::new(), weighted: Vec::new() };
+    for (figure, r, w) in cases {
+        let rows = sweep(e, d, figure, r, w);
+        out.weighted.extend(weigh(&rows));
+        out.rows.extend(rows);
+    }
+    out
+}
