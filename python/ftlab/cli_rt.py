@@ -1,26 +1,34 @@
 """ftlab.cli_rt: `ftlab rt`, the real-time analysis of the PaRT-FTL paper on the command line.
 
-`ftlab rt admit TASKS.toml --scheme part-ftl|wao-gc` prints every utilisation term of the
-admission tests (Eq. 6 and Eq. 7) and the verdict; exit status 0 if the task set is admitted,
-1 if not, 2 for a bad task file or scheme. `ftlab rt bounds` prints Table IV computed: each
-bandwidth in pages/s, MB/s and MiB/s beside the paper's printed value, and the worst
-latencies. All arithmetic is in the Rust core (`rt`); this module parses arguments and prints.
-The task-file format is in docs/rt.md.
+`ftlab rt admit TASKS.toml --scheme part-ftl|rtgc|wao-gc` prints every utilisation term of the
+scheme's admission test (PaRT-FTL: Eq. 6 and Eq. 7; RTGC: its EDF test as reconstructed in
+docs/rt.md; WAO-GC: no admission control, its worst-case demand test shown) and the verdict;
+exit status 0 if the task set is admitted, 1 if not, 2 for a bad task file or scheme.
+`ftlab rt bounds` prints Table IV computed: each bandwidth in pages/s, MB/s and MiB/s beside
+the paper's printed value, and the worst latencies. `ftlab rt schedulability` runs Figures
+5-7's experiment and writes them as CSV and PNG (ftlab.rt_figures) with a table of weighted
+schedulability. All arithmetic is in the Rust core (`rt`); this module parses arguments and
+prints. The task-file format is in docs/rt.md.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from ftlab import _core
+from ftlab._errors import usage_error
+from ftlab.rt_figures import LABELS
 
 EXIT_REJECTED = 1
+#: Task sets per utilisation: the paper's (§VI-A) and --quick's.
+PAPER_SETS = 500
+QUICK_SETS = 50
 
 rt_app = typer.Typer(help="Real-time analysis (PaRT-FTL paper): admission and bounds.", no_args_is_help=True)
 
@@ -28,7 +36,7 @@ rt_app = typer.Typer(help="Real-time analysis (PaRT-FTL paper): admission and bo
 @rt_app.command("admit")
 def admit(
     tasks: Annotated[Path, typer.Argument(metavar="TASKS.toml", help="Task file (see docs/rt.md).", show_default=False)],
-    scheme: Annotated[str, typer.Option("--scheme", help="part-ftl, wao-gc (no admission control) or rtgc (not implemented).")] = "part-ftl",
+    scheme: Annotated[str, typer.Option("--scheme", help="part-ftl, rtgc (reconstructed, docs/rt.md) or wao-gc (no admission control).")] = "part-ftl",
 ) -> None:
     """Run a scheme's admission test on a task set; print each term and the verdict."""
     try:
@@ -72,3 +80,40 @@ def bounds() -> None:
     console.print(lat)
     space = report["space"]
     console.print(f"WAO-GC's bound on λ (Eq. 12): {space['wao_gc_lambda_max']:.4f} (paper: {space['paper']})")
+
+
+@rt_app.command("schedulability")
+def schedulability(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory for fig5-7 .csv and .png.")] = Path("results/rt-schedulability"),
+    sets: Annotated[int | None, typer.Option("--sets", min=1, max=1_000_000, help=f"Task sets per utilisation [default: {PAPER_SETS}, the paper's].", show_default=False)] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the task-set generator (PCG).")] = 1,
+    quick: Annotated[bool, typer.Option("--quick", help=f"{QUICK_SETS} sets per utilisation (for CI); not with --sets.")] = False,
+    read_share: Annotated[float, typer.Option("--read-share", min=0.0, max=1.0, help="Part of each task's utilisation given to its reads (docs/rt.md).")] = 0.5,
+) -> None:
+    """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets under PaRT-FTL, RTGC and WAO-GC."""
+    from ftlab import rt_figures
+
+    if quick and sets is not None:
+        raise usage_error("--quick", f"--quick means --sets {QUICK_SETS}; give one of them, not both")
+    if out.exists() and not out.is_dir():
+        raise usage_error("--out", f"{out} exists and is not a directory")
+    n_sets = QUICK_SETS if quick else (sets if sets is not None else PAPER_SETS)
+    result = json.loads(_core.rt_schedulability(n_sets, seed, read_share))
+    written = rt_figures.write(result, out)
+    _print_weighted(result, Console())
+    Console().print("wrote " + ", ".join(str(p) for p in written))
+
+
+def _print_weighted(result: dict[str, Any], console: Console) -> None:
+    labels = [LABELS.get(s, s) for s in result["schemes"]]
+    p = result["parameters"]
+    table = Table(title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, read share {p['read_share']})")
+    for col in ("figure", "read pages", "write pages", *labels):
+        table.add_column(col, justify="right")
+    rows: dict[tuple[int, int, int], dict[str, float]] = {}
+    for w in result["weighted"]:
+        rows.setdefault((w["figure"], w["read_pages"], w["write_pages"]), {})[w["scheme"]] = w["weighted"]
+    for (figure, r, w), values in rows.items():
+        table.add_row(str(figure), str(r), str(w), *(f"{values[s]:.3f}" for s in result["schemes"]))
+    console.print(table)
+

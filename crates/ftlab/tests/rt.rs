@@ -165,17 +165,27 @@ fn wao_gc_demand_test_on_a_hand_worked_set() {
     let c = wao_gc::Config::paper();
     let t = Task { read_pages: 1, read_period_ms: 20.0, write_pages: 3, write_period_ms: 40.0 };
     let b = [Blockers { read: 2, write: 4 }];
-    // Trigger 0.5: a step S = max(3.84, 2 · 3.1) = 6.2 ms is charged 3.1 ms.
-    // C^r = 1.23 + 2 · 3.1 = 7.43 → 7.43/20 = 0.3715;
-    // C^w = ⌈3/16⌉ · (1.87 + 3.1) + 4 · 3.1 = 17.37 → 17.37/40 = 0.43425; total 0.80575.
+    // Trigger 0.5: a step S = max(3.84, 2 · 3.1) = 6.2 ms is charged 3.1 ms; a blocker is a
+    // write and its step (Eq. 14), 1.87 + 3.1 = 4.97 ms. Read level (T = 20): C^r = 1.23,
+    // B^r = 2 · 4.97 = 9.94: 0.0615 + 0.497 = 0.5585. Write level (T = 40): C^w = ⌈3/16⌉ ·
+    // (1.87 + 3.1) = 4.97, B^w = 4 · 4.97 = 19.88: 0.0615 + 0.12425 + 0.497 = 0.68275, binding.
     let test = wao_gc::demand_test(&c, &[t], &b, 0.5);
-    close(test.terms[0].value, 0.3715, 1e-12, "read term");
-    close(test.terms[1].value, 0.43425, 1e-12, "write term");
-    assert!(test.passes());
-    // Trigger 1 (λ at Eq. 12's bound): (1.23 + 12.4)/20 + (8.07 + 24.8)/40 = 0.6815 + 0.82175.
-    close(wao_gc::demand_test(&c, &[t], &b, 1.0).total(), 1.503_25, 1e-12, "trigger 1");
-    // No blocker, no trigger: the bare utilisations 1.23/20 + 1.87/40.
-    close(wao_gc::demand_test(&c, &[t], &[Blockers { read: 0, write: 0 }], 0.0).total(), 0.0615 + 0.04675, 1e-12, "bare");
+    let names: Vec<&str> = test.terms.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["C_0^r / T_0^r", "C_0^w / T_0^w", "B_0^w / T_0^w"]);
+    close(test.total(), 0.682_75, 1e-12, "trigger 0.5");
+    assert!(test.passes() && wao_gc::demand_passes(&c, &[t], &b, 0.5));
+    // Trigger 1 (λ at Eq. 12's bound): blocker 8.07 ms; write level 0.0615 + 8.07/40 + 32.28/40
+    // = 1.07025 > 1.
+    close(wao_gc::demand_test(&c, &[t], &b, 1.0).total(), 1.070_25, 1e-12, "trigger 1");
+    assert!(!wao_gc::demand_passes(&c, &[t], &b, 1.0));
+    // Nine read blockers: the read level binds, 0.0615 + 9 · 8.07/20 = 3.693, and only the
+    // read term is in it (the write's period is longer).
+    let read_bound = wao_gc::demand_test(&c, &[t], &[Blockers { read: 9, write: 0 }], 1.0);
+    assert_eq!(read_bound.terms.len(), 2);
+    close(read_bound.total(), 3.693, 1e-12, "read level");
+    // Equal periods are one level: two readers of 1.23 ms every 10 ms, no blocker: 0.246.
+    let r = Task::reader(1, 10.0);
+    close(wao_gc::demand_test(&c, &[r, r], &[Blockers { read: 0, write: 0 }; 2], 0.5).total(), 0.246, 1e-12, "ties");
 }
 
 #[test]

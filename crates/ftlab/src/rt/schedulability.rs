@@ -1,7 +1,7 @@
 //! The schedulability experiment of the PaRT-FTL paper's §VI-A (Figures 5-7): for each total
 //! utilisation U = 0.05, 0.10, …, 0.95, `n_sets` random task sets of `n_tasks` tasks (UUniFast),
 //! periods from Eq. 17-18, and each set tested under PaRT-FTL (Eq. 6-7), RTGC (`rt::rtgc`) and
-//! WAO-GC at two trigger rates (`rt::wao_gc::demand_test`); then the weighted schedulability
+//! WAO-GC at two trigger rates (`rt::wao_gc::demand_passes`); then the weighted schedulability
 //! (Bastoni, Brandenburg and Anderson, OSPERT 2010) per request size.
 //!
 //! Choices the paper leaves open, each documented in docs/rt.md ("Figures 5-7"): a task's
@@ -143,7 +143,7 @@ impl Devices {
 
 /// Whether `set` is schedulable under each of `SCHEMES`, in that order.
 pub fn verdicts(d: &Devices, set: &TaskSet) -> [bool; 4] {
-    let wao = |p: f64| wao_gc::demand_test(&d.wao_gc, &set.tasks, &set.blockers, p).passes();
+    let wao = |p: f64| wao_gc::demand_passes(&d.wao_gc, &set.tasks, &set.blockers, p);
     [part_ftl::admits(&d.part_ftl, &set.tasks), rtgc::test(&d.rtgc, &set.tasks).passes(), wao(WAO_GC_TRIGGERS[0]), wao(WAO_GC_TRIGGERS[1])]
 }
 

@@ -3,9 +3,10 @@
 //! arithmetic, in milliseconds. The scheme that acts on a device is `scheme::wao_gc`.
 //!
 //! WAO-GC has no admission control (§VI-A). For Figures 5-7 this module also has
-//! `demand_test`, this project's reading of §VI-A's text (docs/rt.md, "WAO-GC's demand
-//! test"): an EDF utilisation test on the shared dies in which each job is charged the partial
-//! GC steps that can block it.
+//! `demand_passes` and `demand_test`, this project's reading of §VI-A's text (docs/rt.md,
+//! "WAO-GC's demand test"): EDF with SRP on the shared dies, writes charged their partial steps
+//! with a trigger probability, and each job blocked by the writes and steps of a number of
+//! other tasks that the caller draws.
 
 use super::{Task, Term, Test};
 
@@ -71,29 +72,74 @@ pub struct Blockers {
     pub write: u32,
 }
 
-/// The demand test for WAO-GC with a fraction `trigger` of writes starting a partial step
-/// (§VI-A's "WAO-GC 75" is 0.75; 1 when λ is at Eq. 12's bound). With S = max(t_e, c(t_r + t_w))
-/// (Eq. 13-14), each step is charged `trigger` · S, and on the |F| shared dies:
-/// - a read job costs C_i^r = r_i · t_r + b_i^r · trigger · S (Eq. 14 with b_i^r blockers);
-/// - a write job costs C_i^w = ⌈w_i/|F|⌉ · (t_w + trigger · S) + b_i^w · trigger · S (Eq. 13
-///   for each striped round, plus the blockers);
-///
-/// and the set passes if Σ (C_i^r/T_i^r + C_i^w/T_i^w) ≤ 1 (EDF on one resource). `blockers`
-/// holds one entry per task.
-pub fn demand_test(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f64) -> Test {
+/// One job type of the demand test: task `task`'s reads or writes, its cost, period and
+/// blocking, in ms.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    task: usize,
+    side: char,
+    cost_ms: f64,
+    period_ms: f64,
+    blocking_ms: f64,
+}
+
+/// The job types of `tasks`, sorted by period (ties in task order, reads first).
+fn levels(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f64) -> Vec<Level> {
     assert_eq!(tasks.len(), blockers.len(), "one Blockers per task");
     let step_ms = trigger * c.step_ms();
-    let mut terms = Vec::with_capacity(2 * tasks.len());
+    let blocker_ms = c.write_ms + step_ms;
+    let mut out = Vec::with_capacity(2 * tasks.len());
     for (i, (t, b)) in tasks.iter().zip(blockers).enumerate() {
         if t.read_pages > 0 {
-            let cr = t.read_pages as f64 * c.read_ms + b.read as f64 * step_ms;
-            terms.push(Term { name: format!("C_{i}^r / T_{i}^r"), value: cr / t.read_period_ms });
+            let cost_ms = t.read_pages as f64 * c.read_ms;
+            out.push(Level { task: i, side: 'r', cost_ms, period_ms: t.read_period_ms, blocking_ms: b.read as f64 * blocker_ms });
         }
         if t.write_pages > 0 {
-            let rounds = t.write_pages.div_ceil(c.dies) as f64;
-            let cw = rounds * (c.write_ms + step_ms) + b.write as f64 * step_ms;
-            terms.push(Term { name: format!("C_{i}^w / T_{i}^w"), value: cw / t.write_period_ms });
+            let cost_ms = t.write_pages.div_ceil(c.dies) as f64 * (c.write_ms + step_ms);
+            out.push(Level { task: i, side: 'w', cost_ms, period_ms: t.write_period_ms, blocking_ms: b.write as f64 * blocker_ms });
         }
     }
-    Test { equation: "WAO-GC demand (docs/rt.md)", terms }
+    out.sort_by(|a, b| a.period_ms.total_cmp(&b.period_ms));
+    out
+}
+
+/// For each level (sorted as `levels`): Σ_{T_j ≤ T_i} C_j/T_j + B_i/T_i.
+fn level_totals(levels: &[Level]) -> Vec<f64> {
+    let mut totals = Vec::with_capacity(levels.len());
+    let (mut start, mut sum) = (0, 0.0);
+    while start < levels.len() {
+        let end = start + levels[start..].iter().take_while(|l| l.period_ms == levels[start].period_ms).count();
+        sum += levels[start..end].iter().map(|l| l.cost_ms / l.period_ms).sum::<f64>();
+        totals.extend(levels[start..end].iter().map(|l| sum + l.blocking_ms / l.period_ms));
+        start = end;
+    }
+    totals
+}
+
+/// WAO-GC's demand test, this project's reading of §VI-A (docs/rt.md): EDF with the Stack
+/// Resource Policy (Baker 1991), the scheduler Eq. 6-7 assume for PaRT-FTL, on the |F| shared
+/// dies, with a fraction `trigger` of write rounds starting a partial step of
+/// S = max(t_e, c(t_r + t_w)) (§VI-A's "WAO-GC 75" is 0.75). Job costs: a read job r_i · t_r
+/// (Eq. 18's charge); a write job ⌈w_i/|F|⌉ · (t_w + trigger · S) (Eq. 13, the step weighted
+/// by its probability). Blocking: b blockers (`blockers`), each a write and its step as in
+/// Eq. 14, B = b · (t_w + trigger · S). The set passes if at every job type i,
+/// Σ_{T_j ≤ T_i} C_j/T_j + B_i/T_i ≤ 1.
+pub fn demand_passes(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f64) -> bool {
+    level_totals(&levels(c, tasks, blockers, trigger)).iter().all(|&t| t <= 1.0)
+}
+
+/// `demand_passes`'s binding level (the largest sum) term by term: every C_j/T_j with
+/// T_j ≤ T_i, then B_i/T_i; it passes exactly when `demand_passes` does. No term if no task.
+pub fn demand_test(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f64) -> Test {
+    let levels = levels(c, tasks, blockers, trigger);
+    let totals = level_totals(&levels);
+    let mut terms = Vec::new();
+    if let Some((i, _)) = totals.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
+        let top = levels[i];
+        for l in levels.iter().take_while(|l| l.period_ms <= top.period_ms) {
+            terms.push(Term { name: format!("C_{}^{} / T_{}^{}", l.task, l.side, l.task, l.side), value: l.cost_ms / l.period_ms });
+        }
+        terms.push(Term { name: format!("B_{}^{} / T_{}^{}", top.task, top.side, top.task, top.side), value: top.blocking_ms / top.period_ms });
+    }
+    Test { equation: "WAO-GC demand, SRP with EDF, binding level (docs/rt.md)", terms }
 }
