@@ -6,6 +6,7 @@
 pub mod backlog;
 pub mod deadline;
 pub mod latency;
+pub mod lifetime;
 pub mod phase;
 pub mod report;
 pub mod streams;

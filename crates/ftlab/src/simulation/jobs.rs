@@ -252,6 +252,7 @@ impl Simulation<'_> {
         let kind = self.jobs.get(id).kind;
         assert_eq!(self.jobs.get(id).block, op.block, "erase of a block that is not the job's source");
         assert_eq!(self.collector[d], id, "erase by a job that does not hold the die");
+        self.wear.erase(d, self.ftl.blocks().info[op.block.0 as usize].owner);
         self.ftl.erase(op.block);
         if let Some(d) = self.program_deadline.get_mut(op.block.0 as usize) {
             *d = SimTime::ZERO;
