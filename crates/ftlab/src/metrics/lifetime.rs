@@ -9,6 +9,7 @@
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::{BlockInfo, OWNER_NONE};
+use crate::sim::time::SimTime;
 
 /// Seconds per day.
 pub const SECONDS_PER_DAY: f64 = 86_400.0;
@@ -20,15 +21,23 @@ pub struct WearCounters {
     /// Indexed by the owner of the erased block's data; blocks with no owner are not counted
     /// here (they are in `per_die`).
     pub per_tenant: Vec<u64>,
+    /// `device.pe_cycles`.
+    pub pe_cycles: u32,
+    /// When a block's erase count first reached `pe_cycles` (whole run, not reset).
+    pub first_wear_out: Option<SimTime>,
 }
 
 impl WearCounters {
-    pub fn new(n_dies: usize, n_tenants: usize) -> WearCounters {
-        WearCounters { per_die: vec![0; n_dies], per_tenant: vec![0; n_tenants] }
+    pub fn new(n_dies: usize, n_tenants: usize, pe_cycles: u32) -> WearCounters {
+        WearCounters { per_die: vec![0; n_dies], per_tenant: vec![0; n_tenants], pe_cycles, first_wear_out: None }
     }
 
-    /// Block of `die` whose data belonged to `owner` (`OWNER_NONE` for none) was erased.
-    pub fn erase(&mut self, die: usize, owner: u16) {
+    /// Block of `die` whose data belonged to `owner` (`OWNER_NONE` for none) was erased at
+    /// `now`, its erase count becoming `count`.
+    pub fn erase(&mut self, die: usize, owner: u16, count: u32, now: SimTime) {
+        if count >= self.pe_cycles && self.first_wear_out.is_none() {
+            self.first_wear_out = Some(now);
+        }
         self.per_die[die] += 1;
         if owner != OWNER_NONE {
             if let Some(t) = self.per_tenant.get_mut(owner as usize) {
@@ -54,6 +63,8 @@ pub struct WearGroup {
     pub erase_count_min: u32,
     pub erase_count_max: u32,
     pub erase_count_mean: f64,
+    /// Largest erase count when the timed run started (after preconditioning).
+    pub erase_count_max_start: u32,
     /// `erase_count_max / erase_count_mean`; `None` when the mean is 0.
     pub wear_imbalance: Option<f64>,
     /// `lifetime_days(pe_cycles, erase_count_max, blocks, erase_rate_per_s)`.
@@ -80,6 +91,7 @@ impl WearGroup {
             erase_count_min: if n == 0 { 0 } else { min },
             erase_count_max: max,
             erase_count_mean: mean,
+            erase_count_max_start: 0,
             wear_imbalance: if mean > 0.0 { Some(max as f64 / mean) } else { None },
             lifetime_days: lifetime_days(pe_cycles, max, n, rate),
         }
@@ -112,6 +124,8 @@ pub fn lifetime_days(pe_cycles: u32, erase_count_max: u32, blocks: u64, erase_ra
 pub struct LifetimeResult {
     pub pe_cycles: u32,
     pub device: WearGroup,
+    /// When a block first reached `pe_cycles`, if one did.
+    pub first_wear_out: Option<SimTime>,
     /// The device's first wear-out with no balancing between channels: the least
     /// `lifetime_days` over channels (`None` if no channel was erased).
     pub lifetime_days_first_channel: Option<f64>,
@@ -124,14 +138,19 @@ pub struct LifetimeResult {
 }
 
 impl LifetimeResult {
-    pub fn compute(g: &Geometry, blocks: &[BlockInfo], wear: &WearCounters, secs: f64, pe_cycles: u32) -> LifetimeResult {
+    /// `start`: each block's erase count when the timed run started.
+    pub fn compute(g: &Geometry, blocks: &[BlockInfo], start: &[u32], wear: &WearCounters, secs: f64) -> LifetimeResult {
+        let pe_cycles = wear.pe_cycles;
         let counts = || blocks.iter().map(|b| b.erase_count);
-        let device = WearGroup::of(counts(), wear.per_die.iter().sum(), secs, pe_cycles);
+        let mut device = WearGroup::of(counts(), wear.per_die.iter().sum(), secs, pe_cycles);
+        device.erase_count_max_start = start.iter().copied().max().unwrap_or(0);
         let channels: Vec<WearGroup> = (0..g.channels)
             .map(|c| {
                 let in_channel = |b: usize| g.channel_of(g.die_of_block(BlockIdx(b as u32))) == c;
                 let erases = (0..g.n_dies).filter(|&d| g.channel_of(DieIdx(d)) == c).map(|d| wear.per_die[d as usize]).sum();
-                WearGroup::of(blocks.iter().enumerate().filter(|(b, _)| in_channel(*b)).map(|(_, i)| i.erase_count), erases, secs, pe_cycles)
+                let mut w = WearGroup::of(blocks.iter().enumerate().filter(|(b, _)| in_channel(*b)).map(|(_, i)| i.erase_count), erases, secs, pe_cycles);
+                w.erase_count_max_start = (0..blocks.len()).filter(|&b| in_channel(b)).map(|b| start[b]).max().unwrap_or(0);
+                w
             })
             .collect();
         let tenants = (0..wear.per_tenant.len())
@@ -144,7 +163,7 @@ impl LifetimeResult {
         let rates: Vec<f64> = channels.iter().map(|c| c.erase_rate_per_s).collect();
         let rate_mean = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
         let rate_imbalance = if rate_mean > 0.0 { Some(rates.iter().copied().fold(0.0, f64::max) / rate_mean) } else { None };
-        LifetimeResult { pe_cycles, device, lifetime_days_first_channel: first, erase_rate_imbalance: rate_imbalance, channels, tenants }
+        LifetimeResult { pe_cycles, device, first_wear_out: wear.first_wear_out, lifetime_days_first_channel: first, erase_rate_imbalance: rate_imbalance, channels, tenants }
     }
 }
 

@@ -98,6 +98,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "erase_rate_imbalance": r.lifetime.erase_rate_imbalance.map(round6),
             "lifetime_days": r.lifetime.lifetime_days_first_channel.map(round6),
             "lifetime_days_balanced": r.lifetime.device.lifetime_days.map(round6),
+            "first_wear_out_s": r.lifetime.first_wear_out.map(|t| round6(t.as_secs_f64())),
             "flash_reads": d.flash_reads,
             "rebuilt_reads": d.rebuilt_reads,
             "suspensions": d.suspensions,
@@ -112,7 +113,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "measured_s": round6(secs),
         },
         "channels": r.lifetime.channels.iter().enumerate().map(|(c, w)| {
-            let mut v = json!({"channel": c});
+            let mut v = json!({"channel": c, "erase_count_max_start": w.erase_count_max_start});
             v.as_object_mut().expect("an object").extend(wear_json(w).as_object().expect("an object").clone());
             v
         }).collect::<Vec<_>>(),

@@ -45,7 +45,7 @@ impl Simulation<'_> {
             .zip(&self.busy_at_measure)
             .map(|(&b, &b0)| if measured.ns() == 0 { 0.0 } else { (b - b0) as f64 / measured.ns() as f64 })
             .collect();
-        let lifetime = LifetimeResult::compute(&g, &self.ftl.blocks().info, &self.wear, measured.as_secs_f64(), self.pe_cycles);
+        let lifetime = LifetimeResult::compute(&g, &self.ftl.blocks().info, &erase_pre, &self.wear, measured.as_secs_f64());
         let v = view!(self);
         let (scheme, streams) = (&self.scheme, &mut self.streams);
         let ts_saturated = self.ts.saturated;

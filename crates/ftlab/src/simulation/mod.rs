@@ -316,8 +316,6 @@ pub struct Simulation<'a> {
     erases_without_progress: u64,
     /// Erases of the measured phase per die and per tenant (lifetime metrics).
     wear: WearCounters,
-    /// `device.pe_cycles`: the endurance the lifetime projection assumes.
-    pe_cycles: u32,
 }
 
 impl<'a> Simulation<'a> {
@@ -412,8 +410,7 @@ impl<'a> Simulation<'a> {
             erase_precondition: None,
             precondition_erases: 0,
             erases_without_progress: 0,
-            wear: WearCounters::new(n_dies, s.tenants.len()),
-            pe_cycles: s.device.pe_cycles.expect("filled by resolve_device"),
+            wear: WearCounters::new(n_dies, s.tenants.len(), s.device.pe_cycles.expect("filled by resolve_device")),
         }
     }
 
