@@ -131,12 +131,18 @@ impl ModelInput {
 
     /// Advance wear from time 0 to the first wear-out or `horizon_s`, swapping when `swaps`.
     pub fn run(&self, swaps: bool, horizon_s: f64) -> ModelRun {
+        self.run_to(swaps, horizon_s, true)
+    }
+
+    /// As `run`, going on past the first wear-out to `horizon_s` unless `stop_at_wear_out`
+    /// (the device of the model does not stop; the count of swaps over a fixed span does).
+    pub fn run_to(&self, swaps: bool, horizon_s: f64, stop_at_wear_out: bool) -> ModelRun {
         let (mut wear, mut rate, mut owner) = (self.wear_start.clone(), self.rate_per_s.clone(), self.owner.clone());
         let mut out = ModelRun { first_wear_out_s: None, swap_times_s: Vec::new(), series: vec![(0.0, wear.clone())] };
         let mut t = 0.0;
         let mut check = if swaps { Some(self.on_epoch_grid(self.swap_interval_min_s)) } else { None };
         while t < horizon_s && out.swap_times_s.len() < SWAPS_MAX {
-            let until_out = self.time_to_wear_out(&wear, &rate).map(|d| t + d);
+            let until_out = if out.first_wear_out_s.is_none() { self.time_to_wear_out(&wear, &rate).map(|d| t + d) } else { None };
             let next = check.unwrap_or(f64::INFINITY).min(until_out.unwrap_or(f64::INFINITY)).min(horizon_s);
             let dt = next - t;
             for c in 0..wear.len() {
@@ -145,7 +151,9 @@ impl ModelInput {
             t = next;
             if until_out.is_some_and(|w| w <= t) {
                 out.first_wear_out_s = Some(t);
-                break;
+                if stop_at_wear_out {
+                    break;
+                }
             }
             if check.is_none_or(|ct| ct > t) {
                 continue;
