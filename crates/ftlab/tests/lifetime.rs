@@ -125,9 +125,9 @@ fn every_scheme_reports_lifetime() {
 #[test]
 fn pe_cycles_out_of_range_is_a_precise_error() {
     for bad in ["0", "1000001"] {
-        let e = run_raw(&scenario("unified", &format!("pe_cycles = {bad}")), &[]).err().expect("rejected").to_string();
+        let e = run_raw(&scenario("unified", &format!("pe_cycles = {bad}")), &[]).expect_err("rejected").to_string();
         assert!(e.contains("device.pe_cycles") && e.contains("[1, 1000000]") && e.contains(bad), "{e}");
     }
-    let e = run_raw(&scenario("unified", "pe_cycles = -3"), &[]).err().expect("rejected").to_string();
+    let e = run_raw(&scenario("unified", "pe_cycles = -3"), &[]).expect_err("rejected").to_string();
     assert!(e.contains("pe_cycles"), "{e}");
 }

@@ -145,8 +145,8 @@ impl ModelInput {
             let until_out = if out.first_wear_out_s.is_none() { self.time_to_wear_out(&wear, &rate).map(|d| t + d) } else { None };
             let next = check.unwrap_or(f64::INFINITY).min(until_out.unwrap_or(f64::INFINITY)).min(horizon_s);
             let dt = next - t;
-            for c in 0..wear.len() {
-                wear[c] += self.slope(c, &rate) * dt;
+            for (c, w) in wear.iter_mut().enumerate() {
+                *w += self.slope(c, &rate) * dt;
             }
             t = next;
             if until_out.is_some_and(|w| w <= t) {
@@ -170,8 +170,8 @@ impl ModelInput {
                         wear[c] += self.swap_erases / self.blocks[c];
                     }
                     let end = t + self.swap_time_s;
-                    for c in 0..wear.len() {
-                        wear[c] += self.slope(c, &rate) * self.swap_time_s;
+                    for (c, w) in wear.iter_mut().enumerate() {
+                        *w += self.slope(c, &rate) * self.swap_time_s;
                     }
                     t = end;
                     out.series.push((t, wear.clone()));
