@@ -125,4 +125,9 @@ def rt_schedulability(n_sets: int, seed: int, read_share: float) -> str:
     write_pages, scheme, weighted). `n_sets` out of 1..=1000000 or `read_share` out of [0, 1]
     raises UsageError (arg `--sets` or `--read-share`)."""
 
+def lifetime(summary: str, resolved_toml: str, scheme: str, horizon_s: float) -> str:
+    """`ftlab lifetime`: the fast-forward lifetime model (docs/lifetime.md) of `scheme` in a
+    run's summary.json and scenario.resolved.toml texts, to the first wear-out or `horizon_s`,
+    with and without channel swaps, as JSON text. A run without lifetime keys or the scheme
+    raises UsageError."""
 def version() -> str: ...

@@ -463,6 +463,9 @@ app.add_typer(capture_app, name="capture")
 
 # ftlab rt (ftlab.cli_rt)
 from ftlab.cli_rt import rt_app  # noqa: E402
+from ftlab.cli_lifetime import lifetime_command  # noqa: E402
+
+app.command("lifetime")(lifetime_command)
 
 app.add_typer(rt_app, name="rt")
 

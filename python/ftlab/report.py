@@ -133,6 +133,23 @@ class Report:
         return _rows_frame(rows, ("scheme",))
 
     @property
+    def channels_frame(self) -> pl.DataFrame:
+        """Wear and projected lifetime per scheme and channel (`schemes.<s>.channels`,
+        docs/lifetime.md): `blocks`, `erases` and `erase_rate_per_s` of the measured phase,
+        `erase_count_min`/`_max`/`_mean` (the device's wear, preconditioning included),
+        `wear_imbalance` (max / mean) and `lifetime_days` at `device.pe_cycles` (null if the
+        channel was never erased). No rows for older runs.
+
+        >>> report.channels_frame.select("scheme", "channel", "lifetime_days")  # doctest: +SKIP
+        """
+        rows = [
+            {"scheme": scheme, **row}
+            for scheme, data in (self.summary.get("schemes") or {}).items()
+            for row in (data.get("channels") or [])
+        ]
+        return _rows_frame(rows, ("scheme", "channel"))
+
+    @property
     def counters_frame(self) -> pl.DataFrame:
         """The per-scheme counters of summary.json besides tenants, device and phases (`jobs`,
         `scheme_counters`, `mapper_counters`): one row per scheme, one column per counter,
@@ -399,13 +416,14 @@ def _numbers(scheme: str, tenant: str | None, metrics: Mapping[str, Any]) -> Ite
 
 
 #: The entries of a scheme's summary object that are not counters (`streams` has its own
-#: frames: `Report.streams_frame`, `Report.physical_streams_frame`).
-NOT_COUNTERS = ("tenants", "device", "phases", "streams")
+#: frames: `Report.streams_frame`, `Report.physical_streams_frame`; `channels` is
+#: `Report.channels_frame`).
+NOT_COUNTERS = ("tenants", "device", "phases", "streams", "channels")
 
 
 def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
-    """The entries of one scheme's summary object besides `tenants`, `device`, `phases` and
-    `streams` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+    """The entries of one scheme's summary object besides `tenants`, `device`, `phases`,
+    `streams` and `channels` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
 
     >>> scheme_counters({"tenants": {}, "device": {}, "phases": {}, "jobs": {"gc_steps": 0}})
     {'jobs': {'gc_steps': 0}}

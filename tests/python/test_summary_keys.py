@@ -1,6 +1,7 @@
 """Tests of the summary.json keys the engine added (per tenant: queue_depth,
 outstanding_at_end, backlog_growth, unstable, reordered_arrivals, each op's saturated, and
-deadlines for periodic tasks; per scheme: jobs, scheme_counters, mapper_counters) as the
+deadlines for periodic tasks, wear; per scheme: jobs, scheme_counters, mapper_counters,
+channels; per device: the lifetime keys) as the
 Python side shows them, on hand-made summaries without the simulator: the tidy frames
 (booleans stay Boolean), `metrics` and `ftlab compare`, the terminal table of `ftlab run`,
 report.html, and summaries of older runs without any of these keys. `--jobs` in sweeps:
@@ -38,7 +39,13 @@ def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> 
          "reordered_arrivals": 2}
     if deadlines is not None:
         t["deadlines"] = deadlines
+    t["wear"] = _wear(lifetime_days=120.5 if deadlines is None else None)
     return t
+
+
+def _wear(lifetime_days: float | None, erases: int = 40) -> dict:
+    return {"blocks": 128, "erases": erases, "erase_rate_per_s": erases / 4.0, "erase_count_min": 1,
+            "erase_count_max": 9, "erase_count_mean": 4.5, "wear_imbalance": 2.0, "lifetime_days": lifetime_days}
 
 
 def _scheme(heavy_outstanding: int, rt_misses: int) -> dict:
@@ -46,7 +53,10 @@ def _scheme(heavy_outstanding: int, rt_misses: int) -> dict:
     return {
         "tenants": {"heavy": _tenant(heavy_outstanding, True), "rt": _tenant(2, False, deadlines)},
         "device": {"waf": 1.3, "erases": 51, "precondition_erases": 256, "write_buffer_bytes": 0,
-                   "timeseries_latency_saturated": 0, "die_utilisation": [0.9, 0.8]},
+                   "timeseries_latency_saturated": 0, "die_utilisation": [0.9, 0.8],
+                   "pe_cycles": 3000, "erase_rate_per_s": 12.75, "erase_rate_imbalance": 1.5,
+                   "lifetime_days": 120.5, "lifetime_days_balanced": 180.25},
+        "channels": [{"channel": 0, **_wear(120.5, 40)}, {"channel": 1, **_wear(None, 0)}],
         "jobs": {"gc": {"started": 55, "page_reads": 1255, "erases": 51}, "gc_steps": 0, "parity_deferred": 0},
         "scheme_counters": {"epochs": 4.0, "transfers": 1.0},
         "mapper_counters": {},
@@ -139,6 +149,21 @@ def test_counters_frame_and_metrics_carry_the_scheme_counters():
     # Booleans are not numbers: `unstable` is in summary_frame only.
     assert "unstable" not in metrics.get_column("metric").to_list()
     assert metrics.filter(metric="outstanding_at_end", tenant="heavy").get_column("value").to_list() == [14310.0, 16291.0]
+
+
+def test_lifetime_keys_in_the_frames():
+    report = report_of(NEW)
+    device = report.device_frame.filter(scheme="partitioned")
+    assert device.select("pe_cycles", "erase_rate_per_s", "lifetime_days", "lifetime_days_balanced").row(0) == (3000, 12.75, 120.5, 180.25)
+    channels = report.channels_frame
+    assert channels.select("scheme", "channel", "erases", "lifetime_days").rows() == [
+        ("unified", 0, 40, 120.5), ("unified", 1, 0, None), ("partitioned", 0, 40, 120.5), ("partitioned", 1, 0, None)]
+    tenants = report.summary_frame.filter(scheme="unified")
+    assert tenants.select("tenant", "wear_erase_rate_per_s", "wear_lifetime_days").rows() == [("heavy", 10.0, 120.5), ("rt", 10.0, None)]
+    # Channels have their own frame: they are not counters.
+    assert not [c for c in report.counters_frame.columns if c.startswith("channels")]
+    assert report.metrics.filter(pl.col("tenant").is_null(), metric="lifetime_days").get_column("value").to_list() == [120.5, 120.5]
+    assert report_of(OLD, backlog=False).channels_frame.height == 0
 
 
 def test_compare_an_old_and_a_new_run(tmp_path):

@@ -326,6 +326,13 @@ fn rt_admit(py: Python<'_>, text: &str, file: &str, scheme: &str) -> PyResult<St
     api::rt_admit(text, file, scheme).map_err(|e| to_pyerr(py, e))
 }
 
+/// `ftlab lifetime`: the fast-forward lifetime model of `scheme` in a run's summary.json and
+/// resolved scenario texts, as JSON.
+#[pyfunction]
+fn lifetime(py: Python<'_>, summary: &str, resolved_toml: &str, scheme: &str, horizon_s: f64) -> PyResult<String> {
+    api::lifetime(summary, resolved_toml, scheme, horizon_s).map_err(|e| to_pyerr(py, e))
+}
+
 /// `ftlab rt bounds`: Table IV computed, as JSON.
 #[pyfunction]
 fn rt_bounds() -> String {
@@ -374,6 +381,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rt_admit, m)?)?;
     m.add_function(wrap_pyfunction!(rt_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(rt_schedulability, m)?)?;
+    m.add_function(wrap_pyfunction!(lifetime, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

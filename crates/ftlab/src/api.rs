@@ -145,6 +145,17 @@ pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<Stri
     Ok(serde_json::json!({ "schemes": SCHEMES, "parameters": params, "rows": rows, "weighted": weighted }).to_string())
 }
 
+/// `ftlab lifetime`: the fast-forward lifetime model (`metrics::lifetime_model`) of `scheme`
+/// in a run's `summary.json` and `scenario.resolved.toml` texts, to the first wear-out (or
+/// `horizon_s`), with and without swaps, as JSON.
+pub fn lifetime(summary: &str, resolved_toml: &str, scheme: &str, horizon_s: f64) -> Result<String, FtlabError> {
+    if !(horizon_s.is_finite() && horizon_s > 0.0) {
+        return Err(FtlabError::Usage { arg: "--horizon-days".into(), reason: format!("must be a positive number of days, got {} s", horizon_s) });
+    }
+    let input = crate::metrics::lifetime_model::inputs_from_run(summary, resolved_toml, scheme)?;
+    Ok(crate::metrics::lifetime_model::lifetime_json(&input, horizon_s))
+}
+
 /// `ftlab rt bounds`: Table IV computed, as JSON rows (quantity, equation, pages/s or ms, both
 /// byte readings, the paper's printed value).
 pub fn rt_bounds() -> String {

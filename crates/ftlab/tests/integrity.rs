@@ -3,7 +3,8 @@
 //! `scheme::REGISTRY` and every mapper of `stream::REGISTRY` (the mappers other than `legacy` on 2
 //! physical streams, whose extra open blocks need 30% over-provisioning instead of 15%; vstream
 //! re-clustering every 2 ms; upi and upi-guarded with 2 ms epochs, so dies
-//! change sets and GC relocates data all the time), plus three test-only policies that drive
+//! change sets and GC relocates data all the time; flashblox swapping channels whenever the
+//! erase rates differ by 10%, so swap migrations run while both tenants write and read), plus three test-only policies that drive
 //! the engine's commands: whole-block migrations while the host writes, partial GC in steps
 //! of k page reads, and parity programs with reads rebuilt from stripes. With and without a
 //! write buffer, with one or several mapping units per flash page. The oracle checks every
@@ -90,6 +91,10 @@ relocation_weight = 20.0
 [scheme.upi-guarded]
 epoch_s = 0.002
 relocation_weight = 20.0
+[scheme.flashblox]
+epoch_s = 0.002
+swap_interval_min_s = 0.01
+swap_threshold = 1.1
 [precondition]
 fill_fraction = {fill}
 overwrite_passes = 0.5

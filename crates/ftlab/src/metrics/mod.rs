@@ -6,6 +6,8 @@
 pub mod backlog;
 pub mod deadline;
 pub mod latency;
+pub mod lifetime;
+pub mod lifetime_model;
 pub mod phase;
 pub mod report;
 pub mod streams;

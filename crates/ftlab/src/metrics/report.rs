@@ -5,6 +5,7 @@
 //! otherwise (`erase_count_*` and `precondition_erases` are the device's wear). Not the time
 //! series (see `timeseries`) and not the terminal table (Python).
 
+use super::lifetime::{LifetimeResult, WearGroup};
 use super::phase::PhaseResult;
 use super::deadline::TaskStats;
 use super::streams::StreamsResult;
@@ -47,6 +48,8 @@ pub struct SchemeResult {
     pub write_buffer_bytes: u64,
     /// Per-stream counts (physical and virtual streams).
     pub streams: StreamsResult,
+    /// Wear and projected lifetime per channel, tenant and device (`metrics::lifetime`).
+    pub lifetime: LifetimeResult,
 }
 
 /// `summary.json` for a scenario's schemes.
@@ -69,8 +72,10 @@ pub fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> Stri
 fn scheme_json(r: &SchemeResult) -> Value {
     let secs = r.measured.as_secs_f64();
     let mut tenants = Map::new();
-    for ((name, t), &qd) in r.tenants.iter().zip(&r.queue_depths) {
-        tenants.insert(name.clone(), tenant_json(t, qd, secs));
+    for (((name, t), &qd), wear) in r.tenants.iter().zip(&r.queue_depths).zip(&r.lifetime.tenants) {
+        let mut v = tenant_json(t, qd, secs);
+        v["wear"] = wear_json(wear);
+        tenants.insert(name.clone(), v);
     }
     let d = &r.device;
     let device_waf = ratio((d.flash_pages_programmed * r.units_per_page as u64) as f64, d.host_units as f64);
@@ -88,6 +93,12 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "erase_count_max": r.erase_count_max,
             "erase_count_mean": round6(r.erase_count_mean),
             "wear_imbalance": ratio(r.erase_count_max as f64, r.erase_count_mean),
+            "pe_cycles": r.lifetime.pe_cycles,
+            "erase_rate_per_s": round6(r.lifetime.device.erase_rate_per_s),
+            "erase_rate_imbalance": r.lifetime.erase_rate_imbalance.map(round6),
+            "lifetime_days": r.lifetime.lifetime_days_first_channel.map(round6),
+            "lifetime_days_balanced": r.lifetime.device.lifetime_days.map(round6),
+            "first_wear_out_s": r.lifetime.first_wear_out.map(|t| round6(t.as_secs_f64())),
             "flash_reads": d.flash_reads,
             "rebuilt_reads": d.rebuilt_reads,
             "suspensions": d.suspensions,
@@ -101,6 +112,11 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "sim_time_ns": r.sim_time.ns(),
             "measured_s": round6(secs),
         },
+        "channels": r.lifetime.channels.iter().enumerate().map(|(c, w)| {
+            let mut v = json!({"channel": c, "erase_count_max_start": w.erase_count_max_start});
+            v.as_object_mut().expect("an object").extend(wear_json(w).as_object().expect("an object").clone());
+            v
+        }).collect::<Vec<_>>(),
         "jobs": jobs_json(&r.jobs),
         "scheme_counters": counters_json(&r.scheme_counters),
         "mapper_counters": counters_json(&r.mapper_counters),
@@ -213,6 +229,20 @@ fn deadlines_json(tasks: &[TaskStats]) -> Value {
         "released": tasks.iter().map(TaskStats::released).sum::<u64>(),
         "misses": tasks.iter().map(TaskStats::misses).sum::<u64>(),
         "tasks": per,
+    })
+}
+
+/// One group's wear (a tenant's blocks, a channel): see `metrics::lifetime`.
+fn wear_json(w: &WearGroup) -> Value {
+    json!({
+        "blocks": w.blocks,
+        "erases": w.erases,
+        "erase_rate_per_s": round6(w.erase_rate_per_s),
+        "erase_count_min": w.erase_count_min,
+        "erase_count_max": w.erase_count_max,
+        "erase_count_mean": round6(w.erase_count_mean),
+        "wear_imbalance": w.wear_imbalance.map(round6),
+        "lifetime_days": w.lifetime_days.map(round6),
     })
 }
 

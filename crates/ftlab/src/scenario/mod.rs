@@ -98,6 +98,9 @@ pub struct DeviceConfig {
     /// suspends that operation (after `timing.suspend_us`), is served, and the operation
     /// resumes (after `timing.suspend_us` again). Default false.
     pub program_erase_suspend: Option<bool>,
+    /// Program/erase endurance of a block, in cycles: the lifetime projection's wear-out
+    /// point (`metrics::lifetime`). Default 3000 (MLC, datasheet-typical); range [1, 10^6].
+    pub pe_cycles: Option<u32>,
     #[serde(default)]
     pub timing: TimingConfig,
 }

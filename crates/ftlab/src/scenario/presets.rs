@@ -23,6 +23,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             mapping_unit_bytes: Some(4096),
             multi_plane: None,
             program_erase_suspend: None,
+            pe_cycles: None,
             over_provisioning: Some(0.25),
             timing: mlc_fast(),
         }),
@@ -44,6 +45,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             mapping_unit_bytes: Some(4096),
             multi_plane: None,
             program_erase_suspend: None,
+            pe_cycles: None,
             over_provisioning: Some(0.28),
             timing: TimingConfig {
                 read_us: Some(50.0),
@@ -71,6 +73,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             mapping_unit_bytes: Some(4096),
             multi_plane: None,
             program_erase_suspend: None,
+            pe_cycles: None,
             over_provisioning: Some(0.07),
             timing: mlc_fast(),
         }),
@@ -110,6 +113,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             mapping_unit_bytes: Some(4096),
             multi_plane: None,
             program_erase_suspend: None,
+            pe_cycles: None,
             over_provisioning: Some(0.07),
             timing: TimingConfig {
                 read_us: Some(60.0),
@@ -142,6 +146,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             mapping_unit_bytes: Some(8192),
             multi_plane: None,
             program_erase_suspend: None,
+            pe_cycles: None,
             over_provisioning: Some(1.075),
             timing: TimingConfig {
                 read_us: Some(COSMOS_READ_US),

@@ -118,6 +118,12 @@ fn namespace_units(t: &TenantConfig, g: &Geometry, logical: u64) -> u32 {
     }
 }
 
+/// `device.pe_cycles` by default: 3000 program/erase cycles, the endurance MLC NAND
+/// datasheets typically rate (see docs/lifetime.md).
+pub const PE_CYCLES_DEFAULT: u32 = 3000;
+/// Largest `device.pe_cycles` accepted (SLC is rated around 10^5).
+pub const PE_CYCLES_MAX: u32 = 1_000_000;
+
 fn resolve_device(d: &mut DeviceConfig) -> Check {
     if let Some(name) = &d.preset {
         let Some(p) = presets::preset(name) else {
@@ -146,6 +152,10 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
     d.timing.read_holds_channel.get_or_insert(false);
     d.multi_plane.get_or_insert(false);
     d.program_erase_suspend.get_or_insert(false);
+    let pe = *d.pe_cycles.get_or_insert(PE_CYCLES_DEFAULT);
+    if !(1..=PE_CYCLES_MAX).contains(&pe) {
+        return err("device.pe_cycles", format!("must be in [1, {PE_CYCLES_MAX}] program/erase cycles, got {pe}"));
+    }
     for (key, missing) in [
         ("channels", d.channels.is_none()),
         ("chips_per_channel", d.chips_per_channel.is_none()),

@@ -6,6 +6,7 @@
 //! parity programs) that the engine runs as jobs. Adding a scheme = one file + one `REGISTRY`
 //! line.
 
+pub mod flashblox;
 pub mod partitioned;
 pub mod unified;
 pub mod upi;
@@ -164,6 +165,7 @@ pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("upi", upi::build),
     ("upi-guarded", upi::build_guarded),
     ("wao-gc", wao_gc::build),
+    ("flashblox", flashblox::build),
 ];
 
 /// Build the scheme called `name`.

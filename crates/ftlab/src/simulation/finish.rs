@@ -6,6 +6,7 @@
 use super::{view, Simulation};
 use crate::error::FtlabError;
 use crate::host::NO_TASK;
+use crate::metrics::lifetime::LifetimeResult;
 use crate::metrics::phase::PhaseResult;
 use crate::metrics::report::SchemeResult;
 use crate::metrics::table::{cdf_table, wear_table, Column, Table};
@@ -44,6 +45,7 @@ impl Simulation<'_> {
             .zip(&self.busy_at_measure)
             .map(|(&b, &b0)| if measured.ns() == 0 { 0.0 } else { (b - b0) as f64 / measured.ns() as f64 })
             .collect();
+        let lifetime = LifetimeResult::compute(&g, &self.ftl.blocks().info, &erase_pre, &self.wear, measured.as_secs_f64());
         let v = view!(self);
         let (scheme, streams) = (&self.scheme, &mut self.streams);
         let ts_saturated = self.ts.saturated;
@@ -80,6 +82,7 @@ impl Simulation<'_> {
             write_buffer_bytes: self.p.buffer_units * g.unit_bytes as u64,
             streams: self.streams.result(self.ftl.params.physical_streams),
             phases,
+            lifetime,
         };
         Ok((result, tables))
     }

@@ -252,6 +252,8 @@ impl Simulation<'_> {
         let kind = self.jobs.get(id).kind;
         assert_eq!(self.jobs.get(id).block, op.block, "erase of a block that is not the job's source");
         assert_eq!(self.collector[d], id, "erase by a job that does not hold the die");
+        let erased = self.ftl.blocks().info[op.block.0 as usize];
+        self.wear.erase(d, erased.owner, erased.erase_count + 1, self.now);
         self.ftl.erase(op.block);
         if let Some(d) = self.program_deadline.get_mut(op.block.0 as usize) {
             *d = SimTime::ZERO;

@@ -18,6 +18,7 @@ use crate::flash::geometry::{BlockIdx, DieIdx, Ppa, PLANES_MAX};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{Ftl, FtlParams, NONE};
 use crate::host::{HostRequest, Source};
+use crate::metrics::lifetime::WearCounters;
 use crate::metrics::streams::StreamStats;
 use crate::metrics::timeseries::TimeSeries;
 use crate::metrics::phase::{Phase, Snapshot};
@@ -313,6 +314,8 @@ pub struct Simulation<'a> {
     /// Blocks erased while requests were outstanding, since any tenant last completed one or
     /// placed a host unit (see `livelock_error`).
     erases_without_progress: u64,
+    /// Erases of the measured phase per die and per tenant (lifetime metrics).
+    wear: WearCounters,
 }
 
 impl<'a> Simulation<'a> {
@@ -407,6 +410,7 @@ impl<'a> Simulation<'a> {
             erase_precondition: None,
             precondition_erases: 0,
             erases_without_progress: 0,
+            wear: WearCounters::new(n_dies, s.tenants.len(), s.device.pe_cycles.expect("filled by resolve_device")),
         }
     }
 
@@ -545,6 +549,7 @@ impl<'a> Simulation<'a> {
         }
         self.device = DeviceCounters::default();
         self.job_counts = JobCounters::default();
+        self.wear.reset();
         self.streams.start_measuring();
         self.busy_at_measure = self.array.die_busy_ns().to_vec();
     }

@@ -1,0 +1,492 @@
+//! `flashblox` (Huang et al., FAST'17; specification: the talk's slides,
+//! `papers/flashblox-slides.txt`; docs/schemes/flashblox.md): each tenant is a vSSD that is
+//! channel-isolated (whole channels of its own), die-isolated (dies of its own, which may share
+//! channels with other die-isolated vSSDs) or software-isolated (all dies left over, shared,
+//! with a per-tenant token bucket at admission). Wear is balanced by swapping channels: when
+//! the channels' erase rates are unbalanced past a threshold, the most-worn channel exchanges
+//! its data with the channel of another vSSD whose erase rate is lowest, through migration jobs
+//! (real reads and programs, rate-limited) while both vSSDs keep serving I/O; the two vSSDs'
+//! channel assignments are exchanged when it starts, so new writes already go to the new home.
+//! Wear leveling inside a die is the engine's (dynamic and static), as before. Not the
+//! lifetime projection (`metrics::lifetime`) nor the swap bound's arithmetic (`swap_bound`).
+
+use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext};
+use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
+use crate::ftl::blocks::BlockState;
+use crate::policy::{Cause, Command, Counters, DeviceView, Dest, Interests, Invalidated, Migration};
+use crate::scheme::Admission;
+use crate::sim::time::SimTime;
+use crate::workload::IoOp;
+use serde::{Deserialize, Serialize};
+
+/// Knobs of `flashblox` (`[scheme.flashblox]`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlashbloxConfig {
+    /// One vSSD per tenant, in scenario order. Empty (the default): every tenant
+    /// channel-isolated, channels in proportion to namespace size.
+    #[serde(default)]
+    pub tenants: Vec<Vssd>,
+    /// Interval at which erase rates are read and the swap trigger is checked, in seconds.
+    /// Default 0.05; range (0, 3600].
+    #[serde(default = "default_epoch_s")]
+    pub epoch_s: f64,
+    /// Swap channels for wear balance. Default true.
+    #[serde(default = "default_true")]
+    pub swaps: bool,
+    /// A swap starts when max / mean of the channel-isolated channels' erase rates (since the
+    /// last swap) exceeds this. Default 1.5; range [1, 1000].
+    #[serde(default = "default_threshold")]
+    pub swap_threshold: f64,
+    /// Least time between the end of a swap and the next trigger (and the shortest window
+    /// the erase rates are measured over), in seconds. Default 1.0; range [0, 10^7].
+    #[serde(default = "default_interval")]
+    pub swap_interval_min_s: f64,
+    /// Page reads in flight per migrating die (the migration's rate limit). Default 4;
+    /// range [1, 1024].
+    #[serde(default = "default_reads_in_flight")]
+    pub swap_reads_in_flight_max: u32,
+}
+
+/// One tenant's vSSD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Vssd {
+    /// `channels` whole channels of its own (hardware isolation; swappable).
+    Channel { channels: u32 },
+    /// `dies` dies of its own, taken from the channels no channel vSSD holds, spread over
+    /// channels (channel-first order).
+    Die { dies: u32 },
+    /// The dies nobody else holds, shared by every software vSSD; isolated only by a token
+    /// bucket at admission: at most `iops_max` requests a second (0 = unlimited), bursts of
+    /// `burst` requests.
+    Software {
+        #[serde(default)]
+        iops_max: f64,
+        #[serde(default = "default_burst")]
+        burst: u32,
+    },
+}
+
+fn default_epoch_s() -> f64 {
+    0.05
+}
+fn default_true() -> bool {
+    true
+}
+fn default_threshold() -> f64 {
+    1.5
+}
+fn default_interval() -> f64 {
+    1.0
+}
+fn default_reads_in_flight() -> u32 {
+    4
+}
+fn default_burst() -> u32 {
+    8
+}
+
+/// No channel vSSD holds the channel.
+const NO_OWNER: u16 = u16::MAX;
+
+/// A swap in progress: vSSD `a` moved from channel `from_a` to `from_b`, `b` the other way.
+#[derive(Clone, Copy, Debug)]
+struct Swap {
+    start: SimTime,
+}
+
+pub struct Flashblox {
+    config: FlashbloxConfig,
+    g: Geometry,
+    /// Per tenant: the dies it writes, and the next one (round-robin).
+    dies: Vec<Vec<DieIdx>>,
+    next: Vec<usize>,
+    /// `home[t * n_dies + d]`: die `d` is tenant `t`'s.
+    home: Vec<bool>,
+    /// Per channel: the channel vSSD holding it, or `NO_OWNER`.
+    channel_owner: Vec<u16>,
+    /// Erases per channel since `window_start`.
+    window_erases: Vec<u64>,
+    window_start: SimTime,
+    swap: Option<Swap>,
+    /// Per block: listed by the swap in progress and not erased since.
+    in_swap: Vec<bool>,
+    pending_blocks: u64,
+    // Counters.
+    n_swaps: u64,
+    n_swaps_completed: u64,
+    swap_time_ns: u64,
+    swap_units_moved: u64,
+    swap_blocks: u64,
+    /// Token buckets of software vSSDs: tokens and the time they were counted.
+    tokens: Vec<f64>,
+    tokens_at: Vec<SimTime>,
+    n_deferrals: u64,
+}
+
+pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+    let mut config: FlashbloxConfig = parse_config(table)?;
+    check_knobs(&config)?;
+    let g = *ctx.geometry;
+    let n = ctx.namespace_units.len();
+    if config.tenants.is_empty() {
+        let shares = partitioned::proportional_shares(ctx.namespace_units, g.channels).map_err(|e| SchemeConfigError::new("tenants", e.reason))?;
+        config.tenants = shares.into_iter().map(|channels| Vssd::Channel { channels }).collect();
+    }
+    if config.tenants.len() != n {
+        return Err(SchemeConfigError::new("tenants", format!("must list one vSSD per tenant ({n}), got {}", config.tenants.len())));
+    }
+    let (dies, channel_owner) = allocate(&g, &config.tenants)?;
+    check_capacity(&g, &config.tenants, &dies, ctx)?;
+    let n_dies = g.n_dies as usize;
+    let mut home = vec![false; n * n_dies];
+    for (t, set) in dies.iter().enumerate() {
+        for d in set {
+            home[t * n_dies + d.0 as usize] = true;
+        }
+    }
+    Ok(Box::new(Flashblox {
+        g,
+        next: vec![0; n],
+        dies,
+        home,
+        channel_owner,
+        window_erases: vec![0; g.channels as usize],
+        window_start: SimTime::ZERO,
+        swap: None,
+        in_swap: vec![false; g.n_blocks as usize],
+        pending_blocks: 0,
+        n_swaps: 0,
+        n_swaps_completed: 0,
+        swap_time_ns: 0,
+        swap_units_moved: 0,
+        swap_blocks: 0,
+        tokens: config.tenants.iter().map(|v| if let Vssd::Software { burst, .. } = v { *burst as f64 } else { 0.0 }).collect(),
+        tokens_at: vec![SimTime::ZERO; n],
+        n_deferrals: 0,
+        config,
+    }))
+}
+
+fn check_knobs(c: &FlashbloxConfig) -> Result<(), SchemeConfigError> {
+    let range = |key: &str, v: f64, lo: f64, hi: f64, open_lo: bool| {
+        let ok = v.is_finite() && v <= hi && if open_lo { v > lo } else { v >= lo };
+        if ok {
+            Ok(())
+        } else {
+            let l = if open_lo { "(" } else { "[" };
+            Err(SchemeConfigError::new(key, format!("must be in {l}{lo}, {hi}], got {v}")))
+        }
+    };
+    range("epoch_s", c.epoch_s, 0.0, 3600.0, true)?;
+    range("swap_threshold", c.swap_threshold, 1.0, 1000.0, false)?;
+    range("swap_interval_min_s", c.swap_interval_min_s, 0.0, 1e7, false)?;
+    if !(1..=1024).contains(&c.swap_reads_in_flight_max) {
+        return Err(SchemeConfigError::new("swap_reads_in_flight_max", format!("must be in [1, 1024], got {}", c.swap_reads_in_flight_max)));
+    }
+    for (i, v) in c.tenants.iter().enumerate() {
+        if let Vssd::Software { iops_max, burst } = *v {
+            range(&format!("tenants.{i}.iops_max"), iops_max, 0.0, 1e9, false)?;
+            if !(1..=1_000_000).contains(&burst) {
+                return Err(SchemeConfigError::new(format!("tenants.{i}.burst"), format!("must be in [1, 1000000] requests, got {burst}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Dies per tenant and the channel vSSD of each channel: channel vSSDs take consecutive
+/// channels from channel 0; die vSSDs take dies of the remaining channels in channel-first
+/// order; software vSSDs share every die left. Errors name the tenant's key.
+pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u16>), SchemeConfigError> {
+    let mut channel_owner = vec![NO_OWNER; g.channels as usize];
+    let mut sets = vec![Vec::new(); vssds.len()];
+    let mut next_channel = 0u32;
+    for (t, v) in vssds.iter().enumerate() {
+        if let Vssd::Channel { channels } = *v {
+            let left = g.channels - next_channel;
+            if channels == 0 || channels > left {
+                return Err(SchemeConfigError::new(
+                    format!("tenants.{t}.channels"),
+                    format!("must be in [1, {left}]: the device has {} channels and the vSSDs before it hold {next_channel}; got {channels}", g.channels),
+                ));
+            }
+            for c in next_channel..next_channel + channels {
+                channel_owner[c as usize] = t as u16;
+            }
+            sets[t] = g.dies_channel_first().into_iter().filter(|&d| (next_channel..next_channel + channels).contains(&g.channel_of(d))).collect();
+            next_channel += channels;
+        }
+    }
+    let mut free: Vec<DieIdx> = g.dies_channel_first().into_iter().filter(|&d| g.channel_of(d) >= next_channel).collect();
+    for (t, v) in vssds.iter().enumerate() {
+        if let Vssd::Die { dies } = *v {
+            let left = free.len() as u32;
+            if dies == 0 || dies > left {
+                return Err(SchemeConfigError::new(
+                    format!("tenants.{t}.dies"),
+                    format!("must be in [1, {left}]: {left} dies are left on the channels no channel-isolated vSSD holds (and no die-isolated vSSD before it took); got {dies}"),
+                ));
+            }
+            sets[t] = free.drain(..dies as usize).collect();
+        }
+    }
+    for (t, v) in vssds.iter().enumerate() {
+        if let Vssd::Software { .. } = v {
+            if free.is_empty() {
+                return Err(SchemeConfigError::new(
+                    format!("tenants.{t}.kind"),
+                    "a software-isolated vSSD shares the dies no channel- or die-isolated vSSD holds, and none are left; give those fewer channels or dies",
+                ));
+            }
+            sets[t] = free.clone();
+        }
+    }
+    Ok((sets, channel_owner))
+}
+
+/// Each dedicated vSSD's namespace fits its dies' logical capacity; the software vSSDs'
+/// namespaces together fit their shared dies'.
+fn check_capacity(g: &Geometry, vssds: &[Vssd], sets: &[Vec<DieIdx>], ctx: &SchemeContext) -> Result<(), SchemeConfigError> {
+    let logical = |n_dies: usize| (n_dies as f64 * g.blocks_per_die as f64 * g.units_per_block as f64 / (1.0 + ctx.over_provisioning)).floor() as u64;
+    let mut software = (0u64, 0usize, None);
+    for (t, v) in vssds.iter().enumerate() {
+        let need = ctx.namespace_units[t] as u64;
+        if let Vssd::Software { .. } = v {
+            software = (software.0 + need, sets[t].len(), Some(software.2.unwrap_or(t)));
+            continue;
+        }
+        let have = logical(sets[t].len());
+        if need > have {
+            let key = if matches!(v, Vssd::Channel { .. }) { "channels" } else { "dies" };
+            return Err(SchemeConfigError::new(
+                format!("tenants.{t}.{key}"),
+                format!("tenant {t}'s namespace ({need} units) exceeds the logical capacity of its {} dies ({have} units at {:.1}% over-provisioning)", sets[t].len(), ctx.over_provisioning * 100.0),
+            ));
+        }
+    }
+    if let (need, n_dies, Some(t)) = software {
+        if need > logical(n_dies) {
+            return Err(SchemeConfigError::new(
+                format!("tenants.{t}.kind"),
+                format!("the software-isolated vSSDs' namespaces ({need} units) exceed the logical capacity of their {n_dies} shared dies ({} units)", logical(n_dies)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Flashblox {
+    fn is_home(&self, t: u16, die: DieIdx) -> bool {
+        self.home[t as usize * self.g.n_dies as usize + die.0 as usize]
+    }
+
+    fn channel_dies(&self, c: u32) -> Vec<DieIdx> {
+        self.g.dies_channel_first().into_iter().filter(|&d| self.g.channel_of(d) == c).collect()
+    }
+
+    /// Mean erase count of the blocks of channel `c` (its wear so far).
+    fn channel_wear(&self, c: u32, view: &DeviceView) -> f64 {
+        let info = &view.ftl.blocks().info;
+        let dies = self.channel_dies(c);
+        let sum: u64 = dies.iter().flat_map(|&d| self.g.blocks_of_die(d)).map(|b| info[b as usize].erase_count as u64).sum();
+        sum as f64 / (dies.len() as f64 * self.g.blocks_per_die as f64)
+    }
+
+    /// The pair (most-worn channel, another vSSD's channel with the lowest erase rate) if the
+    /// erase-rate imbalance of the channel vSSDs' channels exceeds the threshold and moving
+    /// gains something; `None` otherwise.
+    fn swap_pair(&self, view: &DeviceView) -> Option<(u32, u32)> {
+        let secs = view.now.saturating_sub(self.window_start).as_secs_f64();
+        let owned: Vec<u32> = (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] != NO_OWNER).collect();
+        if secs <= 0.0 || owned.len() < 2 {
+            return None;
+        }
+        let rate = |c: u32| self.window_erases[c as usize] as f64 / secs;
+        let mean = owned.iter().map(|&c| rate(c)).sum::<f64>() / owned.len() as f64;
+        let max = owned.iter().map(|&c| rate(c)).fold(0.0, f64::max);
+        if mean <= 0.0 || max / mean <= self.config.swap_threshold {
+            return None;
+        }
+        let wear: Vec<f64> = owned.iter().map(|&c| self.channel_wear(c, view)).collect();
+        let hot_i = (0..owned.len()).max_by(|&a, &b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a)))?;
+        let hot = owned[hot_i];
+        let hot_owner = self.channel_owner[hot as usize];
+        let cool = owned
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| self.channel_owner[c as usize] != hot_owner)
+            .min_by(|(i, &a), (j, &b)| rate(a).total_cmp(&rate(b)).then(wear[*i].total_cmp(&wear[*j])).then(a.cmp(&b)))
+            .map(|(_, &c)| c)?;
+        // The most-worn channel already wears slowest: the swap would move the hot vSSD onto it.
+        (rate(hot) > rate(cool)).then_some((hot, cool))
+    }
+
+    /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
+    /// its new home: one migration per source die, to the dies of the other channel.
+    fn start_swap(&mut self, hot: u32, cool: u32, view: &DeviceView, cmds: &mut Vec<Command>) {
+        let (a, b) = (self.channel_owner[hot as usize], self.channel_owner[cool as usize]);
+        self.channel_owner.swap(hot as usize, cool as usize);
+        for t in [a, b] {
+            let mine: Vec<u32> = (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
+            self.dies[t as usize] = self.g.dies_channel_first().into_iter().filter(|d| mine.contains(&self.g.channel_of(*d))).collect();
+            self.next[t as usize] = 0;
+            let n_dies = self.g.n_dies as usize;
+            let row = &mut self.home[t as usize * n_dies..(t as usize + 1) * n_dies];
+            row.fill(false);
+            for d in &self.dies[t as usize] {
+                row[d.0 as usize] = true;
+            }
+        }
+        for (from, to, owner) in [(hot, cool, a), (cool, hot, b)] {
+            let dest = self.channel_dies(to);
+            for die in self.channel_dies(from) {
+                let blocks: Vec<BlockIdx> = self
+                    .g
+                    .blocks_of_die(die)
+                    .map(BlockIdx)
+                    .filter(|&blk| {
+                        let i = view.ftl.blocks().get(blk);
+                        i.owner == owner && i.state == BlockState::Full && i.valid_units > 0 && view.ftl.is_collectable(blk)
+                    })
+                    .collect();
+                for blk in &blocks {
+                    self.in_swap[blk.0 as usize] = true;
+                }
+                self.pending_blocks += blocks.len() as u64;
+                self.swap_blocks += blocks.len() as u64;
+                if !blocks.is_empty() {
+                    let reads_in_flight_max = self.config.swap_reads_in_flight_max;
+                    cmds.push(Command::Migrate(Migration { blocks, dest: Dest::Dies(dest.clone()), reads_in_flight_max, deadline: SimTime::MAX }));
+                }
+            }
+        }
+        self.n_swaps += 1;
+        self.swap = Some(Swap { start: view.now });
+        if self.pending_blocks == 0 {
+            self.end_swap(view.now);
+        }
+    }
+
+    fn end_swap(&mut self, now: SimTime) {
+        let s = self.swap.take().expect("a swap in progress");
+        self.swap_time_ns += now.saturating_sub(s.start).ns();
+        self.n_swaps_completed += 1;
+        self.window_erases.fill(0);
+        self.window_start = now;
+    }
+}
+
+impl Scheme for Flashblox {
+    fn name(&self) -> &'static str {
+        "flashblox"
+    }
+
+    fn interests(&self) -> Interests {
+        if self.config.swaps && self.channel_owner.iter().filter(|&&o| o != NO_OWNER).count() >= 2 {
+            Interests { placed: false, invalidated: true, erased: true }
+        } else {
+            Interests::NONE
+        }
+    }
+
+    fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
+        let t = tenant as usize;
+        let die = self.dies[t][self.next[t]];
+        self.next[t] = (self.next[t] + 1) % self.dies[t].len();
+        die
+    }
+
+    /// Copies stay on the victim's die when it is the owner's; data left outside its home (by
+    /// a swap) goes home to a die above the host reserve, else stays (the reserve argument).
+    fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, view: &DeviceView) -> DieIdx {
+        if self.is_home(owner, victim_die) {
+            return victim_die;
+        }
+        let t = owner as usize;
+        let n = self.dies[t].len();
+        let reserve = view.ftl.params.host_reserve_blocks;
+        match (0..n).map(|k| (self.next[t] + k) % n).find(|&i| view.ftl.blocks().free_count(self.dies[t][i]) > reserve) {
+            Some(i) => {
+                self.next[t] = (i + 1) % n;
+                self.dies[t][i]
+            }
+            None => victim_die,
+        }
+    }
+
+    fn epoch(&self) -> Option<SimTime> {
+        Some(SimTime::from_secs_f64(self.config.epoch_s))
+    }
+
+    fn on_run_start(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
+        self.window_start = view.now;
+        self.window_erases.fill(0);
+        self.tokens_at.fill(view.now);
+    }
+
+    fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        for (d, &e) in view.epoch.erases.iter().enumerate() {
+            self.window_erases[self.g.channel_of(DieIdx(d as u32)) as usize] += e;
+        }
+        if !self.config.swaps || self.swap.is_some() {
+            return;
+        }
+        if view.now.saturating_sub(self.window_start).as_secs_f64() < self.config.swap_interval_min_s {
+            return;
+        }
+        if let Some((hot, cool)) = self.swap_pair(view) {
+            self.start_swap(hot, cool, view, cmds);
+        }
+    }
+
+    fn on_invalidated(&mut self, view: &DeviceView, ev: &Invalidated, _cmds: &mut Vec<Command>) {
+        if ev.cause == Cause::Moved && self.in_swap[view.ftl.geometry.block_of(ev.ppa).0 as usize] {
+            self.swap_units_moved += 1;
+        }
+    }
+
+    fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
+        if std::mem::take(&mut self.in_swap[block.0 as usize]) {
+            self.pending_blocks -= 1;
+            if self.pending_blocks == 0 {
+                self.end_swap(view.now);
+            }
+        }
+    }
+
+    /// Software vSSDs with `iops_max` > 0: one token per request from a bucket of `burst`
+    /// refilled at `iops_max` a second.
+    fn admit(&mut self, tenant: u16, _op: IoOp, view: &DeviceView) -> Admission {
+        let t = tenant as usize;
+        let Vssd::Software { iops_max, burst } = self.config.tenants[t] else { return Admission::Admit };
+        if iops_max <= 0.0 {
+            return Admission::Admit;
+        }
+        let dt = view.now.saturating_sub(self.tokens_at[t]).as_secs_f64();
+        self.tokens[t] = (self.tokens[t] + dt * iops_max).min(burst as f64);
+        self.tokens_at[t] = view.now;
+        if self.tokens[t] >= 1.0 {
+            self.tokens[t] -= 1.0;
+            return Admission::Admit;
+        }
+        self.n_deferrals += 1;
+        let wait_ns = ((1.0 - self.tokens[t]) / iops_max * 1e9).ceil().max(1.0) as u64;
+        Admission::Defer(SimTime(view.now.ns() + wait_ns))
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        out.push(("n_swaps", self.n_swaps as f64));
+        out.push(("n_swaps_completed", self.n_swaps_completed as f64));
+        out.push(("swap_device_time_s", self.swap_time_ns as f64 / 1e9));
+        out.push(("swap_units_moved", self.swap_units_moved as f64));
+        out.push(("swap_blocks", self.swap_blocks as f64));
+        out.push(("swap_in_progress_at_end", if self.swap.is_some() { 1.0 } else { 0.0 }));
+        out.push(("software_deferrals", self.n_deferrals as f64));
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&self.config)
+    }
+}

@@ -1,0 +1,87 @@
+"""ftlab.cli_lifetime: `ftlab lifetime DIR`, the fast-forward lifetime model on the command
+line. It reads a results directory of `ftlab run` (summary.json, scenario.resolved.toml), asks
+the Rust core (`metrics::lifetime_model`, docs/lifetime.md) to advance each channel's wear at
+the run's measured erase rates, with and without channel swaps, and prints the time to the
+first wear-out and the number of swaps; it writes `lifetime.csv` (wear per channel over time,
+both cases) and `lifetime.png`. All arithmetic is in the core; this module reads files, prints
+and draws.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ftlab import _core
+
+DAY_S = 86_400.0
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as e:
+        raise _core.InputError(f"{path}: {e.strerror or e}") from e
+
+
+def lifetime_command(
+    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)],
+    scheme: Annotated[str, typer.Option("--scheme", help="The scheme of the run to project.")] = "flashblox",
+    horizon_days: Annotated[float, typer.Option("--horizon-days", help="Stop the model here if nothing wears out first.")] = 36_500.0,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Directory of lifetime.csv and lifetime.png (default: DIR).", show_default=False)] = None,
+) -> None:
+    """Fast-forward wear at a run's measured erase rates: time to first wear-out and swaps, with and without channel swaps."""
+    model = json.loads(_core.lifetime(_read(run_dir / "summary.json"), _read(run_dir / "scenario.resolved.toml"), scheme, horizon_days * DAY_S))
+    out_dir = out or run_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    table = Table(title=f"{scheme}: projected lifetime (pe_cycles {model['inputs']['pe_cycles']:.0f})")
+    for col in ("case", "first wear-out (days)", "first wear-out (s)", "swaps"):
+        table.add_column(col, justify="left" if col == "case" else "right")
+    for case in ("with_swaps", "without_swaps"):
+        m = model[case]
+        days = "never" if m["first_wear_out_days"] is None else f"{m['first_wear_out_days']:.4g}"
+        secs = "never" if m["first_wear_out_s"] is None else f"{m['first_wear_out_s']:.6g}"
+        table.add_row(case.replace("_", " "), days, secs, str(m["n_swaps"]))
+    Console().print(table)
+    write_csv(model, out_dir / "lifetime.csv")
+    plot(model, out_dir / "lifetime.png")
+    Console().print(f"wrote {out_dir / 'lifetime.csv'} and {out_dir / 'lifetime.png'}")
+
+
+def write_csv(model: dict, path: Path) -> None:
+    """One row per (case, time, channel): wear (the most-worn block's erase count) in days."""
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "t_days", "channel", "wear_cycles"])
+        for case in ("with_swaps", "without_swaps"):
+            for point in model[case]["series"]:
+                for channel, wear in enumerate(point["wear"]):
+                    w.writerow([case, f"{point['t_s'] / DAY_S:.9g}", channel, f"{wear:.6g}"])
+
+
+def plot(model: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, case in zip(axes, ("with_swaps", "without_swaps")):
+        series = model[case]["series"]
+        t = [p["t_s"] / DAY_S for p in series]
+        for channel in range(len(series[0]["wear"])):
+            ax.plot(t, [p["wear"][channel] for p in series], label=f"channel {channel}")
+        ax.axhline(model["inputs"]["pe_cycles"], color="k", linestyle=":", label="pe_cycles")
+        ax.set_title(f"{case.replace('_', ' ')} ({model[case]['n_swaps']} swaps)")
+        ax.set_xlabel("days")
+    axes[0].set_ylabel("erase count of the most-worn block")
+    axes[0].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
