@@ -770,9 +770,9 @@ fn scheme_errors() {
     let part = |lines: &str| both().at("end", &format!("[scheme.partitioned]\n{lines}"));
     let upi = |lines: &str| base().replace("schemes = [\"unified\"]", "schemes = [\"upi\"]").at("end", &format!("[scheme.upi]\n{lines}"));
     check_all(cases![
-        "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"flashblox\"]"),
-            config("schemes.1", &["unknown scheme \"flashblox\"", "known: unified, partitioned, upi"]);
-        "unknown scheme table" => base().at("end", "[scheme.flashblox]\nepoch_ms = 100"), config("scheme.flashblox", &["unknown scheme", "known: unified, partitioned, upi"]);
+        "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"no-such-scheme\"]"),
+            config("schemes.1", &["unknown scheme \"no-such-scheme\"", "known: unified, partitioned, upi"]);
+        "unknown scheme table" => base().at("end", "[scheme.no-such-scheme]\nepoch_ms = 100"), config("scheme.no-such-scheme", &["unknown scheme", "known: unified, partitioned, upi"]);
         "upi unknown knob" => upi("epoch_ms = 100"), config("scheme.upi.epoch_ms", &["unknown field `epoch_ms`"]);
         "upi epoch too short" => upi("epoch_s = 0.0"), config("scheme.upi.epoch_s", &["must be in [0.001, 86400], got 0"]);
         "upi traffic cap of 1" => upi("traffic_cap = 1.0"), config("scheme.upi.traffic_cap", &["must be in (0, 1), got 1"]);
