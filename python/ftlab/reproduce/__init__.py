@@ -32,6 +32,7 @@ Progress = Callable[[str, int, int], None]
 #: Reproductions by name -> (module, one-line description).
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "upi": ("ftlab.reproduce.upi", "UPI, utilitarian performance isolation (Kim, Lee and Min, HotStorage '18, §5)"),
+    "flashblox": ("ftlab.reproduce.flashblox", "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., FAST '17, talk slides)"),
     "vstream": ("ftlab.reproduce.vstream", "vStream, virtual stream management (Yong, Jeong, Lee and Kim, HotStorage '18, §5)"),
 }
 

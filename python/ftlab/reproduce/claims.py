@@ -8,6 +8,10 @@ The verdict rule (also in docs/reproductions.md):
   same sign and the ratio is in [2/3, 3/2] (inclusive, to a relative 1e-9 for rounding);
   `same direction` if they have the same sign otherwise; `differs` if the signs are opposite,
   or ftlab's value is zero, NaN or missing.
+- A claim in **value** (an absolute quantity: 15 minutes, a ratio of 1.1) compares ftlab's value
+  with the paper's by the same rule as a relative change: `reproduced` if both have the same
+  sign and ftlab / paper is in [2/3, 3/2], `same direction` if the same sign otherwise,
+  `differs` otherwise (opposite sign, zero, NaN or missing). The claim's text names the unit.
 - A **qualitative** (or boolean) claim gives a direction only: the paper's value is "+", "-"
   (or "−"), True or False. It is `reproduced` if ftlab's value points the same way (a positive
   number or True for "+" and True; a negative number or False for "-" and False) and
@@ -53,9 +57,10 @@ VERDICTS = (REPRODUCED, SAME_DIRECTION, DIFFERS)
 VERDICT_STYLES = {REPRODUCED: "green", SAME_DIRECTION: "yellow", DIFFERS: "bold red"}
 
 RELATIVE = "relative change"
+VALUE = "value"
 QUALITATIVE = "qualitative"
 BOOLEAN = "boolean"
-UNITS = (RELATIVE, QUALITATIVE, BOOLEAN)
+UNITS = (RELATIVE, VALUE, QUALITATIVE, BOOLEAN)
 
 #: A relative change is reproduced when ftlab / paper is in [RATIO_LOW, RATIO_HIGH].
 RATIO_LOW = 2.0 / 3.0
@@ -83,8 +88,8 @@ class Claim:
 
     @property
     def ratio(self) -> float | None:
-        """ftlab / paper for a relative change with both values finite and non-zero; else None."""
-        if self.unit != RELATIVE or not _finite(self.ftlab_value) or not _finite(self.paper_value):
+        """ftlab / paper for a relative change or a value with both finite and non-zero; else None."""
+        if self.unit not in (RELATIVE, VALUE) or not _finite(self.ftlab_value) or not _finite(self.paper_value):
             return None
         return None if self.paper_value == 0 else float(self.ftlab_value) / float(self.paper_value)  # type: ignore[arg-type]
 
@@ -120,9 +125,9 @@ def verdict(paper_value: PaperValue, ftlab_value: FtlabValue, unit: str) -> str:
     >>> verdict(-0.385, -0.2, RELATIVE), verdict("+", 0.02, QUALITATIVE), verdict(True, False, BOOLEAN)
     ('same direction', 'reproduced', 'differs')
     """
-    if unit == RELATIVE:
+    if unit in (RELATIVE, VALUE):
         if isinstance(paper_value, (bool, str)) or not _finite(paper_value) or paper_value == 0:
-            raise usage_error("paper_value", f"a relative change must be a finite non-zero number, got {paper_value!r}")
+            raise usage_error("paper_value", f"a {unit} must be a finite non-zero number, got {paper_value!r}")
         return relative_verdict(float(paper_value), ftlab_value)
     if unit in (QUALITATIVE, BOOLEAN):
         return qualitative_verdict(paper_value, ftlab_value)
@@ -211,6 +216,8 @@ def fmt_paper(claim: Claim) -> str:
     """The paper's value as shown in the tables: −38.5%, or a direction (+, −, true)."""
     if claim.unit == RELATIVE:
         return fmt_change(claim.paper_value)  # type: ignore[arg-type]
+    if claim.unit == VALUE:
+        return fmt_value(claim.paper_value)  # type: ignore[arg-type]
     if isinstance(claim.paper_value, bool):
         return str(claim.paper_value).lower()
     return "+" if paper_direction(claim.paper_value) > 0 else MINUS
@@ -220,7 +227,20 @@ def fmt_ftlab(claim: Claim) -> str:
     """ftlab's value as shown in the tables."""
     if isinstance(claim.ftlab_value, bool):
         return str(claim.ftlab_value).lower()
+    if claim.unit == VALUE:
+        return fmt_value(claim.ftlab_value)
     return fmt_change(claim.ftlab_value)
+
+
+def fmt_value(value: FtlabValue | str) -> str:
+    """A claim's value (unit VALUE) with 3 significant digits and a true minus; "n/a" if missing.
+
+    >>> fmt_value(15.0), fmt_value(0.000412), fmt_value(None)
+    ('15', '0.000412', 'n/a')
+    """
+    if isinstance(value, bool) or not _finite(value):
+        return "n/a"
+    return f"{float(value):.3g}".replace("-", MINUS)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------------------
@@ -312,7 +332,7 @@ def write_claims_json(path: StrPath, claims: Sequence[Claim], **sections: Any) -
 def verdict_rule() -> str:
     """The verdict rule in one paragraph (recorded in claims.json)."""
     return (
-        "relative change: ratio = ftlab / paper; reproduced if same sign and ratio in [2/3, 3/2]; "
+        "relative change and value: ratio = ftlab / paper; reproduced if same sign and ratio in [2/3, 3/2]; "
         "same direction if same sign otherwise; differs if opposite sign or ftlab is zero, NaN or missing. "
         "qualitative/boolean: reproduced if ftlab's direction matches the paper's (+ or −, true or false), else differs."
     )
@@ -473,9 +493,10 @@ def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivi
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("reversed in", overflow="fold")
     for r in rows:
-        paper = fmt_change(r["paper_value"]) if r["unit"] == RELATIVE else str(r["paper_value"]).replace("-", MINUS)
+        fmt = fmt_value if r["unit"] == VALUE else fmt_change
+        paper = fmt(r["paper_value"]) if r["unit"] in (RELATIVE, VALUE) else str(r["paper_value"]).replace("-", MINUS)
         reversed_in = ", ".join(r["reversed_in"])
-        table.add_row(escape(r["text"]), paper, fmt_change(r["min"]), fmt_change(r["max"]), f"[bold red]{escape(reversed_in)}[/]" if reversed_in else "none")
+        table.add_row(escape(r["text"]), paper, fmt(r["min"]), fmt(r["max"]), f"[bold red]{escape(reversed_in)}[/]" if reversed_in else "none")
     return table
 
 
