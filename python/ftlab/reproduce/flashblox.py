@@ -3,21 +3,23 @@ Sharma and Qureshi, "FlashBlox: Achieving Both Performance Isolation and Uniform
 Virtualized SSDs", FAST '17; our source is the talk's slides only), run by `ftlab reproduce
 flashblox`.
 
-It runs `scenarios/reproduce/flashblox.toml` (or, quick, `flashblox-quick.toml`) twice with the
-same tenants, seed and load: as written (`hardware`: every tenant a channel-isolated vSSD, with
-channel swaps) and with every vSSD turned software-isolated (`software`: all of them share every
-die, each behind a token bucket of SOFTWARE_IOPS_FACTOR x its offered rate). Then:
+It runs `scenarios/reproduce/flashblox.toml` (or, quick, `flashblox-quick.toml`) three times with
+the same tenants, seed and load: `hardware` (every tenant a channel-isolated vSSD, as the
+scenario says, swaps off), `software` (every vSSD software-isolated: all share every die, each
+behind a token bucket of SOFTWARE_IOPS_FACTOR x its offered rate) and `swap` (as the scenario
+says, swaps on: its first swap starts at `swap_interval_min_s`, in phase `swap`). Then:
 
-1. latency, in phase `isolation` (before any swap can start), read requests per tenant: the
+1. latency, over the measured phase of `hardware` and `software`, read requests per tenant: the
    geometric mean over tenants of hardware's p99 / software's (paper: 2.6x lower, −61.5%), its
    lowest (paper: "up to 3.1x", −67.7%), and the geometric mean of the means (1.4x, −28.6%);
 2. lifetime, with `ftlab lifetime`'s fast-forward model (crates/ftlab/src/metrics/lifetime_model.rs)
-   fed by the hardware run's measured per-vSSD erase rates and swap cost. The swap interval is
+   fed by `hardware`'s per-vSSD erase rates (no swap in them) and `swap`'s swap cost
+   (`model_summary`). The swap interval is
    the slides' own derivation, not a fit: the ideal lifetime (every block worn evenly) divided
    by N·K swaps, N the channels and K = ceil((N−1−x)/(N·x)) for x = 0.1. Claims: the most-worn
    channel's wear over the mean at the first wear-out with swaps (paper: at most 1.1, +10%) and
    that it is higher without swaps; lifetime with swaps / ideal ("near-ideal": 1);
-3. swaps: a swap's device time, measured in phase `swap` of the hardware run and scaled to the
+3. swaps: a swap's device time, measured in the `swap` run and scaled to the
    full `flashblox` device by its capacity (a swap copies a channel's valid data: paper 15
    minutes); the mean interval between swaps of the fast-forward, at the same scale (paper 19
    days), and the fraction of time a swap runs (paper 0.04%; scale-free).
@@ -71,8 +73,10 @@ PAPER_REF = "Huang et al., FlashBlox, FAST '17 (talk slides)"
 SCENARIO = "reproduce/flashblox.toml"
 QUICK_SCENARIO = "reproduce/flashblox-quick.toml"
 SCHEME = "flashblox"
-#: The two runs: as the scenario says (channel vSSDs), and every vSSD software-isolated.
-RUNS = ("hardware", "software")
+#: The runs: channel vSSDs without swaps, software vSSDs, channel vSSDs with swaps.
+RUNS = ("hardware", "software", "swap")
+#: The runs the latency claims compare.
+LATENCY_RUNS = ("hardware", "software")
 ISOLATION_PHASE = "isolation"
 SWAP_PHASE = "swap"
 #: Software vSSDs' token bucket: this many times the tenant's offered rate (ASSUMED: the slides
@@ -108,7 +112,7 @@ def reproduce(
     start = time.perf_counter()
     path = Path(scenario) if scenario is not None else scenario_path(quick)
     reports = run_pair(path, out / "run", [], jobs, progress, "simulating")
-    model = lifetime_model(reports["hardware"])
+    model = lifetime_model(reports["hardware"], reports["swap"])
     claims = flashblox_claims(reports["hardware"].summary, reports["software"].summary, model)
     checks = run_health(reports)
     files = figures(reports, model, out)
@@ -165,16 +169,19 @@ def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR)
 
 
 def run_pair(path: Path, out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str) -> dict[str, Report]:
-    """Run the scenario as `hardware` and as `software` (extra overrides applied to both,
-    after which the software run's vSSDs are set) into out/hardware and out/software, two at
-    a time unless `jobs` is 1; returns the Reports by run name."""
+    """Run the scenario as each of RUNS (extra overrides applied to all, then the run's own)
+    into out/<run>, two at a time unless `jobs` is 1; returns the Reports by run name."""
     import ftlab
 
     _preimport()
     text = path.read_text(encoding="utf-8")
-    plan = {"hardware": list(extra), "software": [*extra, *software_overrides(_with_overrides(text, extra))]}
+    plan = {
+        "hardware": [*extra, "scheme.flashblox.swaps=false"],
+        "software": [*extra, *software_overrides(_with_overrides(text, extra))],
+        "swap": [*extra, "scheme.flashblox.swaps=true"],
+    }
     if progress:
-        progress(f"{stage}: {path.name}, hardware and software isolation", 0, len(plan))
+        progress(f"{stage}: {path.name}, hardware, software, swap", 0, len(plan))
 
     def one(name: str) -> Report:
         return ftlab.run(path, out=out / name, set=plan[name], jobs=1)
@@ -219,18 +226,18 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
 # Latency
 
 
-def read_metric(summary: Mapping[str, Any], tenant: str, metric: str, phase: str = ISOLATION_PHASE) -> float | None:
-    """`metric` (mean_us, p99_us) of `tenant`'s reads in `phase` of a one-scheme summary.json;
-    None if missing."""
+def read_metric(summary: Mapping[str, Any], tenant: str, metric: str) -> float | None:
+    """`metric` (mean_us, p99_us) of `tenant`'s reads over the measured phase of a flashblox
+    summary.json; None if missing or not positive."""
     try:
-        value = summary["schemes"][SCHEME]["phases"][phase]["tenants"][tenant]["read"][metric]
+        value = summary["schemes"][SCHEME]["tenants"][tenant]["read"][metric]
     except (KeyError, TypeError):
         return None
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and value > 0 else None
 
 
 def latency_rows(hardware: Mapping[str, Any], software: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per tenant of the hardware run: mean and p99 read latency in phase `isolation` under
+    """Per tenant of the hardware run: mean and p99 read latency over the measured phase of
     both runs, and software / hardware for each (the factor the slides report)."""
     rows = []
     for tenant in (hardware.get("schemes") or {}).get(SCHEME, {}).get("tenants") or {}:
@@ -259,7 +266,7 @@ def _factor_claim(id: str, text: str, factor: float, paper: float, rows: Sequenc
         f"hardware isolation's {what} read latency is {factor:.2f}x lower than software isolation's over {len(rows)} tenants "
         f"({fmt_change(change)}) vs the paper's {paper}x ({fmt_change(1 / paper - 1)})."
         if not math.isnan(change)
-        else "a latency is missing from summary.json (phase `isolation`)."
+        else "a latency is missing from summary.json."
     )
     return make_claim(id, text, 1.0 / paper - 1.0, change, RELATIVE, why)
 
@@ -310,18 +317,53 @@ def ideal_lifetime_s(inputs: Mapping[str, Any]) -> float:
     return budget / rate if rate > 0 else math.nan
 
 
-def lifetime_model(hardware: Report) -> dict[str, Any]:
-    """The fast-forward model of the hardware run with and without swaps, its swap interval
-    the slides' (ideal lifetime / (N·K)), plus `ideal_s`, `interval_min_s`, `swap_rounds`,
-    `swap_time_s` (measured), `scale` (capacity_scale) and the wear imbalance (max / mean of the
-    channels' wear) at the end of each case."""
+SWAP_COUNTERS = ("n_swaps", "n_swaps_completed", "swap_device_time_s", "swap_blocks")
+
+
+def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary the lifetime model reads: `hardware`'s (no swaps: its per-vSSD erase rates
+    are the load's own) with `swap`'s swap counters. The model (`inputs_from_run`) removes the
+    erases swaps caused from the tenants' rates, swap_blocks / measured_s in proportion to each
+    rate; those erases are not in `hardware`'s rates, so each rate is first scaled up by
+    (total + swap_blocks / measured_s) / total, which that removal exactly undoes.
+
+    >>> h = {"schemes": {"flashblox": {"device": {"measured_s": 10.0}, "scheme_counters": {},
+    ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}}, "b": {"wear": {"erase_rate_per_s": 1.0}}}}}}
+    >>> s = {"schemes": {"flashblox": {"scheme_counters": {"n_swaps": 1, "n_swaps_completed": 1, "swap_device_time_s": 2.0, "swap_blocks": 20}}}}
+    >>> m = model_summary(h, s)["schemes"]["flashblox"]
+    >>> m["tenants"]["a"]["wear"]["erase_rate_per_s"], m["scheme_counters"]["swap_blocks"]
+    (4.5, 20)
+    """
+    import copy
+
+    doc = copy.deepcopy(dict(hardware))
+    data = doc["schemes"][SCHEME]
+    counters = (swap["schemes"][SCHEME].get("scheme_counters") or {})
+    data["scheme_counters"] = {**(data.get("scheme_counters") or {}), **{k: counters.get(k, 0) for k in SWAP_COUNTERS}}
+    secs = float(data["device"]["measured_s"])
+    wears = [t["wear"] for t in data["tenants"].values()]
+    total = sum(float(w["erase_rate_per_s"]) for w in wears)
+    extra = float(counters.get("swap_blocks") or 0) / secs if secs > 0 else 0.0
+    if total > 0:
+        for w in wears:
+            w["erase_rate_per_s"] = float(w["erase_rate_per_s"]) * (total + extra) / total
+    return doc
+
+
+def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
+    """The fast-forward model (`model_summary` of the two runs) with and without swaps, its
+    swap interval the slides' (ideal lifetime / (N·K)), plus `ideal_s`, `interval_min_s`,
+    `swap_rounds`, `swap_time_s` (measured), `scale` (capacity_scale), the wear imbalance (max /
+    mean of the channels' wear) at the end of each case and `interval_sweep`: the same with the
+    interval divided by INTERVAL_DIVISORS (does swapping more often approach 1.1?)."""
     import tomli_w
 
     from ftlab import _core
 
-    summary = json.dumps(hardware.summary)
-    doc = tomllib.loads(hardware.resolved_toml)
-    first = json.loads(_core.lifetime(summary, hardware.resolved_toml, SCHEME, 1.0))
+    summary = json.dumps(model_summary(hardware.summary, swap.summary))
+    # The swap rule ([scheme.flashblox], swaps on) is the `swap` run's; the rates are `hardware`'s.
+    doc = tomllib.loads(swap.resolved_toml)
+    first = json.loads(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
     inputs = first["inputs"]
     ideal = ideal_lifetime_s(inputs)
     n = len(inputs["blocks"])
@@ -330,7 +372,7 @@ def lifetime_model(hardware: Report) -> dict[str, Any]:
     doc.setdefault("scheme", {}).setdefault(SCHEME, {})["swap_interval_min_s"] = min(interval, 1e7)
     horizon = 10 * ideal if math.isfinite(ideal) else 1e9
     model = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
-    counters = hardware.summary["schemes"][SCHEME].get("scheme_counters") or {}
+    counters = swap.summary["schemes"][SCHEME].get("scheme_counters") or {}
     done = float(counters.get("n_swaps_completed") or 0)
     model.update(
         {
@@ -347,7 +389,18 @@ def lifetime_model(hardware: Report) -> dict[str, Any]:
         model[case]["imbalance"] = wear_imbalance(model[case]["series"][-1]["wear"])
         gaps = [b - a for a, b in zip(model[case]["swap_times_s"], model[case]["swap_times_s"][1:])]
         model[case]["mean_interval_s"] = sum(gaps) / len(gaps) if gaps else None
+    sweep = []
+    for div in INTERVAL_DIVISORS:
+        doc["scheme"][SCHEME]["swap_interval_min_s"] = min(interval / div, 1e7)
+        w = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
+        life = w["first_wear_out_s"] / ideal if w["first_wear_out_s"] and math.isfinite(ideal) else None
+        sweep.append({"divisor": div, "interval_min_s": interval / div, "n_swaps": w["n_swaps"], "lifetime_vs_ideal": life, "imbalance": wear_imbalance(w["series"][-1]["wear"])})
+    model["interval_sweep"] = sweep
     return model
+
+
+#: The swap interval's divisors of the model-only sweep (1: the slides' N·K interval).
+INTERVAL_DIVISORS = (1, 4, 16)
 
 
 def wear_imbalance(wear: Sequence[float]) -> float:
@@ -458,20 +511,15 @@ def flashblox_claims(hardware: Mapping[str, Any], software: Mapping[str, Any], m
 
 
 def run_health(reports: Mapping[str, Report]) -> dict[str, Any]:
-    """`claims.health` per run (schemes named after the runs). The hardware run's busiest die
-    is checked in phase `isolation` only: in phase `swap` the migration busies its dies on
-    purpose (reported, not checked)."""
-    merged: dict[str, Any] = {}
-    for name, report in reports.items():
-        data = dict(report.summary["schemes"][SCHEME])
-        phases = data.get("phases") or {}
-        if ISOLATION_PHASE in phases:
-            data = {**data, "device": phases[ISOLATION_PHASE].get("device") or {}, "phases": {ISOLATION_PHASE: phases[ISOLATION_PHASE]}}
-        merged[name] = data
-    checks = health({"schemes": merged})
-    for name, report in reports.items():
-        whole = report.summary["schemes"][SCHEME].get("device") or {}
-        checks["schemes"][name]["busiest_die_whole_run"] = whole.get("die_utilisation_max")
+    """`claims.health` per run (schemes named after the runs). The `swap` run's busiest die is
+    reported without a limit: the migration busies its dies on purpose; its tenants must still
+    be stable."""
+    checks = health({"schemes": {name: r.summary["schemes"][SCHEME] for name, r in reports.items()}})
+    swap = checks["schemes"].get("swap")
+    if swap is not None:
+        swap["busiest_die_limit"] = None
+        swap["ok"] = all(t["unstable"] is False for t in swap["tenants"].values())
+        checks["ok"] = all(s["ok"] for s in checks["schemes"].values())
     return checks
 
 
@@ -482,7 +530,8 @@ def run_health(reports: Mapping[str, Report]) -> dict[str, Any]:
 def _write_claims(out: Path, claims: Sequence[Claim], path: Path, quick: bool, wall_s: float, checks: Mapping[str, Any], model: Mapping[str, Any]) -> Path:
     from ftlab import _core
 
-    lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps")}
+    lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")}
+    lifetime["inputs"] = model["inputs"]
     for case in ("with_swaps", "without_swaps"):
         m = model[case]
         lifetime[case] = {k: m[k] for k in ("first_wear_out_s", "first_wear_out_days", "n_swaps", "imbalance", "mean_interval_s")}
@@ -509,7 +558,7 @@ def figures(reports: Mapping[str, Report], model: Mapping[str, Any], out: Path) 
     rows = latency_rows(reports["hardware"].summary, reports["software"].summary)
     files = figure_latency(rows, out)
     files += figure_wear(model, out)
-    files += figure_swap(reports["hardware"], out)
+    files += figure_swap(reports["swap"], out)
     return files
 
 
@@ -526,7 +575,7 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, metric, title in zip(axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency")):
-            for i, run in enumerate(RUNS):
+            for i, run in enumerate(LATENCY_RUNS):
                 x = [k + (i - 0.5) * 0.4 for k in range(len(rows))]
                 y = [r[f"{run}_{metric}"] or math.nan for r in rows]
                 ax.bar(x, y, 0.4, label=f"{run} isolation", color=scheme_style(i).color, edgecolor="black", linewidth=0.5, hatch=("", "////")[i])
@@ -581,7 +630,7 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
 # --------------------------------------------------------------------------------------
 # Sensitivity
 
-#: One knob at a time: (case name, overrides applied to both runs). Load: every tenant's rate
+#: One knob at a time: (case name, overrides applied to every run). Load: every tenant's rate
 #: scaled (set per tenant by `load_cases`). Assumed workload parameters: Bing Search's skew,
 #: Bing Index's and PageRank's read ratios. The swap's rate limit.
 KNOB_CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -609,9 +658,10 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
 
 
 def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progress: Progress | None) -> list[dict[str, Any]]:
-    """Rerun both runs per case (direct runs into out/sensitivity/<case>/), recompute the claims,
+    """Rerun the three runs per case (direct runs into out/sensitivity/<case>/), recompute the claims,
     write sensitivity.json and .csv; returns `sensitivity_summary`'s rows. The software
-    iops factor is varied too (0 = no limit, 1.2), on the software run only."""
+    iops factor is varied too (0 = no limit, 1.2), on the software run only (the base run's
+    `hardware` and `swap` are read back from out/run)."""
     start = time.perf_counter()
     cases = sensitivity_cases(path.read_text(encoding="utf-8"))
     by_case: dict[str, list[Claim]] = {}
@@ -620,19 +670,20 @@ def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progre
         if progress:
             progress(f"sensitivity: {name}", i, len(cases) + 2)
         reports = run_pair(path, out / "sensitivity" / _slug(name), sets, jobs, None, name)
-        by_case[name] = flashblox_claims(reports["hardware"].summary, reports["software"].summary, lifetime_model(reports["hardware"]))
+        by_case[name] = flashblox_claims(reports["hardware"].summary, reports["software"].summary, lifetime_model(reports["hardware"], reports["swap"]))
         details.append(_detail(name, sets, reports, by_case[name]))
     import ftlab
 
-    base_hw = None
-    for factor in (0.0, 1.2):
+    base = {run: ftlab.load(out / "run" / run) for run in ("hardware", "swap")}
+    model = lifetime_model(base["hardware"], base["swap"])
+    for i, factor in enumerate((0.0, 1.2)):
         name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
+        if progress:
+            progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
         sets = software_overrides(path.read_text(encoding="utf-8"), factor)
         sw = ftlab.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
-        if base_hw is None:
-            base_hw = ftlab.load(out / "run" / "hardware")
-        by_case[name] = flashblox_claims(base_hw.summary, sw.summary, lifetime_model(base_hw))
-        details.append(_detail(name, sets, {"hardware": base_hw, "software": sw}, by_case[name]))
+        by_case[name] = flashblox_claims(base["hardware"].summary, sw.summary, model)
+        details.append(_detail(name, sets, {**base, "software": sw}, by_case[name]))
     rows = sensitivity_summary(by_case)
     doc = {"reproduction": NAME, "scenario": str(path), "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "claims": rows, "cases": details}
     write_json(out / SENSITIVITY_FILE, doc)
