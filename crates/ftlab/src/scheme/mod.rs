@@ -6,6 +6,7 @@
 //! parity programs) that the engine runs as jobs. Adding a scheme = one file + one `REGISTRY`
 //! line.
 
+pub mod part_ftl;
 pub mod partitioned;
 pub mod unified;
 pub mod upi;
@@ -32,6 +33,9 @@ pub struct SchemeContext<'a> {
     pub timing: Timing,
     /// `ftl.gc_low_watermark_blocks`: below it the engine's own foreground GC runs.
     pub low_watermark_blocks: u32,
+    /// Every tenant's periodic real-time tasks (`Scenario::rt_tasks`), for a scheme with an
+    /// admission test (`part-ftl`, Eq. 6-7).
+    pub tasks: &'a [crate::rt::Task],
 }
 
 /// How a host read of one flash page is served.
@@ -99,6 +103,13 @@ pub trait Scheme: Send {
         view.ftl.select_victim(die, policy, view.now)
     }
 
+    /// Whether static wear leveling may collect `block` (move its data and erase it); a scheme
+    /// whose parity stripes pin blocks says no for them.
+    fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
+        let _ = (block, view);
+        true
+    }
+
     /// The timed run starts (preconditioning, if any, is over).
     fn on_run_start(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         let _ = (view, cmds);
@@ -164,6 +175,7 @@ pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("upi", upi::build),
     ("upi-guarded", upi::build_guarded),
     ("wao-gc", wao_gc::build),
+    ("part-ftl", part_ftl::build),
 ];
 
 /// Build the scheme called `name`.
