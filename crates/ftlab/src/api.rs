@@ -529,8 +529,8 @@ pub fn build_simulation_with<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, 
 }
 
 /// What a scheme is built from, for this scenario.
-pub fn scheme_context<'g>(s: &Scenario, g: &'g crate::flash::geometry::Geometry, ns: &'g [u32]) -> SchemeContext<'g> {
-    SchemeContext { geometry: g, namespace_units: ns, over_provisioning: s.resolved().over_provisioning, timing: s.timing(), low_watermark_blocks: s.resolved().gc_low_watermark_blocks }
+pub fn scheme_context<'g>(s: &Scenario, g: &'g crate::flash::geometry::Geometry, ns: &'g [u32], tasks: &'g [crate::rt::Task]) -> SchemeContext<'g> {
+    SchemeContext { geometry: g, namespace_units: ns, over_provisioning: s.resolved().over_provisioning, timing: s.timing(), low_watermark_blocks: s.resolved().gc_low_watermark_blocks, tasks }
 }
 
 fn build_simulation_counted<'a>(
@@ -542,7 +542,8 @@ fn build_simulation_counted<'a>(
 ) -> Result<Simulation<'a>, FtlabError> {
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = scheme_context(s, &g, &ns);
+    let tasks = s.rt_tasks();
+    let ctx = scheme_context(s, &g, &ns, &tasks);
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
     let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
     assemble(s, scheme, base_dir, file, traces)

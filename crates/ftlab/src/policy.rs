@@ -221,11 +221,14 @@ pub enum Dest {
     Dies(Vec<DieIdx>),
 }
 
-/// A migration: move every valid unit of `blocks`, one block at a time, then erase it.
+/// A migration: move every valid unit of `blocks`, one block at a time, then erase it (or,
+/// with `erase_sources` false, leave it full of dead data for a later GC to erase: a scheme
+/// whose parity stripes still need the old pages, such as `part-ftl`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Migration {
     pub blocks: Vec<BlockIdx>,
     pub dest: Dest,
+    pub erase_sources: bool,
     /// Page reads of the job in flight at once, >= 1 (the migration's rate limit).
     pub reads_in_flight_max: u32,
     /// Deadline its operations carry (EDF); `SimTime::MAX` for none.

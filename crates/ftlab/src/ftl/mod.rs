@@ -329,6 +329,15 @@ impl Ftl {
         self.blocks.refresh_key(block);
     }
 
+    /// A victim whose data was moved but that is not to be erased yet (a copy-only migration)
+    /// is full again: of dead data, collectable later.
+    pub fn unmark_victim(&mut self, block: BlockIdx) {
+        let info = self.blocks.get_mut(block);
+        assert_eq!(info.state, BlockState::Victim, "block {} is not a victim", block.0);
+        info.state = BlockState::Full;
+        self.blocks.refresh_key(block);
+    }
+
     /// Erase a victim whose data has all been moved, and return it to the free pool.
     pub fn erase(&mut self, block: BlockIdx) {
         let g = self.geometry;

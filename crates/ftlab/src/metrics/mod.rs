@@ -119,6 +119,8 @@ pub struct JobCounters {
     pub gc_steps_refused: u64,
     /// Parity programs that waited for a free block.
     pub parity_deferred: u64,
+    /// Sources a copy-only migration emptied and left unerased (`Migration::erase_sources`).
+    pub sources_left: u64,
     /// Waiting parity programs dropped because a block of their data was erased first (the
     /// stripe's data is gone; its scheme never hears of the parity page).
     pub parity_dropped: u64,

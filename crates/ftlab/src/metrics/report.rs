@@ -258,6 +258,7 @@ fn jobs_json(j: &JobCounters) -> Value {
     m.insert("gc_steps_refused".into(), json!(j.gc_steps_refused));
     m.insert("parity_deferred".into(), json!(j.parity_deferred));
     m.insert("parity_dropped".into(), json!(j.parity_dropped));
+    m.insert("sources_left".into(), json!(j.sources_left));
     Value::Object(m)
 }
 

@@ -84,6 +84,19 @@ impl Scenario {
         (self.geometry().n_units() as f64 / (1.0 + self.device.over_provisioning.unwrap())).floor() as u64
     }
 
+    /// Every tenant's periodic tasks in the real-time analysis' model (`rt::Task`, PaRT-FTL
+    /// §III-B), tenants in scenario order: a read task is (r_i, T_i^r), a write task
+    /// (w_i, T_i^w). Empty when no tenant has `[tenants.periodic]`.
+    pub fn rt_tasks(&self) -> Vec<crate::rt::Task> {
+        let tasks = self.tenants.iter().filter_map(|t| t.periodic.as_ref()).flat_map(|p| p.tasks.iter());
+        tasks
+            .map(|t| match t.op {
+                crate::workload::IoOp::Read => crate::rt::Task::reader(t.pages, t.period_ms),
+                _ => crate::rt::Task::writer(t.pages, t.period_ms),
+            })
+            .collect()
+    }
+
     /// Each tenant's namespace in mapping units (after `load`).
     pub fn namespace_units(&self) -> Vec<u32> {
         let g = self.geometry();
@@ -465,7 +478,15 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         }
     }
     let ns = s.namespace_units();
-    let ctx = SchemeContext { geometry: g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl") };
+    let tasks = s.rt_tasks();
+    let ctx = SchemeContext {
+        geometry: g,
+        namespace_units: &ns,
+        over_provisioning: s.device.over_provisioning.unwrap(),
+        timing: s.timing(),
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl"),
+        tasks: &tasks,
+    };
     for (i, name) in s.schemes.clone().iter().enumerate() {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {

@@ -7,6 +7,7 @@
 //! line.
 
 pub mod flashblox;
+pub mod part_ftl;
 pub mod partitioned;
 pub mod unified;
 pub mod upi;
@@ -33,6 +34,9 @@ pub struct SchemeContext<'a> {
     pub timing: Timing,
     /// `ftl.gc_low_watermark_blocks`: below it the engine's own foreground GC runs.
     pub low_watermark_blocks: u32,
+    /// Every tenant's periodic real-time tasks (`Scenario::rt_tasks`), for a scheme with an
+    /// admission test (`part-ftl`, Eq. 6-7).
+    pub tasks: &'a [crate::rt::Task],
 }
 
 /// How a host read of one flash page is served.
@@ -98,6 +102,13 @@ pub trait Scheme: Send {
     /// The next GC victim on `die`; by default the scenario's policy.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, policy: VictimPolicy) -> Option<BlockIdx> {
         view.ftl.select_victim(die, policy, view.now)
+    }
+
+    /// Whether static wear leveling may collect `block` (move its data and erase it); a scheme
+    /// whose parity stripes pin blocks says no for them.
+    fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
+        let _ = (block, view);
+        true
     }
 
     /// The timed run starts (preconditioning, if any, is over).
@@ -166,6 +177,7 @@ pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("upi-guarded", upi::build_guarded),
     ("wao-gc", wao_gc::build),
     ("flashblox", flashblox::build),
+    ("part-ftl", part_ftl::build),
 ];
 
 /// Build the scheme called `name`.

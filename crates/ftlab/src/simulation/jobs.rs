@@ -35,6 +35,8 @@ pub(super) struct Job {
     dest_next: usize,
     deadline: SimTime,
     erasing: bool,
+    /// Erase each source once copied (false: a copy-only migration).
+    erase_sources: bool,
 }
 
 impl Job {
@@ -54,6 +56,7 @@ impl Job {
             dest_next: 0,
             deadline,
             erasing: false,
+            erase_sources: true,
         }
     }
 }
@@ -84,7 +87,7 @@ impl Simulation<'_> {
         let mut victim = None;
         let mut kind = JobKind::Gc;
         if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
-            victim = self.ftl.static_wl_victim(die, self.p.static_gap);
+            victim = self.ftl.static_wl_victim(die, self.p.static_gap).filter(|&b| self.scheme.may_level(b, &view!(self)));
             kind = JobKind::WearLevel;
         }
         if victim.is_none() && wanted {
@@ -137,6 +140,10 @@ impl Simulation<'_> {
                 return;
             }
             if job.next_page == g.pages_per_block {
+                if job.reads_in_flight == 0 && !job.erase_sources {
+                    self.leave_source(id);
+                    return;
+                }
                 if job.reads_in_flight == 0 {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
@@ -292,6 +299,24 @@ impl Simulation<'_> {
         Ok(())
     }
 
+    /// A copy-only job has moved every valid unit of its source: the block goes back to full
+    /// (of dead data), the die's slot is free, and the job moves on.
+    fn leave_source(&mut self, id: u32) {
+        let job = self.jobs.get(id);
+        let (block, die) = (job.block, job.die);
+        assert!(!job.erase_sources && job.reads_in_flight == 0, "leaving a source that is to be erased or still read");
+        assert_eq!(self.ftl.blocks().get(block).valid_units, 0, "a copy-only job left valid data in block {}", block.0);
+        self.ftl.unmark_victim(block);
+        let d = die.0 as usize;
+        assert_eq!(self.collector[d], id, "leaving a source of a die the job does not hold");
+        self.collector[d] = NONE;
+        self.die_status[d].job = None;
+        self.jobs.get_mut(id).block = BlockIdx(NONE);
+        self.job_counts.sources_left += 1;
+        self.next_source(id);
+        self.maybe_start_gc(die);
+    }
+
     /// Job `id` moves on to its next collectable source (or waits for its die's slot), or
     /// ends when none is left.
     fn next_source(&mut self, id: u32) {
@@ -338,7 +363,9 @@ impl Simulation<'_> {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
             Command::ProgramParity { tenant, stream, die, data } => {
-                if !self.program_parity(tenant, stream, die, &data) {
+                // Waiting parity goes first (in order); then the program needs a job slot and
+                // room on its die.
+                if !self.parity_pending.is_empty() || !self.program_parity(tenant, stream, die, &data) {
                     self.job_counts.parity_deferred += 1;
                     self.parity_pending.push_back((tenant, stream, die, data));
                     assert!(self.parity_pending.len() <= self.ops_max, "parity programs pile up waiting for space");
@@ -355,6 +382,7 @@ impl Simulation<'_> {
         }
         let mut job = Job::new(JobKind::Migrate, m.dest, u32::MAX, m.reads_in_flight_max, m.deadline);
         job.sources = m.blocks;
+        job.erase_sources = m.erase_sources;
         let id = self.jobs.insert(job);
         self.job_counts.start(JobKind::Migrate);
         self.next_source(id);
@@ -382,8 +410,11 @@ impl Simulation<'_> {
     }
 
     /// Program one parity page of (tenant, stream) on `die`, the XOR of `data`; false if the
-    /// die has no room.
+    /// die has no room or `parity_in_flight_max` programs are in flight.
     fn program_parity(&mut self, tenant: u16, stream: u8, die: DieIdx, data: &crate::policy::StripePages) -> bool {
+        if self.parity_in_flight >= self.parity_in_flight_max {
+            return false;
+        }
         let key = FrontierKey { tenant, stream, class: WriteClass::Parity };
         let Ok(placed) = self.ftl.allocate(key, die, self.stamp()) else {
             self.maybe_start_gc(die);
@@ -399,6 +430,7 @@ impl Simulation<'_> {
         self.ftl.oracle_seal_parity(parity, data.as_slice());
         self.scheme.on_parity_placed(data, parity, &view!(self));
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
+        self.parity_in_flight += 1;
         self.job_counts.start(JobKind::Parity);
         let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), die, block, page, n_units: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
         self.issue(op);
@@ -411,7 +443,10 @@ impl Simulation<'_> {
     /// A parity program completed: its job is done.
     pub(super) fn parity_done(&mut self, id: u32) {
         assert_eq!(self.jobs.get(id).kind, JobKind::Parity);
+        assert!(self.parity_in_flight > 0, "a parity program completed that was never counted");
         self.jobs.remove(id);
+        self.parity_in_flight -= 1;
+        self.retry_parity();
     }
 
     /// Waiting parity programs with data in the erased `block` cover data that is gone.
@@ -424,11 +459,18 @@ impl Simulation<'_> {
 
     /// Retry parity programs that waited for space, in order.
     fn retry_parity(&mut self) {
+        // Not re-entered: an instant program completes inside `program_parity`, and its
+        // `parity_done` would retry the front entry the outer loop is programming.
+        if self.parity_retrying {
+            return;
+        }
+        self.parity_retrying = true;
         while let Some(&(t, s, die, data)) = self.parity_pending.front() {
             if !self.program_parity(t, s, die, &data) {
-                return;
+                break;
             }
             self.parity_pending.pop_front();
         }
+        self.parity_retrying = false;
     }
 }

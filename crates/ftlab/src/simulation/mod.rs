@@ -287,6 +287,12 @@ pub struct Simulation<'a> {
     waiting_jobs: Vec<u32>,
     /// Parity programs waiting for a free block: (tenant, stream, die).
     parity_pending: VecDeque<(u16, u8, DieIdx, crate::policy::StripePages)>,
+    /// Parity programs issued and not yet complete, at most `parity_in_flight_max` (half the
+    /// job bound): a burst of parity (a scheme sealing many stripes at once) waits in
+    /// `parity_pending` instead of taking every job slot.
+    parity_in_flight: usize,
+    parity_in_flight_max: usize,
+    parity_retrying: bool,
     wl_check: Vec<bool>,
     /// Per (tenant, stream): (request owning the open host page, real units in it).
     host_page: Vec<(u32, u32)>,
@@ -390,6 +396,9 @@ impl<'a> Simulation<'a> {
             collector: vec![NONE; n_dies],
             waiting_jobs: Vec::new(),
             parity_pending: VecDeque::new(),
+            parity_in_flight: 0,
+            parity_in_flight_max: jobs_max / 2,
+            parity_retrying: false,
             wl_check: vec![false; n_dies],
             host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
             buffer_used: 0,

@@ -79,7 +79,7 @@ impl Scheme for Migrator {
         let g = view.ftl.geometry;
         let blocks: Vec<BlockIdx> = g.blocks_of_die(die).map(BlockIdx).filter(|&b| view.ftl.blocks().get(b).state == BlockState::Full).take(2).collect();
         let dest = Dest::Dies((0..self.n_dies).map(DieIdx).filter(|&d| d != die).collect());
-        cmds.push(Command::Migrate(Migration { blocks, dest, reads_in_flight_max: 2, deadline: SimTime::MAX }));
+        cmds.push(Command::Migrate(Migration { blocks, dest, erase_sources: true, reads_in_flight_max: 2, deadline: SimTime::MAX }));
     }
     fn resolved_config(&self) -> toml::Table {
         toml::Table::new()

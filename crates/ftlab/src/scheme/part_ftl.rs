@@ -1,0 +1,637 @@
+//! `part-ftl`: PaRT-FTL's data layout (`../shared/papers/part-ftl-partitioned-real-time-flash.txt`
+//! §III-A, Figures 3 and 4): read and write dies apart, XOR parity per channel, and reads of a
+//! write die rebuilt from the stripe.
+//!
+//! - **Dies.** Way `W−1` of every channel holds parity (m = channels parity dies); ways
+//!   `0..W−1` hold data (k = channels × (W−1) data dies). The write set F_w is one data way
+//!   across all channels; host pages and GC copies are striped over it, channel first. F_w
+//!   rotates to the next data way once as many pages as a block per F_w die have been written
+//!   in the turn (Fig. 4: "after a block of data is written to each write chip").
+//! - **Stripes of blocks.** In each channel, the n-th block filled on each data way form the
+//!   channel's n-th stripe; row r of the stripe is page r of each of its blocks, and its
+//!   parity page (the XOR of the row, Fig. 3) is programmed on the channel's parity die as soon
+//!   as the stripe's last block is full (`Command::ProgramParity`). The integrity oracle seals
+//!   each parity page and checks every rebuild.
+//! - **Reads.** A read of a page on an F_w die, or on a die with a collection under way, is
+//!   rebuilt from its row's other data pages and its parity page (`ReadPlan::Rebuild`). A page
+//!   of a block in no stripe yet (its stripe waits for a block of a later turn) or whose parity
+//!   is not placed yet is read directly and counted (`direct_write_die_reads`).
+//! - **GC keeps stripes rebuildable** by never erasing a page that a live stripe needs. When
+//!   an F_w or parity die is down to `gc_trigger_free_blocks` free blocks, the stripe with the
+//!   lowest live fraction is copied out: every valid unit of its data blocks goes to F_w by
+//!   copy-only migrations (`erase_sources = false`), so the old pages stay on flash and every
+//!   row stays whole until the stripe holds no valid unit. Then it is dead: its data blocks
+//!   and (once no live stripe has a page in them) its parity blocks are erasable, and the
+//!   engine's GC erases them on any die (`gc_victim`), reads of a die it is erasing being
+//!   rebuilt.
+//!
+//! What this is not: the real-time analysis (Eq. 1-11, admission) is `rt`; deadlines and EDF
+//! are the engine's (`ftl.scheduler = "edf"`). Choices the paper leaves open are listed in
+//! docs/schemes/part-ftl.md.
+
+use super::{parse_config, to_table, ReadPlan, Scheme, SchemeConfigError, SchemeContext};
+use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
+use crate::ftl::blocks::{BlockState, WriteClass};
+use crate::policy::{Command, Counters, DeviceView, Dest, Interests, Invalidated, Migration, Placed, StripePages};
+use crate::sim::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::collections::VecDeque;
+
+/// Knobs of `[scheme.part-ftl]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartFtlConfig {
+    /// An F_w die (or a parity die) at or below this many free blocks starts a copy-out. Must
+    /// be above `ftl.gc_low_watermark_blocks` (where host writes start to wait) and below half
+    /// a die's blocks. Default: that watermark + tenants + 1 (room for a copy-out's GC
+    /// frontiers) + dies per channel (a stripe's blocks of every data way land on one way).
+    #[serde(default)]
+    pub gc_trigger_free_blocks: Option<u32>,
+    /// Page reads in flight of one copy-out migration (its rate limit), >= 1. Default 2.
+    #[serde(default = "default_reads_in_flight")]
+    pub copy_reads_in_flight: u32,
+    /// What a periodic task set failing the admission test (Eq. 6-7, `rt::part_ftl`) does:
+    /// `enforce` (default) refuses the scenario with every term of the failing equation;
+    /// `report` runs it anyway and reports the verdict in `scheme_counters`.
+    #[serde(default)]
+    pub admission: AdmissionMode,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AdmissionMode {
+    #[default]
+    Enforce,
+    Report,
+}
+
+/// The analysis' configuration (Table II's symbols) for this device: |F| dies, |F_w| = one
+/// way across the channels, f_r = the other dies, k data and m parity dies, P, λ = the
+/// namespaces over the data dies' units, and the device's own times (tR and tPROG each with
+/// one page's bus transfer and command; XOR costs 0, as in §VI-B).
+pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::part_ftl::Config {
+    let ways = g.dies_per_channel();
+    let t = &ctx.timing;
+    let ms = |x: SimTime| x.as_secs_f64() * 1e3;
+    let page = t.transfer(g.page_bytes) + t.command;
+    let logical: u64 = ctx.namespace_units.iter().map(|&u| u as u64).sum();
+    let data_units = (g.channels * (ways - 1)) as u64 * g.blocks_per_die as u64 * g.units_per_block as u64;
+    crate::rt::part_ftl::Config {
+        dies: g.n_dies,
+        write_dies: g.channels,
+        parallel_reads: g.n_dies - g.channels,
+        data_dies: g.channels * (ways - 1),
+        parity_dies: g.channels,
+        pages_per_block: g.pages_per_block,
+        lambda: logical as f64 / data_units as f64,
+        read_ms: ms(t.read + page),
+        write_die_read_ms: ms(t.read + page),
+        write_ms: ms(t.program + page),
+        erase_ms: ms(t.erase + t.command),
+        encode_ms: 0.0,
+        decode_ms: 0.0,
+    }
+}
+
+/// Eq. 6 and Eq. 7 on the scenario's periodic tasks: `Err` with every term of a failing test
+/// unless `mode` is `report`; the two totals either way (0 without tasks).
+fn admission(g: &Geometry, ctx: &SchemeContext, mode: AdmissionMode) -> Result<(f64, f64), SchemeConfigError> {
+    use crate::rt::part_ftl::{read_test, write_test};
+    if ctx.tasks.is_empty() {
+        return Ok((0.0, 0.0));
+    }
+    let c = analysis_config(g, ctx);
+    let (r, w) = (read_test(&c, ctx.tasks), write_test(&c, ctx.tasks));
+    if mode == AdmissionMode::Enforce {
+        for t in [&r, &w].into_iter().filter(|t| !t.passes()) {
+            let terms: Vec<String> = t.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
+            return Err(SchemeConfigError::new(
+                "admission",
+                format!("the periodic tasks fail {} (SRP with EDF, must be <= 1): {} = {:.4}; set admission = \"report\" to run them anyway", t.equation, terms.join(" + "), t.total()),
+            ));
+        }
+    }
+    Ok((r.total(), w.total()))
+}
+
+fn default_reads_in_flight() -> u32 {
+    2
+}
+
+const NONE: u32 = u32::MAX;
+
+/// One stripe: a full block of each data way of a channel, and the parity page of each row.
+struct Stripe {
+    channel: u32,
+    /// `data[way]`: the stripe's block on that data way.
+    data: Vec<BlockIdx>,
+    /// `parity[row]`: the parity page (global page index), `NONE` until placed.
+    parity: Vec<u32>,
+    /// Valid units in the data blocks; the stripe dies at 0.
+    live_units: u32,
+}
+
+pub struct PartFtl {
+    config: PartFtlConfig,
+    g: Geometry,
+    trigger_free_blocks: u32,
+    data_ways: u32,
+    /// The data way that is F_w.
+    cur_way: u32,
+    next_channel: u32,
+    /// Pages completed on F_w dies in this turn.
+    turn_pages: u64,
+    /// `filled[channel * data_ways + way]`: full data blocks waiting for their stripe, with
+    /// their erase count when they filled (a block erased since is dropped).
+    filled: Vec<VecDeque<(BlockIdx, u32)>>,
+    /// Live stripes by id (`None` once dead), and free ids.
+    stripes: Vec<Option<Stripe>>,
+    free_ids: Vec<u32>,
+    /// Per block: the live stripe of a data block, or `NONE`.
+    block_stripe: Vec<u32>,
+    /// Per parity block: parity pages of live stripes in it.
+    parity_live: Vec<u32>,
+    /// Per parity page: its stripe (`NONE` if dead or not parity).
+    parity_stripe: Vec<u32>,
+    /// The stripe being copied out, if any (one at a time).
+    copy_stripe: Option<u32>,
+    /// The reclaim poll: one page program (tPROG).
+    epoch: SimTime,
+    /// `ftl.gc_low_watermark_blocks`: host writes wait while an F_w or parity die is at or
+    /// below it.
+    write_gate_free_blocks: u32,
+    counts: PartFtlCounts,
+    direct_write_die_reads: Cell<u64>,
+    /// Eq. 6's and Eq. 7's totals for the scenario's periodic tasks (0 without tasks).
+    eq6_total: f64,
+    eq7_total: f64,
+}
+
+#[derive(Default)]
+struct PartFtlCounts {
+    rotations: u64,
+    early_rotations: u64,
+    stripes_sealed: u64,
+    stripes_copied: u64,
+    copy_out_blocks: u64,
+    deferred_writes: u64,
+    parity_dead_on_arrival: u64,
+}
+
+pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+    Ok(Box::new(PartFtl::new(table, ctx)?))
+}
+
+impl PartFtl {
+    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<PartFtl, SchemeConfigError> {
+        let config: PartFtlConfig = parse_config(table)?;
+        let g = *ctx.geometry;
+        let ways = g.dies_per_channel();
+        if ways < 2 || ways - 1 > crate::policy::STRIPE_PAGES_MAX as u32 {
+            return Err(SchemeConfigError::new("", format!("needs 2 to {} dies per channel (data ways and one parity way), the device has {ways}", crate::policy::STRIPE_PAGES_MAX + 1)));
+        }
+        if config.copy_reads_in_flight == 0 {
+            return Err(SchemeConfigError::new("copy_reads_in_flight", "must be at least 1"));
+        }
+        let low = ctx.low_watermark_blocks;
+        let trigger = config.gc_trigger_free_blocks.unwrap_or(low + ctx.namespace_units.len() as u32 + 1 + ways);
+        if trigger <= low || trigger >= g.blocks_per_die / 2 {
+            return Err(SchemeConfigError::new("gc_trigger_free_blocks", format!("must be in {}..{} (above ftl.gc_low_watermark_blocks = {low}, below half a die's {} blocks), got {trigger}", low + 1, g.blocks_per_die / 2, g.blocks_per_die)));
+        }
+        check_space(&g, ctx, trigger)?;
+        let (eq6_total, eq7_total) = admission(&g, ctx, config.admission)?;
+        let n_pages = (g.n_units() / g.units_per_page as u64) as usize;
+        Ok(PartFtl {
+            config,
+            g,
+            trigger_free_blocks: trigger,
+            data_ways: ways - 1,
+            cur_way: 0,
+            next_channel: 0,
+            turn_pages: 0,
+            filled: vec![VecDeque::new(); (g.channels * (ways - 1)) as usize],
+            stripes: Vec::new(),
+            free_ids: Vec::new(),
+            block_stripe: vec![NONE; g.n_blocks as usize],
+            parity_live: vec![0; g.n_blocks as usize],
+            parity_stripe: vec![NONE; n_pages],
+            copy_stripe: None,
+            epoch: ctx.timing.program,
+            write_gate_free_blocks: low,
+            counts: PartFtlCounts::default(),
+            direct_write_die_reads: Cell::new(0),
+            eq6_total,
+            eq7_total,
+        })
+    }
+
+    fn die(&self, channel: u32, way: u32) -> DieIdx {
+        DieIdx(channel * self.g.dies_per_channel() + way)
+    }
+
+    fn way_of(&self, die: DieIdx) -> u32 {
+        die.0 % self.g.dies_per_channel()
+    }
+
+    fn is_parity_die(&self, die: DieIdx) -> bool {
+        self.way_of(die) == self.data_ways
+    }
+
+    fn is_write_die(&self, die: DieIdx) -> bool {
+        self.way_of(die) == self.cur_way
+    }
+
+    fn page(&self, ppa: Ppa) -> u32 {
+        ppa.0 / self.g.units_per_page
+    }
+
+    fn stripe(&self, id: u32) -> &Stripe {
+        self.stripes[id as usize].as_ref().expect("a live stripe")
+    }
+
+    /// Whether channel `ch` can take a host write: its F_w die and its parity die are above
+    /// the host gate (the space below is for copy-outs).
+    fn channel_open(&self, view: &DeviceView, ch: u32) -> bool {
+        let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
+        free(self.cur_way) > self.write_gate_free_blocks && free(self.data_ways) > self.write_gate_free_blocks
+    }
+
+    /// The next F_w die, channel first: for a host write one of an open channel, for a copy
+    /// one above the host reserve.
+    fn next_write_die(&mut self, view: &DeviceView, host: bool) -> DieIdx {
+        let c = self.g.channels;
+        for k in 0..c {
+            let ch = (self.next_channel + k) % c;
+            let die = self.die(ch, self.cur_way);
+            let room = if host { self.channel_open(view, ch) } else { view.ftl.blocks().free_count(die) > view.ftl.params.host_reserve_blocks };
+            if room {
+                self.next_channel = (ch + 1) % c;
+                return die;
+            }
+        }
+        // Every F_w die is down to the reserve: a copy takes the reserve of the roomiest
+        // (the reserve is kept for GC; host writes are gated well above it).
+        (0..c).map(|ch| self.die(ch, self.cur_way)).max_by_key(|&d| (view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0))).expect("a channel")
+    }
+
+    /// A data page completed: it counts towards the turn; a block it fills waits for its
+    /// stripe. A page may complete on a die that left F_w (a partly filled page is finished
+    /// where it started).
+    fn page_completed(&mut self, view: &DeviceView, page: u32, die: DieIdx, cmds: &mut Vec<Command>) {
+        assert!(!self.is_parity_die(die), "data page {page} on parity die {}", die.0);
+        let ppb = self.g.pages_per_block;
+        // The block's last page (an event may arrive after nested copies have filled the
+        // block further, so "the block is full now" would count a block twice).
+        if page % ppb == ppb - 1 {
+            let block = BlockIdx(page / ppb);
+            let slot = (self.g.channel_of(die) * self.data_ways + self.way_of(die)) as usize;
+            self.filled[slot].push_back((block, view.ftl.blocks().get(block).erase_count));
+            self.form_stripes(view, self.g.channel_of(die), cmds);
+        }
+        self.turn_pages += 1;
+        if self.turn_pages >= self.g.channels as u64 * ppb as u64 {
+            self.rotate(view, cmds);
+        }
+        self.reclaim(view, cmds);
+    }
+
+    /// While every data way of `channel` has a full block waiting, the front blocks form a
+    /// stripe and its parity programs are pushed. A waiting block erased meanwhile (all its
+    /// data died before it had a stripe) is dropped.
+    fn form_stripes(&mut self, view: &DeviceView, channel: u32, cmds: &mut Vec<Command>) {
+        let w = self.data_ways as usize;
+        let slots = channel as usize * w..(channel as usize + 1) * w;
+        loop {
+            for q in &mut self.filled[slots.clone()] {
+                while let Some(&(b, erases)) = q.front() {
+                    let info = view.ftl.blocks().get(b);
+                    if info.erase_count == erases && matches!(info.state, BlockState::Full | BlockState::Victim) {
+                        break;
+                    }
+                    q.pop_front();
+                }
+            }
+            if self.filled[slots.clone()].iter().any(VecDeque::is_empty) {
+                return;
+            }
+            let data: Vec<BlockIdx> = self.filled[slots.clone()].iter_mut().map(|q| q.pop_front().expect("checked").0).collect();
+            self.seal(view, channel, data, cmds);
+        }
+    }
+
+    /// A new stripe over `data` (one full block per data way of `channel`): one parity
+    /// program per row on the channel's parity die.
+    fn seal(&mut self, view: &DeviceView, channel: u32, data: Vec<BlockIdx>, cmds: &mut Vec<Command>) {
+        let live_units: u32 = data.iter().map(|&b| view.ftl.blocks().get(b).valid_units).sum();
+        let id = self.free_ids.pop().unwrap_or(self.stripes.len() as u32);
+        for &b in &data {
+            assert_eq!(self.block_stripe[b.0 as usize], NONE, "block {} in two stripes", b.0);
+            self.block_stripe[b.0 as usize] = id;
+        }
+        let (ppb, upp) = (self.g.pages_per_block, self.g.units_per_page);
+        let parity_die = self.die(channel, self.data_ways);
+        let mut row = Vec::with_capacity(data.len());
+        for r in 0..ppb {
+            row.clear();
+            row.extend(data.iter().map(|&b| Ppa((b.0 * ppb + r) * upp)));
+            cmds.push(Command::ProgramParity { tenant: 0, stream: 0, die: parity_die, data: StripePages::new(&row) });
+        }
+        let stripe = Stripe { channel, data, parity: vec![NONE; ppb as usize], live_units };
+        if id as usize == self.stripes.len() {
+            self.stripes.push(Some(stripe));
+        } else {
+            self.stripes[id as usize] = Some(stripe);
+        }
+        self.counts.stripes_sealed += 1;
+        if live_units == 0 {
+            self.kill(id);
+        }
+    }
+
+    /// Stripe `id` holds no valid unit: its blocks no longer pin anything.
+    fn kill(&mut self, id: u32) {
+        let s = self.stripes[id as usize].take().expect("a live stripe dies once");
+        assert_eq!(s.live_units, 0, "stripe {id} dies with valid units");
+        for b in s.data {
+            self.block_stripe[b.0 as usize] = NONE;
+        }
+        let ppb = self.g.pages_per_block;
+        for p in s.parity.into_iter().filter(|&p| p != NONE) {
+            self.parity_stripe[p as usize] = NONE;
+            let n = &mut self.parity_live[(p / ppb) as usize];
+            assert!(*n > 0, "parity block {} pinned by no live page", p / ppb);
+            *n -= 1;
+        }
+        self.free_ids.push(id);
+        if self.copy_stripe == Some(id) {
+            self.copy_stripe = None;
+        }
+    }
+
+    /// F_w moves to the next data way; the new F_w dies erase what they can.
+    fn rotate(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        self.counts.rotations += 1;
+        self.turn_pages = 0;
+        self.cur_way = (self.cur_way + 1) % self.data_ways;
+        self.erase_dead(view, cmds);
+    }
+
+    /// Reclaiming, polled and on every completed page: while an F_w or parity die is at or
+    /// below the trigger, one stripe at a time (the fewest valid units, the lowest id on a
+    /// tie; never one with no invalid unit) has every valid unit copied to F_w. When the write set is at the host gate and
+    /// can erase nothing, the turn ends early.
+    fn reclaim(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        if self.copy_stripe.is_none() && self.short_of_space(view, self.trigger_free_blocks) {
+            // A stripe with no invalid unit would free nothing: never copied.
+            let full = self.data_ways * self.g.units_per_block;
+            let candidates = self.stripes.iter().enumerate().filter_map(|(i, s)| s.as_ref().filter(|s| s.live_units < full).map(|s| (s.live_units, i as u32)));
+            self.copy_stripe = candidates.min().map(|(_, i)| i);
+            if self.copy_stripe.is_some() {
+                self.counts.stripes_copied += 1;
+            }
+        }
+        if let Some(id) = self.copy_stripe {
+            self.copy_out(view, id, cmds);
+        }
+        self.erase_dead(view, cmds);
+        let stuck = (0..self.g.channels).all(|ch| {
+            let d = self.die(ch, self.cur_way);
+            view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks && self.erasable(view, d).is_none()
+        });
+        if stuck {
+            self.counts.early_rotations += 1;
+            self.rotate(view, cmds);
+        }
+    }
+
+    /// An F_w die or a parity die is at or below `free_blocks`.
+    fn short_of_space(&self, view: &DeviceView, free_blocks: u32) -> bool {
+        (0..self.g.channels).any(|ch| {
+            let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
+            free(self.cur_way) <= free_blocks || free(self.data_ways) <= free_blocks
+        })
+    }
+
+    /// F_w and parity dies with no job erase a dead block when they are short of space; read
+    /// dies erase when the engine's own GC wants space there.
+    fn erase_dead(&self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        for ch in 0..self.g.channels {
+            for way in [self.cur_way, self.data_ways] {
+                let d = self.die(ch, way);
+                let short = view.ftl.blocks().free_count(d) <= self.trigger_free_blocks + 1;
+                if short && view.dies[d.0 as usize].job.is_none() && self.erasable(view, d).is_some() {
+                    cmds.push(Command::StepGc { die: d, pages: 1 });
+                }
+            }
+        }
+    }
+
+    /// A full block of `die` with no valid unit that no live stripe needs.
+    fn erasable(&self, view: &DeviceView, die: DieIdx) -> Option<BlockIdx> {
+        let ppb = self.g.pages_per_block;
+        view.ftl.geometry.blocks_of_die(die).map(BlockIdx).find(|&b| {
+            let info = view.ftl.blocks().get(b);
+            let i = b.0 as usize;
+            info.state == BlockState::Full && info.programmed_pages == ppb && info.valid_units == 0 && self.block_stripe[i] == NONE && self.parity_live[i] == 0
+        })
+    }
+
+    /// A full block of `die` that is in no stripe and waits for none (its last page was
+    /// padded, so it never joined one) with the fewest valid units: no parity covers it, so
+    /// the engine's GC may move its data and erase it as on any device.
+    fn unstriped_victim(&self, view: &DeviceView, die: DieIdx) -> Option<BlockIdx> {
+        let ppb = self.g.pages_per_block;
+        let waiting = |b: BlockIdx| self.filled.iter().any(|q| q.iter().any(|&(x, _)| x == b));
+        view.ftl
+            .geometry
+            .blocks_of_die(die)
+            .map(BlockIdx)
+            .filter(|&b| {
+                let info = view.ftl.blocks().get(b);
+                let i = b.0 as usize;
+                info.state == BlockState::Full && info.programmed_pages == ppb && self.block_stripe[i] == NONE && self.parity_live[i] == 0 && !waiting(b)
+            })
+            .min_by_key(|&b| (view.ftl.blocks().get(b).valid_units, b.0))
+    }
+
+    /// Copy out stripe `id`: per data block still holding valid units, collectable (programs
+    /// done) and on a die whose collector slot is free, one copy-only migration. A block not
+    /// taken now is taken by a later poll.
+    fn copy_out(&mut self, view: &DeviceView, id: u32, cmds: &mut Vec<Command>) {
+        let ftl = view.ftl;
+        let blocks: Vec<BlockIdx> = self.stripe(id).data.clone();
+        for b in blocks {
+            let die = self.g.die_of_block(b);
+            if ftl.is_collectable(b) && ftl.blocks().get(b).valid_units > 0 && view.dies[die.0 as usize].job.is_none() {
+                self.counts.copy_out_blocks += 1;
+                let m = Migration { blocks: vec![b], dest: Dest::Scheme, erase_sources: false, reads_in_flight_max: self.config.copy_reads_in_flight, deadline: SimTime::MAX };
+                cmds.push(Command::Migrate(m));
+            }
+        }
+    }
+
+    /// The stripe and row of `page` when it can be rebuilt (stripe live, parity placed).
+    fn rebuildable(&self, page: u32) -> Option<(u32, u32)> {
+        let ppb = self.g.pages_per_block;
+        let id = self.block_stripe[(page / ppb) as usize];
+        if id == NONE {
+            return None;
+        }
+        let row = page % ppb;
+        (self.stripe(id).parity[row as usize] != NONE).then_some((id, row))
+    }
+}
+
+/// The namespaces must fit in the data dies with room for the trigger's spare blocks and a
+/// stripe per data way in flight.
+fn check_space(g: &Geometry, ctx: &SchemeContext, trigger: u32) -> Result<(), SchemeConfigError> {
+    let ways = g.dies_per_channel() as u64;
+    let data_dies = g.channels as u64 * (ways - 1);
+    let spare_blocks = trigger as u64 + ways;
+    let room = data_dies * (g.blocks_per_die as u64).saturating_sub(spare_blocks) * g.units_per_block as u64;
+    let logical: u64 = ctx.namespace_units.iter().map(|&u| u as u64).sum();
+    if logical > room {
+        let op_needed = g.n_units() as f64 / room as f64 - 1.0;
+        return Err(SchemeConfigError::new(
+            "",
+            format!("the namespaces ({logical} units) do not fit in the {data_dies} data dies less {spare_blocks} spare blocks each ({room} units; the parity way holds no data): raise device.over_provisioning to at least {op_needed:.3}"),
+        ));
+    }
+    Ok(())
+}
+
+impl Scheme for PartFtl {
+    fn name(&self) -> &'static str {
+        "part-ftl"
+    }
+
+    fn interests(&self) -> Interests {
+        Interests { placed: true, invalidated: true, erased: false }
+    }
+
+    fn host_write_die(&mut self, _tenant: u16, _stream: u8, view: &DeviceView) -> DieIdx {
+        self.next_write_die(view, true)
+    }
+
+    fn gc_write_die(&mut self, _owner: u16, _victim_die: DieIdx, view: &DeviceView) -> DieIdx {
+        self.next_write_die(view, false)
+    }
+
+    /// One page program: the last job's end raises no event the scheme hears, so reclaiming
+    /// is also polled (it does nothing unless an F_w or parity die is at the trigger).
+    fn epoch(&self) -> Option<SimTime> {
+        Some(self.epoch)
+    }
+
+    fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        self.reclaim(view, cmds);
+    }
+
+    /// Host writes wait (one poll) while no channel is open (its F_w or parity die is down to
+    /// the low watermark): the space below it is for copy-outs, whose sources are erased only
+    /// when their stripe dies (the engine's reserve argument, copies fit on the source's own
+    /// die, does not hold for them).
+    fn admit(&mut self, _tenant: u16, op: crate::workload::IoOp, view: &DeviceView) -> super::Admission {
+        if op != crate::workload::IoOp::Write || (0..self.g.channels).any(|ch| self.channel_open(view, ch)) {
+            return super::Admission::Admit;
+        }
+        self.counts.deferred_writes += 1;
+        super::Admission::Defer(view.now + self.epoch)
+    }
+
+    fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
+        let upp = self.g.units_per_page;
+        if ev.class == WriteClass::Parity || ev.ppa.0 % upp != upp - 1 {
+            return;
+        }
+        self.page_completed(view, self.page(ev.ppa), self.g.die_of(ev.ppa), cmds);
+    }
+
+    fn on_invalidated(&mut self, _view: &DeviceView, ev: &Invalidated, _cmds: &mut Vec<Command>) {
+        let id = self.block_stripe[self.g.block_of(ev.ppa).0 as usize];
+        if id == NONE {
+            return;
+        }
+        let s = self.stripes[id as usize].as_mut().expect("a live stripe");
+        assert!(s.live_units > 0, "stripe {id} lost a unit it did not count");
+        s.live_units -= 1;
+        if s.live_units == 0 {
+            self.kill(id);
+        }
+    }
+
+    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
+        let first = self.page(data.as_slice()[0]);
+        let ppb = self.g.pages_per_block;
+        let id = self.block_stripe[(first / ppb) as usize];
+        if id == NONE {
+            // Its stripe died while this program waited for room: the parity page is dead as
+            // soon as it is written. (The engine drops waiting parity whose data block is
+            // erased, so the data is still the stripe's.)
+            self.counts.parity_dead_on_arrival += 1;
+            return;
+        }
+        let row = first % ppb;
+        let p = self.page(parity);
+        let s = self.stripes[id as usize].as_mut().expect("a live stripe");
+        assert_eq!(s.parity[row as usize], NONE, "row {row} of stripe {id} has two parity pages");
+        assert_eq!(self.g.channel_of(self.g.die_of(parity)), s.channel, "parity on another channel");
+        s.parity[row as usize] = p;
+        self.parity_stripe[p as usize] = id;
+        self.parity_live[(p / ppb) as usize] += 1;
+    }
+
+    fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
+        let die = self.g.die_of(ppa);
+        if !(self.is_write_die(die) || view.is_collecting(die)) {
+            return ReadPlan::Direct;
+        }
+        if self.is_parity_die(die) || self.rebuildable(self.page(ppa)).is_none() {
+            self.direct_write_die_reads.set(self.direct_write_die_reads.get() + 1);
+            return ReadPlan::Direct;
+        }
+        ReadPlan::Rebuild
+    }
+
+    fn stripe_members(&self, ppa: Ppa, _view: &DeviceView, out: &mut Vec<Ppa>) {
+        let own = self.page(ppa);
+        let (id, row) = self.rebuildable(own).expect("rebuild of a page with no sealed stripe");
+        let s = self.stripe(id);
+        let (ppb, upp) = (self.g.pages_per_block, self.g.units_per_page);
+        out.extend(s.data.iter().map(|&b| b.0 * ppb + row).filter(|&p| p != own).map(|p| Ppa(p * upp)));
+        out.push(Ppa(s.parity[row as usize] * upp));
+    }
+
+    /// GC erases a block with no valid unit that no live stripe needs (stripes are copied out
+    /// by `reclaim`), else collects a block that joined no stripe. On any die: reads of a die
+    /// being collected are rebuilt.
+    fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: crate::ftl::gc::VictimPolicy) -> Option<BlockIdx> {
+        self.erasable(view, die).or_else(|| self.unstriped_victim(view, die))
+    }
+
+    /// Static wear leveling moves a block and erases it: only one no live stripe needs.
+    fn may_level(&self, block: BlockIdx, _view: &DeviceView) -> bool {
+        let i = block.0 as usize;
+        self.block_stripe[i] == NONE && self.parity_live[i] == 0
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let c = &self.counts;
+        out.push(("rotations", c.rotations as f64));
+        out.push(("early_rotations", c.early_rotations as f64));
+        out.push(("stripes_sealed", c.stripes_sealed as f64));
+        out.push(("stripes_copied", c.stripes_copied as f64));
+        out.push(("copy_out_blocks", c.copy_out_blocks as f64));
+        out.push(("deferred_writes", c.deferred_writes as f64));
+        out.push(("parity_dead_on_arrival", c.parity_dead_on_arrival as f64));
+        out.push(("direct_write_die_reads", self.direct_write_die_reads.get() as f64));
+        out.push(("live_stripes", self.stripes.iter().filter(|s| s.is_some()).count() as f64));
+        out.push(("admission_eq6_total", self.eq6_total));
+        out.push(("admission_eq7_total", self.eq7_total));
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&PartFtlConfig { gc_trigger_free_blocks: Some(self.trigger_free_blocks), ..self.config.clone() })
+    }
+}

@@ -1,0 +1,116 @@
+//! Tests of the `part-ftl` scheme (PaRT-FTL's layout, `../shared/papers/part-ftl-partitioned-
+//! real-time-flash.txt` §III-A, §V-A): writes on the rotating write set, parity rows sealed and
+//! programmed, reads of write dies rebuilt (the integrity oracle, on in every run here, checks
+//! each rebuild against the XOR of what its stripe held when sealed), GC that copies out the
+//! oldest group and erases only what no live stripe needs, and the refusals.
+
+mod common;
+
+use common::{run, run_raw, tiny_on};
+use ftlab::FtlabError;
+
+/// `tiny` with 4 ways per channel (3 data ways and a parity way on each of 2 channels) at
+/// over-provisioning 1.075: the namespaces take 48.2% of the device, 64.3% of its data dies,
+/// the paper's configuration (§V-A). A writer and a reader, closed loop.
+fn scenario(op: f64, device: &str, scheme: &str, requests: u32) -> String {
+    tiny_on(
+        &["part-ftl"],
+        &format!("chips_per_channel = 4\nover_provisioning = {op}\n{device}"),
+        &format!("[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[scheme.part-ftl]\n{scheme}\n"),
+        &format!(
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\nqueue_depth = 8\n[tenants.synthetic]\nread_ratio = 0.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n\
+             [[tenants]]\nname = \"r\"\nnamespace_fraction = 0.5\nqueue_depth = 4\n[tenants.synthetic]\nread_ratio = 1.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n"
+        ),
+    )
+}
+
+fn config_error(text: &str) -> (String, String) {
+    match run_raw(text, &[]) {
+        Err(FtlabError::Config { key, reason, .. }) => (key, reason),
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
+
+#[test]
+fn writes_rotate_parity_is_programmed_reads_are_rebuilt_and_gc_keeps_stripes() {
+    let s = run(&scenario(1.075, "", "", 30_000), &[]);
+    let p = &s["schemes"]["part-ftl"];
+    let counter = |k: &str| p["scheme_counters"][k].as_f64().unwrap_or_else(|| panic!("no counter {k}: {p}"));
+    let job = |k: &str, f: &str| p["jobs"][k][f].as_f64().unwrap_or_else(|| panic!("no jobs.{k}.{f}: {p}"));
+    // Rotation: a turn ends after one block (64 pages) per write die of the 2 channels.
+    assert!(counter("rotations") > 10.0, "F_w never rotated");
+    // Parity: one program per row (64 rows a stripe) of each stripe sealed, none dropped.
+    // (Scheme counters include preconditioning; job counters restart with the measurement.)
+    let sealed = counter("stripes_sealed");
+    let parity = job("parity", "started");
+    assert!(sealed > 10.0 && parity >= 64.0 * 10.0, "stripes sealed: {sealed}, parity programs {parity}");
+    assert!(parity <= sealed * 64.0, "more parity programs ({parity}) than rows of the {sealed} stripes");
+    assert_eq!(p["jobs"]["parity_dropped"].as_f64(), Some(0.0), "a stripe lost its data before its parity");
+    // Reads of pages on the write dies were rebuilt, each one checked by the oracle (a wrong
+    // rebuild panics), and the oracle ran over the whole run.
+    let rebuilt = p["device"]["rebuilt_reads"].as_f64().unwrap();
+    assert!(rebuilt > 100.0, "rebuilt reads: {rebuilt}");
+    assert!(p["device"]["integrity_checks"].as_f64().unwrap() > 30_000.0);
+    // GC: copy-only migrations of stripes (their sources left unerased), then erases of
+    // blocks no live stripe needs.
+    assert!(counter("stripes_copied") > 10.0 && p["jobs"]["sources_left"].as_f64().unwrap() > 10.0, "no copy-out: {p}");
+    assert!(job("gc", "erases") > 10.0, "copied-out stripes were never erased: {p}");
+}
+
+#[test]
+fn refuses_a_device_it_cannot_lay_out() {
+    // One die per channel: no way left for parity.
+    let (key, reason) = config_error(&scenario(1.075, "chips_per_channel = 1", "", 10).replace("chips_per_channel = 4\n", ""));
+    assert_eq!(key, "scheme.part-ftl");
+    assert!(reason.contains("needs 2 to 16 dies per channel") && reason.contains("has 1"), "{reason}");
+    // 25% over-provisioning: 80% of the device's units do not fit in its 6 data dies of 8.
+    let (key, reason) = config_error(&scenario(0.25, "", "", 10));
+    assert_eq!(key, "scheme.part-ftl");
+    assert!(reason.contains("do not fit in the 6 data dies") && reason.contains("raise device.over_provisioning to at least"), "{reason}");
+    // The trigger must be above the engine's low watermark (tiny: 4 = reserve 0... see the error).
+    let (key, reason) = config_error(&scenario(1.075, "", "gc_trigger_free_blocks = 1", 10));
+    assert_eq!(key, "scheme.part-ftl.gc_trigger_free_blocks");
+    assert!(reason.contains("above ftl.gc_low_watermark_blocks"), "{reason}");
+    let (key, _) = config_error(&scenario(1.075, "", "copy_reads_in_flight = 0", 10));
+    assert_eq!(key, "scheme.part-ftl.copy_reads_in_flight");
+}
+
+/// A small Cosmos board (the `cosmos` preset: 4 channels x 4 ways, Table I's fitted times, 48.2%
+/// of the device for data) with periodic tasks, EDF, and `admission` as given.
+fn rt_scenario(tasks: &str, admission: &str) -> String {
+    format!(
+        "seed = 3\nschemes = [\"part-ftl\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = 64\n[ftl]\nscheduler = \"edf\"\n\
+         [check]\nintegrity = true\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[measure]\nduration_s = 2.0\n\
+         [scheme.part-ftl]\nadmission = \"{admission}\"\n[[tenants]]\nname = \"rt\"\nnamespace_fraction = 1.0\nqueue_depth = 64\n[tenants.periodic]\ntasks = [{tasks}]\n"
+    )
+}
+
+/// Eq. 6 (read dies): t_r / min(T^r) + Σ r_i (t_r + t_c^d) / T_i^r ≤ 1. One reader of 64 pages
+/// every 10 ms needs 64 page reads of at least tR (> 100 µs on Cosmos) in 10 ms on the read
+/// dies: the sum is above 1 whatever the parallelism, so admission must refuse it and name
+/// the equation and its terms; with `admission = "report"` the same set runs.
+#[test]
+fn admission_refuses_a_set_that_fails_eq6_and_reports_it_when_asked() {
+    let tasks = r#"{ name = "big", op = "read", pages = 64, period_ms = 10.0 }"#;
+    let (key, reason) = config_error(&rt_scenario(tasks, "enforce"));
+    assert_eq!(key, "scheme.part-ftl.admission");
+    assert!(reason.contains("Eq. 6") && reason.contains("t_r / min(T^r)") && reason.contains("C_0^r / T_0^r"), "{reason}");
+    let s = run(&rt_scenario(tasks, "report"), &[]);
+    let c = &s["schemes"]["part-ftl"]["scheme_counters"];
+    assert!(c["admission_eq6_total"].as_f64().unwrap() > 1.0, "{c}");
+}
+
+/// A light set (one reader of 1 page every 50 ms, one writer of 4 pages every 100 ms) passes
+/// Eq. 6-7 on this device and, run under EDF, misses no deadline.
+#[test]
+fn an_admitted_set_runs_without_deadline_misses() {
+    let tasks = r#"{ name = "r", op = "read", pages = 1, period_ms = 50.0 }, { name = "w", op = "write", pages = 4, period_ms = 100.0, offset_ms = 5.0 }"#;
+    let s = run(&rt_scenario(tasks, "enforce"), &[]);
+    let p = &s["schemes"]["part-ftl"];
+    let c = &p["scheme_counters"];
+    assert!(c["admission_eq6_total"].as_f64().unwrap() <= 1.0 && c["admission_eq7_total"].as_f64().unwrap() <= 1.0, "{c}");
+    let d = &p["tenants"]["rt"]["deadlines"];
+    assert!(d["released"].as_u64().unwrap() > 40, "too few jobs released to mean anything: {d}");
+    assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {d}");
+}
