@@ -114,3 +114,56 @@ fn an_admitted_set_runs_without_deadline_misses() {
     assert!(d["released"].as_u64().unwrap() > 40, "too few jobs released to mean anything: {d}");
     assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {d}");
 }
+
+/// One task as scenario text: `(is_read, pages, period_ms, offset_ms)`.
+fn task_text(i: usize, t: &(bool, u32, f64, f64)) -> String {
+    let op = if t.0 { "read" } else { "write" };
+    format!("{{ name = \"t{i}\", op = \"{op}\", pages = {}, period_ms = {:.3}, offset_ms = {:.3} }}", t.1, t.2, t.3)
+}
+
+/// The analysis' verdict for a task list on the `rt_scenario` device, with the scheme's own
+/// configuration (`analysis_config`).
+fn admitted(tasks: &[(bool, u32, f64, f64)]) -> bool {
+    let text = rt_scenario(&tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect::<Vec<_>>().join(", "), "report");
+    let s = ftlab::scenario::load(&text, "t.toml", &[], None).expect("loads");
+    let (g, ns, rt) = (s.geometry(), s.namespace_units(), s.rt_tasks());
+    let ctx = ftlab::api::scheme_context(&s, &g, &ns, &rt);
+    let c = ftlab::scheme::part_ftl::analysis_config(&g, &ctx);
+    ftlab::rt::part_ftl::admits(&c, &rt)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 6,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x9a27),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+    /// A task set the admission test accepts (Eq. 6-7, §III-C) misses no deadline in
+    /// simulation: random sets of 1 to 4 tasks, reads or writes of 1 to 8 pages every 20 to
+    /// 200 ms with random phases, kept only when admitted.
+    #[test]
+    fn admitted_task_sets_miss_no_deadline(tasks in proptest::collection::vec((proptest::bool::ANY, 1u32..=8, 20.0f64..200.0, 0.0f64..20.0), 1..=4)) {
+        proptest::prop_assume!(admitted(&tasks));
+        let text = rt_scenario(&tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect::<Vec<_>>().join(", "), "enforce");
+        let s = run(&text, &[]);
+        let d = &s["schemes"]["part-ftl"]["tenants"]["rt"]["deadlines"];
+        proptest::prop_assert!(d["released"].as_u64().unwrap() > 0, "no job released: {d}");
+        proptest::prop_assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {}", d);
+    }
+}
+
+/// A set admission rejects, run anyway (`admission = "report"`), in a constructed worst case:
+/// 8 readers of 16 pages every 2 ms, all released at once, ask for 64 page reads per
+/// millisecond while the read dies serve at most f_r / t_r of them (Eq. 10): jobs queue
+/// beyond their deadlines, and at least one is missed.
+#[test]
+fn a_rejected_set_run_anyway_misses_a_deadline() {
+    let tasks: Vec<String> = (0..8).map(|i| format!("{{ name = \"r{i}\", op = \"read\", pages = 16, period_ms = 2.0 }}")).collect();
+    let text = rt_scenario(&tasks.join(", "), "report");
+    let s = run(&text, &[]);
+    let p = &s["schemes"]["part-ftl"];
+    assert!(p["scheme_counters"]["admission_eq6_total"].as_f64().unwrap() > 1.0, "the set was meant to fail Eq. 6");
+    let d = &p["tenants"]["rt"]["deadlines"];
+    assert!(d["misses"].as_u64().unwrap() > 0, "a set far over Eq. 6 missed nothing: {d}");
+}
