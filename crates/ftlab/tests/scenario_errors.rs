@@ -769,6 +769,7 @@ fn scheme_errors() {
     let both = || base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitioned\"]");
     let part = |lines: &str| both().at("end", &format!("[scheme.partitioned]\n{lines}"));
     let upi = |lines: &str| base().replace("schemes = [\"unified\"]", "schemes = [\"upi\"]").at("end", &format!("[scheme.upi]\n{lines}"));
+    let one = |name: &str, lines: &str| base().replace("schemes = [\"unified\"]", &format!("schemes = [{name:?}]")).at("end", &format!("[scheme.{name}]\n{lines}"));
     check_all(cases![
         "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"no-such-scheme\"]"),
             config("schemes.1", &["unknown scheme \"no-such-scheme\"", "known: unified, partitioned, upi"]);
@@ -783,6 +784,11 @@ fn scheme_errors() {
         "upi read-only dies empty a set" => upi("read_only_dies = [0, 2]"), config("scheme.upi.read_only_dies", &["tenant 0's set keeps 0 of its 2 dies"]);
         "upi shares of the wrong sum" => upi("initial_shares = [1, 1]"), config("scheme.upi.initial_shares", &["must sum to the device's 4 dies, got 2"]);
         "upi zero min set" => upi("min_set_dies = 0"), config("scheme.upi.min_set_dies", &["must be >= 1, got 0"]);
+        "part-ftl unknown admission" => one("part-ftl", "admission = \"maybe\""), config("scheme.part-ftl.admission", &["unknown variant `maybe`", "enforce", "report"]);
+        "part-ftl no copy reads" => one("part-ftl", "copy_reads_in_flight = 0"), config("scheme.part-ftl.copy_reads_in_flight", &["must be at least 1"]);
+        "part-ftl namespaces over the data ways" => one("part-ftl", ""), config("scheme.part-ftl", &["do not fit in the 2 data dies", "raise device.over_provisioning to at least"]);
+        "rtgc unknown admission" => one("rtgc", "admission = \"maybe\""), config("scheme.rtgc.admission", &["unknown variant `maybe`"]);
+        "rtgc unknown knob" => one("rtgc", "period_ms = 1"), config("scheme.rtgc.period_ms", &["unknown field `period_ms`"]);
         "no schemes" => base().replace("schemes = [\"unified\"]", "schemes = []"), config("schemes", &["must name at least one scheme"]);
         "a scheme twice" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"unified\"]"), config("schemes.1", &["\"unified\" is listed twice"]);
         "shares of the wrong length" => part("shares = [2]"), config("scheme.partitioned.shares", &["must list one share per tenant (2), got 1"]);

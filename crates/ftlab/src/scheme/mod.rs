@@ -8,6 +8,7 @@
 
 pub mod flashblox;
 pub mod part_ftl;
+pub mod rtgc;
 pub mod partitioned;
 pub mod unified;
 pub mod upi;
@@ -178,6 +179,7 @@ pub const REGISTRY: &[(&str, BuildFn)] = &[
     ("wao-gc", wao_gc::build),
     ("flashblox", flashblox::build),
     ("part-ftl", part_ftl::build),
+    ("rtgc", rtgc::build),
 ];
 
 /// Build the scheme called `name`.
