@@ -358,7 +358,7 @@ impl Flashblox {
                 self.swap_blocks += blocks.len() as u64;
                 if !blocks.is_empty() {
                     let reads_in_flight_max = self.config.swap_reads_in_flight_max;
-                    cmds.push(Command::Migrate(Migration { blocks, dest: Dest::Dies(dest.clone()), reads_in_flight_max, deadline: SimTime::MAX }));
+                    cmds.push(Command::Migrate(Migration { blocks, dest: Dest::Dies(dest.clone()), erase_sources: true, reads_in_flight_max, deadline: SimTime::MAX }));
                 }
             }
         }
