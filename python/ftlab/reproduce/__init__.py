@@ -33,6 +33,7 @@ Progress = Callable[[str, int, int], None]
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "upi": ("ftlab.reproduce.upi", "UPI, utilitarian performance isolation (Kim, Lee and Min, HotStorage '18, §5)"),
     "flashblox": ("ftlab.reproduce.flashblox", "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., FAST '17, talk slides)"),
+    "part-ftl": ("ftlab.reproduce.part_ftl", "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Chen, Sinha, Huang and West, §VI)"),
     "vstream": ("ftlab.reproduce.vstream", "vStream, virtual stream management (Yong, Jeong, Lee and Kim, HotStorage '18, §5)"),
 }
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def reproduce_command(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The reproduction to run: flashblox, upi or vstream.", show_default=False)],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The reproduction to run: flashblox, part-ftl, upi or vstream.", show_default=False)],
     quick: Annotated[bool, typer.Option("--quick", help="Run the reduced scenario (minutes): checks the claims' directions, not their magnitudes.")] = False,
     out: Annotated[
         Optional[Path],
