@@ -16,7 +16,7 @@
 //! The mapping onto 16 dies is this project's assumption: a job's pages are charged as Eq. 17
 //! and 18 of the PaRT-FTL paper charge them (reads one after another, writes striped over the
 //! |F| dies), and one GC job reclaims one victim on every die at once. It is not a scheme that
-//! acts on a simulated device.
+//! acts on a simulated device: that is `scheme::rtgc`, which releases these GC tasks.
 
 use super::{Task, Term, Test};
 
