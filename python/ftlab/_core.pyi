@@ -57,6 +57,7 @@ class TraceStats(TypedDict):
     footprint_pages: int
     lba_min_bytes: int
     lba_max_bytes: int
+    skipped: int
 
 class BenchResult(TypedDict):
     case: str

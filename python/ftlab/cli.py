@@ -338,6 +338,7 @@ TRACE_STATS_KEYS = (
     "footprint_pages",
     "lba_min_bytes",
     "lba_max_bytes",
+    "skipped",
 )
 
 
@@ -357,7 +358,8 @@ def trace_stats(
 ) -> None:
     """Print statistics of a trace file.
 
-    Request counts, bytes, duration, footprint and LBA range.
+    Request counts, bytes, duration, footprint and LBA range, and the lines the parser
+    skipped and counted (e.g. vscsi commands other than reads and writes).
     """
     stats = _core.trace_stats(str(file), format)
     if as_json:

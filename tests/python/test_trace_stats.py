@@ -19,6 +19,7 @@ KEYS = {
     "footprint_pages",
     "lba_min_bytes",
     "lba_max_bytes",
+    "skipped",
 }
 
 SAMPLES = [

@@ -236,6 +236,7 @@ fn trace_stats_to_py<'py>(py: Python<'py>, s: &TraceStats) -> PyResult<Bound<'py
     d.set_item("footprint_pages", s.footprint_pages)?;
     d.set_item("lba_min_bytes", s.lba_min_bytes)?;
     d.set_item("lba_max_bytes", s.lba_max_bytes)?;
+    d.set_item("skipped", s.skipped)?;
     Ok(d)
 }
 

@@ -315,7 +315,7 @@ pub fn resolve_scenario(source: &ScenarioSource, opts: &RunOptions) -> Result<St
 /// Statistics of a trace file in a given format.
 pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, FtlabError> {
     let reader = open(path)?;
-    crate::workload::stats::trace_stats(read_trace(format, reader)).map_err(|e| FtlabError::Trace {
+    crate::workload::stats::trace_reader_stats(read_trace(format, reader)).map_err(|e| FtlabError::Trace {
         file: path.display().to_string(),
         line: e.line,
         reason: e.reason,

@@ -9,7 +9,7 @@
 mod common;
 use common::traces_dir;
 
-use ftlab::workload::stats::{trace_stats, TraceStats};
+use ftlab::workload::stats::{trace_reader_stats, trace_stats, TraceStats};
 use ftlab::workload::{read_trace, IoOp, TraceError, TraceFormat, TraceRecord, MAX_LINE_BYTES};
 use ftlab::SimTime;
 use std::collections::HashSet;
@@ -215,6 +215,64 @@ fn msprod_fixture() {
 }
 
 #[test]
+fn fiu_fixture() {
+    // ts in ns as is; lba and size in 512-byte sectors; op R/W in any case; stream 0.
+    // Accepted: CRLF on the first three lines, a blank line, a tab-separated line, runs of
+    // spaces, two digests after a 16-sector write; file order kept although line 8's time
+    // goes backwards.
+    check(
+        Fiu,
+        &fixture("fiu.trace"),
+        Want::Records(&[
+            (89_966_527_724_133, W, 144_994_910_208, 4096, 0), // 283193184 * 512, 8 * 512
+            (89_966_527_731_907, W, 144_994_914_304, 4096, 0), // 283193192 * 512
+            (89_966_528_001_552, R, 536_870_912, 4096, 0),     // 1048576 * 512
+            (89_966_528_001_552, R, 536_875_008, 4096, 0),     // 1048584 * 512, "r"
+            (89_966_528_250_000, W, 268_435_456, 4096, 0),     // 524288 * 512, tabs
+            (89_966_529_000_000, W, 0, 4096, 0),               // lba 0
+            (89_966_528_999_999, R, 4096, 4096, 0),            // 8 * 512; time goes back
+            (89_966_530_000_000, W, 144_994_918_400, 8192, 0), // 283193200 * 512, 16 * 512, "w"
+            (89_966_531_000_000, R, 4_398_046_507_008, 4096, 0), // 8589934584 * 512 = 2^42 - 4096
+            (89_966_531_000_400, R, 4_398_046_511_104, 512, 0), // 8589934592 * 512 = 2^42, 1 sector
+            (89_966_532_123_456, W, 39_833_600, 4096, 0),      // 77800 * 512, runs of spaces
+            (89_966_532_123_999, W, 144_994_922_496, 4096, 0), // 283193208 * 512
+        ]),
+    );
+    assert_eq!(TraceFormat::from_name("fiu"), Some(Fiu));
+    assert!(TraceFormat::ALL.contains(&Fiu));
+}
+
+#[test]
+fn vscsi_fixture() {
+    // time in us * 1000; lbn * 512; size in bytes; the header skipped; SCSI opcodes in hex
+    // (either case, spaces after commas) or decimal (40 = 0x28). Skipped and counted (3):
+    // TEST UNIT READY 0x00, SYNCHRONIZE CACHE(10) 0x35, a zero-length WRITE(10). File order
+    // kept although the last time goes backwards.
+    let text = fixture("vscsi.csv");
+    check(
+        Vscsi,
+        &text,
+        Want::Records(&[
+            (1_339_522_000_000_000, R, 1_048_576, 4096, 0),         // READ(10), 2048 * 512
+            (1_339_522_000_150_000, W, 2_097_152, 8192, 0),         // WRITE(10), 4096 * 512
+            (1_339_522_000_151_000, R, 1_048_576, 512, 0),          // 40 = READ(10)
+            (1_339_522_000_310_000, R, 2_199_023_255_552, 65536, 0), // READ(16), 2^32 * 512 = 2^41
+            (1_339_522_000_320_000, W, 4096, 4096, 0),              // WRITE(16) "0x8A", 8 * 512
+            (1_339_522_000_450_000, R, 51_200, 512, 0),             // READ(6), 100 * 512
+            (1_339_522_000_460_000, W, 52_224, 1024, 0),            // WRITE(6), 102 * 512
+            (1_339_522_000_500_000, R, 0, 4096, 0),                 // READ(12), lbn 0
+            (1_339_522_000_510_000, W, 8192, 4096, 0),              // WRITE(12), 16 * 512
+            (1_339_522_000_499_000, W, 16_384, 4096, 0),            // WRITE AND VERIFY(10), 32 * 512
+        ]),
+    );
+    let mut reader = read_trace(Vscsi, text.as_bytes());
+    assert_eq!(reader.by_ref().count(), 10);
+    assert_eq!(reader.skipped(), 3);
+    assert_eq!(TraceFormat::from_name("vscsi"), Some(Vscsi));
+    assert!(TraceFormat::ALL.contains(&Vscsi));
+}
+
+#[test]
 fn ftlab_csv_fixture() {
     // A comment line and a header in any case; op in any case; a trim of size 0 accepted; the
     // stream column kept for trims (65535 is the largest stream id); file order kept although
@@ -262,7 +320,7 @@ fn ftlab_csv_writes_what_it_reads() {
 #[test]
 fn blank_lines_and_crlf_are_accepted_everywhere() {
     let msprod = format!("{MSPROD_HEADER}\r\n DiskWrite, 7, p ( 1), 1, 0x1, 0x200, 0x200, 1, 3, 0x0, 1, Normal, 0x0, 0x0, f\r\n");
-    let cases: [(TraceFormat, &str, Rec); 10] = [
+    let cases: [(TraceFormat, &str, Rec); 12] = [
         (Msr, "\r\n  \n1,h,0,Read,0,512,1\r\n\t\n", (100, R, 0, 512, 0)),
         (
             Systor,
@@ -276,6 +334,8 @@ fn blank_lines_and_crlf_are_accepted_everywhere() {
         (Blkparse, "\r\n  8,0  0  1  0.000000002  1  D  R 1 + 1 [x]\r\n", (2, R, 512, 512, 0)),
         (Fio, "\r\nfio version 3 iolog\r\n\r\n4 f read 0 512\r\n", (4000, R, 0, 512, 0)),
         (Msprod, &msprod, (7000, W, 512, 512, 3)),
+        (Fiu, "\r\n \n7 1 p 1 1 R 8 0 d\r\n\r\n", (7, R, 512, 512, 0)),
+        (Vscsi, "\r\nversion,time,op,size,lbn\r\n\r\n2,7,0x28,512,1\r\n", (7000, R, 512, 512, 0)),
         (FtlabCsv, "\r\ntime_ns,op,offset_bytes,size_bytes,stream\r\n\r\n5,trim,0,512,2\r\n", (5, T, 0, 512, 2)),
     ];
     for (format, input, rec) in cases {
@@ -349,7 +409,7 @@ fn an_overlong_line_is_an_error_not_unbounded_memory() {
 
 #[test]
 fn empty_input_is_empty_where_no_header_is_required() {
-    for format in [Msr, Mqsim, Spc, Tencent, Alibaba, Blkparse] {
+    for format in [Msr, Mqsim, Spc, Tencent, Alibaba, Blkparse, Fiu, Vscsi] {
         check(format, "", Want::Records(&[]));
         check(format, "\n\n", Want::Records(&[]));
     }
@@ -645,6 +705,102 @@ fn msprod_malformations() {
     check(Msprod, &two, Want::Records(&[(1000, R, 512, 512, 0), (2500, R, 0xabc00, 1024, 7)]));
 }
 
+#[test]
+fn fiu_malformations() {
+    const MD5: &str = "0f9a3c4d5e6b7a8c9d0e1f2a3b4c5d6e";
+    let line = |ts: &str, lba: &str, size: &str, op: &str| format!("{ts} 4312 nfsd {lba} {size} {op} 6 0 {MD5}\n");
+    let good = line("100", "8", "8", "W");
+    let cases: Vec<(String, u64, &[&str])> = vec![
+        // 8 fields (no digest), then a line cut after the op.
+        ("100 4312 nfsd 8 8 W 6 0\n".into(), 1, &["expected at least 9 fields", LAYOUT_FIU, "got 8"]),
+        (format!("{good}100 4312 nfsd 8 8 W\n"), 2, &["expected at least 9 fields", "got 6"]),
+        // A comma-separated line is one field.
+        (format!("{good}{good}100,4312,nfsd,8,8,W,6,0,{MD5}\n"), 3, &["expected at least 9 fields", "got 1"]),
+        // A process name with a space shifts its second word into lba.
+        (format!("100 4312 Web Content 8 8 W 6 0 {MD5}\n"), 1, &["field 4 (lba)", "unsigned integer", "\"Content\""]),
+        (line("1.5", "8", "8", "W"), 1, &["field 1 (ts)", "unsigned integer", "\"1.5\""]),
+        (line("-100", "8", "8", "W"), 1, &["field 1 (ts)", "negative number \"-100\""]),
+        (line("99999999999999999999", "8", "8", "W"), 1, &["field 1 (ts)", "does not fit in 64 bits"]),
+        (format!("{good}\n{}", line("100", "0x10", "8", "W")), 3, &["field 4 (lba)", "\"0x10\""]),
+        (line("100", "-8", "8", "W"), 1, &["field 4 (lba)", "negative"]),
+        // 2^55 sectors * 512 = 2^64 bytes: one past u64::MAX.
+        (line("100", "36028797018963968", "8", "W"), 1, &["field 4 (lba)", "sectors of 512 bytes overflow"]),
+        (line("100", "8", "eight", "W"), 1, &["field 5 (size)", "\"eight\""]),
+        (line("100", "8", "-8", "W"), 1, &["field 5 (size)", "negative"]),
+        (line("100", "8", "0", "W"), 1, &["field 5 (size)", "size must be > 0"]),
+        (line("100", "8", "0", "R"), 1, &["field 5 (size)", "size must be > 0"]),
+        (line("100", "8", "8", "Write"), 1, &["field 6 (op)", "\"R\" or \"W\"", "\"Write\""]),
+        (line("100", "8", "8", "D"), 1, &["field 6 (op)", "\"R\" or \"W\"", "\"D\""]),
+        // offset 36028797018963967 * 512 = 2^64 - 512, + 2 sectors overflows.
+        (line("100", "36028797018963967", "2", "W"), 1, &["field 5 (size)", "overflows"]),
+    ];
+    for (input, line, says) in &cases {
+        check(Fiu, input, Want::Error { line: *line, says });
+    }
+}
+
+const LAYOUT_FIU: &str = "ts pid process lba size op major minor md5";
+
+#[test]
+fn vscsi_malformations() {
+    let row = |version: &str, time: &str, op: &str, size: &str, lbn: &str| format!("{version},{time},{op},{size},{lbn}\n");
+    let good = row("1", "10", "0x28", "4096", "8");
+    let cases: Vec<(String, u64, &[&str])> = vec![
+        ("1,10,0x28,4096\n".into(), 1, &["expected 5 fields", "version,time,op,size,lbn", "got 4"]),
+        (format!("{good}1,10,0x28,4096,8,0\n"), 2, &["expected 5 fields", "got 6"]),
+        // A misspelt header is a data line.
+        ("version,time,opcode,size,lbn\n".into(), 1, &["field 1 (version)", "unsigned integer", "\"version\""]),
+        (row("3", "10", "0x28", "4096", "8"), 1, &["field 1 (version)", "expected 1 or 2", "got 3"]),
+        (row("0", "10", "0x28", "4096", "8"), 1, &["field 1 (version)", "expected 1 or 2", "got 0"]),
+        (format!("{good}\n{}", row("1", "1e3", "0x28", "4096", "8")), 3, &["field 2 (time)", "decimal number", "\"1e3\""]),
+        (row("1", "-10", "0x28", "4096", "8"), 1, &["field 2 (time)", "negative"]),
+        // 2e16 us * 1000 = 2e19 ns > u64::MAX (1.8e19).
+        (row("1", "20000000000000000", "0x28", "4096", "8"), 1, &["field 2 (time)", "overflows the 64-bit nanosecond clock"]),
+        (row("1", "10", "READ", "4096", "8"), 1, &["field 3 (op)", "SCSI operation code", "\"READ\""]),
+        (row("1", "10", "28h", "4096", "8"), 1, &["field 3 (op)", "SCSI operation code", "\"28h\""]),
+        (row("1", "10", "0x", "4096", "8"), 1, &["field 3 (op)", "hexadecimal", "\"0x\""]),
+        (row("1", "10", "-40", "4096", "8"), 1, &["field 3 (op)", "\"-40\""]),
+        (row("1", "10", "0x128", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code", "at most 255"]),
+        (row("1", "10", "256", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code"]),
+        (row("1", "10", "0x2a", "-4096", "8"), 1, &["field 4 (size)", "negative number \"-4096\""]),
+        (row("1", "10", "0x2a", "4k", "8"), 1, &["field 4 (size)", "\"4k\""]),
+        (row("1", "10", "0x2a", "4096", "0x8"), 1, &["field 5 (lbn)", "\"0x8\""]),
+        (row("1", "10", "0x2a", "4096", "36028797018963968"), 1, &["field 5 (lbn)", "sectors of 512 bytes overflow"]),
+        (row("1", "10", "0x2a", "4096", "36028797018963967"), 1, &["field 4 (size)", "overflows"]),
+        // A skipped command is still validated.
+        (row("1", "10", "0x35", "x", "0"), 1, &["field 4 (size)", "\"x\""]),
+    ];
+    for (input, line, says) in &cases {
+        check(Vscsi, input, Want::Error { line: *line, says });
+    }
+}
+
+#[test]
+fn vscsi_skips_and_counts_other_commands_and_zero_lengths() {
+    // Every line is well formed; only the READ(10) and WRITE(16) are requests. Skipped (6):
+    // INQUIRY 0x12, UNMAP 0x42, WRITE SAME(16) 0x93, the variable-length 0x7f, SYNCHRONIZE
+    // CACHE(16) 145 = 0x91, and a READ(10) of size 0 (version 2, decimal 40). Headers are not
+    // counted.
+    let input = "version,time,op,size,lbn\n1,1,0x12,36,0\n1,2,0x28,512,0\n1,3,0x42,24,0\n\
+                 2,4,0x93,512,64\n2,5,0x7f,4096,8\nVERSION,TIME,OP,SIZE,LBN\n2,6,145,0,0\n\
+                 2,7,40,0,16\n2,8,0x8a,1024,16\n";
+    check(Vscsi, input, Want::Records(&[(2000, R, 0, 512, 0), (8000, W, 8192, 1024, 0)]));
+    let mut reader = read_trace(Vscsi, input.as_bytes());
+    assert_eq!(reader.skipped(), 0, "nothing read yet");
+    assert!(reader.next().unwrap().is_ok());
+    assert_eq!(reader.skipped(), 1, "the INQUIRY before the first request");
+    assert_eq!(reader.by_ref().count(), 1);
+    assert_eq!(reader.skipped(), 6);
+    // A file of nothing but skipped commands: no request, all counted, not an error.
+    let mut only = read_trace(Vscsi, "1,1,0x00,0,0\n1,2,0x35,0,0\n".as_bytes());
+    assert!(only.next().is_none());
+    assert_eq!(only.skipped(), 2);
+    // Formats that skip nothing, or do not count, report 0.
+    let mut fiu = read_trace(Fiu, "1 1 p 1 1 R 8 0 d\n".as_bytes());
+    assert_eq!(fiu.by_ref().count(), 1);
+    assert_eq!(fiu.skipped(), 0);
+}
+
 // ----- real samples in shared/traces -------------------------------------------------------
 
 /// The raw text of a sample and its records parsed by streaming from the file itself.
@@ -752,6 +908,7 @@ fn naive_stats(records: &[Rec]) -> TraceStats {
         footprint_pages: pages.len() as u64,
         lba_min_bytes: sized.iter().map(|r| r.2).min().unwrap_or(0),
         lba_max_bytes: sized.iter().map(|r| r.2 + r.3 - 1).max().unwrap_or(0),
+        skipped: 0,
     }
 }
 
@@ -779,6 +936,7 @@ fn stats_of_the_mqsim_fixture() {
         footprint_pages: 4,
         lba_min_bytes: 0,
         lba_max_bytes: 2_199_023_255_552 + 512 - 1, // = 2199023256063
+        skipped: 0,
     };
     assert_eq!(stats, expected);
 }
@@ -800,10 +958,61 @@ fn stats_of_the_msprod_fixture() {
         footprint_pages: 1 + 16 + 1,
         lba_min_bytes: 0,
         lba_max_bytes: 8_589_934_080 + 512 - 1, // = 8589934591
+        skipped: 0,
     };
     assert_eq!(stats, expected);
     assert_eq!(TraceFormat::from_name("msprod"), Some(Msprod));
     assert!(TraceFormat::ALL.contains(&Msprod));
+}
+
+#[test]
+fn stats_of_the_vscsi_fixture_count_the_skipped_commands() {
+    // What `ftlab trace stats --format vscsi` computes: the records of `vscsi_fixture` and its
+    // 3 skipped lines.
+    let stats = trace_reader_stats(read_trace(Vscsi, fixture("vscsi.csv").as_bytes())).unwrap();
+    let expected = TraceStats {
+        requests: 10,
+        reads: 5,
+        writes: 5,
+        trims: 0,
+        bytes: 4096 + 8192 + 512 + 65536 + 4096 + 512 + 1024 + 4096 + 4096 + 4096, // = 96256
+        // times 1339522000000 .. 1339522000510 us: 510 us
+        duration_s: 510e-6,
+        // [1048576, +4096) page 256 (twice); [2097152, +8192) pages 512, 513;
+        // [2^41, +65536) 16 pages; [4096, +4096) page 1; [51200, +512) page 12;
+        // [52224, +1024) page 12; [0, 4096) page 0; [8192, +4096) page 2; [16384, +4096) page 4
+        footprint_pages: 1 + 2 + 16 + 1 + 1 + 1 + 1 + 1,
+        lba_min_bytes: 0,
+        lba_max_bytes: 2_199_023_255_552 + 65536 - 1, // = 2199023321087
+        skipped: 3,
+    };
+    assert_eq!(stats, expected);
+    // Without the reader, `trace_stats` sees records only.
+    let plain = trace_stats(read_trace(Vscsi, fixture("vscsi.csv").as_bytes())).unwrap();
+    assert_eq!(plain, TraceStats { skipped: 0, ..expected });
+}
+
+#[test]
+fn trace_stats_errors_name_the_file_and_line() {
+    // The API adds the file name: `file:line: reason`, for both new formats.
+    let dir = std::env::temp_dir().join(format!("ftlab-parsers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (Fiu, "bad.fiu", "1 1 p 8 8 W 6 0 d\n\n1 1 p 8 8 X 6 0 d\n", ":3: field 6 (op)"),
+        (Vscsi, "bad.csv", "version,time,op,size,lbn\n1,1,0x28,512,8\n1,2,0x2a,512\n", ":3: expected 5 fields"),
+    ];
+    for (format, name, text, says) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let err = ftlab::api::trace_stats(&path, format).unwrap_err().to_string();
+        assert!(err.starts_with(&path.display().to_string()), "{err}");
+        assert!(err.contains(says), "{err} does not say {says:?}");
+    }
+    let ok = dir.join("ok.csv");
+    std::fs::write(&ok, "1,1,0x35,0,0\n1,2,0x2a,512,8\n").unwrap();
+    let stats = ftlab::api::trace_stats(&ok, Vscsi).unwrap();
+    assert_eq!((stats.requests, stats.writes, stats.skipped), (1, 1, 1));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -826,6 +1035,7 @@ fn stats_of_overlapping_unaligned_and_empty_requests() {
         footprint_pages: 6,              // pages 0, 1, 2, 3, 4, 10
         lba_min_bytes: 4000,             // the zero-size trim at 100 does not count
         lba_max_bytes: 40960 + 4096 - 1, // = 45055
+        skipped: 0,
     };
     assert_eq!(stats, expected);
     assert_eq!(naive_stats(&rows), expected);

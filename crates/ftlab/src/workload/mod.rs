@@ -13,7 +13,7 @@
 //!   float; digits below 1 ns are truncated) and are not rebased, sorted or checked for
 //!   monotonicity: real traces do go backwards now and then.
 //! - A read or write of size 0 is an error (`size must be > 0`); a trim of size 0 is
-//!   accepted. Where a format declares zero-size requests legal (SPC), they are skipped.
+//!   accepted. Where a format declares zero-size requests legal (SPC, vscsi), they are skipped.
 //!   `offset + size` must fit in 64 bits.
 //! - Errors name the 1-based line and, for a bad field, its 1-based position, its name and
 //!   what was expected: `line 17: field 6 (Size): expected an unsigned integer, got "abc"`.
@@ -22,6 +22,7 @@
 pub mod alibaba;
 pub mod blkparse;
 pub mod fio;
+pub mod fiu;
 pub mod ftlab_csv;
 pub mod generator;
 pub mod msprod;
@@ -33,6 +34,7 @@ pub mod stats;
 pub mod synthetic;
 pub mod systor;
 pub mod tencent;
+pub mod vscsi;
 
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -77,6 +79,13 @@ pub struct TraceError {
 pub trait TraceReader: Iterator<Item = Result<TraceRecord, TraceError>> + Send {
     /// 1-based line number of the last line read (0 before the first).
     fn line(&self) -> u64;
+
+    /// Records read so far that were well formed but deliberately not turned into requests,
+    /// for formats that count them (`vscsi`: SCSI commands other than READ/WRITE and
+    /// zero-length transfers). 0 for formats that skip nothing or do not count.
+    fn skipped(&self) -> u64 {
+        0
+    }
 }
 
 /// A stream of trace records. Each parser is one of these over any `BufRead`.
@@ -105,6 +114,10 @@ pub enum TraceFormat {
     Fio,
     /// SNIA Microsoft production-server traces: CSV exports of Windows ETW kernel traces.
     Msprod,
+    /// FIU SRCMap / IODedup traces (`ts pid process lba size op major minor md5`).
+    Fiu,
+    /// CloudPhysics vscsi traces as CSV (`version,time,op,size,lbn`, SCSI opcodes).
+    Vscsi,
     /// ftlab's own CSV `time_ns,op,offset_bytes,size_bytes,stream` (with trims and stream
     /// ids; what `ftlab capture` writes).
     #[serde(rename = "ftlab-csv")]
@@ -112,7 +125,7 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    pub const ALL: [TraceFormat; 10] = [
+    pub const ALL: [TraceFormat; 12] = [
         TraceFormat::Msr,
         TraceFormat::Mqsim,
         TraceFormat::Systor,
@@ -122,6 +135,8 @@ impl TraceFormat {
         TraceFormat::Blkparse,
         TraceFormat::Fio,
         TraceFormat::Msprod,
+        TraceFormat::Fiu,
+        TraceFormat::Vscsi,
         TraceFormat::FtlabCsv,
     ];
 
@@ -136,6 +151,8 @@ impl TraceFormat {
             TraceFormat::Blkparse => "blkparse",
             TraceFormat::Fio => "fio",
             TraceFormat::Msprod => "msprod",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::Vscsi => "vscsi",
             TraceFormat::FtlabCsv => "ftlab-csv",
         }
     }
@@ -161,6 +178,8 @@ pub fn read_trace<'a, R: BufRead + Send + 'a>(format: TraceFormat, input: R) -> 
         TraceFormat::Blkparse => Box::new(blkparse::BlkparseReader::new(input)),
         TraceFormat::Fio => Box::new(fio::FioReader::new(input)),
         TraceFormat::Msprod => Box::new(msprod::MsprodReader::new(input)),
+        TraceFormat::Fiu => Box::new(fiu::FiuReader::new(input)),
+        TraceFormat::Vscsi => Box::new(vscsi::VscsiReader::new(input)),
         TraceFormat::FtlabCsv => Box::new(ftlab_csv::FtlabCsvReader::new(input)),
     }
 }
@@ -174,7 +193,8 @@ pub fn read_trace<'a, R: BufRead + Send + 'a>(format: TraceFormat, input: R) -> 
 /// keeps memory bounded even on a file without line breaks.
 pub const MAX_LINE_BYTES: u64 = 64 * 1024;
 
-/// Bytes per sector in the sector-addressed formats (MQSim, Tencent, SPC, blkparse).
+/// Bytes per sector in the sector-addressed formats (MQSim, Tencent, SPC, blkparse, FIU,
+/// vscsi).
 pub const SECTOR_BYTES: u64 = 512;
 
 /// One format's line grammar, driven by [`LineReader`].
@@ -188,6 +208,11 @@ pub trait LineFormat: Default {
     /// absence here.
     fn finish(&mut self) -> Result<(), String> {
         Ok(())
+    }
+
+    /// Well-formed lines skipped so far that a format counts (see [`TraceReader::skipped`]).
+    fn skipped(&self) -> u64 {
+        0
     }
 }
 
@@ -263,6 +288,10 @@ impl<R: BufRead, F: LineFormat> FusedIterator for LineReader<R, F> {}
 impl<R: BufRead + Send, F: LineFormat + Send> TraceReader for LineReader<R, F> {
     fn line(&self) -> u64 {
         self.line
+    }
+
+    fn skipped(&self) -> u64 {
+        self.format.skipped()
     }
 }
 

@@ -5,7 +5,7 @@
 //! with the number of disjoint extents the trace touches, not with the number of requests
 //! or pages (a sequential trace of any length needs a few ranges).
 
-use super::{IoOp, TraceError, TraceRecord};
+use super::{IoOp, RecordStream, TraceError, TraceRecord};
 use serde::Serialize;
 
 /// Bytes per page of the footprint.
@@ -28,6 +28,10 @@ pub struct TraceStats {
     pub lba_min_bytes: u64,
     /// Highest byte offset reached by any request (offset + size - 1).
     pub lba_max_bytes: u64,
+    /// Well-formed lines the parser skipped and counted (`vscsi`: SCSI commands other than
+    /// READ/WRITE, zero-length transfers); see `TraceReader::skipped`. Filled in by
+    /// [`trace_reader_stats`]; 0 from [`trace_stats`], which sees only records.
+    pub skipped: u64,
 }
 
 /// Statistics of a whole trace, or its first error.
@@ -44,6 +48,13 @@ pub fn trace_stats(
         acc.add(&record?);
     }
     Ok(acc.finish())
+}
+
+/// [`trace_stats`] of a parser, with `skipped` taken from it at the end.
+pub fn trace_reader_stats(mut records: RecordStream<'_>) -> Result<TraceStats, TraceError> {
+    let mut stats = trace_stats(records.by_ref())?;
+    stats.skipped = records.skipped();
+    Ok(stats)
 }
 
 #[derive(Default)]
