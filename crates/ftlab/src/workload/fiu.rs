@@ -14,8 +14,9 @@
 //! - A line needs at least the 9 fields. More are accepted and ignored: the README gives "MD5
 //!   per 4096 Bytes" (per 512 bytes in the `homes` traces), so a request longer than one
 //!   digest's span may carry several. Consequence: a process name containing a space is not
-//!   readable; its second word lands in `lba` and the line is rejected there, not misread
-//!   silently (unless that word is a number, which no process name seen in these traces is).
+//!   readable; its second word lands in `lba` and the line is rejected there. (A second word
+//!   that is itself a number, followed by a number and `R`/`W`, would be misread: assumed not
+//!   to occur; the trace samples quoted publicly have one-word names such as `nfsd`, `gzip`.)
 //! - Nothing is skipped: every non-blank line is a request or an error.
 //!
 //! Sources:
