@@ -5,6 +5,7 @@ the core's trace parsers."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import run_cli
@@ -57,3 +58,17 @@ def test_trace_stats_python(trace_file):
 
     stats = ftlab.trace_stats(str(trace_file("systor17-sample.csv")), "systor")
     assert set(stats) == KEYS
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "crates" / "ftlab" / "tests" / "fixtures" / "traces"
+
+
+@pytest.mark.parametrize(("name", "fmt", "requests", "skipped"), [("fiu.trace", "fiu", 12, 0), ("vscsi.csv", "vscsi", 10, 3)])
+def test_trace_stats_fiu_and_vscsi_fixtures(name, fmt, requests, skipped):
+    # The hand-written fixtures of the Rust parser tests: vscsi's 3 skipped SCSI commands
+    # (TEST UNIT READY, SYNCHRONIZE CACHE, a zero-length WRITE) are reported, not dropped.
+    proc = run_cli(["trace", "stats", str(FIXTURES / name), "--format", fmt, "--json"])
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(proc.stdout)
+    assert set(stats) == KEYS
+    assert (stats["requests"], stats["skipped"]) == (requests, skipped)
