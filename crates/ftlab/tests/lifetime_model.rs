@@ -176,7 +176,7 @@ fn swap_bound_holds_for_milder_two_level_skews() {
 }
 
 #[test]
-#[ignore = "known gap (docs/schemes/flashblox.md, \"The swap bound\"): the slides' pair rule ping-pongs on graded skews"]
+#[ignore = "known gap (docs/schemes/flashblox.md, \"The bound checked both ways\"): the slides' pair rule ping-pongs on graded skews"]
 fn swap_bound_holds_for_graded_skews() {
     // Rates falling geometrically (0.7^c) or as 1/(c+1): the pair rule of the slides (the
     // most-worn channel's load <-> the channel with the lowest erase rate) hands the most-worn
