@@ -135,7 +135,8 @@ def test_swap_rounds_is_the_slides_bound_rounded_up() -> None:
 def test_software_overrides_follow_the_rates() -> None:
     text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
     (override,) = F.software_overrides(text)
-    rates = [float(t["synthetic"]["rate_iops"]) for t in tomllib.loads(text)["tenants"]]
+    parts = [t["synthetic"] if isinstance(t["synthetic"], list) else [t["synthetic"]] for t in tomllib.loads(text)["tenants"]]
+    rates = [sum(float(p["rate_iops"]) for p in ps) for ps in parts]
     parsed = tomllib.loads(override.replace("scheme.flashblox.tenants=", "x = "))["x"]
     assert [v["kind"] for v in parsed] == ["software"] * len(rates)
     assert [v["iops_max"] for v in parsed] == pytest.approx([F.SOFTWARE_IOPS_FACTOR * r for r in rates])
@@ -152,7 +153,30 @@ def test_scenarios_use_the_flashblox_device_and_channel_vssds(scenario: str) -> 
     # Cooper et al., SoCC 2010: A 50/50, B 95/5, C 100/0, F 50% reads + 50% read-modify-writes.
     assert ycsb["ycsb-a"]["read_ratio"] == 0.5 and ycsb["ycsb-b"]["read_ratio"] == 0.95 and ycsb["ycsb-c"]["read_ratio"] == 1.0
     assert ycsb["ycsb-f"]["read_ratio"] == pytest.approx(2 / 3)
-    assert all(w["pattern"] == "zipf" and w["zipf_theta"] == 0.99 for w in ycsb.values())
+    assert all(w["pattern"] == "zipf" and w["zipf_theta"] == 0.99 for v in ycsb.values() for w in (v if isinstance(v, list) else [v]))
+    # The talk's named workloads, one tenant each (WORKLOADS), in the allocation's order.
+    assert [t["name"] for t in doc["tenants"]] == list(F.WORKLOADS)
+    # D: 95% reads / 5% inserts (appended); E: 95% scans of 1-100 records of 1,000 bytes
+    # (uniform; 4-100 KiB reads) / 5% inserts, both zipfian (YCSB's workloadd and workloade).
+    assert ycsb["ycsb-d"]["read_ratio"] == 0.95 and ycsb["ycsb-d"]["write_sequential_fraction"] == 1.0
+    scans, inserts = ycsb["ycsb-e"]
+    assert scans["rate_iops"] / (scans["rate_iops"] + inserts["rate_iops"]) == pytest.approx(0.95)
+    assert scans["read_ratio"] == 1.0 and inserts["read_ratio"] == 0.0
+    assert [s["bytes"] for s in scans["sizes"]] == [4096 * math.ceil(n * 1000 / 4096) for n in range(4, 101, 4)]
+    assert len({s.get("weight", 1.0) for s in scans["sizes"]}) == 1
+    # Namespaces follow the channels a vSSD holds.
+    assert [t["namespace_fraction"] for t in doc["tenants"]] == pytest.approx([v["channels"] / 16 for v in vssds])
+
+
+def test_sensitivity_cases_scale_every_synthetic_part() -> None:
+    text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
+    cases = dict(F.sensitivity_cases(text))
+    assert "tenants.ycsb-e.synthetic.1.rate_iops=11.25" in cases["load x1.5"]
+    assert "tenants.ycsb-a.synthetic.rate_iops=1500" in cases["load x0.5"]
+    assert {"azure-storage read_ratio=0.2", "azure-storage read_ratio=0.8", "ycsb-d pattern=uniform"} <= set(cases)
+    # The software vSSDs' rates follow a part's scaled rate.
+    (override,) = F.software_overrides(F._with_overrides(text, cases["load x1.5"]))
+    assert "iops_max = 450.0" in override  # ycsb-e: 2 x 1.5 x (142.5 + 7.5)
 
 
 def test_flashblox_preset_is_the_talks_geometry() -> None:

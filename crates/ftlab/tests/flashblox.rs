@@ -1,7 +1,8 @@
 //! `flashblox` (scheme/flashblox.rs, docs/schemes/flashblox.md): vSSD allocation and its
 //! errors per kind, the swap trigger on a constructed erase-rate imbalance (one channel does
 //! every erase), a swap's migration under the integrity oracle while both vSSDs write and
-//! read, the software vSSDs' token bucket, and determinism.
+//! read, the software vSSDs' token bucket, determinism, and the slides' swap bound on a
+//! detailed run (one hot vSSD over two channels: imbalance within (K+1)/(K+1/N) after K rounds).
 
 mod common;
 
@@ -145,4 +146,32 @@ fn same_seed_same_summary() {
     let a = run_raw(&flashblox(SWAPPY, true), &[]).unwrap().summary_json;
     let b = run_raw(&flashblox(SWAPPY, true), &[]).unwrap().summary_json;
     assert_eq!(a, b);
+}
+
+#[test]
+fn detailed_run_with_swaps_stays_within_the_slides_bound() {
+    // Slides ("Quantifying the Swapping Frequency"): after K rounds of cycling over N channels
+    // the wear imbalance (most-worn channel / mean) is at most (K + 1) / (K + 1/N); a round is
+    // N swaps ("after swap NK times"). The slides' worst case is this scenario: `hot` does
+    // every erase, `cold` only reads (N = 2, one channel each). Over the measured run the
+    // channels' erases (the tenants' and the swaps' own) must stay within the bound for the
+    // rounds the run completed: K = floor(swaps / N).
+    const N: f64 = 2.0;
+    let knobs = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5";
+    let text = flashblox(knobs, false).replace("duration_s = 4.0", "duration_s = 40.0");
+    let s = run(&text, &[]);
+    let p = &s["schemes"]["flashblox"];
+    let erases: Vec<f64> = (0..2).map(|c| p["channels"][c]["erases"].as_f64().unwrap()).collect();
+    let imbalance = |e: &[f64]| e.iter().cloned().fold(0.0, f64::max) / (e.iter().sum::<f64>() / e.len() as f64);
+    let swaps = counter(&s, "n_swaps_completed");
+    let k = (swaps / N).floor();
+    assert!(k >= 4.0, "{swaps} swaps: too few rounds for a tight bound");
+    let bound = (k + 1.0) / (k + 1.0 / N);
+    let measured = imbalance(&erases);
+    assert!(measured <= bound, "erases per channel {erases:?}: imbalance {measured} after {swaps} swaps (K = {k}) exceeds the slides' {bound}");
+    // The same run without swaps: every erase on `hot`'s channel, imbalance N = 2, beyond the
+    // bound (so the check above can fail).
+    let off = run(&text.replace(knobs, "swaps = false"), &[]);
+    let off_erases: Vec<f64> = (0..2).map(|c| off["schemes"]["flashblox"]["channels"][c]["erases"].as_f64().unwrap()).collect();
+    assert!(imbalance(&off_erases) > bound, "without swaps {off_erases:?}");
 }
