@@ -36,7 +36,7 @@ def _task(released: int, misses: int) -> dict:
 def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> dict:
     t = {"read": _op(10), "write": _op(20, saturated=3), "trim": _op(0), "waf": 1.25, "queue_depth": 32,
          "outstanding_at_end": outstanding, "backlog_growth": float(outstanding), "unstable": unstable,
-         "reordered_arrivals": 2}
+         "reordered_arrivals": 2, "skipped_records": 3}
     if deadlines is not None:
         t["deadlines"] = deadlines
     t["wear"] = _wear(lifetime_days=120.5 if deadlines is None else None)
@@ -101,6 +101,7 @@ def report_of(summary: dict, backlog: bool = True) -> Report:
         ("backlog_growth", pl.Float64, 14310.0, 2.0),
         ("unstable", pl.Boolean, True, False),
         ("reordered_arrivals", pl.Int64, 2, 2),
+        ("skipped_records", pl.Int64, 3, 3),
         ("write_saturated", pl.Int64, 3, 3),
         ("deadlines_released", pl.Int64, None, 47),
         ("deadlines_misses", pl.Int64, None, 13),

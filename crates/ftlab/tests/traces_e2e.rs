@@ -30,3 +30,19 @@ fn real_samples_replay_under_both_schemes() {
     }
     assert!(s["schemes"]["unified"]["device"]["integrity_checks"].as_u64().unwrap() > 0);
 }
+
+/// Lines a format skips on purpose are counted in the run's summary, not dropped silently: the
+/// vscsi fixture has 3 (a TEST UNIT READY, 0x00; a SYNCHRONIZE CACHE, 0x35; a zero-length
+/// WRITE(10)) among 13 records, whose other 10 are reads and writes, and one record whose time
+/// goes back (...499 after ...520).
+#[test]
+fn skipped_trace_records_are_counted_in_the_summary() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces/vscsi.csv");
+    let tenants = format!("[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \"vscsi\"\naddress_map = \"wrap\"\n", path.display());
+    let s = run(&common::tiny(&["unified"], "", &tenants), &[]);
+    let t = &s["schemes"]["unified"]["tenants"]["v"];
+    assert_eq!(t["skipped_records"].as_u64(), Some(3), "{t}");
+    assert_eq!(t["reordered_arrivals"].as_u64(), Some(1), "{t}");
+    let done = metric(&s, "unified", "v", "read", "count") + metric(&s, "unified", "v", "write", "count");
+    assert_eq!(done as u64, 10);
+}

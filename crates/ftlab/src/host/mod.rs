@@ -101,6 +101,15 @@ impl<'a> Source<'a> {
         Source { records, p, first_time, last_arrival, issued: 0, reordered: 0 }
     }
 
+    /// Trace records read so far that were well formed but carried no request (a format's
+    /// counted skips, e.g. vscsi's non-READ/WRITE SCSI commands); 0 for generators.
+    pub fn skipped_records(&self) -> u64 {
+        match &self.records {
+            Records::Trace(r) => r.skipped(),
+            Records::Synthetic(_) | Records::Periodic(_) => 0,
+        }
+    }
+
     /// The next request, `Ok(None)` when the source is exhausted or past its end time.
     pub fn next_request(&mut self) -> Result<Option<HostRequest>, FtlabError> {
         if self.p.max_requests.is_some_and(|m| self.issued >= m) {

@@ -45,6 +45,9 @@ pub struct TenantMetrics {
     /// Trace records whose timestamp went backwards, replayed at their predecessor's time
     /// (whole run).
     pub reordered_arrivals: u64,
+    /// Trace records well formed but carrying no request, skipped and counted by their
+    /// format (whole run; `TraceReader::skipped`).
+    pub skipped_records: u64,
     /// Arrivals and completions (whole run), for the backlog.
     pub backlog: Backlog,
     /// Set at the end.
@@ -64,6 +67,7 @@ impl TenantMetrics {
             unmapped_reads: 0,
             buffer_reads: 0,
             reordered_arrivals: 0,
+            skipped_records: 0,
             backlog: Backlog::new(window),
             verdict: None,
             tasks: task_names.into_iter().map(TaskStats::new).collect(),

@@ -171,6 +171,7 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64) -> Value {
         "backlog_growth": round6(v.growth),
         "unstable": v.unstable,
         "reordered_arrivals": t.reordered_arrivals,
+        "skipped_records": t.skipped_records,
     });
     if !t.tasks.is_empty() {
         m["deadlines"] = deadlines_json(&t.tasks);

@@ -32,6 +32,7 @@ impl Simulation<'_> {
         let measure_from = self.p.warmup.min(end);
         for (t, m) in self.metrics.iter_mut().enumerate() {
             m.reordered_arrivals = self.tenants[t].source.reordered;
+            m.skipped_records = self.tenants[t].source.skipped_records();
             m.verdict = Some(m.backlog.verdict(measure_from, end, self.tenants[t].queue_depth));
         }
         let g = self.ftl.geometry;
