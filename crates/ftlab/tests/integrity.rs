@@ -162,7 +162,7 @@ requests = {requests_b}
         suspend = c.suspend,
         multi_plane = c.multi_plane,
         streams = if c.mapper == "legacy" { 1 } else { 2 },
-        beyond = if c.seed % 2 == 0 { "release" } else { "unstreamed" },
+        beyond = if c.seed.is_multiple_of(2) { "release" } else { "unstreamed" },
         // wao-gc refuses a device outside Eq. 12 (λ < 0.625 for 16-page blocks and c = 2);
         // part-ftl keeps data on half of these dies (2 ways: one data, one parity): at 2.0 the
         // namespaces fill 67% of the data dies (the paper's λ is 64.3%, §V-A; tenant a's
@@ -297,7 +297,7 @@ fn every_mapper_under_every_scheme() {
                 mapper,
                 seed,
                 units_per_page: 1 + (seed % 2) as u32,
-                buffer_pages: if seed % 3 == 0 { 8 } else { 0 },
+                buffer_pages: if seed.is_multiple_of(3) { 8 } else { 0 },
                 read_ratio: 0.3,
                 trim_ratio: 0.05,
                 pattern: "uniform",

@@ -195,7 +195,7 @@ namespace_fraction = 1.0
 [tenants.synthetic]
 requests = 10
 "#;
-    let e = scenario::load(text, "s.toml", &[], None).err().expect("a bad table is an error");
+    let e = scenario::load(text, "s.toml", &[], None).expect_err("a bad table is an error");
     let msg = e.to_string();
     assert!(msg.contains("stream.manual.table.2"), "{msg}");
 }

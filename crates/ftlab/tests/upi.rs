@@ -72,10 +72,8 @@ fn with_view<R>(ftl: &Ftl, now: SimTime, f: impl FnOnce(&DeviceView) -> R) -> R 
 /// Epoch counters of 1 s: `reads[t][c]`, host and GC units per tenant (1 unit = 1 page).
 fn stats(reads: [[u64; 4]; 2], host: [u64; 2], gc: [u64; 2]) -> EpochStats {
     let mut st = EpochStats::new(2, 4);
-    for t in 0..2 {
-        for c in 0..4 {
-            st.reads[t * 4 + c] = reads[t][c];
-        }
+    for (t, row) in reads.iter().enumerate() {
+        st.reads[t * 4..t * 4 + 4].copy_from_slice(row);
     }
     st.host_units = host.to_vec();
     st.gc_units = gc.to_vec();

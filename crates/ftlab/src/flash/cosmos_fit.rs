@@ -84,8 +84,9 @@ fn solve(mut m: [[f64; 5]; 4]) -> [f64; 4] {
         for row in 0..4 {
             if row != col {
                 let f = m[row][col] / m[col][col];
-                for k in col..5 {
-                    m[row][k] -= f * m[col][k];
+                let pivot_row = m[col];
+                for (x, p) in m[row][col..].iter_mut().zip(&pivot_row[col..]) {
+                    *x -= f * p;
                 }
             }
         }

@@ -555,7 +555,7 @@ fn check_measure_phases(m: &MeasureConfig) -> Result<(), (String, String)> {
         }
         if !(p.start_s >= m.warmup_s && p.start_s <= MAX_SECONDS) {
             return err(
-                &key("start_s"),
+                key("start_s"),
                 format!("must be in [measure.warmup_s = {}, {MAX_SECONDS}] seconds (counters restart at the warm-up's end), got {}", m.warmup_s, p.start_s),
             );
         }

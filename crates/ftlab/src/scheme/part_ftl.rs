@@ -103,14 +103,13 @@ fn admission(g: &Geometry, ctx: &SchemeContext, mode: AdmissionMode) -> Result<(
     }
     let c = analysis_config(g, ctx);
     let (r, w) = (read_test(&c, ctx.tasks), write_test(&c, ctx.tasks));
-    if mode == AdmissionMode::Enforce {
-        for t in [&r, &w].into_iter().filter(|t| !t.passes()) {
-            let terms: Vec<String> = t.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
-            return Err(SchemeConfigError::new(
-                "admission",
-                format!("the periodic tasks fail {} (SRP with EDF, must be <= 1): {} = {:.4}; set admission = \"report\" to run them anyway", t.equation, terms.join(" + "), t.total()),
-            ));
-        }
+    let failing = [&r, &w].into_iter().find(|t| !t.passes());
+    if let (AdmissionMode::Enforce, Some(t)) = (mode, failing) {
+        let terms: Vec<String> = t.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
+        return Err(SchemeConfigError::new(
+            "admission",
+            format!("the periodic tasks fail {} (SRP with EDF, must be <= 1): {} = {:.4}; set admission = \"report\" to run them anyway", t.equation, terms.join(" + "), t.total()),
+        ));
     }
     Ok((r.total(), w.total()))
 }

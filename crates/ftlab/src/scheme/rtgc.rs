@@ -123,7 +123,7 @@ impl Scheme for Rtgc {
         let mut due = 0;
         for t in &mut self.tasks {
             while t.next <= view.now {
-                t.next = t.next + t.period;
+                t.next += t.period;
                 due += 1;
             }
         }

@@ -138,7 +138,7 @@ fn add_backlog_column(ts: &mut Table, metrics: &[crate::metrics::TenantMetrics])
         Column::U64(v) => v.len(),
     });
     let n = metrics.len();
-    assert!(n > 0 && rows % n == 0, "time-series rows are windows x tenants");
+    assert!(n > 0 && rows.is_multiple_of(n), "time-series rows are windows x tenants");
     let per_tenant: Vec<Vec<u64>> = metrics.iter().map(|m| m.backlog.at_window_ends(rows / n)).collect();
     let col = (0..rows).map(|r| per_tenant[r % n][r / n] as f64).collect();
     ts.columns.push(("backlog".into(), Column::F64(col)));
