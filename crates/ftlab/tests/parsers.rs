@@ -124,6 +124,11 @@ fn spc_fixture() {
             (551_706_000, R, 10_721_927_168, 8192, 0),
         ]),
     );
+    // The zero-size record is counted as skipped, not dropped silently.
+    let text = fixture("spc.spc");
+    let mut reader = read_trace(Spc, text.as_bytes());
+    assert_eq!(reader.by_ref().count(), 3);
+    assert_eq!(reader.skipped(), 1);
 }
 
 #[test]
@@ -170,6 +175,12 @@ fn blkparse_fixture() {
             (1_000_000, W, 2_097_152, 8192, 0),
         ]),
     );
+    // The three D events with no request (D FN, the pass-through D R 36, D W with no range)
+    // are counted as skipped; the other actions are the same requests' other events.
+    let text = fixture("blkparse.txt");
+    let mut reader = read_trace(Blkparse, text.as_bytes());
+    assert_eq!(reader.by_ref().count(), 4);
+    assert_eq!(reader.skipped(), 3);
 }
 
 #[test]

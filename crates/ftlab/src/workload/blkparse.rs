@@ -36,6 +36,10 @@ const COUNT: Field = Field::new(10, "count");
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Blkparse {
     in_summary: bool,
+    /// Dispatch (`D`) events that carry no request: no data direction (`N`, a flush), no
+    /// sector range, or zero sectors (`TraceReader::skipped`). Other actions (Q, G, I, C, ...)
+    /// are the same requests' other events and are not counted.
+    skipped: u64,
 }
 
 /// `8,0` / `259,1`: the first token of every event line.
@@ -86,7 +90,7 @@ fn sector_range(rest: [&str; 3], rest_count: usize) -> Result<Option<(u64, u64)>
 }
 
 impl Blkparse {
-    fn parse_event(line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_event(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
         let (head, count) = first_fields::<10>(line.split_ascii_whitespace());
         if count < 7 {
             return Err(format!("expected at least 7 fields ({LAYOUT}), got {count}"));
@@ -96,11 +100,12 @@ impl Blkparse {
         if action != "D" {
             return Ok(None);
         }
-        let Some(op) = rwbs_op(rwbs)? else { return Ok(None) };
-        let Some((offset, size)) = sector_range([sector, plus, sectors], count - 7)? else { return Ok(None) };
-        if size == 0 {
+        let op = rwbs_op(rwbs)?;
+        let range = sector_range([sector, plus, sectors], count - 7)?;
+        let (Some(op), Some((offset, size))) = (op, range.filter(|&(_, size)| size > 0)) else {
+            self.skipped += 1;
             return Ok(None);
-        }
+        };
         let record = TraceRecord {
             time: SimTime::from_ns(time),
             op,
@@ -117,7 +122,7 @@ impl LineFormat for Blkparse {
         let first = line.split_ascii_whitespace().next().unwrap_or("");
         if is_device(first) {
             self.in_summary = false;
-            return Blkparse::parse_event(line);
+            return self.parse_event(line);
         }
         if starts_summary(first, line) {
             self.in_summary = true;
@@ -126,5 +131,9 @@ impl LineFormat for Blkparse {
             return Ok(None);
         }
         Err(DEVICE.error(&format!("an event line starting with maj,min ({LAYOUT})"), first))
+    }
+
+    fn skipped(&self) -> u64 {
+        self.skipped
     }
 }

@@ -7,7 +7,8 @@
 //!   converted exactly to nanoseconds.
 //! - The SPC specification makes the five fields above mandatory and allows optional fields
 //!   after them: those are ignored. It also declares a size of 0 legal: such records carry
-//!   no data and are skipped, not reported as errors (unlike the other formats).
+//!   no data and are skipped and counted (`TraceReader::skipped`), not reported as errors
+//!   (unlike the other formats).
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 
@@ -24,9 +25,11 @@ const SIZE: Field = Field::new(3, "size_bytes");
 const OPCODE: Field = Field::new(4, "opcode");
 const TIMESTAMP: Field = Field::new(5, "timestamp_s");
 
-/// The SPC line grammar (stateless).
+/// The SPC line grammar; counts the zero-size records it skips.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Spc;
+pub struct Spc {
+    skipped: u64,
+}
 
 impl LineFormat for Spc {
     fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
@@ -40,10 +43,15 @@ impl LineFormat for Spc {
         let op = OPCODE.op(opcode, &[("r", IoOp::Read), ("w", IoOp::Write)], "\"r\" or \"w\"")?;
         let time = TIMESTAMP.decimal_ns(ts, 1_000_000_000)?;
         if size == 0 {
+            self.skipped += 1;
             return Ok(None);
         }
         let record =
             TraceRecord { time: SimTime::from_ns(time), op, offset_bytes: offset, size_bytes: size, stream };
         checked(record, SIZE)
+    }
+
+    fn skipped(&self) -> u64 {
+        self.skipped
     }
 }
