@@ -62,8 +62,7 @@ impl Job {
 }
 
 impl Simulation<'_> {
-    /// The tenant whose data `block` holds, or 0 (a job's operation carries it; background
-    /// classes do not use it).
+    /// The tenant whose data `block` holds, or 0 (preconditioning's padding programs carry it).
     #[inline]
     pub(super) fn block_tenant(&self, block: BlockIdx) -> u16 {
         let o = self.ftl.blocks().get(block).owner;
@@ -159,7 +158,7 @@ impl Simulation<'_> {
                 if job.reads_in_flight == 0 {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
-                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: self.block_tenant(block), die, block, page: 0, n_units: 0, owner: Owner::Job(id).code(), deadline };
+                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, owner: Owner::Job(id).code(), deadline };
                     self.issue(op);
                 }
                 return;
@@ -185,8 +184,7 @@ impl Simulation<'_> {
                 continue;
             }
             self.jobs.get_mut(id).reads_in_flight += 1;
-            let tenant = self.block_tenant(block);
-            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), tenant, die, block, page, n_units: valid, owner: Owner::Job(id).code(), deadline });
+            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid, owner: Owner::Job(id).code(), deadline });
         }
     }
 

@@ -125,8 +125,9 @@ impl OwnerCode {
 struct FlashOp {
     kind: OpKind,
     class: OpClass,
-    /// The tenant it is done for: a host operation's request's tenant, a copy's data owner,
-    /// else the block's owner or 0 (the `fair` scheduler queues host operations by it).
+    /// The tenant it is done for: a host operation's request's tenant, a copy's or parity
+    /// program's data owner, 0 for a job's reads and erases (background classes: not looked
+    /// up, the `fair` scheduler queues only host classes by tenant).
     tenant: u16,
     die: DieIdx,
     block: BlockIdx,
