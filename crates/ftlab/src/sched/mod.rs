@@ -128,7 +128,8 @@ pub struct Scheduler<Op> {
     queues: Vec<VecDeque<Op>>,
     pending: usize,
     pending_max: usize,
-    fair: Fair<Op>,
+    /// Boxed: the other kinds' `Scheduler` (and the `Simulation` around it) keeps its size.
+    fair: Box<Fair<Op>>,
 }
 
 /// The per-tenant part of `fair` (empty vectors for the other kinds).
@@ -177,7 +178,7 @@ impl<Op: SchedOp> Scheduler<Op> {
         } else {
             Fair { n_tenants: 0, costs, quantum: 0, tenant_queues: Vec::new(), deficit: Vec::new(), active: Vec::new(), head_charged: Vec::new() }
         };
-        Scheduler { table, queues, pending: 0, pending_max, fair }
+        Scheduler { table, queues, pending: 0, pending_max, fair: Box::new(fair) }
     }
 
     pub fn table(&self) -> &ClassTable {
@@ -208,6 +209,8 @@ impl<Op: SchedOp> Scheduler<Op> {
         assert!(self.pending <= self.pending_max, "scheduler holds {} operations, bound {}", self.pending, self.pending_max);
     }
 
+    // Out of line: the other kinds' push/pop stay as compact as before.
+    #[inline(never)]
     fn push_tenant(&mut self, die: DieIdx, op: Op) {
         let f = &mut self.fair;
         let t = op.tenant() as usize;
@@ -223,6 +226,8 @@ impl<Op: SchedOp> Scheduler<Op> {
     }
 
     /// Deficit round robin over the die's active tenants.
+    // Out of line: the other kinds' push/pop stay as compact as before.
+    #[inline(never)]
     fn pop_tenant(&mut self, die: DieIdx) -> Option<Op> {
         let f = &mut self.fair;
         let d = die.0 as usize;
@@ -293,6 +298,8 @@ impl<Op: SchedOp> Scheduler<Op> {
         queue.remove(i)
     }
 
+    // Out of line: the other kinds' push/pop stay as compact as before.
+    #[inline(never)]
     fn take_matching_tenant(&mut self, die: DieIdx, scan_max: usize, mut pred: impl FnMut(&Op) -> bool) -> Option<Op> {
         let f = &mut self.fair;
         let d = die.0 as usize;
