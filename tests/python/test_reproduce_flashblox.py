@@ -134,18 +134,23 @@ def test_swap_rounds_is_the_slides_bound_rounded_up() -> None:
 
 def test_software_overrides_follow_the_rates() -> None:
     text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
-    (override,) = F.software_overrides(text)
+    (override,) = F.software_overrides(text, 2.0)
     parts = [t["synthetic"] if isinstance(t["synthetic"], list) else [t["synthetic"]] for t in tomllib.loads(text)["tenants"]]
     rates = [sum(float(p["rate_iops"]) for p in ps) for ps in parts]
     parsed = tomllib.loads(override.replace("scheme.flashblox.tenants=", "x = "))["x"]
     assert [v["kind"] for v in parsed] == ["software"] * len(rates)
-    assert [v["iops_max"] for v in parsed] == pytest.approx([F.SOFTWARE_IOPS_FACTOR * r for r in rates])
+    assert [v["iops_max"] for v in parsed] == pytest.approx([2.0 * r for r in rates])
+    # By default no token bucket: the fair-share scheduler isolates them.
+    (default,) = F.software_overrides(text)
+    assert F.SOFTWARE_IOPS_FACTOR == 0.0 and "iops_max" not in default and default.count('kind = "software"') == len(rates)
 
 
 @pytest.mark.parametrize("scenario", [F.QUICK_SCENARIO, F.SCENARIO])
 def test_scenarios_use_the_flashblox_device_and_channel_vssds(scenario: str) -> None:
     doc = tomllib.loads((ROOT / "scenarios" / scenario).read_text())
     assert doc["device"]["preset"] == "flashblox" and set(doc["device"]) <= {"preset", "blocks_per_plane", "pages_per_block"}
+    # The software run's vSSDs are isolated by the fair-share scheduler (flashblox requires it).
+    assert doc["ftl"]["scheduler"] == "fair"
     vssds = doc["scheme"]["flashblox"]["tenants"]
     assert len(vssds) == len(doc["tenants"]) and all(v["kind"] == "channel" for v in vssds)
     assert sum(v["channels"] for v in vssds) == 16
@@ -175,7 +180,7 @@ def test_sensitivity_cases_scale_every_synthetic_part() -> None:
     assert "tenants.ycsb-a.synthetic.rate_iops=1500" in cases["load x0.5"]
     assert {"azure-storage read_ratio=0.2", "azure-storage read_ratio=0.8", "ycsb-d pattern=uniform"} <= set(cases)
     # The software vSSDs' rates follow a part's scaled rate.
-    (override,) = F.software_overrides(F._with_overrides(text, cases["load x1.5"]))
+    (override,) = F.software_overrides(F._with_overrides(text, cases["load x1.5"]), 2.0)
     assert "iops_max = 450.0" in override  # ycsb-e: 2 x 1.5 x (142.5 + 7.5)
 
 

@@ -530,7 +530,7 @@ pub fn build_simulation_with<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, 
 
 /// What a scheme is built from, for this scenario.
 pub fn scheme_context<'g>(s: &Scenario, g: &'g crate::flash::geometry::Geometry, ns: &'g [u32], tasks: &'g [crate::rt::Task]) -> SchemeContext<'g> {
-    SchemeContext { geometry: g, namespace_units: ns, over_provisioning: s.resolved().over_provisioning, timing: s.timing(), low_watermark_blocks: s.resolved().gc_low_watermark_blocks, tasks }
+    SchemeContext { geometry: g, namespace_units: ns, over_provisioning: s.resolved().over_provisioning, timing: s.timing(), low_watermark_blocks: s.resolved().gc_low_watermark_blocks, tasks, scheduler: s.ftl.scheduler }
 }
 
 fn build_simulation_counted<'a>(

@@ -112,6 +112,9 @@ impl SchedOp for Op {
     fn deadline(&self) -> SimTime {
         SimTime(self.0)
     }
+    fn tenant(&self) -> u16 {
+        0
+    }
 }
 
 /// EDF at the scheduler: one die's queue serves by deadline, arrival order among equal ones,

@@ -42,8 +42,9 @@ requests = 100000
     )
 }
 
+/// Under `ftl.scheduler = "fair"`, which software vSSDs require.
 fn flashblox(knobs: &str, cold_writes: bool) -> String {
-    tiny(&["flashblox"], &format!("[scheme.flashblox]\n{knobs}\n"), &tenants(cold_writes))
+    tiny(&["flashblox"], &format!("[ftl]\nscheduler = \"fair\"\n[scheme.flashblox]\n{knobs}\n"), &tenants(cold_writes))
 }
 
 fn counter(s: &Value, key: &str) -> f64 {
@@ -113,6 +114,15 @@ fn allocation_errors_name_the_key() {
         let e = run_raw(&flashblox(knobs, false), &[]).err().unwrap_or_else(|| panic!("{knobs} accepted")).to_string();
         assert!(e.contains(key) && e.contains(range), "{knobs}: {e}");
     }
+    // A software vSSD under any scheduler but `fair` is refused (the scheme does not change
+    // the engine's setting); channel and die vSSDs run under any.
+    let software = flashblox("tenants = [{kind = \"channel\", channels = 1}, {kind = \"software\"}]", false);
+    for sched in ["priority", "fifo", "edf"] {
+        let e = run_raw(&software, &[&format!("ftl.scheduler={sched}")]).err().unwrap_or_else(|| panic!("{sched} accepted")).to_string();
+        assert!(e.contains("scheme.flashblox.tenants.1") && e.contains("ftl.scheduler = \"fair\"") && e.contains(&format!("it is \"{sched}\"")), "{sched}: {e}");
+    }
+    let hardware = flashblox("tenants = [{kind = \"channel\", channels = 1}, {kind = \"die\", dies = 2}]\nswaps = false", false);
+    run_raw(&hardware, &["ftl.scheduler=priority", "measure.duration_s=0.05"]).unwrap_or_else(|e| panic!("channel and die vSSDs under priority: {e}"));
 }
 
 #[test]

@@ -787,6 +787,12 @@ fn scheme_errors() {
         "part-ftl unknown admission" => one("part-ftl", "admission = \"maybe\""), config("scheme.part-ftl.admission", &["unknown variant `maybe`", "enforce", "report"]);
         "part-ftl no copy reads" => one("part-ftl", "copy_reads_in_flight = 0"), config("scheme.part-ftl.copy_reads_in_flight", &["must be at least 1"]);
         "part-ftl namespaces over the data ways" => one("part-ftl", ""), config("scheme.part-ftl", &["do not fit in the 2 data dies", "raise device.over_provisioning to at least"]);
+        "flashblox software vSSD under priority" => one("flashblox", "tenants = [{kind = \"channel\", channels = 1}, {kind = \"software\"}]"),
+            config("scheme.flashblox.tenants.1", &["software-isolated vSSD", "ftl.scheduler = \"fair\"", "it is \"priority\""]);
+        "flashblox software vSSD under fifo" => one("flashblox", "tenants = [{kind = \"software\"}, {kind = \"software\", iops_max = 100.0}]").at("ftl", "scheduler = \"fifo\""),
+            config("scheme.flashblox.tenants.0", &["ftl.scheduler = \"fair\"", "it is \"fifo\""]);
+        "flashblox software vSSD under edf by --set" => one("flashblox", "tenants = [{kind = \"die\", dies = 2}, {kind = \"software\"}]").set("ftl.scheduler=edf"),
+            config("scheme.flashblox.tenants.1", &["ftl.scheduler = \"fair\"", "it is \"edf\""]);
         "rtgc unknown admission" => one("rtgc", "admission = \"maybe\""), config("scheme.rtgc.admission", &["unknown variant `maybe`"]);
         "rtgc unknown knob" => one("rtgc", "period_ms = 1"), config("scheme.rtgc.period_ms", &["unknown field `period_ms`"]);
         "no schemes" => base().replace("schemes = [\"unified\"]", "schemes = []"), config("schemes", &["must name at least one scheme"]);

@@ -52,7 +52,7 @@ requests = 10
 fn build_upi(s: &Scenario) -> Upi {
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(), tasks: &[] };
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(), tasks: &[], scheduler: s.ftl.scheduler };
     Upi::new(s.scheme.get("upi").expect("resolved upi table"), &ctx).unwrap_or_else(|e| panic!("{}: {}", e.key, e.reason))
 }
 
@@ -519,7 +519,7 @@ fn the_presets_differ_only_in_the_guards() {
     let s = two_tenant_scenario("");
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(), tasks: &[] };
+    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(), tasks: &[], scheduler: s.ftl.scheduler };
     let plain = Upi::new(&toml::Table::new(), &ctx).expect("builds");
     let guarded = Upi::new_guarded(&toml::Table::new(), &ctx).expect("builds");
     let mine: toml::Table = toml::from_str("donor_traffic_max = 0.9").unwrap();

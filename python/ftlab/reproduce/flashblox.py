@@ -5,8 +5,9 @@ flashblox`.
 
 It runs `scenarios/reproduce/flashblox.toml` (or, quick, `flashblox-quick.toml`) three times with
 the same tenants, seed and load: `hardware` (every tenant a channel-isolated vSSD, as the
-scenario says, swaps off), `software` (every vSSD software-isolated: all share every die, each
-behind a token bucket of SOFTWARE_IOPS_FACTOR x its offered rate) and `swap` (as the scenario
+scenario says, swaps off), `software` (every vSSD software-isolated: all share every die,
+isolated by the engine's fair-share scheduler, `ftl.scheduler = "fair"`, which the scenarios set
+for all three runs; no token bucket unless SOFTWARE_IOPS_FACTOR > 0) and `swap` (as the scenario
 says, swaps on: its first swap starts at `swap_interval_min_s`, in phase `swap`). Then:
 
 1. latency, over the measured phase of `hardware` and `software`, read requests per tenant: the
@@ -79,9 +80,12 @@ RUNS = ("hardware", "software", "swap")
 LATENCY_RUNS = ("hardware", "software")
 ISOLATION_PHASE = "isolation"
 SWAP_PHASE = "swap"
-#: Software vSSDs' token bucket: this many times the tenant's offered rate (ASSUMED: the slides
-#: name software isolation but not its limiter; the sensitivity runs 0 = no limit and 1.2).
-SOFTWARE_IOPS_FACTOR = 2.0
+#: Software vSSDs' optional token bucket on top of the fair-share scheduler: this many times the
+#: tenant's offered rate, 0 = none (the default: the slides name software isolation, a
+#: scheduler, not a limiter; the sensitivity adds buckets of 2.0 and 1.2 x the rate).
+SOFTWARE_IOPS_FACTOR = 0.0
+#: The token-bucket factors of the sensitivity's extra software runs.
+SENSITIVITY_IOPS_FACTORS = (2.0, 1.2)
 #: The full `flashblox` preset's blocks per plane and pages per block (presets.rs): a swap's
 #: time and the lifetime scale with the capacity, so a reduced run is scaled by this ratio.
 FULL_BLOCKS_PER_PLANE = 1024
@@ -158,13 +162,17 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
 
 def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR) -> list[str]:
     """The `--set` overrides that turn every vSSD of the scenario software-isolated: one
-    `{kind = "software", iops_max = factor x rate}` per tenant (factor 0: no limit).
+    `{kind = "software", iops_max = factor x rate}` per tenant (factor 0: `{kind = "software"}`,
+    no token bucket). The scenario must set `ftl.scheduler = "fair"` (flashblox refuses a
+    software vSSD otherwise).
 
-    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n')
+    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n', 2.0)
     ['scheme.flashblox.tenants=[{kind = "software", iops_max = 200.0}]']
+    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n')
+    ['scheme.flashblox.tenants=[{kind = "software"}]']
     """
     rates = tenant_rates(tomllib.loads(scenario_text))
-    items = ", ".join(f'{{kind = "software", iops_max = {factor * r:.1f}}}' for r in rates)
+    items = ", ".join(f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}' for r in rates)
     return [f"scheme.flashblox.tenants=[{items}]"]
 
 
@@ -681,7 +689,7 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
 def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progress: Progress | None) -> list[dict[str, Any]]:
     """Rerun the three runs per case (direct runs into out/sensitivity/<case>/), recompute the claims,
     write sensitivity.json and .csv; returns `sensitivity_summary`'s rows. The software
-    iops factor is varied too (0 = no limit, 1.2), on the software run only (the base run's
+    token bucket is varied too (SENSITIVITY_IOPS_FACTORS x the rate), on the software run only (the base run's
     `hardware` and `swap` are read back from out/run)."""
     start = time.perf_counter()
     cases = sensitivity_cases(path.read_text(encoding="utf-8"))
@@ -697,7 +705,7 @@ def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progre
 
     base = {run: ftlab.load(out / "run" / run) for run in ("hardware", "swap")}
     model = lifetime_model(base["hardware"], base["swap"])
-    for i, factor in enumerate((0.0, 1.2)):
+    for i, factor in enumerate(SENSITIVITY_IOPS_FACTORS):
         name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
         if progress:
             progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)

@@ -486,6 +486,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         timing: s.timing(),
         low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl"),
         tasks: &tasks,
+        scheduler: s.ftl.scheduler,
     };
     for (i, name) in s.schemes.clone().iter().enumerate() {
         let table = s.scheme.get(name).cloned().unwrap_or_default();

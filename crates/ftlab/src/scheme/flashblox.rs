@@ -2,7 +2,10 @@
 //! `papers/flashblox-slides.txt`; docs/schemes/flashblox.md): each tenant is a vSSD that is
 //! channel-isolated (whole channels of its own), die-isolated (dies of its own, which may share
 //! channels with other die-isolated vSSDs) or software-isolated (all dies left over, shared,
-//! with a per-tenant token bucket at admission). Wear is balanced by swapping channels: when
+//! isolated by the engine's fair-share scheduler: `ftl.scheduler = "fair"`, deficit round robin
+//! over per-tenant queues at each die, see `sched`; the scheme refuses a software vSSD under
+//! any other scheduler rather than change the setting; an optional per-tenant token bucket at
+//! admission, `iops_max`, is off by default). Wear is balanced by swapping channels: when
 //! the channels' erase rates are unbalanced past a threshold, the most-worn channel exchanges
 //! its data with the channel of another vSSD whose erase rate is lowest, through migration jobs
 //! (real reads and programs, rate-limited) while both vSSDs keep serving I/O; the two vSSDs'
@@ -13,6 +16,7 @@
 use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
+use crate::sched::SchedulerKind;
 use crate::policy::{Cause, Command, Counters, DeviceView, Dest, Interests, Invalidated, Migration};
 use crate::scheme::Admission;
 use crate::sim::time::SimTime;
@@ -57,9 +61,10 @@ pub enum Vssd {
     /// `dies` dies of its own, taken from the channels no channel vSSD holds, spread over
     /// channels (channel-first order).
     Die { dies: u32 },
-    /// The dies nobody else holds, shared by every software vSSD; isolated only by a token
-    /// bucket at admission: at most `iops_max` requests a second (0 = unlimited), bursts of
-    /// `burst` requests.
+    /// The dies nobody else holds, shared by every software vSSD; isolated by the fair-share
+    /// scheduler (`ftl.scheduler = "fair"`, required), and optionally also by a token bucket at
+    /// admission: at most `iops_max` requests a second (default 0 = unlimited, no bucket),
+    /// bursts of `burst` requests.
     Software {
         #[serde(default)]
         iops_max: f64,
@@ -136,6 +141,17 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
     }
     if config.tenants.len() != n {
         return Err(SchemeConfigError::new("tenants", format!("must list one vSSD per tenant ({n}), got {}", config.tenants.len())));
+    }
+    // Software vSSDs share dies and are isolated by the engine's fair-share scheduler; the
+    // scheme does not change the engine's setting behind the user's back.
+    if let Some(i) = config.tenants.iter().position(|v| matches!(v, Vssd::Software { .. })) {
+        if ctx.scheduler != SchedulerKind::Fair {
+            let got = serde_json::to_value(ctx.scheduler).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+            return Err(SchemeConfigError::new(
+                format!("tenants.{i}"),
+                format!("a software-isolated vSSD is isolated by the fair-share scheduler: set ftl.scheduler = \"fair\" (it is \"{got}\")"),
+            ));
+        }
     }
     let (dies, channel_owner) = allocate(&g, &config.tenants)?;
     check_capacity(&g, &config.tenants, &dies, ctx)?;

@@ -38,6 +38,8 @@ pub struct SchemeContext<'a> {
     /// Every tenant's periodic real-time tasks (`Scenario::rt_tasks`), for a scheme with an
     /// admission test (`part-ftl`, Eq. 6-7).
     pub tasks: &'a [crate::rt::Task],
+    /// `ftl.scheduler` (`flashblox` isolates software vSSDs with `fair`).
+    pub scheduler: crate::sched::SchedulerKind,
 }
 
 /// How a host read of one flash page is served.

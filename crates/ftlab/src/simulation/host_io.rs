@@ -124,7 +124,7 @@ impl Simulation<'_> {
         self.epoch.reads[t as usize * self.epoch.n_dies + die.0 as usize] += 1;
         self.device.flash_reads += 1;
         let deadline = self.reqs.get(id).req.deadline;
-        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, die, block, page, n_units, owner: Owner::Request(id).code(), deadline };
+        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, tenant: t, die, block, page, n_units, owner: Owner::Request(id).code(), deadline };
         match self.scheme.read_plan(ppa, &view!(self)) {
             ReadPlan::Direct => {
                 self.issue(op);
@@ -277,7 +277,7 @@ impl Simulation<'_> {
         } else {
             (Owner::Buffer.code(), SimTime::MAX)
         };
-        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, die, block, page, n_units: units, owner, deadline });
+        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: units, owner, deadline });
     }
 
     fn count_host_unit(&mut self, t: u16) {

@@ -62,6 +62,17 @@ impl Job {
 }
 
 impl Simulation<'_> {
+    /// The tenant whose data `block` holds, or 0 (preconditioning's padding programs carry it).
+    #[inline]
+    pub(super) fn block_tenant(&self, block: BlockIdx) -> u16 {
+        let o = self.ftl.blocks().get(block).owner;
+        if (o as usize) < self.metrics.len() {
+            o
+        } else {
+            0
+        }
+    }
+
     /// Start collecting on `die` if it needs it: foreground below the low watermark,
     /// background below the high one when the die is idle, or a static wear-leveling move.
     /// A paused partial-GC job on a die short of space is let run to its end instead.
@@ -147,7 +158,7 @@ impl Simulation<'_> {
                 if job.reads_in_flight == 0 {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
-                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), die, block, page: 0, n_units: 0, owner: Owner::Job(id).code(), deadline };
+                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, owner: Owner::Job(id).code(), deadline };
                     self.issue(op);
                 }
                 return;
@@ -173,7 +184,7 @@ impl Simulation<'_> {
                 continue;
             }
             self.jobs.get_mut(id).reads_in_flight += 1;
-            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), die, block, page, n_units: valid, owner: Owner::Job(id).code(), deadline });
+            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid, owner: Owner::Job(id).code(), deadline });
         }
     }
 
@@ -217,7 +228,7 @@ impl Simulation<'_> {
         // whose copies fill the next page of this same frontier, and pages program in order.
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page;
-            self.issue(FlashOp { kind: OpKind::Program, class, die, block, page, n_units, owner: Owner::Job(id).code(), deadline });
+            self.issue(FlashOp { kind: OpKind::Program, class, tenant: owner, die, block, page, n_units, owner: Owner::Job(id).code(), deadline });
         }
         self.metrics[owner as usize].gc_units += 1;
         self.device.gc_units += 1;
@@ -432,7 +443,7 @@ impl Simulation<'_> {
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.parity_in_flight += 1;
         self.job_counts.start(JobKind::Parity);
-        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), die, block, page, n_units: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
+        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), tenant, die, block, page, n_units: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
         self.issue(op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);

@@ -25,7 +25,7 @@ use crate::metrics::phase::{Phase, Snapshot};
 use crate::metrics::{DeviceCounters, JobCounters, TenantMetrics};
 use crate::policy::{Cause, Command, DieStatus, EpochStats, Interests, Invalidated, OpClass, Placed};
 use crate::scenario::{Replay, Scenario};
-use crate::sched::{SchedOp, Scheduler};
+use crate::sched::{FairCosts, SchedOp, Scheduler};
 use crate::scheme::Scheme;
 use crate::sim::events::EventQueue;
 use crate::sim::slab::Slab;
@@ -125,6 +125,10 @@ impl OwnerCode {
 struct FlashOp {
     kind: OpKind,
     class: OpClass,
+    /// The tenant it is done for: a host operation's request's tenant, a copy's or parity
+    /// program's data owner, 0 for a job's reads and erases (background classes: not looked
+    /// up, the `fair` scheduler queues only host classes by tenant).
+    tenant: u16,
     die: DieIdx,
     block: BlockIdx,
     page: u32,
@@ -140,6 +144,7 @@ impl FlashOp {
     const NONE: FlashOp = FlashOp {
         kind: OpKind::Erase,
         class: OpClass::Gc,
+        tenant: 0,
         die: DieIdx(NONE),
         block: BlockIdx(NONE),
         page: 0,
@@ -167,6 +172,10 @@ impl SchedOp for FlashOp {
     #[inline]
     fn deadline(&self) -> SimTime {
         self.deadline
+    }
+    #[inline]
+    fn tenant(&self) -> u16 {
+        self.tenant
     }
 }
 
@@ -381,7 +390,7 @@ impl<'a> Simulation<'a> {
             instant_next: 0,
             events: EventQueue::new(2 * n_dies + 2 * tenants.len() + qd_total + 8),
             array: FlashArray::new(g, s.timing()),
-            sched: Scheduler::new(s.ftl.scheduler, g.n_dies, ops_max),
+            sched: Scheduler::with_tenants(s.ftl.scheduler, g.n_dies, ops_max, tenants.len(), FairCosts::from_timing(&s.timing(), g.page_bytes)),
             ftl,
             scheme,
             mapper,
