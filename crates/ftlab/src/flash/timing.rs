@@ -34,4 +34,16 @@ impl Timing {
         let ns = (bytes as u64 * 1_000_000_000).div_ceil(bytes_per_s);
         SimTime(ns)
     }
+
+    /// A page read's service time on the array and its channel: tR + one page's transfer of
+    /// `page_bytes` (no command cycles).
+    pub fn page_read(&self, page_bytes: u32) -> SimTime {
+        self.read + self.transfer(page_bytes)
+    }
+
+    /// A page program's service time: tPROG + one page's transfer of `page_bytes` (no command
+    /// cycles).
+    pub fn page_program(&self, page_bytes: u32) -> SimTime {
+        self.program + self.transfer(page_bytes)
+    }
 }

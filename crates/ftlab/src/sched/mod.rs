@@ -63,10 +63,7 @@ impl FairCosts {
 
     /// Read: tR + one page's transfer; program (host write, parity): tPROG + one page's transfer.
     pub fn from_timing(t: &crate::flash::timing::Timing, page_bytes: u32) -> FairCosts {
-        let xfer = t.transfer(page_bytes).0;
-        let read = t.read.0 + xfer;
-        let program = t.program.0 + xfer;
-        FairCosts::new(read, program)
+        FairCosts::new(t.page_read(page_bytes).0, t.page_program(page_bytes).0)
     }
 
     /// Host reads cost `read`, host writes and parity `program`.

@@ -42,6 +42,14 @@ pub struct SchemeContext<'a> {
     pub scheduler: crate::sched::SchedulerKind,
 }
 
+/// The real-time analyses' times for this device, in milliseconds (the `rt` unit): a page
+/// read and a page program each with one page's transfer and the command cycles, and an erase
+/// with its command (`part-ftl` and `rtgc` admission).
+pub fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
+    let ms = |x: SimTime| x.as_secs_f64() * 1e3;
+    (ms(t.page_read(g.page_bytes) + t.command), ms(t.page_program(g.page_bytes) + t.command), ms(t.erase + t.command))
+}
+
 /// How a host read of one flash page is served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReadPlan {

@@ -72,9 +72,7 @@ pub enum AdmissionMode {
 /// one page's bus transfer and command; XOR costs 0, as in §VI-B).
 pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::part_ftl::Config {
     let ways = g.dies_per_channel();
-    let t = &ctx.timing;
-    let ms = |x: SimTime| x.as_secs_f64() * 1e3;
-    let page = t.transfer(g.page_bytes) + t.command;
+    let (read_ms, write_ms, erase_ms) = super::analysis_times_ms(g, &ctx.timing);
     let logical: u64 = ctx.namespace_units.iter().map(|&u| u as u64).sum();
     let data_units = (g.channels * (ways - 1)) as u64 * g.blocks_per_die as u64 * g.units_per_block as u64;
     crate::rt::part_ftl::Config {
@@ -85,10 +83,10 @@ pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::part_ftl
         parity_dies: g.channels,
         pages_per_block: g.pages_per_block,
         lambda: logical as f64 / data_units as f64,
-        read_ms: ms(t.read + page),
-        write_die_read_ms: ms(t.read + page),
-        write_ms: ms(t.program + page),
-        erase_ms: ms(t.erase + t.command),
+        read_ms,
+        write_die_read_ms: read_ms,
+        write_ms,
+        erase_ms,
         encode_ms: 0.0,
         decode_ms: 0.0,
     }
@@ -459,8 +457,8 @@ impl PartFtl {
     /// taken now is taken by a later poll.
     fn copy_out(&mut self, view: &DeviceView, id: u32, cmds: &mut Vec<Command>) {
         let ftl = view.ftl;
-        let blocks: Vec<BlockIdx> = self.stripe(id).data.clone();
-        for b in blocks {
+        for i in 0..self.stripe(id).data.len() {
+            let b = self.stripe(id).data[i];
             let die = self.g.die_of_block(b);
             if ftl.is_collectable(b) && ftl.blocks().get(b).valid_units > 0 && view.dies[die.0 as usize].job.is_none() {
                 self.counts.copy_out_blocks += 1;

@@ -56,17 +56,15 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
 /// `rt::rtgc`'s configuration for this device: every die, P, σ = the namespaces over the
 /// device, tR and tPROG each with one page's transfer and command, tBERS.
 pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::rtgc::Config {
-    let t = &ctx.timing;
-    let ms = |x: SimTime| x.as_secs_f64() * 1e3;
-    let page = t.transfer(g.page_bytes) + t.command;
+    let (read_ms, write_ms, erase_ms) = super::analysis_times_ms(g, &ctx.timing);
     let logical: u64 = ctx.namespace_units.iter().map(|&u| u as u64).sum();
     crate::rt::rtgc::Config {
         dies: g.n_dies,
         pages_per_block: g.pages_per_block,
         lambda: logical as f64 / g.n_units() as f64,
-        read_ms: ms(t.read + page),
-        write_ms: ms(t.program + page),
-        erase_ms: ms(t.erase + t.command),
+        read_ms,
+        write_ms,
+        erase_ms,
     }
 }
 
