@@ -5,13 +5,17 @@ dir, kind, path)` (PNG/SVG figures), `compare(dirs) -> DataFrame`, parameter swe
 (`sweep(spec) -> SweepResult`, `load_sweep(dir)`, `SweepResult`), the papers' reproductions
 (`reproduce(name) -> ReproductionResult`), and the exception classes
 (`FtlabError` and its subclasses). The simulation itself is the Rust extension
-`ftlab._core`; the command line is `ftlab.cli`. This module is not either of those, and it
-stays light: importing `ftlab` (or `ftlab._core`) does not import polars, typer, rich or ray.
+`ftlab._core`. The package is grouped by role: `ftlab.api` (running a scenario),
+`ftlab.cli` (the command line), `ftlab.report` (results, report.html and figures),
+`ftlab.sweeps` (parameter sweeps on Ray), `ftlab.reproduce` (the papers' experiments) and
+`ftlab.capture` (tracing an application). This module is none of those, and it stays light:
+importing `ftlab` (or `ftlab._core`) does not import polars, typer, rich or ray.
+`dir(ftlab)` lists the public API only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ftlab._core import (
     BENCH_CASES,
@@ -53,8 +57,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ftlab.api import run, scenario_to_toml
-    from ftlab.comparison import compare
-    from ftlab.plots import plot
+    from ftlab.report.comparison import compare
+    from ftlab.report.plots import plot
     from ftlab.report import Report, load
     from ftlab.reproduce import reproduce
     from ftlab.sweeps import SweepResult, load_sweep, sweep
@@ -64,8 +68,8 @@ _LAZY = {
     "scenario_to_toml": "ftlab.api",
     "Report": "ftlab.report",
     "load": "ftlab.report",
-    "plot": "ftlab.plots",
-    "compare": "ftlab.comparison",
+    "plot": "ftlab.report.plots",
+    "compare": "ftlab.report.comparison",
     "sweep": "ftlab.sweeps",
     "load_sweep": "ftlab.sweeps",
     "SweepResult": "ftlab.sweeps",
@@ -73,7 +77,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     # PEP 562: import the orchestration modules on first use, so `import ftlab._core`
     # (used by the per-case bench subprocess) pulls in nothing else.
     module = _LAZY.get(name)
@@ -87,4 +91,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(__all__)
+
+
+del annotations, TYPE_CHECKING

@@ -56,7 +56,7 @@ def ray_session():
     the end of the session."""
     import ray
 
-    from ftlab.sweep_exec import start_ray
+    from ftlab.sweeps.exec import start_ray
 
     started = start_ray()
     yield ray

@@ -1,4 +1,4 @@
-"""Tests of `ftlab compare` / `ftlab.compare` (ftlab.comparison) on results directories
+"""Tests of `ftlab compare` / `ftlab.compare` (ftlab.report.comparison) on results directories
 written from synthetic summaries: values and relative changes against the first directory
 (computed here from the summaries), rows found in only some directories, device rows,
 metric filters, CSV/parquet/JSON output by suffix, and precise errors naming the directory

@@ -12,8 +12,8 @@ from reports import synthetic_report
 
 import ftlab
 
-MODULES = ["ftlab._errors", "ftlab._style", "ftlab._plotly", "ftlab.figdata", "ftlab.series_plots",
-           "ftlab.html_report", "ftlab.plots", "ftlab.comparison", "ftlab.report", "ftlab.sweeps", "ftlab.sweep_spec"]
+MODULES = ["ftlab._errors", "ftlab.report.style", "ftlab.report._plotly", "ftlab.report.figdata", "ftlab.report.series",
+           "ftlab.report.html", "ftlab.report.plots", "ftlab.report.comparison", "ftlab.report", "ftlab.sweeps", "ftlab.sweeps.spec"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,5 +1,5 @@
-"""Tests of the HTML report without a browser (ftlab.html_report, ftlab.series_plots,
-ftlab.figdata): the registry of scheme-specific plots and its fallback, figures that do not
+"""Tests of the HTML report without a browser (ftlab.report.html, ftlab.report.series,
+ftlab.report.figdata): the registry of scheme-specific plots and its fallback, figures that do not
 depend on scheme names, deterministic bytes, escaping, offline (inlined plotly.js, no remote
 script), old runs without CDFs or wear, the deterministic data reduction, and the size bound
 of a real run. The in-browser checks are in test_report_browser.py."""
@@ -17,7 +17,8 @@ import pytest
 from reports import default_scenario, synthetic_report, with_scheme_copy
 
 import ftlab
-from ftlab import figdata, html_report, series_plots
+from ftlab.report import figdata, series as series_plots
+from ftlab.report import html as html_report
 from ftlab.report import Report
 
 UPI = {"alloc_set_dies": {"beta": 3.0}, "pages_outside_set": {"beta": 40.0}}

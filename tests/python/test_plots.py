@@ -1,4 +1,4 @@
-"""Tests of `ftlab plot` / `ftlab.plot` (ftlab.plots) on a real small run: the CDF layout
+"""Tests of `ftlab plot` / `ftlab.plot` (ftlab.report.plots) on a real small run: the CDF layout
 (panels per tenant, log µs axis, tail down to 10^-4), labelled axes with units, styles that
 stay apart in greyscale (lightness computed here from the colours), the cividis wear map,
 PNG/SVG by suffix with deterministic bytes, and precise errors (exit 2, no traceback, the
@@ -16,7 +16,7 @@ from conftest import run_cli
 from reports import default_scenario
 
 import ftlab
-from ftlab import plots
+from ftlab.report import plots
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -83,7 +83,7 @@ def test_scheme_styles_stay_apart_in_greyscale(report):
 
 
 def test_style_table_is_greyscale_safe():
-    from ftlab._style import STYLES
+    from ftlab.report.style import STYLES
 
     levels = [lightness(s.color) for s in STYLES]
     assert all(b - a >= 12 for a, b in zip(levels, levels[1:])), levels

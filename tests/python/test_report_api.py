@@ -12,7 +12,7 @@ import pytest
 from reports import synthetic_report
 
 import ftlab
-from ftlab import html_report
+from ftlab.report import html as html_report
 
 
 def test_summary_frame_is_tidy(tmp_path):

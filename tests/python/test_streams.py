@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import ftlab
-from ftlab import html_report
+from ftlab.report import html as html_report
 
 MIB = 1 << 20
 

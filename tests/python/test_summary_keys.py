@@ -19,7 +19,8 @@ from reports import synthetic_report
 from rich.console import Console
 
 import ftlab
-from ftlab import _core, sweep_exec
+from ftlab import _core
+from ftlab.sweeps import exec as sweep_exec
 from ftlab.cli import print_summary
 from ftlab.report import Report
 

@@ -18,8 +18,8 @@ from conftest import REPO_ROOT, run_cli
 
 import ftlab
 from ftlab import _core
-from ftlab.sweep_spec import load_spec, toml_inline
-from ftlab.sweep_table import build_table
+from ftlab.sweeps.spec import load_spec, toml_inline
+from ftlab.sweeps.table import build_table
 
 SHIPPED = REPO_ROOT / "scenarios" / "sweeps" / "op-by-scheme.toml"
 BASE = REPO_ROOT / "scenarios" / "sweeps" / "uniform-writes.toml"
@@ -246,8 +246,8 @@ def test_cli_unreachable_address_is_a_usage_error(tmp_path):
 def test_plot_points_are_seed_statistics(tmp_path):
     from statistics import mean, stdev
 
-    from ftlab.sweep_plot import aggregate, write_plot
-    from ftlab.sweep_spec import PlotSpec
+    from ftlab.sweeps.plot import aggregate, write_plot
+    from ftlab.sweeps.spec import PlotSpec
 
     spec = load_spec(write_sweep(tmp_path, 'scenario = "base.toml"\nseeds = [1, 2, 3]\n[grid]\n"device.over_provisioning" = [0.25, 0.5]\n'))
     points = spec.points()

@@ -5,7 +5,7 @@ settings (§5.1) scaled to a device size, then converts; `convert` converts an s
 a RocksDB LOG) you recorded yourself. Both write the trace and a JSON sidecar (`<out>.json`
 beside it: settings, tool versions, what the converter counted per stream and every count of
 what it dropped). The conversion is the Rust core's (`ftlab._core.capture`); this package only
-runs processes, picks settings and writes the sidecar. It prints nothing (`ftlab.capture.cli`).
+runs processes, picks settings and writes the sidecar. It prints nothing (`ftlab.cli.capture`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ claims beside ftlab's numbers with a verdict each (`ftlab.reproduce.claims`), th
 checks, the paper's figures and, on request, a sensitivity sweep. A new paper adds one line
 to `REPRODUCTIONS` and one module with a `reproduce(quick=, out=, jobs=, sensitivity=,
 progress=)` function. This package is orchestration: no simulation logic (the Rust core),
-no terminal output (`ftlab.reproduce.cli`). Importing it imports nothing heavy.
+no terminal output (`ftlab.cli.reproduce`). Importing it imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def scenario_file(relative: str, what: str) -> Path:
 
 
 class _CallableModule(types.ModuleType):
-    """This package, callable as `reproduce`: importing a submodule (`ftlab.reproduce.cli`)
+    """This package, callable as `reproduce`: importing a submodule (`ftlab.cli.reproduce`)
     makes `ftlab.reproduce` the package rather than the function, and both must work as
     `ftlab.reproduce("upi", ...)`."""
 

@@ -29,7 +29,7 @@ It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
 swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (direct runs,
 no Ray: SENSITIVITY_CASES). Only ratios and arithmetic on the simulator's and the model's
 outputs are computed here; it is not the simulator nor the lifetime model, and it prints
-nothing (`ftlab.reproduce.cli` does).
+nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ def _preimport() -> None:
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
 
-    import ftlab.html_report  # noqa: F401
+    import ftlab.report.html  # noqa: F401
 
 
 def _with_overrides(text: str, extra: Sequence[str]) -> str:
@@ -579,8 +579,8 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab._style import scheme_style
-    from ftlab.plots import _RC, save
+    from ftlab.report.style import scheme_style
+    from ftlab.report.plots import _RC, save
 
     csv_path = write_csv(out / "latency.csv", rows)
     tenants = [r["tenant"] for r in rows]
@@ -603,11 +603,11 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
 
 
 def figure_wear(model: Mapping[str, Any], out: Path) -> list[Path]:
-    from ftlab import cli_lifetime
+    from ftlab.report import lifetime as lifetime_files
 
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
-    cli_lifetime.write_csv(dict(model), csv_path)
-    cli_lifetime.plot(dict(model), png)
+    lifetime_files.write_csv(dict(model), csv_path)
+    lifetime_files.plot(dict(model), png)
     return [png, csv_path]
 
 
@@ -616,8 +616,8 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab._style import scheme_style
-    from ftlab.plots import _RC, save
+    from ftlab.report.style import scheme_style
+    from ftlab.report.plots import _RC, save
 
     frame = hardware.timeseries.select("tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops").sort("tenant", "window_start_s")
     csv_path = out / "swap-timeline.csv"

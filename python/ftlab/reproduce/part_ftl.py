@@ -29,7 +29,7 @@ With `sensitivity` it reruns the Table III scenario with every task released at 
 gives no phases) and reports which claims that reverses. It writes claims.json, table4.csv,
 fig10-15 latency figures (PNG + CSV), fig16-bandwidth.png/.csv and schedulability/fig5-7
 .png/.csv. Only arithmetic on the simulator's and the analysis' outputs is done here; nothing
-is printed (`ftlab.reproduce.cli` does).
+is printed (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def _preimport() -> None:
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
 
-    import ftlab.html_report  # noqa: F401
+    import ftlab.report.html  # noqa: F401
 
 
 # --------------------------------------------------------------------------------------
@@ -407,7 +407,7 @@ def table4_claims(bounds: Mapping[str, Any]) -> list[Claim]:
 
 def weighted(result: Mapping[str, Any], figure: int) -> dict[str, dict[int, float]]:
     """Figure 6's (by read size) or 7's (by write size) weighted schedulability: scheme -> size -> value."""
-    from ftlab.rt_figures import weighted_by_size
+    from ftlab.report.rt_figures import weighted_by_size
 
     return {s: dict(v) for s, v in weighted_by_size(dict(result), figure).items()}
 
@@ -561,7 +561,7 @@ def _write_claims(
 def figures(report: Report, bw: Mapping[str, Any], analysis: Mapping[str, Any], out: Path) -> list[Path]:
     """fig10-13 (per-window p99 latency over time), fig14-15 (latency CDFs), fig16 (bandwidth
     per window), table4.csv and schedulability/fig5-7; the paths written."""
-    from ftlab import rt_figures
+    from ftlab.report import rt_figures
 
     out.mkdir(parents=True, exist_ok=True)
     files = figure_latency_over_time(report, out)
@@ -579,8 +579,8 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab._style import scheme_style
-    from ftlab.plots import _RC, save
+    from ftlab.report.style import scheme_style
+    from ftlab.report.plots import _RC, save
 
     warm = warmup_s(report)
     frame = (
@@ -618,8 +618,8 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab._style import scheme_style
-    from ftlab.plots import _RC, save
+    from ftlab.report.style import scheme_style
+    from ftlab.report.plots import _RC, save
 
     frame = report.latency_cdf.filter(pl.col("tenant") == TENANT).sort("scheme", "op", "latency_us")
     csv_path = out / "latency-cdf.csv"
@@ -646,8 +646,8 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab._style import scheme_style
-    from ftlab.plots import _RC, save
+    from ftlab.report.style import scheme_style
+    from ftlab.report.plots import _RC, save
 
     rows = bw["rows"]
     csv_path = write_csv(out / "fig16-bandwidth.csv", rows, ["window_start_s", "write_mb_s", "gc_pages_copied", "erases"])

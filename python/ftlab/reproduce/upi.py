@@ -22,7 +22,7 @@ With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one kn
 (`sensitivity_cases`) and reports each claim's range and the cases that reverse it.
 
 Only ratios and means of the simulator's outputs are computed here; it is not the simulator,
-and it prints nothing (`ftlab.reproduce.cli` does).
+and it prints nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.plots import _RC, save
+    from ftlab.report.plots import _RC, save
 
     schemes = _schemes(summary)
     rows = [
@@ -302,7 +302,7 @@ _HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
 
 
 def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], metric: str) -> None:
-    from ftlab._style import scheme_style
+    from ftlab.report.style import scheme_style
 
     width = 0.8 / max(len(schemes), 1)
     for i, scheme in enumerate(schemes):
@@ -310,7 +310,7 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], m
         x = [k + (i - (len(schemes) - 1) / 2) * width for k in range(len(TENANTS))]
         heights = [math.nan if v is None else v for v in values]
         ax.bar(x, heights, width, label=scheme, color=scheme_style(i).color, edgecolor="black", linewidth=0.5, hatch=_HATCHES[i % len(_HATCHES)])
-    from ftlab.plots import _log_ticks
+    from ftlab.report.plots import _log_ticks
 
     ax.set_xticks(range(len(TENANTS)), list(TENANTS))
     ax.set_yscale("log")
@@ -332,7 +332,7 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.plots import _RC, save
+    from ftlab.report.plots import _RC, save
 
     window = timeseries.filter((pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S))
     window = window.select([c for c in FIG5_COLUMNS if c in window.columns]).sort("scheme", "tenant", "window_start_s")
@@ -357,7 +357,7 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
 
 
 def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, label: str, log: bool) -> None:
-    from ftlab._style import scheme_style
+    from ftlab.report.style import scheme_style
 
     for i, tenant in enumerate(TENANTS):
         rows = window.filter(scheme=scheme, tenant=tenant)
@@ -368,7 +368,7 @@ def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, labe
         else:
             ax.step(x, y, where="post", color=style.color, linestyle=style.mpl_linestyle, label=tenant)
     if log:
-        from ftlab.plots import _log_ticks
+        from ftlab.report.plots import _log_ticks
 
         ax.set_yscale("log")
         _log_ticks(ax.yaxis, ax.get_ylim())

@@ -30,7 +30,7 @@ purpose. With `sensitivity`, the claims are recomputed with the queue depth and 
 varied one at a time (`SENSITIVITY_CASES`), by direct runs (no Ray).
 
 Only ratios of the simulator's outputs are computed here; it is not the simulator, and it prints
-nothing (`ftlab.reproduce.cli` does).
+nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -391,7 +391,7 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.plots import _RC, save
+    from ftlab.report.plots import _RC, save
 
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=(7.0, 2.6), layout="constrained")

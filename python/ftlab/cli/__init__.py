@@ -4,8 +4,8 @@ Commands: `ftlab run` (run a scenario, write its results and report.html, print 
 per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
 results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
-`ftlab sweep` (in `ftlab.cli_sweep`), `ftlab reproduce` (in `ftlab.reproduce.cli`), `ftlab
-capture` (in `ftlab.capture.cli`), `ftlab rt` (in `ftlab.cli_rt`). This
+`ftlab sweep` (in `ftlab.cli.sweep`), `ftlab reproduce` (in `ftlab.cli.reproduce`), `ftlab
+capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`). This
 module parses arguments and prints; it holds no simulation logic (the Rust core) and no
 result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
 commands so `ftlab --help` stays fast.
@@ -247,8 +247,8 @@ def plot(
 
     cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block.
     """
-    from ftlab.plots import output_format
-    from ftlab.plots import plot as draw
+    from ftlab.report.plots import output_format
+    from ftlab.report.plots import plot as draw
 
     target = out if out is not None else run_dir / f"{kind.value}.png"
     output_format(target, "--out")
@@ -281,8 +281,8 @@ def compare(
 
     One row per (scheme, tenant, metric), one column per directory, and the relative change of each later directory against the first. Prints the table; --out also writes it (nothing is written without --out).
     """
-    from ftlab.comparison import REL_PREFIX, table_format, write_table
-    from ftlab.comparison import compare as build
+    from ftlab.report.comparison import REL_PREFIX, table_format, write_table
+    from ftlab.report.comparison import compare as build
 
     if out is not None:
         table_format(out, "--out")
@@ -445,27 +445,27 @@ def bench(
 
 
 # --------------------------------------------------------------------------------------
-# ftlab sweep (its own module: ftlab.cli_sweep)
+# ftlab sweep (its own module: ftlab.cli.sweep)
 
-from ftlab.cli_sweep import sweep_command  # noqa: E402
+from ftlab.cli.sweep import sweep_command  # noqa: E402
 
 app.command("sweep")(sweep_command)
 
 # --------------------------------------------------------------------------------------
-# ftlab reproduce (its own module: ftlab.reproduce.cli)
+# ftlab reproduce (its own module: ftlab.cli.reproduce)
 
-from ftlab.reproduce.cli import reproduce_command  # noqa: E402
+from ftlab.cli.reproduce import reproduce_command  # noqa: E402
 
 app.command("reproduce")(reproduce_command)
 
-# ftlab capture (its own package: ftlab.capture.cli)
-from ftlab.capture.cli import capture_app  # noqa: E402
+# ftlab capture (its own package: ftlab.cli.capture)
+from ftlab.cli.capture import capture_app  # noqa: E402
 
 app.add_typer(capture_app, name="capture")
 
-# ftlab rt (ftlab.cli_rt)
-from ftlab.cli_rt import rt_app  # noqa: E402
-from ftlab.cli_lifetime import lifetime_command  # noqa: E402
+# ftlab rt (ftlab.cli.rt)
+from ftlab.cli.rt import rt_app  # noqa: E402
+from ftlab.cli.lifetime import lifetime_command  # noqa: E402
 
 app.command("lifetime")(lifetime_command)
 

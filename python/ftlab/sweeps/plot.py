@@ -1,4 +1,4 @@
-"""ftlab.sweep_plot: the summary plot of a sweep (matplotlib, PNG) and the aggregation behind it.
+"""ftlab.sweeps.plot: the summary plot of a sweep (matplotlib, PNG) and the aggregation behind it.
 
 `aggregate` reduces the sweep table to one point per line and x value: the mean of the
 metric over seeds, with its min and max and its sample standard deviation. `write_plot`
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlab.sweep_spec import PlotSpec, config_error
+from ftlab.sweeps.spec import PlotSpec, config_error
 
 if TYPE_CHECKING:
     import polars as pl

@@ -1,11 +1,11 @@
-"""ftlab.sweep_spec: the sweep file of `ftlab sweep` (format in docs/sweep.md): parse it,
+"""ftlab.sweeps.spec: the sweep file of `ftlab sweep` (format in docs/sweep.md): parse it,
 validate it with errors naming the file and key, and expand it into planned runs.
 
 A sweep names a base scenario, a grid (key path -> list of values, cartesian product) and/or
 a list of cases (named override sets), a list of seeds, an output directory and a plot. Each
 planned run is a list of `key.path=value` overrides (the `--set` syntax of the core) and a
-seed. This module is not the execution (`ftlab.sweep_exec`), the table (`ftlab.sweep_table`)
-or the plot (`ftlab.sweep_plot`); it imports nothing heavy and runs no simulation.
+seed. This module is not the execution (`ftlab.sweeps.exec`), the table (`ftlab.sweeps.table`)
+or the plot (`ftlab.sweeps.plot`); it imports nothing heavy and runs no simulation.
 """
 
 from __future__ import annotations

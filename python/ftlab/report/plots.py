@@ -1,12 +1,12 @@
-"""ftlab.plots: publication figures of a run as PNG or SVG (`ftlab plot`, `ftlab.plot`),
+"""ftlab.report.plots: publication figures of a run as PNG or SVG (`ftlab plot`, `ftlab.plot`),
 drawn with matplotlib's Agg/SVG canvases (no pyplot, no display, no global state).
 
 Three kinds: `cdf` (per tenant, a latency CDF panel on a log µs axis and a tail panel
 1 - CDF on a log axis down to 10^-4, for reads and, if present, writes), `timeseries` (per
 tenant, mean and p99 latency and IOPS over time; then device WAF, GC copies and erases) and
 `wear` (erase count per die and block, one heatmap per scheme, cividis colour map). Each
-scheme keeps one colour, line style and marker (`ftlab._style`) so the figures read in
-greyscale. The data are reduced as for the HTML report (`ftlab.figdata`). Files are written
+scheme keeps one colour, line style and marker (`ftlab.report.style`) so the figures read in
+greyscale. The data are reduced as for the HTML report (`ftlab.report.figdata`). Files are written
 atomically; the same run gives the same bytes. No simulation logic, no terminal output.
 """
 
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from ftlab import figdata
+from ftlab.report import figdata
 from ftlab._errors import usage_error
-from ftlab._style import WEAR_COLORMAP, scheme_style
+from ftlab.report.style import WEAR_COLORMAP, scheme_style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

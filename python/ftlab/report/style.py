@@ -1,4 +1,4 @@
-"""ftlab._style: how each scheme looks in every chart (the HTML report and `ftlab plot`).
+"""ftlab.report.style: how each scheme looks in every chart (the HTML report and `ftlab plot`).
 
 The i-th scheme of a run gets the i-th style: a colour, a line style and a marker. The
 colours go from dark to light with clearly different lightness (CIELAB L* at least 12 apart),

@@ -1,4 +1,4 @@
-"""ftlab.capture.cli: the `ftlab capture` commands (a typer app registered on `ftlab.cli`).
+"""ftlab.cli.capture: the `ftlab capture` commands (a typer app registered on `ftlab.cli`).
 
 `ftlab capture rocksdb` runs db_bench under strace and converts; `ftlab capture convert`
 converts an strace log (and RocksDB LOG) recorded by hand. Each prints the trace's streams

@@ -1,4 +1,4 @@
-"""ftlab.series_plots: the one registry of plots of scheme-specific time-series columns.
+"""ftlab.report.series: the one registry of plots of scheme-specific time-series columns.
 
 A scheme may add columns to the time series (its `series_names` in the Rust core), e.g.
 UPI's `alloc_set_dies` and `pages_outside_set`. `REGISTRY` lists `SeriesPlot` builders; each
@@ -11,7 +11,7 @@ is silently dropped. Supporting a new column is one entry in `REGISTRY`:
                panels(("deadline_misses", "deadline misses per window"))),
 
 This module never looks at scheme names and computes nothing about the simulation; it only
-draws columns (plotly figures, placed in the page by `ftlab.html_report`).
+draws columns (plotly figures, placed in the page by `ftlab.report.html`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ftlab import _plotly, figdata
-from ftlab._style import scheme_style
+from ftlab.report import _plotly, figdata
+from ftlab.report.style import scheme_style
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

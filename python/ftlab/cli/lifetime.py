@@ -1,4 +1,4 @@
-"""ftlab.cli_lifetime: `ftlab lifetime DIR`, the fast-forward lifetime model on the command
+"""ftlab.cli.lifetime: `ftlab lifetime DIR`, the fast-forward lifetime model on the command
 line. It reads a results directory of `ftlab run` (summary.json, scenario.resolved.toml), asks
 the Rust core (`metrics::lifetime_model`, docs/lifetime.md) to advance each channel's wear at
 the run's measured erase rates, with and without channel swaps, and prints the time to the
@@ -9,7 +9,6 @@ and draws.
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Annotated, Optional
@@ -19,8 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ftlab import _core
-
-DAY_S = 86_400.0
+from ftlab.report.lifetime import DAY_S, plot, write_csv
 
 
 def _read(path: Path) -> str:
@@ -52,36 +50,3 @@ def lifetime_command(
     write_csv(model, out_dir / "lifetime.csv")
     plot(model, out_dir / "lifetime.png")
     Console().print(f"wrote {out_dir / 'lifetime.csv'} and {out_dir / 'lifetime.png'}")
-
-
-def write_csv(model: dict, path: Path) -> None:
-    """One row per (case, time, channel): wear (the most-worn block's erase count) in days."""
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["case", "t_days", "channel", "wear_cycles"])
-        for case in ("with_swaps", "without_swaps"):
-            for point in model[case]["series"]:
-                for channel, wear in enumerate(point["wear"]):
-                    w.writerow([case, f"{point['t_s'] / DAY_S:.9g}", channel, f"{wear:.6g}"])
-
-
-def plot(model: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, case in zip(axes, ("with_swaps", "without_swaps")):
-        series = model[case]["series"]
-        t = [p["t_s"] / DAY_S for p in series]
-        for channel in range(len(series[0]["wear"])):
-            ax.plot(t, [p["wear"][channel] for p in series], label=f"channel {channel}")
-        ax.axhline(model["inputs"]["pe_cycles"], color="k", linestyle=":", label="pe_cycles")
-        ax.set_title(f"{case.replace('_', ' ')} ({model[case]['n_swaps']} swaps)")
-        ax.set_xlabel("days")
-    axes[0].set_ylabel("erase count of the most-worn block")
-    axes[0].legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -1,5 +1,5 @@
-"""ftlab._plotly: small plotly helpers shared by the HTML report (`ftlab.html_report`) and
-its registry of scheme-specific plots (`ftlab.series_plots`): a grid of panels, one look for
+"""ftlab.report._plotly: small plotly helpers shared by the HTML report (`ftlab.report.html`) and
+its registry of scheme-specific plots (`ftlab.report.series`): a grid of panels, one look for
 every figure, per-tenant line traces, and the deterministic `<div>` of a figure.
 
 It is not a chart catalogue (the figures are built in those two modules), and it does not

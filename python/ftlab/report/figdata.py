@@ -1,4 +1,4 @@
-"""ftlab.figdata: the data behind the report's charts and the `ftlab plot` figures, reduced
+"""ftlab.report.figdata: the data behind the report's charts and the `ftlab plot` figures, reduced
 deterministically so a chart stays small whatever the run's length.
 
 Pure functions from a `Report`'s polars tables to smaller tables: thinned latency CDFs (with
@@ -6,7 +6,7 @@ the tail 1 - CDF), the time series merged into at most `MAX_WINDOWS` buckets per
 (with latency masked where a window had no request of that kind), the device's series, the
 scheme-specific extra columns, and erase counts per die and per block. The same input always
 gives the same output (no sampling at random, stable order). It draws nothing
-(`ftlab.html_report`, `ftlab.plots`) and holds no simulation logic.
+(`ftlab.report.html`, `ftlab.report.plots`) and holds no simulation logic.
 """
 
 from __future__ import annotations

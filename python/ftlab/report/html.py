@@ -1,4 +1,4 @@
-"""ftlab.html_report: `render(report)`, the self-contained HTML report of a run (the
+"""ftlab.report.html: `render(report)`, the self-contained HTML report of a run (the
 report.html that `ftlab run` writes).
 
 One page, no network access: plotly.js is inlined from the installed plotly package. In
@@ -8,8 +8,8 @@ there are any; then the device metrics and the schemes' job and policy counters)
 per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid across schemes, time
 series (latency mean and p99, IOPS, backlog, device WAF and GC), a wear heatmap
 (per die, or per block of one scheme from a dropdown), the plots of scheme-specific columns
-(`ftlab.series_plots.REGISTRY`), and the resolved scenario. Big tables are reduced by
-`ftlab.figdata`, deterministically; element ids are fixed, so a Report always renders to the
+(`ftlab.report.series.REGISTRY`), and the resolved scenario. Big tables are reduced by
+`ftlab.report.figdata`, deterministically; element ids are fixed, so a Report always renders to the
 same bytes. This module does not write files (`Report.write`) and never looks at scheme
 names; it computes nothing about the simulation.
 """
@@ -20,8 +20,8 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _plotly, figdata, series_plots
-from ftlab._style import WEAR_COLORMAP, scheme_style
+from ftlab.report import _plotly, figdata, series
+from ftlab.report.style import WEAR_COLORMAP, scheme_style
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -44,7 +44,7 @@ pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 0.85em; }
 def render(report: Report) -> str:
     """The report page of `report`, as one HTML string.
 
-    >>> page = ftlab.html_report.render(ftlab.load("results/default"))  # doctest: +SKIP
+    >>> page = ftlab.report.html.render(ftlab.load("results/default"))  # doctest: +SKIP
     >>> "plotly" in page  # doctest: +SKIP
     True
     """
@@ -427,7 +427,7 @@ def _wear_menu(fig: go.Figure, views: list[tuple[str, str, str]]) -> None:
 
 def _series_section(view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[str]) -> str:
     parts = ['<h2 id="series">Scheme-specific series</h2>']
-    built = list(series_plots.figures(view, schemes, tenants))
+    built = list(series.figures(view, schemes, tenants))
     if not built:
         return "\n".join(parts + [_note("No scheme in this run adds columns to the time series.")])
     for item in built:

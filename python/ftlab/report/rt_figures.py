@@ -1,11 +1,11 @@
-"""ftlab.rt_figures: Figures 5-7 of the PaRT-FTL paper (§VI-A) as CSV and PNG files.
+"""ftlab.report.rt_figures: Figures 5-7 of the PaRT-FTL paper (§VI-A) as CSV and PNG files.
 
 It takes the result of `_core.rt_schedulability` (parsed JSON; all arithmetic is in the Rust
 core, `rt::schedulability`) and writes, into one directory: fig5.csv and fig5.png (fraction of
 task sets schedulable against total utilisation, one curve per scheme), fig6.csv and fig6.png
 (weighted schedulability against the read size), fig7.csv and fig7.png (against the write
-size). The curves use the house styles of `ftlab._style`, legible in greyscale. It computes no
-schedulability and prints nothing (that is `ftlab.cli_rt`).
+size). The curves use the house styles of `ftlab.report.style`, legible in greyscale. It computes no
+schedulability and prints nothing (that is `ftlab.cli.rt`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ftlab._style import scheme_style
+from ftlab.report.style import scheme_style
 
 #: How each scheme is labelled in figures, tables and CSV files' `label` column.
 LABELS = {"part-ftl": "PaRT-FTL", "rtgc": "RTGC", "wao-gc-75": "WAO-GC 75", "wao-gc-50": "WAO-GC 50"}
@@ -55,7 +55,7 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[list[object]]) -> 
 def _figure(result: dict[str, Any], figure: int) -> Any:
     from matplotlib.figure import Figure
 
-    from ftlab.plots import PANEL_IN
+    from ftlab.report.plots import PANEL_IN
 
     fig = Figure(figsize=(PANEL_IN[0] * 1.6, PANEL_IN[1] * 1.5), layout="constrained")
     ax = fig.add_subplot()
@@ -80,7 +80,7 @@ def _figure(result: dict[str, Any], figure: int) -> Any:
 
 def write(result: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write fig5-7 .csv and .png into `out_dir` (created if missing); return the paths."""
-    from ftlab.plots import save
+    from ftlab.report.plots import save
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

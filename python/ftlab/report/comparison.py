@@ -1,4 +1,4 @@
-"""ftlab.comparison: line up the summary metrics of several results directories
+"""ftlab.report.comparison: line up the summary metrics of several results directories
 (`ftlab compare`, `ftlab.compare`).
 
 One row per (scheme, tenant, metric) found in any directory (tenant is null for a device

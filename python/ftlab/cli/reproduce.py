@@ -1,4 +1,4 @@
-"""ftlab.reproduce.cli: the `ftlab reproduce NAME` command (registered on the app of
+"""ftlab.cli.reproduce: the `ftlab reproduce NAME` command (registered on the app of
 `ftlab.cli`).
 
 It runs one reproduction through `ftlab.reproduce.reproduce` with a progress bar, then

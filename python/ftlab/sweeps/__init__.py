@@ -1,8 +1,8 @@
 """ftlab.sweeps: parameter sweeps, `ftlab.sweep(...) -> SweepResult` and `ftlab.load_sweep(dir)`.
 
 A sweep runs a base scenario over a grid or list of overrides and seeds (the sweep file,
-`ftlab.sweep_spec`, documented in docs/sweep.md), one Ray task per run (`ftlab.sweep_exec`),
-and collects one tidy table (`ftlab.sweep_table`) and a summary plot (`ftlab.sweep_plot`).
+`ftlab.sweeps.spec`, documented in docs/sweep.md), one Ray task per run (`ftlab.sweeps.exec`),
+and collects one tidy table (`ftlab.sweeps.table`) and a summary plot (`ftlab.sweeps.plot`).
 The sweep directory holds `runs/<key>/` (one finished run each, `key` the sha256 of its
 resolved scenario), `sweep.parquet`, `failures.json`, `sweep.json` and the plot. Runs already
 in `runs/` are not run again, so an interrupted sweep resumes. This module orchestrates;
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab import _core
-from ftlab.sweep_spec import PlotSpec, Point, SweepSpec, load_spec, toml_inline
+from ftlab.sweeps.spec import PlotSpec, Point, SweepSpec, load_spec, toml_inline
 
 if TYPE_CHECKING:
     import polars as pl
@@ -137,7 +137,7 @@ def _sweep(
     counter: _Counter,
     on_failure: Callable[[dict[str, Any]], None],
 ) -> SweepResult:
-    from ftlab.sweep_exec import DirLock, clean_stale, is_done
+    from ftlab.sweeps.exec import DirLock, clean_stale, is_done
 
     points, resolved, failures = _resolve_all(spec, spec.points(extra_set))
     for f in failures:
@@ -195,7 +195,7 @@ def _execute(
     on_failure: Callable[[dict[str, Any]], None],
 ) -> list[dict[str, Any]]:
     """Run the `todo` runs on Ray; the failures, one per point of each failed run."""
-    from ftlab.sweep_exec import Job, execute, start_ray
+    from ftlab.sweeps.exec import Job, execute, start_ray
 
     by_key: dict[str, list[Point]] = {}
     for p in points:
@@ -226,9 +226,9 @@ def _collect(spec: SweepSpec, points: list[Point], out_dir: Path, failures: list
     """Build the table of the finished runs; write sweep.parquet, failures.json and
     sweep.json atomically, then the plot."""
     from ftlab.report import write_files_atomically
-    from ftlab.sweep_exec import is_done
-    from ftlab.sweep_plot import write_plot
-    from ftlab.sweep_table import build_table
+    from ftlab.sweeps.exec import is_done
+    from ftlab.sweeps.plot import write_plot
+    from ftlab.sweeps.table import build_table
 
     runs_dir = out_dir / "runs"
     done = [(p, p.key) for p in points if p.key and is_done(runs_dir, p.key)]

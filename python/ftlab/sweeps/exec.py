@@ -1,4 +1,4 @@
-"""ftlab.sweep_exec: runs of a sweep on Ray, and their result directories on disk.
+"""ftlab.sweeps.exec: runs of a sweep on Ray, and their result directories on disk.
 
 Each run is one Ray task that receives the run's resolved scenario (TOML text with absolute
 trace paths) and calls `ftlab._core.run`, which releases the GIL; the task returns the core's

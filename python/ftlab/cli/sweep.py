@@ -1,4 +1,4 @@
-"""ftlab.cli_sweep: the `ftlab sweep` command (registered on the app of `ftlab.cli`).
+"""ftlab.cli.sweep: the `ftlab sweep` command (registered on the app of `ftlab.cli`).
 
 It runs a sweep file through `ftlab.sweep` with one rich progress bar over all runs (with
 the ETA), prints each failed run as it fails, then a summary: the files written, the plotted
@@ -95,7 +95,7 @@ def _print_summary(result: Any) -> None:
 
 def _plot_table(result: Any) -> Table:
     """The plotted points: per line and x value, the metric's mean over seeds and its spread."""
-    from ftlab.sweep_plot import aggregate
+    from ftlab.sweeps.plot import aggregate
 
     plot = result.plot_spec
     points, dims = aggregate(result.table, plot, result.parameters, str(result.dir))

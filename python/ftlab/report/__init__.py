@@ -5,8 +5,8 @@ scenario TOML and the time-series, latency-CDF and wear tables (polars DataFrame
 DataFrame views of the summary. `Report.write(dir)` writes summary.json (byte-identical to the
 core's string), the parquet tables, scenario.resolved.toml and (with `html=True`, as `ftlab
 run` does) report.html atomically; `load(dir)` reads them back, also from directories written
-before some of those files existed. No simulation logic here, no drawing (`ftlab.html_report`,
-`ftlab.plots`) and no terminal output (`ftlab.cli`). polars is imported only when needed.
+before some of those files existed. No simulation logic here, no drawing (`ftlab.report.html`,
+`ftlab.report.plots`) and no terminal output (`ftlab.cli`). polars is imported only when needed.
 """
 
 from __future__ import annotations
@@ -243,13 +243,13 @@ class Report:
         )
 
     def to_html(self) -> str:
-        """The self-contained HTML report (see `ftlab.html_report.render`).
+        """The self-contained HTML report (see `ftlab.report.html.render`).
 
         >>> html = report.to_html()
         >>> html.startswith("<!DOCTYPE html>")
         True
         """
-        from ftlab.html_report import render
+        from ftlab.report.html import render
 
         return render(self)
 

@@ -1,4 +1,4 @@
-"""ftlab.sweep_table: the tidy table of a sweep, built from its runs' summary.json files.
+"""ftlab.sweeps.table: the tidy table of a sweep, built from its runs' summary.json files.
 
 One row per run, scheme and tenant: the swept parameters (one column per swept key path, plus
 `case` when the sweep has cases), `seed`, `run` (the run's key), `scheme`, `tenant`, then the
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.sweep_spec import Point, toml_inline
+from ftlab.sweeps.spec import Point, toml_inline
 
 if TYPE_CHECKING:
     import polars as pl

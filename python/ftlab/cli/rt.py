@@ -1,4 +1,4 @@
-"""ftlab.cli_rt: `ftlab rt`, the real-time analysis of the PaRT-FTL paper on the command line.
+"""ftlab.cli.rt: `ftlab rt`, the real-time analysis of the PaRT-FTL paper on the command line.
 
 `ftlab rt admit TASKS.toml --scheme part-ftl|rtgc|wao-gc` prints every utilisation term of the
 scheme's admission test (PaRT-FTL: Eq. 6 and Eq. 7; RTGC: its EDF test as reconstructed in
@@ -6,7 +6,7 @@ docs/rt.md; WAO-GC: no admission control, its worst-case demand test shown) and 
 exit status 0 if the task set is admitted, 1 if not, 2 for a bad task file or scheme.
 `ftlab rt bounds` prints Table IV computed: each bandwidth in pages/s, MB/s and MiB/s beside
 the paper's printed value, and the worst latencies. `ftlab rt schedulability` runs Figures
-5-7's experiment and writes them as CSV and PNG (ftlab.rt_figures) with a table of weighted
+5-7's experiment and writes them as CSV and PNG (ftlab.report.rt_figures) with a table of weighted
 schedulability. All arithmetic is in the Rust core (`rt`); this module parses arguments and
 prints. The task-file format is in docs/rt.md.
 """
@@ -23,7 +23,7 @@ from rich.table import Table
 
 from ftlab import _core
 from ftlab._errors import usage_error
-from ftlab.rt_figures import LABELS
+from ftlab.report.rt_figures import LABELS
 
 EXIT_REJECTED = 1
 #: Task sets per utilisation: the paper's (§VI-A) and --quick's.
@@ -91,7 +91,7 @@ def schedulability(
     read_share: Annotated[float, typer.Option("--read-share", min=0.0, max=1.0, help="Part of each task's utilisation given to its reads (docs/rt.md).")] = 0.5,
 ) -> None:
     """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets under PaRT-FTL, RTGC and WAO-GC."""
-    from ftlab import rt_figures
+    from ftlab.report import rt_figures
 
     if quick and sets is not None:
         raise usage_error("--quick", f"--quick means --sets {QUICK_SETS}; give one of them, not both")

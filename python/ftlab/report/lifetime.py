@@ -1,0 +1,45 @@
+"""ftlab.report.lifetime: the files of the fast-forward lifetime model (`_core.lifetime`,
+docs/lifetime.md): `lifetime.csv` (wear per channel over time, with and without swaps) and
+`lifetime.png`. It draws and writes what the core computed; it computes nothing and prints
+nothing (`ftlab.cli.lifetime` does).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+DAY_S = 86_400.0
+
+
+def write_csv(model: dict, path: Path) -> None:
+    """One row per (case, time, channel): wear (the most-worn block's erase count) in days."""
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "t_days", "channel", "wear_cycles"])
+        for case in ("with_swaps", "without_swaps"):
+            for point in model[case]["series"]:
+                for channel, wear in enumerate(point["wear"]):
+                    w.writerow([case, f"{point['t_s'] / DAY_S:.9g}", channel, f"{wear:.6g}"])
+
+
+def plot(model: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, case in zip(axes, ("with_swaps", "without_swaps")):
+        series = model[case]["series"]
+        t = [p["t_s"] / DAY_S for p in series]
+        for channel in range(len(series[0]["wear"])):
+            ax.plot(t, [p["wear"][channel] for p in series], label=f"channel {channel}")
+        ax.axhline(model["inputs"]["pe_cycles"], color="k", linestyle=":", label="pe_cycles")
+        ax.set_title(f"{case.replace('_', ' ')} ({model[case]['n_swaps']} swaps)")
+        ax.set_xlabel("days")
+    axes[0].set_ylabel("erase count of the most-worn block")
+    axes[0].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
