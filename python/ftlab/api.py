@@ -32,6 +32,7 @@ def run(
     set: Iterable[str] = (),  # noqa: A002 - the public keyword mirrors the CLI's --set
     progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
+    solo: bool = False,
 ) -> Report:
     """Run every scheme of a scenario and return its Report.
 
@@ -42,13 +43,17 @@ def run(
     order; `progress(done, total)` is called from time to time while the simulation runs.
     `jobs` is how many schemes are simulated at once (default: the machine's cores; 0 is a
     `ftlab.UsageError`); the results are byte-identical for any value. With `out`, the
-    Report is also written there, report.html included (see `Report.write`).
+    Report is also written there, report.html included (see `Report.write`). `solo=True`
+    appends the override `measure.solo=true`: every tenant also runs alone under each scheme,
+    and summary.json gets each tenant's `solo` latencies and `slowdown` (docs/scenario.md).
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
     """
     from ftlab.report import Report
 
     overrides = [set] if isinstance(set, str) else list(set)
+    if solo:
+        overrides.append("measure.solo=true")
     result = _core.run(
         **_source_kwargs(scenario),
         seed=seed,

@@ -192,10 +192,12 @@ pub fn default_scenario_toml() -> &'static str {
 }
 
 /// Run every scheme of a scenario and return what the caller writes to disk. The schemes are
-/// independent simulations: up to `opts.jobs` run at once, each on its own thread, and the
-/// results are assembled in scenario order, so the output is the same for any `jobs`.
-/// `progress` is called on the calling thread only; if it panics (a cancelled run), the
-/// simulations stop at their next progress point and the panic resumes here.
+/// independent simulations, and so is each solo run (`measure.solo`: one per scheme and
+/// tenant, every other tenant silenced): up to `opts.jobs` run at once, each on its own
+/// thread, and the results are assembled in scenario order, so the output is the same for any
+/// `jobs`. Solo runs add only their tenant's latencies to `summary.json`, no table rows.
+/// `progress` is called on the calling thread only, over all runs; if it panics (a cancelled
+/// run), the simulations stop at their next progress point and the panic resumes here.
 pub fn run_scenario(
     source: &ScenarioSource,
     opts: &RunOptions,
@@ -207,18 +209,37 @@ pub fn run_scenario(
     if opts.jobs == Some(0) {
         return Err(FtlabError::Usage { arg: "--jobs".into(), reason: "must be at least 1, got 0".into() });
     }
+    let runs = simulations(&s);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = opts.jobs.unwrap_or(cores).min(s.schemes.len()).max(1);
-    let outcomes = run_schemes_parallel(&s, &name, jobs, progress);
+    let jobs = opts.jobs.unwrap_or(cores).min(runs.len()).max(1);
+    let simulate = |run: &Run, report: &mut dyn FnMut(u64)| -> Result<RunOutcome, FtlabError> {
+        let (result, tables) = run_one(&s, &s.schemes[run.scheme], run.solo, Path::new(""), &name, report)?;
+        Ok(match run.solo {
+            None => RunOutcome::Shared(Box::new(result), tables),
+            Some(t) => RunOutcome::Solo(report::SoloResult::of(&result.tenants[t].1)),
+        })
+    };
+    let mut outcomes = run_parallel(&runs, jobs, &simulate, progress).into_iter();
     let mut results = Vec::new();
     let (mut ts, mut cdf, mut wear) = (Vec::new(), Vec::new(), Vec::new());
-    for (scheme_name, outcome) in s.schemes.iter().zip(outcomes) {
-        let (result, table) = outcome?;
-        results.push(result);
+    for (scheme_name, outcome) in s.schemes.iter().zip(outcomes.by_ref()) {
+        let RunOutcome::Shared(result, table) = outcome? else { unreachable!("shared runs come first") };
+        results.push(*result);
         ts.push((scheme_name.clone(), table.timeseries));
         cdf.push((scheme_name.clone(), table.latency_cdf));
         wear.push((scheme_name.clone(), table.wear));
     }
+    if s.measure.solo {
+        for r in results.iter_mut() {
+            let mut solo = Vec::with_capacity(s.tenants.len());
+            for outcome in outcomes.by_ref().take(s.tenants.len()) {
+                let RunOutcome::Solo(alone) = outcome? else { unreachable!("solo runs follow the shared ones") };
+                solo.push(alone);
+            }
+            r.solo = Some(solo);
+        }
+    }
+    assert!(outcomes.next().is_none(), "every run's outcome is used");
     Ok(RunOutput {
         summary_json: report::summary_json(s.seed, &s.name, &results),
         resolved_toml: scenario::to_toml(&s),
@@ -228,21 +249,47 @@ pub fn run_scenario(
     })
 }
 
+/// One simulation of a run: scheme `scheme` (an index into `Scenario::schemes`) with every
+/// tenant (`solo: None`) or with tenant `solo` alone, the others silenced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    scheme: usize,
+    solo: Option<usize>,
+}
+
+/// What one `Run` gives back: everything a shared run measured, or a solo run's latencies.
+enum RunOutcome {
+    Shared(Box<report::SchemeResult>, RunTables),
+    Solo(report::SoloResult),
+}
+
+/// The simulations of a scenario in their fixed order: each scheme shared, in scenario order;
+/// then, with `measure.solo`, each scheme's solo runs in tenant order.
+fn simulations(s: &Scenario) -> Vec<Run> {
+    let n = s.schemes.len();
+    let mut runs: Vec<Run> = (0..n).map(|scheme| Run { scheme, solo: None }).collect();
+    if s.measure.solo {
+        runs.extend((0..n).flat_map(|scheme| (0..s.tenants.len()).map(move |t| Run { scheme, solo: Some(t) })));
+    }
+    runs
+}
+
 /// Why a worker stopped early: the caller's progress callback panicked (a cancelled run).
 struct WorkerCancelled;
 
-type SchemeOutcome = Result<(report::SchemeResult, RunTables), FtlabError>;
+/// What `run_parallel` runs: one item, reporting its progress in permille.
+type Simulate<'a, J, T> = dyn Fn(&J, &mut dyn FnMut(u64)) -> T + Sync + 'a;
 
-/// Run each scheme of `s` on one of `jobs` worker threads (the next scheme goes to the next
-/// free worker); the outcomes come back in scheme order.
-fn run_schemes_parallel(s: &Scenario, file: &str, jobs: usize, progress: &mut dyn FnMut(Progress)) -> Vec<SchemeOutcome> {
+/// Run `simulate` on each item on one of `jobs` worker threads (the next item goes to the
+/// next free worker); the outcomes come back in item order.
+fn run_parallel<J: Sync, T: Send>(items: &[J], jobs: usize, simulate: &Simulate<'_, J, T>, progress: &mut dyn FnMut(Progress)) -> Vec<T> {
     use std::sync::atomic::{AtomicBool, AtomicUsize};
     use std::sync::mpsc;
-    let n = s.schemes.len();
+    let n = items.len();
     let next = AtomicUsize::new(0);
     let cancel = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, u64)>();
-    let mut outcomes: Vec<Option<SchemeOutcome>> = (0..n).map(|_| None).collect();
+    let mut outcomes: Vec<Option<T>> = (0..n).map(|_| None).collect();
     let mut cancelled = None;
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
@@ -261,9 +308,7 @@ fn run_schemes_parallel(s: &Scenario, file: &str, jobs: usize, progress: &mut dy
                             }
                             let _ = tx.send((i, permille.min(1000)));
                         };
-                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            run_one(s, &s.schemes[i], Path::new(""), file, &mut report)
-                        }));
+                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(&items[i], &mut report)));
                         match run {
                             Ok(outcome) => {
                                 let _ = tx.send((i, 1000));
@@ -299,7 +344,7 @@ fn run_schemes_parallel(s: &Scenario, file: &str, jobs: usize, progress: &mut dy
     if let Some(payload) = cancelled {
         std::panic::resume_unwind(payload);
     }
-    outcomes.into_iter().map(|o| o.expect("every scheme ran")).collect()
+    outcomes.into_iter().map(|o| o.expect("every item ran")).collect()
 }
 
 /// The scenario exactly as `run_scenario` would simulate it, without running it: the
@@ -447,15 +492,18 @@ fn horizon(s: &Scenario) -> Option<SimTime> {
     ends.map(|e| SimTime::from_secs_f64(e.into_iter().fold(0.0, f64::max)))
 }
 
+/// One simulation of `scheme_name`: shared by every tenant, or (`solo: Some(t)`) with every
+/// tenant but `t` silenced.
 fn run_one(
     s: &Scenario,
     scheme_name: &str,
+    solo: Option<usize>,
     base_dir: &Path,
     file: &str,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(report::SchemeResult, RunTables), FtlabError> {
     let traces = ReadCounter::default();
-    let mut sim = build_simulation_counted(s, scheme_name, base_dir, file, Some(&traces))?;
+    let mut sim = build_simulation_counted(s, scheme_name, solo, base_dir, file, Some(&traces))?;
     precondition(s, &mut sim, file)?;
     // Progress in permille: of the scenario's known end, else of the trace bytes read.
     let horizon = horizon(s);
@@ -518,14 +566,14 @@ pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<()
 /// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
 /// workload opened (the edge: trace files are opened here).
 pub fn build_simulation<'a>(s: &Scenario, scheme_name: &str, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
-    build_simulation_counted(s, scheme_name, base_dir, file, None)
+    build_simulation_counted(s, scheme_name, None, base_dir, file, None)
 }
 
 /// A fresh simulation of the scenario's device under a scheme built by the caller (a policy
 /// outside the registry, such as the test-only policies of the integrity test), with the
 /// scenario's stream mapper and every tenant's workload opened.
 pub fn build_simulation_with<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
-    assemble(s, scheme, base_dir, file, None)
+    assemble(s, scheme, None, base_dir, file, None)
 }
 
 /// What a scheme is built from, for this scenario.
@@ -536,6 +584,7 @@ pub fn scheme_context<'g>(s: &Scenario, g: &'g crate::flash::geometry::Geometry,
 fn build_simulation_counted<'a>(
     s: &Scenario,
     scheme_name: &str,
+    solo: Option<usize>,
     base_dir: &Path,
     file: &str,
     traces: Option<&ReadCounter>,
@@ -546,10 +595,21 @@ fn build_simulation_counted<'a>(
     let ctx = scheme_context(s, &g, &ns, &tasks);
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
     let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
-    assemble(s, scheme, base_dir, file, traces)
+    assemble(s, scheme, solo, base_dir, file, traces)
 }
 
-fn assemble<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, base_dir: &Path, file: &str, traces: Option<&ReadCounter>) -> Result<Simulation<'a>, FtlabError> {
+/// The simulation of `scheme` on the scenario's device with every tenant's source, or with
+/// only tenant `solo`'s workload (the others' sources silent: their namespaces, shares and
+/// preconditioned data stay, their requests and periodic jobs do not come).
+fn assemble<'a>(
+    s: &Scenario,
+    scheme: Box<dyn scheme::Scheme>,
+    solo: Option<usize>,
+    base_dir: &Path,
+    file: &str,
+    traces: Option<&ReadCounter>,
+) -> Result<Simulation<'a>, FtlabError> {
+    assert!(solo.is_none_or(|t| t < s.tenants.len()), "a solo run of a tenant of the scenario");
     let ns = s.namespace_units();
     let g = s.geometry();
     let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
@@ -558,7 +618,8 @@ fn assemble<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, base_dir: &Path, 
         .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
     let mut sources = Vec::with_capacity(s.tenants.len());
     for (i, t) in s.tenants.iter().enumerate() {
-        sources.push(open_source(s, i, t, ns[i], base_dir, traces)?);
+        let silent = solo.is_some_and(|alone| alone != i);
+        sources.push(open_source(s, i, t, ns[i], silent, base_dir, traces)?);
     }
     Ok(Simulation::new(s, scheme, mapper, sources))
 }
@@ -568,6 +629,7 @@ fn open_source<'a>(
     i: usize,
     t: &TenantConfig,
     units: u32,
+    silent: bool,
     base_dir: &Path,
     traces: Option<&ReadCounter>,
 ) -> Result<Source<'a>, FtlabError> {
@@ -584,6 +646,10 @@ fn open_source<'a>(
         max_requests: None,
         stream_rules: t.stream_rules.iter().map(|r| (r.offset_bytes, r.offset_bytes + r.size_bytes, r.stream)).collect(),
     };
+    if silent {
+        p.name = "silent".into();
+        return Ok(Source::new(Records::Silent, p));
+    }
     if let Some(w) = &t.synthetic {
         // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
         let seed = crate::sim::seed_for(s.seed, 1, i as u64);

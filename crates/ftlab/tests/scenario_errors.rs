@@ -426,6 +426,8 @@ fn wrong_types_and_missing_fields() {
         "partitioned by" => base().replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]").set("scheme.partitioned.by=plane"),
             config("scheme.partitioned.by", &["unknown variant `plane`", "`channel`", "`die`"]);
         "integrity not a bool" => base().at("check", "integrity = \"yes\""), config("check.integrity", &["invalid type", "expected a boolean"]);
+        "measure.solo not a bool" => base().at("measure", "solo = 1"), config("measure.solo", &["invalid type: integer `1`", "expected a boolean"]);
+        "--set measure.solo to a word" => base().set("measure.solo=yes"), config("measure.solo", &["invalid type: string \"yes\"", "expected a boolean"]);
         "schemes not an array" => base().replace("schemes = [\"unified\"]", "schemes = \"unified\""), config("schemes", &["invalid type", "expected a sequence"]);
         "no device table at all" => base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), config("device", &["missing field `device`"]);
         "no tenants" => Case { text: "[device]\npreset = \"tiny\"\n".into(), ..base() }, config("tenants", &["missing field `tenants`"]);

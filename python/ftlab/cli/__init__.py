@@ -109,6 +109,13 @@ def run(
             show_default=False,
         ),
     ] = None,
+    solo: Annotated[
+        bool,
+        typer.Option(
+            "--solo",
+            help="Also run every tenant alone under each scheme (--set measure.solo=true): summary.json gets each tenant's solo latencies and slowdown.",
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario's schemes, write its results and print one table per scheme.
 
@@ -136,7 +143,7 @@ def run(
         def on_progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs)
+        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs, solo=solo)
 
     report.write(out_dir, html=True)
     console = _stdout()

@@ -56,6 +56,9 @@ pub enum Records<'a> {
     Synthetic(Box<SyntheticStream>),
     /// Periodic real-time tasks; times and deadlines relative to the tenant's start.
     Periodic(Box<PeriodicStream>),
+    /// No request at all: a neighbour silenced in a solo run (`measure.solo`), whose
+    /// namespace, share and preconditioned data stay while its workload does not run.
+    Silent,
 }
 
 /// How a source maps its records into the namespace and onto the simulated clock.
@@ -96,7 +99,7 @@ impl<'a> Source<'a> {
         // A trace's times are rebased on its first record; a generator's start at zero.
         let first_time = match records {
             Records::Trace(_) => None,
-            Records::Synthetic(_) | Records::Periodic(_) => Some(SimTime::ZERO),
+            Records::Synthetic(_) | Records::Periodic(_) | Records::Silent => Some(SimTime::ZERO),
         };
         Source { records, p, first_time, last_arrival, issued: 0, reordered: 0 }
     }
@@ -106,7 +109,7 @@ impl<'a> Source<'a> {
     pub fn skipped_records(&self) -> u64 {
         match &self.records {
             Records::Trace(r) => r.skipped(),
-            Records::Synthetic(_) | Records::Periodic(_) => 0,
+            Records::Synthetic(_) | Records::Periodic(_) | Records::Silent => 0,
         }
     }
 
@@ -129,6 +132,7 @@ impl<'a> Source<'a> {
                 None => return Ok(None),
                 Some(j) => (j.record, self.p.start + j.deadline, j.task),
             },
+            Records::Silent => return Ok(None),
         };
         let arrival = self.arrival(record.time)?;
         if self.p.end.is_some_and(|end| arrival >= end) {
@@ -173,7 +177,7 @@ impl<'a> Source<'a> {
     fn line(&self) -> u64 {
         match &self.records {
             Records::Trace(s) => s.line(),
-            Records::Synthetic(_) | Records::Periodic(_) => self.issued,
+            Records::Synthetic(_) | Records::Periodic(_) | Records::Silent => self.issued,
         }
     }
 

@@ -50,20 +50,44 @@ pub struct SchemeResult {
     pub streams: StreamsResult,
     /// Wear and projected lifetime per channel, tenant and device (`metrics::lifetime`).
     pub lifetime: LifetimeResult,
+    /// With `measure.solo`: each tenant's latencies when it ran alone under this scheme, in
+    /// tenant order (set by `api::run_scenario`; `None` without solo runs).
+    pub solo: Option<Vec<SoloResult>>,
 }
 
-/// `summary.json` for a scenario's schemes.
+/// What a solo run (`measure.solo`) keeps of its tenant: the read and write latencies it had
+/// alone. Not the solo run's other counters, time series or tables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoloResult {
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+}
+
+impl SoloResult {
+    /// The read and write latencies of `t`, a tenant's metrics from its solo run.
+    pub fn of(t: &TenantMetrics) -> SoloResult {
+        SoloResult { read: t.read.hist.summary(), write: t.write.hist.summary() }
+    }
+}
+
+/// `summary.json` for a scenario's schemes. With solo runs (every result's `solo` set), `measure.solo` says so and each tenant has
+/// `solo` and `slowdown`; without them the JSON has neither.
 pub fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
+    let solo = results.first().is_some_and(|r| r.solo.is_some());
+    assert!(results.iter().all(|r| r.solo.is_some() == solo), "solo runs for every scheme or none");
     let mut schemes = Map::new();
     for r in results {
         schemes.insert(r.scheme.clone(), scheme_json(r));
     }
-    let v = json!({
+    let mut v = json!({
         "ftlab_version": env!("CARGO_PKG_VERSION"),
         "seed": seed,
         "scenario": scenario,
-        "schemes": schemes,
     });
+    if solo {
+        v["measure"] = json!({"solo": true});
+    }
+    v["schemes"] = Value::Object(schemes);
     let mut s = serde_json::to_string_pretty(&v).expect("summary serializes");
     s.push('\n');
     s
@@ -76,6 +100,14 @@ fn scheme_json(r: &SchemeResult) -> Value {
         let mut v = tenant_json(t, qd, secs);
         v["wear"] = wear_json(wear);
         tenants.insert(name.clone(), v);
+    }
+    if let Some(solo) = &r.solo {
+        assert_eq!(solo.len(), r.tenants.len(), "one solo run per tenant");
+        for ((name, t), alone) in r.tenants.iter().zip(solo) {
+            let v = tenants.get_mut(name).expect("inserted above");
+            v["solo"] = json!({"read": solo_op_json(&alone.read), "write": solo_op_json(&alone.write)});
+            v["slowdown"] = slowdown_json(t, alone);
+        }
     }
     let d = &r.device;
     let device_waf = ratio((d.flash_pages_programmed * r.units_per_page as u64) as f64, d.host_units as f64);
@@ -285,6 +317,30 @@ fn op_json(op: &OpStats, secs: f64) -> Value {
         "p9999_us": p9999_us,
         "max_us": max_us,
         "saturated": op.hist.saturated(),
+    })
+}
+
+/// A solo run's latencies of one op: mean and p99 (µs) and the count they are over.
+fn solo_op_json(s: &LatencySummary) -> Value {
+    json!({"mean_us": s.mean_us, "p99_us": s.p99_us, "count": s.count})
+}
+
+/// Shared over solo of each op's mean and p99 latency, rounded to 6 decimals; null when
+/// either run has no request of that op (or the solo value is 0), never NaN or infinite.
+fn slowdown_json(shared: &TenantMetrics, alone: &SoloResult) -> Value {
+    let (read, write) = (shared.read.hist.summary(), shared.write.hist.summary());
+    let of = |s: &LatencySummary, a: &LatencySummary, f: fn(&LatencySummary) -> f64| {
+        if s.count == 0 || a.count == 0 {
+            Value::Null
+        } else {
+            ratio(f(s), f(a))
+        }
+    };
+    json!({
+        "read_mean": of(&read, &alone.read, |x| x.mean_us),
+        "read_p99": of(&read, &alone.read, |x| x.p99_us),
+        "write_mean": of(&write, &alone.write, |x| x.mean_us),
+        "write_p99": of(&write, &alone.write, |x| x.p99_us),
     })
 }
 

@@ -306,6 +306,12 @@ pub struct MeasureConfig {
     /// Default none.
     #[serde(default)]
     pub phases: Vec<PhaseConfig>,
+    /// Also run every tenant alone under each scheme (`api::run_scenario`): the same scenario
+    /// with every other tenant's workload silenced, so `summary.json` has each tenant's
+    /// latencies alone (`solo`) and shared over alone (`slowdown`). Default false; left out
+    /// of the resolved scenario when false, so a scenario without it resolves as before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub solo: bool,
 }
 
 /// One `[[measure.phases]]`.

@@ -84,6 +84,7 @@ impl Simulation<'_> {
             streams: self.streams.result(self.ftl.params.physical_streams),
             phases,
             lifetime,
+            solo: None,
         };
         Ok((result, tables))
     }
