@@ -32,6 +32,7 @@ def run(
     set: Iterable[str] = (),  # noqa: A002 - the public keyword mirrors the CLI's --set
     progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
+    baseline: str | None = None,
 ) -> Report:
     """Run every scheme of a scenario and return its Report.
 
@@ -42,13 +43,18 @@ def run(
     order; `progress(done, total)` is called from time to time while the simulation runs.
     `jobs` is how many schemes are simulated at once (default: the machine's cores; 0 is a
     `ftlab.UsageError`); the results are byte-identical for any value. With `out`, the
-    Report is also written there, report.html included (see `Report.write`).
+    Report is also written there, report.html included (see `Report.write`); `baseline` is the
+    scheme report.html's headline compares the others against (default: the first listed; a
+    name the scenario does not list is a `ftlab.UsageError` with `arg` "baseline", raised
+    before anything runs).
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
     """
     from ftlab.report import Report
 
     overrides = [set] if isinstance(set, str) else list(set)
+    if baseline is not None:
+        _check_baseline(scenario, seed, overrides, baseline)
     result = _core.run(
         **_source_kwargs(scenario),
         seed=seed,
@@ -58,8 +64,19 @@ def run(
     )
     report = Report.from_core(result)
     if out is not None:
-        report.write(out, html=True)
+        report.write(out, html=True, baseline=baseline)
     return report
+
+
+def _check_baseline(scenario: Scenario, seed: int | None, overrides: list[str], baseline: str) -> None:
+    """Raise the `ftlab.UsageError` of an unknown baseline scheme before the simulation runs
+    (the scenario is resolved, not run)."""
+    import tomllib
+
+    from ftlab.report.headline import check_baseline
+
+    resolved = tomllib.loads(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
+    check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """ftlab.cli: the `ftlab` command line (typer + rich).
 
-Commands: `ftlab run` (run a scenario, write its results and report.html, print one table
-per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
-results directories side by side), `ftlab trace stats` (statistics of a trace file),
+Commands: `ftlab run` (run a scenario, write its results and report.html, print the headline
+table of `ftlab.cli.headline` and, with --full, one table per scheme), `ftlab plot` (a PNG/SVG
+figure of a results directory), `ftlab compare` (several results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
 `ftlab sweep` (in `ftlab.cli.sweep`), `ftlab reproduce` (in `ftlab.cli.reproduce`), `ftlab
 capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`). This
@@ -109,13 +109,20 @@ def run(
             show_default=False,
         ),
     ] = None,
+    baseline: Annotated[
+        Optional[str],
+        typer.Option("--baseline", metavar="SCHEME", help="Compare every scheme against this one (default: the first listed).", show_default=False),
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Also print the full table of every scheme (all latency percentiles, IOPS, WAF, ...).")
+    ] = False,
 ) -> None:
-    """Run a scenario's schemes, write its results and print one table per scheme.
+    """Run a scenario's schemes, write its results and print which scheme did best for whom.
 
     Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
     scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
 
-    A tenant whose backlog grew through the run is flagged UNSTABLE, with its requests outstanding at the end; tenants with periodic tasks show deadline misses / released.
+    Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding at the end and deadline misses / released.
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
@@ -136,11 +143,16 @@ def run(
         def on_progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs)
+        try:
+            report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs, baseline=baseline)
+        except _core.UsageError as e:
+            if e.arg == "baseline":
+                raise _usage("--baseline", e.reason or str(e)) from None
+            raise
 
-    report.write(out_dir, html=True)
+    report.write(out_dir, html=True, baseline=baseline)
     console = _stdout()
-    print_summary(console, report.summary)
+    print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
 
 
@@ -160,7 +172,29 @@ _OPS = ("read", "write")
 _LATENCIES = (("mean", "mean_us"), ("p50", "p50_us"), ("p99", "p99_us"), ("p99.9", "p999_us"), ("max", "max_us"))
 
 
-def print_summary(console: Console, summary: dict[str, Any]) -> None:
+#: The name of the report page (as `ftlab.report.HTML_FILE`, without importing the report here).
+HTML_FILE_NAME = "report.html"
+
+
+def print_summary(
+    console: Console, summary: dict[str, Any], *, baseline: str | None = None, full: bool = False, html_path: Path | None = None
+) -> None:
+    """What `ftlab run` prints from a parsed summary.json: the headline table
+    (`ftlab.cli.headline`) against `baseline` (default: the first scheme); then, with `full`,
+    one table per scheme (`print_full_tables`), else one line pointing to `html_path` (the
+    report with every metric) and to --full."""
+    from ftlab.cli.headline import print_headline
+
+    print_headline(console, summary, baseline)
+    console.print()
+    if full:
+        print_full_tables(console, summary)
+    else:
+        where = f"{escape(str(html_path))} (open it in a browser)" if html_path is not None else "report.html"
+        console.print(f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; on the terminal: ftlab run --full")
+
+
+def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
     """One table per scheme (rows: tenants), then a device line and a warning naming any
     unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-")."""
     for scheme, data in (summary.get("schemes") or {}).items():

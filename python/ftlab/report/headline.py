@@ -107,19 +107,21 @@ def _slowdown(key: str, label: str, op: str) -> Metric:
     )
 
 
-#: Every headline metric, in column order; `metrics(summary)` keeps those that apply.
+#: Every headline metric, in column order; `metrics(summary)` keeps those that apply. A
+#: slowdown is the tenant's latency shared / solo (`[measure] solo = true`); "lifetime" is the
+#: tenant's projected lifetime (`wear.lifetime_days`); "IOPS" counts reads, writes and trims.
 METRICS: tuple[Metric, ...] = (
     _latency("read", "p99_us", "read p99"),
     _latency("read", "mean_us", "read mean"),
     _latency("write", "p99_us", "write p99"),
-    _slowdown("read_p99", "read p99 slowdown (shared / solo)", "read"),
-    _slowdown("write_p99", "write p99 slowdown (shared / solo)", "write"),
+    _slowdown("read_p99", "read p99 slowdown", "read"),
+    _slowdown("write_p99", "write p99 slowdown", "write"),
     Metric("deadline_misses", "deadline misses", "", True, lambda t: _num(_get(t, "deadlines", "misses")),
            lambda t: isinstance(t.get("deadlines"), Mapping), integer=True),
     Metric("waf", "WAF", "", True, lambda t: _num(t.get("waf")), lambda t: True),
-    Metric("lifetime", "projected lifetime", "days", False, lambda t: _num(_get(t, "wear", "lifetime_days")),
+    Metric("lifetime", "lifetime", "days", False, lambda t: _num(_get(t, "wear", "lifetime_days")),
            lambda t: isinstance(t.get("wear"), Mapping)),
-    Metric("iops", "IOPS (all ops)", "", False, _iops, lambda t: True),
+    Metric("iops", "IOPS", "", False, _iops, lambda t: True),
 )
 
 
@@ -132,8 +134,9 @@ class Cell:
     no periodic tasks). `change_pct` is the relative change against the baseline's value in
     percent, None for the baseline itself (`change_note` "baseline") or where it cannot be
     computed (`change_note` "baseline 0", "no baseline value" or "no value"). `best` marks
-    the best scheme(s) of the tenant and metric (ties all marked; schemes without a value
-    take no part; none with fewer than two values)."""
+    the best scheme(s) of the tenant and metric: ties all marked, a tie being values that
+    show the same (`format_value`); schemes without a value take no part; none is marked
+    with fewer than two values."""
 
     scheme: str
     value: float | None
@@ -246,7 +249,8 @@ def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: s
     best: set[str] = set()
     if len(present) >= 2:
         target = min(present.values()) if metric.lower_is_better else max(present.values())
-        best = {s for s, v in present.items() if v == target}
+        # Judged at the precision shown: values that look the same are a tie.
+        best = {s for s, v in present.items() if format_value(metric, v) == format_value(metric, target)}
     base = values.get(baseline)
     out = {}
     for s, v in values.items():
@@ -336,9 +340,19 @@ def caption(headline: Headline) -> str:
 
 
 def directions(headline: Headline) -> str:
-    """One line saying which metrics are better higher (the rest: lower)."""
+    """One line saying which metrics are better higher (the rest: lower), and what a
+    slowdown is when there is one.
+
+    >>> print(directions(Headline("a", ("a",), METRICS[-2:], ())))
+    Higher is better for lifetime (projected, at the tenant's erase rate), IOPS; lower for the others.
+    """
     higher = [m.label for m in headline.metrics if not m.lower_is_better]
-    return ("Higher is better for " + ", ".join(higher) + "; lower for the others.") if higher else "Lower is better for every column."
+    described = {"lifetime": "lifetime (projected, at the tenant's erase rate)"}
+    text = ("Higher is better for " + ", ".join(described.get(h, h) for h in higher) + "; lower for the others.") if higher \
+        else "Lower is better for every column."
+    if any(m.key.startswith("slowdown_") for m in headline.metrics):
+        text += " Slowdown: the tenant's latency sharing the device / running alone on it (solo run)."
+    return text
 
 
 # --------------------------------------------------------------------------------------
