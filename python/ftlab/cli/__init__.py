@@ -262,6 +262,7 @@ class PlotKind(str, Enum):
     cdf = "cdf"
     timeseries = "timeseries"
     wear = "wear"
+    bars = "bars"
 
 
 @app.command()
@@ -279,7 +280,7 @@ def plot(
 ) -> None:
     """Draw a publication figure of a results directory as PNG or SVG.
 
-    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block.
+    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and scheme (grouped bars, read and write).
     """
     from ftlab.report.plots import output_format
     from ftlab.report.plots import plot as draw
