@@ -54,7 +54,7 @@ def run(
 
     overrides = [set] if isinstance(set, str) else list(set)
     if baseline is not None:
-        _check_baseline(scenario, seed, overrides, baseline)
+        check_baseline(scenario, seed, overrides, baseline)
     result = _core.run(
         **_source_kwargs(scenario),
         seed=seed,
@@ -68,15 +68,16 @@ def run(
     return report
 
 
-def _check_baseline(scenario: Scenario, seed: int | None, overrides: list[str], baseline: str) -> None:
-    """Raise the `ftlab.UsageError` of an unknown baseline scheme before the simulation runs
-    (the scenario is resolved, not run)."""
+def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str], baseline: str) -> None:
+    """Raise the `ftlab.UsageError` (`arg` "baseline") of a baseline scheme the scenario does
+    not list, without running anything (the scenario is only resolved)."""
     import tomllib
 
-    from ftlab.report.headline import check_baseline
+    from ftlab.report import headline
 
+    overrides = [overrides] if isinstance(overrides, str) else list(overrides)
     resolved = tomllib.loads(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
-    check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
+    headline.check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

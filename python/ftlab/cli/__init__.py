@@ -126,8 +126,11 @@ def run(
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+    from ftlab.api import check_baseline
     from ftlab.api import run as run_scenario
 
+    if baseline is not None:
+        _baseline_option(lambda: check_baseline(scenario, seed, set_ or (), baseline))
     out_dir = out if out is not None else Path("results") / (scenario.stem if scenario else "default")
     label = str(scenario) if scenario else "default scenario"
     with Progress(
@@ -143,17 +146,22 @@ def run(
         def on_progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        try:
-            report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs, baseline=baseline)
-        except _core.UsageError as e:
-            if e.arg == "baseline":
-                raise _usage("--baseline", e.reason or str(e)) from None
-            raise
+        report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs)
 
     report.write(out_dir, html=True, baseline=baseline)
     console = _stdout()
     print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
+
+
+def _baseline_option(check: Any) -> None:
+    """Run `check()`; its `ftlab.UsageError` about the baseline names the option --baseline."""
+    try:
+        check()
+    except _core.UsageError as e:
+        if e.arg == "baseline":
+            raise _usage("--baseline", e.reason or str(e)) from None
+        raise
 
 
 def _written_files() -> list[str]:
