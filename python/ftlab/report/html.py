@@ -130,7 +130,7 @@ def _headline_table(top: headline.Headline) -> str:
             tr += [_headline_cell(m, row.cells[m.key][scheme]) for m in top.metrics]
             body.append("".join(tr) + "</tr>")
     return (
-        f'<div class="scroll"><table id="headline" class="headline" data-baseline="{html.escape(top.baseline)}">'
+        f'<div class="scroll"><table id="headline-table" class="headline" data-baseline="{html.escape(top.baseline)}">'
         f"<caption>{html.escape(headline.caption(top))}</caption>"
         f"<thead><tr><th>tenant</th><th>scheme</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
