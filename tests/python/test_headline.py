@@ -354,3 +354,6 @@ def test_plot_bars(tmp_path):
     heights = sorted(round(p.get_height(), 6) for p in axes[1].patches)  # read p99
     want = sorted(t["read"]["p99_us"] for d in report.summary["schemes"].values() for t in d["tenants"].values())
     assert heights == want
+    looks = {(p.get_facecolor(), p.get_hatch()) for p in axes[1].patches}
+    assert len(looks) == len(report.schemes), "one look per scheme"
+    assert len({h for _, h in looks}) == len(report.schemes), "schemes differ in hatch too (greyscale)"

@@ -54,6 +54,9 @@ def print_headline(console: Console, summary: dict[str, Any], baseline: str | No
     """Print the headline table of a parsed summary.json, then a line explaining the unstable
     flag (naming each unstable tenant and scheme) and the "n/a" changes when there are any."""
     headline = hl.build(summary, baseline)
+    if not headline.rows:
+        console.print("no tenants in summary.json")
+        return
     console.print(headline_table(headline))
     unstable = headline.unstable
     if unstable:

@@ -231,6 +231,8 @@ def build(summary: Mapping[str, Any], baseline: str | None = None) -> Headline:
     (-25.0, True)
     """
     schemes = schemes_of(summary)
+    if not schemes and baseline is None:
+        return Headline("", (), (), ())  # an empty summary: an empty headline
     base = check_baseline(baseline, schemes)
     chosen = metrics(summary)
     rows = []

@@ -1,10 +1,10 @@
 """ftlab.report.style: how each scheme looks in every chart (the HTML report and `ftlab plot`).
 
-The i-th scheme of a run gets the i-th style: a colour, a line style and a marker. The
-colours go from dark to light with clearly different lightness (CIELAB L* at least 12 apart),
-and the line styles, markers and bar fill patterns differ too, so the curves stay apart when a figure is printed
-in greyscale. Beyond `len(STYLES)` schemes the styles repeat. This module only names styles;
-it draws nothing and imports no plotting library.
+The i-th scheme of a run gets the i-th style: a colour, a line style, a marker and a bar fill
+pattern. The colours go from dark to light with clearly different lightness (CIELAB L* at
+least 12 apart), and the line styles, markers and bar patterns differ too, so the curves and
+bars stay apart when a figure is printed in greyscale. Beyond `len(STYLES)` schemes the
+styles repeat. This module only names styles; it draws nothing and imports no plotting library.
 """
 
 from __future__ import annotations
