@@ -33,6 +33,7 @@ def run(
     progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
     solo: bool = False,
+    baseline: str | None = None,
 ) -> Report:
     """Run every scheme of a scenario and return its Report.
 
@@ -43,9 +44,12 @@ def run(
     order; `progress(done, total)` is called from time to time while the simulation runs.
     `jobs` is how many schemes are simulated at once (default: the machine's cores; 0 is a
     `ftlab.UsageError`); the results are byte-identical for any value. With `out`, the
-    Report is also written there, report.html included (see `Report.write`). `solo=True`
-    appends the override `measure.solo=true`: every tenant also runs alone under each scheme,
-    and summary.json gets each tenant's `solo` latencies and `slowdown` (docs/scenario.md).
+    Report is also written there, report.html included (see `Report.write`); `baseline` is the
+    scheme report.html's headline compares the others against (default: the first listed; a
+    name the scenario does not list is a `ftlab.UsageError` with `arg` "baseline", raised
+    before anything runs). `solo=True` appends the override `measure.solo=true`: every tenant
+    also runs alone under each scheme, and summary.json gets each tenant's `solo` latencies and
+    `slowdown` (docs/scenario.md).
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
     """
@@ -54,6 +58,8 @@ def run(
     overrides = [set] if isinstance(set, str) else list(set)
     if solo:
         overrides.append("measure.solo=true")
+    if baseline is not None:
+        check_baseline(scenario, seed, overrides, baseline)
     result = _core.run(
         **_source_kwargs(scenario),
         seed=seed,
@@ -63,8 +69,20 @@ def run(
     )
     report = Report.from_core(result)
     if out is not None:
-        report.write(out, html=True)
+        report.write(out, html=True, baseline=baseline)
     return report
+
+
+def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str], baseline: str) -> None:
+    """Raise the `ftlab.UsageError` (`arg` "baseline") of a baseline scheme the scenario does
+    not list, without running anything (the scenario is only resolved)."""
+    import tomllib
+
+    from ftlab.report import headline
+
+    overrides = [overrides] if isinstance(overrides, str) else list(overrides)
+    resolved = tomllib.loads(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
+    headline.check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

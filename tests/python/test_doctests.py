@@ -13,7 +13,7 @@ from reports import synthetic_report
 import ftlab
 
 MODULES = ["ftlab._errors", "ftlab.report.style", "ftlab.report._plotly", "ftlab.report.figdata", "ftlab.report.series",
-           "ftlab.report.html", "ftlab.report.plots", "ftlab.report.comparison", "ftlab.report", "ftlab.sweeps", "ftlab.sweeps.spec"]
+           "ftlab.report.html", "ftlab.report.headline", "ftlab.report.plots", "ftlab.report.comparison", "ftlab.report", "ftlab.sweeps", "ftlab.sweeps.spec"]
 
 
 @pytest.mark.parametrize("name", MODULES)

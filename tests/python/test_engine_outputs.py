@@ -1,7 +1,7 @@
 """Tests of what the engine's measurements look like from the command line and in the report:
 schemes run in parallel (`--jobs`) give the same results as one by one, a bad `--jobs` is a
 usage error, an overloaded tenant is flagged UNSTABLE (with its outstanding requests) in
-summary.json, on the terminal and in report.html, while a light one is not, and a tenant of
+summary.json, on the terminal (the headline and the --full tables) and in report.html, while a light one is not, and a tenant of
 periodic tasks shows its deadline misses. Hand-made summaries: test_summary_keys.py."""
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ SAME_TABLES = ("timeseries.parquet", "latency_cdf.parquet", "wear.parquet")
 
 @pytest.fixture(scope="module")
 def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
-    """The overload scenario run with --jobs 1 and --jobs 2: {jobs: (results dir, stdout)}."""
+    """The overload scenario run with --jobs 1 --full and --jobs 2: {jobs: (results dir, stdout)}."""
     base = tmp_path_factory.mktemp("overload")
     scenario = base / "overload.toml"
     scenario.write_text(OVERLOAD)
     runs = {}
     for jobs in ("1", "2"):
         out = base / f"jobs{jobs}"
-        proc = run_cli(["run", str(scenario), "--jobs", jobs, "--out", str(out)])
+        proc = run_cli(["run", str(scenario), "--jobs", jobs, "--out", str(out), *(["--full"] if jobs == "1" else [])])
         assert proc.returncode == 0, proc.stderr
         runs[jobs] = (out, proc.stdout)
     return runs
@@ -107,8 +107,37 @@ def test_overloaded_tenant_is_unstable_in_the_summary(overload, scheme):
     assert light["outstanding_at_end"] <= light["queue_depth"]
 
 
-def test_unstable_tenant_is_flagged_on_the_terminal(overload):
+def headline_rows(stdout: str) -> dict[str, list[str]]:
+    """The headline's table rows by tenant (one per scheme; the tenant is named in the first)."""
+    rows: dict[str, list[str]] = {}
+    tenant = None
+    for line in stdout[: stdout.find("scheme: ") if "scheme: " in stdout else len(stdout)].splitlines():
+        if not line.startswith("│ "):
+            continue
+        name = line.split("│")[1].strip()
+        tenant = name or tenant
+        rows.setdefault(tenant, []).append(line)
+    return rows
+
+
+def full_tables(stdout: str) -> str:
+    """The per-scheme tables of `ftlab run --full` (after the headline)."""
+    assert "scheme: unified" in stdout, stdout
+    return stdout[stdout.index("scheme: unified"):]
+
+
+def test_unstable_tenant_is_flagged_in_the_headline(overload):
     stdout = overload["2"][1]
+    rows = headline_rows(stdout)
+    assert set(rows) == {"heavy", "light", "realtime"}, stdout
+    assert len(rows["heavy"]) == 2 and all("⚠ unstable" in row for row in rows["heavy"]), stdout
+    assert not any("unstable" in row for row in rows["light"] + rows["realtime"]), stdout
+    assert "heavy under unified, heavy under partitioned" in stdout
+    assert "scheme: unified" not in stdout, "the full tables only with --full"
+
+
+def test_unstable_tenant_is_flagged_on_the_terminal(overload):
+    stdout = full_tables(overload["1"][1])
     heavy_rows = [line for line in stdout.splitlines() if "heavy" in line and "│" in line]
     light_rows = [line for line in stdout.splitlines() if "light" in line and "│" in line]
     assert len(heavy_rows) == 2 and all("UNSTABLE" in row for row in heavy_rows), stdout
@@ -141,7 +170,14 @@ def test_periodic_tenant_has_deadlines_and_others_do_not(overload):
 
 
 def test_deadline_misses_on_the_terminal(overload):
-    run_dir, stdout = overload["2"]
+    run_dir, stdout = overload["1"]
+    misses = [d["misses"] for d in _deadlines(run_dir).values()]
+    header = next(line for line in stdout.splitlines() if line.startswith("┃ tenant"))
+    index = [h.strip() for h in header.split("┃")[1:-1]].index("deadline misses")
+    column = [line.split("│")[1:-1][index].strip() for line in headline_rows(stdout)["realtime"]]
+    assert [c.removeprefix("★ ").split(" (")[0] for c in column] == [f"{m:,}" for m in misses], stdout
+    assert "deadline misses" in stdout[: stdout.index("scheme: unified")]
+    stdout = full_tables(stdout)
     rows = [line for line in stdout.splitlines() if line.startswith("│ realtime")]
     expected = [f"{d['misses']:,} / {d['released']:,}" for d in _deadlines(run_dir).values()]
     assert len(rows) == 2 and all(row.rstrip(" │").endswith(cell) for row, cell in zip(rows, expected)), stdout

@@ -81,7 +81,7 @@ def test_failed_render_leaves_earlier_results(tmp_path, monkeypatch):
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert "report.html" in before
 
-    def boom(report):
+    def boom(report, **kwargs):
         raise RuntimeError("render failed")
 
     monkeypatch.setattr(html_report, "render", boom)

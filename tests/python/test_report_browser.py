@@ -1,8 +1,11 @@
 """The HTML report in a real headless Chromium (selenium + the Debian chromedriver), loaded
 once per module from file://: no console errors, no network request, every chart drawn with
 the number of traces the Report's data call for (counted here from the tables, not from the
-report code), working CDF tail axes and wear dropdown, the summary table and resolved
-scenario as in the Report, and a screenshot kept in test-artifacts/. The page is the
+report code), working CDF tail axes and wear dropdown, the headline table (its shown text and data
+attributes) and the grouped bars (their traces' y values) equal to the numbers of the run's
+summary.json, read and formatted here independently of the report code, the headline first
+and the full table folded, the summary table and resolved scenario as in the Report, and a
+screenshot kept in test-artifacts/. The page is the
 report.html of a real run (default scenario, three tenants, unified and partitioned) plus
 scheme-specific columns added for one scheme, so the registry's charts are drawn too.
 
@@ -115,6 +118,9 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
     out["fig-ts-backlog"] = pairs
     out["fig-ts-device"] = 3 * n_schemes
     out["fig-wear"] = 1 + report.wear.get_column("scheme").n_unique()
+    for op in ("read", "write"):
+        if any(t[op]["count"] > 0 for d in report.summary["schemes"].values() for t in d["tenants"].values()):
+            out[f"fig-bars-{op}"] = 2 * len(report.schemes)  # mean and p99 panels, one bar trace per scheme
     for i, scheme in enumerate(report.schemes):
         rows = ts.filter(scheme=scheme)
         if rows.get_column("alloc_set_dies").fill_nan(None).null_count() < rows.height:
@@ -183,6 +189,149 @@ def test_summary_table_shows_the_summary(browser, report):
     shown = [float(v.replace(",", "")) for v in rows["read_p99_us"]]
     want = [report.summary["schemes"][s]["tenants"][t]["read"]["p99_us"] for t, s in order]
     assert shown == pytest.approx(want, rel=1e-3)
+
+
+# --------------------------------------------------------------------------------------
+# The headline and the bars, against summary.json
+
+
+def _summary_json(report_dir: Path) -> dict:
+    return json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
+
+
+#: Headline metric key -> how to read it from a tenant of summary.json (written here, not
+#: taken from ftlab.report.headline).
+HEADLINE_VALUES = {
+    "read_p99": lambda t: t["read"]["p99_us"],
+    "read_mean": lambda t: t["read"]["mean_us"],
+    "write_p99": lambda t: t["write"]["p99_us"],
+    "waf": lambda t: t["waf"],
+    "lifetime": lambda t: t["wear"]["lifetime_days"],
+    "iops": lambda t: t["read"]["iops"] + t["write"]["iops"] + t["trim"]["iops"],
+}
+
+
+def _shown(value: float) -> str:
+    """How a value is shown: three significant digits below 100, thousands separators above."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
+
+
+def _headline_cells(driver) -> list[dict]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#headline-table td.hl-cell')).map(td => ({"
+        " tenant: td.parentElement.dataset.tenant, scheme: td.parentElement.dataset.scheme, metric: td.dataset.metric,"
+        " value: td.dataset.value, change: td.dataset.change, best: td.dataset.best, applies: td.dataset.applies,"
+        " shown: td.querySelector('.hl-value') ? td.querySelector('.hl-value').textContent : td.textContent,"
+        " text: td.textContent, bold: getComputedStyle(td).fontWeight}));"
+    )
+
+
+def test_headline_is_the_first_section_and_the_full_table_is_folded(browser):
+    order = browser.execute_script(
+        "return Array.from(document.querySelectorAll('h2')).map(h => h.id);"
+    )
+    assert order[:3] == ["headline", "bars", "summary"], order
+    folded = browser.execute_script(
+        "const d = document.getElementById('summary-details');"
+        "return {open: d.open, tableInside: d.contains(document.getElementById('summary-tenants')),"
+        " tableVisible: document.getElementById('summary-tenants').checkVisibility(),"
+        " headlineVisible: document.getElementById('headline-table').checkVisibility(),"
+        " headlineTop: document.getElementById('headline-table').getBoundingClientRect().top};"
+    )
+    assert folded["open"] is False and folded["tableInside"] is True
+    assert folded["tableVisible"] is False, "folded"
+    assert folded["headlineVisible"] is True and folded["headlineTop"] < 1000, "the headline is on the first screen"
+
+
+def test_headline_numbers_are_the_summary_numbers(browser, report_dir):
+    summary = _summary_json(report_dir)
+    schemes = list(summary["schemes"])
+    baseline = browser.execute_script("return document.getElementById('headline-table').dataset.baseline")
+    assert baseline == schemes[0], "the default baseline is the first scheme"
+    caption = browser.execute_script("return document.querySelector('#headline-table caption').textContent")
+    assert f"baseline scheme, {baseline}" in caption
+    cells = _headline_cells(browser)
+    metrics = {c["metric"] for c in cells}
+    assert set(HEADLINE_VALUES) <= metrics, metrics
+    tenants = [t for t in summary["schemes"][schemes[0]]["tenants"]]
+    assert len(cells) == len(tenants) * len(schemes) * len(metrics)
+    checked = 0
+    for c in cells:
+        if c["metric"] not in HEADLINE_VALUES:
+            continue
+        t = summary["schemes"][c["scheme"]]["tenants"][c["tenant"]]
+        want = HEADLINE_VALUES[c["metric"]](t)
+        base = HEADLINE_VALUES[c["metric"]](summary["schemes"][baseline]["tenants"][c["tenant"]])
+        if want is None:
+            assert c["value"] == "" and c["shown"] == "–", c
+            continue
+        assert float(c["value"]) == pytest.approx(want, rel=1e-12), c
+        assert c["shown"] == _shown(want), c
+        if c["scheme"] == baseline:
+            assert c["change"] == "" and "(" not in c["text"], c
+        elif base:
+            pct = (want - base) / abs(base) * 100
+            assert float(c["change"]) == pytest.approx(pct, rel=1e-9, abs=1e-9), c
+            assert c["text"].rstrip().endswith("%)"), c
+        checked += 1
+    assert checked >= len(tenants) * len(schemes) * 5
+
+
+def test_headline_marks_the_best_scheme(browser, report_dir):
+    summary = _summary_json(report_dir)
+    lower = {"read_p99": True, "read_mean": True, "write_p99": True, "waf": True, "lifetime": False, "iops": False}
+    by_key: dict[tuple[str, str], dict[str, dict]] = {}
+    for c in _headline_cells(browser):
+        if c["metric"] in lower:
+            by_key.setdefault((c["tenant"], c["metric"]), {})[c["scheme"]] = c
+    for (tenant, metric), cells in by_key.items():
+        values = {s: HEADLINE_VALUES[metric](summary["schemes"][s]["tenants"][tenant]) for s in cells}
+        present = {s: v for s, v in values.items() if v is not None}
+        best_value = (min if lower[metric] else max)(present.values())
+        want = {s for s, v in present.items() if _shown(v) == _shown(best_value)} if len(present) > 1 else set()
+        marked = {s for s, c in cells.items() if c["best"] == "true"}
+        assert marked == want, (tenant, metric, values, marked)
+        for s, c in cells.items():
+            assert c["text"].startswith("★") == (s in want), c
+            assert (int(c["bold"]) >= 600) == (s in want), c
+
+
+def test_headline_flags_unstable_tenants(browser, report_dir):
+    summary = _summary_json(report_dir)
+    flagged = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#headline-table tr.hl-row')).filter(tr => tr.querySelector('.hl-unstable'))"
+        ".map(tr => [tr.dataset.tenant, tr.dataset.scheme]);"
+    )
+    want = [[t, s] for t in summary["schemes"][next(iter(summary["schemes"]))]["tenants"] for s in summary["schemes"]
+            if summary["schemes"][s]["tenants"][t]["unstable"]]
+    assert flagged == want
+
+
+def _bar_traces(driver, div_id: str) -> list[dict]:
+    return driver.execute_script(
+        "const gd = document.getElementById(arguments[0]);"
+        "return gd.data.map(t => ({type: t.type, name: t.name, stat: t.meta[0], x: Array.from(t.x), y: Array.from(t.y)}));",
+        div_id,
+    )
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op):
+    summary = _summary_json(report_dir)
+    schemes = list(summary["schemes"])
+    tenants = [t for t in summary["schemes"][schemes[0]]["tenants"]
+               if any(summary["schemes"][s]["tenants"][t][op]["count"] > 0 for s in schemes)]
+    traces = _bar_traces(browser, f"fig-bars-{op}")
+    assert {t["type"] for t in traces} == {"bar"}
+    seen = set()
+    for trace in traces:
+        assert trace["x"] == tenants
+        want = [summary["schemes"][trace["name"]]["tenants"][t][op][trace["stat"]] for t in tenants]
+        assert trace["y"] == want, (op, trace["name"], trace["stat"])
+        seen.add((trace["name"], trace["stat"]))
+    assert seen == {(s, stat) for s in schemes for stat in ("mean_us", "p99_us")}
 
 
 def test_resolved_scenario_is_shown_verbatim(browser, report):

@@ -84,11 +84,14 @@ def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path):
     assert (out / "summary.json").read_bytes() == report.summary_json.encode("utf-8")
     assert (out / "timeseries.parquet").is_file()
     assert (out / "scenario.resolved.toml").is_file()
+    # The headline (per tenant, one row per scheme); the per-scheme tables only with --full.
+    assert proc.stdout.startswith("ftlab run: which scheme did best for whom")
     for scheme, data in report.summary["schemes"].items():
-        assert f"scheme: {scheme}" in proc.stdout
+        assert f"│ {scheme}" in proc.stdout
         for tenant in data["tenants"]:
-            assert tenant in proc.stdout
-    assert "device: WAF" in proc.stdout
+            assert f"│ {tenant} " in proc.stdout
+    assert "report.html" in proc.stdout and "--full" in proc.stdout
+    assert "scheme: unified" not in proc.stdout and "device: WAF" not in proc.stdout
 
 
 def test_cli_run_scenario_file_default_out_dir(tmp_path):

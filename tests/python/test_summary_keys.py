@@ -21,7 +21,7 @@ from rich.console import Console
 import ftlab
 from ftlab import _core
 from ftlab.sweeps import exec as sweep_exec
-from ftlab.cli import print_summary
+from ftlab.cli import print_full_tables, print_summary
 from ftlab.report import Report
 
 
@@ -181,9 +181,26 @@ def test_compare_an_old_and_a_new_run(tmp_path):
 
 
 def terminal(summary: dict) -> str:
+    """The per-scheme tables of `ftlab run --full`."""
     out = io.StringIO()
-    print_summary(Console(file=out, width=320, color_system=None), summary)
+    print_full_tables(Console(file=out, width=320, color_system=None), summary)
     return out.getvalue()
+
+
+def run_output(summary: dict, **kwargs) -> str:
+    """What `ftlab run` prints (the headline, then a pointer or, with full=True, the tables)."""
+    out = io.StringIO()
+    print_summary(Console(file=out, width=320, color_system=None), summary, **kwargs)
+    return out.getvalue()
+
+
+def test_run_output_is_the_headline_then_a_pointer_or_the_full_tables():
+    short, full = run_output(NEW), run_output(NEW, full=True)
+    assert short.startswith(full[: full.index("scheme: unified")]), "the same headline opens both"
+    assert "which scheme did best for whom" in short.splitlines()[0]
+    assert "scheme: unified" not in short and "report.html" in short and "--full" in short
+    assert full.index("which scheme did best") < full.index("scheme: unified") < full.index("scheme: partitioned")
+    assert terminal(NEW) in full
 
 
 def cells_of(text: str, tenant: str) -> list[list[str]]:
@@ -223,6 +240,7 @@ def test_terminal_names_are_not_markup():
     summary = copy.deepcopy(NEW)
     summary["schemes"]["unified"]["tenants"] = {"[bold]x[/]": _tenant(5, True)}
     assert "[bold]x[/] UNSTABLE" in terminal(summary)
+    assert "│ [bold]x[/] │ unified (baseline) ⚠ unstable" in run_output(summary)
 
 
 # --------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """ftlab.cli: the `ftlab` command line (typer + rich).
 
-Commands: `ftlab run` (run a scenario, write its results and report.html, print one table
-per scheme), `ftlab plot` (a PNG/SVG figure of a results directory), `ftlab compare` (several
-results directories side by side), `ftlab trace stats` (statistics of a trace file),
+Commands: `ftlab run` (run a scenario, write its results and report.html, print the headline
+table of `ftlab.cli.headline` and, with --full, one table per scheme), `ftlab plot` (a PNG/SVG
+figure of a results directory), `ftlab compare` (several results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
 `ftlab sweep` (in `ftlab.cli.sweep`), `ftlab reproduce` (in `ftlab.cli.reproduce`), `ftlab
 capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`). This
@@ -116,18 +116,28 @@ def run(
             help="Also run every tenant alone under each scheme (--set measure.solo=true): summary.json gets each tenant's solo latencies and slowdown.",
         ),
     ] = False,
+    baseline: Annotated[
+        Optional[str],
+        typer.Option("--baseline", metavar="SCHEME", help="Compare every scheme against this one (default: the first listed).", show_default=False),
+    ] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Also print the full table of every scheme (all latency percentiles, IOPS, WAF, ...).")
+    ] = False,
 ) -> None:
-    """Run a scenario's schemes, write its results and print one table per scheme.
+    """Run a scenario's schemes, write its results and print which scheme did best for whom.
 
     Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
     scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
 
-    A tenant whose backlog grew through the run is flagged UNSTABLE, with its requests outstanding at the end; tenants with periodic tasks show deadline misses / released.
+    Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding at the end and deadline misses / released.
     """
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+    from ftlab.api import check_baseline
     from ftlab.api import run as run_scenario
 
+    if baseline is not None:
+        _baseline_option(lambda: check_baseline(scenario, seed, set_ or (), baseline))
     out_dir = out if out is not None else Path("results") / (scenario.stem if scenario else "default")
     label = str(scenario) if scenario else "default scenario"
     with Progress(
@@ -145,10 +155,20 @@ def run(
 
         report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs, solo=solo)
 
-    report.write(out_dir, html=True)
+    report.write(out_dir, html=True, baseline=baseline)
     console = _stdout()
-    print_summary(console, report.summary)
+    print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
+
+
+def _baseline_option(check: Any) -> None:
+    """Run `check()`; its `ftlab.UsageError` about the baseline names the option --baseline."""
+    try:
+        check()
+    except _core.UsageError as e:
+        if e.arg == "baseline":
+            raise _usage("--baseline", e.reason or str(e)) from None
+        raise
 
 
 def _written_files() -> list[str]:
@@ -167,7 +187,29 @@ _OPS = ("read", "write")
 _LATENCIES = (("mean", "mean_us"), ("p50", "p50_us"), ("p99", "p99_us"), ("p99.9", "p999_us"), ("max", "max_us"))
 
 
-def print_summary(console: Console, summary: dict[str, Any]) -> None:
+#: The name of the report page (as `ftlab.report.HTML_FILE`, without importing the report here).
+HTML_FILE_NAME = "report.html"
+
+
+def print_summary(
+    console: Console, summary: dict[str, Any], *, baseline: str | None = None, full: bool = False, html_path: Path | None = None
+) -> None:
+    """What `ftlab run` prints from a parsed summary.json: the headline table
+    (`ftlab.cli.headline`) against `baseline` (default: the first scheme); then, with `full`,
+    one table per scheme (`print_full_tables`), else one line pointing to `html_path` (the
+    report with every metric) and to --full."""
+    from ftlab.cli.headline import print_headline
+
+    print_headline(console, summary, baseline)
+    console.print()
+    if full:
+        print_full_tables(console, summary)
+    else:
+        where = f"{escape(str(html_path))} (open it in a browser)" if html_path is not None else "report.html"
+        console.print(f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; on the terminal: ftlab run --full")
+
+
+def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
     """One table per scheme (rows: tenants), then a device line and a warning naming any
     unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-")."""
     for scheme, data in (summary.get("schemes") or {}).items():
@@ -235,6 +277,7 @@ class PlotKind(str, Enum):
     cdf = "cdf"
     timeseries = "timeseries"
     wear = "wear"
+    bars = "bars"
 
 
 @app.command()
@@ -252,7 +295,7 @@ def plot(
 ) -> None:
     """Draw a publication figure of a results directory as PNG or SVG.
 
-    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block.
+    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and scheme (grouped bars, read and write).
     """
     from ftlab.report.plots import output_format
     from ftlab.report.plots import plot as draw

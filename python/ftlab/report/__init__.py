@@ -242,8 +242,10 @@ class Report:
             frames.get("wear"),
         )
 
-    def to_html(self) -> str:
-        """The self-contained HTML report (see `ftlab.report.html.render`).
+    def to_html(self, *, baseline: str | None = None) -> str:
+        """The self-contained HTML report (see `ftlab.report.html.render`); its headline
+        compares every scheme against `baseline` (default: the first; an unknown scheme is a
+        `ftlab.UsageError`).
 
         >>> html = report.to_html()
         >>> html.startswith("<!DOCTYPE html>")
@@ -251,11 +253,12 @@ class Report:
         """
         from ftlab.report.html import render
 
-        return render(self)
+        return render(self, baseline=baseline)
 
-    def write(self, out_dir: StrPath, *, html: bool = False) -> Path:
+    def write(self, out_dir: StrPath, *, html: bool = False, baseline: str | None = None) -> Path:
         """Write summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
-        scenario.resolved.toml and, with `html`, report.html into `out_dir` (created if
+        scenario.resolved.toml and, with `html`, report.html (its headline against
+        `baseline`, see `to_html`) into `out_dir` (created if
         missing). Each file is first written in full to a temporary file in `out_dir` and
         then renamed over its target, so an error leaves every earlier file of that name
         intact. Returns the directory. (`ftlab.run(out=...)` and `ftlab run` pass
@@ -265,7 +268,7 @@ class Report:
         PosixPath('results/mine')
         """
         out = Path(out_dir)
-        page = self.to_html().encode("utf-8") if html else None
+        page = self.to_html(baseline=baseline).encode("utf-8") if html else None
         out.mkdir(parents=True, exist_ok=True)
         summary = self.summary_json.encode("utf-8")
         resolved = self.resolved_toml.encode("utf-8")

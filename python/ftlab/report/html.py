@@ -2,10 +2,13 @@
 report.html that `ftlab run` writes).
 
 One page, no network access: plotly.js is inlined from the installed plotly package. In
-order: the comparison table (per tenant and scheme, every summary.json metric, unstable
-tenants flagged with their outstanding requests; the periodic tasks' deadline misses when
-there are any; then the device metrics and the schemes' job and policy counters),
-per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid across schemes, time
+order: the headline (`ftlab.report.headline`: per tenant and scheme, the key metrics with
+their change against the baseline scheme and the best scheme marked; unstable tenants
+flagged), grouped bars of mean and p99 latency per tenant and scheme, then, folded in
+`<details>`, the full comparison table (per tenant and scheme, every summary.json metric
+except rows that are 0 or missing everywhere, unstable tenants flagged with their outstanding
+requests; the periodic tasks' deadline misses when there are any; then the device metrics
+and the schemes' job and policy counters), per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid across schemes, time
 series (latency mean and p99, IOPS, backlog, device WAF and GC), a wear heatmap
 (per die, or per block of one scheme from a dropdown), the plots of scheme-specific columns
 (`ftlab.report.series.REGISTRY`), and the resolved scenario. Big tables are reduced by
@@ -20,7 +23,7 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ftlab.report import _plotly, figdata, series
+from ftlab.report import _plotly, figdata, headline, series
 from ftlab.report.style import WEAR_COLORMAP, scheme_style
 
 if TYPE_CHECKING:
@@ -37,12 +40,17 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; } tbody th { text-align: left; font-weight: normal; font-family: "DejaVu Sans Mono", monospace; } tbody tr:nth-child(even) { background: #fafafa; }
 .scroll { overflow-x: auto; } figure.chart { margin: 1em 0 2em; }
+table.headline { font-size: 0.95em; } table.headline caption { caption-side: top; text-align: left; padding: 4px 0; color: #333; }
+table.headline th.hl-tenant { font-weight: bold; vertical-align: top; } table.headline tbody tr.hl-first { border-top: 2px solid #999; }
+td.hl-best { font-weight: bold; background: #eef6ee; } .hl-change { color: #555; } .hl-baseline { color: #777; font-size: 0.85em; }
+details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }
 pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 0.85em; }
 """
 
 
-def render(report: Report) -> str:
-    """The report page of `report`, as one HTML string.
+def render(report: Report, *, baseline: str | None = None) -> str:
+    """The report page of `report`, as one HTML string; the headline compares every scheme
+    against `baseline` (default: the first; an unknown scheme is a `ftlab.UsageError`).
 
     >>> page = ftlab.report.html.render(ftlab.load("results/default"))  # doctest: +SKIP
     >>> "plotly" in page  # doctest: +SKIP
@@ -51,9 +59,12 @@ def render(report: Report) -> str:
     from plotly.offline import get_plotlyjs
 
     schemes, tenants = figdata.schemes(report), figdata.tenants(report)
+    top = headline.build(report.summary, baseline)
     view = figdata.series_view(report)
     body = [
         _header(report, schemes, tenants),
+        _headline_section(report, top),
+        _bars_section(report),
         _summary_section(report),
         _latency_section(report, schemes, tenants),
         _timeseries_section(report, view, schemes, tenants),
@@ -73,7 +84,7 @@ def render(report: Report) -> str:
 def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> str:
     s = report.summary
     meta = f"seed {s.get('seed', '?')} · ftlab {s.get('ftlab_version', '?')} · schemes: {', '.join(schemes)} · tenants: {', '.join(tenants)}"
-    links = [("summary", "Summary"), ("latency", "Latency CDFs"), ("timeseries", "Time series"), ("wear", "Wear"), ("series", "Scheme series"), ("scenario", "Scenario")]
+    links = [("headline", "Headline"), ("bars", "Mean and p99"), ("summary", "All metrics"), ("latency", "Latency CDFs"), ("timeseries", "Time series"), ("wear", "Wear"), ("series", "Scheme series"), ("scenario", "Scenario")]
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in links)
     return (
         f"<h1>ftlab report: {html.escape(str(s.get('scenario', '')))}</h1>\n"
@@ -85,18 +96,154 @@ def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> s
 # Tables
 
 
-def _summary_section(report: Report) -> str:
-    tenant_rows = report.summary_frame
-    device_rows = report.device_frame
-    parts = ['<h2 id="summary">Summary</h2>']
+def _headline_section(report: Report, top: headline.Headline) -> str:
+    """The headline table (`ftlab.report.headline`), the unstable tenants' warnings and the
+    notes on what the marks mean."""
+    parts = ['<h2 id="headline">Headline: which scheme did best for whom</h2>']
+    if not top.rows or not top.metrics:
+        return "\n".join(parts + [_note("No tenants in summary.json.")])
+    parts.append(_headline_table(top))
     parts += _unstable_notes(report)
+    if top.unstable:
+        parts.append(f'<p class="note hl-unstable-note">{html.escape(headline.UNSTABLE_NOTE)}</p>')
+    if top.has_no_change:
+        parts.append(_note(headline.NO_CHANGE_NOTE))
+    parts.append(_note(headline.directions(top)))
+    return "\n".join(parts)
+
+
+def _headline_table(top: headline.Headline) -> str:
+    """Rows: tenants (the name spans one sub-row per scheme); columns: the key metrics. Each
+    cell carries its raw numbers in data attributes (`data-value`, `data-change`,
+    `data-best`) beside the text it shows."""
+    head = "".join(
+        f'<th data-metric="{m.key}" data-direction="{m.direction}">{html.escape(m.title)}</th>' for m in top.metrics
+    )
+    body = []
+    for row in top.rows:
+        for i, scheme in enumerate(row.schemes):
+            attrs = f'data-tenant="{html.escape(row.tenant)}" data-scheme="{html.escape(scheme)}"'
+            tr = [f'<tr class="hl-row{" hl-first" if i == 0 else ""}" {attrs}>']
+            if i == 0:
+                tr.append(f'<th class="hl-tenant" rowspan="{len(row.schemes)}">{html.escape(row.tenant)}</th>')
+            tr.append(_headline_scheme(scheme, row, top))
+            tr += [_headline_cell(m, row.cells[m.key][scheme]) for m in top.metrics]
+            body.append("".join(tr) + "</tr>")
+    return (
+        f'<div class="scroll"><table id="headline-table" class="headline" data-baseline="{html.escape(top.baseline)}">'
+        f"<caption>{html.escape(headline.caption(top))}</caption>"
+        f"<thead><tr><th>tenant</th><th>scheme</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def _headline_scheme(scheme: str, row: headline.TenantRow, top: headline.Headline) -> str:
+    parts = [html.escape(scheme)]
+    if scheme == top.baseline:
+        parts.append(' <span class="hl-baseline">(baseline)</span>')
+    if scheme in row.unstable:
+        outstanding = _fmt(row.unstable[scheme])
+        parts.append(f'<br><span class="flag hl-unstable" title="{outstanding} requests outstanding at the end">'
+                     f"{html.escape(headline.UNSTABLE_FLAG)}</span>")
+    return f'<th class="hl-scheme">{"".join(parts)}</th>'
+
+
+def _headline_cell(metric: headline.Metric, cell: headline.Cell) -> str:
+    value = "" if cell.value is None or not cell.applies else repr(cell.value)
+    change = "" if cell.change_pct is None else repr(cell.change_pct)
+    attrs = (f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" '
+             f'data-best="{str(cell.best).lower()}" data-applies="{str(cell.applies).lower()}"')
+    if not cell.applies:
+        return f'<td class="num hl-cell hl-na" {attrs}>–</td>'
+    shown = html.escape(headline.format_value(metric, cell.value))
+    extra = headline.change_text(cell)
+    text = f'<span class="hl-value">{shown}</span>' + (f' <span class="hl-change">{html.escape(extra)}</span>' if extra else "")
+    if cell.best:
+        text = f"{headline.BEST_MARK} {text}"
+    return f'<td class="num hl-cell{" hl-best" if cell.best else ""}" {attrs}>{text}</td>'
+
+
+def _bars_section(report: Report) -> str:
+    parts = ['<h2 id="bars">Mean and p99 latency per tenant and scheme</h2>']
+    groups = headline.bars(report.summary)
+    if not groups:
+        return "\n".join(parts + [_note("No tenant issued reads or writes.")])
+    parts.append(_note("From summary.json (the measured phase): one group of bars per tenant, one bar per scheme."))
+    parts += [_chart(_bars_figure(g), f"fig-bars-{g.op}") for g in groups]
+    return "\n".join(parts)
+
+
+def _bars_figure(group: headline.Bars) -> go.Figure:
+    """Two panels (mean, p99) of grouped bars: x = tenants, one trace per scheme and panel."""
+    import plotly.graph_objects as go
+
+    titles = [f"{group.op} latency, {label} (µs)" for _, label in headline.BAR_STATS]
+    fig = _plotly.subplots(1, len(titles), titles)
+    x = [_plotly.text(t) for t in group.tenants]
+    for c, (stat, label) in enumerate(headline.BAR_STATS, start=1):
+        for s, scheme in enumerate(group.schemes):
+            style = scheme_style(s)
+            fig.add_trace(
+                go.Bar(
+                    x=x, y=group.values[stat][scheme], name=_plotly.text(scheme), legendgroup=scheme, showlegend=c == 1,
+                    marker={"color": style.color, "line": {"color": "#000000", "width": 0.5}, "pattern": {"shape": style.plotly_pattern}},
+                    meta=[stat], hovertemplate=f"{_plotly.text(scheme)}<br>%{{x}}: {label} %{{y:,.1f}} µs<extra></extra>",
+                ),
+                row=1, col=c,
+            )
+        fig.update_yaxes(title_text="latency (µs)", rangemode="tozero", row=1, col=c)
+    fig.update_layout(barmode="group")
+    return _plotly.finish(fig, f"{group.op} latency per tenant: mean and p99", 1)
+
+
+def _summary_section(report: Report) -> str:
+    tenant_rows, tenant_hidden = _drop_zero_rows(report.summary_frame, ("scheme", "tenant"))
+    device_rows, device_hidden = _drop_zero_rows(report.device_frame, ("scheme",))
+    counters, counters_hidden = _drop_zero_rows(report.counters_frame, ("scheme",))
+    hidden = tenant_hidden + device_hidden + counters_hidden
+    label = "every summary.json metric per tenant and scheme, device and counters"
+    if hidden:
+        label += f" ({len(hidden)} rows hidden: 0 or missing everywhere)"
+    parts = ['<h2 id="summary">All metrics</h2>', f'<details id="summary-details"><summary>{html.escape(label)}</summary>']
     parts.append("<h3>Per tenant</h3>")
     parts.append(_tenant_table(tenant_rows) if tenant_rows.height else '<p class="note">No tenants in summary.json.</p>')
+    parts += _hidden_note(tenant_hidden, "summary-tenants-hidden", "tenant")
     parts += _deadline_section(report)
     parts.append("<h3>Device</h3>")
     parts.append(_device_table(device_rows) if device_rows.height else '<p class="note">No schemes in summary.json.</p>')
-    parts += _counters_section(report.counters_frame)
+    parts += _hidden_note(device_hidden, "summary-device-hidden", "device")
+    parts += _counters_section(counters)
+    parts += _hidden_note(counters_hidden, "summary-counters-hidden", "counter")
+    parts.append("</details>")
     return "\n".join(parts)
+
+
+def _drop_zero_rows(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[pl.DataFrame, list[str]]:
+    """`frame` without the metric columns (rows of the transposed tables) whose every value
+    is 0 or missing (null, NaN), and the names of those columns. Booleans and lists stay."""
+    hidden = [c for c in frame.columns if c not in keys and _all_zero(frame.get_column(c).to_list())]
+    return frame.drop(hidden), hidden
+
+
+def _all_zero(values: list[Any]) -> bool:
+    """Every value is a number equal to 0, null or NaN (a Boolean or a list is never "zero")."""
+    if not values:
+        return False
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return False
+        if v != 0 and v == v:  # neither 0 nor NaN
+            return False
+    return True
+
+
+def _hidden_note(hidden: list[str], note_id: str, what: str) -> list[str]:
+    if not hidden:
+        return []
+    names = ", ".join(hidden)
+    return [f'<p class="note" id="{note_id}" data-hidden="{len(hidden)}">{len(hidden)} {what} rows hidden because every '
+            f"value in them is 0 or missing (e.g. trim of tenants that never trim): {html.escape(names)}.</p>"]
 
 
 def _tenants(report: Report) -> Iterable[tuple[str, str, dict[str, Any]]]:

@@ -1,10 +1,12 @@
 """ftlab.report.plots: publication figures of a run as PNG or SVG (`ftlab plot`, `ftlab.plot`),
 drawn with matplotlib's Agg/SVG canvases (no pyplot, no display, no global state).
 
-Three kinds: `cdf` (per tenant, a latency CDF panel on a log µs axis and a tail panel
+Four kinds: `cdf` (per tenant, a latency CDF panel on a log µs axis and a tail panel
 1 - CDF on a log axis down to 10^-4, for reads and, if present, writes), `timeseries` (per
-tenant, mean and p99 latency and IOPS over time; then device WAF, GC copies and erases) and
-`wear` (erase count per die and block, one heatmap per scheme, cividis colour map). Each
+tenant, mean and p99 latency and IOPS over time; then device WAF, GC copies and erases),
+`wear` (erase count per die and block, one heatmap per scheme, cividis colour map) and `bars`
+(mean and p99 latency per tenant and scheme as grouped bars, read and write, from
+summary.json via `ftlab.report.headline.bars`, the numbers of report.html's bars). Each
 scheme keeps one colour, line style and marker (`ftlab.report.style`) so the figures read in
 greyscale. The data are reduced as for the HTML report (`ftlab.report.figdata`). Files are written
 atomically; the same run gives the same bytes. No simulation logic, no terminal output.
@@ -31,9 +33,9 @@ if TYPE_CHECKING:
 StrPath = Union[str, "os.PathLike[str]"]
 
 #: Plot kinds, the first is the default.
-KINDS = ("cdf", "timeseries", "wear")
+KINDS = ("cdf", "timeseries", "wear", "bars")
 #: The results file each kind draws from.
-KIND_FILES = {"cdf": "latency_cdf.parquet", "timeseries": "timeseries.parquet", "wear": "wear.parquet"}
+KIND_FILES = {"cdf": "latency_cdf.parquet", "timeseries": "timeseries.parquet", "wear": "wear.parquet", "bars": "summary.json"}
 #: Output formats by file suffix.
 FORMATS = {".png": "png", ".svg": "svg"}
 #: Resolution of PNG output.
@@ -55,7 +57,7 @@ _RC = {
 
 
 def plot(source: Report | StrPath, kind: str = "cdf", path: StrPath | None = None, *, ops: Sequence[str] | None = None) -> Path:
-    """Draw `kind` ("cdf", "timeseries" or "wear") of a Report or a results directory into
+    """Draw `kind` ("cdf", "timeseries", "wear" or "bars") of a Report or a results directory into
     `path` (.png or .svg; default: DIR/<kind>.png for a directory). `ops` picks the CDF
     operations (default: read, and write if present). Returns the path written.
 
@@ -135,6 +137,8 @@ def figure(report: Report, kind: str, *, ops: Sequence[str] | None = None) -> Fi
             return _timeseries_figure(report)
         if kind == "wear":
             return _wear_figure(report)
+        if kind == "bars":
+            return _bars_figure(report)
     raise usage_error("kind", f"unknown plot kind {kind!r}; valid kinds: {', '.join(KINDS)}")
 
 
@@ -321,3 +325,44 @@ def _wear_figure(report: Report) -> Figure:
         ax.set_xlabel("block" if m.blocks_per_column == 1 else f"block ({m.blocks_per_column} per cell, mean)")
     fig.colorbar(image, ax=list(axes), label="erase count (erases)")
     return fig
+
+
+def _bars_figure(report: Report) -> Figure:
+    """Per operation with requests (rows: read, write) and statistic (columns: mean, p99):
+    grouped bars, x = tenants, one bar per scheme (its colour and hatch)."""
+    from ftlab.report import headline
+
+    groups = headline.bars(report.summary)
+    if not groups:
+        raise usage_error("kind", "no tenant of this run issued reads or writes; the bars plot has nothing to draw")
+    stats = headline.BAR_STATS
+    width_in = max(PANEL_IN[0], 0.35 * max(len(g.tenants) for g in groups) * len(report.schemes) + 1.0)
+    fig = _new_figure(len(stats), len(groups))
+    fig.set_size_inches(width_in * len(stats) + 0.4, PANEL_IN[1] * len(groups) + 0.5)
+    axes = fig.subplots(len(groups), len(stats), squeeze=False)
+    for r, group in enumerate(groups):
+        n = max(len(group.schemes), 1)
+        width = 0.8 / n
+        for c, (stat, label) in enumerate(stats):
+            ax = axes[r][c]
+            for s, scheme in enumerate(group.schemes):
+                style = scheme_style(s)
+                xs = [i - 0.4 + width * (s + 0.5) for i in range(len(group.tenants))]
+                ys = [float("nan") if v is None else v for v in group.values[stat][scheme]]
+                ax.bar(xs, ys, width, label=scheme, color=style.color, hatch=style.mpl_hatch, edgecolor="black", linewidth=0.5)
+            ax.set_xticks(range(len(group.tenants)), list(group.tenants))
+            ax.set_title(f"{group.op} latency, {label}")
+            ax.set_ylabel(f"{label} latency (µs)")
+            ax.set_ylim(bottom=0)
+            ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
+            ax.set_axisbelow(True)
+    _bar_legend(fig, report.schemes)
+    return fig
+
+
+def _bar_legend(fig: Figure, schemes: Sequence[str]) -> None:
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=scheme_style(i).color, hatch=scheme_style(i).mpl_hatch, edgecolor="black", linewidth=0.5, label=scheme)
+               for i, scheme in enumerate(schemes)]
+    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(schemes), 6), frameon=False)
