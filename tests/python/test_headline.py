@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tomllib
 import re
 from typing import Any
 
@@ -258,7 +259,10 @@ def test_cli_run_prints_the_headline_against_the_baseline(tmp_path):
         if scheme == "unified":
             assert shown.endswith(f"({hl.format_change((p99 - base) / base * 100)})"), (line, p99, base)
         seen += 1
-    assert seen == 6
+    assert seen == sum(len(v["tenants"]) for v in s["schemes"].values())
+    # The bundled default measures solo runs: the headline then has the slowdown columns.
+    assert (s.get("measure") or {}).get("solo") is True
+    assert "read p99 slowdown" in header, header
 
 
 def test_cli_run_full_adds_the_scheme_tables(tmp_path):
@@ -272,10 +276,12 @@ def test_cli_run_full_adds_the_scheme_tables(tmp_path):
 
 
 def test_cli_run_unknown_baseline(tmp_path):
-    proc = run_cli(run_args(tmp_path, "--baseline", "upi"))
+    # rtgc is a scheme ftlab has, but not one the default scenario runs.
+    proc = run_cli(run_args(tmp_path, "--baseline", "rtgc"))
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    assert proc.stderr.startswith("error: --baseline: unknown scheme 'upi'")
-    assert "unified, partitioned" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: --baseline: unknown scheme 'rtgc'")
+    listed = tomllib.loads(ftlab.default_scenario_toml())["schemes"]
+    assert ", ".join(listed) in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "r").exists(), "nothing ran"
 
 
