@@ -136,7 +136,7 @@ class Cell:
     computed (`change_note` "baseline 0", "no baseline value" or "no value"). `best` marks
     the best scheme(s) of the tenant and metric: ties all marked, a tie being values that
     show the same (`format_value`); schemes without a value take no part; none is marked
-    with fewer than two values."""
+    with fewer than two values, nor when every scheme ties."""
 
     scheme: str
     value: float | None
@@ -253,6 +253,8 @@ def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: s
         target = min(present.values()) if metric.lower_is_better else max(present.values())
         # Judged at the precision shown: values that look the same are a tie.
         best = {s for s, v in present.items() if format_value(metric, v) == format_value(metric, target)}
+        if len(best) == len(present):
+            best = set()  # every scheme the same: no scheme did best (e.g. an open-loop tenant's IOPS)
     base = values.get(baseline)
     out = {}
     for s, v in values.items():
@@ -337,7 +339,7 @@ def caption(headline: Headline) -> str:
     """The table's caption: what a cell holds, against which baseline."""
     return (
         f"Per tenant and scheme: value (change against the baseline scheme, {headline.baseline}); "
-        f"{BEST_MARK} best scheme for the tenant (ties all marked)."
+        f"{BEST_MARK} best scheme for the tenant (ties all marked; none when every scheme ties)."
     )
 
 
