@@ -105,7 +105,7 @@ def run(
     """Run every scheme of a scenario (file, TOML text, or the bundled default if neither)
     with the GIL released, up to `jobs` schemes at once (None: the machine's cores; the results
     do not depend on it; 0 raises UsageError); `progress(done, total)` is called with the GIL
-    held."""
+    held. The tables come back as `ArrowTable`s, the summary and resolved scenario as text."""
 
 def resolve(
     source_path: str | PathLike[str] | None = None,

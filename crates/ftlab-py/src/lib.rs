@@ -148,7 +148,8 @@ fn resolve(
 /// neither means the bundled default scenario. The simulation runs with the GIL released;
 /// up to `jobs` schemes at once (None: the machine's cores; the results are the same for any
 /// value); `progress(done, total)` is called with the GIL held, at most a few hundred times
-/// per scheme.
+/// per scheme. Returns `summary_json` and `resolved_toml` as text and the tables `timeseries`,
+/// `latency_cdf` and `wear` as `ArrowTable`s (`arrow.rs`).
 #[pyfunction]
 #[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None, jobs=None))]
 #[allow(clippy::too_many_arguments)]
