@@ -1,17 +1,40 @@
-"""ftlab._bench: `python -m ftlab._bench CASE [REQUESTS]`, one `ftlab bench` case in a fresh
-process.
+"""ftlab._bench: `python -m ftlab._bench CASE [N]`, one `ftlab bench` case in a fresh process.
 
-It imports only `ftlab._core` (not polars, typer or rich), runs the case, and prints one
-JSON object (the core's result plus `peak_rss_bytes`, this process's peak resident set
-size) on stdout, so the peak RSS measured is that of the case alone. `ftlab bench` starts
-one of these per case; this is not the user-facing command.
+Two kinds of case. The core cases (`ftlab._core.BENCH_CASES`: the simulator's throughput on
+the standard workload, N = host requests) import only `ftlab._core`, not polars, typer or
+rich. The Python cases (`PYTHON_CASES`) time what a user of the Python API waits for:
+`run-default` is `ftlab.run(out=DIR)` of the bundled default scenario (simulation, the
+tables handed to Python, summary.json, parquet files and report.html written); `load-1e6` is
+`ftlab.load(DIR)` plus `report.timeseries.height` on a results directory whose
+timeseries.parquet has N rows (default 10^6). That directory is made first by a separate
+process (`python -m ftlab._bench --make-results DIR ROWS`: a tiny run, then a synthetic time
+series with the run's schema), so neither its time nor its memory counts; the timed part
+includes polars' import, as a fresh `ftlab.load` pays it.
+
+Each case prints one JSON object on stdout: `case`, `kind` ("core" or "python"),
+`requests` (core cases), `rows` (`load-1e6`), `wall_s`, `requests_per_s` (core cases; the
+others are null) and `peak_rss_bytes`, this process's peak resident set size, so the peak RSS
+measured is that of the case alone. `ftlab bench` starts one of these per case; this is not
+the user-facing command, and it asserts no time bound (the bounds are in
+docs/PERFORMANCE.md, not in tests).
 """
 
 from __future__ import annotations
 
 import json
 import resource
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: The cases measured in Python, after the core's `BENCH_CASES`.
+PYTHON_CASES = ("run-default", "load-1e6")
+#: Rows of `load-1e6`'s synthetic time series unless N is given.
+LOAD_ROWS = 1_000_000
+#: The tiny run whose results directory `load-1e6` starts from.
+_TINY_RUN = ("measure.duration_s=0.5",)
 
 
 def peak_rss_bytes() -> int:
@@ -20,18 +43,97 @@ def peak_rss_bytes() -> int:
     return int(rss) if sys.platform == "darwin" else int(rss) * 1024
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) not in (1, 2) or (len(argv) == 2 and not argv[1].isdigit()):
-        print("usage: python -m ftlab._bench CASE [REQUESTS]", file=sys.stderr)
-        return 2
-    from ftlab import _core
+def _result(case: str, kind: str, wall_s: float, requests: int | None = None, rows: int | None = None, requests_per_s: float | None = None) -> dict:
+    return {
+        "case": case,
+        "kind": kind,
+        "requests": requests,
+        "rows": rows,
+        "wall_s": wall_s,
+        "requests_per_s": requests_per_s,
+        "peak_rss_bytes": peak_rss_bytes(),
+    }
 
-    try:
-        result = dict(_core.bench_case(argv[0], int(argv[1]) if len(argv) == 2 else None))
-    except _core.FtlabError as e:
-        print(f"error: {e}", file=sys.stderr)
+
+def run_default() -> dict:
+    """`ftlab.run(out=DIR)` of the bundled default scenario, wall seconds."""
+    import ftlab
+
+    with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
+        start = time.perf_counter()
+        ftlab.run(out=Path(d) / "default")
+        wall = time.perf_counter() - start
+    return _result("run-default", "python", wall)
+
+
+def load_rows(rows: int) -> dict:
+    """`ftlab.load(DIR)` and `report.timeseries.height` on a directory with a `rows`-row
+    time series (made by another process), wall seconds."""
+    with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
+        subprocess.run([sys.executable, "-m", "ftlab._bench", "--make-results", d, str(rows)], check=True)
+        import ftlab
+
+        start = time.perf_counter()
+        report = ftlab.load(d)
+        height = report.timeseries.height
+        wall = time.perf_counter() - start
+    assert height == rows, (height, rows)
+    return _result("load-1e6", "python", wall, rows=rows)
+
+
+def make_results(out_dir: str, rows: int) -> None:
+    """A results directory at `out_dir`: a tiny run of the default scenario, its
+    timeseries.parquet replaced by `rows` rows with the same schema (the run's scheme and
+    tenant keys in turn, consecutive windows, seeded random values)."""
+    import numpy as np
+    import polars as pl
+
+    import ftlab
+
+    report = ftlab.run(set=list(_TINY_RUN))
+    report.write(out_dir)
+    ts = report.timeseries
+    keys = ts.select("scheme", "tenant").unique(maintain_order=True)
+    index = np.arange(rows)
+    rng = np.random.default_rng(0)
+    columns: dict[str, object] = {}
+    for name, dtype in ts.schema.items():
+        if name in ("scheme", "tenant"):
+            columns[name] = keys.get_column(name).gather(index % keys.height)
+        elif name == "window_start_s":
+            columns[name] = (index // keys.height) * 0.5
+        elif dtype == pl.String:
+            columns[name] = np.full(rows, "x")
+        elif dtype.is_integer():
+            columns[name] = rng.integers(0, 1 << 20, rows)
+        else:
+            columns[name] = rng.gamma(2.0, 1000.0, rows)
+    frame = pl.DataFrame(columns).cast(dict(ts.schema))
+    assert frame.schema == ts.schema
+    frame.write_parquet(Path(out_dir) / "timeseries.parquet")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 3 and argv[0] == "--make-results" and argv[2].isdigit():
+        make_results(argv[1], int(argv[2]))
+        return 0
+    if len(argv) not in (1, 2) or (len(argv) == 2 and not argv[1].isdigit()):
+        print("usage: python -m ftlab._bench CASE [N]", file=sys.stderr)
         return 2
-    result["peak_rss_bytes"] = peak_rss_bytes()
+    case, n = argv[0], (int(argv[1]) if len(argv) == 2 else None)
+    if case == "run-default":
+        result = run_default()
+    elif case == "load-1e6":
+        result = load_rows(n or LOAD_ROWS)
+    else:
+        from ftlab import _core
+
+        try:
+            core = _core.bench_case(case, n)
+        except _core.FtlabError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        result = _result(core["case"], "core", core["wall_s"], requests=core["requests"], requests_per_s=core["requests_per_s"])
     print(json.dumps(result))
     return 0
 

@@ -5,7 +5,7 @@ It describes the private binding layer only; the public API is `ftlab` (run, loa
 
 from collections.abc import Callable
 from os import PathLike
-from typing import TypedDict
+from typing import Any, TypedDict, final
 
 class FtlabError(ValueError):
     """Base class of every error ftlab reports about its input (scenario, trace, arguments).
@@ -33,19 +33,42 @@ class InputError(FtlabError):
 class UsageError(FtlabError):
     """An argument is wrong (`arg`)."""
 
+@final
+class ArrowTable:
+    """One table of `run`'s result in Arrow memory (built by crates/ftlab-py/src/arrow.rs).
+
+    Columns: Utf8 (string), Float64 or UInt64, no nulls (NaN where a scheme lacks a column).
+    It implements the Arrow PyCapsule interface, so `polars.DataFrame(t)` and
+    `pyarrow.table(t)` import it without per-value Python work (numeric buffers are shared,
+    not copied). It cannot be pickled: import it into polars or pyarrow first.
+    """
+
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_schema__(self) -> object:
+        """An `arrow_schema` PyCapsule: the table's columns as a struct."""
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[object, object]:
+        """`(arrow_schema, arrow_array)` PyCapsules: the table as one struct array
+        (`requested_schema` is ignored)."""
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> object:
+        """An `arrow_array_stream` PyCapsule of one record batch (`requested_schema` is
+        ignored)."""
+
 class RunResult(TypedDict):
     summary_json: str
     resolved_toml: str
-    timeseries: dict[str, list[str] | list[float] | list[int]]
-    # Column name -> "str" | "f64" | "u64".
-    timeseries_types: dict[str, str]
+    # One row per scheme, tenant and window: scheme, tenant, window_start_s, ... (Float64),
+    # then the columns a scheme adds (NaN in other schemes' rows).
+    timeseries: ArrowTable
     # One row per scheme, tenant, op ("read" | "write" | "trim") and histogram bucket:
     # scheme, tenant, op, latency_us, cdf.
-    latency_cdf: dict[str, list[str] | list[float] | list[int]]
-    latency_cdf_types: dict[str, str]
-    # One row per scheme and block: scheme, channel, die, block, erase_count.
-    wear: dict[str, list[str] | list[float] | list[int]]
-    wear_types: dict[str, str]
+    latency_cdf: ArrowTable
+    # One row per scheme and block: scheme, channel, die, block, erase_count,
+    # erase_count_precondition (UInt64).
+    wear: ArrowTable
 
 class TraceStats(TypedDict):
     requests: int
@@ -82,7 +105,7 @@ def run(
     """Run every scheme of a scenario (file, TOML text, or the bundled default if neither)
     with the GIL released, up to `jobs` schemes at once (None: the machine's cores; the results
     do not depend on it; 0 raises UsageError); `progress(done, total)` is called with the GIL
-    held."""
+    held. The tables come back as `ArrowTable`s, the summary and resolved scenario as text."""
 
 def resolve(
     source_path: str | PathLike[str] | None = None,

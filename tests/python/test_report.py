@@ -1,12 +1,14 @@
 """Tests of ftlab.report without the simulator: Report write/load round trip (summary.json
 byte for byte, the time series with its dtypes), atomic writes that leave earlier results
-intact when a write fails, and Report.from_core's typed columns."""
+intact when a write fails, and Report.from_core's import of Arrow tables (pyarrow tables stand
+in for the core's `ArrowTable`s; tests/python/test_core.py checks the real ones)."""
 
 from __future__ import annotations
 
 import os
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 import ftlab
@@ -21,13 +23,14 @@ def make_report() -> Report:
         {
             "summary_json": SUMMARY,
             "resolved_toml": "seed = 7\n",
-            "timeseries": {
-                "scheme": ["upi", "upi"],
-                "tenant": ["a", "b"],
-                "t_s": [0.0, 1.0],
-                "iops": [10, 2**64 - 1],
-            },
-            "timeseries_types": {"scheme": "str", "tenant": "str", "t_s": "f64", "iops": "u64"},
+            "timeseries": pa.table(
+                {
+                    "scheme": pa.array(["upi", "upi"], pa.string()),
+                    "tenant": pa.array(["a", "b"], pa.string()),
+                    "t_s": pa.array([0.0, 1.0], pa.float64()),
+                    "iops": pa.array([10, 2**64 - 1], pa.uint64()),
+                }
+            ),
         }
     )
 
@@ -42,10 +45,16 @@ def test_from_core_dtypes():
 
 def test_from_core_empty_table_keeps_types():
     r = Report.from_core(
-        {"summary_json": "{}", "resolved_toml": "", "timeseries": {"x": []}, "timeseries_types": {"x": "f64"}}
+        {"summary_json": "{}", "resolved_toml": "", "timeseries": pa.table({"x": pa.array([], pa.float64())})}
     )
     assert r.timeseries.schema == pl.Schema({"x": pl.Float64})
     assert r.timeseries.height == 0
+
+
+def test_from_core_rejects_plain_columns():
+    """The core hands over Arrow objects; a dict of lists is not one (no silent slow path)."""
+    with pytest.raises(TypeError, match="Arrow PyCapsule"):
+        Report.from_core({"summary_json": "{}", "resolved_toml": "", "timeseries": {"x": [1.0]}})
 
 
 def test_write_load_round_trip(tmp_path):

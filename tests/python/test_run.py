@@ -1,17 +1,24 @@
 """End-to-end tests of `ftlab.run` and `ftlab run` against the real simulator: the
 summary.json layout of the contract, byte-identical summary.json for the same scenario and
-seed, the written files, and input errors (exit 2, message naming file and line or key,
-earlier results untouched). These fail while the core's run_scenario is a stub."""
+seed, the written files (their frames equal the run's, dtypes included), the core's tables as
+Arrow objects, and input errors (exit 2, message naming file and line or key, earlier results
+untouched). These fail while the core's run_scenario is a stub."""
 
 from __future__ import annotations
 
 import json
 import re
 
+import pickle
+
+import polars as pl
+import pyarrow as pa
 import pytest
 from conftest import run_cli
+from polars.testing import assert_frame_equal
 
 import ftlab
+from ftlab import _core
 
 SEED = 7
 OP_KEYS = {"count", "bytes", "iops", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us"}
@@ -71,8 +78,52 @@ def test_written_files_load_back(default_run):
     assert (out / "summary.json").read_text(encoding="utf-8") == report.summary_json
     back = ftlab.load(out)
     assert back.summary == report.summary
-    assert back.timeseries.equals(report.timeseries)
     assert back.resolved_toml == report.resolved_toml
+    # The frames imported from the core's Arrow tables and the ones read from parquet: same
+    # columns, dtypes and values (NaN equal to NaN).
+    for name in ("timeseries", "latency_cdf", "wear"):
+        ran, loaded = getattr(report, name), getattr(back, name)
+        assert ran.height > 0, name
+        assert loaded.schema == ran.schema, name
+        assert_frame_equal(loaded, ran, check_exact=True)
+
+
+#: The columns of the core's tables and their Arrow types (beyond `scheme`, a string first).
+CORE_SCHEMAS = {
+    "timeseries": {"tenant": pa.string(), "window_start_s": pa.float64(), "read_iops": pa.float64(), "backlog": pa.float64()},
+    "latency_cdf": {"tenant": pa.string(), "op": pa.string(), "latency_us": pa.float64(), "cdf": pa.float64()},
+    "wear": {"channel": pa.uint64(), "die": pa.uint64(), "block": pa.uint64(), "erase_count": pa.uint64(), "erase_count_precondition": pa.uint64()},
+}
+
+
+def test_core_tables_are_arrow_objects():
+    """`_core.run` hands its tables over as `ArrowTable`s (the Arrow PyCapsule interface), not
+    Python lists: pyarrow and polars import them with the expected schema, share their
+    buffers, and the struct-array and schema capsules agree with the stream."""
+    out = _core.run(seed=SEED, overrides=["measure.duration_s=0.5"], jobs=1)
+    assert not any(key.endswith("_types") for key in out)
+    for name, expected in CORE_SCHEMAS.items():
+        table = out[name]
+        assert isinstance(table, _core.ArrowTable), name
+        for method in ("__arrow_c_stream__", "__arrow_c_array__", "__arrow_c_schema__"):
+            assert callable(getattr(table, method)), (name, method)
+        arrow = pa.table(table)
+        assert arrow.schema.field("scheme").type == pa.string()
+        assert arrow.column_names[0] == "scheme" and arrow.column_names == table.column_names
+        for column, dtype in expected.items():
+            assert arrow.schema.field(column).type == dtype, (name, column)
+        assert arrow.num_rows == table.num_rows == len(table) > 0
+        assert pa.schema(table) == arrow.schema
+        assert pa.array(table).type == pa.struct(list(arrow.schema))
+        frame = pl.DataFrame(table)
+        assert_frame_equal(frame, pl.from_arrow(arrow), check_exact=True)
+        # Every import shares the table's buffers (the last column is numeric in each).
+        last = arrow.column_names[-1]
+        address = arrow.column(last).chunk(0).buffers()[1].address
+        assert pa.table(table).column(last).chunk(0).buffers()[1].address == address
+        assert frame.get_column(last).to_arrow().buffers()[1].address == address
+        with pytest.raises(TypeError):
+            pickle.dumps(table)
 
 
 def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path):

@@ -291,10 +291,21 @@ def test_backlog_is_a_base_column_not_a_scheme_series():
 
 
 def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch):
+    """A sweep task runs one scheme at a time and returns the core's result with its Arrow
+    tables (pyarrow tables stand in for `ArrowTable`s here) as polars frames, which pickle."""
+    import pickle
+
+    import pyarrow as pa
+
     calls = []
-    monkeypatch.setattr(_core, "run", lambda **kwargs: calls.append(kwargs) or {"ok": True})
+    tables = {name: pa.table({"x": pa.array([1.5], pa.float64())}) for name in sweep_exec.CORE_TABLES}
+    monkeypatch.setattr(_core, "run", lambda **kwargs: calls.append(kwargs) or {"summary_json": "{}", **tables})
     out = sweep_exec.run_task('name = "s"\n', "s.toml", "/tmp", _core.version())
-    assert out == {"result": {"ok": True}}
+    assert set(out) == {"result"} and out["result"]["summary_json"] == "{}"
+    for name in sweep_exec.CORE_TABLES:
+        assert isinstance(out["result"][name], pl.DataFrame)
+        assert out["result"][name].equals(pl.DataFrame({"x": [1.5]}))
+    pickle.dumps(out)
     assert calls == [{"text": 'name = "s"\n', "name": "s.toml", "base_dir": "/tmp", "jobs": 1}]
 
 

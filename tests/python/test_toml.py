@@ -7,6 +7,7 @@ import os
 import tomllib
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import ftlab
@@ -59,8 +60,7 @@ class Recorder:
         return {
             "summary_json": '{"schemes": {}, "seed": 1}',
             "resolved_toml": "seed = 1\n",
-            "timeseries": {"t": [1, 2]},
-            "timeseries_types": {"t": "u64"},
+            "timeseries": pl.DataFrame({"t": [1, 2]}, schema={"t": pl.UInt64}),
         }
 
 

@@ -1,7 +1,8 @@
 //! PyO3 bindings for ftlab: the private `ftlab._core` module.
 //!
 //! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
-//! Python values (str, int, float, list, dict), and maps `FtlabError` to the Python
+//! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
+//! maps `FtlabError` to the Python
 //! exception hierarchy `FtlabError(ValueError)` > `ConfigError`, `TraceError`,
 //! `InputError`, `UsageError`. It holds no simulation logic and does no file I/O of its own;
 //! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
@@ -9,14 +10,17 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use ftlab::api::{self, Column, Progress, RunOptions, ScenarioSource, Table};
+mod arrow;
+
+use arrow::ArrowTable;
+use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
 use ftlab::workload::stats::TraceStats;
 use ftlab::workload::TraceFormat;
 use ftlab::FtlabError as CoreError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 create_exception!(
     ftlab._core,
@@ -96,24 +100,6 @@ fn usage(arg: &str, reason: impl Into<String>) -> CoreError {
 /// nothing is printed; the stored Python exception is re-raised instead.
 struct Cancelled;
 
-fn table_to_py<'py>(
-    py: Python<'py>,
-    table: &Table,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let columns = PyDict::new(py);
-    let types = PyDict::new(py);
-    for (name, col) in &table.columns {
-        let (list, ty) = match col {
-            Column::Str(v) => (PyList::new(py, v)?, "str"),
-            Column::F64(v) => (PyList::new(py, v)?, "f64"),
-            Column::U64(v) => (PyList::new(py, v)?, "u64"),
-        };
-        columns.set_item(name, list)?;
-        types.set_item(name, ty)?;
-    }
-    Ok((columns, types))
-}
-
 /// The scenario source of `run` and `resolve`: a file, TOML text (with the directory its
 /// relative trace paths resolve against, default the current one), or the bundled default.
 fn scenario_source(
@@ -162,7 +148,8 @@ fn resolve(
 /// neither means the bundled default scenario. The simulation runs with the GIL released;
 /// up to `jobs` schemes at once (None: the machine's cores; the results are the same for any
 /// value); `progress(done, total)` is called with the GIL held, at most a few hundred times
-/// per scheme.
+/// per scheme. Returns `summary_json` and `resolved_toml` as text and the tables `timeseries`,
+/// `latency_cdf` and `wear` as `ArrowTable`s (`arrow.rs`).
 #[pyfunction]
 #[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None, jobs=None))]
 #[allow(clippy::too_many_arguments)]
@@ -215,10 +202,8 @@ fn run<'py>(
         Err(None) => return Err(FtlabError::new_err("run cancelled")),
     };
     let d = PyDict::new(py);
-    for (name, table) in [("timeseries", &out.timeseries), ("latency_cdf", &out.latency_cdf), ("wear", &out.wear)] {
-        let (columns, types) = table_to_py(py, table)?;
-        d.set_item(name, columns)?;
-        d.set_item(format!("{name}_types"), types)?;
+    for (name, table) in [("timeseries", out.timeseries), ("latency_cdf", out.latency_cdf), ("wear", out.wear)] {
+        d.set_item(name, Bound::new(py, ArrowTable::new(table))?)?;
     }
     d.set_item("summary_json", out.summary_json)?;
     d.set_item("resolved_toml", out.resolved_toml)?;
@@ -373,6 +358,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UsageError", py.get_type::<UsageError>())?;
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;
+    m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;

@@ -427,7 +427,7 @@ def trace_stats(
 # --------------------------------------------------------------------------------------
 # ftlab bench
 
-BENCH_KEYS = ("case", "requests", "wall_s", "requests_per_s", "peak_rss_bytes")
+BENCH_KEYS = ("case", "kind", "requests", "rows", "wall_s", "requests_per_s", "peak_rss_bytes")
 
 
 @app.command()
@@ -437,7 +437,11 @@ def bench(
         typer.Option(
             "--case",
             metavar="NAME",
-            help=f"Run only this case (repeatable): one of {', '.join(_core.BENCH_CASES)}.",
+            help=(
+                f"Run only this case (repeatable). Core cases (simulator throughput): {', '.join(_core.BENCH_CASES)}; "
+                "Python cases (wall time of the Python API): run-default (ftlab.run of the default scenario, "
+                "results written), load-1e6 (ftlab.load of a 10^6-row time series)."
+            ),
             show_default=False,
         ),
     ] = None,
@@ -447,27 +451,39 @@ def bench(
         typer.Option(
             "--requests",
             min=1,
-            help="Host requests per case (default: the standard workload's 1,000,000); fewer for a smoke run.",
+            help="Host requests per core case (default: the standard workload's 1,000,000); fewer for a smoke run.",
+            show_default=False,
+        ),
+    ] = None,
+    rows: Annotated[
+        Optional[int],
+        typer.Option(
+            "--rows",
+            min=1,
+            help="Rows of load-1e6's time series (default 1,000,000); fewer for a smoke run.",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Measure simulator throughput and peak memory on the bench cases.
+    """Measure simulator throughput and peak memory (core cases), and the wall time of
+    ftlab.run and ftlab.load (Python cases).
 
     Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
     """
-    cases = case or list(_core.BENCH_CASES)
-    unknown = [c for c in cases if c not in _core.BENCH_CASES]
+    from ftlab._bench import PYTHON_CASES
+
+    valid = [*_core.BENCH_CASES, *PYTHON_CASES]
+    cases = case or valid
+    unknown = [c for c in cases if c not in valid]
     if unknown:
-        raise _core.UsageError(
-            f"--case: unknown bench case {unknown[0]!r}; valid cases: {', '.join(_core.BENCH_CASES)}"
-        )
+        raise _core.UsageError(f"--case: unknown bench case {unknown[0]!r}; valid cases: {', '.join(valid)}")
     results = []
     err = _stderr()
     for name in cases:
+        size = rows if name == "load-1e6" else requests if name in _core.BENCH_CASES else None
         with err.status(f"bench {name}"):
             proc = subprocess.run(
-                [sys.executable, "-m", "ftlab._bench", name, *([str(requests)] if requests else [])],
+                [sys.executable, "-m", "ftlab._bench", name, *([str(size)] if size else [])],
                 capture_output=True,
                 text=True,
                 check=False,
@@ -476,17 +492,19 @@ def bench(
             err.print(Text(proc.stderr.rstrip() or f"bench case {name} failed", style="red"), soft_wrap=True)
             raise typer.Exit(EXIT_INPUT_ERROR if proc.returncode == EXIT_INPUT_ERROR else 1)
         result = json.loads(proc.stdout)
-        results.append({k: result[k] for k in BENCH_KEYS})
+        results.append({k: result.get(k) for k in BENCH_KEYS})
     if as_json:
         print(json.dumps(results, indent=2))
         return
     table = Table(title="ftlab bench", title_justify="left")
-    for col in ("case", "requests", "wall s", "requests/s", "peak RSS MB"):
-        table.add_column(col, justify="left" if col == "case" else "right", no_wrap=True)
+    for col in ("case", "kind", "requests", "rows", "wall s", "requests/s", "peak RSS MB"):
+        table.add_column(col, justify="left" if col in ("case", "kind") else "right", no_wrap=True)
     for r in results:
         table.add_row(
             r["case"],
+            r["kind"],
             _num(r["requests"], ","),
+            _num(r["rows"], ","),
             _num(r["wall_s"], ".3f"),
             _num(r["requests_per_s"], ",.0f"),
             _num(r["peak_rss_bytes"] / 1e6, ",.1f"),

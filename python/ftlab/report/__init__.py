@@ -32,9 +32,6 @@ WEAR_FILE = "wear.parquet"
 RESOLVED_FILE = "scenario.resolved.toml"
 HTML_FILE = "report.html"
 
-# Column type names of `_core.run(...)["timeseries_types"]` -> polars dtype names.
-_DTYPES = {"str": "String", "f64": "Float64", "u64": "UInt64"}
-
 
 class Report:
     """The results of one `ftlab.run`: summary, time series, latency CDFs, wear and the
@@ -232,8 +229,10 @@ class Report:
 
     @classmethod
     def from_core(cls, out: Mapping[str, Any]) -> Report:
-        """Build a Report from the dict `ftlab._core.run` returns."""
-        frames = {name: _frame(out[name], out.get(f"{name}_types", {})) for name in ("timeseries", "latency_cdf", "wear") if name in out}
+        """Build a Report from the dict `ftlab._core.run` returns: its tables are Arrow
+        objects (`ftlab._core.ArrowTable`, or anything with the Arrow PyCapsule interface,
+        a polars DataFrame included), imported as polars frames without per-value work."""
+        frames = {name: _frame(out[name]) for name in ("timeseries", "latency_cdf", "wear") if name in out}
         return cls(
             out["summary_json"],
             out["resolved_toml"],
@@ -438,14 +437,17 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _frame(columns: Mapping[str, list[Any]], types: Mapping[str, str]) -> pl.DataFrame:
-    """A DataFrame of core table columns with exact dtypes where the core gave them."""
+def _frame(table: Any) -> pl.DataFrame:
+    """A polars DataFrame of a core table, an object with the Arrow PyCapsule interface
+    (`__arrow_c_stream__`): polars imports its Arrow buffers (Utf8 -> String, Float64,
+    UInt64), no value passes through Python."""
     import polars as pl
 
-    schema = {name: getattr(pl, _DTYPES[types[name]]) if name in types else None for name in columns}
-    if all(dtype is not None for dtype in schema.values()):
-        return pl.DataFrame(dict(columns), schema=schema)
-    return pl.DataFrame(dict(columns))
+    if isinstance(table, pl.DataFrame):
+        return table
+    if not hasattr(table, "__arrow_c_stream__"):
+        raise TypeError(f"a core table must have the Arrow PyCapsule interface, not {type(table).__name__}")
+    return pl.DataFrame(table)
 
 
 def _write_bytes(path: str, data: bytes) -> None:

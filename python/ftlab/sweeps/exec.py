@@ -2,7 +2,8 @@
 
 Each run is one Ray task that receives the run's resolved scenario (TOML text with absolute
 trace paths) and calls `ftlab._core.run`, which releases the GIL; the task returns the core's
-result, or the ftlab error as a value. The driver writes each finished run to
+result (its Arrow tables imported as polars frames, which Ray can pickle), or the ftlab error
+as a value. The driver writes each finished run to
 `runs/<key>/` (a temporary directory renamed into place, so a run directory is complete or
 absent) as soon as it arrives. Without an address, a local Ray instance sized to the machine
 is started (and shut down afterwards); `address="auto"` or `"ray://host:port"` uses an
@@ -84,9 +85,16 @@ def _check_reachable(address: str, timeout_s: float = 10.0) -> None:
         pass
 
 
+#: The tables of `_core.run`'s result (`ftlab._core.ArrowTable`s).
+CORE_TABLES = ("timeseries", "latency_cdf", "wear")
+
+
 def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) -> dict[str, Any]:
-    """The body of one Ray task: run a resolved scenario. Returns {"result": core output}
-    or {"error": {"kind", "message"}}; never raises for a failed run."""
+    """The body of one Ray task: run a resolved scenario. Returns {"result": core output,
+    its tables as polars DataFrames} or {"error": {"kind", "message"}}; never raises for a
+    failed run."""
+    import polars as pl
+
     from ftlab import _core
 
     if _core.version() != driver_version:
@@ -95,7 +103,10 @@ def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) 
     try:
         # One scheme at a time inside a run: Ray already runs many runs in parallel, and
         # more threads per task would oversubscribe the cores (the results are the same).
-        return {"result": _core.run(text=resolved_toml, name=name, base_dir=base_dir, jobs=1)}
+        result = dict(_core.run(text=resolved_toml, name=name, base_dir=base_dir, jobs=1))
+        # An ArrowTable lives in this worker's memory and does not pickle; a polars frame
+        # (imported from it without copying) does.
+        return {"result": {**result, **{t: pl.DataFrame(result[t]) for t in CORE_TABLES}}}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - an ftlab error, or a panic of the core (a bug)
