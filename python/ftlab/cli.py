@@ -470,6 +470,7 @@ from ftlab.cli_lifetime import lifetime_command  # noqa: E402
 app.command("lifetime")(lifetime_command)
 
 app.add_typer(rt_app, name="rt")
+__import__("ftlab.cli_policies").cli_policies.register(app)  # ftlab schemes, ftlab mappers
 
 
 # --------------------------------------------------------------------------------------
