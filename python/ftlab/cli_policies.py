@@ -12,9 +12,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ftlab import _core
+
+#: Columns of the tables when the output is not a terminal (rich would use 80).
+WIDTH_PIPED = 140
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the policies and their knobs as JSON.")]
 
@@ -43,18 +47,24 @@ def _print(kind: str, entries: list[dict[str, Any]], as_json: bool) -> None:
         typer.echo(json.dumps(entries, indent=2))
         return
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, WIDTH_PIPED))
     for p in entries:
-        console.print(f"[bold]{p['name']}[/bold]  {p['summary']}")
+        section = escape(f"[{kind}.{p['name']}]")
+        console.print(f"[bold]{escape(p['name'])}[/bold]  {escape(p['summary'])}")
         if not p["knobs"]:
-            console.print(f"  no knobs ([{kind}.{p['name']}] must be empty)\n")
+            console.print(f"  no knobs ({section} must be empty)\n")
             continue
-        table = Table(title=f"[{kind}.{p['name']}]", title_justify="left")
-        for column in ("knob", "unit", "default", "range", "meaning"):
-            table.add_column(column, overflow="fold")
+        table = Table(title=section, title_justify="left")
+        # Keys and units are never wrapped (a reader copies them); the text columns keep room.
+        table.add_column("knob", no_wrap=True)
+        table.add_column("unit", no_wrap=True)
+        for column, ratio in (("default", 1), ("range", 1), ("meaning", 2)):
+            table.add_column(column, ratio=ratio, overflow="fold")
         for k in p["knobs"]:
-            table.add_row(k["key"], k["unit"], _default_text(k), k["range"], k["doc"])
+            table.add_row(escape(k["key"]), escape(k["unit"]), escape(_default_text(k)), escape(k["range"]), escape(k["doc"]))
             for f in k["fields"]:
-                table.add_row(f"  {k['key']}[].{f['key']}", f["unit"], "", f["range"], f["doc"])
+                table.add_row(escape(f"  {k['key']}[].{f['key']}"), escape(f["unit"]), "", escape(f["range"]), escape(f["doc"]))
         console.print(table)
         console.print()
 
