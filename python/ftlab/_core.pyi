@@ -154,4 +154,12 @@ def lifetime(summary: str, resolved_toml: str, scheme: str, horizon_s: float) ->
     run's summary.json and scenario.resolved.toml texts, to the first wear-out or `horizon_s`,
     with and without channel swaps, as JSON text. A run without lifetime keys or the scheme
     raises UsageError."""
+def policies() -> str:
+    """Every registered scheme and stream mapper, as JSON text `{"schemes": [...], "mappers":
+    [...]}`; each policy has `name`, `summary` and `knobs`, each knob `key`, `unit`, `kind`,
+    `default` (the config's serde default; null for an optional knob left out, `absent` says
+    what that means), `range` (the static range the validation enforces, then the device's
+    bounds), `doc`, and `fields` (the knobs of each table of a `tables` knob). The same tables
+    the validation checks (`knobs::check_all`)."""
+
 def version() -> str: ...

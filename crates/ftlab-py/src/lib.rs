@@ -319,6 +319,13 @@ fn lifetime(py: Python<'_>, summary: &str, resolved_toml: &str, scheme: &str, ho
     api::lifetime(summary, resolved_toml, scheme, horizon_s).map_err(|e| to_pyerr(py, e))
 }
 
+/// Every scheme and stream mapper with its summary and knobs, as JSON text
+/// (`ftlab schemes`, `ftlab mappers`).
+#[pyfunction]
+fn policies() -> String {
+    api::policies()
+}
+
 /// `ftlab rt bounds`: Table IV computed, as JSON.
 #[pyfunction]
 fn rt_bounds() -> String {
@@ -367,6 +374,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(rt_admit, m)?)?;
     m.add_function(wrap_pyfunction!(rt_bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(rt_schedulability, m)?)?;
     m.add_function(wrap_pyfunction!(lifetime, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -156,6 +156,15 @@ pub fn lifetime(summary: &str, resolved_toml: &str, scheme: &str, horizon_s: f64
     Ok(crate::metrics::lifetime_model::lifetime_json(&input, horizon_s))
 }
 
+/// `ftlab schemes` and `ftlab mappers`: every registered scheme and stream mapper with its
+/// summary and knobs (key, unit, kind, default from the config's serde defaults, range text,
+/// doc), as JSON `{"schemes": [...], "mappers": [...]}` (`knobs::PolicyInfo::describe`).
+pub fn policies() -> String {
+    let schemes: Vec<serde_json::Value> = crate::scheme::REGISTRY.iter().map(|p| p.describe()).collect();
+    let mappers: Vec<serde_json::Value> = crate::stream::REGISTRY.iter().map(|p| p.describe()).collect();
+    serde_json::json!({ "schemes": schemes, "mappers": mappers }).to_string()
+}
+
 /// `ftlab rt bounds`: Table IV computed, as JSON rows (quantity, equation, pages/s or ms, both
 /// byte readings, the paper's printed value).
 pub fn rt_bounds() -> String {

@@ -10,6 +10,7 @@ pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+pub mod knobs;
 pub mod metrics;
 pub mod policy;
 pub mod rt;

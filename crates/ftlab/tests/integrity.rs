@@ -22,13 +22,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Every policy the test runs: the registered schemes, then the test-only ones.
 fn schemes() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = ftlab::scheme::REGISTRY.iter().map(|(n, _)| *n).collect();
+    let mut v: Vec<&'static str> = ftlab::scheme::REGISTRY.iter().map(|p| p.name).collect();
     v.extend(policies::TEST_POLICIES);
     v
 }
 
 fn mappers() -> Vec<&'static str> {
-    ftlab::stream::REGISTRY.iter().map(|(n, _)| *n).collect()
+    ftlab::stream::REGISTRY.iter().map(|p| p.name).collect()
 }
 
 static OPS_TOTAL: AtomicU64 = AtomicU64::new(0);

@@ -787,7 +787,7 @@ fn scheme_errors() {
         "upi shares of the wrong sum" => upi("initial_shares = [1, 1]"), config("scheme.upi.initial_shares", &["must sum to the device's 4 dies, got 2"]);
         "upi zero min set" => upi("min_set_dies = 0"), config("scheme.upi.min_set_dies", &["must be >= 1, got 0"]);
         "part-ftl unknown admission" => one("part-ftl", "admission = \"maybe\""), config("scheme.part-ftl.admission", &["unknown variant `maybe`", "enforce", "report"]);
-        "part-ftl no copy reads" => one("part-ftl", "copy_reads_in_flight = 0"), config("scheme.part-ftl.copy_reads_in_flight", &["must be at least 1"]);
+        "part-ftl no copy reads" => one("part-ftl", "copy_reads_in_flight = 0"), config("scheme.part-ftl.copy_reads_in_flight", &["must be >= 1, got 0"]);
         "part-ftl namespaces over the data ways" => one("part-ftl", ""), config("scheme.part-ftl", &["do not fit in the 2 data dies", "raise device.over_provisioning to at least"]);
         "flashblox software vSSD under priority" => one("flashblox", "tenants = [{kind = \"channel\", channels = 1}, {kind = \"software\"}]"),
             config("scheme.flashblox.tenants.1", &["software-isolated vSSD", "ftl.scheduler = \"fair\"", "it is \"priority\""]);

@@ -5,7 +5,7 @@ table of `ftlab.cli.headline` and, with --full, one table per scheme), `ftlab pl
 figure of a results directory), `ftlab compare` (several results directories side by side), `ftlab trace stats` (statistics of a trace file),
 `ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
 `ftlab sweep` (in `ftlab.cli.sweep`), `ftlab reproduce` (in `ftlab.cli.reproduce`), `ftlab
-capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`). This
+capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`), `ftlab schemes` and `ftlab mappers` (in `ftlab.cli.policies`). This
 module parses arguments and prints; it holds no simulation logic (the Rust core) and no
 result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
 commands so `ftlab --help` stays fast.
@@ -538,6 +538,11 @@ from ftlab.cli.lifetime import lifetime_command  # noqa: E402
 app.command("lifetime")(lifetime_command)
 
 app.add_typer(rt_app, name="rt")
+
+# ftlab schemes, ftlab mappers (ftlab.cli.policies)
+from ftlab.cli import policies as _policies  # noqa: E402
+
+_policies.register(app)
 
 
 # --------------------------------------------------------------------------------------

@@ -473,8 +473,8 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         }
     }
     for name in s.scheme.keys() {
-        if !scheme::REGISTRY.iter().any(|(n, _)| n == name) {
-            return err(format!("scheme.{name}"), format!("unknown scheme; known: {}", registry_names(scheme::REGISTRY)));
+        if scheme::info(name).is_none() {
+            return err(format!("scheme.{name}"), format!("unknown scheme; known: {}", crate::knobs::names(scheme::REGISTRY)));
         }
     }
     let ns = s.namespace_units();
@@ -491,7 +491,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     for (i, name) in s.schemes.clone().iter().enumerate() {
         let table = s.scheme.get(name).cloned().unwrap_or_default();
         let built = scheme::build(name, &table, &ctx).map_err(|e| {
-            if e.key.is_empty() && !scheme::REGISTRY.iter().any(|(n, _)| n == name) {
+            if e.key.is_empty() && scheme::info(name).is_none() {
                 (format!("schemes.{i}"), e.reason)
             } else {
                 (join_key(&format!("scheme.{name}"), &e.key), e.reason)
@@ -507,8 +507,8 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         s.scheme.insert(name, built.resolved_config());
     }
     for (name, table) in &s.stream {
-        if !stream::REGISTRY.iter().any(|(n, _)| n == name) {
-            return err(format!("stream.{name}"), format!("unknown stream mapper; known: {}", registry_names(stream::REGISTRY)));
+        if stream::info(name).is_none() {
+            return err(format!("stream.{name}"), format!("unknown stream mapper; known: {}", crate::knobs::names(stream::REGISTRY)));
         }
         if *name != s.stream_mapper {
             // A table of a mapper not selected (kept for `--set stream_mapper=...`): its keys,
@@ -521,7 +521,7 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
     let mctx = stream::MapperContext { geometry: g, namespace_units: &ns, physical_streams: s.ftl.physical_streams };
     let mapper = stream::build(&s.stream_mapper, &table, &mctx).map_err(|e| {
-        let key = if stream::REGISTRY.iter().any(|(n, _)| *n == s.stream_mapper) {
+        let key = if stream::info(&s.stream_mapper).is_some() {
             join_key(&format!("stream.{}", s.stream_mapper), &e.key)
         } else {
             "stream_mapper".to_string()
@@ -538,10 +538,6 @@ fn join_key(prefix: &str, key: &str) -> String {
     } else {
         format!("{prefix}.{key}")
     }
-}
-
-fn registry_names<T>(reg: &[(&str, T)]) -> String {
-    reg.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
 }
 
 /// `[[measure.phases]]`: unique non-empty names, inside the measured phase, not empty.

@@ -13,7 +13,8 @@
 //! Wear leveling inside a die is the engine's (dynamic and static), as before. Not the
 //! lifetime projection (`metrics::lifetime`) nor the swap bound's arithmetic (`swap_bound`).
 
-use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
 use crate::sched::SchedulerKind;
@@ -185,31 +186,38 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
     }))
 }
 
+/// The fields of one vSSD in `tenants` (`kind` picks which apply).
+const VSSD_KNOBS: &[Knob] = &[
+    Knob::new("kind", "", KnobKind::Choice(&["channel", "die", "software"]), "Hardware (whole channels), die, or software (shared dies, fair scheduler) isolation."),
+    Knob::new("channels", "channels", KnobKind::Int(IntBounds::ANY), "channel: whole channels of its own.").also("in [1, channels left]"),
+    Knob::new("dies", "dies", KnobKind::Int(IntBounds::ANY), "die: dies of its own on the channels no channel vSSD holds.").also("in [1, dies left]"),
+    Knob::new("iops_max", "requests/s", KnobKind::Float(Bounds::closed(0.0, 1e9)), "software: token bucket rate at admission (0 = no bucket)."),
+    Knob::new("burst", "requests", KnobKind::Int(IntBounds::new(1, 1_000_000)), "software: token bucket depth."),
+];
+
+/// The knobs of `flashblox`: the ranges `check_knobs` enforces and `ftlab schemes` lists.
+pub const KNOBS: &[Knob] = &[
+    Knob::new("tenants", "", KnobKind::Tables(VSSD_KNOBS), "One vSSD per tenant, in scenario order; empty = channel-isolated, channels in proportion to namespace size.")
+        .also("one per tenant; software vSSDs need ftl.scheduler = \"fair\""),
+    Knob::new("epoch_s", "s", KnobKind::Float(Bounds::open_lo(0.0, 3600.0)), "Interval at which erase rates are read and the swap trigger checked."),
+    Knob::new("swaps", "", KnobKind::Bool, "Swap channels for wear balance."),
+    Knob::new("swap_threshold", "", KnobKind::Float(Bounds::closed(1.0, 1000.0)), "A swap starts when max / mean of the channels' erase rates exceeds this."),
+    Knob::new("swap_interval_min_s", "s", KnobKind::Float(Bounds::closed(0.0, 1e7)), "Least time between the end of a swap and the next trigger."),
+    Knob::new("swap_reads_in_flight_max", "pages", KnobKind::Int(IntBounds::new(1, 1024)), "Page reads in flight per migrating die (the swap's rate limit)."),
+];
+
+/// `flashblox`'s registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "flashblox",
+    summary: "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear balance.",
+    knobs: KNOBS,
+    fields: config_fields::<FlashbloxConfig>,
+    defaults: serde_defaults::<FlashbloxConfig>,
+    build,
+};
+
 fn check_knobs(c: &FlashbloxConfig) -> Result<(), SchemeConfigError> {
-    let range = |key: &str, v: f64, lo: f64, hi: f64, open_lo: bool| {
-        let ok = v.is_finite() && v <= hi && if open_lo { v > lo } else { v >= lo };
-        if ok {
-            Ok(())
-        } else {
-            let l = if open_lo { "(" } else { "[" };
-            Err(SchemeConfigError::new(key, format!("must be in {l}{lo}, {hi}], got {v}")))
-        }
-    };
-    range("epoch_s", c.epoch_s, 0.0, 3600.0, true)?;
-    range("swap_threshold", c.swap_threshold, 1.0, 1000.0, false)?;
-    range("swap_interval_min_s", c.swap_interval_min_s, 0.0, 1e7, false)?;
-    if !(1..=1024).contains(&c.swap_reads_in_flight_max) {
-        return Err(SchemeConfigError::new("swap_reads_in_flight_max", format!("must be in [1, 1024], got {}", c.swap_reads_in_flight_max)));
-    }
-    for (i, v) in c.tenants.iter().enumerate() {
-        if let Vssd::Software { iops_max, burst } = *v {
-            range(&format!("tenants.{i}.iops_max"), iops_max, 0.0, 1e9, false)?;
-            if !(1..=1_000_000).contains(&burst) {
-                return Err(SchemeConfigError::new(format!("tenants.{i}.burst"), format!("must be in [1, 1000000] requests, got {burst}")));
-            }
-        }
-    }
-    Ok(())
+    check_all(KNOBS, c)
 }
 
 /// Dies per tenant and the channel vSSD of each channel: channel vSSDs take consecutive

@@ -180,26 +180,32 @@ pub trait Scheme: Send {
 /// Builds a scheme from its config table.
 pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
-/// Every scheme a scenario may name (the integrity property test runs each one).
-pub const REGISTRY: &[(&str, BuildFn)] = &[
-    ("unified", unified::build),
-    ("partitioned", partitioned::build),
-    ("upi", upi::build),
-    ("upi-guarded", upi::build_guarded),
-    ("wao-gc", wao_gc::build),
-    ("flashblox", flashblox::build),
-    ("part-ftl", part_ftl::build),
-    ("rtgc", rtgc::build),
+/// A scheme's registry entry: name, summary, knob table, build function.
+pub type SchemeInfo = crate::knobs::PolicyInfo<BuildFn>;
+
+/// Every scheme a scenario may name (the integrity property test runs each one; `ftlab
+/// schemes` lists them with their knobs).
+pub const REGISTRY: &[SchemeInfo] = &[
+    unified::INFO,
+    partitioned::INFO,
+    upi::INFO,
+    upi::GUARDED_INFO,
+    wao_gc::INFO,
+    flashblox::INFO,
+    part_ftl::INFO,
+    rtgc::INFO,
 ];
+
+/// The registry entry of the scheme called `name`.
+pub fn info(name: &str) -> Option<&'static SchemeInfo> {
+    REGISTRY.iter().find(|p| p.name == name)
+}
 
 /// Build the scheme called `name`.
 pub fn build(name: &str, config: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
-    match REGISTRY.iter().find(|(n, _)| *n == name) {
-        Some((_, build)) => build(config, ctx),
-        None => Err(SchemeConfigError::new(
-            "",
-            format!("unknown scheme {name:?}; known: {}", REGISTRY.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
-        )),
+    match info(name) {
+        Some(p) => (p.build)(config, ctx),
+        None => Err(SchemeConfigError::new("", format!("unknown scheme {name:?}; known: {}", crate::knobs::names(REGISTRY)))),
     }
 }
 

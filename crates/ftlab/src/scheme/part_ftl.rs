@@ -29,7 +29,8 @@
 //! are the engine's (`ftl.scheduler = "edf"`). Choices the paper leaves open are listed in
 //! docs/schemes/part-ftl.md.
 
-use super::{parse_config, to_table, ReadPlan, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, to_table, ReadPlan, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::ftl::blocks::{BlockState, WriteClass};
 use crate::policy::{Command, Counters, DeviceView, Dest, Interests, Invalidated, Migration, Placed, StripePages};
@@ -57,6 +58,25 @@ pub struct PartFtlConfig {
     #[serde(default)]
     pub admission: AdmissionMode,
 }
+
+/// The knobs of `part-ftl`: the ranges its build enforces and `ftlab schemes` lists.
+pub const KNOBS: &[Knob] = &[
+    Knob::new("gc_trigger_free_blocks", "blocks", KnobKind::Int(IntBounds::ANY), "An F_w or parity die at or below this many free blocks starts a stripe copy-out.")
+        .also("in (ftl.gc_low_watermark_blocks, half a die's blocks)")
+        .absent("ftl.gc_low_watermark_blocks + tenants + 1 + dies per channel"),
+    Knob::new("copy_reads_in_flight", "pages", KnobKind::Int(IntBounds::at_least(1)), "Page reads in flight of one copy-out migration (its rate limit)."),
+    Knob::new("admission", "", KnobKind::Choice(&["enforce", "report"]), "A periodic task set failing Eq. 6-7: refused with its terms (enforce) or run and reported (report)."),
+];
+
+/// `part-ftl`'s registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "part-ftl",
+    summary: "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 admission.",
+    knobs: KNOBS,
+    fields: config_fields::<PartFtlConfig>,
+    defaults: serde_defaults::<PartFtlConfig>,
+    build,
+};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -188,9 +208,7 @@ impl PartFtl {
         if ways < 2 || ways - 1 > crate::policy::STRIPE_PAGES_MAX as u32 {
             return Err(SchemeConfigError::new("", format!("needs 2 to {} dies per channel (data ways and one parity way), the device has {ways}", crate::policy::STRIPE_PAGES_MAX + 1)));
         }
-        if config.copy_reads_in_flight == 0 {
-            return Err(SchemeConfigError::new("copy_reads_in_flight", "must be at least 1"));
-        }
+        check_all(KNOBS, &config)?;
         let low = ctx.low_watermark_blocks;
         let trigger = config.gc_trigger_free_blocks.unwrap_or(low + ctx.namespace_units.len() as u32 + 1 + ways);
         if trigger <= low || trigger >= g.blocks_per_die / 2 {

@@ -3,7 +3,8 @@
 //! together. Shares are proportional to namespace size (largest remainder, at least one unit
 //! each) or given explicitly. Not dynamic: see `upi` for sets that move.
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{DieIdx, Geometry};
 use crate::policy::DeviceView;
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,23 @@ pub enum PartitionUnit {
     Channel,
     Die,
 }
+
+/// The knobs of `partitioned` (every bound depends on the device: `check_shares`).
+pub const KNOBS: &[Knob] = &[
+    Knob::new("by", "", KnobKind::Choice(&["channel", "die"]), "Unit of partitioning: whole channels or dies."),
+    Knob::new("shares", "channels or dies", KnobKind::IntList(IntBounds::ANY), "Units per tenant, in scenario order; empty = proportional to namespace size.")
+        .also("one per tenant, each in [1, units], summing to the device's units"),
+];
+
+/// `partitioned`'s registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "partitioned",
+    summary: "Each tenant owns fixed channels or dies and writes, reads and collects only there.",
+    knobs: KNOBS,
+    fields: config_fields::<PartitionedConfig>,
+    defaults: serde_defaults::<PartitionedConfig>,
+    build,
+};
 
 pub struct Partitioned {
     config: PartitionedConfig,

@@ -14,7 +14,8 @@
 //! GC below `ftl.gc_low_watermark_blocks` stays as a safety net; set `ftl.background_gc =
 //! false` so that GC runs only in the periodic jobs (and, if space runs short, the net).
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
 use crate::flash::geometry::{DieIdx, Geometry};
 use crate::policy::{Command, DeviceView, Interests};
 use crate::sim::time::SimTime;
@@ -31,6 +32,24 @@ pub struct RtgcConfig {
     #[serde(default)]
     pub admission: AdmissionMode,
 }
+
+/// The knobs of `rtgc`.
+pub const KNOBS: &[Knob] = &[Knob::new(
+    "admission",
+    "",
+    KnobKind::Choice(&["enforce", "report"]),
+    "A periodic task set failing RTGC's test: refused with its terms (enforce) or run and reported (report).",
+)];
+
+/// `rtgc`'s registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "rtgc",
+    summary: "RTGC: striping over every die, a periodic GC task per periodic writer, admission by RTGC's test.",
+    knobs: KNOBS,
+    fields: config_fields::<RtgcConfig>,
+    defaults: serde_defaults::<RtgcConfig>,
+    build,
+};
 
 /// One periodic GC task: its period and next release.
 struct GcTask {

@@ -2,7 +2,8 @@
 //! dies (channel first), GC copies stay on the victim's die. The UPI paper's "Unified"
 //! baseline: maximal parallelism, no isolation. No knobs.
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{config_fields, serde_defaults};
 use crate::flash::geometry::DieIdx;
 use crate::policy::DeviceView;
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnifiedConfig {}
+
+/// `unified`'s registry entry (no knobs).
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "unified",
+    summary: "Every tenant stripes over every die; GC copies stay on the victim's die (no isolation).",
+    knobs: &[],
+    fields: config_fields::<UnifiedConfig>,
+    defaults: serde_defaults::<UnifiedConfig>,
+    build,
+};
 
 pub struct Unified {
     /// One striping cursor per tenant, shared by its streams.

@@ -17,7 +17,8 @@
 //! epoch counters it is handed. `docs/schemes/upi.md` maps each equation to its line here.
 
 use super::partitioned::{assign, check_shares, proportional_shares, PartitionUnit};
-use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
 use crate::ftl::gc::{age, VictimPolicy};
@@ -170,6 +171,40 @@ pub struct Upi {
     pub counters: UpiCounters,
 }
 
+/// `upi`'s registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "upi",
+    summary: "Utilitarian performance isolation (HotStorage '18): per-tenant die sets that move by Eq. 1-3 every epoch.",
+    knobs: KNOBS,
+    fields: config_fields::<UpiConfig>,
+    defaults: serde_defaults::<UpiConfig>,
+    build,
+};
+
+/// `upi-guarded`'s registry entry: `upi` with `GUARDED_DEFAULTS`.
+pub const GUARDED_INFO: SchemeInfo = SchemeInfo {
+    name: "upi-guarded",
+    summary: "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min = 0.05.",
+    knobs: KNOBS,
+    fields: config_fields::<UpiConfig>,
+    defaults: guarded_defaults,
+    build: build_guarded,
+};
+
+/// `table` with `GUARDED_DEFAULTS` for the knobs it leaves out.
+fn with_guards(table: &toml::Table) -> toml::Table {
+    let mut table = table.clone();
+    for &(key, value) in GUARDED_DEFAULTS {
+        table.entry(key).or_insert(toml::Value::Float(value));
+    }
+    table
+}
+
+/// `upi-guarded`'s config of an empty table.
+fn guarded_defaults() -> toml::Table {
+    to_table(&parse_config::<UpiConfig>(&with_guards(&toml::Table::new())).expect("upi-guarded's defaults parse"))
+}
+
 /// `upi`: the paper's scheme.
 pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Upi::new(table, ctx)?))
@@ -186,11 +221,7 @@ impl Upi {
     }
 
     pub fn new_guarded(table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
-        let mut table = table.clone();
-        for &(key, value) in GUARDED_DEFAULTS {
-            table.entry(key).or_insert(toml::Value::Float(value));
-        }
-        Upi::with_name("upi-guarded", &table, ctx)
+        Upi::with_name("upi-guarded", &with_guards(table), ctx)
     }
 
     fn with_name(name: &'static str, table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
@@ -744,38 +775,37 @@ fn extremes(utility: &[f64]) -> Option<(usize, usize)> {
     (utility[hi] > utility[lo]).then_some((hi, lo))
 }
 
+/// The knobs of `upi` and `upi-guarded`: the ranges `check_knobs` enforces and `ftlab
+/// schemes` lists (defaults: the config's serde defaults, `GUARDED_DEFAULTS` for the preset).
+pub const KNOBS: &[Knob] = &[
+    Knob::new("epoch_s", "s", KnobKind::Float(Bounds::closed(0.001, 86_400.0)), "How often utilities are computed and at most one die changes sets."),
+    Knob::new("relocation_weight", "", KnobKind::Float(Bounds::closed(0.0, 1e6)), "Weight of a block's reads in GC's cost-benefit score when it lies outside its owner's set (0 = lazy)."),
+    Knob::new("read_exponent", "", KnobKind::Float(Bounds::open_lo(0.0, 8.0)), "Exponent on N_r in Eq. 1 (> 1 favours a tenant's common case, < 1 its tail)."),
+    Knob::new("traffic_exponents", "", KnobKind::FloatList(Bounds::open_lo(0.0, 8.0)), "Per-tenant exponent on 1 - Traffic in Eq. 1 (asymmetric service); empty = all 1.")
+        .also("one per tenant, or empty"),
+    Knob::new("read_only_dies", "dies", KnobKind::IntList(IntBounds::ANY), "Dies in no allocation set once the timed run starts (serve reads only).")
+        .also("distinct die indices in [0, dies); every set keeps >= min_set_dies"),
+    Knob::new("traffic_cap", "", KnobKind::Float(Bounds::open(0.0, 1.0)), "Traffic beyond which Eq. 1's 1 / (1 - Traffic) continues along its tangent."),
+    Knob::new("initial_shares", "dies", KnobKind::IntList(IntBounds::ANY), "Dies of each tenant's initial set; empty = proportional to namespace size.")
+        .also("one per tenant, each in [1, dies], summing to the device's dies"),
+    Knob::new("min_set_dies", "dies", KnobKind::Int(IntBounds::at_least(1)), "Smallest set a donor may be left with."),
+    Knob::new("smoothing_epochs", "epochs", KnobKind::Float(Bounds::closed(1.0, 1e6)), "Time constant of the moving averages feeding Eq. 1-3 (1 = no smoothing)."),
+    Knob::new("room_home", "", KnobKind::Bool, "Relocation pulls data home only while its owner's data fills less than the device's density of its set (ours)."),
+    Knob::new("donor_traffic_max", "", KnobKind::Float(Bounds::open_lo(0.0, 10.0)), "Anti-starvation guard: refuse a move that predicts a donor die's traffic above this (ours).")
+        .absent("no guard"),
+    Knob::new("utility_gap_min", "", KnobKind::Float(Bounds::closed(0.0, 1.0)), "A die moves only if the utilities differ by more than this (ours)."),
+];
+
 fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError> {
-    let range = |key: &str, v: f64, lo: f64, hi: f64, open_lo: bool| {
-        let ok = v.is_finite() && (if open_lo { v > lo } else { v >= lo }) && v <= hi;
-        let lb = if open_lo { "(" } else { "[" };
-        if ok { Ok(()) } else { Err(SchemeConfigError::new(key, format!("must be in {lb}{lo}, {hi}], got {v}"))) }
-    };
-    range("epoch_s", c.epoch_s, 0.001, 86_400.0, false)?;
-    range("relocation_weight", c.relocation_weight, 0.0, 1e6, false)?;
-    range("read_exponent", c.read_exponent, 0.0, 8.0, true)?;
-    if !(c.traffic_cap > 0.0 && c.traffic_cap < 1.0) {
-        return Err(SchemeConfigError::new("traffic_cap", format!("must be in (0, 1), got {}", c.traffic_cap)));
-    }
+    check_all(KNOBS, c)?;
     if !c.traffic_exponents.is_empty() && c.traffic_exponents.len() != n_tenants {
         return Err(SchemeConfigError::new(
             "traffic_exponents",
             format!("must list one exponent per tenant ({n_tenants}) or be empty, got {}", c.traffic_exponents.len()),
         ));
     }
-    for (i, &e) in c.traffic_exponents.iter().enumerate() {
-        range(&format!("traffic_exponents.{i}"), e, 0.0, 8.0, true)?;
-    }
-    if c.min_set_dies == 0 {
-        return Err(SchemeConfigError::new("min_set_dies", "must be >= 1, got 0"));
-    }
-    range("smoothing_epochs", c.smoothing_epochs, 1.0, 1e6, false)?;
-    if let Some(max) = c.donor_traffic_max {
-        range("donor_traffic_max", max, 0.0, 10.0, true)?;
-    }
-    range("utility_gap_min", c.utility_gap_min, 0.0, 1.0, false)?;
     Ok(())
 }
-
 
 /// Read-only dies are valid, distinct, and leave every set at least `min_set_dies` dies.
 fn check_read_only(c: &UpiConfig, sets: &[Vec<DieIdx>], n_dies: u32) -> Result<(), SchemeConfigError> {

@@ -15,7 +15,8 @@
 //! above it so that the steps do the reclaiming. Set `ftl.background_gc = false` for the
 //! paper's WAO-GC, which collects only in steps.
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext};
+use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::DieIdx;
 use crate::ftl::blocks::WriteClass;
 use crate::policy::{Command, DeviceView, Interests, Placed};
@@ -41,6 +42,25 @@ fn default_copies() -> u32 {
 
 pub use crate::rt::wao_gc::lambda_max;
 
+/// The knobs of `wao-gc`: the ranges its build enforces and `ftlab schemes` lists.
+pub const KNOBS: &[Knob] = &[
+    Knob::new("copies_per_step", "pages", KnobKind::Int(IntBounds::at_least(1)), "c: victim page copies per partial-GC step (Eq. 12-16).")
+        .also("Eq. 12 must hold"),
+    Knob::new("trigger_free_blocks", "blocks", KnobKind::Int(IntBounds::ANY), "A die steps after each host page once its free blocks are at or below this.")
+        .also("in (ftl.gc_low_watermark_blocks, a die's blocks]")
+        .absent("ftl.gc_low_watermark_blocks + 1"),
+];
+
+/// `wao-gc`'s registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "wao-gc",
+    summary: "WAO-GC: striping over every die, a partial-GC step of c copies after each host page on a die short of space.",
+    knobs: KNOBS,
+    fields: config_fields::<WaoGcConfig>,
+    defaults: serde_defaults::<WaoGcConfig>,
+    build,
+};
+
 pub struct WaoGc {
     config: WaoGcConfig,
     trigger_free_blocks: u32,
@@ -55,10 +75,8 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
 impl WaoGc {
     pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<WaoGc, SchemeConfigError> {
         let config: WaoGcConfig = parse_config(table)?;
+        check_all(KNOBS, &config)?;
         let c = config.copies_per_step;
-        if c == 0 {
-            return Err(SchemeConfigError::new("copies_per_step", "must be at least 1 page copy per step"));
-        }
         let g = ctx.geometry;
         let p = g.pages_per_block;
         // λ: logical over physical space (Eq. 4), from the scenario's over-provisioning.

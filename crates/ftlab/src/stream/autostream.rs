@@ -49,7 +49,8 @@
 //! What it is not: no per-page state (that is `dac`); virtual stream tags are ignored (only
 //! counted). docs/streams/autostream.md.
 
-use super::{MapperContext, StreamMapper, VirtualTally};
+use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
 use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
 use crate::sim::time::SimTime;
@@ -99,6 +100,27 @@ impl Default for AutoStreamConfig {
         }
     }
 }
+
+/// The knobs of `autostream`: the ranges `check` enforces and `ftlab mappers` lists.
+pub const KNOBS: &[Knob] = &[
+    Knob::new("variant", "", KnobKind::Choice(&["mq", "sfr"]), "Multi-queue, or sequentiality-frequency-recency."),
+    Knob::new("chunk_bytes", "bytes", KnobKind::Int(IntBounds::new(1, 1 << 30)), "Chunk whose write history picks the stream.")
+        .also("a multiple of the mapping unit, at least one unit"),
+    Knob::new("log_base", "", KnobKind::Int(IntBounds::new(2, 1024)), "Base of the logarithm from access count to stream."),
+    Knob::new("decay_period_s", "s", KnobKind::Float(Bounds::closed(1e-6, 1e9)), "SFR: a chunk's count halves per period elapsed since its last access."),
+    Knob::new("lifetime_factor", "", KnobKind::Float(Bounds::open_lo(0.0, 1e6)), "MQ: expiry = last access + this x the lifetime estimate."),
+    Knob::new("reset_on_trim", "", KnobKind::Bool, "Reset a chunk's count (and stream) when the host trims one of its units."),
+];
+
+/// `autostream`'s registry entry.
+pub const INFO: MapperInfo = MapperInfo {
+    name: "autostream",
+    summary: "AutoStream (SYSTOR '17): streams by the write history of 1 MiB chunks, MQ or SFR.",
+    knobs: KNOBS,
+    fields: config_fields::<AutoStreamConfig>,
+    defaults: serde_defaults::<AutoStreamConfig>,
+    build,
+};
 
 /// What the mapper did, summed over tenants.
 #[derive(Clone, Debug, Default)]
@@ -150,20 +172,12 @@ pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamM
 }
 
 fn check(c: &AutoStreamConfig, unit_bytes: u64) -> Result<(), SchemeConfigError> {
-    if c.chunk_bytes < unit_bytes || !c.chunk_bytes.is_multiple_of(unit_bytes) || c.chunk_bytes > 1 << 30 {
+    check_all(KNOBS, c)?;
+    if c.chunk_bytes < unit_bytes || !c.chunk_bytes.is_multiple_of(unit_bytes) {
         return Err(SchemeConfigError::new(
             "chunk_bytes",
             format!("must be a multiple of the mapping unit ({unit_bytes} B) in [{unit_bytes}, 2^30], got {}", c.chunk_bytes),
         ));
-    }
-    if !(2..=1024).contains(&c.log_base) {
-        return Err(SchemeConfigError::new("log_base", format!("must be in [2, 1024], got {}", c.log_base)));
-    }
-    if !(c.decay_period_s >= 1e-6 && c.decay_period_s <= 1e9) {
-        return Err(SchemeConfigError::new("decay_period_s", format!("must be in [1e-6, 1e9], got {}", c.decay_period_s)));
-    }
-    if !(c.lifetime_factor > 0.0 && c.lifetime_factor <= 1e6) {
-        return Err(SchemeConfigError::new("lifetime_factor", format!("must be in (0, 1e6], got {}", c.lifetime_factor)));
     }
     Ok(())
 }

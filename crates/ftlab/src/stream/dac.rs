@@ -14,7 +14,8 @@
 //! policy are not modelled (GC victims are the scheme's); virtual stream tags are ignored
 //! (counted only). docs/streams/dac.md.
 
-use super::{MapperContext, StreamMapper, VirtualTally};
+use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
+use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
 use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,23 @@ impl Default for DacConfig {
         DacConfig { regions: 0, reset_on_trim: true }
     }
 }
+
+/// The knobs of `dac`.
+pub const KNOBS: &[Knob] = &[
+    Knob::new("regions", "regions", KnobKind::Int(IntBounds::ANY), "Number of regions (physical streams used); 0 = all physical streams.")
+        .also("in [0, ftl.physical_streams]"),
+    Knob::new("reset_on_trim", "", KnobKind::Bool, "Reset a page's region to 0 when the host trims it."),
+];
+
+/// `dac`'s registry entry.
+pub const INFO: MapperInfo = MapperInfo {
+    name: "dac",
+    summary: "DAC: a region per logical page, up on overwrite, down on GC copy, reset on trim.",
+    knobs: KNOBS,
+    fields: config_fields::<DacConfig>,
+    defaults: serde_defaults::<DacConfig>,
+    build,
+};
 
 /// What DAC did, summed over tenants.
 #[derive(Clone, Debug, Default)]

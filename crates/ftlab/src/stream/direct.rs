@@ -12,7 +12,8 @@
 //! close streams: a host behaviour, not a device's). Each tenant has its own P streams, as every
 //! mapper (the engine's frontiers are per tenant). docs/streams/direct.md.
 
-use super::{MapperContext, StreamMapper};
+use super::{MapperContext, MapperInfo, StreamMapper};
+use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
 use crate::policy::{parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError};
 use serde::{Deserialize, Serialize};
@@ -38,6 +39,24 @@ pub struct DirectConfig {
     /// The NVMe rule beyond the open-stream limit (`ftl.physical_streams` − 1 open streams).
     pub beyond_limit: BeyondLimit,
 }
+
+/// The knobs of `direct`.
+pub const KNOBS: &[Knob] = &[Knob::new(
+    "beyond_limit",
+    "",
+    KnobKind::Choice(&["release", "unstreamed"]),
+    "A new stream id when every stream is open: release the least recently written one, or write it unstreamed.",
+)];
+
+/// `direct`'s registry entry.
+pub const INFO: MapperInfo = MapperInfo {
+    name: "direct",
+    summary: "The host's stream ids are the device's streams (NVMe multi-stream), opened on first use.",
+    knobs: KNOBS,
+    fields: config_fields::<DirectConfig>,
+    defaults: serde_defaults::<DirectConfig>,
+    build,
+};
 
 /// Marks a virtual stream that holds no physical stream.
 const CLOSED: u8 = u8::MAX;

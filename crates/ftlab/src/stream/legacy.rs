@@ -1,7 +1,8 @@
 //! `legacy`: no streams. Every host write and GC copy goes through physical stream 0. No
 //! knobs, no state.
 
-use super::{MapperContext, StreamMapper};
+use super::{MapperContext, MapperInfo, StreamMapper};
+use crate::knobs::{config_fields, serde_defaults};
 use crate::policy::{parse_config, to_table, DeviceView, SchemeConfigError};
 use serde::{Deserialize, Serialize};
 
@@ -9,6 +10,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LegacyConfig {}
+
+/// `legacy`'s registry entry (no knobs).
+pub const INFO: MapperInfo = MapperInfo {
+    name: "legacy",
+    summary: "No streams: every host write and GC copy goes through physical stream 0.",
+    knobs: &[],
+    fields: config_fields::<LegacyConfig>,
+    defaults: serde_defaults::<LegacyConfig>,
+    build,
+};
 
 pub struct Legacy;
 

@@ -8,7 +8,8 @@
 //! What it is not: it learns nothing and never changes its table during a run; it does not
 //! tell tenants apart (every tenant uses the same table). docs/streams/manual.md.
 
-use super::{MapperContext, StreamMapper, VirtualTally};
+use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
+use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
 use crate::policy::{parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError};
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,26 @@ pub struct ManualConfig {
     /// `ftl.physical_streams`. Default 0.
     pub default_physical_stream: i64,
 }
+
+/// The knobs of `manual` (their bounds are the device's physical streams: `resolve`).
+pub const KNOBS: &[Knob] = &[
+    Knob::new("preset", "", KnobKind::Choice(PRESETS), "A named table instead of `table` (not both); vstream-table1 is the vStream paper's Table 1.")
+        .also("vstream-table1 needs ftl.physical_streams >= 4")
+        .absent("no preset: `table`"),
+    Knob::new("table", "stream", KnobKind::IntList(IntBounds::ANY), "Physical stream of virtual stream i at index i.").also("each in [0, ftl.physical_streams)"),
+    Knob::new("default_physical_stream", "stream", KnobKind::Int(IntBounds::ANY), "Physical stream of a virtual stream beyond the table.")
+        .also("in [0, ftl.physical_streams)"),
+];
+
+/// `manual`'s registry entry.
+pub const INFO: MapperInfo = MapperInfo {
+    name: "manual",
+    summary: "A static virtual -> physical stream table (the vStream paper's Manual-SSD).",
+    knobs: KNOBS,
+    fields: config_fields::<ManualConfig>,
+    defaults: serde_defaults::<ManualConfig>,
+    build,
+};
 
 pub struct Manual {
     config: ManualConfig,

@@ -83,23 +83,22 @@ pub trait StreamMapper: Send {
 /// Builds a mapper from its config table.
 pub type BuildFn = fn(&toml::Table, &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError>;
 
-/// Every stream mapper a scenario may name (the integrity property test runs each one).
-pub const REGISTRY: &[(&str, BuildFn)] = &[
-    ("legacy", legacy::build),
-    ("direct", direct::build),
-    ("manual", manual::build),
-    ("dac", dac::build),
-    ("autostream", autostream::build),
-    ("vstream", vstream::build),
-];
+/// A mapper's registry entry: name, summary, knob table, build function.
+pub type MapperInfo = crate::knobs::PolicyInfo<BuildFn>;
+
+/// Every stream mapper a scenario may name (the integrity property test runs each one;
+/// `ftlab mappers` lists them with their knobs).
+pub const REGISTRY: &[MapperInfo] = &[legacy::INFO, direct::INFO, manual::INFO, dac::INFO, autostream::INFO, vstream::INFO];
+
+/// The registry entry of the mapper called `name`.
+pub fn info(name: &str) -> Option<&'static MapperInfo> {
+    REGISTRY.iter().find(|p| p.name == name)
+}
 
 pub fn build(name: &str, config: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
-    match REGISTRY.iter().find(|(n, _)| *n == name) {
-        Some((_, build)) => build(config, ctx),
-        None => Err(SchemeConfigError::new(
-            "",
-            format!("unknown stream mapper {name:?}; known: {}", REGISTRY.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")),
-        )),
+    match info(name) {
+        Some(p) => (p.build)(config, ctx),
+        None => Err(SchemeConfigError::new("", format!("unknown stream mapper {name:?}; known: {}", crate::knobs::names(REGISTRY)))),
     }
 }
 

@@ -28,7 +28,8 @@
 //! changes (only later writes follow the new mapping); GC copies stay in the stream they
 //! were written through. docs/streams/vstream.md.
 
-use super::{MapperContext, StreamMapper, VirtualTally};
+use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{Geometry, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
@@ -58,6 +59,26 @@ impl Default for VStreamConfig {
         VStreamConfig { epoch_s: 600.0, virtual_streams: 256, stamp_group_pages: 1, stamp_tick_us: 1000, kmeans_iterations_max: 100 }
     }
 }
+
+/// The knobs of `vstream`: the ranges `check` enforces and `ftlab mappers` lists.
+pub const KNOBS: &[Knob] = &[
+    Knob::new("epoch_s", "s", KnobKind::Float(Bounds::closed(1e-3, 1e7)), "Re-clustering interval (§4.3: 10 minutes)."),
+    Knob::new("virtual_streams", "streams", KnobKind::Int(IntBounds::new(1, 65_536)), "Virtual stream ids tracked per tenant."),
+    Knob::new("stamp_group_pages", "pages", KnobKind::Int(IntBounds::at_least(1)), "Consecutive flash pages of a block that share one write timestamp.")
+        .also("<= pages per block"),
+    Knob::new("stamp_tick_us", "us", KnobKind::Int(IntBounds::new(1, 3_600_000_000)), "Resolution of the 4-byte write timestamps."),
+    Knob::new("kmeans_iterations_max", "iterations", KnobKind::Int(IntBounds::new(1, 10_000)), "Iteration cap of each K-means run."),
+];
+
+/// `vstream`'s registry entry.
+pub const INFO: MapperInfo = MapperInfo {
+    name: "vstream",
+    summary: "vStream (HotStorage '18): virtual streams clustered by dead-page lifetime onto physical streams every epoch.",
+    knobs: KNOBS,
+    fields: config_fields::<VStreamConfig>,
+    defaults: serde_defaults::<VStreamConfig>,
+    build,
+};
 
 /// Bytes of a table of write stamps of `stamp_bytes` each, one per `pages_per_stamp` of
 /// `logical_pages` logical pages (rounded up).
@@ -155,21 +176,10 @@ pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamM
 }
 
 fn check(c: &VStreamConfig, g: &Geometry) -> Result<(), SchemeConfigError> {
-    let bad = |key: &str, range: &str, v: String| Err(SchemeConfigError::new(key, format!("must be in {range}, got {v}")));
-    if !(c.epoch_s >= 1e-3 && c.epoch_s <= 1e7) {
-        return bad("epoch_s", "[1e-3, 1e7]", c.epoch_s.to_string());
-    }
-    if !(1..=65536).contains(&c.virtual_streams) {
-        return bad("virtual_streams", "[1, 65536]", c.virtual_streams.to_string());
-    }
-    if !(1..=g.pages_per_block).contains(&c.stamp_group_pages) {
-        return bad("stamp_group_pages", &format!("[1, {}] (pages per block)", g.pages_per_block), c.stamp_group_pages.to_string());
-    }
-    if !(1..=3_600_000_000).contains(&c.stamp_tick_us) {
-        return bad("stamp_tick_us", "[1, 3.6e9]", c.stamp_tick_us.to_string());
-    }
-    if !(1..=10000).contains(&c.kmeans_iterations_max) {
-        return bad("kmeans_iterations_max", "[1, 10000]", c.kmeans_iterations_max.to_string());
+    check_all(KNOBS, c)?;
+    if c.stamp_group_pages > g.pages_per_block {
+        let reason = format!("must be in [1, {}] (pages per block), got {}", g.pages_per_block, c.stamp_group_pages);
+        return Err(SchemeConfigError::new("stamp_group_pages", reason));
     }
     Ok(())
 }

@@ -1,0 +1,85 @@
+"""ftlab.cli.policies: `ftlab schemes` and `ftlab mappers`, the registered isolation schemes and
+stream mappers with every knob's unit, default, range and meaning: one rich table per policy,
+or `--json`. Everything printed comes from `_core.policies()`, i.e. from the Rust registries'
+knob tables (the ones the validation checks) and the config structs' serde defaults, so the
+listing cannot drift from what a scenario is held to. This module formats; it knows no knob.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ftlab import _core
+
+#: Columns of the tables when the output is not a terminal (rich would use 80).
+WIDTH_PIPED = 140
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the policies and their knobs as JSON.")]
+
+
+def policies() -> dict[str, list[dict[str, Any]]]:
+    """`{"schemes": [...], "mappers": [...]}` as `_core.policies()` describes them."""
+    return json.loads(_core.policies())
+
+
+def _default_text(knob: dict[str, Any]) -> str:
+    """A knob's default as TOML would write it; an optional knob left out shows what that means."""
+    value = knob["default"]
+    if value is None:
+        return f"none ({knob['absent']})" if knob["absent"] else "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list) and not value:
+        return "[]"
+    return json.dumps(value)
+
+
+def _print(kind: str, entries: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(entries, indent=2))
+        return
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, WIDTH_PIPED))
+    for p in entries:
+        section = escape(f"[{kind}.{p['name']}]")
+        console.print(f"[bold]{escape(p['name'])}[/bold]  {escape(p['summary'])}")
+        if not p["knobs"]:
+            console.print(f"  no knobs ({section} must be empty)\n")
+            continue
+        table = Table(title=section, title_justify="left")
+        # Keys and units are never wrapped (a reader copies them); the text columns keep room.
+        table.add_column("knob", no_wrap=True)
+        table.add_column("unit", no_wrap=True)
+        for column, ratio in (("default", 1), ("range", 1), ("meaning", 2)):
+            table.add_column(column, ratio=ratio, overflow="fold")
+        for k in p["knobs"]:
+            table.add_row(escape(k["key"]), escape(k["unit"]), escape(_default_text(k)), escape(k["range"]), escape(k["doc"]))
+            for f in k["fields"]:
+                table.add_row(escape(f"  {k['key']}[].{f['key']}"), escape(f["unit"]), "", escape(f["range"]), escape(f["doc"]))
+        console.print(table)
+        console.print()
+
+
+def schemes_command(as_json: JsonOption = False) -> None:
+    """List the isolation schemes and their knobs ([scheme.<name>]): unit, default, range, meaning."""
+    _print("scheme", policies()["schemes"], as_json)
+
+
+def mappers_command(as_json: JsonOption = False) -> None:
+    """List the stream mappers and their knobs ([stream.<name>]): unit, default, range, meaning."""
+    _print("stream", policies()["mappers"], as_json)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ftlab schemes` and `ftlab mappers` to `app` (one line in ftlab.cli)."""
+    app.command("schemes")(schemes_command)
+    app.command("mappers")(mappers_command)
