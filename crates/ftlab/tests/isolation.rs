@@ -4,41 +4,12 @@
 
 mod common;
 
-use common::{metric, run};
+use common::{metric, reader_writer_pair, run};
 
 /// Tenant `reader` reads 4 KiB at random; tenant `writer` writes 64 KiB at random, starting at
 /// `writer_start_s` (past the end of the run = "alone"). Two channels, one per tenant.
 fn scenario(writer_start_s: f64) -> String {
-    format!(
-        r#"seed = 11
-schemes = ["partitioned", "unified"]
-[device]
-preset = "tiny"
-[scheme.partitioned]
-by = "channel"
-shares = [1, 1]
-[measure]
-duration_s = 2.0
-[[tenants]]
-name = "reader"
-namespace_fraction = 0.5
-[tenants.synthetic]
-pattern = "uniform"
-read_ratio = 1.0
-arrival = "poisson"
-rate_iops = 2000.0
-[[tenants]]
-name = "writer"
-namespace_fraction = 0.5
-start_s = {writer_start_s}
-[tenants.synthetic]
-pattern = "uniform"
-read_ratio = 0.0
-sizes = [{{ bytes = 65536, weight = 1.0 }}]
-arrival = "poisson"
-rate_iops = 300.0
-"#
-    )
+    reader_writer_pair(0.0, writer_start_s)
 }
 
 const KEYS: [&str; 9] = ["count", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us", "bytes"];

@@ -6,47 +6,10 @@
 
 mod common;
 
-use common::metric;
+use common::{metric, reader_writer_pair};
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
 use serde_json::Value;
 use std::path::PathBuf;
-
-/// The isolation test's pair (`tests/isolation.rs`): `reader` reads 4 KiB at random, `writer`
-/// writes 64 KiB at random; each starts at its `*_start_s` (past the 2 s run = absent). Two
-/// channels, one per tenant under `partitioned`.
-fn pair(reader_start_s: f64, writer_start_s: f64) -> String {
-    format!(
-        r#"seed = 11
-schemes = ["partitioned", "unified"]
-[device]
-preset = "tiny"
-[scheme.partitioned]
-by = "channel"
-shares = [1, 1]
-[measure]
-duration_s = 2.0
-[[tenants]]
-name = "reader"
-namespace_fraction = 0.5
-start_s = {reader_start_s}
-[tenants.synthetic]
-pattern = "uniform"
-read_ratio = 1.0
-arrival = "poisson"
-rate_iops = 2000.0
-[[tenants]]
-name = "writer"
-namespace_fraction = 0.5
-start_s = {writer_start_s}
-[tenants.synthetic]
-pattern = "uniform"
-read_ratio = 0.0
-sizes = [{{ bytes = 65536, weight = 1.0 }}]
-arrival = "poisson"
-rate_iops = 300.0
-"#
-    )
-}
 
 /// One tenant doing mixed I/O, preconditioned (GC runs), under two schemes.
 const ALONE: &str = r#"seed = 5
@@ -127,9 +90,9 @@ fn the_only_tenant_alone_is_its_shared_run() {
 
 #[test]
 fn a_solo_run_is_the_scenario_with_its_neighbour_absent() {
-    let solo = summary(&pair(0.0, 0.0), &["measure.solo=true"]);
-    let reader_alone = summary(&pair(0.0, 1000.0), &[]);
-    let writer_alone = summary(&pair(1000.0, 0.0), &[]);
+    let solo = summary(&reader_writer_pair(0.0, 0.0), &["measure.solo=true"]);
+    let reader_alone = summary(&reader_writer_pair(0.0, 1000.0), &[]);
+    let writer_alone = summary(&reader_writer_pair(1000.0, 0.0), &[]);
     for scheme in SCHEMES {
         for (name, op, alone) in [("reader", "read", &reader_alone), ("writer", "write", &writer_alone)] {
             assert!(metric(alone, scheme, name, op, "count") > 100.0, "{scheme} {name} ran");
@@ -146,7 +109,7 @@ fn a_solo_run_is_the_scenario_with_its_neighbour_absent() {
 
 #[test]
 fn a_heavy_writer_slows_the_reader_under_unified_more_than_partitioned() {
-    let s = summary(&pair(0.0, 0.0), &["measure.solo=true"]);
+    let s = summary(&reader_writer_pair(0.0, 0.0), &["measure.solo=true"]);
     let slowdown = |scheme: &str, key: &str| tenant(&s, scheme, "reader")["slowdown"][key].as_f64().expect("a number");
     let (unified, partitioned) = (slowdown("unified", "read_p99"), slowdown("partitioned", "read_p99"));
     println!(
@@ -163,7 +126,7 @@ fn a_heavy_writer_slows_the_reader_under_unified_more_than_partitioned() {
 
 #[test]
 fn slowdown_is_null_for_an_op_a_tenant_never_issues() {
-    let s = summary(&pair(0.0, 0.0), &["measure.solo=true"]);
+    let s = summary(&reader_writer_pair(0.0, 0.0), &["measure.solo=true"]);
     for scheme in SCHEMES {
         let (reader, writer) = (tenant(&s, scheme, "reader"), tenant(&s, scheme, "writer"));
         assert_eq!(reader["solo"]["write"]["count"], 0);
@@ -181,7 +144,7 @@ fn slowdown_is_null_for_an_op_a_tenant_never_issues() {
 
 #[test]
 fn solo_runs_are_identical_for_any_jobs_and_progress_covers_them() {
-    let text = pair(0.0, 0.0);
+    let text = reader_writer_pair(0.0, 0.0);
     let go = |jobs: usize| {
         let mut last = None;
         let out = run_with(&text, &["measure.solo=true"], Some(jobs), &mut |p| last = Some((p.done, p.total)));

@@ -59,3 +59,40 @@ pub fn traces_dir() -> Option<PathBuf> {
         None
     }
 }
+
+/// The pair of the isolation and solo tests (`tests/isolation.rs`, `tests/solo.rs`): `reader` reads 4 KiB at random, `writer`
+/// writes 64 KiB at random; each starts at its `*_start_s` (past the 2 s run = absent). Two
+/// channels, one per tenant under `partitioned`.
+pub fn reader_writer_pair(reader_start_s: f64, writer_start_s: f64) -> String {
+    format!(
+        r#"seed = 11
+schemes = ["partitioned", "unified"]
+[device]
+preset = "tiny"
+[scheme.partitioned]
+by = "channel"
+shares = [1, 1]
+[measure]
+duration_s = 2.0
+[[tenants]]
+name = "reader"
+namespace_fraction = 0.5
+start_s = {reader_start_s}
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 1.0
+arrival = "poisson"
+rate_iops = 2000.0
+[[tenants]]
+name = "writer"
+namespace_fraction = 0.5
+start_s = {writer_start_s}
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 0.0
+sizes = [{{ bytes = 65536, weight = 1.0 }}]
+arrival = "poisson"
+rate_iops = 300.0
+"#
+    )
+}
