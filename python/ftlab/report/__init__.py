@@ -40,9 +40,9 @@ class Report:
     >>> import ftlab
     >>> report = ftlab.run(set=["measure.duration_s=1.0"])
     >>> list(report.summary["schemes"])
-    ['unified', 'partitioned']
+    ['unified', 'partitioned', 'flashblox', 'upi']
     >>> report.summary_frame.select("scheme", "tenant", "read_p99_us").height
-    6
+    12
     """
 
     def __init__(
