@@ -45,8 +45,10 @@ def check(s: dict[str, Any], expected: dict[str, Any], baseline: str | None = No
     """Build the headline of `s` and compare it with `expected`:
     - "metrics": the metric keys (columns), in order;
     - "cells": {(tenant, metric, scheme): (value, change, best)}, change a percentage or the
-      reason there is none ("baseline", "baseline 0", "no baseline value", "no value"), or
-      the string "n/a" for a metric that does not apply to the tenant (value None);
+      reason there is none ("baseline", "baseline 0", "no baseline value", "no value"; "count"
+      for a count, whose change is absolute), or the string "n/a" for a metric that does not
+      apply to the tenant (value None);
+    - "change_abs": {(tenant, metric, scheme): a count's change against the baseline, or None};
     - "text": {(tenant, metric, scheme): the cell as shown};
     - "unstable": [(tenant, scheme)], "baseline": the baseline's name."""
     h = hl.build(s, baseline)
@@ -68,6 +70,8 @@ def check(s: dict[str, Any], expected: dict[str, Any], baseline: str | None = No
         else:
             assert cell.change_pct == pytest.approx(change), (t, key, scheme, cell)
         assert cell.best is best, (t, key, scheme, cell)
+    for (t, key, scheme), diff in expected.get("change_abs", {}).items():
+        assert rows[t].cells[key][scheme].change_abs == diff, (t, key, scheme)
     for (t, key, scheme), text in expected.get("text", {}).items():
         assert hl.cell_text(metrics[key], rows[t].cells[key][scheme]) == text, (t, key, scheme)
 
@@ -139,14 +143,15 @@ CASES = {
         None,
         {"metrics": ["read_p99", "read_mean", "waf", "lifetime", "iops"]},
     ),
-    "deadlines: misses, lower is better, baseline 0 has no relative change": (
+    "deadlines: misses, lower is better, changed by a count, not a percentage": (
         summary(a={"rt": tenant(deadlines={"released": 47, "misses": 0}), "x": tenant()},
                 b={"rt": tenant(deadlines={"released": 47, "misses": 3}), "x": tenant()}),
         None,
         {"metrics": ["read_p99", "read_mean", "write_p99", "deadline_misses", "waf", "lifetime", "iops"],
-         "cells": {("rt", "deadline_misses", "a"): (0.0, "baseline", True), ("rt", "deadline_misses", "b"): (3.0, "baseline 0", False),
+         "cells": {("rt", "deadline_misses", "a"): (0.0, "baseline", True), ("rt", "deadline_misses", "b"): (3.0, "count", False),
                    ("x", "deadline_misses", "a"): (None, "n/a", False)},
-         "text": {("rt", "deadline_misses", "b"): "3 (n/a)", ("rt", "deadline_misses", "a"): "★ 0", ("x", "deadline_misses", "b"): "–"}},
+         "change_abs": {("rt", "deadline_misses", "b"): 3.0, ("rt", "deadline_misses", "a"): None, ("rt", "waf", "b"): None},
+         "text": {("rt", "deadline_misses", "b"): "3 (+3)", ("rt", "deadline_misses", "a"): "★ 0", ("x", "deadline_misses", "b"): "–"}},
     ),
     "solo runs: slowdown columns, nulls where an op had no request": (
         summary(
@@ -345,7 +350,7 @@ def test_html_headline_cells_carry_their_numbers():
     cell = re.search(r'<tr class="hl-row" data-tenant="t" data-scheme="b">(.*?)</tr>', page).group(1)
     assert '⚠ unstable' in cell
     read = re.search(r'<td class="num hl-cell hl-best" data-metric="read_p99" data-value="500.0" data-change="-50.0" '
-                     r'data-best="true" data-applies="true">★ <span class="hl-value">500</span> <span class="hl-change">\(-50%\)</span></td>', cell)
+                     r'data-change-abs="" data-best="true" data-applies="true">★ <span class="hl-value">500</span> <span class="hl-change">\(-50%\)</span></td>', cell)
     assert read, cell
     assert hl.UNSTABLE_NOTE in page.replace("&#x27;", "'")
 

@@ -133,7 +133,10 @@ class Cell:
     missing); `applies` is False where the metric means nothing for the tenant (no writes,
     no periodic tasks). `change_pct` is the relative change against the baseline's value in
     percent, None for the baseline itself (`change_note` "baseline") or where it cannot be
-    computed (`change_note` "baseline 0", "no baseline value" or "no value"). `best` marks
+    computed (`change_note` "baseline 0", "no baseline value" or "no value"). A count
+    (deadline misses) changes by an absolute number, not a percentage: `change_abs` is value -
+    baseline and `change_note` "count" (0 misses against 3 is "+3", where a percentage of 0 has
+    no meaning); `change_abs` is None for every other metric. `best` marks
     the best scheme(s) of the tenant and metric: ties all marked, a tie being values that
     show the same (`format_value`); schemes without a value take no part; none is marked
     with fewer than two values, nor when every scheme ties."""
@@ -144,6 +147,7 @@ class Cell:
     change_pct: float | None
     change_note: str | None
     best: bool
+    change_abs: float | None = None
 
 
 @dataclass(frozen=True)
@@ -258,6 +262,9 @@ def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: s
     base = values.get(baseline)
     out = {}
     for s, v in values.items():
+        if s != baseline and metric.integer and v is not None and base is not None:
+            out[s] = Cell(s, v, applies, None, "count", s in best, v - base)
+            continue
         pct, note = change(v, base) if s != baseline else (None, "baseline")
         out[s] = Cell(s, v, applies, pct, note, s in best)
     return out
@@ -316,10 +323,13 @@ def format_change(pct: float) -> str:
 
 
 def change_text(cell: Cell) -> str:
-    """The change part of a cell: "(+12%)", "(n/a)" where none can be computed, "" for the
-    baseline itself, a scheme without a value or a metric that does not apply."""
+    """The change part of a cell: "(+12%)", "(+3)" for a count, "(n/a)" where none can be
+    computed, "" for the baseline itself, a scheme without a value or a metric that does not
+    apply."""
     if not cell.applies or cell.value is None or cell.change_note == "baseline":
         return ""
+    if cell.change_abs is not None:
+        return f"({cell.change_abs:+,.0f})"
     if cell.change_pct is None:
         return f"({NO_CHANGE})"
     return f"({format_change(cell.change_pct)})"

@@ -114,7 +114,7 @@ def _headline_section(report: Report, top: headline.Headline) -> str:
 
 def _headline_table(top: headline.Headline) -> str:
     """Rows: tenants (the name spans one sub-row per scheme); columns: the key metrics. Each
-    cell carries its raw numbers in data attributes (`data-value`, `data-change`,
+    cell carries its raw numbers in data attributes (`data-value`, `data-change` (percent), `data-change-abs` (counts),
     `data-best`) beside the text it shows."""
     head = "".join(
         f'<th data-metric="{m.key}" data-direction="{m.direction}">{html.escape(m.title)}</th>' for m in top.metrics
@@ -150,7 +150,8 @@ def _headline_scheme(scheme: str, row: headline.TenantRow, top: headline.Headlin
 def _headline_cell(metric: headline.Metric, cell: headline.Cell) -> str:
     value = "" if cell.value is None or not cell.applies else repr(cell.value)
     change = "" if cell.change_pct is None else repr(cell.change_pct)
-    attrs = (f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" '
+    change_abs = "" if cell.change_abs is None else repr(cell.change_abs)
+    attrs = (f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" data-change-abs="{change_abs}" '
              f'data-best="{str(cell.best).lower()}" data-applies="{str(cell.applies).lower()}"')
     if not cell.applies:
         return f'<td class="num hl-cell hl-na" {attrs}>–</td>'
