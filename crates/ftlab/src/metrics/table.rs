@@ -5,12 +5,25 @@
 use super::TenantMetrics;
 use crate::flash::geometry::{DieIdx, Geometry};
 
-/// One typed column of the time-series table.
-#[derive(Clone, Debug, PartialEq)]
+/// One typed column of the time-series table. Equality is bit for bit: the same run gives
+/// the same bytes, and a NaN cell (a column another scheme adds) equals the same NaN, where
+/// IEEE `==` would call two identical tables different.
+#[derive(Clone, Debug)]
 pub enum Column {
     Str(Vec<String>),
     F64(Vec<f64>),
     U64(Vec<u64>),
+}
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Column) -> bool {
+        match (self, other) {
+            (Column::Str(a), Column::Str(b)) => a == b,
+            (Column::U64(a), Column::U64(b)) => a == b,
+            (Column::F64(a), Column::F64(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            _ => false,
+        }
+    }
 }
 
 /// A columnar table: `(name, column)` pairs, all columns of equal length.
@@ -103,5 +116,24 @@ pub fn wear_table(g: &Geometry, erase: &[u32], erase_precondition: &[u32]) -> Ta
             ("erase_count".into(), Column::U64(erase.iter().map(|&e| e as u64).collect())),
             ("erase_count_precondition".into(), Column::U64(erase_precondition.iter().map(|&e| e as u64).collect())),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Column;
+
+    #[test]
+    fn columns_compare_bit_for_bit() {
+        let f = |v: &[f64]| Column::F64(v.to_vec());
+        // What must hold: the same values, NaN included, are equal.
+        assert_eq!(f(&[1.5, f64::NAN]), f(&[1.5, f64::NAN]));
+        assert_eq!(Column::U64(vec![3]), Column::U64(vec![3]));
+        // What must not: other bits, other lengths, other types.
+        assert_ne!(f(&[0.0]), f(&[-0.0]));
+        assert_ne!(f(&[1.5, f64::NAN]), f(&[1.5]));
+        assert_ne!(f(&[1.0]), f(&[1.0 + f64::EPSILON]));
+        assert_ne!(f(&[3.0]), Column::U64(vec![3]));
+        assert_ne!(Column::Str(vec!["a".into()]), Column::Str(vec!["b".into()]));
     }
 }
