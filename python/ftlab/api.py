@@ -76,13 +76,21 @@ def run(
 def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str], baseline: str) -> None:
     """Raise the `ftlab.UsageError` (`arg` "baseline") of a baseline scheme the scenario does
     not list, without running anything (the scenario is only resolved)."""
-    import tomllib
-
     from ftlab.report import headline
 
     overrides = [overrides] if isinstance(overrides, str) else list(overrides)
-    resolved = tomllib.loads(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
+    resolved = parse_toml(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
     headline.check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """TOML text (a scenario, a resolved scenario) as a dict: `tomllib` on Python >= 3.11, its
+    backport `tomli` on 3.10 (the README's floor)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

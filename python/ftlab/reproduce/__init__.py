@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from ftlab._errors import MissingResultError, input_error, usage_error
+from ftlab.api import parse_toml
 
 if TYPE_CHECKING:
     from ftlab.reproduce.claims import ReproductionResult

@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, scenario_file
+from ftlab.reproduce import Progress, parse_toml, scenario_file
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
     QUALITATIVE,
@@ -60,11 +60,6 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -171,7 +166,7 @@ def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR)
     >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n')
     ['scheme.flashblox.tenants=[{kind = "software"}]']
     """
-    rates = tenant_rates(tomllib.loads(scenario_text))
+    rates = tenant_rates(parse_toml(scenario_text))
     items = ", ".join(f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}' for r in rates)
     return [f"scheme.flashblox.tenants=[{items}]"]
 
@@ -220,7 +215,7 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
         return text
     import tomli_w
 
-    doc = tomllib.loads(text)
+    doc = parse_toml(text)
     for e in extra:
         key, _, value = e.partition("=")
         parts = key.split(".")
@@ -313,7 +308,7 @@ def swap_rounds(n: int, x: float = IMBALANCE_X) -> int:
 def capacity_scale(resolved_toml: str) -> float:
     """Full `flashblox` device capacity / the run's: FULL_BLOCKS_PER_PLANE x FULL_PAGES_PER_BLOCK
     over the run's blocks_per_plane x pages_per_block (1 on the full device)."""
-    device = tomllib.loads(resolved_toml)["device"]
+    device = parse_toml(resolved_toml)["device"]
     return FULL_BLOCKS_PER_PLANE * FULL_PAGES_PER_BLOCK / (int(device["blocks_per_plane"]) * int(device["pages_per_block"]))
 
 
@@ -375,7 +370,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
 
     summary = json.dumps(model_summary(hardware.summary, swap.summary))
     # The swap rule ([scheme.flashblox], swaps on) is the `swap` run's; the rates are `hardware`'s.
-    doc = tomllib.loads(swap.resolved_toml)
+    doc = parse_toml(swap.resolved_toml)
     first = json.loads(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
     inputs = first["inputs"]
     ideal = ideal_lifetime_s(inputs)
@@ -622,7 +617,7 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     frame = hardware.timeseries.select("tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops").sort("tenant", "window_start_s")
     csv_path = out / "swap-timeline.csv"
     frame.write_csv(csv_path)
-    swap_start = float(tomllib.loads(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
+    swap_start = float(parse_toml(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         ax = fig.subplots()
@@ -668,7 +663,7 @@ LOAD_FACTORS = (0.5, 1.5)
 def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
     """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, KNOB_CASES for the
     tenants the scenario has."""
-    doc = tomllib.loads(scenario_text)
+    doc = parse_toml(scenario_text)
     names = {t.get("name") for t in doc.get("tenants") or []}
     cases: list[tuple[str, list[str]]] = [("base", [])]
     for f in LOAD_FACTORS:

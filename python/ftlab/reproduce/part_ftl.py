@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, scenario_file
+from ftlab.reproduce import Progress, parse_toml, scenario_file
 from ftlab.reproduce.claims import (
     BOOLEAN,
     CLAIMS_FILE,
@@ -59,11 +59,6 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -155,7 +150,7 @@ def _preimport() -> None:
 
 def warmup_s(report: Report) -> float:
     """The run's `measure.warmup_s` (0 if absent)."""
-    return float(tomllib.loads(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
+    return float(parse_toml(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
 
 
 def gc_starts(report: Report) -> dict[str, float | None]:
@@ -677,7 +672,7 @@ def synchronous(scenario_text: str) -> dict[str, Any]:
     >>> synchronous('[[tenants]]\\n[tenants.periodic]\\ntasks = [{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]\\n')["tenants"][0]["periodic"]["tasks"]
     [{'op': 'read', 'pages': 1, 'period_ms': 1.0, 'offset_ms': 0.0}]
     """
-    doc = tomllib.loads(scenario_text)
+    doc = parse_toml(scenario_text)
     for tenant in doc.get("tenants") or []:
         for task in (tenant.get("periodic") or {}).get("tasks") or []:
             task["offset_ms"] = 0.0

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, scenario_file
+from ftlab.reproduce import Progress, parse_toml, scenario_file
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
     PHASES_FILE,
@@ -52,11 +52,6 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 if TYPE_CHECKING:
     import polars as pl
@@ -140,7 +135,7 @@ def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, wall_
 def rise_s(resolved_toml: str) -> float:
     """When LM-TBE's write bandwidth rises: the latest `start_s` of its synthetic parts in
     the (resolved) scenario; 0 if it has none. An `ftlab.InputError` if it has no LM-TBE."""
-    parts = _parts(tomllib.loads(resolved_toml), RISE_TENANT)
+    parts = _parts(parse_toml(resolved_toml), RISE_TENANT)
     return max((float(p.get("start_s", 0.0)) for p in parts), default=0.0)
 
 
@@ -401,7 +396,7 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     its part with the latest `start_s`, times RISE_FACTORS; and `epoch_s` (EPOCH_S) and
     `relocation_weight` (RELOCATION_WEIGHT) of every UPI variant the scenario runs, set
     together. A knob the scenario lacks (no synthetic part, no zipf) is left out."""
-    scenario = tomllib.loads(resolved_toml)
+    scenario = parse_toml(resolved_toml)
     cases: list[dict[str, Any]] = [{"name": "base", "set": {}}]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
     cases += [{"name": f"erase_us={f * erase_us:g}", "set": {"device.timing.erase_us": f * erase_us}} for f in ERASE_FACTORS]

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, scenario_file
+from ftlab.reproduce import Progress, parse_toml, scenario_file
 from ftlab.reproduce.claims import (
     BOOLEAN,
     CLAIMS_FILE,
@@ -156,11 +156,7 @@ def check_trace(path: Path) -> None:
     scenario's paper-scale capture is not shipped: the message gives CAPTURE_COMMAND)."""
     from ftlab._errors import MissingResultError, input_error
 
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    scenario = tomllib.loads(path.read_text(encoding="utf-8"))
+    scenario = parse_toml(path.read_text(encoding="utf-8"))
     for i, tenant in enumerate(scenario.get("tenants") or []):
         trace = (tenant.get("trace") or {}).get("path")
         if trace is not None and not (path.parent / trace).is_file():
@@ -484,11 +480,7 @@ def run_sensitivity(
 
 
 def _epoch_s(report: Report) -> float:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    return float(tomllib.loads(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
+    return float(parse_toml(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
 
 
 def _slug(name: str) -> str:
