@@ -1,9 +1,8 @@
 //! Tests of the stream mappers of `src/stream/` against the vStream paper
-//! (`../shared/papers/vstream-virtual-stream-management.txt`) and AutoStream's description:
-//! `manual` (table, Table 1 preset, errors with key paths), `dac` (promotion on overwrite,
-//! demotion on GC copy, reset on trim), `autostream` MQ (promotion by log2 of the count,
-//! expiry-based demotion) and SFR (decay, the sequential rule), and `vstream` (dead-page
-//! lifetimes on shared write stamps, K-means on known clusters, the §4.2 memory arithmetic).
+//! (`../shared/papers/vstream-virtual-stream-management.txt`): `manual` (table, Table 1 preset,
+//! errors with key paths), `dac` (promotion on overwrite, demotion on GC copy, reset on trim)
+//! and `vstream` (dead-page lifetimes on shared write stamps, K-means on known clusters, the
+//! §4.2 memory arithmetic); `autostream` is tested in tests/autostream.rs.
 //! The mappers are driven through their trait hooks with hand-made events on a small device.
 
 use ftlab::flash::geometry::{BlockIdx, Geometry, Ppa};
@@ -12,7 +11,6 @@ use ftlab::ftl::{Ftl, FtlParams};
 use ftlab::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
 use ftlab::scenario;
 use ftlab::sim::time::SimTime;
-use ftlab::stream::autostream::AutoStream;
 use ftlab::stream::dac::Dac;
 use ftlab::stream::direct::Direct;
 use ftlab::stream::manual::{Manual, VSTREAM_TABLE1};
@@ -261,133 +259,7 @@ fn dac_regions_knob_and_errors() {
     assert_eq!(e.key, "regions");
 }
 
-// ---- autostream ---------------------------------------------------------------------------
-
 const MS: u64 = 1_000_000;
-
-#[test]
-fn mq_promotes_by_log2_of_the_count() {
-    let g = geometry();
-    let f = ftl(&g);
-    let mut m = AutoStream::new(&table("variant = \"mq\""), &ctx(&g, 4)).expect("builds");
-    // Non-sequential writes to chunk 1 (lpns 256..512), alternating with chunk 0 so that
-    // each is a new access; a fixed gap, so the lifetime estimate never expires anything.
-    let mut got = Vec::new();
-    for i in 0..9u32 {
-        at(&f, i as u64 * MS, |v| {
-            got.push(m.host_stream(0, 256 + 2 * i, 0, v));
-            m.host_stream(0, 2 * i, 0, v);
-        });
-    }
-    // Counts 1..9: floor(log2) = 0, 1, 1, 2, 2, 2, 2, 3, 3.
-    assert_eq!(got, [0, 1, 1, 2, 2, 2, 2, 3, 3]);
-    assert_eq!(m.chunk_state(0, 300), (9, 3));
-    assert_eq!(m.counters_of().promotions, 6, "chunks 0 and 1 both climb 0 -> 3");
-    assert_eq!(m.counters_of().demotions, 0);
-}
-
-#[test]
-fn mq_demotes_expired_queue_heads() {
-    let g = geometry();
-    let f = ftl(&g);
-    let mut m = AutoStream::new(&table("variant = \"mq\"\nlifetime_factor = 2.0"), &ctx(&g, 4)).expect("builds");
-    // Chunk 2 gets 4 accesses (queue 2); chunk 0 is rewritten every 1 ms, which sets the
-    // lifetime estimate to 1 ms (x 2 = 2 ms).
-    for i in 0..4u64 {
-        at(&f, i * MS, |v| {
-            m.host_stream(0, 512 + 2 * i as u32, 0, v);
-            m.host_stream(0, 2 * i as u32, 0, v);
-        });
-    }
-    assert_eq!(m.chunk_state(0, 512).1, 2);
-    assert_eq!(m.lifetime_ns(0), 2 * MS);
-    // Chunk 0 keeps being written every ms; chunk 2 is not: once its expiry (3 ms + 2 ms)
-    // has passed, it is demoted one queue per lifetime.
-    let mut queues = Vec::new();
-    for i in 4..14u64 {
-        at(&f, i * MS, |v| m.host_stream(0, 2 * i as u32 % 256, 0, v));
-        queues.push(m.chunk_state(0, 512).1);
-    }
-    // t = 4, 5 ms: not expired; t = 6 ms: 5 ms passed -> queue 1, expiry 8 ms; t = 9 ms ->
-    // queue 0.
-    assert_eq!(queues, [2, 2, 1, 1, 1, 0, 0, 0, 0, 0]);
-    assert_eq!(m.counters_of().demotions, 2);
-    // Its count is kept (MQ demotes the queue, not the count): one more write puts it back
-    // where its count says.
-    at(&f, 20 * MS, |v| assert_eq!(m.host_stream(0, 600, 0, v), 2));
-}
-
-#[test]
-fn sfr_count_decays_with_time() {
-    let g = geometry();
-    let f = ftl(&g);
-    let mut m = AutoStream::new(&table("variant = \"sfr\"\ndecay_period_s = 1.0"), &ctx(&g, 4)).expect("builds");
-    let s = 1_000 * MS;
-    // 8 non-sequential accesses to chunk 1 within 1 s: count 8 -> stream 3.
-    for i in 0..8u32 {
-        at(&f, i as u64 * MS, |v| m.host_stream(0, 256 + 3 * i, 0, v));
-    }
-    assert_eq!(m.chunk_state(0, 256), (8, 3));
-    // 2.5 s later: two whole periods -> 8 / 4 = 2, plus this access = 3 -> stream 1.
-    at(&f, 7 * MS + 2 * s + s / 2, |v| assert_eq!(m.host_stream(0, 400, 0, v), 1));
-    assert_eq!(m.chunk_state(0, 256), (3, 1));
-    // 40 periods later everything has decayed: count 1 -> stream 0.
-    at(&f, 50 * s, |v| assert_eq!(m.host_stream(0, 300, 0, v), 0));
-    assert_eq!(m.chunk_state(0, 256).0, 1);
-}
-
-#[test]
-fn sfr_sequential_write_inherits_the_stream() {
-    let g = geometry();
-    let f = ftl(&g);
-    let mut m = AutoStream::new(&table("variant = \"sfr\""), &ctx(&g, 4)).expect("builds");
-    // Chunk 0 is hot (8 accesses -> stream 3).
-    for i in 0..8u32 {
-        at(&f, i as u64 * MS, |v| m.host_stream(0, 3 * i, 0, v));
-    }
-    at(&f, 10 * MS, |v| {
-        assert_eq!(m.host_stream(0, 254, 0, v), 3);
-        // 255 is in chunk 0, 256 and 257 in cold chunk 1: sequential, so they inherit 3.
-        assert_eq!(m.host_stream(0, 255, 0, v), 3);
-        assert_eq!(m.host_stream(0, 256, 0, v), 3);
-        assert_eq!(m.host_stream(0, 257, 0, v), 3);
-        // Chunk 1 was counted once for the run (one access), so alone it is cold.
-        assert_eq!(m.chunk_state(0, 256), (1, 0));
-        // A non-sequential write to chunk 1 gets its own stream: count 2 -> 1.
-        assert_eq!(m.host_stream(0, 300, 0, v), 1);
-        // Another tenant's write does not continue tenant 0's run.
-        assert_eq!(m.host_stream(1, 301, 0, v), 0);
-    });
-    assert_eq!(m.counters_of().sequential_inherits, 3);
-}
-
-#[test]
-fn autostream_trim_resets_the_chunk() {
-    let g = geometry();
-    let f = ftl(&g);
-    for variant in ["mq", "sfr"] {
-        let mut m = AutoStream::new(&table(&format!("variant = \"{variant}\"")), &ctx(&g, 4)).expect("builds");
-        at(&f, 0, |v| {
-            for i in 0..4u32 {
-                m.host_stream(0, 512 + 2 * i, 0, v);
-            }
-            assert_eq!(m.chunk_state(0, 512), (4, 2), "{variant}");
-            trim(&mut m, v, 0, 515, 0, g.ppa(BlockIdx(0), 0, 0));
-            assert_eq!(m.chunk_state(0, 512), (0, 0), "{variant}");
-            assert_eq!(m.host_stream(0, 700, 0, v), 0, "{variant}");
-        });
-    }
-}
-
-#[test]
-fn autostream_bad_chunk_names_the_key() {
-    let g = geometry();
-    for (text, key) in [("chunk_bytes = 1000", "chunk_bytes"), ("log_base = 1", "log_base"), ("decay_period_s = 0.0", "decay_period_s")] {
-        let e = AutoStream::new(&table(text), &ctx(&g, 4)).err().unwrap_or_else(|| panic!("{text} builds"));
-        assert_eq!(e.key, key);
-    }
-    assert!(AutoStream::new(&table("variant = \"lru\""), &ctx(&g, 4)).is_err());
-}
 
 // ---- vstream ------------------------------------------------------------------------------
 

@@ -1,65 +1,47 @@
 //! `autostream`: automatic stream assignment by the write history of 1 MiB chunks (Yang,
 //! Pandurangan, Choi and Balakrishnan, "AutoStream: automatic stream management for
-//! multi-streamed SSDs", SYSTOR '17), both of its algorithms (`variant`):
+//! multi-streamed SSDs", SYSTOR '17), both of its algorithms (`variant`). Each step, its source
+//! and the choices where the sources are silent: docs/streams/autostream.md.
 //!
-//! - **MQ** (multi-queue): one LRU queue per physical stream. A write to a chunk counts an
-//!   access; the chunk goes to queue `floor(log_b(count))` (capped at the last stream), at its
-//!   tail, and gets an expiry time `now + lifetime`. After each access, the head (least
-//!   recently written chunk) of every queue above 0 whose expiry has passed is demoted one
-//!   queue, with a fresh expiry. The lifetime is `lifetime_factor` x an estimate of the time
-//!   between two writes of a chunk (an exponential moving average of the gaps observed).
-//! - **SFR** (sequentiality, frequency, recency): a per-chunk access count that is halved for
-//!   every `decay_period_s` elapsed since the chunk's last access (recency), then incremented
-//!   (frequency); the chunk's stream is `floor(log_b(count))` (capped). A write that starts
-//!   where the tenant's previous write ended inherits that write's stream (sequentiality).
+//! - **Look up, then update.** A write takes the stream its chunk has *before* the write is
+//!   counted; the chunk's state is updated after (US 10,656,838 B2: "stream selection logic to
+//!   select a stream ID based on the chunk ID ..., and background logic to ... update the
+//!   chunk-to-stream mapper"; both public reimplementations do the same).
+//! - **MQ** (multi-queue, after Zhou, Philbin and Li's MQ cache, USENIX ATC '01): one LRU queue
+//!   per physical stream, per tenant. An access counts the chunk and moves it to the tail of
+//!   queue `min(floor(log_b(count)), streams - 1)` with expiry `now + lifetime`; then the head
+//!   of every queue above 0 whose expiry has passed moves down one queue with a fresh expiry.
+//!   Time is the tenant's count of accesses (MQ's logical clock). The lifetime is
+//!   `lifetime_accesses`, or with 0 (default) the gap between the last two accesses of the
+//!   chunk that last took the highest count (the reimplementation's "device lifetime").
+//! - **SFR** (sequentiality, frequency, recency): an access adds one to the chunk's count, then
+//!   divides it by 2^(whole `decay_period_s` elapsed since its previous access) (the recency
+//!   weight of US 11,392,297 B2 claim 4); the chunk's stream is `min(floor(log_b(count)),
+//!   streams - 1)`. A write that starts where the tenant's previous write ended takes that
+//!   write's stream (claim 3), and its chunk is still counted.
 //!
-//! Sources followed (no code copied): the AutoStream abstract (SYSTOR '17); the vStream paper's
-//! description (§3: "assigns a stream ID by monitoring the update frequency"; §5.1: the count
-//! is reset on a discard; §5.2: "the large chunk unit (1MB in size by default)", "classifies
-//! logical pages according to their update frequencies in logarithmic scale"); Samsung's
-//! patents on the algorithm, US 10,656,838 B2 and US 11,392,297 B2 ("Automatic stream
-//! detection & assignment algorithm": chunk IDs from LBAs, an SFR table, claim 3 "select a
-//! previous stream if the logical address is sequential to a second logical address of a
-//! previous command", claim 4 "calculate a recency weight based on a current access time
-//! ..., a previous access time ..., and a decay period; adjust an access count ... based on
-//! the recency weight"); and the structure of a public OpenSSD-style reimplementation found by
-//! code search (MQ: queue by the log of a chunk's count, expiry from a device lifetime,
-//! demotion of expired queue heads; SFR: count divided by 2^(elapsed / decay period)).
+//! An access is one sequential run of a tenant's units within one chunk: the algorithm counts
+//! requests, ftlab asks per mapping unit, so the units after a run's first take its stream. A
+//! unit asked again right after itself (a write resumed after a stall) is the same access.
 //!
-//! Constants and why:
-//! - `chunk_bytes` = 1 MiB: the paper's default chunk (vStream §5.2).
-//! - `log_base` = 2: the "logarithmic scale" of §5.2; base 2 gives four streams for counts
-//!   1, 2-3, 4-7, 8+ (a base-10 scale would need 1000 writes of a chunk to reach stream 3).
-//! - `decay_period_s` = 30 s: ours (the public reimplementation uses the same period); the
-//!   order of a file system's dirty-data writeback interval, so a chunk rewritten by every
-//!   writeback keeps its count.
-//! - `lifetime_factor` = 2: ours; a chunk is late once it has not been written for twice the
-//!   typical gap between writes of a chunk.
-//! - `LIFETIME_EMA_SHIFT` = 4 (weight 1/16 per observed gap): ours; averages over the last
-//!   ~16 rewrites, so one odd gap does not move the lifetime much.
-//! - An access is one sequential run of a tenant's units within one chunk (the algorithm
-//!   counts requests; ftlab asks per mapping unit), so a 1 MiB write counts once per chunk it
-//!   touches. A unit asked again right after itself (a write resumed after a stall) is the
-//!   same access.
-//!
-//! State is flat vectors over every tenant's chunks (namespace sizes / chunk size), allocated
-//! at build; the MQ queues are intrusive doubly linked lists over chunk indices. GC copies stay
-//! in the stream they were written through (AutoStream runs in the host and never sees GC).
+//! State is flat vectors over every tenant's chunks (namespace sizes / chunk size), allocated at
+//! build; the MQ queues are intrusive doubly linked lists over chunk indices. GC copies stay in
+//! the stream they were written through (AutoStream runs in the host and never sees GC).
 //!
 //! What it is not: no per-page state (that is `dac`); virtual stream tags are ignored (only
-//! counted). docs/streams/autostream.md.
+//! counted); the AutoStream paper's own text was not available (see the docs page).
 
 use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
-use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 
-/// Weight 2^-4 = 1/16 of each observed gap in the lifetime estimate (see the module doc).
-const LIFETIME_EMA_SHIFT: u32 = 4;
 /// No chunk (list links, a tenant's previous unit).
 const NONE: u32 = u32::MAX;
+/// SFR: a chunk never accessed.
+const NEVER: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -68,21 +50,25 @@ pub enum Variant {
     Sfr,
 }
 
-/// Knobs of `autostream` (`[stream.autostream]`).
+/// Knobs of `autostream` (`[stream.autostream]`). Where the sources give no figure, the
+/// default's basis is in docs/streams/autostream.md.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AutoStreamConfig {
     /// `"mq"` (multi-queue) or `"sfr"` (sequentiality, frequency, recency). Default "sfr".
     pub variant: Variant,
-    /// Chunk size in bytes: a multiple of the mapping unit, in [unit, 1 GiB]. Default 1 MiB.
+    /// Chunk size in bytes: a multiple of the mapping unit, in [unit, 1 GiB]. Default 1 MiB
+    /// (vStream §5.2: "1MB in size by default").
     pub chunk_bytes: u64,
-    /// Base of the logarithm from access count to stream, in [2, 1024]. Default 2.
+    /// Base of the logarithm from access count to stream, in [2, 1024]. Default 2 (MQ's
+    /// "QueueNum(f) can be defined as log_2 f"; the sources disagree, see the docs).
     pub log_base: u32,
-    /// SFR: a chunk's count halves per period elapsed since its last access; simulated
-    /// seconds in [1e-6, 1e9]. Default 30.
+    /// SFR: the decay period, simulated seconds in [1e-6, 1e9]. Default 30 (the public
+    /// reimplementation's `DECAY_PERIOD`; the paper's value is unknown).
     pub decay_period_s: f64,
-    /// MQ: expiry = last access + this x the lifetime estimate; in (0, 1e6]. Default 2.
-    pub lifetime_factor: f64,
+    /// MQ: the lifetime in accesses of the tenant, in [0, 2^40]; 0 (default) = learnt, the gap
+    /// between the last two accesses of the hottest chunk (the public reimplementation's rule).
+    pub lifetime_accesses: u64,
     /// Reset a chunk's count (and stream) when the host trims one of its units (vStream
     /// §5.1). Default true.
     pub reset_on_trim: bool,
@@ -95,7 +81,7 @@ impl Default for AutoStreamConfig {
             chunk_bytes: 1 << 20,
             log_base: 2,
             decay_period_s: 30.0,
-            lifetime_factor: 2.0,
+            lifetime_accesses: 0,
             reset_on_trim: true,
         }
     }
@@ -108,7 +94,7 @@ pub const KNOBS: &[Knob] = &[
         .also("a multiple of the mapping unit, at least one unit"),
     Knob::new("log_base", "", KnobKind::Int(IntBounds::new(2, 1024)), "Base of the logarithm from access count to stream."),
     Knob::new("decay_period_s", "s", KnobKind::Float(Bounds::closed(1e-6, 1e9)), "SFR: a chunk's count halves per period elapsed since its last access."),
-    Knob::new("lifetime_factor", "", KnobKind::Float(Bounds::open_lo(0.0, 1e6)), "MQ: expiry = last access + this x the lifetime estimate."),
+    Knob::new("lifetime_accesses", "accesses", KnobKind::Int(IntBounds::new(0, 1 << 40)), "MQ: accesses a chunk stays in its queue unaccessed; 0 = learnt from the hottest chunk."),
     Knob::new("reset_on_trim", "", KnobKind::Bool, "Reset a chunk's count (and stream) when the host trims one of its units."),
 ];
 
@@ -133,10 +119,23 @@ pub struct AutoStreamCounters {
     pub promotions: u64,
     /// MQ: expired queue heads moved down one queue.
     pub demotions: u64,
-    /// SFR: units that inherited the stream of the write they continue.
+    /// SFR: accesses that took the stream of the write they continue.
     pub sequential_inherits: u64,
     /// Trimmed units whose chunk was reset.
     pub trim_resets: u64,
+}
+
+/// Per tenant: the previous unit asked, its stream and chunk; MQ's clock and lifetime.
+#[derive(Clone, Copy, Debug)]
+struct TenantState {
+    last_lpn: u32,
+    last_stream: u8,
+    last_chunk: u32,
+    /// MQ: accesses so far (the logical clock).
+    clock: u64,
+    /// MQ: the highest count a chunk has taken, and the lifetime learnt with it.
+    max_count: u32,
+    lifetime: u64,
 }
 
 pub struct AutoStream {
@@ -149,20 +148,17 @@ pub struct AutoStream {
     count: Vec<u32>,
     /// MQ: the chunk's queue; SFR: its stream.
     stream: Vec<u8>,
-    /// Time of the chunk's last access, ns; `u64::MAX` never.
-    last_ns: Vec<u64>,
-    /// MQ only (empty for SFR): expiry, ns, and the queue links.
-    expire_ns: Vec<u64>,
+    /// Time of the chunk's last access: MQ in the tenant's accesses (0 = never, as the clock
+    /// starts at 0), SFR in ns (`NEVER`).
+    last: Vec<u64>,
+    /// MQ only (empty for SFR): expiry, in accesses, and the queue links.
+    expire: Vec<u64>,
     prev: Vec<u32>,
     next: Vec<u32>,
     /// MQ: head and tail of queue `q` of tenant `t` at `t * streams + q`.
     head: Vec<u32>,
     tail: Vec<u32>,
-    /// Per tenant: MQ's lifetime estimate (ns), its previous unit, stream and chunk.
-    gap_ema_ns: Vec<u64>,
-    last_lpn: Vec<u32>,
-    last_stream: Vec<u8>,
-    last_chunk: Vec<u32>,
+    tenants: Vec<TenantState>,
     counters: AutoStreamCounters,
     tally: VirtualTally,
 }
@@ -197,26 +193,24 @@ impl AutoStream {
         let (n, t, s) = (n as usize, ctx.namespace_units.len(), ctx.physical_streams);
         let mq = config.variant == Variant::Mq;
         let per = |v: u32| if mq { vec![v; n] } else { Vec::new() };
+        let tenant = TenantState { last_lpn: NONE, last_stream: 0, last_chunk: NONE, clock: 0, max_count: 0, lifetime: config.lifetime_accesses };
         let mut m = AutoStream {
             decay_ns: (config.decay_period_s * 1e9).round().max(1.0) as u64,
-            config,
             streams: s,
             units_per_chunk,
             chunk_base,
             count: vec![0; n],
             stream: vec![0; n],
-            last_ns: vec![u64::MAX; n],
-            expire_ns: if mq { vec![u64::MAX; n] } else { Vec::new() },
+            last: vec![if mq { 0 } else { NEVER }; n],
+            expire: if mq { vec![0; n] } else { Vec::new() },
             prev: per(NONE),
             next: per(NONE),
             head: vec![NONE; t * s as usize],
             tail: vec![NONE; t * s as usize],
-            gap_ema_ns: vec![0; t],
-            last_lpn: vec![NONE; t],
-            last_stream: vec![0; t],
-            last_chunk: vec![NONE; t],
+            tenants: vec![tenant; t],
             counters: AutoStreamCounters { host_n_pages: vec![0; s as usize], ..Default::default() },
             tally: VirtualTally::default(),
+            config,
         };
         if mq {
             m.fill_queue_zero(ctx.namespace_units);
@@ -240,15 +234,15 @@ impl AutoStream {
         self.chunk_base[tenant as usize] + lpn / self.units_per_chunk
     }
 
-    /// The chunk's access count, and its stream (MQ: its queue).
+    /// The chunk's access count, and its stream (MQ: its queue) for its next write.
     pub fn chunk_state(&self, tenant: u16, lpn: u32) -> (u32, u8) {
         let c = self.chunk_of(tenant, lpn) as usize;
         (self.count[c], self.stream[c])
     }
 
-    /// MQ: the lifetime estimate of `tenant` (ns; 0 = none yet).
-    pub fn lifetime_ns(&self, tenant: u16) -> u64 {
-        (self.gap_ema_ns[tenant as usize] as f64 * self.config.lifetime_factor) as u64
+    /// MQ: the lifetime of `tenant`, in its accesses (0 = none learnt yet).
+    pub fn lifetime_accesses(&self, tenant: u16) -> u64 {
+        self.tenants[tenant as usize].lifetime
     }
 
     pub fn counters_of(&self) -> &AutoStreamCounters {
@@ -259,10 +253,10 @@ impl AutoStream {
     pub fn memory_bytes(&self) -> u64 {
         let n = self.count.len() as u64;
         let per_chunk = 4 + 1 + 8 + if self.config.variant == Variant::Mq { 8 + 4 + 4 } else { 0 };
-        n * per_chunk + (self.head.len() as u64) * 8 + self.last_lpn.len() as u64 * (8 + 4 + 1 + 4)
+        n * per_chunk + (self.head.len() as u64) * 8 + self.tenants.len() as u64 * (4 + 1 + 4 + 8 + 4 + 8)
     }
 
-    /// Stream of a count: `floor(log_b(count))`, capped at the last stream.
+    /// Stream of a count: `floor(log_b(count))`, capped at the last stream (count 0: stream 0).
     #[inline]
     fn stream_of_count(&self, count: u32) -> u8 {
         if count == 0 {
@@ -301,89 +295,93 @@ impl AutoStream {
         }
     }
 
-    /// MQ access of chunk `c`: count it, learn the gap, move it to the tail of its queue.
-    fn mq_access(&mut self, t: u16, c: u32, now: u64) -> u8 {
-        let cu = c as usize;
-        if self.last_ns[cu] != u64::MAX {
-            let gap = now - self.last_ns[cu];
-            let e = &mut self.gap_ema_ns[t as usize];
-            *e = if *e == 0 { gap } else { (*e - (*e >> LIFETIME_EMA_SHIFT)) + (gap >> LIFETIME_EMA_SHIFT) };
-        }
+    /// MQ access of chunk `c`: tick the clock, count the chunk, learn the lifetime if it is
+    /// the hottest, move it to the tail of its count's queue, demote expired queue heads.
+    /// Returns the chunk's queue before the access.
+    fn mq_access(&mut self, t: u16, c: u32) -> u8 {
+        let (cu, before) = (c as usize, self.stream[c as usize]);
+        let ts = &mut self.tenants[t as usize];
+        ts.clock += 1;
+        let now = ts.clock;
         self.count[cu] = self.count[cu].saturating_add(1);
+        if self.count[cu] > ts.max_count {
+            ts.max_count = self.count[cu];
+            if self.config.lifetime_accesses == 0 {
+                ts.lifetime = now - self.last[cu];
+            }
+        }
+        self.last[cu] = now;
         let q = self.stream_of_count(self.count[cu]);
-        self.counters.promotions += (q > self.stream[cu]) as u64;
+        self.counters.promotions += (q > before) as u64;
         self.unlink(t, c);
         self.push_tail(t, q, c);
-        self.last_ns[cu] = now;
-        self.expire_ns[cu] = self.expiry(t, now);
+        self.expire[cu] = self.expiry(t, now);
         self.demote_expired(t, now);
-        self.stream[cu]
+        before
     }
 
     fn expiry(&self, t: u16, now: u64) -> u64 {
-        match self.lifetime_ns(t) {
-            0 => u64::MAX,
-            l => now.saturating_add(l),
-        }
+        now.saturating_add(self.tenants[t as usize].lifetime)
     }
 
     /// MQ: move the head of every queue above 0 down one queue if its expiry has passed.
     fn demote_expired(&mut self, t: u16, now: u64) {
         for q in 1..self.streams {
             let h = self.head[t as usize * self.streams as usize + q as usize];
-            if h != NONE && self.expire_ns[h as usize] < now {
+            if h != NONE && self.expire[h as usize] < now {
                 self.unlink(t, h);
                 self.push_tail(t, q - 1, h);
-                self.expire_ns[h as usize] = self.expiry(t, now);
+                self.expire[h as usize] = self.expiry(t, now);
                 self.counters.demotions += 1;
             }
         }
     }
 
-    /// SFR access of chunk `c`: decay its count by the time since its last access, count
-    /// this one, and set its stream.
+    /// SFR access of chunk `c` at `now` (ns): add one to its count, divide by the recency
+    /// weight 2^(whole decay periods since its previous access), set its stream. Returns its
+    /// stream before the access.
     fn sfr_access(&mut self, c: u32, now: u64) -> u8 {
-        let cu = c as usize;
-        let mut count = self.count[cu];
-        if self.last_ns[cu] != u64::MAX {
-            let periods = (now - self.last_ns[cu]) / self.decay_ns;
+        let (cu, before) = (c as usize, self.stream[c as usize]);
+        let mut count = self.count[cu].saturating_add(1);
+        if self.last[cu] != NEVER {
+            let periods = (now - self.last[cu]) / self.decay_ns;
             count = if periods >= 32 { 0 } else { count >> periods };
         }
-        self.count[cu] = count.saturating_add(1);
-        self.last_ns[cu] = now;
-        self.stream[cu] = self.stream_of_count(self.count[cu]);
-        self.stream[cu]
+        self.count[cu] = count;
+        self.last[cu] = now;
+        self.stream[cu] = self.stream_of_count(count);
+        before
     }
 
     /// The stream of a host unit of `tenant` at `now` (the core of `host_stream`).
     pub fn assign(&mut self, tenant: u16, lpn: u32, now: SimTime) -> u8 {
-        let t = tenant as usize;
-        if lpn == self.last_lpn[t] {
-            return self.last_stream[t];
+        let ts = self.tenants[tenant as usize];
+        if lpn == ts.last_lpn {
+            return ts.last_stream;
         }
         let c = self.chunk_of(tenant, lpn);
-        let sequential = self.last_lpn[t] != NONE && lpn == self.last_lpn[t].wrapping_add(1);
-        let new_access = !(sequential && c == self.last_chunk[t]);
-        let now = now.ns();
-        let mut s = self.stream[c as usize];
-        if new_access {
+        let sequential = ts.last_lpn != NONE && lpn == ts.last_lpn.wrapping_add(1);
+        let s = if sequential && c == ts.last_chunk {
+            ts.last_stream
+        } else {
             self.counters.accesses += 1;
-            s = match self.config.variant {
-                Variant::Mq => self.mq_access(tenant, c, now),
-                Variant::Sfr => self.sfr_access(c, now),
+            let before = match self.config.variant {
+                Variant::Mq => self.mq_access(tenant, c),
+                Variant::Sfr => self.sfr_access(c, now.ns()),
             };
-        }
-        if sequential && self.config.variant == Variant::Sfr {
-            s = self.last_stream[t];
-            self.counters.sequential_inherits += 1;
-        }
-        self.last_lpn[t] = lpn;
-        self.last_stream[t] = s;
-        self.last_chunk[t] = c;
+            if sequential && self.config.variant == Variant::Sfr {
+                self.counters.sequential_inherits += 1;
+                ts.last_stream
+            } else {
+                before
+            }
+        };
+        let ts = &mut self.tenants[tenant as usize];
+        (ts.last_lpn, ts.last_stream, ts.last_chunk) = (lpn, s, c);
         s
     }
 
-    /// A unit of `tenant` was trimmed: its chunk forgets its history (queue / stream 0).
+    /// A unit of `tenant` was trimmed: its chunk forgets its count (queue / stream 0).
     pub fn reset(&mut self, tenant: u16, lpn: u32) {
         let c = self.chunk_of(tenant, lpn);
         self.count[c as usize] = 0;
