@@ -68,7 +68,8 @@ pub struct AutoStreamConfig {
     pub decay_period_s: f64,
     /// MQ: the lifetime in accesses of the tenant, in [0, 2^40]; 0 (default) = learnt, the gap
     /// between the last two accesses of the hottest chunk (the public reimplementation's rule).
-    pub lifetime_accesses: u64,
+    /// Signed so that a negative value gets the range error, not a type error.
+    pub lifetime_accesses: i64,
     /// Reset a chunk's count (and stream) when the host trims one of its units (vStream
     /// §5.1). Default true.
     pub reset_on_trim: bool,
@@ -193,7 +194,7 @@ impl AutoStream {
         let (n, t, s) = (n as usize, ctx.namespace_units.len(), ctx.physical_streams);
         let mq = config.variant == Variant::Mq;
         let per = |v: u32| if mq { vec![v; n] } else { Vec::new() };
-        let tenant = TenantState { last_lpn: NONE, last_stream: 0, last_chunk: NONE, clock: 0, max_count: 0, lifetime: config.lifetime_accesses };
+        let tenant = TenantState { last_lpn: NONE, last_stream: 0, last_chunk: NONE, clock: 0, max_count: 0, lifetime: config.lifetime_accesses as u64 };
         let mut m = AutoStream {
             decay_ns: (config.decay_period_s * 1e9).round().max(1.0) as u64,
             streams: s,
