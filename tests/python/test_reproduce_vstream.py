@@ -259,13 +259,14 @@ def test_known_differences_are_claims_and_documented() -> None:
 
 
 def test_quick_runs_are_healthy(quick: C.ReproductionResult) -> None:
-    """No run unstable; every synthetic run but autostream-mq's reaches steady state (its
-    throughput keeps falling, docs/reproductions.md); vstream attributes every death."""
+    """No run unstable; every synthetic run but autostream-sfr's reaches steady state (its
+    throughput swings between 93 and 119 MB/s, docs/streams/autostream.md); vstream attributes
+    every death."""
     schemes = quick.health["schemes"]
     assert set(schemes) == {f"{w}/{m.label}" for w, m in V.runs()}
     assert all(t["unstable"] is False for s in schemes.values() for t in s["tenants"].values())
     not_steady = {k for k, s in schemes.items() if k.startswith("synthetic/") and not s["checks"]["steady state"][1]}
-    assert not_steady <= {"synthetic/autostream-mq"}, not_steady
+    assert not_steady <= {"synthetic/autostream-sfr"}, not_steady
     for w in V.WORKLOADS:
         counters = quick.extra["reports"][(w, "vstream")].summary["schemes"]["unified"]["mapper_counters"]
         assert counters["unattributed_deaths"] == 0 and counters["epochs"] >= 2, w
