@@ -32,9 +32,9 @@ fn real_samples_replay_under_both_schemes() {
 }
 
 /// Lines a format skips on purpose are counted in the run's summary, not dropped silently: the
-/// vscsi fixture has 3 (a TEST UNIT READY, 0x00; a SYNCHRONIZE CACHE, 0x35; a zero-length
-/// WRITE(10)) among 13 records, whose other 10 are reads and writes, and one record whose time
-/// goes back (...499 after ...520).
+/// vscsi fixture has 3 (a TEST UNIT READY, 00; an UNMAP, 42; a zero-length WRITE(10)) among
+/// 13 records, whose other 10 are reads and writes, and one record whose time goes back
+/// (33902.5 s after 33903 s).
 #[test]
 fn skipped_trace_records_are_counted_in_the_summary() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces/vscsi.csv");
