@@ -13,6 +13,7 @@
 //! `tenants.0.queue_depth`), the spelling `--set` accepts.
 
 use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
+use ftlab::error::Place;
 use ftlab::scenario::{self, presets, Scenario};
 use ftlab::FtlabError;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -174,10 +175,11 @@ impl Case {
 /// What a case must produce. Reason fragments must all occur in the error's reason.
 #[derive(Clone, Debug)]
 enum Expect {
-    /// `FtlabError::Config` with exactly this key, from file `test.toml`.
-    Config(String, Vec<String>),
-    /// `FtlabError::Syntax` at this 1-based line, from file `test.toml`.
-    Syntax(u64, Vec<String>),
+    /// `FtlabError::Config` with exactly this key, from file `test.toml`, and this place if
+    /// one is given.
+    Config(String, Vec<String>, Option<Place>),
+    /// `FtlabError::Syntax` at this 1-based line (and column, if given), from `test.toml`.
+    Syntax(u64, Option<u64>, Vec<String>),
     /// `FtlabError::Io` whose path ends with the first string.
     Io(String, Vec<String>),
     /// `FtlabError::Trace` whose file ends with the first string, at this line.
@@ -185,11 +187,25 @@ enum Expect {
 }
 
 fn config(key: &str, reason: &[&str]) -> Expect {
-    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect())
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), None)
+}
+
+/// A config error whose key is written at `line`:`column` of the text.
+fn config_at(key: &str, (line, column): (u64, u64), reason: &[&str]) -> Expect {
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), Some(Place::At { line, column }))
+}
+
+/// A config error caused by the `--set` override `assignment`.
+fn config_set(key: &str, assignment: &str, reason: &[&str]) -> Expect {
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), Some(Place::Set(assignment.into())))
 }
 
 fn syntax(line: u64, reason: &[&str]) -> Expect {
-    Expect::Syntax(line, reason.iter().map(|s| s.to_string()).collect())
+    Expect::Syntax(line, None, reason.iter().map(|s| s.to_string()).collect())
+}
+
+fn syntax_at(line: u64, column: u64, reason: &[&str]) -> Expect {
+    Expect::Syntax(line, Some(column), reason.iter().map(|s| s.to_string()).collect())
 }
 
 fn outcome(case: &Case) -> std::thread::Result<Result<Option<Scenario>, FtlabError>> {
@@ -222,19 +238,27 @@ fn check(case: &Case, expected: &Expect) -> Result<(), String> {
         Ok(Err(e)) => e,
     };
     let fail = |why: String| Err(format!("{why}; got {got:?}"));
+    // No message starts with a blank line (or any space) or ends with a line break.
+    let shown = got.to_string();
+    if shown.starts_with(char::is_whitespace) || shown.ends_with('\n') {
+        return fail(format!("message {shown:?} starts with a space or ends with a line break"));
+    }
     match (expected, &got) {
-        (Expect::Config(key, frags), FtlabError::Config { file, key: k, reason }) => {
+        (Expect::Config(key, frags, place), FtlabError::Config { file, key: k, reason, place: p }) => {
             if file != "test.toml" {
                 return fail(format!("file {file:?}, expected \"test.toml\""));
             }
             if k != key {
                 return fail(format!("key {k:?}, expected {key:?}"));
             }
+            if place.as_ref().is_some_and(|place| place != p) {
+                return fail(format!("place {p:?}, expected {place:?}"));
+            }
             reason_has(reason, frags).or_else(fail)
         }
-        (Expect::Syntax(line, frags), FtlabError::Syntax { file, line: l, reason }) => {
-            if file != "test.toml" || l != line {
-                return fail(format!("at {file}:{l}, expected test.toml:{line}"));
+        (Expect::Syntax(line, column, frags), FtlabError::Syntax { file, line: l, column: c, reason }) => {
+            if file != "test.toml" || l != line || column.is_some_and(|column| column != *c) {
+                return fail(format!("at {file}:{l}:{c}, expected test.toml:{line}:{column:?}"));
             }
             reason_has(reason, frags).or_else(fail)
         }
