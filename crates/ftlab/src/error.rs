@@ -70,8 +70,8 @@ pub fn toml_syntax(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
 /// The candidate closest to `word`, if it is close enough to be a likely typo: at most 2 edits
 /// (1 for words of 3 or 4 characters, none for shorter ones), or `word` being a whole `_`/`-`-separated part
 /// of it (`theta` for `zipf_theta`, `duration` for `duration_s`). Ties go to the first
-/// candidate. Levenshtein distance is written out here (a dozen lines) rather than taken from
-/// a crate: no dependency for it.
+/// candidate. The edit distance is written out here (twenty lines) rather than taken from a
+/// crate (strsim): not worth a dependency.
 pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = match word.chars().count() {
         0..=2 => 0,
@@ -84,7 +84,7 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
         if c == word {
             continue;
         }
-        let d = if part_of(c) { 0 } else { levenshtein(word, c) };
+        let d = if part_of(c) { 0 } else { edit_distance(word, c) };
         if (d <= limit || part_of(c)) && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
@@ -92,20 +92,28 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
-/// Edits (insertions, deletions, substitutions of characters) that turn `a` into `b`.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
+/// Edits that turn `a` into `b`: insertions, deletions, substitutions of one character and
+/// swaps of two adjacent ones (`dise` -> `dies` is one edit), each substring edited once (the
+/// "optimal string alignment" distance).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
 }
 
 /// serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant ...") with a
@@ -157,8 +165,11 @@ mod tests {
         // Short words: one edit at most, none for two letters ("qd" is not "id").
         assert_eq!(did_you_mean("qd", ["id", "queue_depth"]), None);
         assert_eq!(did_you_mean("upj", ["upi", "unified"]), Some("upi"));
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(did_you_mean("dise", ["kind", "dies"]), Some("dies"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("dise", "dies"), 1);
+        assert_eq!(edit_distance("ca", "abc"), 3);
     }
 
     #[test]

@@ -260,7 +260,7 @@ fn vscsi_fixture() {
     // spaces after commas; time in seconds (a fraction accepted): ns = s * 10^9; offset =
     // lbn * 512; size in bytes; the header and a blank line skipped. Skipped and counted (3):
     // TEST UNIT READY 00, UNMAP 42 (read as decimal it would be 0x2a, a WRITE(10)), a
-    // zero-length WRITE(10). File order kept although 33902.5 comes after 33903.
+    // zero-length WRITE(10). File order kept although 33901.5 comes after 33902.
     let text = fixture("vscsi.csv");
     check(
         Vscsi,
@@ -274,7 +274,7 @@ fn vscsi_fixture() {
             (33_901_000_000_000, W, 52_224, 1024, 0),            // 0a WRITE(6), 102 * 512
             (33_902_000_000_000, R, 0, 4096, 0),                 // a8 READ(12), lbn 0
             (33_902_000_000_000, W, 8192, 4096, 0),              // aa WRITE(12), 16 * 512
-            (33_902_500_000_000, W, 16_384, 4096, 0),            // 2e WRITE AND VERIFY(10), 32 * 512
+            (33_901_500_000_000, W, 16_384, 4096, 0),            // 2e WRITE AND VERIFY(10), 32 * 512
             (33_904_000_000_000, R, 32_768, 512, 0),             // 28 READ(10), 64 * 512
         ]),
     );

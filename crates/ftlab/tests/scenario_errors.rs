@@ -919,3 +919,114 @@ fn trace_files_at_run_time() {
         ),
     ]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Where an error is: the line and column of its key in the file, or the `--set` override that
+// caused it. Lines are found in the case's text; a key at the start of its line is column 1.
+
+#[test]
+fn errors_name_their_line_and_column_or_their_override() {
+    let typo = base().at("device", "  chanels = 4");
+    let bad_value = base().at("tenant1", "queue_depth = 0");
+    let bad_type = base().at("ftl", "physical_streams = \"four\"");
+    let never = base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n");
+    // Tenant 1's `[tenants.synthetic]` is the line before its `pattern`; `synthetic` starts at
+    // column 10, after `[tenants.`.
+    let never_table = never.line_of("pattern = \"zipf\"") - 1;
+    let in_array = base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitoned\"]");
+    check_all(vec![
+        ("a misspelt key".into(), typo.clone(), config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field `chanels` (did you mean `channels`?)"])),
+        ("a value out of range".into(), bad_value.clone(), config_at("tenants.1.queue_depth", (bad_value.line_of("queue_depth = 0"), 1), &["must be in [1, 65536], got 0"])),
+        ("a value of the wrong type".into(), bad_type.clone(), config_at("ftl.physical_streams", (bad_type.line_of("physical_streams"), 1), &["invalid type"])),
+        ("a key left out: the table it belongs in".into(), never, config_at("tenants.1.synthetic.requests", (never_table, 10), &["never ends"])),
+        // `schemes = [` is 11 characters and `"unified", ` 11 more: element 1 starts at 23.
+        ("an element of an array".into(), in_array, config_at("schemes.1", (3, 23), &["unknown scheme \"partitoned\""])),
+        ("an override's typo".into(), base().set("device.chanels=4"), config_set("device.chanels", "device.chanels=4", &["did you mean `channels`?"])),
+        ("an override's value".into(), base().set("tenants.db.queue_depth=0"), config_set("tenants.1.queue_depth", "tenants.db.queue_depth=0", &["got 0"])),
+        ("an override of a value the file has".into(), bad_value.clone().set("tenants.1.queue_depth=70000"), config_set("tenants.1.queue_depth", "tenants.1.queue_depth=70000", &["got 70000"])),
+        ("an override inside an array of tables".into(), base().set("tenants.db.synthetic.read_ratio=2"), config_set("tenants.1.synthetic.read_ratio", "tenants.db.synthetic.read_ratio=2", &["got 2"])),
+        ("an override creating a table".into(), base().set("devices.channels=4"), config_set("devices", "devices.channels=4", &["unknown field `devices` (did you mean `device`?)"])),
+        ("a malformed override".into(), base().set("device..channels=4"), config_set("device..channels", "device..channels=4", &["empty segment"])),
+        ("the file's typo, an unrelated override".into(), typo.clone().set("seed=3"), config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field"])),
+        ("a key the file leaves out".into(), base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), Expect::Config("device".into(), vec!["missing field `device`".into()], Some(Place::Unknown))),
+    ]);
+    // The message starts with where it is: file:line:column, or the override.
+    let e = scenario::load(&typo.text, "test.toml", &[], None).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("test.toml:{}:3: device.chanels: unknown field `chanels` (did you mean", typo.line_of("chanels"))), "{e}");
+    let e = scenario::load(BASE, "test.toml", &["device.chanels=4".into()], None).unwrap_err().to_string();
+    assert!(e.starts_with("--set device.chanels=4: device.chanels: unknown field `chanels` (did you mean `channels`?)"), "{e}");
+}
+
+#[test]
+fn syntax_errors_name_the_line_and_column() {
+    let duplicate = base().at("device", "preset = \"upi\"");
+    let cases = vec![
+        ("a duplicate key, at the start of its line".to_string(), duplicate.clone(), syntax_at(duplicate.line_of("preset = \"upi\""), 1, &["duplicate key"])),
+        ("a key-less value on line 1".to_string(), Case { text: "= 3\n".into(), ..base() }, syntax_at(1, 1, &[])),
+    ];
+    check_all(cases);
+    let e = scenario::load(&duplicate.text, "test.toml", &[], None).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("test.toml:{}:1: ", duplicate.line_of("preset = \"upi\""))), "{e}");
+}
+
+#[test]
+fn did_you_mean() {
+    let schemes = |list: &str| base().replace("schemes = [\"unified\"]", &format!("schemes = {list}"));
+    check_all(cases![
+        "a key one letter off" => base().at("device", "chanels = 4"), config("device.chanels", &["unknown field `chanels` (did you mean `channels`?)", "expected one of"]);
+        "a key without its unit" => base().at("measure", "duration = 1"), config("measure.duration", &["(did you mean `duration_s`?)"]);
+        "a tenant's key" => base().at("tenant0", "queue_dept = 4"), config("tenants.0.queue_dept", &["(did you mean `queue_depth`?)"]);
+        "a variant" => base().at("ftl", "gc_policy = \"greedyy\""), config("ftl.gc_policy", &["unknown variant `greedyy` (did you mean `greedy`?)"]);
+        "a scheme's knob" => schemes("[\"upi\"]").at("end", "[scheme.upi]\nepoch_ms = 100"), config("scheme.upi.epoch_ms", &["(did you mean `epoch_s`?)"]);
+        "a scheme's name" => schemes("[\"unified\", \"partitoned\"]"), config("schemes.1", &["unknown scheme \"partitoned\"; did you mean \"partitioned\"?", "known: unified, partitioned"]);
+        "a scheme table's name" => base().at("end", "[scheme.unifed]"), config("scheme.unifed", &["unknown scheme; did you mean \"unified\"?"]);
+        "vstream in schemes" => schemes("[\"unified\", \"vstream\"]"), config("schemes.1", &["vstream is a stream mapper", "stream_mapper = \"vstream\""]);
+        "vstream's knobs under [scheme]" => base().at("end", "[scheme.vstream]\nk = 4"), config("scheme.vstream", &["vstream is a stream mapper", "[stream.vstream]", "stream_mapper = \"vstream\""]);
+        "a mapper's name" => base().at("top", "stream_mapper = \"vstrem\""), config("stream_mapper", &["unknown stream mapper \"vstrem\"; did you mean \"vstream\"?"]);
+        "a scheme as the mapper" => base().at("top", "stream_mapper = \"upi\""), config("stream_mapper", &["upi is a scheme, not a stream mapper", "schemes"]);
+        "a mapper table's name" => base().at("end", "[stream.legazy]"), config("stream.legazy", &["unknown stream mapper; did you mean \"legacy\"?"]);
+    ]);
+    // Nothing close: no suggestion.
+    for (case, key) in [(base().at("check", "oracle = true"), "check.oracle"), (schemes("[\"nosuch\"]"), "schemes.0")] {
+        match outcome(&case) {
+            Ok(Err(FtlabError::Config { key: k, reason, .. })) => assert!(k == key && !reason.contains("did you mean"), "{reason}"),
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `[scheme.X]` tables of schemes the run does not list: checked for typos, types and static
+// ranges, not against the device.
+
+#[test]
+fn tables_of_schemes_not_run_are_checked_without_the_device() {
+    // Die vSSDs of 3 + 3 dies: more than tiny's 4 dies, so flashblox could not run here.
+    let too_big = "[scheme.flashblox]\ntenants = [{ kind = \"die\", dies = 3 }, { kind = \"die\", dies = 3 }]";
+    let s = load_ok(&base().at("end", too_big));
+    assert_eq!(s.schemes, ["unified"]);
+    // Kept as written (not resolved): its defaults are not filled in.
+    assert_eq!(s.scheme["flashblox"].keys().collect::<Vec<_>>(), ["tenants"]);
+    let unlisted = |name: &str, lines: &str| base().at("end", &format!("[scheme.{name}]\n{lines}"));
+    check_all(cases![
+        "run, it does not fit" => base().at("end", too_big).set("schemes=[\"flashblox\"]"), config("scheme.flashblox.tenants.1.dies", &["must be in [1, 1]", "got 3"]);
+        "a typo" => unlisted("flashblox", "tenant = []"), config("scheme.flashblox.tenant", &["unknown field `tenant` (did you mean `tenants`?)"]);
+        "a typo in an array of tables" => unlisted("flashblox", "tenants = [{ kind = \"die\", dise = 2 }]"), config("scheme.flashblox.tenants.0.dise", &["unknown field `dise` (did you mean `dies`?)"]);
+        "a wrong type" => unlisted("upi", "epoch_s = \"fast\""), config("scheme.upi.epoch_s", &["invalid type"]);
+        "a static range" => unlisted("upi", "epoch_s = 0.0"), config("scheme.upi.epoch_s", &["must be in [0.001, 86400], got 0"]);
+        "an unknown variant" => unlisted("partitioned", "by = \"plane\""), config("scheme.partitioned.by", &["unknown variant `plane`"]);
+    ]);
+    // Every scheme's resolved table (as it ran) is accepted as the table of a scheme not run.
+    let mut checked = 0;
+    for info in ftlab::scheme::REGISTRY {
+        let run = base().replace("schemes = [\"unified\"]", &format!("schemes = [{:?}]", info.name));
+        let Ok(Ok(Some(s))) = outcome(&run) else { continue };
+        let mut wrapper = toml::Table::new();
+        wrapper.insert("scheme".into(), toml::Value::Table([(info.name.to_string(), toml::Value::Table(s.scheme[info.name].clone()))].into_iter().collect()));
+        let text = format!("{}\n{}", base().text.replace("#end\n", ""), toml::to_string(&wrapper).unwrap());
+        let s = load_ok(&Case { text, ..base() });
+        assert!(s.scheme.contains_key(info.name));
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} schemes load on the base");
+}
