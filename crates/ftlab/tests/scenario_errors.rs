@@ -1030,3 +1030,30 @@ fn tables_of_schemes_not_run_are_checked_without_the_device() {
     }
     assert!(checked >= 4, "only {checked} schemes load on the base");
 }
+
+/// The README's `--set` example on the bundled default scenario: doubling the channels doubles
+/// every namespace (they are fractions of the device), and flashblox's die vSSDs, which leave
+/// their die counts out, follow: 1/4, 1/4 and 1/2 of the dies, 2, 2 and 4 of 8, then 4, 4 and
+/// 8 of 16.
+#[test]
+fn the_default_scenario_with_twice_the_channels() {
+    let default = || Case { text: ftlab::api::default_scenario_toml().into(), ..base() };
+    let dies = |s: &Scenario| -> Vec<i64> {
+        s.scheme["flashblox"]["tenants"].as_array().unwrap().iter().map(|v| v["dies"].as_integer().unwrap()).collect()
+    };
+    assert_eq!(dies(&load_ok(&default())), [2, 2, 4]);
+    let s = load_ok(&default().set("device.channels=8"));
+    assert_eq!(s.device.channels, Some(8));
+    assert_eq!(dies(&s), [4, 4, 8]);
+    // Die counts set in the file stay as set, and still must fit.
+    let fixed = default().replace("tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]", "tenants = [{ kind = \"die\", dies = 2 }, { kind = \"die\", dies = 2 }, { kind = \"die\", dies = 4 }]");
+    assert_eq!(dies(&load_ok(&fixed)), [2, 2, 4]);
+    check_all(cases![
+        "fixed dies on twice the channels" => fixed.clone().set("device.channels=8"), config("scheme.flashblox.tenants.0.dies", &["exceeds the logical capacity of its 2 dies"]);
+    ]);
+    // One die vSSD set to 7 of the 8 dies leaves 1 for the other two: not one each.
+    let one_set = default().replace("tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]", "tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\", dies = 7 }]");
+    check_all(cases![
+        "7 dies set leave 1 for two vSSDs" => one_set, config("scheme.flashblox.tenants.0.dies", &["2 die vSSDs leave out dies, but only 1 dies are left"]);
+    ]);
+}
