@@ -16,6 +16,7 @@ use arrow::ArrowTable;
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
 use ftlab::workload::stats::TraceStats;
 use ftlab::workload::TraceFormat;
+use ftlab::error::Place;
 use ftlab::FtlabError as CoreError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -49,7 +50,7 @@ create_exception!(
 create_exception!(ftlab._core, UsageError, FtlabError, "An argument is wrong.");
 
 /// The attributes every `FtlabError` instance carries (None where the variant has no such field).
-const ERROR_ATTRS: [&str; 6] = ["reason", "file", "line", "key", "path", "arg"];
+const ERROR_ATTRS: [&str; 8] = ["reason", "file", "line", "column", "key", "path", "arg", "override"];
 
 /// Convert a core error into the Python exception named by `kind()`, with the error's
 /// Display string as message and its fields as attributes.
@@ -70,8 +71,24 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
     let s = |v: &String| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
     let n = |v: u64| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
     let (reason, file, line, key, path, arg) = match &e {
-        CoreError::Config { file, key, reason } => (reason, s(file), None, s(key), None, None),
-        CoreError::Syntax { file, line, reason } => (reason, s(file), n(*line), None, None, None),
+        CoreError::Config { file, key, reason, place } => {
+            let line = match place {
+                Place::At { line, column } => {
+                    set("column", n(*column).unwrap_or_else(|| py.None()));
+                    n(*line)
+                }
+                Place::Set(assignment) => {
+                    set("override", s(assignment).unwrap_or_else(|| py.None()));
+                    None
+                }
+                Place::Unknown => None,
+            };
+            (reason, s(file), line, s(key), None, None)
+        }
+        CoreError::Syntax { file, line, column, reason } => {
+            set("column", n(*column).unwrap_or_else(|| py.None()));
+            (reason, s(file), n(*line), None, None, None)
+        }
         CoreError::Trace { file, line, reason } => (reason, s(file), n(*line), None, None, None),
         CoreError::Io { path, reason } => (reason, None, None, None, s(path), None),
         CoreError::Usage { arg, reason } => (reason, None, None, None, None, s(arg)),

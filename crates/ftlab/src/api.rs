@@ -711,7 +711,7 @@ fn synthetic_key(i: usize, key: &str) -> String {
 /// Put the scenario's name on a config error the simulation raised without it.
 fn name_file(e: FtlabError, file: &str) -> FtlabError {
     match e {
-        FtlabError::Config { key, reason, .. } => FtlabError::Config { file: file.to_string(), key, reason },
+        FtlabError::Config { key, reason, place, .. } => FtlabError::Config { file: file.to_string(), key, reason, place },
         other => other,
     }
 }

@@ -141,7 +141,7 @@ fn brim(overwrite_passes: f64, web: &str) -> String {
 
 fn expect_capacity_error(text: &str, over_provisioning: &str, says: &str) {
     match run_raw(text, &[&format!("device.over_provisioning={over_provisioning}")]) {
-        Err(FtlabError::Config { file, key, reason }) => {
+        Err(FtlabError::Config { file, key, reason, .. }) => {
             assert_eq!(file, "test.toml");
             assert_eq!(key, "device.over_provisioning");
             assert!(reason.contains(says) && reason.contains("raise device.over_provisioning"), "{reason}");

@@ -255,25 +255,27 @@ fn fiu_fixture() {
 
 #[test]
 fn vscsi_fixture() {
-    // time in us * 1000; lbn * 512; size in bytes; the header skipped; SCSI opcodes in hex
-    // (either case, spaces after commas) or decimal (40 = 0x28). Skipped and counted (3):
-    // TEST UNIT READY 0x00, SYNCHRONIZE CACHE(10) 0x35, a zero-length WRITE(10). File order
-    // kept although the last time goes backwards.
+    // The published CSV form (libCacheSim's CloudPhysics `trace.csv`): opcodes in hexadecimal
+    // WITHOUT a prefix, several of them all digits (28, 88, 00, 42), in either case and with
+    // spaces after commas; time in seconds (a fraction accepted): ns = s * 10^9; offset =
+    // lbn * 512; size in bytes; the header and a blank line skipped. Skipped and counted (3):
+    // TEST UNIT READY 00, UNMAP 42 (read as decimal it would be 0x2a, a WRITE(10)), a
+    // zero-length WRITE(10). File order kept although 33901.5 comes after 33902.
     let text = fixture("vscsi.csv");
     check(
         Vscsi,
         &text,
         Want::Records(&[
-            (1_339_522_000_000_000, R, 1_048_576, 4096, 0),         // READ(10), 2048 * 512
-            (1_339_522_000_150_000, W, 2_097_152, 8192, 0),         // WRITE(10), 4096 * 512
-            (1_339_522_000_151_000, R, 1_048_576, 512, 0),          // 40 = READ(10)
-            (1_339_522_000_310_000, R, 2_199_023_255_552, 65536, 0), // READ(16), 2^32 * 512 = 2^41
-            (1_339_522_000_320_000, W, 4096, 4096, 0),              // WRITE(16) "0x8A", 8 * 512
-            (1_339_522_000_450_000, R, 51_200, 512, 0),             // READ(6), 100 * 512
-            (1_339_522_000_460_000, W, 52_224, 1024, 0),            // WRITE(6), 102 * 512
-            (1_339_522_000_500_000, R, 0, 4096, 0),                 // READ(12), lbn 0
-            (1_339_522_000_510_000, W, 8192, 4096, 0),              // WRITE(12), 16 * 512
-            (1_339_522_000_499_000, W, 16_384, 4096, 0),            // WRITE AND VERIFY(10), 32 * 512
+            (33_898_000_000_000, R, 1_048_576, 4096, 0),         // 28 READ(10), 2048 * 512
+            (33_898_000_000_000, W, 2_097_152, 8192, 0),         // 2a WRITE(10), 4096 * 512
+            (33_899_000_000_000, R, 2_199_023_255_552, 65536, 0), // 88 READ(16), 2^32 * 512 = 2^41
+            (33_899_000_000_000, W, 4096, 4096, 0),              // 8A WRITE(16), 8 * 512
+            (33_901_000_000_000, R, 51_200, 512, 0),             // 8 READ(6), 100 * 512
+            (33_901_000_000_000, W, 52_224, 1024, 0),            // 0a WRITE(6), 102 * 512
+            (33_902_000_000_000, R, 0, 4096, 0),                 // a8 READ(12), lbn 0
+            (33_902_000_000_000, W, 8192, 4096, 0),              // aa WRITE(12), 16 * 512
+            (33_901_500_000_000, W, 16_384, 4096, 0),            // 2e WRITE AND VERIFY(10), 32 * 512
+            (33_904_000_000_000, R, 32_768, 512, 0),             // 28 READ(10), 64 * 512
         ]),
     );
     let mut reader = read_trace(Vscsi, text.as_bytes());
@@ -281,6 +283,66 @@ fn vscsi_fixture() {
     assert_eq!(reader.skipped(), 3);
     assert_eq!(TraceFormat::from_name("vscsi"), Some(Vscsi));
     assert!(TraceFormat::ALL.contains(&Vscsi));
+}
+
+#[test]
+fn vscsi_fixture_with_0x_prefixes() {
+    // The same format with `0x`/`0X` prefixed opcodes; 7200.000001 s = 7_200_000_001_000 ns.
+    // Skipped and counted (2): SYNCHRONIZE CACHE(10) 0x35 and INQUIRY 0x12.
+    let text = fixture("vscsi-0x.csv");
+    check(
+        Vscsi,
+        &text,
+        Want::Records(&[
+            (7_200_000_000_000, R, 1_048_576, 4096, 0), // 0x28, 2048 * 512
+            (7_200_000_001_000, W, 2_097_152, 8192, 0), // 0x2a, 4096 * 512
+            (7_201_000_000_000, R, 512, 512, 0),        // 0X88, 1 * 512
+            (7_201_000_000_000, W, 0, 1024, 0),         // 0x8a, lbn 0
+            (7_203_000_000_000, W, 4096, 512, 0),       // 0x0A WRITE(6), 8 * 512
+        ]),
+    );
+    let mut reader = read_trace(Vscsi, text.as_bytes());
+    assert_eq!(reader.by_ref().count(), 5);
+    assert_eq!(reader.skipped(), 2);
+}
+
+#[test]
+fn vscsi_opcodes_are_hexadecimal_never_decimal() {
+    // (op as written, Some(what it is) or None: skipped and counted). Each all-digit code is
+    // read in hexadecimal: as decimal, 28 would be 0x1c and 88 0x58 (both skipped), while 42
+    // would be 0x2a (a write) and 40 0x28 (a read).
+    let cases: &[(&str, Option<IoOp>)] = &[
+        ("28", Some(R)),
+        ("0x28", Some(R)),
+        ("0028", Some(R)),
+        ("88", Some(R)),
+        ("08", Some(R)),
+        ("8", Some(R)),
+        ("a8", Some(R)),
+        ("2a", Some(W)),
+        ("2A", Some(W)),
+        ("0X2a", Some(W)),
+        ("8a", Some(W)),
+        ("a", Some(W)),
+        ("aa", Some(W)),
+        ("2e", Some(W)),
+        ("ae", Some(W)),
+        ("8e", Some(W)),
+        ("42", None),
+        ("40", None),
+        ("12", None),
+        ("35", None),
+        ("91", None),
+        ("0", None),
+        ("ff", None),
+    ];
+    for &(op, want) in cases {
+        let line = format!("1,5,{op},4096,8\n");
+        let mut reader = read_trace(Vscsi, line.as_bytes());
+        let got: Vec<IoOp> = reader.by_ref().map(|r| r.unwrap_or_else(|e| panic!("{op}: {e}")).op).collect();
+        assert_eq!(got, want.into_iter().collect::<Vec<_>>(), "op {op:?}");
+        assert_eq!(reader.skipped(), u64::from(want.is_none()), "op {op:?}");
+    }
 }
 
 #[test]
@@ -346,7 +408,7 @@ fn blank_lines_and_crlf_are_accepted_everywhere() {
         (Fio, "\r\nfio version 3 iolog\r\n\r\n4 f read 0 512\r\n", (4000, R, 0, 512, 0)),
         (Msprod, &msprod, (7000, W, 512, 512, 3)),
         (Fiu, "\r\n \n7 1 p 1 1 R 8 0 d\r\n\r\n", (7, R, 512, 512, 0)),
-        (Vscsi, "\r\nversion,time,op,size,lbn\r\n\r\n2,7,0x28,512,1\r\n", (7000, R, 512, 512, 0)),
+        (Vscsi, "\r\nversion,time,op,size,lbn\r\n\r\n2,7,28,512,1\r\n", (7_000_000_000, R, 512, 512, 0)),
         (FtlabCsv, "\r\ntime_ns,op,offset_bytes,size_bytes,stream\r\n\r\n5,trim,0,512,2\r\n", (5, T, 0, 512, 2)),
     ];
     for (format, input, rec) in cases {
@@ -765,14 +827,18 @@ fn vscsi_malformations() {
         (row("0", "10", "0x28", "4096", "8"), 1, &["field 1 (version)", "expected 1 or 2", "got 0"]),
         (format!("{good}\n{}", row("1", "1e3", "0x28", "4096", "8")), 3, &["field 2 (time)", "decimal number", "\"1e3\""]),
         (row("1", "-10", "0x28", "4096", "8"), 1, &["field 2 (time)", "negative"]),
-        // 2e16 us * 1000 = 2e19 ns > u64::MAX (1.8e19).
-        (row("1", "20000000000000000", "0x28", "4096", "8"), 1, &["field 2 (time)", "overflows the 64-bit nanosecond clock"]),
+        // 18446744074 s * 10^9 = 1.8446744074e19 ns > u64::MAX (1.8446744073709551615e19).
+        (row("1", "18446744074", "0x28", "4096", "8"), 1, &["field 2 (time)", "overflows the 64-bit nanosecond clock"]),
         (row("1", "10", "READ", "4096", "8"), 1, &["field 3 (op)", "SCSI operation code", "\"READ\""]),
         (row("1", "10", "28h", "4096", "8"), 1, &["field 3 (op)", "SCSI operation code", "\"28h\""]),
         (row("1", "10", "0x", "4096", "8"), 1, &["field 3 (op)", "hexadecimal", "\"0x\""]),
+        (row("1", "10", "", "4096", "8"), 1, &["field 3 (op)", "hexadecimal", "got \"\""]),
+        (row("1", "10", "x28", "4096", "8"), 1, &["field 3 (op)", "hexadecimal", "\"x28\""]),
+        (row("1", "10", "+28", "4096", "8"), 1, &["field 3 (op)", "\"+28\""]),
         (row("1", "10", "-40", "4096", "8"), 1, &["field 3 (op)", "\"-40\""]),
-        (row("1", "10", "0x128", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code", "at most 255"]),
-        (row("1", "10", "256", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code"]),
+        (row("1", "10", "0x128", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code", "at most ff"]),
+        // Three hexadecimal digits: 0x100 = 256, one past the largest code.
+        (row("1", "10", "100", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code", "at most ff"]),
         (row("1", "10", "0x2a", "-4096", "8"), 1, &["field 4 (size)", "negative number \"-4096\""]),
         (row("1", "10", "0x2a", "4k", "8"), 1, &["field 4 (size)", "\"4k\""]),
         (row("1", "10", "0x2a", "4096", "0x8"), 1, &["field 5 (lbn)", "\"0x8\""]),
@@ -789,13 +855,13 @@ fn vscsi_malformations() {
 #[test]
 fn vscsi_skips_and_counts_other_commands_and_zero_lengths() {
     // Every line is well formed; only the READ(10) and WRITE(16) are requests. Skipped (6):
-    // INQUIRY 0x12, UNMAP 0x42, WRITE SAME(16) 0x93, the variable-length 0x7f, SYNCHRONIZE
-    // CACHE(16) 145 = 0x91, and a READ(10) of size 0 (version 2, decimal 40). Headers are not
-    // counted.
-    let input = "version,time,op,size,lbn\n1,1,0x12,36,0\n1,2,0x28,512,0\n1,3,0x42,24,0\n\
-                 2,4,0x93,512,64\n2,5,0x7f,4096,8\nVERSION,TIME,OP,SIZE,LBN\n2,6,145,0,0\n\
-                 2,7,40,0,16\n2,8,0x8a,1024,16\n";
-    check(Vscsi, input, Want::Records(&[(2000, R, 0, 512, 0), (8000, W, 8192, 1024, 0)]));
+    // INQUIRY 12, UNMAP 0x42, WRITE SAME(16) 93, the variable-length 7f, SYNCHRONIZE
+    // CACHE(16) 91, and a READ(10) of size 0 (version 2). Headers are not counted. Times in
+    // seconds: 2 s and 8 s.
+    let input = "version,time,op,size,lbn\n1,1,12,36,0\n1,2,28,512,0\n1,3,0x42,24,0\n\
+                 2,4,93,512,64\n2,5,7f,4096,8\nVERSION,TIME,OP,SIZE,LBN\n2,6,91,0,0\n\
+                 2,7,28,0,16\n2,8,8a,1024,16\n";
+    check(Vscsi, input, Want::Records(&[(2_000_000_000, R, 0, 512, 0), (8_000_000_000, W, 8192, 1024, 0)]));
     let mut reader = read_trace(Vscsi, input.as_bytes());
     assert_eq!(reader.skipped(), 0, "nothing read yet");
     assert!(reader.next().unwrap().is_ok());
@@ -803,7 +869,7 @@ fn vscsi_skips_and_counts_other_commands_and_zero_lengths() {
     assert_eq!(reader.by_ref().count(), 1);
     assert_eq!(reader.skipped(), 6);
     // A file of nothing but skipped commands: no request, all counted, not an error.
-    let mut only = read_trace(Vscsi, "1,1,0x00,0,0\n1,2,0x35,0,0\n".as_bytes());
+    let mut only = read_trace(Vscsi, "1,1,00,0,0\n1,2,35,0,0\n".as_bytes());
     assert!(only.next().is_none());
     assert_eq!(only.skipped(), 2);
     // Formats that skip nothing, or do not count, report 0.
@@ -986,13 +1052,13 @@ fn stats_of_the_vscsi_fixture_count_the_skipped_commands() {
         reads: 5,
         writes: 5,
         trims: 0,
-        bytes: 4096 + 8192 + 512 + 65536 + 4096 + 512 + 1024 + 4096 + 4096 + 4096, // = 96256
-        // times 1339522000000 .. 1339522000510 us: 510 us
-        duration_s: 510e-6,
-        // [1048576, +4096) page 256 (twice); [2097152, +8192) pages 512, 513;
-        // [2^41, +65536) 16 pages; [4096, +4096) page 1; [51200, +512) page 12;
-        // [52224, +1024) page 12; [0, 4096) page 0; [8192, +4096) page 2; [16384, +4096) page 4
-        footprint_pages: 1 + 2 + 16 + 1 + 1 + 1 + 1 + 1,
+        bytes: 4096 + 8192 + 65536 + 4096 + 512 + 1024 + 4096 + 4096 + 4096 + 512, // = 96256
+        // times 33898 .. 33904 s
+        duration_s: 6.0,
+        // [1048576, +4096) page 256; [2097152, +8192) pages 512, 513; [2^41, +65536) 16 pages;
+        // [4096, +4096) page 1; [51200, +512) page 12; [52224, +1024) page 12 again;
+        // [0, 4096) page 0; [8192, +4096) page 2; [16384, +4096) page 4; [32768, +512) page 8
+        footprint_pages: 1 + 2 + 16 + 1 + 1 + 1 + 1 + 1 + 1,
         lba_min_bytes: 0,
         lba_max_bytes: 2_199_023_255_552 + 65536 - 1, // = 2199023321087
         skipped: 3,

@@ -13,6 +13,7 @@
 //! `tenants.0.queue_depth`), the spelling `--set` accepts.
 
 use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
+use ftlab::error::Place;
 use ftlab::scenario::{self, presets, Scenario};
 use ftlab::FtlabError;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -174,10 +175,11 @@ impl Case {
 /// What a case must produce. Reason fragments must all occur in the error's reason.
 #[derive(Clone, Debug)]
 enum Expect {
-    /// `FtlabError::Config` with exactly this key, from file `test.toml`.
-    Config(String, Vec<String>),
-    /// `FtlabError::Syntax` at this 1-based line, from file `test.toml`.
-    Syntax(u64, Vec<String>),
+    /// `FtlabError::Config` with exactly this key, from file `test.toml`, and this place if
+    /// one is given.
+    Config(String, Vec<String>, Option<Place>),
+    /// `FtlabError::Syntax` at this 1-based line (and column, if given), from `test.toml`.
+    Syntax(u64, Option<u64>, Vec<String>),
     /// `FtlabError::Io` whose path ends with the first string.
     Io(String, Vec<String>),
     /// `FtlabError::Trace` whose file ends with the first string, at this line.
@@ -185,11 +187,25 @@ enum Expect {
 }
 
 fn config(key: &str, reason: &[&str]) -> Expect {
-    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect())
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), None)
+}
+
+/// A config error whose key is written at `line`:`column` of the text.
+fn config_at(key: &str, (line, column): (u64, u64), reason: &[&str]) -> Expect {
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), Some(Place::At { line, column }))
+}
+
+/// A config error caused by the `--set` override `assignment`.
+fn config_set(key: &str, assignment: &str, reason: &[&str]) -> Expect {
+    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), Some(Place::Set(assignment.into())))
 }
 
 fn syntax(line: u64, reason: &[&str]) -> Expect {
-    Expect::Syntax(line, reason.iter().map(|s| s.to_string()).collect())
+    Expect::Syntax(line, None, reason.iter().map(|s| s.to_string()).collect())
+}
+
+fn syntax_at(line: u64, column: u64, reason: &[&str]) -> Expect {
+    Expect::Syntax(line, Some(column), reason.iter().map(|s| s.to_string()).collect())
 }
 
 fn outcome(case: &Case) -> std::thread::Result<Result<Option<Scenario>, FtlabError>> {
@@ -222,19 +238,27 @@ fn check(case: &Case, expected: &Expect) -> Result<(), String> {
         Ok(Err(e)) => e,
     };
     let fail = |why: String| Err(format!("{why}; got {got:?}"));
+    // No message starts with a blank line (or any space) or ends with a line break.
+    let shown = got.to_string();
+    if shown.starts_with(char::is_whitespace) || shown.ends_with('\n') {
+        return fail(format!("message {shown:?} starts with a space or ends with a line break"));
+    }
     match (expected, &got) {
-        (Expect::Config(key, frags), FtlabError::Config { file, key: k, reason }) => {
+        (Expect::Config(key, frags, place), FtlabError::Config { file, key: k, reason, place: p }) => {
             if file != "test.toml" {
                 return fail(format!("file {file:?}, expected \"test.toml\""));
             }
             if k != key {
                 return fail(format!("key {k:?}, expected {key:?}"));
             }
+            if place.as_ref().is_some_and(|place| place != p) {
+                return fail(format!("place {p:?}, expected {place:?}"));
+            }
             reason_has(reason, frags).or_else(fail)
         }
-        (Expect::Syntax(line, frags), FtlabError::Syntax { file, line: l, reason }) => {
-            if file != "test.toml" || l != line {
-                return fail(format!("at {file}:{l}, expected test.toml:{line}"));
+        (Expect::Syntax(line, column, frags), FtlabError::Syntax { file, line: l, column: c, reason }) => {
+            if file != "test.toml" || l != line || column.is_some_and(|column| column != *c) {
+                return fail(format!("at {file}:{l}:{c}, expected test.toml:{line}:{column:?}"));
             }
             reason_has(reason, frags).or_else(fail)
         }
@@ -893,5 +917,143 @@ fn trace_files_at_run_time() {
             trace_tenant("far.trace", "mqsim").at("trace0", "address_map = \"reject\"").run(),
             Expect::Trace("far.trace".into(), 2, vec!["lies outside the namespace".into(), "address_map = \"reject\"".into()]),
         ),
+    ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Where an error is: the line and column of its key in the file, or the `--set` override that
+// caused it. Lines are found in the case's text; a key at the start of its line is column 1.
+
+#[test]
+fn errors_name_their_line_and_column_or_their_override() {
+    let typo = base().at("device", "  chanels = 4");
+    let bad_value = base().at("tenant1", "queue_depth = 0");
+    let bad_type = base().at("ftl", "physical_streams = \"four\"");
+    let never = base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n");
+    // Tenant 1's `[tenants.synthetic]` is the line before its `pattern`; `synthetic` starts at
+    // column 10, after `[tenants.`.
+    let never_table = never.line_of("pattern = \"zipf\"") - 1;
+    let in_array = base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitoned\"]");
+    check_all(vec![
+        ("a misspelt key".into(), typo.clone(), config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field `chanels` (did you mean `channels`?)"])),
+        ("a value out of range".into(), bad_value.clone(), config_at("tenants.1.queue_depth", (bad_value.line_of("queue_depth = 0"), 1), &["must be in [1, 65536], got 0"])),
+        ("a value of the wrong type".into(), bad_type.clone(), config_at("ftl.physical_streams", (bad_type.line_of("physical_streams"), 1), &["invalid type"])),
+        ("a key left out: the table it belongs in".into(), never, config_at("tenants.1.synthetic.requests", (never_table, 10), &["never ends"])),
+        // `schemes = [` is 11 characters and `"unified", ` 11 more: element 1 starts at 23.
+        ("an element of an array".into(), in_array, config_at("schemes.1", (3, 23), &["unknown scheme \"partitoned\""])),
+        ("an override's typo".into(), base().set("device.chanels=4"), config_set("device.chanels", "device.chanels=4", &["did you mean `channels`?"])),
+        ("an override's value".into(), base().set("tenants.db.queue_depth=0"), config_set("tenants.1.queue_depth", "tenants.db.queue_depth=0", &["got 0"])),
+        ("an override of a value the file has".into(), bad_value.clone().set("tenants.1.queue_depth=70000"), config_set("tenants.1.queue_depth", "tenants.1.queue_depth=70000", &["got 70000"])),
+        ("an override inside an array of tables".into(), base().set("tenants.db.synthetic.read_ratio=2"), config_set("tenants.1.synthetic.read_ratio", "tenants.db.synthetic.read_ratio=2", &["got 2"])),
+        ("an override creating a table".into(), base().set("devices.channels=4"), config_set("devices", "devices.channels=4", &["unknown field `devices` (did you mean `device`?)"])),
+        ("a malformed override".into(), base().set("device..channels=4"), config_set("device..channels", "device..channels=4", &["empty segment"])),
+        ("the file's typo, an unrelated override".into(), typo.clone().set("seed=3"), config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field"])),
+        ("a key the file leaves out".into(), base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), Expect::Config("device".into(), vec!["missing field `device`".into()], Some(Place::Unknown))),
+    ]);
+    // The message starts with where it is: file:line:column, or the override.
+    let e = scenario::load(&typo.text, "test.toml", &[], None).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("test.toml:{}:3: device.chanels: unknown field `chanels` (did you mean", typo.line_of("chanels"))), "{e}");
+    let e = scenario::load(BASE, "test.toml", &["device.chanels=4".into()], None).unwrap_err().to_string();
+    assert!(e.starts_with("--set device.chanels=4: device.chanels: unknown field `chanels` (did you mean `channels`?)"), "{e}");
+}
+
+#[test]
+fn syntax_errors_name_the_line_and_column() {
+    let duplicate = base().at("device", "preset = \"upi\"");
+    let cases = vec![
+        ("a duplicate key, at the start of its line".to_string(), duplicate.clone(), syntax_at(duplicate.line_of("preset = \"upi\""), 1, &["duplicate key"])),
+        ("a key-less value on line 1".to_string(), Case { text: "= 3\n".into(), ..base() }, syntax_at(1, 1, &[])),
+    ];
+    check_all(cases);
+    let e = scenario::load(&duplicate.text, "test.toml", &[], None).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("test.toml:{}:1: ", duplicate.line_of("preset = \"upi\""))), "{e}");
+}
+
+#[test]
+fn did_you_mean() {
+    let schemes = |list: &str| base().replace("schemes = [\"unified\"]", &format!("schemes = {list}"));
+    check_all(cases![
+        "a key one letter off" => base().at("device", "chanels = 4"), config("device.chanels", &["unknown field `chanels` (did you mean `channels`?)", "expected one of"]);
+        "a key without its unit" => base().at("measure", "duration = 1"), config("measure.duration", &["(did you mean `duration_s`?)"]);
+        "a tenant's key" => base().at("tenant0", "queue_dept = 4"), config("tenants.0.queue_dept", &["(did you mean `queue_depth`?)"]);
+        "a variant" => base().at("ftl", "gc_policy = \"greedyy\""), config("ftl.gc_policy", &["unknown variant `greedyy` (did you mean `greedy`?)"]);
+        "a scheme's knob" => schemes("[\"upi\"]").at("end", "[scheme.upi]\nepoch_ms = 100"), config("scheme.upi.epoch_ms", &["(did you mean `epoch_s`?)"]);
+        "a scheme's name" => schemes("[\"unified\", \"partitoned\"]"), config("schemes.1", &["unknown scheme \"partitoned\"; did you mean \"partitioned\"?", "known: unified, partitioned"]);
+        "a scheme table's name" => base().at("end", "[scheme.unifed]"), config("scheme.unifed", &["unknown scheme; did you mean \"unified\"?"]);
+        "vstream in schemes" => schemes("[\"unified\", \"vstream\"]"), config("schemes.1", &["vstream is a stream mapper", "stream_mapper = \"vstream\""]);
+        "vstream's knobs under [scheme]" => base().at("end", "[scheme.vstream]\nk = 4"), config("scheme.vstream", &["vstream is a stream mapper", "[stream.vstream]", "stream_mapper = \"vstream\""]);
+        "a mapper's name" => base().at("top", "stream_mapper = \"vstrem\""), config("stream_mapper", &["unknown stream mapper \"vstrem\"; did you mean \"vstream\"?"]);
+        "a scheme as the mapper" => base().at("top", "stream_mapper = \"upi\""), config("stream_mapper", &["upi is a scheme, not a stream mapper", "schemes"]);
+        "a mapper table's name" => base().at("end", "[stream.legazy]"), config("stream.legazy", &["unknown stream mapper; did you mean \"legacy\"?"]);
+    ]);
+    // Nothing close: no suggestion.
+    for (case, key) in [(base().at("check", "oracle = true"), "check.oracle"), (schemes("[\"nosuch\"]"), "schemes.0")] {
+        match outcome(&case) {
+            Ok(Err(FtlabError::Config { key: k, reason, .. })) => assert!(k == key && !reason.contains("did you mean"), "{reason}"),
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `[scheme.X]` tables of schemes the run does not list: checked for typos, types and static
+// ranges, not against the device.
+
+#[test]
+fn tables_of_schemes_not_run_are_checked_without_the_device() {
+    // Die vSSDs of 3 + 3 dies: more than tiny's 4 dies, so flashblox could not run here.
+    let too_big = "[scheme.flashblox]\ntenants = [{ kind = \"die\", dies = 3 }, { kind = \"die\", dies = 3 }]";
+    let s = load_ok(&base().at("end", too_big));
+    assert_eq!(s.schemes, ["unified"]);
+    // Kept as written (not resolved): its defaults are not filled in.
+    assert_eq!(s.scheme["flashblox"].keys().collect::<Vec<_>>(), ["tenants"]);
+    let unlisted = |name: &str, lines: &str| base().at("end", &format!("[scheme.{name}]\n{lines}"));
+    check_all(cases![
+        "run, it does not fit" => base().at("end", too_big).set("schemes=[\"flashblox\"]"), config("scheme.flashblox.tenants.1.dies", &["must be in [1, 1]", "got 3"]);
+        "a typo" => unlisted("flashblox", "tenant = []"), config("scheme.flashblox.tenant", &["unknown field `tenant` (did you mean `tenants`?)"]);
+        "a typo in an array of tables" => unlisted("flashblox", "tenants = [{ kind = \"die\", dise = 2 }]"), config("scheme.flashblox.tenants.0.dise", &["unknown field `dise` (did you mean `dies`?)"]);
+        "a wrong type" => unlisted("upi", "epoch_s = \"fast\""), config("scheme.upi.epoch_s", &["invalid type"]);
+        "a static range" => unlisted("upi", "epoch_s = 0.0"), config("scheme.upi.epoch_s", &["must be in [0.001, 86400], got 0"]);
+        "an unknown variant" => unlisted("partitioned", "by = \"plane\""), config("scheme.partitioned.by", &["unknown variant `plane`"]);
+    ]);
+    // Every scheme's resolved table (as it ran) is accepted as the table of a scheme not run.
+    let mut checked = 0;
+    for info in ftlab::scheme::REGISTRY {
+        let run = base().replace("schemes = [\"unified\"]", &format!("schemes = [{:?}]", info.name));
+        let Ok(Ok(Some(s))) = outcome(&run) else { continue };
+        let mut wrapper = toml::Table::new();
+        wrapper.insert("scheme".into(), toml::Value::Table([(info.name.to_string(), toml::Value::Table(s.scheme[info.name].clone()))].into_iter().collect()));
+        let text = format!("{}\n{}", base().text.replace("#end\n", ""), toml::to_string(&wrapper).unwrap());
+        let s = load_ok(&Case { text, ..base() });
+        assert!(s.scheme.contains_key(info.name));
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} schemes load on the base");
+}
+
+/// The README's `--set` example on the bundled default scenario: doubling the channels doubles
+/// every namespace (they are fractions of the device), and flashblox's die vSSDs, which leave
+/// their die counts out, follow: 1/4, 1/4 and 1/2 of the dies, 2, 2 and 4 of 8, then 4, 4 and
+/// 8 of 16.
+#[test]
+fn the_default_scenario_with_twice_the_channels() {
+    let default = || Case { text: ftlab::api::default_scenario_toml().into(), ..base() };
+    let dies = |s: &Scenario| -> Vec<i64> {
+        s.scheme["flashblox"]["tenants"].as_array().unwrap().iter().map(|v| v["dies"].as_integer().unwrap()).collect()
+    };
+    assert_eq!(dies(&load_ok(&default())), [2, 2, 4]);
+    let s = load_ok(&default().set("device.channels=8"));
+    assert_eq!(s.device.channels, Some(8));
+    assert_eq!(dies(&s), [4, 4, 8]);
+    // Die counts set in the file stay as set, and still must fit.
+    let fixed = default().replace("tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]", "tenants = [{ kind = \"die\", dies = 2 }, { kind = \"die\", dies = 2 }, { kind = \"die\", dies = 4 }]");
+    assert_eq!(dies(&load_ok(&fixed)), [2, 2, 4]);
+    check_all(cases![
+        "fixed dies on twice the channels" => fixed.clone().set("device.channels=8"), config("scheme.flashblox.tenants.0.dies", &["exceeds the logical capacity of its 2 dies"]);
+    ]);
+    // One die vSSD set to 7 of the 8 dies leaves 1 for the other two: not one each.
+    let one_set = default().replace("tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]", "tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\", dies = 7 }]");
+    check_all(cases![
+        "7 dies set leave 1 for two vSSDs" => one_set, config("scheme.flashblox.tenants.0.dies", &["2 die vSSDs leave out dies, but only 1 dies are left"]);
     ]);
 }

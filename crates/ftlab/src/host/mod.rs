@@ -88,6 +88,8 @@ pub struct Source<'a> {
     first_time: Option<SimTime>,
     last_arrival: SimTime,
     issued: u64,
+    /// Records read but not issued because they arrive at or after the tenant's end.
+    cut: u64,
     /// Records whose timestamp went backwards (replayed at their predecessor's time).
     pub reordered: u64,
 }
@@ -101,7 +103,7 @@ impl<'a> Source<'a> {
             Records::Trace(_) => None,
             Records::Synthetic(_) | Records::Periodic(_) | Records::Silent => Some(SimTime::ZERO),
         };
-        Source { records, p, first_time, last_arrival, issued: 0, reordered: 0 }
+        Source { records, p, first_time, last_arrival, issued: 0, cut: 0, reordered: 0 }
     }
 
     /// Trace records read so far that were well formed but carried no request (a format's
@@ -111,6 +113,29 @@ impl<'a> Source<'a> {
             Records::Trace(r) => r.skipped(),
             Records::Synthetic(_) | Records::Periodic(_) | Records::Silent => 0,
         }
+    }
+
+    /// Request records of the trace not replayed: the ones cut at the tenant's end, `pending`
+    /// more (issued by `next_request` but not arrived when the run stopped: the caller's
+    /// look-ahead), and every request record left in the trace, which this reads to its end
+    /// (a malformed line there is an error, as in a full replay). Records the format skips are
+    /// not counted. 0 for generators, whose end is their configuration, not a cut.
+    pub fn records_not_replayed(&mut self, pending: u64) -> Result<u64, FtlabError> {
+        let Records::Trace(s) = &mut self.records else { return Ok(0) };
+        let mut n = self.cut + pending;
+        for r in s.by_ref() {
+            match r {
+                Ok(_) => n += 1,
+                Err(e) => return Err(FtlabError::Trace { file: self.p.name.clone(), line: e.line, reason: e.reason }),
+            }
+        }
+        Ok(n)
+    }
+
+    /// A request issued by `next_request` and dropped at the tenant's end (closed-loop replay
+    /// past its stop time): counted as not replayed.
+    pub fn drop_at_end(&mut self) {
+        self.cut += 1;
     }
 
     /// The next request, `Ok(None)` when the source is exhausted or past its end time.
@@ -136,6 +161,7 @@ impl<'a> Source<'a> {
         };
         let arrival = self.arrival(record.time)?;
         if self.p.end.is_some_and(|end| arrival >= end) {
+            self.cut += 1;
             return Ok(None);
         }
         self.issued += 1;

@@ -48,6 +48,10 @@ pub struct TenantMetrics {
     /// Trace records well formed but carrying no request, skipped and counted by their
     /// format (whole run; `TraceReader::skipped`).
     pub skipped_records: u64,
+    /// Request records of the trace that the run did not replay (cut by `measure.duration_s`,
+    /// the tenant's `duration_s` or `trace.max_requests`; `host::Source::records_not_replayed`);
+    /// 0 for generated workloads.
+    pub records_not_replayed: u64,
     /// Arrivals and completions (whole run), for the backlog.
     pub backlog: Backlog,
     /// Set at the end.
@@ -68,6 +72,7 @@ impl TenantMetrics {
             buffer_reads: 0,
             reordered_arrivals: 0,
             skipped_records: 0,
+            records_not_replayed: 0,
             backlog: Backlog::new(window),
             verdict: None,
             tasks: task_names.into_iter().map(TaskStats::new).collect(),

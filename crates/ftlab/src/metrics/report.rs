@@ -204,6 +204,7 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64) -> Value {
         "unstable": v.unstable,
         "reordered_arrivals": t.reordered_arrivals,
         "skipped_records": t.skipped_records,
+        "records_not_replayed": t.records_not_replayed,
     });
     if !t.tasks.is_empty() {
         m["deadlines"] = deadlines_json(&t.tasks);

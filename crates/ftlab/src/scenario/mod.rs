@@ -4,6 +4,7 @@
 //! The reference for every key is `docs/scenario.md`.
 
 pub mod overrides;
+mod place;
 pub mod presets;
 mod validate;
 
@@ -385,21 +386,30 @@ fn default_one() -> f64 {
 }
 
 /// Parse scenario text, apply `--set` overrides and a seed override, fill every default and
-/// validate. `file` names the source in errors.
+/// validate. `file` names the source in errors; a `Config` error carries its place: the
+/// `--set` override that caused it, or the line and column of its key (`place::locate`).
 pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> Result<Scenario, FtlabError> {
     let mut table: toml::Table = toml::from_str(text).map_err(|e| syntax_error(file, text, &e))?;
+    let mut applied = Vec::with_capacity(overrides.len());
     for o in overrides {
-        overrides::apply(&mut table, o).map_err(|(key, reason)| FtlabError::config(file, key, reason))?;
+        let path = overrides::apply(&mut table, o).map_err(|(key, reason)| FtlabError::Config {
+            file: file.to_string(),
+            key,
+            reason,
+            place: crate::error::Place::Set(o.trim().to_string()),
+        })?;
+        applied.push((o.trim().to_string(), path));
     }
+    let located = |e: FtlabError| place::locate(e, text, &applied);
     let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
         let path = dotted(&e.path().to_string());
-        let reason = e.into_inner().message().to_string();
-        FtlabError::config(file, key_of(path, &reason), reason)
+        let reason = crate::error::suggest_in_reason(e.into_inner().message());
+        located(FtlabError::config(file, key_of(path, &reason), reason))
     })?;
     if let Some(s) = seed {
         scenario.seed = s;
     }
-    validate::resolve(&mut scenario).map_err(|(key, reason)| FtlabError::config(file, key, reason))?;
+    validate::resolve(&mut scenario).map_err(|(key, reason)| located(FtlabError::config(file, key, reason)))?;
     Ok(scenario)
 }
 

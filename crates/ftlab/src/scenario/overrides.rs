@@ -4,8 +4,10 @@
 //! or, for tables with a `name` key, by name (`tenants.web.queue_depth`). Missing tables are
 //! created; whether a key may exist is checked afterwards by the schema.
 
-/// Apply one override; `Err((key, reason))` if it is malformed or its path cannot exist.
-pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<(), (String, String)> {
+/// Apply one override; the key path it set, with array elements by index
+/// (`tenants.web.queue_depth` -> `tenants.1.queue_depth`), the spelling of error keys; or
+/// `Err((key, reason))` if it is malformed or its path cannot exist.
+pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<String, (String, String)> {
     let Some((path, raw)) = assignment.split_once('=') else {
         return Err((assignment.into(), "an override must look like key.path=value".into()));
     };
@@ -42,10 +44,10 @@ pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<(), (String, St
         };
     }
     node.insert(segments[segments.len() - 1].to_string(), parse_value(raw.trim()));
-    Ok(())
+    Ok(segments.join("."))
 }
 
-fn apply_in_array(items: &mut [toml::Value], sel: &str, rest: &[&str], raw: &str, here: &str) -> Result<(), (String, String)> {
+fn apply_in_array(items: &mut [toml::Value], sel: &str, rest: &[&str], raw: &str, here: &str) -> Result<String, (String, String)> {
     let n = items.len();
     let pos = match sel.parse::<usize>() {
         Ok(i) if i < n => Some(i),
@@ -59,7 +61,7 @@ fn apply_in_array(items: &mut [toml::Value], sel: &str, rest: &[&str], raw: &str
         return Err((format!("{here}.{sel}"), "is not a table".into()));
     };
     let sub = format!("{}={}", rest.join("."), raw);
-    apply(t, &sub).map_err(|(k, r)| (format!("{here}.{sel}.{k}"), r))
+    apply(t, &sub).map(|k| format!("{here}.{pos}.{k}")).map_err(|(k, r)| (format!("{here}.{sel}.{k}"), r))
 }
 
 fn parse_value(raw: &str) -> toml::Value {

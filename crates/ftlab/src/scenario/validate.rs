@@ -471,10 +471,17 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         if s.schemes[..i].contains(name) {
             return err(format!("schemes.{i}"), format!("{name:?} is listed twice"));
         }
+        if scheme::info(name).is_none() {
+            return err(format!("schemes.{i}"), unknown_scheme(name));
+        }
     }
     for name in s.scheme.keys() {
         if scheme::info(name).is_none() {
-            return err(format!("scheme.{name}"), format!("unknown scheme; known: {}", crate::knobs::names(scheme::REGISTRY)));
+            let reason = match stream::info(name) {
+                Some(_) => format!("{name} is a stream mapper, not a scheme: its knobs go in [stream.{name}], and stream_mapper = {name:?} selects it"),
+                None => format!("unknown scheme{}; known: {}", suggestion(name, scheme::REGISTRY.iter().map(|p| p.name)), crate::knobs::names(scheme::REGISTRY)),
+            };
+            return err(format!("scheme.{name}"), reason);
         }
     }
     let ns = s.namespace_units();
@@ -488,46 +495,107 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
         tasks: &tasks,
         scheduler: s.ftl.scheduler,
     };
-    for (i, name) in s.schemes.clone().iter().enumerate() {
-        let table = s.scheme.get(name).cloned().unwrap_or_default();
-        let built = scheme::build(name, &table, &ctx).map_err(|e| {
-            if e.key.is_empty() && scheme::info(name).is_none() {
-                (format!("schemes.{i}"), e.reason)
-            } else {
-                (join_key(&format!("scheme.{name}"), &e.key), e.reason)
-            }
-        })?;
-        s.scheme.insert(name.clone(), built.resolved_config());
-    }
-    // A table for a scheme the run does not list is still checked: a typo in it would
-    // otherwise pass unnoticed until the scheme is listed.
-    let unlisted: Vec<String> = s.scheme.keys().filter(|k| !s.schemes.contains(k)).cloned().collect();
-    for name in unlisted {
-        let built = scheme::build(&name, &s.scheme[&name], &ctx).map_err(|e| (join_key(&format!("scheme.{name}"), &e.key), e.reason))?;
+    for name in s.schemes.clone() {
+        let table = s.scheme.get(&name).cloned().unwrap_or_default();
+        let built = scheme::build(&name, &table, &ctx).map_err(|e| (join_key(&format!("scheme.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
         s.scheme.insert(name, built.resolved_config());
+    }
+    // A table for a scheme the run does not list is kept as written and checked for what does
+    // not depend on the device: its keys (a typo is an error wherever it is), their types and
+    // static ranges. Whether it fits the device is checked when the scheme runs (the table may
+    // be written for another device, or for `--set schemes=[...]`).
+    for (name, table) in s.scheme.iter().filter(|(k, _)| !s.schemes.contains(k)) {
+        check_unlisted_scheme(name, table, &ctx)?;
+    }
+    check_mappers(s, g, &ns)
+}
+
+/// The reason for an unknown name in `schemes`: a stream mapper named there, or the scheme
+/// meant.
+fn unknown_scheme(name: &str) -> String {
+    match stream::info(name) {
+        Some(_) => format!("{name} is a stream mapper, not a scheme: stream_mapper = {name:?} selects it (with a scheme in schemes, e.g. schemes = [\"unified\"])"),
+        None => format!(
+            "unknown scheme {name:?}{}; known: {}",
+            suggestion(name, scheme::REGISTRY.iter().map(|p| p.name)),
+            crate::knobs::names(scheme::REGISTRY)
+        ),
+    }
+}
+
+/// `"; did you mean \"x\"?"` when a candidate is close to `name` (`error::did_you_mean`).
+fn suggestion<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    crate::error::did_you_mean(name, candidates).map_or_else(String::new, |c| format!("; did you mean {c:?}?"))
+}
+
+/// The device-independent checks of the `[scheme.<name>]` table of a scheme not run: every key
+/// (and every key of its arrays of tables) is a field of its config, the knobs' static ranges
+/// hold, and the types parse (a build error that serde raises); the build's other errors are
+/// about fitting the device and wait until the scheme runs.
+fn check_unlisted_scheme(name: &str, table: &toml::Table, ctx: &SchemeContext) -> Check {
+    let info = scheme::info(name).expect("names checked before");
+    let key = |k: &str| join_key(&format!("scheme.{name}"), k);
+    let fields = (info.fields)();
+    if let Some(k) = table.keys().find(|k| !fields.contains(&k.as_str())) {
+        return err(key(k), unknown_key(k, fields.iter().copied()));
+    }
+    for knob in info.knobs {
+        let (crate::knobs::KnobKind::Tables(sub), Some(toml::Value::Array(items))) = (knob.kind, table.get(knob.key)) else { continue };
+        for (i, item) in items.iter().enumerate() {
+            let Some(t) = item.as_table() else { continue };
+            if let Some(k) = t.keys().find(|k| !sub.iter().any(|s| s.key == k.as_str())) {
+                return err(key(&format!("{}.{i}.{k}", knob.key)), unknown_key(k, sub.iter().map(|s| s.key)));
+            }
+        }
+    }
+    crate::knobs::check_all(info.knobs, table).map_err(|e| (key(&e.key), e.reason))?;
+    match scheme::build(name, table, ctx) {
+        Err(e) if ["invalid type", "invalid value", "unknown variant", "missing field", "invalid length"].iter().any(|p| e.reason.starts_with(p)) => {
+            Err((key(&e.key), crate::error::suggest_in_reason(&e.reason)))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// serde's wording for an unknown key, with a suggestion.
+fn unknown_key<'a>(k: &str, known: impl Iterator<Item = &'a str> + Clone) -> String {
+    let list: Vec<String> = known.clone().map(|f| format!("`{f}`")).collect();
+    crate::error::suggest_in_reason(&format!("unknown field `{k}`, expected one of {}", list.join(", ")))
+}
+
+/// The stream mapper and every `[stream.<name>]` table.
+fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
+    if stream::info(&s.stream_mapper).is_none() {
+        let name = &s.stream_mapper;
+        let reason = match scheme::info(name) {
+            Some(_) => format!("{name} is a scheme, not a stream mapper: list it in schemes (e.g. schemes = [{name:?}])"),
+            None => format!(
+                "unknown stream mapper {name:?}{}; known: {}",
+                suggestion(name, stream::REGISTRY.iter().map(|p| p.name)),
+                crate::knobs::names(stream::REGISTRY)
+            ),
+        };
+        return err("stream_mapper", reason);
     }
     for (name, table) in &s.stream {
         if stream::info(name).is_none() {
-            return err(format!("stream.{name}"), format!("unknown stream mapper; known: {}", crate::knobs::names(stream::REGISTRY)));
+            return err(
+                format!("stream.{name}"),
+                format!("unknown stream mapper{}; known: {}", suggestion(name, stream::REGISTRY.iter().map(|p| p.name)), crate::knobs::names(stream::REGISTRY)),
+            );
         }
         if *name != s.stream_mapper {
             // A table of a mapper not selected (kept for `--set stream_mapper=...`): its keys,
             // types and device-independent ranges are checked now, its fit to the device's
             // physical streams when it is selected.
-            let loose = stream::MapperContext { geometry: g, namespace_units: &ns, physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8 };
-            stream::build(name, table, &loose).map_err(|e| (join_key(&format!("stream.{name}"), &e.key), e.reason))?;
+            let loose = stream::MapperContext { geometry: g, namespace_units: ns, physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8 };
+            stream::build(name, table, &loose).map_err(|e| (join_key(&format!("stream.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
         }
     }
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mctx = stream::MapperContext { geometry: g, namespace_units: &ns, physical_streams: s.ftl.physical_streams };
-    let mapper = stream::build(&s.stream_mapper, &table, &mctx).map_err(|e| {
-        let key = if stream::info(&s.stream_mapper).is_some() {
-            join_key(&format!("stream.{}", s.stream_mapper), &e.key)
-        } else {
-            "stream_mapper".to_string()
-        };
-        (key, e.reason)
-    })?;
+    let mctx = stream::MapperContext { geometry: g, namespace_units: ns, physical_streams: s.ftl.physical_streams };
+    let mapper = stream::build(&s.stream_mapper, &table, &mctx)
+        .map_err(|e| (join_key(&format!("stream.{}", s.stream_mapper), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
     s.stream.insert(s.stream_mapper.clone(), mapper.resolved_config());
     Ok(())
 }

@@ -60,8 +60,12 @@ pub enum Vssd {
     /// `channels` whole channels of its own (hardware isolation; swappable).
     Channel { channels: u32 },
     /// `dies` dies of its own, taken from the channels no channel vSSD holds, spread over
-    /// channels (channel-first order).
-    Die { dies: u32 },
+    /// channels (channel-first order). Left out: the die vSSDs without it share the dies left
+    /// in proportion to their namespaces (`fill_die_counts`), so they follow the device.
+    Die {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dies: Option<u32>,
+    },
     /// The dies nobody else holds, shared by every software vSSD; isolated by the fair-share
     /// scheduler (`ftl.scheduler = "fair"`, required), and optionally also by a token bucket at
     /// admission: at most `iops_max` requests a second (default 0 = unlimited, no bucket),
@@ -154,6 +158,7 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
             ));
         }
     }
+    fill_die_counts(&g, &mut config.tenants, ctx.namespace_units)?;
     let (dies, channel_owner) = allocate(&g, &config.tenants)?;
     check_capacity(&g, &config.tenants, &dies, ctx)?;
     let n_dies = g.n_dies as usize;
@@ -190,7 +195,7 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
 const VSSD_KNOBS: &[Knob] = &[
     Knob::new("kind", "", KnobKind::Choice(&["channel", "die", "software"]), "Hardware (whole channels), die, or software (shared dies, fair scheduler) isolation."),
     Knob::new("channels", "channels", KnobKind::Int(IntBounds::ANY), "channel: whole channels of its own.").also("in [1, channels left]"),
-    Knob::new("dies", "dies", KnobKind::Int(IntBounds::ANY), "die: dies of its own on the channels no channel vSSD holds.").also("in [1, dies left]"),
+    Knob::new("dies", "dies", KnobKind::Int(IntBounds::ANY), "die: dies of its own on the channels no channel vSSD holds.").also("in [1, dies left]; left out: the dies left in proportion to namespace size"),
     Knob::new("iops_max", "requests/s", KnobKind::Float(Bounds::closed(0.0, 1e9)), "software: token bucket rate at admission (0 = no bucket)."),
     Knob::new("burst", "requests", KnobKind::Int(IntBounds::new(1, 1_000_000)), "software: token bucket depth."),
 ];
@@ -246,6 +251,7 @@ pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u
     let mut free: Vec<DieIdx> = g.dies_channel_first().into_iter().filter(|&d| g.channel_of(d) >= next_channel).collect();
     for (t, v) in vssds.iter().enumerate() {
         if let Vssd::Die { dies } = *v {
+            let dies = dies.expect("filled by fill_die_counts");
             let left = free.len() as u32;
             if dies == 0 || dies > left {
                 return Err(SchemeConfigError::new(
@@ -268,6 +274,29 @@ pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u
         }
     }
     Ok((sets, channel_owner))
+}
+
+/// Die vSSDs that leave out `dies` get the dies left (on the channels no channel vSSD holds,
+/// after the die vSSDs that set it) in proportion to their namespaces: largest remainder, at
+/// least one each (`partitioned::proportional_shares`). E.g. namespaces of 1/4, 1/4 and 1/2
+/// on 8 dies: 2, 2 and 4 dies; on 16 dies: 4, 4 and 8.
+fn fill_die_counts(g: &Geometry, vssds: &mut [Vssd], namespace_units: &[u32]) -> Result<(), SchemeConfigError> {
+    let open: Vec<usize> = (0..vssds.len()).filter(|&t| matches!(vssds[t], Vssd::Die { dies: None })).collect();
+    let Some(&first) = open.first() else { return Ok(()) };
+    let channels: u32 = vssds.iter().map(|v| if let Vssd::Channel { channels } = *v { channels } else { 0 }).sum();
+    let set: u32 = vssds.iter().map(|v| if let Vssd::Die { dies: Some(d) } = *v { d } else { 0 }).sum();
+    let left = (g.channels.saturating_sub(channels) * g.chips_per_channel * g.dies_per_chip).saturating_sub(set);
+    let ns: Vec<u32> = open.iter().map(|&t| namespace_units[t]).collect();
+    let shares = partitioned::proportional_shares(&ns, left).map_err(|_| {
+        SchemeConfigError::new(
+            format!("tenants.{first}.dies"),
+            format!("{} die vSSDs leave out dies, but only {left} dies are left for them (on the channels no channel vSSD holds, after the dies set): set it", open.len()),
+        )
+    })?;
+    for (&t, d) in open.iter().zip(shares) {
+        vssds[t] = Vssd::Die { dies: Some(d) };
+    }
+    Ok(())
 }
 
 /// Each dedicated vSSD's namespace fits its dies' logical capacity; the software vSSDs'

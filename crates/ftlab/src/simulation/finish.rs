@@ -33,6 +33,9 @@ impl Simulation<'_> {
         for (t, m) in self.metrics.iter_mut().enumerate() {
             m.reordered_arrivals = self.tenants[t].source.reordered;
             m.skipped_records = self.tenants[t].source.skipped_records();
+            // After the skips are taken: reading the rest of the trace skips more.
+            let pending = u64::from(self.tenants[t].next.is_some());
+            m.records_not_replayed = self.tenants[t].source.records_not_replayed(pending)?;
             m.verdict = Some(m.backlog.verdict(measure_from, end, self.tenants[t].queue_depth));
         }
         let g = self.ftl.geometry;

@@ -27,6 +27,7 @@ impl Simulation<'_> {
             if tenant.closed_loop {
                 if tenant.source.past_end(self.now) {
                     self.tenants[ti].next = None;
+                    self.tenants[ti].source.drop_at_end();
                     break;
                 }
                 req.arrival = self.now;

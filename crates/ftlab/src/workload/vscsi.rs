@@ -1,22 +1,23 @@
 //! CloudPhysics vscsi traces (VMware ESXi `vscsiStats` command traces of production virtual
 //! disks, the traces of Waldspurger et al., "Efficient MRC Construction with SHARDS", FAST'15),
-//! as CSV, one SCSI command per line: `version,time,op,size,lbn`, e.g.
-//! `1,1339522000150,0x2a,8192,4096`. Format name `vscsi`.
+//! in their published CSV form, one SCSI command per line: `version,time,op,size,lbn`, e.g.
+//! `1,33898,2a,512,42932745`. Format name `vscsi`.
 //!
 //! - `version` is the trace record version, `1` or `2` (the two binary record layouts); it
 //!   changes nothing here, and anything else is an error.
-//! - `time` is microseconds (an integer; a decimal fraction is accepted and converted
-//!   exactly): time = time × 1000 ns.
-//! - `op` is the SCSI operation code (the first byte of the command), in decimal (`42`) or in
-//!   hexadecimal with a `0x` prefix (`0x2a`, either digit case); at most 255.
-//!   Reads: READ(6) `0x08`, READ(10) `0x28`, READ(12) `0xa8`, READ(16) `0x88`.
-//!   Writes: WRITE(6) `0x0a`, WRITE(10) `0x2a`, WRITE(12) `0xaa`, WRITE(16) `0x8a`, and
-//!   WRITE AND VERIFY(10/12/16) `0x2e`, `0xae`, `0x8e` (they write the data, then verify).
+//! - `time` is in seconds (an integer in the published file; a decimal fraction is accepted and
+//!   converted exactly): time = time x 10^9 ns.
+//! - `op` is the SCSI operation code (the first byte of the command) in hexadecimal, without a
+//!   prefix as published (`28`, `2a`, `88`, `8a`) or with one (`0x2a`); digits in either case;
+//!   at most `ff`. It is never read as decimal: `28` is READ(10) (0x28), not 28 = 0x1c.
+//!   Reads: READ(6) `08`, READ(10) `28`, READ(12) `a8`, READ(16) `88`.
+//!   Writes: WRITE(6) `0a`, WRITE(10) `2a`, WRITE(12) `aa`, WRITE(16) `8a`, and
+//!   WRITE AND VERIFY(10/12/16) `2e`, `ae`, `8e` (they write the data, then verify).
 //! - `size` is the transfer length in bytes; `lbn` the first logical block, in 512-byte
-//!   sectors: offset = lbn × 512.
+//!   sectors: offset = lbn x 512.
 //! - Skipped and counted (`TraceReader::skipped`, shown by `ftlab trace stats` as
-//!   `skipped`): every other operation code (TEST UNIT READY `0x00`, INQUIRY `0x12`,
-//!   SYNCHRONIZE CACHE `0x35`/`0x91`, UNMAP `0x42`, WRITE SAME, the variable-length `0x7f`
+//!   `skipped`): every other operation code (TEST UNIT READY `00`, INQUIRY `12`,
+//!   SYNCHRONIZE CACHE `35`/`91`, UNMAP `42`, WRITE SAME, the variable-length `7f`
 //!   whose service action is not in the trace, ...), and a read or write of size 0 (legal in
 //!   SCSI: a transfer length of 0 moves no data). A skipped line is still validated: all five
 //!   fields must parse.
@@ -24,24 +25,25 @@
 //!   wherever it appears (concatenated files); it is not counted.
 //! - The stream is 0 (one file is one virtual disk).
 //!
-//! Sources:
-//! - the record fields (`cmd`, `ver`, `len`, `lbn`, `ts`, in the two versions' binary
-//!   layouts), `ts` in microseconds ("trace uses microsec", divided by 10^6 for seconds) and
-//!   the version as `ver >> 8` being 1 or 2: libCacheSim's vscsi reader (`vscsi.h`, "Created by
-//!   CloudPhysics"), and PyMimircache's copy of it;
+//! Sources (docs/scenario.md, "Trace formats", quotes them):
+//! - the CSV form, its header and the bare hexadecimal opcodes: the CloudPhysics trace that
+//!   libCacheSim publishes as CSV (`data/trace.csv`, header `version,time,op,size,lbn`, rows
+//!   such as `1,33898,2a,512,42932745`);
+//! - `time` in seconds: libCacheSim's FAQ ("In the trace.csv, the time unit is in sec"); that
+//!   file's times run from 33898 to 41098, two hours of a production virtual disk, where
+//!   microseconds would make 113 thousand requests arrive within 7.2 ms. The binary records'
+//!   `ts` is in microseconds (libCacheSim's `vscsi.h`: "trace uses microsec", divided by
+//!   10^6), so the CSV holds the binary time divided by 10^6;
+//! - the record fields and the version as `ver >> 8` being 1 or 2: libCacheSim's vscsi reader
+//!   (`vscsi.h`, "Created by CloudPhysics");
 //! - `lbn` in 512-byte sectors and `len` in bytes: libCacheSim's vscsi preprocessing script
-//!   ("the trace has sector size 512 bytes", lba = lbn × 512, asserts len % 512 == 0), and the
-//!   SHARDS paper's description of the traces as block I/O of virtual disks;
-//! - the operation codes: the T10 SCSI operation-code list (t10.org/lists/op-num.htm), which
-//!   both public converters of these traces cite; they also show that real traces contain
-//!   non-I/O commands (they skip them: one drops `cmd == 0` and `lbn == 0`, the other every
-//!   code outside READ/WRITE(6/10/12/16)).
+//!   ("the trace has sector size 512 bytes", lba = lbn x 512);
+//! - the operation codes: the T10 SCSI operation-code list (t10.org/lists/op-num.htm).
 //!
-//! Assumed: the CSV column order `version,time,op,size,lbn` is the one the project was given
-//! (no public specification of a CSV form was found; the published traces are binary), with
-//! the binary fields' units unchanged. Not done, unlike one converter: an `lbn` of 0 is a
-//! normal request (block 0 exists), and a READ(6)/WRITE(6) of size 0 is not read as 256
-//! blocks (`size` is the bytes transferred, not the command's length field).
+//! No variant with decimal opcodes was found, so none is offered: a decimal `40` would read as
+//! 0x40 (not a read or a write: skipped and counted, so `skipped_records` shows it). Not done,
+//! unlike one converter: an `lbn` of 0 is a normal request (block 0 exists), and a
+//! READ(6)/WRITE(6) of size 0 is not read as 256 blocks (`size` is the bytes transferred).
 //!
 //! Not here: the shared rules (blank lines, CRLF, no monotonicity check, errors) are in the
 //! `workload` module doc; nothing here opens a file.
@@ -74,16 +76,17 @@ fn is_header(line: &str) -> bool {
     HEADER.iter().all(|h| names.next().is_some_and(|n| n.eq_ignore_ascii_case(h))) && names.next().is_none()
 }
 
-/// A SCSI operation code, decimal or `0x` hexadecimal, at most 255.
+/// A SCSI operation code in hexadecimal, with or without a `0x` prefix, at most `ff`.
 fn opcode(text: &str) -> Result<u8, String> {
-    let value = if text.starts_with("0x") || text.starts_with("0X") {
-        OP.hex_u64(text)?
-    } else if text.bytes().all(|b| b.is_ascii_digit()) && !text.is_empty() {
-        OP.u64(text)?
-    } else {
-        return Err(OP.error("a SCSI operation code (decimal, or hexadecimal with a 0x prefix)", text));
-    };
-    u8::try_from(value).map_err(|_| format!("{OP}: {text:?} is not a SCSI operation code (at most 255 = 0xff)"))
+    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(OP.error("a SCSI operation code in hexadecimal (28, 2a or 0x2a)", text));
+    }
+    let significant = digits.trim_start_matches('0');
+    if significant.len() > 2 {
+        return Err(format!("{OP}: {text:?} is not a SCSI operation code (at most ff = 255)"));
+    }
+    Ok(u8::from_str_radix(if significant.is_empty() { "0" } else { significant }, 16).expect("at most two hex digits"))
 }
 
 impl LineFormat for Vscsi {
@@ -96,7 +99,7 @@ impl LineFormat for Vscsi {
             1 | 2 => {}
             v => return Err(format!("{VERSION}: expected 1 or 2 (the vscsi record version), got {v}")),
         }
-        let time = TIME.decimal_ns(time, 1000)?;
+        let time = TIME.decimal_ns(time, 1_000_000_000)?;
         let code = opcode(op)?;
         let size = SIZE.u64(size)?;
         let offset = LBN.sectors(lbn)?;
