@@ -392,6 +392,8 @@ DAS_AS_DATA_SET = (0.05, 0.1, 0.2)
 #: 0.05 of the device); its data set stays the namespace (preconditioning fills it).
 DAS_AS_FOOTPRINT = (0.15, 0.25, 0.5)
 DAS_AS_ZIPF_THETA = (0.6, 0.99)
+#: DAS-AS without skew (every page of its footprint equally likely).
+DAS_AS_PATTERN = ("uniform",)
 #: Above LM-TBE's 0.9375 (§5: DAS-AS has "the highest read-to-write ratio") up to 0.99.
 DAS_AS_READ_RATIO = (0.94, 0.99)
 DAS_AS_RATE_FACTORS = (0.5, 2.0)
@@ -439,7 +441,8 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
 
 def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     """DAS-AS: its data set (`namespace_fraction`), the footprint of its first synthetic part,
-    and that part's `zipf_theta` (if zipf), `read_ratio`, `rate_iops` and `sizes`."""
+    and that part's `zipf_theta` and `pattern` (if zipf), `read_ratio`, `rate_iops` and
+    `sizes`."""
     tenant = _find_tenant(scenario, "das-as")
     if tenant is None:
         return []
@@ -452,6 +455,7 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     cases += [{"name": f"das-as footprint_fraction={v:g}", "set": {f"{path}.footprint_fraction": v}} for v in DAS_AS_FOOTPRINT]
     if part.get("pattern") == "zipf":
         cases += [{"name": f"das-as zipf_theta={v:g}", "set": {f"{path}.zipf_theta": v}} for v in DAS_AS_ZIPF_THETA]
+        cases += [{"name": f"das-as pattern={v}", "set": {f"{path}.pattern": v}} for v in DAS_AS_PATTERN]
     if "read_ratio" in part:
         cases += [{"name": f"das-as read_ratio={v:g}", "set": {f"{path}.read_ratio": v}} for v in DAS_AS_READ_RATIO]
     cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
