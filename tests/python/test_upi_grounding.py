@@ -154,11 +154,16 @@ def test_a_removed_tag_is_found() -> None:
 
 def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
     """Issue 22: DAS-AS's data set down to 0.05 of the device (and up to the scenario's 1/3,
-    the base), and LM-TBE's rise at 0.5x, 1x (the base), 1.5x and 2x. In the quick form the
+    the base) on the base's partitions, and LM-TBE's rise at 0.5x, 1x (the base), 1.5x and 2x. In the quick form the
     rise part runs 25 writes/s, so the cases are 12.5, 37.5 and 50 (worked by hand)."""
     cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))}
     data_sets = sorted(s["tenants.das-as.namespace_fraction"] for s in cases.values() if "tenants.das-as.namespace_fraction" in s)
     assert data_sets[0] == 0.05 and data_sets[-1] < 1 / 3
+    # The data-set cases keep the base's partitions and first UPI sets: 12 dies over three
+    # equal namespaces, 4 each (§5), not the 1/6/5 a 0.05 namespace would get by proportion.
+    for n, s in cases.items():
+        if "tenants.das-as.namespace_fraction" in s:
+            assert s["scheme.partitioned.shares"] == s["scheme.upi.initial_shares"] == s["scheme.upi-guarded.initial_shares"] == [4, 4, 4], n
     rises = sorted(s["tenants.lm-tbe.synthetic.2.rate_iops"] for n, s in cases.items() if n.startswith("lm-tbe rise"))
     assert rises == [12.5, 37.5, 50.0]
     assert cases["base"] == {}

@@ -386,7 +386,8 @@ DONOR_TRAFFIC_MAX = (0.4, 0.7)
 EPOCH_S = (2.0, 30.0)
 RELOCATION_WEIGHT = (0.0, 4.0)
 #: DAS-AS's data set, as its `namespace_fraction` (a fraction of the device's logical
-#: capacity; the scenario's 1/3 is the paper's 50 GB range, the largest possible): 0.05 to 0.2.
+#: capacity; the scenario's 1/3 is the paper's 50 GB range, the largest possible): 0.05 to 0.2,
+#: with the base's partitions and initial UPI sets kept (`_pinned_shares`).
 DAS_AS_DATA_SET = (0.05, 0.1, 0.2)
 #: The part of its namespace DAS-AS's requests touch (`footprint_fraction`; 0.15 of 50 GB is
 #: 0.05 of the device); its data set stays the namespace (preconditioning fills it).
@@ -448,7 +449,8 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     cases = []
     if "namespace_fraction" in tenant:
-        cases += [{"name": f"das-as data set={v:g} of the device", "set": {"tenants.das-as.namespace_fraction": v}} for v in DAS_AS_DATA_SET]
+        pin = _pinned_shares(scenario)
+        cases += [{"name": f"das-as data set={v:g} of the device", "set": {"tenants.das-as.namespace_fraction": v, **pin}} for v in DAS_AS_DATA_SET]
     path, part = _part_path(scenario, "das-as", 0), _part(tenant, 0)
     if path is None or part is None:
         return cases
@@ -462,6 +464,21 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if "sizes" in part:
         cases.append({"name": "das-as sizes=4KiB", "set": {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]}})
     return cases
+
+
+def _pinned_shares(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """The base's die shares of `partitioned` and the UPI variants' initial sets, as
+    overrides: without them a smaller DAS-AS namespace would also shrink its partition and
+    its first set (both are proportional to namespace size by default), and the data-set
+    cases would compare other partitions, not another data set (§5: 4 chips per tenant)."""
+    schemes, table = scenario.get("schemes") or [], scenario.get("scheme") or {}
+    pin: dict[str, Any] = {}
+    if "partitioned" in schemes and isinstance((table.get("partitioned") or {}).get("shares"), list):
+        pin["scheme.partitioned.shares"] = list(table["partitioned"]["shares"])
+    for s in UPI_VARIANTS:
+        if s in schemes and isinstance((table.get(s) or {}).get("initial_shares"), list):
+            pin[f"scheme.{s}.initial_shares"] = list(table[s]["initial_shares"])
+    return pin
 
 
 def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
