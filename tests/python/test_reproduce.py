@@ -408,6 +408,7 @@ QUICK_KNOWN_DIFFERENCES = {
     "das_as_p99_upi-guarded_vs_unified": "the same, with the guard",
     "lm_tbe_mean_upi_vs_partitioned": "paper-literal UPI shrinks LM-TBE's and DTRS's sets until their queues grow",
     "lm_tbe_mean_upi-guarded_vs_partitioned": "LM-TBE's reads and writes share its set with relocation and GC",
+    "lm_tbe_set_grows_upi": "paper-literal UPI's sets swing with the starvation; fragile in the sensitivity study",
 }
 
 

@@ -374,38 +374,63 @@ def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, labe
 # --------------------------------------------------------------------------------------
 # Sensitivity
 
-#: The one-at-a-time variations (values, or factors of the scenario's value) of
-#: `sensitivity_cases`. Erase time: 0.3x to 2x of the scenario's (1.5 to 10 ms on the full
-#: device, the span of MLC datasheets); the guard of `upi-guarded` at 0.4 and 0.7 around its
-#: default 0.5.
+#: The one-at-a-time variations of `sensitivity_cases` (values, or factors of the scenario's
+#: value). docs/upi-workload.md gives each range's reason; in short:
+#: - device and scheme: erase time 0.3x to 2x of the scenario's (1.5 to 10 ms on the full
+#:   device, the span of MLC datasheets); upi-guarded's guard at 0.4 and 0.7 around its 0.5;
+#:   the epoch and the relocation weight, which the paper does not give;
+#: - workload: every figure that no source gives (scenarios/reproduce/upi.toml marks them
+#:   `[swept]`), from well below to well above the scenario's value.
 ERASE_FACTORS = (0.3, 0.6, 2.0)
 DONOR_TRAFFIC_MAX = (0.4, 0.7)
-DAS_AS_FOOTPRINT = (0.25, 0.5)
-DAS_AS_ZIPF_THETA = (0.6, 0.99)
-RISE_FACTORS = (0.5, 1.5)
 EPOCH_S = (2.0, 30.0)
 RELOCATION_WEIGHT = (0.0, 4.0)
+#: DAS-AS's data set, as its `namespace_fraction` (a fraction of the device's logical
+#: capacity; the scenario's 1/3 is the paper's 50 GB range, the largest possible): 0.05 to 0.2,
+#: with the base's partitions and initial UPI sets kept (`_pinned_shares`).
+DAS_AS_DATA_SET = (0.05, 0.1, 0.2)
+#: The part of its namespace DAS-AS's requests touch (`footprint_fraction`; 0.15 of 50 GB is
+#: 0.05 of the device); its data set stays the namespace (preconditioning fills it).
+DAS_AS_FOOTPRINT = (0.15, 0.25, 0.5)
+DAS_AS_ZIPF_THETA = (0.6, 0.99)
+#: DAS-AS without skew (every page of its footprint equally likely).
+DAS_AS_PATTERN = ("uniform",)
+#: Above LM-TBE's 0.9375 (§5: DAS-AS has "the highest read-to-write ratio") up to 0.99.
+DAS_AS_READ_RATIO = (0.94, 0.99)
+DAS_AS_RATE_FACTORS = (0.5, 2.0)
+#: DAS-AS's requests all 4 KiB (the scenario's mix averages 9.2 KiB).
+DAS_AS_SIZES_SMALL = ({"bytes": 4096, "weight": 1.0},)
+#: DTRS's two parts' rates together, its steady part's read ratio, and its bursts' shape
+#: (`on_s`, `off_s`) at the scenario's 10% duty cycle.
+DTRS_RATE_FACTORS = (0.5, 1.5)
+DTRS_READ_RATIO = (0.4, 0.8)
+DTRS_BURSTS = ((10.0, 90.0), (90.0, 810.0))
+#: LM-TBE: its read rate, its reads' and writes' sequential fractions, its write rate before
+#: the rise, its request size, and the rise (the after-rise rate) from below to above the
+#: partitioned health limit (x1 is the base case).
+LM_TBE_READ_RATE_FACTORS = (0.5, 1.5)
+LM_TBE_READ_SEQUENTIAL = (0.5, 1.0)
+LM_TBE_WRITE_SEQUENTIAL = (0.5, 1.0)
+LM_TBE_WRITE_RATE_FACTORS = (0.5, 2.0)
+LM_TBE_SIZES_BYTES = (16384,)
+RISE_FACTORS = (0.5, 1.5, 2.0)
+#: Every tenant's queue depth (§5 says only that the host is non-blocking).
+QUEUE_DEPTH = (16, 256)
 
 
 def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     """The sweep cases (`name`, `set`) of the sensitivity study of a resolved scenario: the
     base scenario as it is, then one knob at a time: `device.timing.erase_us` (ERASE_FACTORS
-    times the scenario's); `upi-guarded`'s `donor_traffic_max` (DONOR_TRAFFIC_MAX);
-    DAS-AS's first synthetic part's `footprint_fraction` (DAS_AS_FOOTPRINT) and, if its
-    pattern is zipf, `zipf_theta` (DAS_AS_ZIPF_THETA); LM-TBE's rise size, the `rate_iops` of
-    its part with the latest `start_s`, times RISE_FACTORS; and `epoch_s` (EPOCH_S) and
-    `relocation_weight` (RELOCATION_WEIGHT) of every UPI variant the scenario runs, set
-    together. A knob the scenario lacks (no synthetic part, no zipf) is left out."""
+    times the scenario's); the workload cases of `_das_as_cases`, `_dtrs_cases`,
+    `_lm_tbe_cases` (with the rise, `_rise_cases`) and `_all_tenant_cases`; `upi-guarded`'s
+    `donor_traffic_max` (DONOR_TRAFFIC_MAX); and `epoch_s` (EPOCH_S) and `relocation_weight`
+    (RELOCATION_WEIGHT) of every UPI variant the scenario runs, set together. A knob the
+    scenario lacks (no such tenant, part or key) is left out."""
     scenario = parse_toml(resolved_toml)
     cases: list[dict[str, Any]] = [{"name": "base", "set": {}}]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
     cases += [{"name": f"erase_us={f * erase_us:g}", "set": {"device.timing.erase_us": f * erase_us}} for f in ERASE_FACTORS]
-    das = _part_path(scenario, "das-as", 0)
-    if das is not None:
-        cases += [{"name": f"das-as footprint_fraction={v:g}", "set": {f"{das}.footprint_fraction": v}} for v in DAS_AS_FOOTPRINT]
-        if _parts(scenario, "das-as")[0].get("pattern") == "zipf":
-            cases += [{"name": f"das-as zipf_theta={v:g}", "set": {f"{das}.zipf_theta": v}} for v in DAS_AS_ZIPF_THETA]
-    cases += _rise_cases(scenario)
+    cases += _das_as_cases(scenario) + _dtrs_cases(scenario) + _lm_tbe_cases(scenario) + _all_tenant_cases(scenario)
     variants = [s for s in UPI_VARIANTS if s in (scenario.get("schemes") or [])]
     if "upi-guarded" in variants:
         cases += [{"name": f"donor_traffic_max={v:g}", "set": {"scheme.upi-guarded.donor_traffic_max": v}} for v in DONOR_TRAFFIC_MAX]
@@ -413,6 +438,135 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
         if variants:
             cases += [{"name": f"{key}={v:g}", "set": {f"scheme.{s}.{key}": v for s in variants}} for v in values]
     return cases
+
+
+def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """DAS-AS: its data set (`namespace_fraction`), the footprint of its first synthetic part,
+    and that part's `zipf_theta` and `pattern` (if zipf), `read_ratio`, `rate_iops` and
+    `sizes`."""
+    tenant = _find_tenant(scenario, "das-as")
+    if tenant is None:
+        return []
+    cases = []
+    if "namespace_fraction" in tenant:
+        pin = _pinned_shares(scenario)
+        cases += [{"name": f"das-as data set={v:g} of the device", "set": {"tenants.das-as.namespace_fraction": v, **pin}} for v in DAS_AS_DATA_SET]
+    path, part = _part_path(scenario, "das-as", 0), _part(tenant, 0)
+    if path is None or part is None:
+        return cases
+    cases += [{"name": f"das-as footprint_fraction={v:g}", "set": {f"{path}.footprint_fraction": v}} for v in DAS_AS_FOOTPRINT]
+    if part.get("pattern") == "zipf":
+        cases += [{"name": f"das-as zipf_theta={v:g}", "set": {f"{path}.zipf_theta": v}} for v in DAS_AS_ZIPF_THETA]
+        cases += [{"name": f"das-as pattern={v}", "set": {f"{path}.pattern": v}} for v in DAS_AS_PATTERN]
+    if "read_ratio" in part:
+        cases += [{"name": f"das-as read_ratio={v:g}", "set": {f"{path}.read_ratio": v}} for v in DAS_AS_READ_RATIO]
+    cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
+    if "sizes" in part:
+        cases.append({"name": "das-as sizes=4KiB", "set": {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]}})
+    return cases
+
+
+def _pinned_shares(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """The base's die shares of `partitioned` and the UPI variants' initial sets, as
+    overrides: without them a smaller DAS-AS namespace would also shrink its partition and
+    its first set (both are proportional to namespace size by default), and the data-set
+    cases would compare other partitions, not another data set (§5: 4 chips per tenant)."""
+    schemes, table = scenario.get("schemes") or [], scenario.get("scheme") or {}
+    pin: dict[str, Any] = {}
+    if "partitioned" in schemes and isinstance((table.get("partitioned") or {}).get("shares"), list):
+        pin["scheme.partitioned.shares"] = list(table["partitioned"]["shares"])
+    for s in UPI_VARIANTS:
+        if s in schemes and isinstance((table.get(s) or {}).get("initial_shares"), list):
+            pin[f"scheme.{s}.initial_shares"] = list(table[s]["initial_shares"])
+    return pin
+
+
+def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """DTRS: the rates of all its parts together, the read ratio of its parts that read, and
+    the `on_s`/`off_s` of its bursty parts."""
+    parts = _indexed_parts(scenario, "dtrs")
+    if not parts:
+        return []
+    cases = _rate_cases("dtrs rates", parts, DTRS_RATE_FACTORS)
+    readers = [path for path, part in parts if float(part.get("read_ratio", 0.0)) > 0.0]
+    if readers:
+        cases += [{"name": f"dtrs read_ratio={v:g}", "set": {f"{p}.read_ratio": v for p in readers}} for v in DTRS_READ_RATIO]
+    bursty = [path for path, part in parts if "on_s" in part and "off_s" in part]
+    if bursty:
+        cases += [
+            {"name": f"dtrs bursts {on:g}s every {on + off:g}s", "set": {k: v for p in bursty for k, v in ((f"{p}.on_s", on), (f"{p}.off_s", off))}}
+            for on, off in DTRS_BURSTS
+        ]
+    return cases
+
+
+def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """LM-TBE: its reading parts' rate and `read_sequential_fraction`, its writing parts'
+    `write_sequential_fraction`, the rate of its writing parts other than the rise (before
+    the rise), every part's request size, then the rise (`_rise_cases`)."""
+    parts = _indexed_parts(scenario, RISE_TENANT)
+    if not parts:
+        return []
+    readers = [(p, part) for p, part in parts if float(part.get("read_ratio", 0.0)) > 0.0]
+    writers = [(p, part) for p, part in parts if float(part.get("read_ratio", 0.0)) < 1.0]
+    rise = _rise_index(parts)
+    before = [(p, part) for i, (p, part) in enumerate(parts) if i != rise and (p, part) in writers]
+    cases = _rate_cases("lm-tbe read rate", readers, LM_TBE_READ_RATE_FACTORS)
+    for label, key, group, values in (
+        ("lm-tbe read_sequential_fraction", "read_sequential_fraction", readers, LM_TBE_READ_SEQUENTIAL),
+        ("lm-tbe write_sequential_fraction", "write_sequential_fraction", writers, LM_TBE_WRITE_SEQUENTIAL),
+    ):
+        if group and all(key in part for _, part in group):
+            cases += [{"name": f"{label}={v:g}", "set": {f"{p}.{key}": v for p, _ in group}} for v in values]
+    cases += _rate_cases("lm-tbe write rate before the rise", before, LM_TBE_WRITE_RATE_FACTORS)
+    if all("sizes" in part for _, part in parts):
+        cases += [{"name": f"lm-tbe sizes={b // 1024}KiB", "set": {f"{p}.sizes": [{"bytes": b, "weight": 1.0}] for p, _ in parts}} for b in LM_TBE_SIZES_BYTES]
+    return cases + _rise_cases(scenario)
+
+
+def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every tenant's `queue_depth` (QUEUE_DEPTH), and every timed synthetic part's arrivals
+    `fixed` (one request every 1/rate_iops) instead of `poisson`."""
+    tenants = [t for t in scenario.get("tenants") or [] if isinstance(t.get("name"), str)]
+    cases = []
+    if tenants and all("queue_depth" in t for t in tenants):
+        cases += [{"name": f"queue_depth={v}", "set": {f"tenants.{t['name']}.queue_depth": v for t in tenants}} for v in QUEUE_DEPTH]
+    timed = [(p, part) for t in tenants for p, part in _indexed_parts(scenario, t["name"]) if part.get("arrival") == "poisson"]
+    if timed and all(isinstance(part.get("rate_iops"), (int, float)) for _, part in timed):
+        fixed = {k: v for p, part in timed for k, v in ((f"{p}.arrival", "fixed"), (f"{p}.interval_us", 1e6 / float(part["rate_iops"])))}
+        cases.append({"name": "arrival=fixed", "set": fixed})
+    return cases
+
+
+def _rate_cases(label: str, parts: Sequence[tuple[str, Mapping[str, Any]]], factors: Sequence[float]) -> list[dict[str, Any]]:
+    """One case per factor: every part's `rate_iops` times it (none if a part has no rate)."""
+    if not parts or not all(isinstance(part.get("rate_iops"), (int, float)) for _, part in parts):
+        return []
+    return [{"name": f"{label} x{f:g}", "set": {f"{p}.rate_iops": float(part["rate_iops"]) * f for p, part in parts}} for f in factors]
+
+
+def _find_tenant(scenario: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    return next((t for t in scenario.get("tenants") or [] if t.get("name") == name), None)
+
+
+def _part(tenant: Mapping[str, Any], index: int) -> Mapping[str, Any] | None:
+    synthetic = tenant.get("synthetic")
+    parts = synthetic if isinstance(synthetic, list) else [synthetic] if isinstance(synthetic, Mapping) else []
+    return parts[index] if 0 <= index < len(parts) else None
+
+
+def _indexed_parts(scenario: Mapping[str, Any], tenant: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """A tenant's synthetic parts with their `--set` paths; [] if it has no such tenant."""
+    found = _find_tenant(scenario, tenant)
+    if found is None:
+        return []
+    out = []
+    for i in range(64):
+        part, path = _part(found, i), _part_path(scenario, tenant, i)
+        if part is None or path is None:
+            break
+        out.append((path, part))
+    return out
 
 
 def _part_path(scenario: Mapping[str, Any], tenant: str, index: int) -> str | None:
@@ -424,26 +578,37 @@ def _part_path(scenario: Mapping[str, Any], tenant: str, index: int) -> str | No
     return f"tenants.{tenant}.synthetic" if isinstance(synthetic, Mapping) and index == 0 else None
 
 
+def _rise_index(parts: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
+    """The index of the part with the latest `start_s` (the last of equals): LM-TBE's rise."""
+    return max(range(len(parts)), key=lambda i: (float(parts[i][1].get("start_s", 0.0)), i))
+
+
 def _rise_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
-    parts = _parts(scenario, RISE_TENANT)
+    """LM-TBE's rise (the `rate_iops` of its part with the latest `start_s`) times each of
+    RISE_FACTORS."""
+    parts = _indexed_parts(scenario, RISE_TENANT)
     if not parts:
         return []
-    index = max(range(len(parts)), key=lambda i: (float(parts[i].get("start_s", 0.0)), i))
-    rate = parts[index].get("rate_iops")
-    path = _part_path(scenario, RISE_TENANT, index)
-    if not isinstance(rate, (int, float)) or path is None:
+    path, part = parts[_rise_index(parts)]
+    rate = part.get("rate_iops")
+    if not isinstance(rate, (int, float)):
         return []
     return [{"name": f"lm-tbe rise x{f:g}", "set": {f"{path}.rate_iops": float(rate) * f}} for f in RISE_FACTORS]
 
 
-def run_sensitivity(scenario: Path, resolved_toml: str, out: Path, quick: bool, progress: Progress | None) -> list[dict[str, Any]]:
+def run_sensitivity(
+    scenario: Path, resolved_toml: str, out: Path, quick: bool, progress: Progress | None, only: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """Run the sensitivity sweep of `scenario` (whose resolved text is `resolved_toml`) into
     out/sensitivity (resumable) and write sensitivity.json and sensitivity.csv; returns the
-    per-claim rows (`sensitivity_summary`)."""
+    per-claim rows (`sensitivity_summary`). `only` runs just the cases of those names (a
+    subset, for a machine too slow for all of them); sensitivity.json lists the others under
+    `cases_not_run`. An unknown name is an `ftlab.InputError` naming the known ones."""
     import ftlab
 
     start = time.perf_counter()
-    cases = sensitivity_cases(resolved_toml)
+    every = sensitivity_cases(resolved_toml)
+    cases = _chosen_cases(every, only)
     spec = {"name": "upi sensitivity", "scenario": str(scenario.resolve()), "cases": cases}
     on_progress: Callable[[int, int], None] | None = (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
     result = ftlab.sweep(spec, out=out / "sensitivity", progress=on_progress)
@@ -458,8 +623,21 @@ def run_sensitivity(scenario: Path, resolved_toml: str, out: Path, quick: bool, 
         by_case[run["case"]] = claims
         details.append(_case_detail(run, cases, claims, report))
     rows = sensitivity_summary(by_case)
-    _write_sensitivity(out, scenario, quick, rows, details, time.perf_counter() - start)
+    not_run = [c["name"] for c in every if c not in cases]
+    _write_sensitivity(out, scenario, quick, rows, details, time.perf_counter() - start, not_run)
     return rows
+
+
+def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> list[dict[str, Any]]:
+    if only is None:
+        return every
+    from ftlab._errors import input_error
+
+    names = [c["name"] for c in every]
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        raise input_error("sensitivity cases", f"unknown case(s) {unknown}; the cases are: {', '.join(names)}")
+    return [c for c in every if c["name"] in only]
 
 
 def _case_set(cases: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any]:
@@ -477,7 +655,12 @@ def _case_detail(run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], cla
     }
 
 
-def _write_sensitivity(out: Path, scenario: Path, quick: bool, rows: list[dict[str, Any]], details: list[dict[str, Any]], wall_s: float) -> None:
+def _write_sensitivity(
+    out: Path, scenario: Path, quick: bool, rows: list[dict[str, Any]], details: list[dict[str, Any]], wall_s: float, not_run: Sequence[str] = ()
+) -> None:
+    """sensitivity.json (every claim's row, every case's overrides and values, the cases not
+    run) and sensitivity.csv: one row per claim, its min, max and reversals, then ftlab's
+    value in every case run, one column per case (`value: CASE`)."""
     from ftlab import _core
 
     doc = {
@@ -489,7 +672,15 @@ def _write_sensitivity(out: Path, scenario: Path, quick: bool, rows: list[dict[s
         "sweep_dir": str(out / "sensitivity"),
         "claims": rows,
         "cases": details,
+        "cases_not_run": list(not_run),
     }
     write_json(out / SENSITIVITY_FILE, doc)
-    columns = ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in"]
-    write_csv(out / SENSITIVITY_CSV, rows, columns)
+    run = [d["case"] for d in details]
+    table = [{**row, **{f"value: {c}": _csv_value(row["values"].get(c)) for c in run}} for row in rows]
+    columns = ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in", *(f"value: {c}" for c in run)]
+    write_csv(out / SENSITIVITY_CSV, table, columns)
+
+
+def _csv_value(value: Any) -> Any:
+    """A claim's value as a CSV cell: booleans (the qualitative claims) as 1/0."""
+    return int(value) if isinstance(value, bool) else value
