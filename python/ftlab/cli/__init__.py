@@ -80,7 +80,7 @@ def run(
     scenario: Annotated[
         Optional[Path],
         typer.Argument(
-            help="Scenario TOML file. Without it, the bundled default scenario runs.",
+            help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without it, the bundled default scenario runs.",
             show_default=False,
         ),
     ] = None,
@@ -136,6 +136,7 @@ def run(
     from ftlab.api import check_baseline
     from ftlab.api import run as run_scenario
 
+    scenario = _scenario_argument(scenario)
     if baseline is not None:
         _baseline_option(lambda: check_baseline(scenario, seed, set_ or (), baseline))
     out_dir = out if out is not None else Path("results") / (scenario.stem if scenario else "default")
@@ -159,6 +160,16 @@ def run(
     console = _stdout()
     print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
+
+
+def _scenario_argument(scenario: Path | None) -> Path | None:
+    """The scenario file: `scenario` as given when it exists (or is None), else the bundled
+    scenario of that name (`ftlab scenarios`), else as given (the core reports it missing)."""
+    if scenario is None or scenario.exists():
+        return scenario
+    from ftlab._scenarios import bundled_scenario
+
+    return bundled_scenario(str(scenario)) or scenario
 
 
 def _baseline_option(check: Any) -> None:
@@ -538,6 +549,11 @@ from ftlab.cli.lifetime import lifetime_command  # noqa: E402
 app.command("lifetime")(lifetime_command)
 
 app.add_typer(rt_app, name="rt")
+
+# ftlab scenarios (ftlab.cli.scenarios)
+from ftlab.cli.scenarios import scenarios_command  # noqa: E402
+
+app.command("scenarios")(scenarios_command)
 
 # ftlab schemes, ftlab mappers (ftlab.cli.policies)
 from ftlab.cli import policies as _policies  # noqa: E402
