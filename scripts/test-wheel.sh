@@ -10,12 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 PYTHON="${PYTHON:-python3}"
+MATURIN="${MATURIN:-.venv/bin/maturin}"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 echo "== wheel: maturin build --release"
-VIRTUAL_ENV="$root/.venv" PATH="$root/.venv/bin:$PATH" .venv/bin/maturin build --release --quiet -o "$tmp/wheels"
+VIRTUAL_ENV="$root/.venv" PATH="$root/.venv/bin:$PATH" "$MATURIN" build --release --quiet -o "$tmp/wheels"
 wheel="$(ls "$tmp"/wheels/ftlab-*.whl)"
 
 echo "== wheel: clean venv, requirements.lock, then $(basename "$wheel")"
