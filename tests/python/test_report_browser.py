@@ -9,7 +9,7 @@ screenshot kept in test-artifacts/. The page is the
 report.html of a real run (default scenario, three tenants, unified and partitioned) plus
 scheme-specific columns added for one scheme, so the registry's charts are drawn too.
 
-Chromium missing is a failure (CI installs it with scripts/setup-system.sh), not a skip.
+Chromium missing is a failure (scripts/test.sh installs it with `scripts/setup-system.sh test`), not a skip.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def browser(report_dir):
 
     chromium, driver_path = _find(CHROMIUM), _find(CHROMEDRIVER)
     if not chromium or not driver_path:
-        pytest.fail("chromium and chromedriver are needed for the report test; run scripts/setup-system.sh to install them")
+        pytest.fail("chromium and chromedriver are needed for the report test; run `scripts/setup-system.sh test` to install them")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
