@@ -41,8 +41,8 @@ NO_CHANGE_NOTE = f"{NO_CHANGE}: no relative change, because the baseline's value
 STARVED_FLAG = "⚠ starved"
 #: One line explaining `STARVED_FLAG`.
 STARVED_NOTE = (
-    f"{STARVED_FLAG}: the core reports the tenant starved (summary.json starved; its longest wait, "
-    "max_wait_s, in the health note); like an unstable one, its latencies are not comparable."
+    f"{STARVED_FLAG}: one of the tenant's requests waited longer than measure.starvation_wait_s "
+    "(summary.json starved: max_wait_s > starvation_wait_s); like an unstable one, its latencies are not comparable."
 )
 
 #: The run's declared noise, in percent: a scheme is marked best (`BEST_MARK`) only where
@@ -624,7 +624,8 @@ def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[
             n = f"{next(iter(counts.values())):,}"
         else:
             n = ", ".join(f"{v:,} under {s}" for s, v in counts.items())
-        out.append(f"{tenant}: {n} trace records not replayed: the run ended first (measure.duration_s).")
+        out.append(f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
+                   "trace.max_requests ended first.")
     return out
 
 
