@@ -35,7 +35,9 @@ case "$where" in
     *) echo "wheel: ftlab imported from $where, not from the clean venv" >&2; exit 1 ;;
 esac
 ftlab="$tmp/venv/bin/ftlab"
-"$ftlab" scenarios | grep -q "real-traces" || { echo "wheel: ftlab scenarios does not list real-traces" >&2; exit 1; }
+# (To files, then grep: `ftlab ... | grep -q` would fail under pipefail when grep stops early.)
+"$ftlab" scenarios > scenarios.txt
+grep -q "^real-traces " scenarios.txt || { echo "wheel: ftlab scenarios does not list real-traces" >&2; exit 1; }
 "$ftlab" run real-traces --out runs/real-traces --set measure.duration_s=1.0 > run.txt
 grep -q "msr-hm0" run.txt && test -s runs/real-traces/summary.json
 "$ftlab" reproduce part-ftl --quick --out runs/part-ftl > reproduce.txt
