@@ -203,7 +203,7 @@ def test_rocksdb_quick_uses_the_shipped_capture_at_its_device_size() -> None:
     s = resolved("rocksdb", True)
     trace = s["tenants"][0]["trace"]
     assert trace["path"].endswith("data/rocksdb/trace.csv") and trace["replay"] == "closed"
-    sidecar = json.loads((Path(__file__).parents[2] / "tests" / "data" / "rocksdb" / "trace.json").read_text())
+    sidecar = json.loads((Path(__file__).parents[2] / "data" / "rocksdb" / "trace.json").read_text())
     assert s["tenants"][0]["namespace_gib"] * 2**30 == sidecar["capture"]["device_bytes"]
     assert s["stream"]["manual"]["preset"] == "vstream-table1"
 
