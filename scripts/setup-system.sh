@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# scripts/setup-system.sh: install the Debian packages ftlab's build, tests and tools need.
-# Idempotent: it installs only what is missing, and does nothing when all is present. It does
-# not set up Rust or Python (expected on the machine) nor the project's venv (scripts/setup.sh).
+# scripts/setup-system.sh [run|test]: install the Debian packages ftlab needs, for building and
+# running (`run`, the default: what scripts/setup.sh asks for) or also for the tests and
+# `ftlab capture` (`test`: what scripts/test.sh asks for). Idempotent: it installs only what is
+# missing, and does nothing when all is present. It does not set up Rust or Python (expected on
+# the machine) nor the project's venv (scripts/setup.sh).
 set -euo pipefail
 
-# Debian packages the project needs: headless chromium + its driver for the HTML report test;
-# RocksDB's db_bench (rocksdb-tools) and strace for `ftlab capture rocksdb` and its live test.
-PACKAGES=(chromium chromium-driver fonts-dejavu-core rocksdb-tools strace)
+# Building and running need no Debian package beyond Rust and Python (with venv and pip): the
+# figures use matplotlib's own fonts and the report is one self-contained HTML file.
+RUN_PACKAGES=()
+# Only the tests and `ftlab capture` need these: headless chromium, its driver and a font for
+# the HTML report's browser test; RocksDB's db_bench (rocksdb-tools) and strace for `ftlab
+# capture rocksdb` and its live test. (fio is not among them: ftlab reads fio's iologs, and no
+# test or command runs fio itself.)
+TEST_PACKAGES=(chromium chromium-driver fonts-dejavu-core rocksdb-tools strace)
+
+case "${1:-run}" in
+    run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
+    test) PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+    *) echo "usage: scripts/setup-system.sh [run|test]" >&2; exit 2 ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -16,7 +29,7 @@ for pkg in "${PACKAGES[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-    echo "setup-system: all ${#PACKAGES[@]} required Debian packages present"
+    echo "setup-system: all ${#PACKAGES[@]} Debian packages for '${1:-run}' present"
     exit 0
 fi
 

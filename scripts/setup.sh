@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/setup.sh: build everything from a clone: Debian packages (scripts/setup-system.sh),
-# the venv .venv with the exact Python packages of requirements.lock, and the Rust extension
+# scripts/setup.sh: build everything from a clone: the Debian packages building and running
+# need (`scripts/setup-system.sh run`; the tests' own are installed by scripts/test.sh), the
+# venv .venv with the exact Python packages of requirements.lock, and the Rust extension
 # ftlab._core (release build, installed into .venv by `maturin develop`). Idempotent and
 # incremental: a second run only rebuilds what changed. It runs no tests (scripts/test.sh does).
 set -euo pipefail
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 VENV=.venv
 
-scripts/setup-system.sh
+scripts/setup-system.sh run
 
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" - <<'PY'

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # scripts/test.sh: the project's test command. Brings the build up to date (scripts/setup.sh,
-# incremental), then runs the Rust tests of the whole workspace and the Python tests
-# (tests/python). Both suites always run; the exit status is non-zero if either failed.
-# Extra arguments go to pytest (e.g. scripts/test.sh -k trace). It does no benchmarks.
+# incremental) and installs the Debian packages only the tests need (`scripts/setup-system.sh
+# test`: chromium for the report's browser test, rocksdb-tools and strace for the live
+# capture test), then runs the Rust tests of the whole workspace, the Python tests
+# (tests/python) and the installed-wheel test (scripts/test-wheel.sh: a clean venv, then a
+# quick reproduction). All always run; the exit status is non-zero if any failed. Extra
+# arguments go to pytest (e.g. scripts/test.sh -k trace). It does no benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+scripts/setup-system.sh test
 
 status=0
 # The test-release profile (Cargo.toml): release optimisation without LTO, so the test binaries
@@ -16,5 +20,8 @@ cargo test --workspace --profile test-release || status=$?
 
 echo "== pytest tests/python"
 .venv/bin/python -m pytest tests/python "$@" || status=$?
+
+echo "== the installed wheel (scripts/test-wheel.sh)"
+scripts/test-wheel.sh || status=$?
 
 exit "$status"

@@ -14,20 +14,22 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+#: The project's copies of the real trace samples (data/traces/README.md: origin, licence).
+TRACES_DIR = REPO_ROOT / "data" / "traces"
+
+
 def traces_dir() -> Path:
-    """The shared trace samples: $FTLAB_TRACES_DIR, else ../shared/traces next to the repo."""
-    env = os.environ.get("FTLAB_TRACES_DIR")
-    return Path(env) if env else REPO_ROOT.parent / "shared" / "traces"
+    """The repository's trace samples, data/traces (part of the repository: never skipped)."""
+    return TRACES_DIR
 
 
 @pytest.fixture
 def trace_file():
-    """trace_file(name) -> Path of a shared sample, or skip the test if it is missing."""
+    """trace_file(name) -> Path of a sample in data/traces; a missing one fails the test."""
 
     def get(name: str) -> Path:
         path = traces_dir() / name
-        if not path.is_file():
-            pytest.skip(f"trace sample {path} not found (set FTLAB_TRACES_DIR to the shared traces)")
+        assert path.is_file(), f"trace sample {path} is missing from the repository"
         return path
 
     return get

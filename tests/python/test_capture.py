@@ -1,5 +1,5 @@
 """Tests of `ftlab capture` (docs/capture.md): the recorded RocksDB capture in
-tests/data/rocksdb (db_bench's strace and LOG, gzipped, with the trace and sidecar converted
+data/rocksdb (db_bench's strace and LOG, gzipped, with the trace and sidecar converted
 from them) is converted again on every run and must give the shipped trace byte for byte; its
 streams, trims and a tiny simulation on it are checked; and, when `db_bench` and `strace` are
 installed, a tiny live capture runs end to end (skipped with the reason otherwise, while the
@@ -23,7 +23,7 @@ import ftlab
 from ftlab import _core
 from ftlab.capture import STRACE_CALLS, rocksdb_settings
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "rocksdb"
+DATA = Path(__file__).resolve().parents[2] / "data" / "rocksdb"
 WAL, MANIFEST, L0, L1 = 1, 2, 4, 5
 
 

@@ -202,8 +202,8 @@ def test_vstream_device_is_the_papers() -> None:
 def test_rocksdb_quick_uses_the_shipped_capture_at_its_device_size() -> None:
     s = resolved("rocksdb", True)
     trace = s["tenants"][0]["trace"]
-    assert trace["path"].endswith("tests/data/rocksdb/trace.csv") and trace["replay"] == "closed"
-    sidecar = json.loads((Path(__file__).parents[2] / "tests" / "data" / "rocksdb" / "trace.json").read_text())
+    assert trace["path"].endswith("data/rocksdb/trace.csv") and trace["replay"] == "closed"
+    sidecar = json.loads((Path(__file__).parents[2] / "data" / "rocksdb" / "trace.json").read_text())
     assert s["tenants"][0]["namespace_gib"] * 2**30 == sidecar["capture"]["device_bytes"]
     assert s["stream"]["manual"]["preset"] == "vstream-table1"
 

@@ -1,5 +1,5 @@
-"""Every bundled scenario under scenarios/ runs end to end and writes its results; one that
-replays the shared trace samples is skipped (with the reason) when they are missing."""
+"""Every bundled scenario under scenarios/ runs end to end and writes its results; the trace
+files they replay (data/traces, the parser fixtures) are part of the repository."""
 
 from __future__ import annotations
 
@@ -24,9 +24,7 @@ def _missing_traces(path: Path) -> list[Path]:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_bundled_scenario_runs(scenario: Path, tmp_path: Path) -> None:
-    missing = _missing_traces(scenario)
-    if missing:
-        pytest.skip(f"trace samples not found: {', '.join(map(str, missing))}")
+    assert not _missing_traces(scenario), "a bundled scenario's trace is missing from the repository"
     report = ftlab.run(scenario, out=tmp_path, set=["measure.duration_s=2.0", "measure.warmup_s=0"])
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary == report.summary

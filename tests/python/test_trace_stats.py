@@ -1,6 +1,5 @@
-"""Tests of `ftlab trace stats` on the shared real trace samples (../shared/traces, or
-$FTLAB_TRACES_DIR); each test skips, with the reason, if its sample is missing. These need
-the core's trace parsers."""
+"""Tests of `ftlab trace stats` on the repository's real trace samples (data/traces). These
+need the core's trace parsers."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 //! Integration tests of the trace parsers (`ftlab::workload::read_trace`) and of
 //! `trace_stats`: hand-written fixtures for every format (tests/fixtures/traces), one test
-//! per kind of malformation per format, and whole-file checks of the real samples in
-//! `shared/traces` (skipped, with a printed reason, when that directory is absent).
+//! per kind of malformation per format, and whole-file checks of the real samples in the
+//! repository's `data/traces`.
 //!
 //! Not here: the simulator, the CLI, or file opening by the API; expected values are
 //! computed in the tests from the raw text, never through the parsers under test.
@@ -878,20 +878,16 @@ fn vscsi_skips_and_counts_other_commands_and_zero_lengths() {
     assert_eq!(fiu.skipped(), 0);
 }
 
-// ----- real samples in shared/traces -------------------------------------------------------
+// ----- real samples in data/traces ---------------------------------------------------------
 
 /// The raw text of a sample and its records parsed by streaming from the file itself.
-fn sample(name: &str, format: TraceFormat) -> Option<(String, Vec<TraceRecord>)> {
-    let path = traces_dir()?.join(name);
-    if !path.is_file() {
-        println!("skipping: {} is missing", path.display());
-        return None;
-    }
-    let raw = std::fs::read_to_string(&path).unwrap();
+fn sample(name: &str, format: TraceFormat) -> (String, Vec<TraceRecord>) {
+    let path = traces_dir().join(name);
+    let raw = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let reader = BufReader::new(File::open(&path).unwrap());
     let records =
         read_trace(format, reader).collect::<Result<Vec<_>, _>>().unwrap_or_else(|e| panic!("{name}: {e}"));
-    Some((raw, records))
+    (raw, records)
 }
 
 fn num(text: &str) -> u64 {
@@ -906,7 +902,7 @@ fn secs_to_ns(text: &str) -> u64 {
 
 #[test]
 fn msr_sample_whole_file() {
-    let Some((raw, records)) = sample("msr-hm0-sample.csv", Msr) else { return };
+    let (raw, records) = sample("msr-hm0-sample.csv", Msr);
     let lines: Vec<Vec<&str>> =
         raw.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split(',').collect()).collect();
     assert_eq!(records.len(), lines.len());
@@ -931,7 +927,7 @@ fn raw_rows_msr(lines: &[Vec<&str>]) -> Vec<Rec> {
 
 #[test]
 fn systor_sample_whole_file() {
-    let Some((raw, records)) = sample("systor17-sample.csv", Systor) else { return };
+    let (raw, records) = sample("systor17-sample.csv", Systor);
     let mut lines = raw.lines().filter(|l| !l.trim().is_empty());
     assert_eq!(lines.next(), Some("Timestamp,Response,IOType,LUN,Offset,Size"));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
@@ -949,7 +945,7 @@ fn systor_sample_whole_file() {
 
 #[test]
 fn mqsim_sample_whole_file() {
-    let Some((raw, records)) = sample("tpcc-small.trace", Mqsim) else { return };
+    let (raw, records) = sample("tpcc-small.trace", Mqsim);
     let rows: Vec<Vec<&str>> =
         raw.lines().filter(|l| !l.trim().is_empty()).map(|l| l.split_whitespace().collect()).collect();
     assert_eq!(records.len(), rows.len());

@@ -1,6 +1,6 @@
-//! The real trace samples of `shared/traces` replayed end to end, timed, as tenants of one
-//! device under both schemes with the integrity oracle on: every request completes and the
-//! counts match the parsers' (skips, with a reason, when the samples are missing).
+//! The real trace samples of the repository's `data/traces` replayed end to end, timed, as
+//! tenants of one device under both schemes with the integrity oracle on: every request
+//! completes and the counts match the parsers'.
 
 mod common;
 
@@ -9,7 +9,7 @@ use ftlab::workload::TraceFormat;
 
 #[test]
 fn real_samples_replay_under_both_schemes() {
-    let Some(dir) = traces_dir() else { return };
+    let dir = traces_dir();
     let samples = [("msr", "msr-hm0-sample.csv", TraceFormat::Msr), ("systor", "systor17-sample.csv", TraceFormat::Systor), ("mqsim", "tpcc-small.trace", TraceFormat::Mqsim)];
     let mut tenants = String::new();
     for (name, file, format) in samples {

@@ -130,7 +130,7 @@ def rocksdb_settings(device_gib: float, num: int | None = None, value_size: int 
 def _tool(name: str, package: str) -> str:
     path = shutil.which(name)
     if path is None:
-        raise usage_error(name, f"not found on PATH; install it with `apt-get install -y {package}` (Debian/Ubuntu; scripts/setup-system.sh does)")
+        raise usage_error(name, f"not found on PATH; install it with `apt-get install -y {package}` (Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs it)")
     return path
 
 

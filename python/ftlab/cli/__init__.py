@@ -80,7 +80,7 @@ def run(
     scenario: Annotated[
         Optional[Path],
         typer.Argument(
-            help="Scenario TOML file. Without it, the bundled default scenario runs.",
+            help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without it, the bundled default scenario runs.",
             show_default=False,
         ),
     ] = None,
@@ -136,17 +136,22 @@ def run(
     from ftlab.api import check_baseline
     from ftlab.api import run as run_scenario
 
+    scenario = _scenario_argument(scenario)
     if baseline is not None:
         _baseline_option(lambda: check_baseline(scenario, seed, set_ or (), baseline))
     out_dir = out if out is not None else Path("results") / (scenario.stem if scenario else "default")
     label = str(scenario) if scenario else "default scenario"
+    err = _stderr()
+    # No bar when stderr is not a terminal: a stopped bar there leaves a blank line, which
+    # would then open an error message.
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         TaskProgressColumn(),
         TimeElapsedColumn(),
-        console=_stderr(),
+        console=err,
         transient=True,
+        disable=not err.is_terminal,
     ) as bar:
         task = bar.add_task(f"simulating {label}", total=None)
 
@@ -159,6 +164,21 @@ def run(
     console = _stdout()
     print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
+
+
+def _scenario_argument(scenario: Path | None) -> Path | None:
+    """The scenario file: `scenario` as given when it exists (or is None), else the bundled
+    scenario of that name (`ftlab scenarios`), else as given (the core reports it missing)."""
+    if scenario is None or scenario.exists():
+        return scenario
+    from ftlab._scenarios import bundled_scenario
+
+    if str(scenario).lower() in ("true", "false", "yes", "no", "on", "off"):
+        raise _usage(
+            "SCENARIO",
+            f"no such file {str(scenario)!r}; --solo and --full are flags and take no value (write --solo, not --solo {scenario})",
+        )
+    return bundled_scenario(str(scenario)) or scenario
 
 
 def _baseline_option(check: Any) -> None:
@@ -539,6 +559,11 @@ app.command("lifetime")(lifetime_command)
 
 app.add_typer(rt_app, name="rt")
 
+# ftlab scenarios (ftlab.cli.scenarios)
+from ftlab.cli.scenarios import scenarios_command  # noqa: E402
+
+app.command("scenarios")(scenarios_command)
+
 # ftlab schemes, ftlab mappers (ftlab.cli.policies)
 from ftlab.cli import policies as _policies  # noqa: E402
 
@@ -548,10 +573,33 @@ _policies.register(app)
 # --------------------------------------------------------------------------------------
 
 
+def _flags_take_no_value(command: Any) -> None:
+    """Show no value placeholder after a flag in the help: typer prints a flag's type
+    (`--solo <bool>`), which reads as if it took a value, yet `--solo true` is an error (a
+    flag takes none). Every flag of `command` and its subcommands gets an empty metavar."""
+    for param in command.params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    make_help_option = command.get_help_option
+
+    def get_help_option(ctx: Any) -> Any:
+        # --help is made on demand per command: give it the same empty placeholder.
+        option = make_help_option(ctx)
+        if option is not None and option.metavar is None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = get_help_option
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _flags_take_no_value(sub)
+
+
 def main() -> None:
     """Console-script entry point: run the app; report input errors without a traceback."""
     try:
-        app()
+        command = typer.main.get_command(app)
+        _flags_take_no_value(command)
+        command()
     except _core.FtlabError as e:
         _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
         sys.exit(EXIT_INPUT_ERROR)

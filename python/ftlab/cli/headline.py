@@ -1,10 +1,15 @@
-"""ftlab.cli.headline: the headline table `ftlab run` prints first (rich): one row group per
-tenant, one sub-row per scheme, the key metrics as columns; each cell the value, its change
-against the baseline scheme and the best scheme marked (★, bold); unstable tenants flagged.
+"""ftlab.cli.headline: the headline `ftlab run` prints first (rich), fitted to the terminal.
 
-Printing only: the numbers, the best marks and their text come from
-`ftlab.report.headline`, as in report.html. It is not the full per-scheme tables (those are
-`ftlab.cli.print_full_tables`, `ftlab run --full`).
+It prints a title, one verdict line per tenant (`ftlab.report.headline.verdicts`), then the
+table: wide (one row group per tenant, one sub-row per scheme, the key metrics as columns)
+when it fits the console's width, else compact (one small table per tenant: the metrics as
+rows, the schemes as columns, each cell's change on a second line), which folds rather than
+cuts. Then the legend and the notes (values from too few samples, records not replayed,
+health, what the lifetime assumes). Each cell is the value, its change against the baseline
+scheme and the best scheme marked (★, bold); unstable and starved tenants are flagged.
+
+Printing only: the numbers, the marks and their text come from `ftlab.report.headline`, as in
+report.html. It is not the full per-scheme tables (`ftlab.cli.print_full_tables`, --full).
 """
 
 from __future__ import annotations
@@ -13,20 +18,19 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from ftlab.report import headline as hl
 
+#: The title printed above the verdicts.
+TITLE = "ftlab run: which scheme did best for whom"
+
 
 def headline_table(headline: hl.Headline) -> Table:
-    """The rich Table of `headline`."""
-    table = Table(
-        title="ftlab run: which scheme did best for whom",
-        title_justify="left",
-        caption=f"{hl.caption(headline)} {hl.directions(headline)}",
-        caption_justify="left",
-    )
+    """The wide rich Table of `headline`: tenants and schemes as rows, metrics as columns."""
+    table = Table(caption=f"{hl.caption(headline)} {hl.directions(headline)}", caption_justify="left")
     table.add_column("tenant", no_wrap=True)
     table.add_column("scheme", no_wrap=True)
     for metric in headline.metrics:
@@ -41,26 +45,91 @@ def headline_table(headline: hl.Headline) -> Table:
     return table
 
 
+def compact_tables(headline: hl.Headline) -> list[Table]:
+    """One table per tenant for narrow terminals: the metrics as rows, the schemes as columns
+    (the baseline first as in the summary), each cell the value and, on a second line, its
+    change; columns fold instead of cutting, so every name and number shows at any width."""
+    tables = []
+    for row in headline.rows:
+        table = Table(title=Text(row.tenant, style="bold"), title_justify="left", pad_edge=False)
+        table.add_column("metric", overflow="fold")
+        for scheme in row.schemes:
+            table.add_column(_scheme_cell(scheme, row, headline), justify="right", overflow="fold")
+        for metric in headline.metrics:
+            cells: list[Any] = [escape(metric.title)]
+            for scheme in row.schemes:
+                cell = row.cells[metric.key][scheme]
+                cells.append(_compact_cell(metric, cell))
+            table.add_row(*cells)
+        tables.append(table)
+    return tables
+
+
+def _compact_cell(metric: hl.Metric, cell: hl.Cell) -> Text:
+    if not cell.applies:
+        return Text("–")
+    value = hl.format_value(metric, cell.value) + (hl.FEW_MARK if cell.few else "")
+    text = Text(f"{hl.BEST_MARK} {value}" if cell.best else value, style="bold" if cell.best else "")
+    change = hl.change_text(cell)
+    if change:
+        text.append(f"\n{change}", style="dim")
+    return text
+
+
 def _scheme_cell(scheme: str, row: hl.TenantRow, headline: hl.Headline) -> Text:
     text = Text(scheme)
     if scheme == headline.baseline:
         text.append(" (baseline)", style="dim")
     if scheme in row.unstable:
         text.append(f" {hl.UNSTABLE_FLAG}", style="bold red")
+    if scheme in row.starved:
+        text.append(f" {hl.STARVED_FLAG}", style="bold red")
     return text
 
 
+def _verdict_lines(lines: list[str]) -> Table:
+    """The verdicts, one per tenant, wrapped with a hanging indent under their bullet."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for line in lines:
+        grid.add_row("•", Text(line))
+    return grid
+
+
+def fits(console: Console, table: Table) -> bool:
+    """Whether `table` fits the console's width without shrinking a column: its natural width
+    (measured as if the console were unbounded) is at most the console's."""
+    unbounded = console.options.update(width=1_000_000, max_width=1_000_000)
+    return Measurement.get(console, unbounded, table).maximum <= console.width
+
+
 def print_headline(console: Console, summary: dict[str, Any], baseline: str | None = None) -> None:
-    """Print the headline table of a parsed summary.json, then a line explaining the unstable
-    flag (naming each unstable tenant and scheme) and the "n/a" changes when there are any."""
+    """Print the headline of a parsed summary.json: the title, the verdicts, the wide table if
+    it fits the console else the compact tables, then the legend and notes (unstable and
+    starved tenants, "n/a" changes, too few samples, records not replayed, health, lifetime)."""
     headline = hl.build(summary, baseline)
     if not headline.rows:
         console.print("no tenants in summary.json")
         return
-    console.print(headline_table(headline))
+    console.print(Text(TITLE, style="bold"))
+    console.print(_verdict_lines(hl.verdicts(headline)))
+    wide = headline_table(headline)
+    if fits(console, wide):
+        console.print(wide)
+    else:
+        for table in compact_tables(headline):
+            console.print(table)
+        console.print(Text(f"{hl.caption(headline)} {hl.directions(headline)}"))
     unstable = headline.unstable
     if unstable:
         who = ", ".join(f"{t} under {s}" for t, s in unstable)
-        console.print(Text(f"{hl.UNSTABLE_NOTE} ({who})", style="red"), soft_wrap=True)
+        console.print(Text(f"{hl.UNSTABLE_NOTE} ({who})", style="red"))
+    starved = headline.starved
+    if starved:
+        who = ", ".join(f"{t} under {s}" for t, s in starved)
+        console.print(Text(f"{hl.STARVED_NOTE} ({who})", style="red"))
     if headline.has_no_change:
-        console.print(hl.NO_CHANGE_NOTE, soft_wrap=True)
+        console.print(hl.NO_CHANGE_NOTE)
+    for note in hl.notes(summary, headline):
+        console.print(Text(note))

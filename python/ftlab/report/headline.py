@@ -37,6 +37,32 @@ UNSTABLE_NOTE = (
 )
 #: One line explaining `NO_CHANGE`.
 NO_CHANGE_NOTE = f"{NO_CHANGE}: no relative change, because the baseline's value is 0 or missing."
+#: The flag of a tenant the scheduler starved under a scheme (summary.json `starved`).
+STARVED_FLAG = "⚠ starved"
+#: One line explaining `STARVED_FLAG`.
+STARVED_NOTE = (
+    f"{STARVED_FLAG}: one of the tenant's requests waited longer than measure.starvation_wait_s "
+    "(summary.json starved: max_wait_s > starvation_wait_s); like an unstable one, its latencies are not comparable."
+)
+
+#: The run's declared noise, in percent: a scheme is marked best (`BEST_MARK`) only where
+#: some other scheme is worse than the best value by more than this (relative to the best),
+#: and every scheme within it of the best value is marked with it. A run has one seed, so
+#: there is no spread over seeds to measure the noise with; this is a declaration, stated in
+#: the legend, not a measurement. For scale (docs/python.md, "The headline"): between seeds
+#: 1, 2 and 3 of the bundled default scenario, its latencies' and WAFs' relative differences
+#: have a median of 2.4-3.0 %, three quarters are under 8-9 %, the largest 39-72 % (p99s of
+#: a few hundred requests). ★ thus marks a difference larger than a typical seed-to-seed one,
+#: not a significant one; several seeds (`ftlab sweep`) measure the spread.
+NOISE_PCT = 5.0
+#: The fewest samples a metric is ranked from: a p99 from fewer than 100 requests is the
+#: maximum or near it, and a WAF or a lifetime from a handful of writes is one GC event's
+#: accident. Fewer: the value is shown with `FEW_MARK`, not ranked, and named in the notes.
+SAMPLES_MIN = 100
+#: The mark of a value from fewer than `SAMPLES_MIN` samples.
+FEW_MARK = "†"
+#: Days in a year, for a lifetime shown in years.
+DAYS_PER_YEAR = 365.25
 
 
 def _num(value: Any) -> float | None:
@@ -81,11 +107,25 @@ class Metric:
     get: Callable[[Mapping[str, Any]], float | None] = field(repr=False, compare=False)
     applies: Callable[[Mapping[str, Any]], bool] = field(repr=False, compare=False)
     integer: bool = False
+    #: The operation whose request count is the metric's sample count ("read", "write";
+    #: "" for a metric that is not an estimate from samples: IOPS, deadline misses).
+    sampled_op: str = ""
 
     @property
     def direction(self) -> str:
         """"lower" or "higher" (is better)."""
         return "lower" if self.lower_is_better else "higher"
+
+    def samples(self, t: Mapping[str, Any]) -> int | None:
+        """How many requests of `sampled_op` the value of tenant object `t` comes from (the
+        smaller of shared and solo for a slowdown); None for a metric not from samples."""
+        if not self.sampled_op:
+            return None
+        n = _op_count(t, self.sampled_op)
+        if self.key.startswith("slowdown_"):
+            solo = _num(_get(t, "solo", self.sampled_op, "count"))
+            n = min(n, solo) if solo is not None else n
+        return int(n)
 
     @property
     def title(self) -> str:
@@ -96,7 +136,7 @@ class Metric:
 def _latency(op: str, stat: str, label: str) -> Metric:
     return Metric(
         f"{op}_{stat.removesuffix('_us')}", label, "µs", True,
-        lambda t: _num(_get(t, op, stat)), lambda t: _op_count(t, op) > 0,
+        lambda t: _num(_get(t, op, stat)), lambda t: _op_count(t, op) > 0, sampled_op=op,
     )
 
 
@@ -104,12 +144,14 @@ def _slowdown(key: str, label: str, op: str) -> Metric:
     return Metric(
         f"slowdown_{key}", label, "×", True,
         lambda t: _num(_get(t, "slowdown", key)), lambda t: isinstance(t.get("slowdown"), Mapping) and _op_count(t, op) > 0,
+        sampled_op=op,
     )
 
 
 #: Every headline metric, in column order; `metrics(summary)` keeps those that apply. A
 #: slowdown is the tenant's latency shared / solo (`[measure] solo = true`); "lifetime" is the
-#: tenant's projected lifetime (`wear.lifetime_days`); "IOPS" counts reads, writes and trims.
+#: tenant's projected lifetime (`wear.lifetime_days`, shown in days or years); "IOPS" counts
+#: reads, writes and trims.
 METRICS: tuple[Metric, ...] = (
     _latency("read", "p99_us", "read p99"),
     _latency("read", "mean_us", "read mean"),
@@ -118,9 +160,9 @@ METRICS: tuple[Metric, ...] = (
     _slowdown("write_p99", "write p99 slowdown", "write"),
     Metric("deadline_misses", "deadline misses", "", True, lambda t: _num(_get(t, "deadlines", "misses")),
            lambda t: isinstance(t.get("deadlines"), Mapping), integer=True),
-    Metric("waf", "WAF", "", True, lambda t: _num(t.get("waf")), lambda t: True),
-    Metric("lifetime", "lifetime", "days", False, lambda t: _num(_get(t, "wear", "lifetime_days")),
-           lambda t: isinstance(t.get("wear"), Mapping)),
+    Metric("waf", "WAF", "", True, lambda t: _num(t.get("waf")), lambda t: True, sampled_op="write"),
+    Metric("lifetime", "lifetime", "", False, lambda t: _num(_get(t, "wear", "lifetime_days")),
+           lambda t: isinstance(t.get("wear"), Mapping), sampled_op="write"),
     Metric("iops", "IOPS", "", False, _iops, lambda t: True),
 )
 
@@ -137,9 +179,12 @@ class Cell:
     (deadline misses) changes by an absolute number, not a percentage: `change_abs` is value -
     baseline and `change_note` "count" (0 misses against 3 is "+3", where a percentage of 0 has
     no meaning); `change_abs` is None for every other metric. `best` marks
-    the best scheme(s) of the tenant and metric: ties all marked, a tie being values that
-    show the same (`format_value`); schemes without a value take no part; none is marked
-    with fewer than two values, nor when every scheme ties."""
+    the best scheme(s) of the tenant and metric, beyond the run's noise (`NOISE_PCT`): every
+    scheme within the noise of the best value is marked, and none is unless some scheme is
+    worse than the best by more than the noise; schemes without a value, or with one from
+    fewer than `SAMPLES_MIN` samples (`few`), take no part; none is marked with fewer than two
+    ranked values. `samples` is the number of requests the value comes from (None for a
+    metric not from samples)."""
 
     scheme: str
     value: float | None
@@ -148,6 +193,12 @@ class Cell:
     change_note: str | None
     best: bool
     change_abs: float | None = None
+    samples: int | None = None
+
+    @property
+    def few(self) -> bool:
+        """Whether the value comes from fewer than `SAMPLES_MIN` samples."""
+        return self.value is not None and self.samples is not None and self.samples < SAMPLES_MIN
 
 
 @dataclass(frozen=True)
@@ -160,6 +211,9 @@ class TenantRow:
     schemes: tuple[str, ...]
     unstable: dict[str, Any]
     cells: dict[str, dict[str, Cell]]
+    #: The schemes under which the tenant was starved (summary.json `starved`, when the core
+    #: reports it), with its longest wait in seconds (`max_wait_s`, None when absent).
+    starved: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -176,6 +230,16 @@ class Headline:
     def unstable(self) -> list[tuple[str, str]]:
         """(tenant, scheme) of every unstable tenant, in table order."""
         return [(r.tenant, s) for r in self.rows for s in r.schemes if s in r.unstable]
+
+    @property
+    def starved(self) -> list[tuple[str, str]]:
+        """(tenant, scheme) of every starved tenant, in table order."""
+        return [(r.tenant, s) for r in self.rows for s in r.schemes if s in r.starved]
+
+    @property
+    def has_few(self) -> bool:
+        """Whether some value comes from fewer than `SAMPLES_MIN` samples."""
+        return any(c.few for r in self.rows for by in r.cells.values() for c in by.values())
 
     @property
     def has_no_change(self) -> bool:
@@ -229,7 +293,8 @@ def build(summary: Mapping[str, Any], baseline: str | None = None) -> Headline:
     """The headline of a parsed summary.json against `baseline` (default: the first scheme;
     an unknown one is an `ftlab.UsageError`).
 
-    >>> s = {"schemes": {"a": {"tenants": {"t": {"waf": 2.0}}}, "b": {"tenants": {"t": {"waf": 1.5}}}}}
+    >>> w = {"count": 500}
+    >>> s = {"schemes": {"a": {"tenants": {"t": {"waf": 2.0, "write": w}}}, "b": {"tenants": {"t": {"waf": 1.5, "write": w}}}}}
     >>> cell = build(s).rows[0].cells["waf"]["b"]
     >>> cell.change_pct, cell.best
     (-25.0, True)
@@ -243,31 +308,60 @@ def build(summary: Mapping[str, Any], baseline: str | None = None) -> Headline:
     for tenant in tenants_of(summary):
         objects = {s: t for s in schemes if (t := _tenant(summary, s, tenant)) is not None}
         unstable = {s: t.get("outstanding_at_end") for s, t in objects.items() if t.get("unstable") is True}
+        starved = {s: t.get("max_wait_s") for s, t in objects.items() if t.get("starved") is True}
         cells = {m.key: _cells(m, objects, base) for m in chosen}
-        rows.append(TenantRow(tenant, tuple(objects), unstable, cells))
+        rows.append(TenantRow(tenant, tuple(objects), unstable, cells, starved))
     return Headline(base, tuple(schemes), chosen, tuple(rows))
 
 
 def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: str) -> dict[str, Cell]:
     applies = any(metric.applies(t) for t in objects.values())
     values = {s: metric.get(t) if applies else None for s, t in objects.items()}
-    present = {s: v for s, v in values.items() if v is not None}
-    best: set[str] = set()
-    if len(present) >= 2:
-        target = min(present.values()) if metric.lower_is_better else max(present.values())
-        # Judged at the precision shown: values that look the same are a tie.
-        best = {s for s, v in present.items() if format_value(metric, v) == format_value(metric, target)}
-        if len(best) == len(present):
-            best = set()  # every scheme the same: no scheme did best (e.g. an open-loop tenant's IOPS)
+    samples = {s: metric.samples(t) if applies else None for s, t in objects.items()}
+    ranked = {s: v for s, v in values.items() if v is not None and not (samples[s] is not None and samples[s] < SAMPLES_MIN)}
+    best = best_schemes(metric, ranked)
     base = values.get(baseline)
     out = {}
     for s, v in values.items():
         if s != baseline and metric.integer and v is not None and base is not None:
-            out[s] = Cell(s, v, applies, None, "count", s in best, v - base)
+            out[s] = Cell(s, v, applies, None, "count", s in best, v - base, samples[s])
             continue
         pct, note = change(v, base) if s != baseline else (None, "baseline")
-        out[s] = Cell(s, v, applies, pct, note, s in best)
+        out[s] = Cell(s, v, applies, pct, note, s in best, None, samples[s])
     return out
+
+
+def best_schemes(metric: Metric, values: Mapping[str, float], noise_pct: float = NOISE_PCT) -> set[str]:
+    """The schemes marked best among `values` (scheme -> value): those within the noise of the
+    best value (`within_noise`), provided some scheme lies beyond it; none with fewer than two
+    values.
+
+    >>> m = METRICS[0]  # read p99, lower is better
+    >>> sorted(best_schemes(m, {"a": 147.0, "b": 148.0}))  # +0.7 %: noise
+    []
+    >>> sorted(best_schemes(m, {"a": 100.0, "b": 104.0, "c": 150.0}))
+    ['a', 'b']
+    """
+    if len(values) < 2:
+        return set()
+    target = min(values.values()) if metric.lower_is_better else max(values.values())
+    best = {s for s, v in values.items() if within_noise(metric, v, target, noise_pct)}
+    return best if len(best) < len(values) else set()
+
+
+def within_noise(metric: Metric, value: float, best: float, noise_pct: float = NOISE_PCT) -> bool:
+    """Whether `value` is indistinguishable from `best`: the same as shown (`format_value`), or,
+    for a metric that is not a count and a nonzero best, within `noise_pct` percent of it.
+    A count (deadline misses) has no noise: 0 misses against 1 is a difference.
+
+    >>> within_noise(METRICS[0], 0.99, 1.0), within_noise(METRICS[0], 1.06, 1.0)
+    (True, False)
+    """
+    if format_value(metric, value) == format_value(metric, best):
+        return True
+    if metric.integer or best == 0:
+        return False
+    return abs(value - best) / abs(best) * 100.0 <= noise_pct
 
 
 def change(value: float | None, base: float | None) -> tuple[float | None, str | None]:
@@ -301,6 +395,8 @@ def format_value(metric: Metric, value: float | None) -> str:
     """
     if value is None:
         return "–"
+    if metric.key == "lifetime":
+        return format_days(value)
     if metric.integer:
         text = f"{value:,.0f}"
     elif abs(value) >= 100:
@@ -310,6 +406,18 @@ def format_value(metric: Metric, value: float | None) -> str:
     else:
         text = f"{value:.2f}"
     return text + "×" if metric.unit == "×" else text
+
+
+def format_days(days: float) -> str:
+    """A duration in days as "N d", or "N y" from a year on (three significant digits).
+
+    >>> format_days(1.239851), format_days(40.0), format_days(1200.0), format_days(1e6)
+    ('1.24 d', '40.0 d', '3.29 y', '2,738 y')
+    """
+    value, unit = (days / DAYS_PER_YEAR, "y") if days >= DAYS_PER_YEAR else (days, "d")
+    if abs(value) >= 100:
+        return f"{value:,.0f} {unit}"
+    return f"{value:.1f} {unit}" if abs(value) >= 10 else f"{value:.2f} {unit}"
 
 
 def format_change(pct: float) -> str:
@@ -336,37 +444,239 @@ def change_text(cell: Cell) -> str:
 
 
 def cell_text(metric: Metric, cell: Cell) -> str:
-    """The whole cell as text: value, change, best mark, e.g. "★ 1,068 (-43%)"."""
+    """The whole cell as text: value (`FEW_MARK` after one from too few samples), change, best
+    mark, e.g. "★ 1,068 (-43%)"."""
     if not cell.applies:
         return "–"
-    text = format_value(metric, cell.value)
+    text = format_value(metric, cell.value) + (FEW_MARK if cell.few else "")
     extra = change_text(cell)
     text = f"{text} {extra}" if extra else text
     return f"{BEST_MARK} {text}" if cell.best else text
 
 
 def caption(headline: Headline) -> str:
-    """The table's caption: what a cell holds, against which baseline."""
+    """The table's caption: what a cell holds, against which baseline, what ★ means."""
     return (
         f"Per tenant and scheme: value (change against the baseline scheme, {headline.baseline}); "
-        f"{BEST_MARK} best scheme for the tenant (ties all marked; none when every scheme ties)."
+        f"{BEST_MARK} best scheme for the tenant, by more than the run's noise ({NOISE_PCT:g}%, declared; "
+        "schemes within it of the best all marked, none when no scheme is beyond it)."
     )
 
 
 def directions(headline: Headline) -> str:
-    """One line saying which metrics are better higher (the rest: lower), and what a
-    slowdown is when there is one.
+    """One line saying which metrics are better higher (the rest: lower), what a slowdown is
+    (and one under 1×) when there is one, and what `FEW_MARK` means when a value has it.
 
     >>> print(directions(Headline("a", ("a",), METRICS[-2:], ())))
-    Higher is better for lifetime (projected, at the tenant's erase rate), IOPS; lower for the others.
+    Higher is better for lifetime (projected wear-out, in days d or years y), IOPS; lower for the others.
     """
     higher = [m.label for m in headline.metrics if not m.lower_is_better]
-    described = {"lifetime": "lifetime (projected, at the tenant's erase rate)"}
+    described = {"lifetime": "lifetime (projected wear-out, in days d or years y)"}
     text = ("Higher is better for " + ", ".join(described.get(h, h) for h in higher) + "; lower for the others.") if higher \
         else "Lower is better for every column."
     if any(m.key.startswith("slowdown_") for m in headline.metrics):
-        text += " Slowdown: the tenant's latency sharing the device / running alone on it (solo run)."
+        text += (
+            " Slowdown: the tenant's latency sharing the device / running alone on it (solo run); under 1× it ran"
+            " faster shared than alone: the solo run is a separate simulation whose GC and queueing fall at other"
+            " times, so a value near 1× is no slowdown, within noise, not a gain from sharing."
+        )
+    if headline.has_few:
+        text += f" {FEW_MARK}: from fewer than {SAMPLES_MIN} requests (see the notes); shown, not ranked."
     return text
+
+
+# --------------------------------------------------------------------------------------
+# Verdicts and notes: one line per tenant above the table, notes below it
+
+#: The metric a tenant's verdict is about: the first of these that ranks for it.
+VERDICT_METRICS = ("deadline_misses", "slowdown_read_p99", "read_p99", "slowdown_write_p99", "write_p99", "iops")
+#: The metric shown beside a slowdown verdict: the latency the slowdown divides.
+_COMPANION = {"slowdown_read_p99": "read_p99", "slowdown_write_p99": "write_p99"}
+#: The metrics a verdict names when the winner pays for its win in them (worse than the
+#: baseline beyond the noise).
+_COSTS = ("read_p99", "write_p99", "waf", "lifetime", "iops")
+
+
+def verdicts(headline: Headline) -> list[str]:
+    """One line per tenant, from the numbers: which scheme(s) did best on the tenant's key
+    metric (`VERDICT_METRICS`) and at what cost against the baseline, or that no scheme
+    differs beyond the noise.
+
+    >>> s = {"schemes": {"a": {"tenants": {"t": {"read": {"count": 500, "p99_us": 900.0}}}},
+    ...                  "b": {"tenants": {"t": {"read": {"count": 500, "p99_us": 450.0}}}}}}
+    >>> verdicts(build(s))
+    ['t: b best on read p99 (450 µs), -50% against a']
+    """
+    metrics = {m.key: m for m in headline.metrics}
+    return [_verdict(row, metrics, headline) for row in headline.rows]
+
+
+def _verdict(row: TenantRow, metrics: Mapping[str, Metric], headline: Headline) -> str:
+    for key in VERDICT_METRICS:
+        if key not in metrics:
+            continue
+        cells = row.cells[key]
+        ranked = {s: c for s, c in cells.items() if c.applies and c.value is not None and not c.few}
+        if len(ranked) >= 2:
+            return f"{row.tenant}: {_verdict_text(row, metrics[key], ranked, metrics, headline)}"
+    if len(row.schemes) < 2:
+        return f"{row.tenant}: one scheme only, nothing to compare"
+    return f"{row.tenant}: too few requests to rank any scheme (fewer than {SAMPLES_MIN} per metric)"
+
+
+def _verdict_text(row: TenantRow, metric: Metric, ranked: Mapping[str, Cell], metrics: Mapping[str, Metric],
+                  headline: Headline) -> str:
+    best = [s for s, c in ranked.items() if c.best]
+    shown = [format_value(metric, c.value) for c in ranked.values()]
+    if not best:
+        lo, hi = min(ranked.values(), key=lambda c: c.value or 0.0), max(ranked.values(), key=lambda c: c.value or 0.0)
+        span = format_value(metric, lo.value) if len(set(shown)) == 1 else f"{format_value(metric, lo.value)}–{format_value(metric, hi.value)}"
+        return f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} ({span}{_unit(metric)})"
+    top = (min if metric.lower_is_better else max)(best, key=lambda s: ranked[s].value or 0.0)
+    verb = ("isolate" if len(best) > 1 else "isolates") + " best" if metric.key.startswith("slowdown_") else "best"
+    names = " and ".join(best)
+    text = f"{names} {verb} on {metric.label} ({format_value(metric, ranked[top].value)}{_unit(metric)})"
+    base = headline.baseline
+    if top != base:
+        parts = []
+        if metric.key in _COMPANION and _COMPANION[metric.key] in metrics:
+            parts.append(_against(metrics[_COMPANION[metric.key]], row.cells[_COMPANION[metric.key]][top]))
+        elif metric.key not in _COMPANION:
+            parts.append(_against(metric, row.cells[metric.key][top]).removesuffix(f" {metric.label}"))
+        parts += [_against(metrics[k], row.cells[k][top]) for k in _COSTS
+                  if k in metrics and k != metric.key and k != _COMPANION.get(metric.key) and _worse(metrics[k], row.cells[k][top], row.cells[k].get(base))]
+        parts = [p for p in parts if p]
+        if parts:
+            text += ", " + ", ".join(parts[:3]) + f" against {base}"
+    else:
+        worst = (max if metric.lower_is_better else min)(ranked, key=lambda s: ranked[s].value or 0.0)
+        if ranked[top].value:
+            pct = ((ranked[worst].value or 0.0) - (ranked[top].value or 0.0)) / abs(ranked[top].value or 1.0) * 100
+            text += f"; {worst} {format_change(pct)}"
+    flags = [f for f, on in ((UNSTABLE_FLAG, top in row.unstable), (STARVED_FLAG, top in row.starved)) if on]
+    return text + (f" ({', '.join(flags)} under {top})" if flags else "")
+
+
+def _unit(metric: Metric) -> str:
+    return f" {metric.unit}" if metric.unit and metric.unit != "×" else ""
+
+
+def _against(metric: Metric, cell: Cell) -> str:
+    """"+12% read p99" (the cell's change against the baseline), "" without one."""
+    change = change_text(cell)
+    return f"{change[1:-1]} {metric.label}" if change and change != f"({NO_CHANGE})" else ""
+
+
+def _worse(metric: Metric, cell: Cell, base: Cell | None) -> bool:
+    """Whether `cell` is worse than the baseline's `base` beyond the noise (both ranked)."""
+    if base is None or cell.value is None or base.value is None or cell.few or base.few or not cell.applies:
+        return False
+    worse = cell.value > base.value if metric.lower_is_better else cell.value < base.value
+    return worse and not within_noise(metric, cell.value, base.value)
+
+
+def notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
+    """The lines under the table, each when it applies: the values from too few samples, the
+    trace records a tenant did not replay (`records_not_replayed`), the tenants' health
+    (`max_wait_s`, `stall_s_max`, `backlog_max`), and what the lifetime assumes."""
+    out = []
+    few = _few_note(headline)
+    if few:
+        out.append(few)
+    out += _not_replayed_notes(summary, headline)
+    out += _health_notes(summary, headline)
+    life = lifetime_note(summary, headline)
+    if life:
+        out.append(life)
+    return out
+
+
+def _few_note(headline: Headline) -> str:
+    items = []
+    for row in headline.rows:
+        for m in headline.metrics:
+            few = [c for c in row.cells[m.key].values() if c.few]
+            if few:
+                counts = sorted({c.samples or 0 for c in few})
+                n = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
+                items.append(f"{row.tenant} {m.label} from {n} {m.sampled_op}s")
+    return f"{FEW_MARK} fewer than {SAMPLES_MIN} samples, not ranked: " + "; ".join(items) + "." if items else ""
+
+
+def _per_tenant(summary: Mapping[str, Any], headline: Headline, key: str) -> dict[str, dict[str, Any]]:
+    """tenant -> scheme -> the tenant's `key` in summary.json, where present."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in headline.rows:
+        for s in row.schemes:
+            t = _tenant(summary, s, row.tenant) or {}
+            if t.get(key) is not None:
+                out.setdefault(row.tenant, {})[s] = t.get(key)
+    return out
+
+
+def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
+    out = []
+    for tenant, by in _per_tenant(summary, headline, "records_not_replayed").items():
+        counts = {s: int(v) for s, v in by.items() if _num(v)}
+        if not counts:
+            continue
+        if len(set(counts.values())) == 1:
+            n = f"{next(iter(counts.values())):,}"
+        else:
+            n = ", ".join(f"{v:,} under {s}" for s, v in counts.items())
+        out.append(f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
+                   "trace.max_requests ended first.")
+    return out
+
+
+#: The health fields of a tenant (summary.json, when the core reports them): key, label, unit.
+HEALTH_FIELDS = (("max_wait_s", "longest wait", " s"), ("stall_s_max", "longest stall", " s"), ("backlog_max", "largest backlog", ""))
+
+
+def _health_notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
+    out = []
+    for row in headline.rows:
+        parts = []
+        for key, label, unit in HEALTH_FIELDS:
+            values = [v for s in row.schemes if (v := _num((_tenant(summary, s, row.tenant) or {}).get(key))) is not None]
+            if values:
+                lo, hi = min(values), max(values)
+                parts.append(f"{label} {_short(lo)}{unit}" if lo == hi else f"{label} {_short(lo)}-{_short(hi)}{unit}")
+        if parts:
+            flagged = [f"{STARVED_FLAG} under {s}" for s in row.schemes if s in row.starved]
+            out.append(f"health, {row.tenant} (over the schemes): " + ", ".join(parts + flagged) + ".")
+    return out
+
+
+def _short(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:.3g}"
+
+
+def lifetime_note(summary: Mapping[str, Any], headline: Headline) -> str:
+    """What the lifetime column assumes: the device's P/E cycles and, under the baseline, each
+    tenant's erase rate and write rate (host bytes written per second of the measured run),
+    continued until the first block wears out; "" without a lifetime column."""
+    if not any(m.key == "lifetime" for m in headline.metrics):
+        return ""
+    device = _get(summary, "schemes", headline.baseline, "device") or {}
+    pe = _num(device.get("pe_cycles"))
+    measured_s = _num(device.get("measured_s"))
+    rates = []
+    for row in headline.rows:
+        t = _tenant(summary, headline.baseline, row.tenant) or {}
+        erases = _num(_get(t, "wear", "erase_rate_per_s"))
+        written = _num(_get(t, "write", "bytes"))
+        if erases is None:
+            continue
+        text = f"{row.tenant} {_short(erases)} erases/s"
+        if written is not None and measured_s:
+            text += f" at {_short(written / measured_s / 1e6)} MB/s written"
+        rates.append(text)
+    pe_text = f"the device's {pe:,.0f} P/E cycles" if pe is not None else "the device's P/E cycles"
+    return (
+        f"lifetime: until a block reaches {pe_text}, if the run's erase and write rates went on; "
+        f"under {headline.baseline}: " + ("; ".join(rates) if rates else "no erase rates") + "."
+    )
 
 
 # --------------------------------------------------------------------------------------

@@ -38,9 +38,6 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
     "vstream": ("ftlab.reproduce.vstream", "vStream, virtual stream management (Yong, Jeong, Lee and Kim, HotStorage '18, §5)"),
 }
 
-#: The source checkout's root (python/ftlab/reproduce/ is three levels below it).
-REPO_ROOT = Path(__file__).resolve().parents[3]
-
 __all__ = ["REPRODUCTIONS", "ReproductionResult", "default_out", "reproduce", "scenario_file"]
 
 
@@ -92,17 +89,19 @@ def default_out(name: str, quick: bool) -> Path:
 
 
 def scenario_file(relative: str, what: str) -> Path:
-    """The scenario `scenarios/<relative>` of the source checkout this package runs from.
+    """The bundled scenario `scenarios/<relative>` (`ftlab._scenarios.SCENARIOS_DIR`: package
+    data, installed with the wheel; the repository's scenarios/ in a checkout).
 
-    The scenarios are not installed with the package (only `default.toml` is compiled into
-    the core), so `ftlab reproduce` needs a checkout. A missing file raises an
-    `ftlab.InputError` (also a FileNotFoundError) naming the path and `what` it is.
+    A missing file raises an `ftlab.InputError` (also a FileNotFoundError) naming the path and
+    `what` it is.
     """
-    path = REPO_ROOT / "scenarios" / relative
+    from ftlab._scenarios import SCENARIOS_DIR
+
+    path = SCENARIOS_DIR / relative
     if not path.is_file():
         raise input_error(
             path,
-            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the scenarios/ directory of the ftlab checkout it runs from ({REPO_ROOT})",
+            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the bundled scenarios ({SCENARIOS_DIR}), and this installation lacks it",
             MissingResultError,
         )
     return path

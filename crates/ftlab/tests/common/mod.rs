@@ -45,19 +45,11 @@ pub fn metric(summary: &serde_json::Value, scheme: &str, tenant: &str, op: &str,
         .unwrap_or_else(|| panic!("no {scheme}.{tenant}.{op}.{key} in summary"))
 }
 
-/// `$FTLAB_TRACES_DIR`, else `shared/traces` beside the repository; `None` (with the reason
-/// printed) when it does not exist.
-pub fn traces_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("FTLAB_TRACES_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipping: no trace samples at {} (set FTLAB_TRACES_DIR)", dir.display());
-        None
-    }
+/// The project's copies of the real trace samples: `data/traces` at the repository root
+/// (data/traces/README.md gives each one's origin and licence). They are part of the
+/// repository, so a test that reads them never skips.
+pub fn traces_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces")
 }
 
 /// The pair of the isolation and solo tests (`tests/isolation.rs`, `tests/solo.rs`): `reader` reads 4 KiB at random, `writer`

@@ -1,0 +1,128 @@
+"""Every command of the README's shell blocks runs as written on a fresh clone.
+
+Each line of each ```sh block of README.md is one case, run in order in one scratch directory
+(so `ftlab plot results/default` finds what `ftlab run` wrote), with `.venv/bin/ftlab` as
+this interpreter's `python -m ftlab`, `scenarios/` and `data/` linked from the repository,
+and the placeholders replaced by bundled files: `my.toml` a copy of the default scenario,
+`trace.csv` the MSR sample (data/traces), `tasks.toml` the task file of docs/rt.md. A command
+must exit 0 (`ftlab rt admit`: 0 admitted or 1 rejected, its documented statuses) with no
+error and no traceback. `SKIPPED` lists, with the reason, the few that cannot run here, and
+`SMALLER` the ones run with a smaller workload; a README line that is neither run nor listed
+fails, so a new line is tested from the day it is added.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, TRACES_DIR
+
+README = REPO_ROOT / "README.md"
+
+#: The task file of docs/rt.md ("The command line"), for `ftlab rt admit tasks.toml`.
+TASKS_TOML = """[[tasks]]
+name = "sensor"
+read_pages = 3
+read_period_ms = 15.0
+write_pages = 12
+write_period_ms = 60.0
+"""
+
+#: Commands not run here, by their first words, with the reason.
+SKIPPED = {
+    "scripts/setup.sh": "builds the environment this test runs in (scripts/test.sh runs it first)",
+    "scripts/test.sh": "the test command itself, which runs this test",
+    "ftlab sweep scenarios/sweeps/op-by-scheme.toml": "tests/python/test_sweep.py runs this exact sweep on Ray",
+    "ftlab reproduce upi --quick": "minutes; tests/python/test_reproduce.py runs ftlab.reproduce('upi', quick=True)",
+    "ftlab reproduce flashblox --quick": "minutes; tests/python/test_reproduce_flashblox.py runs its quick form",
+    "ftlab reproduce vstream --quick": "minutes; tests/python/test_reproduce_vstream.py runs its quick form",
+}
+#: The test file that runs each skipped reproduction or sweep instead (checked to exist and to
+#: run it, so the reason stays true).
+COVERED_BY = {
+    "ftlab sweep scenarios/sweeps/op-by-scheme.toml": ("test_sweep.py", '"sweep", str(SHIPPED)'),
+    "ftlab reproduce upi --quick": ("test_reproduce.py", 'reproduce("upi", quick=True'),
+    "ftlab reproduce flashblox --quick": ("test_reproduce_flashblox.py", 'reproduce("flashblox", quick=True'),
+    "ftlab reproduce vstream --quick": ("test_reproduce_vstream.py", 'reproduce("vstream", quick=True'),
+}
+#: Commands run with extra arguments that make them small, by their first words.
+SMALLER = {
+    "ftlab bench --json": ["--requests", "2000", "--rows", "1000"],  # the full bench takes minutes
+}
+
+
+def readme_commands() -> list[str]:
+    """Each command line of the README's ```sh blocks, without its trailing comment; a line
+    `a && b` gives a and b."""
+    text = README.read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        for line in block.splitlines():
+            words = shlex.split(line, comments=True)
+            if not words:
+                continue
+            command = " ".join(words)
+            commands += [part.strip() for part in command.split("&&")]
+    return commands
+
+
+COMMANDS = readme_commands()
+
+
+def _key(command: str) -> str:
+    return command.removeprefix(".venv/bin/")
+
+
+def _matching(table: dict[str, object], command: str) -> str | None:
+    key = _key(command)
+    return next((k for k in table if key == k or key.startswith(k + " ")), None)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scratch directory standing for a fresh clone's root: scenarios/ and data/ linked, the
+    placeholders written."""
+    root = tmp_path_factory.mktemp("readme")
+    (root / "scenarios").symlink_to(REPO_ROOT / "scenarios")
+    (root / "data").symlink_to(REPO_ROOT / "data")
+    shutil.copy(REPO_ROOT / "scenarios" / "default.toml", root / "my.toml")
+    shutil.copy(TRACES_DIR / "msr-hm0-sample.csv", root / "trace.csv")
+    (root / "tasks.toml").write_text(TASKS_TOML)
+    return root
+
+
+def test_the_readme_has_commands_and_names_the_new_ones():
+    assert len(COMMANDS) >= 15, COMMANDS
+    for wanted in ("ftlab reproduce vstream --quick", "ftlab scenarios", "ftlab run scenarios/real-traces.toml"):
+        assert any(_key(c).startswith(wanted) for c in COMMANDS), wanted
+
+
+@pytest.mark.parametrize("command", sorted(COVERED_BY))
+def test_a_skipped_command_is_run_by_another_test(command):
+    name, needle = COVERED_BY[command]
+    assert needle in (Path(__file__).parent / name).read_text(encoding="utf-8"), (command, name)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_command(command: str, workdir: Path) -> None:
+    skip = _matching(SKIPPED, command)
+    if skip is not None:
+        pytest.skip(f"{command}: {SKIPPED[skip]}")
+    words = shlex.split(command)
+    assert words[0] == ".venv/bin/ftlab", f"a README command this test does not know how to run: {command}"
+    smaller = _matching(SMALLER, command)
+    args = words[1:] + (SMALLER[smaller] if smaller else [])
+    proc = subprocess.run(
+        [sys.executable, "-m", "ftlab", *args], cwd=workdir, capture_output=True, text=True, timeout=900,
+        env={**__import__("os").environ, "NO_COLOR": "1"},
+    )
+    allowed = (0, 1) if words[1:3] == ["rt", "admit"] else (0,)
+    assert proc.returncode in allowed, (command, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr and not proc.stderr.lstrip().startswith("error"), (command, proc.stderr)
