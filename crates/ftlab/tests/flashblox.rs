@@ -148,18 +148,23 @@ fn cumulative_trigger_fires_on_the_measured_imbalance_and_spaces_swaps_out() {
 
 #[test]
 fn swap_migration_loses_nothing_while_both_vssds_write_and_read() {
-    let text = flashblox(SWAPPY, true);
-    let s = scenario::load(&text, "fbx.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = build_simulation(&s, "flashblox", Path::new("."), "fbx.toml").expect("builds");
-    precondition(&s, &mut sim, "fbx.toml").expect("preconditions");
-    sim.run(&mut |_| {}).expect("runs");
-    let checks = sim.check_integrity();
-    assert!(checks > 100_000, "the oracle checked {checks} reads and copies");
-    let mut c = Vec::new();
-    sim.scheme().counters(&mut c);
-    let get = |k: &str| c.iter().find(|(n, _)| *n == k).unwrap().1;
-    assert!(get("n_swaps_completed") >= 1.0, "no swap completed: {c:?}");
-    assert!(get("swap_units_moved") > 1000.0, "{c:?}");
+    // Both trigger windows: swaps at the floor's cadence (since_swap) and swaps fired by the
+    // cumulative imbalance (the default, at the slides' 1.1).
+    let cumulative = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.1";
+    for knobs in [SWAPPY, cumulative] {
+        let text = flashblox(knobs, true);
+        let s = scenario::load(&text, "fbx.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = build_simulation(&s, "flashblox", Path::new("."), "fbx.toml").expect("builds");
+        precondition(&s, &mut sim, "fbx.toml").expect("preconditions");
+        sim.run(&mut |_| {}).expect("runs");
+        let checks = sim.check_integrity();
+        assert!(checks > 100_000, "{knobs}: the oracle checked {checks} reads and copies");
+        let mut c = Vec::new();
+        sim.scheme().counters(&mut c);
+        let get = |k: &str| c.iter().find(|(n, _)| *n == k).unwrap().1;
+        assert!(get("n_swaps_completed") >= 1.0, "{knobs}: no swap completed: {c:?}");
+        assert!(get("swap_units_moved") > 1000.0, "{knobs}: {c:?}");
+    }
 }
 
 #[test]
