@@ -311,8 +311,9 @@ fn a_fixed_interval_of_ideal_over_nk_fits_only_k_minus_1_rounds() {
     assert_eq!(check["k_rounds"], 9);
     assert_eq!(check["n_k"], 72);
     assert_eq!(check["fits"], false);
+    assert_eq!(check["bound_holds"], false);
     let why = check["why"].as_str().unwrap();
-    assert!(why.contains("64 swaps") && why.contains("N·K = 8·9 = 72"), "{why}");
+    assert!(why.contains("64 swaps") && why.contains("N·K = 8·9 = 72") && why.contains("> 1 + x = 1.1000"), "{why}");
 }
 
 #[test]
@@ -342,6 +343,7 @@ fn cumulative_trigger_fits_nk_swaps_in_the_slides_worst_case() {
     let run = input.run(true, 10.0 * ideal);
     let check = swap_bound_check(&input, &run);
     assert_eq!(check["fits"], true, "{check}");
+    assert_eq!(check["bound_holds"], true, "{check}");
     assert!(run.swap_times_s.len() >= 72);
     let imb = imbalance(&run.series.last().unwrap().1);
     assert!(imb <= 1.1 + 1e-3, "imbalance {imb} at the first wear-out");
