@@ -352,3 +352,28 @@ fn cumulative_trigger_fits_nk_swaps_in_the_slides_worst_case() {
     let wear_out = run.first_wear_out_s.unwrap();
     assert!((wear_out - ideal / imb).abs() <= 1e-3 * ideal, "wear-out at {wear_out} s, T / imbalance = {}", ideal / imb);
 }
+
+#[test]
+fn worst_case_is_the_slides_one_hot_case_over_five_years() {
+    // `worst_case` (the slides' "For an SSD with 5 years lifetime, swap once per 12 days ...
+    // for worst case"): one vSSD of 16 does every erase, at the rate that wears every block
+    // evenly in 5 × 365 days, swaps free. With no swap erases, the mean wear at any time is
+    // PE · t / life, so the first wear-out (max = PE) comes at life / imbalance exactly; the
+    // cumulative trigger at 1.1 keeps the imbalance within 1.1 plus one check's overshoot and
+    // fits N·K = 160 swaps.
+    use ftlab::metrics::lifetime_model::{worst_case, SLIDES_LIFE_S};
+    let mut input = channels(&[1.0; N]);
+    input.pe_cycles = 3000.0;
+    input.swap_threshold = 1.1;
+    input.rate_window = RateWindow::Cumulative;
+    input.swap_interval_min_s = 6.0;
+    input.epoch_s = 0.05;
+    assert_eq!(SLIDES_LIFE_S, 1825.0 * 86_400.0);
+    let (run, st) = worst_case(&input, SLIDES_LIFE_S).expect("16 swappable channels");
+    let imb = imbalance(&run.series.last().unwrap().1);
+    let wear_out = run.first_wear_out_s.unwrap();
+    assert!((wear_out - SLIDES_LIFE_S / imb).abs() <= 1e-6 * SLIDES_LIFE_S, "{wear_out} vs {}", SLIDES_LIFE_S / imb);
+    assert!(imb <= 1.1 + 1e-3, "{imb}");
+    assert!(st.n_swaps >= 160, "{}", st.n_swaps);
+    assert!(st.interval_s_mean.unwrap() * (st.n_swaps - 1) as f64 <= wear_out);
+}
