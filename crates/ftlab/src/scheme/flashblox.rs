@@ -421,6 +421,12 @@ impl Flashblox {
             RateWindow::Cumulative => self.total_erases.iter().map(|&e| e as f64).collect(),
             RateWindow::SinceSwap => rate.clone(),
         };
+        // Whether the trigger fires does not depend on wear: read the blocks' erase counts only
+        // when it does (most checks are below it).
+        let first = decide(&trigger, &rate, &vec![0.0; n], &owner, self.config.swap_threshold);
+        if matches!(first, Decision::Below { .. } | Decision::Never) {
+            return first;
+        }
         let wear: Vec<f64> = (0..n as u32).map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) }).collect();
         decide(&trigger, &rate, &wear, &owner, self.config.swap_threshold)
     }
