@@ -1,8 +1,10 @@
 //! `flashblox` (scheme/flashblox.rs, docs/schemes/flashblox.md): vSSD allocation and its
-//! errors per kind, the swap trigger on a constructed erase-rate imbalance (one channel does
-//! every erase), a swap's migration under the integrity oracle while both vSSDs write and
-//! read, the software vSSDs' token bucket, determinism, and the slides' swap bound on a
-//! detailed run (one hot vSSD over two channels: imbalance within (K+1)/(K+1/N) after K rounds).
+//! errors per kind, the swap rule (`decide`) on hand-worked erase counts above and below the
+//! trigger, the trigger on a constructed erase-rate imbalance in detailed runs (one channel
+//! does every erase) under both rate windows, a swap's migration under the integrity oracle
+//! while both vSSDs write and read, the software vSSDs' token bucket, determinism, and the
+//! slides' swap bound on a detailed run (one hot vSSD over two channels: imbalance within
+//! (K+1)/(K+1/N) after K rounds).
 
 mod common;
 
@@ -51,7 +53,9 @@ fn counter(s: &Value, key: &str) -> f64 {
     s["schemes"]["flashblox"]["scheme_counters"][key].as_f64().unwrap_or_else(|| panic!("no counter {key}"))
 }
 
-const SWAPPY: &str = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5";
+/// The window since the last swap: with a steady load the trigger holds at every check, so
+/// the floor (0.3 s) is the cadence: many swaps in a short run.
+const SWAPPY: &str = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5\nrate_window = \"since_swap\"";
 
 #[test]
 fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
@@ -73,24 +77,94 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
     assert_eq!(counter(&off, "n_swaps"), 0.0);
     assert_eq!(off["schemes"]["flashblox"]["channels"][1]["erases"].as_u64(), Some(0));
     // Max / mean of two channels' rates cannot exceed 2: a threshold of 2 never fires.
-    let never = run(&flashblox("epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 2.0", false), &[]);
+    let never = run(&flashblox("epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 2.0\nrate_window = \"since_swap\"", false), &[]);
     assert_eq!(counter(&never, "n_swaps"), 0.0);
+}
+
+use ftlab::scheme::flashblox::{decide, Decision, NO_OWNER};
+
+#[test]
+fn decide_swaps_hottest_with_coldest_above_the_trigger_only() {
+    // (case, trigger counts, current rates, wear, owners, threshold, expected). Worked by hand:
+    // the trigger is max / mean of the swappable channels' counts; the pair is the most-worn
+    // channel ("the channel that has incurred the maximum wearout") and, among the other
+    // vSSDs' channels, the lowest current rate ("the channel that has the minimum rate of
+    // wearout"); it swaps only if the worn channel's own rate is higher.
+    let o = NO_OWNER;
+    #[rustfmt::skip]
+    let cases: &[(&str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision)] = &[
+        // mean 20, max 40: 2.0 > 1.5; most worn ch 0 (5), lowest rate ch 1 (0): swap 0 <-> 1.
+        ("above", [40.0, 10.0, 10.0, 20.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
+            Decision::Swap { hot: 0, cool: 1, imbalance: 2.0 }),
+        // mean 10, max 12: 1.2 <= 1.5: no swap, however the wear and rates lie.
+        ("below", [12.0, 10.0, 10.0, 8.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
+            Decision::Below { imbalance: 1.2 }),
+        // mean 10, max 15: exactly 1.5 does not exceed 1.5.
+        ("at the threshold", [15.0, 10.0, 10.0, 5.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
+            Decision::Below { imbalance: 1.5 }),
+        // Above, but the most-worn channel 0 now wears slowest (0 < 1): nothing to gain.
+        ("above, worn one slowest", [40.0, 10.0, 10.0, 20.0], [0.0, 1.0, 2.0, 8.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
+            Decision::Wait { imbalance: 2.0 }),
+        // vSSD 0 holds channels 0 and 1, channel 3 is no channel vSSD's (ignored, though most
+        // worn): over 0-2, mean 10, max 30: 3.0; the partner is another vSSD's: channel 2.
+        ("two-channel vSSD", [30.0, 0.0, 0.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
+            Decision::Swap { hot: 0, cool: 2, imbalance: 3.0 }),
+        // Nothing erased yet: no trigger.
+        ("idle", [0.0; 4], [0.0; 4], [1.0; 4], [0, 1, 2, 3], 1.1, Decision::Below { imbalance: 0.0 }),
+        // One vSSD holds every swappable channel: never.
+        ("one vSSD", [30.0, 0.0, 0.0, 0.0], [5.0, 0.0, 0.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, o, o], 1.1, Decision::Never),
+    ];
+    for (name, trigger, rate, wear, owner, threshold, want) in cases {
+        assert_eq!(decide(trigger, rate, wear, owner, *threshold), *want, "{name}");
+    }
+}
+
+#[test]
+fn cumulative_trigger_fires_on_the_measured_imbalance_and_spaces_swaps_out() {
+    // Cumulative window (the default), threshold 1.5: `hot` does every erase, so at the first
+    // check after the floor the erase counts since the start are (e, 0), max / mean = 2 > 1.5:
+    // the first swap starts there (channel 0, most worn, to channel 1, idle). After it, the
+    // counts (a swap's own erases included) are nearer each other and the hot load must build
+    // the imbalance again before the next: fewer swaps than under the window since the last
+    // swap, and further apart.
+    let knobs = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5";
+    let text = flashblox(knobs, false).replace("duration_s = 4.0", "duration_s = 12.0");
+    let cum = run(&text, &[]);
+    let first = counter(&cum, "swap_first_start_s");
+    let swaps = counter(&cum, "n_swaps");
+    assert!(swaps >= 2.0, "{swaps} swaps");
+    assert!((0.3..0.3 + 0.011).contains(&first), "first swap at {first} s: the first check after the 0.3 s floor");
+    let p = &cum["schemes"]["flashblox"];
+    assert!(p["channels"][1]["erases"].as_u64().unwrap() > 20, "the hot load moved to channel 1");
+    let since = run(&text.replace(knobs, SWAPPY), &[]);
+    let mean = |s: &Value| (counter(s, "swap_last_start_s") - counter(s, "swap_first_start_s")) / (counter(s, "n_swaps") - 1.0);
+    assert!(counter(&since, "n_swaps") > swaps, "since_swap {} vs cumulative {swaps}", counter(&since, "n_swaps"));
+    assert!(mean(&cum) > mean(&since), "mean interval: cumulative {} s, since_swap {} s", mean(&cum), mean(&since));
+    // Max / mean of two channels cannot exceed 2: a threshold of 2 never fires here either.
+    let never = run(&text.replace("swap_threshold = 1.5", "swap_threshold = 2.0"), &[]);
+    assert_eq!(counter(&never, "n_swaps"), 0.0);
+    assert!(counter(&never, "trigger_imbalance_last") > 1.5, "the trigger measured the imbalance all the same");
 }
 
 #[test]
 fn swap_migration_loses_nothing_while_both_vssds_write_and_read() {
-    let text = flashblox(SWAPPY, true);
-    let s = scenario::load(&text, "fbx.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = build_simulation(&s, "flashblox", Path::new("."), "fbx.toml").expect("builds");
-    precondition(&s, &mut sim, "fbx.toml").expect("preconditions");
-    sim.run(&mut |_| {}).expect("runs");
-    let checks = sim.check_integrity();
-    assert!(checks > 100_000, "the oracle checked {checks} reads and copies");
-    let mut c = Vec::new();
-    sim.scheme().counters(&mut c);
-    let get = |k: &str| c.iter().find(|(n, _)| *n == k).unwrap().1;
-    assert!(get("n_swaps_completed") >= 1.0, "no swap completed: {c:?}");
-    assert!(get("swap_units_moved") > 1000.0, "{c:?}");
+    // Both trigger windows: swaps at the floor's cadence (since_swap) and swaps fired by the
+    // cumulative imbalance (the default, at the slides' 1.1).
+    let cumulative = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.1";
+    for knobs in [SWAPPY, cumulative] {
+        let text = flashblox(knobs, true);
+        let s = scenario::load(&text, "fbx.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = build_simulation(&s, "flashblox", Path::new("."), "fbx.toml").expect("builds");
+        precondition(&s, &mut sim, "fbx.toml").expect("preconditions");
+        sim.run(&mut |_| {}).expect("runs");
+        let checks = sim.check_integrity();
+        assert!(checks > 100_000, "{knobs}: the oracle checked {checks} reads and copies");
+        let mut c = Vec::new();
+        sim.scheme().counters(&mut c);
+        let get = |k: &str| c.iter().find(|(n, _)| *n == k).unwrap().1;
+        assert!(get("n_swaps_completed") >= 1.0, "{knobs}: no swap completed: {c:?}");
+        assert!(get("swap_units_moved") > 1000.0, "{knobs}: {c:?}");
+    }
 }
 
 #[test]
@@ -109,6 +183,7 @@ fn allocation_errors_name_the_key() {
         ("swap_threshold = 0.5", "swap_threshold", "[1, 1000]"),
         ("swap_reads_in_flight_max = 0", "swap_reads_in_flight_max", "[1, 1024]"),
         ("epoch_s = 0.0", "epoch_s", "(0, 3600]"),
+        ("rate_window = \"weekly\"", "rate_window", "since_swap"),
     ];
     for (knobs, key, range) in cases {
         let e = run_raw(&flashblox(knobs, false), &[]).err().unwrap_or_else(|| panic!("{knobs} accepted")).to_string();
@@ -153,9 +228,12 @@ fn software_token_bucket_caps_iops() {
 
 #[test]
 fn same_seed_same_summary() {
-    let a = run_raw(&flashblox(SWAPPY, true), &[]).unwrap().summary_json;
-    let b = run_raw(&flashblox(SWAPPY, true), &[]).unwrap().summary_json;
-    assert_eq!(a, b);
+    // Both trigger windows (the cumulative one at the default threshold).
+    for knobs in [SWAPPY, "epoch_s = 0.01\nswap_interval_min_s = 0.3"] {
+        let a = run_raw(&flashblox(knobs, true), &[]).unwrap().summary_json;
+        let b = run_raw(&flashblox(knobs, true), &[]).unwrap().summary_json;
+        assert_eq!(a, b, "{knobs}");
+    }
 }
 
 #[test]
@@ -167,7 +245,9 @@ fn detailed_run_with_swaps_stays_within_the_slides_bound() {
     // channels' erases (the tenants' and the swaps' own) must stay within the bound for the
     // rounds the run completed: K = floor(swaps / N).
     const N: f64 = 2.0;
-    let knobs = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5";
+    // The slides' derivation swaps once a period: the window since the last swap, whose
+    // trigger holds at every check with this steady load, so the 0.3 s floor is the period.
+    let knobs = SWAPPY;
     let text = flashblox(knobs, false).replace("duration_s = 4.0", "duration_s = 40.0");
     let s = run(&text, &[]);
     let p = &s["schemes"]["flashblox"];

@@ -1,12 +1,15 @@
 //! The fast-forward lifetime model behind `ftlab lifetime` (docs/lifetime.md) and the
 //! FlashBlox swap bound (slides: K ≥ (N−1−x)/(N·x)). The model takes each channel's erase
 //! rate (per vSSD, measured by a detailed run) and each swap's measured cost, and advances
-//! wear analytically, event to event (swap checks, swap ends, wear-out), with the same swap
-//! rule as `scheme::flashblox`, so years take microseconds. Pure arithmetic on plain data:
+//! wear analytically, event to event (trigger checks, swap ends, wear-out), with the same swap
+//! rule as `scheme::flashblox` (`flashblox::decide`, the same trigger window), so years take
+//! microseconds. The swaps fire when the trigger does: the interval between swaps and the
+//! time spent swapping are outputs (`SwapStats`), never inputs. Pure arithmetic on plain data:
 //! extracting the inputs from a run's `summary.json` is `inputs_from_run`; no file I/O, no
 //! simulation.
 
 use crate::error::FtlabError;
+use crate::scheme::flashblox::{decide, Decision, RateWindow, NO_OWNER};
 use serde_json::{json, Value};
 
 /// The real-valued bound of the slides: rounds of cycling K after which the wear imbalance
@@ -26,7 +29,12 @@ fn usage(arg: &str, reason: String) -> FtlabError {
 }
 
 /// No vSSD may swap this channel.
-pub const FIXED: u16 = u16::MAX;
+pub const FIXED: u16 = NO_OWNER;
+
+/// The least whole K meeting the bound, ceil((N−1−x)/(N·x)) (`None` for x ≤ 0: no K does).
+pub fn swap_rounds_whole(n: u32, x: f64) -> Option<u64> {
+    (x > 0.0).then(|| (swap_rounds_bound(n, x) - 1e-12).ceil().max(0.0) as u64)
+}
 
 /// What the model advances.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +49,9 @@ pub struct ModelInput {
     pub owner: Vec<u16>,
     /// The swap rule (`[scheme.flashblox]`) and each swap's cost.
     pub swap_threshold: f64,
+    /// The trigger's window: `Cumulative` compares the erases since time 0 (the wear the
+    /// model added), `SinceSwap` the current rates (constant between swaps here).
+    pub rate_window: RateWindow,
     pub swap_interval_min_s: f64,
     pub epoch_s: f64,
     pub swap_time_s: f64,
@@ -85,30 +96,32 @@ impl ModelInput {
             .min_by(f64::total_cmp)
     }
 
-    /// The pair the swap rule picks now (`scheme::flashblox::swap_pair` on constant rates):
-    /// `Ok(Some)` swap, `Ok(None)` not now but maybe later (the most-worn channel wears slowest),
-    /// `Err(())` never (rates balanced within the threshold, or fewer than two vSSDs).
-    fn pick(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Result<Option<(usize, usize)>, ()> {
+    /// The erases each channel took since time 0 (from its wear: wear is per block).
+    fn erases_since_start(&self, wear: &[f64]) -> Vec<f64> {
+        (0..wear.len()).map(|c| (wear[c] - self.wear_start[c]) * self.blocks[c]).collect()
+    }
+
+    /// The swap rule now (`flashblox::decide`): the trigger compares the erases since time 0
+    /// (`Cumulative`) or the current rates (`SinceSwap`); the pair is picked by wear and rate.
+    fn decision(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Decision {
+        let trigger = match self.rate_window {
+            RateWindow::Cumulative => self.erases_since_start(wear),
+            RateWindow::SinceSwap => rate.to_vec(),
+        };
+        decide(&trigger, rate, wear, owner, self.swap_threshold)
+    }
+
+    /// Time from now until max / mean of the swappable channels' erases since time 0 exceeds
+    /// the threshold θ at the current rates (`None`: never). Channel i's erases are e_i + r_i·d
+    /// and their mean is (S + R·d)/n (n channels, S and R the sums), so channel i passes θ·mean
+    /// at d = (θ·S/n − e_i) / (r_i − θ·R/n) when r_i > θ·R/n; the least such d over i.
+    fn time_to_trigger(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Option<f64> {
+        let e = self.erases_since_start(wear);
         let sw: Vec<usize> = (0..wear.len()).filter(|&c| owner[c] != FIXED).collect();
-        if sw.len() < 2 {
-            return Err(());
-        }
-        let mean = sw.iter().map(|&c| rate[c]).sum::<f64>() / sw.len() as f64;
-        let max = sw.iter().map(|&c| rate[c]).fold(0.0, f64::max);
-        if mean <= 0.0 || max / mean <= self.swap_threshold {
-            return Err(());
-        }
-        let hot = *sw.iter().max_by(|&&a, &&b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a))).expect("two channels");
-        let cool = sw
-            .iter()
-            .copied()
-            .filter(|&c| owner[c] != owner[hot])
-            .min_by(|&a, &b| rate[a].total_cmp(&rate[b]).then(wear[a].total_cmp(&wear[b])).then(a.cmp(&b)));
-        match cool {
-            None => Err(()),
-            Some(cool) if rate[hot] > rate[cool] => Ok(Some((hot, cool))),
-            Some(_) => Ok(None),
-        }
+        let n = sw.len() as f64;
+        let (sum_e, sum_r) = sw.iter().fold((0.0, 0.0), |(a, b), &c| (a + e[c], b + rate[c]));
+        let (target, slope) = (self.swap_threshold * sum_e / n, self.swap_threshold * sum_r / n);
+        sw.iter().filter(|&&c| rate[c] > slope).map(|&c| ((target - e[c]) / (rate[c] - slope)).max(0.0)).min_by(f64::total_cmp)
     }
 
     /// Earliest time from now at which another channel's wear passes the most-worn one's.
@@ -129,6 +142,19 @@ impl ModelInput {
         }
     }
 
+    /// The first check at or after `t + d` on the epoch grid, and strictly after `t` (so that
+    /// a check that found the trigger exactly at its threshold moves on).
+    fn check_after(&self, t: f64, d: f64) -> f64 {
+        let at = self.on_epoch_grid(t + d);
+        if at > t {
+            at
+        } else if self.epoch_s > 0.0 {
+            ((t / self.epoch_s).floor() + 1.0) * self.epoch_s
+        } else {
+            t + f64::EPSILON * t.abs().max(1.0)
+        }
+    }
+
     /// Advance wear from time 0 to the first wear-out or `horizon_s`, swapping when `swaps`.
     pub fn run(&self, swaps: bool, horizon_s: f64) -> ModelRun {
         self.run_to(swaps, horizon_s, true)
@@ -136,6 +162,9 @@ impl ModelInput {
 
     /// As `run`, going on past the first wear-out to `horizon_s` unless `stop_at_wear_out`
     /// (the device of the model does not stop; the count of swaps over a fixed span does).
+    /// Checks, as the scheme's: the first once `swap_interval_min_s` has passed, then at the
+    /// epochs where the trigger can first fire (`time_to_trigger`) or the most-worn channel
+    /// stops being the slowest (`next_crossing`), the next `swap_interval_min_s` after a swap.
     pub fn run_to(&self, swaps: bool, horizon_s: f64, stop_at_wear_out: bool) -> ModelRun {
         let (mut wear, mut rate, mut owner) = (self.wear_start.clone(), self.rate_per_s.clone(), self.owner.clone());
         let mut out = ModelRun { first_wear_out_s: None, swap_times_s: Vec::new(), series: vec![(0.0, wear.clone())] };
@@ -158,10 +187,15 @@ impl ModelInput {
             if check.is_none_or(|ct| ct > t) {
                 continue;
             }
-            match self.pick(&wear, &rate, &owner) {
-                Err(()) => check = None,
-                Ok(None) => check = self.next_crossing(&wear, &rate, &owner).map(|d| self.on_epoch_grid(t + d.max(self.epoch_s))),
-                Ok(Some((hot, cool))) => {
+            check = match self.decision(&wear, &rate, &owner) {
+                Decision::Never => None,
+                Decision::Below { .. } => match self.rate_window {
+                    // Constant rates between swaps: below now is below for good.
+                    RateWindow::SinceSwap => None,
+                    RateWindow::Cumulative => self.time_to_trigger(&wear, &rate, &owner).map(|d| self.check_after(t, d)),
+                },
+                Decision::Wait { .. } => self.next_crossing(&wear, &rate, &owner).map(|d| self.check_after(t, d.max(self.epoch_s))),
+                Decision::Swap { hot, cool, .. } => {
                     out.swap_times_s.push(t);
                     out.series.push((t, wear.clone()));
                     rate.swap(hot, cool);
@@ -175,13 +209,96 @@ impl ModelInput {
                     }
                     t = end;
                     out.series.push((t, wear.clone()));
-                    check = Some(self.on_epoch_grid(end + self.swap_interval_min_s));
+                    Some(self.on_epoch_grid(end + self.swap_interval_min_s))
                 }
-            }
+            };
         }
         out.series.push((t, wear));
         out
     }
+}
+
+/// What the swaps of one model run cost and how often they came: all measured from the run
+/// (`ModelRun::swap_times_s`, `first_wear_out_s`) and the swap's measured device time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwapStats {
+    pub n_swaps: usize,
+    /// The span the stats cover: to the first wear-out, else to the run's end.
+    pub span_s: f64,
+    /// Mean, least and greatest time between consecutive swap starts (`None`: < 2 swaps).
+    pub interval_s_mean: Option<f64>,
+    pub interval_s_min: Option<f64>,
+    pub interval_s_max: Option<f64>,
+    /// Time a swap runs in the span: n_swaps × the swap's time, and that over the span.
+    pub swap_time_s_total: f64,
+    pub swap_time_fraction: Option<f64>,
+}
+
+impl SwapStats {
+    pub fn of(run: &ModelRun, swap_time_s: f64) -> SwapStats {
+        let times = &run.swap_times_s;
+        let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+        let span_s = run.first_wear_out_s.unwrap_or_else(|| run.series.last().map_or(0.0, |p| p.0));
+        let total = times.len() as f64 * swap_time_s;
+        SwapStats {
+            n_swaps: times.len(),
+            span_s,
+            interval_s_mean: (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64),
+            interval_s_min: gaps.iter().copied().min_by(f64::total_cmp),
+            interval_s_max: gaps.iter().copied().max_by(f64::total_cmp),
+            swap_time_s_total: total,
+            swap_time_fraction: (span_s > 0.0).then(|| total / span_s),
+        }
+    }
+}
+
+/// Max / mean of the channels' wear (`None` when the mean is not positive).
+pub fn wear_imbalance(wear: &[f64]) -> Option<f64> {
+    let mean = wear.iter().sum::<f64>() / wear.len().max(1) as f64;
+    (mean > 0.0).then(|| wear.iter().copied().fold(f64::MIN, f64::max) / mean)
+}
+
+/// Whether the run fitted the slides' N·K swaps before its first wear-out, N the swappable
+/// channels, K = ceil((N−1−x)/(N·x)) with 1 + x the trigger's threshold, and whether the
+/// wear imbalance there is within 1 + x (`bound_holds`); `why` gives the arithmetic.
+pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
+    let n = input.owner.iter().filter(|&&o| o != FIXED).count() as u32;
+    let x = input.swap_threshold - 1.0;
+    let k = if x.is_finite() && n >= 2 { swap_rounds_whole(n, x) } else { None };
+    let stats = SwapStats::of(run, input.swap_time_s);
+    let imb = run.series.last().and_then(|p| wear_imbalance(&p.1));
+    let (Some(k), Some(wear_out)) = (k, run.first_wear_out_s) else {
+        return json!({"n_channels": n, "x": x.is_finite().then_some(x), "k_rounds": k, "n_k": k.map(|k| k * n as u64),
+            "n_swaps_to_first_wear_out": stats.n_swaps, "fits": Value::Null, "imbalance_at_first_wear_out": imb, "bound_holds": Value::Null,
+            "why": "no bound to check: fewer than two swappable channels, a threshold of 1 (x = 0), or no wear-out in the horizon"});
+    };
+    let nk = k * n as u64;
+    let fits = stats.n_swaps as u64 >= nk;
+    let holds = imb.is_some_and(|v| v <= 1.0 + x);
+    let imb_text = imb.map_or("-".into(), |v| format!("{v:.4}"));
+    let mut why = format!(
+        "{} swaps before the first wear-out at {wear_out:.6e} s {} N·K = {n}·{k} = {nk} (K = ceil(({n} − 1 − {x:.4})/({n}·{x:.4})) = ceil({:.4}))",
+        stats.n_swaps,
+        if fits { ">=" } else { "<" },
+        swap_rounds_bound(n, x)
+    );
+    if !fits {
+        let at = |i: f64| format!("{:.6e} s", i * nk as f64);
+        why += &format!(
+            "; the trigger (max/mean > {:.4}) fired {} times, mean interval {}: N·K swaps at that interval would take {}",
+            input.swap_threshold,
+            stats.n_swaps,
+            stats.interval_s_mean.map_or("-".into(), |i| format!("{i:.6e} s")),
+            stats.interval_s_mean.map_or("-".into(), at),
+        );
+    }
+    why += &format!("; wear imbalance at the wear-out {imb_text} {} 1 + x = {:.4}", if holds { "<=" } else { ">" }, 1.0 + x);
+    if fits && !holds {
+        why += ": the swaps fitted but did not balance the wear (the slides' pair rule, most-worn channel with the \
+                lowest-rate one, need not send every load round every channel, as the bound's one-hot worst case assumes)";
+    }
+    json!({"n_channels": n, "x": x, "k_real": swap_rounds_bound(n, x), "k_rounds": k, "n_k": nk,
+        "n_swaps_to_first_wear_out": stats.n_swaps, "fits": fits, "imbalance_at_first_wear_out": imb, "bound_holds": holds, "why": why})
 }
 
 /// The model's input from a detailed run: its `summary.json` text, its resolved scenario
@@ -202,6 +319,7 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
         rate_per_s: Vec::new(),
         owner: vec![FIXED; channels.len()],
         swap_threshold: f64::INFINITY,
+        rate_window: RateWindow::default(),
         swap_interval_min_s: 0.0,
         epoch_s: 0.0,
         swap_time_s: 0.0,
@@ -230,6 +348,7 @@ fn flashblox_inputs(input: &mut ModelInput, p: &Value, resolved_toml: &str, num:
     let swap_blocks = num(&c["swap_blocks"], "scheme_counters.swap_blocks")?;
     if cfg.swaps {
         input.swap_threshold = cfg.swap_threshold;
+        input.rate_window = cfg.rate_window;
         input.swap_interval_min_s = cfg.swap_interval_min_s;
         input.epoch_s = cfg.epoch_s;
     }
@@ -255,18 +374,29 @@ fn flashblox_inputs(input: &mut ModelInput, p: &Value, resolved_toml: &str, num:
 }
 
 /// `ftlab lifetime`'s answer, as JSON: the inputs, and the model with and without swaps
-/// (time to first wear-out in seconds and days, swaps, the wear series).
+/// (time to first wear-out in seconds and days, the swaps and what they cost: `SwapStats`,
+/// the wear imbalance at the end, the wear series), and with swaps the slides' N·K check.
 pub fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
     let run = |swaps| {
         let r = input.run(swaps, horizon_s);
-        json!({
+        let st = SwapStats::of(&r, input.swap_time_s);
+        let v = json!({
             "first_wear_out_s": r.first_wear_out_s,
             "first_wear_out_days": r.first_wear_out_s.map(|s| s / 86_400.0),
             "n_swaps": r.swap_times_s.len(),
+            "mean_interval_s": st.interval_s_mean,
+            "interval_s_min": st.interval_s_min,
+            "interval_s_max": st.interval_s_max,
+            "swap_time_s_total": st.swap_time_s_total,
+            "swap_time_fraction": st.swap_time_fraction,
+            "span_s": st.span_s,
+            "imbalance": r.series.last().and_then(|p| wear_imbalance(&p.1)),
             "swap_times_s": r.swap_times_s,
             "series": r.series.iter().map(|(t, w)| json!({"t_s": t, "wear": w})).collect::<Vec<_>>(),
-        })
+        });
+        (r, v)
     };
+    let (with, with_json) = run(true);
     let v = json!({
         "inputs": {
             "pe_cycles": input.pe_cycles,
@@ -275,14 +405,69 @@ pub fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
             "rate_per_s": input.rate_per_s,
             "owner": input.owner.iter().map(|&o| if o == FIXED { Value::Null } else { json!(o) }).collect::<Vec<_>>(),
             "swap_threshold": if input.swap_threshold.is_finite() { json!(input.swap_threshold) } else { Value::Null },
+            "rate_window": input.rate_window,
             "swap_interval_min_s": input.swap_interval_min_s,
+            "epoch_s": input.epoch_s,
             "swap_time_s": input.swap_time_s,
             "swap_erases": input.swap_erases,
         },
-        "with_swaps": run(true),
-        "without_swaps": run(false),
+        "with_swaps": with_json,
+        "without_swaps": run(false).1,
+        "swap_bound": swap_bound_check(input, &with),
+        "worst_case": worst_case_json(input),
     });
     serde_json::to_string_pretty(&v).expect("serializes")
+}
+
+/// The slides' worst case, "For an SSD with 5 years lifetime, swap once per 12 days can
+/// guarantee the channels are well balanced for worst case": one vSSD does every erase on one
+/// of the input's N swappable channels (N − 1 idle vSSDs), at the rate that wears every block
+/// evenly in `life_s` (the ideal lifetime), swaps free and instantaneous (the slides'
+/// equation has no cost), with the input's trigger, floor and epoch. The model's swaps to the
+/// first wear-out, their mean and last interval (`None` without a trigger or < 2 swaps).
+pub fn worst_case(input: &ModelInput, life_s: f64) -> Option<(ModelRun, SwapStats)> {
+    let n = input.owner.iter().filter(|&&o| o != FIXED).count();
+    if n < 2 || !input.swap_threshold.is_finite() {
+        return None;
+    }
+    let blocks = input.blocks.iter().sum::<f64>() / input.blocks.len() as f64;
+    let mut rate = vec![0.0; n];
+    rate[0] = n as f64 * blocks * input.pe_cycles / life_s;
+    let m = ModelInput {
+        pe_cycles: input.pe_cycles,
+        blocks: vec![blocks; n],
+        wear_start: vec![0.0; n],
+        rate_per_s: rate,
+        owner: (0..n as u16).collect(),
+        swap_threshold: input.swap_threshold,
+        rate_window: input.rate_window,
+        swap_interval_min_s: input.swap_interval_min_s,
+        epoch_s: input.epoch_s,
+        swap_time_s: 0.0,
+        swap_erases: 0.0,
+    };
+    let run = m.run(true, 10.0 * life_s);
+    let stats = SwapStats::of(&run, 0.0);
+    Some((run, stats))
+}
+
+/// The slides' lifetime of the worst case: "5 years", of 365 days.
+pub const SLIDES_LIFE_S: f64 = 5.0 * 365.0 * 86_400.0;
+
+fn worst_case_json(input: &ModelInput) -> Value {
+    let Some((run, st)) = worst_case(input, SLIDES_LIFE_S) else { return Value::Null };
+    let day = |s: f64| s / 86_400.0;
+    let last = run.swap_times_s.windows(2).last().map(|w| day(w[1] - w[0]));
+    json!({
+        "life_days": day(SLIDES_LIFE_S),
+        "n_channels": input.owner.iter().filter(|&&o| o != FIXED).count(),
+        "swap_threshold": input.swap_threshold,
+        "first_wear_out_days": run.first_wear_out_s.map(day),
+        "n_swaps": st.n_swaps,
+        "interval_days_mean": st.interval_s_mean.map(day),
+        "interval_days_last": last,
+        "imbalance": run.series.last().and_then(|p| wear_imbalance(&p.1)),
+    })
 }
 
 #[cfg(test)]
@@ -316,6 +501,7 @@ mod tests {
             rate_per_s: vec![10.0, 0.0],
             owner: vec![0, 1],
             swap_threshold: 1.5,
+            rate_window: RateWindow::SinceSwap,
             swap_interval_min_s: 1.0,
             epoch_s: 0.5,
             swap_time_s: 0.0,

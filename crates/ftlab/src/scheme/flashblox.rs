@@ -5,13 +5,17 @@
 //! isolated by the engine's fair-share scheduler: `ftl.scheduler = "fair"`, deficit round robin
 //! over per-tenant queues at each die, see `sched`; the scheme refuses a software vSSD under
 //! any other scheduler rather than change the setting; an optional per-tenant token bucket at
-//! admission, `iops_max`, is off by default). Wear is balanced by swapping channels: when
-//! the channels' erase rates are unbalanced past a threshold, the most-worn channel exchanges
-//! its data with the channel of another vSSD whose erase rate is lowest, through migration jobs
-//! (real reads and programs, rate-limited) while both vSSDs keep serving I/O; the two vSSDs'
-//! channel assignments are exchanged when it starts, so new writes already go to the new home.
-//! Wear leveling inside a die is the engine's (dynamic and static), as before. Not the
-//! lifetime projection (`metrics::lifetime`) nor the swap bound's arithmetic (`swap_bound`).
+//! admission, `iops_max`, is off by default). Wear is balanced by swapping channels, fired by
+//! the measured erase rates (the slides: "Using erase rate as the trigger condition for
+//! swapping"): when max / mean of the channels' erase rates (cumulative since the run started,
+//! or since the last swap: `rate_window`) exceeds `swap_threshold`, the most-worn channel
+//! exchanges its data with the channel of another vSSD whose erase rate is lowest (`decide`,
+//! shared with the lifetime model), through migration jobs (real reads and programs,
+//! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
+//! exchanged when it starts, so new writes already go to the new home. No swap schedule is an
+//! input: the interval between swaps is what the trigger makes of the load. Wear leveling
+//! inside a die is the engine's (dynamic and static), as before. Not the lifetime projection
+//! (`metrics::lifetime`) nor the swap bound's arithmetic (`metrics::lifetime_model`).
 
 use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
@@ -39,18 +43,42 @@ pub struct FlashbloxConfig {
     /// Swap channels for wear balance. Default true.
     #[serde(default = "default_true")]
     pub swaps: bool,
-    /// A swap starts when max / mean of the channel-isolated channels' erase rates (since the
-    /// last swap) exceeds this. Default 1.5; range [1, 1000].
+    /// A swap starts when max / mean of the channel-isolated channels' erase rates over
+    /// `rate_window` exceeds this. Default 1.1: the slides' wear-imbalance target 1 + x with
+    /// their x = 0.1 (with `cumulative` rates, max / mean of the rates is the wear imbalance the
+    /// run caused); range [1, 1000].
     #[serde(default = "default_threshold")]
     pub swap_threshold: f64,
-    /// Least time between the end of a swap and the next trigger (and the shortest window
-    /// the erase rates are measured over), in seconds. Default 1.0; range [0, 10^7].
+    /// Which erase rates the trigger compares: `cumulative` (default; each channel's erases
+    /// since the run started over the time since) or `since_swap` (since the last swap ended:
+    /// the rate of the load each channel holds now). The slides say "erase rate" and no
+    /// window; ours, docs/schemes/flashblox.md.
+    #[serde(default)]
+    pub rate_window: RateWindow,
+    /// Least time between the end of a swap and the next trigger check (and the shortest
+    /// window the current erase rates are measured over), in seconds: a floor, not a schedule.
+    /// Default 1.0; range [0, 10^7].
     #[serde(default = "default_interval")]
     pub swap_interval_min_s: f64,
     /// Page reads in flight per migrating die (the migration's rate limit). Default 4;
     /// range [1, 1024].
     #[serde(default = "default_reads_in_flight")]
     pub swap_reads_in_flight_max: u32,
+}
+
+/// The window of the erase rates the swap trigger compares (`rate_window`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateWindow {
+    /// Erases since the run started (the device put in service after preconditioning) over
+    /// the time since: each channel's mean erase rate so far. All channels share the window,
+    /// so max / mean of the rates is max / mean of the erase counts since the start.
+    #[default]
+    Cumulative,
+    /// Erases since the last swap ended (or the run started): the rate of the load each
+    /// channel holds now. With a steady load this is constant, so the trigger fires at every
+    /// check once the floor `swap_interval_min_s` has passed: the floor becomes the schedule.
+    SinceSwap,
 }
 
 /// One tenant's vSSD.
@@ -85,7 +113,7 @@ fn default_true() -> bool {
     true
 }
 fn default_threshold() -> f64 {
-    1.5
+    1.1
 }
 fn default_interval() -> f64 {
     1.0
@@ -97,8 +125,57 @@ fn default_burst() -> u32 {
     8
 }
 
-/// No channel vSSD holds the channel.
-const NO_OWNER: u16 = u16::MAX;
+/// No channel vSSD holds the channel (it cannot be swapped).
+pub const NO_OWNER: u16 = u16::MAX;
+
+/// What the swap rule decides on one check (`decide`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    /// Swap channel `hot` (the most worn) with `cool` (another vSSD's, lowest current rate);
+    /// `imbalance` is the trigger's max / mean.
+    Swap { hot: usize, cool: usize, imbalance: f64 },
+    /// The trigger is met but the most-worn channel already has the lowest current rate of
+    /// the candidates: nothing to gain until another channel passes it in wear.
+    Wait { imbalance: f64 },
+    /// The trigger is not met (max / mean at most the threshold, or nothing erased yet).
+    Below { imbalance: f64 },
+    /// No swap is possible: fewer than two swappable channels or a single vSSD holds them all.
+    Never,
+}
+
+/// The slides' swap rule on plain numbers, per channel: `trigger` the erase counts (or rates)
+/// over the trigger's window, `rate` the current erase rate of the load the channel holds,
+/// `wear` its wear, `owner` its vSSD (`NO_OWNER`: not swappable). Over the swappable
+/// channels: if max / mean of `trigger` exceeds `threshold`, "the channel that has incurred the
+/// maximum wearout" (highest `wear`, lowest index on a tie) is paired with "the channel that
+/// has the minimum rate of wearout" among the other vSSDs' (lowest `rate`, then `wear`, then
+/// index), and swaps if its own rate is higher. The scheme and the lifetime model both decide
+/// with this function.
+pub fn decide(trigger: &[f64], rate: &[f64], wear: &[f64], owner: &[u16], threshold: f64) -> Decision {
+    let sw: Vec<usize> = (0..owner.len()).filter(|&c| owner[c] != NO_OWNER).collect();
+    let Some(&first) = sw.first() else { return Decision::Never };
+    if sw.len() < 2 || sw.iter().all(|&c| owner[c] == owner[first]) {
+        return Decision::Never;
+    }
+    let mean = sw.iter().map(|&c| trigger[c]).sum::<f64>() / sw.len() as f64;
+    let max = sw.iter().map(|&c| trigger[c]).fold(0.0, f64::max);
+    let imbalance = if mean > 0.0 { max / mean } else { 0.0 };
+    if mean <= 0.0 || imbalance <= threshold {
+        return Decision::Below { imbalance };
+    }
+    let hot = *sw.iter().max_by(|&&a, &&b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a))).expect("two channels");
+    let cool = sw
+        .iter()
+        .copied()
+        .filter(|&c| owner[c] != owner[hot])
+        .min_by(|&a, &b| rate[a].total_cmp(&rate[b]).then(wear[a].total_cmp(&wear[b])).then(a.cmp(&b)))
+        .expect("another vSSD's channel");
+    if rate[hot] > rate[cool] {
+        Decision::Swap { hot, cool, imbalance }
+    } else {
+        Decision::Wait { imbalance }
+    }
+}
 
 /// A swap in progress: vSSD `a` moved from channel `from_a` to `from_b`, `b` the other way.
 #[derive(Clone, Copy, Debug)]
@@ -116,9 +193,13 @@ pub struct Flashblox {
     home: Vec<bool>,
     /// Per channel: the channel vSSD holding it, or `NO_OWNER`.
     channel_owner: Vec<u16>,
-    /// Erases per channel since `window_start`.
+    /// Erases per channel since `window_start` (the last swap's end, or the run's start).
     window_erases: Vec<u64>,
     window_start: SimTime,
+    /// Erases per channel since the run started (the `cumulative` window).
+    total_erases: Vec<u64>,
+    /// The trigger's max / mean at its last check (0 before any check).
+    trigger_imbalance_last: f64,
     swap: Option<Swap>,
     /// Per block: listed by the swap in progress and not erased since.
     in_swap: Vec<bool>,
@@ -129,6 +210,11 @@ pub struct Flashblox {
     swap_time_ns: u64,
     swap_units_moved: u64,
     swap_blocks: u64,
+    /// Start of the first and of the last swap (the measured interval between swaps), and of
+    /// the run (they are reported from it).
+    run_start: SimTime,
+    swap_start_first: Option<SimTime>,
+    swap_start_last: Option<SimTime>,
     /// Token buckets of software vSSDs: tokens and the time they were counted.
     tokens: Vec<f64>,
     tokens_at: Vec<SimTime>,
@@ -176,6 +262,8 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
         channel_owner,
         window_erases: vec![0; g.channels as usize],
         window_start: SimTime::ZERO,
+        total_erases: vec![0; g.channels as usize],
+        trigger_imbalance_last: 0.0,
         swap: None,
         in_swap: vec![false; g.n_blocks as usize],
         pending_blocks: 0,
@@ -184,6 +272,9 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
         swap_time_ns: 0,
         swap_units_moved: 0,
         swap_blocks: 0,
+        run_start: SimTime::ZERO,
+        swap_start_first: None,
+        swap_start_last: None,
         tokens: config.tenants.iter().map(|v| if let Vssd::Software { burst, .. } = v { *burst as f64 } else { 0.0 }).collect(),
         tokens_at: vec![SimTime::ZERO; n],
         n_deferrals: 0,
@@ -206,8 +297,9 @@ pub const KNOBS: &[Knob] = &[
         .also("one per tenant; software vSSDs need ftl.scheduler = \"fair\""),
     Knob::new("epoch_s", "s", KnobKind::Float(Bounds::open_lo(0.0, 3600.0)), "Interval at which erase rates are read and the swap trigger checked."),
     Knob::new("swaps", "", KnobKind::Bool, "Swap channels for wear balance."),
-    Knob::new("swap_threshold", "", KnobKind::Float(Bounds::closed(1.0, 1000.0)), "A swap starts when max / mean of the channels' erase rates exceeds this."),
-    Knob::new("swap_interval_min_s", "s", KnobKind::Float(Bounds::closed(0.0, 1e7)), "Least time between the end of a swap and the next trigger."),
+    Knob::new("swap_threshold", "", KnobKind::Float(Bounds::closed(1.0, 1000.0)), "A swap starts when max / mean of the channels' erase rates exceeds this (slides: 1 + x)."),
+    Knob::new("rate_window", "", KnobKind::Choice(&["cumulative", "since_swap"]), "Erase rates the trigger compares: since the run started, or since the last swap."),
+    Knob::new("swap_interval_min_s", "s", KnobKind::Float(Bounds::closed(0.0, 1e7)), "Least time between the end of a swap and the next trigger check (a floor)."),
     Knob::new("swap_reads_in_flight_max", "pages", KnobKind::Int(IntBounds::new(1, 1024)), "Page reads in flight per migrating die (the swap's rate limit)."),
 ];
 
@@ -347,33 +439,25 @@ impl Flashblox {
         sum as f64 / (dies.len() as f64 * self.g.blocks_per_die as f64)
     }
 
-    /// The pair (most-worn channel, another vSSD's channel with the lowest erase rate) if the
-    /// erase-rate imbalance of the channel vSSDs' channels exceeds the threshold and moving
-    /// gains something; `None` otherwise.
-    fn swap_pair(&self, view: &DeviceView) -> Option<(u32, u32)> {
-        let secs = view.now.saturating_sub(self.window_start).as_secs_f64();
-        let owned: Vec<u32> = (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] != NO_OWNER).collect();
-        if secs <= 0.0 || owned.len() < 2 {
-            return None;
+    /// The swap rule (`decide`) on the measured erase counts: the trigger's window per
+    /// `rate_window`; the current rates are the erases since the last swap ended (one window
+    /// for all channels, so counts order them as rates do); wear is the mean erase count.
+    fn swap_decision(&self, view: &DeviceView) -> Decision {
+        let n = self.g.channels as usize;
+        let owner: Vec<u16> = self.channel_owner.clone();
+        let rate: Vec<f64> = self.window_erases.iter().map(|&e| e as f64).collect();
+        let trigger: Vec<f64> = match self.config.rate_window {
+            RateWindow::Cumulative => self.total_erases.iter().map(|&e| e as f64).collect(),
+            RateWindow::SinceSwap => rate.clone(),
+        };
+        // Whether the trigger fires does not depend on wear: read the blocks' erase counts only
+        // when it does (most checks are below it).
+        let first = decide(&trigger, &rate, &vec![0.0; n], &owner, self.config.swap_threshold);
+        if matches!(first, Decision::Below { .. } | Decision::Never) {
+            return first;
         }
-        let rate = |c: u32| self.window_erases[c as usize] as f64 / secs;
-        let mean = owned.iter().map(|&c| rate(c)).sum::<f64>() / owned.len() as f64;
-        let max = owned.iter().map(|&c| rate(c)).fold(0.0, f64::max);
-        if mean <= 0.0 || max / mean <= self.config.swap_threshold {
-            return None;
-        }
-        let wear: Vec<f64> = owned.iter().map(|&c| self.channel_wear(c, view)).collect();
-        let hot_i = (0..owned.len()).max_by(|&a, &b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a)))?;
-        let hot = owned[hot_i];
-        let hot_owner = self.channel_owner[hot as usize];
-        let cool = owned
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| self.channel_owner[c as usize] != hot_owner)
-            .min_by(|(i, &a), (j, &b)| rate(a).total_cmp(&rate(b)).then(wear[*i].total_cmp(&wear[*j])).then(a.cmp(&b)))
-            .map(|(_, &c)| c)?;
-        // The most-worn channel already wears slowest: the swap would move the hot vSSD onto it.
-        (rate(hot) > rate(cool)).then_some((hot, cool))
+        let wear: Vec<f64> = (0..n as u32).map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) }).collect();
+        decide(&trigger, &rate, &wear, &owner, self.config.swap_threshold)
     }
 
     /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
@@ -416,6 +500,8 @@ impl Flashblox {
             }
         }
         self.n_swaps += 1;
+        self.swap_start_first.get_or_insert(view.now);
+        self.swap_start_last = Some(view.now);
         self.swap = Some(Swap { start: view.now });
         if self.pending_blocks == 0 {
             self.end_swap(view.now);
@@ -476,12 +562,16 @@ impl Scheme for Flashblox {
     fn on_run_start(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
         self.window_start = view.now;
         self.window_erases.fill(0);
+        self.total_erases.fill(0);
+        self.run_start = view.now;
         self.tokens_at.fill(view.now);
     }
 
     fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         for (d, &e) in view.epoch.erases.iter().enumerate() {
-            self.window_erases[self.g.channel_of(DieIdx(d as u32)) as usize] += e;
+            let c = self.g.channel_of(DieIdx(d as u32)) as usize;
+            self.window_erases[c] += e;
+            self.total_erases[c] += e;
         }
         if !self.config.swaps || self.swap.is_some() {
             return;
@@ -489,8 +579,13 @@ impl Scheme for Flashblox {
         if view.now.saturating_sub(self.window_start).as_secs_f64() < self.config.swap_interval_min_s {
             return;
         }
-        if let Some((hot, cool)) = self.swap_pair(view) {
-            self.start_swap(hot, cool, view, cmds);
+        match self.swap_decision(view) {
+            Decision::Swap { hot, cool, imbalance } => {
+                self.trigger_imbalance_last = imbalance;
+                self.start_swap(hot as u32, cool as u32, view, cmds);
+            }
+            Decision::Wait { imbalance } | Decision::Below { imbalance } => self.trigger_imbalance_last = imbalance,
+            Decision::Never => {}
         }
     }
 
@@ -536,6 +631,12 @@ impl Scheme for Flashblox {
         out.push(("swap_units_moved", self.swap_units_moved as f64));
         out.push(("swap_blocks", self.swap_blocks as f64));
         out.push(("swap_in_progress_at_end", if self.swap.is_some() { 1.0 } else { 0.0 }));
+        // The measured interval: (last start − first start) / (n_swaps − 1), from these two
+        // (seconds from the run's start; 0 without a swap).
+        let since_start = |t: Option<SimTime>| t.map_or(0.0, |t| t.saturating_sub(self.run_start).as_secs_f64());
+        out.push(("swap_first_start_s", since_start(self.swap_start_first)));
+        out.push(("swap_last_start_s", since_start(self.swap_start_last)));
+        out.push(("trigger_imbalance_last", self.trigger_imbalance_last));
         out.push(("software_deferrals", self.n_deferrals as f64));
     }
 
