@@ -173,6 +173,7 @@ impl Simulation<'_> {
     fn start(&mut self, die: DieIdx, first: FlashOp) {
         let d = die.0 as usize;
         assert_eq!(self.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
+        assert!(first.class == OpClass::HostRead || self.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
         self.dies[d].current.ops[0] = first;
         self.dies[d].current.n_ops = 1;
         if self.p.multi_plane {
