@@ -164,6 +164,8 @@ pub struct PartFtl {
     /// The data way host pages and GC copies are placed on: F_w's, or the next data way's
     /// once F_w has its block per die (its programs then wait in the buffer for its turn).
     place_way: u32,
+    /// The current data turn has its block per die: placement is on the next data way.
+    ahead: bool,
     next_channel: u32,
     /// Pages placed on `place_way` since it became the placement way.
     place_pages: u64,
@@ -238,6 +240,7 @@ impl PartFtl {
             data_ways: ways - 1,
             cur_way: 0,
             place_way: 0,
+            ahead: false,
             next_channel: 0,
             place_pages: 0,
             filled: vec![VecDeque::new(); (g.channels * (ways - 1)) as usize],
@@ -342,11 +345,18 @@ impl PartFtl {
     /// The placement way has its block per die (Fig. 4: "after a block of data is written to
     /// each write chip"): placement moves to the next data way, once, ahead of F_w.
     fn advance_placement(&mut self) {
-        if self.place_way != self.cur_way {
+        if self.ahead {
             return;
         }
+        self.ahead = true;
         self.place_way = (self.place_way + 1) % self.data_ways;
         self.place_pages = 0;
+    }
+
+    /// With one data way the next data way is F_w's own: host pages wait for the parity
+    /// way's turn instead of keeping F_w from draining.
+    fn placement_waits(&self) -> bool {
+        self.ahead && self.place_way == self.cur_way
     }
 
     /// While every data way of `channel` has a full block waiting, the front blocks form a
@@ -444,10 +454,12 @@ impl PartFtl {
                 }
                 s.covered_rows += 1;
                 for &b in &s.data {
+                    // A padded page (no data, no `Placed` event) was never in the buffer.
                     let r = &mut self.retained[b.0 as usize];
-                    assert!(*r > 0, "block {} left the buffer twice", b.0);
-                    *r -= 1;
-                    self.buffer_pages -= 1;
+                    if *r > 0 {
+                        *r -= 1;
+                        self.buffer_pages -= 1;
+                    }
                 }
             }
             if s.covered_rows == ppb {
@@ -469,7 +481,7 @@ impl PartFtl {
             // parity dies have no room and nothing to erase (then it waits a cycle).
             self.uncovered.is_empty() || (0..self.g.channels).all(|ch| self.erasable(view, self.die(ch, self.data_ways)).is_none())
         } else {
-            self.place_way != self.cur_way
+            self.ahead
         };
         let drained = (0..self.g.channels).all(|ch| {
             let st = view.dies[self.die(ch, self.cur_way).0 as usize];
@@ -480,6 +492,10 @@ impl PartFtl {
         }
         self.counts.rotations += 1;
         self.cur_way = (self.cur_way + 1) % ways;
+        if self.cur_way != self.data_ways {
+            assert_eq!(self.place_way, self.cur_way, "F_w moved to a data way placement is not on");
+            self.ahead = false;
+        }
         for ch in 0..self.g.channels {
             cmds.push(Command::Dispatch { die: self.die(ch, self.cur_way) });
         }
@@ -491,7 +507,7 @@ impl PartFtl {
     fn reclaim(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         self.update_coverage(view);
         self.try_rotate(view, cmds);
-        let draining = self.cur_way != self.data_ways && self.place_way != self.cur_way;
+        let draining = self.cur_way != self.data_ways && self.ahead;
         if draining {
             return;
         }
@@ -679,7 +695,7 @@ impl Scheme for PartFtl {
         if op != crate::workload::IoOp::Write {
             return super::Admission::Admit;
         }
-        if (0..self.g.channels).any(|ch| self.channel_open(view, ch)) {
+        if !self.placement_waits() && (0..self.g.channels).any(|ch| self.channel_open(view, ch)) {
             return super::Admission::Admit;
         }
         self.counts.deferred_writes += 1;
