@@ -87,10 +87,13 @@ pub struct DieStatus {
     /// Kind of the job that holds the die's collector slot (it is moving a source block of
     /// this die), if any.
     pub job: Option<JobKind>,
+    /// Programs, erases and job reads queued at the die or running on it (every operation but
+    /// a host read): a scheme that moves its write dies waits for them to drain (`part-ftl`).
+    pub writes_queued: u32,
 }
 
 impl DieStatus {
-    pub const IDLE: DieStatus = DieStatus { busy: None, job: None };
+    pub const IDLE: DieStatus = DieStatus { busy: None, job: None, writes_queued: 0 };
 }
 
 /// Counters of the current epoch (since the last scheme epoch tick). Host reads per (tenant,
@@ -246,6 +249,9 @@ pub enum Command {
     /// XOR of the data pages `data`, which must be wholly written. The engine tells the scheme
     /// where it went (`Scheme::on_parity_placed`); the integrity oracle seals it.
     ProgramParity { tenant: u16, stream: u8, die: DieIdx, data: StripePages },
+    /// `die` may now run operations it held back (`Scheme::may_write` turned true): start its
+    /// next queued operation if it is idle.
+    Dispatch { die: DieIdx },
 }
 
 /// Most data pages one parity page covers.

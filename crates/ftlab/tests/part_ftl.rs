@@ -102,9 +102,25 @@ fn admission_refuses_a_set_that_fails_eq6_and_reports_it_when_asked() {
 }
 
 /// A light set (one reader of 1 page every 50 ms, one writer of 4 pages every 100 ms) passes
-/// Eq. 6-7 on this device and, run under EDF, misses no deadline.
+/// Eq. 6-7 on this device and, run under EDF:
+/// - misses no deadline;
+/// - no host read waits behind a program, an erase or a job's read on its die
+///   (`device.reads_blocked`, §III: "read requests are never blocked by write requests or
+///   garbage collection"). Every program, erase and GC read runs on a die in F_w at that
+///   time: the engine asserts it when each operation starts (`simulation::die::start`), so a
+///   run that breaks it panics here;
+/// - reads of write dies are rebuilt, and the slowest rebuild is within Eq. 8, t_r + t_c^d,
+///   on this device's own times plus one read's queueing. A rebuild reads the row's other
+///   W − 1 = 3 pages (2 data, 1 parity) on the other ways of the page's channel; `cosmos`
+///   holds the channel for a read's whole tR and transfer (Table I: way-interleaved reads do
+///   not overlap), so t_r (the paper's "time it takes to read a flash page on every read flash
+///   chip") is 3 · (tR + xfer): tR = 95.5 µs, xfer = 8192 B at 43 MT/s x 8 bit =
+///   190511.6 ns, 190512 ns as the engine rounds up, so tR + xfer = 286012 ns; t_c^d = 0
+///   (§VI-B). One read's queueing adds one more 286012 ns: 4 · 286012 = 1144048 ns;
+/// - the write buffer never holds more pages than its size (§V: "admission control
+///   guarantees that the buffer will not overflow").
 #[test]
-fn an_admitted_set_runs_without_deadline_misses() {
+fn an_admitted_set_runs_unblocked_within_eq8_and_the_buffer() {
     let tasks = r#"{ name = "r", op = "read", pages = 1, period_ms = 50.0 }, { name = "w", op = "write", pages = 4, period_ms = 100.0, offset_ms = 5.0 }"#;
     let s = run(&rt_scenario(tasks, "enforce"), &[]);
     let p = &s["schemes"]["part-ftl"];
@@ -113,6 +129,21 @@ fn an_admitted_set_runs_without_deadline_misses() {
     let d = &p["tenants"]["rt"]["deadlines"];
     assert!(d["released"].as_u64().unwrap() > 40, "too few jobs released to mean anything: {d}");
     assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {d}");
+    let dev = &p["device"];
+    assert_eq!(dev["reads_blocked"].as_u64(), Some(0), "a read waited behind a write, erase or GC: {dev}");
+    assert!(dev["rebuilt_reads"].as_u64().unwrap() > 0, "no read was rebuilt: {dev}");
+    assert!(p["jobs"]["gc"]["erases"].as_f64().unwrap() + p["jobs"]["sources_left"].as_f64().unwrap() > 0.0, "no GC ran: {p}");
+    let one_read_ns = 95_500 + (8192u64 * 1_000_000_000).div_ceil(43_000_000);
+    assert_eq!(one_read_ns, 286_012);
+    let bound_us = (3 + 1) as f64 * one_read_ns as f64 / 1e3;
+    let rebuilt_us = dev["read_rebuilt_us_max"].as_f64().unwrap();
+    assert!(rebuilt_us >= 3.0 * one_read_ns as f64 / 1e3 - 0.0005, "a rebuild faster than its 3 reads: {rebuilt_us} us");
+    assert!(rebuilt_us <= bound_us + 0.0005, "slowest rebuild {rebuilt_us} us above Eq. 8 + one read, {bound_us} us");
+    assert_eq!(c["direct_write_die_reads"].as_f64(), Some(0.0), "a read went to a write die: {c}");
+    let (size, max) = (c["write_buffer_pages"].as_f64().unwrap(), c["write_buffer_pages_max"].as_f64().unwrap());
+    assert!(max > 0.0 && max <= size, "write buffer held {max} pages, size {size}");
+    assert_eq!(c["write_buffer_overflows"].as_f64(), Some(0.0), "{c}");
+    assert!(c["rotations"].as_f64().unwrap() > 0.0, "F_w never moved: {c}");
 }
 
 /// One task as scenario text: `(is_read, pages, period_ms, offset_ms)`.
@@ -150,6 +181,8 @@ proptest::proptest! {
         let d = &s["schemes"]["part-ftl"]["tenants"]["rt"]["deadlines"];
         proptest::prop_assert!(d["released"].as_u64().unwrap() > 0, "no job released: {d}");
         proptest::prop_assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {}", d);
+        let dev = &s["schemes"]["part-ftl"]["device"];
+        proptest::prop_assert_eq!(dev["reads_blocked"].as_u64(), Some(0), "a read of an admitted set was blocked: {}", dev);
     }
 }
 

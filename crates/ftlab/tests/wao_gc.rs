@@ -39,6 +39,31 @@ fn eq12_bound_is_the_papers_66_4_percent() {
     assert_eq!(lambda_max(64, 1), 63.0 / 128.0);
 }
 
+/// §IV-B worked by hand with the paper's P = 256 and c = 2. At Eq. 12's maximum,
+/// λ = 510/768: v = ⌈λ·256⌉ = ⌈170⌉ = 170 valid pages, n = ⌈170/2⌉ + 1 = 86 steps, and
+/// n + v = 256 = P: the free block is exactly used up, one step after every write (§VI-A).
+/// At §V-A's λ = 0.482: v = ⌈123.392⌉ = 124, n = 62 + 1 = 63, and 63 steps among the
+/// P − v = 132 writes the reclaimed block takes; λ / λ_max = 0.482 · 768/510 = 0.72584,
+/// §VI-A's "72.5% of the maximum value". One more valid page than the maximum allows breaks
+/// n + v ≤ P: v = 171, n = 87, 258 > 256.
+#[test]
+fn steps_per_write_and_the_bound_match_section_4b_by_hand() {
+    use ftlab::rt::wao_gc::{one_block_suffices, steps_per_reclaim, trigger_share};
+    assert_eq!(steps_per_reclaim(170, 2), 86);
+    assert_eq!(steps_per_reclaim(170, 2) + 170, 256);
+    assert!(one_block_suffices(510.0 / 768.0, 256, 2));
+    assert_eq!(steps_per_reclaim(124, 2), 63);
+    assert!(one_block_suffices(0.482, 256, 2));
+    assert_eq!(steps_per_reclaim(171, 2) + 171, 258);
+    assert!(!one_block_suffices(171.0 / 256.0, 256, 2));
+    assert!((trigger_share(0.482, 256, 2) - 0.482 * 768.0 / 510.0).abs() < 1e-12);
+    assert!((trigger_share(0.482, 256, 2) - 0.7258).abs() < 1e-4);
+    // c = 1: n = v + 1, so v ≤ (P − 1)/2 = 127; Eq. 12 gives 255/512 = 0.498, ⌈0.498·256⌉ = 128
+    // pages would be one too many, which is why Eq. 12 is strict (<).
+    assert_eq!(lambda_max(256, 1), 255.0 / 512.0);
+    assert!(one_block_suffices(127.0 / 256.0, 256, 1) && !one_block_suffices(128.0 / 256.0, 256, 1));
+}
+
 #[test]
 fn refuses_a_device_outside_eq12_with_its_terms() {
     // Over-provisioning 0.25: λ = 1/1.25 = 0.8 ≥ 0.65625.

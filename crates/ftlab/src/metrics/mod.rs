@@ -104,6 +104,12 @@ pub struct DeviceCounters {
     pub rebuilt_reads: u64,
     /// Programs and erases suspended for a host read.
     pub suspensions: u64,
+    /// Host flash reads (rebuild members included) that waited while their die ran a program,
+    /// an erase or a job's read: queued when one was running, or one started before them.
+    pub reads_blocked: u64,
+    /// The longest parity rebuild: from its member reads' issue to the last one's completion
+    /// (for a request with several rebuilds, all issued together, the last of them).
+    pub read_rebuilt_ns_max: u64,
     /// Operations that ran as the second (third, fourth) plane of a multi-plane operation.
     pub multi_plane_ops: u64,
 }

@@ -134,6 +134,8 @@ fn scheme_json(r: &SchemeResult) -> Value {
             "flash_reads": d.flash_reads,
             "rebuilt_reads": d.rebuilt_reads,
             "suspensions": d.suspensions,
+            "reads_blocked": d.reads_blocked,
+            "read_rebuilt_us_max": d.read_rebuilt_ns_max as f64 / 1e3,
             "multi_plane_ops": d.multi_plane_ops,
             "die_utilisation_mean": round6(util_mean),
             "die_utilisation_max": round6(r.die_utilisation.iter().copied().fold(0.0, f64::max)),

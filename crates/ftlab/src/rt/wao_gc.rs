@@ -42,6 +42,28 @@ pub fn lambda_max(pages_per_block: u32, copies: u32) -> f64 {
     (p - 1.0) * c / ((c + 1.0) * p)
 }
 
+/// §IV-B: the partial steps one reclamation takes, n = ⌈v/c⌉ + 1 ("Let c be the number of
+/// page copies that can be done in a partial step. Thus, n = ⌈v/c⌉ + 1"): ⌈v/c⌉ steps of
+/// copies and one erase, one step after each page write.
+pub fn steps_per_reclaim(valid_pages: u32, copies: u32) -> u32 {
+    valid_pages.div_ceil(copies) + 1
+}
+
+/// §IV-B's constraint behind Eq. 12, n + v ≤ P, with v = ⌈λ·P⌉ ("Given that v ≤ ⌈λ·P⌉ due
+/// to the over-provisioning"): one free block holds the victim's valid pages and the host
+/// pages written while it is reclaimed.
+pub fn one_block_suffices(lambda: f64, pages_per_block: u32, copies: u32) -> bool {
+    let v = (lambda * pages_per_block as f64).ceil() as u32;
+    steps_per_reclaim(v, copies) + v <= pages_per_block
+}
+
+/// §VI-A's trigger share: λ as a fraction of Eq. 12's maximum ("When λ is set to the maximum
+/// value in Equation 12, partial garbage collection will occur after every write operation
+/// ... λ = 48.2%, which is 72.5% of the maximum value").
+pub fn trigger_share(lambda: f64, pages_per_block: u32, copies: u32) -> f64 {
+    lambda / lambda_max(pages_per_block, copies)
+}
+
 /// Eq. 13: the worst page write, t_w + max(t_e, c(t_r + t_w)).
 pub fn worst_write_ms(c: &Config) -> f64 {
     c.write_ms + c.step_ms()

@@ -56,8 +56,11 @@ pub enum ReadPlan {
     /// Read the page where it is.
     Direct,
     /// Rebuild it from the other pages of its parity stripe (PaRT-FTL): the scheme lists them
-    /// through `stripe_members`.
+    /// through `stripe_members`. A member not yet programmed is taken from the write buffer.
     Rebuild,
+    /// Serve it from the controller's write buffer, which still holds the page (PaRT-FTL keeps
+    /// written pages there until their parity row is programmed): no flash read.
+    Buffer,
 }
 
 /// Whether a request enters the device now.
@@ -88,6 +91,21 @@ pub trait Scheme: Send {
     fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, view: &DeviceView) -> DieIdx {
         let _ = (owner, view);
         victim_die
+    }
+
+    /// Whether `die` may run programs, erases and job reads now; a die that may not runs host
+    /// reads only, and the rest waits in its queue (PaRT-FTL's read dies, §III-A). A scheme
+    /// that turns a die back on pushes `Command::Dispatch` for it.
+    fn may_write(&self, die: DieIdx) -> bool {
+        let _ = die;
+        true
+    }
+
+    /// The write buffer this scheme needs, in mapping units, replacing
+    /// `ftl.write_buffer_bytes` (PaRT-FTL: writes are buffered, §V); `None` keeps the
+    /// scenario's.
+    fn write_buffer_units(&self) -> Option<u64> {
+        None
     }
 
     /// How to serve a host read of the page at `ppa`.

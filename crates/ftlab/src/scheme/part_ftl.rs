@@ -145,39 +145,55 @@ struct Stripe {
     data: Vec<BlockIdx>,
     /// `parity[row]`: the parity page (global page index), `NONE` until placed.
     parity: Vec<u32>,
+    /// Rows whose parity page is programmed (in order): their data left the write buffer.
+    covered_rows: u32,
     /// Valid units in the data blocks; the stripe dies at 0.
     live_units: u32,
 }
+
+/// Copy-outs in progress per channel at most (each takes one turn per data way).
+const COPYING_MAX: usize = 2;
 
 pub struct PartFtl {
     config: PartFtlConfig,
     g: Geometry,
     trigger_free_blocks: u32,
     data_ways: u32,
-    /// The data way that is F_w.
+    /// The way that is F_w: a data way, or the parity way (`data_ways`) in its turn.
     cur_way: u32,
+    /// The data way host pages and GC copies are placed on: F_w's, or the next data way's
+    /// once F_w has its block per die (its programs then wait in the buffer for its turn).
+    place_way: u32,
+    /// The current data turn has its block per die: placement is on the next data way.
+    ahead: bool,
     next_channel: u32,
-    /// Pages completed on F_w dies in this turn.
-    turn_pages: u64,
+    /// Pages placed on `place_way` since it became the placement way.
+    place_pages: u64,
     /// `filled[channel * data_ways + way]`: full data blocks waiting for their stripe, with
     /// their erase count when they filled (a block erased since is dropped).
     filled: Vec<VecDeque<(BlockIdx, u32)>>,
     /// Live stripes by id (`None` once dead), and free ids.
     stripes: Vec<Option<Stripe>>,
     free_ids: Vec<u32>,
+    /// Live stripes with rows not yet covered by a programmed parity page.
+    uncovered: Vec<u32>,
     /// Per block: the live stripe of a data block, or `NONE`.
     block_stripe: Vec<u32>,
+    /// Per block: its data pages still held in the write buffer.
+    retained: Vec<u32>,
     /// Per parity block: parity pages of live stripes in it.
     parity_live: Vec<u32>,
-    /// Per parity page: its stripe (`NONE` if dead or not parity).
-    parity_stripe: Vec<u32>,
-    /// The stripe being copied out, if any (one at a time).
-    copy_stripe: Option<u32>,
+    /// Per channel: the stripes being copied out, a block per data way in that way's turn.
+    copying: Vec<Vec<u32>>,
     /// The reclaim poll: one page program (tPROG).
     epoch: SimTime,
-    /// `ftl.gc_low_watermark_blocks`: host writes wait while an F_w or parity die is at or
+    /// `ftl.gc_low_watermark_blocks`: host writes wait while the placement dies are at or
     /// below it.
     write_gate_free_blocks: u32,
+    /// The write buffer's size and occupancy, in flash pages.
+    buffer_pages_size: u64,
+    buffer_pages: u64,
+    buffer_pages_max: u64,
     counts: PartFtlCounts,
     direct_write_die_reads: Cell<u64>,
     /// Eq. 6's and Eq. 7's totals for the scenario's periodic tasks (0 without tasks).
@@ -193,6 +209,7 @@ struct PartFtlCounts {
     stripes_copied: u64,
     copy_out_blocks: u64,
     deferred_writes: u64,
+    buffer_overflows: u64,
     parity_dead_on_arrival: u64,
 }
 
@@ -216,24 +233,29 @@ impl PartFtl {
         }
         check_space(&g, ctx, trigger)?;
         let (eq6_total, eq7_total) = admission(&g, ctx, config.admission)?;
-        let n_pages = (g.n_units() / g.units_per_page as u64) as usize;
         Ok(PartFtl {
             config,
             g,
             trigger_free_blocks: trigger,
             data_ways: ways - 1,
             cur_way: 0,
+            place_way: 0,
+            ahead: false,
             next_channel: 0,
-            turn_pages: 0,
+            place_pages: 0,
             filled: vec![VecDeque::new(); (g.channels * (ways - 1)) as usize],
             stripes: Vec::new(),
             free_ids: Vec::new(),
+            uncovered: Vec::new(),
             block_stripe: vec![NONE; g.n_blocks as usize],
+            retained: vec![0; g.n_blocks as usize],
             parity_live: vec![0; g.n_blocks as usize],
-            parity_stripe: vec![NONE; n_pages],
-            copy_stripe: None,
+            copying: vec![Vec::new(); g.channels as usize],
             epoch: ctx.timing.program,
             write_gate_free_blocks: low,
+            buffer_pages_size: buffer_pages(&g),
+            buffer_pages: 0,
+            buffer_pages_max: 0,
             counts: PartFtlCounts::default(),
             direct_write_die_reads: Cell::new(0),
             eq6_total,
@@ -253,6 +275,7 @@ impl PartFtl {
         self.way_of(die) == self.data_ways
     }
 
+    /// Whether `die` is in F_w now.
     fn is_write_die(&self, die: DieIdx) -> bool {
         self.way_of(die) == self.cur_way
     }
@@ -265,50 +288,75 @@ impl PartFtl {
         self.stripes[id as usize].as_ref().expect("a live stripe")
     }
 
-    /// Whether channel `ch` can take a host write: its F_w die and its parity die are above
-    /// the host gate (the space below is for copy-outs).
+    /// Whether channel `ch` can take a host write: its placement die is above the host gate
+    /// (the space below is for copy-outs).
     fn channel_open(&self, view: &DeviceView, ch: u32) -> bool {
-        let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
-        free(self.cur_way) > self.write_gate_free_blocks && free(self.data_ways) > self.write_gate_free_blocks
+        view.ftl.blocks().free_count(self.die(ch, self.place_way)) > self.write_gate_free_blocks
     }
 
-    /// The next F_w die, channel first: for a host write one of an open channel, for a copy
-    /// one above the host reserve.
+    /// The next die of the placement way, channel first: for a host write one of an open
+    /// channel, for a copy one above the host reserve.
     fn next_write_die(&mut self, view: &DeviceView, host: bool) -> DieIdx {
         let c = self.g.channels;
         for k in 0..c {
             let ch = (self.next_channel + k) % c;
-            let die = self.die(ch, self.cur_way);
+            let die = self.die(ch, self.place_way);
             let room = if host { self.channel_open(view, ch) } else { view.ftl.blocks().free_count(die) > view.ftl.params.host_reserve_blocks };
             if room {
                 self.next_channel = (ch + 1) % c;
                 return die;
             }
         }
-        // Every F_w die is down to the reserve: a copy takes the reserve of the roomiest
-        // (the reserve is kept for GC; host writes are gated well above it).
-        (0..c).map(|ch| self.die(ch, self.cur_way)).max_by_key(|&d| (view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0))).expect("a channel")
+        // Every placement die is down to the reserve: a copy takes the reserve of the
+        // roomiest (the reserve is kept for GC; host writes are gated well above it).
+        (0..c).map(|ch| self.die(ch, self.place_way)).max_by_key(|&d| (view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0))).expect("a channel")
     }
 
-    /// A data page completed: it counts towards the turn; a block it fills waits for its
-    /// stripe. A page may complete on a die that left F_w (a partly filled page is finished
-    /// where it started).
-    fn page_completed(&mut self, view: &DeviceView, page: u32, die: DieIdx, cmds: &mut Vec<Command>) {
+    /// A data page was placed (host or copy): it enters the write buffer and counts towards
+    /// the placement way's block per die; a block it fills waits for its stripe.
+    fn page_placed(&mut self, view: &DeviceView, page: u32, die: DieIdx, cmds: &mut Vec<Command>) {
         assert!(!self.is_parity_die(die), "data page {page} on parity die {}", die.0);
         let ppb = self.g.pages_per_block;
+        let block = BlockIdx(page / ppb);
+        self.retained[block.0 as usize] += 1;
+        self.buffer_pages += 1;
+        self.buffer_pages_max = self.buffer_pages_max.max(self.buffer_pages);
+        if self.buffer_pages > self.buffer_pages_size {
+            // Nothing waits for room (a page leaves the buffer only when its stripe, which
+            // needs more pages, is covered): an overflow is counted, never hidden.
+            self.counts.buffer_overflows += 1;
+        }
         // The block's last page (an event may arrive after nested copies have filled the
         // block further, so "the block is full now" would count a block twice).
         if page % ppb == ppb - 1 {
-            let block = BlockIdx(page / ppb);
             let slot = (self.g.channel_of(die) * self.data_ways + self.way_of(die)) as usize;
             self.filled[slot].push_back((block, view.ftl.blocks().get(block).erase_count));
             self.form_stripes(view, self.g.channel_of(die), cmds);
         }
-        self.turn_pages += 1;
-        if self.turn_pages >= self.g.channels as u64 * ppb as u64 {
-            self.rotate(view, cmds);
+        if self.way_of(die) == self.place_way {
+            self.place_pages += 1;
+        }
+        if self.place_pages >= self.g.channels as u64 * ppb as u64 {
+            self.advance_placement();
         }
         self.reclaim(view, cmds);
+    }
+
+    /// The placement way has its block per die (Fig. 4: "after a block of data is written to
+    /// each write chip"): placement moves to the next data way, once, ahead of F_w.
+    fn advance_placement(&mut self) {
+        if self.ahead {
+            return;
+        }
+        self.ahead = true;
+        self.place_way = (self.place_way + 1) % self.data_ways;
+        self.place_pages = 0;
+    }
+
+    /// With one data way the next data way is F_w's own: host pages wait for the parity
+    /// way's turn instead of keeping F_w from draining.
+    fn placement_waits(&self) -> bool {
+        self.ahead && self.place_way == self.cur_way
     }
 
     /// While every data way of `channel` has a full block waiting, the front blocks form a
@@ -336,7 +384,7 @@ impl PartFtl {
     }
 
     /// A new stripe over `data` (one full block per data way of `channel`): one parity
-    /// program per row on the channel's parity die.
+    /// program per row on the channel's parity die (run in the parity way's turn).
     fn seal(&mut self, view: &DeviceView, channel: u32, data: Vec<BlockIdx>, cmds: &mut Vec<Command>) {
         let live_units: u32 = data.iter().map(|&b| view.ftl.blocks().get(b).valid_units).sum();
         let id = self.free_ids.pop().unwrap_or(self.stripes.len() as u32);
@@ -352,92 +400,169 @@ impl PartFtl {
             row.extend(data.iter().map(|&b| Ppa((b.0 * ppb + r) * upp)));
             cmds.push(Command::ProgramParity { tenant: 0, stream: 0, die: parity_die, data: StripePages::new(&row) });
         }
-        let stripe = Stripe { channel, data, parity: vec![NONE; ppb as usize], live_units };
+        let stripe = Stripe { channel, data, parity: vec![NONE; ppb as usize], covered_rows: 0, live_units };
         if id as usize == self.stripes.len() {
             self.stripes.push(Some(stripe));
         } else {
             self.stripes[id as usize] = Some(stripe);
         }
+        self.uncovered.push(id);
         self.counts.stripes_sealed += 1;
         if live_units == 0 {
             self.kill(id);
         }
     }
 
-    /// Stripe `id` holds no valid unit: its blocks no longer pin anything.
+    /// The pages of `block` still in the write buffer leave it.
+    fn release(&mut self, block: BlockIdx) {
+        let n = std::mem::take(&mut self.retained[block.0 as usize]);
+        assert!(self.buffer_pages >= n as u64, "write buffer holds fewer pages than block {} retains", block.0);
+        self.buffer_pages -= n as u64;
+    }
+
+    /// Stripe `id` holds no valid unit: its blocks no longer pin anything, and its data
+    /// leaves the buffer.
     fn kill(&mut self, id: u32) {
         let s = self.stripes[id as usize].take().expect("a live stripe dies once");
         assert_eq!(s.live_units, 0, "stripe {id} dies with valid units");
-        for b in s.data {
+        for &b in &s.data {
             self.block_stripe[b.0 as usize] = NONE;
+            self.release(b);
         }
         let ppb = self.g.pages_per_block;
         for p in s.parity.into_iter().filter(|&p| p != NONE) {
-            self.parity_stripe[p as usize] = NONE;
             let n = &mut self.parity_live[(p / ppb) as usize];
             assert!(*n > 0, "parity block {} pinned by no live page", p / ppb);
             *n -= 1;
         }
         self.free_ids.push(id);
-        if self.copy_stripe == Some(id) {
-            self.copy_stripe = None;
-        }
+        self.uncovered.retain(|&x| x != id);
+        self.copying[s.channel as usize].retain(|&x| x != id);
     }
 
-    /// F_w moves to the next data way; the new F_w dies erase what they can.
-    fn rotate(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
-        self.counts.rotations += 1;
-        self.turn_pages = 0;
-        self.cur_way = (self.cur_way + 1) % self.data_ways;
-        self.erase_dead(view, cmds);
-    }
-
-    /// Reclaiming, polled and on every completed page: while an F_w or parity die is at or
-    /// below the trigger, one stripe at a time (the fewest valid units, the lowest id on a
-    /// tie; never one with no invalid unit) has every valid unit copied to F_w. When the write set is at the host gate and
-    /// can erase nothing, the turn ends early.
-    fn reclaim(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
-        if self.copy_stripe.is_none() && self.short_of_space(view, self.trigger_free_blocks) {
-            // A stripe with no invalid unit would free nothing: never copied.
-            let full = self.data_ways * self.g.units_per_block;
-            let candidates = self.stripes.iter().enumerate().filter_map(|(i, s)| s.as_ref().filter(|s| s.live_units < full).map(|s| (s.live_units, i as u32)));
-            self.copy_stripe = candidates.min().map(|(_, i)| i);
-            if self.copy_stripe.is_some() {
-                self.counts.stripes_copied += 1;
+    /// Rows whose parity page is now programmed leave the buffer (in row order).
+    fn update_coverage(&mut self, view: &DeviceView) {
+        let (ppb, upp) = (self.g.pages_per_block, self.g.units_per_page);
+        let mut i = 0;
+        while i < self.uncovered.len() {
+            let id = self.uncovered[i];
+            let s = self.stripes[id as usize].as_mut().expect("an uncovered stripe is live");
+            while s.covered_rows < ppb {
+                let p = s.parity[s.covered_rows as usize];
+                if p == NONE || !view.ftl.is_programmed(Ppa(p * upp)) {
+                    break;
+                }
+                s.covered_rows += 1;
+                for &b in &s.data {
+                    // A padded page (no data, no `Placed` event) was never in the buffer.
+                    let r = &mut self.retained[b.0 as usize];
+                    if *r > 0 {
+                        *r -= 1;
+                        self.buffer_pages -= 1;
+                    }
+                }
+            }
+            if s.covered_rows == ppb {
+                self.uncovered.swap_remove(i);
+            } else {
+                i += 1;
             }
         }
-        if let Some(id) = self.copy_stripe {
-            self.copy_out(view, id, cmds);
+    }
+
+    /// F_w moves on once it has done its turn and drained: a data way when placement has
+    /// moved past it, the parity way when its programs are done; every F_w die must have no
+    /// program, erase or job read queued or running, and no job holding it. The new F_w dies
+    /// start what waited for them.
+    fn try_rotate(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        let ways = self.data_ways + 1;
+        let turn_done = if self.cur_way == self.data_ways {
+            // Eq. 3's encoding task: the sealed stripes' parity is programmed, unless the
+            // parity dies have no room and nothing to erase (then it waits a cycle).
+            self.uncovered.is_empty() || (0..self.g.channels).all(|ch| self.erasable(view, self.die(ch, self.data_ways)).is_none())
+        } else {
+            self.ahead
+        };
+        let drained = (0..self.g.channels).all(|ch| {
+            let st = view.dies[self.die(ch, self.cur_way).0 as usize];
+            st.writes_queued == 0 && st.job.is_none()
+        });
+        if !(turn_done && drained) {
+            return;
+        }
+        self.counts.rotations += 1;
+        self.cur_way = (self.cur_way + 1) % ways;
+        if self.cur_way != self.data_ways {
+            assert_eq!(self.place_way, self.cur_way, "F_w moved to a data way placement is not on");
+            self.ahead = false;
+        }
+        for ch in 0..self.g.channels {
+            cmds.push(Command::Dispatch { die: self.die(ch, self.cur_way) });
+        }
+    }
+
+    /// Reclaiming, polled and on every placed page: coverage, rotation; then, in a data
+    /// way's turn (not while it drains), copy-outs of the current way's blocks of the stripes
+    /// being copied and erases of dead blocks on F_w; in the parity way's turn, its erases.
+    fn reclaim(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        self.update_coverage(view);
+        self.try_rotate(view, cmds);
+        let draining = self.cur_way != self.data_ways && self.ahead;
+        if draining {
+            return;
+        }
+        if self.cur_way != self.data_ways {
+            for ch in 0..self.g.channels {
+                self.pick_copy_stripe(view, ch);
+                for i in 0..self.copying[ch as usize].len() {
+                    let id = self.copying[ch as usize][i];
+                    self.copy_out(view, id, cmds);
+                }
+            }
         }
         self.erase_dead(view, cmds);
-        let stuck = (0..self.g.channels).all(|ch| {
-            let d = self.die(ch, self.cur_way);
-            view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks && self.erasable(view, d).is_none()
-        });
+        // The write set is at the host gate and can erase nothing: its turn ends early.
+        let stuck = self.cur_way != self.data_ways
+            && (0..self.g.channels).all(|ch| {
+                let d = self.die(ch, self.cur_way);
+                view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks && self.erasable(view, d).is_none()
+            });
         if stuck {
             self.counts.early_rotations += 1;
-            self.rotate(view, cmds);
+            self.advance_placement();
         }
     }
 
-    /// An F_w die or a parity die is at or below `free_blocks`.
-    fn short_of_space(&self, view: &DeviceView, free_blocks: u32) -> bool {
-        (0..self.g.channels).any(|ch| {
-            let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
-            free(self.cur_way) <= free_blocks || free(self.data_ways) <= free_blocks
-        })
+    /// Channel `ch`'s F_w or parity die is at or below the trigger: one more stripe of the
+    /// channel (the fewest valid units, the lowest id on a tie; never one with no invalid
+    /// unit) is copied out, up to `COPYING_MAX` at a time.
+    fn pick_copy_stripe(&mut self, view: &DeviceView, ch: u32) {
+        let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
+        let short = free(self.cur_way) <= self.trigger_free_blocks || free(self.data_ways) <= self.trigger_free_blocks;
+        if !short || self.copying[ch as usize].len() >= COPYING_MAX {
+            return;
+        }
+        let full = self.data_ways * self.g.units_per_block;
+        let busy = &self.copying[ch as usize];
+        let best = self
+            .stripes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().filter(|s| s.channel == ch && s.live_units < full && !busy.contains(&(i as u32))).map(|s| (s.live_units, i as u32)))
+            .min();
+        if let Some((_, id)) = best {
+            self.copying[ch as usize].push(id);
+            self.counts.stripes_copied += 1;
+        }
     }
 
-    /// F_w and parity dies with no job erase a dead block when they are short of space; read
-    /// dies erase when the engine's own GC wants space there.
+    /// F_w dies with no job erase a dead block when they are short of space.
     fn erase_dead(&self, view: &DeviceView, cmds: &mut Vec<Command>) {
         for ch in 0..self.g.channels {
-            for way in [self.cur_way, self.data_ways] {
-                let d = self.die(ch, way);
-                let short = view.ftl.blocks().free_count(d) <= self.trigger_free_blocks + 1;
-                if short && view.dies[d.0 as usize].job.is_none() && self.erasable(view, d).is_some() {
-                    cmds.push(Command::StepGc { die: d, pages: 1 });
-                }
+            let d = self.die(ch, self.cur_way);
+            let short = view.ftl.blocks().free_count(d) <= self.trigger_free_blocks + 1;
+            if short && view.dies[d.0 as usize].job.is_none() && self.erasable(view, d).is_some() {
+                cmds.push(Command::StepGc { die: d, pages: 1 });
             }
         }
     }
@@ -470,32 +595,41 @@ impl PartFtl {
             .min_by_key(|&b| (view.ftl.blocks().get(b).valid_units, b.0))
     }
 
-    /// Copy out stripe `id`: per data block still holding valid units, collectable (programs
-    /// done) and on a die whose collector slot is free, one copy-only migration. A block not
-    /// taken now is taken by a later poll.
+    /// Copy out stripe `id`'s block on F_w, if it still holds valid units, is collectable
+    /// (programs done) and its die's collector slot is free: one copy-only migration, whose
+    /// reads, copies and (later) erase all run on F_w dies.
     fn copy_out(&mut self, view: &DeviceView, id: u32, cmds: &mut Vec<Command>) {
         let ftl = view.ftl;
-        for i in 0..self.stripe(id).data.len() {
-            let b = self.stripe(id).data[i];
-            let die = self.g.die_of_block(b);
-            if ftl.is_collectable(b) && ftl.blocks().get(b).valid_units > 0 && view.dies[die.0 as usize].job.is_none() {
-                self.counts.copy_out_blocks += 1;
-                let m = Migration { blocks: vec![b], dest: Dest::Scheme, erase_sources: false, reads_in_flight_max: self.config.copy_reads_in_flight, deadline: SimTime::MAX };
-                cmds.push(Command::Migrate(m));
-            }
+        let b = self.stripe(id).data[self.cur_way as usize];
+        let die = self.g.die_of_block(b);
+        if ftl.is_collectable(b) && ftl.blocks().get(b).valid_units > 0 && view.dies[die.0 as usize].job.is_none() {
+            self.counts.copy_out_blocks += 1;
+            let m = Migration { blocks: vec![b], dest: Dest::Scheme, erase_sources: false, reads_in_flight_max: self.config.copy_reads_in_flight, deadline: SimTime::MAX };
+            cmds.push(Command::Migrate(m));
         }
     }
 
-    /// The stripe and row of `page` when it can be rebuilt (stripe live, parity placed).
-    fn rebuildable(&self, page: u32) -> Option<(u32, u32)> {
+    /// The stripe and row of `page` when it can be rebuilt: its row's parity is programmed.
+    fn covered(&self, page: u32) -> Option<(u32, u32)> {
         let ppb = self.g.pages_per_block;
         let id = self.block_stripe[(page / ppb) as usize];
         if id == NONE {
             return None;
         }
         let row = page % ppb;
-        (self.stripe(id).parity[row as usize] != NONE).then_some((id, row))
+        (row < self.stripe(id).covered_rows).then_some((id, row))
     }
+}
+
+/// The write buffer's size in flash pages: four blocks per data die. A page stays in the
+/// buffer until its row's parity page is programmed, in the parity way's turn after every
+/// block of its stripe is full. Per data die that is the open block of host pages, the open
+/// block of GC copies (a separate frontier), a full block waiting for the other ways' blocks
+/// of its stripe, and a full block of a sealed stripe waiting for the parity way's turn.
+/// ftlab's sizing; the paper gives none (docs/schemes/part-ftl.md). The measured high-water
+/// mark and every page past the size are counted.
+fn buffer_pages(g: &Geometry) -> u64 {
+    4 * (g.channels * (g.dies_per_channel() - 1)) as u64 * g.pages_per_block as u64
 }
 
 /// The namespaces must fit in the data dies with room for the trigger's spare blocks and a
@@ -522,7 +656,19 @@ impl Scheme for PartFtl {
     }
 
     fn interests(&self) -> Interests {
-        Interests { placed: true, invalidated: true, erased: false }
+        Interests { placed: true, invalidated: true, erased: true }
+    }
+
+    /// §III-A: "F_w is the set of flash chips servicing only write requests and performing
+    /// garbage collection, and F_r is the set of flash chips servicing only read requests".
+    fn may_write(&self, die: DieIdx) -> bool {
+        self.is_write_die(die)
+    }
+
+    /// §V: "Write requests are buffered and admission control guarantees that the buffer
+    /// will not overflow."
+    fn write_buffer_units(&self) -> Option<u64> {
+        Some(self.buffer_pages_size * self.g.units_per_page as u64)
     }
 
     fn host_write_die(&mut self, _tenant: u16, _stream: u8, view: &DeviceView) -> DieIdx {
@@ -533,8 +679,8 @@ impl Scheme for PartFtl {
         self.next_write_die(view, false)
     }
 
-    /// One page program: the last job's end raises no event the scheme hears, so reclaiming
-    /// is also polled (it does nothing unless an F_w or parity die is at the trigger).
+    /// One page program: the last job's end raises no event the scheme hears, so coverage,
+    /// rotation and reclaiming are also polled.
     fn epoch(&self) -> Option<SimTime> {
         Some(self.epoch)
     }
@@ -543,12 +689,13 @@ impl Scheme for PartFtl {
         self.reclaim(view, cmds);
     }
 
-    /// Host writes wait (one poll) while no channel is open (its F_w or parity die is down to
-    /// the low watermark): the space below it is for copy-outs, whose sources are erased only
-    /// when their stripe dies (the engine's reserve argument, copies fit on the source's own
-    /// die, does not hold for them).
+    /// Host writes wait (one poll) while no placement die is open (down to the low
+    /// watermark: the space below is for copy-outs).
     fn admit(&mut self, _tenant: u16, op: crate::workload::IoOp, view: &DeviceView) -> super::Admission {
-        if op != crate::workload::IoOp::Write || (0..self.g.channels).any(|ch| self.channel_open(view, ch)) {
+        if op != crate::workload::IoOp::Write {
+            return super::Admission::Admit;
+        }
+        if !self.placement_waits() && (0..self.g.channels).any(|ch| self.channel_open(view, ch)) {
             return super::Admission::Admit;
         }
         self.counts.deferred_writes += 1;
@@ -560,7 +707,7 @@ impl Scheme for PartFtl {
         if ev.class == WriteClass::Parity || ev.ppa.0 % upp != upp - 1 {
             return;
         }
-        self.page_completed(view, self.page(ev.ppa), self.g.die_of(ev.ppa), cmds);
+        self.page_placed(view, self.page(ev.ppa), self.g.die_of(ev.ppa), cmds);
     }
 
     fn on_invalidated(&mut self, _view: &DeviceView, ev: &Invalidated, _cmds: &mut Vec<Command>) {
@@ -574,6 +721,12 @@ impl Scheme for PartFtl {
         if s.live_units == 0 {
             self.kill(id);
         }
+    }
+
+    /// A block erased while its pages were still in the buffer (it filled, its data died
+    /// before its stripe formed): they leave it.
+    fn on_erased(&mut self, _view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
+        self.release(block);
     }
 
     fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
@@ -593,16 +746,22 @@ impl Scheme for PartFtl {
         assert_eq!(s.parity[row as usize], NONE, "row {row} of stripe {id} has two parity pages");
         assert_eq!(self.g.channel_of(self.g.die_of(parity)), s.channel, "parity on another channel");
         s.parity[row as usize] = p;
-        self.parity_stripe[p as usize] = id;
         self.parity_live[(p / ppb) as usize] += 1;
     }
 
-    fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
+    /// A page whose row's parity is not programmed yet is still in the write buffer (§V;
+    /// the issue's "read from the buffer until their stripe is sealed"); a covered page on
+    /// F_w is rebuilt from F_r (§III-A); any other is read where it is, on a read die.
+    fn read_plan(&self, ppa: Ppa, _view: &DeviceView) -> ReadPlan {
         let die = self.g.die_of(ppa);
-        if !(self.is_write_die(die) || view.is_collecting(die)) {
+        let page = self.page(ppa);
+        if self.retained[(page / self.g.pages_per_block) as usize] > 0 && self.covered(page).is_none() {
+            return ReadPlan::Buffer;
+        }
+        if !self.is_write_die(die) {
             return ReadPlan::Direct;
         }
-        if self.is_parity_die(die) || self.rebuildable(self.page(ppa)).is_none() {
+        if self.is_parity_die(die) || self.covered(page).is_none() {
             self.direct_write_die_reads.set(self.direct_write_die_reads.get() + 1);
             return ReadPlan::Direct;
         }
@@ -611,7 +770,7 @@ impl Scheme for PartFtl {
 
     fn stripe_members(&self, ppa: Ppa, _view: &DeviceView, out: &mut Vec<Ppa>) {
         let own = self.page(ppa);
-        let (id, row) = self.rebuildable(own).expect("rebuild of a page with no sealed stripe");
+        let (id, row) = self.covered(own).expect("rebuild of a page with no programmed parity");
         let s = self.stripe(id);
         let (ppb, upp) = (self.g.pages_per_block, self.g.units_per_page);
         out.extend(s.data.iter().map(|&b| b.0 * ppb + row).filter(|&p| p != own).map(|p| Ppa(p * upp)));
@@ -619,16 +778,26 @@ impl Scheme for PartFtl {
     }
 
     /// GC erases a block with no valid unit that no live stripe needs (stripes are copied out
-    /// by `reclaim`), else collects a block that joined no stripe. On any die: reads of a die
-    /// being collected are rebuilt.
+    /// by `reclaim`), else collects a block that joined no stripe; on F_w only.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: crate::ftl::gc::VictimPolicy) -> Option<BlockIdx> {
+        if !self.is_write_die(die) {
+            return None;
+        }
         self.erasable(view, die).or_else(|| self.unstriped_victim(view, die))
     }
 
-    /// Static wear leveling moves a block and erases it: only one no live stripe needs.
+    /// Static wear leveling moves a block and erases it: only on F_w, one no live stripe
+    /// needs.
     fn may_level(&self, block: BlockIdx, _view: &DeviceView) -> bool {
         let i = block.0 as usize;
-        self.block_stripe[i] == NONE && self.parity_live[i] == 0
+        self.is_write_die(self.g.die_of_block(block)) && self.block_stripe[i] == NONE && self.parity_live[i] == 0
+    }
+
+    fn on_run_start(&mut self, _view: &DeviceView, _cmds: &mut Vec<Command>) {
+        // The buffer's high-water mark and overflows of the timed run (preconditioning writes
+        // instantly, roles and buffer being bookkeeping only).
+        self.buffer_pages_max = self.buffer_pages;
+        self.counts.buffer_overflows = (self.buffer_pages > self.buffer_pages_size) as u64;
     }
 
     fn counters(&self, out: &mut Counters) {
@@ -639,9 +808,12 @@ impl Scheme for PartFtl {
         out.push(("stripes_copied", c.stripes_copied as f64));
         out.push(("copy_out_blocks", c.copy_out_blocks as f64));
         out.push(("deferred_writes", c.deferred_writes as f64));
+        out.push(("write_buffer_overflows", c.buffer_overflows as f64));
         out.push(("parity_dead_on_arrival", c.parity_dead_on_arrival as f64));
         out.push(("direct_write_die_reads", self.direct_write_die_reads.get() as f64));
         out.push(("live_stripes", self.stripes.iter().filter(|s| s.is_some()).count() as f64));
+        out.push(("write_buffer_pages", self.buffer_pages_size as f64));
+        out.push(("write_buffer_pages_max", self.buffer_pages_max as f64));
         out.push(("admission_eq6_total", self.eq6_total));
         out.push(("admission_eq7_total", self.eq7_total));
     }

@@ -36,6 +36,12 @@ impl Group {
     }
 }
 
+/// `FlashOp::read_tag`'s top bit: a member read of a parity rebuild.
+pub(super) const REBUILD_MEMBER: u16 = 1 << 15;
+
+/// `FlashOp::read_tag`'s low bits: a die's count of non-read operations started, wrapping.
+const STARTS_MASK: u16 = REBUILD_MEMBER - 1;
+
 /// Bits of the die index in an `ArrayDone` event; the generation takes the rest.
 const DIE_BITS: u32 = 12;
 
@@ -98,7 +104,18 @@ impl Simulation<'_> {
         let die = op.die;
         self.ops_live += 1;
         assert!(self.ops_live <= self.ops_max, "{} flash operations live, bound {}", self.ops_live, self.ops_max);
-        let op = self.in_block_order(op);
+        let mut op = self.in_block_order(op);
+        let d = die.0 as usize;
+        if op.class == OpClass::HostRead {
+            // The die's count of non-read starts now; one less if a non-read operation is
+            // running or suspended, so that `start` counts this read as blocked.
+            let exec = &self.dies[d];
+            let behind = exec.suspended.is_some() || (exec.current.n_ops > 0 && exec.current.ops[0].class != OpClass::HostRead);
+            let starts = self.nonread_starts[d].wrapping_sub(behind as u16) & STARTS_MASK;
+            op.read_tag = (op.read_tag & REBUILD_MEMBER) | starts;
+        } else {
+            self.die_status[d].writes_queued += 1;
+        }
         self.sched.push(die, op);
         if op.class == OpClass::HostRead && self.p.suspend {
             self.try_suspend(die);
@@ -138,6 +155,13 @@ impl Simulation<'_> {
             }
             return;
         }
+        if !self.scheme.may_write(die) {
+            // A read die (the scheme's roles): host reads only; the rest waits its turn.
+            if let Some(op) = self.sched.take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead) {
+                self.start(die, op);
+            }
+            return;
+        }
         let urgent = self.ftl.blocks().free_count(die) <= self.p.reserve;
         match self.sched.pop(die, urgent) {
             Some(op) => self.start(die, op),
@@ -149,15 +173,17 @@ impl Simulation<'_> {
     fn start(&mut self, die: DieIdx, first: FlashOp) {
         let d = die.0 as usize;
         assert_eq!(self.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
+        assert!(first.class == OpClass::HostRead || self.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
         self.dies[d].current.ops[0] = first;
         self.dies[d].current.n_ops = 1;
         if self.p.multi_plane {
             self.add_partners(die);
         }
+        self.count_blocked_reads(die);
         let g = self.ftl.geometry;
         let group = &self.dies[d].current;
         let array_op = match first.kind {
-            OpKind::Read => ArrayOp::Read { bytes: group.ops().iter().map(|o| o.n_units * g.unit_bytes).sum() },
+            OpKind::Read => ArrayOp::Read { bytes: group.ops().iter().map(|o| o.n_units as u32 * g.unit_bytes).sum() },
             OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
             OpKind::Erase => ArrayOp::Erase,
         };
@@ -181,6 +207,20 @@ impl Simulation<'_> {
             OpKind::Erase => done - t.erase,
         };
         self.events.push(done, Event::ArrayDone(array_done_tag(die, exec.gen)));
+    }
+
+    /// The group just started on `die`: a host read in it that a non-read operation went
+    /// before since it was queued is counted as blocked; a non-read group counts as started.
+    fn count_blocked_reads(&mut self, die: DieIdx) {
+        let d = die.0 as usize;
+        let starts = self.nonread_starts[d] & STARTS_MASK;
+        let group = &self.dies[d].current;
+        if group.ops[0].class != OpClass::HostRead {
+            self.nonread_starts[d] = self.nonread_starts[d].wrapping_add(1);
+            return;
+        }
+        let blocked = group.ops().iter().filter(|o| o.read_tag & STARTS_MASK != starts).count();
+        self.device.reads_blocked += blocked as u64;
     }
 
     /// The copies of a GC read need its units' L2P entries when the read completes, a tR
@@ -256,7 +296,7 @@ impl Simulation<'_> {
         assert!(group.n_ops > 0, "array phase ended on an idle die");
         if group.kind() == OpKind::Read {
             let unit = self.ftl.geometry.unit_bytes;
-            let bytes = group.ops().iter().map(|o| o.n_units * unit).sum();
+            let bytes = group.ops().iter().map(|o| o.n_units as u32 * unit).sum();
             let done = self.array.read_transfer(die, bytes, self.now);
             self.events.push(done, Event::XferDone(die.0));
             return Ok(());
@@ -272,6 +312,8 @@ impl Simulation<'_> {
         // operation (the common case) is copied alone, not the whole group.
         let n_ops = self.dies[d].current.n_ops;
         assert!(n_ops > 0, "completion on an idle die");
+        let writes = self.dies[d].current.ops().iter().filter(|o| o.class != OpClass::HostRead).count();
+        self.die_status[d].writes_queued -= writes as u32;
         self.dies[d].current.n_ops = 0;
         self.die_status[d].busy = None;
         self.ops_live -= n_ops as usize;

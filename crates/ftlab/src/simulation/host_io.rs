@@ -59,7 +59,7 @@ impl Simulation<'_> {
     fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
         self.tenants[t as usize].outstanding += 1;
         self.metrics[t as usize].backlog.arrived(req.arrival);
-        let id = self.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0 });
+        let id = self.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0, rebuild_pending: 0, rebuild_at: SimTime::ZERO });
         match req.op {
             IoOp::Read => self.start_read(id),
             IoOp::Write if self.tenants[t as usize].stalled.is_empty() => {
@@ -121,12 +121,18 @@ impl Simulation<'_> {
     fn issue_host_read(&mut self, id: u32, t: u16, ppa: Ppa, n_units: u32) -> u32 {
         let g = self.ftl.geometry;
         let (block, page, die) = (g.block_of(ppa), g.page_of(ppa), g.die_of(ppa));
+        let plan = self.scheme.read_plan(ppa, &view!(self));
+        if plan == ReadPlan::Buffer {
+            self.metrics[t as usize].buffer_reads += n_units as u64;
+            return 0;
+        }
         self.ftl.note_read(block);
         self.epoch.reads[t as usize * self.epoch.n_dies + die.0 as usize] += 1;
         self.device.flash_reads += 1;
         let deadline = self.reqs.get(id).req.deadline;
-        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, tenant: t, die, block, page, n_units, owner: Owner::Request(id).code(), deadline };
-        match self.scheme.read_plan(ppa, &view!(self)) {
+        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, tenant: t, die, block, page, n_units: n_units as u16, read_tag: 0, owner: Owner::Request(id).code(), deadline };
+        match plan {
+            ReadPlan::Buffer => unreachable!("served above"),
             ReadPlan::Direct => {
                 self.issue(op);
                 1
@@ -140,12 +146,21 @@ impl Simulation<'_> {
                 assert!(!self.scratch_ppas.is_empty(), "rebuild of unit {} with an empty stripe", ppa.0);
                 let members = std::mem::take(&mut self.scratch_ppas);
                 self.ftl.oracle_check_rebuild(ppa, &members);
+                let mut n = 0;
                 for &m in &members {
+                    // A member still in the write buffer is XORed from there.
+                    if !self.ftl.is_programmed(m) {
+                        continue;
+                    }
                     let die = g.die_of(m);
-                    self.issue(FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page, ..op });
+                    self.issue(FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page as u16, read_tag: super::die::REBUILD_MEMBER, ..op });
+                    n += 1;
                 }
-                let n = members.len() as u32;
                 self.scratch_ppas = members;
+                let now = self.now;
+                let r = self.reqs.get_mut(id);
+                r.rebuild_pending += n;
+                r.rebuild_at = now;
                 n
             }
         }
@@ -153,9 +168,17 @@ impl Simulation<'_> {
 
     pub(super) fn host_read_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
         let Owner::Request(id) = op.owner() else { unreachable!("a host read owned by {:?}", op.owner()) };
+        let now = self.now;
         let r = self.reqs.get_mut(id);
         assert!(r.pending > 0, "read completion for a request with nothing pending");
         r.pending -= 1;
+        if op.read_tag & super::die::REBUILD_MEMBER != 0 {
+            r.rebuild_pending -= 1;
+            if r.rebuild_pending == 0 {
+                let took = (now - r.rebuild_at).ns();
+                self.device.read_rebuilt_ns_max = self.device.read_rebuilt_ns_max.max(took);
+            }
+        }
         if r.pending == 0 {
             self.complete_request(id)?;
         }
@@ -278,7 +301,7 @@ impl Simulation<'_> {
         } else {
             (Owner::Buffer.code(), SimTime::MAX)
         };
-        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: units, owner, deadline });
+        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: units as u16, read_tag: 0, owner, deadline });
     }
 
     fn count_host_unit(&mut self, t: u16) {
@@ -296,8 +319,8 @@ impl Simulation<'_> {
         match op.owner() {
             Owner::Request(id) => {
                 let r = self.reqs.get_mut(id);
-                assert!(r.pending >= op.n_units, "program completes more units than pending");
-                r.pending -= op.n_units;
+                assert!(r.pending >= op.n_units as u32, "program completes more units than pending");
+                r.pending -= op.n_units as u32;
                 if r.pending == 0 && r.next_unit == r.req.n_units {
                     self.complete_request(id)?;
                 }

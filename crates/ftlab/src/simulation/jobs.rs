@@ -77,6 +77,10 @@ impl Simulation<'_> {
     /// background below the high one when the die is idle, or a static wear-leveling move.
     /// A paused partial-GC job on a die short of space is let run to its end instead.
     pub(super) fn maybe_start_gc(&mut self, die: DieIdx) {
+        if self.timed && !self.scheme.may_write(die) {
+            // A read die of the scheme's roles: it collects in its turn as a write die.
+            return;
+        }
         let d = die.0 as usize;
         let free = self.ftl.blocks().free_count(die);
         if self.collector[d] != NONE {
@@ -158,7 +162,7 @@ impl Simulation<'_> {
                 if job.reads_in_flight == 0 {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
-                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, owner: Owner::Job(id).code(), deadline };
+                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline };
                     self.issue(op);
                 }
                 return;
@@ -184,7 +188,7 @@ impl Simulation<'_> {
                 continue;
             }
             self.jobs.get_mut(id).reads_in_flight += 1;
-            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid, owner: Owner::Job(id).code(), deadline });
+            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid as u16, read_tag: 0, owner: Owner::Job(id).code(), deadline });
         }
     }
 
@@ -227,8 +231,8 @@ impl Simulation<'_> {
         // The page's program goes first: a policy that hears of the copy below may start a job
         // whose copies fill the next page of this same frontier, and pages program in order.
         if let Some((block, page)) = placed.page_full {
-            let n_units = self.ftl.geometry.units_per_page;
-            self.issue(FlashOp { kind: OpKind::Program, class, tenant: owner, die, block, page, n_units, owner: Owner::Job(id).code(), deadline });
+            let n_units = self.ftl.geometry.units_per_page as u16;
+            self.issue(FlashOp { kind: OpKind::Program, class, tenant: owner, die, block, page, n_units, read_tag: 0, owner: Owner::Job(id).code(), deadline });
         }
         self.metrics[owner as usize].gc_units += 1;
         self.device.gc_units += 1;
@@ -373,6 +377,11 @@ impl Simulation<'_> {
         match cmd {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
+            Command::Dispatch { die } => {
+                if self.timed {
+                    self.dispatch(die);
+                }
+            }
             Command::ProgramParity { tenant, stream, die, data } => {
                 // Waiting parity goes first (in order); then the program needs a job slot and
                 // room on its die.
@@ -443,7 +452,7 @@ impl Simulation<'_> {
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.parity_in_flight += 1;
         self.job_counts.start(JobKind::Parity);
-        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), tenant, die, block, page, n_units: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
+        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
         self.issue(op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);

@@ -133,7 +133,11 @@ struct FlashOp {
     block: BlockIdx,
     page: u32,
     /// Units read, or real (not padding) units programmed.
-    n_units: u32,
+    n_units: u16,
+    /// Host reads only (`die::read_tag`): the top bit marks a member read of a parity rebuild;
+    /// the low 15 bits hold the die's count of program, erase and job operations started when
+    /// the read was queued (wrapping), so that its start can tell whether one ran before it.
+    read_tag: u16,
     owner: OwnerCode,
     /// Inherited from the request or job (`SimTime::MAX`: none).
     deadline: SimTime,
@@ -149,6 +153,7 @@ impl FlashOp {
         block: BlockIdx(NONE),
         page: 0,
         n_units: 0,
+        read_tag: 0,
         owner: OwnerCode(3 << OWNER_TAG_SHIFT),
         deadline: SimTime::MAX,
     };
@@ -188,6 +193,10 @@ struct Request {
     next_unit: u32,
     /// Outstanding flash reads, or units placed but not programmed (write-through).
     pending: u32,
+    /// Member reads of this request's parity rebuilds outstanding, and when they were issued
+    /// (all at once, when the request started).
+    rebuild_pending: u32,
+    rebuild_at: SimTime,
 }
 
 /// Host-side state of one tenant.
@@ -331,6 +340,8 @@ pub struct Simulation<'a> {
     erases_without_progress: u64,
     /// Erases of the measured phase per die and per tenant (lifetime metrics).
     wear: WearCounters,
+    /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
+    nonread_starts: Vec<u16>,
 }
 
 impl<'a> Simulation<'a> {
@@ -338,6 +349,7 @@ impl<'a> Simulation<'a> {
     /// tenant, in scenario order).
     pub fn new(s: &Scenario, scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>, sources: Vec<Source<'a>>) -> Self {
         let g = s.geometry();
+        assert!(g.units_per_page <= u16::MAX as u32, "{} units per page do not fit an operation's count", g.units_per_page);
         let ns = s.namespace_units();
         let r = s.resolved();
         let ftl = Ftl::new(
@@ -381,6 +393,7 @@ impl<'a> Simulation<'a> {
             extra.extend(crate::metrics::streams::series_names());
         }
         let interests = scheme.interests().or(mapper.interests());
+        let scheme_buffer = scheme.write_buffer_units();
         Simulation {
             now: SimTime::ZERO,
             timed: false,
@@ -411,7 +424,7 @@ impl<'a> Simulation<'a> {
             wl_check: vec![false; n_dies],
             host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
             buffer_used: 0,
-            p: Params::of(s),
+            p: Params { buffer_units: scheme_buffer.unwrap_or(r.write_buffer_bytes / g.unit_bytes as u64), ..Params::of(s) },
             metrics,
             device: DeviceCounters::default(),
             job_counts: JobCounters::default(),
@@ -429,6 +442,7 @@ impl<'a> Simulation<'a> {
             precondition_erases: 0,
             erases_without_progress: 0,
             wear: WearCounters::new(n_dies, s.tenants.len(), s.device.pe_cycles.expect("filled by resolve_device")),
+            nonread_starts: vec![0; n_dies],
         }
     }
 

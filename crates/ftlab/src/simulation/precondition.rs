@@ -72,7 +72,7 @@ impl Simulation<'_> {
         for (block, page) in self.ftl.pad_all_frontiers() {
             let die = self.ftl.geometry.die_of_block(block);
             let tenant = self.block_tenant(block);
-            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant, die, block, page, n_units: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
+            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
         }
         self.drain_instant();
         // An idle device's background GC runs every die up to its high watermark.
@@ -130,8 +130,8 @@ impl Simulation<'_> {
         let (die, placed) = placed;
         self.map_host_unit(t, lpn, 0, stream, placed.ppa);
         if let Some((block, page)) = placed.page_full {
-            let n_units = self.ftl.geometry.units_per_page;
-            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
+            let n_units = self.ftl.geometry.units_per_page as u16;
+            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
         }
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
