@@ -1,5 +1,6 @@
 //! The end of a run: what was still outstanding (requests in flight and arrivals still waiting
-//! in the host, drained from the sources up to the end), each tenant's backlog verdict, the
+//! in the host, drained from the sources up to the end), each tenant's backlog and health
+//! verdicts (a backlog beyond `measure.backlog_queue_depths_max` makes it unstable), the
 //! deadlines of jobs left over, and the `SchemeResult` and tables handed to the caller. Nothing
 //! outstanding is dropped: it is counted here.
 
@@ -33,7 +34,12 @@ impl Simulation<'_> {
         for (t, m) in self.metrics.iter_mut().enumerate() {
             m.reordered_arrivals = self.tenants[t].source.reordered;
             m.skipped_records = self.tenants[t].source.skipped_records();
-            m.verdict = Some(m.backlog.verdict(measure_from, end, self.tenants[t].queue_depth));
+            let qd = self.tenants[t].queue_depth;
+            let mut verdict = m.backlog.verdict(measure_from, end, qd);
+            let health = m.health.verdict(end, qd, &self.p.health);
+            verdict.unstable |= health.backlog_exceeded;
+            m.verdict = Some(verdict);
+            m.health_verdict = Some(health);
         }
         let g = self.ftl.geometry;
         let erase: Vec<u32> = self.ftl.blocks().info.iter().map(|b| b.erase_count).collect();
@@ -84,6 +90,7 @@ impl Simulation<'_> {
             streams: self.streams.result(self.ftl.params.physical_streams),
             phases,
             lifetime,
+            health_limits: self.p.health,
             solo: None,
         };
         Ok((result, tables))
@@ -113,6 +120,7 @@ impl Simulation<'_> {
             if r.task != NO_TASK && r.arrival >= warmup {
                 self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
             }
+            self.metrics[t].health.outstanding(end, r.arrival);
         }
         for t in 0..self.tenants.len() {
             if self.tenants[t].closed_loop {
@@ -120,6 +128,8 @@ impl Simulation<'_> {
             }
             while let Some(r) = self.tenants[t].next.filter(|r| r.arrival <= end) {
                 self.metrics[t].backlog.arrived(r.arrival);
+                self.metrics[t].health.arrived(r.arrival);
+                self.metrics[t].health.outstanding(end, r.arrival);
                 if r.task != NO_TASK && r.arrival >= warmup {
                     self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
                 }
