@@ -228,7 +228,7 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64, limits: &HealthLi
 }
 
 /// A tenant's health keys into `v` (after `unstable`): `backlog_max`, `max_wait_s`,
-/// `stall_s_max`, `starved`; with `limits`, the bounds they were judged by
+/// `stall_s_max` (seconds to the nanosecond, not rounded), `starved`; with `limits`, the bounds they were judged by
 /// (`backlog_limit`: the limit in queue depths times the queue depth, and
 /// `starvation_wait_s`). Without limits (a solo run, whose bounds are its shared run's),
 /// `unstable` is written here too.
@@ -240,11 +240,11 @@ fn health_json(v: &mut Value, h: &HealthVerdict, unstable: bool, limits: Option<
     if let Some((l, qd)) = limits {
         v["backlog_limit"] = json!(round6(l.backlog_queue_depths_max * qd as f64));
     }
-    v["max_wait_s"] = json!(round6(h.wait_ns_max as f64 / 1e9));
+    v["max_wait_s"] = json!(h.wait_ns_max as f64 / 1e9);
     if let Some((l, _)) = limits {
-        v["starvation_wait_s"] = json!(round6(l.starvation_wait.as_secs_f64()));
+        v["starvation_wait_s"] = json!(l.starvation_wait.as_secs_f64());
     }
-    v["stall_s_max"] = json!(round6(h.stall_ns_max as f64 / 1e9));
+    v["stall_s_max"] = json!(h.stall_ns_max as f64 / 1e9);
     v["starved"] = json!(h.starved);
 }
 
