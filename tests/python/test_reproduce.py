@@ -124,7 +124,7 @@ RISE = 600.0
 
 
 def tenant(mean_us: float, p99_us: float, unstable: bool = False, outstanding: int = 0) -> dict[str, Any]:
-    return {"read": {"mean_us": mean_us, "p99_us": p99_us}, "unstable": unstable, "outstanding_at_end": outstanding}
+    return {"read": {"mean_us": mean_us, "p99_us": p99_us}, "unstable": unstable, "starved": False, "outstanding_at_end": outstanding}
 
 
 def hand_summary(schemes: tuple[str, ...] = upi.SCHEMES) -> dict[str, Any]:
@@ -232,7 +232,7 @@ def test_health_flags_unstable_tenants_and_busy_dies() -> None:
     assert h["schemes"]["partitioned"]["ok"] and h["schemes"]["partitioned"]["busiest_die"] == 0.5
     assert h["schemes"]["partitioned"]["busiest_die_by_phase"] == {"before-rise": 0.3, "after-rise": 0.3}
     assert not h["schemes"]["unified"]["ok"] and h["schemes"]["unified"]["busiest_die_ok"]
-    assert h["schemes"]["unified"]["tenants"]["dtrs"] == {"unstable": True, "outstanding_at_end": 99}
+    assert {k: h["schemes"]["unified"]["tenants"]["dtrs"][k] for k in ("unstable", "outstanding_at_end")} == {"unstable": True, "outstanding_at_end": 99}
     assert h["schemes"]["upi"]["busiest_die_by_phase"]["after-rise"] == 0.9 and not h["schemes"]["upi"]["busiest_die_ok"]
     no_phases = C.health(hand_summary())
     assert no_phases["ok"] and no_phases["schemes"]["upi"]["busiest_die_by_phase"] == {}
@@ -240,7 +240,7 @@ def test_health_flags_unstable_tenants_and_busy_dies() -> None:
 
 def test_busiest_die_limit() -> None:
     def util(u: float) -> dict[str, Any]:
-        return {"schemes": {"s": {"tenants": {"a": {"unstable": False}}, "device": {"die_utilisation": [0.1, u]}}}}
+        return {"schemes": {"s": {"tenants": {"a": {"unstable": False, "starved": False}}, "device": {"die_utilisation": [0.1, u]}}}}
 
     assert C.health(util(0.849))["ok"] and not C.health(util(0.85))["ok"]
     assert not C.health({"schemes": {"s": {"tenants": {}, "device": {}}}})["ok"]  # no utilisation: not checked, not ok
