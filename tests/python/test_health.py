@@ -66,3 +66,19 @@ def test_a_summary_without_the_flags_is_not_healthy() -> None:
     old = {k: v for k, v in _tenant().items() if k not in ("starved", "unstable")}
     s = C.health(_summary(dtrs=old))["schemes"]["upi"]
     assert not s["ok"] and s["reasons"] == ["dtrs: starved not reported", "dtrs: unstable not reported"]
+
+
+def test_the_reproduce_warning_lists_the_reasons() -> None:
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from ftlab.cli.reproduce import _print_health_warning
+
+    result = SimpleNamespace(health=C.health(_summary(dtrs=_tenant(starved=True, max_wait_s=74.08), lm=_tenant())))
+    out = io.StringIO()
+    _print_health_warning(Console(file=out, width=100, color_system=None), result)  # type: ignore[arg-type]
+    lines = out.getvalue().splitlines()
+    assert "starved or unstable" in lines[0] and lines[-1] == "  upi: dtrs starved: a request waited 74.1 s > 1 s"
+    assert all(len(line) <= 100 for line in lines)
