@@ -34,7 +34,7 @@ def _check_solo(summary: dict) -> None:
         for name in ("reader", "writer"):
             t = tenants[name]
             assert set(t["slowdown"]) == SLOWDOWN_KEYS
-            assert set(t["solo"]) == {"read", "write"}
+            assert set(t["solo"]) == {"read", "write", "unstable", "backlog_max", "max_wait_s", "stall_s_max", "starved"}
             assert set(t["solo"]["read"]) == {"mean_us", "p99_us", "count"}
         # The reader never writes, the writer never reads: those slowdowns are undefined.
         assert tenants["reader"]["slowdown"]["write_p99"] is None

@@ -1,5 +1,6 @@
 """Tests of the summary.json keys the engine added (per tenant: queue_depth,
-outstanding_at_end, backlog_growth, unstable, reordered_arrivals, each op's saturated, and
+outstanding_at_end, backlog_growth, unstable, the health keys backlog_max, backlog_limit,
+max_wait_s, starvation_wait_s, stall_s_max and starved, reordered_arrivals, each op's saturated, and
 deadlines for periodic tasks, wear; per scheme: jobs, scheme_counters, mapper_counters,
 channels; per device: the lifetime keys) as the
 Python side shows them, on hand-made summaries without the simulator: the tidy frames
@@ -37,6 +38,8 @@ def _task(released: int, misses: int) -> dict:
 def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> dict:
     t = {"read": _op(10), "write": _op(20, saturated=3), "trim": _op(0), "waf": 1.25, "queue_depth": 32,
          "outstanding_at_end": outstanding, "backlog_growth": float(outstanding), "unstable": unstable,
+         "backlog_max": outstanding + 32, "backlog_limit": 128.0, "max_wait_s": 2.5 if unstable else 0.125,
+         "starvation_wait_s": 1.0, "stall_s_max": 0.0625, "starved": unstable,
          "reordered_arrivals": 2, "skipped_records": 3}
     if deadlines is not None:
         t["deadlines"] = deadlines
@@ -101,6 +104,12 @@ def report_of(summary: dict, backlog: bool = True) -> Report:
         ("outstanding_at_end", pl.Int64, 14310, 2),
         ("backlog_growth", pl.Float64, 14310.0, 2.0),
         ("unstable", pl.Boolean, True, False),
+        ("backlog_max", pl.Int64, 14342, 34),
+        ("backlog_limit", pl.Float64, 128.0, 128.0),
+        ("max_wait_s", pl.Float64, 2.5, 0.125),
+        ("starvation_wait_s", pl.Float64, 1.0, 1.0),
+        ("stall_s_max", pl.Float64, 0.0625, 0.0625),
+        ("starved", pl.Boolean, True, False),
         ("reordered_arrivals", pl.Int64, 2, 2),
         ("skipped_records", pl.Int64, 3, 3),
         ("write_saturated", pl.Int64, 3, 3),
@@ -125,7 +134,7 @@ def test_old_summary_keeps_its_columns_and_has_none_of_the_new_ones():
     old = report_of(OLD, backlog=False)
     frame = old.summary_frame
     assert frame.columns[:4] == ["scheme", "tenant", "read_count", "read_iops"]
-    assert not {"unstable", "outstanding_at_end", "deadlines_misses", "write_saturated"} & set(frame.columns)
+    assert not {"unstable", "outstanding_at_end", "deadlines_misses", "write_saturated", "starved", "max_wait_s"} & set(frame.columns)
     assert old.counters_frame.columns == ["scheme"]
     assert old.counters_frame.get_column("scheme").to_list() == ["unified", "partitioned"]
     assert not old.metrics.filter(pl.col("metric").str.starts_with("jobs_")).height
@@ -314,3 +323,29 @@ def test_api_jobs_zero_is_a_usage_error(tmp_path):
         ftlab.run(jobs=0, out=tmp_path / "r")
     assert "jobs" in (caught.value.arg or "")
     assert not (tmp_path / "r").exists()
+
+
+# --------------------------------------------------------------------------------------
+# The health keys of a real run
+
+
+HEALTH_KEYS = ["queue_depth", "outstanding_at_end", "backlog_growth", "unstable", "backlog_max", "backlog_limit",
+               "max_wait_s", "starvation_wait_s", "stall_s_max", "starved", "reordered_arrivals"]
+
+
+def test_a_real_run_has_the_health_keys_in_order(tmp_path):
+    """The health keys follow `unstable` in a fixed order, with the knobs' values; a solo
+    run's health is under `solo`; a changed knob reaches the summary."""
+    scenario = tmp_path / "h.toml"
+    scenario.write_text('seed = 3\nschemes = ["unified"]\n[device]\npreset = "tiny"\n[measure]\nduration_s = 0.05\n'
+                        '[[tenants]]\nname = "t"\nnamespace_fraction = 0.5\nqueue_depth = 8\n'
+                        '[tenants.synthetic]\narrival = "closed"\n')
+    summary = ftlab.run(scenario, solo=True, set=["measure.starvation_wait_s=0.5"]).summary
+    t = summary["schemes"]["unified"]["tenants"]["t"]
+    keys = list(t)
+    assert keys[keys.index("queue_depth"):keys.index("reordered_arrivals") + 1] == HEALTH_KEYS
+    assert t["starvation_wait_s"] == 0.5 and t["backlog_limit"] == 32.0
+    assert t["backlog_max"] == 8 and t["starved"] is False and t["unstable"] is False
+    assert [k for k in t["solo"] if k not in ("read", "write")] == ["unstable", "backlog_max", "max_wait_s", "stall_s_max", "starved"]
+    frame = Report(json.dumps(summary), "", pl.DataFrame()).summary_frame
+    assert frame.schema["starved"] == pl.Boolean and frame.get_column("max_wait_s").to_list() == [t["max_wait_s"]]

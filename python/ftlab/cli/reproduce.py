@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -90,9 +91,12 @@ def print_result(result: ReproductionResult) -> None:
 def _print_health_warning(console: Console, result: ReproductionResult) -> None:
     if not result.health.get("ok", False):
         console.print(
-            "[bold red]warning[/]: a health check failed (a tenant unstable, or a die busier than the limit): "
-            "the latencies of that scheme depend on when the run stops; read the claims with care."
+            "[bold red]warning[/]: a health check failed (a tenant starved or unstable, or a die busier than "
+            "the limit): the latencies of that scheme depend on when the run stops; read the claims with care."
         )
+        for scheme, checks in (result.health.get("schemes") or {}).items():
+            for reason in checks.get("reasons") or []:
+                console.print(f"  {escape(scheme)}: {escape(reason)}", highlight=False)
 
 
 def _relative(path: Path, base: Path) -> str:

@@ -248,30 +248,66 @@ def fmt_value(value: FtlabValue | str) -> str:
 
 
 def health(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The health checks of a parsed summary.json, per scheme: every tenant's `unstable`
-    and `outstanding_at_end`, the busiest die's utilisation over the measured phase
-    (`busiest_die`) and per measurement phase (`busiest_die_by_phase`, empty without phases),
-    `busiest_die_ok` (all of those below BUSIEST_DIE_LIMIT) and `ok` (that, and no tenant
-    unstable). A missing value is None and fails its check. Top-level `ok`: every scheme's.
+    """The health checks of a parsed summary.json, per scheme (DESIGN §12). Per tenant: its
+    `unstable` (a backlog that grew through the run, or beyond `backlog_limit` requests, its
+    `[measure] backlog_queue_depths_max` queue depths, at any time), `starved` (a request
+    waited beyond `[measure] starvation_wait_s`), and the numbers behind them
+    (`outstanding_at_end`, `backlog_max`, `max_wait_s`, `stall_s_max`). Per scheme:
+    `tenants_ok` (no tenant starved or unstable), the busiest die's utilisation over the
+    measured phase (`busiest_die`) and per measurement phase (`busiest_die_by_phase`, empty
+    without phases), `busiest_die_ok` (all of those below BUSIEST_DIE_LIMIT), `reasons` (one
+    short sentence per failed check, naming the tenant and the numbers; those of the busiest
+    die start with "busiest die") and `ok` (both checks). A missing value is None and fails its
+    check. Top-level `ok`: every scheme's.
 
-    >>> h = health({"schemes": {"u": {"tenants": {"a": {"unstable": False}}, "device": {"die_utilisation": [0.2, 0.9]}}}})
-    >>> h["schemes"]["u"]["busiest_die"], h["ok"]
-    (0.9, False)
+    >>> t = {"unstable": False, "starved": True, "max_wait_s": 74.08, "starvation_wait_s": 1.0}
+    >>> h = health({"schemes": {"u": {"tenants": {"dtrs": t}, "device": {"die_utilisation": [0.2, 0.9]}}}})
+    >>> h["schemes"]["u"]["busiest_die"], h["ok"], h["schemes"]["u"]["reasons"]
+    (0.9, False, ['dtrs starved: a request waited 74.1 s > 1 s', 'busiest die 90% ≥ 85%'])
     """
     schemes = {name: _scheme_health(data) for name, data in (summary.get("schemes") or {}).items()}
     return {"busiest_die_limit": BUSIEST_DIE_LIMIT, "ok": all(s["ok"] for s in schemes.values()), "schemes": schemes}
 
 
 def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
-    tenants = {
-        name: {"unstable": t.get("unstable"), "outstanding_at_end": t.get("outstanding_at_end")}
-        for name, t in (data.get("tenants") or {}).items()
-    }
+    def _g(x: Any) -> str:
+        return f"{x:g}" if _finite(x) else "n/a"
+
+    keys = ("unstable", "starved", "outstanding_at_end", "backlog_max", "max_wait_s", "stall_s_max")
+    tenants = {name: {k: t.get(k) for k in keys} for name, t in (data.get("tenants") or {}).items()}
+    reasons: list[str] = []
+    for name, t in (data.get("tenants") or {}).items():
+        wait, bound = t.get("max_wait_s"), t.get("starvation_wait_s")
+        if t.get("starved") is True:
+            reasons.append(f"{name} starved: a request waited {fmt_number(wait, 's', 1)} > {_g(bound)} s")
+        elif t.get("starved") is not False:
+            reasons.append(f"{name}: starved not reported")
+        backlog, limit, qd = t.get("backlog_max"), t.get("backlog_limit"), t.get("queue_depth")
+        if t.get("unstable") is not True:
+            if t.get("unstable") is not False:
+                reasons.append(f"{name}: unstable not reported")
+        elif _finite(backlog) and _finite(limit) and backlog > limit:
+            depths = f" ({_g(limit / qd)} queue depths of {_g(qd)})" if _finite(qd) and qd > 0 else ""
+            reasons.append(f"{name} unstable: {fmt_number(backlog)} requests outstanding > {_g(limit)}{depths}")
+        else:
+            grew = fmt_number(t.get("backlog_growth"))
+            reasons.append(f"{name} unstable: backlog grew by {grew}, {fmt_number(t.get('outstanding_at_end'))} outstanding at the end")
     busiest = busiest_die(data.get("device") or {})
     by_phase = {name: busiest_die(p.get("device") or {}) for name, p in (data.get("phases") or {}).items()}
+    for where, u in (("", busiest), *((f" in phase {p}", u) for p, u in by_phase.items())):
+        if u is None or u >= BUSIEST_DIE_LIMIT:
+            reasons.append(f"busiest die{where} {'n/a' if u is None else f'{u:.0%}'} ≥ {BUSIEST_DIE_LIMIT:.0%}")
     die_ok = all(u is not None and u < BUSIEST_DIE_LIMIT for u in (busiest, *by_phase.values()))
-    stable = all(t["unstable"] is False for t in tenants.values())
-    return {"tenants": tenants, "busiest_die": busiest, "busiest_die_by_phase": by_phase, "busiest_die_ok": die_ok, "ok": die_ok and stable}
+    tenants_ok = all(t["unstable"] is False and t["starved"] is False for t in tenants.values())
+    return {
+        "tenants": tenants,
+        "tenants_ok": tenants_ok,
+        "busiest_die": busiest,
+        "busiest_die_by_phase": by_phase,
+        "busiest_die_ok": die_ok,
+        "reasons": reasons,
+        "ok": die_ok and tenants_ok,
+    }
 
 
 def busiest_die(device: Mapping[str, Any]) -> float | None:

@@ -55,6 +55,7 @@ from ftlab.reproduce.claims import (
     fmt_change,
     fmt_number,
     make_claim,
+    health as claims_health,
     relative_change,
     sensitivity_summary,
     write_claims_json,
@@ -316,7 +317,8 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def health(reports: Mapping[tuple[str, str], Report]) -> dict[str, Any]:
-    """Per run ("workload/mapper"): the tenant's `unstable` and `outstanding_at_end`, the
+    """Per run ("workload/mapper"): the tenant's checks of `claims.health` (`unstable`,
+    `starved` and their numbers, `reasons`), the
     busiest die (reported, no limit: `busiest_die_limit` None), for the synthetic benchmark the
     steady-state check (`checks`), and `ok`. Top-level `ok`: every run's."""
     schemes = {f"{w}/{m}": _run_health(w, report) for (w, m), report in reports.items()}
@@ -325,9 +327,11 @@ def health(reports: Mapping[tuple[str, str], Report]) -> dict[str, Any]:
 
 def _run_health(workload: str, report: Report) -> dict[str, Any]:
     scheme = next(iter(report.summary["schemes"].values()))
-    tenants = {t: {"unstable": v.get("unstable"), "outstanding_at_end": v.get("outstanding_at_end")} for t, v in scheme["tenants"].items()}
-    ok = all(v["unstable"] is False for v in tenants.values())
-    entry: dict[str, Any] = {"tenants": tenants, "busiest_die": scheme["device"].get("die_utilisation_max"), "busiest_die_by_phase": {}, "busiest_die_limit": None, "checks": {}}
+    # The tenants' checks (starved, unstable) of `claims.health`; the busiest die is reported only.
+    base = claims_health({"schemes": {"run": scheme}})["schemes"]["run"]
+    tenants, ok = base["tenants"], base["tenants_ok"]
+    reasons = [r for r in base["reasons"] if not r.startswith("busiest die")]
+    entry: dict[str, Any] = {"tenants": tenants, "busiest_die": scheme["device"].get("die_utilisation_max"), "busiest_die_by_phase": {}, "busiest_die_limit": None, "checks": {}, "reasons": reasons}
     if workload == "synthetic":
         change = steady_change(report)
         steady = not math.isnan(change) and abs(change) <= STEADY_TOLERANCE

@@ -1,10 +1,11 @@
 //! Metrics (DESIGN §8): per-tenant latency histograms and counters, device counters, job
-//! counters, backlogs, deadlines, the time series of fixed windows, the tables handed to the
+//! counters, backlogs, health (waits, stalls, the most outstanding), deadlines, the time series of fixed windows, the tables handed to the
 //! caller (`table`) and the Report (`report`). Collects what the simulation tells it; decides
 //! nothing.
 
 pub mod backlog;
 pub mod deadline;
+pub mod health;
 pub mod latency;
 pub mod lifetime;
 pub mod lifetime_model;
@@ -18,6 +19,7 @@ use crate::policy::{JobKind, N_JOB_KINDS};
 use crate::sim::time::SimTime;
 use backlog::{Backlog, BacklogVerdict};
 use deadline::TaskStats;
+use health::{Health, HealthVerdict};
 use latency::LatencyHist;
 
 /// Latency and volume of one (tenant, operation).
@@ -56,12 +58,17 @@ pub struct TenantMetrics {
     pub backlog: Backlog,
     /// Set at the end.
     pub verdict: Option<BacklogVerdict>,
+    /// Waits, stalls and the most requests outstanding (measured phase).
+    pub health: Health,
+    /// Set at the end.
+    pub health_verdict: Option<HealthVerdict>,
     /// Per periodic task (empty for other workloads).
     pub tasks: Vec<TaskStats>,
 }
 
 impl TenantMetrics {
-    pub fn new(window: SimTime, task_names: Vec<String>) -> TenantMetrics {
+    /// Metrics binned by `window`, measured from `warmup`, with one `TaskStats` per name.
+    pub fn new(window: SimTime, warmup: SimTime, task_names: Vec<String>) -> TenantMetrics {
         TenantMetrics {
             read: OpStats::default(),
             write: OpStats::default(),
@@ -75,6 +82,8 @@ impl TenantMetrics {
             records_not_replayed: 0,
             backlog: Backlog::new(window),
             verdict: None,
+            health: Health::new(warmup),
+            health_verdict: None,
             tasks: task_names.into_iter().map(TaskStats::new).collect(),
         }
     }

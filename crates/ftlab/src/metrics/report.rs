@@ -8,6 +8,7 @@
 use super::lifetime::{LifetimeResult, WearGroup};
 use super::phase::PhaseResult;
 use super::deadline::TaskStats;
+use super::health::{HealthLimits, HealthVerdict};
 use super::streams::StreamsResult;
 use super::{latency::LatencySummary, DeviceCounters, JobCounters, OpStats, TenantMetrics};
 use crate::policy::{Counters, JobKind};
@@ -50,23 +51,35 @@ pub struct SchemeResult {
     pub streams: StreamsResult,
     /// Wear and projected lifetime per channel, tenant and device (`metrics::lifetime`).
     pub lifetime: LifetimeResult,
+    /// `measure.starvation_wait_s` and `measure.backlog_queue_depths_max`, the bounds of
+    /// each tenant's `starved` and `unstable`.
+    pub health_limits: HealthLimits,
     /// With `measure.solo`: each tenant's latencies when it ran alone under this scheme, in
     /// tenant order (set by `api::run_scenario`; `None` without solo runs).
     pub solo: Option<Vec<SoloResult>>,
 }
 
 /// What a solo run (`measure.solo`) keeps of its tenant: the read and write latencies it had
-/// alone. Not the solo run's other counters, time series or tables.
+/// alone, and its health (waits, stalls, backlog, `unstable`). Not the solo run's other
+/// counters, time series or tables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SoloResult {
     pub read: LatencySummary,
     pub write: LatencySummary,
+    pub health: HealthVerdict,
+    pub unstable: bool,
 }
 
 impl SoloResult {
-    /// The read and write latencies of `t`, a tenant's metrics from its solo run.
+    /// The read and write latencies and the health of `t`, a tenant's metrics from its solo
+    /// run (after its end).
     pub fn of(t: &TenantMetrics) -> SoloResult {
-        SoloResult { read: t.read.hist.summary(), write: t.write.hist.summary() }
+        SoloResult {
+            read: t.read.hist.summary(),
+            write: t.write.hist.summary(),
+            health: t.health_verdict.expect("the run's end sets the health verdict"),
+            unstable: t.verdict.expect("the run's end sets the verdict").unstable,
+        }
     }
 }
 
@@ -97,7 +110,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
     let secs = r.measured.as_secs_f64();
     let mut tenants = Map::new();
     for (((name, t), &qd), wear) in r.tenants.iter().zip(&r.queue_depths).zip(&r.lifetime.tenants) {
-        let mut v = tenant_json(t, qd, secs);
+        let mut v = tenant_json(t, qd, secs, &r.health_limits);
         v["wear"] = wear_json(wear);
         tenants.insert(name.clone(), v);
     }
@@ -106,6 +119,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
         for ((name, t), alone) in r.tenants.iter().zip(solo) {
             let v = tenants.get_mut(name).expect("inserted above");
             v["solo"] = json!({"read": solo_op_json(&alone.read), "write": solo_op_json(&alone.write)});
+            health_json(&mut v["solo"], &alone.health, alone.unstable, None);
             v["slowdown"] = slowdown_json(t, alone);
         }
     }
@@ -189,8 +203,9 @@ fn phase_json(p: &PhaseResult, names: &[&str]) -> Value {
     })
 }
 
-fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64) -> Value {
+fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64, limits: &HealthLimits) -> Value {
     let v = t.verdict.expect("the run's end sets the verdict");
+    let h = t.health_verdict.expect("the run's end sets the health verdict");
     let mut m = json!({
         "read": op_json(&t.read, secs),
         "write": op_json(&t.write, secs),
@@ -204,14 +219,36 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64) -> Value {
         "outstanding_at_end": v.outstanding_at_end,
         "backlog_growth": round6(v.growth),
         "unstable": v.unstable,
-        "reordered_arrivals": t.reordered_arrivals,
-        "skipped_records": t.skipped_records,
-        "records_not_replayed": t.records_not_replayed,
     });
+    health_json(&mut m, &h, v.unstable, Some((limits, queue_depth)));
+    m["reordered_arrivals"] = json!(t.reordered_arrivals);
+    m["skipped_records"] = json!(t.skipped_records);
+    m["records_not_replayed"] = json!(t.records_not_replayed);
     if !t.tasks.is_empty() {
         m["deadlines"] = deadlines_json(&t.tasks);
     }
     m
+}
+
+/// A tenant's health keys into `v` (after `unstable`): `backlog_max`, `max_wait_s`,
+/// `stall_s_max` (seconds to the nanosecond, not rounded), `starved`; with `limits`, the bounds they were judged by
+/// (`backlog_limit`: the limit in queue depths times the queue depth, and
+/// `starvation_wait_s`). Without limits (a solo run, whose bounds are its shared run's),
+/// `unstable` is written here too.
+fn health_json(v: &mut Value, h: &HealthVerdict, unstable: bool, limits: Option<(&HealthLimits, u32)>) {
+    if limits.is_none() {
+        v["unstable"] = json!(unstable);
+    }
+    v["backlog_max"] = json!(h.backlog_max);
+    if let Some((l, qd)) = limits {
+        v["backlog_limit"] = json!(round6(l.backlog_queue_depths_max * qd as f64));
+    }
+    v["max_wait_s"] = json!(h.wait_ns_max as f64 / 1e9);
+    if let Some((l, _)) = limits {
+        v["starvation_wait_s"] = json!(l.starvation_wait.as_secs_f64());
+    }
+    v["stall_s_max"] = json!(h.stall_ns_max as f64 / 1e9);
+    v["starved"] = json!(h.starved);
 }
 
 /// `streams`: per physical stream the host units written and the units copied into it; per

@@ -313,6 +313,22 @@ pub struct MeasureConfig {
     /// of the resolved scenario when false, so a scenario without it resolves as before.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub solo: bool,
+    /// A tenant is `starved` when a request that arrived in the measured phase waited longer
+    /// than this many seconds, arrival to completion (one still outstanding at the end counts
+    /// with its wait so far). In (0, 1e7]. Default 1: flash operations take microseconds to
+    /// milliseconds, and collecting a whole block takes well under a second on every preset
+    /// (docs/scenario.md gives the reasoning).
+    #[serde(default = "default_one")]
+    pub starvation_wait_s: f64,
+    /// A tenant is `unstable` (besides a backlog that grew through the run) when its requests
+    /// outstanding, host-queued included, exceeded this many times its queue depth at any time
+    /// of the measured phase. In [1, 1e6]. Default 4.
+    #[serde(default = "default_backlog_queue_depths_max")]
+    pub backlog_queue_depths_max: f64,
+}
+
+fn default_backlog_queue_depths_max() -> f64 {
+    4.0
 }
 
 /// One `[[measure.phases]]`.

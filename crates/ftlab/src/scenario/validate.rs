@@ -438,6 +438,15 @@ fn check_phases(s: &Scenario) -> Check {
         return err("measure.warmup_s", format!("must be below measure.duration_s ({d} seconds), got {}", m.warmup_s));
     }
     check_measure_phases(m)?;
+    if !(m.starvation_wait_s > 0.0 && m.starvation_wait_s <= MAX_SECONDS) {
+        return err("measure.starvation_wait_s", format!("must be in (0, {MAX_SECONDS}] seconds, got {}", m.starvation_wait_s));
+    }
+    if !(m.backlog_queue_depths_max >= 1.0 && m.backlog_queue_depths_max <= 1e6) {
+        return err(
+            "measure.backlog_queue_depths_max",
+            format!("must be in [1, 1000000] queue depths (a full device queue is one), got {}", m.backlog_queue_depths_max),
+        );
+    }
     // The latest end of the run the scenario fixes (as `api::horizon`, or earlier when every
     // tenant stops before it): the time series holds one row per tenant and window up to there.
     let tenants_end: Option<f64> =

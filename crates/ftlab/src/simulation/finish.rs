@@ -1,5 +1,6 @@
 //! The end of a run: what was still outstanding (requests in flight and arrivals still waiting
-//! in the host, drained from the sources up to the end), each tenant's backlog verdict, the
+//! in the host, drained from the sources up to the end), each tenant's backlog and health
+//! verdicts (a backlog beyond `measure.backlog_queue_depths_max` makes it unstable), the
 //! deadlines of jobs left over, and the `SchemeResult` and tables handed to the caller. Nothing
 //! outstanding is dropped: it is counted here.
 
@@ -36,7 +37,12 @@ impl Simulation<'_> {
             // After the skips are taken: reading the rest of the trace skips more.
             let pending = u64::from(self.tenants[t].next.is_some());
             m.records_not_replayed = self.tenants[t].source.records_not_replayed(pending)?;
-            m.verdict = Some(m.backlog.verdict(measure_from, end, self.tenants[t].queue_depth));
+            let qd = self.tenants[t].queue_depth;
+            let mut verdict = m.backlog.verdict(measure_from, end, qd);
+            let health = m.health.verdict(end, qd, &self.p.health);
+            verdict.unstable |= health.backlog_exceeded;
+            m.verdict = Some(verdict);
+            m.health_verdict = Some(health);
         }
         let g = self.ftl.geometry;
         let erase: Vec<u32> = self.ftl.blocks().info.iter().map(|b| b.erase_count).collect();
@@ -87,6 +93,7 @@ impl Simulation<'_> {
             streams: self.streams.result(self.ftl.params.physical_streams),
             phases,
             lifetime,
+            health_limits: self.p.health,
             solo: None,
         };
         Ok((result, tables))
@@ -116,6 +123,7 @@ impl Simulation<'_> {
             if r.task != NO_TASK && r.arrival >= warmup {
                 self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
             }
+            self.metrics[t].health.outstanding(end, r.arrival);
         }
         for t in 0..self.tenants.len() {
             if self.tenants[t].closed_loop {
@@ -123,6 +131,8 @@ impl Simulation<'_> {
             }
             while let Some(r) = self.tenants[t].next.filter(|r| r.arrival <= end) {
                 self.metrics[t].backlog.arrived(r.arrival);
+                self.metrics[t].health.arrived(r.arrival);
+                self.metrics[t].health.outstanding(end, r.arrival);
                 if r.task != NO_TASK && r.arrival >= warmup {
                     self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
                 }

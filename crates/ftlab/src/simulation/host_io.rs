@@ -1,7 +1,7 @@
 //! Host I/O paths of the simulation: arrivals and queue depth (`pump`), the read, write and
 //! trim paths, write stalls (no free block, full buffer), the host-page placement path that
 //! preconditioning shares (`place_host_unit`), program completion, and request completion
-//! with its latency, backlog and deadline accounting.
+//! with its latency, backlog, health (waits, stalls) and deadline accounting.
 
 use super::{view, Event, FlashOp, OpKind, Owner, Request, Simulation};
 use crate::error::FtlabError;
@@ -59,6 +59,7 @@ impl Simulation<'_> {
     fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
         self.tenants[t as usize].outstanding += 1;
         self.metrics[t as usize].backlog.arrived(req.arrival);
+        self.metrics[t as usize].health.arrived(req.arrival);
         let id = self.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0, rebuild_pending: 0, rebuild_at: SimTime::ZERO });
         match req.op {
             IoOp::Read => self.start_read(id),
@@ -358,6 +359,7 @@ impl Simulation<'_> {
         self.reqs.remove(id);
         let t = r.tenant as usize;
         self.metrics[t].backlog.completed(self.now);
+        self.metrics[t].health.completed(self.now, r.req.arrival);
         if r.req.arrival >= self.p.warmup {
             if r.req.task != NO_TASK {
                 self.metrics[t].tasks[r.req.task as usize].complete(r.req.arrival, r.req.deadline, self.now);

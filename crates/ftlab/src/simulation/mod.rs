@@ -29,6 +29,7 @@ use crate::sched::{FairCosts, SchedOp, Scheduler};
 use crate::scheme::Scheme;
 use crate::sim::events::EventQueue;
 use crate::sim::slab::Slab;
+use crate::metrics::health::HealthLimits;
 use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
 use std::collections::VecDeque;
@@ -229,6 +230,8 @@ struct Params {
     suspend: bool,
     warmup: SimTime,
     end: Option<SimTime>,
+    /// `measure.starvation_wait_s` and `measure.backlog_queue_depths_max`.
+    health: HealthLimits,
     /// Simulated time one unit takes at the device's program bandwidth (preconditioning's
     /// write stamps, see `precondition`).
     unit_program_ns: i64,
@@ -252,6 +255,10 @@ impl Params {
             suspend: r.program_erase_suspend,
             warmup: SimTime::from_secs_f64(s.measure.warmup_s),
             end: s.measure.duration_s.map(SimTime::from_secs_f64),
+            health: HealthLimits {
+                starvation_wait: SimTime::from_secs_f64(s.measure.starvation_wait_s),
+                backlog_queue_depths_max: s.measure.backlog_queue_depths_max,
+            },
             unit_program_ns: (t.program.ns() / (g.n_dies as u64 * g.units_per_page as u64)).max(1) as i64,
         }
     }
@@ -386,7 +393,8 @@ impl<'a> Simulation<'a> {
         let ops_max = qd_total * 64 + n_dies * (3 * g.pages_per_block as usize + 16) + g.n_blocks as usize + jobs_max;
         let names: Vec<String> = s.tenants.iter().map(|t| t.name.clone()).collect();
         let window = SimTime::from_secs_f64(s.measure.window_s);
-        let metrics = s.tenants.iter().map(|t| TenantMetrics::new(window, t.task_names())).collect();
+        let warmup = SimTime::from_secs_f64(s.measure.warmup_s);
+        let metrics = s.tenants.iter().map(|t| TenantMetrics::new(window, warmup, t.task_names())).collect();
         let stream_series = mapper.name() != "legacy";
         let mut extra = scheme.series_names().to_vec();
         if stream_series {
