@@ -313,3 +313,20 @@ def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
     if spread is not None:
         text += f" [{fmt_value(spread[0])}, {fmt_value(spread[1])}]"
     return text
+
+
+def markdown_from_file(name: str, path: Any) -> str:
+    """The Markdown claims table of reproduction `name` from a claims.json file. A missing or
+    foreign file is an `ftlab.InputError` naming it."""
+    import json
+    from pathlib import Path
+
+    from ftlab._errors import MissingResultError
+
+    file = Path(path)
+    if not file.is_file():
+        raise input_error(file, "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or give --from its output directory)", MissingResultError)
+    doc = json.loads(file.read_text(encoding="utf-8"))
+    if doc.get("reproduction") != name:
+        raise input_error(file, f"is the claims of {doc.get('reproduction')!r}, not of {name!r}")
+    return markdown(load(name), {c["id"]: row_of(c) for c in doc.get("claims") or []})
