@@ -6,9 +6,10 @@ The verdict rule, one per kind (also in docs/reproductions.md, generated from `K
 
 - `factor`: a ratio between two systems (the paper's "2.6x lower" is the factor 1/2.6, its
   "−38.5%" the factor 0.615, its "20% of" the factor 0.2). Compared on a log scale:
-  `reproduced` when ftlab's factor is within FACTOR_TOLERANCE (1.5x) of the paper's either way;
-  `same direction` when it is on the same side of 1 as the paper's; `differs` otherwise
-  (including a factor of exactly 1, zero, negative, NaN or missing).
+  `reproduced` when ftlab's factor is on the paper's side of 1 and within FACTOR_TOLERANCE
+  (1.5x) of the paper's, either way; `same direction` when it is on the paper's side of 1
+  otherwise; `differs` otherwise (the other side of 1, exactly 1, zero, negative, NaN or
+  missing: a factor of 1.1 against the paper's 0.839 is within 1.5x but says the opposite).
 - `value`: an absolute quantity (MB/s, days, minutes, %): `reproduced` within 1.5x either way,
   `differs` otherwise. There is no "same direction" for a positive quantity.
 - `exact`: a number the paper computes from its own formulas: `reproduced` only when ftlab's
@@ -78,7 +79,7 @@ BOUND = "bound"
 ORDER = "order"
 #: Each kind's rule in one line: (kind, example, reproduced / holds, otherwise).
 KINDS: dict[str, tuple[str, str, str]] = {
-    FACTOR: ('"2.6x lower p99", "−38.5%", "20% of"', "reproduced: within 1.5x of the paper's factor, either way (log scale)",
+    FACTOR: ('"2.6x lower p99", "−38.5%", "20% of"', "reproduced: on the paper's side of 1 and within 1.5x of its factor, either way (log scale)",
              "same direction: on the paper's side of 1; differs: otherwise"),
     VALUE: ('"15 minutes", "27 MB/s"', "reproduced: within 1.5x of the paper's value, either way", "differs"),
     EXACT: ("Table IV's bandwidths", "reproduced: equal at the paper's printed rounding",
@@ -228,17 +229,19 @@ def _positive(value: FtlabValue) -> bool:
 
 
 def factor_verdict(paper: float, value: FtlabValue) -> str:
-    """`factor`: reproduced within FACTOR_TOLERANCE on a log scale, same direction on the
-    paper's side of 1, differs otherwise.
+    """`factor`: on the paper's side of 1 and within FACTOR_TOLERANCE of it on a log scale:
+    reproduced; on the paper's side of 1 otherwise: same direction; else differs (a factor
+    within 1.5x of the paper's but on the other side of 1, e.g. 1.1 against 0.839, says the
+    opposite of the paper and differs).
 
-    >>> factor_verdict(0.615, 0.5), factor_verdict(0.615, 0.3), factor_verdict(0.615, 1.2)
+    >>> factor_verdict(0.615, 0.5), factor_verdict(0.615, 0.3), factor_verdict(0.839, 1.1)
     ('reproduced', 'same direction', 'differs')
     """
-    if not _positive(value):
+    if not _positive(value) or (float(value) - 1.0) * (paper - 1.0) <= 0:  # type: ignore[arg-type]
         return DIFFERS
     if abs(math.log(float(value) / paper)) <= math.log(FACTOR_TOLERANCE) + _SLACK:  # type: ignore[arg-type]
         return REPRODUCED
-    return SAME_DIRECTION if (float(value) - 1.0) * (paper - 1.0) > 0 else DIFFERS  # type: ignore[arg-type]
+    return SAME_DIRECTION
 
 
 def value_verdict(paper: float, value: FtlabValue) -> str:
@@ -253,14 +256,19 @@ def value_verdict(paper: float, value: FtlabValue) -> str:
 
 
 def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
-    """`exact`: reproduced when `value` rounded to `digits` decimals is the printed number.
+    """`exact`: reproduced when `value` rounded half up to `digits` decimals is the printed
+    number, i.e. in [paper − u/2, paper + u/2) with u = 10^−digits (compared in decimal, from
+    the value's shortest repr, so 7.35 rounds to 7.4).
 
-    >>> exact_verdict(7.3, 7.26, 1), exact_verdict(7.3, 7.24, 1), exact_verdict(76, 76.4, 0)
-    ('reproduced', 'differs', 'reproduced')
+    >>> exact_verdict(7.3, 7.25, 1), exact_verdict(7.3, 7.35, 1), exact_verdict(7.3, 5.51, 1), exact_verdict(76, 76.4, 0)
+    ('reproduced', 'differs', 'differs', 'reproduced')
     """
+    from decimal import Decimal
+
     if isinstance(value, bool) or not _finite(value):
         return DIFFERS
-    return REPRODUCED if abs(round(float(value), digits) - paper) <= 0.5 * 10.0 ** (-digits - 3) else DIFFERS  # type: ignore[arg-type]
+    v, p, half = Decimal(repr(float(value))), Decimal(repr(float(paper))), Decimal(5).scaleb(-digits - 1)  # type: ignore[arg-type]
+    return REPRODUCED if p - half <= v < p + half else DIFFERS
 
 
 _OPS = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b, ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
@@ -296,7 +304,7 @@ def order_verdict(margin: FtlabValue, spread: tuple[float, float] | None = None)
     """`order`: holds when the margin is positive and above the spread (max − min over seeds),
     within noise when |margin| is at most the spread, violated otherwise.
 
-    >>> order_verdict(0.3, (0.1, 0.4)), order_verdict(0.2, (0.0, 0.5)), order_verdict(-0.3, (-0.4, -0.2))
+    >>> order_verdict(0.3, (0.2, 0.4)), order_verdict(0.2, (0.0, 0.5)), order_verdict(-0.3, (-0.4, -0.2))
     ('holds', 'within noise', 'violated')
     """
     if isinstance(margin, bool) or not _finite(margin):
