@@ -263,9 +263,9 @@ def test_claim_files_load_with_unique_ids_and_known_kinds(name: str) -> None:
 
 
 def _normal(text: str) -> str:
-    """Whitespace collapsed, bold markers, soft hyphens and hyphens (line-break hyphenation
+    """Whitespace collapsed, bold and math markers (* and $), soft hyphens and hyphens (line-break hyphenation
     lost or kept) removed, typographic apostrophes made plain."""
-    text = text.replace("*", "").replace("\u00ad", "").replace("\u2019", "'").replace("-", "")
+    text = text.replace("*", "").replace("$", "").replace("\u00ad", "").replace("\u2019", "'").replace("-", "")
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -310,6 +310,8 @@ def order_verdict(margin: FtlabValue, spread: tuple[float, float] | None = None)
     if isinstance(margin, bool) or not _finite(margin):
         return VIOLATED
     width = (spread[1] - spread[0]) if spread is not None else 0.0
+    # a margin equal to the width (to a relative 1e-9: 0.3 − 0.1 is 0.19999999999999998) is inside it
+    width *= 1 + _SLACK
     m = float(margin)  # type: ignore[arg-type]
     if m > 0 and m > width:
         return HOLDS
