@@ -200,7 +200,8 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     if len(values) == 1:
         value = values[0]
     spread = (min(numbers), max(numbers)) if len(numbers) > 1 else None
-    why = _median_why(results, values, value) + (f" Over {len(seeds)} seeds: {fmt_value(spread[0])} to {fmt_value(spread[1])}." if spread else "")
+    varies = spread is not None and spread[0] != spread[1]
+    why = _median_why(results, values, value) + (f" Over {len(seeds)} seeds: {fmt_value(spread[0])} to {fmt_value(spread[1])}." if varies else "")
     reason = unhealthy(spec.runs, seeds)
     if reason:
         return Claim(**base, ftlab_value=value, verdict=INVALID, why=why, spread=spread, values=values, reason=reason)

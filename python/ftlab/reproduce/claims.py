@@ -381,16 +381,19 @@ def fmt_number(value: float | None, unit: str = "", digits: int = 0) -> str:
 
 
 def fmt_value(value: FtlabValue | str) -> str:
-    """A number with 3 significant digits and a true minus; "n/a" if missing; true/false.
+    """A number with 3 significant digits (thousands separated from 1,000 on) and a true minus;
+    "n/a" if missing; true/false.
 
-    >>> fmt_value(15.0), fmt_value(0.000412), fmt_value(None), fmt_value(True)
-    ('15', '0.000412', 'n/a', 'true')
+    >>> fmt_value(15.0), fmt_value(0.000412), fmt_value(1234.5), fmt_value(None), fmt_value(True)
+    ('15', '0.000412', '1,230', 'n/a', 'true')
     """
     if isinstance(value, bool):
         return str(value).lower()
     if not _finite(value):
         return "n/a"
-    return f"{float(value):.3g}".replace("-", MINUS)  # type: ignore[arg-type]
+    three = float(f"{float(value):.3g}")  # type: ignore[arg-type]
+    text = f"{three:,.0f}" if abs(three) >= 1000 else f"{float(value):.3g}"  # type: ignore[arg-type]
+    return text.replace("-", MINUS)
 
 
 def fmt_paper(claim: Claim) -> str:
