@@ -117,8 +117,8 @@ def print_result(result: ReproductionResult) -> None:
 def _print_health_warning(console: Console, result: ReproductionResult) -> None:
     if not result.health.get("ok", False):
         console.print(
-            "[bold red]warning[/]: a health check failed (a tenant unstable, or a die busier than the limit): "
-            "the latencies of that scheme depend on when the run stops; read the claims with care."
+            "[bold red]warning[/]: a health check failed (see the table): every claim resting on that run is "
+            "`invalid`, whatever its value."
         )
 
 

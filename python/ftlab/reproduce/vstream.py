@@ -270,8 +270,9 @@ def _best(metrics: Any, workload: str) -> Measured:
     return Measured(margin, why)
 
 
-#: The paper's space for §4.2's 1.3 MB: 1 TB of 4 KB logical pages, 4-byte stamps.
-PAPER_BYTES, LOGICAL_PAGE_BYTES, STAMP_BYTES = 1e12, 4096, 4
+#: §4.2's space: "a 1TB SSD based on the full 4KB page-mapping has 256M logical pages", 4-byte
+#: stamps; its 1.3MB is 256 Mi x 4 B / 768 = 1.33 MiB.
+PAPER_LOGICAL_PAGES, STAMP_BYTES = 256 * 2**20, 4
 
 
 def _stamps(metrics: Any, name: str) -> Measured:
@@ -280,8 +281,8 @@ def _stamps(metrics: Any, name: str) -> Measured:
         return Measured(None, "the RocksDB vstream run has no units_per_stamp.", "summary.json mapper_counters.units_per_stamp of the RocksDB vstream run is absent")
     if name == "units_per_stamp":
         return Measured(units, f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units (units_per_page x stamp_group_pages; its stamps stop at one block).")
-    mb = STAMP_BYTES * PAPER_BYTES / LOGICAL_PAGE_BYTES / units / 1e6
-    return Measured(mb, f"1 TB of 4 KB logical pages at one 4-byte stamp per {units:g} pages: {mb:.3g} MB.")
+    mib = STAMP_BYTES * PAPER_LOGICAL_PAGES / units / 2**20
+    return Measured(mib, f"256 Mi logical pages (the paper's 1 TB) at one 4-byte stamp per {units:g} pages: {mib:.3g} MiB.")
 
 
 def metric_rows(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[dict[str, Any]]:
