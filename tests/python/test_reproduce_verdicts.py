@@ -398,3 +398,16 @@ def test_seeds_must_be_a_whole_number() -> None:
 def test_fmt_helpers() -> None:
     assert C.fmt_value(math.pi) == "3.14" and C.fmt_value(None) == "n/a"
     assert claimfile.rounded(0.0004123) == 0.000412
+
+
+def test_docs_declare_every_adjective_reading_and_kind() -> None:
+    """docs/reproductions.md's adjective table gives each declared reading (ADJECTIVES), and its
+    kinds table each kind, so the docs and the code cannot drift apart."""
+    docs = (ROOT / V.DOCS_FILE).read_text(encoding="utf-8").splitlines()
+    for key, adjective in C.ADJECTIVES.items():
+        rows = [line for line in docs if line.startswith(f"| `{key}` |")]
+        assert len(rows) == 1, key
+        assert rows[0].rstrip().endswith(f"| {adjective.describe()} |"), (key, rows[0])
+        assert adjective.source in rows[0], key
+    for kind in C.KINDS:
+        assert any(line.startswith(f"| `{kind}` |") for line in docs), kind
