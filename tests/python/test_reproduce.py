@@ -375,7 +375,7 @@ def test_quick_files_are_written(quick: C.ReproductionResult) -> None:
     cdf = pl.read_csv(quick.out / "fig4-read-cdf.csv")
     assert set(cdf["scheme"]) == set(upi.SCHEMES) and set(cdf["op"]) == {"read"}
     window = pl.read_csv(quick.out / "fig5-window.csv")
-    rise = quick.extra["rise_s"]
+    rise = quick.extra["per_seed"][0].extra["rise_s"]
     assert window["window_start_s"].min() >= rise - 300 and window["window_start_s"].max() < rise + 300
     assert {"upi", "upi-guarded"} <= set(window.filter(pl.col("alloc_set_dies").is_not_nan())["scheme"])
     assert (quick.out / "phases.csv").is_file()

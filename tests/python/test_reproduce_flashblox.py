@@ -233,9 +233,12 @@ def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
     for run in F.RUNS:
         assert (quick.out / "run" / run / "summary.json").is_file(), run
     doc = json.loads((quick.out / "claims.json").read_text())
-    for key in ("reproduction", "paper", "scenario", "quick", "ftlab_version", "lifetime_model", "health", "verdict_rule", "verdicts", "claims"):
+    for key in ("reproduction", "paper", "quick", "seeds", "ftlab_version", "health", "verdict_rule", "verdicts", "claims"):
         assert key in doc, key
-    assert len(doc["lifetime_model"]["interval_sweep"]) == len(F.INTERVAL_DIVISORS)
+    seed = json.loads((quick.out / "seed-1" / "claims.json").read_text())  # a further seed's own claims.json
+    for key in ("scenario", "lifetime_model", "software_iops_factor"):
+        assert key in seed, key
+    assert len(seed["lifetime_model"]["interval_sweep"]) == len(F.INTERVAL_DIVISORS)
 
 
 def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionResult) -> None:
