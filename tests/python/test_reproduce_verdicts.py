@@ -411,3 +411,38 @@ def test_docs_declare_every_adjective_reading_and_kind() -> None:
         assert adjective.source in rows[0], key
     for kind in C.KINDS:
         assert any(line.startswith(f"| `{kind}` |") for line in docs), kind
+
+
+class _FakePaper:
+    """A paper module whose `reproduce` measures every UPI computation as 0.5 + seed / 10,
+    with every run healthy, writing only its own claims.json (no simulation)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, Path]] = []
+
+    def reproduce(self, *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Any, seed: int) -> C.ReproductionResult:
+        paper = claimfile.load("upi")
+        measured = {s.measure: Measured(0.5 + seed / 10, f"seed {seed}") for s in paper.claims if s.measure}
+        checks = {"ok": True, "schemes": {r: {"ok": True, "tenants": {}} for s in paper.claims for r in s.runs}}
+        result = SeedResult(seed, measured, checks)
+        claims = claimfile.evaluate(paper, [result])
+        C.write_claims_json(out / "claims.json", claims, reproduction="upi", seed=seed)
+        self.calls.append((seed, out))
+        return C.ReproductionResult("upi", out, Path("x.toml"), quick, claims, checks, [], [out / "claims.json"], 0.0, extra={"seed_result": result})
+
+
+def test_seeds_are_judged_together_and_the_file_does_not_depend_on_jobs(tmp_path: Path) -> None:
+    from ftlab.reproduce.seeds import run_seeds
+
+    texts = []
+    for jobs in (1, 3):
+        fake = _FakePaper()
+        out = tmp_path / f"j{jobs}"
+        result = run_seeds("upi", fake, quick=True, out=out, jobs=jobs, sensitivity=False, progress=None, seeds=3)
+        assert sorted(fake.calls) == [(0, out), (1, out / "seed-1"), (2, out / "seed-2")]
+        texts.append((out / "claims.json").read_bytes())
+        c = result.claim("das_as_p99_upi_vs_unified")
+        assert c.ftlab_value == pytest.approx(0.6) and c.spread == pytest.approx((0.5, 0.7)) and c.verdict == C.REPRODUCED
+        order = result.claim("lm_tbe_set_grows_upi")  # margins 0.5, 0.6, 0.7: 0.6 > the spread 0.2
+        assert order.verdict == C.HOLDS
+    assert texts[0] == texts[1]
