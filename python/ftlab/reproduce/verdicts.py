@@ -90,8 +90,10 @@ def document(by_name: Mapping[str, Mapping[str, Mapping[str, Any]]], seeds: int)
 
 
 def docs_tables(doc: Mapping[str, Any]) -> dict[str, str]:
-    """The Markdown claims table of each reproduction of a verdict file."""
-    return {n: claimfile.markdown(claimfile.load(n), r) for n, r in (doc.get("reproductions") or {}).items()}
+    """The Markdown claims table of each reproduction (NAMES) from a verdict file; a
+    reproduction the file lacks gets its claims with "(no result)"."""
+    found = doc.get("reproductions") or {}
+    return {n: claimfile.markdown(claimfile.load(n), found.get(n) or {}) for n in NAMES}
 
 
 def _marker(name: str) -> re.Pattern[str]:
@@ -132,7 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.root / RESULTS / name
         if not args.from_results:
             ftlab.reproduce(name, quick=True, out=out, jobs=args.jobs)
-        doc = json.loads((out / "claims.json").read_text(encoding="utf-8"))
+        path = out / "claims.json"
+        if not path.is_file():
+            print(f"warning: {path} is missing: {name} is left out of the verdict file (its tables say no result)")
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
         by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}
     verdicts = document(by_name, QUICK_SEEDS)
     (args.root / VERDICTS_FILE).write_text(json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
