@@ -139,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"warning: {path} is missing: {name} is left out of the verdict file (its tables say no result)")
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
+        if len(doc.get("seeds") or []) != QUICK_SEEDS or doc.get("quick") is not True:
+            print(f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): {name} is left out of the verdict file")
+            continue
         by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}
     verdicts = document(by_name, QUICK_SEEDS)
     (args.root / VERDICTS_FILE).write_text(json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
