@@ -27,8 +27,10 @@ def run_seeds(
     """Run `module.reproduce` for seed offsets 0..seeds-1 (sensitivity on seed 0 only) and
     return the result judged over all of them (claims, merged health, files)."""
     start = time.perf_counter()
+    # Every seed at once (unless --jobs is smaller), each with its share of the cores: a seed
+    # left to run after the others would otherwise run its simulations on one core.
     cores = jobs or os.cpu_count() or 1
-    workers = min(seeds, cores)
+    workers = seeds if jobs is None else min(seeds, jobs)
     inner = max(1, cores // workers)
     _preimport()
     done: list[int] = []
