@@ -1,13 +1,10 @@
 """Tests of `ftlab reproduce part-ftl` (python/ftlab/reproduce/part_ftl.py): the Table III
 claims from hand-made summaries, Figure 16's windows, the scenarios' setup (the cosmos device,
 EDF, fill with writes only, admission = "report"), the module's doctests, and, in one
-module-scoped run of `ftlab.reproduce("part-ftl", quick=True)`: every file and key is written,
-every claim has a verdict and a reason, no tenant is unstable, both schemes' GC ran before the
-measured phase, the verdicts the quick form measured (docs/reproductions.md) hold, and a second
-run gives byte-identical summary.json files.
-
-The quick run's magnitudes are not checked (its device is 1/64 of the board's); the verdicts
-recorded below are what it measured, not what the paper says.
+module-scoped run of `ftlab.reproduce("part-ftl", quick=True)` (3 seeds): every file and key is
+written, every claim has a verdict and a reason, each verdict is the committed one
+(tests/data/verdicts-quick.json), no tenant is unstable, both schemes' GC ran before the
+measured phase, and a second run with --jobs 1 gives byte-identical summary.json and claims.json.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from typing import Any
 import pytest
 
 import ftlab
-from ftlab.reproduce import REPRODUCTIONS
+from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import part_ftl as P
 
@@ -63,36 +60,76 @@ def summary(part: tuple[float, float, int], wao: tuple[float, float, int], eq: t
 ADMIT = {"admit_paper": {"tests": [{"equation": "Eq. 6", "total": 1.066}, {"equation": "Eq. 7", "total": 1.254}]}}
 
 
-def test_table3_claims_from_hand_made_summaries() -> None:
+STARTS = {"part-ftl": 1.0, "wao-gc": 2.0}
+
+
+def test_table3_measurements_from_hand_made_summaries() -> None:
     s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
-    c = {x.id: x for x in P.table3_claims(s, {"part-ftl": 1.0, "wao-gc": 2.0}, 5.0, ADMIT)}
-    assert c["max_write_latency_ratio"].paper_value == pytest.approx(-0.8)
-    assert c["max_write_latency_ratio"].ftlab_value == pytest.approx(-0.8)
-    assert c["max_write_latency_ratio"].verdict == C.REPRODUCED
-    assert c["max_read_latency_ratio"].ftlab_value == pytest.approx(-0.65)
-    assert c["part_ftl_no_misses"].ftlab_value is True and c["part_ftl_no_misses"].verdict == C.REPRODUCED
-    assert c["wao_gc_read_misses"].ftlab_value is True
-    # Eq. 7 above 1 on this device: the set would be refused, the paper's claim differs.
-    assert c["part_ftl_admission_passes"].verdict == C.DIFFERS
-    assert "1.254" in c["part_ftl_admission_passes"].why and "1.200" in c["part_ftl_admission_passes"].why
+    m = P.table3_measurements(s, STARTS, 5.0, ADMIT)
+    assert m["max_write_factor"].value == pytest.approx(0.2)
+    assert m["max_read_factor"].value == pytest.approx(0.35)
+    assert m["part_misses"].value == 0 and m["wao_read_misses"].value == 3
+    assert m["admission_paper"].value == pytest.approx(1.254) and m["admission_device"].value == pytest.approx(1.2)
+    assert "1.254" in m["admission_paper"].why and "1.200" in m["admission_device"].why
+    # no reads_blocked / read_rebuilt_us_max counters: not measured, naming the absent key
+    assert "scheme_counters.reads_blocked is absent" in m["reads_blocked"].missing
+    assert "read_rebuilt_us_max is absent" in m["read_rebuilt_us_max"].missing
+
+
+def judged(m: dict[str, Any]) -> dict[str, C.Claim]:
+    """The Table III claims judged on measurements `m` (every run healthy)."""
+    paper = claimfile.load("part-ftl")
+    checks = {"schemes": {r: {"ok": True} for r in ("part-ftl", "wao-gc", "fig16 wao-gc")}}
+    return {s.id: claimfile.evaluate_one(s, [claimfile.SeedResult(0, m, checks)]) for s in paper.claims if s.measure in m}
+
+
+def test_table3_verdicts() -> None:
+    c = judged(P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3)), STARTS, 5.0, ADMIT))
+    assert c["max_write_latency_ratio"].verdict == C.REPRODUCED and c["max_read_latency_ratio"].verdict == C.REPRODUCED
+    assert c["part_ftl_no_misses"].verdict == C.HOLDS and c["wao_gc_read_misses"].verdict == C.HOLDS
+    # Eq. 7 above 1, with the paper's parameters and on this device: the set would be refused
+    assert c["part_ftl_admission_passes_paper"].verdict == C.VIOLATED and c["part_ftl_admission_passes_device"].verdict == C.VIOLATED
+    assert c["reads_never_blocked"].verdict == C.NOT_MEASURED and c["eq8_read_bound"].verdict == C.NOT_MEASURED
 
 
 def test_slower_part_ftl_differs() -> None:
-    s = summary((9000.0, 4000.0, 0), (5000.0, 3000.0, 0), eq=(0.5, 0.9))
-    c = {x.id: x for x in P.table3_claims(s, {"part-ftl": 1.0, "wao-gc": 2.0}, 5.0, ADMIT)}
-    assert c["max_write_latency_ratio"].ftlab_value == pytest.approx(0.8)
-    assert c["max_write_latency_ratio"].verdict == C.DIFFERS
-    assert c["max_read_latency_ratio"].verdict == C.DIFFERS
-    assert c["wao_gc_read_misses"].verdict == C.DIFFERS
-    assert c["part_ftl_admission_passes"].verdict == C.REPRODUCED
+    c = judged(P.table3_measurements(summary((9000.0, 4000.0, 0), (5000.0, 3000.0, 0), eq=(0.5, 0.9)), STARTS, 5.0, ADMIT))
+    assert c["max_write_latency_ratio"].ftlab_value == pytest.approx(1.8)
+    assert c["max_write_latency_ratio"].verdict == C.DIFFERS and c["max_read_latency_ratio"].verdict == C.DIFFERS
+    assert c["wao_gc_read_misses"].verdict == C.VIOLATED
+    assert c["part_ftl_admission_passes_device"].verdict == C.HOLDS
 
 
-def test_fig16_claims() -> None:
+def test_blocking_counters_when_present() -> None:
+    """reads_blocked 0 holds "never blocked", 1 violates it; a rebuilt read of 1,230 µs is
+    within Eq. 8's 1.23 ms, 1,231 µs is not."""
+    for blocked, rebuilt, verdicts_ in ((0, 1230.0, (C.HOLDS, C.HOLDS)), (1, 1231.0, (C.VIOLATED, C.VIOLATED))):
+        s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
+        s["schemes"]["part-ftl"]["scheme_counters"].update({"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt})
+        c = judged(P.table3_measurements(s, STARTS, 5.0, ADMIT))
+        assert (c["reads_never_blocked"].verdict, c["eq8_read_bound"].verdict) == verdicts_
+
+
+def test_fig16_measurements() -> None:
     bw = {"before_mean_mb_s": 28.0, "after_mean_mb_s": 15.0, "after_min_mb_s": 12.0, "gc_start_s": 7.0, "n_before": 7, "n_after": 10}
-    c = {x.id: x for x in P.fig16_claims(bw)}
-    assert c["fig16_before_mb_s"].verdict == C.REPRODUCED
-    assert c["fig16_after_mb_s"].ftlab_value == 12.0
-    assert c["fig16_fall"].ftlab_value == pytest.approx(15.0 / 28.0 - 1)
+    c = judged(P.fig16_measurements(bw))
+    assert c["fig16_before_mb_s"].verdict == C.REPRODUCED and c["fig16_after_mb_s"].ftlab_value == 12.0
+    bw["before_mean_mb_s"] = 97.8  # the quick form's level before this issue: 3.6x off is no longer "same direction"
+    assert judged(P.fig16_measurements(bw))["fig16_before_mb_s"].verdict == C.DIFFERS
+
+
+def test_table4_readings() -> None:
+    """Eq. 9 as printed gives 5.51 MB/s against Table IV's 7.3 (differs); the other equations
+    match at the printed rounding only in MiB (docs/rt.md)."""
+    from ftlab import _core
+
+    c = judged(P.table4_measurements(json.loads(_core.rt_bounds())))
+    assert c["table4_part_write_mb_s_as_printed"].ftlab_value == pytest.approx(5.5058, abs=1e-3)
+    assert c["table4_part_write_mb_s_as_printed"].verdict == C.DIFFERS
+    for cid in ("table4_part_read_mib_s", "table4_wao_write_mib_s", "table4_wao_read_mib_s"):
+        assert c[cid].verdict == C.REPRODUCED, cid
+    for cid in ("table4_part_read_mb_s", "table4_wao_write_mb_s", "table4_wao_read_mb_s"):
+        assert c[cid].verdict == C.DIFFERS, cid
 
 
 def test_synchronous_releases_every_task_at_zero() -> None:
@@ -139,16 +176,17 @@ def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
     for name in FILES:
         assert (quick.out / name).stat().st_size > 0, name
     doc = json.loads((quick.out / "claims.json").read_text())
-    for key in ("reproduction", "paper", "scenario", "quick", "gc_start_s", "tasks", "admission", "fig16", "table4", "schedulability", "health", "claims"):
+    for key in ("reproduction", "paper", "quick", "seeds", "health", "claims"):
         assert key in doc, key
-    assert doc["admission"]["device"]["eq6_total"] is not None and doc["admission"]["device"]["eq7_total"] is not None
+    seed0 = quick.extra["per_seed"][0]
+    assert seed0.extra["fig16"] is not None and seed0.extra["analysis"]["bounds"]
     table4 = (quick.out / "table4.csv").read_text()
     assert "mib_per_s" in table4 and "Eq. 9" in table4
 
 
 def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionResult) -> None:
     doc = json.loads((quick.out / "claims.json").read_text())
-    assert len(doc["claims"]) == len(quick.claims) == 17
+    assert [c["id"] for c in doc["claims"]] == [s.id for s in claimfile.load("part-ftl").claims]
     for claim in doc["claims"]:
         assert claim["verdict"] in C.VERDICTS, claim["id"]
         assert claim["why"], claim["id"]
@@ -157,41 +195,18 @@ def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionR
 def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) -> None:
     for scheme, checks in quick.health["schemes"].items():
         assert all(t["unstable"] is False for t in checks["tenants"].values()), scheme
-    assert quick.health["ok"]
-    warm = P.warmup_s(quick.report)  # type: ignore[arg-type]
-    assert all(s is not None and s <= warm for s in quick.extra["gc_start_s"].values())
+    for result in quick.extra["per_seed"]:
+        warm = P.warmup_s(result.report)  # type: ignore[arg-type]
+        assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())
 
 
-#: What the quick form measured (docs/reproductions.md), recorded after the run, not forced.
-QUICK_VERDICTS = {
-    "max_write_latency_ratio": C.DIFFERS,  # part-ftl's slowest write is slower than wao-gc's
-    "max_read_latency_ratio": C.DIFFERS,  # part-ftl's slowest read is slightly slower (full: 5% faster)
-    "part_ftl_no_misses": C.REPRODUCED,
-    "part_ftl_admission_passes": C.DIFFERS,  # Eq. 7 fails, on this device and as printed
-    "wao_gc_read_misses": C.DIFFERS,  # no wao-gc read misses its 15 ms deadline
-    "fig16_fall": C.REPRODUCED,
-    "table4_part_write_mb_s": C.REPRODUCED,
-    "table4_part_read_mb_s": C.REPRODUCED,
-    "table4_wao_write_mb_s": C.REPRODUCED,
-    "table4_wao_read_mb_s": C.REPRODUCED,
-    "fig5_part_above": C.REPRODUCED,
-    "fig6_part_above_wao": C.REPRODUCED,
-    "fig6_part_above_rtgc": C.DIFFERS,
-    "fig7_part_below_wao50": C.REPRODUCED,
-    "fig7_part_below_rtgc": C.REPRODUCED,
-}
-
-
-def test_quick_verdicts(quick: ftlab.ReproductionResult) -> None:
-    got = {c.id: c.verdict for c in quick.claims}
-    assert {k: got[k] for k in QUICK_VERDICTS} == QUICK_VERDICTS
-    # Figure 16: the bandwidth falls once GC starts.
-    bw = P.fig16_bandwidth(quick.extra["fig16"])
-    assert bw["after_mean_mb_s"] < bw["before_mean_mb_s"]
+def test_quick_verdicts_are_the_committed_ones(quick: ftlab.ReproductionResult) -> None:
+    found = verdicts.check("part-ftl", quick.claims, ROOT / verdicts.VERDICTS_FILE)
+    assert not found, "\n".join(found)
 
 
 def test_quick_is_deterministic(quick: ftlab.ReproductionResult, tmp_path: Path) -> None:
-    again = ftlab.reproduce("part-ftl", quick=True, out=tmp_path)
-    for run in ("run", "run-fig16"):
+    ftlab.reproduce("part-ftl", quick=True, out=tmp_path, jobs=1)
+    for run in ("run", "run-fig16", "seed-2/run", "seed-2/run-fig16"):
         assert (quick.out / run / "summary.json").read_bytes() == (tmp_path / run / "summary.json").read_bytes(), run
-    assert [c.to_dict() for c in quick.claims] == [c.to_dict() for c in again.claims]
+    assert (quick.out / "claims.json").read_bytes() == (tmp_path / "claims.json").read_bytes()

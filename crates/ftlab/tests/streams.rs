@@ -289,6 +289,7 @@ fn vstream_stamp_table_is_per_group_not_per_page() {
     // 16 blocks x 8 pages x 4 units = 512 units; one 4-byte stamp per 2 pages = 8 units.
     assert_eq!(m.stamp_bytes(), 512 / 8 * 4);
     assert_eq!(counter(&m, "stamp_bytes"), 256.0);
+    assert_eq!(counter(&m, "units_per_stamp"), 8.0, "2 pages of 4 units share a stamp");
     assert!(counter(&m, "memory_bytes") >= 256.0);
 }
 

@@ -1,9 +1,12 @@
 """ftlab.cli.reproduce: the `ftlab reproduce NAME` command (registered on the app of
 `ftlab.cli`).
 
-It runs one reproduction through `ftlab.reproduce.reproduce` with a progress bar, then
-prints the claims table (paper, ftlab, ratio, verdict) with each claim's reason, the health
-table, the sensitivity table (with `--sensitivity`), the files written and the wall time.
+It runs one reproduction through `ftlab.reproduce.reproduce` with a progress bar (over
+`--seeds` seeds), then prints the claims table (kind, paper, ftlab with its spread over seeds,
+verdict) with each claim's reason, the health table, the sensitivity table (with
+`--sensitivity`), the files written and the wall time. `--list-claims` prints the paper's
+claims (its claim file) without running; `--markdown` prints the claims table as Markdown,
+from a run directory's claims.json (`--from DIR`) or after running.
 An unknown NAME or a bad option is an `ftlab.UsageError` (status 2 via `ftlab.cli.main`).
 It holds no reproduction logic (`ftlab.reproduce`) and imports nothing heavy until it runs.
 """
@@ -36,6 +39,15 @@ def reproduce_command(
     sensitivity: Annotated[
         bool, typer.Option("--sensitivity", help="Also rerun the scenario on Ray varying one knob at a time, and report which claims each variation reverses.")
     ] = False,
+    seeds: Annotated[
+        Optional[int],
+        typer.Option("--seeds", help="Seeds to run (the scenario's, then the next ones), in parallel; each claim reports its spread (default: 3 with --quick, else 1).", show_default=False),
+    ] = None,
+    list_claims: Annotated[bool, typer.Option("--list-claims", help="Print the paper's claims (quote, kind, paper value, what ftlab measures) and exit.")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the claims table as Markdown (from --from DIR's claims.json, or after running).")] = False,
+    from_dir: Annotated[
+        Optional[Path], typer.Option("--from", help="With --markdown: the reproduction's output directory to read claims.json from (nothing is run).", show_default=False)
+    ] = None,
 ) -> None:
     """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers, draw its figures.
 
@@ -48,7 +60,22 @@ def reproduce_command(
         raise usage_error("NAME", f"unknown reproduction {name!r}; known reproductions: {', '.join(sorted(REPRODUCTIONS))}")
     if jobs is not None and jobs < 1:
         raise usage_error("--jobs", f"must be at least 1, got {jobs}")
-    result = _run_with_progress(reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity)
+    if seeds is not None and seeds < 1:
+        raise usage_error("--seeds", f"must be at least 1, got {seeds}")
+    if from_dir is not None and not markdown:
+        raise usage_error("--from", "only goes with --markdown")
+    from ftlab.reproduce import claimfile
+
+    if list_claims:
+        print(claimfile.list_text(claimfile.load(name)))
+        return
+    if from_dir is not None:
+        print(claimfile.markdown_from_file(name, from_dir / "claims.json"), end="")
+        return
+    result = _run_with_progress(reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity, seeds=seeds)
+    if markdown:
+        print(claimfile.markdown_from_file(name, result.out / "claims.json"), end="")
+        return
     print_result(result)
 
 
@@ -91,8 +118,8 @@ def print_result(result: ReproductionResult) -> None:
 def _print_health_warning(console: Console, result: ReproductionResult) -> None:
     if not result.health.get("ok", False):
         console.print(
-            "[bold red]warning[/]: a health check failed (a tenant starved or unstable, or a die busier than "
-            "the limit): the latencies of that scheme depend on when the run stops; read the claims with care."
+            "[bold red]warning[/]: a health check failed (a tenant starved or unstable, or a die busier "
+            "than the limit; the reasons below): every claim resting on that run is `invalid`."
         )
         for scheme, checks in (result.health.get("schemes") or {}).items():
             for reason in checks.get("reasons") or []:

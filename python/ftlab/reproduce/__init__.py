@@ -1,11 +1,12 @@
 """ftlab.reproduce: `ftlab reproduce NAME`, one command per paper's experiment.
 
 It holds the registry of reproductions (`REPRODUCTIONS`: name -> the module that runs it)
-and `reproduce(name, ...)`, which runs one: its scenario through `ftlab.run`, the paper's
-claims beside ftlab's numbers with a verdict each (`ftlab.reproduce.claims`), the health
-checks, the paper's figures and, on request, a sensitivity sweep. A new paper adds one line
-to `REPRODUCTIONS` and one module with a `reproduce(quick=, out=, jobs=, sensitivity=,
-progress=)` function. This package is orchestration: no simulation logic (the Rust core),
+and `reproduce(name, ...)`, which runs one over one or more seeds: its scenario through
+`ftlab.run`, the paper's claims (its claim file, `ftlab.reproduce.claimfile`) beside ftlab's
+numbers with a verdict each (`ftlab.reproduce.claims`), the health checks, the paper's
+figures and, on request, a sensitivity sweep. A new paper adds one line to `REPRODUCTIONS`,
+one claim file papers/NAME.toml and one module with a `reproduce(quick=, out=, jobs=,
+sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration: no simulation logic (the Rust core),
 no terminal output (`ftlab.cli.reproduce`). Importing it imports nothing heavy.
 """
 
@@ -32,13 +33,16 @@ Progress = Callable[[str, int, int], None]
 
 #: Reproductions by name -> (module, one-line description).
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
-    "upi": ("ftlab.reproduce.upi", "UPI, utilitarian performance isolation (Kim, Lee and Min, HotStorage '18, §5)"),
-    "flashblox": ("ftlab.reproduce.flashblox", "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., FAST '17, talk slides)"),
-    "part-ftl": ("ftlab.reproduce.part_ftl", "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Chen, Sinha, Huang and West, §VI)"),
-    "vstream": ("ftlab.reproduce.vstream", "vStream, virtual stream management (Yong, Jeong, Lee and Kim, HotStorage '18, §5)"),
+    "upi": ("ftlab.reproduce.upi", "UPI, utilitarian performance isolation in shared SSDs, §5 (the paper copy names no authors)"),
+    "flashblox": ("ftlab.reproduce.flashblox", "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., talk slides)"),
+    "part-ftl": ("ftlab.reproduce.part_ftl", "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Missimer and West, \"Partitioned Real-Time NAND Flash Storage\", §VI)"),
+    "vstream": ("ftlab.reproduce.vstream", "vStream, virtual stream management (Yong, Jeong, Lee and Kim, §5)"),
 }
 
-__all__ = ["REPRODUCTIONS", "ReproductionResult", "default_out", "reproduce", "scenario_file"]
+#: Seeds of the quick forms (the scenario's seed, +1, +2): each claim reports its spread over them.
+QUICK_SEEDS = 3
+
+__all__ = ["QUICK_SEEDS", "REPRODUCTIONS", "ReproductionResult", "default_out", "reproduce", "scenario_file", "seed_overrides"]
 
 
 def reproduce(
@@ -49,8 +53,14 @@ def reproduce(
     jobs: int | None = None,
     sensitivity: bool = False,
     progress: Progress | None = None,
+    seeds: int | None = None,
 ) -> ReproductionResult:
-    """Run the reproduction `name` (one of `REPRODUCTIONS`) and return its result.
+    """Run the reproduction `name` (one of `REPRODUCTIONS`) over `seeds` seeds and return its
+    result. `seeds` (default: QUICK_SEEDS quick, 1 full) runs the scenario with its own seed
+    and the next seeds - 1, in parallel; each claim is judged on the median over the seeds,
+    with its spread (`ftlab.reproduce.claims`); seed 0 is written to `out/` as a one-seed
+    reproduction would be, seed k > 0 to `out/seed-k/`, and the claims over all of them to
+    `out/claims.json`.
 
     `quick` runs its reduced scenario (minutes; the claims' directions, not their
     magnitudes, are meant to hold). `out` is where everything is written (default:
@@ -68,8 +78,15 @@ def reproduce(
     module = _module(name)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise usage_error("jobs", f"must be a whole number of schemes at least 1, got {jobs!r}")
+    n = (QUICK_SEEDS if quick else 1) if seeds is None else seeds
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise usage_error("seeds", f"must be a whole number of seeds at least 1, got {seeds!r}")
     out_dir = Path(os.fspath(out)) if out is not None else default_out(name, quick)
-    return module.reproduce(quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress)  # type: ignore[no-any-return]
+    if n == 1:
+        return module.reproduce(quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress)  # type: ignore[attr-defined,no-any-return]
+    from ftlab.reproduce.seeds import run_seeds
+
+    return run_seeds(name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n)
 
 
 def _module(name: str) -> object:
@@ -105,6 +122,19 @@ def scenario_file(relative: str, what: str) -> Path:
             MissingResultError,
         )
     return path
+
+
+def seed_overrides(path: StrPath, offset: int) -> list[str]:
+    """The `--set` that runs scenario `path` with its own seed plus `offset` ([] for 0).
+
+    The scenario's seed is read from its resolved form (default 1).
+    """
+    if offset == 0:
+        return []
+    from ftlab import _core
+
+    base = int(parse_toml(_core.resolve(source_path=os.fspath(path))).get("seed", 1))
+    return [f"seed={base + offset}"]
 
 
 class _CallableModule(types.ModuleType):

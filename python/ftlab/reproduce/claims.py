@@ -1,29 +1,37 @@
 """ftlab.reproduce.claims: the generic part of `ftlab reproduce`: a paper's claim beside
-ftlab's number, the verdict rule, the health checks of a run, and their files and tables.
+ftlab's number, the verdict rule of each claim kind, the adjective table, the health checks
+of a run, and their files and tables.
 
-The verdict rule (also in docs/reproductions.md):
+The verdict rule, one per kind (also in docs/reproductions.md, generated from `KINDS`):
 
-- A claim in **relative change** (the paper's −38.5% is −0.385) compares ftlab's relative
-  change with the paper's through `ratio = ftlab / paper`. It is `reproduced` if both have the
-  same sign and the ratio is in [2/3, 3/2] (inclusive, to a relative 1e-9 for rounding);
-  `same direction` if they have the same sign otherwise; `differs` if the signs are opposite,
-  or ftlab's value is zero, NaN or missing.
-- A claim in **value** (an absolute quantity: 15 minutes, a ratio of 1.1) compares ftlab's value
-  with the paper's by the same rule as a relative change: `reproduced` if both have the same
-  sign and ftlab / paper is in [2/3, 3/2], `same direction` if the same sign otherwise,
-  `differs` otherwise (opposite sign, zero, NaN or missing). The claim's text names the unit.
-- A **qualitative** (or boolean) claim gives a direction only: the paper's value is "+", "-"
-  (or "−"), True or False. It is `reproduced` if ftlab's value points the same way (a positive
-  number or True for "+" and True; a negative number or False for "-" and False) and
-  `differs` otherwise, including a zero, NaN or missing value.
+- `factor`: a ratio between two systems (the paper's "2.6x lower" is the factor 1/2.6, its
+  "−38.5%" the factor 0.615, its "20% of" the factor 0.2). Compared on a log scale:
+  `reproduced` when ftlab's factor is on the paper's side of 1 and within FACTOR_TOLERANCE
+  (1.5x) of the paper's, either way; `same direction` when it is on the paper's side of 1
+  otherwise; `differs` otherwise (the other side of 1, exactly 1, zero, negative, NaN or
+  missing: a factor of 1.1 against the paper's 0.839 is within 1.5x but says the opposite).
+- `value`: an absolute quantity (MB/s, days, minutes, %): `reproduced` within 1.5x either way,
+  `differs` otherwise. There is no "same direction" for a positive quantity.
+- `exact`: a number the paper computes from its own formulas: `reproduced` only when ftlab's
+  value rounds to the paper's printed number at the printed rounding (`digits`), else
+  `differs`. Where the printed formula does not give the printed number, the data file holds
+  one claim per reading, each with its own verdict.
+- `bound`: "≤ 1.1", "no deadline missed", or an adjective's declared reading (`ADJECTIVES`):
+  `holds` or `violated`.
+- `order`: "vStream best", "DAC above AutoStream": ftlab measures the margin, oriented so
+  that a positive margin means the order holds. `holds` when the margin is positive and above
+  the spread of the margin over seeds (max − min); `within noise` when |margin| is at most
+  that spread; `violated` otherwise.
 
-Every claim carries `why`, one generated sentence with the numbers it rests on. The health
-checks (`health`) say whether a run can be trusted: no tenant unstable, requests outstanding
-at the end, and the busiest die below `BUSIEST_DIE_LIMIT` over the whole measured phase and in
-every measurement phase. `phase_table` lays out the per-phase read latencies.
+Over seeds, the value judged is the median over the seeds (the middle seed's value for an
+odd count), and the spread (min, max) is reported beside it. Two verdicts override the rule:
+`invalid` when a run the claim rests on is unhealthy (`health(...)["schemes"][run]["ok"]`,
+with its `reasons` when present), and `not measured` when ftlab cannot measure the claim
+(the data file's reason, or the summary key that is absent).
 
-This module computes verdicts, ratios and tables from numbers it is given (from summary.json);
-it runs no simulation and knows no paper (`ftlab.reproduce.upi` does).
+This module computes verdicts from numbers it is given; it runs no simulation and knows no
+paper (`ftlab.reproduce.claimfile` reads the per-paper data files; `ftlab.reproduce.upi` and
+the others compute the values).
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -46,26 +54,43 @@ if TYPE_CHECKING:
     from ftlab.report import Report
 
 StrPath = Union[str, "os.PathLike[str]"]
-PaperValue = Union[float, str, bool]
+PaperValue = Union[float, str, None]
 FtlabValue = Union[float, bool, None]
 
 REPRODUCED = "reproduced"
 SAME_DIRECTION = "same direction"
 DIFFERS = "differs"
-VERDICTS = (REPRODUCED, SAME_DIRECTION, DIFFERS)
+HOLDS = "holds"
+VIOLATED = "violated"
+WITHIN_NOISE = "within noise"
+INVALID = "invalid"
+NOT_MEASURED = "not measured"
+VERDICTS = (REPRODUCED, HOLDS, SAME_DIRECTION, WITHIN_NOISE, DIFFERS, VIOLATED, INVALID, NOT_MEASURED)
 #: Verdict colours of the terminal tables.
-VERDICT_STYLES = {REPRODUCED: "green", SAME_DIRECTION: "yellow", DIFFERS: "bold red"}
+VERDICT_STYLES = {
+    REPRODUCED: "green", HOLDS: "green", SAME_DIRECTION: "yellow", WITHIN_NOISE: "yellow",
+    DIFFERS: "bold red", VIOLATED: "bold red", INVALID: "bold magenta", NOT_MEASURED: "dim",
+}
 
-RELATIVE = "relative change"
+FACTOR = "factor"
 VALUE = "value"
-QUALITATIVE = "qualitative"
-BOOLEAN = "boolean"
-UNITS = (RELATIVE, VALUE, QUALITATIVE, BOOLEAN)
-
-#: A relative change is reproduced when ftlab / paper is in [RATIO_LOW, RATIO_HIGH].
-RATIO_LOW = 2.0 / 3.0
-RATIO_HIGH = 3.0 / 2.0
-_RATIO_SLACK = 1e-9
+EXACT = "exact"
+BOUND = "bound"
+ORDER = "order"
+#: Each kind's rule in one line: (kind, example, reproduced / holds, otherwise).
+KINDS: dict[str, tuple[str, str, str]] = {
+    FACTOR: ('"2.6x lower p99", "−38.5%", "20% of"', "reproduced: on the paper's side of 1 and within 1.5x of its factor, either way (log scale)",
+             "same direction: on the paper's side of 1; differs: otherwise"),
+    VALUE: ('"15 minutes", "27 MB/s"', "reproduced: within 1.5x of the paper's value, either way", "differs"),
+    EXACT: ("Table IV's bandwidths", "reproduced: equal at the paper's printed rounding",
+            "differs (one claim per reading where the print disagrees with itself)"),
+    BOUND: ('"≤ 1.1", "no deadline missed", an adjective', "holds: the value is inside the bound", "violated"),
+    ORDER: ('"vStream best", "DAC above AutoStream"', "holds: margin > 0 and above the spread over seeds",
+            "within noise: |margin| ≤ spread; violated: otherwise"),
+}
+#: A factor or value is reproduced within this factor of the paper's, either way.
+FACTOR_TOLERANCE = 1.5
+_SLACK = 1e-9
 #: The busiest die's utilisation (busy fraction) must stay below this for a run to be healthy.
 BUSIEST_DIE_LIMIT = 0.85
 
@@ -75,99 +100,244 @@ MINUS = "\u2212"
 
 
 @dataclass(frozen=True)
+class Adjective:
+    """One adjective's declared numeric reading: the value (a factor, a share, a fraction of
+    ideal) lies in (`low`, `high`] (None: open), read from `words` of `source`."""
+
+    words: str
+    source: str
+    meaning: str
+    low: float | None
+    high: float | None
+
+    def holds(self, value: float) -> bool:
+        """Whether `value` is inside the reading (`low` exclusive, `high` inclusive)."""
+        return (self.low is None or value > self.low) and (self.high is None or value <= self.high)
+
+    def describe(self) -> str:
+        """The reading as an interval: "(1, 1.25]", "> 1.5"."""
+        if self.low is not None and self.high is not None:
+            return f"({self.low:g}, {self.high:g}]"
+        return f"> {self.low:g}" if self.low is not None else f"≤ {self.high:g}"
+
+
+#: The one table of adjective readings: every claim that rests on an adjective uses its entry
+#: here, never a reading of its own (docs/reproductions.md, "Adjectives").
+ADJECTIVES: dict[str, Adjective] = {
+    "slightly worse": Adjective("slightly worse", "UPI §5", "latency factor against the other scheme", 1.0, 1.25),
+    "much lower": Adjective("much lower performance", "vStream §5.2", "throughput factor of the higher over the lower", 1.5, None),
+    "significantly higher": Adjective("significantly higher throughput", "vStream §5.3", "throughput factor of the higher over the lower", 1.2, None),
+    "near-ideal": Adjective("near-ideal SSD lifetime", "FlashBlox slides", "lifetime / ideal lifetime", 0.9, None),
+    "in general": Adjective("lower schedulability than RTGC in general", "PaRT-FTL §VI-A", "share of the sizes where the order holds", 0.5, None),
+    "over two-fold": Adjective("over a two-fold increase", "UPI §1", "latency factor, 1x2 over 4x4", 2.0, None),
+}
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One claim of a paper beside ftlab's value, with its verdict and the sentence `why`."""
+    """One claim of a paper beside ftlab's value (the median over seeds), with its verdict and
+    the sentence `why`. `spread` is (min, max) of ftlab's value over the seeds (None with one
+    seed or no value); `values` the value per seed; `reason` why a claim is invalid or not
+    measured (empty otherwise); `paper_value` the paper's number in the kind's terms (a factor,
+    a value, a bound, None for an order); `bound` the bound's text for a bound."""
 
     id: str
     text: str
+    kind: str
     paper_value: PaperValue
     ftlab_value: FtlabValue
-    unit: str
     verdict: str
     why: str
+    spread: tuple[float, float] | None = None
+    values: tuple[FtlabValue, ...] = ()
+    reason: str = ""
+    bound: str = ""
+    where: str = ""
+    runs: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float | None:
-        """ftlab / paper for a relative change or a value with both finite and non-zero; else None."""
-        if self.unit not in (RELATIVE, VALUE) or not _finite(self.ftlab_value) or not _finite(self.paper_value):
+        """ftlab / paper for a factor, value or exact claim with both finite and non-zero; else None."""
+        if self.kind not in (FACTOR, VALUE, EXACT) or not _finite(self.ftlab_value) or not _finite(self.paper_value):
             return None
         return None if self.paper_value == 0 else float(self.ftlab_value) / float(self.paper_value)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         """The claim as JSON-ready values (NaN becomes None)."""
-        value = self.ftlab_value
         return {
             "id": self.id,
             "text": self.text,
+            "where": self.where,
+            "kind": self.kind,
             "paper_value": self.paper_value,
-            "ftlab_value": None if isinstance(value, float) and math.isnan(value) else value,
-            "unit": self.unit,
+            "bound": self.bound,
+            "ftlab_value": _json_value(self.ftlab_value),
+            "spread": None if self.spread is None else [self.spread[0], self.spread[1]],
+            "values": [_json_value(v) for v in self.values],
             "ratio": self.ratio,
             "verdict": self.verdict,
+            "reason": self.reason,
+            "runs": list(self.runs),
             "why": self.why,
         }
 
 
-def make_claim(id: str, text: str, paper_value: PaperValue, ftlab_value: FtlabValue, unit: str, why: str) -> Claim:  # noqa: A002
-    """A Claim with its verdict computed by `verdict`.
+def _json_value(value: FtlabValue) -> FtlabValue:
+    return None if isinstance(value, float) and math.isnan(value) else value
 
-    >>> make_claim("x", "x falls", -0.4, -0.3, RELATIVE, "...").verdict
-    'reproduced'
+
+# --------------------------------------------------------------------------------------
+# The rules
+
+
+def judge(kind: str, paper: PaperValue, value: FtlabValue, *, op: str = "", digits: int | None = None,
+          adjective: str = "", spread: tuple[float, float] | None = None, high: float | None = None) -> str:
+    """The verdict of ftlab's `value` against the paper's by `kind` (the module's rule).
+
+    `op` is a bound's comparison ("<=", "<", ">=", ">"; `paper` the bound; "between": `paper`
+    to `high`, both inclusive), or `adjective` a
+    key of ADJECTIVES (then `paper` is unused); `digits` an exact claim's printed decimals;
+    `spread` the (min, max) of an order claim's margin over seeds. Raises `ftlab.UsageError`
+    for an unknown kind, op or adjective.
+
+    >>> judge(FACTOR, 1 / 3.1, 1 / 1.82), judge(BOUND, 1.1, 1.26, op="<="), judge(EXACT, 7.3, 5.51, digits=1)
+    ('same direction', 'violated', 'differs')
     """
-    return Claim(id, text, paper_value, ftlab_value, unit, verdict(paper_value, ftlab_value, unit), why)
+    if kind == FACTOR:
+        return factor_verdict(_number(paper, kind), value)
+    if kind == VALUE:
+        return value_verdict(_number(paper, kind), value)
+    if kind == EXACT:
+        if digits is None:
+            raise usage_error("digits", "an exact claim needs the paper's printed decimals")
+        return exact_verdict(_number(paper, kind), value, digits)
+    if kind == BOUND:
+        return bound_verdict(paper, value, op, adjective, high)
+    if kind == ORDER:
+        return order_verdict(value, spread)
+    raise usage_error("kind", f"unknown claim kind {kind!r}; valid kinds: {', '.join(KINDS)}")
 
 
-def verdict(paper_value: PaperValue, ftlab_value: FtlabValue, unit: str) -> str:
-    """The verdict of ftlab's value against the paper's (the rule in this module's docstring).
+def _number(paper: PaperValue, kind: str) -> float:
+    if isinstance(paper, (bool, str)) or not _finite(paper) or paper <= 0:  # type: ignore[operator]
+        raise usage_error("paper", f"a {kind} claim's paper value must be a finite positive number, got {paper!r}")
+    return float(paper)  # type: ignore[arg-type]
 
-    Raises `ftlab.UsageError` for an unknown unit or a paper value the unit cannot take.
 
-    >>> verdict(-0.385, -0.2, RELATIVE), verdict("+", 0.02, QUALITATIVE), verdict(True, False, BOOLEAN)
-    ('same direction', 'reproduced', 'differs')
+def _positive(value: FtlabValue) -> bool:
+    return not isinstance(value, bool) and _finite(value) and float(value) > 0  # type: ignore[arg-type]
+
+
+def factor_verdict(paper: float, value: FtlabValue) -> str:
+    """`factor`: on the paper's side of 1 and within FACTOR_TOLERANCE of it on a log scale:
+    reproduced; on the paper's side of 1 otherwise: same direction; else differs (a factor
+    within 1.5x of the paper's but on the other side of 1, e.g. 1.1 against 0.839, says the
+    opposite of the paper and differs).
+
+    >>> factor_verdict(0.615, 0.5), factor_verdict(0.615, 0.3), factor_verdict(0.839, 1.1)
+    ('reproduced', 'same direction', 'differs')
     """
-    if unit in (RELATIVE, VALUE):
-        if isinstance(paper_value, (bool, str)) or not _finite(paper_value) or paper_value == 0:
-            raise usage_error("paper_value", f"a {unit} must be a finite non-zero number, got {paper_value!r}")
-        return relative_verdict(float(paper_value), ftlab_value)
-    if unit in (QUALITATIVE, BOOLEAN):
-        return qualitative_verdict(paper_value, ftlab_value)
-    raise usage_error("unit", f"unknown claim unit {unit!r}; valid units: {', '.join(UNITS)}")
-
-
-def relative_verdict(paper: float, ftlab: FtlabValue) -> str:
-    """`reproduced`, `same direction` or `differs` for a relative change (see the module)."""
-    if isinstance(ftlab, bool) or not _finite(ftlab) or ftlab == 0:
+    if not _positive(value) or (float(value) - 1.0) * (paper - 1.0) <= 0:  # type: ignore[arg-type]
         return DIFFERS
-    ratio = float(ftlab) / paper  # type: ignore[arg-type]
-    if ratio < 0:
-        return DIFFERS
-    if RATIO_LOW * (1 - _RATIO_SLACK) <= ratio <= RATIO_HIGH * (1 + _RATIO_SLACK):
+    if abs(math.log(float(value) / paper)) <= math.log(FACTOR_TOLERANCE) + _SLACK:  # type: ignore[arg-type]
         return REPRODUCED
     return SAME_DIRECTION
 
 
-def qualitative_verdict(paper: PaperValue, ftlab: FtlabValue) -> str:
-    """`reproduced` if ftlab's value points the paper's way, else `differs` (see the module)."""
-    want = paper_direction(paper)
-    if isinstance(ftlab, bool):
-        got = 1 if ftlab else -1
-    elif _finite(ftlab) and ftlab != 0:
-        got = 1 if float(ftlab) > 0 else -1  # type: ignore[arg-type]
-    else:
+def value_verdict(paper: float, value: FtlabValue) -> str:
+    """`value`: reproduced within FACTOR_TOLERANCE either way, differs otherwise.
+
+    >>> value_verdict(19.0, 13.0), value_verdict(19.0, 2.09)
+    ('reproduced', 'differs')
+    """
+    if not _positive(value):
         return DIFFERS
-    return REPRODUCED if got == want else DIFFERS
+    return REPRODUCED if abs(math.log(float(value) / paper)) <= math.log(FACTOR_TOLERANCE) + _SLACK else DIFFERS  # type: ignore[arg-type]
 
 
-def paper_direction(paper: PaperValue) -> int:
-    """+1 or -1: the direction a qualitative claim's paper value states ("+", "-", "−",
-    True, False); an `ftlab.UsageError` for anything else."""
-    if isinstance(paper, bool):
-        return 1 if paper else -1
-    if paper == "+":
-        return 1
-    if paper in ("-", MINUS):
-        return -1
-    raise usage_error("paper_value", f'a qualitative claim takes "+", "-", True or False, got {paper!r}')
+def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
+    """`exact`: reproduced when `value` rounded half up to `digits` decimals is the printed
+    number, i.e. in [paper − u/2, paper + u/2) with u = 10^−digits (compared in decimal, from
+    the value's shortest repr, so 7.35 rounds to 7.4).
+
+    >>> exact_verdict(7.3, 7.25, 1), exact_verdict(7.3, 7.35, 1), exact_verdict(7.3, 5.51, 1), exact_verdict(76, 76.4, 0)
+    ('reproduced', 'differs', 'differs', 'reproduced')
+    """
+    from decimal import Decimal
+
+    if isinstance(value, bool) or not _finite(value):
+        return DIFFERS
+    v, p, half = Decimal(repr(float(value))), Decimal(repr(float(paper))), Decimal(5).scaleb(-digits - 1)  # type: ignore[arg-type]
+    return REPRODUCED if p - half <= v < p + half else DIFFERS
+
+
+_OPS = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b, ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
+
+
+def bound_verdict(paper: PaperValue, value: FtlabValue, op: str = "", adjective: str = "", high: float | None = None) -> str:
+    """`bound`: holds when `value` `op` `paper` (for "between": in [paper, high]), or is inside
+    ADJECTIVES[adjective]; violated otherwise (including NaN or missing). A boolean counts as 1 or 0.
+
+    >>> bound_verdict(1.1, 1.26, "<="), bound_verdict(0, 0, "<="), bound_verdict(None, 1.3, adjective="slightly worse")
+    ('violated', 'holds', 'violated')
+    """
+    if adjective:
+        if adjective not in ADJECTIVES:
+            raise usage_error("adjective", f"unknown adjective {adjective!r}; declared: {', '.join(ADJECTIVES)}")
+        test = ADJECTIVES[adjective].holds
+    elif op == "between":
+        if not _finite(paper) or not _finite(high):
+            raise usage_error("high", f"a bound between two numbers needs both, got {paper!r} and {high!r}")
+        test = lambda v: float(paper) <= v <= float(high)  # type: ignore[arg-type]  # noqa: E731
+    elif op in _OPS:
+        if isinstance(paper, (bool, str)) or not _finite(paper):
+            raise usage_error("paper", f"a bound needs a finite number, got {paper!r}")
+        test = lambda v: _OPS[op](v, float(paper))  # type: ignore[arg-type]  # noqa: E731
+    else:
+        raise usage_error("op", f"a bound needs op (one of {', '.join(_OPS)}, between) or an adjective, got {op!r}")
+    if value is None or (not isinstance(value, bool) and not _finite(value)):
+        return VIOLATED
+    return HOLDS if test(float(value)) else VIOLATED
+
+
+def order_verdict(margin: FtlabValue, spread: tuple[float, float] | None = None) -> str:
+    """`order`: holds when the margin is positive and above the spread (max − min over seeds),
+    within noise when |margin| is at most the spread, violated otherwise.
+
+    >>> order_verdict(0.3, (0.2, 0.4)), order_verdict(0.2, (0.0, 0.5)), order_verdict(-0.3, (-0.4, -0.2))
+    ('holds', 'within noise', 'violated')
+    """
+    if isinstance(margin, bool) or not _finite(margin):
+        return VIOLATED
+    width = (spread[1] - spread[0]) if spread is not None else 0.0
+    # a margin equal to the width (to a relative 1e-9: 0.3 − 0.1 is 0.19999999999999998) is inside it
+    width *= 1 + _SLACK
+    m = float(margin)  # type: ignore[arg-type]
+    if m > 0 and m > width:
+        return HOLDS
+    return WITHIN_NOISE if width > 0 and abs(m) <= width else VIOLATED
+
+
+def median(values: Sequence[float]) -> float:
+    """The median (the middle value for an odd count, the mean of the middle two otherwise).
+
+    >>> median([3.0, 1.0, 2.0]), median([1.0, 2.0])
+    (2.0, 1.5)
+    """
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def ratio(value: float | None, base: float | None) -> float:
+    """value / base, or NaN when either is missing or not finite, or base is 0.
+
+    >>> ratio(75.0, 100.0)
+    0.75
+    """
+    if not _finite(value) or not _finite(base) or base == 0:
+        return math.nan
+    return float(value) / float(base)  # type: ignore[arg-type]
 
 
 def relative_change(value: float | None, base: float | None) -> float:
@@ -176,9 +346,7 @@ def relative_change(value: float | None, base: float | None) -> float:
     >>> relative_change(75.0, 100.0)
     -0.25
     """
-    if not _finite(value) or not _finite(base) or base == 0:
-        return math.nan
-    return float(value) / float(base) - 1.0  # type: ignore[arg-type]
+    return ratio(value, base) - 1.0
 
 
 def _finite(value: Any) -> bool:
@@ -212,35 +380,42 @@ def fmt_number(value: float | None, unit: str = "", digits: int = 0) -> str:
     return f"{text} {unit}" if unit else text
 
 
+def fmt_value(value: FtlabValue | str) -> str:
+    """A number with 3 significant digits (thousands separated from 1,000 on) and a true minus;
+    "n/a" if missing; true/false.
+
+    >>> fmt_value(15.0), fmt_value(0.000412), fmt_value(1234.5), fmt_value(None), fmt_value(True)
+    ('15', '0.000412', '1,230', 'n/a', 'true')
+    """
+    if isinstance(value, bool):
+        return str(value).lower()
+    if not _finite(value):
+        return "n/a"
+    three = float(f"{float(value):.3g}")  # type: ignore[arg-type]
+    text = f"{three:,.0f}" if abs(three) >= 1000 else f"{float(value):.3g}"  # type: ignore[arg-type]
+    return text.replace("-", MINUS)
+
+
 def fmt_paper(claim: Claim) -> str:
-    """The paper's value as shown in the tables: −38.5%, or a direction (+, −, true)."""
-    if claim.unit == RELATIVE:
-        return fmt_change(claim.paper_value)  # type: ignore[arg-type]
-    if claim.unit == VALUE:
-        return fmt_value(claim.paper_value)  # type: ignore[arg-type]
-    if isinstance(claim.paper_value, bool):
-        return str(claim.paper_value).lower()
-    return "+" if paper_direction(claim.paper_value) > 0 else MINUS
+    """The paper's value as shown in the tables: a factor "0.615x", a value, a bound "≤ 1.1",
+    an order "holds"."""
+    if claim.kind == FACTOR:
+        return f"{fmt_value(claim.paper_value)}x"
+    if claim.kind == BOUND:
+        return claim.bound
+    if claim.kind == ORDER:
+        return "> 0"
+    return fmt_value(claim.paper_value)
 
 
 def fmt_ftlab(claim: Claim) -> str:
-    """ftlab's value as shown in the tables."""
-    if isinstance(claim.ftlab_value, bool):
-        return str(claim.ftlab_value).lower()
-    if claim.unit == VALUE:
-        return fmt_value(claim.ftlab_value)
-    return fmt_change(claim.ftlab_value)
-
-
-def fmt_value(value: FtlabValue | str) -> str:
-    """A claim's value (unit VALUE) with 3 significant digits and a true minus; "n/a" if missing.
-
-    >>> fmt_value(15.0), fmt_value(0.000412), fmt_value(None)
-    ('15', '0.000412', 'n/a')
-    """
-    if isinstance(value, bool) or not _finite(value):
-        return "n/a"
-    return f"{float(value):.3g}".replace("-", MINUS)  # type: ignore[arg-type]
+    """ftlab's value as shown in the tables, with its spread over seeds: "0.52x [0.5, 0.61]"."""
+    if claim.verdict == NOT_MEASURED:
+        return "-"
+    text = fmt_value(claim.ftlab_value) + ("x" if claim.kind == FACTOR and _finite(claim.ftlab_value) else "")
+    if claim.spread is not None:
+        text += f" [{fmt_value(claim.spread[0])}, {fmt_value(claim.spread[1])}]"
+    return text
 
 
 # --------------------------------------------------------------------------------------
@@ -306,7 +481,9 @@ def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
         "busiest_die_by_phase": by_phase,
         "busiest_die_ok": die_ok,
         "reasons": reasons,
-        "ok": die_ok and tenants_ok,
+        # DESIGN §12: a busy die is not by itself unhealthy (sweeps go past saturation on purpose);
+        # a saturated run shows as an unstable or starved tenant. The busiest die is reported.
+        "ok": tenants_ok,
     }
 
 
@@ -365,13 +542,13 @@ def write_claims_json(path: StrPath, claims: Sequence[Claim], **sections: Any) -
     return write_json(path, doc)
 
 
-def verdict_rule() -> str:
-    """The verdict rule in one paragraph (recorded in claims.json)."""
-    return (
-        "relative change and value: ratio = ftlab / paper; reproduced if same sign and ratio in [2/3, 3/2]; "
-        "same direction if same sign otherwise; differs if opposite sign or ftlab is zero, NaN or missing. "
-        "qualitative/boolean: reproduced if ftlab's direction matches the paper's (+ or −, true or false), else differs."
-    )
+def verdict_rule() -> dict[str, str]:
+    """The verdict rule, per kind (recorded in claims.json)."""
+    rule = {kind: f"{yes}; otherwise {no}" for kind, (_, yes, no) in KINDS.items()}
+    rule["seeds"] = "the value judged is the median over seeds; spread = (min, max) over seeds"
+    rule[INVALID] = "a run the claim rests on is unhealthy (health ok false), whatever the value"
+    rule[NOT_MEASURED] = "ftlab cannot measure the claim (the reason says why)"
+    return rule
 
 
 def write_json(path: StrPath, value: Any) -> Path:
@@ -432,18 +609,18 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
     """Per claim (in the order first seen): its paper value, the min and max of ftlab's value
     over the cases (NaN and missing values left out; booleans as 0/1; None if none is left),
     ftlab's value per case (`values`), the cases it was computed in (`cases`, `n_cases`), and
-    `reversed_in`, the cases whose verdict is `differs`.
+    `reversed_in`, the cases whose verdict is `differs` or `violated`.
 
-    >>> c = lambda v: make_claim("x", "x", -0.4, v, RELATIVE, "")
-    >>> sensitivity_summary({"a": [c(-0.3)], "b": [c(0.1)]})[0]["reversed_in"]
+    >>> c = lambda v: Claim("x", "x", FACTOR, 0.6, v, factor_verdict(0.6, v), "")
+    >>> sensitivity_summary({"a": [c(0.7)], "b": [c(1.1)]})[0]["reversed_in"]
     ['b']
     """
     rows: dict[str, dict[str, Any]] = {}
     for case, claims in by_case.items():
         for claim in claims:
-            row = rows.setdefault(claim.id, {"claim": claim.id, "text": claim.text, "unit": claim.unit, "paper_value": claim.paper_value, "values": {}, "reversed_in": []})
+            row = rows.setdefault(claim.id, {"claim": claim.id, "text": claim.text, "kind": claim.kind, "paper_value": claim.paper_value, "values": {}, "reversed_in": []})
             row["values"][case] = claim.ftlab_value
-            if claim.verdict == DIFFERS:
+            if claim.verdict in (DIFFERS, VIOLATED):
                 row["reversed_in"].append(case)
     out = []
     for row in rows.values():
@@ -458,18 +635,19 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
 
 
 def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
-    """A rich table: claim, paper, ftlab, ratio, verdict (coloured)."""
+    """A rich table: claim, kind, paper, ftlab (with its spread over seeds), verdict (coloured)."""
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", caption="reproduced: same sign, ftlab/paper in [2/3, 3/2]", caption_justify="left")
+    caption = "factor/value: within 1.5x; exact: at the printed rounding; order: margin above the spread over seeds"
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("claim", overflow="fold")
-    for name in ("paper", "ftlab", "ratio"):
-        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    for name in ("paper", "ftlab"):
+        table.add_column(name, justify="right", overflow="fold")
     table.add_column("verdict", no_wrap=True)
     for c in claims:
-        ratio = "-" if c.ratio is None else f"{c.ratio:.2f}"
-        table.add_row(escape(c.text), fmt_paper(c), fmt_ftlab(c), ratio, f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]")
+        table.add_row(escape(c.text), c.kind, escape(fmt_paper(c)), escape(fmt_ftlab(c)), f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]")
     return table
 
 
@@ -523,24 +701,25 @@ def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivi
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", caption="min/max of ftlab's value over the cases; reversed in: cases where the verdict is `differs`", caption_justify="left")
+    caption = "min/max of ftlab's value over the cases; reversed in: cases where the verdict is `differs` or `violated`"
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("claim", overflow="fold")
     for name in ("paper", "min", "max"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("reversed in", overflow="fold")
     for r in rows:
-        fmt = fmt_value if r["unit"] == VALUE else fmt_change
-        paper = fmt(r["paper_value"]) if r["unit"] in (RELATIVE, VALUE) else str(r["paper_value"]).replace("-", MINUS)
         reversed_in = ", ".join(r["reversed_in"])
-        table.add_row(escape(r["text"]), paper, fmt(r["min"]), fmt(r["max"]), f"[bold red]{escape(reversed_in)}[/]" if reversed_in else "none")
+        paper = "-" if r["paper_value"] is None else fmt_value(r["paper_value"])
+        table.add_row(escape(r["text"]), paper, fmt_value(r["min"]), fmt_value(r["max"]), f"[bold red]{escape(reversed_in)}[/]" if reversed_in else "none")
     return table
 
 
 def print_claims(console: Console, claims: Sequence[Claim]) -> None:
-    """Print the claims table, then each claim's `why` sentence."""
+    """Print the claims table, then each claim's `why` sentence (and reason)."""
     console.print(claims_table(claims))
     for c in claims:
-        console.print(f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]: {c.why}", highlight=False, soft_wrap=True)
+        reason = f" ({c.reason})" if c.reason and c.reason not in c.why else ""
+        console.print(f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]: {c.why}{reason}", highlight=False, soft_wrap=True)
 
 
 @dataclass
@@ -576,3 +755,4 @@ class ReproductionResult:
 
     def __repr__(self) -> str:
         return f"<ftlab.ReproductionResult {self.name} out={self.out} verdicts={self.verdicts}>"
+

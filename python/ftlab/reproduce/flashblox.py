@@ -1,29 +1,27 @@
 """ftlab.reproduce.flashblox: the FlashBlox reproduction (Huang, Badam, Caulfield, Nath, Sengupta,
 Sharma and Qureshi, "FlashBlox: Achieving Both Performance Isolation and Uniform Lifetime for
-Virtualized SSDs", FAST '17; our source is the talk's slides only), run by `ftlab reproduce
-flashblox`.
+Virtualized SSDs"; our source is the talk's slides only, which name no venue), run by `ftlab
+reproduce flashblox`.
 
 It runs `scenarios/reproduce/flashblox.toml` (or, quick, `flashblox-quick.toml`) three times with
 the same tenants, seed and load: `hardware` (every tenant a channel-isolated vSSD, as the
 scenario says, swaps off), `software` (every vSSD software-isolated: all share every die,
 isolated by the engine's fair-share scheduler, `ftl.scheduler = "fair"`, which the scenarios set
-for all three runs; no token bucket unless SOFTWARE_IOPS_FACTOR > 0) and `swap` (as the scenario
-says, swaps on: its first swap starts at `swap_interval_min_s`, in phase `swap`). Then:
+for all three runs; no token bucket unless SOFTWARE_IOPS_FACTOR > 0; every tenant also run alone,
+`[measure] solo = true`, for its slowdown) and `swap` (as the scenario says, swaps on: its first
+swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
+(`papers/flashblox.toml`); this module computes their values (`measurements`):
 
-1. latency, over the measured phase of `hardware` and `software`, read requests per tenant: the
-   geometric mean over tenants of hardware's p99 / software's (paper: 2.6x lower, −61.5%), its
-   lowest (paper: "up to 3.1x", −67.7%), and the geometric mean of the means (1.4x, −28.6%);
+1. latency: the geometric mean over tenants of hardware's read p99 / software's, and of the
+   means; the software run's p99 slowdown (shared over alone) for "3x tail latency";
 2. lifetime, with `ftlab lifetime`'s fast-forward model (crates/ftlab/src/metrics/lifetime_model.rs)
    fed by `hardware`'s per-vSSD erase rates (no swap in them) and `swap`'s swap cost
-   (`model_summary`). The swap interval is
-   the slides' own derivation, not a fit: the ideal lifetime (every block worn evenly) divided
-   by N·K swaps, N the channels and K = ceil((N−1−x)/(N·x)) for x = 0.1. Claims: the most-worn
-   channel's wear over the mean at the first wear-out with swaps (paper: at most 1.1, +10%) and
-   that it is higher without swaps; lifetime with swaps / ideal ("near-ideal": 1);
-3. swaps: a swap's device time, measured in the `swap` run and scaled to the
-   full `flashblox` device by its capacity (a swap copies a channel's valid data: paper 15
-   minutes); the mean interval between swaps of the fast-forward, at the same scale (paper 19
-   days), and the fraction of time a swap runs (paper 0.04%; scale-free).
+   (`model_summary`): the wear imbalance at the first wear-out with and without swaps, and
+   the lifetime with swaps over the ideal;
+3. swaps: a swap's device time, measured in the `swap` run and scaled to the full `flashblox`
+   device by its capacity; the fast-forward's mean interval between swaps at the same scale,
+   and over the ideal lifetime for a 5-year life; the fraction of time a swap runs;
+4. the slides' own arithmetic for K and N·K (N = 16, x = 0.1).
 
 It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
 swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (direct runs,
@@ -43,18 +41,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, parse_toml, scenario_file
+from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
-    QUALITATIVE,
-    RELATIVE,
-    VALUE,
     Claim,
     ReproductionResult,
-    fmt_change,
     fmt_number,
     health,
-    make_claim,
+    ratio,
     sensitivity_summary,
     write_claims_json,
     write_csv,
@@ -65,7 +60,6 @@ if TYPE_CHECKING:
     from ftlab.report import Report
 
 NAME = "flashblox"
-PAPER_REF = "Huang et al., FlashBlox, FAST '17 (talk slides)"
 SCENARIO = "reproduce/flashblox.toml"
 QUICK_SCENARIO = "reproduce/flashblox-quick.toml"
 SCHEME = "flashblox"
@@ -79,6 +73,9 @@ SWAP_PHASE = "swap"
 #: tenant's offered rate, 0 = none (the default: the slides name software isolation, a
 #: scheduler, not a limiter; the sensitivity adds buckets of 2.0 and 1.2 x the rate).
 SOFTWARE_IOPS_FACTOR = 0.0
+#: The software run also runs every tenant alone (`[measure] solo = true`): its slowdowns give
+#: the slides' "3x tail latency" from interference (claim interference_tail_3x).
+SOLO = ("measure.solo=true",)
 #: The token-bucket factors of the sensitivity's extra software runs.
 SENSITIVITY_IOPS_FACTORS = (2.0, 1.2)
 #: The full `flashblox` preset's blocks per plane and pages per block (presets.rs): a swap's
@@ -88,32 +85,24 @@ FULL_PAGES_PER_BLOCK = 256
 #: The slides' wear-imbalance target 1 + x.
 IMBALANCE_X = 0.1
 DAY_S = 86_400.0
-#: The slides' numbers.
-PAPER = {
-    "p99_factor": 2.6,  # "Tail latency reduction: 2.6x"
-    "p99_factor_max": 3.1,  # "up to 3.1x" (the brief's reading of the talk's figure)
-    "mean_factor": 1.4,  # "average latency reduction: 1.4x"
-    "imbalance": 1.1,  # "the wear imbalance is bounded in 1.1"
-    "swap_minutes": 15.0,  # "Channel migration takes 15 minutes"
-    "swap_interval_days": 19.0,  # "once per 19 days"
-    "drop_fraction": 0.0004,  # "performance drops only for 0.04% of all the time"
-    "lifetime_vs_ideal": 1.0,  # "near-ideal SSD lifetime" (no number: ideal = 1)
-}
 SENSITIVITY_FILE = "sensitivity.json"
 SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None
+    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    seed: int = 0,
 ) -> ReproductionResult:
     """Run the FlashBlox reproduction into `out` (see the module docstring); `scenario`
-    replaces the reproduction's own (for development). Returns the claims, health and files."""
+    replaces the reproduction's own (for development); `seed` is added to the scenario's
+    seed. Returns the claims, health and files (`extra["seed_result"]`)."""
     start = time.perf_counter()
     path = Path(scenario) if scenario is not None else scenario_path(quick)
-    reports = run_pair(path, out / "run", [], jobs, progress, "simulating")
+    reports = run_pair(path, out / "run", seed_overrides(path, seed), jobs, progress, "simulating")
     model = lifetime_model(reports["hardware"], reports["swap"])
-    claims = flashblox_claims(reports["hardware"].summary, reports["software"].summary, model)
     checks = run_health(reports)
+    result = SeedResult(seed, measurements(reports["hardware"].summary, reports["software"].summary, model), checks)
+    claims = evaluate(claimfile.load(NAME), [result])
     files = figures(reports, model, out)
     wall_s = time.perf_counter() - start
     files.append(_write_claims(out, claims, path, quick, wall_s, checks, model))
@@ -122,7 +111,7 @@ def reproduce(
         sens = run_sensitivity(path, out, quick, jobs, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME, out, path, quick, claims, checks, [], files, time.perf_counter() - start, None, sens, {"reports": reports, "model": model}
+        NAME, out, path, quick, claims, checks, [], files, time.perf_counter() - start, None, sens, {"reports": reports, "model": model, "seed_result": result}
     )
 
 
@@ -180,7 +169,7 @@ def run_pair(path: Path, out: Path, extra: Sequence[str], jobs: int | None, prog
     text = path.read_text(encoding="utf-8")
     plan = {
         "hardware": [*extra, "scheme.flashblox.swaps=false"],
-        "software": [*extra, *software_overrides(_with_overrides(text, extra))],
+        "software": [*extra, *software_overrides(_with_overrides(text, extra)), *SOLO],
         "swap": [*extra, "scheme.flashblox.swaps=true"],
     }
     if progress:
@@ -268,28 +257,27 @@ def geomean(values: Sequence[float | None]) -> float:
     return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
 
 
-def _factor_claim(id: str, text: str, factor: float, paper: float, rows: Sequence[Mapping[str, Any]], what: str) -> Claim:  # noqa: A002
-    change = 1.0 / factor - 1.0 if math.isfinite(factor) and factor > 0 else math.nan
-    why = (
-        f"hardware isolation's {what} read latency is {factor:.2f}x lower than software isolation's over {len(rows)} tenants "
-        f"({fmt_change(change)}) vs the paper's {paper}x ({fmt_change(1 / paper - 1)})."
-        if not math.isnan(change)
-        else "a latency is missing from summary.json."
-    )
-    return make_claim(id, text, 1.0 / paper - 1.0, change, RELATIVE, why)
-
-
-def latency_claims(rows: Sequence[Mapping[str, Any]]) -> list[Claim]:
-    """Claims 1-3: p99 geometric mean, p99 best tenant, mean geometric mean."""
-    p99 = geomean([r["p99_factor"] for r in rows])
-    best = max((r["p99_factor"] for r in rows if r["p99_factor"] is not None), default=math.nan)
-    mean = geomean([r["mean_factor"] for r in rows])
-    best_tenant = next((r["tenant"] for r in rows if r["p99_factor"] == best), "?")
-    return [
-        _factor_claim("p99_hardware_vs_software", "p99 read latency, hardware vs software isolation (geometric mean over tenants): 2.6x lower", p99, PAPER["p99_factor"], rows, "p99"),
-        _factor_claim("p99_hardware_vs_software_max", f"p99 read latency, hardware vs software isolation, best tenant ({best_tenant}): up to 3.1x lower", best, PAPER["p99_factor_max"], rows, f"best tenant's ({best_tenant}) p99"),
-        _factor_claim("mean_hardware_vs_software", "mean read latency, hardware vs software isolation (geometric mean over tenants): 1.4x lower", mean, PAPER["mean_factor"], rows, "mean"),
-    ]
+def latency_measurements(rows: Sequence[Mapping[str, Any]], software: Mapping[str, Any]) -> dict[str, Measured]:
+    """`p99_factor` and `mean_factor`: the geometric mean over tenants of hardware / software
+    read latency; `interference_p99`: the geometric mean over tenants of the software run's
+    `slowdown.read_p99` (shared over alone; needs `[measure] solo = true` in that run)."""
+    out: dict[str, Measured] = {}
+    for metric, what in (("p99", "p99"), ("mean", "mean")):
+        factor = geomean([1.0 / r[f"{metric}_factor"] for r in rows if r[f"{metric}_factor"]])
+        why = (
+            f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's (geometric mean over {len(rows)} tenants; "
+            f"{1 / factor:.2f}x lower)." if math.isfinite(factor) else "a latency is missing from summary.json."
+        )
+        out[f"{metric}_factor"] = Measured(factor, why)
+    tenants = ((software.get("schemes") or {}).get(SCHEME) or {}).get("tenants") or {}
+    slowdowns = {t: (v.get("slowdown") or {}).get("read_p99") for t, v in tenants.items()}
+    if not tenants or any(s is None for s in slowdowns.values()):
+        out["interference_p99"] = Measured(None, "the software run has no slowdown.read_p99 per tenant.", "summary.json of the software run lacks slowdown.read_p99 ([measure] solo = true)")
+    else:
+        g = geomean(list(slowdowns.values()))
+        worst = max(slowdowns, key=lambda t: slowdowns[t])  # type: ignore[arg-type,return-value]
+        out["interference_p99"] = Measured(g, f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).")
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -359,11 +347,15 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
 
 
 def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
-    """The fast-forward model (`model_summary` of the two runs) with and without swaps, its
-    swap interval the slides' (ideal lifetime / (N·K)), plus `ideal_s`, `interval_min_s`,
-    `swap_rounds`, `swap_time_s` (measured), `scale` (capacity_scale), the wear imbalance (max /
-    mean of the channels' wear) at the end of each case and `interval_sweep`: the same with the
-    interval divided by INTERVAL_DIVISORS (does swapping more often approach 1.1?)."""
+    """The fast-forward model (`model_summary` of the two runs) with and without swaps. Swaps
+    fire on the measured erase-rate imbalance, the `swap` run's own rule ([scheme.flashblox]:
+    `swap_threshold`, `rate_window`, and `swap_interval_min_s` only as the floor between checks);
+    nothing imposes an interval, so the interval and the time spent swapping are outputs. Plus
+    `ideal_s`, `interval_min_s` (the floor), `swap_rounds`, `swap_time_s` (measured), `scale`
+    (capacity_scale), the wear imbalance (max / mean of the channels' wear) at the end of each
+    case, the model's `swap_bound` (does N·K fit before the first wear-out) and `worst_case`
+    (the slides' one-hot case over a 5-year life), and `interval_sweep`: the same with the
+    floor divided by INTERVAL_DIVISORS (the floor is ftlab's choice, not the slides')."""
     import tomli_w
 
     from ftlab import _core
@@ -376,8 +368,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     ideal = ideal_lifetime_s(inputs)
     n = len(inputs["blocks"])
     k = swap_rounds(n)
-    interval = ideal / (n * k) if math.isfinite(ideal) else 1e7
-    doc.setdefault("scheme", {}).setdefault(SCHEME, {})["swap_interval_min_s"] = min(interval, 1e7)
+    interval = float(inputs["swap_interval_min_s"])
     horizon = 10 * ideal if math.isfinite(ideal) else 1e9
     model = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
     counters = swap.summary["schemes"][SCHEME].get("scheme_counters") or {}
@@ -399,7 +390,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
         model[case]["mean_interval_s"] = sum(gaps) / len(gaps) if gaps else None
     sweep = []
     for div in INTERVAL_DIVISORS:
-        doc["scheme"][SCHEME]["swap_interval_min_s"] = min(interval / div, 1e7)
+        doc.setdefault("scheme", {}).setdefault(SCHEME, {})["swap_interval_min_s"] = interval / div
         w = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
         life = w["first_wear_out_s"] / ideal if w["first_wear_out_s"] and math.isfinite(ideal) else None
         sweep.append({"divisor": div, "interval_min_s": interval / div, "n_swaps": w["n_swaps"], "lifetime_vs_ideal": life, "imbalance": wear_imbalance(w["series"][-1]["wear"])})
@@ -407,7 +398,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     return model
 
 
-#: The swap interval's divisors of the model-only sweep (1: the slides' N·K interval).
+#: The swap floor's divisors of the model-only sweep (1: the scenario's own floor).
 INTERVAL_DIVISORS = (1, 4, 16)
 
 
@@ -421,97 +412,68 @@ def wear_imbalance(wear: Sequence[float]) -> float:
     return max(wear) / mean if mean > 0 else math.nan
 
 
-def lifetime_claims(model: Mapping[str, Any]) -> list[Claim]:
-    """Claims 4-8: imbalance with swaps; higher without; lifetime vs ideal; swap minutes;
-    swap interval in days; fraction of time swapping."""
+#: A 5-year life in days (the slides' worst case: "For an SSD with 5 years lifetime").
+FIVE_YEARS_DAYS = 5 * 365.25
+
+
+def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
+    """The lifetime and swap values from the fast-forward model (`lifetime_model`)."""
     w, wo = model["with_swaps"], model["without_swaps"]
     scale, ideal, t_swap = model["scale"], model["ideal_s"], model["swap_time_s"]
     imb, imb_no = w["imbalance"], wo["imbalance"]
-    claims = [
-        make_claim(
-            "wear_imbalance_with_swaps",
-            "wear imbalance (most-worn channel / mean) with swaps, at the first wear-out: at most 1.1",
-            PAPER["imbalance"] - 1.0,
-            imb - 1.0,
-            RELATIVE,
-            f"with a swap every {model['interval_min_s'] * scale / DAY_S:.3g} days or more (ideal lifetime / (N·K) = 1/{model['n_channels'] * model['swap_rounds']}), "
-            f"the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({fmt_change(imb - 1)}) vs the paper's 1.1 (+10.0%).",
-        ),
-        make_claim(
-            "wear_imbalance_without_swaps_higher",
-            "wear imbalance without swaps is far above the imbalance with them",
-            "+",
-            relative(imb_no, imb),
-            QUALITATIVE,
-            f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them ({fmt_change(relative(imb_no, imb))}).",
-        ),
-    ]
+    nk = model["n_channels"] * model["swap_rounds"]
     life = (w["first_wear_out_s"] or math.nan) / ideal if ideal else math.nan
     life_no = (wo["first_wear_out_s"] or math.nan) / ideal if ideal else math.nan
-    claims.append(
-        make_claim(
-            "lifetime_vs_ideal",
-            "time to the first wear-out with swaps / ideal (even wear): near-ideal (1)",
-            PAPER["lifetime_vs_ideal"],
-            life,
-            VALUE,
-            f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without "
-            f"(ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale) vs the paper's near-ideal.",
-        )
-    )
-    minutes = t_swap * scale / 60.0 if t_swap else math.nan
-    claims.append(
-        make_claim(
-            "swap_minutes",
-            "a channel swap's device time, full-device scale: 15 minutes",
-            PAPER["swap_minutes"],
-            minutes,
-            VALUE,
-            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run ({model['n_swaps_detailed']:.0f} completed), "
-            f"x{scale:g} for the full device's capacity = {minutes:.1f} min vs the paper's 15 min."
-            if t_swap
-            else "no swap completed in the detailed run (phase `swap`).",
-        )
-    )
     interval = w["mean_interval_s"]
     days = interval * scale / DAY_S if interval else math.nan
-    claims.append(
-        make_claim(
-            "swap_interval_days",
-            "time between swaps, full-device scale: once per 19 days",
-            PAPER["swap_interval_days"],
-            days,
-            VALUE,
-            f"the fast-forward swaps every {days:.3g} days at full-device scale ({len(w['swap_times_s'])} swaps to the first wear-out at "
-            f"{(w['first_wear_out_s'] or math.nan) * scale / DAY_S:,.0f} days) vs the paper's 19 days over a 5-year life: the interval follows the lifetime, "
-            "i.e. the assumed write load.",
-        )
-    )
+    wear_out_days = (w["first_wear_out_s"] or math.nan) * scale / DAY_S
+    minutes = t_swap * scale / 60.0 if t_swap else math.nan
     fraction = t_swap / interval if t_swap and interval else math.nan
-    claims.append(
-        make_claim(
-            "swap_time_fraction",
-            "fraction of the time a swap runs (performance drops): 0.04%",
-            PAPER["drop_fraction"],
-            fraction,
-            VALUE,
-            f"a swap's device time over the interval between swaps (scale-free): {fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%} "
-            "vs the paper's 0.04%.",
-        )
-    )
-    return claims
+    worst = model.get("worst_case") or {}
+    five = float(worst.get("interval_days_mean") or math.nan)
+    swaps = f"{len(w['swap_times_s'])} swaps to the first wear-out at {wear_out_days:,.0f} days (full-device scale)"
+    return {
+        "imbalance_with_swaps": Measured(imb, f"with swaps the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({swaps}; N·K = {nk})."),
+        "imbalance_margin": Measured(ratio(imb_no, imb) - 1.0, f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them."),
+        "lifetime_vs_ideal": Measured(life, f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale)."),
+        "swap_minutes": Measured(
+            minutes,
+            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run ({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's capacity = {minutes:.1f} min."
+            if t_swap else "no swap completed in the detailed run (phase `swap`).",
+        ),
+        "swap_interval_days": Measured(days, f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the interval follows the lifetime, i.e. the assumed write load."),
+        "swap_time_fraction": Measured(fraction, f"a swap's device time over the interval between swaps: {fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}."),
+        "swap_interval_5y_days": Measured(
+            five,
+            f"the slides' worst case (one channel takes every write) over a 5-year ideal life, swapping on the measured "
+            f"imbalance: a swap every {five:.3g} days on average ({worst.get('n_swaps', 'n/a')} swaps).",
+        ),
+        **formula_measurements(),
+    }
 
 
-def relative(value: float | None, base: float | None) -> float:
-    """value / base − 1, NaN when either is missing or not finite, or base is 0."""
-    if value is None or base is None or not math.isfinite(value) or not math.isfinite(base) or base == 0:
-        return math.nan
-    return value / base - 1.0
+def formula_measurements() -> dict[str, Measured]:
+    """The slides' own arithmetic for N = 16, x = 0.1: K ≥ (N − 1 − x)/(Nx) unrounded, the
+    least whole K, and N·K with the slides' K = 9."""
+    bound = (16 - 1 - IMBALANCE_X) / (16 * IMBALANCE_X)
+    return {
+        "k_bound_n16": Measured(bound, f"(16 − 1 − 0.1) / (16 x 0.1) = {bound:.4g}: K must be at least that."),
+        "k_whole_n16": Measured(float(swap_rounds(16)), f"the least whole K ≥ {bound:.4g} is {swap_rounds(16)}."),
+        "nk_n16_k9": Measured(16.0 * 9, "N·K = 16 x 9 = 144 with the slides' K = 9 (16 x 10 = 160 with the least whole K)."),
+    }
 
 
-def flashblox_claims(hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any]) -> list[Claim]:
-    """Every claim, in order (latency, then lifetime and swaps)."""
-    return [*latency_claims(latency_rows(hardware, software)), *lifetime_claims(model)]
+def measurements(hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any]) -> dict[str, Measured]:
+    """ftlab's value of every `measure` name of papers/flashblox.toml."""
+    return {**latency_measurements(latency_rows(hardware, software), software), **lifetime_measurements(model)}
+
+
+def flashblox_claims(hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any], checks: Mapping[str, Any] | None = None) -> list[Claim]:
+    """Every claim of papers/flashblox.toml judged on one seed's runs (`checks`: the health
+    by run name; default: every run healthy as far as these summaries say)."""
+    if checks is None:
+        checks = health({"schemes": {"hardware": hardware["schemes"][SCHEME], "software": software["schemes"][SCHEME], "swap": hardware["schemes"][SCHEME]}})
+    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(hardware, software, model), checks)])
 
 
 # --------------------------------------------------------------------------------------
@@ -548,11 +510,10 @@ def _write_claims(out: Path, claims: Sequence[Claim], path: Path, quick: bool, w
         out / CLAIMS_FILE,
         claims,
         reproduction=NAME,
-        paper=PAPER_REF,
+        paper=claimfile.load(NAME).citation,
         scenario=str(path),
         quick=quick,
         ftlab_version=_core.version(),
-        wall_s=round(wall_s, 3),
         software_iops_factor=SOFTWARE_IOPS_FACTOR,
         lifetime_model=lifetime,
         health=checks,
@@ -695,7 +656,7 @@ def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progre
         if progress:
             progress(f"sensitivity: {name}", i, len(cases) + 2)
         reports = run_pair(path, out / "sensitivity" / _slug(name), sets, jobs, None, name)
-        by_case[name] = flashblox_claims(reports["hardware"].summary, reports["software"].summary, lifetime_model(reports["hardware"], reports["swap"]))
+        by_case[name] = flashblox_claims(reports["hardware"].summary, reports["software"].summary, lifetime_model(reports["hardware"], reports["swap"]), run_health(reports))
         details.append(_detail(name, sets, reports, by_case[name]))
     import ftlab
 
@@ -707,7 +668,7 @@ def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progre
             progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
         sets = software_overrides(path.read_text(encoding="utf-8"), factor)
         sw = ftlab.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
-        by_case[name] = flashblox_claims(base["hardware"].summary, sw.summary, model)
+        by_case[name] = flashblox_claims(base["hardware"].summary, sw.summary, model, run_health({**base, "software": sw}))
         details.append(_detail(name, sets, {**base, "software": sw}, by_case[name]))
     rows = sensitivity_summary(by_case)
     doc = {"reproduction": NAME, "scenario": str(path), "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "claims": rows, "cases": details}

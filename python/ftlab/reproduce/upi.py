@@ -1,19 +1,13 @@
-"""ftlab.reproduce.upi: the UPI reproduction (Kim, Lee and Min, "Utilitarian Performance
-Isolation in Shared SSDs", HotStorage '18, §5), run by `ftlab reproduce upi`.
+"""ftlab.reproduce.upi: the UPI reproduction ("utilitarian performance isolation" for shared
+SSDs, §5; the paper copy carries no title line, author line or venue), run by `ftlab reproduce upi`.
 
 It runs `scenarios/reproduce/upi.toml` (or, quick, `scenarios/reproduce/upi-quick.toml`) with
 the schemes `partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs`
-and `lm-tbe`, then compares §5's claims with ftlab's numbers, each for `upi` and for
-`upi-guarded` where the paper says UPI (all on the whole measured phase of summary.json):
-
-1. DAS-AS p99 read latency, UPI vs unified: −38.5%.
-2. DAS-AS p99 read latency, partitioned vs unified: −47.7%.
-3. LM-TBE mean read latency, UPI vs partitioned: −16.1%.
-4. LM-TBE mean read latency, unified vs partitioned: −13.8%.
-5. DAS-AS mean read latency, UPI vs partitioned: "slightly worse" (qualitative, +).
-6. UPI grows LM-TBE's allocation set after its write rise (Fig. 5c; qualitative, +): the mean
-   of the time series' `alloc_set_dies` over the 300 s after the rise against the 300 s
-   before; the rise `rise_s` is the latest `start_s` of LM-TBE's synthetic parts.
+and `lm-tbe`. The claims are data: `papers/upi.toml` (each with the paper's words, its kind
+and the name of the computation, `measure`, that gives ftlab's value); this module computes
+those values from summary.json and the time series (all on the whole measured phase): read
+latency ratios between schemes, and the growth of LM-TBE's allocation set after its write
+rise (`rise_s`: the latest `start_s` of LM-TBE's synthetic parts).
 
 It writes the figures of the paper (PNG, each with the CSV data behind it): fig3-bars (mean
 and p99 read latency per tenant and scheme), fig4-read-cdf (read-latency CDFs) and fig5-window
@@ -33,19 +27,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, parse_toml, scenario_file
+from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
     PHASES_FILE,
-    QUALITATIVE,
-    RELATIVE,
     Claim,
     ReproductionResult,
     fmt_change,
     fmt_number,
     health,
-    make_claim,
     phase_table,
+    ratio,
     relative_change,
     sensitivity_summary,
     write_claims_json,
@@ -70,31 +63,28 @@ UPI_VARIANTS = ("upi", "upi-guarded")
 RISE_TENANT = "lm-tbe"
 #: Half the window of Figure 5 (and of claim 6) around the rise, in seconds.
 AROUND_RISE_S = 300.0
-#: The paper's relative changes (§5).
-PAPER = {
-    "das_as_p99_vs_unified": -0.385,
-    "das_as_p99_partitioned_vs_unified": -0.477,
-    "lm_tbe_mean_vs_partitioned": -0.161,
-    "lm_tbe_mean_unified_vs_partitioned": -0.138,
-}
 SENSITIVITY_FILE = "sensitivity.json"
 SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None
+    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    seed: int = 0,
 ) -> ReproductionResult:
     """Run the UPI reproduction into `out` (see the module docstring); `scenario` replaces
-    the reproduction's own (for development). Returns the claims, health and files."""
+    the reproduction's own (for development); `seed` is added to the scenario's seed. Returns
+    the claims, health and files (`extra["seed_result"]`: the measurements and health)."""
     import ftlab
 
     start = time.perf_counter()
     path = Path(scenario) if scenario is not None else scenario_path(quick)
     label = f"simulating {path.name}"
-    report = ftlab.run(path, out=out / "run", jobs=jobs, progress=(lambda d, t: progress(label, d, t)) if progress else None)
+    on_progress = (lambda d, t: progress(label, d, t)) if progress else None
+    report = ftlab.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs, progress=on_progress)
     rise = rise_s(report.resolved_toml)
-    claims = upi_claims(report.summary, report.timeseries, rise)
     checks, phases = health(report.summary), phase_table(report.summary, TENANTS)
+    result = SeedResult(seed, measurements(report.summary, report.timeseries, rise), checks)
+    claims = evaluate(claimfile.load(NAME), [result])
     files = [*figures(report, rise, out), write_csv(out / PHASES_FILE, phases, _phase_columns(phases))]
     wall_s = time.perf_counter() - start
     files.append(_write_claims(out, claims, path, quick, wall_s, rise, checks, phases))
@@ -103,7 +93,7 @@ def reproduce(
         sens = run_sensitivity(path, report.resolved_toml, out, quick, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME, out, path, quick, claims, checks, phases, files, time.perf_counter() - start, report, sens, {"rise_s": rise}
+        NAME, out, path, quick, claims, checks, phases, files, time.perf_counter() - start, report, sens, {"rise_s": rise, "seed_result": result}
     )
 
 
@@ -120,10 +110,9 @@ def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, wall_
         out / CLAIMS_FILE,
         claims,
         reproduction=NAME,
-        paper="Kim, Lee and Min, Utilitarian Performance Isolation in Shared SSDs, HotStorage '18, §5",
+        paper=claimfile.load(NAME).citation,
         scenario=str(path),
         quick=quick,
-        wall_s=round(wall_s, 3),
         ftlab_version=_core.version(),
         run_dir=str(out / "run"),
         rise_s=rise,
@@ -154,28 +143,46 @@ def _parts(scenario: Mapping[str, Any], tenant: str) -> list[Mapping[str, Any]]:
 
 
 # --------------------------------------------------------------------------------------
-# Claims
+# Claims: the claim file papers/upi.toml, each claim's value computed by its `measure` name
 
 
-def upi_claims(summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float) -> list[Claim]:
-    """The six claims of the module docstring, those about UPI once per `UPI_VARIANTS`
-    scheme, from a parsed summary.json and the time series (for the allocation sets). A
-    missing value makes its claim's value NaN (verdict `differs`)."""
-    p99 = {s: read_metric(summary, s, "das-as", "p99_us") for s in SCHEMES}
-    lm_mean = {s: read_metric(summary, s, "lm-tbe", "mean_us") for s in SCHEMES}
-    das_mean = {s: read_metric(summary, s, "das-as", "mean_us") for s in SCHEMES}
-    claims: list[Claim] = []
-    for v in UPI_VARIANTS:
-        claims.append(_compare(f"das_as_p99_{v}_vs_unified", "DAS-AS p99 read", p99, v, "unified", PAPER["das_as_p99_vs_unified"]))
-    claims.append(_compare("das_as_p99_partitioned_vs_unified", "DAS-AS p99 read", p99, "partitioned", "unified", PAPER["das_as_p99_partitioned_vs_unified"]))
-    for v in UPI_VARIANTS:
-        claims.append(_compare(f"lm_tbe_mean_{v}_vs_partitioned", "LM-TBE mean read", lm_mean, v, "partitioned", PAPER["lm_tbe_mean_vs_partitioned"]))
-    claims.append(_compare("lm_tbe_mean_unified_vs_partitioned", "LM-TBE mean read", lm_mean, "unified", "partitioned", PAPER["lm_tbe_mean_unified_vs_partitioned"]))
-    for v in UPI_VARIANTS:
-        claims.append(_compare(f"das_as_mean_{v}_vs_partitioned", "DAS-AS mean read", das_mean, v, "partitioned", "+", "slightly worse"))
-    for v in UPI_VARIANTS:
-        claims.append(set_growth_claim(timeseries, v, rise))
-    return claims
+def upi_claims(summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float, checks: Mapping[str, Any] | None = None) -> list[Claim]:
+    """Every claim of papers/upi.toml judged on one run (one seed): a parsed summary.json, the
+    time series (for the allocation sets) and the rise; `checks` the health (default:
+    `health(summary)`). A missing value is NaN and its claim `differs` or is `violated`."""
+    result = SeedResult(0, measurements(summary, timeseries, rise), checks if checks is not None else health(summary))
+    return evaluate(claimfile.load(NAME), [result])
+
+
+def measurements(summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
+    """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
+    names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
+    return {name: measure(name, summary, timeseries, rise) for name in names}
+
+
+def measure(name: str, summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float) -> Measured:
+    """One computation by name: "<metric>:<tenant>:<a>/<b>" is a/b of the tenant's read
+    <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
+    a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise. An
+    unknown name is an `ftlab.UsageError`."""
+    from ftlab._errors import usage_error
+
+    kind, _, rest = name.partition(":")
+    if kind == "set_growth":
+        return set_growth(timeseries, rest, rise)
+    margin = kind == "margin"
+    parts = (rest if margin else name).split(":")
+    if len(parts) != 3 or parts[2].count("/") != 1 or parts[0] not in ("mean_us", "p99_us"):
+        raise usage_error("measure", f"unknown UPI computation {name!r}")
+    metric, tenant, pair = parts
+    a, b = pair.split("/")
+    va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
+    factor = ratio(va, vb)
+    value = factor - 1.0 if margin else factor
+    why = f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
+    if math.isnan(factor):
+        why += " (A value is missing from summary.json or zero.)"
+    return Measured(value, why)
 
 
 def read_metric(summary: Mapping[str, Any], scheme: str, tenant: str, metric: str) -> float | None:
@@ -187,30 +194,17 @@ def read_metric(summary: Mapping[str, Any], scheme: str, tenant: str, metric: st
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _compare(id: str, what: str, values: Mapping[str, float | None], a: str, b: str, paper: float | str, words: str = "") -> Claim:  # noqa: A002
-    """The claim "`what` of scheme a vs scheme b changes by `paper`" with ftlab's change."""
-    change = relative_change(values.get(a), values.get(b))
-    unit = RELATIVE if isinstance(paper, float) else QUALITATIVE
-    stated = fmt_change(paper) if isinstance(paper, float) else f'"{words}" ({paper})'
-    why = f"{a}'s {what} is {fmt_number(values.get(a), 'µs')} against {b}'s {fmt_number(values.get(b), 'µs')}: {fmt_change(change)} vs the paper's {stated}."
-    if math.isnan(change):
-        why += " (A value is missing from summary.json or zero.)"
-    text = f"{what} latency, {a} vs {b}" + (f': "{words}"' if words else "")
-    return make_claim(id, text, paper, change, unit, why)
-
-
-def set_growth_claim(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Claim:
-    """Claim 6 for `scheme`: the relative change of LM-TBE's mean allocation-set size
-    (`alloc_set_dies`) from the AROUND_RISE_S before the rise to the AROUND_RISE_S after it."""
+def set_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Measured:
+    """The growth of `scheme`'s LM-TBE mean allocation-set size (`alloc_set_dies`) from the
+    AROUND_RISE_S before the rise to the AROUND_RISE_S after it: after / before − 1."""
     before, after = set_size_means(timeseries, scheme, RISE_TENANT, rise)
     change = relative_change(after, before)
     w = f"{AROUND_RISE_S:.0f} s"
     why = (
         f"{scheme}'s LM-TBE allocation set averages {fmt_number(before, 'dies', 2)} in the {w} before the rise at {rise:,.0f} s "
-        f"and {fmt_number(after, 'dies', 2)} in the {w} after: {fmt_change(change)} vs the paper's growth (Fig. 5c)."
+        f"and {fmt_number(after, 'dies', 2)} in the {w} after: {fmt_change(change)}."
     )
-    text = f"{scheme} grows LM-TBE's allocation set after the write rise (Fig. 5c)"
-    return make_claim(f"lm_tbe_set_grows_{scheme}", text, "+", change, QUALITATIVE, why)
+    return Measured(change, why)
 
 
 def set_size_means(timeseries: pl.DataFrame | None, scheme: str, tenant: str, rise: float) -> tuple[float | None, float | None]:

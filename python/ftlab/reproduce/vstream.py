@@ -1,6 +1,6 @@
 """ftlab.reproduce.vstream: the vStream reproduction (Yong, Jeong, Lee and Kim, "vStream:
-Virtual Stream Management for Multi-streamed SSDs", HotStorage '18, §5), run by `ftlab
-reproduce vstream`.
+Virtual Stream Management for Multi-streamed SSDs", §4-§5; the copy names no venue), run by
+`ftlab reproduce vstream`.
 
 It runs two workloads, each once per stream mapper, by overriding the scenario's top-level
 `stream_mapper` (and `stream.autostream.variant`):
@@ -12,15 +12,9 @@ It runs two workloads, each once per stream mapper, by overriding the scenario's
 
 Throughput is the tenant's host write bytes per measured second (MB/s) of the closed loop; the
 cost of GC is `device.gc_pages_copied` (§5.2: "the number of valid pages copied during GC").
-Both are normalised to `legacy` (Figures 3 and 4), and the paper's claims are checked with the
-verdict rule of `ftlab.reproduce.claims`:
-
-1. synthetic: every stream mapper improves throughput over legacy, "3x ~ 7x" (paper value +200%,
-   the range's low end, per mapper); Auto-SSD is "much lower" than DAC-SSD (+, per variant);
-   vStream improves throughput 7x (+600%) and cuts GC copies by 51%, and performs best (true);
-2. RocksDB: vStream improves throughput by 70% and cuts GC copies by 18%; DAC-SSD and Auto-SSD
-   "perform worse even than Legacy-SSD" (−, per mapper); vStream's throughput is "significantly
-   higher" than Manual-SSD's (+) and the best of all (true).
+The claims are data (`papers/vstream.toml`); this module computes their values by name
+(`measure`): ratios between mappers, vStream's margin over the best other mapper, and the
+write-stamp sharing of §4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run).
 
 Health, per run: the tenant not `unstable`, requests outstanding at the end (at most the queue
 depth, by construction of a closed loop), and for the synthetic benchmark the steady state: the
@@ -44,18 +38,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, parse_toml, scenario_file
+from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
-    BOOLEAN,
     CLAIMS_FILE,
-    QUALITATIVE,
-    RELATIVE,
     Claim,
     ReproductionResult,
     fmt_change,
     fmt_number,
-    make_claim,
     health as claims_health,
+    ratio,
     relative_change,
     sensitivity_summary,
     write_claims_json,
@@ -67,7 +59,6 @@ if TYPE_CHECKING:
     from ftlab.report import Report
 
 NAME = "vstream"
-PAPER_REF = "Yong, Jeong, Lee and Kim, vStream: Virtual Stream Management for Multi-streamed SSDs, HotStorage '18, §5"
 #: workload -> (full scenario, quick scenario, tenant name)
 WORKLOADS: dict[str, tuple[str, str, str]] = {
     "synthetic": ("reproduce/vstream-synthetic.toml", "reproduce/vstream-synthetic-quick.toml", "synthetic"),
@@ -95,14 +86,6 @@ MAPPERS: tuple[Mapper, ...] = (
     Mapper("vstream", ("stream_mapper=vstream",)),
 )
 AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
-#: The paper's numbers (relative changes against legacy; §5.2 and §5.3).
-PAPER = {
-    "synthetic_streams_throughput": 2.0,  # "3x ~ 7x": the range's low end, 3x
-    "synthetic_vstream_throughput": 6.0,  # "improves the throughput by 7x"
-    "synthetic_vstream_gc": -0.51,  # "reduces the cost of GC by 51%"
-    "rocksdb_vstream_throughput": 0.70,  # "improves the throughput by 70%"
-    "rocksdb_vstream_gc": -0.18,  # "reducing the cost of GC by 18%"
-}
 #: The synthetic run is in steady state when the mean write IOPS of the second half of the
 #: measured phase is within this relative distance of the first half's.
 STEADY_TOLERANCE = 0.10
@@ -111,10 +94,12 @@ SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None
+    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    seed: int = 0,
 ) -> ReproductionResult:
     """Run the vStream reproduction into `out` (see the module docstring). `scenario` is not
-    supported (two scenarios run); it must be None. Returns the claims, health and files."""
+    supported (two scenarios run); it must be None. `seed` is added to each scenario's seed.
+    Returns the claims, health and files (`extra["seed_result"]`)."""
     if scenario is not None:
         from ftlab._errors import usage_error
 
@@ -123,10 +108,11 @@ def reproduce(
     paths = {w: scenario_path(w, quick) for w in WORKLOADS}
     for path in paths.values():
         check_trace(path)
-    reports = run_all(paths, out / "run", [], jobs, progress, "simulating")
+    reports = run_all(paths, out / "run", [], jobs, progress, "simulating", seed=seed)
     metrics = collect_metrics(reports)
-    claims = vstream_claims(metrics)
     checks = health(reports)
+    result = SeedResult(seed, measurements(metrics), checks)
+    claims = evaluate(claimfile.load(NAME), [result])
     files = [*figures(metrics, out), write_csv(out / "metrics.csv", metric_rows(metrics))]
     wall_s = time.perf_counter() - start
     files.append(_write_claims(out, claims, paths, quick, wall_s, checks, metrics))
@@ -136,7 +122,7 @@ def reproduce(
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
         NAME, out, paths["synthetic"], quick, claims, checks, [], files, time.perf_counter() - start, None, sens,
-        {"scenarios": {w: str(p) for w, p in paths.items()}, "metrics": metrics, "reports": reports},
+        {"scenarios": {w: str(p) for w, p in paths.items()}, "metrics": metrics, "reports": reports, "seed_result": result},
     )
 
 
@@ -176,7 +162,7 @@ def runs(workloads: Sequence[str] = tuple(WORKLOADS)) -> list[tuple[str, Mapper]
 
 def run_all(
     paths: Mapping[str, Path], out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str,
-    only: Sequence[tuple[str, str]] | None = None,
+    only: Sequence[tuple[str, str]] | None = None, seed: int = 0,
 ) -> dict[tuple[str, str], Report]:
     """Run each (workload, mapper) of `runs()` (or of `only`, as labels) with the mapper's
     overrides then `extra`, `jobs` at a time (default: the machine's cores), each into
@@ -184,13 +170,14 @@ def run_all(
     import ftlab
 
     todo = [(w, m) for w, m in runs(list(paths)) if only is None or (w, m.label) in only]
+    seeds = {w: seed_overrides(p, seed) for w, p in paths.items()}
     done = 0
     if progress:
         progress(f"{stage} {len(todo)} runs", 0, len(todo))
 
     def one(item: tuple[str, Mapper]) -> Report:
         w, m = item
-        return ftlab.run(paths[w], out=out / w / m.label, set=[*m.overrides, *extra], jobs=1)
+        return ftlab.run(paths[w], out=out / w / m.label, set=[*m.overrides, *seeds[w], *extra], jobs=1)
 
     reports: dict[tuple[str, str], Report] = {}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
@@ -214,9 +201,13 @@ def run_metrics(summary: Mapping[str, Any], tenant: str) -> dict[str, float | No
         device, write = scheme["device"], scheme["tenants"][tenant]["write"]
         seconds = float(device["measured_s"])
         mb_s = float(write["bytes"]) / seconds / 1e6 if seconds > 0 else None
-        return {"throughput_mb_s": mb_s, "gc_pages_copied": float(device["gc_pages_copied"]), "waf": device.get("waf"), "measured_s": seconds}
+        units = (scheme.get("mapper_counters") or {}).get("units_per_stamp")
+        return {
+            "throughput_mb_s": mb_s, "gc_pages_copied": float(device["gc_pages_copied"]), "waf": device.get("waf"), "measured_s": seconds,
+            "units_per_stamp": None if units is None else float(units),
+        }
     except (KeyError, TypeError, StopIteration, ValueError):
-        return {"throughput_mb_s": None, "gc_pages_copied": None, "waf": None, "measured_s": None}
+        return {"throughput_mb_s": None, "gc_pages_copied": None, "waf": None, "measured_s": None, "units_per_stamp": None}
 
 
 def collect_metrics(reports: Mapping[tuple[str, str], Report]) -> dict[str, dict[str, dict[str, float | None]]]:
@@ -231,66 +222,68 @@ def _value(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], work
     return ((metrics.get(workload) or {}).get(mapper) or {}).get(key)
 
 
-def _vs_legacy(metrics: Any, workload: str, mapper: str, key: str, paper: float | str, id: str, text: str) -> Claim:  # noqa: A002
-    """The claim "`key` of `mapper` vs legacy on `workload` changes by `paper`"."""
-    a, b = _value(metrics, workload, mapper, key), _value(metrics, workload, BASELINE, key)
-    return _pair_claim(id, text, a, b, mapper, BASELINE, key, paper)
+def vstream_claims(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], checks: Mapping[str, Any]) -> list[Claim]:
+    """Every claim of papers/vstream.toml judged on one seed's `collect_metrics` and `health`."""
+    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
 
 
-def _pair_claim(id: str, text: str, a: float | None, b: float | None, name_a: str, name_b: str, key: str, paper: float | str) -> Claim:  # noqa: A002
-    change = relative_change(a, b)
-    unit = RELATIVE if isinstance(paper, float) else QUALITATIVE
-    what, digits = ("throughput", "MB/s") if key == "throughput_mb_s" else ("GC copies", "pages")
-    stated = fmt_change(paper) if isinstance(paper, float) else f"direction {paper}"
-    ratio = "n/a" if math.isnan(change) else f"{change + 1:.2f}x"
-    why = f"{name_a}'s {what} is {fmt_number(a, digits, 1 if key == 'throughput_mb_s' else 0)} against {name_b}'s {fmt_number(b, digits, 1 if key == 'throughput_mb_s' else 0)} ({ratio}): {fmt_change(change)} vs the paper's {stated}."
-    if math.isnan(change):
+def measurements(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, Measured]:
+    """ftlab's value of every `measure` name of papers/vstream.toml (see `measure`)."""
+    names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
+    return {name: measure(name, metrics) for name in names}
+
+
+def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> Measured:
+    """One computation by name: "<metric>:<workload>:<a>/<b>" is a/b of <metric>
+    (throughput_mb_s, gc_pages_copied) of mappers a and b; "margin:..." the same minus 1;
+    "best:<workload>" vstream's throughput over the best other mapper's minus 1;
+    "units_per_stamp" and "stamp_mb_1tb" the write-stamp sharing of the RocksDB vstream run.
+    An unknown name is an `ftlab.UsageError`."""
+    from ftlab._errors import usage_error
+
+    kind, _, rest = name.partition(":")
+    if kind == "best":
+        return _best(metrics, rest)
+    if name in ("units_per_stamp", "stamp_mb_1tb"):
+        return _stamps(metrics, name)
+    margin = kind == "margin"
+    parts = (rest if margin else name).split(":")
+    if len(parts) != 3 or parts[2].count("/") != 1 or parts[0] not in ("throughput_mb_s", "gc_pages_copied"):
+        raise usage_error("measure", f"unknown vStream computation {name!r}")
+    key, workload, pair = parts
+    a, b = pair.split("/")
+    va, vb = _value(metrics, workload, a, key), _value(metrics, workload, b, key)
+    factor = ratio(va, vb)
+    what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
+    why = f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s {fmt_number(vb, unit, digits)}: {factor:.3f}x."
+    if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
-    return make_claim(id, text, paper, change, unit, why)
+    return Measured(factor - 1.0 if margin else factor, why)
 
 
-def _best_claim(metrics: Any, workload: str, id: str, text: str) -> Claim:  # noqa: A002
-    """vstream's throughput is above every other mapper's on `workload` (boolean, paper: true)."""
+def _best(metrics: Any, workload: str) -> Measured:
     values = {m: _value(metrics, workload, m, "throughput_mb_s") for m in (metrics.get(workload) or {})}
     own = values.get("vstream")
     others = {m: v for m, v in values.items() if m != "vstream"}
-    best = own is not None and bool(others) and all(v is not None and own > v for v in others.values())
     runner = max(others, key=lambda m: others[m] or -math.inf) if others else "none"
-    why = f"vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
-    return make_claim(id, text, True, best if own is not None else None, BOOLEAN, why)
+    margin = ratio(own, others.get(runner)) - 1.0
+    why = f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+    return Measured(margin, why)
 
 
-def vstream_claims(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[Claim]:
-    """The claims of the module docstring from `collect_metrics` output; a missing workload or
-    value makes its claims' values NaN (verdict `differs`)."""
-    t, g, syn, rdb = "throughput_mb_s", "gc_pages_copied", "synthetic", "rocksdb"
-    claims = [
-        _vs_legacy(metrics, syn, m, t, PAPER["synthetic_streams_throughput"], f"synthetic_throughput_{m}_vs_legacy",
-                   f"Synthetic (§5.2): {m} throughput vs legacy, streams give 3x ~ 7x (paper value: 3x)")
-        for m in ("dac", *AUTOSTREAMS)
-    ]
-    claims += [
-        _pair_claim(f"synthetic_throughput_dac_vs_{a}", f'Synthetic (§5.2): dac throughput vs {a}, "Auto-SSD achieves much lower performance than DAC-SSD"',
-                    _value(metrics, syn, "dac", t), _value(metrics, syn, a, t), "dac", a, t, "+")
-        for a in AUTOSTREAMS
-    ]
-    claims += [
-        _vs_legacy(metrics, syn, "vstream", t, PAPER["synthetic_vstream_throughput"], "synthetic_throughput_vstream_vs_legacy", "Synthetic (§5.2): vstream throughput vs legacy, 7x"),
-        _vs_legacy(metrics, syn, "vstream", g, PAPER["synthetic_vstream_gc"], "synthetic_gc_vstream_vs_legacy", "Synthetic (§5.2): vstream GC copies vs legacy, −51%"),
-        _best_claim(metrics, syn, "synthetic_vstream_best", "Synthetic (§5.2): vstream has the highest throughput of all"),
-        _vs_legacy(metrics, rdb, "vstream", t, PAPER["rocksdb_vstream_throughput"], "rocksdb_throughput_vstream_vs_legacy", "RocksDB (§5.3): vstream throughput vs legacy, +70%"),
-        _vs_legacy(metrics, rdb, "vstream", g, PAPER["rocksdb_vstream_gc"], "rocksdb_gc_vstream_vs_legacy", "RocksDB (§5.3): vstream GC copies vs legacy, −18%"),
-    ]
-    claims += [
-        _vs_legacy(metrics, rdb, m, t, "-", f"rocksdb_throughput_{m}_vs_legacy", f'RocksDB (§5.3): {m} throughput vs legacy, "perform worse even than Legacy-SSD"')
-        for m in ("dac", *AUTOSTREAMS)
-    ]
-    claims += [
-        _pair_claim("rocksdb_throughput_vstream_vs_manual", 'RocksDB (§5.3): vstream throughput vs manual (Table 1), "significantly higher"',
-                    _value(metrics, rdb, "vstream", t), _value(metrics, rdb, "manual", t), "vstream", "manual", t, "+"),
-        _best_claim(metrics, rdb, "rocksdb_vstream_best", "RocksDB (§5.3): vstream has the highest throughput of all"),
-    ]
-    return claims
+#: §4.2's space: "a 1TB SSD based on the full 4KB page-mapping has 256M logical pages", 4-byte
+#: stamps; its 1.3MB is 256 Mi x 4 B / 768 = 1.33 MiB.
+PAPER_LOGICAL_PAGES, STAMP_BYTES = 256 * 2**20, 4
+
+
+def _stamps(metrics: Any, name: str) -> Measured:
+    units = _value(metrics, "rocksdb", "vstream", "units_per_stamp")
+    if units is None:
+        return Measured(None, "the RocksDB vstream run has no units_per_stamp.", "summary.json mapper_counters.units_per_stamp of the RocksDB vstream run is absent")
+    if name == "units_per_stamp":
+        return Measured(units, f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units (units_per_page x stamp_group_pages; its stamps stop at one block).")
+    mib = STAMP_BYTES * PAPER_LOGICAL_PAGES / units / 2**20
+    return Measured(mib, f"256 Mi logical pages (the paper's 1 TB) at one 4-byte stamp per {units:g} pages: {mib:.3g} MiB.")
 
 
 def metric_rows(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[dict[str, Any]]:
@@ -425,10 +418,9 @@ def _write_claims(out: Path, claims: list[Claim], paths: Mapping[str, Path], qui
         out / CLAIMS_FILE,
         claims,
         reproduction=NAME,
-        paper=PAPER_REF,
+        paper=claimfile.load(NAME).citation,
         scenarios={w: str(p) for w, p in paths.items()},
         quick=quick,
-        wall_s=round(wall_s, 3),
         ftlab_version=_core.version(),
         run_dir=str(out / "run"),
         mappers={m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in MAPPERS},
@@ -466,20 +458,20 @@ def run_sensitivity(
     claims, and write sensitivity.json and .csv; returns `sensitivity_summary`'s rows."""
     start = time.perf_counter()
     epochs = {w: _epoch_s(r) for (w, m), r in base.items() if m == "vstream"}
-    by_case = {"base": vstream_claims(collect_metrics(base))}
+    by_case = {"base": vstream_claims(collect_metrics(base), health(base))}
     details: list[dict[str, Any]] = []
     for name, sets, only in sensitivity_cases(epochs):
         reports = dict(base)
         for w, extra in sets.items():
             pick = None if only is None else [(w, m) for m in only]
             reports.update(run_all({w: paths[w]}, out / "sensitivity" / _slug(name), extra, jobs, progress, f"sensitivity {name}", pick))
-        claims = vstream_claims(collect_metrics(reports))
+        claims = vstream_claims(collect_metrics(reports), health(reports))
         by_case[name] = claims
         details.append({"case": name, "set": sets, "rerun": list(only) if only else "all", "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims}})
     rows = sensitivity_summary(by_case)
     doc = {"reproduction": NAME, "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "sweep_dir": str(out / "sensitivity"), "claims": rows, "cases": details}
     write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(out / SENSITIVITY_CSV, rows, ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in"])
+    write_csv(out / SENSITIVITY_CSV, rows, ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"])
     return rows
 
 

@@ -300,6 +300,12 @@ impl VStream {
         4 * self.stamps.len() as u64
     }
 
+    /// Mapping units that share one write stamp (`units_per_page` x `stamp_group_pages`): the
+    /// factor by which the stamp table is smaller than one stamp per logical page (§4.2's 768).
+    pub fn units_per_stamp(&self) -> u64 {
+        u64::from(self.geometry.units_per_page) * u64::from(self.config.stamp_group_pages)
+    }
+
     fn push_stream_counters(&self, out: &mut Counters) {
         for t in 0..self.n_tenants {
             for vs in 0..self.v {
@@ -376,6 +382,7 @@ impl StreamMapper for VStream {
             ("epochs", self.epochs as f64),
             ("memory_bytes", self.memory_bytes() as f64),
             ("stamp_bytes", self.stamp_bytes() as f64),
+            ("units_per_stamp", self.units_per_stamp() as f64),
             ("unattributed_deaths", self.unattributed_deaths as f64),
             ("stamp_saturations", self.stamp_saturations as f64),
             ("virtual_stream_overflows", self.virtual_stream_overflows as f64),

@@ -1,0 +1,155 @@
+"""ftlab.reproduce.verdicts: the committed verdicts of the quick reproductions
+(tests/data/verdicts-quick.json) and the generated claims tables of docs/reproductions.md.
+
+CI records verdicts instead of exempting claims: every quick reproduction's claims, each with
+its verdict and ftlab's value and spread rounded (`claimfile.row_of`), are committed; a test
+(`check`) fails when a verdict differs, and the docs' claims tables are generated from the same
+file (`docs_tables`, between `<!-- claims-table NAME -->` and `<!-- /claims-table NAME -->`).
+
+Regenerate both, after a reviewed change, from the repository's root with one command:
+
+    python -m ftlab.reproduce.verdicts --write
+
+It runs the four quick reproductions (each over `QUICK_SEEDS` seeds) into results/verdicts/,
+writes tests/data/verdicts-quick.json and rewrites the tables of docs/reproductions.md; then add
+a line to the "Verdict changes" list of docs/reproductions.md saying why a verdict changed.
+`--from-results` rewrites both from existing results/verdicts/NAME/claims.json without running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ftlab.reproduce import claimfile
+from ftlab.reproduce.claims import Claim
+
+#: The reproductions whose quick forms CI runs, in the docs' order.
+NAMES = ("upi", "vstream", "part-ftl", "flashblox")
+VERDICTS_FILE = Path("tests/data/verdicts-quick.json")
+DOCS_FILE = Path("docs/reproductions.md")
+RESULTS = Path("results/verdicts")
+COMMAND = "python -m ftlab.reproduce.verdicts --write"
+
+
+def rows(claims: Sequence[Claim]) -> dict[str, dict[str, Any]]:
+    """The verdict file's rows of a reproduction's claims: id -> verdict, rounded value, spread."""
+    return {c.id: claimfile.row_of(c.to_dict()) for c in claims}
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The committed verdict file."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def differences(name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Each verdict of reproduction `name` that differs between the committed rows and `now`,
+    and each claim present in one only, as a sentence.
+
+    >>> differences("x", {"a": {"verdict": "reproduced", "ftlab_value": 1.0}}, {"a": {"verdict": "differs", "ftlab_value": 3.0}})
+    ["x/a: committed 'reproduced' (ftlab 1.0), now 'differs' (ftlab 3.0)"]
+    """
+    out = []
+    for cid in dict.fromkeys([*committed, *now]):
+        old, new = committed.get(cid), now.get(cid)
+        if old is None:
+            out.append(f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab {new.get('ftlab_value')}); not in the committed file")  # type: ignore[index]
+        elif new is None:
+            out.append(f"{name}/{cid}: committed {old['verdict']!r}, no longer a claim")
+        elif old["verdict"] != new["verdict"]:
+            out.append(f"{name}/{cid}: committed {old['verdict']!r} (ftlab {old.get('ftlab_value')}), now {new['verdict']!r} (ftlab {new.get('ftlab_value')})")
+    return out
+
+
+def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
+    """`differences` of a quick run's claims against the verdict file at `path`, each followed
+    by what to do; empty when every verdict is as committed."""
+    committed = (load(path).get("reproductions") or {}).get(name) or {}
+    found = differences(name, committed, rows(claims))
+    if not found:
+        return []
+    return [
+        *found,
+        f"If the change is intended: regenerate {VERDICTS_FILE} with `{COMMAND}` (from the repository's root) "
+        f"and add a line to the \"Verdict changes\" list of {DOCS_FILE} saying why the verdict changed.",
+    ]
+
+
+def document(by_name: Mapping[str, Mapping[str, Mapping[str, Any]]], seeds: int) -> dict[str, Any]:
+    """The verdict file's content."""
+    return {
+        "about": f"Verdicts of the quick reproductions over {seeds} seeds, per claim: verdict, ftlab's value and spread (3 significant digits). "
+        f"Checked by the quick tests; regenerate with `{COMMAND}` and say why in docs/reproductions.md, Verdict changes.",
+        "seeds": seeds,
+        "reproductions": {n: dict(by_name[n]) for n in NAMES if n in by_name},
+    }
+
+
+def docs_tables(doc: Mapping[str, Any]) -> dict[str, str]:
+    """The Markdown claims table of each reproduction (NAMES) from a verdict file; a
+    reproduction the file lacks gets its claims with "(no result)"."""
+    found = doc.get("reproductions") or {}
+    return {n: claimfile.markdown(claimfile.load(n), found.get(n) or {}) for n in NAMES}
+
+
+def _marker(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- claims-table {re.escape(name)} -->\n)(.*?)(<!-- /claims-table {re.escape(name)} -->)", re.S)
+
+
+def docs_blocks(text: str) -> dict[str, str]:
+    """The claims tables found in the docs' text, by reproduction (between the markers)."""
+    return {n: m.group(2) for n in NAMES if (m := _marker(n).search(text))}
+
+
+def replace_tables(text: str, tables: Mapping[str, str]) -> str:
+    """The docs' text with each marked table replaced by `tables[name]`; a missing marker is a
+    ValueError naming it."""
+    for name, table in tables.items():
+        pattern = _marker(name)
+        if not pattern.search(text):
+            raise ValueError(f"{DOCS_FILE}: no <!-- claims-table {name} --> ... <!-- /claims-table {name} --> block")
+        text = pattern.sub(lambda m, t=table: m.group(1) + t + m.group(3), text)  # type: ignore[misc]
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m ftlab.reproduce.verdicts --write [--from-results] [--root DIR]`."""
+    parser = argparse.ArgumentParser(prog="python -m ftlab.reproduce.verdicts", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="run the quick reproductions and write the verdict file and the docs' tables")
+    parser.add_argument("--from-results", action="store_true", help=f"do not run: read {RESULTS}/NAME/claims.json")
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="the repository's root (default: the current directory)")
+    parser.add_argument("--jobs", type=int, default=None, help="simulations at once (the results do not depend on it)")
+    args = parser.parse_args(argv)
+    if not args.write:
+        parser.error("nothing to do: give --write")
+    import ftlab
+    from ftlab.reproduce import QUICK_SEEDS
+
+    by_name = {}
+    for name in NAMES:
+        out = args.root / RESULTS / name
+        if not args.from_results:
+            ftlab.reproduce(name, quick=True, out=out, jobs=args.jobs)
+        path = out / "claims.json"
+        if not path.is_file():
+            print(f"warning: {path} is missing: {name} is left out of the verdict file (its tables say no result)")
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if len(doc.get("seeds") or []) != QUICK_SEEDS or doc.get("quick") is not True:
+            print(f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): {name} is left out of the verdict file")
+            continue
+        by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}
+    verdicts = document(by_name, QUICK_SEEDS)
+    (args.root / VERDICTS_FILE).write_text(json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    docs = args.root / DOCS_FILE
+    docs.write_text(replace_tables(docs.read_text(encoding="utf-8"), docs_tables(verdicts)), encoding="utf-8")
+    print(f"wrote {args.root / VERDICTS_FILE} and the claims tables of {docs}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

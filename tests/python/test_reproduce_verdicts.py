@@ -1,0 +1,448 @@
+"""Tests of the verdict rule of `ftlab reproduce` (python/ftlab/reproduce/claims.py), the claim
+files (python/ftlab/reproduce/papers/*.toml, read by claimfile.py), the committed verdicts
+(tests/data/verdicts-quick.json, verdicts.py) and the generated tables of docs/reproductions.md.
+
+Each kind's rule is tested on both sides of every threshold with hand-made values (the
+thresholds are the rule's: 1.5x, the side of 1, the printed rounding, the bound, the spread).
+Health gating is tested with hand-made health dicts. The quote test reads the paper copies in
+../shared/papers (relative to the repository's root) and skips where they are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import run_cli
+
+import ftlab
+from ftlab.reproduce import REPRODUCTIONS, claimfile
+from ftlab.reproduce import claims as C
+from ftlab.reproduce import verdicts as V
+from ftlab.reproduce.claimfile import Measured, SeedResult, Spec
+
+ROOT = Path(__file__).resolve().parents[2]
+PAPERS = ROOT.parent / "shared" / "papers"
+NAN = float("nan")
+NAMES = sorted(REPRODUCTIONS)
+
+# --------------------------------------------------------------------------------------
+# (a) each kind's rule, both sides of every threshold
+
+
+@pytest.mark.parametrize(
+    ("paper", "value", "expected"),
+    [
+        # the issue's example: 1.82x lower against "3.1x lower" (factor 1/3.1): 3.1/1.82 = 1.70 > 1.5,
+        # on the paper's side of 1: not reproduced (the old rule called it reproduced)
+        (1 / 3.1, 1 / 1.82, C.SAME_DIRECTION),
+        (1 / 3.1, 1 / 3.1 * 1.5, C.REPRODUCED),  # the 1.5x edge, inclusive
+        (1 / 3.1, 1 / 3.1 * 1.5 * 1.001, C.SAME_DIRECTION),
+        (1 / 3.1, 1 / 3.1 / 1.5, C.REPRODUCED),
+        (1 / 3.1, 1 / 3.1 / 1.5 / 1.001, C.SAME_DIRECTION),
+        (1 / 3.1, 1.2, C.DIFFERS),  # the other side of 1
+        (0.2, 0.2 * 2.14, C.SAME_DIRECTION),  # PaRT-FTL's "20% of": 2.14x off
+        (0.615, 0.6, C.REPRODUCED),  # "−38.5%" is the factor 0.615
+        (0.839, 1.1, C.DIFFERS),  # within 1.5x on a log scale, but the other side of 1
+        (0.839, 1.0, C.DIFFERS),
+        (3.0, 2.0, C.REPRODUCED),  # 3 / 1.5
+        (3.0, 1.99, C.SAME_DIRECTION),
+        (3.0, 4.5, C.REPRODUCED),
+        (3.0, 4.51, C.SAME_DIRECTION),
+        (3.0, 0.9, C.DIFFERS),
+        (3.0, 0.0, C.DIFFERS),
+        (3.0, -2.0, C.DIFFERS),
+        (3.0, NAN, C.DIFFERS),
+        (3.0, None, C.DIFFERS),
+        (3.0, True, C.DIFFERS),
+    ],
+)
+def test_factor_rule(paper: float, value: Any, expected: str) -> None:
+    assert C.judge(C.FACTOR, paper, value) == expected
+
+
+@pytest.mark.parametrize(
+    ("paper", "value", "expected"),
+    [
+        (19.0, 19.0 / 1.5, C.REPRODUCED),
+        (19.0, 19.0 / 1.5 * 0.999, C.DIFFERS),
+        (19.0, 28.5, C.REPRODUCED),
+        (19.0, 28.6, C.DIFFERS),
+        (19.0, 2.09, C.DIFFERS),  # FlashBlox's interval: a positive quantity far off differs
+        (27.0, 97.8, C.DIFFERS),  # PaRT-FTL's Figure 16 before GC
+        (0.0004, 0.0088, C.DIFFERS),
+        (15.0, 0.0, C.DIFFERS),
+        (15.0, -15.0, C.DIFFERS),
+        (15.0, NAN, C.DIFFERS),
+        (15.0, None, C.DIFFERS),
+    ],
+)
+def test_value_rule(paper: float, value: Any, expected: str) -> None:
+    assert C.judge(C.VALUE, paper, value) == expected
+
+
+@pytest.mark.parametrize(
+    ("paper", "digits", "value", "expected"),
+    [
+        (7.3, 1, 5.51, C.DIFFERS),  # Eq. 9 as printed against Table IV's 7.3
+        (7.3, 1, 7.25, C.REPRODUCED),  # rounds half up to 7.3
+        (7.3, 1, 7.2499, C.DIFFERS),
+        (7.3, 1, 7.3499, C.REPRODUCED),
+        (7.3, 1, 7.35, C.DIFFERS),  # rounds to 7.4
+        (76.0, 0, 75.5, C.REPRODUCED),
+        (76.0, 0, 75.49, C.DIFFERS),
+        (76.0, 0, 76.5, C.DIFFERS),
+        (76.0, 0, 79.7, C.DIFFERS),  # within 1.5x, but an exact claim has no tolerance
+        (9.0, 0, 9.3125, C.REPRODUCED),  # FlashBlox's K bound, printed as 9
+        (9.0, 0, 10.0, C.DIFFERS),
+        (7.3, 1, NAN, C.DIFFERS),
+    ],
+)
+def test_exact_rule(paper: float, digits: int, value: Any, expected: str) -> None:
+    assert C.judge(C.EXACT, paper, value, digits=digits) == expected
+
+
+@pytest.mark.parametrize(
+    ("op", "paper", "value", "expected"),
+    [
+        ("<=", 1.1, 1.26, C.VIOLATED),  # FlashBlox's imbalance against "≤ 1.1"
+        ("<=", 1.1, 1.1, C.HOLDS),
+        ("<=", 1.1, 1.1 + 1e-9, C.VIOLATED),
+        ("<=", 1.1, 1.0, C.HOLDS),  # a perfect 1.0 holds (the old rule said "differs")
+        ("<=", 0.0, 0.0, C.HOLDS),  # no deadline missed
+        ("<=", 0.0, 1.0, C.VIOLATED),
+        (">=", 1.0, 0.0, C.VIOLATED),  # "some miss"
+        (">=", 1.0, 1.0, C.HOLDS),
+        ("<", 1.0, 1.0, C.VIOLATED),
+        (">", 2.0, 2.0, C.VIOLATED),
+        ("<=", 1.1, NAN, C.VIOLATED),
+        ("<=", 1.1, None, C.VIOLATED),
+    ],
+)
+def test_bound_rule(op: str, paper: float, value: Any, expected: str) -> None:
+    assert C.judge(C.BOUND, paper, value, op=op) == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [(2.99, C.VIOLATED), (3.0, C.HOLDS), (7.0, C.HOLDS), (7.01, C.VIOLATED)])
+def test_bound_between(value: float, expected: str) -> None:
+    assert C.judge(C.BOUND, 3.0, value, op="between", high=7.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("adjective", "value", "expected"),
+    [
+        ("slightly worse", 1.0, C.VIOLATED),  # not worse
+        ("slightly worse", 1.01, C.HOLDS),
+        ("slightly worse", 1.25, C.HOLDS),
+        ("slightly worse", 1.26, C.VIOLATED),
+        ("slightly worse", 3.8, C.VIOLATED),  # UPI's quick run: 3.8x to 6.5x worse
+        ("significantly higher", 1.023, C.VIOLATED),  # vStream over manual: +2.3%
+        ("significantly higher", 1.21, C.HOLDS),
+        ("much lower", 1.5, C.VIOLATED),
+        ("much lower", 1.51, C.HOLDS),
+        ("near-ideal", 0.9, C.VIOLATED),
+        ("near-ideal", 0.95, C.HOLDS),
+        ("in general", 0.5, C.VIOLATED),
+        ("in general", 0.6, C.HOLDS),
+        ("over two-fold", 2.0, C.VIOLATED),
+        ("over two-fold", 2.01, C.HOLDS),
+    ],
+)
+def test_adjective_readings(adjective: str, value: float, expected: str) -> None:
+    assert C.judge(C.BOUND, None, value, adjective=adjective) == expected
+
+
+@pytest.mark.parametrize(
+    ("margin", "spread", "expected"),
+    [
+        (0.21, (0.1, 0.3), C.HOLDS),  # margin above the spread's width 0.2
+        (0.2, (0.1, 0.3), C.WITHIN_NOISE),
+        (0.01, None, C.HOLDS),  # one seed: no spread
+        (0.0, None, C.VIOLATED),
+        (-0.2, (-0.3, -0.1), C.WITHIN_NOISE),
+        (-0.21, (-0.3, -0.1), C.VIOLATED),
+        (-0.01, None, C.VIOLATED),
+        (NAN, None, C.VIOLATED),
+        (None, None, C.VIOLATED),
+    ],
+)
+def test_order_rule(margin: Any, spread: Any, expected: str) -> None:
+    assert C.judge(C.ORDER, None, margin, spread=spread) == expected
+
+
+def test_bad_kinds_and_values_are_precise_errors() -> None:
+    with pytest.raises(ftlab.UsageError) as e:
+        C.judge("relative change", 0.6, 0.5)
+    assert e.value.arg == "kind" and "factor" in str(e.value)
+    for kind in (C.FACTOR, C.VALUE):
+        with pytest.raises(ftlab.UsageError):
+            C.judge(kind, -0.385, 0.5)
+    with pytest.raises(ftlab.UsageError, match="digits"):
+        C.judge(C.EXACT, 7.3, 7.3)
+    with pytest.raises(ftlab.UsageError, match="op"):
+        C.judge(C.BOUND, 1.1, 1.0, op="==")
+    with pytest.raises(ftlab.UsageError, match="declared"):
+        C.judge(C.BOUND, None, 1.0, adjective="somewhat better")
+
+
+# --------------------------------------------------------------------------------------
+# (b) evaluation over seeds, health gating, not measured
+
+
+def spec(**kw: Any) -> Spec:
+    base: dict[str, Any] = {"id": "c", "text": "c", "quote": "q", "where": "§1", "kind": C.FACTOR, "paper": 0.615, "measure": "m", "runs": ("a", "b")}
+    return Spec(**{**base, **kw})
+
+
+def seed(k: int, value: Any, ok: dict[str, bool] | None = None, reasons: dict[str, list[str]] | None = None, missing: str = "") -> SeedResult:
+    ok = ok or {"a": True, "b": True}
+    schemes = {run: {"ok": good, **({"reasons": reasons[run]} if reasons and run in reasons else {})} for run, good in ok.items()}
+    return SeedResult(k, {"m": Measured(value, f"value {value}", missing)}, {"schemes": schemes})
+
+
+def test_median_and_spread_over_seeds() -> None:
+    c = claimfile.evaluate_one(spec(), [seed(0, 0.5), seed(1, 0.9), seed(2, 0.6)])
+    assert c.ftlab_value == 0.6 and c.spread == (0.5, 0.9) and c.values == (0.5, 0.9, 0.6)
+    assert c.verdict == C.REPRODUCED and c.why.startswith("value 0.6") and "3 seeds" in c.why
+
+
+def test_order_inside_the_spread_is_within_noise() -> None:
+    s = spec(kind=C.ORDER, paper=None)
+    assert claimfile.evaluate_one(s, [seed(0, 0.05), seed(1, -0.02), seed(2, 0.01)]).verdict == C.WITHIN_NOISE
+    assert claimfile.evaluate_one(s, [seed(0, 0.30), seed(1, 0.25), seed(2, 0.28)]).verdict == C.HOLDS
+
+
+def test_a_claim_on_an_unhealthy_run_is_invalid_with_the_reason() -> None:
+    starved = ["tenant dtrs starved: max_wait_s 74.2 > 10 (measure.wait_max_s)"]
+    c = claimfile.evaluate_one(spec(), [seed(0, 0.6), seed(1, 0.6, {"a": False, "b": True}, {"a": starved})])
+    assert c.verdict == C.INVALID and c.ftlab_value == 0.6
+    assert "run a unhealthy (seed 1)" in c.reason and "max_wait_s 74.2" in c.reason
+    no_reasons = claimfile.evaluate_one(spec(), [seed(0, 0.6, {"a": True, "b": False})])
+    assert no_reasons.verdict == C.INVALID and "run b unhealthy (seed 0): a health check failed" in no_reasons.reason
+    unknown = claimfile.evaluate_one(spec(runs=("c",)), [seed(0, 0.6)])
+    assert unknown.verdict == C.INVALID and "no health record for run 'c'" in unknown.reason
+    # a healthy run with the same value is reproduced: the verdict is gated, not the value
+    assert claimfile.evaluate_one(spec(), [seed(0, 0.6)]).verdict == C.REPRODUCED
+
+
+def test_not_measured_claims_say_why() -> None:
+    c = claimfile.evaluate_one(spec(measure="", not_measured="no workload model of DAP-PS"), [])
+    assert c.verdict == C.NOT_MEASURED and c.reason == "no workload model of DAP-PS"
+    absent = claimfile.evaluate_one(spec(), [seed(0, None, missing="scheme_counters.reads_blocked is absent")])
+    assert absent.verdict == C.NOT_MEASURED and "reads_blocked" in absent.reason
+
+
+def test_an_unknown_measure_is_a_bug_naming_it() -> None:
+    with pytest.raises(KeyError, match="no computation 'other'"):
+        claimfile.evaluate_one(spec(measure="other"), [seed(0, 0.6)])
+
+
+def test_claims_json_counts_every_verdict(tmp_path: Path) -> None:
+    claims = [claimfile.evaluate_one(spec(id=f"c{i}"), [seed(0, v)]) for i, v in enumerate((0.6, 0.3, 1.2))]
+    doc = json.loads(C.write_claims_json(tmp_path / "claims.json", claims, reproduction="x").read_text())
+    assert doc["verdicts"][C.REPRODUCED] == 1 and doc["verdicts"][C.SAME_DIRECTION] == 1 and doc["verdicts"][C.DIFFERS] == 1
+    assert set(doc["verdict_rule"]) >= set(C.KINDS) | {C.INVALID, C.NOT_MEASURED}
+    assert doc["claims"][0]["kind"] == C.FACTOR and doc["claims"][0]["spread"] is None
+
+
+# --------------------------------------------------------------------------------------
+# (c) the claim files
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_claim_files_load_with_unique_ids_and_known_kinds(name: str) -> None:
+    paper = claimfile.load(name)
+    assert paper.claims and paper.citation and paper.paper_file
+    assert len({s.id for s in paper.claims}) == len(paper.claims)
+    for s in paper.claims:
+        assert s.kind in C.KINDS and (s.measure or s.not_measured), s.id
+
+
+def _normal(text: str) -> str:
+    """Whitespace collapsed, bold and math markers (* and $), soft hyphens and hyphens (line-break hyphenation
+    lost or kept) removed, typographic apostrophes made plain."""
+    text = text.replace("*", "").replace("$", "").replace("\u00ad", "").replace("\u2019", "'").replace("-", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_quote_is_in_the_paper(name: str) -> None:
+    paper = claimfile.load(name)
+    path = PAPERS / paper.paper_file
+    if not path.is_file():
+        pytest.skip(f"the paper copy {path} is absent (not shipped with ftlab)")
+    text = _normal(path.read_text(encoding="utf-8"))
+    missing = [s.id for s in paper.claims if _normal(s.quote) not in text]
+    assert not missing, f"quotes not found verbatim in {path.name}: {missing}"
+
+
+def test_every_adjective_reading_comes_from_the_claims_words() -> None:
+    used = set()
+    for name in NAMES:
+        for s in claimfile.load(name).claims:
+            if s.adjective:
+                used.add(s.adjective)
+                assert _normal(C.ADJECTIVES[s.adjective].words).lower() in _normal(s.quote).lower(), s.id
+    assert used == set(C.ADJECTIVES), "every declared adjective is used, and only those"
+
+
+def test_no_paper_value_the_paper_does_not_contain() -> None:
+    """FlashBlox's "p99 up to 3.1x" is not in the slides: no claim of it."""
+    ids = [s.id for s in claimfile.load("flashblox").claims]
+    assert "p99_hardware_vs_software_max" not in ids
+    assert all("3.1x" not in s.paper_text for s in claimfile.load("flashblox").claims)
+
+
+def test_a_bad_claim_file_is_a_precise_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bad = tmp_path / "papers"
+    bad.mkdir()
+    (bad / "upi.toml").write_text('[paper]\ncitation = "x"\n[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "factor"\nmeasure = "m"\n')
+    monkeypatch.setattr(claimfile, "path_of", lambda name: bad / f"{name}.toml")
+    with pytest.raises(ftlab.InputError, match=r"claims\[0\] \(a\): a factor claim needs `paper`"):
+        claimfile.load("upi")
+    (bad / "upi.toml").write_text('[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "bound"\nadjective = "fairly"\nmeasure = "m"\n')
+    with pytest.raises(ftlab.InputError, match="adjective 'fairly' is not declared"):
+        claimfile.load("upi")
+    (bad / "upi.toml").write_text('[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "order"\nmeasure = "m"\nbogus = 1\n')
+    with pytest.raises(ftlab.InputError, match="unknown keys bogus"):
+        claimfile.load("upi")
+
+
+# --------------------------------------------------------------------------------------
+# (d) the committed verdicts and the generated docs tables
+
+
+def committed() -> dict[str, Any]:
+    return V.load(ROOT / V.VERDICTS_FILE)
+
+
+def test_the_verdict_file_has_every_claim_of_every_paper() -> None:
+    doc = committed()
+    for name in NAMES:
+        ids = [s.id for s in claimfile.load(name).claims]
+        assert list(doc["reproductions"][name]) == ids, name
+        assert all(r["verdict"] in C.VERDICTS for r in doc["reproductions"][name].values())
+
+
+def test_docs_tables_are_the_generated_ones() -> None:
+    """docs/reproductions.md's claims tables equal `ftlab reproduce X --markdown`'s for the
+    committed verdicts: regenerate them with `python -m ftlab.reproduce.verdicts --write`."""
+    docs = (ROOT / V.DOCS_FILE).read_text(encoding="utf-8")
+    assert V.docs_blocks(docs) == V.docs_tables(committed()), f"regenerate with `{V.COMMAND}`"
+
+
+def test_differences_name_the_claim_and_the_fix(tmp_path: Path) -> None:
+    claims = [claimfile.evaluate_one(spec(id="c"), [seed(0, 1.2)])]
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({"reproductions": {"x": {"c": {"verdict": "reproduced", "ftlab_value": 0.6}, "gone": {"verdict": "differs"}}}}))
+    found = V.check("x", claims, path)
+    assert found[0] == "x/c: committed 'reproduced' (ftlab 0.6), now 'differs' (ftlab 1.2)"
+    assert "no longer a claim" in found[1] and "Verdict changes" in found[-1] and V.COMMAND in found[-1]
+    path.write_text(json.dumps({"reproductions": {"x": {"c": {"verdict": "differs", "ftlab_value": 1.2}}}}))
+    assert V.check("x", claims, path) == []
+
+
+def test_markdown_from_a_claims_json_equals_the_verdict_file_form(tmp_path: Path) -> None:
+    paper = claimfile.load("upi")
+    claims = [claimfile.evaluate_one(s, [SeedResult(0, {s.measure: Measured(0.612345, "w")} if s.measure else {}, {"schemes": {r: {"ok": True} for r in s.runs}})]) for s in paper.claims]
+    C.write_claims_json(tmp_path / "claims.json", claims, reproduction="upi")
+    text = claimfile.markdown_from_file("upi", tmp_path / "claims.json")
+    assert text == claimfile.markdown(paper, V.rows(claims))
+    assert "| `das_as_p99_upi_vs_unified` |" in text and "0.612x" in text and "| not measured |" in text
+    with pytest.raises(ftlab.InputError, match="not of 'vstream'"):
+        claimfile.markdown_from_file("vstream", tmp_path / "claims.json")
+
+
+def test_replace_tables_rewrites_only_the_marked_blocks() -> None:
+    text = "a\n<!-- claims-table upi -->\nold\n<!-- /claims-table upi -->\nb\n"
+    assert V.replace_tables(text, {"upi": "new\n"}) == "a\n<!-- claims-table upi -->\nnew\n<!-- /claims-table upi -->\nb\n"
+    with pytest.raises(ValueError, match="claims-table vstream"):
+        V.replace_tables(text, {"vstream": "x\n"})
+
+
+# --------------------------------------------------------------------------------------
+# (e) the CLI
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_list_claims_fits_100_columns(name: str) -> None:
+    result = run_cli(["reproduce", name, "--list-claims"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    for s in claimfile.load(name).claims:
+        assert any(line.startswith(f"{s.id} ({s.kind};") for line in lines), s.id
+    if name == "upi":
+        assert "not measured: ftlab has no workload model of DAP-PS" in " ".join(result.stdout.split())
+
+
+def test_cli_option_errors(tmp_path: Path) -> None:
+    result = run_cli(["reproduce", "upi", "--from", str(tmp_path)])
+    assert result.returncode == 2 and "--from: only goes with --markdown" in result.stderr
+    result = run_cli(["reproduce", "upi", "--seeds", "0"])
+    assert result.returncode == 2 and "--seeds" in result.stderr
+    result = run_cli(["reproduce", "upi", "--markdown", "--from", str(tmp_path)])
+    assert result.returncode != 0 and "claims.json" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_seeds_must_be_a_whole_number() -> None:
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(ftlab.UsageError, match="seeds"):
+            ftlab.reproduce("upi", quick=True, seeds=bad)  # type: ignore[arg-type]
+
+
+def test_fmt_helpers() -> None:
+    assert C.fmt_value(math.pi) == "3.14" and C.fmt_value(None) == "n/a"
+    assert claimfile.rounded(0.0004123) == 0.000412
+
+
+def test_docs_declare_every_adjective_reading_and_kind() -> None:
+    """docs/reproductions.md's adjective table gives each declared reading (ADJECTIVES), and its
+    kinds table each kind, so the docs and the code cannot drift apart."""
+    docs = (ROOT / V.DOCS_FILE).read_text(encoding="utf-8").splitlines()
+    for key, adjective in C.ADJECTIVES.items():
+        rows = [line for line in docs if line.startswith(f"| `{key}` |")]
+        assert len(rows) == 1, key
+        assert rows[0].rstrip().endswith(f"| {adjective.describe()} |"), (key, rows[0])
+        assert adjective.source in rows[0], key
+    for kind in C.KINDS:
+        assert any(line.startswith(f"| `{kind}` |") for line in docs), kind
+
+
+class _FakePaper:
+    """A paper module whose `reproduce` measures every UPI computation as 0.5 + seed / 10,
+    with every run healthy, writing only its own claims.json (no simulation)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, Path]] = []
+
+    def reproduce(self, *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Any, seed: int) -> C.ReproductionResult:
+        paper = claimfile.load("upi")
+        measured = {s.measure: Measured(0.5 + seed / 10, f"seed {seed}") for s in paper.claims if s.measure}
+        checks = {"ok": True, "schemes": {r: {"ok": True, "tenants": {}} for s in paper.claims for r in s.runs}}
+        result = SeedResult(seed, measured, checks)
+        claims = claimfile.evaluate(paper, [result])
+        C.write_claims_json(out / "claims.json", claims, reproduction="upi", seed=seed)
+        self.calls.append((seed, out))
+        return C.ReproductionResult("upi", out, Path("x.toml"), quick, claims, checks, [], [out / "claims.json"], 0.0, extra={"seed_result": result})
+
+
+def test_seeds_are_judged_together_and_the_file_does_not_depend_on_jobs(tmp_path: Path) -> None:
+    from ftlab.reproduce.seeds import run_seeds
+
+    texts = []
+    for jobs in (1, 3):
+        fake = _FakePaper()
+        out = tmp_path / f"j{jobs}"
+        result = run_seeds("upi", fake, quick=True, out=out, jobs=jobs, sensitivity=False, progress=None, seeds=3)
+        assert sorted(fake.calls) == [(0, out), (1, out / "seed-1"), (2, out / "seed-2")]
+        texts.append((out / "claims.json").read_bytes())
+        c = result.claim("das_as_p99_upi_vs_unified")
+        assert c.ftlab_value == pytest.approx(0.6) and c.spread == pytest.approx((0.5, 0.7)) and c.verdict == C.REPRODUCED
+        order = result.claim("lm_tbe_set_grows_upi")  # margins 0.5, 0.6, 0.7: 0.6 > the spread 0.2
+        assert order.verdict == C.HOLDS
+    assert texts[0] == texts[1]
