@@ -199,6 +199,10 @@ fn run_case(c: &Case, requests: u64) {
     let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
     policies::check_exercised(c.scheme, &sim);
+    if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {
+        // Read by scripts/soak.sh (fields 4 and 7).
+        eprintln!("soak: case ran {} host operations, {checks} oracle checks", requests + requests / 4);
+    }
     OPS_TOTAL.fetch_add(requests + requests / 4, Ordering::Relaxed);
 }
 
