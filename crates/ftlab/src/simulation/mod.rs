@@ -33,6 +33,8 @@ use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
 use std::collections::VecDeque;
 
+#[cfg(test)]
+mod watchdog_tests;
 pub use finish::RunTables;
 pub use precondition::OutOfSpace;
 
