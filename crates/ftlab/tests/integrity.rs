@@ -409,8 +409,7 @@ fn soak_regressions() {
         // held all the invalid data, every full block was 100% valid, and static wear leveling
         // copied them in circles until the livelock bound ended the run ("the device ran out
         // of space ... moving valid data in circles"). The scenario now gives test-parity on
-        // streams the room the arithmetic in `scenario_text` asks for, and wear leveling waits
-        // while its die is below the low watermark.
+        // streams the room the arithmetic in `scenario_text` asks for.
         Case {
             scheme: "test-parity",
             mapper: "autostream",

@@ -97,12 +97,7 @@ impl Simulation<'_> {
         let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
         let mut victim = None;
         let mut kind = JobKind::Gc;
-        // Static wear leveling moves a cold block's valid data: its copies take as much room
-        // as its erase frees. Below the low watermark the die needs room first, so it waits
-        // (its check stays due) and GC goes; before, on a die whose full blocks were all
-        // valid, leveling copied them in circles while the writers waited for ever.
-        let urgent = free < self.p.low_watermark;
-        if self.p.static_gap > 0 && !urgent && std::mem::take(&mut self.wl_check[d]) {
+        if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
             victim = self.ftl.static_wl_victim(die, self.p.static_gap).filter(|&b| self.scheme.may_level(b, &view!(self)));
             kind = JobKind::WearLevel;
         }
