@@ -40,7 +40,8 @@ run_seed() {
     elif [ "$rc" -eq 124 ]; then
         echo "seed $seed: HANG (over ${timeout_s} s), log $log"
     else
-        echo "seed $seed: FAILED, log $log: $(grep -m1 -o 'panicked at.*\|Test failed: .\{0,60\}' "$log" | head -c 60)"
+        echo "seed $seed: FAILED, log $log"
+        echo "  $(grep -m1 -o 'Test failed: .*' "$log" | cut -c14-100)"
     fi
 }
 export -f run_seed
