@@ -306,7 +306,7 @@ impl Simulation<'_> {
     }
 
     fn count_host_unit(&mut self, t: u16) {
-        self.erases_without_progress = 0;
+        self.progressed();
         self.metrics[t as usize].host_units += 1;
         self.device.host_units += 1;
         self.epoch.host_units[t as usize] += 1;
@@ -385,7 +385,7 @@ impl Simulation<'_> {
             }
         }
         self.tenants[t].outstanding -= 1;
-        self.erases_without_progress = 0;
+        self.progressed();
         self.pump(r.tenant)
     }
 }

@@ -34,6 +34,8 @@ use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
 use std::collections::VecDeque;
 
+#[cfg(test)]
+mod watchdog_tests;
 pub use finish::RunTables;
 pub use precondition::OutOfSpace;
 
@@ -42,6 +44,18 @@ const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
 
 /// Rounds of commands one hook may cascade into (a policy bug guard).
 const COMMAND_ROUNDS_MAX: u32 = 1_000;
+
+/// The progress watchdog's event bound (see `watchdog`): events handled while requests are
+/// outstanding and no tenant completed one or placed a host unit, per flash page of the
+/// device, plus a floor for small devices. Relocating every valid page of the device once
+/// takes about 4 events per page (read, transfer, program, their completions); the erase
+/// bound of `livelock_error` ends a copy-in-circles livelock first, this one ends cycles
+/// without erases (epochs ticking, copy-only jobs).
+const WATCHDOG_EVENTS_PER_PAGE: u64 = 16;
+const WATCHDOG_EVENTS_FLOOR: u64 = 1 << 22;
+/// The watchdog's simulated-time bound: no request of any tenant completes and no host unit
+/// is placed for this long while requests are outstanding (a real SSD answers in ms).
+const WATCHDOG_NS: u64 = 600_000_000_000;
 
 /// What happens at a point in simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -345,6 +359,15 @@ pub struct Simulation<'a> {
     /// Blocks erased while requests were outstanding, since any tenant last completed one or
     /// placed a host unit (see `livelock_error`).
     erases_without_progress: u64,
+    /// `events_handled` and the simulated time when a tenant last completed a request or
+    /// placed a host unit (the progress watchdog, see `watchdog`).
+    progress_events_at: u64,
+    progress_at: SimTime,
+    /// Its event bound for this device.
+    watchdog_events: u64,
+    /// `Event::Epoch` and `Event::MapperEpoch` in the queue: epochs alone do not keep a run
+    /// going (each would otherwise see the other pending and tick for ever).
+    epochs_queued: usize,
     /// Erases of the measured phase per die and per tenant (lifetime metrics).
     wear: WearCounters,
     /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
@@ -449,6 +472,10 @@ impl<'a> Simulation<'a> {
             erase_precondition: None,
             precondition_erases: 0,
             erases_without_progress: 0,
+            progress_events_at: 0,
+            progress_at: SimTime::ZERO,
+            watchdog_events: WATCHDOG_EVENTS_FLOOR + WATCHDOG_EVENTS_PER_PAGE * g.n_blocks as u64 * g.pages_per_block as u64,
+            epochs_queued: 0,
             wear: WearCounters::new(n_dies, s.tenants.len(), s.device.pe_cycles.expect("filled by resolve_device")),
             nonread_starts: vec![0; n_dies],
         }
@@ -510,10 +537,13 @@ impl<'a> Simulation<'a> {
         if let Some(e) = self.scheme.epoch() {
             self.epoch.window = e;
             self.events.push(e, Event::Epoch);
+            self.epochs_queued += 1;
         }
         if let Some(e) = self.mapper.epoch() {
             self.events.push(e, Event::MapperEpoch);
+            self.epochs_queued += 1;
         }
+        self.progressed();
         while let Some((t, ev)) = self.events.pop() {
             if self.p.end.is_some_and(|end| t > end) {
                 self.now = self.p.end.unwrap();
@@ -527,6 +557,11 @@ impl<'a> Simulation<'a> {
             }
             self.handle(ev)?;
             self.events_handled += 1;
+            if self.events_handled - self.progress_events_at > self.watchdog_events
+                || (self.now - self.progress_at).ns() > WATCHDOG_NS
+            {
+                self.watchdog()?;
+            }
             if self.events_handled.is_multiple_of(1 << 16) {
                 progress(self.now);
             }
@@ -550,13 +585,18 @@ impl<'a> Simulation<'a> {
             Event::ArrayDone(tag) => self.array_done(tag)?,
             Event::XferDone(d) => self.op_done(DieIdx(d))?,
             Event::Complete(id) => self.complete_request(id)?,
-            Event::Epoch => self.scheme_epoch()?,
+            Event::Epoch => {
+                self.epochs_queued -= 1;
+                self.scheme_epoch()?
+            }
             Event::MapperEpoch => {
+                self.epochs_queued -= 1;
                 self.mapper.on_epoch(&view!(self), &mut self.cmds);
                 self.apply_commands();
-                if !self.host_done() && !self.events.is_empty() {
+                if !self.host_done() && self.events.len() > self.epochs_queued {
                     let e = self.mapper.epoch().expect("a mapper with epochs keeps them");
                     self.events.push(self.now + e, Event::MapperEpoch);
+                    self.epochs_queued += 1;
                 }
             }
             Event::MeasureStart => self.start_measuring(),
@@ -575,8 +615,10 @@ impl<'a> Simulation<'a> {
             self.wake_stalled()?;
             // With nothing else pending, epochs alone would tick forever: stop, and let
             // the run end as a stall (reported by `stall_error`).
-            if !self.events.is_empty() {
+            // Another tick of the mapper's epoch is no work either.
+            if self.events.len() > self.epochs_queued {
                 self.events.push(self.now + self.epoch.window, Event::Epoch);
+                self.epochs_queued += 1;
             }
         }
         Ok(())
@@ -717,6 +759,48 @@ impl<'a> Simulation<'a> {
                 self.ftl.geometry.n_blocks
             ),
         )
+    }
+
+    /// A tenant completed a request or placed a host unit: the livelock bound and the
+    /// progress watchdog start over.
+    #[inline]
+    pub(super) fn progressed(&mut self) {
+        self.erases_without_progress = 0;
+        self.progress_events_at = self.events_handled;
+        self.progress_at = self.now;
+    }
+
+    /// The progress watchdog fired: `watchdog_events` events or `WATCHDOG_NS` of simulated time
+    /// passed since the last progress. With nothing outstanding (an idle gap between
+    /// arrivals) that is no fault and the count starts over; with requests outstanding the run
+    /// ends with an error instead of running for ever.
+    #[cold]
+    fn watchdog(&mut self) -> Result<(), FtlabError> {
+        if self.tenants.iter().all(|t| t.outstanding == 0) {
+            self.progress_events_at = self.events_handled;
+            self.progress_at = self.now;
+            return Ok(());
+        }
+        let waiting: Vec<String> = self
+            .tenants
+            .iter()
+            .zip(&self.names)
+            .filter(|(t, _)| t.outstanding > 0)
+            .map(|(t, n)| format!("{} requests of {n}", t.outstanding))
+            .collect();
+        Err(FtlabError::config(
+            "scenario",
+            "device.over_provisioning",
+            format!(
+                "the run made no progress from {:.6} s to {:.6} s: {} outstanding, and in {} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
+                self.progress_at.as_secs_f64(),
+                self.now.as_secs_f64(),
+                waiting.join(", "),
+                self.events_handled - self.progress_events_at,
+                self.watchdog_events,
+                self.erases_without_progress,
+            ),
+        ))
     }
 
     /// The time series may not outgrow its bound (a long trace and a short window).

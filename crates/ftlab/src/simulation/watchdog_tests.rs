@@ -1,0 +1,51 @@
+//! Unit tests of the run loop's progress watchdog (`Simulation::watchdog`): it fires when its
+//! event bound passes with requests outstanding, and its error says what waited. The bound is
+//! set here far below its real value (`WATCHDOG_EVENTS_FLOOR` and per page) so that an ordinary
+//! run trips it; no scenario key sets it.
+
+use crate::error::FtlabError;
+use std::path::Path;
+
+const SCENARIO: &str = r#"seed = 1
+schemes = ["unified"]
+[device]
+preset = "tiny"
+[[tenants]]
+name = "a"
+namespace_fraction = 0.5
+queue_depth = 1
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 0.0
+sizes = [{ bytes = 4096, weight = 1.0 }]
+arrival = "closed"
+requests = 100
+"#;
+
+fn simulation() -> super::Simulation<'static> {
+    let s = crate::scenario::load(SCENARIO, "w.toml", &[], None).expect("loads");
+    crate::api::build_simulation(&s, "unified", Path::new("."), "w.toml").expect("builds")
+}
+
+#[test]
+fn the_real_bound_lets_an_ordinary_run_finish() {
+    let mut sim = simulation();
+    // 16 x 16384 flash pages + 2^22 (tiny: 4 dies x 64 blocks x 64 pages).
+    assert_eq!(sim.watchdog_events, 16 * 16_384 + (1 << 22));
+    sim.run(&mut |_| {}).expect("runs");
+}
+
+#[test]
+fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
+    let mut sim = simulation();
+    // The first event (tenant a's arrival) submits a write; a write completes events later.
+    sim.watchdog_events = 0;
+    match sim.run(&mut |_| {}) {
+        Err(FtlabError::Config { key, reason, .. }) => {
+            assert_eq!(key, "device.over_provisioning");
+            assert!(reason.contains("made no progress from 0.000000 s") && reason.contains("1 requests of a"), "{reason}");
+            assert!(reason.contains("in 1 events (bound 0)"), "{reason}");
+        }
+        other => panic!("expected the watchdog's error, got {other:?}"),
+    }
+}
