@@ -72,7 +72,7 @@ def test_table3_measurements_from_hand_made_summaries() -> None:
     assert m["admission_paper"].value == pytest.approx(1.254) and m["admission_device"].value == pytest.approx(1.2)
     assert "1.254" in m["admission_paper"].why and "1.200" in m["admission_device"].why
     # no reads_blocked / read_rebuilt_us_max counters: not measured, naming the absent key
-    assert "scheme_counters.reads_blocked is absent" in m["reads_blocked"].missing
+    assert "device.reads_blocked is absent" in m["reads_blocked"].missing
     assert "read_rebuilt_us_max is absent" in m["read_rebuilt_us_max"].missing
 
 
@@ -105,7 +105,7 @@ def test_blocking_counters_when_present() -> None:
     within Eq. 8's 1.23 ms, 1,231 µs is not."""
     for blocked, rebuilt, verdicts_ in ((0, 1230.0, (C.HOLDS, C.HOLDS)), (1, 1231.0, (C.VIOLATED, C.VIOLATED))):
         s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
-        s["schemes"]["part-ftl"]["scheme_counters"].update({"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt})
+        s["schemes"]["part-ftl"]["device"] = {"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt}
         c = judged(P.table3_measurements(s, STARTS, 5.0, ADMIT))
         assert (c["reads_never_blocked"].verdict, c["eq8_read_bound"].verdict) == verdicts_
 
@@ -193,8 +193,13 @@ def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionR
 
 
 def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) -> None:
+    """The WAO-GC runs are healthy. part-ftl's Table III run is not checked here: the set fails
+    Eq. 7 on this device (docs/schemes/part-ftl.md), and whatever its health, the committed
+    verdicts record it (its claims are `invalid` while it is unhealthy)."""
     for scheme, checks in quick.health["schemes"].items():
-        assert all(t["unstable"] is False for t in checks["tenants"].values()), scheme
+        if scheme.startswith("part-ftl"):
+            continue
+        assert all(t["unstable"] is False and t["starved"] is False for t in checks["tenants"].values()), scheme
     for result in quick.extra["per_seed"]:
         warm = P.warmup_s(result.report)  # type: ignore[arg-type]
         assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())

@@ -176,7 +176,7 @@ def test_failing_runs_are_reported_and_the_others_go_on(ray_session, tmp_path):
     assert set(by_params) == {("present", -1.0), ("missing", -1.0), ("missing", 0.25)}
     bad = by_params[("present", -1.0)]
     assert bad["kind"] == "ConfigError" and bad["run"] is None
-    assert bad["error"].startswith(f"{tmp_path / 'base.toml'}: device.over_provisioning: must be in (0, 4]")
+    assert bad["error"].startswith("--set device.over_provisioning=-1.0: device.over_provisioning: must be in (0, 4]")
     missing = by_params[("missing", 0.25)]
     assert missing["kind"] == "InputError" and missing["run"] is not None
     assert str(tmp_path / "missing.csv") in missing["error"] and "tenants.0.trace.path" in missing["error"]

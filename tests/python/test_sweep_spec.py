@@ -216,7 +216,7 @@ def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     for v in ("-1.0", "9.0"):
-        assert f"device.over_provisioning={v}: {tmp_path / 'base.toml'}: device.over_provisioning: must be in (0, 4]" in proc.stderr
+        assert f"device.over_provisioning={v}: --set device.over_provisioning={v}: device.over_provisioning: must be in (0, 4]" in proc.stderr
     failures = json.loads((tmp_path / "out" / "failures.json").read_text())
     assert [f["params"]["device.over_provisioning"] for f in failures] == [-1.0, 9.0]
     assert all(f["kind"] == "ConfigError" and f["run"] is None for f in failures)

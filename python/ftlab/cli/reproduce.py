@@ -84,7 +84,9 @@ def _run_with_progress(reproduce: Any, name: str, **kwargs: Any) -> Reproduction
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    console = Console(stderr=True)
+    # No bar (and so no blank line it leaves) when stderr is not a terminal, as `ftlab run`.
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task(f"reproducing {name}", total=None)
 
         def on_progress(stage: str, done: int, total: int) -> None:

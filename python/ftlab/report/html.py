@@ -97,12 +97,16 @@ def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> s
 
 
 def _headline_section(report: Report, top: headline.Headline) -> str:
-    """The headline table (`ftlab.report.headline`), the unstable tenants' warnings and the
-    notes on what the marks mean."""
+    """The headline as the terminal prints it (`ftlab.report.headline`): one verdict line per
+    tenant, the table, its notes (few samples, records not replayed, health, the lifetime's
+    assumptions), the unstable tenants' warnings and what the marks mean."""
     parts = ['<h2 id="headline">Headline: which scheme did best for whom</h2>']
     if not top.rows or not top.metrics:
         return "\n".join(parts + [_note("No tenants in summary.json.")])
+    lines = "".join(f"<li>{html.escape(line)}</li>" for line in headline.verdicts(top))
+    parts.append(f'<ul class="hl-verdicts">{lines}</ul>')
     parts.append(_headline_table(top))
+    parts += [f'<p class="note hl-note">{html.escape(line)}</p>' for line in headline.notes(report.summary, top)]
     parts += _unstable_notes(report)
     if top.unstable:
         parts.append(f'<p class="note hl-unstable-note">{html.escape(headline.UNSTABLE_NOTE)}</p>')

@@ -433,7 +433,11 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
     five = float(worst.get("interval_days_mean") or math.nan)
     swaps = f"{len(w['swap_times_s'])} swaps to the first wear-out at {wear_out_days:,.0f} days (full-device scale)"
     return {
-        "imbalance_with_swaps": Measured(imb, f"with swaps the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({swaps}; N·K = {nk})."),
+        "imbalance_with_swaps": Measured(
+            imb,
+            f"with swaps the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({swaps}; N·K = {nk}). "
+            + str((model.get("swap_bound") or {}).get("why") or ""),
+        ),
         "imbalance_margin": Measured(ratio(imb_no, imb) - 1.0, f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them."),
         "lifetime_vs_ideal": Measured(life, f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale)."),
         "swap_minutes": Measured(
