@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -223,6 +224,33 @@ def test_ctrl_c_keeps_finished_runs_and_resumes(baseline, tmp_path):
     sweep_file = tmp_path / "slow.toml"
     sweep_file.write_text(slow_toml())
     out = tmp_path / "out"
+    # Ray's core can abort on a SIGINT that lands while a task completes ("Check failed ...
+    # Tried to complete task that was not pending", its own assertion, not ftlab's). Such an
+    # attempt proves nothing either way: it is discarded and the interrupt taken once more, on a
+    # fresh output directory; every assertion below applies to the attempt that counts.
+    proc, stderr, descendants = _interrupt_sweep(sweep_file, out)
+    if RAY_INTERNAL_BUG in stderr:
+        shutil.rmtree(out, ignore_errors=True)
+        proc, stderr, descendants = _interrupt_sweep(sweep_file, out)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted:" in stderr and "run the same command again to resume" in stderr
+    kept = finished_runs(out / "runs")
+    assert 1 <= len(kept) < SLOW_RUNS
+    assert_runs_intact(out / "runs")
+    assert not (out / "sweep.parquet").exists()
+    _assert_gone(descendants)
+    again = ftlab.sweep(sweep_file, out=out)
+    assert (again.ran, again.reused, again.failures) == (SLOW_RUNS - len(kept), len(kept), [])
+    assert again.table.equals(baseline.table)
+
+
+#: What Ray prints when one of its own internal checks fails.
+RAY_INTERNAL_BUG = "You have likely discovered a bug in Ray"
+
+
+def _interrupt_sweep(sweep_file: Path, out: Path) -> tuple[subprocess.Popen[str], str, list[int]]:
+    """Start `ftlab sweep`, send SIGINT to its process group (as Ctrl-C does) once a run has
+    finished and another is running, and return the process, its stderr and its descendants."""
     env = {**os.environ, "NO_COLOR": "1"}
     # A new session, so that SIGINT reaches the command's whole process group, as Ctrl-C does.
     proc = subprocess.Popen([sys.executable, "-m", "ftlab", "sweep", str(sweep_file), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
@@ -237,16 +265,7 @@ def test_ctrl_c_keeps_finished_runs_and_resumes(baseline, tmp_path):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr and "interrupted:" in stderr and "run the same command again to resume" in stderr
-    kept = finished_runs(out / "runs")
-    assert 1 <= len(kept) < SLOW_RUNS
-    assert_runs_intact(out / "runs")
-    assert not (out / "sweep.parquet").exists()
-    _assert_gone(descendants)
-    again = ftlab.sweep(sweep_file, out=out)
-    assert (again.ran, again.reused, again.failures) == (SLOW_RUNS - len(kept), len(kept), [])
-    assert again.table.equals(baseline.table)
+    return proc, stderr, descendants
 
 
 def _descendants(pid: int) -> list[int]:
