@@ -165,17 +165,10 @@ def measure(name: str, summary: Mapping[str, Any], timeseries: pl.DataFrame | No
     <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
     a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise. An
     unknown name is an `ftlab.UsageError`."""
-    from ftlab._errors import usage_error
-
     kind, _, rest = name.partition(":")
     if kind == "set_growth":
         return set_growth(timeseries, rest, rise)
-    margin = kind == "margin"
-    parts = (rest if margin else name).split(":")
-    if len(parts) != 3 or parts[2].count("/") != 1 or parts[0] not in ("mean_us", "p99_us"):
-        raise usage_error("measure", f"unknown UPI computation {name!r}")
-    metric, tenant, pair = parts
-    a, b = pair.split("/")
+    margin, metric, tenant, a, b = claimfile.pair_measure(name, ("mean_us", "p99_us"), "UPI")
     va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
     factor = ratio(va, vb)
     value = factor - 1.0 if margin else factor

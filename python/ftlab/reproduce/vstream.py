@@ -239,19 +239,12 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | N
     "best:<workload>" vstream's throughput over the best other mapper's minus 1;
     "units_per_stamp" and "stamp_mb_1tb" the write-stamp sharing of the RocksDB vstream run.
     An unknown name is an `ftlab.UsageError`."""
-    from ftlab._errors import usage_error
-
     kind, _, rest = name.partition(":")
     if kind == "best":
         return _best(metrics, rest)
     if name in ("units_per_stamp", "stamp_mb_1tb"):
         return _stamps(metrics, name)
-    margin = kind == "margin"
-    parts = (rest if margin else name).split(":")
-    if len(parts) != 3 or parts[2].count("/") != 1 or parts[0] not in ("throughput_mb_s", "gc_pages_copied"):
-        raise usage_error("measure", f"unknown vStream computation {name!r}")
-    key, workload, pair = parts
-    a, b = pair.split("/")
+    margin, key, workload, a, b = claimfile.pair_measure(name, ("throughput_mb_s", "gc_pages_copied"), "vStream")
     va, vb = _value(metrics, workload, a, key), _value(metrics, workload, b, key)
     factor = ratio(va, vb)
     what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
