@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 #: The cases measured in Python, after the core's `BENCH_CASES`.
 PYTHON_CASES = ("run-default", "load-1e6")
@@ -43,7 +44,7 @@ def peak_rss_bytes() -> int:
     return int(rss) if sys.platform == "darwin" else int(rss) * 1024
 
 
-def _result(case: str, kind: str, wall_s: float, requests: int | None = None, rows: int | None = None, requests_per_s: float | None = None) -> dict:
+def _result(case: str, kind: str, wall_s: float, requests: int | None = None, rows: int | None = None, requests_per_s: float | None = None) -> dict[str, Any]:
     return {
         "case": case,
         "kind": kind,
@@ -55,7 +56,7 @@ def _result(case: str, kind: str, wall_s: float, requests: int | None = None, ro
     }
 
 
-def run_default() -> dict:
+def run_default() -> dict[str, Any]:
     """`ftlab.run(out=DIR)` of the bundled default scenario, wall seconds."""
     import ftlab
 
@@ -66,7 +67,7 @@ def run_default() -> dict:
     return _result("run-default", "python", wall)
 
 
-def load_rows(rows: int) -> dict:
+def load_rows(rows: int) -> dict[str, Any]:
     """`ftlab.load(DIR)` and `report.timeseries.height` on a directory with a `rows`-row
     time series (made by another process), wall seconds."""
     with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
@@ -108,7 +109,7 @@ def make_results(out_dir: str, rows: int) -> None:
             columns[name] = rng.integers(0, 1 << 20, rows)
         else:
             columns[name] = rng.gamma(2.0, 1000.0, rows)
-    frame = pl.DataFrame(columns).cast(dict(ts.schema))
+    frame = pl.DataFrame(columns).select(pl.col(name).cast(dtype) for name, dtype in ts.schema.items())
     assert frame.schema == ts.schema
     frame.write_parquet(Path(out_dir) / "timeseries.parquet")
 

@@ -10,11 +10,12 @@ caught or printed (that is `ftlab.cli`).
 from __future__ import annotations
 
 import os
-from typing import Union
+from typing import TypeVar, Union, overload
 
 from ftlab import _core
 
 StrPath = Union[str, "os.PathLike[str]"]
+_E = TypeVar("_E", bound=_core.InputError)
 
 
 class MissingResultError(_core.InputError, FileNotFoundError):
@@ -36,6 +37,10 @@ class MissingResultError(_core.InputError, FileNotFoundError):
         return BaseException.__str__(self)
 
 
+@overload
+def input_error(path: StrPath, reason: str) -> _core.InputError: ...
+@overload
+def input_error(path: StrPath, reason: str, cls: type[_E]) -> _E: ...
 def input_error(path: StrPath, reason: str, cls: type[_core.InputError] = _core.InputError) -> _core.InputError:
     """An `ftlab.InputError` (or `cls`) "PATH: REASON" with `path` and `reason` set.
 

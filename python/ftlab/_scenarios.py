@@ -67,7 +67,7 @@ def first_comment_line(text: str) -> str:
     >>> first_comment_line("seed = 1\n")
     ''
     """
-    lines = []
+    lines: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped.startswith("#"):

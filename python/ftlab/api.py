@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Union
 
-from ftlab import _core
+from ftlab import _core, _toml
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -85,12 +85,8 @@ def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str
 
 def parse_toml(text: str) -> dict[str, Any]:
     """TOML text (a scenario, a resolved scenario) as a dict: `tomllib` on Python >= 3.11, its
-    backport `tomli` on 3.10 (the README's floor)."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib.loads(text)
+    backport `tomli` on 3.10 (the README's floor); see `ftlab._toml`."""
+    return _toml.loads(text)
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

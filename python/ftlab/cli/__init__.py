@@ -20,6 +20,7 @@ import subprocess
 import sys
 from enum import Enum
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Annotated, Any, Optional
 
 import typer
@@ -431,7 +432,7 @@ def trace_stats(
     Request counts, bytes, duration, footprint and LBA range, and the lines the parser
     skipped and counted (e.g. vscsi commands other than reads and writes).
     """
-    stats = _core.trace_stats(str(file), format)
+    stats: Mapping[str, object] = _core.trace_stats(str(file), format)
     if as_json:
         print(json.dumps({k: stats[k] for k in TRACE_STATS_KEYS}, indent=2))
         return

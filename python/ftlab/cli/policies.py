@@ -25,7 +25,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print the policies and
 
 def policies() -> dict[str, list[dict[str, Any]]]:
     """`{"schemes": [...], "mappers": [...]}` as `_core.policies()` describes them."""
-    return json.loads(_core.policies())
+    doc: dict[str, list[dict[str, Any]]] = json.loads(_core.policies())
+    return doc
 
 
 def _default_text(knob: dict[str, Any]) -> str:

@@ -271,15 +271,15 @@ class Report:
         out.mkdir(parents=True, exist_ok=True)
         summary = self.summary_json.encode("utf-8")
         resolved = self.resolved_toml.encode("utf-8")
-        files = {
+        files: dict[str, Callable[[str], object]] = {
             SUMMARY_FILE: lambda p: _write_bytes(p, summary),
-            TIMESERIES_FILE: lambda p, f=self.timeseries: f.write_parquet(p),
+            TIMESERIES_FILE: self.timeseries.write_parquet,
             RESOLVED_FILE: lambda p: _write_bytes(p, resolved),
         }
         if self.latency_cdf is not None:
-            files[LATENCY_CDF_FILE] = lambda p, f=self.latency_cdf: f.write_parquet(p)
+            files[LATENCY_CDF_FILE] = self.latency_cdf.write_parquet
         if self.wear is not None:
-            files[WEAR_FILE] = lambda p, f=self.wear: f.write_parquet(p)
+            files[WEAR_FILE] = self.wear.write_parquet
         if page is not None:
             files[HTML_FILE] = lambda p: _write_bytes(p, page)
         write_files_atomically(out, files)
@@ -455,7 +455,7 @@ def _write_bytes(path: str, data: bytes) -> None:
         f.write(data)
 
 
-def write_files_atomically(out_dir: Path, writers: Mapping[str, Callable[[str], None]]) -> None:
+def write_files_atomically(out_dir: Path, writers: Mapping[str, Callable[[str], object]]) -> None:
     """Write several files of `out_dir` so that each is either its old or its new version.
 
     Every writer first writes its whole file to a fresh temporary path in `out_dir` (same

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
+    import polars as pl
 
 #: Height of one panel row, in pixels.
 ROW_PX = 300
@@ -80,7 +81,7 @@ def finish(fig: go.Figure, title: str, rows: int) -> go.Figure:
     return fig
 
 
-def line(x: Sequence[Any], y: Sequence[Any], name: str, group: str, color: str, show: bool, **kwargs: Any) -> go.Scatter:
+def line(x: Sequence[Any] | pl.Series, y: Sequence[Any] | pl.Series, name: str, group: str, color: str, show: bool, **kwargs: Any) -> go.Scatter:
     """One line trace; traces of one `group` share one legend entry (shown when `show`)."""
     import plotly.graph_objects as go
 
@@ -104,7 +105,7 @@ def div(fig: go.Figure, div_id: str) -> str:
     id is `div_id`, so the same figure always gives the same bytes."""
     import plotly.io as pio
 
-    return pio.to_html(
+    page: str = pio.to_html(
         fig,
         config=CONFIG,
         include_plotlyjs=False,
@@ -114,3 +115,4 @@ def div(fig: go.Figure, div_id: str) -> str:
         default_height=f"{fig.layout.height or ROW_PX}px",
         validate=True,
     )
+    return page

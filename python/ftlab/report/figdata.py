@@ -143,8 +143,9 @@ def series_view(report: Report, max_windows: int = MAX_WINDOWS) -> SeriesView:
         if iops in ts.columns:
             masked = [c for c in (f"{op}_mean_us", f"{op}_p99_us") if c in ts.columns]
             ts = ts.with_columns(pl.when(pl.col(iops) > 0).then(pl.col(c)).otherwise(None).alias(c) for c in masked)
-    group = [c for c in ("scheme", "tenant") if c in ts.columns]
+    group: list[str] = [c for c in ("scheme", "tenant") if c in ts.columns]
     longest = ts.group_by(group).len().get_column("len").max() if ts.height and group else 0
+    assert longest is None or isinstance(longest, int), "a group's length is an integer"
     per_point = max(1, math.ceil((longest or 0) / max_windows))
     if per_point == 1:
         return SeriesView(ts, 1)

@@ -318,7 +318,7 @@ def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: s
     applies = any(metric.applies(t) for t in objects.values())
     values = {s: metric.get(t) if applies else None for s, t in objects.items()}
     samples = {s: metric.samples(t) if applies else None for s, t in objects.items()}
-    ranked = {s: v for s, v in values.items() if v is not None and not (samples[s] is not None and samples[s] < SAMPLES_MIN)}
+    ranked = {s: v for s, v in values.items() if v is not None and not ((n := samples[s]) is not None and n < SAMPLES_MIN)}
     best = best_schemes(metric, ranked)
     base = values.get(baseline)
     out = {}

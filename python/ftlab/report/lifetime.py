@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 DAY_S = 86_400.0
 
 
-def write_csv(model: dict, path: Path) -> None:
+def write_csv(model: dict[str, Any], path: Path) -> None:
     """One row per (case, time, channel): wear (the most-worn block's erase count) in days."""
     with path.open("w", newline="") as f:
         w = csv.writer(f)
@@ -23,7 +24,7 @@ def write_csv(model: dict, path: Path) -> None:
                     w.writerow([case, f"{point['t_s'] / DAY_S:.9g}", channel, f"{wear:.6g}"])
 
 
-def plot(model: dict, path: Path) -> None:
+def plot(model: dict[str, Any], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")

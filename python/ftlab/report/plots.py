@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from ftlab.report import figdata
 from ftlab._errors import usage_error
@@ -27,6 +27,7 @@ from ftlab.report.style import WEAR_COLORMAP, scheme_style
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure, SubFigure
+    from matplotlib.typing import RcKeyType
 
     from ftlab.report import Report
 
@@ -42,7 +43,8 @@ FORMATS = {".png": "png", ".svg": "svg"}
 DPI = 300
 #: Size of one panel, in inches.
 PANEL_IN = (3.0, 2.3)
-_RC = {
+#: matplotlib rc parameters of every ftlab figure (the reproductions' figures too).
+RC_PARAMS: dict[RcKeyType, Any] = {
     "font.size": 8,
     "axes.titlesize": 8,
     "axes.labelsize": 8,
@@ -117,7 +119,7 @@ def save(fig: Figure, path: StrPath, fmt: str) -> None:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         write_files_atomically(out.parent, {out.name: lambda p: fig.savefig(p, format=fmt, dpi=DPI, metadata=metadata)})
 
 
@@ -130,7 +132,7 @@ def figure(report: Report, kind: str, *, ops: Sequence[str] | None = None) -> Fi
     """
     import matplotlib
 
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         if kind == "cdf":
             return _cdf_figure(report, ops)
         if kind == "timeseries":
@@ -148,7 +150,7 @@ def _new_figure(cols: int, rows: int) -> Figure:
     return Figure(figsize=(PANEL_IN[0] * cols + 0.4, PANEL_IN[1] * rows + 0.5), layout="constrained")
 
 
-def _styled_line(ax: Axes, x: Sequence[float], y: Sequence[float | None], index: int, label: str, **kwargs: object) -> None:
+def _styled_line(ax: Axes, x: Sequence[float], y: Sequence[float | None], index: int, label: str, **kwargs: Any) -> None:
     style = scheme_style(index)
     ax.plot(
         x, [float("nan") if v is None else v for v in y], label=label, color=style.color, linestyle=style.mpl_linestyle,
@@ -203,11 +205,11 @@ def _cdf_axes(cdf_ax: Axes, tail_ax: Axes, tenant: str, op: str) -> None:
     tail_ax.set_yscale("log")
     tail_ax.set_ylim(1e-4, 1.0)
     tail_ax.set_ylabel("1 − CDF")
-    _log_ticks(tail_ax.yaxis, tail_ax.get_ylim(), powers=True)
+    log_ticks(tail_ax.yaxis, tail_ax.get_ylim(), powers=True)
     for ax in (cdf_ax, tail_ax):
         ax.set_xscale("log")
         ax.set_xlabel("latency (µs)")
-        _log_ticks(ax.xaxis, ax.get_xlim())
+        log_ticks(ax.xaxis, ax.get_xlim())
         ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
 
 
@@ -227,7 +229,7 @@ def _tick_label(value: float, powers: bool = False) -> str:
     return f"{value:.0e}"
 
 
-def _log_ticks(axis: object, limits: tuple[float, float], powers: bool = False) -> None:
+def log_ticks(axis: object, limits: tuple[float, float], powers: bool = False) -> None:
     """Plain tick labels on a log axis (fast, no mathtext); 2x and 5x minor ticks are
     labelled only when the axis spans less than a decade and a half."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -270,7 +272,8 @@ def _timeseries_figure(report: Report) -> Figure:
     panels = [p for p in _DEVICE_PANELS if p[0] in device.columns]
     cols = max(len(tenants), len(panels), 1)
     fig = _new_figure(cols, len(rows) + (1 if panels else 0))
-    top, bottom = fig.subfigures(2, 1, height_ratios=[max(len(rows), 1), 1 if panels else 0.01])
+    # Two rows of subfigures come back as an array (matplotlib types it as one SubFigure or an array).
+    top, bottom = cast("Sequence[SubFigure]", fig.subfigures(2, 1, height_ratios=[max(len(rows), 1), 1 if panels else 0.01]))
     axes = top.subplots(max(len(rows), 1), max(len(tenants), 1), squeeze=False, sharex=True)
     for r, (column, label, scale) in enumerate(rows):
         for c, tenant in enumerate(tenants):
@@ -280,7 +283,7 @@ def _timeseries_figure(report: Report) -> Figure:
                 _styled_line(ax, part.get_column("window_start_s").to_list(), part.get_column(column).to_list(), s, scheme)
             ax.set_yscale(scale)
             if scale == "log":
-                _log_ticks(ax.yaxis, ax.get_ylim())
+                log_ticks(ax.yaxis, ax.get_ylim())
             ax.set_title(tenant if r == 0 else "")
             ax.set_ylabel(label)
             ax.set_xlabel("time (s)" if r == len(rows) - 1 else "")
@@ -311,7 +314,9 @@ def _wear_figure(report: Report) -> Figure:
     schemes = [s for s in figdata.schemes(report) if report.wear.filter(scheme=s).height]
     matrices = [figdata.wear_matrix(report, s) for s in schemes]
     counts = report.wear.get_column("erase_count")
-    norm = Normalize(vmin=float(counts.min()), vmax=float(max(counts.max(), counts.min() + 1)))
+    lo, hi = counts.min(), counts.max()
+    assert isinstance(lo, int) and isinstance(hi, int), "erase_count is a non-empty UInt64 column"
+    norm = Normalize(vmin=float(lo), vmax=float(max(hi, lo + 1)))
     fig = _new_figure(1, len(schemes))
     fig.set_size_inches(PANEL_IN[0] * 2.2, PANEL_IN[1] * len(schemes) + 0.5)
     axes = fig.subplots(len(schemes), 1, squeeze=False)[:, 0]
@@ -323,6 +328,7 @@ def _wear_figure(report: Report) -> Figure:
         ax.set_title(f"{scheme}: erase count per block")
         ax.set_ylabel("die")
         ax.set_xlabel("block" if m.blocks_per_column == 1 else f"block ({m.blocks_per_column} per cell, mean)")
+    assert image is not None, "one panel per scheme, and there is at least one scheme"
     fig.colorbar(image, ax=list(axes), label="erase count (erases)")
     return fig
 

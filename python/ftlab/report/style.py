@@ -10,6 +10,10 @@ styles repeat. This module only names styles; it draws nothing and imports no pl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 
 @dataclass(frozen=True)
@@ -17,7 +21,7 @@ class SchemeStyle:
     """One scheme's look, in matplotlib's and plotly's vocabularies."""
 
     color: str
-    mpl_linestyle: str | tuple[int, tuple[int, ...]]
+    mpl_linestyle: LineStyleType
     plotly_dash: str
     mpl_marker: str
     plotly_symbol: str

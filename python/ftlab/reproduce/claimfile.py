@@ -19,6 +19,7 @@ prints nothing (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -183,9 +184,10 @@ def evaluate(paper: PaperClaims, seeds: Sequence[SeedResult]) -> list[Claim]:
 
 def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     """One claim over the seeds (see `evaluate`)."""
-    base = {"id": spec.id, "text": spec.text, "kind": spec.kind, "paper_value": spec.paper, "bound": spec.bound_text, "where": spec.where, "runs": spec.runs}
+    base = functools.partial(Claim, id=spec.id, text=spec.text, kind=spec.kind, paper_value=spec.paper, bound=spec.bound_text,
+                             where=spec.where, runs=spec.runs)
     if spec.not_measured:
-        return Claim(**base, ftlab_value=None, verdict=NOT_MEASURED, why=spec.not_measured, reason=spec.not_measured)
+        return base(ftlab_value=None, verdict=NOT_MEASURED, why=spec.not_measured, reason=spec.not_measured)
     results = []
     for s in seeds:
         if spec.measure not in s.measured:
@@ -193,21 +195,22 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
         results.append(s.measured[spec.measure])
     missing = next((m.missing for m in results if m.missing), "")
     if missing:
-        return Claim(**base, ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why, reason=missing)
+        return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why, reason=missing)
     values = tuple(m.value for m in results)
-    numbers = [float(v) for v in values if isinstance(v, bool) or _finite(v)]
+    numbers = [float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or _finite(v))]
     value: FtlabValue = (median(numbers) if len(numbers) == len(values) else math.nan) if values else None
     if len(values) == 1:
         value = values[0]
     spread = (min(numbers), max(numbers)) if len(numbers) > 1 else None
-    varies = spread is not None and spread[0] != spread[1]
-    why = _median_why(results, values, value) + (f" Over {len(seeds)} seeds: {fmt_value(spread[0])} to {fmt_value(spread[1])}." if varies else "")
+    why = _median_why(results, values, value)
+    if spread is not None and spread[0] != spread[1]:
+        why += f" Over {len(seeds)} seeds: {fmt_value(spread[0])} to {fmt_value(spread[1])}."
     reason = unhealthy(spec.runs, seeds)
     if reason:
-        return Claim(**base, ftlab_value=value, verdict=INVALID, why=why, spread=spread, values=values, reason=reason)
+        return base(ftlab_value=value, verdict=INVALID, why=why, spread=spread, values=values, reason=reason)
     verdict = judge(spec.kind, spec.paper, value, op=spec.op, digits=spec.digits, adjective=spec.adjective,
                     spread=spread if spec.kind == ORDER else None, high=spec.high)
-    return Claim(**base, ftlab_value=value, verdict=verdict, why=why, spread=spread, values=values)
+    return base(ftlab_value=value, verdict=verdict, why=why, spread=spread, values=values)
 
 
 def _median_why(results: Sequence[Measured], values: Sequence[FtlabValue], value: FtlabValue) -> str:

@@ -40,7 +40,7 @@ import csv
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -271,7 +271,7 @@ def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
     return REPRODUCED if p - half <= v < p + half else DIFFERS
 
 
-_OPS = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b, ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
+_OPS: dict[str, Callable[[float, float], bool]] = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b, ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
 
 
 def bound_verdict(paper: PaperValue, value: FtlabValue, op: str = "", adjective: str = "", high: float | None = None) -> str:
@@ -284,15 +284,17 @@ def bound_verdict(paper: PaperValue, value: FtlabValue, op: str = "", adjective:
     if adjective:
         if adjective not in ADJECTIVES:
             raise usage_error("adjective", f"unknown adjective {adjective!r}; declared: {', '.join(ADJECTIVES)}")
-        test = ADJECTIVES[adjective].holds
+        test: Callable[[float], bool] = ADJECTIVES[adjective].holds
     elif op == "between":
-        if not _finite(paper) or not _finite(high):
+        lo, hi = _finite_float(paper), _finite_float(high)
+        if lo is None or hi is None:
             raise usage_error("high", f"a bound between two numbers needs both, got {paper!r} and {high!r}")
-        test = lambda v: float(paper) <= v <= float(high)  # type: ignore[arg-type]  # noqa: E731
+        test = lambda v: lo <= v <= hi  # noqa: E731
     elif op in _OPS:
-        if isinstance(paper, (bool, str)) or not _finite(paper):
+        bound, compare = _finite_float(paper), _OPS[op]
+        if bound is None:
             raise usage_error("paper", f"a bound needs a finite number, got {paper!r}")
-        test = lambda v: _OPS[op](v, float(paper))  # type: ignore[arg-type]  # noqa: E731
+        test = lambda v: compare(v, bound)  # noqa: E731
     else:
         raise usage_error("op", f"a bound needs op (one of {', '.join(_OPS)}, between) or an adjective, got {op!r}")
     if value is None or (not isinstance(value, bool) and not _finite(value)):
@@ -351,6 +353,11 @@ def relative_change(value: float | None, base: float | None) -> float:
 
 def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _finite_float(value: object) -> float | None:
+    """`value` as a float if it is a finite number (not a boolean), else None."""
+    return float(value) if isinstance(value, (int, float)) and _finite(value) else None
 
 
 # --------------------------------------------------------------------------------------
@@ -493,8 +500,7 @@ def busiest_die(device: Mapping[str, Any]) -> float | None:
     dies = device.get("die_utilisation")
     if isinstance(dies, list) and dies and all(_finite(u) for u in dies):
         return float(max(dies))
-    top = device.get("die_utilisation_max")
-    return float(top) if _finite(top) else None
+    return _finite_float(device.get("die_utilisation_max"))
 
 
 #: The read metrics of the per-phase table.

@@ -41,7 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.api import parse_toml
+from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -370,7 +371,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     k = swap_rounds(n)
     interval = float(inputs["swap_interval_min_s"])
     horizon = 10 * ideal if math.isfinite(ideal) else 1e9
-    model = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
+    model: dict[str, Any] = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
     counters = swap.summary["schemes"][SCHEME].get("scheme_counters") or {}
     done = float(counters.get("n_swaps_completed") or 0)
     model.update(
@@ -541,11 +542,11 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     from ftlab.report.style import scheme_style
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
     csv_path = write_csv(out / "latency.csv", rows)
     tenants = [r["tenant"] for r in rows]
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, metric, title in zip(axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency")):
@@ -578,20 +579,22 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     from ftlab.report.style import scheme_style
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
     frame = hardware.timeseries.select("tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops").sort("tenant", "window_start_s")
     csv_path = out / "swap-timeline.csv"
     frame.write_csv(csv_path)
     swap_start = float(parse_toml(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         ax = fig.subplots()
         for i, tenant in enumerate(frame["tenant"].unique(maintain_order=True).to_list()):
             rows = frame.filter(pl.col("tenant") == tenant)
             style = scheme_style(i)
             ax.plot(rows["window_start_s"].to_list(), rows["read_p99_us"].to_list(), color=style.color, linestyle=style.mpl_linestyle, linewidth=0.9, label=tenant)
-        ax.axvspan(swap_start, float(frame["window_start_s"].max() or swap_start), color="0.9", zorder=0, label="phase `swap`")
+        end = frame["window_start_s"].max()
+        assert end is None or isinstance(end, (int, float)), "window_start_s is a Float64 column"
+        ax.axvspan(swap_start, float(end or swap_start), color="0.9", zorder=0, label="phase `swap`")
         ax.set_yscale("log")
         ax.set_xlabel("simulated time (s); shaded: swaps may run")
         ax.set_ylabel("p99 read latency (µs)")
@@ -641,9 +644,9 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
             elif isinstance(parts, list):
                 sets += [f"tenants.{t['name']}.synthetic.{i}.rate_iops={float(p.get('rate_iops', 1000.0)) * f:g}" for i, p in enumerate(parts)]
         cases.append((f"load x{f:g}", sets))
-    for name, sets in KNOB_CASES:
-        if not sets[0].startswith("tenants.") or name.split()[0] in names:
-            cases.append((name, list(sets)))
+    for name, knob_sets in KNOB_CASES:
+        if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
+            cases.append((name, list(knob_sets)))
     return cases
 
 

@@ -42,7 +42,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.api import parse_toml
+from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -467,7 +468,7 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     from ftlab.report.style import scheme_style
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
     warm = warmup_s(report)
     frame = (
@@ -477,7 +478,7 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     )
     csv_path = out / "latency-over-time.csv"
     frame.write_csv(csv_path)
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 5.0), layout="constrained")
         axes = fig.subplots(2, 1, sharex=True)
         for ax, op in zip(axes, ("write", "read")):
@@ -506,12 +507,13 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     from ftlab.report.style import scheme_style
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
+    assert report.latency_cdf is not None, "ftlab.run always returns the latency CDF table"
     frame = report.latency_cdf.filter(pl.col("tenant") == TENANT).sort("scheme", "op", "latency_us")
     csv_path = out / "latency-cdf.csv"
     frame.write_csv(csv_path)
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, op in zip(axes, ("write", "read")):
@@ -534,11 +536,11 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
     from matplotlib.figure import Figure
 
     from ftlab.report.style import scheme_style
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
     rows = bw["rows"]
     csv_path = write_csv(out / "fig16-bandwidth.csv", rows, ["window_start_s", "write_mb_s", "gc_pages_copied", "erases"])
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         ax = fig.subplots()
         style = scheme_style(1)

@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.api import parse_toml
+from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -258,7 +259,7 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
     schemes = _schemes(summary)
     rows = [
@@ -267,7 +268,7 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
         for t in TENANTS
     ]
     csv_path = write_csv(out / "fig3-bars.csv", rows)
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(7.0, 2.8), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, (metric, title) in zip(axes, (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency"))):
@@ -292,11 +293,11 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], m
         x = [k + (i - (len(schemes) - 1) / 2) * width for k in range(len(TENANTS))]
         heights = [math.nan if v is None else v for v in values]
         ax.bar(x, heights, width, label=scheme, color=scheme_style(i).color, edgecolor="black", linewidth=0.5, hatch=_HATCHES[i % len(_HATCHES)])
-    from ftlab.report.plots import _log_ticks
+    from ftlab.report.plots import log_ticks
 
     ax.set_xticks(range(len(TENANTS)), list(TENANTS))
     ax.set_yscale("log")
-    _log_ticks(ax.yaxis, ax.get_ylim())
+    log_ticks(ax.yaxis, ax.get_ylim())
     ax.set_ylabel("latency (µs)")
     ax.grid(True, axis="y", which="major", linewidth=0.4, alpha=0.5)
 
@@ -314,7 +315,7 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
     window = timeseries.filter((pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S))
     window = window.select([c for c in FIG5_COLUMNS if c in window.columns]).sort("scheme", "tenant", "window_start_s")
@@ -322,7 +323,7 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     present = set(window["scheme"].unique().to_list())
     latency = [s for s in FIG5_LATENCY_SCHEMES if s in present]
     sets = [s for s in UPI_VARIANTS if s in present and "alloc_set_dies" in window.columns]
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(6.5, 1.7 * max(len(latency) + len(sets), 1) + 0.4), layout="constrained")
         axes = fig.subplots(max(len(latency) + len(sets), 1), 1, sharex=True, squeeze=False)[:, 0]
         for ax, scheme in zip(axes, latency):
@@ -350,10 +351,10 @@ def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, labe
         else:
             ax.step(x, y, where="post", color=style.color, linestyle=style.mpl_linestyle, label=tenant)
     if log:
-        from ftlab.report.plots import _log_ticks
+        from ftlab.report.plots import log_ticks
 
         ax.set_yscale("log")
-        _log_ticks(ax.yaxis, ax.get_ylim())
+        log_ticks(ax.yaxis, ax.get_ylim())
     ax.set_ylabel(label)
     ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
 

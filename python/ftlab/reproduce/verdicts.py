@@ -57,7 +57,8 @@ def differences(name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapp
     for cid in dict.fromkeys([*committed, *now]):
         old, new = committed.get(cid), now.get(cid)
         if old is None:
-            out.append(f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab {new.get('ftlab_value')}); not in the committed file")  # type: ignore[index]
+            assert new is not None, "each id comes from one of the two files"
+            out.append(f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab {new.get('ftlab_value')}); not in the committed file")
         elif new is None:
             out.append(f"{name}/{cid}: committed {old['verdict']!r}, no longer a claim")
         elif old["verdict"] != new["verdict"]:

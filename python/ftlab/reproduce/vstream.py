@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.reproduce import Progress, claimfile, parse_toml, scenario_file, seed_overrides
+from ftlab.api import parse_toml
+from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -345,7 +346,9 @@ def steady_change(report: Report) -> float:
     device = scheme["device"]
     end_s = device["sim_time_ns"] / 1e9
     start_s = end_s - float(device["measured_s"])
-    window_s = float(ts["window_start_s"].sort().diff().drop_nulls().min() or 0.0) if ts.height > 1 else 0.0
+    step = ts["window_start_s"].sort().diff().drop_nulls().min() if ts.height > 1 else None
+    assert step is None or isinstance(step, (int, float)), "window_start_s is a Float64 column"
+    window_s = float(step or 0.0)
     mid = (start_s + end_s) / 2
     rows = ts.filter((pl.col("window_start_s") >= start_s) & (pl.col("window_start_s") + window_s <= end_s))
 
@@ -377,9 +380,9 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import _RC, save
+    from ftlab.report.plots import RC_PARAMS, save
 
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(7.0, 2.6), layout="constrained")
         axes = fig.subplots(1, 2)
         labels = [r["mapper"] for r in rows]

@@ -204,7 +204,9 @@ def _execute(
     failures: list[dict[str, Any]] = []
 
     def on_done(job: Job, error: dict[str, Any] | None) -> None:
-        for p in by_key[job.key] if error else ():
+        if error is None:
+            return
+        for p in by_key[job.key]:
             failures.append(_failure(p, error["kind"], error["message"]))
             on_failure(failures[-1])
         counter.step()

@@ -54,15 +54,16 @@ def start_ray(address: str | None = None) -> bool:
 
     if ray.is_initialized():
         return False
-    quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address is None:
-        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, **quiet)
+        ray.init(
+            num_cpus=os.cpu_count() or 1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
+        )
         return True
     try:
         _check_reachable(address)
         with warnings.catch_warnings():  # a failure is reported below, once
             warnings.simplefilter("ignore")
-            ray.init(address=address, **quiet)
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (OSError, RuntimeError, ValueError) as e:  # ConnectionError, TimeoutError are OSErrors
         from ftlab import _core
 
@@ -103,10 +104,11 @@ def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) 
     try:
         # One scheme at a time inside a run: Ray already runs many runs in parallel, and
         # more threads per task would oversubscribe the cores (the results are the same).
-        result = dict(_core.run(text=resolved_toml, name=name, base_dir=base_dir, jobs=1))
+        result = _core.run(text=resolved_toml, name=name, base_dir=base_dir, jobs=1)
         # An ArrowTable lives in this worker's memory and does not pickle; a polars frame
         # (imported from it without copying) does.
-        return {"result": {**result, **{t: pl.DataFrame(result[t]) for t in CORE_TABLES}}}
+        tables = {t: pl.DataFrame(result["timeseries"] if t == "timeseries" else result["latency_cdf"] if t == "latency_cdf" else result["wear"]) for t in CORE_TABLES}
+        return {"result": {**result, **tables}}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - an ftlab error, or a panic of the core (a bug)
@@ -130,7 +132,7 @@ def execute(
 
     task = ray.remote(num_cpus=1, max_retries=retries)(run_task)
     queue = deque(jobs)
-    limit = max(4, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    limit = max(4, 2 * int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]  # ray's own
     pending: dict[Any, Job] = {}
     try:
         while queue or pending:
@@ -150,12 +152,13 @@ def _finish(ref: Any, job: Job, runs_dir: Path) -> dict[str, Any] | None:
     import ray
 
     try:
-        out = ray.get(ref)
+        out: dict[str, Any] = ray.get(ref)
     except ray.exceptions.RayError as e:
         lines = str(e).strip().splitlines()
         return {"kind": RAY_ERROR, "message": f"{type(e).__name__}: {lines[0] if lines else 'no message'}"}
     if "error" in out:
-        return out["error"]
+        error: dict[str, Any] = out["error"]
+        return error
     write_run(runs_dir, job, out["result"])
     return None
 

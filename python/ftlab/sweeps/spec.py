@@ -15,17 +15,13 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-from ftlab import _core
+from ftlab import _core, _toml
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -102,7 +98,8 @@ class SweepSpec:
         `extra_set` overrides go first (they apply to every run)."""
         out = []
         grid_keys = list(self.grid)
-        for case in self.cases or [None]:
+        cases: list[Case | None] = [*self.cases] if self.cases else [None]
+        for case in cases:
             for values in itertools.product(*(self.grid[k] for k in grid_keys)):
                 params = dict(case.sets) if case else {}
                 params.update(zip(grid_keys, values))
@@ -140,8 +137,8 @@ def load_spec(source: StrPath | Mapping[str, Any]) -> SweepSpec:
         err.path, err.reason = str(path), str(getattr(e, "strerror", None) or e)
         raise err from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        data = _toml.loads(text)
+    except _toml.TOMLDecodeError as e:
         raise _syntax_error(str(path), text, e) from None
     return _validate(data, str(path), path.parent, path.stem)
 
@@ -297,7 +294,7 @@ def _plot(value: Any, file: str, params: list[str], grid: Mapping[str, Any]) -> 
     return PlotSpec(metric, x, error, out, tuple(tenants) if tenants else None)
 
 
-def _leaves(table: Mapping[str, Any], prefix: str):
+def _leaves(table: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
     """(dotted key, value) of a nested table: tables are path segments, anything else a leaf."""
     for k, v in table.items():
         key = f"{prefix}.{k}" if prefix else str(k)
@@ -368,5 +365,5 @@ def toml_inline(value: Any) -> str:
     if isinstance(value, os.PathLike):
         return toml_inline(os.fspath(value))
     if hasattr(value, "isoformat"):  # TOML dates and times
-        return value.isoformat()
+        return str(value.isoformat())
     raise TypeError(f"{type(value).__name__} has no TOML representation")
