@@ -169,6 +169,11 @@ fn gc_follows_the_isolation_type() {
     });
     assert_eq!(counter(&m, "pi_mixed_units"), 0.0);
     assert_eq!(counter(&m, "ii_mixed_units"), 1.0, "only handle 2's copy left its handle");
+    // Tenant 1 writes through handle 1, where tenant 0's copies went: neither is alone there.
+    at(&f, 0, |v| {
+        write(&mut m, v, 1, 0, 1, unit(&g, 6, 0));
+    });
+    assert_eq!(m.report_json()["tenant_waf"], serde_json::json!([null, null]));
 }
 
 // ---- RU accounting --------------------------------------------------------------------------
@@ -223,6 +228,7 @@ fn ru_accounting_on_a_hand_worked_sequence() {
     assert_eq!(r["ruhs"][1]["waf"], 1.0);
     assert_eq!(r["ruhs"][0]["tenants"], serde_json::json!([0]));
     assert_eq!(r["ruhs"][1]["tenants"], serde_json::json!([1]));
+    assert_eq!(r["tenant_waf"], serde_json::json!([1.2, 1.0]), "each tenant alone on its handle");
     // 24 more units on die 0 through RUH 0 complete its second RU (16 + 24 = 40 >= 32).
     at(&f, 0, |v| (0..24u32).for_each(|u| { write(&mut m, v, 0, 100 + u, 0, unit(&g, 3, u)); }));
     assert_eq!(counter(&m, "ruh0_rus_filled"), 2.0);

@@ -103,7 +103,8 @@ pub struct RuhStats {
     pub erased_blocks: u64,
     /// RUs filled: units placed in each RG divided by the RU size, summed over RGs.
     pub rus_filled: u64,
-    /// Tenants whose host writes went through this handle (bit `t`; tenants >= 64 in `wide`).
+    /// Tenants whose data this handle's RUs hold, host writes or GC copies (bit `t`; a tenant
+    /// >= 64 sets `tenants_wide`).
     pub tenants: u64,
     pub tenants_wide: bool,
 }
@@ -275,13 +276,7 @@ impl StreamMapper for Fdp {
                         self.log_event(EVENT_PID, pid, view.now.ns(), ev.tenant);
                     }
                 }
-                let r = &mut self.ruhs[ev.stream as usize];
-                r.host_units += 1;
-                if t < 64 {
-                    r.tenants |= 1 << t;
-                } else {
-                    r.tenants_wide = true;
-                }
+                self.ruhs[ev.stream as usize].host_units += 1;
                 self.origin[t][ev.lpn as usize] = ev.stream;
             }
             WriteClass::Gc => {
@@ -294,6 +289,12 @@ impl StreamMapper for Fdp {
                 }
             }
             WriteClass::Parity => return,
+        }
+        let r = &mut self.ruhs[ev.stream as usize];
+        if t < 64 {
+            r.tenants |= 1 << t;
+        } else {
+            r.tenants_wide = true;
         }
         self.land(ev.stream, block);
     }
@@ -375,12 +376,37 @@ impl Fdp {
             .collect();
         json!({
             "stats": {"hbmw": h, "mbmw": m, "mbe": e},
+            "tenant_waf": self.tenant_waf(),
             "events": {"n": events.len(), "events": events},
             "events_total": self.n_runfw + self.n_invalid_pid + self.n_realloc,
             "ru_bytes": self.ru_units * self.unit_bytes,
             "reclaim_groups": self.n_rg,
             "ruhs": ruhs,
         })
+    }
+}
+
+impl Fdp {
+    /// Per tenant (index), its WAF from its handles' bytes, MBMW / HBMW, when no other tenant's
+    /// data is in them (host writes or GC copies); `null` for a tenant that shares a handle or
+    /// wrote nothing. Exact with persistently isolated handles; with initially isolated ones
+    /// the copies of several handles share one handle, which then has several tenants.
+    pub fn tenant_waf(&self) -> Vec<Value> {
+        let n_tenants = self.origin.len().min(64);
+        (0..n_tenants)
+            .map(|t| {
+                let bit = 1u64 << t;
+                let mine: Vec<&RuhStats> = self.ruhs.iter().filter(|r| r.tenants & bit != 0).collect();
+                let alone = !mine.is_empty() && mine.iter().all(|r| r.tenants == bit && !r.tenants_wide);
+                let host: u64 = mine.iter().map(|r| r.host_units).sum();
+                let media: u64 = mine.iter().map(|r| r.media_units).sum();
+                if alone && host > 0 {
+                    json!(round6(media as f64 / host as f64))
+                } else {
+                    Value::Null
+                }
+            })
+            .collect()
     }
 }
 
