@@ -118,6 +118,8 @@ fn bad_fdp_config_names_the_key_and_the_range() {
         ("ru_blox = 1", "", "device.fdp", "ru_blox"),
         ("", "placement_handles = [0, 2]", "stream.fdp.placement_handles.1", "must be in [0, 1)"),
         ("", "tag = \"namespace\"", "stream.fdp.tag", "namespace"),
+        ("", "[[stream.fdp.namespaces]]\nhandles = [1]", "stream.fdp.namespaces.0.handles.0", "must be in [0, 1)"),
+        ("", "[[stream.fdp.namespaces]]\n[[stream.fdp.namespaces]]", "stream.fdp.namespaces", "has 2 entries; the scenario has 1 tenants"),
     ];
     for (device, stream, key, range) in cases {
         let text = scenario_with(device, stream, 2);
@@ -147,6 +149,15 @@ fn placement_identifiers_map_to_handles() {
     assert_eq!(counter(&m, "events_invalid_placement_identifier"), 1.0);
     let e = m.events[0];
     assert_eq!((e.kind, e.pid, e.nsid, e.timestamp_ns), (EVENT_PID, 3, 2, 7_000));
+    // Each namespace its own list: tenant 0's PID 0 is RUH 1, tenant 1's PID 0 is RUH 2.
+    let mut per_ns = mapper(&g, &d, "[[namespaces]]\nhandles = [1, 0]\n[[namespaces]]\nhandles = [2]");
+    at(&f, 0, |v| {
+        assert_eq!(write(&mut per_ns, v, 0, 0, 0, unit(&g, 0, 0)), 1);
+        assert_eq!(write(&mut per_ns, v, 0, 1, 1, unit(&g, 0, 1)), 0);
+        assert_eq!(write(&mut per_ns, v, 1, 0, 0, unit(&g, 1, 0)), 2);
+        assert_eq!(write(&mut per_ns, v, 1, 1, 1, unit(&g, 1, 1)), 2, "PID 1 is not in tenant 1's list");
+    });
+    assert_eq!(counter(&per_ns, "events_invalid_placement_identifier"), 1.0);
     let mut by_tenant = mapper(&g, &d, "tag = \"tenant\"");
     at(&f, 0, |v| assert_eq!(write(&mut by_tenant, v, 1, 0, 9, unit(&g, 0, 0)), 1, "tenant 1 is PID 1"));
 }

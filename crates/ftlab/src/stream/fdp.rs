@@ -1,7 +1,8 @@
 //! `fdp`: NVMe Flexible Data Placement (TP4146, NVMe 2.1) as a stream mapper. A host write
 //! carries a placement identifier (PID): the tenant's index (`tag = "tenant"`) or the write's
 //! virtual stream (`tag = "stream"`: a trace's stream column, a synthetic part's `stream`).
-//! The placement handle list maps the PID to a reclaim unit handle (RUH); RUH `r` writes
+//! The placement handle list of the tenant's namespace (`namespaces`, else the shared
+//! `placement_handles`) maps the PID to a reclaim unit handle (RUH); RUH `r` writes
 //! through physical stream `r`, whose frontier on each die is that handle's current reclaim
 //! unit (RU) in the die's reclaim group (RG, `[device.fdp]`). A PID beyond the list is an
 //! "Invalid Placement Identifier" event and is written through the handle of PID 0.
@@ -59,11 +60,23 @@ pub struct FdpMapperConfig {
     /// The placement handle list: PID `i` → RUH `placement_handles[i]`, each in
     /// [0, handles in `[device.fdp]`). Default empty: PID `i` → RUH `i` for every handle.
     pub placement_handles: Vec<i64>,
+    /// Per namespace (tenant, in scenario order) its own placement handle list, as NVMe gives
+    /// each namespace its list; a tenant beyond this array uses `placement_handles`.
+    /// Default empty: every tenant uses `placement_handles`.
+    pub namespaces: Vec<NamespaceHandles>,
+}
+
+/// One namespace's placement handle list (`[[stream.fdp.namespaces]]`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NamespaceHandles {
+    /// PID `i` of this namespace → RUH `handles[i]`, each in [0, handles in `[device.fdp]`).
+    pub handles: Vec<i64>,
 }
 
 impl Default for FdpMapperConfig {
     fn default() -> Self {
-        FdpMapperConfig { tag: "stream".to_string(), placement_handles: Vec::new() }
+        FdpMapperConfig { tag: "stream".to_string(), placement_handles: Vec::new(), namespaces: Vec::new() }
     }
 }
 
@@ -72,7 +85,13 @@ pub const KNOBS: &[Knob] = &[
     Knob::new("tag", "", KnobKind::Choice(TAGS), "The placement identifier: the write's virtual stream or the tenant's index."),
     Knob::new("placement_handles", "RUH", KnobKind::IntList(IntBounds::ANY), "RUH of placement identifier i at index i; empty = identity.")
         .also("each in [0, device.fdp.handles)"),
+    Knob::new("namespaces", "", KnobKind::Tables(NAMESPACE_KNOBS), "Per tenant, in scenario order, its own placement handle list.")
+        .also("at most one per tenant"),
 ];
+
+/// The fields of one entry of `namespaces`.
+const NAMESPACE_KNOBS: &[Knob] = &[Knob::new("handles", "RUH", KnobKind::IntList(IntBounds::ANY), "RUH of this namespace's PID i at index i.")
+    .also("each in [0, device.fdp.handles); empty = identity")];
 
 /// `fdp`'s registry entry.
 pub const INFO: MapperInfo = MapperInfo {
@@ -112,8 +131,8 @@ pub struct RuhStats {
 pub struct Fdp {
     config: FdpMapperConfig,
     dev: FdpConfig,
-    /// PID → RUH.
-    pid_ruh: Vec<u8>,
+    /// Per tenant, PID → RUH.
+    pid_ruh: Vec<Vec<u8>>,
     tag_tenant: bool,
     /// Stream of GC copies of initially isolated data (the lowest initially isolated RUH).
     mixed_gc_ruh: Option<u8>,
@@ -162,7 +181,19 @@ impl Fdp {
         if !TAGS.contains(&config.tag.as_str()) {
             return Err(SchemeConfigError::new("tag", format!("unknown tag {:?}; known: {}", config.tag, TAGS.join(", "))));
         }
-        let pid_ruh = resolve_handles(&config.placement_handles, n_ruh)?;
+        let shared = resolve_handles(&config.placement_handles, n_ruh, "placement_handles")?;
+        let n_tenants = ctx.namespace_units.len();
+        if config.namespaces.len() > n_tenants {
+            let n = config.namespaces.len();
+            return Err(SchemeConfigError::new("namespaces", format!("has {n} entries; the scenario has {n_tenants} tenants (one list per tenant)")));
+        }
+        let mut pid_ruh = Vec::with_capacity(n_tenants);
+        for t in 0..n_tenants {
+            pid_ruh.push(match config.namespaces.get(t) {
+                Some(ns) => resolve_handles(&ns.handles, n_ruh, &format!("namespaces.{t}.handles"))?,
+                None => shared.clone(),
+            });
+        }
         let g: &Geometry = ctx.geometry;
         let mixed_gc_ruh = dev.handles.iter().position(|&t| t == RuhType::InitiallyIsolated).map(|r| r as u8);
         let n_rg = dev.reclaim_groups.max(1);
@@ -193,10 +224,11 @@ impl Fdp {
         })
     }
 
-    /// The RUH of placement identifier `pid`, `None` when the PID is not in the list.
+    /// The RUH of placement identifier `pid` of `tenant`'s namespace, `None` when the PID is
+    /// not in its list.
     #[inline]
-    pub fn ruh_of(&self, pid: u16) -> Option<u8> {
-        self.pid_ruh.get(pid as usize).copied()
+    pub fn ruh_of(&self, tenant: u16, pid: u16) -> Option<u8> {
+        self.pid_ruh[tenant as usize].get(pid as usize).copied()
     }
 
     /// The RUH types, RUH `i` at index `i`.
@@ -226,12 +258,12 @@ impl Fdp {
 }
 
 /// The placement handle list: `list` checked against `n_ruh`, or the identity.
-fn resolve_handles(list: &[i64], n_ruh: usize) -> Result<Vec<u8>, SchemeConfigError> {
+fn resolve_handles(list: &[i64], n_ruh: usize, key: &str) -> Result<Vec<u8>, SchemeConfigError> {
     if list.is_empty() {
         return Ok((0..n_ruh as u8).collect());
     }
     if list.len() > u16::MAX as usize + 1 {
-        return Err(SchemeConfigError::new("placement_handles", format!("has {} entries; placement identifiers are 16-bit", list.len())));
+        return Err(SchemeConfigError::new(key, format!("has {} entries; placement identifiers are 16-bit", list.len())));
     }
     list.iter()
         .enumerate()
@@ -239,7 +271,7 @@ fn resolve_handles(list: &[i64], n_ruh: usize) -> Result<Vec<u8>, SchemeConfigEr
             if (0..n_ruh as i64).contains(&r) {
                 Ok(r as u8)
             } else {
-                Err(SchemeConfigError::new(format!("placement_handles.{i}"), format!("must be in [0, {n_ruh}) (the handles of [device.fdp]), got {r}")))
+                Err(SchemeConfigError::new(format!("{key}.{i}"), format!("must be in [0, {n_ruh}) (the handles of [device.fdp]), got {r}")))
             }
         })
         .collect()
@@ -255,7 +287,7 @@ impl StreamMapper for Fdp {
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, _view: &DeviceView) -> u8 {
         let pid = if self.tag_tenant { tenant } else { virtual_stream };
         self.pending = (tenant, lpn, pid);
-        self.ruh_of(pid).unwrap_or(self.pid_ruh[0])
+        self.ruh_of(tenant, pid).unwrap_or(self.pid_ruh[tenant as usize][0])
     }
     fn gc_stream(&mut self, _tenant: u16, _lpn: u32, from_stream: u8, _view: &DeviceView) -> u8 {
         match self.dev.handles.get(from_stream as usize) {
@@ -266,12 +298,13 @@ impl StreamMapper for Fdp {
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, _cmds: &mut Vec<Command>) {
         let block = ev.ppa.0 / self.units_per_block;
         let t = ev.tenant as usize;
+        assert!((ev.stream as usize) < self.ruhs.len() || ev.class == WriteClass::Parity, "stream {} is no handle of fdp", ev.stream);
         match ev.class {
             WriteClass::Host => {
                 if self.pending.0 == ev.tenant && self.pending.1 == ev.lpn {
                     let pid = self.pending.2;
                     self.pending = (u16::MAX, u32::MAX, 0);
-                    if self.ruh_of(pid).is_none() {
+                    if self.ruh_of(ev.tenant, pid).is_none() {
                         self.n_invalid_pid += 1;
                         self.log_event(EVENT_PID, pid, view.now.ns(), ev.tenant);
                     }
@@ -329,7 +362,15 @@ impl StreamMapper for Fdp {
     }
     fn resolved_config(&self) -> toml::Table {
         let mut c = self.config.clone();
-        c.placement_handles = self.pid_ruh.iter().map(|&r| r as i64).collect();
+        let n_ruh = self.ruhs.len() as i64;
+        if c.placement_handles.is_empty() {
+            c.placement_handles = (0..n_ruh).collect();
+        }
+        for ns in &mut c.namespaces {
+            if ns.handles.is_empty() {
+                ns.handles = (0..n_ruh).collect();
+            }
+        }
         to_table(&c)
     }
 }
