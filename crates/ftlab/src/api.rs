@@ -622,7 +622,7 @@ fn assemble<'a>(
     let ns = s.namespace_units();
     let g = s.geometry();
     let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mctx = stream::MapperContext { geometry: &g, namespace_units: &ns, physical_streams: s.ftl.physical_streams };
+    let mctx = stream::MapperContext { geometry: &g, namespace_units: &ns, physical_streams: s.ftl.physical_streams, fdp: s.device.fdp.as_ref() };
     let mapper = stream::build(&s.stream_mapper, &mtable, &mctx)
         .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
     let mut sources = Vec::with_capacity(s.tenants.len());

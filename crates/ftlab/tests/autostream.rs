@@ -37,7 +37,7 @@ fn table(text: &str) -> toml::Table {
 }
 
 fn ctx(g: &Geometry) -> MapperContext<'_> {
-    MapperContext { geometry: g, namespace_units: &NS, physical_streams: 4 }
+    MapperContext { geometry: g, namespace_units: &NS, physical_streams: 4, fdp: None }
 }
 
 /// One step of a case.

@@ -69,6 +69,8 @@ planes_per_die = 2
 blocks_per_plane = 32
 program_erase_suspend = {suspend}
 multi_plane = {multi_plane}
+[device.fdp]
+handles = ["{fdp}", "{fdp}"]
 [ftl]
 gc_policy = "{policy}"
 gc_low_watermark_blocks = 6
@@ -83,6 +85,8 @@ table = [1]
 beyond_limit = "{beyond}"
 [stream.vstream]
 epoch_s = 0.002
+[stream.fdp]
+placement_handles = [0, 1, 0, 1, 0, 1]
 [scheme.partitioned]
 by = "die"
 [scheme.upi]
@@ -163,6 +167,8 @@ requests = {requests_b}
         multi_plane = c.multi_plane,
         streams = if c.mapper == "legacy" { 1 } else { 2 },
         beyond = if c.seed.is_multiple_of(2) { "release" } else { "unstreamed" },
+        // fdp's isolation type: bit 4 of the seed (alternates by scheme in the sweep below).
+        fdp = if c.seed & 16 == 0 { "persistently-isolated" } else { "initially-isolated" },
         // wao-gc refuses a device outside Eq. 12 (λ < 0.625 for 16-page blocks and c = 2);
         // part-ftl keeps data on half of these dies (2 ways: one data, one parity): at 2.0 the
         // namespaces fill 67% of the data dies (the paper's λ is 64.3%, §V-A; tenant a's
@@ -326,6 +332,25 @@ fn every_mapper_under_every_scheme() {
             };
             run_case(&c, 6_000);
         }
+    }
+}
+
+/// `fdp` under both isolation types (seeds 0 and 16), and the isolation oracle: no GC copy of
+/// persistently isolated data lands in another handle's reclaim unit.
+#[test]
+fn fdp_under_both_isolation_types() {
+    for (seed, persistent) in [(0u64, true), (16, false)] {
+        let c = Case { scheme: "unified", mapper: "fdp", seed, units_per_page: 1, buffer_pages: 0, read_ratio: 0.3, trim_ratio: 0.05,
+            pattern: "hotcold", max_units: 3, policy: "greedy", fill_fraction: 1.0, scheduler: "priority", suspend: false, multi_plane: false };
+        run_case(&c, 20_000);
+        let s = scenario::load(&scenario_text(&c, 20_000), "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = simulation(&s, c.scheme);
+        precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
+        sim.run(&mut |_| {}).expect("runs");
+        let (r, _) = sim.finish("unified").expect("finishes");
+        let n = |k: &str| r.mapper_counters.iter().find(|(name, _)| *name == k).expect(k).1;
+        let mixed = if persistent { n("pi_mixed_units") } else { n("ii_mixed_units") };
+        assert_eq!(mixed == 0.0, persistent, "seed {seed}: {mixed} copies left their handle");
     }
 }
 

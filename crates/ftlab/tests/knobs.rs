@@ -45,7 +45,7 @@ fn try_build(s: &Scenario, name: &str, table: &toml::Table) -> Result<(), Scheme
         };
         scheme::build(name, table, &ctx).map(|_| ())
     } else {
-        stream::build(name, table, &MapperContext { geometry: &g, namespace_units: &ns, physical_streams: 4 }).map(|_| ())
+        stream::build(name, table, &MapperContext { geometry: &g, namespace_units: &ns, physical_streams: 4, fdp: None }).map(|_| ())
     }
 }
 

@@ -44,7 +44,7 @@ fn table(text: &str) -> toml::Table {
 }
 
 fn ctx(g: &Geometry, streams: u8) -> MapperContext<'_> {
-    MapperContext { geometry: g, namespace_units: &NS, physical_streams: streams }
+    MapperContext { geometry: g, namespace_units: &NS, physical_streams: streams, fdp: None }
 }
 
 /// Runs `f` with a view of an idle device at `now_ns`.

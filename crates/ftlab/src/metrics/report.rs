@@ -28,6 +28,8 @@ pub struct SchemeResult {
     /// The scheme's and the stream mapper's own counters.
     pub scheme_counters: Counters,
     pub mapper_counters: Counters,
+    /// The stream mapper's structured report (`StreamMapper::report`), if it has one.
+    pub mapper_report: Option<(&'static str, Value)>,
     /// Mapping units per flash page (for the device WAF).
     pub units_per_page: u32,
     /// Erase counts of all blocks at the end (preconditioning included: the device's wear).
@@ -173,6 +175,9 @@ fn scheme_json(r: &SchemeResult) -> Value {
     if !r.phases.is_empty() {
         let names: Vec<&str> = r.tenants.iter().map(|(n, _)| n.as_str()).collect();
         v["phases"] = r.phases.iter().map(|p| (p.name.clone(), phase_json(p, &names))).collect::<Map<_, _>>().into();
+    }
+    if let Some((key, report)) = &r.mapper_report {
+        v["mapper_report"] = json!({ *key: report });
     }
     v
 }

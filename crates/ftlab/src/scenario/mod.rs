@@ -3,6 +3,7 @@
 //! turns TOML text into a `Scenario` whose every default is filled in; it reads no file.
 //! The reference for every key is `docs/scenario.md`.
 
+pub mod fdp;
 pub mod overrides;
 mod place;
 pub mod presets;
@@ -104,6 +105,10 @@ pub struct DeviceConfig {
     pub pe_cycles: Option<u32>,
     #[serde(default)]
     pub timing: TimingConfig,
+    /// `[device.fdp]`: NVMe Flexible Data Placement (reclaim groups, RU size, handles), read
+    /// by the `fdp` stream mapper (`scenario::fdp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<fdp::FdpConfig>,
 }
 
 /// `[device.timing]`.

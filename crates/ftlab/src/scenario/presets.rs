@@ -24,6 +24,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             multi_plane: None,
             program_erase_suspend: None,
             pe_cycles: None,
+            fdp: None,
             over_provisioning: Some(0.25),
             timing: mlc_fast(),
         }),
@@ -46,6 +47,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             multi_plane: None,
             program_erase_suspend: None,
             pe_cycles: None,
+            fdp: None,
             over_provisioning: Some(0.28),
             timing: TimingConfig {
                 read_us: Some(50.0),
@@ -74,6 +76,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             multi_plane: None,
             program_erase_suspend: None,
             pe_cycles: None,
+            fdp: None,
             over_provisioning: Some(0.07),
             timing: mlc_fast(),
         }),
@@ -114,6 +117,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             multi_plane: None,
             program_erase_suspend: None,
             pe_cycles: None,
+            fdp: None,
             over_provisioning: Some(0.07),
             timing: TimingConfig {
                 read_us: Some(60.0),
@@ -147,6 +151,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             multi_plane: None,
             program_erase_suspend: None,
             pe_cycles: None,
+            fdp: None,
             over_provisioning: Some(1.075),
             timing: TimingConfig {
                 read_us: Some(COSMOS_READ_US),
@@ -188,6 +193,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             multi_plane: None,
             program_erase_suspend: None,
             pe_cycles: None,
+            fdp: None,
             over_provisioning: Some(0.28),
             timing: TimingConfig {
                 read_us: Some(80.0),

@@ -189,7 +189,10 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
             return err(format!("device.{key}"), "missing: set it or choose a device.preset");
         }
     }
-    geometry_of(d).map_err(|(k, r)| (format!("device.{k}"), r))?;
+    let g = geometry_of(d).map_err(|(k, r)| (format!("device.{k}"), r))?;
+    if let Some(f) = &d.fdp {
+        super::fdp::check(f, &g).map_err(|(k, r)| (format!("device.fdp.{k}"), r))?;
+    }
     let op = d.over_provisioning.unwrap();
     if !(op > 0.0 && op <= 4.0) {
         return err("device.over_provisioning", format!("must be in (0, 4] ((physical - logical) / logical), got {op}"));
@@ -597,12 +600,21 @@ fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
             // A table of a mapper not selected (kept for `--set stream_mapper=...`): its keys,
             // types and device-independent ranges are checked now, its fit to the device's
             // physical streams when it is selected.
-            let loose = stream::MapperContext { geometry: g, namespace_units: ns, physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8 };
+            let loose = stream::MapperContext {
+                geometry: g,
+                namespace_units: ns,
+                physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8,
+                fdp: s.device.fdp.as_ref(),
+            };
             stream::build(name, table, &loose).map_err(|e| (join_key(&format!("stream.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
         }
     }
+    if let Some(f) = s.device.fdp.as_ref().filter(|f| s.stream_mapper == "fdp" && f.handles.len() > s.ftl.physical_streams as usize) {
+        let (n, p) = (f.handles.len(), s.ftl.physical_streams);
+        return err("device.fdp.handles", format!("names {n} handles; each needs a physical stream: at most ftl.physical_streams = {p}"));
+    }
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mctx = stream::MapperContext { geometry: g, namespace_units: ns, physical_streams: s.ftl.physical_streams };
+    let mctx = stream::MapperContext { geometry: g, namespace_units: ns, physical_streams: s.ftl.physical_streams, fdp: s.device.fdp.as_ref() };
     let mapper = stream::build(&s.stream_mapper, &table, &mctx)
         .map_err(|e| (join_key(&format!("stream.{}", s.stream_mapper), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
     s.stream.insert(s.stream_mapper.clone(), mapper.resolved_config());

@@ -79,6 +79,7 @@ impl Simulation<'_> {
             jobs: self.job_counts,
             scheme_counters,
             mapper_counters,
+            mapper_report: self.mapper.report(),
             units_per_page: g.units_per_page,
             erase_count_min: erase.iter().copied().min().unwrap_or(0),
             erase_count_max: erase.iter().copied().max().unwrap_or(0),

@@ -9,6 +9,7 @@
 pub mod autostream;
 pub mod dac;
 pub mod direct;
+pub mod fdp;
 pub mod legacy;
 pub mod manual;
 pub mod vstream;
@@ -25,6 +26,8 @@ pub struct MapperContext<'a> {
     pub namespace_units: &'a [u32],
     /// The device's physical streams (`ftl.physical_streams`): mapped streams are below it.
     pub physical_streams: u8,
+    /// `[device.fdp]` when the scenario gives one (the `fdp` mapper's device side).
+    pub fdp: Option<&'a crate::scenario::fdp::FdpConfig>,
 }
 
 /// One stream mapper.
@@ -77,6 +80,12 @@ pub trait StreamMapper: Send {
         let _ = out;
     }
 
+    /// A structured report for `summary.json`'s `mapper_report` under the returned key
+    /// (`fdp`: the nvme-cli shaped statistics and events); `None` for most mappers.
+    fn report(&self) -> Option<(&'static str, serde_json::Value)> {
+        None
+    }
+
     fn resolved_config(&self) -> toml::Table;
 }
 
@@ -88,7 +97,7 @@ pub type MapperInfo = crate::knobs::PolicyInfo<BuildFn>;
 
 /// Every stream mapper a scenario may name (the integrity property test runs each one;
 /// `ftlab mappers` lists them with their knobs).
-pub const REGISTRY: &[MapperInfo] = &[legacy::INFO, direct::INFO, manual::INFO, dac::INFO, autostream::INFO, vstream::INFO];
+pub const REGISTRY: &[MapperInfo] = &[legacy::INFO, direct::INFO, manual::INFO, dac::INFO, autostream::INFO, vstream::INFO, fdp::INFO];
 
 /// The registry entry of the mapper called `name`.
 pub fn info(name: &str) -> Option<&'static MapperInfo> {
