@@ -38,7 +38,8 @@ pub(super) struct Tenant<'a> {
 
 /// The host side of the engine. Invariants: a tenant never has more requests outstanding
 /// than its queue depth, the requests in flight are exactly the tenants' outstanding ones,
-/// and the write buffer never holds more units than it has room for (`check`).
+/// and a tenant's stalled writes are among them (`check`). The write buffer's use stays
+/// within `Params::buffer_units`: `continue_write` stalls a write at the bound.
 pub(super) struct HostPort<'a> {
     pub(super) tenants: Vec<Tenant<'a>>,
     /// Tenant names, in scenario order.
@@ -91,7 +92,7 @@ impl<'a> HostPort<'a> {
         self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
     }
 
-    /// The part's invariants, swept in full (tests; `buffer_units` from the engine's knobs).
+    /// The part's invariants, swept in full (tests).
     pub(super) fn check(&self) {
         let outstanding: usize = self.tenants.iter().map(|t| t.outstanding as usize).sum();
         assert_eq!(self.reqs.live(), outstanding, "requests in flight are the tenants' outstanding ones");
