@@ -1,9 +1,12 @@
-//! What each die executes: starting the next operation (or a multi-plane group of them),
-//! the read transfer, completion, and program/erase suspend. The flash array times the
-//! phases; the scheduler chooses the operations; this file ties them to the event loop.
-//! It does not decide what an operation means on completion (see `host_io` and `gc`).
+//! The timed executor's paths (`Engine<Timed>`): what each die executes, starting the next
+//! operation (or a multi-plane group of them), the read transfer, completion, and
+//! program/erase suspend. The flash array times the phases; the scheduler chooses the
+//! operations; this file ties them to the event loop. It does not decide what an operation
+//! means on completion (`Engine::complete_op`, `host`, `jobs`).
 
-use super::{Event, FlashOp, OpKind, Owner, Simulation, PREFETCH_P2L_AHEAD_UNITS};
+use super::engine::Engine;
+use super::executor::Timed;
+use super::{Event, FlashOp, OpKind, Owner, PREFETCH_P2L_AHEAD_UNITS};
 use crate::error::FtlabError;
 use crate::flash::array::ArrayOp;
 use crate::flash::geometry::{DieIdx, PLANES_MAX};
@@ -72,6 +75,11 @@ pub(super) struct DieExec {
 }
 
 impl DieExec {
+    /// Operations the die executes now (its suspended group is not running).
+    pub(super) fn running(&self) -> usize {
+        self.current.n_ops as usize
+    }
+
     pub(super) fn idle(filler: FlashOp) -> DieExec {
         DieExec {
             current: Group { ops: [filler; PLANES_MAX as usize], n_ops: 0 },
@@ -85,38 +93,25 @@ impl DieExec {
     }
 }
 
-impl Simulation<'_> {
+impl Engine<'_, Timed> {
     /// Queue `op` at its die and start it if the die is idle (or suspend for a host read).
-    /// In instant mode (preconditioning) a program completes at once (it has no follow-up
-    /// work) and anything else is queued for `drain_instant`, so an erase, which may start
-    /// the next job, never recurses into it.
-    pub(super) fn issue(&mut self, op: FlashOp) {
-        if !self.timed {
-            if op.kind == OpKind::Program {
-                self.complete_op(op).expect("an instant program raises no input error");
-                return;
-            }
-            self.instant.push(op);
-            let queued = self.instant.len() - self.instant_next;
-            assert!(queued <= self.ops_max, "{queued} instant operations queued, bound {}", self.ops_max);
-            return;
-        }
+    pub(super) fn queue_op(&mut self, op: FlashOp) {
         let die = op.die;
-        self.ops_live += 1;
-        assert!(self.ops_live <= self.ops_max, "{} flash operations live, bound {}", self.ops_live, self.ops_max);
+        self.exec.ops_live += 1;
+        assert!(self.exec.ops_live <= self.exec.ops_max, "{} flash operations live, bound {}", self.exec.ops_live, self.exec.ops_max);
         let mut op = self.in_block_order(op);
         let d = die.0 as usize;
         if op.class == OpClass::HostRead {
             // The die's count of non-read starts now; one less if a non-read operation is
             // running or suspended, so that `start` counts this read as blocked.
-            let exec = &self.dies[d];
+            let exec = &self.exec.dies[d];
             let behind = exec.suspended.is_some() || (exec.current.n_ops > 0 && exec.current.ops[0].class != OpClass::HostRead);
-            let starts = self.nonread_starts[d].wrapping_sub(behind as u16) & STARTS_MASK;
+            let starts = self.exec.nonread_starts[d].wrapping_sub(behind as u16) & STARTS_MASK;
             op.read_tag = (op.read_tag & REBUILD_MEMBER) | starts;
         } else {
             self.die_status[d].writes_queued += 1;
         }
-        self.sched.push(die, op);
+        self.exec.sched.push(die, op);
         if op.class == OpClass::HostRead && self.p.suspend {
             self.try_suspend(die);
         }
@@ -127,8 +122,8 @@ impl Simulation<'_> {
     /// program of its block, so the pages of a block are still programmed in order.
     #[inline]
     fn in_block_order(&mut self, mut op: FlashOp) -> FlashOp {
-        if op.kind == OpKind::Program && !self.program_deadline.is_empty() {
-            let last = &mut self.program_deadline[op.block.0 as usize];
+        if op.kind == OpKind::Program && !self.exec.program_deadline.is_empty() {
+            let last = &mut self.exec.program_deadline[op.block.0 as usize];
             op.deadline = op.deadline.max(*last);
             *last = op.deadline;
         }
@@ -138,32 +133,32 @@ impl Simulation<'_> {
     /// Start the next queued operation on `die` if it is idle; run background GC if the die
     /// has nothing to do.
     pub(super) fn dispatch(&mut self, die: DieIdx) {
-        if self.array.is_busy(die) {
+        if self.exec.array.is_busy(die) {
             return;
         }
         let d = die.0 as usize;
-        if self.dies[d].suspended.is_some() {
-            let read = (self.dies[d].reads_in_suspension < SUSPEND_READS_MAX)
-                .then(|| self.sched.take_matching(die, OpClass::HostRead, SCAN_MAX, |o| o.class == OpClass::HostRead))
+        if self.exec.dies[d].suspended.is_some() {
+            let read = (self.exec.dies[d].reads_in_suspension < SUSPEND_READS_MAX)
+                .then(|| self.exec.sched.take_matching(die, OpClass::HostRead, SCAN_MAX, |o| o.class == OpClass::HostRead))
                 .flatten();
             match read {
                 Some(op) => {
-                    self.dies[d].reads_in_suspension += 1;
+                    self.exec.dies[d].reads_in_suspension += 1;
                     self.start(die, op);
                 }
                 None => self.resume(die),
             }
             return;
         }
-        if !self.scheme.may_write(die) {
+        if !self.pol.scheme.may_write(die) {
             // A read die (the scheme's roles): host reads only; the rest waits its turn.
-            if let Some(op) = self.sched.take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead) {
+            if let Some(op) = self.exec.sched.take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead) {
                 self.start(die, op);
             }
             return;
         }
         let urgent = self.ftl.blocks().free_count(die) <= self.p.reserve;
-        match self.sched.pop(die, urgent) {
+        match self.exec.sched.pop(die, urgent) {
             Some(op) => self.start(die, op),
             None => self.maybe_start_gc(die),
         }
@@ -172,16 +167,16 @@ impl Simulation<'_> {
     /// Start `first` on idle `die`, with multi-plane partners when the device has them.
     fn start(&mut self, die: DieIdx, first: FlashOp) {
         let d = die.0 as usize;
-        assert_eq!(self.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
-        assert!(first.class == OpClass::HostRead || self.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
-        self.dies[d].current.ops[0] = first;
-        self.dies[d].current.n_ops = 1;
+        assert_eq!(self.exec.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
+        assert!(first.class == OpClass::HostRead || self.pol.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
+        self.exec.dies[d].current.ops[0] = first;
+        self.exec.dies[d].current.n_ops = 1;
         if self.p.multi_plane {
             self.add_partners(die);
         }
         self.count_blocked_reads(die);
         let g = self.ftl.geometry;
-        let group = &self.dies[d].current;
+        let group = &self.exec.dies[d].current;
         let array_op = match first.kind {
             OpKind::Read => ArrayOp::Read { bytes: group.ops().iter().map(|o| o.n_units as u32 * g.unit_bytes).sum() },
             OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
@@ -190,16 +185,16 @@ impl Simulation<'_> {
         self.die_status[d].busy = Some(first.class);
         if first.kind == OpKind::Read {
             for i in 0..group.n_ops as usize {
-                let op = &self.dies[d].current.ops[i];
+                let op = &self.exec.dies[d].current.ops[i];
                 if matches!(op.owner(), Owner::Job(_)) {
                     self.prefetch_for_gc_read(op);
                 }
             }
         }
-        let t = *self.array.timing();
-        let exec = &mut self.dies[d];
+        let t = *self.exec.array.timing();
+        let exec = &mut self.exec.dies[d];
         let delay = std::mem::replace(&mut exec.delay, SimTime::ZERO);
-        let done = self.array.begin_after(die, array_op, self.now, delay);
+        let done = self.exec.array.begin_after(die, array_op, self.now, delay);
         exec.array_end = done;
         exec.suspendable_from = match first.kind {
             OpKind::Read => SimTime::MAX,
@@ -213,14 +208,14 @@ impl Simulation<'_> {
     /// before since it was queued is counted as blocked; a non-read group counts as started.
     fn count_blocked_reads(&mut self, die: DieIdx) {
         let d = die.0 as usize;
-        let starts = self.nonread_starts[d] & STARTS_MASK;
-        let group = &self.dies[d].current;
+        let starts = self.exec.nonread_starts[d] & STARTS_MASK;
+        let group = &self.exec.dies[d].current;
         if group.ops[0].class != OpClass::HostRead {
-            self.nonread_starts[d] = self.nonread_starts[d].wrapping_add(1);
+            self.exec.nonread_starts[d] = self.exec.nonread_starts[d].wrapping_add(1);
             return;
         }
         let blocked = group.ops().iter().filter(|o| o.read_tag & STARTS_MASK != starts).count();
-        self.device.reads_blocked += blocked as u64;
+        self.sink.device.reads_blocked += blocked as u64;
     }
 
     /// The copies of a GC read need its units' L2P entries when the read completes, a tR
@@ -239,25 +234,25 @@ impl Simulation<'_> {
     fn add_partners(&mut self, die: DieIdx) {
         let g = self.ftl.geometry;
         let d = die.0 as usize;
-        let first = self.dies[d].current.ops[0];
+        let first = self.exec.dies[d].current.ops[0];
         let mut planes = 1u32 << g.plane_of(first.block);
-        while (self.dies[d].current.n_ops as u32) < g.planes_per_die.min(PLANES_MAX) {
-            let found = self.sched.take_matching(die, first.class, SCAN_MAX, |o| {
+        while (self.exec.dies[d].current.n_ops as u32) < g.planes_per_die.min(PLANES_MAX) {
+            let found = self.exec.sched.take_matching(die, first.class, SCAN_MAX, |o| {
                 o.kind == first.kind && planes & (1 << g.plane_of(o.block)) == 0
             });
             let Some(op) = found else { break };
             planes |= 1 << g.plane_of(op.block);
-            let group = &mut self.dies[d].current;
+            let group = &mut self.exec.dies[d].current;
             group.ops[group.n_ops as usize] = op;
             group.n_ops += 1;
-            self.device.multi_plane_ops += 1;
+            self.sink.device.multi_plane_ops += 1;
         }
     }
 
     /// A host read was queued at `die`: if the die is in the array phase of a program or
     /// erase that was not suspended before, suspend it so the read goes first.
     fn try_suspend(&mut self, die: DieIdx) {
-        let exec = &mut self.dies[die.0 as usize];
+        let exec = &mut self.exec.dies[die.0 as usize];
         if exec.current.n_ops == 0 || exec.current.kind() == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
             return;
         }
@@ -265,18 +260,18 @@ impl Simulation<'_> {
         exec.reads_in_suspension = 0;
         exec.current.n_ops = 0;
         exec.gen = exec.gen.wrapping_add(1);
-        exec.delay = self.array.timing().suspend;
+        exec.delay = self.exec.array.timing().suspend;
         self.die_status[die.0 as usize].busy = None;
-        self.array.end(die, self.now);
-        self.device.suspensions += 1;
+        self.exec.array.end(die, self.now);
+        self.sink.device.suspensions += 1;
     }
 
     /// No read is waiting: resume the suspended operation for its remaining time.
     fn resume(&mut self, die: DieIdx) {
-        let exec = &mut self.dies[die.0 as usize];
+        let exec = &mut self.exec.dies[die.0 as usize];
         let (group, remaining) = exec.suspended.take().expect("resume without a suspended operation");
-        self.array.occupy(die, self.now);
-        let done = self.now + self.array.timing().suspend + remaining;
+        self.exec.array.occupy(die, self.now);
+        let done = self.now + self.exec.array.timing().suspend + remaining;
         self.die_status[die.0 as usize].busy = Some(group.ops[0].class);
         exec.current = group;
         exec.array_end = done;
@@ -288,7 +283,7 @@ impl Simulation<'_> {
     /// A die's array phase ended (ignored if a suspension made it stale).
     pub(super) fn array_done(&mut self, tag: u32) -> Result<(), FtlabError> {
         let die = DieIdx(tag & ((1 << DIE_BITS) - 1));
-        let exec = &self.dies[die.0 as usize];
+        let exec = &self.exec.dies[die.0 as usize];
         if array_done_tag(die, exec.gen) != tag {
             return Ok(());
         }
@@ -297,7 +292,7 @@ impl Simulation<'_> {
         if group.kind() == OpKind::Read {
             let unit = self.ftl.geometry.unit_bytes;
             let bytes = group.ops().iter().map(|o| o.n_units as u32 * unit).sum();
-            let done = self.array.read_transfer(die, bytes, self.now);
+            let done = self.exec.array.read_transfer(die, bytes, self.now);
             self.events.push(done, Event::XferDone(die.0));
             return Ok(());
         }
@@ -306,42 +301,27 @@ impl Simulation<'_> {
 
     /// The operation (group) on `die` has completed.
     pub(super) fn op_done(&mut self, die: DieIdx) -> Result<(), FtlabError> {
-        self.array.end(die, self.now);
+        self.exec.array.end(die, self.now);
         let d = die.0 as usize;
         // Copy the operations out: completing one may start the next one on this die. One
         // operation (the common case) is copied alone, not the whole group.
-        let n_ops = self.dies[d].current.n_ops;
+        let n_ops = self.exec.dies[d].current.n_ops;
         assert!(n_ops > 0, "completion on an idle die");
-        let writes = self.dies[d].current.ops().iter().filter(|o| o.class != OpClass::HostRead).count();
+        let writes = self.exec.dies[d].current.ops().iter().filter(|o| o.class != OpClass::HostRead).count();
         self.die_status[d].writes_queued -= writes as u32;
-        self.dies[d].current.n_ops = 0;
+        self.exec.dies[d].current.n_ops = 0;
         self.die_status[d].busy = None;
-        self.ops_live -= n_ops as usize;
+        self.exec.ops_live -= n_ops as usize;
         if n_ops == 1 {
-            let op = self.dies[d].current.ops[0];
+            let op = self.exec.dies[d].current.ops[0];
             self.complete_op(op)?;
         } else {
-            let group = self.dies[d].current;
+            let group = self.exec.dies[d].current;
             for &op in &group.ops[..n_ops as usize] {
                 self.complete_op(op)?;
             }
         }
         self.dispatch(die);
         Ok(())
-    }
-
-    /// What an operation's completion means, by kind and owner (timed and instant alike).
-    #[inline]
-    pub(super) fn complete_op(&mut self, op: FlashOp) -> Result<(), FtlabError> {
-        match (op.kind, op.owner()) {
-            (OpKind::Read, Owner::Request(_)) => self.host_read_done(op),
-            (OpKind::Read, Owner::Job(id)) => {
-                self.job_read_done(id, op);
-                Ok(())
-            }
-            (OpKind::Program, _) => self.program_done(op),
-            (OpKind::Erase, Owner::Job(id)) => self.job_erase_done(id, op),
-            (kind, owner) => panic!("a {kind:?} owned by {owner:?}"),
-        }
     }
 }

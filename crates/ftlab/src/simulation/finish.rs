@@ -4,7 +4,9 @@
 //! deadlines of jobs left over, and the `SchemeResult` and tables handed to the caller. Nothing
 //! outstanding is dropped: it is counted here.
 
-use super::{view, Simulation};
+use super::engine::Engine;
+use super::executor::Timed;
+use crate::policy::DeviceView;
 use crate::error::FtlabError;
 use crate::host::NO_TASK;
 use crate::metrics::lifetime::LifetimeResult;
@@ -24,59 +26,47 @@ pub struct RunTables {
     pub wear: Table,
 }
 
-impl Simulation<'_> {
+impl Engine<'_, Timed> {
     /// The measured results and the tables of this run.
-    pub fn finish(mut self, scheme_name: &str) -> Result<(SchemeResult, RunTables), FtlabError> {
+    pub(super) fn finish(mut self, scheme_name: &str) -> Result<(SchemeResult, RunTables), FtlabError> {
         let end = self.now;
         self.count_outstanding(end)?;
         let phases = self.close_phases(end);
-        let measure_from = self.p.warmup.min(end);
-        for (t, m) in self.metrics.iter_mut().enumerate() {
-            m.reordered_arrivals = self.tenants[t].source.reordered;
-            m.skipped_records = self.tenants[t].source.skipped_records();
-            // After the skips are taken: reading the rest of the trace skips more.
-            let pending = u64::from(self.tenants[t].next.is_some());
-            m.records_not_replayed = self.tenants[t].source.records_not_replayed(pending)?;
-            let qd = self.tenants[t].queue_depth;
-            let mut verdict = m.backlog.verdict(measure_from, end, qd);
-            let health = m.health.verdict(end, qd, &self.p.health);
-            verdict.unstable |= health.backlog_exceeded;
-            m.verdict = Some(verdict);
-            m.health_verdict = Some(health);
-        }
+        self.close_tenants(end)?;
         let g = self.ftl.geometry;
         let erase: Vec<u32> = self.ftl.blocks().info.iter().map(|b| b.erase_count).collect();
-        let erase_pre = self.erase_precondition.clone().unwrap_or_else(|| vec![0; erase.len()]);
+        let erase_pre = self.sink.erase_precondition.clone().unwrap_or_else(|| vec![0; erase.len()]);
         let measured = end.saturating_sub(self.p.warmup);
         let util = self
+            .exec
             .array
             .die_busy_ns()
             .iter()
-            .zip(&self.busy_at_measure)
+            .zip(&self.sink.busy_at_measure)
             .map(|(&b, &b0)| if measured.ns() == 0 { 0.0 } else { (b - b0) as f64 / measured.ns() as f64 })
             .collect();
-        let lifetime = LifetimeResult::compute(&g, &self.ftl.blocks().info, &erase_pre, &self.wear, measured.as_secs_f64());
-        let v = view!(self);
-        let (scheme, streams) = (&self.scheme, &mut self.streams);
-        let ts_saturated = self.ts.saturated;
-        let mut timeseries = self.ts.finish(&mut |t, out| {
+        let lifetime = LifetimeResult::compute(&g, &self.ftl.blocks().info, &erase_pre, &self.sink.wear, measured.as_secs_f64());
+        let v = DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch };
+        let (scheme, streams) = (&self.pol.scheme, &mut self.sink.streams);
+        let ts_saturated = self.sink.ts.saturated;
+        let mut timeseries = self.sink.ts.finish(&mut |t, out| {
             scheme.series_values(t, &v, out);
             streams.series_values(t, out);
         });
-        add_backlog_column(&mut timeseries, &self.metrics);
+        add_backlog_column(&mut timeseries, &self.sink.metrics);
         let mut scheme_counters = Vec::new();
-        self.scheme.counters(&mut scheme_counters);
+        self.pol.scheme.counters(&mut scheme_counters);
         let mut mapper_counters = Vec::new();
-        self.mapper.counters(&mut mapper_counters);
-        let queue_depths = self.tenants.iter().map(|t| t.queue_depth).collect();
-        let tenants: Vec<(String, _)> = self.names.into_iter().zip(self.metrics).collect();
+        self.pol.mapper.counters(&mut mapper_counters);
+        let queue_depths = self.host.tenants.iter().map(|t| t.queue_depth).collect();
+        let tenants: Vec<(String, _)> = self.host.names.into_iter().zip(self.sink.metrics).collect();
         let tables = RunTables { latency_cdf: cdf_table(&tenants), wear: wear_table(&g, &erase, &erase_pre), timeseries };
         let result = SchemeResult {
             scheme: scheme_name.to_string(),
             tenants,
             queue_depths,
-            device: self.device,
-            jobs: self.job_counts,
+            device: self.sink.device,
+            jobs: self.sink.job_counts,
             scheme_counters,
             mapper_counters,
             mapper_report: self.mapper.report(),
@@ -84,14 +74,14 @@ impl Simulation<'_> {
             erase_count_min: erase.iter().copied().min().unwrap_or(0),
             erase_count_max: erase.iter().copied().max().unwrap_or(0),
             erase_count_mean: erase.iter().map(|&e| e as f64).sum::<f64>() / erase.len().max(1) as f64,
-            precondition_erases: self.precondition_erases,
+            precondition_erases: self.sink.precondition_erases,
             sim_time: end,
             measured,
             die_utilisation: util,
             integrity_checks: self.ftl.oracle_checks(),
             timeseries_saturated: ts_saturated,
             write_buffer_bytes: self.p.buffer_units * g.unit_bytes as u64,
-            streams: self.streams.result(self.ftl.params.physical_streams),
+            streams: self.sink.streams.result(self.ftl.params.physical_streams),
             phases,
             lifetime,
             health_limits: self.p.health,
@@ -100,17 +90,36 @@ impl Simulation<'_> {
         Ok((result, tables))
     }
 
+    /// Each tenant's source counts, backlog and health verdicts at `end`.
+    fn close_tenants(&mut self, end: SimTime) -> Result<(), FtlabError> {
+        let measure_from = self.p.warmup.min(end);
+        for (t, m) in self.sink.metrics.iter_mut().enumerate() {
+            m.reordered_arrivals = self.host.tenants[t].source.reordered;
+            m.skipped_records = self.host.tenants[t].source.skipped_records();
+            // After the skips are taken: reading the rest of the trace skips more.
+            let pending = u64::from(self.host.tenants[t].next.is_some());
+            m.records_not_replayed = self.host.tenants[t].source.records_not_replayed(pending)?;
+            let qd = self.host.tenants[t].queue_depth;
+            let mut verdict = m.backlog.verdict(measure_from, end, qd);
+            let health = m.health.verdict(end, qd, &self.p.health);
+            verdict.unstable |= health.backlog_exceeded;
+            m.verdict = Some(verdict);
+            m.health_verdict = Some(health);
+        }
+        Ok(())
+    }
+
     /// End the phases still open at `end` and return what every phase measured; a phase
     /// that never started (the run ended first) starts and ends at `end`.
     fn close_phases(&mut self, end: SimTime) -> Vec<PhaseResult> {
         assert_eq!(self.now, end, "phases close at the end of the run");
         let snap = self.snapshot();
         let upp = self.ftl.geometry.units_per_page;
-        for p in &mut self.phases {
+        for p in &mut self.sink.phases {
             p.at_start.get_or_insert_with(|| snap.clone());
             p.at_end.get_or_insert_with(|| snap.clone());
         }
-        self.phases.iter().map(|p| p.result(upp)).collect()
+        self.sink.phases.iter().map(|p| p.result(upp)).collect()
     }
 
     /// Count, per tenant, the requests that arrived by `end` and did not complete: those in
@@ -118,26 +127,26 @@ impl Simulation<'_> {
     /// among them are deadline misses if their deadline passed, else pending.
     fn count_outstanding(&mut self, end: SimTime) -> Result<(), FtlabError> {
         let warmup = self.p.warmup;
-        for id in self.reqs.live_indices() {
-            let r = self.reqs.get(id).req;
-            let t = self.reqs.get(id).tenant as usize;
+        for id in self.host.reqs.live_indices() {
+            let r = self.host.reqs.get(id).req;
+            let t = self.host.reqs.get(id).tenant as usize;
             if r.task != NO_TASK && r.arrival >= warmup {
-                self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
+                self.sink.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
             }
-            self.metrics[t].health.outstanding(end, r.arrival);
+            self.sink.metrics[t].health.outstanding(end, r.arrival);
         }
-        for t in 0..self.tenants.len() {
-            if self.tenants[t].closed_loop {
+        for t in 0..self.host.tenants.len() {
+            if self.host.tenants[t].closed_loop {
                 continue;
             }
-            while let Some(r) = self.tenants[t].next.filter(|r| r.arrival <= end) {
-                self.metrics[t].backlog.arrived(r.arrival);
-                self.metrics[t].health.arrived(r.arrival);
-                self.metrics[t].health.outstanding(end, r.arrival);
+            while let Some(r) = self.host.tenants[t].next.filter(|r| r.arrival <= end) {
+                self.sink.metrics[t].backlog.arrived(r.arrival);
+                self.sink.metrics[t].health.arrived(r.arrival);
+                self.sink.metrics[t].health.outstanding(end, r.arrival);
                 if r.task != NO_TASK && r.arrival >= warmup {
-                    self.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
+                    self.sink.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
                 }
-                self.tenants[t].next = self.tenants[t].source.next_request()?;
+                self.host.tenants[t].next = self.host.tenants[t].source.next_request()?;
             }
         }
         Ok(())

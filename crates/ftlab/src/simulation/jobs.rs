@@ -6,13 +6,19 @@
 //! `Command`s. One job at a time holds a die's collector slot (it is moving a source block of
 //! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
 //! Copies check validity when their read completes, so a host overwrite in between is never
-//! resurrected.
+//! resurrected. `JobTable` is the engine's part that holds them; the paths over it are
+//! generic over the executor (a job's page read completes at once under `Instant`).
 
-use super::{view, FlashOp, OpKind, Owner, Simulation};
+use super::engine::Engine;
+use super::executor::Executor;
+use super::{FlashOp, OpKind, Owner};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, NONE};
-use crate::policy::{Cause, Command, Dest, JobKind, Migration};
+use crate::ftl::Ftl;
+use crate::policy::{Cause, Command, DieStatus, Dest, JobKind, Migration, StripePages};
+use crate::sim::slab::Slab;
+use std::collections::VecDeque;
 use crate::sim::time::SimTime;
 
 /// One background job.
@@ -27,7 +33,7 @@ pub(super) struct Job {
     die: DieIdx,
     /// Next page of `block` to look at.
     next_page: u32,
-    reads_in_flight: u32,
+    pub(super) reads_in_flight: u32,
     reads_in_flight_max: u32,
     /// Page reads allowed before the job pauses (`u32::MAX`: unbounded).
     budget: u32,
@@ -61,30 +67,103 @@ impl Job {
     }
 }
 
-impl Simulation<'_> {
-    /// The tenant whose data `block` holds, or 0 (preconditioning's padding programs carry it).
-    #[inline]
-    pub(super) fn block_tenant(&self, block: BlockIdx) -> u16 {
-        let o = self.ftl.blocks().get(block).owner;
-        if (o as usize) < self.metrics.len() {
-            o
-        } else {
-            0
+/// The job table. Invariants: a die's collector slot is free (`NONE`) or held by a live job
+/// moving a source block of that die, as its `DieStatus::job` says; at most
+/// `parity_in_flight_max` parity programs are in flight (`check`).
+pub(super) struct JobTable {
+    slab: Slab<Job>,
+    jobs_max: usize,
+    /// Per die: the job moving a source block of the die, or `NONE` (one at a time).
+    pub(super) collector: Vec<u32>,
+    /// Jobs waiting for the collector slot of their next source block's die.
+    waiting: Vec<u32>,
+    /// Parity programs waiting for a free block: (tenant, stream, die).
+    parity_pending: VecDeque<(u16, u8, DieIdx, StripePages)>,
+    /// Parity programs issued and not yet complete, at most `parity_in_flight_max` (half the
+    /// job bound): a burst of parity (a scheme sealing many stripes at once) waits in
+    /// `parity_pending` instead of taking every job slot.
+    parity_in_flight: usize,
+    parity_in_flight_max: usize,
+    parity_retrying: bool,
+    /// Bound on parity programs waiting (asserted): the engine's bound on operations.
+    pub(super) parity_pending_max: usize,
+    /// Per die: look for a static wear-leveling victim at its next chance (set by erases).
+    wl_check: Vec<bool>,
+}
+
+impl JobTable {
+    pub(super) fn new(n_dies: usize) -> JobTable {
+        let jobs_max = 4 * n_dies + 1024;
+        JobTable {
+            slab: Slab::new(jobs_max),
+            jobs_max,
+            collector: vec![NONE; n_dies],
+            waiting: Vec::new(),
+            parity_pending: VecDeque::new(),
+            parity_in_flight: 0,
+            parity_in_flight_max: jobs_max / 2,
+            parity_retrying: false,
+            parity_pending_max: usize::MAX,
+            wl_check: vec![false; n_dies],
         }
     }
 
+    /// The bound on live jobs.
+    pub(super) fn jobs_max(&self) -> usize {
+        self.jobs_max
+    }
+
+    #[inline]
+    pub(super) fn get(&self, id: u32) -> &Job {
+        self.slab.get(id)
+    }
+
+    #[inline]
+    pub(super) fn get_mut(&mut self, id: u32) -> &mut Job {
+        self.slab.get_mut(id)
+    }
+
+    fn insert(&mut self, job: Job) -> u32 {
+        self.slab.insert(job)
+    }
+
+    fn remove(&mut self, id: u32) {
+        self.slab.remove(id)
+    }
+
+    /// The part's invariants, swept in full (tests).
+    pub(super) fn check(&self, ftl: &Ftl, dies: &[DieStatus]) {
+        assert!(self.parity_in_flight <= self.parity_in_flight_max, "{} parity programs in flight", self.parity_in_flight);
+        assert!(self.slab.live() <= self.jobs_max, "{} jobs live, bound {}", self.slab.live(), self.jobs_max);
+        for (d, &id) in self.collector.iter().enumerate() {
+            if id == NONE {
+                assert!(dies[d].job.is_none(), "die {d} shows a job and has none");
+                continue;
+            }
+            let job = self.slab.get(id);
+            assert_eq!(job.die.0 as usize, d, "job {id} holds die {d} and moves a block of die {}", job.die.0);
+            assert_eq!(ftl.geometry.die_of_block(job.block).0 as usize, d, "job {id} moves a block of another die");
+            assert_eq!(dies[d].job, Some(job.kind), "die {d} shows another job");
+        }
+        for &id in &self.waiting {
+            assert_eq!(self.slab.get(id).block.0, NONE, "a waiting job {id} holds a source");
+        }
+    }
+}
+
+impl<X: Executor> Engine<'_, X> {
     /// Start collecting on `die` if it needs it: foreground below the low watermark,
     /// background below the high one when the die is idle, or a static wear-leveling move.
     /// A paused partial-GC job on a die short of space is let run to its end instead.
     pub(super) fn maybe_start_gc(&mut self, die: DieIdx) {
-        if self.timed && !self.scheme.may_write(die) {
+        if !X::may_collect(self, die) {
             // A read die of the scheme's roles: it collects in its turn as a write die.
             return;
         }
         let d = die.0 as usize;
         let free = self.ftl.blocks().free_count(die);
-        if self.collector[d] != NONE {
-            let id = self.collector[d];
+        if self.jobs.collector[d] != NONE {
+            let id = self.jobs.collector[d];
             let job = self.jobs.get_mut(id);
             if job.kind == JobKind::Gc && job.budget == 0 && free < self.p.low_watermark {
                 job.budget = u32::MAX;
@@ -97,16 +176,16 @@ impl Simulation<'_> {
         if self.serve_waiting(die) {
             return;
         }
-        let idle = if self.timed { !self.array.is_busy(die) && self.sched.is_empty(die) } else { self.pre_idle };
+        let idle = X::die_idle(self, die);
         let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
         let mut victim = None;
         let mut kind = JobKind::Gc;
-        if self.p.static_gap > 0 && std::mem::take(&mut self.wl_check[d]) {
-            victim = self.ftl.static_wl_victim(die, self.p.static_gap).filter(|&b| self.scheme.may_level(b, &view!(self)));
+        if self.p.static_gap > 0 && std::mem::take(&mut self.jobs.wl_check[d]) {
+            victim = self.ftl.static_wl_victim(die, self.p.static_gap).filter(|&b| self.pol.scheme.may_level(b, &self.view()));
             kind = JobKind::WearLevel;
         }
         if victim.is_none() && wanted {
-            victim = self.scheme.gc_victim(die, &view!(self), self.p.policy);
+            victim = self.pol.scheme.gc_victim(die, &self.view(), self.p.policy);
             kind = JobKind::Gc;
         }
         if let Some(v) = victim {
@@ -117,7 +196,7 @@ impl Simulation<'_> {
     /// A one-block job (GC or wear leveling) on `victim` with `budget` page reads.
     fn start_collect(&mut self, kind: JobKind, victim: BlockIdx, budget: u32) {
         let id = self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
-        self.job_counts.start(kind);
+        self.sink.job_counts.start(kind);
         self.begin_block(id, victim);
     }
 
@@ -126,16 +205,10 @@ impl Simulation<'_> {
         assert!(self.ftl.is_collectable(block), "job source {} is not collectable", block.0);
         let die = self.ftl.geometry.die_of_block(block);
         let d = die.0 as usize;
-        assert_eq!(self.collector[d], NONE, "die {} has two collecting jobs", die.0);
+        assert_eq!(self.jobs.collector[d], NONE, "die {} has two collecting jobs", die.0);
         self.ftl.mark_victim(block);
-        if !self.timed {
-            // The instant executor copies the whole block next: fetch its L2P entries now (the
-            // timed run prefetches page by page when each read starts, a tR ahead).
-            let g = self.ftl.geometry;
-            let owner = self.ftl.blocks().get(block).owner;
-            self.ftl.prefetch_l2p_of_units(owner, block.0 * g.units_per_block, g.units_per_block);
-        }
-        self.collector[d] = id;
+        X::source_taken(self, block);
+        self.jobs.collector[d] = id;
         let job = self.jobs.get_mut(id);
         self.die_status[d].job = Some(job.kind);
         job.block = block;
@@ -163,7 +236,7 @@ impl Simulation<'_> {
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
                     self.jobs.get_mut(id).erasing = true;
                     let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline };
-                    self.issue(op);
+                    X::issue(self, op);
                 }
                 return;
             }
@@ -181,14 +254,8 @@ impl Simulation<'_> {
             if job.budget != u32::MAX {
                 job.budget -= 1;
             }
-            self.job_counts.page_reads[kind as usize] += 1;
-            if !self.timed {
-                // Instant executor: the read completes at once.
-                self.copy_page(id, block, page);
-                continue;
-            }
-            self.jobs.get_mut(id).reads_in_flight += 1;
-            self.issue(FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid as u16, read_tag: 0, owner: Owner::Job(id).code(), deadline });
+            self.sink.job_counts.page_reads[kind as usize] += 1;
+            X::job_read(self, id, FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid as u16, read_tag: 0, owner: Owner::Job(id).code(), deadline });
         }
     }
 
@@ -202,7 +269,7 @@ impl Simulation<'_> {
     }
 
     /// Copy the still-valid units of `page` of `block` (just read by job `id`).
-    fn copy_page(&mut self, id: u32, block: BlockIdx, page: u32) {
+    pub(super) fn copy_page(&mut self, id: u32, block: BlockIdx, page: u32) {
         let g = self.ftl.geometry;
         let (owner, stream) = {
             let info = self.ftl.blocks().get(block);
@@ -219,12 +286,19 @@ impl Simulation<'_> {
 
     /// Copy `lpn` of `owner` from `src` where job `id`'s destination rule says.
     fn copy_unit(&mut self, id: u32, owner: u16, from_stream: u8, lpn: u32, src: Ppa) {
-        let stream = self.mapper.gc_stream(owner, lpn, from_stream, &view!(self));
+        let (pol, v) = self.policies_and_view();
+        let stream = pol.mapper.gc_stream(owner, lpn, from_stream, &v);
         let job = self.jobs.get(id);
         let (class, deadline) = (job.kind.class(), job.deadline);
-        let die = if job.dest == Dest::Scheme { self.scheme.gc_write_die(owner, job.die, &view!(self)) } else { self.copy_die(id, owner) };
+        let die = if job.dest == Dest::Scheme {
+            let victim_die = job.die;
+            let (pol, v) = self.policies_and_view();
+            pol.scheme.gc_write_die(owner, victim_die, &v)
+        } else {
+            self.copy_die(id, owner)
+        };
         let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
-        let placed = self.ftl.allocate(key, die, self.stamp()).unwrap_or_else(|_| {
+        let placed = self.ftl.allocate(key, die, X::stamp(self)).unwrap_or_else(|_| {
             panic!("a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)", die.0)
         });
         self.ftl.map_copy(owner, lpn, src, placed.ppa);
@@ -232,15 +306,13 @@ impl Simulation<'_> {
         // whose copies fill the next page of this same frontier, and pages program in order.
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            self.issue(FlashOp { kind: OpKind::Program, class, tenant: owner, die, block, page, n_units, read_tag: 0, owner: Owner::Job(id).code(), deadline });
+            X::issue(self, FlashOp { kind: OpKind::Program, class, tenant: owner, die, block, page, n_units, read_tag: 0, owner: Owner::Job(id).code(), deadline });
         }
-        self.metrics[owner as usize].gc_units += 1;
-        self.device.gc_units += 1;
-        self.streams.copied(stream);
-        self.epoch.gc_units[owner as usize] += 1;
-        if self.timed {
-            self.ts.count_gc_units(1);
-        }
+        self.sink.metrics[owner as usize].gc_units += 1;
+        self.sink.device.gc_units += 1;
+        self.sink.streams.copied(stream);
+        self.sink.epoch.gc_units[owner as usize] += 1;
+        X::unit_copied(self);
         self.notify_invalidated(owner, lpn, src, Cause::Moved);
         self.notify_placed(owner, lpn, placed.ppa, stream, WriteClass::Gc);
     }
@@ -250,7 +322,8 @@ impl Simulation<'_> {
         let job = self.jobs.get(id);
         let source_die = job.die;
         let Dest::Dies(dies) = &job.dest else {
-            return self.scheme.gc_write_die(owner, source_die, &view!(self));
+            let (pol, v) = self.policies_and_view();
+            return pol.scheme.gc_write_die(owner, source_die, &v);
         };
         let reserve = self.ftl.params.host_reserve_blocks;
         let n = dies.len();
@@ -262,7 +335,7 @@ impl Simulation<'_> {
                 die
             }
             None => {
-                self.job_counts.fallback_copies += 1;
+                self.sink.job_counts.fallback_copies += 1;
                 source_die
             }
         }
@@ -273,25 +346,17 @@ impl Simulation<'_> {
         let d = op.die.0 as usize;
         let kind = self.jobs.get(id).kind;
         assert_eq!(self.jobs.get(id).block, op.block, "erase of a block that is not the job's source");
-        assert_eq!(self.collector[d], id, "erase by a job that does not hold the die");
+        assert_eq!(self.jobs.collector[d], id, "erase by a job that does not hold the die");
         let erased = self.ftl.blocks().info[op.block.0 as usize];
-        self.wear.erase(d, erased.owner, erased.erase_count + 1, self.now);
+        self.sink.wear.erase(d, erased.owner, erased.erase_count + 1, self.now);
         self.ftl.erase(op.block);
-        if let Some(d) = self.program_deadline.get_mut(op.block.0 as usize) {
-            *d = SimTime::ZERO;
-        }
-        self.device.erases += 1;
-        if self.timed {
-            self.count_erase_without_progress()?;
-        }
-        self.job_counts.erases[kind as usize] += 1;
-        self.epoch.erases[d] += 1;
-        if self.timed {
-            self.ts.count_erase();
-        }
-        self.collector[d] = NONE;
+        self.sink.device.erases += 1;
+        self.sink.job_counts.erases[kind as usize] += 1;
+        self.sink.epoch.erases[d] += 1;
+        X::erased(self, op.block)?;
+        self.jobs.collector[d] = NONE;
         self.die_status[d].job = None;
-        self.wl_check[d] = true;
+        self.jobs.wl_check[d] = true;
         let job = self.jobs.get_mut(id);
         job.block = BlockIdx(NONE);
         self.next_source(id);
@@ -300,18 +365,6 @@ impl Simulation<'_> {
         self.maybe_start_gc(op.die);
         self.retry_parity();
         self.wake_stalled()
-    }
-
-    /// The livelock bound: an erase while requests are outstanding counts against progress.
-    fn count_erase_without_progress(&mut self) -> Result<(), crate::error::FtlabError> {
-        if self.tenants.iter().all(|t| t.outstanding == 0) {
-            return Ok(());
-        }
-        self.erases_without_progress += 1;
-        if self.erases_without_progress > self.ftl.geometry.n_blocks as u64 {
-            return Err(self.livelock_error());
-        }
-        Ok(())
     }
 
     /// A copy-only job has moved every valid unit of its source: the block goes back to full
@@ -323,11 +376,11 @@ impl Simulation<'_> {
         assert_eq!(self.ftl.blocks().get(block).valid_units, 0, "a copy-only job left valid data in block {}", block.0);
         self.ftl.unmark_victim(block);
         let d = die.0 as usize;
-        assert_eq!(self.collector[d], id, "leaving a source of a die the job does not hold");
-        self.collector[d] = NONE;
+        assert_eq!(self.jobs.collector[d], id, "leaving a source of a die the job does not hold");
+        self.jobs.collector[d] = NONE;
         self.die_status[d].job = None;
         self.jobs.get_mut(id).block = BlockIdx(NONE);
-        self.job_counts.sources_left += 1;
+        self.sink.job_counts.sources_left += 1;
         self.next_source(id);
         self.maybe_start_gc(die);
     }
@@ -343,15 +396,15 @@ impl Simulation<'_> {
             };
             job.next_source += 1;
             if !self.ftl.is_collectable(block) {
-                self.job_counts.migrate_skipped_blocks += 1;
+                self.sink.job_counts.migrate_skipped_blocks += 1;
                 continue;
             }
             let die = self.ftl.geometry.die_of_block(block);
-            if self.collector[die.0 as usize] == NONE {
+            if self.jobs.collector[die.0 as usize] == NONE {
                 self.begin_block(id, block);
             } else {
                 self.jobs.get_mut(id).next_source -= 1;
-                self.waiting_jobs.push(id);
+                self.jobs.waiting.push(id);
             }
             return;
         }
@@ -361,13 +414,13 @@ impl Simulation<'_> {
     /// one did.
     fn serve_waiting(&mut self, die: DieIdx) -> bool {
         let g = self.ftl.geometry;
-        let Some(i) = self.waiting_jobs.iter().position(|&id| {
+        let Some(i) = self.jobs.waiting.iter().position(|&id| {
             let job = self.jobs.get(id);
             g.die_of_block(job.sources[job.next_source]) == die
         }) else {
             return false;
         };
-        let id = self.waiting_jobs.remove(i);
+        let id = self.jobs.waiting.remove(i);
         self.next_source(id);
         true
     }
@@ -378,17 +431,15 @@ impl Simulation<'_> {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
             Command::Dispatch { die } => {
-                if self.timed {
-                    self.dispatch(die);
-                }
+                X::dispatch(self, die);
             }
             Command::ProgramParity { tenant, stream, die, data } => {
                 // Waiting parity goes first (in order); then the program needs a job slot and
                 // room on its die.
-                if !self.parity_pending.is_empty() || !self.program_parity(tenant, stream, die, &data) {
-                    self.job_counts.parity_deferred += 1;
-                    self.parity_pending.push_back((tenant, stream, die, data));
-                    assert!(self.parity_pending.len() <= self.ops_max, "parity programs pile up waiting for space");
+                if !self.jobs.parity_pending.is_empty() || !self.program_parity(tenant, stream, die, &data) {
+                    self.sink.job_counts.parity_deferred += 1;
+                    self.jobs.parity_pending.push_back((tenant, stream, die, data));
+                    assert!(self.jobs.parity_pending.len() <= self.jobs.parity_pending_max, "parity programs pile up waiting for space");
                 }
             }
         }
@@ -404,39 +455,39 @@ impl Simulation<'_> {
         job.sources = m.blocks;
         job.erase_sources = m.erase_sources;
         let id = self.jobs.insert(job);
-        self.job_counts.start(JobKind::Migrate);
+        self.sink.job_counts.start(JobKind::Migrate);
         self.next_source(id);
     }
 
     /// Partial GC: `pages` more page reads for the die's GC job, or a new one.
     fn step_gc(&mut self, die: DieIdx, pages: u32) {
-        self.job_counts.gc_steps += 1;
+        self.sink.job_counts.gc_steps += 1;
         let d = die.0 as usize;
-        let id = self.collector[d];
+        let id = self.jobs.collector[d];
         if id != NONE {
             let job = self.jobs.get_mut(id);
             if matches!(job.kind, JobKind::Gc | JobKind::WearLevel) {
                 job.budget = job.budget.saturating_add(pages);
                 self.job_pump(id);
             } else {
-                self.job_counts.gc_steps_refused += 1;
+                self.sink.job_counts.gc_steps_refused += 1;
             }
             return;
         }
-        match self.scheme.gc_victim(die, &view!(self), self.p.policy) {
+        match self.pol.scheme.gc_victim(die, &self.view(), self.p.policy) {
             Some(v) => self.start_collect(JobKind::Gc, v, pages),
-            None => self.job_counts.gc_steps_refused += 1,
+            None => self.sink.job_counts.gc_steps_refused += 1,
         }
     }
 
     /// Program one parity page of (tenant, stream) on `die`, the XOR of `data`; false if the
     /// die has no room or `parity_in_flight_max` programs are in flight.
     fn program_parity(&mut self, tenant: u16, stream: u8, die: DieIdx, data: &crate::policy::StripePages) -> bool {
-        if self.parity_in_flight >= self.parity_in_flight_max {
+        if self.jobs.parity_in_flight >= self.jobs.parity_in_flight_max {
             return false;
         }
         let key = FrontierKey { tenant, stream, class: WriteClass::Parity };
-        let Ok(placed) = self.ftl.allocate(key, die, self.stamp()) else {
+        let Ok(placed) = self.ftl.allocate(key, die, X::stamp(self)) else {
             self.maybe_start_gc(die);
             return false;
         };
@@ -448,12 +499,13 @@ impl Simulation<'_> {
         assert!(data.as_slice().iter().all(|&d| self.ftl.page_is_allocated(d)), "parity of a data page not yet written");
         let parity = g.ppa(block, page, 0);
         self.ftl.oracle_seal_parity(parity, data.as_slice());
-        self.scheme.on_parity_placed(data, parity, &view!(self));
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_parity_placed(data, parity, &v);
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
-        self.parity_in_flight += 1;
-        self.job_counts.start(JobKind::Parity);
+        self.jobs.parity_in_flight += 1;
+        self.sink.job_counts.start(JobKind::Parity);
         let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
-        self.issue(op);
+        X::issue(self, op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
         }
@@ -463,34 +515,34 @@ impl Simulation<'_> {
     /// A parity program completed: its job is done.
     pub(super) fn parity_done(&mut self, id: u32) {
         assert_eq!(self.jobs.get(id).kind, JobKind::Parity);
-        assert!(self.parity_in_flight > 0, "a parity program completed that was never counted");
+        assert!(self.jobs.parity_in_flight > 0, "a parity program completed that was never counted");
         self.jobs.remove(id);
-        self.parity_in_flight -= 1;
+        self.jobs.parity_in_flight -= 1;
         self.retry_parity();
     }
 
     /// Waiting parity programs with data in the erased `block` cover data that is gone.
     fn drop_stale_parity(&mut self, block: BlockIdx) {
         let g = self.ftl.geometry;
-        let before = self.parity_pending.len();
-        self.parity_pending.retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
-        self.job_counts.parity_dropped += (before - self.parity_pending.len()) as u64;
+        let before = self.jobs.parity_pending.len();
+        self.jobs.parity_pending.retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
+        self.sink.job_counts.parity_dropped += (before - self.jobs.parity_pending.len()) as u64;
     }
 
     /// Retry parity programs that waited for space, in order.
     fn retry_parity(&mut self) {
         // Not re-entered: an instant program completes inside `program_parity`, and its
         // `parity_done` would retry the front entry the outer loop is programming.
-        if self.parity_retrying {
+        if self.jobs.parity_retrying {
             return;
         }
-        self.parity_retrying = true;
-        while let Some(&(t, s, die, data)) = self.parity_pending.front() {
+        self.jobs.parity_retrying = true;
+        while let Some(&(t, s, die, data)) = self.jobs.parity_pending.front() {
             if !self.program_parity(t, s, die, &data) {
                 break;
             }
-            self.parity_pending.pop_front();
+            self.jobs.parity_pending.pop_front();
         }
-        self.parity_retrying = false;
+        self.jobs.parity_retrying = false;
     }
 }

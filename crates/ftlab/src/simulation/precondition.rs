@@ -1,7 +1,7 @@
 //! Preconditioning (DESIGN §5, §11): fill each namespace to a fraction, sequentially or in a
 //! random order, then overwrite at random, so the timed run starts in steady state. It runs
 //! the engine's own placement path (`place_host_unit`, the scheme, the stream mapper, the
-//! frontiers) and its own jobs (GC, wear leveling, their copies) with an *instant executor*:
+//! frontiers) and its own jobs (GC, wear leveling, their copies) with the *instant executor* (`executor::Instant`, the engine is `Engine<Instant>` here):
 //! a job's page read copies at once, a program completes at once, and other operations
 //! (erases, which may start the next job) are queued for `drain_instant`, which completes them
 //! in order; no time passes and nothing is measured. While it writes, dies count as busy, so
@@ -15,7 +15,9 @@
 //! over the time the device would have needed to write them, ending at t = 0 when the timed
 //! run starts; a GC copy takes the stamp of the host unit that triggered it.
 
-use super::{view, FlashOp, OpKind, Owner, Simulation};
+use super::engine::Engine;
+use super::executor::{Executor, Instant};
+use super::{FlashOp, OpKind, Owner};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
 use crate::policy::OpClass;
@@ -37,17 +39,17 @@ pub struct OutOfSpace {
 /// the P2L entry of its old location) is prefetched while earlier units are written.
 const LOOKAHEAD: usize = 16;
 
-impl Simulation<'_> {
+impl Engine<'_, Instant> {
     /// Fill the namespaces as `cfg` says, tenants interleaved unit by unit, with `rng` drawing
     /// the random order and overwrites.
-    pub fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
-        assert!(!self.timed && self.erase_precondition.is_none(), "preconditioning runs once, before the timed run");
+    pub(super) fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
+        assert!(self.sink.erase_precondition.is_none(), "preconditioning runs once, before the timed run");
         let ns = self.ftl.params.namespace_units.clone();
         let fill: Vec<u64> = ns.iter().map(|&n| (n as f64 * cfg.fill_fraction).floor() as u64).collect();
         let perms: Vec<Permutation> = fill.iter().map(|&n| Permutation::new(n, rng.random())).collect();
         let overwrites: Vec<u64> = fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
         let total: u64 = fill.iter().sum::<u64>() + overwrites.iter().zip(&fill).filter(|(_, &f)| f > 0).map(|(&o, _)| o).sum::<u64>();
-        self.pre_stamp = -(total as i64).saturating_mul(self.p.unit_program_ns);
+        self.exec.stamp = -(total as i64).saturating_mul(self.p.unit_program_ns);
         let longest = fill.iter().copied().max().unwrap_or(0);
         let fills = (0..longest).flat_map(|i| {
             let (fill, perms) = (&fill, &perms);
@@ -67,21 +69,21 @@ impl Simulation<'_> {
         });
         // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
         self.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
-        debug_assert_eq!(self.pre_stamp, 0, "one stamp step per unit");
-        self.pre_stamp = 0;
+        debug_assert_eq!(self.exec.stamp, 0, "one stamp step per unit");
+        self.exec.stamp = 0;
         for (block, page) in self.ftl.pad_all_frontiers() {
             let die = self.ftl.geometry.die_of_block(block);
             let tenant = self.block_tenant(block);
-            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
+            Instant::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
         }
         self.drain_instant();
         // An idle device's background GC runs every die up to its high watermark.
-        self.pre_idle = true;
+        self.exec.idle = true;
         for d in 0..self.ftl.geometry.n_dies {
             self.maybe_start_gc(crate::flash::geometry::DieIdx(d));
             self.drain_instant();
         }
-        self.precondition_erases = self.device.erases;
+        self.sink.precondition_erases = self.sink.device.erases;
         self.end_precondition();
         Ok(())
     }
@@ -113,8 +115,9 @@ impl Simulation<'_> {
 
     /// Write one unit through the host placement path, then run the flash work it caused.
     fn precondition_unit(&mut self, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
-        self.pre_stamp += self.p.unit_program_ns;
-        let stream = self.mapper.host_stream(t, lpn, 0, &view!(self));
+        self.exec.stamp += self.p.unit_program_ns;
+        let (pol, v) = self.policies_and_view();
+        let stream = pol.mapper.host_stream(t, lpn, 0, &v);
         let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
         let placed = match self.place_host_unit(key) {
             Some(p) => p,
@@ -131,24 +134,13 @@ impl Simulation<'_> {
         self.map_host_unit(t, lpn, 0, stream, placed.ppa);
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
+            Instant::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
         }
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
         }
         self.drain_instant();
         Ok(())
-    }
-
-    /// Complete every operation the instant executor holds, in issue order (completions may
-    /// issue more).
-    fn drain_instant(&mut self) {
-        while let Some(&op) = self.instant.get(self.instant_next) {
-            self.instant_next += 1;
-            self.complete_op(op).expect("instant operations raise no input error");
-        }
-        self.instant.clear();
-        self.instant_next = 0;
     }
 }
 

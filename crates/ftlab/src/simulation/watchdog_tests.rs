@@ -1,4 +1,4 @@
-//! Unit tests of the run loop's progress watchdog (`Simulation::watchdog`): it fires when its
+//! Unit tests of the run loop's progress watchdog (`Engine::watchdog`, `progress`): it fires when its
 //! event bound passes with requests outstanding, and its error says what waited. The bound is
 //! set here far below its real value (`WATCHDOG_EVENTS_FLOOR` and per page) so that an ordinary
 //! run trips it; no scenario key sets it.
@@ -31,7 +31,7 @@ fn simulation() -> super::Simulation<'static> {
 fn the_real_bound_lets_an_ordinary_run_finish() {
     let mut sim = simulation();
     // 16 x 16384 flash pages + 2^22 (tiny: 4 dies x 64 blocks x 64 pages).
-    assert_eq!(sim.watchdog_events, 16 * 16_384 + (1 << 22));
+    assert_eq!(sim.progress_mut().watchdog_events, 16 * 16_384 + (1 << 22));
     sim.run(&mut |_| {}).expect("runs");
 }
 
@@ -39,7 +39,7 @@ fn the_real_bound_lets_an_ordinary_run_finish() {
 fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
     let mut sim = simulation();
     // The first event (tenant a's arrival) submits a write; a write completes events later.
-    sim.watchdog_events = 0;
+    sim.progress_mut().watchdog_events = 0;
     match sim.run(&mut |_| {}) {
         Err(FtlabError::Config { key, reason, .. }) => {
             assert_eq!(key, "device.over_provisioning");

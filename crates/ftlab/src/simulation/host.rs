@@ -1,9 +1,13 @@
-//! Host I/O paths of the simulation: arrivals and queue depth (`pump`), the read, write and
-//! trim paths, write stalls (no free block, full buffer), the host-page placement path that
-//! preconditioning shares (`place_host_unit`), program completion, and request completion
-//! with its latency, backlog, health (waits, stalls) and deadline accounting.
+//! The host port of the engine: the tenants (sources, queue depths, stalled writes), the
+//! requests in flight and the open host pages (`HostPort`), and the host I/O paths over it:
+//! arrivals and queue depth (`pump`), the read, write and trim paths, write stalls (no free
+//! block, full buffer), the host-unit placement path that preconditioning shares
+//! (`place_host_unit`), program completion, and request completion with its latency, backlog,
+//! health (waits, stalls) and deadline accounting. Not die execution (`die`) nor jobs.
 
-use super::{view, Event, FlashOp, OpKind, Owner, Request, Simulation};
+use super::engine::Engine;
+use super::executor::Executor;
+use super::{Event, FlashOp, OpKind, Owner, Request};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
@@ -12,44 +16,138 @@ use crate::host::NO_TASK;
 use crate::policy::{Cause, OpClass};
 use crate::scheme::{Admission, ReadPlan};
 use crate::sim::time::SimTime;
+use crate::host::{HostRequest, Source};
+use crate::scenario::{Replay, Scenario};
+use crate::sim::slab::Slab;
 use crate::workload::IoOp;
+use std::collections::VecDeque;
 
-impl Simulation<'_> {
+/// Host-side state of one tenant.
+pub(super) struct Tenant<'a> {
+    pub(super) source: Source<'a>,
+    pub(super) next: Option<HostRequest>,
+    pub(super) outstanding: u32,
+    pub(super) queue_depth: u32,
+    pub(super) closed_loop: bool,
+    pub(super) start: SimTime,
+    pub(super) arrival_at: Option<SimTime>,
+    /// Writes waiting for a free block or buffer space, in order.
+    pub(super) stalled: VecDeque<u32>,
+    pub(super) namespace_units: u32,
+}
+
+/// The host side of the engine. Invariants: a tenant never has more requests outstanding
+/// than its queue depth, the requests in flight are exactly the tenants' outstanding ones,
+/// and a tenant's stalled writes are among them (`check`). The write buffer's use stays
+/// within `Params::buffer_units`: `continue_write` stalls a write at the bound.
+pub(super) struct HostPort<'a> {
+    pub(super) tenants: Vec<Tenant<'a>>,
+    /// Tenant names, in scenario order.
+    pub(super) names: Vec<String>,
+    /// Requests in flight.
+    pub(super) reqs: Slab<Request>,
+    /// Per (tenant, stream): (request owning the open host page, real units in it).
+    pub(super) host_page: Vec<(u32, u32)>,
+    /// Units in the write buffer not yet programmed.
+    pub(super) buffer_used: u64,
+}
+
+impl<'a> HostPort<'a> {
+    /// The tenants of `s` fed by `sources` (one per tenant, in order), `ns` units each.
+    pub(super) fn new(s: &Scenario, sources: Vec<Source<'a>>, ns: &[u32]) -> HostPort<'a> {
+        let tenants: Vec<Tenant> = sources
+            .into_iter()
+            .zip(&s.tenants)
+            .zip(ns)
+            .map(|((source, t), &units)| Tenant {
+                source,
+                next: None,
+                outstanding: 0,
+                queue_depth: t.queue_depth,
+                closed_loop: closed_loop(t),
+                start: SimTime::from_secs_f64(t.start_s),
+                arrival_at: None,
+                stalled: VecDeque::new(),
+                namespace_units: units,
+            })
+            .collect();
+        let qd_total = tenants.iter().map(|t| t.queue_depth as usize).sum();
+        HostPort {
+            host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
+            tenants,
+            names: s.tenants.iter().map(|t| t.name.clone()).collect(),
+            reqs: Slab::new(qd_total),
+            buffer_used: 0,
+        }
+    }
+
+    /// Every tenant's queue depth, summed: the bound on requests in flight.
+    pub(super) fn queue_depth_total(&self) -> usize {
+        self.tenants.iter().map(|t| t.queue_depth as usize).sum()
+    }
+
+    /// Whether every tenant's workload is over: nothing left to arrive, nothing outstanding.
+    #[inline]
+    pub(super) fn done(&self) -> bool {
+        self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
+    }
+
+    /// The part's invariants, swept in full (tests).
+    pub(super) fn check(&self) {
+        let outstanding: usize = self.tenants.iter().map(|t| t.outstanding as usize).sum();
+        assert_eq!(self.reqs.live(), outstanding, "requests in flight are the tenants' outstanding ones");
+        for (t, n) in self.tenants.iter().zip(&self.names) {
+            assert!(t.outstanding <= t.queue_depth, "{n} has {} requests outstanding, queue depth {}", t.outstanding, t.queue_depth);
+            assert!(t.stalled.len() <= t.outstanding as usize, "{n} has more stalled writes than requests");
+        }
+    }
+}
+
+fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
+    match (&t.trace, &t.synthetic) {
+        (Some(tr), _) => tr.replay == Replay::Closed,
+        (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,
+        _ => false,
+    }
+}
+
+impl<X: Executor> Engine<'_, X> {
     /// Submit tenant `t`'s due requests while it has queue room.
     pub(super) fn pump(&mut self, t: u16) -> Result<(), FtlabError> {
         let ti = t as usize;
         loop {
-            let tenant = &self.tenants[ti];
+            let tenant = &self.host.tenants[ti];
             if tenant.outstanding >= tenant.queue_depth || self.now < tenant.start {
                 break;
             }
             let Some(mut req) = tenant.next else { break };
             if tenant.closed_loop {
                 if tenant.source.past_end(self.now) {
-                    self.tenants[ti].next = None;
-                    self.tenants[ti].source.drop_at_end();
+                    self.host.tenants[ti].next = None;
+                    self.host.tenants[ti].source.drop_at_end();
                     break;
                 }
                 req.arrival = self.now;
             } else if req.arrival > self.now {
                 if tenant.arrival_at.is_none() {
-                    self.tenants[ti].arrival_at = Some(req.arrival);
+                    self.host.tenants[ti].arrival_at = Some(req.arrival);
                     self.events.push(req.arrival, Event::Arrival(t));
                 }
                 break;
             }
-            if let Admission::Defer(at) = self.scheme.admit(t, req.op, &view!(self)) {
+            let (pol, v) = self.policies_and_view();
+            if let Admission::Defer(at) = pol.scheme.admit(t, req.op, &v) {
                 assert!(at > self.now, "admission deferred to the past");
-                if self.tenants[ti].arrival_at.is_none_or(|a| a > at) {
-                    self.tenants[ti].arrival_at = Some(at);
+                if self.host.tenants[ti].arrival_at.is_none_or(|a| a > at) {
+                    self.host.tenants[ti].arrival_at = Some(at);
                     self.events.push(at, Event::Arrival(t));
                 }
                 break;
             }
-            self.tenants[ti].next = self.tenants[ti].source.next_request()?;
-            if let Some(next) = self.tenants[ti].next {
+            self.host.tenants[ti].next = self.host.tenants[ti].source.next_request()?;
+            if let Some(next) = self.host.tenants[ti].next {
                 // Its first unit's L2P entry, read when it arrives.
-                self.ftl.prefetch_l2p(t, next.first_lpn % self.tenants[ti].namespace_units);
+                self.ftl.prefetch_l2p(t, next.first_lpn % self.host.tenants[ti].namespace_units);
             }
             self.submit(t, req)?;
         }
@@ -57,23 +155,23 @@ impl Simulation<'_> {
     }
 
     fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
-        self.tenants[t as usize].outstanding += 1;
-        self.metrics[t as usize].backlog.arrived(req.arrival);
-        self.metrics[t as usize].health.arrived(req.arrival);
-        let id = self.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0, rebuild_pending: 0, rebuild_at: SimTime::ZERO });
+        self.host.tenants[t as usize].outstanding += 1;
+        self.sink.metrics[t as usize].backlog.arrived(req.arrival);
+        self.sink.metrics[t as usize].health.arrived(req.arrival);
+        let id = self.host.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0, rebuild_pending: 0, rebuild_at: SimTime::ZERO });
         match req.op {
             IoOp::Read => self.start_read(id),
-            IoOp::Write if self.tenants[t as usize].stalled.is_empty() => {
+            IoOp::Write if self.host.tenants[t as usize].stalled.is_empty() => {
                 self.continue_write(id);
             }
-            IoOp::Write => self.tenants[t as usize].stalled.push_back(id),
+            IoOp::Write => self.host.tenants[t as usize].stalled.push_back(id),
             IoOp::Trim => {
-                let ns = self.tenants[t as usize].namespace_units;
+                let ns = self.host.tenants[t as usize].namespace_units;
                 for i in 0..req.n_units {
                     let lpn = (req.first_lpn + i) % ns;
                     if let Some(old) = self.ftl.trim(t, lpn) {
-                        self.streams.died(t, lpn, self.now);
-                        self.mapper.on_trim(t, lpn, req.stream);
+                        self.sink.streams.died(t, lpn, self.now);
+                        self.pol.mapper.on_trim(t, lpn, req.stream);
                         self.notify_invalidated(t, lpn, old, Cause::Trim);
                     }
                 }
@@ -84,15 +182,15 @@ impl Simulation<'_> {
     }
 
     fn start_read(&mut self, id: u32) {
-        let r = *self.reqs.get(id);
-        let (t, ns) = (r.tenant, self.tenants[r.tenant as usize].namespace_units);
+        let r = *self.host.reqs.get(id);
+        let (t, ns) = (r.tenant, self.host.tenants[r.tenant as usize].namespace_units);
         let mut pending = 0;
         let mut open: Option<(Ppa, u32)> = None;
         for i in 0..r.req.n_units {
             let lpn = (r.req.first_lpn + i) % ns;
             match self.ftl.lookup(t, lpn) {
-                None => self.metrics[t as usize].unmapped_reads += 1,
-                Some(ppa) if !self.ftl.is_programmed(ppa) => self.metrics[t as usize].buffer_reads += 1,
+                None => self.sink.metrics[t as usize].unmapped_reads += 1,
+                Some(ppa) if !self.ftl.is_programmed(ppa) => self.sink.metrics[t as usize].buffer_reads += 1,
                 Some(ppa) => match open {
                     Some((first, n)) if self.same_page(first, ppa) => open = Some((first, n + 1)),
                     _ => {
@@ -107,7 +205,7 @@ impl Simulation<'_> {
         if let Some((first, n)) = open {
             pending += self.issue_host_read(id, t, first, n);
         }
-        self.reqs.get_mut(id).pending = pending;
+        self.host.reqs.get_mut(id).pending = pending;
         if pending == 0 {
             self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
         }
@@ -122,30 +220,28 @@ impl Simulation<'_> {
     fn issue_host_read(&mut self, id: u32, t: u16, ppa: Ppa, n_units: u32) -> u32 {
         let g = self.ftl.geometry;
         let (block, page, die) = (g.block_of(ppa), g.page_of(ppa), g.die_of(ppa));
-        let plan = self.scheme.read_plan(ppa, &view!(self));
+        let plan = self.pol.scheme.read_plan(ppa, &self.view());
         if plan == ReadPlan::Buffer {
-            self.metrics[t as usize].buffer_reads += n_units as u64;
+            self.sink.metrics[t as usize].buffer_reads += n_units as u64;
             return 0;
         }
         self.ftl.note_read(block);
-        self.epoch.reads[t as usize * self.epoch.n_dies + die.0 as usize] += 1;
-        self.device.flash_reads += 1;
-        let deadline = self.reqs.get(id).req.deadline;
+        self.sink.epoch.reads[t as usize * self.sink.epoch.n_dies + die.0 as usize] += 1;
+        self.sink.device.flash_reads += 1;
+        let deadline = self.host.reqs.get(id).req.deadline;
         let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, tenant: t, die, block, page, n_units: n_units as u16, read_tag: 0, owner: Owner::Request(id).code(), deadline };
         match plan {
             ReadPlan::Buffer => unreachable!("served above"),
             ReadPlan::Direct => {
-                self.issue(op);
+                X::issue(self, op);
                 1
             }
             ReadPlan::Rebuild => {
-                self.device.rebuilt_reads += 1;
-                self.scratch_ppas.clear();
+                self.sink.device.rebuilt_reads += 1;
                 let mut members = std::mem::take(&mut self.scratch_ppas);
-                self.scheme.stripe_members(ppa, &view!(self), &mut members);
-                self.scratch_ppas = members;
-                assert!(!self.scratch_ppas.is_empty(), "rebuild of unit {} with an empty stripe", ppa.0);
-                let members = std::mem::take(&mut self.scratch_ppas);
+                members.clear();
+                self.pol.scheme.stripe_members(ppa, &self.view(), &mut members);
+                assert!(!members.is_empty(), "rebuild of unit {} with an empty stripe", ppa.0);
                 self.ftl.oracle_check_rebuild(ppa, &members);
                 let mut n = 0;
                 for &m in &members {
@@ -154,12 +250,12 @@ impl Simulation<'_> {
                         continue;
                     }
                     let die = g.die_of(m);
-                    self.issue(FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page as u16, read_tag: super::die::REBUILD_MEMBER, ..op });
+                    X::issue(self, FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page as u16, read_tag: super::die::REBUILD_MEMBER, ..op });
                     n += 1;
                 }
                 self.scratch_ppas = members;
                 let now = self.now;
-                let r = self.reqs.get_mut(id);
+                let r = self.host.reqs.get_mut(id);
                 r.rebuild_pending += n;
                 r.rebuild_at = now;
                 n
@@ -170,14 +266,14 @@ impl Simulation<'_> {
     pub(super) fn host_read_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
         let Owner::Request(id) = op.owner() else { unreachable!("a host read owned by {:?}", op.owner()) };
         let now = self.now;
-        let r = self.reqs.get_mut(id);
+        let r = self.host.reqs.get_mut(id);
         assert!(r.pending > 0, "read completion for a request with nothing pending");
         r.pending -= 1;
         if op.read_tag & super::die::REBUILD_MEMBER != 0 {
             r.rebuild_pending -= 1;
             if r.rebuild_pending == 0 {
                 let took = (now - r.rebuild_at).ns();
-                self.device.read_rebuilt_ns_max = self.device.read_rebuilt_ns_max.max(took);
+                self.sink.device.read_rebuilt_ns_max = self.sink.device.read_rebuilt_ns_max.max(took);
             }
         }
         if r.pending == 0 {
@@ -189,16 +285,17 @@ impl Simulation<'_> {
     /// Place the remaining units of write `id`. Returns false if it stalled (it is then at the
     /// head of its tenant's stall queue, or pushed there).
     pub(super) fn continue_write(&mut self, id: u32) -> bool {
-        let r = *self.reqs.get(id);
+        let r = *self.host.reqs.get(id);
         let t = r.tenant;
-        let ns = self.tenants[t as usize].namespace_units;
+        let ns = self.host.tenants[t as usize].namespace_units;
         let buffered = self.p.buffer_units > 0;
         for i in r.next_unit..r.req.n_units {
-            if buffered && self.buffer_used >= self.p.buffer_units {
+            if buffered && self.host.buffer_used >= self.p.buffer_units {
                 return self.stall(id);
             }
             let lpn = (r.req.first_lpn + i) % ns;
-            let stream = self.mapper.host_stream(t, lpn, r.req.stream, &view!(self));
+            let (pol, v) = self.policies_and_view();
+            let stream = pol.mapper.host_stream(t, lpn, r.req.stream, &v);
             let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
             let Some((die, placed)) = self.place_host_unit(key) else {
                 return self.stall(id);
@@ -206,7 +303,7 @@ impl Simulation<'_> {
             self.map_host_unit(t, lpn, r.req.stream, stream, placed.ppa);
             self.count_host_unit(t);
             self.add_to_host_page(t, stream, id);
-            self.reqs.get_mut(id).next_unit = i + 1;
+            self.host.reqs.get_mut(id).next_unit = i + 1;
             if let Some((block, page)) = placed.page_full {
                 self.program_host_page(t, stream, die, block, page);
             }
@@ -224,12 +321,13 @@ impl Simulation<'_> {
     /// dies the scheme offered has room, and the write must wait.
     pub(super) fn place_host_unit(&mut self, key: FrontierKey) -> Option<(DieIdx, Placement)> {
         if let Some(die) = self.ftl.host_cursor(key.tenant, key.stream) {
-            let placed = self.ftl.allocate(key, die, self.stamp()).expect("a partly filled page has room");
+            let placed = self.ftl.allocate(key, die, X::stamp(self)).expect("a partly filled page has room");
             return Some((die, placed));
         }
         for _ in 0..self.ftl.geometry.n_dies {
-            let die = self.scheme.host_write_die(key.tenant, key.stream, &view!(self));
-            match self.ftl.allocate(key, die, self.stamp()) {
+            let (pol, v) = self.policies_and_view();
+            let die = pol.scheme.host_write_die(key.tenant, key.stream, &v);
+            match self.ftl.allocate(key, die, X::stamp(self)) {
                 Ok(placed) => return Some((die, placed)),
                 Err(_) => self.maybe_start_gc(die),
             }
@@ -243,9 +341,9 @@ impl Simulation<'_> {
     pub(super) fn map_host_unit(&mut self, t: u16, lpn: u32, virtual_stream: u16, stream: u8, ppa: Ppa) {
         let old = self.ftl.map_host(t, lpn, ppa);
         if old.is_some() {
-            self.streams.died(t, lpn, self.now);
+            self.sink.streams.died(t, lpn, self.now);
         }
-        self.streams.written(t, lpn, virtual_stream, stream, self.timed.then_some(self.now));
+        self.sink.streams.written(t, lpn, virtual_stream, stream, X::write_time(self));
         if let Some(old) = old {
             self.notify_invalidated(t, lpn, old, Cause::Overwrite);
         }
@@ -253,23 +351,23 @@ impl Simulation<'_> {
     }
 
     fn stall(&mut self, id: u32) -> bool {
-        let t = self.reqs.get(id).tenant as usize;
-        if self.tenants[t].stalled.front() != Some(&id) {
-            self.tenants[t].stalled.push_back(id);
+        let t = self.host.reqs.get(id).tenant as usize;
+        if self.host.tenants[t].stalled.front() != Some(&id) {
+            self.host.tenants[t].stalled.push_back(id);
         }
         false
     }
 
     /// Every unit of write `id` is placed: close its pages (write-through) or ack it (buffer).
     fn write_placed(&mut self, id: u32) {
-        let t = self.reqs.get(id).tenant;
+        let t = self.host.reqs.get(id).tenant;
         if self.p.buffer_units > 0 {
             self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
             return;
         }
         let streams = self.ftl.params.physical_streams;
         for s in 0..streams {
-            let (owner, units) = self.host_page[t as usize * streams as usize + s as usize];
+            let (owner, units) = self.host.host_page[t as usize * streams as usize + s as usize];
             if owner != id || units == 0 {
                 continue;
             }
@@ -282,12 +380,12 @@ impl Simulation<'_> {
 
     fn add_to_host_page(&mut self, t: u16, stream: u8, id: u32) {
         let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
-        let (owner, units) = &mut self.host_page[idx];
+        let (owner, units) = &mut self.host.host_page[idx];
         if self.p.buffer_units == 0 {
             assert!(*units == 0 || *owner == id, "write-through page shared by two requests");
-            self.reqs.get_mut(id).pending += 1;
+            self.host.reqs.get_mut(id).pending += 1;
         } else {
-            self.buffer_used += 1;
+            self.host.buffer_used += 1;
         }
         *owner = id;
         *units += 1;
@@ -295,31 +393,31 @@ impl Simulation<'_> {
 
     fn program_host_page(&mut self, t: u16, stream: u8, die: DieIdx, block: BlockIdx, page: u32) {
         let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
-        let (owner, units) = std::mem::replace(&mut self.host_page[idx], (NONE, 0));
+        let (owner, units) = std::mem::replace(&mut self.host.host_page[idx], (NONE, 0));
         assert!(units > 0, "programming an empty host page");
         let (owner, deadline) = if self.p.buffer_units == 0 {
-            (Owner::Request(owner).code(), self.reqs.get(owner).req.deadline)
+            (Owner::Request(owner).code(), self.host.reqs.get(owner).req.deadline)
         } else {
             (Owner::Buffer.code(), SimTime::MAX)
         };
-        self.issue(FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: units as u16, read_tag: 0, owner, deadline });
+        X::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: units as u16, read_tag: 0, owner, deadline });
     }
 
     fn count_host_unit(&mut self, t: u16) {
         self.progressed();
-        self.metrics[t as usize].host_units += 1;
-        self.device.host_units += 1;
-        self.epoch.host_units[t as usize] += 1;
-        self.ts.count_host_units(1);
+        self.sink.metrics[t as usize].host_units += 1;
+        self.sink.device.host_units += 1;
+        self.sink.epoch.host_units[t as usize] += 1;
+        self.sink.ts.count_host_units(1);
     }
 
     /// A program completed: what it means depends on its owner.
     pub(super) fn program_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
         self.ftl.programmed(op.block, op.page);
-        self.device.flash_pages_programmed += 1;
+        self.sink.device.flash_pages_programmed += 1;
         match op.owner() {
             Owner::Request(id) => {
-                let r = self.reqs.get_mut(id);
+                let r = self.host.reqs.get_mut(id);
                 assert!(r.pending >= op.n_units as u32, "program completes more units than pending");
                 r.pending -= op.n_units as u32;
                 if r.pending == 0 && r.next_unit == r.req.n_units {
@@ -328,8 +426,8 @@ impl Simulation<'_> {
                 Ok(())
             }
             Owner::Buffer => {
-                assert!(self.buffer_used >= op.n_units as u64);
-                self.buffer_used -= op.n_units as u64;
+                assert!(self.host.buffer_used >= op.n_units as u64);
+                self.host.buffer_used -= op.n_units as u64;
                 self.wake_stalled()
             }
             // A parity program's job ends with it; a copy's job may have ended already.
@@ -343,29 +441,29 @@ impl Simulation<'_> {
 
     /// Retry stalled writes, tenant by tenant, in order.
     pub(super) fn wake_stalled(&mut self) -> Result<(), FtlabError> {
-        for t in 0..self.tenants.len() {
-            while let Some(&id) = self.tenants[t].stalled.front() {
+        for t in 0..self.host.tenants.len() {
+            while let Some(&id) = self.host.tenants[t].stalled.front() {
                 if !self.continue_write(id) {
                     break;
                 }
-                self.tenants[t].stalled.pop_front();
+                self.host.tenants[t].stalled.pop_front();
             }
         }
         Ok(())
     }
 
     pub(super) fn complete_request(&mut self, id: u32) -> Result<(), FtlabError> {
-        let r = *self.reqs.get(id);
-        self.reqs.remove(id);
+        let r = *self.host.reqs.get(id);
+        self.host.reqs.remove(id);
         let t = r.tenant as usize;
-        self.metrics[t].backlog.completed(self.now);
-        self.metrics[t].health.completed(self.now, r.req.arrival);
+        self.sink.metrics[t].backlog.completed(self.now);
+        self.sink.metrics[t].health.completed(self.now, r.req.arrival);
         if r.req.arrival >= self.p.warmup {
             if r.req.task != NO_TASK {
-                self.metrics[t].tasks[r.req.task as usize].complete(r.req.arrival, r.req.deadline, self.now);
+                self.sink.metrics[t].tasks[r.req.task as usize].complete(r.req.arrival, r.req.deadline, self.now);
             }
             let latency = self.now - r.req.arrival;
-            let m = &mut self.metrics[t];
+            let m = &mut self.sink.metrics[t];
             let stats = match r.req.op {
                 IoOp::Read => &mut m.read,
                 IoOp::Write => &mut m.write,
@@ -373,8 +471,8 @@ impl Simulation<'_> {
             };
             stats.hist.record(latency);
             stats.bytes += r.req.bytes;
-            self.ts.record(r.tenant, r.req.op, latency);
-            for ph in self.phases.iter_mut().filter(|ph| ph.contains(r.req.arrival)) {
+            self.sink.ts.record(r.tenant, r.req.op, latency);
+            for ph in self.sink.phases.iter_mut().filter(|ph| ph.contains(r.req.arrival)) {
                 let stats = match r.req.op {
                     IoOp::Read => &mut ph.read[t],
                     IoOp::Write => &mut ph.write[t],
@@ -384,7 +482,7 @@ impl Simulation<'_> {
                 stats.bytes += r.req.bytes;
             }
         }
-        self.tenants[t].outstanding -= 1;
+        self.host.tenants[t].outstanding -= 1;
         self.progressed();
         self.pump(r.tenant)
     }

@@ -1,0 +1,225 @@
+//! The `Engine`: the owned parts of one simulation and the executor `X` that runs its flash
+//! operations, built from the scenario (`new`), handed from the instant to the timed executor
+//! (`into_timed`), and the few paths every part shares: the policies' view of the device,
+//! their hooks and the commands they push. It is not the event loop (`run`), the host paths
+//! (`host`), the jobs (`jobs`) or die execution (`die`).
+
+use super::executor::{Executor, Instant, Timed};
+use super::host::HostPort;
+use super::jobs::JobTable;
+use super::policies::Policies;
+use super::progress::Progress;
+use super::sink::MetricsSink;
+use super::{Event, FlashOp, OpKind, Owner, Params};
+use crate::error::FtlabError;
+use crate::flash::geometry::{BlockIdx, Ppa, PLANES_MAX};
+use crate::ftl::blocks::WriteClass;
+use crate::ftl::{Ftl, FtlParams};
+use crate::host::Source;
+use crate::policy::{Cause, DeviceView, DieStatus, Invalidated, Placed};
+use crate::scenario::Scenario;
+use crate::scheme::Scheme;
+use crate::sim::events::EventQueue;
+use crate::sim::time::SimTime;
+use crate::stream::StreamMapper;
+
+/// Rounds of commands one hook may cascade into (a policy bug guard).
+const COMMAND_ROUNDS_MAX: u32 = 1_000;
+
+/// One scheme's simulation state, executed by `X`.
+pub(super) struct Engine<'a, X> {
+    pub(super) now: SimTime,
+    /// Pending events of the timed run (arrivals, completions, epochs, phases).
+    pub(super) events: EventQueue<Event>,
+    pub(super) ftl: Ftl,
+    pub(super) pol: Policies,
+    pub(super) host: HostPort<'a>,
+    pub(super) jobs: JobTable,
+    /// What each die executes and which job holds it, as policies see it (the executor keeps
+    /// `busy` and `writes_queued`, the job table `job`).
+    pub(super) die_status: Vec<DieStatus>,
+    pub(super) sink: MetricsSink,
+    pub(super) progress: Progress,
+    pub(super) p: Params,
+    /// Scratch for a rebuild's stripe members (kept, so reads allocate nothing).
+    pub(super) scratch_ppas: Vec<Ppa>,
+    /// The executor: `Instant` (preconditioning) or `Timed` (the die executor).
+    pub(super) exec: X,
+}
+
+impl<'a> Engine<'a, Instant> {
+    /// A fresh device for `s` under `scheme` and `mapper`, fed by `sources` (one per tenant,
+    /// in scenario order), with the instant executor, and the timed executor for its run.
+    pub(super) fn new(s: &Scenario, scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>, sources: Vec<Source<'a>>) -> (Self, Timed) {
+        let g = s.geometry();
+        assert!(g.units_per_page <= u16::MAX as u32, "{} units per page do not fit an operation's count", g.units_per_page);
+        let ns = s.namespace_units();
+        let r = s.resolved();
+        let ftl = Ftl::new(
+            g,
+            FtlParams {
+                namespace_units: ns.clone(),
+                physical_streams: s.ftl.physical_streams,
+                host_reserve_blocks: s.ftl.gc_reserve_blocks,
+                dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
+                integrity: s.check.integrity,
+                frontier_planes: if r.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
+            },
+        );
+        let host = HostPort::new(s, sources, &ns);
+        let qd_total = host.queue_depth_total();
+        let n_dies = g.n_dies as usize;
+        let mut jobs = JobTable::new(n_dies);
+        // Bounds (asserted): every queued op belongs to a request, a job or a program.
+        let ops_max = qd_total * 64 + n_dies * (3 * g.pages_per_block as usize + 16) + g.n_blocks as usize + jobs.jobs_max();
+        jobs.parity_pending_max = ops_max;
+        let timed = Timed::new(s, ops_max, host.tenants.len());
+        let scheme_buffer = scheme.write_buffer_units();
+        let sink = MetricsSink::new(s, &ns, scheme.as_ref(), mapper.as_ref(), host.names.clone());
+        let engine = Engine {
+            now: SimTime::ZERO,
+            events: EventQueue::new(2 * n_dies + 2 * host.tenants.len() + qd_total + 8),
+            ftl,
+            pol: Policies::new(scheme, mapper),
+            host,
+            jobs,
+            die_status: vec![DieStatus::IDLE; n_dies],
+            sink,
+            progress: Progress::new(&g),
+            p: Params { buffer_units: scheme_buffer.unwrap_or(r.write_buffer_bytes / g.unit_bytes as u64), ..Params::of(s) },
+            scratch_ppas: Vec::new(),
+            exec: Instant::new(ops_max),
+        };
+        (engine, timed)
+    }
+
+    /// Preconditioning is over: the same parts go on under the timed executor.
+    pub(super) fn into_timed(mut self, timed: Timed) -> Engine<'a, Timed> {
+        self.exec.assert_drained();
+        self.end_precondition();
+        Engine {
+            now: self.now,
+            events: self.events,
+            ftl: self.ftl,
+            pol: self.pol,
+            host: self.host,
+            jobs: self.jobs,
+            die_status: self.die_status,
+            sink: self.sink,
+            progress: self.progress,
+            p: self.p,
+            scratch_ppas: self.scratch_ppas,
+            exec: timed,
+        }
+    }
+
+    /// Preconditioning (if any) is over: keep its wear apart.
+    pub(super) fn end_precondition(&mut self) {
+        if self.sink.erase_precondition.is_none() {
+            self.sink.erase_precondition = Some(self.ftl.blocks().info.iter().map(|b| b.erase_count).collect());
+        }
+    }
+}
+
+impl<X: Executor> Engine<'_, X> {
+    /// The read-only view of the device that policy hooks get.
+    #[inline]
+    pub(super) fn view(&self) -> DeviceView<'_> {
+        DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch }
+    }
+
+    /// The policies, and the view of the device they are handed (disjoint borrows).
+    #[inline]
+    pub(super) fn policies_and_view(&mut self) -> (&mut Policies, DeviceView<'_>) {
+        (&mut self.pol, DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch })
+    }
+
+    /// Every part's invariants, swept in full (tests; the hot paths assert theirs as they go).
+    pub(super) fn check_parts(&self) {
+        let n_dies = self.ftl.geometry.n_dies as usize;
+        assert_eq!(self.die_status.len(), n_dies, "one die status per die");
+        self.host.check();
+        self.jobs.check(&self.ftl, &self.die_status);
+        self.pol.check();
+        self.sink.check(self.host.tenants.len());
+    }
+
+    /// The tenant whose data `block` holds, or 0 (preconditioning's padding programs carry it).
+    #[inline]
+    pub(super) fn block_tenant(&self, block: BlockIdx) -> u16 {
+        let o = self.ftl.blocks().get(block).owner;
+        if (o as usize) < self.sink.metrics.len() {
+            o
+        } else {
+            0
+        }
+    }
+
+    /// Apply the commands policy hooks pushed (they may push more).
+    pub(super) fn apply_commands(&mut self) {
+        let mut rounds = 0;
+        while !self.pol.cmds.is_empty() {
+            rounds += 1;
+            assert!(rounds <= COMMAND_ROUNDS_MAX, "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds");
+            let mut batch = std::mem::take(&mut self.pol.cmds);
+            for c in batch.drain(..) {
+                self.apply_command(c);
+            }
+            if self.pol.cmds.is_empty() {
+                self.pol.cmds = batch;
+            }
+        }
+    }
+
+    /// Tell the policies that want it that a unit was placed.
+    #[inline]
+    pub(super) fn notify_placed(&mut self, tenant: u16, lpn: u32, ppa: Ppa, stream: u8, class: WriteClass) {
+        if !self.pol.interests.placed {
+            return;
+        }
+        let ev = Placed { tenant, lpn, ppa, stream, class };
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_placed(&v, &ev, &mut pol.cmds);
+        pol.mapper.on_placed(&v, &ev, &mut pol.cmds);
+        self.apply_commands();
+    }
+
+    /// Tell the policies that want it that a unit's data died.
+    #[inline]
+    pub(super) fn notify_invalidated(&mut self, tenant: u16, lpn: u32, ppa: Ppa, cause: Cause) {
+        if !self.pol.interests.invalidated {
+            return;
+        }
+        let ev = Invalidated { tenant, lpn, ppa, cause };
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_invalidated(&v, &ev, &mut pol.cmds);
+        pol.mapper.on_invalidated(&v, &ev, &mut pol.cmds);
+        self.apply_commands();
+    }
+
+    /// Tell the policies that want it that a block was erased.
+    pub(super) fn notify_erased(&mut self, block: BlockIdx) {
+        if !self.pol.interests.erased {
+            return;
+        }
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_erased(&v, block, &mut pol.cmds);
+        pol.mapper.on_erased(&v, block, &mut pol.cmds);
+        self.apply_commands();
+    }
+
+    /// What an operation's completion means, by kind and owner (timed and instant alike).
+    #[inline]
+    pub(super) fn complete_op(&mut self, op: FlashOp) -> Result<(), FtlabError> {
+        match (op.kind, op.owner()) {
+            (OpKind::Read, Owner::Request(_)) => self.host_read_done(op),
+            (OpKind::Read, Owner::Job(id)) => {
+                self.job_read_done(id, op);
+                Ok(())
+            }
+            (OpKind::Program, _) => self.program_done(op),
+            (OpKind::Erase, Owner::Job(id)) => self.job_erase_done(id, op),
+            (kind, owner) => panic!("a {kind:?} owned by {owner:?}"),
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The `Executor`: what runs the engine's flash operations. `Instant` completes them at once
+//! in issue order, with no time passing (preconditioning); `Timed` is the die executor that
+//! queues them at their dies and times them on the flash array (the run; its paths are in
+//! `die`). The engine is generic over it, so every shared path (placement, jobs, completions)
+//! is compiled once per executor with no run-time test of which one runs. This file holds the
+//! trait, the instant executor and the timed executor's state; not die scheduling (`die`).
+
+use super::engine::Engine;
+use super::die::DieExec;
+use super::FlashOp;
+use crate::error::FtlabError;
+use crate::flash::array::FlashArray;
+use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::ftl::Ftl;
+use crate::scenario::Scenario;
+use crate::sched::{FairCosts, Scheduler};
+use crate::sim::time::SimTime;
+
+/// How flash operations execute; the points where preconditioning and the timed run differ.
+pub(super) trait Executor: Sized {
+    /// Run `op`: complete it now or queue it at its die.
+    fn issue(e: &mut Engine<'_, Self>, op: FlashOp);
+
+    /// Job `id` reads a page with valid units (`op`): copy them now, or issue the read.
+    fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp);
+
+    /// The write stamp of a unit handed out now (see `BlockInfo::last_write_ns`).
+    fn stamp(e: &Engine<'_, Self>) -> i64;
+
+    /// The simulated time of a host write for the stream measurements (none before the run).
+    fn write_time(e: &Engine<'_, Self>) -> Option<SimTime>;
+
+    /// Whether `die` may start a job now (the scheme's read dies wait their turn in the run).
+    fn may_collect(e: &Engine<'_, Self>, die: DieIdx) -> bool;
+
+    /// Whether `die` counts as idle for background GC.
+    fn die_idle(e: &Engine<'_, Self>, die: DieIdx) -> bool;
+
+    /// A job took `block` as its source.
+    fn source_taken(e: &mut Engine<'_, Self>, block: BlockIdx);
+
+    /// A job copied a unit (the time series counts it in the run).
+    fn unit_copied(e: &mut Engine<'_, Self>);
+
+    /// A job erased `block` (the run's livelock bound and time series count it).
+    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx) -> Result<(), FtlabError>;
+
+    /// A policy asked `die` to look at its queue again.
+    fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx);
+}
+
+/// The instant executor of preconditioning: a program completes at once (it has no follow-up
+/// work) and anything else is queued for `drain`, so an erase, which may start the next job,
+/// never recurses into it. Job reads do not become operations: the job copies the page.
+pub(super) struct Instant {
+    /// Operations issued, completed in order from `next` on (a `Vec` cleared when drained
+    /// stays in cache; a ring would not). Invariant: at most `ops_max` queued.
+    queue: Vec<FlashOp>,
+    next: usize,
+    ops_max: usize,
+    /// Write stamp of preconditioning writes (negative, see `precondition`).
+    pub(super) stamp: i64,
+    /// Preconditioning treats dies as idle (background GC to the high watermark) only at its
+    /// end; while it writes, dies are busy and GC keeps them at the low watermark.
+    pub(super) idle: bool,
+}
+
+impl Instant {
+    pub(super) fn new(ops_max: usize) -> Instant {
+        Instant { queue: Vec::new(), next: 0, ops_max, stamp: 0, idle: false }
+    }
+
+    /// The executor holds nothing (it is handed over to the timed run).
+    pub(super) fn assert_drained(&self) {
+        assert_eq!(self.queue.len(), self.next, "instant operations left undone");
+    }
+}
+
+impl Engine<'_, Instant> {
+    /// Complete every operation the instant executor holds, in issue order (completions may
+    /// issue more).
+    pub(super) fn drain_instant(&mut self) {
+        while let Some(&op) = self.exec.queue.get(self.exec.next) {
+            self.exec.next += 1;
+            self.complete_op(op).expect("instant operations raise no input error");
+        }
+        self.exec.queue.clear();
+        self.exec.next = 0;
+    }
+}
+
+impl Executor for Instant {
+    #[inline]
+    fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
+        if op.kind == super::OpKind::Program {
+            e.complete_op(op).expect("an instant program raises no input error");
+            return;
+        }
+        let x = &mut e.exec;
+        x.queue.push(op);
+        let queued = x.queue.len() - x.next;
+        assert!(queued <= x.ops_max, "{queued} instant operations queued, bound {}", x.ops_max);
+    }
+
+    #[inline]
+    fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
+        e.copy_page(id, op.block, op.page);
+    }
+
+    #[inline]
+    fn stamp(e: &Engine<'_, Self>) -> i64 {
+        e.exec.stamp
+    }
+
+    #[inline]
+    fn write_time(_: &Engine<'_, Self>) -> Option<SimTime> {
+        None
+    }
+
+    #[inline]
+    fn may_collect(_: &Engine<'_, Self>, _: DieIdx) -> bool {
+        true
+    }
+
+    #[inline]
+    fn die_idle(e: &Engine<'_, Self>, _: DieIdx) -> bool {
+        e.exec.idle
+    }
+
+    /// The whole block is copied next: fetch its L2P entries now (the timed run prefetches
+    /// page by page when each read starts, a tR ahead).
+    #[inline]
+    fn source_taken(e: &mut Engine<'_, Self>, block: BlockIdx) {
+        let g = e.ftl.geometry;
+        let owner = e.ftl.blocks().get(block).owner;
+        e.ftl.prefetch_l2p_of_units(owner, block.0 * g.units_per_block, g.units_per_block);
+    }
+
+    #[inline]
+    fn unit_copied(_: &mut Engine<'_, Self>) {}
+
+    #[inline]
+    fn erased(_: &mut Engine<'_, Self>, _: BlockIdx) -> Result<(), FtlabError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(_: &mut Engine<'_, Self>, _: DieIdx) {}
+}
+
+/// The die executor of the timed run: the flash array that times the phases, the scheduler's
+/// queues, and what each die executes. Invariant: `ops_live` (queued or running) never
+/// exceeds `ops_max`; a die executes at most one group.
+pub(super) struct Timed {
+    pub(super) array: FlashArray,
+    pub(super) sched: Scheduler<FlashOp>,
+    pub(super) dies: Vec<DieExec>,
+    pub(super) ops_live: usize,
+    pub(super) ops_max: usize,
+    /// Per block: deadline of its last program issued (EDF keeps a block's programs in
+    /// order); empty unless the scheduler orders by deadline.
+    pub(super) program_deadline: Vec<SimTime>,
+    /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
+    pub(super) nonread_starts: Vec<u16>,
+}
+
+impl Timed {
+    pub(super) fn new(s: &Scenario, ops_max: usize, n_tenants: usize) -> Timed {
+        let g = s.geometry();
+        let n_dies = g.n_dies as usize;
+        Timed {
+            array: FlashArray::new(g, s.timing()),
+            sched: Scheduler::with_tenants(s.ftl.scheduler, g.n_dies, ops_max, n_tenants, FairCosts::from_timing(&s.timing(), g.page_bytes)),
+            dies: vec![DieExec::idle(FlashOp::NONE); n_dies],
+            ops_live: 0,
+            ops_max,
+            program_deadline: if s.ftl.scheduler.table().by_deadline { vec![SimTime::ZERO; g.n_blocks as usize] } else { Vec::new() },
+            nonread_starts: vec![0; n_dies],
+        }
+    }
+
+    /// The executor's invariants, swept in full (tests).
+    pub(super) fn check(&self, ftl: &Ftl) {
+        let n_dies = ftl.geometry.n_dies as usize;
+        assert!(self.ops_live <= self.ops_max, "{} operations live, bound {}", self.ops_live, self.ops_max);
+        assert_eq!(self.dies.len(), n_dies, "one execution state per die");
+        assert_eq!(self.nonread_starts.len(), n_dies, "one start count per die");
+        assert!(self.program_deadline.is_empty() || self.program_deadline.len() == ftl.geometry.n_blocks as usize);
+        let running: usize = self.dies.iter().map(|d| d.running()).sum();
+        assert!(running <= self.ops_live, "{running} operations run, {} live", self.ops_live);
+    }
+}
+
+impl Executor for Timed {
+    #[inline]
+    fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
+        e.queue_op(op);
+    }
+
+    #[inline]
+    fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
+        e.jobs.get_mut(id).reads_in_flight += 1;
+        e.queue_op(op);
+    }
+
+    #[inline]
+    fn stamp(e: &Engine<'_, Self>) -> i64 {
+        e.now.ns() as i64
+    }
+
+    #[inline]
+    fn write_time(e: &Engine<'_, Self>) -> Option<SimTime> {
+        Some(e.now)
+    }
+
+    #[inline]
+    fn may_collect(e: &Engine<'_, Self>, die: DieIdx) -> bool {
+        e.pol.scheme.may_write(die)
+    }
+
+    #[inline]
+    fn die_idle(e: &Engine<'_, Self>, die: DieIdx) -> bool {
+        !e.exec.array.is_busy(die) && e.exec.sched.is_empty(die)
+    }
+
+    #[inline]
+    fn source_taken(_: &mut Engine<'_, Self>, _: BlockIdx) {}
+
+    #[inline]
+    fn unit_copied(e: &mut Engine<'_, Self>) {
+        e.sink.ts.count_gc_units(1);
+    }
+
+    #[inline]
+    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx) -> Result<(), FtlabError> {
+        if let Some(d) = e.exec.program_deadline.get_mut(block.0 as usize) {
+            *d = SimTime::ZERO;
+        }
+        e.count_erase_without_progress()?;
+        e.sink.ts.count_erase();
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx) {
+        e.dispatch(die);
+    }
+}

@@ -1,0 +1,165 @@
+//! The progress guards of the run loop: what ends a run that cannot go on, with a precise
+//! error instead of a hang. A run stalled with writes waiting for space (`stall_error`), jobs
+//! erasing more blocks than the device has while no request progresses (`livelock_error`),
+//! and the watchdog's event and simulated-time bounds without progress (`watchdog`). Not the
+//! loop itself (`run`).
+
+use super::engine::Engine;
+use super::executor::Executor;
+use crate::error::FtlabError;
+use crate::flash::geometry::Geometry;
+use crate::sim::time::SimTime;
+
+/// The progress watchdog's event bound (see `watchdog`): events handled while requests are
+/// outstanding and no tenant completed one or placed a host unit, per flash page of the
+/// device, plus a floor for small devices. Relocating every valid page of the device once
+/// takes about 4 events per page (read, transfer, program, their completions); the erase
+/// bound of `livelock_error` ends a copy-in-circles livelock first, this one ends cycles
+/// without erases (epochs ticking, copy-only jobs).
+const WATCHDOG_EVENTS_PER_PAGE: u64 = 16;
+const WATCHDOG_EVENTS_FLOOR: u64 = 1 << 22;
+/// The watchdog's simulated-time bound: no request of any tenant completes and no host unit
+/// is placed for this long while requests are outstanding (a real SSD answers in ms).
+const WATCHDOG_NS: u64 = 600_000_000_000;
+
+/// What the guards count. Invariant: `events_at <= events_handled`.
+pub(super) struct Progress {
+    /// Events the timed loop handled.
+    pub(super) events_handled: u64,
+    /// Blocks erased while requests were outstanding, since any tenant last completed one or
+    /// placed a host unit (see `livelock_error`).
+    pub(super) erases_without_progress: u64,
+    /// `events_handled` and the simulated time when a tenant last completed a request or
+    /// placed a host unit (the progress watchdog, see `watchdog`).
+    pub(super) events_at: u64,
+    pub(super) at: SimTime,
+    /// The watchdog's event bound for this device.
+    pub(super) watchdog_events: u64,
+    /// `Event::Epoch` and `Event::MapperEpoch` in the queue: epochs alone do not keep a run
+    /// going (each would otherwise see the other pending and tick for ever).
+    pub(super) epochs_queued: usize,
+}
+
+impl Progress {
+    pub(super) fn new(g: &Geometry) -> Progress {
+        Progress {
+            events_handled: 0,
+            erases_without_progress: 0,
+            events_at: 0,
+            at: SimTime::ZERO,
+            watchdog_events: WATCHDOG_EVENTS_FLOOR + WATCHDOG_EVENTS_PER_PAGE * g.n_blocks as u64 * g.pages_per_block as u64,
+            epochs_queued: 0,
+        }
+    }
+
+    /// Whether the watchdog's bounds passed at `now` (checked after every event).
+    #[inline]
+    pub(super) fn due(&self, now: SimTime) -> bool {
+        debug_assert!(self.events_at <= self.events_handled);
+        self.events_handled - self.events_at > self.watchdog_events || (now - self.at).ns() > WATCHDOG_NS
+    }
+}
+
+impl<X: Executor> Engine<'_, X> {
+    /// The run cannot go on: with writes stalled for space it is the scenario's capacity (a
+    /// config error); anything else is a simulator bug.
+    pub(super) fn stall_error(&self) -> FtlabError {
+        let stalled: Vec<&str> =
+            self.host.tenants.iter().zip(&self.host.names).filter(|(t, _)| !t.stalled.is_empty()).map(|(_, n)| n.as_str()).collect();
+        assert!(!stalled.is_empty(), "simulation stalled at {:?} with host work left and no write waiting (deadlock)", self.now);
+        FtlabError::config(
+            "scenario",
+            "device.over_provisioning",
+            format!(
+                "the device ran out of space at {:.6} s: writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
+                self.now.as_secs_f64(),
+                stalled.join(", ")
+            ),
+        )
+    }
+
+    /// Requests were outstanding while GC and wear leveling erased more blocks than the device
+    /// has, and no tenant completed one or placed a host unit meanwhile: every block could have
+    /// been reclaimed once, so the jobs only move valid data in circles (a device full of valid
+    /// data under a placement that leaves the writers no room, or their operations queued for
+    /// ever behind urgent jobs on dies they never free). Without this bound such a run never
+    /// ends: its jobs keep the event queue alive. The bound is device-wide: one tenant starved
+    /// while another progresses is slow, not stuck.
+    fn livelock_error(&self) -> FtlabError {
+        let waiting: Vec<String> = self
+            .host
+            .tenants
+            .iter()
+            .zip(&self.host.names)
+            .filter(|(t, _)| t.outstanding > 0)
+            .map(|(t, n)| if t.stalled.is_empty() { format!("{} requests of {n} wait behind GC and wear leveling", t.outstanding) } else { format!("writes of {n} wait for free blocks") })
+            .collect();
+        assert!(!waiting.is_empty(), "livelock with nothing outstanding");
+        FtlabError::config(
+            "scenario",
+            "device.over_provisioning",
+            format!(
+                "the device ran out of space at {:.6} s: {}, and GC and wear leveling erased {} blocks (more than the device's {}) while no request progressed, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
+                self.now.as_secs_f64(),
+                waiting.join("; "),
+                self.progress.erases_without_progress,
+                self.ftl.geometry.n_blocks
+            ),
+        )
+    }
+
+    /// A tenant completed a request or placed a host unit: the livelock bound and the
+    /// progress watchdog start over.
+    #[inline]
+    pub(super) fn progressed(&mut self) {
+        self.progress.erases_without_progress = 0;
+        self.progress.events_at = self.progress.events_handled;
+        self.progress.at = self.now;
+    }
+
+    /// The progress watchdog fired: `watchdog_events` events or `WATCHDOG_NS` of simulated time
+    /// passed since the last progress. With nothing outstanding (an idle gap between
+    /// arrivals) that is no fault and the count starts over; with requests outstanding the run
+    /// ends with an error instead of running for ever.
+    #[cold]
+    pub(super) fn watchdog(&mut self) -> Result<(), FtlabError> {
+        if self.host.tenants.iter().all(|t| t.outstanding == 0) {
+            self.progress.events_at = self.progress.events_handled;
+            self.progress.at = self.now;
+            return Ok(());
+        }
+        let waiting: Vec<String> = self
+            .host
+            .tenants
+            .iter()
+            .zip(&self.host.names)
+            .filter(|(t, _)| t.outstanding > 0)
+            .map(|(t, n)| format!("{} requests of {n}", t.outstanding))
+            .collect();
+        Err(FtlabError::config(
+            "scenario",
+            "device.over_provisioning",
+            format!(
+                "the run made no progress from {:.6} s to {:.6} s: {} outstanding, and in {} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
+                self.progress.at.as_secs_f64(),
+                self.now.as_secs_f64(),
+                waiting.join(", "),
+                self.progress.events_handled - self.progress.events_at,
+                self.progress.watchdog_events,
+                self.progress.erases_without_progress,
+            ),
+        ))
+    }
+
+    /// The livelock bound: an erase while requests are outstanding counts against progress.
+    pub(super) fn count_erase_without_progress(&mut self) -> Result<(), FtlabError> {
+        if self.host.tenants.iter().all(|t| t.outstanding == 0) {
+            return Ok(());
+        }
+        self.progress.erases_without_progress += 1;
+        if self.progress.erases_without_progress > self.ftl.geometry.n_blocks as u64 {
+            return Err(self.livelock_error());
+        }
+        Ok(())
+    }
+}
