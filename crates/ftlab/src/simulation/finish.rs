@@ -69,7 +69,7 @@ impl Engine<'_, Timed> {
             jobs: self.sink.job_counts,
             scheme_counters,
             mapper_counters,
-            mapper_report: self.mapper.report(),
+            mapper_report: self.pol.mapper.report(),
             units_per_page: g.units_per_page,
             erase_count_min: erase.iter().copied().min().unwrap_or(0),
             erase_count_max: erase.iter().copied().max().unwrap_or(0),
