@@ -13,7 +13,11 @@
 //! that killed it; GC copies move data without resetting it. Counted for deaths in the
 //! measured phase of data written in the timed run (warm-up included); data written by
 //! preconditioning has no write time and its deaths are counted in `n_units_dead_unknown`.
-//! A unit's write time is kept in a `u32` at about 1 ms resolution (`WRITE_TIME_SHIFT`).
+//! A unit's write time is kept at about 1 ms resolution (`WRITE_TIME_SHIFT`), in a `u16` per
+//! unit while every code fits (the first 68 simulated seconds) and in a `u32` after
+//! (`WriteCodes`); its virtual stream in a `u16` per unit, allocated only when some host write
+//! carries a stream other than 0 (until then every unit's stream is 0). Both are exact: the
+//! narrow forms hold the same values the wide ones would.
 
 use crate::sim::time::SimTime;
 
@@ -54,8 +58,11 @@ impl VirtualStreamStats {
 pub struct StreamStats {
     /// First global unit index of each tenant's namespace.
     unit_base: Vec<u64>,
-    /// Per global unit: write time code (see `WRITE_TIME_SHIFT`) and virtual stream.
-    unit_written: Vec<u32>,
+    /// Global units (the sum of the namespaces).
+    n_units: usize,
+    /// Per global unit: write time code (see `WRITE_TIME_SHIFT`).
+    unit_written: WriteCodes,
+    /// Per global unit: virtual stream; empty while every host write carried stream 0.
     unit_stream: Vec<u16>,
     /// `[tenant][vs]`, `COUNTED_VIRTUAL_STREAMS + 1` per tenant (the last is "other").
     virtual_streams: Vec<VirtualStreamStats>,
@@ -89,8 +96,9 @@ impl StreamStats {
         let n_tenants = namespace_units.len();
         StreamStats {
             unit_base,
-            unit_written: vec![0; total as usize],
-            unit_stream: vec![0; total as usize],
+            n_units: total as usize,
+            unit_written: WriteCodes::Narrow(vec![0; total as usize]),
+            unit_stream: Vec::new(),
             virtual_streams: vec![VirtualStreamStats::default(); n_tenants * SLOTS],
             gc_units_by_physical_stream: [0; PHYSICAL_STREAMS_MAX],
             host_units_by_physical_stream: [0; PHYSICAL_STREAMS_MAX],
@@ -132,8 +140,13 @@ impl StreamStats {
         let u = self.unit(tenant, lpn);
         let steps = now.ns() >> WRITE_TIME_SHIFT;
         self.write_times_capped += u64::from(steps >= WRITE_TIME_STEPS_MAX);
-        self.unit_written[u] = steps.min(WRITE_TIME_STEPS_MAX) as u32 + 1;
-        self.unit_stream[u] = virtual_stream;
+        self.unit_written.set(u, steps.min(WRITE_TIME_STEPS_MAX) as u32 + 1);
+        if virtual_stream != 0 && self.unit_stream.is_empty() {
+            self.unit_stream = vec![0; self.n_units];
+        }
+        if !self.unit_stream.is_empty() {
+            self.unit_stream[u] = virtual_stream;
+        }
         let vs = virtual_stream as usize;
         if vs < SERIES_VIRTUAL_STREAMS {
             let w = (tenant as usize * SERIES_VIRTUAL_STREAMS + vs) * PHYSICAL_STREAMS_MAX + physical_stream as usize;
@@ -152,7 +165,7 @@ impl StreamStats {
             return;
         }
         let u = self.unit(tenant, lpn);
-        let (code, vs) = (self.unit_written[u], self.unit_stream[u]);
+        let (code, vs) = (self.unit_written.get(u), self.unit_stream.get(u).copied().unwrap_or(0));
         let s = self.slot(tenant, vs);
         if code == 0 {
             s.n_units_dead_unknown += 1;
@@ -206,7 +219,7 @@ impl StreamStats {
     #[inline]
     fn unit(&self, tenant: u16, lpn: u32) -> usize {
         let u = (self.unit_base[tenant as usize] + lpn as u64) as usize;
-        assert!(u < self.unit_written.len(), "unit {lpn} of tenant {tenant} outside every namespace");
+        assert!(u < self.n_units, "unit {lpn} of tenant {tenant} outside every namespace");
         u
     }
 
@@ -248,6 +261,48 @@ impl StreamStats {
 /// Names of the time-series columns `series_values` fills, in order.
 pub fn series_names() -> Vec<&'static str> {
     (0..SERIES_VIRTUAL_STREAMS).map(|i| crate::stream::counter_name(format!("vs{i}_physical_stream"))).collect()
+}
+
+/// Per-unit write-time codes: `u16` while every code stored fits one, `u32` from the first
+/// that does not (the whole array is widened once). The same values either way.
+#[derive(Clone, Debug)]
+enum WriteCodes {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl WriteCodes {
+    #[inline]
+    fn get(&self, u: usize) -> u32 {
+        match self {
+            WriteCodes::Narrow(v) => u32::from(v[u]),
+            WriteCodes::Wide(v) => v[u],
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, u: usize, code: u32) {
+        match self {
+            WriteCodes::Narrow(v) => match u16::try_from(code) {
+                Ok(c) => v[u] = c,
+                Err(_) => {
+                    let mut wide: Vec<u32> = v.iter().map(|&c| u32::from(c)).collect();
+                    wide[u] = code;
+                    *self = WriteCodes::Wide(wide);
+                }
+            },
+            WriteCodes::Wide(v) => v[u] = code,
+        }
+    }
+
+    /// Bytes per unit (2 or 4).
+    #[cfg(test)]
+    fn unit_bytes(&self) -> usize {
+        match self {
+            WriteCodes::Narrow(_) => 2,
+            WriteCodes::Wide(_) => 4,
+        }
+    }
 }
 
 /// Largest write-time step kept (the code is the step plus one, below `u32::MAX`).
@@ -309,6 +364,36 @@ mod tests {
         out.clear();
         s.series_values(0, &mut out);
         assert!(out.iter().all(|v| v.is_nan()), "the window was cleared");
+    }
+
+    #[test]
+    fn write_codes_widen_exactly_past_the_narrow_range() {
+        // Code = floor(t / 2^20 ns) + 1. At t = 2^36 ns the code is 2^16 + 1: past u16.
+        let mut s = StreamStats::new(&[4], false);
+        s.start_timed();
+        s.start_measuring();
+        assert_eq!(s.unit_written.unit_bytes(), 2);
+        s.written(0, 0, 7, 0, Some(SimTime::from_ns(1 << 20)));
+        assert!(s.unit_stream.len() == 4, "stream 7 allocates the stream array");
+        s.written(0, 1, 0, 0, Some(SimTime::from_ns(1 << 36)));
+        assert_eq!(s.unit_written.unit_bytes(), 4);
+        assert_eq!((s.unit_written.get(0), s.unit_written.get(1)), (2, (1 << 16) + 1));
+        s.died(0, 0, SimTime::from_ns(3 << 20));
+        let (vs, st) = s.virtual_streams(0).find(|(v, _)| *v == Some(7)).expect("stream 7");
+        assert_eq!(vs, Some(7));
+        assert_eq!((st.n_units_dead, st.lifetime_ns_sum), (1, 2 << 20));
+    }
+
+    #[test]
+    fn stream_zero_writes_allocate_no_stream_array() {
+        let mut s = StreamStats::new(&[4, 4], false);
+        s.start_timed();
+        s.start_measuring();
+        s.written(1, 2, 0, 0, Some(SimTime::ZERO));
+        s.died(1, 2, SimTime::from_ns(5 << 20));
+        assert!(s.unit_stream.is_empty());
+        let (vs, st) = s.virtual_streams(1).next().expect("stream 0");
+        assert_eq!((vs, st.n_units_dead, st.lifetime_ns_sum), (Some(0), 1, 5 << 20));
     }
 
     #[test]
