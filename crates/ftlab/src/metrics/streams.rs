@@ -14,8 +14,8 @@
 //! measured phase of data written in the timed run (warm-up included); data written by
 //! preconditioning has no write time and its deaths are counted in `n_units_dead_unknown`.
 //! A unit's write time is kept at about 1 ms resolution (`WRITE_TIME_SHIFT`), in a `u16` per
-//! unit while every code fits (the first 68 simulated seconds) and in a `u32` after
-//! (`WriteCodes`); its virtual stream in a `u16` per unit, allocated only when some host write
+//! unit while every code fits (the first 68 simulated seconds) and in a `u32` after, chunk by
+//! chunk (`WriteCodes`); its virtual stream in a `u16` per unit, allocated only when some host write
 //! carries a stream other than 0 (until then every unit's stream is 0). Both are exact: the
 //! narrow forms hold the same values the wide ones would.
 
@@ -97,7 +97,7 @@ impl StreamStats {
         StreamStats {
             unit_base,
             n_units: total as usize,
-            unit_written: WriteCodes::Narrow(vec![0; total as usize]),
+            unit_written: WriteCodes::new(total as usize),
             unit_stream: Vec::new(),
             virtual_streams: vec![VirtualStreamStats::default(); n_tenants * SLOTS],
             gc_units_by_physical_stream: [0; PHYSICAL_STREAMS_MAX],
@@ -263,45 +263,63 @@ pub fn series_names() -> Vec<&'static str> {
     (0..SERIES_VIRTUAL_STREAMS).map(|i| crate::stream::counter_name(format!("vs{i}_physical_stream"))).collect()
 }
 
-/// Per-unit write-time codes: `u16` while every code stored fits one, `u32` from the first
-/// that does not (the whole array is widened once). The same values either way.
+/// Per-unit write-time codes, in chunks of `CHUNK_UNITS` units: a chunk holds `u16`s while
+/// every code stored in it fits one, and is widened to `u32`s at the first that does not (one
+/// chunk at a time, so widening never holds two copies of the whole array). The same values
+/// either way.
 #[derive(Clone, Debug)]
-enum WriteCodes {
-    Narrow(Vec<u16>),
-    Wide(Vec<u32>),
+struct WriteCodes {
+    chunks: Vec<CodeChunk>,
 }
 
+#[derive(Clone, Debug)]
+enum CodeChunk {
+    Narrow(Box<[u16]>),
+    Wide(Box<[u32]>),
+}
+
+/// Units per `WriteCodes` chunk (2^16: 128 KiB narrow, 256 KiB wide).
+const CHUNK_SHIFT: u32 = 16;
+const CHUNK_UNITS: usize = 1 << CHUNK_SHIFT;
+
 impl WriteCodes {
+    fn new(n_units: usize) -> WriteCodes {
+        let chunks = (0..n_units.div_ceil(CHUNK_UNITS))
+            .map(|c| CodeChunk::Narrow(vec![0; CHUNK_UNITS.min(n_units - c * CHUNK_UNITS)].into_boxed_slice()))
+            .collect();
+        WriteCodes { chunks }
+    }
+
     #[inline]
     fn get(&self, u: usize) -> u32 {
-        match self {
-            WriteCodes::Narrow(v) => u32::from(v[u]),
-            WriteCodes::Wide(v) => v[u],
+        let i = u & (CHUNK_UNITS - 1);
+        match &self.chunks[u >> CHUNK_SHIFT] {
+            CodeChunk::Narrow(v) => u32::from(v[i]),
+            CodeChunk::Wide(v) => v[i],
         }
     }
 
     #[inline]
     fn set(&mut self, u: usize, code: u32) {
-        match self {
-            WriteCodes::Narrow(v) => match u16::try_from(code) {
-                Ok(c) => v[u] = c,
+        let i = u & (CHUNK_UNITS - 1);
+        let chunk = &mut self.chunks[u >> CHUNK_SHIFT];
+        match chunk {
+            CodeChunk::Narrow(v) => match u16::try_from(code) {
+                Ok(c) => v[i] = c,
                 Err(_) => {
-                    let mut wide: Vec<u32> = v.iter().map(|&c| u32::from(c)).collect();
-                    wide[u] = code;
-                    *self = WriteCodes::Wide(wide);
+                    let mut wide: Box<[u32]> = v.iter().map(|&c| u32::from(c)).collect();
+                    wide[i] = code;
+                    *chunk = CodeChunk::Wide(wide);
                 }
             },
-            WriteCodes::Wide(v) => v[u] = code,
+            CodeChunk::Wide(v) => v[i] = code,
         }
     }
 
-    /// Bytes per unit (2 or 4).
+    /// Chunks widened to `u32`.
     #[cfg(test)]
-    fn unit_bytes(&self) -> usize {
-        match self {
-            WriteCodes::Narrow(_) => 2,
-            WriteCodes::Wide(_) => 4,
-        }
+    fn wide_chunks(&self) -> usize {
+        self.chunks.iter().filter(|c| matches!(c, CodeChunk::Wide(_))).count()
     }
 }
 
@@ -369,19 +387,25 @@ mod tests {
     #[test]
     fn write_codes_widen_exactly_past_the_narrow_range() {
         // Code = floor(t / 2^20 ns) + 1. At t = 2^36 ns the code is 2^16 + 1: past u16.
-        let mut s = StreamStats::new(&[4], false);
+        // Two tenants: units 0..CHUNK_UNITS + 8 (two chunks, the second partial).
+        let mut s = StreamStats::new(&[CHUNK_UNITS as u32, 8], false);
         s.start_timed();
         s.start_measuring();
-        assert_eq!(s.unit_written.unit_bytes(), 2);
+        assert_eq!(s.unit_written.chunks.len(), 2);
         s.written(0, 0, 7, 0, Some(SimTime::from_ns(1 << 20)));
-        assert!(s.unit_stream.len() == 4, "stream 7 allocates the stream array");
+        assert!(s.unit_stream.len() == CHUNK_UNITS + 8, "stream 7 allocates the stream array");
         s.written(0, 1, 0, 0, Some(SimTime::from_ns(1 << 36)));
-        assert_eq!(s.unit_written.unit_bytes(), 4);
+        s.written(1, 7, 0, 0, Some(SimTime::from_ns(5 << 20)));
+        assert_eq!(s.unit_written.wide_chunks(), 1, "only the first chunk widens");
         assert_eq!((s.unit_written.get(0), s.unit_written.get(1)), (2, (1 << 16) + 1));
+        assert_eq!(s.unit_written.get(CHUNK_UNITS + 7), 6);
         s.died(0, 0, SimTime::from_ns(3 << 20));
         let (vs, st) = s.virtual_streams(0).find(|(v, _)| *v == Some(7)).expect("stream 7");
         assert_eq!(vs, Some(7));
         assert_eq!((st.n_units_dead, st.lifetime_ns_sum), (1, 2 << 20));
+        s.died(1, 7, SimTime::from_ns(9 << 20));
+        let (_, st) = s.virtual_streams(1).next().expect("stream 0 of tenant 1");
+        assert_eq!((st.n_units_dead, st.lifetime_ns_sum), (1, 4 << 20));
     }
 
     #[test]
