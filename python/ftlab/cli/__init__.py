@@ -486,8 +486,9 @@ def bench(
         ),
     ] = None,
 ) -> None:
-    """Measure simulator throughput and peak memory (core cases), and the wall time of
-    ftlab.run and ftlab.load (Python cases).
+    """Measure simulator throughput and peak memory (core cases), preconditioning alone, the
+    heap bytes per mapping unit of a 1 TiB device (memory-1tb: the B/unit column), and the
+    wall time of ftlab.run and ftlab.load (Python cases).
 
     Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
     """
@@ -518,7 +519,7 @@ def bench(
         print(json.dumps(results, indent=2))
         return
     table = Table(title="ftlab bench", title_justify="left")
-    for col in ("case", "kind", "requests", "rows", "wall s", "requests/s", "B/unit", "peak RSS MB"):
+    for col in ("case", "kind", "requests", "rows", "wall s", "requests/s", "B/unit", "peak MB"):
         table.add_column(col, justify="left" if col in ("case", "kind") else "right", no_wrap=True)
     for r in results:
         table.add_row(
