@@ -15,6 +15,10 @@ fn main() {
             Some(b) => println!("{}: {b:.3} bytes per mapping unit ({:.3} s)", r.case, r.wall_s),
             None => println!("{}: no heap count on this platform", r.case),
         },
+        Ok(r) if r.case == "precondition" => {
+            let cpu = r.cpu_s.map_or("-".into(), |c| format!("{c:.3}"));
+            println!("{}: preconditioning {:.3} s; thread CPU s {cpu}", r.case, r.wall_s)
+        }
         Ok(r) => {
             let cpu = |c: Option<f64>| c.map_or("-".into(), |c| format!("{c:.3}"));
             println!(
