@@ -11,9 +11,15 @@ process (`python -m ftlab._bench --make-results DIR ROWS`: a tiny run, then a sy
 series with the run's schema), so neither its time nor its memory counts; the timed part
 includes polars' import, as a fresh `ftlab.load` pays it.
 
-Each case prints one JSON object on stdout: `case`, `kind` ("core" or "python"),
-`requests` (core cases), `rows` (`load-1e6`), `wall_s`, `requests_per_s` (core cases; the
-others are null) and `peak_rss_bytes`, this process's peak resident set size, so the peak RSS
+Two core cases time no run: `precondition` (kind "precondition": the preconditioning of the
+`random-write` device alone, `wall_s` its wall time) and `memory-1tb` (kind "memory": the
+simulation of a 1 TiB device built, `bytes_per_mapping_unit` the heap bytes it holds per
+physical mapping unit; its peak RSS is that of the 1 TiB tables).
+
+Each case prints one JSON object on stdout: `case`, `kind` ("core", "precondition", "memory"
+or "python"), `requests` (timed core cases), `rows` (`load-1e6`), `wall_s`, `requests_per_s`
+(timed core cases; the others are null), `bytes_per_mapping_unit` (`memory-1tb`; the others
+are null) and `peak_rss_bytes`, this process's peak resident set size, so the peak RSS
 measured is that of the case alone. `ftlab bench` starts one of these per case; this is not
 the user-facing command, and it asserts no time bound (the bounds are in
 docs/PERFORMANCE.md, not in tests).
@@ -44,7 +50,15 @@ def peak_rss_bytes() -> int:
     return int(rss) if sys.platform == "darwin" else int(rss) * 1024
 
 
-def _result(case: str, kind: str, wall_s: float, requests: int | None = None, rows: int | None = None, requests_per_s: float | None = None) -> dict[str, Any]:
+def _result(
+    case: str,
+    kind: str,
+    wall_s: float,
+    requests: int | None = None,
+    rows: int | None = None,
+    requests_per_s: float | None = None,
+    bytes_per_mapping_unit: float | None = None,
+) -> dict[str, Any]:
     return {
         "case": case,
         "kind": kind,
@@ -52,8 +66,13 @@ def _result(case: str, kind: str, wall_s: float, requests: int | None = None, ro
         "rows": rows,
         "wall_s": wall_s,
         "requests_per_s": requests_per_s,
+        "bytes_per_mapping_unit": bytes_per_mapping_unit,
         "peak_rss_bytes": peak_rss_bytes(),
     }
+
+
+#: `kind` of the core cases that time no run.
+_UNTIMED_KINDS = {"precondition": "precondition", "memory-1tb": "memory"}
 
 
 def run_default() -> dict[str, Any]:
@@ -134,7 +153,10 @@ def main(argv: list[str]) -> int:
         except _core.FtlabError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        result = _result(core["case"], "core", core["wall_s"], requests=core["requests"], requests_per_s=core["requests_per_s"])
+        if case in _UNTIMED_KINDS:
+            result = _result(core["case"], _UNTIMED_KINDS[case], core["wall_s"], bytes_per_mapping_unit=core["bytes_per_mapping_unit"])
+        else:
+            result = _result(core["case"], "core", core["wall_s"], requests=core["requests"], requests_per_s=core["requests_per_s"])
     print(json.dumps(result))
     return 0
 

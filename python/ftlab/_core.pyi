@@ -88,8 +88,10 @@ class BenchResult(TypedDict):
     wall_s: float
     requests_per_s: float
     precondition_wall_s: float
+    bytes_per_mapping_unit: float | None
 
 BENCH_CASES: list[str]
+BENCH_TIMED_CASES: list[str]
 TRACE_FORMATS: list[str]
 
 def run(

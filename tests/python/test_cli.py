@@ -91,19 +91,37 @@ def test_bench_subprocess_usage():
 def test_bench_reduced_run_reports_every_case():
     """A reduced `ftlab bench` (the standard device and preconditioning, few requests; a
     1000-row time series for load-1e6) prints one JSON object per case with the documented
-    keys: the core cases with their requests/s, the Python cases with their wall time only.
-    No time bound is asserted (docs/PERFORMANCE.md records the measured ones)."""
+    keys: the timed core cases with their requests/s, `precondition` and the Python cases with
+    their wall time only, `memory-1tb` with its bytes per mapping unit. No time bound is
+    asserted (docs/PERFORMANCE.md records the measured ones)."""
     proc = run_cli(["bench", "--json", "--requests", "2000", "--rows", "1000"])
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
-    assert [r["case"] for r in results] == ["random-write", "mixed-70r30w", "upi-mixed-70r30w", "run-default", "load-1e6"]
+    assert [r["case"] for r in results] == [
+        "random-write",
+        "mixed-70r30w",
+        "upi-mixed-70r30w",
+        "precondition",
+        "memory-1tb",
+        "run-default",
+        "load-1e6",
+    ]
+    keys = {"case", "kind", "requests", "rows", "wall_s", "requests_per_s", "bytes_per_mapping_unit", "peak_rss_bytes"}
     for r in results:
-        assert set(r) == {"case", "kind", "requests", "rows", "wall_s", "requests_per_s", "peak_rss_bytes"}
+        assert set(r) == keys
         assert r["wall_s"] > 0 and r["peak_rss_bytes"] > 0
-        if r["case"] in _core.BENCH_CASES:
-            assert r["kind"] == "core" and r["rows"] is None
+        if r["case"] in _core.BENCH_TIMED_CASES:
+            assert r["kind"] == "core" and r["rows"] is None and r["bytes_per_mapping_unit"] is None
             assert r["requests"] == 2000 and r["requests_per_s"] > 0
             assert r["peak_rss_bytes"] <= 150 * 2**20, "peak RSS bound of the issue"
+        elif r["case"] == "precondition":
+            assert r["kind"] == "precondition" and r["requests"] is None and r["requests_per_s"] is None
+            assert r["bytes_per_mapping_unit"] is None and r["peak_rss_bytes"] <= 150 * 2**20
+        elif r["case"] == "memory-1tb":
+            assert r["kind"] == "memory" and r["requests"] is None and r["requests_per_s"] is None
+            # At least the two mapping tables: 4 B of P2L per physical unit and 4 B of L2P per
+            # logical unit, (1 - 0.07) of them at the mqsim preset's 7% over-provisioning.
+            assert r["bytes_per_mapping_unit"] >= 4 + 4 * (1 - 0.07) - 0.01
         else:
             assert r["kind"] == "python" and r["requests"] is None and r["requests_per_s"] is None
     assert results[-1]["rows"] == 1000 and results[-2]["rows"] is None

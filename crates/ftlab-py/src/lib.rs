@@ -285,6 +285,7 @@ fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyRe
     d.set_item("wall_s", r.wall_s)?;
     d.set_item("requests_per_s", r.requests_per_s)?;
     d.set_item("precondition_wall_s", r.precondition_wall_s)?;
+    d.set_item("bytes_per_mapping_unit", r.bytes_per_mapping_unit)?;
     Ok(d)
 }
 
@@ -381,6 +382,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", py.get_type::<InputError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
+    m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

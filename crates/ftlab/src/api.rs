@@ -74,13 +74,28 @@ pub struct BenchResult {
     pub requests_per_s: f64,
     /// Wall time of preconditioning, not included in `wall_s`.
     pub precondition_wall_s: f64,
+    /// `memory-1tb` only: heap bytes the built simulation holds per physical mapping unit.
+    pub bytes_per_mapping_unit: Option<f64>,
+    /// CPU seconds of the simulating thread in the timed run and in preconditioning (a
+    /// measure that other work on a shared machine disturbs less than wall time); `None`
+    /// where the platform has no thread CPU clock.
+    pub cpu_s: Option<f64>,
+    pub precondition_cpu_s: Option<f64>,
 }
 
 /// Host requests of each bench case (the issue's standard workload).
 pub const BENCH_REQUESTS: u64 = 1_000_000;
 
-/// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them.
-pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
+/// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them. The first
+/// three time a run (`BENCH_TIMED_CASES`); `precondition` times the preconditioning of the
+/// `random-write` device alone; `memory-1tb` builds the simulation of a 1 TiB device and
+/// reports its heap bytes per mapping unit (no run, no time).
+pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w", "precondition", "memory-1tb"];
+/// The cases of `BENCH_CASES` that time a run of host requests.
+pub const BENCH_TIMED_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
+/// Blocks per plane of `memory-1tb`: the `mqsim` geometry (16 dies x 2 planes, 256 pages of
+/// 4 KiB) with 32768 blocks per plane is 2^40 bytes raw, 2^28 mapping units.
+pub const BENCH_MEMORY_BLOCKS_PER_PLANE: u32 = 32_768;
 
 /// `ftlab rt admit`: the admission test of `scheme` on the task file `text` (named `file` in
 /// errors), with the paper's configurations, as JSON: each test's equation, terms, total and
@@ -417,7 +432,13 @@ pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
 }
 
 /// `bench_case` with a request count and extra overrides (for reduced runs and scheme cases).
+/// `precondition` and `memory-1tb` take no requests (`requests` is ignored).
 pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Result<BenchResult, FtlabError> {
+    match case {
+        "precondition" => return bench_precondition(overrides),
+        "memory-1tb" => return bench_memory(overrides),
+        _ => {}
+    }
     // `upi-mixed-70r30w`: the mixed case under `upi` with a 1 ms epoch (a thousand epoch
     // computations per simulated second), to measure what the epochs cost.
     let (read_ratio, scheme) = match case {
@@ -428,6 +449,45 @@ pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Resul
             return Err(FtlabError::Usage { arg: case.into(), reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")) })
         }
     };
+    let s = bench_scenario(case, scheme, read_ratio, requests, overrides)?;
+    let scheme_name = s.schemes[0].clone();
+    let mut sim = build_simulation(&s, &scheme_name, Path::new("."), "bench")?;
+    let (t0, c0) = (Instant::now(), thread_cpu_s());
+    precondition(&s, &mut sim, "bench")?;
+    let (precondition_wall_s, c1) = (t0.elapsed().as_secs_f64(), thread_cpu_s());
+    let t1 = Instant::now();
+    sim.run(&mut |_| {})?;
+    let (wall_s, c2) = (t1.elapsed().as_secs_f64(), thread_cpu_s());
+    let cpu = |a: Option<f64>, b: Option<f64>| Some(b? - a?);
+    Ok(BenchResult {
+        case: case.into(),
+        requests,
+        wall_s,
+        requests_per_s: requests as f64 / wall_s,
+        precondition_wall_s,
+        bytes_per_mapping_unit: None,
+        cpu_s: cpu(c1, c2),
+        precondition_cpu_s: cpu(c0, c1),
+    })
+}
+
+/// CPU seconds this thread has run (`CLOCK_THREAD_CPUTIME_ID`); `None` where there is none.
+fn thread_cpu_s() -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes the one timespec it is given, which we own.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        (rc == 0).then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// The standard bench workload (docs/PERFORMANCE.md) as a scenario.
+fn bench_scenario(case: &str, scheme: &str, read_ratio: f64, requests: u64, overrides: &[String]) -> Result<Scenario, FtlabError> {
     let text = format!(
         r#"name = "bench-{case}"
 schemes = ["{scheme}"]
@@ -453,16 +513,73 @@ interval_us = 20.0
 requests = {requests}
 "#
     );
-    let s = scenario::load(&text, "bench", overrides, None)?;
-    let scheme_name = s.schemes[0].clone();
-    let mut sim = build_simulation(&s, &scheme_name, Path::new("."), "bench")?;
-    let t0 = Instant::now();
+    scenario::load(&text, "bench", overrides, None)
+}
+
+/// `precondition`: the `random-write` device's preconditioning alone (random fill, one pass of
+/// random overwrites); `wall_s` is its wall time and no request is run.
+fn bench_precondition(overrides: &[String]) -> Result<BenchResult, FtlabError> {
+    let s = bench_scenario("precondition", "unified", 0.0, 1, overrides)?;
+    let mut sim = build_simulation(&s, "unified", Path::new("."), "bench")?;
+    let (t0, c0) = (Instant::now(), thread_cpu_s());
     precondition(&s, &mut sim, "bench")?;
-    let precondition_wall_s = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    sim.run(&mut |_| {})?;
-    let wall_s = t1.elapsed().as_secs_f64();
-    Ok(BenchResult { case: case.into(), requests, wall_s, requests_per_s: requests as f64 / wall_s, precondition_wall_s })
+    let (wall_s, c1) = (t0.elapsed().as_secs_f64(), thread_cpu_s());
+    let cpu_s = c0.zip(c1).map(|(a, b)| b - a);
+    Ok(BenchResult {
+        case: "precondition".into(),
+        requests: 0,
+        wall_s,
+        requests_per_s: 0.0,
+        precondition_wall_s: wall_s,
+        bytes_per_mapping_unit: None,
+        cpu_s,
+        precondition_cpu_s: cpu_s,
+    })
+}
+
+/// `memory-1tb`: build the `random-write` simulation on a 1 TiB device
+/// (`BENCH_MEMORY_BLOCKS_PER_PLANE`) and report the heap bytes it holds (the allocator's count
+/// of bytes in use, allocated but untouched pages included) per physical mapping unit.
+fn bench_memory(overrides: &[String]) -> Result<BenchResult, FtlabError> {
+    let mut all = vec![format!("device.blocks_per_plane={BENCH_MEMORY_BLOCKS_PER_PLANE}")];
+    all.extend_from_slice(overrides);
+    let s = bench_scenario("memory-1tb", "unified", 0.0, 1, &all)?;
+    let t0 = Instant::now();
+    let before = heap_bytes_in_use();
+    let sim = build_simulation(&s, "unified", Path::new("."), "bench")?;
+    let after = heap_bytes_in_use();
+    let units = sim.ftl().geometry.n_units() as f64;
+    drop(sim);
+    let wall_s = t0.elapsed().as_secs_f64();
+    let bytes = match (before, after) {
+        (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / units),
+        _ => None,
+    };
+    Ok(BenchResult {
+        case: "memory-1tb".into(),
+        requests: 0,
+        wall_s,
+        requests_per_s: 0.0,
+        precondition_wall_s: 0.0,
+        bytes_per_mapping_unit: bytes,
+        cpu_s: None,
+        precondition_cpu_s: None,
+    })
+}
+
+/// Heap bytes in use by this process, as glibc's allocator counts them (arena bytes in use plus
+/// mmap-ed blocks); `None` on other platforms.
+fn heap_bytes_in_use() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's statistics; it takes no argument.
+        let m = unsafe { libc::mallinfo2() };
+        Some(m.uordblks as u64 + m.hblkhd as u64)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        None
+    }
 }
 
 fn scenario_text(source: &ScenarioSource) -> Result<(String, String, PathBuf), FtlabError> {

@@ -448,7 +448,7 @@ def trace_stats(
 # --------------------------------------------------------------------------------------
 # ftlab bench
 
-BENCH_KEYS = ("case", "kind", "requests", "rows", "wall_s", "requests_per_s", "peak_rss_bytes")
+BENCH_KEYS = ("case", "kind", "requests", "rows", "wall_s", "requests_per_s", "bytes_per_mapping_unit", "peak_rss_bytes")
 
 
 @app.command()
@@ -459,7 +459,8 @@ def bench(
             "--case",
             metavar="NAME",
             help=(
-                f"Run only this case (repeatable). Core cases (simulator throughput): {', '.join(_core.BENCH_CASES)}; "
+                f"Run only this case (repeatable). Core cases (simulator throughput): {', '.join(_core.BENCH_TIMED_CASES)}; "
+                "precondition (preconditioning alone), memory-1tb (heap bytes per mapping unit of a 1 TiB device); "
                 "Python cases (wall time of the Python API): run-default (ftlab.run of the default scenario, "
                 "results written), load-1e6 (ftlab.load of a 10^6-row time series)."
             ),
@@ -486,8 +487,9 @@ def bench(
         ),
     ] = None,
 ) -> None:
-    """Measure simulator throughput and peak memory (core cases), and the wall time of
-    ftlab.run and ftlab.load (Python cases).
+    """Measure simulator throughput and peak memory (core cases), preconditioning alone, the
+    heap bytes per mapping unit of a 1 TiB device (memory-1tb: the B/unit column), and the
+    wall time of ftlab.run and ftlab.load (Python cases).
 
     Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
     """
@@ -501,7 +503,7 @@ def bench(
     results = []
     err = _stderr()
     for name in cases:
-        size = rows if name == "load-1e6" else requests if name in _core.BENCH_CASES else None
+        size = rows if name == "load-1e6" else requests if name in _core.BENCH_TIMED_CASES else None
         with err.status(f"bench {name}"):
             proc = subprocess.run(
                 [sys.executable, "-m", "ftlab._bench", name, *([str(size)] if size else [])],
@@ -518,7 +520,7 @@ def bench(
         print(json.dumps(results, indent=2))
         return
     table = Table(title="ftlab bench", title_justify="left")
-    for col in ("case", "kind", "requests", "rows", "wall s", "requests/s", "peak RSS MB"):
+    for col in ("case", "kind", "requests", "rows", "wall s", "requests/s", "B/unit", "peak MB"):
         table.add_column(col, justify="left" if col in ("case", "kind") else "right", no_wrap=True)
     for r in results:
         table.add_row(
@@ -528,6 +530,7 @@ def bench(
             _num(r["rows"], ","),
             _num(r["wall_s"], ".3f"),
             _num(r["requests_per_s"], ",.0f"),
+            _num(r["bytes_per_mapping_unit"], ".2f"),
             _num(r["peak_rss_bytes"] / 1e6, ",.1f"),
         )
     _stdout().print(table)

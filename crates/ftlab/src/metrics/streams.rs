@@ -13,7 +13,11 @@
 //! that killed it; GC copies move data without resetting it. Counted for deaths in the
 //! measured phase of data written in the timed run (warm-up included); data written by
 //! preconditioning has no write time and its deaths are counted in `n_units_dead_unknown`.
-//! A unit's write time is kept in a `u32` at about 1 ms resolution (`WRITE_TIME_SHIFT`).
+//! A unit's write time is kept at about 1 ms resolution (`WRITE_TIME_SHIFT`), in a `u16` per
+//! unit while every code fits (the first 68 simulated seconds) and in a `u32` after, chunk by
+//! chunk (`WriteCodes`); its virtual stream in a `u16` per unit, allocated only when some host write
+//! carries a stream other than 0 (until then every unit's stream is 0). Both are exact: the
+//! narrow forms hold the same values the wide ones would.
 
 use crate::sim::time::SimTime;
 
@@ -54,8 +58,11 @@ impl VirtualStreamStats {
 pub struct StreamStats {
     /// First global unit index of each tenant's namespace.
     unit_base: Vec<u64>,
-    /// Per global unit: write time code (see `WRITE_TIME_SHIFT`) and virtual stream.
-    unit_written: Vec<u32>,
+    /// Global units (the sum of the namespaces).
+    n_units: usize,
+    /// Per global unit: write time code (see `WRITE_TIME_SHIFT`).
+    unit_written: WriteCodes,
+    /// Per global unit: virtual stream; empty while every host write carried stream 0.
     unit_stream: Vec<u16>,
     /// `[tenant][vs]`, `COUNTED_VIRTUAL_STREAMS + 1` per tenant (the last is "other").
     virtual_streams: Vec<VirtualStreamStats>,
@@ -89,8 +96,9 @@ impl StreamStats {
         let n_tenants = namespace_units.len();
         StreamStats {
             unit_base,
-            unit_written: vec![0; total as usize],
-            unit_stream: vec![0; total as usize],
+            n_units: total as usize,
+            unit_written: WriteCodes::new(total as usize),
+            unit_stream: Vec::new(),
             virtual_streams: vec![VirtualStreamStats::default(); n_tenants * SLOTS],
             gc_units_by_physical_stream: [0; PHYSICAL_STREAMS_MAX],
             host_units_by_physical_stream: [0; PHYSICAL_STREAMS_MAX],
@@ -132,8 +140,13 @@ impl StreamStats {
         let u = self.unit(tenant, lpn);
         let steps = now.ns() >> WRITE_TIME_SHIFT;
         self.write_times_capped += u64::from(steps >= WRITE_TIME_STEPS_MAX);
-        self.unit_written[u] = steps.min(WRITE_TIME_STEPS_MAX) as u32 + 1;
-        self.unit_stream[u] = virtual_stream;
+        self.unit_written.set(u, steps.min(WRITE_TIME_STEPS_MAX) as u32 + 1);
+        if virtual_stream != 0 && self.unit_stream.is_empty() {
+            self.unit_stream = vec![0; self.n_units];
+        }
+        if !self.unit_stream.is_empty() {
+            self.unit_stream[u] = virtual_stream;
+        }
         let vs = virtual_stream as usize;
         if vs < SERIES_VIRTUAL_STREAMS {
             let w = (tenant as usize * SERIES_VIRTUAL_STREAMS + vs) * PHYSICAL_STREAMS_MAX + physical_stream as usize;
@@ -152,7 +165,7 @@ impl StreamStats {
             return;
         }
         let u = self.unit(tenant, lpn);
-        let (code, vs) = (self.unit_written[u], self.unit_stream[u]);
+        let (code, vs) = (self.unit_written.get(u), self.unit_stream.get(u).copied().unwrap_or(0));
         let s = self.slot(tenant, vs);
         if code == 0 {
             s.n_units_dead_unknown += 1;
@@ -206,7 +219,7 @@ impl StreamStats {
     #[inline]
     fn unit(&self, tenant: u16, lpn: u32) -> usize {
         let u = (self.unit_base[tenant as usize] + lpn as u64) as usize;
-        assert!(u < self.unit_written.len(), "unit {lpn} of tenant {tenant} outside every namespace");
+        assert!(u < self.n_units, "unit {lpn} of tenant {tenant} outside every namespace");
         u
     }
 
@@ -248,6 +261,66 @@ impl StreamStats {
 /// Names of the time-series columns `series_values` fills, in order.
 pub fn series_names() -> Vec<&'static str> {
     (0..SERIES_VIRTUAL_STREAMS).map(|i| crate::stream::counter_name(format!("vs{i}_physical_stream"))).collect()
+}
+
+/// Per-unit write-time codes, in chunks of `CHUNK_UNITS` units: a chunk holds `u16`s while
+/// every code stored in it fits one, and is widened to `u32`s at the first that does not (one
+/// chunk at a time, so widening never holds two copies of the whole array). The same values
+/// either way.
+#[derive(Clone, Debug)]
+struct WriteCodes {
+    chunks: Vec<CodeChunk>,
+}
+
+#[derive(Clone, Debug)]
+enum CodeChunk {
+    Narrow(Box<[u16]>),
+    Wide(Box<[u32]>),
+}
+
+/// Units per `WriteCodes` chunk (2^16: 128 KiB narrow, 256 KiB wide).
+const CHUNK_SHIFT: u32 = 16;
+const CHUNK_UNITS: usize = 1 << CHUNK_SHIFT;
+
+impl WriteCodes {
+    fn new(n_units: usize) -> WriteCodes {
+        let chunks = (0..n_units.div_ceil(CHUNK_UNITS))
+            .map(|c| CodeChunk::Narrow(vec![0; CHUNK_UNITS.min(n_units - c * CHUNK_UNITS)].into_boxed_slice()))
+            .collect();
+        WriteCodes { chunks }
+    }
+
+    #[inline]
+    fn get(&self, u: usize) -> u32 {
+        let i = u & (CHUNK_UNITS - 1);
+        match &self.chunks[u >> CHUNK_SHIFT] {
+            CodeChunk::Narrow(v) => u32::from(v[i]),
+            CodeChunk::Wide(v) => v[i],
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, u: usize, code: u32) {
+        let i = u & (CHUNK_UNITS - 1);
+        let chunk = &mut self.chunks[u >> CHUNK_SHIFT];
+        match chunk {
+            CodeChunk::Narrow(v) => match u16::try_from(code) {
+                Ok(c) => v[i] = c,
+                Err(_) => {
+                    let mut wide: Box<[u32]> = v.iter().map(|&c| u32::from(c)).collect();
+                    wide[i] = code;
+                    *chunk = CodeChunk::Wide(wide);
+                }
+            },
+            CodeChunk::Wide(v) => v[i] = code,
+        }
+    }
+
+    /// Chunks widened to `u32`.
+    #[cfg(test)]
+    fn wide_chunks(&self) -> usize {
+        self.chunks.iter().filter(|c| matches!(c, CodeChunk::Wide(_))).count()
+    }
 }
 
 /// Largest write-time step kept (the code is the step plus one, below `u32::MAX`).
@@ -309,6 +382,42 @@ mod tests {
         out.clear();
         s.series_values(0, &mut out);
         assert!(out.iter().all(|v| v.is_nan()), "the window was cleared");
+    }
+
+    #[test]
+    fn write_codes_widen_exactly_past_the_narrow_range() {
+        // Code = floor(t / 2^20 ns) + 1. At t = 2^36 ns the code is 2^16 + 1: past u16.
+        // Two tenants: units 0..CHUNK_UNITS + 8 (two chunks, the second partial).
+        let mut s = StreamStats::new(&[CHUNK_UNITS as u32, 8], false);
+        s.start_timed();
+        s.start_measuring();
+        assert_eq!(s.unit_written.chunks.len(), 2);
+        s.written(0, 0, 7, 0, Some(SimTime::from_ns(1 << 20)));
+        assert!(s.unit_stream.len() == CHUNK_UNITS + 8, "stream 7 allocates the stream array");
+        s.written(0, 1, 0, 0, Some(SimTime::from_ns(1 << 36)));
+        s.written(1, 7, 0, 0, Some(SimTime::from_ns(5 << 20)));
+        assert_eq!(s.unit_written.wide_chunks(), 1, "only the first chunk widens");
+        assert_eq!((s.unit_written.get(0), s.unit_written.get(1)), (2, (1 << 16) + 1));
+        assert_eq!(s.unit_written.get(CHUNK_UNITS + 7), 6);
+        s.died(0, 0, SimTime::from_ns(3 << 20));
+        let (vs, st) = s.virtual_streams(0).find(|(v, _)| *v == Some(7)).expect("stream 7");
+        assert_eq!(vs, Some(7));
+        assert_eq!((st.n_units_dead, st.lifetime_ns_sum), (1, 2 << 20));
+        s.died(1, 7, SimTime::from_ns(9 << 20));
+        let (_, st) = s.virtual_streams(1).next().expect("stream 0 of tenant 1");
+        assert_eq!((st.n_units_dead, st.lifetime_ns_sum), (1, 4 << 20));
+    }
+
+    #[test]
+    fn stream_zero_writes_allocate_no_stream_array() {
+        let mut s = StreamStats::new(&[4, 4], false);
+        s.start_timed();
+        s.start_measuring();
+        s.written(1, 2, 0, 0, Some(SimTime::ZERO));
+        s.died(1, 2, SimTime::from_ns(5 << 20));
+        assert!(s.unit_stream.is_empty());
+        let (vs, st) = s.virtual_streams(1).next().expect("stream 0");
+        assert_eq!((vs, st.n_units_dead, st.lifetime_ns_sum), (Some(0), 1, 5 << 20));
     }
 
     #[test]
