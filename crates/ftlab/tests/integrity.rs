@@ -200,16 +200,25 @@ fn run_case(c: &Case, requests: u64) {
     let s = scenario::load(&text, "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = simulation(&s, c.scheme);
     precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
-    sim.check_integrity();
+    let before = sim.check_integrity();
     sim.run(&mut |_| {}).expect("runs");
     let checks = sim.check_integrity();
-    assert!(checks > requests, "the oracle checked only {checks} reads and copies");
+    // The oracle checked every GC copy of the run (at least the copies the engine counted
+    // since measuring started) and some host reads. A full sweep checks one unit per logical
+    // unit; the run's own checks are what is left. (This used to be `checks > requests`, with
+    // both sweeps in `checks`: a bound on the device's size and over-provisioning, not on
+    // the run. wao-gc's write-only sequential cases of seed 50 failed it: sequential
+    // overwrites leave GC almost nothing to copy, and a writer issues no reads.)
+    let sweep: u64 = s.namespace_units().iter().map(|&u| u as u64).sum();
+    let run_checks = checks - before - sweep;
+    let copies = sim.device_counters().gc_units;
+    assert!(run_checks >= copies && run_checks > 0, "the oracle checked {run_checks} reads and copies in the run, {copies} copies were made");
     let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
     policies::check_exercised(c.scheme, &sim);
     if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {
         // Read by scripts/soak.sh (fields 4 and 7).
-        eprintln!("soak: case ran {} host operations, {checks} oracle checks", requests + requests / 4);
+        eprintln!("soak: case ran {} host operations, {run_checks} oracle checks", requests + requests / 4);
     }
     OPS_TOTAL.fetch_add(requests + requests / 4, Ordering::Relaxed);
 }
@@ -424,6 +433,30 @@ fn soak_regressions() {
             fill_fraction: 0.75,
             scheduler: "edf",
             suspend: true,
+            multi_plane: true,
+        },
+        // PROPTEST_RNG_SEED=75 (shrunk; 78 and 94 fail the same way): upi on the legacy
+        // mapper at 15% over-provisioning. UPI moved dies until tenant a was left one die
+        // (4096 units) for 7071 units of data; die 2, given to b, held 3527 of them in
+        // fully valid blocks, and a's one die was down to the GC reserve. GC on die 2
+        // took those blocks as "outside their owner's set" victims, but the copies had no room
+        // in a's set and went back onto die 2: valid data in circles while b's writes waited
+        // (the livelock bound's error). `Upi::gc_victim` now takes such a block only if its
+        // owner's set has room for the copies (`copies_can_leave`).
+        Case {
+            scheme: "upi",
+            mapper: "legacy",
+            seed: 11_404_493,
+            units_per_page: 1,
+            buffer_pages: 8,
+            read_ratio: 0.0,
+            trim_ratio: 0.0,
+            pattern: "uniform",
+            max_units: 1,
+            policy: "greedy",
+            fill_fraction: 0.75,
+            scheduler: "edf",
+            suspend: false,
             multi_plane: true,
         },
     ];
