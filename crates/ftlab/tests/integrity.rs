@@ -341,13 +341,14 @@ fn every_mapper_under_every_scheme() {
 /// A case the property test drew before the stream mappers existed (the draws changed when
 /// the mapper list grew): upi-guarded on 4-unit pages with suspend and multi-plane, zipf
 /// writes, static wear leveling at gap 2, on a device preconditioned full. It ran for over an
-/// hour in CI at commit 5c942ea: tenant a's 16 requests stay queued for ever while GC and wear
-/// leveling on its dies, urgent, copy valid data in circles (tenant b's data goes back to b's
-/// full die, and on), so the event queue never empties. It must end with the out-of-space
-/// error (the livelock bound: more erases than the device has blocks while a tenant with
-/// requests outstanding makes no progress), and lose nothing.
+/// hour in CI at commit 5c942ea: tenant a's 16 requests stayed queued for ever while GC and
+/// wear leveling on its dies, urgent, copied valid data in circles (tenant b's data went back
+/// to b's full die, and on). The livelock bound then ended it with the out-of-space error.
+/// The circles were `Upi::gc_victim` taking fully valid blocks outside their owner's set
+/// whose copies had no room in that set and came back onto the same die (soak seed 75's
+/// cause too); with `copies_can_leave` the run completes, and loses nothing.
 #[test]
-fn upi_guarded_full_device_livelock_ends_with_the_space_error() {
+fn upi_guarded_full_device_no_longer_livelocks() {
     let c = Case {
         scheme: "upi-guarded",
         mapper: "legacy",
@@ -364,14 +365,7 @@ fn upi_guarded_full_device_livelock_ends_with_the_space_error() {
         suspend: true,
         multi_plane: true,
     };
-    let s = scenario::load(&scenario_text(&c, 25_000), "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = simulation(&s, c.scheme);
-    precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
-    let e = sim.run(&mut |_| {}).expect_err("tenant a's writes never get room");
-    let text = e.to_string();
-    assert!(text.contains("device.over_provisioning") && text.contains("of a wait") && text.contains("in circles"), "{text}");
-    assert!(!text.contains("of b wait"), "tenant b finished its requests: {text}");
-    sim.check_integrity();
+    run_case(&c, 25_000);
 }
 
 /// MQSim's failure mode: a device preconditioned to 100% with no invalid data anywhere, then
