@@ -4,7 +4,8 @@
 # 31,250 host operations per seed) with N proptest seeds FIRST, FIRST+1, ... (default FIRST=1),
 # skipping CI's fixed seed 0x5eed = 24301 (CI keeps it; this explores others). Seeds run in
 # parallel, SOAK_JOBS at a time (default: the number of cores); each is cut after SOAK_TIMEOUT_S
-# seconds (default 1800) and then counts as a hang. Prints one line per seed and a summary:
+# seconds (default 1800) and then counts as a hang, or as a failure if a case had already
+# failed (proptest was shrinking it). Prints one line per seed and a summary:
 # seeds passed and failed, host operations run and oracle checks (reads and GC copies checked)
 # of the passing seeds. Logs go to target/soak/seed-S.log. Exit status 1 if any seed failed.
 # It is not part of scripts/test.sh (it takes minutes per seed).
@@ -37,6 +38,10 @@ run_seed() {
         "$bin" --exact no_stale_or_lost_pages --nocapture >"$log" 2>&1 || rc=$?
     if [ "$rc" -eq 0 ]; then
         echo "seed $seed: passed"
+    elif [ "$rc" -eq 124 ] && grep -q "panicked at" "$log"; then
+        # A case failed and proptest was still shrinking it when the timeout cut the run.
+        echo "seed $seed: FAILED (shrinking cut after ${timeout_s} s), log $log"
+        echo "  $(grep -m1 -A1 'panicked at' "$log" | tail -n 1 | cut -c1-100)"
     elif [ "$rc" -eq 124 ]; then
         echo "seed $seed: HANG (over ${timeout_s} s), log $log"
     else

@@ -33,6 +33,17 @@ class InputError(FtlabError):
 class UsageError(FtlabError):
     """An argument is wrong (`arg`)."""
 
+class OutOfSpaceError(FtlabError):
+    """The device ran out of space during a run (`file`, the scenario): at simulated time
+    `at_s` the `waiting` tenants' writes waited for free blocks GC could not reclaim, or GC and
+    wear leveling erased `erases` blocks (more than the device's `n_blocks`; 0 for the first
+    kind) while no request progressed. Not a ConfigError: the scenario passed validation."""
+
+    at_s: float
+    waiting: list[str]
+    erases: int
+    n_blocks: int
+
 @final
 class ArrowTable:
     """One table of `run`'s result in Arrow memory (built by crates/ftlab-py/src/arrow.rs).

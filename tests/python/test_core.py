@@ -20,7 +20,7 @@ def test_module_surface():
     assert _core.TRACE_FORMATS == ["msr", "mqsim", "systor", "spc", "tencent", "alibaba", "blkparse", "fio", "msprod", "fiu", "vscsi", "ftlab-csv"]
 
 
-@pytest.mark.parametrize("name", ["ConfigError", "TraceError", "InputError", "UsageError"])
+@pytest.mark.parametrize("name", ["ConfigError", "TraceError", "InputError", "UsageError", "OutOfSpaceError"])
 def test_exception_hierarchy(name):
     cls = getattr(_core, name)
     assert issubclass(cls, _core.FtlabError)

@@ -182,6 +182,43 @@ def test_unknown_override_key(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+# Two tenants filling `tiny` to the brim at 5% over-provisioning: valid (16384 / 1.05 = 15603
+# logical units fit the 4 x (64 - 2 - 1) x 64 = 15616 GC can keep valid), but the run has 13
+# units of slack on the whole device and its writers wait for blocks GC cannot free.
+BRIM = """seed = 7
+schemes = ["unified"]
+[device]
+preset = "tiny"
+over_provisioning = 0.05
+[precondition]
+fill_fraction = 1.0
+overwrite_passes = 0.0
+[[tenants]]
+name = "db"
+namespace_fraction = 0.5
+[tenants.synthetic]
+requests = 2000
+[[tenants]]
+name = "web"
+namespace_fraction = 0.5
+[tenants.synthetic]
+arrival = "closed"
+requests = 2000
+"""
+
+
+def test_running_out_of_space_is_its_own_error(tmp_path):
+    path = tmp_path / "brim.toml"
+    path.write_text(BRIM)
+    with pytest.raises(ftlab.OutOfSpaceError) as info:
+        ftlab.run(str(path), out=tmp_path / "out")
+    e = info.value
+    assert isinstance(e, ftlab.FtlabError) and not isinstance(e, ftlab.ConfigError)
+    assert e.file == str(path) and e.at_s > 0 and e.n_blocks == 256 and e.waiting
+    assert e.erases >= 0 and "raise device.over_provisioning" in e.reason
+    assert str(e).startswith(f"{path}: the device ran out of space at ")
+
+
 def test_api_errors():
     with pytest.raises(ftlab.InputError):
         ftlab.run("definitely-missing.toml")

@@ -4,7 +4,7 @@
 //! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
 //! maps `FtlabError` to the Python
 //! exception hierarchy `FtlabError(ValueError)` > `ConfigError`, `TraceError`,
-//! `InputError`, `UsageError`. It holds no simulation logic and does no file I/O of its own;
+//! `InputError`, `UsageError`, `OutOfSpaceError`. It holds no simulation logic and does no file I/O of its own;
 //! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -48,6 +48,12 @@ create_exception!(
     "A file could not be opened or read."
 );
 create_exception!(ftlab._core, UsageError, FtlabError, "An argument is wrong.");
+create_exception!(
+    ftlab._core,
+    OutOfSpaceError,
+    FtlabError,
+    "The device ran out of space during a run: writes waited for blocks GC could not free."
+);
 
 /// The attributes every `FtlabError` instance carries (None where the variant has no such field).
 const ERROR_ATTRS: [&str; 8] = ["reason", "file", "line", "column", "key", "path", "arg", "override"];
@@ -61,6 +67,7 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
         "TraceError" => TraceError::new_err(msg),
         "InputError" => InputError::new_err(msg),
         "UsageError" => UsageError::new_err(msg),
+        "OutOfSpaceError" => OutOfSpaceError::new_err(msg),
         _ => FtlabError::new_err(msg),
     };
     let set = |name: &str, value: Py<PyAny>| {
@@ -92,6 +99,13 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::Trace { file, line, reason } => (reason, s(file), n(*line), None, None, None),
         CoreError::Io { path, reason } => (reason, None, None, None, s(path), None),
         CoreError::Usage { arg, reason } => (reason, None, None, None, None, s(arg)),
+        CoreError::OutOfSpace { file, at_ns, waiting, erases, n_blocks, reason } => {
+            set("at_s", (*at_ns as f64 * 1e-9).into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()));
+            set("waiting", waiting.clone().into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()));
+            set("erases", n(*erases).unwrap_or_else(|| py.None()));
+            set("n_blocks", n(u64::from(*n_blocks)).unwrap_or_else(|| py.None()));
+            (reason, s(file), None, None, None, None)
+        }
     };
     let none = || py.None();
     if let Some(r) = s(reason) {
@@ -381,6 +395,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
+    let out_of_space = py.get_type::<OutOfSpaceError>();
+    for attr in ["at_s", "waiting", "erases", "n_blocks"] {
+        out_of_space.setattr(attr, py.None())?;
+    }
+    m.add("OutOfSpaceError", out_of_space)?;
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
     m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;

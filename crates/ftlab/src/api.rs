@@ -825,10 +825,13 @@ fn synthetic_key(i: usize, key: &str) -> String {
     }
 }
 
-/// Put the scenario's name on a config error the simulation raised without it.
+/// Put the scenario's name on a config or out-of-space error the simulation raised without it.
 fn name_file(e: FtlabError, file: &str) -> FtlabError {
     match e {
         FtlabError::Config { key, reason, place, .. } => FtlabError::Config { file: file.to_string(), key, reason, place },
+        FtlabError::OutOfSpace { file: _, at_ns, waiting, erases, n_blocks, reason } => {
+            FtlabError::OutOfSpace { file: file.to_string(), at_ns, waiting, erases, n_blocks, reason }
+        }
         other => other,
     }
 }

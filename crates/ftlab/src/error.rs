@@ -24,6 +24,19 @@ pub enum FtlabError {
     /// A command-line argument is wrong.
     #[error("{arg}: {reason}")]
     Usage { arg: String, reason: String },
+    /// The device ran out of space during the timed run of scenario `file`: at `at_ns`
+    /// (simulated), the `waiting` tenants had requests that could not progress, writes waiting
+    /// for free blocks GC could not reclaim, or GC and wear leveling erased `erases` blocks
+    /// (more than the device's `n_blocks`) while no request progressed, moving valid data in
+    /// circles (`erases` is 0 for the first kind). `reason` says which, and the fix. Not a
+    /// `Config` error: the scenario passed validation, the run itself found the shortage.
+    #[error("{file}: the device ran out of space at {:.6} s: {reason}", secs(.at_ns))]
+    OutOfSpace { file: String, at_ns: u64, waiting: Vec<String>, erases: u64, n_blocks: u32, reason: String },
+}
+
+/// Nanoseconds as seconds (an `OutOfSpace` message's time).
+fn secs(ns: &u64) -> f64 {
+    *ns as f64 * 1e-9
 }
 
 /// Where the key of a `Config` error was written.
@@ -146,6 +159,7 @@ impl FtlabError {
             FtlabError::Trace { .. } => "TraceError",
             FtlabError::Io { .. } => "InputError",
             FtlabError::Usage { .. } => "UsageError",
+            FtlabError::OutOfSpace { .. } => "OutOfSpaceError",
         }
     }
 }
@@ -194,5 +208,19 @@ mod tests {
         let e = FtlabError::Config { file: "s.toml".into(), key: "k".into(), reason: "r".into(), place: Place::Set("k=1".into()) };
         assert_eq!(e.to_string(), "--set k=1: k: r");
         assert_eq!(FtlabError::config("s.toml", "k", "r").to_string(), "s.toml: k: r");
+    }
+
+    #[test]
+    fn out_of_space_is_its_own_kind() {
+        let e = FtlabError::OutOfSpace {
+            file: "s.toml".into(),
+            at_ns: 1_500_000_000,
+            waiting: vec!["a".into()],
+            erases: 0,
+            n_blocks: 256,
+            reason: "writes of a wait".into(),
+        };
+        assert_eq!(e.to_string(), "s.toml: the device ran out of space at 1.500000 s: writes of a wait");
+        assert_eq!(e.kind(), "OutOfSpaceError");
     }
 }

@@ -151,13 +151,34 @@ fn expect_capacity_error(text: &str, over_provisioning: &str, says: &str) {
 }
 
 #[test]
-fn too_little_spare_space_for_preconditioning_is_a_config_error() {
-    expect_capacity_error(&brim(1.0, "requests = 2000"), "0.01", "preconditioning");
+fn namespaces_over_what_gc_can_keep_valid_are_refused_at_validation() {
+    // tiny: 4 dies x 64 blocks x 64 units; each die keeps 2 GC reserve blocks free and needs
+    // one more block to reclaim, so 4 x (64 - 2 - 1) x 64 = 15616 units can stay valid. At 1%
+    // over-provisioning the namespaces (all of the logical 16384 / 1.01 = 16221 units) do not
+    // fit; they fit from 16384 / 15616 - 1 = 0.0492 on.
+    expect_capacity_error(
+        &brim(1.0, "requests = 2000"),
+        "0.01",
+        "more than GC can keep valid: 4 dies x (64 blocks - 2 GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x 64 units = 15616; raise device.over_provisioning to at least 0.0492",
+    );
 }
 
 #[test]
-fn running_out_of_space_mid_run_is_a_config_error() {
-    expect_capacity_error(&brim(0.0, "arrival = \"closed\"\nrequests = 2000"), "0.05", "ran out of space");
+fn running_out_of_space_mid_run_is_its_own_error() {
+    // 5% over-provisioning passes validation (16384 / 1.05 = 15603 units <= 15616), but the
+    // run has 13 units of slack on the whole device: full of valid data, GC finds nothing.
+    let text = brim(0.0, "arrival = \"closed\"\nrequests = 2000");
+    match run_raw(&text, &["device.over_provisioning=0.05"]) {
+        Err(e @ FtlabError::OutOfSpace { .. }) => {
+            let FtlabError::OutOfSpace { ref file, at_ns, ref waiting, n_blocks, ref reason, .. } = e else { unreachable!() };
+            assert_eq!(file, "test.toml");
+            assert!(at_ns > 0 && n_blocks == 256 && !waiting.is_empty(), "{e:?}");
+            assert!(reason.contains("raise device.over_provisioning"), "{reason}");
+            assert_eq!(e.kind(), "OutOfSpaceError");
+            assert!(e.to_string().starts_with("test.toml: the device ran out of space at "), "{e}");
+        }
+        other => panic!("expected the out-of-space error, got {other:?}"),
+    }
 }
 
 #[test]

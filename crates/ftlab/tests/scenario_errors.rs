@@ -493,6 +493,10 @@ fn device_presets_and_geometry() {
         "over_provisioning 0" => base().at("device", "over_provisioning = 0.0"), config("device.over_provisioning", &["must be in (0, 4]", "(physical - logical) / logical", "got 0"]);
         "over_provisioning above 4" => base().at("device", "over_provisioning = 4.01"), config("device.over_provisioning", &["must be in (0, 4]", "got 4.01"]);
         "over_provisioning NaN" => base().at("device", "over_provisioning = nan"), config("device.over_provisioning", &["must be in (0, 4]", "got NaN"]);
+        // Two namespaces of floor(0.4 x 16384 / 1.25) = 5242 units: 10484; with 24 reserve blocks GC can
+        // keep 4 x (64 - 24 - 1) x 64 = 9984 valid; it fits from 0.8 x 16384 / 9984 - 1 = 0.3128.
+        "namespaces over what GC keeps valid" => base().at("ftl", "gc_reserve_blocks = 24\ngc_high_watermark_blocks = 30"), config("device.over_provisioning", &["the namespaces total 10484 mapping units, more than GC can keep valid: 4 dies x (64 blocks - 24 GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x 64 units = 9984; raise device.over_provisioning to at least 0.3128, or lower the namespaces or ftl.gc_reserve_blocks"]);
+        "namespaces in GiB over what GC keeps valid" => one_tenant().at("ftl", "gc_reserve_blocks = 24\ngc_high_watermark_blocks = 30").replace("namespace_fraction = 0.4", "namespace_gib = 0.04"), config("device.over_provisioning", &["more than GC can keep valid", "= 9984; lower the namespaces or ftl.gc_reserve_blocks"]);
     ];
     for k in ["channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane", "pages_per_block", "page_bytes", "mapping_unit_bytes"] {
         cases.push((format!("{k} = 0"), base().at("device", &format!("{k} = 0")), config(&format!("device.{k}"), &["must be at least 1, got 0"])));

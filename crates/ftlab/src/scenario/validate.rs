@@ -334,7 +334,35 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             ),
         );
     }
-    Ok(())
+    check_fit(s, g, total)
+}
+
+/// The namespaces (`total` mapping units) must fit in what GC can keep valid: each die keeps
+/// `ftl.gc_reserve_blocks` free for GC's copies, and once its free blocks are down to them GC
+/// needs at least one block's worth of invalid data to reclaim anything. With more valid data
+/// than that, a workload that writes its namespaces full ends out of space whatever the
+/// scheme: refused here, with the arithmetic.
+fn check_fit(s: &Scenario, g: &Geometry, total: u64) -> Check {
+    let reserve = s.ftl.gc_reserve_blocks as u64;
+    let (dies, bpd, upb) = (g.n_dies as u64, g.blocks_per_die as u64, g.units_per_block as u64);
+    let usable = dies * bpd.saturating_sub(reserve + 1) * upb;
+    if total <= usable {
+        return Ok(());
+    }
+    // Namespaces given as fractions scale with the logical capacity, physical / (1 + op):
+    // they fit once fractions x physical / (1 + op) <= usable.
+    let fractions: f64 = s.tenants.iter().map(|t| t.namespace_fraction.unwrap_or(f64::NAN)).sum();
+    let raise = if fractions.is_nan() {
+        String::new() // a namespace in GiB does not shrink with the over-provisioning
+    } else {
+        format!("raise device.over_provisioning to at least {:.4}, or ", fractions * (dies * bpd * upb) as f64 / usable as f64 - 1.0)
+    };
+    err(
+        "device.over_provisioning",
+        format!(
+            "the namespaces total {total} mapping units, more than GC can keep valid: {dies} dies x ({bpd} blocks - {reserve} GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x {upb} units = {usable}; {raise}lower the namespaces or ftl.gc_reserve_blocks"
+        ),
+    )
 }
 
 fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {

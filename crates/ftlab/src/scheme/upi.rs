@@ -383,14 +383,16 @@ impl Upi {
     }
 
     /// The read-weighted cost-benefit score of a collectable block, or `None` if collecting
-    /// it gains nothing (fully valid and not a relocation candidate).
-    fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime, room_home: &[bool]) -> Option<f64> {
+    /// it gains nothing (fully valid and not a relocation candidate). `movable[t]`: whether
+    /// `t`'s copies can leave the block's die (`copies_can_leave`); if they cannot, relocation
+    /// would write them back where they were, so the read term does not count.
+    fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime, movable: &[bool]) -> Option<f64> {
         let info = ftl.blocks().get(block);
         let upb = self.geometry.units_per_block;
         let age_ns = age(now, info.last_write_ns).ns() as f64 + 1.0;
         let u = info.valid_units as f64 / upb as f64;
         let owner = info.owner as usize;
-        let outside = !self.in_set(info.owner, die) && room_home[owner];
+        let outside = !self.in_set(info.owner, die) && movable[owner];
         let reads = if outside { self.relocation_term(info.read_count, age_ns, owner) } else { 0.0 };
         let benefit = (1.0 - u) + reads;
         if info.valid_units == 0 {
@@ -418,6 +420,17 @@ impl Upi {
     /// Per tenant: whether relocation may pull its data home (always, unless `room_home`).
     fn room_home(&self, ftl: &Ftl) -> Vec<bool> {
         (0..self.sets.len()).map(|t| !self.config.room_home || self.own_density(t, ftl, None) < self.fill_device).collect()
+    }
+
+    /// Per tenant: whether copies of its data collected on `die`, outside its set, can leave
+    /// `die`: some die of its set has free blocks above the host reserve (`gc_may_use`, what
+    /// `gc_write_die` asks). If none has, `gc_write_die` writes them back onto `die`, and
+    /// collecting a fully valid block gains nothing: GC would move valid data in circles
+    /// while the die's owner waits for room (soak seeds 75, 78, 94: a tenant whose data
+    /// outgrew a set shrunk to one die, its home die at the reserve, its data filling a die
+    /// of the other tenant's set).
+    fn copies_can_leave(&self, die: DieIdx, ftl: &Ftl) -> Vec<bool> {
+        self.sets.iter().map(|set| set.iter().any(|&d| d != die && Self::gc_may_use(d, die, ftl))).collect()
     }
 
     /// Update the smoothed counters and each tenant's read rate per valid page.
@@ -481,13 +494,16 @@ impl Scheme for Upi {
     /// does not apply to `upi`. Ties go to the lowest block index.
     /// If no block scores above zero, the least recently written block outside its owner's
     /// set is taken: its copies leave this die, so collecting it still frees a block here.
+    /// Both the read term and that fallback need the owner's set to have room for the copies
+    /// (`copies_can_leave`); without it, a fully valid block is no victim.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: VictimPolicy) -> Option<BlockIdx> {
         let (ftl, now) = (view.ftl, view.now);
         if self.set_of_die[die.0 as usize] == NO_SET {
             return None; // a read-only die is never written, so it needs no space
         }
         let g = &self.geometry;
-        let room_home = self.room_home(ftl);
+        let leave = self.copies_can_leave(die, ftl);
+        let movable: Vec<bool> = self.room_home(ftl).iter().zip(&leave).map(|(&home, &out)| home && out).collect();
         let mut best: Option<(f64, u32)> = None;
         let mut oldest_outside: Option<(i64, u32)> = None;
         for b in g.blocks_of_die(die) {
@@ -495,10 +511,10 @@ impl Scheme for Upi {
             if info.state != BlockState::Full || info.programmed_pages != g.pages_per_block {
                 continue;
             }
-            match self.victim_score(BlockIdx(b), die, ftl, now, &room_home) {
+            match self.victim_score(BlockIdx(b), die, ftl, now, &movable) {
                 Some(score) if best.is_none_or(|(s, _)| score > s) => best = Some((score, b)),
                 Some(_) => {}
-                None if !self.in_set(info.owner, die) && oldest_outside.is_none_or(|(t, _)| info.last_write_ns < t) => {
+                None if !self.in_set(info.owner, die) && leave[info.owner as usize] && oldest_outside.is_none_or(|(t, _)| info.last_write_ns < t) => {
                     oldest_outside = Some((info.last_write_ns, b))
                 }
                 None => {}

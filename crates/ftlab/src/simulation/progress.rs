@@ -64,18 +64,14 @@ impl<X: Executor> Engine<'_, X> {
     /// The run cannot go on: with writes stalled for space it is the scenario's capacity (a
     /// config error); anything else is a simulator bug.
     pub(super) fn stall_error(&self) -> FtlabError {
-        let stalled: Vec<&str> =
-            self.host.tenants.iter().zip(&self.host.names).filter(|(t, _)| !t.stalled.is_empty()).map(|(_, n)| n.as_str()).collect();
+        let stalled: Vec<String> =
+            self.host.tenants.iter().zip(&self.host.names).filter(|(t, _)| !t.stalled.is_empty()).map(|(_, n)| n.clone()).collect();
         assert!(!stalled.is_empty(), "simulation stalled at {:?} with host work left and no write waiting (deadlock)", self.now);
-        FtlabError::config(
-            "scenario",
-            "device.over_provisioning",
-            format!(
-                "the device ran out of space at {:.6} s: writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
-                self.now.as_secs_f64(),
-                stalled.join(", ")
-            ),
-        )
+        let reason = format!(
+            "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
+            stalled.join(", ")
+        );
+        FtlabError::OutOfSpace { file: "scenario".into(), at_ns: self.now.ns(), waiting: stalled, erases: 0, n_blocks: self.ftl.geometry.n_blocks, reason }
     }
 
     /// Requests were outstanding while GC and wear leveling erased more blocks than the device
@@ -86,26 +82,23 @@ impl<X: Executor> Engine<'_, X> {
     /// ends: its jobs keep the event queue alive. The bound is device-wide: one tenant starved
     /// while another progresses is slow, not stuck.
     fn livelock_error(&self) -> FtlabError {
-        let waiting: Vec<String> = self
+        let waiting: Vec<(&String, String)> = self
             .host
             .tenants
             .iter()
             .zip(&self.host.names)
             .filter(|(t, _)| t.outstanding > 0)
-            .map(|(t, n)| if t.stalled.is_empty() { format!("{} requests of {n} wait behind GC and wear leveling", t.outstanding) } else { format!("writes of {n} wait for free blocks") })
+            .map(|(t, n)| (n, if t.stalled.is_empty() { format!("{} requests of {n} wait behind GC and wear leveling", t.outstanding) } else { format!("writes of {n} wait for free blocks") }))
             .collect();
         assert!(!waiting.is_empty(), "livelock with nothing outstanding");
-        FtlabError::config(
-            "scenario",
-            "device.over_provisioning",
-            format!(
-                "the device ran out of space at {:.6} s: {}, and GC and wear leveling erased {} blocks (more than the device's {}) while no request progressed, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
-                self.now.as_secs_f64(),
-                waiting.join("; "),
-                self.progress.erases_without_progress,
-                self.ftl.geometry.n_blocks
-            ),
-        )
+        let (erases, n_blocks) = (self.progress.erases_without_progress, self.ftl.geometry.n_blocks);
+        let what: Vec<&str> = waiting.iter().map(|(_, w)| w.as_str()).collect();
+        let reason = format!(
+            "{}, and GC and wear leveling erased {erases} blocks (more than the device's {n_blocks}) while no request progressed, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
+            what.join("; ")
+        );
+        let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
+        FtlabError::OutOfSpace { file: "scenario".into(), at_ns: self.now.ns(), waiting, erases, n_blocks, reason }
     }
 
     /// A tenant completed a request or placed a host unit: the livelock bound and the
