@@ -823,12 +823,13 @@ def write_sensitivity_markdown(out: Path) -> Path:
     return out / SENSITIVITY_MD
 
 
-def sensitivity_markdown(doc: Mapping[str, Any]) -> str:
+def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
     """The sensitivity study (a parsed sensitivity.json) as Markdown: each measured claim over
     every case (`_overview`), then one table per swept parameter (`_parameter_table`): its
     values in order, the base among them, each claim's value and verdict in each, and each
     value's health. Cells: **bold** where the verdict is `differs` or `violated`, *italic*
-    where it is `invalid` (a run it rests on is unhealthy, so the value proves nothing)."""
+    where it is `invalid` (a run it rests on is unhealthy, so the value proves nothing).
+    `level` is the tables' heading level (3: `###`)."""
     specs = {s.id: s for s in claimfile.load(NAME).claims if not s.not_measured}
     rows = [r for r in doc["claims"] if r["claim"] in specs]
     cases = list(doc.get("cases") or [])
@@ -843,20 +844,20 @@ def sensitivity_markdown(doc: Mapping[str, Any]) -> str:
         " `violated`; *italic*: `invalid` (a run the claim rests on is unhealthy: the value proves nothing).",
         "",
     ]
-    parts = ["\n".join(head), _overview(rows, specs, cases)]
+    parts = ["\n".join(head), _overview(rows, specs, cases, level)]
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for c in planned:
         if c.get("parameter") and c.get("parameter") != BASE:
             groups.setdefault(str(c["parameter"]), []).append(c)
-    parts += [_parameter_table(p, entries, base, rows, specs) for p, entries in groups.items()]
+    parts += [_parameter_table(p, entries, base, rows, specs, level) for p, entries in groups.items()]
     return "\n".join(parts)
 
 
-def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]) -> str:
+def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], level: int) -> str:
     """Per claim: the paper, the base case, how many cases run take the paper's side, differ,
     or are invalid, and ftlab's range over the valid ones (with the cases at its ends)."""
     lines = [
-        "### Each claim over every case run",
+        f"{'#' * level} Each claim over every case run",
         "",
         "| claim | paper | base | paper's side | differs | invalid | valid range (case) |",
         "|---|---|---|---|---|---|---|",
@@ -879,7 +880,9 @@ def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases
     return "\n".join([*lines, ""])
 
 
-def _parameter_table(parameter: str, entries: Sequence[Mapping[str, Any]], base: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any]) -> str:
+def _parameter_table(
+    parameter: str, entries: Sequence[Mapping[str, Any]], base: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], level: int
+) -> str:
     """One swept parameter: a column per value (ordered by `x`, the base among them, marked),
     a row per claim (value and verdict), then the health row and each unhealthy scheme's
     reasons."""
@@ -888,7 +891,7 @@ def _parameter_table(parameter: str, entries: Sequence[Mapping[str, Any]], base:
     columns += [(str(e.get("value")), e, e.get("x")) for e in entries]
     if all(_finite_number(x) for _, _, x in columns):
         columns.sort(key=lambda col: float(col[2]))  # type: ignore[arg-type]
-    lines = [f"### {parameter}", "", "| claim | paper | " + " | ".join(label for label, _, _ in columns) + " |", "|---|---|" + "---|" * len(columns)]
+    lines = [f"{'#' * level} {parameter}", "", "| claim | paper | " + " | ".join(label for label, _, _ in columns) + " |", "|---|---|" + "---|" * len(columns)]
     for r in rows:
         spec = specs[r["claim"]]
         lines.append(f"| `{r['claim']}` | {spec.paper_text} | " + " | ".join(_cell(case, r["claim"], spec.kind) for _, case, _ in columns) + " |")
