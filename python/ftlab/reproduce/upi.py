@@ -13,7 +13,8 @@ It writes the figures of the paper (PNG, each with the CSV data behind it): fig3
 and p99 read latency per tenant and scheme), fig4-read-cdf (read-latency CDFs) and fig5-window
 (5 s windows of mean read latency over the 600 s around the rise, and UPI's allocation sets).
 With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one knob at a time
-(`sensitivity_cases`) and reports each claim's range and the cases that reverse it.
+(`sensitivity_cases`) and reports each claim's range and the cases that reverse it, and each
+claim's value and verdict at every value of every swept parameter (sensitivity.md).
 
 Only ratios and means of the simulator's outputs are computed here; it is not the simulator,
 and it prints nothing (`ftlab.cli.reproduce` does).
