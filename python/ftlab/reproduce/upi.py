@@ -875,7 +875,7 @@ def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases
         span = "n/a"
         if valid:
             lo, hi = min(valid), max(valid)
-            span = f"{_fmt_claim(lo[0], spec.kind)} ({lo[1]}) to {_fmt_claim(hi[0], spec.kind)} ({hi[1]})"
+            span = f"{_fmt_claim(lo[0], spec.kind)} ({lo[1]})" + (f" to {_fmt_claim(hi[0], spec.kind)} ({hi[1]})" if hi != lo else "")
         counts = [sum(1 for v in verdicts if v["verdict"] in group) for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))]
         lines.append(f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | {counts[0]} | {counts[1]} | {counts[2]} | {span} |")
     return "\n".join([*lines, ""])
