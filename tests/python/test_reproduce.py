@@ -298,6 +298,19 @@ def test_sensitivity_cases_carry_their_table_place() -> None:
     assert all(c["parameter"] and c["value"] for c in cases.values())
 
 
+def test_finished_cases_are_those_with_a_run_directory(tmp_path: Path) -> None:
+    """A stopped sweep: a case is finished when out/sensitivity/runs/KEY exists, KEY the sha256
+    of the case's resolved scenario (docs/sweep.md); a directory of another key is stale."""
+    import hashlib
+
+    path = upi.scenario_path(quick=True)
+    resolved = ftlab._core.resolve(source_path=str(path))
+    runs = tmp_path / "sensitivity" / "runs"
+    (runs / hashlib.sha256(resolved.encode("utf-8")).hexdigest()).mkdir(parents=True)
+    (runs / ("0" * 64)).mkdir()
+    assert upi.finished_cases(path, resolved, tmp_path) == ["base"]
+
+
 def _sens_doc() -> dict[str, Any]:
     """A hand-made sensitivity.json: one claim (a factor, paper 0.615) in the base and in
     three rise cases (one differs on an unhealthy partitioned, one invalid, one not run)."""
