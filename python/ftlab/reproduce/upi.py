@@ -481,24 +481,24 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     cases = []
     if "namespace_fraction" in tenant:
-        pin, ns = _pinned_shares(scenario), tenant["namespace_fraction"]
+        pin, base_ns = _pinned_shares(scenario), tenant["namespace_fraction"]
         cases += [
-            _case(f"das-as data set={v:g} of the device", "das-as data set (namespace_fraction)", f"{v:g}", {"tenants.das-as.namespace_fraction": v, **pin}, v, f"{ns:.3g}", _x(ns))
+            _case(f"das-as data set={v:g} of the device", "das-as data set (namespace_fraction)", f"{v:g}", {"tenants.das-as.namespace_fraction": v, **pin}, v, f"{float(base_ns):.3g}", _x(base_ns))
             for v in DAS_AS_DATA_SET
         ]
     path, part = _part_path(scenario, "das-as", 0), _part(tenant, 0)
     if path is None or part is None:
         return cases
-    plain: list[tuple[str, str, Sequence[Any]]] = [("footprint_fraction", "footprint_fraction", DAS_AS_FOOTPRINT)]
+    plain: list[tuple[str, Sequence[Any]]] = [("footprint_fraction", DAS_AS_FOOTPRINT)]
     if part.get("pattern") == "zipf":
-        plain += [("zipf_theta", "zipf_theta", DAS_AS_ZIPF_THETA), ("pattern", "pattern", DAS_AS_PATTERN)]
+        plain += [("zipf_theta", DAS_AS_ZIPF_THETA), ("pattern", DAS_AS_PATTERN)]
     if "read_ratio" in part:
-        plain.append(("read_ratio", "read_ratio", DAS_AS_READ_RATIO))
+        plain.append(("read_ratio", DAS_AS_READ_RATIO))
     ns = float(tenant.get("namespace_fraction", 1.0))
-    for key, label, values in plain:
+    for key, values in plain:
         base = part.get(key, 1.0 if key == "footprint_fraction" else None)
         show = (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
-        cases += [_case(f"das-as {label}={_label(v)}", f"das-as {label}", show(v), {f"{path}.{key}": v}, _x(v), show(base), _x(base)) for v in values]
+        cases += [_case(f"das-as {key}={_label(v)}", f"das-as {key}", show(v), {f"{path}.{key}": v}, _x(v), show(base), _x(base)) for v in values]
     cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
     if "sizes" in part:
         cases.append(_case("das-as sizes=4KiB", "das-as sizes", "all 4 KiB", {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]}, None, "mix", None))
