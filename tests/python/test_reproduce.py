@@ -286,6 +286,64 @@ def test_sensitivity_summary() -> None:
     assert rows[0]["reversed_in"] == ["a", "nan"] and rows[0]["cases"] == ["base", "a", "b", "nan"]
 
 
+def test_sensitivity_cases_carry_their_table_place() -> None:
+    """Each case names its swept parameter, its value and the base value (sensitivity.md's
+    tables); the names are the sweep's (run keys do not depend on them)."""
+    cases = {c["name"]: c for c in upi.sensitivity_cases(SCENARIO_TOML)}
+    rise = cases["lm-tbe rise x1.5"]
+    assert (rise["parameter"], rise["value"], rise["x"], rise["base"], rise["base_x"]) == ("lm-tbe rise", "x1.5 (225/s)", 1.5, "x1 (150/s)", 1.0)
+    erase = cases["erase_us=10000"]
+    assert (erase["parameter"], erase["value"], erase["base"]) == ("erase_us", "10000 (x2)", "5000 (x1)")
+    assert cases["base"]["parameter"] == upi.BASE
+    assert all(c["parameter"] and c["value"] for c in cases.values())
+
+
+def test_finished_cases_are_those_with_a_run_directory(tmp_path: Path) -> None:
+    """A stopped sweep: a case is finished when out/sensitivity/runs/KEY exists, KEY the sha256
+    of the case's resolved scenario (docs/sweep.md); a directory of another key is stale."""
+    import hashlib
+
+    path = upi.scenario_path(quick=True)
+    resolved = ftlab._core.resolve(source_path=str(path))
+    runs = tmp_path / "sensitivity" / "runs"
+    (runs / hashlib.sha256(resolved.encode("utf-8")).hexdigest()).mkdir(parents=True)
+    (runs / ("0" * 64)).mkdir()
+    assert upi.finished_cases(path, resolved, tmp_path) == ["base"]
+
+
+def _sens_doc() -> dict[str, Any]:
+    """A hand-made sensitivity.json: one claim (a factor, paper 0.615) in the base and in
+    three rise cases (one differs on an unhealthy partitioned, one invalid, one not run)."""
+    meta = {"parameter": "lm-tbe rise", "base": "x1", "base_x": 1.0}
+    claim = "das_as_p99_upi_vs_unified"
+    return {
+        "quick": True,
+        "ftlab_version": "0",
+        "claims": [{"claim": claim}],
+        "cases": [
+            {"case": "base", "parameter": upi.BASE, "claims": {claim: {"value": 0.615, "verdict": C.REPRODUCED}}, "unhealthy": {}},
+            {"case": "r2", **meta, "value": "x2", "x": 2.0, "claims": {claim: {"value": 1.5, "verdict": C.DIFFERS}}, "unhealthy": {"partitioned": ["lm-tbe unstable"]}},
+            {"case": "r05", **meta, "value": "x0.5", "x": 0.5, "claims": {claim: {"value": 0.8, "verdict": C.INVALID}}, "unhealthy": {"upi": ["dtrs starved"]}},
+        ],
+        "plan_not_run": [{"case": "r15", **meta, "value": "x1.5", "x": 1.5}],
+    }
+
+
+def test_sensitivity_markdown_tables() -> None:
+    text = upi.sensitivity_markdown(_sens_doc())
+    assert "3 of 4 cases run, 1 not run" in text
+    # Overview: base −38.5% (0.615 − 1); one case on the paper's side (the base), one differs,
+    # one invalid; the valid range is over the base and x2 only (the invalid 0.8 is left out).
+    row = "| `das_as_p99_upi_vs_unified` | −38.5% | −38.5% reproduced | 1 | 1 | 1 | −38.5% (base) to +50.0% (r2) |"
+    assert row in text
+    # The rise's table: values in order of x, the base among them and marked.
+    assert "| claim | paper | x0.5 | **x1 (base)** | x1.5 | x2 |" in text
+    cells = "| `das_as_p99_upi_vs_unified` | −38.5% | *−20.0% invalid* | −38.5% reproduced | not run | **+50.0% differs** |"
+    assert cells in text
+    assert "| health | | *unhealthy: upi* | ok |  | *unhealthy: partitioned* |" in text
+    assert "- x2: partitioned: lm-tbe unstable" in text and "- x0.5: upi: dtrs starved" in text
+
+
 # --------------------------------------------------------------------------------------
 # Registry and errors
 

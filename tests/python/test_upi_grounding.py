@@ -167,3 +167,31 @@ def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
     rises = sorted(s["tenants.lm-tbe.synthetic.2.rate_iops"] for n, s in cases.items() if n.startswith("lm-tbe rise"))
     assert rises == [12.5, 37.5, 50.0]
     assert cases["base"] == {}
+
+
+DOCS = ROOT / "docs" / "upi-workload.md"
+
+
+def test_the_docs_report_every_swept_parameter_over_its_range() -> None:
+    """Issue 22: each claim over the whole range of each swept parameter. docs/upi-workload.md
+    carries sensitivity.md's tables (`upi.sensitivity_markdown(doc, level=4)`): one per swept
+    parameter of the quick study, with the base marked among its values, a row per measured
+    claim, and a value or "not run" in every cell, so no parameter's range goes unreported."""
+    from ftlab.reproduce import claimfile
+
+    docs = DOCS.read_text(encoding="utf-8")
+    cases = upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))
+    claims = [s.id for s in claimfile.load("upi").claims if not s.not_measured]
+    for parameter in dict.fromkeys(c["parameter"] for c in cases if c["parameter"] != upi.BASE):
+        values = [c for c in cases if c["parameter"] == parameter]
+        heading = f"#### {parameter}\n\n"
+        assert heading in docs, f"no table for {parameter!r}"
+        table = docs[docs.index(heading) + len(heading) :].split("\n\n")[0].splitlines()
+        columns = [cell.strip() for cell in table[0].strip("|").split("|")]
+        assert columns[:2] == ["claim", "paper"], table[0]
+        assert sorted(columns[2:]) == sorted([f"**{values[0]['base']} (base)**", *(c["value"] for c in values)]), table[0]
+        rows = {line.strip("|").split("|")[0].strip(" `"): line for line in table[2:]}
+        assert set(rows) == {*claims, "health"}, parameter
+        for claim in claims:
+            cells = [cell.strip() for cell in rows[claim].strip("|").split("|")[2:]]
+            assert len(cells) == len(columns) - 2 and all(cells), rows[claim]

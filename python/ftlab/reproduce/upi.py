@@ -13,7 +13,8 @@ It writes the figures of the paper (PNG, each with the CSV data behind it): fig3
 and p99 read latency per tenant and scheme), fig4-read-cdf (read-latency CDFs) and fig5-window
 (5 s windows of mean read latency over the 600 s around the rise, and UPI's allocation sets).
 With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one knob at a time
-(`sensitivity_cases`) and reports each claim's range and the cases that reverse it.
+(`sensitivity_cases`) and reports each claim's range and the cases that reverse it, and each
+claim's value and verdict at every value of every swept parameter (sensitivity.md).
 
 Only ratios and means of the simulator's outputs are computed here; it is not the simulator,
 and it prints nothing (`ftlab.cli.reproduce` does).
@@ -31,12 +32,23 @@ from ftlab.api import parse_toml
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
+    BOUND,
     CLAIMS_FILE,
+    DIFFERS,
+    FACTOR,
+    HOLDS,
+    INVALID,
+    ORDER,
     PHASES_FILE,
+    REPRODUCED,
+    SAME_DIRECTION,
+    VIOLATED,
+    WITHIN_NOISE,
     Claim,
     ReproductionResult,
     fmt_change,
     fmt_number,
+    fmt_value,
     health,
     phase_table,
     ratio,
@@ -66,6 +78,9 @@ RISE_TENANT = "lm-tbe"
 AROUND_RISE_S = 300.0
 SENSITIVITY_FILE = "sensitivity.json"
 SENSITIVITY_CSV = "sensitivity.csv"
+SENSITIVITY_MD = "sensitivity.md"
+#: The sweep directory of the sensitivity study, under the reproduction's output directory.
+SENSITIVITY_DIR = "sensitivity"
 
 
 def reproduce(
@@ -407,25 +422,55 @@ QUEUE_DEPTH = (16, 256)
 
 
 def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
-    """The sweep cases (`name`, `set`) of the sensitivity study of a resolved scenario: the
-    base scenario as it is, then one knob at a time: `device.timing.erase_us` (ERASE_FACTORS
-    times the scenario's); the workload cases of `_das_as_cases`, `_dtrs_cases`,
-    `_lm_tbe_cases` (with the rise, `_rise_cases`) and `_all_tenant_cases`; `upi-guarded`'s
-    `donor_traffic_max` (DONOR_TRAFFIC_MAX); and `epoch_s` (EPOCH_S) and `relocation_weight`
-    (RELOCATION_WEIGHT) of every UPI variant the scenario runs, set together. A knob the
-    scenario lacks (no such tenant, part or key) is left out."""
+    """The sweep cases of the sensitivity study of a resolved scenario: the base scenario as
+    it is, then one knob at a time: `device.timing.erase_us` (ERASE_FACTORS times the
+    scenario's); the workload cases of `_das_as_cases`, `_dtrs_cases`, `_lm_tbe_cases` (with
+    the rise, `_rise_cases`) and `_all_tenant_cases`; `upi-guarded`'s `donor_traffic_max`
+    (DONOR_TRAFFIC_MAX); and `epoch_s` (EPOCH_S) and `relocation_weight` (RELOCATION_WEIGHT)
+    of every UPI variant the scenario runs, set together. A knob the scenario lacks (no such
+    tenant, part or key) is left out. Each case (`_case`) has `name` and `set` (the sweep's
+    case) and `parameter`, `value`, `x`, `base`, `base_x` (its place in the study's tables)."""
     scenario = parse_toml(resolved_toml)
-    cases: list[dict[str, Any]] = [{"name": "base", "set": {}}]
+    cases: list[dict[str, Any]] = [_case("base", BASE, "base", {}, None, "base", None)]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
-    cases += [{"name": f"erase_us={f * erase_us:g}", "set": {"device.timing.erase_us": f * erase_us}} for f in ERASE_FACTORS]
+    cases += [
+        _case(f"erase_us={f * erase_us:g}", "erase_us", f"{f * erase_us:g} (x{f:g})", {"device.timing.erase_us": f * erase_us}, f, f"{erase_us:g} (x1)", 1.0)
+        for f in ERASE_FACTORS
+    ]
     cases += _das_as_cases(scenario) + _dtrs_cases(scenario) + _lm_tbe_cases(scenario) + _all_tenant_cases(scenario)
+    table = scenario.get("scheme") or {}
     variants = [s for s in UPI_VARIANTS if s in (scenario.get("schemes") or [])]
     if "upi-guarded" in variants:
-        cases += [{"name": f"donor_traffic_max={v:g}", "set": {"scheme.upi-guarded.donor_traffic_max": v}} for v in DONOR_TRAFFIC_MAX]
+        base = (table.get("upi-guarded") or {}).get("donor_traffic_max")
+        cases += [
+            _case(f"donor_traffic_max={v:g}", "upi-guarded donor_traffic_max", f"{v:g}", {"scheme.upi-guarded.donor_traffic_max": v}, v, _label(base), _x(base))
+            for v in DONOR_TRAFFIC_MAX
+        ]
     for key, values in (("epoch_s", EPOCH_S), ("relocation_weight", RELOCATION_WEIGHT)):
         if variants:
-            cases += [{"name": f"{key}={v:g}", "set": {f"scheme.{s}.{key}": v for s in variants}} for v in values]
+            base = (table.get(variants[0]) or {}).get(key)
+            cases += [_case(f"{key}={v:g}", f"UPI {key}", f"{v:g}", {f"scheme.{s}.{key}": v for s in variants}, v, _label(base), _x(base)) for v in values]
     return cases
+
+
+#: The `parameter` of the base case (it belongs to no swept parameter's table).
+BASE = "base"
+
+
+def _case(name: str, parameter: str, value: str, sets: dict[str, Any], x: float | None, base: str, base_x: float | None) -> dict[str, Any]:
+    """One case of `sensitivity_cases`: its sweep `name` and overrides (`set`), the swept
+    `parameter` it varies with this `value` (a label, numeric `x` or None), and the
+    parameter's base value (`base` label, `base_x`); the study's tables order a parameter's
+    values by x, the base among them (first when either has no x)."""
+    return {"name": name, "set": sets, "parameter": parameter, "value": value, "x": x, "base": base, "base_x": base_x}
+
+
+def _label(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a" if value is None else str(value)
+
+
+def _x(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -437,20 +482,27 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
     cases = []
     if "namespace_fraction" in tenant:
-        pin = _pinned_shares(scenario)
-        cases += [{"name": f"das-as data set={v:g} of the device", "set": {"tenants.das-as.namespace_fraction": v, **pin}} for v in DAS_AS_DATA_SET]
+        pin, base_ns = _pinned_shares(scenario), tenant["namespace_fraction"]
+        cases += [
+            _case(f"das-as data set={v:g} of the device", "das-as data set (namespace_fraction)", f"{v:g}", {"tenants.das-as.namespace_fraction": v, **pin}, v, f"{float(base_ns):.3g}", _x(base_ns))
+            for v in DAS_AS_DATA_SET
+        ]
     path, part = _part_path(scenario, "das-as", 0), _part(tenant, 0)
     if path is None or part is None:
         return cases
-    cases += [{"name": f"das-as footprint_fraction={v:g}", "set": {f"{path}.footprint_fraction": v}} for v in DAS_AS_FOOTPRINT]
+    plain: list[tuple[str, Sequence[Any]]] = [("footprint_fraction", DAS_AS_FOOTPRINT)]
     if part.get("pattern") == "zipf":
-        cases += [{"name": f"das-as zipf_theta={v:g}", "set": {f"{path}.zipf_theta": v}} for v in DAS_AS_ZIPF_THETA]
-        cases += [{"name": f"das-as pattern={v}", "set": {f"{path}.pattern": v}} for v in DAS_AS_PATTERN]
+        plain += [("zipf_theta", DAS_AS_ZIPF_THETA), ("pattern", DAS_AS_PATTERN)]
     if "read_ratio" in part:
-        cases += [{"name": f"das-as read_ratio={v:g}", "set": {f"{path}.read_ratio": v}} for v in DAS_AS_READ_RATIO]
+        plain.append(("read_ratio", DAS_AS_READ_RATIO))
+    ns = float(tenant.get("namespace_fraction", 1.0))
+    for key, values in plain:
+        base = part.get(key, 1.0 if key == "footprint_fraction" else None)
+        show = (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
+        cases += [_case(f"das-as {key}={_label(v)}", f"das-as {key}", show(v), {f"{path}.{key}": v}, _x(v), show(base), _x(base)) for v in values]
     cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
     if "sizes" in part:
-        cases.append({"name": "das-as sizes=4KiB", "set": {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]}})
+        cases.append(_case("das-as sizes=4KiB", "das-as sizes", "all 4 KiB", {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]}, None, "mix", None))
     return cases
 
 
@@ -476,13 +528,26 @@ def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not parts:
         return []
     cases = _rate_cases("dtrs rates", parts, DTRS_RATE_FACTORS)
-    readers = [path for path, part in parts if float(part.get("read_ratio", 0.0)) > 0.0]
+    readers = [(path, part) for path, part in parts if float(part.get("read_ratio", 0.0)) > 0.0]
     if readers:
-        cases += [{"name": f"dtrs read_ratio={v:g}", "set": {f"{p}.read_ratio": v for p in readers}} for v in DTRS_READ_RATIO]
-    bursty = [path for path, part in parts if "on_s" in part and "off_s" in part]
-    if bursty:
+        base = readers[0][1]["read_ratio"]
         cases += [
-            {"name": f"dtrs bursts {on:g}s every {on + off:g}s", "set": {k: v for p in bursty for k, v in ((f"{p}.on_s", on), (f"{p}.off_s", off))}}
+            _case(f"dtrs read_ratio={v:g}", "dtrs read_ratio", f"{v:g}", {f"{p}.read_ratio": v for p, _ in readers}, v, _label(base), _x(base)) for v in DTRS_READ_RATIO
+        ]
+    bursty = [(path, part) for path, part in parts if "on_s" in part and "off_s" in part]
+    if bursty:
+        first = bursty[0][1]
+        base_on, base_every = float(first["on_s"]), float(first["on_s"]) + float(first["off_s"])
+        cases += [
+            _case(
+                f"dtrs bursts {on:g}s every {on + off:g}s",
+                "dtrs bursts (on_s, every)",
+                f"{on:g} s every {on + off:g} s",
+                {k: v for p, _ in bursty for k, v in ((f"{p}.on_s", on), (f"{p}.off_s", off))},
+                on,
+                f"{base_on:g} s every {base_every:g} s",
+                base_on,
+            )
             for on, off in DTRS_BURSTS
         ]
     return cases
@@ -505,11 +570,24 @@ def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         ("lm-tbe write_sequential_fraction", "write_sequential_fraction", writers, LM_TBE_WRITE_SEQUENTIAL),
     ):
         if group and all(key in part for _, part in group):
-            cases += [{"name": f"{label}={v:g}", "set": {f"{p}.{key}": v for p, _ in group}} for v in values]
+            base = group[0][1][key]
+            cases += [_case(f"{label}={v:g}", label, f"{v:g}", {f"{p}.{key}": v for p, _ in group}, v, _label(base), _x(base)) for v in values]
     cases += _rate_cases("lm-tbe write rate before the rise", before, LM_TBE_WRITE_RATE_FACTORS)
     if all("sizes" in part for _, part in parts):
-        cases += [{"name": f"lm-tbe sizes={b // 1024}KiB", "set": {f"{p}.sizes": [{"bytes": b, "weight": 1.0}] for p, _ in parts}} for b in LM_TBE_SIZES_BYTES]
+        cases += [
+            _case(f"lm-tbe sizes={b // 1024}KiB", "lm-tbe sizes", f"{b // 1024} KiB", {f"{p}.sizes": [{"bytes": b, "weight": 1.0}] for p, _ in parts}, b / 1024, *_sizes_base(parts[0][1]))
+            for b in LM_TBE_SIZES_BYTES
+        ]
     return cases + _rise_cases(scenario)
+
+
+def _sizes_base(part: Mapping[str, Any]) -> tuple[str, float | None]:
+    """A part's `sizes` as a base label (and KiB as x when it is one size)."""
+    sizes = part.get("sizes") or []
+    if len(sizes) == 1 and isinstance(sizes[0].get("bytes"), int):
+        kib = sizes[0]["bytes"] / 1024
+        return f"{kib:g} KiB", kib
+    return "mix", None
 
 
 def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -518,11 +596,15 @@ def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     tenants = [t for t in scenario.get("tenants") or [] if isinstance(t.get("name"), str)]
     cases = []
     if tenants and all("queue_depth" in t for t in tenants):
-        cases += [{"name": f"queue_depth={v}", "set": {f"tenants.{t['name']}.queue_depth": v for t in tenants}} for v in QUEUE_DEPTH]
+        base = tenants[0]["queue_depth"]
+        cases += [
+            _case(f"queue_depth={v}", "queue_depth (every tenant)", f"{v}", {f"tenants.{t['name']}.queue_depth": v for t in tenants}, v, _label(base), _x(base))
+            for v in QUEUE_DEPTH
+        ]
     timed = [(p, part) for t in tenants for p, part in _indexed_parts(scenario, t["name"]) if part.get("arrival") == "poisson"]
     if timed and all(isinstance(part.get("rate_iops"), (int, float)) for _, part in timed):
         fixed = {k: v for p, part in timed for k, v in ((f"{p}.arrival", "fixed"), (f"{p}.interval_us", 1e6 / float(part["rate_iops"])))}
-        cases.append({"name": "arrival=fixed", "set": fixed})
+        cases.append(_case("arrival=fixed", "arrival (every timed part)", "fixed", fixed, None, "poisson", None))
     return cases
 
 
@@ -530,7 +612,11 @@ def _rate_cases(label: str, parts: Sequence[tuple[str, Mapping[str, Any]]], fact
     """One case per factor: every part's `rate_iops` times it (none if a part has no rate)."""
     if not parts or not all(isinstance(part.get("rate_iops"), (int, float)) for _, part in parts):
         return []
-    return [{"name": f"{label} x{f:g}", "set": {f"{p}.rate_iops": float(part["rate_iops"]) * f for p, part in parts}} for f in factors]
+    rates = "+".join(f"{float(part['rate_iops']):g}" for _, part in parts)
+    return [
+        _case(f"{label} x{f:g}", label, f"x{f:g}", {f"{p}.rate_iops": float(part["rate_iops"]) * f for p, part in parts}, f, f"x1 ({rates}/s)", 1.0)
+        for f in factors
+    ]
 
 
 def _find_tenant(scenario: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
@@ -581,39 +667,66 @@ def _rise_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     rate = part.get("rate_iops")
     if not isinstance(rate, (int, float)):
         return []
-    return [{"name": f"lm-tbe rise x{f:g}", "set": {f"{path}.rate_iops": float(rate) * f}} for f in RISE_FACTORS]
+    return [
+        _case(f"lm-tbe rise x{f:g}", "lm-tbe rise", f"x{f:g} ({float(rate) * f:g}/s)", {f"{path}.rate_iops": float(rate) * f}, f, f"x1 ({float(rate):g}/s)", 1.0)
+        for f in RISE_FACTORS
+    ]
 
 
 def run_sensitivity(
     scenario: Path, resolved_toml: str, out: Path, quick: bool, progress: Progress | None, only: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
     """Run the sensitivity sweep of `scenario` (whose resolved text is `resolved_toml`) into
-    out/sensitivity (resumable) and write sensitivity.json and sensitivity.csv; returns the
-    per-claim rows (`sensitivity_summary`). `only` runs just the cases of those names (a
-    subset, for a machine too slow for all of them); sensitivity.json lists the others under
-    `cases_not_run`. An unknown name is an `ftlab.InputError` naming the known ones."""
+    out/sensitivity (resumable: finished runs are kept and reused) and write sensitivity.json,
+    sensitivity.csv and sensitivity.md; returns the per-claim rows (`sensitivity_summary`).
+    `only` runs just the cases of those names (a subset, for a machine too slow for all of
+    them; `finished_cases` names those already run); sensitivity.json lists the others under
+    `cases_not_run` and sensitivity.md shows them as not run. An unknown name is an
+    `ftlab.InputError` naming the known ones."""
     import ftlab
 
     start = time.perf_counter()
     every = sensitivity_cases(resolved_toml)
     cases = _chosen_cases(every, only)
-    spec = {"name": "upi sensitivity", "scenario": str(scenario.resolve()), "cases": cases}
+    spec = _sweep_spec(scenario, cases)
     on_progress: Callable[[int, int], None] | None = (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
-    result = ftlab.sweep(spec, out=out / "sensitivity", progress=on_progress)
+    result = ftlab.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
     by_case, details = {}, []
     for run in result.runs:
         failed = next((f for f in result.failures if f["case"] == run["case"]), None)
         if run["run"] is None or failed is not None:
-            details.append({"case": run["case"], "set": _case_set(cases, run["case"]), "error": failed["error"] if failed else "did not resolve"})
+            error = failed["error"] if failed else "did not resolve"
+            details.append({**_case_meta(cases, run["case"]), "case": run["case"], "set": _case_set(cases, run["case"]), "error": error})
             continue
         report = result.report(run["run"])
         claims = upi_claims(report.summary, report.timeseries, rise_s(report.resolved_toml))
         by_case[run["case"]] = claims
         details.append(_case_detail(run, cases, claims, report))
     rows = sensitivity_summary(by_case)
-    not_run = [c["name"] for c in every if c not in cases]
+    not_run = [c for c in every if c not in cases]
     _write_sensitivity(out, scenario, quick, rows, details, time.perf_counter() - start, not_run)
     return rows
+
+
+def finished_cases(scenario: Path, resolved_toml: str, out: Path) -> list[str]:
+    """The names of the sensitivity cases of `scenario` whose runs are finished in
+    out/sensitivity: those whose run key (the hash of the case's resolved scenario, as the
+    sweep computes it) has a complete run directory. Stale runs (of another scenario or
+    engine's defaults) do not count. For `run_sensitivity(..., only=...)` after a sweep that
+    was stopped: it then reports those cases and runs none."""
+    from ftlab.sweeps import _resolve_all
+    from ftlab.sweeps.exec import is_done
+    from ftlab.sweeps.spec import load_spec
+
+    spec = load_spec(_sweep_spec(scenario, sensitivity_cases(resolved_toml)))
+    points, _, _ = _resolve_all(spec, spec.points())
+    runs = out / SENSITIVITY_DIR / "runs"
+    return [p.case for p in points if p.key and p.case and is_done(runs, p.key)]
+
+
+def _sweep_spec(scenario: Path, cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The sweep (`ftlab.sweep`'s dict form) of these cases: each case's name and overrides."""
+    return {"name": "upi sensitivity", "scenario": str(scenario.resolve()), "cases": [{"name": c["name"], "set": c["set"]} for c in cases]}
 
 
 def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -632,23 +745,39 @@ def _case_set(cases: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any]:
     return dict(next((c["set"] for c in cases if c["name"] == name), {}))
 
 
+#: The keys of a case that place it in the study's tables (`_case`).
+CASE_META = ("parameter", "value", "x", "base", "base_x")
+
+
+def _case_meta(cases: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any]:
+    case = next((c for c in cases if c["name"] == name), {})
+    return {k: case.get(k) for k in CASE_META}
+
+
 def _case_detail(run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], claims: Sequence[Claim], report: Report) -> dict[str, Any]:
+    """A case run: its place, overrides and run key, the health of each scheme (`unhealthy`:
+    scheme -> its health reasons, for the schemes whose checks fail), the unstable tenants,
+    and each claim's value and verdict (`invalid` where a run it rests on is unhealthy)."""
     unstable = sorted({f"{s}/{t}" for s, d in report.summary["schemes"].items() for t, v in d["tenants"].items() if v.get("unstable") is not False})
+    checks = health(report.summary)["schemes"]
     return {
+        **_case_meta(cases, run["case"]),
         "case": run["case"],
         "set": _case_set(cases, run["case"]),
         "run": run["run"],
         "unstable": unstable,
+        "unhealthy": {s: list(h["reasons"]) for s, h in checks.items() if not h["ok"]},
         "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
     }
 
 
 def _write_sensitivity(
-    out: Path, scenario: Path, quick: bool, rows: list[dict[str, Any]], details: list[dict[str, Any]], wall_s: float, not_run: Sequence[str] = ()
+    out: Path, scenario: Path, quick: bool, rows: list[dict[str, Any]], details: list[dict[str, Any]], wall_s: float, not_run: Sequence[Mapping[str, Any]] = ()
 ) -> None:
-    """sensitivity.json (every claim's row, every case's overrides and values, the cases not
-    run) and sensitivity.csv: one row per claim, its min, max and reversals, then ftlab's
-    value in every case run, one column per case (`value: CASE`)."""
+    """sensitivity.json (every claim's row, every case's place, overrides, health and values,
+    the cases not run), sensitivity.csv (one row per claim: its min, max and reversals, then
+    ftlab's value in every case run, one column per case, `value: CASE`) and sensitivity.md
+    (`sensitivity_markdown`)."""
     from ftlab import _core
 
     doc = {
@@ -657,18 +786,154 @@ def _write_sensitivity(
         "quick": quick,
         "ftlab_version": _core.version(),
         "wall_s": round(wall_s, 3),
-        "sweep_dir": str(out / "sensitivity"),
+        "sweep_dir": str(out / SENSITIVITY_DIR),
         "claims": rows,
         "cases": details,
-        "cases_not_run": list(not_run),
+        "cases_not_run": [c["name"] for c in not_run],
+        "plan_not_run": [{"case": c["name"], **{k: c.get(k) for k in CASE_META}} for c in not_run],
     }
     write_json(out / SENSITIVITY_FILE, doc)
     run = [d["case"] for d in details]
     table = [{**row, **{f"value: {c}": _csv_value(row["values"].get(c)) for c in run}} for row in rows]
     columns = ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in", *(f"value: {c}" for c in run)]
     write_csv(out / SENSITIVITY_CSV, table, columns)
+    write_sensitivity_markdown(out)
 
 
 def _csv_value(value: Any) -> Any:
     """A claim's value as a CSV cell: booleans (the qualitative claims) as 1/0."""
     return int(value) if isinstance(value, bool) else value
+
+
+# --------------------------------------------------------------------------------------
+# The study as Markdown (sensitivity.md), from sensitivity.json alone
+
+#: The verdicts that take the paper's side (its value, its direction, its order or bound).
+AGREES = (REPRODUCED, SAME_DIRECTION, HOLDS, WITHIN_NOISE)
+
+
+def write_sensitivity_markdown(out: Path) -> Path:
+    """Write out/sensitivity.md (`sensitivity_markdown` of out/sensitivity.json); returns its
+    path. It reads only sensitivity.json, so the tables can be redrawn without running."""
+    import json
+
+    from ftlab.report import write_files_atomically
+
+    doc = json.loads((out / SENSITIVITY_FILE).read_text(encoding="utf-8"))
+    text = sensitivity_markdown(doc)
+    write_files_atomically(out, {SENSITIVITY_MD: lambda p: Path(p).write_text(text, encoding="utf-8")})
+    return out / SENSITIVITY_MD
+
+
+def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
+    """The sensitivity study (a parsed sensitivity.json) as Markdown: each measured claim over
+    every case (`_overview`), then one table per swept parameter (`_parameter_table`): its
+    values in order, the base among them, each claim's value and verdict in each, and each
+    value's health. Cells: **bold** where the verdict is `differs` or `violated`, *italic*
+    where it is `invalid` (a run it rests on is unhealthy, so the value proves nothing).
+    `level` is the tables' heading level (3: `###`)."""
+    specs = {s.id: s for s in claimfile.load(NAME).claims if not s.not_measured}
+    rows = [r for r in doc["claims"] if r["claim"] in specs]
+    cases = list(doc.get("cases") or [])
+    planned = cases + [{**c, "not_run": True} for c in doc.get("plan_not_run") or []]
+    base = next((c for c in cases if c.get("case") == "base"), None)
+    n_run = sum(1 for c in cases if "claims" in c)
+    head = [
+        f"Sensitivity study of `ftlab reproduce upi{' --quick' if doc.get('quick') else ''}` (ftlab {doc.get('ftlab_version')}):",
+        f"{n_run} of {len(planned)} cases run, {len(planned) - len(cases)} not run"
+        + (f", {len(cases) - n_run} failed" if len(cases) > n_run else "")
+        + ". Values are ftlab's relative change (the claim's ratio − 1, or its margin); **bold**: `differs` or"
+        " `violated`; *italic*: `invalid` (a run the claim rests on is unhealthy: the value proves nothing).",
+        "",
+    ]
+    parts = ["\n".join(head), _overview(rows, specs, cases, level)]
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for c in planned:
+        if c.get("parameter") and c.get("parameter") != BASE:
+            groups.setdefault(str(c["parameter"]), []).append(c)
+    parts += [_parameter_table(p, entries, base, rows, specs, level) for p, entries in groups.items()]
+    return "\n".join(parts)
+
+
+def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], level: int) -> str:
+    """Per claim: the paper, the base case, how many cases run take the paper's side, differ,
+    or are invalid, and ftlab's range over the valid ones (with the cases at its ends)."""
+    lines = [
+        f"{'#' * level} Each claim over every case run",
+        "",
+        "| claim | paper | base | paper's side | differs | invalid | valid range (case) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        spec, verdicts = specs[r["claim"]], [c["claims"][r["claim"]] for c in cases if r["claim"] in (c.get("claims") or {})]
+        base = next((c for c in cases if c.get("case") == "base"), None)
+        valid = [
+            (float(v["value"]), c["case"])
+            for c in cases
+            for v in [(c.get("claims") or {}).get(r["claim"])]
+            if v and v["verdict"] != INVALID and _finite_number(v["value"])
+        ]
+        span = "n/a"
+        if valid:
+            lo, hi = min(valid), max(valid)
+            span = f"{_fmt_claim(lo[0], spec.kind)} ({lo[1]})" + (f" to {_fmt_claim(hi[0], spec.kind)} ({hi[1]})" if hi != lo else "")
+        counts = [sum(1 for v in verdicts if v["verdict"] in group) for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))]
+        lines.append(f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | {counts[0]} | {counts[1]} | {counts[2]} | {span} |")
+    return "\n".join([*lines, ""])
+
+
+def _parameter_table(
+    parameter: str, entries: Sequence[Mapping[str, Any]], base: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], level: int
+) -> str:
+    """One swept parameter: a column per value (ordered by `x`, the base among them, marked),
+    a row per claim (value and verdict), then the health row and each unhealthy scheme's
+    reasons."""
+    first = entries[0]
+    columns: list[tuple[str, Mapping[str, Any] | None, float | None]] = [(f"**{first.get('base')} (base)**", base, first.get("base_x"))]
+    columns += [(str(e.get("value")), e, e.get("x")) for e in entries]
+    if all(_finite_number(x) for _, _, x in columns):
+        columns.sort(key=lambda col: float(col[2]))  # type: ignore[arg-type]
+    lines = [f"{'#' * level} {parameter}", "", "| claim | paper | " + " | ".join(label for label, _, _ in columns) + " |", "|---|---|" + "---|" * len(columns)]
+    for r in rows:
+        spec = specs[r["claim"]]
+        lines.append(f"| `{r['claim']}` | {spec.paper_text} | " + " | ".join(_cell(case, r["claim"], spec.kind) for _, case, _ in columns) + " |")
+    lines.append("| health | | " + " | ".join(_health_cell(case) for _, case, _ in columns) + " |")
+    notes = [
+        f"- {label.strip('*')}: {scheme}: {'; '.join(reasons)}"
+        for label, case, _ in columns
+        for scheme, reasons in ((case or {}).get("unhealthy") or {}).items()
+    ]
+    return "\n".join([*lines, "", *notes, *([""] if notes else [])])
+
+
+def _cell(case: Mapping[str, Any] | None, claim: str, kind: str) -> str:
+    if case is None or case.get("not_run"):
+        return "not run"
+    if "error" in case:
+        return "run failed"
+    entry = (case.get("claims") or {}).get(claim)
+    if entry is None:
+        return "n/a"
+    text = f"{_fmt_claim(entry['value'], kind)} {entry['verdict']}"
+    if entry["verdict"] in (DIFFERS, VIOLATED):
+        return f"**{text}**"
+    return f"*{text}*" if entry["verdict"] == INVALID else text
+
+
+def _health_cell(case: Mapping[str, Any] | None) -> str:
+    if case is None or case.get("not_run") or "error" in case:
+        return ""
+    bad = sorted((case.get("unhealthy") or {}).keys())
+    return f"*unhealthy: {', '.join(bad)}*" if bad else "ok"
+
+
+def _fmt_claim(value: Any, kind: str) -> str:
+    """A claim's value as the tables show it: a ratio (factor, bound) as its relative change,
+    a margin (order) as it is, a boolean as true/false."""
+    if isinstance(value, bool) or not _finite_number(value):
+        return fmt_value(value)
+    return fmt_change(float(value) - 1.0) if kind in (FACTOR, BOUND) else fmt_change(float(value)) if kind == ORDER else fmt_value(value)
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
