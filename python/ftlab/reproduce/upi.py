@@ -498,7 +498,7 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     ns = float(tenant.get("namespace_fraction", 1.0))
     for key, values in plain:
         base = part.get(key, 1.0 if key == "footprint_fraction" else None)
-        show = (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
+        show: Callable[[Any], str] = (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
         cases += [_case(f"das-as {key}={_label(v)}", f"das-as {key}", show(v), {f"{path}.{key}": v}, _x(v), show(base), _x(base)) for v in values]
     cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
     if "sizes" in part:
