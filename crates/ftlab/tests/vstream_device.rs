@@ -35,11 +35,12 @@ fn vstream_preset_is_the_papers_device() {
     assert_eq!((t.channel_mts, t.channel_width_bits), (Some(1000), Some(8)));
 }
 
-/// A reduced vStream device (the preset's dies, pages and timing, 16 blocks per plane) with
+/// A reduced vStream device (the preset's dies, pages and timing, 24 blocks per plane, enough
+/// for its 7% over-provisioning to hold the namespace beside the GC reserve) with
 /// no GC in the way: empty, written once by sequential 128 KiB writes at queue depth 32.
 fn reduced(parts: &str) -> String {
     format!(
-        "seed = 3\nschemes = [\"unified\"]\nstream_mapper = \"vstream\"\n[device]\npreset = \"vstream\"\nblocks_per_plane = 16\n\
+        "seed = 3\nschemes = [\"unified\"]\nstream_mapper = \"vstream\"\n[device]\npreset = \"vstream\"\nblocks_per_plane = 24\n\
          [ftl]\nphysical_streams = 4\n[stream.vstream]\nstamp_group_pages = 3\n[precondition]\nfill_fraction = 0.0\n\
          [check]\nintegrity = true\n[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = 32\n{parts}"
     )
