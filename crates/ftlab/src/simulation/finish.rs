@@ -95,6 +95,7 @@ impl Simulation<'_> {
             lifetime,
             health_limits: self.p.health,
             solo: None,
+            warm_up: None,
         };
         Ok((result, tables))
     }

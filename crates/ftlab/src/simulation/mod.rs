@@ -11,6 +11,7 @@ mod finish;
 mod host_io;
 mod jobs;
 mod precondition;
+mod warm;
 
 use crate::error::FtlabError;
 use crate::flash::array::FlashArray;
@@ -38,6 +39,7 @@ use std::collections::VecDeque;
 mod watchdog_tests;
 pub use finish::RunTables;
 pub use precondition::OutOfSpace;
+pub use warm::{Convergence, WarmError, WarmOpener, WarmParams, WarmReport};
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
@@ -834,7 +836,8 @@ impl<'a> Simulation<'a> {
     }
 }
 
-fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
+/// Whether tenant `t` replays closed-loop (its requests carry no arrival time).
+pub(crate) fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
     match (&t.trace, &t.synthetic) {
         (Some(tr), _) => tr.replay == Replay::Closed,
         (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,
