@@ -101,12 +101,18 @@ fn fill_mode_is_kept() {
     assert_eq!(p, &serde_json::json!({"mode": "fill"}));
 }
 
-/// A read-only workload defaults to `fill` (nothing to warm with).
+/// The default mode: `workload` where a tenant writes and the fill is not empty; `fill` for a
+/// read-only workload (nothing to warm with) and for `fill_fraction = 0` (an empty device
+/// asked for, which a warm-up would fill).
 #[test]
-fn read_only_workloads_default_to_fill() {
-    let text = common::tiny(&["unified"], "[measure]\nduration_s = 0.01\n", "[[tenants]]\nname = \"r\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = 1.0\n");
-    let s = common::run(&text, &[]);
-    assert_eq!(s["schemes"]["unified"]["precondition"]["mode"], "fill");
+fn the_default_mode_follows_the_workload() {
+    let tenant = |read_ratio: f64| format!("[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = {read_ratio}\n");
+    let cases = [(1.0, "", "fill"), (0.5, "", "workload"), (0.5, "[precondition]\nfill_fraction = 0.0\n", "fill")];
+    for (read_ratio, extra, want) in cases {
+        let text = common::tiny(&["unified"], &format!("[measure]\nduration_s = 0.01\n{extra}"), &tenant(read_ratio));
+        let s = common::run(&text, &[]);
+        assert_eq!(s["schemes"]["unified"]["precondition"]["mode"], want, "read_ratio {read_ratio}, {extra:?}");
+    }
 }
 
 /// Each bad value gets an error naming its key, the allowed range and the value.

@@ -284,7 +284,8 @@ pub struct PreconditionConfig {
     #[serde(default = "default_one")]
     pub overwrite_passes: f64,
     /// `fill` or `workload` (then warm with the tenants' own writes, see `warm`). Default
-    /// (`load` fills it in): `workload` if some tenant's workload writes, else `fill`.
+    /// (`load` fills it in): `workload` if some tenant's workload writes and `fill_fraction`
+    /// is above 0, else `fill`.
     pub mode: Option<PreconditionMode>,
     /// The warm-up's convergence window, tolerance and cap (`mode = "workload"`).
     #[serde(default)]

@@ -1,6 +1,6 @@
 //! `[precondition]`'s mode and the knobs of the warm-up by workload (`[precondition.warm]`):
-//! their schema, defaults, the default mode (`workload` where the scenario's workload writes,
-//! else `fill`) and their validation. The warm-up itself is `simulation::warm`; the reference
+//! their schema, defaults, the default mode (`workload` where the scenario's workload writes
+//! and `fill_fraction > 0`, else `fill`) and their validation. The warm-up itself is `simulation::warm`; the reference
 //! is docs/scenario.md, "`[precondition]`".
 
 use super::{Scenario, TenantConfig};
@@ -75,7 +75,9 @@ pub fn tenant_writes(t: &TenantConfig) -> bool {
 /// Fill in the default mode and check the warm-up's knobs.
 pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
     let writes = s.tenants.iter().any(tenant_writes);
-    let mode = *s.precondition.mode.get_or_insert(if writes { PreconditionMode::Workload } else { PreconditionMode::Fill });
+    // `fill_fraction = 0` asks for an empty device: warming it by default would fill it.
+    let warm = writes && s.precondition.fill_fraction > 0.0;
+    let mode = *s.precondition.mode.get_or_insert(if warm { PreconditionMode::Workload } else { PreconditionMode::Fill });
     if mode == PreconditionMode::Workload && !writes {
         return Err((
             "precondition.mode".into(),
