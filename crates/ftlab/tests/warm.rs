@@ -142,3 +142,31 @@ fn bad_warm_up_knobs_are_refused_with_precise_errors() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A trace tenant is warmed by replaying its trace from the start, again and again (wrapping)
+/// until the warm-up ends, and the timed run still replays it once. The trace: ten 4 KiB
+/// WRITE(10)s (vscsi), one a second, at units 0..9. The `tiny` device has 4 × 64 × 64 =
+/// 16,384 units, logical floor(16,384 / 1.25) = 13,107, so a window is ceil(0.25 × 13,107) =
+/// 3,277 units: two windows need at least 6,554 units, over 655 passes of 10. Each pass but
+/// the last writes all 10 units, so after p passes begun the warm-up wrote 10(p − 1) + k units,
+/// k in [1, 10].
+#[test]
+fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
+    let mut text = String::from("version,time,op,size,lbn\n");
+    for t in 0..10 {
+        text += &format!("1,{t},2a,4096,{}\n", 8 * t);
+    }
+    let path = common::temp_file("warm-wrap.csv", &text);
+    let tenants = format!("[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \"vscsi\"\n", path.display());
+    let s = common::run(&common::tiny(&["unified"], "", &tenants), &[]);
+    let p = &s["schemes"]["unified"]["precondition"];
+    assert_eq!(p["mode"], "workload", "{p}");
+    let passes = p["warm_passes"]["v"].as_u64().expect("passes");
+    let written = p["warm_host_pages_written"].as_u64().expect("written");
+    assert!(passes > 655, "{p}");
+    assert!((10 * (passes - 1) + 1..=10 * passes).contains(&written), "{written} units in {passes} passes: {p}");
+    assert!(p["warm_converged"] == true || p["warm_cap_hit"] == true, "{p}");
+    let t = &s["schemes"]["unified"]["tenants"]["v"];
+    assert_eq!(t["write"]["count"].as_u64(), Some(10), "the timed run replays the trace once: {t}");
+    assert_eq!(t["records_not_replayed"].as_u64(), Some(0), "{t}");
+}
