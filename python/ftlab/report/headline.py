@@ -643,6 +643,8 @@ def _warm_up_note(summary: Mapping[str, Any], headline: Headline) -> str:
         last = " (last windows' WAF " + ", ".join(f"{w:.3f}" for w in wafs) + ")" if wafs else ""
         if p.get("warm_cap_hit"):
             items.append(f"{s} hit its cap (precondition.warm.max_capacity_multiple){last}")
+        elif p.get("warm_out_of_space"):
+            items.append(f"{s} found no room for {p['warm_out_of_space']}'s writes{last}")
         elif p.get("warm_writes_ended"):
             items.append(f"{s} ran out of writes{last}")
     if not items:

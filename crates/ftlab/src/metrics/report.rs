@@ -183,7 +183,8 @@ fn scheme_json(r: &SchemeResult) -> Value {
 
 /// How preconditioning ended: the mode, and what the warm-up by workload did (the host
 /// pages it wrote, each window's device WAF, whether it converged or hit its cap, or ran out
-/// of writes, and how many passes over each tenant's workload it began).
+/// of writes or of room (the tenant whose write found none), and how many passes over each
+/// tenant's workload it began).
 fn precondition_json(r: &SchemeResult) -> Value {
     let Some(w) = &r.warm_up else { return json!({"mode": "fill"}) };
     let passes: Map<String, Value> = r.tenants.iter().zip(&w.passes).map(|((n, _), &p)| (n.clone(), json!(p))).collect();
@@ -195,6 +196,7 @@ fn precondition_json(r: &SchemeResult) -> Value {
         "warm_converged": w.converged,
         "warm_cap_hit": w.cap_hit,
         "warm_writes_ended": w.writes_ended,
+        "warm_out_of_space": w.out_of_space.map(|t| r.tenants[t as usize].0.clone()),
         "warm_passes": passes,
     })
 }

@@ -18,7 +18,9 @@
 //! GC has not started and every window's WAF would be 1 whatever the workload's steady state);
 //! the warm-up has converged when the last two windows' WAFs are within `tolerance` of each
 //! other (relative to the larger). It stops at `cap_units` host units whatever the windows
-//! say, and reports it (`WarmReport::cap_hit`).
+//! say, and reports it (`WarmReport::cap_hit`); and where the instant executor finds no room
+//! for a unit (a scheme whose placement or GC depends on time), it stops there and reports
+//! it (`WarmReport::out_of_space`) instead of failing the run: the fill before it did fit.
 //!
 //! Write stamps: a warm-up unit is stamped with its request's arrival on the warm-up's clock;
 //! at each window's end and at the end of the warm-up every block's stamp is shifted back so
@@ -66,6 +68,9 @@ pub struct WarmReport {
     pub cap_hit: bool,
     /// Every tenant's source ended a pass without writing: the warm-up had no writes left.
     pub writes_ended: bool,
+    /// The tenant (index) whose write found no room: the warm-up stopped there (a write
+    /// of a request may have been placed in part; the units placed are valid data).
+    pub out_of_space: Option<u16>,
     /// Per tenant: passes over its workload begun (1 = never reopened).
     pub passes: Vec<u32>,
 }
@@ -162,6 +167,7 @@ impl Simulation<'_> {
         let upp = self.ftl.geometry.units_per_page as u64;
         let mut conv = Convergence::new(wp.tolerance);
         let (mut host_units, mut converged) = (0u64, false);
+        let mut no_room: Option<OutOfSpace> = None;
         let erases_at_start = self.device.erases;
         // The open window: host units and pages programmed when it opened (None: GC has not
         // started yet), and the clock the stamps are relative to.
@@ -174,7 +180,16 @@ impl Simulation<'_> {
             let f = &mut feeds[t as usize];
             let req = f.next.take().expect("a queued tenant has a request");
             self.pre_stamp = (at - origin_at).ns() as i64;
-            host_units += self.warm_request(t, &req)?;
+            match self.warm_request(t, &req) {
+                Ok(units) => host_units += units,
+                Err(e) => {
+                    // The instant executor found no room (a scheme whose placement or GC
+                    // depends on time, such as part-ftl's die roles): the warm-up ends here,
+                    // reported; the timed run starts from this state.
+                    no_room = Some(e);
+                    break;
+                }
+            }
             if window.is_none() && self.device.erases > erases_at_start {
                 window = Some((host_units, self.device.flash_pages_programmed));
             }
@@ -197,13 +212,14 @@ impl Simulation<'_> {
             self.ftl.shift_write_stamps(-((newest - o).ns() as i64));
         }
         self.pre_stamp = 0;
-        let writes_ended = heap.is_empty() && !converged && host_units < wp.cap_units;
+        let writes_ended = heap.is_empty() && !converged && host_units < wp.cap_units && no_room.is_none();
         Ok(WarmReport {
             host_units,
             waf_windows: conv.wafs().to_vec(),
             converged,
             cap_hit: !converged && host_units >= wp.cap_units,
             writes_ended,
+            out_of_space: no_room.map(|e| e.tenant),
             passes: feeds.iter().map(|f| f.pass).collect(),
         })
     }
