@@ -170,3 +170,24 @@ fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
     assert_eq!(t["write"]["count"].as_u64(), Some(10), "the timed run replays the trace once: {t}");
     assert_eq!(t["records_not_replayed"].as_u64(), Some(0), "{t}");
 }
+
+/// No data loss after a warm-up by workload: the integrity oracle checks every read and copy
+/// of the timed run (and `check_integrity` the whole mapping at the end of the run, in
+/// `finish`) under the bundled scenarios' schemes: the default's four, `rtgc.toml`
+/// (part-ftl, rtgc, wao-gc on periodic tasks) and `wao-gc.toml`, each warmed by its workload.
+#[test]
+fn the_oracle_holds_after_a_warm_up() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let sources = [ScenarioSource::Default, ScenarioSource::File(dir.join("rtgc.toml")), ScenarioSource::File(dir.join("wao-gc.toml"))];
+    for source in &sources {
+        let overrides = ["check.integrity=true", "measure.solo=false", "measure.duration_s=0.5", "precondition.mode=\"workload\""];
+        let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs: None };
+        let out = run_scenario(source, &opts, &mut |_| {}).unwrap_or_else(|e| panic!("{source:?}: {e}"));
+        let s: Value = serde_json::from_str(&out.summary_json).expect("parses");
+        for (scheme, v) in s["schemes"].as_object().expect("schemes") {
+            assert_eq!(v["precondition"]["mode"], "workload", "{source:?} {scheme}");
+            assert!(v["precondition"]["warm_host_pages_written"].as_u64().unwrap() > 0, "{source:?} {scheme}: {}", v["precondition"]);
+            assert!(v["device"]["integrity_checks"].as_u64().unwrap() > 0, "{source:?} {scheme}: the oracle checked nothing");
+        }
+    }
+}
