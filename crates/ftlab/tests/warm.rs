@@ -130,10 +130,12 @@ fn bad_warm_up_knobs_are_refused_with_precise_errors() {
         (writer, "[precondition.warm]\nwindow = 0.1\n", "precondition.warm.window", &["unknown field"]),
         (writer, "[precondition]\nmode = \"warm\"\n", "precondition.mode", &["unknown variant", "fill", "workload"]),
         (reader, "[precondition]\nmode = \"workload\"\n", "precondition.mode", &["no tenant's workload writes", "use \"fill\""]),
+        (writer, "[precondition]\nmode = \"workload\"\n[scheme.part-ftl]\n", "precondition.mode", &["cannot warm part-ftl", "simulated time", "use \"fill\""]),
     ];
     let mut failures = Vec::new();
     for (tenants, extra, key, fragments) in cases {
-        let text = common::tiny(&["unified"], extra, tenants);
+        let schemes: &[&str] = if extra.contains("part-ftl") { &["unified", "part-ftl"] } else { &["unified"] };
+        let text = common::tiny(schemes, extra, tenants);
         match common::run_raw(&text, &[]) {
             Err(FtlabError::Config { key: k, reason, .. }) if k == *key && fragments.iter().all(|f| reason.contains(f)) => {}
             Err(e) => failures.push(format!("{extra:?}: expected {key} with {fragments:?}, got {e:?}")),
@@ -173,8 +175,9 @@ fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
 
 /// No data loss after a warm-up by workload: the integrity oracle checks every read and copy
 /// of the timed run (and `check_integrity` the whole mapping at the end of the run, in
-/// `finish`) under the bundled scenarios' schemes: the default's four, `rtgc.toml`
-/// (part-ftl, rtgc, wao-gc on periodic tasks) and `wao-gc.toml`, each warmed by its workload.
+/// `finish`) under the bundled scenarios' schemes: the default's four, `rtgc.toml` (rtgc and
+/// wao-gc on periodic tasks) and `wao-gc.toml`, each warmed by its workload. (part-ftl is
+/// refused in `workload` mode, see `bad_warm_up_knobs_are_refused_with_precise_errors`.)
 #[test]
 fn the_oracle_holds_after_a_warm_up() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
