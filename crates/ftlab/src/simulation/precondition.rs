@@ -14,6 +14,10 @@
 //! unit takes at the device's full program bandwidth. Ages are therefore spread in write order
 //! over the time the device would have needed to write them, ending at t = 0 when the timed
 //! run starts; a GC copy takes the stamp of the host unit that triggered it.
+//!
+//! `precondition` is `fill` (the fill and its overwrites) then `finish_precondition` (padding,
+//! idle background GC); the warm-up by workload (`warm`, `precondition_warm`) runs between the
+//! two, and places its units through the same `place_unit_instant`.
 
 use super::engine::Engine;
 use super::executor::{Executor, Instant};

@@ -1,7 +1,7 @@
 //! Warm-up by workload (`[precondition] mode = "workload"`, DESIGN §5, §11): after the fill
 //! (and its uniform overwrites), the scenario's own tenants write through the engine's
-//! placement, GC and job code with the instant executor of `precondition` (`Engine<Instant>`,
-//! the same paths as `fill` through `precondition_unit`'s placement; no time passes
+//! placement, GC and job code with the instant executor of `precondition` (`Engine<Instant>`;
+//! each unit goes through `place_unit_instant`, as the fill's do; no time passes
 //! on the device, no latency or counter of the run is recorded) until the device WAF has
 //! converged; then preconditioning ends as in `fill` mode (pages padded, idle background GC).
 //!
@@ -23,10 +23,11 @@
 //! for a unit (a scheme whose placement or GC depends on time), it stops there and reports
 //! it (`WarmReport::out_of_space`) instead of failing the run: the fill before it did fit.
 //!
-//! Write stamps: a warm-up unit is stamped with its request's arrival on the warm-up's clock;
-//! at each window's end and at the end of the warm-up every block's stamp is shifted back so
-//! the newest stamp is 0 (the clock of policies stays at 0 while preconditioning), so block
-//! ages at the timed run's start are those of a device that ran the workload until then.
+//! Write stamps: a warm-up unit is stamped (`Instant::stamp`) with its request's arrival on the
+//! warm-up's clock; at each window's end and at the end of the warm-up every block's stamp is
+//! shifted back so the newest stamp is 0 (the clock of policies stays at 0 while
+//! preconditioning), so block ages at the timed run's start are those of a device that ran the
+//! workload until then.
 
 use super::engine::Engine;
 use super::executor::{Executor, Instant};
