@@ -156,6 +156,19 @@ def test_notes_records_not_replayed_health_and_lifetime():
     assert "3,000 P/E cycles" in life and "msr 4 erases/s at 1 MB/s written" in life
 
 
+def test_notes_a_warm_up_that_did_not_converge():
+    s = summary(a={"t": tenant()}, b={"t": tenant()}, c={"t": tenant()})
+    s["schemes"]["a"]["precondition"] = {"mode": "workload", "warm_converged": True, "warm_cap_hit": False}
+    s["schemes"]["b"]["precondition"] = {"mode": "workload", "warm_converged": False, "warm_cap_hit": True,
+                                         "warm_waf_windows": [2.5, 2.0, 3.0]}
+    s["schemes"]["c"]["precondition"] = {"mode": "workload", "warm_converged": False, "warm_cap_hit": False,
+                                         "warm_writes_ended": True, "warm_waf_windows": []}
+    notes = hl.notes(s, hl.build(s))
+    warm = [n for n in notes if n.startswith("warm-up")]
+    assert warm == ["warm-up did not converge, the run starts before steady state: b hit its cap "
+                    "(precondition.warm.max_capacity_multiple) (last windows' WAF 2.000, 3.000); c ran out of writes."], notes
+
+
 def test_notes_are_absent_without_their_keys():
     s = summary(a={"t": tenant()}, b={"t": tenant()})
     notes = hl.notes(s, hl.build(s))

@@ -8,7 +8,7 @@ pub use crate::metrics::table::{concat_tables, Column, Table};
 use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
-use crate::simulation::{OutOfSpace, RunTables, Simulation};
+use crate::simulation::{OutOfSpace, RunTables, Simulation, WarmError, WarmParams, WarmReport};
 use crate::stream;
 use crate::workload::stats::TraceStats;
 use crate::workload::{read_trace, TraceFormat};
@@ -630,7 +630,7 @@ fn run_one(
 ) -> Result<(report::SchemeResult, RunTables), FtlabError> {
     let traces = ReadCounter::default();
     let mut sim = build_simulation_counted(s, scheme_name, solo, base_dir, file, Some(&traces))?;
-    precondition(s, &mut sim, file)?;
+    let warm_up = precondition(s, &mut sim, file)?;
     // Progress in permille: of the scenario's known end, else of the trace bytes read.
     let horizon = horizon(s);
     let mut report = |now: SimTime| match horizon {
@@ -638,7 +638,9 @@ fn run_one(
         None => progress(traces.permille()),
     };
     sim.run(&mut report).map_err(|e| name_file(e, file))?;
-    sim.finish(scheme_name)
+    let (mut result, tables) = sim.finish(scheme_name)?;
+    result.warm_up = warm_up;
+    Ok((result, tables))
 }
 
 /// Bytes read so far from a run's trace files, against their total size: the progress of a
@@ -673,11 +675,14 @@ impl<R: std::io::Read> std::io::Read for CountingReader<R> {
     }
 }
 
-/// Precondition `sim` as the scenario says (seeded from the scenario seed). `file` names the
-/// scenario in the error when the device has too little spare space for it.
-pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<(), FtlabError> {
+/// Precondition `sim` as the scenario says (seeded from the scenario seed): fill, and with
+/// `precondition.mode = "workload"` warm with the tenants' workloads (every tenant's, also in
+/// a solo run: the device is the same), whose trace paths resolve against the current
+/// directory (`run_scenario` anchors them). Returns what the warm-up did (`None` in `fill`
+/// mode). `file` names the scenario in the error when the device has too little spare space.
+pub fn precondition<'a>(s: &Scenario, sim: &mut Simulation<'a>, file: &str) -> Result<Option<WarmReport>, FtlabError> {
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
-    sim.precondition(&s.precondition, &mut rng).map_err(|OutOfSpace { tenant, reason }| {
+    let no_room = |OutOfSpace { tenant, reason }| {
         FtlabError::config(
             file,
             "device.over_provisioning",
@@ -686,7 +691,27 @@ pub fn precondition(s: &Scenario, sim: &mut Simulation, file: &str) -> Result<()
                 s.tenants[tenant as usize].name
             ),
         )
-    })
+    };
+    if s.precondition.mode != Some(scenario::PreconditionMode::Workload) {
+        return sim.precondition(&s.precondition, &mut rng).map(|()| None).map_err(no_room);
+    }
+    let w = &s.precondition.warm;
+    let logical = s.logical_units() as f64;
+    let wp = WarmParams {
+        window_units: (logical * w.window_capacity_fraction).ceil().max(1.0) as u64,
+        cap_units: (logical * w.max_capacity_multiple).ceil() as u64,
+        tolerance: w.waf_tolerance,
+        closed_loop: s.tenants.iter().map(crate::simulation::closed_loop).collect(),
+    };
+    let ns = s.namespace_units();
+    let mut open = |i: usize, pass: u32| -> Result<Source<'a>, FtlabError> {
+        open_source(s, i, &s.tenants[i], ns[i], Some(pass), Path::new(""), None)
+    };
+    match sim.precondition_warm(&s.precondition, &mut rng, &wp, &mut open) {
+        Ok(r) => Ok(Some(r)),
+        Err(WarmError::OutOfSpace(e)) => Err(no_room(e)),
+        Err(WarmError::Input(e)) => Err(name_file(e, file)),
+    }
 }
 
 /// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
@@ -745,25 +770,22 @@ fn assemble<'a>(
     let mut sources = Vec::with_capacity(s.tenants.len());
     for (i, t) in s.tenants.iter().enumerate() {
         let silent = solo.is_some_and(|alone| alone != i);
-        sources.push(open_source(s, i, t, ns[i], silent, base_dir, traces)?);
+        let source = if silent { silent_source(s, t, ns[i]) } else { open_source(s, i, t, ns[i], None, base_dir, traces)? };
+        sources.push(source);
     }
     Ok(Simulation::new(s, scheme, mapper, sources))
 }
 
-fn open_source<'a>(
-    s: &Scenario,
-    i: usize,
-    t: &TenantConfig,
-    units: u32,
-    silent: bool,
-    base_dir: &Path,
-    traces: Option<&ReadCounter>,
-) -> Result<Source<'a>, FtlabError> {
-    let unit_bytes = s.resolved().mapping_unit_bytes;
-    let mut p = SourceParams {
+/// Tenant `t`'s source in a solo run of another tenant: no request at all.
+fn silent_source<'a>(s: &Scenario, t: &TenantConfig, units: u32) -> Source<'a> {
+    Source::new(Records::Silent, SourceParams { name: "silent".into(), ..source_params(s, t, units) })
+}
+
+fn source_params(s: &Scenario, t: &TenantConfig, units: u32) -> SourceParams {
+    SourceParams {
         name: "synthetic".into(),
         namespace_units: units,
-        unit_bytes,
+        unit_bytes: s.resolved().mapping_unit_bytes,
         address_map: AddressMap::Wrap,
         lba_max_bytes: 0,
         time_scale: 1.0,
@@ -771,20 +793,37 @@ fn open_source<'a>(
         end: t.duration_s.map(|d| SimTime::from_secs_f64(t.start_s + d)),
         max_requests: None,
         stream_rules: t.stream_rules.iter().map(|r| (r.offset_bytes, r.offset_bytes + r.size_bytes, r.stream)).collect(),
-    };
-    if silent {
-        p.name = "silent".into();
-        return Ok(Source::new(Records::Silent, p));
     }
+}
+
+/// Tenant `i`'s workload: for the timed run (`warm_pass: None`), or for pass `p` of the
+/// warm-up by workload (`Some(p)`: a generator is seeded apart from the timed run's, and
+/// apart for each pass; a trace is the same file, from its start).
+fn open_source<'a>(
+    s: &Scenario,
+    i: usize,
+    t: &TenantConfig,
+    units: u32,
+    warm_pass: Option<u32>,
+    base_dir: &Path,
+    traces: Option<&ReadCounter>,
+) -> Result<Source<'a>, FtlabError> {
+    let unit_bytes = s.resolved().mapping_unit_bytes;
+    let mut p = source_params(s, t, units);
+    // Purposes 1 and 2 seed the timed run's generators; 3 and 4 the warm-up's passes.
+    let seed_of = |purpose: u64| match warm_pass {
+        None => crate::sim::seed_for(s.seed, purpose, i as u64),
+        Some(pass) => crate::sim::seed_for(crate::sim::seed_for(s.seed, purpose + 2, i as u64), 0, pass as u64),
+    };
     if let Some(w) = &t.synthetic {
         // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
-        let seed = crate::sim::seed_for(s.seed, 1, i as u64);
+        let seed = seed_of(1);
         let ns_bytes = units as u64 * unit_bytes as u64;
         let stream = w.try_build(ns_bytes, seed).map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
         return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
     }
     if let Some(w) = &t.periodic {
-        let seed = crate::sim::seed_for(s.seed, 2, i as u64);
+        let seed = seed_of(2);
         let ns_bytes = units as u64 * unit_bytes as u64;
         p.name = "periodic".into();
         let stream = w.build(ns_bytes, s.geometry().page_bytes, seed);

@@ -577,13 +577,17 @@ def _worse(metric: Metric, cell: Cell, base: Cell | None) -> bool:
 
 def notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
     """The lines under the table, each when it applies: the values from too few samples, the
-    trace records a tenant did not replay (`records_not_replayed`), the tenants' health
+    trace records a tenant did not replay (`records_not_replayed`), a warm-up by workload that
+    did not converge (`precondition.warm_cap_hit`, `warm_writes_ended`), the tenants' health
     (`max_wait_s`, `stall_s_max`, `backlog_max`), and what the lifetime assumes."""
     out = []
     few = _few_note(headline)
     if few:
         out.append(few)
     out += _not_replayed_notes(summary, headline)
+    warm = _warm_up_note(summary, headline)
+    if warm:
+        out.append(warm)
     out += _health_notes(summary, headline)
     life = lifetime_note(summary, headline)
     if life:
@@ -627,6 +631,25 @@ def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[
         out.append(f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
                    "trace.max_requests ended first.")
     return out
+
+
+def _warm_up_note(summary: Mapping[str, Any], headline: Headline) -> str:
+    """The schemes whose warm-up by workload stopped before the device WAF converged: at its
+    cap, or when the workloads stopped writing; "" when every one converged (or ran `fill`)."""
+    items = []
+    for s in headline.schemes:
+        p = _get(summary, "schemes", s, "precondition") or {}
+        wafs = [w for w in (p.get("warm_waf_windows") or []) if _num(w) is not None][-2:]
+        last = " (last windows' WAF " + ", ".join(f"{w:.3f}" for w in wafs) + ")" if wafs else ""
+        if p.get("warm_cap_hit"):
+            items.append(f"{s} hit its cap (precondition.warm.max_capacity_multiple){last}")
+        elif p.get("warm_out_of_space"):
+            items.append(f"{s} found no room for {p['warm_out_of_space']}'s writes{last}")
+        elif p.get("warm_writes_ended"):
+            items.append(f"{s} ran out of writes{last}")
+    if not items:
+        return ""
+    return "warm-up did not converge, the run starts before steady state: " + "; ".join(items) + "."
 
 
 #: The health fields of a tenant (summary.json, when the core reports them): key, label, unit.

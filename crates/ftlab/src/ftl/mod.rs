@@ -179,6 +179,14 @@ impl Ftl {
         Ok(Placement { ppa, page_full })
     }
 
+    /// Move every block's write stamp by `delta_ns` (the warm-up by workload keeps its newest
+    /// stamp at 0, see `simulation::warm`). Stamps order no index: nothing else changes.
+    pub fn shift_write_stamps(&mut self, delta_ns: i64) {
+        for b in &mut self.blocks.info {
+            b.last_write_ns = b.last_write_ns.saturating_add(delta_ns);
+        }
+    }
+
     /// Close the partly filled page of `key` on `die` by padding it; returns the page to
     /// program, or `None` if the frontier has no partial page.
     pub fn pad_page(&mut self, key: FrontierKey, die: DieIdx) -> Option<(BlockIdx, u32)> {

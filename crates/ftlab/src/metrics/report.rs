@@ -59,6 +59,9 @@ pub struct SchemeResult {
     /// With `measure.solo`: each tenant's latencies when it ran alone under this scheme, in
     /// tenant order (set by `api::run_scenario`; `None` without solo runs).
     pub solo: Option<Vec<SoloResult>>,
+    /// What the warm-up by workload did (`precondition.mode = "workload"`; set by
+    /// `api::run_scenario`), `None` in `fill` mode.
+    pub warm_up: Option<crate::simulation::WarmReport>,
 }
 
 /// What a solo run (`measure.solo`) keeps of its tenant: the read and write latencies it had
@@ -172,6 +175,7 @@ fn scheme_json(r: &SchemeResult) -> Value {
         "mapper_counters": counters_json(&r.mapper_counters),
         "streams": streams_json(&r.streams, &r.tenants),
     });
+    v["precondition"] = precondition_json(r);
     if !r.phases.is_empty() {
         let names: Vec<&str> = r.tenants.iter().map(|(n, _)| n.as_str()).collect();
         v["phases"] = r.phases.iter().map(|p| (p.name.clone(), phase_json(p, &names))).collect::<Map<_, _>>().into();
@@ -180,6 +184,26 @@ fn scheme_json(r: &SchemeResult) -> Value {
         v["mapper_report"] = json!({ *key: report });
     }
     v
+}
+
+/// How preconditioning ended: the mode, and what the warm-up by workload did (the host
+/// pages it wrote, each window's device WAF, whether it converged or hit its cap, or ran out
+/// of writes or of room (the tenant whose write found none), and how many passes over each
+/// tenant's workload it began).
+fn precondition_json(r: &SchemeResult) -> Value {
+    let Some(w) = &r.warm_up else { return json!({"mode": "fill"}) };
+    let passes: Map<String, Value> = r.tenants.iter().zip(&w.passes).map(|((n, _), &p)| (n.clone(), json!(p))).collect();
+    json!({
+        "mode": "workload",
+        "warm_host_pages_written": w.host_units,
+        "warm_windows": w.waf_windows.len(),
+        "warm_waf_windows": w.waf_windows.iter().map(|&x| round6(x)).collect::<Vec<_>>(),
+        "warm_converged": w.converged,
+        "warm_cap_hit": w.cap_hit,
+        "warm_writes_ended": w.writes_ended,
+        "warm_out_of_space": w.out_of_space.map(|t| r.tenants[t as usize].0.clone()),
+        "warm_passes": passes,
+    })
 }
 
 /// One phase: per tenant read and write latencies and WAF; the device's WAF, erases and die

@@ -8,8 +8,10 @@ pub mod overrides;
 mod place;
 pub mod presets;
 mod validate;
+mod warm;
 
 pub use validate::MAX_TIMESERIES_ROWS;
+pub use warm::{tenant_writes, PreconditionMode, WarmConfig};
 
 use crate::error::FtlabError;
 use crate::ftl::gc::VictimPolicy;
@@ -286,6 +288,13 @@ pub struct PreconditionConfig {
     /// state. In [0, 10]. Default 1.
     #[serde(default = "default_one")]
     pub overwrite_passes: f64,
+    /// `fill` or `workload` (then warm with the tenants' own writes, see `warm`). Default
+    /// (`load` fills it in): `workload` if some tenant's workload writes and `fill_fraction`
+    /// is above 0, else `fill`.
+    pub mode: Option<PreconditionMode>,
+    /// The warm-up's convergence window, tolerance and cap (`mode = "workload"`).
+    #[serde(default)]
+    pub warm: WarmConfig,
 }
 
 impl Default for PreconditionConfig {

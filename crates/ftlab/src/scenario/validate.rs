@@ -35,6 +35,7 @@ pub fn resolve(s: &mut Scenario) -> Check {
     check_tenants(s, &g)?;
     resolve_periodic(s, &g)?;
     check_phases(s)?;
+    super::warm::resolve(s)?;
     fill_resolved(s);
     check_schemes(s, &g)
 }

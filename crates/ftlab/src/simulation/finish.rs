@@ -86,6 +86,7 @@ impl Engine<'_, Timed> {
             lifetime,
             health_limits: self.p.health,
             solo: None,
+            warm_up: None,
         };
         Ok((result, tables))
     }

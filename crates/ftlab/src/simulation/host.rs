@@ -103,7 +103,8 @@ impl<'a> HostPort<'a> {
     }
 }
 
-fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
+/// Whether tenant `t` replays closed-loop (its requests carry no arrival time).
+pub(crate) fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
     match (&t.trace, &t.synthetic) {
         (Some(tr), _) => tr.replay == Replay::Closed,
         (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,

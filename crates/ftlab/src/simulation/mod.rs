@@ -19,6 +19,7 @@ mod precondition;
 mod progress;
 mod run;
 mod sink;
+mod warm;
 
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
@@ -41,6 +42,8 @@ use executor::{Instant, Timed};
 mod watchdog_tests;
 pub use finish::RunTables;
 pub use precondition::OutOfSpace;
+pub use warm::{Convergence, WarmError, WarmOpener, WarmParams, WarmReport};
+pub(crate) use host::closed_loop;
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
@@ -279,6 +282,21 @@ impl<'a> Simulation<'a> {
     pub fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
         match &mut self.stage {
             Stage::Warm { engine, .. } => engine.precondition(cfg, rng),
+            _ => panic!("preconditioning runs once, before the timed run"),
+        }
+    }
+
+    /// Fill as `precondition` does, then warm the device with the tenants' workloads (opened
+    /// by `open`) until its WAF converges or the cap is hit (the instant executor; see `warm`).
+    pub fn precondition_warm<'o>(
+        &mut self,
+        cfg: &PreconditionConfig,
+        rng: &mut Rng,
+        wp: &WarmParams,
+        open: &mut WarmOpener<'o, 'a>,
+    ) -> Result<WarmReport, WarmError> {
+        match &mut self.stage {
+            Stage::Warm { engine, .. } => engine.precondition_warm(cfg, rng, wp, open),
             _ => panic!("preconditioning runs once, before the timed run"),
         }
     }

@@ -14,6 +14,10 @@
 //! unit takes at the device's full program bandwidth. Ages are therefore spread in write order
 //! over the time the device would have needed to write them, ending at t = 0 when the timed
 //! run starts; a GC copy takes the stamp of the host unit that triggered it.
+//!
+//! `precondition` is `fill` (the fill and its overwrites) then `finish_precondition` (padding,
+//! idle background GC); the warm-up by workload (`warm`, `precondition_warm`) runs between the
+//! two, and places its units through the same `place_unit_instant`.
 
 use super::engine::Engine;
 use super::executor::{Executor, Instant};
@@ -43,6 +47,14 @@ impl Engine<'_, Instant> {
     /// Fill the namespaces as `cfg` says, tenants interleaved unit by unit, with `rng` drawing
     /// the random order and overwrites.
     pub(super) fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
+        self.fill(cfg, rng)?;
+        self.finish_precondition();
+        Ok(())
+    }
+
+    /// The fill and the uniform overwrites of `precondition`, without its end (the warm-up
+    /// by workload runs between the two, see `warm`).
+    pub(super) fn fill(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
         assert!(self.sink.erase_precondition.is_none(), "preconditioning runs once, before the timed run");
         let ns = self.ftl.params.namespace_units.clone();
         let fill: Vec<u64> = ns.iter().map(|&n| (n as f64 * cfg.fill_fraction).floor() as u64).collect();
@@ -71,6 +83,12 @@ impl Engine<'_, Instant> {
         self.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
         debug_assert_eq!(self.exec.stamp, 0, "one stamp step per unit");
         self.exec.stamp = 0;
+        Ok(())
+    }
+
+    /// The end of preconditioning: pad the open pages, then let every die's background GC
+    /// run as on an idle device.
+    pub(super) fn finish_precondition(&mut self) {
         for (block, page) in self.ftl.pad_all_frontiers() {
             let die = self.ftl.geometry.die_of_block(block);
             let tenant = self.block_tenant(block);
@@ -85,7 +103,6 @@ impl Engine<'_, Instant> {
         }
         self.sink.precondition_erases = self.sink.device.erases;
         self.end_precondition();
-        Ok(())
     }
 
     /// Write every `(tenant, lpn)` of `units`, in order.
@@ -116,8 +133,14 @@ impl Engine<'_, Instant> {
     /// Write one unit through the host placement path, then run the flash work it caused.
     fn precondition_unit(&mut self, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
         self.exec.stamp += self.p.unit_program_ns;
+        self.place_unit_instant(t, lpn, 0)
+    }
+
+    /// Write unit `lpn` of tenant `t` (virtual stream `vstream`) through the host placement
+    /// path, then run the flash work it caused (instant executor).
+    pub(super) fn place_unit_instant(&mut self, t: u16, lpn: u32, vstream: u16) -> Result<(), OutOfSpace> {
         let (pol, v) = self.policies_and_view();
-        let stream = pol.mapper.host_stream(t, lpn, 0, &v);
+        let stream = pol.mapper.host_stream(t, lpn, vstream, &v);
         let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
         let placed = match self.place_host_unit(key) {
             Some(p) => p,
@@ -131,7 +154,7 @@ impl Engine<'_, Instant> {
             }
         };
         let (die, placed) = placed;
-        self.map_host_unit(t, lpn, 0, stream, placed.ppa);
+        self.map_host_unit(t, lpn, vstream, stream, placed.ppa);
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
             Instant::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });

@@ -1,0 +1,119 @@
+//! `[precondition]`'s mode and the knobs of the warm-up by workload (`[precondition.warm]`):
+//! their schema, defaults, the default mode (`workload` where the scenario's workload writes
+//! and `fill_fraction > 0`, else `fill`) and their validation. The warm-up itself is `simulation::warm`; the reference
+//! is docs/scenario.md, "`[precondition]`".
+
+use super::{Scenario, TenantConfig};
+use crate::workload::IoOp;
+use serde::{Deserialize, Serialize};
+
+/// How preconditioning brings the device to steady state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreconditionMode {
+    /// Fill, then `overwrite_passes` of uniform random overwrites (the state of a device that
+    /// ran a uniform random writer).
+    Fill,
+    /// Fill and overwrite as `fill` does, then run the scenario's own tenants (instant, no
+    /// latency accounting) until the device WAF has converged (`[precondition.warm]`).
+    Workload,
+}
+
+/// `[precondition.warm]`: when the warm-up by workload (`mode = "workload"`) has converged,
+/// and when it gives up. Windows and the cap are in host bytes written, as fractions of the
+/// device's logical capacity (physical / (1 + over-provisioning)), so they scale with the
+/// device and not with the workload's rate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WarmConfig {
+    /// Host bytes written per convergence window, as a fraction of the logical capacity.
+    /// In [0.01, 10]. Default 0.25.
+    #[serde(default = "default_window")]
+    pub window_capacity_fraction: f64,
+    /// Converged when the device WAF of the last window is within this relative difference
+    /// of the window before it: |a - b| <= tolerance x max(a, b). In (0, 1]. Default 0.02.
+    #[serde(default = "default_tolerance")]
+    pub waf_tolerance: f64,
+    /// The cap: the warm-up stops (and says so in `summary.json`) after this many logical
+    /// capacities of host bytes, converged or not. In [2 x window_capacity_fraction, 1000].
+    /// Default 8.
+    #[serde(default = "default_cap")]
+    pub max_capacity_multiple: f64,
+}
+
+impl Default for WarmConfig {
+    fn default() -> Self {
+        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+    }
+}
+
+fn default_window() -> f64 {
+    0.25
+}
+
+fn default_tolerance() -> f64 {
+    0.02
+}
+
+fn default_cap() -> f64 {
+    8.0
+}
+
+/// Schemes whose state advances with simulated time only: a scenario running one of them
+/// preconditions with `fill`.
+pub const TIMED_ONLY_SCHEMES: &[&str] = &["part-ftl"];
+
+/// Whether tenant `t`'s workload may write or trim (change what the device holds): a
+/// synthetic part with `read_ratio < 1`, a periodic write task, or a trace (whose records
+/// are not read before the run).
+pub fn tenant_writes(t: &TenantConfig) -> bool {
+    if let Some(w) = &t.synthetic {
+        return w.parts().iter().any(|p| p.read_ratio < 1.0);
+    }
+    if let Some(p) = &t.periodic {
+        return p.tasks.iter().any(|k| k.op != IoOp::Read);
+    }
+    t.trace.is_some()
+}
+
+/// Fill in the default mode and check the warm-up's knobs.
+pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
+    let writes = s.tenants.iter().any(tenant_writes);
+    // `fill_fraction = 0` asks for an empty device: warming it by default would fill it.
+    // part-ftl's write buffer drains and its die roles rotate with simulated time, which the
+    // instant executor does not have: warmed, its buffer held more pages than its size
+    // (tests/part_ftl.rs), so it is refused.
+    let timed_only = s.schemes.iter().find(|n| TIMED_ONLY_SCHEMES.contains(&n.as_str()));
+    let warm = writes && s.precondition.fill_fraction > 0.0 && timed_only.is_none();
+    let mode = *s.precondition.mode.get_or_insert(if warm { PreconditionMode::Workload } else { PreconditionMode::Fill });
+    if let (PreconditionMode::Workload, Some(name)) = (mode, timed_only) {
+        return Err((
+            "precondition.mode".into(),
+            format!("\"workload\" cannot warm {name}: its write buffer drains and its die roles rotate with simulated time, which the warm-up's instant executor does not have; use \"fill\" or run {name} in a scenario of its own"),
+        ));
+    }
+    if mode == PreconditionMode::Workload && !writes {
+        return Err((
+            "precondition.mode".into(),
+            "\"workload\" warms the device with the tenants' writes, and no tenant's workload writes (every synthetic part has read_ratio = 1, every periodic task reads); use \"fill\"".into(),
+        ));
+    }
+    let w = &s.precondition.warm;
+    if !(0.01..=10.0).contains(&w.window_capacity_fraction) {
+        return Err(("precondition.warm.window_capacity_fraction".into(), format!("must be in [0.01, 10], got {}", w.window_capacity_fraction)));
+    }
+    if !(w.waf_tolerance > 0.0 && w.waf_tolerance <= 1.0) {
+        return Err(("precondition.warm.waf_tolerance".into(), format!("must be in (0, 1], got {}", w.waf_tolerance)));
+    }
+    let floor = 2.0 * w.window_capacity_fraction;
+    if !(w.max_capacity_multiple >= floor && w.max_capacity_multiple <= 1000.0) {
+        return Err((
+            "precondition.warm.max_capacity_multiple".into(),
+            format!(
+                "must be in [{floor}, 1000] (at least two windows of precondition.warm.window_capacity_fraction = {}, or convergence can never be tested), got {}",
+                w.window_capacity_fraction, w.max_capacity_multiple
+            ),
+        ));
+    }
+    Ok(())
+}
