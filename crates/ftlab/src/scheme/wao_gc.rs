@@ -125,7 +125,7 @@ impl Scheme for WaoGc {
         let die = g.die_of(ev.ppa);
         if view.ftl.blocks().free_count(die) <= self.trigger_free_blocks {
             self.steps += 1;
-            cmds.push(Command::StepGc { die, pages: self.config.copies_per_step });
+            cmds.push(Command::StepGcUnit { die, pages: self.config.copies_per_step });
         }
     }
 

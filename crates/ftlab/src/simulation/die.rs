@@ -72,6 +72,11 @@ pub(super) struct DieExec {
 }
 
 impl DieExec {
+    /// The operations running on the die (none when it is idle or its operation suspended).
+    pub(super) fn running(&self) -> &[FlashOp] {
+        self.current.ops()
+    }
+
     pub(super) fn idle(filler: FlashOp) -> DieExec {
         DieExec {
             current: Group { ops: [filler; PLANES_MAX as usize], n_ops: 0 },
@@ -105,6 +110,7 @@ impl Simulation<'_> {
         self.ops_live += 1;
         assert!(self.ops_live <= self.ops_max, "{} flash operations live, bound {}", self.ops_live, self.ops_max);
         let mut op = self.in_block_order(op);
+        self.unit_on_issue(&op);
         let d = die.0 as usize;
         if op.class == OpClass::HostRead {
             // The die's count of non-read starts now; one less if a non-read operation is
@@ -155,6 +161,13 @@ impl Simulation<'_> {
             }
             return;
         }
+        if self.units[d].holds() {
+            // Inside WAO-GC's write-and-step unit: only the step's operations (step_unit.rs).
+            if let Some(op) = self.unit_next(die) {
+                self.start(die, op);
+            }
+            return;
+        }
         if !self.scheme.may_write(die) {
             // A read die (the scheme's roles): host reads only; the rest waits its turn.
             if let Some(op) = self.sched.take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead) {
@@ -174,6 +187,7 @@ impl Simulation<'_> {
         let d = die.0 as usize;
         assert_eq!(self.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
         assert!(first.class == OpClass::HostRead || self.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
+        self.unit_on_start(die, &first);
         self.dies[d].current.ops[0] = first;
         self.dies[d].current.n_ops = 1;
         if self.p.multi_plane {
@@ -257,6 +271,10 @@ impl Simulation<'_> {
     /// A host read was queued at `die`: if the die is in the array phase of a program or
     /// erase that was not suspended before, suspend it so the read goes first.
     fn try_suspend(&mut self, die: DieIdx) {
+        if self.units[die.0 as usize].holds() {
+            // WAO-GC's write-and-step unit is not preempted (step_unit.rs).
+            return;
+        }
         let exec = &mut self.dies[die.0 as usize];
         if exec.current.n_ops == 0 || exec.current.kind() == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
             return;
@@ -312,6 +330,7 @@ impl Simulation<'_> {
         // operation (the common case) is copied alone, not the whole group.
         let n_ops = self.dies[d].current.n_ops;
         assert!(n_ops > 0, "completion on an idle die");
+        let armed_done = self.unit_before_complete(die);
         let writes = self.dies[d].current.ops().iter().filter(|o| o.class != OpClass::HostRead).count();
         self.die_status[d].writes_queued -= writes as u32;
         self.dies[d].current.n_ops = 0;
@@ -326,6 +345,7 @@ impl Simulation<'_> {
                 self.complete_op(op)?;
             }
         }
+        self.unit_after_complete(die, armed_done);
         self.dispatch(die);
         Ok(())
     }

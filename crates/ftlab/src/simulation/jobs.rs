@@ -37,6 +37,11 @@ pub(super) struct Job {
     erasing: bool,
     /// Erase each source once copied (false: a copy-only migration).
     erase_sources: bool,
+    /// A partial-GC job of write-and-step units (`step_unit.rs`): each step is its budget of
+    /// reads or the erase alone, and unused budget lapses when the step ends.
+    unit: bool,
+    /// Page reads issued in the current unit step.
+    step_reads: u32,
 }
 
 impl Job {
@@ -57,6 +62,8 @@ impl Job {
             deadline,
             erasing: false,
             erase_sources: true,
+            unit: false,
+            step_reads: 0,
         }
     }
 }
@@ -114,6 +121,34 @@ impl Simulation<'_> {
         }
     }
 
+    /// One unit step of `pages` reads (or the victim's erase) for `die`'s partial-GC job,
+    /// started with the scheme's victim if the die has no collector (`step_unit.rs`). Returns
+    /// the job, or `None` if there is no victim (counted refused) or another job holds the
+    /// die, which then takes the step as a plain `StepGc`.
+    pub(super) fn grant_unit_step(&mut self, die: DieIdx, pages: u32) -> Option<u32> {
+        let d = die.0 as usize;
+        if self.collector[d] == NONE {
+            let Some(v) = self.scheme.gc_victim(die, &view!(self), self.p.policy) else {
+                self.job_counts.gc_steps_refused += 1;
+                return None;
+            };
+            self.start_collect(JobKind::Gc, v, 0);
+            let id = self.collector[d];
+            self.jobs.get_mut(id).unit = true;
+        }
+        let id = self.collector[d];
+        let job = self.jobs.get_mut(id);
+        if !job.unit || job.budget == u32::MAX {
+            // Wear leveling, a migration, or the foreground GC running the job to its end.
+            self.job_counts.gc_steps -= 1;
+            self.step_gc(die, pages);
+            return None;
+        }
+        job.budget = pages;
+        job.step_reads = 0;
+        Some(id)
+    }
+
     /// A one-block job (GC or wear leveling) on `victim` with `budget` page reads.
     fn start_collect(&mut self, kind: JobKind, victim: BlockIdx, budget: u32) {
         let id = self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
@@ -160,8 +195,16 @@ impl Simulation<'_> {
                     return;
                 }
                 if job.reads_in_flight == 0 {
+                    if job.unit && job.budget != u32::MAX && (job.step_reads > 0 || job.budget == 0) {
+                        // §IV-B's n = ⌈v/c⌉ + 1: the erase is a step of its own.
+                        return;
+                    }
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
-                    self.jobs.get_mut(id).erasing = true;
+                    let job = self.jobs.get_mut(id);
+                    job.erasing = true;
+                    if job.unit && job.budget != u32::MAX {
+                        job.budget = 0;
+                    }
                     let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline };
                     self.issue(op);
                 }
@@ -181,6 +224,7 @@ impl Simulation<'_> {
             if job.budget != u32::MAX {
                 job.budget -= 1;
             }
+            job.step_reads += 1;
             self.job_counts.page_reads[kind as usize] += 1;
             if !self.timed {
                 // Instant executor: the read completes at once.
@@ -377,6 +421,7 @@ impl Simulation<'_> {
         match cmd {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
+            Command::StepGcUnit { die, pages } => self.unit_request(die, pages),
             Command::Dispatch { die } => {
                 if self.timed {
                     self.dispatch(die);
@@ -409,7 +454,7 @@ impl Simulation<'_> {
     }
 
     /// Partial GC: `pages` more page reads for the die's GC job, or a new one.
-    fn step_gc(&mut self, die: DieIdx, pages: u32) {
+    pub(super) fn step_gc(&mut self, die: DieIdx, pages: u32) {
         self.job_counts.gc_steps += 1;
         let d = die.0 as usize;
         let id = self.collector[d];

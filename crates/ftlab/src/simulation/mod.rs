@@ -11,6 +11,7 @@ mod finish;
 mod host_io;
 mod jobs;
 mod precondition;
+mod step_unit;
 
 use crate::error::FtlabError;
 use crate::flash::array::FlashArray;
@@ -372,6 +373,8 @@ pub struct Simulation<'a> {
     wear: WearCounters,
     /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
     nonread_starts: Vec<u16>,
+    /// Per die: WAO-GC's write-and-step unit (`step_unit.rs`).
+    units: Vec<step_unit::StepUnit>,
 }
 
 impl<'a> Simulation<'a> {
@@ -448,6 +451,7 @@ impl<'a> Simulation<'a> {
             jobs: Slab::new(jobs_max),
             collector: vec![NONE; n_dies],
             waiting_jobs: Vec::new(),
+            units: vec![step_unit::StepUnit::IDLE; n_dies],
             parity_pending: VecDeque::new(),
             parity_in_flight: 0,
             parity_in_flight_max: jobs_max / 2,
