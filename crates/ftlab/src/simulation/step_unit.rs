@@ -131,7 +131,12 @@ impl Simulation<'_> {
 
     /// The next operation of the step holding `die`, if any is queued (`dispatch`).
     pub(super) fn unit_next(&mut self, die: DieIdx) -> Option<FlashOp> {
-        let code = Owner::Job(self.units[die.0 as usize].job).code();
+        let job = self.units[die.0 as usize].job;
+        if job == NONE {
+            // Between an armed program's completion and its step's start.
+            return None;
+        }
+        let code = Owner::Job(job).code();
         self.sched.take_matching(die, OpClass::Gc, usize::MAX, |o| o.owner == code)
     }
 }
