@@ -12,7 +12,7 @@ It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in 
    Figures 10-15): PaRT-FTL's maximum write latency is 20% of WAO-GC's and its maximum read
    latency 35%; PaRT-FTL misses no deadline (and passes its admission control, which the
    printed Eq. 6-7 refute: the run uses `admission = "report"` and reports both totals); WAO-GC
-   misses some 15 ms read deadlines.
+   misses some 15 ms read deadlines, its slowest read above that line (Figure 13b).
 2. `scenarios/reproduce/part-ftl-fig16.toml` (or `-quick`): Figure 16, two closed-loop streams
    of 24-page writes under `wao-gc`; the write bandwidth per 1 s window before the first window
    with GC copies (paper: about 27 MB/s) and after (down to about 14 MB/s).
