@@ -138,6 +138,11 @@ impl Simulation<'_> {
         }
         let id = self.collector[d];
         let job = self.jobs.get_mut(id);
+        if job.kind == JobKind::Gc && job.budget != u32::MAX && self.timed {
+            // A partial-GC job that preconditioning's plain steps left paused: its next steps
+            // are units too.
+            job.unit = true;
+        }
         if !job.unit || job.budget == u32::MAX {
             // Wear leveling, a migration, or the foreground GC running the job to its end.
             self.job_counts.gc_steps -= 1;
