@@ -68,13 +68,17 @@ def main() -> None:
                 "claims": {cid: {"value": c.ftlab_value, "verdict": c.verdict} for cid, c in claims.items()},
             }
         )
-        print(f"{blocks} blocks/data die: " + ", ".join(f"{cid} {c.ftlab_value:.4g} {c.verdict}" for cid, c in claims.items() if cid in CLAIM_IDS))
-        print(f"  buffer {counters.get('write_buffer_pages_max')} / {counters.get('write_buffer_pages')} pages, "
-              f"{counters.get('write_buffer_overflows')} overflows, {counters.get('deferred_writes')} deferred writes")
+        print(f"{blocks} blocks per data die:")
+        for cid, c in claims.items():
+            if cid in CLAIM_IDS:
+                print(f"  {cid:<34} {c.ftlab_value:>12.4g}  {c.verdict}")
+        print(f"  buffer high-water {counters.get('write_buffer_pages_max')} of {counters.get('write_buffer_pages')} pages")
+        print(f"  {counters.get('write_buffer_overflows')} overflows, {counters.get('deferred_writes')} deferred writes")
     doc = {"scenario": str(path), "knob": KNOB, "wall_s": round(time.perf_counter() - t0, 1), "wao_gc": {op: P.task_stats(wao.summary, P.WAO, op) for op in ("read", "write")}, "sizes": rows}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "buffer-sweep.json").write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
-    print(f"wrote {args.out / 'buffer-sweep.json'} ({doc['wall_s']} s)")
+    print(f"wrote {args.out / 'buffer-sweep.json'}")
+    print(f"({doc['wall_s']} s)")
 
 
 CLAIM_IDS = ("max_write_latency_ratio", "max_read_latency_ratio", "part_ftl_no_misses", "part_ftl_admission_passes_device", "reads_never_blocked", "eq8_read_bound")
