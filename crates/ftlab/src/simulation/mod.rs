@@ -19,6 +19,7 @@ mod precondition;
 mod progress;
 mod run;
 mod sink;
+mod step_unit;
 
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
