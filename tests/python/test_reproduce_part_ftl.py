@@ -87,6 +87,8 @@ def test_table3_verdicts() -> None:
     c = judged(P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3)), STARTS, 5.0, ADMIT))
     assert c["max_write_latency_ratio"].verdict == C.REPRODUCED and c["max_read_latency_ratio"].verdict == C.REPRODUCED
     assert c["part_ftl_no_misses"].verdict == C.HOLDS and c["wao_gc_read_misses"].verdict == C.HOLDS
+    # wao-gc's slowest read, 2 ms, is not above the 15 ms deadline (the hand-made misses aside)
+    assert c["wao_gc_max_read_above_deadline"].ftlab_value == 2000.0 and c["wao_gc_max_read_above_deadline"].verdict == C.VIOLATED
     # Eq. 7 above 1, with the paper's parameters and on this device: the set would be refused
     assert c["part_ftl_admission_passes_paper"].verdict == C.VIOLATED and c["part_ftl_admission_passes_device"].verdict == C.VIOLATED
     assert c["reads_never_blocked"].verdict == C.NOT_MEASURED and c["eq8_read_bound"].verdict == C.NOT_MEASURED
@@ -98,6 +100,15 @@ def test_slower_part_ftl_differs() -> None:
     assert c["max_write_latency_ratio"].verdict == C.DIFFERS and c["max_read_latency_ratio"].verdict == C.DIFFERS
     assert c["wao_gc_read_misses"].verdict == C.VIOLATED
     assert c["part_ftl_admission_passes_device"].verdict == C.HOLDS
+
+
+def test_wao_gc_read_above_the_deadline() -> None:
+    """The slowest wao-gc read above 15,000 µs holds the claim; at exactly 15 ms it does not
+    (Figure 13b: "data above the 15 millisecond horizontal line")."""
+    for max_us, verdict in ((15001.0, C.HOLDS), (15000.0, C.VIOLATED)):
+        c = judged(P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, max_us, 1)), STARTS, 5.0, ADMIT))
+        assert c["wao_gc_max_read_above_deadline"].verdict == verdict, max_us
+        assert "15 ms deadline" in c["wao_gc_max_read_above_deadline"].why
 
 
 def test_blocking_counters_when_present() -> None:

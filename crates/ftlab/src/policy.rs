@@ -245,6 +245,13 @@ pub enum Command {
     /// Run (or continue) GC on `die` for at most `pages` more victim page reads, then pause
     /// (partial GC). Starts a GC job with the scheme's victim if the die has none.
     StepGc { die: DieIdx, pages: u32 },
+    /// A partial-GC step of at most `pages` victim page reads and their copies, or the
+    /// victim's erase alone, that runs right after a host program on `die` with that program
+    /// as one non-preemptive unit: from the program's start to the step's last operation the
+    /// die runs nothing else, so a host read queued meanwhile waits for the whole unit
+    /// (WAO-GC as the PaRT-FTL paper analyses it, Eq. 13-14; `simulation/step_unit.rs`).
+    /// Starts a GC job with the scheme's victim if the die has none.
+    StepGcUnit { die: DieIdx, pages: u32 },
     /// Program one parity page on `die` through `tenant`'s parity frontier of `stream`: the
     /// XOR of the data pages `data`, which must be wholly written. The engine tells the scheme
     /// where it went (`Scheme::on_parity_placed`); the integrity oracle seals it.

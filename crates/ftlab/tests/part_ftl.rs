@@ -74,6 +74,25 @@ fn refuses_a_device_it_cannot_lay_out() {
     assert!(reason.contains("above ftl.gc_low_watermark_blocks"), "{reason}");
     let (key, _) = config_error(&scenario(1.075, "", "copy_reads_in_flight = 0", 10));
     assert_eq!(key, "scheme.part-ftl.copy_reads_in_flight");
+    // The write buffer: 1 to a die's 64 blocks per data die.
+    let (key, _) = config_error(&scenario(1.075, "", "write_buffer_blocks_per_data_die = 0", 10));
+    assert_eq!(key, "scheme.part-ftl.write_buffer_blocks_per_data_die");
+    let (key, reason) = config_error(&scenario(1.075, "", "write_buffer_blocks_per_data_die = 65", 10));
+    assert_eq!(key, "scheme.part-ftl.write_buffer_blocks_per_data_die");
+    assert!(reason.contains("must be in 1..=64") && reason.contains("got 65"), "{reason}");
+}
+
+/// The buffer's size is the knob's blocks per data die (tiny with 4 ways: 2 channels × 3 data
+/// ways = 6 data dies of 64-page blocks): 2 blocks give 2 · 6 · 64 = 768 pages, the default 4
+/// give 1,536; and it replaces `ftl.write_buffer_bytes` (set here to one page per die).
+#[test]
+fn the_write_buffer_is_its_knobs_blocks_per_data_die() {
+    for (knob, pages) in [("", 1536.0), ("write_buffer_blocks_per_data_die = 2", 768.0)] {
+        let text = scenario(1.075, "", knob, 200).replace("[precondition]", "[ftl]\nwrite_buffer_bytes = 32768\n[precondition]");
+        let s = run(&text, &[]);
+        let c = &s["schemes"]["part-ftl"]["scheme_counters"];
+        assert_eq!(c["write_buffer_pages"].as_f64(), Some(pages), "{knob:?}: {c}");
+    }
 }
 
 /// A small Cosmos board (the `cosmos` preset: 4 channels x 4 ways, Table I's fitted times, 48.2%

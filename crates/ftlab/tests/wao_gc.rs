@@ -107,3 +107,58 @@ fn partial_steps_keep_the_worst_write_within_eq13() {
     let max_us = write["max_us"].as_f64().unwrap_or_else(|| panic!("no max_us in {write}"));
     assert!(max_us <= bound_us + 0.0005, "worst write {max_us} us above Eq. 13's {bound_us} us");
 }
+
+/// One die (tiny with 1 channel × 1 die, over-provisioning 0.6, full and overwritten once):
+/// single-page writes every 10 ms, each followed 1 µs later by a single-page read, traced
+/// (MQSim ASCII: ns, device, 512-byte sector, sectors, 0 = write / 1 = read). Every unit
+/// (the write's program and its step) ends long before the next write. Writes go to units
+/// 0..1000 and reads to 1000..2000, so no read finds its data in flight.
+fn one_die_write_then_read(n: u64) -> String {
+    let trace: String = (0..n)
+        .map(|k| {
+            let t = k * 10_000_000;
+            format!("{t} 0 {} 8 0\n{} 0 {} 8 1\n", (k * 7919 % 1000) * 8, t + 1000, (1000 + k * 104_729 % 1000) * 8)
+        })
+        .collect();
+    let path = common::temp_file(&format!("wao-unit-{n}.trace"), &trace);
+    tiny_on(
+        &["wao-gc"],
+        "channels = 1\nchips_per_channel = 1\nover_provisioning = 0.6",
+        "[ftl]\nbackground_gc = false\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 1.0\n",
+        &format!("[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = 4\n[tenants.trace]\npath = \"{}\"\nformat = \"mqsim\"\n", path.display()),
+    )
+}
+
+/// Eq. 14 worked by hand on `tiny`'s times: a read that reaches a die 1 µs after a write's
+/// program started waits for the whole write-and-step unit, then reads. With tiny's timing
+/// (tR 25 µs, tPROG 200 µs, tBERS 1.5 ms, a 4 KiB page over the bus in 12,301 ns):
+/// t_r = 37,301 ns, t_w = 212,301 ns, a copy step c(t_r + t_w) = 2 · 249,602 = 499,204 ns, an
+/// erase step t_e = 1,500,000 ns. The read's latency is (t_w − 1 µs) + S + t_r with S the
+/// step that followed the write: 0 (no step), 249,602 or 499,204 (copies), or 1,500,000 (the
+/// victim's erase). The worst, with an erase step, is Eq. 14 less the 1 µs:
+/// 37,301 + 212,301 + 1,500,000 − 1,000 = 1,748,602 ns. With the step as a plain job (its
+/// operations queued apart from the write, before this change) the same run's worst read
+/// was 1,536,301 ns, t_e + t_r − 1 µs: the read waited for an erase but not for the write.
+#[test]
+fn a_read_waits_for_the_whole_write_and_step_unit() {
+    let n = 400u64;
+    let s = run(&one_die_write_then_read(n), &[]);
+    let wao = &s["schemes"]["wao-gc"];
+    let xfer_ns = (4096u64 * 1_000_000_000).div_ceil(333_000_000);
+    let (t_r, t_w, t_e, c) = (25_000 + xfer_ns, xfer_ns + 200_000, 1_500_000u64, 2u64);
+    assert_eq!((t_r, t_w), (37_301, 212_301));
+    let read = &wao["tenants"]["t"]["read"];
+    assert_eq!(read["count"].as_f64(), Some(n as f64));
+    let erases = wao["jobs"]["gc"]["erases"].as_f64().unwrap();
+    assert!(erases >= 1.0, "no victim was erased in a step: {wao}");
+    // Every step is one of the four kinds above, so every read is one of four latencies.
+    let allowed: Vec<u64> = [0, t_r + t_w, c * (t_r + t_w), t_e].iter().map(|step| t_w - 1000 + step + t_r).collect();
+    let max_us = read["max_us"].as_f64().unwrap();
+    let eq14_ns = t_r + t_w + u64::max(t_e, c * (t_r + t_w));
+    assert_eq!(max_us, (eq14_ns - 1000) as f64 / 1000.0, "the worst read is not Eq. 14 less 1 µs (allowed {allowed:?} ns)");
+    let mean_us = read["mean_us"].as_f64().unwrap();
+    assert!(mean_us >= allowed[0] as f64 / 1000.0 && mean_us < max_us, "mean {mean_us} µs outside [{}, {max_us})", allowed[0]);
+    // Each read waited behind its write's program at least.
+    assert_eq!(wao["device"]["reads_blocked"].as_f64(), Some(n as f64));
+    assert!(wao["jobs"]["gc"]["page_reads"].as_f64().unwrap() > 0.0, "no copy step: {wao}");
+}

@@ -57,6 +57,11 @@ pub struct PartFtlConfig {
     /// `report` runs it anyway and reports the verdict in `scheme_counters`.
     #[serde(default)]
     pub admission: AdmissionMode,
+    /// The write buffer's size (§V: "Write requests are buffered"), in blocks per data die,
+    /// from 1 to a die's blocks. Default 4, ftlab's sizing (`buffer_pages`): the paper gives
+    /// none, and docs/schemes/part-ftl.md reports the claims from 1 to 8.
+    #[serde(default = "default_buffer_blocks")]
+    pub write_buffer_blocks_per_data_die: u32,
 }
 
 /// The knobs of `part-ftl`: the ranges its build enforces and `ftlab schemes` lists.
@@ -66,6 +71,8 @@ pub const KNOBS: &[Knob] = &[
         .absent("ftl.gc_low_watermark_blocks + tenants + 1 + dies per channel"),
     Knob::new("copy_reads_in_flight", "pages", KnobKind::Int(IntBounds::at_least(1)), "Page reads in flight of one copy-out migration (its rate limit)."),
     Knob::new("admission", "", KnobKind::Choice(&["enforce", "report"]), "A periodic task set failing Eq. 6-7: refused with its terms (enforce) or run and reported (report)."),
+    Knob::new("write_buffer_blocks_per_data_die", "blocks", KnobKind::Int(IntBounds::at_least(1)), "The write buffer (§V), in blocks per data die; replaces ftl.write_buffer_bytes.")
+        .also("at most a die's blocks"),
 ];
 
 /// `part-ftl`'s registry entry.
@@ -134,6 +141,10 @@ fn admission(g: &Geometry, ctx: &SchemeContext, mode: AdmissionMode) -> Result<(
 
 fn default_reads_in_flight() -> u32 {
     2
+}
+
+fn default_buffer_blocks() -> u32 {
+    4
 }
 
 const NONE: u32 = u32::MAX;
@@ -231,8 +242,15 @@ impl PartFtl {
         if trigger <= low || trigger >= g.blocks_per_die / 2 {
             return Err(SchemeConfigError::new("gc_trigger_free_blocks", format!("must be in {}..{} (above ftl.gc_low_watermark_blocks = {low}, below half a die's {} blocks), got {trigger}", low + 1, g.blocks_per_die / 2, g.blocks_per_die)));
         }
+        if config.write_buffer_blocks_per_data_die > g.blocks_per_die {
+            return Err(SchemeConfigError::new(
+                "write_buffer_blocks_per_data_die",
+                format!("must be in 1..={} (a die's blocks), got {}", g.blocks_per_die, config.write_buffer_blocks_per_data_die),
+            ));
+        }
         check_space(&g, ctx, trigger)?;
         let (eq6_total, eq7_total) = admission(&g, ctx, config.admission)?;
+        let buffer_pages_size = buffer_pages(&g, config.write_buffer_blocks_per_data_die);
         Ok(PartFtl {
             config,
             g,
@@ -253,7 +271,7 @@ impl PartFtl {
             copying: vec![Vec::new(); g.channels as usize],
             epoch: ctx.timing.program,
             write_gate_free_blocks: low,
-            buffer_pages_size: buffer_pages(&g),
+            buffer_pages_size,
             buffer_pages: 0,
             buffer_pages_max: 0,
             counts: PartFtlCounts::default(),
@@ -621,15 +639,15 @@ impl PartFtl {
     }
 }
 
-/// The write buffer's size in flash pages: four blocks per data die. A page stays in the
+/// The write buffer's size in flash pages: `blocks` blocks per data die. A page stays in the
 /// buffer until its row's parity page is programmed, in the parity way's turn after every
-/// block of its stripe is full. Per data die that is the open block of host pages, the open
-/// block of GC copies (a separate frontier), a full block waiting for the other ways' blocks
-/// of its stripe, and a full block of a sealed stripe waiting for the parity way's turn.
-/// ftlab's sizing; the paper gives none (docs/schemes/part-ftl.md). The measured high-water
-/// mark and every page past the size are counted.
-fn buffer_pages(g: &Geometry) -> u64 {
-    4 * (g.channels * (g.dies_per_channel() - 1)) as u64 * g.pages_per_block as u64
+/// block of its stripe is full. The default, 4, is per data die the open block of host pages,
+/// the open block of GC copies (a separate frontier), a full block waiting for the other
+/// ways' blocks of its stripe, and a full block of a sealed stripe waiting for the parity
+/// way's turn. ftlab's sizing; the paper gives none (docs/schemes/part-ftl.md sweeps 1-8).
+/// The measured high-water mark and every page past the size are counted.
+fn buffer_pages(g: &Geometry, blocks: u32) -> u64 {
+    blocks as u64 * (g.channels * (g.dies_per_channel() - 1)) as u64 * g.pages_per_block as u64
 }
 
 /// The namespaces must fit in the data dies with room for the trigger's spare blocks and a

@@ -2,9 +2,13 @@
 //! collection), the partial-GC baseline of the PaRT-FTL paper (§IV, Eq. 12-16). Host pages
 //! are striped over every die like `unified` (|F| dies write in parallel). Once a die is down
 //! to `trigger_free_blocks` free blocks, every host page programmed on it is followed by one
-//! partial-GC step of `copies_per_step` page copies (`Command::StepGc`), or the victim's
-//! erase when no copy is left; the victim is the block with the fewest valid units (the
-//! scenario's victim policy). Over-provisioning must satisfy Eq. 12, λ < (P−1)c / ((c+1)P),
+//! partial-GC step of `copies_per_step` page copies, or the victim's erase alone when no copy
+//! is left (n = ⌈v/c⌉ + 1 steps per victim); the victim is the block with the fewest valid
+//! units (the scenario's victim policy). The host program and its step are one
+//! non-preemptive unit on the die (`Command::StepGcUnit`, `simulation/step_unit.rs`): a read
+//! that reaches the die meanwhile waits for the whole unit, as Eq. 14 charges
+//! (t_r + t_w + max(t_e, c(t_r + t_w)), "a flash die that is busy performing a partial garbage
+//! collection step for a write request"). Over-provisioning must satisfy Eq. 12, λ < (P−1)c / ((c+1)P),
 //! so that one free block holds both the victim's valid pages and the host pages written while
 //! it is reclaimed; a device that does not is refused with the equation's terms.
 //!
@@ -116,7 +120,9 @@ impl Scheme for WaoGc {
         self.cursors[tenant as usize].next_die()
     }
 
-    /// After the last unit of a host page: a step on its die if the die is at the trigger.
+    /// After the last unit of a host page: a step on its die if the die is at the trigger,
+    /// attached to the page's program (§IV: "a partial garbage collection step is executed
+    /// after a page write request").
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
         let g = view.ftl.geometry;
         if ev.class != WriteClass::Host || ev.ppa.0 % g.units_per_page != g.units_per_page - 1 {
@@ -125,7 +131,7 @@ impl Scheme for WaoGc {
         let die = g.die_of(ev.ppa);
         if view.ftl.blocks().free_count(die) <= self.trigger_free_blocks {
             self.steps += 1;
-            cmds.push(Command::StepGc { die, pages: self.config.copies_per_step });
+            cmds.push(Command::StepGcUnit { die, pages: self.config.copies_per_step });
         }
     }
 

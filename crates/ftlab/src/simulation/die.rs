@@ -75,9 +75,9 @@ pub(super) struct DieExec {
 }
 
 impl DieExec {
-    /// Operations the die executes now (its suspended group is not running).
-    pub(super) fn running(&self) -> usize {
-        self.current.n_ops as usize
+    /// The operations running on the die (none when it is idle or its operation suspended).
+    pub(super) fn running(&self) -> &[FlashOp] {
+        self.current.ops()
     }
 
     pub(super) fn idle(filler: FlashOp) -> DieExec {
@@ -100,6 +100,7 @@ impl Engine<'_, Timed> {
         self.exec.ops_live += 1;
         assert!(self.exec.ops_live <= self.exec.ops_max, "{} flash operations live, bound {}", self.exec.ops_live, self.exec.ops_max);
         let mut op = self.in_block_order(op);
+        self.unit_on_issue(&op);
         let d = die.0 as usize;
         if op.class == OpClass::HostRead {
             // The die's count of non-read starts now; one less if a non-read operation is
@@ -150,6 +151,13 @@ impl Engine<'_, Timed> {
             }
             return;
         }
+        if self.exec.units[d].holds() {
+            // Inside WAO-GC's write-and-step unit: only the step's operations (step_unit.rs).
+            if let Some(op) = self.unit_next(die) {
+                self.start(die, op);
+            }
+            return;
+        }
         if !self.pol.scheme.may_write(die) {
             // A read die (the scheme's roles): host reads only; the rest waits its turn.
             if let Some(op) = self.exec.sched.take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead) {
@@ -169,6 +177,7 @@ impl Engine<'_, Timed> {
         let d = die.0 as usize;
         assert_eq!(self.exec.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
         assert!(first.class == OpClass::HostRead || self.pol.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
+        self.unit_on_start(die, &first);
         self.exec.dies[d].current.ops[0] = first;
         self.exec.dies[d].current.n_ops = 1;
         if self.p.multi_plane {
@@ -252,6 +261,10 @@ impl Engine<'_, Timed> {
     /// A host read was queued at `die`: if the die is in the array phase of a program or
     /// erase that was not suspended before, suspend it so the read goes first.
     fn try_suspend(&mut self, die: DieIdx) {
+        if self.exec.units[die.0 as usize].holds() {
+            // WAO-GC's write-and-step unit is not preempted (step_unit.rs).
+            return;
+        }
         let exec = &mut self.exec.dies[die.0 as usize];
         if exec.current.n_ops == 0 || exec.current.kind() == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
             return;
@@ -307,6 +320,7 @@ impl Engine<'_, Timed> {
         // operation (the common case) is copied alone, not the whole group.
         let n_ops = self.exec.dies[d].current.n_ops;
         assert!(n_ops > 0, "completion on an idle die");
+        let armed_done = self.unit_before_complete(die);
         let writes = self.exec.dies[d].current.ops().iter().filter(|o| o.class != OpClass::HostRead).count();
         self.die_status[d].writes_queued -= writes as u32;
         self.exec.dies[d].current.n_ops = 0;
@@ -321,6 +335,7 @@ impl Engine<'_, Timed> {
                 self.complete_op(op)?;
             }
         }
+        self.unit_after_complete(die, armed_done);
         self.dispatch(die);
         Ok(())
     }

@@ -7,6 +7,7 @@
 
 use super::engine::Engine;
 use super::die::DieExec;
+use super::step_unit::StepUnit;
 use super::FlashOp;
 use crate::error::FtlabError;
 use crate::flash::array::FlashArray;
@@ -47,6 +48,10 @@ pub(super) trait Executor: Sized {
 
     /// A policy asked `die` to look at its queue again.
     fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx);
+
+    /// `Command::StepGcUnit`: a partial-GC step of `pages` reads with the next host program
+    /// on `die` as one unit (`step_unit`), or a plain step where no time passes.
+    fn step_gc_unit(e: &mut Engine<'_, Self>, die: DieIdx, pages: u32);
 }
 
 /// The instant executor of preconditioning: a program completes at once (it has no follow-up
@@ -146,11 +151,18 @@ impl Executor for Instant {
 
     #[inline]
     fn dispatch(_: &mut Engine<'_, Self>, _: DieIdx) {}
+
+    /// No time passes, so nothing can wait behind a unit: the step is a plain `StepGc`.
+    #[inline]
+    fn step_gc_unit(e: &mut Engine<'_, Self>, die: DieIdx, pages: u32) {
+        e.step_gc(die, pages);
+    }
 }
 
 /// The die executor of the timed run: the flash array that times the phases, the scheduler's
-/// queues, and what each die executes. Invariant: `ops_live` (queued or running) never
-/// exceeds `ops_max`; a die executes at most one group.
+/// queues, what each die executes, and each die's write-and-step unit. Invariants: `ops_live`
+/// (queued or running) never exceeds `ops_max`; a die executes at most one group; a unit's
+/// own (`StepUnit::check`).
 pub(super) struct Timed {
     pub(super) array: FlashArray,
     pub(super) sched: Scheduler<FlashOp>,
@@ -162,6 +174,8 @@ pub(super) struct Timed {
     pub(super) program_deadline: Vec<SimTime>,
     /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
     pub(super) nonread_starts: Vec<u16>,
+    /// Per die: WAO-GC's write-and-step unit (`step_unit`).
+    pub(super) units: Vec<StepUnit>,
 }
 
 impl Timed {
@@ -176,6 +190,7 @@ impl Timed {
             ops_max,
             program_deadline: if s.ftl.scheduler.table().by_deadline { vec![SimTime::ZERO; g.n_blocks as usize] } else { Vec::new() },
             nonread_starts: vec![0; n_dies],
+            units: vec![StepUnit::IDLE; n_dies],
         }
     }
 
@@ -186,8 +201,12 @@ impl Timed {
         assert_eq!(self.dies.len(), n_dies, "one execution state per die");
         assert_eq!(self.nonread_starts.len(), n_dies, "one start count per die");
         assert!(self.program_deadline.is_empty() || self.program_deadline.len() == ftl.geometry.n_blocks as usize);
-        let running: usize = self.dies.iter().map(|d| d.running()).sum();
+        let running: usize = self.dies.iter().map(|d| d.running().len()).sum();
         assert!(running <= self.ops_live, "{running} operations run, {} live", self.ops_live);
+        assert_eq!(self.units.len(), n_dies, "one write-and-step unit per die");
+        for (d, (u, x)) in self.units.iter().zip(&self.dies).enumerate() {
+            u.check(d, x.running(), self.ops_live);
+        }
     }
 }
 
@@ -244,5 +263,10 @@ impl Executor for Timed {
     #[inline]
     fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx) {
         e.dispatch(die);
+    }
+
+    #[inline]
+    fn step_gc_unit(e: &mut Engine<'_, Self>, die: DieIdx, pages: u32) {
+        e.unit_request(die, pages);
     }
 }

@@ -10,7 +10,7 @@
 //! generic over the executor (a job's page read completes at once under `Instant`).
 
 use super::engine::Engine;
-use super::executor::Executor;
+use super::executor::{Executor, Timed};
 use super::{FlashOp, OpKind, Owner};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
@@ -43,6 +43,11 @@ pub(super) struct Job {
     erasing: bool,
     /// Erase each source once copied (false: a copy-only migration).
     erase_sources: bool,
+    /// A partial-GC job of write-and-step units (`step_unit.rs`): each step is its budget of
+    /// reads or the erase alone, and unused budget lapses when the step ends.
+    unit: bool,
+    /// Page reads issued in the current unit step.
+    step_reads: u32,
 }
 
 impl Job {
@@ -63,6 +68,8 @@ impl Job {
             deadline,
             erasing: false,
             erase_sources: true,
+            unit: false,
+            step_reads: 0,
         }
     }
 }
@@ -233,8 +240,16 @@ impl<X: Executor> Engine<'_, X> {
                     return;
                 }
                 if job.reads_in_flight == 0 {
+                    if job.unit && job.budget != u32::MAX && (job.step_reads > 0 || job.budget == 0) {
+                        // §IV-B's n = ⌈v/c⌉ + 1: the erase is a step of its own.
+                        return;
+                    }
                     let (die, block, kind, deadline) = (job.die, job.block, job.kind, job.deadline);
-                    self.jobs.get_mut(id).erasing = true;
+                    let job = self.jobs.get_mut(id);
+                    job.erasing = true;
+                    if job.unit && job.budget != u32::MAX {
+                        job.budget = 0;
+                    }
                     let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline };
                     X::issue(self, op);
                 }
@@ -254,6 +269,7 @@ impl<X: Executor> Engine<'_, X> {
             if job.budget != u32::MAX {
                 job.budget -= 1;
             }
+            job.step_reads += 1;
             self.sink.job_counts.page_reads[kind as usize] += 1;
             X::job_read(self, id, FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid as u16, read_tag: 0, owner: Owner::Job(id).code(), deadline });
         }
@@ -430,6 +446,7 @@ impl<X: Executor> Engine<'_, X> {
         match cmd {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
+            Command::StepGcUnit { die, pages } => X::step_gc_unit(self, die, pages),
             Command::Dispatch { die } => {
                 X::dispatch(self, die);
             }
@@ -460,7 +477,7 @@ impl<X: Executor> Engine<'_, X> {
     }
 
     /// Partial GC: `pages` more page reads for the die's GC job, or a new one.
-    fn step_gc(&mut self, die: DieIdx, pages: u32) {
+    pub(super) fn step_gc(&mut self, die: DieIdx, pages: u32) {
         self.sink.job_counts.gc_steps += 1;
         let d = die.0 as usize;
         let id = self.jobs.collector[d];
@@ -544,5 +561,40 @@ impl<X: Executor> Engine<'_, X> {
             self.jobs.parity_pending.pop_front();
         }
         self.jobs.parity_retrying = false;
+    }
+}
+
+impl Engine<'_, Timed> {
+    /// One unit step of `pages` reads (or the victim's erase) for `die`'s partial-GC job,
+    /// started with the scheme's victim if the die has no collector (`step_unit.rs`). Returns
+    /// the job, or `None` if there is no victim (counted refused) or another job holds the
+    /// die, which then takes the step as a plain `StepGc`.
+    pub(super) fn grant_unit_step(&mut self, die: DieIdx, pages: u32) -> Option<u32> {
+        let d = die.0 as usize;
+        if self.jobs.collector[d] == NONE {
+            let Some(v) = self.pol.scheme.gc_victim(die, &self.view(), self.p.policy) else {
+                self.sink.job_counts.gc_steps_refused += 1;
+                return None;
+            };
+            self.start_collect(JobKind::Gc, v, 0);
+            let id = self.jobs.collector[d];
+            self.jobs.get_mut(id).unit = true;
+        }
+        let id = self.jobs.collector[d];
+        let job = self.jobs.get_mut(id);
+        if job.kind == JobKind::Gc && job.budget != u32::MAX {
+            // A partial-GC job that preconditioning's plain steps left paused: its next steps
+            // are units too (only the timed executor grants unit steps).
+            job.unit = true;
+        }
+        if !job.unit || job.budget == u32::MAX {
+            // Wear leveling, a migration, or the foreground GC running the job to its end.
+            self.sink.job_counts.gc_steps -= 1;
+            self.step_gc(die, pages);
+            return None;
+        }
+        job.budget = pages;
+        job.step_reads = 0;
+        Some(id)
     }
 }

@@ -19,6 +19,7 @@ mod precondition;
 mod progress;
 mod run;
 mod sink;
+mod step_unit;
 mod warm;
 
 use crate::error::FtlabError;
