@@ -66,7 +66,7 @@ def reproduce(
     magnitudes, are meant to hold). `out` is where everything is written (default:
     `default_out(name, quick)`, i.e. results/reproduce-NAME or results/reproduce-NAME-quick):
     the run in `out/run/`, claims.json, the figures with their CSV data, phases.csv and, with
-    `sensitivity`, the sweep in `out/sensitivity/` with sensitivity.json and .csv. `jobs`
+    `sensitivity`, the sweep in `out/sensitivity/` with sensitivity.json, .csv and .md. `jobs`
     is how many schemes are simulated at once (default: the machine's cores).
 
     Raises `ftlab.UsageError` for an unknown name or a bad `jobs`, `ftlab.InputError` if

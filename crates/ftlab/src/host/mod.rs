@@ -2,7 +2,7 @@
 //! `HostRequest`s in the tenant's namespace: address mapping (wrap, scale, reject), time
 //! scaling (trace times are rebased on the first record, synthetic ones are taken as they
 //! are) and the tenant's start and stop times. Queueing, replay modes and completion are
-//! in `simulation::host_io`. Reads no file: a trace arrives as a `RecordStream`.
+//! in `simulation::host`. Reads no file: a trace arrives as a `RecordStream`.
 
 use crate::error::FtlabError;
 use crate::sim::time::SimTime;

@@ -1,8 +1,9 @@
 //! The progress guards of the run loop: what ends a run that cannot go on, with a precise
-//! error instead of a hang. A run stalled with writes waiting for space (`stall_error`), jobs
-//! erasing more blocks than the device has while no request progresses (`livelock_error`),
-//! and the watchdog's event and simulated-time bounds without progress (`watchdog`). Not the
-//! loop itself (`run`).
+//! error instead of a hang. A run stalled with writes waiting for space (`stall_error`) and
+//! jobs erasing more blocks than the device has while no request progresses
+//! (`livelock_error`) end with `FtlabError::OutOfSpace`; the watchdog's event and
+//! simulated-time bounds without progress (`watchdog`) end with a config error. Not the loop
+//! itself (`run`).
 
 use super::engine::Engine;
 use super::executor::Executor;
