@@ -4,9 +4,9 @@
 # test`: chromium for the report's browser test, rocksdb-tools and strace for the live
 # capture test), then runs the Rust tests of the whole workspace, the Python tests
 # (tests/python) and the installed-wheel test (scripts/test-wheel.sh: a clean venv, then a
-# quick reproduction), after the lint gate (mypy, strict). All always run; the exit status is
-# non-zero if any failed. Extra arguments go to pytest (e.g. scripts/test.sh -k trace). It does
-# no benchmarks.
+# quick reproduction), after the lint gates (rustfmt, ruff, mypy). All always run; the exit
+# status is non-zero if any failed. Extra arguments go to pytest (e.g. scripts/test.sh -k
+# trace). It does no benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +14,12 @@ scripts/setup.sh
 scripts/setup-system.sh test
 
 status=0
-# Lint gates (pyproject.toml has their settings): mypy, strict on python/ftlab.
-echo "== mypy (strict, python/ftlab)"
+# Lint gates (settings in pyproject.toml and rustfmt.toml): rustfmt, ruff (lint and format)
+# and mypy, strict on python/ftlab.
+echo "== lint: cargo fmt --check, ruff check, ruff format --check, mypy"
+cargo fmt --check || status=$?
+.venv/bin/ruff check python tests/python || status=$?
+.venv/bin/ruff format --check python tests/python || status=$?
 .venv/bin/python -m mypy || status=$?
 
 # The test-release profile (Cargo.toml): release optimisation without LTO, so the test binaries

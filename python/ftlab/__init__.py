@@ -59,9 +59,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ftlab.api import run, scenario_to_toml
+    from ftlab.report import Report, load
     from ftlab.report.comparison import compare
     from ftlab.report.plots import plot
-    from ftlab.report import Report, load
     from ftlab.reproduce import reproduce
     from ftlab.sweeps import SweepResult, load_sweep, sweep
 

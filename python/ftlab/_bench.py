@@ -154,9 +154,20 @@ def main(argv: list[str]) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 2
         if case in _UNTIMED_KINDS:
-            result = _result(core["case"], _UNTIMED_KINDS[case], core["wall_s"], bytes_per_mapping_unit=core["bytes_per_mapping_unit"])
+            result = _result(
+                core["case"],
+                _UNTIMED_KINDS[case],
+                core["wall_s"],
+                bytes_per_mapping_unit=core["bytes_per_mapping_unit"],
+            )
         else:
-            result = _result(core["case"], "core", core["wall_s"], requests=core["requests"], requests_per_s=core["requests_per_s"])
+            result = _result(
+                core["case"],
+                "core",
+                core["wall_s"],
+                requests=core["requests"],
+                requests_per_s=core["requests_per_s"],
+            )
     print(json.dumps(result))
     return 0
 

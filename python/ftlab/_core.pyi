@@ -167,6 +167,7 @@ def lifetime(summary: str, resolved_toml: str, scheme: str, horizon_s: float) ->
     run's summary.json and scenario.resolved.toml texts, to the first wear-out or `horizon_s`,
     with and without channel swaps, as JSON text. A run without lifetime keys or the scheme
     raises UsageError."""
+
 def policies() -> str:
     """Every registered scheme and stream mapper, as JSON text `{"schemes": [...], "mappers":
     [...]}`; each policy has `name`, `summary` and `knobs`, each knob `key`, `unit`, `kind`,

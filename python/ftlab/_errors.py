@@ -41,7 +41,9 @@ class MissingResultError(_core.InputError, FileNotFoundError):
 def input_error(path: StrPath, reason: str) -> _core.InputError: ...
 @overload
 def input_error(path: StrPath, reason: str, cls: type[_E]) -> _E: ...
-def input_error(path: StrPath, reason: str, cls: type[_core.InputError] = _core.InputError) -> _core.InputError:
+def input_error(
+    path: StrPath, reason: str, cls: type[_core.InputError] = _core.InputError
+) -> _core.InputError:
     """An `ftlab.InputError` (or `cls`) "PATH: REASON" with `path` and `reason` set.
 
     >>> str(input_error("out/summary.json", "not valid JSON"))

@@ -40,7 +40,11 @@ def bundled_scenarios() -> list[BundledScenario]:
         if relative.parts[0] == "sweeps":
             continue
         name = relative.with_suffix("").as_posix()
-        found.append(BundledScenario(name, path, first_comment_line(path.read_text(encoding="utf-8")), missing_traces(path)))
+        found.append(
+            BundledScenario(
+                name, path, first_comment_line(path.read_text(encoding="utf-8")), missing_traces(path)
+            )
+        )
     return found
 
 
@@ -91,6 +95,10 @@ def first_comment_line(text: str) -> str:
 def missing_traces(path: Path) -> tuple[Path, ...]:
     """The trace files `path` names (relative to its directory) that do not exist."""
     data = parse_toml(path.read_text(encoding="utf-8"))
-    traces = [t["trace"] for t in data.get("tenants", []) if isinstance(t, dict) and isinstance(t.get("trace"), dict)]
+    traces = [
+        t["trace"]
+        for t in data.get("tenants", [])
+        if isinstance(t, dict) and isinstance(t.get("trace"), dict)
+    ]
     wanted = [path.parent / str(trace["path"]) for trace in traces if "path" in trace]
     return tuple(p for p in wanted if not p.is_file())

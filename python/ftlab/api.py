@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ftlab.report import Report
 
 StrPath = Union[str, "os.PathLike[str]"]
-Scenario = Union[StrPath, Mapping[str, Any], None]
+Scenario = StrPath | Mapping[str, Any] | None
 
 #: The display name of a scenario given as a dict (used in error messages).
 DICT_SCENARIO_NAME = "<dict>"
@@ -29,7 +29,7 @@ def run(
     *,
     out: StrPath | None = None,
     seed: int | None = None,
-    set: Iterable[str] = (),  # noqa: A002 - the public keyword mirrors the CLI's --set
+    set: Iterable[str] = (),
     progress: Callable[[int, int], None] | None = None,
     jobs: int | None = None,
     solo: bool = False,
@@ -100,9 +100,7 @@ def _source_kwargs(scenario: Scenario) -> dict[str, Any]:
         }
     if isinstance(scenario, (str, os.PathLike)):
         return {"source_path": os.fspath(scenario)}
-    raise TypeError(
-        f"scenario must be a path, a dict or None, not {type(scenario).__name__}"
-    )
+    raise TypeError(f"scenario must be a path, a dict or None, not {type(scenario).__name__}")
 
 
 def scenario_to_toml(scenario: Mapping[str, Any]) -> str:

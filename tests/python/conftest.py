@@ -35,7 +35,9 @@ def trace_file():
     return get
 
 
-def run_cli(args: Sequence[str], cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: Sequence[str], cwd: Path | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
     """Run `python -m ftlab ARGS` (the same entry point as the `ftlab` script)."""
     env = dict(os.environ)
     env.pop("FORCE_COLOR", None)

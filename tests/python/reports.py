@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
+import tomllib
 
 import ftlab
 from ftlab.report import Report
@@ -46,8 +46,18 @@ def synthetic_report(
         },
     }
     ts: dict[str, list[Any]] = {c: [] for c in ("scheme", "tenant", "window_start_s")}
-    base = ("read_iops", "write_iops", "read_mean_us", "read_p99_us", "write_mean_us", "write_p99_us",
-            "device_waf", "gc_pages_copied", "erases", "host_pages_written")
+    base = (
+        "read_iops",
+        "write_iops",
+        "read_mean_us",
+        "read_p99_us",
+        "write_mean_us",
+        "write_p99_us",
+        "device_waf",
+        "gc_pages_copied",
+        "erases",
+        "host_pages_written",
+    )
     for c in (*base, *extra):
         ts[c] = []
     for i, s in enumerate(schemes):
@@ -60,13 +70,23 @@ def synthetic_report(
                     ts[c].append(float(100 * (i + 1) + 10 * j + k + w % 3))
                 for c, per_scheme in extra.items():
                     ts[c].append(per_scheme[s] + j if s in per_scheme else math.nan)
-    return Report(json.dumps(summary, indent=2), resolved_toml, pl.DataFrame(ts),
-                  _cdf(schemes, tenants, cdf_points), _wear(schemes, dies, blocks))
+    return Report(
+        json.dumps(summary, indent=2),
+        resolved_toml,
+        pl.DataFrame(ts),
+        _cdf(schemes, tenants, cdf_points),
+        _wear(schemes, dies, blocks),
+    )
 
 
 def _tenant_metrics(i: int, j: int) -> dict[str, Any]:
     op = lambda k: {"count": 100 + k, "iops": 10.0 + k, "mean_us": 100.0 + k, "p99_us": 900.0 + k}  # noqa: E731
-    return {"read": op(10 * i + j), "write": op(10 * i + j + 1), "waf": 1.0 + i + j / 10, "gc_pages_copied": 5 * i + j}
+    return {
+        "read": op(10 * i + j),
+        "write": op(10 * i + j + 1),
+        "waf": 1.0 + i + j / 10,
+        "gc_pages_copied": 5 * i + j,
+    }
 
 
 def _cdf(schemes: Sequence[str], tenants: Sequence[str], n: int) -> pl.DataFrame:
@@ -93,7 +113,10 @@ def _wear(schemes: Sequence[str], dies: int, blocks: int) -> pl.DataFrame:
                 rows["die"].append(d)
                 rows["block"].append(b)
                 rows["erase_count"].append((i + d + b) % 7)
-    return pl.DataFrame(rows, schema={"scheme": pl.String, **{c: pl.UInt64 for c in ("channel", "die", "block", "erase_count")}})
+    return pl.DataFrame(
+        rows,
+        schema={"scheme": pl.String, **{c: pl.UInt64 for c in ("channel", "die", "block", "erase_count")}},
+    )
 
 
 def default_scenario(**measure: float) -> dict[str, Any]:
@@ -116,7 +139,14 @@ def with_scheme_copy(report: Report, source: str, copy: str) -> Report:
     def dup(frame: pl.DataFrame | None) -> pl.DataFrame | None:
         if frame is None:
             return None
-        return pl.concat([frame, frame.filter(pl.col("scheme") == source).with_columns(pl.lit(copy).alias("scheme"))])
+        return pl.concat(
+            [frame, frame.filter(pl.col("scheme") == source).with_columns(pl.lit(copy).alias("scheme"))]
+        )
 
-    return Report(json.dumps(summary, indent=2), report.resolved_toml, dup(report.timeseries),
-                  dup(report.latency_cdf), dup(report.wear))
+    return Report(
+        json.dumps(summary, indent=2),
+        report.resolved_toml,
+        dup(report.timeseries),
+        dup(report.latency_cdf),
+        dup(report.wear),
+    )

@@ -7,11 +7,10 @@ scripts/test-wheel.sh (a clean venv), not here."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, run_cli
 
+from conftest import REPO_ROOT, run_cli
 from ftlab import _scenarios
 
 
@@ -26,8 +25,11 @@ def test_the_package_links_resolve_to_the_repository():
 
 def test_bundled_scenarios_are_every_scenario_file_but_the_sweeps():
     found = {s.name: s for s in _scenarios.bundled_scenarios()}
-    files = {p.relative_to(REPO_ROOT / "scenarios").with_suffix("").as_posix()
-             for p in (REPO_ROOT / "scenarios").rglob("*.toml") if "sweeps" not in p.parts}
+    files = {
+        p.relative_to(REPO_ROOT / "scenarios").with_suffix("").as_posix()
+        for p in (REPO_ROOT / "scenarios").rglob("*.toml")
+        if "sweeps" not in p.parts
+    }
     assert set(found) == files
     assert {"default", "real-traces", "reproduce/part-ftl-quick"} <= set(found)
     assert all(s.description for s in found.values()), [n for n, s in found.items() if not s.description]
@@ -39,8 +41,15 @@ def test_bundled_scenarios_are_every_scenario_file_but_the_sweeps():
 
 @pytest.mark.parametrize(
     ("name", "found"),
-    [("real-traces", True), ("reproduce/upi-quick", True), ("real-traces.toml", False), ("../README", False),
-     ("sweeps/op-by-scheme", True), ("nope", False), ("", False)],
+    [
+        ("real-traces", True),
+        ("reproduce/upi-quick", True),
+        ("real-traces.toml", False),
+        ("../README", False),
+        ("sweeps/op-by-scheme", True),
+        ("nope", False),
+        ("", False),
+    ],
 )
 def test_bundled_scenario_by_name(name, found):
     path = _scenarios.bundled_scenario(name)
@@ -52,7 +61,10 @@ def test_bundled_scenario_by_name(name, found):
 def test_reproduce_finds_its_scenarios_in_the_package():
     from ftlab.reproduce import scenario_file
 
-    assert scenario_file("reproduce/part-ftl-quick.toml", "x") == _scenarios.SCENARIOS_DIR / "reproduce" / "part-ftl-quick.toml"
+    assert (
+        scenario_file("reproduce/part-ftl-quick.toml", "x")
+        == _scenarios.SCENARIOS_DIR / "reproduce" / "part-ftl-quick.toml"
+    )
 
 
 def test_ftlab_scenarios_lists_names_and_comments():
@@ -67,10 +79,21 @@ def test_ftlab_scenarios_lists_names_and_comments():
 
 
 def test_ftlab_run_by_name_is_the_file(tmp_path):
-    by_name = run_cli(["run", "real-traces", "--out", str(tmp_path / "a"), "--set", "measure.duration_s=0.5"], cwd=tmp_path)
+    by_name = run_cli(
+        ["run", "real-traces", "--out", str(tmp_path / "a"), "--set", "measure.duration_s=0.5"], cwd=tmp_path
+    )
     assert by_name.returncode == 0, by_name.stderr
-    by_path = run_cli(["run", str(REPO_ROOT / "scenarios" / "real-traces.toml"), "--out", str(tmp_path / "b"),
-                       "--set", "measure.duration_s=0.5"], cwd=tmp_path)
+    by_path = run_cli(
+        [
+            "run",
+            str(REPO_ROOT / "scenarios" / "real-traces.toml"),
+            "--out",
+            str(tmp_path / "b"),
+            "--set",
+            "measure.duration_s=0.5",
+        ],
+        cwd=tmp_path,
+    )
     assert by_path.returncode == 0, by_path.stderr
     a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("a", "b"))
     assert a["schemes"] == b["schemes"]
@@ -84,7 +107,9 @@ def test_a_missing_file_that_is_no_bundled_name_stays_an_error(tmp_path):
     assert proc.stderr.startswith("error: "), repr(proc.stderr[:80])
 
 
-@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["reproduce", "--help"], ["schemes", "--help"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["run", "--help"], ["reproduce", "--help"], ["schemes", "--help"]]
+)
 def test_help_shows_no_value_after_a_flag_and_no_stray_parentheses(args):
     proc = run_cli(args)
     assert proc.returncode == 0, proc.stderr
@@ -95,5 +120,8 @@ def test_help_shows_no_value_after_a_flag_and_no_stray_parentheses(args):
 def test_solo_true_says_solo_is_a_flag(tmp_path):
     proc = run_cli(["run", "--solo", "true", "--out", str(tmp_path / "r")], cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: SCENARIO: no such file 'true'") and "flags and take no value" in proc.stderr
+    assert (
+        proc.stderr.startswith("error: SCENARIO: no such file 'true'")
+        and "flags and take no value" in proc.stderr
+    )
     assert not (tmp_path / "r").exists()

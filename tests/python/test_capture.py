@@ -17,9 +17,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 import ftlab
+from conftest import run_cli
 from ftlab import _core
 from ftlab.capture import STRACE_CALLS, rocksdb_settings
 
@@ -66,8 +66,19 @@ def test_recorded_capture_converts_to_the_shipped_trace(tmp_path):
     log = _gunzip(DATA / "LOG.gz", tmp_path / "LOG")
     out = tmp_path / "trace.csv"
     proc = run_cli(
-        ["capture", "convert", str(strace_log), "--log", str(log), "--root", sidecar_shipped["root"],
-         "--device-gib", str(sidecar_shipped["settings"]["device_gib"]), "--out", str(out)]
+        [
+            "capture",
+            "convert",
+            str(strace_log),
+            "--log",
+            str(log),
+            "--root",
+            sidecar_shipped["root"],
+            "--device-gib",
+            str(sidecar_shipped["settings"]["device_gib"]),
+            "--out",
+            str(out),
+        ]
     )
     assert proc.returncode == 0, proc.stderr
     assert "WAL" in proc.stdout and "not modelled" in proc.stdout
@@ -87,7 +98,12 @@ def test_ftlab_runs_a_tiny_scenario_on_the_shipped_trace(tmp_path):
             {
                 "name": "rocksdb",
                 "namespace_fraction": 1.0,
-                "trace": {"path": str(DATA / "trace.csv"), "format": "ftlab-csv", "address_map": "scale", "max_requests": 3000},
+                "trace": {
+                    "path": str(DATA / "trace.csv"),
+                    "format": "ftlab-csv",
+                    "address_map": "scale",
+                    "max_requests": 3000,
+                },
             }
         ],
     }
@@ -101,7 +117,9 @@ def test_ftlab_runs_a_tiny_scenario_on_the_shipped_trace(tmp_path):
 
 def test_errors_name_the_input(tmp_path):
     bad = tmp_path / "s.log"
-    bad.write_text('1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 write(3</db/x>, ""..., 4\n')
+    bad.write_text(
+        '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 write(3</db/x>, ""..., 4\n'
+    )
     empty = tmp_path / "LOG"
     empty.write_text("")
     with pytest.raises(_core.TraceError) as info:
@@ -120,16 +138,36 @@ def test_errors_name_the_input(tmp_path):
 
 def test_settings_scale_the_papers():
     s = rocksdb_settings(128)
-    assert (s.target_file_size_base, s.max_bytes_for_level_base, s.max_bytes_for_level_multiplier) == (128 << 20, 256 << 20, 4)
+    assert (s.target_file_size_base, s.max_bytes_for_level_base, s.max_bytes_for_level_multiplier) == (
+        128 << 20,
+        256 << 20,
+        4,
+    )
     assert "--compression_type=none" in s.db_bench_args("/x") and s.num_levels == 6
     small = rocksdb_settings(1)
     assert (small.target_file_size_base, small.max_bytes_for_level_base) == (1 << 20, 2 << 20)
 
 
-@pytest.mark.skipif(shutil.which("db_bench") is None or shutil.which("strace") is None, reason="db_bench (rocksdb-tools) or strace not installed")
+@pytest.mark.skipif(
+    shutil.which("db_bench") is None or shutil.which("strace") is None,
+    reason="db_bench (rocksdb-tools) or strace not installed",
+)
 def test_live_capture_of_a_tiny_db_bench_run(tmp_path):
     out = tmp_path / "live.csv"
-    proc = run_cli(["capture", "rocksdb", "--device-gib", "0.0625", "--num", "3000", "--out", str(out), "--keep-raw", str(tmp_path / "raw")])
+    proc = run_cli(
+        [
+            "capture",
+            "rocksdb",
+            "--device-gib",
+            "0.0625",
+            "--num",
+            "3000",
+            "--out",
+            str(out),
+            "--keep-raw",
+            str(tmp_path / "raw"),
+        ]
+    )
     assert proc.returncode == 0, proc.stderr
     sidecar = json.loads(out.with_suffix(".json").read_text())
     assert sidecar["db_bench_version"].startswith("db_bench version")

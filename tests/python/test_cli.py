@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 from conftest import run_cli
-
 from ftlab import _core
 
 
@@ -69,7 +68,20 @@ def test_trace_stats_unknown_format_lists_valid_names(tmp_path):
     proc = run_cli(["trace", "stats", str(f), "--format", "bogus"])
     assert_input_error(proc)
     assert "bogus" in proc.stderr
-    for name in ("msr", "mqsim", "systor", "spc", "tencent", "alibaba", "blkparse", "fio", "msprod", "fiu", "vscsi", "ftlab-csv"):
+    for name in (
+        "msr",
+        "mqsim",
+        "systor",
+        "spc",
+        "tencent",
+        "alibaba",
+        "blkparse",
+        "fio",
+        "msprod",
+        "fiu",
+        "vscsi",
+        "ftlab-csv",
+    ):
         assert name in proc.stderr
     assert proc.stderr.startswith("error: ")
     assert proc.stderr.count("\n") == 1, "the message is one line, not wrapped"
@@ -106,7 +118,16 @@ def test_bench_reduced_run_reports_every_case():
         "run-default",
         "load-1e6",
     ]
-    keys = {"case", "kind", "requests", "rows", "wall_s", "requests_per_s", "bytes_per_mapping_unit", "peak_rss_bytes"}
+    keys = {
+        "case",
+        "kind",
+        "requests",
+        "rows",
+        "wall_s",
+        "requests_per_s",
+        "bytes_per_mapping_unit",
+        "peak_rss_bytes",
+    }
     for r in results:
         assert set(r) == keys
         assert r["wall_s"] > 0 and r["peak_rss_bytes"] > 0

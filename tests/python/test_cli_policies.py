@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 
 import pytest
-from conftest import run_cli
+import tomllib
 
+from conftest import run_cli
 from ftlab import _core
 
 SCENARIO = """seed = 1
@@ -56,7 +56,9 @@ def closed_range(text: str) -> tuple[float, float]:
 def test_core_lists_every_registered_policy():
     p = policies()
     names = {kind: [e["name"] for e in entries] for kind, entries in p.items()}
-    assert {"unified", "partitioned", "upi", "upi-guarded", "wao-gc", "flashblox", "part-ftl", "rtgc"} <= set(names["schemes"])
+    assert {"unified", "partitioned", "upi", "upi-guarded", "wao-gc", "flashblox", "part-ftl", "rtgc"} <= set(
+        names["schemes"]
+    )
     assert {"legacy", "direct", "manual", "dac", "autostream", "vstream"} <= set(names["mappers"])
     for entries in p.values():
         for e in entries:
@@ -108,7 +110,9 @@ def test_a_mapper_bound_is_enforced_under_its_key():
     k = knob("mappers", "vstream", "kmeans_iterations_max")
     _, hi = closed_range(k["range"])
     top = 'stream_mapper = "vstream"'
-    _core.resolve(text=scenario("unified", f"[stream.vstream]\nkmeans_iterations_max = {int(hi)}", top), name="t.toml")
+    _core.resolve(
+        text=scenario("unified", f"[stream.vstream]\nkmeans_iterations_max = {int(hi)}", top), name="t.toml"
+    )
     text = scenario("unified", f"[stream.vstream]\nkmeans_iterations_max = {int(hi) + 1}", top)
     with pytest.raises(_core.ConfigError) as e:
         _core.resolve(text=text, name="t.toml")

@@ -10,19 +10,25 @@ import json
 
 import polars as pl
 import pytest
-from conftest import run_cli
 
 import ftlab
+from conftest import run_cli
 from ftlab.report import Report
 
 
 def summary(read_p99: float, waf: float, extra: dict | None = None) -> dict:
     tenant = {"read": {"p99_us": read_p99, "iops": 1000}, "waf": waf, **(extra or {})}
-    return {"seed": 1, "scenario": "s", "schemes": {"unified": {"tenants": {"a": tenant}, "device": {"waf": waf * 2, "erases": 0}}}}
+    return {
+        "seed": 1,
+        "scenario": "s",
+        "schemes": {"unified": {"tenants": {"a": tenant}, "device": {"waf": waf * 2, "erases": 0}}},
+    }
 
 
 def write_dir(path, data: dict):
-    Report(json.dumps(data, indent=2), "seed = 1\n", pl.DataFrame({"scheme": ["unified"], "tenant": ["a"]})).write(path)
+    Report(
+        json.dumps(data, indent=2), "seed = 1\n", pl.DataFrame({"scheme": ["unified"], "tenant": ["a"]})
+    ).write(path)
     return path
 
 
@@ -55,7 +61,10 @@ def test_values_and_relative_change(dirs):
     assert cell(table, None, "waf", rb) == 2.0
     # First value 0: no relative change. Only in b: null in a, no relative change.
     assert cell(table, None, "erases", rb) == 5.0 and cell(table, None, "erases", f"rel_change:{rb}") is None
-    assert cell(table, "a", "buffer_reads", ra) is None and cell(table, "a", "buffer_reads", f"rel_change:{rb}") is None
+    assert (
+        cell(table, "a", "buffer_reads", ra) is None
+        and cell(table, "a", "buffer_reads", f"rel_change:{rb}") is None
+    )
 
 
 def test_metric_filter(dirs):

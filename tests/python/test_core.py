@@ -17,7 +17,20 @@ def test_module_surface():
     assert _core.version() == ftlab.__version__
     assert isinstance(_core.default_scenario_toml(), str)
     assert _core.BENCH_CASES and all(isinstance(c, str) for c in _core.BENCH_CASES)
-    assert _core.TRACE_FORMATS == ["msr", "mqsim", "systor", "spc", "tencent", "alibaba", "blkparse", "fio", "msprod", "fiu", "vscsi", "ftlab-csv"]
+    assert _core.TRACE_FORMATS == [
+        "msr",
+        "mqsim",
+        "systor",
+        "spc",
+        "tencent",
+        "alibaba",
+        "blkparse",
+        "fio",
+        "msprod",
+        "fiu",
+        "vscsi",
+        "ftlab-csv",
+    ]
 
 
 @pytest.mark.parametrize("name", ["ConfigError", "TraceError", "InputError", "UsageError", "OutOfSpaceError"])

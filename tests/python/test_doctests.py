@@ -8,17 +8,31 @@ import doctest
 import importlib
 
 import pytest
-from reports import synthetic_report
 
 import ftlab
+from reports import synthetic_report
 
-MODULES = ["ftlab._errors", "ftlab.report.style", "ftlab.report._plotly", "ftlab.report.figdata", "ftlab.report.series",
-           "ftlab.report.html", "ftlab.report.headline", "ftlab.report.plots", "ftlab.report.comparison", "ftlab.report", "ftlab.sweeps", "ftlab.sweeps.spec"]
+MODULES = [
+    "ftlab._errors",
+    "ftlab.report.style",
+    "ftlab.report._plotly",
+    "ftlab.report.figdata",
+    "ftlab.report.series",
+    "ftlab.report.html",
+    "ftlab.report.headline",
+    "ftlab.report.plots",
+    "ftlab.report.comparison",
+    "ftlab.report",
+    "ftlab.sweeps",
+    "ftlab.sweeps.spec",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     module = importlib.import_module(name)
-    result = doctest.testmod(module, extraglobs={"ftlab": ftlab, "report": synthetic_report()}, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(
+        module, extraglobs={"ftlab": ftlab, "report": synthetic_report()}, optionflags=doctest.ELLIPSIS
+    )
     assert result.failed == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+
 from conftest import run_cli
 
 # `tiny` has 4 dies, tPROG 200 us: at most 20,000 page programs per second for the device, so
@@ -64,7 +65,9 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     runs = {}
     for jobs in ("1", "2"):
         out = base / f"jobs{jobs}"
-        proc = run_cli(["run", str(scenario), "--jobs", jobs, "--out", str(out), *(["--full"] if jobs == "1" else [])])
+        proc = run_cli(
+            ["run", str(scenario), "--jobs", jobs, "--out", str(out), *(["--full"] if jobs == "1" else [])]
+        )
         assert proc.returncode == 0, proc.stderr
         runs[jobs] = (out, proc.stdout)
     return runs
@@ -123,7 +126,7 @@ def headline_rows(stdout: str) -> dict[str, list[str]]:
 def full_tables(stdout: str) -> str:
     """The per-scheme tables of `ftlab run --full` (after the headline)."""
     assert "scheme: unified" in stdout, stdout
-    return stdout[stdout.index("scheme: unified"):]
+    return stdout[stdout.index("scheme: unified") :]
 
 
 def test_unstable_tenant_is_flagged_in_the_headline(overload):
@@ -181,7 +184,9 @@ def test_deadline_misses_on_the_terminal(overload):
     stdout = full_tables(stdout)
     rows = [line for line in stdout.splitlines() if line.startswith("│ realtime")]
     expected = [f"{d['misses']:,} / {d['released']:,}" for d in _deadlines(run_dir).values()]
-    assert len(rows) == 2 and all(row.rstrip(" │").endswith(cell) for row, cell in zip(rows, expected)), stdout
+    assert len(rows) == 2 and all(row.rstrip(" │").endswith(cell) for row, cell in zip(rows, expected)), (
+        stdout
+    )
     assert "deadline misses" in stdout
 
 
@@ -191,7 +196,10 @@ def test_deadline_misses_in_the_report(overload):
     assert 'id="summary-deadlines"' in page
     by_scheme = _deadlines(run_dir)
     for task in ("scan", "log"):
-        cells = "".join(f'<td class="num">{d["tasks"][task]["misses"]:,} / {d["tasks"][task]["released"]:,}</td>' for d in by_scheme.values())
+        cells = "".join(
+            f'<td class="num">{d["tasks"][task]["misses"]:,} / {d["tasks"][task]["released"]:,}</td>'
+            for d in by_scheme.values()
+        )
         assert f"<tr><th>realtime / {task}</th>{cells}</tr>" in page
 
 

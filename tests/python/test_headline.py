@@ -10,28 +10,48 @@ from __future__ import annotations
 
 import copy
 import json
-import tomllib
 import re
 from typing import Any
 
 import pytest
-from conftest import run_cli
-from reports import synthetic_report
+import tomllib
 from typer.testing import CliRunner
 
 import ftlab
+from conftest import run_cli
 from ftlab.report import Report
 from ftlab.report import headline as hl
+from reports import synthetic_report
 
 
 def op(count: int = 1000, mean: float = 100.0, p99: float = 900.0, iops: float = 10.0) -> dict[str, Any]:
-    return {"count": count, "iops": iops if count else 0.0, "mean_us": mean if count else 0.0, "p99_us": p99 if count else 0.0}
+    return {
+        "count": count,
+        "iops": iops if count else 0.0,
+        "mean_us": mean if count else 0.0,
+        "p99_us": p99 if count else 0.0,
+    }
 
 
-def tenant(read_p99: float = 900.0, read_mean: float = 100.0, write_p99: float = 2000.0, waf: float = 1.5,
-           lifetime: float | None = 100.0, reads: int = 1000, writes: int = 1000, **extra: Any) -> dict[str, Any]:
-    t = {"read": op(reads, read_mean, read_p99), "write": op(writes, 500.0, write_p99), "trim": op(0),
-         "waf": waf, "unstable": False, "outstanding_at_end": 0, "wear": {"erases": 4, "lifetime_days": lifetime}}
+def tenant(
+    read_p99: float = 900.0,
+    read_mean: float = 100.0,
+    write_p99: float = 2000.0,
+    waf: float = 1.5,
+    lifetime: float | None = 100.0,
+    reads: int = 1000,
+    writes: int = 1000,
+    **extra: Any,
+) -> dict[str, Any]:
+    t = {
+        "read": op(reads, read_mean, read_p99),
+        "write": op(writes, 500.0, write_p99),
+        "trim": op(0),
+        "waf": waf,
+        "unstable": False,
+        "outstanding_at_end": 0,
+        "wear": {"erases": 4, "lifetime_days": lifetime},
+    }
     t.update(extra)
     return t
 
@@ -66,7 +86,12 @@ def check(s: dict[str, Any], expected: dict[str, Any], baseline: str | None = No
         if change == "n/a":
             assert not cell.applies and cell.value is None, (t, key, scheme)
         elif isinstance(change, str):
-            assert cell.applies and cell.change_pct is None and cell.change_note == change, (t, key, scheme, cell)
+            assert cell.applies and cell.change_pct is None and cell.change_note == change, (
+                t,
+                key,
+                scheme,
+                cell,
+            )
         else:
             assert cell.change_pct == pytest.approx(change), (t, key, scheme, cell)
         assert cell.best is best, (t, key, scheme, cell)
@@ -80,37 +105,70 @@ BASE_METRICS = ["read_p99", "read_mean", "write_p99", "waf", "lifetime", "iops"]
 
 CASES = {
     "change against the baseline": (
-        summary(a={"t": tenant(read_p99=1000.0)}, b={"t": tenant(read_p99=1120.0)}, c={"t": tenant(read_p99=500.0)}),
+        summary(
+            a={"t": tenant(read_p99=1000.0)},
+            b={"t": tenant(read_p99=1120.0)},
+            c={"t": tenant(read_p99=500.0)},
+        ),
         None,
-        {"metrics": BASE_METRICS, "baseline": "a",
-         "cells": {("t", "read_p99", "a"): (1000.0, "baseline", False),
-                   ("t", "read_p99", "b"): (1120.0, 12.0, False),
-                   ("t", "read_p99", "c"): (500.0, -50.0, True)},
-         "text": {("t", "read_p99", "a"): "1,000", ("t", "read_p99", "b"): "1,120 (+12%)", ("t", "read_p99", "c"): "★ 500 (-50%)"}},
+        {
+            "metrics": BASE_METRICS,
+            "baseline": "a",
+            "cells": {
+                ("t", "read_p99", "a"): (1000.0, "baseline", False),
+                ("t", "read_p99", "b"): (1120.0, 12.0, False),
+                ("t", "read_p99", "c"): (500.0, -50.0, True),
+            },
+            "text": {
+                ("t", "read_p99", "a"): "1,000",
+                ("t", "read_p99", "b"): "1,120 (+12%)",
+                ("t", "read_p99", "c"): "★ 500 (-50%)",
+            },
+        },
     ),
     "another baseline": (
         summary(a={"t": tenant(read_p99=1000.0)}, b={"t": tenant(read_p99=800.0)}),
         "b",
-        {"baseline": "b",
-         "cells": {("t", "read_p99", "a"): (1000.0, 25.0, False), ("t", "read_p99", "b"): (800.0, "baseline", True)},
-         "text": {("t", "read_p99", "a"): "1,000 (+25%)", ("t", "read_p99", "b"): "★ 800"}},
+        {
+            "baseline": "b",
+            "cells": {
+                ("t", "read_p99", "a"): (1000.0, 25.0, False),
+                ("t", "read_p99", "b"): (800.0, "baseline", True),
+            },
+            "text": {("t", "read_p99", "a"): "1,000 (+25%)", ("t", "read_p99", "b"): "★ 800"},
+        },
     ),
     "ties are all marked, at the precision shown": (
-        summary(a={"t": tenant(read_p99=100.0, waf=2.004)}, b={"t": tenant(read_p99=100.0, waf=2.001)},
-                c={"t": tenant(read_p99=150.0, waf=2.5)}),
+        summary(
+            a={"t": tenant(read_p99=100.0, waf=2.004)},
+            b={"t": tenant(read_p99=100.0, waf=2.001)},
+            c={"t": tenant(read_p99=150.0, waf=2.5)},
+        ),
         None,
-        {"cells": {("t", "read_p99", "a"): (100.0, "baseline", True), ("t", "read_p99", "b"): (100.0, 0.0, True),
-                   ("t", "read_p99", "c"): (150.0, 50.0, False),
-                   ("t", "waf", "a"): (2.004, "baseline", True), ("t", "waf", "b"): (2.001, pytest.approx(-0.1497, abs=1e-3), True)},
-         "text": {("t", "waf", "b"): "★ 2.00 (-0.1%)", ("t", "read_p99", "c"): "150 (+50%)"}},
+        {
+            "cells": {
+                ("t", "read_p99", "a"): (100.0, "baseline", True),
+                ("t", "read_p99", "b"): (100.0, 0.0, True),
+                ("t", "read_p99", "c"): (150.0, 50.0, False),
+                ("t", "waf", "a"): (2.004, "baseline", True),
+                ("t", "waf", "b"): (2.001, pytest.approx(-0.1497, abs=1e-3), True),
+            },
+            "text": {("t", "waf", "b"): "★ 2.00 (-0.1%)", ("t", "read_p99", "c"): "150 (+50%)"},
+        },
     ),
     "a null value takes no part": (
-        summary(a={"t": tenant(lifetime=None)}, b={"t": tenant(lifetime=30.0)}, c={"t": tenant(lifetime=20.0)}),
+        summary(
+            a={"t": tenant(lifetime=None)}, b={"t": tenant(lifetime=30.0)}, c={"t": tenant(lifetime=20.0)}
+        ),
         None,
-        {"cells": {("t", "lifetime", "a"): (None, "baseline", False),
-                   ("t", "lifetime", "b"): (30.0, "no baseline value", True),
-                   ("t", "lifetime", "c"): (20.0, "no baseline value", False)},
-         "text": {("t", "lifetime", "a"): "–", ("t", "lifetime", "b"): "★ 30.0 d (n/a)"}},
+        {
+            "cells": {
+                ("t", "lifetime", "a"): (None, "baseline", False),
+                ("t", "lifetime", "b"): (30.0, "no baseline value", True),
+                ("t", "lifetime", "c"): (20.0, "no baseline value", False),
+            },
+            "text": {("t", "lifetime", "a"): "–", ("t", "lifetime", "b"): "★ 30.0 d (n/a)"},
+        },
     ),
     "one value alone is not marked best": (
         summary(a={"t": tenant(lifetime=None)}, b={"t": tenant(lifetime=30.0)}),
@@ -120,23 +178,43 @@ CASES = {
     "lifetime and IOPS: higher is better": (
         summary(a={"t": tenant(lifetime=10.0)}, b={"t": tenant(lifetime=12.5)}),
         None,
-        {"cells": {("t", "lifetime", "a"): (10.0, "baseline", False), ("t", "lifetime", "b"): (12.5, 25.0, True),
-                   ("t", "iops", "a"): (20.0, "baseline", False), ("t", "iops", "b"): (20.0, 0.0, False)}},
+        {
+            "cells": {
+                ("t", "lifetime", "a"): (10.0, "baseline", False),
+                ("t", "lifetime", "b"): (12.5, 25.0, True),
+                ("t", "iops", "a"): (20.0, "baseline", False),
+                ("t", "iops", "b"): (20.0, 0.0, False),
+            }
+        },
     ),
     "a tie among every scheme marks none": (
-        summary(a={"t": tenant(read_p99=100.0)}, b={"t": tenant(read_p99=100.0)}, c={"t": tenant(read_p99=100.0)}),
+        summary(
+            a={"t": tenant(read_p99=100.0)}, b={"t": tenant(read_p99=100.0)}, c={"t": tenant(read_p99=100.0)}
+        ),
         None,
-        {"cells": {("t", "read_p99", "a"): (100.0, "baseline", False), ("t", "read_p99", "b"): (100.0, 0.0, False),
-                   ("t", "read_p99", "c"): (100.0, 0.0, False)},
-         "text": {("t", "read_p99", "b"): "100 (+0.0%)"}},
+        {
+            "cells": {
+                ("t", "read_p99", "a"): (100.0, "baseline", False),
+                ("t", "read_p99", "b"): (100.0, 0.0, False),
+                ("t", "read_p99", "c"): (100.0, 0.0, False),
+            },
+            "text": {("t", "read_p99", "b"): "100 (+0.0%)"},
+        },
     ),
     "no deadlines, no deadline column; a tenant that never writes has no write p99": (
-        summary(a={"r": tenant(writes=0), "w": tenant()}, b={"r": tenant(writes=0), "w": tenant(write_p99=1000.0)}),
+        summary(
+            a={"r": tenant(writes=0), "w": tenant()}, b={"r": tenant(writes=0), "w": tenant(write_p99=1000.0)}
+        ),
         None,
-        {"metrics": BASE_METRICS,
-         "cells": {("r", "write_p99", "a"): (None, "n/a", False), ("r", "write_p99", "b"): (None, "n/a", False),
-                   ("w", "write_p99", "b"): (1000.0, -50.0, True)},
-         "text": {("r", "write_p99", "a"): "–"}},
+        {
+            "metrics": BASE_METRICS,
+            "cells": {
+                ("r", "write_p99", "a"): (None, "n/a", False),
+                ("r", "write_p99", "b"): (None, "n/a", False),
+                ("w", "write_p99", "b"): (1000.0, -50.0, True),
+            },
+            "text": {("r", "write_p99", "a"): "–"},
+        },
     ),
     "nobody writes: no write p99 column": (
         summary(a={"r": tenant(writes=0)}, b={"r": tenant(writes=0)}),
@@ -144,37 +222,93 @@ CASES = {
         {"metrics": ["read_p99", "read_mean", "waf", "lifetime", "iops"]},
     ),
     "deadlines: misses, lower is better, changed by a count, not a percentage": (
-        summary(a={"rt": tenant(deadlines={"released": 47, "misses": 0}), "x": tenant()},
-                b={"rt": tenant(deadlines={"released": 47, "misses": 3}), "x": tenant()}),
+        summary(
+            a={"rt": tenant(deadlines={"released": 47, "misses": 0}), "x": tenant()},
+            b={"rt": tenant(deadlines={"released": 47, "misses": 3}), "x": tenant()},
+        ),
         None,
-        {"metrics": ["read_p99", "read_mean", "write_p99", "deadline_misses", "waf", "lifetime", "iops"],
-         "cells": {("rt", "deadline_misses", "a"): (0.0, "baseline", True), ("rt", "deadline_misses", "b"): (3.0, "count", False),
-                   ("x", "deadline_misses", "a"): (None, "n/a", False)},
-         "change_abs": {("rt", "deadline_misses", "b"): 3.0, ("rt", "deadline_misses", "a"): None, ("rt", "waf", "b"): None},
-         "text": {("rt", "deadline_misses", "b"): "3 (+3)", ("rt", "deadline_misses", "a"): "★ 0", ("x", "deadline_misses", "b"): "–"}},
+        {
+            "metrics": ["read_p99", "read_mean", "write_p99", "deadline_misses", "waf", "lifetime", "iops"],
+            "cells": {
+                ("rt", "deadline_misses", "a"): (0.0, "baseline", True),
+                ("rt", "deadline_misses", "b"): (3.0, "count", False),
+                ("x", "deadline_misses", "a"): (None, "n/a", False),
+            },
+            "change_abs": {
+                ("rt", "deadline_misses", "b"): 3.0,
+                ("rt", "deadline_misses", "a"): None,
+                ("rt", "waf", "b"): None,
+            },
+            "text": {
+                ("rt", "deadline_misses", "b"): "3 (+3)",
+                ("rt", "deadline_misses", "a"): "★ 0",
+                ("x", "deadline_misses", "b"): "–",
+            },
+        },
     ),
     "solo runs: slowdown columns, nulls where an op had no request": (
         summary(
-            a={"t": tenant(slowdown={"read_mean": 1.2, "read_p99": 2.0, "write_mean": 1.1, "write_p99": 1.5}),
-               "r": tenant(writes=0, slowdown={"read_mean": 1.0, "read_p99": 1.1, "write_mean": None, "write_p99": None})},
-            b={"t": tenant(slowdown={"read_mean": 1.0, "read_p99": 1.5, "write_mean": 1.0, "write_p99": 1.5}),
-               "r": tenant(writes=0, slowdown={"read_mean": 1.0, "read_p99": 1.0, "write_mean": None, "write_p99": None})}),
+            a={
+                "t": tenant(
+                    slowdown={"read_mean": 1.2, "read_p99": 2.0, "write_mean": 1.1, "write_p99": 1.5}
+                ),
+                "r": tenant(
+                    writes=0,
+                    slowdown={"read_mean": 1.0, "read_p99": 1.1, "write_mean": None, "write_p99": None},
+                ),
+            },
+            b={
+                "t": tenant(
+                    slowdown={"read_mean": 1.0, "read_p99": 1.5, "write_mean": 1.0, "write_p99": 1.5}
+                ),
+                "r": tenant(
+                    writes=0,
+                    slowdown={"read_mean": 1.0, "read_p99": 1.0, "write_mean": None, "write_p99": None},
+                ),
+            },
+        ),
         None,
-        {"metrics": ["read_p99", "read_mean", "write_p99", "slowdown_read_p99", "slowdown_write_p99", "waf", "lifetime", "iops"],
-         "cells": {("t", "slowdown_read_p99", "b"): (1.5, -25.0, True), ("t", "slowdown_write_p99", "b"): (1.5, 0.0, False),
-                   ("r", "slowdown_write_p99", "a"): (None, "n/a", False), ("r", "slowdown_read_p99", "b"): (1.0, -100 / 11, True)},
-         "text": {("t", "slowdown_read_p99", "a"): "2.00×", ("t", "slowdown_read_p99", "b"): "★ 1.50× (-25%)"}},
+        {
+            "metrics": [
+                "read_p99",
+                "read_mean",
+                "write_p99",
+                "slowdown_read_p99",
+                "slowdown_write_p99",
+                "waf",
+                "lifetime",
+                "iops",
+            ],
+            "cells": {
+                ("t", "slowdown_read_p99", "b"): (1.5, -25.0, True),
+                ("t", "slowdown_write_p99", "b"): (1.5, 0.0, False),
+                ("r", "slowdown_write_p99", "a"): (None, "n/a", False),
+                ("r", "slowdown_read_p99", "b"): (1.0, -100 / 11, True),
+            },
+            "text": {
+                ("t", "slowdown_read_p99", "a"): "2.00×",
+                ("t", "slowdown_read_p99", "b"): "★ 1.50× (-25%)",
+            },
+        },
     ),
     "unstable tenants are flagged per scheme": (
-        summary(a={"t": tenant(), "u": tenant(unstable=True, outstanding_at_end=42)},
-                b={"t": tenant(), "u": tenant()}, c={"t": tenant(unstable=True, outstanding_at_end=7), "u": tenant()}),
+        summary(
+            a={"t": tenant(), "u": tenant(unstable=True, outstanding_at_end=42)},
+            b={"t": tenant(), "u": tenant()},
+            c={"t": tenant(unstable=True, outstanding_at_end=7), "u": tenant()},
+        ),
         None,
         {"unstable": [("t", "c"), ("u", "a")]},
     ),
     "a tenant missing under one scheme": (
         summary(a={"t": tenant()}, b={"t": tenant(read_p99=450.0), "late": tenant()}),
         None,
-        {"cells": {("t", "read_p99", "b"): (450.0, -50.0, True), ("late", "read_p99", "b"): (900.0, "no baseline value", False)}},
+        {
+            "cells": {
+                ("t", "read_p99", "b"): (450.0, -50.0, True),
+                ("late", "read_p99", "b"): (900.0, "no baseline value", False),
+            }
+        },
     ),
 }
 
@@ -216,19 +350,27 @@ def test_change_never_divides_by_zero():
     assert hl.change(-1.0, -2.0) == (pytest.approx(50.0), None)
 
 
-@pytest.mark.parametrize("value, text", [(1878.04, "1,878"), (99.96, "100.0"), (12.34, "12.3"), (1.239851, "1.24"), (0.0, "0.00"), (None, "–")])
+@pytest.mark.parametrize(
+    "value, text",
+    [(1878.04, "1,878"), (99.96, "100.0"), (12.34, "12.3"), (1.239851, "1.24"), (0.0, "0.00"), (None, "–")],
+)
 def test_format_value(value, text):
     assert hl.format_value(hl.METRICS[0], value) == text
 
 
-@pytest.mark.parametrize("pct, text", [(12.4, "+12%"), (-53.4, "-53%"), (2.35, "+2.4%"), (-0.04, "+0.0%"), (9.96, "+10%"), (0.0, "+0.0%")])
+@pytest.mark.parametrize(
+    "pct, text",
+    [(12.4, "+12%"), (-53.4, "-53%"), (2.35, "+2.4%"), (-0.04, "+0.0%"), (9.96, "+10%"), (0.0, "+0.0%")],
+)
 def test_format_change(pct, text):
     assert hl.format_change(pct) == text
 
 
 def test_bars_are_summary_values_of_tenants_with_the_op():
-    s = summary(a={"r": tenant(writes=0, read_mean=11.0, read_p99=22.0), "w": tenant(reads=0, write_p99=77.0)},
-                b={"r": tenant(writes=0, read_mean=33.0, read_p99=44.0), "w": tenant(reads=0, write_p99=88.0)})
+    s = summary(
+        a={"r": tenant(writes=0, read_mean=11.0, read_p99=22.0), "w": tenant(reads=0, write_p99=77.0)},
+        b={"r": tenant(writes=0, read_mean=33.0, read_p99=44.0), "w": tenant(reads=0, write_p99=88.0)},
+    )
     read, write = hl.bars(s)
     assert (read.op, read.tenants, read.schemes) == ("read", ("r",), ("a", "b"))
     assert read.values == {"mean_us": {"a": [11.0], "b": [33.0]}, "p99_us": {"a": [22.0], "b": [44.0]}}
@@ -241,13 +383,24 @@ def test_bars_are_summary_values_of_tenants_with_the_op():
 
 
 def run_args(tmp_path, *extra: str) -> list[str]:
-    return ["run", "--out", str(tmp_path / "r"), "--set", "measure.duration_s=1.0", "--set", "device.blocks_per_plane=64", *extra]
+    return [
+        "run",
+        "--out",
+        str(tmp_path / "r"),
+        "--set",
+        "measure.duration_s=1.0",
+        "--set",
+        "device.blocks_per_plane=64",
+        *extra,
+    ]
 
 
 def test_cli_run_prints_the_headline_against_the_baseline(tmp_path):
     from ftlab.cli import app
 
-    result = CliRunner().invoke(app, run_args(tmp_path, "--baseline", "partitioned"), env={"NO_COLOR": "1", "COLUMNS": "250"})
+    result = CliRunner().invoke(
+        app, run_args(tmp_path, "--baseline", "partitioned"), env={"NO_COLOR": "1", "COLUMNS": "250"}
+    )
     assert result.exit_code == 0, result.output
     out = result.output
     s = json.loads((tmp_path / "r" / "summary.json").read_text())
@@ -286,7 +439,9 @@ def test_cli_run_full_adds_the_scheme_tables(tmp_path):
     result = CliRunner().invoke(app, run_args(tmp_path, "--full"), env={"NO_COLOR": "1", "COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.index("which scheme did best") < out.index("scheme: unified") < out.index("scheme: partitioned")
+    assert (
+        out.index("which scheme did best") < out.index("scheme: unified") < out.index("scheme: partitioned")
+    )
     assert "unified (baseline)" in out
 
 
@@ -312,14 +467,28 @@ def test_api_unknown_baseline_raises_before_running(tmp_path):
 
 
 def page_of(s: dict[str, Any], baseline: str | None = None) -> str:
-    base = synthetic_report(schemes=tuple(s["schemes"]), tenants=tuple(next(iter(s["schemes"].values()))["tenants"]))
-    return Report(json.dumps(s), base.resolved_toml, base.timeseries, base.latency_cdf, base.wear).to_html(baseline=baseline)
+    base = synthetic_report(
+        schemes=tuple(s["schemes"]), tenants=tuple(next(iter(s["schemes"].values()))["tenants"])
+    )
+    return Report(json.dumps(s), base.resolved_toml, base.timeseries, base.latency_cdf, base.wear).to_html(
+        baseline=baseline
+    )
 
 
 def test_html_order_headline_bars_then_folded_table():
     page = synthetic_report().to_html()
-    positions = [page.index(marker) for marker in ('id="headline"', 'id="fig-bars-read"', 'id="fig-bars-write"',
-                                                   '<details id="summary-details">', 'id="summary-tenants"', "</details>", 'id="fig-cdf-read"')]
+    positions = [
+        page.index(marker)
+        for marker in (
+            'id="headline"',
+            'id="fig-bars-read"',
+            'id="fig-bars-write"',
+            '<details id="summary-details">',
+            'id="summary-tenants"',
+            "</details>",
+            'id="fig-cdf-read"',
+        )
+    ]
     assert positions == sorted(positions)
 
 
@@ -340,20 +509,32 @@ def test_html_folded_table_has_no_all_zero_rows():
         values = re.findall(r'<td class="num[^"]*">([^<]*)</td>', cells)
         assert not all(v in ("0", "0.00", "0.0", "–") for v in values), name
     hidden = re.search(r'<p class="note" id="summary-tenants-hidden" data-hidden="(\d+)">([^<]*)</p>', page)
-    assert hidden and int(hidden.group(1)) == 5 and "trim_count" in hidden.group(2) and "0 or missing" in hidden.group(2)
-    assert "timeseries_latency_saturated" not in re.search(r'<table id="summary-device">.*?</table>', page).group(0)
+    assert (
+        hidden
+        and int(hidden.group(1)) == 5
+        and "trim_count" in hidden.group(2)
+        and "0 or missing" in hidden.group(2)
+    )
+    assert "timeseries_latency_saturated" not in re.search(
+        r'<table id="summary-device">.*?</table>', page
+    ).group(0)
     assert 'id="summary-device-hidden" data-hidden="1"' in page
     assert "(6 rows hidden: 0 or missing everywhere)" in page
 
 
 def test_html_headline_cells_carry_their_numbers():
-    s = summary(a={"t": tenant(read_p99=1000.0)}, b={"t": tenant(read_p99=500.0, unstable=True, outstanding_at_end=9)})
+    s = summary(
+        a={"t": tenant(read_p99=1000.0)}, b={"t": tenant(read_p99=500.0, unstable=True, outstanding_at_end=9)}
+    )
     page = page_of(s, baseline="a")
     assert 'data-baseline="a"' in page and "baseline scheme, a)" in page
     cell = re.search(r'<tr class="hl-row" data-tenant="t" data-scheme="b">(.*?)</tr>', page).group(1)
-    assert '⚠ unstable' in cell
-    read = re.search(r'<td class="num hl-cell hl-best" data-metric="read_p99" data-value="500.0" data-change="-50.0" '
-                     r'data-change-abs="" data-best="true" data-applies="true">★ <span class="hl-value">500</span> <span class="hl-change">\(-50%\)</span></td>', cell)
+    assert "⚠ unstable" in cell
+    read = re.search(
+        r'<td class="num hl-cell hl-best" data-metric="read_p99" data-value="500.0" data-change="-50.0" '
+        r'data-change-abs="" data-best="true" data-applies="true">★ <span class="hl-value">500</span> <span class="hl-change">\(-50%\)</span></td>',
+        cell,
+    )
     assert read, cell
     assert hl.UNSTABLE_NOTE in page.replace("&#x27;", "'")
 
@@ -373,7 +554,9 @@ def test_plot_bars(tmp_path):
     axes = [ax for ax in fig.axes if ax.patches]
     assert len(axes) == 4
     heights = sorted(round(p.get_height(), 6) for p in axes[1].patches)  # read p99
-    want = sorted(t["read"]["p99_us"] for d in report.summary["schemes"].values() for t in d["tenants"].values())
+    want = sorted(
+        t["read"]["p99_us"] for d in report.summary["schemes"].values() for t in d["tenants"].values()
+    )
     assert heights == want
     looks = {(p.get_facecolor(), p.get_hatch()) for p in axes[1].patches}
     assert len(looks) == len(report.schemes), "one look per scheme"

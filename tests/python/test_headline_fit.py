@@ -16,21 +16,41 @@ from ftlab.cli.headline import print_headline
 from ftlab.report import headline as hl
 
 
-def op(count: int = 1000, p99: float = 900.0, mean: float = 100.0, iops: float = 10.0, nbytes: int = 0) -> dict[str, Any]:
+def op(
+    count: int = 1000, p99: float = 900.0, mean: float = 100.0, iops: float = 10.0, nbytes: int = 0
+) -> dict[str, Any]:
     return {"count": count, "iops": iops, "mean_us": mean, "p99_us": p99, "bytes": nbytes}
 
 
-def tenant(read_p99: float = 900.0, write_p99: float = 2000.0, waf: float = 1.5, lifetime: float = 100.0,
-           reads: int = 1000, writes: int = 1000, iops: float = 10.0, **extra: Any) -> dict[str, Any]:
-    t = {"read": op(reads, read_p99, iops=iops), "write": op(writes, write_p99, iops=iops, nbytes=2_000_000),
-         "trim": op(0, 0.0, 0.0, 0.0), "waf": waf, "unstable": False, "outstanding_at_end": 0,
-         "wear": {"lifetime_days": lifetime, "erase_rate_per_s": 4.0}}
+def tenant(
+    read_p99: float = 900.0,
+    write_p99: float = 2000.0,
+    waf: float = 1.5,
+    lifetime: float = 100.0,
+    reads: int = 1000,
+    writes: int = 1000,
+    iops: float = 10.0,
+    **extra: Any,
+) -> dict[str, Any]:
+    t = {
+        "read": op(reads, read_p99, iops=iops),
+        "write": op(writes, write_p99, iops=iops, nbytes=2_000_000),
+        "trim": op(0, 0.0, 0.0, 0.0),
+        "waf": waf,
+        "unstable": False,
+        "outstanding_at_end": 0,
+        "wear": {"lifetime_days": lifetime, "erase_rate_per_s": 4.0},
+    }
     t.update(extra)
     return t
 
 
 def summary(**schemes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    return {"schemes": {s: {"tenants": ts, "device": {"pe_cycles": 3000, "measured_s": 2.0}} for s, ts in schemes.items()}}
+    return {
+        "schemes": {
+            s: {"tenants": ts, "device": {"pe_cycles": 3000, "measured_s": 2.0}} for s, ts in schemes.items()
+        }
+    }
 
 
 def best(s: dict[str, Any], t: str, key: str) -> set[str]:
@@ -99,12 +119,16 @@ VERDICTS = {
         "t: no scheme differs by more than the noise (5%) on read p99 (100–102 µs)",
     ),
     "the baseline best": (
-        summary(a={"t": tenant(read_p99=100.0)}, b={"t": tenant(read_p99=150.0)}, c={"t": tenant(read_p99=130.0)}),
+        summary(
+            a={"t": tenant(read_p99=100.0)}, b={"t": tenant(read_p99=150.0)}, c={"t": tenant(read_p99=130.0)}
+        ),
         "t: a best on read p99 (100 µs); b +50%",  # the worst, (150 - 100) / 100
     ),
     "isolation, with its cost in latency and WAF": (
-        summary(a={"t": tenant(read_p99=1000.0, waf=2.0, slowdown={"read_p99": 2.0, "read_mean": 1.0})},
-                b={"t": tenant(read_p99=1120.0, waf=2.5, slowdown={"read_p99": 1.0, "read_mean": 1.0})}),
+        summary(
+            a={"t": tenant(read_p99=1000.0, waf=2.0, slowdown={"read_p99": 2.0, "read_mean": 1.0})},
+            b={"t": tenant(read_p99=1120.0, waf=2.5, slowdown={"read_p99": 1.0, "read_mean": 1.0})},
+        ),
         # slowdown 1.00x; read p99 (1120 - 1000) / 1000 = +12 %; WAF (2.5 - 2) / 2 = +25 %
         "t: b isolates best on read p99 slowdown (1.00×), +12% read p99, +25% WAF against a",
     ),
@@ -113,7 +137,9 @@ VERDICTS = {
         "t: b best on read p99 (450 µs), -50% against a (⚠ unstable under b)",
     ),
     "the winner starved": (
-        summary(a={"t": tenant(read_p99=900.0)}, b={"t": tenant(read_p99=450.0, starved=True, max_wait_s=1.5)}),
+        summary(
+            a={"t": tenant(read_p99=900.0)}, b={"t": tenant(read_p99=450.0, starved=True, max_wait_s=1.5)}
+        ),
         "t: b best on read p99 (450 µs), -50% against a (⚠ starved under b)",
     ),
     "a write-only tenant: write p99": (
@@ -140,16 +166,29 @@ def test_verdict(name):
 
 def test_notes_records_not_replayed_health_and_lifetime():
     s = summary(
-        a={"msr": tenant(records_not_replayed=20567, max_wait_s=0.25, stall_s_max=0.5, backlog_max=40), "t": tenant()},
-        b={"msr": tenant(records_not_replayed=20567, max_wait_s=2.0, stall_s_max=0.5, backlog_max=64, starved=True),
-           "t": tenant(records_not_replayed=0)},
+        a={
+            "msr": tenant(records_not_replayed=20567, max_wait_s=0.25, stall_s_max=0.5, backlog_max=40),
+            "t": tenant(),
+        },
+        b={
+            "msr": tenant(
+                records_not_replayed=20567, max_wait_s=2.0, stall_s_max=0.5, backlog_max=64, starved=True
+            ),
+            "t": tenant(records_not_replayed=0),
+        },
     )
     h = hl.build(s)
     notes = hl.notes(s, h)
-    assert any(n.startswith("msr: 20,567 trace records not replayed: the run (measure.duration_s)") for n in notes), notes
+    assert any(
+        n.startswith("msr: 20,567 trace records not replayed: the run (measure.duration_s)") for n in notes
+    ), notes
     assert not any(n.startswith("t: ") for n in notes), "0 records not replayed is no note"
     health = next(n for n in notes if n.startswith("health, msr"))
-    assert "longest wait 0.25-2 s" in health and "longest stall 0.5 s" in health and "largest backlog 40-64" in health
+    assert (
+        "longest wait 0.25-2 s" in health
+        and "longest stall 0.5 s" in health
+        and "largest backlog 40-64" in health
+    )
     assert "⚠ starved under b" in health and h.starved == [("msr", "b")]
     life = next(n for n in notes if n.startswith("lifetime:"))
     # 2,000,000 bytes written over a measured 2 s: 1 MB/s; erase rate 4 /s; 3,000 P/E cycles.
@@ -159,14 +198,25 @@ def test_notes_records_not_replayed_health_and_lifetime():
 def test_notes_a_warm_up_that_did_not_converge():
     s = summary(a={"t": tenant()}, b={"t": tenant()}, c={"t": tenant()})
     s["schemes"]["a"]["precondition"] = {"mode": "workload", "warm_converged": True, "warm_cap_hit": False}
-    s["schemes"]["b"]["precondition"] = {"mode": "workload", "warm_converged": False, "warm_cap_hit": True,
-                                         "warm_waf_windows": [2.5, 2.0, 3.0]}
-    s["schemes"]["c"]["precondition"] = {"mode": "workload", "warm_converged": False, "warm_cap_hit": False,
-                                         "warm_writes_ended": True, "warm_waf_windows": []}
+    s["schemes"]["b"]["precondition"] = {
+        "mode": "workload",
+        "warm_converged": False,
+        "warm_cap_hit": True,
+        "warm_waf_windows": [2.5, 2.0, 3.0],
+    }
+    s["schemes"]["c"]["precondition"] = {
+        "mode": "workload",
+        "warm_converged": False,
+        "warm_cap_hit": False,
+        "warm_writes_ended": True,
+        "warm_waf_windows": [],
+    }
     notes = hl.notes(s, hl.build(s))
     warm = [n for n in notes if n.startswith("warm-up")]
-    assert warm == ["warm-up did not converge, the run starts before steady state: b hit its cap "
-                    "(precondition.warm.max_capacity_multiple) (last windows' WAF 2.000, 3.000); c ran out of writes."], notes
+    assert warm == [
+        "warm-up did not converge, the run starts before steady state: b hit its cap "
+        "(precondition.warm.max_capacity_multiple) (last windows' WAF 2.000, 3.000); c ran out of writes."
+    ], notes
 
 
 def test_notes_are_absent_without_their_keys():
@@ -175,7 +225,9 @@ def test_notes_are_absent_without_their_keys():
     assert [n.split(":")[0] for n in notes] == ["lifetime"]
 
 
-@pytest.mark.parametrize(("days", "text"), [(1.239851, "1.24 d"), (364.0, "364 d"), (365.25, "1.00 y"), (3652.5, "10.0 y")])
+@pytest.mark.parametrize(
+    ("days", "text"), [(1.239851, "1.24 d"), (364.0, "364 d"), (365.25, "1.00 y"), (3652.5, "10.0 y")]
+)
 def test_lifetime_in_days_or_years(days, text):
     assert hl.format_days(days) == text
 
@@ -194,11 +246,25 @@ def wide_summary() -> dict[str, Any]:
     for i, scheme in enumerate(SCHEMES):
         sd = {"read_mean": 1.0 + i, "read_p99": 1.0 + i, "write_mean": 1.0 + i / 2, "write_p99": 1.0 + i / 2}
         out[scheme] = {
-            NAMES[0]: tenant(read_p99=1681.0 + 200 * i, write_p99=2660.0 - 50 * i, lifetime=1.24 + i, slowdown=sd,
-                             max_wait_s=0.01 * (i + 1), stall_s_max=0.002, backlog_max=32 + i, starved=i == 3),
+            NAMES[0]: tenant(
+                read_p99=1681.0 + 200 * i,
+                write_p99=2660.0 - 50 * i,
+                lifetime=1.24 + i,
+                slowdown=sd,
+                max_wait_s=0.01 * (i + 1),
+                stall_s_max=0.002,
+                backlog_max=32 + i,
+                starved=i == 3,
+            ),
             NAMES[1]: tenant(writes=2, waf=240.0 - i, read_p99=2296.0 - 400 * i, lifetime=900.0, slowdown=sd),
-            NAMES[2]: tenant(reads=0, iops=147.0 + i / 3, lifetime=1.04, records_not_replayed=20567, unstable=i == 2,
-                             slowdown={**sd, "read_p99": None, "read_mean": None}),
+            NAMES[2]: tenant(
+                reads=0,
+                iops=147.0 + i / 3,
+                lifetime=1.04,
+                records_not_replayed=20567,
+                unstable=i == 2,
+                slowdown={**sd, "read_p99": None, "read_mean": None},
+            ),
         }
     return summary(**out)
 
@@ -222,7 +288,9 @@ def test_the_headline_fits_the_width(width):
         assert any(name in line for line in lines), f"{name} not shown whole at {width} columns"
         # The verdict line of every tenant, above the table.
         assert any(line.startswith(f"• {name}: ") for line in lines), name
-    first_table = min(i for i, line in enumerate(lines) if line.startswith(("┏", "┃")) or line.strip() in NAMES)
+    first_table = min(
+        i for i, line in enumerate(lines) if line.startswith(("┏", "┃")) or line.strip() in NAMES
+    )
     assert max(i for i, line in enumerate(lines) if line.startswith("• ")) < first_table
     # Every scheme, each number of the read p99 row, the marks' legend and the notes show.
     for scheme in SCHEMES:

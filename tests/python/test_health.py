@@ -13,8 +13,18 @@ from ftlab.reproduce import claims as C
 
 
 def _tenant(**over: Any) -> dict[str, Any]:
-    t = {"queue_depth": 64, "outstanding_at_end": 3, "backlog_growth": 1.5, "unstable": False, "backlog_max": 80,
-         "backlog_limit": 256.0, "max_wait_s": 0.02, "starvation_wait_s": 1.0, "stall_s_max": 0.01, "starved": False}
+    t = {
+        "queue_depth": 64,
+        "outstanding_at_end": 3,
+        "backlog_growth": 1.5,
+        "unstable": False,
+        "backlog_max": 80,
+        "backlog_limit": 256.0,
+        "max_wait_s": 0.02,
+        "starvation_wait_s": 1.0,
+        "stall_s_max": 0.01,
+        "starved": False,
+    }
     t.update(over)
     return t
 
@@ -27,8 +37,14 @@ def test_a_healthy_scheme_has_no_reasons() -> None:
     h = C.health(_summary(dtrs=_tenant(), lm=_tenant()))
     s = h["schemes"]["upi"]
     assert h["ok"] and s["ok"] and s["tenants_ok"] and s["reasons"] == []
-    assert s["tenants"]["dtrs"] == {"unstable": False, "starved": False, "outstanding_at_end": 3, "backlog_max": 80,
-                                    "max_wait_s": 0.02, "stall_s_max": 0.01}
+    assert s["tenants"]["dtrs"] == {
+        "unstable": False,
+        "starved": False,
+        "outstanding_at_end": 3,
+        "backlog_max": 80,
+        "max_wait_s": 0.02,
+        "stall_s_max": 0.01,
+    }
 
 
 def test_a_starved_tenant_makes_its_scheme_unhealthy() -> None:
@@ -44,8 +60,10 @@ def test_a_starved_tenant_makes_its_scheme_unhealthy() -> None:
         # The backlog beyond the limit at some time: 944 > 4 x 64.
         ({"backlog_max": 944}, "dtrs unstable: 944 requests outstanding > 256 (4 queue depths of 64)"),
         # At the limit exactly, so the growth made it unstable.
-        ({"backlog_max": 256, "backlog_growth": 880.0, "outstanding_at_end": 900},
-         "dtrs unstable: backlog grew by 880, 900 outstanding at the end"),
+        (
+            {"backlog_max": 256, "backlog_growth": 880.0, "outstanding_at_end": 900},
+            "dtrs unstable: backlog grew by 880, 900 outstanding at the end",
+        ),
     ],
 )
 def test_an_unstable_tenant_says_why(over: dict[str, Any], reason: str) -> None:
@@ -54,12 +72,16 @@ def test_an_unstable_tenant_says_why(over: dict[str, Any], reason: str) -> None:
 
 
 def test_both_flags_and_a_busy_die_give_one_reason_each() -> None:
-    summary = _summary(dtrs=_tenant(unstable=True, backlog_max=944, starved=True, max_wait_s=5.04), lm=_tenant())
+    summary = _summary(
+        dtrs=_tenant(unstable=True, backlog_max=944, starved=True, max_wait_s=5.04), lm=_tenant()
+    )
     summary["schemes"]["upi"]["device"]["die_utilisation"] = [0.9]
     s = C.health(summary)["schemes"]["upi"]
-    assert s["reasons"] == ["dtrs starved: a request waited 5.0 s > 1 s",
-                            "dtrs unstable: 944 requests outstanding > 256 (4 queue depths of 64)",
-                            "busiest die 90% ≥ 85%"]
+    assert s["reasons"] == [
+        "dtrs starved: a request waited 5.0 s > 1 s",
+        "dtrs unstable: 944 requests outstanding > 256 (4 queue depths of 64)",
+        "busiest die 90% ≥ 85%",
+    ]
 
 
 def test_a_summary_without_the_flags_is_not_healthy() -> None:
@@ -76,9 +98,14 @@ def test_the_reproduce_warning_lists_the_reasons() -> None:
 
     from ftlab.cli.reproduce import _print_health_warning
 
-    result = SimpleNamespace(health=C.health(_summary(dtrs=_tenant(starved=True, max_wait_s=74.08), lm=_tenant())))
+    result = SimpleNamespace(
+        health=C.health(_summary(dtrs=_tenant(starved=True, max_wait_s=74.08), lm=_tenant()))
+    )
     out = io.StringIO()
     _print_health_warning(Console(file=out, width=100, color_system=None), result)  # type: ignore[arg-type]
     lines = out.getvalue().splitlines()
-    assert "starved or unstable" in lines[0] and lines[-1] == "  upi: dtrs starved: a request waited 74.1 s > 1 s"
+    assert (
+        "starved or unstable" in lines[0]
+        and lines[-1] == "  upi: dtrs starved: a request waited 74.1 s > 1 s"
+    )
     assert all(len(line) <= 100 for line in lines)

@@ -14,12 +14,12 @@ import sys
 
 import polars as pl
 import pytest
-from reports import default_scenario, synthetic_report, with_scheme_copy
 
 import ftlab
-from ftlab.report import figdata, series as series_plots
+from ftlab.report import Report, figdata
 from ftlab.report import html as html_report
-from ftlab.report import Report
+from ftlab.report import series as series_plots
+from reports import default_scenario, synthetic_report, with_scheme_copy
 
 UPI = {"alloc_set_dies": {"beta": 3.0}, "pages_outside_set": {"beta": 40.0}}
 
@@ -59,17 +59,23 @@ def test_partial_match_falls_back_per_column():
 
 def test_adding_a_builder_is_one_registry_entry(monkeypatch):
     entry = series_plots.SeriesPlot(
-        "deadline-misses", "deadline misses", ("deadline_misses",),
+        "deadline-misses",
+        "deadline misses",
+        ("deadline_misses",),
         series_plots.panels(("deadline_misses", "misses per window")),
     )
     monkeypatch.setattr(series_plots, "REGISTRY", [*series_plots.REGISTRY, entry])
-    report = synthetic_report(schemes=("alpha",), tenants=("a", "b"), extra={"deadline_misses": {"alpha": 0.0}})
+    report = synthetic_report(
+        schemes=("alpha",), tenants=("a", "b"), extra={"deadline_misses": {"alpha": 0.0}}
+    )
     assert built(report) == {"fig-series-0-deadline-misses": 2}
     assert 'id="fig-series-0-deadline-misses"' in html_report.render(report)
 
 
 def test_pattern_entry_claims_every_matching_column():
-    entry = series_plots.SeriesPlot("streams", "streams", ("stream_id_*",), series_plots.panels(("stream_id_*", "stream")))
+    entry = series_plots.SeriesPlot(
+        "streams", "streams", ("stream_id_*",), series_plots.panels(("stream_id_*", "stream"))
+    )
     extra = {"stream_id_0": {"alpha": 0.0}, "stream_id_1": {"alpha": 1.0}}
     report = synthetic_report(schemes=("alpha",), tenants=("a", "b", "c"), extra=extra)
     assert built(report, [entry]) == {"fig-series-0-streams": 2 * 3}
@@ -93,7 +99,9 @@ def test_render_is_deterministic_across_processes(tmp_path):
     report.write(tmp_path, html=True)
     code = "import sys, ftlab; sys.stdout.write(ftlab.load(sys.argv[1]).to_html())"
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    other = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True, env=env)
+    other = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True, env=env
+    )
     assert other.stdout == page
     assert (tmp_path / "report.html").read_text(encoding="utf-8") == page
 
@@ -133,7 +141,9 @@ def test_cdf_thinning_keeps_shape_within_one_cell():
     n = 200_000
     lat = [10.0 * 1.00005**k for k in range(n)]
     cdf = [(k + 1) / n for k in range(n)]
-    frame = pl.DataFrame({"scheme": ["s"] * n, "tenant": ["t"] * n, "op": ["read"] * n, "latency_us": lat, "cdf": cdf})
+    frame = pl.DataFrame(
+        {"scheme": ["s"] * n, "tenant": ["t"] * n, "op": ["read"] * n, "latency_us": lat, "cdf": cdf}
+    )
     report = Report('{"schemes": {}}', "", pl.DataFrame({"scheme": [], "tenant": []}), frame, None)
     kept = figdata.cdf_points(report, "read")
     assert 10 < kept.height < 2000
@@ -166,7 +176,9 @@ def test_time_series_merge_is_mean_and_p99_max():
 
 def test_latency_is_masked_where_a_window_had_no_request():
     report = synthetic_report(schemes=("s",), tenants=("a",), windows=4)
-    ts = report.timeseries.with_columns(pl.when(pl.int_range(pl.len()) == 1).then(0.0).otherwise(pl.col("write_iops")).alias("write_iops"))
+    ts = report.timeseries.with_columns(
+        pl.when(pl.int_range(pl.len()) == 1).then(0.0).otherwise(pl.col("write_iops")).alias("write_iops")
+    )
     view = figdata.series_view(Report(report.summary_json, "", ts))
     assert view.frame.get_column("write_mean_us").to_list()[1] is None
     assert view.frame.get_column("read_mean_us").to_list()[1] is not None
@@ -184,9 +196,13 @@ def test_stream_map_is_one_step_line_per_virtual_stream_and_tenant():
 def test_stream_ids_merge_by_most_frequent_not_mean():
     """A physical stream is an id: merged windows take the most frequent (lowest on ties);
     windows where the virtual stream wrote nothing (NaN) do not vote."""
-    report = synthetic_report(schemes=("s",), tenants=("a",), windows=1000, extra={"vs0_physical_stream": {"s": 0.0}})
+    report = synthetic_report(
+        schemes=("s",), tenants=("a",), windows=1000, extra={"vs0_physical_stream": {"s": 0.0}}
+    )
     pattern = [1.0, 3.0, 3.0, math.nan]
-    ts = report.timeseries.with_columns(pl.Series("vs0_physical_stream", [pattern[i % 4] for i in range(1000)]))
+    ts = report.timeseries.with_columns(
+        pl.Series("vs0_physical_stream", [pattern[i % 4] for i in range(1000)])
+    )
     view = figdata.series_view(Report(report.summary_json, "", ts), max_windows=250)
     assert view.windows_per_point == 4
     assert set(view.frame.get_column("vs0_physical_stream").to_list()) == {3.0}, "the mean would be 2.33"

@@ -12,11 +12,11 @@ import shutil
 
 import polars as pl
 import pytest
-from conftest import run_cli
-from reports import default_scenario
 
 import ftlab
+from conftest import run_cli
 from ftlab.report import plots
+from reports import default_scenario
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -174,7 +174,11 @@ def test_cli_plot_errors(run_dir, tmp_path):
         shutil.copy(run_dir / name, old / name)
     assert_input_error(run_cli(["plot", str(old)]), str(old / "latency_cdf.parquet"))
     assert_input_error(run_cli(["plot", str(old), "-k", "wear"]), "wear.parquet")
-    assert sorted(p.name for p in old.iterdir()) == ["scenario.resolved.toml", "summary.json", "timeseries.parquet"]
+    assert sorted(p.name for p in old.iterdir()) == [
+        "scenario.resolved.toml",
+        "summary.json",
+        "timeseries.parquet",
+    ]
     assert ftlab.plot(old, "timeseries").read_bytes().startswith(PNG_MAGIC)
 
 

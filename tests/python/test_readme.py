@@ -100,7 +100,11 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_readme_has_commands_and_names_the_new_ones():
     assert len(COMMANDS) >= 15, COMMANDS
-    for wanted in ("ftlab reproduce vstream --quick", "ftlab scenarios", "ftlab run scenarios/real-traces.toml"):
+    for wanted in (
+        "ftlab reproduce vstream --quick",
+        "ftlab scenarios",
+        "ftlab run scenarios/real-traces.toml",
+    ):
         assert any(_key(c).startswith(wanted) for c in COMMANDS), wanted
 
 
@@ -120,9 +124,16 @@ def test_readme_command(command: str, workdir: Path) -> None:
     smaller = _matching(SMALLER, command)
     args = words[1:] + (SMALLER[smaller] if smaller else [])
     proc = subprocess.run(
-        [sys.executable, "-m", "ftlab", *args], cwd=workdir, capture_output=True, text=True, timeout=900,
+        [sys.executable, "-m", "ftlab", *args],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=900,
         env={**__import__("os").environ, "NO_COLOR": "1"},
     )
     allowed = (0, 1) if words[1:3] == ["rt", "admit"] else (0,)
     assert proc.returncode in allowed, (command, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr and not proc.stderr.lstrip().startswith("error"), (command, proc.stderr)
+    assert "Traceback" not in proc.stderr and not proc.stderr.lstrip().startswith("error"), (
+        command,
+        proc.stderr,
+    )

@@ -70,7 +70,11 @@ def test_write_load_round_trip(tmp_path):
     # Writing a loaded report again gives the same bytes.
     back.write(tmp_path / "c")
     assert (tmp_path / "c" / "summary.json").read_bytes() == SUMMARY.encode("utf-8")
-    assert sorted(p.name for p in out.iterdir()) == ["scenario.resolved.toml", "summary.json", "timeseries.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "scenario.resolved.toml",
+        "summary.json",
+        "timeseries.parquet",
+    ]
 
 
 def test_written_files_have_normal_modes(tmp_path):
@@ -92,7 +96,7 @@ def test_failed_write_leaves_old_results_intact(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(pl.DataFrame, "write_parquet", boom)
-    new = Report("{\"new\": true}", "seed = 8\n", pl.DataFrame({"x": [1]}))
+    new = Report('{"new": true}', "seed = 8\n", pl.DataFrame({"x": [1]}))
     with pytest.raises(OSError, match="disk full"):
         new.write(tmp_path)
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}

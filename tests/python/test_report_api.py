@@ -9,10 +9,10 @@ import shutil
 
 import polars as pl
 import pytest
-from reports import synthetic_report
 
 import ftlab
 from ftlab.report import html as html_report
+from reports import synthetic_report
 
 
 def test_summary_frame_is_tidy(tmp_path):
@@ -31,11 +31,15 @@ def test_device_and_metrics_frames():
     report = synthetic_report(schemes=("s1", "s2"), tenants=("x",))
     device = report.device_frame
     assert device.get_column("scheme").to_list() == ["s1", "s2"]
-    assert device.get_column("waf").to_list() == [report.summary["schemes"][s]["device"]["waf"] for s in ("s1", "s2")]
+    assert device.get_column("waf").to_list() == [
+        report.summary["schemes"][s]["device"]["waf"] for s in ("s1", "s2")
+    ]
     metrics = report.metrics
     assert metrics.columns == ["scheme", "tenant", "metric", "value"]
     waf = metrics.filter(metric="waf", scheme="s2")
-    assert waf.filter(tenant="x").get_column("value").to_list() == [report.summary["schemes"]["s2"]["tenants"]["x"]["waf"]]
+    assert waf.filter(tenant="x").get_column("value").to_list() == [
+        report.summary["schemes"]["s2"]["tenants"]["x"]["waf"]
+    ]
     device_waf = waf.filter(pl.col("tenant").is_null()).get_column("value").to_list()
     assert device_waf == [report.summary["schemes"]["s2"]["device"]["waf"]]
     # Lists (die_utilisation) are not scalar metrics.

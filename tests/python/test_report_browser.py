@@ -21,10 +21,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import REPO_ROOT
-from reports import default_scenario
 
 import ftlab
+from conftest import REPO_ROOT
+from reports import default_scenario
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
@@ -50,8 +50,14 @@ def report_dir(tmp_path_factory) -> Path:
     ts = report.timeseries
     partitioned = pl.col("scheme") == "partitioned"
     ts = ts.with_columns(
-        pl.when(partitioned).then(pl.col("window_start_s") % 4 + 1).otherwise(float("nan")).alias("alloc_set_dies"),
-        pl.when(partitioned).then(pl.col("write_iops") * 2).otherwise(float("nan")).alias("pages_outside_set"),
+        pl.when(partitioned)
+        .then(pl.col("window_start_s") % 4 + 1)
+        .otherwise(float("nan"))
+        .alias("alloc_set_dies"),
+        pl.when(partitioned)
+        .then(pl.col("write_iops") * 2)
+        .otherwise(float("nan"))
+        .alias("pages_outside_set"),
         (pl.col("read_iops") / 10).alias("mystery_gauge"),
     )
     extended = ftlab.Report(report.summary_json, report.resolved_toml, ts, report.latency_cdf, report.wear)
@@ -69,7 +75,9 @@ def browser(report_dir):
 
     chromium, driver_path = _find(CHROMIUM), _find(CHROMEDRIVER)
     if not chromium or not driver_path:
-        pytest.fail("chromium and chromedriver are needed for the report test; run `scripts/setup-system.sh test` to install them")
+        pytest.fail(
+            "chromium and chromedriver are needed for the report test; run `scripts/setup-system.sh test` to install them"
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
@@ -80,7 +88,9 @@ def browser(report_dir):
         driver.get((report_dir / "report.html").as_uri())
         expected = driver.execute_script("return document.querySelectorAll('.plotly-graph-div').length")
         WebDriverWait(driver, 60).until(
-            lambda d: d.execute_script("return document.querySelectorAll('.js-plotly-plot').length") == expected
+            lambda d: (
+                d.execute_script("return document.querySelectorAll('.js-plotly-plot').length") == expected
+            )
         )
         yield driver
     finally:
@@ -175,7 +185,11 @@ def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report):
         last,
     )
     wear = report.wear.filter(scheme=report.schemes[last - 1])
-    assert shape == {"shown": [last], "rows": wear.get_column("die").n_unique(), "cols": wear.get_column("block").n_unique()}
+    assert shape == {
+        "shown": [last],
+        "rows": wear.get_column("die").n_unique(),
+        "cols": wear.get_column("block").n_unique(),
+    }
 
 
 def test_summary_table_shows_the_summary(browser, report):
@@ -227,7 +241,13 @@ def _shown(value: float, metric: str = "") -> str:
 NOISE_PCT = 5.0
 SAMPLES_MIN = 100
 #: Metric -> the operation whose request count is its sample count (none: not from samples).
-SAMPLED_OP = {"read_p99": "read", "read_mean": "read", "write_p99": "write", "waf": "write", "lifetime": "write"}
+SAMPLED_OP = {
+    "read_p99": "read",
+    "read_mean": "read",
+    "write_p99": "write",
+    "waf": "write",
+    "lifetime": "write",
+}
 
 
 def _headline_cells(driver) -> list[dict]:
@@ -241,9 +261,7 @@ def _headline_cells(driver) -> list[dict]:
 
 
 def test_headline_is_the_first_section_and_the_full_table_is_folded(browser):
-    order = browser.execute_script(
-        "return Array.from(document.querySelectorAll('h2')).map(h => h.id);"
-    )
+    order = browser.execute_script("return Array.from(document.querySelectorAll('h2')).map(h => h.id);")
     assert order[:3] == ["headline", "bars", "summary"], order
     folded = browser.execute_script(
         "const d = document.getElementById('summary-details');"
@@ -254,7 +272,9 @@ def test_headline_is_the_first_section_and_the_full_table_is_folded(browser):
     )
     assert folded["open"] is False and folded["tableInside"] is True
     assert folded["tableVisible"] is False, "folded"
-    assert folded["headlineVisible"] is True and folded["headlineTop"] < 1000, "the headline is on the first screen"
+    assert folded["headlineVisible"] is True and folded["headlineTop"] < 1000, (
+        "the headline is on the first screen"
+    )
 
 
 def test_headline_numbers_are_the_summary_numbers(browser, report_dir):
@@ -293,7 +313,14 @@ def test_headline_numbers_are_the_summary_numbers(browser, report_dir):
 
 def test_headline_marks_the_best_scheme(browser, report_dir):
     summary = _summary_json(report_dir)
-    lower = {"read_p99": True, "read_mean": True, "write_p99": True, "waf": True, "lifetime": False, "iops": False}
+    lower = {
+        "read_p99": True,
+        "read_mean": True,
+        "write_p99": True,
+        "waf": True,
+        "lifetime": False,
+        "iops": False,
+    }
     by_key: dict[tuple[str, str], dict[str, dict]] = {}
     for c in _headline_cells(browser):
         if c["metric"] in lower:
@@ -303,14 +330,21 @@ def test_headline_marks_the_best_scheme(browser, report_dir):
         values = {s: HEADLINE_VALUES[metric](t) for s, t in objects.items()}
         op = SAMPLED_OP.get(metric)
         # Ranked: a value from at least SAMPLES_MIN requests of its operation.
-        present = {s: v for s, v in values.items() if v is not None and (op is None or objects[s][op]["count"] >= SAMPLES_MIN)}
+        present = {
+            s: v
+            for s, v in values.items()
+            if v is not None and (op is None or objects[s][op]["count"] >= SAMPLES_MIN)
+        }
         want: set[str] = set()
         if len(present) > 1:
             best_value = (min if lower[metric] else max)(present.values())
             # Within the noise of the best: shown the same, or within NOISE_PCT of it.
-            want = {s for s, v in present.items()
-                    if _shown(v, metric) == _shown(best_value, metric)
-                    or (best_value != 0 and abs(v - best_value) / abs(best_value) * 100 <= NOISE_PCT)}
+            want = {
+                s
+                for s, v in present.items()
+                if _shown(v, metric) == _shown(best_value, metric)
+                or (best_value != 0 and abs(v - best_value) / abs(best_value) * 100 <= NOISE_PCT)
+            }
             if len(want) == len(present):
                 want = set()  # no scheme beyond the noise: none is best
         marked = {s for s, c in cells.items() if c["best"] == "true"}
@@ -326,8 +360,12 @@ def test_headline_flags_unstable_tenants(browser, report_dir):
         "return Array.from(document.querySelectorAll('#headline-table tr.hl-row')).filter(tr => tr.querySelector('.hl-unstable'))"
         ".map(tr => [tr.dataset.tenant, tr.dataset.scheme]);"
     )
-    want = [[t, s] for t in summary["schemes"][next(iter(summary["schemes"]))]["tenants"] for s in summary["schemes"]
-            if summary["schemes"][s]["tenants"][t]["unstable"]]
+    want = [
+        [t, s]
+        for t in summary["schemes"][next(iter(summary["schemes"]))]["tenants"]
+        for s in summary["schemes"]
+        if summary["schemes"][s]["tenants"][t]["unstable"]
+    ]
     assert flagged == want
 
 
@@ -343,8 +381,11 @@ def _bar_traces(driver, div_id: str) -> list[dict]:
 def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op):
     summary = _summary_json(report_dir)
     schemes = list(summary["schemes"])
-    tenants = [t for t in summary["schemes"][schemes[0]]["tenants"]
-               if any(summary["schemes"][s]["tenants"][t][op]["count"] > 0 for s in schemes)]
+    tenants = [
+        t
+        for t in summary["schemes"][schemes[0]]["tenants"]
+        if any(summary["schemes"][s]["tenants"][t][op]["count"] > 0 for s in schemes)
+    ]
     traces = _bar_traces(browser, f"fig-bars-{op}")
     assert {t["type"] for t in traces} == {"bar"}
     seen = set()

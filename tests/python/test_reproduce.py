@@ -18,12 +18,12 @@ from typing import Any
 
 import polars as pl
 import pytest
-from conftest import run_cli
 
 import ftlab
+from conftest import run_cli
+from ftlab.report import Report, scheme_counters
 from ftlab.reproduce import claimfile, upi, verdicts
 from ftlab.reproduce import claims as C
-from ftlab.report import Report, scheme_counters
 
 try:
     import tomllib
@@ -45,14 +45,23 @@ RISE = 600.0
 
 
 def tenant(mean_us: float, p99_us: float, unstable: bool = False, outstanding: int = 0) -> dict[str, Any]:
-    return {"read": {"mean_us": mean_us, "p99_us": p99_us}, "unstable": unstable, "starved": False, "outstanding_at_end": outstanding}
+    return {
+        "read": {"mean_us": mean_us, "p99_us": p99_us},
+        "unstable": unstable,
+        "starved": False,
+        "outstanding_at_end": outstanding,
+    }
 
 
 def hand_summary(schemes: tuple[str, ...] = upi.SCHEMES) -> dict[str, Any]:
     out = {}
     for s in schemes:
         out[s] = {
-            "tenants": {"das-as": tenant(DAS_MEAN[s], P99[s]), "dtrs": tenant(300.0, 900.0), "lm-tbe": tenant(LM_MEAN[s], 5000.0)},
+            "tenants": {
+                "das-as": tenant(DAS_MEAN[s], P99[s]),
+                "dtrs": tenant(300.0, 900.0),
+                "lm-tbe": tenant(LM_MEAN[s], 5000.0),
+            },
             "device": {"die_utilisation": [0.2, 0.5, 0.4]},
             "jobs": {"gc_started": 3},
         }
@@ -63,9 +72,18 @@ def hand_timeseries() -> pl.DataFrame:
     """LM-TBE's allocation set: upi 4, 4 dies before the rise and 6, 8 after; upi-guarded
     5 throughout; windows outside [rise − 300, rise + 300) hold 100 and must not count."""
     rows = []
-    for t, upi_dies, guarded_dies in ((200.0, 100.0, 100.0), (300.0, 4.0, 5.0), (595.0, 4.0, 5.0), (600.0, 6.0, 5.0), (895.0, 8.0, 5.0), (900.0, 100.0, 100.0)):
+    for t, upi_dies, guarded_dies in (
+        (200.0, 100.0, 100.0),
+        (300.0, 4.0, 5.0),
+        (595.0, 4.0, 5.0),
+        (600.0, 6.0, 5.0),
+        (895.0, 8.0, 5.0),
+        (900.0, 100.0, 100.0),
+    ):
         rows.append({"scheme": "upi", "tenant": "lm-tbe", "window_start_s": t, "alloc_set_dies": upi_dies})
-        rows.append({"scheme": "upi-guarded", "tenant": "lm-tbe", "window_start_s": t, "alloc_set_dies": guarded_dies})
+        rows.append(
+            {"scheme": "upi-guarded", "tenant": "lm-tbe", "window_start_s": t, "alloc_set_dies": guarded_dies}
+        )
         rows.append({"scheme": "upi", "tenant": "das-as", "window_start_s": t, "alloc_set_dies": 1.0})
         rows.append({"scheme": "partitioned", "tenant": "lm-tbe", "window_start_s": t, "alloc_set_dies": NAN})
     return pl.DataFrame(rows)
@@ -156,8 +174,17 @@ def phased(summary: dict[str, Any]) -> dict[str, Any]:
             phase: {
                 "start_s": start,
                 "end_s": start + 300.0,
-                "tenants": {"das-as": {"read": {"count": 7, "mean_us": 10.0 * i + k, "p99_us": 100.0 * i + k}, "waf": 2.0}},
-                "device": {"waf": 1.5, "die_utilisation": [0.1, 0.9 if (name == "upi" and k == 2) else 0.3], "die_utilisation_max": 0.5},
+                "tenants": {
+                    "das-as": {
+                        "read": {"count": 7, "mean_us": 10.0 * i + k, "p99_us": 100.0 * i + k},
+                        "waf": 2.0,
+                    }
+                },
+                "device": {
+                    "waf": 1.5,
+                    "die_utilisation": [0.1, 0.9 if (name == "upi" and k == 2) else 0.3],
+                    "die_utilisation_max": 0.5,
+                },
             }
             for k, (phase, start) in enumerate((("before-rise", 300.0), ("after-rise", 600.0)), start=1)
         }
@@ -173,15 +200,28 @@ def test_health_flags_unstable_tenants_and_busy_dies() -> None:
     assert h["schemes"]["partitioned"]["ok"] and h["schemes"]["partitioned"]["busiest_die"] == 0.5
     assert h["schemes"]["partitioned"]["busiest_die_by_phase"] == {"before-rise": 0.3, "after-rise": 0.3}
     assert not h["schemes"]["unified"]["ok"] and h["schemes"]["unified"]["busiest_die_ok"]
-    assert {k: h["schemes"]["unified"]["tenants"]["dtrs"][k] for k in ("unstable", "outstanding_at_end")} == {"unstable": True, "outstanding_at_end": 99}
-    assert h["schemes"]["upi"]["busiest_die_by_phase"]["after-rise"] == 0.9 and not h["schemes"]["upi"]["busiest_die_ok"]
+    assert {k: h["schemes"]["unified"]["tenants"]["dtrs"][k] for k in ("unstable", "outstanding_at_end")} == {
+        "unstable": True,
+        "outstanding_at_end": 99,
+    }
+    assert (
+        h["schemes"]["upi"]["busiest_die_by_phase"]["after-rise"] == 0.9
+        and not h["schemes"]["upi"]["busiest_die_ok"]
+    )
     no_phases = C.health(hand_summary())
     assert no_phases["ok"] and no_phases["schemes"]["upi"]["busiest_die_by_phase"] == {}
 
 
 def test_busiest_die_limit() -> None:
     def util(u: float) -> dict[str, Any]:
-        return {"schemes": {"s": {"tenants": {"a": {"unstable": False, "starved": False}}, "device": {"die_utilisation": [0.1, u]}}}}
+        return {
+            "schemes": {
+                "s": {
+                    "tenants": {"a": {"unstable": False, "starved": False}},
+                    "device": {"die_utilisation": [0.1, u]},
+                }
+            }
+        }
 
     # DESIGN §12: a busy die is not by itself unhealthy; it is reported, with a reason.
     for u in (0.849, 0.85, 1.0):
@@ -218,7 +258,9 @@ def test_report_phases_frame_and_counters() -> None:
 
 def test_claims_json_round_trip(tmp_path: Path) -> None:
     claims = upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY)
-    path = C.write_claims_json(tmp_path / "claims.json", claims, scenario="x.toml", quick=True, health=C.health(hand_summary()))
+    path = C.write_claims_json(
+        tmp_path / "claims.json", claims, scenario="x.toml", quick=True, health=C.health(hand_summary())
+    )
     doc = json.loads(path.read_text())
     assert doc["quick"] is True and doc["scenario"] == "x.toml" and doc["health"]["ok"]
     assert [c["id"] for c in doc["claims"]] == [c.id for c in claims]
@@ -255,7 +297,11 @@ def test_sensitivity_cases() -> None:
     cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(SCENARIO_TOML)}
     assert cases["base"] == {}
     erase_us = 5000.0  # SCENARIO_TOML's
-    assert [s["device.timing.erase_us"] for n, s in cases.items() if n.startswith("erase_us")] == [0.3 * erase_us, 0.6 * erase_us, 2 * erase_us]
+    assert [s["device.timing.erase_us"] for n, s in cases.items() if n.startswith("erase_us")] == [
+        0.3 * erase_us,
+        0.6 * erase_us,
+        2 * erase_us,
+    ]
     assert cases["das-as zipf_theta=0.6"] == {"tenants.das-as.synthetic.0.zipf_theta": 0.6}
     assert cases["das-as footprint_fraction=0.25"] == {"tenants.das-as.synthetic.0.footprint_fraction": 0.25}
     # The rise is the part with the latest start (index 1 here, not the last one).
@@ -263,14 +309,19 @@ def test_sensitivity_cases() -> None:
     assert cases["lm-tbe rise x1.5"] == {"tenants.lm-tbe.synthetic.1.rate_iops": 150.0 * 1.5}
     assert cases["epoch_s=2"] == {"scheme.upi.epoch_s": 2.0}  # upi-guarded does not run here
     assert cases["relocation_weight=4"] == {"scheme.upi.relocation_weight": 4.0}
-    both = {c["name"]: c["set"] for c in upi.sensitivity_cases(SCENARIO_TOML.replace('"upi"]', '"upi", "upi-guarded"]'))}
+    both = {
+        c["name"]: c["set"]
+        for c in upi.sensitivity_cases(SCENARIO_TOML.replace('"upi"]', '"upi", "upi-guarded"]'))
+    }
     assert both["epoch_s=30"] == {"scheme.upi.epoch_s": 30.0, "scheme.upi-guarded.epoch_s": 30.0}
     assert both["donor_traffic_max=0.7"] == {"scheme.upi-guarded.donor_traffic_max": 0.7}
     assert "donor_traffic_max=0.7" not in cases
 
 
 def test_sensitivity_cases_skip_missing_knobs() -> None:
-    toml = SCENARIO_TOML.replace('pattern = "zipf"', 'pattern = "uniform"').replace("[[tenants.synthetic]]\npattern", "[tenants.synthetic]\npattern")
+    toml = SCENARIO_TOML.replace('pattern = "zipf"', 'pattern = "uniform"').replace(
+        "[[tenants.synthetic]]\npattern", "[tenants.synthetic]\npattern"
+    )
     cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(toml)}
     assert not any("zipf" in n for n in cases)
     assert cases["das-as footprint_fraction=0.5"] == {"tenants.das-as.synthetic.footprint_fraction": 0.5}
@@ -291,7 +342,13 @@ def test_sensitivity_cases_carry_their_table_place() -> None:
     tables); the names are the sweep's (run keys do not depend on them)."""
     cases = {c["name"]: c for c in upi.sensitivity_cases(SCENARIO_TOML)}
     rise = cases["lm-tbe rise x1.5"]
-    assert (rise["parameter"], rise["value"], rise["x"], rise["base"], rise["base_x"]) == ("lm-tbe rise", "x1.5 (225/s)", 1.5, "x1 (150/s)", 1.0)
+    assert (rise["parameter"], rise["value"], rise["x"], rise["base"], rise["base_x"]) == (
+        "lm-tbe rise",
+        "x1.5 (225/s)",
+        1.5,
+        "x1 (150/s)",
+        1.0,
+    )
     erase = cases["erase_us=10000"]
     assert (erase["parameter"], erase["value"], erase["base"]) == ("erase_us", "10000 (x2)", "5000 (x1)")
     assert cases["base"]["parameter"] == upi.BASE
@@ -321,9 +378,28 @@ def _sens_doc() -> dict[str, Any]:
         "ftlab_version": "0",
         "claims": [{"claim": claim}],
         "cases": [
-            {"case": "base", "parameter": upi.BASE, "claims": {claim: {"value": 0.615, "verdict": C.REPRODUCED}}, "unhealthy": {}},
-            {"case": "r2", **meta, "value": "x2", "x": 2.0, "claims": {claim: {"value": 1.5, "verdict": C.DIFFERS}}, "unhealthy": {"partitioned": ["lm-tbe unstable"]}},
-            {"case": "r05", **meta, "value": "x0.5", "x": 0.5, "claims": {claim: {"value": 0.8, "verdict": C.INVALID}}, "unhealthy": {"upi": ["dtrs starved"]}},
+            {
+                "case": "base",
+                "parameter": upi.BASE,
+                "claims": {claim: {"value": 0.615, "verdict": C.REPRODUCED}},
+                "unhealthy": {},
+            },
+            {
+                "case": "r2",
+                **meta,
+                "value": "x2",
+                "x": 2.0,
+                "claims": {claim: {"value": 1.5, "verdict": C.DIFFERS}},
+                "unhealthy": {"partitioned": ["lm-tbe unstable"]},
+            },
+            {
+                "case": "r05",
+                **meta,
+                "value": "x0.5",
+                "x": 0.5,
+                "claims": {claim: {"value": 0.8, "verdict": C.INVALID}},
+                "unhealthy": {"upi": ["dtrs starved"]},
+            },
         ],
         "plan_not_run": [{"case": "r15", **meta, "value": "x1.5", "x": 1.5}],
     }
@@ -361,7 +437,11 @@ def test_unknown_reproduction_lists_the_known_ones(tmp_path: Path) -> None:
 def test_cli_unknown_reproduction() -> None:
     proc = run_cli(["reproduce", "nope"])
     assert proc.returncode == 2, proc.stderr
-    assert "NAME: unknown reproduction 'nope'" in proc.stderr and "upi" in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        "NAME: unknown reproduction 'nope'" in proc.stderr
+        and "upi" in proc.stderr
+        and "Traceback" not in proc.stderr
+    )
     assert "--sensitivity" in run_cli(["reproduce", "--help"]).stdout
 
 
@@ -369,9 +449,17 @@ def test_reproduce_is_callable_whichever_is_imported_first() -> None:
     # `import ftlab.reproduce.X` makes ftlab.reproduce the package; ftlab's lazy export makes
     # it the function. Both must call the reproduction.
     call = "try:\n    ftlab.reproduce('nope')\nexcept ftlab.UsageError as e:\n    print(type(ftlab.reproduce).__name__, e.arg)\n"
-    package_first = "import sys, ftlab\nassert 'ftlab.reproduce' not in sys.modules\nimport ftlab.reproduce.claims\n" + call
+    package_first = (
+        "import sys, ftlab\nassert 'ftlab.reproduce' not in sys.modules\nimport ftlab.reproduce.claims\n"
+        + call
+    )
     function_first = "import ftlab\nf = ftlab.reproduce\nimport ftlab.reproduce.claims\n" + call
-    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split() for code in (package_first, function_first)]
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for code in (package_first, function_first)
+    ]
     assert outs == [["_CallableModule", "name"], ["function", "name"]]
 
 
@@ -384,12 +472,23 @@ def test_missing_scenario_is_a_precise_error() -> None:
     assert e.value.path.endswith("scenarios/reproduce/no-such.toml") and "the test's scenario" in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["ftlab.reproduce", "ftlab.reproduce.claims", "ftlab.reproduce.upi", "ftlab.reproduce.claimfile", "ftlab.reproduce.verdicts"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ftlab.reproduce",
+        "ftlab.reproduce.claims",
+        "ftlab.reproduce.upi",
+        "ftlab.reproduce.claimfile",
+        "ftlab.reproduce.verdicts",
+    ],
+)
 def test_docstring_examples(name: str) -> None:
     import doctest
     import importlib
 
-    result = doctest.testmod(importlib.import_module(name), extraglobs={"ftlab": ftlab}, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(
+        importlib.import_module(name), extraglobs={"ftlab": ftlab}, optionflags=doctest.ELLIPSIS
+    )
     assert result.failed == 0
 
 
@@ -454,7 +553,9 @@ def test_quick_claims_json_has_every_claim(quick: C.ReproductionResult) -> None:
     doc = json.loads((quick.out / "claims.json").read_text())
     assert [c["id"] for c in doc["claims"]] == claim_ids()
     assert doc["quick"] is True and doc["ftlab_version"] == ftlab.__version__ and "wall_s" not in doc
-    assert [s["offset"] for s in doc["seeds"]] == [0, 1, 2] and doc["seeds"][0]["scenario"].endswith("upi-quick.toml")
+    assert [s["offset"] for s in doc["seeds"]] == [0, 1, 2] and doc["seeds"][0]["scenario"].endswith(
+        "upi-quick.toml"
+    )
     assert set(doc["health"]["schemes"]) == {f"{s} [seed {k}]" for s in upi.SCHEMES for k in range(3)}
     for c in doc["claims"]:
         assert c["verdict"] in C.VERDICTS and c["why"], c
@@ -462,7 +563,6 @@ def test_quick_claims_json_has_every_claim(quick: C.ReproductionResult) -> None:
             assert len(c["values"]) == 3, c
     for k in (1, 2):
         assert (quick.out / f"seed-{k}" / "run" / "summary.json").is_file()
-
 
 
 def test_reproduction_scenarios_resolve_and_the_quick_form_is_the_documented_reduction() -> None:
@@ -486,4 +586,6 @@ def test_reproduction_scenarios_resolve_and_the_quick_form_is_the_documented_red
         for pf, pq in zip(parts_f, parts_q, strict=True):
             assert pq["rate_iops"] * 4 == pf["rate_iops"], (tf["name"], pf, pq)
             same = {k: v for k, v in pf.items() if k not in ("rate_iops", "start_s", "end_s")}
-            assert same == {k: v for k, v in pq.items() if k not in ("rate_iops", "start_s", "end_s")}, tf["name"]
+            assert same == {k: v for k, v in pq.items() if k not in ("rate_iops", "start_s", "end_s")}, tf[
+                "name"
+            ]

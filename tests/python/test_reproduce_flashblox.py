@@ -42,7 +42,13 @@ def test_doctests() -> None:
 
 def summary(reads: dict[str, tuple[float, float]]) -> dict[str, Any]:
     """A flashblox summary.json with each tenant's read (mean_us, p99_us)."""
-    return {"schemes": {"flashblox": {"tenants": {t: {"read": {"mean_us": m, "p99_us": p}} for t, (m, p) in reads.items()}}}}
+    return {
+        "schemes": {
+            "flashblox": {
+                "tenants": {t: {"read": {"mean_us": m, "p99_us": p}} for t, (m, p) in reads.items()}
+            }
+        }
+    }
 
 
 def solo(reads: dict[str, tuple[float, float]], slowdown_p99: dict[str, float]) -> dict[str, Any]:
@@ -65,7 +71,9 @@ def test_latency_measurements_from_hand_made_summaries() -> None:
     assert m["mean_factor"].value == pytest.approx(1 / math.sqrt(2))
     assert m["interference_p99"].value == pytest.approx(3.0)  # geometric mean of 9 and 1
     assert "worst a 9.00x" in m["interference_p99"].why
-    claims = {c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())}
+    claims = {
+        c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
+    }
     assert claims["p99_hardware_vs_software"].verdict == C.REPRODUCED  # 0.5 vs 1/2.6: 1.3x off
     assert claims["mean_hardware_vs_software"].verdict == C.REPRODUCED  # 0.707 vs 1/1.4
     assert claims["interference_tail_3x"].verdict == C.REPRODUCED
@@ -74,11 +82,16 @@ def test_latency_measurements_from_hand_made_summaries() -> None:
 def test_latency_claims_turn_when_software_is_faster() -> None:
     hw = summary({"a": (200.0, 4000.0)})
     sw = summary({"a": (100.0, 1000.0)})
-    claims = {c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())}
+    claims = {
+        c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
+    }
     for cid in ("p99_hardware_vs_software", "mean_hardware_vs_software"):
         assert claims[cid].verdict == C.DIFFERS and claims[cid].ftlab_value > 1, cid
     # without solo runs the interference claim is not measured, and says which key is missing
-    assert claims["interference_tail_3x"].verdict == C.NOT_MEASURED and "slowdown.read_p99" in claims["interference_tail_3x"].reason
+    assert (
+        claims["interference_tail_3x"].verdict == C.NOT_MEASURED
+        and "slowdown.read_p99" in claims["interference_tail_3x"].reason
+    )
 
 
 def test_missing_latency_makes_claims_differ() -> None:
@@ -88,7 +101,9 @@ def test_missing_latency_makes_claims_differ() -> None:
     assert C.judge(C.FACTOR, 1 / 2.6, m["p99_factor"].value) == C.DIFFERS
 
 
-def hand_model(imb: float, imb_no: float, life: float, life_no: float, swap_s: float | None, interval: float | None) -> dict[str, Any]:
+def hand_model(
+    imb: float, imb_no: float, life: float, life_no: float, swap_s: float | None, interval: float | None
+) -> dict[str, Any]:
     ideal = 1000.0
     return {
         "scale": 10.0,
@@ -98,8 +113,18 @@ def hand_model(imb: float, imb_no: float, life: float, life_no: float, swap_s: f
         "n_channels": 16,
         "swap_rounds": 10,
         "n_swaps_detailed": 1.0,
-        "with_swaps": {"imbalance": imb, "first_wear_out_s": life * ideal, "mean_interval_s": interval, "swap_times_s": [1.0, 2.0]},
-        "without_swaps": {"imbalance": imb_no, "first_wear_out_s": life_no * ideal, "mean_interval_s": None, "swap_times_s": []},
+        "with_swaps": {
+            "imbalance": imb,
+            "first_wear_out_s": life * ideal,
+            "mean_interval_s": interval,
+            "swap_times_s": [1.0, 2.0],
+        },
+        "without_swaps": {
+            "imbalance": imb_no,
+            "first_wear_out_s": life_no * ideal,
+            "mean_interval_s": None,
+            "swap_times_s": [],
+        },
         # The model's worst case (one channel takes every write, 5-year life): present when swaps fire.
         "worst_case": {"interval_days_mean": 12.5, "n_swaps": 146} if interval else None,
     }
@@ -133,15 +158,21 @@ def test_lifetime_claims_from_a_hand_made_model() -> None:
 
 def test_the_imbalance_bound_is_a_bound() -> None:
     """1.26 against the slides' "≤ 1.1" is violated; a perfect 1.0 holds."""
-    assert lifetime_claims(hand_model(1.26, 3.0, 0.95, 0.3, 9.0, 2052.0))["wear_imbalance_with_swaps"].verdict == C.VIOLATED
-    assert lifetime_claims(hand_model(1.0, 3.0, 0.95, 0.3, 9.0, 2052.0))["wear_imbalance_with_swaps"].verdict == C.HOLDS
+    assert (
+        lifetime_claims(hand_model(1.26, 3.0, 0.95, 0.3, 9.0, 2052.0))["wear_imbalance_with_swaps"].verdict
+        == C.VIOLATED
+    )
+    assert (
+        lifetime_claims(hand_model(1.0, 3.0, 0.95, 0.3, 9.0, 2052.0))["wear_imbalance_with_swaps"].verdict
+        == C.HOLDS
+    )
 
 
 def test_lifetime_claims_fail_without_swaps() -> None:
     # No swap measured, none in the model, no balancing: the swap claims differ.
     claims = lifetime_claims(hand_model(2.0, 2.0, 0.4, 0.4, None, None))
     assert claims["wear_imbalance_without_swaps_higher"].verdict == C.VIOLATED
-    for id in ("swap_minutes", "swap_interval_days", "swap_time_fraction", "swap_interval_worst_case_days"):  # noqa: A001
+    for id in ("swap_minutes", "swap_interval_days", "swap_time_fraction", "swap_interval_worst_case_days"):
         assert claims[id].verdict == C.DIFFERS, id
 
 
@@ -149,8 +180,13 @@ def test_the_slides_arithmetic() -> None:
     """K ≥ (16 − 1 − 0.1)/(16 x 0.1) = 9.3125 prints as 9 (reproduced at that rounding), but the
     least whole K is 10 (differs); N·K with K = 9 is 144, not the printed 148 (differs)."""
     claims = lifetime_claims(hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0))
-    assert claims["swap_rounds_k"].ftlab_value == pytest.approx(9.3125) and claims["swap_rounds_k"].verdict == C.REPRODUCED
-    assert claims["swap_rounds_k_whole"].ftlab_value == 10 and claims["swap_rounds_k_whole"].verdict == C.DIFFERS
+    assert (
+        claims["swap_rounds_k"].ftlab_value == pytest.approx(9.3125)
+        and claims["swap_rounds_k"].verdict == C.REPRODUCED
+    )
+    assert (
+        claims["swap_rounds_k_whole"].ftlab_value == 10 and claims["swap_rounds_k_whole"].verdict == C.DIFFERS
+    )
     assert claims["swap_count_nk"].ftlab_value == 144 and claims["swap_count_nk"].verdict == C.DIFFERS
 
 
@@ -166,20 +202,31 @@ def test_swap_rounds_is_the_slides_bound_rounded_up() -> None:
 def test_software_overrides_follow_the_rates() -> None:
     text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
     (override,) = F.software_overrides(text, 2.0)
-    parts = [t["synthetic"] if isinstance(t["synthetic"], list) else [t["synthetic"]] for t in tomllib.loads(text)["tenants"]]
+    parts = [
+        t["synthetic"] if isinstance(t["synthetic"], list) else [t["synthetic"]]
+        for t in tomllib.loads(text)["tenants"]
+    ]
     rates = [sum(float(p["rate_iops"]) for p in ps) for ps in parts]
     parsed = tomllib.loads(override.replace("scheme.flashblox.tenants=", "x = "))["x"]
     assert [v["kind"] for v in parsed] == ["software"] * len(rates)
     assert [v["iops_max"] for v in parsed] == pytest.approx([2.0 * r for r in rates])
     # By default no token bucket: the fair-share scheduler isolates them.
     (default,) = F.software_overrides(text)
-    assert F.SOFTWARE_IOPS_FACTOR == 0.0 and "iops_max" not in default and default.count('kind = "software"') == len(rates)
+    assert (
+        F.SOFTWARE_IOPS_FACTOR == 0.0
+        and "iops_max" not in default
+        and default.count('kind = "software"') == len(rates)
+    )
 
 
 @pytest.mark.parametrize("scenario", [F.QUICK_SCENARIO, F.SCENARIO])
 def test_scenarios_use_the_flashblox_device_and_channel_vssds(scenario: str) -> None:
     doc = tomllib.loads((ROOT / "scenarios" / scenario).read_text())
-    assert doc["device"]["preset"] == "flashblox" and set(doc["device"]) <= {"preset", "blocks_per_plane", "pages_per_block"}
+    assert doc["device"]["preset"] == "flashblox" and set(doc["device"]) <= {
+        "preset",
+        "blocks_per_plane",
+        "pages_per_block",
+    }
     # The software run's vSSDs are isolated by the fair-share scheduler (flashblox requires it).
     assert doc["ftl"]["scheduler"] == "fair"
     vssds = doc["scheme"]["flashblox"]["tenants"]
@@ -187,9 +234,17 @@ def test_scenarios_use_the_flashblox_device_and_channel_vssds(scenario: str) -> 
     assert sum(v["channels"] for v in vssds) == 16
     ycsb = {t["name"]: t["synthetic"] for t in doc["tenants"] if t["name"].startswith("ycsb")}
     # Cooper et al., SoCC 2010: A 50/50, B 95/5, C 100/0, F 50% reads + 50% read-modify-writes.
-    assert ycsb["ycsb-a"]["read_ratio"] == 0.5 and ycsb["ycsb-b"]["read_ratio"] == 0.95 and ycsb["ycsb-c"]["read_ratio"] == 1.0
+    assert (
+        ycsb["ycsb-a"]["read_ratio"] == 0.5
+        and ycsb["ycsb-b"]["read_ratio"] == 0.95
+        and ycsb["ycsb-c"]["read_ratio"] == 1.0
+    )
     assert ycsb["ycsb-f"]["read_ratio"] == pytest.approx(2 / 3)
-    assert all(w["pattern"] == "zipf" and w["zipf_theta"] == 0.99 for v in ycsb.values() for w in (v if isinstance(v, list) else [v]))
+    assert all(
+        w["pattern"] == "zipf" and w["zipf_theta"] == 0.99
+        for v in ycsb.values()
+        for w in (v if isinstance(v, list) else [v])
+    )
     # The talk's named workloads, one tenant each (WORKLOADS), in the allocation's order.
     assert [t["name"] for t in doc["tenants"]] == list(F.WORKLOADS)
     # D: 95% reads / 5% inserts (appended); E: 95% scans of 1-100 records of 1,000 bytes
@@ -198,10 +253,14 @@ def test_scenarios_use_the_flashblox_device_and_channel_vssds(scenario: str) -> 
     scans, inserts = ycsb["ycsb-e"]
     assert scans["rate_iops"] / (scans["rate_iops"] + inserts["rate_iops"]) == pytest.approx(0.95)
     assert scans["read_ratio"] == 1.0 and inserts["read_ratio"] == 0.0
-    assert [s["bytes"] for s in scans["sizes"]] == [4096 * math.ceil(n * 1000 / 4096) for n in range(4, 101, 4)]
+    assert [s["bytes"] for s in scans["sizes"]] == [
+        4096 * math.ceil(n * 1000 / 4096) for n in range(4, 101, 4)
+    ]
     assert len({s.get("weight", 1.0) for s in scans["sizes"]}) == 1
     # Namespaces follow the channels a vSSD holds.
-    assert [t["namespace_fraction"] for t in doc["tenants"]] == pytest.approx([v["channels"] / 16 for v in vssds])
+    assert [t["namespace_fraction"] for t in doc["tenants"]] == pytest.approx(
+        [v["channels"] / 16 for v in vssds]
+    )
 
 
 def test_sensitivity_cases_scale_every_synthetic_part() -> None:
@@ -209,17 +268,29 @@ def test_sensitivity_cases_scale_every_synthetic_part() -> None:
     cases = dict(F.sensitivity_cases(text))
     assert "tenants.ycsb-e.synthetic.1.rate_iops=11.25" in cases["load x1.5"]
     assert "tenants.ycsb-a.synthetic.rate_iops=1500" in cases["load x0.5"]
-    assert {"azure-storage read_ratio=0.2", "azure-storage read_ratio=0.8", "ycsb-d pattern=uniform"} <= set(cases)
+    assert {"azure-storage read_ratio=0.2", "azure-storage read_ratio=0.8", "ycsb-d pattern=uniform"} <= set(
+        cases
+    )
     # The software vSSDs' rates follow a part's scaled rate.
     (override,) = F.software_overrides(F._with_overrides(text, cases["load x1.5"]), 2.0)
     assert "iops_max = 450.0" in override  # ycsb-e: 2 x 1.5 x (142.5 + 7.5)
 
 
 def test_flashblox_preset_is_the_talks_geometry() -> None:
-    text = ftlab.run({"device": {"preset": "flashblox", "blocks_per_plane": 8, "pages_per_block": 16}, "measure": {"duration_s": 0.001},
-                      "tenants": [{"name": "a", "namespace_fraction": 1.0, "synthetic": {"rate_iops": 10.0}}]}).resolved_toml
+    text = ftlab.run(
+        {
+            "device": {"preset": "flashblox", "blocks_per_plane": 8, "pages_per_block": 16},
+            "measure": {"duration_s": 0.001},
+            "tenants": [{"name": "a", "namespace_fraction": 1.0, "synthetic": {"rate_iops": 10.0}}],
+        }
+    ).resolved_toml
     device = tomllib.loads(text)["device"]
-    assert (device["channels"], device["chips_per_channel"], device["planes_per_die"], device["page_bytes"]) == (16, 4, 4, 16384)
+    assert (
+        device["channels"],
+        device["chips_per_channel"],
+        device["planes_per_die"],
+        device["page_bytes"],
+    ) == (16, 4, 4, 16384)
 
 
 # --------------------------------------------------------------------------------------
@@ -232,12 +303,30 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> ftlab.ReproductionResult:
 
 
 def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
-    for name in ("claims.json", "fig1-latency.png", "latency.csv", "fig2-wear.png", "lifetime.csv", "fig3-swap.png", "swap-timeline.csv"):
+    for name in (
+        "claims.json",
+        "fig1-latency.png",
+        "latency.csv",
+        "fig2-wear.png",
+        "lifetime.csv",
+        "fig3-swap.png",
+        "swap-timeline.csv",
+    ):
         assert (quick.out / name).stat().st_size > 0, name
     for run in F.RUNS:
         assert (quick.out / "run" / run / "summary.json").is_file(), run
     doc = json.loads((quick.out / "claims.json").read_text())
-    for key in ("reproduction", "paper", "quick", "seeds", "ftlab_version", "health", "verdict_rule", "verdicts", "claims"):
+    for key in (
+        "reproduction",
+        "paper",
+        "quick",
+        "seeds",
+        "ftlab_version",
+        "health",
+        "verdict_rule",
+        "verdicts",
+        "claims",
+    ):
         assert key in doc, key
     seed = json.loads((quick.out / "seed-1" / "claims.json").read_text())  # a further seed's own claims.json
     for key in ("scenario", "lifetime_model", "software_iops_factor"):

@@ -45,7 +45,9 @@ def task(max_us: float, misses: int = 0, released: int = 10) -> dict[str, Any]:
     return {"released": released, "misses": misses, "response_max_us": max_us, "response_mean_us": max_us / 2}
 
 
-def summary(part: tuple[float, float, int], wao: tuple[float, float, int], eq: tuple[float, float] = (0.9, 1.2)) -> dict[str, Any]:
+def summary(
+    part: tuple[float, float, int], wao: tuple[float, float, int], eq: tuple[float, float] = (0.9, 1.2)
+) -> dict[str, Any]:
     """A summary with part-ftl's and wao-gc's (write max µs, read max µs, read misses)."""
 
     def scheme(w: float, r: float, misses: int) -> dict[str, Any]:
@@ -53,11 +55,16 @@ def summary(part: tuple[float, float, int], wao: tuple[float, float, int], eq: t
         return {"tenants": {"rt": {"deadlines": {"tasks": tasks}}}}
 
     doc = {"schemes": {"part-ftl": scheme(*part), "wao-gc": scheme(*wao)}}
-    doc["schemes"]["part-ftl"]["scheme_counters"] = {"admission_eq6_total": eq[0], "admission_eq7_total": eq[1]}
+    doc["schemes"]["part-ftl"]["scheme_counters"] = {
+        "admission_eq6_total": eq[0],
+        "admission_eq7_total": eq[1],
+    }
     return doc
 
 
-ADMIT = {"admit_paper": {"tests": [{"equation": "Eq. 6", "total": 1.066}, {"equation": "Eq. 7", "total": 1.254}]}}
+ADMIT = {
+    "admit_paper": {"tests": [{"equation": "Eq. 6", "total": 1.066}, {"equation": "Eq. 7", "total": 1.254}]}
+}
 
 
 STARTS = {"part-ftl": 1.0, "wao-gc": 2.0}
@@ -69,7 +76,9 @@ def test_table3_measurements_from_hand_made_summaries() -> None:
     assert m["max_write_factor"].value == pytest.approx(0.2)
     assert m["max_read_factor"].value == pytest.approx(0.35)
     assert m["part_misses"].value == 0 and m["wao_read_misses"].value == 3
-    assert m["admission_paper"].value == pytest.approx(1.254) and m["admission_device"].value == pytest.approx(1.2)
+    assert m["admission_paper"].value == pytest.approx(1.254) and m[
+        "admission_device"
+    ].value == pytest.approx(1.2)
     assert "1.254" in m["admission_paper"].why and "1.200" in m["admission_device"].why
     # no reads_blocked / read_rebuilt_us_max counters: not measured, naming the absent key
     assert "device.reads_blocked is absent" in m["reads_blocked"].missing
@@ -80,24 +89,45 @@ def judged(m: dict[str, Any]) -> dict[str, C.Claim]:
     """The Table III claims judged on measurements `m` (every run healthy)."""
     paper = claimfile.load("part-ftl")
     checks = {"schemes": {r: {"ok": True} for r in ("part-ftl", "wao-gc", "fig16 wao-gc")}}
-    return {s.id: claimfile.evaluate_one(s, [claimfile.SeedResult(0, m, checks)]) for s in paper.claims if s.measure in m}
+    return {
+        s.id: claimfile.evaluate_one(s, [claimfile.SeedResult(0, m, checks)])
+        for s in paper.claims
+        if s.measure in m
+    }
 
 
 def test_table3_verdicts() -> None:
     c = judged(P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3)), STARTS, 5.0, ADMIT))
-    assert c["max_write_latency_ratio"].verdict == C.REPRODUCED and c["max_read_latency_ratio"].verdict == C.REPRODUCED
+    assert (
+        c["max_write_latency_ratio"].verdict == C.REPRODUCED
+        and c["max_read_latency_ratio"].verdict == C.REPRODUCED
+    )
     assert c["part_ftl_no_misses"].verdict == C.HOLDS and c["wao_gc_read_misses"].verdict == C.HOLDS
     # wao-gc's slowest read, 2 ms, is not above the 15 ms deadline (the hand-made misses aside)
-    assert c["wao_gc_max_read_above_deadline"].ftlab_value == 2000.0 and c["wao_gc_max_read_above_deadline"].verdict == C.VIOLATED
+    assert (
+        c["wao_gc_max_read_above_deadline"].ftlab_value == 2000.0
+        and c["wao_gc_max_read_above_deadline"].verdict == C.VIOLATED
+    )
     # Eq. 7 above 1, with the paper's parameters and on this device: the set would be refused
-    assert c["part_ftl_admission_passes_paper"].verdict == C.VIOLATED and c["part_ftl_admission_passes_device"].verdict == C.VIOLATED
-    assert c["reads_never_blocked"].verdict == C.NOT_MEASURED and c["eq8_read_bound"].verdict == C.NOT_MEASURED
+    assert (
+        c["part_ftl_admission_passes_paper"].verdict == C.VIOLATED
+        and c["part_ftl_admission_passes_device"].verdict == C.VIOLATED
+    )
+    assert (
+        c["reads_never_blocked"].verdict == C.NOT_MEASURED and c["eq8_read_bound"].verdict == C.NOT_MEASURED
+    )
 
 
 def test_slower_part_ftl_differs() -> None:
-    c = judged(P.table3_measurements(summary((9000.0, 4000.0, 0), (5000.0, 3000.0, 0), eq=(0.5, 0.9)), STARTS, 5.0, ADMIT))
+    c = judged(
+        P.table3_measurements(
+            summary((9000.0, 4000.0, 0), (5000.0, 3000.0, 0), eq=(0.5, 0.9)), STARTS, 5.0, ADMIT
+        )
+    )
     assert c["max_write_latency_ratio"].ftlab_value == pytest.approx(1.8)
-    assert c["max_write_latency_ratio"].verdict == C.DIFFERS and c["max_read_latency_ratio"].verdict == C.DIFFERS
+    assert (
+        c["max_write_latency_ratio"].verdict == C.DIFFERS and c["max_read_latency_ratio"].verdict == C.DIFFERS
+    )
     assert c["wao_gc_read_misses"].verdict == C.VIOLATED
     assert c["part_ftl_admission_passes_device"].verdict == C.HOLDS
 
@@ -106,7 +136,9 @@ def test_wao_gc_read_above_the_deadline() -> None:
     """The slowest wao-gc read above 15,000 µs holds the claim; at exactly 15 ms it does not
     (Figure 13b: "data above the 15 millisecond horizontal line")."""
     for max_us, verdict in ((15001.0, C.HOLDS), (15000.0, C.VIOLATED)):
-        c = judged(P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, max_us, 1)), STARTS, 5.0, ADMIT))
+        c = judged(
+            P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, max_us, 1)), STARTS, 5.0, ADMIT)
+        )
         assert c["wao_gc_max_read_above_deadline"].verdict == verdict, max_us
         assert "15 ms deadline" in c["wao_gc_max_read_above_deadline"].why
 
@@ -114,7 +146,10 @@ def test_wao_gc_read_above_the_deadline() -> None:
 def test_blocking_counters_when_present() -> None:
     """reads_blocked 0 holds "never blocked", 1 violates it; a rebuilt read of 1,230 µs is
     within Eq. 8's 1.23 ms, 1,231 µs is not."""
-    for blocked, rebuilt, verdicts_ in ((0, 1230.0, (C.HOLDS, C.HOLDS)), (1, 1231.0, (C.VIOLATED, C.VIOLATED))):
+    for blocked, rebuilt, verdicts_ in (
+        (0, 1230.0, (C.HOLDS, C.HOLDS)),
+        (1, 1231.0, (C.VIOLATED, C.VIOLATED)),
+    ):
         s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
         s["schemes"]["part-ftl"]["device"] = {"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt}
         c = judged(P.table3_measurements(s, STARTS, 5.0, ADMIT))
@@ -122,10 +157,19 @@ def test_blocking_counters_when_present() -> None:
 
 
 def test_fig16_measurements() -> None:
-    bw = {"before_mean_mb_s": 28.0, "after_mean_mb_s": 15.0, "after_min_mb_s": 12.0, "gc_start_s": 7.0, "n_before": 7, "n_after": 10}
+    bw = {
+        "before_mean_mb_s": 28.0,
+        "after_mean_mb_s": 15.0,
+        "after_min_mb_s": 12.0,
+        "gc_start_s": 7.0,
+        "n_before": 7,
+        "n_after": 10,
+    }
     c = judged(P.fig16_measurements(bw))
     assert c["fig16_before_mb_s"].verdict == C.REPRODUCED and c["fig16_after_mb_s"].ftlab_value == 12.0
-    bw["before_mean_mb_s"] = 97.8  # the quick form's level before this issue: 3.6x off is no longer "same direction"
+    bw["before_mean_mb_s"] = (
+        97.8  # the quick form's level before this issue: 3.6x off is no longer "same direction"
+    )
     assert judged(P.fig16_measurements(bw))["fig16_before_mb_s"].verdict == C.DIFFERS
 
 
@@ -156,7 +200,10 @@ def test_scenarios_are_table3_on_cosmos(name: str) -> None:
     assert doc["precondition"] == {"fill_fraction": 1.0, "overwrite_passes": 0.0}
     assert doc["scheme"]["part-ftl"]["admission"] == "report"
     tasks = doc["tenants"][0]["periodic"]["tasks"]
-    assert sorted((t["op"], t["pages"], t["period_ms"]) for t in tasks) == [("read", 3, 15.0)] * 4 + [("write", 12, 60.0)] * 4
+    assert (
+        sorted((t["op"], t["pages"], t["period_ms"]) for t in tasks)
+        == [("read", 3, 15.0)] * 4 + [("write", 12, 60.0)] * 4
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -210,7 +257,9 @@ def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) ->
     for scheme, checks in quick.health["schemes"].items():
         if scheme.startswith("part-ftl"):
             continue
-        assert all(t["unstable"] is False and t["starved"] is False for t in checks["tenants"].values()), scheme
+        assert all(t["unstable"] is False and t["starved"] is False for t in checks["tenants"].values()), (
+            scheme
+        )
     for result in quick.extra["per_seed"]:
         warm = P.warmup_s(result.report)  # type: ignore[arg-type]
         assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())
@@ -224,5 +273,7 @@ def test_quick_verdicts_are_the_committed_ones(quick: ftlab.ReproductionResult) 
 def test_quick_is_deterministic(quick: ftlab.ReproductionResult, tmp_path: Path) -> None:
     ftlab.reproduce("part-ftl", quick=True, out=tmp_path, jobs=1)
     for run in ("run", "run-fig16", "seed-2/run", "seed-2/run-fig16"):
-        assert (quick.out / run / "summary.json").read_bytes() == (tmp_path / run / "summary.json").read_bytes(), run
+        assert (quick.out / run / "summary.json").read_bytes() == (
+            tmp_path / run / "summary.json"
+        ).read_bytes(), run
     assert (quick.out / "claims.json").read_bytes() == (tmp_path / "claims.json").read_bytes()

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
 
 import ftlab
+from conftest import run_cli
 from ftlab.reproduce import REPRODUCTIONS, claimfile
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import verdicts as V
@@ -127,7 +127,9 @@ def test_bound_rule(op: str, paper: float, value: Any, expected: str) -> None:
     assert C.judge(C.BOUND, paper, value, op=op) == expected
 
 
-@pytest.mark.parametrize(("value", "expected"), [(2.99, C.VIOLATED), (3.0, C.HOLDS), (7.0, C.HOLDS), (7.01, C.VIOLATED)])
+@pytest.mark.parametrize(
+    ("value", "expected"), [(2.99, C.VIOLATED), (3.0, C.HOLDS), (7.0, C.HOLDS), (7.01, C.VIOLATED)]
+)
 def test_bound_between(value: float, expected: str) -> None:
     assert C.judge(C.BOUND, 3.0, value, op="between", high=7.0) == expected
 
@@ -194,13 +196,31 @@ def test_bad_kinds_and_values_are_precise_errors() -> None:
 
 
 def spec(**kw: Any) -> Spec:
-    base: dict[str, Any] = {"id": "c", "text": "c", "quote": "q", "where": "§1", "kind": C.FACTOR, "paper": 0.615, "measure": "m", "runs": ("a", "b")}
+    base: dict[str, Any] = {
+        "id": "c",
+        "text": "c",
+        "quote": "q",
+        "where": "§1",
+        "kind": C.FACTOR,
+        "paper": 0.615,
+        "measure": "m",
+        "runs": ("a", "b"),
+    }
     return Spec(**{**base, **kw})
 
 
-def seed(k: int, value: Any, ok: dict[str, bool] | None = None, reasons: dict[str, list[str]] | None = None, missing: str = "") -> SeedResult:
+def seed(
+    k: int,
+    value: Any,
+    ok: dict[str, bool] | None = None,
+    reasons: dict[str, list[str]] | None = None,
+    missing: str = "",
+) -> SeedResult:
     ok = ok or {"a": True, "b": True}
-    schemes = {run: {"ok": good, **({"reasons": reasons[run]} if reasons and run in reasons else {})} for run, good in ok.items()}
+    schemes = {
+        run: {"ok": good, **({"reasons": reasons[run]} if reasons and run in reasons else {})}
+        for run, good in ok.items()
+    }
     return SeedResult(k, {"m": Measured(value, f"value {value}", missing)}, {"schemes": schemes})
 
 
@@ -222,7 +242,10 @@ def test_a_claim_on_an_unhealthy_run_is_invalid_with_the_reason() -> None:
     assert c.verdict == C.INVALID and c.ftlab_value == 0.6
     assert "run a unhealthy (seed 1)" in c.reason and "max_wait_s 74.2" in c.reason
     no_reasons = claimfile.evaluate_one(spec(), [seed(0, 0.6, {"a": True, "b": False})])
-    assert no_reasons.verdict == C.INVALID and "run b unhealthy (seed 0): a health check failed" in no_reasons.reason
+    assert (
+        no_reasons.verdict == C.INVALID
+        and "run b unhealthy (seed 0): a health check failed" in no_reasons.reason
+    )
     unknown = claimfile.evaluate_one(spec(runs=("c",)), [seed(0, 0.6)])
     assert unknown.verdict == C.INVALID and "no health record for run 'c'" in unknown.reason
     # a healthy run with the same value is reproduced: the verdict is gated, not the value
@@ -232,7 +255,9 @@ def test_a_claim_on_an_unhealthy_run_is_invalid_with_the_reason() -> None:
 def test_not_measured_claims_say_why() -> None:
     c = claimfile.evaluate_one(spec(measure="", not_measured="no workload model of DAP-PS"), [])
     assert c.verdict == C.NOT_MEASURED and c.reason == "no workload model of DAP-PS"
-    absent = claimfile.evaluate_one(spec(), [seed(0, None, missing="scheme_counters.reads_blocked is absent")])
+    absent = claimfile.evaluate_one(
+        spec(), [seed(0, None, missing="scheme_counters.reads_blocked is absent")]
+    )
     assert absent.verdict == C.NOT_MEASURED and "reads_blocked" in absent.reason
 
 
@@ -244,7 +269,11 @@ def test_an_unknown_measure_is_a_bug_naming_it() -> None:
 def test_claims_json_counts_every_verdict(tmp_path: Path) -> None:
     claims = [claimfile.evaluate_one(spec(id=f"c{i}"), [seed(0, v)]) for i, v in enumerate((0.6, 0.3, 1.2))]
     doc = json.loads(C.write_claims_json(tmp_path / "claims.json", claims, reproduction="x").read_text())
-    assert doc["verdicts"][C.REPRODUCED] == 1 and doc["verdicts"][C.SAME_DIRECTION] == 1 and doc["verdicts"][C.DIFFERS] == 1
+    assert (
+        doc["verdicts"][C.REPRODUCED] == 1
+        and doc["verdicts"][C.SAME_DIRECTION] == 1
+        and doc["verdicts"][C.DIFFERS] == 1
+    )
     assert set(doc["verdict_rule"]) >= set(C.KINDS) | {C.INVALID, C.NOT_MEASURED}
     assert doc["claims"][0]["kind"] == C.FACTOR and doc["claims"][0]["spread"] is None
 
@@ -265,7 +294,9 @@ def test_claim_files_load_with_unique_ids_and_known_kinds(name: str) -> None:
 def _normal(text: str) -> str:
     """Whitespace collapsed, bold and math markers (* and $), soft hyphens and hyphens (line-break hyphenation
     lost or kept) removed, typographic apostrophes made plain."""
-    text = text.replace("*", "").replace("$", "").replace("\u00ad", "").replace("\u2019", "'").replace("-", "")
+    text = (
+        text.replace("*", "").replace("$", "").replace("\u00ad", "").replace("\u2019", "'").replace("-", "")
+    )
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -300,14 +331,20 @@ def test_no_paper_value_the_paper_does_not_contain() -> None:
 def test_a_bad_claim_file_is_a_precise_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     bad = tmp_path / "papers"
     bad.mkdir()
-    (bad / "upi.toml").write_text('[paper]\ncitation = "x"\n[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "factor"\nmeasure = "m"\n')
+    (bad / "upi.toml").write_text(
+        '[paper]\ncitation = "x"\n[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "factor"\nmeasure = "m"\n'
+    )
     monkeypatch.setattr(claimfile, "path_of", lambda name: bad / f"{name}.toml")
     with pytest.raises(ftlab.InputError, match=r"claims\[0\] \(a\): a factor claim needs `paper`"):
         claimfile.load("upi")
-    (bad / "upi.toml").write_text('[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "bound"\nadjective = "fairly"\nmeasure = "m"\n')
+    (bad / "upi.toml").write_text(
+        '[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "bound"\nadjective = "fairly"\nmeasure = "m"\n'
+    )
     with pytest.raises(ftlab.InputError, match="adjective 'fairly' is not declared"):
         claimfile.load("upi")
-    (bad / "upi.toml").write_text('[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "order"\nmeasure = "m"\nbogus = 1\n')
+    (bad / "upi.toml").write_text(
+        '[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "order"\nmeasure = "m"\nbogus = 1\n'
+    )
     with pytest.raises(ftlab.InputError, match="unknown keys bogus"):
         claimfile.load("upi")
 
@@ -338,7 +375,15 @@ def test_docs_tables_are_the_generated_ones() -> None:
 def test_differences_name_the_claim_and_the_fix(tmp_path: Path) -> None:
     claims = [claimfile.evaluate_one(spec(id="c"), [seed(0, 1.2)])]
     path = tmp_path / "v.json"
-    path.write_text(json.dumps({"reproductions": {"x": {"c": {"verdict": "reproduced", "ftlab_value": 0.6}, "gone": {"verdict": "differs"}}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "reproductions": {
+                    "x": {"c": {"verdict": "reproduced", "ftlab_value": 0.6}, "gone": {"verdict": "differs"}}
+                }
+            }
+        )
+    )
     found = V.check("x", claims, path)
     assert found[0] == "x/c: committed 'reproduced' (ftlab 0.6), now 'differs' (ftlab 1.2)"
     assert "no longer a claim" in found[1] and "Verdict changes" in found[-1] and V.COMMAND in found[-1]
@@ -348,7 +393,19 @@ def test_differences_name_the_claim_and_the_fix(tmp_path: Path) -> None:
 
 def test_markdown_from_a_claims_json_equals_the_verdict_file_form(tmp_path: Path) -> None:
     paper = claimfile.load("upi")
-    claims = [claimfile.evaluate_one(s, [SeedResult(0, {s.measure: Measured(0.612345, "w")} if s.measure else {}, {"schemes": {r: {"ok": True} for r in s.runs}})]) for s in paper.claims]
+    claims = [
+        claimfile.evaluate_one(
+            s,
+            [
+                SeedResult(
+                    0,
+                    {s.measure: Measured(0.612345, "w")} if s.measure else {},
+                    {"schemes": {r: {"ok": True} for r in s.runs}},
+                )
+            ],
+        )
+        for s in paper.claims
+    ]
     C.write_claims_json(tmp_path / "claims.json", claims, reproduction="upi")
     text = claimfile.markdown_from_file("upi", tmp_path / "claims.json")
     assert text == claimfile.markdown(paper, V.rows(claims))
@@ -359,7 +416,10 @@ def test_markdown_from_a_claims_json_equals_the_verdict_file_form(tmp_path: Path
 
 def test_replace_tables_rewrites_only_the_marked_blocks() -> None:
     text = "a\n<!-- claims-table upi -->\nold\n<!-- /claims-table upi -->\nb\n"
-    assert V.replace_tables(text, {"upi": "new\n"}) == "a\n<!-- claims-table upi -->\nnew\n<!-- /claims-table upi -->\nb\n"
+    assert (
+        V.replace_tables(text, {"upi": "new\n"})
+        == "a\n<!-- claims-table upi -->\nnew\n<!-- /claims-table upi -->\nb\n"
+    )
     with pytest.raises(ValueError, match="claims-table vstream"):
         V.replace_tables(text, {"vstream": "x\n"})
 
@@ -420,15 +480,31 @@ class _FakePaper:
     def __init__(self) -> None:
         self.calls: list[tuple[int, Path]] = []
 
-    def reproduce(self, *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Any, seed: int) -> C.ReproductionResult:
+    def reproduce(
+        self, *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Any, seed: int
+    ) -> C.ReproductionResult:
         paper = claimfile.load("upi")
         measured = {s.measure: Measured(0.5 + seed / 10, f"seed {seed}") for s in paper.claims if s.measure}
-        checks = {"ok": True, "schemes": {r: {"ok": True, "tenants": {}} for s in paper.claims for r in s.runs}}
+        checks = {
+            "ok": True,
+            "schemes": {r: {"ok": True, "tenants": {}} for s in paper.claims for r in s.runs},
+        }
         result = SeedResult(seed, measured, checks)
         claims = claimfile.evaluate(paper, [result])
         C.write_claims_json(out / "claims.json", claims, reproduction="upi", seed=seed)
         self.calls.append((seed, out))
-        return C.ReproductionResult("upi", out, Path("x.toml"), quick, claims, checks, [], [out / "claims.json"], 0.0, extra={"seed_result": result})
+        return C.ReproductionResult(
+            "upi",
+            out,
+            Path("x.toml"),
+            quick,
+            claims,
+            checks,
+            [],
+            [out / "claims.json"],
+            0.0,
+            extra={"seed_result": result},
+        )
 
 
 def test_seeds_are_judged_together_and_the_file_does_not_depend_on_jobs(tmp_path: Path) -> None:
@@ -438,11 +514,17 @@ def test_seeds_are_judged_together_and_the_file_does_not_depend_on_jobs(tmp_path
     for jobs in (1, 3):
         fake = _FakePaper()
         out = tmp_path / f"j{jobs}"
-        result = run_seeds("upi", fake, quick=True, out=out, jobs=jobs, sensitivity=False, progress=None, seeds=3)
+        result = run_seeds(
+            "upi", fake, quick=True, out=out, jobs=jobs, sensitivity=False, progress=None, seeds=3
+        )
         assert sorted(fake.calls) == [(0, out), (1, out / "seed-1"), (2, out / "seed-2")]
         texts.append((out / "claims.json").read_bytes())
         c = result.claim("das_as_p99_upi_vs_unified")
-        assert c.ftlab_value == pytest.approx(0.6) and c.spread == pytest.approx((0.5, 0.7)) and c.verdict == C.REPRODUCED
+        assert (
+            c.ftlab_value == pytest.approx(0.6)
+            and c.spread == pytest.approx((0.5, 0.7))
+            and c.verdict == C.REPRODUCED
+        )
         order = result.claim("lm_tbe_set_grows_upi")  # margins 0.5, 0.6, 0.7: 0.6 > the spread 0.2
         assert order.verdict == C.HOLDS
     assert texts[0] == texts[1]

@@ -40,7 +40,9 @@ def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> dict
     return {
         "schemes": {
             "unified": {
-                "tenants": {tenant: {"write": {"bytes": write_bytes}, "unstable": False, "outstanding_at_end": 0}},
+                "tenants": {
+                    tenant: {"write": {"bytes": write_bytes}, "unstable": False, "outstanding_at_end": 0}
+                },
                 "device": {"measured_s": measured_s, "gc_pages_copied": gc, "waf": 2.0},
             }
         }
@@ -56,12 +58,28 @@ def test_run_metrics_is_write_megabytes_per_measured_second() -> None:
 def hand_metrics() -> dict[str, dict[str, dict[str, float | None]]]:
     # Synthetic (MB/s, GC pages): legacy 100 / 1000; vstream 700 / 490 (the paper's 7x and
     # −51%); dac 400 / 600; autostream 300 / 800 and 150 / 900.
-    syn = {"legacy": (100.0, 1000.0), "dac": (400.0, 600.0), "autostream-mq": (300.0, 800.0), "autostream-sfr": (150.0, 900.0), "vstream": (700.0, 490.0)}
+    syn = {
+        "legacy": (100.0, 1000.0),
+        "dac": (400.0, 600.0),
+        "autostream-mq": (300.0, 800.0),
+        "autostream-sfr": (150.0, 900.0),
+        "vstream": (700.0, 490.0),
+    }
     # RocksDB: legacy 10 / 100; vstream 17 / 82 (+70%, −18%); dac and autostream below legacy;
     # manual 12.
-    rdb = {"legacy": (10.0, 100.0), "dac": (9.0, 120.0), "autostream-mq": (8.0, 130.0), "autostream-sfr": (9.5, 110.0), "manual": (12.0, 95.0), "vstream": (17.0, 82.0)}
+    rdb = {
+        "legacy": (10.0, 100.0),
+        "dac": (9.0, 120.0),
+        "autostream-mq": (8.0, 130.0),
+        "autostream-sfr": (9.5, 110.0),
+        "manual": (12.0, 95.0),
+        "vstream": (17.0, 82.0),
+    }
     return {
-        w: {m: {"throughput_mb_s": t, "gc_pages_copied": g, "waf": None, "measured_s": 1.0} for m, (t, g) in d.items()}
+        w: {
+            m: {"throughput_mb_s": t, "gc_pages_copied": g, "waf": None, "measured_s": 1.0}
+            for m, (t, g) in d.items()
+        }
         for w, d in (("synthetic", syn), ("rocksdb", rdb))
     }
 
@@ -94,15 +112,20 @@ def test_claims_from_hand_made_metrics() -> None:
         "rocksdb_vstream_best": (17 / 12 - 1, C.HOLDS),
     }
     assert set(claims) == set(expected) | {"memory_reduction_factor", "memory_stamp_table_mib"}
-    for id, (value, verdict) in expected.items():  # noqa: A001
+    for id, (value, verdict) in expected.items():
         got = claims[id]
         assert got.ftlab_value == pytest.approx(value), id
         assert got.verdict == verdict, (id, got.why)
     # hand_metrics has no units_per_stamp: the memory claims are not measured, saying why
-    assert claims["memory_reduction_factor"].verdict == C.NOT_MEASURED and "units_per_stamp" in claims["memory_reduction_factor"].reason
+    assert (
+        claims["memory_reduction_factor"].verdict == C.NOT_MEASURED
+        and "units_per_stamp" in claims["memory_reduction_factor"].reason
+    )
 
 
-@pytest.mark.parametrize(("units", "factor", "mb"), [(12.0, C.DIFFERS, C.DIFFERS), (768.0, C.REPRODUCED, C.REPRODUCED)])
+@pytest.mark.parametrize(
+    ("units", "factor", "mb"), [(12.0, C.DIFFERS, C.DIFFERS), (768.0, C.REPRODUCED, C.REPRODUCED)]
+)
 def test_memory_claims(units: float, factor: str, mb: str) -> None:
     """12 units per stamp (16 KiB pages of four 4 KiB units, groups of 3 pages) against the
     paper's 768 differs; the table for 256 Mi logical pages is 4 B x 256 Mi / 12 = 85.3 MiB
@@ -155,10 +178,18 @@ def test_every_mapper_runs_where_the_paper_runs_it() -> None:
 
 
 def test_sensitivity_cases() -> None:
-    cases = {name: (sets, only) for name, sets, only in V.sensitivity_cases({"synthetic": 112.0, "rocksdb": 0.293})}
-    assert cases["queue_depth=1"] == ({"synthetic": ["tenants.0.queue_depth=1"], "rocksdb": ["tenants.0.queue_depth=1"]}, None)
+    cases = {
+        name: (sets, only) for name, sets, only in V.sensitivity_cases({"synthetic": 112.0, "rocksdb": 0.293})
+    }
+    assert cases["queue_depth=1"] == (
+        {"synthetic": ["tenants.0.queue_depth=1"], "rocksdb": ["tenants.0.queue_depth=1"]},
+        None,
+    )
     sets, only = cases["vstream epoch x2"]
-    assert only == ("vstream",) and sets == {"synthetic": ["stream.vstream.epoch_s=224"], "rocksdb": ["stream.vstream.epoch_s=0.586"]}
+    assert only == ("vstream",) and sets == {
+        "synthetic": ["stream.vstream.epoch_s=224"],
+        "rocksdb": ["stream.vstream.epoch_s=0.586"],
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -186,14 +217,29 @@ def test_synthetic_partitions_are_the_papers(quick: bool) -> None:
     for p in parts:
         assert Fraction(p["footprint_offset_fraction"]).limit_denominator(1000) == offset
         offset += Fraction(p["footprint_fraction"]).limit_denominator(1000)
-        assert (p["arrival"], p["pattern"], p["sizes"][0]["bytes"], p["align_bytes"]) == ("closed", "sequential", 131072, 131072)
+        assert (p["arrival"], p["pattern"], p["sizes"][0]["bytes"], p["align_bytes"]) == (
+            "closed",
+            "sequential",
+            131072,
+            131072,
+        )
     assert offset == 1
 
 
 def test_quick_synthetic_is_the_full_one_on_fewer_blocks() -> None:
     full, quick = resolved("synthetic", False), resolved("synthetic", True)
     assert full["tenants"] == quick["tenants"]
-    same = ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "pages_per_block", "page_bytes", "mapping_unit_bytes", "over_provisioning", "timing")
+    same = (
+        "channels",
+        "chips_per_channel",
+        "dies_per_chip",
+        "planes_per_die",
+        "pages_per_block",
+        "page_bytes",
+        "mapping_unit_bytes",
+        "over_provisioning",
+        "timing",
+    )
     assert {k: full["device"][k] for k in same} == {k: quick["device"][k] for k in same}
     ratio = full["device"]["blocks_per_plane"] / quick["device"]["blocks_per_plane"]
     # Times counted in device turnovers scale with the capacity (the headers say so).
@@ -207,7 +253,13 @@ def test_vstream_device_is_the_papers() -> None:
     pages (256 wordlines x 3) per block, 4 channels, 2 planes; [11]: 700 µs one-shot program
     of 3 pages, 1 Gb/s I/O."""
     d = resolved("synthetic", False)["device"]
-    assert (d["page_bytes"], d["mapping_unit_bytes"], d["pages_per_block"], d["channels"], d["planes_per_die"]) == (16384, 4096, 768, 4, 2)
+    assert (
+        d["page_bytes"],
+        d["mapping_unit_bytes"],
+        d["pages_per_block"],
+        d["channels"],
+        d["planes_per_die"],
+    ) == (16384, 4096, 768, 4, 2)
     assert d["over_provisioning"] == 0.07
     dies = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]
     physical = dies * d["planes_per_die"] * d["blocks_per_plane"] * d["pages_per_block"] * d["page_bytes"]
@@ -257,10 +309,18 @@ def test_quick_runs_are_healthy(quick: C.ReproductionResult) -> None:
     schemes = quick.health["schemes"]
     assert set(schemes) == {f"{w}/{m.label} [seed {k}]" for w, m in V.runs() for k in range(3)}
     assert all(t["unstable"] is False for s in schemes.values() for t in s["tenants"].values())
-    not_steady = {k.split(" [")[0] for k, s in schemes.items() if k.startswith("synthetic/") and not s["checks"]["steady state"][1]}
+    not_steady = {
+        k.split(" [")[0]
+        for k, s in schemes.items()
+        if k.startswith("synthetic/") and not s["checks"]["steady state"][1]
+    }
     assert not_steady <= {"synthetic/autostream-sfr"}, not_steady
     for w in V.WORKLOADS:
-        counters = quick.extra["per_seed"][0].extra["reports"][(w, "vstream")].summary["schemes"]["unified"]["mapper_counters"]
+        counters = (
+            quick.extra["per_seed"][0]
+            .extra["reports"][(w, "vstream")]
+            .summary["schemes"]["unified"]["mapper_counters"]
+        )
         assert counters["unattributed_deaths"] == 0 and counters["epochs"] >= 2, w
 
 

@@ -18,7 +18,9 @@ TABLE_III = "".join(
 
 def test_admit_prints_every_term_and_exits_by_verdict(tmp_path: Path) -> None:
     small = tmp_path / "small.toml"
-    small.write_text('[[tasks]]\nread_pages = 1\nread_period_ms = 100.0\n[[tasks]]\nwrite_pages = 4\nwrite_period_ms = 1000.0\n')
+    small.write_text(
+        "[[tasks]]\nread_pages = 1\nread_period_ms = 100.0\n[[tasks]]\nwrite_pages = 4\nwrite_period_ms = 1000.0\n"
+    )
     ok = run_cli(["rt", "admit", str(small)])
     assert ok.returncode == 0, ok.stderr
     for fragment in ["Eq. 6", "Eq. 7", "t_r / min(T^r)", "C_0^r / T_0^r", "C_1^g / T_1^g", "admitted"]:
@@ -36,7 +38,16 @@ def test_admit_prints_every_term_and_exits_by_verdict(tmp_path: Path) -> None:
     # = 1.511727 > 1 (crates/ftlab/tests/rt.rs works the terms out).
     rtgc = run_cli(["rt", "admit", str(table_iii), "--scheme", "rtgc"])
     assert rtgc.returncode == 1, rtgc.stderr
-    for fragment in ["t_e / min(T)", "C_4^w / T_4^w", "C_7^G / T_7^G", "0.036765", "1.511727", "FAILS", "rejected", "docs/rt.md"]:
+    for fragment in [
+        "t_e / min(T)",
+        "C_4^w / T_4^w",
+        "C_7^G / T_7^G",
+        "0.036765",
+        "1.511727",
+        "FAILS",
+        "rejected",
+        "docs/rt.md",
+    ]:
         assert fragment in rtgc.stdout, fragment
 
 
@@ -44,7 +55,10 @@ def test_admit_reports_bad_input_with_file_and_line_or_key(tmp_path: Path) -> No
     bad_value = tmp_path / "v.toml"
     bad_value.write_text("[[tasks]]\nread_pages = 3\nread_period_ms = -1.0\n")
     r = run_cli(["rt", "admit", str(bad_value)])
-    assert r.returncode == 2 and f"{bad_value}: tasks.0.read_period_ms: must be in (0, 10000000000] ms, got -1" in r.stderr
+    assert (
+        r.returncode == 2
+        and f"{bad_value}: tasks.0.read_period_ms: must be in (0, 10000000000] ms, got -1" in r.stderr
+    )
     bad_syntax = tmp_path / "s.toml"
     bad_syntax.write_text("[[tasks]]\nread_pages = 3\nread_period_ms = \n")
     r = run_cli(["rt", "admit", str(bad_syntax)])
@@ -81,7 +95,9 @@ def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         return list(reader.fieldnames or []), list(reader)
 
 
-def _measured_claims(fig5: list[dict[str, str]], fig6: list[dict[str, str]], fig7: list[dict[str, str]]) -> dict[str, bool]:
+def _measured_claims(
+    fig5: list[dict[str, str]], fig6: list[dict[str, str]], fig7: list[dict[str, str]]
+) -> dict[str, bool]:
     def weighted(rows: list[dict[str, str]], key: str) -> dict[int, dict[str, float]]:
         out: dict[int, dict[str, float]] = {}
         for r in rows:
@@ -90,14 +106,22 @@ def _measured_claims(fig5: list[dict[str, str]], fig6: list[dict[str, str]], fig
 
     w5: dict[str, float] = {}
     for r in fig5:
-        w5[r["scheme"]] = w5.get(r["scheme"], 0.0) + float(r["utilisation"]) * float(r["schedulable_fraction"])
+        w5[r["scheme"]] = w5.get(r["scheme"], 0.0) + float(r["utilisation"]) * float(
+            r["schedulable_fraction"]
+        )
     by_read, by_write = weighted(fig6, "read_pages"), weighted(fig7, "write_pages")
     others = ("rtgc", "wao-gc-75", "wao-gc-50")
     return {
         "fig5: PaRT-FTL above RTGC and both WAO-GC curves": all(w5["part-ftl"] > w5[s] for s in others),
-        "fig6: PaRT-FTL above every other scheme at every read size": all(v["part-ftl"] > v[s] for v in by_read.values() for s in others),
-        "fig7: PaRT-FTL below RTGC at every write size above 3": all(v["part-ftl"] < v["rtgc"] for w, v in by_write.items() if w > 3),
-        "fig7: PaRT-FTL below WAO-GC 50 at every write size above 10": all(v["part-ftl"] < v["wao-gc-50"] for w, v in by_write.items() if w > 10),
+        "fig6: PaRT-FTL above every other scheme at every read size": all(
+            v["part-ftl"] > v[s] for v in by_read.values() for s in others
+        ),
+        "fig7: PaRT-FTL below RTGC at every write size above 3": all(
+            v["part-ftl"] < v["rtgc"] for w, v in by_write.items() if w > 3
+        ),
+        "fig7: PaRT-FTL below WAO-GC 50 at every write size above 10": all(
+            v["part-ftl"] < v["wao-gc-50"] for w, v in by_write.items() if w > 10
+        ),
     }
 
 
@@ -113,7 +137,16 @@ def test_schedulability_writes_figures_5_to_7_and_reports_the_claims(tmp_path: P
     cols5, fig5 = _read_csv(out / "fig5.csv")
     cols6, fig6 = _read_csv(out / "fig6.csv")
     cols7, fig7 = _read_csv(out / "fig7.csv")
-    assert cols5 == ["scheme", "label", "read_pages", "write_pages", "utilisation", "n_schedulable", "n_sets", "schedulable_fraction"]
+    assert cols5 == [
+        "scheme",
+        "label",
+        "read_pages",
+        "write_pages",
+        "utilisation",
+        "n_schedulable",
+        "n_sets",
+        "schedulable_fraction",
+    ]
     assert cols6 == cols7 == ["read_pages", "write_pages", "scheme", "label", "weighted_schedulability"]
     # 19 utilisations x 4 schemes; 16 read sizes (1..16) and 16 write sizes (3..48) x 4 schemes.
     assert (len(fig5), len(fig6), len(fig7)) == (76, 64, 64)

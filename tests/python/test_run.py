@@ -7,17 +7,16 @@ untouched). These fail while the core's run_scenario is a stub."""
 from __future__ import annotations
 
 import json
-import re
-
 import pickle
+import re
 
 import polars as pl
 import pyarrow as pa
 import pytest
-from conftest import run_cli
 from polars.testing import assert_frame_equal
 
 import ftlab
+from conftest import run_cli
 from ftlab import _core
 
 SEED = 7
@@ -90,9 +89,25 @@ def test_written_files_load_back(default_run):
 
 #: The columns of the core's tables and their Arrow types (beyond `scheme`, a string first).
 CORE_SCHEMAS = {
-    "timeseries": {"tenant": pa.string(), "window_start_s": pa.float64(), "read_iops": pa.float64(), "backlog": pa.float64()},
-    "latency_cdf": {"tenant": pa.string(), "op": pa.string(), "latency_us": pa.float64(), "cdf": pa.float64()},
-    "wear": {"channel": pa.uint64(), "die": pa.uint64(), "block": pa.uint64(), "erase_count": pa.uint64(), "erase_count_precondition": pa.uint64()},
+    "timeseries": {
+        "tenant": pa.string(),
+        "window_start_s": pa.float64(),
+        "read_iops": pa.float64(),
+        "backlog": pa.float64(),
+    },
+    "latency_cdf": {
+        "tenant": pa.string(),
+        "op": pa.string(),
+        "latency_us": pa.float64(),
+        "cdf": pa.float64(),
+    },
+    "wear": {
+        "channel": pa.uint64(),
+        "die": pa.uint64(),
+        "block": pa.uint64(),
+        "erase_count": pa.uint64(),
+        "erase_count_precondition": pa.uint64(),
+    },
 }
 
 

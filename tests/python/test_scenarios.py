@@ -4,13 +4,12 @@ files they replay (data/traces, the parser fixtures) are part of the repository.
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import ftlab
-
 from conftest import REPO_ROOT
 
 SCENARIOS = sorted((REPO_ROOT / "scenarios").glob("*.toml"))

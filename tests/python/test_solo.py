@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import tomli_w
-from conftest import run_cli
 
 import ftlab
+from conftest import run_cli
 
 SCENARIO = {
     "seed": 3,
@@ -18,10 +18,16 @@ SCENARIO = {
     "device": {"preset": "tiny"},
     "measure": {"duration_s": 0.5},
     "tenants": [
-        {"name": "reader", "namespace_fraction": 0.4,
-         "synthetic": {"pattern": "uniform", "read_ratio": 1.0, "arrival": "poisson", "rate_iops": 2000.0}},
-        {"name": "writer", "namespace_fraction": 0.4,
-         "synthetic": {"pattern": "uniform", "read_ratio": 0.0, "arrival": "poisson", "rate_iops": 300.0}},
+        {
+            "name": "reader",
+            "namespace_fraction": 0.4,
+            "synthetic": {"pattern": "uniform", "read_ratio": 1.0, "arrival": "poisson", "rate_iops": 2000.0},
+        },
+        {
+            "name": "writer",
+            "namespace_fraction": 0.4,
+            "synthetic": {"pattern": "uniform", "read_ratio": 0.0, "arrival": "poisson", "rate_iops": 300.0},
+        },
     ],
 }
 SLOWDOWN_KEYS = {"read_mean", "read_p99", "write_mean", "write_p99"}
@@ -34,7 +40,15 @@ def _check_solo(summary: dict) -> None:
         for name in ("reader", "writer"):
             t = tenants[name]
             assert set(t["slowdown"]) == SLOWDOWN_KEYS
-            assert set(t["solo"]) == {"read", "write", "unstable", "backlog_max", "max_wait_s", "stall_s_max", "starved"}
+            assert set(t["solo"]) == {
+                "read",
+                "write",
+                "unstable",
+                "backlog_max",
+                "max_wait_s",
+                "stall_s_max",
+                "starved",
+            }
             assert set(t["solo"]["read"]) == {"mean_us", "p99_us", "count"}
         # The reader never writes, the writer never reads: those slowdowns are undefined.
         assert tenants["reader"]["slowdown"]["write_p99"] is None

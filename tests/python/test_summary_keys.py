@@ -16,31 +16,58 @@ import json
 
 import polars as pl
 import pytest
-from reports import synthetic_report
 from rich.console import Console
 
 import ftlab
 from ftlab import _core
-from ftlab.sweeps import exec as sweep_exec
 from ftlab.cli import print_full_tables, print_summary
 from ftlab.report import Report
+from ftlab.sweeps import exec as sweep_exec
+from reports import synthetic_report
 
 
 def _op(count: int, saturated: int = 0) -> dict:
-    return {"count": count, "iops": float(count), "mean_us": 100.0, "p99_us": 900.0, "max_us": 1000.0, "saturated": saturated}
+    return {
+        "count": count,
+        "iops": float(count),
+        "mean_us": 100.0,
+        "p99_us": 900.0,
+        "max_us": 1000.0,
+        "saturated": saturated,
+    }
 
 
 def _task(released: int, misses: int) -> dict:
-    return {"released": released, "completed": released - 1, "misses": misses, "missed_outstanding": 0,
-            "pending_at_end": 1, "response_mean_us": 250.5, "response_max_us": 1300.25}
+    return {
+        "released": released,
+        "completed": released - 1,
+        "misses": misses,
+        "missed_outstanding": 0,
+        "pending_at_end": 1,
+        "response_mean_us": 250.5,
+        "response_max_us": 1300.25,
+    }
 
 
 def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> dict:
-    t = {"read": _op(10), "write": _op(20, saturated=3), "trim": _op(0), "waf": 1.25, "queue_depth": 32,
-         "outstanding_at_end": outstanding, "backlog_growth": float(outstanding), "unstable": unstable,
-         "backlog_max": outstanding + 32, "backlog_limit": 128.0, "max_wait_s": 2.5 if unstable else 0.125,
-         "starvation_wait_s": 1.0, "stall_s_max": 0.0625, "starved": unstable,
-         "reordered_arrivals": 2, "skipped_records": 3}
+    t = {
+        "read": _op(10),
+        "write": _op(20, saturated=3),
+        "trim": _op(0),
+        "waf": 1.25,
+        "queue_depth": 32,
+        "outstanding_at_end": outstanding,
+        "backlog_growth": float(outstanding),
+        "unstable": unstable,
+        "backlog_max": outstanding + 32,
+        "backlog_limit": 128.0,
+        "max_wait_s": 2.5 if unstable else 0.125,
+        "starvation_wait_s": 1.0,
+        "stall_s_max": 0.0625,
+        "starved": unstable,
+        "reordered_arrivals": 2,
+        "skipped_records": 3,
+    }
     if deadlines is not None:
         t["deadlines"] = deadlines
     t["wear"] = _wear(lifetime_days=120.5 if deadlines is None else None)
@@ -48,28 +75,57 @@ def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> 
 
 
 def _wear(lifetime_days: float | None, erases: int = 40) -> dict:
-    return {"blocks": 128, "erases": erases, "erase_rate_per_s": erases / 4.0, "erase_count_min": 1,
-            "erase_count_max": 9, "erase_count_mean": 4.5, "wear_imbalance": 2.0, "lifetime_days": lifetime_days}
+    return {
+        "blocks": 128,
+        "erases": erases,
+        "erase_rate_per_s": erases / 4.0,
+        "erase_count_min": 1,
+        "erase_count_max": 9,
+        "erase_count_mean": 4.5,
+        "wear_imbalance": 2.0,
+        "lifetime_days": lifetime_days,
+    }
 
 
 def _scheme(heavy_outstanding: int, rt_misses: int) -> dict:
-    deadlines = {"released": 47, "misses": rt_misses, "tasks": {"scan": _task(31, 1), "flush": _task(16, rt_misses - 1)}}
+    deadlines = {
+        "released": 47,
+        "misses": rt_misses,
+        "tasks": {"scan": _task(31, 1), "flush": _task(16, rt_misses - 1)},
+    }
     return {
         "tenants": {"heavy": _tenant(heavy_outstanding, True), "rt": _tenant(2, False, deadlines)},
-        "device": {"waf": 1.3, "erases": 51, "precondition_erases": 256, "write_buffer_bytes": 0,
-                   "timeseries_latency_saturated": 0, "die_utilisation": [0.9, 0.8],
-                   "pe_cycles": 3000, "erase_rate_per_s": 12.75, "erase_rate_imbalance": 1.5,
-                   "lifetime_days": 120.5, "lifetime_days_balanced": 180.25},
+        "device": {
+            "waf": 1.3,
+            "erases": 51,
+            "precondition_erases": 256,
+            "write_buffer_bytes": 0,
+            "timeseries_latency_saturated": 0,
+            "die_utilisation": [0.9, 0.8],
+            "pe_cycles": 3000,
+            "erase_rate_per_s": 12.75,
+            "erase_rate_imbalance": 1.5,
+            "lifetime_days": 120.5,
+            "lifetime_days_balanced": 180.25,
+        },
         "channels": [{"channel": 0, **_wear(120.5, 40)}, {"channel": 1, **_wear(None, 0)}],
-        "jobs": {"gc": {"started": 55, "page_reads": 1255, "erases": 51}, "gc_steps": 0, "parity_deferred": 0},
+        "jobs": {
+            "gc": {"started": 55, "page_reads": 1255, "erases": 51},
+            "gc_steps": 0,
+            "parity_deferred": 0,
+        },
         "scheme_counters": {"epochs": 4.0, "transfers": 1.0},
         "mapper_counters": {},
     }
 
 
 #: A summary with every new key: `heavy` unstable in both schemes, `rt` with periodic tasks.
-NEW = {"ftlab_version": "x", "seed": 1, "scenario": "new",
-       "schemes": {"unified": _scheme(14310, 13), "partitioned": _scheme(16291, 1)}}
+NEW = {
+    "ftlab_version": "x",
+    "seed": 1,
+    "scenario": "new",
+    "schemes": {"unified": _scheme(14310, 13), "partitioned": _scheme(16291, 1)},
+}
 #: A summary of an older run: none of the new keys (the synthetic report's).
 OLD = json.loads(synthetic_report(schemes=("unified", "partitioned"), tenants=("heavy", "rt")).summary_json)
 
@@ -127,14 +183,24 @@ def test_summary_frame_carries_the_new_tenant_keys(column, dtype, heavy, rt):
 
 def test_unstable_filter_on_the_summary_frame():
     frame = report_of(NEW).summary_frame.filter(pl.col("unstable"))
-    assert frame.select("scheme", "tenant", "outstanding_at_end").rows() == [("unified", "heavy", 14310), ("partitioned", "heavy", 16291)]
+    assert frame.select("scheme", "tenant", "outstanding_at_end").rows() == [
+        ("unified", "heavy", 14310),
+        ("partitioned", "heavy", 16291),
+    ]
 
 
 def test_old_summary_keeps_its_columns_and_has_none_of_the_new_ones():
     old = report_of(OLD, backlog=False)
     frame = old.summary_frame
     assert frame.columns[:4] == ["scheme", "tenant", "read_count", "read_iops"]
-    assert not {"unstable", "outstanding_at_end", "deadlines_misses", "write_saturated", "starved", "max_wait_s"} & set(frame.columns)
+    assert not {
+        "unstable",
+        "outstanding_at_end",
+        "deadlines_misses",
+        "write_saturated",
+        "starved",
+        "max_wait_s",
+    } & set(frame.columns)
     assert old.counters_frame.columns == ["scheme"]
     assert old.counters_frame.get_column("scheme").to_list() == ["unified", "partitioned"]
     assert not old.metrics.filter(pl.col("metric").str.starts_with("jobs_")).height
@@ -149,31 +215,57 @@ def test_new_columns_do_not_change_the_existing_ones():
 def test_counters_frame_and_metrics_carry_the_scheme_counters():
     report = report_of(NEW)
     counters = report.counters_frame
-    assert counters.columns == ["scheme", "jobs_gc_started", "jobs_gc_page_reads", "jobs_gc_erases", "jobs_gc_steps",
-                                "jobs_parity_deferred", "scheme_counters_epochs", "scheme_counters_transfers"]
+    assert counters.columns == [
+        "scheme",
+        "jobs_gc_started",
+        "jobs_gc_page_reads",
+        "jobs_gc_erases",
+        "jobs_gc_steps",
+        "jobs_parity_deferred",
+        "scheme_counters_epochs",
+        "scheme_counters_transfers",
+    ]
     metrics = report.metrics
-    rows = metrics.filter(pl.col("tenant").is_null(), pl.col("metric").is_in(["jobs_gc_started", "scheme_counters_epochs"]))
+    rows = metrics.filter(
+        pl.col("tenant").is_null(), pl.col("metric").is_in(["jobs_gc_started", "scheme_counters_epochs"])
+    )
     assert rows.select("scheme", "metric", "value").rows() == [
-        ("unified", "jobs_gc_started", 55.0), ("unified", "scheme_counters_epochs", 4.0),
-        ("partitioned", "jobs_gc_started", 55.0), ("partitioned", "scheme_counters_epochs", 4.0),
+        ("unified", "jobs_gc_started", 55.0),
+        ("unified", "scheme_counters_epochs", 4.0),
+        ("partitioned", "jobs_gc_started", 55.0),
+        ("partitioned", "scheme_counters_epochs", 4.0),
     ]
     # Booleans are not numbers: `unstable` is in summary_frame only.
     assert "unstable" not in metrics.get_column("metric").to_list()
-    assert metrics.filter(metric="outstanding_at_end", tenant="heavy").get_column("value").to_list() == [14310.0, 16291.0]
+    assert metrics.filter(metric="outstanding_at_end", tenant="heavy").get_column("value").to_list() == [
+        14310.0,
+        16291.0,
+    ]
 
 
 def test_lifetime_keys_in_the_frames():
     report = report_of(NEW)
     device = report.device_frame.filter(scheme="partitioned")
-    assert device.select("pe_cycles", "erase_rate_per_s", "lifetime_days", "lifetime_days_balanced").row(0) == (3000, 12.75, 120.5, 180.25)
+    assert device.select("pe_cycles", "erase_rate_per_s", "lifetime_days", "lifetime_days_balanced").row(
+        0
+    ) == (3000, 12.75, 120.5, 180.25)
     channels = report.channels_frame
     assert channels.select("scheme", "channel", "erases", "lifetime_days").rows() == [
-        ("unified", 0, 40, 120.5), ("unified", 1, 0, None), ("partitioned", 0, 40, 120.5), ("partitioned", 1, 0, None)]
+        ("unified", 0, 40, 120.5),
+        ("unified", 1, 0, None),
+        ("partitioned", 0, 40, 120.5),
+        ("partitioned", 1, 0, None),
+    ]
     tenants = report.summary_frame.filter(scheme="unified")
-    assert tenants.select("tenant", "wear_erase_rate_per_s", "wear_lifetime_days").rows() == [("heavy", 10.0, 120.5), ("rt", 10.0, None)]
+    assert tenants.select("tenant", "wear_erase_rate_per_s", "wear_lifetime_days").rows() == [
+        ("heavy", 10.0, 120.5),
+        ("rt", 10.0, None),
+    ]
     # Channels have their own frame: they are not counters.
     assert not [c for c in report.counters_frame.columns if c.startswith("channels")]
-    assert report.metrics.filter(pl.col("tenant").is_null(), metric="lifetime_days").get_column("value").to_list() == [120.5, 120.5]
+    assert report.metrics.filter(pl.col("tenant").is_null(), metric="lifetime_days").get_column(
+        "value"
+    ).to_list() == [120.5, 120.5]
     assert report_of(OLD, backlog=False).channels_frame.height == 0
 
 
@@ -208,7 +300,11 @@ def test_run_output_is_the_headline_then_a_pointer_or_the_full_tables():
     assert short.startswith(full[: full.index("scheme: unified")]), "the same headline opens both"
     assert "which scheme did best for whom" in short.splitlines()[0]
     assert "scheme: unified" not in short and "report.html" in short and "--full" in short
-    assert full.index("which scheme did best") < full.index("scheme: unified") < full.index("scheme: partitioned")
+    assert (
+        full.index("which scheme did best")
+        < full.index("scheme: unified")
+        < full.index("scheme: partitioned")
+    )
     assert terminal(NEW) in full
 
 
@@ -259,17 +355,39 @@ def test_terminal_names_are_not_markup():
 @pytest.mark.parametrize(
     "name, summary, flags, present, absent",
     [
-        ("new", NEW, 2,
-         ['unified<br><span class="flag">UNSTABLE</span> (14,310 outstanding)',
-          'partitioned<br><span class="flag">UNSTABLE</span> (16,291 outstanding)',
-          "<strong>UNSTABLE</strong>: heavy under unified", 'id="summary-deadlines"', "<th>rt (all tasks)</th>",
-          '<td class="num">13 / 47</td>', "<th>rt / scan</th>", '<td class="num">1 / 31</td>', 'id="summary-counters"',
-          "<th>scheme_counters_epochs</th>", 'id="fig-ts-backlog"'],
-         ["rt under", "</span> (2 outstanding)"]),
-        ("old", OLD, 0, ['id="summary-tenants"', 'id="summary-device"', 'id="fig-ts-iops"'],
-         ["UNSTABLE", "summary-deadlines", "summary-counters", "fig-ts-backlog"]),
-        ("partial", _partial(), 2, ['UNSTABLE</span> (– outstanding)', "– requests were outstanding", '<td class="num">– / –</td>'],
-         []),
+        (
+            "new",
+            NEW,
+            2,
+            [
+                'unified<br><span class="flag">UNSTABLE</span> (14,310 outstanding)',
+                'partitioned<br><span class="flag">UNSTABLE</span> (16,291 outstanding)',
+                "<strong>UNSTABLE</strong>: heavy under unified",
+                'id="summary-deadlines"',
+                "<th>rt (all tasks)</th>",
+                '<td class="num">13 / 47</td>',
+                "<th>rt / scan</th>",
+                '<td class="num">1 / 31</td>',
+                'id="summary-counters"',
+                "<th>scheme_counters_epochs</th>",
+                'id="fig-ts-backlog"',
+            ],
+            ["rt under", "</span> (2 outstanding)"],
+        ),
+        (
+            "old",
+            OLD,
+            0,
+            ['id="summary-tenants"', 'id="summary-device"', 'id="fig-ts-iops"'],
+            ["UNSTABLE", "summary-deadlines", "summary-counters", "fig-ts-backlog"],
+        ),
+        (
+            "partial",
+            _partial(),
+            2,
+            ["UNSTABLE</span> (– outstanding)", "– requests were outstanding", '<td class="num">– / –</td>'],
+            [],
+        ),
     ],
 )
 def test_report_html(name, summary, flags, present, absent):
@@ -308,7 +426,9 @@ def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch):
 
     calls = []
     tables = {name: pa.table({"x": pa.array([1.5], pa.float64())}) for name in sweep_exec.CORE_TABLES}
-    monkeypatch.setattr(_core, "run", lambda **kwargs: calls.append(kwargs) or {"summary_json": "{}", **tables})
+    monkeypatch.setattr(
+        _core, "run", lambda **kwargs: calls.append(kwargs) or {"summary_json": "{}", **tables}
+    )
     out = sweep_exec.run_task('name = "s"\n', "s.toml", "/tmp", _core.version())
     assert set(out) == {"result"} and out["result"]["summary_json"] == "{}"
     for name in sweep_exec.CORE_TABLES:
@@ -329,23 +449,44 @@ def test_api_jobs_zero_is_a_usage_error(tmp_path):
 # The health keys of a real run
 
 
-HEALTH_KEYS = ["queue_depth", "outstanding_at_end", "backlog_growth", "unstable", "backlog_max", "backlog_limit",
-               "max_wait_s", "starvation_wait_s", "stall_s_max", "starved", "reordered_arrivals"]
+HEALTH_KEYS = [
+    "queue_depth",
+    "outstanding_at_end",
+    "backlog_growth",
+    "unstable",
+    "backlog_max",
+    "backlog_limit",
+    "max_wait_s",
+    "starvation_wait_s",
+    "stall_s_max",
+    "starved",
+    "reordered_arrivals",
+]
 
 
 def test_a_real_run_has_the_health_keys_in_order(tmp_path):
     """The health keys follow `unstable` in a fixed order, with the knobs' values; a solo
     run's health is under `solo`; a changed knob reaches the summary."""
     scenario = tmp_path / "h.toml"
-    scenario.write_text('seed = 3\nschemes = ["unified"]\n[device]\npreset = "tiny"\n[measure]\nduration_s = 0.05\n'
-                        '[[tenants]]\nname = "t"\nnamespace_fraction = 0.5\nqueue_depth = 8\n'
-                        '[tenants.synthetic]\narrival = "closed"\n')
+    scenario.write_text(
+        'seed = 3\nschemes = ["unified"]\n[device]\npreset = "tiny"\n[measure]\nduration_s = 0.05\n'
+        '[[tenants]]\nname = "t"\nnamespace_fraction = 0.5\nqueue_depth = 8\n'
+        '[tenants.synthetic]\narrival = "closed"\n'
+    )
     summary = ftlab.run(scenario, solo=True, set=["measure.starvation_wait_s=0.5"]).summary
     t = summary["schemes"]["unified"]["tenants"]["t"]
     keys = list(t)
-    assert keys[keys.index("queue_depth"):keys.index("reordered_arrivals") + 1] == HEALTH_KEYS
+    assert keys[keys.index("queue_depth") : keys.index("reordered_arrivals") + 1] == HEALTH_KEYS
     assert t["starvation_wait_s"] == 0.5 and t["backlog_limit"] == 32.0
     assert t["backlog_max"] == 8 and t["starved"] is False and t["unstable"] is False
-    assert [k for k in t["solo"] if k not in ("read", "write")] == ["unstable", "backlog_max", "max_wait_s", "stall_s_max", "starved"]
+    assert [k for k in t["solo"] if k not in ("read", "write")] == [
+        "unstable",
+        "backlog_max",
+        "max_wait_s",
+        "stall_s_max",
+        "starved",
+    ]
     frame = Report(json.dumps(summary), "", pl.DataFrame()).summary_frame
-    assert frame.schema["starved"] == pl.Boolean and frame.get_column("max_wait_s").to_list() == [t["max_wait_s"]]
+    assert frame.schema["starved"] == pl.Boolean and frame.get_column("max_wait_s").to_list() == [
+        t["max_wait_s"]
+    ]

@@ -16,13 +16,13 @@ import subprocess
 import sys
 import threading
 import time
-import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
+import tomllib
 
 import ftlab
+from conftest import REPO_ROOT
 
 SHIPPED = REPO_ROOT / "scenarios" / "sweeps" / "op-by-scheme.toml"
 BASE = REPO_ROOT / "scenarios" / "sweeps" / "uniform-writes.toml"
@@ -33,8 +33,12 @@ SLOW_REQUESTS = 300_000
 SLOW = {
     "scenario": str(BASE),
     "seeds": [1, 2],
-    "grid": {"tenants.0.synthetic.requests": [SLOW_REQUESTS, SLOW_REQUESTS + 100_000, SLOW_REQUESTS + 200_000]},
-    "cases": [{"name": "unified", "set": {"schemes": ["unified"], "tenants.1.synthetic.requests": SLOW_REQUESTS}}],
+    "grid": {
+        "tenants.0.synthetic.requests": [SLOW_REQUESTS, SLOW_REQUESTS + 100_000, SLOW_REQUESTS + 200_000]
+    },
+    "cases": [
+        {"name": "unified", "set": {"schemes": ["unified"], "tenants.1.synthetic.requests": SLOW_REQUESTS}}
+    ],
 }
 SLOW_RUNS = 3 * 2
 
@@ -62,8 +66,8 @@ def assert_runs_intact(runs_dir: Path) -> None:
 
 def run_task_pids(root_pid: int) -> list[int]:
     """Ray workers below `root_pid` that are executing a sweep run right now."""
-    import ray  # noqa: F401 - puts Ray's bundled psutil on sys.path
     import psutil
+    import ray  # noqa: F401 - puts Ray's bundled psutil on sys.path
 
     pids = []
     for proc in psutil.Process(root_pid).children(recursive=True):
@@ -82,7 +86,12 @@ def test_shipped_sweep_end_to_end(tmp_path):
     """`ftlab sweep scenarios/sweeps/op-by-scheme.toml` on its own local Ray, within the CI budget."""
     out = tmp_path / "op"
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "ftlab", "sweep", str(SHIPPED), "--out", str(out)], capture_output=True, text=True, timeout=CI_BUDGET_S * 2)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ftlab", "sweep", str(SHIPPED), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=CI_BUDGET_S * 2,
+    )
     elapsed_s = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr
     assert elapsed_s < CI_BUDGET_S, f"the CI sweep took {elapsed_s:.0f} s"
@@ -101,7 +110,9 @@ def check_op_sweep(result: ftlab.SweepResult, out: Path) -> None:
     # One row per run and tenant, every combination present once.
     assert t.height == len(ops) * len(schemes) * len(sweep["seeds"]) * len(tenants)
     combos = t.select("device.over_provisioning", "schemes", "seed", "tenant").rows()
-    assert sorted(combos) == sorted((o, json.dumps(s), seed, n) for o in ops for s in schemes for seed in sweep["seeds"] for n in tenants)
+    assert sorted(combos) == sorted(
+        (o, json.dumps(s), seed, n) for o in ops for s in schemes for seed in sweep["seeds"] for n in tenants
+    )
     assert t.columns[:6] == ["device.over_provisioning", "schemes", "seed", "run", "scheme", "tenant"]
     for row in t.iter_rows(named=True):
         # The scheme that ran is the one the override chose; the run is what its resolved scenario says.
@@ -144,19 +155,47 @@ def test_rerun_reuses_every_run(baseline):
 def test_cli_address_auto_uses_the_running_cluster(ray_session, tmp_path):
     """`--address auto` joins the session's Ray instance (no Ray start) and leaves it running."""
     sweep_file = tmp_path / "small.toml"
-    sweep_file.write_text(f'scenario = "{BASE}"\nseeds = [4]\n[grid]\n"tenants.0.synthetic.requests" = [1000, 2000]\n')
-    proc = subprocess.run([sys.executable, "-m", "ftlab", "sweep", str(sweep_file), "--address", "auto", "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    sweep_file.write_text(
+        f'scenario = "{BASE}"\nseeds = [4]\n[grid]\n"tenants.0.synthetic.requests" = [1000, 2000]\n'
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ftlab",
+            "sweep",
+            str(sweep_file),
+            "--address",
+            "auto",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     table = ftlab.load_sweep(tmp_path / "out").table
-    assert table.select("tenants.0.synthetic.requests", "tenant", "write.count").filter(table["tenant"] == "a").rows() == [(1000, "a", 1000)] * 2 + [(2000, "a", 2000)] * 2
+    assert (
+        table.select("tenants.0.synthetic.requests", "tenant", "write.count")
+        .filter(table["tenant"] == "a")
+        .rows()
+        == [(1000, "a", 1000)] * 2 + [(2000, "a", 2000)] * 2
+    )
     assert ray_session.is_initialized() and ray_session.cluster_resources().get("CPU", 0) >= 1
 
 
 def test_failing_runs_are_reported_and_the_others_go_on(ray_session, tmp_path):
     present = tmp_path / "t.csv"
-    present.write_text("".join(f"{128166372003061629 + i * 10000},h,0,Write,{i * 4096},4096,1\n" for i in range(200)))
+    present.write_text(
+        "".join(f"{128166372003061629 + i * 10000},h,0,Write,{i * 4096},4096,1\n" for i in range(200))
+    )
     base = BASE.read_text().replace("requests = 20000", "requests = 2000")
-    base = base.replace('pattern = "uniform"\nread_ratio = 0.0\narrival = "closed"\nrequests = 2000\n', 'path = "t.csv"\nformat = "msr"\n', 1)
+    base = base.replace(
+        'pattern = "uniform"\nread_ratio = 0.0\narrival = "closed"\nrequests = 2000\n',
+        'path = "t.csv"\nformat = "msr"\n',
+        1,
+    )
     base = base.replace("[tenants.synthetic]\npath", "[tenants.trace]\npath", 1)
     (tmp_path / "base.toml").write_text(base)
     spec = {
@@ -177,7 +216,9 @@ def test_failing_runs_are_reported_and_the_others_go_on(ray_session, tmp_path):
     assert set(by_params) == {("present", -1.0), ("missing", -1.0), ("missing", 0.25)}
     bad = by_params[("present", -1.0)]
     assert bad["kind"] == "ConfigError" and bad["run"] is None
-    assert bad["error"].startswith("--set device.over_provisioning=-1.0: device.over_provisioning: must be in (0, 4]")
+    assert bad["error"].startswith(
+        "--set device.over_provisioning=-1.0: device.over_provisioning: must be in (0, 4]"
+    )
     missing = by_params[("missing", 0.25)]
     assert missing["kind"] == "InputError" and missing["run"] is not None
     assert str(tmp_path / "missing.csv") in missing["error"] and "tenants.0.trace.path" in missing["error"]
@@ -233,7 +274,11 @@ def test_ctrl_c_keeps_finished_runs_and_resumes(baseline, tmp_path):
         shutil.rmtree(out, ignore_errors=True)
         proc, stderr, descendants = _interrupt_sweep(sweep_file, out)
     assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr and "interrupted:" in stderr and "run the same command again to resume" in stderr
+    assert (
+        "Traceback" not in stderr
+        and "interrupted:" in stderr
+        and "run the same command again to resume" in stderr
+    )
     kept = finished_runs(out / "runs")
     assert 1 <= len(kept) < SLOW_RUNS
     assert_runs_intact(out / "runs")
@@ -253,7 +298,14 @@ def _interrupt_sweep(sweep_file: Path, out: Path) -> tuple[subprocess.Popen[str]
     finished and another is running, and return the process, its stderr and its descendants."""
     env = {**os.environ, "NO_COLOR": "1"}
     # A new session, so that SIGINT reaches the command's whole process group, as Ctrl-C does.
-    proc = subprocess.Popen([sys.executable, "-m", "ftlab", "sweep", str(sweep_file), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ftlab", "sweep", str(sweep_file), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (finished_runs(out / "runs") and run_task_pids(proc.pid)):
@@ -269,20 +321,22 @@ def _interrupt_sweep(sweep_file: Path, out: Path) -> tuple[subprocess.Popen[str]
 
 
 def _descendants(pid: int) -> list[int]:
-    import ray  # noqa: F401 - Ray's bundled psutil
     import psutil
+    import ray  # noqa: F401 - Ray's bundled psutil
 
     return [p.pid for p in psutil.Process(pid).children(recursive=True)]
 
 
 def _assert_gone(pids: list[int], timeout_s: float = 30) -> None:
     """The interrupted command's Ray processes end with it."""
-    import ray  # noqa: F401
     import psutil
+    import ray  # noqa: F401
 
     deadline = time.monotonic() + timeout_s
     alive = pids
     while alive and time.monotonic() < deadline:
-        alive = [p for p in alive if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        alive = [
+            p for p in alive if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+        ]
         time.sleep(0.2)
     assert not alive, f"Ray processes left running: {alive}"

@@ -10,13 +10,13 @@ import math
 import random
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, run_cli
+import tomllib
 
 import ftlab
+from conftest import REPO_ROOT, run_cli
 from ftlab import _core
 from ftlab.sweeps.spec import load_spec, toml_inline
 from ftlab.sweeps.table import build_table
@@ -51,8 +51,25 @@ def test_shipped_sweep_expands_to_its_grid():
 
 @pytest.mark.parametrize(
     "value",
-    [0, -3, 2**64 - 1, 0.1, 1e-5, 1e300, -0.0, True, "x", 'quote " and \\ and\nnewline\t\x7f', "ünï", [1, 2], [], [["a"], ["b"]],
-     {"bytes": 4096}, {"a key": 1, "b": [{"c": 1.5}]}, {}],
+    [
+        0,
+        -3,
+        2**64 - 1,
+        0.1,
+        1e-5,
+        1e300,
+        -0.0,
+        True,
+        "x",
+        'quote " and \\ and\nnewline\t\x7f',
+        "ünï",
+        [1, 2],
+        [],
+        [["a"], ["b"]],
+        {"bytes": 4096},
+        {"a key": 1, "b": [{"c": 1.5}]},
+        {},
+    ],
 )
 def test_toml_inline_round_trips(value):
     assert tomllib.loads(f"v = {toml_inline(value)}")["v"] == value
@@ -69,7 +86,9 @@ def test_overrides_reach_the_core_as_values():
     text = BASE.read_text()
     for value in ([{"bytes": 8192, "weight": 2.0}], ["partitioned"]):
         key = "tenants.0.synthetic.sizes" if isinstance(value[0], dict) else "schemes"
-        resolved = tomllib.loads(_core.resolve(text=text, name="b", overrides=[f"{key}={toml_inline(value)}"]))
+        resolved = tomllib.loads(
+            _core.resolve(text=text, name="b", overrides=[f"{key}={toml_inline(value)}"])
+        )
         node = resolved
         for seg in key.split("."):
             node = node[int(seg)] if seg.isdigit() else node[seg]
@@ -77,12 +96,21 @@ def test_overrides_reach_the_core_as_values():
 
 
 def test_resolve_matches_run_and_is_a_fixed_point(tmp_path):
-    sets = ["device.over_provisioning=0.5", 'schemes=["partitioned"]', "tenants.0.synthetic.requests=50", "tenants.1.synthetic.requests=50"]
+    sets = [
+        "device.over_provisioning=0.5",
+        'schemes=["partitioned"]',
+        "tenants.0.synthetic.requests=50",
+        "tenants.1.synthetic.requests=50",
+    ]
     resolved = _core.resolve(str(BASE), seed=9, overrides=sets)
     assert resolved == _core.run(str(BASE), seed=9, overrides=sets)["resolved_toml"]
     assert _core.resolve(text=resolved, name="again") == resolved
     data = tomllib.loads(resolved)
-    assert data["seed"] == 9 and data["device"]["over_provisioning"] == 0.5 and data["schemes"] == ["partitioned"]
+    assert (
+        data["seed"] == 9
+        and data["device"]["over_provisioning"] == 0.5
+        and data["schemes"] == ["partitioned"]
+    )
 
 
 def test_resolve_makes_trace_paths_absolute(tmp_path):
@@ -97,26 +125,78 @@ def test_resolve_makes_trace_paths_absolute(tmp_path):
 
 
 ERRORS = [
-    ('scenario = "base.toml"\nfoo = 1\n', "foo", "unknown key; allowed: name, scenario, out, seeds, grid, cases, plot"),
+    (
+        'scenario = "base.toml"\nfoo = 1\n',
+        "foo",
+        "unknown key; allowed: name, scenario, out, seeds, grid, cases, plot",
+    ),
     ("seeds = [1]\n", "scenario", "missing"),
     ('scenario = "nope.toml"\n', "scenario", "nope.toml"),
     ('scenario = "base.toml"\nseeds = []\n', "seeds", "non-empty array of integers"),
-    ('scenario = "base.toml"\nseeds = [1, -2]\n', "seeds.1", "must be an integer in [0, 2^64 - 1], got an integer (-2)"),
+    (
+        'scenario = "base.toml"\nseeds = [1, -2]\n',
+        "seeds.1",
+        "must be an integer in [0, 2^64 - 1], got an integer (-2)",
+    ),
     ('scenario = "base.toml"\nseeds = [1, 1]\n', "seeds.1", "duplicate of element 0"),
-    ('scenario = "base.toml"\n[grid]\ndevice.over_provisioning = 0.2\n', "grid.device.over_provisioning", "non-empty array"),
+    (
+        'scenario = "base.toml"\n[grid]\ndevice.over_provisioning = 0.2\n',
+        "grid.device.over_provisioning",
+        "non-empty array",
+    ),
     ('scenario = "base.toml"\n[grid]\n"device.channels" = []\n', "grid.device.channels", "non-empty array"),
     ('scenario = "base.toml"\n[grid]\nseed = [1, 2]\n', "grid.seed", "`seeds`"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2, 4, 2]\n', "grid.device.channels.2", "duplicate of element 0 (2)"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\ndevice.channels = [4]\n', "grid.device.channels", "given twice"),
-    ('scenario = "base.toml"\n[[cases]]\nname = "a"\nbogus = 1\n', "cases.0.bogus", "unknown key; allowed: name, set"),
-    ('scenario = "base.toml"\n[[cases]]\nname = "a"\n[[cases]]\nname = "a"\n', "cases.1.name", "not used by another case"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[[cases]]\nset = { "device.channels" = 4 }\n', "cases.0.set.device.channels", "also a grid key"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nx = "device.channels"\n', "plot.metric", "missing"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nx = "ftl.gc_policy"\n', "plot.x", "must be a swept parameter (device.channels)"),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2, 4, 2]\n',
+        "grid.device.channels.2",
+        "duplicate of element 0 (2)",
+    ),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\ndevice.channels = [4]\n',
+        "grid.device.channels",
+        "given twice",
+    ),
+    (
+        'scenario = "base.toml"\n[[cases]]\nname = "a"\nbogus = 1\n',
+        "cases.0.bogus",
+        "unknown key; allowed: name, set",
+    ),
+    (
+        'scenario = "base.toml"\n[[cases]]\nname = "a"\n[[cases]]\nname = "a"\n',
+        "cases.1.name",
+        "not used by another case",
+    ),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[[cases]]\nset = { "device.channels" = 4 }\n',
+        "cases.0.set.device.channels",
+        "also a grid key",
+    ),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nx = "device.channels"\n',
+        "plot.metric",
+        "missing",
+    ),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nx = "ftl.gc_policy"\n',
+        "plot.x",
+        "must be a swept parameter (device.channels)",
+    ),
     ('scenario = "base.toml"\n[plot]\nmetric = "waf"\n', "plot.x", "the sweep has no grid or cases"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nerror = "sem"\n', "plot.error", "one of minmax, std"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nfile = "../x.png"\n', "plot.file", "ending in .png"),
-    ('scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\ncolour = 1\n', "plot.colour", "allowed: metric, x, error, file, tenants"),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nerror = "sem"\n',
+        "plot.error",
+        "one of minmax, std",
+    ),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nfile = "../x.png"\n',
+        "plot.file",
+        "ending in .png",
+    ),
+    (
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\ncolour = 1\n',
+        "plot.colour",
+        "allowed: metric, x, error, file, tenants",
+    ),
 ]
 
 
@@ -154,26 +234,46 @@ def test_cases_and_grid_combine(tmp_path):
     spec = load_spec(path)
     assert spec.parameters == ["device.over_provisioning", "ftl.scheduler", "case"]
     points = spec.points(("measure.duration_s=1",))
-    assert [(p.case, p.params["device.over_provisioning"], p.params.get("ftl.scheduler")) for p in points] == [
-        ("fifo", 0.3, "fifo"), ("fifo", 0.4, "fifo"), ("prio", 0.3, None), ("prio", 0.4, None)]
-    assert points[0].overrides == ("measure.duration_s=1", 'ftl.scheduler="fifo"', "device.over_provisioning=0.3")
+    assert [
+        (p.case, p.params["device.over_provisioning"], p.params.get("ftl.scheduler")) for p in points
+    ] == [("fifo", 0.3, "fifo"), ("fifo", 0.4, "fifo"), ("prio", 0.3, None), ("prio", 0.4, None)]
+    assert points[0].overrides == (
+        "measure.duration_s=1",
+        'ftl.scheduler="fifo"',
+        "device.over_provisioning=0.3",
+    )
     assert all(p.seed == 5 for p in points)
 
 
 def _fake_summary(seed: int, waf_by_tenant: dict[str, float]) -> dict:
-    tenants = {t: {"read": {"count": 0, "iops": 0.0}, "write": {"count": 10, "iops": 1.5}, "waf": w} for t, w in waf_by_tenant.items()}
-    return {"ftlab_version": "x", "seed": seed, "scenario": "s", "schemes": {"unified": {"tenants": tenants, "device": {"waf": 2.0, "die_utilisation": [0.5, 1.0]}}}}
+    tenants = {
+        t: {"read": {"count": 0, "iops": 0.0}, "write": {"count": 10, "iops": 1.5}, "waf": w}
+        for t, w in waf_by_tenant.items()
+    }
+    return {
+        "ftlab_version": "x",
+        "seed": seed,
+        "scenario": "s",
+        "schemes": {"unified": {"tenants": tenants, "device": {"waf": 2.0, "die_utilisation": [0.5, 1.0]}}},
+    }
 
 
 def test_table_rows_columns_and_order_do_not_depend_on_completion_order(tmp_path):
-    spec = load_spec(write_sweep(tmp_path, 'scenario = "base.toml"\nseeds = [2, 1]\n[grid]\n"device.over_provisioning" = [0.5, 0.25]\nschemes = [["unified"]]\n'))
+    spec = load_spec(
+        write_sweep(
+            tmp_path,
+            'scenario = "base.toml"\nseeds = [2, 1]\n[grid]\n"device.over_provisioning" = [0.5, 0.25]\nschemes = [["unified"]]\n',
+        )
+    )
     points = spec.points()
     runs = tmp_path / "runs"
     done = []
     for i, p in enumerate(points):
         key = f"k{i}"
         (runs / key).mkdir(parents=True)
-        (runs / key / "summary.json").write_text(json.dumps(_fake_summary(p.seed, {"zeta": 1.0 + i, "alpha": None})))
+        (runs / key / "summary.json").write_text(
+            json.dumps(_fake_summary(p.seed, {"zeta": 1.0 + i, "alpha": None}))
+        )
         done.append((p, key))
     tables = []
     for order in range(3):
@@ -185,7 +285,8 @@ def test_table_rows_columns_and_order_do_not_depend_on_completion_order(tmp_path
     assert {"read.count", "write.iops", "waf", "device.waf", "device.die_utilisation"} <= set(t.columns)
     assert t.height == len(points) * 2
     assert t.select("device.over_provisioning", "seed", "tenant").rows() == [
-        (op, seed, tenant) for op in (0.25, 0.5) for seed in (1, 2) for tenant in ("alpha", "zeta")]
+        (op, seed, tenant) for op in (0.25, 0.5) for seed in (1, 2) for tenant in ("alpha", "zeta")
+    ]
     assert t["schemes"].unique().to_list() == ['["unified"]']
     assert t.filter(t["tenant"] == "alpha")["waf"].null_count() == len(points)
 
@@ -216,7 +317,10 @@ def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     for v in ("-1.0", "9.0"):
-        assert f"device.over_provisioning={v}: --set device.over_provisioning={v}: device.over_provisioning: must be in (0, 4]" in proc.stderr
+        assert (
+            f"device.over_provisioning={v}: --set device.over_provisioning={v}: device.over_provisioning: must be in (0, 4]"
+            in proc.stderr
+        )
     failures = json.loads((tmp_path / "out" / "failures.json").read_text())
     assert [f["params"]["device.over_provisioning"] for f in failures] == [-1.0, 9.0]
     assert all(f["kind"] == "ConfigError" and f["run"] is None for f in failures)
@@ -249,9 +353,18 @@ def test_plot_points_are_seed_statistics(tmp_path):
     from ftlab.sweeps.plot import aggregate, write_plot
     from ftlab.sweeps.spec import PlotSpec
 
-    spec = load_spec(write_sweep(tmp_path, 'scenario = "base.toml"\nseeds = [1, 2, 3]\n[grid]\n"device.over_provisioning" = [0.25, 0.5]\n'))
+    spec = load_spec(
+        write_sweep(
+            tmp_path,
+            'scenario = "base.toml"\nseeds = [1, 2, 3]\n[grid]\n"device.over_provisioning" = [0.25, 0.5]\n',
+        )
+    )
     points = spec.points()
-    waf = {(p.params["device.over_provisioning"], p.seed): 1.0 + p.seed * p.params["device.over_provisioning"] ** 2 for p in points}
+    waf = {
+        (p.params["device.over_provisioning"], p.seed): 1.0
+        + p.seed * p.params["device.over_provisioning"] ** 2
+        for p in points
+    }
     runs = tmp_path / "runs"
     done = []
     for i, p in enumerate(points):
@@ -260,7 +373,9 @@ def test_plot_points_are_seed_statistics(tmp_path):
         (runs / f"k{i}" / "summary.json").write_text(json.dumps(_fake_summary(p.seed, {"a": w, "b": 2 * w})))
         done.append((p, f"k{i}"))
     table = build_table(spec.parameters, points, done, runs)
-    got, dims = aggregate(table, PlotSpec("waf", "device.over_provisioning", "std", "p.png", ("a",)), spec.parameters, "sw.toml")
+    got, dims = aggregate(
+        table, PlotSpec("waf", "device.over_provisioning", "std", "p.png", ("a",)), spec.parameters, "sw.toml"
+    )
     assert dims == []  # one scheme, one tenant: a single line
     for row in got.iter_rows(named=True):
         values = [waf[(row["device.over_provisioning"], s)] for s in (1, 2, 3)]
@@ -274,4 +389,6 @@ def test_plot_points_are_seed_statistics(tmp_path):
     assert png.read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(ftlab.ConfigError) as info:
         aggregate(table, PlotSpec("wav", "device.over_provisioning"), spec.parameters, "sw.toml")
-    assert str(info.value).startswith("sw.toml: plot.metric: must be a numeric column of the sweep table (") and "waf" in str(info.value)
+    assert str(info.value).startswith(
+        "sw.toml: plot.metric: must be a numeric column of the sweep table ("
+    ) and "waf" in str(info.value)

@@ -4,11 +4,11 @@ or nothing to the core (with `ftlab._core.run` replaced by a recorder: no simula
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 import polars as pl
 import pytest
+import tomllib
 
 import ftlab
 from ftlab import _core

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from conftest import run_cli
 
 KEYS = {
@@ -62,7 +63,9 @@ def test_trace_stats_python(trace_file):
 FIXTURES = Path(__file__).resolve().parents[2] / "crates" / "ftlab" / "tests" / "fixtures" / "traces"
 
 
-@pytest.mark.parametrize(("name", "fmt", "requests", "skipped"), [("fiu.trace", "fiu", 12, 0), ("vscsi.csv", "vscsi", 10, 3)])
+@pytest.mark.parametrize(
+    ("name", "fmt", "requests", "skipped"), [("fiu.trace", "fiu", 12, 0), ("vscsi.csv", "vscsi", 10, 3)]
+)
 def test_trace_stats_fiu_and_vscsi_fixtures(name, fmt, requests, skipped):
     # The hand-written fixtures of the Rust parser tests: vscsi's 3 skipped SCSI commands
     # (TEST UNIT READY, SYNCHRONIZE CACHE, a zero-length WRITE) are reported, not dropped.

@@ -23,7 +23,10 @@ from ftlab import _core
 from ftlab.reproduce import parse_toml, upi
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = [ROOT / "scenarios" / "reproduce" / "upi.toml", ROOT / "scenarios" / "reproduce" / "upi-quick.toml"]
+SCENARIOS = [
+    ROOT / "scenarios" / "reproduce" / "upi.toml",
+    ROOT / "scenarios" / "reproduce" / "upi-quick.toml",
+]
 CITE = re.compile(r"\[cite:\s*(?P<text>[^\]]+)\]")
 SWEPT = re.compile(r"\[swept(?::[^\]]*)?\]")
 #: A citation must name one of these sources (docs/upi-workload.md, "Sources").
@@ -57,11 +60,15 @@ def workload_keys(text: str) -> list[dict[str, object]]:
         value, _, inline = m["value"].partition("#")
         if m["key"] == "name" and part == "":
             tenant["name"] = parse_toml(f"v = {value}")["v"]
-        keys.append({"line": number, "key": m["key"], "tenant": tenant, "part": part, "comment": f"{inline} {above}"})
+        keys.append(
+            {"line": number, "key": m["key"], "tenant": tenant, "part": part, "comment": f"{inline} {above}"}
+        )
     return [{**k, "path": f"tenants.{k['tenant']['name']}{k['part']}.{k['key']}"} for k in keys]  # type: ignore[index]
 
 
-def _table(header: str, tenant: dict[str, object] | None, tenants: list[dict[str, object]]) -> tuple[dict[str, object] | None, str | None]:
+def _table(
+    header: str, tenant: dict[str, object] | None, tenants: list[dict[str, object]]
+) -> tuple[dict[str, object] | None, str | None]:
     """The tenant and part a table header opens: `[[tenants]]` a new tenant, `[[tenants.synthetic]]`
     its next part, `[tenants.synthetic]` its one part; any other table leaves the tenants."""
     if header == "[[tenants]]":
@@ -126,10 +133,26 @@ def test_the_line_reader_sees_every_tenant_key(path: Path) -> None:
 # Altered copies of the quick scenario: (what is changed, the line put after DAS-AS's
 # `zipf_theta` line, what the checker must say). Worked by hand from the convention.
 ALTERED = [
-    ("an uncited, unswept key", "footprint_offset_fraction = 0.5", "synthetic.0.footprint_offset_fraction: neither cited nor swept"),
-    ("a swept mark on a key no case sets", "align_bytes = 4096   # [swept: 4-16 KiB]", "synthetic.0.align_bytes: marked swept, but no sensitivity case sets it"),
-    ("a citation without a source", "requests = 1000000   # [cite: a guess]", "synthetic.0.requests: the citation names no source"),
-    ("a comment without a tag", "read_sequential_fraction = 0.1   # small", "synthetic.0.read_sequential_fraction: neither cited nor swept"),
+    (
+        "an uncited, unswept key",
+        "footprint_offset_fraction = 0.5",
+        "synthetic.0.footprint_offset_fraction: neither cited nor swept",
+    ),
+    (
+        "a swept mark on a key no case sets",
+        "align_bytes = 4096   # [swept: 4-16 KiB]",
+        "synthetic.0.align_bytes: marked swept, but no sensitivity case sets it",
+    ),
+    (
+        "a citation without a source",
+        "requests = 1000000   # [cite: a guess]",
+        "synthetic.0.requests: the citation names no source",
+    ),
+    (
+        "a comment without a tag",
+        "read_sequential_fraction = 0.1   # small",
+        "synthetic.0.read_sequential_fraction: neither cited nor swept",
+    ),
 ]
 
 
@@ -149,7 +172,9 @@ def test_a_removed_tag_is_found() -> None:
     line = "rate_iops = 150.0      # [swept: x0.5-x2] rates are not published\n"
     assert line in text
     found = problems(text.replace(line, "rate_iops = 150.0\n"), swept_paths_of(path))
-    assert found == [f"line {text[: text.index(line)].count(chr(10)) + 1}: tenants.das-as.synthetic.0.rate_iops: neither cited nor swept"]
+    assert found == [
+        f"line {text[: text.index(line)].count(chr(10)) + 1}: tenants.das-as.synthetic.0.rate_iops: neither cited nor swept"
+    ]
 
 
 def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
@@ -157,14 +182,25 @@ def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
     the base) on the base's partitions, and LM-TBE's rise at 0.5x, 1x (the base), 1.5x and 2x. In the quick form the
     rise part runs 25 writes/s, so the cases are 12.5, 37.5 and 50 (worked by hand)."""
     cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))}
-    data_sets = sorted(s["tenants.das-as.namespace_fraction"] for s in cases.values() if "tenants.das-as.namespace_fraction" in s)
+    data_sets = sorted(
+        s["tenants.das-as.namespace_fraction"]
+        for s in cases.values()
+        if "tenants.das-as.namespace_fraction" in s
+    )
     assert data_sets[0] == 0.05 and data_sets[-1] < 1 / 3
     # The data-set cases keep the base's partitions and first UPI sets: 12 dies over three
     # equal namespaces, 4 each (§5), not the 1/6/5 a 0.05 namespace would get by proportion.
     for n, s in cases.items():
         if "tenants.das-as.namespace_fraction" in s:
-            assert s["scheme.partitioned.shares"] == s["scheme.upi.initial_shares"] == s["scheme.upi-guarded.initial_shares"] == [4, 4, 4], n
-    rises = sorted(s["tenants.lm-tbe.synthetic.2.rate_iops"] for n, s in cases.items() if n.startswith("lm-tbe rise"))
+            assert (
+                s["scheme.partitioned.shares"]
+                == s["scheme.upi.initial_shares"]
+                == s["scheme.upi-guarded.initial_shares"]
+                == [4, 4, 4]
+            ), n
+    rises = sorted(
+        s["tenants.lm-tbe.synthetic.2.rate_iops"] for n, s in cases.items() if n.startswith("lm-tbe rise")
+    )
     assert rises == [12.5, 37.5, 50.0]
     assert cases["base"] == {}
 
@@ -189,7 +225,9 @@ def test_the_docs_report_every_swept_parameter_over_its_range() -> None:
         table = docs[docs.index(heading) + len(heading) :].split("\n\n")[0].splitlines()
         columns = [cell.strip() for cell in table[0].strip("|").split("|")]
         assert columns[:2] == ["claim", "paper"], table[0]
-        assert sorted(columns[2:]) == sorted([f"**{values[0]['base']} (base)**", *(c["value"] for c in values)]), table[0]
+        assert sorted(columns[2:]) == sorted(
+            [f"**{values[0]['base']} (base)**", *(c["value"] for c in values)]
+        ), table[0]
         rows = {line.strip("|").split("|")[0].strip(" `"): line for line in table[2:]}
         assert set(rows) == {*claims, "health"}, parameter
         for claim in claims:

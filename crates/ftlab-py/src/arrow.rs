@@ -109,7 +109,8 @@ impl ArrowTable {
     }
 
     fn __repr__(&self) -> String {
-        let cols: Vec<String> = self.schema().fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect();
+        let cols: Vec<String> =
+            self.schema().fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect();
         format!("<ftlab._core.ArrowTable rows={} [{}]>", self.batch.num_rows(), cols.join(", "))
     }
 

@@ -14,9 +14,9 @@ mod arrow;
 
 use arrow::ArrowTable;
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
+use ftlab::error::Place;
 use ftlab::workload::stats::TraceStats;
 use ftlab::workload::TraceFormat;
-use ftlab::error::Place;
 use ftlab::FtlabError as CoreError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -35,18 +35,8 @@ create_exception!(
     FtlabError,
     "A scenario is invalid: bad TOML, an unknown key, or a value out of range."
 );
-create_exception!(
-    ftlab._core,
-    TraceError,
-    FtlabError,
-    "A trace line is malformed or out of range."
-);
-create_exception!(
-    ftlab._core,
-    InputError,
-    FtlabError,
-    "A file could not be opened or read."
-);
+create_exception!(ftlab._core, TraceError, FtlabError, "A trace line is malformed or out of range.");
+create_exception!(ftlab._core, InputError, FtlabError, "A file could not be opened or read.");
 create_exception!(ftlab._core, UsageError, FtlabError, "An argument is wrong.");
 create_exception!(
     ftlab._core,
@@ -100,8 +90,21 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::Io { path, reason } => (reason, None, None, None, s(path), None),
         CoreError::Usage { arg, reason } => (reason, None, None, None, None, s(arg)),
         CoreError::OutOfSpace { file, at_ns, waiting, erases, n_blocks, reason } => {
-            set("at_s", (*at_ns as f64 * 1e-9).into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()));
-            set("waiting", waiting.clone().into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()));
+            set(
+                "at_s",
+                (*at_ns as f64 * 1e-9)
+                    .into_pyobject(py)
+                    .map(|o| o.into_any().unbind())
+                    .unwrap_or_else(|_| py.None()),
+            );
+            set(
+                "waiting",
+                waiting
+                    .clone()
+                    .into_pyobject(py)
+                    .map(|o| o.into_any().unbind())
+                    .unwrap_or_else(|_| py.None()),
+            );
             set("erases", n(*erases).unwrap_or_else(|| py.None()));
             set("n_blocks", n(u64::from(*n_blocks)).unwrap_or_else(|| py.None()));
             (reason, s(file), None, None, None, None)
@@ -120,10 +123,7 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
 }
 
 fn usage(arg: &str, reason: impl Into<String>) -> CoreError {
-    CoreError::Usage {
-        arg: arg.into(),
-        reason: reason.into(),
-    }
+    CoreError::Usage { arg: arg.into(), reason: reason.into() }
 }
 
 /// The payload used to unwind out of `run_scenario` when the progress callback raised
@@ -142,7 +142,9 @@ fn scenario_source(
     func: &str,
 ) -> PyResult<ScenarioSource> {
     Ok(match (source_path, text) {
-        (Some(_), Some(_)) => return Err(to_pyerr(py, usage(func, "give either source_path or text, not both"))),
+        (Some(_), Some(_)) => {
+            return Err(to_pyerr(py, usage(func, "give either source_path or text, not both")))
+        }
         (Some(p), None) => ScenarioSource::File(p),
         (None, Some(text)) => ScenarioSource::Text {
             text,
@@ -216,9 +218,8 @@ fn run<'py>(
                 panic::resume_unwind(Box::new(Cancelled));
             }
         };
-        let out = panic::catch_unwind(AssertUnwindSafe(|| {
-            api::run_scenario(&source, &opts, &mut on_progress)
-        }));
+        let out =
+            panic::catch_unwind(AssertUnwindSafe(|| api::run_scenario(&source, &opts, &mut on_progress)));
         match out {
             Ok(r) => Ok(r),
             Err(payload) if payload.is::<Cancelled>() => Err(callback_err.take()),
@@ -233,7 +234,9 @@ fn run<'py>(
         Err(None) => return Err(FtlabError::new_err("run cancelled")),
     };
     let d = PyDict::new(py);
-    for (name, table) in [("timeseries", out.timeseries), ("latency_cdf", out.latency_cdf), ("wear", out.wear)] {
+    for (name, table) in
+        [("timeseries", out.timeseries), ("latency_cdf", out.latency_cdf), ("wear", out.wear)]
+    {
         d.set_item(name, Bound::new(py, ArrowTable::new(table))?)?;
     }
     d.set_item("summary_json", out.summary_json)?;
@@ -270,9 +273,7 @@ fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bo
         );
         return Err(to_pyerr(py, usage("--format", reason)));
     };
-    let stats = py
-        .detach(move || api::trace_stats(&path, fmt))
-        .map_err(|e| to_pyerr(py, e))?;
+    let stats = py.detach(move || api::trace_stats(&path, fmt)).map_err(|e| to_pyerr(py, e))?;
     trace_stats_to_py(py, &stats)
 }
 
@@ -281,10 +282,7 @@ fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bo
 #[pyo3(signature = (case, requests = None))]
 fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
     if !api::BENCH_CASES.contains(&case.as_str()) {
-        let reason = format!(
-            "unknown bench case {case:?}; valid cases: {}",
-            api::BENCH_CASES.join(", ")
-        );
+        let reason = format!("unknown bench case {case:?}; valid cases: {}", api::BENCH_CASES.join(", "));
         return Err(to_pyerr(py, usage("--case", reason)));
     }
     if requests == Some(0) {
@@ -347,7 +345,13 @@ fn rt_admit(py: Python<'_>, text: &str, file: &str, scheme: &str) -> PyResult<St
 /// `ftlab lifetime`: the fast-forward lifetime model of `scheme` in a run's summary.json and
 /// resolved scenario texts, as JSON.
 #[pyfunction]
-fn lifetime(py: Python<'_>, summary: &str, resolved_toml: &str, scheme: &str, horizon_s: f64) -> PyResult<String> {
+fn lifetime(
+    py: Python<'_>,
+    summary: &str,
+    resolved_toml: &str,
+    scheme: &str,
+    horizon_s: f64,
+) -> PyResult<String> {
     api::lifetime(summary, resolved_toml, scheme, horizon_s).map_err(|e| to_pyerr(py, e))
 }
 

@@ -6,7 +6,10 @@ use ftlab::flash::cosmos_fit::{fit, TABLE_I_AVG_MS};
 
 fn main() {
     let f = fit();
-    println!("Fitted: t_R = {:.4} ms, x = {:.4} ms per 8 KiB page, t_P = {:.4} ms, t_E = {:.4} ms\n", f.read_ms, f.transfer_ms, f.program_ms, f.erase_ms);
+    println!(
+        "Fitted: t_R = {:.4} ms, x = {:.4} ms per 8 KiB page, t_P = {:.4} ms, t_E = {:.4} ms\n",
+        f.read_ms, f.transfer_ms, f.program_ms, f.erase_ms
+    );
     println!("| operation | placement | Table I avg (ms) | fitted model (ms) | residual (ms) |");
     println!("|---|---|---|---|---|");
     for (i, (op, placement, avg)) in TABLE_I_AVG_MS.iter().enumerate() {

@@ -90,7 +90,8 @@ pub const BENCH_REQUESTS: u64 = 1_000_000;
 /// three time a run (`BENCH_TIMED_CASES`); `precondition` times the preconditioning of the
 /// `random-write` device alone; `memory-1tb` builds the simulation of a 1 TiB device and
 /// reports its heap bytes per mapping unit (no run, no time).
-pub const BENCH_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w", "precondition", "memory-1tb"];
+pub const BENCH_CASES: &[&str] =
+    &["random-write", "mixed-70r30w", "upi-mixed-70r30w", "precondition", "memory-1tb"];
 /// The cases of `BENCH_CASES` that time a run of host requests.
 pub const BENCH_TIMED_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
 /// Blocks per plane of `memory-1tb`: the `mqsim` geometry (16 dies x 2 planes, 256 pages of
@@ -106,7 +107,10 @@ pub const BENCH_MEMORY_BLOCKS_PER_PLANE: u32 = 32_768;
 pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabError> {
     use crate::rt::{part_ftl, rtgc, wao_gc, Test};
     if !matches!(scheme, "part-ftl" | "rtgc" | "wao-gc") {
-        return Err(FtlabError::Usage { arg: "--scheme".into(), reason: format!("unknown scheme {scheme:?}; known: part-ftl, rtgc, wao-gc") });
+        return Err(FtlabError::Usage {
+            arg: "--scheme".into(),
+            reason: format!("unknown scheme {scheme:?}; known: part-ftl, rtgc, wao-gc"),
+        });
     }
     let tasks = crate::rt::tasks::parse(text, file)?;
     let names: Vec<&str> = tasks.iter().map(|(n, _)| n.as_str()).collect();
@@ -157,15 +161,24 @@ pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<Stri
     let rows: Vec<_> = res.rows.iter().map(|r| serde_json::json!({ "figure": r.figure, "read_pages": r.read_pages, "write_pages": r.write_pages, "scheme": r.scheme, "utilisation": r.utilisation, "n_schedulable": r.n_schedulable, "n_sets": r.n_sets, "fraction": r.fraction() })).collect();
     let weighted: Vec<_> = res.weighted.iter().map(|w| serde_json::json!({ "figure": w.figure, "read_pages": w.read_pages, "write_pages": w.write_pages, "scheme": w.scheme, "weighted": w.value })).collect();
     let params = serde_json::json!({ "n_sets": e.n_sets, "n_tasks": e.n_tasks, "seed": e.seed, "read_share": e.read_share, "read_pages": e.read_pages, "write_pages": e.write_pages, "fig6_read_pages": e.fig6_read_pages, "fig7_write_pages": e.fig7_write_pages });
-    Ok(serde_json::json!({ "schemes": SCHEMES, "parameters": params, "rows": rows, "weighted": weighted }).to_string())
+    Ok(serde_json::json!({ "schemes": SCHEMES, "parameters": params, "rows": rows, "weighted": weighted })
+        .to_string())
 }
 
 /// `ftlab lifetime`: the fast-forward lifetime model (`metrics::lifetime_model`) of `scheme`
 /// in a run's `summary.json` and `scenario.resolved.toml` texts, to the first wear-out (or
 /// `horizon_s`), with and without swaps, as JSON.
-pub fn lifetime(summary: &str, resolved_toml: &str, scheme: &str, horizon_s: f64) -> Result<String, FtlabError> {
+pub fn lifetime(
+    summary: &str,
+    resolved_toml: &str,
+    scheme: &str,
+    horizon_s: f64,
+) -> Result<String, FtlabError> {
     if !(horizon_s.is_finite() && horizon_s > 0.0) {
-        return Err(FtlabError::Usage { arg: "--horizon-days".into(), reason: format!("must be a positive number of days, got {} s", horizon_s) });
+        return Err(FtlabError::Usage {
+            arg: "--horizon-days".into(),
+            reason: format!("must be a positive number of days, got {} s", horizon_s),
+        });
     }
     let input = crate::metrics::lifetime_model::inputs_from_run(summary, resolved_toml, scheme)?;
     Ok(crate::metrics::lifetime_model::lifetime_json(&input, horizon_s))
@@ -257,7 +270,9 @@ pub fn run_scenario(
         for r in results.iter_mut() {
             let mut solo = Vec::with_capacity(s.tenants.len());
             for outcome in outcomes.by_ref().take(s.tenants.len()) {
-                let RunOutcome::Solo(alone) = outcome? else { unreachable!("solo runs follow the shared ones") };
+                let RunOutcome::Solo(alone) = outcome? else {
+                    unreachable!("solo runs follow the shared ones")
+                };
                 solo.push(alone);
             }
             r.solo = Some(solo);
@@ -293,7 +308,9 @@ fn simulations(s: &Scenario) -> Vec<Run> {
     let n = s.schemes.len();
     let mut runs: Vec<Run> = (0..n).map(|scheme| Run { scheme, solo: None }).collect();
     if s.measure.solo {
-        runs.extend((0..n).flat_map(|scheme| (0..s.tenants.len()).map(move |t| Run { scheme, solo: Some(t) })));
+        runs.extend(
+            (0..n).flat_map(|scheme| (0..s.tenants.len()).map(move |t| Run { scheme, solo: Some(t) })),
+        );
     }
     runs
 }
@@ -306,7 +323,12 @@ type Simulate<'a, J, T> = dyn Fn(&J, &mut dyn FnMut(u64)) -> T + Sync + 'a;
 
 /// Run `simulate` on each item on one of `jobs` worker threads (the next item goes to the
 /// next free worker); the outcomes come back in item order.
-fn run_parallel<J: Sync, T: Send>(items: &[J], jobs: usize, simulate: &Simulate<'_, J, T>, progress: &mut dyn FnMut(Progress)) -> Vec<T> {
+fn run_parallel<J: Sync, T: Send>(
+    items: &[J],
+    jobs: usize,
+    simulate: &Simulate<'_, J, T>,
+    progress: &mut dyn FnMut(Progress),
+) -> Vec<T> {
     use std::sync::atomic::{AtomicBool, AtomicUsize};
     use std::sync::mpsc;
     let n = items.len();
@@ -332,7 +354,9 @@ fn run_parallel<J: Sync, T: Send>(items: &[J], jobs: usize, simulate: &Simulate<
                             }
                             let _ = tx.send((i, permille.min(1000)));
                         };
-                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(&items[i], &mut report)));
+                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            simulate(&items[i], &mut report)
+                        }));
                         match run {
                             Ok(outcome) => {
                                 let _ = tx.send((i, 1000));
@@ -394,7 +418,12 @@ pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, Ftlab
 /// `ftlab capture`: convert an strace log and RocksDB's info LOG into an `ftlab-csv` trace at
 /// `out` (written to `out` + `.tmp`, then renamed), returning what the conversion counted. The
 /// conversion itself is `capture::convert` (no I/O); this opens and writes the files.
-pub fn capture(strace: &Path, log: &Path, out: &Path, cfg: &crate::capture::CaptureConfig) -> Result<crate::capture::CaptureSummary, FtlabError> {
+pub fn capture(
+    strace: &Path,
+    log: &Path,
+    out: &Path,
+    cfg: &crate::capture::CaptureConfig,
+) -> Result<crate::capture::CaptureSummary, FtlabError> {
     use crate::capture::{convert, read_event_log, CaptureError};
     use crate::workload::ftlab_csv::{write_header, write_record};
     use std::io::Write;
@@ -408,7 +437,8 @@ pub fn capture(strace: &Path, log: &Path, out: &Path, cfg: &crate::capture::Capt
     let tmp = PathBuf::from(format!("{}.tmp", out.display()));
     let events = read_event_log(open(log)?).map_err(|e| to_error(e, &tmp))?;
     let input = open(strace)?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(|e| io_error(&tmp, e))?);
+    let mut w =
+        std::io::BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(|e| io_error(&tmp, e))?);
     write_header(&mut w).map_err(|e| io_error(&tmp, e))?;
     let result = convert(input, events, cfg, &mut |r| write_record(&mut w, r));
     let summary = match result {
@@ -446,7 +476,10 @@ pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Resul
         "mixed-70r30w" => (0.7, "unified"),
         "upi-mixed-70r30w" => (0.7, "upi"),
         _ => {
-            return Err(FtlabError::Usage { arg: case.into(), reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")) })
+            return Err(FtlabError::Usage {
+                arg: case.into(),
+                reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")),
+            })
         }
     };
     let s = bench_scenario(case, scheme, read_ratio, requests, overrides)?;
@@ -487,7 +520,13 @@ fn thread_cpu_s() -> Option<f64> {
 }
 
 /// The standard bench workload (docs/PERFORMANCE.md) as a scenario.
-fn bench_scenario(case: &str, scheme: &str, read_ratio: f64, requests: u64, overrides: &[String]) -> Result<Scenario, FtlabError> {
+fn bench_scenario(
+    case: &str,
+    scheme: &str,
+    read_ratio: f64,
+    requests: u64,
+    overrides: &[String],
+) -> Result<Scenario, FtlabError> {
     let text = format!(
         r#"name = "bench-{case}"
 schemes = ["{scheme}"]
@@ -584,7 +623,9 @@ fn heap_bytes_in_use() -> Option<u64> {
 
 fn scenario_text(source: &ScenarioSource) -> Result<(String, String, PathBuf), FtlabError> {
     match source {
-        ScenarioSource::Default => Ok((default_scenario_toml().to_string(), "default.toml".into(), PathBuf::from("."))),
+        ScenarioSource::Default => {
+            Ok((default_scenario_toml().to_string(), "default.toml".into(), PathBuf::from(".")))
+        }
         ScenarioSource::File(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -680,7 +721,11 @@ impl<R: std::io::Read> std::io::Read for CountingReader<R> {
 /// a solo run: the device is the same), whose trace paths resolve against the current
 /// directory (`run_scenario` anchors them). Returns what the warm-up did (`None` in `fill`
 /// mode). `file` names the scenario in the error when the device has too little spare space.
-pub fn precondition<'a>(s: &Scenario, sim: &mut Simulation<'a>, file: &str) -> Result<Option<WarmReport>, FtlabError> {
+pub fn precondition<'a>(
+    s: &Scenario,
+    sim: &mut Simulation<'a>,
+    file: &str,
+) -> Result<Option<WarmReport>, FtlabError> {
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
     let no_room = |OutOfSpace { tenant, reason }| {
         FtlabError::config(
@@ -716,20 +761,43 @@ pub fn precondition<'a>(s: &Scenario, sim: &mut Simulation<'a>, file: &str) -> R
 
 /// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
 /// workload opened (the edge: trace files are opened here).
-pub fn build_simulation<'a>(s: &Scenario, scheme_name: &str, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
+pub fn build_simulation<'a>(
+    s: &Scenario,
+    scheme_name: &str,
+    base_dir: &Path,
+    file: &str,
+) -> Result<Simulation<'a>, FtlabError> {
     build_simulation_counted(s, scheme_name, None, base_dir, file, None)
 }
 
 /// A fresh simulation of the scenario's device under a scheme built by the caller (a policy
 /// outside the registry, such as the test-only policies of the integrity test), with the
 /// scenario's stream mapper and every tenant's workload opened.
-pub fn build_simulation_with<'a>(s: &Scenario, scheme: Box<dyn scheme::Scheme>, base_dir: &Path, file: &str) -> Result<Simulation<'a>, FtlabError> {
+pub fn build_simulation_with<'a>(
+    s: &Scenario,
+    scheme: Box<dyn scheme::Scheme>,
+    base_dir: &Path,
+    file: &str,
+) -> Result<Simulation<'a>, FtlabError> {
     assemble(s, scheme, None, base_dir, file, None)
 }
 
 /// What a scheme is built from, for this scenario.
-pub fn scheme_context<'g>(s: &Scenario, g: &'g crate::flash::geometry::Geometry, ns: &'g [u32], tasks: &'g [crate::rt::Task]) -> SchemeContext<'g> {
-    SchemeContext { geometry: g, namespace_units: ns, over_provisioning: s.resolved().over_provisioning, timing: s.timing(), low_watermark_blocks: s.resolved().gc_low_watermark_blocks, tasks, scheduler: s.ftl.scheduler }
+pub fn scheme_context<'g>(
+    s: &Scenario,
+    g: &'g crate::flash::geometry::Geometry,
+    ns: &'g [u32],
+    tasks: &'g [crate::rt::Task],
+) -> SchemeContext<'g> {
+    SchemeContext {
+        geometry: g,
+        namespace_units: ns,
+        over_provisioning: s.resolved().over_provisioning,
+        timing: s.timing(),
+        low_watermark_blocks: s.resolved().gc_low_watermark_blocks,
+        tasks,
+        scheduler: s.ftl.scheduler,
+    }
 }
 
 fn build_simulation_counted<'a>(
@@ -745,7 +813,8 @@ fn build_simulation_counted<'a>(
     let tasks = s.rt_tasks();
     let ctx = scheme_context(s, &g, &ns, &tasks);
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
-    let scheme = scheme::build(scheme_name, &table, &ctx).map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
+    let scheme = scheme::build(scheme_name, &table, &ctx)
+        .map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
     assemble(s, scheme, solo, base_dir, file, traces)
 }
 
@@ -764,13 +833,22 @@ fn assemble<'a>(
     let ns = s.namespace_units();
     let g = s.geometry();
     let mtable = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mctx = stream::MapperContext { geometry: &g, namespace_units: &ns, physical_streams: s.ftl.physical_streams, fdp: s.device.fdp.as_ref() };
+    let mctx = stream::MapperContext {
+        geometry: &g,
+        namespace_units: &ns,
+        physical_streams: s.ftl.physical_streams,
+        fdp: s.device.fdp.as_ref(),
+    };
     let mapper = stream::build(&s.stream_mapper, &mtable, &mctx)
         .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
     let mut sources = Vec::with_capacity(s.tenants.len());
     for (i, t) in s.tenants.iter().enumerate() {
         let silent = solo.is_some_and(|alone| alone != i);
-        let source = if silent { silent_source(s, t, ns[i]) } else { open_source(s, i, t, ns[i], None, base_dir, traces)? };
+        let source = if silent {
+            silent_source(s, t, ns[i])
+        } else {
+            open_source(s, i, t, ns[i], None, base_dir, traces)?
+        };
         sources.push(source);
     }
     Ok(Simulation::new(s, scheme, mapper, sources))
@@ -792,7 +870,11 @@ fn source_params(s: &Scenario, t: &TenantConfig, units: u32) -> SourceParams {
         start: SimTime::from_secs_f64(t.start_s),
         end: t.duration_s.map(|d| SimTime::from_secs_f64(t.start_s + d)),
         max_requests: None,
-        stream_rules: t.stream_rules.iter().map(|r| (r.offset_bytes, r.offset_bytes + r.size_bytes, r.stream)).collect(),
+        stream_rules: t
+            .stream_rules
+            .iter()
+            .map(|r| (r.offset_bytes, r.offset_bytes + r.size_bytes, r.stream))
+            .collect(),
     }
 }
 
@@ -813,13 +895,17 @@ fn open_source<'a>(
     // Purposes 1 and 2 seed the timed run's generators; 3 and 4 the warm-up's passes.
     let seed_of = |purpose: u64| match warm_pass {
         None => crate::sim::seed_for(s.seed, purpose, i as u64),
-        Some(pass) => crate::sim::seed_for(crate::sim::seed_for(s.seed, purpose + 2, i as u64), 0, pass as u64),
+        Some(pass) => {
+            crate::sim::seed_for(crate::sim::seed_for(s.seed, purpose + 2, i as u64), 0, pass as u64)
+        }
     };
     if let Some(w) = &t.synthetic {
         // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
         let seed = seed_of(1);
         let ns_bytes = units as u64 * unit_bytes as u64;
-        let stream = w.try_build(ns_bytes, seed).map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
+        let stream = w
+            .try_build(ns_bytes, seed)
+            .map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
         return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
     }
     if let Some(w) = &t.periodic {
@@ -836,7 +922,9 @@ fn open_source<'a>(
     p.time_scale = tr.time_scale;
     p.max_requests = tr.max_requests;
     let name_key = |e: FtlabError| match e {
-        FtlabError::Io { path, reason } => FtlabError::Io { path, reason: format!("{reason} (tenants.{i}.trace.path)") },
+        FtlabError::Io { path, reason } => {
+            FtlabError::Io { path, reason: format!("{reason} (tenants.{i}.trace.path)") }
+        }
         other => other,
     };
     if tr.address_map == AddressMap::Scale {
@@ -851,7 +939,10 @@ fn open_source<'a>(
     };
     let size = reader.get_ref().metadata().map(|m| m.len()).unwrap_or(0);
     counter.total.fetch_add(size, Ordering::Relaxed);
-    let counted = BufReader::with_capacity(1 << 16, CountingReader { inner: reader.into_inner(), read: counter.read.clone() });
+    let counted = BufReader::with_capacity(
+        1 << 16,
+        CountingReader { inner: reader.into_inner(), read: counter.read.clone() },
+    );
     Ok(Source::new(Records::Trace(read_trace(tr.format, counted)), p))
 }
 
@@ -867,7 +958,9 @@ fn synthetic_key(i: usize, key: &str) -> String {
 /// Put the scenario's name on a config or out-of-space error the simulation raised without it.
 fn name_file(e: FtlabError, file: &str) -> FtlabError {
     match e {
-        FtlabError::Config { key, reason, place, .. } => FtlabError::Config { file: file.to_string(), key, reason, place },
+        FtlabError::Config { key, reason, place, .. } => {
+            FtlabError::Config { file: file.to_string(), key, reason, place }
+        }
         FtlabError::OutOfSpace { file: _, at_ns, waiting, erases, n_blocks, reason } => {
             FtlabError::OutOfSpace { file: file.to_string(), at_ns, waiting, erases, n_blocks, reason }
         }
@@ -883,4 +976,3 @@ fn open(path: &Path) -> Result<BufReader<File>, FtlabError> {
 fn io_error(path: &Path, e: std::io::Error) -> FtlabError {
     FtlabError::Io { path: path.display().to_string(), reason: e.to_string() }
 }
-

@@ -91,7 +91,13 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
         3..=4 => 1,
         _ => 2,
     };
-    let part_of = |c: &str| c.len() > word.len() && c.split(['_', '-']).count() > 1 && (c.starts_with(&format!("{word}_")) || c.ends_with(&format!("_{word}")) || c.starts_with(&format!("{word}-")));
+    let part_of = |c: &str| {
+        c.len() > word.len()
+            && c.split(['_', '-']).count() > 1
+            && (c.starts_with(&format!("{word}_"))
+                || c.ends_with(&format!("_{word}"))
+                || c.starts_with(&format!("{word}-")))
+    };
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         if c == word {
@@ -133,7 +139,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// suggestion after the unknown name when one candidate is close: "unknown field `chanels`
 /// (did you mean `channels`?), expected one of ...". Other reasons are returned unchanged.
 pub fn suggest_in_reason(reason: &str) -> String {
-    let Some(rest) = reason.strip_prefix("unknown field `").or_else(|| reason.strip_prefix("unknown variant `")) else {
+    let Some(rest) =
+        reason.strip_prefix("unknown field `").or_else(|| reason.strip_prefix("unknown variant `"))
+    else {
         return reason.to_string();
     };
     let Some((word, tail)) = rest.split_once('`') else { return reason.to_string() };
@@ -149,7 +157,12 @@ pub fn suggest_in_reason(reason: &str) -> String {
 
 impl FtlabError {
     pub fn config(file: impl fmt::Display, key: impl Into<String>, reason: impl Into<String>) -> Self {
-        FtlabError::Config { file: file.to_string(), key: key.into(), reason: reason.into(), place: Place::Unknown }
+        FtlabError::Config {
+            file: file.to_string(),
+            key: key.into(),
+            reason: reason.into(),
+            place: Place::Unknown,
+        }
     }
 
     /// The Python exception class name this error maps to.
@@ -189,9 +202,15 @@ mod tests {
     #[test]
     fn reasons_with_a_suggestion() {
         let r = "unknown field `chanels`, expected one of `preset`, `channels`";
-        assert_eq!(suggest_in_reason(r), "unknown field `chanels` (did you mean `channels`?), expected one of `preset`, `channels`");
+        assert_eq!(
+            suggest_in_reason(r),
+            "unknown field `chanels` (did you mean `channels`?), expected one of `preset`, `channels`"
+        );
         let r = "unknown variant `greedyy`, expected `greedy` or `cost-benefit`";
-        assert_eq!(suggest_in_reason(r), "unknown variant `greedyy` (did you mean `greedy`?), expected `greedy` or `cost-benefit`");
+        assert_eq!(
+            suggest_in_reason(r),
+            "unknown variant `greedyy` (did you mean `greedy`?), expected `greedy` or `cost-benefit`"
+        );
         let r = "unknown field `oracle`, expected `integrity`";
         assert_eq!(suggest_in_reason(r), r);
         assert_eq!(suggest_in_reason("invalid type: string"), "invalid type: string");
@@ -203,9 +222,19 @@ mod tests {
         assert_eq!(line_column("a = 1\nbb = 2\n", 11), (2, 6));
         assert_eq!(line_column("é = 1", 2), (1, 2));
         assert_eq!(line_column("é = 1", 3), (1, 3));
-        let e = FtlabError::Config { file: "s.toml".into(), key: "k".into(), reason: "r".into(), place: Place::At { line: 3, column: 1 } };
+        let e = FtlabError::Config {
+            file: "s.toml".into(),
+            key: "k".into(),
+            reason: "r".into(),
+            place: Place::At { line: 3, column: 1 },
+        };
         assert_eq!(e.to_string(), "s.toml:3:1: k: r");
-        let e = FtlabError::Config { file: "s.toml".into(), key: "k".into(), reason: "r".into(), place: Place::Set("k=1".into()) };
+        let e = FtlabError::Config {
+            file: "s.toml".into(),
+            key: "k".into(),
+            reason: "r".into(),
+            place: Place::Set("k=1".into()),
+        };
         assert_eq!(e.to_string(), "--set k=1: k: r");
         assert_eq!(FtlabError::config("s.toml", "k", "r").to_string(), "s.toml: k: r");
     }

@@ -154,15 +154,21 @@ impl Knob {
         match (self.kind, value) {
             (KnobKind::Float(b), v) => check_float(key, b, v),
             (KnobKind::Int(b), toml::Value::Integer(v)) => check_int(key, b, *v),
-            (KnobKind::FloatList(b), toml::Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, v)| check_float(&format!("{key}.{i}"), b, v)),
-            (KnobKind::IntList(b), toml::Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, v)| match v {
-                toml::Value::Integer(v) => check_int(&format!("{key}.{i}"), b, *v),
-                _ => Ok(()),
-            }),
-            (KnobKind::Tables(knobs), toml::Value::Array(a)) => a.iter().enumerate().try_for_each(|(i, v)| match v {
-                toml::Value::Table(t) => check_fields(&format!("{key}.{i}."), knobs, t),
-                _ => Ok(()),
-            }),
+            (KnobKind::FloatList(b), toml::Value::Array(a)) => {
+                a.iter().enumerate().try_for_each(|(i, v)| check_float(&format!("{key}.{i}"), b, v))
+            }
+            (KnobKind::IntList(b), toml::Value::Array(a)) => {
+                a.iter().enumerate().try_for_each(|(i, v)| match v {
+                    toml::Value::Integer(v) => check_int(&format!("{key}.{i}"), b, *v),
+                    _ => Ok(()),
+                })
+            }
+            (KnobKind::Tables(knobs), toml::Value::Array(a)) => {
+                a.iter().enumerate().try_for_each(|(i, v)| match v {
+                    toml::Value::Table(t) => check_fields(&format!("{key}.{i}."), knobs, t),
+                    _ => Ok(()),
+                })
+            }
             _ => Ok(()),
         }
     }
@@ -185,7 +191,10 @@ fn check_int(key: &str, b: IntBounds, v: i64) -> Result<(), SchemeConfigError> {
     if b.contains(v) {
         Ok(())
     } else {
-        Err(SchemeConfigError::new(key, format!("must be {}{}, got {v}", if b.hi.is_some() { "in " } else { "" }, b.text())))
+        Err(SchemeConfigError::new(
+            key,
+            format!("must be {}{}, got {v}", if b.hi.is_some() { "in " } else { "" }, b.text()),
+        ))
     }
 }
 
@@ -213,7 +222,8 @@ pub fn find<'a>(knobs: &'a [Knob], key: &str) -> &'a Knob {
 
 /// The serde defaults of config struct `T`: the table an empty config parses to.
 pub fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> toml::Table {
-    let config: T = parse_config(&toml::Table::new()).unwrap_or_else(|e| panic!("an empty config table parses ({}: {})", e.key, e.reason));
+    let config: T = parse_config(&toml::Table::new())
+        .unwrap_or_else(|e| panic!("an empty config table parses ({}: {})", e.key, e.reason));
     to_table(&config)
 }
 
@@ -235,7 +245,12 @@ impl<'de> de::Deserializer<'de> for &mut FieldProbe {
         Err(de::Error::custom("not a struct"))
     }
 
-    fn deserialize_struct<V: Visitor<'de>>(self, _name: &'static str, fields: &'static [&'static str], _visitor: V) -> Result<V::Value, Self::Error> {
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
         self.0 = Some(fields);
         Err(de::Error::custom("fields recorded"))
     }

@@ -28,7 +28,8 @@ pub enum OpClass {
 pub const N_CLASSES: usize = 5;
 
 impl OpClass {
-    pub const ALL: [OpClass; N_CLASSES] = [OpClass::HostRead, OpClass::HostWrite, OpClass::Gc, OpClass::Migrate, OpClass::Parity];
+    pub const ALL: [OpClass; N_CLASSES] =
+        [OpClass::HostRead, OpClass::HostWrite, OpClass::Gc, OpClass::Migrate, OpClass::Parity];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -58,7 +59,8 @@ pub enum JobKind {
 pub const N_JOB_KINDS: usize = 4;
 
 impl JobKind {
-    pub const ALL: [JobKind; N_JOB_KINDS] = [JobKind::Gc, JobKind::WearLevel, JobKind::Migrate, JobKind::Parity];
+    pub const ALL: [JobKind; N_JOB_KINDS] =
+        [JobKind::Gc, JobKind::WearLevel, JobKind::Migrate, JobKind::Parity];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -209,7 +211,11 @@ impl Interests {
     pub const ALL: Interests = Interests { placed: true, invalidated: true, erased: true };
 
     pub fn or(self, o: Interests) -> Interests {
-        Interests { placed: self.placed || o.placed, invalidated: self.invalidated || o.invalidated, erased: self.erased || o.erased }
+        Interests {
+            placed: self.placed || o.placed,
+            invalidated: self.invalidated || o.invalidated,
+            erased: self.erased || o.erased,
+        }
     }
 }
 
@@ -244,21 +250,34 @@ pub enum Command {
     Migrate(Migration),
     /// Run (or continue) GC on `die` for at most `pages` more victim page reads, then pause
     /// (partial GC). Starts a GC job with the scheme's victim if the die has none.
-    StepGc { die: DieIdx, pages: u32 },
+    StepGc {
+        die: DieIdx,
+        pages: u32,
+    },
     /// A partial-GC step of at most `pages` victim page reads and their copies, or the
     /// victim's erase alone, that runs right after a host program on `die` with that program
     /// as one non-preemptive unit: from the program's start to the step's last operation the
     /// die runs nothing else, so a host read queued meanwhile waits for the whole unit
     /// (WAO-GC as the PaRT-FTL paper analyses it, Eq. 13-14; `simulation/step_unit.rs`).
     /// Starts a GC job with the scheme's victim if the die has none.
-    StepGcUnit { die: DieIdx, pages: u32 },
+    StepGcUnit {
+        die: DieIdx,
+        pages: u32,
+    },
     /// Program one parity page on `die` through `tenant`'s parity frontier of `stream`: the
     /// XOR of the data pages `data`, which must be wholly written. The engine tells the scheme
     /// where it went (`Scheme::on_parity_placed`); the integrity oracle seals it.
-    ProgramParity { tenant: u16, stream: u8, die: DieIdx, data: StripePages },
+    ProgramParity {
+        tenant: u16,
+        stream: u8,
+        die: DieIdx,
+        data: StripePages,
+    },
     /// `die` may now run operations it held back (`Scheme::may_write` turned true): start its
     /// next queued operation if it is idle.
-    Dispatch { die: DieIdx },
+    Dispatch {
+        die: DieIdx,
+    },
 }
 
 /// Most data pages one parity page covers.
@@ -275,7 +294,11 @@ pub struct StripePages {
 impl StripePages {
     /// `pages`: 1 to `STRIPE_PAGES_MAX` data pages.
     pub fn new(pages: &[Ppa]) -> StripePages {
-        assert!(!pages.is_empty() && pages.len() <= STRIPE_PAGES_MAX, "a stripe of {} data pages", pages.len());
+        assert!(
+            !pages.is_empty() && pages.len() <= STRIPE_PAGES_MAX,
+            "a stripe of {} data pages",
+            pages.len()
+        );
         let mut out = StripePages { pages: [Ppa(0); STRIPE_PAGES_MAX], n_pages: pages.len() as u8 };
         out.pages[..pages.len()].copy_from_slice(pages);
         out

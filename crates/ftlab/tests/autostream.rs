@@ -83,13 +83,21 @@ fn run(config: &str, ops: &[Op]) -> (Vec<u8>, AutoStream) {
                 now_ms = ms;
                 let v = DeviceView::new(&ftl, SimTime::from_ns(ms * MS), &dies, &st);
                 let s = m.host_stream(t, lpn, 0, &v);
-                m.on_placed(&v, &Placed { tenant: t, lpn, ppa, stream: s, class: WriteClass::Host }, &mut Vec::new());
+                m.on_placed(
+                    &v,
+                    &Placed { tenant: t, lpn, ppa, stream: s, class: WriteClass::Host },
+                    &mut Vec::new(),
+                );
                 streams.push(s);
             }
             T(t, lpn) => {
                 let v = DeviceView::new(&ftl, SimTime::from_ns(now_ms * MS), &dies, &st);
                 m.on_trim(t, lpn, 0);
-                m.on_invalidated(&v, &Invalidated { tenant: t, lpn, ppa, cause: Cause::Trim }, &mut Vec::new());
+                m.on_invalidated(
+                    &v,
+                    &Invalidated { tenant: t, lpn, ppa, cause: Cause::Trim },
+                    &mut Vec::new(),
+                );
             }
         }
     }
@@ -205,7 +213,18 @@ fn cases() -> Vec<Case> {
         Case {
             name: "sfr: a write continuing the previous one takes its stream",
             config: "variant = \"sfr\"",
-            ops: [writes(&NINE), vec![W(0, 254, 10), W(0, 255, 10), W(0, 256, 10), W(0, 257, 10), W(0, 300, 11), W(1, 301, 12)]].concat(),
+            ops: [
+                writes(&NINE),
+                vec![
+                    W(0, 254, 10),
+                    W(0, 255, 10),
+                    W(0, 256, 10),
+                    W(0, 257, 10),
+                    W(0, 300, 11),
+                    W(1, 301, 12),
+                ],
+            ]
+            .concat(),
             streams: cat(&NINE_STREAMS, &[3, 3, 3, 3, 0, 0]),
             after: After { sequential_inherits: 1, ..After::default() },
             chunk: Some((0, 256, 2, 1)),
@@ -268,7 +287,10 @@ fn trim_resets_the_chunk() {
         assert_eq!((m.chunk_state(0, 512), m.counters_of().trim_resets), ((1, 0), 1), "{variant}");
     }
     // With reset_on_trim = false the trim is ignored: the fifth write sees count 4 -> 2.
-    let (streams, _) = run("variant = \"sfr\"\nreset_on_trim = false", &[writes(&[512, 514, 516, 518]), vec![T(0, 515), W(0, 700, 5)]].concat());
+    let (streams, _) = run(
+        "variant = \"sfr\"\nreset_on_trim = false",
+        &[writes(&[512, 514, 516, 518]), vec![T(0, 515), W(0, 700, 5)]].concat(),
+    );
     assert_eq!(streams[4], 2);
 }
 

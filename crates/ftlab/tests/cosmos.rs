@@ -7,7 +7,9 @@ use ftlab::flash::array::{ArrayOp, FlashArray};
 use ftlab::flash::cosmos_fit::{fit, model_row, TABLE_I_AVG_MS};
 use ftlab::flash::geometry::{DieIdx, Geometry};
 use ftlab::flash::timing::Timing;
-use ftlab::scenario::presets::{self, COSMOS_CHANNEL_MTS, COSMOS_ERASE_US, COSMOS_PROGRAM_US, COSMOS_READ_US};
+use ftlab::scenario::presets::{
+    self, COSMOS_CHANNEL_MTS, COSMOS_ERASE_US, COSMOS_PROGRAM_US, COSMOS_READ_US,
+};
 use ftlab::sim::time::SimTime;
 
 #[test]
@@ -17,7 +19,11 @@ fn the_fit_is_least_squares_and_physical() {
     assert!(p.iter().all(|&x| x > 0.0), "a negative time: {p:?}");
     // Least squares: the residual is orthogonal to every column of the model (Aᵀ(Ap − b) = 0).
     for col in 0..4 {
-        let dot: f64 = TABLE_I_AVG_MS.iter().enumerate().map(|(i, (op, pl, avg))| model_row(op, pl)[col] * (f.predicted_ms[i] - avg)).sum();
+        let dot: f64 = TABLE_I_AVG_MS
+            .iter()
+            .enumerate()
+            .map(|(i, (op, pl, avg))| model_row(op, pl)[col] * (f.predicted_ms[i] - avg))
+            .sum();
         assert!(dot.abs() < 1e-9, "column {col}: Aᵀr = {dot}");
     }
     // The erase rows alone: t_E = (3.84 + 3.84 + 4 · 12.6) / (1 + 1 + 16) = 58.08 / 18 = 3.22667.
@@ -32,7 +38,10 @@ fn the_preset_holds_the_fit_rounded() {
     assert_eq!(COSMOS_ERASE_US, (f.erase_ms * 10_000.0).round() / 10.0);
     assert_eq!(COSMOS_CHANNEL_MTS, (8192.0 / (f.transfer_ms / 1000.0) / 1e6).round() as u32);
     let d = presets::preset("cosmos").expect("preset");
-    assert_eq!((d.channels, d.chips_per_channel, d.dies_per_chip, d.pages_per_block, d.page_bytes), (Some(4), Some(4), Some(1), Some(256), Some(8192)));
+    assert_eq!(
+        (d.channels, d.chips_per_channel, d.dies_per_chip, d.pages_per_block, d.page_bytes),
+        (Some(4), Some(4), Some(1), Some(256), Some(8192))
+    );
     assert_eq!(d.timing.read_holds_channel, Some(true));
 }
 
@@ -75,7 +84,8 @@ fn the_array_shows_table_is_shape() {
     let write = ArrayOp::Program { bytes: 8192 };
     let (r_same, r_way, r_ch) = (four(read, same), four(read, ways), four(read, channels));
     let (w_same, w_way, w_ch) = (four(write, same), four(write, ways), four(write, channels));
-    let (e_same, e_way, e_ch) = (four(ArrayOp::Erase, same), four(ArrayOp::Erase, ways), four(ArrayOp::Erase, channels));
+    let (e_same, e_way, e_ch) =
+        (four(ArrayOp::Erase, same), four(ArrayOp::Erase, ways), four(ArrayOp::Erase, channels));
     // The simulated times are the fitted model's, up to the preset's rounding: each of at
     // most 4 operations carries the bus rate's rounding (8192 B at 43 MT/s against the fitted
     // x) and up to 0.05 us of each time's, plus 1 ns of transfer rounding.
@@ -84,7 +94,12 @@ fn the_array_shows_table_is_shape() {
     let tol_ms = 4.0 * ((x_preset_ms - f.transfer_ms).abs() + 0.05e-3 + 1e-6);
     let got = [w_same, w_way, w_ch, r_same, r_way, r_ch, e_same, e_way, e_ch];
     for (i, (op, pl, _)) in TABLE_I_AVG_MS.iter().enumerate() {
-        assert!((got[i] - f.predicted_ms[i]).abs() <= tol_ms, "{op} {pl}: array {} ms, model {} ms (± {tol_ms})", got[i], f.predicted_ms[i]);
+        assert!(
+            (got[i] - f.predicted_ms[i]).abs() <= tol_ms,
+            "{op} {pl}: array {} ms, model {} ms (± {tol_ms})",
+            got[i],
+            f.predicted_ms[i]
+        );
     }
     // Reads: way interleaving gains nothing (Table I: 1.23 vs 1.04 ms); 4 channels are at
     // least 3x faster (Table I: 1.23 / 0.375 = 3.3; the model gives 4).

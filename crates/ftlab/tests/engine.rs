@@ -9,10 +9,10 @@ mod common;
 
 use common::{run, run_raw, tiny, tiny_on};
 use ftlab::api::{self, RunOptions, ScenarioSource};
-use ftlab::metrics::table::Column;
-use ftlab::sched::{SchedOp, Scheduler, SchedulerKind};
-use ftlab::policy::OpClass;
 use ftlab::flash::geometry::DieIdx;
+use ftlab::metrics::table::Column;
+use ftlab::policy::OpClass;
+use ftlab::sched::{SchedOp, Scheduler, SchedulerKind};
 use ftlab::sim::time::SimTime;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -20,8 +20,11 @@ use std::path::PathBuf;
 /// Per-window GC copies of `scheme` from a run's time series (one value per window; the
 /// column is device-wide, so the first tenant's rows are taken).
 fn gc_per_window(out: &api::RunOutput, scheme: &str) -> Vec<f64> {
-    let col = |name: &str| out.timeseries.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone()).unwrap();
-    let (Column::Str(schemes), Column::Str(tenants), Column::F64(gc)) = (col("scheme"), col("tenant"), col("gc_pages_copied")) else {
+    let col =
+        |name: &str| out.timeseries.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone()).unwrap();
+    let (Column::Str(schemes), Column::Str(tenants), Column::F64(gc)) =
+        (col("scheme"), col("tenant"), col("gc_pages_copied"))
+    else {
         panic!("unexpected column types")
     };
     let first = tenants[0].clone();
@@ -53,7 +56,10 @@ fn first_tenth_has_the_gc_rate_of_the_last() {
         let last: f64 = gc[gc.len() - 1 - tenth..gc.len() - 1].iter().sum();
         assert!(last > 1000.0, "{policy}: too little GC to compare ({last} copies in the last tenth)");
         let ratio = first / last;
-        assert!((0.8..=1.2).contains(&ratio), "{policy}: GC copies in the first tenth {first} vs last tenth {last} (ratio {ratio:.3})");
+        assert!(
+            (0.8..=1.2).contains(&ratio),
+            "{policy}: GC copies in the first tenth {first} vs last tenth {last} (ratio {ratio:.3})"
+        );
     }
 }
 
@@ -132,7 +138,11 @@ fn edf_scheduler_serves_by_deadline() {
         assert_eq!(got, expected, "ops {ops:?}, urgent {urgent}");
     };
     let (r, w, gc) = (OpClass::HostRead, OpClass::HostWrite, OpClass::Gc);
-    check(&[Op(30, r, 1), Op(10, r, 2), Op(20, w, 3), Op(u64::MAX, r, 4), Op(10, w, 5)], false, &[2, 5, 3, 1, 4]);
+    check(
+        &[Op(30, r, 1), Op(10, r, 2), Op(20, w, 3), Op(u64::MAX, r, 4), Op(10, w, 5)],
+        false,
+        &[2, 5, 3, 1, 4],
+    );
     check(&[Op(30, r, 1), Op(u64::MAX, gc, 2), Op(5, gc, 3)], false, &[3, 1, 2]);
     check(&[Op(30, r, 1), Op(u64::MAX, gc, 2)], true, &[2, 1]);
     // Priority ignores deadlines.
@@ -185,7 +195,11 @@ fn periodic_tasks_meet_deadlines_below_capacity_and_miss_above() {
     // tiny timing: tR 25 us, 4096 bytes over an 8-bit 333 MT/s bus = 12.3 us: 37.3 us a page.
     let page_us = 25.0 + 4096.0 / 333.0;
     let cases = [
-        ("{ op = \"read\", pages = 2, period_ms = 1.0 }, { op = \"read\", pages = 1, period_ms = 2.0 }", 2.0 / 1000.0 + 1.0 / 2000.0, false),
+        (
+            "{ op = \"read\", pages = 2, period_ms = 1.0 }, { op = \"read\", pages = 1, period_ms = 2.0 }",
+            2.0 / 1000.0 + 1.0 / 2000.0,
+            false,
+        ),
         ("{ op = \"read\", pages = 20, period_ms = 0.5 }", 20.0 / 500.0, true),
     ];
     for (tasks, pages_per_us, misses) in cases {
@@ -214,8 +228,13 @@ fn parallel_schemes_match_serial() {
          [[tenants]]\nname = \"b\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.2\narrival = \"poisson\"\nrate_iops = 2000.0\n",
     );
     let go = |jobs: usize| {
-        let source = ScenarioSource::Text { text: text.clone(), base_dir: PathBuf::from("."), name: "par.toml".into() };
-        api::run_scenario(&source, &RunOptions { jobs: Some(jobs), ..RunOptions::default() }, &mut |_| {}).unwrap()
+        let source = ScenarioSource::Text {
+            text: text.clone(),
+            base_dir: PathBuf::from("."),
+            name: "par.toml".into(),
+        };
+        api::run_scenario(&source, &RunOptions { jobs: Some(jobs), ..RunOptions::default() }, &mut |_| {})
+            .unwrap()
     };
     let (one, three) = (go(1), go(3));
     assert_eq!(one.summary_json, three.summary_json);
@@ -267,20 +286,21 @@ fn default_write_buffer_fills_pages_across_requests() {
 fn backlog_verdict_on_hand_made_counts() {
     use ftlab::metrics::backlog::Backlog;
     let s = SimTime::from_secs_f64;
-    let check = |completions_per_window: u64, queue_depth: u32, growth: f64, outstanding: u64, unstable: bool| {
-        let mut b = Backlog::new(s(1.0));
-        for w in 0..10u64 {
-            for i in 0..10 {
-                b.arrived(SimTime(w * 1_000_000_000 + i * 1_000_000));
+    let check =
+        |completions_per_window: u64, queue_depth: u32, growth: f64, outstanding: u64, unstable: bool| {
+            let mut b = Backlog::new(s(1.0));
+            for w in 0..10u64 {
+                for i in 0..10 {
+                    b.arrived(SimTime(w * 1_000_000_000 + i * 1_000_000));
+                }
+                for i in 0..completions_per_window {
+                    b.completed(SimTime(w * 1_000_000_000 + 500_000_000 + i * 1_000_000));
+                }
             }
-            for i in 0..completions_per_window {
-                b.completed(SimTime(w * 1_000_000_000 + 500_000_000 + i * 1_000_000));
-            }
-        }
-        let v = b.verdict(SimTime::ZERO, s(10.0), queue_depth);
-        assert!((v.growth - growth).abs() < 1e-9, "growth {} expected {growth}", v.growth);
-        assert_eq!((v.outstanding_at_end, v.unstable), (outstanding, unstable), "qd {queue_depth}");
-    };
+            let v = b.verdict(SimTime::ZERO, s(10.0), queue_depth);
+            assert!((v.growth - growth).abs() < 1e-9, "growth {} expected {growth}", v.growth);
+            assert_eq!((v.outstanding_at_end, v.unstable), (outstanding, unstable), "qd {queue_depth}");
+        };
     check(8, 16, 20.0, 20, true);
     check(8, 32, 20.0, 20, false);
     check(10, 1, 0.0, 0, false);
@@ -313,16 +333,36 @@ fn phases_split_the_measured_phase() {
     assert!((1..=3).contains(&outstanding), "{outstanding} outstanding at the end of a light run");
     assert_eq!((writes("before"), writes("after") + outstanding), (500, 1001));
     assert_eq!(writes("before") + writes("after"), u["tenants"]["w"]["write"]["count"].as_u64().unwrap());
-    assert_eq!((phase("before")["start_s"].as_f64(), phase("after")["end_s"].as_f64()), (Some(0.5), Some(1.5)));
-    let util = |v: &Value| v["die_utilisation"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>();
-    let (before, after, whole) = (util(&phase("before")["device"]), util(&phase("after")["device"]), util(&u["device"]));
+    assert_eq!(
+        (phase("before")["start_s"].as_f64(), phase("after")["end_s"].as_f64()),
+        (Some(0.5), Some(1.5))
+    );
+    let util = |v: &Value| {
+        v["die_utilisation"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect::<Vec<_>>()
+    };
+    let (before, after, whole) =
+        (util(&phase("before")["device"]), util(&phase("after")["device"]), util(&u["device"]));
     for d in 0..whole.len() {
         // Each value is rounded to 6 decimals in summary.json.
         let mixed = 0.5 * before[d] + 0.5 * after[d];
-        assert!((mixed - whole[d]).abs() < 2e-6, "die {d}: phases {} and {} against the run's {}", before[d], after[d], whole[d]);
-        assert!(after[d] > before[d], "die {d}: twice the writes, no more busy ({} vs {})", after[d], before[d]);
+        assert!(
+            (mixed - whole[d]).abs() < 2e-6,
+            "die {d}: phases {} and {} against the run's {}",
+            before[d],
+            after[d],
+            whole[d]
+        );
+        assert!(
+            after[d] > before[d],
+            "die {d}: twice the writes, no more busy ({} vs {})",
+            after[d],
+            before[d]
+        );
     }
-    assert!(phase("after")["device"]["die_utilisation_max"].as_f64().unwrap() >= after.iter().copied().fold(0.0, f64::max) - 1e-9);
+    assert!(
+        phase("after")["device"]["die_utilisation_max"].as_f64().unwrap()
+            >= after.iter().copied().fold(0.0, f64::max) - 1e-9
+    );
 }
 
 /// A phase must lie in the measured phase and have a unique name: each mistake names its key.

@@ -96,7 +96,10 @@ fn cheap_reads_get_more_operations_than_programs_in_the_ratio_of_the_costs() {
     let programs = first.iter().filter(|o| o.0 == 1).count() as u64;
     assert_eq!(reads + programs, 400);
     let ratio = reads as f64 / programs as f64;
-    assert!((ratio - (program / read) as f64).abs() < 0.2, "{reads} reads, {programs} programs: ratio {ratio}, costs {program}/{read}");
+    assert!(
+        (ratio - (program / read) as f64).abs() < 0.2,
+        "{reads} reads, {programs} programs: ratio {ratio}, costs {program}/{read}"
+    );
     // Service times differ by at most one quantum.
     let (tr, tp) = (reads * read, programs * program);
     assert!(tr.abs_diff(tp) <= program, "service {tr} vs {tp}");
@@ -191,7 +194,12 @@ rate_iops = 200.0
 requests = 10000000
 "#;
     let p99 = |sched: &str| {
-        let text = tiny_on(&["unified"], "channels = 1\nchips_per_channel = 1", &format!("[ftl]\nscheduler = \"{sched}\"\n"), tenants);
+        let text = tiny_on(
+            &["unified"],
+            "channels = 1\nchips_per_channel = 1",
+            &format!("[ftl]\nscheduler = \"{sched}\"\n"),
+            tenants,
+        );
         let s = run(&text, &[]);
         let count = metric(&s, "unified", "light", "read", "count");
         assert!(count > 100.0, "{sched}: {count} light reads");

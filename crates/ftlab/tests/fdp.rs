@@ -106,20 +106,40 @@ requests = 10
 #[test]
 fn bad_fdp_config_names_the_key_and_the_range() {
     let cases = [
-        ("reclaim_groups = 0", "", "device.fdp.reclaim_groups", "must be in [1, 4] and divide the 4 dies, got 0"),
+        (
+            "reclaim_groups = 0",
+            "",
+            "device.fdp.reclaim_groups",
+            "must be in [1, 4] and divide the 4 dies, got 0",
+        ),
         ("reclaim_groups = 3", "", "device.fdp.reclaim_groups", "divide the 4 dies, got 3"),
         ("reclaim_groups = 8", "", "device.fdp.reclaim_groups", "must be in [1, 4]"),
         ("ru_blocks = 0", "", "device.fdp.ru_blocks", "must be in [1, 64] (blocks per die), got 0"),
         ("ru_blocks = 65", "", "device.fdp.ru_blocks", "got 65"),
         ("handles = []", "", "device.fdp.handles", "must name 1 to 16 reclaim unit handles, got 0"),
-        ("handles = [\"initially-isolated\", \"persistently-isolated\", \"initially-isolated\"]", "", "device.fdp.handles", "at most ftl.physical_streams = 2"),
+        (
+            "handles = [\"initially-isolated\", \"persistently-isolated\", \"initially-isolated\"]",
+            "",
+            "device.fdp.handles",
+            "at most ftl.physical_streams = 2",
+        ),
         ("handles = [\"isolated\"]", "", "device.fdp.handles", "unknown variant"),
         ("ru_span = \"channel\"", "", "device.fdp.ru_span", "unknown variant"),
         ("ru_blox = 1", "", "device.fdp", "ru_blox"),
         ("", "placement_handles = [0, 2]", "stream.fdp.placement_handles.1", "must be in [0, 1)"),
         ("", "tag = \"namespace\"", "stream.fdp.tag", "namespace"),
-        ("", "[[stream.fdp.namespaces]]\nhandles = [1]", "stream.fdp.namespaces.0.handles.0", "must be in [0, 1)"),
-        ("", "[[stream.fdp.namespaces]]\n[[stream.fdp.namespaces]]", "stream.fdp.namespaces", "has 2 entries; the scenario has 1 tenants"),
+        (
+            "",
+            "[[stream.fdp.namespaces]]\nhandles = [1]",
+            "stream.fdp.namespaces.0.handles.0",
+            "must be in [0, 1)",
+        ),
+        (
+            "",
+            "[[stream.fdp.namespaces]]\n[[stream.fdp.namespaces]]",
+            "stream.fdp.namespaces",
+            "has 2 entries; the scenario has 1 tenants",
+        ),
     ];
     for (device, stream, key, range) in cases {
         let text = scenario_with(device, stream, 2);
@@ -143,7 +163,8 @@ fn placement_identifiers_map_to_handles() {
     let d = dev(1, 1, RuSpan::Die, &[PI, PI, II]);
     let mut m = mapper(&g, &d, "placement_handles = [2, 0, 1]");
     at(&f, 7_000, |v| {
-        let got: Vec<u8> = (0..4u16).map(|vs| write(&mut m, v, 1, vs as u32, vs, unit(&g, 0, vs as u32))).collect();
+        let got: Vec<u8> =
+            (0..4u16).map(|vs| write(&mut m, v, 1, vs as u32, vs, unit(&g, 0, vs as u32))).collect();
         assert_eq!(got, [2, 0, 1, 2], "PID 3 is invalid: the handle of PID 0");
     });
     assert_eq!(counter(&m, "events_invalid_placement_identifier"), 1.0);
@@ -174,9 +195,21 @@ fn gc_follows_the_isolation_type() {
         for (lpn, vs) in [(0u32, 0u16), (1, 1), (2, 2)] {
             write(&mut m, v, 0, lpn, vs, unit(&g, vs as u32, 0));
         }
-        assert_eq!(copy(&mut m, v, 0, 0, 0, unit(&g, 0, 0), unit(&g, 4, 0)), 0, "persistently isolated: own handle");
-        assert_eq!(copy(&mut m, v, 0, 1, 1, unit(&g, 1, 0), unit(&g, 5, 0)), 1, "initially isolated: lowest II handle");
-        assert_eq!(copy(&mut m, v, 0, 2, 2, unit(&g, 2, 0), unit(&g, 5, 1)), 1, "handle 2's copy mixes with handle 1's");
+        assert_eq!(
+            copy(&mut m, v, 0, 0, 0, unit(&g, 0, 0), unit(&g, 4, 0)),
+            0,
+            "persistently isolated: own handle"
+        );
+        assert_eq!(
+            copy(&mut m, v, 0, 1, 1, unit(&g, 1, 0), unit(&g, 5, 0)),
+            1,
+            "initially isolated: lowest II handle"
+        );
+        assert_eq!(
+            copy(&mut m, v, 0, 2, 2, unit(&g, 2, 0), unit(&g, 5, 1)),
+            1,
+            "handle 2's copy mixes with handle 1's"
+        );
     });
     assert_eq!(counter(&m, "pi_mixed_units"), 0.0);
     assert_eq!(counter(&m, "ii_mixed_units"), 1.0, "only handle 2's copy left its handle");
@@ -241,7 +274,11 @@ fn ru_accounting_on_a_hand_worked_sequence() {
     assert_eq!(r["ruhs"][1]["tenants"], serde_json::json!([1]));
     assert_eq!(r["tenant_waf"], serde_json::json!([1.2, 1.0]), "each tenant alone on its handle");
     // 24 more units on die 0 through RUH 0 complete its second RU (16 + 24 = 40 >= 32).
-    at(&f, 0, |v| (0..24u32).for_each(|u| { write(&mut m, v, 0, 100 + u, 0, unit(&g, 3, u)); }));
+    at(&f, 0, |v| {
+        (0..24u32).for_each(|u| {
+            write(&mut m, v, 0, 100 + u, 0, unit(&g, 3, u));
+        })
+    });
     assert_eq!(counter(&m, "ruh0_rus_filled"), 2.0);
     // With RUs spanning the group's dies a RU is 1 block x 1 die here (2 RGs of 1 die): same.
     assert_eq!(dev(2, 1, RuSpan::Group, &[PI]).ru_units(&g), 32);
@@ -257,7 +294,9 @@ fn report_uses_nvme_cli_field_names() {
     let g = geometry();
     let f = ftl(&g);
     let mut m = mapper(&g, &dev(1, 1, RuSpan::Die, &[PI]), "");
-    at(&f, 5, |v| { write(&mut m, v, 0, 0, 4, unit(&g, 0, 0)); });
+    at(&f, 5, |v| {
+        write(&mut m, v, 0, 0, 4, unit(&g, 0, 0));
+    });
     let r = m.report_json();
     let keys = |v: &serde_json::Value| v.as_object().expect("an object").keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&r["stats"]), ["hbmw", "mbmw", "mbe"]);
@@ -344,8 +383,12 @@ fn walk(sim: &ftlab::simulation::Simulation<'_>, ns_a: u32) -> (u64, u64) {
 /// stream 1's region and the mapper counts the mix.
 #[test]
 fn persistently_isolated_gc_never_mixes_handles() {
-    for (handles, isolated) in [("[\"persistently-isolated\", \"persistently-isolated\"]", true), ("[\"initially-isolated\", \"initially-isolated\"]", false)] {
-        let s = scenario::load(&engine_scenario(handles), "fdp.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    for (handles, isolated) in [
+        ("[\"persistently-isolated\", \"persistently-isolated\"]", true),
+        ("[\"initially-isolated\", \"initially-isolated\"]", false),
+    ] {
+        let s = scenario::load(&engine_scenario(handles), "fdp.toml", &[], None)
+            .unwrap_or_else(|e| panic!("{e}"));
         let ns_a = s.namespace_units()[0];
         let mut sim = build_simulation(&s, "unified", Path::new("."), "fdp.toml").expect("builds");
         precondition(&s, &mut sim, "fdp.toml").expect("preconditions");

@@ -51,7 +51,11 @@ requests = 100000
 
 /// Under `ftl.scheduler = "fair"`, which software vSSDs require.
 fn flashblox(knobs: &str, cold_writes: bool) -> String {
-    tiny(&["flashblox"], &format!("[ftl]\nscheduler = \"fair\"\n[scheme.flashblox]\n{knobs}\n"), &tenants(cold_writes))
+    tiny(
+        &["flashblox"],
+        &format!("[ftl]\nscheduler = \"fair\"\n[scheme.flashblox]\n{knobs}\n"),
+        &tenants(cold_writes),
+    )
 }
 
 fn counter(s: &Value, key: &str) -> f64 {
@@ -60,7 +64,8 @@ fn counter(s: &Value, key: &str) -> f64 {
 
 /// The window since the last swap: with a steady load the trigger holds at every check, so
 /// the floor (0.3 s) is the cadence: many swaps in a short run.
-const SWAPPY: &str = "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5\nrate_window = \"since_swap\"";
+const SWAPPY: &str =
+    "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 1.5\nrate_window = \"since_swap\"";
 
 #[test]
 fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
@@ -72,7 +77,10 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
     assert!(counter(&s, "n_swaps_completed") >= swaps - 1.0);
     assert!(counter(&s, "swap_units_moved") > 0.0 && counter(&s, "swap_device_time_s") > 0.0);
     let p = &s["schemes"]["flashblox"];
-    assert!(p["jobs"]["migrate"]["page_reads"].as_u64().unwrap() > 0, "swaps move data through migration jobs");
+    assert!(
+        p["jobs"]["migrate"]["page_reads"].as_u64().unwrap() > 0,
+        "swaps move data through migration jobs"
+    );
     // Both channels wore: the hot vSSD's writes went to each in turn.
     for c in 0..2 {
         assert!(p["channels"][c]["erases"].as_u64().unwrap() > 20, "channel {c} never erased");
@@ -82,7 +90,13 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
     assert_eq!(counter(&off, "n_swaps"), 0.0);
     assert_eq!(off["schemes"]["flashblox"]["channels"][1]["erases"].as_u64(), Some(0));
     // Max / mean of two channels' rates cannot exceed 2: a threshold of 2 never fires.
-    let never = run(&flashblox("epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 2.0\nrate_window = \"since_swap\"", false), &[]);
+    let never = run(
+        &flashblox(
+            "epoch_s = 0.01\nswap_interval_min_s = 0.3\nswap_threshold = 2.0\nrate_window = \"since_swap\"",
+            false,
+        ),
+        &[],
+    );
     assert_eq!(counter(&never, "n_swaps"), 0.0);
 }
 
@@ -138,17 +152,34 @@ fn cumulative_trigger_fires_on_the_measured_imbalance_and_spaces_swaps_out() {
     let first = counter(&cum, "swap_first_start_s");
     let swaps = counter(&cum, "n_swaps");
     assert!(swaps >= 2.0, "{swaps} swaps");
-    assert!((0.3..0.3 + 0.011).contains(&first), "first swap at {first} s: the first check after the 0.3 s floor");
+    assert!(
+        (0.3..0.3 + 0.011).contains(&first),
+        "first swap at {first} s: the first check after the 0.3 s floor"
+    );
     let p = &cum["schemes"]["flashblox"];
     assert!(p["channels"][1]["erases"].as_u64().unwrap() > 20, "the hot load moved to channel 1");
     let since = run(&text.replace(knobs, SWAPPY), &[]);
-    let mean = |s: &Value| (counter(s, "swap_last_start_s") - counter(s, "swap_first_start_s")) / (counter(s, "n_swaps") - 1.0);
-    assert!(counter(&since, "n_swaps") > swaps, "since_swap {} vs cumulative {swaps}", counter(&since, "n_swaps"));
-    assert!(mean(&cum) > mean(&since), "mean interval: cumulative {} s, since_swap {} s", mean(&cum), mean(&since));
+    let mean = |s: &Value| {
+        (counter(s, "swap_last_start_s") - counter(s, "swap_first_start_s")) / (counter(s, "n_swaps") - 1.0)
+    };
+    assert!(
+        counter(&since, "n_swaps") > swaps,
+        "since_swap {} vs cumulative {swaps}",
+        counter(&since, "n_swaps")
+    );
+    assert!(
+        mean(&cum) > mean(&since),
+        "mean interval: cumulative {} s, since_swap {} s",
+        mean(&cum),
+        mean(&since)
+    );
     // Max / mean of two channels cannot exceed 2: a threshold of 2 never fires here either.
     let never = run(&text.replace("swap_threshold = 1.5", "swap_threshold = 2.0"), &[]);
     assert_eq!(counter(&never, "n_swaps"), 0.0);
-    assert!(counter(&never, "trigger_imbalance_last") > 1.5, "the trigger measured the imbalance all the same");
+    assert!(
+        counter(&never, "trigger_imbalance_last") > 1.5,
+        "the trigger measured the imbalance all the same"
+    );
 }
 
 #[test]
@@ -175,45 +206,98 @@ fn swap_migration_loses_nothing_while_both_vssds_write_and_read() {
 #[test]
 fn allocation_errors_name_the_key() {
     let cases = [
-        ("tenants = [{kind = \"channel\", channels = 2}, {kind = \"channel\", channels = 1}]", "tenants.1.channels", "[1, 0]"),
-        ("tenants = [{kind = \"channel\", channels = 3}, {kind = \"software\"}]", "tenants.0.channels", "[1, 2]"),
-        ("tenants = [{kind = \"channel\", channels = 1}, {kind = \"die\", dies = 3}]", "tenants.1.dies", "[1, 2]"),
+        (
+            "tenants = [{kind = \"channel\", channels = 2}, {kind = \"channel\", channels = 1}]",
+            "tenants.1.channels",
+            "[1, 0]",
+        ),
+        (
+            "tenants = [{kind = \"channel\", channels = 3}, {kind = \"software\"}]",
+            "tenants.0.channels",
+            "[1, 2]",
+        ),
+        (
+            "tenants = [{kind = \"channel\", channels = 1}, {kind = \"die\", dies = 3}]",
+            "tenants.1.dies",
+            "[1, 2]",
+        ),
         ("tenants = [{kind = \"die\", dies = 0}, {kind = \"software\"}]", "tenants.0.dies", "[1, 4]"),
-        ("tenants = [{kind = \"channel\", channels = 2}, {kind = \"software\"}]", "tenants.1.kind", "none are left"),
+        (
+            "tenants = [{kind = \"channel\", channels = 2}, {kind = \"software\"}]",
+            "tenants.1.kind",
+            "none are left",
+        ),
         ("tenants = [{kind = \"die\", dies = 4}, {kind = \"software\"}]", "tenants.1.kind", "none are left"),
         ("tenants = [{kind = \"software\"}]", "scheme.flashblox.tenants", "one vSSD per tenant (2)"),
         ("tenants = [{kind = \"disk\"}, {kind = \"software\"}]", "tenants", "disk"),
-        ("tenants = [{kind = \"die\", dies = 1, channels = 1}, {kind = \"software\"}]", "tenants", "channels"),
-        ("tenants = [{kind = \"software\", iops_max = -1.0}, {kind = \"software\"}]", "tenants.0.iops_max", "[0, 1000000000]"),
+        (
+            "tenants = [{kind = \"die\", dies = 1, channels = 1}, {kind = \"software\"}]",
+            "tenants",
+            "channels",
+        ),
+        (
+            "tenants = [{kind = \"software\", iops_max = -1.0}, {kind = \"software\"}]",
+            "tenants.0.iops_max",
+            "[0, 1000000000]",
+        ),
         ("swap_threshold = 0.5", "swap_threshold", "[1, 1000]"),
         ("swap_reads_in_flight_max = 0", "swap_reads_in_flight_max", "[1, 1024]"),
         ("epoch_s = 0.0", "epoch_s", "(0, 3600]"),
         ("rate_window = \"weekly\"", "rate_window", "since_swap"),
     ];
     for (knobs, key, range) in cases {
-        let e = run_raw(&flashblox(knobs, false), &[]).err().unwrap_or_else(|| panic!("{knobs} accepted")).to_string();
+        let e = run_raw(&flashblox(knobs, false), &[])
+            .err()
+            .unwrap_or_else(|| panic!("{knobs} accepted"))
+            .to_string();
         assert!(e.contains(key) && e.contains(range), "{knobs}: {e}");
     }
     // A software vSSD under any scheduler but `fair` is refused (the scheme does not change
     // the engine's setting); channel and die vSSDs run under any.
     let software = flashblox("tenants = [{kind = \"channel\", channels = 1}, {kind = \"software\"}]", false);
     for sched in ["priority", "fifo", "edf"] {
-        let e = run_raw(&software, &[&format!("ftl.scheduler={sched}")]).err().unwrap_or_else(|| panic!("{sched} accepted")).to_string();
-        assert!(e.contains("scheme.flashblox.tenants.1") && e.contains("ftl.scheduler = \"fair\"") && e.contains(&format!("it is \"{sched}\"")), "{sched}: {e}");
+        let e = run_raw(&software, &[&format!("ftl.scheduler={sched}")])
+            .err()
+            .unwrap_or_else(|| panic!("{sched} accepted"))
+            .to_string();
+        assert!(
+            e.contains("scheme.flashblox.tenants.1")
+                && e.contains("ftl.scheduler = \"fair\"")
+                && e.contains(&format!("it is \"{sched}\"")),
+            "{sched}: {e}"
+        );
     }
-    let hardware = flashblox("tenants = [{kind = \"channel\", channels = 1}, {kind = \"die\", dies = 2}]\nswaps = false", false);
-    run_raw(&hardware, &["ftl.scheduler=priority", "measure.duration_s=0.05"]).unwrap_or_else(|e| panic!("channel and die vSSDs under priority: {e}"));
+    let hardware = flashblox(
+        "tenants = [{kind = \"channel\", channels = 1}, {kind = \"die\", dies = 2}]\nswaps = false",
+        false,
+    );
+    run_raw(&hardware, &["ftl.scheduler=priority", "measure.duration_s=0.05"])
+        .unwrap_or_else(|e| panic!("channel and die vSSDs under priority: {e}"));
 }
 
 #[test]
 fn kinds_share_the_device_as_allocated() {
     // Channel 0 to `hot`; `cold` is software-isolated on channel 1's two dies.
-    let s = run(&flashblox("tenants = [{kind = \"channel\", channels = 1}, {kind = \"software\"}]\nswaps = false", true), &[]);
+    let s = run(
+        &flashblox(
+            "tenants = [{kind = \"channel\", channels = 1}, {kind = \"software\"}]\nswaps = false",
+            true,
+        ),
+        &[],
+    );
     let p = &s["schemes"]["flashblox"];
-    let util = p["device"]["die_utilisation"].as_array().unwrap().iter().map(|u| u.as_f64().unwrap()).collect::<Vec<_>>();
+    let util = p["device"]["die_utilisation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_f64().unwrap())
+        .collect::<Vec<_>>();
     assert!(util.iter().all(|&u| u > 0.0), "every die serves someone: {util:?}");
     // Die-isolated: one die each on channel 1... plus software on what is left.
-    let d = run(&flashblox("tenants = [{kind = \"die\", dies = 2}, {kind = \"software\"}]\nswaps = false", true), &[]);
+    let d = run(
+        &flashblox("tenants = [{kind = \"die\", dies = 2}, {kind = \"software\"}]\nswaps = false", true),
+        &[],
+    );
     assert!(d["schemes"]["flashblox"]["tenants"]["hot"]["write"]["count"].as_u64().unwrap() > 1000);
 }
 
@@ -221,7 +305,8 @@ fn kinds_share_the_device_as_allocated() {
 fn software_token_bucket_caps_iops() {
     // `hot` software-isolated at 400 requests a second (closed loop, so it would go faster).
     const RATE: f64 = 400.0;
-    let knobs = format!("tenants = [{{kind = \"software\", iops_max = {RATE}, burst = 8}}, {{kind = \"software\"}}]");
+    let knobs =
+        format!("tenants = [{{kind = \"software\", iops_max = {RATE}, burst = 8}}, {{kind = \"software\"}}]");
     let s = run(&flashblox(&knobs, false), &[]);
     let t = &s["schemes"]["flashblox"]["tenants"]["hot"];
     let secs = s["schemes"]["flashblox"]["device"]["measured_s"].as_f64().unwrap();
@@ -257,7 +342,8 @@ fn detailed_run_with_swaps_stays_within_the_slides_bound() {
     let s = run(&text, &[]);
     let p = &s["schemes"]["flashblox"];
     let erases: Vec<f64> = (0..2).map(|c| p["channels"][c]["erases"].as_f64().unwrap()).collect();
-    let imbalance = |e: &[f64]| e.iter().cloned().fold(0.0, f64::max) / (e.iter().sum::<f64>() / e.len() as f64);
+    let imbalance =
+        |e: &[f64]| e.iter().cloned().fold(0.0, f64::max) / (e.iter().sum::<f64>() / e.len() as f64);
     let swaps = counter(&s, "n_swaps_completed");
     let k = (swaps / N).floor();
     assert!(k >= 4.0, "{swaps} swaps: too few rounds for a tight bound");
@@ -267,6 +353,7 @@ fn detailed_run_with_swaps_stays_within_the_slides_bound() {
     // The same run without swaps: every erase on `hot`'s channel, imbalance N = 2, beyond the
     // bound (so the check above can fail).
     let off = run(&text.replace(knobs, "swaps = false"), &[]);
-    let off_erases: Vec<f64> = (0..2).map(|c| off["schemes"]["flashblox"]["channels"][c]["erases"].as_f64().unwrap()).collect();
+    let off_erases: Vec<f64> =
+        (0..2).map(|c| off["schemes"]["flashblox"]["channels"][c]["erases"].as_f64().unwrap()).collect();
     assert!(imbalance(&off_erases) > bound, "without swaps {off_erases:?}");
 }

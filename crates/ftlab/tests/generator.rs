@@ -22,10 +22,7 @@ const PAGE: u64 = 4096;
 const SEED: u64 = 0x5EED_F7AB;
 
 fn cfg(pattern: Pattern) -> GeneratorConfig {
-    GeneratorConfig {
-        pattern,
-        ..GeneratorConfig::default()
-    }
+    GeneratorConfig { pattern, ..GeneratorConfig::default() }
 }
 
 fn take(cfg: &GeneratorConfig, ns_bytes: u64, seed: u64, n: usize) -> Vec<TraceRecord> {
@@ -41,12 +38,7 @@ fn share(recs: &[TraceRecord], pred: impl Fn(&TraceRecord) -> bool) -> f64 {
     recs.iter().filter(|r| pred(r)).count() as f64 / recs.len() as f64
 }
 
-const ALL_PATTERNS: [Pattern; 4] = [
-    Pattern::Uniform,
-    Pattern::Zipf,
-    Pattern::Sequential,
-    Pattern::HotCold,
-];
+const ALL_PATTERNS: [Pattern; 4] = [Pattern::Uniform, Pattern::Zipf, Pattern::Sequential, Pattern::HotCold];
 const ALL_ARRIVALS: [Arrival; 3] = [Arrival::Poisson, Arrival::Fixed, Arrival::Closed];
 
 // ---------------------------------------------------------------------------------------
@@ -88,27 +80,16 @@ fn same_seed_same_sequence_different_seed_different() {
 fn changing_the_op_mix_keeps_the_other_draws() {
     // Independent RNG streams: the read ratio does not move the arrival times or sizes.
     let base = GeneratorConfig {
-        sizes: vec![
-            SizeWeight {
-                bytes: PAGE,
-                weight: 1.0,
-            },
-            SizeWeight {
-                bytes: 4 * PAGE,
-                weight: 1.0,
-            },
-        ],
+        sizes: vec![SizeWeight { bytes: PAGE, weight: 1.0 }, SizeWeight { bytes: 4 * PAGE, weight: 1.0 }],
         ..cfg(Pattern::Uniform)
     };
-    let reads = GeneratorConfig {
-        read_ratio: 0.7,
-        ..base.clone()
-    };
+    let reads = GeneratorConfig { read_ratio: 0.7, ..base.clone() };
     let a = take(&base, 1 << 30, SEED, 500);
     let b = take(&reads, 1 << 30, SEED, 500);
-    assert!(a.iter().zip(&b).all(|(x, y)| x.time == y.time
-        && x.size_bytes == y.size_bytes
-        && x.offset_bytes == y.offset_bytes));
+    assert!(a
+        .iter()
+        .zip(&b)
+        .all(|(x, y)| x.time == y.time && x.size_bytes == y.size_bytes && x.offset_bytes == y.offset_bytes));
     assert_ne!(a, b);
 }
 
@@ -119,25 +100,10 @@ fn changing_the_op_mix_keeps_the_other_draws() {
 fn op_mix_matches_ratios() {
     // Each op share is a binomial proportion; tolerance 5 sd (exact when p is 0 or 1).
     const N: usize = 100_000;
-    for (read, trim) in [
-        (0.0, 0.0),
-        (0.3, 0.0),
-        (0.5, 0.2),
-        (0.0, 1.0),
-        (1.0, 0.0),
-        (0.25, 0.25),
-    ] {
-        let c = GeneratorConfig {
-            read_ratio: read,
-            trim_ratio: trim,
-            ..cfg(Pattern::Uniform)
-        };
+    for (read, trim) in [(0.0, 0.0), (0.3, 0.0), (0.5, 0.2), (0.0, 1.0), (1.0, 0.0), (0.25, 0.25)] {
+        let c = GeneratorConfig { read_ratio: read, trim_ratio: trim, ..cfg(Pattern::Uniform) };
         let recs = take(&c, 1 << 30, SEED, N);
-        for (op, p) in [
-            (IoOp::Read, read),
-            (IoOp::Trim, trim),
-            (IoOp::Write, 1.0 - read - trim),
-        ] {
+        for (op, p) in [(IoOp::Read, read), (IoOp::Trim, trim), (IoOp::Write, 1.0 - read - trim)] {
             let got = share(&recs, |r| r.op == op);
             let tol = binom_5sd(p, N);
             assert!(
@@ -152,18 +118,10 @@ fn op_mix_matches_ratios() {
 fn size_distribution_matches_weights() {
     // Shares of each size are binomial proportions: 5 sd. A zero-weight size never appears.
     const N: usize = 100_000;
-    let sizes = [
-        (PAGE, 1.0),
-        (4 * PAGE, 3.0),
-        (16 * PAGE, 0.0),
-        (32 * PAGE, 0.5),
-    ];
+    let sizes = [(PAGE, 1.0), (4 * PAGE, 3.0), (16 * PAGE, 0.0), (32 * PAGE, 0.5)];
     let total: f64 = sizes.iter().map(|s| s.1).sum();
     let c = GeneratorConfig {
-        sizes: sizes
-            .iter()
-            .map(|&(bytes, weight)| SizeWeight { bytes, weight })
-            .collect(),
+        sizes: sizes.iter().map(|&(bytes, weight)| SizeWeight { bytes, weight }).collect(),
         ..cfg(Pattern::Uniform)
     };
     let recs = take(&c, 1 << 30, SEED, N);
@@ -171,10 +129,7 @@ fn size_distribution_matches_weights() {
         let p = w / total;
         let got = share(&recs, |r| r.size_bytes == bytes);
         let tol = binom_5sd(p, N);
-        assert!(
-            (got - p).abs() <= tol,
-            "size {bytes}: share {got}, expected {p} ± {tol}"
-        );
+        assert!((got - p).abs() <= tol, "size {bytes}: share {got}, expected {p} ± {tol}");
     }
 }
 
@@ -182,18 +137,9 @@ fn size_distribution_matches_weights() {
 fn every_request_is_aligned_and_inside_the_footprint() {
     // Namespaces that are not a whole number of pages, odd footprints, large requests.
     let sizes = vec![
-        SizeWeight {
-            bytes: PAGE,
-            weight: 3.0,
-        },
-        SizeWeight {
-            bytes: 5 * PAGE,
-            weight: 1.0,
-        },
-        SizeWeight {
-            bytes: 64 * PAGE,
-            weight: 1.0,
-        },
+        SizeWeight { bytes: PAGE, weight: 3.0 },
+        SizeWeight { bytes: 5 * PAGE, weight: 1.0 },
+        SizeWeight { bytes: 64 * PAGE, weight: 1.0 },
     ];
     for ns in [64 * PAGE, 64 * PAGE + 123, 1000 * PAGE + 7, (1 << 34) + 512] {
         for frac in [1.0, 0.5, 0.013, 1e-9] {
@@ -216,10 +162,7 @@ fn every_request_is_aligned_and_inside_the_footprint() {
                     assert_eq!(r.offset_bytes % PAGE, 0, "{r:?}");
                     assert_eq!(r.size_bytes % PAGE, 0, "{r:?}");
                     assert!(r.size_bytes > 0);
-                    assert!(
-                        r.offset_bytes + r.size_bytes <= fp,
-                        "{pattern:?} {r:?} fp={fp}"
-                    );
+                    assert!(r.offset_bytes + r.size_bytes <= fp, "{pattern:?} {r:?} fp={fp}");
                     assert_eq!(r.stream, 0);
                 }
             }
@@ -232,10 +175,7 @@ fn other_alignments() {
     for align in [512u64, 8192, 3 * 4096] {
         let c = GeneratorConfig {
             align_bytes: align,
-            sizes: vec![SizeWeight {
-                bytes: 2 * align,
-                weight: 1.0,
-            }],
+            sizes: vec![SizeWeight { bytes: 2 * align, weight: 1.0 }],
             ..cfg(Pattern::Zipf)
         };
         let ns = 10_000 * align + align / 2;
@@ -252,23 +192,13 @@ fn overflowing_requests_move_back_not_shrink() {
     // 10-page footprint, 8-page requests: a start drawn uniformly in 0..10 is moved back to
     // at most 2, so start 2 takes the draws 2..=9 (probability 0.8; 5 sd binomial).
     const N: usize = 50_000;
-    let c = GeneratorConfig {
-        sizes: vec![SizeWeight {
-            bytes: 8 * PAGE,
-            weight: 1.0,
-        }],
-        ..cfg(Pattern::Uniform)
-    };
+    let c =
+        GeneratorConfig { sizes: vec![SizeWeight { bytes: 8 * PAGE, weight: 1.0 }], ..cfg(Pattern::Uniform) };
     let recs = take(&c, 10 * PAGE, SEED, N);
-    assert!(recs
-        .iter()
-        .all(|r| r.size_bytes == 8 * PAGE && r.offset_bytes <= 2 * PAGE));
+    assert!(recs.iter().all(|r| r.size_bytes == 8 * PAGE && r.offset_bytes <= 2 * PAGE));
     for (page, p) in [(0, 0.1), (1, 0.1), (2, 0.8)] {
         let got = share(&recs, |r| r.offset_bytes == page * PAGE);
-        assert!(
-            (got - p).abs() <= binom_5sd(p, N),
-            "page {page}: {got} vs {p}"
-        );
+        assert!((got - p).abs() <= binom_5sd(p, N), "page {page}: {got} vs {p}");
     }
 }
 
@@ -276,10 +206,7 @@ fn overflowing_requests_move_back_not_shrink() {
 fn footprint_grows_to_the_largest_request() {
     let c = GeneratorConfig {
         footprint_fraction: 0.01,
-        sizes: vec![SizeWeight {
-            bytes: 50 * PAGE,
-            weight: 1.0,
-        }],
+        sizes: vec![SizeWeight { bytes: 50 * PAGE, weight: 1.0 }],
         ..cfg(Pattern::Uniform)
     };
     let g = Generator::new(&c, 1000 * PAGE, SEED);
@@ -290,10 +217,7 @@ fn footprint_grows_to_the_largest_request() {
 #[test]
 fn request_larger_than_namespace_is_an_error() {
     let c = GeneratorConfig {
-        sizes: vec![SizeWeight {
-            bytes: 16 * PAGE,
-            weight: 1.0,
-        }],
+        sizes: vec![SizeWeight { bytes: 16 * PAGE, weight: 1.0 }],
         ..cfg(Pattern::Uniform)
     };
     let (key, reason) = Generator::try_new(&c, 16 * PAGE - 1, SEED).unwrap_err();
@@ -301,23 +225,14 @@ fn request_larger_than_namespace_is_an_error() {
     assert!(reason.contains("does not fit"), "{reason}");
     assert!(Generator::try_new(&c, 16 * PAGE, SEED).is_ok());
     // A validation error is passed through.
-    let bad = GeneratorConfig {
-        read_ratio: 2.0,
-        ..c
-    };
-    assert_eq!(
-        Generator::try_new(&bad, 1 << 30, SEED).unwrap_err().0,
-        "read_ratio"
-    );
+    let bad = GeneratorConfig { read_ratio: 2.0, ..c };
+    assert_eq!(Generator::try_new(&bad, 1 << 30, SEED).unwrap_err().0, "read_ratio");
 }
 
 #[test]
 fn request_limit() {
     for n in [1u64, 7, 1000] {
-        let c = GeneratorConfig {
-            requests: Some(n),
-            ..cfg(Pattern::Zipf)
-        };
+        let c = GeneratorConfig { requests: Some(n), ..cfg(Pattern::Zipf) };
         let mut g = Generator::new(&c, 1 << 30, SEED);
         assert_eq!(g.size_hint(), (n as usize, Some(n as usize)));
         assert_eq!(g.by_ref().count() as u64, n);
@@ -340,11 +255,7 @@ fn next_does_not_allocate() {
                 let r = g.next().unwrap();
                 acc = acc.wrapping_add(r.offset_bytes ^ r.time.ns());
             }
-            assert_eq!(
-                allocs() - before,
-                0,
-                "{pattern:?}/{arrival:?} allocated (acc {acc})"
-            );
+            assert_eq!(allocs() - before, 0, "{pattern:?}/{arrival:?} allocated (acc {acc})");
         }
     }
 }
@@ -364,26 +275,17 @@ fn poisson_gaps_are_exponential() {
     //   the times (a CDF shift of at most 1 ns × rate / 1e9).
     const N: usize = 100_000;
     for rate in [1_000.0, 50_000.0, 1_000_000.0] {
-        let c = GeneratorConfig {
-            rate_iops: rate,
-            ..cfg(Pattern::Uniform)
-        };
+        let c = GeneratorConfig { rate_iops: rate, ..cfg(Pattern::Uniform) };
         let recs = take(&c, 1 << 30, SEED, N + 1);
         assert_eq!(recs[0].time.ns(), 0, "first arrival at 0");
-        let mut gaps: Vec<f64> = recs
-            .windows(2)
-            .map(|w| (w[1].time.ns() - w[0].time.ns()) as f64)
-            .collect();
+        let mut gaps: Vec<f64> = recs.windows(2).map(|w| (w[1].time.ns() - w[0].time.ns()) as f64).collect();
         let mu = 1e9 / rate;
         let n = N as f64;
         let mean = gaps.iter().sum::<f64>() / n;
         let var = gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (n - 1.0);
         let cv = var.sqrt() / mean;
         let tol = 5.0 / n.sqrt();
-        assert!(
-            (mean / mu - 1.0).abs() <= tol,
-            "rate {rate}: mean gap {mean} ns vs {mu}"
-        );
+        assert!((mean / mu - 1.0).abs() <= tol, "rate {rate}: mean gap {mean} ns vs {mu}");
         assert!((cv - 1.0).abs() <= tol, "rate {rate}: CV {cv}");
 
         gaps.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -404,11 +306,7 @@ fn poisson_gaps_are_exponential() {
 #[test]
 fn fixed_and_closed_arrivals() {
     for interval_us in [100.0, 0.25, 3.3333] {
-        let c = GeneratorConfig {
-            arrival: Arrival::Fixed,
-            interval_us,
-            ..cfg(Pattern::Uniform)
-        };
+        let c = GeneratorConfig { arrival: Arrival::Fixed, interval_us, ..cfg(Pattern::Uniform) };
         // Request i at round(i · (interval_us · 1000)) ns: no accumulated drift.
         let interval_ns = interval_us * 1000.0;
         for (i, r) in take(&c, 1 << 30, SEED, 10_000).iter().enumerate() {
@@ -416,13 +314,8 @@ fn fixed_and_closed_arrivals() {
             assert!((r.time.ns() as f64 - i as f64 * interval_us * 1000.0).abs() <= 0.5 + 1e-6);
         }
     }
-    let c = GeneratorConfig {
-        arrival: Arrival::Closed,
-        ..cfg(Pattern::Sequential)
-    };
-    assert!(take(&c, 1 << 30, SEED, 1000)
-        .iter()
-        .all(|r| r.time.ns() == 0));
+    let c = GeneratorConfig { arrival: Arrival::Closed, ..cfg(Pattern::Sequential) };
+    assert!(take(&c, 1 << 30, SEED, 1000).iter().all(|r| r.time.ns() == 0));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -441,35 +334,22 @@ fn sequential_wraps_at_the_footprint_end() {
     for &(ns_pages, frac, size, want) in cases {
         let c = GeneratorConfig {
             footprint_fraction: frac,
-            sizes: vec![SizeWeight {
-                bytes: size * PAGE,
-                weight: 1.0,
-            }],
+            sizes: vec![SizeWeight { bytes: size * PAGE, weight: 1.0 }],
             ..cfg(Pattern::Sequential)
         };
-        let got: Vec<u64> = take(&c, ns_pages * PAGE, SEED, want.len())
-            .iter()
-            .map(|r| r.offset_bytes / PAGE)
-            .collect();
+        let got: Vec<u64> =
+            take(&c, ns_pages * PAGE, SEED, want.len()).iter().map(|r| r.offset_bytes / PAGE).collect();
         assert_eq!(got, want, "ns={ns_pages} frac={frac} size={size}");
     }
 }
 
 #[test]
 fn sequential_ops_have_their_own_cursors() {
-    let c = GeneratorConfig {
-        read_ratio: 0.4,
-        trim_ratio: 0.2,
-        ..cfg(Pattern::Sequential)
-    };
+    let c = GeneratorConfig { read_ratio: 0.4, trim_ratio: 0.2, ..cfg(Pattern::Sequential) };
     let fp = 37;
     let recs = take(&c, fp * PAGE, SEED, 3000);
     for op in [IoOp::Read, IoOp::Write, IoOp::Trim] {
-        let starts: Vec<u64> = recs
-            .iter()
-            .filter(|r| r.op == op)
-            .map(|r| r.offset_bytes / PAGE)
-            .collect();
+        let starts: Vec<u64> = recs.iter().filter(|r| r.op == op).map(|r| r.offset_bytes / PAGE).collect();
         assert!(starts.len() > 100);
         for (i, s) in starts.iter().enumerate() {
             assert_eq!(*s, i as u64 % fp, "{op:?} #{i}");
@@ -484,19 +364,12 @@ fn hotcold_access_share() {
     const N: usize = 100_000;
     let fp = 10_000u64;
     for (hot_fraction, hot_access) in [(0.2, 0.8), (0.1, 0.9), (0.5, 0.5), (0.2, 0.0), (0.2, 1.0)] {
-        let c = GeneratorConfig {
-            hot_fraction,
-            hot_access_fraction: hot_access,
-            ..cfg(Pattern::HotCold)
-        };
+        let c = GeneratorConfig { hot_fraction, hot_access_fraction: hot_access, ..cfg(Pattern::HotCold) };
         let recs = take(&c, fp * PAGE, SEED, N);
         let hot = (fp as f64 * hot_fraction).round() as u64;
         let got = share(&recs, |r| r.offset_bytes / PAGE < hot);
         let tol = binom_5sd(hot_access, N);
-        assert!(
-            (got - hot_access).abs() <= tol,
-            "hot {hot_fraction}/{hot_access}: share {got} ± {tol}"
-        );
+        assert!((got - hot_access).abs() <= tol, "hot {hot_fraction}/{hot_access}: share {got} ± {tol}");
         // Within each region the start is uniform: its mean page is the region's midpoint,
         // within 5 sd (uniform over m pages: sd (m/√12)/√count).
         let check_mid = |lo: u64, hi: u64| {
@@ -513,10 +386,7 @@ fn hotcold_access_share() {
             let mean = pages.iter().sum::<f64>() / pages.len() as f64;
             let mid = lo as f64 + (m - 1.0) / 2.0;
             let tol = 5.0 * m / 12f64.sqrt() / (pages.len() as f64).sqrt();
-            assert!(
-                (mean - mid).abs() <= tol,
-                "region {lo}..{hi}: mean {mean} vs {mid}"
-            );
+            assert!((mean - mid).abs() <= tol, "region {lo}..{hi}: mean {mean} vs {mid}");
         };
         check_mid(0, hot);
         check_mid(hot, fp);
@@ -569,53 +439,29 @@ fn zipf_rank_frequency_matches_the_pmf() {
     const N: usize = 400_000;
     let n = 1000u64;
     for theta in [0.5, 0.8, 0.99, 0.999_999, 1.0, 1.000_001, 1.2, 2.0, 3.5] {
-        let c = GeneratorConfig {
-            zipf_theta: theta,
-            ..cfg(Pattern::Zipf)
-        };
+        let c = GeneratorConfig { zipf_theta: theta, ..cfg(Pattern::Zipf) };
         let recs = take(&c, n * PAGE, SEED, N);
         let counts = sorted_counts(&recs);
         let h = harmonic(n, theta);
         let p = |k: usize| (k as f64).powf(-theta) / h;
 
         let top1 = counts[0] as f64 / N as f64;
-        assert!(
-            (top1 - p(1)).abs() <= binom_5sd(p(1), N),
-            "θ={theta}: top-1 {top1} vs {}",
-            p(1)
-        );
+        assert!((top1 - p(1)).abs() <= binom_5sd(p(1), N), "θ={theta}: top-1 {top1} vs {}", p(1));
 
         let top10 = counts.iter().take(10).sum::<u64>() as f64 / N as f64;
         let p10: f64 = (1..=10).map(p).sum();
-        assert!(
-            (top10 - p10).abs() <= binom_5sd(p10, N),
-            "θ={theta}: top-10 {top10} vs {p10}"
-        );
+        assert!((top10 - p10).abs() <= binom_5sd(p10, N), "θ={theta}: top-10 {top10} vs {p10}");
 
-        let ks: Vec<usize> = (1..=5)
-            .filter(|&k| counts.len() >= k && counts[k - 1] > 0)
-            .collect();
+        let ks: Vec<usize> = (1..=5).filter(|&k| counts.len() >= k && counts[k - 1] > 0).collect();
         let xs: Vec<f64> = ks.iter().map(|&k| (k as f64).ln()).collect();
         let ys: Vec<f64> = ks.iter().map(|&k| (counts[k - 1] as f64).ln()).collect();
         let xm = xs.iter().sum::<f64>() / xs.len() as f64;
         let ym = ys.iter().sum::<f64>() / ys.len() as f64;
         let sxx: f64 = xs.iter().map(|x| (x - xm).powi(2)).sum();
-        let slope = xs
-            .iter()
-            .zip(&ys)
-            .map(|(x, y)| (x - xm) * (y - ym))
-            .sum::<f64>()
-            / sxx;
-        let var: f64 = ks
-            .iter()
-            .zip(&xs)
-            .map(|(&k, x)| ((x - xm) / sxx).powi(2) / (N as f64 * p(k)))
-            .sum();
+        let slope = xs.iter().zip(&ys).map(|(x, y)| (x - xm) * (y - ym)).sum::<f64>() / sxx;
+        let var: f64 = ks.iter().zip(&xs).map(|(&k, x)| ((x - xm) / sxx).powi(2) / (N as f64 * p(k))).sum();
         let tol = 5.0 * var.sqrt();
-        assert!(
-            (slope + theta).abs() <= tol,
-            "θ={theta}: slope {slope} vs −θ ± {tol}"
-        );
+        assert!((slope + theta).abs() <= tol, "θ={theta}: slope {slope} vs −θ ± {tol}");
     }
 }
 
@@ -627,10 +473,7 @@ fn zipf_on_a_huge_footprint() {
     const N: usize = 200_000;
     let n = 100_000_000u64;
     for theta in [0.99, 1.0, 1.5] {
-        let c = GeneratorConfig {
-            zipf_theta: theta,
-            ..cfg(Pattern::Zipf)
-        };
+        let c = GeneratorConfig { zipf_theta: theta, ..cfg(Pattern::Zipf) };
         let before = allocs();
         let g = Generator::new(&c, n * PAGE, SEED);
         assert!(allocs() - before <= 4, "setup allocates per page?");
@@ -639,10 +482,7 @@ fn zipf_on_a_huge_footprint() {
         let counts = sorted_counts(&recs);
         let p1 = 1.0 / harmonic(n, theta);
         let top1 = counts[0] as f64 / N as f64;
-        assert!(
-            (top1 - p1).abs() <= binom_5sd(p1, N),
-            "θ={theta}: top-1 {top1} vs {p1}"
-        );
+        assert!((top1 - p1).abs() <= binom_5sd(p1, N), "θ={theta}: top-1 {top1} vs {p1}");
 
         let mut by_page: HashMap<u64, u64> = HashMap::new();
         for r in &recs {
@@ -650,25 +490,15 @@ fn zipf_on_a_huge_footprint() {
         }
         let mut hot: Vec<(u64, u64)> = by_page.into_iter().collect();
         hot.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let in_first_percent = hot
-            .iter()
-            .take(20)
-            .filter(|(page, _)| *page < n / 100)
-            .count();
-        assert!(
-            in_first_percent < 5,
-            "θ={theta}: hot pages packed at the start"
-        );
+        let in_first_percent = hot.iter().take(20).filter(|(page, _)| *page < n / 100).count();
+        assert!(in_first_percent < 5, "θ={theta}: hot pages packed at the start");
     }
 }
 
 #[test]
 fn zipf_hot_pages_do_not_depend_on_the_seed() {
     // The rank-to-page bijection is fixed: the hottest page is the same for every seed.
-    let c = GeneratorConfig {
-        zipf_theta: 1.5,
-        ..cfg(Pattern::Zipf)
-    };
+    let c = GeneratorConfig { zipf_theta: 1.5, ..cfg(Pattern::Zipf) };
     let hottest = |seed| {
         let mut m: HashMap<u64, u64> = HashMap::new();
         for r in take(&c, 1_000_000 * PAGE, seed, 20_000) {
@@ -686,41 +516,17 @@ fn zipf_hot_pages_do_not_depend_on_the_seed() {
 fn validate_rejects_each_bad_field() {
     type Edit = fn(&mut GeneratorConfig);
     let cases: &[(Edit, &str, &str)] = &[
-        (
-            |c| c.zipf_theta = 0.0,
-            "zipf_theta",
-            "must be in (0, 10], got 0",
-        ),
+        (|c| c.zipf_theta = 0.0, "zipf_theta", "must be in (0, 10], got 0"),
         (|c| c.zipf_theta = -1.0, "zipf_theta", "got -1"),
         (|c| c.zipf_theta = 10.5, "zipf_theta", "got 10.5"),
         (|c| c.zipf_theta = f64::NAN, "zipf_theta", "got NaN"),
-        (
-            |c| c.hot_fraction = 0.0,
-            "hot_fraction",
-            "must be in (0, 1), got 0",
-        ),
+        (|c| c.hot_fraction = 0.0, "hot_fraction", "must be in (0, 1), got 0"),
         (|c| c.hot_fraction = 1.0, "hot_fraction", "got 1"),
-        (
-            |c| c.hot_access_fraction = 1.5,
-            "hot_access_fraction",
-            "must be in [0, 1], got 1.5",
-        ),
-        (
-            |c| c.hot_access_fraction = -0.1,
-            "hot_access_fraction",
-            "got -0.1",
-        ),
-        (
-            |c| c.read_ratio = 1.01,
-            "read_ratio",
-            "must be in [0, 1], got 1.01",
-        ),
+        (|c| c.hot_access_fraction = 1.5, "hot_access_fraction", "must be in [0, 1], got 1.5"),
+        (|c| c.hot_access_fraction = -0.1, "hot_access_fraction", "got -0.1"),
+        (|c| c.read_ratio = 1.01, "read_ratio", "must be in [0, 1], got 1.01"),
         (|c| c.read_ratio = f64::NAN, "read_ratio", "got NaN"),
-        (
-            |c| c.trim_ratio = -0.5,
-            "trim_ratio",
-            "must be in [0, 1], got -0.5",
-        ),
+        (|c| c.trim_ratio = -0.5, "trim_ratio", "must be in [0, 1], got -0.5"),
         (
             |c| {
                 c.read_ratio = 0.7;
@@ -736,54 +542,21 @@ fn validate_rejects_each_bad_field() {
             "entry 0: bytes must be a positive multiple of align_bytes (4096), got 0",
         ),
         (
-            |c| {
-                c.sizes.push(SizeWeight {
-                    bytes: 6000,
-                    weight: 1.0,
-                })
-            },
+            |c| c.sizes.push(SizeWeight { bytes: 6000, weight: 1.0 }),
             "sizes",
             "entry 1: bytes must be a positive multiple of align_bytes (4096), got 6000",
         ),
-        (
-            |c| c.sizes[0].weight = -1.0,
-            "sizes",
-            "entry 0: weight must be finite and >= 0, got -1",
-        ),
+        (|c| c.sizes[0].weight = -1.0, "sizes", "entry 0: weight must be finite and >= 0, got -1"),
         (|c| c.sizes[0].weight = f64::INFINITY, "sizes", "got inf"),
-        (
-            |c| c.sizes[0].weight = 0.0,
-            "sizes",
-            "weights must sum to a finite value > 0, got 0",
-        ),
+        (|c| c.sizes[0].weight = 0.0, "sizes", "weights must sum to a finite value > 0, got 0"),
         (|c| c.align_bytes = 0, "align_bytes", "must be > 0, got 0"),
-        (
-            |c| c.rate_iops = 0.0,
-            "rate_iops",
-            "must be finite and > 0, got 0",
-        ),
+        (|c| c.rate_iops = 0.0, "rate_iops", "must be finite and > 0, got 0"),
         (|c| c.rate_iops = f64::INFINITY, "rate_iops", "got inf"),
-        (
-            |c| c.interval_us = -3.0,
-            "interval_us",
-            "must be finite and > 0, got -3",
-        ),
-        (
-            |c| c.footprint_fraction = 0.0,
-            "footprint_fraction",
-            "must be in (0, 1], got 0",
-        ),
-        (
-            |c| c.footprint_fraction = 1.5,
-            "footprint_fraction",
-            "must be in (0, 1], got 1.5",
-        ),
+        (|c| c.interval_us = -3.0, "interval_us", "must be finite and > 0, got -3"),
+        (|c| c.footprint_fraction = 0.0, "footprint_fraction", "must be in (0, 1], got 0"),
+        (|c| c.footprint_fraction = 1.5, "footprint_fraction", "must be in (0, 1], got 1.5"),
         (|c| c.requests = Some(0), "requests", "must be >= 1"),
-        (
-            |c| c.read_sequential_fraction = 1.5,
-            "read_sequential_fraction",
-            "must be in [0, 1], got 1.5",
-        ),
+        (|c| c.read_sequential_fraction = 1.5, "read_sequential_fraction", "must be in [0, 1], got 1.5"),
         (
             |c| c.write_sequential_fraction = f64::NAN,
             "write_sequential_fraction",
@@ -797,11 +570,7 @@ fn validate_rejects_each_bad_field() {
             "write_sequential_fraction",
             "must be 0 with pattern = \"sequential\"",
         ),
-        (
-            |c| c.start_s = -1.0,
-            "start_s",
-            "must be in [0, 10000000] seconds, got -1",
-        ),
+        (|c| c.start_s = -1.0, "start_s", "must be in [0, 10000000] seconds, got -1"),
         (|c| c.start_s = f64::INFINITY, "start_s", "got inf"),
         (
             |c| {
@@ -828,16 +597,8 @@ fn validate_rejects_each_bad_field() {
             "off_s",
             "must be in [0.000001, 10000000] seconds, got -1",
         ),
-        (
-            |c| c.on_s = Some(1.0),
-            "off_s",
-            "must be set with on_s (both or neither)",
-        ),
-        (
-            |c| c.off_s = Some(1.0),
-            "on_s",
-            "must be set with off_s (both or neither)",
-        ),
+        (|c| c.on_s = Some(1.0), "off_s", "must be set with on_s (both or neither)"),
+        (|c| c.off_s = Some(1.0), "on_s", "must be set with off_s (both or neither)"),
         (
             |c| {
                 c.arrival = Arrival::Closed;
@@ -890,12 +651,7 @@ fn validate_accepts_edges() {
         |c| c.read_ratio = 1.0,
         |c| c.footprint_fraction = 1.0,
         |c| c.requests = Some(1),
-        |c| {
-            c.sizes.push(SizeWeight {
-                bytes: 8192,
-                weight: 0.0,
-            })
-        },
+        |c| c.sizes.push(SizeWeight { bytes: 8192, weight: 0.0 }),
         |c| {
             c.read_sequential_fraction = 1.0;
             c.write_sequential_fraction = 0.0
@@ -935,16 +691,7 @@ fn config_from_toml() {
     assert_eq!(c.requests, Some(10));
     assert_eq!(
         c.sizes,
-        vec![
-            SizeWeight {
-                bytes: 4096,
-                weight: 1.0
-            },
-            SizeWeight {
-                bytes: 65536,
-                weight: 0.5
-            }
-        ]
+        vec![SizeWeight { bytes: 4096, weight: 1.0 }, SizeWeight { bytes: 65536, weight: 0.5 }]
     );
     assert_eq!(c.zipf_theta, 0.99, "unnamed fields keep their defaults");
 
@@ -956,17 +703,12 @@ fn config_from_toml() {
         ("pattern = \"pareto\"", "unknown variant"),
         ("sizes = [{ bytes = 4096, wieght = 1.0 }]", "unknown field"),
     ] {
-        let e = toml::from_str::<GeneratorConfig>(text)
-            .unwrap_err()
-            .to_string();
+        let e = toml::from_str::<GeneratorConfig>(text).unwrap_err().to_string();
         assert!(e.contains(what), "{text:?}: {e}");
     }
     for name in ["uniform", "zipf", "sequential", "hotcold"] {
         let c: GeneratorConfig = toml::from_str(&format!("pattern = \"{name}\"")).unwrap();
-        assert_eq!(
-            toml::to_string(&c).unwrap().lines().next().unwrap(),
-            format!("pattern = \"{name}\"")
-        );
+        assert_eq!(toml::to_string(&c).unwrap().lines().next().unwrap(), format!("pattern = \"{name}\""));
     }
 }
 
@@ -1050,11 +792,8 @@ fn sequential_fractions_keep_the_other_draws() {
     // config without them, and every request is either where that config put it or at its
     // op's cursor (the previous end of its op, wrapping to 0).
     let base = mixed(Pattern::Zipf, Arrival::Poisson, &[(PAGE, 1.0), (8 * PAGE, 1.0)]);
-    let seq = GeneratorConfig {
-        read_sequential_fraction: 0.4,
-        write_sequential_fraction: 0.7,
-        ..base.clone()
-    };
+    let seq =
+        GeneratorConfig { read_sequential_fraction: 0.4, write_sequential_fraction: 0.7, ..base.clone() };
     let ns = 1u64 << 30;
     let a = take(&base, ns, SEED, 20_000);
     let b = take(&seq, ns, SEED, 20_000);
@@ -1081,7 +820,8 @@ fn a_fraction_of_one_is_the_sequential_pattern_for_that_op() {
     // write_sequential_fraction = 1 over a uniform pattern gives the writes of
     // `pattern = "sequential"` (same cursor start, advance and wrap rule).
     let sizes = &[(PAGE, 1.0), (3 * PAGE, 1.0)];
-    let frac = GeneratorConfig { write_sequential_fraction: 1.0, ..mixed(Pattern::Uniform, Arrival::Fixed, sizes) };
+    let frac =
+        GeneratorConfig { write_sequential_fraction: 1.0, ..mixed(Pattern::Uniform, Arrival::Fixed, sizes) };
     let pure = mixed(Pattern::Sequential, Arrival::Fixed, sizes);
     let writes = |c: &GeneratorConfig| -> Vec<(u64, u64)> {
         take(c, 101 * PAGE, SEED, 5000)
@@ -1097,7 +837,12 @@ fn a_fraction_of_one_is_the_sequential_pattern_for_that_op() {
 // Time windows.
 
 /// A config with the given arrival and time knobs, writes of one page.
-fn windowed(arrival: Arrival, start_s: f64, end_s: Option<f64>, on_off: Option<(f64, f64)>) -> GeneratorConfig {
+fn windowed(
+    arrival: Arrival,
+    start_s: f64,
+    end_s: Option<f64>,
+    on_off: Option<(f64, f64)>,
+) -> GeneratorConfig {
     GeneratorConfig {
         arrival,
         rate_iops: 20_000.0,
@@ -1198,7 +943,10 @@ fn time_knobs_do_not_change_the_draws() {
     let gated = GeneratorConfig { start_s: 3.0, on_s: Some(0.01), off_s: Some(0.5), ..plain.clone() };
     let a = take(&plain, 1 << 30, SEED, 5000);
     let b = take(&gated, 1 << 30, SEED, 5000);
-    assert!(a.iter().zip(&b).all(|(x, y)| (x.op, x.offset_bytes, x.size_bytes) == (y.op, y.offset_bytes, y.size_bytes)));
+    assert!(a
+        .iter()
+        .zip(&b)
+        .all(|(x, y)| (x.op, x.offset_bytes, x.size_bytes) == (y.op, y.offset_bytes, y.size_bytes)));
     assert!(a.iter().zip(&b).all(|(x, y)| y.time > x.time));
 }
 
@@ -1251,14 +999,20 @@ fn merged_parts_are_time_ordered_and_each_part_is_itself() {
 #[test]
 fn ties_go_to_the_lower_part() {
     // Two fixed parts with the same interval arrive at the same times: part 0 first, always.
-    let p = GeneratorConfig { arrival: Arrival::Fixed, interval_us: 10.0, requests: Some(100), ..cfg(Pattern::Uniform) };
+    let p = GeneratorConfig {
+        arrival: Arrival::Fixed,
+        interval_us: 10.0,
+        requests: Some(100),
+        ..cfg(Pattern::Uniform)
+    };
     let all = merged(&[p.clone(), p.clone(), p], SEED);
     assert_eq!(all.len(), 300);
     for (i, (j, r)) in all.iter().enumerate() {
         assert_eq!((*j, r.time.ns()), (i % 3, (i / 3) as u64 * 10_000));
     }
     // The parts have their own seeds: the same config draws different addresses.
-    let offsets = |k: usize| all.iter().filter(|(j, _)| *j == k).map(|(_, r)| r.offset_bytes).collect::<Vec<_>>();
+    let offsets =
+        |k: usize| all.iter().filter(|(j, _)| *j == k).map(|(_, r)| r.offset_bytes).collect::<Vec<_>>();
     assert_ne!(offsets(0), offsets(1));
     assert_ne!(offsets(1), offsets(2));
 }
@@ -1316,8 +1070,12 @@ fn workload_errors_name_the_part() {
     assert_eq!(build(SyntheticWorkload::array(vec![ok.clone(), bad]).unwrap()).0, "1.zipf_theta");
     let (key, reason) = build(SyntheticWorkload::array(vec![ok.clone(), closed.clone()]).unwrap());
     assert_eq!(key, "1.arrival");
-    assert!(reason.contains("cannot be mixed") && reason.contains("part 0 is \"poisson\", part 1 is \"closed\""), "{reason}");
-    let (key, reason) = build(SyntheticWorkload::array(vec![closed.clone(), closed.clone(), ok.clone()]).unwrap());
+    assert!(
+        reason.contains("cannot be mixed") && reason.contains("part 0 is \"poisson\", part 1 is \"closed\""),
+        "{reason}"
+    );
+    let (key, reason) =
+        build(SyntheticWorkload::array(vec![closed.clone(), closed.clone(), ok.clone()]).unwrap());
     assert_eq!(key, "2.arrival");
     assert!(reason.contains("part 0 is \"closed\", part 2 is \"poisson\""), "{reason}");
     assert!(SyntheticWorkload::array(vec![closed.clone()]).unwrap().try_build(1 << 30, SEED).is_ok());
@@ -1357,7 +1115,6 @@ fn workload_from_toml_is_a_table_or_an_array() {
     }
 }
 
-
 // ---------------------------------------------------------------------------------------
 // Footprint regions, stream ids and closed-loop round-robin (the vStream paper's synthetic
 // benchmark, §5.2: partitions of one namespace, one virtual stream each, written in turn).
@@ -1374,9 +1131,9 @@ fn footprint_region_is_where_the_docs_put_it() {
         (1000, 0.0, 1.0, 1, (0, 1000)),
         (1000, 0.25, 0.5, 1, (250, 500)),
         (1000, 0.05, 0.05, 1, (50, 50)),
-        (1001, 0.5, 0.5, 1, (500, 500)),     // floor(500.5) = 500, floor(500.5) = 500
+        (1001, 0.5, 0.5, 1, (500, 500)), // floor(500.5) = 500, floor(500.5) = 500
         (1000, 0.999, 0.001, 1, (999, 1)),
-        (1000, 0.5, 0.001, 4, (500, 4)),     // grown to the largest request
+        (1000, 0.5, 0.001, 4, (500, 4)), // grown to the largest request
         (1000, 0.9, 0.1, 8, (900, 100)),
         // 7 parts of 1/7: the last ends exactly at the namespace's end.
         (7000, 6.0 / 7.0, 1.0 / 7.0, 1, (6000, 1000)),
@@ -1391,10 +1148,18 @@ fn footprint_region_is_where_the_docs_put_it() {
                 ..GeneratorConfig::default()
             };
             let mut g = Generator::new(&c, pages * PAGE, SEED);
-            assert_eq!((g.footprint_offset_bytes(), g.footprint_pages()), (base * PAGE, len), "{pages} {off} {frac} {pattern:?}");
+            assert_eq!(
+                (g.footprint_offset_bytes(), g.footprint_pages()),
+                (base * PAGE, len),
+                "{pages} {off} {frac} {pattern:?}"
+            );
             for _ in 0..3000 {
                 let r = g.next().unwrap();
-                assert!(r.offset_bytes >= base * PAGE && r.offset_bytes + r.size_bytes <= (base + len) * PAGE, "{pattern:?} {r:?} outside [{base}, {})", base + len);
+                assert!(
+                    r.offset_bytes >= base * PAGE && r.offset_bytes + r.size_bytes <= (base + len) * PAGE,
+                    "{pattern:?} {r:?} outside [{base}, {})",
+                    base + len
+                );
             }
         }
     }
@@ -1423,7 +1188,10 @@ fn region_keeps_the_other_draws() {
     let b = GeneratorConfig { footprint_fraction: 0.25, footprint_offset_fraction: 0.5, ..base };
     let (ra, rb) = (take(&a, 4000 * PAGE, SEED, 2000), take(&b, 4000 * PAGE, SEED, 2000));
     for (x, y) in ra.iter().zip(&rb) {
-        assert_eq!((x.time, x.op, x.size_bytes, x.offset_bytes + 2000 * PAGE), (y.time, y.op, y.size_bytes, y.offset_bytes));
+        assert_eq!(
+            (x.time, x.op, x.size_bytes, x.offset_bytes + 2000 * PAGE),
+            (y.time, y.op, y.size_bytes, y.offset_bytes)
+        );
     }
 }
 
@@ -1432,7 +1200,10 @@ fn every_record_carries_the_part_stream() {
     for stream in [0u32, 1, 7, 65_535] {
         for pattern in ALL_PATTERNS {
             let c = GeneratorConfig { pattern, stream, ..GeneratorConfig::default() };
-            assert!(take(&c, 1 << 26, SEED, 500).iter().all(|r| u32::from(r.stream) == stream), "{stream} {pattern:?}");
+            assert!(
+                take(&c, 1 << 26, SEED, 500).iter().all(|r| u32::from(r.stream) == stream),
+                "{stream} {pattern:?}"
+            );
         }
     }
 }
@@ -1463,18 +1234,38 @@ fn region_and_stream_errors_name_the_key_and_range() {
     }
     // Edges accepted: a sum that is 1 up to decimal rounding, the last stream id.
     for (off, frac) in [(0.7, 0.3), (0.1 + 0.2, 0.7), (0.9, 0.1), (0.0, 1.0)] {
-        let c = GeneratorConfig { footprint_offset_fraction: off, footprint_fraction: frac, stream: 65_535, ..GeneratorConfig::default() };
+        let c = GeneratorConfig {
+            footprint_offset_fraction: off,
+            footprint_fraction: frac,
+            stream: 65_535,
+            ..GeneratorConfig::default()
+        };
         assert!(c.validate().is_ok(), "{off} + {frac}");
     }
     // A region too small for the largest request: fewer pages left after its start.
-    let c = GeneratorConfig { footprint_offset_fraction: 0.99, sizes: vec![SizeWeight { bytes: 20 * PAGE, weight: 1.0 }], footprint_fraction: 0.01, ..GeneratorConfig::default() };
+    let c = GeneratorConfig {
+        footprint_offset_fraction: 0.99,
+        sizes: vec![SizeWeight { bytes: 20 * PAGE, weight: 1.0 }],
+        footprint_fraction: 0.01,
+        ..GeneratorConfig::default()
+    };
     let (k, r) = Generator::try_new(&c, 1000 * PAGE, SEED).unwrap_err();
     assert_eq!(k, "footprint_offset_fraction");
-    assert!(r.contains("starts at page 990 of 1000") && r.contains("leaving 10 pages, fewer than the largest request (20 pages)"), "{r}");
+    assert!(
+        r.contains("starts at page 990 of 1000")
+            && r.contains("leaving 10 pages, fewer than the largest request (20 pages)"),
+        "{r}"
+    );
 }
 
 fn closed_part(stream: u32, requests: Option<u64>) -> GeneratorConfig {
-    GeneratorConfig { arrival: Arrival::Closed, pattern: Pattern::Sequential, stream, requests, ..GeneratorConfig::default() }
+    GeneratorConfig {
+        arrival: Arrival::Closed,
+        pattern: Pattern::Sequential,
+        stream,
+        requests,
+        ..GeneratorConfig::default()
+    }
 }
 
 #[test]
@@ -1502,7 +1293,12 @@ fn round_robin_parts_keep_their_own_sequences() {
     // Each part's records, taken out of the merge, are exactly those it produces alone with
     // its part seed (so a part's own cursor advances only on its turns).
     let parts: Vec<GeneratorConfig> = (0..4u32)
-        .map(|j| GeneratorConfig { footprint_offset_fraction: f64::from(j) * 0.25, footprint_fraction: 0.25, pattern: if j % 2 == 0 { Pattern::Sequential } else { Pattern::Uniform }, ..closed_part(j, None) })
+        .map(|j| GeneratorConfig {
+            footprint_offset_fraction: f64::from(j) * 0.25,
+            footprint_fraction: 0.25,
+            pattern: if j % 2 == 0 { Pattern::Sequential } else { Pattern::Uniform },
+            ..closed_part(j, None)
+        })
         .collect();
     let ns = 4000 * PAGE;
     let mut s = SyntheticWorkload::array(parts.clone()).unwrap().try_build(ns, SEED).unwrap();

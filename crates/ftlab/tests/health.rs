@@ -57,7 +57,9 @@ fn ns(v: &Value, key: &str) -> u64 {
 #[test]
 fn a_queue_depth_one_burst_worked_by_hand() {
     let trace = burst(8);
-    for (limit, unstable) in [("", true), ("backlog_queue_depths_max = 7.5", true), ("backlog_queue_depths_max = 8", false)] {
+    for (limit, unstable) in
+        [("", true), ("backlog_queue_depths_max = 7.5", true), ("backlog_queue_depths_max = 8", false)]
+    {
         let s = run(&trace_scenario(&trace, 1, limit), &[]);
         let t = tenant(&s);
         assert_eq!(t["unmapped_reads"], 0, "every read goes to flash");
@@ -144,9 +146,17 @@ fn the_knobs_are_validated() {
     let cases = [
         ("starvation_wait_s = 0.0", "measure.starvation_wait_s", "must be in (0, 10000000] seconds, got 0"),
         ("starvation_wait_s = -1.0", "measure.starvation_wait_s", "must be in (0, 10000000] seconds, got -1"),
-        ("starvation_wait_s = 10000001.0", "measure.starvation_wait_s", "must be in (0, 10000000] seconds, got 10000001"),
+        (
+            "starvation_wait_s = 10000001.0",
+            "measure.starvation_wait_s",
+            "must be in (0, 10000000] seconds, got 10000001",
+        ),
         ("starvation_wait_s = nan", "measure.starvation_wait_s", "got NaN"),
-        ("backlog_queue_depths_max = 0.5", "measure.backlog_queue_depths_max", "must be in [1, 1000000] queue depths"),
+        (
+            "backlog_queue_depths_max = 0.5",
+            "measure.backlog_queue_depths_max",
+            "must be in [1, 1000000] queue depths",
+        ),
         ("backlog_queue_depths_max = 1000001.0", "measure.backlog_queue_depths_max", "got 1000001"),
         ("backlog_queue_depths_max = inf", "measure.backlog_queue_depths_max", "got inf"),
         ("starvation_wait_s = \"1s\"", "measure.starvation_wait_s", "invalid type: string \"1s\""),
@@ -159,7 +169,11 @@ fn the_knobs_are_validated() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
-    for line in ["starvation_wait_s = 10000000.0", "backlog_queue_depths_max = 1.0", "backlog_queue_depths_max = 1000000.0"] {
+    for line in [
+        "starvation_wait_s = 10000000.0",
+        "backlog_queue_depths_max = 1.0",
+        "backlog_queue_depths_max = 1000000.0",
+    ] {
         assert!(run_raw(&trace_scenario(&trace, 1, line), &[]).is_ok(), "{line} is in range");
     }
     // `--set` reaches the knobs.

@@ -61,7 +61,8 @@ fn unmapped_and_buffered_reads_take_dram_time() {
     // Nothing preconditioned: the read finds no mapping. Then a buffered write and an
     // immediate read of the same unit: served from the buffer.
     let trace = "0 0 0 8 1\n1000000 0 8 8 0\n1000001 0 8 8 1\n";
-    let text = trace_scenario(trace, "", "write_buffer_bytes = 1048576").replace("[precondition]", "[precondition]\nfill_fraction = 0.0");
+    let text = trace_scenario(trace, "", "write_buffer_bytes = 1048576")
+        .replace("[precondition]", "[precondition]\nfill_fraction = 0.0");
     let s = run(&text, &[]);
     assert_eq!(metric(&s, "unified", "t", "read", "max_us"), DRAM_NS / 1e3);
     assert_eq!(s["schemes"]["unified"]["tenants"]["t"]["unmapped_reads"], 1);
@@ -72,7 +73,8 @@ fn unmapped_and_buffered_reads_take_dram_time() {
 fn time_scale_stretches_arrivals() {
     // Two reads one second apart, replayed at time_scale 0.25: the second arrives at 0.25 s.
     let trace = "0 0 0 8 1\n1000000000 0 8 8 1\n";
-    let text = trace_scenario(trace, "", "").replace("format = \"mqsim\"", "format = \"mqsim\"\ntime_scale = 0.25");
+    let text =
+        trace_scenario(trace, "", "").replace("format = \"mqsim\"", "format = \"mqsim\"\ntime_scale = 0.25");
     let s = run(&text, &[]);
     let end = s["schemes"]["unified"]["device"]["sim_time_ns"].as_f64().unwrap();
     assert_eq!(end, 250_000_000.0 + T_READ_NS + xfer_ns(4096));
@@ -83,7 +85,8 @@ fn reject_names_the_trace_line_outside_the_namespace() {
     // The namespace of the tiny device (64 MiB raw, 25% spare) ends below sector 2^20; line 3
     // reads past it.
     let trace = "0 0 0 8 1\n10 0 8 8 1\n20 0 1048576 8 1\n";
-    let text = trace_scenario(trace, "", "").replace("format = \"mqsim\"", "format = \"mqsim\"\naddress_map = \"reject\"");
+    let text = trace_scenario(trace, "", "")
+        .replace("format = \"mqsim\"", "format = \"mqsim\"\naddress_map = \"reject\"");
     match run_raw(&text, &[]) {
         Err(FtlabError::Trace { file, line, reason }) => {
             assert!(file.ends_with(".trace"), "{file}");
@@ -170,7 +173,9 @@ fn running_out_of_space_mid_run_is_its_own_error() {
     let text = brim(0.0, "arrival = \"closed\"\nrequests = 2000");
     match run_raw(&text, &["device.over_provisioning=0.05"]) {
         Err(e @ FtlabError::OutOfSpace { .. }) => {
-            let FtlabError::OutOfSpace { ref file, at_ns, ref waiting, n_blocks, ref reason, .. } = e else { unreachable!() };
+            let FtlabError::OutOfSpace { ref file, at_ns, ref waiting, n_blocks, ref reason, .. } = e else {
+                unreachable!()
+            };
             assert_eq!(file, "test.toml");
             assert!(at_ns > 0 && n_blocks == 256 && !waiting.is_empty(), "{e:?}");
             assert!(reason.contains("raise device.over_provisioning"), "{reason}");
@@ -184,7 +189,8 @@ fn running_out_of_space_mid_run_is_its_own_error() {
 #[test]
 fn a_trace_outgrowing_the_time_series_bound_is_a_config_error() {
     // One read at 2000 s with 0.1 ms windows: 2 x 10^7 windows, over the 10^7-row bound.
-    let text = trace_scenario("0 0 0 8 1\n2000000000000 0 8 8 1\n", "", "").replace("[check]", "[measure]\nwindow_s = 0.0001\n[check]");
+    let text = trace_scenario("0 0 0 8 1\n2000000000000 0 8 8 1\n", "", "")
+        .replace("[check]", "[measure]\nwindow_s = 0.0001\n[check]");
     match run_raw(&text, &[]) {
         Err(FtlabError::Config { key, reason, .. }) => {
             assert_eq!(key, "measure.window_s");
@@ -197,11 +203,13 @@ fn a_trace_outgrowing_the_time_series_bound_is_a_config_error() {
 #[test]
 fn progress_rises_to_the_total_for_a_trace_run() {
     // No duration: the trace's length decides the run, so progress follows the bytes read.
-    let trace: String = (0..40_000).map(|i| format!("{} 0 {} 8 {}\n", i * 1000, (i * 8) % 100_000, i % 2)).collect();
+    let trace: String =
+        (0..40_000).map(|i| format!("{} 0 {} 8 {}\n", i * 1000, (i * 8) % 100_000, i % 2)).collect();
     let text = trace_scenario(&trace, "", "");
     let source = ftlab::api::ScenarioSource::Text { text, base_dir: ".".into(), name: "p.toml".into() };
     let mut seen = Vec::new();
-    ftlab::api::run_scenario(&source, &Default::default(), &mut |p| seen.push((p.done, p.total))).expect("runs");
+    ftlab::api::run_scenario(&source, &Default::default(), &mut |p| seen.push((p.done, p.total)))
+        .expect("runs");
     assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress went backwards: {seen:?}");
     assert_eq!(seen.last().map(|&(d, t)| d == t), Some(true));
     assert!(seen.iter().any(|&(d, t)| d > 0 && d < t), "no intermediate progress: {seen:?}");
@@ -217,7 +225,13 @@ fn synthetic_times_are_not_rebased_so_a_part_start_is_kept() {
     use ftlab::workload::generator::{Arrival, GeneratorConfig};
     use ftlab::workload::synthetic::SyntheticWorkload;
     use ftlab::SimTime;
-    let part = GeneratorConfig { arrival: Arrival::Fixed, interval_us: 1000.0, start_s: 0.25, requests: Some(3), ..GeneratorConfig::default() };
+    let part = GeneratorConfig {
+        arrival: Arrival::Fixed,
+        interval_us: 1000.0,
+        start_s: 0.25,
+        requests: Some(3),
+        ..GeneratorConfig::default()
+    };
     let stream = SyntheticWorkload::single(part).try_build(1 << 20, 1).unwrap();
     let p = SourceParams {
         name: "synthetic".into(),
@@ -232,7 +246,8 @@ fn synthetic_times_are_not_rebased_so_a_part_start_is_kept() {
         stream_rules: Vec::new(),
     };
     let mut source = Source::new(Records::Synthetic(Box::new(stream)), p);
-    let arrivals: Vec<u64> = std::iter::from_fn(|| source.next_request().unwrap()).map(|r| r.arrival.ns()).collect();
+    let arrivals: Vec<u64> =
+        std::iter::from_fn(|| source.next_request().unwrap()).map(|r| r.arrival.ns()).collect();
     assert_eq!(arrivals, [1_250_000_000, 1_251_000_000, 1_252_000_000]);
 }
 

@@ -55,7 +55,8 @@ struct Case {
 fn scenario_text(c: &Case, requests: u64) -> String {
     let page = 4096 * c.units_per_page;
     let buffer = c.buffer_pages as u64 * page as u64 * 4;
-    let sizes: Vec<String> = (1..=c.max_units).map(|u| format!("{{ bytes = {}, weight = 1.0 }}", u * 4096)).collect();
+    let sizes: Vec<String> =
+        (1..=c.max_units).map(|u| format!("{{ bytes = {}, weight = 1.0 }}", u * 4096)).collect();
     format!(
         r#"seed = {seed}
 schemes = ["{scheme}"]
@@ -221,13 +222,19 @@ fn run_case(c: &Case, requests: u64) {
     let sweep: u64 = s.namespace_units().iter().map(|&u| u as u64).sum();
     let run_checks = checks - before - sweep;
     let copies = sim.device_counters().gc_units;
-    assert!(run_checks >= copies && run_checks > 0, "the oracle checked {run_checks} reads and copies in the run, {copies} copies were made");
+    assert!(
+        run_checks >= copies && run_checks > 0,
+        "the oracle checked {run_checks} reads and copies in the run, {copies} copies were made"
+    );
     let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
     policies::check_exercised(c.scheme, &sim);
     if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {
         // Read by scripts/soak.sh (fields 4 and 7).
-        eprintln!("soak: case ran {} host operations, {run_checks} oracle checks ({checks} with the sweeps)", requests + requests / 4);
+        eprintln!(
+            "soak: case ran {} host operations, {run_checks} oracle checks ({checks} with the sweeps)",
+            requests + requests / 4
+        );
     }
     OPS_TOTAL.fetch_add(requests + requests / 4, Ordering::Relaxed);
 }
@@ -247,26 +254,41 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just("priority"), Just("fifo"), Just("edf"), Just("fair")],
         any::<(bool, bool)>(),
     )
-        .prop_map(|((scheme, mapper), seed, upp, buf, read, trim, pattern, max_units, policy, fill, sched, (suspend, multi_plane))| Case {
-            scheme,
-            mapper,
-            seed,
-            units_per_page: upp,
-            // `test-parity` stripes full host pages: write-through pads every request's last
-            // page, so with requests smaller than a page it would never see one (a case that
-            // cannot exercise it, drawn once `fair` joined the schedulers); a buffer fills them.
-            buffer_pages: if scheme == "test-parity" { 8 } else { buf },
-            read_ratio: read,
-            trim_ratio: trim,
-            pattern,
-            max_units,
-            policy,
-            // Its parity pages take room a full fill does not leave.
-            fill_fraction: if scheme == "test-parity" { fill.min(0.75) } else { fill },
-            scheduler: sched,
-            suspend,
-            multi_plane,
-        })
+        .prop_map(
+            |(
+                (scheme, mapper),
+                seed,
+                upp,
+                buf,
+                read,
+                trim,
+                pattern,
+                max_units,
+                policy,
+                fill,
+                sched,
+                (suspend, multi_plane),
+            )| Case {
+                scheme,
+                mapper,
+                seed,
+                units_per_page: upp,
+                // `test-parity` stripes full host pages: write-through pads every request's last
+                // page, so with requests smaller than a page it would never see one (a case that
+                // cannot exercise it, drawn once `fair` joined the schedulers); a buffer fills them.
+                buffer_pages: if scheme == "test-parity" { 8 } else { buf },
+                read_ratio: read,
+                trim_ratio: trim,
+                pattern,
+                max_units,
+                policy,
+                // Its parity pages take room a full fill does not leave.
+                fill_fraction: if scheme == "test-parity" { fill.min(0.75) } else { fill },
+                scheduler: sched,
+                suspend,
+                multi_plane,
+            },
+        )
 }
 
 proptest! {
@@ -352,10 +374,25 @@ fn every_mapper_under_every_scheme() {
 #[test]
 fn fdp_under_both_isolation_types() {
     for (seed, persistent) in [(0u64, true), (16, false)] {
-        let c = Case { scheme: "unified", mapper: "fdp", seed, units_per_page: 1, buffer_pages: 0, read_ratio: 0.3, trim_ratio: 0.05,
-            pattern: "hotcold", max_units: 3, policy: "greedy", fill_fraction: 1.0, scheduler: "priority", suspend: false, multi_plane: false };
+        let c = Case {
+            scheme: "unified",
+            mapper: "fdp",
+            seed,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.3,
+            trim_ratio: 0.05,
+            pattern: "hotcold",
+            max_units: 3,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "priority",
+            suspend: false,
+            multi_plane: false,
+        };
         run_case(&c, 20_000);
-        let s = scenario::load(&scenario_text(&c, 20_000), "integrity.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        let s = scenario::load(&scenario_text(&c, 20_000), "integrity.toml", &[], None)
+            .unwrap_or_else(|e| panic!("{e}"));
         let mut sim = simulation(&s, c.scheme);
         precondition(&s, &mut sim, "integrity.toml").expect("preconditions");
         sim.run(&mut |_| {}).expect("runs");
@@ -428,7 +465,6 @@ fn full_precondition_without_overwrites_then_any_mix() {
         }
     }
 }
-
 
 /// Configurations the soak (`scripts/soak.sh`) found failing with seeds other than CI's, each
 /// run as the property test runs it (every read and copy checked, a full sweep at the end).

@@ -17,7 +17,11 @@ use ftlab::stream::{self, MapperContext};
 /// Two tenants on `tiny` with room for every scheme's defaults (Eq. 12 for wao-gc, the data
 /// ways of part-ftl): over-provisioning 1, namespaces of 30% each.
 fn scenario_text(scheduler: &str) -> String {
-    let tenant = |name: &str| format!("[[tenants]]\nname = \"{name}\"\nnamespace_fraction = 0.3\n[tenants.synthetic]\nrequests = 10\n");
+    let tenant = |name: &str| {
+        format!(
+            "[[tenants]]\nname = \"{name}\"\nnamespace_fraction = 0.3\n[tenants.synthetic]\nrequests = 10\n"
+        )
+    };
     format!(
         "seed = 1\nschemes = [\"unified\"]\n[device]\npreset = \"tiny\"\nover_provisioning = 1.0\n[ftl]\nscheduler = \"{scheduler}\"\n{}{}",
         tenant("a"),
@@ -45,13 +49,21 @@ fn try_build(s: &Scenario, name: &str, table: &toml::Table) -> Result<(), Scheme
         };
         scheme::build(name, table, &ctx).map(|_| ())
     } else {
-        stream::build(name, table, &MapperContext { geometry: &g, namespace_units: &ns, physical_streams: 4, fdp: None }).map(|_| ())
+        stream::build(
+            name,
+            table,
+            &MapperContext { geometry: &g, namespace_units: &ns, physical_streams: 4, fdp: None },
+        )
+        .map(|_| ())
     }
 }
 
 /// (name, knobs, fields, defaults) of every policy of both registries.
 fn policies() -> Vec<(&'static str, &'static [Knob], &'static [&'static str], toml::Table)> {
-    fn rows<B>(reg: &[PolicyInfo<B>]) -> impl Iterator<Item = (&'static str, &'static [Knob], &'static [&'static str], toml::Table)> + '_ {
+    fn rows<B>(
+        reg: &[PolicyInfo<B>],
+    ) -> impl Iterator<Item = (&'static str, &'static [Knob], &'static [&'static str], toml::Table)> + '_
+    {
         reg.iter().map(|p| (p.name, p.knobs, (p.fields)(), (p.defaults)()))
     }
     rows(scheme::REGISTRY).chain(rows(stream::REGISTRY)).collect()
@@ -74,11 +86,17 @@ fn every_knob_table_matches_its_config_struct_and_defaults() {
         }
         for k in knobs {
             // A preset may give an optional knob a value (upi-guarded's guards).
-            assert!(defaults.contains_key(k.key) || !k.absent.is_empty(), "{name}.{}: no default and not marked optional", k.key);
+            assert!(
+                defaults.contains_key(k.key) || !k.absent.is_empty(),
+                "{name}.{}: no default and not marked optional",
+                k.key
+            );
             assert!(!k.doc.is_empty() && !k.range_text().is_empty(), "{name}.{}: doc and range", k.key);
         }
-        try_build(&s, name, &toml::Table::new()).unwrap_or_else(|e| panic!("{name} defaults: {}: {}", e.key, e.reason));
-        try_build(&s, name, &defaults).unwrap_or_else(|e| panic!("{name} listed defaults: {}: {}", e.key, e.reason));
+        try_build(&s, name, &toml::Table::new())
+            .unwrap_or_else(|e| panic!("{name} defaults: {}: {}", e.key, e.reason));
+        try_build(&s, name, &defaults)
+            .unwrap_or_else(|e| panic!("{name} listed defaults: {}: {}", e.key, e.reason));
     }
 }
 
@@ -109,18 +127,32 @@ fn int_probes(b: IntBounds) -> Vec<(i64, bool)> {
 
 /// `value` at `key` (the knob's, or `key.0` of a list) is refused naming it, or not refused
 /// for its range.
-fn expect(s: &Scenario, name: &str, knob: &Knob, table: toml::Table, err_key: &str, shown: &str, inside: bool) -> usize {
+fn expect(
+    s: &Scenario,
+    name: &str,
+    knob: &Knob,
+    table: toml::Table,
+    err_key: &str,
+    shown: &str,
+    inside: bool,
+) -> usize {
     let got = try_build(s, name, &table);
     let ctx = format!("{name}.{} = {shown}", knob.key);
     match (inside, got) {
         (false, Ok(())) => panic!("{ctx}: outside {} but accepted", knob.range_text()),
         (false, Err(e)) => {
             assert_eq!(e.key, err_key, "{ctx}: refused under another key ({})", e.reason);
-            assert!(e.reason.starts_with("must be") && e.reason.ends_with(&format!("got {shown}")), "{ctx}: {}", e.reason);
+            assert!(
+                e.reason.starts_with("must be") && e.reason.ends_with(&format!("got {shown}")),
+                "{ctx}: {}",
+                e.reason
+            );
         }
         // Inside the static range: refused under this key only by a bound the knob names as
         // the device's (`also`), never by another static one.
-        (true, Err(e)) if e.key == err_key && (knob.also.is_empty() || e.reason.contains(&knob.range_text())) => {
+        (true, Err(e))
+            if e.key == err_key && (knob.also.is_empty() || e.reason.contains(&knob.range_text())) =>
+        {
             panic!("{ctx}: inside {} but refused: {}", knob.range_text(), e.reason)
         }
         (true, _) => {}
@@ -138,33 +170,63 @@ fn every_static_bound_is_the_validations_bound() {
             match k.kind {
                 KnobKind::Float(b) => {
                     for (v, inside) in float_probes(b) {
-                        checked += expect(&s, name, k, one(k.key, toml::Value::Float(v)), k.key, &v.to_string(), inside);
+                        checked += expect(
+                            &s,
+                            name,
+                            k,
+                            one(k.key, toml::Value::Float(v)),
+                            k.key,
+                            &v.to_string(),
+                            inside,
+                        );
                     }
                 }
                 KnobKind::FloatList(b) => {
                     for (v, inside) in float_probes(b) {
                         let list = toml::Value::Array(vec![toml::Value::Float(v); n_tenants]);
-                        checked += expect(&s, name, k, one(k.key, list), &format!("{}.0", k.key), &v.to_string(), inside);
+                        checked += expect(
+                            &s,
+                            name,
+                            k,
+                            one(k.key, list),
+                            &format!("{}.0", k.key),
+                            &v.to_string(),
+                            inside,
+                        );
                     }
                 }
                 KnobKind::Int(b) => {
                     for (v, inside) in int_probes(b) {
-                        checked += expect(&s, name, k, one(k.key, toml::Value::Integer(v)), k.key, &v.to_string(), inside);
+                        checked += expect(
+                            &s,
+                            name,
+                            k,
+                            one(k.key, toml::Value::Integer(v)),
+                            k.key,
+                            &v.to_string(),
+                            inside,
+                        );
                     }
                 }
                 KnobKind::Choice(names) => {
                     for c in names {
                         if let Err(e) = try_build(&s, name, &one(k.key, toml::Value::String(c.to_string()))) {
-                            assert_ne!(e.key, k.key, "{name}.{} = {c:?} is listed but refused: {}", k.key, e.reason);
+                            assert_ne!(
+                                e.key, k.key,
+                                "{name}.{} = {c:?} is listed but refused: {}",
+                                k.key, e.reason
+                            );
                         }
                     }
-                    let e = try_build(&s, name, &one(k.key, "no-such-choice".into())).expect_err("an unknown choice is refused");
+                    let e = try_build(&s, name, &one(k.key, "no-such-choice".into()))
+                        .expect_err("an unknown choice is refused");
                     assert_eq!(e.key, k.key, "{name}: {}", e.reason);
                     checked += 1;
                 }
                 KnobKind::Bool => {
                     for b in [true, false] {
-                        try_build(&s, name, &one(k.key, toml::Value::Boolean(b))).unwrap_or_else(|e| panic!("{name}.{} = {b}: {}", k.key, e.reason));
+                        try_build(&s, name, &one(k.key, toml::Value::Boolean(b)))
+                            .unwrap_or_else(|e| panic!("{name}.{} = {b}: {}", k.key, e.reason));
                     }
                 }
                 KnobKind::IntList(_) | KnobKind::Tables(_) => {}
@@ -180,19 +242,36 @@ fn every_static_bound_is_the_validations_bound() {
 #[test]
 fn flashblox_vssd_fields_are_checked_by_their_table() {
     let s = load("fair");
-    let knob = scheme::info("flashblox").unwrap().knobs.iter().find(|k| k.key == "tenants").expect("tenants knob");
+    let knob =
+        scheme::info("flashblox").unwrap().knobs.iter().find(|k| k.key == "tenants").expect("tenants knob");
     let KnobKind::Tables(fields) = knob.kind else { panic!("tenants is a table of vSSDs") };
     let mut checked = 0;
     for f in fields {
         let probes: Vec<(toml::Value, String, bool)> = match f.kind {
-            KnobKind::Float(b) => float_probes(b).into_iter().map(|(v, i)| (toml::Value::Float(v), v.to_string(), i)).collect(),
-            KnobKind::Int(b) => int_probes(b).into_iter().map(|(v, i)| (toml::Value::Integer(v), v.to_string(), i)).collect(),
+            KnobKind::Float(b) => {
+                float_probes(b).into_iter().map(|(v, i)| (toml::Value::Float(v), v.to_string(), i)).collect()
+            }
+            KnobKind::Int(b) => {
+                int_probes(b).into_iter().map(|(v, i)| (toml::Value::Integer(v), v.to_string(), i)).collect()
+            }
             _ => continue,
         };
         for (v, shown, inside) in probes {
-            let vssd = toml::Table::from_iter([("kind".to_string(), "software".into()), (f.key.to_string(), v)]);
-            let tenants = toml::Value::Array(vec![toml::Value::Table(vssd), toml::Value::Table(toml::Table::from_iter([("kind".to_string(), "software".into())]))]);
-            checked += expect(&s, "flashblox", f, one("tenants", tenants), &format!("tenants.0.{}", f.key), &shown, inside);
+            let vssd =
+                toml::Table::from_iter([("kind".to_string(), "software".into()), (f.key.to_string(), v)]);
+            let tenants = toml::Value::Array(vec![
+                toml::Value::Table(vssd),
+                toml::Value::Table(toml::Table::from_iter([("kind".to_string(), "software".into())])),
+            ]);
+            checked += expect(
+                &s,
+                "flashblox",
+                f,
+                one("tenants", tenants),
+                &format!("tenants.0.{}", f.key),
+                &shown,
+                inside,
+            );
         }
     }
     assert_eq!(checked, 8, "iops_max and burst, both ends");

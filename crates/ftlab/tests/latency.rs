@@ -118,13 +118,7 @@ fn table_of_known_inputs() {
         // Two values far apart, in the scaled (non-exact) range.
         (
             vec![1_234_567, 987_654_321],
-            [
-                1_234_567,
-                987_654_321,
-                987_654_321,
-                987_654_321,
-                987_654_321,
-            ],
+            [1_234_567, 987_654_321, 987_654_321, 987_654_321, 987_654_321],
             494_444_444,
         ),
     ];
@@ -132,11 +126,7 @@ fn table_of_known_inputs() {
         let s = hist_of(values.iter().copied()).summary();
         assert_eq!(s.count, values.len() as u64);
         assert_eq!(s.mean_us, *mean_ns as f64 / 1000.0, "case {i}");
-        assert_eq!(
-            s.max_us,
-            *values.iter().max().unwrap() as f64 / 1000.0,
-            "case {i}"
-        );
+        assert_eq!(s.max_us, *values.iter().max().unwrap() as f64 / 1000.0, "case {i}");
         let got = [s.p50_us, s.p90_us, s.p99_us, s.p999_us, s.p9999_us];
         for (j, (g, w)) in got.iter().zip(want).enumerate() {
             assert_hdr_close(&format!("case {i} percentile {j}"), *g, *w);
@@ -175,13 +165,9 @@ fn microseconds_are_rounded_to_three_decimals() {
 
 #[test]
 fn merge_equals_recording_both() {
-    for (seed, n_a, n_b) in [
-        (1u64, 1000usize, 3000usize),
-        (2, 0, 500),
-        (3, 700, 0),
-        (4, 1, 1),
-        (5, 20_000, 15_000),
-    ] {
+    for (seed, n_a, n_b) in
+        [(1u64, 1000usize, 3000usize), (2, 0, 500), (3, 700, 0), (4, 1, 1), (5, 20_000, 15_000)]
+    {
         let a_vals = pseudo_random_ns(seed, n_a);
         let b_vals = pseudo_random_ns(seed + 100, n_b);
         let mut a = hist_of(a_vals.iter().copied());

@@ -60,7 +60,11 @@ fn channel_wear_matches_the_block_table_and_the_projection() {
     let out = run_raw(&scenario("partitioned", "pe_cycles = 500"), &[]).expect("runs");
     let s: Value = serde_json::from_str(&out.summary_json).unwrap();
     let p = &s["schemes"]["partitioned"];
-    let (ch, end, pre) = (column(&out.wear, "channel"), column(&out.wear, "erase_count"), column(&out.wear, "erase_count_precondition"));
+    let (ch, end, pre) = (
+        column(&out.wear, "channel"),
+        column(&out.wear, "erase_count"),
+        column(&out.wear, "erase_count_precondition"),
+    );
     let secs = p["device"]["measured_s"].as_f64().unwrap();
     assert!(secs > 0.5, "measured {secs} s");
     let mut firsts = Vec::new();
@@ -93,7 +97,11 @@ fn channel_wear_matches_the_block_table_and_the_projection() {
     assert_eq!(p["channels"][1]["erases"].as_u64(), Some(0));
     let d = &p["device"];
     assert_eq!(d["pe_cycles"].as_u64(), Some(500));
-    close(d["lifetime_days"].as_f64().unwrap(), firsts.iter().copied().fold(f64::INFINITY, f64::min), "first channel");
+    close(
+        d["lifetime_days"].as_f64().unwrap(),
+        firsts.iter().copied().fold(f64::INFINITY, f64::min),
+        "first channel",
+    );
     // Balanced: the same erases spread over both channels' blocks, so (with the same most-worn
     // block) it lasts longer than the first channel by the ratio of blocks.
     let all = ch.len() as f64;
@@ -115,8 +123,13 @@ fn every_scheme_reports_lifetime() {
         let p = &s["schemes"][scheme];
         assert_eq!(p["device"]["pe_cycles"].as_u64(), Some(3000), "{scheme}: the default endurance");
         let ch: u64 = p["channels"].as_array().unwrap().iter().map(|c| c["erases"].as_u64().unwrap()).sum();
-        assert_eq!(ch, p["device"]["erases"].as_u64().unwrap(), "{scheme}: channel erases sum to the device's");
-        let t: u64 = ["hot", "cold"].iter().map(|t| p["tenants"][t]["wear"]["erases"].as_u64().unwrap()).sum();
+        assert_eq!(
+            ch,
+            p["device"]["erases"].as_u64().unwrap(),
+            "{scheme}: channel erases sum to the device's"
+        );
+        let t: u64 =
+            ["hot", "cold"].iter().map(|t| p["tenants"][t]["wear"]["erases"].as_u64().unwrap()).sum();
         assert_eq!(t, ch, "{scheme}: every erased block held some tenant's data");
         assert!(p["device"]["lifetime_days"].as_f64().unwrap() > 0.0, "{scheme}");
     }
@@ -125,7 +138,9 @@ fn every_scheme_reports_lifetime() {
 #[test]
 fn pe_cycles_out_of_range_is_a_precise_error() {
     for bad in ["0", "1000001"] {
-        let e = run_raw(&scenario("unified", &format!("pe_cycles = {bad}")), &[]).expect_err("rejected").to_string();
+        let e = run_raw(&scenario("unified", &format!("pe_cycles = {bad}")), &[])
+            .expect_err("rejected")
+            .to_string();
         assert!(e.contains("device.pe_cycles") && e.contains("[1, 1000000]") && e.contains(bad), "{e}");
     }
     let e = run_raw(&scenario("unified", "pe_cycles = -3"), &[]).expect_err("rejected").to_string();

@@ -52,7 +52,11 @@ requests = 10000000
 }
 
 fn within(a: f64, b: f64, tol: f64, what: &str) {
-    assert!((a - b).abs() <= tol * b.abs(), "{what}: model {a} vs detailed {b} (more than {}% apart)", tol * 100.0);
+    assert!(
+        (a - b).abs() <= tol * b.abs(),
+        "{what}: model {a} vs detailed {b} (more than {}% apart)",
+        tol * 100.0
+    );
 }
 
 #[test]
@@ -62,7 +66,10 @@ fn model_predicts_the_long_detailed_run() {
     let since = "rate_window = \"since_swap\"";
     let short = run_raw(&scenario(12.0, since), &[]).expect("short run");
     let input = inputs_from_run(&short.summary_json, &short.resolved_toml, "flashblox").expect("inputs");
-    assert!(input.owner.iter().all(|&o| o != ftlab::metrics::lifetime_model::FIXED), "both channels are swappable");
+    assert!(
+        input.owner.iter().all(|&o| o != ftlab::metrics::lifetime_model::FIXED),
+        "both channels are swappable"
+    );
     let long_secs = 150.0;
     let long = run_raw(&scenario(long_secs, since), &[]).expect("long run");
     let s: Value = serde_json::from_str(&long.summary_json).unwrap();
@@ -72,7 +79,12 @@ fn model_predicts_the_long_detailed_run() {
     assert!(swaps >= 3.0, "{swaps} swaps in the long run");
     // Time to first wear-out (the model stops there) and swaps over the long run's length.
     let to_wear_out = input.run(true, 1e9);
-    within(to_wear_out.first_wear_out_s.expect("the model wears out"), wear_out, 0.10, "time to first wear-out");
+    within(
+        to_wear_out.first_wear_out_s.expect("the model wears out"),
+        wear_out,
+        0.10,
+        "time to first wear-out",
+    );
     let model_swaps = input.run_to(true, long_secs, false).swap_times_s.len() as f64;
     within(model_swaps, swaps, 0.10, "swaps over the long run");
     // And without swaps, the first channel wears out sooner (the model's baseline).
@@ -102,7 +114,6 @@ fn model_predicts_the_cumulative_triggers_swaps() {
     let model_swaps = input.run_to(true, long_secs, false).swap_times_s.len() as f64;
     within(model_swaps, swaps, 0.10, "swaps over the long run (cumulative window)");
 }
-
 
 // ---- The swap bound of the slides, both ways ------------------------------------------------
 //
@@ -180,8 +191,17 @@ fn swap_bound_worst_case_meets_one_plus_x_after_the_bounds_rounds_and_not_before
         let worst = worst_imbalance_after(&run, N * k);
         // The equation's value for K rounds, written out here (not the library's function).
         let slides = (k as f64 + 1.0) / (k as f64 + 1.0 / N as f64);
-        assert!((worst - slides).abs() < 0.01 * slides, "K = {k}: the model's worst imbalance after {} swaps is {worst}, the slides' {slides}", N * k);
-        assert_eq!(worst <= 1.0 + X, k as f64 >= bound, "K = {k} (bound {bound}): worst imbalance after {} swaps {worst}", N * k);
+        assert!(
+            (worst - slides).abs() < 0.01 * slides,
+            "K = {k}: the model's worst imbalance after {} swaps is {worst}, the slides' {slides}",
+            N * k
+        );
+        assert_eq!(
+            worst <= 1.0 + X,
+            k as f64 >= bound,
+            "K = {k} (bound {bound}): worst imbalance after {} swaps {worst}",
+            N * k
+        );
     }
     // So the model needs N·10 = 160 swaps for 1.1; after N·9 = 144 (the slides' "K = 9") the
     // imbalance still reaches 10/9.0625 = 1.103 > 1.1.
@@ -196,7 +216,11 @@ fn assert_within_bound(rates: &[f64]) {
     let run = channels(rates).run_to(true, PERIOD * (N * (k + 2)) as f64 * 1.5, false);
     assert!(run.swap_times_s.len() >= N * k, "{rates:?}: only {} swaps", run.swap_times_s.len());
     let worst = worst_imbalance_after(&run, N * k);
-    assert!(worst <= 1.0 + X && worst <= worst_case + 1e-9, "{rates:?}: imbalance {worst} after {} swaps", N * k);
+    assert!(
+        worst <= 1.0 + X && worst <= worst_case + 1e-9,
+        "{rates:?}: imbalance {worst} after {} swaps",
+        N * k
+    );
 }
 
 #[test]
@@ -219,7 +243,14 @@ use ftlab::metrics::lifetime_model::{swap_bound_check, SwapStats};
 
 /// Two channels of 10 blocks, one vSSD each; vSSD 0 erases 10 blocks a second (1 cycle/s),
 /// vSSD 1 nothing.
-fn one_hot_pair(window: RateWindow, threshold: f64, floor_s: f64, epoch_s: f64, swap_time_s: f64, pe_cycles: f64) -> ModelInput {
+fn one_hot_pair(
+    window: RateWindow,
+    threshold: f64,
+    floor_s: f64,
+    epoch_s: f64,
+    swap_time_s: f64,
+    pe_cycles: f64,
+) -> ModelInput {
     ModelInput {
         pe_cycles,
         blocks: vec![10.0, 10.0],
@@ -247,7 +278,8 @@ fn cumulative_trigger_swaps_at_the_hand_worked_times() {
     let input = one_hot_pair(RateWindow::Cumulative, 1.5, 1.0, 1e-6, 0.0, 1e12);
     let run = input.run_to(true, 5000.0, false);
     let rho: f64 = 1.5 / (2.0 - 1.5);
-    let hand: Vec<f64> = (1..=8).map(|k| if k == 1 { 1.0 } else { rho.powi(k - 1) + rho.powi(k - 2) }).collect();
+    let hand: Vec<f64> =
+        (1..=8).map(|k| if k == 1 { 1.0 } else { rho.powi(k - 1) + rho.powi(k - 2) }).collect();
     assert_eq!(run.swap_times_s.len(), hand.len(), "{:?}", run.swap_times_s);
     for (got, want) in run.swap_times_s.iter().zip(&hand) {
         assert!((got - want).abs() <= 1e-5 * want, "swap at {got} s, by hand {want} s");
@@ -256,9 +288,15 @@ fn cumulative_trigger_swaps_at_the_hand_worked_times() {
     let st = SwapStats::of(&run, 0.0);
     let mean = st.interval_s_mean.unwrap();
     assert!((mean - 2915.0 / 7.0).abs() < 1e-3, "{mean}");
-    assert!((st.interval_s_min.unwrap() - 3.0).abs() < 1e-3 && (st.interval_s_max.unwrap() - 1944.0).abs() < 1e-2, "{st:?}");
+    assert!(
+        (st.interval_s_min.unwrap() - 3.0).abs() < 1e-3 && (st.interval_s_max.unwrap() - 1944.0).abs() < 1e-2,
+        "{st:?}"
+    );
     // A threshold the pair cannot exceed (max / mean of two channels is at most 2) never fires.
-    assert!(one_hot_pair(RateWindow::Cumulative, 2.0, 1.0, 1e-6, 0.0, 1e12).run_to(true, 5000.0, false).swap_times_s.is_empty());
+    assert!(one_hot_pair(RateWindow::Cumulative, 2.0, 1.0, 1e-6, 0.0, 1e12)
+        .run_to(true, 5000.0, false)
+        .swap_times_s
+        .is_empty());
 }
 
 #[test]
@@ -277,7 +315,11 @@ fn since_swap_interval_is_the_floor_plus_the_swap_time() {
     assert!((wear_out - 200.3).abs() < 1e-9, "{wear_out}");
     let st = SwapStats::of(&run, input.swap_time_s);
     assert_eq!(st.n_swaps, 160);
-    assert!((st.interval_s_mean.unwrap() - 1.25).abs() < 1e-12 && (st.interval_s_max.unwrap() - 1.25).abs() < 1e-12, "{st:?}");
+    assert!(
+        (st.interval_s_mean.unwrap() - 1.25).abs() < 1e-12
+            && (st.interval_s_max.unwrap() - 1.25).abs() < 1e-12,
+        "{st:?}"
+    );
     assert!((st.swap_time_s_total - 40.0).abs() < 1e-12);
     assert!((st.swap_time_fraction.unwrap() - 40.0 / 200.3).abs() < 1e-12, "{st:?}");
 }
@@ -318,7 +360,10 @@ fn a_fixed_interval_of_ideal_over_nk_fits_only_k_minus_1_rounds() {
     assert_eq!(check["fits"], false);
     assert_eq!(check["bound_holds"], false);
     let why = check["why"].as_str().unwrap();
-    assert!(why.contains("64 swaps") && why.contains("N·K = 8·9 = 72") && why.contains("> 1 + x = 1.1000"), "{why}");
+    assert!(
+        why.contains("64 swaps") && why.contains("N·K = 8·9 = 72") && why.contains("> 1 + x = 1.1000"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -355,7 +400,11 @@ fn cumulative_trigger_fits_nk_swaps_in_the_slides_worst_case() {
     // The first wear-out comes when the most-worn channel reaches PE, the mean at PE / imb:
     // at T / imb of the ideal lifetime T (to within the overshoot).
     let wear_out = run.first_wear_out_s.unwrap();
-    assert!((wear_out - ideal / imb).abs() <= 1e-3 * ideal, "wear-out at {wear_out} s, T / imbalance = {}", ideal / imb);
+    assert!(
+        (wear_out - ideal / imb).abs() <= 1e-3 * ideal,
+        "wear-out at {wear_out} s, T / imbalance = {}",
+        ideal / imb
+    );
 }
 
 #[test]
@@ -377,7 +426,11 @@ fn worst_case_is_the_slides_one_hot_case_over_five_years() {
     let (run, st) = worst_case(&input, SLIDES_LIFE_S).expect("16 swappable channels");
     let imb = imbalance(&run.series.last().unwrap().1);
     let wear_out = run.first_wear_out_s.unwrap();
-    assert!((wear_out - SLIDES_LIFE_S / imb).abs() <= 1e-6 * SLIDES_LIFE_S, "{wear_out} vs {}", SLIDES_LIFE_S / imb);
+    assert!(
+        (wear_out - SLIDES_LIFE_S / imb).abs() <= 1e-6 * SLIDES_LIFE_S,
+        "{wear_out} vs {}",
+        SLIDES_LIFE_S / imb
+    );
     assert!(imb <= 1.1 + 1e-3, "{imb}");
     assert!(st.n_swaps >= 160, "{}", st.n_swaps);
     assert!(st.interval_s_mean.unwrap() * (st.n_swaps - 1) as f64 <= wear_out);

@@ -218,9 +218,9 @@ fn msprod_fixture() {
         Msprod,
         &fixture("msprod.csv"),
         Want::Records(&[
-            (10_530_000, R, 0x4a3c000, 0x1000, 1),       // 77_840_384, 4096
-            (10_611_000, W, 0, 0x10000, 0),              // 65536
-            (10_600_000, W, 0x1_FFFF_FE00, 0x200, 2),    // 8_589_934_080, 512
+            (10_530_000, R, 0x4a3c000, 0x1000, 1),    // 77_840_384, 4096
+            (10_611_000, W, 0, 0x10000, 0),           // 65536
+            (10_600_000, W, 0x1_FFFF_FE00, 0x200, 2), // 8_589_934_080, 512
         ]),
     );
 }
@@ -266,16 +266,16 @@ fn vscsi_fixture() {
         Vscsi,
         &text,
         Want::Records(&[
-            (33_898_000_000_000, R, 1_048_576, 4096, 0),         // 28 READ(10), 2048 * 512
-            (33_898_000_000_000, W, 2_097_152, 8192, 0),         // 2a WRITE(10), 4096 * 512
+            (33_898_000_000_000, R, 1_048_576, 4096, 0), // 28 READ(10), 2048 * 512
+            (33_898_000_000_000, W, 2_097_152, 8192, 0), // 2a WRITE(10), 4096 * 512
             (33_899_000_000_000, R, 2_199_023_255_552, 65536, 0), // 88 READ(16), 2^32 * 512 = 2^41
-            (33_899_000_000_000, W, 4096, 4096, 0),              // 8A WRITE(16), 8 * 512
-            (33_901_000_000_000, R, 51_200, 512, 0),             // 8 READ(6), 100 * 512
-            (33_901_000_000_000, W, 52_224, 1024, 0),            // 0a WRITE(6), 102 * 512
-            (33_902_000_000_000, R, 0, 4096, 0),                 // a8 READ(12), lbn 0
-            (33_902_000_000_000, W, 8192, 4096, 0),              // aa WRITE(12), 16 * 512
-            (33_901_500_000_000, W, 16_384, 4096, 0),            // 2e WRITE AND VERIFY(10), 32 * 512
-            (33_904_000_000_000, R, 32_768, 512, 0),             // 28 READ(10), 64 * 512
+            (33_899_000_000_000, W, 4096, 4096, 0),      // 8A WRITE(16), 8 * 512
+            (33_901_000_000_000, R, 51_200, 512, 0),     // 8 READ(6), 100 * 512
+            (33_901_000_000_000, W, 52_224, 1024, 0),    // 0a WRITE(6), 102 * 512
+            (33_902_000_000_000, R, 0, 4096, 0),         // a8 READ(12), lbn 0
+            (33_902_000_000_000, W, 8192, 4096, 0),      // aa WRITE(12), 16 * 512
+            (33_901_500_000_000, W, 16_384, 4096, 0),    // 2e WRITE AND VERIFY(10), 32 * 512
+            (33_904_000_000_000, R, 32_768, 512, 0),     // 28 READ(10), 64 * 512
         ]),
     );
     let mut reader = read_trace(Vscsi, text.as_bytes());
@@ -383,7 +383,10 @@ fn ftlab_csv_writes_what_it_reads() {
         write_record(&mut text, r).unwrap();
     }
     let text = String::from_utf8(text).unwrap();
-    assert_eq!(text, "time_ns,op,offset_bytes,size_bytes,stream\n7,write,0,4096,3\n9,trim,4096,8192,4\n10,read,1,1,0\n");
+    assert_eq!(
+        text,
+        "time_ns,op,offset_bytes,size_bytes,stream\n7,write,0,4096,3\n9,trim,4096,8192,4\n10,read,1,1,0\n"
+    );
     let back: Vec<TraceRecord> = read_trace(FtlabCsv, text.as_bytes()).map(Result::unwrap).collect();
     assert_eq!(back, records);
 }
@@ -409,7 +412,11 @@ fn blank_lines_and_crlf_are_accepted_everywhere() {
         (Msprod, &msprod, (7000, W, 512, 512, 3)),
         (Fiu, "\r\n \n7 1 p 1 1 R 8 0 d\r\n\r\n", (7, R, 512, 512, 0)),
         (Vscsi, "\r\nversion,time,op,size,lbn\r\n\r\n2,7,28,512,1\r\n", (7_000_000_000, R, 512, 512, 0)),
-        (FtlabCsv, "\r\ntime_ns,op,offset_bytes,size_bytes,stream\r\n\r\n5,trim,0,512,2\r\n", (5, T, 0, 512, 2)),
+        (
+            FtlabCsv,
+            "\r\ntime_ns,op,offset_bytes,size_bytes,stream\r\n\r\n5,trim,0,512,2\r\n",
+            (5, T, 0, 512, 2),
+        ),
     ];
     for (format, input, rec) in cases {
         check(format, input, Want::Records(&[rec]));
@@ -741,26 +748,74 @@ fn msprod_malformations() {
     let header_with = |columns: &str| format!("BeginHeader\n DiskRead, {columns}\nEndHeader\n");
     let cols = "TimeStamp, Process Name ( PID), ThreadID, IrpPtr, ByteOffset, IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, VolSnap, FileObject, FileName";
     let cases: Vec<(String, u64, &[&str])> = vec![
-        (msprod_read("1", "0x0", "0x200", "0"), 1, &["missing header", "expected \"BeginHeader\" as the first line"]),
+        (
+            msprod_read("1", "0x0", "0x200", "0"),
+            1,
+            &["missing header", "expected \"BeginHeader\" as the first line"],
+        ),
         ("".into(), 1, &["missing header", "end of the input"]),
-        ("BeginHeader\n DiskFlushInit, TimeStamp, Process Name ( PID), ThreadID, IrpPtr\n".into(), 3, &["the input ends inside a header block", "without \"EndHeader\""]),
+        (
+            "BeginHeader\n DiskFlushInit, TimeStamp, Process Name ( PID), ThreadID, IrpPtr\n".into(),
+            3,
+            &["the input ends inside a header block", "without \"EndHeader\""],
+        ),
         ("BeginHeader\nBeginHeader\nEndHeader\n".into(), 2, &["\"BeginHeader\" inside a header block"]),
         (body("EndHeader\n"), 3, &["\"EndHeader\" without a \"BeginHeader\" before it"]),
-        (header_with(&cols.replace("IOSize", "Size")), 2, &["field 7 (IOSize)", "names this column \"Size\"", "this parser reads"]),
-        (header_with(&cols.replace("ByteOffset, IOSize", "IOSize, ByteOffset")), 2, &["field 6 (ByteOffset)", "\"IOSize\""]),
-        (header_with(&format!("{cols}, Priority")), 2, &["the DiskRead header lists 16 columns, expected 15"]),
-        (header_with("TimeStamp, Process Name ( PID)"), 2, &["the DiskRead header lists 3 columns, expected 15"]),
-        (body("DiskWrite, 1, p ( 1), 1, 0x1, 0x0, 0x200, 1, 0\n"), 3, &["expected at least 15 fields", "got 9"]),
-        (read("abc", "0x0", "0x200", "0"), 3, &["field 2 (TimeStamp)", "non-negative decimal number", "\"abc\""]),
+        (
+            header_with(&cols.replace("IOSize", "Size")),
+            2,
+            &["field 7 (IOSize)", "names this column \"Size\"", "this parser reads"],
+        ),
+        (
+            header_with(&cols.replace("ByteOffset, IOSize", "IOSize, ByteOffset")),
+            2,
+            &["field 6 (ByteOffset)", "\"IOSize\""],
+        ),
+        (
+            header_with(&format!("{cols}, Priority")),
+            2,
+            &["the DiskRead header lists 16 columns, expected 15"],
+        ),
+        (
+            header_with("TimeStamp, Process Name ( PID)"),
+            2,
+            &["the DiskRead header lists 3 columns, expected 15"],
+        ),
+        (
+            body("DiskWrite, 1, p ( 1), 1, 0x1, 0x0, 0x200, 1, 0\n"),
+            3,
+            &["expected at least 15 fields", "got 9"],
+        ),
+        (
+            read("abc", "0x0", "0x200", "0"),
+            3,
+            &["field 2 (TimeStamp)", "non-negative decimal number", "\"abc\""],
+        ),
         (read("-5", "0x0", "0x200", "0"), 3, &["field 2 (TimeStamp)", "negative number"]),
-        (read("18446744073709552", "0x0", "0x200", "0"), 3, &["field 2 (TimeStamp)", "overflows the 64-bit nanosecond clock"]),
-        (read("1", "4096", "0x200", "0"), 3, &["field 6 (ByteOffset)", "hexadecimal number with a 0x prefix", "\"4096\""]),
+        (
+            read("18446744073709552", "0x0", "0x200", "0"),
+            3,
+            &["field 2 (TimeStamp)", "overflows the 64-bit nanosecond clock"],
+        ),
+        (
+            read("1", "4096", "0x200", "0"),
+            3,
+            &["field 6 (ByteOffset)", "hexadecimal number with a 0x prefix", "\"4096\""],
+        ),
         (read("1", "0x", "0x200", "0"), 3, &["field 6 (ByteOffset)", "hexadecimal", "\"0x\""]),
         (read("1", "0x1g", "0x200", "0"), 3, &["field 6 (ByteOffset)", "\"0x1g\""]),
-        (read("1", "0x10000000000000000", "0x200", "0"), 3, &["field 6 (ByteOffset)", "does not fit in 64 bits"]),
+        (
+            read("1", "0x10000000000000000", "0x200", "0"),
+            3,
+            &["field 6 (ByteOffset)", "does not fit in 64 bits"],
+        ),
         (read("1", "0x0", "-0x200", "0"), 3, &["field 7 (IOSize)", "negative number"]),
         (read("1", "0x0", "0x0", "0"), 3, &["field 7 (IOSize)", "size must be > 0"]),
-        (read("1", "0xffffffffffffff00", "0x200", "0"), 3, &["field 7 (IOSize)", "overflows the 64-bit byte address space"]),
+        (
+            read("1", "0xffffffffffffff00", "0x200", "0"),
+            3,
+            &["field 7 (IOSize)", "overflows the 64-bit byte address space"],
+        ),
         (read("1", "0x0", "0x200", "disk1"), 3, &["field 9 (DiskNum)", "unsigned integer", "\"disk1\""]),
         (read("1", "0x0", "0x200", "70000"), 3, &["field 9 (DiskNum)", "too large for a stream id"]),
     ];
@@ -781,7 +836,8 @@ fn msprod_malformations() {
 #[test]
 fn fiu_malformations() {
     const MD5: &str = "0f9a3c4d5e6b7a8c9d0e1f2a3b4c5d6e";
-    let line = |ts: &str, lba: &str, size: &str, op: &str| format!("{ts} 4312 nfsd {lba} {size} {op} 6 0 {MD5}\n");
+    let line =
+        |ts: &str, lba: &str, size: &str, op: &str| format!("{ts} 4312 nfsd {lba} {size} {op} 6 0 {MD5}\n");
     let good = line("100", "8", "8", "W");
     let cases: Vec<(String, u64, &[&str])> = vec![
         // 8 fields (no digest), then a line cut after the op.
@@ -790,7 +846,11 @@ fn fiu_malformations() {
         // A comma-separated line is one field.
         (format!("{good}{good}100,4312,nfsd,8,8,W,6,0,{MD5}\n"), 3, &["expected at least 9 fields", "got 1"]),
         // A process name with a space shifts its second word into lba.
-        (format!("100 4312 Web Content 8 8 W 6 0 {MD5}\n"), 1, &["field 4 (lba)", "unsigned integer", "\"Content\""]),
+        (
+            format!("100 4312 Web Content 8 8 W 6 0 {MD5}\n"),
+            1,
+            &["field 4 (lba)", "unsigned integer", "\"Content\""],
+        ),
         (line("1.5", "8", "8", "W"), 1, &["field 1 (ts)", "unsigned integer", "\"1.5\""]),
         (line("-100", "8", "8", "W"), 1, &["field 1 (ts)", "negative number \"-100\""]),
         (line("99999999999999999999", "8", "8", "W"), 1, &["field 1 (ts)", "does not fit in 64 bits"]),
@@ -816,19 +876,33 @@ const LAYOUT_FIU: &str = "ts pid process lba size op major minor md5";
 
 #[test]
 fn vscsi_malformations() {
-    let row = |version: &str, time: &str, op: &str, size: &str, lbn: &str| format!("{version},{time},{op},{size},{lbn}\n");
+    let row = |version: &str, time: &str, op: &str, size: &str, lbn: &str| {
+        format!("{version},{time},{op},{size},{lbn}\n")
+    };
     let good = row("1", "10", "0x28", "4096", "8");
     let cases: Vec<(String, u64, &[&str])> = vec![
         ("1,10,0x28,4096\n".into(), 1, &["expected 5 fields", "version,time,op,size,lbn", "got 4"]),
         (format!("{good}1,10,0x28,4096,8,0\n"), 2, &["expected 5 fields", "got 6"]),
         // A misspelt header is a data line.
-        ("version,time,opcode,size,lbn\n".into(), 1, &["field 1 (version)", "unsigned integer", "\"version\""]),
+        (
+            "version,time,opcode,size,lbn\n".into(),
+            1,
+            &["field 1 (version)", "unsigned integer", "\"version\""],
+        ),
         (row("3", "10", "0x28", "4096", "8"), 1, &["field 1 (version)", "expected 1 or 2", "got 3"]),
         (row("0", "10", "0x28", "4096", "8"), 1, &["field 1 (version)", "expected 1 or 2", "got 0"]),
-        (format!("{good}\n{}", row("1", "1e3", "0x28", "4096", "8")), 3, &["field 2 (time)", "decimal number", "\"1e3\""]),
+        (
+            format!("{good}\n{}", row("1", "1e3", "0x28", "4096", "8")),
+            3,
+            &["field 2 (time)", "decimal number", "\"1e3\""],
+        ),
         (row("1", "-10", "0x28", "4096", "8"), 1, &["field 2 (time)", "negative"]),
         // 18446744074 s * 10^9 = 1.8446744074e19 ns > u64::MAX (1.8446744073709551615e19).
-        (row("1", "18446744074", "0x28", "4096", "8"), 1, &["field 2 (time)", "overflows the 64-bit nanosecond clock"]),
+        (
+            row("1", "18446744074", "0x28", "4096", "8"),
+            1,
+            &["field 2 (time)", "overflows the 64-bit nanosecond clock"],
+        ),
         (row("1", "10", "READ", "4096", "8"), 1, &["field 3 (op)", "SCSI operation code", "\"READ\""]),
         (row("1", "10", "28h", "4096", "8"), 1, &["field 3 (op)", "SCSI operation code", "\"28h\""]),
         (row("1", "10", "0x", "4096", "8"), 1, &["field 3 (op)", "hexadecimal", "\"0x\""]),
@@ -836,13 +910,21 @@ fn vscsi_malformations() {
         (row("1", "10", "x28", "4096", "8"), 1, &["field 3 (op)", "hexadecimal", "\"x28\""]),
         (row("1", "10", "+28", "4096", "8"), 1, &["field 3 (op)", "\"+28\""]),
         (row("1", "10", "-40", "4096", "8"), 1, &["field 3 (op)", "\"-40\""]),
-        (row("1", "10", "0x128", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code", "at most ff"]),
+        (
+            row("1", "10", "0x128", "4096", "8"),
+            1,
+            &["field 3 (op)", "not a SCSI operation code", "at most ff"],
+        ),
         // Three hexadecimal digits: 0x100 = 256, one past the largest code.
         (row("1", "10", "100", "4096", "8"), 1, &["field 3 (op)", "not a SCSI operation code", "at most ff"]),
         (row("1", "10", "0x2a", "-4096", "8"), 1, &["field 4 (size)", "negative number \"-4096\""]),
         (row("1", "10", "0x2a", "4k", "8"), 1, &["field 4 (size)", "\"4k\""]),
         (row("1", "10", "0x2a", "4096", "0x8"), 1, &["field 5 (lbn)", "\"0x8\""]),
-        (row("1", "10", "0x2a", "4096", "36028797018963968"), 1, &["field 5 (lbn)", "sectors of 512 bytes overflow"]),
+        (
+            row("1", "10", "0x2a", "4096", "36028797018963968"),
+            1,
+            &["field 5 (lbn)", "sectors of 512 bytes overflow"],
+        ),
         (row("1", "10", "0x2a", "4096", "36028797018963967"), 1, &["field 4 (size)", "overflows"]),
         // A skipped command is still validated.
         (row("1", "10", "0x35", "x", "0"), 1, &["field 4 (size)", "\"x\""]),
@@ -1072,7 +1154,12 @@ fn trace_stats_errors_name_the_file_and_line() {
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
         (Fiu, "bad.fiu", "1 1 p 8 8 W 6 0 d\n\n1 1 p 8 8 X 6 0 d\n", ":3: field 6 (op)"),
-        (Vscsi, "bad.csv", "version,time,op,size,lbn\n1,1,0x28,512,8\n1,2,0x2a,512\n", ":3: expected 5 fields"),
+        (
+            Vscsi,
+            "bad.csv",
+            "version,time,op,size,lbn\n1,1,0x28,512,8\n1,2,0x2a,512\n",
+            ":3: expected 5 fields",
+        ),
     ];
     for (format, name, text, says) in cases {
         let path = dir.join(name);

@@ -54,20 +54,29 @@ fn writes_rotate_parity_is_programmed_reads_are_rebuilt_and_gc_keeps_stripes() {
     assert!(p["device"]["integrity_checks"].as_f64().unwrap() > 30_000.0);
     // GC: copy-only migrations of stripes (their sources left unerased), then erases of
     // blocks no live stripe needs.
-    assert!(counter("stripes_copied") > 10.0 && p["jobs"]["sources_left"].as_f64().unwrap() > 10.0, "no copy-out: {p}");
+    assert!(
+        counter("stripes_copied") > 10.0 && p["jobs"]["sources_left"].as_f64().unwrap() > 10.0,
+        "no copy-out: {p}"
+    );
     assert!(job("gc", "erases") > 10.0, "copied-out stripes were never erased: {p}");
 }
 
 #[test]
 fn refuses_a_device_it_cannot_lay_out() {
     // One die per channel: no way left for parity.
-    let (key, reason) = config_error(&scenario(1.075, "chips_per_channel = 1", "", 10).replace("chips_per_channel = 4\n", ""));
+    let (key, reason) = config_error(
+        &scenario(1.075, "chips_per_channel = 1", "", 10).replace("chips_per_channel = 4\n", ""),
+    );
     assert_eq!(key, "scheme.part-ftl");
     assert!(reason.contains("needs 2 to 16 dies per channel") && reason.contains("has 1"), "{reason}");
     // 25% over-provisioning: 80% of the device's units do not fit in its 6 data dies of 8.
     let (key, reason) = config_error(&scenario(0.25, "", "", 10));
     assert_eq!(key, "scheme.part-ftl");
-    assert!(reason.contains("do not fit in the 6 data dies") && reason.contains("raise device.over_provisioning to at least"), "{reason}");
+    assert!(
+        reason.contains("do not fit in the 6 data dies")
+            && reason.contains("raise device.over_provisioning to at least"),
+        "{reason}"
+    );
     // The trigger must be above the engine's low watermark (tiny: 4 = reserve 0... see the error).
     let (key, reason) = config_error(&scenario(1.075, "", "gc_trigger_free_blocks = 1", 10));
     assert_eq!(key, "scheme.part-ftl.gc_trigger_free_blocks");
@@ -88,7 +97,8 @@ fn refuses_a_device_it_cannot_lay_out() {
 #[test]
 fn the_write_buffer_is_its_knobs_blocks_per_data_die() {
     for (knob, pages) in [("", 1536.0), ("write_buffer_blocks_per_data_die = 2", 768.0)] {
-        let text = scenario(1.075, "", knob, 200).replace("[precondition]", "[ftl]\nwrite_buffer_bytes = 32768\n[precondition]");
+        let text = scenario(1.075, "", knob, 200)
+            .replace("[precondition]", "[ftl]\nwrite_buffer_bytes = 32768\n[precondition]");
         let s = run(&text, &[]);
         let c = &s["schemes"]["part-ftl"]["scheme_counters"];
         assert_eq!(c["write_buffer_pages"].as_f64(), Some(pages), "{knob:?}: {c}");
@@ -114,7 +124,10 @@ fn admission_refuses_a_set_that_fails_eq6_and_reports_it_when_asked() {
     let tasks = r#"{ name = "big", op = "read", pages = 64, period_ms = 10.0 }"#;
     let (key, reason) = config_error(&rt_scenario(tasks, "enforce"));
     assert_eq!(key, "scheme.part-ftl.admission");
-    assert!(reason.contains("Eq. 6") && reason.contains("t_r / min(T^r)") && reason.contains("C_0^r / T_0^r"), "{reason}");
+    assert!(
+        reason.contains("Eq. 6") && reason.contains("t_r / min(T^r)") && reason.contains("C_0^r / T_0^r"),
+        "{reason}"
+    );
     let s = run(&rt_scenario(tasks, "report"), &[]);
     let c = &s["schemes"]["part-ftl"]["scheme_counters"];
     assert!(c["admission_eq6_total"].as_f64().unwrap() > 1.0, "{c}");
@@ -144,22 +157,36 @@ fn an_admitted_set_runs_unblocked_within_eq8_and_the_buffer() {
     let s = run(&rt_scenario(tasks, "enforce"), &[]);
     let p = &s["schemes"]["part-ftl"];
     let c = &p["scheme_counters"];
-    assert!(c["admission_eq6_total"].as_f64().unwrap() <= 1.0 && c["admission_eq7_total"].as_f64().unwrap() <= 1.0, "{c}");
+    assert!(
+        c["admission_eq6_total"].as_f64().unwrap() <= 1.0
+            && c["admission_eq7_total"].as_f64().unwrap() <= 1.0,
+        "{c}"
+    );
     let d = &p["tenants"]["rt"]["deadlines"];
     assert!(d["released"].as_u64().unwrap() > 40, "too few jobs released to mean anything: {d}");
     assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {d}");
     let dev = &p["device"];
     assert_eq!(dev["reads_blocked"].as_u64(), Some(0), "a read waited behind a write, erase or GC: {dev}");
     assert!(dev["rebuilt_reads"].as_u64().unwrap() > 0, "no read was rebuilt: {dev}");
-    assert!(p["jobs"]["gc"]["erases"].as_f64().unwrap() + p["jobs"]["sources_left"].as_f64().unwrap() > 0.0, "no GC ran: {p}");
+    assert!(
+        p["jobs"]["gc"]["erases"].as_f64().unwrap() + p["jobs"]["sources_left"].as_f64().unwrap() > 0.0,
+        "no GC ran: {p}"
+    );
     let one_read_ns = 95_500 + (8192u64 * 1_000_000_000).div_ceil(43_000_000);
     assert_eq!(one_read_ns, 286_012);
     let bound_us = (3 + 1) as f64 * one_read_ns as f64 / 1e3;
     let rebuilt_us = dev["read_rebuilt_us_max"].as_f64().unwrap();
-    assert!(rebuilt_us >= 3.0 * one_read_ns as f64 / 1e3 - 0.0005, "a rebuild faster than its 3 reads: {rebuilt_us} us");
-    assert!(rebuilt_us <= bound_us + 0.0005, "slowest rebuild {rebuilt_us} us above Eq. 8 + one read, {bound_us} us");
+    assert!(
+        rebuilt_us >= 3.0 * one_read_ns as f64 / 1e3 - 0.0005,
+        "a rebuild faster than its 3 reads: {rebuilt_us} us"
+    );
+    assert!(
+        rebuilt_us <= bound_us + 0.0005,
+        "slowest rebuild {rebuilt_us} us above Eq. 8 + one read, {bound_us} us"
+    );
     assert_eq!(c["direct_write_die_reads"].as_f64(), Some(0.0), "a read went to a write die: {c}");
-    let (size, max) = (c["write_buffer_pages"].as_f64().unwrap(), c["write_buffer_pages_max"].as_f64().unwrap());
+    let (size, max) =
+        (c["write_buffer_pages"].as_f64().unwrap(), c["write_buffer_pages_max"].as_f64().unwrap());
     assert!(max > 0.0 && max <= size, "write buffer held {max} pages, size {size}");
     assert_eq!(c["write_buffer_overflows"].as_f64(), Some(0.0), "{c}");
     assert!(c["rotations"].as_f64().unwrap() > 0.0, "F_w never moved: {c}");
@@ -168,13 +195,19 @@ fn an_admitted_set_runs_unblocked_within_eq8_and_the_buffer() {
 /// One task as scenario text: `(is_read, pages, period_ms, offset_ms)`.
 fn task_text(i: usize, t: &(bool, u32, f64, f64)) -> String {
     let op = if t.0 { "read" } else { "write" };
-    format!("{{ name = \"t{i}\", op = \"{op}\", pages = {}, period_ms = {:.3}, offset_ms = {:.3} }}", t.1, t.2, t.3)
+    format!(
+        "{{ name = \"t{i}\", op = \"{op}\", pages = {}, period_ms = {:.3}, offset_ms = {:.3} }}",
+        t.1, t.2, t.3
+    )
 }
 
 /// The analysis' verdict for a task list on the `rt_scenario` device, with the scheme's own
 /// configuration (`analysis_config`).
 fn admitted(tasks: &[(bool, u32, f64, f64)]) -> bool {
-    let text = rt_scenario(&tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect::<Vec<_>>().join(", "), "report");
+    let text = rt_scenario(
+        &tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect::<Vec<_>>().join(", "),
+        "report",
+    );
     let s = ftlab::scenario::load(&text, "t.toml", &[], None).expect("loads");
     let (g, ns, rt) = (s.geometry(), s.namespace_units(), s.rt_tasks());
     let ctx = ftlab::api::scheme_context(&s, &g, &ns, &rt);
@@ -211,11 +244,16 @@ proptest::proptest! {
 /// beyond their deadlines, and at least one is missed.
 #[test]
 fn a_rejected_set_run_anyway_misses_a_deadline() {
-    let tasks: Vec<String> = (0..8).map(|i| format!("{{ name = \"r{i}\", op = \"read\", pages = 16, period_ms = 2.0 }}")).collect();
+    let tasks: Vec<String> = (0..8)
+        .map(|i| format!("{{ name = \"r{i}\", op = \"read\", pages = 16, period_ms = 2.0 }}"))
+        .collect();
     let text = rt_scenario(&tasks.join(", "), "report");
     let s = run(&text, &[]);
     let p = &s["schemes"]["part-ftl"];
-    assert!(p["scheme_counters"]["admission_eq6_total"].as_f64().unwrap() > 1.0, "the set was meant to fail Eq. 6");
+    assert!(
+        p["scheme_counters"]["admission_eq6_total"].as_f64().unwrap() > 1.0,
+        "the set was meant to fail Eq. 6"
+    );
     let d = &p["tenants"]["rt"]["deadlines"];
     assert!(d["misses"].as_u64().unwrap() > 0, "a set far over Eq. 6 missed nothing: {d}");
 }

@@ -146,7 +146,10 @@ fn offsets_and_explicit_deadlines() {
         Timing {
             // Task 0: 3, 7, 11 ms; task 1 (offset 0.25 ms, period 5 ms): 0.25, 5.25, 10.25 ms.
             name: "two phases interleave",
-            tasks: vec![with(task(IoOp::Read, 1, 4.0), 3.0, None), with(task(IoOp::Write, 1, 5.0), 0.25, Some(2.0))],
+            tasks: vec![
+                with(task(IoOp::Read, 1, 4.0), 3.0, None),
+                with(task(IoOp::Write, 1, 5.0), 0.25, Some(2.0)),
+            ],
             want: vec![
                 (250_000, 1, 2_250_000),
                 (3 * MS, 0, 7 * MS),
@@ -222,7 +225,8 @@ fn addresses_are_page_aligned_inside_the_namespace_and_uniform() {
     // 10 whole pages plus a partial one (which no request may touch).
     let ns_bytes = 10 * u64::from(PAGE) + 100;
     let whole = 10 * u64::from(PAGE);
-    let mut w = workload(vec![task(IoOp::Read, 1, 1.0), task(IoOp::Write, 3, 2.0), task(IoOp::Read, 10, 4.0)]);
+    let mut w =
+        workload(vec![task(IoOp::Read, 1, 1.0), task(IoOp::Write, 3, 2.0), task(IoOp::Read, 10, 4.0)]);
     w.resolve(ns_bytes, PAGE).unwrap();
     let jobs: Vec<PeriodicRecord> = w.build(ns_bytes, PAGE, SEED).take(10_000).collect();
     assert_eq!(jobs.len(), 10_000);
@@ -279,7 +283,9 @@ fn same_seed_same_stream_different_seed_differs() {
 fn the_stream_is_send_and_allocates_nothing_per_job() {
     fn assert_send<T: Send>(_: &T) {}
     let tasks = (0..100)
-        .map(|i| task(if i % 2 == 0 { IoOp::Read } else { IoOp::Write }, 1 + i % 7, 1.0 + f64::from(i) * 0.37))
+        .map(|i| {
+            task(if i % 2 == 0 { IoOp::Read } else { IoOp::Write }, 1 + i % 7, 1.0 + f64::from(i) * 0.37)
+        })
         .collect();
     let mut s = stream(workload(tasks));
     assert_send(&s);
@@ -325,7 +331,8 @@ struct Bad {
 /// Apply `bad.change` to a valid workload, resolve it, and check the error; on an error,
 /// `resolve` must leave the workload as it was.
 fn check(bad: &Bad) -> Result<(), String> {
-    let mut w = workload(vec![task(IoOp::Read, 4, 10.0), task(IoOp::Write, 1, 20.0), task(IoOp::Read, 1, 5.0)]);
+    let mut w =
+        workload(vec![task(IoOp::Read, 4, 10.0), task(IoOp::Write, 1, 20.0), task(IoOp::Read, 1, 5.0)]);
     (bad.change)(&mut w);
     let before = format!("{w:?}");
     let ns_bytes = 16 * u64::from(PAGE);
@@ -335,7 +342,9 @@ fn check(bad: &Bad) -> Result<(), String> {
         Err((_, reason)) if !reason.contains(bad.reason) => {
             Err(format!("{}: reason {reason:?} does not contain {:?}", bad.key, bad.reason))
         }
-        Err(_) if format!("{w:?}") != before => Err(format!("{}: the failed resolve changed the workload", bad.key)),
+        Err(_) if format!("{w:?}") != before => {
+            Err(format!("{}: the failed resolve changed the workload", bad.key))
+        }
         Err(_) => Ok(()),
     }
 }
@@ -374,7 +383,11 @@ fn every_validation_rule() {
             reason: "\"read\" or \"write\", got \"trim\"",
         },
         Bad { change: |w| w.tasks[2].pages = 0, key: "tasks.2.pages", reason: ">= 1, got 0" },
-        Bad { change: |w| w.tasks[0].pages = 17, key: "tasks.0.pages", reason: "does not fit in the namespace" },
+        Bad {
+            change: |w| w.tasks[0].pages = 17,
+            key: "tasks.0.pages",
+            reason: "does not fit in the namespace",
+        },
         Bad { change: |w| w.tasks[0].pages = 17, key: "tasks.0.pages", reason: "in [1, 16], got 17" },
         Bad { change: |w| w.tasks[1].period_ms = 0.0, key: "tasks.1.period_ms", reason: PERIOD },
         Bad { change: |w| w.tasks[1].period_ms = -2.0, key: "tasks.1.period_ms", reason: "got -2" },
@@ -391,7 +404,11 @@ fn every_validation_rule() {
         Bad { change: |w| w.tasks[2].offset_ms = f64::NAN, key: "tasks.2.offset_ms", reason: "got NaN" },
         Bad { change: |w| w.tasks[0].deadline_ms = Some(0.0), key: "tasks.0.deadline_ms", reason: PERIOD },
         Bad { change: |w| w.tasks[0].deadline_ms = Some(1e11), key: "tasks.0.deadline_ms", reason: PERIOD },
-        Bad { change: |w| w.tasks[0].deadline_ms = Some(1e-7), key: "tasks.0.deadline_ms", reason: "at least 1 ns" },
+        Bad {
+            change: |w| w.tasks[0].deadline_ms = Some(1e-7),
+            key: "tasks.0.deadline_ms",
+            reason: "at least 1 ns",
+        },
     ];
     let failures: Vec<String> = bad.iter().filter_map(|b| check(b).err()).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -420,8 +437,7 @@ fn the_edges_of_every_range_are_accepted() {
 #[test]
 fn toml_form_and_unknown_keys() {
     // The example of the docs.
-    let text =
-        r#"tasks = [ { op = "read", pages = 4, period_ms = 10.0 }, { op = "write", pages = 1, period_ms = 20.0 } ]"#;
+    let text = r#"tasks = [ { op = "read", pages = 4, period_ms = 10.0 }, { op = "write", pages = 1, period_ms = 20.0 } ]"#;
     let mut w: PeriodicWorkload = toml::from_str(text).unwrap();
     assert_eq!(w.tasks.len(), 2);
     assert_eq!(
@@ -442,7 +458,9 @@ fn toml_form_and_unknown_keys() {
         let e = toml::from_str::<PeriodicWorkload>(text).unwrap_err().to_string();
         assert!(e.contains(&format!("unknown field `{unknown}`")), "{e}");
     }
-    let e = toml::from_str::<PeriodicWorkload>(r#"tasks = [ { op = "read", pages = 1 } ]"#).unwrap_err().to_string();
+    let e = toml::from_str::<PeriodicWorkload>(r#"tasks = [ { op = "read", pages = 1 } ]"#)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("missing field `period_ms`"), "{e}");
 }
 

@@ -37,7 +37,8 @@ fn part_ftl_capacities_and_periods_eq1_to_5() {
 #[test]
 fn the_papers_table_iii_task_set_fails_both_tests_as_printed() {
     let c = part_ftl::Config::paper();
-    let tasks: Vec<Task> = (0..4).map(|_| Task::reader(3, 15.0)).chain((0..4).map(|_| Task::writer(12, 60.0))).collect();
+    let tasks: Vec<Task> =
+        (0..4).map(|_| Task::reader(3, 15.0)).chain((0..4).map(|_| Task::writer(12, 60.0))).collect();
     // Eq. 6: 1.23/15 + 4 · 3.69/15 = 0.082 + 0.984 = 1.066 > 1.
     let read = part_ftl::read_test(&c, &tasks);
     close(read.total(), 1.066, 1e-9, "Eq. 6");
@@ -185,7 +186,12 @@ fn wao_gc_demand_test_on_a_hand_worked_set() {
     close(read_bound.total(), 3.693, 1e-12, "read level");
     // Equal periods are one level: two readers of 1.23 ms every 10 ms, no blocker: 0.246.
     let r = Task::reader(1, 10.0);
-    close(wao_gc::demand_test(&c, &[r, r], &[Blockers { read: 0, write: 0 }; 2], 0.5).total(), 0.246, 1e-12, "ties");
+    close(
+        wao_gc::demand_test(&c, &[r, r], &[Blockers { read: 0, write: 0 }; 2], 0.5).total(),
+        0.246,
+        1e-12,
+        "ties",
+    );
 }
 
 #[test]
@@ -217,7 +223,12 @@ fn eq17_and_eq18_periods_and_the_generated_utilisations() {
 #[test]
 fn weighted_schedulability_of_a_hand_made_table() {
     // (0.1 · 1 + 0.5 · 0.5 + 0.9 · 0) / (0.1 + 0.5 + 0.9) = 0.35 / 1.5.
-    close(sched::weighted_schedulability(&[(0.1, 1.0), (0.5, 0.5), (0.9, 0.0)]), 0.35 / 1.5, 1e-12, "weighted");
+    close(
+        sched::weighted_schedulability(&[(0.1, 1.0), (0.5, 0.5), (0.9, 0.0)]),
+        0.35 / 1.5,
+        1e-12,
+        "weighted",
+    );
     // Everything schedulable: 1; nothing: 0; no point: 0.
     close(sched::weighted_schedulability(&[(0.2, 1.0), (0.4, 1.0)]), 1.0, 1e-12, "all");
     close(sched::weighted_schedulability(&[(0.2, 0.0)]), 0.0, 1e-12, "none");
@@ -226,23 +237,37 @@ fn weighted_schedulability_of_a_hand_made_table() {
 
 #[test]
 fn the_experiment_is_deterministic_and_consistent_across_figures() {
-    let e = Experiment { fig6_read_pages: vec![1, 4], fig7_write_pages: vec![3, 18], ..Experiment::paper(40, 2019) };
+    let e = Experiment {
+        fig6_read_pages: vec![1, 4],
+        fig7_write_pages: vec![3, 18],
+        ..Experiment::paper(40, 2019)
+    };
     let d = Devices::paper();
     let a = sched::run(&e, &d);
     assert_eq!(a, sched::run(&e, &d), "same seed, same output");
-    assert_ne!(a.rows, sched::run(&Experiment { seed: 2020, ..e.clone() }, &d).rows, "another seed, other sets");
+    assert_ne!(
+        a.rows,
+        sched::run(&Experiment { seed: 2020, ..e.clone() }, &d).rows,
+        "another seed, other sets"
+    );
     // 5 sweeps (Figure 5, two read sizes, two write sizes) of 19 utilisations and 4 schemes.
     assert_eq!((a.rows.len(), a.weighted.len()), (5 * 19 * 4, 5 * 4));
     // The same sets at every size: Figure 5 equals Figure 6 at r = 1 and Figure 7 at w = 3.
     let sweep = |fig: u8, r: u32, w: u32| -> Vec<(f64, u32)> {
-        a.rows.iter().filter(|x| (x.figure, x.read_pages, x.write_pages) == (fig, r, w)).map(|x| (x.utilisation, x.n_schedulable)).collect()
+        a.rows
+            .iter()
+            .filter(|x| (x.figure, x.read_pages, x.write_pages) == (fig, r, w))
+            .map(|x| (x.utilisation, x.n_schedulable))
+            .collect()
     };
     assert_eq!(sweep(5, 1, 3), sweep(6, 1, 3));
     assert_eq!(sweep(5, 1, 3), sweep(7, 1, 3));
     assert_ne!(sweep(5, 1, 3), sweep(7, 1, 18));
     // At U = 0.05 PaRT-FTL and RTGC admit every set: PaRT-FTL's write test is at most about
     // (0.71 + 1.68 + 0.18) · 0.025 + 2.05 · 0.025 = 0.12, RTGC's below 3.12 · 0.025 + 1.3 · 0.05.
-    for row in a.rows.iter().filter(|x| x.figure == 5 && x.utilisation == 0.05 && x.scheme != "wao-gc-75" && x.scheme != "wao-gc-50") {
+    for row in a.rows.iter().filter(|x| {
+        x.figure == 5 && x.utilisation == 0.05 && x.scheme != "wao-gc-75" && x.scheme != "wao-gc-50"
+    }) {
         assert_eq!(row.n_schedulable, row.n_sets, "{row:?}");
     }
     assert_eq!(SCHEMES.len(), 4);

@@ -58,7 +58,12 @@ fn a_set_failing_rtgcs_test_is_refused_with_its_terms() {
     match run_raw(&scenario(tasks, "enforce", 1.0), &[]) {
         Err(FtlabError::Config { key, reason, .. }) => {
             assert_eq!(key, "scheme.rtgc.admission");
-            assert!(reason.contains("RTGC") && reason.contains("C_0^r / T_0^r") && reason.contains("admission = \"report\""), "{reason}");
+            assert!(
+                reason.contains("RTGC")
+                    && reason.contains("C_0^r / T_0^r")
+                    && reason.contains("admission = \"report\""),
+                "{reason}"
+            );
         }
         other => panic!("expected a config error, got {:?}", other.map(|_| ())),
     }

@@ -192,12 +192,20 @@ fn config(key: &str, reason: &[&str]) -> Expect {
 
 /// A config error whose key is written at `line`:`column` of the text.
 fn config_at(key: &str, (line, column): (u64, u64), reason: &[&str]) -> Expect {
-    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), Some(Place::At { line, column }))
+    Expect::Config(
+        key.to_string(),
+        reason.iter().map(|s| s.to_string()).collect(),
+        Some(Place::At { line, column }),
+    )
 }
 
 /// A config error caused by the `--set` override `assignment`.
 fn config_set(key: &str, assignment: &str, reason: &[&str]) -> Expect {
-    Expect::Config(key.to_string(), reason.iter().map(|s| s.to_string()).collect(), Some(Place::Set(assignment.into())))
+    Expect::Config(
+        key.to_string(),
+        reason.iter().map(|s| s.to_string()).collect(),
+        Some(Place::Set(assignment.into())),
+    )
 }
 
 fn syntax(line: u64, reason: &[&str]) -> Expect {
@@ -212,7 +220,11 @@ fn outcome(case: &Case) -> std::thread::Result<Result<Option<Scenario>, FtlabErr
     catch_unwind(AssertUnwindSafe(|| match case.mode {
         Mode::Load => scenario::load(&case.text, "test.toml", &case.overrides, case.seed).map(Some),
         Mode::Run => {
-            let source = ScenarioSource::Text { text: case.text.clone(), base_dir: temp_dir(), name: "test.toml".into() };
+            let source = ScenarioSource::Text {
+                text: case.text.clone(),
+                base_dir: temp_dir(),
+                name: "test.toml".into(),
+            };
             let opts = RunOptions { seed: case.seed, overrides: case.overrides.clone(), jobs: None };
             run_scenario(&source, &opts, &mut |_| {}).map(|_| None)
         }
@@ -220,7 +232,10 @@ fn outcome(case: &Case) -> std::thread::Result<Result<Option<Scenario>, FtlabErr
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
 
 fn reason_has(reason: &str, fragments: &[String]) -> Result<(), String> {
@@ -284,10 +299,18 @@ fn check_all(cases: Vec<(String, Case, Expect)>) {
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|(name, case, expected)| {
-            check(case, expected).err().map(|why| format!("- {name}: {why}\n  overrides: {:?}", case.overrides))
+            check(case, expected)
+                .err()
+                .map(|why| format!("- {name}: {why}\n  overrides: {:?}", case.overrides))
         })
         .collect();
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 /// Load `case`, which must be accepted.
@@ -341,18 +364,41 @@ fn every_preset_loads_with_its_values() {
         let d = &s.device;
         assert_eq!(d.preset.as_deref(), Some(name));
         assert_eq!(
-            (d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die, d.blocks_per_plane, d.pages_per_block),
-            (p.channels, p.chips_per_channel, p.dies_per_chip, p.planes_per_die, p.blocks_per_plane, p.pages_per_block),
+            (
+                d.channels,
+                d.chips_per_channel,
+                d.dies_per_chip,
+                d.planes_per_die,
+                d.blocks_per_plane,
+                d.pages_per_block
+            ),
+            (
+                p.channels,
+                p.chips_per_channel,
+                p.dies_per_chip,
+                p.planes_per_die,
+                p.blocks_per_plane,
+                p.pages_per_block
+            ),
             "{name}"
         );
-        assert_eq!((d.page_bytes, d.mapping_unit_bytes, d.over_provisioning), (p.page_bytes, p.mapping_unit_bytes, p.over_provisioning));
+        assert_eq!(
+            (d.page_bytes, d.mapping_unit_bytes, d.over_provisioning),
+            (p.page_bytes, p.mapping_unit_bytes, p.over_provisioning)
+        );
         let (t, pt) = (&d.timing, &p.timing);
         assert_eq!((t.read_us, t.program_us, t.erase_us), (pt.read_us, pt.program_us, pt.erase_us), "{name}");
-        assert_eq!((t.command_ns, t.channel_mts, t.channel_width_bits), (pt.command_ns, pt.channel_mts, pt.channel_width_bits));
+        assert_eq!(
+            (t.command_ns, t.channel_mts, t.channel_width_bits),
+            (pt.command_ns, pt.channel_mts, pt.channel_width_bits)
+        );
     }
     // A key set next to a preset wins over the preset's value.
     let s = load_ok(&base().at("device", "channels = 4").at("timing", "read_us = 60.0"));
-    assert_eq!((s.device.channels, s.device.chips_per_channel, s.device.timing.read_us), (Some(4), Some(2), Some(60.0)));
+    assert_eq!(
+        (s.device.channels, s.device.chips_per_channel, s.device.timing.read_us),
+        (Some(4), Some(2), Some(60.0))
+    );
 }
 
 #[test]
@@ -364,13 +410,23 @@ fn overrides_that_work() {
     let s = load_ok(&base().set("tenants.db.synthetic.read_ratio=0.25").set("tenants.1.start_s=2"));
     assert_eq!((s.tenants[1].synthetic.as_ref().unwrap().read_ratio, s.tenants[1].start_s), (0.25, 2.0));
     // An element of a nested array that exists in the text.
-    let s = load_ok(&base().at("synthetic1", "sizes = [{ bytes = 4096 }]").set("tenants.db.synthetic.sizes.0.bytes=8192"));
+    let s = load_ok(
+        &base().at("synthetic1", "sizes = [{ bytes = 4096 }]").set("tenants.db.synthetic.sizes.0.bytes=8192"),
+    );
     assert_eq!(s.tenants[1].synthetic.as_ref().unwrap().sizes[0].bytes, 8192);
     // A bare word is a string; a preset key overridden over the preset; overrides in order.
     let s = load_ok(&base().set("device.preset=mqsim").set("device.channels=8").set("device.channels=2"));
-    assert_eq!((s.device.preset.as_deref(), s.device.channels, s.device.blocks_per_plane), (Some("mqsim"), Some(2), Some(1024)));
+    assert_eq!(
+        (s.device.preset.as_deref(), s.device.channels, s.device.blocks_per_plane),
+        (Some("mqsim"), Some(2), Some(1024))
+    );
     // Missing tables are created; whole arrays replaced.
-    let s = load_ok(&base().set("schemes=[\"unified\", \"partitioned\"]").set("scheme.partitioned.by=die").set("ftl.gc_reserve_blocks=3"));
+    let s = load_ok(
+        &base()
+            .set("schemes=[\"unified\", \"partitioned\"]")
+            .set("scheme.partitioned.by=die")
+            .set("ftl.gc_reserve_blocks=3"),
+    );
     assert_eq!(s.schemes, ["unified", "partitioned"]);
     assert_eq!(s.scheme["partitioned"]["by"].as_str(), Some("die"));
     assert_eq!(s.scheme["partitioned"]["shares"].as_array().map(Vec::len), Some(2));
@@ -398,7 +454,14 @@ fn resolved_scenario_reloads_to_itself() {
     let again = load_ok(&Case { text: resolved.clone(), ..base() });
     assert_eq!(scenario::to_toml(&again), resolved);
     // Every default is written out.
-    for key in ["gc_low_watermark_blocks = 6", "gc_high_watermark_blocks = 12", "command_ns = 0", "queue_depth = 32", "shares = [", "[stream.legacy]"] {
+    for key in [
+        "gc_low_watermark_blocks = 6",
+        "gc_high_watermark_blocks = 12",
+        "command_ns = 0",
+        "queue_depth = 32",
+        "shares = [",
+        "[stream.legacy]",
+    ] {
         assert!(resolved.contains(key), "resolved scenario lacks {key:?}:\n{resolved}");
     }
 }
@@ -472,7 +535,11 @@ fn device_keys_missing_without_a_preset() {
     let mut cases = Vec::new();
     for (k, v) in TINY_DEVICE {
         let line = format!("{} = {v}\n", k.trim_start_matches("timing."));
-        cases.push((format!("without {k}"), no_preset().replace(&line, ""), config(&format!("device.{k}"), &["missing: set it or choose a device.preset"])));
+        cases.push((
+            format!("without {k}"),
+            no_preset().replace(&line, ""),
+            config(&format!("device.{k}"), &["missing: set it or choose a device.preset"]),
+        ));
     }
     check_all(cases);
 }
@@ -498,8 +565,21 @@ fn device_presets_and_geometry() {
         "namespaces over what GC keeps valid" => base().at("ftl", "gc_reserve_blocks = 24\ngc_high_watermark_blocks = 30"), config("device.over_provisioning", &["the namespaces total 10484 mapping units, more than GC can keep valid: 4 dies x (64 blocks - 24 GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x 64 units = 9984; raise device.over_provisioning to at least 0.3128, or lower the namespaces or ftl.gc_reserve_blocks"]);
         "namespaces in GiB over what GC keeps valid" => one_tenant().at("ftl", "gc_reserve_blocks = 24\ngc_high_watermark_blocks = 30").replace("namespace_fraction = 0.4", "namespace_gib = 0.04"), config("device.over_provisioning", &["more than GC can keep valid", "= 9984; lower the namespaces or ftl.gc_reserve_blocks"]);
     ];
-    for k in ["channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane", "pages_per_block", "page_bytes", "mapping_unit_bytes"] {
-        cases.push((format!("{k} = 0"), base().at("device", &format!("{k} = 0")), config(&format!("device.{k}"), &["must be at least 1, got 0"])));
+    for k in [
+        "channels",
+        "chips_per_channel",
+        "dies_per_chip",
+        "planes_per_die",
+        "blocks_per_plane",
+        "pages_per_block",
+        "page_bytes",
+        "mapping_unit_bytes",
+    ] {
+        cases.push((
+            format!("{k} = 0"),
+            base().at("device", &format!("{k} = 0")),
+            config(&format!("device.{k}"), &["must be at least 1, got 0"]),
+        ));
     }
     check_all(cases);
     // The edges just inside the ranges load.
@@ -524,12 +604,21 @@ fn timing_ranges() {
     ];
     for k in ["read_us", "program_us", "erase_us"] {
         let key = format!("device.timing.{k}");
-        for (v, shown) in [("0.0", "got 0"), ("1000000.5", "got 1000000.5"), ("nan", "got NaN"), ("-1.0", "got -1")] {
-            cases.push((format!("{k} = {v}"), base().at("timing", &format!("{k} = {v}")), config(&key, &["must be in (0, 1000000] microseconds", shown])));
+        for (v, shown) in
+            [("0.0", "got 0"), ("1000000.5", "got 1000000.5"), ("nan", "got NaN"), ("-1.0", "got -1")]
+        {
+            cases.push((
+                format!("{k} = {v}"),
+                base().at("timing", &format!("{k} = {v}")),
+                config(&key, &["must be in (0, 1000000] microseconds", shown]),
+            ));
         }
     }
     check_all(cases);
-    load_ok(&base().at("timing", "read_us = 1000000.0\ncommand_ns = 1000000000\nchannel_mts = 100000\nchannel_width_bits = 16"));
+    load_ok(&base().at(
+        "timing",
+        "read_us = 1000000.0\ncommand_ns = 1000000000\nchannel_mts = 100000\nchannel_width_bits = 16",
+    ));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -561,7 +650,14 @@ fn ftl_ranges() {
         "write buffer below a page per die" => base().at("ftl", "write_buffer_bytes = 12288"), config("ftl.write_buffer_bytes", &["at least one flash page per die (16384 bytes), got 12288"]);
     ]);
     load_ok(&base().at("ftl", "gc_low_watermark_blocks = 2\ngc_high_watermark_blocks = 32\ngc_reserve_blocks = 1\nphysical_streams = 16\ndram_latency_us = 0.001\nwrite_buffer_bytes = 16384"));
-    load_ok(&base().at("ftl", "gc_low_watermark_blocks = 32\ndram_latency_us = 1000.0\nwrite_buffer_bytes = 1099511627776").set("ftl.gc_high_watermark_blocks=32"));
+    load_ok(
+        &base()
+            .at(
+                "ftl",
+                "gc_low_watermark_blocks = 32\ndram_latency_us = 1000.0\nwrite_buffer_bytes = 1099511627776",
+            )
+            .set("ftl.gc_high_watermark_blocks=32"),
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -617,7 +713,14 @@ fn tenant_ranges() {
             config("tenants.1.periodic.end_s", &["periodic tasks never end: set end_s, tenants.1.duration_s or measure.duration_s"]);
     ]);
     // The edges just inside the ranges load.
-    load_ok(&base().set("tenants.db.namespace_fraction=0.6").set("tenants.db.queue_depth=65536").set("tenants.db.start_s=10000000.0").set("tenants.db.duration_s=10000000.0").set("measure.window_s=86400"));
+    load_ok(
+        &base()
+            .set("tenants.db.namespace_fraction=0.6")
+            .set("tenants.db.queue_depth=65536")
+            .set("tenants.db.start_s=10000000.0")
+            .set("tenants.db.duration_s=10000000.0")
+            .set("measure.window_s=86400"),
+    );
     load_ok(&one_tenant().set("tenants.web.namespace_fraction=1.0").set("tenants.web.queue_depth=1"));
     // A synthetic workload without `requests` ends at its own or the measurement's duration.
     let unbounded = || base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\n");
@@ -701,7 +804,8 @@ fn synthetic_sequential_fractions_and_time_windows() {
             config(&k("requests"), &["the workload never ends: set requests, tenants.1.duration_s or measure.duration_s"]);
     ]);
     // An end_s ends a workload without requests; the edges load.
-    let s1 = load_ok(&base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\nend_s = 2.0\n"));
+    let s1 =
+        load_ok(&base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\nend_s = 2.0\n"));
     assert_eq!(s1.tenants[1].synthetic.as_ref().unwrap().parts()[0].end_s, Some(2.0));
     load_ok(&s("read_sequential_fraction = 1.0\nwrite_sequential_fraction = 0.0\nstart_s = 10000000.0"));
     load_ok(&s("start_s = 0.5\nend_s = 10000000.0\non_s = 0.000001\noff_s = 10000000.0"));
@@ -740,7 +844,10 @@ fn multi_part_synthetic_workloads() {
     ]);
     let s = load_ok(&two_parts().set("tenants.db.synthetic.1.rate_iops=5"));
     let parts = s.tenants[1].synthetic.as_ref().unwrap().parts();
-    assert_eq!((parts.len(), parts[0].pattern, parts[1].rate_iops), (2, ftlab::workload::generator::Pattern::Zipf, 5.0));
+    assert_eq!(
+        (parts.len(), parts[0].pattern, parts[1].rate_iops),
+        (2, ftlab::workload::generator::Pattern::Zipf, 5.0)
+    );
     // A tenant or measurement duration ends a part that would not end by itself.
     load_ok(&two_parts().replace("end_s = 1.0\n", "").set("tenants.db.duration_s=3"));
     load_ok(&two_parts().replace("end_s = 1.0\n", "").set("measure.duration_s=3"));
@@ -756,7 +863,14 @@ fn resolved_multi_part_scenario_reloads_to_itself() {
     // Tenant 0 stays a table, tenant 1 an array of two tables; the new keys are written out.
     let headers = |h: &str| resolved.lines().filter(|l| *l == h).count();
     assert_eq!((headers("[tenants.synthetic]"), headers("[[tenants.synthetic]]")), (1, 2), "{resolved}");
-    for key in ["read_sequential_fraction = 0.0", "write_sequential_fraction = 0.3", "start_s = 0.5", "end_s = 1.0", "on_s = 0.01", "off_s = 0.04"] {
+    for key in [
+        "read_sequential_fraction = 0.0",
+        "write_sequential_fraction = 0.3",
+        "start_s = 0.5",
+        "end_s = 1.0",
+        "on_s = 0.01",
+        "off_s = 0.04",
+    ] {
         assert!(resolved.contains(key), "resolved scenario lacks {key:?}:\n{resolved}");
     }
 }
@@ -784,7 +898,11 @@ fn phase_ranges() {
         "too many windows (tenant durations)" => base().at("measure", "window_s = 0.000001").set("tenants.web.duration_s=6").set("tenants.db.duration_s=1"),
             config("measure.window_s", &["too small for a 6-second run", "2 tenants x", "more than 10000000 time-series rows"]);
     ]);
-    load_ok(&base().replace("fill_fraction = 0.0", "fill_fraction = 1.0").at("precondition", "overwrite_passes = 10.0\norder = \"sequential\""));
+    load_ok(
+        &base()
+            .replace("fill_fraction = 0.0", "fill_fraction = 1.0")
+            .at("precondition", "overwrite_passes = 10.0\norder = \"sequential\""),
+    );
     load_ok(&base().at("measure", "duration_s = 10000000.0\nwarmup_s = 9999999.0\nwindow_s = 86400.0"));
     load_ok(&base().at("measure", "duration_s = 10.0\nwindow_s = 0.000004"));
     // Without a known end, a fine window is allowed.
@@ -798,8 +916,16 @@ fn phase_ranges() {
 fn scheme_errors() {
     let both = || base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitioned\"]");
     let part = |lines: &str| both().at("end", &format!("[scheme.partitioned]\n{lines}"));
-    let upi = |lines: &str| base().replace("schemes = [\"unified\"]", "schemes = [\"upi\"]").at("end", &format!("[scheme.upi]\n{lines}"));
-    let one = |name: &str, lines: &str| base().replace("schemes = [\"unified\"]", &format!("schemes = [{name:?}]")).at("end", &format!("[scheme.{name}]\n{lines}"));
+    let upi = |lines: &str| {
+        base()
+            .replace("schemes = [\"unified\"]", "schemes = [\"upi\"]")
+            .at("end", &format!("[scheme.upi]\n{lines}"))
+    };
+    let one = |name: &str, lines: &str| {
+        base()
+            .replace("schemes = [\"unified\"]", &format!("schemes = [{name:?}]"))
+            .at("end", &format!("[scheme.{name}]\n{lines}"))
+    };
     check_all(cases![
         "unknown scheme in schemes" => base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"no-such-scheme\"]"),
             config("schemes.1", &["unknown scheme \"no-such-scheme\"", "known: unified, partitioned, upi"]);
@@ -857,9 +983,21 @@ fn syntax_errors_name_the_line() {
     let bad_header = base().at("measure", "[tenants");
     let bad_string = base().at("synthetic1", "pattern2 = \"zipf");
     let cases = vec![
-        ("missing value".to_string(), missing_value.clone(), syntax(missing_value.line_of("gc_policy ="), &[])),
-        ("duplicate key".to_string(), duplicate.clone(), syntax(duplicate.line_of("preset = \"upi\""), &["duplicate key"])),
-        ("unclosed table header".to_string(), bad_header.clone(), syntax(bad_header.line_of("[tenants\n"), &[])),
+        (
+            "missing value".to_string(),
+            missing_value.clone(),
+            syntax(missing_value.line_of("gc_policy ="), &[]),
+        ),
+        (
+            "duplicate key".to_string(),
+            duplicate.clone(),
+            syntax(duplicate.line_of("preset = \"upi\""), &["duplicate key"]),
+        ),
+        (
+            "unclosed table header".to_string(),
+            bad_header.clone(),
+            syntax(bad_header.line_of("[tenants\n"), &[]),
+        ),
         ("unterminated string".to_string(), bad_string.clone(), syntax(bad_string.line_of("pattern2"), &[])),
         ("line 1".to_string(), Case { text: "= 3\n".into(), ..base() }, syntax(1, &[])),
     ];
@@ -905,7 +1043,12 @@ fn trace_files_at_run_time() {
         ),
         (
             "missing trace file of tenant 1".to_string(),
-            base().replace("[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n", "[tenants.trace]\npath = \"sub/none.mqsim\"\nformat = \"mqsim\"\n").run(),
+            base()
+                .replace(
+                    "[tenants.synthetic]\npattern = \"zipf\"\nrequests = 200\n",
+                    "[tenants.trace]\npath = \"sub/none.mqsim\"\nformat = \"mqsim\"\n",
+                )
+                .run(),
             Expect::Io("sub/none.mqsim".into(), vec!["(tenants.1.trace.path)".into()]),
         ),
         // With `address_map = "scale"` and no `lba_max_bytes`, the run reads the trace once
@@ -919,7 +1062,11 @@ fn trace_files_at_run_time() {
         (
             "address past the namespace with address_map = reject".to_string(),
             trace_tenant("far.trace", "mqsim").at("trace0", "address_map = \"reject\"").run(),
-            Expect::Trace("far.trace".into(), 2, vec!["lies outside the namespace".into(), "address_map = \"reject\"".into()]),
+            Expect::Trace(
+                "far.trace".into(),
+                2,
+                vec!["lies outside the namespace".into(), "address_map = \"reject\"".into()],
+            ),
         ),
     ]);
 }
@@ -939,34 +1086,117 @@ fn errors_name_their_line_and_column_or_their_override() {
     let never_table = never.line_of("pattern = \"zipf\"") - 1;
     let in_array = base().replace("schemes = [\"unified\"]", "schemes = [\"unified\", \"partitoned\"]");
     check_all(vec![
-        ("a misspelt key".into(), typo.clone(), config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field `chanels` (did you mean `channels`?)"])),
-        ("a value out of range".into(), bad_value.clone(), config_at("tenants.1.queue_depth", (bad_value.line_of("queue_depth = 0"), 1), &["must be in [1, 65536], got 0"])),
-        ("a value of the wrong type".into(), bad_type.clone(), config_at("ftl.physical_streams", (bad_type.line_of("physical_streams"), 1), &["invalid type"])),
-        ("a key left out: the table it belongs in".into(), never, config_at("tenants.1.synthetic.requests", (never_table, 10), &["never ends"])),
+        (
+            "a misspelt key".into(),
+            typo.clone(),
+            config_at(
+                "device.chanels",
+                (typo.line_of("chanels"), 3),
+                &["unknown field `chanels` (did you mean `channels`?)"],
+            ),
+        ),
+        (
+            "a value out of range".into(),
+            bad_value.clone(),
+            config_at(
+                "tenants.1.queue_depth",
+                (bad_value.line_of("queue_depth = 0"), 1),
+                &["must be in [1, 65536], got 0"],
+            ),
+        ),
+        (
+            "a value of the wrong type".into(),
+            bad_type.clone(),
+            config_at("ftl.physical_streams", (bad_type.line_of("physical_streams"), 1), &["invalid type"]),
+        ),
+        (
+            "a key left out: the table it belongs in".into(),
+            never,
+            config_at("tenants.1.synthetic.requests", (never_table, 10), &["never ends"]),
+        ),
         // `schemes = [` is 11 characters and `"unified", ` 11 more: element 1 starts at 23.
-        ("an element of an array".into(), in_array, config_at("schemes.1", (3, 23), &["unknown scheme \"partitoned\""])),
-        ("an override's typo".into(), base().set("device.chanels=4"), config_set("device.chanels", "device.chanels=4", &["did you mean `channels`?"])),
-        ("an override's value".into(), base().set("tenants.db.queue_depth=0"), config_set("tenants.1.queue_depth", "tenants.db.queue_depth=0", &["got 0"])),
-        ("an override of a value the file has".into(), bad_value.clone().set("tenants.1.queue_depth=70000"), config_set("tenants.1.queue_depth", "tenants.1.queue_depth=70000", &["got 70000"])),
-        ("an override inside an array of tables".into(), base().set("tenants.db.synthetic.read_ratio=2"), config_set("tenants.1.synthetic.read_ratio", "tenants.db.synthetic.read_ratio=2", &["got 2"])),
-        ("an override creating a table".into(), base().set("devices.channels=4"), config_set("devices", "devices.channels=4", &["unknown field `devices` (did you mean `device`?)"])),
-        ("a malformed override".into(), base().set("device..channels=4"), config_set("device..channels", "device..channels=4", &["empty segment"])),
-        ("the file's typo, an unrelated override".into(), typo.clone().set("seed=3"), config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field"])),
-        ("a key the file leaves out".into(), base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""), Expect::Config("device".into(), vec!["missing field `device`".into()], Some(Place::Unknown))),
+        (
+            "an element of an array".into(),
+            in_array,
+            config_at("schemes.1", (3, 23), &["unknown scheme \"partitoned\""]),
+        ),
+        (
+            "an override's typo".into(),
+            base().set("device.chanels=4"),
+            config_set("device.chanels", "device.chanels=4", &["did you mean `channels`?"]),
+        ),
+        (
+            "an override's value".into(),
+            base().set("tenants.db.queue_depth=0"),
+            config_set("tenants.1.queue_depth", "tenants.db.queue_depth=0", &["got 0"]),
+        ),
+        (
+            "an override of a value the file has".into(),
+            bad_value.clone().set("tenants.1.queue_depth=70000"),
+            config_set("tenants.1.queue_depth", "tenants.1.queue_depth=70000", &["got 70000"]),
+        ),
+        (
+            "an override inside an array of tables".into(),
+            base().set("tenants.db.synthetic.read_ratio=2"),
+            config_set("tenants.1.synthetic.read_ratio", "tenants.db.synthetic.read_ratio=2", &["got 2"]),
+        ),
+        (
+            "an override creating a table".into(),
+            base().set("devices.channels=4"),
+            config_set(
+                "devices",
+                "devices.channels=4",
+                &["unknown field `devices` (did you mean `device`?)"],
+            ),
+        ),
+        (
+            "a malformed override".into(),
+            base().set("device..channels=4"),
+            config_set("device..channels", "device..channels=4", &["empty segment"]),
+        ),
+        (
+            "the file's typo, an unrelated override".into(),
+            typo.clone().set("seed=3"),
+            config_at("device.chanels", (typo.line_of("chanels"), 3), &["unknown field"]),
+        ),
+        (
+            "a key the file leaves out".into(),
+            base().replace("[device]\npreset = \"tiny\"\n#device\n[device.timing]\n#timing\n", ""),
+            Expect::Config("device".into(), vec!["missing field `device`".into()], Some(Place::Unknown)),
+        ),
     ]);
     // The message starts with where it is: file:line:column, or the override.
     let e = scenario::load(&typo.text, "test.toml", &[], None).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("test.toml:{}:3: device.chanels: unknown field `chanels` (did you mean", typo.line_of("chanels"))), "{e}");
+    assert!(
+        e.starts_with(&format!(
+            "test.toml:{}:3: device.chanels: unknown field `chanels` (did you mean",
+            typo.line_of("chanels")
+        )),
+        "{e}"
+    );
     let e = scenario::load(BASE, "test.toml", &["device.chanels=4".into()], None).unwrap_err().to_string();
-    assert!(e.starts_with("--set device.chanels=4: device.chanels: unknown field `chanels` (did you mean `channels`?)"), "{e}");
+    assert!(
+        e.starts_with(
+            "--set device.chanels=4: device.chanels: unknown field `chanels` (did you mean `channels`?)"
+        ),
+        "{e}"
+    );
 }
 
 #[test]
 fn syntax_errors_name_the_line_and_column() {
     let duplicate = base().at("device", "preset = \"upi\"");
     let cases = vec![
-        ("a duplicate key, at the start of its line".to_string(), duplicate.clone(), syntax_at(duplicate.line_of("preset = \"upi\""), 1, &["duplicate key"])),
-        ("a key-less value on line 1".to_string(), Case { text: "= 3\n".into(), ..base() }, syntax_at(1, 1, &[])),
+        (
+            "a duplicate key, at the start of its line".to_string(),
+            duplicate.clone(),
+            syntax_at(duplicate.line_of("preset = \"upi\""), 1, &["duplicate key"]),
+        ),
+        (
+            "a key-less value on line 1".to_string(),
+            Case { text: "= 3\n".into(), ..base() },
+            syntax_at(1, 1, &[]),
+        ),
     ];
     check_all(cases);
     let e = scenario::load(&duplicate.text, "test.toml", &[], None).unwrap_err().to_string();
@@ -991,9 +1221,13 @@ fn did_you_mean() {
         "a mapper table's name" => base().at("end", "[stream.legazy]"), config("stream.legazy", &["unknown stream mapper; did you mean \"legacy\"?"]);
     ]);
     // Nothing close: no suggestion.
-    for (case, key) in [(base().at("check", "oracle = true"), "check.oracle"), (schemes("[\"nosuch\"]"), "schemes.0")] {
+    for (case, key) in
+        [(base().at("check", "oracle = true"), "check.oracle"), (schemes("[\"nosuch\"]"), "schemes.0")]
+    {
         match outcome(&case) {
-            Ok(Err(FtlabError::Config { key: k, reason, .. })) => assert!(k == key && !reason.contains("did you mean"), "{reason}"),
+            Ok(Err(FtlabError::Config { key: k, reason, .. })) => {
+                assert!(k == key && !reason.contains("did you mean"), "{reason}")
+            }
             other => panic!("{key}: {other:?}"),
         }
     }
@@ -1006,7 +1240,8 @@ fn did_you_mean() {
 #[test]
 fn tables_of_schemes_not_run_are_checked_without_the_device() {
     // Die vSSDs of 3 + 3 dies: more than tiny's 4 dies, so flashblox could not run here.
-    let too_big = "[scheme.flashblox]\ntenants = [{ kind = \"die\", dies = 3 }, { kind = \"die\", dies = 3 }]";
+    let too_big =
+        "[scheme.flashblox]\ntenants = [{ kind = \"die\", dies = 3 }, { kind = \"die\", dies = 3 }]";
     let s = load_ok(&base().at("end", too_big));
     assert_eq!(s.schemes, ["unified"]);
     // Kept as written (not resolved): its defaults are not filled in.
@@ -1026,7 +1261,14 @@ fn tables_of_schemes_not_run_are_checked_without_the_device() {
         let run = base().replace("schemes = [\"unified\"]", &format!("schemes = [{:?}]", info.name));
         let Ok(Ok(Some(s))) = outcome(&run) else { continue };
         let mut wrapper = toml::Table::new();
-        wrapper.insert("scheme".into(), toml::Value::Table([(info.name.to_string(), toml::Value::Table(s.scheme[info.name].clone()))].into_iter().collect()));
+        wrapper.insert(
+            "scheme".into(),
+            toml::Value::Table(
+                [(info.name.to_string(), toml::Value::Table(s.scheme[info.name].clone()))]
+                    .into_iter()
+                    .collect(),
+            ),
+        );
         let text = format!("{}\n{}", base().text.replace("#end\n", ""), toml::to_string(&wrapper).unwrap());
         let s = load_ok(&Case { text, ..base() });
         assert!(s.scheme.contains_key(info.name));
@@ -1043,7 +1285,12 @@ fn tables_of_schemes_not_run_are_checked_without_the_device() {
 fn the_default_scenario_with_twice_the_channels() {
     let default = || Case { text: ftlab::api::default_scenario_toml().into(), ..base() };
     let dies = |s: &Scenario| -> Vec<i64> {
-        s.scheme["flashblox"]["tenants"].as_array().unwrap().iter().map(|v| v["dies"].as_integer().unwrap()).collect()
+        s.scheme["flashblox"]["tenants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["dies"].as_integer().unwrap())
+            .collect()
     };
     assert_eq!(dies(&load_ok(&default())), [2, 2, 4]);
     let s = load_ok(&default().set("device.channels=8"));
@@ -1056,7 +1303,10 @@ fn the_default_scenario_with_twice_the_channels() {
         "fixed dies on twice the channels" => fixed.clone().set("device.channels=8"), config("scheme.flashblox.tenants.0.dies", &["exceeds the logical capacity of its 2 dies"]);
     ]);
     // One die vSSD set to 7 of the 8 dies leaves 1 for the other two: not one each.
-    let one_set = default().replace("tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]", "tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\", dies = 7 }]");
+    let one_set = default().replace(
+        "tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]",
+        "tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\", dies = 7 }]",
+    );
     check_all(cases![
         "7 dies set leave 1 for two vSSDs" => one_set, config("scheme.flashblox.tenants.0.dies", &["2 die vSSDs leave out dies, but only 1 dies are left"]);
     ]);

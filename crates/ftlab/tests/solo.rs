@@ -32,17 +32,28 @@ requests = 4000
 "#;
 
 const SCHEMES: [&str; 2] = ["partitioned", "unified"];
-const STATS: [(&str, &str, &str); 4] =
-    [("read", "mean_us", "read_mean"), ("read", "p99_us", "read_p99"), ("write", "mean_us", "write_mean"), ("write", "p99_us", "write_p99")];
+const STATS: [(&str, &str, &str); 4] = [
+    ("read", "mean_us", "read_mean"),
+    ("read", "p99_us", "read_p99"),
+    ("write", "mean_us", "write_mean"),
+    ("write", "p99_us", "write_p99"),
+];
 
-fn run_with(text: &str, overrides: &[&str], jobs: Option<usize>, progress: &mut dyn FnMut(Progress)) -> api::RunOutput {
-    let source = ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "solo.toml".into() };
+fn run_with(
+    text: &str,
+    overrides: &[&str],
+    jobs: Option<usize>,
+    progress: &mut dyn FnMut(Progress),
+) -> api::RunOutput {
+    let source =
+        ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "solo.toml".into() };
     let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs };
     api::run_scenario(&source, &opts, progress).unwrap_or_else(|e| panic!("scenario failed: {e}"))
 }
 
 fn summary(text: &str, overrides: &[&str]) -> Value {
-    serde_json::from_str(&run_with(text, overrides, None, &mut |_| {}).summary_json).expect("summary.json parses")
+    serde_json::from_str(&run_with(text, overrides, None, &mut |_| {}).summary_json)
+        .expect("summary.json parses")
 }
 
 fn tenant<'a>(s: &'a Value, scheme: &str, name: &str) -> &'a Value {
@@ -55,7 +66,10 @@ fn without_solo(mut s: Value) -> Value {
     for (_, scheme) in s["schemes"].as_object_mut().expect("schemes").iter_mut() {
         for (_, t) in scheme["tenants"].as_object_mut().expect("tenants").iter_mut() {
             let t = t.as_object_mut().expect("a tenant");
-            assert!(t.remove("solo").is_some() && t.remove("slowdown").is_some(), "every tenant has solo and slowdown");
+            assert!(
+                t.remove("solo").is_some() && t.remove("slowdown").is_some(),
+                "every tenant has solo and slowdown"
+            );
         }
     }
     s
@@ -65,13 +79,19 @@ fn without_solo(mut s: Value) -> Value {
 fn the_only_tenant_alone_is_its_shared_run() {
     let off = run_with(ALONE, &[], None, &mut |_| {});
     let on = run_with(ALONE, &["measure.solo=true"], None, &mut |_| {});
-    assert!(!off.summary_json.contains("solo") && !off.resolved_toml.contains("solo"), "solo off adds nothing");
+    assert!(
+        !off.summary_json.contains("solo") && !off.resolved_toml.contains("solo"),
+        "solo off adds nothing"
+    );
     assert!(on.resolved_toml.contains("solo = true"));
-    let (off_v, on_v): (Value, Value) = (serde_json::from_str(&off.summary_json).unwrap(), serde_json::from_str(&on.summary_json).unwrap());
+    let (off_v, on_v): (Value, Value) =
+        (serde_json::from_str(&off.summary_json).unwrap(), serde_json::from_str(&on.summary_json).unwrap());
     assert_eq!(on_v["measure"]["solo"], Value::Bool(true));
     // The shared runs are untouched by solo runs, and so are the tables.
     assert_eq!(without_solo(on_v.clone()), off_v);
-    for (a, b) in [(&on.timeseries, &off.timeseries), (&on.latency_cdf, &off.latency_cdf), (&on.wear, &off.wear)] {
+    for (a, b) in
+        [(&on.timeseries, &off.timeseries), (&on.latency_cdf, &off.latency_cdf), (&on.wear, &off.wear)]
+    {
         assert_eq!(a, b);
     }
     for scheme in ["unified", "partitioned"] {
@@ -109,7 +129,8 @@ fn a_solo_run_is_the_scenario_with_its_neighbour_absent() {
 #[test]
 fn a_heavy_writer_slows_the_reader_under_unified_more_than_partitioned() {
     let s = summary(&reader_writer_pair(0.0, 0.0), &["measure.solo=true"]);
-    let slowdown = |scheme: &str, key: &str| tenant(&s, scheme, "reader")["slowdown"][key].as_f64().expect("a number");
+    let slowdown =
+        |scheme: &str, key: &str| tenant(&s, scheme, "reader")["slowdown"][key].as_f64().expect("a number");
     let (unified, partitioned) = (slowdown("unified", "read_p99"), slowdown("partitioned", "read_p99"));
     println!(
         "reader read p99 slowdown: unified {unified}, partitioned {partitioned}; mean: unified {}, partitioned {}",
@@ -146,7 +167,8 @@ fn solo_runs_are_identical_for_any_jobs_and_progress_covers_them() {
     let text = reader_writer_pair(0.0, 0.0);
     let go = |jobs: usize| {
         let mut last = None;
-        let out = run_with(&text, &["measure.solo=true"], Some(jobs), &mut |p| last = Some((p.done, p.total)));
+        let out =
+            run_with(&text, &["measure.solo=true"], Some(jobs), &mut |p| last = Some((p.done, p.total)));
         (out, last.expect("progress was reported"))
     };
     let (one, p1) = go(1);

@@ -55,10 +55,22 @@ fn at<R>(ftl: &Ftl, now_ns: u64, f: impl FnOnce(&DeviceView) -> R) -> R {
 }
 
 /// A host write through the mapper as the engine does it: ask, (old copy dies), land.
-fn write(m: &mut dyn StreamMapper, v: &DeviceView, t: u16, lpn: u32, vs: u16, ppa: Ppa, old: Option<Ppa>) -> u8 {
+fn write(
+    m: &mut dyn StreamMapper,
+    v: &DeviceView,
+    t: u16,
+    lpn: u32,
+    vs: u16,
+    ppa: Ppa,
+    old: Option<Ppa>,
+) -> u8 {
     let s = m.host_stream(t, lpn, vs, v);
     if let Some(old) = old {
-        m.on_invalidated(v, &Invalidated { tenant: t, lpn, ppa: old, cause: Cause::Overwrite }, &mut Vec::new());
+        m.on_invalidated(
+            v,
+            &Invalidated { tenant: t, lpn, ppa: old, cause: Cause::Overwrite },
+            &mut Vec::new(),
+        );
     }
     m.on_placed(v, &Placed { tenant: t, lpn, ppa, stream: s, class: WriteClass::Host }, &mut Vec::new());
     s
@@ -100,7 +112,11 @@ fn direct_opens_streams_then_follows_the_nvme_rule() {
     for (knobs, expected, releases, unstreamed) in cases {
         let mut m = Direct::new(&table(knobs), &ctx(&g, 4)).expect("builds");
         let got: Vec<u8> = at(&f, 0, |v| {
-            [5u16, 6, 7, 5, 8, 6, 0].iter().enumerate().map(|(i, &vs)| write(&mut m, v, 0, i as u32, vs, g.ppa(BlockIdx(0), 0, 0), None)).collect()
+            [5u16, 6, 7, 5, 8, 6, 0]
+                .iter()
+                .enumerate()
+                .map(|(i, &vs)| write(&mut m, v, 0, i as u32, vs, g.ppa(BlockIdx(0), 0, 0), None))
+                .collect()
         });
         assert_eq!(got, expected, "{knobs}");
         assert_eq!(counter(&m, "releases"), releases, "{knobs}");
@@ -117,13 +133,19 @@ fn direct_streams_are_per_tenant_and_one_stream_is_unstreamed() {
     let mut m = Direct::new(&table(""), &ctx(&g, 2)).expect("builds");
     at(&f, 0, |v| {
         assert_eq!(write(&mut m, v, 0, 0, 9, g.ppa(BlockIdx(0), 0, 0), None), 1);
-        assert_eq!(write(&mut m, v, 1, 0, 4, g.ppa(BlockIdx(0), 0, 1), None), 1, "tenant 1 has its own open stream");
+        assert_eq!(
+            write(&mut m, v, 1, 0, 4, g.ppa(BlockIdx(0), 0, 1), None),
+            1,
+            "tenant 1 has its own open stream"
+        );
         assert_eq!(write(&mut m, v, 0, 1, 9, g.ppa(BlockIdx(0), 0, 2), None), 1);
     });
     let mut one = Direct::new(&table("beyond_limit = \"release\""), &ctx(&g, 1)).expect("builds");
     at(&f, 0, |v| assert_eq!(write(&mut one, v, 0, 0, 3, g.ppa(BlockIdx(0), 0, 0), None), 0));
     assert_eq!(counter(&one, "opens"), 0.0);
-    let e = Direct::new(&table("beyond_limit = \"close\""), &ctx(&g, 4)).err().expect("an unknown rule is refused");
+    let e = Direct::new(&table("beyond_limit = \"close\""), &ctx(&g, 4))
+        .err()
+        .expect("an unknown rule is refused");
     assert_eq!(e.key, "beyond_limit", "{e:?}");
 }
 
@@ -133,9 +155,11 @@ fn direct_streams_are_per_tenant_and_one_stream_is_unstreamed() {
 fn manual_maps_by_table_and_default() {
     let g = geometry();
     let f = ftl(&g);
-    let mut m = Manual::new(&table("table = [3, 1, 2]\ndefault_physical_stream = 2"), &ctx(&g, 4)).expect("builds");
+    let mut m =
+        Manual::new(&table("table = [3, 1, 2]\ndefault_physical_stream = 2"), &ctx(&g, 4)).expect("builds");
     at(&f, 0, |v| {
-        let got: Vec<u8> = (0..6).map(|vs| write(&mut m, v, 0, vs as u32, vs, g.ppa(BlockIdx(0), 0, 0), None)).collect();
+        let got: Vec<u8> =
+            (0..6).map(|vs| write(&mut m, v, 0, vs as u32, vs, g.ppa(BlockIdx(0), 0, 0), None)).collect();
         assert_eq!(got, [3, 1, 2, 2, 2, 2]);
         assert_eq!(m.gc_stream(0, 1, 1, v), 1, "a GC copy stays in its stream");
     });
@@ -156,7 +180,10 @@ fn manual_preset_is_the_papers_table1() {
     let resolved = m.resolved_config();
     assert!(!resolved.contains_key("preset"));
     let again = Manual::new(&resolved, &ctx(&g, 4)).expect("resolved config builds");
-    assert_eq!((0..12).map(|vs| again.map(vs)).collect::<Vec<_>>(), (0..12).map(|vs| m.map(vs)).collect::<Vec<_>>());
+    assert_eq!(
+        (0..12).map(|vs| again.map(vs)).collect::<Vec<_>>(),
+        (0..12).map(|vs| m.map(vs)).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -171,7 +198,8 @@ fn manual_bad_config_names_the_key() {
         ("preset = \"vstream-table1\"\ntable = [0]", 4, "preset"),
     ];
     for (text, streams, key) in cases {
-        let e = Manual::new(&table(text), &ctx(&g, streams)).err().unwrap_or_else(|| panic!("{text:?} builds"));
+        let e =
+            Manual::new(&table(text), &ctx(&g, streams)).err().unwrap_or_else(|| panic!("{text:?} builds"));
         assert_eq!(e.key, key, "{text:?}: {}", e.reason);
     }
     assert!(Manual::new(&table("tabel = [0]"), &ctx(&g, 4)).is_err(), "unknown keys are refused");
@@ -374,7 +402,11 @@ fn vstream_epoch_clusters_virtual_streams_by_lifetime() {
 #[test]
 fn vstream_bad_knobs_name_the_key() {
     let g = geometry();
-    for (text, key) in [("epoch_s = 0.0", "epoch_s"), ("stamp_group_pages = 9", "stamp_group_pages"), ("virtual_streams = 0", "virtual_streams")] {
+    for (text, key) in [
+        ("epoch_s = 0.0", "epoch_s"),
+        ("stamp_group_pages = 9", "stamp_group_pages"),
+        ("virtual_streams = 0", "virtual_streams"),
+    ] {
         let e = VStream::new(&table(text), &ctx(&g, 4)).err().unwrap_or_else(|| panic!("{text} builds"));
         assert_eq!(e.key, key);
     }
@@ -408,7 +440,8 @@ requests = 20000
 "#
         );
         let s = scenario::load(&text, "s.toml", &[], None).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut sim = ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
+        let mut sim =
+            ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
         ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
         sim.run(&mut |_| {}).expect("runs");
         sim.check_integrity();
@@ -439,7 +472,8 @@ window_s = 0.5
 }
 
 fn finish(s: &scenario::Scenario, scheme: &str) -> ftlab::metrics::report::SchemeResult {
-    let mut sim = ftlab::api::build_simulation(s, scheme, std::path::Path::new("."), "s.toml").expect("builds");
+    let mut sim =
+        ftlab::api::build_simulation(s, scheme, std::path::Path::new("."), "s.toml").expect("builds");
     ftlab::api::precondition(s, &mut sim, "s.toml").expect("preconditions");
     sim.run(&mut |_| {}).expect("runs");
     sim.check_integrity();
@@ -477,7 +511,10 @@ stream = 7
     assert_eq!(rest.len(), 1, "{v:?}");
     for (vs, st) in [tagged[0], rest[0]] {
         let life = st.lifetime_s_mean().unwrap_or_else(|| panic!("stream {vs:?}: no deaths"));
-        assert!((life - expected_s).abs() <= 2e-3, "stream {vs:?}: {life} s vs U x interval = {expected_s} s");
+        assert!(
+            (life - expected_s).abs() <= 2e-3,
+            "stream {vs:?}: {life} s vs U x interval = {expected_s} s"
+        );
         assert_eq!(st.n_units_dead_unknown, 0, "the warm-up passed once: nothing dies unstamped");
         assert!(st.n_units_written > 0);
     }
@@ -486,7 +523,10 @@ stream = 7
     let writes = (tagged[0].1.n_units_written + rest[0].1.n_units_written) as f64;
     let per_unit = writes / units;
     let n7 = tagged[0].1.n_units_written as f64;
-    assert!(n7 >= 256.0 * per_unit.floor() && n7 <= 256.0 * per_unit.ceil(), "stream 7 took {n7} of {writes} writes over {units} units");
+    assert!(
+        n7 >= 256.0 * per_unit.floor() && n7 <= 256.0 * per_unit.ceil(),
+        "stream 7 took {n7} of {writes} writes over {units} units"
+    );
 }
 
 /// Per physical stream: host units and GC copies add up to the device's counts; `manual`
@@ -534,7 +574,8 @@ stream = 1
 "#;
     for (mapper, has) in [("manual", true), ("legacy", false)] {
         let s = stream_scenario(mapper, "unified", tenant);
-        let mut sim = ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
+        let mut sim =
+            ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
         ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
         sim.run(&mut |_| {}).expect("runs");
         let (_, tables) = sim.finish("unified").expect("finishes");
@@ -609,9 +650,11 @@ stream = 2
         for mapper in ["manual", "dac", "autostream", "vstream", "direct"] {
             // vstream re-clusters within the run (its default epoch is 10 minutes); manual maps the
             // tagged streams 1 and 2 to physical streams 1 and 2 (its default table is empty).
-            let extra = format!("{tenants}[stream.vstream]\nepoch_s = 0.25\n[stream.manual]\ntable = [0, 1, 2]\n");
+            let extra =
+                format!("{tenants}[stream.vstream]\nepoch_s = 0.25\n[stream.manual]\ntable = [0, 1, 2]\n");
             let s = stream_scenario(mapper, scheme, &extra);
-            let mut sim = ftlab::api::build_simulation(&s, scheme, std::path::Path::new("."), "s.toml").expect("builds");
+            let mut sim = ftlab::api::build_simulation(&s, scheme, std::path::Path::new("."), "s.toml")
+                .expect("builds");
             ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
             sim.run(&mut |_| {}).expect("runs");
             sim.check_integrity();
@@ -630,16 +673,29 @@ stream = 2
                         continue;
                     }
                     let holders: Vec<u16> = (0..2u16).filter(|&t| ftl.l2p(t, lpn) == ppa.0).collect();
-                    assert_eq!(holders.len(), 1, "{scheme}/{mapper}: unit at {} is mapped by tenants {holders:?}", ppa.0);
+                    assert_eq!(
+                        holders.len(),
+                        1,
+                        "{scheme}/{mapper}: unit at {} is mapped by tenants {holders:?}",
+                        ppa.0
+                    );
                     let owner = ftl.blocks().get(block).owner;
-                    assert_eq!(owner, holders[0], "{scheme}/{mapper}: block {b} of tenant {owner} holds a unit of tenant {}", holders[0]);
+                    assert_eq!(
+                        owner, holders[0],
+                        "{scheme}/{mapper}: block {b} of tenant {owner} holds a unit of tenant {}",
+                        holders[0]
+                    );
                     n_valid[holders[0] as usize] += 1;
                 }
             }
             assert!(n_valid.iter().all(|&n| n > 0), "{scheme}/{mapper}: a tenant holds nothing: {n_valid:?}");
             if scheme == "partitioned" {
                 let dies_of = |t: u16| -> std::collections::BTreeSet<u32> {
-                    (0..g.n_blocks).map(BlockIdx).filter(|&b| ftl.blocks().get(b).owner == t && ftl.blocks().get(b).valid_units > 0).map(|b| g.die_of_block(b).0).collect()
+                    (0..g.n_blocks)
+                        .map(BlockIdx)
+                        .filter(|&b| ftl.blocks().get(b).owner == t && ftl.blocks().get(b).valid_units > 0)
+                        .map(|b| g.die_of_block(b).0)
+                        .collect()
                 };
                 assert!(dies_of(0).is_disjoint(&dies_of(1)), "{scheme}/{mapper}: tenants share a die");
             }
@@ -650,7 +706,11 @@ stream = 2
             let r = sim.finish(scheme).expect("finishes").0;
             let used = r.streams.host_units.iter().filter(|&&n| n > 0).count();
             if mapper != "autostream" {
-                assert!(used > 1, "{scheme}/{mapper}: one physical stream took every write: {:?}", r.streams.host_units);
+                assert!(
+                    used > 1,
+                    "{scheme}/{mapper}: one physical stream took every write: {:?}",
+                    r.streams.host_units
+                );
             }
         }
     }

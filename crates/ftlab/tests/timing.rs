@@ -118,8 +118,10 @@ fn suspend_lets_a_read_through_and_the_program_resumes() {
 /// behind it. The die has two planes.
 fn two_programs_behind_a_read(multi_plane: bool) -> f64 {
     let trace = temp_file(&format!("multiplane-{multi_plane}.trace"), "0 0 40 8 1\n1 0 800 16 0\n");
-    let text = scenario(1, 1, &trace)
-        .replace("[ftl]", &format!("planes_per_die = 2\nblocks_per_plane = 32\nmulti_plane = {multi_plane}\n[ftl]"));
+    let text = scenario(1, 1, &trace).replace(
+        "[ftl]",
+        &format!("planes_per_die = 2\nblocks_per_plane = 32\nmulti_plane = {multi_plane}\n[ftl]"),
+    );
     let s = run(&text, &[]);
     metric(&s, "unified", "t", "write", "max_us")
 }

@@ -10,7 +10,11 @@ use ftlab::workload::TraceFormat;
 #[test]
 fn real_samples_replay_under_both_schemes() {
     let dir = traces_dir();
-    let samples = [("msr", "msr-hm0-sample.csv", TraceFormat::Msr), ("systor", "systor17-sample.csv", TraceFormat::Systor), ("mqsim", "tpcc-small.trace", TraceFormat::Mqsim)];
+    let samples = [
+        ("msr", "msr-hm0-sample.csv", TraceFormat::Msr),
+        ("systor", "systor17-sample.csv", TraceFormat::Systor),
+        ("mqsim", "tpcc-small.trace", TraceFormat::Mqsim),
+    ];
     let mut tenants = String::new();
     for (name, file, format) in samples {
         tenants += &format!(
@@ -19,7 +23,11 @@ fn real_samples_replay_under_both_schemes() {
             format.name()
         );
     }
-    let text = common::tiny(&["unified", "partitioned"], "[scheme.partitioned]\nby = \"die\"\nshares = [1, 1, 2]\n", &tenants);
+    let text = common::tiny(
+        &["unified", "partitioned"],
+        "[scheme.partitioned]\nby = \"die\"\nshares = [1, 1, 2]\n",
+        &tenants,
+    );
     let s = run(&text, &[]);
     for (name, file, format) in samples {
         let stats = ftlab::api::trace_stats(&dir.join(file), format).expect("sample parses");
@@ -86,6 +94,10 @@ fn records_a_cut_leaves_out_are_counted() {
         // Only the skip read before the cut is counted: the one at 8.5 s when 8 s is replayed.
         assert_eq!(t["skipped_records"].as_u64(), Some(u64::from(writes >= 9)), "{name}: {t}");
         // A generated workload is never cut: 0.
-        assert_eq!(s["schemes"]["unified"]["tenants"]["gen"]["records_not_replayed"].as_u64(), Some(0), "{name}");
+        assert_eq!(
+            s["schemes"]["unified"]["tenants"]["gen"]["records_not_replayed"].as_u64(),
+            Some(0),
+            "{name}"
+        );
     }
 }

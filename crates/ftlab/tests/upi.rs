@@ -10,10 +10,10 @@ use ftlab::api::{build_simulation, precondition, Column, Table};
 use ftlab::flash::geometry::DieIdx;
 use ftlab::ftl::blocks::WriteClass;
 use ftlab::ftl::gc::VictimPolicy;
-use ftlab::ftl::{Ftl, FrontierKey};
+use ftlab::ftl::{FrontierKey, Ftl};
+use ftlab::policy::{DeviceView, DieStatus};
 use ftlab::scenario::{self, Scenario};
 use ftlab::scheme::upi::{delay_weight, EpochModel, Smoothed, Upi, UpiConfig};
-use ftlab::policy::{DeviceView, DieStatus};
 use ftlab::scheme::{EpochStats, Scheme, SchemeContext};
 use ftlab::sim::time::SimTime;
 use std::path::Path;
@@ -52,8 +52,17 @@ requests = 10
 fn build_upi(s: &Scenario) -> Upi {
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(), tasks: &[], scheduler: s.ftl.scheduler };
-    Upi::new(s.scheme.get("upi").expect("resolved upi table"), &ctx).unwrap_or_else(|e| panic!("{}: {}", e.key, e.reason))
+    let ctx = SchemeContext {
+        geometry: &g,
+        namespace_units: &ns,
+        over_provisioning: s.device.over_provisioning.unwrap(),
+        timing: s.timing(),
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(),
+        tasks: &[],
+        scheduler: s.ftl.scheduler,
+    };
+    Upi::new(s.scheme.get("upi").expect("resolved upi table"), &ctx)
+        .unwrap_or_else(|e| panic!("{}: {}", e.key, e.reason))
 }
 
 /// Run `upi`'s epoch hook at `now_s` with counters `st` on an idle device.
@@ -150,8 +159,18 @@ fn traffic_at_or_above_one_gives_finite_growing_weights() {
     // below that of the same reads on a die at half the load.
     let heavy = stats([[30_000, 0, 0, 0], [0, 0, 0, 0]], [0, 0], [0, 0]);
     let light = stats([[10_000, 0, 0, 0], [0, 0, 0, 0]], [0, 0], [0, 0]);
-    let u_heavy = EpochModel::new(&heavy, &Smoothed::of(&heavy), 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
-    let u_light = EpochModel::new(&light, &Smoothed::of(&light), 1, TAU_R_NS, TAU_P_NS, &config()).utility(0, &[0, 1, 0, 1], &[2, 2], 1.0);
+    let u_heavy = EpochModel::new(&heavy, &Smoothed::of(&heavy), 1, TAU_R_NS, TAU_P_NS, &config()).utility(
+        0,
+        &[0, 1, 0, 1],
+        &[2, 2],
+        1.0,
+    );
+    let u_light = EpochModel::new(&light, &Smoothed::of(&light), 1, TAU_R_NS, TAU_P_NS, &config()).utility(
+        0,
+        &[0, 1, 0, 1],
+        &[2, 2],
+        1.0,
+    );
     assert!(u_heavy > 0.0 && u_heavy < u_light && u_light < 1.0, "{u_heavy} {u_light}");
     // Traffic 1.5 > cap: utility = 1 / (1/(1-cap) + (1.5 - cap)/(1-cap)^2).
     assert!((u_heavy - 1.0 / (at_cap + 0.55 * at_cap * at_cap)).abs() < 1e-9);
@@ -180,7 +199,8 @@ fn one_die_moves_from_highest_to_lowest_utility() {
     assert!((u[0] - 150.0 / (100.0 / (1.0 - 0.055) + 50.0 / (1.0 - 0.0525))).abs() < 1e-9, "{u:?}");
     assert!((u[1] - 0.4).abs() < 1e-9, "{u:?}");
     // Host writes of b now stripe over its three dies.
-    let dies: Vec<u32> = with_view(ftl_sim.ftl(), SimTime::ZERO, |v| (0..6).map(|_| upi.host_write_die(1, 0, v).0).collect());
+    let dies: Vec<u32> =
+        with_view(ftl_sim.ftl(), SimTime::ZERO, |v| (0..6).map(|_| upi.host_write_die(1, 0, v).0).collect());
     assert_eq!(dies, [1, 3, 2, 1, 3, 2]);
 }
 
@@ -298,7 +318,11 @@ fn transfers_and_relocation_keep_every_page() {
     assert!(w_max > 2.0, "the writer's set never grew");
     let n = o.set_sizes.len() / 2;
     for k in 0..n {
-        assert_eq!(o.set_sizes[2 * k].1 + o.set_sizes[2 * k + 1].1, 4.0, "sets do not cover the 4 dies in window {k}");
+        assert_eq!(
+            o.set_sizes[2 * k].1 + o.set_sizes[2 * k + 1].1,
+            4.0,
+            "sets do not cover the 4 dies in window {k}"
+        );
     }
     assert!(of(&o.outside, "r").fold(0.0, f64::max) > 0.0, "no reader data was ever outside its set");
 }
@@ -307,7 +331,11 @@ fn transfers_and_relocation_keep_every_page() {
 /// lazy (0), which collects only for space (§6: the relocation policy between eager and lazy).
 #[test]
 fn eager_relocation_copies_more_of_the_readers_data_than_lazy() {
-    let copied = |w: f64| common::run(&reader_writer(w, ""), &[])["schemes"]["upi"]["tenants"]["r"]["gc_pages_copied"].as_f64().expect("gc_pages_copied");
+    let copied = |w: f64| {
+        common::run(&reader_writer(w, ""), &[])["schemes"]["upi"]["tenants"]["r"]["gc_pages_copied"]
+            .as_f64()
+            .expect("gc_pages_copied")
+    };
     let lazy = copied(0.0);
     let eager = copied(1000.0);
     assert!(eager > 1.5 * lazy, "eager relocation copied {eager} of the reader's pages, lazy {lazy}");
@@ -321,7 +349,11 @@ fn eager_relocation_copies_more_of_the_readers_data_than_lazy() {
 fn victim_selection_counts_reads_only_outside_the_owners_set() {
     for (weight, transferred, expect_hot) in [(0.0, true, false), (4.0, true, true), (4.0, false, false)] {
         let s = two_tenant_scenario(&format!("relocation_weight = {weight}"));
-        assert_eq!(victim_after(&s, transferred, 0), expect_hot, "weight {weight}, transferred {transferred}");
+        assert_eq!(
+            victim_after(&s, transferred, 0),
+            expect_hot,
+            "weight {weight}, transferred {transferred}"
+        );
     }
 }
 
@@ -378,7 +410,8 @@ fn victim_after(s: &Scenario, transferred: bool, home_units: u32) -> bool {
     let st = if transferred { st } else { stats([[100, 0, 50, 0], [0; 4]], [0, 0], [0, 0]) };
     epoch(&mut upi, 1.0, &st, &ftl);
     assert_eq!(upi.set(1).last() == Some(&die), transferred);
-    let victim = with_view(&ftl, SimTime::from_ms(2), |v| upi.gc_victim(die, v, VictimPolicy::Greedy)).expect("a victim");
+    let victim = with_view(&ftl, SimTime::from_ms(2), |v| upi.gc_victim(die, v, VictimPolicy::Greedy))
+        .expect("a victim");
     assert!(victim == hot || victim == half, "victim {victim:?}");
     victim == hot
 }
@@ -394,7 +427,9 @@ fn read_only_dies_take_no_writes_after_preconditioning() {
     let die = DieIdx(2);
     let valid_before = sim.ftl().valid_units_on(0, die);
     assert!(valid_before > 0, "preconditioning wrote nothing on the read-only die");
-    let erases = |f: &Ftl| f.geometry.blocks_of_die(die).map(|b| f.blocks().info[b as usize].erase_count as u64).sum::<u64>();
+    let erases = |f: &Ftl| {
+        f.geometry.blocks_of_die(die).map(|b| f.blocks().info[b as usize].erase_count as u64).sum::<u64>()
+    };
     let erases_before = erases(sim.ftl());
     sim.run(&mut |_| {}).expect("runs");
     sim.check_integrity();
@@ -403,13 +438,16 @@ fn read_only_dies_take_no_writes_after_preconditioning() {
     let g = sim.ftl().geometry;
     for b in g.blocks_of_die(die) {
         let info = &sim.ftl().blocks().info[b as usize];
-        assert!(info.write_ptr == 0 || info.last_write_ns <= 0, "block {b} of the read-only die written at {} ns", info.last_write_ns);
+        assert!(
+            info.write_ptr == 0 || info.last_write_ns <= 0,
+            "block {b} of the read-only die written at {} ns",
+            info.last_write_ns
+        );
     }
     assert!(sim.ftl().valid_units_on(0, die) <= valid_before);
     assert_eq!(sim.ftl().valid_units_on(1, die), 0);
     assert_eq!(erases(sim.ftl()), erases_before, "GC erased a block of the read-only die");
 }
-
 
 /// Eq. 3 on smoothed counters (§4: "because GC activities can be sporadic", N_p comes from
 /// N_w and WAF rather than from the epoch's GC copies). Two epochs, alpha = 1/10, by hand.
@@ -456,7 +494,9 @@ fn relocation_term_means_the_same_for_slow_and_fast_tenants() {
     precondition(&s, &mut sim, "upi.toml").expect("preconditions");
     let ftl = sim.ftl();
     let g = ftl.geometry;
-    let pages = |t: u16| (0..g.n_dies).map(|d| ftl.valid_units_on(t, DieIdx(d))).sum::<u64>() as f64 / g.units_per_page as f64;
+    let pages = |t: u16| {
+        (0..g.n_dies).map(|d| ftl.valid_units_on(t, DieIdx(d))).sum::<u64>() as f64 / g.units_per_page as f64
+    };
     let (p_slow, p_fast) = (pages(0), pages(1));
     assert!(p_slow > 0.0 && p_fast > 0.0);
     let mut upi = build_upi(&s);
@@ -508,7 +548,11 @@ fn the_utility_gap_refuses_and_permits_as_its_bound_says() {
         let sim = build_simulation(&s, "upi", Path::new("."), "upi.toml").expect("builds");
         let mut upi = build_upi(&s);
         epoch(&mut upi, 1.0, &st, sim.ftl());
-        assert_eq!((upi.counters.transfers, upi.counters.refused_gap), (moved as u64, !moved as u64), "gap {gap}");
+        assert_eq!(
+            (upi.counters.transfers, upi.counters.refused_gap),
+            (moved as u64, !moved as u64),
+            "gap {gap}"
+        );
     }
 }
 
@@ -519,7 +563,15 @@ fn the_presets_differ_only_in_the_guards() {
     let s = two_tenant_scenario("");
     let ns = s.namespace_units();
     let g = s.geometry();
-    let ctx = SchemeContext { geometry: &g, namespace_units: &ns, over_provisioning: s.device.over_provisioning.unwrap(), timing: s.timing(), low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(), tasks: &[], scheduler: s.ftl.scheduler };
+    let ctx = SchemeContext {
+        geometry: &g,
+        namespace_units: &ns,
+        over_provisioning: s.device.over_provisioning.unwrap(),
+        timing: s.timing(),
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(),
+        tasks: &[],
+        scheduler: s.ftl.scheduler,
+    };
     let plain = Upi::new(&toml::Table::new(), &ctx).expect("builds");
     let guarded = Upi::new_guarded(&toml::Table::new(), &ctx).expect("builds");
     let mine: toml::Table = toml::from_str("donor_traffic_max = 0.9").unwrap();

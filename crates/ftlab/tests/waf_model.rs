@@ -88,7 +88,10 @@ fn greedy_uniform_waf_matches_the_analytic_model() {
         // here) greedy finds victims emptier than the mean-field estimate, so the measured WAF
         // may only fall below the model, and by a few percent: at most 5%, and never above it
         // by more than the 1% sampling noise of a finite run.
-        assert!(measured <= want * 1.01 && measured >= want * 0.95, "op {op}: measured WAF {measured}, model {want}");
+        assert!(
+            measured <= want * 1.01 && measured >= want * 0.95,
+            "op {op}: measured WAF {measured}, model {want}"
+        );
         assert!(measured < last, "WAF must fall as over-provisioning grows");
         last = measured;
     }

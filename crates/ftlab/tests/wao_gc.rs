@@ -117,7 +117,12 @@ fn one_die_write_then_read(n: u64) -> String {
     let trace: String = (0..n)
         .map(|k| {
             let t = k * 10_000_000;
-            format!("{t} 0 {} 8 0\n{} 0 {} 8 1\n", (k * 7919 % 1000) * 8, t + 1000, (1000 + k * 104_729 % 1000) * 8)
+            format!(
+                "{t} 0 {} 8 0\n{} 0 {} 8 1\n",
+                (k * 7919 % 1000) * 8,
+                t + 1000,
+                (1000 + k * 104_729 % 1000) * 8
+            )
         })
         .collect();
     let path = common::temp_file(&format!("wao-unit-{n}.trace"), &trace);
@@ -152,12 +157,21 @@ fn a_read_waits_for_the_whole_write_and_step_unit() {
     let erases = wao["jobs"]["gc"]["erases"].as_f64().unwrap();
     assert!(erases >= 1.0, "no victim was erased in a step: {wao}");
     // Every step is one of the four kinds above, so every read is one of four latencies.
-    let allowed: Vec<u64> = [0, t_r + t_w, c * (t_r + t_w), t_e].iter().map(|step| t_w - 1000 + step + t_r).collect();
+    let allowed: Vec<u64> =
+        [0, t_r + t_w, c * (t_r + t_w), t_e].iter().map(|step| t_w - 1000 + step + t_r).collect();
     let max_us = read["max_us"].as_f64().unwrap();
     let eq14_ns = t_r + t_w + u64::max(t_e, c * (t_r + t_w));
-    assert_eq!(max_us, (eq14_ns - 1000) as f64 / 1000.0, "the worst read is not Eq. 14 less 1 µs (allowed {allowed:?} ns)");
+    assert_eq!(
+        max_us,
+        (eq14_ns - 1000) as f64 / 1000.0,
+        "the worst read is not Eq. 14 less 1 µs (allowed {allowed:?} ns)"
+    );
     let mean_us = read["mean_us"].as_f64().unwrap();
-    assert!(mean_us >= allowed[0] as f64 / 1000.0 && mean_us < max_us, "mean {mean_us} µs outside [{}, {max_us})", allowed[0]);
+    assert!(
+        mean_us >= allowed[0] as f64 / 1000.0 && mean_us < max_us,
+        "mean {mean_us} µs outside [{}, {max_us})",
+        allowed[0]
+    );
     // Each read waited behind its write's program at least.
     assert_eq!(wao["device"]["reads_blocked"].as_f64(), Some(n as f64));
     assert!(wao["jobs"]["gc"]["page_reads"].as_f64().unwrap() > 0.0, "no copy step: {wao}");

@@ -15,7 +15,8 @@ fn default_run(seed: u64, overrides: &[&str], jobs: Option<usize>) -> Value {
     let mut o: Vec<String> = vec!["measure.solo=false".into()];
     o.extend(overrides.iter().map(|s| s.to_string()));
     let opts = RunOptions { seed: Some(seed), overrides: o, jobs };
-    let out = run_scenario(&ScenarioSource::Default, &opts, &mut |_| {}).unwrap_or_else(|e| panic!("default scenario: {e}"));
+    let out = run_scenario(&ScenarioSource::Default, &opts, &mut |_| {})
+        .unwrap_or_else(|e| panic!("default scenario: {e}"));
     serde_json::from_str(&out.summary_json).expect("summary.json parses")
 }
 
@@ -44,7 +45,10 @@ fn short_and_long_runs_start_in_the_same_steady_state() {
         for (k, d) in ["1", "6"].iter().enumerate() {
             let s = default_run(seed, &[set, &format!("measure.duration_s={d}")], None);
             for (i, scheme) in schemes.iter().enumerate() {
-                assert_eq!(s["schemes"][scheme]["precondition"]["mode"], "workload", "the default scenario writes: workload is its default");
+                assert_eq!(
+                    s["schemes"][scheme]["precondition"]["mode"], "workload",
+                    "the default scenario writes: workload is its default"
+                );
                 sums[i][k] += waf(&s, scheme);
             }
         }
@@ -52,7 +56,10 @@ fn short_and_long_runs_start_in_the_same_steady_state() {
     for (i, scheme) in schemes.iter().enumerate() {
         let (short, long) = (sums[i][0] / seeds.len() as f64, sums[i][1] / seeds.len() as f64);
         if (short - long).abs() > 0.10 * long {
-            failures.push(format!("{scheme}: mean device WAF {short:.4} at 1 s, {long:.4} at 6 s ({:+.1}%)", 100.0 * (short / long - 1.0)));
+            failures.push(format!(
+                "{scheme}: mean device WAF {short:.4} at 1 s, {long:.4} at 6 s ({:+.1}%)",
+                100.0 * (short / long - 1.0)
+            ));
         }
     }
     assert!(failures.is_empty(), "1 s and 6 s disagree by more than 10%:\n{}", failures.join("\n"));
@@ -66,7 +73,12 @@ fn short_and_long_runs_start_in_the_same_steady_state() {
 /// 10,485.75 -> 10,486 units (ceil), cap 0.1 × 209,715 = 20,971.5 -> 20,972 units.
 #[test]
 fn hitting_the_cap_is_reported() {
-    let set = ["schemes=[\"unified\"]", "measure.duration_s=0.5", "precondition.warm.window_capacity_fraction=0.05", "precondition.warm.max_capacity_multiple=0.1"];
+    let set = [
+        "schemes=[\"unified\"]",
+        "measure.duration_s=0.5",
+        "precondition.warm.window_capacity_fraction=0.05",
+        "precondition.warm.max_capacity_multiple=0.1",
+    ];
     let s = default_run(42, &set, None);
     let p = &s["schemes"]["unified"]["precondition"];
     assert_eq!(p["mode"], "workload");
@@ -78,7 +90,10 @@ fn hitting_the_cap_is_reported() {
     // (ingest's largest request is 64 KiB = 16 units, and a request may straddle one more).
     assert!((20_972..20_972 + 17).contains(&written), "warm-up wrote {written} host pages, cap 20,972: {p}");
     assert!(p["warm_windows"].as_u64().expect("a count") <= 1, "{p}");
-    assert_eq!(p["warm_waf_windows"].as_array().expect("a list").len() as u64, p["warm_windows"].as_u64().unwrap());
+    assert_eq!(
+        p["warm_waf_windows"].as_array().expect("a list").len() as u64,
+        p["warm_windows"].as_u64().unwrap()
+    );
 }
 
 /// The warm-up (generators, merge, windows) gives a byte-identical summary.json whether the
@@ -86,7 +101,11 @@ fn hitting_the_cap_is_reported() {
 #[test]
 fn warm_up_is_deterministic_serial_or_parallel() {
     let set = [r#"schemes=["unified","partitioned"]"#, "measure.duration_s=0.5"];
-    let opts = |jobs| RunOptions { seed: Some(5), overrides: set.iter().map(|s| s.to_string()).collect(), jobs: Some(jobs) };
+    let opts = |jobs| RunOptions {
+        seed: Some(5),
+        overrides: set.iter().map(|s| s.to_string()).collect(),
+        jobs: Some(jobs),
+    };
     let a = run_scenario(&ScenarioSource::Default, &opts(1), &mut |_| {}).expect("runs").summary_json;
     let b = run_scenario(&ScenarioSource::Default, &opts(2), &mut |_| {}).expect("runs").summary_json;
     assert_eq!(a, b);
@@ -96,7 +115,11 @@ fn warm_up_is_deterministic_serial_or_parallel() {
 /// `fill` stays available, and reports only its mode.
 #[test]
 fn fill_mode_is_kept() {
-    let s = default_run(42, &["schemes=[\"unified\"]", "measure.duration_s=0.5", "precondition.mode=\"fill\""], None);
+    let s = default_run(
+        42,
+        &["schemes=[\"unified\"]", "measure.duration_s=0.5", "precondition.mode=\"fill\""],
+        None,
+    );
     let p = &s["schemes"]["unified"]["precondition"];
     assert_eq!(p, &serde_json::json!({"mode": "fill"}));
 }
@@ -106,12 +129,22 @@ fn fill_mode_is_kept() {
 /// asked for, which a warm-up would fill).
 #[test]
 fn the_default_mode_follows_the_workload() {
-    let tenant = |read_ratio: f64| format!("[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = {read_ratio}\n");
-    let cases = [(1.0, "", "fill"), (0.5, "", "workload"), (0.5, "[precondition]\nfill_fraction = 0.0\n", "fill")];
+    let tenant = |read_ratio: f64| {
+        format!("[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = {read_ratio}\n")
+    };
+    let cases =
+        [(1.0, "", "fill"), (0.5, "", "workload"), (0.5, "[precondition]\nfill_fraction = 0.0\n", "fill")];
     for (read_ratio, extra, want) in cases {
-        let text = common::tiny(&["unified"], &format!("[measure]\nduration_s = 0.01\n{extra}"), &tenant(read_ratio));
+        let text = common::tiny(
+            &["unified"],
+            &format!("[measure]\nduration_s = 0.01\n{extra}"),
+            &tenant(read_ratio),
+        );
         let s = common::run(&text, &[]);
-        assert_eq!(s["schemes"]["unified"]["precondition"]["mode"], want, "read_ratio {read_ratio}, {extra:?}");
+        assert_eq!(
+            s["schemes"]["unified"]["precondition"]["mode"], want,
+            "read_ratio {read_ratio}, {extra:?}"
+        );
     }
 }
 
@@ -121,23 +154,70 @@ fn bad_warm_up_knobs_are_refused_with_precise_errors() {
     let writer = "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = 0.0\nrequests = 10\n";
     let reader = "[[tenants]]\nname = \"r\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = 1.0\nrequests = 10\n";
     let cases: &[(&str, &str, &str, &[&str])] = &[
-        (writer, "[precondition.warm]\nwindow_capacity_fraction = 0.0\n", "precondition.warm.window_capacity_fraction", &["[0.01, 10]", "got 0"]),
-        (writer, "[precondition.warm]\nwindow_capacity_fraction = 11.0\n", "precondition.warm.window_capacity_fraction", &["[0.01, 10]", "got 11"]),
-        (writer, "[precondition.warm]\nwaf_tolerance = 0.0\n", "precondition.warm.waf_tolerance", &["(0, 1]", "got 0"]),
-        (writer, "[precondition.warm]\nwaf_tolerance = 1.5\n", "precondition.warm.waf_tolerance", &["(0, 1]", "got 1.5"]),
-        (writer, "[precondition.warm]\nmax_capacity_multiple = 0.4\n", "precondition.warm.max_capacity_multiple", &["[0.5, 1000]", "two windows", "got 0.4"]),
-        (writer, "[precondition.warm]\nmax_capacity_multiple = 1001.0\n", "precondition.warm.max_capacity_multiple", &["[0.5, 1000]", "got 1001"]),
+        (
+            writer,
+            "[precondition.warm]\nwindow_capacity_fraction = 0.0\n",
+            "precondition.warm.window_capacity_fraction",
+            &["[0.01, 10]", "got 0"],
+        ),
+        (
+            writer,
+            "[precondition.warm]\nwindow_capacity_fraction = 11.0\n",
+            "precondition.warm.window_capacity_fraction",
+            &["[0.01, 10]", "got 11"],
+        ),
+        (
+            writer,
+            "[precondition.warm]\nwaf_tolerance = 0.0\n",
+            "precondition.warm.waf_tolerance",
+            &["(0, 1]", "got 0"],
+        ),
+        (
+            writer,
+            "[precondition.warm]\nwaf_tolerance = 1.5\n",
+            "precondition.warm.waf_tolerance",
+            &["(0, 1]", "got 1.5"],
+        ),
+        (
+            writer,
+            "[precondition.warm]\nmax_capacity_multiple = 0.4\n",
+            "precondition.warm.max_capacity_multiple",
+            &["[0.5, 1000]", "two windows", "got 0.4"],
+        ),
+        (
+            writer,
+            "[precondition.warm]\nmax_capacity_multiple = 1001.0\n",
+            "precondition.warm.max_capacity_multiple",
+            &["[0.5, 1000]", "got 1001"],
+        ),
         (writer, "[precondition.warm]\nwindow = 0.1\n", "precondition.warm.window", &["unknown field"]),
-        (writer, "[precondition]\nmode = \"warm\"\n", "precondition.mode", &["unknown variant", "fill", "workload"]),
-        (reader, "[precondition]\nmode = \"workload\"\n", "precondition.mode", &["no tenant's workload writes", "use \"fill\""]),
-        (writer, "[precondition]\nmode = \"workload\"\n[scheme.part-ftl]\n", "precondition.mode", &["cannot warm part-ftl", "simulated time", "use \"fill\""]),
+        (
+            writer,
+            "[precondition]\nmode = \"warm\"\n",
+            "precondition.mode",
+            &["unknown variant", "fill", "workload"],
+        ),
+        (
+            reader,
+            "[precondition]\nmode = \"workload\"\n",
+            "precondition.mode",
+            &["no tenant's workload writes", "use \"fill\""],
+        ),
+        (
+            writer,
+            "[precondition]\nmode = \"workload\"\n[scheme.part-ftl]\n",
+            "precondition.mode",
+            &["cannot warm part-ftl", "simulated time", "use \"fill\""],
+        ),
     ];
     let mut failures = Vec::new();
     for (tenants, extra, key, fragments) in cases {
-        let schemes: &[&str] = if extra.contains("part-ftl") { &["unified", "part-ftl"] } else { &["unified"] };
+        let schemes: &[&str] =
+            if extra.contains("part-ftl") { &["unified", "part-ftl"] } else { &["unified"] };
         let text = common::tiny(schemes, extra, tenants);
         match common::run_raw(&text, &[]) {
-            Err(FtlabError::Config { key: k, reason, .. }) if k == *key && fragments.iter().all(|f| reason.contains(f)) => {}
+            Err(FtlabError::Config { key: k, reason, .. })
+                if k == *key && fragments.iter().all(|f| reason.contains(f)) => {}
             Err(e) => failures.push(format!("{extra:?}: expected {key} with {fragments:?}, got {e:?}")),
             Ok(_) => failures.push(format!("{extra:?}: accepted")),
         }
@@ -166,7 +246,10 @@ fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
     let passes = p["warm_passes"]["v"].as_u64().expect("passes");
     let written = p["warm_host_pages_written"].as_u64().expect("written");
     assert!(passes > 655, "{p}");
-    assert!((10 * (passes - 1) + 1..=10 * passes).contains(&written), "{written} units in {passes} passes: {p}");
+    assert!(
+        (10 * (passes - 1) + 1..=10 * passes).contains(&written),
+        "{written} units in {passes} passes: {p}"
+    );
     assert!(p["warm_converged"] == true || p["warm_cap_hit"] == true, "{p}");
     let t = &s["schemes"]["unified"]["tenants"]["v"];
     assert_eq!(t["write"]["count"].as_u64(), Some(10), "the timed run replays the trace once: {t}");
@@ -181,16 +264,36 @@ fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
 #[test]
 fn the_oracle_holds_after_a_warm_up() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let sources = [ScenarioSource::Default, ScenarioSource::File(dir.join("rtgc.toml")), ScenarioSource::File(dir.join("wao-gc.toml"))];
+    let sources = [
+        ScenarioSource::Default,
+        ScenarioSource::File(dir.join("rtgc.toml")),
+        ScenarioSource::File(dir.join("wao-gc.toml")),
+    ];
     for source in &sources {
-        let overrides = ["check.integrity=true", "measure.solo=false", "measure.duration_s=0.5", "precondition.mode=\"workload\""];
-        let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs: None };
+        let overrides = [
+            "check.integrity=true",
+            "measure.solo=false",
+            "measure.duration_s=0.5",
+            "precondition.mode=\"workload\"",
+        ];
+        let opts = RunOptions {
+            seed: None,
+            overrides: overrides.iter().map(|s| s.to_string()).collect(),
+            jobs: None,
+        };
         let out = run_scenario(source, &opts, &mut |_| {}).unwrap_or_else(|e| panic!("{source:?}: {e}"));
         let s: Value = serde_json::from_str(&out.summary_json).expect("parses");
         for (scheme, v) in s["schemes"].as_object().expect("schemes") {
             assert_eq!(v["precondition"]["mode"], "workload", "{source:?} {scheme}");
-            assert!(v["precondition"]["warm_host_pages_written"].as_u64().unwrap() > 0, "{source:?} {scheme}: {}", v["precondition"]);
-            assert!(v["device"]["integrity_checks"].as_u64().unwrap() > 0, "{source:?} {scheme}: the oracle checked nothing");
+            assert!(
+                v["precondition"]["warm_host_pages_written"].as_u64().unwrap() > 0,
+                "{source:?} {scheme}: {}",
+                v["precondition"]
+            );
+            assert!(
+                v["device"]["integrity_checks"].as_u64().unwrap() > 0,
+                "{source:?} {scheme}: the oracle checked nothing"
+            );
         }
     }
 }

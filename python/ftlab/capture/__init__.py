@@ -93,7 +93,9 @@ def _aligned(x: float, floor: int) -> int:
     return max(floor, int(x) // 4096 * 4096)
 
 
-def rocksdb_settings(device_gib: float, num: int | None = None, value_size: int = 1000, duration_s: int = 0, seed: int = 1) -> RocksdbSettings:
+def rocksdb_settings(
+    device_gib: float, num: int | None = None, value_size: int = 1000, duration_s: int = 0, seed: int = 1
+) -> RocksdbSettings:
     """The paper's settings scaled by device_gib / 128: SSTable and L1 sizes scale (4 KiB
     aligned, at least 64 KiB and 256 KiB), the multiplier (4) and the 6 levels do not; the
     memtable is one SSTable (RocksDB's default pairing). `num` keys default to a database of
@@ -130,7 +132,10 @@ def rocksdb_settings(device_gib: float, num: int | None = None, value_size: int 
 def _tool(name: str, package: str) -> str:
     path = shutil.which(name)
     if path is None:
-        raise usage_error(name, f"not found on PATH; install it with `apt-get install -y {package}` (Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs it)")
+        raise usage_error(
+            name,
+            f"not found on PATH; install it with `apt-get install -y {package}` (Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs it)",
+        )
     return path
 
 
@@ -158,7 +163,13 @@ def convert(
     device_bytes = int(device_gib * (1 << 30)) // 4096 * 4096
     summary = json.loads(
         _core.capture(
-            os.fspath(strace_log), os.fspath(rocksdb_log), os.fspath(out), str(root), device_bytes, fs_metadata=fs_metadata, rules=rules
+            os.fspath(strace_log),
+            os.fspath(rocksdb_log),
+            os.fspath(out),
+            str(root),
+            device_bytes,
+            fs_metadata=fs_metadata,
+            rules=rules,
         )
     )
     sidecar: dict[str, Any] = {
@@ -166,7 +177,9 @@ def convert(
         "trace": Path(out).name,
         "ftlab_version": _core.version(),
         "root": str(root),
-        "rules": rules if rules is not None else ["*.log=1", "MANIFEST-*=2", "*.dbtmp=3", "*.sst=4+level", "*=0"],
+        "rules": rules
+        if rules is not None
+        else ["*.log=1", "MANIFEST-*=2", "*.dbtmp=3", "*.sst=4+level", "*=0"],
         "streams_legend": ROCKSDB_STREAMS if rules is None else {},
         **(extra or {}),
         "capture": summary,
@@ -178,14 +191,33 @@ def convert(
     return sidecar
 
 
-def capture_rocksdb(out: StrPath, settings: RocksdbSettings, *, keep_raw: StrPath | None = None, workdir: StrPath | None = None) -> dict[str, Any]:
+def capture_rocksdb(
+    out: StrPath,
+    settings: RocksdbSettings,
+    *,
+    keep_raw: StrPath | None = None,
+    workdir: StrPath | None = None,
+) -> dict[str, Any]:
     """Run db_bench under strace with `settings` in a temporary DB directory, convert, and
     write `out` and its sidecar; with `keep_raw`, copy strace.log and LOG there. Returns the
     sidecar."""
     db_bench, strace = _tool("db_bench", "rocksdb-tools"), _tool("strace", "strace")
     with tempfile.TemporaryDirectory(prefix="ftlab-capture-", dir=workdir) as tmp:
         db, log = Path(tmp) / "db", Path(tmp) / "strace.log"
-        cmd = [strace, "-f", "-ttt", "-y", "-s", "0", "-o", str(log), "-e", f"trace={STRACE_CALLS}", db_bench, *settings.db_bench_args(db)]
+        cmd = [
+            strace,
+            "-f",
+            "-ttt",
+            "-y",
+            "-s",
+            "0",
+            "-o",
+            str(log),
+            "-e",
+            f"trace={STRACE_CALLS}",
+            db_bench,
+            *settings.db_bench_args(db),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
@@ -198,7 +230,14 @@ def capture_rocksdb(out: StrPath, settings: RocksdbSettings, *, keep_raw: StrPat
             "source": "RocksDB db_bench under strace (vStream paper §5.1 settings, scaled)",
             "db_bench_version": _version([db_bench, "--version"]),
             "strace_version": _version([strace, "-V"]),
-            "command": [Path(cmd[0]).name, *cmd[1:7], "strace.log", *cmd[8:10], Path(db_bench).name, *settings.db_bench_args("DB")],
+            "command": [
+                Path(cmd[0]).name,
+                *cmd[1:7],
+                "strace.log",
+                *cmd[8:10],
+                Path(db_bench).name,
+                *settings.db_bench_args("DB"),
+            ],
             "settings": asdict(settings),
         }
         return convert(log, db / "LOG", out, root=str(db), device_gib=settings.device_gib, extra=extra)

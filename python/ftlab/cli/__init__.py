@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from collections.abc import Mapping
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -66,7 +66,9 @@ def _version_callback(value: bool) -> None:
 def _main(
     version: Annotated[
         bool,
-        typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True),
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_version_callback, is_eager=True
+        ),
     ] = False,
 ) -> None:
     """ftlab: a deterministic simulator of a shared (multi-tenant) NAND-flash SSD."""
@@ -79,21 +81,26 @@ def _main(
 @app.command()
 def run(
     scenario: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Argument(
             help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without it, the bundled default scenario runs.",
             show_default=False,
         ),
     ] = None,
     out: Annotated[
-        Optional[Path],
-        typer.Option("--out", "-o", help="Output directory (default: results/SCENARIO-STEM, or results/default).", show_default=False),
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Output directory (default: results/SCENARIO-STEM, or results/default).",
+            show_default=False,
+        ),
     ] = None,
     seed: Annotated[
-        Optional[int], typer.Option("--seed", min=0, help="Override the scenario's seed.", show_default=False)
+        int | None, typer.Option("--seed", min=0, help="Override the scenario's seed.", show_default=False)
     ] = None,
     set_: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option(
             "--set",
             metavar="KEY.PATH=VALUE",
@@ -102,7 +109,7 @@ def run(
         ),
     ] = None,
     jobs: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--jobs",
             "-j",
@@ -118,11 +125,20 @@ def run(
         ),
     ] = False,
     baseline: Annotated[
-        Optional[str],
-        typer.Option("--baseline", metavar="SCHEME", help="Compare every scheme against this one (default: the first listed).", show_default=False),
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="SCHEME",
+            help="Compare every scheme against this one (default: the first listed).",
+            show_default=False,
+        ),
     ] = None,
     full: Annotated[
-        bool, typer.Option("--full", help="Also print the full table of every scheme (all latency percentiles, IOPS, WAF, ...).")
+        bool,
+        typer.Option(
+            "--full",
+            help="Also print the full table of every scheme (all latency percentiles, IOPS, WAF, ...).",
+        ),
     ] = False,
 ) -> None:
     """Run a scenario's schemes, write its results and print which scheme did best for whom.
@@ -193,7 +209,14 @@ def _baseline_option(check: Any) -> None:
 
 
 def _written_files() -> list[str]:
-    from ftlab.report import HTML_FILE, LATENCY_CDF_FILE, RESOLVED_FILE, SUMMARY_FILE, TIMESERIES_FILE, WEAR_FILE
+    from ftlab.report import (
+        HTML_FILE,
+        LATENCY_CDF_FILE,
+        RESOLVED_FILE,
+        SUMMARY_FILE,
+        TIMESERIES_FILE,
+        WEAR_FILE,
+    )
 
     return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE, HTML_FILE]
 
@@ -205,7 +228,13 @@ def _num(value: Any, fmt: str) -> str:
 
 
 _OPS = ("read", "write")
-_LATENCIES = (("mean", "mean_us"), ("p50", "p50_us"), ("p99", "p99_us"), ("p99.9", "p999_us"), ("max", "max_us"))
+_LATENCIES = (
+    ("mean", "mean_us"),
+    ("p50", "p50_us"),
+    ("p99", "p99_us"),
+    ("p99.9", "p999_us"),
+    ("max", "max_us"),
+)
 
 
 #: The name of the report page (as `ftlab.report.HTML_FILE`, without importing the report here).
@@ -213,7 +242,12 @@ HTML_FILE_NAME = "report.html"
 
 
 def print_summary(
-    console: Console, summary: dict[str, Any], *, baseline: str | None = None, full: bool = False, html_path: Path | None = None
+    console: Console,
+    summary: dict[str, Any],
+    *,
+    baseline: str | None = None,
+    full: bool = False,
+    html_path: Path | None = None,
 ) -> None:
     """What `ftlab run` prints from a parsed summary.json: the headline table
     (`ftlab.cli.headline`) against `baseline` (default: the first scheme); then, with `full`,
@@ -227,7 +261,9 @@ def print_summary(
         print_full_tables(console, summary)
     else:
         where = f"{escape(str(html_path))} (open it in a browser)" if html_path is not None else "report.html"
-        console.print(f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; on the terminal: ftlab run --full")
+        console.print(
+            f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; on the terminal: ftlab run --full"
+        )
 
 
 def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
@@ -253,7 +289,9 @@ def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
 def _scheme_table(scheme: str, tenants: dict[str, Any]) -> Table:
     """The table of one scheme: latencies and IOPS per tenant, WAF, requests outstanding at
     the end and, when a tenant has periodic tasks, deadline misses / jobs released."""
-    table = Table(title=f"scheme: {scheme}", title_justify="left", caption="latencies in µs", caption_justify="left")
+    table = Table(
+        title=f"scheme: {scheme}", title_justify="left", caption="latencies in µs", caption_justify="left"
+    )
     table.add_column("\ntenant", no_wrap=True)
     for op in _OPS:
         table.add_column(f"{op}\nIOPS", justify="right", no_wrap=True)
@@ -280,7 +318,9 @@ def _tenant_row(name: str, t: dict[str, Any], with_deadlines: bool) -> list[str]
     row.append(_num(t.get("outstanding_at_end"), ","))
     if with_deadlines:
         d = t.get("deadlines")
-        row.append(f"{_num(d.get('misses'), ',')} / {_num(d.get('released'), ',')}" if isinstance(d, dict) else "-")
+        row.append(
+            f"{_num(d.get('misses'), ',')} / {_num(d.get('released'), ',')}" if isinstance(d, dict) else "-"
+        )
     return row
 
 
@@ -303,15 +343,24 @@ class PlotKind(str, Enum):
 
 @app.command()
 def plot(
-    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)],
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)
+    ],
     kind: Annotated[PlotKind, typer.Option("--kind", "-k", help="What to draw.")] = PlotKind.cdf,
     out: Annotated[
-        Optional[Path],
-        typer.Option("--out", "-o", help="Output file, .png or .svg (default: DIR/KIND.png).", show_default=False),
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Output file, .png or .svg (default: DIR/KIND.png).", show_default=False
+        ),
     ] = None,
     op: Annotated[
-        Optional[list[str]],
-        typer.Option("--op", metavar="OP", help="cdf only: draw this operation (repeatable; default: read, and write if present).", show_default=False),
+        list[str] | None,
+        typer.Option(
+            "--op",
+            metavar="OP",
+            help="cdf only: draw this operation (repeatable; default: read, and write if present).",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Draw a publication figure of a results directory as PNG or SVG.
@@ -338,14 +387,30 @@ def plot(
 
 @app.command()
 def compare(
-    dirs: Annotated[list[Path], typer.Argument(metavar="DIR", help="Results directories; the first is the baseline.", show_default=False)],
+    dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="DIR", help="Results directories; the first is the baseline.", show_default=False
+        ),
+    ],
     out: Annotated[
-        Optional[Path],
-        typer.Option("--out", "-o", help="Also write the table to this file: .csv, .parquet or .json.", show_default=False),
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Also write the table to this file: .csv, .parquet or .json.",
+            show_default=False,
+        ),
     ] = None,
     metric: Annotated[
-        Optional[list[str]],
-        typer.Option("--metric", "-m", metavar="PATTERN", help="Only metrics matching this pattern, e.g. 'read_p99*' (repeatable).", show_default=False),
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            metavar="PATTERN",
+            help="Only metrics matching this pattern, e.g. 'read_p99*' (repeatable).",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Compare the summary metrics of several results directories side by side.
@@ -448,13 +513,22 @@ def trace_stats(
 # --------------------------------------------------------------------------------------
 # ftlab bench
 
-BENCH_KEYS = ("case", "kind", "requests", "rows", "wall_s", "requests_per_s", "bytes_per_mapping_unit", "peak_rss_bytes")
+BENCH_KEYS = (
+    "case",
+    "kind",
+    "requests",
+    "rows",
+    "wall_s",
+    "requests_per_s",
+    "bytes_per_mapping_unit",
+    "peak_rss_bytes",
+)
 
 
 @app.command()
 def bench(
     case: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option(
             "--case",
             metavar="NAME",
@@ -469,7 +543,7 @@ def bench(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     requests: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--requests",
             min=1,
@@ -478,7 +552,7 @@ def bench(
         ),
     ] = None,
     rows: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--rows",
             min=1,
@@ -556,8 +630,8 @@ from ftlab.cli.capture import capture_app  # noqa: E402
 app.add_typer(capture_app, name="capture")
 
 # ftlab rt (ftlab.cli.rt)
-from ftlab.cli.rt import rt_app  # noqa: E402
 from ftlab.cli.lifetime import lifetime_command  # noqa: E402
+from ftlab.cli.rt import rt_app  # noqa: E402
 
 app.command("lifetime")(lifetime_command)
 

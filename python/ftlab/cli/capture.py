@@ -9,24 +9,62 @@ no logic of its own: settings and processes are `ftlab.capture`, the conversion 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
-capture_app = typer.Typer(help="Capture an application's file I/O as an ftlab-csv trace with stream ids and trims (docs/capture.md).", no_args_is_help=True)
+capture_app = typer.Typer(
+    help="Capture an application's file I/O as an ftlab-csv trace with stream ids and trims (docs/capture.md).",
+    no_args_is_help=True,
+)
 
-_DROPPED = ("calls_failed", "calls_outside_root", "writes_unknown_fd", "fallocate_unsupported", "unknown_files", "resumed_without_start", "unfinished_at_end", "times_backwards")
+_DROPPED = (
+    "calls_failed",
+    "calls_outside_root",
+    "writes_unknown_fd",
+    "fallocate_unsupported",
+    "unknown_files",
+    "resumed_without_start",
+    "unfinished_at_end",
+    "times_backwards",
+)
 
 
 @capture_app.command("rocksdb")
 def rocksdb_command(
-    out: Annotated[Path, typer.Option("--out", "-o", help="The trace to write (ftlab-csv); the sidecar is <out>.json.")] = Path("trace.csv"),
-    device_gib: Annotated[float, typer.Option("--device-gib", help="Device size in GiB: scales the paper's 128 GB settings (SSTable, L1 size) and sizes the modelled file system.")] = 1.0,
-    num: Annotated[Optional[int], typer.Option("--num", help="Keys written by fillrandom, then overwritten (default: a database of half the device).", show_default=False)] = None,
-    value_size: Annotated[int, typer.Option("--value-size", help="Value bytes per key (keys are 16 bytes).")] = 1000,
-    duration: Annotated[int, typer.Option("--duration", help="Seconds each benchmark runs (0: --num operations each).")] = 0,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The trace to write (ftlab-csv); the sidecar is <out>.json.")
+    ] = Path("trace.csv"),
+    device_gib: Annotated[
+        float,
+        typer.Option(
+            "--device-gib",
+            help="Device size in GiB: scales the paper's 128 GB settings (SSTable, L1 size) and sizes the modelled file system.",
+        ),
+    ] = 1.0,
+    num: Annotated[
+        int | None,
+        typer.Option(
+            "--num",
+            help="Keys written by fillrandom, then overwritten (default: a database of half the device).",
+            show_default=False,
+        ),
+    ] = None,
+    value_size: Annotated[
+        int, typer.Option("--value-size", help="Value bytes per key (keys are 16 bytes).")
+    ] = 1000,
+    duration: Annotated[
+        int, typer.Option("--duration", help="Seconds each benchmark runs (0: --num operations each).")
+    ] = 0,
     seed: Annotated[int, typer.Option("--seed", help="db_bench's key seed.")] = 1,
-    keep_raw: Annotated[Optional[Path], typer.Option("--keep-raw", help="Also keep the raw strace.log and RocksDB LOG in this directory.", show_default=False)] = None,
+    keep_raw: Annotated[
+        Path | None,
+        typer.Option(
+            "--keep-raw",
+            help="Also keep the raw strace.log and RocksDB LOG in this directory.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run db_bench (fillrandom, overwrite) under strace with the vStream paper's settings (§5.1) scaled to --device-gib, and convert it to an ftlab-csv trace with the paper's 10 streams."""
     from ftlab.capture import capture_rocksdb, rocksdb_settings
@@ -37,13 +75,45 @@ def rocksdb_command(
 
 @capture_app.command("convert")
 def convert_command(
-    strace_log: Annotated[Path, typer.Argument(help="strace output (strace -f -ttt -y -s 0 -e trace=...; docs/capture.md).", show_default=False)],
-    root: Annotated[str, typer.Option("--root", help="The application's data directory: only files under it are modelled.", show_default=False)],
-    log: Annotated[Optional[Path], typer.Option("--log", help="RocksDB's info LOG (SSTable levels); omit for other applications.", show_default=False)] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The trace to write (ftlab-csv); the sidecar is <out>.json.")] = Path("trace.csv"),
-    device_gib: Annotated[float, typer.Option("--device-gib", help="Size of the modelled device (file system) in GiB.")] = 1.0,
-    rule: Annotated[Optional[list[str]], typer.Option("--rule", help="A stream rule PATTERN=STREAM or PATTERN=STREAM+level, first match wins; repeat it (default: the RocksDB rules).", show_default=False)] = None,
-    no_fs_metadata: Annotated[bool, typer.Option("--no-fs-metadata", help="Do not model the file system's journal (stream 0).")] = False,
+    strace_log: Annotated[
+        Path,
+        typer.Argument(
+            help="strace output (strace -f -ttt -y -s 0 -e trace=...; docs/capture.md).", show_default=False
+        ),
+    ],
+    root: Annotated[
+        str,
+        typer.Option(
+            "--root",
+            help="The application's data directory: only files under it are modelled.",
+            show_default=False,
+        ),
+    ],
+    log: Annotated[
+        Path | None,
+        typer.Option(
+            "--log",
+            help="RocksDB's info LOG (SSTable levels); omit for other applications.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The trace to write (ftlab-csv); the sidecar is <out>.json.")
+    ] = Path("trace.csv"),
+    device_gib: Annotated[
+        float, typer.Option("--device-gib", help="Size of the modelled device (file system) in GiB.")
+    ] = 1.0,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rule",
+            help="A stream rule PATTERN=STREAM or PATTERN=STREAM+level, first match wins; repeat it (default: the RocksDB rules).",
+            show_default=False,
+        ),
+    ] = None,
+    no_fs_metadata: Annotated[
+        bool, typer.Option("--no-fs-metadata", help="Do not model the file system's journal (stream 0).")
+    ] = False,
 ) -> None:
     """Convert an strace log you recorded (and RocksDB's LOG) into an ftlab-csv trace."""
     import tempfile
@@ -51,7 +121,15 @@ def convert_command(
     from ftlab.capture import convert
 
     with tempfile.NamedTemporaryFile("w", suffix=".LOG") as empty:
-        sidecar = convert(strace_log, log if log is not None else empty.name, out, root=root, device_gib=device_gib, rules=rule, fs_metadata=not no_fs_metadata)
+        sidecar = convert(
+            strace_log,
+            log if log is not None else empty.name,
+            out,
+            root=root,
+            device_gib=device_gib,
+            rules=rule,
+            fs_metadata=not no_fs_metadata,
+        )
     _print(sidecar, out)
 
 
@@ -61,16 +139,27 @@ def _print(sidecar: dict[str, Any], out: Path) -> None:
 
     cap = sidecar["capture"]
     legend = sidecar.get("streams_legend", {})
-    table = Table(title=f"{out}: {cap['records']:,} records over {cap['duration_ns'] / 1e9:.3f} s", title_justify="left")
+    table = Table(
+        title=f"{out}: {cap['records']:,} records over {cap['duration_ns'] / 1e9:.3f} s", title_justify="left"
+    )
     for col in ("stream", "writes", "MiB written", "trims", "MiB trimmed", "what"):
         table.add_column(col, justify="left" if col == "what" else "right")
     for sid, c in cap["streams"].items():
-        table.add_row(sid, f"{c['writes']:,}", f"{c['write_bytes'] / 2**20:,.2f}", f"{c['trims']:,}", f"{c['trim_bytes'] / 2**20:,.2f}", legend.get(sid, ""))
+        table.add_row(
+            sid,
+            f"{c['writes']:,}",
+            f"{c['write_bytes'] / 2**20:,.2f}",
+            f"{c['trims']:,}",
+            f"{c['trim_bytes'] / 2**20:,.2f}",
+            legend.get(sid, ""),
+        )
     console = Console()
     console.print(table)
     dropped = {k: cap[k] for k in _DROPPED if cap[k]}
     dropped.update({f"ignored {k}": v for k, v in cap["calls_ignored"].items()})
     if cap["sst_level_unknown"]:
         dropped["sstables of unknown level (given L0)"] = len(cap["sst_level_unknown"])
-    console.print("not modelled: " + (", ".join(f"{k} {v:,}" for k, v in dropped.items()) or "nothing"), soft_wrap=True)
+    console.print(
+        "not modelled: " + (", ".join(f"{k} {v:,}" for k, v in dropped.items()) or "nothing"), soft_wrap=True
+    )
     console.print(f"wrote {out} and {out.with_suffix('.json')}")

@@ -37,7 +37,10 @@ def headline_table(headline: hl.Headline) -> Table:
         table.add_column(escape(metric.title), justify="right", no_wrap=True)
     for row in headline.rows:
         for i, scheme in enumerate(row.schemes):
-            cells: list[Any] = [Text(row.tenant, style="bold") if i == 0 else "", _scheme_cell(scheme, row, headline)]
+            cells: list[Any] = [
+                Text(row.tenant, style="bold") if i == 0 else "",
+                _scheme_cell(scheme, row, headline),
+            ]
             for metric in headline.metrics:
                 cell = row.cells[metric.key][scheme]
                 cells.append(Text(hl.cell_text(metric, cell), style="bold" if cell.best else ""))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -29,13 +29,32 @@ def _read(path: Path) -> str:
 
 
 def lifetime_command(
-    run_dir: Annotated[Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)],
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)
+    ],
     scheme: Annotated[str, typer.Option("--scheme", help="The scheme of the run to project.")] = "flashblox",
-    horizon_days: Annotated[float, typer.Option("--horizon-days", help="Stop the model here if nothing wears out first.")] = 36_500.0,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Directory of lifetime.csv and lifetime.png (default: DIR).", show_default=False)] = None,
+    horizon_days: Annotated[
+        float, typer.Option("--horizon-days", help="Stop the model here if nothing wears out first.")
+    ] = 36_500.0,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Directory of lifetime.csv and lifetime.png (default: DIR).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Fast-forward wear at a run's measured erase rates: time to first wear-out and swaps, with and without channel swaps."""
-    model = json.loads(_core.lifetime(_read(run_dir / "summary.json"), _read(run_dir / "scenario.resolved.toml"), scheme, horizon_days * DAY_S))
+    model = json.loads(
+        _core.lifetime(
+            _read(run_dir / "summary.json"),
+            _read(run_dir / "scenario.resolved.toml"),
+            scheme,
+            horizon_days * DAY_S,
+        )
+    )
     out_dir = out or run_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"{scheme}: projected lifetime (pe_cycles {model['inputs']['pe_cycles']:.0f})")

@@ -63,9 +63,21 @@ def _print(kind: str, entries: list[dict[str, Any]], as_json: bool) -> None:
         for column, ratio in (("default", 1), ("range", 1), ("meaning", 2)):
             table.add_column(column, ratio=ratio, overflow="fold")
         for k in p["knobs"]:
-            table.add_row(escape(k["key"]), escape(k["unit"]), escape(_default_text(k)), escape(k["range"]), escape(k["doc"]))
+            table.add_row(
+                escape(k["key"]),
+                escape(k["unit"]),
+                escape(_default_text(k)),
+                escape(k["range"]),
+                escape(k["doc"]),
+            )
             for f in k["fields"]:
-                table.add_row(escape(f"  {k['key']}[].{f['key']}"), escape(f["unit"]), "", escape(f["range"]), escape(f["doc"]))
+                table.add_row(
+                    escape(f"  {k['key']}[].{f['key']}"),
+                    escape(f["unit"]),
+                    "",
+                    escape(f["range"]),
+                    escape(f["doc"]),
+                )
         console.print(table)
         console.print()
 

@@ -14,7 +14,7 @@ It holds no reproduction logic (`ftlab.reproduce`) and imports nothing heavy unt
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -26,27 +26,75 @@ if TYPE_CHECKING:
 
 
 def reproduce_command(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The reproduction to run: flashblox, part-ftl, upi or vstream.", show_default=False)],
-    quick: Annotated[bool, typer.Option("--quick", help="Run the reduced scenario (minutes): checks the claims' directions, not their magnitudes.")] = False,
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="NAME",
+            help="The reproduction to run: flashblox, part-ftl, upi or vstream.",
+            show_default=False,
+        ),
+    ],
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="Run the reduced scenario (minutes): checks the claims' directions, not their magnitudes.",
+        ),
+    ] = False,
     out: Annotated[
-        Optional[Path],
-        typer.Option("--out", "-o", help="Output directory (default: results/reproduce-NAME, or results/reproduce-NAME-quick).", show_default=False),
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Output directory (default: results/reproduce-NAME, or results/reproduce-NAME-quick).",
+            show_default=False,
+        ),
     ] = None,
     jobs: Annotated[
-        Optional[int],
-        typer.Option("--jobs", "-j", help="Schemes simulated at once (default: the machine's cores). The results do not depend on it.", show_default=False),
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Schemes simulated at once (default: the machine's cores). The results do not depend on it.",
+            show_default=False,
+        ),
     ] = None,
     sensitivity: Annotated[
-        bool, typer.Option("--sensitivity", help="Also rerun the scenario on Ray varying one knob at a time, and report which claims each variation reverses.")
+        bool,
+        typer.Option(
+            "--sensitivity",
+            help="Also rerun the scenario on Ray varying one knob at a time, and report which claims each variation reverses.",
+        ),
     ] = False,
     seeds: Annotated[
-        Optional[int],
-        typer.Option("--seeds", help="Seeds to run (the scenario's, then the next ones), in parallel; each claim reports its spread (default: 3 with --quick, else 1).", show_default=False),
+        int | None,
+        typer.Option(
+            "--seeds",
+            help="Seeds to run (the scenario's, then the next ones), in parallel; each claim reports its spread (default: 3 with --quick, else 1).",
+            show_default=False,
+        ),
     ] = None,
-    list_claims: Annotated[bool, typer.Option("--list-claims", help="Print the paper's claims (quote, kind, paper value, what ftlab measures) and exit.")] = False,
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print the claims table as Markdown (from --from DIR's claims.json, or after running).")] = False,
+    list_claims: Annotated[
+        bool,
+        typer.Option(
+            "--list-claims",
+            help="Print the paper's claims (quote, kind, paper value, what ftlab measures) and exit.",
+        ),
+    ] = False,
+    markdown: Annotated[
+        bool,
+        typer.Option(
+            "--markdown",
+            help="Print the claims table as Markdown (from --from DIR's claims.json, or after running).",
+        ),
+    ] = False,
     from_dir: Annotated[
-        Optional[Path], typer.Option("--from", help="With --markdown: the reproduction's output directory to read claims.json from (nothing is run).", show_default=False)
+        Path | None,
+        typer.Option(
+            "--from",
+            help="With --markdown: the reproduction's output directory to read claims.json from (nothing is run).",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers, draw its figures.
@@ -57,7 +105,9 @@ def reproduce_command(
     from ftlab.reproduce import REPRODUCTIONS, reproduce
 
     if name not in REPRODUCTIONS:
-        raise usage_error("NAME", f"unknown reproduction {name!r}; known reproductions: {', '.join(sorted(REPRODUCTIONS))}")
+        raise usage_error(
+            "NAME", f"unknown reproduction {name!r}; known reproductions: {', '.join(sorted(REPRODUCTIONS))}"
+        )
     if jobs is not None and jobs < 1:
         raise usage_error("--jobs", f"must be at least 1, got {jobs}")
     if seeds is not None and seeds < 1:
@@ -72,7 +122,9 @@ def reproduce_command(
     if from_dir is not None:
         print(claimfile.markdown_from_file(name, from_dir / "claims.json"), end="")
         return
-    result = _run_with_progress(reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity, seeds=seeds)
+    result = _run_with_progress(
+        reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity, seeds=seeds
+    )
     if markdown:
         print(claimfile.markdown_from_file(name, result.out / "claims.json"), end="")
         return
@@ -113,7 +165,10 @@ def print_result(result: ReproductionResult) -> None:
     console.print()
     verdicts = ", ".join(f"{n} {v}" for v, n in result.verdicts.items())
     console.print(f"verdicts: {verdicts}", highlight=False)
-    console.print(f"written to {result.out}/: {', '.join(_relative(p, result.out) for p in result.files)}, run/", highlight=False)
+    console.print(
+        f"written to {result.out}/: {', '.join(_relative(p, result.out) for p in result.files)}, run/",
+        highlight=False,
+    )
     console.print(f"wall time: {result.wall_s:,.1f} s", highlight=False)
 
 

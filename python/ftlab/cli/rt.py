@@ -35,8 +35,15 @@ rt_app = typer.Typer(help="Real-time analysis (PaRT-FTL paper): admission and bo
 
 @rt_app.command("admit")
 def admit(
-    tasks: Annotated[Path, typer.Argument(metavar="TASKS.toml", help="Task file (see docs/rt.md).", show_default=False)],
-    scheme: Annotated[str, typer.Option("--scheme", help="part-ftl, rtgc (reconstructed, docs/rt.md) or wao-gc (no admission control).")] = "part-ftl",
+    tasks: Annotated[
+        Path, typer.Argument(metavar="TASKS.toml", help="Task file (see docs/rt.md).", show_default=False)
+    ],
+    scheme: Annotated[
+        str,
+        typer.Option(
+            "--scheme", help="part-ftl, rtgc (reconstructed, docs/rt.md) or wao-gc (no admission control)."
+        ),
+    ] = "part-ftl",
 ) -> None:
     """Run a scheme's admission test on a task set; print each term and the verdict."""
     try:
@@ -70,7 +77,14 @@ def bounds() -> None:
     for col in ("quantity", "equation", "pages/s", "MB/s (10^6 B)", "MiB/s", "paper"):
         table.add_column(col, justify="left" if col in ("quantity", "equation", "paper") else "right")
     for row in report["bandwidths"]:
-        table.add_row(row["quantity"], row["equation"], f"{row['pages_per_s']:.1f}", f"{row['mb_per_s']:.2f}", f"{row['mib_per_s']:.2f}", row["paper"])
+        table.add_row(
+            row["quantity"],
+            row["equation"],
+            f"{row['pages_per_s']:.1f}",
+            f"{row['mb_per_s']:.2f}",
+            f"{row['mib_per_s']:.2f}",
+            row["paper"],
+        )
     console.print(table)
     lat = Table(title="Worst latencies")
     for col in ("quantity", "equation", "ms"):
@@ -84,11 +98,34 @@ def bounds() -> None:
 
 @rt_app.command("schedulability")
 def schedulability(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory for fig5-7 .csv and .png.")] = Path("results/rt-schedulability"),
-    sets: Annotated[int | None, typer.Option("--sets", min=1, max=1_000_000, help=f"Task sets per utilisation [default: {PAPER_SETS}, the paper's].", show_default=False)] = None,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the task-set generator (PCG).")] = 1,
-    quick: Annotated[bool, typer.Option("--quick", help=f"{QUICK_SETS} sets per utilisation (for CI); not with --sets.")] = False,
-    read_share: Annotated[float, typer.Option("--read-share", min=0.0, max=1.0, help="Part of each task's utilisation given to its reads (docs/rt.md).")] = 0.5,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output directory for fig5-7 .csv and .png.")
+    ] = Path("results/rt-schedulability"),
+    sets: Annotated[
+        int | None,
+        typer.Option(
+            "--sets",
+            min=1,
+            max=1_000_000,
+            help=f"Task sets per utilisation [default: {PAPER_SETS}, the paper's].",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed of the task-set generator (PCG).")
+    ] = 1,
+    quick: Annotated[
+        bool, typer.Option("--quick", help=f"{QUICK_SETS} sets per utilisation (for CI); not with --sets.")
+    ] = False,
+    read_share: Annotated[
+        float,
+        typer.Option(
+            "--read-share",
+            min=0.0,
+            max=1.0,
+            help="Part of each task's utilisation given to its reads (docs/rt.md).",
+        ),
+    ] = 0.5,
 ) -> None:
     """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets under PaRT-FTL, RTGC and WAO-GC."""
     from ftlab.report import rt_figures
@@ -107,7 +144,9 @@ def schedulability(
 def _print_weighted(result: dict[str, Any], console: Console) -> None:
     labels = [LABELS.get(s, s) for s in result["schemes"]]
     p = result["parameters"]
-    table = Table(title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, read share {p['read_share']})")
+    table = Table(
+        title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, read share {p['read_share']})"
+    )
     for col in ("figure", "read pages", "write pages", *labels):
         table.add_column(col, justify="right")
     rows: dict[tuple[int, int, int], dict[str, float]] = {}
@@ -116,4 +155,3 @@ def _print_weighted(result: dict[str, Any], console: Console) -> None:
     for (figure, r, w), values in rows.items():
         table.add_row(str(figure), str(r), str(w), *(f"{values[s]:.3f}" for s in result["schemes"]))
     console.print(table)
-

@@ -35,4 +35,7 @@ def scenarios_command(
             text += f"\n[dim]{escape(str(s.path))}[/]"
         table.add_row(escape(s.name), text)
     console.print(table)
-    console.print(f"{escape(str(SCENARIOS_DIR))}; run one with: ftlab run NAME (e.g. ftlab run real-traces)", soft_wrap=False)
+    console.print(
+        f"{escape(str(SCENARIOS_DIR))}; run one with: ftlab run NAME (e.g. ftlab run real-traces)",
+        soft_wrap=False,
+    )

@@ -10,7 +10,7 @@ interrupted. It holds no sweep logic (`ftlab.sweeps`) and imports ray only when 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,19 +22,37 @@ EXIT_INTERRUPTED = 130
 
 
 def sweep_command(
-    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.toml", help="Sweep file (see docs/sweep.md).", show_default=False)],
+    sweep_file: Annotated[
+        Path, typer.Argument(metavar="SWEEP.toml", help="Sweep file (see docs/sweep.md).", show_default=False)
+    ],
     out: Annotated[
-        Optional[Path],
-        typer.Option("--out", "-o", help="Sweep directory (default: the file's `out`, else results/SWEEP-STEM).", show_default=False),
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Sweep directory (default: the file's `out`, else results/SWEEP-STEM).",
+            show_default=False,
+        ),
     ] = None,
     address: Annotated[
-        Optional[str],
-        typer.Option("--address", help="Ray cluster to use: auto, or ray://HOST:PORT (default: start a local Ray instance).", show_default=False),
+        str | None,
+        typer.Option(
+            "--address",
+            help="Ray cluster to use: auto, or ray://HOST:PORT (default: start a local Ray instance).",
+            show_default=False,
+        ),
     ] = None,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Times Ray reruns a run whose worker died.")] = 0,
+    retries: Annotated[
+        int, typer.Option("--retries", min=0, help="Times Ray reruns a run whose worker died.")
+    ] = 0,
     set_: Annotated[
-        Optional[list[str]],
-        typer.Option("--set", metavar="KEY.PATH=VALUE", help="Override a value of the base scenario in every run (repeatable).", show_default=False),
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY.PATH=VALUE",
+            help="Override a value of the base scenario in every run (repeatable).",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Run a base scenario over a grid of overrides and seeds on Ray; collect one table and a plot.
@@ -45,10 +63,15 @@ def sweep_command(
 
     err = Console(stderr=True)
     try:
-        result = _run_with_progress(sweep, err, sweep_file, out=out, address=address, retries=retries, set=set_ or ())
+        result = _run_with_progress(
+            sweep, err, sweep_file, out=out, address=address, retries=retries, set=set_ or ()
+        )
     except SweepInterrupted as e:
         err.print(
-            Text(f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run the same command again to resume", style="yellow"),
+            Text(
+                f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run the same command again to resume",
+                style="yellow",
+            ),
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -59,11 +82,25 @@ def sweep_command(
 
 
 def _run_with_progress(sweep: Any, err: Console, sweep_file: Path, **kwargs: Any) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from ftlab.sweeps import describe
 
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task(f"sweeping {sweep_file}", total=None)
         first = [True]
@@ -87,7 +124,9 @@ def _print_summary(result: Any) -> None:
     console = _stdout()
     ran = "" if result.ran is None else f": {result.ran} ran, {result.reused} done before"
     console.print(f"sweep: {len(result.runs)} planned runs{ran}, {len(result.failures)} failed")
-    console.print(f"table: {result.dir / 'sweep.parquet'} ({result.table.height} rows × {result.table.width} columns)")
+    console.print(
+        f"table: {result.dir / 'sweep.parquet'} ({result.table.height} rows × {result.table.width} columns)"
+    )
     if result.plot is not None:
         console.print(f"plot:  {result.plot}")
         console.print(_plot_table(result))
@@ -118,6 +157,8 @@ def _cell(value: Any) -> str:
 def _print_failures(err: Console, result: Any) -> None:
     from ftlab.sweeps import FAILURES_FILE, describe
 
-    err.print(Text(f"{len(result.failures)} runs failed (also in {result.dir / FAILURES_FILE}):", style="red"))
+    err.print(
+        Text(f"{len(result.failures)} runs failed (also in {result.dir / FAILURES_FILE}):", style="red")
+    )
     for f in result.failures:
         err.print(Text(f"  {describe(f)}: {f['error']}", style="red"), soft_wrap=True)

@@ -205,7 +205,14 @@ class Report:
         >>> report.phases_frame.filter(phase="after-rise").select("scheme", "tenant", "read_p99_us")  # doctest: +SKIP
         """
         rows = [
-            {"scheme": scheme, "phase": phase, "tenant": tenant, **_phase_bounds(p), **_flat(metrics), **_phase_device(p)}
+            {
+                "scheme": scheme,
+                "phase": phase,
+                "tenant": tenant,
+                **_phase_bounds(p),
+                **_flat(metrics),
+                **_phase_device(p),
+            }
             for scheme, data in (self.summary.get("schemes") or {}).items()
             for phase, p in (data.get("phases") or {}).items()
             for tenant, metrics in (p.get("tenants") or {}).items()
@@ -306,7 +313,10 @@ def load(run_dir: StrPath) -> Report:
     summary = load_summary_text(d)
     resolved = _read_text(d, RESOLVED_FILE)
     timeseries = _read_parquet(d, TIMESERIES_FILE)
-    optional = {name: _read_parquet(d, name) if (d / name).exists() else None for name in (LATENCY_CDF_FILE, WEAR_FILE)}
+    optional = {
+        name: _read_parquet(d, name) if (d / name).exists() else None
+        for name in (LATENCY_CDF_FILE, WEAR_FILE)
+    }
     return Report(summary, resolved, timeseries, optional[LATENCY_CDF_FILE], optional[WEAR_FILE])
 
 
@@ -322,7 +332,9 @@ def load_summary_text(run_dir: StrPath) -> str:
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as e:
-        raise input_error(d / SUMMARY_FILE, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        raise input_error(
+            d / SUMMARY_FILE, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})"
+        ) from None
     if not isinstance(parsed, dict) or not isinstance(parsed.get("schemes"), dict):
         raise input_error(d / SUMMARY_FILE, 'not an ftlab summary (no "schemes" object)')
     return text
@@ -336,7 +348,9 @@ def _check_dir(d: Path) -> None:
 
 
 def _missing(d: Path, name: str) -> MissingResultError:
-    return input_error(d / name, f"no such file (is {d} an `ftlab run` results directory?)", MissingResultError)
+    return input_error(
+        d / name, f"no such file (is {d} an `ftlab run` results directory?)", MissingResultError
+    )
 
 
 def _read_text(d: Path, name: str) -> str:
@@ -362,7 +376,10 @@ def _read_parquet(d: Path, name: str) -> pl.DataFrame:
     try:
         return pl.read_parquet(path)
     except Exception as e:  # polars raises several types for a corrupt or truncated file
-        raise input_error(path, f"not a readable parquet file ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+        raise input_error(
+            path,
+            f"not a readable parquet file ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})",
+        ) from None
 
 
 def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -411,7 +428,9 @@ def metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, s
         yield from _numbers(scheme, None, scheme_counters(data))
 
 
-def _numbers(scheme: str, tenant: str | None, metrics: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+def _numbers(
+    scheme: str, tenant: str | None, metrics: Mapping[str, Any]
+) -> Iterator[tuple[str, str | None, str, float]]:
     for name, value in _flat(metrics).items():
         if _is_number(value):
             yield scheme, tenant, name, float(value)

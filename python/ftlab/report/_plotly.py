@@ -69,7 +69,14 @@ def finish(fig: go.Figure, title: str, rows: int) -> go.Figure:
     height for `rows` panel rows."""
     height = rows * ROW_PX + 140
     fig.update_layout(
-        title={"text": text(title), "x": 0.0, "xanchor": "left", "yref": "container", "y": 1 - 12 / height, "yanchor": "top"},
+        title={
+            "text": text(title),
+            "x": 0.0,
+            "xanchor": "left",
+            "yref": "container",
+            "y": 1 - 12 / height,
+            "yanchor": "top",
+        },
         template="plotly_white",
         height=height,
         margin={"l": 70, "r": 30, "t": 120, "b": 50},
@@ -81,7 +88,15 @@ def finish(fig: go.Figure, title: str, rows: int) -> go.Figure:
     return fig
 
 
-def line(x: Sequence[Any] | pl.Series, y: Sequence[Any] | pl.Series, name: str, group: str, color: str, show: bool, **kwargs: Any) -> go.Scatter:
+def line(
+    x: Sequence[Any] | pl.Series,
+    y: Sequence[Any] | pl.Series,
+    name: str,
+    group: str,
+    color: str,
+    show: bool,
+    **kwargs: Any,
+) -> go.Scatter:
     """One line trace; traces of one `group` share one legend entry (shown when `show`)."""
     import plotly.graph_objects as go
 

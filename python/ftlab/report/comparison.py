@@ -84,7 +84,9 @@ def table_format(path: StrPath, arg: str = "path") -> str:
     """
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise usage_error(arg, f"{os.fspath(path)!r} has the suffix {suffix or '(none)'!r}; use {', '.join(FORMATS)}")
+        raise usage_error(
+            arg, f"{os.fspath(path)!r} has the suffix {suffix or '(none)'!r}; use {', '.join(FORMATS)}"
+        )
     return suffix
 
 

@@ -92,7 +92,15 @@ def cdf_points(report: Report, op: str) -> pl.DataFrame:
     import polars as pl
 
     if report.latency_cdf is None:
-        return pl.DataFrame(schema={"scheme": pl.String, "tenant": pl.String, "latency_us": pl.Float64, "cdf": pl.Float64, "tail": pl.Float64})
+        return pl.DataFrame(
+            schema={
+                "scheme": pl.String,
+                "tenant": pl.String,
+                "latency_us": pl.Float64,
+                "cdf": pl.Float64,
+                "tail": pl.Float64,
+            }
+        )
     group = ("scheme", "tenant")
     tail = 1.0 - pl.col("cdf")
     cells = (
@@ -142,7 +150,9 @@ def series_view(report: Report, max_windows: int = MAX_WINDOWS) -> SeriesView:
         iops = f"{op}_iops"
         if iops in ts.columns:
             masked = [c for c in (f"{op}_mean_us", f"{op}_p99_us") if c in ts.columns]
-            ts = ts.with_columns(pl.when(pl.col(iops) > 0).then(pl.col(c)).otherwise(None).alias(c) for c in masked)
+            ts = ts.with_columns(
+                pl.when(pl.col(iops) > 0).then(pl.col(c)).otherwise(None).alias(c) for c in masked
+            )
     group: list[str] = [c for c in ("scheme", "tenant") if c in ts.columns]
     longest = ts.group_by(group).len().get_column("len").max() if ts.height and group else 0
     assert longest is None or isinstance(longest, int), "a group's length is an integer"
@@ -180,7 +190,9 @@ def device_series(view: SeriesView) -> pl.DataFrame:
     cols = [c for c in DEVICE_COLUMNS if c in frame.columns]
     if not cols or "window_start_s" not in frame.columns:
         return frame.clear().select([c for c in ("scheme", "window_start_s") if c in frame.columns])
-    return frame.unique(subset=["scheme", "window_start_s"], keep="first", maintain_order=True).select("scheme", "window_start_s", *cols)
+    return frame.unique(subset=["scheme", "window_start_s"], keep="first", maintain_order=True).select(
+        "scheme", "window_start_s", *cols
+    )
 
 
 def extra_columns(frame: pl.DataFrame) -> list[str]:
@@ -194,7 +206,9 @@ def present_columns(frame: pl.DataFrame, scheme: str, columns: Sequence[str]) ->
     import polars as pl
 
     rows = frame.filter(pl.col("scheme") == scheme)
-    return [c for c in columns if rows.height and rows.get_column(c).fill_nan(None).null_count() < rows.height]
+    return [
+        c for c in columns if rows.height and rows.get_column(c).fill_nan(None).null_count() < rows.height
+    ]
 
 
 def wear_per_die(report: Report) -> pl.DataFrame:

@@ -113,7 +113,7 @@ class Metric:
 
     @property
     def direction(self) -> str:
-        """"lower" or "higher" (is better)."""
+        """ "lower" or "higher" (is better)."""
         return "lower" if self.lower_is_better else "higher"
 
     def samples(self, t: Mapping[str, Any]) -> int | None:
@@ -135,15 +135,24 @@ class Metric:
 
 def _latency(op: str, stat: str, label: str) -> Metric:
     return Metric(
-        f"{op}_{stat.removesuffix('_us')}", label, "µs", True,
-        lambda t: _num(_get(t, op, stat)), lambda t: _op_count(t, op) > 0, sampled_op=op,
+        f"{op}_{stat.removesuffix('_us')}",
+        label,
+        "µs",
+        True,
+        lambda t: _num(_get(t, op, stat)),
+        lambda t: _op_count(t, op) > 0,
+        sampled_op=op,
     )
 
 
 def _slowdown(key: str, label: str, op: str) -> Metric:
     return Metric(
-        f"slowdown_{key}", label, "×", True,
-        lambda t: _num(_get(t, "slowdown", key)), lambda t: isinstance(t.get("slowdown"), Mapping) and _op_count(t, op) > 0,
+        f"slowdown_{key}",
+        label,
+        "×",
+        True,
+        lambda t: _num(_get(t, "slowdown", key)),
+        lambda t: isinstance(t.get("slowdown"), Mapping) and _op_count(t, op) > 0,
         sampled_op=op,
     )
 
@@ -158,11 +167,25 @@ METRICS: tuple[Metric, ...] = (
     _latency("write", "p99_us", "write p99"),
     _slowdown("read_p99", "read p99 slowdown", "read"),
     _slowdown("write_p99", "write p99 slowdown", "write"),
-    Metric("deadline_misses", "deadline misses", "", True, lambda t: _num(_get(t, "deadlines", "misses")),
-           lambda t: isinstance(t.get("deadlines"), Mapping), integer=True),
+    Metric(
+        "deadline_misses",
+        "deadline misses",
+        "",
+        True,
+        lambda t: _num(_get(t, "deadlines", "misses")),
+        lambda t: isinstance(t.get("deadlines"), Mapping),
+        integer=True,
+    ),
     Metric("waf", "WAF", "", True, lambda t: _num(t.get("waf")), lambda t: True, sampled_op="write"),
-    Metric("lifetime", "lifetime", "", False, lambda t: _num(_get(t, "wear", "lifetime_days")),
-           lambda t: isinstance(t.get("wear"), Mapping), sampled_op="write"),
+    Metric(
+        "lifetime",
+        "lifetime",
+        "",
+        False,
+        lambda t: _num(_get(t, "wear", "lifetime_days")),
+        lambda t: isinstance(t.get("wear"), Mapping),
+        sampled_op="write",
+    ),
     Metric("iops", "IOPS", "", False, _iops, lambda t: True),
 )
 
@@ -244,7 +267,12 @@ class Headline:
     @property
     def has_no_change(self) -> bool:
         """Whether some cell shows `NO_CHANGE` (then `NO_CHANGE_NOTE` goes under the table)."""
-        return any(change_text(c) == f"({NO_CHANGE})" for r in self.rows for by in r.cells.values() for c in by.values())
+        return any(
+            change_text(c) == f"({NO_CHANGE})"
+            for r in self.rows
+            for by in r.cells.values()
+            for c in by.values()
+        )
 
 
 def schemes_of(summary: Mapping[str, Any]) -> list[str]:
@@ -279,13 +307,20 @@ def check_baseline(baseline: str | None, schemes: Sequence[str]) -> str:
     if baseline is None:
         return schemes[0]
     if baseline not in schemes:
-        raise usage_error("baseline", f"unknown scheme {baseline!r}; the schemes of this run are: {', '.join(schemes)}")
+        raise usage_error(
+            "baseline", f"unknown scheme {baseline!r}; the schemes of this run are: {', '.join(schemes)}"
+        )
     return baseline
 
 
 def metrics(summary: Mapping[str, Any]) -> tuple[Metric, ...]:
     """The metrics that apply to at least one (tenant, scheme) of `summary`, in column order."""
-    objects = [t for s in schemes_of(summary) for n in tenants_of(summary) if (t := _tenant(summary, s, n)) is not None]
+    objects = [
+        t
+        for s in schemes_of(summary)
+        for n in tenants_of(summary)
+        if (t := _tenant(summary, s, n)) is not None
+    ]
     return tuple(m for m in METRICS if any(m.applies(t) for t in objects))
 
 
@@ -318,7 +353,11 @@ def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: s
     applies = any(metric.applies(t) for t in objects.values())
     values = {s: metric.get(t) if applies else None for s, t in objects.items()}
     samples = {s: metric.samples(t) if applies else None for s, t in objects.items()}
-    ranked = {s: v for s, v in values.items() if v is not None and not ((n := samples[s]) is not None and n < SAMPLES_MIN)}
+    ranked = {
+        s: v
+        for s, v in values.items()
+        if v is not None and not ((n := samples[s]) is not None and n < SAMPLES_MIN)
+    }
     best = best_schemes(metric, ranked)
     base = values.get(baseline)
     out = {}
@@ -472,8 +511,11 @@ def directions(headline: Headline) -> str:
     """
     higher = [m.label for m in headline.metrics if not m.lower_is_better]
     described = {"lifetime": "lifetime (projected wear-out, in days d or years y)"}
-    text = ("Higher is better for " + ", ".join(described.get(h, h) for h in higher) + "; lower for the others.") if higher \
+    text = (
+        ("Higher is better for " + ", ".join(described.get(h, h) for h in higher) + "; lower for the others.")
+        if higher
         else "Lower is better for every column."
+    )
     if any(m.key.startswith("slowdown_") for m in headline.metrics):
         text += (
             " Slowdown: the tenant's latency sharing the device / running alone on it (solo run); under 1× it ran"
@@ -489,7 +531,14 @@ def directions(headline: Headline) -> str:
 # Verdicts and notes: one line per tenant above the table, notes below it
 
 #: The metric a tenant's verdict is about: the first of these that ranks for it.
-VERDICT_METRICS = ("deadline_misses", "slowdown_read_p99", "read_p99", "slowdown_write_p99", "write_p99", "iops")
+VERDICT_METRICS = (
+    "deadline_misses",
+    "slowdown_read_p99",
+    "read_p99",
+    "slowdown_write_p99",
+    "write_p99",
+    "iops",
+)
 #: The metric shown beside a slowdown verdict: the latency the slowdown divides.
 _COMPANION = {"slowdown_read_p99": "read_p99", "slowdown_write_p99": "write_p99"}
 #: The metrics a verdict names when the winner pays for its win in them (worse than the
@@ -524,16 +573,32 @@ def _verdict(row: TenantRow, metrics: Mapping[str, Metric], headline: Headline) 
     return f"{row.tenant}: too few requests to rank any scheme (fewer than {SAMPLES_MIN} per metric)"
 
 
-def _verdict_text(row: TenantRow, metric: Metric, ranked: Mapping[str, Cell], metrics: Mapping[str, Metric],
-                  headline: Headline) -> str:
+def _verdict_text(
+    row: TenantRow,
+    metric: Metric,
+    ranked: Mapping[str, Cell],
+    metrics: Mapping[str, Metric],
+    headline: Headline,
+) -> str:
     best = [s for s, c in ranked.items() if c.best]
     shown = [format_value(metric, c.value) for c in ranked.values()]
     if not best:
-        lo, hi = min(ranked.values(), key=lambda c: c.value or 0.0), max(ranked.values(), key=lambda c: c.value or 0.0)
-        span = format_value(metric, lo.value) if len(set(shown)) == 1 else f"{format_value(metric, lo.value)}–{format_value(metric, hi.value)}"
+        lo, hi = (
+            min(ranked.values(), key=lambda c: c.value or 0.0),
+            max(ranked.values(), key=lambda c: c.value or 0.0),
+        )
+        span = (
+            format_value(metric, lo.value)
+            if len(set(shown)) == 1
+            else f"{format_value(metric, lo.value)}–{format_value(metric, hi.value)}"
+        )
         return f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} ({span}{_unit(metric)})"
     top = (min if metric.lower_is_better else max)(best, key=lambda s: ranked[s].value or 0.0)
-    verb = ("isolate" if len(best) > 1 else "isolates") + " best" if metric.key.startswith("slowdown_") else "best"
+    verb = (
+        ("isolate" if len(best) > 1 else "isolates") + " best"
+        if metric.key.startswith("slowdown_")
+        else "best"
+    )
     names = " and ".join(best)
     text = f"{names} {verb} on {metric.label} ({format_value(metric, ranked[top].value)}{_unit(metric)})"
     base = headline.baseline
@@ -543,15 +608,25 @@ def _verdict_text(row: TenantRow, metric: Metric, ranked: Mapping[str, Cell], me
             parts.append(_against(metrics[_COMPANION[metric.key]], row.cells[_COMPANION[metric.key]][top]))
         elif metric.key not in _COMPANION:
             parts.append(_against(metric, row.cells[metric.key][top]).removesuffix(f" {metric.label}"))
-        parts += [_against(metrics[k], row.cells[k][top]) for k in _COSTS
-                  if k in metrics and k != metric.key and k != _COMPANION.get(metric.key) and _worse(metrics[k], row.cells[k][top], row.cells[k].get(base))]
+        parts += [
+            _against(metrics[k], row.cells[k][top])
+            for k in _COSTS
+            if k in metrics
+            and k != metric.key
+            and k != _COMPANION.get(metric.key)
+            and _worse(metrics[k], row.cells[k][top], row.cells[k].get(base))
+        ]
         parts = [p for p in parts if p]
         if parts:
             text += ", " + ", ".join(parts[:3]) + f" against {base}"
     else:
         worst = (max if metric.lower_is_better else min)(ranked, key=lambda s: ranked[s].value or 0.0)
         if ranked[top].value:
-            pct = ((ranked[worst].value or 0.0) - (ranked[top].value or 0.0)) / abs(ranked[top].value or 1.0) * 100
+            pct = (
+                ((ranked[worst].value or 0.0) - (ranked[top].value or 0.0))
+                / abs(ranked[top].value or 1.0)
+                * 100
+            )
             text += f"; {worst} {format_change(pct)}"
     flags = [f for f, on in ((UNSTABLE_FLAG, top in row.unstable), (STARVED_FLAG, top in row.starved)) if on]
     return text + (f" ({', '.join(flags)} under {top})" if flags else "")
@@ -562,7 +637,7 @@ def _unit(metric: Metric) -> str:
 
 
 def _against(metric: Metric, cell: Cell) -> str:
-    """"+12% read p99" (the cell's change against the baseline), "" without one."""
+    """ "+12% read p99" (the cell's change against the baseline), "" without one."""
     change = change_text(cell)
     return f"{change[1:-1]} {metric.label}" if change and change != f"({NO_CHANGE})" else ""
 
@@ -604,7 +679,9 @@ def _few_note(headline: Headline) -> str:
                 counts = sorted({c.samples or 0 for c in few})
                 n = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
                 items.append(f"{row.tenant} {m.label} from {n} {m.sampled_op}s")
-    return f"{FEW_MARK} fewer than {SAMPLES_MIN} samples, not ranked: " + "; ".join(items) + "." if items else ""
+    return (
+        f"{FEW_MARK} fewer than {SAMPLES_MIN} samples, not ranked: " + "; ".join(items) + "." if items else ""
+    )
 
 
 def _per_tenant(summary: Mapping[str, Any], headline: Headline, key: str) -> dict[str, dict[str, Any]]:
@@ -628,8 +705,10 @@ def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[
             n = f"{next(iter(counts.values())):,}"
         else:
             n = ", ".join(f"{v:,} under {s}" for s, v in counts.items())
-        out.append(f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
-                   "trace.max_requests ended first.")
+        out.append(
+            f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
+            "trace.max_requests ended first."
+        )
     return out
 
 
@@ -653,7 +732,11 @@ def _warm_up_note(summary: Mapping[str, Any], headline: Headline) -> str:
 
 
 #: The health fields of a tenant (summary.json, when the core reports them): key, label, unit.
-HEALTH_FIELDS = (("max_wait_s", "longest wait", " s"), ("stall_s_max", "longest stall", " s"), ("backlog_max", "largest backlog", ""))
+HEALTH_FIELDS = (
+    ("max_wait_s", "longest wait", " s"),
+    ("stall_s_max", "longest stall", " s"),
+    ("backlog_max", "largest backlog", ""),
+)
 
 
 def _health_notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
@@ -661,10 +744,16 @@ def _health_notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
     for row in headline.rows:
         parts = []
         for key, label, unit in HEALTH_FIELDS:
-            values = [v for s in row.schemes if (v := _num((_tenant(summary, s, row.tenant) or {}).get(key))) is not None]
+            values = [
+                v
+                for s in row.schemes
+                if (v := _num((_tenant(summary, s, row.tenant) or {}).get(key))) is not None
+            ]
             if values:
                 lo, hi = min(values), max(values)
-                parts.append(f"{label} {_short(lo)}{unit}" if lo == hi else f"{label} {_short(lo)}-{_short(hi)}{unit}")
+                parts.append(
+                    f"{label} {_short(lo)}{unit}" if lo == hi else f"{label} {_short(lo)}-{_short(hi)}{unit}"
+                )
         if parts:
             flagged = [f"{STARVED_FLAG} under {s}" for s in row.schemes if s in row.starved]
             out.append(f"health, {row.tenant} (over the schemes): " + ", ".join(parts + flagged) + ".")
@@ -730,7 +819,8 @@ def bars(summary: Mapping[str, Any]) -> list[Bars]:
     out = []
     for op in BAR_OPS:
         tenants = tuple(
-            n for n in tenants_of(summary)
+            n
+            for n in tenants_of(summary)
             if any(_op_count(t, op) > 0 for s in schemes if (t := _tenant(summary, s, n)) is not None)
         )
         if not tenants:

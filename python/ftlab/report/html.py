@@ -74,7 +74,7 @@ def render(report: Report, *, baseline: str | None = None) -> str:
     ]
     title = html.escape(f"ftlab report: {report.summary.get('scenario', '')}")
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{title}</title>\n<style>{_CSS}</style>\n"
         "<script>window.PlotlyConfig = {MathJaxConfig: 'local'};</script>\n"
         f"<script>{get_plotlyjs()}</script>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
@@ -84,7 +84,16 @@ def render(report: Report, *, baseline: str | None = None) -> str:
 def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> str:
     s = report.summary
     meta = f"seed {s.get('seed', '?')} · ftlab {s.get('ftlab_version', '?')} · schemes: {', '.join(schemes)} · tenants: {', '.join(tenants)}"
-    links = [("headline", "Headline"), ("bars", "Mean and p99"), ("summary", "All metrics"), ("latency", "Latency CDFs"), ("timeseries", "Time series"), ("wear", "Wear"), ("series", "Scheme series"), ("scenario", "Scenario")]
+    links = [
+        ("headline", "Headline"),
+        ("bars", "Mean and p99"),
+        ("summary", "All metrics"),
+        ("latency", "Latency CDFs"),
+        ("timeseries", "Time series"),
+        ("wear", "Wear"),
+        ("series", "Scheme series"),
+        ("scenario", "Scenario"),
+    ]
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in links)
     return (
         f"<h1>ftlab report: {html.escape(str(s.get('scenario', '')))}</h1>\n"
@@ -106,7 +115,9 @@ def _headline_section(report: Report, top: headline.Headline) -> str:
     lines = "".join(f"<li>{html.escape(line)}</li>" for line in headline.verdicts(top))
     parts.append(f'<ul class="hl-verdicts">{lines}</ul>')
     parts.append(_headline_table(top))
-    parts += [f'<p class="note hl-note">{html.escape(line)}</p>' for line in headline.notes(report.summary, top)]
+    parts += [
+        f'<p class="note hl-note">{html.escape(line)}</p>' for line in headline.notes(report.summary, top)
+    ]
     parts += _unstable_notes(report)
     if top.unstable:
         parts.append(f'<p class="note hl-unstable-note">{html.escape(headline.UNSTABLE_NOTE)}</p>')
@@ -121,7 +132,8 @@ def _headline_table(top: headline.Headline) -> str:
     cell carries its raw numbers in data attributes (`data-value`, `data-change` (percent), `data-change-abs` (counts),
     `data-best`) beside the text it shows."""
     head = "".join(
-        f'<th data-metric="{m.key}" data-direction="{m.direction}">{html.escape(m.title)}</th>' for m in top.metrics
+        f'<th data-metric="{m.key}" data-direction="{m.direction}">{html.escape(m.title)}</th>'
+        for m in top.metrics
     )
     body = []
     for row in top.rows:
@@ -129,7 +141,9 @@ def _headline_table(top: headline.Headline) -> str:
             attrs = f'data-tenant="{html.escape(row.tenant)}" data-scheme="{html.escape(scheme)}"'
             tr = [f'<tr class="hl-row{" hl-first" if i == 0 else ""}" {attrs}>']
             if i == 0:
-                tr.append(f'<th class="hl-tenant" rowspan="{len(row.schemes)}">{html.escape(row.tenant)}</th>')
+                tr.append(
+                    f'<th class="hl-tenant" rowspan="{len(row.schemes)}">{html.escape(row.tenant)}</th>'
+                )
             tr.append(_headline_scheme(scheme, row, top))
             tr += [_headline_cell(m, row.cells[m.key][scheme]) for m in top.metrics]
             body.append("".join(tr) + "</tr>")
@@ -146,8 +160,10 @@ def _headline_scheme(scheme: str, row: headline.TenantRow, top: headline.Headlin
         parts.append(' <span class="hl-baseline">(baseline)</span>')
     if scheme in row.unstable:
         outstanding = _fmt(row.unstable[scheme])
-        parts.append(f'<br><span class="flag hl-unstable" title="{outstanding} requests outstanding at the end">'
-                     f"{html.escape(headline.UNSTABLE_FLAG)}</span>")
+        parts.append(
+            f'<br><span class="flag hl-unstable" title="{outstanding} requests outstanding at the end">'
+            f"{html.escape(headline.UNSTABLE_FLAG)}</span>"
+        )
     return f'<th class="hl-scheme">{"".join(parts)}</th>'
 
 
@@ -155,13 +171,17 @@ def _headline_cell(metric: headline.Metric, cell: headline.Cell) -> str:
     value = "" if cell.value is None or not cell.applies else repr(cell.value)
     change = "" if cell.change_pct is None else repr(cell.change_pct)
     change_abs = "" if cell.change_abs is None else repr(cell.change_abs)
-    attrs = (f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" data-change-abs="{change_abs}" '
-             f'data-best="{str(cell.best).lower()}" data-applies="{str(cell.applies).lower()}"')
+    attrs = (
+        f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" data-change-abs="{change_abs}" '
+        f'data-best="{str(cell.best).lower()}" data-applies="{str(cell.applies).lower()}"'
+    )
     if not cell.applies:
         return f'<td class="num hl-cell hl-na" {attrs}>–</td>'
     shown = html.escape(headline.format_value(metric, cell.value))
     extra = headline.change_text(cell)
-    text = f'<span class="hl-value">{shown}</span>' + (f' <span class="hl-change">{html.escape(extra)}</span>' if extra else "")
+    text = f'<span class="hl-value">{shown}</span>' + (
+        f' <span class="hl-change">{html.escape(extra)}</span>' if extra else ""
+    )
     if cell.best:
         text = f"{headline.BEST_MARK} {text}"
     return f'<td class="num hl-cell{" hl-best" if cell.best else ""}" {attrs}>{text}</td>'
@@ -172,7 +192,9 @@ def _bars_section(report: Report) -> str:
     groups = headline.bars(report.summary)
     if not groups:
         return "\n".join(parts + [_note("No tenant issued reads or writes.")])
-    parts.append(_note("From summary.json (the measured phase): one group of bars per tenant, one bar per scheme."))
+    parts.append(
+        _note("From summary.json (the measured phase): one group of bars per tenant, one bar per scheme.")
+    )
     parts += [_chart(_bars_figure(g), f"fig-bars-{g.op}") for g in groups]
     return "\n".join(parts)
 
@@ -189,11 +211,21 @@ def _bars_figure(group: headline.Bars) -> go.Figure:
             style = scheme_style(s)
             fig.add_trace(
                 go.Bar(
-                    x=x, y=group.values[stat][scheme], name=_plotly.text(scheme), legendgroup=scheme, showlegend=c == 1,
-                    marker={"color": style.color, "line": {"color": "#000000", "width": 0.5}, "pattern": {"shape": style.plotly_pattern}},
-                    meta=[stat], hovertemplate=f"{_plotly.text(scheme)}<br>%{{x}}: {label} %{{y:,.1f}} µs<extra></extra>",
+                    x=x,
+                    y=group.values[stat][scheme],
+                    name=_plotly.text(scheme),
+                    legendgroup=scheme,
+                    showlegend=c == 1,
+                    marker={
+                        "color": style.color,
+                        "line": {"color": "#000000", "width": 0.5},
+                        "pattern": {"shape": style.plotly_pattern},
+                    },
+                    meta=[stat],
+                    hovertemplate=f"{_plotly.text(scheme)}<br>%{{x}}: {label} %{{y:,.1f}} µs<extra></extra>",
                 ),
-                row=1, col=c,
+                row=1,
+                col=c,
             )
         fig.update_yaxes(title_text="latency (µs)", rangemode="tozero", row=1, col=c)
     fig.update_layout(barmode="group")
@@ -208,13 +240,24 @@ def _summary_section(report: Report) -> str:
     label = "every summary.json metric per tenant and scheme, device and counters"
     if hidden:
         label += f" ({len(hidden)} rows hidden: 0 or missing everywhere)"
-    parts = ['<h2 id="summary">All metrics</h2>', f'<details id="summary-details"><summary>{html.escape(label)}</summary>']
+    parts = [
+        '<h2 id="summary">All metrics</h2>',
+        f'<details id="summary-details"><summary>{html.escape(label)}</summary>',
+    ]
     parts.append("<h3>Per tenant</h3>")
-    parts.append(_tenant_table(tenant_rows) if tenant_rows.height else '<p class="note">No tenants in summary.json.</p>')
+    parts.append(
+        _tenant_table(tenant_rows)
+        if tenant_rows.height
+        else '<p class="note">No tenants in summary.json.</p>'
+    )
     parts += _hidden_note(tenant_hidden, "summary-tenants-hidden", "tenant")
     parts += _deadline_section(report)
     parts.append("<h3>Device</h3>")
-    parts.append(_device_table(device_rows) if device_rows.height else '<p class="note">No schemes in summary.json.</p>')
+    parts.append(
+        _device_table(device_rows)
+        if device_rows.height
+        else '<p class="note">No schemes in summary.json.</p>'
+    )
     parts += _hidden_note(device_hidden, "summary-device-hidden", "device")
     parts += _counters_section(counters)
     parts += _hidden_note(counters_hidden, "summary-counters-hidden", "counter")
@@ -247,8 +290,10 @@ def _hidden_note(hidden: list[str], note_id: str, what: str) -> list[str]:
     if not hidden:
         return []
     names = ", ".join(hidden)
-    return [f'<p class="note" id="{note_id}" data-hidden="{len(hidden)}">{len(hidden)} {what} rows hidden because every '
-            f"value in them is 0 or missing (e.g. trim of tenants that never trim): {html.escape(names)}.</p>"]
+    return [
+        f'<p class="note" id="{note_id}" data-hidden="{len(hidden)}">{len(hidden)} {what} rows hidden because every '
+        f"value in them is 0 or missing (e.g. trim of tenants that never trim): {html.escape(names)}.</p>"
+    ]
 
 
 def _tenants(report: Report) -> Iterable[tuple[str, str, dict[str, Any]]]:
@@ -279,7 +324,8 @@ def _deadline_section(report: Report) -> list[str]:
     head = "".join(f"<th>{html.escape(s)}</th>" for s in schemes)
     body = "".join(
         f"<tr><th>{html.escape(tenant)}{' / ' + html.escape(task) if task else ' (all tasks)'}</th>"
-        + "".join(f'<td class="num">{row.get(s, "–")}</td>' for s in schemes) + "</tr>"
+        + "".join(f'<td class="num">{row.get(s, "–")}</td>' for s in schemes)
+        + "</tr>"
         for (tenant, task), row in cells.items()
     )
     return [
@@ -319,7 +365,10 @@ def _tenant_table(frame: pl.DataFrame) -> str:
     unstable tenant's column is flagged in its header, with its outstanding requests."""
     keys = frame.select("tenant", "scheme").rows()
     tenants = list(dict.fromkeys(t for t, _ in keys))
-    head1 = "".join(f'<th colspan="{sum(1 for t, _ in keys if t == tenant)}">{html.escape(tenant)}</th>' for tenant in tenants)
+    head1 = "".join(
+        f'<th colspan="{sum(1 for t, _ in keys if t == tenant)}">{html.escape(tenant)}</th>'
+        for tenant in tenants
+    )
     order = [(t, s) for tenant in tenants for t, s in keys if t == tenant]
     index = {key: i for i, key in enumerate(keys)}
     rows = frame.to_dicts()
@@ -393,13 +442,17 @@ def _latency_section(report: Report, schemes: Sequence[str], tenants: Sequence[s
     ops = figdata.cdf_ops(report)
     if not ops:
         return "\n".join(parts + [_note("This run has no latency_cdf.parquet (written by an older ftlab).")])
-    parts.append(_note(
-        "Per tenant: the CDF (top, log latency) and the tail 1 − CDF (below, log scale down to 10⁻⁴), "
-        f"one curve per scheme; curves are thinned to at most a few hundred points each ({figdata.CDF_CELLS} CDF "
-        f"steps, {figdata.CDF_LATENCY_CELLS_PER_DECADE} latency and {figdata.CDF_TAIL_CELLS_PER_DECADE} tail steps per decade)."
-    ))
+    parts.append(
+        _note(
+            "Per tenant: the CDF (top, log latency) and the tail 1 − CDF (below, log scale down to 10⁻⁴), "
+            f"one curve per scheme; curves are thinned to at most a few hundred points each ({figdata.CDF_CELLS} CDF "
+            f"steps, {figdata.CDF_LATENCY_CELLS_PER_DECADE} latency and {figdata.CDF_TAIL_CELLS_PER_DECADE} tail steps per decade)."
+        )
+    )
     for op in ops:
-        parts.append(_chart(_cdf_figure(figdata.cdf_points(report, op), op, schemes, tenants), f"fig-cdf-{op}"))
+        parts.append(
+            _chart(_cdf_figure(figdata.cdf_points(report, op), op, schemes, tenants), f"fig-cdf-{op}")
+        )
     return "\n".join(parts)
 
 
@@ -427,35 +480,84 @@ def _cdf_figure(points: pl.DataFrame, op: str, schemes: Sequence[str], tenants: 
             for row, y, label in ((2 * r + 1, "cdf", "CDF"), (2 * r + 2, "tail", "1 − CDF")):
                 fig.add_trace(
                     _plotly.line(
-                        x, curve.get_column(y), scheme, scheme, style.color, scheme not in legend, dash=style.plotly_dash, shape="hv",
+                        x,
+                        curve.get_column(y),
+                        scheme,
+                        scheme,
+                        style.color,
+                        scheme not in legend,
+                        dash=style.plotly_dash,
+                        shape="hv",
                         hovertemplate=f"{_plotly.text(scheme)}<br>%{{x}} µs<br>{label} %{{y}}<extra></extra>",
                     ),
-                    row=row, col=c + 1,
+                    row=row,
+                    col=c + 1,
                 )
                 legend.add(scheme)
             fig.update_yaxes(title_text="CDF", range=[0, 1.02], row=2 * r + 1, col=c + 1)
-            fig.update_yaxes(title_text="1 − CDF", type="log", range=[-4, 0.05], exponentformat="power", row=2 * r + 2, col=c + 1)
+            fig.update_yaxes(
+                title_text="1 − CDF",
+                type="log",
+                range=[-4, 0.05],
+                exponentformat="power",
+                row=2 * r + 2,
+                col=c + 1,
+            )
     fig.update_xaxes(type="log", title_text="latency (µs)", exponentformat="power")
     return _plotly.finish(fig, f"{op} latency per tenant", 2 * blocks)
 
 
-def _timeseries_section(report: Report, view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[str]) -> str:
+def _timeseries_section(
+    report: Report, view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[str]
+) -> str:
     parts = ['<h2 id="timeseries">Time series</h2>']
     frame = view.frame
     if not frame.height or "window_start_s" not in frame.columns:
         return "\n".join(parts + [_note("The time series is empty.")])
     window_s = _window_s(report.timeseries)
-    merged = f"; {view.windows_per_point} windows per point (mean; p99: max)" if view.windows_per_point > 1 else ""
-    parts.append(_note(f"Windows of {window_s:g} s{merged}. Latency is left out where a window had no request of its kind."))
+    merged = (
+        f"; {view.windows_per_point} windows per point (mean; p99: max)" if view.windows_per_point > 1 else ""
+    )
+    parts.append(
+        _note(
+            f"Windows of {window_s:g} s{merged}. Latency is left out where a window had no request of its kind."
+        )
+    )
     specs = [
-        ("fig-ts-read-latency", "read latency (µs), mean and p99", (("read_mean_us", "mean", "solid"), ("read_p99_us", "p99", "dot")), "latency (µs)", "log"),
-        ("fig-ts-write-latency", "write latency (µs), mean and p99", (("write_mean_us", "mean", "solid"), ("write_p99_us", "p99", "dot")), "latency (µs)", "log"),
-        ("fig-ts-iops", "IOPS, read and write", (("read_iops", "read", "solid"), ("write_iops", "write", "dash")), "IOPS", "linear"),
-        ("fig-ts-backlog", "backlog: requests arrived and not completed, at each window's end", (("backlog", "backlog", "solid"),), "requests", "linear"),
+        (
+            "fig-ts-read-latency",
+            "read latency (µs), mean and p99",
+            (("read_mean_us", "mean", "solid"), ("read_p99_us", "p99", "dot")),
+            "latency (µs)",
+            "log",
+        ),
+        (
+            "fig-ts-write-latency",
+            "write latency (µs), mean and p99",
+            (("write_mean_us", "mean", "solid"), ("write_p99_us", "p99", "dot")),
+            "latency (µs)",
+            "log",
+        ),
+        (
+            "fig-ts-iops",
+            "IOPS, read and write",
+            (("read_iops", "read", "solid"), ("write_iops", "write", "dash")),
+            "IOPS",
+            "linear",
+        ),
+        (
+            "fig-ts-backlog",
+            "backlog: requests arrived and not completed, at each window's end",
+            (("backlog", "backlog", "solid"),),
+            "requests",
+            "linear",
+        ),
     ]
     for div_id, title, lines, y_title, y_type in specs:
         if all(col in frame.columns for col, _, _ in lines):
-            parts.append(_chart(_tenant_series_figure(frame, title, lines, y_title, y_type, schemes, tenants), div_id))
+            parts.append(
+                _chart(_tenant_series_figure(frame, title, lines, y_title, y_type, schemes, tenants), div_id)
+            )
     device = figdata.device_series(view)
     if len(device.columns) > 2:
         parts.append(_chart(_device_figure(device, schemes, window_s), "fig-ts-device"))
@@ -469,8 +571,15 @@ def _window_s(ts: pl.DataFrame) -> float:
     return round(starts[1] - starts[0], 9) if len(starts) == 2 else 0.0
 
 
-def _tenant_series_figure(frame: pl.DataFrame, title: str, lines: Iterable[tuple[str, str, str]], y_title: str,
-                          y_type: str, schemes: Sequence[str], tenants: Sequence[str]) -> go.Figure:
+def _tenant_series_figure(
+    frame: pl.DataFrame,
+    title: str,
+    lines: Iterable[tuple[str, str, str]],
+    y_title: str,
+    y_type: str,
+    schemes: Sequence[str],
+    tenants: Sequence[str],
+) -> go.Figure:
     """One panel per tenant; per scheme, one trace per (column, label, dash) of `lines`."""
     rows, cols = _plotly.grid(len(tenants))
     fig = _plotly.subplots(rows, cols, list(tenants))
@@ -482,10 +591,17 @@ def _tenant_series_figure(frame: pl.DataFrame, title: str, lines: Iterable[tuple
                 name = f"{scheme} {label}"
                 fig.add_trace(
                     _plotly.line(
-                        part.get_column("window_start_s"), part.get_column(column), name, name, scheme_style(s).color, i == 0,
-                        dash=dash, hovertemplate=f"{_plotly.text(name)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
+                        part.get_column("window_start_s"),
+                        part.get_column(column),
+                        name,
+                        name,
+                        scheme_style(s).color,
+                        i == 0,
+                        dash=dash,
+                        hovertemplate=f"{_plotly.text(name)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
                     ),
-                    row=r + 1, col=c + 1,
+                    row=r + 1,
+                    col=c + 1,
                 )
         fig.update_yaxes(title_text=y_title, type=y_type, row=r + 1, col=c + 1)
     fig.update_xaxes(title_text="time (s)")
@@ -507,10 +623,17 @@ def _device_figure(device: pl.DataFrame, schemes: Sequence[str], window_s: float
             part = device.filter(scheme=scheme)
             fig.add_trace(
                 _plotly.line(
-                    part.get_column("window_start_s"), part.get_column(column), scheme, scheme, scheme_style(s).color, r == 1,
-                    dash=scheme_style(s).plotly_dash, hovertemplate=f"{_plotly.text(scheme)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
+                    part.get_column("window_start_s"),
+                    part.get_column(column),
+                    scheme,
+                    scheme,
+                    scheme_style(s).color,
+                    r == 1,
+                    dash=scheme_style(s).plotly_dash,
+                    hovertemplate=f"{_plotly.text(scheme)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
                 ),
-                row=r, col=1,
+                row=r,
+                col=1,
             )
         fig.update_yaxes(title_text=y_title, row=r, col=1)
     fig.update_xaxes(title_text="time (s)", row=len(panels), col=1)
@@ -521,8 +644,12 @@ def _wear_section(report: Report, schemes: Sequence[str]) -> str:
     parts = ['<h2 id="wear">Wear</h2>']
     if report.wear is None or not report.wear.height:
         return "\n".join(parts + [_note("This run has no wear.parquet (written by an older ftlab).")])
-    parts.append(_note("Erase count per die (mean over its blocks; hover for min and max). "
-                       "Choose a scheme in the menu to see every block of every die."))
+    parts.append(
+        _note(
+            "Erase count per die (mean over its blocks; hover for min and max). "
+            "Choose a scheme in the menu to see every block of every die."
+        )
+    )
     parts.append(_chart(_wear_figure(report, schemes), "fig-wear"))
     return "\n".join(parts)
 
@@ -539,23 +666,44 @@ def _wear_figure(report: Report, schemes: Sequence[str]) -> go.Figure:
     for scheme in wearing:
         rows = {d["die"]: d for d in per_die.filter(scheme=scheme).to_dicts()}
         z.append([rows[d]["erase_count_mean"] if d in rows else None for d in dies])
-        custom.append([[rows[d]["channel"], rows[d]["erase_count_min"], rows[d]["erase_count_max"]] if d in rows else [None] * 3 for d in dies])
+        custom.append(
+            [
+                [rows[d]["channel"], rows[d]["erase_count_min"], rows[d]["erase_count_max"]]
+                if d in rows
+                else [None] * 3
+                for d in dies
+            ]
+        )
     fig = go.Figure()
-    fig.add_trace(go.Heatmap(
-        z=z, x=dies, y=[_plotly.text(s) for s in wearing], customdata=custom, colorscale=WEAR_COLORMAP,
-        colorbar={"title": {"text": "erase count"}}, name="per die",
-        hovertemplate="%{y}<br>die %{x} (channel %{customdata[0]})<br>mean %{z}, min %{customdata[1]}, max %{customdata[2]}<extra></extra>",
-    ))
+    fig.add_trace(
+        go.Heatmap(
+            z=z,
+            x=dies,
+            y=[_plotly.text(s) for s in wearing],
+            customdata=custom,
+            colorscale=WEAR_COLORMAP,
+            colorbar={"title": {"text": "erase count"}},
+            name="per die",
+            hovertemplate="%{y}<br>die %{x} (channel %{customdata[0]})<br>mean %{z}, min %{customdata[1]}, max %{customdata[2]}<extra></extra>",
+        )
+    )
     views = [("erase count per die (mean over its blocks)", "die", "scheme")]
     for scheme in wearing:
         m = figdata.wear_matrix(report, scheme)
         x = [j * m.blocks_per_column for j in range(m.z.shape[1])]
         what = "block" if m.blocks_per_column == 1 else f"blocks (mean of {m.blocks_per_column} per column)"
-        fig.add_trace(go.Heatmap(
-            z=m.z.tolist(), x=x, y=[f"die {d}" for d in m.dies], colorscale=WEAR_COLORMAP, visible=False, name=_plotly.text(scheme),
-            colorbar={"title": {"text": "erase count"}},
-            hovertemplate="%{y}, block %{x}<br>erase count %{z}<extra></extra>",
-        ))
+        fig.add_trace(
+            go.Heatmap(
+                z=m.z.tolist(),
+                x=x,
+                y=[f"die {d}" for d in m.dies],
+                colorscale=WEAR_COLORMAP,
+                visible=False,
+                name=_plotly.text(scheme),
+                colorbar={"title": {"text": "erase count"}},
+                hovertemplate="%{y}, block %{x}<br>erase count %{z}<extra></extra>",
+            )
+        )
         views.append((f"{scheme}: erase count per block", what, "die"))
     _wear_menu(fig, views)
     return fig
@@ -567,12 +715,26 @@ def _wear_menu(fig: go.Figure, views: list[tuple[str, str, str]]) -> None:
         visible = [j == i for j in range(len(views))]
         layout = {"title.text": _plotly.text(title), "xaxis.title.text": x_title, "yaxis.title.text": y_title}
         label = "per die, all schemes" if i == 0 else f"per block: {title.split(': erase')[0]}"
-        buttons.append({"label": _plotly.text(label), "method": "update", "args": [{"visible": visible}, layout]})
+        buttons.append(
+            {"label": _plotly.text(label), "method": "update", "args": [{"visible": visible}, layout]}
+        )
     fig.update_layout(
-        updatemenus=[{"buttons": buttons, "direction": "down", "x": 1.0, "xanchor": "right", "y": 1.12, "yanchor": "bottom"}],
+        updatemenus=[
+            {
+                "buttons": buttons,
+                "direction": "down",
+                "x": 1.0,
+                "xanchor": "right",
+                "y": 1.12,
+                "yanchor": "bottom",
+            }
+        ],
         title={"text": _plotly.text(views[0][0]), "x": 0.0, "xanchor": "left"},
-        xaxis={"title": {"text": views[0][1]}}, yaxis={"title": {"text": views[0][2]}, "autorange": "reversed"},
-        template="plotly_white", height=560, margin={"l": 110, "r": 30, "t": 110, "b": 50},
+        xaxis={"title": {"text": views[0][1]}},
+        yaxis={"title": {"text": views[0][2]}, "autorange": "reversed"},
+        template="plotly_white",
+        height=560,
+        margin={"l": 110, "r": 30, "t": 110, "b": 50},
         font={"family": "DejaVu Sans, Arial, sans-serif", "size": 12},
     )
 

@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from ftlab.report import figdata
 from ftlab._errors import usage_error
+from ftlab.report import figdata
 from ftlab.report.style import WEAR_COLORMAP, scheme_style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
     from matplotlib.figure import Figure, SubFigure
     from matplotlib.typing import RcKeyType
 
@@ -36,7 +37,12 @@ StrPath = Union[str, "os.PathLike[str]"]
 #: Plot kinds, the first is the default.
 KINDS = ("cdf", "timeseries", "wear", "bars")
 #: The results file each kind draws from.
-KIND_FILES = {"cdf": "latency_cdf.parquet", "timeseries": "timeseries.parquet", "wear": "wear.parquet", "bars": "summary.json"}
+KIND_FILES = {
+    "cdf": "latency_cdf.parquet",
+    "timeseries": "timeseries.parquet",
+    "wear": "wear.parquet",
+    "bars": "summary.json",
+}
 #: Output formats by file suffix.
 FORMATS = {".png": "png", ".svg": "svg"}
 #: Resolution of PNG output.
@@ -58,7 +64,13 @@ RC_PARAMS: dict[RcKeyType, Any] = {
 }
 
 
-def plot(source: Report | StrPath, kind: str = "cdf", path: StrPath | None = None, *, ops: Sequence[str] | None = None) -> Path:
+def plot(
+    source: Report | StrPath,
+    kind: str = "cdf",
+    path: StrPath | None = None,
+    *,
+    ops: Sequence[str] | None = None,
+) -> Path:
     """Draw `kind` ("cdf", "timeseries", "wear" or "bars") of a Report or a results directory into
     `path` (.png or .svg; default: DIR/<kind>.png for a directory). `ops` picks the CDF
     operations (default: read, and write if present). Returns the path written.
@@ -94,7 +106,11 @@ def _check_results(run_dir: Path, kind: str) -> None:
 
     needed = run_dir / KIND_FILES[kind]
     if run_dir.is_dir() and not needed.exists():
-        raise input_error(needed, f"no such file; the {kind} plot needs it (is {run_dir} written by an older ftlab?)", MissingResultError)
+        raise input_error(
+            needed,
+            f"no such file; the {kind} plot needs it (is {run_dir} written by an older ftlab?)",
+            MissingResultError,
+        )
 
 
 def output_format(path: StrPath, arg: str) -> str:
@@ -120,7 +136,9 @@ def save(fig: Figure, path: StrPath, fmt: str) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"Date": None} if fmt == "svg" else {}
     with matplotlib.rc_context(RC_PARAMS):
-        write_files_atomically(out.parent, {out.name: lambda p: fig.savefig(p, format=fmt, dpi=DPI, metadata=metadata)})
+        write_files_atomically(
+            out.parent, {out.name: lambda p: fig.savefig(p, format=fmt, dpi=DPI, metadata=metadata)}
+        )
 
 
 def figure(report: Report, kind: str, *, ops: Sequence[str] | None = None) -> Figure:
@@ -150,11 +168,21 @@ def _new_figure(cols: int, rows: int) -> Figure:
     return Figure(figsize=(PANEL_IN[0] * cols + 0.4, PANEL_IN[1] * rows + 0.5), layout="constrained")
 
 
-def _styled_line(ax: Axes, x: Sequence[float], y: Sequence[float | None], index: int, label: str, **kwargs: Any) -> None:
+def _styled_line(
+    ax: Axes, x: Sequence[float], y: Sequence[float | None], index: int, label: str, **kwargs: Any
+) -> None:
     style = scheme_style(index)
     ax.plot(
-        x, [float("nan") if v is None else v for v in y], label=label, color=style.color, linestyle=style.mpl_linestyle,
-        marker=style.mpl_marker, markevery=0.1, markerfacecolor="white", markeredgecolor=style.color, **kwargs,
+        x,
+        [float("nan") if v is None else v for v in y],
+        label=label,
+        color=style.color,
+        linestyle=style.mpl_linestyle,
+        marker=style.mpl_marker,
+        markevery=0.1,
+        markerfacecolor="white",
+        markeredgecolor=style.color,
+        **kwargs,
     )
 
 
@@ -164,19 +192,34 @@ def _legend(fig: Figure | SubFigure, schemes: Sequence[str]) -> None:
     handles = []
     for i, scheme in enumerate(schemes):
         style = scheme_style(i)
-        handles.append(Line2D([], [], color=style.color, linestyle=style.mpl_linestyle, marker=style.mpl_marker,
-                              markerfacecolor="white", markeredgecolor=style.color, label=scheme))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=style.color,
+                linestyle=style.mpl_linestyle,
+                marker=style.mpl_marker,
+                markerfacecolor="white",
+                markeredgecolor=style.color,
+                label=scheme,
+            )
+        )
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(schemes), 6), frameon=False)
 
 
 def _cdf_figure(report: Report, ops: Sequence[str] | None) -> Figure:
     available = figdata.cdf_ops(report)
     if not available:
-        raise usage_error("kind", "this run has no latency CDFs (latency_cdf.parquet); the cdf plot needs them")
+        raise usage_error(
+            "kind", "this run has no latency CDFs (latency_cdf.parquet); the cdf plot needs them"
+        )
     wanted = [op for op in available if op in ("read", "write")] if ops is None else list(ops)
     missing = [op for op in wanted if op not in available]
     if missing or not wanted:
-        raise usage_error("ops", f"no latency CDF for {', '.join(missing) or 'no operation'}; this run has {', '.join(available)}")
+        raise usage_error(
+            "ops",
+            f"no latency CDF for {', '.join(missing) or 'no operation'}; this run has {', '.join(available)}",
+        )
     points = {op: figdata.cdf_points(report, op) for op in wanted}
     schemes = figdata.schemes(report)
     present = {t for p in points.values() for t in p.get_column("tenant").to_list()}
@@ -190,8 +233,12 @@ def _cdf_figure(report: Report, ops: Sequence[str] | None) -> Figure:
                 curve = points[op].filter(scheme=scheme, tenant=tenant)
                 if curve.height:
                     x = curve.get_column("latency_us").to_list()
-                    _styled_line(cdf_ax, x, curve.get_column("cdf").to_list(), s, scheme, drawstyle="steps-post")
-                    _styled_line(tail_ax, x, curve.get_column("tail").to_list(), s, scheme, drawstyle="steps-post")
+                    _styled_line(
+                        cdf_ax, x, curve.get_column("cdf").to_list(), s, scheme, drawstyle="steps-post"
+                    )
+                    _styled_line(
+                        tail_ax, x, curve.get_column("tail").to_list(), s, scheme, drawstyle="steps-post"
+                    )
             _cdf_axes(cdf_ax, tail_ax, tenant, op)
     _legend(fig, schemes)
     return fig
@@ -229,19 +276,21 @@ def _tick_label(value: float, powers: bool = False) -> str:
     return f"{value:.0e}"
 
 
-def log_ticks(axis: object, limits: tuple[float, float], powers: bool = False) -> None:
+def log_ticks(axis: Axis, limits: tuple[float, float], powers: bool = False) -> None:
     """Plain tick labels on a log axis (fast, no mathtext); 2x and 5x minor ticks are
     labelled only when the axis spans less than a decade and a half."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     low, high = (max(v, 1e-12) for v in limits)
-    axis.set_major_locator(LogLocator(base=10, numticks=8))  # type: ignore[attr-defined]
-    axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0), numticks=12))  # type: ignore[attr-defined]
-    axis.set_major_formatter(FuncFormatter(lambda v, _: _tick_label(v, powers)))  # type: ignore[attr-defined]
+    axis.set_major_locator(LogLocator(base=10, numticks=8))
+    axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0), numticks=12))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: _tick_label(v, powers)))
     if abs(math.log10(high) - math.log10(low)) < 1.5:
-        axis.set_minor_formatter(FuncFormatter(lambda v, _: _tick_label(v) if _leading_digit(v) in (2, 5) else ""))  # type: ignore[attr-defined]
+        axis.set_minor_formatter(
+            FuncFormatter(lambda v, _: _tick_label(v) if _leading_digit(v) in (2, 5) else "")
+        )
     else:
-        axis.set_minor_formatter(NullFormatter())  # type: ignore[attr-defined]
+        axis.set_minor_formatter(NullFormatter())
 
 
 def _leading_digit(value: float) -> int:
@@ -273,14 +322,22 @@ def _timeseries_figure(report: Report) -> Figure:
     cols = max(len(tenants), len(panels), 1)
     fig = _new_figure(cols, len(rows) + (1 if panels else 0))
     # Two rows of subfigures come back as an array (matplotlib types it as one SubFigure or an array).
-    top, bottom = cast("Sequence[SubFigure]", fig.subfigures(2, 1, height_ratios=[max(len(rows), 1), 1 if panels else 0.01]))
+    top, bottom = cast(
+        "Sequence[SubFigure]", fig.subfigures(2, 1, height_ratios=[max(len(rows), 1), 1 if panels else 0.01])
+    )
     axes = top.subplots(max(len(rows), 1), max(len(tenants), 1), squeeze=False, sharex=True)
     for r, (column, label, scale) in enumerate(rows):
         for c, tenant in enumerate(tenants):
             ax = axes[r][c]
             for s, scheme in enumerate(schemes):
                 part = frame.filter(scheme=scheme, tenant=tenant)
-                _styled_line(ax, part.get_column("window_start_s").to_list(), part.get_column(column).to_list(), s, scheme)
+                _styled_line(
+                    ax,
+                    part.get_column("window_start_s").to_list(),
+                    part.get_column(column).to_list(),
+                    s,
+                    scheme,
+                )
             ax.set_yscale(scale)
             if scale == "log":
                 log_ticks(ax.yaxis, ax.get_ylim())
@@ -295,12 +352,16 @@ def _timeseries_figure(report: Report) -> Figure:
     return fig
 
 
-def _device_panels(sub: SubFigure, device: object, panels: Sequence[tuple[str, str]], schemes: Sequence[str]) -> None:
+def _device_panels(
+    sub: SubFigure, device: object, panels: Sequence[tuple[str, str]], schemes: Sequence[str]
+) -> None:
     axes = sub.subplots(1, len(panels), squeeze=False)[0]
     for ax, (column, label) in zip(axes, panels):
         for s, scheme in enumerate(schemes):
             part = device.filter(scheme=scheme)  # type: ignore[attr-defined]
-            _styled_line(ax, part.get_column("window_start_s").to_list(), part.get_column(column).to_list(), s, scheme)
+            _styled_line(
+                ax, part.get_column("window_start_s").to_list(), part.get_column(column).to_list(), s, scheme
+            )
         ax.set_title(label)
         ax.set_ylabel(label)
         ax.set_xlabel("time (s)")
@@ -323,11 +384,19 @@ def _wear_figure(report: Report) -> Figure:
     image = None
     for ax, scheme, m in zip(axes, schemes, matrices):
         width = m.z.shape[1] * m.blocks_per_column
-        image = ax.imshow(m.z, aspect="auto", cmap=WEAR_COLORMAP, norm=norm, interpolation="nearest",
-                          extent=(0, width, len(m.dies) - 0.5, -0.5))
+        image = ax.imshow(
+            m.z,
+            aspect="auto",
+            cmap=WEAR_COLORMAP,
+            norm=norm,
+            interpolation="nearest",
+            extent=(0, width, len(m.dies) - 0.5, -0.5),
+        )
         ax.set_title(f"{scheme}: erase count per block")
         ax.set_ylabel("die")
-        ax.set_xlabel("block" if m.blocks_per_column == 1 else f"block ({m.blocks_per_column} per cell, mean)")
+        ax.set_xlabel(
+            "block" if m.blocks_per_column == 1 else f"block ({m.blocks_per_column} per cell, mean)"
+        )
     assert image is not None, "one panel per scheme, and there is at least one scheme"
     fig.colorbar(image, ax=list(axes), label="erase count (erases)")
     return fig
@@ -340,7 +409,9 @@ def _bars_figure(report: Report) -> Figure:
 
     groups = headline.bars(report.summary)
     if not groups:
-        raise usage_error("kind", "no tenant of this run issued reads or writes; the bars plot has nothing to draw")
+        raise usage_error(
+            "kind", "no tenant of this run issued reads or writes; the bars plot has nothing to draw"
+        )
     stats = headline.BAR_STATS
     width_in = max(PANEL_IN[0], 0.35 * max(len(g.tenants) for g in groups) * len(report.schemes) + 1.0)
     fig = _new_figure(len(stats), len(groups))
@@ -355,7 +426,16 @@ def _bars_figure(report: Report) -> Figure:
                 style = scheme_style(s)
                 xs = [i - 0.4 + width * (s + 0.5) for i in range(len(group.tenants))]
                 ys = [float("nan") if v is None else v for v in group.values[stat][scheme]]
-                ax.bar(xs, ys, width, label=scheme, color=style.color, hatch=style.mpl_hatch, edgecolor="black", linewidth=0.5)
+                ax.bar(
+                    xs,
+                    ys,
+                    width,
+                    label=scheme,
+                    color=style.color,
+                    hatch=style.mpl_hatch,
+                    edgecolor="black",
+                    linewidth=0.5,
+                )
             ax.set_xticks(range(len(group.tenants)), list(group.tenants))
             ax.set_title(f"{group.op} latency, {label}")
             ax.set_ylabel(f"{label} latency (µs)")
@@ -369,6 +449,14 @@ def _bars_figure(report: Report) -> Figure:
 def _bar_legend(fig: Figure, schemes: Sequence[str]) -> None:
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor=scheme_style(i).color, hatch=scheme_style(i).mpl_hatch, edgecolor="black", linewidth=0.5, label=scheme)
-               for i, scheme in enumerate(schemes)]
+    handles = [
+        Patch(
+            facecolor=scheme_style(i).color,
+            hatch=scheme_style(i).mpl_hatch,
+            edgecolor="black",
+            linewidth=0.5,
+            label=scheme,
+        )
+        for i, scheme in enumerate(schemes)
+    ]
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(schemes), 6), frameon=False)

@@ -20,7 +20,16 @@ from ftlab.report.style import scheme_style
 #: How each scheme is labelled in figures, tables and CSV files' `label` column.
 LABELS = {"part-ftl": "PaRT-FTL", "rtgc": "RTGC", "wao-gc-75": "WAO-GC 75", "wao-gc-50": "WAO-GC 50"}
 
-FIG5_COLUMNS = ("scheme", "label", "read_pages", "write_pages", "utilisation", "n_schedulable", "n_sets", "schedulable_fraction")
+FIG5_COLUMNS = (
+    "scheme",
+    "label",
+    "read_pages",
+    "write_pages",
+    "utilisation",
+    "n_schedulable",
+    "n_sets",
+    "schedulable_fraction",
+)
 FIG6_COLUMNS = ("read_pages", "write_pages", "scheme", "label", "weighted_schedulability")
 FIG7_COLUMNS = FIG6_COLUMNS
 
@@ -38,10 +47,26 @@ def weighted_by_size(result: dict[str, Any], figure: int) -> dict[str, list[tupl
 
 def _csv_rows(result: dict[str, Any], figure: int) -> tuple[Sequence[str], list[list[object]]]:
     if figure == 5:
-        rows = [[r["scheme"], LABELS[r["scheme"]], r["read_pages"], r["write_pages"], f"{r['utilisation']:.2f}", r["n_schedulable"], r["n_sets"], repr(r["fraction"])]
-                for r in result["rows"] if r["figure"] == 5]
+        rows = [
+            [
+                r["scheme"],
+                LABELS[r["scheme"]],
+                r["read_pages"],
+                r["write_pages"],
+                f"{r['utilisation']:.2f}",
+                r["n_schedulable"],
+                r["n_sets"],
+                repr(r["fraction"]),
+            ]
+            for r in result["rows"]
+            if r["figure"] == 5
+        ]
         return FIG5_COLUMNS, rows
-    rows = [[w["read_pages"], w["write_pages"], w["scheme"], LABELS[w["scheme"]], repr(w["weighted"])] for w in result["weighted"] if w["figure"] == figure]
+    rows = [
+        [w["read_pages"], w["write_pages"], w["scheme"], LABELS[w["scheme"]], repr(w["weighted"])]
+        for w in result["weighted"]
+        if w["figure"] == figure
+    ]
     return FIG6_COLUMNS, rows
 
 
@@ -60,18 +85,40 @@ def _figure(result: dict[str, Any], figure: int) -> Any:
     fig = Figure(figsize=(PANEL_IN[0] * 1.6, PANEL_IN[1] * 1.5), layout="constrained")
     ax = fig.add_subplot()
     if figure == 5:
-        series = {s: [(r["utilisation"], r["fraction"]) for r in result["rows"] if r["figure"] == 5 and r["scheme"] == s] for s in result["schemes"]}
+        series = {
+            s: [
+                (r["utilisation"], r["fraction"])
+                for r in result["rows"]
+                if r["figure"] == 5 and r["scheme"] == s
+            ]
+            for s in result["schemes"]
+        }
         p = result["parameters"]
-        ax.set(xlabel="total utilisation U", ylabel="fraction of task sets schedulable",
-               title=f"Fig. 5: admission control (r = {p['read_pages']}, w = {p['write_pages']} pages)")
+        ax.set(
+            xlabel="total utilisation U",
+            ylabel="fraction of task sets schedulable",
+            title=f"Fig. 5: admission control (r = {p['read_pages']}, w = {p['write_pages']} pages)",
+        )
     else:
         series = {s: [(float(x), y) for x, y in v] for s, v in weighted_by_size(result, figure).items()}
         what = "read" if figure == 6 else "write"
-        ax.set(xlabel=f"{what} request size (pages)", ylabel="weighted schedulability", title=f"Fig. {figure}: weighted schedulability vs {what} size")
+        ax.set(
+            xlabel=f"{what} request size (pages)",
+            ylabel="weighted schedulability",
+            title=f"Fig. {figure}: weighted schedulability vs {what} size",
+        )
     for i, (scheme, points) in enumerate(series.items()):
         style = scheme_style(i)
-        ax.plot([x for x, _ in points], [y for _, y in points], label=LABELS[scheme], color=style.color, linestyle=style.mpl_linestyle,
-                marker=style.mpl_marker, markerfacecolor="white", markeredgecolor=style.color)
+        ax.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            label=LABELS[scheme],
+            color=style.color,
+            linestyle=style.mpl_linestyle,
+            marker=style.mpl_marker,
+            markerfacecolor="white",
+            markeredgecolor=style.color,
+        )
     ax.set_ylim(-0.02, 1.02)
     ax.grid(True, linewidth=0.3, color="#bbbbbb")
     ax.legend(frameon=False)

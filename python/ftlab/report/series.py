@@ -84,7 +84,12 @@ def panels(*specs: tuple[str, str], shape: str = "linear") -> Builder:
     """
 
     def build(data: SeriesData) -> go.Figure:
-        rows = [(c, y_title) for pattern, y_title in specs for c in data.columns if fnmatch.fnmatchcase(c, pattern)]
+        rows = [
+            (c, y_title)
+            for pattern, y_title in specs
+            for c in data.columns
+            if fnmatch.fnmatchcase(c, pattern)
+        ]
         if not specs:
             rows = [(c, c) for c in data.columns]
         fig = _plotly.subplots(len(rows), 1, [c for c, _ in rows], shared_xaxes=True)
@@ -93,8 +98,13 @@ def panels(*specs: tuple[str, str], shape: str = "linear") -> Builder:
                 tf = data.frame.filter(tenant=tenant)
                 fig.add_trace(
                     _plotly.line(
-                        tf.get_column("window_start_s"), tf.get_column(column), tenant, tenant,
-                        _tenant_color(t), r == 1, shape=shape,
+                        tf.get_column("window_start_s"),
+                        tf.get_column(column),
+                        tenant,
+                        tenant,
+                        _tenant_color(t),
+                        r == 1,
+                        shape=shape,
                         hovertemplate=f"{_plotly.text(tenant)}<br>t = %{{x}} s<br>%{{y}}<extra></extra>",
                     ),
                     row=r,
@@ -113,7 +123,12 @@ def stream_map() -> Builder:
     in each window; gaps where it wrote nothing."""
 
     def build(data: SeriesData) -> go.Figure:
-        fig = _plotly.subplots(len(data.tenants), 1, [f"{t}: physical stream of each virtual stream" for t in data.tenants], shared_xaxes=True)
+        fig = _plotly.subplots(
+            len(data.tenants),
+            1,
+            [f"{t}: physical stream of each virtual stream" for t in data.tenants],
+            shared_xaxes=True,
+        )
         for r, tenant in enumerate(data.tenants, start=1):
             tf = data.frame.filter(tenant=tenant)
             for i, column in enumerate(data.columns):
@@ -123,7 +138,13 @@ def stream_map() -> Builder:
                 vs = column.removesuffix("_physical_stream")
                 fig.add_trace(
                     _plotly.line(
-                        tf.get_column("window_start_s"), values, vs, vs, _tenant_color(i), r == 1, shape="hv",
+                        tf.get_column("window_start_s"),
+                        values,
+                        vs,
+                        vs,
+                        _tenant_color(i),
+                        r == 1,
+                        shape="hv",
                         hovertemplate=f"{_plotly.text(tenant)} {vs}<br>t = %{{x}} s<br>physical stream %{{y}}<extra></extra>",
                     ),
                     row=r,
@@ -179,8 +200,12 @@ class SeriesFigure:
     figure: go.Figure
 
 
-def figures(view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[str],
-            registry: Sequence[SeriesPlot] | None = None) -> Iterator[SeriesFigure]:
+def figures(
+    view: figdata.SeriesView,
+    schemes: Sequence[str],
+    tenants: Sequence[str],
+    registry: Sequence[SeriesPlot] | None = None,
+) -> Iterator[SeriesFigure]:
     """Every scheme-specific figure of a time series: for each scheme (in order), the
     registry's entries whose columns it fills, then a `fallback` per unclaimed column."""
     import polars as pl
@@ -203,4 +228,6 @@ def figures(view: figdata.SeriesView, schemes: Sequence[str], tenants: Sequence[
         plans += [(fallback(c), [c]) for c in available if c not in claimed]
         for entry, matched in plans:
             data = SeriesData(scheme, index, rows, matched, list(tenants), view.windows_per_point)
-            yield SeriesFigure(f"fig-series-{index}-{entry.key}", f"{scheme}: {entry.title}", entry.build(data))
+            yield SeriesFigure(
+                f"fig-series-{index}-{entry.key}", f"{scheme}: {entry.title}", entry.build(data)
+            )

@@ -33,16 +33,36 @@ Progress = Callable[[str, int, int], None]
 
 #: Reproductions by name -> (module, one-line description).
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
-    "upi": ("ftlab.reproduce.upi", "UPI, utilitarian performance isolation in shared SSDs, §5 (the paper copy names no authors)"),
-    "flashblox": ("ftlab.reproduce.flashblox", "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., talk slides)"),
-    "part-ftl": ("ftlab.reproduce.part_ftl", "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Missimer and West, \"Partitioned Real-Time NAND Flash Storage\", §VI)"),
-    "vstream": ("ftlab.reproduce.vstream", "vStream, virtual stream management (Yong, Jeong, Lee and Kim, §5)"),
+    "upi": (
+        "ftlab.reproduce.upi",
+        "UPI, utilitarian performance isolation in shared SSDs, §5 (the paper copy names no authors)",
+    ),
+    "flashblox": (
+        "ftlab.reproduce.flashblox",
+        "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., talk slides)",
+    ),
+    "part-ftl": (
+        "ftlab.reproduce.part_ftl",
+        'PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Missimer and West, "Partitioned Real-Time NAND Flash Storage", §VI)',
+    ),
+    "vstream": (
+        "ftlab.reproduce.vstream",
+        "vStream, virtual stream management (Yong, Jeong, Lee and Kim, §5)",
+    ),
 }
 
 #: Seeds of the quick forms (the scenario's seed, +1, +2): each claim reports its spread over them.
 QUICK_SEEDS = 3
 
-__all__ = ["QUICK_SEEDS", "REPRODUCTIONS", "ReproductionResult", "default_out", "reproduce", "scenario_file", "seed_overrides"]
+__all__ = [
+    "QUICK_SEEDS",
+    "REPRODUCTIONS",
+    "ReproductionResult",
+    "default_out",
+    "reproduce",
+    "scenario_file",
+    "seed_overrides",
+]
 
 
 def reproduce(
@@ -83,10 +103,14 @@ def reproduce(
         raise usage_error("seeds", f"must be a whole number of seeds at least 1, got {seeds!r}")
     out_dir = Path(os.fspath(out)) if out is not None else default_out(name, quick)
     if n == 1:
-        return module.reproduce(quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress)  # type: ignore[attr-defined,no-any-return]
+        return module.reproduce(  # type: ignore[attr-defined,no-any-return]
+            quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress
+        )
     from ftlab.reproduce.seeds import run_seeds
 
-    return run_seeds(name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n)
+    return run_seeds(
+        name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
+    )
 
 
 def _module(name: str) -> object:

@@ -46,7 +46,23 @@ from ftlab.reproduce.claims import (
     median,
 )
 
-_KEYS = {"id", "text", "quote", "where", "kind", "paper", "high", "paper_text", "op", "adjective", "digits", "measure", "measures", "runs", "not_measured"}
+_KEYS = {
+    "id",
+    "text",
+    "quote",
+    "where",
+    "kind",
+    "paper",
+    "high",
+    "paper_text",
+    "op",
+    "adjective",
+    "digits",
+    "measure",
+    "measures",
+    "runs",
+    "not_measured",
+}
 
 
 @dataclass(frozen=True)
@@ -90,7 +106,7 @@ class PaperClaims:
     paper_file: str
     claims: tuple[Spec, ...]
 
-    def spec(self, id: str) -> Spec:  # noqa: A002
+    def spec(self, id: str) -> Spec:
         """The claim with this id (a KeyError naming the known ids otherwise)."""
         for s in self.claims:
             if s.id == id:
@@ -141,7 +157,9 @@ def _spec(where: str, index: int, raw: Mapping[str, Any]) -> Spec:
     label = f"claims[{index}] ({raw.get('id', '?')})"
     unknown = sorted(set(raw) - _KEYS)
     if unknown:
-        raise input_error(where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(_KEYS))}")
+        raise input_error(
+            where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(_KEYS))}"
+        )
     for key in ("id", "text", "quote", "where", "kind"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
@@ -162,12 +180,18 @@ def _check(where: str, label: str, s: Spec) -> None:
         bad(f"a {s.kind} claim needs `paper`, a positive number")
     if s.kind == EXACT and not isinstance(s.digits, int):
         bad("an exact claim needs `digits`, the paper's printed decimals")
-    if s.kind == BOUND and not s.adjective and (s.op not in ("<=", "<", ">=", ">", "between") or not _finite(s.paper)):
+    if (
+        s.kind == BOUND
+        and not s.adjective
+        and (s.op not in ("<=", "<", ">=", ">", "between") or not _finite(s.paper))
+    ):
         bad("a bound needs `op` (<=, <, >=, >, between) and `paper`, or an `adjective`")
     if s.op == "between" and not (_finite(s.high) and s.high >= s.paper):  # type: ignore[operator]
         bad("a bound `between` needs `high`, at least `paper`")
     if s.adjective and s.adjective not in ADJECTIVES:
-        bad(f"adjective {s.adjective!r} is not declared in ftlab.reproduce.claims.ADJECTIVES ({', '.join(ADJECTIVES)})")
+        bad(
+            f"adjective {s.adjective!r} is not declared in ftlab.reproduce.claims.ADJECTIVES ({', '.join(ADJECTIVES)})"
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -184,20 +208,32 @@ def evaluate(paper: PaperClaims, seeds: Sequence[SeedResult]) -> list[Claim]:
 
 def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     """One claim over the seeds (see `evaluate`)."""
-    base = functools.partial(Claim, id=spec.id, text=spec.text, kind=spec.kind, paper_value=spec.paper, bound=spec.bound_text,
-                             where=spec.where, runs=spec.runs)
+    base = functools.partial(
+        Claim,
+        id=spec.id,
+        text=spec.text,
+        kind=spec.kind,
+        paper_value=spec.paper,
+        bound=spec.bound_text,
+        where=spec.where,
+        runs=spec.runs,
+    )
     if spec.not_measured:
         return base(ftlab_value=None, verdict=NOT_MEASURED, why=spec.not_measured, reason=spec.not_measured)
     results = []
     for s in seeds:
         if spec.measure not in s.measured:
-            raise KeyError(f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: {', '.join(s.measured)}")
+            raise KeyError(
+                f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: {', '.join(s.measured)}"
+            )
         results.append(s.measured[spec.measure])
     missing = next((m.missing for m in results if m.missing), "")
     if missing:
         return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why, reason=missing)
     values = tuple(m.value for m in results)
-    numbers = [float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or _finite(v))]
+    numbers = [
+        float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or _finite(v))
+    ]
     value: FtlabValue = (median(numbers) if len(numbers) == len(values) else math.nan) if values else None
     if len(values) == 1:
         value = values[0]
@@ -208,8 +244,16 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     reason = unhealthy(spec.runs, seeds)
     if reason:
         return base(ftlab_value=value, verdict=INVALID, why=why, spread=spread, values=values, reason=reason)
-    verdict = judge(spec.kind, spec.paper, value, op=spec.op, digits=spec.digits, adjective=spec.adjective,
-                    spread=spread if spec.kind == ORDER else None, high=spec.high)
+    verdict = judge(
+        spec.kind,
+        spec.paper,
+        value,
+        op=spec.op,
+        digits=spec.digits,
+        adjective=spec.adjective,
+        spread=spread if spec.kind == ORDER else None,
+        high=spec.high,
+    )
     return base(ftlab_value=value, verdict=verdict, why=why, spread=spread, values=values)
 
 
@@ -248,9 +292,11 @@ def list_text(paper: PaperClaims, width: int = 100) -> str:
     lines = [*wrap.wrap(f"{paper.name}: {paper.citation}"), f"{len(paper.claims)} claims", ""]
     for s in paper.claims:
         lines += wrap.wrap(f"{s.id} ({s.kind}; {s.where})")
-        lines += wrap.wrap(f"  \"{s.quote}\"")
+        lines += wrap.wrap(f'  "{s.quote}"')
         lines += wrap.wrap(f"  paper: {_paper_cell(s)}")
-        lines += wrap.wrap(f"  ftlab: {'not measured: ' + s.not_measured if s.not_measured else s.measures or s.measure}")
+        lines += wrap.wrap(
+            f"  ftlab: {'not measured: ' + s.not_measured if s.not_measured else s.measures or s.measure}"
+        )
         if s.runs:
             lines += wrap.wrap(f"  rests on: {', '.join(s.runs)}")
         lines.append("")
@@ -263,7 +309,11 @@ def _paper_cell(s: Spec) -> str:
     if s.kind == ORDER:
         return s.paper_text or "the order holds"
     if s.kind == FACTOR:
-        return f"{s.paper_text} (factor {fmt_value(s.paper)})" if s.paper_text else f"factor {fmt_value(s.paper)}"
+        return (
+            f"{s.paper_text} (factor {fmt_value(s.paper)})"
+            if s.paper_text
+            else f"factor {fmt_value(s.paper)}"
+        )
     return s.paper_text or fmt_value(s.paper)
 
 
@@ -329,7 +379,11 @@ def markdown_from_file(name: str, path: Any) -> str:
 
     file = Path(path)
     if not file.is_file():
-        raise input_error(file, "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or give --from its output directory)", MissingResultError)
+        raise input_error(
+            file,
+            "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or give --from its output directory)",
+            MissingResultError,
+        )
     doc = json.loads(file.read_text(encoding="utf-8"))
     if doc.get("reproduction") != name:
         raise input_error(file, f"is the claims of {doc.get('reproduction')!r}, not of {name!r}")

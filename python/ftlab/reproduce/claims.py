@@ -41,7 +41,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from ftlab.report import Report
 
 StrPath = Union[str, "os.PathLike[str]"]
-PaperValue = Union[float, str, None]
-FtlabValue = Union[float, bool, None]
+PaperValue = float | str | None
+FtlabValue = float | bool | None
 
 REPRODUCED = "reproduced"
 SAME_DIRECTION = "same direction"
@@ -68,8 +68,14 @@ NOT_MEASURED = "not measured"
 VERDICTS = (REPRODUCED, HOLDS, SAME_DIRECTION, WITHIN_NOISE, DIFFERS, VIOLATED, INVALID, NOT_MEASURED)
 #: Verdict colours of the terminal tables.
 VERDICT_STYLES = {
-    REPRODUCED: "green", HOLDS: "green", SAME_DIRECTION: "yellow", WITHIN_NOISE: "yellow",
-    DIFFERS: "bold red", VIOLATED: "bold red", INVALID: "bold magenta", NOT_MEASURED: "dim",
+    REPRODUCED: "green",
+    HOLDS: "green",
+    SAME_DIRECTION: "yellow",
+    WITHIN_NOISE: "yellow",
+    DIFFERS: "bold red",
+    VIOLATED: "bold red",
+    INVALID: "bold magenta",
+    NOT_MEASURED: "dim",
 }
 
 FACTOR = "factor"
@@ -79,14 +85,27 @@ BOUND = "bound"
 ORDER = "order"
 #: Each kind's rule in one line: (kind, example, reproduced / holds, otherwise).
 KINDS: dict[str, tuple[str, str, str]] = {
-    FACTOR: ('"2.6x lower p99", "−38.5%", "20% of"', "reproduced: on the paper's side of 1 and within 1.5x of its factor, either way (log scale)",
-             "same direction: on the paper's side of 1; differs: otherwise"),
+    FACTOR: (
+        '"2.6x lower p99", "−38.5%", "20% of"',
+        "reproduced: on the paper's side of 1 and within 1.5x of its factor, either way (log scale)",
+        "same direction: on the paper's side of 1; differs: otherwise",
+    ),
     VALUE: ('"15 minutes", "27 MB/s"', "reproduced: within 1.5x of the paper's value, either way", "differs"),
-    EXACT: ("Table IV's bandwidths", "reproduced: equal at the paper's printed rounding",
-            "differs (one claim per reading where the print disagrees with itself)"),
-    BOUND: ('"≤ 1.1", "no deadline missed", an adjective', "holds: the value is inside the bound", "violated"),
-    ORDER: ('"vStream best", "DAC above AutoStream"', "holds: margin > 0 and above the spread over seeds",
-            "within noise: |margin| ≤ spread; violated: otherwise"),
+    EXACT: (
+        "Table IV's bandwidths",
+        "reproduced: equal at the paper's printed rounding",
+        "differs (one claim per reading where the print disagrees with itself)",
+    ),
+    BOUND: (
+        '"≤ 1.1", "no deadline missed", an adjective',
+        "holds: the value is inside the bound",
+        "violated",
+    ),
+    ORDER: (
+        '"vStream best", "DAC above AutoStream"',
+        "holds: margin > 0 and above the spread over seeds",
+        "within noise: |margin| ≤ spread; violated: otherwise",
+    ),
 }
 #: A factor or value is reproduced within this factor of the paper's, either way.
 FACTOR_TOLERANCE = 1.5
@@ -124,12 +143,32 @@ class Adjective:
 #: The one table of adjective readings: every claim that rests on an adjective uses its entry
 #: here, never a reading of its own (docs/reproductions.md, "Adjectives").
 ADJECTIVES: dict[str, Adjective] = {
-    "slightly worse": Adjective("slightly worse", "UPI §5", "latency factor against the other scheme", 1.0, 1.25),
-    "much lower": Adjective("much lower performance", "vStream §5.2", "throughput factor of the higher over the lower", 1.5, None),
-    "significantly higher": Adjective("significantly higher throughput", "vStream §5.3", "throughput factor of the higher over the lower", 1.2, None),
-    "near-ideal": Adjective("near-ideal SSD lifetime", "FlashBlox slides", "lifetime / ideal lifetime", 0.9, None),
-    "in general": Adjective("lower schedulability than RTGC in general", "PaRT-FTL §VI-A", "share of the sizes where the order holds", 0.5, None),
-    "over two-fold": Adjective("over a two-fold increase", "UPI §1", "latency factor, 1x2 over 4x4", 2.0, None),
+    "slightly worse": Adjective(
+        "slightly worse", "UPI §5", "latency factor against the other scheme", 1.0, 1.25
+    ),
+    "much lower": Adjective(
+        "much lower performance", "vStream §5.2", "throughput factor of the higher over the lower", 1.5, None
+    ),
+    "significantly higher": Adjective(
+        "significantly higher throughput",
+        "vStream §5.3",
+        "throughput factor of the higher over the lower",
+        1.2,
+        None,
+    ),
+    "near-ideal": Adjective(
+        "near-ideal SSD lifetime", "FlashBlox slides", "lifetime / ideal lifetime", 0.9, None
+    ),
+    "in general": Adjective(
+        "lower schedulability than RTGC in general",
+        "PaRT-FTL §VI-A",
+        "share of the sizes where the order holds",
+        0.5,
+        None,
+    ),
+    "over two-fold": Adjective(
+        "over a two-fold increase", "UPI §1", "latency factor, 1x2 over 4x4", 2.0, None
+    ),
 }
 
 
@@ -158,7 +197,11 @@ class Claim:
     @property
     def ratio(self) -> float | None:
         """ftlab / paper for a factor, value or exact claim with both finite and non-zero; else None."""
-        if self.kind not in (FACTOR, VALUE, EXACT) or not _finite(self.ftlab_value) or not _finite(self.paper_value):
+        if (
+            self.kind not in (FACTOR, VALUE, EXACT)
+            or not _finite(self.ftlab_value)
+            or not _finite(self.paper_value)
+        ):
             return None
         return None if self.paper_value == 0 else float(self.ftlab_value) / float(self.paper_value)  # type: ignore[arg-type]
 
@@ -190,8 +233,17 @@ def _json_value(value: FtlabValue) -> FtlabValue:
 # The rules
 
 
-def judge(kind: str, paper: PaperValue, value: FtlabValue, *, op: str = "", digits: int | None = None,
-          adjective: str = "", spread: tuple[float, float] | None = None, high: float | None = None) -> str:
+def judge(
+    kind: str,
+    paper: PaperValue,
+    value: FtlabValue,
+    *,
+    op: str = "",
+    digits: int | None = None,
+    adjective: str = "",
+    spread: tuple[float, float] | None = None,
+    high: float | None = None,
+) -> str:
     """The verdict of ftlab's `value` against the paper's by `kind` (the module's rule).
 
     `op` is a bound's comparison ("<=", "<", ">=", ">"; `paper` the bound; "between": `paper`
@@ -220,7 +272,9 @@ def judge(kind: str, paper: PaperValue, value: FtlabValue, *, op: str = "", digi
 
 def _number(paper: PaperValue, kind: str) -> float:
     if isinstance(paper, (bool, str)) or not _finite(paper) or paper <= 0:  # type: ignore[operator]
-        raise usage_error("paper", f"a {kind} claim's paper value must be a finite positive number, got {paper!r}")
+        raise usage_error(
+            "paper", f"a {kind} claim's paper value must be a finite positive number, got {paper!r}"
+        )
     return float(paper)  # type: ignore[arg-type]
 
 
@@ -250,9 +304,10 @@ def value_verdict(paper: float, value: FtlabValue) -> str:
     >>> value_verdict(19.0, 13.0), value_verdict(19.0, 2.09)
     ('reproduced', 'differs')
     """
-    if not _positive(value):
+    if value is None or not _positive(value):
         return DIFFERS
-    return REPRODUCED if abs(math.log(float(value) / paper)) <= math.log(FACTOR_TOLERANCE) + _SLACK else DIFFERS  # type: ignore[arg-type]
+    ratio = float(value) / paper
+    return REPRODUCED if abs(math.log(ratio)) <= math.log(FACTOR_TOLERANCE) + _SLACK else DIFFERS
 
 
 def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
@@ -271,10 +326,17 @@ def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
     return REPRODUCED if p - half <= v < p + half else DIFFERS
 
 
-_OPS: dict[str, Callable[[float, float], bool]] = {"<=": lambda v, b: v <= b, "<": lambda v, b: v < b, ">=": lambda v, b: v >= b, ">": lambda v, b: v > b}
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    "<=": lambda v, b: v <= b,
+    "<": lambda v, b: v < b,
+    ">=": lambda v, b: v >= b,
+    ">": lambda v, b: v > b,
+}
 
 
-def bound_verdict(paper: PaperValue, value: FtlabValue, op: str = "", adjective: str = "", high: float | None = None) -> str:
+def bound_verdict(
+    paper: PaperValue, value: FtlabValue, op: str = "", adjective: str = "", high: float | None = None
+) -> str:
     """`bound`: holds when `value` `op` `paper` (for "between": in [paper, high]), or is inside
     ADJECTIVES[adjective]; violated otherwise (including NaN or missing). A boolean counts as 1 or 0.
 
@@ -283,7 +345,9 @@ def bound_verdict(paper: PaperValue, value: FtlabValue, op: str = "", adjective:
     """
     if adjective:
         if adjective not in ADJECTIVES:
-            raise usage_error("adjective", f"unknown adjective {adjective!r}; declared: {', '.join(ADJECTIVES)}")
+            raise usage_error(
+                "adjective", f"unknown adjective {adjective!r}; declared: {', '.join(ADJECTIVES)}"
+            )
         test: Callable[[float], bool] = ADJECTIVES[adjective].holds
     elif op == "between":
         lo, hi = _finite_float(paper), _finite_float(high)
@@ -296,7 +360,9 @@ def bound_verdict(paper: PaperValue, value: FtlabValue, op: str = "", adjective:
             raise usage_error("paper", f"a bound needs a finite number, got {paper!r}")
         test = lambda v: compare(v, bound)  # noqa: E731
     else:
-        raise usage_error("op", f"a bound needs op (one of {', '.join(_OPS)}, between) or an adjective, got {op!r}")
+        raise usage_error(
+            "op", f"a bound needs op (one of {', '.join(_OPS)}, between) or an adjective, got {op!r}"
+        )
     if value is None or (not isinstance(value, bool) and not _finite(value)):
         return VIOLATED
     return HOLDS if test(float(value)) else VIOLATED
@@ -448,7 +514,11 @@ def health(summary: Mapping[str, Any]) -> dict[str, Any]:
     (0.9, False, ['dtrs starved: a request waited 74.1 s > 1 s', 'busiest die 90% ≥ 85%'])
     """
     schemes = {name: _scheme_health(data) for name, data in (summary.get("schemes") or {}).items()}
-    return {"busiest_die_limit": BUSIEST_DIE_LIMIT, "ok": all(s["ok"] for s in schemes.values()), "schemes": schemes}
+    return {
+        "busiest_die_limit": BUSIEST_DIE_LIMIT,
+        "ok": all(s["ok"] for s in schemes.values()),
+        "schemes": schemes,
+    }
 
 
 def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -470,15 +540,21 @@ def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
                 reasons.append(f"{name}: unstable not reported")
         elif _finite(backlog) and _finite(limit) and backlog > limit:
             depths = f" ({_g(limit / qd)} queue depths of {_g(qd)})" if _finite(qd) and qd > 0 else ""
-            reasons.append(f"{name} unstable: {fmt_number(backlog)} requests outstanding > {_g(limit)}{depths}")
+            reasons.append(
+                f"{name} unstable: {fmt_number(backlog)} requests outstanding > {_g(limit)}{depths}"
+            )
         else:
             grew = fmt_number(t.get("backlog_growth"))
-            reasons.append(f"{name} unstable: backlog grew by {grew}, {fmt_number(t.get('outstanding_at_end'))} outstanding at the end")
+            reasons.append(
+                f"{name} unstable: backlog grew by {grew}, {fmt_number(t.get('outstanding_at_end'))} outstanding at the end"
+            )
     busiest = busiest_die(data.get("device") or {})
     by_phase = {name: busiest_die(p.get("device") or {}) for name, p in (data.get("phases") or {}).items()}
     for where, u in (("", busiest), *((f" in phase {p}", u) for p, u in by_phase.items())):
         if u is None or u >= BUSIEST_DIE_LIMIT:
-            reasons.append(f"busiest die{where} {'n/a' if u is None else f'{u:.0%}'} ≥ {BUSIEST_DIE_LIMIT:.0%}")
+            reasons.append(
+                f"busiest die{where} {'n/a' if u is None else f'{u:.0%}'} ≥ {BUSIEST_DIE_LIMIT:.0%}"
+            )
     die_ok = all(u is not None and u < BUSIEST_DIE_LIMIT for u in (busiest, *by_phase.values()))
     tenants_ok = all(t["unstable"] is False and t["starved"] is False for t in tenants.values())
     return {
@@ -520,13 +596,19 @@ def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None
     names = list(dict.fromkeys(p for data in schemes.values() for p in (data.get("phases") or {})))
     if not names:
         return []
-    order = list(tenants) if tenants is not None else list(dict.fromkeys(t for d in schemes.values() for t in (d.get("tenants") or {})))
+    order = (
+        list(tenants)
+        if tenants is not None
+        else list(dict.fromkeys(t for d in schemes.values() for t in (d.get("tenants") or {})))
+    )
     rows = []
     for tenant in order:
         for scheme, data in schemes.items():
             row: dict[str, Any] = {"tenant": tenant, "scheme": scheme}
             for phase in names:
-                read = (((data.get("phases") or {}).get(phase) or {}).get("tenants") or {}).get(tenant, {}).get("read") or {}
+                read = (((data.get("phases") or {}).get(phase) or {}).get("tenants") or {}).get(
+                    tenant, {}
+                ).get("read") or {}
                 row.update({f"{phase}.read_{m}": read.get(m) for m in PHASE_METRICS})
             rows.append(row)
     return rows
@@ -624,7 +706,17 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
     rows: dict[str, dict[str, Any]] = {}
     for case, claims in by_case.items():
         for claim in claims:
-            row = rows.setdefault(claim.id, {"claim": claim.id, "text": claim.text, "kind": claim.kind, "paper_value": claim.paper_value, "values": {}, "reversed_in": []})
+            row = rows.setdefault(
+                claim.id,
+                {
+                    "claim": claim.id,
+                    "text": claim.text,
+                    "kind": claim.kind,
+                    "paper_value": claim.paper_value,
+                    "values": {},
+                    "reversed_in": [],
+                },
+            )
             row["values"][case] = claim.ftlab_value
             if claim.verdict in (DIFFERS, VIOLATED):
                 row["reversed_in"].append(case)
@@ -645,7 +737,9 @@ def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
     from rich.markup import escape
     from rich.table import Table
 
-    caption = "factor/value: within 1.5x; exact: at the printed rounding; order: margin above the spread over seeds"
+    caption = (
+        "factor/value: within 1.5x; exact: at the printed rounding; order: margin above the spread over seeds"
+    )
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("claim", overflow="fold")
     table.add_column("kind", no_wrap=True)
@@ -653,7 +747,13 @@ def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
         table.add_column(name, justify="right", overflow="fold")
     table.add_column("verdict", no_wrap=True)
     for c in claims:
-        table.add_row(escape(c.text), c.kind, escape(fmt_paper(c)), escape(fmt_ftlab(c)), f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]")
+        table.add_row(
+            escape(c.text),
+            c.kind,
+            escape(fmt_paper(c)),
+            escape(fmt_ftlab(c)),
+            f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]",
+        )
     return table
 
 
@@ -669,8 +769,19 @@ def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
     # loop that saturates the device on purpose) and extra `checks`: {name: (text, ok)}.
     extra = list(dict.fromkeys(c for s in schemes.values() for c in s.get("checks") or {}))
     limits = {s.get("busiest_die_limit", BUSIEST_DIE_LIMIT) for s in schemes.values()}
-    limit_text = f"limit {BUSIEST_DIE_LIMIT:.0%}" if limits <= {BUSIEST_DIE_LIMIT} else "no limit: a closed loop saturates the device" if limits == {None} else "limits differ per scheme"
-    table = Table(title=title, title_justify="left", caption=f"busiest die: utilisation of the busiest die ({limit_text})", caption_justify="left")
+    limit_text = (
+        f"limit {BUSIEST_DIE_LIMIT:.0%}"
+        if limits <= {BUSIEST_DIE_LIMIT}
+        else "no limit: a closed loop saturates the device"
+        if limits == {None}
+        else "limits differ per scheme"
+    )
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption=f"busiest die: utilisation of the busiest die ({limit_text})",
+        caption_justify="left",
+    )
     for name in ("scheme", "unstable tenants", "outstanding at end"):
         table.add_column(name)
     for name in ("busiest die", *(f"busiest die\n{p}" for p in phases), *extra, "ok"):
@@ -679,10 +790,20 @@ def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
         unstable = [t for t, v in s["tenants"].items() if v["unstable"] is not False]
         outstanding = ", ".join(f"{t} {fmt_number(v['outstanding_at_end'])}" for t, v in s["tenants"].items())
         limit = s.get("busiest_die_limit", BUSIEST_DIE_LIMIT)
-        dies = [_pct(s["busiest_die"], limit), *(_pct(s["busiest_die_by_phase"].get(p), limit) for p in phases)]
+        dies = [
+            _pct(s["busiest_die"], limit),
+            *(_pct(s["busiest_die_by_phase"].get(p), limit) for p in phases),
+        ]
         checks_ = [_check_cell((s.get("checks") or {}).get(c)) for c in extra]
         ok = "[green]yes[/]" if s["ok"] else "[bold red]NO[/]"
-        table.add_row(escape(scheme), f"[bold red]{escape(', '.join(unstable))}[/]" if unstable else "none", escape(outstanding), *dies, *checks_, ok)
+        table.add_row(
+            escape(scheme),
+            f"[bold red]{escape(', '.join(unstable))}[/]" if unstable else "none",
+            escape(outstanding),
+            *dies,
+            *checks_,
+            ok,
+        )
     return table
 
 
@@ -716,7 +837,13 @@ def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivi
     for r in rows:
         reversed_in = ", ".join(r["reversed_in"])
         paper = "-" if r["paper_value"] is None else fmt_value(r["paper_value"])
-        table.add_row(escape(r["text"]), paper, fmt_value(r["min"]), fmt_value(r["max"]), f"[bold red]{escape(reversed_in)}[/]" if reversed_in else "none")
+        table.add_row(
+            escape(r["text"]),
+            paper,
+            fmt_value(r["min"]),
+            fmt_value(r["max"]),
+            f"[bold red]{escape(reversed_in)}[/]" if reversed_in else "none",
+        )
     return table
 
 
@@ -725,7 +852,9 @@ def print_claims(console: Console, claims: Sequence[Claim]) -> None:
     console.print(claims_table(claims))
     for c in claims:
         reason = f" ({c.reason})" if c.reason and c.reason not in c.why else ""
-        console.print(f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]: {c.why}{reason}", highlight=False, soft_wrap=True)
+        console.print(
+            f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]: {c.why}{reason}", highlight=False, soft_wrap=True
+        )
 
 
 @dataclass
@@ -752,7 +881,7 @@ class ReproductionResult:
         """How many claims got each verdict."""
         return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
 
-    def claim(self, id: str) -> Claim:  # noqa: A002
+    def claim(self, id: str) -> Claim:
         """The claim with this id; an `ftlab.UsageError` naming the known ids otherwise."""
         for c in self.claims:
             if c.id == id:
@@ -761,4 +890,3 @@ class ReproductionResult:
 
     def __repr__(self) -> str:
         return f"<ftlab.ReproductionResult {self.name} out={self.out} verdicts={self.verdicts}>"
-

@@ -91,7 +91,13 @@ SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    *,
+    quick: bool,
+    out: Path,
+    jobs: int | None,
+    sensitivity: bool,
+    progress: Progress | None = None,
+    scenario: Path | None = None,
     seed: int = 0,
 ) -> ReproductionResult:
     """Run the FlashBlox reproduction into `out` (see the module docstring); `scenario`
@@ -102,7 +108,9 @@ def reproduce(
     reports = run_pair(path, out / "run", seed_overrides(path, seed), jobs, progress, "simulating")
     model = lifetime_model(reports["hardware"], reports["swap"])
     checks = run_health(reports)
-    result = SeedResult(seed, measurements(reports["hardware"].summary, reports["software"].summary, model), checks)
+    result = SeedResult(
+        seed, measurements(reports["hardware"].summary, reports["software"].summary, model), checks
+    )
     claims = evaluate(claimfile.load(NAME), [result])
     files = figures(reports, model, out)
     wall_s = time.perf_counter() - start
@@ -112,13 +120,26 @@ def reproduce(
         sens = run_sensitivity(path, out, quick, jobs, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME, out, path, quick, claims, checks, [], files, time.perf_counter() - start, None, sens, {"reports": reports, "model": model, "seed_result": result}
+        NAME,
+        out,
+        path,
+        quick,
+        claims,
+        checks,
+        [],
+        files,
+        time.perf_counter() - start,
+        None,
+        sens,
+        {"reports": reports, "model": model, "seed_result": result},
     )
 
 
 def scenario_path(quick: bool) -> Path:
     """scenarios/reproduce/flashblox(-quick).toml of the checkout."""
-    return scenario_file(QUICK_SCENARIO if quick else SCENARIO, f"the {'quick ' if quick else ''}FlashBlox scenario")
+    return scenario_file(
+        QUICK_SCENARIO if quick else SCENARIO, f"the {'quick ' if quick else ''}FlashBlox scenario"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -140,7 +161,10 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
         parts = tenant.get("synthetic")
         parts = [parts] if isinstance(parts, Mapping) else parts
         if not parts:
-            raise usage_error(f"tenants.{i}", "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to size its software vSSD")
+            raise usage_error(
+                f"tenants.{i}",
+                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to size its software vSSD",
+            )
         rates.append(sum(float(p.get("rate_iops", 1000.0)) for p in parts))
     return rates
 
@@ -157,11 +181,16 @@ def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR)
     ['scheme.flashblox.tenants=[{kind = "software"}]']
     """
     rates = tenant_rates(parse_toml(scenario_text))
-    items = ", ".join(f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}' for r in rates)
+    items = ", ".join(
+        f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}'
+        for r in rates
+    )
     return [f"scheme.flashblox.tenants=[{items}]"]
 
 
-def run_pair(path: Path, out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str) -> dict[str, Report]:
+def run_pair(
+    path: Path, out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str
+) -> dict[str, Report]:
     """Run the scenario as each of RUNS (extra overrides applied to all, then the run's own)
     into out/<run>, two at a time unless `jobs` is 1; returns the Reports by run name."""
     import ftlab
@@ -213,9 +242,19 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
             for t in doc.get("tenants") or []:
                 if t.get("name") == parts[1] and isinstance(t.get("synthetic"), dict):
                     t["synthetic"]["rate_iops"] = float(value)
-        if len(parts) == 5 and parts[0] == "tenants" and parts[2] == "synthetic" and parts[3].isdigit() and parts[4] == "rate_iops":
+        if (
+            len(parts) == 5
+            and parts[0] == "tenants"
+            and parts[2] == "synthetic"
+            and parts[3].isdigit()
+            and parts[4] == "rate_iops"
+        ):
             for t in doc.get("tenants") or []:
-                if t.get("name") == parts[1] and isinstance(t.get("synthetic"), list) and int(parts[3]) < len(t["synthetic"]):
+                if (
+                    t.get("name") == parts[1]
+                    and isinstance(t.get("synthetic"), list)
+                    and int(parts[3]) < len(t["synthetic"])
+                ):
                     t["synthetic"][int(parts[3])]["rate_iops"] = float(value)
     return tomli_w.dumps(doc)
 
@@ -258,7 +297,9 @@ def geomean(values: Sequence[float | None]) -> float:
     return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
 
 
-def latency_measurements(rows: Sequence[Mapping[str, Any]], software: Mapping[str, Any]) -> dict[str, Measured]:
+def latency_measurements(
+    rows: Sequence[Mapping[str, Any]], software: Mapping[str, Any]
+) -> dict[str, Measured]:
     """`p99_factor` and `mean_factor`: the geometric mean over tenants of hardware / software
     read latency; `interference_p99`: the geometric mean over tenants of the software run's
     `slowdown.read_p99` (shared over alone; needs `[measure] solo = true` in that run)."""
@@ -267,17 +308,26 @@ def latency_measurements(rows: Sequence[Mapping[str, Any]], software: Mapping[st
         factor = geomean([1.0 / r[f"{metric}_factor"] for r in rows if r[f"{metric}_factor"]])
         why = (
             f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's (geometric mean over {len(rows)} tenants; "
-            f"{1 / factor:.2f}x lower)." if math.isfinite(factor) else "a latency is missing from summary.json."
+            f"{1 / factor:.2f}x lower)."
+            if math.isfinite(factor)
+            else "a latency is missing from summary.json."
         )
         out[f"{metric}_factor"] = Measured(factor, why)
     tenants = ((software.get("schemes") or {}).get(SCHEME) or {}).get("tenants") or {}
     slowdowns = {t: (v.get("slowdown") or {}).get("read_p99") for t, v in tenants.items()}
     if not tenants or any(s is None for s in slowdowns.values()):
-        out["interference_p99"] = Measured(None, "the software run has no slowdown.read_p99 per tenant.", "summary.json of the software run lacks slowdown.read_p99 ([measure] solo = true)")
+        out["interference_p99"] = Measured(
+            None,
+            "the software run has no slowdown.read_p99 per tenant.",
+            "summary.json of the software run lacks slowdown.read_p99 ([measure] solo = true)",
+        )
     else:
         g = geomean(list(slowdowns.values()))
         worst = max(slowdowns, key=lambda t: slowdowns[t])  # type: ignore[arg-type,return-value]
-        out["interference_p99"] = Measured(g, f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).")
+        out["interference_p99"] = Measured(
+            g,
+            f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).",
+        )
     return out
 
 
@@ -298,7 +348,11 @@ def capacity_scale(resolved_toml: str) -> float:
     """Full `flashblox` device capacity / the run's: FULL_BLOCKS_PER_PLANE x FULL_PAGES_PER_BLOCK
     over the run's blocks_per_plane x pages_per_block (1 on the full device)."""
     device = parse_toml(resolved_toml)["device"]
-    return FULL_BLOCKS_PER_PLANE * FULL_PAGES_PER_BLOCK / (int(device["blocks_per_plane"]) * int(device["pages_per_block"]))
+    return (
+        FULL_BLOCKS_PER_PLANE
+        * FULL_PAGES_PER_BLOCK
+        / (int(device["blocks_per_plane"]) * int(device["pages_per_block"]))
+    )
 
 
 def ideal_lifetime_s(inputs: Mapping[str, Any]) -> float:
@@ -309,7 +363,9 @@ def ideal_lifetime_s(inputs: Mapping[str, Any]) -> float:
     >>> ideal_lifetime_s({"pe_cycles": 10, "blocks": [2, 2], "wear_start": [0, 5], "rate_per_s": [1, 0]})
     30.0
     """
-    budget = sum(b * max(inputs["pe_cycles"] - w, 0.0) for b, w in zip(inputs["blocks"], inputs["wear_start"]))
+    budget = sum(
+        b * max(inputs["pe_cycles"] - w, 0.0) for b, w in zip(inputs["blocks"], inputs["wear_start"])
+    )
     rate = sum(inputs["rate_per_s"])
     return budget / rate if rate > 0 else math.nan
 
@@ -335,8 +391,11 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
 
     doc = copy.deepcopy(dict(hardware))
     data = doc["schemes"][SCHEME]
-    counters = (swap["schemes"][SCHEME].get("scheme_counters") or {})
-    data["scheme_counters"] = {**(data.get("scheme_counters") or {}), **{k: counters.get(k, 0) for k in SWAP_COUNTERS}}
+    counters = swap["schemes"][SCHEME].get("scheme_counters") or {}
+    data["scheme_counters"] = {
+        **(data.get("scheme_counters") or {}),
+        **{k: counters.get(k, 0) for k in SWAP_COUNTERS},
+    }
     secs = float(data["device"]["measured_s"])
     wears = [t["wear"] for t in data["tenants"].values()]
     total = sum(float(w["erase_rate_per_s"]) for w in wears)
@@ -394,7 +453,15 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
         doc.setdefault("scheme", {}).setdefault(SCHEME, {})["swap_interval_min_s"] = interval / div
         w = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
         life = w["first_wear_out_s"] / ideal if w["first_wear_out_s"] and math.isfinite(ideal) else None
-        sweep.append({"divisor": div, "interval_min_s": interval / div, "n_swaps": w["n_swaps"], "lifetime_vs_ideal": life, "imbalance": wear_imbalance(w["series"][-1]["wear"])})
+        sweep.append(
+            {
+                "divisor": div,
+                "interval_min_s": interval / div,
+                "n_swaps": w["n_swaps"],
+                "lifetime_vs_ideal": life,
+                "imbalance": wear_imbalance(w["series"][-1]["wear"]),
+            }
+        )
     model["interval_sweep"] = sweep
     return model
 
@@ -439,15 +506,28 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
             f"with swaps the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({swaps}; N·K = {nk}). "
             + str((model.get("swap_bound") or {}).get("why") or ""),
         ),
-        "imbalance_margin": Measured(ratio(imb_no, imb) - 1.0, f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them."),
-        "lifetime_vs_ideal": Measured(life, f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale)."),
+        "imbalance_margin": Measured(
+            ratio(imb_no, imb) - 1.0,
+            f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them.",
+        ),
+        "lifetime_vs_ideal": Measured(
+            life,
+            f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale).",
+        ),
         "swap_minutes": Measured(
             minutes,
             f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run ({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's capacity = {minutes:.1f} min."
-            if t_swap else "no swap completed in the detailed run (phase `swap`).",
+            if t_swap
+            else "no swap completed in the detailed run (phase `swap`).",
         ),
-        "swap_interval_days": Measured(days, f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the interval follows the lifetime, i.e. the assumed write load."),
-        "swap_time_fraction": Measured(fraction, f"a swap's device time over the interval between swaps: {fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}."),
+        "swap_interval_days": Measured(
+            days,
+            f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the interval follows the lifetime, i.e. the assumed write load.",
+        ),
+        "swap_time_fraction": Measured(
+            fraction,
+            f"a swap's device time over the interval between swaps: {fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}.",
+        ),
         "swap_interval_5y_days": Measured(
             five,
             f"the slides' worst case (one channel takes every write) over a 5-year ideal life, swapping on the measured "
@@ -462,22 +542,46 @@ def formula_measurements() -> dict[str, Measured]:
     least whole K, and N·K with the slides' K = 9."""
     bound = (16 - 1 - IMBALANCE_X) / (16 * IMBALANCE_X)
     return {
-        "k_bound_n16": Measured(bound, f"(16 − 1 − 0.1) / (16 x 0.1) = {bound:.4g}: K must be at least that."),
-        "k_whole_n16": Measured(float(swap_rounds(16)), f"the least whole K ≥ {bound:.4g} is {swap_rounds(16)}."),
-        "nk_n16_k9": Measured(16.0 * 9, "N·K = 16 x 9 = 144 with the slides' K = 9 (16 x 10 = 160 with the least whole K)."),
+        "k_bound_n16": Measured(
+            bound, f"(16 − 1 − 0.1) / (16 x 0.1) = {bound:.4g}: K must be at least that."
+        ),
+        "k_whole_n16": Measured(
+            float(swap_rounds(16)), f"the least whole K ≥ {bound:.4g} is {swap_rounds(16)}."
+        ),
+        "nk_n16_k9": Measured(
+            16.0 * 9, "N·K = 16 x 9 = 144 with the slides' K = 9 (16 x 10 = 160 with the least whole K)."
+        ),
     }
 
 
-def measurements(hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any]) -> dict[str, Measured]:
+def measurements(
+    hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any]
+) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/flashblox.toml."""
-    return {**latency_measurements(latency_rows(hardware, software), software), **lifetime_measurements(model)}
+    return {
+        **latency_measurements(latency_rows(hardware, software), software),
+        **lifetime_measurements(model),
+    }
 
 
-def flashblox_claims(hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any], checks: Mapping[str, Any] | None = None) -> list[Claim]:
+def flashblox_claims(
+    hardware: Mapping[str, Any],
+    software: Mapping[str, Any],
+    model: Mapping[str, Any],
+    checks: Mapping[str, Any] | None = None,
+) -> list[Claim]:
     """Every claim of papers/flashblox.toml judged on one seed's runs (`checks`: the health
     by run name; default: every run healthy as far as these summaries say)."""
     if checks is None:
-        checks = health({"schemes": {"hardware": hardware["schemes"][SCHEME], "software": software["schemes"][SCHEME], "swap": hardware["schemes"][SCHEME]}})
+        checks = health(
+            {
+                "schemes": {
+                    "hardware": hardware["schemes"][SCHEME],
+                    "software": software["schemes"][SCHEME],
+                    "swap": hardware["schemes"][SCHEME],
+                }
+            }
+        )
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(hardware, software, model), checks)])
 
 
@@ -503,14 +607,25 @@ def run_health(reports: Mapping[str, Report]) -> dict[str, Any]:
 # Files and figures
 
 
-def _write_claims(out: Path, claims: Sequence[Claim], path: Path, quick: bool, wall_s: float, checks: Mapping[str, Any], model: Mapping[str, Any]) -> Path:
+def _write_claims(
+    out: Path,
+    claims: Sequence[Claim],
+    path: Path,
+    quick: bool,
+    wall_s: float,
+    checks: Mapping[str, Any],
+    model: Mapping[str, Any],
+) -> Path:
     from ftlab import _core
 
     lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")}
     lifetime["inputs"] = model["inputs"]
     for case in ("with_swaps", "without_swaps"):
         m = model[case]
-        lifetime[case] = {k: m[k] for k in ("first_wear_out_s", "first_wear_out_days", "n_swaps", "imbalance", "mean_interval_s")}
+        lifetime[case] = {
+            k: m[k]
+            for k in ("first_wear_out_s", "first_wear_out_days", "n_swaps", "imbalance", "mean_interval_s")
+        }
     return write_claims_json(
         out / CLAIMS_FILE,
         claims,
@@ -541,19 +656,30 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.style import scheme_style
     from ftlab.report.plots import RC_PARAMS, save
+    from ftlab.report.style import scheme_style
 
     csv_path = write_csv(out / "latency.csv", rows)
     tenants = [r["tenant"] for r in rows]
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         axes = fig.subplots(1, 2)
-        for ax, metric, title in zip(axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency")):
+        for ax, metric, title in zip(
+            axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency")
+        ):
             for i, run in enumerate(LATENCY_RUNS):
                 x = [k + (i - 0.5) * 0.4 for k in range(len(rows))]
                 y = [r[f"{run}_{metric}"] or math.nan for r in rows]
-                ax.bar(x, y, 0.4, label=f"{run} isolation", color=scheme_style(i).color, edgecolor="black", linewidth=0.5, hatch=("", "////")[i])
+                ax.bar(
+                    x,
+                    y,
+                    0.4,
+                    label=f"{run} isolation",
+                    color=scheme_style(i).color,
+                    edgecolor="black",
+                    linewidth=0.5,
+                    hatch=("", "////")[i],
+                )
             ax.set_xticks(range(len(rows)), tenants, rotation=45, ha="right")
             ax.set_yscale("log")
             ax.set_ylabel("latency (µs)")
@@ -578,10 +704,12 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.style import scheme_style
     from ftlab.report.plots import RC_PARAMS, save
+    from ftlab.report.style import scheme_style
 
-    frame = hardware.timeseries.select("tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops").sort("tenant", "window_start_s")
+    frame = hardware.timeseries.select(
+        "tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops"
+    ).sort("tenant", "window_start_s")
     csv_path = out / "swap-timeline.csv"
     frame.write_csv(csv_path)
     swap_start = float(parse_toml(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
@@ -591,7 +719,14 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
         for i, tenant in enumerate(frame["tenant"].unique(maintain_order=True).to_list()):
             rows = frame.filter(pl.col("tenant") == tenant)
             style = scheme_style(i)
-            ax.plot(rows["window_start_s"].to_list(), rows["read_p99_us"].to_list(), color=style.color, linestyle=style.mpl_linestyle, linewidth=0.9, label=tenant)
+            ax.plot(
+                rows["window_start_s"].to_list(),
+                rows["read_p99_us"].to_list(),
+                color=style.color,
+                linestyle=style.mpl_linestyle,
+                linewidth=0.9,
+                label=tenant,
+            )
         end = frame["window_start_s"].max()
         assert end is None or isinstance(end, (int, float)), "window_start_s is a Float64 column"
         ax.axvspan(swap_start, float(end or swap_start), color="0.9", zorder=0, label="phase `swap`")
@@ -625,7 +760,19 @@ KNOB_CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: workloads" as it names them (YCSB A-F, Bing Search / Index / PageRank, a transactional
 #: database, Azure Storage: 11 names; the 3 others are not named in the slides). Each
 #: parameter's source, or ASSUMED, is given beside it in scenarios/reproduce/flashblox*.toml.
-WORKLOADS = ("ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f", "bing-search", "bing-index", "pagerank", "tpcc", "azure-storage")
+WORKLOADS = (
+    "ycsb-a",
+    "ycsb-b",
+    "ycsb-c",
+    "ycsb-d",
+    "ycsb-e",
+    "ycsb-f",
+    "bing-search",
+    "bing-index",
+    "pagerank",
+    "tpcc",
+    "azure-storage",
+)
 LOAD_FACTORS = (0.5, 1.5)
 
 
@@ -640,9 +787,14 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
         for t in doc["tenants"]:
             parts = t.get("synthetic")
             if isinstance(parts, Mapping):
-                sets.append(f"tenants.{t['name']}.synthetic.rate_iops={float(parts.get('rate_iops', 1000.0)) * f:g}")
+                sets.append(
+                    f"tenants.{t['name']}.synthetic.rate_iops={float(parts.get('rate_iops', 1000.0)) * f:g}"
+                )
             elif isinstance(parts, list):
-                sets += [f"tenants.{t['name']}.synthetic.{i}.rate_iops={float(p.get('rate_iops', 1000.0)) * f:g}" for i, p in enumerate(parts)]
+                sets += [
+                    f"tenants.{t['name']}.synthetic.{i}.rate_iops={float(p.get('rate_iops', 1000.0)) * f:g}"
+                    for i, p in enumerate(parts)
+                ]
         cases.append((f"load x{f:g}", sets))
     for name, knob_sets in KNOB_CASES:
         if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
@@ -650,7 +802,9 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
     return cases
 
 
-def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progress: Progress | None) -> list[dict[str, Any]]:
+def run_sensitivity(
+    path: Path, out: Path, quick: bool, jobs: int | None, progress: Progress | None
+) -> list[dict[str, Any]]:
     """Rerun the three runs per case (direct runs into out/sensitivity/<case>/), recompute the claims,
     write sensitivity.json and .csv; returns `sensitivity_summary`'s rows. The software
     token bucket is varied too (SENSITIVITY_IOPS_FACTORS x the rate), on the software run only (the base run's
@@ -663,7 +817,12 @@ def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progre
         if progress:
             progress(f"sensitivity: {name}", i, len(cases) + 2)
         reports = run_pair(path, out / "sensitivity" / _slug(name), sets, jobs, None, name)
-        by_case[name] = flashblox_claims(reports["hardware"].summary, reports["software"].summary, lifetime_model(reports["hardware"], reports["swap"]), run_health(reports))
+        by_case[name] = flashblox_claims(
+            reports["hardware"].summary,
+            reports["software"].summary,
+            lifetime_model(reports["hardware"], reports["swap"]),
+            run_health(reports),
+        )
         details.append(_detail(name, sets, reports, by_case[name]))
     import ftlab
 
@@ -675,12 +834,25 @@ def run_sensitivity(path: Path, out: Path, quick: bool, jobs: int | None, progre
             progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
         sets = software_overrides(path.read_text(encoding="utf-8"), factor)
         sw = ftlab.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
-        by_case[name] = flashblox_claims(base["hardware"].summary, sw.summary, model, run_health({**base, "software": sw}))
+        by_case[name] = flashblox_claims(
+            base["hardware"].summary, sw.summary, model, run_health({**base, "software": sw})
+        )
         details.append(_detail(name, sets, {**base, "software": sw}, by_case[name]))
     rows = sensitivity_summary(by_case)
-    doc = {"reproduction": NAME, "scenario": str(path), "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "claims": rows, "cases": details}
+    doc = {
+        "reproduction": NAME,
+        "scenario": str(path),
+        "quick": quick,
+        "wall_s": round(time.perf_counter() - start, 3),
+        "claims": rows,
+        "cases": details,
+    }
     write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(out / SENSITIVITY_CSV, rows, ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in"])
+    write_csv(
+        out / SENSITIVITY_CSV,
+        rows,
+        ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in"],
+    )
     return rows
 
 
@@ -688,6 +860,18 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
 
 
-def _detail(name: str, sets: Sequence[str], reports: Mapping[str, Report], claims: Sequence[Claim]) -> dict[str, Any]:
-    unstable = sorted(f"{run}/{t}" for run, r in reports.items() for t, v in r.summary["schemes"][SCHEME]["tenants"].items() if v.get("unstable") is not False)
-    return {"case": name, "set": list(sets), "unstable": unstable, "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims}}
+def _detail(
+    name: str, sets: Sequence[str], reports: Mapping[str, Report], claims: Sequence[Claim]
+) -> dict[str, Any]:
+    unstable = sorted(
+        f"{run}/{t}"
+        for run, r in reports.items()
+        for t, v in r.summary["schemes"][SCHEME]["tenants"].items()
+        if v.get("unstable") is not False
+    )
+    return {
+        "case": name,
+        "set": list(sets),
+        "unstable": unstable,
+        "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
+    }

@@ -76,14 +76,21 @@ FIG16_REQUEST_BYTES = 24 * 8192
 READ_DEADLINE_MS = 15.0
 #: Table III as an `ftlab rt admit` task file.
 TABLE3_TASKS = "".join(
-    ["[[tasks]]\nwrite_pages = 12\nwrite_period_ms = 60.0\n"] * 4 + ["[[tasks]]\nread_pages = 3\nread_period_ms = 15.0\n"] * 4
+    ["[[tasks]]\nwrite_pages = 12\nwrite_period_ms = 60.0\n"] * 4
+    + ["[[tasks]]\nread_pages = 3\nread_period_ms = 15.0\n"] * 4
 )
 SENSITIVITY_FILE = "sensitivity.json"
 SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    *,
+    quick: bool,
+    out: Path,
+    jobs: int | None,
+    sensitivity: bool,
+    progress: Progress | None = None,
+    scenario: Path | None = None,
     seed: int = 0,
 ) -> ReproductionResult:
     """Run the PaRT-FTL reproduction into `out` (see the module docstring); `scenario`
@@ -92,8 +99,14 @@ def reproduce(
     import ftlab
 
     start = time.perf_counter()
-    path = Path(scenario) if scenario is not None else scenario_file(QUICK_SCENARIO if quick else SCENARIO, "the PaRT-FTL Table III scenario")
-    fig16_path = scenario_file(QUICK_FIG16_SCENARIO if quick else FIG16_SCENARIO, "the PaRT-FTL Figure 16 scenario")
+    path = (
+        Path(scenario)
+        if scenario is not None
+        else scenario_file(QUICK_SCENARIO if quick else SCENARIO, "the PaRT-FTL Table III scenario")
+    )
+    fig16_path = scenario_file(
+        QUICK_FIG16_SCENARIO if quick else FIG16_SCENARIO, "the PaRT-FTL Figure 16 scenario"
+    )
     _preimport()
     stages = 4
     if progress:
@@ -114,13 +127,26 @@ def reproduce(
     claims = evaluate(claimfile.load(NAME), [result])
     files = figures(report, bw, analysis, out)
     wall_s = time.perf_counter() - start
-    files.append(_write_claims(out, claims, path, fig16_path, quick, wall_s, checks, report, starts, bw, analysis))
+    files.append(
+        _write_claims(out, claims, path, fig16_path, quick, wall_s, checks, report, starts, bw, analysis)
+    )
     sens = None
     if sensitivity:
         sens = run_sensitivity(path, out, quick, jobs, bw, analysis, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME, out, path, quick, claims, checks, [], files, time.perf_counter() - start, report, sens, {"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result}
+        NAME,
+        out,
+        path,
+        quick,
+        claims,
+        checks,
+        [],
+        files,
+        time.perf_counter() - start,
+        report,
+        sens,
+        {"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result},
     )
 
 
@@ -149,7 +175,9 @@ def gc_starts(report: Report) -> dict[str, float | None]:
     frame = report.timeseries
     out: dict[str, float | None] = {}
     for scheme in report.schemes:
-        rows = frame.filter((pl.col("scheme") == scheme) & ((pl.col("gc_pages_copied") > 0) | (pl.col("erases") > 0)))
+        rows = frame.filter(
+            (pl.col("scheme") == scheme) & ((pl.col("gc_pages_copied") > 0) | (pl.col("erases") > 0))
+        )
         out[scheme] = float(rows["window_start_s"].min()) if rows.height else None  # type: ignore[arg-type]
     return out
 
@@ -160,7 +188,10 @@ def task_stats(summary: Mapping[str, Any], scheme: str, op: str) -> dict[str, An
     tasks = summary["schemes"][scheme]["tenants"][TENANT]["deadlines"]["tasks"]
     mine = {name: t for name, t in tasks.items() if name.startswith(op[0])}
     return {
-        "response_max_us": max((float(t["response_max_us"]) for t in mine.values() if t.get("response_max_us") is not None), default=math.nan),
+        "response_max_us": max(
+            (float(t["response_max_us"]) for t in mine.values() if t.get("response_max_us") is not None),
+            default=math.nan,
+        ),
         "response_mean_us": _mean([t.get("response_mean_us") for t in mine.values()]),
         "misses": sum(int(t.get("misses", 0)) for t in mine.values()),
         "released": sum(int(t.get("released", 0)) for t in mine.values()),
@@ -185,8 +216,15 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
         .sort("window_start_s")
     )
     rows = [
-        {"window_start_s": w, "write_mb_s": iops * FIG16_REQUEST_BYTES / 1e6, "gc_pages_copied": gc, "erases": er}
-        for w, iops, gc, er in frame.select("window_start_s", "write_iops", "gc_pages_copied", "erases").rows()
+        {
+            "window_start_s": w,
+            "write_mb_s": iops * FIG16_REQUEST_BYTES / 1e6,
+            "gc_pages_copied": gc,
+            "erases": er,
+        }
+        for w, iops, gc, er in frame.select(
+            "window_start_s", "write_iops", "gc_pages_copied", "erases"
+        ).rows()
     ]
     start = next((r["window_start_s"] for r in rows if r["gc_pages_copied"] > 0 or r["erases"] > 0), None)
     before = [r["write_mb_s"] for r in rows if start is None or r["window_start_s"] < start]
@@ -219,7 +257,10 @@ def table4_rows(bounds: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Table IV's bandwidths (and the latency bounds) as rows: quantity, equation, pages/s,
     MB/s (10^6 B), MiB/s (2^20 B), the paper's value."""
     rows = [dict(b) for b in bounds["bandwidths"]]
-    rows += [{"quantity": lat["quantity"], "equation": lat["equation"], "ms": lat["ms"], "paper": lat["paper"]} for lat in bounds["latencies"]]
+    rows += [
+        {"quantity": lat["quantity"], "equation": lat["equation"], "ms": lat["ms"], "paper": lat["paper"]}
+        for lat in bounds["latencies"]
+    ]
     return rows
 
 
@@ -232,22 +273,39 @@ def _bandwidth(bounds: Mapping[str, Any], prefix: str) -> Mapping[str, Any]:
 
 
 def part_ftl_claims(
-    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, bw: Mapping[str, Any], analysis: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    starts: Mapping[str, float | None],
+    warmup: float,
+    bw: Mapping[str, Any],
+    analysis: Mapping[str, Any],
     checks: Mapping[str, Any],
 ) -> list[Claim]:
     """Every claim of papers/part_ftl.toml judged on one seed's runs (`checks`: `run_health`)."""
-    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(summary, starts, warmup, bw, analysis), checks)])
+    return evaluate(
+        claimfile.load(NAME), [SeedResult(0, measurements(summary, starts, warmup, bw, analysis), checks)]
+    )
 
 
 def measurements(
-    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, bw: Mapping[str, Any], analysis: Mapping[str, Any]
+    summary: Mapping[str, Any],
+    starts: Mapping[str, float | None],
+    warmup: float,
+    bw: Mapping[str, Any],
+    analysis: Mapping[str, Any],
 ) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
     Table IV, Figures 5-7."""
-    return {**table3_measurements(summary, starts, warmup, analysis), **fig16_measurements(bw), **table4_measurements(analysis["bounds"]), **schedulability_measurements(analysis)}
+    return {
+        **table3_measurements(summary, starts, warmup, analysis),
+        **fig16_measurements(bw),
+        **table4_measurements(analysis["bounds"]),
+        **schedulability_measurements(analysis),
+    }
 
 
-def table3_measurements(summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, analysis: Mapping[str, Any]) -> dict[str, Measured]:
+def table3_measurements(
+    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, analysis: Mapping[str, Any]
+) -> dict[str, Measured]:
     """Max write and read latency factors, misses, admission totals, and part-ftl's read
     blocking counters (`device.reads_blocked`, `device.read_rebuilt_us_max`, engine measurements of
     every scheme; not measured when absent)."""
@@ -267,15 +325,22 @@ def table3_measurements(summary: Mapping[str, Any], starts: Mapping[str, float |
             ratio(pr["response_max_us"], wr["response_max_us"]),
             f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
         ),
-        "part_misses": Measured(float(pw["misses"] + pr["misses"]), f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of {pr['released']} read deadlines ({gc})."),
+        "part_misses": Measured(
+            float(pw["misses"] + pr["misses"]),
+            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of {pr['released']} read deadlines ({gc}).",
+        ),
         "admission_paper": Measured(
             _max_or_nan(paper_tests.get("Eq. 6"), paper_tests.get("Eq. 7")),
             f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
         ),
         "admission_device": Measured(
-            _max_or_nan(eq6, eq7), f"with this device's parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. 7 {_f(eq7)} (run with admission = \"report\")."
+            _max_or_nan(eq6, eq7),
+            f'with this device\'s parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. 7 {_f(eq7)} (run with admission = "report").',
         ),
-        "wao_read_misses": Measured(float(wr["misses"]), f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read {wr['response_max_us'] / 1e3:.2f} ms; {gc})."),
+        "wao_read_misses": Measured(
+            float(wr["misses"]),
+            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read {wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
+        ),
         "wao_read_max_us": Measured(
             wr["response_max_us"],
             f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against the {READ_DEADLINE_MS:g} ms deadline, "
@@ -284,17 +349,28 @@ def table3_measurements(summary: Mapping[str, Any], starts: Mapping[str, float |
         ),
     }
     device = summary["schemes"][PART].get("device") or {}
-    for key, what in (("reads_blocked", "reads that waited behind a program, erase or GC operation on their die"), ("read_rebuilt_us_max", "the slowest rebuilt page read (µs)")):
+    for key, what in (
+        ("reads_blocked", "reads that waited behind a program, erase or GC operation on their die"),
+        ("read_rebuilt_us_max", "the slowest rebuilt page read (µs)"),
+    ):
         value = device.get(key)
         if value is None:
-            out[key] = Measured(None, f"part-ftl's device has no {key}.", f"summary.json schemes.part-ftl.device.{key} is absent: this build does not count {what}")
+            out[key] = Measured(
+                None,
+                f"part-ftl's device has no {key}.",
+                f"summary.json schemes.part-ftl.device.{key} is absent: this build does not count {what}",
+            )
         else:
             out[key] = Measured(float(value), f"part-ftl's device.{key} = {_f(value)}: {what} ({gc}).")
     return out
 
 
 def _max_or_nan(*values: Any) -> float:
-    good = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    good = [
+        float(v)
+        for v in values
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    ]
     return max(good) if len(good) == len(values) else math.nan
 
 
@@ -308,7 +384,10 @@ def fig16_measurements(bw: Mapping[str, Any]) -> dict[str, Measured]:
             f"two closed-loop streams of 24-page writes reach {before:.1f} MB/s on average over {bw['n_before']} windows before GC ({where}); "
             "the simulated board programs 16 dies at Table I's fitted times with no firmware or host overhead.",
         ),
-        "fig16_after_min_mb_s": Measured(low, f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} MB/s over {bw['n_after']} windows ({where})."),
+        "fig16_after_min_mb_s": Measured(
+            low,
+            f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} MB/s over {bw['n_after']} windows ({where}).",
+        ),
     }
 
 
@@ -316,14 +395,22 @@ def table4_measurements(bounds: Mapping[str, Any]) -> dict[str, Measured]:
     """Table IV's bandwidths from the equations (ftlab rt bounds), in both byte readings."""
     printed = _bandwidth(bounds, "PaRT-FTL write (as printed")
     reported = _bandwidth(bounds, "PaRT-FTL write (k/")
-    read, wao_w, wao_r = _bandwidth(bounds, "PaRT-FTL read"), _bandwidth(bounds, "WAO-GC write"), _bandwidth(bounds, "WAO-GC read")
+    read, wao_w, wao_r = (
+        _bandwidth(bounds, "PaRT-FTL read"),
+        _bandwidth(bounds, "WAO-GC write"),
+        _bandwidth(bounds, "WAO-GC read"),
+    )
 
     def both(b: Mapping[str, Any]) -> str:
         return f"{b['equation']} gives {b['mb_per_s']:.3f} MB/s = {b['mib_per_s']:.3f} MiB/s."
 
     return {
-        "eq9_printed_mb_s": Measured(printed["mb_per_s"], "as printed (scale |F|/|F_w| = 4): " + both(printed)),
-        "eq9_k_mb_s": Measured(reported["mb_per_s"], "with scale k/|F_w| = 3 (docs/rt.md): " + both(reported)),
+        "eq9_printed_mb_s": Measured(
+            printed["mb_per_s"], "as printed (scale |F|/|F_w| = 4): " + both(printed)
+        ),
+        "eq9_k_mb_s": Measured(
+            reported["mb_per_s"], "with scale k/|F_w| = 3 (docs/rt.md): " + both(reported)
+        ),
         "eq10_mb_s": Measured(read["mb_per_s"], both(read)),
         "eq10_mib_s": Measured(read["mib_per_s"], both(read)),
         "eq15_mb_s": Measured(wao_w["mb_per_s"], both(wao_w)),
@@ -361,15 +448,27 @@ def schedulability_measurements(analysis: Mapping[str, Any]) -> dict[str, Measur
     worst6 = min(f6[PART], key=lambda r: f6[PART][r] - f6["rtgc"][r])
     setup = f"{analysis['n_sets']} sets per utilisation, seed {RT_SEED}, read share {READ_SHARE}"
     return {
-        "fig5_margin": Measured(m5, f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC 75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a reconstruction, docs/rt.md)."),
-        "fig6_wao_margin": Measured(m6_wao, f"the smallest margin of PaRT-FTL over the better WAO-GC over r = {min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup})."),
+        "fig5_margin": Measured(
+            m5,
+            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC 75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a reconstruction, docs/rt.md).",
+        ),
+        "fig6_wao_margin": Measured(
+            m6_wao,
+            f"the smallest margin of PaRT-FTL over the better WAO-GC over r = {min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
+        ),
         "fig6_rtgc_margin": Measured(
             m6_rtgc,
             f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} (PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
             "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while RTGC's blocking term shrinks as r grows (docs/rt.md).",
         ),
-        "fig7_wao50_margin": Measured(m7, f"the smallest margin of WAO-GC 50 over PaRT-FTL for w = {', '.join(str(w) for w in big)} is {m7:+.3f} ({setup})."),
-        "fig7_rtgc_share": Measured(below_rtgc / len(f7[PART]), f"PaRT-FTL is below RTGC at {below_rtgc} of {len(f7[PART])} write sizes ({setup})."),
+        "fig7_wao50_margin": Measured(
+            m7,
+            f"the smallest margin of WAO-GC 50 over PaRT-FTL for w = {', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
+        ),
+        "fig7_rtgc_share": Measured(
+            below_rtgc / len(f7[PART]),
+            f"PaRT-FTL is below RTGC at {below_rtgc} of {len(f7[PART])} write sizes ({setup}).",
+        ),
     }
 
 
@@ -397,7 +496,12 @@ def run_health(report: Report, fig16: Report, starts: Mapping[str, float | None]
         s = checks["schemes"][name]
         start = starts.get(name)
         ok = start is not None and start <= warm
-        s["checks"] = {"gc before measure": (f"GC at {_s(start)} ≤ {warm:g} s" if ok else f"GC at {_s(start)}, measure from {warm:g} s", ok)}
+        s["checks"] = {
+            "gc before measure": (
+                f"GC at {_s(start)} ≤ {warm:g} s" if ok else f"GC at {_s(start)}, measure from {warm:g} s",
+                ok,
+            )
+        }
         s["ok"] = s["ok"] and ok
     f16 = checks["schemes"]["fig16 wao-gc"]
     f16["busiest_die_limit"] = None
@@ -442,12 +546,21 @@ def _write_claims(
         gc_start_s=dict(starts),
         tasks=tasks,
         admission={
-            "device": {"eq6_total": counters.get("admission_eq6_total"), "eq7_total": counters.get("admission_eq7_total"), "mode": "report"},
+            "device": {
+                "eq6_total": counters.get("admission_eq6_total"),
+                "eq7_total": counters.get("admission_eq7_total"),
+                "mode": "report",
+            },
             "paper": {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]},
         },
         fig16={k: v for k, v in bw.items() if k != "rows"},
         table4=analysis["bounds"],
-        schedulability={"n_sets": analysis["n_sets"], "seed": RT_SEED, "read_share": READ_SHARE, "weighted": analysis["schedulability"]["weighted"]},
+        schedulability={
+            "n_sets": analysis["n_sets"],
+            "seed": RT_SEED,
+            "read_share": READ_SHARE,
+            "weighted": analysis["schedulability"]["weighted"],
+        },
         health=checks,
     )
 
@@ -461,7 +574,13 @@ def figures(report: Report, bw: Mapping[str, Any], analysis: Mapping[str, Any], 
     files = figure_latency_over_time(report, out)
     files += figure_cdf(report, out)
     files += figure_fig16(bw, out)
-    files.append(write_csv(out / "table4.csv", table4_rows(analysis["bounds"]), ["quantity", "equation", "pages_per_s", "mb_per_s", "mib_per_s", "ms", "paper"]))
+    files.append(
+        write_csv(
+            out / "table4.csv",
+            table4_rows(analysis["bounds"]),
+            ["quantity", "equation", "pages_per_s", "mb_per_s", "mib_per_s", "ms", "paper"],
+        )
+    )
     files += rt_figures.write(analysis["schedulability"], out / "schedulability")
     return files
 
@@ -473,13 +592,21 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.style import scheme_style
     from ftlab.report.plots import RC_PARAMS, save
+    from ftlab.report.style import scheme_style
 
     warm = warmup_s(report)
     frame = (
         report.timeseries.filter(pl.col("window_start_s") >= warm)
-        .select("scheme", "window_start_s", "read_mean_us", "read_p99_us", "write_mean_us", "write_p99_us", "gc_pages_copied")
+        .select(
+            "scheme",
+            "window_start_s",
+            "read_mean_us",
+            "read_p99_us",
+            "write_mean_us",
+            "write_p99_us",
+            "gc_pages_copied",
+        )
         .sort("scheme", "window_start_s")
     )
     csv_path = out / "latency-over-time.csv"
@@ -492,9 +619,18 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
                 rows = frame.filter((pl.col("scheme") == scheme) & (pl.col(f"{op}_p99_us") > 0))
                 style = scheme_style(i)
                 x = rows["window_start_s"].to_list()
-                ax.plot(x, [v / 1e3 for v in rows[f"{op}_p99_us"].to_list()], color=style.color, linestyle=style.mpl_linestyle, linewidth=0.9, label=f"{scheme} p99")
+                ax.plot(
+                    x,
+                    [v / 1e3 for v in rows[f"{op}_p99_us"].to_list()],
+                    color=style.color,
+                    linestyle=style.mpl_linestyle,
+                    linewidth=0.9,
+                    label=f"{scheme} p99",
+                )
             ax.set_ylabel(f"{op} latency (ms)")
-            ax.set_title(f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures {'10-11' if op == 'write' else '12-13'})")
+            ax.set_title(
+                f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures {'10-11' if op == 'write' else '12-13'})"
+            )
         axes[1].axhline(READ_DEADLINE_MS, color="black", linewidth=0.6, linestyle=":", label="read deadline")
         axes[1].set_ylim(bottom=0)
         axes[0].set_ylim(bottom=0)
@@ -512,8 +648,8 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.style import scheme_style
     from ftlab.report.plots import RC_PARAMS, save
+    from ftlab.report.style import scheme_style
 
     assert report.latency_cdf is not None, "ftlab.run always returns the latency CDF table"
     frame = report.latency_cdf.filter(pl.col("tenant") == TENANT).sort("scheme", "op", "latency_us")
@@ -526,7 +662,14 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
             for i, scheme in enumerate(report.schemes):
                 rows = frame.filter((pl.col("scheme") == scheme) & (pl.col("op") == op))
                 style = scheme_style(i)
-                ax.step([v / 1e3 for v in rows["latency_us"].to_list()], rows["cdf"].to_list(), where="post", color=style.color, linestyle=style.mpl_linestyle, label=scheme)
+                ax.step(
+                    [v / 1e3 for v in rows["latency_us"].to_list()],
+                    rows["cdf"].to_list(),
+                    where="post",
+                    color=style.color,
+                    linestyle=style.mpl_linestyle,
+                    label=scheme,
+                )
             ax.set_xlabel(f"{op} request latency (ms)")
             ax.set_ylabel("CDF")
             ax.set_title(f"({'a' if op == 'write' else 'b'}) {op}s, measured phase")
@@ -541,18 +684,30 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.style import scheme_style
     from ftlab.report.plots import RC_PARAMS, save
+    from ftlab.report.style import scheme_style
 
     rows = bw["rows"]
-    csv_path = write_csv(out / "fig16-bandwidth.csv", rows, ["window_start_s", "write_mb_s", "gc_pages_copied", "erases"])
+    csv_path = write_csv(
+        out / "fig16-bandwidth.csv", rows, ["window_start_s", "write_mb_s", "gc_pages_copied", "erases"]
+    )
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         ax = fig.subplots()
         style = scheme_style(1)
-        ax.plot([r["window_start_s"] for r in rows], [r["write_mb_s"] for r in rows], color=style.color, marker=style.mpl_marker, markersize=3, linewidth=0.9, label="wao-gc, two 24-page streams")
+        ax.plot(
+            [r["window_start_s"] for r in rows],
+            [r["write_mb_s"] for r in rows],
+            color=style.color,
+            marker=style.mpl_marker,
+            markersize=3,
+            linewidth=0.9,
+            label="wao-gc, two 24-page streams",
+        )
         if bw["gc_start_s"] is not None:
-            ax.axvline(bw["gc_start_s"], color="black", linewidth=0.6, linestyle=":", label="first window with GC")
+            ax.axvline(
+                bw["gc_start_s"], color="black", linewidth=0.6, linestyle=":", label="first window with GC"
+            )
         ax.set_ylim(bottom=0)
         ax.set_xlabel("simulated time (s)")
         ax.set_ylabel("write bandwidth (MB/s)")
@@ -580,7 +735,13 @@ def synchronous(scenario_text: str) -> dict[str, Any]:
 
 
 def run_sensitivity(
-    path: Path, out: Path, quick: bool, jobs: int | None, bw: Mapping[str, Any], analysis: Mapping[str, Any], progress: Progress | None
+    path: Path,
+    out: Path,
+    quick: bool,
+    jobs: int | None,
+    bw: Mapping[str, Any],
+    analysis: Mapping[str, Any],
+    progress: Progress | None,
 ) -> list[dict[str, Any]]:
     """Rerun the Table III scenario with every task released at 0 (out/sensitivity/synchronous),
     recompute the claims (Figure 16 and the analysis are unchanged), write sensitivity.json and
@@ -592,22 +753,40 @@ def run_sensitivity(
         progress("sensitivity: every task released at 0", 0, 1)
     base = ftlab.load(out / "run")
     fig16 = ftlab.load(out / "run-fig16")
-    sync = ftlab.run(synchronous(path.read_text(encoding="utf-8")), out=out / "sensitivity" / "synchronous", jobs=jobs)
+    sync = ftlab.run(
+        synchronous(path.read_text(encoding="utf-8")), out=out / "sensitivity" / "synchronous", jobs=jobs
+    )
     by_case: dict[str, list[Claim]] = {}
     details = []
     for name, report in (("base", base), ("synchronous", sync)):
         starts = gc_starts(report)
-        by_case[name] = part_ftl_claims(report.summary, starts, warmup_s(report), bw, analysis, run_health(report, fig16, starts))
+        by_case[name] = part_ftl_claims(
+            report.summary, starts, warmup_s(report), bw, analysis, run_health(report, fig16, starts)
+        )
         details.append(
             {
                 "case": name,
                 "gc_start_s": starts,
-                "tasks": {s: {op: task_stats(report.summary, s, op) for op in ("read", "write")} for s in report.schemes},
+                "tasks": {
+                    s: {op: task_stats(report.summary, s, op) for op in ("read", "write")}
+                    for s in report.schemes
+                },
                 "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in by_case[name]},
             }
         )
     rows = sensitivity_summary(by_case)
-    doc = {"reproduction": NAME, "scenario": str(path), "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "claims": rows, "cases": details}
+    doc = {
+        "reproduction": NAME,
+        "scenario": str(path),
+        "quick": quick,
+        "wall_s": round(time.perf_counter() - start, 3),
+        "claims": rows,
+        "cases": details,
+    }
     write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(out / SENSITIVITY_CSV, rows, ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"])
+    write_csv(
+        out / SENSITIVITY_CSV,
+        rows,
+        ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"],
+    )
     return rows

@@ -22,7 +22,15 @@ from ftlab.reproduce.claims import CLAIMS_FILE, ReproductionResult, write_claims
 
 
 def run_seeds(
-    name: str, module: Any, *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None, seeds: int
+    name: str,
+    module: Any,
+    *,
+    quick: bool,
+    out: Path,
+    jobs: int | None,
+    sensitivity: bool,
+    progress: Progress | None,
+    seeds: int,
 ) -> ReproductionResult:
     """Run `module.reproduce` for seed offsets 0..seeds-1 (sensitivity on seed 0 only) and
     return the result judged over all of them (claims, merged health, files)."""
@@ -40,7 +48,14 @@ def run_seeds(
             if progress:
                 progress(f"seed {k}: {stage} ({len(done)}/{seeds} seeds done)", d, t)
 
-        result = module.reproduce(quick=quick, out=seed_dir(out, k), jobs=inner, sensitivity=sensitivity and k == 0, progress=on_progress, seed=k)
+        result = module.reproduce(
+            quick=quick,
+            out=seed_dir(out, k),
+            jobs=inner,
+            sensitivity=sensitivity and k == 0,
+            progress=on_progress,
+            seed=k,
+        )
         done.append(k)
         return result  # type: ignore[no-any-return]
 
@@ -57,13 +72,33 @@ def run_seeds(
         paper=claimfile.load(name).citation,
         quick=quick,
         ftlab_version=_core.version(),
-        seeds=[{"offset": k, "dir": str(seed_dir(Path("."), k)), "scenario": str(r.scenario)} for k, r in enumerate(results)],
+        seeds=[
+            {"offset": k, "dir": str(seed_dir(Path("."), k)), "scenario": str(r.scenario)}
+            for k, r in enumerate(results)
+        ],
         health=checks,
     )
     first = results[0]
-    files = [*(f for f in first.files if Path(f).name != CLAIMS_FILE), path, *(seed_dir(out, k) / CLAIMS_FILE for k in range(1, seeds))]
+    files = [
+        *(f for f in first.files if Path(f).name != CLAIMS_FILE),
+        path,
+        *(seed_dir(out, k) / CLAIMS_FILE for k in range(1, seeds)),
+    ]
     extra = {"seeds": [r.extra for r in results], "per_seed": results}
-    return ReproductionResult(name, out, first.scenario, quick, claims, checks, first.phases, files, time.perf_counter() - start, first.report, first.sensitivity, extra)
+    return ReproductionResult(
+        name,
+        out,
+        first.scenario,
+        quick,
+        claims,
+        checks,
+        first.phases,
+        files,
+        time.perf_counter() - start,
+        first.report,
+        first.sensitivity,
+        extra,
+    )
 
 
 def seed_dir(out: Path, offset: int) -> Path:
@@ -73,7 +108,9 @@ def seed_dir(out: Path, offset: int) -> Path:
 
 def merged_health(checks: list[dict[str, Any]]) -> dict[str, Any]:
     """The seeds' health in one `claims.health`-shaped dict: each run as "run [seed k]"."""
-    schemes = {f"{run} [seed {k}]": h for k, c in enumerate(checks) for run, h in (c.get("schemes") or {}).items()}
+    schemes = {
+        f"{run} [seed {k}]": h for k, c in enumerate(checks) for run, h in (c.get("schemes") or {}).items()
+    }
     return {"ok": all(c.get("ok", False) for c in checks), "schemes": schemes}
 
 
@@ -84,5 +121,5 @@ def _preimport() -> None:
     import plotly.graph_objects  # noqa: F401
     import polars  # noqa: F401
 
-    import ftlab.report.html  # noqa: F401
+    import ftlab.report.html
     import ftlab.report.plots  # noqa: F401

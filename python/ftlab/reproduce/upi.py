@@ -84,7 +84,13 @@ SENSITIVITY_DIR = "sensitivity"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    *,
+    quick: bool,
+    out: Path,
+    jobs: int | None,
+    sensitivity: bool,
+    progress: Progress | None = None,
+    scenario: Path | None = None,
     seed: int = 0,
 ) -> ReproductionResult:
     """Run the UPI reproduction into `out` (see the module docstring); `scenario` replaces
@@ -109,7 +115,18 @@ def reproduce(
         sens = run_sensitivity(path, report.resolved_toml, out, quick, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME, out, path, quick, claims, checks, phases, files, time.perf_counter() - start, report, sens, {"rise_s": rise, "seed_result": result}
+        NAME,
+        out,
+        path,
+        quick,
+        claims,
+        checks,
+        phases,
+        files,
+        time.perf_counter() - start,
+        report,
+        sens,
+        {"rise_s": rise, "seed_result": result},
     )
 
 
@@ -119,7 +136,16 @@ def scenario_path(quick: bool) -> Path:
     return scenario_file(QUICK_SCENARIO if quick else SCENARIO, what)
 
 
-def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, wall_s: float, rise: float, checks: Any, phases: Any) -> Path:
+def _write_claims(
+    out: Path,
+    claims: list[Claim],
+    path: Path,
+    quick: bool,
+    wall_s: float,
+    rise: float,
+    checks: Any,
+    phases: Any,
+) -> Path:
     from ftlab import _core
 
     return write_claims_json(
@@ -150,7 +176,9 @@ def _tenant(scenario: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     for t in scenario.get("tenants") or []:
         if t.get("name") == name:
             return t  # type: ignore[no-any-return]
-    raise input_error("scenario.resolved.toml", f"no tenant named {name!r}; the UPI reproduction needs {', '.join(TENANTS)}")
+    raise input_error(
+        "scenario.resolved.toml", f"no tenant named {name!r}; the UPI reproduction needs {', '.join(TENANTS)}"
+    )
 
 
 def _parts(scenario: Mapping[str, Any], tenant: str) -> list[Mapping[str, Any]]:
@@ -162,15 +190,24 @@ def _parts(scenario: Mapping[str, Any], tenant: str) -> list[Mapping[str, Any]]:
 # Claims: the claim file papers/upi.toml, each claim's value computed by its `measure` name
 
 
-def upi_claims(summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float, checks: Mapping[str, Any] | None = None) -> list[Claim]:
+def upi_claims(
+    summary: Mapping[str, Any],
+    timeseries: pl.DataFrame | None,
+    rise: float,
+    checks: Mapping[str, Any] | None = None,
+) -> list[Claim]:
     """Every claim of papers/upi.toml judged on one run (one seed): a parsed summary.json, the
     time series (for the allocation sets) and the rise; `checks` the health (default:
     `health(summary)`). A missing value is NaN and its claim `differs` or is `violated`."""
-    result = SeedResult(0, measurements(summary, timeseries, rise), checks if checks is not None else health(summary))
+    result = SeedResult(
+        0, measurements(summary, timeseries, rise), checks if checks is not None else health(summary)
+    )
     return evaluate(claimfile.load(NAME), [result])
 
 
-def measurements(summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
+def measurements(
+    summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float
+) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
     names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
     return {name: measure(name, summary, timeseries, rise) for name in names}
@@ -216,18 +253,24 @@ def set_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Mea
     return Measured(change, why)
 
 
-def set_size_means(timeseries: pl.DataFrame | None, scheme: str, tenant: str, rise: float) -> tuple[float | None, float | None]:
+def set_size_means(
+    timeseries: pl.DataFrame | None, scheme: str, tenant: str, rise: float
+) -> tuple[float | None, float | None]:
     """Mean `alloc_set_dies` of (scheme, tenant) over the windows starting in
     [rise − AROUND_RISE_S, rise) and in [rise, rise + AROUND_RISE_S); None where there is none."""
     import polars as pl
 
     if timeseries is None or "alloc_set_dies" not in timeseries.columns:
         return None, None
-    rows = timeseries.filter((pl.col("scheme") == scheme) & (pl.col("tenant") == tenant)).select("window_start_s", "alloc_set_dies")
+    rows = timeseries.filter((pl.col("scheme") == scheme) & (pl.col("tenant") == tenant)).select(
+        "window_start_s", "alloc_set_dies"
+    )
     rows = rows.filter(pl.col("alloc_set_dies").is_not_null() & pl.col("alloc_set_dies").is_not_nan())
 
     def mean(lo: float, hi: float) -> float | None:
-        part = rows.filter((pl.col("window_start_s") >= lo) & (pl.col("window_start_s") < hi))["alloc_set_dies"]
+        part = rows.filter((pl.col("window_start_s") >= lo) & (pl.col("window_start_s") < hi))[
+            "alloc_set_dies"
+        ]
         return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
 
     return mean(rise - AROUND_RISE_S, rise), mean(rise, rise + AROUND_RISE_S)
@@ -278,7 +321,12 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
 
     schemes = _schemes(summary)
     rows = [
-        {"scheme": s, "tenant": t, "read_mean_us": read_metric(summary, s, t, "mean_us"), "read_p99_us": read_metric(summary, s, t, "p99_us")}
+        {
+            "scheme": s,
+            "tenant": t,
+            "read_mean_us": read_metric(summary, s, t, "mean_us"),
+            "read_p99_us": read_metric(summary, s, t, "p99_us"),
+        }
         for s in schemes
         for t in TENANTS
     ]
@@ -286,7 +334,9 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(7.0, 2.8), layout="constrained")
         axes = fig.subplots(1, 2)
-        for ax, (metric, title) in zip(axes, (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency"))):
+        for ax, (metric, title) in zip(
+            axes, (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency"))
+        ):
             _bars(ax, rows, schemes, metric)
             ax.set_title(title)
         handles, labels = axes[0].get_legend_handles_labels()
@@ -304,10 +354,22 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], m
 
     width = 0.8 / max(len(schemes), 1)
     for i, scheme in enumerate(schemes):
-        values = [next((r[metric] for r in rows if r["scheme"] == scheme and r["tenant"] == t), None) for t in TENANTS]
+        values = [
+            next((r[metric] for r in rows if r["scheme"] == scheme and r["tenant"] == t), None)
+            for t in TENANTS
+        ]
         x = [k + (i - (len(schemes) - 1) / 2) * width for k in range(len(TENANTS))]
         heights = [math.nan if v is None else v for v in values]
-        ax.bar(x, heights, width, label=scheme, color=scheme_style(i).color, edgecolor="black", linewidth=0.5, hatch=_HATCHES[i % len(_HATCHES)])
+        ax.bar(
+            x,
+            heights,
+            width,
+            label=scheme,
+            color=scheme_style(i).color,
+            edgecolor="black",
+            linewidth=0.5,
+            hatch=_HATCHES[i % len(_HATCHES)],
+        )
     from ftlab.report.plots import log_ticks
 
     ax.set_xticks(range(len(TENANTS)), list(TENANTS))
@@ -319,7 +381,16 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], m
 
 #: Figure 5's latency panels, then its allocation-set panels.
 FIG5_LATENCY_SCHEMES = ("partitioned", "upi", "upi-guarded")
-FIG5_COLUMNS = ("scheme", "tenant", "window_start_s", "read_mean_us", "read_p99_us", "read_iops", "write_iops", "alloc_set_dies")
+FIG5_COLUMNS = (
+    "scheme",
+    "tenant",
+    "window_start_s",
+    "read_mean_us",
+    "read_p99_us",
+    "read_iops",
+    "write_iops",
+    "alloc_set_dies",
+)
 
 
 def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
@@ -332,8 +403,12 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
 
     from ftlab.report.plots import RC_PARAMS, save
 
-    window = timeseries.filter((pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S))
-    window = window.select([c for c in FIG5_COLUMNS if c in window.columns]).sort("scheme", "tenant", "window_start_s")
+    window = timeseries.filter(
+        (pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S)
+    )
+    window = window.select([c for c in FIG5_COLUMNS if c in window.columns]).sort(
+        "scheme", "tenant", "window_start_s"
+    )
     csv_path = _frame_csv(window, out / "fig5-window.csv")
     present = set(window["scheme"].unique().to_list())
     latency = [s for s in FIG5_LATENCY_SCHEMES if s in present]
@@ -343,7 +418,7 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
         axes = fig.subplots(max(len(latency) + len(sets), 1), 1, sharex=True, squeeze=False)[:, 0]
         for ax, scheme in zip(axes, latency):
             _tenant_lines(ax, window, scheme, "read_mean_us", f"{scheme}\nmean read (µs)", log=True)
-        for ax, scheme in zip(axes[len(latency):], sets):
+        for ax, scheme in zip(axes[len(latency) :], sets):
             _tenant_lines(ax, window, scheme, "alloc_set_dies", f"{scheme}\nallocation set (dies)", log=False)
         for ax in axes:
             ax.axvline(rise, color="0.5", linewidth=0.8)
@@ -362,7 +437,15 @@ def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, labe
         style = scheme_style(i)
         x, y = rows["window_start_s"].to_list(), rows[column].to_list()
         if log:
-            ax.plot(x, y, color=style.color, linestyle=style.mpl_linestyle, marker=style.mpl_marker, markersize=2.5, label=tenant)
+            ax.plot(
+                x,
+                y,
+                color=style.color,
+                linestyle=style.mpl_linestyle,
+                marker=style.mpl_marker,
+                markersize=2.5,
+                label=tenant,
+            )
         else:
             ax.step(x, y, where="post", color=style.color, linestyle=style.mpl_linestyle, label=tenant)
     if log:
@@ -434,22 +517,54 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = [_case("base", BASE, "base", {}, None, "base", None)]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
     cases += [
-        _case(f"erase_us={f * erase_us:g}", "erase_us", f"{f * erase_us:g} (x{f:g})", {"device.timing.erase_us": f * erase_us}, f, f"{erase_us:g} (x1)", 1.0)
+        _case(
+            f"erase_us={f * erase_us:g}",
+            "erase_us",
+            f"{f * erase_us:g} (x{f:g})",
+            {"device.timing.erase_us": f * erase_us},
+            f,
+            f"{erase_us:g} (x1)",
+            1.0,
+        )
         for f in ERASE_FACTORS
     ]
-    cases += _das_as_cases(scenario) + _dtrs_cases(scenario) + _lm_tbe_cases(scenario) + _all_tenant_cases(scenario)
+    cases += (
+        _das_as_cases(scenario)
+        + _dtrs_cases(scenario)
+        + _lm_tbe_cases(scenario)
+        + _all_tenant_cases(scenario)
+    )
     table = scenario.get("scheme") or {}
     variants = [s for s in UPI_VARIANTS if s in (scenario.get("schemes") or [])]
     if "upi-guarded" in variants:
         base = (table.get("upi-guarded") or {}).get("donor_traffic_max")
         cases += [
-            _case(f"donor_traffic_max={v:g}", "upi-guarded donor_traffic_max", f"{v:g}", {"scheme.upi-guarded.donor_traffic_max": v}, v, _label(base), _x(base))
+            _case(
+                f"donor_traffic_max={v:g}",
+                "upi-guarded donor_traffic_max",
+                f"{v:g}",
+                {"scheme.upi-guarded.donor_traffic_max": v},
+                v,
+                _label(base),
+                _x(base),
+            )
             for v in DONOR_TRAFFIC_MAX
         ]
     for key, values in (("epoch_s", EPOCH_S), ("relocation_weight", RELOCATION_WEIGHT)):
         if variants:
             base = (table.get(variants[0]) or {}).get(key)
-            cases += [_case(f"{key}={v:g}", f"UPI {key}", f"{v:g}", {f"scheme.{s}.{key}": v for s in variants}, v, _label(base), _x(base)) for v in values]
+            cases += [
+                _case(
+                    f"{key}={v:g}",
+                    f"UPI {key}",
+                    f"{v:g}",
+                    {f"scheme.{s}.{key}": v for s in variants},
+                    v,
+                    _label(base),
+                    _x(base),
+                )
+                for v in values
+            ]
     return cases
 
 
@@ -457,16 +572,38 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
 BASE = "base"
 
 
-def _case(name: str, parameter: str, value: str, sets: dict[str, Any], x: float | None, base: str, base_x: float | None) -> dict[str, Any]:
+def _case(
+    name: str,
+    parameter: str,
+    value: str,
+    sets: dict[str, Any],
+    x: float | None,
+    base: str,
+    base_x: float | None,
+) -> dict[str, Any]:
     """One case of `sensitivity_cases`: its sweep `name` and overrides (`set`), the swept
     `parameter` it varies with this `value` (a label, numeric `x` or None), and the
     parameter's base value (`base` label, `base_x`); the study's tables order a parameter's
     values by x, the base among them (first when either has no x)."""
-    return {"name": name, "set": sets, "parameter": parameter, "value": value, "x": x, "base": base, "base_x": base_x}
+    return {
+        "name": name,
+        "set": sets,
+        "parameter": parameter,
+        "value": value,
+        "x": x,
+        "base": base,
+        "base_x": base_x,
+    }
 
 
 def _label(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a" if value is None else str(value)
+    return (
+        f"{value:g}"
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+        else "n/a"
+        if value is None
+        else str(value)
+    )
 
 
 def _x(value: Any) -> float | None:
@@ -484,7 +621,15 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if "namespace_fraction" in tenant:
         pin, base_ns = _pinned_shares(scenario), tenant["namespace_fraction"]
         cases += [
-            _case(f"das-as data set={v:g} of the device", "das-as data set (namespace_fraction)", f"{v:g}", {"tenants.das-as.namespace_fraction": v, **pin}, v, f"{float(base_ns):.3g}", _x(base_ns))
+            _case(
+                f"das-as data set={v:g} of the device",
+                "das-as data set (namespace_fraction)",
+                f"{v:g}",
+                {"tenants.das-as.namespace_fraction": v, **pin},
+                v,
+                f"{float(base_ns):.3g}",
+                _x(base_ns),
+            )
             for v in DAS_AS_DATA_SET
         ]
     path, part = _part_path(scenario, "das-as", 0), _part(tenant, 0)
@@ -498,11 +643,34 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     ns = float(tenant.get("namespace_fraction", 1.0))
     for key, values in plain:
         base = part.get(key, 1.0 if key == "footprint_fraction" else None)
-        show: Callable[[Any], str] = (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
-        cases += [_case(f"das-as {key}={_label(v)}", f"das-as {key}", show(v), {f"{path}.{key}": v}, _x(v), show(base), _x(base)) for v in values]
+        show: Callable[[Any], str] = (
+            (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
+        )
+        cases += [
+            _case(
+                f"das-as {key}={_label(v)}",
+                f"das-as {key}",
+                show(v),
+                {f"{path}.{key}": v},
+                _x(v),
+                show(base),
+                _x(base),
+            )
+            for v in values
+        ]
     cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
     if "sizes" in part:
-        cases.append(_case("das-as sizes=4KiB", "das-as sizes", "all 4 KiB", {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]}, None, "mix", None))
+        cases.append(
+            _case(
+                "das-as sizes=4KiB",
+                "das-as sizes",
+                "all 4 KiB",
+                {f"{path}.sizes": [dict(s) for s in DAS_AS_SIZES_SMALL]},
+                None,
+                "mix",
+                None,
+            )
+        )
     return cases
 
 
@@ -532,7 +700,16 @@ def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if readers:
         base = readers[0][1]["read_ratio"]
         cases += [
-            _case(f"dtrs read_ratio={v:g}", "dtrs read_ratio", f"{v:g}", {f"{p}.read_ratio": v for p, _ in readers}, v, _label(base), _x(base)) for v in DTRS_READ_RATIO
+            _case(
+                f"dtrs read_ratio={v:g}",
+                "dtrs read_ratio",
+                f"{v:g}",
+                {f"{p}.read_ratio": v for p, _ in readers},
+                v,
+                _label(base),
+                _x(base),
+            )
+            for v in DTRS_READ_RATIO
         ]
     bursty = [(path, part) for path, part in parts if "on_s" in part and "off_s" in part]
     if bursty:
@@ -571,11 +748,29 @@ def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     ):
         if group and all(key in part for _, part in group):
             base = group[0][1][key]
-            cases += [_case(f"{label}={v:g}", label, f"{v:g}", {f"{p}.{key}": v for p, _ in group}, v, _label(base), _x(base)) for v in values]
+            cases += [
+                _case(
+                    f"{label}={v:g}",
+                    label,
+                    f"{v:g}",
+                    {f"{p}.{key}": v for p, _ in group},
+                    v,
+                    _label(base),
+                    _x(base),
+                )
+                for v in values
+            ]
     cases += _rate_cases("lm-tbe write rate before the rise", before, LM_TBE_WRITE_RATE_FACTORS)
     if all("sizes" in part for _, part in parts):
         cases += [
-            _case(f"lm-tbe sizes={b // 1024}KiB", "lm-tbe sizes", f"{b // 1024} KiB", {f"{p}.sizes": [{"bytes": b, "weight": 1.0}] for p, _ in parts}, b / 1024, *_sizes_base(parts[0][1]))
+            _case(
+                f"lm-tbe sizes={b // 1024}KiB",
+                "lm-tbe sizes",
+                f"{b // 1024} KiB",
+                {f"{p}.sizes": [{"bytes": b, "weight": 1.0}] for p, _ in parts},
+                b / 1024,
+                *_sizes_base(parts[0][1]),
+            )
             for b in LM_TBE_SIZES_BYTES
         ]
     return cases + _rise_cases(scenario)
@@ -598,23 +793,52 @@ def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if tenants and all("queue_depth" in t for t in tenants):
         base = tenants[0]["queue_depth"]
         cases += [
-            _case(f"queue_depth={v}", "queue_depth (every tenant)", f"{v}", {f"tenants.{t['name']}.queue_depth": v for t in tenants}, v, _label(base), _x(base))
+            _case(
+                f"queue_depth={v}",
+                "queue_depth (every tenant)",
+                f"{v}",
+                {f"tenants.{t['name']}.queue_depth": v for t in tenants},
+                v,
+                _label(base),
+                _x(base),
+            )
             for v in QUEUE_DEPTH
         ]
-    timed = [(p, part) for t in tenants for p, part in _indexed_parts(scenario, t["name"]) if part.get("arrival") == "poisson"]
+    timed = [
+        (p, part)
+        for t in tenants
+        for p, part in _indexed_parts(scenario, t["name"])
+        if part.get("arrival") == "poisson"
+    ]
     if timed and all(isinstance(part.get("rate_iops"), (int, float)) for _, part in timed):
-        fixed = {k: v for p, part in timed for k, v in ((f"{p}.arrival", "fixed"), (f"{p}.interval_us", 1e6 / float(part["rate_iops"])))}
-        cases.append(_case("arrival=fixed", "arrival (every timed part)", "fixed", fixed, None, "poisson", None))
+        fixed = {
+            k: v
+            for p, part in timed
+            for k, v in ((f"{p}.arrival", "fixed"), (f"{p}.interval_us", 1e6 / float(part["rate_iops"])))
+        }
+        cases.append(
+            _case("arrival=fixed", "arrival (every timed part)", "fixed", fixed, None, "poisson", None)
+        )
     return cases
 
 
-def _rate_cases(label: str, parts: Sequence[tuple[str, Mapping[str, Any]]], factors: Sequence[float]) -> list[dict[str, Any]]:
+def _rate_cases(
+    label: str, parts: Sequence[tuple[str, Mapping[str, Any]]], factors: Sequence[float]
+) -> list[dict[str, Any]]:
     """One case per factor: every part's `rate_iops` times it (none if a part has no rate)."""
     if not parts or not all(isinstance(part.get("rate_iops"), (int, float)) for _, part in parts):
         return []
     rates = "+".join(f"{float(part['rate_iops']):g}" for _, part in parts)
     return [
-        _case(f"{label} x{f:g}", label, f"x{f:g}", {f"{p}.rate_iops": float(part["rate_iops"]) * f for p, part in parts}, f, f"x1 ({rates}/s)", 1.0)
+        _case(
+            f"{label} x{f:g}",
+            label,
+            f"x{f:g}",
+            {f"{p}.rate_iops": float(part["rate_iops"]) * f for p, part in parts},
+            f,
+            f"x1 ({rates}/s)",
+            1.0,
+        )
         for f in factors
     ]
 
@@ -625,7 +849,9 @@ def _find_tenant(scenario: Mapping[str, Any], name: str) -> Mapping[str, Any] | 
 
 def _part(tenant: Mapping[str, Any], index: int) -> Mapping[str, Any] | None:
     synthetic = tenant.get("synthetic")
-    parts = synthetic if isinstance(synthetic, list) else [synthetic] if isinstance(synthetic, Mapping) else []
+    parts = (
+        synthetic if isinstance(synthetic, list) else [synthetic] if isinstance(synthetic, Mapping) else []
+    )
     return parts[index] if 0 <= index < len(parts) else None
 
 
@@ -668,13 +894,26 @@ def _rise_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(rate, (int, float)):
         return []
     return [
-        _case(f"lm-tbe rise x{f:g}", "lm-tbe rise", f"x{f:g} ({float(rate) * f:g}/s)", {f"{path}.rate_iops": float(rate) * f}, f, f"x1 ({float(rate):g}/s)", 1.0)
+        _case(
+            f"lm-tbe rise x{f:g}",
+            "lm-tbe rise",
+            f"x{f:g} ({float(rate) * f:g}/s)",
+            {f"{path}.rate_iops": float(rate) * f},
+            f,
+            f"x1 ({float(rate):g}/s)",
+            1.0,
+        )
         for f in RISE_FACTORS
     ]
 
 
 def run_sensitivity(
-    scenario: Path, resolved_toml: str, out: Path, quick: bool, progress: Progress | None, only: Sequence[str] | None = None
+    scenario: Path,
+    resolved_toml: str,
+    out: Path,
+    quick: bool,
+    progress: Progress | None,
+    only: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the sensitivity sweep of `scenario` (whose resolved text is `resolved_toml`) into
     out/sensitivity (resumable: finished runs are kept and reused) and write sensitivity.json,
@@ -689,14 +928,23 @@ def run_sensitivity(
     every = sensitivity_cases(resolved_toml)
     cases = _chosen_cases(every, only)
     spec = _sweep_spec(scenario, cases)
-    on_progress: Callable[[int, int], None] | None = (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
+    on_progress: Callable[[int, int], None] | None = (
+        (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
+    )
     result = ftlab.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
     by_case, details = {}, []
     for run in result.runs:
         failed = next((f for f in result.failures if f["case"] == run["case"]), None)
         if run["run"] is None or failed is not None:
             error = failed["error"] if failed else "did not resolve"
-            details.append({**_case_meta(cases, run["case"]), "case": run["case"], "set": _case_set(cases, run["case"]), "error": error})
+            details.append(
+                {
+                    **_case_meta(cases, run["case"]),
+                    "case": run["case"],
+                    "set": _case_set(cases, run["case"]),
+                    "error": error,
+                }
+            )
             continue
         report = result.report(run["run"])
         claims = upi_claims(report.summary, report.timeseries, rise_s(report.resolved_toml))
@@ -726,7 +974,11 @@ def finished_cases(scenario: Path, resolved_toml: str, out: Path) -> list[str]:
 
 def _sweep_spec(scenario: Path, cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The sweep (`ftlab.sweep`'s dict form) of these cases: each case's name and overrides."""
-    return {"name": "upi sensitivity", "scenario": str(scenario.resolve()), "cases": [{"name": c["name"], "set": c["set"]} for c in cases]}
+    return {
+        "name": "upi sensitivity",
+        "scenario": str(scenario.resolve()),
+        "cases": [{"name": c["name"], "set": c["set"]} for c in cases],
+    }
 
 
 def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> list[dict[str, Any]]:
@@ -737,7 +989,9 @@ def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> li
     names = [c["name"] for c in every]
     unknown = [n for n in only if n not in names]
     if unknown:
-        raise input_error("sensitivity cases", f"unknown case(s) {unknown}; the cases are: {', '.join(names)}")
+        raise input_error(
+            "sensitivity cases", f"unknown case(s) {unknown}; the cases are: {', '.join(names)}"
+        )
     return [c for c in every if c["name"] in only]
 
 
@@ -754,11 +1008,20 @@ def _case_meta(cases: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any]:
     return {k: case.get(k) for k in CASE_META}
 
 
-def _case_detail(run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], claims: Sequence[Claim], report: Report) -> dict[str, Any]:
+def _case_detail(
+    run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], claims: Sequence[Claim], report: Report
+) -> dict[str, Any]:
     """A case run: its place, overrides and run key, the health of each scheme (`unhealthy`:
     scheme -> its health reasons, for the schemes whose checks fail), the unstable tenants,
     and each claim's value and verdict (`invalid` where a run it rests on is unhealthy)."""
-    unstable = sorted({f"{s}/{t}" for s, d in report.summary["schemes"].items() for t, v in d["tenants"].items() if v.get("unstable") is not False})
+    unstable = sorted(
+        {
+            f"{s}/{t}"
+            for s, d in report.summary["schemes"].items()
+            for t, v in d["tenants"].items()
+            if v.get("unstable") is not False
+        }
+    )
     checks = health(report.summary)["schemes"]
     return {
         **_case_meta(cases, run["case"]),
@@ -772,7 +1035,13 @@ def _case_detail(run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], cla
 
 
 def _write_sensitivity(
-    out: Path, scenario: Path, quick: bool, rows: list[dict[str, Any]], details: list[dict[str, Any]], wall_s: float, not_run: Sequence[Mapping[str, Any]] = ()
+    out: Path,
+    scenario: Path,
+    quick: bool,
+    rows: list[dict[str, Any]],
+    details: list[dict[str, Any]],
+    wall_s: float,
+    not_run: Sequence[Mapping[str, Any]] = (),
 ) -> None:
     """sensitivity.json (every claim's row, every case's place, overrides, health and values,
     the cases not run), sensitivity.csv (one row per claim: its min, max and reversals, then
@@ -795,7 +1064,17 @@ def _write_sensitivity(
     write_json(out / SENSITIVITY_FILE, doc)
     run = [d["case"] for d in details]
     table = [{**row, **{f"value: {c}": _csv_value(row["values"].get(c)) for c in run}} for row in rows]
-    columns = ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in", *(f"value: {c}" for c in run)]
+    columns = [
+        "claim",
+        "text",
+        "unit",
+        "paper_value",
+        "min",
+        "max",
+        "n_cases",
+        "reversed_in",
+        *(f"value: {c}" for c in run),
+    ]
     write_csv(out / SENSITIVITY_CSV, table, columns)
     write_sensitivity_markdown(out)
 
@@ -855,7 +1134,12 @@ def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
     return "\n".join(parts)
 
 
-def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], level: int) -> str:
+def _overview(
+    rows: Sequence[Mapping[str, Any]],
+    specs: Mapping[str, Any],
+    cases: Sequence[Mapping[str, Any]],
+    level: int,
+) -> str:
     """Per claim: the paper, the base case, how many cases run take the paper's side, differ,
     or are invalid, and ftlab's range over the valid ones (with the cases at its ends)."""
     lines = [
@@ -865,7 +1149,10 @@ def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        spec, verdicts = specs[r["claim"]], [c["claims"][r["claim"]] for c in cases if r["claim"] in (c.get("claims") or {})]
+        spec, verdicts = (
+            specs[r["claim"]],
+            [c["claims"][r["claim"]] for c in cases if r["claim"] in (c.get("claims") or {})],
+        )
         base = next((c for c in cases if c.get("case") == "base"), None)
         valid = [
             (float(v["value"]), c["case"])
@@ -876,27 +1163,50 @@ def _overview(rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], cases
         span = "n/a"
         if valid:
             lo, hi = min(valid), max(valid)
-            span = f"{_fmt_claim(lo[0], spec.kind)} ({lo[1]})" + (f" to {_fmt_claim(hi[0], spec.kind)} ({hi[1]})" if hi != lo else "")
-        counts = [sum(1 for v in verdicts if v["verdict"] in group) for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))]
-        lines.append(f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | {counts[0]} | {counts[1]} | {counts[2]} | {span} |")
+            span = f"{_fmt_claim(lo[0], spec.kind)} ({lo[1]})" + (
+                f" to {_fmt_claim(hi[0], spec.kind)} ({hi[1]})" if hi != lo else ""
+            )
+        counts = [
+            sum(1 for v in verdicts if v["verdict"] in group)
+            for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))
+        ]
+        lines.append(
+            f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | {counts[0]} | {counts[1]} | {counts[2]} | {span} |"
+        )
     return "\n".join([*lines, ""])
 
 
 def _parameter_table(
-    parameter: str, entries: Sequence[Mapping[str, Any]], base: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]], specs: Mapping[str, Any], level: int
+    parameter: str,
+    entries: Sequence[Mapping[str, Any]],
+    base: Mapping[str, Any] | None,
+    rows: Sequence[Mapping[str, Any]],
+    specs: Mapping[str, Any],
+    level: int,
 ) -> str:
     """One swept parameter: a column per value (ordered by `x`, the base among them, marked),
     a row per claim (value and verdict), then the health row and each unhealthy scheme's
     reasons."""
     first = entries[0]
-    columns: list[tuple[str, Mapping[str, Any] | None, float | None]] = [(f"**{first.get('base')} (base)**", base, first.get("base_x"))]
+    columns: list[tuple[str, Mapping[str, Any] | None, float | None]] = [
+        (f"**{first.get('base')} (base)**", base, first.get("base_x"))
+    ]
     columns += [(str(e.get("value")), e, e.get("x")) for e in entries]
     if all(_finite_number(x) for _, _, x in columns):
         columns.sort(key=lambda col: float(col[2]))  # type: ignore[arg-type]
-    lines = [f"{'#' * level} {parameter}", "", "| claim | paper | " + " | ".join(label for label, _, _ in columns) + " |", "|---|---|" + "---|" * len(columns)]
+    lines = [
+        f"{'#' * level} {parameter}",
+        "",
+        "| claim | paper | " + " | ".join(label for label, _, _ in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
+    ]
     for r in rows:
         spec = specs[r["claim"]]
-        lines.append(f"| `{r['claim']}` | {spec.paper_text} | " + " | ".join(_cell(case, r["claim"], spec.kind) for _, case, _ in columns) + " |")
+        lines.append(
+            f"| `{r['claim']}` | {spec.paper_text} | "
+            + " | ".join(_cell(case, r["claim"], spec.kind) for _, case, _ in columns)
+            + " |"
+        )
     lines.append("| health | | " + " | ".join(_health_cell(case) for _, case, _ in columns) + " |")
     notes = [
         f"- {label.strip('*')}: {scheme}: {'; '.join(reasons)}"
@@ -932,7 +1242,13 @@ def _fmt_claim(value: Any, kind: str) -> str:
     a margin (order) as it is, a boolean as true/false."""
     if isinstance(value, bool) or not _finite_number(value):
         return fmt_value(value)
-    return fmt_change(float(value) - 1.0) if kind in (FACTOR, BOUND) else fmt_change(float(value)) if kind == ORDER else fmt_value(value)
+    return (
+        fmt_change(float(value) - 1.0)
+        if kind in (FACTOR, BOUND)
+        else fmt_change(float(value))
+        if kind == ORDER
+        else fmt_value(value)
+    )
 
 
 def _finite_number(value: Any) -> bool:

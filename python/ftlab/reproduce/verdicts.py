@@ -46,7 +46,9 @@ def load(path: Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
-def differences(name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def differences(
+    name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
     """Each verdict of reproduction `name` that differs between the committed rows and `now`,
     and each claim present in one only, as a sentence.
 
@@ -58,11 +60,15 @@ def differences(name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapp
         old, new = committed.get(cid), now.get(cid)
         if old is None:
             assert new is not None, "each id comes from one of the two files"
-            out.append(f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab {new.get('ftlab_value')}); not in the committed file")
+            out.append(
+                f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab {new.get('ftlab_value')}); not in the committed file"
+            )
         elif new is None:
             out.append(f"{name}/{cid}: committed {old['verdict']!r}, no longer a claim")
         elif old["verdict"] != new["verdict"]:
-            out.append(f"{name}/{cid}: committed {old['verdict']!r} (ftlab {old.get('ftlab_value')}), now {new['verdict']!r} (ftlab {new.get('ftlab_value')})")
+            out.append(
+                f"{name}/{cid}: committed {old['verdict']!r} (ftlab {old.get('ftlab_value')}), now {new['verdict']!r} (ftlab {new.get('ftlab_value')})"
+            )
     return out
 
 
@@ -76,7 +82,7 @@ def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
     return [
         *found,
         f"If the change is intended: regenerate {VERDICTS_FILE} with `{COMMAND}` (from the repository's root) "
-        f"and add a line to the \"Verdict changes\" list of {DOCS_FILE} saying why the verdict changed.",
+        f'and add a line to the "Verdict changes" list of {DOCS_FILE} saying why the verdict changed.',
     ]
 
 
@@ -98,7 +104,9 @@ def docs_tables(doc: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _marker(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(<!-- claims-table {re.escape(name)} -->\n)(.*?)(<!-- /claims-table {re.escape(name)} -->)", re.S)
+    return re.compile(
+        rf"(<!-- claims-table {re.escape(name)} -->\n)(.*?)(<!-- /claims-table {re.escape(name)} -->)", re.S
+    )
 
 
 def docs_blocks(text: str) -> dict[str, str]:
@@ -112,18 +120,32 @@ def replace_tables(text: str, tables: Mapping[str, str]) -> str:
     for name, table in tables.items():
         pattern = _marker(name)
         if not pattern.search(text):
-            raise ValueError(f"{DOCS_FILE}: no <!-- claims-table {name} --> ... <!-- /claims-table {name} --> block")
+            raise ValueError(
+                f"{DOCS_FILE}: no <!-- claims-table {name} --> ... <!-- /claims-table {name} --> block"
+            )
         text = pattern.sub(lambda m, t=table: m.group(1) + t + m.group(3), text)  # type: ignore[misc]
     return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m ftlab.reproduce.verdicts --write [--from-results] [--root DIR]`."""
-    parser = argparse.ArgumentParser(prog="python -m ftlab.reproduce.verdicts", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="run the quick reproductions and write the verdict file and the docs' tables")
-    parser.add_argument("--from-results", action="store_true", help=f"do not run: read {RESULTS}/NAME/claims.json")
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="the repository's root (default: the current directory)")
-    parser.add_argument("--jobs", type=int, default=None, help="simulations at once (the results do not depend on it)")
+    parser = argparse.ArgumentParser(
+        prog="python -m ftlab.reproduce.verdicts", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="run the quick reproductions and write the verdict file and the docs' tables",
+    )
+    parser.add_argument(
+        "--from-results", action="store_true", help=f"do not run: read {RESULTS}/NAME/claims.json"
+    )
+    parser.add_argument(
+        "--root", type=Path, default=Path.cwd(), help="the repository's root (default: the current directory)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=None, help="simulations at once (the results do not depend on it)"
+    )
     args = parser.parse_args(argv)
     if not args.write:
         parser.error("nothing to do: give --write")
@@ -137,15 +159,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             ftlab.reproduce(name, quick=True, out=out, jobs=args.jobs)
         path = out / "claims.json"
         if not path.is_file():
-            print(f"warning: {path} is missing: {name} is left out of the verdict file (its tables say no result)")
+            print(
+                f"warning: {path} is missing: {name} is left out of the verdict file (its tables say no result)"
+            )
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
         if len(doc.get("seeds") or []) != QUICK_SEEDS or doc.get("quick") is not True:
-            print(f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): {name} is left out of the verdict file")
+            print(
+                f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): {name} is left out of the verdict file"
+            )
             continue
         by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}
     verdicts = document(by_name, QUICK_SEEDS)
-    (args.root / VERDICTS_FILE).write_text(json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.root / VERDICTS_FILE).write_text(
+        json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     docs = args.root / DOCS_FILE
     docs.write_text(replace_tables(docs.read_text(encoding="utf-8"), docs_tables(verdicts)), encoding="utf-8")
     print(f"wrote {args.root / VERDICTS_FILE} and the claims tables of {docs}")

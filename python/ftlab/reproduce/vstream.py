@@ -47,13 +47,15 @@ from ftlab.reproduce.claims import (
     ReproductionResult,
     fmt_change,
     fmt_number,
-    health as claims_health,
     ratio,
     relative_change,
     sensitivity_summary,
     write_claims_json,
     write_csv,
     write_json,
+)
+from ftlab.reproduce.claims import (
+    health as claims_health,
 )
 
 if TYPE_CHECKING:
@@ -95,7 +97,13 @@ SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
-    *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Progress | None = None, scenario: Path | None = None,
+    *,
+    quick: bool,
+    out: Path,
+    jobs: int | None,
+    sensitivity: bool,
+    progress: Progress | None = None,
+    scenario: Path | None = None,
     seed: int = 0,
 ) -> ReproductionResult:
     """Run the vStream reproduction into `out` (see the module docstring). `scenario` is not
@@ -104,7 +112,9 @@ def reproduce(
     if scenario is not None:
         from ftlab._errors import usage_error
 
-        raise usage_error("scenario", "the vStream reproduction runs two scenarios; it takes no scenario override")
+        raise usage_error(
+            "scenario", "the vStream reproduction runs two scenarios; it takes no scenario override"
+        )
     start = time.perf_counter()
     paths = {w: scenario_path(w, quick) for w in WORKLOADS}
     for path in paths.values():
@@ -122,15 +132,32 @@ def reproduce(
         sens = run_sensitivity(paths, reports, out, quick, jobs, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME, out, paths["synthetic"], quick, claims, checks, [], files, time.perf_counter() - start, None, sens,
-        {"scenarios": {w: str(p) for w, p in paths.items()}, "metrics": metrics, "reports": reports, "seed_result": result},
+        NAME,
+        out,
+        paths["synthetic"],
+        quick,
+        claims,
+        checks,
+        [],
+        files,
+        time.perf_counter() - start,
+        None,
+        sens,
+        {
+            "scenarios": {w: str(p) for w, p in paths.items()},
+            "metrics": metrics,
+            "reports": reports,
+            "seed_result": result,
+        },
     )
 
 
 def scenario_path(workload: str, quick: bool) -> Path:
     """The scenario of `workload` (synthetic or rocksdb): scenarios/reproduce/vstream-*.toml."""
     full, short, _ = WORKLOADS[workload]
-    return scenario_file(short if quick else full, f"the {'quick ' if quick else ''}vStream {workload} scenario")
+    return scenario_file(
+        short if quick else full, f"the {'quick ' if quick else ''}vStream {workload} scenario"
+    )
 
 
 #: How to make the full RocksDB scenario's trace (docs/capture.md; the logical capacity of the
@@ -162,8 +189,14 @@ def runs(workloads: Sequence[str] = tuple(WORKLOADS)) -> list[tuple[str, Mapper]
 
 
 def run_all(
-    paths: Mapping[str, Path], out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str,
-    only: Sequence[tuple[str, str]] | None = None, seed: int = 0,
+    paths: Mapping[str, Path],
+    out: Path,
+    extra: Sequence[str],
+    jobs: int | None,
+    progress: Progress | None,
+    stage: str,
+    only: Sequence[tuple[str, str]] | None = None,
+    seed: int = 0,
 ) -> dict[tuple[str, str], Report]:
     """Run each (workload, mapper) of `runs()` (or of `only`, as labels) with the mapper's
     overrides then `extra`, `jobs` at a time (default: the machine's cores), each into
@@ -204,14 +237,25 @@ def run_metrics(summary: Mapping[str, Any], tenant: str) -> dict[str, float | No
         mb_s = float(write["bytes"]) / seconds / 1e6 if seconds > 0 else None
         units = (scheme.get("mapper_counters") or {}).get("units_per_stamp")
         return {
-            "throughput_mb_s": mb_s, "gc_pages_copied": float(device["gc_pages_copied"]), "waf": device.get("waf"), "measured_s": seconds,
+            "throughput_mb_s": mb_s,
+            "gc_pages_copied": float(device["gc_pages_copied"]),
+            "waf": device.get("waf"),
+            "measured_s": seconds,
             "units_per_stamp": None if units is None else float(units),
         }
     except (KeyError, TypeError, StopIteration, ValueError):
-        return {"throughput_mb_s": None, "gc_pages_copied": None, "waf": None, "measured_s": None, "units_per_stamp": None}
+        return {
+            "throughput_mb_s": None,
+            "gc_pages_copied": None,
+            "waf": None,
+            "measured_s": None,
+            "units_per_stamp": None,
+        }
 
 
-def collect_metrics(reports: Mapping[tuple[str, str], Report]) -> dict[str, dict[str, dict[str, float | None]]]:
+def collect_metrics(
+    reports: Mapping[tuple[str, str], Report],
+) -> dict[str, dict[str, dict[str, float | None]]]:
     """metrics[workload][mapper] = `run_metrics` of each run."""
     out: dict[str, dict[str, dict[str, float | None]]] = {}
     for (w, m), report in reports.items():
@@ -219,11 +263,15 @@ def collect_metrics(reports: Mapping[tuple[str, str], Report]) -> dict[str, dict
     return out
 
 
-def _value(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], workload: str, mapper: str, key: str) -> float | None:
+def _value(
+    metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], workload: str, mapper: str, key: str
+) -> float | None:
     return ((metrics.get(workload) or {}).get(mapper) or {}).get(key)
 
 
-def vstream_claims(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], checks: Mapping[str, Any]) -> list[Claim]:
+def vstream_claims(
+    metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], checks: Mapping[str, Any]
+) -> list[Claim]:
     """Every claim of papers/vstream.toml judged on one seed's `collect_metrics` and `health`."""
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
 
@@ -245,7 +293,9 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | N
         return _best(metrics, rest)
     if name in ("units_per_stamp", "stamp_mb_1tb"):
         return _stamps(metrics, name)
-    margin, key, workload, a, b = claimfile.pair_measure(name, ("throughput_mb_s", "gc_pages_copied"), "vStream")
+    margin, key, workload, a, b = claimfile.pair_measure(
+        name, ("throughput_mb_s", "gc_pages_copied"), "vStream"
+    )
     va, vb = _value(metrics, workload, a, key), _value(metrics, workload, b, key)
     factor = ratio(va, vb)
     what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
@@ -273,11 +323,21 @@ PAPER_LOGICAL_PAGES, STAMP_BYTES = 256 * 2**20, 4
 def _stamps(metrics: Any, name: str) -> Measured:
     units = _value(metrics, "rocksdb", "vstream", "units_per_stamp")
     if units is None:
-        return Measured(None, "the RocksDB vstream run has no units_per_stamp.", "summary.json mapper_counters.units_per_stamp of the RocksDB vstream run is absent")
+        return Measured(
+            None,
+            "the RocksDB vstream run has no units_per_stamp.",
+            "summary.json mapper_counters.units_per_stamp of the RocksDB vstream run is absent",
+        )
     if name == "units_per_stamp":
-        return Measured(units, f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units (units_per_page x stamp_group_pages; its stamps stop at one block).")
+        return Measured(
+            units,
+            f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units (units_per_page x stamp_group_pages; its stamps stop at one block).",
+        )
     mib = STAMP_BYTES * PAPER_LOGICAL_PAGES / units / 2**20
-    return Measured(mib, f"256 Mi logical pages (the paper's 1 TB) at one 4-byte stamp per {units:g} pages: {mib:.3g} MiB.")
+    return Measured(
+        mib,
+        f"256 Mi logical pages (the paper's 1 TB) at one 4-byte stamp per {units:g} pages: {mib:.3g} MiB.",
+    )
 
 
 def metric_rows(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[dict[str, Any]]:
@@ -286,11 +346,15 @@ def metric_rows(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]])
     for w, by_mapper in metrics.items():
         base = by_mapper.get(BASELINE) or {}
         for m, v in by_mapper.items():
-            rows.append({
-                "workload": w, "mapper": m, **v,
-                "throughput_norm": _ratio(v.get("throughput_mb_s"), base.get("throughput_mb_s")),
-                "gc_norm": _ratio(v.get("gc_pages_copied"), base.get("gc_pages_copied")),
-            })
+            rows.append(
+                {
+                    "workload": w,
+                    "mapper": m,
+                    **v,
+                    "throughput_norm": _ratio(v.get("throughput_mb_s"), base.get("throughput_mb_s")),
+                    "gc_norm": _ratio(v.get("gc_pages_copied"), base.get("gc_pages_copied")),
+                }
+            )
     return rows
 
 
@@ -309,7 +373,11 @@ def health(reports: Mapping[tuple[str, str], Report]) -> dict[str, Any]:
     busiest die (reported, no limit: `busiest_die_limit` None), for the synthetic benchmark the
     steady-state check (`checks`), and `ok`. Top-level `ok`: every run's."""
     schemes = {f"{w}/{m}": _run_health(w, report) for (w, m), report in reports.items()}
-    return {"ok": all(s["ok"] for s in schemes.values()) and bool(schemes), "steady_tolerance": STEADY_TOLERANCE, "schemes": schemes}
+    return {
+        "ok": all(s["ok"] for s in schemes.values()) and bool(schemes),
+        "steady_tolerance": STEADY_TOLERANCE,
+        "schemes": schemes,
+    }
 
 
 def _run_health(workload: str, report: Report) -> dict[str, Any]:
@@ -318,7 +386,14 @@ def _run_health(workload: str, report: Report) -> dict[str, Any]:
     base = claims_health({"schemes": {"run": scheme}})["schemes"]["run"]
     tenants, ok = base["tenants"], base["tenants_ok"]
     reasons = [r for r in base["reasons"] if not r.startswith("busiest die")]
-    entry: dict[str, Any] = {"tenants": tenants, "busiest_die": scheme["device"].get("die_utilisation_max"), "busiest_die_by_phase": {}, "busiest_die_limit": None, "checks": {}, "reasons": reasons}
+    entry: dict[str, Any] = {
+        "tenants": tenants,
+        "busiest_die": scheme["device"].get("die_utilisation_max"),
+        "busiest_die_by_phase": {},
+        "busiest_die_limit": None,
+        "checks": {},
+        "reasons": reasons,
+    }
     if workload == "synthetic":
         change = steady_change(report)
         steady = not math.isnan(change) and abs(change) <= STEADY_TOLERANCE
@@ -369,7 +444,10 @@ def figures(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], out
     out.mkdir(parents=True, exist_ok=True)
     rows = metric_rows(metrics)
     files: list[Path] = []
-    for workload, stem, title in (("synthetic", "fig3-synthetic", "Figure 3: synthetic benchmark (§5.2)"), ("rocksdb", "fig4-rocksdb", "Figure 4: RocksDB (§5.3)")):
+    for workload, stem, title in (
+        ("synthetic", "fig3-synthetic", "Figure 3: synthetic benchmark (§5.2)"),
+        ("rocksdb", "fig4-rocksdb", "Figure 4: RocksDB (§5.3)"),
+    ):
         mine = [r for r in rows if r["workload"] == workload]
         files.append(_bar_figure(mine, out / f"{stem}.png", title))
         files.append(write_csv(out / f"{stem}.csv", mine))
@@ -386,7 +464,9 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
         fig = Figure(figsize=(7.0, 2.6), layout="constrained")
         axes = fig.subplots(1, 2)
         labels = [r["mapper"] for r in rows]
-        for ax, (key, name) in zip(axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied"))):
+        for ax, (key, name) in zip(
+            axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied"))
+        ):
             values = [math.nan if r[key] is None else r[key] for r in rows]
             ax.bar(range(len(rows)), values, color="0.55", edgecolor="black", linewidth=0.5)
             for x, v in enumerate(values):
@@ -407,7 +487,15 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
 # Files
 
 
-def _write_claims(out: Path, claims: list[Claim], paths: Mapping[str, Path], quick: bool, wall_s: float, checks: Any, metrics: Any) -> Path:
+def _write_claims(
+    out: Path,
+    claims: list[Claim],
+    paths: Mapping[str, Path],
+    quick: bool,
+    wall_s: float,
+    checks: Any,
+    metrics: Any,
+) -> Path:
     from ftlab import _core
 
     return write_claims_json(
@@ -435,19 +523,32 @@ QUEUE_DEPTHS = (1, 8)
 EPOCH_FACTORS = (0.5, 2.0)
 
 
-def sensitivity_cases(epoch_s: Mapping[str, float]) -> list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]]:
+def sensitivity_cases(
+    epoch_s: Mapping[str, float],
+) -> list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]]:
     """The cases: (name, per-workload overrides, mappers rerun or None for all). `epoch_s` is
     each workload's vStream epoch in its scenario."""
     cases: list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]] = []
     for qd in QUEUE_DEPTHS:
         cases.append((f"queue_depth={qd}", {w: [f"tenants.0.queue_depth={qd}"] for w in WORKLOADS}, None))
     for f in EPOCH_FACTORS:
-        cases.append((f"vstream epoch x{f:g}", {w: [f"stream.vstream.epoch_s={e * f:g}"] for w, e in epoch_s.items()}, ("vstream",)))
+        cases.append(
+            (
+                f"vstream epoch x{f:g}",
+                {w: [f"stream.vstream.epoch_s={e * f:g}"] for w, e in epoch_s.items()},
+                ("vstream",),
+            )
+        )
     return cases
 
 
 def run_sensitivity(
-    paths: Mapping[str, Path], base: Mapping[tuple[str, str], Report], out: Path, quick: bool, jobs: int | None, progress: Progress | None
+    paths: Mapping[str, Path],
+    base: Mapping[tuple[str, str], Report],
+    out: Path,
+    quick: bool,
+    jobs: int | None,
+    progress: Progress | None,
 ) -> list[dict[str, Any]]:
     """Rerun the reproduction for each case of `sensitivity_cases` into out/sensitivity/<case>/
     (a case that reruns only some mappers reuses the base runs of the others), recompute the
@@ -460,14 +561,42 @@ def run_sensitivity(
         reports = dict(base)
         for w, extra in sets.items():
             pick = None if only is None else [(w, m) for m in only]
-            reports.update(run_all({w: paths[w]}, out / "sensitivity" / _slug(name), extra, jobs, progress, f"sensitivity {name}", pick))
+            reports.update(
+                run_all(
+                    {w: paths[w]},
+                    out / "sensitivity" / _slug(name),
+                    extra,
+                    jobs,
+                    progress,
+                    f"sensitivity {name}",
+                    pick,
+                )
+            )
         claims = vstream_claims(collect_metrics(reports), health(reports))
         by_case[name] = claims
-        details.append({"case": name, "set": sets, "rerun": list(only) if only else "all", "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims}})
+        details.append(
+            {
+                "case": name,
+                "set": sets,
+                "rerun": list(only) if only else "all",
+                "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
+            }
+        )
     rows = sensitivity_summary(by_case)
-    doc = {"reproduction": NAME, "quick": quick, "wall_s": round(time.perf_counter() - start, 3), "sweep_dir": str(out / "sensitivity"), "claims": rows, "cases": details}
+    doc = {
+        "reproduction": NAME,
+        "quick": quick,
+        "wall_s": round(time.perf_counter() - start, 3),
+        "sweep_dir": str(out / "sensitivity"),
+        "claims": rows,
+        "cases": details,
+    }
     write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(out / SENSITIVITY_CSV, rows, ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"])
+    write_csv(
+        out / SENSITIVITY_CSV,
+        rows,
+        ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"],
+    )
     return rows
 
 
@@ -477,4 +606,3 @@ def _epoch_s(report: Report) -> float:
 
 def _slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-

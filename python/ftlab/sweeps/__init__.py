@@ -37,7 +37,7 @@ class SweepInterrupted(KeyboardInterrupt):
     """The sweep was interrupted (Ctrl-C): runs in flight are lost, finished ones are kept
     in `dir/runs`; running the same sweep again resumes. `done` of `total` runs were kept."""
 
-    def __init__(self, dir: Path, done: int, total: int) -> None:  # noqa: A002
+    def __init__(self, dir: Path, done: int, total: int) -> None:
         super().__init__(f"sweep interrupted: {done} of {total} runs done in {dir}")
         self.dir, self.done, self.total = dir, done, total
 
@@ -51,7 +51,9 @@ class SweepResult:
         >>> result.report(result.table["run"][0]).write("results/one", html=True)  # one run's Report  # doctest: +SKIP
     """
 
-    def __init__(self, dir: Path, table: pl.DataFrame, meta: Mapping[str, Any], failures: list[dict[str, Any]]) -> None:  # noqa: A002
+    def __init__(
+        self, dir: Path, table: pl.DataFrame, meta: Mapping[str, Any], failures: list[dict[str, Any]]
+    ) -> None:
         #: The sweep directory.
         self.dir = dir
         #: One row per run, scheme and tenant (see docs/sweep.md for the columns).
@@ -64,7 +66,11 @@ class SweepResult:
         self.failures = failures
         plot = meta.get("plot")
         #: The `[plot]` of the sweep file (None without one).
-        self.plot_spec = PlotSpec(**{**plot, "tenants": tuple(plot["tenants"]) if plot["tenants"] else None}) if plot else None
+        self.plot_spec = (
+            PlotSpec(**{**plot, "tenants": tuple(plot["tenants"]) if plot["tenants"] else None})
+            if plot
+            else None
+        )
         #: The summary plot (PNG), if the sweep has one and it was drawn.
         self.plot: Path | None = dir / plot["file"] if plot and (dir / plot["file"]).is_file() else None
         #: Runs this call executed, and runs found done before (None when loaded from disk).
@@ -96,7 +102,7 @@ def sweep(
     out: StrPath | None = None,
     address: str | None = None,
     retries: int = 0,
-    set: Iterable[str] = (),  # noqa: A002 - mirrors the CLI's --set
+    set: Iterable[str] = (),
     progress: Callable[[int, int], None] | None = None,
     on_failure: Callable[[dict[str, Any]], None] | None = None,
 ) -> SweepResult:
@@ -121,7 +127,15 @@ def sweep(
     out_dir = Path(os.fspath(out)) if out is not None else spec_.out or Path("results") / spec_.stem
     counter = _Counter(progress)
     try:
-        return _sweep(spec_, out_dir, tuple([set] if isinstance(set, str) else set), address, retries, counter, on_failure or (lambda f: None))
+        return _sweep(
+            spec_,
+            out_dir,
+            tuple([set] if isinstance(set, str) else set),
+            address,
+            retries,
+            counter,
+            on_failure or (lambda f: None),
+        )
     except SweepInterrupted:
         raise
     except KeyboardInterrupt:
@@ -154,7 +168,9 @@ def _sweep(
     return result
 
 
-def _resolve_all(spec: SweepSpec, points: list[Point]) -> tuple[list[Point], dict[str, str], list[dict[str, Any]]]:
+def _resolve_all(
+    spec: SweepSpec, points: list[Point]
+) -> tuple[list[Point], dict[str, str], list[dict[str, Any]]]:
     """Resolve every point's scenario: the points with their run keys, {run key: resolved
     TOML} (in plan order) and the failures of points whose overrides the core rejects. A
     base scenario that cannot be read or parsed, or an error every point shares, is raised."""
@@ -200,7 +216,10 @@ def _execute(
     by_key: dict[str, list[Point]] = {}
     for p in points:
         by_key.setdefault(p.key or "", []).append(p)
-    jobs = [Job(k, toml, spec.scenario_name, str(spec.scenario_dir), _meta(spec, by_key[k][0])) for k, toml in todo.items()]
+    jobs = [
+        Job(k, toml, spec.scenario_name, str(spec.scenario_dir), _meta(spec, by_key[k][0]))
+        for k, toml in todo.items()
+    ]
     failures: list[dict[str, Any]] = []
 
     def on_done(job: Job, error: dict[str, Any] | None) -> None:
@@ -224,7 +243,9 @@ def _execute(
     return failures
 
 
-def _collect(spec: SweepSpec, points: list[Point], out_dir: Path, failures: list[dict[str, Any]]) -> SweepResult:
+def _collect(
+    spec: SweepSpec, points: list[Point], out_dir: Path, failures: list[dict[str, Any]]
+) -> SweepResult:
     """Build the table of the finished runs; write sweep.parquet, failures.json and
     sweep.json atomically, then the plot."""
     from ftlab.report import write_files_atomically
@@ -295,7 +316,11 @@ def _plan_entry(p: Point) -> dict[str, Any]:
 
 
 def _meta(spec: SweepSpec, p: Point) -> dict[str, Any]:
-    return {"sweep": spec.file, "ftlab_version": _core.version(), **{k: v for k, v in _plan_entry(p).items() if k != "run"}}
+    return {
+        "sweep": spec.file,
+        "ftlab_version": _core.version(),
+        **{k: v for k, v in _plan_entry(p).items() if k != "run"},
+    }
 
 
 def _failure(p: Point, kind: str, message: str) -> dict[str, Any]:

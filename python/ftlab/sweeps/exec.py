@@ -56,7 +56,10 @@ def start_ray(address: str | None = None) -> bool:
         return False
     if address is None:
         ray.init(
-            num_cpus=os.cpu_count() or 1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
+            num_cpus=os.cpu_count() or 1,
+            include_dashboard=False,
+            logging_level=logging.ERROR,
+            log_to_driver=False,
         )
         return True
     try:
@@ -107,11 +110,20 @@ def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) 
         result = _core.run(text=resolved_toml, name=name, base_dir=base_dir, jobs=1)
         # An ArrowTable lives in this worker's memory and does not pickle; a polars frame
         # (imported from it without copying) does.
-        tables = {t: pl.DataFrame(result["timeseries"] if t == "timeseries" else result["latency_cdf"] if t == "latency_cdf" else result["wear"]) for t in CORE_TABLES}
+        tables = {
+            t: pl.DataFrame(
+                result["timeseries"]
+                if t == "timeseries"
+                else result["latency_cdf"]
+                if t == "latency_cdf"
+                else result["wear"]
+            )
+            for t in CORE_TABLES
+        }
         return {"result": {**result, **tables}}
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as e:  # noqa: BLE001 - an ftlab error, or a panic of the core (a bug)
+    except BaseException as e:
         return {"error": {"kind": type(e).__name__, "message": str(e)}}
 
 
@@ -168,7 +180,7 @@ def _cancel(ref: Any) -> None:
 
     try:
         ray.cancel(ref, force=True)
-    except Exception:  # noqa: BLE001 - already finished, or Ray is going down
+    except Exception:
         pass
 
 
@@ -228,7 +240,9 @@ class DirLock:
         except BlockingIOError:
             os.close(self.fd)
             self.fd = None
-            err = _core.UsageError(f"--out: another ftlab sweep is writing {self.path.parent}; wait for it or use another directory")
+            err = _core.UsageError(
+                f"--out: another ftlab sweep is writing {self.path.parent}; wait for it or use another directory"
+            )
             err.arg, err.reason = "--out", "another ftlab sweep is writing this directory"
             raise err from None
         return self

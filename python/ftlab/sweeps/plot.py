@@ -21,10 +21,15 @@ from ftlab.sweeps.spec import PlotSpec, config_error
 if TYPE_CHECKING:
     import polars as pl
 
-ERROR_LABELS = {"minmax": "error bars: min to max over seeds", "std": "error bars: ± 1 sample standard deviation over seeds"}
+ERROR_LABELS = {
+    "minmax": "error bars: min to max over seeds",
+    "std": "error bars: ± 1 sample standard deviation over seeds",
+}
 
 
-def aggregate(table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], file: str) -> tuple[pl.DataFrame, list[str]]:
+def aggregate(
+    table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], file: str
+) -> tuple[pl.DataFrame, list[str]]:
     """(points, line dimensions): per line and x, the metric's `mean`, `min`, `max`, `std`
     over seeds and the number of seeds `n`. Raises `ftlab.ConfigError` naming `file` and the
     `plot` key if the metric or a tenant is not in the table."""
@@ -33,12 +38,20 @@ def aggregate(table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], fi
     metric, x = plot.metric, plot.x
     if metric not in table.columns or not table.schema[metric].is_numeric():
         numeric = [c for c, t in table.schema.items() if t.is_numeric() and c not in (*parameters, "seed")]
-        raise config_error(file, "plot.metric", f"must be a numeric column of the sweep table ({', '.join(numeric) or 'none yet'}), got {metric!r}")
+        raise config_error(
+            file,
+            "plot.metric",
+            f"must be a numeric column of the sweep table ({', '.join(numeric) or 'none yet'}), got {metric!r}",
+        )
     frame = table.filter(pl.col(x).is_not_null())
     if plot.tenants:
         unknown = [t for t in plot.tenants if t not in set(table["tenant"])]
         if unknown:
-            raise config_error(file, "plot.tenants", f"no tenant {unknown[0]!r} in the sweep table (tenants: {', '.join(sorted(set(table['tenant'])))})")
+            raise config_error(
+                file,
+                "plot.tenants",
+                f"no tenant {unknown[0]!r} in the sweep table (tenants: {', '.join(sorted(set(table['tenant'])))})",
+            )
         frame = frame.filter(pl.col("tenant").is_in(list(plot.tenants)))
     per_device = metric.startswith("device.")
     if per_device:
@@ -66,7 +79,9 @@ def _implied(frame: pl.DataFrame, dim: str, x: str) -> bool:
     return bool((per_value["k"] == 1).all())
 
 
-def write_plot(table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], file: str, out_dir: Path) -> Path:
+def write_plot(
+    table: pl.DataFrame, plot: PlotSpec, parameters: Sequence[str], file: str, out_dir: Path
+) -> Path:
     """Draw the plot of `plot` into `out_dir/plot.file` (atomically). Returns its path."""
     from matplotlib.figure import Figure
 

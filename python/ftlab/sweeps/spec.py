@@ -22,7 +22,6 @@ from typing import Any, Union
 
 from ftlab import _core, _toml
 
-
 StrPath = Union[str, "os.PathLike[str]"]
 
 #: The display name of a sweep given as a dict (used in error messages).
@@ -201,7 +200,9 @@ def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, 
     """(name, text, absolute directory) of the base scenario."""
     value = data.get("scenario")
     if value is None:
-        raise config_error(file, "scenario", "missing: the base scenario file, relative to this file's directory")
+        raise config_error(
+            file, "scenario", "missing: the base scenario file, relative to this file's directory"
+        )
     if isinstance(value, Mapping) and file == DICT_SWEEP_NAME:
         from ftlab.api import scenario_to_toml
 
@@ -214,7 +215,9 @@ def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, 
     except (OSError, UnicodeDecodeError) as e:
         where = "the current directory" if file == DICT_SWEEP_NAME else "this file's directory"
         reason = getattr(e, "strerror", None) or str(e)
-        raise config_error(file, "scenario", f"cannot read {path}: {reason} (relative paths resolve against {where})") from None
+        raise config_error(
+            file, "scenario", f"cannot read {path}: {reason} (relative paths resolve against {where})"
+        ) from None
     return str(path), text, path.parent.absolute()
 
 
@@ -237,7 +240,11 @@ def _grid(value: Any, file: str) -> dict[str, list[Any]]:
     for key, values in _leaves(value, ""):
         where = f"grid.{key}"
         if not isinstance(values, list) or not values:
-            raise config_error(file, where, f"must be a non-empty array of the values to sweep, e.g. [0.1, 0.25], got {_describe(values)}")
+            raise config_error(
+                file,
+                where,
+                f"must be a non-empty array of the values to sweep, e.g. [0.1, 0.25], got {_describe(values)}",
+            )
         _check_param_name(key, file, where)
         if key in grid:
             raise config_error(file, where, "given twice (as a dotted key and as nested tables)")
@@ -255,15 +262,23 @@ def _cases(value: Any, file: str, grid: Mapping[str, Any]) -> list[Case]:
         _check_keys(c, CASE_KEYS, file, where)
         name = _string(c, "name", file, f"{where}.") or f"case-{i}"
         if not name or any(name == other.name for other in cases):
-            raise config_error(file, f"{where}.name", f"must be a non-empty name not used by another case, got {name!r}")
+            raise config_error(
+                file, f"{where}.name", f"must be a non-empty name not used by another case, got {name!r}"
+            )
         sets_value = c.get("set", {})
         if not isinstance(sets_value, Mapping):
-            raise config_error(file, f"{where}.set", f"must be a table of key.path = value, got {_describe(sets_value)}")
+            raise config_error(
+                file, f"{where}.set", f"must be a table of key.path = value, got {_describe(sets_value)}"
+            )
         sets = {}
         for key, v in _leaves(sets_value, ""):
             _check_param_name(key, file, f"{where}.set.{key}")
             if key in grid:
-                raise config_error(file, f"{where}.set.{key}", "is also a grid key; sweep a key either in [grid] or in [[cases]]")
+                raise config_error(
+                    file,
+                    f"{where}.set.{key}",
+                    "is also a grid key; sweep a key either in [grid] or in [[cases]]",
+                )
             sets[key] = _representable(v, file, f"{where}.set.{key}")
         cases.append(Case(name, sets))
     return cases
@@ -277,7 +292,9 @@ def _plot(value: Any, file: str, params: list[str], grid: Mapping[str, Any]) -> 
     _check_keys(value, PLOT_KEYS, file, "plot")
     metric = _string(value, "metric", file, "plot.")
     if not metric:
-        raise config_error(file, "plot.metric", "missing: the table column to plot, e.g. \"waf\" or \"device.waf\"")
+        raise config_error(
+            file, "plot.metric", 'missing: the table column to plot, e.g. "waf" or "device.waf"'
+        )
     x = _string(value, "x", file, "plot.") or next(iter(grid), None)
     if x is None or x not in params:
         allowed = ", ".join(params) if params else "none: the sweep has no grid or cases"
@@ -287,10 +304,18 @@ def _plot(value: Any, file: str, params: list[str], grid: Mapping[str, Any]) -> 
         raise config_error(file, "plot.error", f"must be one of {', '.join(ERROR_BARS)}, got {error!r}")
     out = _string(value, "file", file, "plot.") or "sweep.png"
     if not re.fullmatch(r"[^/\\]+\.png", out) or out.startswith("."):
-        raise config_error(file, "plot.file", f"must be a file name ending in .png (written in the sweep directory), got {out!r}")
+        raise config_error(
+            file,
+            "plot.file",
+            f"must be a file name ending in .png (written in the sweep directory), got {out!r}",
+        )
     tenants = value.get("tenants")
-    if tenants is not None and (not isinstance(tenants, list) or not tenants or not all(isinstance(t, str) for t in tenants)):
-        raise config_error(file, "plot.tenants", f"must be a non-empty array of tenant names, got {_describe(tenants)}")
+    if tenants is not None and (
+        not isinstance(tenants, list) or not tenants or not all(isinstance(t, str) for t in tenants)
+    ):
+        raise config_error(
+            file, "plot.tenants", f"must be a non-empty array of tenant names, got {_describe(tenants)}"
+        )
     return PlotSpec(metric, x, error, out, tuple(tenants) if tenants else None)
 
 
@@ -360,7 +385,9 @@ def toml_inline(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_inline(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        items = (f"{k if _BARE_KEY.fullmatch(k) else toml_inline(k)} = {toml_inline(v)}" for k, v in value.items())
+        items = (
+            f"{k if _BARE_KEY.fullmatch(k) else toml_inline(k)} = {toml_inline(v)}" for k, v in value.items()
+        )
         return "{ " + ", ".join(items) + " }" if value else "{}"
     if isinstance(value, os.PathLike):
         return toml_inline(os.fspath(value))

@@ -25,7 +25,9 @@ ID_COLUMNS = ("seed", "run", "scheme", "tenant")
 _I64_MAX = 2**63 - 1
 
 
-def build_table(parameters: Sequence[str], points: Sequence[Point], done: Iterable[tuple[Point, str]], runs_dir: Path) -> pl.DataFrame:
+def build_table(
+    parameters: Sequence[str], points: Sequence[Point], done: Iterable[tuple[Point, str]], runs_dir: Path
+) -> pl.DataFrame:
     """The sweep table of the finished runs `done` ((point, run key) pairs). Column types of
     the parameters follow the values of every planned point in `points`."""
     import polars as pl
@@ -37,7 +39,9 @@ def build_table(parameters: Sequence[str], points: Sequence[Point], done: Iterab
         summary = json.loads((runs_dir / key / "summary.json").read_text(encoding="utf-8"))
         for scheme, tenant, metrics in _summary_rows(summary):
             params = {name: _cell(point.params.get(name), kinds[name]) for name in parameters}
-            param_rows.append({**params, "seed": summary["seed"], "run": key, "scheme": scheme, "tenant": tenant})
+            param_rows.append(
+                {**params, "seed": summary["seed"], "run": key, "scheme": scheme, "tenant": tenant}
+            )
             metric_rows.append(metrics)
     dtypes = _dtypes()
     schema = {name: dtypes[kinds[name]]() for name in parameters}
@@ -102,4 +106,11 @@ def _cell(value: Any, kind: str) -> Any:
 def _dtypes() -> dict[str, Any]:
     import polars as pl
 
-    return {"bool": pl.Boolean, "int": pl.Int64, "uint": pl.UInt64, "float": pl.Float64, "str": pl.String, "toml": pl.String}
+    return {
+        "bool": pl.Boolean,
+        "int": pl.Int64,
+        "uint": pl.UInt64,
+        "float": pl.Float64,
+        "str": pl.String,
+        "toml": pl.String,
+    }

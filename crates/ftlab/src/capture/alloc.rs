@@ -28,7 +28,13 @@ impl Allocator {
     /// All of `[first, total)` free.
     pub fn new(first: u64, total: u64) -> Allocator {
         assert!(first < total, "allocator: reserved {first} >= total {total}");
-        Allocator { free: BTreeMap::from([(first, total - first)]), free_blocks: total - first, first, total, peak_used: 0 }
+        Allocator {
+            free: BTreeMap::from([(first, total - first)]),
+            free_blocks: total - first,
+            first,
+            total,
+            peak_used: 0,
+        }
     }
 
     /// The first block an allocation may take (the goal of a new file).
@@ -72,7 +78,12 @@ impl Allocator {
                 return (s, l);
             }
         }
-        let (&s, &l) = self.free.range(goal..).next().or_else(|| self.free.iter().next()).expect("alloc: no free extent though free_blocks > 0");
+        let (&s, &l) = self
+            .free
+            .range(goal..)
+            .next()
+            .or_else(|| self.free.iter().next())
+            .expect("alloc: no free extent though free_blocks > 0");
         (s, l)
     }
 
@@ -90,7 +101,10 @@ impl Allocator {
 
     /// Return `[start, start + len)`; it must be allocated (asserted).
     pub fn free(&mut self, start: u64, len: u64) {
-        assert!(len > 0 && start >= self.first && start + len <= self.total, "free: extent {start}+{len} out of range");
+        assert!(
+            len > 0 && start >= self.first && start + len <= self.total,
+            "free: extent {start}+{len} out of range"
+        );
         let (mut s, mut l) = (start, len);
         if let Some((&ps, &pl)) = self.free.range(..start).next_back() {
             assert!(ps + pl <= start, "free: {start}+{len} overlaps the free extent {ps}+{pl}");

@@ -41,9 +41,12 @@ impl EventLog {
         };
         let json: Value = serde_json::from_str(&line[at + MARKER.len()..])
             .map_err(|e| format!("the EVENT_LOG_v1 JSON is malformed: {e}"))?;
-        let event = json.get("event").and_then(Value::as_str).ok_or("an EVENT_LOG_v1 object without \"event\"")?;
+        let event =
+            json.get("event").and_then(Value::as_str).ok_or("an EVENT_LOG_v1 object without \"event\"")?;
         let num = |key: &str| {
-            json.get(key).and_then(Value::as_u64).ok_or_else(|| format!("event {event:?}: \"{key}\" missing or not an unsigned integer"))
+            json.get(key)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("event {event:?}: \"{key}\" missing or not an unsigned integer"))
         };
         self.events += 1;
         match event {
@@ -52,7 +55,8 @@ impl EventLog {
                 self.flush_finished += u64::from(event == "flush_finished");
             }
             "compaction_finished" => {
-                let level = u32::try_from(num("output_level")?).map_err(|_| "output_level out of range".to_string())?;
+                let level = u32::try_from(num("output_level")?)
+                    .map_err(|_| "output_level out of range".to_string())?;
                 self.job_level.insert(num("job")?, level);
                 self.compaction_finished += 1;
             }
@@ -102,10 +106,22 @@ mod tests {
         for l in lines {
             log.add_line(l).unwrap();
         }
-        assert_eq!((log.level(9), log.level(15), log.level(20), log.level(1)), (Some(0), Some(2), None, None));
-        assert_eq!((log.events, log.table_file_creation, log.trivial_move, log.table_file_deletion), (7, 3, 1, 1));
+        assert_eq!(
+            (log.level(9), log.level(15), log.level(20), log.level(1)),
+            (Some(0), Some(2), None, None)
+        );
+        assert_eq!(
+            (log.events, log.table_file_creation, log.trivial_move, log.table_file_deletion),
+            (7, 3, 1, 1)
+        );
         assert!(log.add_line("x EVENT_LOG_v1 {\"event\": ").unwrap_err().contains("malformed"));
-        assert!(log.add_line(r#"x EVENT_LOG_v1 {"event": "table_file_creation", "job": 1}"#).unwrap_err().contains("\"file_number\" missing"));
-        assert_eq!((table_number("000123.sst"), table_number("x.sst"), table_number("1.log")), (Some(123), None, None));
+        assert!(log
+            .add_line(r#"x EVENT_LOG_v1 {"event": "table_file_creation", "job": 1}"#)
+            .unwrap_err()
+            .contains("\"file_number\" missing"));
+        assert_eq!(
+            (table_number("000123.sst"), table_number("x.sst"), table_number("1.log")),
+            (Some(123), None, None)
+        );
     }
 }

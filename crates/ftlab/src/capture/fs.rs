@@ -104,7 +104,13 @@ pub struct Fs {
 }
 
 fn record(now: u64, op: IoOp, block: u64, blocks: u64, stream: u16) -> TraceRecord {
-    TraceRecord { time: SimTime::from_ns(now), op, offset_bytes: block * BLOCK, size_bytes: blocks * BLOCK, stream }
+    TraceRecord {
+        time: SimTime::from_ns(now),
+        op,
+        offset_bytes: block * BLOCK,
+        size_bytes: blocks * BLOCK,
+        stream,
+    }
 }
 
 /// Split the extent of `map` that straddles file block `k`, so that an extent starts at `k`.
@@ -180,7 +186,10 @@ impl Fs {
         if existed && flags.trunc {
             self.truncate(now, file, 0);
         }
-        self.fds.insert(fd, Fd { file, path: path.to_string(), pos: 0, direct: flags.direct, append: flags.append });
+        self.fds.insert(
+            fd,
+            Fd { file, path: path.to_string(), pos: 0, direct: flags.direct, append: flags.append },
+        );
     }
 
     /// The file an fd was opened on, if the model saw the open.
@@ -223,7 +232,14 @@ impl Fs {
     }
 
     /// `len` bytes written at `offset` of `file`. `Err`: the device is full.
-    pub fn write(&mut self, now: u64, file: usize, offset: u64, len: u64, direct: bool) -> Result<(), String> {
+    pub fn write(
+        &mut self,
+        now: u64,
+        file: usize,
+        offset: u64,
+        len: u64,
+        direct: bool,
+    ) -> Result<(), String> {
         if len == 0 {
             return Ok(());
         }
@@ -330,7 +346,15 @@ impl Fs {
 
     /// `fallocate`: `keep_size`/plain allocate, `punch` frees whole blocks. The caller rejects
     /// other modes.
-    pub fn fallocate(&mut self, now: u64, file: usize, punch: bool, keep_size: bool, offset: u64, len: u64) -> Result<(), String> {
+    pub fn fallocate(
+        &mut self,
+        now: u64,
+        file: usize,
+        punch: bool,
+        keep_size: bool,
+        offset: u64,
+        len: u64,
+    ) -> Result<(), String> {
         if punch {
             self.free_range(now, file, offset.div_ceil(BLOCK), (offset + len) / BLOCK);
             return Ok(());

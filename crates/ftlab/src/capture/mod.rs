@@ -43,15 +43,21 @@ pub struct StreamRule {
 impl StreamRule {
     /// Parse `PATTERN=STREAM` or `PATTERN=STREAM+level` (`*.sst=4+level`).
     pub fn parse(text: &str) -> Result<StreamRule, String> {
-        let (pattern, value) = text.rsplit_once('=').ok_or_else(|| format!("rule {text:?}: expected PATTERN=STREAM or PATTERN=STREAM+level"))?;
+        let (pattern, value) = text
+            .rsplit_once('=')
+            .ok_or_else(|| format!("rule {text:?}: expected PATTERN=STREAM or PATTERN=STREAM+level"))?;
         let (num, plus_level) = match value.strip_suffix("+level") {
             Some(n) => (n, true),
             None => (value, false),
         };
-        let stream = num.trim().parse::<u16>().map_err(|_| format!("rule {text:?}: the stream must be an integer in [0, 65535], got {num:?}"))?;
+        let stream = num.trim().parse::<u16>().map_err(|_| {
+            format!("rule {text:?}: the stream must be an integer in [0, 65535], got {num:?}")
+        })?;
         let pattern = pattern.trim();
         if pattern.is_empty() || pattern.contains('/') {
-            return Err(format!("rule {text:?}: the pattern must be a non-empty file name pattern without '/'"));
+            return Err(format!(
+                "rule {text:?}: the pattern must be a non-empty file name pattern without '/'"
+            ));
         }
         Ok(StreamRule { pattern: pattern.to_string(), stream, plus_level })
     }
@@ -59,7 +65,10 @@ impl StreamRule {
     /// The paper's RocksDB rules (docs/capture.md): 0 file-system metadata and files no rule
     /// names (the info LOG, LOCK), 1 WAL, 2 MANIFEST, 3 temporary files, 4-9 SSTables L0-L5.
     pub fn rocksdb() -> Vec<StreamRule> {
-        ["*.log=1", "MANIFEST-*=2", "*.dbtmp=3", "*.sst=4+level", "*=0"].iter().map(|r| StreamRule::parse(r).expect("built-in rule")).collect()
+        ["*.log=1", "MANIFEST-*=2", "*.dbtmp=3", "*.sst=4+level", "*=0"]
+            .iter()
+            .map(|r| StreamRule::parse(r).expect("built-in rule"))
+            .collect()
     }
 }
 
@@ -70,7 +79,10 @@ fn glob(pattern: &str, name: &str) -> bool {
         return pattern == name;
     }
     let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !name.starts_with(first) || !name[first.len()..].ends_with(last) || name.len() < first.len() + last.len() {
+    if !name.starts_with(first)
+        || !name[first.len()..].ends_with(last)
+        || name.len() < first.len() + last.len()
+    {
         return false;
     }
     let mut rest = &name[first.len()..name.len() - last.len()];
@@ -130,20 +142,43 @@ impl CaptureConfig {
             return err("root", format!("must be an absolute directory path, got {:?}", self.root));
         }
         if !(16 << 20..=1 << 52).contains(&self.device_bytes) || !self.device_bytes.is_multiple_of(BLOCK) {
-            return err("device_bytes", format!("must be a multiple of 4096 in [16 MiB, 4 PiB], got {}", self.device_bytes));
+            return err(
+                "device_bytes",
+                format!("must be a multiple of 4096 in [16 MiB, 4 PiB], got {}", self.device_bytes),
+            );
         }
         let journal = self.journal_blocks() * BLOCK;
-        if self.fs_metadata && (journal < 1 << 20 || journal > self.device_bytes / 4 || !journal.is_multiple_of(BLOCK)) {
-            return err("journal_bytes", format!("must be a multiple of 4096 in [1 MiB, device_bytes / 4 = {}], got {journal}", self.device_bytes / 4));
+        if self.fs_metadata
+            && (journal < 1 << 20 || journal > self.device_bytes / 4 || !journal.is_multiple_of(BLOCK))
+        {
+            return err(
+                "journal_bytes",
+                format!(
+                    "must be a multiple of 4096 in [1 MiB, device_bytes / 4 = {}], got {journal}",
+                    self.device_bytes / 4
+                ),
+            );
         }
         if !(BLOCK..=self.device_bytes).contains(&self.dirty_limit_bytes) {
-            return err("dirty_limit_bytes", format!("must be in [4096, device_bytes = {}], got {}", self.device_bytes, self.dirty_limit_bytes));
+            return err(
+                "dirty_limit_bytes",
+                format!(
+                    "must be in [4096, device_bytes = {}], got {}",
+                    self.device_bytes, self.dirty_limit_bytes
+                ),
+            );
         }
         if !(1_000_000..=3_600_000_000_000).contains(&self.commit_interval_ns) {
-            return err("commit_interval_ns", format!("must be in [1 ms, 1 h] = [1000000, 3600000000000], got {}", self.commit_interval_ns));
+            return err(
+                "commit_interval_ns",
+                format!("must be in [1 ms, 1 h] = [1000000, 3600000000000], got {}", self.commit_interval_ns),
+            );
         }
         if self.rules.is_empty() {
-            return err("rules", "must hold at least one rule (end with \"*=0\" to give every file a stream)".into());
+            return err(
+                "rules",
+                "must hold at least one rule (end with \"*=0\" to give every file a stream)".into(),
+            );
         }
         Ok(())
     }
@@ -216,9 +251,12 @@ pub enum CaptureError {
 pub fn read_event_log(log: impl BufRead) -> Result<EventLog, CaptureError> {
     let mut events = EventLog::default();
     for (i, line) in log.split(b'\n').enumerate() {
-        let line = line.map_err(|e| CaptureError::Log { line: i as u64 + 1, reason: format!("read error: {e}") })?;
+        let line =
+            line.map_err(|e| CaptureError::Log { line: i as u64 + 1, reason: format!("read error: {e}") })?;
         let text = String::from_utf8_lossy(&line);
-        events.add_line(text.trim_end_matches('\r')).map_err(|reason| CaptureError::Log { line: i as u64 + 1, reason })?;
+        events
+            .add_line(text.trim_end_matches('\r'))
+            .map_err(|reason| CaptureError::Log { line: i as u64 + 1, reason })?;
     }
     Ok(events)
 }
@@ -235,7 +273,8 @@ pub fn convert(
     let mut line_no = 0u64;
     for line in strace_log.lines() {
         line_no += 1;
-        let line = line.map_err(|e| CaptureError::Strace { line: line_no, reason: format!("read error: {e}") })?;
+        let line =
+            line.map_err(|e| CaptureError::Strace { line: line_no, reason: format!("read error: {e}") })?;
         c.line(&line).map_err(|reason| CaptureError::Strace { line: line_no, reason })?;
         c.drain(emit)?;
     }
@@ -263,8 +302,20 @@ impl<'a> Converter<'a> {
             dirty_limit_blocks: cfg.dirty_limit_bytes / BLOCK,
             commit_interval_ns: cfg.commit_interval_ns,
         };
-        let summary = CaptureSummary { device_bytes: cfg.device_bytes, journal_bytes: fs_cfg.journal_blocks * BLOCK, log, ..Default::default() };
-        Converter { cfg, parser: StraceParser::default(), fs: Fs::new(fs_cfg), summary, start_ns: None, now: 0 }
+        let summary = CaptureSummary {
+            device_bytes: cfg.device_bytes,
+            journal_bytes: fs_cfg.journal_blocks * BLOCK,
+            log,
+            ..Default::default()
+        };
+        Converter {
+            cfg,
+            parser: StraceParser::default(),
+            fs: Fs::new(fs_cfg),
+            summary,
+            start_ns: None,
+            now: 0,
+        }
     }
 
     fn line(&mut self, line: &str) -> Result<(), String> {
@@ -327,23 +378,31 @@ impl<'a> Converter<'a> {
     }
 
     fn arg(c: &Call, i: usize) -> Result<&str, String> {
-        c.args.get(i).map(String::as_str).ok_or_else(|| format!("{}: expected at least {} arguments, got {}", c.name, i + 1, c.args.len()))
+        c.args
+            .get(i)
+            .map(String::as_str)
+            .ok_or_else(|| format!("{}: expected at least {} arguments, got {}", c.name, i + 1, c.args.len()))
     }
 
     fn int(c: &Call, i: usize, what: &str) -> Result<u64, String> {
         let a = Self::arg(c, i)?;
-        int_arg(a).and_then(|v| u64::try_from(v).ok()).ok_or_else(|| format!("{}: argument {} ({what}) must be a non-negative integer, got {a:?}", c.name, i + 1))
+        int_arg(a).and_then(|v| u64::try_from(v).ok()).ok_or_else(|| {
+            format!("{}: argument {} ({what}) must be a non-negative integer, got {a:?}", c.name, i + 1)
+        })
     }
 
     /// The path of argument `i` (a string, relative to the `-y` directory of `dir_arg`).
     fn path(c: &Call, i: usize, dir_arg: Option<usize>) -> Result<String, String> {
         let a = Self::arg(c, i)?;
-        let p = str_arg(a).ok_or_else(|| format!("{}: argument {} must be a quoted path, got {a:?}", c.name, i + 1))?;
+        let p = str_arg(a)
+            .ok_or_else(|| format!("{}: argument {} must be a quoted path, got {a:?}", c.name, i + 1))?;
         if p.starts_with('/') {
             return Ok(p);
         }
         let dir = dir_arg.and_then(|d| c.args.get(d)).and_then(|d| fd_arg(d)).and_then(|(_, path)| path);
-        let dir = dir.ok_or_else(|| format!("{}: the relative path {p:?} needs its directory: run strace with -y", c.name))?;
+        let dir = dir.ok_or_else(|| {
+            format!("{}: the relative path {p:?} needs its directory: run strace with -y", c.name)
+        })?;
         Ok(format!("{}/{p}", dir.trim_end_matches('/')))
     }
 
@@ -391,7 +450,12 @@ impl<'a> Converter<'a> {
             return Ok(false); // a directory: its fsync commits the journal (see `sync`)
         }
         let has = |f: &str| flags.split('|').any(|x| x == f);
-        let open_flags = OpenFlags { create: has("O_CREAT"), trunc: has("O_TRUNC"), direct: has("O_DIRECT"), append: has("O_APPEND") };
+        let open_flags = OpenFlags {
+            create: has("O_CREAT"),
+            trunc: has("O_TRUNC"),
+            direct: has("O_DIRECT"),
+            append: has("O_APPEND"),
+        };
         let stream = self.stream_of(path);
         self.fs.open(self.now, fd, path, stream, open_flags);
         Ok(true)
@@ -400,7 +464,8 @@ impl<'a> Converter<'a> {
     /// The fd of argument 0, if it is a file under root (counted otherwise).
     fn fd0(&mut self, c: &Call) -> Result<Option<(i64, Option<String>)>, String> {
         let a = Self::arg(c, 0)?;
-        let (fd, path) = fd_arg(a).ok_or_else(|| format!("{}: argument 1 must be an fd, got {a:?}", c.name))?;
+        let (fd, path) =
+            fd_arg(a).ok_or_else(|| format!("{}: argument 1 must be an fd, got {a:?}", c.name))?;
         if path.as_deref().is_some_and(|p| !self.in_root(p)) {
             self.summary.calls_outside_root += 1;
             return Ok(None);
@@ -434,7 +499,9 @@ impl<'a> Converter<'a> {
             self.summary.write_bytes_unknown_fd += written;
             return Ok(false);
         };
-        offset.checked_add(written).ok_or_else(|| format!("{}: offset {offset} + {written} bytes overflows 64 bits", c.name))?;
+        offset
+            .checked_add(written)
+            .ok_or_else(|| format!("{}: offset {offset} + {written} bytes overflows 64 bits", c.name))?;
         let direct = self.fs.fd_direct(fd);
         self.fs.write(self.now, file, offset, written, direct)?;
         Ok(true)
@@ -490,7 +557,9 @@ impl<'a> Converter<'a> {
         let parts: Vec<&str> = mode.split('|').collect();
         let punch = parts.contains(&"FALLOC_FL_PUNCH_HOLE");
         let keep = parts.contains(&"FALLOC_FL_KEEP_SIZE");
-        if !parts.iter().all(|p| matches!(*p, "0" | "FALLOC_FL_KEEP_SIZE" | "FALLOC_FL_PUNCH_HOLE")) || offset.checked_add(len).is_none() {
+        if !parts.iter().all(|p| matches!(*p, "0" | "FALLOC_FL_KEEP_SIZE" | "FALLOC_FL_PUNCH_HOLE"))
+            || offset.checked_add(len).is_none()
+        {
             self.summary.fallocate_unsupported += 1;
             return Ok(false);
         }
@@ -535,7 +604,10 @@ impl<'a> Converter<'a> {
     }
 
     /// Hand the pending records to `emit`, counting them per stream.
-    fn drain(&mut self, emit: &mut dyn FnMut(&TraceRecord) -> std::io::Result<()>) -> Result<(), CaptureError> {
+    fn drain(
+        &mut self,
+        emit: &mut dyn FnMut(&TraceRecord) -> std::io::Result<()>,
+    ) -> Result<(), CaptureError> {
         for r in self.fs.out.drain(..) {
             let s = self.summary.streams.entry(r.stream).or_default();
             match r.op {

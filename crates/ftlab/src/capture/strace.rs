@@ -18,7 +18,10 @@ use std::collections::BTreeMap;
 /// The result of a call: its value and, with `-y`, the path of a returned fd.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ret {
-    Ok { value: i64, path: Option<String> },
+    Ok {
+        value: i64,
+        path: Option<String>,
+    },
     /// A negative return (`-1 ENOENT (...)`): the call failed and changed nothing.
     Failed,
     /// `= ?` (the process exited during the call): unknown.
@@ -67,20 +70,31 @@ impl StraceParser {
             return Ok(Line::Skip);
         }
         let (pid, rest) = split_pid(line);
-        let (time, body) = rest.split_once(' ').ok_or_else(|| format!("expected `[PID] TIME CALL`, got {line:?}"))?;
-        let time_ns = TIME.decimal_ns(time, 1_000_000_000).map_err(|e| format!("{e} (run strace with -ttt)"))?;
+        let (time, body) =
+            rest.split_once(' ').ok_or_else(|| format!("expected `[PID] TIME CALL`, got {line:?}"))?;
+        let time_ns =
+            TIME.decimal_ns(time, 1_000_000_000).map_err(|e| format!("{e} (run strace with -ttt)"))?;
         let body = body.trim_start();
         if body.starts_with("+++") || body.starts_with("---") {
             return Ok(Line::Skip);
         }
         if let Some(resumed) = body.strip_prefix("<... ") {
-            let (name, rest) = resumed.split_once(" resumed>").ok_or_else(|| format!("a malformed resumed call: {body:?}"))?;
+            let (name, rest) = resumed
+                .split_once(" resumed>")
+                .ok_or_else(|| format!("a malformed resumed call: {body:?}"))?;
             let Some((_, start)) = self.pending.remove(&pid) else {
                 return Ok(Line::Orphan);
             };
-            return finish_call(pid, time_ns, name, &format!("{start}{}", rest.trim_start_matches(' ')), body);
+            return finish_call(
+                pid,
+                time_ns,
+                name,
+                &format!("{start}{}", rest.trim_start_matches(' ')),
+                body,
+            );
         }
-        let (name, after) = body.split_once('(').ok_or_else(|| format!("expected `NAME(ARGS) = RET`, got {body:?}"))?;
+        let (name, after) =
+            body.split_once('(').ok_or_else(|| format!("expected `NAME(ARGS) = RET`, got {body:?}"))?;
         if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') || name.is_empty() {
             return Err(format!("expected a syscall name before '(', got {name:?}"));
         }
@@ -113,9 +127,12 @@ fn split_pid(line: &str) -> (u32, &str) {
 
 /// `ARGS) = RET...` → the call.
 fn finish_call(pid: u32, time_ns: u64, name: &str, text: &str, body: &str) -> Result<Line, String> {
-    let cut = text.rfind(") = ").ok_or_else(|| format!("expected `) = RET` at the end of the call, got {body:?}"))?;
+    let cut = text
+        .rfind(") = ")
+        .ok_or_else(|| format!("expected `) = RET` at the end of the call, got {body:?}"))?;
     let args = split_args(&text[..cut]);
-    let ret = parse_ret(text[cut + 4..].trim()).ok_or_else(|| format!("a malformed return value in {body:?}"))?;
+    let ret =
+        parse_ret(text[cut + 4..].trim()).ok_or_else(|| format!("a malformed return value in {body:?}"))?;
     Ok(Line::Call(Call { pid, time_ns, name: name.to_string(), args, ret }))
 }
 
@@ -203,7 +220,12 @@ pub fn str_arg(arg: &str) -> Option<String> {
 /// One escape after the backslash: the byte and how many bytes it used.
 fn unescape(b: &[u8]) -> Option<(u8, usize)> {
     let digits = |radix: u32, max: usize, skip: usize| {
-        let s: String = b[skip..].iter().take(max).take_while(|c| (**c as char).is_digit(radix)).map(|&c| c as char).collect();
+        let s: String = b[skip..]
+            .iter()
+            .take(max)
+            .take_while(|c| (**c as char).is_digit(radix))
+            .map(|&c| c as char)
+            .collect();
         u8::from_str_radix(&s, radix).ok().map(|v| (v, skip + s.len()))
     };
     match b[0] {
@@ -238,13 +260,19 @@ mod tests {
     #[test]
     fn plain_split_and_annotated_calls() {
         let mut p = StraceParser::default();
-        let c = call(&mut p, r#"14142 1795371677.705325 openat(AT_FDCWD</tmp/x>, "/tmp/x/db/000000.dbtmp", O_WRONLY|O_CREAT, 0644) = 6</tmp/x/db/000000.dbtmp>"#);
+        let c = call(
+            &mut p,
+            r#"14142 1795371677.705325 openat(AT_FDCWD</tmp/x>, "/tmp/x/db/000000.dbtmp", O_WRONLY|O_CREAT, 0644) = 6</tmp/x/db/000000.dbtmp>"#,
+        );
         assert_eq!((c.pid, c.time_ns, c.name.as_str()), (14142, 1_795_371_677_705_325_000, "openat"));
         assert_eq!(fd_arg(&c.args[0]), Some((-100, Some("/tmp/x".into()))));
         assert_eq!(fd_arg("3</a/LOG>(deleted)"), Some((3, Some("/a/LOG".into()))));
         assert_eq!(str_arg(&c.args[1]).as_deref(), Some("/tmp/x/db/000000.dbtmp"));
         assert_eq!(c.ret, Ret::Ok { value: 6, path: Some("/tmp/x/db/000000.dbtmp".into()) });
-        assert_eq!(p.parse(r#"7 1.5 pwrite64(11</a,b>, ""..., 4096, 8192 <unfinished ...>"#), Ok(Line::Unfinished));
+        assert_eq!(
+            p.parse(r#"7 1.5 pwrite64(11</a,b>, ""..., 4096, 8192 <unfinished ...>"#),
+            Ok(Line::Unfinished)
+        );
         assert_eq!(p.unfinished(), 1);
         let c = call(&mut p, "7 1.75 <... pwrite64 resumed>) = 4096");
         assert_eq!(c.args, vec!["11</a,b>", "\"\"...", "4096", "8192"]);

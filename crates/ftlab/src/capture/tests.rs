@@ -31,17 +31,17 @@ fn the_small_capture_gives_the_records_worked_out_by_hand() {
     let (records, s) = run(STRACE, &cfg()).unwrap();
     let b = |block: u64| block * 4096;
     let expected: Vec<Rec> = vec![
-        (400_000, W, b(258), 4096, 2),    // MANIFEST fsync: its block went after the WAL's 256, 257
-        (400_000, W, b(0), 12288, 0),     // journal commit (creates, allocations)
-        (500_000, W, b(256), 8192, 1),    // WAL fdatasync: 5000 bytes = 2 blocks
-        (2_000_000, W, b(259), 8192, 4),  // 000007.sst, O_DIRECT, level 0 (flush job 2) -> 4
-        (2_100_000, W, b(3), 12288, 0),   // journal commit at the SST's fsync
+        (400_000, W, b(258), 4096, 2), // MANIFEST fsync: its block went after the WAL's 256, 257
+        (400_000, W, b(0), 12288, 0),  // journal commit (creates, allocations)
+        (500_000, W, b(256), 8192, 1), // WAL fdatasync: 5000 bytes = 2 blocks
+        (2_000_000, W, b(259), 8192, 4), // 000007.sst, O_DIRECT, level 0 (flush job 2) -> 4
+        (2_100_000, W, b(3), 12288, 0), // journal commit at the SST's fsync
         (3_100_000, W, b(261), 12288, 5), // 000009.sst, level 1 (compaction job 3) -> 5
-        (3_300_000, T, b(259), 8192, 4),  // unlink 000007.sst: its extent trimmed, stream 4
-        (4_200_000, W, b(259), 4096, 3),  // the .dbtmp reuses the freed block first (first fit)
-        (4_200_000, W, b(6), 12288, 0),   // journal commit
-        (6_000_000, W, b(257), 4096, 1),  // ftruncate writes back the WAL's dirty 2nd block
-        (7_000_000, W, b(9), 12288, 0),   // the end: commit of the rename and the truncate
+        (3_300_000, T, b(259), 8192, 4), // unlink 000007.sst: its extent trimmed, stream 4
+        (4_200_000, W, b(259), 4096, 3), // the .dbtmp reuses the freed block first (first fit)
+        (4_200_000, W, b(6), 12288, 0), // journal commit
+        (6_000_000, W, b(257), 4096, 1), // ftruncate writes back the WAL's dirty 2nd block
+        (7_000_000, W, b(9), 12288, 0), // the end: commit of the rename and the truncate
     ];
     assert_eq!(records, expected);
     assert_eq!(s.records, 11);
@@ -96,16 +96,16 @@ fn buffered_writes_wait_for_the_dirty_limit_or_a_sync() {
     let (records, s) = run(text, &cfg).unwrap();
     // The first write reaches the limit and is written back; the second is dropped by the
     // unlink; both are trimmed (the file's info LOG falls to the `*=0` rule).
-    assert_eq!(
-        records,
-        vec![(100_000_000, IoOp::Write, 0, 8192, 0), (300_000_000, IoOp::Trim, 0, 12288, 0)]
-    );
+    assert_eq!(records, vec![(100_000_000, IoOp::Write, 0, 8192, 0), (300_000_000, IoOp::Trim, 0, 12288, 0)]);
     assert_eq!(s.fs.dirty_blocks_dropped, 1);
 }
 
 #[test]
 fn errors_name_the_line_and_config_errors_the_key() {
-    let bad = format!("{}100 1000.1 write(3</db/000004.log>, \"\"...\n", STRACE.lines().take(3).map(|l| format!("{l}\n")).collect::<String>());
+    let bad = format!(
+        "{}100 1000.1 write(3</db/000004.log>, \"\"...\n",
+        STRACE.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()
+    );
     match run(&bad, &cfg()) {
         Err(CaptureError::Strace { line: 4, reason }) => assert!(reason.contains(") = RET"), "{reason}"),
         other => panic!("{other:?}"),
@@ -114,12 +114,16 @@ fn errors_name_the_line_and_config_errors_the_key() {
     let huge = "1 0.0 openat(AT_FDCWD</>, \"/db/1.sst\", O_WRONLY|O_CREAT, 0644) = 3</db/1.sst>\n\
                 1 0.1 pwrite64(3</db/1.sst>, \"\"..., 20000000, 0) = 20000000\n";
     match run(huge, &full) {
-        Err(CaptureError::Strace { line: 2, reason }) => assert!(reason.contains("full") && reason.contains("device_bytes"), "{reason}"),
+        Err(CaptureError::Strace { line: 2, reason }) => {
+            assert!(reason.contains("full") && reason.contains("device_bytes"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
     let small = CaptureConfig { device_bytes: 1 << 20, ..cfg() };
     match run(STRACE, &small) {
-        Err(CaptureError::Config { key, reason }) => assert!(key == "device_bytes" && reason.contains("[16 MiB"), "{reason}"),
+        Err(CaptureError::Config { key, reason }) => {
+            assert!(key == "device_bytes" && reason.contains("[16 MiB"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
     match read_event_log("ok\nx EVENT_LOG_v1 {nope\n".as_bytes()) {
@@ -130,11 +134,23 @@ fn errors_name_the_line_and_config_errors_the_key() {
 
 #[test]
 fn stream_rules_parse_and_glob() {
-    assert_eq!(StreamRule::parse("*.sst=4+level"), Ok(StreamRule { pattern: "*.sst".into(), stream: 4, plus_level: true }));
+    assert_eq!(
+        StreamRule::parse("*.sst=4+level"),
+        Ok(StreamRule { pattern: "*.sst".into(), stream: 4, plus_level: true })
+    );
     assert!(StreamRule::parse("*.sst").unwrap_err().contains("PATTERN=STREAM"));
     assert!(StreamRule::parse("*.x=70000").unwrap_err().contains("[0, 65535]"));
     assert!(StreamRule::parse("a/b=1").unwrap_err().contains("without '/'"));
-    for (p, n, m) in [("*.log", "000004.log", true), ("*.log", "LOG", false), ("MANIFEST-*", "MANIFEST-000005", true), ("*", "x", true), ("a*b*c", "abxc", true), ("a*b*c", "acb", false), ("ab*ba", "aba", false), ("LOG", "LOG", true)] {
+    for (p, n, m) in [
+        ("*.log", "000004.log", true),
+        ("*.log", "LOG", false),
+        ("MANIFEST-*", "MANIFEST-000005", true),
+        ("*", "x", true),
+        ("a*b*c", "abxc", true),
+        ("a*b*c", "acb", false),
+        ("ab*ba", "aba", false),
+        ("LOG", "LOG", true),
+    ] {
         assert_eq!(glob(p, n), m, "{p} on {n}");
     }
 }
@@ -151,6 +167,9 @@ fn a_close_reported_after_the_fd_was_reused_keeps_the_new_file() {
                 1 0.6 close(5</db/b.log>) = 0\n";
     let cfg = CaptureConfig { fs_metadata: false, ..cfg() };
     let (records, s) = run(text, &cfg).unwrap();
-    assert_eq!(records, vec![(400_000_000, IoOp::Write, 0, 4096, 1), (600_000_000, IoOp::Write, 4096, 4096, 1)]);
+    assert_eq!(
+        records,
+        vec![(400_000_000, IoOp::Write, 0, 4096, 1), (600_000_000, IoOp::Write, 4096, 4096, 1)]
+    );
     assert_eq!(s.writes_unknown_fd, 0);
 }

@@ -173,8 +173,6 @@ impl Geometry {
     /// order that spreads consecutive pages over channels before ways.
     pub fn dies_channel_first(&self) -> Vec<DieIdx> {
         let per_channel = self.dies_per_channel();
-        (0..per_channel)
-            .flat_map(|w| (0..self.channels).map(move |c| DieIdx(c * per_channel + w)))
-            .collect()
+        (0..per_channel).flat_map(|w| (0..self.channels).map(move |c| DieIdx(c * per_channel + w))).collect()
     }
 }

@@ -54,12 +54,17 @@ impl Ftl {
         let mut best: Option<(f64, u32)> = None;
         for b in self.geometry.blocks_of_die(die) {
             let info = &self.blocks().info[b as usize];
-            if info.state != BlockState::Full || info.valid_units >= upb || info.programmed_pages * self.geometry.units_per_page != upb {
+            if info.state != BlockState::Full
+                || info.valid_units >= upb
+                || info.programmed_pages * self.geometry.units_per_page != upb
+            {
                 continue;
             }
             let score = match policy {
                 VictimPolicy::Greedy => -(info.valid_units as f64),
-                VictimPolicy::CostBenefit => cost_benefit(info.valid_units, upb, age(now, info.last_write_ns)),
+                VictimPolicy::CostBenefit => {
+                    cost_benefit(info.valid_units, upb, age(now, info.last_write_ns))
+                }
             };
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, b));

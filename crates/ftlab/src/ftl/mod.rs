@@ -75,10 +75,17 @@ impl Ftl {
     pub fn new(geometry: Geometry, params: FtlParams) -> Ftl {
         let n_tenants = params.namespace_units.len();
         let n_keys = n_tenants * params.physical_streams as usize * N_WRITE_CLASSES;
-        let oracle = params.integrity.then(|| Oracle::new(&params.namespace_units, geometry.n_units(), geometry.units_per_page));
-        assert!((1..=crate::flash::geometry::PLANES_MAX.min(geometry.planes_per_die)).contains(&params.frontier_planes));
+        let oracle = params
+            .integrity
+            .then(|| Oracle::new(&params.namespace_units, geometry.n_units(), geometry.units_per_page));
+        assert!((1..=crate::flash::geometry::PLANES_MAX.min(geometry.planes_per_die))
+            .contains(&params.frontier_planes));
         Ftl {
-            blocks: Blocks::new(&geometry, params.dynamic_wear_leveling, if params.frontier_planes > 1 { geometry.planes_per_die } else { 1 }),
+            blocks: Blocks::new(
+                &geometry,
+                params.dynamic_wear_leveling,
+                if params.frontier_planes > 1 { geometry.planes_per_die } else { 1 },
+            ),
             l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
             p2l: table::filled_u32(geometry.n_units() as usize, NONE),
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
@@ -156,13 +163,20 @@ impl Ftl {
     /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed),
     /// stamping the block with `stamp_ns` (see `BlockInfo::last_write_ns`).
     pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, stamp_ns: i64) -> Result<Placement, NoSpace> {
-        let (plane, block) = if self.params.frontier_planes == 1 { (0, self.open_block(key, die, 0)?) } else { self.open_block_any_plane(key, die)? };
+        let (plane, block) = if self.params.frontier_planes == 1 {
+            (0, self.open_block(key, die, 0)?)
+        } else {
+            self.open_block_any_plane(key, die)?
+        };
         let g = self.geometry;
         let info = self.blocks.get_mut(block);
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
         info.last_write_ns = stamp_ns;
-        let page_full = info.write_ptr.is_multiple_of(g.units_per_page).then(|| (block, info.write_ptr / g.units_per_page - 1));
+        let page_full = info
+            .write_ptr
+            .is_multiple_of(g.units_per_page)
+            .then(|| (block, info.write_ptr / g.units_per_page - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
             self.blocks.refresh_key(block);
@@ -351,9 +365,15 @@ impl Ftl {
         let g = self.geometry;
         let info = self.blocks.get(block);
         assert_eq!(info.state, BlockState::Victim);
-        assert_eq!(info.programmed_pages * g.units_per_page, info.write_ptr, "erase before programs completed");
+        assert_eq!(
+            info.programmed_pages * g.units_per_page,
+            info.write_ptr,
+            "erase before programs completed"
+        );
         let first = block.0 * g.units_per_block;
-        debug_assert!(self.p2l[first as usize..(first + g.units_per_block) as usize].iter().all(|&l| l == NONE));
+        debug_assert!(self.p2l[first as usize..(first + g.units_per_block) as usize]
+            .iter()
+            .all(|&l| l == NONE));
         if let Some(o) = &mut self.oracle {
             o.erase(Ppa(first), g.units_per_block);
         }
@@ -374,14 +394,18 @@ impl Ftl {
             let block = ppa as u32 / g.units_per_block;
             let owner = self.blocks.info[block as usize].owner;
             assert_ne!(owner, OWNER_NONE, "unit {ppa} valid in an unowned block");
-            assert_eq!(self.l2p[owner as usize][lpn as usize], ppa as u32, "P2L of unit {ppa} disagrees with L2P");
+            assert_eq!(
+                self.l2p[owner as usize][lpn as usize], ppa as u32,
+                "P2L of unit {ppa} disagrees with L2P"
+            );
             valid[block as usize] += 1;
         }
         let mut by_tenant_die = vec![0u64; self.valid_by_tenant_die.len()];
         for (b, info) in self.blocks.info.iter().enumerate() {
             assert_eq!(info.valid_units, valid[b], "valid count of block {b}");
             if info.valid_units > 0 {
-                by_tenant_die[info.owner as usize * g.n_dies as usize + g.die_of_block(BlockIdx(b as u32)).0 as usize] += info.valid_units as u64;
+                by_tenant_die[info.owner as usize * g.n_dies as usize
+                    + g.die_of_block(BlockIdx(b as u32)).0 as usize] += info.valid_units as u64;
             }
             assert!(info.state != BlockState::Free || info.valid_units == 0, "free block {b} holds data");
             let key = self.blocks.greedy_keys()[b];
@@ -402,7 +426,11 @@ impl Ftl {
         let g = self.geometry;
         let block = g.block_of(ppa);
         let info = self.blocks.get_mut(block);
-        assert_eq!(info.owner, tenant, "unit {} of block {} owned by {} written for tenant {tenant}", ppa.0, block.0, info.owner);
+        assert_eq!(
+            info.owner, tenant,
+            "unit {} of block {} owned by {} written for tenant {tenant}",
+            ppa.0, block.0, info.owner
+        );
         info.valid_units += 1;
         self.blocks.refresh_key(block);
         self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + g.die_of_block(block).0 as usize] += 1;
@@ -459,7 +487,10 @@ impl Ftl {
         if current != NONE {
             let info = self.blocks.get(BlockIdx(current));
             if info.state == BlockState::Open {
-                assert!(info.owner == key.tenant && info.class == key.class && info.stream == key.stream, "frontier block {current} reused");
+                assert!(
+                    info.owner == key.tenant && info.class == key.class && info.stream == key.stream,
+                    "frontier block {current} reused"
+                );
                 return Ok(BlockIdx(current));
             }
         }
@@ -489,7 +520,8 @@ impl Ftl {
     fn key_die_idx(&self, key: FrontierKey, die: DieIdx) -> usize {
         let s = self.params.physical_streams as usize;
         debug_assert!((key.stream as usize) < s);
-        ((key.tenant as usize * s + key.stream as usize) * N_WRITE_CLASSES + key.class as usize) * self.geometry.n_dies as usize
+        ((key.tenant as usize * s + key.stream as usize) * N_WRITE_CLASSES + key.class as usize)
+            * self.geometry.n_dies as usize
             + die.0 as usize
     }
 

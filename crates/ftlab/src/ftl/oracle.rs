@@ -124,9 +124,22 @@ impl Oracle {
     pub fn check_rebuild(&mut self, target: Ppa, members: &[Ppa]) {
         self.checks += 1;
         let t = self.page(target);
-        let parities: Vec<u32> = members.iter().map(|&m| self.page(m)).filter(|&m| self.parity.get(m as usize).is_some_and(|&d| d != 0)).collect();
-        assert_eq!(parities.len(), 1, "oracle: rebuild of page {t} from {} members with {} sealed parity pages", members.len(), parities.len());
-        assert!(!members.iter().any(|&m| self.page(m) == t), "oracle: rebuild of page {t} reads the page itself");
+        let parities: Vec<u32> = members
+            .iter()
+            .map(|&m| self.page(m))
+            .filter(|&m| self.parity.get(m as usize).is_some_and(|&d| d != 0))
+            .collect();
+        assert_eq!(
+            parities.len(),
+            1,
+            "oracle: rebuild of page {t} from {} members with {} sealed parity pages",
+            members.len(),
+            parities.len()
+        );
+        assert!(
+            !members.iter().any(|&m| self.page(m) == t),
+            "oracle: rebuild of page {t} reads the page itself"
+        );
         let mut acc = self.parity[parities[0] as usize];
         for &m in members.iter().filter(|&&m| self.page(m) != parities[0]) {
             acc ^= self.page_hash(m);
@@ -209,7 +222,15 @@ mod tests {
         assert!(check(|o| o.host_write(0, 2, Ppa(10)), 0, &[2, 4, 6]));
         // A member erased, or erased and rewritten: the XOR no longer gives the page back.
         assert!(!check(|o| o.erase(Ppa(2), 2), 0, &[2, 4, 6]));
-        assert!(!check(|o| { o.erase(Ppa(2), 2); o.host_write(0, 2, Ppa(2)); o.host_write(0, 3, Ppa(3)) }, 0, &[2, 4, 6]));
+        assert!(!check(
+            |o| {
+                o.erase(Ppa(2), 2);
+                o.host_write(0, 2, Ppa(2));
+                o.host_write(0, 3, Ppa(3))
+            },
+            0,
+            &[2, 4, 6]
+        ));
         // The parity page erased (its digest goes with it).
         assert!(!check(|o| o.erase(Ppa(6), 2), 0, &[2, 4, 6]));
         // A member left out, a stranger put in, or the page itself read.

@@ -126,7 +126,13 @@ impl<'a> Source<'a> {
         for r in s.by_ref() {
             match r {
                 Ok(_) => n += 1,
-                Err(e) => return Err(FtlabError::Trace { file: self.p.name.clone(), line: e.line, reason: e.reason }),
+                Err(e) => {
+                    return Err(FtlabError::Trace {
+                        file: self.p.name.clone(),
+                        line: e.line,
+                        reason: e.reason,
+                    })
+                }
             }
         }
         Ok(n)
@@ -146,7 +152,13 @@ impl<'a> Source<'a> {
         let (record, deadline, task) = match &mut self.records {
             Records::Trace(s) => match s.next() {
                 None => return Ok(None),
-                Some(Err(e)) => return Err(FtlabError::Trace { file: self.p.name.clone(), line: e.line, reason: e.reason }),
+                Some(Err(e)) => {
+                    return Err(FtlabError::Trace {
+                        file: self.p.name.clone(),
+                        line: e.line,
+                        reason: e.reason,
+                    })
+                }
                 Some(Ok(r)) => (r, SimTime::MAX, NO_TASK),
             },
             Records::Synthetic(g) => match g.next() {
@@ -212,7 +224,11 @@ impl<'a> Source<'a> {
     #[inline]
     fn stream_of(&self, first_lpn: u32, record_stream: u16) -> u16 {
         let byte = first_lpn as u64 * self.p.unit_bytes as u64;
-        self.p.stream_rules.iter().find(|&&(lo, hi, _)| lo <= byte && byte < hi).map_or(record_stream, |r| r.2)
+        self.p
+            .stream_rules
+            .iter()
+            .find(|&&(lo, hi, _)| lo <= byte && byte < hi)
+            .map_or(record_stream, |r| r.2)
     }
 
     fn map_address(&self, r: &TraceRecord) -> Result<(u32, u32), FtlabError> {

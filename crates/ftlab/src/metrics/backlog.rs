@@ -73,7 +73,8 @@ impl Backlog {
         let last = (end.ns() / self.window_ns) as usize;
         let ends = self.at_window_ends(last.max(first) + 1);
         // Window ends inside the phase, then the end itself.
-        let mut pts: Vec<(f64, f64)> = (first..last).map(|k| (((k + 1) as u64 * self.window_ns) as f64, ends[k] as f64)).collect();
+        let mut pts: Vec<(f64, f64)> =
+            (first..last).map(|k| (((k + 1) as u64 * self.window_ns) as f64, ends[k] as f64)).collect();
         pts.push((end.ns() as f64, (total_a - total_c) as f64));
         let before = if first == 0 { 0 } else { ends[first - 1] };
         pts.insert(0, (start.ns() as f64, before as f64));

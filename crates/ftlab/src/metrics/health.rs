@@ -168,7 +168,8 @@ mod tests {
         SimTime::from_secs_f64(x as f64)
     }
 
-    const LIMITS: HealthLimits = HealthLimits { starvation_wait: SimTime::from_ns(3_000_000_000), backlog_queue_depths_max: 2.0 };
+    const LIMITS: HealthLimits =
+        HealthLimits { starvation_wait: SimTime::from_ns(3_000_000_000), backlog_queue_depths_max: 2.0 };
 
     /// Arrivals at 0, 1, 2, 3 (the last two known late, at 5 and 6); completions at 5 (of 0),
     /// 6 (of 1), 9 (of 2); 3 outstanding at the end 10. Backlog: 1, 2, 3, 4 just after the

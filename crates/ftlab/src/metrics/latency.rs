@@ -133,9 +133,7 @@ impl LatencyHist {
 
     /// Add everything `other` recorded, as if it had been recorded here.
     pub fn merge(&mut self, other: &LatencyHist) {
-        self.hist
-            .add(&other.hist)
-            .expect("histograms with identical bounds always add");
+        self.hist.add(&other.hist).expect("histograms with identical bounds always add");
         self.count += other.count;
         self.sum_ns += other.sum_ns;
         self.max_ns = self.max_ns.max(other.max_ns);

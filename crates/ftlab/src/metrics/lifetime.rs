@@ -29,7 +29,12 @@ pub struct WearCounters {
 
 impl WearCounters {
     pub fn new(n_dies: usize, n_tenants: usize, pe_cycles: u32) -> WearCounters {
-        WearCounters { per_die: vec![0; n_dies], per_tenant: vec![0; n_tenants], pe_cycles, first_wear_out: None }
+        WearCounters {
+            per_die: vec![0; n_dies],
+            per_tenant: vec![0; n_tenants],
+            pe_cycles,
+            first_wear_out: None,
+        }
     }
 
     /// Block of `die` whose data belonged to `owner` (`OWNER_NONE` for none) was erased at
@@ -108,7 +113,12 @@ impl WearGroup {
 ///
 /// 0 when the most-worn block is already at or past `pe_cycles`; `None` (never, at this rate)
 /// when the group was not erased or has no blocks.
-pub fn lifetime_days(pe_cycles: u32, erase_count_max: u32, blocks: u64, erase_rate_per_s: f64) -> Option<f64> {
+pub fn lifetime_days(
+    pe_cycles: u32,
+    erase_count_max: u32,
+    blocks: u64,
+    erase_rate_per_s: f64,
+) -> Option<f64> {
     if erase_count_max >= pe_cycles {
         return Some(0.0);
     }
@@ -139,7 +149,13 @@ pub struct LifetimeResult {
 
 impl LifetimeResult {
     /// `start`: each block's erase count when the timed run started.
-    pub fn compute(g: &Geometry, blocks: &[BlockInfo], start: &[u32], wear: &WearCounters, secs: f64) -> LifetimeResult {
+    pub fn compute(
+        g: &Geometry,
+        blocks: &[BlockInfo],
+        start: &[u32],
+        wear: &WearCounters,
+        secs: f64,
+    ) -> LifetimeResult {
         let pe_cycles = wear.pe_cycles;
         let counts = || blocks.iter().map(|b| b.erase_count);
         let mut device = WearGroup::of(counts(), wear.per_die.iter().sum(), secs, pe_cycles);
@@ -147,9 +163,18 @@ impl LifetimeResult {
         let channels: Vec<WearGroup> = (0..g.channels)
             .map(|c| {
                 let in_channel = |b: usize| g.channel_of(g.die_of_block(BlockIdx(b as u32))) == c;
-                let erases = (0..g.n_dies).filter(|&d| g.channel_of(DieIdx(d)) == c).map(|d| wear.per_die[d as usize]).sum();
-                let mut w = WearGroup::of(blocks.iter().enumerate().filter(|(b, _)| in_channel(*b)).map(|(_, i)| i.erase_count), erases, secs, pe_cycles);
-                w.erase_count_max_start = (0..blocks.len()).filter(|&b| in_channel(b)).map(|b| start[b]).max().unwrap_or(0);
+                let erases = (0..g.n_dies)
+                    .filter(|&d| g.channel_of(DieIdx(d)) == c)
+                    .map(|d| wear.per_die[d as usize])
+                    .sum();
+                let mut w = WearGroup::of(
+                    blocks.iter().enumerate().filter(|(b, _)| in_channel(*b)).map(|(_, i)| i.erase_count),
+                    erases,
+                    secs,
+                    pe_cycles,
+                );
+                w.erase_count_max_start =
+                    (0..blocks.len()).filter(|&b| in_channel(b)).map(|b| start[b]).max().unwrap_or(0);
                 w
             })
             .collect();
@@ -162,8 +187,17 @@ impl LifetimeResult {
         let first = channels.iter().filter_map(|c| c.lifetime_days).min_by(f64::total_cmp);
         let rates: Vec<f64> = channels.iter().map(|c| c.erase_rate_per_s).collect();
         let rate_mean = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
-        let rate_imbalance = if rate_mean > 0.0 { Some(rates.iter().copied().fold(0.0, f64::max) / rate_mean) } else { None };
-        LifetimeResult { pe_cycles, device, first_wear_out: wear.first_wear_out, lifetime_days_first_channel: first, erase_rate_imbalance: rate_imbalance, channels, tenants }
+        let rate_imbalance =
+            if rate_mean > 0.0 { Some(rates.iter().copied().fold(0.0, f64::max) / rate_mean) } else { None };
+        LifetimeResult {
+            pe_cycles,
+            device,
+            first_wear_out: wear.first_wear_out,
+            lifetime_days_first_channel: first,
+            erase_rate_imbalance: rate_imbalance,
+            channels,
+            tenants,
+        }
     }
 }
 

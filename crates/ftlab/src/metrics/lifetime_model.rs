@@ -121,7 +121,10 @@ impl ModelInput {
         let n = sw.len() as f64;
         let (sum_e, sum_r) = sw.iter().fold((0.0, 0.0), |(a, b), &c| (a + e[c], b + rate[c]));
         let (target, slope) = (self.swap_threshold * sum_e / n, self.swap_threshold * sum_r / n);
-        sw.iter().filter(|&&c| rate[c] > slope).map(|&c| ((target - e[c]) / (rate[c] - slope)).max(0.0)).min_by(f64::total_cmp)
+        sw.iter()
+            .filter(|&&c| rate[c] > slope)
+            .map(|&c| ((target - e[c]) / (rate[c] - slope)).max(0.0))
+            .min_by(f64::total_cmp)
     }
 
     /// Earliest time from now at which another channel's wear passes the most-worn one's.
@@ -166,12 +169,18 @@ impl ModelInput {
     /// epochs where the trigger can first fire (`time_to_trigger`) or the most-worn channel
     /// stops being the slowest (`next_crossing`), the next `swap_interval_min_s` after a swap.
     pub fn run_to(&self, swaps: bool, horizon_s: f64, stop_at_wear_out: bool) -> ModelRun {
-        let (mut wear, mut rate, mut owner) = (self.wear_start.clone(), self.rate_per_s.clone(), self.owner.clone());
-        let mut out = ModelRun { first_wear_out_s: None, swap_times_s: Vec::new(), series: vec![(0.0, wear.clone())] };
+        let (mut wear, mut rate, mut owner) =
+            (self.wear_start.clone(), self.rate_per_s.clone(), self.owner.clone());
+        let mut out =
+            ModelRun { first_wear_out_s: None, swap_times_s: Vec::new(), series: vec![(0.0, wear.clone())] };
         let mut t = 0.0;
         let mut check = if swaps { Some(self.on_epoch_grid(self.swap_interval_min_s)) } else { None };
         while t < horizon_s && out.swap_times_s.len() < SWAPS_MAX {
-            let until_out = if out.first_wear_out_s.is_none() { self.time_to_wear_out(&wear, &rate).map(|d| t + d) } else { None };
+            let until_out = if out.first_wear_out_s.is_none() {
+                self.time_to_wear_out(&wear, &rate).map(|d| t + d)
+            } else {
+                None
+            };
             let next = check.unwrap_or(f64::INFINITY).min(until_out.unwrap_or(f64::INFINITY)).min(horizon_s);
             let dt = next - t;
             for (c, w) in wear.iter_mut().enumerate() {
@@ -192,9 +201,13 @@ impl ModelInput {
                 Decision::Below { .. } => match self.rate_window {
                     // Constant rates between swaps: below now is below for good.
                     RateWindow::SinceSwap => None,
-                    RateWindow::Cumulative => self.time_to_trigger(&wear, &rate, &owner).map(|d| self.check_after(t, d)),
+                    RateWindow::Cumulative => {
+                        self.time_to_trigger(&wear, &rate, &owner).map(|d| self.check_after(t, d))
+                    }
                 },
-                Decision::Wait { .. } => self.next_crossing(&wear, &rate, &owner).map(|d| self.check_after(t, d.max(self.epoch_s))),
+                Decision::Wait { .. } => {
+                    self.next_crossing(&wear, &rate, &owner).map(|d| self.check_after(t, d.max(self.epoch_s)))
+                }
                 Decision::Swap { hot, cool, .. } => {
                     out.swap_times_s.push(t);
                     out.series.push((t, wear.clone()));
@@ -292,7 +305,11 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
             stats.interval_s_mean.map_or("-".into(), at),
         );
     }
-    why += &format!("; wear imbalance at the wear-out {imb_text} {} 1 + x = {:.4}", if holds { "<=" } else { ">" }, 1.0 + x);
+    why += &format!(
+        "; wear imbalance at the wear-out {imb_text} {} 1 + x = {:.4}",
+        if holds { "<=" } else { ">" },
+        1.0 + x
+    );
     if fits && !holds {
         why += ": the swaps fitted but did not balance the wear (the slides' pair rule, most-worn channel with the \
                 lowest-rate one, need not send every load round every channel, as the bound's one-hot worst case assumes)";
@@ -307,9 +324,12 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
 /// channels) and swap costs; any other scheme gives per-channel rates and no swaps.
 pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Result<ModelInput, FtlabError> {
     let bad = |key: &str, why: &str| usage("summary.json", format!("schemes.{scheme}.{key}: {why}"));
-    let s: Value = serde_json::from_str(summary).map_err(|e| usage("summary.json", format!("not JSON: {e}")))?;
+    let s: Value =
+        serde_json::from_str(summary).map_err(|e| usage("summary.json", format!("not JSON: {e}")))?;
     let p = s["schemes"].get(scheme).ok_or_else(|| bad("", "no such scheme in this run"))?;
-    let num = |v: &Value, key: &str| v.as_f64().ok_or_else(|| bad(key, "missing or not a number (a run of an older ftlab?)"));
+    let num = |v: &Value, key: &str| {
+        v.as_f64().ok_or_else(|| bad(key, "missing or not a number (a run of an older ftlab?)"))
+    };
     let pe_cycles = num(&p["device"]["pe_cycles"], "device.pe_cycles")?;
     let channels = p["channels"].as_array().ok_or_else(|| bad("channels", "missing"))?;
     let mut input = ModelInput {
@@ -327,7 +347,9 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
     };
     for (i, c) in channels.iter().enumerate() {
         input.blocks.push(num(&c["blocks"], &format!("channels.{i}.blocks"))?);
-        input.wear_start.push(num(&c["erase_count_max_start"], &format!("channels.{i}.erase_count_max_start"))?);
+        input
+            .wear_start
+            .push(num(&c["erase_count_max_start"], &format!("channels.{i}.erase_count_max_start"))?);
         input.rate_per_s.push(num(&c["erase_rate_per_s"], &format!("channels.{i}.erase_rate_per_s"))?);
     }
     if scheme == "flashblox" {
@@ -336,11 +358,22 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
     Ok(input)
 }
 
-fn flashblox_inputs(input: &mut ModelInput, p: &Value, resolved_toml: &str, num: &dyn Fn(&Value, &str) -> Result<f64, FtlabError>) -> Result<(), FtlabError> {
+fn flashblox_inputs(
+    input: &mut ModelInput,
+    p: &Value,
+    resolved_toml: &str,
+    num: &dyn Fn(&Value, &str) -> Result<f64, FtlabError>,
+) -> Result<(), FtlabError> {
     use crate::scheme::flashblox::{FlashbloxConfig, Vssd};
-    let doc: toml::Table = resolved_toml.parse().map_err(|e: toml::de::Error| usage("scenario.resolved.toml", e.to_string()))?;
-    let table = doc.get("scheme").and_then(|s| s.get("flashblox")).cloned().unwrap_or(toml::Value::Table(toml::Table::new()));
-    let cfg: FlashbloxConfig = table.try_into().map_err(|e| usage("scenario.resolved.toml", format!("scheme.flashblox: {e}")))?;
+    let doc: toml::Table =
+        resolved_toml.parse().map_err(|e: toml::de::Error| usage("scenario.resolved.toml", e.to_string()))?;
+    let table = doc
+        .get("scheme")
+        .and_then(|s| s.get("flashblox"))
+        .cloned()
+        .unwrap_or(toml::Value::Table(toml::Table::new()));
+    let cfg: FlashbloxConfig =
+        table.try_into().map_err(|e| usage("scenario.resolved.toml", format!("scheme.flashblox: {e}")))?;
     let c = &p["scheme_counters"];
     let n_swaps = num(&c["n_swaps"], "scheme_counters.n_swaps")?;
     let done = num(&c["n_swaps_completed"], "scheme_counters.n_swaps_completed")?;
@@ -352,11 +385,19 @@ fn flashblox_inputs(input: &mut ModelInput, p: &Value, resolved_toml: &str, num:
         input.swap_interval_min_s = cfg.swap_interval_min_s;
         input.epoch_s = cfg.epoch_s;
     }
-    input.swap_time_s = if done > 0.0 { num(&c["swap_device_time_s"], "scheme_counters.swap_device_time_s")? / done } else { 0.0 };
+    input.swap_time_s = if done > 0.0 {
+        num(&c["swap_device_time_s"], "scheme_counters.swap_device_time_s")? / done
+    } else {
+        0.0
+    };
     input.swap_erases = if n_swaps > 0.0 { swap_blocks / n_swaps / 2.0 } else { 0.0 };
     // Channel vSSDs hold consecutive channels from 0 at the start (`flashblox::allocate`).
     let tenants: Vec<&Value> = p["tenants"].as_object().map(|m| m.values().collect()).unwrap_or_default();
-    let rates: Vec<f64> = tenants.iter().enumerate().map(|(t, v)| num(&v["wear"]["erase_rate_per_s"], &format!("tenants.{t}.wear.erase_rate_per_s"))).collect::<Result<_, _>>()?;
+    let rates: Vec<f64> = tenants
+        .iter()
+        .enumerate()
+        .map(|(t, v)| num(&v["wear"]["erase_rate_per_s"], &format!("tenants.{t}.wear.erase_rate_per_s")))
+        .collect::<Result<_, _>>()?;
     let total: f64 = rates.iter().sum();
     // The swaps' own erases are in the measured rates: take them out, in proportion.
     let keep = if total > 0.0 && secs > 0.0 { ((total - swap_blocks / secs) / total).max(0.0) } else { 1.0 };

@@ -38,7 +38,15 @@ pub struct Phase {
 impl Phase {
     pub fn new(name: String, start: SimTime, end: SimTime, n_tenants: usize) -> Phase {
         assert!(start < end, "phase {name} is empty");
-        Phase { name, start, end, read: vec![OpStats::default(); n_tenants], write: vec![OpStats::default(); n_tenants], at_start: None, at_end: None }
+        Phase {
+            name,
+            start,
+            end,
+            read: vec![OpStats::default(); n_tenants],
+            write: vec![OpStats::default(); n_tenants],
+            at_start: None,
+            at_end: None,
+        }
     }
 
     /// Whether a request that arrived at `arrival` belongs to this phase.
@@ -54,7 +62,12 @@ impl Phase {
         assert!(b.at >= a.at, "phase {} ends before it starts", self.name);
         let span_ns = (b.at - a.at).ns();
         let diff = |x: &[u64], y: &[u64]| -> Vec<u64> { x.iter().zip(y).map(|(&x, &y)| y - x).collect() };
-        let util = a.die_busy_ns.iter().zip(&b.die_busy_ns).map(|(&x, &y)| if span_ns == 0 { 0.0 } else { (y - x) as f64 / span_ns as f64 }).collect();
+        let util = a
+            .die_busy_ns
+            .iter()
+            .zip(&b.die_busy_ns)
+            .map(|(&x, &y)| if span_ns == 0 { 0.0 } else { (y - x) as f64 / span_ns as f64 })
+            .collect();
         PhaseResult {
             name: self.name.clone(),
             start: a.at,

@@ -5,10 +5,10 @@
 //! otherwise (`erase_count_*` and `precondition_erases` are the device's wear). Not the time
 //! series (see `timeseries`) and not the terminal table (Python).
 
-use super::lifetime::{LifetimeResult, WearGroup};
-use super::phase::PhaseResult;
 use super::deadline::TaskStats;
 use super::health::{HealthLimits, HealthVerdict};
+use super::lifetime::{LifetimeResult, WearGroup};
+use super::phase::PhaseResult;
 use super::streams::StreamsResult;
 use super::{latency::LatencySummary, DeviceCounters, JobCounters, OpStats, TenantMetrics};
 use crate::policy::{Counters, JobKind};
@@ -130,7 +130,11 @@ fn scheme_json(r: &SchemeResult) -> Value {
     }
     let d = &r.device;
     let device_waf = ratio((d.flash_pages_programmed * r.units_per_page as u64) as f64, d.host_units as f64);
-    let util_mean = if r.die_utilisation.is_empty() { 0.0 } else { r.die_utilisation.iter().sum::<f64>() / r.die_utilisation.len() as f64 };
+    let util_mean = if r.die_utilisation.is_empty() {
+        0.0
+    } else {
+        r.die_utilisation.iter().sum::<f64>() / r.die_utilisation.len() as f64
+    };
     let mut v = json!({
         "tenants": tenants,
         "device": {
@@ -178,7 +182,8 @@ fn scheme_json(r: &SchemeResult) -> Value {
     v["precondition"] = precondition_json(r);
     if !r.phases.is_empty() {
         let names: Vec<&str> = r.tenants.iter().map(|(n, _)| n.as_str()).collect();
-        v["phases"] = r.phases.iter().map(|p| (p.name.clone(), phase_json(p, &names))).collect::<Map<_, _>>().into();
+        v["phases"] =
+            r.phases.iter().map(|p| (p.name.clone(), phase_json(p, &names))).collect::<Map<_, _>>().into();
     }
     if let Some((key, report)) = &r.mapper_report {
         v["mapper_report"] = json!({ *key: report });
@@ -192,7 +197,8 @@ fn scheme_json(r: &SchemeResult) -> Value {
 /// tenant's workload it began).
 fn precondition_json(r: &SchemeResult) -> Value {
     let Some(w) = &r.warm_up else { return json!({"mode": "fill"}) };
-    let passes: Map<String, Value> = r.tenants.iter().zip(&w.passes).map(|((n, _), &p)| (n.clone(), json!(p))).collect();
+    let passes: Map<String, Value> =
+        r.tenants.iter().zip(&w.passes).map(|((n, _), &p)| (n.clone(), json!(p))).collect();
     json!({
         "mode": "workload",
         "warm_host_pages_written": w.host_units,
@@ -213,7 +219,10 @@ fn phase_json(p: &PhaseResult, names: &[&str]) -> Value {
     let mut tenants = Map::new();
     for (t, name) in names.iter().enumerate() {
         let waf = ratio((p.host_units[t] + p.gc_units[t]) as f64, p.host_units[t] as f64);
-        tenants.insert(name.to_string(), json!({"read": op_json(&p.read[t], secs), "write": op_json(&p.write[t], secs), "waf": waf}));
+        tenants.insert(
+            name.to_string(),
+            json!({"read": op_json(&p.read[t], secs), "write": op_json(&p.write[t], secs), "waf": waf}),
+        );
     }
     let host: u64 = p.host_units.iter().sum();
     let util = &p.die_utilisation;
@@ -313,7 +322,11 @@ fn streams_json(s: &StreamsResult, tenants: &[(String, TenantMetrics)]) -> Value
 fn deadlines_json(tasks: &[TaskStats]) -> Value {
     let mut per = Map::new();
     for s in tasks {
-        let mean = if s.completed == 0 { 0.0 } else { (s.response_sum_ns as f64 / s.completed as f64).round() / 1e3 };
+        let mean = if s.completed == 0 {
+            0.0
+        } else {
+            (s.response_sum_ns as f64 / s.completed as f64).round() / 1e3
+        };
         per.insert(
             s.name.clone(),
             json!({
@@ -352,7 +365,10 @@ fn jobs_json(j: &JobCounters) -> Value {
     let mut m = Map::new();
     for k in JobKind::ALL {
         let i = k as usize;
-        m.insert(k.name().into(), json!({ "started": j.started[i], "page_reads": j.page_reads[i], "erases": j.erases[i] }));
+        m.insert(
+            k.name().into(),
+            json!({ "started": j.started[i], "page_reads": j.page_reads[i], "erases": j.erases[i] }),
+        );
     }
     m.insert("migrate_skipped_blocks".into(), json!(j.migrate_skipped_blocks));
     m.insert("fallback_copies".into(), json!(j.fallback_copies));
@@ -373,7 +389,8 @@ fn counters_json(c: &Counters) -> Value {
 }
 
 fn op_json(op: &OpStats, secs: f64) -> Value {
-    let LatencySummary { count, mean_us, p50_us, p90_us, p99_us, p999_us, p9999_us, max_us } = op.hist.summary();
+    let LatencySummary { count, mean_us, p50_us, p90_us, p99_us, p999_us, p9999_us, max_us } =
+        op.hist.summary();
     json!({
         "count": count,
         "bytes": op.bytes,

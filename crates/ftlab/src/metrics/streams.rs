@@ -132,7 +132,14 @@ impl StreamStats {
     /// window count (`start_timed` clears the window), which is what the zeroed arrays already
     /// hold: its writes are skipped, saving two random stores per unit.
     #[inline]
-    pub fn written(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, physical_stream: u8, now: Option<SimTime>) {
+    pub fn written(
+        &mut self,
+        tenant: u16,
+        lpn: u32,
+        virtual_stream: u16,
+        physical_stream: u8,
+        now: Option<SimTime>,
+    ) {
         let Some(now) = now else {
             assert!(!self.timed, "a write without a time after the timed run started");
             return;
@@ -149,7 +156,8 @@ impl StreamStats {
         }
         let vs = virtual_stream as usize;
         if vs < SERIES_VIRTUAL_STREAMS {
-            let w = (tenant as usize * SERIES_VIRTUAL_STREAMS + vs) * PHYSICAL_STREAMS_MAX + physical_stream as usize;
+            let w = (tenant as usize * SERIES_VIRTUAL_STREAMS + vs) * PHYSICAL_STREAMS_MAX
+                + physical_stream as usize;
             self.window[w] = self.window[w].saturating_add(1);
         }
         if self.measuring {
@@ -247,12 +255,18 @@ impl StreamStats {
     pub fn result(&self, physical_streams: u8) -> StreamsResult {
         let p = physical_streams as usize;
         for s in p..PHYSICAL_STREAMS_MAX {
-            assert_eq!(self.host_units_by_physical_stream[s] + self.gc_units_by_physical_stream[s], 0, "physical stream {s} beyond the device's {p}");
+            assert_eq!(
+                self.host_units_by_physical_stream[s] + self.gc_units_by_physical_stream[s],
+                0,
+                "physical stream {s} beyond the device's {p}"
+            );
         }
         StreamsResult {
             host_units: self.host_units_by_physical_stream[..p].to_vec(),
             gc_units: self.gc_units_by_physical_stream[..p].to_vec(),
-            virtual_streams: (0..self.unit_base.len() as u16).map(|t| self.virtual_streams(t).map(|(v, s)| (v, *s)).collect()).collect(),
+            virtual_streams: (0..self.unit_base.len() as u16)
+                .map(|t| self.virtual_streams(t).map(|(v, s)| (v, *s)).collect())
+                .collect(),
             write_times_capped: self.write_times_capped,
         }
     }
@@ -260,7 +274,9 @@ impl StreamStats {
 
 /// Names of the time-series columns `series_values` fills, in order.
 pub fn series_names() -> Vec<&'static str> {
-    (0..SERIES_VIRTUAL_STREAMS).map(|i| crate::stream::counter_name(format!("vs{i}_physical_stream"))).collect()
+    (0..SERIES_VIRTUAL_STREAMS)
+        .map(|i| crate::stream::counter_name(format!("vs{i}_physical_stream")))
+        .collect()
 }
 
 /// Per-unit write-time codes, in chunks of `CHUNK_UNITS` units: a chunk holds `u16`s while
@@ -285,7 +301,9 @@ const CHUNK_UNITS: usize = 1 << CHUNK_SHIFT;
 impl WriteCodes {
     fn new(n_units: usize) -> WriteCodes {
         let chunks = (0..n_units.div_ceil(CHUNK_UNITS))
-            .map(|c| CodeChunk::Narrow(vec![0; CHUNK_UNITS.min(n_units - c * CHUNK_UNITS)].into_boxed_slice()))
+            .map(|c| {
+                CodeChunk::Narrow(vec![0; CHUNK_UNITS.min(n_units - c * CHUNK_UNITS)].into_boxed_slice())
+            })
             .collect();
         WriteCodes { chunks }
     }

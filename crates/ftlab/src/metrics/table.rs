@@ -20,7 +20,9 @@ impl PartialEq for Column {
         match (self, other) {
             (Column::Str(a), Column::Str(b)) => a == b,
             (Column::U64(a), Column::U64(b)) => a == b,
-            (Column::F64(a), Column::F64(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            (Column::F64(a), Column::F64(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
             _ => false,
         }
     }
@@ -114,7 +116,10 @@ pub fn wear_table(g: &Geometry, erase: &[u32], erase_precondition: &[u32]) -> Ta
             ("die".into(), Column::U64(die)),
             ("block".into(), Column::U64(block)),
             ("erase_count".into(), Column::U64(erase.iter().map(|&e| e as u64).collect())),
-            ("erase_count_precondition".into(), Column::U64(erase_precondition.iter().map(|&e| e as u64).collect())),
+            (
+                "erase_count_precondition".into(),
+                Column::U64(erase_precondition.iter().map(|&e| e as u64).collect()),
+            ),
         ],
     }
 }

@@ -170,11 +170,18 @@ impl TimeSeries {
         let secs = self.window.as_secs_f64();
         let start_s = (self.open * self.window.ns()) as f64 / 1e9;
         let d = self.device;
-        let waf = if d.host_units == 0 { 0.0 } else { (d.host_units + d.gc_units) as f64 / d.host_units as f64 };
+        let waf =
+            if d.host_units == 0 { 0.0 } else { (d.host_units + d.gc_units) as f64 / d.host_units as f64 };
         for t in 0..self.tenant_names.len() {
             let a = &self.acc[t];
             let mean = |ns: u128, n: u64| if n == 0 { 0.0 } else { round3(ns as f64 / n as f64 / 1e3) };
-            let p99 = |h: &Histogram<u64>| if h.is_empty() { 0.0 } else { round3(h.value_at_quantile(0.99) as f64 / 1e3) };
+            let p99 = |h: &Histogram<u64>| {
+                if h.is_empty() {
+                    0.0
+                } else {
+                    round3(h.value_at_quantile(0.99) as f64 / 1e3)
+                }
+            };
             let row = [
                 a.reads as f64 / secs,
                 a.writes as f64 / secs,

@@ -108,7 +108,11 @@ pub fn read_test(c: &Config, tasks: &[Task]) -> Test {
     if let Some(min_t) = readers.iter().map(|(_, t)| t.read_period_ms).reduce(f64::min) {
         terms.push(term("t_r / min(T^r)".into(), c.read_ms / min_t));
     }
-    terms.extend(readers.iter().map(|(i, t)| term(format!("C_{i}^r / T_{i}^r"), read_capacity_ms(c, t) / t.read_period_ms)));
+    terms.extend(
+        readers
+            .iter()
+            .map(|(i, t)| term(format!("C_{i}^r / T_{i}^r"), read_capacity_ms(c, t) / t.read_period_ms)),
+    );
     Test { equation: "Eq. 6", terms }
 }
 

@@ -38,7 +38,14 @@ impl Config {
     /// §V-A: 16 dies, 256-page blocks, σ = 0.482 ("a matching data storage capacity"),
     /// t_r = 1.23, t_w = 1.87, t_e = 3.84 ms (the times of WAO-GC's column of Table IV).
     pub fn paper() -> Config {
-        Config { dies: 16, pages_per_block: 256, lambda: 0.482, read_ms: 1.23, write_ms: 1.87, erase_ms: 3.84 }
+        Config {
+            dies: 16,
+            pages_per_block: 256,
+            lambda: 0.482,
+            read_ms: 1.23,
+            write_ms: 1.87,
+            erase_ms: 3.84,
+        }
     }
 
     /// ⌈σπ⌉: the most valid pages of a greedy victim (Lazy-RTGC, Theorem 4.3).
@@ -85,12 +92,18 @@ pub fn test(c: &Config, tasks: &[Task]) -> Test {
     for (i, t) in tasks.iter().enumerate() {
         if t.read_pages > 0 {
             min_t = min_t.min(t.read_period_ms);
-            terms.push(Term { name: format!("C_{i}^r / T_{i}^r"), value: read_capacity_ms(c, t) / t.read_period_ms });
+            terms.push(Term {
+                name: format!("C_{i}^r / T_{i}^r"),
+                value: read_capacity_ms(c, t) / t.read_period_ms,
+            });
         }
         if t.write_pages > 0 {
             let (cg, tg) = gc_task_ms(c, t);
             min_t = min_t.min(t.write_period_ms).min(tg);
-            terms.push(Term { name: format!("C_{i}^w / T_{i}^w"), value: write_capacity_ms(c, t) / t.write_period_ms });
+            terms.push(Term {
+                name: format!("C_{i}^w / T_{i}^w"),
+                value: write_capacity_ms(c, t) / t.write_period_ms,
+            });
             terms.push(Term { name: format!("C_{i}^G / T_{i}^G"), value: cg / tg });
         }
     }

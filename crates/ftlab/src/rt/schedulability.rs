@@ -79,7 +79,8 @@ impl Experiment {
         if !(0.0..=1.0).contains(&self.read_share) {
             return Err(("read_share", format!("must be in [0, 1], got {}", self.read_share)));
         }
-        let sizes = [self.read_pages, self.write_pages].into_iter().chain(self.fig6_read_pages.iter().copied());
+        let sizes =
+            [self.read_pages, self.write_pages].into_iter().chain(self.fig6_read_pages.iter().copied());
         if sizes.chain(self.fig7_write_pages.iter().copied()).any(|p| p == 0 || p > 1_000_000) {
             return Err(("pages", "every request size must be in 1..=1000000 pages".into()));
         }
@@ -112,7 +113,13 @@ pub struct TaskSet {
 /// Draws one task set of total utilisation `total`: UUniFast utilisations, split by
 /// `read_share`, periods by Eq. 17-18, then each task's WAO-GC blockers uniform in 0..n_tasks
 /// (read, then write). The draws do not depend on the request sizes.
-pub fn task_set<R: Rng + ?Sized>(rng: &mut R, e: &Experiment, total: f64, read_pages: u32, write_pages: u32) -> TaskSet {
+pub fn task_set<R: Rng + ?Sized>(
+    rng: &mut R,
+    e: &Experiment,
+    total: f64,
+    read_pages: u32,
+    write_pages: u32,
+) -> TaskSet {
     let n = e.n_tasks as usize;
     let tasks = uunifast(rng, n, total)
         .into_iter()
@@ -123,7 +130,9 @@ pub fn task_set<R: Rng + ?Sized>(rng: &mut R, e: &Experiment, total: f64, read_p
             write_period_ms: write_period_ms(write_pages, e.dies, e.write_ms, (1.0 - e.read_share) * u),
         })
         .collect();
-    let blockers = (0..n).map(|_| Blockers { read: rng.random_range(0..e.n_tasks), write: rng.random_range(0..e.n_tasks) }).collect();
+    let blockers = (0..n)
+        .map(|_| Blockers { read: rng.random_range(0..e.n_tasks), write: rng.random_range(0..e.n_tasks) })
+        .collect();
     TaskSet { tasks, blockers }
 }
 
@@ -137,14 +146,23 @@ pub struct Devices {
 
 impl Devices {
     pub fn paper() -> Devices {
-        Devices { part_ftl: part_ftl::Config::paper(), rtgc: rtgc::Config::paper(), wao_gc: wao_gc::Config::paper() }
+        Devices {
+            part_ftl: part_ftl::Config::paper(),
+            rtgc: rtgc::Config::paper(),
+            wao_gc: wao_gc::Config::paper(),
+        }
     }
 }
 
 /// Whether `set` is schedulable under each of `SCHEMES`, in that order.
 pub fn verdicts(d: &Devices, set: &TaskSet) -> [bool; 4] {
     let wao = |p: f64| wao_gc::demand_passes(&d.wao_gc, &set.tasks, &set.blockers, p);
-    [part_ftl::admits(&d.part_ftl, &set.tasks), rtgc::test(&d.rtgc, &set.tasks).passes(), wao(WAO_GC_TRIGGERS[0]), wao(WAO_GC_TRIGGERS[1])]
+    [
+        part_ftl::admits(&d.part_ftl, &set.tasks),
+        rtgc::test(&d.rtgc, &set.tasks).passes(),
+        wao(WAO_GC_TRIGGERS[0]),
+        wao(WAO_GC_TRIGGERS[1]),
+    ]
 }
 
 /// One point of a figure: how many of `n_sets` sets of utilisation `utilisation` and the
@@ -224,8 +242,15 @@ pub fn weigh(rows: &[Row]) -> Vec<Weighted> {
     SCHEMES
         .iter()
         .map(|&scheme| {
-            let points: Vec<(f64, f64)> = rows.iter().filter(|r| r.scheme == scheme).map(|r| (r.utilisation, r.fraction())).collect();
-            Weighted { figure: first.figure, read_pages: first.read_pages, write_pages: first.write_pages, scheme, value: weighted_schedulability(&points) }
+            let points: Vec<(f64, f64)> =
+                rows.iter().filter(|r| r.scheme == scheme).map(|r| (r.utilisation, r.fraction())).collect();
+            Weighted {
+                figure: first.figure,
+                read_pages: first.read_pages,
+                write_pages: first.write_pages,
+                scheme,
+                value: weighted_schedulability(&points),
+            }
         })
         .collect()
 }

@@ -41,10 +41,18 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, FtlabError> 
     let de = toml::Deserializer::parse(text).map_err(|e| crate::error::toml_syntax(file, text, &e))?;
     let parsed: TaskFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        FtlabError::config(file, if path == "." { String::new() } else { path }, e.inner().message().to_string())
+        FtlabError::config(
+            file,
+            if path == "." { String::new() } else { path },
+            e.inner().message().to_string(),
+        )
     })?;
     if parsed.tasks.is_empty() || parsed.tasks.len() > 1024 {
-        return Err(FtlabError::config(file, "tasks", format!("must hold 1 to 1024 tasks, got {}", parsed.tasks.len())));
+        return Err(FtlabError::config(
+            file,
+            "tasks",
+            format!("must hold 1 to 1024 tasks, got {}", parsed.tasks.len()),
+        ));
     }
     parsed.tasks.into_iter().enumerate().map(|(i, e)| entry(file, i, e)).collect()
 }
@@ -52,15 +60,25 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, FtlabError> 
 fn entry(file: &str, i: usize, e: Entry) -> Result<(String, Task), FtlabError> {
     let key = |k: &str| format!("tasks.{i}.{k}");
     if e.read_pages == 0 && e.write_pages == 0 {
-        return Err(FtlabError::config(file, key("read_pages"), "a task must read or write: set read_pages or write_pages above 0"));
+        return Err(FtlabError::config(
+            file,
+            key("read_pages"),
+            "a task must read or write: set read_pages or write_pages above 0",
+        ));
     }
     let period = |pages: u32, p: Option<f64>, k: &str| -> Result<f64, FtlabError> {
         match (pages, p) {
             (0, None) => Ok(f64::INFINITY),
-            (0, Some(_)) => Err(FtlabError::config(file, key(k), "given, but the task has no pages on this side")),
-            (_, None) => Err(FtlabError::config(file, key(k), "required when the task has pages on this side")),
+            (0, Some(_)) => {
+                Err(FtlabError::config(file, key(k), "given, but the task has no pages on this side"))
+            }
+            (_, None) => {
+                Err(FtlabError::config(file, key(k), "required when the task has pages on this side"))
+            }
             (_, Some(ms)) if ms > 0.0 && ms <= PERIOD_MS_MAX => Ok(ms),
-            (_, Some(ms)) => Err(FtlabError::config(file, key(k), format!("must be in (0, {PERIOD_MS_MAX}] ms, got {ms}"))),
+            (_, Some(ms)) => {
+                Err(FtlabError::config(file, key(k), format!("must be in (0, {PERIOD_MS_MAX}] ms, got {ms}")))
+            }
         }
     };
     let task = Task {

@@ -27,7 +27,15 @@ pub struct Config {
 impl Config {
     /// Table IV: |F| = f_r = 16, t_r 1.23, t_w 1.87, t_e 3.84 ms; P = 256, c = 2 (§V-A).
     pub fn paper() -> Config {
-        Config { dies: 16, parallel_reads: 16, pages_per_block: 256, copies_per_step: 2, read_ms: 1.23, write_ms: 1.87, erase_ms: 3.84 }
+        Config {
+            dies: 16,
+            parallel_reads: 16,
+            pages_per_block: 256,
+            copies_per_step: 2,
+            read_ms: 1.23,
+            write_ms: 1.87,
+            erase_ms: 3.84,
+        }
     }
 
     /// max(t_e, c(t_r + t_w)): one partial step.
@@ -114,11 +122,23 @@ fn levels(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f64) -> Ve
     for (i, (t, b)) in tasks.iter().zip(blockers).enumerate() {
         if t.read_pages > 0 {
             let cost_ms = t.read_pages as f64 * c.read_ms;
-            out.push(Level { task: i, side: 'r', cost_ms, period_ms: t.read_period_ms, blocking_ms: b.read as f64 * blocker_ms });
+            out.push(Level {
+                task: i,
+                side: 'r',
+                cost_ms,
+                period_ms: t.read_period_ms,
+                blocking_ms: b.read as f64 * blocker_ms,
+            });
         }
         if t.write_pages > 0 {
             let cost_ms = t.write_pages.div_ceil(c.dies) as f64 * (c.write_ms + step_ms);
-            out.push(Level { task: i, side: 'w', cost_ms, period_ms: t.write_period_ms, blocking_ms: b.write as f64 * blocker_ms });
+            out.push(Level {
+                task: i,
+                side: 'w',
+                cost_ms,
+                period_ms: t.write_period_ms,
+                blocking_ms: b.write as f64 * blocker_ms,
+            });
         }
     }
     out.sort_by(|a, b| a.period_ms.total_cmp(&b.period_ms));
@@ -130,7 +150,8 @@ fn level_totals(levels: &[Level]) -> Vec<f64> {
     let mut totals = Vec::with_capacity(levels.len());
     let (mut start, mut sum) = (0, 0.0);
     while start < levels.len() {
-        let end = start + levels[start..].iter().take_while(|l| l.period_ms == levels[start].period_ms).count();
+        let end =
+            start + levels[start..].iter().take_while(|l| l.period_ms == levels[start].period_ms).count();
         sum += levels[start..end].iter().map(|l| l.cost_ms / l.period_ms).sum::<f64>();
         totals.extend(levels[start..end].iter().map(|l| sum + l.blocking_ms / l.period_ms));
         start = end;
@@ -159,9 +180,15 @@ pub fn demand_test(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f
     if let Some((i, _)) = totals.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
         let top = levels[i];
         for l in levels.iter().take_while(|l| l.period_ms <= top.period_ms) {
-            terms.push(Term { name: format!("C_{}^{} / T_{}^{}", l.task, l.side, l.task, l.side), value: l.cost_ms / l.period_ms });
+            terms.push(Term {
+                name: format!("C_{}^{} / T_{}^{}", l.task, l.side, l.task, l.side),
+                value: l.cost_ms / l.period_ms,
+            });
         }
-        terms.push(Term { name: format!("B_{}^{} / T_{}^{}", top.task, top.side, top.task, top.side), value: top.blocking_ms / top.period_ms });
+        terms.push(Term {
+            name: format!("B_{}^{} / T_{}^{}", top.task, top.side, top.task, top.side),
+            value: top.blocking_ms / top.period_ms,
+        });
     }
     Test { equation: "WAO-GC demand, SRP with EDF, binding level (docs/rt.md)", terms }
 }

@@ -56,7 +56,12 @@ pub struct FdpConfig {
 
 impl Default for FdpConfig {
     fn default() -> Self {
-        FdpConfig { reclaim_groups: 1, ru_blocks: 1, ru_span: RuSpan::Die, handles: vec![RuhType::PersistentlyIsolated] }
+        FdpConfig {
+            reclaim_groups: 1,
+            ru_blocks: 1,
+            ru_span: RuSpan::Die,
+            handles: vec![RuhType::PersistentlyIsolated],
+        }
     }
 }
 
@@ -80,13 +85,25 @@ impl FdpConfig {
 pub fn check(f: &FdpConfig, g: &Geometry) -> Result<(), (String, String)> {
     let e = |k: &str, r: String| Err((k.to_string(), r));
     if f.reclaim_groups == 0 || f.reclaim_groups > g.n_dies || !g.n_dies.is_multiple_of(f.reclaim_groups) {
-        return e("reclaim_groups", format!("must be in [1, {}] and divide the {} dies, got {}", g.n_dies, g.n_dies, f.reclaim_groups));
+        return e(
+            "reclaim_groups",
+            format!(
+                "must be in [1, {}] and divide the {} dies, got {}",
+                g.n_dies, g.n_dies, f.reclaim_groups
+            ),
+        );
     }
     if !(1..=g.blocks_per_die).contains(&f.ru_blocks) {
-        return e("ru_blocks", format!("must be in [1, {}] (blocks per die), got {}", g.blocks_per_die, f.ru_blocks));
+        return e(
+            "ru_blocks",
+            format!("must be in [1, {}] (blocks per die), got {}", g.blocks_per_die, f.ru_blocks),
+        );
     }
     if f.handles.is_empty() || f.handles.len() > RUHS_MAX {
-        return e("handles", format!("must name 1 to {RUHS_MAX} reclaim unit handles, got {}", f.handles.len()));
+        return e(
+            "handles",
+            format!("must name 1 to {RUHS_MAX} reclaim unit handles, got {}", f.handles.len()),
+        );
     }
     Ok(())
 }

@@ -15,11 +15,11 @@ pub use warm::{tenant_writes, PreconditionMode, WarmConfig};
 
 use crate::error::FtlabError;
 use crate::ftl::gc::VictimPolicy;
+pub use crate::host::AddressMap;
+pub use crate::sched::SchedulerKind;
 use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
 use crate::workload::TraceFormat;
-pub use crate::host::AddressMap;
-pub use crate::sched::SchedulerKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -431,15 +431,17 @@ pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> 
         applied.push((o.trim().to_string(), path));
     }
     let located = |e: FtlabError| place::locate(e, text, &applied);
-    let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-        let path = dotted(&e.path().to_string());
-        let reason = crate::error::suggest_in_reason(e.into_inner().message());
-        located(FtlabError::config(file, key_of(path, &reason), reason))
-    })?;
+    let mut scenario: Scenario =
+        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+            let path = dotted(&e.path().to_string());
+            let reason = crate::error::suggest_in_reason(e.into_inner().message());
+            located(FtlabError::config(file, key_of(path, &reason), reason))
+        })?;
     if let Some(s) = seed {
         scenario.seed = s;
     }
-    validate::resolve(&mut scenario).map_err(|(key, reason)| located(FtlabError::config(file, key, reason)))?;
+    validate::resolve(&mut scenario)
+        .map_err(|(key, reason)| located(FtlabError::config(file, key, reason)))?;
     Ok(scenario)
 }
 

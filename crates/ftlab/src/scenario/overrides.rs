@@ -22,9 +22,13 @@ pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<String, (String
         // No table of the schema has numeric keys: `x.0.y` with no `x` would create a table
         // named `0` where an array was meant.
         if !node.contains_key(segments[i]) && segments[i + 1].bytes().all(|b| b.is_ascii_digit()) {
-            return Err((here, format!("is not set, so it has no element {}; set the whole array instead", segments[i + 1])));
+            return Err((
+                here,
+                format!("is not set, so it has no element {}; set the whole array instead", segments[i + 1]),
+            ));
         }
-        let entry = node.entry(segments[i].to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry =
+            node.entry(segments[i].to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         node = match entry {
             toml::Value::Table(t) => t,
             toml::Value::Array(items) => {
@@ -47,11 +51,19 @@ pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<String, (String
     Ok(segments.join("."))
 }
 
-fn apply_in_array(items: &mut [toml::Value], sel: &str, rest: &[&str], raw: &str, here: &str) -> Result<String, (String, String)> {
+fn apply_in_array(
+    items: &mut [toml::Value],
+    sel: &str,
+    rest: &[&str],
+    raw: &str,
+    here: &str,
+) -> Result<String, (String, String)> {
     let n = items.len();
     let pos = match sel.parse::<usize>() {
         Ok(i) if i < n => Some(i),
-        Ok(i) => return Err((format!("{here}.{i}"), format!("index out of range: the array has {n} elements"))),
+        Ok(i) => {
+            return Err((format!("{here}.{i}"), format!("index out of range: the array has {n} elements")))
+        }
         Err(_) => items.iter().position(|v| v.get("name").and_then(|x| x.as_str()) == Some(sel)),
     };
     let Some(pos) = pos else {

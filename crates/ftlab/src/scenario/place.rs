@@ -17,7 +17,8 @@ pub fn locate(e: FtlabError, text: &str, applied: &[(String, String)]) -> FtlabE
     let by_set = applied.iter().rev().find(|(_, path)| {
         let holds = key == *path || key.starts_with(&format!("{path}."));
         // An override that created the key's table (`--set devices.channels=4` -> `devices`).
-        let created = path.starts_with(&format!("{key}.")) && in_text.as_ref().is_none_or(|(exact, _)| !exact);
+        let created =
+            path.starts_with(&format!("{key}.")) && in_text.as_ref().is_none_or(|(exact, _)| !exact);
         holds || created
     });
     let place = match (by_set, in_text) {
@@ -42,7 +43,9 @@ fn span_of(text: &str, key: &str) -> Option<(bool, usize)> {
         let next = match value.map(Spanned::get_ref) {
             None => entry(root.get_ref(), seg),
             Some(DeValue::Table(t)) => entry(t, seg),
-            Some(DeValue::Array(a)) => seg.parse::<usize>().ok().and_then(|i| a.get(i)).map(|v| (v.span().start, v)),
+            Some(DeValue::Array(a)) => {
+                seg.parse::<usize>().ok().and_then(|i| a.get(i)).map(|v| (v.span().start, v))
+            }
             Some(_) => None,
         };
         match next {
@@ -68,7 +71,8 @@ mod tests {
     const TEXT: &str = "seed = 1\n[device]\npreset = \"tiny\"\n  chanels = 4\n[[tenants]]\nname = \"a\"\n[[tenants]]\nname = \"b\"\n[tenants.synthetic]\nrequests = 0\n";
 
     fn place(key: &str, applied: &[(&str, &str)]) -> Place {
-        let applied: Vec<(String, String)> = applied.iter().map(|(a, p)| (a.to_string(), p.to_string())).collect();
+        let applied: Vec<(String, String)> =
+            applied.iter().map(|(a, p)| (a.to_string(), p.to_string())).collect();
         match locate(FtlabError::config("f", key, "r"), TEXT, &applied) {
             FtlabError::Config { place, .. } => place,
             other => panic!("{other:?}"),
@@ -89,13 +93,31 @@ mod tests {
     #[test]
     fn keys_set_by_an_override() {
         let set = |a: &str| Place::Set(a.to_string());
-        assert_eq!(place("tenants.1.synthetic.requests", &[("tenants.b.synthetic.requests=0", "tenants.1.synthetic.requests")]), set("tenants.b.synthetic.requests=0"));
-        assert_eq!(place("scheme.partitioned.shares.0", &[("scheme.partitioned.shares=[0]", "scheme.partitioned.shares")]), set("scheme.partitioned.shares=[0]"));
-        assert_eq!(place("devices", &[("devices.channels=4", "devices.channels")]), set("devices.channels=4"));
+        assert_eq!(
+            place(
+                "tenants.1.synthetic.requests",
+                &[("tenants.b.synthetic.requests=0", "tenants.1.synthetic.requests")]
+            ),
+            set("tenants.b.synthetic.requests=0")
+        );
+        assert_eq!(
+            place(
+                "scheme.partitioned.shares.0",
+                &[("scheme.partitioned.shares=[0]", "scheme.partitioned.shares")]
+            ),
+            set("scheme.partitioned.shares=[0]")
+        );
+        assert_eq!(
+            place("devices", &[("devices.channels=4", "devices.channels")]),
+            set("devices.channels=4")
+        );
         // The last override of the key wins; an unrelated one does not take the blame.
         assert_eq!(place("seed", &[("seed=1", "seed"), ("seed=2", "seed")]), set("seed=2"));
         assert_eq!(place("device.chanels", &[("seed=2", "seed")]), Place::At { line: 4, column: 3 });
         // A table the text has is not blamed on an override of one of its keys.
-        assert_eq!(place("device", &[("device.channels=1", "device.channels")]), Place::At { line: 2, column: 2 });
+        assert_eq!(
+            place("device", &[("device.channels=1", "device.channels")]),
+            Place::At { line: 2, column: 2 }
+        );
     }
 }

@@ -141,7 +141,10 @@ pub const PE_CYCLES_MAX: u32 = 1_000_000;
 fn resolve_device(d: &mut DeviceConfig) -> Check {
     if let Some(name) = &d.preset {
         let Some(p) = presets::preset(name) else {
-            return err("device.preset", format!("unknown preset {name:?}; known: {}", presets::PRESETS.join(", ")));
+            return err(
+                "device.preset",
+                format!("unknown preset {name:?}; known: {}", presets::PRESETS.join(", ")),
+            );
         };
         macro_rules! fill { ($($f:ident).+) => { if d.$($f).+.is_none() { d.$($f).+ = p.$($f).+; } } }
         fill!(channels);
@@ -168,7 +171,10 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
     d.program_erase_suspend.get_or_insert(false);
     let pe = *d.pe_cycles.get_or_insert(PE_CYCLES_DEFAULT);
     if !(1..=PE_CYCLES_MAX).contains(&pe) {
-        return err("device.pe_cycles", format!("must be in [1, {PE_CYCLES_MAX}] program/erase cycles, got {pe}"));
+        return err(
+            "device.pe_cycles",
+            format!("must be in [1, {PE_CYCLES_MAX}] program/erase cycles, got {pe}"),
+        );
     }
     for (key, missing) in [
         ("channels", d.channels.is_none()),
@@ -196,7 +202,10 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
     }
     let op = d.over_provisioning.unwrap();
     if !(op > 0.0 && op <= 4.0) {
-        return err("device.over_provisioning", format!("must be in (0, 4] ((physical - logical) / logical), got {op}"));
+        return err(
+            "device.over_provisioning",
+            format!("must be in (0, 4] ((physical - logical) / logical), got {op}"),
+        );
     }
     Ok(())
 }
@@ -207,16 +216,25 @@ fn check_timing(s: &Scenario) -> Check {
     if !(sus.is_finite() && (0.0..=1e4).contains(&sus)) {
         return err("device.timing.suspend_us", format!("must be in [0, 10000] microseconds, got {sus}"));
     }
-    if s.device.multi_plane == Some(true) && s.device.planes_per_die.unwrap() > crate::flash::geometry::PLANES_MAX {
+    if s.device.multi_plane == Some(true)
+        && s.device.planes_per_die.unwrap() > crate::flash::geometry::PLANES_MAX
+    {
         return err(
             "device.multi_plane",
-            format!("multi-plane operations support at most {} planes per die, the device has {}", crate::flash::geometry::PLANES_MAX, s.device.planes_per_die.unwrap()),
+            format!(
+                "multi-plane operations support at most {} planes per die, the device has {}",
+                crate::flash::geometry::PLANES_MAX,
+                s.device.planes_per_die.unwrap()
+            ),
         );
     }
     for (key, v) in [("read_us", t.read_us), ("program_us", t.program_us), ("erase_us", t.erase_us)] {
         let v = v.unwrap();
         if !(v.is_finite() && v > 0.0 && v <= 1e6) {
-            return err(format!("device.timing.{key}"), format!("must be in (0, 1000000] microseconds, got {v}"));
+            return err(
+                format!("device.timing.{key}"),
+                format!("must be in (0, 1000000] microseconds, got {v}"),
+            );
         }
     }
     let cmd = t.command_ns.unwrap();
@@ -245,7 +263,8 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     }
     let low_given = f.gc_low_watermark_blocks.is_some();
     let high_given = f.gc_high_watermark_blocks.is_some();
-    let low = *f.gc_low_watermark_blocks.get_or_insert((bpd / 100).max(f.gc_reserve_blocks.saturating_add(4)));
+    let low =
+        *f.gc_low_watermark_blocks.get_or_insert((bpd / 100).max(f.gc_reserve_blocks.saturating_add(4)));
     let high = *f.gc_high_watermark_blocks.get_or_insert(low.saturating_mul(2));
     if low < 2 || low > bpd / 2 {
         let why = if low_given {
@@ -253,34 +272,61 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
         } else {
             " (the default, max(gc_reserve_blocks + 4, blocks_per_die / 100); set it or lower ftl.gc_reserve_blocks)".to_string()
         };
-        return err("ftl.gc_low_watermark_blocks", format!("must be in [2, {}] (half the {bpd} blocks per die), got {low}{why}", bpd / 2));
+        return err(
+            "ftl.gc_low_watermark_blocks",
+            format!("must be in [2, {}] (half the {bpd} blocks per die), got {low}{why}", bpd / 2),
+        );
     }
     if high < low || high > bpd / 2 {
         let why = if high_given { "" } else { " (the default, 2 x the low watermark; set it explicitly)" };
         return err(
             "ftl.gc_high_watermark_blocks",
-            format!("must be in [{low}, {}] (low watermark to half the {bpd} blocks per die), got {high}{why}", bpd / 2),
+            format!(
+                "must be in [{low}, {}] (low watermark to half the {bpd} blocks per die), got {high}{why}",
+                bpd / 2
+            ),
         );
     }
     if f.gc_reserve_blocks < 1 || f.gc_reserve_blocks >= low {
-        return err("ftl.gc_reserve_blocks", format!("must be in [1, {}] (below the low watermark {low}), got {}", low - 1, f.gc_reserve_blocks));
+        return err(
+            "ftl.gc_reserve_blocks",
+            format!(
+                "must be in [1, {}] (below the low watermark {low}), got {}",
+                low - 1,
+                f.gc_reserve_blocks
+            ),
+        );
     }
-    if f.physical_streams == 0 || f.physical_streams as usize > crate::metrics::streams::PHYSICAL_STREAMS_MAX {
+    if f.physical_streams == 0 || f.physical_streams as usize > crate::metrics::streams::PHYSICAL_STREAMS_MAX
+    {
         return err("ftl.physical_streams", format!("must be in [1, 16], got {}", f.physical_streams));
     }
     if !(0.001..=1000.0).contains(&f.dram_latency_us) {
-        return err("ftl.dram_latency_us", format!("must be in [0.001, 1000] microseconds, got {}", f.dram_latency_us));
+        return err(
+            "ftl.dram_latency_us",
+            format!("must be in [0.001, 1000] microseconds, got {}", f.dram_latency_us),
+        );
     }
     let unit = g.unit_bytes as u64;
-    let default_buffer = if g.units_per_page > 1 { DEFAULT_BUFFER_PAGES_PER_DIE * g.page_bytes as u64 * g.n_dies as u64 } else { 0 };
+    let default_buffer = if g.units_per_page > 1 {
+        DEFAULT_BUFFER_PAGES_PER_DIE * g.page_bytes as u64 * g.n_dies as u64
+    } else {
+        0
+    };
     let buffer = *f.write_buffer_bytes.get_or_insert(default_buffer);
     if !buffer.is_multiple_of(unit) || buffer > (1 << 40) {
-        return err("ftl.write_buffer_bytes", format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {buffer}"));
+        return err(
+            "ftl.write_buffer_bytes",
+            format!("must be a multiple of mapping_unit_bytes ({unit}) up to 1 TiB, got {buffer}"),
+        );
     }
     if buffer > 0 && buffer < g.page_bytes as u64 * g.n_dies as u64 {
         return err(
             "ftl.write_buffer_bytes",
-            format!("must be 0 (write-through) or at least one flash page per die ({} bytes), got {buffer}", g.page_bytes as u64 * g.n_dies as u64),
+            format!(
+                "must be 0 (write-through) or at least one flash page per die ({} bytes), got {buffer}",
+                g.page_bytes as u64 * g.n_dies as u64
+            ),
         );
     }
     Ok(())
@@ -302,12 +348,20 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             (Some(f), None) => return err(key("namespace_fraction"), format!("must be in (0, 1], got {f}")),
             (None, Some(gib)) if gib > 0.0 && gib.is_finite() => {}
             (None, Some(gib)) => return err(key("namespace_gib"), format!("must be > 0, got {gib}")),
-            _ => return err(key("namespace_fraction"), "set exactly one of namespace_fraction and namespace_gib"),
+            _ => {
+                return err(
+                    key("namespace_fraction"),
+                    "set exactly one of namespace_fraction and namespace_gib",
+                )
+            }
         }
         let units = namespace_units(t, g, logical);
         if units == 0 {
             let which = if t.namespace_gib.is_some() { "namespace_gib" } else { "namespace_fraction" };
-            return err(key(which), format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes));
+            return err(
+                key(which),
+                format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes),
+            );
         }
         total += units as u64;
         if t.queue_depth == 0 || t.queue_depth > 65_536 {
@@ -321,7 +375,9 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
         }
         check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
         check_stream_rules(&t.stream_rules, units as u64 * g.unit_bytes as u64, &key)?;
-        if let Some(w) = t.synthetic.as_ref().filter(|_| t.duration_s.is_none() && s.measure.duration_s.is_none()) {
+        if let Some(w) =
+            t.synthetic.as_ref().filter(|_| t.duration_s.is_none() && s.measure.duration_s.is_none())
+        {
             check_synthetic_ends(w, i, &key)?;
         }
     }
@@ -356,7 +412,10 @@ fn check_fit(s: &Scenario, g: &Geometry, total: u64) -> Check {
     let raise = if fractions.is_nan() {
         String::new() // a namespace in GiB does not shrink with the over-provisioning
     } else {
-        format!("raise device.over_provisioning to at least {:.4}, or ", fractions * (dies * bpd * upb) as f64 / usable as f64 - 1.0)
+        format!(
+            "raise device.over_provisioning to at least {:.4}, or ",
+            fractions * (dies * bpd * upb) as f64 / usable as f64 - 1.0
+        )
     };
     err(
         "device.over_provisioning",
@@ -369,7 +428,10 @@ fn check_fit(s: &Scenario, g: &Geometry, total: u64) -> Check {
 fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {
     let kinds = [t.trace.is_some(), t.synthetic.is_some(), t.periodic.is_some()];
     if kinds.iter().filter(|&&k| k).count() != 1 {
-        return err(key("trace"), "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]");
+        return err(
+            key("trace"),
+            "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]",
+        );
     }
     match (&t.trace, &t.synthetic) {
         (None, None) => Ok(()), // periodic: `resolve_periodic`
@@ -384,7 +446,10 @@ fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> 
                 return err(key("trace.lba_max_bytes"), "must be > 0");
             }
             if tr.max_requests == Some(0) {
-                return err(key("trace.max_requests"), "must be >= 1 (omit it to replay the whole trace), got 0");
+                return err(
+                    key("trace.max_requests"),
+                    "must be >= 1 (omit it to replay the whole trace), got 0",
+                );
             }
             Ok(())
         }
@@ -402,11 +467,17 @@ fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> 
 /// Each rule's range is non-empty and inside the namespace of `ns_bytes`.
 fn check_stream_rules(rules: &[super::StreamRule], ns_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {
     if rules.len() > super::MAX_STREAM_RULES {
-        return err(key("stream_rules"), format!("must list at most {} rules, got {}", super::MAX_STREAM_RULES, rules.len()));
+        return err(
+            key("stream_rules"),
+            format!("must list at most {} rules, got {}", super::MAX_STREAM_RULES, rules.len()),
+        );
     }
     for (j, r) in rules.iter().enumerate() {
         if r.size_bytes == 0 {
-            return err(key(&format!("stream_rules.{j}.size_bytes")), "must be at least 1 byte, got 0".to_string());
+            return err(
+                key(&format!("stream_rules.{j}.size_bytes")),
+                "must be at least 1 byte, got 0".to_string(),
+            );
         }
         if r.offset_bytes >= ns_bytes || r.size_bytes > ns_bytes - r.offset_bytes {
             return err(
@@ -430,9 +501,13 @@ fn resolve_periodic(s: &mut Scenario, g: &Geometry) -> Check {
         let bytes = namespace_units(t, g, logical) as u64 * g.unit_bytes as u64;
         let ends = run_ends || t.duration_s.is_some();
         let Some(p) = t.periodic.as_mut() else { continue };
-        p.resolve(bytes, g.page_bytes).map_err(|(k, r)| (join_key(&format!("tenants.{i}.periodic"), &k), r))?;
+        p.resolve(bytes, g.page_bytes)
+            .map_err(|(k, r)| (join_key(&format!("tenants.{i}.periodic"), &k), r))?;
         if p.end_s.is_none() && !ends {
-            return err(format!("tenants.{i}.periodic.end_s"), format!("periodic tasks never end: set end_s, tenants.{i}.duration_s or measure.duration_s"));
+            return err(
+                format!("tenants.{i}.periodic.end_s"),
+                format!("periodic tasks never end: set end_s, tenants.{i}.duration_s or measure.duration_s"),
+            );
         }
     }
     Ok(())
@@ -441,11 +516,20 @@ fn resolve_periodic(s: &mut Scenario, g: &Geometry) -> Check {
 /// A synthetic workload ends when every part ends: each needs `requests` or `end_s` when
 /// neither the tenant nor the measurement has a duration (checked by the caller).
 fn check_synthetic_ends(w: &SyntheticWorkload, i: usize, key: &dyn Fn(&str) -> String) -> Check {
-    let Some(j) = w.parts().iter().position(|p| p.requests.is_none() && p.end_s.is_none()) else { return Ok(()) };
+    let Some(j) = w.parts().iter().position(|p| p.requests.is_none() && p.end_s.is_none()) else {
+        return Ok(());
+    };
     // Closed-loop parts take no end_s: do not suggest it.
     let own = if w.parts()[j].arrival == Arrival::Closed { "requests" } else { "requests or end_s" };
-    let which = if w.parts().len() > 1 { format!("part {j} never ends, so the workload never ends") } else { "the workload never ends".to_string() };
-    err(key(&format!("synthetic.{}", w.key(j, "requests"))), format!("{which}: set {own}, tenants.{i}.duration_s or measure.duration_s"))
+    let which = if w.parts().len() > 1 {
+        format!("part {j} never ends, so the workload never ends")
+    } else {
+        "the workload never ends".to_string()
+    };
+    err(
+        key(&format!("synthetic.{}", w.key(j, "requests"))),
+        format!("{which}: set {own}, tenants.{i}.duration_s or measure.duration_s"),
+    )
 }
 
 fn check_phases(s: &Scenario) -> Check {
@@ -454,7 +538,10 @@ fn check_phases(s: &Scenario) -> Check {
         return err("precondition.fill_fraction", format!("must be in [0, 1], got {}", p.fill_fraction));
     }
     if !(0.0..=10.0).contains(&p.overwrite_passes) {
-        return err("precondition.overwrite_passes", format!("must be in [0, 10], got {}", p.overwrite_passes));
+        return err(
+            "precondition.overwrite_passes",
+            format!("must be in [0, 10], got {}", p.overwrite_passes),
+        );
     }
     let m = &s.measure;
     if !(m.window_s >= 1e-6 && m.window_s <= 86_400.0) {
@@ -467,22 +554,35 @@ fn check_phases(s: &Scenario) -> Check {
         return err("measure.duration_s", format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
     }
     if let Some(d) = m.duration_s.filter(|d| m.warmup_s >= *d) {
-        return err("measure.warmup_s", format!("must be below measure.duration_s ({d} seconds), got {}", m.warmup_s));
+        return err(
+            "measure.warmup_s",
+            format!("must be below measure.duration_s ({d} seconds), got {}", m.warmup_s),
+        );
     }
     check_measure_phases(m)?;
     if !(m.starvation_wait_s > 0.0 && m.starvation_wait_s <= MAX_SECONDS) {
-        return err("measure.starvation_wait_s", format!("must be in (0, {MAX_SECONDS}] seconds, got {}", m.starvation_wait_s));
+        return err(
+            "measure.starvation_wait_s",
+            format!("must be in (0, {MAX_SECONDS}] seconds, got {}", m.starvation_wait_s),
+        );
     }
     if !(m.backlog_queue_depths_max >= 1.0 && m.backlog_queue_depths_max <= 1e6) {
         return err(
             "measure.backlog_queue_depths_max",
-            format!("must be in [1, 1000000] queue depths (a full device queue is one), got {}", m.backlog_queue_depths_max),
+            format!(
+                "must be in [1, 1000000] queue depths (a full device queue is one), got {}",
+                m.backlog_queue_depths_max
+            ),
         );
     }
     // The latest end of the run the scenario fixes (as `api::horizon`, or earlier when every
     // tenant stops before it): the time series holds one row per tenant and window up to there.
-    let tenants_end: Option<f64> =
-        s.tenants.iter().map(|t| t.duration_s.map(|d| t.start_s + d)).collect::<Option<Vec<f64>>>().map(|e| e.into_iter().fold(0.0, f64::max));
+    let tenants_end: Option<f64> = s
+        .tenants
+        .iter()
+        .map(|t| t.duration_s.map(|d| t.start_s + d))
+        .collect::<Option<Vec<f64>>>()
+        .map(|e| e.into_iter().fold(0.0, f64::max));
     let end = match (m.duration_s, tenants_end) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
@@ -538,7 +638,9 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     };
     for name in s.schemes.clone() {
         let table = s.scheme.get(&name).cloned().unwrap_or_default();
-        let built = scheme::build(&name, &table, &ctx).map_err(|e| (join_key(&format!("scheme.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
+        let built = scheme::build(&name, &table, &ctx).map_err(|e| {
+            (join_key(&format!("scheme.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason))
+        })?;
         s.scheme.insert(name, built.resolved_config());
     }
     // A table for a scheme the run does not list is kept as written and checked for what does
@@ -566,7 +668,8 @@ fn unknown_scheme(name: &str) -> String {
 
 /// `"; did you mean \"x\"?"` when a candidate is close to `name` (`error::did_you_mean`).
 fn suggestion<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    crate::error::did_you_mean(name, candidates).map_or_else(String::new, |c| format!("; did you mean {c:?}?"))
+    crate::error::did_you_mean(name, candidates)
+        .map_or_else(String::new, |c| format!("; did you mean {c:?}?"))
 }
 
 /// The device-independent checks of the `[scheme.<name>]` table of a scheme not run: every key
@@ -581,7 +684,11 @@ fn check_unlisted_scheme(name: &str, table: &toml::Table, ctx: &SchemeContext) -
         return err(key(k), unknown_key(k, fields.iter().copied()));
     }
     for knob in info.knobs {
-        let (crate::knobs::KnobKind::Tables(sub), Some(toml::Value::Array(items))) = (knob.kind, table.get(knob.key)) else { continue };
+        let (crate::knobs::KnobKind::Tables(sub), Some(toml::Value::Array(items))) =
+            (knob.kind, table.get(knob.key))
+        else {
+            continue;
+        };
         for (i, item) in items.iter().enumerate() {
             let Some(t) = item.as_table() else { continue };
             if let Some(k) = t.keys().find(|k| !sub.iter().any(|s| s.key == k.as_str())) {
@@ -591,7 +698,11 @@ fn check_unlisted_scheme(name: &str, table: &toml::Table, ctx: &SchemeContext) -
     }
     crate::knobs::check_all(info.knobs, table).map_err(|e| (key(&e.key), e.reason))?;
     match scheme::build(name, table, ctx) {
-        Err(e) if ["invalid type", "invalid value", "unknown variant", "missing field", "invalid length"].iter().any(|p| e.reason.starts_with(p)) => {
+        Err(e)
+            if ["invalid type", "invalid value", "unknown variant", "missing field", "invalid length"]
+                .iter()
+                .any(|p| e.reason.starts_with(p)) =>
+        {
             Err((key(&e.key), crate::error::suggest_in_reason(&e.reason)))
         }
         _ => Ok(()),
@@ -609,7 +720,9 @@ fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
     if stream::info(&s.stream_mapper).is_none() {
         let name = &s.stream_mapper;
         let reason = match scheme::info(name) {
-            Some(_) => format!("{name} is a scheme, not a stream mapper: list it in schemes (e.g. schemes = [{name:?}])"),
+            Some(_) => format!(
+                "{name} is a scheme, not a stream mapper: list it in schemes (e.g. schemes = [{name:?}])"
+            ),
             None => format!(
                 "unknown stream mapper {name:?}{}; known: {}",
                 suggestion(name, stream::REGISTRY.iter().map(|p| p.name)),
@@ -622,7 +735,11 @@ fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
         if stream::info(name).is_none() {
             return err(
                 format!("stream.{name}"),
-                format!("unknown stream mapper{}; known: {}", suggestion(name, stream::REGISTRY.iter().map(|p| p.name)), crate::knobs::names(stream::REGISTRY)),
+                format!(
+                    "unknown stream mapper{}; known: {}",
+                    suggestion(name, stream::REGISTRY.iter().map(|p| p.name)),
+                    crate::knobs::names(stream::REGISTRY)
+                ),
             );
         }
         if *name != s.stream_mapper {
@@ -635,17 +752,33 @@ fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
                 physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8,
                 fdp: s.device.fdp.as_ref(),
             };
-            stream::build(name, table, &loose).map_err(|e| (join_key(&format!("stream.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
+            stream::build(name, table, &loose).map_err(|e| {
+                (join_key(&format!("stream.{name}"), &e.key), crate::error::suggest_in_reason(&e.reason))
+            })?;
         }
     }
-    if let Some(f) = s.device.fdp.as_ref().filter(|f| s.stream_mapper == "fdp" && f.handles.len() > s.ftl.physical_streams as usize) {
+    if let Some(f) = s
+        .device
+        .fdp
+        .as_ref()
+        .filter(|f| s.stream_mapper == "fdp" && f.handles.len() > s.ftl.physical_streams as usize)
+    {
         let (n, p) = (f.handles.len(), s.ftl.physical_streams);
-        return err("device.fdp.handles", format!("names {n} handles; each needs a physical stream: at most ftl.physical_streams = {p}"));
+        return err(
+            "device.fdp.handles",
+            format!("names {n} handles; each needs a physical stream: at most ftl.physical_streams = {p}"),
+        );
     }
     let table = s.stream.get(&s.stream_mapper).cloned().unwrap_or_default();
-    let mctx = stream::MapperContext { geometry: g, namespace_units: ns, physical_streams: s.ftl.physical_streams, fdp: s.device.fdp.as_ref() };
-    let mapper = stream::build(&s.stream_mapper, &table, &mctx)
-        .map_err(|e| (join_key(&format!("stream.{}", s.stream_mapper), &e.key), crate::error::suggest_in_reason(&e.reason)))?;
+    let mctx = stream::MapperContext {
+        geometry: g,
+        namespace_units: ns,
+        physical_streams: s.ftl.physical_streams,
+        fdp: s.device.fdp.as_ref(),
+    };
+    let mapper = stream::build(&s.stream_mapper, &table, &mctx).map_err(|e| {
+        (join_key(&format!("stream.{}", s.stream_mapper), &e.key), crate::error::suggest_in_reason(&e.reason))
+    })?;
     s.stream.insert(s.stream_mapper.clone(), mapper.resolved_config());
     Ok(())
 }
@@ -675,10 +808,16 @@ fn check_measure_phases(m: &MeasureConfig) -> Result<(), (String, String)> {
             );
         }
         if let Some(e) = p.end_s.filter(|&e| !(e > p.start_s && e <= MAX_SECONDS)) {
-            return err(key("end_s"), format!("must be in (start_s = {}, {MAX_SECONDS}] seconds, got {e}", p.start_s));
+            return err(
+                key("end_s"),
+                format!("must be in (start_s = {}, {MAX_SECONDS}] seconds, got {e}", p.start_s),
+            );
         }
         if let Some(d) = m.duration_s.filter(|&d| p.start_s >= d) {
-            return err(key("start_s"), format!("must be below measure.duration_s ({d} seconds), got {}", p.start_s));
+            return err(
+                key("start_s"),
+                format!("must be below measure.duration_s ({d} seconds), got {}", p.start_s),
+            );
         }
     }
     Ok(())

@@ -85,7 +85,11 @@ pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
     // (tests/part_ftl.rs), so it is refused.
     let timed_only = s.schemes.iter().find(|n| TIMED_ONLY_SCHEMES.contains(&n.as_str()));
     let warm = writes && s.precondition.fill_fraction > 0.0 && timed_only.is_none();
-    let mode = *s.precondition.mode.get_or_insert(if warm { PreconditionMode::Workload } else { PreconditionMode::Fill });
+    let mode = *s.precondition.mode.get_or_insert(if warm {
+        PreconditionMode::Workload
+    } else {
+        PreconditionMode::Fill
+    });
     if let (PreconditionMode::Workload, Some(name)) = (mode, timed_only) {
         return Err((
             "precondition.mode".into(),
@@ -100,10 +104,16 @@ pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
     }
     let w = &s.precondition.warm;
     if !(0.01..=10.0).contains(&w.window_capacity_fraction) {
-        return Err(("precondition.warm.window_capacity_fraction".into(), format!("must be in [0.01, 10], got {}", w.window_capacity_fraction)));
+        return Err((
+            "precondition.warm.window_capacity_fraction".into(),
+            format!("must be in [0.01, 10], got {}", w.window_capacity_fraction),
+        ));
     }
     if !(w.waf_tolerance > 0.0 && w.waf_tolerance <= 1.0) {
-        return Err(("precondition.warm.waf_tolerance".into(), format!("must be in (0, 1], got {}", w.waf_tolerance)));
+        return Err((
+            "precondition.warm.waf_tolerance".into(),
+            format!("must be in (0, 1], got {}", w.waf_tolerance),
+        ));
     }
     let floor = 2.0 * w.window_capacity_fraction;
     if !(w.max_capacity_multiple >= floor && w.max_capacity_multiple <= 1000.0) {

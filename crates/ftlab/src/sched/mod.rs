@@ -97,10 +97,34 @@ impl SchedulerKind {
     pub fn table(self) -> ClassTable {
         // Classes: host read, host write, gc, migrate, parity.
         match self {
-            SchedulerKind::Priority => ClassTable { queue_of: [0, 1, 2, 2, 1], n_queues: 3, urgent_queue: 2, by_deadline: false, per_tenant: false },
-            SchedulerKind::Fifo => ClassTable { queue_of: [0; N_CLASSES], n_queues: 1, urgent_queue: 0, by_deadline: false, per_tenant: false },
-            SchedulerKind::Edf => ClassTable { queue_of: [0, 0, 1, 1, 0], n_queues: 2, urgent_queue: 1, by_deadline: true, per_tenant: false },
-            SchedulerKind::Fair => ClassTable { queue_of: [0, 0, 1, 1, 0], n_queues: 2, urgent_queue: 1, by_deadline: false, per_tenant: true },
+            SchedulerKind::Priority => ClassTable {
+                queue_of: [0, 1, 2, 2, 1],
+                n_queues: 3,
+                urgent_queue: 2,
+                by_deadline: false,
+                per_tenant: false,
+            },
+            SchedulerKind::Fifo => ClassTable {
+                queue_of: [0; N_CLASSES],
+                n_queues: 1,
+                urgent_queue: 0,
+                by_deadline: false,
+                per_tenant: false,
+            },
+            SchedulerKind::Edf => ClassTable {
+                queue_of: [0, 0, 1, 1, 0],
+                n_queues: 2,
+                urgent_queue: 1,
+                by_deadline: true,
+                per_tenant: false,
+            },
+            SchedulerKind::Fair => ClassTable {
+                queue_of: [0, 0, 1, 1, 0],
+                n_queues: 2,
+                urgent_queue: 1,
+                by_deadline: false,
+                per_tenant: true,
+            },
         }
     }
 }
@@ -154,7 +178,13 @@ impl<Op: SchedOp> Scheduler<Op> {
     }
 
     /// As `new`, with the tenant count and operation costs `fair` uses (ignored otherwise).
-    pub fn with_tenants(kind: SchedulerKind, n_dies: u32, pending_max: usize, n_tenants: usize, costs: FairCosts) -> Scheduler<Op> {
+    pub fn with_tenants(
+        kind: SchedulerKind,
+        n_dies: u32,
+        pending_max: usize,
+        n_tenants: usize,
+        costs: FairCosts,
+    ) -> Scheduler<Op> {
         let table = kind.table();
         assert!((1..=QUEUES_MAX).contains(&(table.n_queues as usize)) && table.urgent_queue < table.n_queues);
         assert!(table.queue_of.iter().all(|&q| q < table.n_queues), "class mapped to a missing queue");
@@ -162,7 +192,10 @@ impl<Op: SchedOp> Scheduler<Op> {
         let queues = (0..n_dies as usize * table.n_queues as usize).map(|_| VecDeque::new()).collect();
         let n_dies = n_dies as usize;
         let fair = if table.per_tenant {
-            assert!((1..=u16::MAX as usize + 1).contains(&n_tenants), "fair scheduler with {n_tenants} tenants");
+            assert!(
+                (1..=u16::MAX as usize + 1).contains(&n_tenants),
+                "fair scheduler with {n_tenants} tenants"
+            );
             Fair {
                 n_tenants,
                 costs,
@@ -173,7 +206,15 @@ impl<Op: SchedOp> Scheduler<Op> {
                 head_charged: vec![false; n_dies],
             }
         } else {
-            Fair { n_tenants: 0, costs, quantum: 0, tenant_queues: Vec::new(), deficit: Vec::new(), active: Vec::new(), head_charged: Vec::new() }
+            Fair {
+                n_tenants: 0,
+                costs,
+                quantum: 0,
+                tenant_queues: Vec::new(),
+                deficit: Vec::new(),
+                active: Vec::new(),
+                head_charged: Vec::new(),
+            }
         };
         Scheduler { table, queues, pending: 0, pending_max, fair: Box::new(fair) }
     }
@@ -203,7 +244,12 @@ impl<Op: SchedOp> Scheduler<Op> {
             }
         }
         self.pending += 1;
-        assert!(self.pending <= self.pending_max, "scheduler holds {} operations, bound {}", self.pending, self.pending_max);
+        assert!(
+            self.pending <= self.pending_max,
+            "scheduler holds {} operations, bound {}",
+            self.pending,
+            self.pending_max
+        );
     }
 
     // Out of line: the other kinds' push/pop stay as compact as before.
@@ -262,7 +308,9 @@ impl<Op: SchedOp> Scheduler<Op> {
             self.table.urgent_queue as usize
         } else if self.table.by_deadline {
             // The queue whose head is due first (ties: the lower queue).
-            (0..n).filter(|&q| !self.queues[base + q].is_empty()).min_by_key(|&q| (self.queues[base + q][0].deadline(), q))?
+            (0..n)
+                .filter(|&q| !self.queues[base + q].is_empty())
+                .min_by_key(|&q| (self.queues[base + q][0].deadline(), q))?
         } else if self.table.per_tenant {
             if let Some(op) = self.pop_tenant(die) {
                 self.pending -= 1;
@@ -281,7 +329,13 @@ impl<Op: SchedOp> Scheduler<Op> {
     /// `class`'s queue that `pred` accepts (multi-plane partners, reads during a suspension).
     /// Under `fair` a host class scans the die's tenant queues in round order, up to
     /// `scan_max` operations in all, and charges the operation to its tenant's deficit.
-    pub fn take_matching(&mut self, die: DieIdx, class: OpClass, scan_max: usize, mut pred: impl FnMut(&Op) -> bool) -> Option<Op> {
+    pub fn take_matching(
+        &mut self,
+        die: DieIdx,
+        class: OpClass,
+        scan_max: usize,
+        mut pred: impl FnMut(&Op) -> bool,
+    ) -> Option<Op> {
         let qi = self.table.queue_of[class as usize];
         if self.table.per_tenant && qi == 0 {
             let op = self.take_matching_tenant(die, scan_max, pred)?;
@@ -297,7 +351,12 @@ impl<Op: SchedOp> Scheduler<Op> {
 
     // Out of line: the other kinds' push/pop stay as compact as before.
     #[inline(never)]
-    fn take_matching_tenant(&mut self, die: DieIdx, scan_max: usize, mut pred: impl FnMut(&Op) -> bool) -> Option<Op> {
+    fn take_matching_tenant(
+        &mut self,
+        die: DieIdx,
+        scan_max: usize,
+        mut pred: impl FnMut(&Op) -> bool,
+    ) -> Option<Op> {
         let f = &mut self.fair;
         let d = die.0 as usize;
         let mut budget = scan_max;
@@ -335,10 +394,12 @@ impl<Op: SchedOp> Scheduler<Op> {
     /// Operations queued at `die`.
     pub fn queued(&self, die: DieIdx) -> usize {
         let base = self.base(die);
-        let shared: usize = self.queues[base..base + self.table.n_queues as usize].iter().map(VecDeque::len).sum();
+        let shared: usize =
+            self.queues[base..base + self.table.n_queues as usize].iter().map(VecDeque::len).sum();
         if self.table.per_tenant {
             let b = die.0 as usize * self.fair.n_tenants;
-            shared + self.fair.tenant_queues[b..b + self.fair.n_tenants].iter().map(VecDeque::len).sum::<usize>()
+            shared
+                + self.fair.tenant_queues[b..b + self.fair.n_tenants].iter().map(VecDeque::len).sum::<usize>()
         } else {
             shared
         }

@@ -18,11 +18,11 @@
 //! (`metrics::lifetime`) nor the swap bound's arithmetic (`metrics::lifetime_model`).
 
 use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
+use crate::policy::{Cause, Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration};
 use crate::sched::SchedulerKind;
-use crate::policy::{Cause, Command, Counters, DeviceView, Dest, Interests, Invalidated, Migration};
 use crate::scheme::Admission;
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
@@ -163,7 +163,8 @@ pub fn decide(trigger: &[f64], rate: &[f64], wear: &[f64], owner: &[u16], thresh
     if mean <= 0.0 || imbalance <= threshold {
         return Decision::Below { imbalance };
     }
-    let hot = *sw.iter().max_by(|&&a, &&b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a))).expect("two channels");
+    let hot =
+        *sw.iter().max_by(|&&a, &&b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a))).expect("two channels");
     let cool = sw
         .iter()
         .copied()
@@ -227,17 +228,24 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
     let g = *ctx.geometry;
     let n = ctx.namespace_units.len();
     if config.tenants.is_empty() {
-        let shares = partitioned::proportional_shares(ctx.namespace_units, g.channels).map_err(|e| SchemeConfigError::new("tenants", e.reason))?;
+        let shares = partitioned::proportional_shares(ctx.namespace_units, g.channels)
+            .map_err(|e| SchemeConfigError::new("tenants", e.reason))?;
         config.tenants = shares.into_iter().map(|channels| Vssd::Channel { channels }).collect();
     }
     if config.tenants.len() != n {
-        return Err(SchemeConfigError::new("tenants", format!("must list one vSSD per tenant ({n}), got {}", config.tenants.len())));
+        return Err(SchemeConfigError::new(
+            "tenants",
+            format!("must list one vSSD per tenant ({n}), got {}", config.tenants.len()),
+        ));
     }
     // Software vSSDs share dies and are isolated by the engine's fair-share scheduler; the
     // scheme does not change the engine's setting behind the user's back.
     if let Some(i) = config.tenants.iter().position(|v| matches!(v, Vssd::Software { .. })) {
         if ctx.scheduler != SchedulerKind::Fair {
-            let got = serde_json::to_value(ctx.scheduler).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+            let got = serde_json::to_value(ctx.scheduler)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
             return Err(SchemeConfigError::new(
                 format!("tenants.{i}"),
                 format!("a software-isolated vSSD is isolated by the fair-share scheduler: set ftl.scheduler = \"fair\" (it is \"{got}\")"),
@@ -275,7 +283,11 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
         run_start: SimTime::ZERO,
         swap_start_first: None,
         swap_start_last: None,
-        tokens: config.tenants.iter().map(|v| if let Vssd::Software { burst, .. } = v { *burst as f64 } else { 0.0 }).collect(),
+        tokens: config
+            .tenants
+            .iter()
+            .map(|v| if let Vssd::Software { burst, .. } = v { *burst as f64 } else { 0.0 })
+            .collect(),
         tokens_at: vec![SimTime::ZERO; n],
         n_deferrals: 0,
         config,
@@ -284,11 +296,33 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
 
 /// The fields of one vSSD in `tenants` (`kind` picks which apply).
 const VSSD_KNOBS: &[Knob] = &[
-    Knob::new("kind", "", KnobKind::Choice(&["channel", "die", "software"]), "Hardware (whole channels), die, or software (shared dies, fair scheduler) isolation."),
-    Knob::new("channels", "channels", KnobKind::Int(IntBounds::ANY), "channel: whole channels of its own.").also("in [1, channels left]"),
-    Knob::new("dies", "dies", KnobKind::Int(IntBounds::ANY), "die: dies of its own on the channels no channel vSSD holds.").also("in [1, dies left]; left out: the dies left in proportion to namespace size"),
-    Knob::new("iops_max", "requests/s", KnobKind::Float(Bounds::closed(0.0, 1e9)), "software: token bucket rate at admission (0 = no bucket)."),
-    Knob::new("burst", "requests", KnobKind::Int(IntBounds::new(1, 1_000_000)), "software: token bucket depth."),
+    Knob::new(
+        "kind",
+        "",
+        KnobKind::Choice(&["channel", "die", "software"]),
+        "Hardware (whole channels), die, or software (shared dies, fair scheduler) isolation.",
+    ),
+    Knob::new("channels", "channels", KnobKind::Int(IntBounds::ANY), "channel: whole channels of its own.")
+        .also("in [1, channels left]"),
+    Knob::new(
+        "dies",
+        "dies",
+        KnobKind::Int(IntBounds::ANY),
+        "die: dies of its own on the channels no channel vSSD holds.",
+    )
+    .also("in [1, dies left]; left out: the dies left in proportion to namespace size"),
+    Knob::new(
+        "iops_max",
+        "requests/s",
+        KnobKind::Float(Bounds::closed(0.0, 1e9)),
+        "software: token bucket rate at admission (0 = no bucket).",
+    ),
+    Knob::new(
+        "burst",
+        "requests",
+        KnobKind::Int(IntBounds::new(1, 1_000_000)),
+        "software: token bucket depth.",
+    ),
 ];
 
 /// The knobs of `flashblox`: the ranges `check_knobs` enforces and `ftlab schemes` lists.
@@ -306,7 +340,8 @@ pub const KNOBS: &[Knob] = &[
 /// `flashblox`'s registry entry.
 pub const INFO: SchemeInfo = SchemeInfo {
     name: "flashblox",
-    summary: "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear balance.",
+    summary:
+        "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear balance.",
     knobs: KNOBS,
     fields: config_fields::<FlashbloxConfig>,
     defaults: serde_defaults::<FlashbloxConfig>,
@@ -336,11 +371,16 @@ pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u
             for c in next_channel..next_channel + channels {
                 channel_owner[c as usize] = t as u16;
             }
-            sets[t] = g.dies_channel_first().into_iter().filter(|&d| (next_channel..next_channel + channels).contains(&g.channel_of(d))).collect();
+            sets[t] = g
+                .dies_channel_first()
+                .into_iter()
+                .filter(|&d| (next_channel..next_channel + channels).contains(&g.channel_of(d)))
+                .collect();
             next_channel += channels;
         }
     }
-    let mut free: Vec<DieIdx> = g.dies_channel_first().into_iter().filter(|&d| g.channel_of(d) >= next_channel).collect();
+    let mut free: Vec<DieIdx> =
+        g.dies_channel_first().into_iter().filter(|&d| g.channel_of(d) >= next_channel).collect();
     for (t, v) in vssds.iter().enumerate() {
         if let Vssd::Die { dies } = *v {
             let dies = dies.expect("filled by fill_die_counts");
@@ -372,12 +412,19 @@ pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u
 /// after the die vSSDs that set it) in proportion to their namespaces: largest remainder, at
 /// least one each (`partitioned::proportional_shares`). E.g. namespaces of 1/4, 1/4 and 1/2
 /// on 8 dies: 2, 2 and 4 dies; on 16 dies: 4, 4 and 8.
-fn fill_die_counts(g: &Geometry, vssds: &mut [Vssd], namespace_units: &[u32]) -> Result<(), SchemeConfigError> {
-    let open: Vec<usize> = (0..vssds.len()).filter(|&t| matches!(vssds[t], Vssd::Die { dies: None })).collect();
+fn fill_die_counts(
+    g: &Geometry,
+    vssds: &mut [Vssd],
+    namespace_units: &[u32],
+) -> Result<(), SchemeConfigError> {
+    let open: Vec<usize> =
+        (0..vssds.len()).filter(|&t| matches!(vssds[t], Vssd::Die { dies: None })).collect();
     let Some(&first) = open.first() else { return Ok(()) };
-    let channels: u32 = vssds.iter().map(|v| if let Vssd::Channel { channels } = *v { channels } else { 0 }).sum();
+    let channels: u32 =
+        vssds.iter().map(|v| if let Vssd::Channel { channels } = *v { channels } else { 0 }).sum();
     let set: u32 = vssds.iter().map(|v| if let Vssd::Die { dies: Some(d) } = *v { d } else { 0 }).sum();
-    let left = (g.channels.saturating_sub(channels) * g.chips_per_channel * g.dies_per_chip).saturating_sub(set);
+    let left =
+        (g.channels.saturating_sub(channels) * g.chips_per_channel * g.dies_per_chip).saturating_sub(set);
     let ns: Vec<u32> = open.iter().map(|&t| namespace_units[t]).collect();
     let shares = partitioned::proportional_shares(&ns, left).map_err(|_| {
         SchemeConfigError::new(
@@ -393,8 +440,16 @@ fn fill_die_counts(g: &Geometry, vssds: &mut [Vssd], namespace_units: &[u32]) ->
 
 /// Each dedicated vSSD's namespace fits its dies' logical capacity; the software vSSDs'
 /// namespaces together fit their shared dies'.
-fn check_capacity(g: &Geometry, vssds: &[Vssd], sets: &[Vec<DieIdx>], ctx: &SchemeContext) -> Result<(), SchemeConfigError> {
-    let logical = |n_dies: usize| (n_dies as f64 * g.blocks_per_die as f64 * g.units_per_block as f64 / (1.0 + ctx.over_provisioning)).floor() as u64;
+fn check_capacity(
+    g: &Geometry,
+    vssds: &[Vssd],
+    sets: &[Vec<DieIdx>],
+    ctx: &SchemeContext,
+) -> Result<(), SchemeConfigError> {
+    let logical = |n_dies: usize| {
+        (n_dies as f64 * g.blocks_per_die as f64 * g.units_per_block as f64 / (1.0 + ctx.over_provisioning))
+            .floor() as u64
+    };
     let mut software = (0u64, 0usize, None);
     for (t, v) in vssds.iter().enumerate() {
         let need = ctx.namespace_units[t] as u64;
@@ -435,7 +490,11 @@ impl Flashblox {
     fn channel_wear(&self, c: u32, view: &DeviceView) -> f64 {
         let info = &view.ftl.blocks().info;
         let dies = self.channel_dies(c);
-        let sum: u64 = dies.iter().flat_map(|&d| self.g.blocks_of_die(d)).map(|b| info[b as usize].erase_count as u64).sum();
+        let sum: u64 = dies
+            .iter()
+            .flat_map(|&d| self.g.blocks_of_die(d))
+            .map(|b| info[b as usize].erase_count as u64)
+            .sum();
         sum as f64 / (dies.len() as f64 * self.g.blocks_per_die as f64)
     }
 
@@ -456,7 +515,9 @@ impl Flashblox {
         if matches!(first, Decision::Below { .. } | Decision::Never) {
             return first;
         }
-        let wear: Vec<f64> = (0..n as u32).map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) }).collect();
+        let wear: Vec<f64> = (0..n as u32)
+            .map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) })
+            .collect();
         decide(&trigger, &rate, &wear, &owner, self.config.swap_threshold)
     }
 
@@ -466,8 +527,14 @@ impl Flashblox {
         let (a, b) = (self.channel_owner[hot as usize], self.channel_owner[cool as usize]);
         self.channel_owner.swap(hot as usize, cool as usize);
         for t in [a, b] {
-            let mine: Vec<u32> = (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
-            self.dies[t as usize] = self.g.dies_channel_first().into_iter().filter(|d| mine.contains(&self.g.channel_of(*d))).collect();
+            let mine: Vec<u32> =
+                (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
+            self.dies[t as usize] = self
+                .g
+                .dies_channel_first()
+                .into_iter()
+                .filter(|d| mine.contains(&self.g.channel_of(*d)))
+                .collect();
             self.next[t as usize] = 0;
             let n_dies = self.g.n_dies as usize;
             let row = &mut self.home[t as usize * n_dies..(t as usize + 1) * n_dies];
@@ -485,7 +552,10 @@ impl Flashblox {
                     .map(BlockIdx)
                     .filter(|&blk| {
                         let i = view.ftl.blocks().get(blk);
-                        i.owner == owner && i.state == BlockState::Full && i.valid_units > 0 && view.ftl.is_collectable(blk)
+                        i.owner == owner
+                            && i.state == BlockState::Full
+                            && i.valid_units > 0
+                            && view.ftl.is_collectable(blk)
                     })
                     .collect();
                 for blk in &blocks {
@@ -495,7 +565,13 @@ impl Flashblox {
                 self.swap_blocks += blocks.len() as u64;
                 if !blocks.is_empty() {
                     let reads_in_flight_max = self.config.swap_reads_in_flight_max;
-                    cmds.push(Command::Migrate(Migration { blocks, dest: Dest::Dies(dest.clone()), erase_sources: true, reads_in_flight_max, deadline: SimTime::MAX }));
+                    cmds.push(Command::Migrate(Migration {
+                        blocks,
+                        dest: Dest::Dies(dest.clone()),
+                        erase_sources: true,
+                        reads_in_flight_max,
+                        deadline: SimTime::MAX,
+                    }));
                 }
             }
         }
@@ -546,7 +622,10 @@ impl Scheme for Flashblox {
         let t = owner as usize;
         let n = self.dies[t].len();
         let reserve = view.ftl.params.host_reserve_blocks;
-        match (0..n).map(|k| (self.next[t] + k) % n).find(|&i| view.ftl.blocks().free_count(self.dies[t][i]) > reserve) {
+        match (0..n)
+            .map(|k| (self.next[t] + k) % n)
+            .find(|&i| view.ftl.blocks().free_count(self.dies[t][i]) > reserve)
+        {
             Some(i) => {
                 self.next[t] = (i + 1) % n;
                 self.dies[t][i]
@@ -584,7 +663,9 @@ impl Scheme for Flashblox {
                 self.trigger_imbalance_last = imbalance;
                 self.start_swap(hot as u32, cool as u32, view, cmds);
             }
-            Decision::Wait { imbalance } | Decision::Below { imbalance } => self.trigger_imbalance_last = imbalance,
+            Decision::Wait { imbalance } | Decision::Below { imbalance } => {
+                self.trigger_imbalance_last = imbalance
+            }
             Decision::Never => {}
         }
     }
@@ -633,7 +714,8 @@ impl Scheme for Flashblox {
         out.push(("swap_in_progress_at_end", if self.swap.is_some() { 1.0 } else { 0.0 }));
         // The measured interval: (last start − first start) / (n_swaps − 1), from these two
         // (seconds from the run's start; 0 without a swap).
-        let since_start = |t: Option<SimTime>| t.map_or(0.0, |t| t.saturating_sub(self.run_start).as_secs_f64());
+        let since_start =
+            |t: Option<SimTime>| t.map_or(0.0, |t| t.saturating_sub(self.run_start).as_secs_f64());
         out.push(("swap_first_start_s", since_start(self.swap_start_first)));
         out.push(("swap_last_start_s", since_start(self.swap_start_last)));
         out.push(("trigger_imbalance_last", self.trigger_imbalance_last));

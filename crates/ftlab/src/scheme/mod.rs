@@ -8,8 +8,8 @@
 
 pub mod flashblox;
 pub mod part_ftl;
-pub mod rtgc;
 pub mod partitioned;
+pub mod rtgc;
 pub mod unified;
 pub mod upi;
 pub mod wao_gc;
@@ -47,7 +47,11 @@ pub struct SchemeContext<'a> {
 /// with its command (`part-ftl` and `rtgc` admission).
 pub fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
     let ms = |x: SimTime| x.as_secs_f64() * 1e3;
-    (ms(t.page_read(g.page_bytes) + t.command), ms(t.page_program(g.page_bytes) + t.command), ms(t.erase + t.command))
+    (
+        ms(t.page_read(g.page_bytes) + t.command),
+        ms(t.page_program(g.page_bytes) + t.command),
+        ms(t.erase + t.command),
+    )
 }
 
 /// How a host read of one flash page is served.
@@ -220,10 +224,17 @@ pub fn info(name: &str) -> Option<&'static SchemeInfo> {
 }
 
 /// Build the scheme called `name`.
-pub fn build(name: &str, config: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub fn build(
+    name: &str,
+    config: &toml::Table,
+    ctx: &SchemeContext,
+) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     match info(name) {
         Some(p) => (p.build)(config, ctx),
-        None => Err(SchemeConfigError::new("", format!("unknown scheme {name:?}; known: {}", crate::knobs::names(REGISTRY)))),
+        None => Err(SchemeConfigError::new(
+            "",
+            format!("unknown scheme {name:?}; known: {}", crate::knobs::names(REGISTRY)),
+        )),
     }
 }
 

@@ -30,10 +30,12 @@
 //! docs/schemes/part-ftl.md.
 
 use super::{parse_config, to_table, ReadPlan, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::ftl::blocks::{BlockState, WriteClass};
-use crate::policy::{Command, Counters, DeviceView, Dest, Interests, Invalidated, Migration, Placed, StripePages};
+use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
+use crate::policy::{
+    Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration, Placed, StripePages,
+};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -66,19 +68,40 @@ pub struct PartFtlConfig {
 
 /// The knobs of `part-ftl`: the ranges its build enforces and `ftlab schemes` lists.
 pub const KNOBS: &[Knob] = &[
-    Knob::new("gc_trigger_free_blocks", "blocks", KnobKind::Int(IntBounds::ANY), "An F_w or parity die at or below this many free blocks starts a stripe copy-out.")
-        .also("in (ftl.gc_low_watermark_blocks, half a die's blocks)")
-        .absent("ftl.gc_low_watermark_blocks + tenants + 1 + dies per channel"),
-    Knob::new("copy_reads_in_flight", "pages", KnobKind::Int(IntBounds::at_least(1)), "Page reads in flight of one copy-out migration (its rate limit)."),
-    Knob::new("admission", "", KnobKind::Choice(&["enforce", "report"]), "A periodic task set failing Eq. 6-7: refused with its terms (enforce) or run and reported (report)."),
-    Knob::new("write_buffer_blocks_per_data_die", "blocks", KnobKind::Int(IntBounds::at_least(1)), "The write buffer (§V), in blocks per data die; replaces ftl.write_buffer_bytes.")
-        .also("at most a die's blocks"),
+    Knob::new(
+        "gc_trigger_free_blocks",
+        "blocks",
+        KnobKind::Int(IntBounds::ANY),
+        "An F_w or parity die at or below this many free blocks starts a stripe copy-out.",
+    )
+    .also("in (ftl.gc_low_watermark_blocks, half a die's blocks)")
+    .absent("ftl.gc_low_watermark_blocks + tenants + 1 + dies per channel"),
+    Knob::new(
+        "copy_reads_in_flight",
+        "pages",
+        KnobKind::Int(IntBounds::at_least(1)),
+        "Page reads in flight of one copy-out migration (its rate limit).",
+    ),
+    Knob::new(
+        "admission",
+        "",
+        KnobKind::Choice(&["enforce", "report"]),
+        "A periodic task set failing Eq. 6-7: refused with its terms (enforce) or run and reported (report).",
+    ),
+    Knob::new(
+        "write_buffer_blocks_per_data_die",
+        "blocks",
+        KnobKind::Int(IntBounds::at_least(1)),
+        "The write buffer (§V), in blocks per data die; replaces ftl.write_buffer_bytes.",
+    )
+    .also("at most a die's blocks"),
 ];
 
 /// `part-ftl`'s registry entry.
 pub const INFO: SchemeInfo = SchemeInfo {
     name: "part-ftl",
-    summary: "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 admission.",
+    summary:
+        "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 admission.",
     knobs: KNOBS,
     fields: config_fields::<PartFtlConfig>,
     defaults: serde_defaults::<PartFtlConfig>,
@@ -121,7 +144,11 @@ pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::part_ftl
 
 /// Eq. 6 and Eq. 7 on the scenario's periodic tasks: `Err` with every term of a failing test
 /// unless `mode` is `report`; the two totals either way (0 without tasks).
-fn admission(g: &Geometry, ctx: &SchemeContext, mode: AdmissionMode) -> Result<(f64, f64), SchemeConfigError> {
+fn admission(
+    g: &Geometry,
+    ctx: &SchemeContext,
+    mode: AdmissionMode,
+) -> Result<(f64, f64), SchemeConfigError> {
     use crate::rt::part_ftl::{read_test, write_test};
     if ctx.tasks.is_empty() {
         return Ok((0.0, 0.0));
@@ -234,18 +261,28 @@ impl PartFtl {
         let g = *ctx.geometry;
         let ways = g.dies_per_channel();
         if ways < 2 || ways - 1 > crate::policy::STRIPE_PAGES_MAX as u32 {
-            return Err(SchemeConfigError::new("", format!("needs 2 to {} dies per channel (data ways and one parity way), the device has {ways}", crate::policy::STRIPE_PAGES_MAX + 1)));
+            return Err(SchemeConfigError::new(
+                "",
+                format!(
+                    "needs 2 to {} dies per channel (data ways and one parity way), the device has {ways}",
+                    crate::policy::STRIPE_PAGES_MAX + 1
+                ),
+            ));
         }
         check_all(KNOBS, &config)?;
         let low = ctx.low_watermark_blocks;
-        let trigger = config.gc_trigger_free_blocks.unwrap_or(low + ctx.namespace_units.len() as u32 + 1 + ways);
+        let trigger =
+            config.gc_trigger_free_blocks.unwrap_or(low + ctx.namespace_units.len() as u32 + 1 + ways);
         if trigger <= low || trigger >= g.blocks_per_die / 2 {
             return Err(SchemeConfigError::new("gc_trigger_free_blocks", format!("must be in {}..{} (above ftl.gc_low_watermark_blocks = {low}, below half a die's {} blocks), got {trigger}", low + 1, g.blocks_per_die / 2, g.blocks_per_die)));
         }
         if config.write_buffer_blocks_per_data_die > g.blocks_per_die {
             return Err(SchemeConfigError::new(
                 "write_buffer_blocks_per_data_die",
-                format!("must be in 1..={} (a die's blocks), got {}", g.blocks_per_die, config.write_buffer_blocks_per_data_die),
+                format!(
+                    "must be in 1..={} (a die's blocks), got {}",
+                    g.blocks_per_die, config.write_buffer_blocks_per_data_die
+                ),
             ));
         }
         check_space(&g, ctx, trigger)?;
@@ -319,7 +356,11 @@ impl PartFtl {
         for k in 0..c {
             let ch = (self.next_channel + k) % c;
             let die = self.die(ch, self.place_way);
-            let room = if host { self.channel_open(view, ch) } else { view.ftl.blocks().free_count(die) > view.ftl.params.host_reserve_blocks };
+            let room = if host {
+                self.channel_open(view, ch)
+            } else {
+                view.ftl.blocks().free_count(die) > view.ftl.params.host_reserve_blocks
+            };
             if room {
                 self.next_channel = (ch + 1) % c;
                 return die;
@@ -327,7 +368,10 @@ impl PartFtl {
         }
         // Every placement die is down to the reserve: a copy takes the reserve of the
         // roomiest (the reserve is kept for GC; host writes are gated well above it).
-        (0..c).map(|ch| self.die(ch, self.place_way)).max_by_key(|&d| (view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0))).expect("a channel")
+        (0..c)
+            .map(|ch| self.die(ch, self.place_way))
+            .max_by_key(|&d| (view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0)))
+            .expect("a channel")
     }
 
     /// A data page was placed (host or copy): it enters the write buffer and counts towards
@@ -387,7 +431,9 @@ impl PartFtl {
             for q in &mut self.filled[slots.clone()] {
                 while let Some(&(b, erases)) = q.front() {
                     let info = view.ftl.blocks().get(b);
-                    if info.erase_count == erases && matches!(info.state, BlockState::Full | BlockState::Victim) {
+                    if info.erase_count == erases
+                        && matches!(info.state, BlockState::Full | BlockState::Victim)
+                    {
                         break;
                     }
                     q.pop_front();
@@ -396,7 +442,8 @@ impl PartFtl {
             if self.filled[slots.clone()].iter().any(VecDeque::is_empty) {
                 return;
             }
-            let data: Vec<BlockIdx> = self.filled[slots.clone()].iter_mut().map(|q| q.pop_front().expect("checked").0).collect();
+            let data: Vec<BlockIdx> =
+                self.filled[slots.clone()].iter_mut().map(|q| q.pop_front().expect("checked").0).collect();
             self.seal(view, channel, data, cmds);
         }
     }
@@ -416,7 +463,12 @@ impl PartFtl {
         for r in 0..ppb {
             row.clear();
             row.extend(data.iter().map(|&b| Ppa((b.0 * ppb + r) * upp)));
-            cmds.push(Command::ProgramParity { tenant: 0, stream: 0, die: parity_die, data: StripePages::new(&row) });
+            cmds.push(Command::ProgramParity {
+                tenant: 0,
+                stream: 0,
+                die: parity_die,
+                data: StripePages::new(&row),
+            });
         }
         let stripe = Stripe { channel, data, parity: vec![NONE; ppb as usize], covered_rows: 0, live_units };
         if id as usize == self.stripes.len() {
@@ -434,7 +486,11 @@ impl PartFtl {
     /// The pages of `block` still in the write buffer leave it.
     fn release(&mut self, block: BlockIdx) {
         let n = std::mem::take(&mut self.retained[block.0 as usize]);
-        assert!(self.buffer_pages >= n as u64, "write buffer holds fewer pages than block {} retains", block.0);
+        assert!(
+            self.buffer_pages >= n as u64,
+            "write buffer holds fewer pages than block {} retains",
+            block.0
+        );
         self.buffer_pages -= n as u64;
     }
 
@@ -497,7 +553,8 @@ impl PartFtl {
         let turn_done = if self.cur_way == self.data_ways {
             // Eq. 3's encoding task: the sealed stripes' parity is programmed, unless the
             // parity dies have no room and nothing to erase (then it waits a cycle).
-            self.uncovered.is_empty() || (0..self.g.channels).all(|ch| self.erasable(view, self.die(ch, self.data_ways)).is_none())
+            self.uncovered.is_empty()
+                || (0..self.g.channels).all(|ch| self.erasable(view, self.die(ch, self.data_ways)).is_none())
         } else {
             self.ahead
         };
@@ -543,7 +600,8 @@ impl PartFtl {
         let stuck = self.cur_way != self.data_ways
             && (0..self.g.channels).all(|ch| {
                 let d = self.die(ch, self.cur_way);
-                view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks && self.erasable(view, d).is_none()
+                view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks
+                    && self.erasable(view, d).is_none()
             });
         if stuck {
             self.counts.early_rotations += 1;
@@ -556,7 +614,8 @@ impl PartFtl {
     /// unit) is copied out, up to `COPYING_MAX` at a time.
     fn pick_copy_stripe(&mut self, view: &DeviceView, ch: u32) {
         let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
-        let short = free(self.cur_way) <= self.trigger_free_blocks || free(self.data_ways) <= self.trigger_free_blocks;
+        let short = free(self.cur_way) <= self.trigger_free_blocks
+            || free(self.data_ways) <= self.trigger_free_blocks;
         if !short || self.copying[ch as usize].len() >= COPYING_MAX {
             return;
         }
@@ -566,7 +625,11 @@ impl PartFtl {
             .stripes
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| s.as_ref().filter(|s| s.channel == ch && s.live_units < full && !busy.contains(&(i as u32))).map(|s| (s.live_units, i as u32)))
+            .filter_map(|(i, s)| {
+                s.as_ref()
+                    .filter(|s| s.channel == ch && s.live_units < full && !busy.contains(&(i as u32)))
+                    .map(|s| (s.live_units, i as u32))
+            })
             .min();
         if let Some((_, id)) = best {
             self.copying[ch as usize].push(id);
@@ -591,7 +654,11 @@ impl PartFtl {
         view.ftl.geometry.blocks_of_die(die).map(BlockIdx).find(|&b| {
             let info = view.ftl.blocks().get(b);
             let i = b.0 as usize;
-            info.state == BlockState::Full && info.programmed_pages == ppb && info.valid_units == 0 && self.block_stripe[i] == NONE && self.parity_live[i] == 0
+            info.state == BlockState::Full
+                && info.programmed_pages == ppb
+                && info.valid_units == 0
+                && self.block_stripe[i] == NONE
+                && self.parity_live[i] == 0
         })
     }
 
@@ -608,7 +675,11 @@ impl PartFtl {
             .filter(|&b| {
                 let info = view.ftl.blocks().get(b);
                 let i = b.0 as usize;
-                info.state == BlockState::Full && info.programmed_pages == ppb && self.block_stripe[i] == NONE && self.parity_live[i] == 0 && !waiting(b)
+                info.state == BlockState::Full
+                    && info.programmed_pages == ppb
+                    && self.block_stripe[i] == NONE
+                    && self.parity_live[i] == 0
+                    && !waiting(b)
             })
             .min_by_key(|&b| (view.ftl.blocks().get(b).valid_units, b.0))
     }
@@ -620,9 +691,18 @@ impl PartFtl {
         let ftl = view.ftl;
         let b = self.stripe(id).data[self.cur_way as usize];
         let die = self.g.die_of_block(b);
-        if ftl.is_collectable(b) && ftl.blocks().get(b).valid_units > 0 && view.dies[die.0 as usize].job.is_none() {
+        if ftl.is_collectable(b)
+            && ftl.blocks().get(b).valid_units > 0
+            && view.dies[die.0 as usize].job.is_none()
+        {
             self.counts.copy_out_blocks += 1;
-            let m = Migration { blocks: vec![b], dest: Dest::Scheme, erase_sources: false, reads_in_flight_max: self.config.copy_reads_in_flight, deadline: SimTime::MAX };
+            let m = Migration {
+                blocks: vec![b],
+                dest: Dest::Scheme,
+                erase_sources: false,
+                reads_in_flight_max: self.config.copy_reads_in_flight,
+                deadline: SimTime::MAX,
+            };
             cmds.push(Command::Migrate(m));
         }
     }
@@ -797,7 +877,12 @@ impl Scheme for PartFtl {
 
     /// GC erases a block with no valid unit that no live stripe needs (stripes are copied out
     /// by `reclaim`), else collects a block that joined no stripe; on F_w only.
-    fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: crate::ftl::gc::VictimPolicy) -> Option<BlockIdx> {
+    fn gc_victim(
+        &self,
+        die: DieIdx,
+        view: &DeviceView,
+        _policy: crate::ftl::gc::VictimPolicy,
+    ) -> Option<BlockIdx> {
         if !self.is_write_die(die) {
             return None;
         }
@@ -808,7 +893,9 @@ impl Scheme for PartFtl {
     /// needs.
     fn may_level(&self, block: BlockIdx, _view: &DeviceView) -> bool {
         let i = block.0 as usize;
-        self.is_write_die(self.g.die_of_block(block)) && self.block_stripe[i] == NONE && self.parity_live[i] == 0
+        self.is_write_die(self.g.die_of_block(block))
+            && self.block_stripe[i] == NONE
+            && self.parity_live[i] == 0
     }
 
     fn on_run_start(&mut self, _view: &DeviceView, _cmds: &mut Vec<Command>) {
@@ -837,6 +924,9 @@ impl Scheme for PartFtl {
     }
 
     fn resolved_config(&self) -> toml::Table {
-        to_table(&PartFtlConfig { gc_trigger_free_blocks: Some(self.trigger_free_blocks), ..self.config.clone() })
+        to_table(&PartFtlConfig {
+            gc_trigger_free_blocks: Some(self.trigger_free_blocks),
+            ..self.config.clone()
+        })
     }
 }

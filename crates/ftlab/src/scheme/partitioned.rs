@@ -4,8 +4,8 @@
 //! each) or given explicitly. Not dynamic: see `upi` for sets that move.
 
 use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{DieIdx, Geometry};
+use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::policy::DeviceView;
 use serde::{Deserialize, Serialize};
 
@@ -32,9 +32,19 @@ pub enum PartitionUnit {
 
 /// The knobs of `partitioned` (every bound depends on the device: `check_shares`).
 pub const KNOBS: &[Knob] = &[
-    Knob::new("by", "", KnobKind::Choice(&["channel", "die"]), "Unit of partitioning: whole channels or dies."),
-    Knob::new("shares", "channels or dies", KnobKind::IntList(IntBounds::ANY), "Units per tenant, in scenario order; empty = proportional to namespace size.")
-        .also("one per tenant, each in [1, units], summing to the device's units"),
+    Knob::new(
+        "by",
+        "",
+        KnobKind::Choice(&["channel", "die"]),
+        "Unit of partitioning: whole channels or dies.",
+    ),
+    Knob::new(
+        "shares",
+        "channels or dies",
+        KnobKind::IntList(IntBounds::ANY),
+        "Units per tenant, in scenario order; empty = proportional to namespace size.",
+    )
+    .also("one per tenant, each in [1, units], summing to the device's units"),
 ];
 
 /// `partitioned`'s registry entry.
@@ -86,7 +96,11 @@ impl Scheme for Partitioned {
     }
 
     fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, _view: &DeviceView) -> DieIdx {
-        assert_eq!(self.owner_of_die[victim_die.0 as usize], owner, "tenant {owner}'s data on die {} outside its partition", victim_die.0);
+        assert_eq!(
+            self.owner_of_die[victim_die.0 as usize], owner,
+            "tenant {owner}'s data on die {} outside its partition",
+            victim_die.0
+        );
         victim_die
     }
 
@@ -100,7 +114,10 @@ impl Scheme for Partitioned {
 pub fn proportional_shares(namespace_units: &[u32], n_units: u32) -> Result<Vec<u32>, SchemeConfigError> {
     let n = namespace_units.len() as u32;
     if n_units < n {
-        return Err(SchemeConfigError::new("by", format!("{n} tenants need at least {n} partition units, the device has {n_units}")));
+        return Err(SchemeConfigError::new(
+            "by",
+            format!("{n} tenants need at least {n} partition units, the device has {n_units}"),
+        ));
     }
     let total: u64 = namespace_units.iter().map(|&u| u as u64).sum();
     let exact: Vec<f64> = namespace_units.iter().map(|&u| u as f64 * n_units as f64 / total as f64).collect();
@@ -114,7 +131,9 @@ pub fn proportional_shares(namespace_units: &[u32], n_units: u32) -> Result<Vec<
     }
     while shares.iter().sum::<u32>() < n_units {
         let i = (0..shares.len())
-            .max_by(|&a, &b| (exact[a] - shares[a] as f64).total_cmp(&(exact[b] - shares[b] as f64)).then(b.cmp(&a)))
+            .max_by(|&a, &b| {
+                (exact[a] - shares[a] as f64).total_cmp(&(exact[b] - shares[b] as f64)).then(b.cmp(&a))
+            })
             .expect("at least one tenant");
         shares[i] += 1;
     }
@@ -123,16 +142,31 @@ pub fn proportional_shares(namespace_units: &[u32], n_units: u32) -> Result<Vec<
 
 /// `shares` (at `key`) lists one share per tenant, each in [1, n_units], summing to the
 /// device's `n_units` `unit`s (shared with `upi`'s initial sets).
-pub(crate) fn check_shares(key: &str, unit: &str, shares: &[u32], n_tenants: usize, n_units: u32) -> Result<(), SchemeConfigError> {
+pub(crate) fn check_shares(
+    key: &str,
+    unit: &str,
+    shares: &[u32],
+    n_tenants: usize,
+    n_units: u32,
+) -> Result<(), SchemeConfigError> {
     if shares.len() != n_tenants {
-        return Err(SchemeConfigError::new(key, format!("must list one share per tenant ({n_tenants}), got {}", shares.len())));
+        return Err(SchemeConfigError::new(
+            key,
+            format!("must list one share per tenant ({n_tenants}), got {}", shares.len()),
+        ));
     }
     if let Some(i) = shares.iter().position(|&s| s == 0 || s > n_units) {
-        return Err(SchemeConfigError::new(format!("{key}.{i}"), format!("must be in [1, {n_units}], got {}", shares[i])));
+        return Err(SchemeConfigError::new(
+            format!("{key}.{i}"),
+            format!("must be in [1, {n_units}], got {}", shares[i]),
+        ));
     }
     let sum: u64 = shares.iter().map(|&s| s as u64).sum();
     if sum != n_units as u64 {
-        return Err(SchemeConfigError::new(key, format!("must sum to the device's {n_units} {unit}, got {sum}")));
+        return Err(SchemeConfigError::new(
+            key,
+            format!("must sum to the device's {n_units} {unit}, got {sum}"),
+        ));
     }
     Ok(())
 }
@@ -147,7 +181,9 @@ pub(crate) fn assign(g: &Geometry, by: PartitionUnit, shares: &[u32]) -> Vec<Vec
         let range = next..next + share;
         next += share;
         let set: Vec<DieIdx> = match by {
-            PartitionUnit::Channel => order.iter().copied().filter(|&d| range.contains(&g.channel_of(d))).collect(),
+            PartitionUnit::Channel => {
+                order.iter().copied().filter(|&d| range.contains(&g.channel_of(d))).collect()
+            }
             PartitionUnit::Die => order[range.start as usize..range.end as usize].to_vec(),
         };
         sets.push(set);

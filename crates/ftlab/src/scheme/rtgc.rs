@@ -15,8 +15,8 @@
 //! false` so that GC runs only in the periodic jobs (and, if space runs short, the net).
 
 use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
 use crate::flash::geometry::{DieIdx, Geometry};
+use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
 use crate::policy::{Command, DeviceView, Interests};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -44,7 +44,8 @@ pub const KNOBS: &[Knob] = &[Knob::new(
 /// `rtgc`'s registry entry.
 pub const INFO: SchemeInfo = SchemeInfo {
     name: "rtgc",
-    summary: "RTGC: striping over every die, a periodic GC task per periodic writer, admission by RTGC's test.",
+    summary:
+        "RTGC: striping over every die, a periodic GC task per periodic writer, admission by RTGC's test.",
     knobs: KNOBS,
     fields: config_fields::<RtgcConfig>,
     defaults: serde_defaults::<RtgcConfig>,
@@ -93,11 +94,18 @@ impl Rtgc {
         let g = ctx.geometry;
         let c = analysis_config(g, ctx);
         if c.reclaimed_pages() == 0 {
-            return Err(SchemeConfigError::new("", format!("a greedy victim may hold all {} pages at σ = {:.3}: raise device.over_provisioning", g.pages_per_block, c.lambda)));
+            return Err(SchemeConfigError::new(
+                "",
+                format!(
+                    "a greedy victim may hold all {} pages at σ = {:.3}: raise device.over_provisioning",
+                    g.pages_per_block, c.lambda
+                ),
+            ));
         }
         let test = crate::rt::rtgc::test(&c, ctx.tasks);
         if config.admission == AdmissionMode::Enforce && !test.passes() {
-            let terms: Vec<String> = test.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
+            let terms: Vec<String> =
+                test.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
             return Err(SchemeConfigError::new(
                 "admission",
                 format!("the periodic tasks fail {} (must be <= 1): {} = {:.4}; set admission = \"report\" to run them anyway", test.equation, terms.join(" + "), test.total()),
@@ -108,13 +116,23 @@ impl Rtgc {
             .iter()
             .filter(|t| t.write_pages > 0)
             .map(|t| {
-                let period = SimTime::from_secs_f64(crate::rt::rtgc::gc_task_ms(&c, t).1 / 1e3).max(SimTime(1));
+                let period =
+                    SimTime::from_secs_f64(crate::rt::rtgc::gc_task_ms(&c, t).1 / 1e3).max(SimTime(1));
                 GcTask { period, next: period }
             })
             .collect();
         let epoch = tasks.iter().map(|t| t.period).min();
         let dies = g.dies_channel_first();
-        Ok(Rtgc { config, cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()], n_dies: g.n_dies, pages_per_block: g.pages_per_block, tasks, epoch, releases: 0, test_total: test.total() })
+        Ok(Rtgc {
+            config,
+            cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()],
+            n_dies: g.n_dies,
+            pages_per_block: g.pages_per_block,
+            tasks,
+            epoch,
+            releases: 0,
+            test_total: test.total(),
+        })
     }
 }
 
@@ -146,7 +164,9 @@ impl Scheme for Rtgc {
         }
         for _ in 0..due {
             self.releases += 1;
-            cmds.extend((0..self.n_dies).map(|d| Command::StepGc { die: DieIdx(d), pages: self.pages_per_block }));
+            cmds.extend(
+                (0..self.n_dies).map(|d| Command::StepGc { die: DieIdx(d), pages: self.pages_per_block }),
+            );
         }
     }
 

@@ -3,8 +3,8 @@
 //! baseline: maximal parallelism, no isolation. No knobs.
 
 use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{config_fields, serde_defaults};
 use crate::flash::geometry::DieIdx;
+use crate::knobs::{config_fields, serde_defaults};
 use crate::policy::DeviceView;
 use serde::{Deserialize, Serialize};
 

@@ -18,11 +18,11 @@
 
 use super::partitioned::{assign, check_shares, proportional_shares, PartitionUnit};
 use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
 use crate::ftl::gc::{age, VictimPolicy};
 use crate::ftl::Ftl;
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{Command, Counters, DeviceView};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -184,7 +184,8 @@ pub const INFO: SchemeInfo = SchemeInfo {
 /// `upi-guarded`'s registry entry: `upi` with `GUARDED_DEFAULTS`.
 pub const GUARDED_INFO: SchemeInfo = SchemeInfo {
     name: "upi-guarded",
-    summary: "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min = 0.05.",
+    summary:
+        "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min = 0.05.",
     knobs: KNOBS,
     fields: config_fields::<UpiConfig>,
     defaults: guarded_defaults,
@@ -202,7 +203,9 @@ fn with_guards(table: &toml::Table) -> toml::Table {
 
 /// `upi-guarded`'s config of an empty table.
 fn guarded_defaults() -> toml::Table {
-    to_table(&parse_config::<UpiConfig>(&with_guards(&toml::Table::new())).expect("upi-guarded's defaults parse"))
+    to_table(
+        &parse_config::<UpiConfig>(&with_guards(&toml::Table::new())).expect("upi-guarded's defaults parse"),
+    )
 }
 
 /// `upi`: the paper's scheme.
@@ -224,7 +227,11 @@ impl Upi {
         Upi::with_name("upi-guarded", &with_guards(table), ctx)
     }
 
-    fn with_name(name: &'static str, table: &toml::Table, ctx: &SchemeContext) -> Result<Upi, SchemeConfigError> {
+    fn with_name(
+        name: &'static str,
+        table: &toml::Table,
+        ctx: &SchemeContext,
+    ) -> Result<Upi, SchemeConfigError> {
         let mut config: UpiConfig = parse_config(table)?;
         let g = *ctx.geometry;
         let n_tenants = ctx.namespace_units.len();
@@ -307,12 +314,19 @@ impl Upi {
         let n = self.sets.len();
         // Starved: its own data is past `fill_starved`, or past `fill_device` with every die
         // of its set down to the host reserve (its writes wait, and GC there has little to win).
-        let stuck = |t: usize| self.sets[t].iter().all(|&d| ftl.blocks().free_count(d) <= ftl.params.host_reserve_blocks);
-        let starved_now = |t: usize| ratio(t) > self.fill_starved || (ratio(t) > self.fill_device && stuck(t));
-        let Some(starved) = (0..n).filter(|&t| starved_now(t)).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a))) else {
+        let stuck = |t: usize| {
+            self.sets[t].iter().all(|&d| ftl.blocks().free_count(d) <= ftl.params.host_reserve_blocks)
+        };
+        let starved_now =
+            |t: usize| ratio(t) > self.fill_starved || (ratio(t) > self.fill_device && stuck(t));
+        let Some(starved) =
+            (0..n).filter(|&t| starved_now(t)).max_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(b.cmp(&a)))
+        else {
             return false;
         };
-        let mut donors: Vec<usize> = (0..n).filter(|&t| t != starved && self.sets[t].len() as u32 > self.config.min_set_dies).collect();
+        let mut donors: Vec<usize> = (0..n)
+            .filter(|&t| t != starved && self.sets[t].len() as u32 > self.config.min_set_dies)
+            .collect();
         donors.sort_by(|&a, &b| ratio(a).total_cmp(&ratio(b)).then(a.cmp(&b)));
         for donor in donors {
             let die = self.sets[donor]
@@ -348,7 +362,11 @@ impl Upi {
             self.counters.refused_min_set += 1;
             return;
         }
-        let die = self.sets[donor].iter().copied().min_by(|a, b| least_read(model, *a, *b)).expect("a donor has dies");
+        let die = self.sets[donor]
+            .iter()
+            .copied()
+            .min_by(|a, b| least_read(model, *a, *b))
+            .expect("a donor has dies");
         // Anti-thrash (§4): the donor's utility after the move must stay >= the receiver's now.
         let mut trial = self.set_of_die.clone();
         trial[die.0 as usize] = receiver as u16;
@@ -360,7 +378,11 @@ impl Upi {
             self.counters.refused_anti_thrash += 1;
             return;
         }
-        if self.config.donor_traffic_max.is_some_and(|max| model.set_traffic_max(donor, &trial, &trial_sizes) > max) {
+        if self
+            .config
+            .donor_traffic_max
+            .is_some_and(|max| model.set_traffic_max(donor, &trial, &trial_sizes) > max)
+        {
             self.counters.refused_starvation += 1;
             return;
         }
@@ -379,14 +401,24 @@ impl Upi {
         self.host_next[from] %= self.sets[from].len();
         self.counters.transfers += 1;
         assert!(!self.sets[from].is_empty(), "a donor lost its last die");
-        assert_eq!(self.sets.iter().map(Vec::len).sum::<usize>(), self.set_of_die.iter().filter(|&&s| s != NO_SET).count());
+        assert_eq!(
+            self.sets.iter().map(Vec::len).sum::<usize>(),
+            self.set_of_die.iter().filter(|&&s| s != NO_SET).count()
+        );
     }
 
     /// The read-weighted cost-benefit score of a collectable block, or `None` if collecting
     /// it gains nothing (fully valid and not a relocation candidate). `movable[t]`: whether
     /// `t`'s copies can leave the block's die (`copies_can_leave`); if they cannot, relocation
     /// would write them back where they were, so the read term does not count.
-    fn victim_score(&self, block: BlockIdx, die: DieIdx, ftl: &Ftl, now: SimTime, movable: &[bool]) -> Option<f64> {
+    fn victim_score(
+        &self,
+        block: BlockIdx,
+        die: DieIdx,
+        ftl: &Ftl,
+        now: SimTime,
+        movable: &[bool],
+    ) -> Option<f64> {
         let info = ftl.blocks().get(block);
         let upb = self.geometry.units_per_block;
         let age_ns = age(now, info.last_write_ns).ns() as f64 + 1.0;
@@ -419,7 +451,9 @@ impl Upi {
 
     /// Per tenant: whether relocation may pull its data home (always, unless `room_home`).
     fn room_home(&self, ftl: &Ftl) -> Vec<bool> {
-        (0..self.sets.len()).map(|t| !self.config.room_home || self.own_density(t, ftl, None) < self.fill_device).collect()
+        (0..self.sets.len())
+            .map(|t| !self.config.room_home || self.own_density(t, ftl, None) < self.fill_device)
+            .collect()
     }
 
     /// Per tenant: whether copies of its data collected on `die`, outside its set, can leave
@@ -470,7 +504,8 @@ impl Scheme for Upi {
         }
         let set = &self.sets[t];
         let n = set.len();
-        let pick = (0..n).map(|k| set[(self.gc_next[t] + k) % n]).find(|&d| Self::gc_may_use(d, victim_die, ftl));
+        let pick =
+            (0..n).map(|k| set[(self.gc_next[t] + k) % n]).find(|&d| Self::gc_may_use(d, victim_die, ftl));
         let die = match pick {
             Some(d) => {
                 self.gc_next[t] = (set.iter().position(|&x| x == d).expect("in set") + 1) % n;
@@ -478,9 +513,10 @@ impl Scheme for Upi {
             }
             // Only static wear leveling collects on a read-only die: its data goes to the
             // owner's die with the most free blocks rather than back onto the read-only die.
-            None if self.set_of_die[victim_die.0 as usize] == NO_SET => {
-                *set.iter().max_by_key(|d| (ftl.blocks().free_count(**d), std::cmp::Reverse(d.0))).expect("a set has dies")
-            }
+            None if self.set_of_die[victim_die.0 as usize] == NO_SET => *set
+                .iter()
+                .max_by_key(|d| (ftl.blocks().free_count(**d), std::cmp::Reverse(d.0)))
+                .expect("a set has dies"),
             None => victim_die,
         };
         self.gc_die[t] = die;
@@ -503,7 +539,8 @@ impl Scheme for Upi {
         }
         let g = &self.geometry;
         let leave = self.copies_can_leave(die, ftl);
-        let movable: Vec<bool> = self.room_home(ftl).iter().zip(&leave).map(|(&home, &out)| home && out).collect();
+        let movable: Vec<bool> =
+            self.room_home(ftl).iter().zip(&leave).map(|(&home, &out)| home && out).collect();
         let mut best: Option<(f64, u32)> = None;
         let mut oldest_outside: Option<(i64, u32)> = None;
         for b in g.blocks_of_die(die) {
@@ -514,7 +551,10 @@ impl Scheme for Upi {
             match self.victim_score(BlockIdx(b), die, ftl, now, &movable) {
                 Some(score) if best.is_none_or(|(s, _)| score > s) => best = Some((score, b)),
                 Some(_) => {}
-                None if !self.in_set(info.owner, die) && leave[info.owner as usize] && oldest_outside.is_none_or(|(t, _)| info.last_write_ns < t) => {
+                None if !self.in_set(info.owner, die)
+                    && leave[info.owner as usize]
+                    && oldest_outside.is_none_or(|(t, _)| info.last_write_ns < t) =>
+                {
                     oldest_outside = Some((info.last_write_ns, b))
                 }
                 None => {}
@@ -540,7 +580,14 @@ impl Scheme for Upi {
     fn on_epoch(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
         self.counters.epochs += 1;
         self.observe(view.epoch, view.ftl);
-        let model = EpochModel::new(view.epoch, &self.smoothed, self.geometry.units_per_page, self.read_ns, self.program_ns, &self.config);
+        let model = EpochModel::new(
+            view.epoch,
+            &self.smoothed,
+            self.geometry.units_per_page,
+            self.read_ns,
+            self.program_ns,
+            &self.config,
+        );
         self.rebalance(&model, view.ftl);
     }
 
@@ -550,7 +597,11 @@ impl Scheme for Upi {
 
     fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
         let ftl = view.ftl;
-        let outside: u64 = (0..self.geometry.n_dies).map(DieIdx).filter(|&d| !self.in_set(tenant, d)).map(|d| ftl.valid_units_on(tenant, d)).sum();
+        let outside: u64 = (0..self.geometry.n_dies)
+            .map(DieIdx)
+            .filter(|&d| !self.in_set(tenant, d))
+            .map(|d| ftl.valid_units_on(tenant, d))
+            .sum();
         out.push(self.sets[tenant as usize].len() as f64);
         out.push(outside as f64 / self.geometry.units_per_page as f64);
         out.push(self.utility[tenant as usize]);
@@ -617,7 +668,8 @@ impl Smoothed {
     pub fn update(&mut self, stats: &EpochStats) {
         assert_eq!(stats.reads.len(), self.reads.len(), "epoch counters of another device");
         let a = if self.epochs == 0 { 1.0 } else { self.alpha };
-        let fold = |s: &mut [f64], x: &[u64]| s.iter_mut().zip(x).for_each(|(s, &x)| *s += a * (x as f64 - *s));
+        let fold =
+            |s: &mut [f64], x: &[u64]| s.iter_mut().zip(x).for_each(|(s, &x)| *s += a * (x as f64 - *s));
         fold(&mut self.reads, &stats.reads);
         fold(&mut self.host_units, &stats.host_units);
         fold(&mut self.gc_units, &stats.gc_units);
@@ -661,7 +713,14 @@ pub struct EpochModel {
 }
 
 impl EpochModel {
-    pub fn new(stats: &EpochStats, smoothed: &Smoothed, units_per_page: u32, read_ns: f64, program_ns: f64, config: &UpiConfig) -> EpochModel {
+    pub fn new(
+        stats: &EpochStats,
+        smoothed: &Smoothed,
+        units_per_page: u32,
+        read_ns: f64,
+        program_ns: f64,
+        config: &UpiConfig,
+    ) -> EpochModel {
         // N_w(t): host page programs this epoch; WAF(t) smoothed (Eq. 3, §4).
         let programs = stats
             .host_units
@@ -672,7 +731,9 @@ impl EpochModel {
         assert!(programs.iter().all(|p| p.is_finite() && *p >= 0.0), "expected programs {programs:?}");
         assert!(stats.window > SimTime::ZERO, "an epoch of zero length");
         assert_eq!(smoothed.n_dies, stats.n_dies, "averages of another device");
-        let programs_smoothed = (0..programs.len()).map(|t| smoothed.host_units[t] / units_per_page as f64 * smoothed.waf(t)).collect();
+        let programs_smoothed = (0..programs.len())
+            .map(|t| smoothed.host_units[t] / units_per_page as f64 * smoothed.waf(t))
+            .collect();
         EpochModel {
             n_dies: stats.n_dies,
             reads: smoothed.reads.clone(),
@@ -746,7 +807,8 @@ impl EpochModel {
             }
             let w = r.powf(self.read_exponent);
             num += w;
-            den += w * delay_weight(self.traffic(c, set_of_die, set_sizes), self.traffic_cap).powf(traffic_exponent);
+            den += w * delay_weight(self.traffic(c, set_of_die, set_sizes), self.traffic_cap)
+                .powf(traffic_exponent);
         }
         if num == 0.0 {
             1.0
@@ -817,7 +879,10 @@ fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError>
     if !c.traffic_exponents.is_empty() && c.traffic_exponents.len() != n_tenants {
         return Err(SchemeConfigError::new(
             "traffic_exponents",
-            format!("must list one exponent per tenant ({n_tenants}) or be empty, got {}", c.traffic_exponents.len()),
+            format!(
+                "must list one exponent per tenant ({n_tenants}) or be empty, got {}",
+                c.traffic_exponents.len()
+            ),
         ));
     }
     Ok(())
@@ -827,10 +892,16 @@ fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError>
 fn check_read_only(c: &UpiConfig, sets: &[Vec<DieIdx>], n_dies: u32) -> Result<(), SchemeConfigError> {
     for (i, &d) in c.read_only_dies.iter().enumerate() {
         if d >= n_dies {
-            return Err(SchemeConfigError::new(format!("read_only_dies.{i}"), format!("must be a die index in [0, {n_dies}), got {d}")));
+            return Err(SchemeConfigError::new(
+                format!("read_only_dies.{i}"),
+                format!("must be a die index in [0, {n_dies}), got {d}"),
+            ));
         }
         if c.read_only_dies[..i].contains(&d) {
-            return Err(SchemeConfigError::new(format!("read_only_dies.{i}"), format!("die {d} is listed twice")));
+            return Err(SchemeConfigError::new(
+                format!("read_only_dies.{i}"),
+                format!("die {d} is listed twice"),
+            ));
         }
     }
     for (t, set) in sets.iter().enumerate() {
@@ -838,7 +909,11 @@ fn check_read_only(c: &UpiConfig, sets: &[Vec<DieIdx>], n_dies: u32) -> Result<(
         if left < c.min_set_dies {
             return Err(SchemeConfigError::new(
                 "read_only_dies",
-                format!("tenant {t}'s set keeps {left} of its {} dies, fewer than min_set_dies = {}", set.len(), c.min_set_dies),
+                format!(
+                    "tenant {t}'s set keeps {left} of its {} dies, fewer than min_set_dies = {}",
+                    set.len(),
+                    c.min_set_dies
+                ),
             ));
         }
     }

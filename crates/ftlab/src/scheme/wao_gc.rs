@@ -20,9 +20,9 @@
 //! paper's WAO-GC, which collects only in steps.
 
 use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
-use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::DieIdx;
 use crate::ftl::blocks::WriteClass;
+use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::policy::{Command, DeviceView, Interests, Placed};
 use serde::{Deserialize, Serialize};
 
@@ -48,11 +48,21 @@ pub use crate::rt::wao_gc::lambda_max;
 
 /// The knobs of `wao-gc`: the ranges its build enforces and `ftlab schemes` lists.
 pub const KNOBS: &[Knob] = &[
-    Knob::new("copies_per_step", "pages", KnobKind::Int(IntBounds::at_least(1)), "c: victim page copies per partial-GC step (Eq. 12-16).")
-        .also("Eq. 12 must hold"),
-    Knob::new("trigger_free_blocks", "blocks", KnobKind::Int(IntBounds::ANY), "A die steps after each host page once its free blocks are at or below this.")
-        .also("in (ftl.gc_low_watermark_blocks, a die's blocks]")
-        .absent("ftl.gc_low_watermark_blocks + 1"),
+    Knob::new(
+        "copies_per_step",
+        "pages",
+        KnobKind::Int(IntBounds::at_least(1)),
+        "c: victim page copies per partial-GC step (Eq. 12-16).",
+    )
+    .also("Eq. 12 must hold"),
+    Knob::new(
+        "trigger_free_blocks",
+        "blocks",
+        KnobKind::Int(IntBounds::ANY),
+        "A die steps after each host page once its free blocks are at or below this.",
+    )
+    .also("in (ftl.gc_low_watermark_blocks, a die's blocks]")
+    .absent("ftl.gc_low_watermark_blocks + 1"),
 ];
 
 /// `wao-gc`'s registry entry.
@@ -103,7 +113,12 @@ impl WaoGc {
             ));
         }
         let dies = g.dies_channel_first();
-        Ok(WaoGc { config, trigger_free_blocks: trigger, cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()], steps: 0 })
+        Ok(WaoGc {
+            config,
+            trigger_free_blocks: trigger,
+            cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()],
+            steps: 0,
+        })
     }
 }
 

@@ -23,7 +23,12 @@ impl<E: Ord + Copy> EventQueue<E> {
     pub fn push(&mut self, at: SimTime, event: E) {
         self.heap.push(Reverse((at, self.seq, event)));
         self.seq += 1;
-        assert!(self.heap.len() <= self.len_max, "event queue holds {} events, bound {}", self.heap.len(), self.len_max);
+        assert!(
+            self.heap.len() <= self.len_max,
+            "event queue holds {} events, bound {}",
+            self.heap.len(),
+            self.len_max
+        );
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, E)> {

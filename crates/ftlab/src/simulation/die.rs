@@ -98,7 +98,12 @@ impl Engine<'_, Timed> {
     pub(super) fn queue_op(&mut self, op: FlashOp) {
         let die = op.die;
         self.exec.ops_live += 1;
-        assert!(self.exec.ops_live <= self.exec.ops_max, "{} flash operations live, bound {}", self.exec.ops_live, self.exec.ops_max);
+        assert!(
+            self.exec.ops_live <= self.exec.ops_max,
+            "{} flash operations live, bound {}",
+            self.exec.ops_live,
+            self.exec.ops_max
+        );
         let mut op = self.in_block_order(op);
         self.unit_on_issue(&op);
         let d = die.0 as usize;
@@ -106,7 +111,8 @@ impl Engine<'_, Timed> {
             // The die's count of non-read starts now; one less if a non-read operation is
             // running or suspended, so that `start` counts this read as blocked.
             let exec = &self.exec.dies[d];
-            let behind = exec.suspended.is_some() || (exec.current.n_ops > 0 && exec.current.ops[0].class != OpClass::HostRead);
+            let behind = exec.suspended.is_some()
+                || (exec.current.n_ops > 0 && exec.current.ops[0].class != OpClass::HostRead);
             let starts = self.exec.nonread_starts[d].wrapping_sub(behind as u16) & STARTS_MASK;
             op.read_tag = (op.read_tag & REBUILD_MEMBER) | starts;
         } else {
@@ -140,7 +146,11 @@ impl Engine<'_, Timed> {
         let d = die.0 as usize;
         if self.exec.dies[d].suspended.is_some() {
             let read = (self.exec.dies[d].reads_in_suspension < SUSPEND_READS_MAX)
-                .then(|| self.exec.sched.take_matching(die, OpClass::HostRead, SCAN_MAX, |o| o.class == OpClass::HostRead))
+                .then(|| {
+                    self.exec
+                        .sched
+                        .take_matching(die, OpClass::HostRead, SCAN_MAX, |o| o.class == OpClass::HostRead)
+                })
                 .flatten();
             match read {
                 Some(op) => {
@@ -160,7 +170,11 @@ impl Engine<'_, Timed> {
         }
         if !self.pol.scheme.may_write(die) {
             // A read die (the scheme's roles): host reads only; the rest waits its turn.
-            if let Some(op) = self.exec.sched.take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead) {
+            if let Some(op) = self
+                .exec
+                .sched
+                .take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead)
+            {
                 self.start(die, op);
             }
             return;
@@ -176,7 +190,13 @@ impl Engine<'_, Timed> {
     fn start(&mut self, die: DieIdx, first: FlashOp) {
         let d = die.0 as usize;
         assert_eq!(self.exec.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
-        assert!(first.class == OpClass::HostRead || self.pol.scheme.may_write(die), "a {:?} {:?} started on die {}, which the scheme keeps for reads", first.class, first.kind, die.0);
+        assert!(
+            first.class == OpClass::HostRead || self.pol.scheme.may_write(die),
+            "a {:?} {:?} started on die {}, which the scheme keeps for reads",
+            first.class,
+            first.kind,
+            die.0
+        );
         self.unit_on_start(die, &first);
         self.exec.dies[d].current.ops[0] = first;
         self.exec.dies[d].current.n_ops = 1;
@@ -187,7 +207,9 @@ impl Engine<'_, Timed> {
         let g = self.ftl.geometry;
         let group = &self.exec.dies[d].current;
         let array_op = match first.kind {
-            OpKind::Read => ArrayOp::Read { bytes: group.ops().iter().map(|o| o.n_units as u32 * g.unit_bytes).sum() },
+            OpKind::Read => {
+                ArrayOp::Read { bytes: group.ops().iter().map(|o| o.n_units as u32 * g.unit_bytes).sum() }
+            }
             OpKind::Program => ArrayOp::Program { bytes: g.page_bytes * group.n_ops as u32 },
             OpKind::Erase => ArrayOp::Erase,
         };
@@ -266,7 +288,11 @@ impl Engine<'_, Timed> {
             return;
         }
         let exec = &mut self.exec.dies[die.0 as usize];
-        if exec.current.n_ops == 0 || exec.current.kind() == OpKind::Read || exec.suspended.is_some() || self.now < exec.suspendable_from {
+        if exec.current.n_ops == 0
+            || exec.current.kind() == OpKind::Read
+            || exec.suspended.is_some()
+            || self.now < exec.suspendable_from
+        {
             return;
         }
         exec.suspended = Some((exec.current, exec.array_end - self.now));

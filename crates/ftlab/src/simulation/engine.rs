@@ -50,9 +50,18 @@ pub(super) struct Engine<'a, X> {
 impl<'a> Engine<'a, Instant> {
     /// A fresh device for `s` under `scheme` and `mapper`, fed by `sources` (one per tenant,
     /// in scenario order), with the instant executor, and the timed executor for its run.
-    pub(super) fn new(s: &Scenario, scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>, sources: Vec<Source<'a>>) -> (Self, Timed) {
+    pub(super) fn new(
+        s: &Scenario,
+        scheme: Box<dyn Scheme>,
+        mapper: Box<dyn StreamMapper>,
+        sources: Vec<Source<'a>>,
+    ) -> (Self, Timed) {
         let g = s.geometry();
-        assert!(g.units_per_page <= u16::MAX as u32, "{} units per page do not fit an operation's count", g.units_per_page);
+        assert!(
+            g.units_per_page <= u16::MAX as u32,
+            "{} units per page do not fit an operation's count",
+            g.units_per_page
+        );
         let ns = s.namespace_units();
         let r = s.resolved();
         let ftl = Ftl::new(
@@ -71,7 +80,10 @@ impl<'a> Engine<'a, Instant> {
         let n_dies = g.n_dies as usize;
         let mut jobs = JobTable::new(n_dies);
         // Bounds (asserted): every queued op belongs to a request, a job or a program.
-        let ops_max = qd_total * 64 + n_dies * (3 * g.pages_per_block as usize + 16) + g.n_blocks as usize + jobs.jobs_max();
+        let ops_max = qd_total * 64
+            + n_dies * (3 * g.pages_per_block as usize + 16)
+            + g.n_blocks as usize
+            + jobs.jobs_max();
         jobs.parity_pending_max = ops_max;
         let timed = Timed::new(s, ops_max, host.tenants.len());
         let scheme_buffer = scheme.write_buffer_units();
@@ -86,7 +98,10 @@ impl<'a> Engine<'a, Instant> {
             die_status: vec![DieStatus::IDLE; n_dies],
             sink,
             progress: Progress::new(&g),
-            p: Params { buffer_units: scheme_buffer.unwrap_or(r.write_buffer_bytes / g.unit_bytes as u64), ..Params::of(s) },
+            p: Params {
+                buffer_units: scheme_buffer.unwrap_or(r.write_buffer_bytes / g.unit_bytes as u64),
+                ..Params::of(s)
+            },
             scratch_ppas: Vec::new(),
             exec: Instant::new(ops_max),
         };
@@ -116,7 +131,8 @@ impl<'a> Engine<'a, Instant> {
     /// Preconditioning (if any) is over: keep its wear apart.
     pub(super) fn end_precondition(&mut self) {
         if self.sink.erase_precondition.is_none() {
-            self.sink.erase_precondition = Some(self.ftl.blocks().info.iter().map(|b| b.erase_count).collect());
+            self.sink.erase_precondition =
+                Some(self.ftl.blocks().info.iter().map(|b| b.erase_count).collect());
         }
     }
 }
@@ -131,7 +147,10 @@ impl<X: Executor> Engine<'_, X> {
     /// The policies, and the view of the device they are handed (disjoint borrows).
     #[inline]
     pub(super) fn policies_and_view(&mut self) -> (&mut Policies, DeviceView<'_>) {
-        (&mut self.pol, DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch })
+        (
+            &mut self.pol,
+            DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch },
+        )
     }
 
     /// Every part's invariants, swept in full (tests; the hot paths assert theirs as they go).
@@ -160,7 +179,10 @@ impl<X: Executor> Engine<'_, X> {
         let mut rounds = 0;
         while !self.pol.cmds.is_empty() {
             rounds += 1;
-            assert!(rounds <= COMMAND_ROUNDS_MAX, "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds");
+            assert!(
+                rounds <= COMMAND_ROUNDS_MAX,
+                "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds"
+            );
             let mut batch = std::mem::take(&mut self.pol.cmds);
             for c in batch.drain(..) {
                 self.apply_command(c);

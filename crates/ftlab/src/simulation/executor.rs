@@ -5,8 +5,8 @@
 //! is compiled once per executor with no run-time test of which one runs. This file holds the
 //! trait, the instant executor and the timed executor's state; not die scheduling (`die`).
 
-use super::engine::Engine;
 use super::die::DieExec;
+use super::engine::Engine;
 use super::step_unit::StepUnit;
 use super::FlashOp;
 use crate::error::FtlabError;
@@ -184,11 +184,21 @@ impl Timed {
         let n_dies = g.n_dies as usize;
         Timed {
             array: FlashArray::new(g, s.timing()),
-            sched: Scheduler::with_tenants(s.ftl.scheduler, g.n_dies, ops_max, n_tenants, FairCosts::from_timing(&s.timing(), g.page_bytes)),
+            sched: Scheduler::with_tenants(
+                s.ftl.scheduler,
+                g.n_dies,
+                ops_max,
+                n_tenants,
+                FairCosts::from_timing(&s.timing(), g.page_bytes),
+            ),
             dies: vec![DieExec::idle(FlashOp::NONE); n_dies],
             ops_live: 0,
             ops_max,
-            program_deadline: if s.ftl.scheduler.table().by_deadline { vec![SimTime::ZERO; g.n_blocks as usize] } else { Vec::new() },
+            program_deadline: if s.ftl.scheduler.table().by_deadline {
+                vec![SimTime::ZERO; g.n_blocks as usize]
+            } else {
+                Vec::new()
+            },
             nonread_starts: vec![0; n_dies],
             units: vec![StepUnit::IDLE; n_dies],
         }
@@ -200,7 +210,9 @@ impl Timed {
         assert!(self.ops_live <= self.ops_max, "{} operations live, bound {}", self.ops_live, self.ops_max);
         assert_eq!(self.dies.len(), n_dies, "one execution state per die");
         assert_eq!(self.nonread_starts.len(), n_dies, "one start count per die");
-        assert!(self.program_deadline.is_empty() || self.program_deadline.len() == ftl.geometry.n_blocks as usize);
+        assert!(
+            self.program_deadline.is_empty() || self.program_deadline.len() == ftl.geometry.n_blocks as usize
+        );
         let running: usize = self.dies.iter().map(|d| d.running().len()).sum();
         assert!(running <= self.ops_live, "{running} operations run, {} live", self.ops_live);
         assert_eq!(self.units.len(), n_dies, "one write-and-step unit per die");

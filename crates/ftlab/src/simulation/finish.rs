@@ -6,13 +6,13 @@
 
 use super::engine::Engine;
 use super::executor::Timed;
-use crate::policy::DeviceView;
 use crate::error::FtlabError;
 use crate::host::NO_TASK;
 use crate::metrics::lifetime::LifetimeResult;
 use crate::metrics::phase::PhaseResult;
 use crate::metrics::report::SchemeResult;
 use crate::metrics::table::{cdf_table, wear_table, Column, Table};
+use crate::policy::DeviceView;
 use crate::sim::time::SimTime;
 
 /// The tables of one scheme's run (the caller adds the `scheme` column).
@@ -45,7 +45,13 @@ impl Engine<'_, Timed> {
             .zip(&self.sink.busy_at_measure)
             .map(|(&b, &b0)| if measured.ns() == 0 { 0.0 } else { (b - b0) as f64 / measured.ns() as f64 })
             .collect();
-        let lifetime = LifetimeResult::compute(&g, &self.ftl.blocks().info, &erase_pre, &self.sink.wear, measured.as_secs_f64());
+        let lifetime = LifetimeResult::compute(
+            &g,
+            &self.ftl.blocks().info,
+            &erase_pre,
+            &self.sink.wear,
+            measured.as_secs_f64(),
+        );
         let v = DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch };
         let (scheme, streams) = (&self.pol.scheme, &mut self.sink.streams);
         let ts_saturated = self.sink.ts.saturated;
@@ -60,7 +66,11 @@ impl Engine<'_, Timed> {
         self.pol.mapper.counters(&mut mapper_counters);
         let queue_depths = self.host.tenants.iter().map(|t| t.queue_depth).collect();
         let tenants: Vec<(String, _)> = self.host.names.into_iter().zip(self.sink.metrics).collect();
-        let tables = RunTables { latency_cdf: cdf_table(&tenants), wear: wear_table(&g, &erase, &erase_pre), timeseries };
+        let tables = RunTables {
+            latency_cdf: cdf_table(&tenants),
+            wear: wear_table(&g, &erase, &erase_pre),
+            timeseries,
+        };
         let result = SchemeResult {
             scheme: scheme_name.to_string(),
             tenants,

@@ -13,12 +13,12 @@ use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, Placement, NONE};
 use crate::host::NO_TASK;
-use crate::policy::{Cause, OpClass};
-use crate::scheme::{Admission, ReadPlan};
-use crate::sim::time::SimTime;
 use crate::host::{HostRequest, Source};
+use crate::policy::{Cause, OpClass};
 use crate::scenario::{Replay, Scenario};
+use crate::scheme::{Admission, ReadPlan};
 use crate::sim::slab::Slab;
+use crate::sim::time::SimTime;
 use crate::workload::IoOp;
 use std::collections::VecDeque;
 
@@ -97,7 +97,12 @@ impl<'a> HostPort<'a> {
         let outstanding: usize = self.tenants.iter().map(|t| t.outstanding as usize).sum();
         assert_eq!(self.reqs.live(), outstanding, "requests in flight are the tenants' outstanding ones");
         for (t, n) in self.tenants.iter().zip(&self.names) {
-            assert!(t.outstanding <= t.queue_depth, "{n} has {} requests outstanding, queue depth {}", t.outstanding, t.queue_depth);
+            assert!(
+                t.outstanding <= t.queue_depth,
+                "{n} has {} requests outstanding, queue depth {}",
+                t.outstanding,
+                t.queue_depth
+            );
             assert!(t.stalled.len() <= t.outstanding as usize, "{n} has more stalled writes than requests");
         }
     }
@@ -159,7 +164,14 @@ impl<X: Executor> Engine<'_, X> {
         self.host.tenants[t as usize].outstanding += 1;
         self.sink.metrics[t as usize].backlog.arrived(req.arrival);
         self.sink.metrics[t as usize].health.arrived(req.arrival);
-        let id = self.host.reqs.insert(Request { tenant: t, req, next_unit: 0, pending: 0, rebuild_pending: 0, rebuild_at: SimTime::ZERO });
+        let id = self.host.reqs.insert(Request {
+            tenant: t,
+            req,
+            next_unit: 0,
+            pending: 0,
+            rebuild_pending: 0,
+            rebuild_at: SimTime::ZERO,
+        });
         match req.op {
             IoOp::Read => self.start_read(id),
             IoOp::Write if self.host.tenants[t as usize].stalled.is_empty() => {
@@ -230,7 +242,18 @@ impl<X: Executor> Engine<'_, X> {
         self.sink.epoch.reads[t as usize * self.sink.epoch.n_dies + die.0 as usize] += 1;
         self.sink.device.flash_reads += 1;
         let deadline = self.host.reqs.get(id).req.deadline;
-        let op = FlashOp { kind: OpKind::Read, class: OpClass::HostRead, tenant: t, die, block, page, n_units: n_units as u16, read_tag: 0, owner: Owner::Request(id).code(), deadline };
+        let op = FlashOp {
+            kind: OpKind::Read,
+            class: OpClass::HostRead,
+            tenant: t,
+            die,
+            block,
+            page,
+            n_units: n_units as u16,
+            read_tag: 0,
+            owner: Owner::Request(id).code(),
+            deadline,
+        };
         match plan {
             ReadPlan::Buffer => unreachable!("served above"),
             ReadPlan::Direct => {
@@ -251,7 +274,17 @@ impl<X: Executor> Engine<'_, X> {
                         continue;
                     }
                     let die = g.die_of(m);
-                    X::issue(self, FlashOp { die, block: g.block_of(m), page: g.page_of(m), n_units: g.units_per_page as u16, read_tag: super::die::REBUILD_MEMBER, ..op });
+                    X::issue(
+                        self,
+                        FlashOp {
+                            die,
+                            block: g.block_of(m),
+                            page: g.page_of(m),
+                            n_units: g.units_per_page as u16,
+                            read_tag: super::die::REBUILD_MEMBER,
+                            ..op
+                        },
+                    );
                     n += 1;
                 }
                 self.scratch_ppas = members;
@@ -401,7 +434,21 @@ impl<X: Executor> Engine<'_, X> {
         } else {
             (Owner::Buffer.code(), SimTime::MAX)
         };
-        X::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: units as u16, read_tag: 0, owner, deadline });
+        X::issue(
+            self,
+            FlashOp {
+                kind: OpKind::Program,
+                class: OpClass::HostWrite,
+                tenant: t,
+                die,
+                block,
+                page,
+                n_units: units as u16,
+                read_tag: 0,
+                owner,
+                deadline,
+            },
+        );
     }
 
     fn count_host_unit(&mut self, t: u16) {
@@ -461,7 +508,11 @@ impl<X: Executor> Engine<'_, X> {
         self.sink.metrics[t].health.completed(self.now, r.req.arrival);
         if r.req.arrival >= self.p.warmup {
             if r.req.task != NO_TASK {
-                self.sink.metrics[t].tasks[r.req.task as usize].complete(r.req.arrival, r.req.deadline, self.now);
+                self.sink.metrics[t].tasks[r.req.task as usize].complete(
+                    r.req.arrival,
+                    r.req.deadline,
+                    self.now,
+                );
             }
             let latency = self.now - r.req.arrival;
             let m = &mut self.sink.metrics[t];

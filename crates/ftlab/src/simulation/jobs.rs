@@ -14,12 +14,12 @@ use super::executor::{Executor, Timed};
 use super::{FlashOp, OpKind, Owner};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
-use crate::ftl::{FrontierKey, NONE};
 use crate::ftl::Ftl;
-use crate::policy::{Cause, Command, DieStatus, Dest, JobKind, Migration, StripePages};
+use crate::ftl::{FrontierKey, NONE};
+use crate::policy::{Cause, Command, Dest, DieStatus, JobKind, Migration, StripePages};
 use crate::sim::slab::Slab;
-use std::collections::VecDeque;
 use crate::sim::time::SimTime;
+use std::collections::VecDeque;
 
 /// One background job.
 #[derive(Clone, Debug)]
@@ -140,7 +140,11 @@ impl JobTable {
 
     /// The part's invariants, swept in full (tests).
     pub(super) fn check(&self, ftl: &Ftl, dies: &[DieStatus]) {
-        assert!(self.parity_in_flight <= self.parity_in_flight_max, "{} parity programs in flight", self.parity_in_flight);
+        assert!(
+            self.parity_in_flight <= self.parity_in_flight_max,
+            "{} parity programs in flight",
+            self.parity_in_flight
+        );
         assert!(self.slab.live() <= self.jobs_max, "{} jobs live, bound {}", self.slab.live(), self.jobs_max);
         for (d, &id) in self.collector.iter().enumerate() {
             if id == NONE {
@@ -148,8 +152,16 @@ impl JobTable {
                 continue;
             }
             let job = self.slab.get(id);
-            assert_eq!(job.die.0 as usize, d, "job {id} holds die {d} and moves a block of die {}", job.die.0);
-            assert_eq!(ftl.geometry.die_of_block(job.block).0 as usize, d, "job {id} moves a block of another die");
+            assert_eq!(
+                job.die.0 as usize, d,
+                "job {id} holds die {d} and moves a block of die {}",
+                job.die.0
+            );
+            assert_eq!(
+                ftl.geometry.die_of_block(job.block).0 as usize,
+                d,
+                "job {id} moves a block of another die"
+            );
             assert_eq!(dies[d].job, Some(job.kind), "die {d} shows another job");
         }
         for &id in &self.waiting {
@@ -184,11 +196,15 @@ impl<X: Executor> Engine<'_, X> {
             return;
         }
         let idle = X::die_idle(self, die);
-        let wanted = free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
+        let wanted =
+            free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
         let mut victim = None;
         let mut kind = JobKind::Gc;
         if self.p.static_gap > 0 && std::mem::take(&mut self.jobs.wl_check[d]) {
-            victim = self.ftl.static_wl_victim(die, self.p.static_gap).filter(|&b| self.pol.scheme.may_level(b, &self.view()));
+            victim = self
+                .ftl
+                .static_wl_victim(die, self.p.static_gap)
+                .filter(|&b| self.pol.scheme.may_level(b, &self.view()));
             kind = JobKind::WearLevel;
         }
         if victim.is_none() && wanted {
@@ -202,7 +218,8 @@ impl<X: Executor> Engine<'_, X> {
 
     /// A one-block job (GC or wear leveling) on `victim` with `budget` page reads.
     fn start_collect(&mut self, kind: JobKind, victim: BlockIdx, budget: u32) {
-        let id = self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
+        let id =
+            self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
         self.sink.job_counts.start(kind);
         self.begin_block(id, victim);
     }
@@ -250,7 +267,18 @@ impl<X: Executor> Engine<'_, X> {
                     if job.unit && job.budget != u32::MAX {
                         job.budget = 0;
                     }
-                    let op = FlashOp { kind: OpKind::Erase, class: kind.class(), tenant: 0, die, block, page: 0, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline };
+                    let op = FlashOp {
+                        kind: OpKind::Erase,
+                        class: kind.class(),
+                        tenant: 0,
+                        die,
+                        block,
+                        page: 0,
+                        n_units: 0,
+                        read_tag: 0,
+                        owner: Owner::Job(id).code(),
+                        deadline,
+                    };
                     X::issue(self, op);
                 }
                 return;
@@ -258,9 +286,11 @@ impl<X: Executor> Engine<'_, X> {
             if job.reads_in_flight >= job.reads_in_flight_max || job.budget == 0 {
                 return;
             }
-            let (block, page, die, kind, deadline) = (job.block, job.next_page, job.die, job.kind, job.deadline);
+            let (block, page, die, kind, deadline) =
+                (job.block, job.next_page, job.die, job.kind, job.deadline);
             let first = g.ppa(block, page, 0);
-            let valid = self.ftl.p2l_range(first, g.units_per_page).iter().filter(|&&l| l != NONE).count() as u32;
+            let valid =
+                self.ftl.p2l_range(first, g.units_per_page).iter().filter(|&&l| l != NONE).count() as u32;
             let job = self.jobs.get_mut(id);
             job.next_page += 1;
             if valid == 0 {
@@ -271,7 +301,22 @@ impl<X: Executor> Engine<'_, X> {
             }
             job.step_reads += 1;
             self.sink.job_counts.page_reads[kind as usize] += 1;
-            X::job_read(self, id, FlashOp { kind: OpKind::Read, class: kind.class(), tenant: 0, die, block, page, n_units: valid as u16, read_tag: 0, owner: Owner::Job(id).code(), deadline });
+            X::job_read(
+                self,
+                id,
+                FlashOp {
+                    kind: OpKind::Read,
+                    class: kind.class(),
+                    tenant: 0,
+                    die,
+                    block,
+                    page,
+                    n_units: valid as u16,
+                    read_tag: 0,
+                    owner: Owner::Job(id).code(),
+                    deadline,
+                },
+            );
         }
     }
 
@@ -322,7 +367,21 @@ impl<X: Executor> Engine<'_, X> {
         // whose copies fill the next page of this same frontier, and pages program in order.
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            X::issue(self, FlashOp { kind: OpKind::Program, class, tenant: owner, die, block, page, n_units, read_tag: 0, owner: Owner::Job(id).code(), deadline });
+            X::issue(
+                self,
+                FlashOp {
+                    kind: OpKind::Program,
+                    class,
+                    tenant: owner,
+                    die,
+                    block,
+                    page,
+                    n_units,
+                    read_tag: 0,
+                    owner: Owner::Job(id).code(),
+                    deadline,
+                },
+            );
         }
         self.sink.metrics[owner as usize].gc_units += 1;
         self.sink.device.gc_units += 1;
@@ -343,7 +402,9 @@ impl<X: Executor> Engine<'_, X> {
         };
         let reserve = self.ftl.params.host_reserve_blocks;
         let n = dies.len();
-        let pick = (0..n).map(|k| (job.dest_next + k) % n).find(|&i| self.ftl.blocks().free_count(dies[i]) > reserve);
+        let pick = (0..n)
+            .map(|k| (job.dest_next + k) % n)
+            .find(|&i| self.ftl.blocks().free_count(dies[i]) > reserve);
         match pick {
             Some(i) => {
                 let die = dies[i];
@@ -388,8 +449,16 @@ impl<X: Executor> Engine<'_, X> {
     fn leave_source(&mut self, id: u32) {
         let job = self.jobs.get(id);
         let (block, die) = (job.block, job.die);
-        assert!(!job.erase_sources && job.reads_in_flight == 0, "leaving a source that is to be erased or still read");
-        assert_eq!(self.ftl.blocks().get(block).valid_units, 0, "a copy-only job left valid data in block {}", block.0);
+        assert!(
+            !job.erase_sources && job.reads_in_flight == 0,
+            "leaving a source that is to be erased or still read"
+        );
+        assert_eq!(
+            self.ftl.blocks().get(block).valid_units,
+            0,
+            "a copy-only job left valid data in block {}",
+            block.0
+        );
         self.ftl.unmark_victim(block);
         let d = die.0 as usize;
         assert_eq!(self.jobs.collector[d], id, "leaving a source of a die the job does not hold");
@@ -456,7 +525,10 @@ impl<X: Executor> Engine<'_, X> {
                 if !self.jobs.parity_pending.is_empty() || !self.program_parity(tenant, stream, die, &data) {
                     self.sink.job_counts.parity_deferred += 1;
                     self.jobs.parity_pending.push_back((tenant, stream, die, data));
-                    assert!(self.jobs.parity_pending.len() <= self.jobs.parity_pending_max, "parity programs pile up waiting for space");
+                    assert!(
+                        self.jobs.parity_pending.len() <= self.jobs.parity_pending_max,
+                        "parity programs pile up waiting for space"
+                    );
                 }
             }
         }
@@ -466,7 +538,10 @@ impl<X: Executor> Engine<'_, X> {
         let g = self.ftl.geometry;
         assert!(m.blocks.iter().all(|b| b.0 < g.n_blocks), "migration of a block past the device");
         if let Dest::Dies(d) = &m.dest {
-            assert!(!d.is_empty() && d.iter().all(|x| x.0 < g.n_dies), "migration to no die or a die past the device");
+            assert!(
+                !d.is_empty() && d.iter().all(|x| x.0 < g.n_dies),
+                "migration to no die or a die past the device"
+            );
         }
         let mut job = Job::new(JobKind::Migrate, m.dest, u32::MAX, m.reads_in_flight_max, m.deadline);
         job.sources = m.blocks;
@@ -499,7 +574,13 @@ impl<X: Executor> Engine<'_, X> {
 
     /// Program one parity page of (tenant, stream) on `die`, the XOR of `data`; false if the
     /// die has no room or `parity_in_flight_max` programs are in flight.
-    fn program_parity(&mut self, tenant: u16, stream: u8, die: DieIdx, data: &crate::policy::StripePages) -> bool {
+    fn program_parity(
+        &mut self,
+        tenant: u16,
+        stream: u8,
+        die: DieIdx,
+        data: &crate::policy::StripePages,
+    ) -> bool {
         if self.jobs.parity_in_flight >= self.jobs.parity_in_flight_max {
             return false;
         }
@@ -513,7 +594,10 @@ impl<X: Executor> Engine<'_, X> {
             None => self.ftl.pad_page(key, die).expect("the page just opened"),
         };
         let g = self.ftl.geometry;
-        assert!(data.as_slice().iter().all(|&d| self.ftl.page_is_allocated(d)), "parity of a data page not yet written");
+        assert!(
+            data.as_slice().iter().all(|&d| self.ftl.page_is_allocated(d)),
+            "parity of a data page not yet written"
+        );
         let parity = g.ppa(block, page, 0);
         self.ftl.oracle_seal_parity(parity, data.as_slice());
         let (pol, v) = self.policies_and_view();
@@ -521,7 +605,18 @@ impl<X: Executor> Engine<'_, X> {
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.jobs.parity_in_flight += 1;
         self.sink.job_counts.start(JobKind::Parity);
-        let op = FlashOp { kind: OpKind::Program, class: JobKind::Parity.class(), tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Job(id).code(), deadline: SimTime::MAX };
+        let op = FlashOp {
+            kind: OpKind::Program,
+            class: JobKind::Parity.class(),
+            tenant,
+            die,
+            block,
+            page,
+            n_units: 0,
+            read_tag: 0,
+            owner: Owner::Job(id).code(),
+            deadline: SimTime::MAX,
+        };
         X::issue(self, op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
@@ -542,7 +637,9 @@ impl<X: Executor> Engine<'_, X> {
     fn drop_stale_parity(&mut self, block: BlockIdx) {
         let g = self.ftl.geometry;
         let before = self.jobs.parity_pending.len();
-        self.jobs.parity_pending.retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
+        self.jobs
+            .parity_pending
+            .retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
         self.sink.job_counts.parity_dropped += (before - self.jobs.parity_pending.len()) as u64;
     }
 

@@ -42,9 +42,9 @@ use executor::{Instant, Timed};
 #[cfg(test)]
 mod watchdog_tests;
 pub use finish::RunTables;
+pub(crate) use host::closed_loop;
 pub use precondition::OutOfSpace;
 pub use warm::{Convergence, WarmError, WarmOpener, WarmParams, WarmReport};
-pub(crate) use host::closed_loop;
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
@@ -273,7 +273,12 @@ pub struct Simulation<'a> {
 impl<'a> Simulation<'a> {
     /// A fresh device for `scenario` under `scheme` and `mapper`, fed by `sources` (one per
     /// tenant, in scenario order).
-    pub fn new(s: &Scenario, scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>, sources: Vec<Source<'a>>) -> Self {
+    pub fn new(
+        s: &Scenario,
+        scheme: Box<dyn Scheme>,
+        mapper: Box<dyn StreamMapper>,
+        sources: Vec<Source<'a>>,
+    ) -> Self {
         let (engine, timed) = Engine::new(s, scheme, mapper, sources);
         Simulation { stage: Stage::Warm { engine: Box::new(engine), timed: Box::new(timed) } }
     }

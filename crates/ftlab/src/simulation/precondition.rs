@@ -59,8 +59,10 @@ impl Engine<'_, Instant> {
         let ns = self.ftl.params.namespace_units.clone();
         let fill: Vec<u64> = ns.iter().map(|&n| (n as f64 * cfg.fill_fraction).floor() as u64).collect();
         let perms: Vec<Permutation> = fill.iter().map(|&n| Permutation::new(n, rng.random())).collect();
-        let overwrites: Vec<u64> = fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
-        let total: u64 = fill.iter().sum::<u64>() + overwrites.iter().zip(&fill).filter(|(_, &f)| f > 0).map(|(&o, _)| o).sum::<u64>();
+        let overwrites: Vec<u64> =
+            fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
+        let total: u64 = fill.iter().sum::<u64>()
+            + overwrites.iter().zip(&fill).filter(|(_, &f)| f > 0).map(|(&o, _)| o).sum::<u64>();
         self.exec.stamp = -(total as i64).saturating_mul(self.p.unit_program_ns);
         let longest = fill.iter().copied().max().unwrap_or(0);
         let fills = (0..longest).flat_map(|i| {
@@ -92,7 +94,21 @@ impl Engine<'_, Instant> {
         for (block, page) in self.ftl.pad_all_frontiers() {
             let die = self.ftl.geometry.die_of_block(block);
             let tenant = self.block_tenant(block);
-            Instant::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
+            Instant::issue(
+                self,
+                FlashOp {
+                    kind: OpKind::Program,
+                    class: OpClass::HostWrite,
+                    tenant,
+                    die,
+                    block,
+                    page,
+                    n_units: 0,
+                    read_tag: 0,
+                    owner: Owner::Precondition.code(),
+                    deadline: SimTime::MAX,
+                },
+            );
         }
         self.drain_instant();
         // An idle device's background GC runs every die up to its high watermark.
@@ -157,7 +173,21 @@ impl Engine<'_, Instant> {
         self.map_host_unit(t, lpn, vstream, stream, placed.ppa);
         if let Some((block, page)) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            Instant::issue(self, FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX });
+            Instant::issue(
+                self,
+                FlashOp {
+                    kind: OpKind::Program,
+                    class: OpClass::HostWrite,
+                    tenant: t,
+                    die,
+                    block,
+                    page,
+                    n_units,
+                    read_tag: 0,
+                    owner: Owner::Precondition.code(),
+                    deadline: SimTime::MAX,
+                },
+            );
         }
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
@@ -180,7 +210,12 @@ impl Permutation {
     fn new(n: u64, seed: u64) -> Permutation {
         let m = n.max(2).next_power_of_two();
         // Hull-Dobell: c odd, a = 1 mod 4 give a full period modulo 2^k.
-        Permutation { n, mask: m - 1, mult: (seed << 2 | 1) & (m - 1) | 1 | 4 & (m - 1), add: (seed >> 20) | 1 }
+        Permutation {
+            n,
+            mask: m - 1,
+            mult: (seed << 2 | 1) & (m - 1) | 1 | 4 & (m - 1),
+            add: (seed >> 20) | 1,
+        }
     }
 
     /// The `i`-th element: the LCG orbit from 0, walking past values >= n.

@@ -48,7 +48,8 @@ impl Progress {
             erases_without_progress: 0,
             events_at: 0,
             at: SimTime::ZERO,
-            watchdog_events: WATCHDOG_EVENTS_FLOOR + WATCHDOG_EVENTS_PER_PAGE * g.n_blocks as u64 * g.pages_per_block as u64,
+            watchdog_events: WATCHDOG_EVENTS_FLOOR
+                + WATCHDOG_EVENTS_PER_PAGE * g.n_blocks as u64 * g.pages_per_block as u64,
             epochs_queued: 0,
         }
     }
@@ -65,14 +66,31 @@ impl<X: Executor> Engine<'_, X> {
     /// The run cannot go on: with writes stalled for space it is the scenario's capacity (a
     /// config error); anything else is a simulator bug.
     pub(super) fn stall_error(&self) -> FtlabError {
-        let stalled: Vec<String> =
-            self.host.tenants.iter().zip(&self.host.names).filter(|(t, _)| !t.stalled.is_empty()).map(|(_, n)| n.clone()).collect();
-        assert!(!stalled.is_empty(), "simulation stalled at {:?} with host work left and no write waiting (deadlock)", self.now);
+        let stalled: Vec<String> = self
+            .host
+            .tenants
+            .iter()
+            .zip(&self.host.names)
+            .filter(|(t, _)| !t.stalled.is_empty())
+            .map(|(_, n)| n.clone())
+            .collect();
+        assert!(
+            !stalled.is_empty(),
+            "simulation stalled at {:?} with host work left and no write waiting (deadlock)",
+            self.now
+        );
         let reason = format!(
             "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
             stalled.join(", ")
         );
-        FtlabError::OutOfSpace { file: "scenario".into(), at_ns: self.now.ns(), waiting: stalled, erases: 0, n_blocks: self.ftl.geometry.n_blocks, reason }
+        FtlabError::OutOfSpace {
+            file: "scenario".into(),
+            at_ns: self.now.ns(),
+            waiting: stalled,
+            erases: 0,
+            n_blocks: self.ftl.geometry.n_blocks,
+            reason,
+        }
     }
 
     /// Requests were outstanding while GC and wear leveling erased more blocks than the device
@@ -89,7 +107,16 @@ impl<X: Executor> Engine<'_, X> {
             .iter()
             .zip(&self.host.names)
             .filter(|(t, _)| t.outstanding > 0)
-            .map(|(t, n)| (n, if t.stalled.is_empty() { format!("{} requests of {n} wait behind GC and wear leveling", t.outstanding) } else { format!("writes of {n} wait for free blocks") }))
+            .map(|(t, n)| {
+                (
+                    n,
+                    if t.stalled.is_empty() {
+                        format!("{} requests of {n} wait behind GC and wear leveling", t.outstanding)
+                    } else {
+                        format!("writes of {n} wait for free blocks")
+                    },
+                )
+            })
             .collect();
         assert!(!waiting.is_empty(), "livelock with nothing outstanding");
         let (erases, n_blocks) = (self.progress.erases_without_progress, self.ftl.geometry.n_blocks);
@@ -99,7 +126,14 @@ impl<X: Executor> Engine<'_, X> {
             what.join("; ")
         );
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
-        FtlabError::OutOfSpace { file: "scenario".into(), at_ns: self.now.ns(), waiting, erases, n_blocks, reason }
+        FtlabError::OutOfSpace {
+            file: "scenario".into(),
+            at_ns: self.now.ns(),
+            waiting,
+            erases,
+            n_blocks,
+            reason,
+        }
     }
 
     /// A tenant completed a request or placed a host unit: the livelock bound and the

@@ -84,7 +84,6 @@ impl Engine<'_, Timed> {
         Ok(())
     }
 
-
     fn handle(&mut self, ev: Event) -> Result<(), FtlabError> {
         match ev {
             Event::Arrival(t) => {

@@ -40,7 +40,13 @@ pub(super) struct MetricsSink {
 impl MetricsSink {
     /// The measurements of `s` (namespaces `ns`) under `scheme` and `mapper`, whose series
     /// join the time series.
-    pub(super) fn new(s: &Scenario, ns: &[u32], scheme: &dyn Scheme, mapper: &dyn StreamMapper, names: Vec<String>) -> MetricsSink {
+    pub(super) fn new(
+        s: &Scenario,
+        ns: &[u32],
+        scheme: &dyn Scheme,
+        mapper: &dyn StreamMapper,
+        names: Vec<String>,
+    ) -> MetricsSink {
         let n_dies = s.geometry().n_dies as usize;
         let n_tenants = s.tenants.len();
         let window = SimTime::from_secs_f64(s.measure.window_s);
@@ -58,7 +64,19 @@ impl MetricsSink {
             ts: TimeSeries::new(window, names, extra),
             streams: StreamStats::new(ns, stream_series),
             wear: WearCounters::new(n_dies, n_tenants, s.device.pe_cycles.expect("filled by resolve_device")),
-            phases: s.measure.phases.iter().map(|p| Phase::new(p.name.clone(), SimTime::from_secs_f64(p.start_s), p.end_s.map_or(SimTime::MAX, SimTime::from_secs_f64), n_tenants)).collect(),
+            phases: s
+                .measure
+                .phases
+                .iter()
+                .map(|p| {
+                    Phase::new(
+                        p.name.clone(),
+                        SimTime::from_secs_f64(p.start_s),
+                        p.end_s.map_or(SimTime::MAX, SimTime::from_secs_f64),
+                        n_tenants,
+                    )
+                })
+                .collect(),
             busy_at_measure: vec![0; n_dies],
             erase_precondition: None,
             precondition_erases: 0,
@@ -84,7 +102,11 @@ impl MetricsSink {
         assert_eq!(self.epoch.host_units.len(), n_tenants, "one epoch counter per tenant");
         assert_eq!(self.epoch.gc_units.len(), n_tenants, "one epoch GC counter per tenant");
         for p in &self.phases {
-            assert!(p.read.len() == n_tenants && p.write.len() == n_tenants, "phase {} counts every tenant", p.name);
+            assert!(
+                p.read.len() == n_tenants && p.write.len() == n_tenants,
+                "phase {} counts every tenant",
+                p.name
+            );
         }
     }
 }

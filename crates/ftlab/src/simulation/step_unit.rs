@@ -52,12 +52,19 @@ impl StepUnit {
     pub(super) fn check(&self, d: usize, running: &[FlashOp], ops_live: usize) {
         if self.armed {
             assert_eq!(self.job, NONE, "die {d} is armed while its step {} runs", self.job);
-            assert!(running.first().is_some_and(|o| o.class == OpClass::HostWrite), "die {d} is armed and runs no host program");
+            assert!(
+                running.first().is_some_and(|o| o.class == OpClass::HostWrite),
+                "die {d} is armed and runs no host program"
+            );
         }
         if self.job == NONE {
             assert_eq!(self.live, 0, "die {d} runs no step and counts {} step operations", self.live);
         }
-        assert!(self.live as usize <= ops_live, "die {d}'s step counts {} operations, {ops_live} live", self.live);
+        assert!(
+            self.live as usize <= ops_live,
+            "die {d}'s step counts {} operations, {ops_live} live",
+            self.live
+        );
     }
 }
 
@@ -67,7 +74,8 @@ impl Engine<'_, Timed> {
     pub(super) fn unit_request(&mut self, die: DieIdx, pages: u32) {
         self.sink.job_counts.gc_steps += 1;
         let d = die.0 as usize;
-        let running_write = self.exec.dies[d].running().first().is_some_and(|o| o.class == OpClass::HostWrite);
+        let running_write =
+            self.exec.dies[d].running().first().is_some_and(|o| o.class == OpClass::HostWrite);
         let u = &mut self.exec.units[d];
         u.pages = pages;
         if running_write && !u.holds() {
@@ -106,7 +114,12 @@ impl Engine<'_, Timed> {
         let u = &mut self.exec.units[d];
         let group = self.exec.dies[d].running();
         if u.armed {
-            assert_eq!(group[0].class, OpClass::HostWrite, "an armed die {d} ran a {:?} inside its unit", group[0].class);
+            assert_eq!(
+                group[0].class,
+                OpClass::HostWrite,
+                "an armed die {d} ran a {:?} inside its unit",
+                group[0].class
+            );
             return true;
         }
         if u.job == NONE {

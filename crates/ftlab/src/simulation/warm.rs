@@ -31,7 +31,7 @@
 
 use super::engine::Engine;
 use super::executor::{Executor, Instant};
-use super::{FlashOp, OpKind, Owner, OutOfSpace};
+use super::{FlashOp, OpKind, OutOfSpace, Owner};
 use crate::error::FtlabError;
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
@@ -191,7 +191,8 @@ impl Engine<'_, Instant> {
             self.ftl.shift_write_stamps(-((w.newest - o).ns() as i64));
         }
         self.exec.stamp = 0;
-        let writes_ended = heap.is_empty() && !w.converged && w.host_units < wp.cap_units && no_room.is_none();
+        let writes_ended =
+            heap.is_empty() && !w.converged && w.host_units < wp.cap_units && no_room.is_none();
         Ok(WarmReport {
             host_units: w.host_units,
             waf_windows: w.conv.wafs().to_vec(),
@@ -257,7 +258,18 @@ impl Engine<'_, Instant> {
             let Some(die) = self.ftl.host_cursor(t, s) else { continue };
             let key = FrontierKey { tenant: t, stream: s, class: WriteClass::Host };
             let Some((block, page)) = self.ftl.pad_page(key, die) else { continue };
-            let op = FlashOp { kind: OpKind::Program, class: OpClass::HostWrite, tenant: t, die, block, page, n_units: 0, read_tag: 0, owner: Owner::Precondition.code(), deadline: SimTime::MAX };
+            let op = FlashOp {
+                kind: OpKind::Program,
+                class: OpClass::HostWrite,
+                tenant: t,
+                die,
+                block,
+                page,
+                n_units: 0,
+                read_tag: 0,
+                owner: Owner::Precondition.code(),
+                deadline: SimTime::MAX,
+            };
             Instant::issue(self, op);
         }
         self.drain_instant();
@@ -279,18 +291,38 @@ struct Windows {
 
 impl Windows {
     fn new(tolerance: f64, erases_at_start: u64) -> Windows {
-        Windows { host_units: 0, window: None, erases_at_start, conv: Convergence::new(tolerance), converged: false, origin: None, newest: SimTime::ZERO }
+        Windows {
+            host_units: 0,
+            window: None,
+            erases_at_start,
+            conv: Convergence::new(tolerance),
+            converged: false,
+            origin: None,
+            newest: SimTime::ZERO,
+        }
     }
 }
 
 /// Every tenant's first pass opened, and the heap of their first requests' times (ties by
 /// tenant index).
 #[allow(clippy::type_complexity)]
-fn open_feeds<'a>(n: usize, wp: &WarmParams, unit_ns: i64, open: &mut WarmOpener<'_, 'a>) -> Result<(Vec<Feed<'a>>, BinaryHeap<Reverse<(SimTime, u16)>>), FtlabError> {
+fn open_feeds<'a>(
+    n: usize,
+    wp: &WarmParams,
+    unit_ns: i64,
+    open: &mut WarmOpener<'_, 'a>,
+) -> Result<(Vec<Feed<'a>>, BinaryHeap<Reverse<(SimTime, u16)>>), FtlabError> {
     let mut feeds: Vec<Feed<'a>> = Vec::with_capacity(n);
     let mut heap = BinaryHeap::with_capacity(n);
     for t in 0..n {
-        let mut f = Feed { source: open(t, 0)?, pass: 1, offset: SimTime::ZERO, last: SimTime::ZERO, wrote: false, next: None };
+        let mut f = Feed {
+            source: open(t, 0)?,
+            pass: 1,
+            offset: SimTime::ZERO,
+            last: SimTime::ZERO,
+            wrote: false,
+            next: None,
+        };
         if let Some(at) = advance(&mut f, t, wp, unit_ns, open)? {
             heap.push(Reverse((at, t as u16)));
         }
@@ -301,7 +333,13 @@ fn open_feeds<'a>(n: usize, wp: &WarmParams, unit_ns: i64, open: &mut WarmOpener
 
 /// Take tenant `t`'s next request into `f.next` and return its time on the warm-up's clock;
 /// reopen the workload when a pass ends having written, `None` when it ends without.
-fn advance<'a>(f: &mut Feed<'a>, t: usize, wp: &WarmParams, unit_ns: i64, open: &mut WarmOpener<'_, 'a>) -> Result<Option<SimTime>, FtlabError> {
+fn advance<'a>(
+    f: &mut Feed<'a>,
+    t: usize,
+    wp: &WarmParams,
+    unit_ns: i64,
+    open: &mut WarmOpener<'_, 'a>,
+) -> Result<Option<SimTime>, FtlabError> {
     loop {
         if let Some(req) = f.source.next_request()? {
             let at = if wp.closed_loop[t] {

@@ -43,7 +43,10 @@ fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
     match sim.run(&mut |_| {}) {
         Err(FtlabError::Config { key, reason, .. }) => {
             assert_eq!(key, "device.over_provisioning");
-            assert!(reason.contains("made no progress from 0.000000 s") && reason.contains("1 requests of a"), "{reason}");
+            assert!(
+                reason.contains("made no progress from 0.000000 s") && reason.contains("1 requests of a"),
+                "{reason}"
+            );
             assert!(reason.contains("in 1 events (bound 0)"), "{reason}");
         }
         other => panic!("expected the watchdog's error, got {other:?}"),

@@ -34,7 +34,10 @@
 use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
 use crate::ftl::blocks::WriteClass;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
-use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
+use crate::policy::{
+    parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed,
+    SchemeConfigError,
+};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -90,13 +93,43 @@ impl Default for AutoStreamConfig {
 
 /// The knobs of `autostream`: the ranges `check` enforces and `ftlab mappers` lists.
 pub const KNOBS: &[Knob] = &[
-    Knob::new("variant", "", KnobKind::Choice(&["mq", "sfr"]), "Multi-queue, or sequentiality-frequency-recency."),
-    Knob::new("chunk_bytes", "bytes", KnobKind::Int(IntBounds::new(1, 1 << 30)), "Chunk whose write history picks the stream.")
-        .also("a multiple of the mapping unit, at least one unit"),
-    Knob::new("log_base", "", KnobKind::Int(IntBounds::new(2, 1024)), "Base of the logarithm from access count to stream."),
-    Knob::new("decay_period_s", "s", KnobKind::Float(Bounds::closed(1e-6, 1e9)), "SFR: a chunk's count halves per period elapsed since its last access."),
-    Knob::new("lifetime_accesses", "accesses", KnobKind::Int(IntBounds::new(0, 1 << 40)), "MQ: accesses a chunk stays in its queue unaccessed; 0 = learnt from the hottest chunk."),
-    Knob::new("reset_on_trim", "", KnobKind::Bool, "Reset a chunk's count (and stream) when the host trims one of its units."),
+    Knob::new(
+        "variant",
+        "",
+        KnobKind::Choice(&["mq", "sfr"]),
+        "Multi-queue, or sequentiality-frequency-recency.",
+    ),
+    Knob::new(
+        "chunk_bytes",
+        "bytes",
+        KnobKind::Int(IntBounds::new(1, 1 << 30)),
+        "Chunk whose write history picks the stream.",
+    )
+    .also("a multiple of the mapping unit, at least one unit"),
+    Knob::new(
+        "log_base",
+        "",
+        KnobKind::Int(IntBounds::new(2, 1024)),
+        "Base of the logarithm from access count to stream.",
+    ),
+    Knob::new(
+        "decay_period_s",
+        "s",
+        KnobKind::Float(Bounds::closed(1e-6, 1e9)),
+        "SFR: a chunk's count halves per period elapsed since its last access.",
+    ),
+    Knob::new(
+        "lifetime_accesses",
+        "accesses",
+        KnobKind::Int(IntBounds::new(0, 1 << 40)),
+        "MQ: accesses a chunk stays in its queue unaccessed; 0 = learnt from the hottest chunk.",
+    ),
+    Knob::new(
+        "reset_on_trim",
+        "",
+        KnobKind::Bool,
+        "Reset a chunk's count (and stream) when the host trims one of its units.",
+    ),
 ];
 
 /// `autostream`'s registry entry.
@@ -173,7 +206,10 @@ fn check(c: &AutoStreamConfig, unit_bytes: u64) -> Result<(), SchemeConfigError>
     if c.chunk_bytes < unit_bytes || !c.chunk_bytes.is_multiple_of(unit_bytes) {
         return Err(SchemeConfigError::new(
             "chunk_bytes",
-            format!("must be a multiple of the mapping unit ({unit_bytes} B) in [{unit_bytes}, 2^30], got {}", c.chunk_bytes),
+            format!(
+                "must be a multiple of the mapping unit ({unit_bytes} B) in [{unit_bytes}, 2^30], got {}",
+                c.chunk_bytes
+            ),
         ));
     }
     Ok(())
@@ -194,7 +230,14 @@ impl AutoStream {
         let (n, t, s) = (n as usize, ctx.namespace_units.len(), ctx.physical_streams);
         let mq = config.variant == Variant::Mq;
         let per = |v: u32| if mq { vec![v; n] } else { Vec::new() };
-        let tenant = TenantState { last_lpn: NONE, last_stream: 0, last_chunk: NONE, clock: 0, max_count: 0, lifetime: config.lifetime_accesses as u64 };
+        let tenant = TenantState {
+            last_lpn: NONE,
+            last_stream: 0,
+            last_chunk: NONE,
+            clock: 0,
+            max_count: 0,
+            lifetime: config.lifetime_accesses as u64,
+        };
         let mut m = AutoStream {
             decay_ns: (config.decay_period_s * 1e9).round().max(1.0) as u64,
             streams: s,

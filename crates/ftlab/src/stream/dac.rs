@@ -15,9 +15,12 @@
 //! (counted only). docs/streams/dac.md.
 
 use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
-use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
-use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
+use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
+use crate::policy::{
+    parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed,
+    SchemeConfigError,
+};
 use serde::{Deserialize, Serialize};
 
 /// Bit of a page's state byte: the page holds data (written and not trimmed since).
@@ -44,8 +47,13 @@ impl Default for DacConfig {
 
 /// The knobs of `dac`.
 pub const KNOBS: &[Knob] = &[
-    Knob::new("regions", "regions", KnobKind::Int(IntBounds::ANY), "Number of regions (physical streams used); 0 = all physical streams.")
-        .also("in [0, ftl.physical_streams]"),
+    Knob::new(
+        "regions",
+        "regions",
+        KnobKind::Int(IntBounds::ANY),
+        "Number of regions (physical streams used); 0 = all physical streams.",
+    )
+    .also("in [0, ftl.physical_streams]"),
     Knob::new("reset_on_trim", "", KnobKind::Bool, "Reset a page's region to 0 when the host trims it."),
 ];
 
@@ -93,7 +101,10 @@ impl Dac {
         if config.regions > ctx.physical_streams {
             return Err(SchemeConfigError::new(
                 "regions",
-                format!("must be in [1, {}] (ftl.physical_streams), or 0 for all, got {}", ctx.physical_streams, config.regions),
+                format!(
+                    "must be in [1, {}] (ftl.physical_streams), or 0 for all, got {}",
+                    ctx.physical_streams, config.regions
+                ),
             ));
         }
         if config.regions == 0 {
@@ -118,7 +129,11 @@ impl Dac {
 
     /// Store the region a unit of `tenant` landed in.
     fn land(&mut self, tenant: u16, lpn: u32, region: u8, class: WriteClass) {
-        assert!(region < self.regions, "a unit landed in stream {region}, beyond DAC's {} regions", self.regions);
+        assert!(
+            region < self.regions,
+            "a unit landed in stream {region}, beyond DAC's {} regions",
+            self.regions
+        );
         let s = &mut self.state[tenant as usize][lpn as usize];
         let old = *s & REGION;
         *s = WRITTEN | region;

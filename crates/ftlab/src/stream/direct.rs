@@ -13,9 +13,11 @@
 //! mapper (the engine's frontiers are per tenant). docs/streams/direct.md.
 
 use super::{MapperContext, MapperInfo, StreamMapper};
-use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
-use crate::policy::{parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError};
+use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
+use crate::policy::{
+    parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError,
+};
 use serde::{Deserialize, Serialize};
 
 /// What happens to a write whose stream id is new when every stream is open (NVMe, §4.1).
@@ -169,7 +171,11 @@ impl StreamMapper for Direct {
     /// virtual stream 0 only, so it adds nothing).
     fn counters(&self, out: &mut Counters) {
         let c = &self.counters;
-        out.extend([("opens", c.opens as f64), ("releases", c.releases as f64), ("unstreamed_units", c.unstreamed_units as f64)]);
+        out.extend([
+            ("opens", c.opens as f64),
+            ("releases", c.releases as f64),
+            ("unstreamed_units", c.unstreamed_units as f64),
+        ]);
     }
     fn resolved_config(&self) -> toml::Table {
         to_table(&self.config)

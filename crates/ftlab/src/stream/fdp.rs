@@ -30,7 +30,9 @@ use super::{MapperContext, MapperInfo, StreamMapper};
 use crate::flash::geometry::{BlockIdx, Geometry};
 use crate::ftl::blocks::WriteClass;
 use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
-use crate::policy::{parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError};
+use crate::policy::{
+    parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError,
+};
 use crate::scenario::fdp::{FdpConfig, RuhType};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -82,16 +84,36 @@ impl Default for FdpMapperConfig {
 
 /// The knobs of `fdp` (the handles' bounds are `[device.fdp]`'s: `build`).
 pub const KNOBS: &[Knob] = &[
-    Knob::new("tag", "", KnobKind::Choice(TAGS), "The placement identifier: the write's virtual stream or the tenant's index."),
-    Knob::new("placement_handles", "RUH", KnobKind::IntList(IntBounds::ANY), "RUH of placement identifier i at index i; empty = identity.")
-        .also("each in [0, device.fdp.handles)"),
-    Knob::new("namespaces", "", KnobKind::Tables(NAMESPACE_KNOBS), "Per tenant, in scenario order, its own placement handle list.")
-        .also("at most one per tenant"),
+    Knob::new(
+        "tag",
+        "",
+        KnobKind::Choice(TAGS),
+        "The placement identifier: the write's virtual stream or the tenant's index.",
+    ),
+    Knob::new(
+        "placement_handles",
+        "RUH",
+        KnobKind::IntList(IntBounds::ANY),
+        "RUH of placement identifier i at index i; empty = identity.",
+    )
+    .also("each in [0, device.fdp.handles)"),
+    Knob::new(
+        "namespaces",
+        "",
+        KnobKind::Tables(NAMESPACE_KNOBS),
+        "Per tenant, in scenario order, its own placement handle list.",
+    )
+    .also("at most one per tenant"),
 ];
 
 /// The fields of one entry of `namespaces`.
-const NAMESPACE_KNOBS: &[Knob] = &[Knob::new("handles", "RUH", KnobKind::IntList(IntBounds::ANY), "RUH of this namespace's PID i at index i.")
-    .also("each in [0, device.fdp.handles); empty = identity")];
+const NAMESPACE_KNOBS: &[Knob] = &[Knob::new(
+    "handles",
+    "RUH",
+    KnobKind::IntList(IntBounds::ANY),
+    "RUH of this namespace's PID i at index i.",
+)
+.also("each in [0, device.fdp.handles); empty = identity")];
 
 /// `fdp`'s registry entry.
 pub const INFO: MapperInfo = MapperInfo {
@@ -179,13 +201,19 @@ impl Fdp {
             ));
         }
         if !TAGS.contains(&config.tag.as_str()) {
-            return Err(SchemeConfigError::new("tag", format!("unknown tag {:?}; known: {}", config.tag, TAGS.join(", "))));
+            return Err(SchemeConfigError::new(
+                "tag",
+                format!("unknown tag {:?}; known: {}", config.tag, TAGS.join(", ")),
+            ));
         }
         let shared = resolve_handles(&config.placement_handles, n_ruh, "placement_handles")?;
         let n_tenants = ctx.namespace_units.len();
         if config.namespaces.len() > n_tenants {
             let n = config.namespaces.len();
-            return Err(SchemeConfigError::new("namespaces", format!("has {n} entries; the scenario has {n_tenants} tenants (one list per tenant)")));
+            return Err(SchemeConfigError::new(
+                "namespaces",
+                format!("has {n} entries; the scenario has {n_tenants} tenants (one list per tenant)"),
+            ));
         }
         let mut pid_ruh = Vec::with_capacity(n_tenants);
         for t in 0..n_tenants {
@@ -263,7 +291,10 @@ fn resolve_handles(list: &[i64], n_ruh: usize, key: &str) -> Result<Vec<u8>, Sch
         return Ok((0..n_ruh as u8).collect());
     }
     if list.len() > u16::MAX as usize + 1 {
-        return Err(SchemeConfigError::new(key, format!("has {} entries; placement identifiers are 16-bit", list.len())));
+        return Err(SchemeConfigError::new(
+            key,
+            format!("has {} entries; placement identifiers are 16-bit", list.len()),
+        ));
     }
     list.iter()
         .enumerate()
@@ -271,7 +302,10 @@ fn resolve_handles(list: &[i64], n_ruh: usize, key: &str) -> Result<Vec<u8>, Sch
             if (0..n_ruh as i64).contains(&r) {
                 Ok(r as u8)
             } else {
-                Err(SchemeConfigError::new(format!("{key}.{i}"), format!("must be in [0, {n_ruh}) (the handles of [device.fdp]), got {r}")))
+                Err(SchemeConfigError::new(
+                    format!("{key}.{i}"),
+                    format!("must be in [0, {n_ruh}) (the handles of [device.fdp]), got {r}"),
+                ))
             }
         })
         .collect()
@@ -291,14 +325,20 @@ impl StreamMapper for Fdp {
     }
     fn gc_stream(&mut self, _tenant: u16, _lpn: u32, from_stream: u8, _view: &DeviceView) -> u8 {
         match self.dev.handles.get(from_stream as usize) {
-            Some(RuhType::InitiallyIsolated) => self.mixed_gc_ruh.expect("an initially isolated handle exists"),
+            Some(RuhType::InitiallyIsolated) => {
+                self.mixed_gc_ruh.expect("an initially isolated handle exists")
+            }
             _ => from_stream,
         }
     }
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, _cmds: &mut Vec<Command>) {
         let block = ev.ppa.0 / self.units_per_block;
         let t = ev.tenant as usize;
-        assert!((ev.stream as usize) < self.ruhs.len() || ev.class == WriteClass::Parity, "stream {} is no handle of fdp", ev.stream);
+        assert!(
+            (ev.stream as usize) < self.ruhs.len() || ev.class == WriteClass::Parity,
+            "stream {} is no handle of fdp",
+            ev.stream
+        );
         match ev.class {
             WriteClass::Host => {
                 if self.pending.0 == ev.tenant && self.pending.1 == ev.lpn {

@@ -9,15 +9,18 @@
 //! tell tenants apart (every tenant uses the same table). docs/streams/manual.md.
 
 use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
-use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::ftl::blocks::WriteClass;
-use crate::policy::{parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError};
+use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
+use crate::policy::{
+    parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError,
+};
 use serde::{Deserialize, Serialize};
 
 /// Virtual stream ids of RocksDB's ten streams in the `vstream-table1` preset (our numbering;
 /// the paper names the streams but gives them no ids): 0 file-system metadata ("system
 /// data"), 1 WAL, 2 MANIFEST, 3 temporary files, 4..=9 SSTables of levels L0..L5.
-pub const ROCKSDB_STREAMS: [&str; 10] = ["fs_metadata", "wal", "manifest", "temp", "l0", "l1", "l2", "l3", "l4", "l5"];
+pub const ROCKSDB_STREAMS: [&str; 10] =
+    ["fs_metadata", "wal", "manifest", "temp", "l0", "l1", "l2", "l3", "l4", "l5"];
 
 /// The vStream paper's Table 1 ("Static stream ID assignment in Manual-SSD"), 0-based: its
 /// physical stream 1 holds system data, WAL, manifest and temporary files; 2 holds L0 and
@@ -47,12 +50,28 @@ pub struct ManualConfig {
 
 /// The knobs of `manual` (their bounds are the device's physical streams: `resolve`).
 pub const KNOBS: &[Knob] = &[
-    Knob::new("preset", "", KnobKind::Choice(PRESETS), "A named table instead of `table` (not both); vstream-table1 is the vStream paper's Table 1.")
-        .also("vstream-table1 needs ftl.physical_streams >= 4")
-        .absent("no preset: `table`"),
-    Knob::new("table", "stream", KnobKind::IntList(IntBounds::ANY), "Physical stream of virtual stream i at index i.").also("each in [0, ftl.physical_streams)"),
-    Knob::new("default_physical_stream", "stream", KnobKind::Int(IntBounds::ANY), "Physical stream of a virtual stream beyond the table.")
-        .also("in [0, ftl.physical_streams)"),
+    Knob::new(
+        "preset",
+        "",
+        KnobKind::Choice(PRESETS),
+        "A named table instead of `table` (not both); vstream-table1 is the vStream paper's Table 1.",
+    )
+    .also("vstream-table1 needs ftl.physical_streams >= 4")
+    .absent("no preset: `table`"),
+    Knob::new(
+        "table",
+        "stream",
+        KnobKind::IntList(IntBounds::ANY),
+        "Physical stream of virtual stream i at index i.",
+    )
+    .also("each in [0, ftl.physical_streams)"),
+    Knob::new(
+        "default_physical_stream",
+        "stream",
+        KnobKind::Int(IntBounds::ANY),
+        "Physical stream of a virtual stream beyond the table.",
+    )
+    .also("in [0, ftl.physical_streams)"),
 ];
 
 /// `manual`'s registry entry.
@@ -81,7 +100,12 @@ pub fn resolve(mut config: ManualConfig, physical_streams: u8) -> Result<ManualC
         }
         config.table = match p.as_str() {
             "vstream-table1" => VSTREAM_TABLE1.iter().map(|&s| s as i64).collect(),
-            _ => return Err(SchemeConfigError::new("preset", format!("unknown preset {p:?}; known: {}", PRESETS.join(", ")))),
+            _ => {
+                return Err(SchemeConfigError::new(
+                    "preset",
+                    format!("unknown preset {p:?}; known: {}", PRESETS.join(", ")),
+                ))
+            }
         };
         if physical_streams < 4 {
             return Err(SchemeConfigError::new(
@@ -101,11 +125,17 @@ pub fn resolve(mut config: ManualConfig, physical_streams: u8) -> Result<ManualC
     if !(0..physical_streams as i64).contains(&config.default_physical_stream) {
         return Err(SchemeConfigError::new(
             "default_physical_stream",
-            format!("must be in [0, {physical_streams}) (ftl.physical_streams), got {}", config.default_physical_stream),
+            format!(
+                "must be in [0, {physical_streams}) (ftl.physical_streams), got {}",
+                config.default_physical_stream
+            ),
         ));
     }
     if config.table.len() > u16::MAX as usize + 1 {
-        return Err(SchemeConfigError::new("table", format!("has {} entries; virtual streams are 16-bit", config.table.len())));
+        return Err(SchemeConfigError::new(
+            "table",
+            format!("has {} entries; virtual streams are 16-bit", config.table.len()),
+        ));
     }
     Ok(config)
 }
@@ -154,7 +184,10 @@ impl StreamMapper for Manual {
         for (vs, &n) in self.tally.n_pages.iter().enumerate() {
             if n > 0 {
                 out.push((super::counter_name(format!("vs{vs}_n_pages")), n as f64));
-                out.push((super::counter_name(format!("vs{vs}_physical_stream")), self.map(vs as u16) as f64));
+                out.push((
+                    super::counter_name(format!("vs{vs}_physical_stream")),
+                    self.map(vs as u16) as f64,
+                ));
             }
         }
         out.push(("vs_other_n_pages", self.tally.other_n_pages as f64));

@@ -97,17 +97,25 @@ pub type MapperInfo = crate::knobs::PolicyInfo<BuildFn>;
 
 /// Every stream mapper a scenario may name (the integrity property test runs each one;
 /// `ftlab mappers` lists them with their knobs).
-pub const REGISTRY: &[MapperInfo] = &[legacy::INFO, direct::INFO, manual::INFO, dac::INFO, autostream::INFO, vstream::INFO, fdp::INFO];
+pub const REGISTRY: &[MapperInfo] =
+    &[legacy::INFO, direct::INFO, manual::INFO, dac::INFO, autostream::INFO, vstream::INFO, fdp::INFO];
 
 /// The registry entry of the mapper called `name`.
 pub fn info(name: &str) -> Option<&'static MapperInfo> {
     REGISTRY.iter().find(|p| p.name == name)
 }
 
-pub fn build(name: &str, config: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub fn build(
+    name: &str,
+    config: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     match info(name) {
         Some(p) => (p.build)(config, ctx),
-        None => Err(SchemeConfigError::new("", format!("unknown stream mapper {name:?}; known: {}", crate::knobs::names(REGISTRY)))),
+        None => Err(SchemeConfigError::new(
+            "",
+            format!("unknown stream mapper {name:?}; known: {}", crate::knobs::names(REGISTRY)),
+        )),
     }
 }
 
@@ -144,7 +152,11 @@ pub struct VirtualTally {
 
 impl Default for VirtualTally {
     fn default() -> Self {
-        VirtualTally { pending: (u16::MAX, u32::MAX, 0), n_pages: vec![0; COUNTED_VIRTUAL_STREAMS], other_n_pages: 0 }
+        VirtualTally {
+            pending: (u16::MAX, u32::MAX, 0),
+            n_pages: vec![0; COUNTED_VIRTUAL_STREAMS],
+            other_n_pages: 0,
+        }
     }
 }
 

@@ -29,10 +29,13 @@
 //! were written through. docs/streams/vstream.md.
 
 use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
-use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::flash::geometry::{Geometry, Ppa};
 use crate::ftl::blocks::WriteClass;
-use crate::policy::{parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
+use crate::policy::{
+    parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed,
+    SchemeConfigError,
+};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -56,18 +59,49 @@ pub struct VStreamConfig {
 
 impl Default for VStreamConfig {
     fn default() -> Self {
-        VStreamConfig { epoch_s: 600.0, virtual_streams: 256, stamp_group_pages: 1, stamp_tick_us: 1000, kmeans_iterations_max: 100 }
+        VStreamConfig {
+            epoch_s: 600.0,
+            virtual_streams: 256,
+            stamp_group_pages: 1,
+            stamp_tick_us: 1000,
+            kmeans_iterations_max: 100,
+        }
     }
 }
 
 /// The knobs of `vstream`: the ranges `check` enforces and `ftlab mappers` lists.
 pub const KNOBS: &[Knob] = &[
-    Knob::new("epoch_s", "s", KnobKind::Float(Bounds::closed(1e-3, 1e7)), "Re-clustering interval (§4.3: 10 minutes)."),
-    Knob::new("virtual_streams", "streams", KnobKind::Int(IntBounds::new(1, 65_536)), "Virtual stream ids tracked per tenant."),
-    Knob::new("stamp_group_pages", "pages", KnobKind::Int(IntBounds::at_least(1)), "Consecutive flash pages of a block that share one write timestamp.")
-        .also("<= pages per block"),
-    Knob::new("stamp_tick_us", "us", KnobKind::Int(IntBounds::new(1, 3_600_000_000)), "Resolution of the 4-byte write timestamps."),
-    Knob::new("kmeans_iterations_max", "iterations", KnobKind::Int(IntBounds::new(1, 10_000)), "Iteration cap of each K-means run."),
+    Knob::new(
+        "epoch_s",
+        "s",
+        KnobKind::Float(Bounds::closed(1e-3, 1e7)),
+        "Re-clustering interval (§4.3: 10 minutes).",
+    ),
+    Knob::new(
+        "virtual_streams",
+        "streams",
+        KnobKind::Int(IntBounds::new(1, 65_536)),
+        "Virtual stream ids tracked per tenant.",
+    ),
+    Knob::new(
+        "stamp_group_pages",
+        "pages",
+        KnobKind::Int(IntBounds::at_least(1)),
+        "Consecutive flash pages of a block that share one write timestamp.",
+    )
+    .also("<= pages per block"),
+    Knob::new(
+        "stamp_tick_us",
+        "us",
+        KnobKind::Int(IntBounds::new(1, 3_600_000_000)),
+        "Resolution of the 4-byte write timestamps.",
+    ),
+    Knob::new(
+        "kmeans_iterations_max",
+        "iterations",
+        KnobKind::Int(IntBounds::new(1, 10_000)),
+        "Iteration cap of each K-means run.",
+    ),
 ];
 
 /// `vstream`'s registry entry.
@@ -92,7 +126,10 @@ pub fn stamp_table_bytes(logical_pages: u64, pages_per_stamp: u64, stamp_bytes: 
 /// no assignment changes or after `iterations_max` rounds. Returns the centroids in
 /// increasing order and each value's cluster (nearest centroid, ties to the lower one).
 pub fn kmeans_1d(values: &[f64], k: usize, iterations_max: u32) -> (Vec<f64>, Vec<u8>) {
-    assert!((1..=256).contains(&k) && iterations_max >= 1, "k-means with k = {k}, {iterations_max} iterations");
+    assert!(
+        (1..=256).contains(&k) && iterations_max >= 1,
+        "k-means with k = {k}, {iterations_max} iterations"
+    );
     if values.is_empty() {
         return (Vec::new(), Vec::new());
     }
@@ -178,7 +215,8 @@ pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamM
 fn check(c: &VStreamConfig, g: &Geometry) -> Result<(), SchemeConfigError> {
     check_all(KNOBS, c)?;
     if c.stamp_group_pages > g.pages_per_block {
-        let reason = format!("must be in [1, {}] (pages per block), got {}", g.pages_per_block, c.stamp_group_pages);
+        let reason =
+            format!("must be in [1, {}] (pages per block), got {}", g.pages_per_block, c.stamp_group_pages);
         return Err(SchemeConfigError::new("stamp_group_pages", reason));
     }
     Ok(())
@@ -190,7 +228,8 @@ impl VStream {
         let g = *ctx.geometry;
         check(&config, &g)?;
         let groups_per_block = g.pages_per_block.div_ceil(config.stamp_group_pages);
-        let (v, n_tenants, s) = (config.virtual_streams as usize, ctx.namespace_units.len(), ctx.physical_streams);
+        let (v, n_tenants, s) =
+            (config.virtual_streams as usize, ctx.namespace_units.len(), ctx.physical_streams);
         let map = (0..n_tenants * v).map(|i| ((i % v) % s as usize) as u8).collect();
         Ok(VStream {
             streams: s,
@@ -227,7 +266,8 @@ impl VStream {
         let g = &self.geometry;
         let block = g.block_of(ppa).0;
         let page = g.page_of(ppa);
-        let first = page.is_multiple_of(self.config.stamp_group_pages) && ppa.0.is_multiple_of(g.units_per_page);
+        let first =
+            page.is_multiple_of(self.config.stamp_group_pages) && ppa.0.is_multiple_of(g.units_per_page);
         ((block * self.groups_per_block + page / self.config.stamp_group_pages) as usize, first)
     }
 
@@ -280,7 +320,8 @@ impl VStream {
         for t in 0..self.n_tenants {
             let base = t * self.v;
             let ids: Vec<usize> = (base..base + self.v).filter(|&i| self.n_dead[i] > 0).collect();
-            let means: Vec<f64> = ids.iter().map(|&i| self.lifetime_sum_ns[i] / self.n_dead[i] as f64).collect();
+            let means: Vec<f64> =
+                ids.iter().map(|&i| self.lifetime_sum_ns[i] / self.n_dead[i] as f64).collect();
             let (_, assign) = kmeans_1d(&means, self.streams as usize, self.config.kmeans_iterations_max);
             for (&i, &c) in ids.iter().zip(&assign) {
                 self.map[i] = c;
@@ -316,7 +357,10 @@ impl VStream {
                 let name = |k: &str| super::counter_name(format!("t{t}_vs{vs}_{k}"));
                 out.push((name("n_pages"), self.n_pages[i] as f64));
                 out.push((name("n_dead"), self.n_dead[i] as f64));
-                out.push((name("lifetime_ns_mean"), self.lifetime_ns_mean(t as u16, vs as u16).unwrap_or(0.0)));
+                out.push((
+                    name("lifetime_ns_mean"),
+                    self.lifetime_ns_mean(t as u16, vs as u16).unwrap_or(0.0),
+                ));
                 out.push((name("physical_stream"), self.map[i] as f64));
             }
         }

@@ -63,7 +63,8 @@ impl LineFormat for Fiu {
         let offset = LBA.sectors(lba)?;
         let size_bytes = SIZE.sectors(size)?;
         let op = OP.op(op, &[("R", IoOp::Read), ("W", IoOp::Write)], "\"R\" or \"W\"")?;
-        let record = TraceRecord { time: SimTime::from_ns(time), op, offset_bytes: offset, size_bytes, stream: 0 };
+        let record =
+            TraceRecord { time: SimTime::from_ns(time), op, offset_bytes: offset, size_bytes, stream: 0 };
         checked(record, SIZE)
     }
 }

@@ -226,10 +226,7 @@ impl Default for GeneratorConfig {
             hot_access_fraction: 0.8,
             read_ratio: 0.0,
             trim_ratio: 0.0,
-            sizes: vec![SizeWeight {
-                bytes: 4096,
-                weight: 1.0,
-            }],
+            sizes: vec![SizeWeight { bytes: 4096, weight: 1.0 }],
             align_bytes: 4096,
             arrival: Arrival::Poisson,
             rate_iops: 1000.0,
@@ -300,10 +297,7 @@ impl GeneratorConfig {
 
         open_closed("zipf_theta", self.zipf_theta, MAX_ZIPF_THETA)?;
         if !(self.hot_fraction > 0.0 && self.hot_fraction < 1.0) {
-            return err(
-                "hot_fraction",
-                format!("must be in (0, 1), got {}", self.hot_fraction),
-            );
+            return err("hot_fraction", format!("must be in (0, 1), got {}", self.hot_fraction));
         }
         closed01("hot_access_fraction", self.hot_access_fraction)?;
         closed01("read_ratio", self.read_ratio)?;
@@ -324,10 +318,7 @@ impl GeneratorConfig {
         open_closed("footprint_fraction", self.footprint_fraction, 1.0)?;
         self.validate_region()?;
         if self.requests == Some(0) {
-            return err(
-                "requests",
-                "must be >= 1 (omit it for an unbounded workload), got 0".to_string(),
-            );
+            return err("requests", "must be >= 1 (omit it for an unbounded workload), got 0".to_string());
         }
         self.validate_sequential_fractions()?;
         self.validate_time_windows()
@@ -392,10 +383,7 @@ impl GeneratorConfig {
         }
         for (key, v) in [("on_s", self.on_s), ("off_s", self.off_s)] {
             if let Some(v) = v.filter(|v| !(MIN_PERIOD_S..=MAX_TIME_S).contains(v)) {
-                return err(
-                    key,
-                    format!("must be in [{MIN_PERIOD_S}, {MAX_TIME_S}] seconds, got {v}"),
-                );
+                return err(key, format!("must be in [{MIN_PERIOD_S}, {MAX_TIME_S}] seconds, got {v}"));
             }
         }
         match (self.on_s, self.off_s) {
@@ -441,10 +429,7 @@ impl GeneratorConfig {
             return err("align_bytes", "must be > 0, got 0".to_string());
         }
         if self.sizes.is_empty() {
-            return err(
-                "sizes",
-                "must list at least one size, got an empty list".to_string(),
-            );
+            return err("sizes", "must list at least one size, got an empty list".to_string());
         }
         let mut total_weight = 0.0;
         for (i, s) in self.sizes.iter().enumerate() {
@@ -458,21 +443,12 @@ impl GeneratorConfig {
                 );
             }
             if !(s.weight >= 0.0 && s.weight.is_finite()) {
-                return err(
-                    "sizes",
-                    format!(
-                        "entry {i}: weight must be finite and >= 0, got {}",
-                        s.weight
-                    ),
-                );
+                return err("sizes", format!("entry {i}: weight must be finite and >= 0, got {}", s.weight));
             }
             total_weight += s.weight;
         }
         if !(total_weight > 0.0 && total_weight.is_finite()) {
-            return err(
-                "sizes",
-                format!("weights must sum to a finite value > 0, got {total_weight}"),
-            );
+            return err("sizes", format!("weights must sum to a finite value > 0, got {total_weight}"));
         }
         Ok(())
     }
@@ -502,11 +478,7 @@ impl Scramble {
         assert!(n >= 1);
         let k = 64 - (n - 1).leading_zeros(); // ceil(log2 n); 0 for n == 1
         let mask = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
-        Scramble {
-            n,
-            mask,
-            shift: k.div_ceil(2).max(1),
-        }
+        Scramble { n, mask, shift: k.div_ceil(2).max(1) }
     }
 
     #[inline]
@@ -566,15 +538,9 @@ impl AddrState {
             Pattern::Sequential => AddrState::Sequential { cursors: [0; 3] },
             Pattern::HotCold => {
                 let hot = (footprint_pages as f64 * cfg.hot_fraction).round() as u64;
-                let hot_pages = if footprint_pages >= 2 {
-                    hot.clamp(1, footprint_pages - 1)
-                } else {
-                    footprint_pages
-                };
-                AddrState::HotCold {
-                    hot_pages,
-                    hot_prob: cfg.hot_access_fraction,
-                }
+                let hot_pages =
+                    if footprint_pages >= 2 { hot.clamp(1, footprint_pages - 1) } else { footprint_pages };
+                AddrState::HotCold { hot_pages, hot_prob: cfg.hot_access_fraction }
             }
         }
     }
@@ -588,9 +554,7 @@ impl ArrivalState {
                 gap: Exp::new(cfg.rate_iops / 1e9).expect("validated: rate > 0"),
                 next_ns: 0.0,
             },
-            Arrival::Fixed => ArrivalState::Fixed {
-                interval_ns: cfg.interval_us * 1e3,
-            },
+            Arrival::Fixed => ArrivalState::Fixed { interval_ns: cfg.interval_us * 1e3 },
             Arrival::Closed => ArrivalState::Closed,
         }
     }
@@ -630,9 +594,7 @@ impl Window {
     fn time_of(&self, active_ns: u64) -> u64 {
         let offset = match self.cycle {
             None => u128::from(active_ns),
-            Some((on, off)) => {
-                u128::from(active_ns / on) * u128::from(on + off) + u128::from(active_ns % on)
-            }
+            Some((on, off)) => u128::from(active_ns / on) * u128::from(on + off) + u128::from(active_ns % on),
         };
         u64::try_from(u128::from(self.start_ns) + offset).unwrap_or(u64::MAX)
     }
@@ -753,11 +715,7 @@ impl Generator {
         let addr = AddrState::new(cfg, footprint_pages);
         let arrival = ArrivalState::new(cfg);
         let fraction = [cfg.read_sequential_fraction, cfg.write_sequential_fraction];
-        let seq = (fraction != [0.0; 2]).then(|| SeqMix {
-            rng: sub_rng(seed, 5),
-            fraction,
-            cursors: [0; 2],
-        });
+        let seq = (fraction != [0.0; 2]).then(|| SeqMix { rng: sub_rng(seed, 5), fraction, cursors: [0; 2] });
         Ok(Generator {
             addr_rng: sub_rng(seed, 1),
             op_rng: sub_rng(seed, 2),
@@ -862,10 +820,7 @@ impl Generator {
                 *c += size;
                 return start;
             }
-            AddrState::HotCold {
-                hot_pages,
-                hot_prob,
-            } => {
+            AddrState::HotCold { hot_pages, hot_prob } => {
                 let hot = *hot_pages;
                 let to_hot = self.addr_rng.random::<f64>() < *hot_prob;
                 if to_hot || hot == n {

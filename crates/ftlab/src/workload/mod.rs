@@ -25,9 +25,9 @@ pub mod fio;
 pub mod fiu;
 pub mod ftlab_csv;
 pub mod generator;
+pub mod mqsim;
 pub mod msprod;
 pub mod msr;
-pub mod mqsim;
 pub mod periodic;
 pub mod spc;
 pub mod stats;
@@ -373,7 +373,8 @@ impl Field {
     /// that fits in 64 bits (`0x00001000` = 4096).
     pub fn hex_u64(self, text: &str) -> Result<u64, String> {
         let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
-        let Some(digits) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit())) else {
+        let Some(digits) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
             return Err(self.not_a_number("a hexadecimal number with a 0x prefix", text));
         };
         u64::from_str_radix(digits, 16)

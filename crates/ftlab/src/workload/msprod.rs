@@ -128,13 +128,18 @@ fn check_header_line(line: &str) -> Result<(), String> {
             Some(want) if same_name(name, want) => {}
             Some(want) => {
                 let field = Field::new(i + 2, want);
-                return Err(format!("{field}: the {kind} header names this column {name:?}; this parser reads {LAYOUT}"));
+                return Err(format!(
+                    "{field}: the {kind} header names this column {name:?}; this parser reads {LAYOUT}"
+                ));
             }
             None => {}
         }
     }
     if count != COLUMNS.len() + 1 {
-        return Err(format!("the {kind} header lists {count} columns, expected {} ({LAYOUT})", COLUMNS.len() + 1));
+        return Err(format!(
+            "the {kind} header lists {count} columns, expected {} ({LAYOUT})",
+            COLUMNS.len() + 1
+        ));
     }
     Ok(())
 }
@@ -164,7 +169,9 @@ impl LineFormat for Msprod {
                 return Err(format!("missing header: expected {BEGIN:?} as the first line, got {line:?}"))
             }
             (State::Header, END) => self.state = State::Events,
-            (State::Header, BEGIN) => return Err(format!("{BEGIN:?} inside a header block (no {END:?} before it)")),
+            (State::Header, BEGIN) => {
+                return Err(format!("{BEGIN:?} inside a header block (no {END:?} before it)"))
+            }
             (State::Header, _) => check_header_line(line)?,
             (State::Events, END) => return Err(format!("{END:?} without a {BEGIN:?} before it")),
             (State::Events, _) => {

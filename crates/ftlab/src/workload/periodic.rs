@@ -125,7 +125,10 @@ fn check_duration(key: String, ms: f64) -> Check {
     if ms > 0.0 && ms <= MAX_TASK_MS && ms_to_ns(ms) >= 1 {
         Ok(())
     } else {
-        Err((key, format!("must be in (0, {MAX_TASK_MS}] milliseconds and at least 1 ns (0.000001 ms), got {ms}")))
+        Err((
+            key,
+            format!("must be in (0, {MAX_TASK_MS}] milliseconds and at least 1 ns (0.000001 ms), got {ms}"),
+        ))
     }
 }
 
@@ -155,7 +158,10 @@ impl PeriodicTask {
         check_duration(key("period_ms"), self.period_ms)?;
         let offset = self.offset_ms;
         if !(0.0..=MAX_TASK_MS).contains(&offset) {
-            return Err((key("offset_ms"), format!("must be in [0, {MAX_TASK_MS}] milliseconds, got {offset}")));
+            return Err((
+                key("offset_ms"),
+                format!("must be in [0, {MAX_TASK_MS}] milliseconds, got {offset}"),
+            ));
         }
         match self.deadline_ms {
             Some(d) => check_duration(key("deadline_ms"), d),
@@ -254,7 +260,11 @@ impl PeriodicWorkload {
     /// Task names in task order: the given names, and `task<i>` for a task without one (after
     /// `resolve`, every task has its name).
     pub fn task_names(&self) -> Vec<String> {
-        self.tasks.iter().enumerate().map(|(i, t)| t.name.clone().unwrap_or_else(|| default_name(i))).collect()
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.name.clone().unwrap_or_else(|| default_name(i)))
+            .collect()
     }
 
     /// Utilisation of the task set on a device that serves one page in `read_page_ns`

@@ -85,7 +85,11 @@ impl SyntheticWorkload {
     /// Check every part and build the merged stream over a namespace of `namespace_bytes`.
     /// The error is `(key, reason)` with `key` relative to the `synthetic` table (see
     /// [`SyntheticWorkload::key`]; empty for the workload as a whole).
-    pub fn try_build(&self, namespace_bytes: u64, tenant_seed: u64) -> Result<SyntheticStream, (String, String)> {
+    pub fn try_build(
+        &self,
+        namespace_bytes: u64,
+        tenant_seed: u64,
+    ) -> Result<SyntheticStream, (String, String)> {
         let n = self.parts.len();
         if n > MAX_PARTS {
             return Err((String::new(), format!("must list 1 to {MAX_PARTS} parts, got {n}")));
@@ -104,7 +108,9 @@ impl SyntheticWorkload {
     /// the error.
     fn check_arrivals(&self) -> Result<(), (String, String)> {
         let closed = self.parts[0].arrival == Arrival::Closed;
-        let Some(j) = self.parts.iter().position(|p| (p.arrival == Arrival::Closed) != closed) else { return Ok(()) };
+        let Some(j) = self.parts.iter().position(|p| (p.arrival == Arrival::Closed) != closed) else {
+            return Ok(());
+        };
         let name = |a: Arrival| match a {
             Arrival::Closed => "closed",
             Arrival::Poisson => "poisson",

@@ -86,7 +86,8 @@ fn opcode(text: &str) -> Result<u8, String> {
     if significant.len() > 2 {
         return Err(format!("{OP}: {text:?} is not a SCSI operation code (at most ff = 255)"));
     }
-    Ok(u8::from_str_radix(if significant.is_empty() { "0" } else { significant }, 16).expect("at most two hex digits"))
+    Ok(u8::from_str_radix(if significant.is_empty() { "0" } else { significant }, 16)
+        .expect("at most two hex digits"))
 }
 
 impl LineFormat for Vscsi {
@@ -115,7 +116,13 @@ impl LineFormat for Vscsi {
             self.skipped += 1;
             return Ok(None);
         }
-        let record = TraceRecord { time: SimTime::from_ns(time), op, offset_bytes: offset, size_bytes: size, stream: 0 };
+        let record = TraceRecord {
+            time: SimTime::from_ns(time),
+            op,
+            offset_bytes: offset,
+            size_bytes: size,
+            stream: 0,
+        };
         checked(record, SIZE)
     }
 

@@ -24,8 +24,10 @@ pub fn run(text: &str, overrides: &[&str]) -> serde_json::Value {
 }
 
 pub fn run_raw(text: &str, overrides: &[&str]) -> Result<api::RunOutput, ftlab::FtlabError> {
-    let source = ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "test.toml".into() };
-    let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs: None };
+    let source =
+        ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "test.toml".into() };
+    let opts =
+        RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs: None };
     api::run_scenario(&source, &opts, &mut |_| {})
 }
 

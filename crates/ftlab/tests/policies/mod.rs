@@ -7,9 +7,9 @@
 
 use ftlab::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use ftlab::ftl::blocks::{BlockState, WriteClass};
-use ftlab::policy::{Command, DeviceView, Dest, Interests, Migration, Placed, StripePages};
+use ftlab::policy::{Command, Dest, DeviceView, Interests, Migration, Placed, StripePages};
 use ftlab::scenario::Scenario;
-use ftlab::scheme::{RoundRobin, Scheme, ReadPlan};
+use ftlab::scheme::{ReadPlan, RoundRobin, Scheme};
 use ftlab::sim::time::SimTime;
 use ftlab::simulation::Simulation;
 
@@ -33,7 +33,9 @@ pub fn build(name: &str, s: &Scenario) -> Option<Box<dyn Scheme>> {
     let rr = || vec![RoundRobin::new(g.dies_channel_first()); n_tenants];
     match name {
         "test-migrate" => Some(Box::new(Migrator { cursors: rr(), next_die: 0, n_dies: g.n_dies })),
-        "test-partial-gc" => Some(Box::new(Stepper { cursors: rr(), units: 0, units_per_page: g.units_per_page })),
+        "test-partial-gc" => {
+            Some(Box::new(Stepper { cursors: rr(), units: 0, units_per_page: g.units_per_page }))
+        }
         "test-parity" => Some(Box::new(Parity::new(&g, n_tenants))),
         _ => None,
     }
@@ -43,12 +45,21 @@ pub fn build(name: &str, s: &Scenario) -> Option<Box<dyn Scheme>> {
 pub fn check_exercised(name: &str, sim: &Simulation) {
     let j = sim.job_counters();
     match name {
-        "test-migrate" => assert!(j.erases[ftlab::policy::JobKind::Migrate as usize] > 0, "no migration moved a block: {j:?}"),
-        "test-partial-gc" => assert!(j.gc_steps > 0 && j.page_reads[ftlab::policy::JobKind::Gc as usize] > 0, "no partial GC ran: {j:?}"),
+        "test-migrate" => assert!(
+            j.erases[ftlab::policy::JobKind::Migrate as usize] > 0,
+            "no migration moved a block: {j:?}"
+        ),
+        "test-partial-gc" => assert!(
+            j.gc_steps > 0 && j.page_reads[ftlab::policy::JobKind::Gc as usize] > 0,
+            "no partial GC ran: {j:?}"
+        ),
         "test-parity" => {
             assert!(j.started[ftlab::policy::JobKind::Parity as usize] > 0, "no parity program ran: {j:?}");
             let d = sim.device_counters();
-            assert!(d.flash_reads < 1000 || d.rebuilt_reads > 0, "reads of busy dies were never rebuilt: {d:?}");
+            assert!(
+                d.flash_reads < 1000 || d.rebuilt_reads > 0,
+                "reads of busy dies were never rebuilt: {d:?}"
+            );
         }
         _ => {}
     }
@@ -77,9 +88,20 @@ impl Scheme for Migrator {
         let die = DieIdx(self.next_die);
         self.next_die = (self.next_die + 1) % self.n_dies;
         let g = view.ftl.geometry;
-        let blocks: Vec<BlockIdx> = g.blocks_of_die(die).map(BlockIdx).filter(|&b| view.ftl.blocks().get(b).state == BlockState::Full).take(2).collect();
+        let blocks: Vec<BlockIdx> = g
+            .blocks_of_die(die)
+            .map(BlockIdx)
+            .filter(|&b| view.ftl.blocks().get(b).state == BlockState::Full)
+            .take(2)
+            .collect();
         let dest = Dest::Dies((0..self.n_dies).map(DieIdx).filter(|&d| d != die).collect());
-        cmds.push(Command::Migrate(Migration { blocks, dest, erase_sources: true, reads_in_flight_max: 2, deadline: SimTime::MAX }));
+        cmds.push(Command::Migrate(Migration {
+            blocks,
+            dest,
+            erase_sources: true,
+            reads_in_flight_max: 2,
+            deadline: SimTime::MAX,
+        }));
     }
     fn resolved_config(&self) -> toml::Table {
         toml::Table::new()
@@ -158,7 +180,9 @@ impl Parity {
 
     /// A die holding none of `pages`, rotating.
     fn parity_die(&mut self, g: &ftlab::flash::geometry::Geometry, pages: &[Ppa]) -> Option<DieIdx> {
-        let pick = (0..self.n_dies).map(|k| DieIdx((self.next_parity + k) % self.n_dies)).find(|&d| pages.iter().all(|&p| g.die_of(p) != d))?;
+        let pick = (0..self.n_dies)
+            .map(|k| DieIdx((self.next_parity + k) % self.n_dies))
+            .find(|&d| pages.iter().all(|&p| g.die_of(p) != d))?;
         self.next_parity = (pick.0 + 1) % self.n_dies;
         Some(pick)
     }
@@ -187,7 +211,12 @@ impl Scheme for Parity {
         }
         let pages = std::mem::take(&mut self.open[t]);
         if let Some(die) = self.parity_die(&g, &pages) {
-            cmds.push(Command::ProgramParity { tenant: ev.tenant, stream: ev.stream, die, data: StripePages::new(&pages) });
+            cmds.push(Command::ProgramParity {
+                tenant: ev.tenant,
+                stream: ev.stream,
+                die,
+                data: StripePages::new(&pages),
+            });
         }
     }
     fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
@@ -228,7 +257,9 @@ impl Scheme for Parity {
     fn stripe_members(&self, ppa: Ppa, _view: &DeviceView, out: &mut Vec<Ppa>) {
         let own = self.page(ppa);
         let s = self.stripe_of_page[own as usize];
-        out.extend(self.stripes[s as usize].iter().filter(|&&p| p != own).map(|&p| Ppa(p * self.units_per_page)));
+        out.extend(
+            self.stripes[s as usize].iter().filter(|&&p| p != own).map(|&p| Ppa(p * self.units_per_page)),
+        );
     }
     fn resolved_config(&self) -> toml::Table {
         toml::Table::new()
