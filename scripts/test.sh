@@ -28,7 +28,8 @@ echo "== cargo test --workspace --profile test-release"
 cargo test --workspace --profile test-release || status=$?
 
 echo "== pytest tests/python"
-.venv/bin/python -m pytest tests/python "$@" || status=$?
+# --durations: the slowest tests in the log, where CI time goes.
+.venv/bin/python -m pytest tests/python --durations=15 "$@" || status=$?
 
 echo "== the installed wheel (scripts/test-wheel.sh)"
 scripts/test-wheel.sh || status=$?
