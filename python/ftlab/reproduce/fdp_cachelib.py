@@ -411,33 +411,34 @@ def _write_claims(
 # --------------------------------------------------------------------------------------
 # Sensitivity
 
-#: Host bytes per second of the scenario (8 MiB/s) and its request sizes: the SOC's share `f`
-#: of host bytes sets the SOC's 4 KiB rate to f x 2048 IOPS and the LOC's 256 KiB rate to
-#: (1 - f) x 32 IOPS.
-HOST_BYTES_S = 8 * 2**20
-SOC_BYTES, LOC_BYTES = 4096, 262144
 #: One knob at a time: the device's over-provisioning (the paper: "ranges from 7 - 20% of SSD
-#: capacity"; the scenario's 7% is the low end) and the SOC's share of host bytes (not
-#: published; the scenario's 0.5 is the middle).
+#: capacity"; the scenarios' 7% is the low end) and the SOC's share of host bytes (not
+#: published; the scenarios' 0.5 is the middle), the total host bytes per second kept.
 OVER_PROVISIONING = (0.135, 0.20)
-SOC_SHARES = (0.25, 0.75)
+SOC_SHARES = (0.25, 0.75, 0.9)
 
 
-def soc_share_overrides(share: float) -> list[str]:
-    """The `--set` of the SOC's share of host bytes (see HOST_BYTES_S).
+def soc_share_overrides(scenario: Mapping[str, Any], share: float) -> list[str]:
+    """The `--set` giving the SOC (synthetic part 0, 4 KiB writes) `share` of the host bytes of
+    `scenario` (a parsed scenario) and the LOC (part 1) the rest, their total kept.
 
-    >>> soc_share_overrides(0.25)
+    >>> parts = [{"rate_iops": 1024.0, "sizes": [{"bytes": 4096}]}, {"rate_iops": 16.0, "sizes": [{"bytes": 262144}]}]
+    >>> soc_share_overrides({"tenants": [{"synthetic": parts}]}, 0.25)
     ['tenants.0.synthetic.0.rate_iops=512', 'tenants.0.synthetic.1.rate_iops=24']
     """
-    soc = share * HOST_BYTES_S / SOC_BYTES
-    loc = (1.0 - share) * HOST_BYTES_S / LOC_BYTES
-    return [f"tenants.0.synthetic.0.rate_iops={soc:g}", f"tenants.0.synthetic.1.rate_iops={loc:g}"]
+    soc, loc = scenario["tenants"][0]["synthetic"]
+    soc_bytes, loc_bytes = soc["sizes"][0]["bytes"], loc["sizes"][0]["bytes"]
+    total = soc["rate_iops"] * soc_bytes + loc["rate_iops"] * loc_bytes
+    return [
+        f"tenants.0.synthetic.0.rate_iops={share * total / soc_bytes:g}",
+        f"tenants.0.synthetic.1.rate_iops={(1.0 - share) * total / loc_bytes:g}",
+    ]
 
 
-def sensitivity_cases() -> list[tuple[str, list[str]]]:
-    """The cases: (name, overrides), each rerunning every run."""
+def sensitivity_cases(scenario: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """The cases: (name, overrides), each rerunning every run of `scenario` (parsed)."""
     cases = [(f"over_provisioning={op:g}", [f"device.over_provisioning={op:g}"]) for op in OVER_PROVISIONING]
-    cases += [(f"soc_share={s:g}", soc_share_overrides(s)) for s in SOC_SHARES]
+    cases += [(f"soc_share={s:g}", soc_share_overrides(scenario, s)) for s in SOC_SHARES]
     return cases
 
 
@@ -452,9 +453,11 @@ def run_sensitivity(
     """Rerun every run for each case of `sensitivity_cases` into out/sensitivity/<case>/,
     recompute the claims, and write sensitivity.json and .csv; returns `sensitivity_summary`'s
     rows."""
+    from ftlab.api import parse_toml
+
     by_case = {"base": fdp_claims(collect_metrics(base), health(base))}
     details: list[dict[str, Any]] = []
-    for name, sets in sensitivity_cases():
+    for name, sets in sensitivity_cases(parse_toml(path.read_text(encoding="utf-8"))):
         slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
         reports = run_all(path, out / "sensitivity" / slug, sets, jobs, progress, f"sensitivity {name}")
         metrics = collect_metrics(reports)
