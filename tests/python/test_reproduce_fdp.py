@@ -33,7 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # (a) claims from hand-made metrics
 
 
-def metrics(dlwa: dict[str, float], events: tuple[float, float] = (100.0, 360.0)) -> dict[str, dict[str, Any]]:
+def metrics(
+    dlwa: dict[str, float], events: tuple[float, float] = (100.0, 360.0)
+) -> dict[str, dict[str, Any]]:
     """Every run with the DLWA given; Media Reallocated events of u100/fdp and u100/fdp-one-ruh
     per 2^30 host bytes as given."""
     out: dict[str, dict[str, Any]] = {}

@@ -200,7 +200,7 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
     """The device WAF over the measured phase (`dlwa`), the host bytes of the measured phase,
     the FDP counters since the device started (`hbmw`, `mbmw`, Media Reallocated events; None
     without the fdp mapper) and the warm-up's convergence of a one-scheme summary.json."""
-    scheme = next(iter((summary.get("schemes") or {}).values()), {})
+    scheme: Mapping[str, Any] = next(iter((summary.get("schemes") or {}).values()), {})
     device = scheme.get("device") or {}
     counters = scheme.get("mapper_counters") or {}
     warm = scheme.get("precondition") or {}
@@ -298,7 +298,12 @@ def metric_rows(metrics: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]
     for run in RUNS:
         if run.label in metrics:
             rows.append(
-                {"case": run.case, "mapper": run.mapper, **metrics[run.label], "paper_dlwa": PAPER_DLWA.get(run.label)}
+                {
+                    "case": run.case,
+                    "mapper": run.mapper,
+                    **metrics[run.label],
+                    "paper_dlwa": PAPER_DLWA.get(run.label),
+                }
             )
     return rows
 
@@ -368,12 +373,25 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
                 if row is None or row["dlwa"] is None:
                     continue
                 x = i + (j - (len(mappers) - 1) / 2) * width
-                ax.bar(x, row["dlwa"], width, color=shades[mapper], edgecolor="black", linewidth=0.5,
-                       label=mapper if i == 1 else None)
+                ax.bar(
+                    x,
+                    row["dlwa"],
+                    width,
+                    color=shades[mapper],
+                    edgecolor="black",
+                    linewidth=0.5,
+                    label=mapper if i == 1 else None,
+                )
                 ax.annotate(f"{row['dlwa']:.2f}", (x, row["dlwa"]), ha="center", va="bottom", fontsize=7)
                 if row["paper_dlwa"] is not None:
-                    ax.plot([x], [row["paper_dlwa"]], marker="D", color="black", markersize=4,
-                            label="paper" if (i, j) == (0, 0) else None)
+                    ax.plot(
+                        [x],
+                        [row["paper_dlwa"]],
+                        marker="D",
+                        color="black",
+                        markersize=4,
+                        label="paper" if (i, j) == (0, 0) else None,
+                    )
         ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
         ax.set_xticks(range(len(CASES)), ["50% util.", "100% util.", "100%, SOC 64%"])
         ax.set_ylabel("DLWA (device WAF)")
@@ -388,9 +406,7 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
 # Files
 
 
-def _write_claims(
-    out: Path, claims: list[Claim], path: Path, quick: bool, checks: Any, metrics: Any
-) -> Path:
+def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, checks: Any, metrics: Any) -> Path:
     from ftlab import _core
 
     return write_claims_json(
