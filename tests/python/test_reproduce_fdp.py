@@ -148,12 +148,12 @@ def test_run_metrics_reads_the_summary() -> None:
 
 
 def test_sensitivity_keeps_the_host_bytes() -> None:
-    """SOC share s of 8 MiB/s: s x 2048 IOPS of 4 KiB and (1 - s) x 32 IOPS of 256 KiB."""
+    """SOC share s of 4 MiB/s: s x 1024 IOPS of 4 KiB and (1 - s) x 16 IOPS of 256 KiB."""
     scenario = tomllib.loads(F.scenario_path(True).read_text())
     cases = dict(F.sensitivity_cases(scenario))
     assert cases["soc_share=0.75"] == [
-        "tenants.0.synthetic.0.rate_iops=1536",
-        "tenants.0.synthetic.1.rate_iops=8",
+        "tenants.0.synthetic.0.rate_iops=768",
+        "tenants.0.synthetic.1.rate_iops=4",
     ]
     assert cases["over_provisioning=0.2"] == ["device.over_provisioning=0.2"]
     assert set(cases) == {
