@@ -12,7 +12,7 @@ use ftlab::ftl::{Ftl, FtlParams, NONE};
 use ftlab::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
 use ftlab::scenario::{self, fdp::FdpConfig, fdp::RuSpan, fdp::RuhType};
 use ftlab::sim::time::SimTime;
-use ftlab::stream::fdp::{Fdp, EVENT_PID};
+use ftlab::stream::fdp::{Fdp, EVENT_PID, EVENT_REALLOC};
 use ftlab::stream::{MapperContext, StreamMapper};
 use std::path::Path;
 
@@ -307,6 +307,56 @@ fn report_uses_nvme_cli_field_names() {
     assert_eq!(r["ruhs"][0]["ruht"], 2, "libnvme: NVME_FDP_RUHT_PERSISTENTLY_ISOLATED = 2");
 }
 
+/// Media Reallocated (NVMe 2.1 §5.1.12.1.31.2.1: data "written by the host specifying a
+/// Reclaim Unit Handle with a Reclaim Unit Handle type of Initially Isolated and was moved by
+/// the controller to a different Reclaim Unit"), worked by hand with handles [PI, II, II]:
+/// - lpns 0-3 through PID 0 (PI) in block 0; lpns 10-15 through PID 1 and 20-22 through PID 2
+///   (both II) in block 1;
+/// - GC moves lpns 0-3 out of block 0 (PI data: no event) and 10-15, 20-22 out of block 1;
+///   the host overwrites lpn 30 (PID 1) in block 2 (an overwrite moves nothing);
+/// - erasing block 0 logs nothing; erasing block 1 logs one event: NLBAM = 6 + 3 = 9, LBA =
+///   the first unit moved (10), PID 1 (the handle lpn 10 was written through), NSID 1;
+///   erasing block 2 logs nothing.
+#[test]
+fn media_reallocated_counts_moves_of_initially_isolated_data() {
+    let g = geometry();
+    let f = ftl(&g);
+    let mut m = mapper(&g, &dev(1, 1, RuSpan::Die, &[PI, II, II]), "");
+    at(&f, 7, |v| {
+        (0..4u32).for_each(|l| assert_eq!(write(&mut m, v, 0, l, 0, unit(&g, 0, l)), 0));
+        (10..16u32).for_each(|l| assert_eq!(write(&mut m, v, 0, l, 1, unit(&g, 1, l)), 1));
+        (20..23u32).for_each(|l| assert_eq!(write(&mut m, v, 0, l, 2, unit(&g, 1, l)), 2));
+        write(&mut m, v, 0, 30, 1, unit(&g, 2, 0));
+        (0..4u32).for_each(|l| {
+            copy(&mut m, v, 0, l, 0, unit(&g, 0, l), unit(&g, 4, l));
+        });
+        for (i, l) in (10..16u32).chain(20..23).enumerate() {
+            let from = if l < 20 { 1 } else { 2 };
+            copy(&mut m, v, 0, l, from, unit(&g, 1, l), unit(&g, 5, i as u32));
+        }
+        let over = Invalidated { tenant: 0, lpn: 30, ppa: unit(&g, 2, 0), cause: Cause::Overwrite };
+        m.on_invalidated(v, &over, &mut Vec::new());
+        write(&mut m, v, 0, 30, 1, unit(&g, 6, 0));
+    });
+    at(&f, 9, |v| {
+        for b in 0..3 {
+            m.on_erased(v, BlockIdx(b), &mut Vec::new());
+        }
+    });
+    assert_eq!(counter(&m, "events_media_reallocated"), 1.0);
+    assert_eq!(counter(&m, "events_ru_not_fully_written"), 0.0);
+    let r = m.report_json();
+    assert_eq!(r["events"]["n"], 1);
+    let e = &r["events"]["events"][0];
+    assert_eq!(e["Type"], EVENT_REALLOC as u64);
+    assert_eq!((e["nlbam"].as_u64(), e["lba"].as_u64()), (Some(9), Some(10)));
+    assert_eq!((e["pid"].as_u64(), e["NSID"].as_u64(), e["timestamp"].as_u64()), (Some(1), Some(1), Some(9)));
+    assert_eq!(r["events_total"], 1);
+    // Erased again with nothing moved since: no second event.
+    at(&f, 11, |v| m.on_erased(v, BlockIdx(1), &mut Vec::new()));
+    assert_eq!(counter(&m, "events_media_reallocated"), 1.0);
+}
+
 // ---- on the engine --------------------------------------------------------------------------
 
 /// Tenant a writes two disjoint halves of its namespace with streams 0 and 1 (PIDs 0 and 1),
@@ -402,8 +452,10 @@ fn persistently_isolated_gc_never_mixes_handles() {
         if isolated {
             assert_eq!(other, 0, "a block of handle 1 holds {other} pages of handle 0's region");
             assert_eq!(c("pi_mixed_units"), 0.0);
+            assert_eq!(c("events_media_reallocated"), 0.0, "no initially isolated data to move");
         } else {
             assert!(c("ii_mixed_units") > 0.0, "initially isolated copies mixed");
+            assert!(c("events_media_reallocated") > 0.0, "GC moved initially isolated data");
         }
     }
 }

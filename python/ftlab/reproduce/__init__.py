@@ -49,6 +49,10 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
         "ftlab.reproduce.vstream",
         "vStream, virtual stream management (Yong, Jeong, Lee and Kim, §5)",
     ),
+    "fdp-cachelib": (
+        "ftlab.reproduce.fdp_cachelib",
+        'CacheLib\'s SOC and LOC on NVMe FDP handles (Allison et al., "Towards Efficient Flash Caches with Emerging NVMe Flexible Data Placement SSDs", §6)',
+    ),
 }
 
 #: Seeds of the quick forms (the scenario's seed, +1, +2): each claim reports its spread over them.

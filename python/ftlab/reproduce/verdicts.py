@@ -10,7 +10,7 @@ Regenerate both, after a reviewed change, from the repository's root with one co
 
     python -m ftlab.reproduce.verdicts --write
 
-It runs the four quick reproductions (each over `QUICK_SEEDS` seeds) into results/verdicts/,
+It runs the quick reproductions (`NAMES`) (each over `QUICK_SEEDS` seeds) into results/verdicts/,
 writes tests/data/verdicts-quick.json and rewrites the tables of docs/reproductions.md; then add
 a line to the "Verdict changes" list of docs/reproductions.md saying why a verdict changed.
 `--from-results` rewrites both from existing results/verdicts/NAME/claims.json without running.
@@ -29,7 +29,7 @@ from ftlab.reproduce import claimfile
 from ftlab.reproduce.claims import Claim
 
 #: The reproductions whose quick forms CI runs, in the docs' order.
-NAMES = ("upi", "vstream", "part-ftl", "flashblox")
+NAMES = ("upi", "vstream", "part-ftl", "flashblox", "fdp-cachelib")
 VERDICTS_FILE = Path("tests/data/verdicts-quick.json")
 DOCS_FILE = Path("docs/reproductions.md")
 RESULTS = Path("results/verdicts")

@@ -21,17 +21,26 @@
 //! written through by the host, against the RUH of the block each GC copy lands in
 //! (`pi_mixed_units` must stay 0).
 //!
+//! Events: "Invalid Placement Identifier" (0x3) per write with a PID beyond the namespace's
+//! list; "Media Reallocated" (0x80, NVMe 2.1 §5.1.12.1.31.2.1: host data written through an
+//! initially isolated RUH "was moved by the controller to a different Reclaim Unit") once per
+//! erased block from which a job (GC, wear leveling) moved such data, with the units moved
+//! (`nlbam`) and one of their logical blocks (`lba`, in mapping units).
+//!
 //! What it is not: the host does not choose the RG (the scheme's die does); no RUH Update
-//! command, no RU time limit, no power loss and no grown defects, so the events "Reclaim Unit
-//! Not Fully Written" and "Media Reallocated" never occur (counted, always 0); no metadata
-//! bytes; padding of partial pages is not in MBMW. docs/streams/fdp.md.
+//! command (I/O Management Send), no RU time limit, no controller reset, so the host events
+//! "Reclaim Unit Not Fully Written", "Time Limit Exceeded" and "Controller Level Reset" never
+//! occur ("Reclaim Unit Not Fully Written" is counted, always 0); the RU switch when an RU
+//! fills ("Implicitly Modified Reclaim Unit Handle", 0x81) is not logged; no metadata bytes;
+//! padding of partial pages is not in MBMW. docs/streams/fdp.md.
 
 use super::{MapperContext, MapperInfo, StreamMapper};
 use crate::flash::geometry::{BlockIdx, Geometry};
 use crate::ftl::blocks::WriteClass;
 use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::policy::{
-    parse_config, to_table, Command, Counters, DeviceView, Interests, Placed, SchemeConfigError,
+    parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed,
+    SchemeConfigError,
 };
 use crate::scenario::fdp::{FdpConfig, RuhType};
 use serde::{Deserialize, Serialize};
@@ -133,6 +142,20 @@ pub struct Event {
     pub timestamp_ns: u64,
     /// Namespace id: tenant index + 1.
     pub nsid: u32,
+    /// Media Reallocated only: units moved out of the block (NVM Command Set NLBAM, capped at
+    /// 0xFFFF) and one of their logical blocks (mapping units); 0 for other events.
+    pub nlbam: u16,
+    pub lba: u64,
+}
+
+/// Per block, what jobs moved out of it since its erase of data written through an initially
+/// isolated RUH: units, and the first such unit's tenant, lpn and RUH.
+#[derive(Clone, Copy, Debug, Default)]
+struct Moved {
+    units: u32,
+    tenant: u16,
+    lpn: u32,
+    ruh: u8,
 }
 
 /// Per-RUH counts, in mapping units and blocks.
@@ -172,6 +195,8 @@ pub struct Fdp {
     block_ruh: Vec<u8>,
     /// Per tenant, per lpn: the RUH the host last wrote it through.
     origin: Vec<Vec<u8>>,
+    /// Per block: initially isolated data moved out of it since its erase (Media Reallocated).
+    moved: Vec<Moved>,
     /// PID of the last `host_stream` call, recorded when its unit lands.
     pending: (u16, u32, u16),
     /// GC copies of persistently isolated data placed in another handle's RU (must be 0).
@@ -240,6 +265,7 @@ impl Fdp {
             ru_fill: vec![0; n_ruh * n_rg as usize],
             block_ruh: vec![NO_RUH; g.n_blocks as usize],
             origin: ctx.namespace_units.iter().map(|&n| vec![NO_RUH; n as usize]).collect(),
+            moved: vec![Moved::default(); g.n_blocks as usize],
             pending: (u16::MAX, u32::MAX, 0),
             pi_mixed_units: 0,
             ii_mixed_units: 0,
@@ -265,9 +291,35 @@ impl Fdp {
     }
 
     fn log_event(&mut self, kind: u8, pid: u16, now_ns: u64, tenant: u16) {
+        self.log(Event { kind, pid, timestamp_ns: now_ns, nsid: tenant as u32 + 1, nlbam: 0, lba: 0 });
+    }
+
+    fn log(&mut self, ev: Event) {
         if self.events.len() < EVENTS_LOGGED {
-            self.events.push(Event { kind, pid, timestamp_ns: now_ns, nsid: tenant as u32 + 1 });
+            self.events.push(ev);
         }
+    }
+
+    /// The block's Media Reallocated event, if a job moved initially isolated data out of it:
+    /// PID = the first placement identifier of the tenant's namespace that names the RUH the
+    /// data was written through (the event's PID "indicates the Reclaim Unit Handle used to
+    /// initially write the LBAs", NVM Command Set Figure 112).
+    fn media_reallocated(&mut self, block: u32, now_ns: u64) {
+        let m = std::mem::take(&mut self.moved[block as usize]);
+        if m.units == 0 {
+            return;
+        }
+        self.n_realloc += 1;
+        let list = &self.pid_ruh[m.tenant as usize];
+        let pid = list.iter().position(|&r| r == m.ruh).unwrap_or(m.ruh as usize) as u16;
+        self.log(Event {
+            kind: EVENT_REALLOC,
+            pid,
+            timestamp_ns: now_ns,
+            nsid: m.tenant as u32 + 1,
+            nlbam: m.units.min(u16::MAX as u32) as u16,
+            lba: m.lpn as u64,
+        });
     }
 
     /// A unit landed in `block` through `ruh`'s stream: media bytes and RU fill.
@@ -316,7 +368,7 @@ impl StreamMapper for Fdp {
         "fdp"
     }
     fn interests(&self) -> Interests {
-        Interests { placed: true, erased: true, ..Interests::NONE }
+        Interests { placed: true, erased: true, invalidated: true }
     }
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, _view: &DeviceView) -> u8 {
         let pid = if self.tag_tenant { tenant } else { virtual_stream };
@@ -371,11 +423,28 @@ impl StreamMapper for Fdp {
         }
         self.land(ev.stream, block);
     }
-    fn on_erased(&mut self, _view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
+    /// A job moved a unit: if the host wrote it through an initially isolated RUH, it counts
+    /// towards its block's Media Reallocated event.
+    fn on_invalidated(&mut self, _view: &DeviceView, ev: &Invalidated, _cmds: &mut Vec<Command>) {
+        if ev.cause != Cause::Moved {
+            return;
+        }
+        let ruh = self.origin[ev.tenant as usize][ev.lpn as usize];
+        if self.dev.handles.get(ruh as usize) != Some(&RuhType::InitiallyIsolated) {
+            return;
+        }
+        let m = &mut self.moved[(ev.ppa.0 / self.units_per_block) as usize];
+        if m.units == 0 {
+            *m = Moved { units: 0, tenant: ev.tenant, lpn: ev.lpn, ruh };
+        }
+        m.units += 1;
+    }
+    fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
         let r = std::mem::replace(&mut self.block_ruh[block.0 as usize], NO_RUH);
         if r != NO_RUH {
             self.ruhs[r as usize].erased_blocks += 1;
         }
+        self.media_reallocated(block.0, view.now.ns());
     }
     /// Per RUH `ruh<i>_hbmw`, `_mbmw`, `_mbe` (bytes), `_rus_filled`; the device's sums; the
     /// events per type; the isolation oracle's `pi_mixed_units` and `ii_mixed_units`.
@@ -433,7 +502,14 @@ impl Fdp {
         let events: Vec<Value> = self
             .events
             .iter()
-            .map(|ev| json!({"Type": ev.kind, "fdpef": 0, "pid": ev.pid, "timestamp": ev.timestamp_ns, "NSID": ev.nsid}))
+            .map(|ev| {
+                let mut e = json!({"Type": ev.kind, "fdpef": 0, "pid": ev.pid, "timestamp": ev.timestamp_ns, "NSID": ev.nsid});
+                if ev.kind == EVENT_REALLOC {
+                    e["nlbam"] = json!(ev.nlbam);
+                    e["lba"] = json!(ev.lba);
+                }
+                e
+            })
             .collect();
         let ruhs: Vec<Value> = self
             .ruhs
