@@ -79,14 +79,8 @@ def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str
     from ftlab.report import headline
 
     overrides = [overrides] if isinstance(overrides, str) else list(overrides)
-    resolved = parse_toml(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
+    resolved = _toml.loads(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
     headline.check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
-
-
-def parse_toml(text: str) -> dict[str, Any]:
-    """TOML text (a scenario, a resolved scenario) as a dict: `tomllib` on Python >= 3.11, its
-    backport `tomli` on 3.10 (the README's floor); see `ftlab._toml`."""
-    return _toml.loads(text)
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from ftlab import _core
-from ftlab.reproduce import parse_toml, upi
+from ftlab import _core, _toml
+from ftlab.reproduce import upi
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [
@@ -59,7 +59,7 @@ def workload_keys(text: str) -> list[dict[str, object]]:
             continue
         value, _, inline = m["value"].partition("#")
         if m["key"] == "name" and part == "":
-            tenant["name"] = parse_toml(f"v = {value}")["v"]
+            tenant["name"] = _toml.loads(f"v = {value}")["v"]
         keys.append(
             {"line": number, "key": m["key"], "tenant": tenant, "part": part, "comment": f"{inline} {above}"}
         )
@@ -118,7 +118,7 @@ def test_the_line_reader_sees_every_tenant_key(path: Path) -> None:
     line reader missed (a key the reader skipped would escape the check)."""
     text = path.read_text(encoding="utf-8")
     seen = {str(k["path"]) for k in workload_keys(text)}
-    parsed = parse_toml(text)["tenants"]
+    parsed = _toml.loads(text)["tenants"]
     expected = set()
     for t in parsed:
         expected |= {f"tenants.{t['name']}.{k}" for k in t if k != "synthetic"}

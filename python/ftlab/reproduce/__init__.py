@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
+from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
-from ftlab.api import parse_toml
 
 if TYPE_CHECKING:
     from ftlab.reproduce.claims import ReproductionResult
@@ -157,7 +157,7 @@ def seed_overrides(path: StrPath, offset: int) -> list[str]:
         return []
     from ftlab import _core
 
-    base = int(parse_toml(_core.resolve(source_path=os.fspath(path))).get("seed", 1))
+    base = int(_toml.loads(_core.resolve(source_path=os.fspath(path))).get("seed", 1))
     return [f"seed={base + offset}"]
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from ftlab import _toml
 from ftlab._errors import input_error, usage_error
-from ftlab.api import parse_toml
 from ftlab.reproduce.claims import (
     ADJECTIVES,
     BOUND,
@@ -143,7 +143,7 @@ def load(name: str) -> PaperClaims:
     `ftlab.InputError` naming the file and the claim."""
     path = path_of(name)
     where = f"ftlab/reproduce/papers/{path.name}"
-    doc = parse_toml(path.read_text(encoding="utf-8"))
+    doc = _toml.loads(path.read_text(encoding="utf-8"))
     paper = doc.get("paper") or {}
     specs = tuple(_spec(where, i, c) for i, c in enumerate(doc.get("claims") or []))
     ids = [s.id for s in specs]

@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.api import parse_toml
+from ftlab import _toml
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -180,7 +180,7 @@ def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR)
     >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n')
     ['scheme.flashblox.tenants=[{kind = "software"}]']
     """
-    rates = tenant_rates(parse_toml(scenario_text))
+    rates = tenant_rates(_toml.loads(scenario_text))
     items = ", ".join(
         f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}'
         for r in rates
@@ -234,7 +234,7 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
         return text
     import tomli_w
 
-    doc = parse_toml(text)
+    doc = _toml.loads(text)
     for e in extra:
         key, _, value = e.partition("=")
         parts = key.split(".")
@@ -347,7 +347,7 @@ def swap_rounds(n: int, x: float = IMBALANCE_X) -> int:
 def capacity_scale(resolved_toml: str) -> float:
     """Full `flashblox` device capacity / the run's: FULL_BLOCKS_PER_PLANE x FULL_PAGES_PER_BLOCK
     over the run's blocks_per_plane x pages_per_block (1 on the full device)."""
-    device = parse_toml(resolved_toml)["device"]
+    device = _toml.loads(resolved_toml)["device"]
     return (
         FULL_BLOCKS_PER_PLANE
         * FULL_PAGES_PER_BLOCK
@@ -422,7 +422,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
 
     summary = json.dumps(model_summary(hardware.summary, swap.summary))
     # The swap rule ([scheme.flashblox], swaps on) is the `swap` run's; the rates are `hardware`'s.
-    doc = parse_toml(swap.resolved_toml)
+    doc = _toml.loads(swap.resolved_toml)
     first = json.loads(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
     inputs = first["inputs"]
     ideal = ideal_lifetime_s(inputs)
@@ -712,7 +712,7 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     ).sort("tenant", "window_start_s")
     csv_path = out / "swap-timeline.csv"
     frame.write_csv(csv_path)
-    swap_start = float(parse_toml(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
+    swap_start = float(_toml.loads(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         ax = fig.subplots()
@@ -779,7 +779,7 @@ LOAD_FACTORS = (0.5, 1.5)
 def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
     """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, KNOB_CASES for the
     tenants the scenario has."""
-    doc = parse_toml(scenario_text)
+    doc = _toml.loads(scenario_text)
     names = {t.get("name") for t in doc.get("tenants") or []}
     cases: list[tuple[str, list[str]]] = [("base", [])]
     for f in LOAD_FACTORS:

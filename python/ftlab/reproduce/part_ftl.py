@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.api import parse_toml
+from ftlab import _toml
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -164,7 +164,7 @@ def _preimport() -> None:
 
 def warmup_s(report: Report) -> float:
     """The run's `measure.warmup_s` (0 if absent)."""
-    return float(parse_toml(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
+    return float(_toml.loads(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
 
 
 def gc_starts(report: Report) -> dict[str, float | None]:
@@ -727,7 +727,7 @@ def synchronous(scenario_text: str) -> dict[str, Any]:
     >>> synchronous('[[tenants]]\\n[tenants.periodic]\\ntasks = [{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]\\n')["tenants"][0]["periodic"]["tasks"]
     [{'op': 'read', 'pages': 1, 'period_ms': 1.0, 'offset_ms': 0.0}]
     """
-    doc = parse_toml(scenario_text)
+    doc = _toml.loads(scenario_text)
     for tenant in doc.get("tenants") or []:
         for task in (tenant.get("periodic") or {}).get("tasks") or []:
             task["offset_ms"] = 0.0

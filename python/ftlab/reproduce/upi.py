@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.api import parse_toml
+from ftlab import _toml
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -166,7 +166,7 @@ def _write_claims(
 def rise_s(resolved_toml: str) -> float:
     """When LM-TBE's write bandwidth rises: the latest `start_s` of its synthetic parts in
     the (resolved) scenario; 0 if it has none. An `ftlab.InputError` if it has no LM-TBE."""
-    parts = _parts(parse_toml(resolved_toml), RISE_TENANT)
+    parts = _parts(_toml.loads(resolved_toml), RISE_TENANT)
     return max((float(p.get("start_s", 0.0)) for p in parts), default=0.0)
 
 
@@ -513,7 +513,7 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     of every UPI variant the scenario runs, set together. A knob the scenario lacks (no such
     tenant, part or key) is left out. Each case (`_case`) has `name` and `set` (the sweep's
     case) and `parameter`, `value`, `x`, `base`, `base_x` (its place in the study's tables)."""
-    scenario = parse_toml(resolved_toml)
+    scenario = _toml.loads(resolved_toml)
     cases: list[dict[str, Any]] = [_case("base", BASE, "base", {}, None, "base", None)]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
     cases += [

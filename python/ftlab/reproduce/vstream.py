@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.api import parse_toml
+from ftlab import _toml
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -171,7 +171,7 @@ def check_trace(path: Path) -> None:
     scenario's paper-scale capture is not shipped: the message gives CAPTURE_COMMAND)."""
     from ftlab._errors import MissingResultError, input_error
 
-    scenario = parse_toml(path.read_text(encoding="utf-8"))
+    scenario = _toml.loads(path.read_text(encoding="utf-8"))
     for i, tenant in enumerate(scenario.get("tenants") or []):
         trace = (tenant.get("trace") or {}).get("path")
         if trace is not None and not (path.parent / trace).is_file():
@@ -601,7 +601,7 @@ def run_sensitivity(
 
 
 def _epoch_s(report: Report) -> float:
-    return float(parse_toml(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
+    return float(_toml.loads(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
 
 
 def _slug(name: str) -> str:
