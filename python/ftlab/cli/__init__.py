@@ -26,10 +26,29 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from ftlab import _core
+from ftlab._bench import PYTHON_CASES
+from ftlab._errors import usage_error
+from ftlab._scenarios import bundled_scenario
+from ftlab.api import check_baseline
+from ftlab.api import run as run_scenario
+from ftlab.cli.headline import print_headline
+from ftlab.report import (
+    HTML_FILE,
+    LATENCY_CDF_FILE,
+    RESOLVED_FILE,
+    SUMMARY_FILE,
+    TIMESERIES_FILE,
+    WEAR_FILE,
+)
+from ftlab.report.comparison import REL_PREFIX, table_format, write_table
+from ftlab.report.comparison import compare as build
+from ftlab.report.plots import output_format
+from ftlab.report.plots import plot as draw
 
 EXIT_INPUT_ERROR = 2
 
@@ -44,7 +63,8 @@ trace_app = typer.Typer(help="Inspect block I/O trace files.", no_args_is_help=T
 app.add_typer(trace_app, name="trace")
 
 
-def _stdout() -> Console:
+def stdout_console() -> Console:
+    """The console of the commands' output (stdout), 200 columns wide when not a terminal."""
     console = Console()
     if not console.is_terminal:
         # Piped or captured: don't squeeze the wide tables into 80 columns.
@@ -148,11 +168,6 @@ def run(
 
     Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding at the end and deadline misses / released.
     """
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
-
-    from ftlab.api import check_baseline
-    from ftlab.api import run as run_scenario
-
     scenario = _scenario_argument(scenario)
     if baseline is not None:
         _baseline_option(lambda: check_baseline(scenario, seed, set_ or (), baseline))
@@ -178,7 +193,7 @@ def run(
         report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs, solo=solo)
 
     report.write(out_dir, html=True, baseline=baseline)
-    console = _stdout()
+    console = stdout_console()
     print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
 
@@ -188,8 +203,6 @@ def _scenario_argument(scenario: Path | None) -> Path | None:
     scenario of that name (`ftlab scenarios`), else as given (the core reports it missing)."""
     if scenario is None or scenario.exists():
         return scenario
-    from ftlab._scenarios import bundled_scenario
-
     if str(scenario).lower() in ("true", "false", "yes", "no", "on", "off"):
         raise _usage(
             "SCENARIO",
@@ -209,15 +222,6 @@ def _baseline_option(check: Any) -> None:
 
 
 def _written_files() -> list[str]:
-    from ftlab.report import (
-        HTML_FILE,
-        LATENCY_CDF_FILE,
-        RESOLVED_FILE,
-        SUMMARY_FILE,
-        TIMESERIES_FILE,
-        WEAR_FILE,
-    )
-
     return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE, HTML_FILE]
 
 
@@ -253,8 +257,6 @@ def print_summary(
     (`ftlab.cli.headline`) against `baseline` (default: the first scheme); then, with `full`,
     one table per scheme (`print_full_tables`), else one line pointing to `html_path` (the
     report with every metric) and to --full."""
-    from ftlab.cli.headline import print_headline
-
     print_headline(console, summary, baseline)
     console.print()
     if full:
@@ -367,9 +369,6 @@ def plot(
 
     cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and scheme (grouped bars, read and write).
     """
-    from ftlab.report.plots import output_format
-    from ftlab.report.plots import plot as draw
-
     target = out if out is not None else run_dir / f"{kind.value}.png"
     output_format(target, "--out")
     try:
@@ -378,7 +377,7 @@ def plot(
         if e.arg == "ops":
             raise _usage("--op", e.reason or str(e)) from None
         raise
-    _stdout().print(f"wrote {written}")
+    stdout_console().print(f"wrote {written}")
 
 
 # --------------------------------------------------------------------------------------
@@ -417,9 +416,6 @@ def compare(
 
     One row per (scheme, tenant, metric), one column per directory, and the relative change of each later directory against the first. Prints the table; --out also writes it (nothing is written without --out).
     """
-    from ftlab.report.comparison import REL_PREFIX, table_format, write_table
-    from ftlab.report.comparison import compare as build
-
     if out is not None:
         table_format(out, "--out")
     table = build(dirs, metrics=metric or ())
@@ -439,7 +435,7 @@ def compare(
         cells += [_num(row[label], ",.6g") for label in labels]
         cells += [_num(row[REL_PREFIX + label], "+.1%") for label in labels[1:]]
         view.add_row(*cells)
-    console = _stdout()
+    console = stdout_console()
     console.print(view)
     if out is not None:
         console.print(f"wrote {write_table(table, out, '--out')}")
@@ -456,8 +452,6 @@ def _short_labels(dirs: list[Path]) -> list[str]:
 
 
 def _usage(arg: str, reason: str) -> _core.UsageError:
-    from ftlab._errors import usage_error
-
     return usage_error(arg, reason)
 
 
@@ -507,7 +501,7 @@ def trace_stats(
     for key in TRACE_STATS_KEYS:
         value = stats[key]
         table.add_row(key, _num(value, ",.6f" if isinstance(value, float) else ","))
-    _stdout().print(table)
+    stdout_console().print(table)
 
 
 # --------------------------------------------------------------------------------------
@@ -567,8 +561,6 @@ def bench(
 
     Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
     """
-    from ftlab._bench import PYTHON_CASES
-
     valid = [*_core.BENCH_CASES, *PYTHON_CASES]
     cases = case or valid
     unknown = [c for c in cases if c not in valid]
@@ -607,7 +599,7 @@ def bench(
             _num(r["bytes_per_mapping_unit"], ".2f"),
             _num(r["peak_rss_bytes"] / 1e6, ",.1f"),
         )
-    _stdout().print(table)
+    stdout_console().print(table)
 
 
 # --------------------------------------------------------------------------------------

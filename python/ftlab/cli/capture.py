@@ -8,10 +8,15 @@ no logic of its own: settings and processes are `ftlab.capture`, the conversion 
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from ftlab.capture import capture_rocksdb, convert, rocksdb_settings
 
 capture_app = typer.Typer(
     help="Capture an application's file I/O as an ftlab-csv trace with stream ids and trims (docs/capture.md).",
@@ -67,8 +72,6 @@ def rocksdb_command(
     ] = None,
 ) -> None:
     """Run db_bench (fillrandom, overwrite) under strace with the vStream paper's settings (§5.1) scaled to --device-gib, and convert it to an ftlab-csv trace with the paper's 10 streams."""
-    from ftlab.capture import capture_rocksdb, rocksdb_settings
-
     settings = rocksdb_settings(device_gib, num=num, value_size=value_size, duration_s=duration, seed=seed)
     _print(capture_rocksdb(out, settings, keep_raw=keep_raw), out)
 
@@ -116,10 +119,6 @@ def convert_command(
     ] = False,
 ) -> None:
     """Convert an strace log you recorded (and RocksDB's LOG) into an ftlab-csv trace."""
-    import tempfile
-
-    from ftlab.capture import convert
-
     with tempfile.NamedTemporaryFile("w", suffix=".LOG") as empty:
         sidecar = convert(
             strace_log,
@@ -134,9 +133,6 @@ def convert_command(
 
 
 def _print(sidecar: dict[str, Any], out: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     cap = sidecar["capture"]
     legend = sidecar.get("streams_legend", {})
     table = Table(

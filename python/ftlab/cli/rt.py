@@ -23,6 +23,7 @@ from rich.table import Table
 
 from ftlab import _core
 from ftlab._errors import usage_error
+from ftlab.report import rt_figures
 from ftlab.report.rt_figures import LABELS
 
 EXIT_REJECTED = 1
@@ -128,8 +129,6 @@ def schedulability(
     ] = 0.5,
 ) -> None:
     """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets under PaRT-FTL, RTGC and WAO-GC."""
-    from ftlab.report import rt_figures
-
     if quick and sets is not None:
         raise usage_error("--quick", f"--quick means --sets {QUICK_SETS}; give one of them, not both")
     if out.exists() and not out.is_dir():

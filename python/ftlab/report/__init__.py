@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab._errors import MissingResultError, input_error
+from ftlab.report.html import render
 
 if TYPE_CHECKING:
     import polars as pl
+
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -257,8 +261,6 @@ class Report:
         >>> html.startswith("<!DOCTYPE html>")
         True
         """
-        from ftlab.report.html import render
-
         return render(self, baseline=baseline)
 
     def write(self, out_dir: StrPath, *, html: bool = False, baseline: str | None = None) -> Path:
@@ -501,7 +503,7 @@ def write_files_atomically(out_dir: Path, writers: Mapping[str, Callable[[str], 
         raise
     for tmp, target in staged:
         os.replace(tmp, target)
-    _fsync_dir(out_dir)
+    fsync_dir(out_dir)
 
 
 def _umask() -> int:
@@ -518,7 +520,8 @@ def _fsync_path(path: str) -> None:
         os.close(fd)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Flush directory `path`'s entries to disk (a no-op where the platform cannot)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:  # not supported on this platform

@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from ftlab._errors import usage_error
+from ftlab.report import load_summary_text, metric_rows, write_files_atomically
 
 if TYPE_CHECKING:
     import polars as pl
+
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -44,8 +48,6 @@ def compare(dirs: Sequence[StrPath], *, metrics: Sequence[str] = ()) -> pl.DataF
     ['scheme', 'tenant', 'metric', 'results/a', 'results/b', 'rel_change:results/b']
     """
     import polars as pl
-
-    from ftlab.report import load_summary_text, metric_rows
 
     labels = [os.fspath(d) for d in dirs]
     if not labels:
@@ -98,8 +100,6 @@ def write_table(table: pl.DataFrame, path: StrPath, arg: str = "path") -> Path:
     >>> write_table(ftlab.compare(["results/a", "results/b"]), "cmp.parquet")  # doctest: +SKIP
     PosixPath('cmp.parquet')
     """
-    from ftlab.report import write_files_atomically
-
     out = Path(path)
     suffix = table_format(out, arg)
     writers = {

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
     from ftlab.report import Report
 
+# numpy and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
+
 #: Time-series columns every scheme has (the Rust core's list); the others are a scheme's extra
 #: columns.
 BASE_COLUMNS = tuple(_core.TIMESERIES_COLUMNS)

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
     from ftlab.report import Report
 
+# plotly is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
 _CSS = """
 body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1a1a1a; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }

@@ -10,6 +10,9 @@ import csv
 from pathlib import Path
 from typing import Any
 
+# matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
 DAY_S = 86_400.0
 
 

@@ -15,7 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ftlab.report.plots import PANEL_IN, save
 from ftlab.report.style import scheme_style
+
+# matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 #: How each scheme is labelled in figures, tables and CSV files' `label` column.
 LABELS = {"part-ftl": "PaRT-FTL", "rtgc": "RTGC", "wao-gc-75": "WAO-GC 75", "wao-gc-50": "WAO-GC 50"}
@@ -80,8 +84,6 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[list[object]]) -> 
 def _figure(result: dict[str, Any], figure: int) -> Any:
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import PANEL_IN
-
     fig = Figure(figsize=(PANEL_IN[0] * 1.6, PANEL_IN[1] * 1.5), layout="constrained")
     ax = fig.add_subplot()
     if figure == 5:
@@ -127,8 +129,6 @@ def _figure(result: dict[str, Any], figure: int) -> Any:
 
 def write(result: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write fig5-7 .csv and .png into `out_dir` (created if missing); return the paths."""
-    from ftlab.report.plots import save
-
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for figure in (5, 6, 7):

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
     import polars as pl
 
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
 
 @dataclass(frozen=True)
 class SeriesData:

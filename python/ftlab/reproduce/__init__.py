@@ -18,13 +18,12 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
-from ftlab import _toml
+from ftlab import _core, _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
-
-if TYPE_CHECKING:
-    from ftlab.reproduce.claims import ReproductionResult
+from ftlab._scenarios import SCENARIOS_DIR
+from ftlab.reproduce.claims import ReproductionResult
 
 StrPath = Union[str, "os.PathLike[str]"]
 #: progress(stage, done, total): what is running ("simulating upi-quick.toml", "sensitivity
@@ -106,8 +105,6 @@ def reproduce(
         return module.reproduce(  # type: ignore[attr-defined,no-any-return]
             quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress
         )
-    from ftlab.reproduce.seeds import run_seeds
-
     return run_seeds(
         name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
     )
@@ -136,8 +133,6 @@ def scenario_file(relative: str, what: str) -> Path:
     A missing file raises an `ftlab.InputError` (also a FileNotFoundError) naming the path and
     `what` it is.
     """
-    from ftlab._scenarios import SCENARIOS_DIR
-
     path = SCENARIOS_DIR / relative
     if not path.is_file():
         raise input_error(
@@ -155,8 +150,6 @@ def seed_overrides(path: StrPath, offset: int) -> list[str]:
     """
     if offset == 0:
         return []
-    from ftlab import _core
-
     base = int(_toml.loads(_core.resolve(source_path=os.fspath(path))).get("seed", 1))
     return [f"seed={base + offset}"]
 
@@ -173,10 +166,6 @@ class _CallableModule(types.ModuleType):
 sys.modules[__name__].__class__ = _CallableModule
 
 
-def __getattr__(name: str) -> object:
-    # ReproductionResult lives with the claims; import it on first use only.
-    if name == "ReproductionResult":
-        from ftlab.reproduce.claims import ReproductionResult
-
-        return ReproductionResult
-    raise AttributeError(f"module 'ftlab.reproduce' has no attribute {name!r}")
+# The seeds' driver imports this package (Progress, claimfile): imported once the names it
+# needs are defined.
+from ftlab.reproduce.seeds import run_seeds  # noqa: E402

@@ -20,15 +20,17 @@ prints nothing (`ftlab.cli.reproduce` does).
 from __future__ import annotations
 
 import functools
+import json
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ftlab import _toml
-from ftlab._errors import input_error, usage_error
+from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.reproduce.claims import (
     ADJECTIVES,
     BOUND,
@@ -40,7 +42,7 @@ from ftlab.reproduce.claims import (
     ORDER,
     Claim,
     FtlabValue,
-    _finite,
+    finite,
     fmt_value,
     judge,
     median,
@@ -176,17 +178,17 @@ def _check(where: str, label: str, s: Spec) -> None:
         bad(f"kind {s.kind!r} is not one of {', '.join(KINDS)}")
     if bool(s.measure) == bool(s.not_measured):
         bad("needs exactly one of `measure` (a computation name) and `not_measured` (a reason)")
-    if s.kind in (FACTOR, EXACT, "value") and not (_finite(s.paper) and s.paper > 0):  # type: ignore[operator]
+    if s.kind in (FACTOR, EXACT, "value") and not (finite(s.paper) and s.paper > 0):  # type: ignore[operator]
         bad(f"a {s.kind} claim needs `paper`, a positive number")
     if s.kind == EXACT and not isinstance(s.digits, int):
         bad("an exact claim needs `digits`, the paper's printed decimals")
     if (
         s.kind == BOUND
         and not s.adjective
-        and (s.op not in ("<=", "<", ">=", ">", "between") or not _finite(s.paper))
+        and (s.op not in ("<=", "<", ">=", ">", "between") or not finite(s.paper))
     ):
         bad("a bound needs `op` (<=, <, >=, >, between) and `paper`, or an `adjective`")
-    if s.op == "between" and not (_finite(s.high) and s.high >= s.paper):  # type: ignore[operator]
+    if s.op == "between" and not (finite(s.high) and s.high >= s.paper):  # type: ignore[operator]
         bad("a bound `between` needs `high`, at least `paper`")
     if s.adjective and s.adjective not in ADJECTIVES:
         bad(
@@ -232,7 +234,7 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
         return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why, reason=missing)
     values = tuple(m.value for m in results)
     numbers = [
-        float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or _finite(v))
+        float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or finite(v))
     ]
     value: FtlabValue = (median(numbers) if len(numbers) == len(values) else math.nan) if values else None
     if len(values) == 1:
@@ -326,7 +328,7 @@ def rounded(value: Any) -> Any:
     """
     if isinstance(value, bool) or value is None:
         return value
-    if not _finite(value):
+    if not finite(value):
         return None
     return float(f"{float(value):.3g}")
 
@@ -362,7 +364,7 @@ def markdown(paper: PaperClaims, rows: Mapping[str, Mapping[str, Any]]) -> str:
 
 def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
     v = r.get("ftlab_value")
-    text = fmt_value(v) + ("x" if s.kind == FACTOR and _finite(v) else "")
+    text = fmt_value(v) + ("x" if s.kind == FACTOR and finite(v) else "")
     spread = r.get("spread")
     if spread is not None:
         text += f" [{fmt_value(spread[0])}, {fmt_value(spread[1])}]"
@@ -372,11 +374,6 @@ def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
 def markdown_from_file(name: str, path: Any) -> str:
     """The Markdown claims table of reproduction `name` from a claims.json file. A missing or
     foreign file is an `ftlab.InputError` naming it."""
-    import json
-    from pathlib import Path
-
-    from ftlab._errors import MissingResultError
-
     file = Path(path)
     if not file.is_file():
         raise input_error(

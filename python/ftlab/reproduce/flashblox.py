@@ -32,6 +32,7 @@ nothing (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -41,7 +42,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _toml
+from ftlab import _core, _toml, api
+from ftlab._errors import usage_error
+from ftlab.report import html  # noqa: F401  (before the runs' threads race to import it)
+from ftlab.report import lifetime as lifetime_files
+from ftlab.report import load as load_report
+from ftlab.report.plots import RC_PARAMS, save
+from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -59,6 +66,9 @@ from ftlab.reproduce.claims import (
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib, numpy, plotly, polars and tomli_w are imported inside the functions that use them, not
+# here: heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "flashblox"
 SCENARIO = "reproduce/flashblox.toml"
@@ -154,8 +164,6 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
     >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}}, {"synthetic": [{"rate_iops": 1.0}, {}]}]})
     [10.0, 1001.0]
     """
-    from ftlab._errors import usage_error
-
     rates = []
     for i, tenant in enumerate(scenario.get("tenants") or []):
         parts = tenant.get("synthetic")
@@ -193,8 +201,6 @@ def run_pair(
 ) -> dict[str, Report]:
     """Run the scenario as each of RUNS (extra overrides applied to all, then the run's own)
     into out/<run>, two at a time unless `jobs` is 1; returns the Reports by run name."""
-    import ftlab
-
     _preimport()
     text = path.read_text(encoding="utf-8")
     plan = {
@@ -206,7 +212,7 @@ def run_pair(
         progress(f"{stage}: {path.name}, hardware, software, swap", 0, len(plan))
 
     def one(name: str) -> Report:
-        return ftlab.run(path, out=out / name, set=plan[name], jobs=1)
+        return api.run(path, out=out / name, set=plan[name], jobs=1)
 
     reports: dict[str, Report] = {}
     with ThreadPoolExecutor(max_workers=min(len(plan), jobs or os.cpu_count() or 1)) as pool:
@@ -222,8 +228,6 @@ def _preimport() -> None:
     half-way (numpy's "partially initialized module")."""
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
-
-    import ftlab.report.html  # noqa: F401
 
 
 def _with_overrides(text: str, extra: Sequence[str]) -> str:
@@ -387,8 +391,6 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
     >>> m["tenants"]["a"]["wear"]["erase_rate_per_s"], m["scheme_counters"]["swap_blocks"]
     (4.5, 20)
     """
-    import copy
-
     doc = copy.deepcopy(dict(hardware))
     data = doc["schemes"][SCHEME]
     counters = swap["schemes"][SCHEME].get("scheme_counters") or {}
@@ -417,8 +419,6 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     (the slides' one-hot case over a 5-year life), and `interval_sweep`: the same with the
     floor divided by INTERVAL_DIVISORS (the floor is ftlab's choice, not the slides')."""
     import tomli_w
-
-    from ftlab import _core
 
     summary = json.dumps(model_summary(hardware.summary, swap.summary))
     # The swap rule ([scheme.flashblox], swaps on) is the `swap` run's; the rates are `hardware`'s.
@@ -616,8 +616,6 @@ def _write_claims(
     checks: Mapping[str, Any],
     model: Mapping[str, Any],
 ) -> Path:
-    from ftlab import _core
-
     lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")}
     lifetime["inputs"] = model["inputs"]
     for case in ("with_swaps", "without_swaps"):
@@ -656,9 +654,6 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
-
     csv_path = write_csv(out / "latency.csv", rows)
     tenants = [r["tenant"] for r in rows]
     with matplotlib.rc_context(RC_PARAMS):
@@ -691,8 +686,6 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
 
 
 def figure_wear(model: Mapping[str, Any], out: Path) -> list[Path]:
-    from ftlab.report import lifetime as lifetime_files
-
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
     lifetime_files.write_csv(dict(model), csv_path)
     lifetime_files.plot(dict(model), png)
@@ -703,9 +696,6 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
 
     frame = hardware.timeseries.select(
         "tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops"
@@ -824,16 +814,14 @@ def run_sensitivity(
             run_health(reports),
         )
         details.append(_detail(name, sets, reports, by_case[name]))
-    import ftlab
-
-    base = {run: ftlab.load(out / "run" / run) for run in ("hardware", "swap")}
+    base = {run: load_report(out / "run" / run) for run in ("hardware", "swap")}
     model = lifetime_model(base["hardware"], base["swap"])
     for i, factor in enumerate(SENSITIVITY_IOPS_FACTORS):
         name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
         if progress:
             progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
         sets = software_overrides(path.read_text(encoding="utf-8"), factor)
-        sw = ftlab.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
+        sw = api.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
         by_case[name] = flashblox_claims(
             base["hardware"].summary, sw.summary, model, run_health({**base, "software": sw})
         )

@@ -42,7 +42,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _toml
+from ftlab import _core, _toml, api
+from ftlab.report import (
+    html,  # noqa: F401  (before the runs' threads race to import it)
+    rt_figures,
+)
+from ftlab.report import load as load_report
+from ftlab.report.plots import RC_PARAMS, save
+from ftlab.report.rt_figures import weighted_by_size
+from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -59,6 +67,9 @@ from ftlab.reproduce.claims import (
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib, numpy, plotly and polars are imported inside the functions that use them, not here:
+# heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "part-ftl"
 SCENARIO = "reproduce/part-ftl.toml"
@@ -96,8 +107,6 @@ def reproduce(
     """Run the PaRT-FTL reproduction into `out` (see the module docstring); `scenario`
     replaces the Table III scenario (for development); `seed` is added to both scenarios'
     seeds (the analysis' seed RT_SEED stays). Returns the claims, health and files."""
-    import ftlab
-
     start = time.perf_counter()
     path = (
         Path(scenario)
@@ -111,10 +120,10 @@ def reproduce(
     stages = 4
     if progress:
         progress(f"simulating {path.name}", 0, stages)
-    report = ftlab.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs)
+    report = api.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs)
     if progress:
         progress(f"simulating {fig16_path.name}", 1, stages)
-    fig16 = ftlab.run(fig16_path, out=out / "run-fig16", set=seed_overrides(fig16_path, seed), jobs=1)
+    fig16 = api.run(fig16_path, out=out / "run-fig16", set=seed_overrides(fig16_path, seed), jobs=1)
     if progress:
         progress("schedulability (Figures 5-7)", 2, stages)
     analysis = rt_analysis(QUICK_SETS if quick else SETS)
@@ -154,8 +163,6 @@ def _preimport() -> None:
     """Import what writing a Report imports before the run's threads do (as flashblox does)."""
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
-
-    import ftlab.report.html  # noqa: F401
 
 
 # --------------------------------------------------------------------------------------
@@ -243,8 +250,6 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
 def rt_analysis(n_sets: int) -> dict[str, Any]:
     """The analysis side: Table IV (`_core.rt_bounds`), Table III's Eq. 6-7 with the paper's
     configuration (`_core.rt_admit`) and Figures 5-7 (`_core.rt_schedulability`)."""
-    from ftlab import _core
-
     return {
         "bounds": json.loads(_core.rt_bounds()),
         "admit_paper": json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
@@ -422,8 +427,6 @@ def table4_measurements(bounds: Mapping[str, Any]) -> dict[str, Measured]:
 
 def weighted(result: Mapping[str, Any], figure: int) -> dict[str, dict[int, float]]:
     """Figure 6's (by read size) or 7's (by write size) weighted schedulability: scheme -> size -> value."""
-    from ftlab.report.rt_figures import weighted_by_size
-
     return {s: dict(v) for s, v in weighted_by_size(dict(result), figure).items()}
 
 
@@ -528,8 +531,6 @@ def _write_claims(
     bw: Mapping[str, Any],
     analysis: Mapping[str, Any],
 ) -> Path:
-    from ftlab import _core
-
     summary = report.summary
     tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in report.schemes}
     counters = summary["schemes"][PART].get("scheme_counters") or {}
@@ -568,8 +569,6 @@ def _write_claims(
 def figures(report: Report, bw: Mapping[str, Any], analysis: Mapping[str, Any], out: Path) -> list[Path]:
     """fig10-13 (per-window p99 latency over time), fig14-15 (latency CDFs), fig16 (bandwidth
     per window), table4.csv and schedulability/fig5-7; the paths written."""
-    from ftlab.report import rt_figures
-
     out.mkdir(parents=True, exist_ok=True)
     files = figure_latency_over_time(report, out)
     files += figure_cdf(report, out)
@@ -591,9 +590,6 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
 
     warm = warmup_s(report)
     frame = (
@@ -648,9 +644,6 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
-
     assert report.latency_cdf is not None, "ftlab.run always returns the latency CDF table"
     frame = report.latency_cdf.filter(pl.col("tenant") == TENANT).sort("scheme", "op", "latency_us")
     csv_path = out / "latency-cdf.csv"
@@ -683,9 +676,6 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
     """Figure 16: WAO-GC's write bandwidth per window, GC's start marked."""
     import matplotlib
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
 
     rows = bw["rows"]
     csv_path = write_csv(
@@ -746,14 +736,12 @@ def run_sensitivity(
     """Rerun the Table III scenario with every task released at 0 (out/sensitivity/synchronous),
     recompute the claims (Figure 16 and the analysis are unchanged), write sensitivity.json and
     .csv; returns `sensitivity_summary`'s rows over `base` and `synchronous`."""
-    import ftlab
-
     start = time.perf_counter()
     if progress:
         progress("sensitivity: every task released at 0", 0, 1)
-    base = ftlab.load(out / "run")
-    fig16 = ftlab.load(out / "run-fig16")
-    sync = ftlab.run(
+    base = load_report(out / "run")
+    fig16 = load_report(out / "run-fig16")
+    sync = api.run(
         synchronous(path.read_text(encoding="utf-8")), out=out / "sensitivity" / "synchronous", jobs=jobs
     )
     by_case: dict[str, list[Claim]] = {}

@@ -22,13 +22,18 @@ and it prints nothing (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _toml
+from ftlab import _core, _toml, api, sweeps
+from ftlab._errors import input_error
+from ftlab.report import plots, write_files_atomically
+from ftlab.report.plots import RC_PARAMS, log_ticks, save
+from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -58,12 +63,18 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.sweeps import resolve_all
+from ftlab.sweeps.exec import is_done
+from ftlab.sweeps.spec import load_spec
 
 if TYPE_CHECKING:
     import polars as pl
     from matplotlib.axes import Axes
 
     from ftlab.report import Report
+
+# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
 
 NAME = "upi"
 SCENARIO = "reproduce/upi.toml"
@@ -96,13 +107,11 @@ def reproduce(
     """Run the UPI reproduction into `out` (see the module docstring); `scenario` replaces
     the reproduction's own (for development); `seed` is added to the scenario's seed. Returns
     the claims, health and files (`extra["seed_result"]`: the measurements and health)."""
-    import ftlab
-
     start = time.perf_counter()
     path = Path(scenario) if scenario is not None else scenario_path(quick)
     label = f"simulating {path.name}"
     on_progress = (lambda d, t: progress(label, d, t)) if progress else None
-    report = ftlab.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs, progress=on_progress)
+    report = api.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs, progress=on_progress)
     rise = rise_s(report.resolved_toml)
     checks, phases = health(report.summary), phase_table(report.summary, TENANTS)
     result = SeedResult(seed, measurements(report.summary, report.timeseries, rise), checks)
@@ -146,8 +155,6 @@ def _write_claims(
     checks: Any,
     phases: Any,
 ) -> Path:
-    from ftlab import _core
-
     return write_claims_json(
         out / CLAIMS_FILE,
         claims,
@@ -171,8 +178,6 @@ def rise_s(resolved_toml: str) -> float:
 
 
 def _tenant(scenario: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    from ftlab._errors import input_error
-
     for t in scenario.get("tenants") or []:
         if t.get("name") == name:
             return t  # type: ignore[no-any-return]
@@ -286,11 +291,9 @@ def _phase_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def figures(report: Report, rise: float, out: Path) -> list[Path]:
     """Figures 3, 4 and 5 of the paper as PNG, each with its CSV data; the paths written."""
-    import ftlab
-
     out.mkdir(parents=True, exist_ok=True)
     files = figure3(report.summary, out)
-    files.append(ftlab.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"]))
+    files.append(plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"]))
     if report.latency_cdf is not None:
         import polars as pl
 
@@ -300,8 +303,6 @@ def figures(report: Report, rise: float, out: Path) -> list[Path]:
 
 
 def _frame_csv(frame: pl.DataFrame, path: Path) -> Path:
-    from ftlab.report import write_files_atomically
-
     write_files_atomically(path.parent, {path.name: lambda p: frame.write_csv(p)})
     return path
 
@@ -316,8 +317,6 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
     scheme, log y; fig3-bars.png and fig3-bars.csv."""
     import matplotlib
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
 
     schemes = _schemes(summary)
     rows = [
@@ -350,8 +349,6 @@ _HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
 
 
 def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], metric: str) -> None:
-    from ftlab.report.style import scheme_style
-
     width = 0.8 / max(len(schemes), 1)
     for i, scheme in enumerate(schemes):
         values = [
@@ -370,8 +367,6 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], m
             linewidth=0.5,
             hatch=_HATCHES[i % len(_HATCHES)],
         )
-    from ftlab.report.plots import log_ticks
-
     ax.set_xticks(range(len(TENANTS)), list(TENANTS))
     ax.set_yscale("log")
     log_ticks(ax.yaxis, ax.get_ylim())
@@ -401,8 +396,6 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-
     window = timeseries.filter(
         (pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S)
     )
@@ -430,8 +423,6 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
 
 
 def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, label: str, log: bool) -> None:
-    from ftlab.report.style import scheme_style
-
     for i, tenant in enumerate(TENANTS):
         rows = window.filter(scheme=scheme, tenant=tenant)
         style = scheme_style(i)
@@ -449,8 +440,6 @@ def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, labe
         else:
             ax.step(x, y, where="post", color=style.color, linestyle=style.mpl_linestyle, label=tenant)
     if log:
-        from ftlab.report.plots import log_ticks
-
         ax.set_yscale("log")
         log_ticks(ax.yaxis, ax.get_ylim())
     ax.set_ylabel(label)
@@ -922,8 +911,6 @@ def run_sensitivity(
     them; `finished_cases` names those already run); sensitivity.json lists the others under
     `cases_not_run` and sensitivity.md shows them as not run. An unknown name is an
     `ftlab.InputError` naming the known ones."""
-    import ftlab
-
     start = time.perf_counter()
     every = sensitivity_cases(resolved_toml)
     cases = _chosen_cases(every, only)
@@ -931,7 +918,7 @@ def run_sensitivity(
     on_progress: Callable[[int, int], None] | None = (
         (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
     )
-    result = ftlab.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
+    result = sweeps.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
     by_case, details = {}, []
     for run in result.runs:
         failed = next((f for f in result.failures if f["case"] == run["case"]), None)
@@ -962,12 +949,8 @@ def finished_cases(scenario: Path, resolved_toml: str, out: Path) -> list[str]:
     sweep computes it) has a complete run directory. Stale runs (of another scenario or
     engine's defaults) do not count. For `run_sensitivity(..., only=...)` after a sweep that
     was stopped: it then reports those cases and runs none."""
-    from ftlab.sweeps import _resolve_all
-    from ftlab.sweeps.exec import is_done
-    from ftlab.sweeps.spec import load_spec
-
     spec = load_spec(_sweep_spec(scenario, sensitivity_cases(resolved_toml)))
-    points, _, _ = _resolve_all(spec, spec.points())
+    points, _, _ = resolve_all(spec, spec.points())
     runs = out / SENSITIVITY_DIR / "runs"
     return [p.case for p in points if p.key and p.case and is_done(runs, p.key)]
 
@@ -984,8 +967,6 @@ def _sweep_spec(scenario: Path, cases: Sequence[Mapping[str, Any]]) -> dict[str,
 def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> list[dict[str, Any]]:
     if only is None:
         return every
-    from ftlab._errors import input_error
-
     names = [c["name"] for c in every]
     unknown = [n for n in only if n not in names]
     if unknown:
@@ -1047,8 +1028,6 @@ def _write_sensitivity(
     the cases not run), sensitivity.csv (one row per claim: its min, max and reversals, then
     ftlab's value in every case run, one column per case, `value: CASE`) and sensitivity.md
     (`sensitivity_markdown`)."""
-    from ftlab import _core
-
     doc = {
         "reproduction": NAME,
         "scenario": str(scenario),
@@ -1094,10 +1073,6 @@ AGREES = (REPRODUCED, SAME_DIRECTION, HOLDS, WITHIN_NOISE)
 def write_sensitivity_markdown(out: Path) -> Path:
     """Write out/sensitivity.md (`sensitivity_markdown` of out/sensitivity.json); returns its
     path. It reads only sensitivity.json, so the tables can be redrawn without running."""
-    import json
-
-    from ftlab.report import write_files_atomically
-
     doc = json.loads((out / SENSITIVITY_FILE).read_text(encoding="utf-8"))
     text = sensitivity_markdown(doc)
     write_files_atomically(out, {SENSITIVITY_MD: lambda p: Path(p).write_text(text, encoding="utf-8")})

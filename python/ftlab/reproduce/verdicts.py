@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ftlab.reproduce import claimfile
+from ftlab.reproduce import QUICK_SEEDS, claimfile, reproduce
 from ftlab.reproduce.claims import Claim
 
 #: The reproductions whose quick forms CI runs, in the docs' order.
@@ -149,14 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.write:
         parser.error("nothing to do: give --write")
-    import ftlab
-    from ftlab.reproduce import QUICK_SEEDS
-
     by_name = {}
     for name in NAMES:
         out = args.root / RESULTS / name
         if not args.from_results:
-            ftlab.reproduce(name, quick=True, out=out, jobs=args.jobs)
+            reproduce(name, quick=True, out=out, jobs=args.jobs)
         path = out / "claims.json"
         if not path.is_file():
             print(

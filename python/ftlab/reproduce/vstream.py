@@ -38,7 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _toml
+from ftlab import _core, _toml, api
+from ftlab._errors import MissingResultError, input_error, usage_error
+from ftlab.report.plots import RC_PARAMS, save
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -60,6 +62,9 @@ from ftlab.reproduce.claims import (
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
 
 NAME = "vstream"
 #: workload -> (full scenario, quick scenario, tenant name)
@@ -110,8 +115,6 @@ def reproduce(
     supported (two scenarios run); it must be None. `seed` is added to each scenario's seed.
     Returns the claims, health and files (`extra["seed_result"]`)."""
     if scenario is not None:
-        from ftlab._errors import usage_error
-
         raise usage_error(
             "scenario", "the vStream reproduction runs two scenarios; it takes no scenario override"
         )
@@ -169,8 +172,6 @@ def check_trace(path: Path) -> None:
     """An `ftlab.InputError` naming the trace file, before any run starts, when a trace
     tenant of the scenario at `path` names a file that does not exist (the full RocksDB
     scenario's paper-scale capture is not shipped: the message gives CAPTURE_COMMAND)."""
-    from ftlab._errors import MissingResultError, input_error
-
     scenario = _toml.loads(path.read_text(encoding="utf-8"))
     for i, tenant in enumerate(scenario.get("tenants") or []):
         trace = (tenant.get("trace") or {}).get("path")
@@ -201,8 +202,6 @@ def run_all(
     """Run each (workload, mapper) of `runs()` (or of `only`, as labels) with the mapper's
     overrides then `extra`, `jobs` at a time (default: the machine's cores), each into
     out/<workload>/<mapper>/; returns the Reports by (workload, mapper label)."""
-    import ftlab
-
     todo = [(w, m) for w, m in runs(list(paths)) if only is None or (w, m.label) in only]
     seeds = {w: seed_overrides(p, seed) for w, p in paths.items()}
     done = 0
@@ -211,7 +210,7 @@ def run_all(
 
     def one(item: tuple[str, Mapper]) -> Report:
         w, m = item
-        return ftlab.run(paths[w], out=out / w / m.label, set=[*m.overrides, *seeds[w], *extra], jobs=1)
+        return api.run(paths[w], out=out / w / m.label, set=[*m.overrides, *seeds[w], *extra], jobs=1)
 
     reports: dict[tuple[str, str], Report] = {}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
@@ -458,8 +457,6 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(7.0, 2.6), layout="constrained")
         axes = fig.subplots(1, 2)
@@ -496,8 +493,6 @@ def _write_claims(
     checks: Any,
     metrics: Any,
 ) -> Path:
-    from ftlab import _core
-
     return write_claims_json(
         out / CLAIMS_FILE,
         claims,

@@ -21,6 +21,9 @@ from ftlab.sweeps.spec import PlotSpec, config_error
 if TYPE_CHECKING:
     import polars as pl
 
+# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
+
 ERROR_LABELS = {
     "minmax": "error bars: min to max over seeds",
     "std": "error bars: ± 1 sample standard deviation over seeds",

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from ftlab import _core, _toml
+from ftlab.api import scenario_to_toml
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -204,8 +205,6 @@ def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, 
             file, "scenario", "missing: the base scenario file, relative to this file's directory"
         )
     if isinstance(value, Mapping) and file == DICT_SWEEP_NAME:
-        from ftlab.api import scenario_to_toml
-
         return DICT_SWEEP_NAME, scenario_to_toml(value), Path.cwd()
     if not isinstance(value, (str, os.PathLike)):
         raise config_error(file, "scenario", f"must be a file path (string), got {_describe(value)}")

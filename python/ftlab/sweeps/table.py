@@ -20,6 +20,9 @@ from ftlab.sweeps.spec import Point, toml_inline
 if TYPE_CHECKING:
     import polars as pl
 
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
 #: Columns after the parameters, before the metrics.
 ID_COLUMNS = ("seed", "run", "scheme", "tenant")
 _I64_MAX = 2**63 - 1
