@@ -47,7 +47,10 @@ def test_subpackages_by_role_and_every_module_imports() -> None:
 
 
 def test_import_ftlab_stays_light() -> None:
-    code = "import sys, ftlab; print(' '.join(sorted(m for m in ('polars', 'typer', 'rich', 'ray', 'pyarrow') if m in sys.modules)))"
+    code = (
+        "import sys, ftlab; print(' '.join(sorted(m for m in ('polars', 'typer', 'rich', "
+        "'ray', 'pyarrow') if m in sys.modules)))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout.strip()

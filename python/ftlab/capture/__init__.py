@@ -134,7 +134,9 @@ def _tool(name: str, package: str) -> str:
     if path is None:
         raise usage_error(
             name,
-            f"not found on PATH; install it with `apt-get install -y {package}` (Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs it)",
+            f"not found on PATH; install it with `apt-get install -y {package}` "
+            "(Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs "
+            "it)",
         )
     return path
 

@@ -2,19 +2,21 @@
 
 Commands: `ftlab run` (run a scenario, write its results and report.html, print the headline
 table of `ftlab.cli.headline` and, with --full, one table per scheme), `ftlab plot` (a PNG/SVG
-figure of a results directory), `ftlab compare` (several results directories side by side), `ftlab trace stats` (statistics of a trace file),
-`ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
-`ftlab sweep` (in `ftlab.cli.sweep`), `ftlab reproduce` (in `ftlab.cli.reproduce`), `ftlab
-capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`), `ftlab schemes` and `ftlab mappers` (in `ftlab.cli.policies`). This
-module parses arguments and prints; it holds no simulation logic (the Rust core) and no
-result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
-commands so `ftlab --help` stays fast.
+figure of a results directory), `ftlab compare` (several results directories side by side),
+`ftlab trace stats` (statistics of a trace file), `ftlab bench` (throughput and peak memory of
+the bench cases, each in a fresh process), `ftlab sweep` (in `ftlab.cli.sweep`), `ftlab
+reproduce` (in `ftlab.cli.reproduce`), `ftlab capture` (in `ftlab.cli.capture`), `ftlab rt` (in
+`ftlab.cli.rt`), `ftlab schemes` and `ftlab mappers` (in `ftlab.cli.policies`). This module
+parses arguments and prints; it holds no simulation logic (the Rust core) and no result I/O
+(`ftlab.report`). Heavy imports (polars, matplotlib, plotly, ray) happen inside the functions
+that use them, so `ftlab --help` stays fast.
 Errors about the user's input (`ftlab.FtlabError`) are printed in red on stderr, without a
 traceback, and exit with status 2.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -103,7 +105,8 @@ def run(
     scenario: Annotated[
         Path | None,
         typer.Argument(
-            help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without it, the bundled default scenario runs.",
+            help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without "
+            "it, the bundled default scenario runs.",
             show_default=False,
         ),
     ] = None,
@@ -141,7 +144,8 @@ def run(
         bool,
         typer.Option(
             "--solo",
-            help="Also run every tenant alone under each scheme (--set measure.solo=true): summary.json gets each tenant's solo latencies and slowdown.",
+            help="Also run every tenant alone under each scheme (--set measure.solo=true): "
+            "summary.json gets each tenant's solo latencies and slowdown.",
         ),
     ] = False,
     baseline: Annotated[
@@ -166,7 +170,11 @@ def run(
     Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
     scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
 
-    Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding at the end and deadline misses / released.
+    Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS
+    (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change
+    against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is
+    flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding
+    at the end and deadline misses / released.
     """
     scenario = _scenario_argument(scenario)
     if baseline is not None:
@@ -206,7 +214,8 @@ def _scenario_argument(scenario: Path | None) -> Path | None:
     if str(scenario).lower() in ("true", "false", "yes", "no", "on", "off"):
         raise _usage(
             "SCENARIO",
-            f"no such file {str(scenario)!r}; --solo and --full are flags and take no value (write --solo, not --solo {scenario})",
+            f"no such file {str(scenario)!r}; --solo and --full are flags and take no value "
+            f"(write --solo, not --solo {scenario})",
         )
     return bundled_scenario(str(scenario)) or scenario
 
@@ -264,7 +273,8 @@ def print_summary(
     else:
         where = f"{escape(str(html_path))} (open it in a browser)" if html_path is not None else "report.html"
         console.print(
-            f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; on the terminal: ftlab run --full"
+            f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; "
+            "on the terminal: ftlab run --full"
         )
 
 
@@ -282,7 +292,8 @@ def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
         unstable = [name for name, t in tenants.items() if t.get("unstable") is True]
         if unstable:
             console.print(
-                f"[bold red]UNSTABLE[/]: {escape(', '.join(unstable))}: the backlog grew through the run by more than the "
+                f"[bold red]UNSTABLE[/]: {escape(', '.join(unstable))}: the backlog grew through "
+                "the run by more than the "
                 "queue depth; latencies depend on when the run stops (see outstanding at end)."
             )
         console.print()
@@ -367,7 +378,9 @@ def plot(
 ) -> None:
     """Draw a publication figure of a results directory as PNG or SVG.
 
-    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and scheme (grouped bars, read and write).
+    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and
+    device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and
+    scheme (grouped bars, read and write).
     """
     target = out if out is not None else run_dir / f"{kind.value}.png"
     output_format(target, "--out")
@@ -414,14 +427,15 @@ def compare(
 ) -> None:
     """Compare the summary metrics of several results directories side by side.
 
-    One row per (scheme, tenant, metric), one column per directory, and the relative change of each later directory against the first. Prints the table; --out also writes it (nothing is written without --out).
+    One row per (scheme, tenant, metric), one column per directory, and the relative change of each later
+    directory against the first. Prints the table; --out also writes it (nothing is written without --out).
     """
     if out is not None:
         table_format(out, "--out")
     table = build(dirs, metrics=metric or ())
     labels = [str(d) for d in dirs]
     short = _short_labels(dirs)
-    legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels) if s != label)
+    legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels, strict=True) if s != label)
     caption = f"relative change against {short[0]}" + (f" ({legend})" if legend else "")
     view = Table(title="ftlab compare", title_justify="left", caption=caption, caption_justify="left")
     for col in ("scheme", "tenant", "metric"):
@@ -527,8 +541,10 @@ def bench(
             "--case",
             metavar="NAME",
             help=(
-                f"Run only this case (repeatable). Core cases (simulator throughput): {', '.join(_core.BENCH_TIMED_CASES)}; "
-                "precondition (preconditioning alone), memory-1tb (heap bytes per mapping unit of a 1 TiB device); "
+                "Run only this case (repeatable). Core cases (simulator throughput): "
+                f"{', '.join(_core.BENCH_TIMED_CASES)}; "
+                "precondition (preconditioning alone), memory-1tb (heap bytes per mapping unit of "
+                "a 1 TiB device); "
                 "Python cases (wall time of the Python API): run-default (ftlab.run of the default scenario, "
                 "results written), load-1e6 (ftlab.load of a 10^6-row time series)."
             ),
@@ -541,7 +557,8 @@ def bench(
         typer.Option(
             "--requests",
             min=1,
-            help="Host requests per core case (default: the standard workload's 1,000,000); fewer for a smoke run.",
+            help="Host requests per core case (default: the standard workload's 1,000,000); fewer "
+            "for a smoke run.",
             show_default=False,
         ),
     ] = None,
@@ -638,6 +655,31 @@ app.command("scenarios")(scenarios_command)
 from ftlab.cli import policies as _policies  # noqa: E402
 
 _policies.register(app)
+
+
+def _reflow(doc: str) -> str:
+    """A command's docstring as its help: typer keeps the line breaks of the paragraphs after
+    the first, so a paragraph wrapped in the source (at 110 columns) is joined into one line
+    and rich wraps it at the terminal's width. Paragraphs with an indented or bulleted line
+    keep their breaks."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(
+        p if any(line.startswith((" ", "- ", "* ")) for line in p.split("\n")) else p.replace("\n", " ")
+        for p in paragraphs
+    )
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    """Set every command's help to its reflowed docstring (`_reflow`), in sub-apps too."""
+    for info in typer_app.registered_commands:
+        if info.help is None and info.callback is not None and info.callback.__doc__:
+            info.help = _reflow(info.callback.__doc__)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _reflow_help(group.typer_instance)
+
+
+_reflow_help(app)
 
 
 # --------------------------------------------------------------------------------------

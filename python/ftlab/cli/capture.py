@@ -19,7 +19,8 @@ from rich.table import Table
 from ftlab.capture import capture_rocksdb, convert, rocksdb_settings
 
 capture_app = typer.Typer(
-    help="Capture an application's file I/O as an ftlab-csv trace with stream ids and trims (docs/capture.md).",
+    help="Capture an application's file I/O as an ftlab-csv trace with stream ids and "
+    "trims (docs/capture.md).",
     no_args_is_help=True,
 )
 
@@ -44,7 +45,8 @@ def rocksdb_command(
         float,
         typer.Option(
             "--device-gib",
-            help="Device size in GiB: scales the paper's 128 GB settings (SSTable, L1 size) and sizes the modelled file system.",
+            help="Device size in GiB: scales the paper's 128 GB settings (SSTable, L1 size) and "
+            "sizes the modelled file system.",
         ),
     ] = 1.0,
     num: Annotated[
@@ -71,7 +73,8 @@ def rocksdb_command(
         ),
     ] = None,
 ) -> None:
-    """Run db_bench (fillrandom, overwrite) under strace with the vStream paper's settings (§5.1) scaled to --device-gib, and convert it to an ftlab-csv trace with the paper's 10 streams."""
+    """Run db_bench (fillrandom, overwrite) under strace with the vStream paper's settings (§5.1)
+    scaled to --device-gib, and convert it to an ftlab-csv trace with the paper's 10 streams."""
     settings = rocksdb_settings(device_gib, num=num, value_size=value_size, duration_s=duration, seed=seed)
     _print(capture_rocksdb(out, settings, keep_raw=keep_raw), out)
 
@@ -110,7 +113,8 @@ def convert_command(
         list[str] | None,
         typer.Option(
             "--rule",
-            help="A stream rule PATTERN=STREAM or PATTERN=STREAM+level, first match wins; repeat it (default: the RocksDB rules).",
+            help="A stream rule PATTERN=STREAM or PATTERN=STREAM+level, first match wins; repeat "
+            "it (default: the RocksDB rules).",
             show_default=False,
         ),
     ] = None,

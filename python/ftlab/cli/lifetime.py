@@ -46,7 +46,8 @@ def lifetime_command(
         ),
     ] = None,
 ) -> None:
-    """Fast-forward wear at a run's measured erase rates: time to first wear-out and swaps, with and without channel swaps."""
+    """Fast-forward wear at a run's measured erase rates: time to first wear-out and swaps, with
+    and without channel swaps."""
     model = json.loads(
         _core.lifetime(
             _read(run_dir / "summary.json"),

@@ -83,12 +83,14 @@ def _print(kind: str, entries: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def schemes_command(as_json: JsonOption = False) -> None:
-    """List the isolation schemes and their knobs (the keys of a scenario's scheme.NAME table): unit, default, range, meaning."""
+    """List the isolation schemes and their knobs (the keys of a scenario's scheme.NAME table):
+    unit, default, range, meaning."""
     _print("scheme", policies()["schemes"], as_json)
 
 
 def mappers_command(as_json: JsonOption = False) -> None:
-    """List the stream mappers and their knobs (the keys of a scenario's stream.NAME table): unit, default, range, meaning."""
+    """List the stream mappers and their knobs (the keys of a scenario's stream.NAME table):
+    unit, default, range, meaning."""
     _print("stream", policies()["mappers"], as_json)
 
 

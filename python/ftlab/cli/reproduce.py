@@ -68,14 +68,16 @@ def reproduce_command(
         bool,
         typer.Option(
             "--sensitivity",
-            help="Also rerun the scenario on Ray varying one knob at a time, and report which claims each variation reverses.",
+            help="Also rerun the scenario on Ray varying one knob at a time, and report which "
+            "claims each variation reverses.",
         ),
     ] = False,
     seeds: Annotated[
         int | None,
         typer.Option(
             "--seeds",
-            help="Seeds to run (the scenario's, then the next ones), in parallel; each claim reports its spread (default: 3 with --quick, else 1).",
+            help="Seeds to run (the scenario's, then the next ones), in parallel; each claim "
+            "reports its spread (default: 3 with --quick, else 1).",
             show_default=False,
         ),
     ] = None,
@@ -97,14 +99,18 @@ def reproduce_command(
         Path | None,
         typer.Option(
             "--from",
-            help="With --markdown: the reproduction's output directory to read claims.json from (nothing is run).",
+            help="With --markdown: the reproduction's output directory to read claims.json from "
+            "(nothing is run).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers, draw its figures.
+    """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers,
+    draw its figures.
 
-    Writes into --out: run/ (the results directory), claims.json (claims, verdicts, health, per-phase table), the figures as PNG with their CSV data, phases.csv and, with --sensitivity, sensitivity/, sensitivity.json and sensitivity.csv. See docs/reproductions.md.
+    Writes into --out: run/ (the results directory), claims.json (claims, verdicts, health, per-phase table),
+    the figures as PNG with their CSV data, phases.csv and, with --sensitivity, sensitivity/, sensitivity.json
+    and sensitivity.csv. See docs/reproductions.md.
     """
     if name not in REPRODUCTIONS:
         raise usage_error(

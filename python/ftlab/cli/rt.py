@@ -128,7 +128,8 @@ def schedulability(
         ),
     ] = 0.5,
 ) -> None:
-    """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets under PaRT-FTL, RTGC and WAO-GC."""
+    """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets
+    under PaRT-FTL, RTGC and WAO-GC."""
     if quick and sets is not None:
         raise usage_error("--quick", f"--quick means --sets {QUICK_SETS}; give one of them, not both")
     if out.exists() and not out.is_dir():
@@ -144,7 +145,8 @@ def _print_weighted(result: dict[str, Any], console: Console) -> None:
     labels = [LABELS.get(s, s) for s in result["schemes"]]
     p = result["parameters"]
     table = Table(
-        title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, read share {p['read_share']})"
+        title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, "
+        f"read share {p['read_share']})"
     )
     for col in ("figure", "read pages", "write pages", *labels):
         table.add_column(col, justify="right")

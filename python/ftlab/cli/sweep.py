@@ -69,7 +69,8 @@ def sweep_command(
 ) -> None:
     """Run a base scenario over a grid of overrides and seeds on Ray; collect one table and a plot.
 
-    Writes runs/KEY/ per run, sweep.parquet, failures.json, sweep.json and the plot into the sweep directory. Finished runs are kept: running the same sweep again resumes it.
+    Writes runs/KEY/ per run, sweep.parquet, failures.json, sweep.json and the plot into the sweep directory.
+    Finished runs are kept: running the same sweep again resumes it.
     """
     err = Console(stderr=True)
     try:
@@ -79,7 +80,8 @@ def sweep_command(
     except SweepInterrupted as e:
         err.print(
             Text(
-                f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run the same command again to resume",
+                f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run "
+                "the same command again to resume",
                 style="yellow",
             ),
             soft_wrap=True,

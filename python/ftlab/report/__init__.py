@@ -111,7 +111,8 @@ class Report:
         Boolean (`unstable`); a key some rows lack (`deadlines_*` of a tenant without periodic
         tasks) is null there, and one no row has (an older summary) is not a column.
 
-        >>> report.summary_frame.filter(unstable=True).select("scheme", "tenant", "outstanding_at_end")  # doctest: +SKIP
+        >>> unstable = report.summary_frame.filter(unstable=True)  # doctest: +SKIP
+        >>> unstable.select("scheme", "tenant", "outstanding_at_end")  # doctest: +SKIP
         """
         rows = [
             {"scheme": scheme, "tenant": tenant, **_flat(metrics)}
@@ -172,7 +173,8 @@ class Report:
         `units_dead`, `units_dead_unknown_age` and `lifetime_s_mean` (null if none died).
         `stream` is a string: the id, or "other" for ids 256 and above. No rows for older runs.
 
-        >>> report.streams_frame.filter(tenant="db").select("scheme", "stream", "lifetime_s_mean")  # doctest: +SKIP
+        >>> db = report.streams_frame.filter(tenant="db")  # doctest: +SKIP
+        >>> db.select("scheme", "stream", "lifetime_s_mean")  # doctest: +SKIP
         """
         rows = [
             {"scheme": scheme, "tenant": tenant, **row, "stream": str(row.get("stream"))}
@@ -206,7 +208,8 @@ class Report:
         the per-die list is left out). Only scheme, phase and tenant, no rows, for a run
         without phases.
 
-        >>> report.phases_frame.filter(phase="after-rise").select("scheme", "tenant", "read_p99_us")  # doctest: +SKIP
+        >>> after = report.phases_frame.filter(phase="after-rise")  # doctest: +SKIP
+        >>> after.select("scheme", "tenant", "read_p99_us")  # doctest: +SKIP
         """
         rows = [
             {
@@ -446,7 +449,8 @@ NOT_COUNTERS = ("tenants", "device", "phases", "streams", "channels")
 
 def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
     """The entries of one scheme's summary object besides `tenants`, `device`, `phases`,
-    `streams` and `channels` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+    `streams` and `channels` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in
+    order.
 
     >>> scheme_counters({"tenants": {}, "device": {}, "phases": {}, "jobs": {"gc_steps": 0}})
     {'jobs': {'gc_steps': 0}}

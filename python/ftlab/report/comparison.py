@@ -66,7 +66,9 @@ def compare(dirs: Sequence[StrPath], *, metrics: Sequence[str] = ()) -> pl.DataF
     for i, label in enumerate(labels):
         columns[label] = [v[i] for v in values.values()]
     for label in labels[1:]:
-        columns[REL_PREFIX + label] = [_rel(v0, v) for v0, v in zip(columns[labels[0]], columns[label])]
+        columns[REL_PREFIX + label] = [
+            _rel(v0, v) for v0, v in zip(columns[labels[0]], columns[label], strict=True)
+        ]
     schema = {k: pl.String for k in KEYS} | {c: pl.Float64 for c in columns if c not in KEYS}
     return pl.DataFrame(columns, schema=schema)
 

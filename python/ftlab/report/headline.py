@@ -42,7 +42,8 @@ STARVED_FLAG = "⚠ starved"
 #: One line explaining `STARVED_FLAG`.
 STARVED_NOTE = (
     f"{STARVED_FLAG}: one of the tenant's requests waited longer than measure.starvation_wait_s "
-    "(summary.json starved: max_wait_s > starvation_wait_s); like an unstable one, its latencies are not comparable."
+    "(summary.json starved: max_wait_s > starvation_wait_s); like an unstable one, "
+    "its latencies are not comparable."
 )
 
 #: The run's declared noise, in percent: a scheme is marked best (`BEST_MARK`) only where
@@ -329,7 +330,8 @@ def build(summary: Mapping[str, Any], baseline: str | None = None) -> Headline:
     an unknown one is an `ftlab.UsageError`).
 
     >>> w = {"count": 500}
-    >>> s = {"schemes": {"a": {"tenants": {"t": {"waf": 2.0, "write": w}}}, "b": {"tenants": {"t": {"waf": 1.5, "write": w}}}}}
+    >>> s = {"schemes": {"a": {"tenants": {"t": {"waf": 2.0, "write": w}}},
+    ...                  "b": {"tenants": {"t": {"waf": 1.5, "write": w}}}}}
     >>> cell = build(s).rows[0].cells["waf"]["b"]
     >>> cell.change_pct, cell.best
     (-25.0, True)
@@ -518,8 +520,10 @@ def directions(headline: Headline) -> str:
     )
     if any(m.key.startswith("slowdown_") for m in headline.metrics):
         text += (
-            " Slowdown: the tenant's latency sharing the device / running alone on it (solo run); under 1× it ran"
-            " faster shared than alone: the solo run is a separate simulation whose GC and queueing fall at other"
+            " Slowdown: the tenant's latency sharing the device / running alone on it (solo "
+            "run); under 1× it ran"
+            " faster shared than alone: the solo run is a separate simulation whose GC and "
+            "queueing fall at other"
             " times, so a value near 1× is no slowdown, within noise, not a gain from sharing."
         )
     if headline.has_few:
@@ -592,7 +596,10 @@ def _verdict_text(
             if len(set(shown)) == 1
             else f"{format_value(metric, lo.value)}–{format_value(metric, hi.value)}"
         )
-        return f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} ({span}{_unit(metric)})"
+        return (
+            f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} "
+            f"({span}{_unit(metric)})"
+        )
     top = (min if metric.lower_is_better else max)(best, key=lambda s: ranked[s].value or 0.0)
     verb = (
         ("isolate" if len(best) > 1 else "isolates") + " best"
@@ -706,7 +713,8 @@ def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[
         else:
             n = ", ".join(f"{v:,} under {s}" for s, v in counts.items())
         out.append(
-            f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
+            f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the "
+            "tenant's duration_s or its "
             "trace.max_requests ended first."
         )
     return out

@@ -34,7 +34,7 @@ def plot(model: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, case in zip(axes, ("with_swaps", "without_swaps")):
+    for ax, case in zip(axes, ("with_swaps", "without_swaps"), strict=True):
         series = model[case]["series"]
         t = [p["t_s"] / DAY_S for p in series]
         for channel in range(len(series[0]["wear"])):

@@ -351,7 +351,7 @@ def _device_panels(
     sub: SubFigure, device: object, panels: Sequence[tuple[str, str]], schemes: Sequence[str]
 ) -> None:
     axes = sub.subplots(1, len(panels), squeeze=False)[0]
-    for ax, (column, label) in zip(axes, panels):
+    for ax, (column, label) in zip(axes, panels, strict=True):
         for s, scheme in enumerate(schemes):
             part = device.filter(scheme=scheme)  # type: ignore[attr-defined]
             _styled_line(
@@ -377,7 +377,7 @@ def _wear_figure(report: Report) -> Figure:
     fig.set_size_inches(PANEL_IN[0] * 2.2, PANEL_IN[1] * len(schemes) + 0.5)
     axes = fig.subplots(len(schemes), 1, squeeze=False)[:, 0]
     image = None
-    for ax, scheme, m in zip(axes, schemes, matrices):
+    for ax, scheme, m in zip(axes, schemes, matrices, strict=True):
         width = m.z.shape[1] * m.blocks_per_column
         image = ax.imshow(
             m.z,

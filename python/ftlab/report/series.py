@@ -148,7 +148,8 @@ def stream_map() -> Builder:
                         _tenant_color(i),
                         r == 1,
                         shape="hv",
-                        hovertemplate=f"{_plotly.text(tenant)} {vs}<br>t = %{{x}} s<br>physical stream %{{y}}<extra></extra>",
+                        hovertemplate=f"{_plotly.text(tenant)} {vs}<br>t = %{{x}} s<br>physical stream "
+                        "%{y}<extra></extra>",
                     ),
                     row=r,
                     col=1,

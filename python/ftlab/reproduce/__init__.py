@@ -6,7 +6,8 @@ and `reproduce(name, ...)`, which runs one over one or more seeds: its scenario 
 numbers with a verdict each (`ftlab.reproduce.claims`), the health checks, the paper's
 figures and, on request, a sensitivity sweep. A new paper adds one line to `REPRODUCTIONS`,
 one claim file papers/NAME.toml and one module with a `reproduce(quick=, out=, jobs=,
-sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration: no simulation logic (the Rust core),
+sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration:
+no simulation logic (the Rust core),
 no terminal output (`ftlab.cli.reproduce`). Importing it imports nothing heavy.
 """
 
@@ -42,7 +43,8 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
     ),
     "part-ftl": (
         "ftlab.reproduce.part_ftl",
-        'PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Missimer and West, "Partitioned Real-Time NAND Flash Storage", §VI)',
+        "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 "
+        '(Missimer and West, "Partitioned Real-Time NAND Flash Storage", §VI)',
     ),
     "vstream": (
         "ftlab.reproduce.vstream",
@@ -137,7 +139,8 @@ def scenario_file(relative: str, what: str) -> Path:
     if not path.is_file():
         raise input_error(
             path,
-            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the bundled scenarios ({SCENARIOS_DIR}), and this installation lacks it",
+            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the bundled "
+            f"scenarios ({SCENARIOS_DIR}), and this installation lacks it",
             MissingResultError,
         )
     return path

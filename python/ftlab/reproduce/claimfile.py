@@ -192,7 +192,8 @@ def _check(where: str, label: str, s: Spec) -> None:
         bad("a bound `between` needs `high`, at least `paper`")
     if s.adjective and s.adjective not in ADJECTIVES:
         bad(
-            f"adjective {s.adjective!r} is not declared in ftlab.reproduce.claims.ADJECTIVES ({', '.join(ADJECTIVES)})"
+            f"adjective {s.adjective!r} is not declared in ftlab.reproduce.claims.ADJECTIVES "
+            f"({', '.join(ADJECTIVES)})"
         )
 
 
@@ -226,7 +227,8 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     for s in seeds:
         if spec.measure not in s.measured:
             raise KeyError(
-                f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: {', '.join(s.measured)}"
+                f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: "
+                f"{', '.join(s.measured)}"
             )
         results.append(s.measured[spec.measure])
     missing = next((m.missing for m in results if m.missing), "")
@@ -261,7 +263,7 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
 
 def _median_why(results: Sequence[Measured], values: Sequence[FtlabValue], value: FtlabValue) -> str:
     """The `why` of the seed whose value is the median (the first seed's otherwise)."""
-    for m, v in zip(results, values):
+    for m, v in zip(results, values, strict=True):
         if v == value:
             return m.why
     return results[0].why
@@ -378,7 +380,8 @@ def markdown_from_file(name: str, path: Any) -> str:
     if not file.is_file():
         raise input_error(
             file,
-            "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or give --from its output directory)",
+            "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or "
+            "give --from its output directory)",
             MissingResultError,
         )
     doc = json.loads(file.read_text(encoding="utf-8"))

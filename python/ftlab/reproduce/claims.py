@@ -319,7 +319,8 @@ def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
     number, i.e. in [paper − u/2, paper + u/2) with u = 10^−digits (compared in decimal, from
     the value's shortest repr, so 7.35 rounds to 7.4).
 
-    >>> exact_verdict(7.3, 7.25, 1), exact_verdict(7.3, 7.35, 1), exact_verdict(7.3, 5.51, 1), exact_verdict(76, 76.4, 0)
+    >>> (exact_verdict(7.3, 7.25, 1), exact_verdict(7.3, 7.35, 1), exact_verdict(7.3, 5.51, 1),
+    ...  exact_verdict(76, 76.4, 0))
     ('reproduced', 'differs', 'differs', 'reproduced')
     """
     if isinstance(value, bool) or not finite(value):
@@ -342,7 +343,8 @@ def bound_verdict(
     """`bound`: holds when `value` `op` `paper` (for "between": in [paper, high]), or is inside
     ADJECTIVES[adjective]; violated otherwise (including NaN or missing). A boolean counts as 1 or 0.
 
-    >>> bound_verdict(1.1, 1.26, "<="), bound_verdict(0, 0, "<="), bound_verdict(None, 1.3, adjective="slightly worse")
+    >>> (bound_verdict(1.1, 1.26, "<="), bound_verdict(0, 0, "<="),
+    ...  bound_verdict(None, 1.3, adjective="slightly worse"))
     ('violated', 'holds', 'violated')
     """
     if adjective:
@@ -549,7 +551,8 @@ def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
         else:
             grew = fmt_number(t.get("backlog_growth"))
             reasons.append(
-                f"{name} unstable: backlog grew by {grew}, {fmt_number(t.get('outstanding_at_end'))} outstanding at the end"
+                f"{name} unstable: backlog grew by {grew}, "
+                f"{fmt_number(t.get('outstanding_at_end'))} outstanding at the end"
             )
     busiest = busiest_die(data.get("device") or {})
     by_phase = {name: busiest_die(p.get("device") or {}) for name, p in (data.get("phases") or {}).items()}
@@ -591,7 +594,8 @@ def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None
     `tenant`, `scheme`, then `<phase>.read_mean_us` and `<phase>.read_p99_us` per phase (in the
     order of summary.json; None where a phase lacks the tenant). Empty without phases.
 
-    >>> s = {"schemes": {"u": {"tenants": {"a": {}}, "phases": {"p": {"tenants": {"a": {"read": {"mean_us": 5, "p99_us": 9}}}}}}}}
+    >>> s = {"schemes": {"u": {"tenants": {"a": {}},
+    ...                        "phases": {"p": {"tenants": {"a": {"read": {"mean_us": 5, "p99_us": 9}}}}}}}}
     >>> phase_table(s)
     [{'tenant': 'a', 'scheme': 'u', 'p.read_mean_us': 5, 'p.read_p99_us': 9}]
     """
@@ -816,7 +820,10 @@ def _pct(value: float | None, limit: float | None = BUSIEST_DIE_LIMIT) -> str:
 
 def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivity") -> Table:
     """A compact rich table of `sensitivity_summary`: claim, paper, min, max, reversed in."""
-    caption = "min/max of ftlab's value over the cases; reversed in: cases where the verdict is `differs` or `violated`"
+    caption = (
+        "min/max of ftlab's value over the cases; reversed in: cases where the verdict is "
+        "`differs` or `violated`"
+    )
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("claim", overflow="fold")
     for name in ("paper", "min", "max"):

@@ -33,6 +33,7 @@ nothing (`ftlab.cli.reproduce` does).
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 import os
@@ -161,7 +162,8 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
     (poisson; 1000, the default, where absent). A tenant without a synthetic workload is an
     `ftlab.UsageError`: its software vSSD would need a rate this module cannot know.
 
-    >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}}, {"synthetic": [{"rate_iops": 1.0}, {}]}]})
+    >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}},
+    ...                           {"synthetic": [{"rate_iops": 1.0}, {}]}]})
     [10.0, 1001.0]
     """
     rates = []
@@ -171,7 +173,8 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
         if not parts:
             raise usage_error(
                 f"tenants.{i}",
-                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to size its software vSSD",
+                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to "
+                "size its software vSSD",
             )
         rates.append(sum(float(p.get("rate_iops", 1000.0)) for p in parts))
     return rates
@@ -216,7 +219,7 @@ def run_pair(
 
     reports: dict[str, Report] = {}
     with ThreadPoolExecutor(max_workers=min(len(plan), jobs or os.cpu_count() or 1)) as pool:
-        for done, (name, report) in enumerate(zip(plan, pool.map(one, plan)), 1):
+        for done, (name, report) in enumerate(zip(plan, pool.map(one, plan), strict=True), 1):
             reports[name] = report
             if progress:
                 progress(f"{stage}: {name} done", done, len(plan))
@@ -311,7 +314,8 @@ def latency_measurements(
     for metric, what in (("p99", "p99"), ("mean", "mean")):
         factor = geomean([1.0 / r[f"{metric}_factor"] for r in rows if r[f"{metric}_factor"]])
         why = (
-            f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's (geometric mean over {len(rows)} tenants; "
+            f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's "
+            f"(geometric mean over {len(rows)} tenants; "
             f"{1 / factor:.2f}x lower)."
             if math.isfinite(factor)
             else "a latency is missing from summary.json."
@@ -330,7 +334,8 @@ def latency_measurements(
         worst = max(slowdowns, key=lambda t: slowdowns[t])  # type: ignore[arg-type,return-value]
         out["interference_p99"] = Measured(
             g,
-            f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).",
+            f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean "
+            f"over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).",
         )
     return out
 
@@ -368,7 +373,8 @@ def ideal_lifetime_s(inputs: Mapping[str, Any]) -> float:
     30.0
     """
     budget = sum(
-        b * max(inputs["pe_cycles"] - w, 0.0) for b, w in zip(inputs["blocks"], inputs["wear_start"])
+        b * max(inputs["pe_cycles"] - w, 0.0)
+        for b, w in zip(inputs["blocks"], inputs["wear_start"], strict=True)
     )
     rate = sum(inputs["rate_per_s"])
     return budget / rate if rate > 0 else math.nan
@@ -385,8 +391,10 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
     (total + swap_blocks / measured_s) / total, which that removal exactly undoes.
 
     >>> h = {"schemes": {"flashblox": {"device": {"measured_s": 10.0}, "scheme_counters": {},
-    ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}}, "b": {"wear": {"erase_rate_per_s": 1.0}}}}}}
-    >>> s = {"schemes": {"flashblox": {"scheme_counters": {"n_swaps": 1, "n_swaps_completed": 1, "swap_device_time_s": 2.0, "swap_blocks": 20}}}}
+    ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}},
+    ...                  "b": {"wear": {"erase_rate_per_s": 1.0}}}}}}
+    >>> s = {"schemes": {"flashblox": {"scheme_counters": {
+    ...     "n_swaps": 1, "n_swaps_completed": 1, "swap_device_time_s": 2.0, "swap_blocks": 20}}}}
     >>> m = model_summary(h, s)["schemes"]["flashblox"]
     >>> m["tenants"]["a"]["wear"]["erase_rate_per_s"], m["scheme_counters"]["swap_blocks"]
     (4.5, 20)
@@ -446,7 +454,7 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     )
     for case in ("with_swaps", "without_swaps"):
         model[case]["imbalance"] = wear_imbalance(model[case]["series"][-1]["wear"])
-        gaps = [b - a for a, b in zip(model[case]["swap_times_s"], model[case]["swap_times_s"][1:])]
+        gaps = [b - a for a, b in itertools.pairwise(model[case]["swap_times_s"])]
         model[case]["mean_interval_s"] = sum(gaps) / len(gaps) if gaps else None
     sweep = []
     for div in INTERVAL_DIVISORS:
@@ -499,38 +507,50 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
     fraction = t_swap / interval if t_swap and interval else math.nan
     worst = model.get("worst_case") or {}
     five = float(worst.get("interval_days_mean") or math.nan)
-    swaps = f"{len(w['swap_times_s'])} swaps to the first wear-out at {wear_out_days:,.0f} days (full-device scale)"
+    swaps = (
+        f"{len(w['swap_times_s'])} swaps to the first wear-out at {wear_out_days:,.0f} "
+        "days (full-device scale)"
+    )
     return {
         "imbalance_with_swaps": Measured(
             imb,
-            f"with swaps the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({swaps}; N·K = {nk}). "
+            "with swaps the fast-forward reaches its first wear-out with the most-worn "
+            f"channel at {imb:.3f}x the mean ({swaps}; N·K = {nk}). "
             + str((model.get("swap_bound") or {}).get("why") or ""),
         ),
         "imbalance_margin": Measured(
             ratio(imb_no, imb) - 1.0,
-            f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them.",
+            f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first "
+            f"wear-out, against {imb:.3f}x with them.",
         ),
         "lifetime_vs_ideal": Measured(
             life,
-            f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale).",
+            f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps "
+            f"and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at "
+            "full-device scale).",
         ),
         "swap_minutes": Measured(
             minutes,
-            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run ({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's capacity = {minutes:.1f} min."
+            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run "
+            f"({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's "
+            f"capacity = {minutes:.1f} min."
             if t_swap
             else "no swap completed in the detailed run (phase `swap`).",
         ),
         "swap_interval_days": Measured(
             days,
-            f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the interval follows the lifetime, i.e. the assumed write load.",
+            f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the "
+            "interval follows the lifetime, i.e. the assumed write load.",
         ),
         "swap_time_fraction": Measured(
             fraction,
-            f"a swap's device time over the interval between swaps: {fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}.",
+            "a swap's device time over the interval between swaps: "
+            f"{fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}.",
         ),
         "swap_interval_5y_days": Measured(
             five,
-            f"the slides' worst case (one channel takes every write) over a 5-year ideal life, swapping on the measured "
+            "the slides' worst case (one channel takes every write) over a 5-year ideal life, "
+            "swapping on the measured "
             f"imbalance: a swap every {five:.3g} days on average ({worst.get('n_swaps', 'n/a')} swaps).",
         ),
         **formula_measurements(),
@@ -660,7 +680,7 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, metric, title in zip(
-            axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency")
+            axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency"), strict=True
         ):
             for i, run in enumerate(LATENCY_RUNS):
                 x = [k + (i - 0.5) * 0.4 for k in range(len(rows))]

@@ -316,40 +316,51 @@ def table3_measurements(
     every scheme; not measured when absent)."""
     pw, ww = task_stats(summary, PART, "write"), task_stats(summary, WAO, "write")
     pr, wr = task_stats(summary, PART, "read"), task_stats(summary, WAO, "read")
-    gc = f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and {_s(starts.get(WAO))} (wao-gc)"
+    gc = (
+        f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and "
+        f"{_s(starts.get(WAO))} (wao-gc)"
+    )
     counters = summary["schemes"][PART].get("scheme_counters") or {}
     eq6, eq7 = counters.get("admission_eq6_total"), counters.get("admission_eq7_total")
     paper_tests = {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]}
     out = {
         "max_write_factor": Measured(
             ratio(pw["response_max_us"], ww["response_max_us"]),
-            f"the slowest 12-page write took {pw['response_max_us'] / 1e3:.2f} ms under part-ftl and {ww['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}); "
+            f"the slowest 12-page write took {pw['response_max_us'] / 1e3:.2f} ms under "
+            f"part-ftl and {ww['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}); "
             "a request's pages enter the buffer together, so its response is its slowest page's latency.",
         ),
         "max_read_factor": Measured(
             ratio(pr["response_max_us"], wr["response_max_us"]),
-            f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
+            f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl "
+            f"and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
         ),
         "part_misses": Measured(
             float(pw["misses"] + pr["misses"]),
-            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of {pr['released']} read deadlines ({gc}).",
+            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of "
+            f"{pr['released']} read deadlines ({gc}).",
         ),
         "admission_paper": Measured(
             _max_or_nan(paper_tests.get("Eq. 6"), paper_tests.get("Eq. 7")),
-            f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
+            f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} "
+            f"and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
         ),
         "admission_device": Measured(
             _max_or_nan(eq6, eq7),
-            f'with this device\'s parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. 7 {_f(eq7)} (run with admission = "report").',
+            f"with this device's parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. "
+            f'7 {_f(eq7)} (run with admission = "report").',
         ),
         "wao_read_misses": Measured(
             float(wr["misses"]),
-            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read {wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
+            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read "
+            f"{wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
         ),
         "wao_read_max_us": Measured(
             wr["response_max_us"],
-            f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against the {READ_DEADLINE_MS:g} ms deadline, "
-            f"{wr['misses']} of {wr['released']} read jobs missed it; a page read waits for at most one write-and-step unit on its die "
+            f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against "
+            f"the {READ_DEADLINE_MS:g} ms deadline, "
+            f"{wr['misses']} of {wr['released']} read jobs missed it; a page read waits for at "
+            "most one write-and-step unit on its die "
             f"(Eq. 14: t_r + t_w + max(t_e, c(t_r + t_w)); docs/schemes/wao-gc.md) ({gc}).",
         ),
     }
@@ -386,12 +397,15 @@ def fig16_measurements(bw: Mapping[str, Any]) -> dict[str, Measured]:
     return {
         "fig16_before_mb_s": Measured(
             before,
-            f"two closed-loop streams of 24-page writes reach {before:.1f} MB/s on average over {bw['n_before']} windows before GC ({where}); "
-            "the simulated board programs 16 dies at Table I's fitted times with no firmware or host overhead.",
+            f"two closed-loop streams of 24-page writes reach {before:.1f} MB/s on average "
+            f"over {bw['n_before']} windows before GC ({where}); "
+            "the simulated board programs 16 dies at Table I's fitted times with no firmware "
+            "or host overhead.",
         ),
         "fig16_after_min_mb_s": Measured(
             low,
-            f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} MB/s over {bw['n_after']} windows ({where}).",
+            f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} "
+            f"MB/s over {bw['n_after']} windows ({where}).",
         ),
     }
 
@@ -453,20 +467,26 @@ def schedulability_measurements(analysis: Mapping[str, Any]) -> dict[str, Measur
     return {
         "fig5_margin": Measured(
             m5,
-            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC 75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a reconstruction, docs/rt.md).",
+            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC "
+            f"75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a "
+            "reconstruction, docs/rt.md).",
         ),
         "fig6_wao_margin": Measured(
             m6_wao,
-            f"the smallest margin of PaRT-FTL over the better WAO-GC over r = {min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
+            "the smallest margin of PaRT-FTL over the better WAO-GC over r = "
+            f"{min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
         ),
         "fig6_rtgc_margin": Measured(
             m6_rtgc,
-            f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} (PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
-            "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while RTGC's blocking term shrinks as r grows (docs/rt.md).",
+            f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} "
+            f"(PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
+            "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while "
+            "RTGC's blocking term shrinks as r grows (docs/rt.md).",
         ),
         "fig7_wao50_margin": Measured(
             m7,
-            f"the smallest margin of WAO-GC 50 over PaRT-FTL for w = {', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
+            "the smallest margin of WAO-GC 50 over PaRT-FTL for w = "
+            f"{', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
         ),
         "fig7_rtgc_share": Measured(
             below_rtgc / len(f7[PART]),
@@ -610,7 +630,7 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 5.0), layout="constrained")
         axes = fig.subplots(2, 1, sharex=True)
-        for ax, op in zip(axes, ("write", "read")):
+        for ax, op in zip(axes, ("write", "read"), strict=True):
             for i, scheme in enumerate(report.schemes):
                 rows = frame.filter((pl.col("scheme") == scheme) & (pl.col(f"{op}_p99_us") > 0))
                 style = scheme_style(i)
@@ -625,7 +645,8 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
                 )
             ax.set_ylabel(f"{op} latency (ms)")
             ax.set_title(
-                f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures {'10-11' if op == 'write' else '12-13'})"
+                f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures "
+                f"{'10-11' if op == 'write' else '12-13'})"
             )
         axes[1].axhline(READ_DEADLINE_MS, color="black", linewidth=0.6, linestyle=":", label="read deadline")
         axes[1].set_ylim(bottom=0)
@@ -651,7 +672,7 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         axes = fig.subplots(1, 2)
-        for ax, op in zip(axes, ("write", "read")):
+        for ax, op in zip(axes, ("write", "read"), strict=True):
             for i, scheme in enumerate(report.schemes):
                 rows = frame.filter((pl.col("scheme") == scheme) & (pl.col("op") == op))
                 style = scheme_style(i)
@@ -714,7 +735,9 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
 def synchronous(scenario_text: str) -> dict[str, Any]:
     """The scenario as a dict with every periodic task's `offset_ms` at 0 (all released together).
 
-    >>> synchronous('[[tenants]]\\n[tenants.periodic]\\ntasks = [{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]\\n')["tenants"][0]["periodic"]["tasks"]
+    >>> tasks = '[{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]'
+    >>> doc = synchronous(f'[[tenants]]\\n[tenants.periodic]\\ntasks = {tasks}\\n')
+    >>> doc["tenants"][0]["periodic"]["tasks"]
     [{'op': 'read', 'pages': 1, 'period_ms': 1.0, 'offset_ms': 0.0}]
     """
     doc = _toml.loads(scenario_text)

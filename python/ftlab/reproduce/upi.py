@@ -230,7 +230,10 @@ def measure(name: str, summary: Mapping[str, Any], timeseries: pl.DataFrame | No
     va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
     factor = ratio(va, vb)
     value = factor - 1.0 if margin else factor
-    why = f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
+    why = (
+        f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} "
+        f"against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
+    )
     if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
     return Measured(value, why)
@@ -252,7 +255,8 @@ def set_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Mea
     change = relative_change(after, before)
     w = f"{AROUND_RISE_S:.0f} s"
     why = (
-        f"{scheme}'s LM-TBE allocation set averages {fmt_number(before, 'dies', 2)} in the {w} before the rise at {rise:,.0f} s "
+        f"{scheme}'s LM-TBE allocation set averages {fmt_number(before, 'dies', 2)} in the "
+        f"{w} before the rise at {rise:,.0f} s "
         f"and {fmt_number(after, 'dies', 2)} in the {w} after: {fmt_change(change)}."
     )
     return Measured(change, why)
@@ -334,7 +338,9 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
         fig = Figure(figsize=(7.0, 2.8), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, (metric, title) in zip(
-            axes, (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency"))
+            axes,
+            (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency")),
+            strict=True,
         ):
             _bars(ax, rows, schemes, metric)
             ax.set_title(title)
@@ -409,9 +415,9 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(6.5, 1.7 * max(len(latency) + len(sets), 1) + 0.4), layout="constrained")
         axes = fig.subplots(max(len(latency) + len(sets), 1), 1, sharex=True, squeeze=False)[:, 0]
-        for ax, scheme in zip(axes, latency):
+        for ax, scheme in zip(axes, latency, strict=False):
             _tenant_lines(ax, window, scheme, "read_mean_us", f"{scheme}\nmean read (µs)", log=True)
-        for ax, scheme in zip(axes[len(latency) :], sets):
+        for ax, scheme in zip(axes[len(latency) :], sets, strict=False):
             _tenant_lines(ax, window, scheme, "alloc_set_dies", f"{scheme}\nallocation set (dies)", log=False)
         for ax in axes:
             ax.axvline(rise, color="0.5", linewidth=0.8)
@@ -1093,10 +1099,12 @@ def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
     base = next((c for c in cases if c.get("case") == "base"), None)
     n_run = sum(1 for c in cases if "claims" in c)
     head = [
-        f"Sensitivity study of `ftlab reproduce upi{' --quick' if doc.get('quick') else ''}` (ftlab {doc.get('ftlab_version')}):",
+        "Sensitivity study of `ftlab reproduce "
+        f"upi{' --quick' if doc.get('quick') else ''}` (ftlab {doc.get('ftlab_version')}):",
         f"{n_run} of {len(planned)} cases run, {len(planned) - len(cases)} not run"
         + (f", {len(cases) - n_run} failed" if len(cases) > n_run else "")
-        + ". Values are ftlab's relative change (the claim's ratio − 1, or its margin); **bold**: `differs` or"
+        + ". Values are ftlab's relative change (the claim's ratio − 1, or its margin); "
+        "**bold**: `differs` or"
         " `violated`; *italic*: `invalid` (a run the claim rests on is unhealthy: the value proves nothing).",
         "",
     ]
@@ -1146,7 +1154,8 @@ def _overview(
             for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))
         ]
         lines.append(
-            f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | {counts[0]} | {counts[1]} | {counts[2]} | {span} |"
+            f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | "
+            f"{counts[0]} | {counts[1]} | {counts[2]} | {span} |"
         )
     return "\n".join([*lines, ""])
 

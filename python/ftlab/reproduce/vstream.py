@@ -178,8 +178,10 @@ def check_trace(path: Path) -> None:
         if trace is not None and not (path.parent / trace).is_file():
             raise input_error(
                 (path.parent / trace).resolve(),
-                f"no such file: the trace of {path.name} (tenants.{i}.trace.path); the paper-scale RocksDB capture is not shipped with ftlab: "
-                f"make it from the repository's root with `{CAPTURE_COMMAND}` (hours; docs/capture.md), or run `ftlab reproduce vstream --quick`",
+                f"no such file: the trace of {path.name} (tenants.{i}.trace.path); the paper-scale "
+                "RocksDB capture is not shipped with ftlab: "
+                f"make it from the repository's root with `{CAPTURE_COMMAND}` (hours; "
+                "docs/capture.md), or run `ftlab reproduce vstream --quick`",
                 MissingResultError,
             )
 
@@ -214,7 +216,7 @@ def run_all(
 
     reports: dict[tuple[str, str], Report] = {}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for (w, m), report in zip(todo, pool.map(one, todo)):
+        for (w, m), report in zip(todo, pool.map(one, todo), strict=True):
             reports[(w, m.label)] = report
             done += 1
             if progress:
@@ -298,7 +300,10 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | N
     va, vb = _value(metrics, workload, a, key), _value(metrics, workload, b, key)
     factor = ratio(va, vb)
     what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
-    why = f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s {fmt_number(vb, unit, digits)}: {factor:.3f}x."
+    why = (
+        f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s "
+        f"{fmt_number(vb, unit, digits)}: {factor:.3f}x."
+    )
     if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
     return Measured(factor - 1.0 if margin else factor, why)
@@ -310,7 +315,10 @@ def _best(metrics: Any, workload: str) -> Measured:
     others = {m: v for m, v in values.items() if m != "vstream"}
     runner = max(others, key=lambda m: others[m] or -math.inf) if others else "none"
     margin = ratio(own, others.get(runner)) - 1.0
-    why = f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+    why = (
+        f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of "
+        f"the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+    )
     return Measured(margin, why)
 
 
@@ -330,7 +338,8 @@ def _stamps(metrics: Any, name: str) -> Measured:
     if name == "units_per_stamp":
         return Measured(
             units,
-            f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units (units_per_page x stamp_group_pages; its stamps stop at one block).",
+            f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units "
+            "(units_per_page x stamp_group_pages; its stamps stop at one block).",
         )
     mib = STAMP_BYTES * PAPER_LOGICAL_PAGES / units / 2**20
     return Measured(
@@ -462,7 +471,7 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
         axes = fig.subplots(1, 2)
         labels = [r["mapper"] for r in rows]
         for ax, (key, name) in zip(
-            axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied"))
+            axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied")), strict=True
         ):
             values = [math.nan if r[key] is None else r[key] for r in rows]
             ax.bar(range(len(rows)), values, color="0.55", edgecolor="black", linewidth=0.5)

@@ -54,8 +54,10 @@ class SweepResult:
 
     Example:
         >>> result = ftlab.load_sweep("results/op-by-scheme")  # doctest: +SKIP
-        >>> result.table.filter(pl.col("scheme") == "unified").select("device.over_provisioning", "waf")  # doctest: +SKIP
-        >>> result.report(result.table["run"][0]).write("results/one", html=True)  # one run's Report  # doctest: +SKIP
+        >>> unified = result.table.filter(pl.col("scheme") == "unified")  # doctest: +SKIP
+        >>> unified.select("device.over_provisioning", "waf")  # doctest: +SKIP
+        >>> one = result.report(result.table["run"][0])  # one run's Report  # doctest: +SKIP
+        >>> one.write("results/one", html=True)  # doctest: +SKIP
     """
 
     def __init__(
@@ -98,7 +100,10 @@ class SweepResult:
         return load(self.dir / "runs" / run)
 
     def __repr__(self) -> str:
-        return f"<ftlab.SweepResult {self.dir} runs={len(self.runs)} failures={len(self.failures)} table={self.table.shape}>"
+        return (
+            f"<ftlab.SweepResult {self.dir} runs={len(self.runs)} "
+            f"failures={len(self.failures)} table={self.table.shape}>"
+        )
 
 
 def sweep(
@@ -126,7 +131,8 @@ def sweep(
 
     Example:
         >>> result = ftlab.sweep("scenarios/sweeps/op-by-scheme.toml", out="results/op")  # doctest: +SKIP
-        >>> result.table.group_by("scheme", "device.over_provisioning").agg(pl.col("waf").mean())  # doctest: +SKIP
+        >>> by_op = result.table.group_by("scheme", "device.over_provisioning")  # doctest: +SKIP
+        >>> by_op.agg(pl.col("waf").mean())  # doctest: +SKIP
     """
     spec_ = load_spec(spec)
     out_dir = Path(os.fspath(out)) if out is not None else spec_.out or Path("results") / spec_.stem

@@ -75,7 +75,10 @@ def start_ray(address: str | None = None) -> bool:
             warnings.simplefilter("ignore")
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (OSError, RuntimeError, ValueError) as e:  # ConnectionError, TimeoutError are OSErrors
-        reason = f"cannot connect to Ray at {address!r}: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}"
+        reason = (
+            f"cannot connect to Ray at {address!r}: "
+            f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}"
+        )
         err = _core.UsageError(f"--address: {reason}")
         err.arg, err.reason = "--address", reason
         raise err from None
@@ -103,7 +106,10 @@ def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) 
     import polars as pl
 
     if _core.version() != driver_version:
-        message = f"this worker has ftlab {_core.version()}, the driver {driver_version}; install the same version on every node"
+        message = (
+            f"this worker has ftlab {_core.version()}, the driver {driver_version}; install "
+            "the same version on every node"
+        )
         return {"error": {"kind": "VersionMismatch", "message": message}}
     try:
         # One scheme at a time inside a run: Ray already runs many runs in parallel, and
@@ -236,7 +242,8 @@ class DirLock:
             os.close(self.fd)
             self.fd = None
             err = _core.UsageError(
-                f"--out: another ftlab sweep is writing {self.path.parent}; wait for it or use another directory"
+                f"--out: another ftlab sweep is writing {self.path.parent}; wait for it or use "
+                "another directory"
             )
             err.arg, err.reason = "--out", "another ftlab sweep is writing this directory"
             raise err from None
