@@ -23,7 +23,7 @@ import sys
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -51,6 +51,7 @@ from ftlab.report.comparison import REL_PREFIX, table_format, write_table
 from ftlab.report.comparison import compare as build
 from ftlab.report.plots import output_format
 from ftlab.report.plots import plot as draw
+from ftlab.results import Summary, TenantSummary
 
 EXIT_INPUT_ERROR = 2
 
@@ -240,8 +241,8 @@ def _num(value: Any, fmt: str) -> str:
     return format(value, fmt)
 
 
-_OPS = ("read", "write")
-_LATENCIES = (
+_OPS: tuple[Literal["read", "write"], ...] = ("read", "write")
+_LATENCIES: tuple[tuple[str, Literal["mean_us", "p50_us", "p99_us", "p999_us", "max_us"]], ...] = (
     ("mean", "mean_us"),
     ("p50", "p50_us"),
     ("p99", "p99_us"),
@@ -256,7 +257,7 @@ HTML_FILE_NAME = "report.html"
 
 def print_summary(
     console: Console,
-    summary: dict[str, Any],
+    summary: Summary,
     *,
     baseline: str | None = None,
     full: bool = False,
@@ -278,7 +279,7 @@ def print_summary(
         )
 
 
-def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
+def print_full_tables(console: Console, summary: Summary) -> None:
     """One table per scheme (rows: tenants), then a device line and a warning naming any
     unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-")."""
     for scheme, data in (summary.get("schemes") or {}).items():
@@ -299,7 +300,7 @@ def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
         console.print()
 
 
-def _scheme_table(scheme: str, tenants: dict[str, Any]) -> Table:
+def _scheme_table(scheme: str, tenants: Mapping[str, TenantSummary]) -> Table:
     """The table of one scheme: latencies and IOPS per tenant, WAF, requests outstanding at
     the end and, when a tenant has periodic tasks, deadline misses / jobs released."""
     table = Table(
@@ -321,7 +322,7 @@ def _scheme_table(scheme: str, tenants: dict[str, Any]) -> Table:
     return table
 
 
-def _tenant_row(name: str, t: dict[str, Any], with_deadlines: bool) -> list[str]:
+def _tenant_row(name: str, t: TenantSummary, with_deadlines: bool) -> list[str]:
     row = [_tenant_label(name, t)]
     row += [_num((t.get(op) or {}).get("iops"), ",.0f") for op in _OPS]
     for op in _OPS:
@@ -337,7 +338,7 @@ def _tenant_row(name: str, t: dict[str, Any], with_deadlines: bool) -> list[str]
     return row
 
 
-def _tenant_label(name: str, t: dict[str, Any]) -> str:
+def _tenant_label(name: str, t: TenantSummary) -> str:
     """The tenant's name, flagged when its backlog grew through the run."""
     label = escape(str(name))
     return f"{label} [bold red]UNSTABLE[/]" if t.get("unstable") is True else label

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from ftlab._errors import MissingResultError, input_error
 from ftlab.report.html import render
+from ftlab.results import Summary, summary_from_json
 
 if TYPE_CHECKING:
     import polars as pl
@@ -69,17 +70,17 @@ class Report:
         #: Erase count per block at the end: scheme, channel, die, block, erase_count
         #: (None if not recorded).
         self.wear = wear
-        self._summary: dict[str, Any] | None = None
+        self._summary: Summary | None = None
 
     @property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         """summary.json, parsed (cached; the exact text is `summary_json`).
 
         >>> report.summary["schemes"]["unified"]["device"]["waf"]  # doctest: +SKIP
         3.79
         """
         if self._summary is None:
-            self._summary = json.loads(self.summary_json)
+            self._summary = summary_from_json(self.summary_json)
         return self._summary
 
     @property

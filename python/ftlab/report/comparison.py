@@ -12,7 +12,6 @@ rich table is `ftlab.cli`'s).
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Union
 
 from ftlab._errors import usage_error
 from ftlab.report import load_summary_text, metric_rows, write_files_atomically
+from ftlab.results import summary_from_json
 
 if TYPE_CHECKING:
     import polars as pl
@@ -57,7 +57,7 @@ def compare(dirs: Sequence[StrPath], *, metrics: Sequence[str] = ()) -> pl.DataF
         raise usage_error("dirs", f"directory {repeated[0]!r} is given more than once")
     values: dict[tuple[str, str | None, str], list[float | None]] = {}
     for i, label in enumerate(labels):
-        summary = json.loads(load_summary_text(label))
+        summary = summary_from_json(load_summary_text(label))
         for scheme, tenant, metric, value in metric_rows(summary):
             if metrics and not any(fnmatch.fnmatchcase(metric, p) for p in metrics):
                 continue

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ftlab.report import _plotly, figdata, headline, series
 from ftlab.report.style import WEAR_COLORMAP, scheme_style
+from ftlab.results import Deadlines, TaskDeadlines, TenantSummary
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -317,7 +318,7 @@ def _hidden_note(hidden: list[str], note_id: str, what: str) -> list[str]:
     ]
 
 
-def _tenants(report: Report) -> Iterable[tuple[str, str, dict[str, Any]]]:
+def _tenants(report: Report) -> Iterable[tuple[str, str, TenantSummary]]:
     """(scheme, tenant, its summary.json object) of every tenant of every scheme."""
     for scheme, data in (report.summary.get("schemes") or {}).items():
         for tenant, t in (data.get("tenants") or {}).items():
@@ -373,7 +374,7 @@ def _deadline_cells(report: Report) -> dict[tuple[str, str], dict[str, str]]:
     return cells
 
 
-def _misses(d: dict[str, Any]) -> str:
+def _misses(d: Deadlines | TaskDeadlines) -> str:
     return f"{_fmt(d.get('misses'))} / {_fmt(d.get('released'))}"
 
 

@@ -41,7 +41,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ftlab import _core, _toml, api
 from ftlab._errors import usage_error
@@ -64,6 +64,7 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.results import LifetimeModel, lifetime_from_json
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -416,7 +417,35 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
     return doc
 
 
-def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
+class IntervalCase(TypedDict):
+    """One floor of `interval_sweep`: the model with swap_interval_min_s divided by `divisor`."""
+
+    divisor: int
+    interval_min_s: float
+    n_swaps: int
+    lifetime_vs_ideal: float | None
+    imbalance: float | None
+
+
+class FlashbloxLifetime(LifetimeModel, total=False):
+    """The core's lifetime model (`ftlab.results.LifetimeModel`) plus what `lifetime_model`
+    adds to it."""
+
+    ideal_s: float
+    interval_min_s: float
+    swap_rounds: int
+    n_channels: int
+    swap_time_s: float | None
+    n_swaps_detailed: float
+    scale: float
+    interval_sweep: list[IntervalCase]
+
+
+#: The lifetime model's two cases.
+CASES: tuple[Literal["with_swaps", "without_swaps"], ...] = ("with_swaps", "without_swaps")
+
+
+def lifetime_model(hardware: Report, swap: Report) -> FlashbloxLifetime:
     """The fast-forward model (`model_summary` of the two runs) with and without swaps. Swaps
     fire on the measured erase-rate imbalance, the `swap` run's own rule ([scheme.flashblox]:
     `swap_threshold`, `rate_window`, and `swap_interval_min_s` only as the floor between checks);
@@ -431,35 +460,35 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     summary = json.dumps(model_summary(hardware.summary, swap.summary))
     # The swap rule ([scheme.flashblox], swaps on) is the `swap` run's; the rates are `hardware`'s.
     doc = _toml.loads(swap.resolved_toml)
-    first = json.loads(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
+    first = lifetime_from_json(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
     inputs = first["inputs"]
     ideal = ideal_lifetime_s(inputs)
     n = len(inputs["blocks"])
     k = swap_rounds(n)
     interval = float(inputs["swap_interval_min_s"])
     horizon = 10 * ideal if math.isfinite(ideal) else 1e9
-    model: dict[str, Any] = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
+    core = lifetime_from_json(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
     counters = swap.summary["schemes"][SCHEME].get("scheme_counters") or {}
     done = float(counters.get("n_swaps_completed") or 0)
-    model.update(
-        {
-            "ideal_s": ideal,
-            "interval_min_s": interval,
-            "swap_rounds": k,
-            "n_channels": n,
-            "swap_time_s": float(counters.get("swap_device_time_s") or 0) / done if done else None,
-            "n_swaps_detailed": done,
-            "scale": capacity_scale(hardware.resolved_toml),
-        }
+    model = FlashbloxLifetime(
+        **core,
+        ideal_s=ideal,
+        interval_min_s=interval,
+        swap_rounds=k,
+        n_channels=n,
+        swap_time_s=float(counters.get("swap_device_time_s") or 0) / done if done else None,
+        n_swaps_detailed=done,
+        scale=capacity_scale(hardware.resolved_toml),
+        interval_sweep=[],
     )
-    for case in ("with_swaps", "without_swaps"):
+    for case in CASES:
         model[case]["imbalance"] = wear_imbalance(model[case]["series"][-1]["wear"])
         gaps = [b - a for a, b in itertools.pairwise(model[case]["swap_times_s"])]
         model[case]["mean_interval_s"] = sum(gaps) / len(gaps) if gaps else None
-    sweep = []
+    sweep: list[IntervalCase] = []
     for div in INTERVAL_DIVISORS:
         doc.setdefault("scheme", {}).setdefault(SCHEME, {})["swap_interval_min_s"] = interval / div
-        w = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
+        w = lifetime_from_json(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
         life = w["first_wear_out_s"] / ideal if w["first_wear_out_s"] and math.isfinite(ideal) else None
         sweep.append(
             {
@@ -634,15 +663,18 @@ def _write_claims(
     quick: bool,
     wall_s: float,
     checks: Mapping[str, Any],
-    model: Mapping[str, Any],
+    model: FlashbloxLifetime,
 ) -> Path:
     lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")}
     lifetime["inputs"] = model["inputs"]
-    for case in ("with_swaps", "without_swaps"):
+    for case in CASES:
         m = model[case]
         lifetime[case] = {
-            k: m[k]
-            for k in ("first_wear_out_s", "first_wear_out_days", "n_swaps", "imbalance", "mean_interval_s")
+            "first_wear_out_s": m["first_wear_out_s"],
+            "first_wear_out_days": m["first_wear_out_days"],
+            "n_swaps": m["n_swaps"],
+            "imbalance": m["imbalance"],
+            "mean_interval_s": m["mean_interval_s"],
         }
     return write_claims_json(
         out / CLAIMS_FILE,
@@ -658,7 +690,7 @@ def _write_claims(
     )
 
 
-def figures(reports: Mapping[str, Report], model: Mapping[str, Any], out: Path) -> list[Path]:
+def figures(reports: Mapping[str, Report], model: FlashbloxLifetime, out: Path) -> list[Path]:
     """fig1-latency (per-tenant read latency, both runs), fig2-wear (the fast-forward's channel
     wear with and without swaps) and fig3-swap (the hardware run's read p99 per tenant over
     time, the swap phase shaded), each PNG with its CSV; the paths written."""
@@ -705,10 +737,10 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     return [png, csv_path]
 
 
-def figure_wear(model: Mapping[str, Any], out: Path) -> list[Path]:
+def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
-    lifetime_files.write_csv(dict(model), csv_path)
-    lifetime_files.plot(dict(model), png)
+    lifetime_files.write_csv(model, csv_path)
+    lifetime_files.plot(model, png)
     return [png, csv_path]
 
 

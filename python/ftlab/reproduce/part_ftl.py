@@ -35,12 +35,11 @@ is printed (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ftlab import _core, _toml, api
 from ftlab.report import (
@@ -63,6 +62,14 @@ from ftlab.reproduce.claims import (
     write_claims_json,
     write_csv,
     write_json,
+)
+from ftlab.results import (
+    RtAdmission,
+    RtBounds,
+    RtSchedulability,
+    rt_admit_from_json,
+    rt_bounds_from_json,
+    rt_schedulability_from_json,
 )
 
 if TYPE_CHECKING:
@@ -247,18 +254,27 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
     }
 
 
-def rt_analysis(n_sets: int) -> dict[str, Any]:
+class RtAnalysis(TypedDict):
+    """The analysis side of the reproduction (`rt_analysis`)."""
+
+    bounds: RtBounds
+    admit_paper: RtAdmission
+    schedulability: RtSchedulability
+    n_sets: int
+
+
+def rt_analysis(n_sets: int) -> RtAnalysis:
     """The analysis side: Table IV (`_core.rt_bounds`), Table III's Eq. 6-7 with the paper's
     configuration (`_core.rt_admit`) and Figures 5-7 (`_core.rt_schedulability`)."""
     return {
-        "bounds": json.loads(_core.rt_bounds()),
-        "admit_paper": json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
-        "schedulability": json.loads(_core.rt_schedulability(n_sets, RT_SEED, READ_SHARE)),
+        "bounds": rt_bounds_from_json(_core.rt_bounds()),
+        "admit_paper": rt_admit_from_json(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
+        "schedulability": rt_schedulability_from_json(_core.rt_schedulability(n_sets, RT_SEED, READ_SHARE)),
         "n_sets": n_sets,
     }
 
 
-def table4_rows(bounds: Mapping[str, Any]) -> list[dict[str, Any]]:
+def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
     """Table IV's bandwidths (and the latency bounds) as rows: quantity, equation, pages/s,
     MB/s (10^6 B), MiB/s (2^20 B), the paper's value."""
     rows = [dict(b) for b in bounds["bandwidths"]]
@@ -282,7 +298,7 @@ def part_ftl_claims(
     starts: Mapping[str, float | None],
     warmup: float,
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
     checks: Mapping[str, Any],
 ) -> list[Claim]:
     """Every claim of papers/part_ftl.toml judged on one seed's runs (`checks`: `run_health`)."""
@@ -296,7 +312,7 @@ def measurements(
     starts: Mapping[str, float | None],
     warmup: float,
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
 ) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
     Table IV, Figures 5-7."""
@@ -309,7 +325,7 @@ def measurements(
 
 
 def table3_measurements(
-    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, analysis: Mapping[str, Any]
+    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
     """Max write and read latency factors, misses, admission totals, and part-ftl's read
     blocking counters (`device.reads_blocked`, `device.read_rebuilt_us_max`, engine measurements of
@@ -410,7 +426,7 @@ def fig16_measurements(bw: Mapping[str, Any]) -> dict[str, Measured]:
     }
 
 
-def table4_measurements(bounds: Mapping[str, Any]) -> dict[str, Measured]:
+def table4_measurements(bounds: RtBounds) -> dict[str, Measured]:
     """Table IV's bandwidths from the equations (ftlab rt bounds), in both byte readings."""
     printed = _bandwidth(bounds, "PaRT-FTL write (as printed")
     reported = _bandwidth(bounds, "PaRT-FTL write (k/")
@@ -439,17 +455,17 @@ def table4_measurements(bounds: Mapping[str, Any]) -> dict[str, Measured]:
     }
 
 
-def weighted(result: Mapping[str, Any], figure: int) -> dict[str, dict[int, float]]:
+def weighted(result: RtSchedulability, figure: int) -> dict[str, dict[int, float]]:
     """Figure 6's (by read size) or 7's (by write size) weighted schedulability: scheme -> size -> value."""
-    return {s: dict(v) for s, v in weighted_by_size(dict(result), figure).items()}
+    return {s: dict(v) for s, v in weighted_by_size(result, figure).items()}
 
 
-def fig5_weighted(result: Mapping[str, Any]) -> dict[str, float]:
+def fig5_weighted(result: RtSchedulability) -> dict[str, float]:
     """Figure 5's weighted schedulability per scheme."""
     return {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
 
 
-def schedulability_measurements(analysis: Mapping[str, Any]) -> dict[str, Measured]:
+def schedulability_measurements(analysis: RtAnalysis) -> dict[str, Measured]:
     """The margins of the paper's orderings in Figures 5-7, oriented so that positive means
     the paper's order holds; and the share of write sizes where PaRT-FTL is below RTGC."""
     result = analysis["schedulability"]
@@ -549,7 +565,7 @@ def _write_claims(
     report: Report,
     starts: Mapping[str, float | None],
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
 ) -> Path:
     summary = report.summary
     tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in report.schemes}
@@ -586,7 +602,7 @@ def _write_claims(
     )
 
 
-def figures(report: Report, bw: Mapping[str, Any], analysis: Mapping[str, Any], out: Path) -> list[Path]:
+def figures(report: Report, bw: Mapping[str, Any], analysis: RtAnalysis, out: Path) -> list[Path]:
     """fig10-13 (per-window p99 latency over time), fig14-15 (latency CDFs), fig16 (bandwidth
     per window), table4.csv and schedulability/fig5-7; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -753,7 +769,7 @@ def run_sensitivity(
     quick: bool,
     jobs: int | None,
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
     progress: Progress | None,
 ) -> list[dict[str, Any]]:
     """Rerun the Table III scenario with every task released at 0 (out/sensitivity/synchronous),

@@ -10,11 +10,11 @@ module reads files and builds DataFrames; it runs nothing and writes nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ftlab.results import summary_from_json
 from ftlab.sweeps.spec import Point, toml_inline
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def build_table(
     param_rows: list[dict[str, Any]] = []
     metric_rows: list[dict[str, Any]] = []
     for point, key in done:
-        summary = json.loads((runs_dir / key / "summary.json").read_text(encoding="utf-8"))
+        summary = summary_from_json((runs_dir / key / "summary.json").read_text(encoding="utf-8"))
         for scheme, tenant, metrics in _summary_rows(summary):
             params = {name: _cell(point.params.get(name), kinds[name]) for name in parameters}
             param_rows.append(
