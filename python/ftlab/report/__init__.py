@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab._errors import MissingResultError, input_error
-from ftlab.report.html import render
+from ftlab.report import html as html_page
 from ftlab.results import Summary, summary_from_json
 
 if TYPE_CHECKING:
@@ -265,7 +265,7 @@ class Report:
         >>> html.startswith("<!DOCTYPE html>")
         True
         """
-        return render(self, baseline=baseline)
+        return html_page.render(self, baseline=baseline)
 
     def write(self, out_dir: StrPath, *, html: bool = False, baseline: str | None = None) -> Path:
         """Write summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
@@ -418,7 +418,7 @@ def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFra
     return pl.DataFrame(data, strict=False)
 
 
-def metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+def metric_rows(summary: Summary) -> Iterator[tuple[str, str | None, str, float]]:
     """(scheme, tenant or None, metric, value) for every numeric metric of a parsed
     summary.json, in its order: per tenant, then the device's, then the scheme's counters
     (named with their object: `jobs_gc_started`, `scheme_counters_epochs`). Booleans and

@@ -67,6 +67,7 @@ from ftlab.results import (
     RtAdmission,
     RtBounds,
     RtSchedulability,
+    Summary,
     rt_admit_from_json,
     rt_bounds_from_json,
     rt_schedulability_from_json,
@@ -196,7 +197,7 @@ def gc_starts(report: Report) -> dict[str, float | None]:
     return out
 
 
-def task_stats(summary: Mapping[str, Any], scheme: str, op: str) -> dict[str, Any]:
+def task_stats(summary: Summary, scheme: str, op: str) -> dict[str, Any]:
     """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
     time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*)."""
     tasks = summary["schemes"][scheme]["tenants"][TENANT]["deadlines"]["tasks"]
@@ -294,7 +295,7 @@ def _bandwidth(bounds: Mapping[str, Any], prefix: str) -> Mapping[str, Any]:
 
 
 def part_ftl_claims(
-    summary: Mapping[str, Any],
+    summary: Summary,
     starts: Mapping[str, float | None],
     warmup: float,
     bw: Mapping[str, Any],
@@ -308,7 +309,7 @@ def part_ftl_claims(
 
 
 def measurements(
-    summary: Mapping[str, Any],
+    summary: Summary,
     starts: Mapping[str, float | None],
     warmup: float,
     bw: Mapping[str, Any],
@@ -325,7 +326,7 @@ def measurements(
 
 
 def table3_measurements(
-    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
+    summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
     """Max write and read latency factors, misses, admission totals, and part-ftl's read
     blocking counters (`device.reads_blocked`, `device.read_rebuilt_us_max`, engine measurements of
@@ -380,7 +381,8 @@ def table3_measurements(
             f"(Eq. 14: t_r + t_w + max(t_e, c(t_r + t_w)); docs/schemes/wao-gc.md) ({gc}).",
         ),
     }
-    device = summary["schemes"][PART].get("device") or {}
+    # Read by name (a build without a counter leaves it out): a plain mapping.
+    device: Mapping[str, Any] = summary["schemes"][PART].get("device") or {}
     for key, what in (
         ("reads_blocked", "reads that waited behind a program, erase or GC operation on their die"),
         ("read_rebuilt_us_max", "the slowest rebuilt page read (µs)"),

@@ -63,6 +63,7 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.results import Summary
 from ftlab.sweeps import resolve_all
 from ftlab.sweeps.exec import is_done
 from ftlab.sweeps.spec import load_spec
@@ -196,7 +197,7 @@ def _parts(scenario: Mapping[str, Any], tenant: str) -> list[Mapping[str, Any]]:
 
 
 def upi_claims(
-    summary: Mapping[str, Any],
+    summary: Summary,
     timeseries: pl.DataFrame | None,
     rise: float,
     checks: Mapping[str, Any] | None = None,
@@ -210,15 +211,13 @@ def upi_claims(
     return evaluate(claimfile.load(NAME), [result])
 
 
-def measurements(
-    summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float
-) -> dict[str, Measured]:
+def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
     names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
     return {name: measure(name, summary, timeseries, rise) for name in names}
 
 
-def measure(name: str, summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float) -> Measured:
+def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> Measured:
     """One computation by name: "<metric>:<tenant>:<a>/<b>" is a/b of the tenant's read
     <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
     a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise. An
@@ -311,12 +310,12 @@ def _frame_csv(frame: pl.DataFrame, path: Path) -> Path:
     return path
 
 
-def _schemes(summary: Mapping[str, Any]) -> list[str]:
+def _schemes(summary: Summary) -> list[str]:
     present = list(summary.get("schemes") or {})
     return [s for s in SCHEMES if s in present] + [s for s in present if s not in SCHEMES]
 
 
-def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
+def figure3(summary: Summary, out: Path) -> list[Path]:
     """Figure 3: grouped bars of (a) mean and (b) p99 read latency per tenant, one bar per
     scheme, log y; fig3-bars.png and fig3-bars.csv."""
     import matplotlib

@@ -59,6 +59,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.claims import (
     health as claims_health,
 )
+from ftlab.results import Summary
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -228,7 +229,7 @@ def run_all(
 # Metrics and claims
 
 
-def run_metrics(summary: Mapping[str, Any], tenant: str) -> dict[str, float | None]:
+def run_metrics(summary: Summary, tenant: str) -> dict[str, float | None]:
     """Throughput (host write MB/s over the measured phase), GC pages copied, WAF and the
     measured seconds of a one-scheme summary.json; None where a value is missing."""
     try:

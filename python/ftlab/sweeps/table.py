@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.results import summary_from_json
+from ftlab.results import Summary, summary_from_json
 from ftlab.sweeps.spec import Point, toml_inline
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def build_table(
     return ids.sort([*parameters, "seed", "scheme", "tenant"], nulls_last=True)
 
 
-def _summary_rows(summary: Mapping[str, Any]) -> Iterable[tuple[str, str, dict[str, Any]]]:
+def _summary_rows(summary: Summary) -> Iterable[tuple[str, str, dict[str, Any]]]:
     """(scheme, tenant, metrics) of one summary.json: the tenant's metrics flattened, then
     the scheme's other entries (`device`, ...) flattened under their name."""
     for scheme, data in summary["schemes"].items():
