@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ftlab import _core, api
+from ftlab.report import Report
 from ftlab.reproduce.part_ftl import TABLE3_TASKS
 from reports import default_scenario
 
@@ -35,25 +36,33 @@ def test_generated_module_is_fresh() -> None:
     assert committed == gen_results.render(SCHEMA), "run scripts/gen_results.py"
 
 
-def _small_run_summary(**extra: Any) -> dict[str, Any]:
+@pytest.fixture(scope="module")
+def small_run() -> Report:
+    """The default scenario, small and short, with solo runs and two phases (the summary's
+    optional parts)."""
     scenario = default_scenario(duration_s=0.4, warmup_s=0.1)
     scenario["measure"]["phases"] = [
         {"name": "early", "start_s": 0.1, "end_s": 0.25},
         {"name": "late", "start_s": 0.25},
     ]
-    for key, value in extra.items():
-        scenario[key] = value
-    report = api.run(scenario, solo=True)
-    summary: dict[str, Any] = json.loads(report.summary_json)
-    return summary
+    return api.run(scenario, solo=True)
 
 
-def test_summary_of_a_small_run_matches() -> None:
-    # Solo runs (solo, slowdown) and phases: the summary's optional parts.
-    summary = _small_run_summary()
+def test_summary_of_a_small_run_matches(small_run: Report) -> None:
+    summary = json.loads(small_run.summary_json)
     scheme = next(iter(summary["schemes"].values()))
     assert "phases" in scheme and "solo" in next(iter(scheme["tenants"].values()))
     assert _errors(summary, "summary") == []
+
+
+def test_timeseries_columns_are_the_cores(small_run: Report) -> None:
+    # The fixed columns in order, a scheme's extra columns (partitioned has none) between the
+    # metrics and backlog.
+    base = _core.TIMESERIES_COLUMNS
+    assert base[:3] == ["scheme", "tenant", "window_start_s"] and base[-1] == "backlog"
+    columns = small_run.timeseries.columns
+    assert columns[: len(base) - 1] == base[:-1] and columns[-1] == "backlog"
+    assert set(_core.TIMESERIES_DEVICE_COLUMNS) < set(base)
 
 
 @pytest.mark.parametrize("name", ["fdp", "rtgc"])
