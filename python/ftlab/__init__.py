@@ -15,6 +15,7 @@ importing `ftlab` (or `ftlab._core`) does not import polars, typer, rich or ray.
 
 from __future__ import annotations
 
+import importlib as _importlib
 from typing import TYPE_CHECKING
 
 from ftlab._core import (
@@ -85,9 +86,7 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'ftlab' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ftlab import _core
+
 #: The cases measured in Python, after the core's `BENCH_CASES`.
 PYTHON_CASES = ("run-default", "load-1e6")
 #: Rows of `load-1e6`'s synthetic time series unless N is given.
@@ -77,11 +79,12 @@ _UNTIMED_KINDS = {"precondition": "precondition", "memory-1tb": "memory"}
 
 def run_default() -> dict[str, Any]:
     """`ftlab.run(out=DIR)` of the bundled default scenario, wall seconds."""
-    import ftlab
+    # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
+    from ftlab.api import run
 
     with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
         start = time.perf_counter()
-        ftlab.run(out=Path(d) / "default")
+        run(out=Path(d) / "default")
         wall = time.perf_counter() - start
     return _result("run-default", "python", wall)
 
@@ -91,10 +94,11 @@ def load_rows(rows: int) -> dict[str, Any]:
     time series (made by another process), wall seconds."""
     with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
         subprocess.run([sys.executable, "-m", "ftlab._bench", "--make-results", d, str(rows)], check=True)
-        import ftlab
+        # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
+        from ftlab.report import load
 
         start = time.perf_counter()
-        report = ftlab.load(d)
+        report = load(d)
         height = report.timeseries.height
         wall = time.perf_counter() - start
     assert height == rows, (height, rows)
@@ -105,12 +109,13 @@ def make_results(out_dir: str, rows: int) -> None:
     """A results directory at `out_dir`: a tiny run of the default scenario, its
     timeseries.parquet replaced by `rows` rows with the same schema (the run's scheme and
     tenant keys in turn, consecutive windows, seeded random values)."""
+    # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
     import numpy as np
     import polars as pl
 
-    import ftlab
+    from ftlab.api import run
 
-    report = ftlab.run(set=list(_TINY_RUN))
+    report = run(set=list(_TINY_RUN))
     report.write(out_dir)
     ts = report.timeseries
     keys = ts.select("scheme", "tenant").unique(maintain_order=True)
@@ -146,8 +151,6 @@ def main(argv: list[str]) -> int:
     elif case == "load-1e6":
         result = load_rows(n or LOAD_ROWS)
     else:
-        from ftlab import _core
-
         try:
             core = _core.bench_case(case, n)
         except _core.FtlabError as e:

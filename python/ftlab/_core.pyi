@@ -104,6 +104,12 @@ class BenchResult(TypedDict):
 BENCH_CASES: list[str]
 BENCH_TIMED_CASES: list[str]
 TRACE_FORMATS: list[str]
+# The time-series columns every scheme has, in table order (`crates/ftlab/src/metrics/
+# timeseries.rs`, `base_columns`): scheme, tenant, window_start_s, the metrics, backlog; a
+# scheme's extra columns come between the metrics and backlog.
+TIMESERIES_COLUMNS: list[str]
+# The per-window device columns (equal in every tenant's row of a window).
+TIMESERIES_DEVICE_COLUMNS: list[str]
 
 def run(
     source_path: str | PathLike[str] | None = None,

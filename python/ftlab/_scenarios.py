@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ftlab.api import parse_toml
+from ftlab import _toml
 
 #: The bundled scenarios: the package's `scenarios` directory, resolved (in a checkout the
 #: link resolves to the repository's scenarios/).
@@ -94,7 +94,7 @@ def first_comment_line(text: str) -> str:
 
 def missing_traces(path: Path) -> tuple[Path, ...]:
     """The trace files `path` names (relative to its directory) that do not exist."""
-    data = parse_toml(path.read_text(encoding="utf-8"))
+    data = _toml.loads(path.read_text(encoding="utf-8"))
     traces = [
         t["trace"]
         for t in data.get("tenants", [])

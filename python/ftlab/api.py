@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any, Union
 
 from ftlab import _core, _toml
+from ftlab.report import Report, headline
 
-if TYPE_CHECKING:
-    from ftlab.report import Report
+# tomli_w is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
 Scenario = StrPath | Mapping[str, Any] | None
@@ -53,8 +54,6 @@ def run(
 
     Raises `ftlab.FtlabError` (a `ValueError`) or one of its subclasses on bad input.
     """
-    from ftlab.report import Report
-
     overrides = [set] if isinstance(set, str) else list(set)
     if solo:
         overrides.append("measure.solo=true")
@@ -76,17 +75,9 @@ def run(
 def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str], baseline: str) -> None:
     """Raise the `ftlab.UsageError` (`arg` "baseline") of a baseline scheme the scenario does
     not list, without running anything (the scenario is only resolved)."""
-    from ftlab.report import headline
-
     overrides = [overrides] if isinstance(overrides, str) else list(overrides)
-    resolved = parse_toml(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
+    resolved = _toml.loads(_core.resolve(**_source_kwargs(scenario), seed=seed, overrides=overrides))
     headline.check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
-
-
-def parse_toml(text: str) -> dict[str, Any]:
-    """TOML text (a scenario, a resolved scenario) as a dict: `tomllib` on Python >= 3.11, its
-    backport `tomli` on 3.10 (the README's floor); see `ftlab._toml`."""
-    return _toml.loads(text)
 
 
 def _source_kwargs(scenario: Scenario) -> dict[str, Any]:

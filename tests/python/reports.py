@@ -13,6 +13,7 @@ import polars as pl
 import tomllib
 
 import ftlab
+from ftlab import _core
 from ftlab.report import Report
 
 
@@ -45,19 +46,10 @@ def synthetic_report(
             for i, s in enumerate(schemes)
         },
     }
-    ts: dict[str, list[Any]] = {c: [] for c in ("scheme", "tenant", "window_start_s")}
-    base = (
-        "read_iops",
-        "write_iops",
-        "read_mean_us",
-        "read_p99_us",
-        "write_mean_us",
-        "write_p99_us",
-        "device_waf",
-        "gc_pages_copied",
-        "erases",
-        "host_pages_written",
-    )
+    ts: dict[str, list[Any]] = {c: [] for c in _core.TIMESERIES_COLUMNS[:3]}
+    # The core's metric columns: TIMESERIES_COLUMNS without the three key columns before them
+    # and `backlog` after them (a synthetic report has no backlog column).
+    base = tuple(_core.TIMESERIES_COLUMNS[3:-1])
     for c in (*base, *extra):
         ts[c] = []
     for i, s in enumerate(schemes):

@@ -82,7 +82,8 @@ def test_run_rejects_negative_seed():
 def test_import_core_is_light():
     code = (
         "import sys, ftlab._core\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'typer', 'rich', 'tomli_w', 'pyarrow'})\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'typer', "
+        "'rich', 'tomli_w', 'pyarrow'})\n"
         "print(','.join(heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,7 +1,8 @@
 """Tests of what the engine's measurements look like from the command line and in the report:
 schemes run in parallel (`--jobs`) give the same results as one by one, a bad `--jobs` is a
 usage error, an overloaded tenant is flagged UNSTABLE (with its outstanding requests) in
-summary.json, on the terminal (the headline and the --full tables) and in report.html, while a light one is not, and a tenant of
+summary.json, on the terminal (the headline and the --full tables) and in report.html, while a light one is
+not, and a tenant of
 periodic tasks shows its deadline misses. Hand-made summaries: test_summary_keys.py."""
 
 from __future__ import annotations
@@ -184,9 +185,9 @@ def test_deadline_misses_on_the_terminal(overload):
     stdout = full_tables(stdout)
     rows = [line for line in stdout.splitlines() if line.startswith("│ realtime")]
     expected = [f"{d['misses']:,} / {d['released']:,}" for d in _deadlines(run_dir).values()]
-    assert len(rows) == 2 and all(row.rstrip(" │").endswith(cell) for row, cell in zip(rows, expected)), (
-        stdout
-    )
+    assert len(rows) == 2 and all(
+        row.rstrip(" │").endswith(cell) for row, cell in zip(rows, expected, strict=True)
+    ), stdout
     assert "deadline misses" in stdout
 
 

@@ -532,7 +532,8 @@ def test_html_headline_cells_carry_their_numbers():
     assert "⚠ unstable" in cell
     read = re.search(
         r'<td class="num hl-cell hl-best" data-metric="read_p99" data-value="500.0" data-change="-50.0" '
-        r'data-change-abs="" data-best="true" data-applies="true">★ <span class="hl-value">500</span> <span class="hl-change">\(-50%\)</span></td>',
+        r'data-change-abs="" data-best="true" data-applies="true">★ <span '
+        r'class="hl-value">500</span> <span class="hl-change">\(-50%\)</span></td>',
         cell,
     )
     assert read, cell

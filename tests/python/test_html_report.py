@@ -151,7 +151,7 @@ def test_cdf_thinning_keeps_shape_within_one_cell():
     assert kept_lat[0] == pytest.approx(lat[0]) and kept_lat[-1] == pytest.approx(lat[-1], rel=1e-5)
     kept_cdf = kept.get_column("cdf").to_list()
     j = 0
-    for x, c in zip(lat, cdf):
+    for x, c in zip(lat, cdf, strict=True):
         while j + 1 < len(kept_lat) and kept_lat[j + 1] <= x * (1 + 1e-5):  # latencies kept to 6 digits
             j += 1
         assert c - kept_cdf[j] <= 1 / figdata.CDF_CELLS + 1e-6

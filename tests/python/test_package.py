@@ -37,9 +37,11 @@ def test_every_public_name_resolves() -> None:
 def test_subpackages_by_role_and_every_module_imports() -> None:
     packages = {m.name for m in pkgutil.iter_modules(ftlab.__path__) if m.ispkg}
     assert set(ROLES) <= packages, packages
-    # No flat leftovers of the old layout beside the role packages.
+    # No flat leftovers of the old layout beside the role packages (`results`: the typed
+    # results, generated from schema/results.schema.json).
     flat = {m.name for m in pkgutil.iter_modules(ftlab.__path__) if not m.ispkg}
-    assert flat <= {"_core", "_bench", "_errors", "_scenarios", "_toml", "api", "__main__"}, flat
+    allowed = {"_core", "_bench", "_errors", "_scenarios", "_toml", "api", "results", "__main__"}
+    assert flat <= allowed, flat
     for m in pkgutil.walk_packages(ftlab.__path__, "ftlab."):
         if m.name in ("ftlab._core", "ftlab.__main__"):
             continue
@@ -47,7 +49,10 @@ def test_subpackages_by_role_and_every_module_imports() -> None:
 
 
 def test_import_ftlab_stays_light() -> None:
-    code = "import sys, ftlab; print(' '.join(sorted(m for m in ('polars', 'typer', 'rich', 'ray', 'pyarrow') if m in sys.modules)))"
+    code = (
+        "import sys, ftlab; print(' '.join(sorted(m for m in ('polars', 'typer', 'rich', "
+        "'ray', 'pyarrow') if m in sys.modules)))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout.strip()
@@ -68,18 +73,20 @@ def _imports(path) -> set[str]:
 
 
 def test_dependencies_point_one_way() -> None:
-    """docs/ARCHITECTURE.md: `_core`, `_errors` <- `api` <- `report` <- `sweeps`, `reproduce`,
-    `capture` <- `cli`; nothing imports `cli`, and `report` imports neither sweeps nor
-    reproductions."""
+    """docs/ARCHITECTURE.md: `_core` <- `_errors`, `_toml`, `results` <- `report` <- `api` <-
+    `sweeps` <- `reproduce`; `capture` beside them; all <- `cli`. Nothing imports `cli`, `report`
+    imports neither `api`, sweeps nor reproductions, and the results module imports nothing of
+    the package."""
     from pathlib import Path
 
     root = Path(ftlab.__file__).parent
     forbidden = {
-        "report": ("ftlab.cli", "ftlab.sweeps", "ftlab.reproduce", "ftlab.capture"),
+        "report": ("ftlab.cli", "ftlab.api", "ftlab.sweeps", "ftlab.reproduce", "ftlab.capture"),
         "sweeps": ("ftlab.cli", "ftlab.reproduce", "ftlab.capture"),
         "reproduce": ("ftlab.cli", "ftlab.capture"),
         "capture": ("ftlab.cli", "ftlab.report", "ftlab.sweeps", "ftlab.reproduce"),
         "api.py": ("ftlab.cli", "ftlab.sweeps", "ftlab.reproduce", "ftlab.capture"),
+        "results.py": ("ftlab",),
     }
     checked = 0
     for role, banned in forbidden.items():
@@ -89,3 +96,26 @@ def test_dependencies_point_one_way() -> None:
             bad = sorted(m for m in _imports(f) if m.startswith(banned))
             assert not bad, f"{f.relative_to(root)} imports {bad}"
     assert checked >= 15
+
+
+def test_every_python_file_is_in_the_code_map() -> None:
+    """Each file of python/ftlab is named in docs/ARCHITECTURE.md's code map: by its path, or by
+    its name in the row of its directory (`python/ftlab/report/` ... `html.py`)."""
+    from pathlib import Path
+
+    root = Path(ftlab.__file__).parent
+    doc = (root.parents[1] / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    code_map = doc[doc.index("## Code map") : doc.index("Dependencies point one way")]
+    rows = [line for line in code_map.splitlines() if line.startswith("| `")]
+    files = sorted([*root.rglob("*.py"), *root.rglob("*.pyi")])
+    assert len(files) > 40
+    missing = []
+    for f in files:
+        rel, folder = f"python/{f.relative_to(root.parent)}", f"python/{f.parent.relative_to(root.parent)}"
+        first = [row.split(" | ")[0] for row in rows]
+        named = any(
+            f"`{rel}`" in cell or (f"`{folder}/" in cell and f"`{f.name}`" in cell) for cell in first
+        ) or any(row.startswith(f"| `{folder}/` |") and f"`{f.name}`" in row for row in rows)
+        if not named:
+            missing.append(rel)
+    assert missing == []

@@ -86,7 +86,7 @@ def test_style_table_is_greyscale_safe():
     from ftlab.report.style import STYLES
 
     levels = [lightness(s.color) for s in STYLES]
-    assert all(b - a >= 12 for a, b in zip(levels, levels[1:])), levels
+    assert all(b - a >= 12 for a, b in itertools.pairwise(levels)), levels
     assert len({str(s.mpl_linestyle) for s in STYLES}) == len({s.mpl_marker for s in STYLES}) == len(STYLES)
     assert len({s.plotly_dash for s in STYLES}) == len(STYLES)
 

@@ -39,11 +39,18 @@ write_period_ms = 60.0
 SKIPPED = {
     "scripts/setup.sh": "builds the environment this test runs in (scripts/test.sh runs it first)",
     "scripts/test.sh": "the test command itself, which runs this test",
-    "ftlab sweep scenarios/sweeps/op-by-scheme.toml": "tests/python/test_sweep.py runs this exact sweep on Ray",
-    "ftlab reproduce upi --quick": "minutes; tests/python/test_reproduce.py runs ftlab.reproduce('upi', quick=True)",
-    "ftlab reproduce flashblox --quick": "minutes; tests/python/test_reproduce_flashblox.py runs its quick form",
+    "ftlab sweep scenarios/sweeps/op-by-scheme.toml": (
+        "tests/python/test_sweep.py runs this exact sweep on Ray"
+    ),
+    "ftlab reproduce upi --quick": (
+        "minutes; tests/python/test_reproduce.py runs ftlab.reproduce('upi', quick=True)"
+    ),
+    "ftlab reproduce flashblox --quick": (
+        "minutes; tests/python/test_reproduce_flashblox.py runs its quick form"
+    ),
     "ftlab reproduce vstream --quick": "minutes; tests/python/test_reproduce_vstream.py runs its quick form",
-    "ftlab bench --json": "minutes in full; tests/python/test_cli.py runs every case reduced (--requests 2000)",
+    "ftlab bench --json": "minutes in full; tests/python/test_cli.py runs every case reduced (--requests "
+    "2000)",
 }
 #: The test file that runs each skipped reproduction or sweep instead (checked to exist and to
 #: run it, so the reason stays true).

@@ -15,7 +15,10 @@ import ftlab
 from ftlab import report as report_mod
 from ftlab.report import Report
 
-SUMMARY = '{\n  "seed": 7,\n  "schemes": {"upi": {"tenants": {}, "device": {"waf": 1.5}}},\n  "note": "µs ünïcode"\n}\n'
+SUMMARY = (
+    '{\n  "seed": 7,\n  "schemes": {"upi": {"tenants": {}, "device": {"waf": '
+    '1.5}}},\n  "note": "µs ünïcode"\n}\n'
+)
 
 
 def make_report() -> Report:

@@ -76,7 +76,8 @@ def browser(report_dir):
     chromium, driver_path = _find(CHROMIUM), _find(CHROMEDRIVER)
     if not chromium or not driver_path:
         pytest.fail(
-            "chromium and chromedriver are needed for the report test; run `scripts/setup-system.sh test` to install them"
+            "chromium and chromedriver are needed for the report test; run "
+            "`scripts/setup-system.sh test` to install them"
         )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
@@ -104,14 +105,16 @@ def report(report_dir):
 
 def charts(driver) -> dict[str, int]:
     return driver.execute_script(
-        "const out = {}; document.querySelectorAll('.js-plotly-plot').forEach(e => { out[e.id] = e.data.length; }); return out;"
+        "const out = {}; document.querySelectorAll('.js-plotly-plot').forEach(e => { "
+        "out[e.id] = e.data.length; }); return out;"
     )
 
 
 def expected_charts(report: ftlab.Report) -> dict[str, int]:
     """Chart id -> trace count, from the Report's tables (the layout the report promises:
     CDF and tail per (scheme, tenant) with data; two lines per (scheme, tenant) in each
-    per-tenant time series, one in the backlog series; three device panels per scheme; one per-die heatmap and one
+    per-tenant time series, one in the backlog series; three device panels per scheme; one per-die heatmap and
+    one
     per-block heatmap per scheme; per scheme with extra columns, the allocation-set figure
     (two panels per tenant) or one line per tenant for an unknown column)."""
     out = {}
@@ -163,8 +166,11 @@ def test_every_chart_has_its_traces(browser, report):
 def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report):
     info = browser.execute_script(
         "const gd = document.getElementById('fig-cdf-read');"
-        "const axes = Object.keys(gd._fullLayout).filter(k => k.startsWith('yaxis')).map(k => gd._fullLayout[k]);"
-        "return {names: gd.data.map(t => t.name), xtypes: Object.keys(gd._fullLayout).filter(k => k.startsWith('xaxis')).map(k => gd._fullLayout[k].type),"
+        "const axes = Object.keys(gd._fullLayout).filter(k => "
+        "k.startsWith('yaxis')).map(k => gd._fullLayout[k]);"
+        "return {names: gd.data.map(t => t.name), xtypes: "
+        "Object.keys(gd._fullLayout).filter(k => k.startsWith('xaxis')).map(k => "
+        "gd._fullLayout[k].type),"
         " logy: axes.filter(a => a.type === 'log').map(a => a.range[0]),"
         " monotone: gd.data.every(t => t.x.every((v, i) => i === 0 || v >= t.x[i - 1]))};"
     )
@@ -178,7 +184,8 @@ def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report):
 def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report):
     last = len(report.schemes)
     shape = browser.execute_script(
-        "const gd = document.getElementById('fig-wear'); const b = gd.layout.updatemenus[0].buttons[arguments[0]];"
+        "const gd = document.getElementById('fig-wear'); const b = "
+        "gd.layout.updatemenus[0].buttons[arguments[0]];"
         "return Plotly.update(gd, b.args[0], b.args[1]).then(() => {"
         " const shown = gd.data.map((t, i) => [t.visible, i]).filter(p => p[0] !== false).map(p => p[1]);"
         " return {shown: shown, rows: gd.data[shown[0]].z.length, cols: gd.data[shown[0]].z[0].length}; });",
@@ -253,8 +260,10 @@ SAMPLED_OP = {
 def _headline_cells(driver) -> list[dict]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('#headline-table td.hl-cell')).map(td => ({"
-        " tenant: td.parentElement.dataset.tenant, scheme: td.parentElement.dataset.scheme, metric: td.dataset.metric,"
-        " value: td.dataset.value, change: td.dataset.change, best: td.dataset.best, applies: td.dataset.applies,"
+        " tenant: td.parentElement.dataset.tenant, scheme: "
+        "td.parentElement.dataset.scheme, metric: td.dataset.metric,"
+        " value: td.dataset.value, change: td.dataset.change, best: td.dataset.best, "
+        "applies: td.dataset.applies,"
         " shown: td.querySelector('.hl-value') ? td.querySelector('.hl-value').textContent : td.textContent,"
         " text: td.textContent, bold: getComputedStyle(td).fontWeight}));"
     )
@@ -357,7 +366,8 @@ def test_headline_marks_the_best_scheme(browser, report_dir):
 def test_headline_flags_unstable_tenants(browser, report_dir):
     summary = _summary_json(report_dir)
     flagged = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#headline-table tr.hl-row')).filter(tr => tr.querySelector('.hl-unstable'))"
+        "return Array.from(document.querySelectorAll('#headline-table "
+        "tr.hl-row')).filter(tr => tr.querySelector('.hl-unstable'))"
         ".map(tr => [tr.dataset.tenant, tr.dataset.scheme]);"
     )
     want = [
@@ -372,7 +382,8 @@ def test_headline_flags_unstable_tenants(browser, report_dir):
 def _bar_traces(driver, div_id: str) -> list[dict]:
     return driver.execute_script(
         "const gd = document.getElementById(arguments[0]);"
-        "return gd.data.map(t => ({type: t.type, name: t.name, stat: t.meta[0], x: Array.from(t.x), y: Array.from(t.y)}));",
+        "return gd.data.map(t => ({type: t.type, name: t.name, stat: t.meta[0], x: "
+        "Array.from(t.x), y: Array.from(t.y)}));",
         div_id,
     )
 

@@ -160,7 +160,11 @@ def test_claims_on_an_unhealthy_scheme_are_invalid() -> None:
 
 
 def test_rise_is_the_latest_start_of_lm_tbe_parts() -> None:
-    toml = '[[tenants]]\nname = "lm-tbe"\n[[tenants.synthetic]]\nrate_iops = 1.0\n[[tenants.synthetic]]\nstart_s = 750.0\n[[tenants.synthetic]]\nstart_s = 20.0\n'
+    toml = (
+        '[[tenants]]\nname = "lm-tbe"\n[[tenants.synthetic]]\nrate_iops = '
+        "1.0\n[[tenants.synthetic]]\nstart_s = 750.0\n[[tenants.synthetic]]\nstart_s = "
+        "20.0\n"
+    )
     assert upi.rise_s(toml) == 750.0
     with pytest.raises(ftlab.InputError, match="lm-tbe"):
         upi.rise_s('[[tenants]]\nname = "other"\n')
@@ -410,11 +414,17 @@ def test_sensitivity_markdown_tables() -> None:
     assert "3 of 4 cases run, 1 not run" in text
     # Overview: base −38.5% (0.615 − 1); one case on the paper's side (the base), one differs,
     # one invalid; the valid range is over the base and x2 only (the invalid 0.8 is left out).
-    row = "| `das_as_p99_upi_vs_unified` | −38.5% | −38.5% reproduced | 1 | 1 | 1 | −38.5% (base) to +50.0% (r2) |"
+    row = (
+        "| `das_as_p99_upi_vs_unified` | −38.5% | −38.5% reproduced | 1 | 1 | 1 | −38.5% "
+        "(base) to +50.0% (r2) |"
+    )
     assert row in text
     # The rise's table: values in order of x, the base among them and marked.
     assert "| claim | paper | x0.5 | **x1 (base)** | x1.5 | x2 |" in text
-    cells = "| `das_as_p99_upi_vs_unified` | −38.5% | *−20.0% invalid* | −38.5% reproduced | not run | **+50.0% differs** |"
+    cells = (
+        "| `das_as_p99_upi_vs_unified` | −38.5% | *−20.0% invalid* | −38.5% reproduced | "
+        "not run | **+50.0% differs** |"
+    )
     assert cells in text
     assert "| health | | *unhealthy: upi* | ok |  | *unhealthy: partitioned* |" in text
     assert "- x2: partitioned: lm-tbe unstable" in text and "- x0.5: upi: dtrs starved" in text
@@ -448,7 +458,10 @@ def test_cli_unknown_reproduction() -> None:
 def test_reproduce_is_callable_whichever_is_imported_first() -> None:
     # `import ftlab.reproduce.X` makes ftlab.reproduce the package; ftlab's lazy export makes
     # it the function. Both must call the reproduction.
-    call = "try:\n    ftlab.reproduce('nope')\nexcept ftlab.UsageError as e:\n    print(type(ftlab.reproduce).__name__, e.arg)\n"
+    call = (
+        "try:\n    ftlab.reproduce('nope')\nexcept ftlab.UsageError as e:\n    "
+        "print(type(ftlab.reproduce).__name__, e.arg)\n"
+    )
     package_first = (
         "import sys, ftlab\nassert 'ftlab.reproduce' not in sys.modules\nimport ftlab.reproduce.claims\n"
         + call

@@ -332,18 +332,21 @@ def test_a_bad_claim_file_is_a_precise_error(monkeypatch: pytest.MonkeyPatch, tm
     bad = tmp_path / "papers"
     bad.mkdir()
     (bad / "upi.toml").write_text(
-        '[paper]\ncitation = "x"\n[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "factor"\nmeasure = "m"\n'
+        '[paper]\ncitation = "x"\n[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = '
+        '"w"\nkind = "factor"\nmeasure = "m"\n'
     )
     monkeypatch.setattr(claimfile, "path_of", lambda name: bad / f"{name}.toml")
     with pytest.raises(ftlab.InputError, match=r"claims\[0\] \(a\): a factor claim needs `paper`"):
         claimfile.load("upi")
     (bad / "upi.toml").write_text(
-        '[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "bound"\nadjective = "fairly"\nmeasure = "m"\n'
+        '[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = '
+        '"bound"\nadjective = "fairly"\nmeasure = "m"\n'
     )
     with pytest.raises(ftlab.InputError, match="adjective 'fairly' is not declared"):
         claimfile.load("upi")
     (bad / "upi.toml").write_text(
-        '[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = "order"\nmeasure = "m"\nbogus = 1\n'
+        '[[claims]]\nid = "a"\ntext = "t"\nquote = "q"\nwhere = "w"\nkind = '
+        '"order"\nmeasure = "m"\nbogus = 1\n'
     )
     with pytest.raises(ftlab.InputError, match="unknown keys bogus"):
         claimfile.load("upi")

@@ -19,7 +19,8 @@ TABLE_III = "".join(
 def test_admit_prints_every_term_and_exits_by_verdict(tmp_path: Path) -> None:
     small = tmp_path / "small.toml"
     small.write_text(
-        "[[tasks]]\nread_pages = 1\nread_period_ms = 100.0\n[[tasks]]\nwrite_pages = 4\nwrite_period_ms = 1000.0\n"
+        "[[tasks]]\nread_pages = 1\nread_period_ms = 100.0\n[[tasks]]\nwrite_pages = "
+        "4\nwrite_period_ms = 1000.0\n"
     )
     ok = run_cli(["rt", "admit", str(small)])
     assert ok.returncode == 0, ok.stderr

@@ -48,7 +48,9 @@ def test_streams_frame_has_each_tagged_stream(manual: ftlab.Report) -> None:
     frame = manual.streams_frame
     assert set(frame.get_column("stream").to_list()) == {"0", "3", "other"}
     assert set(frame.get_column("tenant").to_list()) == {"db"}
-    written = dict(zip(frame.get_column("stream").to_list(), frame.get_column("units_written").to_list()))
+    written = dict(
+        zip(frame.get_column("stream").to_list(), frame.get_column("units_written").to_list(), strict=True)
+    )
     device = manual.summary["schemes"]["unified"]["device"]
     assert sum(written.values()) == device["host_pages_written"]
     # Uniform writes: the two 8 MiB ranges take the same share of the writes, within 20%.

@@ -8,6 +8,7 @@ test_sweep_spec.py."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -47,7 +48,8 @@ def slow_toml() -> str:
     grid = SLOW["grid"]["tenants.0.synthetic.requests"]
     return (
         f'scenario = "{BASE}"\nseeds = [1, 2]\n[grid]\n"tenants.0.synthetic.requests" = {grid}\n'
-        f'[[cases]]\nname = "unified"\nset = {{ schemes = ["unified"], "tenants.1.synthetic.requests" = {SLOW_REQUESTS} }}\n'
+        '[[cases]]\nname = "unified"\nset = { schemes = ["unified"], '
+        f'"tenants.1.synthetic.requests" = {SLOW_REQUESTS} }}\n'
     )
 
 
@@ -127,7 +129,7 @@ def check_op_sweep(result: ftlab.SweepResult, out: Path) -> None:
     # Greedy GC under uniform random writes: more spare space, less write amplification.
     for (scheme, seed, tenant), g in t.group_by("scheme", "seed", "tenant"):
         wafs = g.sort("device.over_provisioning")["waf"].to_list()
-        assert all(a > b for a, b in zip(wafs, wafs[1:])), (scheme, seed, tenant, wafs)
+        assert all(a > b for a, b in itertools.pairwise(wafs)), (scheme, seed, tenant, wafs)
     assert result.plot is not None and result.plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert result.plot.name == sweep["plot"]["file"]
 

@@ -115,7 +115,8 @@ def test_resolve_matches_run_and_is_a_fixed_point(tmp_path):
 
 def test_resolve_makes_trace_paths_absolute(tmp_path):
     text = BASE.read_text().replace(
-        '[tenants.synthetic]\npattern = "uniform"\nread_ratio = 0.0\narrival = "closed"\nrequests = 20000\n\n[[tenants]]',
+        '[tenants.synthetic]\npattern = "uniform"\nread_ratio = 0.0\narrival = '
+        '"closed"\nrequests = 20000\n\n[[tenants]]',
         '[tenants.trace]\npath = "traces/t.csv"\nformat = "msr"\n\n[[tenants]]',
         1,
     )
@@ -167,7 +168,8 @@ ERRORS = [
         "not used by another case",
     ),
     (
-        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[[cases]]\nset = { "device.channels" = 4 }\n',
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[[cases]]\nset = { '
+        '"device.channels" = 4 }\n',
         "cases.0.set.device.channels",
         "also a grid key",
     ),
@@ -177,7 +179,8 @@ ERRORS = [
         "missing",
     ),
     (
-        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nx = "ftl.gc_policy"\n',
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = '
+        '"waf"\nx = "ftl.gc_policy"\n',
         "plot.x",
         "must be a swept parameter (device.channels)",
     ),
@@ -188,7 +191,8 @@ ERRORS = [
         "one of minmax, std",
     ),
     (
-        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = "waf"\nfile = "../x.png"\n',
+        'scenario = "base.toml"\n[grid]\n"device.channels" = [2]\n[plot]\nmetric = '
+        '"waf"\nfile = "../x.png"\n',
         "plot.file",
         "ending in .png",
     ),
@@ -262,7 +266,8 @@ def test_table_rows_columns_and_order_do_not_depend_on_completion_order(tmp_path
     spec = load_spec(
         write_sweep(
             tmp_path,
-            'scenario = "base.toml"\nseeds = [2, 1]\n[grid]\n"device.over_provisioning" = [0.5, 0.25]\nschemes = [["unified"]]\n',
+            'scenario = "base.toml"\nseeds = [2, 1]\n[grid]\n"device.over_provisioning" = '
+            '[0.5, 0.25]\nschemes = [["unified"]]\n',
         )
     )
     points = spec.points()
@@ -318,8 +323,8 @@ def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):
     assert "Traceback" not in proc.stderr
     for v in ("-1.0", "9.0"):
         assert (
-            f"device.over_provisioning={v}: --set device.over_provisioning={v}: device.over_provisioning: must be in (0, 4]"
-            in proc.stderr
+            f"device.over_provisioning={v}: --set device.over_provisioning={v}: "
+            "device.over_provisioning: must be in (0, 4]" in proc.stderr
         )
     failures = json.loads((tmp_path / "out" / "failures.json").read_text())
     assert [f["params"]["device.over_provisioning"] for f in failures] == [-1.0, 9.0]
@@ -329,7 +334,10 @@ def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):
 def test_help_lists_sweep_and_stays_light():
     proc = run_cli(["--help"])
     assert "sweep" in proc.stdout
-    code = "import sys, ftlab, ftlab.cli\nprint(sorted({m.split('.')[0] for m in sys.modules} & {'ray', 'polars', 'matplotlib', 'pyarrow'}))\n"
+    code = (
+        "import sys, ftlab, ftlab.cli\nprint(sorted({m.split('.')[0] for m in "
+        "sys.modules} & {'ray', 'polars', 'matplotlib', 'pyarrow'}))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from ftlab import _core
-from ftlab.reproduce import parse_toml, upi
+from ftlab import _core, _toml
+from ftlab.reproduce import upi
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [
@@ -59,7 +59,7 @@ def workload_keys(text: str) -> list[dict[str, object]]:
             continue
         value, _, inline = m["value"].partition("#")
         if m["key"] == "name" and part == "":
-            tenant["name"] = parse_toml(f"v = {value}")["v"]
+            tenant["name"] = _toml.loads(f"v = {value}")["v"]
         keys.append(
             {"line": number, "key": m["key"], "tenant": tenant, "part": part, "comment": f"{inline} {above}"}
         )
@@ -118,7 +118,7 @@ def test_the_line_reader_sees_every_tenant_key(path: Path) -> None:
     line reader missed (a key the reader skipped would escape the check)."""
     text = path.read_text(encoding="utf-8")
     seen = {str(k["path"]) for k in workload_keys(text)}
-    parsed = parse_toml(text)["tenants"]
+    parsed = _toml.loads(text)["tenants"]
     expected = set()
     for t in parsed:
         expected |= {f"tenants.{t['name']}.{k}" for k in t if k != "synthetic"}
@@ -173,13 +173,15 @@ def test_a_removed_tag_is_found() -> None:
     assert line in text
     found = problems(text.replace(line, "rate_iops = 150.0\n"), swept_paths_of(path))
     assert found == [
-        f"line {text[: text.index(line)].count(chr(10)) + 1}: tenants.das-as.synthetic.0.rate_iops: neither cited nor swept"
+        f"line {text[: text.index(line)].count(chr(10)) + 1}: "
+        "tenants.das-as.synthetic.0.rate_iops: neither cited nor swept"
     ]
 
 
 def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
     """Issue 22: DAS-AS's data set down to 0.05 of the device (and up to the scenario's 1/3,
-    the base) on the base's partitions, and LM-TBE's rise at 0.5x, 1x (the base), 1.5x and 2x. In the quick form the
+    the base) on the base's partitions, and LM-TBE's rise at 0.5x, 1x (the base), 1.5x and 2x. In the quick
+    form the
     rise part runs 25 writes/s, so the cases are 12.5, 37.5 and 50 (worked by hand)."""
     cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))}
     data_sets = sorted(

@@ -11,6 +11,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 
 mod arrow;
+mod consts;
 
 use arrow::ArrowTable;
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
@@ -407,6 +408,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
     m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;
+    consts::register(m)?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;

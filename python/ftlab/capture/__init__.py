@@ -21,6 +21,7 @@ from typing import Any, Union
 
 from ftlab import _core
 from ftlab._errors import input_error, usage_error
+from ftlab.results import capture_from_json
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -134,7 +135,9 @@ def _tool(name: str, package: str) -> str:
     if path is None:
         raise usage_error(
             name,
-            f"not found on PATH; install it with `apt-get install -y {package}` (Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs it)",
+            f"not found on PATH; install it with `apt-get install -y {package}` "
+            "(Debian/Ubuntu; `scripts/setup-system.sh test` does, and scripts/test.sh runs "
+            "it)",
         )
     return path
 
@@ -161,7 +164,7 @@ def convert(
     if not (0.0625 <= device_gib <= 1024):
         raise usage_error("--device-gib", f"must be in [0.0625, 1024] GiB, got {device_gib}")
     device_bytes = int(device_gib * (1 << 30)) // 4096 * 4096
-    summary = json.loads(
+    summary = capture_from_json(
         _core.capture(
             os.fspath(strace_log),
             os.fspath(rocksdb_log),

@@ -2,34 +2,56 @@
 
 Commands: `ftlab run` (run a scenario, write its results and report.html, print the headline
 table of `ftlab.cli.headline` and, with --full, one table per scheme), `ftlab plot` (a PNG/SVG
-figure of a results directory), `ftlab compare` (several results directories side by side), `ftlab trace stats` (statistics of a trace file),
-`ftlab bench` (throughput and peak memory of the bench cases, each in a fresh process),
-`ftlab sweep` (in `ftlab.cli.sweep`), `ftlab reproduce` (in `ftlab.cli.reproduce`), `ftlab
-capture` (in `ftlab.cli.capture`), `ftlab rt` (in `ftlab.cli.rt`), `ftlab schemes` and `ftlab mappers` (in `ftlab.cli.policies`). This
-module parses arguments and prints; it holds no simulation logic (the Rust core) and no
-result I/O (`ftlab.report`). Heavy imports (polars, the run orchestration) happen inside the
-commands so `ftlab --help` stays fast.
+figure of a results directory), `ftlab compare` (several results directories side by side),
+`ftlab trace stats` (statistics of a trace file), `ftlab bench` (throughput and peak memory of
+the bench cases, each in a fresh process), `ftlab sweep` (in `ftlab.cli.sweep`), `ftlab
+reproduce` (in `ftlab.cli.reproduce`), `ftlab capture` (in `ftlab.cli.capture`), `ftlab rt` (in
+`ftlab.cli.rt`), `ftlab schemes` and `ftlab mappers` (in `ftlab.cli.policies`). This module
+parses arguments and prints; it holds no simulation logic (the Rust core) and no result I/O
+(`ftlab.report`). Heavy imports (polars, matplotlib, plotly, ray) happen inside the functions
+that use them, so `ftlab --help` stays fast.
 Errors about the user's input (`ftlab.FtlabError`) are printed in red on stderr, without a
 traceback, and exit with status 2.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from ftlab import _core
+from ftlab._bench import PYTHON_CASES
+from ftlab._errors import usage_error
+from ftlab._scenarios import bundled_scenario
+from ftlab.api import check_baseline
+from ftlab.api import run as run_scenario
+from ftlab.cli.headline import print_headline
+from ftlab.report import (
+    HTML_FILE,
+    LATENCY_CDF_FILE,
+    RESOLVED_FILE,
+    SUMMARY_FILE,
+    TIMESERIES_FILE,
+    WEAR_FILE,
+)
+from ftlab.report.comparison import REL_PREFIX, table_format, write_table
+from ftlab.report.comparison import compare as build
+from ftlab.report.plots import output_format
+from ftlab.report.plots import plot as draw
+from ftlab.results import Summary, TenantSummary
 
 EXIT_INPUT_ERROR = 2
 
@@ -44,7 +66,8 @@ trace_app = typer.Typer(help="Inspect block I/O trace files.", no_args_is_help=T
 app.add_typer(trace_app, name="trace")
 
 
-def _stdout() -> Console:
+def stdout_console() -> Console:
+    """The console of the commands' output (stdout), 200 columns wide when not a terminal."""
     console = Console()
     if not console.is_terminal:
         # Piped or captured: don't squeeze the wide tables into 80 columns.
@@ -83,7 +106,8 @@ def run(
     scenario: Annotated[
         Path | None,
         typer.Argument(
-            help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without it, the bundled default scenario runs.",
+            help="Scenario TOML file, or the name of a bundled scenario (ftlab scenarios). Without "
+            "it, the bundled default scenario runs.",
             show_default=False,
         ),
     ] = None,
@@ -121,7 +145,8 @@ def run(
         bool,
         typer.Option(
             "--solo",
-            help="Also run every tenant alone under each scheme (--set measure.solo=true): summary.json gets each tenant's solo latencies and slowdown.",
+            help="Also run every tenant alone under each scheme (--set measure.solo=true): "
+            "summary.json gets each tenant's solo latencies and slowdown.",
         ),
     ] = False,
     baseline: Annotated[
@@ -146,13 +171,12 @@ def run(
     Writes summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
     scenario.resolved.toml and report.html (open it in a browser; it works offline) into --out.
 
-    Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding at the end and deadline misses / released.
+    Prints the headline: per tenant and scheme, read p99 and mean, write p99, WAF, projected lifetime and IOPS
+    (deadline misses with periodic tasks, slowdowns against solo runs when measured), each with its change
+    against the baseline scheme and the best scheme marked ★. A tenant whose backlog grew through the run is
+    flagged ⚠ unstable. --full adds one table per scheme with every latency percentile, requests outstanding
+    at the end and deadline misses / released.
     """
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
-
-    from ftlab.api import check_baseline
-    from ftlab.api import run as run_scenario
-
     scenario = _scenario_argument(scenario)
     if baseline is not None:
         _baseline_option(lambda: check_baseline(scenario, seed, set_ or (), baseline))
@@ -178,7 +202,7 @@ def run(
         report = run_scenario(scenario, seed=seed, set=set_ or (), progress=on_progress, jobs=jobs, solo=solo)
 
     report.write(out_dir, html=True, baseline=baseline)
-    console = _stdout()
+    console = stdout_console()
     print_summary(console, report.summary, baseline=baseline, full=full, html_path=out_dir / HTML_FILE_NAME)
     console.print(f"results written to {out_dir}/ ({', '.join(_written_files())})")
 
@@ -188,12 +212,11 @@ def _scenario_argument(scenario: Path | None) -> Path | None:
     scenario of that name (`ftlab scenarios`), else as given (the core reports it missing)."""
     if scenario is None or scenario.exists():
         return scenario
-    from ftlab._scenarios import bundled_scenario
-
     if str(scenario).lower() in ("true", "false", "yes", "no", "on", "off"):
         raise _usage(
             "SCENARIO",
-            f"no such file {str(scenario)!r}; --solo and --full are flags and take no value (write --solo, not --solo {scenario})",
+            f"no such file {str(scenario)!r}; --solo and --full are flags and take no value "
+            f"(write --solo, not --solo {scenario})",
         )
     return bundled_scenario(str(scenario)) or scenario
 
@@ -209,15 +232,6 @@ def _baseline_option(check: Any) -> None:
 
 
 def _written_files() -> list[str]:
-    from ftlab.report import (
-        HTML_FILE,
-        LATENCY_CDF_FILE,
-        RESOLVED_FILE,
-        SUMMARY_FILE,
-        TIMESERIES_FILE,
-        WEAR_FILE,
-    )
-
     return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE, HTML_FILE]
 
 
@@ -227,8 +241,8 @@ def _num(value: Any, fmt: str) -> str:
     return format(value, fmt)
 
 
-_OPS = ("read", "write")
-_LATENCIES = (
+_OPS: tuple[Literal["read", "write"], ...] = ("read", "write")
+_LATENCIES: tuple[tuple[str, Literal["mean_us", "p50_us", "p99_us", "p999_us", "max_us"]], ...] = (
     ("mean", "mean_us"),
     ("p50", "p50_us"),
     ("p99", "p99_us"),
@@ -243,7 +257,7 @@ HTML_FILE_NAME = "report.html"
 
 def print_summary(
     console: Console,
-    summary: dict[str, Any],
+    summary: Summary,
     *,
     baseline: str | None = None,
     full: bool = False,
@@ -253,8 +267,6 @@ def print_summary(
     (`ftlab.cli.headline`) against `baseline` (default: the first scheme); then, with `full`,
     one table per scheme (`print_full_tables`), else one line pointing to `html_path` (the
     report with every metric) and to --full."""
-    from ftlab.cli.headline import print_headline
-
     print_headline(console, summary, baseline)
     console.print()
     if full:
@@ -262,11 +274,12 @@ def print_summary(
     else:
         where = f"{escape(str(html_path))} (open it in a browser)" if html_path is not None else "report.html"
         console.print(
-            f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; on the terminal: ftlab run --full"
+            f"every metric per tenant and scheme, latency CDFs, time series and wear: {where}; "
+            "on the terminal: ftlab run --full"
         )
 
 
-def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
+def print_full_tables(console: Console, summary: Summary) -> None:
     """One table per scheme (rows: tenants), then a device line and a warning naming any
     unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-")."""
     for scheme, data in (summary.get("schemes") or {}).items():
@@ -280,13 +293,14 @@ def print_full_tables(console: Console, summary: dict[str, Any]) -> None:
         unstable = [name for name, t in tenants.items() if t.get("unstable") is True]
         if unstable:
             console.print(
-                f"[bold red]UNSTABLE[/]: {escape(', '.join(unstable))}: the backlog grew through the run by more than the "
+                f"[bold red]UNSTABLE[/]: {escape(', '.join(unstable))}: the backlog grew through "
+                "the run by more than the "
                 "queue depth; latencies depend on when the run stops (see outstanding at end)."
             )
         console.print()
 
 
-def _scheme_table(scheme: str, tenants: dict[str, Any]) -> Table:
+def _scheme_table(scheme: str, tenants: Mapping[str, TenantSummary]) -> Table:
     """The table of one scheme: latencies and IOPS per tenant, WAF, requests outstanding at
     the end and, when a tenant has periodic tasks, deadline misses / jobs released."""
     table = Table(
@@ -308,7 +322,7 @@ def _scheme_table(scheme: str, tenants: dict[str, Any]) -> Table:
     return table
 
 
-def _tenant_row(name: str, t: dict[str, Any], with_deadlines: bool) -> list[str]:
+def _tenant_row(name: str, t: TenantSummary, with_deadlines: bool) -> list[str]:
     row = [_tenant_label(name, t)]
     row += [_num((t.get(op) or {}).get("iops"), ",.0f") for op in _OPS]
     for op in _OPS:
@@ -324,7 +338,7 @@ def _tenant_row(name: str, t: dict[str, Any], with_deadlines: bool) -> list[str]
     return row
 
 
-def _tenant_label(name: str, t: dict[str, Any]) -> str:
+def _tenant_label(name: str, t: TenantSummary) -> str:
     """The tenant's name, flagged when its backlog grew through the run."""
     label = escape(str(name))
     return f"{label} [bold red]UNSTABLE[/]" if t.get("unstable") is True else label
@@ -365,11 +379,10 @@ def plot(
 ) -> None:
     """Draw a publication figure of a results directory as PNG or SVG.
 
-    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and scheme (grouped bars, read and write).
+    cdf: per tenant, latency CDF (log µs) and tail 1 − CDF (log) per scheme; timeseries: latency, IOPS and
+    device WAF/GC over time; wear: erase count per die and block; bars: mean and p99 latency per tenant and
+    scheme (grouped bars, read and write).
     """
-    from ftlab.report.plots import output_format
-    from ftlab.report.plots import plot as draw
-
     target = out if out is not None else run_dir / f"{kind.value}.png"
     output_format(target, "--out")
     try:
@@ -378,7 +391,7 @@ def plot(
         if e.arg == "ops":
             raise _usage("--op", e.reason or str(e)) from None
         raise
-    _stdout().print(f"wrote {written}")
+    stdout_console().print(f"wrote {written}")
 
 
 # --------------------------------------------------------------------------------------
@@ -415,17 +428,15 @@ def compare(
 ) -> None:
     """Compare the summary metrics of several results directories side by side.
 
-    One row per (scheme, tenant, metric), one column per directory, and the relative change of each later directory against the first. Prints the table; --out also writes it (nothing is written without --out).
+    One row per (scheme, tenant, metric), one column per directory, and the relative change of each later
+    directory against the first. Prints the table; --out also writes it (nothing is written without --out).
     """
-    from ftlab.report.comparison import REL_PREFIX, table_format, write_table
-    from ftlab.report.comparison import compare as build
-
     if out is not None:
         table_format(out, "--out")
     table = build(dirs, metrics=metric or ())
     labels = [str(d) for d in dirs]
     short = _short_labels(dirs)
-    legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels) if s != label)
+    legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels, strict=True) if s != label)
     caption = f"relative change against {short[0]}" + (f" ({legend})" if legend else "")
     view = Table(title="ftlab compare", title_justify="left", caption=caption, caption_justify="left")
     for col in ("scheme", "tenant", "metric"):
@@ -439,7 +450,7 @@ def compare(
         cells += [_num(row[label], ",.6g") for label in labels]
         cells += [_num(row[REL_PREFIX + label], "+.1%") for label in labels[1:]]
         view.add_row(*cells)
-    console = _stdout()
+    console = stdout_console()
     console.print(view)
     if out is not None:
         console.print(f"wrote {write_table(table, out, '--out')}")
@@ -456,8 +467,6 @@ def _short_labels(dirs: list[Path]) -> list[str]:
 
 
 def _usage(arg: str, reason: str) -> _core.UsageError:
-    from ftlab._errors import usage_error
-
     return usage_error(arg, reason)
 
 
@@ -507,7 +516,7 @@ def trace_stats(
     for key in TRACE_STATS_KEYS:
         value = stats[key]
         table.add_row(key, _num(value, ",.6f" if isinstance(value, float) else ","))
-    _stdout().print(table)
+    stdout_console().print(table)
 
 
 # --------------------------------------------------------------------------------------
@@ -533,8 +542,10 @@ def bench(
             "--case",
             metavar="NAME",
             help=(
-                f"Run only this case (repeatable). Core cases (simulator throughput): {', '.join(_core.BENCH_TIMED_CASES)}; "
-                "precondition (preconditioning alone), memory-1tb (heap bytes per mapping unit of a 1 TiB device); "
+                "Run only this case (repeatable). Core cases (simulator throughput): "
+                f"{', '.join(_core.BENCH_TIMED_CASES)}; "
+                "precondition (preconditioning alone), memory-1tb (heap bytes per mapping unit of "
+                "a 1 TiB device); "
                 "Python cases (wall time of the Python API): run-default (ftlab.run of the default scenario, "
                 "results written), load-1e6 (ftlab.load of a 10^6-row time series)."
             ),
@@ -547,7 +558,8 @@ def bench(
         typer.Option(
             "--requests",
             min=1,
-            help="Host requests per core case (default: the standard workload's 1,000,000); fewer for a smoke run.",
+            help="Host requests per core case (default: the standard workload's 1,000,000); fewer "
+            "for a smoke run.",
             show_default=False,
         ),
     ] = None,
@@ -567,8 +579,6 @@ def bench(
 
     Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
     """
-    from ftlab._bench import PYTHON_CASES
-
     valid = [*_core.BENCH_CASES, *PYTHON_CASES]
     cases = case or valid
     unknown = [c for c in cases if c not in valid]
@@ -607,7 +617,7 @@ def bench(
             _num(r["bytes_per_mapping_unit"], ".2f"),
             _num(r["peak_rss_bytes"] / 1e6, ",.1f"),
         )
-    _stdout().print(table)
+    stdout_console().print(table)
 
 
 # --------------------------------------------------------------------------------------
@@ -646,6 +656,31 @@ app.command("scenarios")(scenarios_command)
 from ftlab.cli import policies as _policies  # noqa: E402
 
 _policies.register(app)
+
+
+def _reflow(doc: str) -> str:
+    """A command's docstring as its help: typer keeps the line breaks of the paragraphs after
+    the first, so a paragraph wrapped in the source (at 110 columns) is joined into one line
+    and rich wraps it at the terminal's width. Paragraphs with an indented or bulleted line
+    keep their breaks."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(
+        p if any(line.startswith((" ", "- ", "* ")) for line in p.split("\n")) else p.replace("\n", " ")
+        for p in paragraphs
+    )
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    """Set every command's help to its reflowed docstring (`_reflow`), in sub-apps too."""
+    for info in typer_app.registered_commands:
+        if info.help is None and info.callback is not None and info.callback.__doc__:
+            info.help = _reflow(info.callback.__doc__)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _reflow_help(group.typer_instance)
+
+
+_reflow_help(app)
 
 
 # --------------------------------------------------------------------------------------

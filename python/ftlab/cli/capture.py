@@ -8,13 +8,19 @@ no logic of its own: settings and processes are `ftlab.capture`, the conversion 
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from ftlab.capture import capture_rocksdb, convert, rocksdb_settings
 
 capture_app = typer.Typer(
-    help="Capture an application's file I/O as an ftlab-csv trace with stream ids and trims (docs/capture.md).",
+    help="Capture an application's file I/O as an ftlab-csv trace with stream ids and "
+    "trims (docs/capture.md).",
     no_args_is_help=True,
 )
 
@@ -39,7 +45,8 @@ def rocksdb_command(
         float,
         typer.Option(
             "--device-gib",
-            help="Device size in GiB: scales the paper's 128 GB settings (SSTable, L1 size) and sizes the modelled file system.",
+            help="Device size in GiB: scales the paper's 128 GB settings (SSTable, L1 size) and "
+            "sizes the modelled file system.",
         ),
     ] = 1.0,
     num: Annotated[
@@ -66,9 +73,8 @@ def rocksdb_command(
         ),
     ] = None,
 ) -> None:
-    """Run db_bench (fillrandom, overwrite) under strace with the vStream paper's settings (§5.1) scaled to --device-gib, and convert it to an ftlab-csv trace with the paper's 10 streams."""
-    from ftlab.capture import capture_rocksdb, rocksdb_settings
-
+    """Run db_bench (fillrandom, overwrite) under strace with the vStream paper's settings (§5.1)
+    scaled to --device-gib, and convert it to an ftlab-csv trace with the paper's 10 streams."""
     settings = rocksdb_settings(device_gib, num=num, value_size=value_size, duration_s=duration, seed=seed)
     _print(capture_rocksdb(out, settings, keep_raw=keep_raw), out)
 
@@ -107,7 +113,8 @@ def convert_command(
         list[str] | None,
         typer.Option(
             "--rule",
-            help="A stream rule PATTERN=STREAM or PATTERN=STREAM+level, first match wins; repeat it (default: the RocksDB rules).",
+            help="A stream rule PATTERN=STREAM or PATTERN=STREAM+level, first match wins; repeat "
+            "it (default: the RocksDB rules).",
             show_default=False,
         ),
     ] = None,
@@ -116,10 +123,6 @@ def convert_command(
     ] = False,
 ) -> None:
     """Convert an strace log you recorded (and RocksDB's LOG) into an ftlab-csv trace."""
-    import tempfile
-
-    from ftlab.capture import convert
-
     with tempfile.NamedTemporaryFile("w", suffix=".LOG") as empty:
         sidecar = convert(
             strace_log,
@@ -134,9 +137,6 @@ def convert_command(
 
 
 def _print(sidecar: dict[str, Any], out: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     cap = sidecar["capture"]
     legend = sidecar.get("streams_legend", {})
     table = Table(

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ftlab.report import headline as hl
+from ftlab.results import Summary
 
 #: The title printed above the verdicts.
 TITLE = "ftlab run: which scheme did best for whom"
@@ -107,7 +108,7 @@ def fits(console: Console, table: Table) -> bool:
     return Measurement.get(console, unbounded, table).maximum <= console.width
 
 
-def print_headline(console: Console, summary: dict[str, Any], baseline: str | None = None) -> None:
+def print_headline(console: Console, summary: Summary, baseline: str | None = None) -> None:
     """Print the headline of a parsed summary.json: the title, the verdicts, the wide table if
     it fits the console else the compact tables, then the legend and notes (unstable and
     starved tenants, "n/a" changes, too few samples, records not replayed, health, lifetime)."""

@@ -9,7 +9,6 @@ and draws.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +18,7 @@ from rich.table import Table
 
 from ftlab import _core
 from ftlab.report.lifetime import DAY_S, plot, write_csv
+from ftlab.results import lifetime_from_json
 
 
 def _read(path: Path) -> str:
@@ -46,8 +46,9 @@ def lifetime_command(
         ),
     ] = None,
 ) -> None:
-    """Fast-forward wear at a run's measured erase rates: time to first wear-out and swaps, with and without channel swaps."""
-    model = json.loads(
+    """Fast-forward wear at a run's measured erase rates: time to first wear-out and swaps, with
+    and without channel swaps."""
+    model = lifetime_from_json(
         _core.lifetime(
             _read(run_dir / "summary.json"),
             _read(run_dir / "scenario.resolved.toml"),

@@ -8,7 +8,7 @@ listing cannot drift from what a scenario is held to. This module formats; it kn
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ftlab import _core
+from ftlab.results import Knob, Policies, Policy, policies_from_json
 
 #: Columns of the tables when the output is not a terminal (rich would use 80).
 WIDTH_PIPED = 140
@@ -23,13 +24,12 @@ WIDTH_PIPED = 140
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the policies and their knobs as JSON.")]
 
 
-def policies() -> dict[str, list[dict[str, Any]]]:
+def policies() -> Policies:
     """`{"schemes": [...], "mappers": [...]}` as `_core.policies()` describes them."""
-    doc: dict[str, list[dict[str, Any]]] = json.loads(_core.policies())
-    return doc
+    return policies_from_json(_core.policies())
 
 
-def _default_text(knob: dict[str, Any]) -> str:
+def _default_text(knob: Knob) -> str:
     """A knob's default as TOML would write it; an optional knob left out shows what that means."""
     value = knob["default"]
     if value is None:
@@ -43,7 +43,7 @@ def _default_text(knob: dict[str, Any]) -> str:
     return json.dumps(value)
 
 
-def _print(kind: str, entries: list[dict[str, Any]], as_json: bool) -> None:
+def _print(kind: str, entries: list[Policy], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(entries, indent=2))
         return
@@ -83,12 +83,14 @@ def _print(kind: str, entries: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def schemes_command(as_json: JsonOption = False) -> None:
-    """List the isolation schemes and their knobs (the keys of a scenario's scheme.NAME table): unit, default, range, meaning."""
+    """List the isolation schemes and their knobs (the keys of a scenario's scheme.NAME table):
+    unit, default, range, meaning."""
     _print("scheme", policies()["schemes"], as_json)
 
 
 def mappers_command(as_json: JsonOption = False) -> None:
-    """List the stream mappers and their knobs (the keys of a scenario's stream.NAME table): unit, default, range, meaning."""
+    """List the stream mappers and their knobs (the keys of a scenario's stream.NAME table):
+    unit, default, range, meaning."""
     _print("stream", policies()["mappers"], as_json)
 
 

@@ -17,11 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from ftlab._errors import usage_error
+from ftlab.cli import stdout_console
+from ftlab.reproduce import REPRODUCTIONS, claimfile, reproduce
+from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from ftlab.reproduce.claims import ReproductionResult
 
 
@@ -63,14 +68,16 @@ def reproduce_command(
         bool,
         typer.Option(
             "--sensitivity",
-            help="Also rerun the scenario on Ray varying one knob at a time, and report which claims each variation reverses.",
+            help="Also rerun the scenario on Ray varying one knob at a time, and report which "
+            "claims each variation reverses.",
         ),
     ] = False,
     seeds: Annotated[
         int | None,
         typer.Option(
             "--seeds",
-            help="Seeds to run (the scenario's, then the next ones), in parallel; each claim reports its spread (default: 3 with --quick, else 1).",
+            help="Seeds to run (the scenario's, then the next ones), in parallel; each claim "
+            "reports its spread (default: 3 with --quick, else 1).",
             show_default=False,
         ),
     ] = None,
@@ -92,18 +99,19 @@ def reproduce_command(
         Path | None,
         typer.Option(
             "--from",
-            help="With --markdown: the reproduction's output directory to read claims.json from (nothing is run).",
+            help="With --markdown: the reproduction's output directory to read claims.json from "
+            "(nothing is run).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers, draw its figures.
+    """Reproduce a paper's experiment: run its scenario, compare its claims with ftlab's numbers,
+    draw its figures.
 
-    Writes into --out: run/ (the results directory), claims.json (claims, verdicts, health, per-phase table), the figures as PNG with their CSV data, phases.csv and, with --sensitivity, sensitivity/, sensitivity.json and sensitivity.csv. See docs/reproductions.md.
+    Writes into --out: run/ (the results directory), claims.json (claims, verdicts, health, per-phase table),
+    the figures as PNG with their CSV data, phases.csv and, with --sensitivity, sensitivity/, sensitivity.json
+    and sensitivity.csv. See docs/reproductions.md.
     """
-    from ftlab._errors import usage_error
-    from ftlab.reproduce import REPRODUCTIONS, reproduce
-
     if name not in REPRODUCTIONS:
         raise usage_error(
             "NAME", f"unknown reproduction {name!r}; known reproductions: {', '.join(sorted(REPRODUCTIONS))}"
@@ -114,8 +122,6 @@ def reproduce_command(
         raise usage_error("--seeds", f"must be at least 1, got {seeds}")
     if from_dir is not None and not markdown:
         raise usage_error("--from", "only goes with --markdown")
-    from ftlab.reproduce import claimfile
-
     if list_claims:
         print(claimfile.list_text(claimfile.load(name)))
         return
@@ -132,9 +138,6 @@ def reproduce_command(
 
 
 def _run_with_progress(reproduce: Any, name: str, **kwargs: Any) -> ReproductionResult:
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
-
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
     console = Console(stderr=True)
     # No bar (and so no blank line it leaves) when stderr is not a terminal, as `ftlab run`.
@@ -149,10 +152,7 @@ def _run_with_progress(reproduce: Any, name: str, **kwargs: Any) -> Reproduction
 
 def print_result(result: ReproductionResult) -> None:
     """Print the claims, health and (if run) sensitivity tables, the files and the wall time."""
-    from ftlab.cli import _stdout
-    from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table
-
-    console = _stdout()
+    console = stdout_console()
     kind = "quick" if result.quick else "full"
     console.print(f"[bold]ftlab reproduce {result.name}[/] ({kind}): {result.scenario}", highlight=False)
     print_claims(console, result.claims)

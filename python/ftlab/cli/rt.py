@@ -13,9 +13,8 @@ prints. The task-file format is in docs/rt.md.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -23,7 +22,14 @@ from rich.table import Table
 
 from ftlab import _core
 from ftlab._errors import usage_error
+from ftlab.report import rt_figures
 from ftlab.report.rt_figures import LABELS
+from ftlab.results import (
+    RtSchedulability,
+    rt_admit_from_json,
+    rt_bounds_from_json,
+    rt_schedulability_from_json,
+)
 
 EXIT_REJECTED = 1
 #: Task sets per utilisation: the paper's (§VI-A) and --quick's.
@@ -50,7 +56,7 @@ def admit(
         text = tasks.read_text()
     except OSError as e:
         raise _core.InputError(f"{tasks}: {e.strerror or e}") from e
-    report = json.loads(_core.rt_admit(text, str(tasks), scheme))
+    report = rt_admit_from_json(_core.rt_admit(text, str(tasks), scheme))
     console = Console()
     if note := report.get("note"):
         console.print(note)
@@ -71,7 +77,7 @@ def admit(
 @rt_app.command("bounds")
 def bounds() -> None:
     """Print Table IV computed from the paper's equations, both byte readings beside the paper's values."""
-    report = json.loads(_core.rt_bounds())
+    report = rt_bounds_from_json(_core.rt_bounds())
     console = Console()
     table = Table(title="Bandwidths (8 KiB pages)")
     for col in ("quantity", "equation", "pages/s", "MB/s (10^6 B)", "MiB/s", "paper"):
@@ -89,8 +95,8 @@ def bounds() -> None:
     lat = Table(title="Worst latencies")
     for col in ("quantity", "equation", "ms"):
         lat.add_column(col, justify="right" if col == "ms" else "left")
-    for row in report["latencies"]:
-        lat.add_row(row["quantity"], row["equation"], f"{row['ms']:.3f}")
+    for latency in report["latencies"]:
+        lat.add_row(latency["quantity"], latency["equation"], f"{latency['ms']:.3f}")
     console.print(lat)
     space = report["space"]
     console.print(f"WAO-GC's bound on λ (Eq. 12): {space['wao_gc_lambda_max']:.4f} (paper: {space['paper']})")
@@ -127,31 +133,31 @@ def schedulability(
         ),
     ] = 0.5,
 ) -> None:
-    """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets under PaRT-FTL, RTGC and WAO-GC."""
-    from ftlab.report import rt_figures
-
+    """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets
+    under PaRT-FTL, RTGC and WAO-GC."""
     if quick and sets is not None:
         raise usage_error("--quick", f"--quick means --sets {QUICK_SETS}; give one of them, not both")
     if out.exists() and not out.is_dir():
         raise usage_error("--out", f"{out} exists and is not a directory")
     n_sets = QUICK_SETS if quick else (sets if sets is not None else PAPER_SETS)
-    result = json.loads(_core.rt_schedulability(n_sets, seed, read_share))
+    result = rt_schedulability_from_json(_core.rt_schedulability(n_sets, seed, read_share))
     written = rt_figures.write(result, out)
     _print_weighted(result, Console())
     Console().print("wrote " + ", ".join(str(p) for p in written))
 
 
-def _print_weighted(result: dict[str, Any], console: Console) -> None:
+def _print_weighted(result: RtSchedulability, console: Console) -> None:
     labels = [LABELS.get(s, s) for s in result["schemes"]]
     p = result["parameters"]
     table = Table(
-        title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, read share {p['read_share']})"
+        title=f"Weighted schedulability ({p['n_sets']} sets per utilisation, seed {p['seed']}, "
+        f"read share {p['read_share']})"
     )
     for col in ("figure", "read pages", "write pages", *labels):
         table.add_column(col, justify="right")
     rows: dict[tuple[int, int, int], dict[str, float]] = {}
     for w in result["weighted"]:
         rows.setdefault((w["figure"], w["read_pages"], w["write_pages"]), {})[w["scheme"]] = w["weighted"]
-    for (figure, r, w), values in rows.items():
-        table.add_row(str(figure), str(r), str(w), *(f"{values[s]:.3f}" for s in result["schemes"]))
+    for (figure, read, write), values in rows.items():
+        table.add_row(str(figure), str(read), str(write), *(f"{values[s]:.3f}" for s in result["schemes"]))
     console.print(table)

@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ftlab._scenarios import SCENARIOS_DIR, bundled_scenarios
+
 
 def scenarios_command(
     paths: Annotated[bool, typer.Option("--paths", help="Also print each scenario's file.")] = False,
@@ -20,8 +22,6 @@ def scenarios_command(
     Run one by name (`ftlab run real-traces`), copy one as a starting point, or give its file
     to `ftlab run`. The paper scenarios under reproduce/ are what `ftlab reproduce` runs.
     """
-    from ftlab._scenarios import SCENARIOS_DIR, bundled_scenarios
-
     console = Console()
     table = Table(box=None, show_header=True, pad_edge=False)
     table.add_column("name", no_wrap=True, style="bold")

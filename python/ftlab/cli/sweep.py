@@ -14,8 +14,20 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
+
+from ftlab.cli import stdout_console
+from ftlab.sweeps import FAILURES_FILE, SweepInterrupted, describe, sweep
+from ftlab.sweeps.plot import aggregate
 
 EXIT_RUNS_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -57,10 +69,9 @@ def sweep_command(
 ) -> None:
     """Run a base scenario over a grid of overrides and seeds on Ray; collect one table and a plot.
 
-    Writes runs/KEY/ per run, sweep.parquet, failures.json, sweep.json and the plot into the sweep directory. Finished runs are kept: running the same sweep again resumes it.
+    Writes runs/KEY/ per run, sweep.parquet, failures.json, sweep.json and the plot into the sweep directory.
+    Finished runs are kept: running the same sweep again resumes it.
     """
-    from ftlab.sweeps import SweepInterrupted, sweep
-
     err = Console(stderr=True)
     try:
         result = _run_with_progress(
@@ -69,7 +80,8 @@ def sweep_command(
     except SweepInterrupted as e:
         err.print(
             Text(
-                f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run the same command again to resume",
+                f"interrupted: {e.done} of {e.total} runs are done and kept in {e.dir}/runs; run "
+                "the same command again to resume",
                 style="yellow",
             ),
             soft_wrap=True,
@@ -82,17 +94,6 @@ def sweep_command(
 
 
 def _run_with_progress(sweep: Any, err: Console, sweep_file: Path, **kwargs: Any) -> Any:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from ftlab.sweeps import describe
-
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -119,9 +120,7 @@ def _run_with_progress(sweep: Any, err: Console, sweep_file: Path, **kwargs: Any
 
 
 def _print_summary(result: Any) -> None:
-    from ftlab.cli import _stdout
-
-    console = _stdout()
+    console = stdout_console()
     ran = "" if result.ran is None else f": {result.ran} ran, {result.reused} done before"
     console.print(f"sweep: {len(result.runs)} planned runs{ran}, {len(result.failures)} failed")
     console.print(
@@ -134,8 +133,6 @@ def _print_summary(result: Any) -> None:
 
 def _plot_table(result: Any) -> Table:
     """The plotted points: per line and x value, the metric's mean over seeds and its spread."""
-    from ftlab.sweeps.plot import aggregate
-
     plot = result.plot_spec
     points, dims = aggregate(result.table, plot, result.parameters, str(result.dir))
     spread = ("min", "max") if plot.error == "minmax" else ("std",)
@@ -155,8 +152,6 @@ def _cell(value: Any) -> str:
 
 
 def _print_failures(err: Console, result: Any) -> None:
-    from ftlab.sweeps import FAILURES_FILE, describe
-
     err.print(
         Text(f"{len(result.failures)} runs failed (also in {result.dir / FAILURES_FILE}):", style="red")
     )

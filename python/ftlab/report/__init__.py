@@ -19,9 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab._errors import MissingResultError, input_error
+from ftlab.report import html as html_page
+from ftlab.results import Summary, summary_from_json
 
 if TYPE_CHECKING:
     import polars as pl
+
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -65,17 +70,17 @@ class Report:
         #: Erase count per block at the end: scheme, channel, die, block, erase_count
         #: (None if not recorded).
         self.wear = wear
-        self._summary: dict[str, Any] | None = None
+        self._summary: Summary | None = None
 
     @property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         """summary.json, parsed (cached; the exact text is `summary_json`).
 
         >>> report.summary["schemes"]["unified"]["device"]["waf"]  # doctest: +SKIP
         3.79
         """
         if self._summary is None:
-            self._summary = json.loads(self.summary_json)
+            self._summary = summary_from_json(self.summary_json)
         return self._summary
 
     @property
@@ -107,7 +112,8 @@ class Report:
         Boolean (`unstable`); a key some rows lack (`deadlines_*` of a tenant without periodic
         tasks) is null there, and one no row has (an older summary) is not a column.
 
-        >>> report.summary_frame.filter(unstable=True).select("scheme", "tenant", "outstanding_at_end")  # doctest: +SKIP
+        >>> unstable = report.summary_frame.filter(unstable=True)  # doctest: +SKIP
+        >>> unstable.select("scheme", "tenant", "outstanding_at_end")  # doctest: +SKIP
         """
         rows = [
             {"scheme": scheme, "tenant": tenant, **_flat(metrics)}
@@ -168,7 +174,8 @@ class Report:
         `units_dead`, `units_dead_unknown_age` and `lifetime_s_mean` (null if none died).
         `stream` is a string: the id, or "other" for ids 256 and above. No rows for older runs.
 
-        >>> report.streams_frame.filter(tenant="db").select("scheme", "stream", "lifetime_s_mean")  # doctest: +SKIP
+        >>> db = report.streams_frame.filter(tenant="db")  # doctest: +SKIP
+        >>> db.select("scheme", "stream", "lifetime_s_mean")  # doctest: +SKIP
         """
         rows = [
             {"scheme": scheme, "tenant": tenant, **row, "stream": str(row.get("stream"))}
@@ -202,7 +209,8 @@ class Report:
         the per-die list is left out). Only scheme, phase and tenant, no rows, for a run
         without phases.
 
-        >>> report.phases_frame.filter(phase="after-rise").select("scheme", "tenant", "read_p99_us")  # doctest: +SKIP
+        >>> after = report.phases_frame.filter(phase="after-rise")  # doctest: +SKIP
+        >>> after.select("scheme", "tenant", "read_p99_us")  # doctest: +SKIP
         """
         rows = [
             {
@@ -257,9 +265,7 @@ class Report:
         >>> html.startswith("<!DOCTYPE html>")
         True
         """
-        from ftlab.report.html import render
-
-        return render(self, baseline=baseline)
+        return html_page.render(self, baseline=baseline)
 
     def write(self, out_dir: StrPath, *, html: bool = False, baseline: str | None = None) -> Path:
         """Write summary.json, timeseries.parquet, latency_cdf.parquet, wear.parquet,
@@ -412,7 +418,7 @@ def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFra
     return pl.DataFrame(data, strict=False)
 
 
-def metric_rows(summary: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+def metric_rows(summary: Summary) -> Iterator[tuple[str, str | None, str, float]]:
     """(scheme, tenant or None, metric, value) for every numeric metric of a parsed
     summary.json, in its order: per tenant, then the device's, then the scheme's counters
     (named with their object: `jobs_gc_started`, `scheme_counters_epochs`). Booleans and
@@ -444,7 +450,8 @@ NOT_COUNTERS = ("tenants", "device", "phases", "streams", "channels")
 
 def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
     """The entries of one scheme's summary object besides `tenants`, `device`, `phases`,
-    `streams` and `channels` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in order.
+    `streams` and `channels` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in
+    order.
 
     >>> scheme_counters({"tenants": {}, "device": {}, "phases": {}, "jobs": {"gc_steps": 0}})
     {'jobs': {'gc_steps': 0}}
@@ -501,7 +508,7 @@ def write_files_atomically(out_dir: Path, writers: Mapping[str, Callable[[str], 
         raise
     for tmp, target in staged:
         os.replace(tmp, target)
-    _fsync_dir(out_dir)
+    fsync_dir(out_dir)
 
 
 def _umask() -> int:
@@ -518,7 +525,8 @@ def _fsync_path(path: str) -> None:
         os.close(fd)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Flush directory `path`'s entries to disk (a no-op where the platform cannot)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:  # not supported on this platform

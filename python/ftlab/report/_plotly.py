@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
     import polars as pl
 
+# plotly is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
 #: Height of one panel row, in pixels.
 ROW_PX = 300
 #: Panels per row of a per-tenant grid.

@@ -12,16 +12,20 @@ rich table is `ftlab.cli`'s).
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from ftlab._errors import usage_error
+from ftlab.report import load_summary_text, metric_rows, write_files_atomically
+from ftlab.results import summary_from_json
 
 if TYPE_CHECKING:
     import polars as pl
+
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -45,8 +49,6 @@ def compare(dirs: Sequence[StrPath], *, metrics: Sequence[str] = ()) -> pl.DataF
     """
     import polars as pl
 
-    from ftlab.report import load_summary_text, metric_rows
-
     labels = [os.fspath(d) for d in dirs]
     if not labels:
         raise usage_error("dirs", "give at least one results directory")
@@ -55,7 +57,7 @@ def compare(dirs: Sequence[StrPath], *, metrics: Sequence[str] = ()) -> pl.DataF
         raise usage_error("dirs", f"directory {repeated[0]!r} is given more than once")
     values: dict[tuple[str, str | None, str], list[float | None]] = {}
     for i, label in enumerate(labels):
-        summary = json.loads(load_summary_text(label))
+        summary = summary_from_json(load_summary_text(label))
         for scheme, tenant, metric, value in metric_rows(summary):
             if metrics and not any(fnmatch.fnmatchcase(metric, p) for p in metrics):
                 continue
@@ -64,7 +66,9 @@ def compare(dirs: Sequence[StrPath], *, metrics: Sequence[str] = ()) -> pl.DataF
     for i, label in enumerate(labels):
         columns[label] = [v[i] for v in values.values()]
     for label in labels[1:]:
-        columns[REL_PREFIX + label] = [_rel(v0, v) for v0, v in zip(columns[labels[0]], columns[label])]
+        columns[REL_PREFIX + label] = [
+            _rel(v0, v) for v0, v in zip(columns[labels[0]], columns[label], strict=True)
+        ]
     schema = {k: pl.String for k in KEYS} | {c: pl.Float64 for c in columns if c not in KEYS}
     return pl.DataFrame(columns, schema=schema)
 
@@ -98,8 +102,6 @@ def write_table(table: pl.DataFrame, path: StrPath, arg: str = "path") -> Path:
     >>> write_table(ftlab.compare(["results/a", "results/b"]), "cmp.parquet")  # doctest: +SKIP
     PosixPath('cmp.parquet')
     """
-    from ftlab.report import write_files_atomically
-
     out = Path(path)
     suffix = table_format(out, arg)
     writers = {

@@ -16,31 +16,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ftlab import _core
+
 if TYPE_CHECKING:
     import numpy as np
     import polars as pl
 
     from ftlab.report import Report
 
-#: Time-series columns every scheme has; the others are a scheme's extra columns.
-BASE_COLUMNS = (
-    "scheme",
-    "tenant",
-    "window_start_s",
-    "read_iops",
-    "write_iops",
-    "read_mean_us",
-    "read_p99_us",
-    "write_mean_us",
-    "write_p99_us",
-    "device_waf",
-    "gc_pages_copied",
-    "erases",
-    "host_pages_written",
-    "backlog",
-)
+# numpy and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
+
+#: Time-series columns every scheme has (the Rust core's list); the others are a scheme's extra
+#: columns.
+BASE_COLUMNS = tuple(_core.TIMESERIES_COLUMNS)
 #: Per-window device columns (equal in every tenant's row of a window).
-DEVICE_COLUMNS = ("device_waf", "gc_pages_copied", "erases", "host_pages_written")
+DEVICE_COLUMNS = tuple(_core.TIMESERIES_DEVICE_COLUMNS)
 #: Latency CDF operations, in display order.
 OPS = ("read", "write", "trim")
 #: At most this many points per time series (consecutive windows are merged beyond it).

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ftlab._errors import usage_error
+from ftlab.results import Summary
 
 #: The latency statistics of the bar figures: (summary.json key, label).
 BAR_STATS = (("mean_us", "mean"), ("p99_us", "p99"))
@@ -42,7 +43,8 @@ STARVED_FLAG = "⚠ starved"
 #: One line explaining `STARVED_FLAG`.
 STARVED_NOTE = (
     f"{STARVED_FLAG}: one of the tenant's requests waited longer than measure.starvation_wait_s "
-    "(summary.json starved: max_wait_s > starvation_wait_s); like an unstable one, its latencies are not comparable."
+    "(summary.json starved: max_wait_s > starvation_wait_s); like an unstable one, "
+    "its latencies are not comparable."
 )
 
 #: The run's declared noise, in percent: a scheme is marked best (`BEST_MARK`) only where
@@ -275,18 +277,18 @@ class Headline:
         )
 
 
-def schemes_of(summary: Mapping[str, Any]) -> list[str]:
+def schemes_of(summary: Summary) -> list[str]:
     return list(summary.get("schemes") or {})
 
 
-def tenants_of(summary: Mapping[str, Any]) -> list[str]:
+def tenants_of(summary: Summary) -> list[str]:
     names: dict[str, None] = {}
     for data in (summary.get("schemes") or {}).values():
         names.update(dict.fromkeys((data or {}).get("tenants") or {}))
     return list(names)
 
 
-def _tenant(summary: Mapping[str, Any], scheme: str, tenant: str) -> Mapping[str, Any] | None:
+def _tenant(summary: Summary, scheme: str, tenant: str) -> Mapping[str, Any] | None:
     t = _get(summary, "schemes", scheme, "tenants", tenant)
     return t if isinstance(t, Mapping) else None
 
@@ -313,7 +315,7 @@ def check_baseline(baseline: str | None, schemes: Sequence[str]) -> str:
     return baseline
 
 
-def metrics(summary: Mapping[str, Any]) -> tuple[Metric, ...]:
+def metrics(summary: Summary) -> tuple[Metric, ...]:
     """The metrics that apply to at least one (tenant, scheme) of `summary`, in column order."""
     objects = [
         t
@@ -324,12 +326,13 @@ def metrics(summary: Mapping[str, Any]) -> tuple[Metric, ...]:
     return tuple(m for m in METRICS if any(m.applies(t) for t in objects))
 
 
-def build(summary: Mapping[str, Any], baseline: str | None = None) -> Headline:
+def build(summary: Summary, baseline: str | None = None) -> Headline:
     """The headline of a parsed summary.json against `baseline` (default: the first scheme;
     an unknown one is an `ftlab.UsageError`).
 
     >>> w = {"count": 500}
-    >>> s = {"schemes": {"a": {"tenants": {"t": {"waf": 2.0, "write": w}}}, "b": {"tenants": {"t": {"waf": 1.5, "write": w}}}}}
+    >>> s = {"schemes": {"a": {"tenants": {"t": {"waf": 2.0, "write": w}}},
+    ...                  "b": {"tenants": {"t": {"waf": 1.5, "write": w}}}}}
     >>> cell = build(s).rows[0].cells["waf"]["b"]
     >>> cell.change_pct, cell.best
     (-25.0, True)
@@ -518,8 +521,10 @@ def directions(headline: Headline) -> str:
     )
     if any(m.key.startswith("slowdown_") for m in headline.metrics):
         text += (
-            " Slowdown: the tenant's latency sharing the device / running alone on it (solo run); under 1× it ran"
-            " faster shared than alone: the solo run is a separate simulation whose GC and queueing fall at other"
+            " Slowdown: the tenant's latency sharing the device / running alone on it (solo "
+            "run); under 1× it ran"
+            " faster shared than alone: the solo run is a separate simulation whose GC and "
+            "queueing fall at other"
             " times, so a value near 1× is no slowdown, within noise, not a gain from sharing."
         )
     if headline.has_few:
@@ -592,7 +597,10 @@ def _verdict_text(
             if len(set(shown)) == 1
             else f"{format_value(metric, lo.value)}–{format_value(metric, hi.value)}"
         )
-        return f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} ({span}{_unit(metric)})"
+        return (
+            f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} "
+            f"({span}{_unit(metric)})"
+        )
     top = (min if metric.lower_is_better else max)(best, key=lambda s: ranked[s].value or 0.0)
     verb = (
         ("isolate" if len(best) > 1 else "isolates") + " best"
@@ -650,7 +658,7 @@ def _worse(metric: Metric, cell: Cell, base: Cell | None) -> bool:
     return worse and not within_noise(metric, cell.value, base.value)
 
 
-def notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
+def notes(summary: Summary, headline: Headline) -> list[str]:
     """The lines under the table, each when it applies: the values from too few samples, the
     trace records a tenant did not replay (`records_not_replayed`), a warm-up by workload that
     did not converge (`precondition.warm_cap_hit`, `warm_writes_ended`), the tenants' health
@@ -684,7 +692,7 @@ def _few_note(headline: Headline) -> str:
     )
 
 
-def _per_tenant(summary: Mapping[str, Any], headline: Headline, key: str) -> dict[str, dict[str, Any]]:
+def _per_tenant(summary: Summary, headline: Headline, key: str) -> dict[str, dict[str, Any]]:
     """tenant -> scheme -> the tenant's `key` in summary.json, where present."""
     out: dict[str, dict[str, Any]] = {}
     for row in headline.rows:
@@ -695,7 +703,7 @@ def _per_tenant(summary: Mapping[str, Any], headline: Headline, key: str) -> dic
     return out
 
 
-def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
+def _not_replayed_notes(summary: Summary, headline: Headline) -> list[str]:
     out = []
     for tenant, by in _per_tenant(summary, headline, "records_not_replayed").items():
         counts = {s: int(v) for s, v in by.items() if _num(v)}
@@ -706,13 +714,14 @@ def _not_replayed_notes(summary: Mapping[str, Any], headline: Headline) -> list[
         else:
             n = ", ".join(f"{v:,} under {s}" for s, v in counts.items())
         out.append(
-            f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the tenant's duration_s or its "
+            f"{tenant}: {n} trace records not replayed: the run (measure.duration_s), the "
+            "tenant's duration_s or its "
             "trace.max_requests ended first."
         )
     return out
 
 
-def _warm_up_note(summary: Mapping[str, Any], headline: Headline) -> str:
+def _warm_up_note(summary: Summary, headline: Headline) -> str:
     """The schemes whose warm-up by workload stopped before the device WAF converged: at its
     cap, or when the workloads stopped writing; "" when every one converged (or ran `fill`)."""
     items = []
@@ -739,7 +748,7 @@ HEALTH_FIELDS = (
 )
 
 
-def _health_notes(summary: Mapping[str, Any], headline: Headline) -> list[str]:
+def _health_notes(summary: Summary, headline: Headline) -> list[str]:
     out = []
     for row in headline.rows:
         parts = []
@@ -764,7 +773,7 @@ def _short(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:.3g}"
 
 
-def lifetime_note(summary: Mapping[str, Any], headline: Headline) -> str:
+def lifetime_note(summary: Summary, headline: Headline) -> str:
     """What the lifetime column assumes: the device's P/E cycles and, under the baseline, each
     tenant's erase rate and write rate (host bytes written per second of the measured run),
     continued until the first block wears out; "" without a lifetime column."""
@@ -807,7 +816,7 @@ class Bars:
     values: dict[str, dict[str, list[float | None]]]
 
 
-def bars(summary: Mapping[str, Any]) -> list[Bars]:
+def bars(summary: Summary) -> list[Bars]:
     """Mean and p99 latency per tenant and scheme, per operation in `BAR_OPS` that some
     tenant issued, straight from summary.json.
 

@@ -8,7 +8,8 @@ flagged), grouped bars of mean and p99 latency per tenant and scheme, then, fold
 `<details>`, the full comparison table (per tenant and scheme, every summary.json metric
 except rows that are 0 or missing everywhere, unstable tenants flagged with their outstanding
 requests; the periodic tasks' deadline misses when there are any; then the device metrics
-and the schemes' job and policy counters), per-tenant latency CDFs with their tails (1 - CDF, log scale) overlaid across schemes, time
+and the schemes' job and policy counters), per-tenant latency CDFs with their tails (1 - CDF, log scale)
+overlaid across schemes, time
 series (latency mean and p99, IOPS, backlog, device WAF and GC), a wear heatmap
 (per die, or per block of one scheme from a dropdown), the plots of scheme-specific columns
 (`ftlab.report.series.REGISTRY`), and the resolved scenario. Big tables are reduced by
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ftlab.report import _plotly, figdata, headline, series
 from ftlab.report.style import WEAR_COLORMAP, scheme_style
+from ftlab.results import Deadlines, TaskDeadlines, TenantSummary
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -32,20 +34,33 @@ if TYPE_CHECKING:
 
     from ftlab.report import Report
 
-_CSS = """
-body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1a1a1a; }
-h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
-nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; } .unstable { color: #a00; } .flag { color: #a00; font-weight: bold; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-th { background: #f3f3f3; } tbody th { text-align: left; font-weight: normal; font-family: "DejaVu Sans Mono", monospace; } tbody tr:nth-child(even) { background: #fafafa; }
-.scroll { overflow-x: auto; } figure.chart { margin: 1em 0 2em; }
-table.headline { font-size: 0.95em; } table.headline caption { caption-side: top; text-align: left; padding: 4px 0; color: #333; }
-table.headline th.hl-tenant { font-weight: bold; vertical-align: top; } table.headline tbody tr.hl-first { border-top: 2px solid #999; }
-td.hl-best { font-weight: bold; background: #eef6ee; } .hl-change { color: #555; } .hl-baseline { color: #777; font-size: 0.85em; }
-details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }
-pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 0.85em; }
-"""
+# plotly is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
+_CSS = (
+    "\n"
+    'body { font-family: "DejaVu Sans", Arial, sans-serif; margin: 0 auto; max-width: 1400px; '
+    "padding: 0 24px 48px; color: #1a1a1a; }\n"
+    "h1 { font-size: 1.6em; margin-bottom: 0.2em; } "
+    "h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }\n"
+    "nav a { margin-right: 1em; } .meta { color: #555; } .note { color: #555; font-style: italic; } "
+    ".unstable { color: #a00; } .flag { color: #a00; font-weight: bold; }\n"
+    "table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }\n"
+    "th, td { border: 1px solid #ddd; padding: 3px 8px; } "
+    "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
+    "th { background: #f3f3f3; } "
+    'tbody th { text-align: left; font-weight: normal; font-family: "DejaVu Sans Mono", monospace; } '
+    "tbody tr:nth-child(even) { background: #fafafa; }\n"
+    ".scroll { overflow-x: auto; } figure.chart { margin: 1em 0 2em; }\n"
+    "table.headline { font-size: 0.95em; } "
+    "table.headline caption { caption-side: top; text-align: left; padding: 4px 0; color: #333; }\n"
+    "table.headline th.hl-tenant { font-weight: bold; vertical-align: top; } "
+    "table.headline tbody tr.hl-first { border-top: 2px solid #999; }\n"
+    "td.hl-best { font-weight: bold; background: #eef6ee; } .hl-change { color: #555; } "
+    ".hl-baseline { color: #777; font-size: 0.85em; }\n"
+    "details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }\n"
+    "pre { background: #f6f6f6; padding: 12px; overflow-x: auto; font-size: 0.85em; }\n"
+)
 
 
 def render(report: Report, *, baseline: str | None = None) -> str:
@@ -83,7 +98,10 @@ def render(report: Report, *, baseline: str | None = None) -> str:
 
 def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> str:
     s = report.summary
-    meta = f"seed {s.get('seed', '?')} · ftlab {s.get('ftlab_version', '?')} · schemes: {', '.join(schemes)} · tenants: {', '.join(tenants)}"
+    meta = (
+        f"seed {s.get('seed', '?')} · ftlab {s.get('ftlab_version', '?')} · schemes: "
+        f"{', '.join(schemes)} · tenants: {', '.join(tenants)}"
+    )
     links = [
         ("headline", "Headline"),
         ("bars", "Mean and p99"),
@@ -129,7 +147,8 @@ def _headline_section(report: Report, top: headline.Headline) -> str:
 
 def _headline_table(top: headline.Headline) -> str:
     """Rows: tenants (the name spans one sub-row per scheme); columns: the key metrics. Each
-    cell carries its raw numbers in data attributes (`data-value`, `data-change` (percent), `data-change-abs` (counts),
+    cell carries its raw numbers in data attributes (`data-value`, `data-change` (percent), `data-change-abs`
+    (counts),
     `data-best`) beside the text it shows."""
     head = "".join(
         f'<th data-metric="{m.key}" data-direction="{m.direction}">{html.escape(m.title)}</th>'
@@ -148,7 +167,8 @@ def _headline_table(top: headline.Headline) -> str:
             tr += [_headline_cell(m, row.cells[m.key][scheme]) for m in top.metrics]
             body.append("".join(tr) + "</tr>")
     return (
-        f'<div class="scroll"><table id="headline-table" class="headline" data-baseline="{html.escape(top.baseline)}">'
+        '<div class="scroll"><table id="headline-table" class="headline" '
+        f'data-baseline="{html.escape(top.baseline)}">'
         f"<caption>{html.escape(headline.caption(top))}</caption>"
         f"<thead><tr><th>tenant</th><th>scheme</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
@@ -172,7 +192,8 @@ def _headline_cell(metric: headline.Metric, cell: headline.Cell) -> str:
     change = "" if cell.change_pct is None else repr(cell.change_pct)
     change_abs = "" if cell.change_abs is None else repr(cell.change_abs)
     attrs = (
-        f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" data-change-abs="{change_abs}" '
+        f'data-metric="{metric.key}" data-value="{value}" data-change="{change}" '
+        f'data-change-abs="{change_abs}" '
         f'data-best="{str(cell.best).lower()}" data-applies="{str(cell.applies).lower()}"'
     )
     if not cell.applies:
@@ -291,12 +312,13 @@ def _hidden_note(hidden: list[str], note_id: str, what: str) -> list[str]:
         return []
     names = ", ".join(hidden)
     return [
-        f'<p class="note" id="{note_id}" data-hidden="{len(hidden)}">{len(hidden)} {what} rows hidden because every '
+        f'<p class="note" id="{note_id}" data-hidden="{len(hidden)}">{len(hidden)} {what} '
+        "rows hidden because every "
         f"value in them is 0 or missing (e.g. trim of tenants that never trim): {html.escape(names)}.</p>"
     ]
 
 
-def _tenants(report: Report) -> Iterable[tuple[str, str, dict[str, Any]]]:
+def _tenants(report: Report) -> Iterable[tuple[str, str, TenantSummary]]:
     """(scheme, tenant, its summary.json object) of every tenant of every scheme."""
     for scheme, data in (report.summary.get("schemes") or {}).items():
         for tenant, t in (data.get("tenants") or {}).items():
@@ -306,8 +328,10 @@ def _tenants(report: Report) -> Iterable[tuple[str, str, dict[str, Any]]]:
 def _unstable_notes(report: Report) -> list[str]:
     """One warning per (scheme, tenant) whose backlog grew through the run."""
     return [
-        f'<p class="unstable"><strong>UNSTABLE</strong>: {html.escape(tenant)} under {html.escape(scheme)}: its '
-        f"backlog grew through the run by more than its queue depth; {_fmt(t.get('outstanding_at_end'))} requests "
+        f'<p class="unstable"><strong>UNSTABLE</strong>: {html.escape(tenant)} under '
+        f"{html.escape(scheme)}: its "
+        "backlog grew through the run by more than its queue depth; "
+        f"{_fmt(t.get('outstanding_at_end'))} requests "
         "were outstanding at the end, so its latencies depend on when the run stopped.</p>"
         for scheme, tenant, t in _tenants(report)
         if t.get("unstable") is True
@@ -331,7 +355,8 @@ def _deadline_section(report: Report) -> list[str]:
     return [
         "<h3>Deadline misses</h3>",
         _note("Periodic real-time jobs that missed their deadline / jobs released, per tenant and task."),
-        f'<div class="scroll"><table id="summary-deadlines"><thead><tr><th>tenant / task</th>{head}</tr></thead>'
+        '<div class="scroll"><table id="summary-deadlines"><thead><tr><th>tenant / '
+        f"task</th>{head}</tr></thead>"
         f"<tbody>{body}</tbody></table></div>",
     ]
 
@@ -349,7 +374,7 @@ def _deadline_cells(report: Report) -> dict[tuple[str, str], dict[str, str]]:
     return cells
 
 
-def _misses(d: dict[str, Any]) -> str:
+def _misses(d: Deadlines | TaskDeadlines) -> str:
     return f"{_fmt(d.get('misses'))} / {_fmt(d.get('released'))}"
 
 
@@ -407,7 +432,10 @@ def _device_table(frame: pl.DataFrame, table_id: str = "summary-device") -> str:
     for metric in (c for c in frame.columns if c != "scheme"):
         cells = "".join(f'<td class="num">{_fmt(v)}</td>' for v in frame.get_column(metric).to_list())
         body.append(f"<tr><th>{html.escape(metric)}</th>{cells}</tr>")
-    return f'<div class="scroll"><table id="{table_id}"><thead><tr><th>metric</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+    return (
+        '<div class="scroll"><table '
+        f'id="{table_id}"><thead><tr><th>metric</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+    )
 
 
 def _fmt(value: Any) -> str:
@@ -445,8 +473,10 @@ def _latency_section(report: Report, schemes: Sequence[str], tenants: Sequence[s
     parts.append(
         _note(
             "Per tenant: the CDF (top, log latency) and the tail 1 − CDF (below, log scale down to 10⁻⁴), "
-            f"one curve per scheme; curves are thinned to at most a few hundred points each ({figdata.CDF_CELLS} CDF "
-            f"steps, {figdata.CDF_LATENCY_CELLS_PER_DECADE} latency and {figdata.CDF_TAIL_CELLS_PER_DECADE} tail steps per decade)."
+            "one curve per scheme; curves are thinned to at most a few hundred points each "
+            f"({figdata.CDF_CELLS} CDF "
+            f"steps, {figdata.CDF_LATENCY_CELLS_PER_DECADE} latency and "
+            f"{figdata.CDF_TAIL_CELLS_PER_DECADE} tail steps per decade)."
         )
     )
     for op in ops:
@@ -520,7 +550,8 @@ def _timeseries_section(
     )
     parts.append(
         _note(
-            f"Windows of {window_s:g} s{merged}. Latency is left out where a window had no request of its kind."
+            f"Windows of {window_s:g} s{merged}. Latency is left out where a window had no "
+            "request of its kind."
         )
     )
     specs = [
@@ -684,7 +715,8 @@ def _wear_figure(report: Report, schemes: Sequence[str]) -> go.Figure:
             colorscale=WEAR_COLORMAP,
             colorbar={"title": {"text": "erase count"}},
             name="per die",
-            hovertemplate="%{y}<br>die %{x} (channel %{customdata[0]})<br>mean %{z}, min %{customdata[1]}, max %{customdata[2]}<extra></extra>",
+            hovertemplate="%{y}<br>die %{x} (channel %{customdata[0]})<br>mean %{z}, min %{customdata[1]}, "
+            "max %{customdata[2]}<extra></extra>",
         )
     )
     views = [("erase count per die (mean over its blocks)", "die", "scheme")]
@@ -751,4 +783,7 @@ def _series_section(view: figdata.SeriesView, schemes: Sequence[str], tenants: S
 
 
 def _scenario_section(report: Report) -> str:
-    return f'<h2 id="scenario">Resolved scenario</h2>\n<pre id="scenario-toml">{html.escape(report.resolved_toml)}</pre>'
+    return (
+        '<h2 id="scenario">Resolved scenario</h2>\n<pre '
+        f'id="scenario-toml">{html.escape(report.resolved_toml)}</pre>'
+    )

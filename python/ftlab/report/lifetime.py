@@ -8,30 +8,39 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Any
+from typing import Literal
+
+from ftlab.results import LifetimeModel
+
+# matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 DAY_S = 86_400.0
 
 
-def write_csv(model: dict[str, Any], path: Path) -> None:
+#: The model's two cases, in the order of the CSV rows and the figure's panels.
+CASES: tuple[Literal["with_swaps", "without_swaps"], ...] = ("with_swaps", "without_swaps")
+
+
+def write_csv(model: LifetimeModel, path: Path) -> None:
     """One row per (case, time, channel): wear (the most-worn block's erase count) in days."""
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["case", "t_days", "channel", "wear_cycles"])
-        for case in ("with_swaps", "without_swaps"):
+        for case in CASES:
             for point in model[case]["series"]:
                 for channel, wear in enumerate(point["wear"]):
                     w.writerow([case, f"{point['t_s'] / DAY_S:.9g}", channel, f"{wear:.6g}"])
 
 
-def plot(model: dict[str, Any], path: Path) -> None:
+def plot(model: LifetimeModel, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, case in zip(axes, ("with_swaps", "without_swaps")):
+    for ax, case in zip(axes, CASES, strict=True):
         series = model[case]["series"]
         t = [p["t_s"] / DAY_S for p in series]
         for channel in range(len(series[0]["wear"])):

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union, cast
 
-from ftlab._errors import usage_error
-from ftlab.report import figdata
+from ftlab._errors import MissingResultError, input_error, usage_error
+from ftlab.report import Report, figdata, headline, load, write_files_atomically
 from ftlab.report.style import WEAR_COLORMAP, scheme_style
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure, SubFigure
     from matplotlib.typing import RcKeyType
 
-    from ftlab.report import Report
+# matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -82,8 +83,6 @@ def plot(
     >>> ftlab.plot("results/default", "cdf", "fig4.png", ops=["read"])  # doctest: +SKIP
     PosixPath('fig4.png')
     """
-    from ftlab.report import Report, load
-
     if kind not in KINDS:
         raise usage_error("kind", f"unknown plot kind {kind!r}; valid kinds: {', '.join(KINDS)}")
     if ops is not None and kind != "cdf":
@@ -102,8 +101,6 @@ def plot(
 
 def _check_results(run_dir: Path, kind: str) -> None:
     """A precise error if `run_dir` lacks the file `kind` draws (before loading it all)."""
-    from ftlab._errors import MissingResultError, input_error
-
     needed = run_dir / KIND_FILES[kind]
     if run_dir.is_dir() and not needed.exists():
         raise input_error(
@@ -129,8 +126,6 @@ def output_format(path: StrPath, arg: str) -> str:
 def save(fig: Figure, path: StrPath, fmt: str) -> None:
     """Write `fig` to `path` atomically (parent directories are created)."""
     import matplotlib
-
-    from ftlab.report import write_files_atomically
 
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -356,7 +351,7 @@ def _device_panels(
     sub: SubFigure, device: object, panels: Sequence[tuple[str, str]], schemes: Sequence[str]
 ) -> None:
     axes = sub.subplots(1, len(panels), squeeze=False)[0]
-    for ax, (column, label) in zip(axes, panels):
+    for ax, (column, label) in zip(axes, panels, strict=True):
         for s, scheme in enumerate(schemes):
             part = device.filter(scheme=scheme)  # type: ignore[attr-defined]
             _styled_line(
@@ -382,7 +377,7 @@ def _wear_figure(report: Report) -> Figure:
     fig.set_size_inches(PANEL_IN[0] * 2.2, PANEL_IN[1] * len(schemes) + 0.5)
     axes = fig.subplots(len(schemes), 1, squeeze=False)[:, 0]
     image = None
-    for ax, scheme, m in zip(axes, schemes, matrices):
+    for ax, scheme, m in zip(axes, schemes, matrices, strict=True):
         width = m.z.shape[1] * m.blocks_per_column
         image = ax.imshow(
             m.z,
@@ -405,8 +400,6 @@ def _wear_figure(report: Report) -> Figure:
 def _bars_figure(report: Report) -> Figure:
     """Per operation with requests (rows: read, write) and statistic (columns: mean, p99):
     grouped bars, x = tenants, one bar per scheme (its colour and hatch)."""
-    from ftlab.report import headline
-
     groups = headline.bars(report.summary)
     if not groups:
         raise usage_error(

@@ -13,9 +13,14 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from ftlab.report.plots import PANEL_IN, save
 from ftlab.report.style import scheme_style
+from ftlab.results import RtSchedulability
+
+# matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 #: How each scheme is labelled in figures, tables and CSV files' `label` column.
 LABELS = {"part-ftl": "PaRT-FTL", "rtgc": "RTGC", "wao-gc-75": "WAO-GC 75", "wao-gc-50": "WAO-GC 50"}
@@ -34,10 +39,10 @@ FIG6_COLUMNS = ("read_pages", "write_pages", "scheme", "label", "weighted_schedu
 FIG7_COLUMNS = FIG6_COLUMNS
 
 
-def weighted_by_size(result: dict[str, Any], figure: int) -> dict[str, list[tuple[int, float]]]:
+def weighted_by_size(result: RtSchedulability, figure: int) -> dict[str, list[tuple[int, float]]]:
     """Figure 6's (`figure` = 6, by read size) or 7's (by write size) weighted schedulability:
     scheme -> [(size in pages, weighted)], sizes ascending."""
-    key = "read_pages" if figure == 6 else "write_pages"
+    key: Literal["read_pages", "write_pages"] = "read_pages" if figure == 6 else "write_pages"
     out: dict[str, list[tuple[int, float]]] = {s: [] for s in result["schemes"]}
     for w in result["weighted"]:
         if w["figure"] == figure:
@@ -45,7 +50,7 @@ def weighted_by_size(result: dict[str, Any], figure: int) -> dict[str, list[tupl
     return {s: sorted(v) for s, v in out.items()}
 
 
-def _csv_rows(result: dict[str, Any], figure: int) -> tuple[Sequence[str], list[list[object]]]:
+def _csv_rows(result: RtSchedulability, figure: int) -> tuple[Sequence[str], list[list[object]]]:
     if figure == 5:
         rows = [
             [
@@ -77,10 +82,8 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[list[object]]) -> 
         writer.writerows(rows)
 
 
-def _figure(result: dict[str, Any], figure: int) -> Any:
+def _figure(result: RtSchedulability, figure: int) -> Any:
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import PANEL_IN
 
     fig = Figure(figsize=(PANEL_IN[0] * 1.6, PANEL_IN[1] * 1.5), layout="constrained")
     ax = fig.add_subplot()
@@ -125,10 +128,8 @@ def _figure(result: dict[str, Any], figure: int) -> Any:
     return fig
 
 
-def write(result: dict[str, Any], out_dir: Path) -> list[Path]:
+def write(result: RtSchedulability, out_dir: Path) -> list[Path]:
     """Write fig5-7 .csv and .png into `out_dir` (created if missing); return the paths."""
-    from ftlab.report.plots import save
-
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for figure in (5, 6, 7):

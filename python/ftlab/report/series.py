@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
     import polars as pl
 
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
+
 
 @dataclass(frozen=True)
 class SeriesData:
@@ -145,7 +148,8 @@ def stream_map() -> Builder:
                         _tenant_color(i),
                         r == 1,
                         shape="hv",
-                        hovertemplate=f"{_plotly.text(tenant)} {vs}<br>t = %{{x}} s<br>physical stream %{{y}}<extra></extra>",
+                        hovertemplate=f"{_plotly.text(tenant)} {vs}<br>t = %{{x}} s<br>physical stream "
+                        "%{y}<extra></extra>",
                     ),
                     row=r,
                     col=1,

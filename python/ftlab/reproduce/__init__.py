@@ -6,7 +6,8 @@ and `reproduce(name, ...)`, which runs one over one or more seeds: its scenario 
 numbers with a verdict each (`ftlab.reproduce.claims`), the health checks, the paper's
 figures and, on request, a sensitivity sweep. A new paper adds one line to `REPRODUCTIONS`,
 one claim file papers/NAME.toml and one module with a `reproduce(quick=, out=, jobs=,
-sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration: no simulation logic (the Rust core),
+sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration:
+no simulation logic (the Rust core),
 no terminal output (`ftlab.cli.reproduce`). Importing it imports nothing heavy.
 """
 
@@ -18,13 +19,12 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
+from ftlab import _core, _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
-from ftlab.api import parse_toml
-
-if TYPE_CHECKING:
-    from ftlab.reproduce.claims import ReproductionResult
+from ftlab._scenarios import SCENARIOS_DIR
+from ftlab.reproduce.claims import ReproductionResult
 
 StrPath = Union[str, "os.PathLike[str]"]
 #: progress(stage, done, total): what is running ("simulating upi-quick.toml", "sensitivity
@@ -43,7 +43,8 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
     ),
     "part-ftl": (
         "ftlab.reproduce.part_ftl",
-        'PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 (Missimer and West, "Partitioned Real-Time NAND Flash Storage", §VI)',
+        "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 "
+        '(Missimer and West, "Partitioned Real-Time NAND Flash Storage", §VI)',
     ),
     "vstream": (
         "ftlab.reproduce.vstream",
@@ -110,8 +111,6 @@ def reproduce(
         return module.reproduce(  # type: ignore[attr-defined,no-any-return]
             quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress
         )
-    from ftlab.reproduce.seeds import run_seeds
-
     return run_seeds(
         name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
     )
@@ -140,13 +139,12 @@ def scenario_file(relative: str, what: str) -> Path:
     A missing file raises an `ftlab.InputError` (also a FileNotFoundError) naming the path and
     `what` it is.
     """
-    from ftlab._scenarios import SCENARIOS_DIR
-
     path = SCENARIOS_DIR / relative
     if not path.is_file():
         raise input_error(
             path,
-            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the bundled scenarios ({SCENARIOS_DIR}), and this installation lacks it",
+            f"no such file: {what}; `ftlab reproduce` reads its scenarios from the bundled "
+            f"scenarios ({SCENARIOS_DIR}), and this installation lacks it",
             MissingResultError,
         )
     return path
@@ -159,9 +157,7 @@ def seed_overrides(path: StrPath, offset: int) -> list[str]:
     """
     if offset == 0:
         return []
-    from ftlab import _core
-
-    base = int(parse_toml(_core.resolve(source_path=os.fspath(path))).get("seed", 1))
+    base = int(_toml.loads(_core.resolve(source_path=os.fspath(path))).get("seed", 1))
     return [f"seed={base + offset}"]
 
 
@@ -177,10 +173,6 @@ class _CallableModule(types.ModuleType):
 sys.modules[__name__].__class__ = _CallableModule
 
 
-def __getattr__(name: str) -> object:
-    # ReproductionResult lives with the claims; import it on first use only.
-    if name == "ReproductionResult":
-        from ftlab.reproduce.claims import ReproductionResult
-
-        return ReproductionResult
-    raise AttributeError(f"module 'ftlab.reproduce' has no attribute {name!r}")
+# The seeds' driver imports this package (Progress, claimfile): imported once the names it
+# needs are defined.
+from ftlab.reproduce.seeds import run_seeds  # noqa: E402

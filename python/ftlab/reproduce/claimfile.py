@@ -20,15 +20,17 @@ prints nothing (`ftlab.cli.reproduce` does).
 from __future__ import annotations
 
 import functools
+import json
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from ftlab._errors import input_error, usage_error
-from ftlab.api import parse_toml
+from ftlab import _toml
+from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.reproduce.claims import (
     ADJECTIVES,
     BOUND,
@@ -40,7 +42,7 @@ from ftlab.reproduce.claims import (
     ORDER,
     Claim,
     FtlabValue,
-    _finite,
+    finite,
     fmt_value,
     judge,
     median,
@@ -143,7 +145,7 @@ def load(name: str) -> PaperClaims:
     `ftlab.InputError` naming the file and the claim."""
     path = path_of(name)
     where = f"ftlab/reproduce/papers/{path.name}"
-    doc = parse_toml(path.read_text(encoding="utf-8"))
+    doc = _toml.loads(path.read_text(encoding="utf-8"))
     paper = doc.get("paper") or {}
     specs = tuple(_spec(where, i, c) for i, c in enumerate(doc.get("claims") or []))
     ids = [s.id for s in specs]
@@ -176,21 +178,22 @@ def _check(where: str, label: str, s: Spec) -> None:
         bad(f"kind {s.kind!r} is not one of {', '.join(KINDS)}")
     if bool(s.measure) == bool(s.not_measured):
         bad("needs exactly one of `measure` (a computation name) and `not_measured` (a reason)")
-    if s.kind in (FACTOR, EXACT, "value") and not (_finite(s.paper) and s.paper > 0):  # type: ignore[operator]
+    if s.kind in (FACTOR, EXACT, "value") and not (finite(s.paper) and s.paper > 0):  # type: ignore[operator]
         bad(f"a {s.kind} claim needs `paper`, a positive number")
     if s.kind == EXACT and not isinstance(s.digits, int):
         bad("an exact claim needs `digits`, the paper's printed decimals")
     if (
         s.kind == BOUND
         and not s.adjective
-        and (s.op not in ("<=", "<", ">=", ">", "between") or not _finite(s.paper))
+        and (s.op not in ("<=", "<", ">=", ">", "between") or not finite(s.paper))
     ):
         bad("a bound needs `op` (<=, <, >=, >, between) and `paper`, or an `adjective`")
-    if s.op == "between" and not (_finite(s.high) and s.high >= s.paper):  # type: ignore[operator]
+    if s.op == "between" and not (finite(s.high) and s.high >= s.paper):  # type: ignore[operator]
         bad("a bound `between` needs `high`, at least `paper`")
     if s.adjective and s.adjective not in ADJECTIVES:
         bad(
-            f"adjective {s.adjective!r} is not declared in ftlab.reproduce.claims.ADJECTIVES ({', '.join(ADJECTIVES)})"
+            f"adjective {s.adjective!r} is not declared in ftlab.reproduce.claims.ADJECTIVES "
+            f"({', '.join(ADJECTIVES)})"
         )
 
 
@@ -224,7 +227,8 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     for s in seeds:
         if spec.measure not in s.measured:
             raise KeyError(
-                f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: {', '.join(s.measured)}"
+                f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: "
+                f"{', '.join(s.measured)}"
             )
         results.append(s.measured[spec.measure])
     missing = next((m.missing for m in results if m.missing), "")
@@ -232,7 +236,7 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
         return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why, reason=missing)
     values = tuple(m.value for m in results)
     numbers = [
-        float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or _finite(v))
+        float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or finite(v))
     ]
     value: FtlabValue = (median(numbers) if len(numbers) == len(values) else math.nan) if values else None
     if len(values) == 1:
@@ -259,7 +263,7 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
 
 def _median_why(results: Sequence[Measured], values: Sequence[FtlabValue], value: FtlabValue) -> str:
     """The `why` of the seed whose value is the median (the first seed's otherwise)."""
-    for m, v in zip(results, values):
+    for m, v in zip(results, values, strict=True):
         if v == value:
             return m.why
     return results[0].why
@@ -326,7 +330,7 @@ def rounded(value: Any) -> Any:
     """
     if isinstance(value, bool) or value is None:
         return value
-    if not _finite(value):
+    if not finite(value):
         return None
     return float(f"{float(value):.3g}")
 
@@ -362,7 +366,7 @@ def markdown(paper: PaperClaims, rows: Mapping[str, Mapping[str, Any]]) -> str:
 
 def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
     v = r.get("ftlab_value")
-    text = fmt_value(v) + ("x" if s.kind == FACTOR and _finite(v) else "")
+    text = fmt_value(v) + ("x" if s.kind == FACTOR and finite(v) else "")
     spread = r.get("spread")
     if spread is not None:
         text += f" [{fmt_value(spread[0])}, {fmt_value(spread[1])}]"
@@ -372,16 +376,12 @@ def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
 def markdown_from_file(name: str, path: Any) -> str:
     """The Markdown claims table of reproduction `name` from a claims.json file. A missing or
     foreign file is an `ftlab.InputError` naming it."""
-    import json
-    from pathlib import Path
-
-    from ftlab._errors import MissingResultError
-
     file = Path(path)
     if not file.is_file():
         raise input_error(
             file,
-            "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or give --from its output directory)",
+            "no such file: a reproduction's claims.json (run `ftlab reproduce NAME` first, or "
+            "give --from its output directory)",
             MissingResultError,
         )
     doc = json.loads(file.read_text(encoding="utf-8"))

@@ -42,14 +42,18 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from rich.markup import escape
+from rich.table import Table
+
 from ftlab._errors import usage_error
+from ftlab.report import write_files_atomically
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
 
     from ftlab.report import Report
 
@@ -199,8 +203,8 @@ class Claim:
         """ftlab / paper for a factor, value or exact claim with both finite and non-zero; else None."""
         if (
             self.kind not in (FACTOR, VALUE, EXACT)
-            or not _finite(self.ftlab_value)
-            or not _finite(self.paper_value)
+            or not finite(self.ftlab_value)
+            or not finite(self.paper_value)
         ):
             return None
         return None if self.paper_value == 0 else float(self.ftlab_value) / float(self.paper_value)  # type: ignore[arg-type]
@@ -271,7 +275,7 @@ def judge(
 
 
 def _number(paper: PaperValue, kind: str) -> float:
-    if isinstance(paper, (bool, str)) or not _finite(paper) or paper <= 0:  # type: ignore[operator]
+    if isinstance(paper, (bool, str)) or not finite(paper) or paper <= 0:  # type: ignore[operator]
         raise usage_error(
             "paper", f"a {kind} claim's paper value must be a finite positive number, got {paper!r}"
         )
@@ -279,7 +283,7 @@ def _number(paper: PaperValue, kind: str) -> float:
 
 
 def _positive(value: FtlabValue) -> bool:
-    return not isinstance(value, bool) and _finite(value) and float(value) > 0  # type: ignore[arg-type]
+    return not isinstance(value, bool) and finite(value) and float(value) > 0  # type: ignore[arg-type]
 
 
 def factor_verdict(paper: float, value: FtlabValue) -> str:
@@ -315,12 +319,11 @@ def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
     number, i.e. in [paper − u/2, paper + u/2) with u = 10^−digits (compared in decimal, from
     the value's shortest repr, so 7.35 rounds to 7.4).
 
-    >>> exact_verdict(7.3, 7.25, 1), exact_verdict(7.3, 7.35, 1), exact_verdict(7.3, 5.51, 1), exact_verdict(76, 76.4, 0)
+    >>> (exact_verdict(7.3, 7.25, 1), exact_verdict(7.3, 7.35, 1), exact_verdict(7.3, 5.51, 1),
+    ...  exact_verdict(76, 76.4, 0))
     ('reproduced', 'differs', 'differs', 'reproduced')
     """
-    from decimal import Decimal
-
-    if isinstance(value, bool) or not _finite(value):
+    if isinstance(value, bool) or not finite(value):
         return DIFFERS
     v, p, half = Decimal(repr(float(value))), Decimal(repr(float(paper))), Decimal(5).scaleb(-digits - 1)  # type: ignore[arg-type]
     return REPRODUCED if p - half <= v < p + half else DIFFERS
@@ -340,7 +343,8 @@ def bound_verdict(
     """`bound`: holds when `value` `op` `paper` (for "between": in [paper, high]), or is inside
     ADJECTIVES[adjective]; violated otherwise (including NaN or missing). A boolean counts as 1 or 0.
 
-    >>> bound_verdict(1.1, 1.26, "<="), bound_verdict(0, 0, "<="), bound_verdict(None, 1.3, adjective="slightly worse")
+    >>> (bound_verdict(1.1, 1.26, "<="), bound_verdict(0, 0, "<="),
+    ...  bound_verdict(None, 1.3, adjective="slightly worse"))
     ('violated', 'holds', 'violated')
     """
     if adjective:
@@ -363,7 +367,7 @@ def bound_verdict(
         raise usage_error(
             "op", f"a bound needs op (one of {', '.join(_OPS)}, between) or an adjective, got {op!r}"
         )
-    if value is None or (not isinstance(value, bool) and not _finite(value)):
+    if value is None or (not isinstance(value, bool) and not finite(value)):
         return VIOLATED
     return HOLDS if test(float(value)) else VIOLATED
 
@@ -375,7 +379,7 @@ def order_verdict(margin: FtlabValue, spread: tuple[float, float] | None = None)
     >>> order_verdict(0.3, (0.2, 0.4)), order_verdict(0.2, (0.0, 0.5)), order_verdict(-0.3, (-0.4, -0.2))
     ('holds', 'within noise', 'violated')
     """
-    if isinstance(margin, bool) or not _finite(margin):
+    if isinstance(margin, bool) or not finite(margin):
         return VIOLATED
     width = (spread[1] - spread[0]) if spread is not None else 0.0
     # a margin equal to the width (to a relative 1e-9: 0.3 − 0.1 is 0.19999999999999998) is inside it
@@ -403,7 +407,7 @@ def ratio(value: float | None, base: float | None) -> float:
     >>> ratio(75.0, 100.0)
     0.75
     """
-    if not _finite(value) or not _finite(base) or base == 0:
+    if not finite(value) or not finite(base) or base == 0:
         return math.nan
     return float(value) / float(base)  # type: ignore[arg-type]
 
@@ -417,13 +421,14 @@ def relative_change(value: float | None, base: float | None) -> float:
     return ratio(value, base) - 1.0
 
 
-def _finite(value: Any) -> bool:
+def finite(value: Any) -> bool:
+    """Whether `value` is a finite int or float (not a boolean)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _finite_float(value: object) -> float | None:
     """`value` as a float if it is a finite number (not a boolean), else None."""
-    return float(value) if isinstance(value, (int, float)) and _finite(value) else None
+    return float(value) if isinstance(value, (int, float)) and finite(value) else None
 
 
 # --------------------------------------------------------------------------------------
@@ -436,7 +441,7 @@ def fmt_change(value: FtlabValue | str) -> str:
     >>> fmt_change(-0.474), fmt_change(0.03), fmt_change(float("nan"))
     ('−47.4%', '+3.0%', 'n/a')
     """
-    if isinstance(value, bool) or not _finite(value):
+    if isinstance(value, bool) or not finite(value):
         return "n/a"
     return f"{float(value):+.1%}".replace("-", MINUS)  # type: ignore[arg-type]
 
@@ -447,7 +452,7 @@ def fmt_number(value: float | None, unit: str = "", digits: int = 0) -> str:
     >>> fmt_number(1234.4, "µs"), fmt_number(None, "µs")
     ('1,234 µs', 'n/a')
     """
-    if not _finite(value):
+    if not finite(value):
         return "n/a"
     text = f"{float(value):,.{digits}f}".replace("-", MINUS)  # type: ignore[arg-type]
     return f"{text} {unit}" if unit else text
@@ -462,7 +467,7 @@ def fmt_value(value: FtlabValue | str) -> str:
     """
     if isinstance(value, bool):
         return str(value).lower()
-    if not _finite(value):
+    if not finite(value):
         return "n/a"
     three = float(f"{float(value):.3g}")  # type: ignore[arg-type]
     text = f"{three:,.0f}" if abs(three) >= 1000 else f"{float(value):.3g}"  # type: ignore[arg-type]
@@ -485,7 +490,7 @@ def fmt_ftlab(claim: Claim) -> str:
     """ftlab's value as shown in the tables, with its spread over seeds: "0.52x [0.5, 0.61]"."""
     if claim.verdict == NOT_MEASURED:
         return "-"
-    text = fmt_value(claim.ftlab_value) + ("x" if claim.kind == FACTOR and _finite(claim.ftlab_value) else "")
+    text = fmt_value(claim.ftlab_value) + ("x" if claim.kind == FACTOR and finite(claim.ftlab_value) else "")
     if claim.spread is not None:
         text += f" [{fmt_value(claim.spread[0])}, {fmt_value(claim.spread[1])}]"
     return text
@@ -523,7 +528,7 @@ def health(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
     def _g(x: Any) -> str:
-        return f"{x:g}" if _finite(x) else "n/a"
+        return f"{x:g}" if finite(x) else "n/a"
 
     keys = ("unstable", "starved", "outstanding_at_end", "backlog_max", "max_wait_s", "stall_s_max")
     tenants = {name: {k: t.get(k) for k in keys} for name, t in (data.get("tenants") or {}).items()}
@@ -538,15 +543,16 @@ def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
         if t.get("unstable") is not True:
             if t.get("unstable") is not False:
                 reasons.append(f"{name}: unstable not reported")
-        elif _finite(backlog) and _finite(limit) and backlog > limit:
-            depths = f" ({_g(limit / qd)} queue depths of {_g(qd)})" if _finite(qd) and qd > 0 else ""
+        elif finite(backlog) and finite(limit) and backlog > limit:
+            depths = f" ({_g(limit / qd)} queue depths of {_g(qd)})" if finite(qd) and qd > 0 else ""
             reasons.append(
                 f"{name} unstable: {fmt_number(backlog)} requests outstanding > {_g(limit)}{depths}"
             )
         else:
             grew = fmt_number(t.get("backlog_growth"))
             reasons.append(
-                f"{name} unstable: backlog grew by {grew}, {fmt_number(t.get('outstanding_at_end'))} outstanding at the end"
+                f"{name} unstable: backlog grew by {grew}, "
+                f"{fmt_number(t.get('outstanding_at_end'))} outstanding at the end"
             )
     busiest = busiest_die(data.get("device") or {})
     by_phase = {name: busiest_die(p.get("device") or {}) for name, p in (data.get("phases") or {}).items()}
@@ -574,7 +580,7 @@ def busiest_die(device: Mapping[str, Any]) -> float | None:
     """The largest of a device object's `die_utilisation` (its `die_utilisation_max` if it has
     no list); None if it has neither."""
     dies = device.get("die_utilisation")
-    if isinstance(dies, list) and dies and all(_finite(u) for u in dies):
+    if isinstance(dies, list) and dies and all(finite(u) for u in dies):
         return float(max(dies))
     return _finite_float(device.get("die_utilisation_max"))
 
@@ -588,7 +594,8 @@ def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None
     `tenant`, `scheme`, then `<phase>.read_mean_us` and `<phase>.read_p99_us` per phase (in the
     order of summary.json; None where a phase lacks the tenant). Empty without phases.
 
-    >>> s = {"schemes": {"u": {"tenants": {"a": {}}, "phases": {"p": {"tenants": {"a": {"read": {"mean_us": 5, "p99_us": 9}}}}}}}}
+    >>> s = {"schemes": {"u": {"tenants": {"a": {}},
+    ...                        "phases": {"p": {"tenants": {"a": {"read": {"mean_us": 5, "p99_us": 9}}}}}}}}
     >>> phase_table(s)
     [{'tenant': 'a', 'scheme': 'u', 'p.read_mean_us': 5, 'p.read_p99_us': 9}]
     """
@@ -641,8 +648,6 @@ def verdict_rule() -> dict[str, str]:
 
 def write_json(path: StrPath, value: Any) -> Path:
     """Write `value` as indented JSON (NaN as null) atomically; returns the path."""
-    from ftlab.report import write_files_atomically
-
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(_no_nan(value), indent=2, ensure_ascii=False) + "\n"
@@ -653,8 +658,6 @@ def write_json(path: StrPath, value: Any) -> Path:
 def write_csv(path: StrPath, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> Path:
     """Write dict rows as CSV atomically (columns: `columns`, else every key in first-seen
     order; None and NaN are empty cells, lists are joined with ";"); returns the path."""
-    from ftlab.report import write_files_atomically
-
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     names = list(columns) if columns is not None else list(dict.fromkeys(k for row in rows for k in row))
@@ -722,7 +725,7 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
                 row["reversed_in"].append(case)
     out = []
     for row in rows.values():
-        numbers = [float(v) for v in row["values"].values() if isinstance(v, bool) or _finite(v)]
+        numbers = [float(v) for v in row["values"].values() if isinstance(v, bool) or finite(v)]
         extent = {"min": min(numbers) if numbers else None, "max": max(numbers) if numbers else None}
         out.append({**row, "cases": list(row["values"]), "n_cases": len(row["values"]), **extent})
     return out
@@ -734,9 +737,6 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
 
 def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
     """A rich table: claim, kind, paper, ftlab (with its spread over seeds), verdict (coloured)."""
-    from rich.markup import escape
-    from rich.table import Table
-
     caption = (
         "factor/value: within 1.5x; exact: at the printed rounding; order: margin above the spread over seeds"
     )
@@ -760,9 +760,6 @@ def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
 def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
     """A rich table of `health`: per scheme, unstable tenants, requests outstanding at the
     end, the busiest die over the run and per phase, and whether the scheme is healthy."""
-    from rich.markup import escape
-    from rich.table import Table
-
     schemes = checks.get("schemes") or {}
     phases = list(dict.fromkeys(p for s in schemes.values() for p in s["busiest_die_by_phase"]))
     # A scheme may carry its own `busiest_die_limit` (None: reported, no limit, as in a closed
@@ -808,8 +805,6 @@ def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
 
 
 def _check_cell(check: Sequence[Any] | None) -> str:
-    from rich.markup import escape
-
     if check is None:
         return "-"
     text, ok = check
@@ -825,10 +820,10 @@ def _pct(value: float | None, limit: float | None = BUSIEST_DIE_LIMIT) -> str:
 
 def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivity") -> Table:
     """A compact rich table of `sensitivity_summary`: claim, paper, min, max, reversed in."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    caption = "min/max of ftlab's value over the cases; reversed in: cases where the verdict is `differs` or `violated`"
+    caption = (
+        "min/max of ftlab's value over the cases; reversed in: cases where the verdict is "
+        "`differs` or `violated`"
+    )
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("claim", overflow="fold")
     for name in ("paper", "min", "max"):

@@ -32,6 +32,8 @@ nothing (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import math
 import os
@@ -39,9 +41,15 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from ftlab.api import parse_toml
+from ftlab import _core, _toml, api
+from ftlab._errors import usage_error
+from ftlab.report import html  # noqa: F401  (before the runs' threads race to import it)
+from ftlab.report import lifetime as lifetime_files
+from ftlab.report import load as load_report
+from ftlab.report.plots import RC_PARAMS, save
+from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -56,9 +64,13 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.results import LifetimeModel, lifetime_from_json
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib, numpy, plotly, polars and tomli_w are imported inside the functions that use them, not
+# here: heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "flashblox"
 SCENARIO = "reproduce/flashblox.toml"
@@ -151,11 +163,10 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
     (poisson; 1000, the default, where absent). A tenant without a synthetic workload is an
     `ftlab.UsageError`: its software vSSD would need a rate this module cannot know.
 
-    >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}}, {"synthetic": [{"rate_iops": 1.0}, {}]}]})
+    >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}},
+    ...                           {"synthetic": [{"rate_iops": 1.0}, {}]}]})
     [10.0, 1001.0]
     """
-    from ftlab._errors import usage_error
-
     rates = []
     for i, tenant in enumerate(scenario.get("tenants") or []):
         parts = tenant.get("synthetic")
@@ -163,7 +174,8 @@ def tenant_rates(scenario: Mapping[str, Any]) -> list[float]:
         if not parts:
             raise usage_error(
                 f"tenants.{i}",
-                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to size its software vSSD",
+                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to "
+                "size its software vSSD",
             )
         rates.append(sum(float(p.get("rate_iops", 1000.0)) for p in parts))
     return rates
@@ -180,7 +192,7 @@ def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR)
     >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n')
     ['scheme.flashblox.tenants=[{kind = "software"}]']
     """
-    rates = tenant_rates(parse_toml(scenario_text))
+    rates = tenant_rates(_toml.loads(scenario_text))
     items = ", ".join(
         f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}'
         for r in rates
@@ -193,8 +205,6 @@ def run_pair(
 ) -> dict[str, Report]:
     """Run the scenario as each of RUNS (extra overrides applied to all, then the run's own)
     into out/<run>, two at a time unless `jobs` is 1; returns the Reports by run name."""
-    import ftlab
-
     _preimport()
     text = path.read_text(encoding="utf-8")
     plan = {
@@ -206,11 +216,11 @@ def run_pair(
         progress(f"{stage}: {path.name}, hardware, software, swap", 0, len(plan))
 
     def one(name: str) -> Report:
-        return ftlab.run(path, out=out / name, set=plan[name], jobs=1)
+        return api.run(path, out=out / name, set=plan[name], jobs=1)
 
     reports: dict[str, Report] = {}
     with ThreadPoolExecutor(max_workers=min(len(plan), jobs or os.cpu_count() or 1)) as pool:
-        for done, (name, report) in enumerate(zip(plan, pool.map(one, plan)), 1):
+        for done, (name, report) in enumerate(zip(plan, pool.map(one, plan), strict=True), 1):
             reports[name] = report
             if progress:
                 progress(f"{stage}: {name} done", done, len(plan))
@@ -223,8 +233,6 @@ def _preimport() -> None:
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
 
-    import ftlab.report.html  # noqa: F401
-
 
 def _with_overrides(text: str, extra: Sequence[str]) -> str:
     """The scenario text with `tenants.NAME.synthetic.rate_iops=V` (and `.synthetic.I.rate_iops`)
@@ -234,7 +242,7 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
         return text
     import tomli_w
 
-    doc = parse_toml(text)
+    doc = _toml.loads(text)
     for e in extra:
         key, _, value = e.partition("=")
         parts = key.split(".")
@@ -307,7 +315,8 @@ def latency_measurements(
     for metric, what in (("p99", "p99"), ("mean", "mean")):
         factor = geomean([1.0 / r[f"{metric}_factor"] for r in rows if r[f"{metric}_factor"]])
         why = (
-            f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's (geometric mean over {len(rows)} tenants; "
+            f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's "
+            f"(geometric mean over {len(rows)} tenants; "
             f"{1 / factor:.2f}x lower)."
             if math.isfinite(factor)
             else "a latency is missing from summary.json."
@@ -326,7 +335,8 @@ def latency_measurements(
         worst = max(slowdowns, key=lambda t: slowdowns[t])  # type: ignore[arg-type,return-value]
         out["interference_p99"] = Measured(
             g,
-            f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).",
+            f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean "
+            f"over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).",
         )
     return out
 
@@ -347,7 +357,7 @@ def swap_rounds(n: int, x: float = IMBALANCE_X) -> int:
 def capacity_scale(resolved_toml: str) -> float:
     """Full `flashblox` device capacity / the run's: FULL_BLOCKS_PER_PLANE x FULL_PAGES_PER_BLOCK
     over the run's blocks_per_plane x pages_per_block (1 on the full device)."""
-    device = parse_toml(resolved_toml)["device"]
+    device = _toml.loads(resolved_toml)["device"]
     return (
         FULL_BLOCKS_PER_PLANE
         * FULL_PAGES_PER_BLOCK
@@ -364,7 +374,8 @@ def ideal_lifetime_s(inputs: Mapping[str, Any]) -> float:
     30.0
     """
     budget = sum(
-        b * max(inputs["pe_cycles"] - w, 0.0) for b, w in zip(inputs["blocks"], inputs["wear_start"])
+        b * max(inputs["pe_cycles"] - w, 0.0)
+        for b, w in zip(inputs["blocks"], inputs["wear_start"], strict=True)
     )
     rate = sum(inputs["rate_per_s"])
     return budget / rate if rate > 0 else math.nan
@@ -381,14 +392,14 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
     (total + swap_blocks / measured_s) / total, which that removal exactly undoes.
 
     >>> h = {"schemes": {"flashblox": {"device": {"measured_s": 10.0}, "scheme_counters": {},
-    ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}}, "b": {"wear": {"erase_rate_per_s": 1.0}}}}}}
-    >>> s = {"schemes": {"flashblox": {"scheme_counters": {"n_swaps": 1, "n_swaps_completed": 1, "swap_device_time_s": 2.0, "swap_blocks": 20}}}}
+    ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}},
+    ...                  "b": {"wear": {"erase_rate_per_s": 1.0}}}}}}
+    >>> s = {"schemes": {"flashblox": {"scheme_counters": {
+    ...     "n_swaps": 1, "n_swaps_completed": 1, "swap_device_time_s": 2.0, "swap_blocks": 20}}}}
     >>> m = model_summary(h, s)["schemes"]["flashblox"]
     >>> m["tenants"]["a"]["wear"]["erase_rate_per_s"], m["scheme_counters"]["swap_blocks"]
     (4.5, 20)
     """
-    import copy
-
     doc = copy.deepcopy(dict(hardware))
     data = doc["schemes"][SCHEME]
     counters = swap["schemes"][SCHEME].get("scheme_counters") or {}
@@ -406,7 +417,35 @@ def model_summary(hardware: Mapping[str, Any], swap: Mapping[str, Any]) -> dict[
     return doc
 
 
-def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
+class IntervalCase(TypedDict):
+    """One floor of `interval_sweep`: the model with swap_interval_min_s divided by `divisor`."""
+
+    divisor: int
+    interval_min_s: float
+    n_swaps: int
+    lifetime_vs_ideal: float | None
+    imbalance: float | None
+
+
+class FlashbloxLifetime(LifetimeModel, total=False):
+    """The core's lifetime model (`ftlab.results.LifetimeModel`) plus what `lifetime_model`
+    adds to it."""
+
+    ideal_s: float
+    interval_min_s: float
+    swap_rounds: int
+    n_channels: int
+    swap_time_s: float | None
+    n_swaps_detailed: float
+    scale: float
+    interval_sweep: list[IntervalCase]
+
+
+#: The lifetime model's two cases.
+CASES: tuple[Literal["with_swaps", "without_swaps"], ...] = ("with_swaps", "without_swaps")
+
+
+def lifetime_model(hardware: Report, swap: Report) -> FlashbloxLifetime:
     """The fast-forward model (`model_summary` of the two runs) with and without swaps. Swaps
     fire on the measured erase-rate imbalance, the `swap` run's own rule ([scheme.flashblox]:
     `swap_threshold`, `rate_window`, and `swap_interval_min_s` only as the floor between checks);
@@ -418,40 +457,38 @@ def lifetime_model(hardware: Report, swap: Report) -> dict[str, Any]:
     floor divided by INTERVAL_DIVISORS (the floor is ftlab's choice, not the slides')."""
     import tomli_w
 
-    from ftlab import _core
-
     summary = json.dumps(model_summary(hardware.summary, swap.summary))
     # The swap rule ([scheme.flashblox], swaps on) is the `swap` run's; the rates are `hardware`'s.
-    doc = parse_toml(swap.resolved_toml)
-    first = json.loads(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
+    doc = _toml.loads(swap.resolved_toml)
+    first = lifetime_from_json(_core.lifetime(summary, swap.resolved_toml, SCHEME, 1.0))
     inputs = first["inputs"]
     ideal = ideal_lifetime_s(inputs)
     n = len(inputs["blocks"])
     k = swap_rounds(n)
     interval = float(inputs["swap_interval_min_s"])
     horizon = 10 * ideal if math.isfinite(ideal) else 1e9
-    model: dict[str, Any] = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
+    core = lifetime_from_json(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))
     counters = swap.summary["schemes"][SCHEME].get("scheme_counters") or {}
     done = float(counters.get("n_swaps_completed") or 0)
-    model.update(
-        {
-            "ideal_s": ideal,
-            "interval_min_s": interval,
-            "swap_rounds": k,
-            "n_channels": n,
-            "swap_time_s": float(counters.get("swap_device_time_s") or 0) / done if done else None,
-            "n_swaps_detailed": done,
-            "scale": capacity_scale(hardware.resolved_toml),
-        }
+    model = FlashbloxLifetime(
+        **core,
+        ideal_s=ideal,
+        interval_min_s=interval,
+        swap_rounds=k,
+        n_channels=n,
+        swap_time_s=float(counters.get("swap_device_time_s") or 0) / done if done else None,
+        n_swaps_detailed=done,
+        scale=capacity_scale(hardware.resolved_toml),
+        interval_sweep=[],
     )
-    for case in ("with_swaps", "without_swaps"):
+    for case in CASES:
         model[case]["imbalance"] = wear_imbalance(model[case]["series"][-1]["wear"])
-        gaps = [b - a for a, b in zip(model[case]["swap_times_s"], model[case]["swap_times_s"][1:])]
+        gaps = [b - a for a, b in itertools.pairwise(model[case]["swap_times_s"])]
         model[case]["mean_interval_s"] = sum(gaps) / len(gaps) if gaps else None
-    sweep = []
+    sweep: list[IntervalCase] = []
     for div in INTERVAL_DIVISORS:
         doc.setdefault("scheme", {}).setdefault(SCHEME, {})["swap_interval_min_s"] = interval / div
-        w = json.loads(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
+        w = lifetime_from_json(_core.lifetime(summary, tomli_w.dumps(doc), SCHEME, horizon))["with_swaps"]
         life = w["first_wear_out_s"] / ideal if w["first_wear_out_s"] and math.isfinite(ideal) else None
         sweep.append(
             {
@@ -499,38 +536,50 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
     fraction = t_swap / interval if t_swap and interval else math.nan
     worst = model.get("worst_case") or {}
     five = float(worst.get("interval_days_mean") or math.nan)
-    swaps = f"{len(w['swap_times_s'])} swaps to the first wear-out at {wear_out_days:,.0f} days (full-device scale)"
+    swaps = (
+        f"{len(w['swap_times_s'])} swaps to the first wear-out at {wear_out_days:,.0f} "
+        "days (full-device scale)"
+    )
     return {
         "imbalance_with_swaps": Measured(
             imb,
-            f"with swaps the fast-forward reaches its first wear-out with the most-worn channel at {imb:.3f}x the mean ({swaps}; N·K = {nk}). "
+            "with swaps the fast-forward reaches its first wear-out with the most-worn "
+            f"channel at {imb:.3f}x the mean ({swaps}; N·K = {nk}). "
             + str((model.get("swap_bound") or {}).get("why") or ""),
         ),
         "imbalance_margin": Measured(
             ratio(imb_no, imb) - 1.0,
-            f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first wear-out, against {imb:.3f}x with them.",
+            f"without swaps the most-worn channel reaches {imb_no:.3f}x the mean at the first "
+            f"wear-out, against {imb:.3f}x with them.",
         ),
         "lifetime_vs_ideal": Measured(
             life,
-            f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at full-device scale).",
+            f"the first channel wears out after {life:.3f} of the ideal lifetime with swaps "
+            f"and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at "
+            "full-device scale).",
         ),
         "swap_minutes": Measured(
             minutes,
-            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run ({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's capacity = {minutes:.1f} min."
+            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run "
+            f"({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's "
+            f"capacity = {minutes:.1f} min."
             if t_swap
             else "no swap completed in the detailed run (phase `swap`).",
         ),
         "swap_interval_days": Measured(
             days,
-            f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the interval follows the lifetime, i.e. the assumed write load.",
+            f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the "
+            "interval follows the lifetime, i.e. the assumed write load.",
         ),
         "swap_time_fraction": Measured(
             fraction,
-            f"a swap's device time over the interval between swaps: {fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}.",
+            "a swap's device time over the interval between swaps: "
+            f"{fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}.",
         ),
         "swap_interval_5y_days": Measured(
             five,
-            f"the slides' worst case (one channel takes every write) over a 5-year ideal life, swapping on the measured "
+            "the slides' worst case (one channel takes every write) over a 5-year ideal life, "
+            "swapping on the measured "
             f"imbalance: a swap every {five:.3g} days on average ({worst.get('n_swaps', 'n/a')} swaps).",
         ),
         **formula_measurements(),
@@ -614,17 +663,18 @@ def _write_claims(
     quick: bool,
     wall_s: float,
     checks: Mapping[str, Any],
-    model: Mapping[str, Any],
+    model: FlashbloxLifetime,
 ) -> Path:
-    from ftlab import _core
-
     lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")}
     lifetime["inputs"] = model["inputs"]
-    for case in ("with_swaps", "without_swaps"):
+    for case in CASES:
         m = model[case]
         lifetime[case] = {
-            k: m[k]
-            for k in ("first_wear_out_s", "first_wear_out_days", "n_swaps", "imbalance", "mean_interval_s")
+            "first_wear_out_s": m["first_wear_out_s"],
+            "first_wear_out_days": m["first_wear_out_days"],
+            "n_swaps": m["n_swaps"],
+            "imbalance": m["imbalance"],
+            "mean_interval_s": m["mean_interval_s"],
         }
     return write_claims_json(
         out / CLAIMS_FILE,
@@ -640,7 +690,7 @@ def _write_claims(
     )
 
 
-def figures(reports: Mapping[str, Report], model: Mapping[str, Any], out: Path) -> list[Path]:
+def figures(reports: Mapping[str, Report], model: FlashbloxLifetime, out: Path) -> list[Path]:
     """fig1-latency (per-tenant read latency, both runs), fig2-wear (the fast-forward's channel
     wear with and without swaps) and fig3-swap (the hardware run's read p99 per tenant over
     time, the swap phase shaded), each PNG with its CSV; the paths written."""
@@ -656,16 +706,13 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
-
     csv_path = write_csv(out / "latency.csv", rows)
     tenants = [r["tenant"] for r in rows]
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.0), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, metric, title in zip(
-            axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency")
+            axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency"), strict=True
         ):
             for i, run in enumerate(LATENCY_RUNS):
                 x = [k + (i - 0.5) * 0.4 for k in range(len(rows))]
@@ -690,12 +737,10 @@ def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     return [png, csv_path]
 
 
-def figure_wear(model: Mapping[str, Any], out: Path) -> list[Path]:
-    from ftlab.report import lifetime as lifetime_files
-
+def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
-    lifetime_files.write_csv(dict(model), csv_path)
-    lifetime_files.plot(dict(model), png)
+    lifetime_files.write_csv(model, csv_path)
+    lifetime_files.plot(model, png)
     return [png, csv_path]
 
 
@@ -704,15 +749,12 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
-
     frame = hardware.timeseries.select(
         "tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops"
     ).sort("tenant", "window_start_s")
     csv_path = out / "swap-timeline.csv"
     frame.write_csv(csv_path)
-    swap_start = float(parse_toml(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
+    swap_start = float(_toml.loads(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         ax = fig.subplots()
@@ -779,7 +821,7 @@ LOAD_FACTORS = (0.5, 1.5)
 def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
     """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, KNOB_CASES for the
     tenants the scenario has."""
-    doc = parse_toml(scenario_text)
+    doc = _toml.loads(scenario_text)
     names = {t.get("name") for t in doc.get("tenants") or []}
     cases: list[tuple[str, list[str]]] = [("base", [])]
     for f in LOAD_FACTORS:
@@ -824,16 +866,14 @@ def run_sensitivity(
             run_health(reports),
         )
         details.append(_detail(name, sets, reports, by_case[name]))
-    import ftlab
-
-    base = {run: ftlab.load(out / "run" / run) for run in ("hardware", "swap")}
+    base = {run: load_report(out / "run" / run) for run in ("hardware", "swap")}
     model = lifetime_model(base["hardware"], base["swap"])
     for i, factor in enumerate(SENSITIVITY_IOPS_FACTORS):
         name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
         if progress:
             progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
         sets = software_overrides(path.read_text(encoding="utf-8"), factor)
-        sw = ftlab.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
+        sw = api.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
         by_case[name] = flashblox_claims(
             base["hardware"].summary, sw.summary, model, run_health({**base, "software": sw})
         )

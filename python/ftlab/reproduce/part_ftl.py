@@ -35,14 +35,21 @@ is printed (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from ftlab.api import parse_toml
+from ftlab import _core, _toml, api
+from ftlab.report import (
+    html,  # noqa: F401  (before the runs' threads race to import it)
+    rt_figures,
+)
+from ftlab.report import load as load_report
+from ftlab.report.plots import RC_PARAMS, save
+from ftlab.report.rt_figures import weighted_by_size
+from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -56,9 +63,21 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.results import (
+    RtAdmission,
+    RtBounds,
+    RtSchedulability,
+    Summary,
+    rt_admit_from_json,
+    rt_bounds_from_json,
+    rt_schedulability_from_json,
+)
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib, numpy, plotly and polars are imported inside the functions that use them, not here:
+# heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "part-ftl"
 SCENARIO = "reproduce/part-ftl.toml"
@@ -96,8 +115,6 @@ def reproduce(
     """Run the PaRT-FTL reproduction into `out` (see the module docstring); `scenario`
     replaces the Table III scenario (for development); `seed` is added to both scenarios'
     seeds (the analysis' seed RT_SEED stays). Returns the claims, health and files."""
-    import ftlab
-
     start = time.perf_counter()
     path = (
         Path(scenario)
@@ -111,10 +128,10 @@ def reproduce(
     stages = 4
     if progress:
         progress(f"simulating {path.name}", 0, stages)
-    report = ftlab.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs)
+    report = api.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs)
     if progress:
         progress(f"simulating {fig16_path.name}", 1, stages)
-    fig16 = ftlab.run(fig16_path, out=out / "run-fig16", set=seed_overrides(fig16_path, seed), jobs=1)
+    fig16 = api.run(fig16_path, out=out / "run-fig16", set=seed_overrides(fig16_path, seed), jobs=1)
     if progress:
         progress("schedulability (Figures 5-7)", 2, stages)
     analysis = rt_analysis(QUICK_SETS if quick else SETS)
@@ -155,8 +172,6 @@ def _preimport() -> None:
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
 
-    import ftlab.report.html  # noqa: F401
-
 
 # --------------------------------------------------------------------------------------
 # Reading the runs
@@ -164,7 +179,7 @@ def _preimport() -> None:
 
 def warmup_s(report: Report) -> float:
     """The run's `measure.warmup_s` (0 if absent)."""
-    return float(parse_toml(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
+    return float(_toml.loads(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
 
 
 def gc_starts(report: Report) -> dict[str, float | None]:
@@ -182,7 +197,7 @@ def gc_starts(report: Report) -> dict[str, float | None]:
     return out
 
 
-def task_stats(summary: Mapping[str, Any], scheme: str, op: str) -> dict[str, Any]:
+def task_stats(summary: Summary, scheme: str, op: str) -> dict[str, Any]:
     """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
     time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*)."""
     tasks = summary["schemes"][scheme]["tenants"][TENANT]["deadlines"]["tasks"]
@@ -240,20 +255,27 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
     }
 
 
-def rt_analysis(n_sets: int) -> dict[str, Any]:
+class RtAnalysis(TypedDict):
+    """The analysis side of the reproduction (`rt_analysis`)."""
+
+    bounds: RtBounds
+    admit_paper: RtAdmission
+    schedulability: RtSchedulability
+    n_sets: int
+
+
+def rt_analysis(n_sets: int) -> RtAnalysis:
     """The analysis side: Table IV (`_core.rt_bounds`), Table III's Eq. 6-7 with the paper's
     configuration (`_core.rt_admit`) and Figures 5-7 (`_core.rt_schedulability`)."""
-    from ftlab import _core
-
     return {
-        "bounds": json.loads(_core.rt_bounds()),
-        "admit_paper": json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
-        "schedulability": json.loads(_core.rt_schedulability(n_sets, RT_SEED, READ_SHARE)),
+        "bounds": rt_bounds_from_json(_core.rt_bounds()),
+        "admit_paper": rt_admit_from_json(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
+        "schedulability": rt_schedulability_from_json(_core.rt_schedulability(n_sets, RT_SEED, READ_SHARE)),
         "n_sets": n_sets,
     }
 
 
-def table4_rows(bounds: Mapping[str, Any]) -> list[dict[str, Any]]:
+def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
     """Table IV's bandwidths (and the latency bounds) as rows: quantity, equation, pages/s,
     MB/s (10^6 B), MiB/s (2^20 B), the paper's value."""
     rows = [dict(b) for b in bounds["bandwidths"]]
@@ -273,11 +295,11 @@ def _bandwidth(bounds: Mapping[str, Any], prefix: str) -> Mapping[str, Any]:
 
 
 def part_ftl_claims(
-    summary: Mapping[str, Any],
+    summary: Summary,
     starts: Mapping[str, float | None],
     warmup: float,
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
     checks: Mapping[str, Any],
 ) -> list[Claim]:
     """Every claim of papers/part_ftl.toml judged on one seed's runs (`checks`: `run_health`)."""
@@ -287,11 +309,11 @@ def part_ftl_claims(
 
 
 def measurements(
-    summary: Mapping[str, Any],
+    summary: Summary,
     starts: Mapping[str, float | None],
     warmup: float,
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
 ) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
     Table IV, Figures 5-7."""
@@ -304,51 +326,63 @@ def measurements(
 
 
 def table3_measurements(
-    summary: Mapping[str, Any], starts: Mapping[str, float | None], warmup: float, analysis: Mapping[str, Any]
+    summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
     """Max write and read latency factors, misses, admission totals, and part-ftl's read
     blocking counters (`device.reads_blocked`, `device.read_rebuilt_us_max`, engine measurements of
     every scheme; not measured when absent)."""
     pw, ww = task_stats(summary, PART, "write"), task_stats(summary, WAO, "write")
     pr, wr = task_stats(summary, PART, "read"), task_stats(summary, WAO, "read")
-    gc = f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and {_s(starts.get(WAO))} (wao-gc)"
+    gc = (
+        f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and "
+        f"{_s(starts.get(WAO))} (wao-gc)"
+    )
     counters = summary["schemes"][PART].get("scheme_counters") or {}
     eq6, eq7 = counters.get("admission_eq6_total"), counters.get("admission_eq7_total")
     paper_tests = {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]}
     out = {
         "max_write_factor": Measured(
             ratio(pw["response_max_us"], ww["response_max_us"]),
-            f"the slowest 12-page write took {pw['response_max_us'] / 1e3:.2f} ms under part-ftl and {ww['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}); "
+            f"the slowest 12-page write took {pw['response_max_us'] / 1e3:.2f} ms under "
+            f"part-ftl and {ww['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}); "
             "a request's pages enter the buffer together, so its response is its slowest page's latency.",
         ),
         "max_read_factor": Measured(
             ratio(pr["response_max_us"], wr["response_max_us"]),
-            f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
+            f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl "
+            f"and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
         ),
         "part_misses": Measured(
             float(pw["misses"] + pr["misses"]),
-            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of {pr['released']} read deadlines ({gc}).",
+            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of "
+            f"{pr['released']} read deadlines ({gc}).",
         ),
         "admission_paper": Measured(
             _max_or_nan(paper_tests.get("Eq. 6"), paper_tests.get("Eq. 7")),
-            f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
+            f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} "
+            f"and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
         ),
         "admission_device": Measured(
             _max_or_nan(eq6, eq7),
-            f'with this device\'s parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. 7 {_f(eq7)} (run with admission = "report").',
+            f"with this device's parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. "
+            f'7 {_f(eq7)} (run with admission = "report").',
         ),
         "wao_read_misses": Measured(
             float(wr["misses"]),
-            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read {wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
+            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read "
+            f"{wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
         ),
         "wao_read_max_us": Measured(
             wr["response_max_us"],
-            f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against the {READ_DEADLINE_MS:g} ms deadline, "
-            f"{wr['misses']} of {wr['released']} read jobs missed it; a page read waits for at most one write-and-step unit on its die "
+            f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against "
+            f"the {READ_DEADLINE_MS:g} ms deadline, "
+            f"{wr['misses']} of {wr['released']} read jobs missed it; a page read waits for at "
+            "most one write-and-step unit on its die "
             f"(Eq. 14: t_r + t_w + max(t_e, c(t_r + t_w)); docs/schemes/wao-gc.md) ({gc}).",
         ),
     }
-    device = summary["schemes"][PART].get("device") or {}
+    # Read by name (a build without a counter leaves it out): a plain mapping.
+    device: Mapping[str, Any] = summary["schemes"][PART].get("device") or {}
     for key, what in (
         ("reads_blocked", "reads that waited behind a program, erase or GC operation on their die"),
         ("read_rebuilt_us_max", "the slowest rebuilt page read (µs)"),
@@ -381,17 +415,20 @@ def fig16_measurements(bw: Mapping[str, Any]) -> dict[str, Measured]:
     return {
         "fig16_before_mb_s": Measured(
             before,
-            f"two closed-loop streams of 24-page writes reach {before:.1f} MB/s on average over {bw['n_before']} windows before GC ({where}); "
-            "the simulated board programs 16 dies at Table I's fitted times with no firmware or host overhead.",
+            f"two closed-loop streams of 24-page writes reach {before:.1f} MB/s on average "
+            f"over {bw['n_before']} windows before GC ({where}); "
+            "the simulated board programs 16 dies at Table I's fitted times with no firmware "
+            "or host overhead.",
         ),
         "fig16_after_min_mb_s": Measured(
             low,
-            f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} MB/s over {bw['n_after']} windows ({where}).",
+            f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} "
+            f"MB/s over {bw['n_after']} windows ({where}).",
         ),
     }
 
 
-def table4_measurements(bounds: Mapping[str, Any]) -> dict[str, Measured]:
+def table4_measurements(bounds: RtBounds) -> dict[str, Measured]:
     """Table IV's bandwidths from the equations (ftlab rt bounds), in both byte readings."""
     printed = _bandwidth(bounds, "PaRT-FTL write (as printed")
     reported = _bandwidth(bounds, "PaRT-FTL write (k/")
@@ -420,19 +457,17 @@ def table4_measurements(bounds: Mapping[str, Any]) -> dict[str, Measured]:
     }
 
 
-def weighted(result: Mapping[str, Any], figure: int) -> dict[str, dict[int, float]]:
+def weighted(result: RtSchedulability, figure: int) -> dict[str, dict[int, float]]:
     """Figure 6's (by read size) or 7's (by write size) weighted schedulability: scheme -> size -> value."""
-    from ftlab.report.rt_figures import weighted_by_size
-
-    return {s: dict(v) for s, v in weighted_by_size(dict(result), figure).items()}
+    return {s: dict(v) for s, v in weighted_by_size(result, figure).items()}
 
 
-def fig5_weighted(result: Mapping[str, Any]) -> dict[str, float]:
+def fig5_weighted(result: RtSchedulability) -> dict[str, float]:
     """Figure 5's weighted schedulability per scheme."""
     return {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
 
 
-def schedulability_measurements(analysis: Mapping[str, Any]) -> dict[str, Measured]:
+def schedulability_measurements(analysis: RtAnalysis) -> dict[str, Measured]:
     """The margins of the paper's orderings in Figures 5-7, oriented so that positive means
     the paper's order holds; and the share of write sizes where PaRT-FTL is below RTGC."""
     result = analysis["schedulability"]
@@ -450,20 +485,26 @@ def schedulability_measurements(analysis: Mapping[str, Any]) -> dict[str, Measur
     return {
         "fig5_margin": Measured(
             m5,
-            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC 75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a reconstruction, docs/rt.md).",
+            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC "
+            f"75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a "
+            "reconstruction, docs/rt.md).",
         ),
         "fig6_wao_margin": Measured(
             m6_wao,
-            f"the smallest margin of PaRT-FTL over the better WAO-GC over r = {min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
+            "the smallest margin of PaRT-FTL over the better WAO-GC over r = "
+            f"{min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
         ),
         "fig6_rtgc_margin": Measured(
             m6_rtgc,
-            f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} (PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
-            "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while RTGC's blocking term shrinks as r grows (docs/rt.md).",
+            f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} "
+            f"(PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
+            "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while "
+            "RTGC's blocking term shrinks as r grows (docs/rt.md).",
         ),
         "fig7_wao50_margin": Measured(
             m7,
-            f"the smallest margin of WAO-GC 50 over PaRT-FTL for w = {', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
+            "the smallest margin of WAO-GC 50 over PaRT-FTL for w = "
+            f"{', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
         ),
         "fig7_rtgc_share": Measured(
             below_rtgc / len(f7[PART]),
@@ -526,10 +567,8 @@ def _write_claims(
     report: Report,
     starts: Mapping[str, float | None],
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
 ) -> Path:
-    from ftlab import _core
-
     summary = report.summary
     tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in report.schemes}
     counters = summary["schemes"][PART].get("scheme_counters") or {}
@@ -565,11 +604,9 @@ def _write_claims(
     )
 
 
-def figures(report: Report, bw: Mapping[str, Any], analysis: Mapping[str, Any], out: Path) -> list[Path]:
+def figures(report: Report, bw: Mapping[str, Any], analysis: RtAnalysis, out: Path) -> list[Path]:
     """fig10-13 (per-window p99 latency over time), fig14-15 (latency CDFs), fig16 (bandwidth
     per window), table4.csv and schedulability/fig5-7; the paths written."""
-    from ftlab.report import rt_figures
-
     out.mkdir(parents=True, exist_ok=True)
     files = figure_latency_over_time(report, out)
     files += figure_cdf(report, out)
@@ -592,9 +629,6 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
-
     warm = warmup_s(report)
     frame = (
         report.timeseries.filter(pl.col("window_start_s") >= warm)
@@ -614,7 +648,7 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 5.0), layout="constrained")
         axes = fig.subplots(2, 1, sharex=True)
-        for ax, op in zip(axes, ("write", "read")):
+        for ax, op in zip(axes, ("write", "read"), strict=True):
             for i, scheme in enumerate(report.schemes):
                 rows = frame.filter((pl.col("scheme") == scheme) & (pl.col(f"{op}_p99_us") > 0))
                 style = scheme_style(i)
@@ -629,7 +663,8 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
                 )
             ax.set_ylabel(f"{op} latency (ms)")
             ax.set_title(
-                f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures {'10-11' if op == 'write' else '12-13'})"
+                f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures "
+                f"{'10-11' if op == 'write' else '12-13'})"
             )
         axes[1].axhline(READ_DEADLINE_MS, color="black", linewidth=0.6, linestyle=":", label="read deadline")
         axes[1].set_ylim(bottom=0)
@@ -648,9 +683,6 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
-
     assert report.latency_cdf is not None, "ftlab.run always returns the latency CDF table"
     frame = report.latency_cdf.filter(pl.col("tenant") == TENANT).sort("scheme", "op", "latency_us")
     csv_path = out / "latency-cdf.csv"
@@ -658,7 +690,7 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         axes = fig.subplots(1, 2)
-        for ax, op in zip(axes, ("write", "read")):
+        for ax, op in zip(axes, ("write", "read"), strict=True):
             for i, scheme in enumerate(report.schemes):
                 rows = frame.filter((pl.col("scheme") == scheme) & (pl.col("op") == op))
                 style = scheme_style(i)
@@ -683,9 +715,6 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
     """Figure 16: WAO-GC's write bandwidth per window, GC's start marked."""
     import matplotlib
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
-    from ftlab.report.style import scheme_style
 
     rows = bw["rows"]
     csv_path = write_csv(
@@ -724,10 +753,12 @@ def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
 def synchronous(scenario_text: str) -> dict[str, Any]:
     """The scenario as a dict with every periodic task's `offset_ms` at 0 (all released together).
 
-    >>> synchronous('[[tenants]]\\n[tenants.periodic]\\ntasks = [{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]\\n')["tenants"][0]["periodic"]["tasks"]
+    >>> tasks = '[{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]'
+    >>> doc = synchronous(f'[[tenants]]\\n[tenants.periodic]\\ntasks = {tasks}\\n')
+    >>> doc["tenants"][0]["periodic"]["tasks"]
     [{'op': 'read', 'pages': 1, 'period_ms': 1.0, 'offset_ms': 0.0}]
     """
-    doc = parse_toml(scenario_text)
+    doc = _toml.loads(scenario_text)
     for tenant in doc.get("tenants") or []:
         for task in (tenant.get("periodic") or {}).get("tasks") or []:
             task["offset_ms"] = 0.0
@@ -740,20 +771,18 @@ def run_sensitivity(
     quick: bool,
     jobs: int | None,
     bw: Mapping[str, Any],
-    analysis: Mapping[str, Any],
+    analysis: RtAnalysis,
     progress: Progress | None,
 ) -> list[dict[str, Any]]:
     """Rerun the Table III scenario with every task released at 0 (out/sensitivity/synchronous),
     recompute the claims (Figure 16 and the analysis are unchanged), write sensitivity.json and
     .csv; returns `sensitivity_summary`'s rows over `base` and `synchronous`."""
-    import ftlab
-
     start = time.perf_counter()
     if progress:
         progress("sensitivity: every task released at 0", 0, 1)
-    base = ftlab.load(out / "run")
-    fig16 = ftlab.load(out / "run-fig16")
-    sync = ftlab.run(
+    base = load_report(out / "run")
+    fig16 = load_report(out / "run-fig16")
+    sync = api.run(
         synchronous(path.read_text(encoding="utf-8")), out=out / "sensitivity" / "synchronous", jobs=jobs
     )
     by_case: dict[str, list[Claim]] = {}

@@ -17,8 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ftlab import _core
+from ftlab.report import html, plots  # noqa: F401  (before the seeds' threads race to import them)
 from ftlab.reproduce import Progress, claimfile
 from ftlab.reproduce.claims import CLAIMS_FILE, ReproductionResult, write_claims_json
+
+# matplotlib, numpy, plotly and polars are imported inside the functions that use them, not here:
+# heavy, and `ftlab --help` and `import ftlab` start without them.
 
 
 def run_seeds(
@@ -63,8 +68,6 @@ def run_seeds(
         results = list(pool.map(one, range(seeds)))
     claims = claimfile.evaluate(claimfile.load(name), [r.extra["seed_result"] for r in results])
     checks = merged_health([r.health for r in results])
-    from ftlab import _core
-
     path = write_claims_json(
         out / CLAIMS_FILE,
         claims,
@@ -120,6 +123,3 @@ def _preimport() -> None:
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
     import polars  # noqa: F401
-
-    import ftlab.report.html
-    import ftlab.report.plots  # noqa: F401

@@ -22,13 +22,18 @@ and it prints nothing (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.api import parse_toml
+from ftlab import _core, _toml, api, sweeps
+from ftlab._errors import input_error
+from ftlab.report import plots, write_files_atomically
+from ftlab.report.plots import RC_PARAMS, log_ticks, save
+from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -58,12 +63,19 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.results import Summary
+from ftlab.sweeps import resolve_all
+from ftlab.sweeps.exec import is_done
+from ftlab.sweeps.spec import load_spec
 
 if TYPE_CHECKING:
     import polars as pl
     from matplotlib.axes import Axes
 
     from ftlab.report import Report
+
+# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
 
 NAME = "upi"
 SCENARIO = "reproduce/upi.toml"
@@ -96,13 +108,11 @@ def reproduce(
     """Run the UPI reproduction into `out` (see the module docstring); `scenario` replaces
     the reproduction's own (for development); `seed` is added to the scenario's seed. Returns
     the claims, health and files (`extra["seed_result"]`: the measurements and health)."""
-    import ftlab
-
     start = time.perf_counter()
     path = Path(scenario) if scenario is not None else scenario_path(quick)
     label = f"simulating {path.name}"
     on_progress = (lambda d, t: progress(label, d, t)) if progress else None
-    report = ftlab.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs, progress=on_progress)
+    report = api.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs, progress=on_progress)
     rise = rise_s(report.resolved_toml)
     checks, phases = health(report.summary), phase_table(report.summary, TENANTS)
     result = SeedResult(seed, measurements(report.summary, report.timeseries, rise), checks)
@@ -146,8 +156,6 @@ def _write_claims(
     checks: Any,
     phases: Any,
 ) -> Path:
-    from ftlab import _core
-
     return write_claims_json(
         out / CLAIMS_FILE,
         claims,
@@ -166,13 +174,11 @@ def _write_claims(
 def rise_s(resolved_toml: str) -> float:
     """When LM-TBE's write bandwidth rises: the latest `start_s` of its synthetic parts in
     the (resolved) scenario; 0 if it has none. An `ftlab.InputError` if it has no LM-TBE."""
-    parts = _parts(parse_toml(resolved_toml), RISE_TENANT)
+    parts = _parts(_toml.loads(resolved_toml), RISE_TENANT)
     return max((float(p.get("start_s", 0.0)) for p in parts), default=0.0)
 
 
 def _tenant(scenario: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    from ftlab._errors import input_error
-
     for t in scenario.get("tenants") or []:
         if t.get("name") == name:
             return t  # type: ignore[no-any-return]
@@ -191,7 +197,7 @@ def _parts(scenario: Mapping[str, Any], tenant: str) -> list[Mapping[str, Any]]:
 
 
 def upi_claims(
-    summary: Mapping[str, Any],
+    summary: Summary,
     timeseries: pl.DataFrame | None,
     rise: float,
     checks: Mapping[str, Any] | None = None,
@@ -205,15 +211,13 @@ def upi_claims(
     return evaluate(claimfile.load(NAME), [result])
 
 
-def measurements(
-    summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float
-) -> dict[str, Measured]:
+def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
     names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
     return {name: measure(name, summary, timeseries, rise) for name in names}
 
 
-def measure(name: str, summary: Mapping[str, Any], timeseries: pl.DataFrame | None, rise: float) -> Measured:
+def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> Measured:
     """One computation by name: "<metric>:<tenant>:<a>/<b>" is a/b of the tenant's read
     <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
     a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise. An
@@ -225,7 +229,10 @@ def measure(name: str, summary: Mapping[str, Any], timeseries: pl.DataFrame | No
     va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
     factor = ratio(va, vb)
     value = factor - 1.0 if margin else factor
-    why = f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
+    why = (
+        f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} "
+        f"against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
+    )
     if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
     return Measured(value, why)
@@ -247,7 +254,8 @@ def set_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Mea
     change = relative_change(after, before)
     w = f"{AROUND_RISE_S:.0f} s"
     why = (
-        f"{scheme}'s LM-TBE allocation set averages {fmt_number(before, 'dies', 2)} in the {w} before the rise at {rise:,.0f} s "
+        f"{scheme}'s LM-TBE allocation set averages {fmt_number(before, 'dies', 2)} in the "
+        f"{w} before the rise at {rise:,.0f} s "
         f"and {fmt_number(after, 'dies', 2)} in the {w} after: {fmt_change(change)}."
     )
     return Measured(change, why)
@@ -286,11 +294,9 @@ def _phase_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def figures(report: Report, rise: float, out: Path) -> list[Path]:
     """Figures 3, 4 and 5 of the paper as PNG, each with its CSV data; the paths written."""
-    import ftlab
-
     out.mkdir(parents=True, exist_ok=True)
     files = figure3(report.summary, out)
-    files.append(ftlab.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"]))
+    files.append(plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"]))
     if report.latency_cdf is not None:
         import polars as pl
 
@@ -300,24 +306,20 @@ def figures(report: Report, rise: float, out: Path) -> list[Path]:
 
 
 def _frame_csv(frame: pl.DataFrame, path: Path) -> Path:
-    from ftlab.report import write_files_atomically
-
     write_files_atomically(path.parent, {path.name: lambda p: frame.write_csv(p)})
     return path
 
 
-def _schemes(summary: Mapping[str, Any]) -> list[str]:
+def _schemes(summary: Summary) -> list[str]:
     present = list(summary.get("schemes") or {})
     return [s for s in SCHEMES if s in present] + [s for s in present if s not in SCHEMES]
 
 
-def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
+def figure3(summary: Summary, out: Path) -> list[Path]:
     """Figure 3: grouped bars of (a) mean and (b) p99 read latency per tenant, one bar per
     scheme, log y; fig3-bars.png and fig3-bars.csv."""
     import matplotlib
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
 
     schemes = _schemes(summary)
     rows = [
@@ -335,7 +337,9 @@ def figure3(summary: Mapping[str, Any], out: Path) -> list[Path]:
         fig = Figure(figsize=(7.0, 2.8), layout="constrained")
         axes = fig.subplots(1, 2)
         for ax, (metric, title) in zip(
-            axes, (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency"))
+            axes,
+            (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency")),
+            strict=True,
         ):
             _bars(ax, rows, schemes, metric)
             ax.set_title(title)
@@ -350,8 +354,6 @@ _HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
 
 
 def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], metric: str) -> None:
-    from ftlab.report.style import scheme_style
-
     width = 0.8 / max(len(schemes), 1)
     for i, scheme in enumerate(schemes):
         values = [
@@ -370,8 +372,6 @@ def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], m
             linewidth=0.5,
             hatch=_HATCHES[i % len(_HATCHES)],
         )
-    from ftlab.report.plots import log_ticks
-
     ax.set_xticks(range(len(TENANTS)), list(TENANTS))
     ax.set_yscale("log")
     log_ticks(ax.yaxis, ax.get_ylim())
@@ -401,8 +401,6 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     import polars as pl
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-
     window = timeseries.filter(
         (pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S)
     )
@@ -416,9 +414,9 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(6.5, 1.7 * max(len(latency) + len(sets), 1) + 0.4), layout="constrained")
         axes = fig.subplots(max(len(latency) + len(sets), 1), 1, sharex=True, squeeze=False)[:, 0]
-        for ax, scheme in zip(axes, latency):
+        for ax, scheme in zip(axes, latency, strict=False):
             _tenant_lines(ax, window, scheme, "read_mean_us", f"{scheme}\nmean read (µs)", log=True)
-        for ax, scheme in zip(axes[len(latency) :], sets):
+        for ax, scheme in zip(axes[len(latency) :], sets, strict=False):
             _tenant_lines(ax, window, scheme, "alloc_set_dies", f"{scheme}\nallocation set (dies)", log=False)
         for ax in axes:
             ax.axvline(rise, color="0.5", linewidth=0.8)
@@ -430,8 +428,6 @@ def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
 
 
 def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, label: str, log: bool) -> None:
-    from ftlab.report.style import scheme_style
-
     for i, tenant in enumerate(TENANTS):
         rows = window.filter(scheme=scheme, tenant=tenant)
         style = scheme_style(i)
@@ -449,8 +445,6 @@ def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, labe
         else:
             ax.step(x, y, where="post", color=style.color, linestyle=style.mpl_linestyle, label=tenant)
     if log:
-        from ftlab.report.plots import log_ticks
-
         ax.set_yscale("log")
         log_ticks(ax.yaxis, ax.get_ylim())
     ax.set_ylabel(label)
@@ -513,7 +507,7 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     of every UPI variant the scenario runs, set together. A knob the scenario lacks (no such
     tenant, part or key) is left out. Each case (`_case`) has `name` and `set` (the sweep's
     case) and `parameter`, `value`, `x`, `base`, `base_x` (its place in the study's tables)."""
-    scenario = parse_toml(resolved_toml)
+    scenario = _toml.loads(resolved_toml)
     cases: list[dict[str, Any]] = [_case("base", BASE, "base", {}, None, "base", None)]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
     cases += [
@@ -922,8 +916,6 @@ def run_sensitivity(
     them; `finished_cases` names those already run); sensitivity.json lists the others under
     `cases_not_run` and sensitivity.md shows them as not run. An unknown name is an
     `ftlab.InputError` naming the known ones."""
-    import ftlab
-
     start = time.perf_counter()
     every = sensitivity_cases(resolved_toml)
     cases = _chosen_cases(every, only)
@@ -931,7 +923,7 @@ def run_sensitivity(
     on_progress: Callable[[int, int], None] | None = (
         (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
     )
-    result = ftlab.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
+    result = sweeps.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
     by_case, details = {}, []
     for run in result.runs:
         failed = next((f for f in result.failures if f["case"] == run["case"]), None)
@@ -962,12 +954,8 @@ def finished_cases(scenario: Path, resolved_toml: str, out: Path) -> list[str]:
     sweep computes it) has a complete run directory. Stale runs (of another scenario or
     engine's defaults) do not count. For `run_sensitivity(..., only=...)` after a sweep that
     was stopped: it then reports those cases and runs none."""
-    from ftlab.sweeps import _resolve_all
-    from ftlab.sweeps.exec import is_done
-    from ftlab.sweeps.spec import load_spec
-
     spec = load_spec(_sweep_spec(scenario, sensitivity_cases(resolved_toml)))
-    points, _, _ = _resolve_all(spec, spec.points())
+    points, _, _ = resolve_all(spec, spec.points())
     runs = out / SENSITIVITY_DIR / "runs"
     return [p.case for p in points if p.key and p.case and is_done(runs, p.key)]
 
@@ -984,8 +972,6 @@ def _sweep_spec(scenario: Path, cases: Sequence[Mapping[str, Any]]) -> dict[str,
 def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> list[dict[str, Any]]:
     if only is None:
         return every
-    from ftlab._errors import input_error
-
     names = [c["name"] for c in every]
     unknown = [n for n in only if n not in names]
     if unknown:
@@ -1047,8 +1033,6 @@ def _write_sensitivity(
     the cases not run), sensitivity.csv (one row per claim: its min, max and reversals, then
     ftlab's value in every case run, one column per case, `value: CASE`) and sensitivity.md
     (`sensitivity_markdown`)."""
-    from ftlab import _core
-
     doc = {
         "reproduction": NAME,
         "scenario": str(scenario),
@@ -1094,10 +1078,6 @@ AGREES = (REPRODUCED, SAME_DIRECTION, HOLDS, WITHIN_NOISE)
 def write_sensitivity_markdown(out: Path) -> Path:
     """Write out/sensitivity.md (`sensitivity_markdown` of out/sensitivity.json); returns its
     path. It reads only sensitivity.json, so the tables can be redrawn without running."""
-    import json
-
-    from ftlab.report import write_files_atomically
-
     doc = json.loads((out / SENSITIVITY_FILE).read_text(encoding="utf-8"))
     text = sensitivity_markdown(doc)
     write_files_atomically(out, {SENSITIVITY_MD: lambda p: Path(p).write_text(text, encoding="utf-8")})
@@ -1118,10 +1098,12 @@ def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
     base = next((c for c in cases if c.get("case") == "base"), None)
     n_run = sum(1 for c in cases if "claims" in c)
     head = [
-        f"Sensitivity study of `ftlab reproduce upi{' --quick' if doc.get('quick') else ''}` (ftlab {doc.get('ftlab_version')}):",
+        "Sensitivity study of `ftlab reproduce "
+        f"upi{' --quick' if doc.get('quick') else ''}` (ftlab {doc.get('ftlab_version')}):",
         f"{n_run} of {len(planned)} cases run, {len(planned) - len(cases)} not run"
         + (f", {len(cases) - n_run} failed" if len(cases) > n_run else "")
-        + ". Values are ftlab's relative change (the claim's ratio − 1, or its margin); **bold**: `differs` or"
+        + ". Values are ftlab's relative change (the claim's ratio − 1, or its margin); "
+        "**bold**: `differs` or"
         " `violated`; *italic*: `invalid` (a run the claim rests on is unhealthy: the value proves nothing).",
         "",
     ]
@@ -1171,7 +1153,8 @@ def _overview(
             for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))
         ]
         lines.append(
-            f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | {counts[0]} | {counts[1]} | {counts[2]} | {span} |"
+            f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | "
+            f"{counts[0]} | {counts[1]} | {counts[2]} | {span} |"
         )
     return "\n".join([*lines, ""])
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ftlab.reproduce import claimfile
+from ftlab.reproduce import QUICK_SEEDS, claimfile, reproduce
 from ftlab.reproduce.claims import Claim
 
 #: The reproductions whose quick forms CI runs, in the docs' order.
@@ -52,7 +52,8 @@ def differences(
     """Each verdict of reproduction `name` that differs between the committed rows and `now`,
     and each claim present in one only, as a sentence.
 
-    >>> differences("x", {"a": {"verdict": "reproduced", "ftlab_value": 1.0}}, {"a": {"verdict": "differs", "ftlab_value": 3.0}})
+    >>> differences("x", {"a": {"verdict": "reproduced", "ftlab_value": 1.0}},
+    ...             {"a": {"verdict": "differs", "ftlab_value": 3.0}})
     ["x/a: committed 'reproduced' (ftlab 1.0), now 'differs' (ftlab 3.0)"]
     """
     out = []
@@ -61,13 +62,15 @@ def differences(
         if old is None:
             assert new is not None, "each id comes from one of the two files"
             out.append(
-                f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab {new.get('ftlab_value')}); not in the committed file"
+                f"{name}/{cid}: new claim, now {new['verdict']!r} (ftlab "
+                f"{new.get('ftlab_value')}); not in the committed file"
             )
         elif new is None:
             out.append(f"{name}/{cid}: committed {old['verdict']!r}, no longer a claim")
         elif old["verdict"] != new["verdict"]:
             out.append(
-                f"{name}/{cid}: committed {old['verdict']!r} (ftlab {old.get('ftlab_value')}), now {new['verdict']!r} (ftlab {new.get('ftlab_value')})"
+                f"{name}/{cid}: committed {old['verdict']!r} (ftlab {old.get('ftlab_value')}), now "
+                f"{new['verdict']!r} (ftlab {new.get('ftlab_value')})"
             )
     return out
 
@@ -81,7 +84,8 @@ def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
         return []
     return [
         *found,
-        f"If the change is intended: regenerate {VERDICTS_FILE} with `{COMMAND}` (from the repository's root) "
+        f"If the change is intended: regenerate {VERDICTS_FILE} with `{COMMAND}` (from the "
+        "repository's root) "
         f'and add a line to the "Verdict changes" list of {DOCS_FILE} saying why the verdict changed.',
     ]
 
@@ -89,8 +93,10 @@ def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
 def document(by_name: Mapping[str, Mapping[str, Mapping[str, Any]]], seeds: int) -> dict[str, Any]:
     """The verdict file's content."""
     return {
-        "about": f"Verdicts of the quick reproductions over {seeds} seeds, per claim: verdict, ftlab's value and spread (3 significant digits). "
-        f"Checked by the quick tests; regenerate with `{COMMAND}` and say why in docs/reproductions.md, Verdict changes.",
+        "about": f"Verdicts of the quick reproductions over {seeds} seeds, per claim: verdict, "
+        "ftlab's value and spread (3 significant digits). "
+        f"Checked by the quick tests; regenerate with `{COMMAND}` and say why in "
+        "docs/reproductions.md, Verdict changes.",
         "seeds": seeds,
         "reproductions": {n: dict(by_name[n]) for n in NAMES if n in by_name},
     }
@@ -149,24 +155,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.write:
         parser.error("nothing to do: give --write")
-    import ftlab
-    from ftlab.reproduce import QUICK_SEEDS
-
     by_name = {}
     for name in NAMES:
         out = args.root / RESULTS / name
         if not args.from_results:
-            ftlab.reproduce(name, quick=True, out=out, jobs=args.jobs)
+            reproduce(name, quick=True, out=out, jobs=args.jobs)
         path = out / "claims.json"
         if not path.is_file():
             print(
-                f"warning: {path} is missing: {name} is left out of the verdict file (its tables say no result)"
+                f"warning: {path} is missing: {name} is left out of the verdict file (its tables "
+                "say no result)"
             )
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
         if len(doc.get("seeds") or []) != QUICK_SEEDS or doc.get("quick") is not True:
             print(
-                f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): {name} is left out of the verdict file"
+                f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): "
+                f"{name} is left out of the verdict file"
             )
             continue
         by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}

@@ -38,7 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab.api import parse_toml
+from ftlab import _core, _toml, api
+from ftlab._errors import MissingResultError, input_error, usage_error
+from ftlab.report.plots import RC_PARAMS, save
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -57,9 +59,13 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.claims import (
     health as claims_health,
 )
+from ftlab.results import Summary
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
 
 NAME = "vstream"
 #: workload -> (full scenario, quick scenario, tenant name)
@@ -110,8 +116,6 @@ def reproduce(
     supported (two scenarios run); it must be None. `seed` is added to each scenario's seed.
     Returns the claims, health and files (`extra["seed_result"]`)."""
     if scenario is not None:
-        from ftlab._errors import usage_error
-
         raise usage_error(
             "scenario", "the vStream reproduction runs two scenarios; it takes no scenario override"
         )
@@ -169,16 +173,16 @@ def check_trace(path: Path) -> None:
     """An `ftlab.InputError` naming the trace file, before any run starts, when a trace
     tenant of the scenario at `path` names a file that does not exist (the full RocksDB
     scenario's paper-scale capture is not shipped: the message gives CAPTURE_COMMAND)."""
-    from ftlab._errors import MissingResultError, input_error
-
-    scenario = parse_toml(path.read_text(encoding="utf-8"))
+    scenario = _toml.loads(path.read_text(encoding="utf-8"))
     for i, tenant in enumerate(scenario.get("tenants") or []):
         trace = (tenant.get("trace") or {}).get("path")
         if trace is not None and not (path.parent / trace).is_file():
             raise input_error(
                 (path.parent / trace).resolve(),
-                f"no such file: the trace of {path.name} (tenants.{i}.trace.path); the paper-scale RocksDB capture is not shipped with ftlab: "
-                f"make it from the repository's root with `{CAPTURE_COMMAND}` (hours; docs/capture.md), or run `ftlab reproduce vstream --quick`",
+                f"no such file: the trace of {path.name} (tenants.{i}.trace.path); the paper-scale "
+                "RocksDB capture is not shipped with ftlab: "
+                f"make it from the repository's root with `{CAPTURE_COMMAND}` (hours; "
+                "docs/capture.md), or run `ftlab reproduce vstream --quick`",
                 MissingResultError,
             )
 
@@ -201,8 +205,6 @@ def run_all(
     """Run each (workload, mapper) of `runs()` (or of `only`, as labels) with the mapper's
     overrides then `extra`, `jobs` at a time (default: the machine's cores), each into
     out/<workload>/<mapper>/; returns the Reports by (workload, mapper label)."""
-    import ftlab
-
     todo = [(w, m) for w, m in runs(list(paths)) if only is None or (w, m.label) in only]
     seeds = {w: seed_overrides(p, seed) for w, p in paths.items()}
     done = 0
@@ -211,11 +213,11 @@ def run_all(
 
     def one(item: tuple[str, Mapper]) -> Report:
         w, m = item
-        return ftlab.run(paths[w], out=out / w / m.label, set=[*m.overrides, *seeds[w], *extra], jobs=1)
+        return api.run(paths[w], out=out / w / m.label, set=[*m.overrides, *seeds[w], *extra], jobs=1)
 
     reports: dict[tuple[str, str], Report] = {}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for (w, m), report in zip(todo, pool.map(one, todo)):
+        for (w, m), report in zip(todo, pool.map(one, todo), strict=True):
             reports[(w, m.label)] = report
             done += 1
             if progress:
@@ -227,7 +229,7 @@ def run_all(
 # Metrics and claims
 
 
-def run_metrics(summary: Mapping[str, Any], tenant: str) -> dict[str, float | None]:
+def run_metrics(summary: Summary, tenant: str) -> dict[str, float | None]:
     """Throughput (host write MB/s over the measured phase), GC pages copied, WAF and the
     measured seconds of a one-scheme summary.json; None where a value is missing."""
     try:
@@ -299,7 +301,10 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | N
     va, vb = _value(metrics, workload, a, key), _value(metrics, workload, b, key)
     factor = ratio(va, vb)
     what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
-    why = f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s {fmt_number(vb, unit, digits)}: {factor:.3f}x."
+    why = (
+        f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s "
+        f"{fmt_number(vb, unit, digits)}: {factor:.3f}x."
+    )
     if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
     return Measured(factor - 1.0 if margin else factor, why)
@@ -311,7 +316,10 @@ def _best(metrics: Any, workload: str) -> Measured:
     others = {m: v for m, v in values.items() if m != "vstream"}
     runner = max(others, key=lambda m: others[m] or -math.inf) if others else "none"
     margin = ratio(own, others.get(runner)) - 1.0
-    why = f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+    why = (
+        f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of "
+        f"the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+    )
     return Measured(margin, why)
 
 
@@ -331,7 +339,8 @@ def _stamps(metrics: Any, name: str) -> Measured:
     if name == "units_per_stamp":
         return Measured(
             units,
-            f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units (units_per_page x stamp_group_pages; its stamps stop at one block).",
+            f"ftlab's vstream shares one 4-byte stamp among {units:g} mapping units "
+            "(units_per_page x stamp_group_pages; its stamps stop at one block).",
         )
     mib = STAMP_BYTES * PAPER_LOGICAL_PAGES / units / 2**20
     return Measured(
@@ -458,14 +467,12 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
     import matplotlib
     from matplotlib.figure import Figure
 
-    from ftlab.report.plots import RC_PARAMS, save
-
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=(7.0, 2.6), layout="constrained")
         axes = fig.subplots(1, 2)
         labels = [r["mapper"] for r in rows]
         for ax, (key, name) in zip(
-            axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied"))
+            axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied")), strict=True
         ):
             values = [math.nan if r[key] is None else r[key] for r in rows]
             ax.bar(range(len(rows)), values, color="0.55", edgecolor="black", linewidth=0.5)
@@ -496,8 +503,6 @@ def _write_claims(
     checks: Any,
     metrics: Any,
 ) -> Path:
-    from ftlab import _core
-
     return write_claims_json(
         out / CLAIMS_FILE,
         claims,
@@ -601,7 +606,7 @@ def run_sensitivity(
 
 
 def _epoch_s(report: Report) -> float:
-    return float(parse_toml(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
+    return float(_toml.loads(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
 
 
 def _slug(name: str) -> str:

@@ -20,12 +20,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab import _core
+from ftlab.report import load, write_files_atomically
+from ftlab.sweeps.exec import DirLock, Job, clean_stale, execute, is_done, start_ray
+from ftlab.sweeps.plot import write_plot
 from ftlab.sweeps.spec import PlotSpec, Point, SweepSpec, load_spec, toml_inline
+from ftlab.sweeps.table import build_table
 
 if TYPE_CHECKING:
     import polars as pl
 
     from ftlab.report import Report
+
+# polars and ray are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
 
 StrPath = Union[str, "os.PathLike[str]"]
 TABLE_FILE = "sweep.parquet"
@@ -47,8 +54,10 @@ class SweepResult:
 
     Example:
         >>> result = ftlab.load_sweep("results/op-by-scheme")  # doctest: +SKIP
-        >>> result.table.filter(pl.col("scheme") == "unified").select("device.over_provisioning", "waf")  # doctest: +SKIP
-        >>> result.report(result.table["run"][0]).write("results/one", html=True)  # one run's Report  # doctest: +SKIP
+        >>> unified = result.table.filter(pl.col("scheme") == "unified")  # doctest: +SKIP
+        >>> unified.select("device.over_provisioning", "waf")  # doctest: +SKIP
+        >>> one = result.report(result.table["run"][0])  # one run's Report  # doctest: +SKIP
+        >>> one.write("results/one", html=True)  # doctest: +SKIP
     """
 
     def __init__(
@@ -88,12 +97,13 @@ class SweepResult:
         Example:
             >>> ftlab.load_sweep("results/op-by-scheme").report(key).timeseries  # doctest: +SKIP
         """
-        from ftlab.report import load
-
         return load(self.dir / "runs" / run)
 
     def __repr__(self) -> str:
-        return f"<ftlab.SweepResult {self.dir} runs={len(self.runs)} failures={len(self.failures)} table={self.table.shape}>"
+        return (
+            f"<ftlab.SweepResult {self.dir} runs={len(self.runs)} "
+            f"failures={len(self.failures)} table={self.table.shape}>"
+        )
 
 
 def sweep(
@@ -121,7 +131,8 @@ def sweep(
 
     Example:
         >>> result = ftlab.sweep("scenarios/sweeps/op-by-scheme.toml", out="results/op")  # doctest: +SKIP
-        >>> result.table.group_by("scheme", "device.over_provisioning").agg(pl.col("waf").mean())  # doctest: +SKIP
+        >>> by_op = result.table.group_by("scheme", "device.over_provisioning")  # doctest: +SKIP
+        >>> by_op.agg(pl.col("waf").mean())  # doctest: +SKIP
     """
     spec_ = load_spec(spec)
     out_dir = Path(os.fspath(out)) if out is not None else spec_.out or Path("results") / spec_.stem
@@ -151,9 +162,7 @@ def _sweep(
     counter: _Counter,
     on_failure: Callable[[dict[str, Any]], None],
 ) -> SweepResult:
-    from ftlab.sweeps.exec import DirLock, clean_stale, is_done
-
-    points, resolved, failures = _resolve_all(spec, spec.points(extra_set))
+    points, resolved, failures = resolve_all(spec, spec.points(extra_set))
     for f in failures:
         on_failure(f)
     runs_dir = out_dir / "runs"
@@ -168,7 +177,7 @@ def _sweep(
     return result
 
 
-def _resolve_all(
+def resolve_all(
     spec: SweepSpec, points: list[Point]
 ) -> tuple[list[Point], dict[str, str], list[dict[str, Any]]]:
     """Resolve every point's scenario: the points with their run keys, {run key: resolved
@@ -211,8 +220,6 @@ def _execute(
     on_failure: Callable[[dict[str, Any]], None],
 ) -> list[dict[str, Any]]:
     """Run the `todo` runs on Ray; the failures, one per point of each failed run."""
-    from ftlab.sweeps.exec import Job, execute, start_ray
-
     by_key: dict[str, list[Point]] = {}
     for p in points:
         by_key.setdefault(p.key or "", []).append(p)
@@ -248,11 +255,6 @@ def _collect(
 ) -> SweepResult:
     """Build the table of the finished runs; write sweep.parquet, failures.json and
     sweep.json atomically, then the plot."""
-    from ftlab.report import write_files_atomically
-    from ftlab.sweeps.exec import is_done
-    from ftlab.sweeps.plot import write_plot
-    from ftlab.sweeps.table import build_table
-
     runs_dir = out_dir / "runs"
     done = [(p, p.key) for p in points if p.key and is_done(runs_dir, p.key)]
     table = build_table(spec.parameters, points, done, runs_dir)

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import shutil
+import socket
 import tempfile
 import warnings
 from collections import deque
@@ -24,6 +25,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ftlab import _core
+from ftlab.report import Report, fsync_dir
+
+# polars and ray are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
 
 RUNS_DIR = "runs"
 RUN_META_FILE = "run.json"
@@ -68,9 +75,10 @@ def start_ray(address: str | None = None) -> bool:
             warnings.simplefilter("ignore")
             ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (OSError, RuntimeError, ValueError) as e:  # ConnectionError, TimeoutError are OSErrors
-        from ftlab import _core
-
-        reason = f"cannot connect to Ray at {address!r}: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}"
+        reason = (
+            f"cannot connect to Ray at {address!r}: "
+            f"{str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}"
+        )
         err = _core.UsageError(f"--address: {reason}")
         err.arg, err.reason = "--address", reason
         raise err from None
@@ -80,8 +88,6 @@ def start_ray(address: str | None = None) -> bool:
 def _check_reachable(address: str, timeout_s: float = 10.0) -> None:
     """Fail fast on a `host:port` or `ray://host:port` nobody listens on (Ray itself would
     retry for minutes, deaf to Ctrl-C). Other addresses ("auto") are left to Ray."""
-    import socket
-
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not port.isdigit() or not host:
         return
@@ -99,10 +105,11 @@ def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) 
     failed run."""
     import polars as pl
 
-    from ftlab import _core
-
     if _core.version() != driver_version:
-        message = f"this worker has ftlab {_core.version()}, the driver {driver_version}; install the same version on every node"
+        message = (
+            f"this worker has ftlab {_core.version()}, the driver {driver_version}; install "
+            "the same version on every node"
+        )
         return {"error": {"kind": "VersionMismatch", "message": message}}
     try:
         # One scheme at a time inside a run: Ray already runs many runs in parallel, and
@@ -139,8 +146,6 @@ def execute(
     success). On any exception (KeyboardInterrupt included) the tasks in flight are
     cancelled and their runs lost; every finished run is already on disk."""
     import ray
-
-    from ftlab import _core
 
     task = ray.remote(num_cpus=1, max_retries=retries)(run_task)
     queue = deque(jobs)
@@ -188,8 +193,6 @@ def write_run(runs_dir: Path, job: Job, result: dict[str, Any]) -> Path:
     """Write one run's results to `runs_dir/<key>/`: every file into a fresh temporary
     directory beside it, then one rename. An interruption leaves only the temporary
     directory (removed here, or by `clean_stale` on the next sweep), never a partial run."""
-    from ftlab.report import Report, _fsync_dir
-
     target = runs_dir / job.key
     tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{job.key[:16]}-", dir=runs_dir))
     try:
@@ -204,7 +207,7 @@ def write_run(runs_dir: Path, job: Job, result: dict[str, Any]) -> Path:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _fsync_dir(runs_dir)
+    fsync_dir(runs_dir)
     return target
 
 
@@ -228,10 +231,8 @@ class DirLock:
         self.fd: int | None = None
 
     def __enter__(self) -> DirLock:
-        from ftlab import _core
-
         try:
-            import fcntl
+            import fcntl  # POSIX only: imported where it is used, so other platforms run
         except ModuleNotFoundError:  # not POSIX: no lock
             return self
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -241,7 +242,8 @@ class DirLock:
             os.close(self.fd)
             self.fd = None
             err = _core.UsageError(
-                f"--out: another ftlab sweep is writing {self.path.parent}; wait for it or use another directory"
+                f"--out: another ftlab sweep is writing {self.path.parent}; wait for it or use "
+                "another directory"
             )
             err.arg, err.reason = "--out", "another ftlab sweep is writing this directory"
             raise err from None

@@ -21,6 +21,9 @@ from ftlab.sweeps.spec import PlotSpec, config_error
 if TYPE_CHECKING:
     import polars as pl
 
+# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# --help` and `import ftlab` start without them.
+
 ERROR_LABELS = {
     "minmax": "error bars: min to max over seeds",
     "std": "error bars: ± 1 sample standard deviation over seeds",
@@ -41,7 +44,8 @@ def aggregate(
         raise config_error(
             file,
             "plot.metric",
-            f"must be a numeric column of the sweep table ({', '.join(numeric) or 'none yet'}), got {metric!r}",
+            "must be a numeric column of the sweep table "
+            f"({', '.join(numeric) or 'none yet'}), got {metric!r}",
         )
     frame = table.filter(pl.col(x).is_not_null())
     if plot.tenants:
@@ -50,7 +54,8 @@ def aggregate(
             raise config_error(
                 file,
                 "plot.tenants",
-                f"no tenant {unknown[0]!r} in the sweep table (tenants: {', '.join(sorted(set(table['tenant'])))})",
+                f"no tenant {unknown[0]!r} in the sweep table (tenants: "
+                f"{', '.join(sorted(set(table['tenant'])))})",
             )
         frame = frame.filter(pl.col("tenant").is_in(list(plot.tenants)))
     per_device = metric.startswith("device.")
@@ -90,7 +95,7 @@ def write_plot(
     ax = fig.add_subplot()
     groups = points.partition_by(dims, maintain_order=True, as_dict=True) if dims else {(): points}
     for values, rows in groups.items():
-        label = ", ".join(f"{d}={v}" for d, v in zip(dims, values)) or plot.metric
+        label = ", ".join(f"{d}={v}" for d, v in zip(dims, values, strict=True)) or plot.metric
         xs = rows[plot.x].to_list()
         if plot.error == "std":
             err = rows["std"].fill_null(0.0).to_list()

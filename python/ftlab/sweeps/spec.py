@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from ftlab import _core, _toml
+from ftlab.api import scenario_to_toml
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -101,8 +102,8 @@ class SweepSpec:
         for case in cases:
             for values in itertools.product(*(self.grid[k] for k in grid_keys)):
                 params = dict(case.sets) if case else {}
-                params.update(zip(grid_keys, values))
-                sets = [*(case.sets.items() if case else ()), *zip(grid_keys, values)]
+                params.update(zip(grid_keys, values, strict=True))
+                sets = [*(case.sets.items() if case else ()), *zip(grid_keys, values, strict=True)]
                 overrides = (*extra_set, *(f"{k}={toml_inline(v)}" for k, v in sets))
                 if case:
                     params["case"] = case.name
@@ -204,8 +205,6 @@ def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, 
             file, "scenario", "missing: the base scenario file, relative to this file's directory"
         )
     if isinstance(value, Mapping) and file == DICT_SWEEP_NAME:
-        from ftlab.api import scenario_to_toml
-
         return DICT_SWEEP_NAME, scenario_to_toml(value), Path.cwd()
     if not isinstance(value, (str, os.PathLike)):
         raise config_error(file, "scenario", f"must be a file path (string), got {_describe(value)}")
@@ -243,7 +242,8 @@ def _grid(value: Any, file: str) -> dict[str, list[Any]]:
             raise config_error(
                 file,
                 where,
-                f"must be a non-empty array of the values to sweep, e.g. [0.1, 0.25], got {_describe(values)}",
+                "must be a non-empty array of the values to sweep, e.g. [0.1, 0.25], got "
+                f"{_describe(values)}",
             )
         _check_param_name(key, file, where)
         if key in grid:

@@ -10,15 +10,18 @@ module reads files and builds DataFrames; it runs nothing and writes nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ftlab.results import Summary, summary_from_json
 from ftlab.sweeps.spec import Point, toml_inline
 
 if TYPE_CHECKING:
     import polars as pl
+
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
+# `import ftlab` start without it.
 
 #: Columns after the parameters, before the metrics.
 ID_COLUMNS = ("seed", "run", "scheme", "tenant")
@@ -36,7 +39,7 @@ def build_table(
     param_rows: list[dict[str, Any]] = []
     metric_rows: list[dict[str, Any]] = []
     for point, key in done:
-        summary = json.loads((runs_dir / key / "summary.json").read_text(encoding="utf-8"))
+        summary = summary_from_json((runs_dir / key / "summary.json").read_text(encoding="utf-8"))
         for scheme, tenant, metrics in _summary_rows(summary):
             params = {name: _cell(point.params.get(name), kinds[name]) for name in parameters}
             param_rows.append(
@@ -52,7 +55,7 @@ def build_table(
     return ids.sort([*parameters, "seed", "scheme", "tenant"], nulls_last=True)
 
 
-def _summary_rows(summary: Mapping[str, Any]) -> Iterable[tuple[str, str, dict[str, Any]]]:
+def _summary_rows(summary: Summary) -> Iterable[tuple[str, str, dict[str, Any]]]:
     """(scheme, tenant, metrics) of one summary.json: the tenant's metrics flattened, then
     the scheme's other entries (`device`, ...) flattened under their name."""
     for scheme, data in summary["schemes"].items():

@@ -66,7 +66,7 @@ pub struct TimeSeries {
     pub saturated: u64,
 }
 
-/// Names of the fixed f64 columns, in order.
+/// Names of the fixed f64 columns, in order (after `KEY_COLUMNS`).
 pub const COLUMNS: [&str; 10] = [
     "read_iops",
     "write_iops",
@@ -79,6 +79,22 @@ pub const COLUMNS: [&str; 10] = [
     "erases",
     "host_pages_written",
 ];
+
+/// The columns that identify a row of the time-series table, in order: `scheme` (added by
+/// `table::concat_tables`), then `tenant` and `window_start_s` (added by `TimeSeries::finish`).
+pub const KEY_COLUMNS: [&str; 3] = ["scheme", "tenant", "window_start_s"];
+/// The per-window device columns (equal in every tenant's row of a window): the last
+/// `COLUMNS`.
+pub const DEVICE_COLUMNS: &[&str] = COLUMNS.split_at(6).1;
+/// The last column every scheme has (after the scheme's extra columns): each tenant's backlog
+/// at the window's end (`simulation::finish`).
+pub const BACKLOG_COLUMN: &str = "backlog";
+
+/// The time-series columns every scheme has, in table order (a scheme's extra columns come
+/// between `COLUMNS` and `BACKLOG_COLUMN`). Python reads it as `ftlab._core.TIMESERIES_COLUMNS`.
+pub fn base_columns() -> Vec<&'static str> {
+    KEY_COLUMNS.iter().chain(&COLUMNS).copied().chain([BACKLOG_COLUMN]).collect()
+}
 
 impl TimeSeries {
     pub fn new(window: SimTime, tenant_names: Vec<String>, extra_names: Vec<&'static str>) -> TimeSeries {
@@ -156,8 +172,8 @@ impl TimeSeries {
     pub fn finish(mut self, extra: &mut dyn FnMut(u16, &mut Vec<f64>)) -> Table {
         self.close_window(extra);
         let mut columns = vec![
-            ("tenant".to_string(), Column::Str(self.tenant)),
-            ("window_start_s".to_string(), Column::F64(self.window_start_s)),
+            (KEY_COLUMNS[1].to_string(), Column::Str(self.tenant)),
+            (KEY_COLUMNS[2].to_string(), Column::F64(self.window_start_s)),
         ];
         let names = COLUMNS.iter().copied().chain(self.extra_names.iter().copied());
         for (name, col) in names.zip(self.f64_cols) {

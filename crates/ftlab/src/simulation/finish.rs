@@ -12,6 +12,7 @@ use crate::metrics::lifetime::LifetimeResult;
 use crate::metrics::phase::PhaseResult;
 use crate::metrics::report::SchemeResult;
 use crate::metrics::table::{cdf_table, wear_table, Column, Table};
+use crate::metrics::timeseries::BACKLOG_COLUMN;
 use crate::policy::DeviceView;
 use crate::sim::time::SimTime;
 
@@ -176,5 +177,5 @@ fn add_backlog_column(ts: &mut Table, metrics: &[crate::metrics::TenantMetrics])
     assert!(n > 0 && rows.is_multiple_of(n), "time-series rows are windows x tenants");
     let per_tenant: Vec<Vec<u64>> = metrics.iter().map(|m| m.backlog.at_window_ends(rows / n)).collect();
     let col = (0..rows).map(|r| per_tenant[r % n][r / n] as f64).collect();
-    ts.columns.push(("backlog".into(), Column::F64(col)));
+    ts.columns.push((BACKLOG_COLUMN.into(), Column::F64(col)));
 }
