@@ -52,7 +52,8 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
     ),
     "fdp-cachelib": (
         "ftlab.reproduce.fdp_cachelib",
-        'CacheLib\'s SOC and LOC on NVMe FDP handles (Allison et al., "Towards Efficient Flash Caches with Emerging NVMe Flexible Data Placement SSDs", §6)',
+        "CacheLib's SOC and LOC on NVMe FDP handles (Allison et al., "
+        '"Towards Efficient Flash Caches with Emerging NVMe Flexible Data Placement SSDs", §6)',
     ),
 }
 

@@ -35,6 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ftlab import _core, _toml, api
+from ftlab._errors import usage_error
+from ftlab.report.plots import RC_PARAMS, save
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -54,6 +57,9 @@ from ftlab.reproduce.claims import (
 
 if TYPE_CHECKING:
     from ftlab.report import Report
+
+# matplotlib, numpy and plotly are imported inside the functions that use them, not here:
+# heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "fdp-cachelib"
 SCENARIO, QUICK_SCENARIO = "reproduce/fdp-cachelib.toml", "reproduce/fdp-cachelib-quick.toml"
@@ -158,6 +164,12 @@ def scenario_path(quick: bool) -> Path:
     )
 
 
+def _preimport() -> None:
+    """Import what writing a Report imports before the runs' threads race to import it."""
+    import numpy  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+
+
 def run_all(
     path: Path,
     out: Path,
@@ -171,9 +183,6 @@ def run_all(
     """Run each of `RUNS` (or those labelled in `only`) with its overrides then `extra`, `jobs`
     at a time (default: the machine's cores), each into out/<case>/<mapper>/; returns the
     Reports by run label."""
-    import ftlab
-    from ftlab.reproduce.seeds import _preimport
-
     _preimport()  # before the threads race to import plotting modules
     todo = [r for r in RUNS if only is None or r.label in only]
     seeds = seed_overrides(path, seed)
@@ -181,11 +190,12 @@ def run_all(
         progress(f"{stage} {len(todo)} runs", 0, len(todo))
 
     def one(run: Run) -> Report:
-        return ftlab.run(path, out=out / run.case / run.mapper, set=[*run.overrides, *seeds, *extra], jobs=1)
+        sets = [*run.overrides, *seeds, *extra]
+        return api.run(path, out=out / run.case / run.mapper, set=sets, jobs=1)
 
     reports: dict[str, Report] = {}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for done, (run, report) in enumerate(zip(todo, pool.map(one, todo)), 1):
+        for done, (run, report) in enumerate(zip(todo, pool.map(one, todo), strict=True), 1):
             reports[run.label] = report
             if progress:
                 progress(f"{stage}: {run.label}", done, len(todo))
@@ -232,8 +242,6 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Any]]) -> Measured:
     run b's; "margin:<a>/<b>" that ratio minus 1; "events:<a>/<b>" run a's Media Reallocated
     events per host byte (hbmw) over run b's. Runs are "case/mapper" labels. An unknown name
     is an `ftlab.UsageError`."""
-    from ftlab._errors import usage_error
-
     kind, _, rest = name.partition(":")
     parts = rest.split("/")
     if kind == "dlwa" and len(parts) == 2:
@@ -265,7 +273,8 @@ def _events(metrics: Mapping[str, Mapping[str, Any]], a: str, b: str) -> Measure
         per[run] = (events, events / host * 2**30 if host > 0 else math.nan)
     factor = ratio(per[a][1], per[b][1])
     why = (
-        f"Media Reallocated events per GiB written by the host: {a} {per[a][1]:.3g} ({per[a][0]:.0f} events), "
+        f"Media Reallocated events per GiB written by the host: {a} {per[a][1]:.3g} "
+        f"({per[a][0]:.0f} events), "
         f"{b} {per[b][1]:.3g} ({per[b][0]:.0f}): {factor:.3f}x."
     )
     return Measured(factor, why)
@@ -330,7 +339,8 @@ def _run_health(report: Report) -> dict[str, Any]:
     converged = warm.get("warm_converged") is True
     if not converged:
         reasons.append(
-            f"the warm-up did not converge (cap hit {warm.get('warm_cap_hit')}, windows {warm.get('warm_waf_windows')})"
+            f"the warm-up did not converge (cap hit {warm.get('warm_cap_hit')}, "
+            f"windows {warm.get('warm_waf_windows')})"
         )
     return {
         "tenants": base["tenants"],
@@ -358,8 +368,6 @@ def figures(metrics: Mapping[str, Mapping[str, Any]], out: Path) -> list[Path]:
 def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
     import matplotlib
     from matplotlib.figure import Figure
-
-    from ftlab.report.plots import RC_PARAMS, save
 
     mappers = list(MAPPERS)
     shades = {"fdp": "0.35", "nonfdp": "0.75", "fdp-one-ruh": "0.55"}
@@ -407,8 +415,6 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
 
 
 def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, checks: Any, metrics: Any) -> Path:
-    from ftlab import _core
-
     return write_claims_json(
         out / CLAIMS_FILE,
         claims,
@@ -438,7 +444,8 @@ def soc_share_overrides(scenario: Mapping[str, Any], share: float) -> list[str]:
     """The `--set` giving the SOC (synthetic part 0, 4 KiB writes) `share` of the host bytes of
     `scenario` (a parsed scenario) and the LOC (part 1) the rest, their total kept.
 
-    >>> parts = [{"rate_iops": 1024.0, "sizes": [{"bytes": 4096}]}, {"rate_iops": 16.0, "sizes": [{"bytes": 262144}]}]
+    >>> parts = [{"rate_iops": 1024.0, "sizes": [{"bytes": 4096}]},
+    ...          {"rate_iops": 16.0, "sizes": [{"bytes": 262144}]}]
     >>> soc_share_overrides({"tenants": [{"synthetic": parts}]}, 0.25)
     ['tenants.0.synthetic.0.rate_iops=512', 'tenants.0.synthetic.1.rate_iops=24']
     """
@@ -469,11 +476,9 @@ def run_sensitivity(
     """Rerun every run for each case of `sensitivity_cases` into out/sensitivity/<case>/,
     recompute the claims, and write sensitivity.json and .csv; returns `sensitivity_summary`'s
     rows."""
-    from ftlab.api import parse_toml
-
     by_case = {"base": fdp_claims(collect_metrics(base), health(base))}
     details: list[dict[str, Any]] = []
-    for name, sets in sensitivity_cases(parse_toml(path.read_text(encoding="utf-8"))):
+    for name, sets in sensitivity_cases(_toml.loads(path.read_text(encoding="utf-8"))):
         slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
         reports = run_all(path, out / "sensitivity" / slug, sets, jobs, progress, f"sensitivity {name}")
         metrics = collect_metrics(reports)
