@@ -113,7 +113,11 @@ impl Engine<'_, Instant> {
         if from < end {
             let owner = self.ftl.blocks().get(block).owner;
             let first = block.0 * g.units_per_block;
-            self.ftl.prefetch_l2p_of_units(owner, first + from * g.units_per_page, (end - from) * g.units_per_page);
+            self.ftl.prefetch_l2p_of_units(
+                owner,
+                first + from * g.units_per_page,
+                (end - from) * g.units_per_page,
+            );
             self.exec.pf_page = end;
         }
     }
@@ -137,7 +141,9 @@ impl Executor for Instant {
             match op.owner() {
                 // A copy's or preconditioning's page: exactly what `program_done` does for it,
                 // without the dispatch on kind and owner (one per copied page here).
-                super::Owner::Job(_) | super::Owner::Precondition if op.class != crate::policy::OpClass::Parity => {
+                super::Owner::Job(_) | super::Owner::Precondition
+                    if op.class != crate::policy::OpClass::Parity =>
+                {
                     e.ftl.programmed(op.block, op.page);
                     e.sink.device.flash_pages_programmed += 1;
                 }
