@@ -85,3 +85,22 @@ def test_legacy_has_no_mapping_columns() -> None:
     assert not any(c.endswith("_physical_stream") for c in report.timeseries.columns)
     physical = report.physical_streams_frame.get_column("host_units_written").to_list()
     assert physical[0] == sum(physical), "legacy writes stream 0 only"
+
+
+def test_without_lifetimes_every_death_is_of_unknown_age(manual: ftlab.Report) -> None:
+    """`measure.stream_lifetimes = false` keeps no write times: the same run (the knob changes
+    no placement), the same writes and deaths per stream, every death of unknown age."""
+    s = scenario("manual")
+    s["measure"]["stream_lifetimes"] = False
+    off = ftlab.run(s)
+    cols = ["tenant", "stream", "units_written", "units_dead", "units_dead_unknown_age", "lifetime_s_mean"]
+    on_rows = {r["stream"]: r for r in manual.streams_frame.select(cols).to_dicts()}
+    off_rows = {r["stream"]: r for r in off.streams_frame.select(cols).to_dicts()}
+    assert set(on_rows) == set(off_rows)
+    assert any(r["units_dead"] > 0 for r in on_rows.values()), "the run must have deaths to test"
+    for stream, on in on_rows.items():
+        o = off_rows[stream]
+        assert o["units_written"] == on["units_written"], stream
+        assert o["units_dead"] == 0 and o["lifetime_s_mean"] is None, stream
+        assert o["units_dead_unknown_age"] == on["units_dead"] + on["units_dead_unknown_age"], stream
+    assert off.summary["schemes"]["unified"]["device"] == manual.summary["schemes"]["unified"]["device"]

@@ -69,6 +69,51 @@ pub struct Ftl {
     /// Valid units per (tenant, die), row-major by tenant (for placement metrics).
     valid_by_tenant_die: Vec<u64>,
     oracle: Option<Oracle>,
+    /// The geometry's divisors as shifts where they are powers of two (`Div`).
+    div: Divisors,
+}
+
+/// A divisor of the hot paths' address arithmetic, as a shift when it is a power of two:
+/// `x / d` is then `x >> shift`, the same value without a division instruction (tens of
+/// cycles, several per GC copy), else the division itself.
+#[derive(Clone, Copy, Debug)]
+struct Div {
+    d: u32,
+    shift: u32,
+}
+
+impl Div {
+    fn new(d: u32) -> Div {
+        assert!(d > 0, "a divisor of zero");
+        Div { d, shift: if d.is_power_of_two() { d.trailing_zeros() } else { u32::MAX } }
+    }
+
+    #[inline(always)]
+    fn div(self, x: u32) -> u32 {
+        if self.shift != u32::MAX {
+            x >> self.shift
+        } else {
+            x / self.d
+        }
+    }
+
+    /// Whether `x` is a multiple of the divisor.
+    #[inline(always)]
+    fn divides(self, x: u32) -> bool {
+        if self.shift != u32::MAX {
+            x & (self.d - 1) == 0
+        } else {
+            x.is_multiple_of(self.d)
+        }
+    }
+}
+
+/// The geometry's divisors on the hot paths.
+#[derive(Clone, Copy, Debug)]
+struct Divisors {
+    units_per_block: Div,
+    blocks_per_die: Div,
+    units_per_page: Div,
 }
 
 impl Ftl {
@@ -93,6 +138,11 @@ impl Ftl {
             host_cursor: vec![NONE; n_tenants * params.physical_streams as usize],
             valid_by_tenant_die: vec![0; n_tenants * geometry.n_dies as usize],
             oracle,
+            div: Divisors {
+                units_per_block: Div::new(geometry.units_per_block),
+                blocks_per_die: Div::new(geometry.blocks_per_die),
+                units_per_page: Div::new(geometry.units_per_page),
+            },
             geometry,
             params,
         }
@@ -173,10 +223,8 @@ impl Ftl {
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
         info.last_write_ns = stamp_ns;
-        let page_full = info
-            .write_ptr
-            .is_multiple_of(g.units_per_page)
-            .then(|| (block, info.write_ptr / g.units_per_page - 1));
+        let upp = self.div.units_per_page;
+        let page_full = upp.divides(info.write_ptr).then(|| (block, upp.div(info.write_ptr) - 1));
         if info.write_ptr == g.units_per_block {
             info.state = BlockState::Full;
             self.blocks.refresh_key(block);
@@ -296,7 +344,7 @@ impl Ftl {
         let Some(&old) = self.l2p[tenant as usize].get(lpn as usize) else { return };
         if old != NONE {
             table::prefetch(&self.p2l, old as usize);
-            table::prefetch(&self.blocks.info, (old / self.geometry.units_per_block) as usize);
+            table::prefetch(&self.blocks.info, self.div.units_per_block.div(old) as usize);
         }
     }
 
@@ -424,7 +472,7 @@ impl Ftl {
 
     fn remap(&mut self, tenant: u16, lpn: u32, ppa: Ppa) -> Option<Ppa> {
         let g = self.geometry;
-        let block = g.block_of(ppa);
+        let block = self.block_of(ppa);
         let info = self.blocks.get_mut(block);
         assert_eq!(
             info.owner, tenant,
@@ -433,7 +481,8 @@ impl Ftl {
         );
         info.valid_units += 1;
         self.blocks.refresh_key(block);
-        self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + g.die_of_block(block).0 as usize] += 1;
+        let die = self.div.blocks_per_die.div(block.0);
+        self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + die as usize] += 1;
         assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
         self.p2l[ppa.0 as usize] = lpn;
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
@@ -443,8 +492,14 @@ impl Ftl {
         (old != NONE).then_some(Ppa(old))
     }
 
+    /// `Geometry::block_of` without a division where it is a shift.
+    #[inline(always)]
+    fn block_of(&self, ppa: Ppa) -> BlockIdx {
+        BlockIdx(self.div.units_per_block.div(ppa.0))
+    }
+
     fn invalidate(&mut self, ppa: Ppa) {
-        let block = self.geometry.block_of(ppa);
+        let block = self.block_of(ppa);
         assert_ne!(self.p2l[ppa.0 as usize], NONE, "invalidating invalid unit {}", ppa.0);
         self.p2l[ppa.0 as usize] = NONE;
         let info = self.blocks.get_mut(block);
@@ -453,7 +508,7 @@ impl Ftl {
         let owner = info.owner;
         self.blocks.refresh_key(block);
         let g = &self.geometry;
-        let i = owner as usize * g.n_dies as usize + g.die_of_block(block).0 as usize;
+        let i = owner as usize * g.n_dies as usize + self.div.blocks_per_die.div(block.0) as usize;
         assert!(self.valid_by_tenant_die[i] > 0, "valid count of tenant {owner} on a die underflows");
         self.valid_by_tenant_die[i] -= 1;
     }

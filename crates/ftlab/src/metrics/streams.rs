@@ -85,8 +85,9 @@ const SLOTS: usize = COUNTED_VIRTUAL_STREAMS + 1;
 
 impl StreamStats {
     /// Bookkeeping for tenants with `namespace_units` each; `series`: add the mapping columns
-    /// to the time series.
-    pub fn new(namespace_units: &[u32], series: bool) -> StreamStats {
+    /// to the time series; `lifetimes`: keep each unit's write time (`measure.stream_lifetimes`;
+    /// without them every death is of unknown age).
+    pub fn new(namespace_units: &[u32], series: bool, lifetimes: bool) -> StreamStats {
         let mut unit_base = Vec::with_capacity(namespace_units.len());
         let mut total = 0u64;
         for &n in namespace_units {
@@ -97,7 +98,7 @@ impl StreamStats {
         StreamStats {
             unit_base,
             n_units: total as usize,
-            unit_written: WriteCodes::new(total as usize),
+            unit_written: WriteCodes::new(if lifetimes { total as usize } else { 0 }),
             unit_stream: Vec::new(),
             virtual_streams: vec![VirtualStreamStats::default(); n_tenants * SLOTS],
             gc_units_by_physical_stream: [0; PHYSICAL_STREAMS_MAX],
@@ -146,8 +147,10 @@ impl StreamStats {
         };
         let u = self.unit(tenant, lpn);
         let steps = now.ns() >> WRITE_TIME_SHIFT;
-        self.write_times_capped += u64::from(steps >= WRITE_TIME_STEPS_MAX);
-        self.unit_written.set(u, steps.min(WRITE_TIME_STEPS_MAX) as u32 + 1);
+        if !self.unit_written.is_empty() {
+            self.write_times_capped += u64::from(steps >= WRITE_TIME_STEPS_MAX);
+            self.unit_written.set(u, steps.min(WRITE_TIME_STEPS_MAX) as u32 + 1);
+        }
         if virtual_stream != 0 && self.unit_stream.is_empty() {
             self.unit_stream = vec![0; self.n_units];
         }
@@ -173,7 +176,8 @@ impl StreamStats {
             return;
         }
         let u = self.unit(tenant, lpn);
-        let (code, vs) = (self.unit_written.get(u), self.unit_stream.get(u).copied().unwrap_or(0));
+        let code = if self.unit_written.is_empty() { 0 } else { self.unit_written.get(u) };
+        let vs = self.unit_stream.get(u).copied().unwrap_or(0);
         let s = self.slot(tenant, vs);
         if code == 0 {
             s.n_units_dead_unknown += 1;
@@ -308,6 +312,12 @@ impl WriteCodes {
         WriteCodes { chunks }
     }
 
+    /// No codes are kept (`measure.stream_lifetimes = false`).
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
     #[inline]
     fn get(&self, u: usize) -> u32 {
         let i = u & (CHUNK_UNITS - 1);
@@ -356,7 +366,7 @@ mod tests {
 
     #[test]
     fn lifetimes_are_charged_to_the_writing_stream_and_survive_copies() {
-        let mut s = StreamStats::new(&[8, 8], true);
+        let mut s = StreamStats::new(&[8, 8], true, true);
         s.start_timed();
         s.start_measuring();
         s.written(1, 3, 5, 2, Some(SimTime::from_secs_f64(1.0)));
@@ -372,9 +382,27 @@ mod tests {
         assert_eq!(s.host_units_by_physical_stream[2], 1);
     }
 
+    /// `measure.stream_lifetimes = false`: the counts of units written stay, every death is
+    /// of unknown age (no write time kept), and no per-unit code array is held.
+    #[test]
+    fn without_lifetimes_every_death_is_of_unknown_age() {
+        let mut s = StreamStats::new(&[4], false, false);
+        assert!(s.unit_written.is_empty(), "no write-time codes held");
+        s.start_timed();
+        s.start_measuring();
+        // Past the 2^32 steps of the codes: nothing is capped, as no time is kept.
+        s.written(0, 1, 0, 0, Some(SimTime(u64::MAX)));
+        s.written(0, 2, 0, 0, Some(SimTime::from_secs_f64(1.0)));
+        s.died(0, 2, SimTime::from_secs_f64(3.0));
+        let (_, st) = s.virtual_streams(0).next().expect("one stream");
+        assert_eq!((st.n_units_written, st.n_units_dead, st.n_units_dead_unknown), (2, 0, 1));
+        assert_eq!(st.lifetime_s_mean(), None);
+        assert_eq!(s.write_times_capped, 0);
+    }
+
     #[test]
     fn preconditioned_data_has_no_lifetime() {
-        let mut s = StreamStats::new(&[4], false);
+        let mut s = StreamStats::new(&[4], false, true);
         s.written(0, 0, 0, 0, None);
         s.start_timed();
         s.start_measuring();
@@ -386,7 +414,7 @@ mod tests {
 
     #[test]
     fn the_window_reports_each_virtual_streams_main_physical_stream() {
-        let mut s = StreamStats::new(&[16], true);
+        let mut s = StreamStats::new(&[16], true, true);
         s.start_timed();
         for (vs, ps) in [(0, 1), (0, 1), (0, 2), (3, 2), (3, 0)] {
             s.written(0, 0, vs, ps, Some(SimTime::ZERO));
@@ -406,7 +434,7 @@ mod tests {
     fn write_codes_widen_exactly_past_the_narrow_range() {
         // Code = floor(t / 2^20 ns) + 1. At t = 2^36 ns the code is 2^16 + 1: past u16.
         // Two tenants: units 0..CHUNK_UNITS + 8 (two chunks, the second partial).
-        let mut s = StreamStats::new(&[CHUNK_UNITS as u32, 8], false);
+        let mut s = StreamStats::new(&[CHUNK_UNITS as u32, 8], false, true);
         s.start_timed();
         s.start_measuring();
         assert_eq!(s.unit_written.chunks.len(), 2);
@@ -428,7 +456,7 @@ mod tests {
 
     #[test]
     fn stream_zero_writes_allocate_no_stream_array() {
-        let mut s = StreamStats::new(&[4, 4], false);
+        let mut s = StreamStats::new(&[4, 4], false, true);
         s.start_timed();
         s.start_measuring();
         s.written(1, 2, 0, 0, Some(SimTime::ZERO));
@@ -440,7 +468,7 @@ mod tests {
 
     #[test]
     fn high_virtual_streams_share_the_other_slot() {
-        let mut s = StreamStats::new(&[4], false);
+        let mut s = StreamStats::new(&[4], false, true);
         s.start_timed();
         s.start_measuring();
         s.written(0, 1, 300, 0, Some(SimTime::ZERO));

@@ -339,6 +339,17 @@ pub struct MeasureConfig {
     /// of the measured phase. In [1, 1e6]. Default 4.
     #[serde(default = "default_backlog_queue_depths_max")]
     pub backlog_queue_depths_max: f64,
+    /// Measure each dead unit's lifetime per virtual stream (`metrics::streams`): a write time
+    /// per logical unit, 2 bytes (4 after 68 simulated seconds). False: no per-unit write
+    /// times are kept, every death counts as of unknown age, `lifetime_s_mean` is null. Default
+    /// true; left out of the resolved scenario when true, so a scenario without it resolves
+    /// as before.
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub stream_lifetimes: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn default_backlog_queue_depths_max() -> f64 {

@@ -68,11 +68,28 @@ pub(super) struct Instant {
     /// Preconditioning treats dies as idle (background GC to the high watermark) only at its
     /// end; while it writes, dies are busy and GC keeps them at the low watermark.
     pub(super) idle: bool,
+    /// The source block whose L2P entries are being prefetched ahead of its copies, and its
+    /// next page to prefetch (`prefetch_ahead`); a hint only.
+    pf_block: BlockIdx,
+    pf_page: u32,
 }
+
+/// Units of a job's source whose L2P entries are prefetched ahead of its copies (instant
+/// executor): enough to cover a miss's latency, few enough not to stall on the line-fill
+/// buffers as a whole block's 256 prefetches at once did.
+const PREFETCH_AHEAD_UNITS: u32 = 24;
 
 impl Instant {
     pub(super) fn new(ops_max: usize) -> Instant {
-        Instant { queue: Vec::new(), next: 0, ops_max, stamp: 0, idle: false }
+        Instant {
+            queue: Vec::new(),
+            next: 0,
+            ops_max,
+            stamp: 0,
+            idle: false,
+            pf_block: BlockIdx(crate::ftl::NONE),
+            pf_page: 0,
+        }
     }
 
     /// The executor holds nothing (it is handed over to the timed run).
@@ -82,6 +99,29 @@ impl Instant {
 }
 
 impl Engine<'_, Instant> {
+    /// Prefetch the L2P entries of `block`'s valid units up to the pages `PREFETCH_AHEAD_UNITS`
+    /// past `page` (the one being copied), from where the last call stopped.
+    #[inline]
+    fn prefetch_ahead(&mut self, block: BlockIdx, page: u32) {
+        let g = self.ftl.geometry;
+        if self.exec.pf_block != block {
+            self.exec.pf_block = block;
+            self.exec.pf_page = page;
+        }
+        let end = (page + 1 + PREFETCH_AHEAD_UNITS.div_ceil(g.units_per_page)).min(g.pages_per_block);
+        let from = self.exec.pf_page.max(page);
+        if from < end {
+            let owner = self.ftl.blocks().get(block).owner;
+            let first = block.0 * g.units_per_block;
+            self.ftl.prefetch_l2p_of_units(
+                owner,
+                first + from * g.units_per_page,
+                (end - from) * g.units_per_page,
+            );
+            self.exec.pf_page = end;
+        }
+    }
+
     /// Complete every operation the instant executor holds, in issue order (completions may
     /// issue more).
     pub(super) fn drain_instant(&mut self) {
@@ -98,7 +138,17 @@ impl Executor for Instant {
     #[inline]
     fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
         if op.kind == super::OpKind::Program {
-            e.complete_op(op).expect("an instant program raises no input error");
+            match op.owner() {
+                // A copy's or preconditioning's page: exactly what `program_done` does for it,
+                // without the dispatch on kind and owner (one per copied page here).
+                super::Owner::Job(_) | super::Owner::Precondition
+                    if op.class != crate::policy::OpClass::Parity =>
+                {
+                    e.ftl.programmed(op.block, op.page);
+                    e.sink.device.flash_pages_programmed += 1;
+                }
+                _ => e.complete_op(op).expect("an instant program raises no input error"),
+            }
             return;
         }
         let x = &mut e.exec;
@@ -109,6 +159,7 @@ impl Executor for Instant {
 
     #[inline]
     fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
+        e.prefetch_ahead(op.block, op.page);
         e.copy_page(id, op.block, op.page);
     }
 
@@ -132,13 +183,13 @@ impl Executor for Instant {
         e.exec.idle
     }
 
-    /// The whole block is copied next: fetch its L2P entries now (the timed run prefetches
-    /// page by page when each read starts, a tR ahead).
+    /// The whole block is copied next: start fetching its L2P entries, `PREFETCH_AHEAD_UNITS`
+    /// ahead of the copies (the timed run prefetches page by page when each read starts, a tR
+    /// ahead).
     #[inline]
     fn source_taken(e: &mut Engine<'_, Self>, block: BlockIdx) {
-        let g = e.ftl.geometry;
-        let owner = e.ftl.blocks().get(block).owner;
-        e.ftl.prefetch_l2p_of_units(owner, block.0 * g.units_per_block, g.units_per_block);
+        e.exec.pf_block = BlockIdx(crate::ftl::NONE);
+        e.prefetch_ahead(block, 0);
     }
 
     #[inline]

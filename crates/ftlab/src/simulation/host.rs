@@ -161,6 +161,13 @@ impl<X: Executor> Engine<'_, X> {
     }
 
     fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
+        if req.op == IoOp::Write {
+            // Its first unit's L2P entry was prefetched when it was fetched (`pump`): start
+            // fetching what overwriting it touches (the old P2L entry and block state) while
+            // the request is admitted and placed.
+            let ns = self.host.tenants[t as usize].namespace_units;
+            self.ftl.prefetch_old_location(t, req.first_lpn % ns);
+        }
         self.host.tenants[t as usize].outstanding += 1;
         self.sink.metrics[t as usize].backlog.arrived(req.arrival);
         self.sink.metrics[t as usize].health.arrived(req.arrival);

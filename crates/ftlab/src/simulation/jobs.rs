@@ -21,6 +21,18 @@ use crate::sim::slab::Slab;
 use crate::sim::time::SimTime;
 use std::collections::VecDeque;
 
+/// What the copies of one page of a job's source share (`copy_page`).
+struct CopyOf {
+    id: u32,
+    class: crate::policy::OpClass,
+    deadline: SimTime,
+    /// The job's destination rule is `Dest::Scheme` (the scheme's `gc_write_die`).
+    by_scheme: bool,
+    victim_die: DieIdx,
+    owner: u16,
+    from_stream: u8,
+}
+
 /// One background job.
 #[derive(Clone, Debug)]
 pub(super) struct Job {
@@ -336,25 +348,35 @@ impl<X: Executor> Engine<'_, X> {
             let info = self.ftl.blocks().get(block);
             (info.owner, info.stream)
         };
+        // What a job keeps for its life (kind, deadline, destination rule) and while it moves
+        // this block (its die), read once per page.
+        let job = self.jobs.get(id);
+        let copy = CopyOf {
+            id,
+            class: job.kind.class(),
+            deadline: job.deadline,
+            by_scheme: job.dest == Dest::Scheme,
+            victim_die: job.die,
+            owner,
+            from_stream: stream,
+        };
+        let first = g.ppa(block, page, 0);
         for slot in 0..g.units_per_page {
-            let src = g.ppa(block, page, slot);
+            let src = Ppa(first.0 + slot);
             let lpn = self.ftl.p2l(src);
             if lpn != NONE {
-                self.copy_unit(id, owner, stream, lpn, src);
+                self.copy_unit(&copy, lpn, src);
             }
         }
     }
 
-    /// Copy `lpn` of `owner` from `src` where job `id`'s destination rule says.
-    fn copy_unit(&mut self, id: u32, owner: u16, from_stream: u8, lpn: u32, src: Ppa) {
+    /// Copy `lpn` of `c.owner` from `src` where job `c.id`'s destination rule says.
+    fn copy_unit(&mut self, c: &CopyOf, lpn: u32, src: Ppa) {
+        let (id, owner, class, deadline) = (c.id, c.owner, c.class, c.deadline);
         let (pol, v) = self.policies_and_view();
-        let stream = pol.mapper.gc_stream(owner, lpn, from_stream, &v);
-        let job = self.jobs.get(id);
-        let (class, deadline) = (job.kind.class(), job.deadline);
-        let die = if job.dest == Dest::Scheme {
-            let victim_die = job.die;
-            let (pol, v) = self.policies_and_view();
-            pol.scheme.gc_write_die(owner, victim_die, &v)
+        let stream = pol.mapper.gc_stream(owner, lpn, c.from_stream, &v);
+        let die = if c.by_scheme {
+            pol.scheme.gc_write_die(owner, c.victim_die, &v)
         } else {
             self.copy_die(id, owner)
         };

@@ -62,7 +62,7 @@ impl MetricsSink {
             job_counts: JobCounters::default(),
             epoch: EpochStats::new(n_tenants, n_dies),
             ts: TimeSeries::new(window, names, extra),
-            streams: StreamStats::new(ns, stream_series),
+            streams: StreamStats::new(ns, stream_series, s.measure.stream_lifetimes),
             wear: WearCounters::new(n_dies, n_tenants, s.device.pe_cycles.expect("filled by resolve_device")),
             phases: s
                 .measure

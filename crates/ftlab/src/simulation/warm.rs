@@ -44,6 +44,9 @@ use crate::workload::IoOp;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Units of a request whose mapping entries the warm-up prefetches (the rest are not).
+const PREFETCH_UNITS_MAX: u32 = 16;
+
 /// Opens tenant `t`'s workload for pass `pass` of the warm-up (0 first): the edge's part
 /// (trace files are opened there), the same source the timed run gets except for the
 /// generators' seeds.
@@ -167,6 +170,14 @@ impl Engine<'_, Instant> {
             w.newest = at;
             let f = &mut feeds[t as usize];
             let req = f.next.take().expect("a queued tenant has a request");
+            // Look one request ahead: take the tenant's next request now, so the mapping
+            // entries of whichever request runs next are fetched while this one runs. Its
+            // outcome (a heap entry, the end of the tenant's writes, an input error) takes
+            // effect after this request, as if taken then; if the warm-up stops after this
+            // request, the pass count reported is the one before the look-ahead.
+            let pass_before = f.pass;
+            let ahead = advance(f, t as usize, wp, self.p.unit_program_ns, open);
+            self.prefetch_next(&feeds, &heap, t, &ahead);
             self.exec.stamp = (at - origin_at).ns() as i64;
             match self.warm_request(t, &req) {
                 Ok(units) => w.host_units += units,
@@ -175,15 +186,16 @@ impl Engine<'_, Instant> {
                     // depends on time, such as part-ftl's die roles): the warm-up ends here,
                     // reported; the timed run starts from this state.
                     no_room = Some(e);
+                    feeds[t as usize].pass = pass_before;
                     break;
                 }
             }
             self.close_window(&mut w, wp, at, origin_at);
             if w.converged || w.host_units >= wp.cap_units {
+                feeds[t as usize].pass = pass_before;
                 break;
             }
-            let f = &mut feeds[t as usize];
-            if let Some(next_at) = advance(f, t as usize, wp, self.p.unit_program_ns, open)? {
+            if let Some(next_at) = ahead? {
                 heap.push(Reverse((next_at, t)));
             }
         }
@@ -222,6 +234,35 @@ impl Engine<'_, Instant> {
         }
     }
 
+    /// Prefetch the L2P entries of the request that runs after tenant `t`'s current one: the
+    /// first of the heap's and `t`'s look-ahead (`ahead`), by the heap's order. A hint only.
+    fn prefetch_next(
+        &self,
+        feeds: &[Feed<'_>],
+        heap: &BinaryHeap<Reverse<(SimTime, u16)>>,
+        t: u16,
+        ahead: &Result<Option<SimTime>, FtlabError>,
+    ) {
+        let mine = match ahead {
+            Ok(Some(at)) => Some((*at, t)),
+            _ => None,
+        };
+        let next = match (mine, heap.peek()) {
+            (Some(a), Some(&Reverse(b))) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(&Reverse(b))) => b,
+            (None, None) => return,
+        };
+        let u = next.1 as usize;
+        let Some(req) = &feeds[u].next else { return };
+        if req.op == IoOp::Write {
+            let ns = self.host.tenants[u].namespace_units;
+            for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
+                self.ftl.prefetch_l2p(u as u16, (req.first_lpn + i) % ns);
+            }
+        }
+    }
+
     /// Apply one request of tenant `t` to the device (instant); returns the host units it
     /// wrote.
     fn warm_request(&mut self, t: u16, req: &HostRequest) -> Result<u64, OutOfSpace> {
@@ -240,6 +281,11 @@ impl Engine<'_, Instant> {
                 Ok(0)
             }
             IoOp::Write => {
+                // The L2P entries were fetched a request ago (`prefetch_next`): fetch what the
+                // overwrites will touch at the old locations while placement runs.
+                for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
+                    self.ftl.prefetch_old_location(t, (req.first_lpn + i) % ns);
+                }
                 for i in 0..req.n_units {
                     self.place_unit_instant(t, (req.first_lpn + i) % ns, req.stream)?;
                 }
