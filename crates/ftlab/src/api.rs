@@ -728,14 +728,17 @@ pub fn precondition<'a>(
 ) -> Result<Option<WarmReport>, FtlabError> {
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
     let no_room = |OutOfSpace { tenant, reason }| {
-        FtlabError::config(
-            file,
-            "device.over_provisioning",
-            format!(
-                "tenant {:?}: {reason}; raise device.over_provisioning or lower precondition.fill_fraction",
-                s.tenants[tenant as usize].name
+        let name = &s.tenants[tenant as usize].name;
+        FtlabError::OutOfSpace {
+            file: file.to_string(),
+            stage: crate::error::Stage::Precondition,
+            waiting: vec![name.clone()],
+            erases: 0,
+            n_blocks: s.geometry().n_blocks,
+            reason: format!(
+                "tenant {name:?}: {reason}; raise device.over_provisioning or lower precondition.fill_fraction"
             ),
-        )
+        }
     };
     if s.precondition.mode != scenario::PreconditionMode::Workload {
         return sim.precondition(&s.precondition, &mut rng).map(|()| None).map_err(no_room);
@@ -957,14 +960,18 @@ fn synthetic_key(i: usize, key: &str) -> String {
     }
 }
 
-/// Put the scenario's name on a config or out-of-space error the simulation raised without it.
+/// Put the scenario's name on a config, out-of-space or no-progress error the simulation raised
+/// without it.
 fn name_file(e: FtlabError, file: &str) -> FtlabError {
     match e {
         FtlabError::Config { key, reason, place, .. } => {
             FtlabError::Config { file: file.to_string(), key, reason, place }
         }
-        FtlabError::OutOfSpace { file: _, at_ns, waiting, erases, n_blocks, reason } => {
-            FtlabError::OutOfSpace { file: file.to_string(), at_ns, waiting, erases, n_blocks, reason }
+        FtlabError::OutOfSpace { file: _, stage, waiting, erases, n_blocks, reason } => {
+            FtlabError::OutOfSpace { file: file.to_string(), stage, waiting, erases, n_blocks, reason }
+        }
+        FtlabError::NoProgress { file: _, from_ns, at_ns, waiting, events, bound, erases, reason } => {
+            FtlabError::NoProgress { file: file.to_string(), from_ns, at_ns, waiting, events, bound, erases, reason }
         }
         other => other,
     }
