@@ -2,9 +2,9 @@
 //!
 //! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
 //! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
-//! maps `FtlabError` to the Python
-//! exception hierarchy `FtlabError(ValueError)` > `ConfigError`, `TraceError`,
-//! `InputError`, `UsageError`, `OutOfSpaceError`, `NoProgressError`. It holds no simulation logic and does no file I/O of its own;
+//! maps `FtlabError` to the Python exception hierarchy `FtlabError(ValueError)` >
+//! `ConfigError`, `TraceError`, `InputError`, `UsageError`, `OutOfSpaceError`,
+//! `NoProgressError`. It holds no simulation logic and does no file I/O of its own;
 //! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -42,7 +42,8 @@ create_exception!(
     ftlab._core,
     OutOfSpaceError,
     FtlabError,
-    "The device ran out of space while preconditioning or during a run: writes waited for blocks GC could not free."
+    "The device ran out of space while preconditioning or during a run: writes waited for blocks \
+     GC could not free."
 );
 create_exception!(
     ftlab._core,
@@ -103,7 +104,8 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
                 Stage::Precondition => ("precondition", None),
                 Stage::Run { at_ns } => ("run", secs(*at_ns)),
             };
-            set("stage", stage.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()));
+            let stage = stage.into_pyobject(py).map(|o| o.into_any().unbind());
+            set("stage", stage.unwrap_or_else(|_| py.None()));
             set("at_s", at_s.unwrap_or_else(|| py.None()));
             set("waiting", names(waiting).unwrap_or_else(|| py.None()));
             set("erases", n(*erases).unwrap_or_else(|| py.None()));

@@ -736,7 +736,8 @@ pub fn precondition<'a>(
             erases: 0,
             n_blocks: s.geometry().n_blocks,
             reason: format!(
-                "tenant {name:?}: {reason}; raise device.over_provisioning or lower precondition.fill_fraction"
+                "tenant {name:?}: {reason}; raise device.over_provisioning or lower \
+                 precondition.fill_fraction"
             ),
         }
     };
@@ -971,7 +972,8 @@ fn name_file(e: FtlabError, file: &str) -> FtlabError {
             FtlabError::OutOfSpace { file: file.to_string(), stage, waiting, erases, n_blocks, reason }
         }
         FtlabError::NoProgress { file: _, from_ns, at_ns, waiting, events, bound, erases, reason } => {
-            FtlabError::NoProgress { file: file.to_string(), from_ns, at_ns, waiting, events, bound, erases, reason }
+            let file = file.to_string();
+            FtlabError::NoProgress { file, from_ns, at_ns, waiting, events, bound, erases, reason }
         }
         other => other,
     }

@@ -32,7 +32,14 @@ pub enum FtlabError {
     /// for the other kinds). `reason` says which, and the fix. Not a `Config` error: the
     /// scenario passed validation, preconditioning or the run itself found the shortage.
     #[error("{file}: the device ran out of space {}: {reason}", stage.when())]
-    OutOfSpace { file: String, stage: Stage, waiting: Vec<String>, erases: u64, n_blocks: u32, reason: String },
+    OutOfSpace {
+        file: String,
+        stage: Stage,
+        waiting: Vec<String>,
+        erases: u64,
+        n_blocks: u32,
+        reason: String,
+    },
     /// The progress watchdog of the timed run of scenario `file` fired: from `from_ns` to
     /// `at_ns` (simulated) requests of the `waiting` tenants were outstanding and in `events`
     /// events (its bound, `bound`) no request completed and no host unit was placed, while GC
@@ -291,7 +298,8 @@ mod tests {
             n_blocks: 256,
             reason: "tenant \"a\": full".into(),
         };
-        assert_eq!(e.to_string(), "s.toml: the device ran out of space while preconditioning: tenant \"a\": full");
+        let text = "s.toml: the device ran out of space while preconditioning: tenant \"a\": full";
+        assert_eq!(e.to_string(), text);
         let e = FtlabError::NoProgress {
             file: "s.toml".into(),
             from_ns: 0,
@@ -302,6 +310,7 @@ mod tests {
             erases: 0,
             reason: "the run made no progress".into(),
         };
-        assert_eq!((e.to_string().as_str(), e.kind()), ("s.toml: the run made no progress", "NoProgressError"));
+        assert_eq!(e.to_string(), "s.toml: the run made no progress");
+        assert_eq!(e.kind(), "NoProgressError");
     }
 }

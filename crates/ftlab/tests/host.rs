@@ -195,12 +195,14 @@ fn running_out_of_space_while_preconditioning_is_its_own_error() {
     // config error: the scenario is valid, preconditioning found the shortage.
     let text = brim(1.0, "arrival = \"closed\"\nrequests = 20");
     match run_raw(&text, &["device.over_provisioning=0.05"]) {
-        Err(ref e @ FtlabError::OutOfSpace { ref file, stage, ref waiting, erases, n_blocks, ref reason }) => {
+        Err(ref e @ FtlabError::OutOfSpace { ref file, stage, ref waiting, erases, n_blocks, ref reason }) =>
+        {
             assert_eq!((file.as_str(), stage, erases, n_blocks), ("test.toml", Stage::Precondition, 0, 256));
             assert_eq!(waiting.len(), 1, "one tenant's data found no room: {waiting:?}");
             assert!(reason.starts_with(&format!("tenant {:?}: ", waiting[0])), "{reason}");
             assert!(reason.ends_with("raise device.over_provisioning or lower precondition.fill_fraction"));
-            assert!(e.to_string().starts_with("test.toml: the device ran out of space while preconditioning: "));
+            let head = "test.toml: the device ran out of space while preconditioning: ";
+            assert!(e.to_string().starts_with(head), "{e}");
         }
         other => panic!("expected the out-of-space error, got {other:?}"),
     }

@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A whole validated scenario: one device, its tenants, the schemes to compare and the
-/// measurement. Made only by `load`; the keys are documented on `raw::RawScenario`.
+/// measurement. Made only by `load` (through `validate`; the private `validated` field keeps
+/// other code from building one); the keys are documented on `raw::RawScenario`.
 #[derive(Clone, Debug)]
 pub struct Scenario {
     pub name: String,
@@ -49,6 +50,18 @@ pub struct Scenario {
     pub precondition: PreconditionConfig,
     pub measure: MeasureConfig,
     pub check: CheckConfig,
+    /// Private: no `Scenario` is built outside this module but by `validate`.
+    pub(in crate::scenario) _validated: Validated,
+}
+
+/// The mark of a `Scenario` that `validate` made (it has no public constructor).
+#[derive(Clone, Copy, Debug)]
+pub struct Validated(());
+
+impl Validated {
+    fn new() -> Validated {
+        Validated(())
+    }
 }
 
 /// `[device]`, validated: the preset's keys filled in, the geometry checked.

@@ -3,7 +3,8 @@
 //! value's range. Errors are `(key, reason)` pairs; `scenario::load` adds the file name.
 
 use super::{logical_units, presets, MeasureConfig, Namespace, Scenario, TenantConfig, Workload};
-use super::{DeviceConfig, FtlConfig, RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, TimingConfig};
+use super::{DeviceConfig, FtlConfig, TimingConfig};
+use super::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant};
 use crate::flash::geometry::Geometry;
 use crate::scheme::{self, SchemeContext};
 use crate::stream;
@@ -32,8 +33,20 @@ fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (Strin
 /// way to a `Scenario`. Checks run in the order of the file (device, ftl, tenants, phases,
 /// precondition, schemes, stream mappers), and the first error is returned.
 pub fn validate(raw: RawScenario) -> Valid<Scenario> {
-    let RawScenario { name, seed, schemes, scheme, stream_mapper, stream, device, ftl, tenants, precondition, measure, check } =
-        raw;
+    let RawScenario {
+        name,
+        seed,
+        schemes,
+        scheme,
+        stream_mapper,
+        stream,
+        device,
+        ftl,
+        tenants,
+        precondition,
+        measure,
+        check,
+    } = raw;
     let device = resolve_device(device)?;
     check_timing(&device)?;
     let g = device.geometry;
@@ -43,8 +56,21 @@ pub fn validate(raw: RawScenario) -> Valid<Scenario> {
     resolve_periodic(&mut tenants, &g, logical, measure.duration_s.is_some())?;
     check_phases(&precondition, &measure, &tenants)?;
     let precondition = super::warm::resolve(precondition, &tenants, &schemes)?;
-    let mut s =
-        Scenario { name, seed, schemes, scheme, stream_mapper, stream, device, ftl, tenants, precondition, measure, check };
+    let mut s = Scenario {
+        name,
+        seed,
+        schemes,
+        scheme,
+        stream_mapper,
+        stream,
+        device,
+        ftl,
+        tenants,
+        precondition,
+        measure,
+        check,
+        _validated: super::Validated::new(),
+    };
     check_schemes(&mut s, &g)?;
     Ok(s)
 }
@@ -326,7 +352,8 @@ fn check_tenant(
     let units = namespace.units(g, logical);
     if units == 0 {
         let which = if t.namespace_gib.is_some() { "namespace_gib" } else { "namespace_fraction" };
-        return err(key(which), format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes));
+        let reason = format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes);
+        return err(key(which), reason);
     }
     if t.queue_depth == 0 || t.queue_depth > 65_536 {
         return err(key("queue_depth"), format!("must be in [1, 65536], got {}", t.queue_depth));
@@ -412,7 +439,8 @@ fn check_workload(
                 return err(key("trace.lba_max_bytes"), "must be > 0");
             }
             if tr.max_requests == Some(0) {
-                return err(key("trace.max_requests"), "must be >= 1 (omit it to replay the whole trace), got 0");
+                let reason = "must be >= 1 (omit it to replay the whole trace), got 0";
+                return err(key("trace.max_requests"), reason);
             }
             Ok(Workload::Trace(tr))
         }
@@ -425,7 +453,10 @@ fn check_workload(
                 err(key(&k), r)
             }
         },
-        _ => err(key("trace"), "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]"),
+        _ => err(
+            key("trace"),
+            "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]",
+        ),
     }
 }
 
