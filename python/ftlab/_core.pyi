@@ -34,15 +34,32 @@ class UsageError(FtlabError):
     """An argument is wrong (`arg`)."""
 
 class OutOfSpaceError(FtlabError):
-    """The device ran out of space during a run (`file`, the scenario): at simulated time
-    `at_s` the `waiting` tenants' writes waited for free blocks GC could not reclaim, or GC and
-    wear leveling erased `erases` blocks (more than the device's `n_blocks`; 0 for the first
-    kind) while no request progressed. Not a ConfigError: the scenario passed validation."""
+    """The device of scenario `file` ran out of space. `stage` is "precondition" (a tenant's
+    data found no room while filling or warming the device; `at_s` is None) or "run" (at
+    simulated time `at_s` the `waiting` tenants' writes waited for free blocks GC could not
+    reclaim, or GC and wear leveling erased `erases` blocks, more than the device's
+    `n_blocks`, while no request progressed; `erases` is 0 for the other kinds). Not a
+    ConfigError: the scenario passed validation."""
 
-    at_s: float
+    stage: str
+    at_s: float | None
     waiting: list[str]
     erases: int
     n_blocks: int
+
+class NoProgressError(FtlabError):
+    """The progress watchdog of scenario `file`'s run fired: from simulated time `from_s` to
+    `at_s` the `waiting` tenants had requests outstanding and in `events` events (the bound,
+    `bound`) none completed and no host unit was placed, while GC erased `erases` blocks. Not
+    a ConfigError (the scenario passed validation), nor an OutOfSpaceError (the device need
+    not be full)."""
+
+    from_s: float
+    at_s: float
+    waiting: list[str]
+    events: int
+    bound: int
+    erases: int
 
 @final
 class ArrowTable:

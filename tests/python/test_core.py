@@ -33,7 +33,9 @@ def test_module_surface():
     ]
 
 
-@pytest.mark.parametrize("name", ["ConfigError", "TraceError", "InputError", "UsageError", "OutOfSpaceError"])
+@pytest.mark.parametrize(
+    "name", ["ConfigError", "TraceError", "InputError", "UsageError", "OutOfSpaceError", "NoProgressError"]
+)
 def test_exception_hierarchy(name):
     cls = getattr(_core, name)
     assert issubclass(cls, _core.FtlabError)

@@ -229,9 +229,23 @@ def test_running_out_of_space_is_its_own_error(tmp_path):
         ftlab.run(str(path), out=tmp_path / "out")
     e = info.value
     assert isinstance(e, ftlab.FtlabError) and not isinstance(e, ftlab.ConfigError)
-    assert e.file == str(path) and e.at_s > 0 and e.n_blocks == 256 and e.waiting
+    assert e.file == str(path) and e.stage == "run" and e.at_s > 0 and e.n_blocks == 256 and e.waiting
     assert e.erases >= 0 and "raise device.over_provisioning" in e.reason
     assert str(e).startswith(f"{path}: the device ran out of space at ")
+
+
+def test_running_out_of_space_while_preconditioning_is_its_own_error(tmp_path):
+    # BRIM with one pass of random overwrites: the fill fits, the overwrites leave a die no
+    # block to collect before the run starts (tests/host.rs has the same case in Rust).
+    path = tmp_path / "brim.toml"
+    path.write_text(BRIM.replace("overwrite_passes = 0.0", "overwrite_passes = 1.0"))
+    with pytest.raises(ftlab.OutOfSpaceError) as info:
+        ftlab.run(str(path), out=tmp_path / "out")
+    e = info.value
+    assert not isinstance(e, ftlab.ConfigError) and e.key is None
+    assert (e.stage, e.at_s, e.erases, e.n_blocks) == ("precondition", None, 0, 256)
+    assert len(e.waiting) == 1 and e.reason.startswith(f'tenant "{e.waiting[0]}": ')
+    assert str(e).startswith(f"{path}: the device ran out of space while preconditioning: tenant ")
 
 
 def test_api_errors():

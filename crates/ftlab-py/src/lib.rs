@@ -2,9 +2,9 @@
 //!
 //! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
 //! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
-//! maps `FtlabError` to the Python
-//! exception hierarchy `FtlabError(ValueError)` > `ConfigError`, `TraceError`,
-//! `InputError`, `UsageError`, `OutOfSpaceError`. It holds no simulation logic and does no file I/O of its own;
+//! maps `FtlabError` to the Python exception hierarchy `FtlabError(ValueError)` >
+//! `ConfigError`, `TraceError`, `InputError`, `UsageError`, `OutOfSpaceError`,
+//! `NoProgressError`. It holds no simulation logic and does no file I/O of its own;
 //! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -15,7 +15,7 @@ mod consts;
 
 use arrow::ArrowTable;
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
-use ftlab::error::Place;
+use ftlab::error::{Place, Stage};
 use ftlab::workload::stats::TraceStats;
 use ftlab::workload::TraceFormat;
 use ftlab::FtlabError as CoreError;
@@ -43,7 +43,14 @@ create_exception!(
     ftlab._core,
     OutOfSpaceError,
     FtlabError,
-    "The device ran out of space during a run: writes waited for blocks GC could not free."
+    "The device ran out of space while preconditioning or during a run: writes waited for blocks \
+     GC could not free."
+);
+create_exception!(
+    ftlab._core,
+    NoProgressError,
+    FtlabError,
+    "The run's progress watchdog fired: requests were outstanding and none completed."
 );
 
 /// The attributes every `FtlabError` instance carries (None where the variant has no such field).
@@ -59,6 +66,7 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
         "InputError" => InputError::new_err(msg),
         "UsageError" => UsageError::new_err(msg),
         "OutOfSpaceError" => OutOfSpaceError::new_err(msg),
+        "NoProgressError" => NoProgressError::new_err(msg),
         _ => FtlabError::new_err(msg),
     };
     let set = |name: &str, value: Py<PyAny>| {
@@ -68,6 +76,8 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
     };
     let s = |v: &String| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
     let n = |v: u64| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
+    let secs = |ns: u64| (ns as f64 * 1e-9).into_pyobject(py).map(|o| o.into_any().unbind()).ok();
+    let names = |v: &Vec<String>| v.clone().into_pyobject(py).map(|o| o.into_any().unbind()).ok();
     let (reason, file, line, key, path, arg) = match &e {
         CoreError::Config { file, key, reason, place } => {
             let line = match place {
@@ -90,24 +100,26 @@ fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
         CoreError::Trace { file, line, reason } => (reason, s(file), n(*line), None, None, None),
         CoreError::Io { path, reason } => (reason, None, None, None, s(path), None),
         CoreError::Usage { arg, reason } => (reason, None, None, None, None, s(arg)),
-        CoreError::OutOfSpace { file, at_ns, waiting, erases, n_blocks, reason } => {
-            set(
-                "at_s",
-                (*at_ns as f64 * 1e-9)
-                    .into_pyobject(py)
-                    .map(|o| o.into_any().unbind())
-                    .unwrap_or_else(|_| py.None()),
-            );
-            set(
-                "waiting",
-                waiting
-                    .clone()
-                    .into_pyobject(py)
-                    .map(|o| o.into_any().unbind())
-                    .unwrap_or_else(|_| py.None()),
-            );
+        CoreError::OutOfSpace { file, stage, waiting, erases, n_blocks, reason } => {
+            let (stage, at_s) = match stage {
+                Stage::Precondition => ("precondition", None),
+                Stage::Run { at_ns } => ("run", secs(*at_ns)),
+            };
+            let stage = stage.into_pyobject(py).map(|o| o.into_any().unbind());
+            set("stage", stage.unwrap_or_else(|_| py.None()));
+            set("at_s", at_s.unwrap_or_else(|| py.None()));
+            set("waiting", names(waiting).unwrap_or_else(|| py.None()));
             set("erases", n(*erases).unwrap_or_else(|| py.None()));
             set("n_blocks", n(u64::from(*n_blocks)).unwrap_or_else(|| py.None()));
+            (reason, s(file), None, None, None, None)
+        }
+        CoreError::NoProgress { file, from_ns, at_ns, waiting, events, bound, erases, reason } => {
+            set("from_s", secs(*from_ns).unwrap_or_else(|| py.None()));
+            set("at_s", secs(*at_ns).unwrap_or_else(|| py.None()));
+            set("waiting", names(waiting).unwrap_or_else(|| py.None()));
+            set("events", n(*events).unwrap_or_else(|| py.None()));
+            set("bound", n(*bound).unwrap_or_else(|| py.None()));
+            set("erases", n(*erases).unwrap_or_else(|| py.None()));
             (reason, s(file), None, None, None, None)
         }
     };
@@ -401,10 +413,15 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", py.get_type::<InputError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
     let out_of_space = py.get_type::<OutOfSpaceError>();
-    for attr in ["at_s", "waiting", "erases", "n_blocks"] {
+    for attr in ["stage", "at_s", "waiting", "erases", "n_blocks"] {
         out_of_space.setattr(attr, py.None())?;
     }
     m.add("OutOfSpaceError", out_of_space)?;
+    let no_progress = py.get_type::<NoProgressError>();
+    for attr in ["from_s", "at_s", "waiting", "events", "bound", "erases"] {
+        no_progress.setattr(attr, py.None())?;
+    }
+    m.add("NoProgressError", no_progress)?;
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
     m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;

@@ -642,7 +642,7 @@ fn anchor_trace_paths(s: &mut Scenario, base_dir: &Path) {
     let dir = if base_dir.as_os_str().is_empty() { Path::new(".") } else { base_dir };
     let base = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     for t in s.tenants.iter_mut() {
-        if let Some(tr) = t.trace.as_mut() {
+        if let scenario::Workload::Trace(tr) = &mut t.workload {
             if Path::new(&tr.path).is_relative() {
                 tr.path = base.join(&tr.path).display().to_string();
             }
@@ -728,16 +728,20 @@ pub fn precondition<'a>(
 ) -> Result<Option<WarmReport>, FtlabError> {
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
     let no_room = |OutOfSpace { tenant, reason }| {
-        FtlabError::config(
-            file,
-            "device.over_provisioning",
-            format!(
-                "tenant {:?}: {reason}; raise device.over_provisioning or lower precondition.fill_fraction",
-                s.tenants[tenant as usize].name
+        let name = &s.tenants[tenant as usize].name;
+        FtlabError::OutOfSpace {
+            file: file.to_string(),
+            stage: crate::error::Stage::Precondition,
+            waiting: vec![name.clone()],
+            erases: 0,
+            n_blocks: s.geometry().n_blocks,
+            reason: format!(
+                "tenant {name:?}: {reason}; raise device.over_provisioning or lower \
+                 precondition.fill_fraction"
             ),
-        )
+        }
     };
-    if s.precondition.mode != Some(scenario::PreconditionMode::Workload) {
+    if s.precondition.mode != scenario::PreconditionMode::Workload {
         return sim.precondition(&s.precondition, &mut rng).map(|()| None).map_err(no_room);
     }
     let w = &s.precondition.warm;
@@ -792,9 +796,9 @@ pub fn scheme_context<'g>(
     SchemeContext {
         geometry: g,
         namespace_units: ns,
-        over_provisioning: s.resolved().over_provisioning,
+        over_provisioning: s.device.over_provisioning,
         timing: s.timing(),
-        low_watermark_blocks: s.resolved().gc_low_watermark_blocks,
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks,
         tasks,
         scheduler: s.ftl.scheduler,
     }
@@ -863,7 +867,7 @@ fn source_params(s: &Scenario, t: &TenantConfig, units: u32) -> SourceParams {
     SourceParams {
         name: "synthetic".into(),
         namespace_units: units,
-        unit_bytes: s.resolved().mapping_unit_bytes,
+        unit_bytes: s.geometry().unit_bytes,
         address_map: AddressMap::Wrap,
         lba_max_bytes: 0,
         time_scale: 1.0,
@@ -890,7 +894,7 @@ fn open_source<'a>(
     base_dir: &Path,
     traces: Option<&ReadCounter>,
 ) -> Result<Source<'a>, FtlabError> {
-    let unit_bytes = s.resolved().mapping_unit_bytes;
+    let unit_bytes = s.geometry().unit_bytes;
     let mut p = source_params(s, t, units);
     // Purposes 1 and 2 seed the timed run's generators; 3 and 4 the warm-up's passes.
     let seed_of = |purpose: u64| match warm_pass {
@@ -899,23 +903,25 @@ fn open_source<'a>(
             crate::sim::seed_for(crate::sim::seed_for(s.seed, purpose + 2, i as u64), 0, pass as u64)
         }
     };
-    if let Some(w) = &t.synthetic {
-        // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
-        let seed = seed_of(1);
-        let ns_bytes = units as u64 * unit_bytes as u64;
-        let stream = w
-            .try_build(ns_bytes, seed)
-            .map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
-        return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
-    }
-    if let Some(w) = &t.periodic {
-        let seed = seed_of(2);
-        let ns_bytes = units as u64 * unit_bytes as u64;
-        p.name = "periodic".into();
-        let stream = w.build(ns_bytes, s.geometry().page_bytes, seed);
-        return Ok(Source::new(Records::Periodic(Box::new(stream)), p));
-    }
-    let tr = t.trace.as_ref().expect("validated: one workload kind per tenant");
+    let tr = match &t.workload {
+        scenario::Workload::Synthetic(w) => {
+            // Part j is seeded with `part_seed(seed, j)`; part 0 with `seed` itself.
+            let seed = seed_of(1);
+            let ns_bytes = units as u64 * unit_bytes as u64;
+            let stream = w
+                .try_build(ns_bytes, seed)
+                .map_err(|(k, r)| FtlabError::config("scenario", synthetic_key(i, &k), r))?;
+            return Ok(Source::new(Records::Synthetic(Box::new(stream)), p));
+        }
+        scenario::Workload::Periodic(w) => {
+            let seed = seed_of(2);
+            let ns_bytes = units as u64 * unit_bytes as u64;
+            p.name = "periodic".into();
+            let stream = w.build(ns_bytes, s.geometry().page_bytes, seed);
+            return Ok(Source::new(Records::Periodic(Box::new(stream)), p));
+        }
+        scenario::Workload::Trace(tr) => tr,
+    };
     let path = base_dir.join(&tr.path);
     p.name = path.display().to_string();
     p.address_map = tr.address_map;
@@ -955,14 +961,19 @@ fn synthetic_key(i: usize, key: &str) -> String {
     }
 }
 
-/// Put the scenario's name on a config or out-of-space error the simulation raised without it.
+/// Put the scenario's name on a config, out-of-space or no-progress error the simulation raised
+/// without it.
 fn name_file(e: FtlabError, file: &str) -> FtlabError {
     match e {
         FtlabError::Config { key, reason, place, .. } => {
             FtlabError::Config { file: file.to_string(), key, reason, place }
         }
-        FtlabError::OutOfSpace { file: _, at_ns, waiting, erases, n_blocks, reason } => {
-            FtlabError::OutOfSpace { file: file.to_string(), at_ns, waiting, erases, n_blocks, reason }
+        FtlabError::OutOfSpace { file: _, stage, waiting, erases, n_blocks, reason } => {
+            FtlabError::OutOfSpace { file: file.to_string(), stage, waiting, erases, n_blocks, reason }
+        }
+        FtlabError::NoProgress { file: _, from_ns, at_ns, waiting, events, bound, erases, reason } => {
+            let file = file.to_string();
+            FtlabError::NoProgress { file, from_ns, at_ns, waiting, events, bound, erases, reason }
         }
         other => other,
     }

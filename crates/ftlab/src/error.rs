@@ -24,19 +24,57 @@ pub enum FtlabError {
     /// A command-line argument is wrong.
     #[error("{arg}: {reason}")]
     Usage { arg: String, reason: String },
-    /// The device ran out of space during the timed run of scenario `file`: at `at_ns`
-    /// (simulated), the `waiting` tenants had requests that could not progress, writes waiting
-    /// for free blocks GC could not reclaim, or GC and wear leveling erased `erases` blocks
-    /// (more than the device's `n_blocks`) while no request progressed, moving valid data in
-    /// circles (`erases` is 0 for the first kind). `reason` says which, and the fix. Not a
-    /// `Config` error: the scenario passed validation, the run itself found the shortage.
-    #[error("{file}: the device ran out of space at {:.6} s: {reason}", secs(.at_ns))]
-    OutOfSpace { file: String, at_ns: u64, waiting: Vec<String>, erases: u64, n_blocks: u32, reason: String },
+    /// The device of scenario `file` ran out of space (`stage`: while preconditioning, or at
+    /// a simulated time of the timed run): the `waiting` tenants had data that could not be
+    /// placed or requests that could not progress, writes waiting for free blocks GC could not
+    /// reclaim, or GC and wear leveling erased `erases` blocks (more than the device's
+    /// `n_blocks`) while no request progressed, moving valid data in circles (`erases` is 0
+    /// for the other kinds). `reason` says which, and the fix. Not a `Config` error: the
+    /// scenario passed validation, preconditioning or the run itself found the shortage.
+    #[error("{file}: the device ran out of space {}: {reason}", stage.when())]
+    OutOfSpace {
+        file: String,
+        stage: Stage,
+        waiting: Vec<String>,
+        erases: u64,
+        n_blocks: u32,
+        reason: String,
+    },
+    /// The progress watchdog of the timed run of scenario `file` fired: from `from_ns` to
+    /// `at_ns` (simulated) requests of the `waiting` tenants were outstanding and in `events`
+    /// events (its bound, `bound`) no request completed and no host unit was placed, while GC
+    /// erased `erases` blocks. `reason` gives the counts and the fix. Neither a `Config` error
+    /// (the scenario passed validation) nor `OutOfSpace` (the device need not be full).
+    #[error("{file}: {reason}")]
+    NoProgress {
+        file: String,
+        from_ns: u64,
+        at_ns: u64,
+        waiting: Vec<String>,
+        events: u64,
+        bound: u64,
+        erases: u64,
+        reason: String,
+    },
 }
 
-/// Nanoseconds as seconds (an `OutOfSpace` message's time).
-fn secs(ns: &u64) -> f64 {
-    *ns as f64 * 1e-9
+/// When a device ran out of space (`FtlabError::OutOfSpace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Filling or warming the device before the timed run (no simulated time).
+    Precondition,
+    /// The timed run, at this simulated time in nanoseconds.
+    Run { at_ns: u64 },
+}
+
+impl Stage {
+    /// "while preconditioning" or "at 1.500000 s": the words of an `OutOfSpace` message.
+    fn when(&self) -> String {
+        match self {
+            Stage::Precondition => "while preconditioning".to_string(),
+            Stage::Run { at_ns } => format!("at {:.6} s", *at_ns as f64 * 1e-9),
+        }
+    }
 }
 
 /// Where the key of a `Config` error was written.
@@ -173,6 +211,7 @@ impl FtlabError {
             FtlabError::Io { .. } => "InputError",
             FtlabError::Usage { .. } => "UsageError",
             FtlabError::OutOfSpace { .. } => "OutOfSpaceError",
+            FtlabError::NoProgress { .. } => "NoProgressError",
         }
     }
 }
@@ -243,7 +282,7 @@ mod tests {
     fn out_of_space_is_its_own_kind() {
         let e = FtlabError::OutOfSpace {
             file: "s.toml".into(),
-            at_ns: 1_500_000_000,
+            stage: Stage::Run { at_ns: 1_500_000_000 },
             waiting: vec!["a".into()],
             erases: 0,
             n_blocks: 256,
@@ -251,5 +290,27 @@ mod tests {
         };
         assert_eq!(e.to_string(), "s.toml: the device ran out of space at 1.500000 s: writes of a wait");
         assert_eq!(e.kind(), "OutOfSpaceError");
+        let e = FtlabError::OutOfSpace {
+            file: "s.toml".into(),
+            stage: Stage::Precondition,
+            waiting: vec!["a".into()],
+            erases: 0,
+            n_blocks: 256,
+            reason: "tenant \"a\": full".into(),
+        };
+        let text = "s.toml: the device ran out of space while preconditioning: tenant \"a\": full";
+        assert_eq!(e.to_string(), text);
+        let e = FtlabError::NoProgress {
+            file: "s.toml".into(),
+            from_ns: 0,
+            at_ns: 1,
+            waiting: vec!["a".into()],
+            events: 1,
+            bound: 0,
+            erases: 0,
+            reason: "the run made no progress".into(),
+        };
+        assert_eq!(e.to_string(), "s.toml: the run made no progress");
+        assert_eq!(e.kind(), "NoProgressError");
     }
 }

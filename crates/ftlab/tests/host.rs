@@ -6,6 +6,7 @@
 mod common;
 
 use common::{metric, run, run_raw, temp_file, tiny};
+use ftlab::error::Stage;
 use ftlab::FtlabError;
 
 const T_READ_NS: f64 = 25_000.0;
@@ -173,14 +174,36 @@ fn running_out_of_space_mid_run_is_its_own_error() {
     let text = brim(0.0, "arrival = \"closed\"\nrequests = 2000");
     match run_raw(&text, &["device.over_provisioning=0.05"]) {
         Err(e @ FtlabError::OutOfSpace { .. }) => {
-            let FtlabError::OutOfSpace { ref file, at_ns, ref waiting, n_blocks, ref reason, .. } = e else {
+            let FtlabError::OutOfSpace { ref file, stage, ref waiting, n_blocks, ref reason, .. } = e else {
                 unreachable!()
             };
+            let Stage::Run { at_ns } = stage else { panic!("expected the timed run's stage, got {stage:?}") };
             assert_eq!(file, "test.toml");
             assert!(at_ns > 0 && n_blocks == 256 && !waiting.is_empty(), "{e:?}");
             assert!(reason.contains("raise device.over_provisioning"), "{reason}");
             assert_eq!(e.kind(), "OutOfSpaceError");
             assert!(e.to_string().starts_with("test.toml: the device ran out of space at "), "{e}");
+        }
+        other => panic!("expected the out-of-space error, got {other:?}"),
+    }
+}
+
+#[test]
+fn running_out_of_space_while_preconditioning_is_its_own_error() {
+    // As above (13 units of slack at 5%), with one pass of random overwrites: the fill itself
+    // fits, but overwriting leaves a die no block to collect before the run starts. Not a
+    // config error: the scenario is valid, preconditioning found the shortage.
+    let text = brim(1.0, "arrival = \"closed\"\nrequests = 20");
+    match run_raw(&text, &["device.over_provisioning=0.05"]) {
+        Err(
+            ref e @ FtlabError::OutOfSpace { ref file, stage, ref waiting, erases, n_blocks, ref reason },
+        ) => {
+            assert_eq!((file.as_str(), stage, erases, n_blocks), ("test.toml", Stage::Precondition, 0, 256));
+            assert_eq!(waiting.len(), 1, "one tenant's data found no room: {waiting:?}");
+            assert!(reason.starts_with(&format!("tenant {:?}: ", waiting[0])), "{reason}");
+            assert!(reason.ends_with("raise device.over_provisioning or lower precondition.fill_fraction"));
+            let head = "test.toml: the device ran out of space while preconditioning: ";
+            assert!(e.to_string().starts_with(head), "{e}");
         }
         other => panic!("expected the out-of-space error, got {other:?}"),
     }

@@ -41,9 +41,9 @@ fn try_build(s: &Scenario, name: &str, table: &toml::Table) -> Result<(), Scheme
         let ctx = SchemeContext {
             geometry: &g,
             namespace_units: &ns,
-            over_provisioning: s.device.over_provisioning.unwrap(),
+            over_provisioning: s.device.over_provisioning,
             timing: s.timing(),
-            low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(),
+            low_watermark_blocks: s.ftl.gc_low_watermark_blocks,
             tasks: &tasks,
             scheduler: s.ftl.scheduler,
         };

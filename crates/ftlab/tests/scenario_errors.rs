@@ -343,11 +343,11 @@ macro_rules! cases {
 fn base_scenarios_are_valid() {
     for case in [base(), one_tenant(), no_preset()] {
         let s = load_ok(&case);
-        assert_eq!(s.device.channels, Some(2));
+        assert_eq!(s.device.geometry.channels, 2);
         // Resolved defaults: command_ns 0, watermarks max(reserve + 4, 64 / 100) and 2x that.
-        assert_eq!(s.device.timing.command_ns, Some(0));
-        assert_eq!(s.ftl.gc_low_watermark_blocks, Some(6));
-        assert_eq!(s.ftl.gc_high_watermark_blocks, Some(12));
+        assert_eq!(s.device.timing.command_ns, 0);
+        assert_eq!(s.ftl.gc_low_watermark_blocks, 6);
+        assert_eq!(s.ftl.gc_high_watermark_blocks, 12);
     }
     let s = load_ok(&base());
     assert_eq!(s.logical_units(), 13107);
@@ -361,16 +361,16 @@ fn every_preset_loads_with_its_values() {
     for &name in presets::PRESETS {
         let p = presets::preset(name).expect("listed preset exists");
         let s = load_ok(&base().replace("preset = \"tiny\"", &format!("preset = {name:?}")));
-        let d = &s.device;
+        let (d, g) = (&s.device, &s.device.geometry);
         assert_eq!(d.preset.as_deref(), Some(name));
         assert_eq!(
             (
-                d.channels,
-                d.chips_per_channel,
-                d.dies_per_chip,
-                d.planes_per_die,
-                d.blocks_per_plane,
-                d.pages_per_block
+                Some(g.channels),
+                Some(g.chips_per_channel),
+                Some(g.dies_per_chip),
+                Some(g.planes_per_die),
+                Some(g.blocks_per_plane),
+                Some(g.pages_per_block)
             ),
             (
                 p.channels,
@@ -383,21 +383,25 @@ fn every_preset_loads_with_its_values() {
             "{name}"
         );
         assert_eq!(
-            (d.page_bytes, d.mapping_unit_bytes, d.over_provisioning),
+            (Some(g.page_bytes), Some(g.unit_bytes), Some(d.over_provisioning)),
             (p.page_bytes, p.mapping_unit_bytes, p.over_provisioning)
         );
         let (t, pt) = (&d.timing, &p.timing);
-        assert_eq!((t.read_us, t.program_us, t.erase_us), (pt.read_us, pt.program_us, pt.erase_us), "{name}");
         assert_eq!(
-            (t.command_ns, t.channel_mts, t.channel_width_bits),
+            (Some(t.read_us), Some(t.program_us), Some(t.erase_us)),
+            (pt.read_us, pt.program_us, pt.erase_us),
+            "{name}"
+        );
+        assert_eq!(
+            (Some(t.command_ns), Some(t.channel_mts), Some(t.channel_width_bits)),
             (pt.command_ns, pt.channel_mts, pt.channel_width_bits)
         );
     }
     // A key set next to a preset wins over the preset's value.
     let s = load_ok(&base().at("device", "channels = 4").at("timing", "read_us = 60.0"));
     assert_eq!(
-        (s.device.channels, s.device.chips_per_channel, s.device.timing.read_us),
-        (Some(4), Some(2), Some(60.0))
+        (s.device.geometry.channels, s.device.geometry.chips_per_channel, s.device.timing.read_us),
+        (4, 2, 60.0)
     );
 }
 
@@ -408,17 +412,17 @@ fn overrides_that_work() {
     let s = load_ok(&base().set("tenants.0.queue_depth=7"));
     assert_eq!((s.tenants[0].queue_depth, s.tenants[1].queue_depth), (7, 32));
     let s = load_ok(&base().set("tenants.db.synthetic.read_ratio=0.25").set("tenants.1.start_s=2"));
-    assert_eq!((s.tenants[1].synthetic.as_ref().unwrap().read_ratio, s.tenants[1].start_s), (0.25, 2.0));
+    assert_eq!((s.tenants[1].synthetic().unwrap().read_ratio, s.tenants[1].start_s), (0.25, 2.0));
     // An element of a nested array that exists in the text.
     let s = load_ok(
         &base().at("synthetic1", "sizes = [{ bytes = 4096 }]").set("tenants.db.synthetic.sizes.0.bytes=8192"),
     );
-    assert_eq!(s.tenants[1].synthetic.as_ref().unwrap().sizes[0].bytes, 8192);
+    assert_eq!(s.tenants[1].synthetic().unwrap().sizes[0].bytes, 8192);
     // A bare word is a string; a preset key overridden over the preset; overrides in order.
     let s = load_ok(&base().set("device.preset=mqsim").set("device.channels=8").set("device.channels=2"));
     assert_eq!(
-        (s.device.preset.as_deref(), s.device.channels, s.device.blocks_per_plane),
-        (Some("mqsim"), Some(2), Some(1024))
+        (s.device.preset.as_deref(), s.device.geometry.channels, s.device.geometry.blocks_per_plane),
+        (Some("mqsim"), 2, 1024)
     );
     // Missing tables are created; whole arrays replaced.
     let s = load_ok(
@@ -806,7 +810,7 @@ fn synthetic_sequential_fractions_and_time_windows() {
     // An end_s ends a workload without requests; the edges load.
     let s1 =
         load_ok(&base().replace("pattern = \"zipf\"\nrequests = 200\n", "pattern = \"zipf\"\nend_s = 2.0\n"));
-    assert_eq!(s1.tenants[1].synthetic.as_ref().unwrap().parts()[0].end_s, Some(2.0));
+    assert_eq!(s1.tenants[1].synthetic().unwrap().parts()[0].end_s, Some(2.0));
     load_ok(&s("read_sequential_fraction = 1.0\nwrite_sequential_fraction = 0.0\nstart_s = 10000000.0"));
     load_ok(&s("start_s = 0.5\nend_s = 10000000.0\non_s = 0.000001\noff_s = 10000000.0"));
 }
@@ -843,7 +847,7 @@ fn multi_part_synthetic_workloads() {
             config("tenants.1.synthetic.0.hot_fraction", &["must be in (0, 1), got 1"]);
     ]);
     let s = load_ok(&two_parts().set("tenants.db.synthetic.1.rate_iops=5"));
-    let parts = s.tenants[1].synthetic.as_ref().unwrap().parts();
+    let parts = s.tenants[1].synthetic().unwrap().parts();
     assert_eq!(
         (parts.len(), parts[0].pattern, parts[1].rate_iops),
         (2, ftlab::workload::generator::Pattern::Zipf, 5.0)
@@ -859,7 +863,7 @@ fn resolved_multi_part_scenario_reloads_to_itself() {
     let resolved = scenario::to_toml(&s);
     let again = load_ok(&Case { text: resolved.clone(), ..base() });
     assert_eq!(scenario::to_toml(&again), resolved);
-    assert_eq!(again.tenants[1].synthetic, s.tenants[1].synthetic);
+    assert_eq!(again.tenants[1].synthetic(), s.tenants[1].synthetic());
     // Tenant 0 stays a table, tenant 1 an array of two tables; the new keys are written out.
     let headers = |h: &str| resolved.lines().filter(|l| *l == h).count();
     assert_eq!((headers("[tenants.synthetic]"), headers("[[tenants.synthetic]]")), (1, 2), "{resolved}");
@@ -1294,7 +1298,7 @@ fn the_default_scenario_with_twice_the_channels() {
     };
     assert_eq!(dies(&load_ok(&default())), [2, 2, 4]);
     let s = load_ok(&default().set("device.channels=8"));
-    assert_eq!(s.device.channels, Some(8));
+    assert_eq!(s.device.geometry.channels, 8);
     assert_eq!(dies(&s), [4, 4, 8]);
     // Die counts set in the file stay as set, and still must fit.
     let fixed = default().replace("tenants = [{ kind = \"die\" }, { kind = \"die\" }, { kind = \"die\" }]", "tenants = [{ kind = \"die\", dies = 2 }, { kind = \"die\", dies = 2 }, { kind = \"die\", dies = 4 }]");

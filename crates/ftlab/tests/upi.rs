@@ -55,9 +55,9 @@ fn build_upi(s: &Scenario) -> Upi {
     let ctx = SchemeContext {
         geometry: &g,
         namespace_units: &ns,
-        over_provisioning: s.device.over_provisioning.unwrap(),
+        over_provisioning: s.device.over_provisioning,
         timing: s.timing(),
-        low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(),
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks,
         tasks: &[],
         scheduler: s.ftl.scheduler,
     };
@@ -365,7 +365,7 @@ fn the_room_home_guard_refuses_relocation_into_a_full_set_and_permits_it_otherwi
     let s = two_tenant_scenario("room_home = true\nrelocation_weight = 4.0");
     let g = s.geometry();
     let die_units = g.blocks_per_die * g.units_per_block;
-    let fill_device = 1.0 / (1.0 + s.device.over_provisioning.unwrap());
+    let fill_device = 1.0 / (1.0 + s.device.over_provisioning);
     let full = ((fill_device + 0.02) * die_units as f64) as u32; // a's one die, past 1/(1 + OP)
     assert!(victim_after(&s, true, 0), "room_home with an empty home still relocates");
     assert!(!victim_after(&s, true, full), "room_home relocated into a full home");
@@ -566,9 +566,9 @@ fn the_presets_differ_only_in_the_guards() {
     let ctx = SchemeContext {
         geometry: &g,
         namespace_units: &ns,
-        over_provisioning: s.device.over_provisioning.unwrap(),
+        over_provisioning: s.device.over_provisioning,
         timing: s.timing(),
-        low_watermark_blocks: s.ftl.gc_low_watermark_blocks.unwrap(),
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks,
         tasks: &[],
         scheduler: s.ftl.scheduler,
     };

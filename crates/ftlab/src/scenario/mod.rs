@@ -1,223 +1,163 @@
-//! The scenario schema (serde, `deny_unknown_fields`), `--set` overrides, presets and
-//! validation with precise errors (`FtlabError::Config` naming the key and the range). It
-//! turns TOML text into a `Scenario` whose every default is filled in; it reads no file.
-//! The reference for every key is `docs/scenario.md`.
+//! The scenario: the validated form the engine takes (`Scenario`, every default filled in,
+//! every invariant established) and the way to it, `load`: TOML text, `--set` overrides,
+//! the serde schema as written (`raw`), presets, then validation with precise errors
+//! (`FtlabError::Config` naming the key and the range). `load` is the only constructor of a
+//! `Scenario`; it reads no file. The reference for every key is `docs/scenario.md`.
 
 pub mod fdp;
 pub mod overrides;
 mod place;
 pub mod presets;
+pub mod raw;
 mod validate;
 mod warm;
 
-pub use validate::MAX_TIMESERIES_ROWS;
+pub use raw::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, RawTiming};
+pub use validate::{MAX_TIMESERIES_ROWS, PE_CYCLES_DEFAULT, PE_CYCLES_MAX};
 pub use warm::{tenant_writes, PreconditionMode, WarmConfig};
 
 use crate::error::FtlabError;
+use crate::flash::geometry::Geometry;
+use crate::flash::timing::Timing;
 use crate::ftl::gc::VictimPolicy;
 pub use crate::host::AddressMap;
 pub use crate::sched::SchedulerKind;
+use crate::sim::time::SimTime;
 use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
 use crate::workload::TraceFormat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A whole scenario: one device, its tenants, the schemes to compare and the measurement.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A whole validated scenario: one device, its tenants, the schemes to compare and the
+/// measurement. Made only by `load` (through `validate`; the private `validated` field keeps
+/// other code from building one); the keys are documented on `raw::RawScenario`.
+#[derive(Clone, Debug)]
 pub struct Scenario {
-    /// Free-form name shown in reports.
-    #[serde(default)]
     pub name: String,
-    /// Seed of every random choice (generators, preconditioning).
-    #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Schemes to run, in order; each runs the same workload on a fresh device.
-    #[serde(default = "default_schemes")]
+    /// Schemes to run, in order, each known to the registry and listed once.
     pub schemes: Vec<String>,
-    /// Per-scheme knobs: `[scheme.<name>]`.
-    #[serde(default)]
+    /// `[scheme.<name>]`: a listed scheme's table with every default filled in; an unlisted
+    /// one's as written.
     pub scheme: BTreeMap<String, toml::Table>,
-    /// Stream mapper (virtual -> physical stream).
-    #[serde(default = "default_stream_mapper")]
     pub stream_mapper: String,
-    /// Per-mapper knobs: `[stream.<name>]`.
-    #[serde(default)]
+    /// `[stream.<name>]`: the selected mapper's table with every default filled in.
     pub stream: BTreeMap<String, toml::Table>,
     pub device: DeviceConfig,
-    #[serde(default)]
     pub ftl: FtlConfig,
     pub tenants: Vec<TenantConfig>,
-    #[serde(default)]
     pub precondition: PreconditionConfig,
-    #[serde(default)]
     pub measure: MeasureConfig,
-    #[serde(default)]
     pub check: CheckConfig,
-    /// The values `load` derived from the keys above (never read from TOML).
-    #[serde(skip)]
-    pub resolved: Resolved,
+    /// Private: no `Scenario` is built outside this module but by `validate`.
+    pub(in crate::scenario) _validated: Validated,
 }
 
-/// What validation derived: every value the scenario leaves optional, filled in. `load`
-/// sets it; the model reads these instead of unwrapping the optional keys.
-#[derive(Clone, Debug, Default)]
-pub struct Resolved {
-    /// Set by `load` once everything below is filled in.
-    pub filled: bool,
-    pub gc_low_watermark_blocks: u32,
-    pub gc_high_watermark_blocks: u32,
-    /// 0 = write-through.
-    pub write_buffer_bytes: u64,
-    pub multi_plane: bool,
-    pub program_erase_suspend: bool,
-    pub over_provisioning: f64,
-    pub mapping_unit_bytes: u32,
-}
+/// The mark of a `Scenario` that `validate` made (it has no public constructor).
+#[derive(Clone, Copy, Debug)]
+pub struct Validated(());
 
-/// `[device]`: geometry and timing. Keys left out come from `preset`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DeviceConfig {
-    /// One of `tiny`, `upi`, `mqsim` (see `presets`).
-    pub preset: Option<String>,
-    pub channels: Option<u32>,
-    /// Chips (ways) per channel.
-    pub chips_per_channel: Option<u32>,
-    pub dies_per_chip: Option<u32>,
-    pub planes_per_die: Option<u32>,
-    pub blocks_per_plane: Option<u32>,
-    pub pages_per_block: Option<u32>,
-    /// Flash page size in bytes.
-    pub page_bytes: Option<u32>,
-    /// Mapping unit (logical page) in bytes; divides `page_bytes`.
-    pub mapping_unit_bytes: Option<u32>,
-    /// (physical - logical) / logical, e.g. 0.07 for 7%.
-    pub over_provisioning: Option<f64>,
-    /// Multi-plane operations: operations of one kind queued at a die for different planes
-    /// run as one (one array time, one transfer per page). Default false.
-    pub multi_plane: Option<bool>,
-    /// Program/erase suspend: a host read arriving while its die programs or erases
-    /// suspends that operation (after `timing.suspend_us`), is served, and the operation
-    /// resumes (after `timing.suspend_us` again). Default false.
-    pub program_erase_suspend: Option<bool>,
-    /// Program/erase endurance of a block, in cycles: the lifetime projection's wear-out
-    /// point (`metrics::lifetime`). Default 3000 (MLC, datasheet-typical); range [1, 10^6].
-    pub pe_cycles: Option<u32>,
-    #[serde(default)]
-    pub timing: TimingConfig,
-    /// `[device.fdp]`: NVMe Flexible Data Placement (reclaim groups, RU size, handles), read
-    /// by the `fdp` stream mapper (`scenario::fdp`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fdp: Option<fdp::FdpConfig>,
-}
-
-/// `[device.timing]`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimingConfig {
-    /// Array read, tR, in microseconds.
-    pub read_us: Option<f64>,
-    /// Array program, tPROG, in microseconds.
-    pub program_us: Option<f64>,
-    /// Block erase, tBERS, in microseconds.
-    pub erase_us: Option<f64>,
-    /// Command/address cycles on the bus per operation, in nanoseconds.
-    pub command_ns: Option<u64>,
-    /// Channel bus rate in mega-transfers per second.
-    pub channel_mts: Option<u32>,
-    /// Channel bus width in bits: 8 or 16.
-    pub channel_width_bits: Option<u32>,
-    /// Latency to suspend (and again to resume) a program or erase, in microseconds; used
-    /// when `device.program_erase_suspend` is on. Default 20 (datasheet-typical tSUS).
-    pub suspend_us: Option<f64>,
-    /// A read holds its channel for its whole duration (command, tR, transfer), so reads on
-    /// one channel run one at a time: a controller whose dies share one page buffer per
-    /// channel (the `cosmos` preset). Default false: the channel is held only to transfer.
-    pub read_holds_channel: Option<bool>,
-}
-
-/// `[ftl]`: the FTL mechanics shared by every scheme.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FtlConfig {
-    /// GC victim policy: `greedy` or `cost-benefit`.
-    #[serde(default = "default_policy")]
-    pub gc_policy: VictimPolicy,
-    /// Foreground GC starts on a die when its free blocks fall below this. Default:
-    /// max(gc_reserve_blocks + 4, blocks_per_die / 100).
-    pub gc_low_watermark_blocks: Option<u32>,
-    /// Background GC runs on an idle die while its free blocks are below this. Default:
-    /// 2 x the low watermark.
-    pub gc_high_watermark_blocks: Option<u32>,
-    /// Free blocks per die that host writes may not take (kept for GC copies). Default 2.
-    #[serde(default = "default_reserve")]
-    pub gc_reserve_blocks: u32,
-    /// Run GC on idle dies between the watermarks. Default true.
-    #[serde(default = "default_true")]
-    pub background_gc: bool,
-    /// Hand out the least-worn free block first. Default true.
-    #[serde(default = "default_true")]
-    pub dynamic_wear_leveling: bool,
-    /// Static wear leveling: when a die's erase-count gap exceeds this, move its coldest
-    /// block's data. 0 = off (default).
-    #[serde(default)]
-    pub static_wear_leveling_gap: u32,
-    /// Physical streams (write frontiers per tenant and class). Default 4, the vStream
-    /// paper's device (§5.1). A mapper maps every virtual stream below it.
-    #[serde(default = "default_streams")]
-    pub physical_streams: u8,
-    #[serde(default)]
-    pub scheduler: SchedulerKind,
-    /// DRAM write buffer in bytes; 0 = write-through (a write completes when programmed).
-    /// Default: 0 when a flash page holds one mapping unit; otherwise
-    /// `DEFAULT_BUFFER_PAGES_PER_DIE` flash pages per die (see `validate`).
-    pub write_buffer_bytes: Option<u64>,
-    /// Controller latency of a request served without flash (buffer hit, unmapped read,
-    /// trim, buffered write admission), in microseconds. In [0.001, 1000]. Default 1.
-    #[serde(default = "default_one")]
-    pub dram_latency_us: f64,
-}
-
-impl Default for FtlConfig {
-    fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+impl Validated {
+    fn new() -> Validated {
+        Validated(())
     }
 }
 
-/// One tenant: a namespace and a workload.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `[device]`, validated: the preset's keys filled in, the geometry checked.
+#[derive(Clone, Debug)]
+pub struct DeviceConfig {
+    /// The preset named, if any (echoed in the resolved scenario).
+    pub preset: Option<String>,
+    /// Channels, chips, dies, planes, blocks, pages, page and mapping-unit bytes.
+    pub geometry: Geometry,
+    /// (physical - logical) / logical, in (0, 4].
+    pub over_provisioning: f64,
+    pub multi_plane: bool,
+    pub program_erase_suspend: bool,
+    /// In [1, `PE_CYCLES_MAX`].
+    pub pe_cycles: u32,
+    pub timing: TimingConfig,
+    pub fdp: Option<fdp::FdpConfig>,
+}
+
+/// `[device.timing]`, validated (the ranges in `docs/scenario.md`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimingConfig {
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+    pub command_ns: u64,
+    pub channel_mts: u32,
+    pub channel_width_bits: u32,
+    pub suspend_us: f64,
+    pub read_holds_channel: bool,
+}
+
+/// `[ftl]`, validated: the watermarks and the write buffer filled in.
+#[derive(Clone, Debug)]
+pub struct FtlConfig {
+    pub gc_policy: VictimPolicy,
+    /// In [2, blocks per die / 2].
+    pub gc_low_watermark_blocks: u32,
+    /// In [low watermark, blocks per die / 2].
+    pub gc_high_watermark_blocks: u32,
+    /// In [1, low watermark - 1].
+    pub gc_reserve_blocks: u32,
+    pub background_gc: bool,
+    pub dynamic_wear_leveling: bool,
+    pub static_wear_leveling_gap: u32,
+    /// In [1, 16].
+    pub physical_streams: u8,
+    pub scheduler: SchedulerKind,
+    /// 0 = write-through.
+    pub write_buffer_bytes: u64,
+    pub dram_latency_us: f64,
+}
+
+/// One tenant, validated: one namespace size and one workload.
+#[derive(Clone, Debug)]
 pub struct TenantConfig {
+    /// Non-empty, unique among the tenants.
     pub name: String,
-    /// Namespace size as a fraction of the device's logical capacity, in (0, 1].
-    pub namespace_fraction: Option<f64>,
-    /// Namespace size in GiB (exclusive with `namespace_fraction`).
-    pub namespace_gib: Option<f64>,
-    /// Most requests outstanding at once. For timed replay, a request that arrives when
-    /// this many are outstanding waits in the host (its latency counts from its arrival).
-    /// For closed-loop replay, the queue depth. Default 32.
-    #[serde(default = "default_qd")]
+    pub namespace: Namespace,
     pub queue_depth: u32,
-    /// When the tenant starts, in simulated seconds. Default 0.
-    #[serde(default)]
     pub start_s: f64,
-    /// Stop issuing requests this long after `start_s`. Default: when the workload ends.
+    /// Stop issuing requests this long after `start_s`; `None`: when the workload ends.
     pub duration_s: Option<f64>,
-    /// A trace workload (exclusive with `synthetic`).
-    pub trace: Option<TraceWorkload>,
-    /// Periodic real-time tasks (exclusive with `trace` and `synthetic`).
-    pub periodic: Option<PeriodicWorkload>,
-    /// A synthetic workload (exclusive with `trace`): one generator table
-    /// (`[tenants.synthetic]`) or an array of them (`[[tenants.synthetic]]`), merged in time
-    /// order.
-    pub synthetic: Option<SyntheticWorkload>,
-    /// Address-range stream rules (`[[tenants.stream_rules]]`): a request whose first byte in
-    /// the namespace falls in a rule's range gets the rule's virtual stream instead of its
-    /// record's (the first matching rule wins). Default none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workload: Workload,
     pub stream_rules: Vec<StreamRule>,
+}
+
+/// A tenant's namespace size, as written: exactly one of the two keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Namespace {
+    /// `namespace_fraction`: of the device's logical capacity, in (0, 1].
+    Fraction(f64),
+    /// `namespace_gib`: finite and > 0.
+    Gib(f64),
+}
+
+/// A tenant's workload: exactly one of `[tenants.trace]`, `[tenants.synthetic]` and
+/// `[tenants.periodic]`.
+#[derive(Clone, Debug)]
+pub enum Workload {
+    Trace(TraceWorkload),
+    Synthetic(SyntheticWorkload),
+    /// Resolved: every task's name and deadline filled in.
+    Periodic(PeriodicWorkload),
+}
+
+/// `[precondition]`, validated: the mode filled in.
+#[derive(Clone, Debug)]
+pub struct PreconditionConfig {
+    /// In [0, 1].
+    pub fill_fraction: f64,
+    pub order: FillOrder,
+    /// In [0, 10].
+    pub overwrite_passes: f64,
+    pub mode: PreconditionMode,
+    pub warm: WarmConfig,
 }
 
 /// One address-range stream rule (see `TenantConfig::stream_rules`). Offsets are in the
@@ -275,34 +215,6 @@ pub enum FillOrder {
     Random,
 }
 
-/// `[precondition]`: fill each namespace before measuring (instant, no timing).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PreconditionConfig {
-    /// Fraction of each namespace written, in [0, 1]. Default 1.
-    #[serde(default = "default_one")]
-    pub fill_fraction: f64,
-    #[serde(default)]
-    pub order: FillOrder,
-    /// Random overwrites afterwards, in multiples of the filled size, so GC reaches steady
-    /// state. In [0, 10]. Default 1.
-    #[serde(default = "default_one")]
-    pub overwrite_passes: f64,
-    /// `fill` or `workload` (then warm with the tenants' own writes, see `warm`). Default
-    /// (`load` fills it in): `workload` if some tenant's workload writes and `fill_fraction`
-    /// is above 0, else `fill`.
-    pub mode: Option<PreconditionMode>,
-    /// The warm-up's convergence window, tolerance and cap (`mode = "workload"`).
-    #[serde(default)]
-    pub warm: WarmConfig,
-}
-
-impl Default for PreconditionConfig {
-    fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
-    }
-}
-
 /// `[measure]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -344,7 +256,7 @@ pub struct MeasureConfig {
     /// times are kept, every death counts as of unknown age, `lifetime_s_mean` is null. Default
     /// true; left out of the resolved scenario when true, so a scenario without it resolves
     /// as before.
-    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    #[serde(default = "raw::default_true", skip_serializing_if = "is_true")]
     pub stream_lifetimes: bool,
 }
 
@@ -369,8 +281,18 @@ pub struct PhaseConfig {
 }
 
 impl Default for MeasureConfig {
+    /// The serde defaults above (an absent `[measure]`).
     fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+        MeasureConfig {
+            duration_s: None,
+            warmup_s: 0.0,
+            window_s: default_one(),
+            phases: Vec::new(),
+            solo: false,
+            starvation_wait_s: default_one(),
+            backlog_queue_depths_max: default_backlog_queue_depths_max(),
+            stream_lifetimes: true,
+        }
     }
 }
 
@@ -386,43 +308,106 @@ pub struct CheckConfig {
 impl TenantConfig {
     /// Names of the tenant's periodic tasks (empty for other workloads).
     pub fn task_names(&self) -> Vec<String> {
-        self.periodic.as_ref().map_or_else(Vec::new, PeriodicWorkload::task_names)
+        self.periodic().map_or_else(Vec::new, PeriodicWorkload::task_names)
     }
+
+    /// The trace workload, if that is the tenant's.
+    pub fn trace(&self) -> Option<&TraceWorkload> {
+        match &self.workload {
+            Workload::Trace(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The synthetic workload, if that is the tenant's.
+    pub fn synthetic(&self) -> Option<&SyntheticWorkload> {
+        match &self.workload {
+            Workload::Synthetic(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The periodic tasks, if they are the tenant's workload.
+    pub fn periodic(&self) -> Option<&PeriodicWorkload> {
+        match &self.workload {
+            Workload::Periodic(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl TimingConfig {
+    /// The model's timing, in nanoseconds (microseconds rounded to the nearest one).
+    pub fn timing(&self) -> Timing {
+        Timing {
+            read: us(self.read_us),
+            program: us(self.program_us),
+            erase: us(self.erase_us),
+            command: SimTime(self.command_ns),
+            suspend: us(self.suspend_us),
+            channel_mts: self.channel_mts,
+            channel_width_bits: self.channel_width_bits,
+            read_holds_channel: self.read_holds_channel,
+        }
+    }
+}
+
+fn us(v: f64) -> SimTime {
+    SimTime((v * 1000.0).round() as u64)
 }
 
 impl Scenario {
-    /// The derived values (after `load`).
-    pub fn resolved(&self) -> &Resolved {
-        assert!(self.resolved.filled, "scenario used before scenario::load resolved it");
-        &self.resolved
+    /// The device geometry.
+    pub fn geometry(&self) -> Geometry {
+        self.device.geometry
+    }
+
+    /// The device timing.
+    pub fn timing(&self) -> Timing {
+        self.device.timing.timing()
+    }
+
+    /// Logical capacity of the device in mapping units: physical / (1 + over-provisioning).
+    pub fn logical_units(&self) -> u64 {
+        logical_units(&self.device.geometry, self.device.over_provisioning)
+    }
+
+    /// Every tenant's periodic tasks in the real-time analysis' model (`rt::Task`, PaRT-FTL
+    /// §III-B), tenants in scenario order: a read task is (r_i, T_i^r), a write task
+    /// (w_i, T_i^w). Empty when no tenant has `[tenants.periodic]`.
+    pub fn rt_tasks(&self) -> Vec<crate::rt::Task> {
+        let tasks = self.tenants.iter().filter_map(TenantConfig::periodic).flat_map(|p| p.tasks.iter());
+        tasks
+            .map(|t| match t.op {
+                crate::workload::IoOp::Read => crate::rt::Task::reader(t.pages, t.period_ms),
+                _ => crate::rt::Task::writer(t.pages, t.period_ms),
+            })
+            .collect()
+    }
+
+    /// Each tenant's namespace in mapping units.
+    pub fn namespace_units(&self) -> Vec<u32> {
+        let logical = self.logical_units();
+        self.tenants.iter().map(|t| t.namespace.units(&self.device.geometry, logical)).collect()
     }
 }
 
-fn default_seed() -> u64 {
-    1
+/// Physical mapping units / (1 + over-provisioning), rounded down.
+fn logical_units(g: &Geometry, over_provisioning: f64) -> u64 {
+    (g.n_units() as f64 / (1.0 + over_provisioning)).floor() as u64
 }
-fn default_schemes() -> Vec<String> {
-    vec!["unified".into()]
+
+impl Namespace {
+    /// The namespace in mapping units of `g`, given the device's `logical` capacity in units.
+    pub fn units(self, g: &Geometry, logical: u64) -> u32 {
+        match self {
+            Namespace::Fraction(f) => (logical as f64 * f).floor() as u32,
+            Namespace::Gib(gib) => (gib * (1u64 << 30) as f64 / g.unit_bytes as f64).floor() as u32,
+        }
+    }
 }
-fn default_stream_mapper() -> String {
-    "legacy".into()
-}
-fn default_policy() -> VictimPolicy {
-    VictimPolicy::Greedy
-}
-fn default_reserve() -> u32 {
-    2
-}
-fn default_true() -> bool {
-    true
-}
-fn default_streams() -> u8 {
-    4
-}
-fn default_qd() -> u32 {
-    32
-}
-fn default_one() -> f64 {
+
+pub(crate) fn default_one() -> f64 {
     1.0
 }
 
@@ -442,18 +427,15 @@ pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> 
         applied.push((o.trim().to_string(), path));
     }
     let located = |e: FtlabError| place::locate(e, text, &applied);
-    let mut scenario: Scenario =
-        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-            let path = dotted(&e.path().to_string());
-            let reason = crate::error::suggest_in_reason(e.into_inner().message());
-            located(FtlabError::config(file, key_of(path, &reason), reason))
-        })?;
+    let mut raw: RawScenario = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let path = dotted(&e.path().to_string());
+        let reason = crate::error::suggest_in_reason(e.into_inner().message());
+        located(FtlabError::config(file, key_of(path, &reason), reason))
+    })?;
     if let Some(s) = seed {
-        scenario.seed = s;
+        raw.seed = s;
     }
-    validate::resolve(&mut scenario)
-        .map_err(|(key, reason)| located(FtlabError::config(file, key, reason)))?;
-    Ok(scenario)
+    validate::validate(raw).map_err(|(key, reason)| located(FtlabError::config(file, key, reason)))
 }
 
 /// serde's `tenants[0].x` as the `tenants.0.x` spelling that `--set` and validation use.
@@ -476,9 +458,15 @@ fn key_of(path: String, reason: &str) -> String {
     }
 }
 
-/// The scenario with every default filled in, as TOML.
+/// The scenario with every default filled in, as TOML: the schema as written
+/// (`raw::RawScenario`) with every optional key set to the value validation chose.
 pub fn to_toml(scenario: &Scenario) -> String {
-    toml::to_string(scenario).expect("scenario serializes")
+    let raw = RawScenario::from(scenario);
+    match toml::to_string(&raw) {
+        Ok(text) => text,
+        // Every value of the schema is a TOML value (strings, numbers, booleans, tables).
+        Err(e) => panic!("the resolved scenario does not serialize: {e}"),
+    }
 }
 
 fn syntax_error(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {

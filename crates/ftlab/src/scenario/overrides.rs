@@ -77,8 +77,8 @@ fn apply_in_array(
 }
 
 fn parse_value(raw: &str) -> toml::Value {
-    match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
-        Ok(mut t) => t.remove("v").expect("parsed key v"),
-        Err(_) => toml::Value::String(raw.to_string()),
+    match toml::from_str::<toml::Table>(&format!("v = {raw}")).ok().and_then(|mut t| t.remove("v")) {
+        Some(v) => v,
+        None => toml::Value::String(raw.to_string()),
     }
 }

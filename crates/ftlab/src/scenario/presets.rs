@@ -2,16 +2,16 @@
 //! `[device]` key the scenario leaves out. Where a paper gives no number, the value is a
 //! datasheet-typical one and the comment says so.
 
-use super::{DeviceConfig, TimingConfig};
+use super::{RawDevice, RawTiming};
 
 /// Names a scenario may use in `device.preset`.
 pub const PRESETS: &[&str] = &["tiny", "upi", "mqsim", "vstream", "cosmos", "flashblox"];
 
-pub fn preset(name: &str) -> Option<DeviceConfig> {
+pub fn preset(name: &str) -> Option<RawDevice> {
     match name {
         // A small device for tests: 4 dies on 2 channels, 64 blocks of 64 pages each
         // (64 MiB raw). Timing as `mqsim` (datasheet-typical MLC).
-        "tiny" => Some(DeviceConfig {
+        "tiny" => Some(RawDevice {
             preset: Some(name.into()),
             channels: Some(2),
             chips_per_channel: Some(2),
@@ -34,7 +34,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
         // 5 ms, about 40 us to move a 4 KiB page: 100 MT/s x 8 bit) and 128 pages per
         // block. 192e9 bytes / 12 dies / (128 x 4096 bytes) = 30518 blocks per die, as
         // 2 planes x 15259 blocks (192.0 GB physical; 150 GB logical at 28%).
-        "upi" => Some(DeviceConfig {
+        "upi" => Some(RawDevice {
             preset: Some(name.into()),
             channels: Some(3),
             chips_per_channel: Some(4),
@@ -49,7 +49,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pe_cycles: None,
             fdp: None,
             over_provisioning: Some(0.28),
-            timing: TimingConfig {
+            timing: RawTiming {
                 read_us: Some(50.0),
                 program_us: Some(500.0),
                 erase_us: Some(5000.0),
@@ -63,7 +63,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
         // The MQSim-comparable device of `ftlab bench`: 4 channels x 4 chips x 1 die x 2
         // planes x 1024 blocks x 256 pages x 4 KiB (32 GiB raw), 7% over-provisioning,
         // read 25 us, program 200 us, erase 1.5 ms, 8-bit 333 MT/s channels.
-        "mqsim" => Some(DeviceConfig {
+        "mqsim" => Some(RawDevice {
             preset: Some(name.into()),
             channels: Some(4),
             chips_per_channel: Some(4),
@@ -104,7 +104,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
         // that generation; longer for today's larger blocks, 15 ms in the same datasheet).
         // Multi-plane operation is off (ftlab's default): with it each stream's frontier
         // would keep one open block per plane.
-        "vstream" => Some(DeviceConfig {
+        "vstream" => Some(RawDevice {
             preset: Some(name.into()),
             channels: Some(4),
             chips_per_channel: Some(2),
@@ -119,7 +119,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pe_cycles: None,
             fdp: None,
             over_provisioning: Some(0.07),
-            timing: TimingConfig {
+            timing: RawTiming {
                 read_us: Some(60.0),
                 program_us: Some(VSTREAM_ONE_SHOT_PROGRAM_US / VSTREAM_ONE_SHOT_PAGES),
                 erase_us: Some(3500.0),
@@ -138,7 +138,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
         // alike (§V-A). The times are Table I's least-squares fit (`flash::cosmos_fit`,
         // rounded to 0.1 us; the bus rate to the whole MT/s), and reads hold their channel
         // (the shared page buffer, §II-A). docs/devices/cosmos.md gives the fit's residuals.
-        "cosmos" => Some(DeviceConfig {
+        "cosmos" => Some(RawDevice {
             preset: Some(name.into()),
             channels: Some(4),
             chips_per_channel: Some(4),
@@ -153,7 +153,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pe_cycles: None,
             fdp: None,
             over_provisioning: Some(1.075),
-            timing: TimingConfig {
+            timing: RawTiming {
                 read_us: Some(COSMOS_READ_US),
                 program_us: Some(COSMOS_PROGRAM_US),
                 erase_us: Some(COSMOS_ERASE_US),
@@ -180,7 +180,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
         // - pe_cycles: the default 3000 (docs/lifetime.md: MLC).
         // `ftlab reproduce flashblox --quick` reduces blocks_per_plane only (same channels,
         // chips, planes, pages and timing).
-        "flashblox" => Some(DeviceConfig {
+        "flashblox" => Some(RawDevice {
             preset: Some(name.into()),
             channels: Some(16),
             chips_per_channel: Some(4),
@@ -195,7 +195,7 @@ pub fn preset(name: &str) -> Option<DeviceConfig> {
             pe_cycles: None,
             fdp: None,
             over_provisioning: Some(0.28),
-            timing: TimingConfig {
+            timing: RawTiming {
                 read_us: Some(80.0),
                 program_us: Some(1300.0),
                 erase_us: Some(3500.0),
@@ -224,8 +224,8 @@ pub const VSTREAM_ONE_SHOT_PROGRAM_US: f64 = 700.0;
 /// Flash pages programmed by one one-shot program of a TLC wordline (p = 3, vStream §4.2).
 pub const VSTREAM_ONE_SHOT_PAGES: f64 = 3.0;
 
-fn mlc_fast() -> TimingConfig {
-    TimingConfig {
+fn mlc_fast() -> RawTiming {
+    RawTiming {
         read_us: Some(25.0),
         program_us: Some(200.0),
         erase_us: Some(1500.0),

@@ -1,16 +1,19 @@
-//! Filling defaults (presets, watermarks) and checking every value's range. Errors are
-//! `(key, reason)` pairs; `scenario::load` adds the file name.
+//! Validation: from the scenario as written (`raw::RawScenario`) to a `Scenario`, filling
+//! defaults (presets, watermarks, the write buffer, the precondition mode) and checking every
+//! value's range. Errors are `(key, reason)` pairs; `scenario::load` adds the file name.
 
-use super::{presets, DeviceConfig, MeasureConfig, Scenario, TenantConfig};
+use super::{logical_units, presets, MeasureConfig, Namespace, Scenario, TenantConfig, Workload};
+use super::{DeviceConfig, FtlConfig, TimingConfig};
+use super::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant};
 use crate::flash::geometry::Geometry;
-use crate::flash::timing::Timing;
 use crate::scheme::{self, SchemeContext};
-use crate::sim::time::SimTime;
 use crate::stream;
 use crate::workload::generator::Arrival;
+use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
 
 type Check = Result<(), (String, String)>;
+type Valid<T> = Result<T, (String, String)>;
 
 /// Longest simulated span a start time, duration or warm-up may have, in seconds (about
 /// 116 days). Simulated time is a u64 of nanoseconds (about 584 years); the bound keeps every
@@ -26,18 +29,50 @@ fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (Strin
     Err((key.into(), reason.into()))
 }
 
-/// Fill defaults in place and validate.
-pub fn resolve(s: &mut Scenario) -> Check {
-    resolve_device(&mut s.device)?;
-    let g = s.geometry();
-    check_timing(s)?;
-    resolve_ftl(s, &g)?;
-    check_tenants(s, &g)?;
-    resolve_periodic(s, &g)?;
-    check_phases(s)?;
-    super::warm::resolve(s)?;
-    fill_resolved(s);
-    check_schemes(s, &g)
+/// The scenario as written, with every default filled in and every value checked: the only
+/// way to a `Scenario`. Checks run in the order of the file (device, ftl, tenants, phases,
+/// precondition, schemes, stream mappers), and the first error is returned.
+pub fn validate(raw: RawScenario) -> Valid<Scenario> {
+    let RawScenario {
+        name,
+        seed,
+        schemes,
+        scheme,
+        stream_mapper,
+        stream,
+        device,
+        ftl,
+        tenants,
+        precondition,
+        measure,
+        check,
+    } = raw;
+    let device = resolve_device(device)?;
+    check_timing(&device)?;
+    let g = device.geometry;
+    let ftl = resolve_ftl(ftl, &g)?;
+    let logical = logical_units(&g, device.over_provisioning);
+    let mut tenants = check_tenants(tenants, &ftl, &g, logical, measure.duration_s)?;
+    resolve_periodic(&mut tenants, &g, logical, measure.duration_s.is_some())?;
+    check_phases(&precondition, &measure, &tenants)?;
+    let precondition = super::warm::resolve(precondition, &tenants, &schemes)?;
+    let mut s = Scenario {
+        name,
+        seed,
+        schemes,
+        scheme,
+        stream_mapper,
+        stream,
+        device,
+        ftl,
+        tenants,
+        precondition,
+        measure,
+        check,
+        _validated: super::Validated::new(),
+    };
+    check_schemes(&mut s, &g)?;
+    Ok(s)
 }
 
 /// Flash pages per die of the default write buffer when a page holds several mapping units:
@@ -45,100 +80,13 @@ pub fn resolve(s: &mut Scenario) -> Check {
 /// pages, as in the vStream paper's device), and a fourth fills while they program.
 pub const DEFAULT_BUFFER_PAGES_PER_DIE: u64 = 4;
 
-fn fill_resolved(s: &mut Scenario) {
-    let d = &s.device;
-    s.resolved = super::Resolved {
-        filled: true,
-        gc_low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl"),
-        gc_high_watermark_blocks: s.ftl.gc_high_watermark_blocks.expect("filled by resolve_ftl"),
-        write_buffer_bytes: s.ftl.write_buffer_bytes.expect("filled by resolve_ftl"),
-        multi_plane: d.multi_plane.expect("filled by resolve_device"),
-        program_erase_suspend: d.program_erase_suspend.expect("filled by resolve_device"),
-        over_provisioning: d.over_provisioning.expect("checked by resolve_device"),
-        mapping_unit_bytes: d.mapping_unit_bytes.expect("checked by resolve_device"),
-    };
-}
-
-impl Scenario {
-    /// The device geometry (after `load`).
-    pub fn geometry(&self) -> Geometry {
-        geometry_of(&self.device).expect("geometry validated by load")
-    }
-
-    /// The device timing (after `load`).
-    pub fn timing(&self) -> Timing {
-        let t = &self.device.timing;
-        Timing {
-            read: us(t.read_us.unwrap()),
-            program: us(t.program_us.unwrap()),
-            erase: us(t.erase_us.unwrap()),
-            command: SimTime(t.command_ns.unwrap()),
-            suspend: us(t.suspend_us.unwrap()),
-            channel_mts: t.channel_mts.unwrap(),
-            channel_width_bits: t.channel_width_bits.unwrap(),
-            read_holds_channel: t.read_holds_channel.unwrap(),
-        }
-    }
-
-    /// Logical capacity of the device in mapping units: physical / (1 + over-provisioning).
-    pub fn logical_units(&self) -> u64 {
-        (self.geometry().n_units() as f64 / (1.0 + self.device.over_provisioning.unwrap())).floor() as u64
-    }
-
-    /// Every tenant's periodic tasks in the real-time analysis' model (`rt::Task`, PaRT-FTL
-    /// §III-B), tenants in scenario order: a read task is (r_i, T_i^r), a write task
-    /// (w_i, T_i^w). Empty when no tenant has `[tenants.periodic]`.
-    pub fn rt_tasks(&self) -> Vec<crate::rt::Task> {
-        let tasks = self.tenants.iter().filter_map(|t| t.periodic.as_ref()).flat_map(|p| p.tasks.iter());
-        tasks
-            .map(|t| match t.op {
-                crate::workload::IoOp::Read => crate::rt::Task::reader(t.pages, t.period_ms),
-                _ => crate::rt::Task::writer(t.pages, t.period_ms),
-            })
-            .collect()
-    }
-
-    /// Each tenant's namespace in mapping units (after `load`).
-    pub fn namespace_units(&self) -> Vec<u32> {
-        let g = self.geometry();
-        let logical = self.logical_units();
-        self.tenants.iter().map(|t| namespace_units(t, &g, logical)).collect()
-    }
-}
-
-/// The geometry of a device whose keys are all set.
-fn geometry_of(d: &DeviceConfig) -> Result<Geometry, (&'static str, String)> {
-    Geometry::new(
-        d.channels.unwrap(),
-        d.chips_per_channel.unwrap(),
-        d.dies_per_chip.unwrap(),
-        d.planes_per_die.unwrap(),
-        d.blocks_per_plane.unwrap(),
-        d.pages_per_block.unwrap(),
-        d.page_bytes.unwrap(),
-        d.mapping_unit_bytes.unwrap(),
-    )
-}
-
-fn us(v: f64) -> SimTime {
-    SimTime((v * 1000.0).round() as u64)
-}
-
-fn namespace_units(t: &TenantConfig, g: &Geometry, logical: u64) -> u32 {
-    match (t.namespace_fraction, t.namespace_gib) {
-        (Some(f), _) => (logical as f64 * f).floor() as u32,
-        (_, Some(gib)) => (gib * (1u64 << 30) as f64 / g.unit_bytes as f64).floor() as u32,
-        _ => unreachable!("validated"),
-    }
-}
-
 /// `device.pe_cycles` by default: 3000 program/erase cycles, the endurance MLC NAND
 /// datasheets typically rate (see docs/lifetime.md).
 pub const PE_CYCLES_DEFAULT: u32 = 3000;
 /// Largest `device.pe_cycles` accepted (SLC is rated around 10^5).
 pub const PE_CYCLES_MAX: u32 = 1_000_000;
 
-fn resolve_device(d: &mut DeviceConfig) -> Check {
+fn resolve_device(mut d: RawDevice) -> Valid<DeviceConfig> {
     if let Some(name) = &d.preset {
         let Some(p) = presets::preset(name) else {
             return err(
@@ -164,72 +112,79 @@ fn resolve_device(d: &mut DeviceConfig) -> Check {
         fill!(timing.channel_width_bits);
         fill!(timing.read_holds_channel);
     }
-    d.timing.command_ns.get_or_insert(0);
-    d.timing.suspend_us.get_or_insert(20.0);
-    d.timing.read_holds_channel.get_or_insert(false);
-    d.multi_plane.get_or_insert(false);
-    d.program_erase_suspend.get_or_insert(false);
-    let pe = *d.pe_cycles.get_or_insert(PE_CYCLES_DEFAULT);
-    if !(1..=PE_CYCLES_MAX).contains(&pe) {
+    let pe_cycles = d.pe_cycles.unwrap_or(PE_CYCLES_DEFAULT);
+    if !(1..=PE_CYCLES_MAX).contains(&pe_cycles) {
         return err(
             "device.pe_cycles",
-            format!("must be in [1, {PE_CYCLES_MAX}] program/erase cycles, got {pe}"),
+            format!("must be in [1, {PE_CYCLES_MAX}] program/erase cycles, got {pe_cycles}"),
         );
     }
-    for (key, missing) in [
-        ("channels", d.channels.is_none()),
-        ("chips_per_channel", d.chips_per_channel.is_none()),
-        ("dies_per_chip", d.dies_per_chip.is_none()),
-        ("planes_per_die", d.planes_per_die.is_none()),
-        ("blocks_per_plane", d.blocks_per_plane.is_none()),
-        ("pages_per_block", d.pages_per_block.is_none()),
-        ("page_bytes", d.page_bytes.is_none()),
-        ("mapping_unit_bytes", d.mapping_unit_bytes.is_none()),
-        ("over_provisioning", d.over_provisioning.is_none()),
-        ("timing.read_us", d.timing.read_us.is_none()),
-        ("timing.program_us", d.timing.program_us.is_none()),
-        ("timing.erase_us", d.timing.erase_us.is_none()),
-        ("timing.channel_mts", d.timing.channel_mts.is_none()),
-        ("timing.channel_width_bits", d.timing.channel_width_bits.is_none()),
-    ] {
-        if missing {
-            return err(format!("device.{key}"), "missing: set it or choose a device.preset");
-        }
-    }
-    let g = geometry_of(d).map_err(|(k, r)| (format!("device.{k}"), r))?;
+    // Every key without a default, in the order of the reference (the first missing is named).
+    let channels = need(d.channels, "channels")?;
+    let chips = need(d.chips_per_channel, "chips_per_channel")?;
+    let dies = need(d.dies_per_chip, "dies_per_chip")?;
+    let planes = need(d.planes_per_die, "planes_per_die")?;
+    let blocks = need(d.blocks_per_plane, "blocks_per_plane")?;
+    let pages = need(d.pages_per_block, "pages_per_block")?;
+    let page = need(d.page_bytes, "page_bytes")?;
+    let unit = need(d.mapping_unit_bytes, "mapping_unit_bytes")?;
+    let op = need(d.over_provisioning, "over_provisioning")?;
+    let t = &d.timing;
+    let timing = TimingConfig {
+        read_us: need(t.read_us, "timing.read_us")?,
+        program_us: need(t.program_us, "timing.program_us")?,
+        erase_us: need(t.erase_us, "timing.erase_us")?,
+        command_ns: t.command_ns.unwrap_or(0),
+        channel_mts: need(t.channel_mts, "timing.channel_mts")?,
+        channel_width_bits: need(t.channel_width_bits, "timing.channel_width_bits")?,
+        suspend_us: t.suspend_us.unwrap_or(20.0),
+        read_holds_channel: t.read_holds_channel.unwrap_or(false),
+    };
+    let geometry = Geometry::new(channels, chips, dies, planes, blocks, pages, page, unit)
+        .map_err(|(k, r)| (format!("device.{k}"), r))?;
     if let Some(f) = &d.fdp {
-        super::fdp::check(f, &g).map_err(|(k, r)| (format!("device.fdp.{k}"), r))?;
+        super::fdp::check(f, &geometry).map_err(|(k, r)| (format!("device.fdp.{k}"), r))?;
     }
-    let op = d.over_provisioning.unwrap();
     if !(op > 0.0 && op <= 4.0) {
         return err(
             "device.over_provisioning",
             format!("must be in (0, 4] ((physical - logical) / logical), got {op}"),
         );
     }
-    Ok(())
+    Ok(DeviceConfig {
+        preset: d.preset,
+        geometry,
+        over_provisioning: op,
+        multi_plane: d.multi_plane.unwrap_or(false),
+        program_erase_suspend: d.program_erase_suspend.unwrap_or(false),
+        pe_cycles,
+        timing,
+        fdp: d.fdp,
+    })
 }
 
-fn check_timing(s: &Scenario) -> Check {
-    let t = &s.device.timing;
-    let sus = t.suspend_us.unwrap();
+/// A `[device]` key the scenario and its preset leave out.
+fn need<T>(value: Option<T>, key: &str) -> Valid<T> {
+    value.ok_or_else(|| (format!("device.{key}"), "missing: set it or choose a device.preset".to_string()))
+}
+
+fn check_timing(d: &DeviceConfig) -> Check {
+    let t = &d.timing;
+    let sus = t.suspend_us;
     if !(sus.is_finite() && (0.0..=1e4).contains(&sus)) {
         return err("device.timing.suspend_us", format!("must be in [0, 10000] microseconds, got {sus}"));
     }
-    if s.device.multi_plane == Some(true)
-        && s.device.planes_per_die.unwrap() > crate::flash::geometry::PLANES_MAX
-    {
+    if d.multi_plane && d.geometry.planes_per_die > crate::flash::geometry::PLANES_MAX {
         return err(
             "device.multi_plane",
             format!(
                 "multi-plane operations support at most {} planes per die, the device has {}",
                 crate::flash::geometry::PLANES_MAX,
-                s.device.planes_per_die.unwrap()
+                d.geometry.planes_per_die
             ),
         );
     }
     for (key, v) in [("read_us", t.read_us), ("program_us", t.program_us), ("erase_us", t.erase_us)] {
-        let v = v.unwrap();
         if !(v.is_finite() && v > 0.0 && v <= 1e6) {
             return err(
                 format!("device.timing.{key}"),
@@ -237,23 +192,22 @@ fn check_timing(s: &Scenario) -> Check {
             );
         }
     }
-    let cmd = t.command_ns.unwrap();
+    let cmd = t.command_ns;
     if cmd > 1_000_000_000 {
         return err("device.timing.command_ns", format!("must be in [0, 1000000000] nanoseconds, got {cmd}"));
     }
-    let mts = t.channel_mts.unwrap();
+    let mts = t.channel_mts;
     if mts == 0 || mts > 100_000 {
         return err("device.timing.channel_mts", format!("must be in [1, 100000] MT/s, got {mts}"));
     }
-    let w = t.channel_width_bits.unwrap();
+    let w = t.channel_width_bits;
     if w != 8 && w != 16 {
         return err("device.timing.channel_width_bits", format!("must be 8 or 16, got {w}"));
     }
     Ok(())
 }
 
-fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
-    let f = &mut s.ftl;
+fn resolve_ftl(f: RawFtl, g: &Geometry) -> Valid<FtlConfig> {
     let bpd = g.blocks_per_die;
     if bpd < 4 {
         return err(
@@ -263,9 +217,8 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     }
     let low_given = f.gc_low_watermark_blocks.is_some();
     let high_given = f.gc_high_watermark_blocks.is_some();
-    let low =
-        *f.gc_low_watermark_blocks.get_or_insert((bpd / 100).max(f.gc_reserve_blocks.saturating_add(4)));
-    let high = *f.gc_high_watermark_blocks.get_or_insert(low.saturating_mul(2));
+    let low = f.gc_low_watermark_blocks.unwrap_or((bpd / 100).max(f.gc_reserve_blocks.saturating_add(4)));
+    let high = f.gc_high_watermark_blocks.unwrap_or(low.saturating_mul(2));
     if low < 2 || low > bpd / 2 {
         let why = if low_given {
             String::new()
@@ -313,7 +266,7 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
     } else {
         0
     };
-    let buffer = *f.write_buffer_bytes.get_or_insert(default_buffer);
+    let buffer = f.write_buffer_bytes.unwrap_or(default_buffer);
     if !buffer.is_multiple_of(unit) || buffer > (1 << 40) {
         return err(
             "ftl.write_buffer_bytes",
@@ -329,57 +282,37 @@ fn resolve_ftl(s: &mut Scenario, g: &Geometry) -> Check {
             ),
         );
     }
-    Ok(())
+    Ok(FtlConfig {
+        gc_policy: f.gc_policy,
+        gc_low_watermark_blocks: low,
+        gc_high_watermark_blocks: high,
+        gc_reserve_blocks: f.gc_reserve_blocks,
+        background_gc: f.background_gc,
+        dynamic_wear_leveling: f.dynamic_wear_leveling,
+        static_wear_leveling_gap: f.static_wear_leveling_gap,
+        physical_streams: f.physical_streams,
+        scheduler: f.scheduler,
+        write_buffer_bytes: buffer,
+        dram_latency_us: f.dram_latency_us,
+    })
 }
 
-fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
-    if s.tenants.is_empty() || s.tenants.len() > 256 {
-        return err("tenants", format!("must list 1 to 256 tenants, got {}", s.tenants.len()));
+fn check_tenants(
+    raw: Vec<RawTenant>,
+    ftl: &FtlConfig,
+    g: &Geometry,
+    logical: u64,
+    run_duration_s: Option<f64>,
+) -> Valid<Vec<TenantConfig>> {
+    if raw.is_empty() || raw.len() > 256 {
+        return err("tenants", format!("must list 1 to 256 tenants, got {}", raw.len()));
     }
-    let logical = s.logical_units();
+    let mut tenants: Vec<TenantConfig> = Vec::with_capacity(raw.len());
     let mut total = 0u64;
-    for (i, t) in s.tenants.iter().enumerate() {
-        let key = |k: &str| format!("tenants.{i}.{k}");
-        if t.name.is_empty() || s.tenants[..i].iter().any(|o| o.name == t.name) {
-            return err(key("name"), format!("must be non-empty and unique, got {:?}", t.name));
-        }
-        match (t.namespace_fraction, t.namespace_gib) {
-            (Some(f), None) if f > 0.0 && f <= 1.0 => {}
-            (Some(f), None) => return err(key("namespace_fraction"), format!("must be in (0, 1], got {f}")),
-            (None, Some(gib)) if gib > 0.0 && gib.is_finite() => {}
-            (None, Some(gib)) => return err(key("namespace_gib"), format!("must be > 0, got {gib}")),
-            _ => {
-                return err(
-                    key("namespace_fraction"),
-                    "set exactly one of namespace_fraction and namespace_gib",
-                )
-            }
-        }
-        let units = namespace_units(t, g, logical);
-        if units == 0 {
-            let which = if t.namespace_gib.is_some() { "namespace_gib" } else { "namespace_fraction" };
-            return err(
-                key(which),
-                format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes),
-            );
-        }
+    for (i, t) in raw.into_iter().enumerate() {
+        let (tenant, units) = check_tenant(i, t, &tenants, g, logical, run_duration_s)?;
         total += units as u64;
-        if t.queue_depth == 0 || t.queue_depth > 65_536 {
-            return err(key("queue_depth"), format!("must be in [1, 65536], got {}", t.queue_depth));
-        }
-        if !(t.start_s >= 0.0 && t.start_s <= MAX_SECONDS) {
-            return err(key("start_s"), format!("must be in [0, {MAX_SECONDS}] seconds, got {}", t.start_s));
-        }
-        if let Some(d) = t.duration_s.filter(|d| !(*d > 0.0 && *d <= MAX_SECONDS)) {
-            return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
-        }
-        check_workload(t, units as u64 * g.unit_bytes as u64, &key)?;
-        check_stream_rules(&t.stream_rules, units as u64 * g.unit_bytes as u64, &key)?;
-        if let Some(w) =
-            t.synthetic.as_ref().filter(|_| t.duration_s.is_none() && s.measure.duration_s.is_none())
-        {
-            check_synthetic_ends(w, i, &key)?;
-        }
+        tenants.push(tenant);
     }
     if total > logical {
         return err(
@@ -391,7 +324,65 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
             ),
         );
     }
-    check_fit(s, g, total)
+    check_fit(ftl, &tenants, g, total)?;
+    Ok(tenants)
+}
+
+/// Tenant `i` (after the `earlier` ones), and its namespace in mapping units.
+fn check_tenant(
+    i: usize,
+    t: RawTenant,
+    earlier: &[TenantConfig],
+    g: &Geometry,
+    logical: u64,
+    run_duration_s: Option<f64>,
+) -> Valid<(TenantConfig, u32)> {
+    let key = |k: &str| format!("tenants.{i}.{k}");
+    if t.name.is_empty() || earlier.iter().any(|o| o.name == t.name) {
+        return err(key("name"), format!("must be non-empty and unique, got {:?}", t.name));
+    }
+    let namespace = match (t.namespace_fraction, t.namespace_gib) {
+        (Some(f), None) if f > 0.0 && f <= 1.0 => Namespace::Fraction(f),
+        (Some(f), None) => return err(key("namespace_fraction"), format!("must be in (0, 1], got {f}")),
+        (None, Some(gib)) if gib > 0.0 && gib.is_finite() => Namespace::Gib(gib),
+        (None, Some(gib)) => return err(key("namespace_gib"), format!("must be > 0, got {gib}")),
+        _ => {
+            return err(key("namespace_fraction"), "set exactly one of namespace_fraction and namespace_gib")
+        }
+    };
+    let units = namespace.units(g, logical);
+    if units == 0 {
+        let which = if t.namespace_gib.is_some() { "namespace_gib" } else { "namespace_fraction" };
+        let reason = format!("the namespace is smaller than one mapping unit ({} bytes)", g.unit_bytes);
+        return err(key(which), reason);
+    }
+    if t.queue_depth == 0 || t.queue_depth > 65_536 {
+        return err(key("queue_depth"), format!("must be in [1, 65536], got {}", t.queue_depth));
+    }
+    if !(t.start_s >= 0.0 && t.start_s <= MAX_SECONDS) {
+        return err(key("start_s"), format!("must be in [0, {MAX_SECONDS}] seconds, got {}", t.start_s));
+    }
+    if let Some(d) = t.duration_s.filter(|d| !(*d > 0.0 && *d <= MAX_SECONDS)) {
+        return err(key("duration_s"), format!("must be in (0, {MAX_SECONDS}] seconds, got {d}"));
+    }
+    let ns_bytes = units as u64 * g.unit_bytes as u64;
+    let workload = check_workload(t.trace, t.synthetic, t.periodic, ns_bytes, &key)?;
+    check_stream_rules(&t.stream_rules, ns_bytes, &key)?;
+    if let Workload::Synthetic(w) = &workload {
+        if t.duration_s.is_none() && run_duration_s.is_none() {
+            check_synthetic_ends(w, i, &key)?;
+        }
+    }
+    let tenant = TenantConfig {
+        name: t.name,
+        namespace,
+        queue_depth: t.queue_depth,
+        start_s: t.start_s,
+        duration_s: t.duration_s,
+        workload,
+        stream_rules: t.stream_rules,
+    };
+    Ok((tenant, units))
 }
 
 /// The namespaces (`total` mapping units) must fit in what GC can keep valid: each die keeps
@@ -399,8 +390,8 @@ fn check_tenants(s: &Scenario, g: &Geometry) -> Check {
 /// needs at least one block's worth of invalid data to reclaim anything. With more valid data
 /// than that, a workload that writes its namespaces full ends out of space whatever the
 /// scheme: refused here, with the arithmetic.
-fn check_fit(s: &Scenario, g: &Geometry, total: u64) -> Check {
-    let reserve = s.ftl.gc_reserve_blocks as u64;
+fn check_fit(ftl: &FtlConfig, tenants: &[TenantConfig], g: &Geometry, total: u64) -> Check {
+    let reserve = ftl.gc_reserve_blocks as u64;
     let (dies, bpd, upb) = (g.n_dies as u64, g.blocks_per_die as u64, g.units_per_block as u64);
     let usable = dies * bpd.saturating_sub(reserve + 1) * upb;
     if total <= usable {
@@ -408,7 +399,11 @@ fn check_fit(s: &Scenario, g: &Geometry, total: u64) -> Check {
     }
     // Namespaces given as fractions scale with the logical capacity, physical / (1 + op):
     // they fit once fractions x physical / (1 + op) <= usable.
-    let fractions: f64 = s.tenants.iter().map(|t| t.namespace_fraction.unwrap_or(f64::NAN)).sum();
+    let fraction = |t: &TenantConfig| match t.namespace {
+        Namespace::Fraction(f) => f,
+        Namespace::Gib(_) => f64::NAN,
+    };
+    let fractions: f64 = tenants.iter().map(fraction).sum();
     let raise = if fractions.is_nan() {
         String::new() // a namespace in GiB does not shrink with the over-provisioning
     } else {
@@ -425,17 +420,16 @@ fn check_fit(s: &Scenario, g: &Geometry, total: u64) -> Check {
     )
 }
 
-fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> String) -> Check {
-    let kinds = [t.trace.is_some(), t.synthetic.is_some(), t.periodic.is_some()];
-    if kinds.iter().filter(|&&k| k).count() != 1 {
-        return err(
-            key("trace"),
-            "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]",
-        );
-    }
-    match (&t.trace, &t.synthetic) {
-        (None, None) => Ok(()), // periodic: `resolve_periodic`
-        (Some(tr), None) => {
+fn check_workload(
+    trace: Option<super::TraceWorkload>,
+    synthetic: Option<SyntheticWorkload>,
+    periodic: Option<PeriodicWorkload>,
+    namespace_bytes: u64,
+    key: &dyn Fn(&str) -> String,
+) -> Valid<Workload> {
+    match (trace, synthetic, periodic) {
+        (None, None, Some(p)) => Ok(Workload::Periodic(p)), // checked by `resolve_periodic`
+        (Some(tr), None, None) => {
             if !(tr.time_scale > 0.0 && tr.time_scale <= 1000.0) {
                 return err(key("trace.time_scale"), format!("must be in (0, 1000], got {}", tr.time_scale));
             }
@@ -446,20 +440,24 @@ fn check_workload(t: &TenantConfig, namespace_bytes: u64, key: &dyn Fn(&str) -> 
                 return err(key("trace.lba_max_bytes"), "must be > 0");
             }
             if tr.max_requests == Some(0) {
-                return err(
-                    key("trace.max_requests"),
-                    "must be >= 1 (omit it to replay the whole trace), got 0",
-                );
+                let reason = "must be >= 1 (omit it to replay the whole trace), got 0";
+                return err(key("trace.max_requests"), reason);
             }
-            Ok(())
+            Ok(Workload::Trace(tr))
         }
         // `try_build` validates every part and checks that the largest request fits in the
         // namespace, as the run will.
-        (None, Some(w)) => w.try_build(namespace_bytes, 0).map(|_| ()).map_err(|(k, r)| {
-            let k = if k.is_empty() { "synthetic".to_string() } else { format!("synthetic.{k}") };
-            (key(&k), r)
-        }),
-        _ => unreachable!("exactly one workload kind"),
+        (None, Some(w), None) => match w.try_build(namespace_bytes, 0) {
+            Ok(_) => Ok(Workload::Synthetic(w)),
+            Err((k, r)) => {
+                let k = if k.is_empty() { "synthetic".to_string() } else { format!("synthetic.{k}") };
+                err(key(&k), r)
+            }
+        },
+        _ => err(
+            key("trace"),
+            "set exactly one of [tenants.trace], [tenants.synthetic] and [tenants.periodic]",
+        ),
     }
 }
 
@@ -494,13 +492,11 @@ fn check_stream_rules(rules: &[super::StreamRule], ns_bytes: u64, key: &dyn Fn(&
 }
 
 /// `end_s`, the tenant's `duration_s` or `measure.duration_s`.
-fn resolve_periodic(s: &mut Scenario, g: &Geometry) -> Check {
-    let logical = s.logical_units();
-    let run_ends = s.measure.duration_s.is_some();
-    for (i, t) in s.tenants.iter_mut().enumerate() {
-        let bytes = namespace_units(t, g, logical) as u64 * g.unit_bytes as u64;
+fn resolve_periodic(tenants: &mut [TenantConfig], g: &Geometry, logical: u64, run_ends: bool) -> Check {
+    for (i, t) in tenants.iter_mut().enumerate() {
+        let bytes = t.namespace.units(g, logical) as u64 * g.unit_bytes as u64;
         let ends = run_ends || t.duration_s.is_some();
-        let Some(p) = t.periodic.as_mut() else { continue };
+        let Workload::Periodic(p) = &mut t.workload else { continue };
         p.resolve(bytes, g.page_bytes)
             .map_err(|(k, r)| (join_key(&format!("tenants.{i}.periodic"), &k), r))?;
         if p.end_s.is_none() && !ends {
@@ -532,8 +528,7 @@ fn check_synthetic_ends(w: &SyntheticWorkload, i: usize, key: &dyn Fn(&str) -> S
     )
 }
 
-fn check_phases(s: &Scenario) -> Check {
-    let p = &s.precondition;
+fn check_phases(p: &RawPrecondition, m: &MeasureConfig, tenants: &[TenantConfig]) -> Check {
     if !(0.0..=1.0).contains(&p.fill_fraction) {
         return err("precondition.fill_fraction", format!("must be in [0, 1], got {}", p.fill_fraction));
     }
@@ -543,7 +538,6 @@ fn check_phases(s: &Scenario) -> Check {
             format!("must be in [0, 10], got {}", p.overwrite_passes),
         );
     }
-    let m = &s.measure;
     if !(m.window_s >= 1e-6 && m.window_s <= 86_400.0) {
         return err("measure.window_s", format!("must be in [0.000001, 86400] seconds, got {}", m.window_s));
     }
@@ -577,8 +571,7 @@ fn check_phases(s: &Scenario) -> Check {
     }
     // The latest end of the run the scenario fixes (as `api::horizon`, or earlier when every
     // tenant stops before it): the time series holds one row per tenant and window up to there.
-    let tenants_end: Option<f64> = s
-        .tenants
+    let tenants_end: Option<f64> = tenants
         .iter()
         .map(|t| t.duration_s.map(|d| t.start_s + d))
         .collect::<Option<Vec<f64>>>()
@@ -588,15 +581,15 @@ fn check_phases(s: &Scenario) -> Check {
         (a, b) => a.or(b),
     };
     if let Some(end) = end {
-        let rows = (end / m.window_s).ceil() * s.tenants.len() as f64;
+        let rows = (end / m.window_s).ceil() * tenants.len() as f64;
         if rows > MAX_TIMESERIES_ROWS {
             return err(
                 "measure.window_s",
                 format!(
                     "too small for a {end}-second run: {} tenants x {} windows is more than {MAX_TIMESERIES_ROWS} time-series rows; use at least {} seconds",
-                    s.tenants.len(),
+                    tenants.len(),
                     (end / m.window_s).ceil(),
-                    end * s.tenants.len() as f64 / MAX_TIMESERIES_ROWS
+                    end * tenants.len() as f64 / MAX_TIMESERIES_ROWS
                 ),
             );
         }
@@ -630,9 +623,9 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     let ctx = SchemeContext {
         geometry: g,
         namespace_units: &ns,
-        over_provisioning: s.device.over_provisioning.unwrap(),
+        over_provisioning: s.device.over_provisioning,
         timing: s.timing(),
-        low_watermark_blocks: s.ftl.gc_low_watermark_blocks.expect("filled by resolve_ftl"),
+        low_watermark_blocks: s.ftl.gc_low_watermark_blocks,
         tasks: &tasks,
         scheduler: s.ftl.scheduler,
     };
@@ -677,7 +670,9 @@ fn suggestion<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> 
 /// hold, and the types parse (a build error that serde raises); the build's other errors are
 /// about fitting the device and wait until the scheme runs.
 fn check_unlisted_scheme(name: &str, table: &toml::Table, ctx: &SchemeContext) -> Check {
-    let info = scheme::info(name).expect("names checked before");
+    let Some(info) = scheme::info(name) else {
+        return err(format!("scheme.{name}"), unknown_scheme(name)); // checked before: not reached
+    };
     let key = |k: &str| join_key(&format!("scheme.{name}"), k);
     let fields = (info.fields)();
     if let Some(k) = table.keys().find(|k| !fields.contains(&k.as_str())) {

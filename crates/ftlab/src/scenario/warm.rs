@@ -3,7 +3,7 @@
 //! and `fill_fraction > 0`, else `fill`) and their validation. The warm-up itself is `simulation::warm`; the reference
 //! is docs/scenario.md, "`[precondition]`".
 
-use super::{Scenario, TenantConfig};
+use super::{PreconditionConfig, RawPrecondition, TenantConfig, Workload};
 use crate::workload::IoOp;
 use serde::{Deserialize, Serialize};
 
@@ -42,8 +42,13 @@ pub struct WarmConfig {
 }
 
 impl Default for WarmConfig {
+    /// The serde defaults above (an absent `[precondition.warm]`).
     fn default() -> Self {
-        toml::Value::Table(toml::Table::new()).try_into().expect("defaults deserialize")
+        WarmConfig {
+            window_capacity_fraction: default_window(),
+            waf_tolerance: default_tolerance(),
+            max_capacity_multiple: default_cap(),
+        }
     }
 }
 
@@ -67,29 +72,28 @@ pub const TIMED_ONLY_SCHEMES: &[&str] = &["part-ftl"];
 /// synthetic part with `read_ratio < 1`, a periodic write task, or a trace (whose records
 /// are not read before the run).
 pub fn tenant_writes(t: &TenantConfig) -> bool {
-    if let Some(w) = &t.synthetic {
-        return w.parts().iter().any(|p| p.read_ratio < 1.0);
+    match &t.workload {
+        Workload::Synthetic(w) => w.parts().iter().any(|p| p.read_ratio < 1.0),
+        Workload::Periodic(p) => p.tasks.iter().any(|k| k.op != IoOp::Read),
+        Workload::Trace(_) => true,
     }
-    if let Some(p) = &t.periodic {
-        return p.tasks.iter().any(|k| k.op != IoOp::Read);
-    }
-    t.trace.is_some()
 }
 
-/// Fill in the default mode and check the warm-up's knobs.
-pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
-    let writes = s.tenants.iter().any(tenant_writes);
+/// Fill in the default mode and check the warm-up's knobs, for the (validated) `tenants`
+/// under `schemes`.
+pub(super) fn resolve(
+    p: RawPrecondition,
+    tenants: &[TenantConfig],
+    schemes: &[String],
+) -> Result<PreconditionConfig, (String, String)> {
+    let writes = tenants.iter().any(tenant_writes);
     // `fill_fraction = 0` asks for an empty device: warming it by default would fill it.
     // part-ftl's write buffer drains and its die roles rotate with simulated time, which the
     // instant executor does not have: warmed, its buffer held more pages than its size
     // (tests/part_ftl.rs), so it is refused.
-    let timed_only = s.schemes.iter().find(|n| TIMED_ONLY_SCHEMES.contains(&n.as_str()));
-    let warm = writes && s.precondition.fill_fraction > 0.0 && timed_only.is_none();
-    let mode = *s.precondition.mode.get_or_insert(if warm {
-        PreconditionMode::Workload
-    } else {
-        PreconditionMode::Fill
-    });
+    let timed_only = schemes.iter().find(|n| TIMED_ONLY_SCHEMES.contains(&n.as_str()));
+    let warm = writes && p.fill_fraction > 0.0 && timed_only.is_none();
+    let mode = p.mode.unwrap_or(if warm { PreconditionMode::Workload } else { PreconditionMode::Fill });
     if let (PreconditionMode::Workload, Some(name)) = (mode, timed_only) {
         return Err((
             "precondition.mode".into(),
@@ -102,7 +106,7 @@ pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
             "\"workload\" warms the device with the tenants' writes, and no tenant's workload writes (every synthetic part has read_ratio = 1, every periodic task reads); use \"fill\"".into(),
         ));
     }
-    let w = &s.precondition.warm;
+    let w = &p.warm;
     if !(0.01..=10.0).contains(&w.window_capacity_fraction) {
         return Err((
             "precondition.warm.window_capacity_fraction".into(),
@@ -125,5 +129,11 @@ pub(super) fn resolve(s: &mut Scenario) -> Result<(), (String, String)> {
             ),
         ));
     }
-    Ok(())
+    Ok(PreconditionConfig {
+        fill_fraction: p.fill_fraction,
+        order: p.order,
+        overwrite_passes: p.overwrite_passes,
+        mode,
+        warm: p.warm,
+    })
 }

@@ -63,7 +63,6 @@ impl<'a> Engine<'a, Instant> {
             g.units_per_page
         );
         let ns = s.namespace_units();
-        let r = s.resolved();
         let ftl = Ftl::new(
             g,
             FtlParams {
@@ -72,7 +71,7 @@ impl<'a> Engine<'a, Instant> {
                 host_reserve_blocks: s.ftl.gc_reserve_blocks,
                 dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
                 integrity: s.check.integrity,
-                frontier_planes: if r.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
+                frontier_planes: if s.device.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
             },
         );
         let host = HostPort::new(s, sources, &ns);
@@ -99,7 +98,7 @@ impl<'a> Engine<'a, Instant> {
             sink,
             progress: Progress::new(&g),
             p: Params {
-                buffer_units: scheme_buffer.unwrap_or(r.write_buffer_bytes / g.unit_bytes as u64),
+                buffer_units: scheme_buffer.unwrap_or(s.ftl.write_buffer_bytes / g.unit_bytes as u64),
                 ..Params::of(s)
             },
             scratch_ppas: Vec::new(),

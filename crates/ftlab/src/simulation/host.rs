@@ -15,7 +15,7 @@ use crate::ftl::{FrontierKey, Placement, NONE};
 use crate::host::NO_TASK;
 use crate::host::{HostRequest, Source};
 use crate::policy::{Cause, OpClass};
-use crate::scenario::{Replay, Scenario};
+use crate::scenario::{Replay, Scenario, Workload};
 use crate::scheme::{Admission, ReadPlan};
 use crate::sim::slab::Slab;
 use crate::sim::time::SimTime;
@@ -110,10 +110,10 @@ impl<'a> HostPort<'a> {
 
 /// Whether tenant `t` replays closed-loop (its requests carry no arrival time).
 pub(crate) fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
-    match (&t.trace, &t.synthetic) {
-        (Some(tr), _) => tr.replay == Replay::Closed,
-        (_, Some(g)) => g.arrival == crate::workload::generator::Arrival::Closed,
-        _ => false,
+    match &t.workload {
+        Workload::Trace(tr) => tr.replay == Replay::Closed,
+        Workload::Synthetic(g) => g.arrival == crate::workload::generator::Arrival::Closed,
+        Workload::Periodic(_) => false,
     }
 }
 

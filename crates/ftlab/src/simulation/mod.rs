@@ -233,18 +233,17 @@ impl Params {
     fn of(s: &Scenario) -> Params {
         let g = s.geometry();
         let t = s.timing();
-        let r = s.resolved();
         Params {
-            low_watermark: r.gc_low_watermark_blocks,
-            high_watermark: r.gc_high_watermark_blocks,
+            low_watermark: s.ftl.gc_low_watermark_blocks,
+            high_watermark: s.ftl.gc_high_watermark_blocks,
             reserve: s.ftl.gc_reserve_blocks,
             background_gc: s.ftl.background_gc,
             policy: s.ftl.gc_policy,
             static_gap: s.ftl.static_wear_leveling_gap,
-            buffer_units: r.write_buffer_bytes / g.unit_bytes as u64,
+            buffer_units: s.ftl.write_buffer_bytes / g.unit_bytes as u64,
             dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
-            multi_plane: r.multi_plane,
-            suspend: r.program_erase_suspend,
+            multi_plane: s.device.multi_plane,
+            suspend: s.device.program_erase_suspend,
             warmup: SimTime::from_secs_f64(s.measure.warmup_s),
             end: s.measure.duration_s.map(SimTime::from_secs_f64),
             health: HealthLimits {

@@ -2,12 +2,12 @@
 //! error instead of a hang. A run stalled with writes waiting for space (`stall_error`) and
 //! jobs erasing more blocks than the device has while no request progresses
 //! (`livelock_error`) end with `FtlabError::OutOfSpace`; the watchdog's event and
-//! simulated-time bounds without progress (`watchdog`) end with a config error. Not the loop
-//! itself (`run`).
+//! simulated-time bounds without progress (`watchdog`) end with `FtlabError::NoProgress`.
+//! Not the loop itself (`run`).
 
 use super::engine::Engine;
 use super::executor::Executor;
-use crate::error::FtlabError;
+use crate::error::{FtlabError, Stage};
 use crate::flash::geometry::Geometry;
 use crate::sim::time::SimTime;
 
@@ -85,7 +85,7 @@ impl<X: Executor> Engine<'_, X> {
         );
         FtlabError::OutOfSpace {
             file: "scenario".into(),
-            at_ns: self.now.ns(),
+            stage: Stage::Run { at_ns: self.now.ns() },
             waiting: stalled,
             erases: 0,
             n_blocks: self.ftl.geometry.n_blocks,
@@ -128,7 +128,7 @@ impl<X: Executor> Engine<'_, X> {
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
         FtlabError::OutOfSpace {
             file: "scenario".into(),
-            at_ns: self.now.ns(),
+            stage: Stage::Run { at_ns: self.now.ns() },
             waiting,
             erases,
             n_blocks,
@@ -156,27 +156,34 @@ impl<X: Executor> Engine<'_, X> {
             self.progress.at = self.now;
             return Ok(());
         }
-        let waiting: Vec<String> = self
+        let outstanding: Vec<(&String, u32)> = self
             .host
             .tenants
             .iter()
             .zip(&self.host.names)
             .filter(|(t, _)| t.outstanding > 0)
-            .map(|(t, n)| format!("{} requests of {n}", t.outstanding))
+            .map(|(t, n)| (n, t.outstanding))
             .collect();
-        Err(FtlabError::config(
-            "scenario",
-            "device.over_provisioning",
-            format!(
-                "the run made no progress from {:.6} s to {:.6} s: {} outstanding, and in {} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
-                self.progress.at.as_secs_f64(),
+        let counts: Vec<String> = outstanding.iter().map(|(n, k)| format!("{k} requests of {n}")).collect();
+        let p = &self.progress;
+        let events = p.events_handled - p.events_at;
+        Err(FtlabError::NoProgress {
+            file: "scenario".into(),
+            from_ns: p.at.ns(),
+            at_ns: self.now.ns(),
+            waiting: outstanding.iter().map(|(n, _)| (*n).clone()).collect(),
+            events,
+            bound: p.watchdog_events,
+            erases: p.erases_without_progress,
+            reason: format!(
+                "the run made no progress from {:.6} s to {:.6} s: {} outstanding, and in {events} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
+                p.at.as_secs_f64(),
                 self.now.as_secs_f64(),
-                waiting.join(", "),
-                self.progress.events_handled - self.progress.events_at,
-                self.progress.watchdog_events,
-                self.progress.erases_without_progress,
+                counts.join(", "),
+                p.watchdog_events,
+                p.erases_without_progress,
             ),
-        ))
+        })
     }
 
     /// The livelock bound: an erase while requests are outstanding counts against progress.

@@ -63,7 +63,7 @@ impl MetricsSink {
             epoch: EpochStats::new(n_tenants, n_dies),
             ts: TimeSeries::new(window, names, extra),
             streams: StreamStats::new(ns, stream_series, s.measure.stream_lifetimes),
-            wear: WearCounters::new(n_dies, n_tenants, s.device.pe_cycles.expect("filled by resolve_device")),
+            wear: WearCounters::new(n_dies, n_tenants, s.device.pe_cycles),
             phases: s
                 .measure
                 .phases

@@ -41,8 +41,8 @@ fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
     // The first event (tenant a's arrival) submits a write; a write completes events later.
     sim.progress_mut().watchdog_events = 0;
     match sim.run(&mut |_| {}) {
-        Err(FtlabError::Config { key, reason, .. }) => {
-            assert_eq!(key, "device.over_provisioning");
+        Err(FtlabError::NoProgress { from_ns, waiting, events, bound, reason, .. }) => {
+            assert_eq!((from_ns, waiting, events, bound), (0, vec!["a".to_string()], 1, 0));
             assert!(
                 reason.contains("made no progress from 0.000000 s") && reason.contains("1 requests of a"),
                 "{reason}"
