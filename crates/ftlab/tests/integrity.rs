@@ -558,7 +558,7 @@ fn soak_regressions() {
 #[test]
 fn part_ftl_soak_regressions() {
     let cases = [
-        // PROPTEST_RNG_SEED=6 (its first failing case; 10 and 77 failed the same way):
+        // PROPTEST_RNG_SEED=6 (its first failing case; 10 and 77 failed with the same error):
         // preconditioning at fill 1.0 placed tenant b's data on the data dies, both down to
         // the 2-block reserve with 6 and 11 dead blocks that only their own turn may erase,
         // while F_w was stuck on the parity way: "preconditioning found no die with room".
