@@ -91,7 +91,11 @@ mod tests {
 
     fn index(blocks_per_die: u32, n_dies: u32) -> ErasableIndex {
         let words_per_die = blocks_per_die.div_ceil(64);
-        ErasableIndex { words: vec![Cell::new(0); (words_per_die * n_dies) as usize], words_per_die, blocks_per_die }
+        ErasableIndex {
+            words: vec![Cell::new(0); (words_per_die * n_dies) as usize],
+            words_per_die,
+            blocks_per_die,
+        }
     }
 
     /// Over a die of 130 blocks (three words, the last one partial), `first` gives what a
@@ -110,7 +114,7 @@ mod tests {
             idx.mark(BlockIdx(b));
         }
         idx.mark(BlockIdx(7)); // die 0
-        // The scan: the lowest marked block of die 1 whose verdict is Found.
+                               // The scan: the lowest marked block of die 1 whose verdict is Found.
         let mut sorted = marked;
         sorted.sort();
         let expect = sorted.iter().copied().find(|&b| verdict(b) == Mark::Found);
@@ -118,7 +122,13 @@ mod tests {
         assert_eq!(idx.first(DieIdx(1), |b| verdict(b.0)), Some(BlockIdx(133)));
         // 131 (131 % 7 = 5, Keep) stays; nothing past 133 was judged, so all stay.
         let mut seen = Vec::new();
-        assert_eq!(idx.first(DieIdx(1), |b| { seen.push(b.0); Mark::Drop }), None);
+        assert_eq!(
+            idx.first(DieIdx(1), |b| {
+                seen.push(b.0);
+                Mark::Drop
+            }),
+            None
+        );
         assert_eq!(seen, sorted.to_vec());
         assert_eq!(idx.first(DieIdx(1), |_| Mark::Found), None, "every mark of die 1 dropped");
         assert_eq!(idx.first(DieIdx(0), |_| Mark::Found), Some(BlockIdx(7)));

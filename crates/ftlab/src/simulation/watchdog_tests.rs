@@ -61,7 +61,12 @@ impl crate::scheme::Scheme for HoldsWrites {
         "holds-writes"
     }
 
-    fn host_write_die(&mut self, _: u16, _: u8, _: &crate::policy::DeviceView) -> crate::flash::geometry::DieIdx {
+    fn host_write_die(
+        &mut self,
+        _: u16,
+        _: u8,
+        _: &crate::policy::DeviceView,
+    ) -> crate::flash::geometry::DieIdx {
         crate::flash::geometry::DieIdx(0)
     }
 
