@@ -25,6 +25,10 @@ bin=$(cargo test -p ftlab --profile test-release --test integrity --no-run --mes
 
 logs=target/soak
 mkdir -p "$logs"
+# Its own copy: a rebuild while the soak runs (it takes minutes) must not change the binary
+# under the seeds still to come.
+cp "$bin" "$logs/integrity-bin"
+bin="$logs/integrity-bin"
 seeds=()
 s="$first"
 while [ "${#seeds[@]}" -lt "$n" ]; do

@@ -546,3 +546,60 @@ fn soak_regressions() {
         run_case(c, 25_000);
     }
 }
+
+/// The part-ftl configurations the soak found failing, each run as the property test runs it.
+/// Both stopped in the parity way's turn: channel 0's parity die had no free block above the
+/// reserve and nothing to erase (every parity block pinned by a live stripe), so its parity
+/// programs waited, and channel 1's behind them (the engine retries waiting parity in
+/// order), while channel 1's parity die held dead blocks but was not short enough to erase
+/// them. The turn waited for "no parity die holds an erasable block", which never came, and
+/// only a data turn (copy-outs, erases on the data dies) could free the parity blocks. The
+/// turn now ends once the parity dies have drained with no erase due (`PartFtl::try_rotate`).
+#[test]
+fn part_ftl_soak_regressions() {
+    let cases = [
+        // PROPTEST_RNG_SEED=6 (its first failing case; 10 and 77 failed with the same error):
+        // preconditioning at fill 1.0 placed tenant b's data on the data dies, both down to
+        // the 2-block reserve with 6 and 11 dead blocks that only their own turn may erase,
+        // while F_w was stuck on the parity way: "preconditioning found no die with room".
+        Case {
+            scheme: "part-ftl",
+            mapper: "direct",
+            seed: 3_809_623_528,
+            units_per_page: 2,
+            buffer_pages: 8,
+            read_ratio: 0.428_748_057_470_050_2,
+            trim_ratio: 0.032_815_623_840_847_04,
+            pattern: "uniform",
+            max_units: 1,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "priority",
+            suspend: false,
+            multi_plane: true,
+        },
+        // PROPTEST_RNG_SEED=76, its 28th case: the same stuck parity turn in the timed run.
+        // Every write was deferred at each poll (tPROG) and no request was outstanding, which
+        // the progress watchdog took for an idle gap: 25,000 simulated seconds and 374 million
+        // events later it still ran (the watchdog now counts requests held by admission).
+        Case {
+            scheme: "part-ftl",
+            mapper: "direct",
+            seed: 2_336_196_436,
+            units_per_page: 2,
+            buffer_pages: 8,
+            read_ratio: 0.239_115_993_029_791,
+            trim_ratio: 0.066_499_372_480_635_02,
+            pattern: "zipf",
+            max_units: 5,
+            policy: "cost-benefit",
+            fill_fraction: 1.0,
+            scheduler: "edf",
+            suspend: true,
+            multi_plane: true,
+        },
+    ];
+    for c in &cases {
+        run_case(c, 25_000);
+    }
+}

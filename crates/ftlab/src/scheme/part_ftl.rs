@@ -22,8 +22,8 @@
 //!   copy-only migrations (`erase_sources = false`), so the old pages stay on flash and every
 //!   row stays whole until the stripe holds no valid unit. Then it is dead: its data blocks
 //!   and (once no live stripe has a page in them) its parity blocks are erasable, and the
-//!   engine's GC erases them on any die (`gc_victim`), reads of a die it is erasing being
-//!   rebuilt.
+//!   engine's GC erases them on F_w dies only (`gc_victim`; `erasable` finds them through
+//!   `part_ftl_index.rs`, an index kept by the scheme's events).
 //!
 //! What this is not: the real-time analysis (Eq. 1-11, admission) is `rt`; deadlines and EDF
 //! are the engine's (`ftl.scheduler = "edf"`). Choices the paper leaves open are listed in
@@ -40,6 +40,10 @@ use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::collections::VecDeque;
+
+#[path = "part_ftl_index.rs"]
+mod index;
+use index::{ErasableIndex, Mark};
 
 /// Knobs of `[scheme.part-ftl]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -221,6 +225,11 @@ pub struct PartFtl {
     retained: Vec<u32>,
     /// Per parity block: parity pages of live stripes in it.
     parity_live: Vec<u32>,
+    /// Per block: entries for it in `filled` (a block waiting for its stripe).
+    waiting: Vec<u32>,
+    /// The index of `erasable`: per die, a bit per block that may be erasable (see
+    /// `ErasableIndex`).
+    erasable_index: ErasableIndex,
     /// Per channel: the stripes being copied out, a block per data way in that way's turn.
     copying: Vec<Vec<u32>>,
     /// The reclaim poll: one page program (tPROG).
@@ -305,6 +314,8 @@ impl PartFtl {
             block_stripe: vec![NONE; g.n_blocks as usize],
             retained: vec![0; g.n_blocks as usize],
             parity_live: vec![0; g.n_blocks as usize],
+            waiting: vec![0; g.n_blocks as usize],
+            erasable_index: ErasableIndex::new(&g),
             copying: vec![Vec::new(); g.channels as usize],
             epoch: ctx.timing.program,
             write_gate_free_blocks: low,
@@ -393,6 +404,7 @@ impl PartFtl {
         if page % ppb == ppb - 1 {
             let slot = (self.g.channel_of(die) * self.data_ways + self.way_of(die)) as usize;
             self.filled[slot].push_back((block, view.ftl.blocks().get(block).erase_count));
+            self.waiting[block.0 as usize] += 1;
             self.form_stripes(view, self.g.channel_of(die), cmds);
         }
         if self.way_of(die) == self.place_way {
@@ -437,6 +449,7 @@ impl PartFtl {
                         break;
                     }
                     q.pop_front();
+                    self.waiting[b.0 as usize] -= 1;
                 }
             }
             if self.filled[slots.clone()].iter().any(VecDeque::is_empty) {
@@ -444,6 +457,9 @@ impl PartFtl {
             }
             let data: Vec<BlockIdx> =
                 self.filled[slots.clone()].iter_mut().map(|q| q.pop_front().expect("checked").0).collect();
+            for &b in &data {
+                self.waiting[b.0 as usize] -= 1;
+            }
             self.seal(view, channel, data, cmds);
         }
     }
@@ -502,12 +518,16 @@ impl PartFtl {
         for &b in &s.data {
             self.block_stripe[b.0 as usize] = NONE;
             self.release(b);
+            self.erasable_index.mark(b);
         }
         let ppb = self.g.pages_per_block;
         for p in s.parity.into_iter().filter(|&p| p != NONE) {
             let n = &mut self.parity_live[(p / ppb) as usize];
             assert!(*n > 0, "parity block {} pinned by no live page", p / ppb);
             *n -= 1;
+            if *n == 0 {
+                self.erasable_index.mark(BlockIdx(p / ppb));
+            }
         }
         self.free_ids.push(id);
         self.uncovered.retain(|&x| x != id);
@@ -551,10 +571,15 @@ impl PartFtl {
     fn try_rotate(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         let ways = self.data_ways + 1;
         let turn_done = if self.cur_way == self.data_ways {
-            // Eq. 3's encoding task: the sealed stripes' parity is programmed, unless the
-            // parity dies have no room and nothing to erase (then it waits a cycle).
+            // Eq. 3's encoding task: the sealed stripes' parity is programmed, unless what is
+            // left cannot be: once the parity dies have drained (below) with no erase due on
+            // any of them (`erase_due`), every parity program left waits for a block that only
+            // a data turn can free (its stripes die by copy-outs), so the turn ends and the
+            // rest waits a cycle. (This used to ask that no parity die hold an erasable block:
+            // a die with room and dead blocks, not short enough to erase them, then kept the
+            // turn, and the device, waiting for ever; soak seeds 6 and 76.)
             self.uncovered.is_empty()
-                || (0..self.g.channels).all(|ch| self.erasable(view, self.die(ch, self.data_ways)).is_none())
+                || !(0..self.g.channels).any(|ch| self.erase_due(view, self.die(ch, self.data_ways)))
         } else {
             self.ahead
         };
@@ -641,24 +666,37 @@ impl PartFtl {
     fn erase_dead(&self, view: &DeviceView, cmds: &mut Vec<Command>) {
         for ch in 0..self.g.channels {
             let d = self.die(ch, self.cur_way);
-            let short = view.ftl.blocks().free_count(d) <= self.trigger_free_blocks + 1;
-            if short && view.dies[d.0 as usize].job.is_none() && self.erasable(view, d).is_some() {
+            if self.erase_due(view, d) {
                 cmds.push(Command::StepGc { die: d, pages: 1 });
             }
         }
     }
 
-    /// A full block of `die` with no valid unit that no live stripe needs.
+    /// Whether `die`, in its turn, erases a dead block now: it is short of space, has no job,
+    /// and holds an erasable block.
+    fn erase_due(&self, view: &DeviceView, die: DieIdx) -> bool {
+        view.ftl.blocks().free_count(die) <= self.trigger_free_blocks + 1
+            && view.dies[die.0 as usize].job.is_none()
+            && self.erasable(view, die).is_some()
+    }
+
+    /// The lowest-numbered full block of `die` with every page programmed, no valid unit
+    /// and no live stripe needing it (`ErasableIndex`: only the die's marked blocks are
+    /// looked at).
     fn erasable(&self, view: &DeviceView, die: DieIdx) -> Option<BlockIdx> {
-        let ppb = self.g.pages_per_block;
-        view.ftl.geometry.blocks_of_die(die).map(BlockIdx).find(|&b| {
-            let info = view.ftl.blocks().get(b);
+        let blocks = view.ftl.blocks();
+        self.erasable_index.first(die, |b| {
             let i = b.0 as usize;
-            info.state == BlockState::Full
-                && info.programmed_pages == ppb
-                && info.valid_units == 0
-                && self.block_stripe[i] == NONE
-                && self.parity_live[i] == 0
+            if blocks.get(b).valid_units > 0 || self.block_stripe[i] != NONE || self.parity_live[i] > 0 {
+                return Mark::Drop;
+            }
+            // Full with every page programmed and no valid unit (greedy key 0); a block still
+            // open, programming or under a copy-out becomes so without an event: keep it.
+            if blocks.greedy_keys()[i] == 0 {
+                Mark::Found
+            } else {
+                Mark::Keep
+            }
         })
     }
 
@@ -667,7 +705,6 @@ impl PartFtl {
     /// the engine's GC may move its data and erase it as on any device.
     fn unstriped_victim(&self, view: &DeviceView, die: DieIdx) -> Option<BlockIdx> {
         let ppb = self.g.pages_per_block;
-        let waiting = |b: BlockIdx| self.filled.iter().any(|q| q.iter().any(|&(x, _)| x == b));
         view.ftl
             .geometry
             .blocks_of_die(die)
@@ -679,7 +716,7 @@ impl PartFtl {
                     && info.programmed_pages == ppb
                     && self.block_stripe[i] == NONE
                     && self.parity_live[i] == 0
-                    && !waiting(b)
+                    && self.waiting[i] == 0
             })
             .min_by_key(|&b| (view.ftl.blocks().get(b).valid_units, b.0))
     }
@@ -801,6 +838,7 @@ impl Scheme for PartFtl {
     }
 
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
+        self.erasable_index.mark(self.g.block_of(ev.ppa));
         let upp = self.g.units_per_page;
         if ev.class == WriteClass::Parity || ev.ppa.0 % upp != upp - 1 {
             return;
@@ -809,7 +847,9 @@ impl Scheme for PartFtl {
     }
 
     fn on_invalidated(&mut self, _view: &DeviceView, ev: &Invalidated, _cmds: &mut Vec<Command>) {
-        let id = self.block_stripe[self.g.block_of(ev.ppa).0 as usize];
+        let block = self.g.block_of(ev.ppa);
+        self.erasable_index.mark(block);
+        let id = self.block_stripe[block.0 as usize];
         if id == NONE {
             return;
         }
@@ -824,10 +864,12 @@ impl Scheme for PartFtl {
     /// A block erased while its pages were still in the buffer (it filled, its data died
     /// before its stripe formed): they leave it.
     fn on_erased(&mut self, _view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
+        self.erasable_index.unmark(block);
         self.release(block);
     }
 
     fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
+        self.erasable_index.mark(self.g.block_of(parity));
         let first = self.page(data.as_slice()[0]);
         let ppb = self.g.pages_per_block;
         let id = self.block_stripe[(first / ppb) as usize];

@@ -165,7 +165,7 @@ impl Engine<'_, Instant> {
                 self.drain_instant();
                 self.place_host_unit(key).ok_or_else(|| OutOfSpace {
                     tenant: t,
-                    reason: "preconditioning found no die with room for its data: every die it may write is full of valid data".into(),
+                    reason: "preconditioning found no die with room for its data: every die the scheme lets it write is down to its GC reserve, and GC freed no block there (the dies are full of valid data, or of blocks the scheme does not let GC take now)".into(),
                 })?
             }
         };

@@ -145,26 +145,48 @@ impl<X: Executor> Engine<'_, X> {
         self.progress.at = self.now;
     }
 
+    /// Whether `t`'s next request is due and not submitted although its queue has room: the
+    /// scheme's admission holds it (`Admission::Defer`, re-asked at each of its deferrals).
+    /// Strictly past its arrival, so a request arriving now, not yet pumped, is not counted.
+    fn held(&self, t: &super::host::Tenant) -> bool {
+        self.now > t.start
+            && t.outstanding < t.queue_depth
+            && t.next.is_some_and(|r| t.closed_loop || r.arrival < self.now)
+    }
+
     /// The progress watchdog fired: `watchdog_events` events or `WATCHDOG_NS` of simulated time
-    /// passed since the last progress. With nothing outstanding (an idle gap between
-    /// arrivals) that is no fault and the count starts over; with requests outstanding the run
-    /// ends with an error instead of running for ever.
+    /// passed since the last progress. With nothing outstanding and nothing held by admission
+    /// (an idle gap between arrivals) that is no fault and the count starts over; with
+    /// requests outstanding or held the run ends with an error instead of running for ever.
+    /// (Held requests used to count as idle: a part-ftl run whose writes were deferred at
+    /// every poll ran 25,000 simulated seconds without ending, soak seed 76.)
     #[cold]
     pub(super) fn watchdog(&mut self) -> Result<(), FtlabError> {
-        if self.host.tenants.iter().all(|t| t.outstanding == 0) {
+        if self.host.tenants.iter().all(|t| t.outstanding == 0 && !self.held(t)) {
             self.progress.events_at = self.progress.events_handled;
             self.progress.at = self.now;
             return Ok(());
         }
-        let outstanding: Vec<(&String, u32)> = self
+        let outstanding: Vec<(&String, String)> = self
             .host
             .tenants
             .iter()
             .zip(&self.host.names)
-            .filter(|(t, _)| t.outstanding > 0)
-            .map(|(t, n)| (n, t.outstanding))
+            .filter(|(t, _)| t.outstanding > 0 || self.held(t))
+            .map(|(t, n)| {
+                (
+                    n,
+                    match (t.outstanding, self.held(t)) {
+                        (k, false) => format!("{k} requests of {n}"),
+                        (0, true) => format!("{n}'s next request held by the scheme's admission"),
+                        (k, true) => {
+                            format!("{k} requests of {n} and its next one held by the scheme's admission")
+                        }
+                    },
+                )
+            })
             .collect();
-        let counts: Vec<String> = outstanding.iter().map(|(n, k)| format!("{k} requests of {n}")).collect();
+        let counts: Vec<String> = outstanding.iter().map(|(_, d)| d.clone()).collect();
         let p = &self.progress;
         let events = p.events_handled - p.events_at;
         Err(FtlabError::NoProgress {

@@ -52,3 +52,54 @@ fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
         other => panic!("expected the watchdog's error, got {other:?}"),
     }
 }
+
+/// A scheme whose admission holds every write for ever (1 ms at a time), placing on die 0.
+struct HoldsWrites;
+
+impl crate::scheme::Scheme for HoldsWrites {
+    fn name(&self) -> &'static str {
+        "holds-writes"
+    }
+
+    fn host_write_die(
+        &mut self,
+        _: u16,
+        _: u8,
+        _: &crate::policy::DeviceView,
+    ) -> crate::flash::geometry::DieIdx {
+        crate::flash::geometry::DieIdx(0)
+    }
+
+    fn admit(
+        &mut self,
+        _: u16,
+        _: crate::workload::IoOp,
+        view: &crate::policy::DeviceView,
+    ) -> crate::scheme::Admission {
+        crate::scheme::Admission::Defer(view.now + crate::sim::time::SimTime::from_ns(1_000_000))
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        toml::Table::new()
+    }
+}
+
+/// A write held by the scheme's admission at every poll is not an idle gap: with the real
+/// bounds the run ends with the watchdog's error once 600 simulated seconds pass (about
+/// 600,000 deferrals; the event bound, 4.4 million, is further), naming the held request.
+/// Before, with nothing outstanding, the watchdog started over each time and the run never
+/// ended (soak seed 76, part-ftl).
+#[test]
+fn a_run_whose_writes_are_held_for_ever_ends_with_the_error() {
+    let s = crate::scenario::load(SCENARIO, "w.toml", &[], None).expect("loads");
+    let mut sim = crate::api::build_simulation_with(&s, Box::new(HoldsWrites), Path::new("."), "w.toml")
+        .expect("builds");
+    match sim.run(&mut |_| {}) {
+        Err(FtlabError::Config { key, reason, .. }) => {
+            assert_eq!(key, "device.over_provisioning");
+            assert!(reason.contains("made no progress from 0.000000 s to 600.001000 s"), "{reason}");
+            assert!(reason.contains("a's next request held by the scheme's admission"), "{reason}");
+        }
+        other => panic!("expected the watchdog's error, got {other:?}"),
+    }
+}
