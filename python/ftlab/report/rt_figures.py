@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ftlab import _core
 from ftlab.report.style import scheme_style
 
-#: How each scheme is labelled in figures, tables and CSV files' `label` column.
-LABELS = {"part-ftl": "PaRT-FTL", "rtgc": "RTGC", "wao-gc-75": "WAO-GC 75", "wao-gc-50": "WAO-GC 50"}
+#: How each series is labelled in figures, tables and CSV files' `label` column: the labels
+#: the schemes' registry entries give their series (`_core.SCHEMES`).
+LABELS = {series["key"]: series["label"] for entry in _core.SCHEMES for series in entry["rt_series"]}
 
 FIG5_COLUMNS = (
     "scheme",
