@@ -91,7 +91,7 @@ impl Scheme for Migrator {
         let blocks: Vec<BlockIdx> = g
             .blocks_of_die(die)
             .map(BlockIdx)
-            .filter(|&b| view.ftl.blocks().get(b).state == BlockState::Full)
+            .filter(|&b| view.ftl.blocks().get(b).state() == BlockState::Full)
             .take(2)
             .collect();
         let dest = Dest::Dies((0..self.n_dies).map(DieIdx).filter(|&d| d != die).collect());
