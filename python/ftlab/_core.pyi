@@ -118,6 +118,34 @@ class BenchResult(TypedDict):
     precondition_wall_s: float
     bytes_per_mapping_unit: float | None
 
+class RtSeries(TypedDict):
+    """One series of the schedulability experiment (Figures 5-7)."""
+
+    key: str
+    label: str
+
+class SchemeEntry(TypedDict):
+    """What a scheme's registry entry brings (`scheme::Capabilities`)."""
+
+    name: str
+    #: The scheme's name in figures and tables.
+    label: str
+    #: It has a real-time analysis (`ftlab rt admit`, Figures 5-7, Table IV).
+    admission: bool
+    #: Its analysis refuses task sets that fail it (False: it admits every set).
+    admission_control: bool
+    #: Its series of Figures 5-7, in order (empty without an analysis).
+    rt_series: list[RtSeries]
+    #: It gives the fast-forward lifetime model its channel swaps (`ftlab lifetime`).
+    lifetime_model: bool
+    #: The warm-up by workload cannot run it (`precondition.mode = "fill"` is its default).
+    timed_only: bool
+
+#: Every registered scheme and its capabilities, in registry order.
+SCHEMES: list[SchemeEntry]
+#: The schemes with a real-time analysis: those with admission control first, then those
+#: whose test is information only (the order of `ftlab rt admit`'s list and of Figures 5-7).
+RT_SCHEMES: list[str]
 BENCH_CASES: list[str]
 BENCH_TIMED_CASES: list[str]
 TRACE_FORMATS: list[str]
@@ -177,10 +205,15 @@ def capture(
 
 def default_scenario_toml() -> str: ...
 def rt_admit(text: str, file: str, scheme: str) -> str: ...
-def rt_bounds() -> str: ...
+def rt_bounds() -> str:
+    """Table IV of the PaRT-FTL paper computed from each analysis' equations, as JSON text:
+    `bandwidths` (quantity, equation, pages_per_s, mb_per_s, mib_per_s, paper), `latencies`
+    (quantity, equation, ms, paper) and `space` (quantity, equation, value, paper)."""
+
 def rt_schedulability(n_sets: int, seed: int, read_share: float) -> str:
     """Figures 5-7 of the PaRT-FTL paper (§VI-A), computed with the GIL released, as JSON
-    text: `schemes`, `parameters`, `rows` (figure, read_pages, write_pages, scheme,
+    text: `schemes` (the series' keys, `RT_SCHEMES`' series in order), `parameters`, `rows`
+    (figure, read_pages, write_pages, scheme,
     utilisation, n_schedulable, n_sets, fraction) and `weighted` (figure, read_pages,
     write_pages, scheme, weighted). `n_sets` out of 1..=1000000 or `read_share` out of [0, 1]
     raises UsageError (arg `--sets` or `--read-share`)."""
@@ -188,8 +221,13 @@ def rt_schedulability(n_sets: int, seed: int, read_share: float) -> str:
 def lifetime(summary: str, resolved_toml: str, scheme: str, horizon_s: float) -> str:
     """`ftlab lifetime`: the fast-forward lifetime model (docs/lifetime.md) of `scheme` in a
     run's summary.json and scenario.resolved.toml texts, to the first wear-out or `horizon_s`,
-    with and without channel swaps, as JSON text. A run without lifetime keys or the scheme
-    raises UsageError."""
+    with and without channel swaps (a scheme with `lifetime_model` in `SCHEMES` gives its
+    swaps; any other, per-channel rates and none), as JSON text. A run without lifetime keys
+    or the scheme raises UsageError."""
+
+def swap_rounds(n: int, x: float) -> tuple[float, int | None]:
+    """The slides' swap bound for `n` channels and imbalance target 1 + `x`: K ≥ (N − 1 −
+    x)/(N·x) unrounded, and the least whole K meeting it (None for x ≤ 0)."""
 
 def policies() -> str:
     """Every registered scheme and stream mapper, as JSON text `{"schemes": [...], "mappers":

@@ -343,7 +343,7 @@ class RtBounds(TypedDict):
 
     bandwidths: list[RtBandwidth]
     latencies: list[RtLatency]
-    space: RtSpace
+    space: list[RtSpace]
 
 
 class RtLatency(TypedDict):
@@ -393,7 +393,9 @@ class RtSchedulability(TypedDict):
 class RtSpace(TypedDict):
     """`RtSpace` of schema/results.schema.json."""
 
-    wao_gc_lambda_max: float
+    quantity: str
+    equation: str
+    value: float
     paper: str
 
 

@@ -368,6 +368,14 @@ fn lifetime(
     api::lifetime(summary, resolved_toml, scheme, horizon_s).map_err(|e| to_pyerr(py, e))
 }
 
+/// The slides' swap bound for `n` channels and imbalance target 1 + `x`: the real K and the
+/// least whole K (`None` for x ≤ 0).
+#[pyfunction]
+fn swap_rounds(n: u32, x: f64) -> (f64, Option<u64>) {
+    use ftlab::metrics::lifetime_model::{swap_rounds_bound, swap_rounds_whole};
+    (swap_rounds_bound(n, x), swap_rounds_whole(n, x))
+}
+
 /// Every scheme and stream mapper with its summary and knobs, as JSON text
 /// (`ftlab schemes`, `ftlab mappers`).
 #[pyfunction]
@@ -386,6 +394,40 @@ fn rt_bounds() -> String {
 #[pyfunction]
 fn rt_schedulability(py: Python<'_>, n_sets: u32, seed: u64, read_share: f64) -> PyResult<String> {
     py.detach(move || api::rt_schedulability(n_sets, seed, read_share)).map_err(|e| to_pyerr(py, e))
+}
+
+/// Every registered scheme with what its registry entry brings (`scheme::Capabilities`), in
+/// registry order: `name`, `label`, `admission` (it has a real-time analysis),
+/// `admission_control` (the analysis refuses sets), `rt_series` (its series of Figures 5-7:
+/// `key`, `label`), `lifetime_model` (it gives the lifetime model its channel swaps),
+/// `timed_only` (the warm-up by workload cannot run it).
+fn scheme_entries(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let analyses = ftlab::scheme::analyses();
+    ftlab::scheme::REGISTRY
+        .iter()
+        .map(|info| {
+            let d = PyDict::new(py);
+            let analysis = analyses.iter().find(|(s, _)| s.name == info.name).map(|(_, a)| a);
+            d.set_item("name", info.name)?;
+            d.set_item("label", info.caps.label)?;
+            d.set_item("admission", analysis.is_some())?;
+            d.set_item("admission_control", analysis.is_some_and(|a| a.controls_admission()))?;
+            let series = analysis.map_or(&[][..], |a| a.series());
+            let series: Vec<Bound<'_, PyDict>> = series
+                .iter()
+                .map(|s| {
+                    let x = PyDict::new(py);
+                    x.set_item("key", s.key)?;
+                    x.set_item("label", s.label)?;
+                    Ok(x)
+                })
+                .collect::<PyResult<_>>()?;
+            d.set_item("rt_series", series)?;
+            d.set_item("lifetime_model", info.caps.lifetime.is_some())?;
+            d.set_item("timed_only", info.caps.timed_only.is_some())?;
+            Ok(d)
+        })
+        .collect()
 }
 
 /// The bundled default scenario, as TOML text.
@@ -426,6 +468,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;
     consts::register(m)?;
+    m.add("SCHEMES", scheme_entries(py)?)?;
+    let rt: Vec<&str> = ftlab::scheme::analyses().iter().map(|(s, _)| s.name).collect();
+    m.add("RT_SCHEMES", rt)?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
@@ -438,6 +483,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(rt_schedulability, m)?)?;
     m.add_function(wrap_pyfunction!(lifetime, m)?)?;
+    m.add_function(wrap_pyfunction!(swap_rounds, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

@@ -100,43 +100,26 @@ pub const BENCH_MEMORY_BLOCKS_PER_PLANE: u32 = 32_768;
 
 /// `ftlab rt admit`: the admission test of `scheme` on the task file `text` (named `file` in
 /// errors), with the paper's configurations, as JSON: each test's equation, terms, total and
-/// verdict, the verdict, and a note where the scheme needs one. `part-ftl`: Eq. 6 and 7.
-/// `rtgc`: `rt::rtgc::test`. `wao-gc` has no admission control and admits every set; its
-/// worst-case demand test (every other task blocks, every write starts a partial step) is
-/// shown for information.
+/// verdict, the verdict, and a note where the scheme needs one. The schemes are those whose
+/// registry entry has a real-time analysis (`scheme::analyses`, `rt::Analysis::admit`); a
+/// scheme without admission control admits every set and shows its test for information.
 pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabError> {
-    use crate::rt::{part_ftl, rtgc, wao_gc, Test};
-    if !matches!(scheme, "part-ftl" | "rtgc" | "wao-gc") {
+    use crate::rt::Test;
+    let analyses = crate::scheme::analyses();
+    let Some((_, analysis)) = analyses.iter().find(|(s, _)| s.name == scheme) else {
+        let known: Vec<&str> = analyses.iter().map(|(s, _)| s.name).collect();
         return Err(FtlabError::Usage {
             arg: "--scheme".into(),
-            reason: format!("unknown scheme {scheme:?}; known: part-ftl, rtgc, wao-gc"),
+            reason: format!("unknown scheme {scheme:?}; known: {}", known.join(", ")),
         });
-    }
+    };
     let tasks = crate::rt::tasks::parse(text, file)?;
     let names: Vec<&str> = tasks.iter().map(|(n, _)| n.as_str()).collect();
     let tasks: Vec<crate::rt::Task> = tasks.iter().map(|(_, t)| *t).collect();
     let test_json = |t: &Test| serde_json::json!({ "equation": t.equation, "terms": t.terms.iter().map(|x| serde_json::json!({"name": x.name, "value": x.value})).collect::<Vec<_>>(), "total": t.total(), "passes": t.passes() });
-    let (tests, admitted, note) = match scheme {
-        "part-ftl" => {
-            let c = part_ftl::Config::paper();
-            let tests = vec![part_ftl::read_test(&c, &tasks), part_ftl::write_test(&c, &tasks)];
-            let ok = tests.iter().all(Test::passes);
-            (tests, ok, None)
-        }
-        "rtgc" => {
-            let t = rtgc::test(&rtgc::Config::paper(), &tasks);
-            let ok = t.passes();
-            (vec![t], ok, Some("RTGC (Chang, Kuo and Lo, TECS 2004) as reconstructed from secondary sources on the PaRT-FTL paper's 16 dies; see docs/rt.md"))
-        }
-        _ => {
-            let worst = tasks.len().saturating_sub(1) as u32;
-            let blockers = vec![wao_gc::Blockers { read: worst, write: worst }; tasks.len()];
-            let t = wao_gc::demand_test(&wao_gc::Config::paper(), &tasks, &blockers, 1.0);
-            (vec![t], true, Some("WAO-GC has no admission control (PaRT-FTL paper, §VI-A): every task set is admitted. Shown for information: this project's worst-case demand test (every other task blocks each job, every write starts a partial step; docs/rt.md)"))
-        }
-    };
-    let mut out = serde_json::json!({ "scheme": scheme, "tasks": names, "tests": tests.iter().map(test_json).collect::<Vec<_>>(), "admitted": admitted });
-    if let Some(note) = note {
+    let verdict = analysis.admit(&tasks);
+    let mut out = serde_json::json!({ "scheme": scheme, "tasks": names, "tests": verdict.tests.iter().map(test_json).collect::<Vec<_>>(), "admitted": verdict.admitted });
+    if let Some(note) = verdict.note {
         out["note"] = note.into();
     }
     Ok(out.to_string())
@@ -144,10 +127,11 @@ pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabErr
 
 /// `ftlab rt schedulability`: Figures 5-7 of the PaRT-FTL paper (`rt::schedulability`) with
 /// `n_sets` task sets per utilisation, seed `seed` and read share `read_share`, as JSON: the
-/// schemes, the parameters, every row (figure, read and write pages, scheme, utilisation,
-/// schedulable and total sets, fraction) and every weighted schedulability.
+/// series (`schemes`, the keys of the series of `scheme::analyses`), the parameters, every
+/// row (figure, read and write pages, scheme, utilisation, schedulable and total sets,
+/// fraction) and every weighted schedulability.
 pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<String, FtlabError> {
-    use crate::rt::schedulability::{run, Devices, Experiment, SCHEMES};
+    use crate::rt::schedulability::{run, series, Experiment};
     let e = Experiment { read_share, ..Experiment::paper(n_sets, seed) };
     e.check().map_err(|(name, reason)| {
         let arg = match name {
@@ -157,11 +141,14 @@ pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<Stri
         };
         FtlabError::Usage { arg: arg.into(), reason }
     })?;
-    let res = run(&e, &Devices::paper());
+    let owned = crate::scheme::analyses();
+    let analyses: Vec<&dyn crate::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();
+    let res = run(&e, &analyses);
+    let keys: Vec<&str> = series(&analyses).iter().map(|s| s.key).collect();
     let rows: Vec<_> = res.rows.iter().map(|r| serde_json::json!({ "figure": r.figure, "read_pages": r.read_pages, "write_pages": r.write_pages, "scheme": r.scheme, "utilisation": r.utilisation, "n_schedulable": r.n_schedulable, "n_sets": r.n_sets, "fraction": r.fraction() })).collect();
     let weighted: Vec<_> = res.weighted.iter().map(|w| serde_json::json!({ "figure": w.figure, "read_pages": w.read_pages, "write_pages": w.write_pages, "scheme": w.scheme, "weighted": w.value })).collect();
     let params = serde_json::json!({ "n_sets": e.n_sets, "n_tasks": e.n_tasks, "seed": e.seed, "read_share": e.read_share, "read_pages": e.read_pages, "write_pages": e.write_pages, "fig6_read_pages": e.fig6_read_pages, "fig7_write_pages": e.fig7_write_pages });
-    Ok(serde_json::json!({ "schemes": SCHEMES, "parameters": params, "rows": rows, "weighted": weighted })
+    Ok(serde_json::json!({ "schemes": keys, "parameters": params, "rows": rows, "weighted": weighted })
         .to_string())
 }
 
@@ -194,33 +181,25 @@ pub fn policies() -> String {
 }
 
 /// `ftlab rt bounds`: Table IV computed, as JSON rows (quantity, equation, pages/s or ms, both
-/// byte readings, the paper's printed value).
+/// byte readings, the paper's printed value): the rows of each scheme's analysis
+/// (`rt::Analysis::bounds`) in `scheme::analyses` order, bandwidths, latencies and space
+/// bounds apart.
 pub fn rt_bounds() -> String {
-    use crate::rt::{megabytes, part_ftl, wao_gc};
-    let (p, w) = (part_ftl::Config::paper(), wao_gc::Config::paper());
+    use crate::rt::{megabytes, BoundKind};
     let page = 8192;
-    let bw = |name: &str, eq: &str, pages_per_s: f64, paper: &str| {
-        let (mb, mib) = megabytes(pages_per_s, page);
-        serde_json::json!({ "quantity": name, "equation": eq, "pages_per_s": pages_per_s, "mb_per_s": mb, "mib_per_s": mib, "paper": paper })
-    };
-    let lat = |name: &str, eq: &str, ms: f64, paper: &str| serde_json::json!({ "quantity": name, "equation": eq, "ms": ms, "paper": paper });
-    serde_json::json!({
-        "bandwidths": [
-            bw("PaRT-FTL write (as printed, |F|/|F_w|)", "Eq. 9", part_ftl::write_bandwidth_printed(&p), "7.3 MB/s"),
-            bw("PaRT-FTL write (k/|F_w|)", "Eq. 9", part_ftl::write_bandwidth_as_reported(&p), "7.3 MB/s"),
-            bw("PaRT-FTL read", "Eq. 10", part_ftl::read_bandwidth(&p), "76 MB/s"),
-            bw("PaRT-FTL read, every page rebuilt", "Eq. 11", part_ftl::read_bandwidth_worst(&p), "-"),
-            bw("WAO-GC write", "Eq. 15", wao_gc::write_bandwidth(&w), "15.5 MB/s"),
-            bw("WAO-GC read", "Eq. 16", wao_gc::read_bandwidth(&w), "13.4 MB/s"),
-        ],
-        "latencies": [
-            lat("PaRT-FTL worst read (rebuilt)", "Eq. 8", part_ftl::worst_read_ms(&p), "-"),
-            lat("WAO-GC worst write", "Eq. 13", wao_gc::worst_write_ms(&w), "-"),
-            lat("WAO-GC worst read", "Eq. 14", wao_gc::worst_read_ms(&w), "-"),
-        ],
-        "space": { "wao_gc_lambda_max": wao_gc::lambda_max(w.pages_per_block, w.copies_per_step), "paper": "66.4%" },
-    })
-    .to_string()
+    let (mut bandwidths, mut latencies, mut space) = (Vec::new(), Vec::new(), Vec::new());
+    for b in crate::scheme::analyses().iter().flat_map(|(_, a)| a.bounds()) {
+        let (quantity, equation, paper) = (b.quantity, b.equation, b.paper);
+        match b.kind {
+            BoundKind::Bandwidth => {
+                let (mb, mib) = megabytes(b.value, page);
+                bandwidths.push(serde_json::json!({ "quantity": quantity, "equation": equation, "pages_per_s": b.value, "mb_per_s": mb, "mib_per_s": mib, "paper": paper }));
+            }
+            BoundKind::Latency => latencies.push(serde_json::json!({ "quantity": quantity, "equation": equation, "ms": b.value, "paper": paper })),
+            BoundKind::Space => space.push(serde_json::json!({ "quantity": quantity, "equation": equation, "value": b.value, "paper": paper })),
+        }
+    }
+    serde_json::json!({ "bandwidths": bandwidths, "latencies": latencies, "space": space }).to_string()
 }
 
 /// The bundled default scenario, as TOML text.

@@ -262,9 +262,11 @@ impl<'de> de::Deserializer<'de> for &mut FieldProbe {
 }
 
 /// One registry entry of a policy (a scheme or a stream mapper): what `ftlab schemes` /
-/// `ftlab mappers` list and what builds it. `B` is the registry's build function type.
+/// `ftlab mappers` list and what builds it. `B` is the registry's build function type, `C`
+/// what else an entry of that registry carries (a scheme's `scheme::Capabilities`; nothing
+/// for a stream mapper).
 #[derive(Clone, Copy)]
-pub struct PolicyInfo<B> {
+pub struct PolicyInfo<B, C = ()> {
     pub name: &'static str,
     /// One line: what the policy is.
     pub summary: &'static str,
@@ -274,9 +276,11 @@ pub struct PolicyInfo<B> {
     /// The config an empty table resolves to (`serde_defaults::<Config>`, or a preset's).
     pub defaults: fn() -> toml::Table,
     pub build: B,
+    /// What the policy brings besides its build (`scheme::Capabilities`).
+    pub caps: C,
 }
 
-impl<B> PolicyInfo<B> {
+impl<B, C> PolicyInfo<B, C> {
     /// The policy and its knobs as JSON: name, summary, and per knob key, unit, default (absent:
     /// null, with `absent` saying what that means), range text, doc.
     pub fn describe(&self) -> serde_json::Value {
@@ -308,6 +312,6 @@ impl<B> PolicyInfo<B> {
 }
 
 /// Names of a registry's policies, comma-separated (error messages).
-pub fn names<B>(registry: &[PolicyInfo<B>]) -> String {
+pub fn names<B, C>(registry: &[PolicyInfo<B, C>]) -> String {
     registry.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
 }

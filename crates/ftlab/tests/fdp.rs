@@ -409,7 +409,7 @@ fn walk(sim: &ftlab::simulation::Simulation<'_>, ns_a: u32) -> (u64, u64) {
     let g = ftl.geometry;
     let (mut own, mut other) = (0, 0);
     for (b, info) in ftl.blocks().info.iter().enumerate() {
-        if info.owner != 0 || info.valid_units == 0 || info.stream != 1 {
+        if info.owner() != 0 || info.valid_units() == 0 || info.stream() != 1 {
             continue;
         }
         for u in 0..g.units_per_block {

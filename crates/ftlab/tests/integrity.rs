@@ -226,7 +226,7 @@ fn run_case(c: &Case, requests: u64) {
         run_checks >= copies && run_checks > 0,
         "the oracle checked {run_checks} reads and copies in the run, {copies} copies were made"
     );
-    let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count as u64).sum();
+    let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count() as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
     policies::check_exercised(c.scheme, &sim);
     if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {

@@ -60,8 +60,8 @@ fn try_build(s: &Scenario, name: &str, table: &toml::Table) -> Result<(), Scheme
 
 /// (name, knobs, fields, defaults) of every policy of both registries.
 fn policies() -> Vec<(&'static str, &'static [Knob], &'static [&'static str], toml::Table)> {
-    fn rows<B>(
-        reg: &[PolicyInfo<B>],
+    fn rows<B, C>(
+        reg: &[PolicyInfo<B, C>],
     ) -> impl Iterator<Item = (&'static str, &'static [Knob], &'static [&'static str], toml::Table)> + '_
     {
         reg.iter().map(|p| (p.name, p.knobs, (p.fields)(), (p.defaults)()))

@@ -129,7 +129,7 @@ fn uunifast_sums_to_the_target_and_is_uniform_on_the_simplex() {
 
 // ---- RTGC, WAO-GC's demand test and the Figures 5-7 experiment (rt::rtgc, rt::schedulability).
 
-use ftlab::rt::schedulability::{self as sched, Devices, Experiment, SCHEMES};
+use ftlab::rt::schedulability::{self as sched, Experiment};
 use ftlab::rt::{rtgc, wao_gc::Blockers};
 
 #[test]
@@ -242,7 +242,9 @@ fn the_experiment_is_deterministic_and_consistent_across_figures() {
         fig7_write_pages: vec![3, 18],
         ..Experiment::paper(40, 2019)
     };
-    let d = Devices::paper();
+    // The registry's analyses (`scheme::analyses`): the series of Figures 5-7.
+    let owned = ftlab::scheme::analyses();
+    let d: Vec<&dyn ftlab::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();
     let a = sched::run(&e, &d);
     assert_eq!(a, sched::run(&e, &d), "same seed, same output");
     assert_ne!(
@@ -270,7 +272,10 @@ fn the_experiment_is_deterministic_and_consistent_across_figures() {
     }) {
         assert_eq!(row.n_schedulable, row.n_sets, "{row:?}");
     }
-    assert_eq!(SCHEMES.len(), 4);
+    // The series in the figures' order: the schemes with admission control (PaRT-FTL, RTGC)
+    // before WAO-GC, which has none, at its two trigger rates.
+    let keys: Vec<&str> = sched::series(&d).iter().map(|s| s.key).collect();
+    assert_eq!(keys, ["part-ftl", "rtgc", "wao-gc-75", "wao-gc-50"]);
     // Bad parameters are refused by name, not by a panic.
     assert_eq!(Experiment { read_share: 1.5, ..e.clone() }.check().unwrap_err().0, "read_share");
     assert_eq!(Experiment::paper(0, 1).check().unwrap_err().0, "n_sets");

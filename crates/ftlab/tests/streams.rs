@@ -679,7 +679,7 @@ stream = 2
                         "{scheme}/{mapper}: unit at {} is mapped by tenants {holders:?}",
                         ppa.0
                     );
-                    let owner = ftl.blocks().get(block).owner;
+                    let owner = ftl.blocks().get(block).owner();
                     assert_eq!(
                         owner, holders[0],
                         "{scheme}/{mapper}: block {b} of tenant {owner} holds a unit of tenant {}",
@@ -693,7 +693,9 @@ stream = 2
                 let dies_of = |t: u16| -> std::collections::BTreeSet<u32> {
                     (0..g.n_blocks)
                         .map(BlockIdx)
-                        .filter(|&b| ftl.blocks().get(b).owner == t && ftl.blocks().get(b).valid_units > 0)
+                        .filter(|&b| {
+                            ftl.blocks().get(b).owner() == t && ftl.blocks().get(b).valid_units() > 0
+                        })
                         .map(|b| g.die_of_block(b).0)
                         .collect()
                 };

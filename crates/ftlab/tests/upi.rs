@@ -428,7 +428,7 @@ fn read_only_dies_take_no_writes_after_preconditioning() {
     let valid_before = sim.ftl().valid_units_on(0, die);
     assert!(valid_before > 0, "preconditioning wrote nothing on the read-only die");
     let erases = |f: &Ftl| {
-        f.geometry.blocks_of_die(die).map(|b| f.blocks().info[b as usize].erase_count as u64).sum::<u64>()
+        f.geometry.blocks_of_die(die).map(|b| f.blocks().info[b as usize].erase_count() as u64).sum::<u64>()
     };
     let erases_before = erases(sim.ftl());
     sim.run(&mut |_| {}).expect("runs");
@@ -439,9 +439,9 @@ fn read_only_dies_take_no_writes_after_preconditioning() {
     for b in g.blocks_of_die(die) {
         let info = &sim.ftl().blocks().info[b as usize];
         assert!(
-            info.write_ptr == 0 || info.last_write_ns <= 0,
+            info.write_ptr() == 0 || info.last_write_ns() <= 0,
             "block {b} of the read-only die written at {} ns",
-            info.last_write_ns
+            info.last_write_ns()
         );
     }
     assert!(sim.ftl().valid_units_on(0, die) <= valid_before);

@@ -20,6 +20,10 @@ from ftlab import _core
 from ftlab.report.lifetime import DAY_S, plot, write_csv
 from ftlab.results import lifetime_from_json
 
+#: The schemes that give the model their channel swaps (`_core.SCHEMES`' `lifetime_model`);
+#: the first is `--scheme`'s default. Any other scheme of a run is projected without swaps.
+SWAP_SCHEMES = [e["name"] for e in _core.SCHEMES if e["lifetime_model"]]
+
 
 def _read(path: Path) -> str:
     try:
@@ -32,7 +36,14 @@ def lifetime_command(
     run_dir: Annotated[
         Path, typer.Argument(metavar="DIR", help="A results directory of `ftlab run`.", show_default=False)
     ],
-    scheme: Annotated[str, typer.Option("--scheme", help="The scheme of the run to project.")] = "flashblox",
+    scheme: Annotated[
+        str,
+        typer.Option(
+            "--scheme",
+            help=f"The scheme of the run to project ({', '.join(SWAP_SCHEMES)} swap channels; "
+            "others do not).",
+        ),
+    ] = SWAP_SCHEMES[0],
     horizon_days: Annotated[
         float, typer.Option("--horizon-days", help="Stop the model here if nothing wears out first.")
     ] = 36_500.0,

@@ -1,9 +1,10 @@
 """ftlab.cli.rt: `ftlab rt`, the real-time analysis of the PaRT-FTL paper on the command line.
 
-`ftlab rt admit TASKS.toml --scheme part-ftl|rtgc|wao-gc` prints every utilisation term of the
-scheme's admission test (PaRT-FTL: Eq. 6 and Eq. 7; RTGC: its EDF test as reconstructed in
-docs/rt.md; WAO-GC: no admission control, its worst-case demand test shown) and the verdict;
-exit status 0 if the task set is admitted, 1 if not, 2 for a bad task file or scheme.
+`ftlab rt admit TASKS.toml --scheme NAME` prints every utilisation term of the scheme's
+admission test and the verdict, for the schemes whose registry entry has a real-time analysis
+(`_core.RT_SCHEMES`; a scheme without admission control admits every set and its test is shown
+for information); exit status 0 if the task set is admitted, 1 if not, 2 for a bad task file
+or scheme.
 `ftlab rt bounds` prints Table IV computed: each bandwidth in pages/s, MB/s and MiB/s beside
 the paper's printed value, and the worst latencies. `ftlab rt schedulability` runs Figures
 5-7's experiment and writes them as CSV and PNG (ftlab.report.rt_figures) with a table of weighted
@@ -32,6 +33,12 @@ from ftlab.results import (
 )
 
 EXIT_REJECTED = 1
+#: The schemes `ftlab rt admit` takes, from the registry; the default is the first, a scheme
+#: with admission control.
+ADMIT_SCHEMES = _core.RT_SCHEMES
+_CONTROLS = {e["name"]: e["admission_control"] for e in _core.SCHEMES}
+_ADMIT_HELP = ", ".join(s if _CONTROLS[s] else f"{s} (no admission control)" for s in ADMIT_SCHEMES)
+
 #: Task sets per utilisation: the paper's (§VI-A) and --quick's.
 PAPER_SETS = 500
 QUICK_SETS = 50
@@ -46,10 +53,8 @@ def admit(
     ],
     scheme: Annotated[
         str,
-        typer.Option(
-            "--scheme", help="part-ftl, rtgc (reconstructed, docs/rt.md) or wao-gc (no admission control)."
-        ),
-    ] = "part-ftl",
+        typer.Option("--scheme", help=f"One of {_ADMIT_HELP}; docs/rt.md."),
+    ] = ADMIT_SCHEMES[0],
 ) -> None:
     """Run a scheme's admission test on a task set; print each term and the verdict."""
     try:
@@ -98,8 +103,10 @@ def bounds() -> None:
     for latency in report["latencies"]:
         lat.add_row(latency["quantity"], latency["equation"], f"{latency['ms']:.3f}")
     console.print(lat)
-    space = report["space"]
-    console.print(f"WAO-GC's bound on λ (Eq. 12): {space['wao_gc_lambda_max']:.4f} (paper: {space['paper']})")
+    for space in report["space"]:
+        console.print(
+            f"{space['quantity']} ({space['equation']}): {space['value']:.4f} (paper: {space['paper']})"
+        )
 
 
 @rt_app.command("schedulability")
@@ -134,7 +141,7 @@ def schedulability(
     ] = 0.5,
 ) -> None:
     """Regenerate Figures 5-7 of the PaRT-FTL paper (§VI-A): schedulability of random task sets
-    under PaRT-FTL, RTGC and WAO-GC."""
+    under every scheme with a real-time analysis."""
     if quick and sets is not None:
         raise usage_error("--quick", f"--quick means --sets {QUICK_SETS}; give one of them, not both")
     if out.exists() and not out.is_dir():

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from ftlab import _core
 from ftlab.report.plots import PANEL_IN, save
 from ftlab.report.style import scheme_style
 from ftlab.results import RtSchedulability
@@ -22,8 +23,9 @@ from ftlab.results import RtSchedulability
 # matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
 # `import ftlab` start without it.
 
-#: How each scheme is labelled in figures, tables and CSV files' `label` column.
-LABELS = {"part-ftl": "PaRT-FTL", "rtgc": "RTGC", "wao-gc-75": "WAO-GC 75", "wao-gc-50": "WAO-GC 50"}
+#: How each series is labelled in figures, tables and CSV files' `label` column: the labels
+#: the schemes' registry entries give their series (`_core.SCHEMES`).
+LABELS = {series["key"]: series["label"] for entry in _core.SCHEMES for series in entry["rt_series"]}
 
 FIG5_COLUMNS = (
     "scheme",

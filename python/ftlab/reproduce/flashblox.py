@@ -346,12 +346,16 @@ def latency_measurements(
 
 
 def swap_rounds(n: int, x: float = IMBALANCE_X) -> int:
-    """The least whole K with (K+1)/(K+1/N) <= 1+x: ceil((N−1−x)/(N·x)) (slides; 10 for N=16).
+    """The least whole K with (K+1)/(K+1/N) <= 1+x: ceil((N−1−x)/(N·x)) (slides; 10 for N=16),
+    the core's (`_core.swap_rounds`, `metrics::lifetime_model::swap_rounds_whole`).
 
     >>> swap_rounds(16)
     10
     """
-    return math.ceil((n - 1 - x) / (n * x) - 1e-12)
+    whole = _core.swap_rounds(n, x)[1]
+    if whole is None:
+        raise ValueError(f"no whole K for x = {x}: the imbalance target 1 + x must be above 1")
+    return whole
 
 
 def capacity_scale(resolved_toml: str) -> float:
@@ -589,7 +593,7 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
 def formula_measurements() -> dict[str, Measured]:
     """The slides' own arithmetic for N = 16, x = 0.1: K ≥ (N − 1 − x)/(Nx) unrounded, the
     least whole K, and N·K with the slides' K = 9."""
-    bound = (16 - 1 - IMBALANCE_X) / (16 * IMBALANCE_X)
+    bound = _core.swap_rounds(16, IMBALANCE_X)[0]
     return {
         "k_bound_n16": Measured(
             bound, f"(16 − 1 − 0.1) / (16 x 0.1) = {bound:.4g}: K must be at least that."

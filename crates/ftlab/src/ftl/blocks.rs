@@ -40,25 +40,25 @@ impl WriteClass {
 /// State of one erase block.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockInfo {
-    pub state: BlockState,
+    pub(crate) state: BlockState,
     /// Tenant whose data the block holds, `OWNER_NONE` when free.
-    pub owner: u16,
+    pub(crate) owner: u16,
     /// Physical stream of the frontier that wrote it.
-    pub stream: u8,
-    pub class: WriteClass,
+    pub(crate) stream: u8,
+    pub(crate) class: WriteClass,
     /// Mapping units that hold the latest version of some logical page.
-    pub valid_units: u32,
+    pub(crate) valid_units: u32,
     /// Mapping units handed out (written or padded) since the last erase.
-    pub write_ptr: u32,
+    pub(crate) write_ptr: u32,
     /// Flash pages whose program has completed; pages are programmed in order.
-    pub programmed_pages: u32,
-    pub erase_count: u32,
+    pub(crate) programmed_pages: u32,
+    pub(crate) erase_count: u32,
     /// Host reads served from this block since it was last written from empty.
-    pub read_count: u32,
+    pub(crate) read_count: u32,
     /// Write stamp of the last unit handed out, in ns relative to the start of the timed run
     /// (negative for preconditioning writes, see `simulation::precondition`): the block's
     /// age for cost-benefit GC is `now - last_write_ns`.
-    pub last_write_ns: i64,
+    pub(crate) last_write_ns: i64,
 }
 
 impl BlockInfo {
@@ -74,6 +74,56 @@ impl BlockInfo {
         read_count: 0,
         last_write_ns: 0,
     };
+
+    /// Its state (free, open, full).
+    pub fn state(&self) -> BlockState {
+        self.state
+    }
+
+    /// Tenant whose data the block holds, `OWNER_NONE` when free.
+    pub fn owner(&self) -> u16 {
+        self.owner
+    }
+
+    /// Physical stream of the frontier that wrote it.
+    pub fn stream(&self) -> u8 {
+        self.stream
+    }
+
+    /// Class of the writes that filled it (host, GC, parity).
+    pub fn class(&self) -> WriteClass {
+        self.class
+    }
+
+    /// Mapping units that hold the latest version of some logical page.
+    pub fn valid_units(&self) -> u32 {
+        self.valid_units
+    }
+
+    /// Mapping units handed out (written or padded) since the last erase.
+    pub fn write_ptr(&self) -> u32 {
+        self.write_ptr
+    }
+
+    /// Flash pages whose program has completed.
+    pub fn programmed_pages(&self) -> u32 {
+        self.programmed_pages
+    }
+
+    /// Erases of the block so far.
+    pub fn erase_count(&self) -> u32 {
+        self.erase_count
+    }
+
+    /// Host reads served from this block since it was last written from empty.
+    pub fn read_count(&self) -> u32 {
+        self.read_count
+    }
+
+    /// Write stamp of the last unit handed out, in ns relative to the start of the timed run.
+    pub fn last_write_ns(&self) -> i64 {
+        self.last_write_ns
+    }
 }
 
 /// `Blocks::greedy_keys` value of a block that may not be a GC victim.

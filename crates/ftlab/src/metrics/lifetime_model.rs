@@ -1,15 +1,16 @@
 //! The fast-forward lifetime model behind `ftlab lifetime` (docs/lifetime.md) and the
 //! FlashBlox swap bound (slides: K ≥ (N−1−x)/(N·x)). The model takes each channel's erase
 //! rate (per vSSD, measured by a detailed run) and each swap's measured cost, and advances
-//! wear analytically, event to event (trigger checks, swap ends, wear-out), with the same swap
-//! rule as `scheme::flashblox` (`flashblox::decide`, the same trigger window), so years take
+//! wear analytically, event to event (trigger checks, swap ends, wear-out), with the swap rule
+//! the scheme runs (`scheme::swap::decide`, the same trigger window), so years take
 //! microseconds. The swaps fire when the trigger does: the interval between swaps and the
 //! time spent swapping are outputs (`SwapStats`), never inputs. Pure arithmetic on plain data:
-//! extracting the inputs from a run's `summary.json` is `inputs_from_run`; no file I/O, no
-//! simulation.
+//! extracting the inputs from a run's `summary.json` is `inputs_from_run`, which asks the
+//! scheme's registry entry for its swaps (`scheme::Capabilities::lifetime`); no file I/O, no
+//! simulation, no scheme named.
 
 use crate::error::FtlabError;
-use crate::scheme::flashblox::{decide, Decision, RateWindow, NO_OWNER};
+use crate::scheme::swap::{decide, ChannelLoads, Decision, RateWindow, SwapRule, NO_OWNER};
 use serde_json::{json, Value};
 
 /// The real-valued bound of the slides: rounds of cycling K after which the wear imbalance
@@ -47,7 +48,7 @@ pub struct ModelInput {
     pub wear_start: Vec<f64>,
     pub rate_per_s: Vec<f64>,
     pub owner: Vec<u16>,
-    /// The swap rule (`[scheme.flashblox]`) and each swap's cost.
+    /// The swap rule (the scheme's config, `scheme::swap::SwapRule`) and each swap's cost.
     pub swap_threshold: f64,
     /// The trigger's window: `Cumulative` compares the erases since time 0 (the wear the
     /// model added), `SinceSwap` the current rates (constant between swaps here).
@@ -101,7 +102,7 @@ impl ModelInput {
         (0..wear.len()).map(|c| (wear[c] - self.wear_start[c]) * self.blocks[c]).collect()
     }
 
-    /// The swap rule now (`flashblox::decide`): the trigger compares the erases since time 0
+    /// The swap rule now (`swap::decide`): the trigger compares the erases since time 0
     /// (`Cumulative`) or the current rates (`SinceSwap`); the pair is picked by wear and rate.
     fn decision(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Decision {
         let trigger = match self.rate_window {
@@ -319,9 +320,9 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
 }
 
 /// The model's input from a detailed run: its `summary.json` text, its resolved scenario
-/// (for `[scheme.flashblox]`) and the scheme's name. A flashblox run gives per-vSSD rates
-/// (its tenants' `wear.erase_rate_per_s`, less the erases its swaps caused, spread over its
-/// channels) and swap costs; any other scheme gives per-channel rates and no swaps.
+/// and the scheme's name. A scheme whose registry entry has a lifetime hook
+/// (`scheme::Capabilities::lifetime`: one that swaps channels) gives its swap rule, costs and
+/// per-tenant loads; any other scheme gives per-channel rates and no swaps.
 pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Result<ModelInput, FtlabError> {
     let bad = |key: &str, why: &str| usage("summary.json", format!("schemes.{scheme}.{key}: {why}"));
     let s: Value =
@@ -332,86 +333,30 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
     };
     let pe_cycles = num(&p["device"]["pe_cycles"], "device.pe_cycles")?;
     let channels = p["channels"].as_array().ok_or_else(|| bad("channels", "missing"))?;
-    let mut input = ModelInput {
-        pe_cycles,
-        blocks: Vec::new(),
-        wear_start: Vec::new(),
-        rate_per_s: Vec::new(),
-        owner: vec![FIXED; channels.len()],
-        swap_threshold: f64::INFINITY,
-        rate_window: RateWindow::default(),
-        swap_interval_min_s: 0.0,
-        epoch_s: 0.0,
-        swap_time_s: 0.0,
-        swap_erases: 0.0,
-    };
+    let (mut blocks, mut wear_start, mut rate_per_s) = (Vec::new(), Vec::new(), Vec::new());
     for (i, c) in channels.iter().enumerate() {
-        input.blocks.push(num(&c["blocks"], &format!("channels.{i}.blocks"))?);
-        input
-            .wear_start
-            .push(num(&c["erase_count_max_start"], &format!("channels.{i}.erase_count_max_start"))?);
-        input.rate_per_s.push(num(&c["erase_rate_per_s"], &format!("channels.{i}.erase_rate_per_s"))?);
+        blocks.push(num(&c["blocks"], &format!("channels.{i}.blocks"))?);
+        wear_start.push(num(&c["erase_count_max_start"], &format!("channels.{i}.erase_count_max_start"))?);
+        rate_per_s.push(num(&c["erase_rate_per_s"], &format!("channels.{i}.erase_rate_per_s"))?);
     }
-    if scheme == "flashblox" {
-        flashblox_inputs(&mut input, p, resolved_toml, &num)?;
-    }
-    Ok(input)
-}
-
-fn flashblox_inputs(
-    input: &mut ModelInput,
-    p: &Value,
-    resolved_toml: &str,
-    num: &dyn Fn(&Value, &str) -> Result<f64, FtlabError>,
-) -> Result<(), FtlabError> {
-    use crate::scheme::flashblox::{FlashbloxConfig, Vssd};
-    let doc: toml::Table =
-        resolved_toml.parse().map_err(|e: toml::de::Error| usage("scenario.resolved.toml", e.to_string()))?;
-    let table = doc
-        .get("scheme")
-        .and_then(|s| s.get("flashblox"))
-        .cloned()
-        .unwrap_or(toml::Value::Table(toml::Table::new()));
-    let cfg: FlashbloxConfig =
-        table.try_into().map_err(|e| usage("scenario.resolved.toml", format!("scheme.flashblox: {e}")))?;
-    let c = &p["scheme_counters"];
-    let n_swaps = num(&c["n_swaps"], "scheme_counters.n_swaps")?;
-    let done = num(&c["n_swaps_completed"], "scheme_counters.n_swaps_completed")?;
-    let secs = num(&p["device"]["measured_s"], "device.measured_s")?;
-    let swap_blocks = num(&c["swap_blocks"], "scheme_counters.swap_blocks")?;
-    if cfg.swaps {
-        input.swap_threshold = cfg.swap_threshold;
-        input.rate_window = cfg.rate_window;
-        input.swap_interval_min_s = cfg.swap_interval_min_s;
-        input.epoch_s = cfg.epoch_s;
-    }
-    input.swap_time_s = if done > 0.0 {
-        num(&c["swap_device_time_s"], "scheme_counters.swap_device_time_s")? / done
-    } else {
-        0.0
+    let mut loads = ChannelLoads { owner: vec![FIXED; channels.len()], rate_per_s };
+    let rule = match crate::scheme::info(scheme).and_then(|i| i.caps.lifetime) {
+        Some(hook) => hook(p, resolved_toml, &num, &mut loads)?,
+        None => SwapRule::NONE,
     };
-    input.swap_erases = if n_swaps > 0.0 { swap_blocks / n_swaps / 2.0 } else { 0.0 };
-    // Channel vSSDs hold consecutive channels from 0 at the start (`flashblox::allocate`).
-    let tenants: Vec<&Value> = p["tenants"].as_object().map(|m| m.values().collect()).unwrap_or_default();
-    let rates: Vec<f64> = tenants
-        .iter()
-        .enumerate()
-        .map(|(t, v)| num(&v["wear"]["erase_rate_per_s"], &format!("tenants.{t}.wear.erase_rate_per_s")))
-        .collect::<Result<_, _>>()?;
-    let total: f64 = rates.iter().sum();
-    // The swaps' own erases are in the measured rates: take them out, in proportion.
-    let keep = if total > 0.0 && secs > 0.0 { ((total - swap_blocks / secs) / total).max(0.0) } else { 1.0 };
-    let mut next = 0usize;
-    for (t, v) in cfg.tenants.iter().enumerate() {
-        if let Vssd::Channel { channels } = *v {
-            for ch in next..next + channels as usize {
-                input.owner[ch] = t as u16;
-                input.rate_per_s[ch] = rates.get(t).copied().unwrap_or(0.0) * keep / channels as f64;
-            }
-            next += channels as usize;
-        }
-    }
-    Ok(())
+    Ok(ModelInput {
+        pe_cycles,
+        blocks,
+        wear_start,
+        rate_per_s: loads.rate_per_s,
+        owner: loads.owner,
+        swap_threshold: rule.threshold,
+        rate_window: rule.window,
+        swap_interval_min_s: rule.interval_min_s,
+        epoch_s: rule.epoch_s,
+        swap_time_s: rule.swap_time_s,
+        swap_erases: rule.swap_erases,
+    })
 }
 
 /// `ftlab lifetime`'s answer, as JSON: the inputs, and the model with and without swaps

@@ -7,6 +7,10 @@
 //! (`schedulability`). Times are in milliseconds (the paper's unit), bandwidths in pages per
 //! second with both byte readings given where the paper's printed numbers need them.
 //!
+//! Each scheme's analysis lives in the file of its name and reaches the rest of ftlab through
+//! the `Analysis` trait, which the scheme's registry entry carries
+//! (`scheme::Capabilities::analysis`): nothing here or in `schedulability` names a scheme.
+//!
 //! What this is not: it simulates nothing and reads no file; the schemes that act on a device
 //! are in `scheme/`, and the simulated deadlines are `metrics::deadline`.
 
@@ -60,6 +64,81 @@ impl Test {
 
     pub fn passes(&self) -> bool {
         self.total() <= 1.0
+    }
+}
+
+/// How many other tasks' non-preemptive work blocks one job of a task (§VI-A: "in the worst
+/// case, a task will be blocked by all the other tasks; ... we used a uniform probability to
+/// determine the interference"): the part of a task set that a demand test with blocking
+/// reads. The caller chooses: drawn uniformly from 0..n for the experiment, n − 1 for the
+/// worst case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blockers {
+    pub read: u32,
+    pub write: u32,
+}
+
+/// A scheme's answer to `ftlab rt admit`: its tests, whether it admits the set, and a note
+/// where the verdict needs one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Admit {
+    pub tests: Vec<Test>,
+    pub admitted: bool,
+    pub note: Option<&'static str>,
+}
+
+/// One series of the schedulability experiment (Figures 5-7): its key in the results and
+/// files, and its label in figures and tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Series {
+    pub key: &'static str,
+    pub label: &'static str,
+}
+
+/// One row of Table IV (`ftlab rt bounds`): the quantity, its equation, its value (pages per
+/// second for a bandwidth, ms for a latency, a fraction for a space bound) and the paper's
+/// printed value ("-": none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bound {
+    pub kind: BoundKind,
+    pub quantity: &'static str,
+    pub equation: &'static str,
+    pub value: f64,
+    pub paper: &'static str,
+}
+
+/// What a `Bound` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundKind {
+    /// Pages per second.
+    Bandwidth,
+    /// Milliseconds.
+    Latency,
+    /// A fraction of a block.
+    Space,
+}
+
+/// A scheme's real-time analysis with the paper's configuration: the capability that its
+/// registry entry carries (`scheme::Capabilities::analysis`). `ftlab rt admit` runs `admit`,
+/// the schedulability experiment (`schedulability::run`) tests each of `series`, and `ftlab
+/// rt bounds` prints `bounds`.
+pub trait Analysis: Send + Sync {
+    /// Whether the scheme refuses a task set that fails its test; `false`: it admits every
+    /// set, and its test is shown for information.
+    fn controls_admission(&self) -> bool;
+
+    /// The admission test on `tasks`.
+    fn admit(&self, tasks: &[Task]) -> Admit;
+
+    /// The series this analysis adds to the schedulability experiment, in order.
+    fn series(&self) -> &'static [Series];
+
+    /// Whether `set` is schedulable in series `series` (an index of `series()`).
+    fn schedulable(&self, series: usize, set: &schedulability::TaskSet) -> bool;
+
+    /// Its rows of Table IV, in the table's order.
+    fn bounds(&self) -> Vec<Bound> {
+        Vec::new()
     }
 }
 

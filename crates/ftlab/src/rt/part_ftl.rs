@@ -3,7 +3,7 @@
 //! with EDF, one test for the read dies (Eq. 6) and one for the write dies (Eq. 7); the worst
 //! read (Eq. 8) and the bandwidths (Eq. 9-11). Pure arithmetic, in milliseconds.
 
-use super::{Task, Term, Test};
+use super::{Admit, Analysis, Bound, BoundKind, Series, Task, Term, Test};
 
 /// The device and configuration the analysis needs (Table II's symbols).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,4 +171,53 @@ pub fn read_bandwidth(c: &Config) -> f64 {
 /// Eq. 11: 1 / (t_r + t_c^d) pages per second (every page rebuilt).
 pub fn read_bandwidth_worst(c: &Config) -> f64 {
     1.0 / (worst_read_ms(c) / 1000.0)
+}
+
+/// PaRT-FTL's analysis as a scheme's capability (`rt::Analysis`): admission by Eq. 6 and 7,
+/// one series of Figures 5-7, and its Table IV column.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PartFtlAnalysis(pub Config);
+
+/// The analysis with the paper's configuration (the registry's hook).
+pub fn analysis() -> Box<dyn Analysis> {
+    Box::new(PartFtlAnalysis(Config::paper()))
+}
+
+impl Analysis for PartFtlAnalysis {
+    fn controls_admission(&self) -> bool {
+        true
+    }
+
+    fn admit(&self, tasks: &[Task]) -> Admit {
+        let tests = vec![read_test(&self.0, tasks), write_test(&self.0, tasks)];
+        let admitted = tests.iter().all(Test::passes);
+        Admit { tests, admitted, note: None }
+    }
+
+    fn series(&self) -> &'static [Series] {
+        &[Series { key: "part-ftl", label: "PaRT-FTL" }]
+    }
+
+    fn schedulable(&self, _series: usize, set: &super::schedulability::TaskSet) -> bool {
+        admits(&self.0, &set.tasks)
+    }
+
+    fn bounds(&self) -> Vec<Bound> {
+        let p = &self.0;
+        let row = |kind, quantity, equation, value, paper| Bound { kind, quantity, equation, value, paper };
+        let bw = BoundKind::Bandwidth;
+        vec![
+            row(
+                bw,
+                "PaRT-FTL write (as printed, |F|/|F_w|)",
+                "Eq. 9",
+                write_bandwidth_printed(p),
+                "7.3 MB/s",
+            ),
+            row(bw, "PaRT-FTL write (k/|F_w|)", "Eq. 9", write_bandwidth_as_reported(p), "7.3 MB/s"),
+            row(bw, "PaRT-FTL read", "Eq. 10", read_bandwidth(p), "76 MB/s"),
+            row(bw, "PaRT-FTL read, every page rebuilt", "Eq. 11", read_bandwidth_worst(p), "-"),
+            row(BoundKind::Latency, "PaRT-FTL worst read (rebuilt)", "Eq. 8", worst_read_ms(p), "-"),
+        ]
+    }
 }

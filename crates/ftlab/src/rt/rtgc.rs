@@ -18,7 +18,7 @@
 //! |F| dies), and one GC job reclaims one victim on every die at once. It is not a scheme that
 //! acts on a simulated device: that is `scheme::rtgc`, which releases these GC tasks.
 
-use super::{Task, Term, Test};
+use super::{Admit, Analysis, Series, Task, Term, Test};
 
 /// The device RTGC runs on for the comparison of §VI-A.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,4 +111,38 @@ pub fn test(c: &Config, tasks: &[Task]) -> Test {
         terms.insert(0, Term { name: "t_e / min(T)".into(), value: c.erase_ms / min_t });
     }
     Test { equation: "RTGC (EDF, one test for all dies)", terms }
+}
+
+/// RTGC's analysis as a scheme's capability (`rt::Analysis`): admission by `test`, one series
+/// of Figures 5-7, no Table IV column (the paper's table has none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RtgcAnalysis(pub Config);
+
+/// The analysis with the paper's configuration (the registry's hook).
+pub fn analysis() -> Box<dyn Analysis> {
+    Box::new(RtgcAnalysis(Config::paper()))
+}
+
+impl Analysis for RtgcAnalysis {
+    fn controls_admission(&self) -> bool {
+        true
+    }
+
+    fn admit(&self, tasks: &[Task]) -> Admit {
+        let t = test(&self.0, tasks);
+        let admitted = t.passes();
+        Admit {
+            tests: vec![t],
+            admitted,
+            note: Some("RTGC (Chang, Kuo and Lo, TECS 2004) as reconstructed from secondary sources on the PaRT-FTL paper's 16 dies; see docs/rt.md"),
+        }
+    }
+
+    fn series(&self) -> &'static [Series] {
+        &[Series { key: "rtgc", label: "RTGC" }]
+    }
+
+    fn schedulable(&self, _series: usize, set: &super::schedulability::TaskSet) -> bool {
+        test(&self.0, &set.tasks).passes()
+    }
 }

@@ -1,8 +1,10 @@
 //! The schedulability experiment of the PaRT-FTL paper's §VI-A (Figures 5-7): for each total
 //! utilisation U = 0.05, 0.10, …, 0.95, `n_sets` random task sets of `n_tasks` tasks (UUniFast),
-//! periods from Eq. 17-18, and each set tested under PaRT-FTL (Eq. 6-7), RTGC (`rt::rtgc`) and
-//! WAO-GC at two trigger rates (`rt::wao_gc::demand_passes`); then the weighted schedulability
-//! (Bastoni, Brandenburg and Anderson, OSPERT 2010) per request size.
+//! periods from Eq. 17-18, and each set tested in every series of the analyses it is given
+//! (`rt::Analysis`: the registry's schemes with an analysis, `scheme::analyses`; in the paper,
+//! PaRT-FTL's Eq. 6-7, RTGC's test and WAO-GC's demand test at two trigger rates); then the
+//! weighted schedulability (Bastoni, Brandenburg and Anderson, OSPERT 2010) per request size.
+//! It names no scheme: the series, their keys and their order are the analyses'.
 //!
 //! Choices the paper leaves open, each documented in docs/rt.md ("Figures 5-7"): a task's
 //! utilisation U_i is split into U_i^r = s·U_i and U_i^w = (1 − s)·U_i with s = `read_share`
@@ -14,16 +16,13 @@
 //! Pure and deterministic: no I/O, no threads, no clock. Plotting and files are the Python
 //! front's (`ftlab rt schedulability`).
 
-use super::wao_gc::Blockers;
-use super::{part_ftl, rtgc, uunifast::uunifast, wao_gc, Task};
+use super::{uunifast::uunifast, Analysis, Blockers, Series, Task};
 use rand::{Rng, SeedableRng};
 
-/// The schemes in the order of every result: PaRT-FTL, RTGC, WAO-GC with 75% and 50% of writes
-/// starting a partial step.
-pub const SCHEMES: [&str; 4] = ["part-ftl", "rtgc", "wao-gc-75", "wao-gc-50"];
-
-/// The trigger fraction of `SCHEMES[2]` and `SCHEMES[3]`.
-pub const WAO_GC_TRIGGERS: [f64; 2] = [0.75, 0.5];
+/// Every series of `analyses`, in their order: the order of every result.
+pub fn series(analyses: &[&dyn Analysis]) -> Vec<Series> {
+    analyses.iter().flat_map(|a| a.series().iter().copied()).collect()
+}
 
 /// Number of utilisation steps: U = 0.05 · k for k = 1..=19.
 pub const UTILISATION_STEPS: u32 = 19;
@@ -103,7 +102,8 @@ pub fn read_period_ms(read_pages: u32, read_ms: f64, read_utilisation: f64) -> f
     read_pages as f64 * read_ms / read_utilisation
 }
 
-/// One generated task set: the tasks and, for WAO-GC, each task's blockers.
+/// One generated task set: the tasks and each task's blockers (for a demand test with
+/// blocking).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskSet {
     pub tasks: Vec<Task>,
@@ -111,7 +111,7 @@ pub struct TaskSet {
 }
 
 /// Draws one task set of total utilisation `total`: UUniFast utilisations, split by
-/// `read_share`, periods by Eq. 17-18, then each task's WAO-GC blockers uniform in 0..n_tasks
+/// `read_share`, periods by Eq. 17-18, then each task's blockers uniform in 0..n_tasks
 /// (read, then write). The draws do not depend on the request sizes.
 pub fn task_set<R: Rng + ?Sized>(
     rng: &mut R,
@@ -136,37 +136,13 @@ pub fn task_set<R: Rng + ?Sized>(
     TaskSet { tasks, blockers }
 }
 
-/// The configurations of the three analyses (the paper's, see each module).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Devices {
-    pub part_ftl: part_ftl::Config,
-    pub rtgc: rtgc::Config,
-    pub wao_gc: wao_gc::Config,
-}
-
-impl Devices {
-    pub fn paper() -> Devices {
-        Devices {
-            part_ftl: part_ftl::Config::paper(),
-            rtgc: rtgc::Config::paper(),
-            wao_gc: wao_gc::Config::paper(),
-        }
-    }
-}
-
-/// Whether `set` is schedulable under each of `SCHEMES`, in that order.
-pub fn verdicts(d: &Devices, set: &TaskSet) -> [bool; 4] {
-    let wao = |p: f64| wao_gc::demand_passes(&d.wao_gc, &set.tasks, &set.blockers, p);
-    [
-        part_ftl::admits(&d.part_ftl, &set.tasks),
-        rtgc::test(&d.rtgc, &set.tasks).passes(),
-        wao(WAO_GC_TRIGGERS[0]),
-        wao(WAO_GC_TRIGGERS[1]),
-    ]
+/// Whether `set` is schedulable in each series of `analyses`, in `series(analyses)` order.
+pub fn verdicts(analyses: &[&dyn Analysis], set: &TaskSet) -> Vec<bool> {
+    analyses.iter().flat_map(|a| (0..a.series().len()).map(move |i| a.schedulable(i, set))).collect()
 }
 
 /// One point of a figure: how many of `n_sets` sets of utilisation `utilisation` and the
-/// given request sizes `scheme` schedules.
+/// given request sizes the series `scheme` (its key) schedules.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub figure: u8,
@@ -189,20 +165,27 @@ fn step_rng(seed: u64, step: u32) -> rand_pcg::Pcg64Mcg {
     rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
-/// Every utilisation step of one figure at one pair of request sizes: 19 · 4 rows, by step
-/// then scheme.
-pub fn sweep(e: &Experiment, d: &Devices, figure: u8, read_pages: u32, write_pages: u32) -> Vec<Row> {
-    let mut rows = Vec::with_capacity(UTILISATION_STEPS as usize * SCHEMES.len());
+/// Every utilisation step of one figure at one pair of request sizes: 19 rows per series, by
+/// step then series.
+pub fn sweep(
+    e: &Experiment,
+    analyses: &[&dyn Analysis],
+    figure: u8,
+    read_pages: u32,
+    write_pages: u32,
+) -> Vec<Row> {
+    let keys: Vec<&'static str> = series(analyses).iter().map(|s| s.key).collect();
+    let mut rows = Vec::with_capacity(UTILISATION_STEPS as usize * keys.len());
     for step in 1..=UTILISATION_STEPS {
         let mut rng = step_rng(e.seed, step);
-        let mut counts = [0u32; 4];
+        let mut counts = vec![0u32; keys.len()];
         for _ in 0..e.n_sets {
             let set = task_set(&mut rng, e, utilisation(step), read_pages, write_pages);
-            for (count, ok) in counts.iter_mut().zip(verdicts(d, &set)) {
+            for (count, ok) in counts.iter_mut().zip(verdicts(analyses, &set)) {
                 *count += ok as u32;
             }
         }
-        rows.extend(SCHEMES.iter().zip(counts).map(|(&scheme, n)| Row {
+        rows.extend(keys.iter().zip(counts).map(|(&scheme, n)| Row {
             figure,
             read_pages,
             write_pages,
@@ -236,11 +219,10 @@ pub struct Weighted {
     pub value: f64,
 }
 
-/// The weighted schedulability of each scheme in `rows` (one sweep), in `SCHEMES` order.
-pub fn weigh(rows: &[Row]) -> Vec<Weighted> {
+/// The weighted schedulability of each series of `keys` in `rows` (one sweep), in that order.
+pub fn weigh(rows: &[Row], keys: &[&'static str]) -> Vec<Weighted> {
     let Some(first) = rows.first() else { return Vec::new() };
-    SCHEMES
-        .iter()
+    keys.iter()
         .map(|&scheme| {
             let points: Vec<(f64, f64)> =
                 rows.iter().filter(|r| r.scheme == scheme).map(|r| (r.utilisation, r.fraction())).collect();
@@ -264,14 +246,16 @@ pub struct Results {
 
 /// Runs the whole experiment: Figure 5 at (`read_pages`, `write_pages`), Figure 6 over
 /// `fig6_read_pages` with `write_pages`, Figure 7 over `fig7_write_pages` with `read_pages`.
-pub fn run(e: &Experiment, d: &Devices) -> Results {
+/// `analyses` give the series, in their order.
+pub fn run(e: &Experiment, analyses: &[&dyn Analysis]) -> Results {
+    let keys: Vec<&'static str> = series(analyses).iter().map(|s| s.key).collect();
     let mut cases = vec![(5u8, e.read_pages, e.write_pages)];
     cases.extend(e.fig6_read_pages.iter().map(|&r| (6, r, e.write_pages)));
     cases.extend(e.fig7_write_pages.iter().map(|&w| (7, e.read_pages, w)));
     let mut out = Results { rows: Vec::new(), weighted: Vec::new() };
     for (figure, r, w) in cases {
-        let rows = sweep(e, d, figure, r, w);
-        out.weighted.extend(weigh(&rows));
+        let rows = sweep(e, analyses, figure, r, w);
+        out.weighted.extend(weigh(&rows, &keys));
         out.rows.extend(rows);
     }
     out

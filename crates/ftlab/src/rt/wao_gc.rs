@@ -8,7 +8,7 @@
 //! with a trigger probability, and each job blocked by the writes and steps of a number of
 //! other tasks that the caller draws.
 
-use super::{Task, Term, Test};
+use super::{Admit, Analysis, Bound, BoundKind, Series, Task, Term, Test};
 
 /// Table IV's WAO-GC column and the step size.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,15 +92,8 @@ pub fn read_bandwidth(c: &Config) -> f64 {
     c.parallel_reads as f64 / (worst_read_ms(c) / 1000.0)
 }
 
-/// How many other tasks' partial GC steps block one job of a task (§VI-A: "in the worst case,
-/// a task will be blocked by all the other tasks; ... we used a uniform probability to
-/// determine the interference"). The caller chooses: drawn uniformly from 0..n for the
-/// experiment, n − 1 for the worst case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Blockers {
-    pub read: u32,
-    pub write: u32,
-}
+/// How many other tasks' partial GC steps block one job of a task (`rt::Blockers`).
+pub use super::Blockers;
 
 /// One job type of the demand test: task `task`'s reads or writes, its cost, period and
 /// blocking, in ms.
@@ -191,4 +184,65 @@ pub fn demand_test(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f
         });
     }
     Test { equation: "WAO-GC demand, SRP with EDF, binding level (docs/rt.md)", terms }
+}
+
+/// WAO-GC's analysis as a scheme's capability (`rt::Analysis`): no admission control, its
+/// worst-case demand test shown by `ftlab rt admit`, one series of Figures 5-7 per trigger rate
+/// of `TRIGGERS`, and its Table IV column.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaoGcAnalysis(pub Config);
+
+/// The trigger rates of WAO-GC's series of Figures 5-7: 75% and 50% of writes starting a
+/// partial step (§VI-A).
+pub const TRIGGERS: [f64; 2] = [0.75, 0.5];
+
+/// The series of `TRIGGERS`, in that order.
+pub const SERIES: [Series; 2] =
+    [Series { key: "wao-gc-75", label: "WAO-GC 75" }, Series { key: "wao-gc-50", label: "WAO-GC 50" }];
+
+/// The analysis with the paper's configuration (the registry's hook).
+pub fn analysis() -> Box<dyn Analysis> {
+    Box::new(WaoGcAnalysis(Config::paper()))
+}
+
+impl Analysis for WaoGcAnalysis {
+    fn controls_admission(&self) -> bool {
+        false
+    }
+
+    fn admit(&self, tasks: &[Task]) -> Admit {
+        let worst = tasks.len().saturating_sub(1) as u32;
+        let blockers = vec![Blockers { read: worst, write: worst }; tasks.len()];
+        Admit {
+            tests: vec![demand_test(&self.0, tasks, &blockers, 1.0)],
+            admitted: true,
+            note: Some("WAO-GC has no admission control (PaRT-FTL paper, §VI-A): every task set is admitted. Shown for information: this project's worst-case demand test (every other task blocks each job, every write starts a partial step; docs/rt.md)"),
+        }
+    }
+
+    fn series(&self) -> &'static [Series] {
+        &SERIES
+    }
+
+    fn schedulable(&self, series: usize, set: &super::schedulability::TaskSet) -> bool {
+        demand_passes(&self.0, &set.tasks, &set.blockers, TRIGGERS[series])
+    }
+
+    fn bounds(&self) -> Vec<Bound> {
+        let w = &self.0;
+        let row = |kind, quantity, equation, value, paper| Bound { kind, quantity, equation, value, paper };
+        vec![
+            row(BoundKind::Bandwidth, "WAO-GC write", "Eq. 15", write_bandwidth(w), "15.5 MB/s"),
+            row(BoundKind::Bandwidth, "WAO-GC read", "Eq. 16", read_bandwidth(w), "13.4 MB/s"),
+            row(BoundKind::Latency, "WAO-GC worst write", "Eq. 13", worst_write_ms(w), "-"),
+            row(BoundKind::Latency, "WAO-GC worst read", "Eq. 14", worst_read_ms(w), "-"),
+            row(
+                BoundKind::Space,
+                "WAO-GC's bound on λ",
+                "Eq. 12",
+                lambda_max(w.pages_per_block, w.copies_per_step),
+                "66.4%",
+            ),
+        ]
+    }
 }

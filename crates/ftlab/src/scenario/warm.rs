@@ -64,10 +64,6 @@ fn default_cap() -> f64 {
     8.0
 }
 
-/// Schemes whose state advances with simulated time only: a scenario running one of them
-/// preconditions with `fill`.
-pub const TIMED_ONLY_SCHEMES: &[&str] = &["part-ftl"];
-
 /// Whether tenant `t`'s workload may write or trim (change what the device holds): a
 /// synthetic part with `read_ratio < 1`, a periodic write task, or a trace (whose records
 /// are not read before the run).
@@ -88,16 +84,17 @@ pub(super) fn resolve(
 ) -> Result<PreconditionConfig, (String, String)> {
     let writes = tenants.iter().any(tenant_writes);
     // `fill_fraction = 0` asks for an empty device: warming it by default would fill it.
-    // part-ftl's write buffer drains and its die roles rotate with simulated time, which the
-    // instant executor does not have: warmed, its buffer held more pages than its size
-    // (tests/part_ftl.rs), so it is refused.
-    let timed_only = schemes.iter().find(|n| TIMED_ONLY_SCHEMES.contains(&n.as_str()));
+    // A scheme whose state advances with simulated time only (its registry entry's
+    // `timed_only`), which the instant executor does not have, is refused.
+    let timed_only = schemes
+        .iter()
+        .find_map(|n| crate::scheme::info(n).and_then(|i| i.caps.timed_only).map(|why| (n.as_str(), why)));
     let warm = writes && p.fill_fraction > 0.0 && timed_only.is_none();
     let mode = p.mode.unwrap_or(if warm { PreconditionMode::Workload } else { PreconditionMode::Fill });
-    if let (PreconditionMode::Workload, Some(name)) = (mode, timed_only) {
+    if let (PreconditionMode::Workload, Some((name, why))) = (mode, timed_only) {
         return Err((
             "precondition.mode".into(),
-            format!("\"workload\" cannot warm {name}: its write buffer drains and its die roles rotate with simulated time, which the warm-up's instant executor does not have; use \"fill\" or run {name} in a scenario of its own"),
+            format!("\"workload\" cannot warm {name}: {why}, which the warm-up's instant executor does not have; use \"fill\" or run {name} in a scenario of its own"),
         ));
     }
     if mode == PreconditionMode::Workload && !writes {

@@ -17,12 +17,17 @@
 //! inside a die is the engine's (dynamic and static), as before. Not the lifetime projection
 //! (`metrics::lifetime`) nor the swap bound's arithmetic (`metrics::lifetime_model`).
 
-use super::{parse_config, partitioned, to_table, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, partitioned, to_table, Capabilities, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+};
+use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{Cause, Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration};
 use crate::sched::SchedulerKind;
+pub use crate::scheme::swap::{decide, Decision, RateWindow, NO_OWNER};
+use crate::scheme::swap::{ChannelLoads, Number, SwapRule};
 use crate::scheme::Admission;
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
@@ -64,21 +69,6 @@ pub struct FlashbloxConfig {
     /// range [1, 1024].
     #[serde(default = "default_reads_in_flight")]
     pub swap_reads_in_flight_max: u32,
-}
-
-/// The window of the erase rates the swap trigger compares (`rate_window`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RateWindow {
-    /// Erases since the run started (the device put in service after preconditioning) over
-    /// the time since: each channel's mean erase rate so far. All channels share the window,
-    /// so max / mean of the rates is max / mean of the erase counts since the start.
-    #[default]
-    Cumulative,
-    /// Erases since the last swap ended (or the run started): the rate of the load each
-    /// channel holds now. With a steady load this is constant, so the trigger fires at every
-    /// check once the floor `swap_interval_min_s` has passed: the floor becomes the schedule.
-    SinceSwap,
 }
 
 /// One tenant's vSSD.
@@ -123,59 +113,6 @@ fn default_reads_in_flight() -> u32 {
 }
 fn default_burst() -> u32 {
     8
-}
-
-/// No channel vSSD holds the channel (it cannot be swapped).
-pub const NO_OWNER: u16 = u16::MAX;
-
-/// What the swap rule decides on one check (`decide`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Decision {
-    /// Swap channel `hot` (the most worn) with `cool` (another vSSD's, lowest current rate);
-    /// `imbalance` is the trigger's max / mean.
-    Swap { hot: usize, cool: usize, imbalance: f64 },
-    /// The trigger is met but the most-worn channel already has the lowest current rate of
-    /// the candidates: nothing to gain until another channel passes it in wear.
-    Wait { imbalance: f64 },
-    /// The trigger is not met (max / mean at most the threshold, or nothing erased yet).
-    Below { imbalance: f64 },
-    /// No swap is possible: fewer than two swappable channels or a single vSSD holds them all.
-    Never,
-}
-
-/// The slides' swap rule on plain numbers, per channel: `trigger` the erase counts (or rates)
-/// over the trigger's window, `rate` the current erase rate of the load the channel holds,
-/// `wear` its wear, `owner` its vSSD (`NO_OWNER`: not swappable). Over the swappable
-/// channels: if max / mean of `trigger` exceeds `threshold`, "the channel that has incurred the
-/// maximum wearout" (highest `wear`, lowest index on a tie) is paired with "the channel that
-/// has the minimum rate of wearout" among the other vSSDs' (lowest `rate`, then `wear`, then
-/// index), and swaps if its own rate is higher. The scheme and the lifetime model both decide
-/// with this function.
-pub fn decide(trigger: &[f64], rate: &[f64], wear: &[f64], owner: &[u16], threshold: f64) -> Decision {
-    let sw: Vec<usize> = (0..owner.len()).filter(|&c| owner[c] != NO_OWNER).collect();
-    let Some(&first) = sw.first() else { return Decision::Never };
-    if sw.len() < 2 || sw.iter().all(|&c| owner[c] == owner[first]) {
-        return Decision::Never;
-    }
-    let mean = sw.iter().map(|&c| trigger[c]).sum::<f64>() / sw.len() as f64;
-    let max = sw.iter().map(|&c| trigger[c]).fold(0.0, f64::max);
-    let imbalance = if mean > 0.0 { max / mean } else { 0.0 };
-    if mean <= 0.0 || imbalance <= threshold {
-        return Decision::Below { imbalance };
-    }
-    let hot =
-        *sw.iter().max_by(|&&a, &&b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a))).expect("two channels");
-    let cool = sw
-        .iter()
-        .copied()
-        .filter(|&c| owner[c] != owner[hot])
-        .min_by(|&a, &b| rate[a].total_cmp(&rate[b]).then(wear[a].total_cmp(&wear[b])).then(a.cmp(&b)))
-        .expect("another vSSD's channel");
-    if rate[hot] > rate[cool] {
-        Decision::Swap { hot, cool, imbalance }
-    } else {
-        Decision::Wait { imbalance }
-    }
 }
 
 /// A swap in progress: vSSD `a` moved from channel `from_a` to `from_b`, `b` the other way.
@@ -346,6 +283,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<FlashbloxConfig>,
     defaults: serde_defaults::<FlashbloxConfig>,
     build,
+    caps: Capabilities { lifetime: Some(lifetime_setup), ..Capabilities::labelled("FlashBlox") },
 };
 
 fn check_knobs(c: &FlashbloxConfig) -> Result<(), SchemeConfigError> {
@@ -725,4 +663,64 @@ impl Scheme for Flashblox {
     fn resolved_config(&self) -> toml::Table {
         to_table(&self.config)
     }
+}
+
+/// The lifetime model's hook (`Capabilities::lifetime`, `swap::LifetimeHook`): per-vSSD rates
+/// (the tenants' `wear.erase_rate_per_s`, less the erases the swaps caused, spread over each
+/// channel vSSD's channels), the swap rule of `[scheme.flashblox]` in the resolved scenario
+/// (none when `swaps = false`) and each swap's measured cost.
+pub fn lifetime_setup(
+    p: &serde_json::Value,
+    resolved_toml: &str,
+    num: Number,
+    loads: &mut ChannelLoads,
+) -> Result<SwapRule, FtlabError> {
+    let usage = |reason: String| FtlabError::Usage { arg: "scenario.resolved.toml".into(), reason };
+    let doc: toml::Table = resolved_toml.parse().map_err(|e: toml::de::Error| usage(e.to_string()))?;
+    let table = doc
+        .get("scheme")
+        .and_then(|s| s.get(INFO.name))
+        .cloned()
+        .unwrap_or(toml::Value::Table(toml::Table::new()));
+    let cfg: FlashbloxConfig = table.try_into().map_err(|e| usage(format!("scheme.{}: {e}", INFO.name)))?;
+    let c = &p["scheme_counters"];
+    let n_swaps = num(&c["n_swaps"], "scheme_counters.n_swaps")?;
+    let done = num(&c["n_swaps_completed"], "scheme_counters.n_swaps_completed")?;
+    let secs = num(&p["device"]["measured_s"], "device.measured_s")?;
+    let swap_blocks = num(&c["swap_blocks"], "scheme_counters.swap_blocks")?;
+    let mut rule = SwapRule::NONE;
+    if cfg.swaps {
+        rule.threshold = cfg.swap_threshold;
+        rule.window = cfg.rate_window;
+        rule.interval_min_s = cfg.swap_interval_min_s;
+        rule.epoch_s = cfg.epoch_s;
+    }
+    rule.swap_time_s = if done > 0.0 {
+        num(&c["swap_device_time_s"], "scheme_counters.swap_device_time_s")? / done
+    } else {
+        0.0
+    };
+    rule.swap_erases = if n_swaps > 0.0 { swap_blocks / n_swaps / 2.0 } else { 0.0 };
+    // Channel vSSDs hold consecutive channels from 0 at the start (`allocate`).
+    let tenants: Vec<&serde_json::Value> =
+        p["tenants"].as_object().map(|m| m.values().collect()).unwrap_or_default();
+    let rates: Vec<f64> = tenants
+        .iter()
+        .enumerate()
+        .map(|(t, v)| num(&v["wear"]["erase_rate_per_s"], &format!("tenants.{t}.wear.erase_rate_per_s")))
+        .collect::<Result<_, _>>()?;
+    let total: f64 = rates.iter().sum();
+    // The swaps' own erases are in the measured rates: take them out, in proportion.
+    let keep = if total > 0.0 && secs > 0.0 { ((total - swap_blocks / secs) / total).max(0.0) } else { 1.0 };
+    let mut next = 0usize;
+    for (t, v) in cfg.tenants.iter().enumerate() {
+        if let Vssd::Channel { channels } = *v {
+            for ch in next..next + channels as usize {
+                loads.owner[ch] = t as u16;
+                loads.rate_per_s[ch] = rates.get(t).copied().unwrap_or(0.0) * keep / channels as f64;
+            }
+            next += channels as usize;
+        }
+    }
+    Ok(rule)
 }

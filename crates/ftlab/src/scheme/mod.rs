@@ -3,13 +3,25 @@
 //! served, which block GC takes and where its data goes, what happens at each epoch tick,
 //! and whether a request is admitted. It never moves data or issues flash operations itself:
 //! it answers the engine's questions and may push `Command`s (migrations, partial-GC steps,
-//! parity programs) that the engine runs as jobs. Adding a scheme = one file + one `REGISTRY`
-//! line.
+//! parity programs) that the engine runs as jobs.
+//!
+//! The registry is the one place that knows every scheme: each entry (`SchemeInfo`, a file's
+//! `INFO`) carries everything its scheme brings: name, summary, knobs, build, and its
+//! `Capabilities` (label, real-time analysis, lifetime-model hook, whether the warm-up may run
+//! it). Nothing outside a scheme's own files and this registry names a scheme
+//! (`tests/python/test_scheme_names.py`). Adding a scheme = one file + one `REGISTRY` line
+//! (docs/schemes/README.md).
+//!
+//! The `Scheme` trait holds what every scheme answers; what only some schemes have is a
+//! capability sub-trait (`Stripes`, `WriteRoles`, `TenantSeries`) that a scheme exposes through
+//! `Scheme::stripes` and the like. The engine asks `dyn Scheme`'s methods of the same names,
+//! which answer as a scheme without the capability would when it is absent.
 
 pub mod flashblox;
 pub mod part_ftl;
 pub mod partitioned;
 pub mod rtgc;
+pub mod swap;
 pub mod unified;
 pub mod upi;
 pub mod wao_gc;
@@ -78,7 +90,8 @@ pub enum Admission {
 /// One isolation / placement scheme: a policy the engine tells (events, epochs) and asks
 /// (where to write, how to read, which victim), and that may push `Command`s for the engine
 /// to run as jobs. Hooks with defaults are the ones most schemes leave alone; see
-/// `docs/ARCHITECTURE.md` for which scheme uses which.
+/// `docs/ARCHITECTURE.md` for which scheme uses which. What only some schemes have is a
+/// capability sub-trait the scheme returns from `stripes`, `write_roles` or `tenant_series`.
 pub trait Scheme: Send {
     fn name(&self) -> &'static str;
 
@@ -97,51 +110,9 @@ pub trait Scheme: Send {
         victim_die
     }
 
-    /// Whether `die` may run programs, erases and job reads now; a die that may not runs host
-    /// reads only, and the rest waits in its queue (PaRT-FTL's read dies, §III-A). A scheme
-    /// that turns a die back on pushes `Command::Dispatch` for it.
-    fn may_write(&self, die: DieIdx) -> bool {
-        let _ = die;
-        true
-    }
-
-    /// The write buffer this scheme needs, in mapping units, replacing
-    /// `ftl.write_buffer_bytes` (PaRT-FTL: writes are buffered, §V); `None` keeps the
-    /// scenario's.
-    fn write_buffer_units(&self) -> Option<u64> {
-        None
-    }
-
-    /// How to serve a host read of the page at `ppa`.
-    fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
-        let _ = (ppa, view);
-        ReadPlan::Direct
-    }
-
-    /// The parity page of `data` (from `Command::ProgramParity`) was placed at `parity`; its
-    /// program is issued. A scheme that rebuilds reads records its stripe here.
-    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, view: &DeviceView) {
-        let _ = (data, parity, view);
-    }
-
-    /// The pages to read to rebuild the page at `ppa` (its stripe peers and parity), for a
-    /// scheme whose `read_plan` returns `Rebuild`. The integrity oracle checks that they give
-    /// the page back (no member erased or rewritten since its parity was programmed).
-    fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
-        let _ = (view, out);
-        panic!("scheme {} asked to rebuild unit {} but has no parity stripes", self.name(), ppa.0);
-    }
-
     /// The next GC victim on `die`; by default the scenario's policy.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, policy: VictimPolicy) -> Option<BlockIdx> {
         view.ftl.select_victim(die, policy, view.now)
-    }
-
-    /// Whether static wear leveling may collect `block` (move its data and erase it); a scheme
-    /// whose parity stripes pin blocks says no for them.
-    fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
-        let _ = (block, view);
-        true
     }
 
     /// The timed run starts (preconditioning, if any, is over).
@@ -180,16 +151,6 @@ pub trait Scheme: Send {
         Admission::Admit
     }
 
-    /// Names of the extra per-tenant time-series columns this scheme exposes.
-    fn series_names(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Values of `series_names()` for `tenant`, appended to `out`.
-    fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
-        let _ = (tenant, view, out);
-    }
-
     /// The scheme's own counters for `summary.json` (`scheme_counters`), appended to `out`.
     fn counters(&self, out: &mut Counters) {
         let _ = out;
@@ -197,13 +158,152 @@ pub trait Scheme: Send {
 
     /// The scheme's config with every default filled in (for `scenario.resolved.toml`).
     fn resolved_config(&self) -> toml::Table;
+
+    /// Its parity stripes, if it has any (PaRT-FTL).
+    fn stripes(&self) -> Option<&dyn Stripes> {
+        None
+    }
+
+    /// `stripes`, to record a stripe.
+    fn stripes_mut(&mut self) -> Option<&mut dyn Stripes> {
+        None
+    }
+
+    /// Its die roles and write buffer, if it has its own (PaRT-FTL).
+    fn write_roles(&self) -> Option<&dyn WriteRoles> {
+        None
+    }
+
+    /// Its extra per-tenant time-series columns, if any (UPI).
+    fn tenant_series(&self) -> Option<&dyn TenantSeries> {
+        None
+    }
+}
+
+/// Parity stripes (PaRT-FTL, §III-C): host reads rebuilt from a stripe or served from the
+/// write buffer, each stripe recorded when its parity page is placed, blocks a stripe pins
+/// kept from static wear leveling.
+pub trait Stripes {
+    /// How to serve a host read of the page at `ppa`.
+    fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan;
+
+    /// The parity page of `data` (from `Command::ProgramParity`) was placed at `parity`; its
+    /// program is issued. A scheme that rebuilds reads records its stripe here.
+    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, view: &DeviceView);
+
+    /// The pages to read to rebuild the page at `ppa` (its stripe peers and parity), for a
+    /// scheme whose `read_plan` returns `Rebuild`. The integrity oracle checks that they give
+    /// the page back (no member erased or rewritten since its parity was programmed).
+    fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>);
+
+    /// Whether static wear leveling may collect `block` (move its data and erase it); a scheme
+    /// whose parity stripes pin blocks says no for them.
+    fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
+        let _ = (block, view);
+        true
+    }
+}
+
+/// Die roles and a write buffer of the scheme's own (PaRT-FTL's read and write dies, §III-A,
+/// and its buffered writes, §V).
+pub trait WriteRoles {
+    /// Whether `die` may run programs, erases and job reads now; a die that may not runs host
+    /// reads only, and the rest waits in its queue (PaRT-FTL's read dies, §III-A). A scheme
+    /// that turns a die back on pushes `Command::Dispatch` for it.
+    fn may_write(&self, die: DieIdx) -> bool;
+
+    /// The write buffer this scheme needs, in mapping units, replacing
+    /// `ftl.write_buffer_bytes` (PaRT-FTL: writes are buffered, §V); `None` keeps the
+    /// scenario's.
+    fn write_buffer_units(&self) -> Option<u64>;
+}
+
+/// Extra per-tenant time-series columns (UPI's allocation sets and utility).
+pub trait TenantSeries {
+    /// Names of the extra per-tenant time-series columns this scheme exposes.
+    fn series_names(&self) -> &'static [&'static str];
+
+    /// Values of `series_names()` for `tenant`, appended to `out`.
+    fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>);
+}
+
+/// What the engine asks of any scheme, capability or not: a scheme without the capability
+/// answers as the defaults say (read in place, every die may write, the scenario's buffer, no
+/// extra columns).
+impl<'a> dyn Scheme + 'a {
+    pub fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
+        self.stripes().map_or(ReadPlan::Direct, |s| s.read_plan(ppa, view))
+    }
+
+    pub fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, view: &DeviceView) {
+        if let Some(s) = self.stripes_mut() {
+            s.on_parity_placed(data, parity, view);
+        }
+    }
+
+    pub fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
+        match self.stripes() {
+            Some(s) => s.stripe_members(ppa, view, out),
+            None => {
+                panic!("scheme {} asked to rebuild unit {} but has no parity stripes", self.name(), ppa.0)
+            }
+        }
+    }
+
+    pub fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
+        self.stripes().is_none_or(|s| s.may_level(block, view))
+    }
+
+    pub fn may_write(&self, die: DieIdx) -> bool {
+        self.write_roles().is_none_or(|w| w.may_write(die))
+    }
+
+    pub fn write_buffer_units(&self) -> Option<u64> {
+        self.write_roles().and_then(|w| w.write_buffer_units())
+    }
+
+    pub fn series_names(&self) -> &'static [&'static str] {
+        self.tenant_series().map_or(&[], |s| s.series_names())
+    }
+
+    pub fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
+        if let Some(s) = self.tenant_series() {
+            s.series_values(tenant, view, out);
+        }
+    }
 }
 
 /// Builds a scheme from its config table.
 pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
-/// A scheme's registry entry: name, summary, knob table, build function.
-pub type SchemeInfo = crate::knobs::PolicyInfo<BuildFn>;
+/// A scheme's registry entry: name, summary, knob table, build function, capabilities.
+pub type SchemeInfo = crate::knobs::PolicyInfo<BuildFn, Capabilities>;
+
+/// What a scheme brings besides its build: what the rest of ftlab asks the registry instead of
+/// naming the scheme.
+#[derive(Clone, Copy)]
+pub struct Capabilities {
+    /// The scheme's name in figures and tables ("PaRT-FTL").
+    pub label: &'static str,
+    /// Its real-time analysis with the paper's configuration (`ftlab rt admit`, Figures 5-7,
+    /// Table IV); `None`: it has none.
+    pub analysis: Option<fn() -> Box<dyn crate::rt::Analysis>>,
+    /// Its part of the fast-forward lifetime model (`ftlab lifetime`): a scheme that swaps
+    /// channels gives its swap rule and per-tenant loads; `None`: the model takes the run's
+    /// per-channel rates and swaps nothing.
+    pub lifetime: Option<swap::LifetimeHook>,
+    /// Why the warm-up by workload (`precondition.mode = "workload"`, the instant executor)
+    /// cannot run it, for a scheme whose state advances with simulated time only; `None`: it
+    /// can.
+    pub timed_only: Option<&'static str>,
+}
+
+impl Capabilities {
+    /// A scheme with a label and nothing else.
+    pub const fn labelled(label: &'static str) -> Capabilities {
+        Capabilities { label, analysis: None, lifetime: None, timed_only: None }
+    }
+}
 
 /// Every scheme a scenario may name (the integrity property test runs each one; `ftlab
 /// schemes` lists them with their knobs).
@@ -221,6 +321,15 @@ pub const REGISTRY: &[SchemeInfo] = &[
 /// The registry entry of the scheme called `name`.
 pub fn info(name: &str) -> Option<&'static SchemeInfo> {
     REGISTRY.iter().find(|p| p.name == name)
+}
+
+/// Every scheme with a real-time analysis, with its analysis: those that control admission
+/// first, then those whose test is information only, each group in registry order. This is
+/// the order of `ftlab rt admit`'s schemes, of the series of Figures 5-7 and of Table IV.
+pub fn analyses() -> Vec<(&'static SchemeInfo, Box<dyn crate::rt::Analysis>)> {
+    let mut out: Vec<_> = REGISTRY.iter().filter_map(|s| s.caps.analysis.map(|a| (s, a()))).collect();
+    out.sort_by_key(|(_, a)| !a.controls_admission());
+    out
 }
 
 /// Build the scheme called `name`.

@@ -29,7 +29,10 @@
 //! are the engine's (`ftl.scheduler = "edf"`). Choices the paper leaves open are listed in
 //! docs/schemes/part-ftl.md.
 
-use super::{parse_config, to_table, ReadPlan, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, to_table, Capabilities, ReadPlan, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+    Stripes, WriteRoles,
+};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::ftl::blocks::{BlockState, WriteClass};
 use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
@@ -110,6 +113,13 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<PartFtlConfig>,
     defaults: serde_defaults::<PartFtlConfig>,
     build,
+    caps: Capabilities {
+        analysis: Some(crate::rt::part_ftl::analysis),
+        // Its buffer drains and its die roles rotate with simulated time (tests/part_ftl.rs:
+        // warmed by the instant executor, its buffer held more pages than its size).
+        timed_only: Some("its write buffer drains and its die roles rotate with simulated time"),
+        ..Capabilities::labelled("PaRT-FTL")
+    },
 };
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -794,18 +804,6 @@ impl Scheme for PartFtl {
         Interests { placed: true, invalidated: true, erased: true }
     }
 
-    /// §III-A: "F_w is the set of flash chips servicing only write requests and performing
-    /// garbage collection, and F_r is the set of flash chips servicing only read requests".
-    fn may_write(&self, die: DieIdx) -> bool {
-        self.is_write_die(die)
-    }
-
-    /// §V: "Write requests are buffered and admission control guarantees that the buffer
-    /// will not overflow."
-    fn write_buffer_units(&self) -> Option<u64> {
-        Some(self.buffer_pages_size * self.g.units_per_page as u64)
-    }
-
     fn host_write_die(&mut self, _tenant: u16, _stream: u8, view: &DeviceView) -> DieIdx {
         self.next_write_die(view, true)
     }
@@ -868,6 +866,80 @@ impl Scheme for PartFtl {
         self.release(block);
     }
 
+    /// GC erases a block with no valid unit that no live stripe needs (stripes are copied out
+    /// by `reclaim`), else collects a block that joined no stripe; on F_w only.
+    fn gc_victim(
+        &self,
+        die: DieIdx,
+        view: &DeviceView,
+        _policy: crate::ftl::gc::VictimPolicy,
+    ) -> Option<BlockIdx> {
+        if !self.is_write_die(die) {
+            return None;
+        }
+        self.erasable(view, die).or_else(|| self.unstriped_victim(view, die))
+    }
+
+    fn on_run_start(&mut self, _view: &DeviceView, _cmds: &mut Vec<Command>) {
+        // The buffer's high-water mark and overflows of the timed run (preconditioning writes
+        // instantly, roles and buffer being bookkeeping only).
+        self.buffer_pages_max = self.buffer_pages;
+        self.counts.buffer_overflows = (self.buffer_pages > self.buffer_pages_size) as u64;
+    }
+
+    fn counters(&self, out: &mut Counters) {
+        let c = &self.counts;
+        out.push(("rotations", c.rotations as f64));
+        out.push(("early_rotations", c.early_rotations as f64));
+        out.push(("stripes_sealed", c.stripes_sealed as f64));
+        out.push(("stripes_copied", c.stripes_copied as f64));
+        out.push(("copy_out_blocks", c.copy_out_blocks as f64));
+        out.push(("deferred_writes", c.deferred_writes as f64));
+        out.push(("write_buffer_overflows", c.buffer_overflows as f64));
+        out.push(("parity_dead_on_arrival", c.parity_dead_on_arrival as f64));
+        out.push(("direct_write_die_reads", self.direct_write_die_reads.get() as f64));
+        out.push(("live_stripes", self.stripes.iter().filter(|s| s.is_some()).count() as f64));
+        out.push(("write_buffer_pages", self.buffer_pages_size as f64));
+        out.push(("write_buffer_pages_max", self.buffer_pages_max as f64));
+        out.push(("admission_eq6_total", self.eq6_total));
+        out.push(("admission_eq7_total", self.eq7_total));
+    }
+
+    fn resolved_config(&self) -> toml::Table {
+        to_table(&PartFtlConfig {
+            gc_trigger_free_blocks: Some(self.trigger_free_blocks),
+            ..self.config.clone()
+        })
+    }
+
+    fn stripes(&self) -> Option<&dyn Stripes> {
+        Some(self)
+    }
+
+    fn stripes_mut(&mut self) -> Option<&mut dyn Stripes> {
+        Some(self)
+    }
+
+    fn write_roles(&self) -> Option<&dyn WriteRoles> {
+        Some(self)
+    }
+}
+
+impl WriteRoles for PartFtl {
+    /// §III-A: "F_w is the set of flash chips servicing only write requests and performing
+    /// garbage collection, and F_r is the set of flash chips servicing only read requests".
+    fn may_write(&self, die: DieIdx) -> bool {
+        self.is_write_die(die)
+    }
+
+    /// §V: "Write requests are buffered and admission control guarantees that the buffer
+    /// will not overflow."
+    fn write_buffer_units(&self) -> Option<u64> {
+        Some(self.buffer_pages_size * self.g.units_per_page as u64)
+    }
+}
+
+impl Stripes for PartFtl {
     fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
         self.erasable_index.mark(self.g.block_of(parity));
         let first = self.page(data.as_slice()[0]);
@@ -917,20 +989,6 @@ impl Scheme for PartFtl {
         out.push(Ppa(s.parity[row as usize] * upp));
     }
 
-    /// GC erases a block with no valid unit that no live stripe needs (stripes are copied out
-    /// by `reclaim`), else collects a block that joined no stripe; on F_w only.
-    fn gc_victim(
-        &self,
-        die: DieIdx,
-        view: &DeviceView,
-        _policy: crate::ftl::gc::VictimPolicy,
-    ) -> Option<BlockIdx> {
-        if !self.is_write_die(die) {
-            return None;
-        }
-        self.erasable(view, die).or_else(|| self.unstriped_victim(view, die))
-    }
-
     /// Static wear leveling moves a block and erases it: only on F_w, one no live stripe
     /// needs.
     fn may_level(&self, block: BlockIdx, _view: &DeviceView) -> bool {
@@ -938,37 +996,5 @@ impl Scheme for PartFtl {
         self.is_write_die(self.g.die_of_block(block))
             && self.block_stripe[i] == NONE
             && self.parity_live[i] == 0
-    }
-
-    fn on_run_start(&mut self, _view: &DeviceView, _cmds: &mut Vec<Command>) {
-        // The buffer's high-water mark and overflows of the timed run (preconditioning writes
-        // instantly, roles and buffer being bookkeeping only).
-        self.buffer_pages_max = self.buffer_pages;
-        self.counts.buffer_overflows = (self.buffer_pages > self.buffer_pages_size) as u64;
-    }
-
-    fn counters(&self, out: &mut Counters) {
-        let c = &self.counts;
-        out.push(("rotations", c.rotations as f64));
-        out.push(("early_rotations", c.early_rotations as f64));
-        out.push(("stripes_sealed", c.stripes_sealed as f64));
-        out.push(("stripes_copied", c.stripes_copied as f64));
-        out.push(("copy_out_blocks", c.copy_out_blocks as f64));
-        out.push(("deferred_writes", c.deferred_writes as f64));
-        out.push(("write_buffer_overflows", c.buffer_overflows as f64));
-        out.push(("parity_dead_on_arrival", c.parity_dead_on_arrival as f64));
-        out.push(("direct_write_die_reads", self.direct_write_die_reads.get() as f64));
-        out.push(("live_stripes", self.stripes.iter().filter(|s| s.is_some()).count() as f64));
-        out.push(("write_buffer_pages", self.buffer_pages_size as f64));
-        out.push(("write_buffer_pages_max", self.buffer_pages_max as f64));
-        out.push(("admission_eq6_total", self.eq6_total));
-        out.push(("admission_eq7_total", self.eq7_total));
-    }
-
-    fn resolved_config(&self) -> toml::Table {
-        to_table(&PartFtlConfig {
-            gc_trigger_free_blocks: Some(self.trigger_free_blocks),
-            ..self.config.clone()
-        })
     }
 }

@@ -3,7 +3,9 @@
 //! together. Shares are proportional to namespace size (largest remainder, at least one unit
 //! each) or given explicitly. Not dynamic: see `upi` for sets that move.
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, to_table, Capabilities, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+};
 use crate::flash::geometry::{DieIdx, Geometry};
 use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::policy::DeviceView;
@@ -55,6 +57,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<PartitionedConfig>,
     defaults: serde_defaults::<PartitionedConfig>,
     build,
+    caps: Capabilities::labelled("Partitioned"),
 };
 
 pub struct Partitioned {

@@ -14,7 +14,9 @@
 //! GC below `ftl.gc_low_watermark_blocks` stays as a safety net; set `ftl.background_gc =
 //! false` so that GC runs only in the periodic jobs (and, if space runs short, the net).
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, to_table, Capabilities, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+};
 use crate::flash::geometry::{DieIdx, Geometry};
 use crate::knobs::{config_fields, serde_defaults, Knob, KnobKind};
 use crate::policy::{Command, DeviceView, Interests};
@@ -50,6 +52,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<RtgcConfig>,
     defaults: serde_defaults::<RtgcConfig>,
     build,
+    caps: Capabilities { analysis: Some(crate::rt::rtgc::analysis), ..Capabilities::labelled("RTGC") },
 };
 
 /// One periodic GC task: its period and next release.

@@ -2,7 +2,9 @@
 //! dies (channel first), GC copies stay on the victim's die. The UPI paper's "Unified"
 //! baseline: maximal parallelism, no isolation. No knobs.
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, to_table, Capabilities, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+};
 use crate::flash::geometry::DieIdx;
 use crate::knobs::{config_fields, serde_defaults};
 use crate::policy::DeviceView;
@@ -21,6 +23,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<UnifiedConfig>,
     defaults: serde_defaults::<UnifiedConfig>,
     build,
+    caps: Capabilities::labelled("Unified"),
 };
 
 pub struct Unified {

@@ -17,7 +17,10 @@
 //! epoch counters it is handed. `docs/schemes/upi.md` maps each equation to its line here.
 
 use super::partitioned::{assign, check_shares, proportional_shares, PartitionUnit};
-use super::{parse_config, to_table, EpochStats, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, to_table, Capabilities, EpochStats, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+    TenantSeries,
+};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
 use crate::ftl::gc::{age, VictimPolicy};
@@ -179,6 +182,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<UpiConfig>,
     defaults: serde_defaults::<UpiConfig>,
     build,
+    caps: Capabilities::labelled("UPI"),
 };
 
 /// `upi-guarded`'s registry entry: `upi` with `GUARDED_DEFAULTS`.
@@ -190,6 +194,7 @@ pub const GUARDED_INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<UpiConfig>,
     defaults: guarded_defaults,
     build: build_guarded,
+    caps: Capabilities::labelled("UPI (guarded)"),
 };
 
 /// `table` with `GUARDED_DEFAULTS` for the knobs it leaves out.
@@ -591,22 +596,6 @@ impl Scheme for Upi {
         self.rebalance(&model, view.ftl);
     }
 
-    fn series_names(&self) -> &'static [&'static str] {
-        &["alloc_set_dies", "pages_outside_set", "utility"]
-    }
-
-    fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
-        let ftl = view.ftl;
-        let outside: u64 = (0..self.geometry.n_dies)
-            .map(DieIdx)
-            .filter(|&d| !self.in_set(tenant, d))
-            .map(|d| ftl.valid_units_on(tenant, d))
-            .sum();
-        out.push(self.sets[tenant as usize].len() as f64);
-        out.push(outside as f64 / self.geometry.units_per_page as f64);
-        out.push(self.utility[tenant as usize]);
-    }
-
     fn counters(&self, out: &mut Counters) {
         let c = &self.counters;
         out.extend([
@@ -623,6 +612,27 @@ impl Scheme for Upi {
 
     fn resolved_config(&self) -> toml::Table {
         to_table(&self.config)
+    }
+    fn tenant_series(&self) -> Option<&dyn TenantSeries> {
+        Some(self)
+    }
+}
+
+impl TenantSeries for Upi {
+    fn series_names(&self) -> &'static [&'static str] {
+        &["alloc_set_dies", "pages_outside_set", "utility"]
+    }
+
+    fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
+        let ftl = view.ftl;
+        let outside: u64 = (0..self.geometry.n_dies)
+            .map(DieIdx)
+            .filter(|&d| !self.in_set(tenant, d))
+            .map(|d| ftl.valid_units_on(tenant, d))
+            .sum();
+        out.push(self.sets[tenant as usize].len() as f64);
+        out.push(outside as f64 / self.geometry.units_per_page as f64);
+        out.push(self.utility[tenant as usize]);
     }
 }
 

@@ -19,7 +19,9 @@
 //! above it so that the steps do the reclaiming. Set `ftl.background_gc = false` for the
 //! paper's WAO-GC, which collects only in steps.
 
-use super::{parse_config, to_table, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo};
+use super::{
+    parse_config, to_table, Capabilities, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
+};
 use crate::flash::geometry::DieIdx;
 use crate::ftl::blocks::WriteClass;
 use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
@@ -73,6 +75,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     fields: config_fields::<WaoGcConfig>,
     defaults: serde_defaults::<WaoGcConfig>,
     build,
+    caps: Capabilities { analysis: Some(crate::rt::wao_gc::analysis), ..Capabilities::labelled("WAO-GC") },
 };
 
 pub struct WaoGc {

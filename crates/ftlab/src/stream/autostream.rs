@@ -140,6 +140,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<AutoStreamConfig>,
     defaults: serde_defaults::<AutoStreamConfig>,
     build,
+    caps: (),
 };
 
 /// What the mapper did, summed over tenants.

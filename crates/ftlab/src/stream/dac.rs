@@ -65,6 +65,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<DacConfig>,
     defaults: serde_defaults::<DacConfig>,
     build,
+    caps: (),
 };
 
 /// What DAC did, summed over tenants.

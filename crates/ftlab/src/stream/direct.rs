@@ -58,6 +58,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<DirectConfig>,
     defaults: serde_defaults::<DirectConfig>,
     build,
+    caps: (),
 };
 
 /// Marks a virtual stream that holds no physical stream.

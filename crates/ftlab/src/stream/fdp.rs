@@ -132,6 +132,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<FdpMapperConfig>,
     defaults: serde_defaults::<FdpMapperConfig>,
     build,
+    caps: (),
 };
 
 /// One logged FDP event (the fields `nvme fdp events` prints).

@@ -19,6 +19,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<LegacyConfig>,
     defaults: serde_defaults::<LegacyConfig>,
     build,
+    caps: (),
 };
 
 pub struct Legacy;

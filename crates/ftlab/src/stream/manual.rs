@@ -82,6 +82,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<ManualConfig>,
     defaults: serde_defaults::<ManualConfig>,
     build,
+    caps: (),
 };
 
 pub struct Manual {

@@ -112,6 +112,7 @@ pub const INFO: MapperInfo = MapperInfo {
     fields: config_fields::<VStreamConfig>,
     defaults: serde_defaults::<VStreamConfig>,
     build,
+    caps: (),
 };
 
 /// Bytes of a table of write stamps of `stamp_bytes` each, one per `pages_per_stamp` of

@@ -9,7 +9,7 @@ use ftlab::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use ftlab::ftl::blocks::{BlockState, WriteClass};
 use ftlab::policy::{Command, Dest, DeviceView, Interests, Migration, Placed, StripePages};
 use ftlab::scenario::Scenario;
-use ftlab::scheme::{ReadPlan, RoundRobin, Scheme};
+use ftlab::scheme::{ReadPlan, RoundRobin, Scheme, Stripes};
 use ftlab::sim::time::SimTime;
 use ftlab::simulation::Simulation;
 
@@ -91,7 +91,7 @@ impl Scheme for Migrator {
         let blocks: Vec<BlockIdx> = g
             .blocks_of_die(die)
             .map(BlockIdx)
-            .filter(|&b| view.ftl.blocks().get(b).state == BlockState::Full)
+            .filter(|&b| view.ftl.blocks().get(b).state() == BlockState::Full)
             .take(2)
             .collect();
         let dest = Dest::Dies((0..self.n_dies).map(DieIdx).filter(|&d| d != die).collect());
@@ -219,16 +219,6 @@ impl Scheme for Parity {
             });
         }
     }
-    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
-        let id = self.stripes.len() as u32;
-        let mut pages: Vec<u32> = data.as_slice().iter().map(|&p| self.page(p)).collect();
-        pages.push(self.page(parity));
-        for &p in &pages {
-            assert_eq!(self.stripe_of_page[p as usize], NO_STRIPE, "page {p} in two stripes");
-            self.stripe_of_page[p as usize] = id;
-        }
-        self.stripes.push(pages);
-    }
     fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
         let g = view.ftl.geometry;
         // Filled pages not yet covered lose their content: they leave the next stripe.
@@ -245,6 +235,28 @@ impl Scheme for Parity {
             }
         }
     }
+    fn resolved_config(&self) -> toml::Table {
+        toml::Table::new()
+    }
+    fn stripes(&self) -> Option<&dyn Stripes> {
+        Some(self)
+    }
+    fn stripes_mut(&mut self) -> Option<&mut dyn Stripes> {
+        Some(self)
+    }
+}
+
+impl Stripes for Parity {
+    fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, _view: &DeviceView) {
+        let id = self.stripes.len() as u32;
+        let mut pages: Vec<u32> = data.as_slice().iter().map(|&p| self.page(p)).collect();
+        pages.push(self.page(parity));
+        for &p in &pages {
+            assert_eq!(self.stripe_of_page[p as usize], NO_STRIPE, "page {p} in two stripes");
+            self.stripe_of_page[p as usize] = id;
+        }
+        self.stripes.push(pages);
+    }
     fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
         let die = view.ftl.geometry.die_of(ppa);
         let intact = self.stripe_of_page[self.page(ppa) as usize] != NO_STRIPE;
@@ -260,8 +272,5 @@ impl Scheme for Parity {
         out.extend(
             self.stripes[s as usize].iter().filter(|&&p| p != own).map(|&p| Ppa(p * self.units_per_page)),
         );
-    }
-    fn resolved_config(&self) -> toml::Table {
-        toml::Table::new()
     }
 }
