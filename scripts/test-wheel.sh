@@ -5,7 +5,8 @@
 # dependency ranges pip checks), and from outside the checkout runs what a pip user would:
 # `ftlab scenarios`, `ftlab run` on a bundled scenario that replays the bundled traces, and one
 # quick reproduction on one seed (`ftlab reproduce part-ftl --quick --seeds 1`). Fails if the
-# package imported is not the installed one, or if anything fails. Not a test of the numbers (pytest).
+# package imported is not the installed one, or if anything fails. Not a test of the numbers
+# (pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
