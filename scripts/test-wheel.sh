@@ -48,4 +48,4 @@ grep -q "msr-hm0" run.txt && test -s runs/real-traces/summary.json
 # the bundled scenario, the claim file, the report templates); the numbers are pytest's.
 "$ftlab" reproduce part-ftl --quick --seeds 1 --out runs/part-ftl > reproduce.txt
 test -s runs/part-ftl/claims.json
-echo "wheel: ftlab scenarios, ftlab run real-traces and ftlab reproduce part-ftl --quick --seeds 1 ran from the installed wheel"
+echo "wheel: ftlab scenarios, run real-traces and reproduce part-ftl --quick --seeds 1 ran from it"
