@@ -2,7 +2,8 @@
 # scripts/setup.sh: build everything from a clone: the Debian packages building and running
 # need (`scripts/setup-system.sh run`; the tests' own are installed by scripts/test.sh), the
 # venv .venv with the exact Python packages of requirements.lock, and the Rust extension
-# ftlab._core (release build, installed into .venv by `maturin develop`). Idempotent and
+# ftlab._core (release build unless FTLAB_BUILD_PROFILE names another Cargo profile, installed
+# into .venv by `maturin develop`). Idempotent and
 # incremental: a second run only rebuilds what changed. It runs no tests (scripts/test.sh does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,11 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     echo "$want" > "$stamp"
 fi
 
-echo "setup: building ftlab._core (maturin develop --release)"
-VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" "$VENV/bin/maturin" develop --release --quiet
+# FTLAB_BUILD_PROFILE (default release) is the Cargo profile of the extension. CI (.ci/run) sets
+# test-release, the profile `cargo test` builds with, so the ftlab crate and the dependencies
+# compile once there instead of once per profile; the profiles give the same results
+# (Cargo.toml's note on test-release).
+profile="${FTLAB_BUILD_PROFILE:-release}"
+echo "setup: building ftlab._core (maturin develop --profile $profile)"
+VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" "$VENV/bin/maturin" develop --profile "$profile" --quiet
 echo "setup: done; try .venv/bin/ftlab --help"
