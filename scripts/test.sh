@@ -30,9 +30,9 @@ for pair in fmt:rustfmt clippy:clippy; do
 done
 
 status=0
-# Lint gates (settings in pyproject.toml, rustfmt.toml and Cargo.toml's [workspace.lints]):
-# rustfmt, clippy (every target, warnings are errors; the test-release profile reuses the
-# build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab.
+# Lint gates (settings in pyproject.toml and rustfmt.toml; docs/ARCHITECTURE.md "Lint gates"):
+# rustfmt, clippy (default lints, every target, warnings are errors; the test-release profile
+# reuses the build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab.
 echo "== lint: cargo fmt --check, cargo clippy, ruff check, ruff format --check, mypy"
 cargo fmt --check || status=$?
 cargo clippy --workspace --all-targets --profile test-release -- -D warnings || status=$?
