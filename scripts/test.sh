@@ -4,7 +4,7 @@
 # test`: chromium for the report's browser test, rocksdb-tools and strace for the live
 # capture test), then runs the Rust tests of the whole workspace, the Python tests
 # (tests/python) and the installed-wheel test (scripts/test-wheel.sh: a clean venv, then a
-# quick reproduction), after the lint gates (rustfmt, ruff, mypy). All always run; the exit
+# quick reproduction), after the lint gates (rustfmt, clippy, ruff, mypy). All always run; the exit
 # status is non-zero if any failed. Extra arguments go to pytest (e.g. scripts/test.sh -k
 # trace). It does no benchmarks.
 set -euo pipefail
@@ -13,11 +13,29 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/setup-system.sh test
 
+# rustfmt and clippy are rustup components, not part of every Rust install: add the missing
+# one where rustup manages the toolchain, else stop with what to install.
+for pair in fmt:rustfmt clippy:clippy; do
+    subcommand="${pair%%:*}" component="${pair#*:}"
+    if ! cargo "$subcommand" --version >/dev/null 2>&1; then
+        if command -v rustup >/dev/null 2>&1; then
+            echo "test: adding the Rust component $component (rustup component add $component)"
+            rustup component add "$component"
+        else
+            echo "test: cargo $subcommand is missing and there is no rustup to add it;" \
+                "install the Rust component $component with the toolchain" >&2
+            exit 1
+        fi
+    fi
+done
+
 status=0
-# Lint gates (settings in pyproject.toml and rustfmt.toml): rustfmt, ruff (lint and format)
-# and mypy, strict on python/ftlab.
-echo "== lint: cargo fmt --check, ruff check, ruff format --check, mypy"
+# Lint gates (settings in pyproject.toml and rustfmt.toml; docs/ARCHITECTURE.md "Lint gates"):
+# rustfmt, clippy (default lints, every target, warnings are errors; the test-release profile
+# reuses the build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab.
+echo "== lint: cargo fmt --check, cargo clippy, ruff check, ruff format --check, mypy"
 cargo fmt --check || status=$?
+cargo clippy --workspace --all-targets --profile test-release -- -D warnings || status=$?
 .venv/bin/ruff check python tests/python || status=$?
 .venv/bin/ruff format --check python tests/python || status=$?
 .venv/bin/python -m mypy || status=$?

@@ -198,6 +198,7 @@ fn resolve(
 /// `latency_cdf` and `wear` as `ArrowTable`s (`arrow.rs`).
 #[pyfunction]
 #[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None, jobs=None))]
+// One argument per Python keyword argument of the binding (the pyo3 signature above).
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -319,6 +320,7 @@ fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyRe
 /// or `PATTERN=STREAM+level` (None: the RocksDB rules). Returns the summary as JSON text.
 #[pyfunction]
 #[pyo3(signature = (strace_path, log_path, out_path, root, device_bytes, fs_metadata=true, rules=None, dirty_limit_bytes=None, journal_bytes=None))]
+// One argument per Python keyword argument of the binding (the pyo3 signature above).
 #[allow(clippy::too_many_arguments)]
 fn capture(
     py: Python<'_>,

@@ -102,6 +102,9 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
 
 use ftlab::scheme::flashblox::{decide, Decision, NO_OWNER};
 
+/// One `decide` case: name, trigger counts, current rates, wear, owners, threshold, expected.
+type DecideCase = (&'static str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision);
+
 #[test]
 fn decide_swaps_hottest_with_coldest_above_the_trigger_only() {
     // (case, trigger counts, current rates, wear, owners, threshold, expected). Worked by hand:
@@ -111,7 +114,7 @@ fn decide_swaps_hottest_with_coldest_above_the_trigger_only() {
     // wearout"); it swaps only if the worn channel's own rate is higher.
     let o = NO_OWNER;
     #[rustfmt::skip]
-    let cases: &[(&str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision)] = &[
+    let cases: &[DecideCase] = &[
         // mean 20, max 40: 2.0 > 1.5; most worn ch 0 (5), lowest rate ch 1 (0): swap 0 <-> 1.
         ("above", [40.0, 10.0, 10.0, 20.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
             Decision::Swap { hot: 0, cool: 1, imbalance: 2.0 }),

@@ -48,6 +48,7 @@ pub struct Geometry {
 
 impl Geometry {
     /// Derive the geometry; `Err((field, reason))` if a value is out of range.
+    // The eight dimensions of the device (DESIGN §4), each its own validated argument.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         channels: u32,

@@ -47,6 +47,9 @@ use std::collections::BinaryHeap;
 /// Units of a request whose mapping entries the warm-up prefetches (the rest are not).
 const PREFETCH_UNITS_MAX: u32 = 16;
 
+/// Every tenant's next request time, earliest first (ties by tenant index).
+type NextArrivals = BinaryHeap<Reverse<(SimTime, u16)>>;
+
 /// Opens tenant `t`'s workload for pass `pass` of the warm-up (0 first): the edge's part
 /// (trace files are opened there), the same source the timed run gets except for the
 /// generators' seeds.
@@ -239,7 +242,7 @@ impl Engine<'_, Instant> {
     fn prefetch_next(
         &self,
         feeds: &[Feed<'_>],
-        heap: &BinaryHeap<Reverse<(SimTime, u16)>>,
+        heap: &NextArrivals,
         t: u16,
         ahead: &Result<Option<SimTime>, FtlabError>,
     ) {
@@ -351,13 +354,12 @@ impl Windows {
 
 /// Every tenant's first pass opened, and the heap of their first requests' times (ties by
 /// tenant index).
-#[allow(clippy::type_complexity)]
 fn open_feeds<'a>(
     n: usize,
     wp: &WarmParams,
     unit_ns: i64,
     open: &mut WarmOpener<'_, 'a>,
-) -> Result<(Vec<Feed<'a>>, BinaryHeap<Reverse<(SimTime, u16)>>), FtlabError> {
+) -> Result<(Vec<Feed<'a>>, NextArrivals), FtlabError> {
     let mut feeds: Vec<Feed<'a>> = Vec::with_capacity(n);
     let mut heap = BinaryHeap::with_capacity(n);
     for t in 0..n {

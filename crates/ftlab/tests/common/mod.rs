@@ -1,5 +1,6 @@
 //! Shared helpers of the integration tests: small scenarios, running them, reading results.
 //! Not a test itself.
+// Each test binary that includes this module uses only some of its items.
 #![allow(dead_code)]
 
 use ftlab::api::{self, RunOptions, ScenarioSource};

@@ -3,6 +3,7 @@
 //! partial steps of k page reads after every host page, and one that programs parity pages of
 //! real stripes and rebuilds reads of busy dies from them (the oracle checks every rebuild). They stripe host pages over every die like
 //! `unified`. Not shipped: they exist to prove the engine keeps data through every command.
+// Each test binary that includes this module uses only some of its items.
 #![allow(dead_code)]
 
 use ftlab::flash::geometry::{BlockIdx, DieIdx, Ppa};
