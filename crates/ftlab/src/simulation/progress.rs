@@ -177,10 +177,10 @@ impl<X: Executor> Engine<'_, X> {
                 (
                     n,
                     match (t.outstanding, self.held(t)) {
-                        (k, false) => format!("{k} requests of {n}"),
+                        (k, false) => format!("{k} requests of {n} outstanding"),
                         (0, true) => format!("{n}'s next request held by the scheme's admission"),
                         (k, true) => {
-                            format!("{k} requests of {n} and its next one held by the scheme's admission")
+                            format!("{k} requests of {n} outstanding and its next one held by the scheme's admission")
                         }
                     },
                 )
@@ -198,7 +198,7 @@ impl<X: Executor> Engine<'_, X> {
             bound: p.watchdog_events,
             erases: p.erases_without_progress,
             reason: format!(
-                "the run made no progress from {:.6} s to {:.6} s: {} outstanding, and in {events} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
+                "the run made no progress from {:.6} s to {:.6} s: {}, and in {events} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
                 p.at.as_secs_f64(),
                 self.now.as_secs_f64(),
                 counts.join(", "),

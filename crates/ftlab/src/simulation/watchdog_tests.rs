@@ -44,7 +44,8 @@ fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
         Err(FtlabError::NoProgress { from_ns, waiting, events, bound, reason, .. }) => {
             assert_eq!((from_ns, waiting, events, bound), (0, vec!["a".to_string()], 1, 0));
             assert!(
-                reason.contains("made no progress from 0.000000 s") && reason.contains("1 requests of a"),
+                reason.contains("made no progress from 0.000000 s")
+                    && reason.contains(": 1 requests of a outstanding, and"),
                 "{reason}"
             );
             assert!(reason.contains("in 1 events (bound 0)"), "{reason}");
@@ -95,10 +96,11 @@ fn a_run_whose_writes_are_held_for_ever_ends_with_the_error() {
     let mut sim = crate::api::build_simulation_with(&s, Box::new(HoldsWrites), Path::new("."), "w.toml")
         .expect("builds");
     match sim.run(&mut |_| {}) {
-        Err(FtlabError::Config { key, reason, .. }) => {
-            assert_eq!(key, "device.over_provisioning");
+        Err(FtlabError::NoProgress { from_ns, at_ns, waiting, erases, reason, .. }) => {
+            assert_eq!((from_ns, at_ns, erases), (0, 600_001_000_000, 0));
+            assert_eq!(waiting, ["a"]);
             assert!(reason.contains("made no progress from 0.000000 s to 600.001000 s"), "{reason}");
-            assert!(reason.contains("a's next request held by the scheme's admission"), "{reason}");
+            assert!(reason.contains(": a's next request held by the scheme's admission, and in"), "{reason}");
         }
         other => panic!("expected the watchdog's error, got {other:?}"),
     }
