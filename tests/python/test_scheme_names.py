@@ -51,9 +51,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("crates/ftlab/src/api.rs", "unified"): "`ftlab bench`'s cases are compiled-in scenarios: "
     "each names the scheme it times (random-write, mixed-70r30w, precondition, memory-1tb)",
     ("crates/ftlab/src/api.rs", "upi"): "the bench case upi-mixed-70r30w times upi",
-    ("crates/ftlab/src/scenario/mod.rs", "unified"): "a scenario without `schemes` runs "
-    "unified: a default value of the scenario schema (to move to the registry with the "
-    "validated Scenario of issue 25 item 2)",
 }
 
 #: Files where a literal spelled like a scheme is a paper's name: a reproduction's name

@@ -1315,3 +1315,11 @@ fn the_default_scenario_with_twice_the_channels() {
         "7 dies set leave 1 for two vSSDs" => one_set, config("scheme.flashblox.tenants.0.dies", &["2 die vSSDs leave out dies, but only 1 dies are left"]);
     ]);
 }
+
+/// A scenario without `schemes` runs unified, the baseline (docs/scenario.md; the registry's
+/// first entry, `scenario::raw`).
+#[test]
+fn a_scenario_without_schemes_runs_unified() {
+    let s = load_ok(&base().replace("schemes = [\"unified\"]\n", ""));
+    assert_eq!(s.schemes, ["unified"]);
+}

@@ -244,8 +244,9 @@ impl Default for RawPrecondition {
 fn default_seed() -> u64 {
     1
 }
+/// A scenario without `schemes` runs the registry's first scheme, its baseline (unified).
 fn default_schemes() -> Vec<String> {
-    vec!["unified".into()]
+    vec![crate::scheme::REGISTRY[0].name.into()]
 }
 fn default_stream_mapper() -> String {
     "legacy".into()

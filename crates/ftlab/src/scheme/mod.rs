@@ -308,6 +308,7 @@ impl Capabilities {
 /// Every scheme a scenario may name (the integrity property test runs each one; `ftlab
 /// schemes` lists them with their knobs).
 pub const REGISTRY: &[SchemeInfo] = &[
+    // First: the scheme a scenario without `schemes` runs (`scenario::raw`).
     unified::INFO,
     partitioned::INFO,
     upi::INFO,
