@@ -54,6 +54,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.claims import (
     health as claims_health,
 )
+from ftlab.reproduce.seeds import preimport
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -164,12 +165,6 @@ def scenario_path(quick: bool) -> Path:
     )
 
 
-def _preimport() -> None:
-    """Import what writing a Report imports before the runs' threads race to import it."""
-    import numpy  # noqa: F401
-    import plotly.graph_objects  # noqa: F401
-
-
 def run_all(
     path: Path,
     out: Path,
@@ -183,7 +178,7 @@ def run_all(
     """Run each of `RUNS` (or those labelled in `only`) with its overrides then `extra`, `jobs`
     at a time (default: the machine's cores), each into out/<case>/<mapper>/; returns the
     Reports by run label."""
-    _preimport()  # before the threads race to import plotting modules
+    preimport()  # before the threads race to import plotting modules
     todo = [r for r in RUNS if only is None or r.label in only]
     seeds = seed_overrides(path, seed)
     if progress:

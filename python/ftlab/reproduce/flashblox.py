@@ -64,6 +64,7 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.reproduce.seeds import preimport
 from ftlab.results import LifetimeModel, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ def run_pair(
 ) -> dict[str, Report]:
     """Run the scenario as each of RUNS (extra overrides applied to all, then the run's own)
     into out/<run>, two at a time unless `jobs` is 1; returns the Reports by run name."""
-    _preimport()
+    preimport()
     text = path.read_text(encoding="utf-8")
     plan = {
         "hardware": [*extra, "scheme.flashblox.swaps=false"],
@@ -225,13 +226,6 @@ def run_pair(
             if progress:
                 progress(f"{stage}: {name} done", done, len(plan))
     return reports
-
-
-def _preimport() -> None:
-    """Import what writing a Report (report.html) imports, before two threads race to import it
-    half-way (numpy's "partially initialized module")."""
-    import numpy  # noqa: F401
-    import plotly.graph_objects  # noqa: F401
 
 
 def _with_overrides(text: str, extra: Sequence[str]) -> str:

@@ -63,6 +63,7 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_json,
 )
+from ftlab.reproduce.seeds import preimport
 from ftlab.results import (
     RtAdmission,
     RtBounds,
@@ -124,7 +125,7 @@ def reproduce(
     fig16_path = scenario_file(
         QUICK_FIG16_SCENARIO if quick else FIG16_SCENARIO, "the PaRT-FTL Figure 16 scenario"
     )
-    _preimport()
+    preimport()
     stages = 4
     if progress:
         progress(f"simulating {path.name}", 0, stages)
@@ -165,12 +166,6 @@ def reproduce(
         sens,
         {"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result},
     )
-
-
-def _preimport() -> None:
-    """Import what writing a Report imports before the run's threads do (as flashblox does)."""
-    import numpy  # noqa: F401
-    import plotly.graph_objects  # noqa: F401
 
 
 # --------------------------------------------------------------------------------------

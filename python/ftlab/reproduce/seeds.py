@@ -45,7 +45,7 @@ def run_seeds(
     cores = jobs or os.cpu_count() or 1
     workers = seeds if jobs is None else min(seeds, jobs)
     inner = max(1, cores // workers)
-    _preimport()
+    preimport()
     done: list[int] = []
 
     def one(k: int) -> ReproductionResult:
@@ -117,8 +117,10 @@ def merged_health(checks: list[dict[str, Any]]) -> dict[str, Any]:
     return {"ok": all(c.get("ok", False) for c in checks), "schemes": schemes}
 
 
-def _preimport() -> None:
-    """Import what the modules import in their threads before the threads race to import it."""
+def preimport() -> None:
+    """Import what the modules import in their threads (writing a Report, its figures and
+    tables) before the threads race to import it half-way (numpy's "partially initialized
+    module"). Every reproduction that runs in threads calls it first."""
     import matplotlib.figure  # noqa: F401
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
