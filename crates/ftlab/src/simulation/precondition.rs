@@ -22,6 +22,7 @@
 use super::engine::Engine;
 use super::executor::{Executor, Instant};
 use super::{FlashOp, OpKind, Owner};
+use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
 use crate::policy::OpClass;
@@ -88,27 +89,31 @@ impl Engine<'_, Instant> {
         Ok(())
     }
 
+    /// Program a padded page (no mapping unit in it) instantly, as preconditioning and the
+    /// warm-up do when they close a partial page.
+    pub(super) fn program_pad(&mut self, tenant: u16, die: DieIdx, block: BlockIdx, page: u32) {
+        let op = FlashOp {
+            kind: OpKind::Program,
+            class: OpClass::HostWrite,
+            tenant,
+            die,
+            block,
+            page,
+            n_units: 0,
+            read_tag: 0,
+            owner: Owner::Precondition.code(),
+            deadline: SimTime::MAX,
+        };
+        Instant::issue(self, op);
+    }
+
     /// The end of preconditioning: pad the open pages, then let every die's background GC
     /// run as on an idle device.
     pub(super) fn finish_precondition(&mut self) {
         for (block, page) in self.ftl.pad_all_frontiers() {
             let die = self.ftl.geometry.die_of_block(block);
             let tenant = self.block_tenant(block);
-            Instant::issue(
-                self,
-                FlashOp {
-                    kind: OpKind::Program,
-                    class: OpClass::HostWrite,
-                    tenant,
-                    die,
-                    block,
-                    page,
-                    n_units: 0,
-                    read_tag: 0,
-                    owner: Owner::Precondition.code(),
-                    deadline: SimTime::MAX,
-                },
-            );
+            self.program_pad(tenant, die, block, page);
         }
         self.drain_instant();
         // An idle device's background GC runs every die up to its high watermark.

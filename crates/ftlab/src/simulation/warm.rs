@@ -30,13 +30,13 @@
 //! workload until then.
 
 use super::engine::Engine;
-use super::executor::{Executor, Instant};
-use super::{FlashOp, OpKind, OutOfSpace, Owner};
+use super::executor::Instant;
+use super::OutOfSpace;
 use crate::error::FtlabError;
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
 use crate::host::{HostRequest, Source};
-use crate::policy::{Cause, OpClass};
+use crate::policy::Cause;
 use crate::scenario::PreconditionConfig;
 use crate::sim::time::SimTime;
 use crate::sim::Rng;
@@ -307,19 +307,7 @@ impl Engine<'_, Instant> {
             let Some(die) = self.ftl.host_cursor(t, s) else { continue };
             let key = FrontierKey { tenant: t, stream: s, class: WriteClass::Host };
             let Some((block, page)) = self.ftl.pad_page(key, die) else { continue };
-            let op = FlashOp {
-                kind: OpKind::Program,
-                class: OpClass::HostWrite,
-                tenant: t,
-                die,
-                block,
-                page,
-                n_units: 0,
-                read_tag: 0,
-                owner: Owner::Precondition.code(),
-                deadline: SimTime::MAX,
-            };
-            Instant::issue(self, op);
+            self.program_pad(t, die, block, page);
         }
         self.drain_instant();
     }
