@@ -41,7 +41,9 @@ def scenario(mapper: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def manual() -> ftlab.Report:
-    return ftlab.run(scenario("manual"))
+    s = scenario("manual")
+    s["measure"]["stream_lifetimes"] = True
+    return ftlab.run(s)
 
 
 def test_streams_frame_has_each_tagged_stream(manual: ftlab.Report) -> None:
@@ -88,10 +90,11 @@ def test_legacy_has_no_mapping_columns() -> None:
 
 
 def test_without_lifetimes_every_death_is_of_unknown_age(manual: ftlab.Report) -> None:
-    """`measure.stream_lifetimes = false` keeps no write times: the same run (the knob changes
-    no placement), the same writes and deaths per stream, every death of unknown age."""
+    """`measure.stream_lifetimes = false` (the default, docs/scenario.md) keeps no write times:
+    the same run (the knob changes no placement), the same writes and deaths per stream, every
+    death of unknown age. The scenario leaves the key out, so this also checks the default."""
     s = scenario("manual")
-    s["measure"]["stream_lifetimes"] = False
+    assert "stream_lifetimes" not in s["measure"]
     off = ftlab.run(s)
     cols = ["tenant", "stream", "units_written", "units_dead", "units_dead_unknown_age", "lifetime_s_mean"]
     on_rows = {r["stream"]: r for r in manual.streams_frame.select(cols).to_dicts()}

@@ -500,7 +500,7 @@ offset_bytes = 0
 size_bytes = 1048576
 stream = 7
 "#;
-    let s = stream_scenario("manual", "unified", tenant);
+    let s = stream_scenario("manual", "unified", &format!("stream_lifetimes = true\n{tenant}"));
     let units = s.namespace_units()[0] as f64;
     let expected_s = units * 1000e-6;
     assert!(expected_s < 2.0, "one pass ({expected_s} s) must fit in the warm-up");
