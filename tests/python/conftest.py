@@ -36,12 +36,16 @@ def trace_file():
 
 
 def run_cli(
-    args: Sequence[str], cwd: Path | None = None, timeout: float = 900
+    args: Sequence[str], cwd: Path | None = None, timeout: float = 900, columns: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m ftlab ARGS` (the same entry point as the `ftlab` script)."""
+    """Run `python -m ftlab ARGS` (the same entry point as the `ftlab` script), its output
+    piped: 100 columns wide, or `columns` (`COLUMNS`) for a test that parses wide tables."""
     env = dict(os.environ)
     env.pop("FORCE_COLOR", None)
+    env.pop("COLUMNS", None)
     env["NO_COLOR"] = "1"
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
     return subprocess.run(
         [sys.executable, "-m", "ftlab", *args],
         cwd=cwd,

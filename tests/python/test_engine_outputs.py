@@ -66,8 +66,11 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     runs = {}
     for jobs in ("1", "2"):
         out = base / f"jobs{jobs}"
+        # 250 columns: the tests below parse the tables' rows one per line; that the output
+        # fits 100 columns when piped is test_full_output_fits_100_columns_when_piped's.
         proc = run_cli(
-            ["run", str(scenario), "--jobs", jobs, "--out", str(out), *(["--full"] if jobs == "1" else [])]
+            ["run", str(scenario), "--jobs", jobs, "--out", str(out), *(["--full"] if jobs == "1" else [])],
+            columns=250,
         )
         assert proc.returncode == 0, proc.stderr
         runs[jobs] = (out, proc.stdout)
@@ -86,6 +89,21 @@ def test_parallel_schemes_write_the_same_tables(overload, name):
     one = pl.read_parquet(overload["1"][0] / name)
     two = pl.read_parquet(overload["2"][0] / name)
     assert one.height > 0 and one.equals(two)
+
+
+def test_full_output_fits_100_columns_when_piped(tmp_path):
+    """The README's promise: terminal output fits 100 columns. Piped without `COLUMNS`, the
+    headline and the per-scheme tables of `--full` wrap their cells to 100 columns, and keep
+    every tenant's name and flag."""
+    scenario = tmp_path / "o.toml"
+    scenario.write_text(OVERLOAD)
+    proc = run_cli(["run", str(scenario), "--jobs", "2", "--full", "--out", str(tmp_path / "r")])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    words = " ".join(proc.stdout.split())
+    for name in ("heavy", "light", "realtime", "scheme: unified", "scheme: partitioned", "UNSTABLE"):
+        assert name in words, name
 
 
 def test_jobs_zero_is_a_usage_error(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -66,12 +67,17 @@ trace_app = typer.Typer(help="Inspect block I/O trace files.", no_args_is_help=T
 app.add_typer(trace_app, name="trace")
 
 
+#: The width of the commands' output when it is piped or captured and `COLUMNS` is not set:
+#: the project's terminal width (README), wider than rich's default of 80 for files.
+PIPED_WIDTH = 100
+
+
 def stdout_console() -> Console:
-    """The console of the commands' output (stdout), 200 columns wide when not a terminal."""
+    """The console of the commands' output (stdout): the terminal's width; when piped or
+    captured, `COLUMNS` if set, else `PIPED_WIDTH`. Wide tables wrap their cells to fit."""
     console = Console()
-    if not console.is_terminal:
-        # Piped or captured: don't squeeze the wide tables into 80 columns.
-        console.width = max(console.width, 200)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PIPED_WIDTH
     return console
 
 
