@@ -116,11 +116,14 @@ mod tests {
             (log.events, log.table_file_creation, log.trivial_move, log.table_file_deletion),
             (7, 3, 1, 1)
         );
-        assert!(log.add_line("x EVENT_LOG_v1 {\"event\": ").unwrap_err().contains("malformed"));
-        assert!(log
-            .add_line(r#"x EVENT_LOG_v1 {"event": "table_file_creation", "job": 1}"#)
-            .unwrap_err()
-            .contains("\"file_number\" missing"));
+        let e = log.add_line("x EVENT_LOG_v1 {\"event\": ").unwrap_err();
+        assert!(matches!(e, CaptureErrorKind::EventJson { .. }) && e.to_string().contains("malformed"));
+        let e = log.add_line(r#"x EVENT_LOG_v1 {"event": "table_file_creation", "job": 1}"#).unwrap_err();
+        let want = CaptureErrorKind::EventField { event: "table_file_creation".into(), key: "file_number" };
+        assert_eq!(e, want);
+        assert!(e.to_string().contains("\"file_number\" missing"), "{e}");
+        let e = log.add_line(r#"x EVENT_LOG_v1 {"event": "compaction_finished", "output_level": 4294967296}"#);
+        assert_eq!(e, Err(CaptureErrorKind::LevelOutOfRange { value: 1 << 32 }));
         assert_eq!(
             (table_number("000123.sst"), table_number("x.sst"), table_number("1.log")),
             (Some(123), None, None)

@@ -297,9 +297,15 @@ mod tests {
     #[test]
     fn malformed_lines_say_what_was_expected() {
         let mut p = StraceParser::default();
-        assert!(p.parse("1 x write(1) = 1").unwrap_err().contains("-ttt"));
-        assert!(p.parse("1 1.0 write(1)").unwrap_err().contains(") = RET"));
-        assert!(p.parse("1 1.0 garbage").unwrap_err().contains("NAME(ARGS)"));
-        assert!(p.parse("1 1.0 write(1) = x").unwrap_err().contains("return value"));
+        let e = p.parse("1 x write(1) = 1").unwrap_err();
+        assert!(matches!(e, CaptureErrorKind::Time(_)) && e.to_string().contains("-ttt"), "{e}");
+        let e = p.parse("1 1.0 write(1)").unwrap_err();
+        assert_eq!(e, malformed("`) = RET` at the end of the call", "write(1)"));
+        assert!(e.to_string().contains(") = RET"), "{e}");
+        let e = p.parse("1 1.0 garbage").unwrap_err();
+        assert_eq!(e, malformed("`NAME(ARGS) = RET`", "garbage"));
+        let e = p.parse("1 1.0 write(1) = x").unwrap_err();
+        assert_eq!(e, CaptureErrorKind::MalformedReturn { found: "write(1) = x".into() });
+        assert!(e.to_string().contains("return value"), "{e}");
     }
 }
