@@ -133,13 +133,13 @@ pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabErr
 pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<String, FtlabError> {
     use crate::rt::schedulability::{run, series, Experiment};
     let e = Experiment { read_share, ..Experiment::paper(n_sets, seed) };
-    e.check().map_err(|(name, reason)| {
-        let arg = match name {
+    e.check().map_err(|e| {
+        let arg = match e.name {
             "n_sets" => "--sets",
             "read_share" => "--read-share",
             other => other,
         };
-        FtlabError::Usage { arg: arg.into(), reason }
+        FtlabError::Usage { arg: arg.into(), reason: e.to_string() }
     })?;
     let owned = crate::scheme::analyses();
     let analyses: Vec<&dyn crate::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();

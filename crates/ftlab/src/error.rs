@@ -12,7 +12,7 @@ pub mod trace;
 
 pub use capture::{CaptureError, CaptureErrorKind, CaptureInput, RuleError, RuleProblem};
 pub use lifetime::LifetimeError;
-pub use rt::{RtError, TaskProblem};
+pub use rt::{ParameterError, RtError, TaskProblem};
 pub use run::{RunError, Stage};
 pub use trace::{TraceError, TraceErrorKind};
 use std::fmt;

@@ -60,3 +60,14 @@ impl TaskProblem {
         }
     }
 }
+
+/// A parameter `name` of the schedulability experiment (`ftlab rt schedulability`,
+/// `rt::schedulability::Experiment`) out of its range: the value found and the range. The API
+/// reports it as a usage error on the option that set it (`--sets`, `--read-share`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("must be in {range}, got {value}")]
+pub struct ParameterError {
+    pub name: &'static str,
+    pub value: String,
+    pub range: &'static str,
+}
