@@ -15,15 +15,17 @@ mod consts;
 
 use arrow::ArrowTable;
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
-use ftlab::error::{LifetimeError as CoreLifetimeError, Place, RtError as CoreRtError, RunError as CoreRunError, Stage};
+use ftlab::error::{
+    LifetimeError as CoreLifetimeError, Place, RtError as CoreRtError, RunError as CoreRunError, Stage,
+};
 use ftlab::workload::stats::TraceStats;
 use ftlab::workload::TraceFormat;
 use ftlab::FtlabError as CoreError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 use pyo3::types::PyDict;
+use pyo3::IntoPyObjectExt;
 
 create_exception!(
     ftlab._core,

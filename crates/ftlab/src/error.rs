@@ -14,8 +14,8 @@ pub use capture::{CaptureError, CaptureErrorKind, CaptureInput, RuleError, RuleP
 pub use lifetime::LifetimeError;
 pub use rt::{ParameterError, RtError, TaskProblem};
 pub use run::{RunError, Stage};
-pub use trace::{TraceError, TraceErrorKind};
 use std::fmt;
+pub use trace::{TraceError, TraceErrorKind};
 
 /// Every user-facing error: the one type crossing the API boundary (`api`, the bindings).
 /// Each names where the problem is (file and line, or key path) and what was expected. No

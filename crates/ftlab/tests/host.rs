@@ -185,7 +185,14 @@ fn running_out_of_space_mid_run_is_its_own_error() {
     let text = brim(0.0, "arrival = \"closed\"\nrequests = 2000");
     match run_raw(&text, &["device.over_provisioning=0.05"]) {
         Err(e @ FtlabError::Run(RunError::OutOfSpace { .. })) => {
-            let FtlabError::Run(RunError::OutOfSpace { ref file, stage, ref waiting, n_blocks, ref reason, .. }) = e
+            let FtlabError::Run(RunError::OutOfSpace {
+                ref file,
+                stage,
+                ref waiting,
+                n_blocks,
+                ref reason,
+                ..
+            }) = e
             else {
                 unreachable!()
             };

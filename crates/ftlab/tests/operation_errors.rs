@@ -16,9 +16,11 @@ fn task_cases() -> Vec<(&'static str, &'static str, TaskProblem)> {
             TaskProblem::PeriodOutOfRange { ms: -1.0, max_ms: PERIOD_MS_MAX }
         }),
         ("[[tasks]]\nread_pages = 3\n", "tasks.0.read_period_ms", TaskProblem::PeriodMissing),
-        ("[[tasks]]\nwrite_period_ms = 5.0\nread_pages = 1\nread_period_ms = 2.0\n", "tasks.0.write_period_ms", {
-            TaskProblem::PeriodWithoutPages
-        }),
+        (
+            "[[tasks]]\nwrite_period_ms = 5.0\nread_pages = 1\nread_period_ms = 2.0\n",
+            "tasks.0.write_period_ms",
+            { TaskProblem::PeriodWithoutPages },
+        ),
         ("[[tasks]]\nname = \"idle\"\n", "tasks.0.read_pages", TaskProblem::NoPages),
         ("tasks = []\n", "tasks", TaskProblem::Count { found: 0, max: 1024 }),
     ]
@@ -93,5 +95,8 @@ fn usage_errors_stay_usage_errors() {
     assert!(matches!(&e, FtlabError::Usage { arg, .. } if arg == "--horizon-days"), "{e:?}");
     assert_eq!(e.kind(), "UsageError");
     let e = ftlab::api::rt_schedulability(1, 1, 2.0).unwrap_err();
-    assert_eq!(e, FtlabError::Usage { arg: "--read-share".into(), reason: "must be in [0, 1], got 2".into() });
+    assert_eq!(
+        e,
+        FtlabError::Usage { arg: "--read-share".into(), reason: "must be in [0, 1], got 2".into() }
+    );
 }

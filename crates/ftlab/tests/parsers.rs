@@ -10,7 +10,9 @@ mod common;
 use common::traces_dir;
 
 use ftlab::workload::stats::{trace_reader_stats, trace_stats, TraceStats};
-use ftlab::workload::{read_trace, IoOp, LineError, TraceErrorKind, TraceFormat, TraceRecord, MAX_LINE_BYTES};
+use ftlab::workload::{
+    read_trace, IoOp, LineError, TraceErrorKind, TraceFormat, TraceRecord, MAX_LINE_BYTES,
+};
 use ftlab::SimTime;
 use std::collections::HashSet;
 use std::fs::File;

@@ -38,7 +38,11 @@ fn table() -> Vec<(TraceFormat, &'static str, u64, TraceErrorKind)> {
             Msr,
             "184467440737095517,h,0,Read,0,4096,0\n",
             1,
-            ScaleOverflow { field: col(1, "Timestamp"), value: 184_467_440_737_095_517, unit: "ticks of 100 ns" },
+            ScaleOverflow {
+                field: col(1, "Timestamp"),
+                value: 184_467_440_737_095_517,
+                unit: "ticks of 100 ns",
+            },
         ),
         (
             Mqsim,
@@ -61,7 +65,12 @@ fn table() -> Vec<(TraceFormat, &'static str, u64, TraceErrorKind)> {
             Mqsim,
             "99999999999999999999 0 0 8 1\n",
             1,
-            TooLarge { field: col(1, "arrival_ns"), found: "99999999999999999999".into(), max: u64::MAX, hex: false },
+            TooLarge {
+                field: col(1, "arrival_ns"),
+                found: "99999999999999999999".into(),
+                max: u64::MAX,
+                hex: false,
+            },
         ),
         // lba 2^55 sectors x 512 bytes = 2^64.
         (
@@ -154,9 +163,18 @@ fn table() -> Vec<(TraceFormat, &'static str, u64, TraceErrorKind)> {
             Vscsi,
             "1,0,1ff,512,0\n",
             1,
-            NotA { field: col(3, "op"), found: "1ff".into(), what: "a SCSI operation code (at most ff = 255)" },
+            NotA {
+                field: col(3, "op"),
+                found: "1ff".into(),
+                what: "a SCSI operation code (at most ff = 255)",
+            },
         ),
-        (Blkparse, "8,0 1 1 0.1 42 D W 2048 x 8\n", 1, bad(col(9, "+"), "\"+\" between sector and count", "x")),
+        (
+            Blkparse,
+            "8,0 1 1 0.1 42 D W 2048 x 8\n",
+            1,
+            bad(col(9, "+"), "\"+\" between sector and count", "x"),
+        ),
         (
             Blkparse,
             "garbage line\n",
@@ -226,7 +244,10 @@ fn kinds_name_their_field_found_and_expected() {
     assert_eq!(k.column(), Some(col(6, "Size")));
     assert_eq!((k.found().as_deref(), k.expected().as_deref()), (Some("abc"), Some("an unsigned integer")));
     let k = OutOfRange { field: col(5, "volume_id"), value: 70_000, max: 65_535, what: "a stream id" };
-    assert_eq!((k.name(), k.found().as_deref(), k.expected().as_deref()), ("out_of_range", Some("70000"), Some("at most 65535")));
+    assert_eq!(
+        (k.name(), k.found().as_deref(), k.expected().as_deref()),
+        ("out_of_range", Some("70000"), Some("at most 65535"))
+    );
     let k = Hint { kind: Box::new(ZeroSize { field: col(4, "size") }), hint: "h" };
     assert_eq!((k.name(), k.column(), k.found().as_deref()), ("zero_size", Some(col(4, "size")), Some("0")));
     assert_eq!(k.to_string(), "field 4 (size): size must be > 0 for a read or write, got 0 (h)");

@@ -42,8 +42,7 @@ impl EventLog {
         };
         let json: Value = serde_json::from_str(&line[at + MARKER.len()..])
             .map_err(|e| CaptureErrorKind::EventJson { reason: e.to_string() })?;
-        let event =
-            json.get("event").and_then(Value::as_str).ok_or(CaptureErrorKind::EventWithoutName)?;
+        let event = json.get("event").and_then(Value::as_str).ok_or(CaptureErrorKind::EventWithoutName)?;
         let num = |key: &'static str| {
             json.get(key)
                 .and_then(Value::as_u64)
@@ -57,8 +56,7 @@ impl EventLog {
             }
             "compaction_finished" => {
                 let value = num("output_level")?;
-                let level =
-                    u32::try_from(value).map_err(|_| CaptureErrorKind::LevelOutOfRange { value })?;
+                let level = u32::try_from(value).map_err(|_| CaptureErrorKind::LevelOutOfRange { value })?;
                 self.job_level.insert(num("job")?, level);
                 self.compaction_finished += 1;
             }
@@ -122,7 +120,8 @@ mod tests {
         let want = CaptureErrorKind::EventField { event: "table_file_creation".into(), key: "file_number" };
         assert_eq!(e, want);
         assert!(e.to_string().contains("\"file_number\" missing"), "{e}");
-        let e = log.add_line(r#"x EVENT_LOG_v1 {"event": "compaction_finished", "output_level": 4294967296}"#);
+        let e =
+            log.add_line(r#"x EVENT_LOG_v1 {"event": "compaction_finished", "output_level": 4294967296}"#);
         assert_eq!(e, Err(CaptureErrorKind::LevelOutOfRange { value: 1 << 32 }));
         assert_eq!(
             (table_number("000123.sst"), table_number("x.sst"), table_number("1.log")),

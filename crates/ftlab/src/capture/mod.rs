@@ -373,14 +373,11 @@ impl<'a> Converter<'a> {
     }
 
     fn arg(c: &Call, i: usize) -> Result<&str, CaptureErrorKind> {
-        c.args
-            .get(i)
-            .map(String::as_str)
-            .ok_or_else(|| CaptureErrorKind::TooFewArguments {
-                call: c.name.clone(),
-                expected: i + 1,
-                found: c.args.len(),
-            })
+        c.args.get(i).map(String::as_str).ok_or_else(|| CaptureErrorKind::TooFewArguments {
+            call: c.name.clone(),
+            expected: i + 1,
+            found: c.args.len(),
+        })
     }
 
     fn int(c: &Call, i: usize, what: &'static str) -> Result<u64, CaptureErrorKind> {
@@ -405,8 +402,7 @@ impl<'a> Converter<'a> {
     /// The path of argument `i` (a string, relative to the `-y` directory of `dir_arg`).
     fn path(c: &Call, i: usize, dir_arg: Option<usize>) -> Result<String, CaptureErrorKind> {
         let a = Self::arg(c, i)?;
-        let p = str_arg(a)
-            .ok_or_else(|| Self::bad_arg(c, i, None, "a quoted path", a))?;
+        let p = str_arg(a).ok_or_else(|| Self::bad_arg(c, i, None, "a quoted path", a))?;
         if p.starts_with('/') {
             return Ok(p);
         }
@@ -474,8 +470,7 @@ impl<'a> Converter<'a> {
     /// The fd of argument 0, if it is a file under root (counted otherwise).
     fn fd0(&mut self, c: &Call) -> Result<Option<(i64, Option<String>)>, CaptureErrorKind> {
         let a = Self::arg(c, 0)?;
-        let (fd, path) =
-            fd_arg(a).ok_or_else(|| Self::bad_arg(c, 0, None, "an fd", a))?;
+        let (fd, path) = fd_arg(a).ok_or_else(|| Self::bad_arg(c, 0, None, "an fd", a))?;
         if path.as_deref().is_some_and(|p| !self.in_root(p)) {
             self.summary.calls_outside_root += 1;
             return Ok(None);
@@ -509,13 +504,11 @@ impl<'a> Converter<'a> {
             self.summary.write_bytes_unknown_fd += written;
             return Ok(false);
         };
-        offset
-            .checked_add(written)
-            .ok_or_else(|| CaptureErrorKind::OffsetOverflow {
-                call: c.name.clone(),
-                offset_bytes: offset,
-                size_bytes: written,
-            })?;
+        offset.checked_add(written).ok_or_else(|| CaptureErrorKind::OffsetOverflow {
+            call: c.name.clone(),
+            offset_bytes: offset,
+            size_bytes: written,
+        })?;
         let direct = self.fs.fd_direct(fd);
         self.fs.write(self.now, file, offset, written, direct)?;
         Ok(true)

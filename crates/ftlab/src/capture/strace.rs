@@ -129,13 +129,7 @@ fn split_pid(line: &str) -> (u32, &str) {
 }
 
 /// `ARGS) = RET...` → the call.
-fn finish_call(
-    pid: u32,
-    time_ns: u64,
-    name: &str,
-    text: &str,
-    body: &str,
-) -> Result<Line, CaptureErrorKind> {
+fn finish_call(pid: u32, time_ns: u64, name: &str, text: &str, body: &str) -> Result<Line, CaptureErrorKind> {
     let cut = text.rfind(") = ").ok_or_else(|| malformed("`) = RET` at the end of the call", body))?;
     let args = split_args(&text[..cut]);
     let ret = parse_ret(text[cut + 4..].trim())

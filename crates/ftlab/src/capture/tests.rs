@@ -117,7 +117,10 @@ fn errors_name_the_line_and_config_errors_the_key() {
     let huge = "1 0.0 openat(AT_FDCWD</>, \"/db/1.sst\", O_WRONLY|O_CREAT, 0644) = 3</db/1.sst>\n\
                 1 0.1 pwrite64(3</db/1.sst>, \"\"..., 20000000, 0) = 20000000\n";
     match run(huge, &full) {
-        Err(ConvertError::Strace { line: 2, kind: kind @ CaptureErrorKind::FileSystemFull { device_blocks, .. } }) => {
+        Err(ConvertError::Strace {
+            line: 2,
+            kind: kind @ CaptureErrorKind::FileSystemFull { device_blocks, .. },
+        }) => {
             // 16 MiB of 4 KiB blocks.
             assert_eq!(device_blocks, 4096);
             let text = kind.to_string();

@@ -58,7 +58,13 @@ pub enum CaptureErrorKind {
     TooFewArguments { call: String, expected: usize, found: usize },
     /// Argument `index` (1-based; `what` it holds, if named) is not `expected`.
     #[error("{call}: argument {index}{} must be {expected}, got {found:?}", named(what))]
-    BadArgument { call: String, index: usize, what: Option<&'static str>, expected: &'static str, found: String },
+    BadArgument {
+        call: String,
+        index: usize,
+        what: Option<&'static str>,
+        expected: &'static str,
+        found: String,
+    },
     /// A relative path without the directory strace's `-y` prints.
     #[error("{call}: the relative path {path:?} needs its directory: run strace with -y")]
     RelativePath { call: String, path: String },

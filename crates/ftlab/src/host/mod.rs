@@ -126,9 +126,7 @@ impl<'a> Source<'a> {
         for r in s.by_ref() {
             match r {
                 Ok(_) => n += 1,
-                Err(e) => {
-return Err(e.in_file(&self.p.name).into())
-                }
+                Err(e) => return Err(e.in_file(&self.p.name).into()),
             }
         }
         Ok(n)
@@ -148,9 +146,7 @@ return Err(e.in_file(&self.p.name).into())
         let (record, deadline, task) = match &mut self.records {
             Records::Trace(s) => match s.next() {
                 None => return Ok(None),
-                Some(Err(e)) => {
-return Err(e.in_file(&self.p.name).into())
-                }
+                Some(Err(e)) => return Err(e.in_file(&self.p.name).into()),
                 Some(Ok(r)) => (r, SimTime::MAX, NO_TASK),
             },
             Records::Synthetic(g) => match g.next() {

@@ -322,7 +322,8 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
 pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Result<ModelInput, FtlabError> {
     let file = "summary.json";
     let bad = |key: &str, what: &str| -> FtlabError {
-        let key = if key.is_empty() { format!("schemes.{scheme}") } else { format!("schemes.{scheme}.{key}") };
+        let key =
+            if key.is_empty() { format!("schemes.{scheme}") } else { format!("schemes.{scheme}.{key}") };
         LifetimeError::Missing { file: file.into(), key, what: what.into() }.into()
     };
     let s: Value = serde_json::from_str(summary).map_err(|e| LifetimeError::Malformed {

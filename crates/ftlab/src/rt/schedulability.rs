@@ -16,8 +16,8 @@
 //! Pure and deterministic: no I/O, no threads, no clock. Plotting and files are the Python
 //! front's (`ftlab rt schedulability`).
 
-use crate::error::ParameterError;
 use super::{uunifast::uunifast, Analysis, Blockers, Series, Task};
+use crate::error::ParameterError;
 use rand::{Rng, SeedableRng};
 
 /// Every series of `analyses`, in their order: the order of every result.

@@ -18,7 +18,7 @@
 //! Not here: custom `-f`/`-F` formats and blkparse's binary `-d` dumps are not read. The
 //! shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{Arity, TraceErrorKind, checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming blkparse parser over any `BufRead`.
@@ -93,7 +93,11 @@ impl Blkparse {
     fn parse_event(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let (head, count) = first_fields::<10>(line.split_ascii_whitespace());
         if count < 7 {
-            return Err(TraceErrorKind::FieldCount { expected: Arity::AtLeast(7), layout: LAYOUT, found: count });
+            return Err(TraceErrorKind::FieldCount {
+                expected: Arity::AtLeast(7),
+                layout: LAYOUT,
+                found: count,
+            });
         }
         let [_dev, _cpu, _seq, time, _pid, action, rwbs, sector, plus, sectors] = head;
         let time = TIME.decimal_ns(time, 1_000_000_000)?;

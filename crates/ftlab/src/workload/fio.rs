@@ -21,7 +21,7 @@
 //! Not here: fio job files, fio's v1 trace format, and blktrace binaries replayed by fio.
 //! The shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{Arity, TraceErrorKind, checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming fio iolog parser over any `BufRead`.
@@ -118,9 +118,7 @@ impl Fio {
             "wait" if a.count == 2 || a.count == 3 => self.wait(Field::new(a.at + 1, "offset"), offset),
             "wait" => Err(a.arity_error("needs a time in microseconds", a.fields_with(1))),
             "read" | "write" | "trim" if a.count == 3 => Fio::io(time_ns, name, offset, length, a.at),
-            "read" | "write" | "trim" => {
-                Err(a.arity_error("needs an offset and a length", a.fields_with(2)))
-            }
+            "read" | "write" | "trim" => Err(a.arity_error("needs an offset and a length", a.fields_with(2))),
             _ => Err(Field::new(a.at, "action")
                 .error("add, open, close, read, write, trim, sync, datasync or wait", name)),
         }

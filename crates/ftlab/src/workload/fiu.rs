@@ -36,7 +36,7 @@
 //! Not here: the shared rules (blank lines, CRLF, zero sizes, no monotonicity check, errors)
 //! are in the `workload` module doc; nothing here opens a file.
 
-use super::{Arity, TraceErrorKind, checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming FIU parser over any `BufRead`.
@@ -57,7 +57,11 @@ impl LineFormat for Fiu {
         let ([ts, _pid, _process, lba, size, op, _major, _minor, _md5], count) =
             first_fields::<9>(line.split_ascii_whitespace());
         if count < 9 {
-            return Err(TraceErrorKind::FieldCount { expected: Arity::AtLeast(9), layout: LAYOUT, found: count });
+            return Err(TraceErrorKind::FieldCount {
+                expected: Arity::AtLeast(9),
+                layout: LAYOUT,
+                found: count,
+            });
         }
         let time = TS.u64(ts)?;
         let offset = LBA.sectors(lba)?;

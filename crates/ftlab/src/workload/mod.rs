@@ -36,8 +36,8 @@ pub mod systor;
 pub mod tencent;
 pub mod vscsi;
 
-pub use crate::error::trace::{Arity, HeaderBlock, TraceErrorKind};
 use crate::error::trace::Column;
+pub use crate::error::trace::{Arity, HeaderBlock, TraceErrorKind};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, ErrorKind, Read};
@@ -246,9 +246,7 @@ impl<R: BufRead, F: LineFormat> LineReader<R, F> {
         self.buf.clear();
         let n = match (&mut self.input).take(MAX_LINE_BYTES).read_line(&mut self.buf) {
             Ok(n) => n as u64,
-            Err(e) if e.kind() == ErrorKind::InvalidData => {
-                return Err(TraceErrorKind::NotUtf8)
-            }
+            Err(e) if e.kind() == ErrorKind::InvalidData => return Err(TraceErrorKind::NotUtf8),
             Err(e) => return Err(TraceErrorKind::Read { reason: e.to_string() }),
         };
         let at_eof = |input: &mut R| matches!(input.fill_buf(), Ok(rest) if rest.is_empty());

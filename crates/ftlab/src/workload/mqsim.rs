@@ -12,7 +12,7 @@
 //! two apart reliably, so a fractional time is rejected with a hint rather than guessed at.
 //! Convert DiskSim traces first. The shared rules are in the `workload` module doc.
 
-use super::{TraceErrorKind, checked, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming MQSim parser over any `BufRead`.

@@ -46,7 +46,10 @@
 //! Not here: the shared rules (blank lines, CRLF, zero sizes, errors) are in the `workload`
 //! module doc; nothing here opens a file.
 
-use super::{Arity, HeaderBlock, TraceErrorKind, checked, csv_fields, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, first_fields, Arity, Field, HeaderBlock, IoOp, LineFormat, LineReader,
+    TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming Microsoft production-server trace parser over any `BufRead`.
@@ -152,7 +155,11 @@ fn check_header_line(line: &str) -> Result<(), TraceErrorKind> {
 fn parse_event(op: IoOp, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
     let (f, count) = first_fields::<15>(csv_fields(line));
     if count < 15 {
-        return Err(TraceErrorKind::FieldCount { expected: Arity::AtLeast(15), layout: LAYOUT, found: count });
+        return Err(TraceErrorKind::FieldCount {
+            expected: Arity::AtLeast(15),
+            layout: LAYOUT,
+            found: count,
+        });
     }
     let record = TraceRecord {
         time: SimTime::from_ns(TIMESTAMP.decimal_ns(f[1], 1_000)?),
@@ -170,7 +177,10 @@ impl LineFormat for Msprod {
         match (self.state, marker) {
             (State::Start | State::Events, BEGIN) => self.state = State::Header,
             (State::Start, _) => {
-                return Err(TraceErrorKind::MissingHeader { expected: &[BEGIN], found: Some(line.to_string()) })
+                return Err(TraceErrorKind::MissingHeader {
+                    expected: &[BEGIN],
+                    found: Some(line.to_string()),
+                })
             }
             (State::Header, END) => self.state = State::Events,
             (State::Header, BEGIN) => return Err(TraceErrorKind::HeaderBlock(HeaderBlock::NestedBegin)),

@@ -48,7 +48,9 @@
 //! Not here: the shared rules (blank lines, CRLF, no monotonicity check, errors) are in the
 //! `workload` module doc; nothing here opens a file.
 
-use super::{TraceErrorKind, checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming vscsi CSV parser over any `BufRead`.
