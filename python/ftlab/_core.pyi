@@ -253,6 +253,7 @@ def rt_admit(text: str, file: str, scheme: str) -> str:
     """`ftlab rt admit`: the admission test of `scheme` on a task file's `text` (named `file`
     in errors), as JSON text. An invalid task file raises RtError (a ConfigError: file, key
     or line, problem); an unknown scheme UsageError (arg `--scheme`)."""
+
 def rt_bounds() -> str:
     """Table IV of the PaRT-FTL paper computed from each analysis' equations, as JSON text:
     `bandwidths` (quantity, equation, pages_per_s, mb_per_s, mib_per_s, paper), `latencies`

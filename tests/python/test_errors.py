@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 import ftlab
+from conftest import run_cli
 from ftlab import _core
 
 #: (class, its direct base): the hierarchy of docs/ARCHITECTURE.md, "Errors".
@@ -90,8 +90,7 @@ def test_a_capture_call_names_its_syscall(tmp_path: Path) -> None:
     # pwrite64's 4th argument is the offset: "x" is not a non-negative integer.
     strace = tmp_path / "s.log"
     strace.write_text(
-        '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n'
-        '1 0.6 pwrite64(3</db/x>, ""..., 4, x) = 4\n'
+        '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 pwrite64(3</db/x>, ""..., 4, x) = 4\n'
     )
     log = tmp_path / "LOG"
     log.write_text("")
@@ -108,7 +107,12 @@ def test_a_task_file_is_an_rt_error() -> None:
         _core.rt_admit(bad, "v.toml", "part-ftl")
     e = info.value
     assert isinstance(e, ftlab.ConfigError)
-    assert (e.file, e.key, e.problem, e.line) == ("v.toml", "tasks.0.read_period_ms", "period_out_of_range", None)
+    assert (e.file, e.key, e.problem, e.line) == (
+        "v.toml",
+        "tasks.0.read_period_ms",
+        "period_out_of_range",
+        None,
+    )
     assert str(e) == "v.toml: tasks.0.read_period_ms: must be in (0, 10000000000] ms, got -1"
     with pytest.raises(ftlab.RtError) as info:
         _core.rt_admit("[[tasks]]\nread_pages = 3\nread_period_ms = \n", "s.toml", "part-ftl")
@@ -130,7 +134,12 @@ def test_a_malformed_lifetime_input_is_a_lifetime_error() -> None:
     with pytest.raises(ftlab.LifetimeError) as info:
         _core.lifetime('{"schemes": {}}', "", "unified", 1.0)
     e = info.value
-    assert (e.file, e.key, e.reason, e.line) == ("summary.json", "schemes.unified", "no such scheme in this run", None)
+    assert (e.file, e.key, e.reason, e.line) == (
+        "summary.json",
+        "schemes.unified",
+        "no such scheme in this run",
+        None,
+    )
     with pytest.raises(ftlab.UsageError) as uinfo:
         _core.lifetime("{}", "", "unified", -1.0)
     assert uinfo.value.arg == "--horizon-days"

@@ -3,8 +3,10 @@
 //! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
 //! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
 //! maps `FtlabError` to the Python exception hierarchy `FtlabError(ValueError)` >
-//! `ConfigError`, `TraceError`, `InputError`, `UsageError`, `OutOfSpaceError`,
-//! `NoProgressError`. It holds no simulation logic and does no file I/O of its own;
+//! `ConfigError` (> `RtError`), `TraceError` (> `CaptureError`), `InputError` (>
+//! `LifetimeError`), `UsageError`, `RunError` (> `OutOfSpaceError`, `NoProgressError`), each
+//! error's typed fields set as attributes (docs/ARCHITECTURE.md, "Errors"). It holds no
+//! simulation logic and does no file I/O of its own;
 //! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
 
 use std::panic::{self, AssertUnwindSafe};

@@ -17,7 +17,9 @@
 //!   `offset + size` must fit in 64 bits.
 //! - Errors name the 1-based line and, for a bad field, its 1-based position, its name and
 //!   what was expected: `line 17: field 6 (Size): expected an unsigned integer, got "abc"`.
-//!   After the first error the iterator is finished: it returns `None` from then on.
+//!   After the first error the iterator is finished: it returns `None` from then on. The
+//!   error is typed: a `LineError` holds the line and a `TraceErrorKind` (`error::trace`) with
+//!   the column, the text found and what was expected; the edge that opened the file names it.
 
 pub mod alibaba;
 pub mod blkparse;
