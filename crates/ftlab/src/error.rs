@@ -41,18 +41,31 @@ pub enum FtlabError {
     /// progressing.
     #[error(transparent)]
     Run(#[from] RunError),
-    /// A trace line is malformed or out of range.
+    /// A trace line is malformed or out of range (boxed: its kind is large, and every
+    /// `Result<_, FtlabError>` would carry its size).
     #[error(transparent)]
-    Trace(#[from] TraceError),
-    /// A line of `ftlab capture`'s inputs cannot be converted.
+    Trace(Box<TraceError>),
+    /// A line of `ftlab capture`'s inputs cannot be converted (boxed, as `Trace`).
     #[error(transparent)]
-    Capture(#[from] CaptureError),
+    Capture(Box<CaptureError>),
     /// A task file of `ftlab rt admit` is invalid.
     #[error(transparent)]
     Rt(#[from] RtError),
     /// An input of `ftlab lifetime` is malformed or lacks a value.
     #[error(transparent)]
     Lifetime(#[from] LifetimeError),
+}
+
+impl From<TraceError> for FtlabError {
+    fn from(e: TraceError) -> Self {
+        FtlabError::Trace(Box::new(e))
+    }
+}
+
+impl From<CaptureError> for FtlabError {
+    fn from(e: CaptureError) -> Self {
+        FtlabError::Capture(Box::new(e))
+    }
 }
 
 /// Where the key of a `Config` error was written.

@@ -89,7 +89,8 @@ fn reject_names_the_trace_line_outside_the_namespace() {
     let text = trace_scenario(trace, "", "")
         .replace("format = \"mqsim\"", "format = \"mqsim\"\naddress_map = \"reject\"");
     match run_raw(&text, &[]) {
-        Err(FtlabError::Trace(TraceError { file, line, kind })) => {
+        Err(FtlabError::Trace(e)) => {
+            let TraceError { file, line, kind } = *e;
             assert!(file.ends_with(".trace"), "{file}");
             assert_eq!(line, 3);
             assert!(kind.to_string().contains("outside the namespace"), "{kind}");
@@ -130,7 +131,8 @@ fn an_arrival_past_the_clock_limit_is_an_error_naming_the_line() {
     // 2 x 10^16 ns = 2 x 10^7 s, past the 10^7 s limit.
     let trace = "0 0 0 8 1\n20000000000000000 0 8 8 1\n";
     match run_raw(&trace_scenario(trace, "", ""), &[]) {
-        Err(FtlabError::Trace(TraceError { line, kind, .. })) => {
+        Err(FtlabError::Trace(e)) => {
+            let TraceError { line, kind, .. } = *e;
             assert_eq!(line, 2);
             assert!(kind.to_string().contains("past the simulator's limit"), "{kind}");
             // 2 x 10^16 ns after the first record = 2 x 10^7 s; the limit is 10^7 s.

@@ -283,7 +283,8 @@ fn check(case: &Case, expected: &Expect) -> Result<(), String> {
             }
             reason_has(reason, frags).or_else(fail)
         }
-        (Expect::Trace(file, line, frags), FtlabError::Trace(TraceError { file: f, line: l, kind })) => {
+        (Expect::Trace(file, line, frags), FtlabError::Trace(e)) => {
+            let TraceError { file: f, line: l, kind } = e.as_ref();
             if !f.ends_with(file.as_str()) || l != line {
                 return fail(format!("at {f}:{l}, expected {file}:{line}"));
             }
