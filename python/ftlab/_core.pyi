@@ -8,32 +8,77 @@ from os import PathLike
 from typing import Any, TypedDict, final
 
 class FtlabError(ValueError):
-    """Base class of every error ftlab reports about its input (scenario, trace, arguments).
+    """Base class of every error ftlab reports about its input (scenario, trace, arguments)
+    or about a run it could not finish.
 
     The message (str(e)) names the file and line, or the key, and what was expected.
-    Attributes not relevant to the error's kind are None.
+    Attributes not relevant to the error's kind are None. The classes mirror the core's
+    errors (crates/ftlab/src/error.rs): one per operation (`RunError`, `TraceError`,
+    `CaptureError`, `RtError`, `LifetimeError`) beside the scenario's (`ConfigError`), the
+    files' (`InputError`) and the arguments' (`UsageError`).
     """
 
     reason: str | None
     file: str | None
     line: int | None
+    column: int | None
     key: str | None
     path: str | None
     arg: str | None
+    override: str | None
 
 class ConfigError(FtlabError):
-    """A scenario is invalid: bad TOML (`file`, `line`), or a bad value (`file`, `key`)."""
+    """A scenario is invalid: bad TOML (`file`, `line`, `column`), or a bad value (`file`,
+    `key`; `line` and `column` where the key was written, `override` if a `--set` set it)."""
 
 class TraceError(FtlabError):
-    """A trace line is malformed or out of range (`file`, `line`)."""
+    """A trace line is malformed or out of range (`file`, `line`). `kind` names what is wrong
+    (`bad_field`, `negative`, `too_large`, `out_of_range`, `not_allowed`, `not_a`,
+    `field_count`, `missing_header`, `unsupported_version`, `zero_size`, `address_overflow`,
+    `scale_overflow`, `clock_overflow`, `wait_overflow`, `action_arity`, `action_not_allowed`,
+    `header_column`, `header_column_count`, `header_block`, `not_utf8`, `line_too_long`,
+    `read`, and the host's `arrival_past_limit`, `outside_namespace`, `larger_than_namespace`);
+    `field` and `field_index` the column (1-based), `found` the text or value found and
+    `expected` what was expected or the range, where the kind has them."""
+
+    kind: str | None
+    field: str | None
+    field_index: int | None
+    found: str | None
+    expected: str | None
+
+class CaptureError(TraceError):
+    """A line of `ftlab capture`'s inputs cannot be converted (`file`, `line`): `input` is
+    "strace" or "log", `kind` what is wrong (`malformed`, `time`, `bad_argument`,
+    `too_few_arguments`, `relative_path`, `fd_without_path`, `offset_overflow`,
+    `file_system_full`, `event_json`, `event_field`, ...), `call` the syscall where there is
+    one. Capture's settings are `ConfigError`s (`key`)."""
+
+    input: str | None
+    call: str | None
 
 class InputError(FtlabError):
     """A file could not be opened or read (`path`)."""
 
+class LifetimeError(InputError):
+    """An input of `ftlab lifetime` is malformed (`file` = `path`, `line`, `column`) or lacks
+    a value the model needs (`file`, `key`)."""
+
 class UsageError(FtlabError):
     """An argument is wrong (`arg`)."""
 
-class OutOfSpaceError(FtlabError):
+class RtError(ConfigError):
+    """A task file of `ftlab rt admit` is invalid: not TOML (`file`, `line`, `column`;
+    `problem` "syntax"), or a bad task value (`file`, `key`; `problem` "schema", "count",
+    "no_pages", "period_without_pages", "period_missing" or "period_out_of_range")."""
+
+    problem: str | None
+
+class RunError(FtlabError):
+    """A valid scenario's run failed: the device ran out of space (`OutOfSpaceError`) or the
+    run stopped progressing (`NoProgressError`). Never raised itself."""
+
+class OutOfSpaceError(RunError):
     """The device of scenario `file` ran out of space. `stage` is "precondition" (a tenant's
     data found no room while filling or warming the device; `at_s` is None) or "run" (at
     simulated time `at_s` the `waiting` tenants' writes waited for free blocks GC could not
@@ -47,7 +92,7 @@ class OutOfSpaceError(FtlabError):
     erases: int
     n_blocks: int
 
-class NoProgressError(FtlabError):
+class NoProgressError(RunError):
     """The progress watchdog of scenario `file`'s run fired: from simulated time `from_s` to
     `at_s` the `waiting` tenants had requests outstanding and in `events` events (the bound,
     `bound`) none completed and no host unit was placed, while GC erased `erases` blocks. Not
@@ -200,11 +245,15 @@ def capture(
     (docs/capture.md), with the GIL released. `rules`: `PATTERN=STREAM` or
     `PATTERN=STREAM+level` (None: the RocksDB rules; a bad rule raises UsageError). Returns the
     converter's summary as JSON text (records, per-stream counts, every count of what was not
-    modelled). A bad strace or LOG line raises TraceError (file, line); a bad setting
-    ConfigError (key)."""
+    modelled). A bad strace or LOG line raises CaptureError (a TraceError: file, line,
+    input, kind, call); a bad setting ConfigError (key)."""
 
 def default_scenario_toml() -> str: ...
-def rt_admit(text: str, file: str, scheme: str) -> str: ...
+def rt_admit(text: str, file: str, scheme: str) -> str:
+    """`ftlab rt admit`: the admission test of `scheme` on a task file's `text` (named `file`
+    in errors), as JSON text. An invalid task file raises RtError (a ConfigError: file, key
+    or line, problem); an unknown scheme UsageError (arg `--scheme`)."""
+
 def rt_bounds() -> str:
     """Table IV of the PaRT-FTL paper computed from each analysis' equations, as JSON text:
     `bandwidths` (quantity, equation, pages_per_s, mb_per_s, mib_per_s, paper), `latencies`
@@ -222,8 +271,9 @@ def lifetime(summary: str, resolved_toml: str, scheme: str, horizon_s: float) ->
     """`ftlab lifetime`: the fast-forward lifetime model (docs/lifetime.md) of `scheme` in a
     run's summary.json and scenario.resolved.toml texts, to the first wear-out or `horizon_s`,
     with and without channel swaps (a scheme with `lifetime_model` in `SCHEMES` gives its
-    swaps; any other, per-channel rates and none), as JSON text. A run without lifetime keys
-    or the scheme raises UsageError."""
+    swaps; any other, per-channel rates and none), as JSON text. A malformed input, or a run
+    without lifetime keys or the scheme, raises LifetimeError (an InputError: file, key or
+    line); a bad horizon UsageError (arg `--horizon-days`)."""
 
 def swap_rounds(n: int, x: float) -> tuple[float, int | None]:
     """The slides' swap bound for `n` channels and imbalance target 1 + `x`: K ≥ (N − 1 −

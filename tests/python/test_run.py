@@ -231,7 +231,7 @@ def test_running_out_of_space_is_its_own_error(tmp_path):
     with pytest.raises(ftlab.OutOfSpaceError) as info:
         ftlab.run(str(path), out=tmp_path / "out")
     e = info.value
-    assert isinstance(e, ftlab.FtlabError) and not isinstance(e, ftlab.ConfigError)
+    assert isinstance(e, ftlab.RunError) and not isinstance(e, ftlab.ConfigError)
     assert e.file == str(path) and e.stage == "run" and e.at_s > 0 and e.n_blocks == 256 and e.waiting
     assert e.erases >= 0 and "raise device.over_provisioning" in e.reason
     assert str(e).startswith(f"{path}: the device ran out of space at ")

@@ -3,8 +3,10 @@
 //! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
 //! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
 //! maps `FtlabError` to the Python exception hierarchy `FtlabError(ValueError)` >
-//! `ConfigError`, `TraceError`, `InputError`, `UsageError`, `OutOfSpaceError`,
-//! `NoProgressError`. It holds no simulation logic and does no file I/O of its own;
+//! `ConfigError` (> `RtError`), `TraceError` (> `CaptureError`), `InputError` (>
+//! `LifetimeError`), `UsageError`, `RunError` (> `OutOfSpaceError`, `NoProgressError`), each
+//! error's typed fields set as attributes (docs/ARCHITECTURE.md, "Errors"). It holds no
+//! simulation logic and does no file I/O of its own;
 //! the public Python API is `python/ftlab`, and the typed stub is `python/ftlab/_core.pyi`.
 
 use std::panic::{self, AssertUnwindSafe};
@@ -15,7 +17,9 @@ mod consts;
 
 use arrow::ArrowTable;
 use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
-use ftlab::error::{Place, Stage};
+use ftlab::error::{
+    LifetimeError as CoreLifetimeError, Place, RtError as CoreRtError, RunError as CoreRunError, Stage,
+};
 use ftlab::workload::stats::TraceStats;
 use ftlab::workload::TraceFormat;
 use ftlab::FtlabError as CoreError;
@@ -23,6 +27,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use pyo3::IntoPyObjectExt;
 
 create_exception!(
     ftlab._core,
@@ -36,103 +41,206 @@ create_exception!(
     FtlabError,
     "A scenario is invalid: bad TOML, an unknown key, or a value out of range."
 );
-create_exception!(ftlab._core, TraceError, FtlabError, "A trace line is malformed or out of range.");
+create_exception!(
+    ftlab._core,
+    TraceError,
+    FtlabError,
+    "A trace line is malformed or out of range (`file`, `line`, `kind`, `field`, `found`, `expected`)."
+);
 create_exception!(ftlab._core, InputError, FtlabError, "A file could not be opened or read.");
 create_exception!(ftlab._core, UsageError, FtlabError, "An argument is wrong.");
 create_exception!(
     ftlab._core,
-    OutOfSpaceError,
+    RunError,
     FtlabError,
+    "A valid scenario's run failed: the device ran out of space, or the run stopped progressing."
+);
+create_exception!(
+    ftlab._core,
+    OutOfSpaceError,
+    RunError,
     "The device ran out of space while preconditioning or during a run: writes waited for blocks \
      GC could not free."
 );
 create_exception!(
     ftlab._core,
     NoProgressError,
-    FtlabError,
+    RunError,
     "The run's progress watchdog fired: requests were outstanding and none completed."
+);
+create_exception!(
+    ftlab._core,
+    CaptureError,
+    TraceError,
+    "A line of `ftlab capture`'s strace log or RocksDB LOG cannot be converted (`input`, `call`)."
+);
+create_exception!(
+    ftlab._core,
+    RtError,
+    ConfigError,
+    "A task file of `ftlab rt admit` is invalid (`file`, `key` or `line`, `problem`)."
+);
+create_exception!(
+    ftlab._core,
+    LifetimeError,
+    InputError,
+    "An input of `ftlab lifetime` (summary.json, scenario.resolved.toml) is malformed or lacks a value."
 );
 
 /// The attributes every `FtlabError` instance carries (None where the variant has no such field).
 const ERROR_ATTRS: [&str; 8] = ["reason", "file", "line", "column", "key", "path", "arg", "override"];
+/// The attributes of each operation's class, beyond `ERROR_ATTRS` (None where not relevant).
+const CLASS_ATTRS: [(&str, &[&str]); 6] = [
+    ("TraceError", &["kind", "field", "field_index", "found", "expected"]),
+    ("CaptureError", &["input", "call"]),
+    ("RtError", &["problem"]),
+    ("OutOfSpaceError", &["stage", "at_s", "waiting", "erases", "n_blocks"]),
+    ("NoProgressError", &["from_s", "at_s", "waiting", "events", "bound", "erases"]),
+    ("LifetimeError", &[]),
+];
 
-/// Convert a core error into the Python exception named by `kind()`, with the error's
-/// Display string as message and its fields as attributes.
-fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
-    let msg = e.to_string();
-    let err = match e.kind() {
+/// The Python exception of `kind` (`FtlabError::kind`) with message `msg`.
+fn new_err(kind: &str, msg: String) -> PyErr {
+    match kind {
         "ConfigError" => ConfigError::new_err(msg),
         "TraceError" => TraceError::new_err(msg),
         "InputError" => InputError::new_err(msg),
         "UsageError" => UsageError::new_err(msg),
         "OutOfSpaceError" => OutOfSpaceError::new_err(msg),
         "NoProgressError" => NoProgressError::new_err(msg),
+        "CaptureError" => CaptureError::new_err(msg),
+        "RtError" => RtError::new_err(msg),
+        "LifetimeError" => LifetimeError::new_err(msg),
         _ => FtlabError::new_err(msg),
-    };
+    }
+}
+
+/// A Python value of `v` (None if the conversion failed, which it does not in practice).
+fn py_of<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> Py<PyAny> {
+    v.into_py_any(py).unwrap_or_else(|_| py.None())
+}
+
+/// Convert a core error into the Python exception named by `kind()`, with the error's
+/// Display string as message and its fields as attributes (`ERROR_ATTRS`, `CLASS_ATTRS`).
+fn to_pyerr(py: Python<'_>, e: CoreError) -> PyErr {
+    let err = new_err(e.kind(), e.to_string());
     let set = |name: &str, value: Py<PyAny>| {
         // Setting an attribute on a fresh exception instance cannot fail in practice; if it
         // did, the exception would still carry its message, which is what matters.
         let _ = err.value(py).setattr(name, value);
     };
-    let s = |v: &String| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
-    let n = |v: u64| v.into_pyobject(py).map(|o| o.into_any().unbind()).ok();
-    let secs = |ns: u64| (ns as f64 * 1e-9).into_pyobject(py).map(|o| o.into_any().unbind()).ok();
-    let names = |v: &Vec<String>| v.clone().into_pyobject(py).map(|o| o.into_any().unbind()).ok();
-    let (reason, file, line, key, path, arg) = match &e {
+    let opt = |v: Option<String>| v.map_or_else(|| py.None(), |v| py_of(py, v));
+    match &e {
         CoreError::Config { file, key, reason, place } => {
-            let line = match place {
+            match place {
                 Place::At { line, column } => {
-                    set("column", n(*column).unwrap_or_else(|| py.None()));
-                    n(*line)
+                    set("line", py_of(py, *line));
+                    set("column", py_of(py, *column));
                 }
-                Place::Set(assignment) => {
-                    set("override", s(assignment).unwrap_or_else(|| py.None()));
-                    None
-                }
-                Place::Unknown => None,
-            };
-            (reason, s(file), line, s(key), None, None)
+                Place::Set(assignment) => set("override", py_of(py, assignment)),
+                Place::Unknown => {}
+            }
+            set("file", py_of(py, file));
+            set("key", py_of(py, key));
+            set("reason", py_of(py, reason));
         }
         CoreError::Syntax { file, line, column, reason } => {
-            set("column", n(*column).unwrap_or_else(|| py.None()));
-            (reason, s(file), n(*line), None, None, None)
+            set("file", py_of(py, file));
+            set("line", py_of(py, *line));
+            set("column", py_of(py, *column));
+            set("reason", py_of(py, reason));
         }
-        CoreError::Trace { file, line, reason } => (reason, s(file), n(*line), None, None, None),
-        CoreError::Io { path, reason } => (reason, None, None, None, s(path), None),
-        CoreError::Usage { arg, reason } => (reason, None, None, None, None, s(arg)),
-        CoreError::OutOfSpace { file, stage, waiting, erases, n_blocks, reason } => {
+        CoreError::Io { path, reason } => {
+            set("path", py_of(py, path));
+            set("reason", py_of(py, reason));
+        }
+        CoreError::Usage { arg, reason } => {
+            set("arg", py_of(py, arg));
+            set("reason", py_of(py, reason));
+        }
+        CoreError::Run(run) => set_run(py, &set, run),
+        CoreError::Trace(t) => {
+            set("file", py_of(py, &t.file));
+            set("line", py_of(py, t.line));
+            set("reason", py_of(py, t.kind.to_string()));
+            set("kind", py_of(py, t.kind.name()));
+            let column = t.kind.column();
+            set("field", opt(column.map(|c| c.name.to_string())));
+            set("field_index", column.map_or_else(|| py.None(), |c| py_of(py, c.index)));
+            set("found", opt(t.kind.found()));
+            set("expected", opt(t.kind.expected()));
+        }
+        CoreError::Capture(c) => {
+            set("file", py_of(py, &c.file));
+            set("line", py_of(py, c.line));
+            set("reason", py_of(py, c.kind.to_string()));
+            set("kind", py_of(py, c.kind.name()));
+            set("input", py_of(py, c.input.name()));
+            set("call", opt(c.kind.call().map(str::to_string)));
+        }
+        CoreError::Rt(r) => {
+            set("file", py_of(py, r.file()));
+            match r {
+                CoreRtError::Syntax { line, column, reason, .. } => {
+                    set("line", py_of(py, *line));
+                    set("column", py_of(py, *column));
+                    set("reason", py_of(py, reason));
+                    set("problem", py_of(py, "syntax"));
+                }
+                CoreRtError::Task { key, problem, .. } => {
+                    set("key", py_of(py, key));
+                    set("reason", py_of(py, problem.to_string()));
+                    set("problem", py_of(py, problem.name()));
+                }
+            }
+        }
+        CoreError::Lifetime(l) => {
+            set("file", py_of(py, l.file()));
+            set("path", py_of(py, l.file()));
+            match l {
+                CoreLifetimeError::Malformed { line, column, reason, .. } => {
+                    set("line", py_of(py, *line));
+                    set("column", py_of(py, *column));
+                    set("reason", py_of(py, reason));
+                }
+                CoreLifetimeError::Missing { key, what, .. } => {
+                    set("key", py_of(py, key));
+                    set("reason", py_of(py, what));
+                }
+            }
+        }
+    }
+    err
+}
+
+/// The attributes of a `RunError` (`OutOfSpaceError`, `NoProgressError`).
+fn set_run(py: Python<'_>, set: &dyn Fn(&str, Py<PyAny>), e: &CoreRunError) {
+    let secs = |ns: u64| py_of(py, ns as f64 * 1e-9);
+    match e {
+        CoreRunError::OutOfSpace { file, stage, waiting, erases, n_blocks, reason } => {
             let (stage, at_s) = match stage {
-                Stage::Precondition => ("precondition", None),
+                Stage::Precondition => ("precondition", py.None()),
                 Stage::Run { at_ns } => ("run", secs(*at_ns)),
             };
-            let stage = stage.into_pyobject(py).map(|o| o.into_any().unbind());
-            set("stage", stage.unwrap_or_else(|_| py.None()));
-            set("at_s", at_s.unwrap_or_else(|| py.None()));
-            set("waiting", names(waiting).unwrap_or_else(|| py.None()));
-            set("erases", n(*erases).unwrap_or_else(|| py.None()));
-            set("n_blocks", n(u64::from(*n_blocks)).unwrap_or_else(|| py.None()));
-            (reason, s(file), None, None, None, None)
+            set("stage", py_of(py, stage));
+            set("at_s", at_s);
+            set("waiting", py_of(py, waiting.clone()));
+            set("erases", py_of(py, *erases));
+            set("n_blocks", py_of(py, *n_blocks));
+            set("file", py_of(py, file));
+            set("reason", py_of(py, reason));
         }
-        CoreError::NoProgress { file, from_ns, at_ns, waiting, events, bound, erases, reason } => {
-            set("from_s", secs(*from_ns).unwrap_or_else(|| py.None()));
-            set("at_s", secs(*at_ns).unwrap_or_else(|| py.None()));
-            set("waiting", names(waiting).unwrap_or_else(|| py.None()));
-            set("events", n(*events).unwrap_or_else(|| py.None()));
-            set("bound", n(*bound).unwrap_or_else(|| py.None()));
-            set("erases", n(*erases).unwrap_or_else(|| py.None()));
-            (reason, s(file), None, None, None, None)
+        CoreRunError::NoProgress { file, from_ns, at_ns, waiting, events, bound, erases, reason } => {
+            set("from_s", secs(*from_ns));
+            set("at_s", secs(*at_ns));
+            set("waiting", py_of(py, waiting.clone()));
+            set("events", py_of(py, *events));
+            set("bound", py_of(py, *bound));
+            set("erases", py_of(py, *erases));
+            set("file", py_of(py, file));
+            set("reason", py_of(py, reason));
         }
-    };
-    let none = || py.None();
-    if let Some(r) = s(reason) {
-        set("reason", r);
     }
-    set("file", file.unwrap_or_else(none));
-    set("line", line.unwrap_or_else(none));
-    set("key", key.unwrap_or_else(none));
-    set("path", path.unwrap_or_else(none));
-    set("arg", arg.unwrap_or_else(none));
-    err
 }
 
 fn usage(arg: &str, reason: impl Into<String>) -> CoreError {
@@ -342,8 +450,8 @@ fn capture(
         cfg.dirty_limit_bytes = limit;
     }
     if let Some(rules) = rules {
-        let parsed: Result<Vec<StreamRule>, String> = rules.iter().map(|r| StreamRule::parse(r)).collect();
-        cfg.rules = parsed.map_err(|reason| to_pyerr(py, usage("--rule", reason)))?;
+        let parsed: Result<Vec<StreamRule>, _> = rules.iter().map(|r| StreamRule::parse(r)).collect();
+        cfg.rules = parsed.map_err(|e| to_pyerr(py, usage("--rule", e.to_string())))?;
     }
     let summary = py
         .detach(move || api::capture(&strace_path, &log_path, &out_path, &cfg))
@@ -452,20 +560,25 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         base.setattr(attr, py.None())?;
     }
     m.add("FtlabError", base)?;
-    m.add("ConfigError", py.get_type::<ConfigError>())?;
-    m.add("TraceError", py.get_type::<TraceError>())?;
-    m.add("InputError", py.get_type::<InputError>())?;
-    m.add("UsageError", py.get_type::<UsageError>())?;
-    let out_of_space = py.get_type::<OutOfSpaceError>();
-    for attr in ["stage", "at_s", "waiting", "erases", "n_blocks"] {
-        out_of_space.setattr(attr, py.None())?;
+    let classes = [
+        ("ConfigError", py.get_type::<ConfigError>()),
+        ("TraceError", py.get_type::<TraceError>()),
+        ("InputError", py.get_type::<InputError>()),
+        ("UsageError", py.get_type::<UsageError>()),
+        ("RunError", py.get_type::<RunError>()),
+        ("OutOfSpaceError", py.get_type::<OutOfSpaceError>()),
+        ("NoProgressError", py.get_type::<NoProgressError>()),
+        ("CaptureError", py.get_type::<CaptureError>()),
+        ("RtError", py.get_type::<RtError>()),
+        ("LifetimeError", py.get_type::<LifetimeError>()),
+    ];
+    for (name, class) in classes {
+        let attrs = CLASS_ATTRS.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, a)| *a);
+        for attr in attrs {
+            class.setattr(*attr, py.None())?;
+        }
+        m.add(name, class)?;
     }
-    m.add("OutOfSpaceError", out_of_space)?;
-    let no_progress = py.get_type::<NoProgressError>();
-    for attr in ["from_s", "at_s", "waiting", "events", "bound", "erases"] {
-        no_progress.setattr(attr, py.None())?;
-    }
-    m.add("NoProgressError", no_progress)?;
     m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
     m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;

@@ -1,7 +1,7 @@
 //! The edge of the crate: the functions the CLI and the Python bindings call. This is the
 //! only module (with `io`) that touches files; the model below it never does.
 
-use crate::error::FtlabError;
+use crate::error::{FtlabError, RunError};
 use crate::host::{Records, Source, SourceParams};
 use crate::metrics::report;
 pub use crate::metrics::table::{concat_tables, Column, Table};
@@ -133,13 +133,13 @@ pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabErr
 pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<String, FtlabError> {
     use crate::rt::schedulability::{run, series, Experiment};
     let e = Experiment { read_share, ..Experiment::paper(n_sets, seed) };
-    e.check().map_err(|(name, reason)| {
-        let arg = match name {
+    e.check().map_err(|e| {
+        let arg = match e.name {
             "n_sets" => "--sets",
             "read_share" => "--read-share",
             other => other,
         };
-        FtlabError::Usage { arg: arg.into(), reason }
+        FtlabError::Usage { arg: arg.into(), reason: e.to_string() }
     })?;
     let owned = crate::scheme::analyses();
     let analyses: Vec<&dyn crate::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();
@@ -387,11 +387,8 @@ pub fn resolve_scenario(source: &ScenarioSource, opts: &RunOptions) -> Result<St
 /// Statistics of a trace file in a given format.
 pub fn trace_stats(path: &Path, format: TraceFormat) -> Result<TraceStats, FtlabError> {
     let reader = open(path)?;
-    crate::workload::stats::trace_reader_stats(read_trace(format, reader)).map_err(|e| FtlabError::Trace {
-        file: path.display().to_string(),
-        line: e.line,
-        reason: e.reason,
-    })
+    crate::workload::stats::trace_reader_stats(read_trace(format, reader))
+        .map_err(|e| e.in_file(path.display().to_string()).into())
 }
 
 /// `ftlab capture`: convert an strace log and RocksDB's info LOG into an `ftlab-csv` trace at
@@ -403,15 +400,20 @@ pub fn capture(
     out: &Path,
     cfg: &crate::capture::CaptureConfig,
 ) -> Result<crate::capture::CaptureSummary, FtlabError> {
-    use crate::capture::{convert, read_event_log, CaptureError};
+    use crate::capture::{convert, read_event_log, ConvertError};
+    use crate::error::{CaptureError, CaptureInput};
     use crate::workload::ftlab_csv::{write_header, write_record};
     use std::io::Write;
     let file_of = |p: &Path| p.display().to_string();
-    let to_error = |e: CaptureError, out_tmp: &Path| match e {
-        CaptureError::Config { key, reason } => FtlabError::config("ftlab capture", key, reason),
-        CaptureError::Strace { line, reason } => FtlabError::Trace { file: file_of(strace), line, reason },
-        CaptureError::Log { line, reason } => FtlabError::Trace { file: file_of(log), line, reason },
-        CaptureError::Output(e) => io_error(out_tmp, e),
+    let to_error = |e: ConvertError, out_tmp: &Path| match e {
+        ConvertError::Config { key, reason } => FtlabError::config("ftlab capture", key, reason),
+        ConvertError::Strace { line, kind } => {
+            CaptureError { file: file_of(strace), input: CaptureInput::Strace, line, kind }.into()
+        }
+        ConvertError::Log { line, kind } => {
+            CaptureError { file: file_of(log), input: CaptureInput::Log, line, kind }.into()
+        }
+        ConvertError::Output(e) => io_error(out_tmp, e),
     };
     let tmp = PathBuf::from(format!("{}.tmp", out.display()));
     let events = read_event_log(open(log)?).map_err(|e| to_error(e, &tmp))?;
@@ -708,7 +710,7 @@ pub fn precondition<'a>(
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
     let no_room = |OutOfSpace { tenant, reason }| {
         let name = &s.tenants[tenant as usize].name;
-        FtlabError::OutOfSpace {
+        FtlabError::from(RunError::OutOfSpace {
             file: file.to_string(),
             stage: crate::error::Stage::Precondition,
             waiting: vec![name.clone()],
@@ -718,7 +720,7 @@ pub fn precondition<'a>(
                 "tenant {name:?}: {reason}; raise device.over_provisioning or lower \
                  precondition.fill_fraction"
             ),
-        }
+        })
     };
     if s.precondition.mode != scenario::PreconditionMode::Workload {
         return sim.precondition(&s.precondition, &mut rng).map(|()| None).map_err(no_room);
@@ -947,13 +949,7 @@ fn name_file(e: FtlabError, file: &str) -> FtlabError {
         FtlabError::Config { key, reason, place, .. } => {
             FtlabError::Config { file: file.to_string(), key, reason, place }
         }
-        FtlabError::OutOfSpace { file: _, stage, waiting, erases, n_blocks, reason } => {
-            FtlabError::OutOfSpace { file: file.to_string(), stage, waiting, erases, n_blocks, reason }
-        }
-        FtlabError::NoProgress { file: _, from_ns, at_ns, waiting, events, bound, erases, reason } => {
-            let file = file.to_string();
-            FtlabError::NoProgress { file, from_ns, at_ns, waiting, events, bound, erases, reason }
-        }
+        FtlabError::Run(e) => FtlabError::Run(e.in_file(file)),
         other => other,
     }
 }

@@ -1,11 +1,27 @@
-//! The typed errors ftlab returns at its boundaries (scenario, trace, CLI input), and the
-//! "did you mean" suggestion their messages use. Bugs are not errors: a broken invariant is an
+//! The typed errors ftlab returns at its boundaries, and the "did you mean" suggestion their
+//! messages use: `FtlabError` (this file), the one type crossing the API, whose variants are
+//! the scenario's, the inputs' and the arguments' errors and one enum per operation (the
+//! submodules: `run`, `trace`, `capture`, `rt`, `lifetime`). Bugs are not errors: a broken invariant is an
 //! `assert!` and panics.
 
-use std::fmt;
+pub mod capture;
+pub mod lifetime;
+pub mod rt;
+pub mod run;
+pub mod trace;
 
-/// Every user-facing error. Each names where the problem is (file and line, or key path)
-/// and what was expected. No message starts with a blank line or ends with a newline.
+pub use capture::{CaptureError, CaptureErrorKind, CaptureInput, RuleError, RuleProblem};
+pub use lifetime::LifetimeError;
+pub use rt::{ParameterError, RtError, TaskProblem};
+pub use run::{RunError, Stage};
+use std::fmt;
+pub use trace::{TraceError, TraceErrorKind};
+
+/// Every user-facing error: the one type crossing the API boundary (`api`, the bindings).
+/// Each names where the problem is (file and line, or key path) and what was expected. No
+/// message starts with a blank line or ends with a newline. The scenario's, the inputs' and
+/// the arguments' errors are variants here; each operation's own errors are an enum of their
+/// own, wrapped (`Run`, `Trace`, `Capture`, `Rt`, `Lifetime`), with typed fields.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum FtlabError {
     /// A scenario value is wrong, or a key is unknown or missing: `key` is a dotted path such
@@ -15,65 +31,40 @@ pub enum FtlabError {
     /// A scenario file is not valid TOML (`line` and `column` are 1-based, 0 if unknown).
     #[error("{file}:{line}:{column}: {reason}")]
     Syntax { file: String, line: u64, column: u64, reason: String },
-    /// A trace line is malformed or out of range.
-    #[error("{file}:{line}: {reason}")]
-    Trace { file: String, line: u64, reason: String },
     /// A file could not be opened or read.
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
     /// A command-line argument is wrong.
     #[error("{arg}: {reason}")]
     Usage { arg: String, reason: String },
-    /// The device of scenario `file` ran out of space (`stage`: while preconditioning, or at
-    /// a simulated time of the timed run): the `waiting` tenants had data that could not be
-    /// placed or requests that could not progress, writes waiting for free blocks GC could not
-    /// reclaim, or GC and wear leveling erased `erases` blocks (more than the device's
-    /// `n_blocks`) while no request progressed, moving valid data in circles (`erases` is 0
-    /// for the other kinds). `reason` says which, and the fix. Not a `Config` error: the
-    /// scenario passed validation, preconditioning or the run itself found the shortage.
-    #[error("{file}: the device ran out of space {}: {reason}", stage.when())]
-    OutOfSpace {
-        file: String,
-        stage: Stage,
-        waiting: Vec<String>,
-        erases: u64,
-        n_blocks: u32,
-        reason: String,
-    },
-    /// The progress watchdog of the timed run of scenario `file` fired: from `from_ns` to
-    /// `at_ns` (simulated) requests of the `waiting` tenants were outstanding and in `events`
-    /// events (its bound, `bound`) no request completed and no host unit was placed, while GC
-    /// erased `erases` blocks. `reason` gives the counts and the fix. Neither a `Config` error
-    /// (the scenario passed validation) nor `OutOfSpace` (the device need not be full).
-    #[error("{file}: {reason}")]
-    NoProgress {
-        file: String,
-        from_ns: u64,
-        at_ns: u64,
-        waiting: Vec<String>,
-        events: u64,
-        bound: u64,
-        erases: u64,
-        reason: String,
-    },
+    /// A valid scenario's run failed: the device ran out of space, or the run stopped
+    /// progressing.
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// A trace line is malformed or out of range (boxed: its kind is large, and every
+    /// `Result<_, FtlabError>` would carry its size).
+    #[error(transparent)]
+    Trace(Box<TraceError>),
+    /// A line of `ftlab capture`'s inputs cannot be converted (boxed, as `Trace`).
+    #[error(transparent)]
+    Capture(Box<CaptureError>),
+    /// A task file of `ftlab rt admit` is invalid.
+    #[error(transparent)]
+    Rt(#[from] RtError),
+    /// An input of `ftlab lifetime` is malformed or lacks a value.
+    #[error(transparent)]
+    Lifetime(#[from] LifetimeError),
 }
 
-/// When a device ran out of space (`FtlabError::OutOfSpace`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
-    /// Filling or warming the device before the timed run (no simulated time).
-    Precondition,
-    /// The timed run, at this simulated time in nanoseconds.
-    Run { at_ns: u64 },
+impl From<TraceError> for FtlabError {
+    fn from(e: TraceError) -> Self {
+        FtlabError::Trace(Box::new(e))
+    }
 }
 
-impl Stage {
-    /// "while preconditioning" or "at 1.500000 s": the words of an `OutOfSpace` message.
-    fn when(&self) -> String {
-        match self {
-            Stage::Precondition => "while preconditioning".to_string(),
-            Stage::Run { at_ns } => format!("at {:.6} s", *at_ns as f64 * 1e-9),
-        }
+impl From<CaptureError> for FtlabError {
+    fn from(e: CaptureError) -> Self {
+        FtlabError::Capture(Box::new(e))
     }
 }
 
@@ -203,15 +194,19 @@ impl FtlabError {
         }
     }
 
-    /// The Python exception class name this error maps to.
+    /// The Python exception class name this error maps to (`ftlab._core`): one class per
+    /// variant, `RunError`'s two kinds each their own.
     pub fn kind(&self) -> &'static str {
         match self {
             FtlabError::Config { .. } | FtlabError::Syntax { .. } => "ConfigError",
-            FtlabError::Trace { .. } => "TraceError",
             FtlabError::Io { .. } => "InputError",
             FtlabError::Usage { .. } => "UsageError",
-            FtlabError::OutOfSpace { .. } => "OutOfSpaceError",
-            FtlabError::NoProgress { .. } => "NoProgressError",
+            FtlabError::Run(RunError::OutOfSpace { .. }) => "OutOfSpaceError",
+            FtlabError::Run(RunError::NoProgress { .. }) => "NoProgressError",
+            FtlabError::Trace(_) => "TraceError",
+            FtlabError::Capture(_) => "CaptureError",
+            FtlabError::Rt(_) => "RtError",
+            FtlabError::Lifetime(_) => "LifetimeError",
         }
     }
 }
@@ -280,27 +275,27 @@ mod tests {
 
     #[test]
     fn out_of_space_is_its_own_kind() {
-        let e = FtlabError::OutOfSpace {
+        let e = FtlabError::from(RunError::OutOfSpace {
             file: "s.toml".into(),
             stage: Stage::Run { at_ns: 1_500_000_000 },
             waiting: vec!["a".into()],
             erases: 0,
             n_blocks: 256,
             reason: "writes of a wait".into(),
-        };
+        });
         assert_eq!(e.to_string(), "s.toml: the device ran out of space at 1.500000 s: writes of a wait");
         assert_eq!(e.kind(), "OutOfSpaceError");
-        let e = FtlabError::OutOfSpace {
+        let e = FtlabError::from(RunError::OutOfSpace {
             file: "s.toml".into(),
             stage: Stage::Precondition,
             waiting: vec!["a".into()],
             erases: 0,
             n_blocks: 256,
             reason: "tenant \"a\": full".into(),
-        };
+        });
         let text = "s.toml: the device ran out of space while preconditioning: tenant \"a\": full";
         assert_eq!(e.to_string(), text);
-        let e = FtlabError::NoProgress {
+        let e = FtlabError::from(RunError::NoProgress {
             file: "s.toml".into(),
             from_ns: 0,
             at_ns: 1,
@@ -309,7 +304,7 @@ mod tests {
             bound: 0,
             erases: 0,
             reason: "the run made no progress".into(),
-        };
+        });
         assert_eq!(e.to_string(), "s.toml: the run made no progress");
         assert_eq!(e.kind(), "NoProgressError");
     }

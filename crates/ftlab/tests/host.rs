@@ -6,7 +6,7 @@
 mod common;
 
 use common::{metric, run, run_raw, temp_file, tiny};
-use ftlab::error::Stage;
+use ftlab::error::{RunError, Stage, TraceError, TraceErrorKind};
 use ftlab::FtlabError;
 
 const T_READ_NS: f64 = 25_000.0;
@@ -89,10 +89,17 @@ fn reject_names_the_trace_line_outside_the_namespace() {
     let text = trace_scenario(trace, "", "")
         .replace("format = \"mqsim\"", "format = \"mqsim\"\naddress_map = \"reject\"");
     match run_raw(&text, &[]) {
-        Err(FtlabError::Trace { file, line, reason }) => {
+        Err(FtlabError::Trace(e)) => {
+            let TraceError { file, line, kind } = *e;
             assert!(file.ends_with(".trace"), "{file}");
             assert_eq!(line, 3);
-            assert!(reason.contains("outside the namespace"), "{reason}");
+            assert!(kind.to_string().contains("outside the namespace"), "{kind}");
+            // Sector 1048576 x 512 bytes, 8 sectors long.
+            let TraceErrorKind::OutsideNamespace { start_bytes, end_bytes, namespace_bytes } = kind else {
+                panic!("expected OutsideNamespace, got {kind:?}")
+            };
+            assert_eq!((start_bytes, end_bytes), (1_048_576 * 512, 1_048_576 * 512 + 8 * 512));
+            assert!(namespace_bytes < start_bytes, "{namespace_bytes}");
         }
         other => panic!("expected a trace error, got {other:?}"),
     }
@@ -124,9 +131,15 @@ fn an_arrival_past_the_clock_limit_is_an_error_naming_the_line() {
     // 2 x 10^16 ns = 2 x 10^7 s, past the 10^7 s limit.
     let trace = "0 0 0 8 1\n20000000000000000 0 8 8 1\n";
     match run_raw(&trace_scenario(trace, "", ""), &[]) {
-        Err(FtlabError::Trace { line, reason, .. }) => {
+        Err(FtlabError::Trace(e)) => {
+            let TraceError { line, kind, .. } = *e;
             assert_eq!(line, 2);
-            assert!(reason.contains("past the simulator's limit"), "{reason}");
+            assert!(kind.to_string().contains("past the simulator's limit"), "{kind}");
+            // 2 x 10^16 ns after the first record = 2 x 10^7 s; the limit is 10^7 s.
+            let TraceErrorKind::ArrivalPastLimit { at_s, limit_s } = kind else {
+                panic!("expected ArrivalPastLimit, got {kind:?}")
+            };
+            assert_eq!((at_s, limit_s), (2e7, 10_000_000));
         }
         other => panic!("expected a trace error, got {other:?}"),
     }
@@ -173,8 +186,16 @@ fn running_out_of_space_mid_run_is_its_own_error() {
     // run has 13 units of slack on the whole device: full of valid data, GC finds nothing.
     let text = brim(0.0, "arrival = \"closed\"\nrequests = 2000");
     match run_raw(&text, &["device.over_provisioning=0.05"]) {
-        Err(e @ FtlabError::OutOfSpace { .. }) => {
-            let FtlabError::OutOfSpace { ref file, stage, ref waiting, n_blocks, ref reason, .. } = e else {
+        Err(e @ FtlabError::Run(RunError::OutOfSpace { .. })) => {
+            let FtlabError::Run(RunError::OutOfSpace {
+                ref file,
+                stage,
+                ref waiting,
+                n_blocks,
+                ref reason,
+                ..
+            }) = e
+            else {
                 unreachable!()
             };
             let Stage::Run { at_ns } = stage else { panic!("expected the timed run's stage, got {stage:?}") };
@@ -196,7 +217,14 @@ fn running_out_of_space_while_preconditioning_is_its_own_error() {
     let text = brim(1.0, "arrival = \"closed\"\nrequests = 20");
     match run_raw(&text, &["device.over_provisioning=0.05"]) {
         Err(
-            ref e @ FtlabError::OutOfSpace { ref file, stage, ref waiting, erases, n_blocks, ref reason },
+            ref e @ FtlabError::Run(RunError::OutOfSpace {
+                ref file,
+                stage,
+                ref waiting,
+                erases,
+                n_blocks,
+                ref reason,
+            }),
         ) => {
             assert_eq!((file.as_str(), stage, erases, n_blocks), ("test.toml", Stage::Precondition, 0, 256));
             assert_eq!(waiting.len(), 1, "one tenant's data found no room: {waiting:?}");

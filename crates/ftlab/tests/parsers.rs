@@ -10,7 +10,9 @@ mod common;
 use common::traces_dir;
 
 use ftlab::workload::stats::{trace_reader_stats, trace_stats, TraceStats};
-use ftlab::workload::{read_trace, IoOp, TraceError, TraceFormat, TraceRecord, MAX_LINE_BYTES};
+use ftlab::workload::{
+    read_trace, IoOp, LineError, TraceErrorKind, TraceFormat, TraceRecord, MAX_LINE_BYTES,
+};
 use ftlab::SimTime;
 use std::collections::HashSet;
 use std::fs::File;
@@ -36,7 +38,7 @@ fn tuple(r: &TraceRecord) -> Rec {
 
 /// The one checking helper: parse `input` as `format` and compare with `want`.
 fn check(format: TraceFormat, input: &str, want: Want) {
-    let items: Vec<Result<TraceRecord, TraceError>> = read_trace(format, input.as_bytes()).collect();
+    let items: Vec<Result<TraceRecord, LineError>> = read_trace(format, input.as_bytes()).collect();
     let name = format.name();
     match want {
         Want::Records(expected) => {
@@ -53,7 +55,7 @@ fn check(format: TraceFormat, input: &str, want: Want) {
             let err = last.as_ref().expect_err(&format!("{name}: no error for {input:?}"));
             assert_eq!(err.line, line, "{name}: wrong line in {err}");
             for s in says {
-                assert!(err.reason.contains(s), "{name}: {err:?} does not say {s:?}");
+                assert!(err.kind.to_string().contains(s), "{name}: {err:?} does not say {s:?}");
             }
         }
     }
@@ -466,7 +468,8 @@ fn invalid_utf8_is_an_error_with_its_line() {
     assert_eq!(items.len(), 2);
     let err = items[1].as_ref().unwrap_err();
     assert_eq!(err.line, 2);
-    assert!(err.reason.contains("UTF-8"), "{err}");
+    assert_eq!(err.kind, TraceErrorKind::NotUtf8);
+    assert!(err.to_string().contains("UTF-8"), "{err}");
 }
 
 #[test]
@@ -1067,7 +1070,7 @@ fn naive_stats(records: &[Rec]) -> TraceStats {
     }
 }
 
-fn records_of(rows: &[Rec]) -> Vec<Result<TraceRecord, TraceError>> {
+fn records_of(rows: &[Rec]) -> Vec<Result<TraceRecord, LineError>> {
     rows.iter()
         .map(|&(t, op, offset, size, stream)| {
             Ok(TraceRecord { time: SimTime::from_ns(t), op, offset_bytes: offset, size_bytes: size, stream })

@@ -277,6 +277,10 @@ fn the_experiment_is_deterministic_and_consistent_across_figures() {
     let keys: Vec<&str> = sched::series(&d).iter().map(|s| s.key).collect();
     assert_eq!(keys, ["part-ftl", "rtgc", "wao-gc-75", "wao-gc-50"]);
     // Bad parameters are refused by name, not by a panic.
-    assert_eq!(Experiment { read_share: 1.5, ..e.clone() }.check().unwrap_err().0, "read_share");
-    assert_eq!(Experiment::paper(0, 1).check().unwrap_err().0, "n_sets");
+    let err = Experiment { read_share: 1.5, ..e.clone() }.check().unwrap_err();
+    assert_eq!((err.name, err.value.as_str(), err.range), ("read_share", "1.5", "[0, 1]"));
+    assert_eq!(err.to_string(), "must be in [0, 1], got 1.5");
+    assert_eq!(Experiment::paper(0, 1).check().unwrap_err().name, "n_sets");
+    let err = Experiment { fig7_write_pages: vec![3, 0], ..e.clone() }.check().unwrap_err();
+    assert_eq!((err.name, err.value.as_str()), ("pages", "0"));
 }

@@ -13,7 +13,7 @@
 //! `tenants.0.queue_depth`), the spelling `--set` accepts.
 
 use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
-use ftlab::error::Place;
+use ftlab::error::{Place, TraceError};
 use ftlab::scenario::{self, presets, Scenario};
 use ftlab::FtlabError;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -283,11 +283,12 @@ fn check(case: &Case, expected: &Expect) -> Result<(), String> {
             }
             reason_has(reason, frags).or_else(fail)
         }
-        (Expect::Trace(file, line, frags), FtlabError::Trace { file: f, line: l, reason }) => {
+        (Expect::Trace(file, line, frags), FtlabError::Trace(e)) => {
+            let TraceError { file: f, line: l, kind } = e.as_ref();
             if !f.ends_with(file.as_str()) || l != line {
                 return fail(format!("at {f}:{l}, expected {file}:{line}"));
             }
-            reason_has(reason, frags).or_else(fail)
+            reason_has(&kind.to_string(), frags).or_else(fail)
         }
         _ => fail(format!("wrong variant, expected {expected:?}")),
     }

@@ -12,6 +12,7 @@
 //!
 //! Not here: the strace side; other LOG lines (options, stats) are not read.
 
+use crate::error::CaptureErrorKind;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -35,18 +36,17 @@ const MARKER: &str = "EVENT_LOG_v1 ";
 
 impl EventLog {
     /// Read one LOG line; lines without the marker are ignored. `Err`: the reason.
-    pub fn add_line(&mut self, line: &str) -> Result<(), String> {
+    pub fn add_line(&mut self, line: &str) -> Result<(), CaptureErrorKind> {
         let Some(at) = line.find(MARKER) else {
             return Ok(());
         };
         let json: Value = serde_json::from_str(&line[at + MARKER.len()..])
-            .map_err(|e| format!("the EVENT_LOG_v1 JSON is malformed: {e}"))?;
-        let event =
-            json.get("event").and_then(Value::as_str).ok_or("an EVENT_LOG_v1 object without \"event\"")?;
-        let num = |key: &str| {
+            .map_err(|e| CaptureErrorKind::EventJson { reason: e.to_string() })?;
+        let event = json.get("event").and_then(Value::as_str).ok_or(CaptureErrorKind::EventWithoutName)?;
+        let num = |key: &'static str| {
             json.get(key)
                 .and_then(Value::as_u64)
-                .ok_or_else(|| format!("event {event:?}: \"{key}\" missing or not an unsigned integer"))
+                .ok_or_else(|| CaptureErrorKind::EventField { event: event.to_string(), key })
         };
         self.events += 1;
         match event {
@@ -55,8 +55,8 @@ impl EventLog {
                 self.flush_finished += u64::from(event == "flush_finished");
             }
             "compaction_finished" => {
-                let level = u32::try_from(num("output_level")?)
-                    .map_err(|_| "output_level out of range".to_string())?;
+                let value = num("output_level")?;
+                let level = u32::try_from(value).map_err(|_| CaptureErrorKind::LevelOutOfRange { value })?;
                 self.job_level.insert(num("job")?, level);
                 self.compaction_finished += 1;
             }
@@ -114,11 +114,15 @@ mod tests {
             (log.events, log.table_file_creation, log.trivial_move, log.table_file_deletion),
             (7, 3, 1, 1)
         );
-        assert!(log.add_line("x EVENT_LOG_v1 {\"event\": ").unwrap_err().contains("malformed"));
-        assert!(log
-            .add_line(r#"x EVENT_LOG_v1 {"event": "table_file_creation", "job": 1}"#)
-            .unwrap_err()
-            .contains("\"file_number\" missing"));
+        let e = log.add_line("x EVENT_LOG_v1 {\"event\": ").unwrap_err();
+        assert!(matches!(e, CaptureErrorKind::EventJson { .. }) && e.to_string().contains("malformed"));
+        let e = log.add_line(r#"x EVENT_LOG_v1 {"event": "table_file_creation", "job": 1}"#).unwrap_err();
+        let want = CaptureErrorKind::EventField { event: "table_file_creation".into(), key: "file_number" };
+        assert_eq!(e, want);
+        assert!(e.to_string().contains("\"file_number\" missing"), "{e}");
+        let e =
+            log.add_line(r#"x EVENT_LOG_v1 {"event": "compaction_finished", "output_level": 4294967296}"#);
+        assert_eq!(e, Err(CaptureErrorKind::LevelOutOfRange { value: 1 << 32 }));
         assert_eq!(
             (table_number("000123.sst"), table_number("x.sst"), table_number("1.log")),
             (Some(123), None, None)

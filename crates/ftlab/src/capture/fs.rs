@@ -26,6 +26,7 @@
 //! the threads of one process share it, separate processes are not told apart.
 
 use super::alloc::Allocator;
+use crate::error::CaptureErrorKind;
 use crate::sim::time::SimTime;
 use crate::workload::{IoOp, TraceRecord};
 use std::collections::{BTreeMap, BTreeSet};
@@ -239,7 +240,7 @@ impl Fs {
         offset: u64,
         len: u64,
         direct: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), CaptureErrorKind> {
         if len == 0 {
             return Ok(());
         }
@@ -259,7 +260,7 @@ impl Fs {
     }
 
     /// Map every unmapped block of `[b0, b1)` of `file`.
-    fn allocate(&mut self, file: usize, b0: u64, b1: u64) -> Result<(), String> {
+    fn allocate(&mut self, file: usize, b0: u64, b1: u64) -> Result<(), CaptureErrorKind> {
         let mut fb = b0;
         let mut got = Vec::new();
         while fb < b1 {
@@ -275,12 +276,11 @@ impl Fs {
             };
             got.clear();
             if !self.alloc.alloc(goal, end - fb, &mut got) {
-                return Err(format!(
-                    "the modelled file system is full: {} more blocks of 4 KiB wanted, {} free of {} (raise device_bytes)",
-                    end - fb,
-                    self.alloc.free_blocks(),
-                    self.cfg.device_blocks
-                ));
+                return Err(CaptureErrorKind::FileSystemFull {
+                    wanted_blocks: end - fb,
+                    free_blocks: self.alloc.free_blocks(),
+                    device_blocks: self.cfg.device_blocks,
+                });
             }
             for &(p, l) in &got {
                 insert_merged(&mut self.files[file].map, fb, p, l);
@@ -354,7 +354,7 @@ impl Fs {
         keep_size: bool,
         offset: u64,
         len: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), CaptureErrorKind> {
         if punch {
             self.free_range(now, file, offset.div_ceil(BLOCK), (offset + len) / BLOCK);
             return Ok(());

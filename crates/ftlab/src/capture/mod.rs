@@ -23,6 +23,7 @@ pub mod eventlog;
 pub mod fs;
 pub mod strace;
 
+use crate::error::{CaptureErrorKind, RuleError, RuleProblem};
 use crate::workload::{IoOp, TraceRecord};
 use eventlog::EventLog;
 use fs::{Fs, FsConfig, FsStats, OpenFlags, BLOCK};
@@ -42,22 +43,18 @@ pub struct StreamRule {
 
 impl StreamRule {
     /// Parse `PATTERN=STREAM` or `PATTERN=STREAM+level` (`*.sst=4+level`).
-    pub fn parse(text: &str) -> Result<StreamRule, String> {
-        let (pattern, value) = text
-            .rsplit_once('=')
-            .ok_or_else(|| format!("rule {text:?}: expected PATTERN=STREAM or PATTERN=STREAM+level"))?;
+    pub fn parse(text: &str) -> Result<StreamRule, RuleError> {
+        let bad = |problem| RuleError { rule: text.to_string(), problem };
+        let (pattern, value) = text.rsplit_once('=').ok_or_else(|| bad(RuleProblem::NoStream))?;
         let (num, plus_level) = match value.strip_suffix("+level") {
             Some(n) => (n, true),
             None => (value, false),
         };
-        let stream = num.trim().parse::<u16>().map_err(|_| {
-            format!("rule {text:?}: the stream must be an integer in [0, 65535], got {num:?}")
-        })?;
+        let stream =
+            num.trim().parse::<u16>().map_err(|_| bad(RuleProblem::Stream { found: num.to_string() }))?;
         let pattern = pattern.trim();
         if pattern.is_empty() || pattern.contains('/') {
-            return Err(format!(
-                "rule {text:?}: the pattern must be a non-empty file name pattern without '/'"
-            ));
+            return Err(bad(RuleProblem::Pattern));
         }
         Ok(StreamRule { pattern: pattern.to_string(), stream, plus_level })
     }
@@ -234,29 +231,27 @@ impl CaptureSummary {
     }
 }
 
-/// A conversion failure: where, and why.
+/// A conversion failure: where, and why (the API adds the file names: `error::CaptureError`).
 #[derive(Debug)]
-pub enum CaptureError {
+pub enum ConvertError {
     /// A bad setting: its key and valid range.
     Config { key: String, reason: String },
     /// A bad strace line (1-based).
-    Strace { line: u64, reason: String },
+    Strace { line: u64, kind: CaptureErrorKind },
     /// A bad LOG line (1-based).
-    Log { line: u64, reason: String },
+    Log { line: u64, kind: CaptureErrorKind },
     /// The record sink failed.
     Output(std::io::Error),
 }
 
 /// Read the whole LOG (levels are needed before the first SSTable write).
-pub fn read_event_log(log: impl BufRead) -> Result<EventLog, CaptureError> {
+pub fn read_event_log(log: impl BufRead) -> Result<EventLog, ConvertError> {
     let mut events = EventLog::default();
     for (i, line) in log.split(b'\n').enumerate() {
-        let line =
-            line.map_err(|e| CaptureError::Log { line: i as u64 + 1, reason: format!("read error: {e}") })?;
+        let at = |kind| ConvertError::Log { line: i as u64 + 1, kind };
+        let line = line.map_err(|e| at(CaptureErrorKind::Read { reason: e.to_string() }))?;
         let text = String::from_utf8_lossy(&line);
-        events
-            .add_line(text.trim_end_matches('\r'))
-            .map_err(|reason| CaptureError::Log { line: i as u64 + 1, reason })?;
+        events.add_line(text.trim_end_matches('\r')).map_err(at)?;
     }
     Ok(events)
 }
@@ -267,15 +262,15 @@ pub fn convert(
     events: EventLog,
     cfg: &CaptureConfig,
     emit: &mut dyn FnMut(&TraceRecord) -> std::io::Result<()>,
-) -> Result<CaptureSummary, CaptureError> {
-    cfg.validate().map_err(|(key, reason)| CaptureError::Config { key, reason })?;
+) -> Result<CaptureSummary, ConvertError> {
+    cfg.validate().map_err(|(key, reason)| ConvertError::Config { key, reason })?;
     let mut c = Converter::new(cfg, events);
     let mut line_no = 0u64;
     for line in strace_log.lines() {
         line_no += 1;
-        let line =
-            line.map_err(|e| CaptureError::Strace { line: line_no, reason: format!("read error: {e}") })?;
-        c.line(&line).map_err(|reason| CaptureError::Strace { line: line_no, reason })?;
+        let at = |kind| ConvertError::Strace { line: line_no, kind };
+        let line = line.map_err(|e| at(CaptureErrorKind::Read { reason: e.to_string() }))?;
+        c.line(&line).map_err(at)?;
         c.drain(emit)?;
     }
     c.summary.strace_lines = line_no;
@@ -318,7 +313,7 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn line(&mut self, line: &str) -> Result<(), String> {
+    fn line(&mut self, line: &str) -> Result<(), CaptureErrorKind> {
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
             return Ok(());
@@ -348,7 +343,7 @@ impl<'a> Converter<'a> {
         self.fs.tick(self.now);
     }
 
-    fn call(&mut self, c: &Call) -> Result<(), String> {
+    fn call(&mut self, c: &Call) -> Result<(), CaptureErrorKind> {
         self.clock(c.time_ns);
         let value = match c.ret {
             Ret::Ok { value, .. } => value,
@@ -377,32 +372,43 @@ impl<'a> Converter<'a> {
         Ok(())
     }
 
-    fn arg(c: &Call, i: usize) -> Result<&str, String> {
-        c.args
-            .get(i)
-            .map(String::as_str)
-            .ok_or_else(|| format!("{}: expected at least {} arguments, got {}", c.name, i + 1, c.args.len()))
-    }
-
-    fn int(c: &Call, i: usize, what: &str) -> Result<u64, String> {
-        let a = Self::arg(c, i)?;
-        int_arg(a).and_then(|v| u64::try_from(v).ok()).ok_or_else(|| {
-            format!("{}: argument {} ({what}) must be a non-negative integer, got {a:?}", c.name, i + 1)
+    fn arg(c: &Call, i: usize) -> Result<&str, CaptureErrorKind> {
+        c.args.get(i).map(String::as_str).ok_or_else(|| CaptureErrorKind::TooFewArguments {
+            call: c.name.clone(),
+            expected: i + 1,
+            found: c.args.len(),
         })
     }
 
-    /// The path of argument `i` (a string, relative to the `-y` directory of `dir_arg`).
-    fn path(c: &Call, i: usize, dir_arg: Option<usize>) -> Result<String, String> {
+    fn int(c: &Call, i: usize, what: &'static str) -> Result<u64, CaptureErrorKind> {
         let a = Self::arg(c, i)?;
-        let p = str_arg(a)
-            .ok_or_else(|| format!("{}: argument {} must be a quoted path, got {a:?}", c.name, i + 1))?;
+        int_arg(a)
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| Self::bad_arg(c, i, Some(what), "a non-negative integer", a))
+    }
+
+    /// Argument `i` (0-based; `what` it holds) is `found`, not `expected`.
+    fn bad_arg(
+        c: &Call,
+        i: usize,
+        what: Option<&'static str>,
+        expected: &'static str,
+        found: &str,
+    ) -> CaptureErrorKind {
+        let (call, found) = (c.name.clone(), found.to_string());
+        CaptureErrorKind::BadArgument { call, index: i + 1, what, expected, found }
+    }
+
+    /// The path of argument `i` (a string, relative to the `-y` directory of `dir_arg`).
+    fn path(c: &Call, i: usize, dir_arg: Option<usize>) -> Result<String, CaptureErrorKind> {
+        let a = Self::arg(c, i)?;
+        let p = str_arg(a).ok_or_else(|| Self::bad_arg(c, i, None, "a quoted path", a))?;
         if p.starts_with('/') {
             return Ok(p);
         }
         let dir = dir_arg.and_then(|d| c.args.get(d)).and_then(|d| fd_arg(d)).and_then(|(_, path)| path);
-        let dir = dir.ok_or_else(|| {
-            format!("{}: the relative path {p:?} needs its directory: run strace with -y", c.name)
-        })?;
+        let dir =
+            dir.ok_or_else(|| CaptureErrorKind::RelativePath { call: c.name.clone(), path: p.clone() })?;
         Ok(format!("{}/{p}", dir.trim_end_matches('/')))
     }
 
@@ -436,9 +442,9 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn open(&mut self, c: &Call, fd: i64) -> Result<bool, String> {
+    fn open(&mut self, c: &Call, fd: i64) -> Result<bool, CaptureErrorKind> {
         let Ret::Ok { path: Some(path), .. } = &c.ret else {
-            return Err(format!("{}: the returned fd has no path: run strace with -y", c.name));
+            return Err(CaptureErrorKind::FdWithoutPath { call: c.name.clone() });
         };
         let flags_at = if c.name == "openat" { 2 } else { 1 };
         let flags = if c.name == "creat" { "O_CREAT|O_WRONLY|O_TRUNC" } else { Self::arg(c, flags_at)? };
@@ -462,10 +468,9 @@ impl<'a> Converter<'a> {
     }
 
     /// The fd of argument 0, if it is a file under root (counted otherwise).
-    fn fd0(&mut self, c: &Call) -> Result<Option<(i64, Option<String>)>, String> {
+    fn fd0(&mut self, c: &Call) -> Result<Option<(i64, Option<String>)>, CaptureErrorKind> {
         let a = Self::arg(c, 0)?;
-        let (fd, path) =
-            fd_arg(a).ok_or_else(|| format!("{}: argument 1 must be an fd, got {a:?}", c.name))?;
+        let (fd, path) = fd_arg(a).ok_or_else(|| Self::bad_arg(c, 0, None, "an fd", a))?;
         if path.as_deref().is_some_and(|p| !self.in_root(p)) {
             self.summary.calls_outside_root += 1;
             return Ok(None);
@@ -483,7 +488,7 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn write(&mut self, c: &Call, written: u64) -> Result<bool, String> {
+    fn write(&mut self, c: &Call, written: u64) -> Result<bool, CaptureErrorKind> {
         let Some((fd, path)) = self.fd0(c)? else { return Ok(false) };
         let offset = match c.name.as_str() {
             "pwrite64" | "pwritev" | "pwritev2" => Some(Self::int(c, 3, "offset")?),
@@ -499,9 +504,11 @@ impl<'a> Converter<'a> {
             self.summary.write_bytes_unknown_fd += written;
             return Ok(false);
         };
-        offset
-            .checked_add(written)
-            .ok_or_else(|| format!("{}: offset {offset} + {written} bytes overflows 64 bits", c.name))?;
+        offset.checked_add(written).ok_or_else(|| CaptureErrorKind::OffsetOverflow {
+            call: c.name.clone(),
+            offset_bytes: offset,
+            size_bytes: written,
+        })?;
         let direct = self.fs.fd_direct(fd);
         self.fs.write(self.now, file, offset, written, direct)?;
         Ok(true)
@@ -519,7 +526,7 @@ impl<'a> Converter<'a> {
     }
 
     /// The file of an fd argument or a path argument (`truncate`), if modelled.
-    fn target(&mut self, c: &Call) -> Result<Option<usize>, String> {
+    fn target(&mut self, c: &Call) -> Result<Option<usize>, CaptureErrorKind> {
         if c.name == "truncate" {
             let p = Self::path(c, 0, None)?;
             if !self.under_root(&p) {
@@ -542,7 +549,7 @@ impl<'a> Converter<'a> {
         self.fs.file_at(path, stream, false)
     }
 
-    fn truncate(&mut self, c: &Call) -> Result<bool, String> {
+    fn truncate(&mut self, c: &Call) -> Result<bool, CaptureErrorKind> {
         let size = Self::int(c, 1, "length")?;
         let Some(file) = self.target(c)? else { return Ok(false) };
         self.fs.flush(self.now, file);
@@ -550,7 +557,7 @@ impl<'a> Converter<'a> {
         Ok(true)
     }
 
-    fn fallocate(&mut self, c: &Call) -> Result<bool, String> {
+    fn fallocate(&mut self, c: &Call) -> Result<bool, CaptureErrorKind> {
         let mode = Self::arg(c, 1)?.to_string();
         let (offset, len) = (Self::int(c, 2, "offset")?, Self::int(c, 3, "len")?);
         let Some(file) = self.target(c)? else { return Ok(false) };
@@ -567,7 +574,7 @@ impl<'a> Converter<'a> {
         Ok(true)
     }
 
-    fn unlink(&mut self, c: &Call) -> Result<bool, String> {
+    fn unlink(&mut self, c: &Call) -> Result<bool, CaptureErrorKind> {
         let path = if c.name == "unlinkat" { Self::path(c, 1, Some(0))? } else { Self::path(c, 0, None)? };
         if c.name == "unlinkat" && Self::arg(c, 2).is_ok_and(|f| f.contains("AT_REMOVEDIR")) {
             return Ok(false);
@@ -582,7 +589,7 @@ impl<'a> Converter<'a> {
         Ok(true)
     }
 
-    fn rename(&mut self, c: &Call) -> Result<bool, String> {
+    fn rename(&mut self, c: &Call) -> Result<bool, CaptureErrorKind> {
         let (from, to) = match c.name.as_str() {
             "rename" => (Self::path(c, 0, None)?, Self::path(c, 1, None)?),
             _ => (Self::path(c, 1, Some(0))?, Self::path(c, 3, Some(2))?),
@@ -607,7 +614,7 @@ impl<'a> Converter<'a> {
     fn drain(
         &mut self,
         emit: &mut dyn FnMut(&TraceRecord) -> std::io::Result<()>,
-    ) -> Result<(), CaptureError> {
+    ) -> Result<(), ConvertError> {
         for r in self.fs.out.drain(..) {
             let s = self.summary.streams.entry(r.stream).or_default();
             match r.op {
@@ -616,7 +623,7 @@ impl<'a> Converter<'a> {
                 IoOp::Read => unreachable!("the capture emits no reads"),
             };
             self.summary.records += 1;
-            emit(&r).map_err(CaptureError::Output)?;
+            emit(&r).map_err(ConvertError::Output)?;
         }
         self.summary.fs = self.fs.stats.clone();
         Ok(())

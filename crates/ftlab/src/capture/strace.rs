@@ -12,6 +12,7 @@
 //!
 //! Not here: what a call does to files (`fs.rs`), nor which calls matter (`mod.rs`).
 
+use crate::error::CaptureErrorKind;
 use crate::workload::Field;
 use std::collections::BTreeMap;
 
@@ -65,15 +66,13 @@ impl StraceParser {
     }
 
     /// Parse one non-blank line.
-    pub fn parse(&mut self, line: &str) -> Result<Line, String> {
+    pub fn parse(&mut self, line: &str) -> Result<Line, CaptureErrorKind> {
         if line.starts_with("strace: ") {
             return Ok(Line::Skip);
         }
         let (pid, rest) = split_pid(line);
-        let (time, body) =
-            rest.split_once(' ').ok_or_else(|| format!("expected `[PID] TIME CALL`, got {line:?}"))?;
-        let time_ns =
-            TIME.decimal_ns(time, 1_000_000_000).map_err(|e| format!("{e} (run strace with -ttt)"))?;
+        let (time, body) = rest.split_once(' ').ok_or_else(|| malformed("`[PID] TIME CALL`", line))?;
+        let time_ns = TIME.decimal_ns(time, 1_000_000_000).map_err(CaptureErrorKind::Time)?;
         let body = body.trim_start();
         if body.starts_with("+++") || body.starts_with("---") {
             return Ok(Line::Skip);
@@ -81,7 +80,7 @@ impl StraceParser {
         if let Some(resumed) = body.strip_prefix("<... ") {
             let (name, rest) = resumed
                 .split_once(" resumed>")
-                .ok_or_else(|| format!("a malformed resumed call: {body:?}"))?;
+                .ok_or_else(|| CaptureErrorKind::MalformedResumed { found: body.to_string() })?;
             let Some((_, start)) = self.pending.remove(&pid) else {
                 return Ok(Line::Orphan);
             };
@@ -93,10 +92,9 @@ impl StraceParser {
                 body,
             );
         }
-        let (name, after) =
-            body.split_once('(').ok_or_else(|| format!("expected `NAME(ARGS) = RET`, got {body:?}"))?;
+        let (name, after) = body.split_once('(').ok_or_else(|| malformed("`NAME(ARGS) = RET`", body))?;
         if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') || name.is_empty() {
-            return Err(format!("expected a syscall name before '(', got {name:?}"));
+            return Err(malformed("a syscall name before '('", name));
         }
         if let Some(start) = after.strip_suffix(" <unfinished ...>") {
             self.pending.insert(pid, (name.to_string(), start.to_string()));
@@ -104,6 +102,11 @@ impl StraceParser {
         }
         finish_call(pid, time_ns, name, after, body)
     }
+}
+
+/// A part of a line not in the shape `expected` describes.
+fn malformed(expected: &'static str, found: &str) -> CaptureErrorKind {
+    CaptureErrorKind::Malformed { expected, found: found.to_string() }
 }
 
 /// The pid column (`123 ` or `[pid 123] `) and the rest; pid 0 without one.
@@ -126,13 +129,11 @@ fn split_pid(line: &str) -> (u32, &str) {
 }
 
 /// `ARGS) = RET...` → the call.
-fn finish_call(pid: u32, time_ns: u64, name: &str, text: &str, body: &str) -> Result<Line, String> {
-    let cut = text
-        .rfind(") = ")
-        .ok_or_else(|| format!("expected `) = RET` at the end of the call, got {body:?}"))?;
+fn finish_call(pid: u32, time_ns: u64, name: &str, text: &str, body: &str) -> Result<Line, CaptureErrorKind> {
+    let cut = text.rfind(") = ").ok_or_else(|| malformed("`) = RET` at the end of the call", body))?;
     let args = split_args(&text[..cut]);
-    let ret =
-        parse_ret(text[cut + 4..].trim()).ok_or_else(|| format!("a malformed return value in {body:?}"))?;
+    let ret = parse_ret(text[cut + 4..].trim())
+        .ok_or_else(|| CaptureErrorKind::MalformedReturn { found: body.to_string() })?;
     Ok(Line::Call(Call { pid, time_ns, name: name.to_string(), args, ret }))
 }
 
@@ -290,9 +291,15 @@ mod tests {
     #[test]
     fn malformed_lines_say_what_was_expected() {
         let mut p = StraceParser::default();
-        assert!(p.parse("1 x write(1) = 1").unwrap_err().contains("-ttt"));
-        assert!(p.parse("1 1.0 write(1)").unwrap_err().contains(") = RET"));
-        assert!(p.parse("1 1.0 garbage").unwrap_err().contains("NAME(ARGS)"));
-        assert!(p.parse("1 1.0 write(1) = x").unwrap_err().contains("return value"));
+        let e = p.parse("1 x write(1) = 1").unwrap_err();
+        assert!(matches!(e, CaptureErrorKind::Time(_)) && e.to_string().contains("-ttt"), "{e}");
+        let e = p.parse("1 1.0 write(1)").unwrap_err();
+        assert_eq!(e, malformed("`) = RET` at the end of the call", "write(1)"));
+        assert!(e.to_string().contains(") = RET"), "{e}");
+        let e = p.parse("1 1.0 garbage").unwrap_err();
+        assert_eq!(e, malformed("`NAME(ARGS) = RET`", "garbage"));
+        let e = p.parse("1 1.0 write(1) = x").unwrap_err();
+        assert_eq!(e, CaptureErrorKind::MalformedReturn { found: "write(1) = x".into() });
+        assert!(e.to_string().contains("return value"), "{e}");
     }
 }

@@ -10,7 +10,7 @@ const STRACE: &str = include_str!("../../tests/fixtures/capture/small.strace");
 const LOG: &str = include_str!("../../tests/fixtures/capture/small.LOG");
 type Rec = (u64, IoOp, u64, u64, u16);
 
-fn run(strace_text: &str, cfg: &CaptureConfig) -> Result<(Vec<Rec>, CaptureSummary), CaptureError> {
+fn run(strace_text: &str, cfg: &CaptureConfig) -> Result<(Vec<Rec>, CaptureSummary), ConvertError> {
     let events = read_event_log(LOG.as_bytes())?;
     let mut out = Vec::new();
     let summary = convert(strace_text.as_bytes(), events, cfg, &mut |r| {
@@ -107,27 +107,36 @@ fn errors_name_the_line_and_config_errors_the_key() {
         STRACE.lines().take(3).map(|l| format!("{l}\n")).collect::<String>()
     );
     match run(&bad, &cfg()) {
-        Err(CaptureError::Strace { line: 4, reason }) => assert!(reason.contains(") = RET"), "{reason}"),
+        Err(ConvertError::Strace { line: 4, kind: kind @ CaptureErrorKind::Malformed { expected, .. } }) => {
+            assert_eq!(expected, "`) = RET` at the end of the call");
+            assert!(kind.to_string().contains(") = RET"), "{kind}")
+        }
         other => panic!("{other:?}"),
     }
     let full = CaptureConfig { device_bytes: 16 << 20, ..cfg() };
     let huge = "1 0.0 openat(AT_FDCWD</>, \"/db/1.sst\", O_WRONLY|O_CREAT, 0644) = 3</db/1.sst>\n\
                 1 0.1 pwrite64(3</db/1.sst>, \"\"..., 20000000, 0) = 20000000\n";
     match run(huge, &full) {
-        Err(CaptureError::Strace { line: 2, reason }) => {
-            assert!(reason.contains("full") && reason.contains("device_bytes"), "{reason}")
+        Err(ConvertError::Strace {
+            line: 2,
+            kind: kind @ CaptureErrorKind::FileSystemFull { device_blocks, .. },
+        }) => {
+            // 16 MiB of 4 KiB blocks.
+            assert_eq!(device_blocks, 4096);
+            let text = kind.to_string();
+            assert!(text.contains("full") && text.contains("device_bytes"), "{text}")
         }
         other => panic!("{other:?}"),
     }
     let small = CaptureConfig { device_bytes: 1 << 20, ..cfg() };
     match run(STRACE, &small) {
-        Err(CaptureError::Config { key, reason }) => {
+        Err(ConvertError::Config { key, reason }) => {
             assert!(key == "device_bytes" && reason.contains("[16 MiB"), "{reason}")
         }
         other => panic!("{other:?}"),
     }
     match read_event_log("ok\nx EVENT_LOG_v1 {nope\n".as_bytes()) {
-        Err(CaptureError::Log { line: 2, reason }) => assert!(reason.contains("malformed"), "{reason}"),
+        Err(ConvertError::Log { line: 2, kind: CaptureErrorKind::EventJson { .. } }) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -138,9 +147,14 @@ fn stream_rules_parse_and_glob() {
         StreamRule::parse("*.sst=4+level"),
         Ok(StreamRule { pattern: "*.sst".into(), stream: 4, plus_level: true })
     );
-    assert!(StreamRule::parse("*.sst").unwrap_err().contains("PATTERN=STREAM"));
-    assert!(StreamRule::parse("*.x=70000").unwrap_err().contains("[0, 65535]"));
-    assert!(StreamRule::parse("a/b=1").unwrap_err().contains("without '/'"));
+    let rule = |r: &str, problem| Err(RuleError { rule: r.into(), problem });
+    assert_eq!(StreamRule::parse("*.sst"), rule("*.sst", RuleProblem::NoStream));
+    assert!(StreamRule::parse("*.sst").unwrap_err().to_string().contains("PATTERN=STREAM"));
+    let found = "70000".to_string();
+    assert_eq!(StreamRule::parse("*.x=70000"), rule("*.x=70000", RuleProblem::Stream { found }));
+    assert!(StreamRule::parse("*.x=70000").unwrap_err().to_string().contains("[0, 65535]"));
+    assert_eq!(StreamRule::parse("a/b=1"), rule("a/b=1", RuleProblem::Pattern));
+    assert!(StreamRule::parse("a/b=1").unwrap_err().to_string().contains("without '/'"));
     for (p, n, m) in [
         ("*.log", "000004.log", true),
         ("*.log", "LOG", false),

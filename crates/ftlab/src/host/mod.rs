@@ -4,7 +4,7 @@
 //! are) and the tenant's start and stop times. Queueing, replay modes and completion are
 //! in `simulation::host`. Reads no file: a trace arrives as a `RecordStream`.
 
-use crate::error::FtlabError;
+use crate::error::{FtlabError, TraceError, TraceErrorKind};
 use crate::sim::time::SimTime;
 use crate::workload::periodic::PeriodicStream;
 use crate::workload::synthetic::SyntheticStream;
@@ -126,13 +126,7 @@ impl<'a> Source<'a> {
         for r in s.by_ref() {
             match r {
                 Ok(_) => n += 1,
-                Err(e) => {
-                    return Err(FtlabError::Trace {
-                        file: self.p.name.clone(),
-                        line: e.line,
-                        reason: e.reason,
-                    })
-                }
+                Err(e) => return Err(e.in_file(&self.p.name).into()),
             }
         }
         Ok(n)
@@ -152,13 +146,7 @@ impl<'a> Source<'a> {
         let (record, deadline, task) = match &mut self.records {
             Records::Trace(s) => match s.next() {
                 None => return Ok(None),
-                Some(Err(e)) => {
-                    return Err(FtlabError::Trace {
-                        file: self.p.name.clone(),
-                        line: e.line,
-                        reason: e.reason,
-                    })
-                }
+                Some(Err(e)) => return Err(e.in_file(&self.p.name).into()),
                 Some(Ok(r)) => (r, SimTime::MAX, NO_TASK),
             },
             Records::Synthetic(g) => match g.next() {
@@ -193,15 +181,10 @@ impl<'a> Source<'a> {
         let first = *self.first_time.get_or_insert(time);
         let rel = time.ns().saturating_sub(first.ns()) as f64 * self.p.time_scale;
         if self.p.start.ns() as f64 + rel > ARRIVAL_MAX.ns() as f64 {
-            return Err(FtlabError::Trace {
-                file: self.p.name.clone(),
-                line: self.line(),
-                reason: format!(
-                    "request arrives at {:.0} s of simulated time (after time_scale), past the simulator's limit of {} s",
-                    (self.p.start.ns() as f64 + rel) / 1e9,
-                    ARRIVAL_MAX.ns() / 1_000_000_000
-                ),
-            });
+            return Err(self.error(TraceErrorKind::ArrivalPastLimit {
+                at_s: (self.p.start.ns() as f64 + rel) / 1e9,
+                limit_s: ARRIVAL_MAX.ns() / 1_000_000_000,
+            }));
         }
         let mut arrival = self.p.start + SimTime(rel.round() as u64);
         if arrival < self.last_arrival {
@@ -210,6 +193,11 @@ impl<'a> Source<'a> {
         }
         self.last_arrival = arrival;
         Ok(arrival)
+    }
+
+    /// A trace error of this source's file at the line last read.
+    fn error(&self, kind: TraceErrorKind) -> FtlabError {
+        TraceError { file: self.p.name.clone(), line: self.line(), kind }.into()
     }
 
     fn line(&self) -> u64 {
@@ -243,15 +231,11 @@ impl<'a> Source<'a> {
             }
             AddressMap::Reject => {
                 if r.offset_bytes.saturating_add(size) > ns_bytes {
-                    return Err(FtlabError::Trace {
-                        file: self.p.name.clone(),
-                        line: self.line(),
-                        reason: format!(
-                            "request at bytes [{}, {}) lies outside the namespace of {ns_bytes} bytes (address_map = \"reject\")",
-                            r.offset_bytes,
-                            r.offset_bytes.saturating_add(size)
-                        ),
-                    });
+                    return Err(self.error(TraceErrorKind::OutsideNamespace {
+                        start_bytes: r.offset_bytes,
+                        end_bytes: r.offset_bytes.saturating_add(size),
+                        namespace_bytes: ns_bytes,
+                    }));
                 }
                 r.offset_bytes
             }
@@ -260,14 +244,12 @@ impl<'a> Source<'a> {
         let last = (r.offset_bytes % unit + size - 1) / unit + first;
         let n_units = last - first + 1;
         if n_units > self.p.namespace_units as u64 {
-            return Err(FtlabError::Trace {
-                file: self.p.name.clone(),
-                line: self.line(),
-                reason: format!(
-                    "request of {size} bytes covers {n_units} mapping units, more than the whole namespace of {} units ({ns_bytes} bytes); give the tenant a larger namespace",
-                    self.p.namespace_units
-                ),
-            });
+            return Err(self.error(TraceErrorKind::LargerThanNamespace {
+                size_bytes: size,
+                n_units,
+                namespace_units: self.p.namespace_units,
+                namespace_bytes: ns_bytes,
+            }));
         }
         Ok((first as u32, n_units as u32))
     }

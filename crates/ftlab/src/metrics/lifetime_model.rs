@@ -9,7 +9,7 @@
 //! scheme's registry entry for its swaps (`scheme::Capabilities::lifetime`); no file I/O, no
 //! simulation, no scheme named.
 
-use crate::error::FtlabError;
+use crate::error::{FtlabError, LifetimeError};
 use crate::scheme::swap::{decide, ChannelLoads, Decision, RateWindow, SwapRule, NO_OWNER};
 use serde_json::{json, Value};
 
@@ -23,10 +23,6 @@ pub fn swap_rounds_bound(n: u32, x: f64) -> f64 {
 /// (K + 1) / (K + 1/N) (the most-worn channel took one round more than the average).
 pub fn imbalance_after_rounds(n: u32, k: f64) -> f64 {
     (k + 1.0) / (k + 1.0 / n as f64)
-}
-
-fn usage(arg: &str, reason: String) -> FtlabError {
-    FtlabError::Usage { arg: arg.to_string(), reason }
 }
 
 /// No vSSD may swap this channel.
@@ -324,9 +320,18 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
 /// (`scheme::Capabilities::lifetime`: one that swaps channels) gives its swap rule, costs and
 /// per-tenant loads; any other scheme gives per-channel rates and no swaps.
 pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Result<ModelInput, FtlabError> {
-    let bad = |key: &str, why: &str| usage("summary.json", format!("schemes.{scheme}.{key}: {why}"));
-    let s: Value =
-        serde_json::from_str(summary).map_err(|e| usage("summary.json", format!("not JSON: {e}")))?;
+    let file = "summary.json";
+    let bad = |key: &str, what: &str| -> FtlabError {
+        let key =
+            if key.is_empty() { format!("schemes.{scheme}") } else { format!("schemes.{scheme}.{key}") };
+        LifetimeError::Missing { file: file.into(), key, what: what.into() }.into()
+    };
+    let s: Value = serde_json::from_str(summary).map_err(|e| LifetimeError::Malformed {
+        file: file.into(),
+        line: e.line() as u64,
+        column: e.column() as u64,
+        reason: format!("not JSON: {e}"),
+    })?;
     let p = s["schemes"].get(scheme).ok_or_else(|| bad("", "no such scheme in this run"))?;
     let num = |v: &Value, key: &str| {
         v.as_f64().ok_or_else(|| bad(key, "missing or not a number (a run of an older ftlab?)"))

@@ -17,6 +17,7 @@
 //! front's (`ftlab rt schedulability`).
 
 use super::{uunifast::uunifast, Analysis, Blockers, Series, Task};
+use crate::error::ParameterError;
 use rand::{Rng, SeedableRng};
 
 /// Every series of `analyses`, in their order: the order of every result.
@@ -67,21 +68,25 @@ impl Experiment {
         }
     }
 
-    /// The first parameter out of range, as (name, reason).
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    /// The first parameter out of range.
+    pub fn check(&self) -> Result<(), ParameterError> {
+        let bad = |name, value: &dyn std::fmt::Display, range| {
+            Err(ParameterError { name, value: value.to_string(), range })
+        };
         if !(1..=1_000_000).contains(&self.n_sets) {
-            return Err(("n_sets", format!("must be in 1..=1000000, got {}", self.n_sets)));
+            return bad("n_sets", &self.n_sets, "1..=1000000");
         }
         if !(1..=1000).contains(&self.n_tasks) {
-            return Err(("n_tasks", format!("must be in 1..=1000, got {}", self.n_tasks)));
+            return bad("n_tasks", &self.n_tasks, "1..=1000");
         }
         if !(0.0..=1.0).contains(&self.read_share) {
-            return Err(("read_share", format!("must be in [0, 1], got {}", self.read_share)));
+            return bad("read_share", &self.read_share, "[0, 1]");
         }
         let sizes =
             [self.read_pages, self.write_pages].into_iter().chain(self.fig6_read_pages.iter().copied());
-        if sizes.chain(self.fig7_write_pages.iter().copied()).any(|p| p == 0 || p > 1_000_000) {
-            return Err(("pages", "every request size must be in 1..=1000000 pages".into()));
+        let mut sizes = sizes.chain(self.fig7_write_pages.iter().copied());
+        if let Some(p) = sizes.find(|&p| p == 0 || p > 1_000_000) {
+            return bad("pages", &p, "1..=1000000 (the pages of every request size)");
         }
         Ok(())
     }

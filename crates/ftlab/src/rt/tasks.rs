@@ -12,7 +12,7 @@
 //! ```
 
 use super::Task;
-use crate::error::FtlabError;
+use crate::error::{line_column, RtError, TaskProblem};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -35,49 +35,44 @@ struct Entry {
 
 /// Longest period accepted, in ms (about 115 days).
 const PERIOD_MS_MAX: f64 = 1e10;
+/// Most tasks a file may hold.
+const TASKS_MAX: usize = 1024;
+
+fn task_error(file: &str, key: impl Into<String>, problem: TaskProblem) -> RtError {
+    RtError::Task { file: file.to_string(), key: key.into(), problem }
+}
 
 /// The named tasks of a task file's `text` (`file` names it in errors).
-pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, FtlabError> {
-    let de = toml::Deserializer::parse(text).map_err(|e| crate::error::toml_syntax(file, text, &e))?;
+pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, RtError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| {
+        let (line, column) = e.span().map_or((0, 0), |s| line_column(text, s.start));
+        RtError::Syntax { file: file.to_string(), line, column, reason: e.message().trim().to_string() }
+    })?;
     let parsed: TaskFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        FtlabError::config(
-            file,
-            if path == "." { String::new() } else { path },
-            e.inner().message().to_string(),
-        )
+        let key = if path == "." { String::new() } else { path };
+        task_error(file, key, TaskProblem::Schema { reason: e.inner().message().to_string() })
     })?;
-    if parsed.tasks.is_empty() || parsed.tasks.len() > 1024 {
-        return Err(FtlabError::config(
-            file,
-            "tasks",
-            format!("must hold 1 to 1024 tasks, got {}", parsed.tasks.len()),
-        ));
+    if parsed.tasks.is_empty() || parsed.tasks.len() > TASKS_MAX {
+        let problem = TaskProblem::Count { found: parsed.tasks.len(), max: TASKS_MAX };
+        return Err(task_error(file, "tasks", problem));
     }
     parsed.tasks.into_iter().enumerate().map(|(i, e)| entry(file, i, e)).collect()
 }
 
-fn entry(file: &str, i: usize, e: Entry) -> Result<(String, Task), FtlabError> {
+fn entry(file: &str, i: usize, e: Entry) -> Result<(String, Task), RtError> {
     let key = |k: &str| format!("tasks.{i}.{k}");
     if e.read_pages == 0 && e.write_pages == 0 {
-        return Err(FtlabError::config(
-            file,
-            key("read_pages"),
-            "a task must read or write: set read_pages or write_pages above 0",
-        ));
+        return Err(task_error(file, key("read_pages"), TaskProblem::NoPages));
     }
-    let period = |pages: u32, p: Option<f64>, k: &str| -> Result<f64, FtlabError> {
+    let period = |pages: u32, p: Option<f64>, k: &str| -> Result<f64, RtError> {
         match (pages, p) {
             (0, None) => Ok(f64::INFINITY),
-            (0, Some(_)) => {
-                Err(FtlabError::config(file, key(k), "given, but the task has no pages on this side"))
-            }
-            (_, None) => {
-                Err(FtlabError::config(file, key(k), "required when the task has pages on this side"))
-            }
+            (0, Some(_)) => Err(task_error(file, key(k), TaskProblem::PeriodWithoutPages)),
+            (_, None) => Err(task_error(file, key(k), TaskProblem::PeriodMissing)),
             (_, Some(ms)) if ms > 0.0 && ms <= PERIOD_MS_MAX => Ok(ms),
             (_, Some(ms)) => {
-                Err(FtlabError::config(file, key(k), format!("must be in (0, {PERIOD_MS_MAX}] ms, got {ms}")))
+                Err(task_error(file, key(k), TaskProblem::PeriodOutOfRange { ms, max_ms: PERIOD_MS_MAX }))
             }
         }
     };

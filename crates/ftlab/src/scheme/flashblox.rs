@@ -20,7 +20,7 @@
 use super::{
     parse_config, partitioned, to_table, Capabilities, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
 };
-use crate::error::FtlabError;
+use crate::error::{FtlabError, LifetimeError};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::blocks::BlockState;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
@@ -675,14 +675,21 @@ pub fn lifetime_setup(
     num: Number,
     loads: &mut ChannelLoads,
 ) -> Result<SwapRule, FtlabError> {
-    let usage = |reason: String| FtlabError::Usage { arg: "scenario.resolved.toml".into(), reason };
-    let doc: toml::Table = resolved_toml.parse().map_err(|e: toml::de::Error| usage(e.to_string()))?;
+    let file = "scenario.resolved.toml";
+    let doc: toml::Table = resolved_toml.parse().map_err(|e: toml::de::Error| {
+        let (line, column) = e.span().map_or((0, 0), |s| crate::error::line_column(resolved_toml, s.start));
+        LifetimeError::Malformed { file: file.into(), line, column, reason: e.message().trim().to_string() }
+    })?;
     let table = doc
         .get("scheme")
         .and_then(|s| s.get(INFO.name))
         .cloned()
         .unwrap_or(toml::Value::Table(toml::Table::new()));
-    let cfg: FlashbloxConfig = table.try_into().map_err(|e| usage(format!("scheme.{}: {e}", INFO.name)))?;
+    let cfg: FlashbloxConfig = table.try_into().map_err(|e: toml::de::Error| LifetimeError::Missing {
+        file: file.into(),
+        key: format!("scheme.{}", INFO.name),
+        what: e.message().trim().to_string(),
+    })?;
     let c = &p["scheme_counters"];
     let n_swaps = num(&c["n_swaps"], "scheme_counters.n_swaps")?;
     let done = num(&c["n_swaps_completed"], "scheme_counters.n_swaps_completed")?;

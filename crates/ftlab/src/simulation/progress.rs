@@ -1,13 +1,13 @@
 //! The progress guards of the run loop: what ends a run that cannot go on, with a precise
 //! error instead of a hang. A run stalled with writes waiting for space (`stall_error`) and
 //! jobs erasing more blocks than the device has while no request progresses
-//! (`livelock_error`) end with `FtlabError::OutOfSpace`; the watchdog's event and
-//! simulated-time bounds without progress (`watchdog`) end with `FtlabError::NoProgress`.
+//! (`livelock_error`) end with `RunError::OutOfSpace`; the watchdog's event and
+//! simulated-time bounds without progress (`watchdog`) end with `RunError::NoProgress`.
 //! Not the loop itself (`run`).
 
 use super::engine::Engine;
 use super::executor::Executor;
-use crate::error::{FtlabError, Stage};
+use crate::error::{FtlabError, RunError, Stage};
 use crate::flash::geometry::Geometry;
 use crate::sim::time::SimTime;
 
@@ -83,14 +83,14 @@ impl<X: Executor> Engine<'_, X> {
             "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
             stalled.join(", ")
         );
-        FtlabError::OutOfSpace {
+        FtlabError::from(RunError::OutOfSpace {
             file: "scenario".into(),
             stage: Stage::Run { at_ns: self.now.ns() },
             waiting: stalled,
             erases: 0,
             n_blocks: self.ftl.geometry.n_blocks,
             reason,
-        }
+        })
     }
 
     /// Requests were outstanding while GC and wear leveling erased more blocks than the device
@@ -126,14 +126,14 @@ impl<X: Executor> Engine<'_, X> {
             what.join("; ")
         );
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
-        FtlabError::OutOfSpace {
+        FtlabError::from(RunError::OutOfSpace {
             file: "scenario".into(),
             stage: Stage::Run { at_ns: self.now.ns() },
             waiting,
             erases,
             n_blocks,
             reason,
-        }
+        })
     }
 
     /// A tenant completed a request or placed a host unit: the livelock bound and the
@@ -189,7 +189,7 @@ impl<X: Executor> Engine<'_, X> {
         let counts: Vec<String> = outstanding.iter().map(|(_, d)| d.clone()).collect();
         let p = &self.progress;
         let events = p.events_handled - p.events_at;
-        Err(FtlabError::NoProgress {
+        Err(FtlabError::from(RunError::NoProgress {
             file: "scenario".into(),
             from_ns: p.at.ns(),
             at_ns: self.now.ns(),
@@ -205,7 +205,7 @@ impl<X: Executor> Engine<'_, X> {
                 p.watchdog_events,
                 p.erases_without_progress,
             ),
-        })
+        }))
     }
 
     /// The livelock bound: an erase while requests are outstanding counts against progress.

@@ -3,7 +3,7 @@
 //! set here far below its real value (`WATCHDOG_EVENTS_FLOOR` and per page) so that an ordinary
 //! run trips it; no scenario key sets it.
 
-use crate::error::FtlabError;
+use crate::error::{FtlabError, RunError};
 use std::path::Path;
 
 const SCENARIO: &str = r#"seed = 1
@@ -41,7 +41,7 @@ fn a_run_past_the_bound_with_a_request_outstanding_ends_with_the_error() {
     // The first event (tenant a's arrival) submits a write; a write completes events later.
     sim.progress_mut().watchdog_events = 0;
     match sim.run(&mut |_| {}) {
-        Err(FtlabError::NoProgress { from_ns, waiting, events, bound, reason, .. }) => {
+        Err(FtlabError::Run(RunError::NoProgress { from_ns, waiting, events, bound, reason, .. })) => {
             assert_eq!((from_ns, waiting, events, bound), (0, vec!["a".to_string()], 1, 0));
             assert!(
                 reason.contains("made no progress from 0.000000 s")
@@ -96,7 +96,7 @@ fn a_run_whose_writes_are_held_for_ever_ends_with_the_error() {
     let mut sim = crate::api::build_simulation_with(&s, Box::new(HoldsWrites), Path::new("."), "w.toml")
         .expect("builds");
     match sim.run(&mut |_| {}) {
-        Err(FtlabError::NoProgress { from_ns, at_ns, waiting, erases, reason, .. }) => {
+        Err(FtlabError::Run(RunError::NoProgress { from_ns, at_ns, waiting, erases, reason, .. })) => {
             assert_eq!((from_ns, at_ns, erases), (0, 600_001_000_000, 0));
             assert_eq!(waiting, ["a"]);
             assert!(reason.contains("made no progress from 0.000000 s to 600.001000 s"), "{reason}");

@@ -8,7 +8,9 @@
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming Alibaba parser over any `BufRead`.
@@ -26,7 +28,7 @@ const TIMESTAMP: Field = Field::new(5, "timestamp_us");
 pub struct Alibaba;
 
 impl LineFormat for Alibaba {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let [device, opcode, offset, length, ts] = exact_fields::<5>(csv_fields(line), LAYOUT)?;
         let stream = DEVICE.u16(device)?;
         let op = OPCODE.op(opcode, &[("R", IoOp::Read), ("W", IoOp::Write)], "\"R\" or \"W\"")?;

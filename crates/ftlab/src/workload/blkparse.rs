@@ -18,7 +18,7 @@
 //! Not here: custom `-f`/`-F` formats and blkparse's binary `-d` dumps are not read. The
 //! shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming blkparse parser over any `BufRead`.
@@ -55,7 +55,7 @@ fn starts_summary(first: &str, line: &str) -> bool {
 }
 
 /// The operation of a data-carrying `rwbs`, `None` for `N` (no data).
-fn rwbs_op(rwbs: &str) -> Result<Option<IoOp>, String> {
+fn rwbs_op(rwbs: &str) -> Result<Option<IoOp>, TraceErrorKind> {
     if rwbs.is_empty() || !rwbs.bytes().all(|b| b"RWDNFASMBE".contains(&b)) {
         return Err(RWBS.error("R, W, D or N with optional F/A/S/M flags", rwbs));
     }
@@ -74,10 +74,10 @@ fn rwbs_op(rwbs: &str) -> Result<Option<IoOp>, String> {
 
 /// `sector + count` from the (up to three) tokens after `rwbs`, of which there were
 /// `rest_count`; `None` when the event has no sector range.
-fn sector_range(rest: [&str; 3], rest_count: usize) -> Result<Option<(u64, u64)>, String> {
+fn sector_range(rest: [&str; 3], rest_count: usize) -> Result<Option<(u64, u64)>, TraceErrorKind> {
     let [sector, plus, sectors] = rest;
     if rest_count == 0 {
-        return Err(format!("expected at least 8 fields ({LAYOUT}), got 7"));
+        return Err(TraceErrorKind::FieldCount { expected: Arity::AtLeast(8), layout: LAYOUT, found: 7 });
     }
     let bracketed = |t: &str| t.starts_with('[') || t.starts_with('(');
     if bracketed(sector) || bracketed(plus) {
@@ -90,10 +90,14 @@ fn sector_range(rest: [&str; 3], rest_count: usize) -> Result<Option<(u64, u64)>
 }
 
 impl Blkparse {
-    fn parse_event(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_event(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let (head, count) = first_fields::<10>(line.split_ascii_whitespace());
         if count < 7 {
-            return Err(format!("expected at least 7 fields ({LAYOUT}), got {count}"));
+            return Err(TraceErrorKind::FieldCount {
+                expected: Arity::AtLeast(7),
+                layout: LAYOUT,
+                found: count,
+            });
         }
         let [_dev, _cpu, _seq, time, _pid, action, rwbs, sector, plus, sectors] = head;
         let time = TIME.decimal_ns(time, 1_000_000_000)?;
@@ -118,7 +122,7 @@ impl Blkparse {
 }
 
 impl LineFormat for Blkparse {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let first = line.split_ascii_whitespace().next().unwrap_or("");
         if is_device(first) {
             self.in_summary = false;
@@ -130,7 +134,7 @@ impl LineFormat for Blkparse {
         if self.in_summary || line.starts_with("Input file ") {
             return Ok(None);
         }
-        Err(DEVICE.error(&format!("an event line starting with maj,min ({LAYOUT})"), first))
+        Err(DEVICE.error(format!("an event line starting with maj,min ({LAYOUT})"), first))
     }
 
     fn skipped(&self) -> u64 {

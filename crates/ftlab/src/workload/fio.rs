@@ -21,7 +21,7 @@
 //! Not here: fio job files, fio's v1 trace format, and blktrace binaries replayed by fio.
 //! The shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming fio iolog parser over any `BufRead`.
@@ -40,14 +40,18 @@ pub struct Fio {
     now_ns: u64,
 }
 
-fn parse_header(line: &str) -> Result<u8, String> {
+const HEADERS: &[&str] = &[V2, V3];
+
+fn parse_header(line: &str) -> Result<u8, TraceErrorKind> {
     match line.trim() {
         V2 => Ok(2),
         V3 => Ok(3),
-        other if other.starts_with("fio version ") => {
-            Err(format!("unsupported fio iolog version: {other:?} (supported: {V2:?} and {V3:?})"))
-        }
-        other => Err(format!("missing header: expected {V2:?} or {V3:?} as the first line, got {other:?}")),
+        other if other.starts_with("fio version ") => Err(TraceErrorKind::UnsupportedVersion {
+            what: "fio iolog version",
+            found: other.to_string(),
+            supported: HEADERS,
+        }),
+        other => Err(TraceErrorKind::MissingHeader { expected: HEADERS, found: Some(other.to_string()) }),
     }
 }
 
@@ -61,66 +65,69 @@ struct Action<'a> {
 
 impl Action<'_> {
     /// `field N (action): "read" needs <what>: expected K fields, got M`.
-    fn arity_error(&self, what: &str, expected: &str) -> String {
-        let field = Field::new(self.at, "action");
-        let got = self.at - 1 + self.count;
-        format!("{field}: {:?} {what}: expected {expected} fields, got {got}", self.words[0])
+    fn arity_error(&self, needs: &'static str, expected: usize) -> TraceErrorKind {
+        TraceErrorKind::ActionArity {
+            field: Field::new(self.at, "action"),
+            action: self.words[0].to_string(),
+            needs,
+            expected,
+            found: self.at - 1 + self.count,
+        }
     }
 
     /// Fields a line has when the action takes `args` arguments.
-    fn fields_with(&self, args: usize) -> String {
-        (self.at + args).to_string()
+    fn fields_with(&self, args: usize) -> usize {
+        self.at + args
     }
 }
 
 impl Fio {
-    fn line_v2(&mut self, words: [&str; 5], count: usize) -> Result<Option<TraceRecord>, String> {
+    fn line_v2(&mut self, words: [&str; 5], count: usize) -> Result<Option<TraceRecord>, TraceErrorKind> {
         if count < 2 {
-            return Err(format!("expected 2 or 4 fields ({V2_LAYOUT}), got {count}"));
+            let expected = Arity::Either(2, 4);
+            return Err(TraceErrorKind::FieldCount { expected, layout: V2_LAYOUT, found: count });
         }
         let action = Action { words: [words[1], words[2], words[3]], count: count - 1, at: 2 };
         self.action(self.now_ns, &action)
     }
 
-    fn line_v3(&mut self, words: [&str; 5], count: usize) -> Result<Option<TraceRecord>, String> {
+    fn line_v3(&mut self, words: [&str; 5], count: usize) -> Result<Option<TraceRecord>, TraceErrorKind> {
         if count < 3 {
-            return Err(format!("expected 3 or 5 fields ({V3_LAYOUT}), got {count}"));
+            let expected = Arity::Either(3, 5);
+            return Err(TraceErrorKind::FieldCount { expected, layout: V3_LAYOUT, found: count });
         }
         let time = TIMESTAMP.scale(TIMESTAMP.u64(words[0])?, 1_000, "microseconds")?;
         let action = Action { words: [words[2], words[3], words[4]], count: count - 2, at: 3 };
         self.action(time, &action)
     }
 
-    fn action(&mut self, time_ns: u64, a: &Action) -> Result<Option<TraceRecord>, String> {
+    fn action(&mut self, time_ns: u64, a: &Action) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let [name, offset, length] = a.words;
         match name {
             "add" | "open" | "close" if a.count == 1 => Ok(None),
-            "add" | "open" | "close" => Err(a.arity_error("takes no offset or length", &a.fields_with(0))),
+            "add" | "open" | "close" => Err(a.arity_error("takes no offset or length", a.fields_with(0))),
             "sync" | "datasync" if a.count == 1 || a.count == 3 => Ok(None),
             "sync" | "datasync" => {
-                Err(a.arity_error("takes both or neither of offset and length", &a.fields_with(0)))
+                Err(a.arity_error("takes both or neither of offset and length", a.fields_with(0)))
             }
-            "wait" if a.at == 3 => Err(format!(
-                "{}: \"wait\" is not allowed in a version 3 iolog (timestamps replace it)",
-                Field::new(a.at, "action")
-            )),
+            "wait" if a.at == 3 => Err(TraceErrorKind::ActionNotAllowed {
+                field: Field::new(a.at, "action"),
+                action: "wait",
+                context: "a version 3 iolog (timestamps replace it)",
+            }),
             "wait" if a.count == 2 || a.count == 3 => self.wait(Field::new(a.at + 1, "offset"), offset),
-            "wait" => Err(a.arity_error("needs a time in microseconds", &a.fields_with(1))),
+            "wait" => Err(a.arity_error("needs a time in microseconds", a.fields_with(1))),
             "read" | "write" | "trim" if a.count == 3 => Fio::io(time_ns, name, offset, length, a.at),
-            "read" | "write" | "trim" => {
-                Err(a.arity_error("needs an offset and a length", &a.fields_with(2)))
-            }
+            "read" | "write" | "trim" => Err(a.arity_error("needs an offset and a length", a.fields_with(2))),
             _ => Err(Field::new(a.at, "action")
                 .error("add, open, close, read, write, trim, sync, datasync or wait", name)),
         }
     }
 
     /// A v2 `wait`: advance the clock by `usec` microseconds.
-    fn wait(&mut self, field: Field, usec: &str) -> Result<Option<TraceRecord>, String> {
+    fn wait(&mut self, field: Field, usec: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let delay = field.scale(field.u64(usec)?, 1_000, "microseconds")?;
-        self.now_ns = self.now_ns.checked_add(delay).ok_or_else(|| {
-            format!("{field}: the total of the waits overflows the 64-bit nanosecond clock")
-        })?;
+        self.now_ns = self.now_ns.checked_add(delay).ok_or(TraceErrorKind::WaitOverflow { field })?;
         Ok(None)
     }
 
@@ -130,7 +137,7 @@ impl Fio {
         offset: &str,
         length: &str,
         at: usize,
-    ) -> Result<Option<TraceRecord>, String> {
+    ) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let op = match name {
             "read" => IoOp::Read,
             "write" => IoOp::Write,
@@ -149,7 +156,7 @@ impl Fio {
 }
 
 impl LineFormat for Fio {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let Some(version) = self.version else {
             self.version = Some(parse_header(line)?);
             return Ok(None);
@@ -162,10 +169,10 @@ impl LineFormat for Fio {
         }
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), TraceErrorKind> {
         match self.version {
             Some(_) => Ok(()),
-            None => Err(format!("missing header: expected {V2:?} or {V3:?}, got the end of the input")),
+            None => Err(TraceErrorKind::MissingHeader { expected: HEADERS, found: None }),
         }
     }
 }

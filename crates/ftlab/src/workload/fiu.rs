@@ -36,7 +36,7 @@
 //! Not here: the shared rules (blank lines, CRLF, zero sizes, no monotonicity check, errors)
 //! are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming FIU parser over any `BufRead`.
@@ -53,11 +53,15 @@ const OP: Field = Field::new(6, "op");
 pub struct Fiu;
 
 impl LineFormat for Fiu {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let ([ts, _pid, _process, lba, size, op, _major, _minor, _md5], count) =
             first_fields::<9>(line.split_ascii_whitespace());
         if count < 9 {
-            return Err(format!("expected at least 9 fields ({LAYOUT}), got {count}"));
+            return Err(TraceErrorKind::FieldCount {
+                expected: Arity::AtLeast(9),
+                layout: LAYOUT,
+                found: count,
+            });
         }
         let time = TS.u64(ts)?;
         let offset = LBA.sectors(lba)?;

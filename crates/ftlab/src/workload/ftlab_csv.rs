@@ -13,7 +13,9 @@
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 use std::io::{self, Write};
 
@@ -42,7 +44,7 @@ fn is_header(line: &str) -> bool {
 }
 
 impl LineFormat for FtlabCsv {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         if line.trim_start().starts_with('#') {
             return Ok(None);
         }
@@ -51,7 +53,7 @@ impl LineFormat for FtlabCsv {
             return Ok(None);
         }
         if !self.seen_header {
-            return Err(format!("missing header: expected {LAYOUT:?} as the first line, got {line:?}"));
+            return Err(TraceErrorKind::MissingHeader { expected: &[LAYOUT], found: Some(line.to_string()) });
         }
         let [time, op, offset, size, stream] = exact_fields::<5>(csv_fields(line), LAYOUT)?;
         let record = TraceRecord {
@@ -64,11 +66,11 @@ impl LineFormat for FtlabCsv {
         checked(record, SIZE)
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), TraceErrorKind> {
         if self.seen_header {
             Ok(())
         } else {
-            Err(format!("missing header: expected {LAYOUT:?}, got the end of the input"))
+            Err(TraceErrorKind::MissingHeader { expected: &[LAYOUT], found: None })
         }
     }
 }

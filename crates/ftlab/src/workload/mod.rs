@@ -17,7 +17,9 @@
 //!   `offset + size` must fit in 64 bits.
 //! - Errors name the 1-based line and, for a bad field, its 1-based position, its name and
 //!   what was expected: `line 17: field 6 (Size): expected an unsigned integer, got "abc"`.
-//!   After the first error the iterator is finished: it returns `None` from then on.
+//!   After the first error the iterator is finished: it returns `None` from then on. The
+//!   error is typed: a `LineError` holds the line and a `TraceErrorKind` (`error::trace`) with
+//!   the column, the text found and what was expected; the edge that opened the file names it.
 
 pub mod alibaba;
 pub mod blkparse;
@@ -36,9 +38,10 @@ pub mod systor;
 pub mod tencent;
 pub mod vscsi;
 
+use crate::error::trace::Column;
+pub use crate::error::trace::{Arity, HeaderBlock, TraceErrorKind};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::io::{BufRead, ErrorKind, Read};
 use std::iter::FusedIterator;
 
@@ -65,18 +68,26 @@ pub struct TraceRecord {
     pub stream: u16,
 }
 
-/// A malformed trace line. The file name is added at the edge that opened the file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {reason}")]
-pub struct TraceError {
+/// A malformed trace line: its 1-based line and what is wrong (typed: `TraceErrorKind`).
+/// The file name is added at the edge that opened the file (`error::TraceError`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("line {line}: {kind}")]
+pub struct LineError {
     /// 1-based line number in the input.
     pub line: u64,
-    pub reason: String,
+    pub kind: TraceErrorKind,
+}
+
+impl LineError {
+    /// This error in file `file` (the edge that opened it names it).
+    pub fn in_file(self, file: impl Into<String>) -> crate::error::TraceError {
+        crate::error::TraceError { file: file.into(), line: self.line, kind: self.kind }
+    }
 }
 
 /// A streaming parser: an iterator of records that also knows the line it last read (so
 /// the host can name the line of a record it rejects).
-pub trait TraceReader: Iterator<Item = Result<TraceRecord, TraceError>> + Send {
+pub trait TraceReader: Iterator<Item = Result<TraceRecord, LineError>> + Send {
     /// 1-based line number of the last line read (0 before the first).
     fn line(&self) -> u64;
 
@@ -202,11 +213,11 @@ pub trait LineFormat: Default {
     /// Parse one non-blank line, given without its line terminator. `Ok(None)`: the line is
     /// valid but carries no request (a header, a non-I/O event). `Err`: the reason, without
     /// the line number (the reader adds it).
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String>;
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind>;
 
     /// Called once at the end of the input; a format with a mandatory header reports its
     /// absence here.
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), TraceErrorKind> {
         Ok(())
     }
 
@@ -233,39 +244,37 @@ impl<R: BufRead, F: LineFormat> LineReader<R, F> {
     }
 
     /// Read the next line into `buf`; `Ok(false)` at the end of the input.
-    fn read_next(&mut self) -> Result<bool, String> {
+    fn read_next(&mut self) -> Result<bool, TraceErrorKind> {
         self.buf.clear();
         let n = match (&mut self.input).take(MAX_LINE_BYTES).read_line(&mut self.buf) {
             Ok(n) => n as u64,
-            Err(e) if e.kind() == ErrorKind::InvalidData => {
-                return Err("the line is not valid UTF-8 text".into())
-            }
-            Err(e) => return Err(format!("read error: {e}")),
+            Err(e) if e.kind() == ErrorKind::InvalidData => return Err(TraceErrorKind::NotUtf8),
+            Err(e) => return Err(TraceErrorKind::Read { reason: e.to_string() }),
         };
         let at_eof = |input: &mut R| matches!(input.fill_buf(), Ok(rest) if rest.is_empty());
         if n == MAX_LINE_BYTES && !self.buf.ends_with('\n') && !at_eof(&mut self.input) {
-            return Err(format!("the line is longer than {MAX_LINE_BYTES} bytes"));
+            return Err(TraceErrorKind::LineTooLong { max_bytes: MAX_LINE_BYTES });
         }
         Ok(n > 0)
     }
 
-    fn fail(&mut self, line: u64, reason: String) -> Option<Result<TraceRecord, TraceError>> {
+    fn fail(&mut self, line: u64, kind: TraceErrorKind) -> Option<Result<TraceRecord, LineError>> {
         self.done = true;
-        Some(Err(TraceError { line, reason }))
+        Some(Err(LineError { line, kind }))
     }
 }
 
 impl<R: BufRead, F: LineFormat> Iterator for LineReader<R, F> {
-    type Item = Result<TraceRecord, TraceError>;
+    type Item = Result<TraceRecord, LineError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         while !self.done {
             match self.read_next() {
-                Err(reason) => return self.fail(self.line + 1, reason),
+                Err(kind) => return self.fail(self.line + 1, kind),
                 Ok(false) => {
                     self.done = true;
                     let end = self.line + 1;
-                    return self.format.finish().err().map(|reason| Err(TraceError { line: end, reason }));
+                    return self.format.finish().err().map(|kind| Err(LineError { line: end, kind }));
                 }
                 Ok(true) => self.line += 1,
             }
@@ -276,7 +285,7 @@ impl<R: BufRead, F: LineFormat> Iterator for LineReader<R, F> {
             match self.format.parse_line(text) {
                 Ok(Some(record)) => return Some(Ok(record)),
                 Ok(None) => {}
-                Err(reason) => return self.fail(self.line, reason),
+                Err(kind) => return self.fail(self.line, kind),
             }
         }
         None
@@ -318,90 +327,88 @@ pub(crate) fn first_fields<'a, const N: usize>(
 /// Exactly `N` fields, or an error naming the expected `layout` and the count found.
 pub(crate) fn exact_fields<'a, const N: usize>(
     parts: impl Iterator<Item = &'a str>,
-    layout: &str,
-) -> Result<[&'a str; N], String> {
+    layout: &'static str,
+) -> Result<[&'a str; N], TraceErrorKind> {
     let (fields, count) = first_fields::<N>(parts);
     if count != N {
-        return Err(format!("expected {N} fields ({layout}), got {count}"));
+        return Err(TraceErrorKind::FieldCount { expected: Arity::Exactly(N), layout, found: count });
     }
     Ok(fields)
 }
 
-/// A column of a format: its 1-based position and its name, for error messages. Its
-/// methods parse the column's text strictly (no signs, no spaces, no exponents).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Field {
-    pub index: usize,
-    pub name: &'static str,
-}
-
-impl fmt::Display for Field {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "field {} ({})", self.index, self.name)
-    }
-}
+/// A column of a format: its 1-based position and its name, for error messages
+/// (`error::trace::Column`). Its methods parse the column's text strictly (no signs, no
+/// spaces, no exponents).
+pub(crate) type Field = Column;
 
 impl Field {
     pub const fn new(index: usize, name: &'static str) -> Field {
         Field { index, name }
     }
 
-    /// `field 5 (Size): expected <expected>, got "<got>"`.
-    pub fn error(self, expected: &str, got: &str) -> String {
-        format!("{self}: expected {expected}, got {got:?}")
+    /// `field 5 (Size): expected <expected>, got "<found>"`.
+    pub fn error(self, expected: impl Into<String>, found: &str) -> TraceErrorKind {
+        TraceErrorKind::BadField { field: self, expected: expected.into(), found: found.to_string() }
     }
 
-    fn not_a_number(self, expected: &str, text: &str) -> String {
+    fn not_a_number(self, expected: &'static str, text: &str) -> TraceErrorKind {
         if text.starts_with('-') {
-            format!("{self}: expected {expected}, got the negative number {text:?}")
+            TraceErrorKind::Negative { field: self, expected, found: text.to_string() }
         } else {
             self.error(expected, text)
         }
     }
 
+    fn too_large(self, text: &str, hex: bool) -> TraceErrorKind {
+        TraceErrorKind::TooLarge { field: self, found: text.to_string(), max: u64::MAX, hex }
+    }
+
     /// A decimal unsigned integer that fits in 64 bits.
-    pub fn u64(self, text: &str) -> Result<u64, String> {
+    pub fn u64(self, text: &str) -> Result<u64, TraceErrorKind> {
         if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
             return Err(self.not_a_number("an unsigned integer", text));
         }
         text.bytes()
             .try_fold(0u64, |acc, b| acc.checked_mul(10)?.checked_add(u64::from(b - b'0')))
-            .ok_or_else(|| format!("{self}: {text:?} does not fit in 64 bits (at most {})", u64::MAX))
+            .ok_or_else(|| self.too_large(text, false))
     }
 
     /// A hexadecimal unsigned integer with a `0x` (or `0X`) prefix, digits in either case,
     /// that fits in 64 bits (`0x00001000` = 4096).
-    pub fn hex_u64(self, text: &str) -> Result<u64, String> {
+    pub fn hex_u64(self, text: &str) -> Result<u64, TraceErrorKind> {
         let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
         let Some(digits) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit()))
         else {
             return Err(self.not_a_number("a hexadecimal number with a 0x prefix", text));
         };
-        u64::from_str_radix(digits, 16)
-            .map_err(|_| format!("{self}: {text:?} does not fit in 64 bits (at most {:#x})", u64::MAX))
+        u64::from_str_radix(digits, 16).map_err(|_| self.too_large(text, true))
     }
 
     /// A stream id: an unsigned integer of at most 65535.
-    pub fn u16(self, text: &str) -> Result<u16, String> {
+    pub fn u16(self, text: &str) -> Result<u16, TraceErrorKind> {
         let value = self.u64(text)?;
-        u16::try_from(value)
-            .map_err(|_| format!("{self}: {value} is too large for a stream id (at most 65535)"))
+        u16::try_from(value).map_err(|_| TraceErrorKind::OutOfRange {
+            field: self,
+            value,
+            max: u64::from(u16::MAX),
+            what: "a stream id",
+        })
     }
 
-    /// `value * factor`, or an error saying that `value` `what` overflow 64 bits.
-    pub fn scale(self, value: u64, factor: u64, what: &str) -> Result<u64, String> {
-        value.checked_mul(factor).ok_or_else(|| format!("{self}: {value} {what} overflow 64 bits"))
+    /// `value * factor`, or an error saying that `value` `unit` overflow 64 bits.
+    pub fn scale(self, value: u64, factor: u64, unit: &'static str) -> Result<u64, TraceErrorKind> {
+        value.checked_mul(factor).ok_or(TraceErrorKind::ScaleOverflow { field: self, value, unit })
     }
 
     /// A count of 512-byte sectors, converted to bytes.
-    pub fn sectors(self, text: &str) -> Result<u64, String> {
+    pub fn sectors(self, text: &str) -> Result<u64, TraceErrorKind> {
         self.scale(self.u64(text)?, SECTOR_BYTES, "sectors of 512 bytes")
     }
 
     /// A non-negative decimal number (`123`, `123.`, `123.456`) in a unit of `unit_ns`
     /// nanoseconds (a power of ten: 1 s = 1_000_000_000), converted exactly to whole
     /// nanoseconds; fraction digits below 1 ns are dropped.
-    pub fn decimal_ns(self, text: &str, unit_ns: u64) -> Result<u64, String> {
+    pub fn decimal_ns(self, text: &str, unit_ns: u64) -> Result<u64, TraceErrorKind> {
         debug_assert!(unit_ns > 0 && 10u64.pow(unit_ns.ilog10()) == unit_ns, "unit {unit_ns}");
         let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
         let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
@@ -415,12 +422,12 @@ impl Field {
         self.u64(whole)?
             .checked_mul(unit_ns)
             .and_then(|ns| ns.checked_add(frac_ns))
-            .ok_or_else(|| format!("{self}: {text:?} overflows the 64-bit nanosecond clock"))
+            .ok_or_else(|| TraceErrorKind::ClockOverflow { field: self, found: text.to_string() })
     }
 
     /// An operation code, matched case-insensitively against `codes`; `expected` lists them
     /// for the error message.
-    pub fn op(self, text: &str, codes: &[(&str, IoOp)], expected: &str) -> Result<IoOp, String> {
+    pub fn op(self, text: &str, codes: &[(&str, IoOp)], expected: &str) -> Result<IoOp, TraceErrorKind> {
         codes
             .iter()
             .find(|(code, _)| code.eq_ignore_ascii_case(text))
@@ -431,15 +438,16 @@ impl Field {
 
 /// `record` if its size and range are acceptable (see the module doc); `size` is the
 /// column the size came from, for the error message.
-pub(crate) fn checked(record: TraceRecord, size: Field) -> Result<Option<TraceRecord>, String> {
+pub(crate) fn checked(record: TraceRecord, size: Field) -> Result<Option<TraceRecord>, TraceErrorKind> {
     if record.size_bytes == 0 && record.op != IoOp::Trim {
-        return Err(format!("{size}: size must be > 0 for a read or write, got 0"));
+        return Err(TraceErrorKind::ZeroSize { field: size });
     }
     if record.offset_bytes.checked_add(record.size_bytes).is_none() {
-        return Err(format!(
-            "{size}: offset {} + size {} overflows the 64-bit byte address space",
-            record.offset_bytes, record.size_bytes
-        ));
+        return Err(TraceErrorKind::AddressOverflow {
+            field: size,
+            offset_bytes: record.offset_bytes,
+            size_bytes: record.size_bytes,
+        });
     }
     Ok(Some(record))
 }

@@ -12,7 +12,7 @@
 //! two apart reliably, so a fractional time is rejected with a hint rather than guessed at.
 //! Convert DiskSim traces first. The shared rules are in the `workload` module doc.
 
-use super::{checked, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{checked, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord};
 use crate::sim::time::SimTime;
 
 /// Streaming MQSim parser over any `BufRead`.
@@ -28,12 +28,13 @@ const TYPE: Field = Field::new(5, "type");
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Mqsim;
 
-fn arrival_ns(text: &str) -> Result<u64, String> {
+fn arrival_ns(text: &str) -> Result<u64, TraceErrorKind> {
     ARRIVAL.u64(text).map_err(|e| {
         if text.contains('.') {
-            format!(
-                "{e} (MQSim times are integer nanoseconds; DiskSim's fractional milliseconds are not read)"
-            )
+            TraceErrorKind::Hint {
+                kind: Box::new(e),
+                hint: "MQSim times are integer nanoseconds; DiskSim's fractional milliseconds are not read",
+            }
         } else {
             e
         }
@@ -41,7 +42,7 @@ fn arrival_ns(text: &str) -> Result<u64, String> {
 }
 
 impl LineFormat for Mqsim {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let [time, _device, lba, size, ty] = exact_fields::<5>(line.split_ascii_whitespace(), LAYOUT)?;
         let time = arrival_ns(time)?;
         let op = TYPE.op(ty, &[("1", IoOp::Read), ("0", IoOp::Write)], "1 (read) or 0 (write)")?;

@@ -46,7 +46,10 @@
 //! Not here: the shared rules (blank lines, CRLF, zero sizes, errors) are in the `workload`
 //! module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, first_fields, Arity, Field, HeaderBlock, IoOp, LineFormat, LineReader,
+    TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming Microsoft production-server trace parser over any `BufRead`.
@@ -115,7 +118,7 @@ fn same_name(a: &str, b: &str) -> bool {
 }
 
 /// A header line: if it names the columns of `DiskRead` or `DiskWrite`, they must be ours.
-fn check_header_line(line: &str) -> Result<(), String> {
+fn check_header_line(line: &str) -> Result<(), TraceErrorKind> {
     let mut fields = csv_fields(line);
     let kind = fields.next().unwrap_or("");
     if disk_op(kind).is_none() {
@@ -127,28 +130,36 @@ fn check_header_line(line: &str) -> Result<(), String> {
         match COLUMNS.get(i) {
             Some(want) if same_name(name, want) => {}
             Some(want) => {
-                let field = Field::new(i + 2, want);
-                return Err(format!(
-                    "{field}: the {kind} header names this column {name:?}; this parser reads {LAYOUT}"
-                ));
+                return Err(TraceErrorKind::HeaderColumn {
+                    field: Field::new(i + 2, want),
+                    event: kind.to_string(),
+                    found: name.to_string(),
+                    layout: LAYOUT,
+                });
             }
             None => {}
         }
     }
     if count != COLUMNS.len() + 1 {
-        return Err(format!(
-            "the {kind} header lists {count} columns, expected {} ({LAYOUT})",
-            COLUMNS.len() + 1
-        ));
+        return Err(TraceErrorKind::HeaderColumnCount {
+            event: kind.to_string(),
+            found: count,
+            expected: COLUMNS.len() + 1,
+            layout: LAYOUT,
+        });
     }
     Ok(())
 }
 
 /// A `DiskRead` or `DiskWrite` line.
-fn parse_event(op: IoOp, line: &str) -> Result<Option<TraceRecord>, String> {
+fn parse_event(op: IoOp, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
     let (f, count) = first_fields::<15>(csv_fields(line));
     if count < 15 {
-        return Err(format!("expected at least 15 fields ({LAYOUT}), got {count}"));
+        return Err(TraceErrorKind::FieldCount {
+            expected: Arity::AtLeast(15),
+            layout: LAYOUT,
+            found: count,
+        });
     }
     let record = TraceRecord {
         time: SimTime::from_ns(TIMESTAMP.decimal_ns(f[1], 1_000)?),
@@ -161,19 +172,20 @@ fn parse_event(op: IoOp, line: &str) -> Result<Option<TraceRecord>, String> {
 }
 
 impl LineFormat for Msprod {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let marker = line.trim();
         match (self.state, marker) {
             (State::Start | State::Events, BEGIN) => self.state = State::Header,
             (State::Start, _) => {
-                return Err(format!("missing header: expected {BEGIN:?} as the first line, got {line:?}"))
+                return Err(TraceErrorKind::MissingHeader {
+                    expected: &[BEGIN],
+                    found: Some(line.to_string()),
+                })
             }
             (State::Header, END) => self.state = State::Events,
-            (State::Header, BEGIN) => {
-                return Err(format!("{BEGIN:?} inside a header block (no {END:?} before it)"))
-            }
+            (State::Header, BEGIN) => return Err(TraceErrorKind::HeaderBlock(HeaderBlock::NestedBegin)),
             (State::Header, _) => check_header_line(line)?,
-            (State::Events, END) => return Err(format!("{END:?} without a {BEGIN:?} before it")),
+            (State::Events, END) => return Err(TraceErrorKind::HeaderBlock(HeaderBlock::EndWithoutBegin)),
             (State::Events, _) => {
                 let kind = csv_fields(line).next().unwrap_or("");
                 if let Some(op) = disk_op(kind) {
@@ -184,10 +196,10 @@ impl LineFormat for Msprod {
         Ok(None)
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), TraceErrorKind> {
         match self.state {
-            State::Start => Err(format!("missing header: expected {BEGIN:?}, got the end of the input")),
-            State::Header => Err(format!("the input ends inside a header block ({BEGIN:?} without {END:?})")),
+            State::Start => Err(TraceErrorKind::MissingHeader { expected: &[BEGIN], found: None }),
+            State::Header => Err(TraceErrorKind::HeaderBlock(HeaderBlock::Unterminated)),
             State::Events => Ok(()),
         }
     }

@@ -9,7 +9,9 @@
 //! Not here: the shared rules (blank lines, errors, zero sizes) are in the `workload`
 //! module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming MSR parser over any `BufRead`.
@@ -26,7 +28,7 @@ const SIZE: Field = Field::new(6, "Size");
 pub struct Msr;
 
 impl LineFormat for Msr {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let [ts, _host, _disk, ty, offset, size, _response] = exact_fields::<7>(csv_fields(line), LAYOUT)?;
         let time = TIMESTAMP.scale(TIMESTAMP.u64(ts)?, 100, "ticks of 100 ns")?;
         let op = TYPE.op(ty, &[("Read", IoOp::Read), ("Write", IoOp::Write)], "\"Read\" or \"Write\"")?;

@@ -12,7 +12,10 @@
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, first_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, first_fields, Arity, Field, IoOp, LineFormat, LineReader, TraceErrorKind,
+    TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming SPC parser over any `BufRead`.
@@ -32,10 +35,14 @@ pub struct Spc {
 }
 
 impl LineFormat for Spc {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let ([asu, lba, size, opcode, ts], count) = first_fields::<5>(csv_fields(line));
         if count < 5 {
-            return Err(format!("expected at least 5 fields ({LAYOUT}), got {count}"));
+            return Err(TraceErrorKind::FieldCount {
+                expected: Arity::AtLeast(5),
+                layout: LAYOUT,
+                found: count,
+            });
         }
         let stream = ASU.u16(asu)?;
         let offset = LBA.sectors(lba)?;

@@ -5,7 +5,7 @@
 //! with the number of disjoint extents the trace touches, not with the number of requests
 //! or pages (a sequential trace of any length needs a few ranges).
 
-use super::{IoOp, RecordStream, TraceError, TraceRecord};
+use super::{IoOp, LineError, RecordStream, TraceRecord};
 use serde::Serialize;
 
 /// Bytes per page of the footprint.
@@ -41,8 +41,8 @@ pub struct TraceStats {
 /// - `footprint_pages`, `lba_min_bytes` and `lba_max_bytes` count only requests of size > 0
 ///   (a zero-size trim touches no byte); with none, all three are 0.
 pub fn trace_stats(
-    records: impl Iterator<Item = Result<TraceRecord, TraceError>>,
-) -> Result<TraceStats, TraceError> {
+    records: impl Iterator<Item = Result<TraceRecord, LineError>>,
+) -> Result<TraceStats, LineError> {
     let mut acc = Accumulator::default();
     for record in records {
         acc.add(&record?);
@@ -51,7 +51,7 @@ pub fn trace_stats(
 }
 
 /// [`trace_stats`] of a parser, with `skipped` taken from it at the end.
-pub fn trace_reader_stats(mut records: RecordStream<'_>) -> Result<TraceStats, TraceError> {
+pub fn trace_reader_stats(mut records: RecordStream<'_>) -> Result<TraceStats, LineError> {
     let mut stats = trace_stats(records.by_ref())?;
     stats.skipped = records.skipped();
     Ok(stats)

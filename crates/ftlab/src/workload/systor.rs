@@ -10,7 +10,9 @@
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming SYSTOR'17 parser over any `BufRead`.
@@ -35,13 +37,13 @@ fn is_header(line: &str) -> bool {
 }
 
 impl LineFormat for Systor {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         if is_header(line) {
             self.seen_header = true;
             return Ok(None);
         }
         if !self.seen_header {
-            return Err(format!("missing header: expected {LAYOUT:?} as the first line, got {line:?}"));
+            return Err(TraceErrorKind::MissingHeader { expected: &[LAYOUT], found: Some(line.to_string()) });
         }
         let [ts, _response, io_type, _lun, offset, size] = exact_fields::<6>(csv_fields(line), LAYOUT)?;
         let op = IOTYPE.op(io_type, &[("R", IoOp::Read), ("W", IoOp::Write)], "\"R\" or \"W\"")?;
@@ -55,11 +57,11 @@ impl LineFormat for Systor {
         checked(record, SIZE)
     }
 
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), TraceErrorKind> {
         if self.seen_header {
             Ok(())
         } else {
-            Err(format!("missing header: expected {LAYOUT:?}, got the end of the input"))
+            Err(TraceErrorKind::MissingHeader { expected: &[LAYOUT], found: None })
         }
     }
 }

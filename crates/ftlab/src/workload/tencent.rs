@@ -9,7 +9,9 @@
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming Tencent CBS parser over any `BufRead`.
@@ -27,7 +29,7 @@ const VOLUME: Field = Field::new(5, "volume_id");
 pub struct Tencent;
 
 impl LineFormat for Tencent {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         let [ts, offset, size, io_type, volume] = exact_fields::<5>(csv_fields(line), LAYOUT)?;
         let time = TIMESTAMP.decimal_ns(ts, 1_000_000_000)?;
         let op = IO_TYPE.op(io_type, &[("0", IoOp::Read), ("1", IoOp::Write)], "0 (read) or 1 (write)")?;

@@ -48,7 +48,9 @@
 //! Not here: the shared rules (blank lines, CRLF, no monotonicity check, errors) are in the
 //! `workload` module doc; nothing here opens a file.
 
-use super::{checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceRecord};
+use super::{
+    checked, csv_fields, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErrorKind, TraceRecord,
+};
 use crate::sim::time::SimTime;
 
 /// Streaming vscsi CSV parser over any `BufRead`.
@@ -77,28 +79,35 @@ fn is_header(line: &str) -> bool {
 }
 
 /// A SCSI operation code in hexadecimal, with or without a `0x` prefix, at most `ff`.
-fn opcode(text: &str) -> Result<u8, String> {
+fn opcode(text: &str) -> Result<u8, TraceErrorKind> {
     let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(OP.error("a SCSI operation code in hexadecimal (28, 2a or 0x2a)", text));
     }
     let significant = digits.trim_start_matches('0');
     if significant.len() > 2 {
-        return Err(format!("{OP}: {text:?} is not a SCSI operation code (at most ff = 255)"));
+        return Err(TraceErrorKind::NotA {
+            field: OP,
+            found: text.to_string(),
+            what: "a SCSI operation code (at most ff = 255)",
+        });
     }
     Ok(u8::from_str_radix(if significant.is_empty() { "0" } else { significant }, 16)
         .expect("at most two hex digits"))
 }
 
 impl LineFormat for Vscsi {
-    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, String> {
+    fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {
         if is_header(line) {
             return Ok(None);
         }
         let [version, time, op, size, lbn] = exact_fields::<5>(csv_fields(line), LAYOUT)?;
         match VERSION.u64(version)? {
             1 | 2 => {}
-            v => return Err(format!("{VERSION}: expected 1 or 2 (the vscsi record version), got {v}")),
+            value => {
+                let expected = "1 or 2 (the vscsi record version)";
+                return Err(TraceErrorKind::NotAllowed { field: VERSION, value, expected });
+            }
         }
         let time = TIME.decimal_ns(time, 1_000_000_000)?;
         let code = opcode(op)?;
