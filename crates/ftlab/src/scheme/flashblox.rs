@@ -22,7 +22,8 @@ use super::{
 };
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
-use crate::ftl::blocks::BlockState;
+use crate::ftl::blocks::OWNER_NONE;
+use crate::ftl::gc::VictimPolicy;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{Cause, Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration};
 use crate::sched::SchedulerKind;
@@ -142,6 +143,11 @@ pub struct Flashblox {
     /// Per block: listed by the swap in progress and not erased since.
     in_swap: Vec<bool>,
     pending_blocks: u64,
+    /// Per die: it may hold a block of a tenant whose home it is not (left there by a swap,
+    /// or by a copy that had no room at home): the dies `close_left_open` and
+    /// `left_behind_victim` look at. Cleared when a look finds none.
+    foreign: Vec<bool>,
+    n_blocks_closed: u64,
     // Counters.
     n_swaps: u64,
     n_swaps_completed: u64,
@@ -212,6 +218,8 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
         swap: None,
         in_swap: vec![false; g.n_blocks as usize],
         pending_blocks: 0,
+        foreign: vec![false; g.n_dies as usize],
+        n_blocks_closed: 0,
         n_swaps: 0,
         n_swaps_completed: 0,
         swap_time_ns: 0,
@@ -460,7 +468,9 @@ impl Flashblox {
     }
 
     /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
-    /// its new home: one migration per source die, to the dies of the other channel.
+    /// its new home: one migration per source die, to the dies of the other channel. Its open
+    /// blocks there are closed first (those with a program still in flight later, by
+    /// `close_left_open`), so the migration carries their data too.
     fn start_swap(&mut self, hot: u32, cool: u32, view: &DeviceView, cmds: &mut Vec<Command>) {
         let (a, b) = (self.channel_owner[hot as usize], self.channel_owner[cool as usize]);
         self.channel_owner.swap(hot as usize, cool as usize);
@@ -481,21 +491,13 @@ impl Flashblox {
                 row[d.0 as usize] = true;
             }
         }
+        // Closes go first: the migrations' copies must not land in a block being closed.
+        let mut migrations = Vec::new();
         for (from, to, owner) in [(hot, cool, a), (cool, hot, b)] {
             let dest = self.channel_dies(to);
             for die in self.channel_dies(from) {
-                let blocks: Vec<BlockIdx> = self
-                    .g
-                    .blocks_of_die(die)
-                    .map(BlockIdx)
-                    .filter(|&blk| {
-                        let i = view.ftl.blocks().get(blk);
-                        i.owner == owner
-                            && i.state == BlockState::Full
-                            && i.valid_units > 0
-                            && view.ftl.is_collectable(blk)
-                    })
-                    .collect();
+                self.foreign[die.0 as usize] = true;
+                let blocks = self.swap_sources(die, owner, view, cmds);
                 for blk in &blocks {
                     self.in_swap[blk.0 as usize] = true;
                 }
@@ -503,7 +505,7 @@ impl Flashblox {
                 self.swap_blocks += blocks.len() as u64;
                 if !blocks.is_empty() {
                     let reads_in_flight_max = self.config.swap_reads_in_flight_max;
-                    cmds.push(Command::Migrate(Migration {
+                    migrations.push(Command::Migrate(Migration {
                         blocks,
                         dest: Dest::Dies(dest.clone()),
                         erase_sources: true,
@@ -513,6 +515,7 @@ impl Flashblox {
                 }
             }
         }
+        cmds.append(&mut migrations);
         self.n_swaps += 1;
         self.swap_start_first.get_or_insert(view.now);
         self.swap_start_last = Some(view.now);
@@ -520,6 +523,97 @@ impl Flashblox {
         if self.pending_blocks == 0 {
             self.end_swap(view.now);
         }
+    }
+
+    /// The blocks of `owner` on `die` (a die it leaves) that a swap migrates: its full blocks
+    /// with valid data, and its open blocks with valid data. It closes (pushes
+    /// `Command::CloseBlock` for) every open block of `owner` there with no program in flight;
+    /// closed with no valid data, a block is GC's at no cost.
+    fn swap_sources(
+        &mut self,
+        die: DieIdx,
+        owner: u16,
+        view: &DeviceView,
+        cmds: &mut Vec<Command>,
+    ) -> Vec<BlockIdx> {
+        let mut blocks = Vec::new();
+        for blk in self.g.blocks_of_die(die).map(BlockIdx) {
+            let i = view.ftl.blocks().get(blk);
+            if i.owner != owner {
+                continue;
+            }
+            let listed = if view.ftl.is_closable(blk) {
+                cmds.push(Command::CloseBlock { block: blk });
+                self.n_blocks_closed += 1;
+                true
+            } else {
+                view.ftl.is_collectable(blk)
+            };
+            if listed && i.valid_units > 0 {
+                blocks.push(blk);
+            }
+        }
+        blocks
+    }
+
+    /// Close every open block on a `foreign`-marked die whose tenant's home the die is not
+    /// (the frontiers a swap left behind, or a copy that had no room at home opened), whose
+    /// programs have all completed and whose tenant's home has room for its data
+    /// (`home_has_room`): nobody will fill them, and open they hold space GC cannot reclaim.
+    /// Closed, they are ordinary victims (`left_behind_victim` prefers them). Without room
+    /// at home the block stays open: closed, its data could only come back onto this die,
+    /// block after block (GC would copy it in circles).
+    /// A die is unmarked once it holds no block of a tenant whose home it is not. Returns
+    /// whether it closed any.
+    fn close_left_open(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) -> bool {
+        let mut closed = false;
+        for d in 0..self.g.n_dies {
+            if !self.foreign[d as usize] {
+                continue;
+            }
+            let mut left = false;
+            for blk in self.g.blocks_of_die(DieIdx(d)).map(BlockIdx) {
+                let i = view.ftl.blocks().get(blk);
+                if i.owner == OWNER_NONE || self.is_home(i.owner, DieIdx(d)) {
+                    continue;
+                }
+                left = true;
+                if view.ftl.is_closable(blk) && self.home_has_room(i.owner, DieIdx(d), view) {
+                    cmds.push(Command::CloseBlock { block: blk });
+                    self.n_blocks_closed += 1;
+                    closed = true;
+                }
+            }
+            self.foreign[d as usize] = left;
+        }
+        closed
+    }
+
+    /// The collectable block on `die` of a tenant whose home `die` is not and whose home has
+    /// room for its copies (a die above the host reserve, as `gc_write_die` asks), fewest
+    /// valid units first: collecting it frees a whole block here, its copies leave the die.
+    fn left_behind_victim(&self, die: DieIdx, view: &DeviceView) -> Option<BlockIdx> {
+        if !self.foreign[die.0 as usize] {
+            return None;
+        }
+        self.g
+            .blocks_of_die(die)
+            .map(BlockIdx)
+            .filter(|&blk| {
+                let i = view.ftl.blocks().get(blk);
+                i.owner != OWNER_NONE
+                    && !self.is_home(i.owner, die)
+                    && view.ftl.is_collectable(blk)
+                    && self.home_has_room(i.owner, die, view)
+            })
+            .min_by_key(|&blk| view.ftl.blocks().get(blk).valid_units)
+    }
+
+    /// Whether a die of tenant `t`'s home other than `die` is above the host reserve: where
+    /// `gc_write_die` sends copies of `t`'s data found outside its home.
+    fn home_has_room(&self, t: u16, die: DieIdx, view: &DeviceView) -> bool {
+        let reserve = view.ftl.params.host_reserve_blocks;
+        self.dies[t as usize].iter().any(|&d| d != die && view.ftl.blocks().free_count(d) > reserve)
     }
 
     fn end_swap(&mut self, now: SimTime) {
@@ -568,7 +662,23 @@ impl Scheme for Flashblox {
                 self.next[t] = (i + 1) % n;
                 self.dies[t][i]
             }
-            None => victim_die,
+            None => {
+                self.foreign[victim_die.0 as usize] = true;
+                victim_die
+            }
+        }
+    }
+
+    /// The scenario's policy victim, unless a block left behind on `die` by a swap (see
+    /// `left_behind_victim`) has no more valid units: collecting it frees a whole block here
+    /// (its copies go home), and a fully valid one is the only way to free its block at all.
+    fn gc_victim(&self, die: DieIdx, view: &DeviceView, policy: VictimPolicy) -> Option<BlockIdx> {
+        let mine = view.ftl.select_victim(die, policy, view.now);
+        let Some(left) = self.left_behind_victim(die, view) else { return mine };
+        let valid = |b: BlockIdx| view.ftl.blocks().get(b).valid_units;
+        match mine {
+            Some(m) if valid(m) < valid(left) => Some(m),
+            _ => Some(left),
         }
     }
 
@@ -591,6 +701,11 @@ impl Scheme for Flashblox {
             self.total_erases[c] += e;
         }
         if !self.config.swaps || self.swap.is_some() {
+            return;
+        }
+        // A swap waits for the next check after closes (its sources are read from this view,
+        // where the blocks are still open).
+        if self.close_left_open(view, cmds) {
             return;
         }
         if view.now.saturating_sub(self.window_start).as_secs_f64() < self.config.swap_interval_min_s {
@@ -658,6 +773,7 @@ impl Scheme for Flashblox {
         out.push(("swap_last_start_s", since_start(self.swap_start_last)));
         out.push(("trigger_imbalance_last", self.trigger_imbalance_last));
         out.push(("software_deferrals", self.n_deferrals as f64));
+        out.push(("blocks_closed", self.n_blocks_closed as f64));
     }
 
     fn resolved_config(&self) -> toml::Table {
