@@ -609,6 +609,49 @@ impl Flashblox {
             .min_by_key(|&blk| view.ftl.blocks().get(blk).valid_units)
     }
 
+    /// Start GC where blocks left behind block writers: on each `foreign`-marked die down to
+    /// the host reserve (its writers wait) that holds a collectable block of a tenant whose
+    /// home it is not. If that tenant's home has room, on the die itself (`gc_victim` takes
+    /// the block, its copies go home); if not, on the home's dies down to the reserve, to
+    /// make room there. A die's GC starts only on its own events (a write short of space,
+    /// the die going idle), and such a die may have none: its writers wait, and the home's
+    /// dies may be idle while the data they hold dies by overwrites elsewhere (a left-behind
+    /// copy's new version is written at home). One block's page reads each; once started,
+    /// the engine's own rules keep GC going (a die short of space runs it to the end).
+    fn start_stuck_gc(&self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        let reserve = view.ftl.params.host_reserve_blocks;
+        let pages = self.g.pages_per_block;
+        let mut poked = vec![false; self.g.n_dies as usize];
+        let mut poke = |d: DieIdx, cmds: &mut Vec<Command>| {
+            if !std::mem::replace(&mut poked[d.0 as usize], true) {
+                cmds.push(Command::StepGc { die: d, pages });
+            }
+        };
+        for d in (0..self.g.n_dies).map(DieIdx) {
+            if !self.foreign[d.0 as usize] || view.ftl.blocks().free_count(d) > reserve {
+                continue;
+            }
+            let mut owners = vec![false; self.dies.len()];
+            for blk in self.g.blocks_of_die(d).map(BlockIdx) {
+                let t = view.ftl.blocks().get(blk).owner;
+                if t != OWNER_NONE && !self.is_home(t, d) && view.ftl.is_collectable(blk) {
+                    owners[t as usize] = true;
+                }
+            }
+            for t in (0..owners.len()).filter(|&t| owners[t]) {
+                if self.home_has_room(t as u16, d, view) {
+                    poke(d, cmds);
+                    continue;
+                }
+                for &h in &self.dies[t] {
+                    if h != d && view.ftl.blocks().free_count(h) <= reserve {
+                        poke(h, cmds);
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether a die of tenant `t`'s home other than `die` is above the host reserve: where
     /// `gc_write_die` sends copies of `t`'s data found outside its home.
     fn home_has_room(&self, t: u16, die: DieIdx, view: &DeviceView) -> bool {
@@ -705,7 +748,9 @@ impl Scheme for Flashblox {
         }
         // A swap waits for the next check after closes (its sources are read from this view,
         // where the blocks are still open).
-        if self.close_left_open(view, cmds) {
+        let closed = self.close_left_open(view, cmds);
+        self.start_stuck_gc(view, cmds);
+        if closed {
             return;
         }
         if view.now.saturating_sub(self.window_start).as_secs_f64() < self.config.swap_interval_min_s {
