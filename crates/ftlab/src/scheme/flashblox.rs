@@ -12,7 +12,10 @@
 //! exchanges its data with the channel of another vSSD whose erase rate is lowest (`decide`,
 //! shared with the lifetime model), through migration jobs (real reads and programs,
 //! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
-//! exchanged when it starts, so new writes already go to the new home. No swap schedule is an
+//! exchanged when it starts, so new writes already go to the new home; the leaving vSSD's open
+//! blocks there are closed and migrated too, and what a swap leaves behind (open blocks, copies
+//! with no room at home) is closed later, preferred by GC, and GC is started where it holds
+//! writers up ("Left behind by a swap" in the docs). No swap schedule is an
 //! input: the interval between swaps is what the trigger makes of the load. Wear leveling
 //! inside a die is the engine's (dynamic and static), as before. Not the lifetime projection
 //! (`metrics::lifetime`) nor the swap bound's arithmetic (`metrics::lifetime_model`).
@@ -611,9 +614,9 @@ impl Flashblox {
 
     /// Start GC where blocks left behind block writers: on each `foreign`-marked die down to
     /// the host reserve (its writers wait) that holds a collectable block of a tenant whose
-    /// home it is not. If that tenant's home has room, on the die itself (`gc_victim` takes
-    /// the block, its copies go home); if not, on the home's dies down to the reserve, to
-    /// make room there. A die's GC starts only on its own events (a write short of space,
+    /// home it is not. If that tenant's home has room (`home_has_room`), on the die itself
+    /// (`gc_victim` takes the block, its copies go home); if not, on the home's dies short of
+    /// that room, to make it. A die's GC starts only on its own events (a write short of space,
     /// the die going idle), and such a die may have none: its writers wait, and the home's
     /// dies may be idle while the data they hold dies by overwrites elsewhere (a left-behind
     /// copy's new version is written at home). One block's page reads each; once started,
@@ -644,7 +647,7 @@ impl Flashblox {
                     continue;
                 }
                 for &h in &self.dies[t] {
-                    if h != d && view.ftl.blocks().free_count(h) <= reserve {
+                    if h != d && view.ftl.blocks().free_count(h) <= reserve + 1 {
                         poke(h, cmds);
                     }
                 }
@@ -652,11 +655,15 @@ impl Flashblox {
         }
     }
 
-    /// Whether a die of tenant `t`'s home other than `die` is above the host reserve: where
-    /// `gc_write_die` sends copies of `t`'s data found outside its home.
+    /// Whether a die of tenant `t`'s home other than `die` has at least 2 free blocks above
+    /// the host reserve: room for a whole block's copies with one block to spare.
+    /// `gc_write_die` sends a copy home only to a die above the reserve, so with 1 block of
+    /// room the copies of a block would open it, take the die to the reserve and the rest
+    /// would come back onto `die`, to be closed and collected again (circles: a grid case,
+    /// legacy mapper at 15% over-provisioning, did this until the livelock bound ended it).
     fn home_has_room(&self, t: u16, die: DieIdx, view: &DeviceView) -> bool {
         let reserve = view.ftl.params.host_reserve_blocks;
-        self.dies[t as usize].iter().any(|&d| d != die && view.ftl.blocks().free_count(d) > reserve)
+        self.dies[t as usize].iter().any(|&d| d != die && view.ftl.blocks().free_count(d) > reserve + 1)
     }
 
     fn end_swap(&mut self, now: SimTime) {
