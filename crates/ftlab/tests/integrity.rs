@@ -660,8 +660,8 @@ fn flashblox_soak_regressions() {
         },
         // A grid of 384 flashblox configurations (4 mappers x 3 page sizes x buffer or not x
         // sequential or uniform x fill 0.75 or 1.0 x 1 or 2 planes x fifo or fair, seed 2,
-        // writes only) found 21 failing this way; this one (6.0 s, 2 swaps) in the shape last
-        // session's grid named.
+        // writes only) found 21 ending out of space (all at fill 1.0, 18 on `legacy`); this
+        // one (6.0 s, 2 swaps) in the shape last session's grid named.
         Case {
             scheme: "flashblox",
             mapper: "autostream",
