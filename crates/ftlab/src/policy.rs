@@ -278,6 +278,13 @@ pub enum Command {
     Dispatch {
         die: DieIdx,
     },
+    /// Close open `block`, a frontier block whose writer has left its die (a channel swap,
+    /// `flashblox`): it becomes full at its write pointer, its unwritten pages given up
+    /// (`Ftl::close_block`), so GC and migrations may take it. It must be closable when the
+    /// command is applied (`Ftl::is_closable`): push it before any command that may write.
+    CloseBlock {
+        block: BlockIdx,
+    },
 }
 
 /// Most data pages one parity page covers.

@@ -360,3 +360,64 @@ fn detailed_run_with_swaps_stays_within_the_slides_bound() {
         (0..2).map(|c| off["schemes"]["flashblox"]["channels"][c]["erases"].as_f64().unwrap()).collect();
     assert!(imbalance(&off_erases) > bound, "without swaps {off_erases:?}");
 }
+
+/// `Ftl::close_block` (`Command::CloseBlock`, what a swap does to the open blocks a vSSD
+/// leaves behind): an open block is closable only once every page handed out is programmed;
+/// closed, it is full at its write pointer, a GC candidate whose unwritten units count as
+/// invalid (greedy key = its valid units), and its frontier takes a new block for the next
+/// unit. Hand-worked on 2 dies of 8 blocks x 8 pages of 4 units, writing `pages` pages
+/// (all `written` units valid) through tenant 0's host frontier on die 0.
+#[test]
+fn close_block_gives_up_the_unwritten_pages_and_makes_the_block_collectable() {
+    use ftlab::flash::geometry::{BlockIdx, DieIdx, Geometry};
+    use ftlab::ftl::blocks::{BlockState, WriteClass, NOT_COLLECTABLE};
+    use ftlab::ftl::gc::VictimPolicy;
+    use ftlab::ftl::{FrontierKey, Ftl, FtlParams};
+    use ftlab::sim::time::SimTime;
+    let g = Geometry::new(2, 1, 1, 1, 8, 8, 16384, 4096).expect("geometry");
+    let key = FrontierKey { tenant: 0, stream: 0, class: WriteClass::Host };
+    // (pages written and programmed, pages written but not yet programmed, closable)
+    for (programmed, in_flight, closable) in [(1u32, 0u32, true), (3, 0, true), (2, 1, false), (7, 0, true)] {
+        let mut ftl = Ftl::new(
+            g,
+            FtlParams {
+                namespace_units: vec![256],
+                physical_streams: 1,
+                host_reserve_blocks: 1,
+                dynamic_wear_leveling: false,
+                integrity: false,
+                frontier_planes: 1,
+            },
+        );
+        let mut block = None;
+        for lpn in 0..(programmed + in_flight) * 4 {
+            let p = ftl.allocate(key, DieIdx(0), 0).expect("room");
+            ftl.map_host(0, lpn, p.ppa);
+            block = Some(g.block_of(p.ppa));
+            if let Some((b, page)) = p.page_full.filter(|&(_, page)| page < programmed) {
+                ftl.programmed(b, page);
+            }
+        }
+        let b: BlockIdx = block.expect("a block");
+        let case = format!("{programmed} pages programmed, {in_flight} in flight");
+        assert_eq!(ftl.is_closable(b), closable, "{case}");
+        assert_eq!(ftl.select_victim(DieIdx(0), VictimPolicy::Greedy, SimTime::ZERO), None, "{case}");
+        if !closable {
+            continue;
+        }
+        ftl.close_block(b);
+        let info = *ftl.blocks().get(b);
+        assert_eq!(info.state(), BlockState::Full, "{case}");
+        assert!(ftl.is_collectable(b), "{case}");
+        // 32 units per block, `programmed` x 4 of them valid: the rest (written or not) is
+        // what GC reclaims.
+        assert_eq!(info.valid_units(), programmed * 4, "{case}");
+        assert_eq!(ftl.blocks().greedy_keys()[b.0 as usize], programmed * 4, "{case}");
+        assert_ne!(ftl.blocks().greedy_keys()[b.0 as usize], NOT_COLLECTABLE, "{case}");
+        assert_eq!(ftl.select_victim(DieIdx(0), VictimPolicy::Greedy, SimTime::ZERO), Some(b), "{case}");
+        // The frontier let it go: the next unit opens another block.
+        let next = ftl.allocate(key, DieIdx(0), 0).expect("room");
+        assert_ne!(g.block_of(next.ppa), b, "{case}");
+        assert!(!ftl.is_closable(b), "{case}: a closed block is not closable again");
+    }
+}

@@ -101,18 +101,31 @@ fn model_predicts_the_cumulative_triggers_swaps() {
     // (measured 2026-11-26 at 1.1: the cold vSSD's channel from ~33 to 66-94 erases/s after
     // the first minute), which the short run's constant rates cannot follow (at 1.05: model
     // 94.2 s against 81.3 s detailed); docs/lifetime.md.
+    // Compared in total over seeds 7-12: one seed's count of the detailed run moves by up to
+    // 2 of ~12 (+-17%) with the seed or any change of flashblox's block handling, more than
+    // the 10% (measured 2026-11-26, model vs detailed per seed: before the swap closed open
+    // blocks 12/12, 12/13, 12/11, 12/13, 12/12, 11/13, seed 12 already 15% apart; after it
+    // 12/10, 11/12, 12/11, 11/12, 12/12, 12/10).
     let knobs = "";
-    let text = |secs| scenario(secs, knobs).replace("swap_threshold = 1.2", "swap_threshold = 1.05");
-    let short = run_raw(&text(12.0), &[]).expect("short run");
-    let input = inputs_from_run(&short.summary_json, &short.resolved_toml, "flashblox").expect("inputs");
-    assert_eq!(input.rate_window, RateWindow::Cumulative, "the default window");
-    let long_secs = 150.0;
-    let long = run_raw(&text(long_secs), &[]).expect("long run");
-    let s: Value = serde_json::from_str(&long.summary_json).unwrap();
-    let swaps = s["schemes"]["flashblox"]["scheme_counters"]["n_swaps"].as_f64().unwrap();
-    assert!(swaps >= 5.0, "{swaps} swaps in the long run");
-    let model_swaps = input.run_to(true, long_secs, false).swap_times_s.len() as f64;
-    within(model_swaps, swaps, 0.10, "swaps over the long run (cumulative window)");
+    let (mut model_total, mut detailed_total) = (0.0, 0.0);
+    for seed in 7..=12 {
+        let text = |secs| {
+            scenario(secs, knobs)
+                .replace("swap_threshold = 1.2", "swap_threshold = 1.05")
+                .replace("seed = 7", &format!("seed = {seed}"))
+        };
+        let short = run_raw(&text(12.0), &[]).expect("short run");
+        let input = inputs_from_run(&short.summary_json, &short.resolved_toml, "flashblox").expect("inputs");
+        assert_eq!(input.rate_window, RateWindow::Cumulative, "the default window");
+        let long_secs = 150.0;
+        let long = run_raw(&text(long_secs), &[]).expect("long run");
+        let s: Value = serde_json::from_str(&long.summary_json).unwrap();
+        let swaps = s["schemes"]["flashblox"]["scheme_counters"]["n_swaps"].as_f64().unwrap();
+        assert!(swaps >= 5.0, "seed {seed}: {swaps} swaps in the long run");
+        model_total += input.run_to(true, long_secs, false).swap_times_s.len() as f64;
+        detailed_total += swaps;
+    }
+    within(model_total, detailed_total, 0.10, "swaps over the long runs of seeds 7-12 (cumulative window)");
 }
 
 // ---- The swap bound of the slides, both ways ------------------------------------------------

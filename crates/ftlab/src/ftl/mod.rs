@@ -281,6 +281,41 @@ impl Ftl {
         Some((BlockIdx(b), page))
     }
 
+    /// Whether open `block` may be closed now (`close_block`): every unit handed out is in a
+    /// page whose program has completed (no partial page, no program in flight).
+    pub fn is_closable(&self, block: BlockIdx) -> bool {
+        let info = self.blocks.get(block);
+        info.state == BlockState::Open
+            && info.programmed_pages * self.geometry.units_per_page == info.write_ptr
+    }
+
+    /// Close an open block whose frontier's writer has left its die (a scheme's command,
+    /// `Command::CloseBlock`): its frontier lets it go and it becomes full at its write
+    /// pointer. Its unwritten pages are given up, not programmed: no program is simulated or
+    /// counted, nothing maps to them, and the block's erase reclaims them with the rest (NAND
+    /// erases a partly programmed block as any other). From here on `write_ptr` and
+    /// `programmed_pages` count them as handed out and programmed, so the block is
+    /// collectable like any full block, its unwritten units counted as invalid. The block
+    /// must be closable (`is_closable`).
+    pub fn close_block(&mut self, block: BlockIdx) {
+        assert!(self.is_closable(block), "close of block {} that is not closable", block.0);
+        let g = self.geometry;
+        let info = *self.blocks.get(block);
+        let key = FrontierKey { tenant: info.owner, stream: info.stream, class: info.class };
+        let die = g.die_of_block(block);
+        for plane in 0..self.params.frontier_planes {
+            let f = self.frontier_idx(key, die, plane);
+            if self.frontiers[f] == block.0 {
+                self.frontiers[f] = NONE;
+            }
+        }
+        let info = self.blocks.get_mut(block);
+        info.state = BlockState::Full;
+        info.write_ptr = g.units_per_block;
+        info.programmed_pages = g.pages_per_block;
+        self.blocks.refresh_key(block);
+    }
+
     /// Pad every open frontier's partial page (end of preconditioning); returns the pages.
     pub fn pad_all_frontiers(&mut self) -> Vec<(BlockIdx, u32)> {
         let mut pages = Vec::new();

@@ -12,7 +12,10 @@
 //! exchanges its data with the channel of another vSSD whose erase rate is lowest (`decide`,
 //! shared with the lifetime model), through migration jobs (real reads and programs,
 //! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
-//! exchanged when it starts, so new writes already go to the new home. No swap schedule is an
+//! exchanged when it starts, so new writes already go to the new home; the leaving vSSD's open
+//! blocks there are closed and migrated too, and what a swap leaves behind (open blocks, copies
+//! with no room at home) is closed later, preferred by GC, and GC is started where it holds
+//! writers up ("Left behind by a swap" in the docs). No swap schedule is an
 //! input: the interval between swaps is what the trigger makes of the load. Wear leveling
 //! inside a die is the engine's (dynamic and static), as before. Not the lifetime projection
 //! (`metrics::lifetime`) nor the swap bound's arithmetic (`metrics::lifetime_model`).
@@ -22,7 +25,8 @@ use super::{
 };
 use crate::error::{FtlabError, LifetimeError};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
-use crate::ftl::blocks::BlockState;
+use crate::ftl::blocks::OWNER_NONE;
+use crate::ftl::gc::VictimPolicy;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{Cause, Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration};
 use crate::sched::SchedulerKind;
@@ -142,6 +146,11 @@ pub struct Flashblox {
     /// Per block: listed by the swap in progress and not erased since.
     in_swap: Vec<bool>,
     pending_blocks: u64,
+    /// Per die: it may hold a block of a tenant whose home it is not (left there by a swap,
+    /// or by a copy that had no room at home): the dies `close_left_open` and
+    /// `left_behind_victim` look at. Cleared when a look finds none.
+    foreign: Vec<bool>,
+    n_blocks_closed: u64,
     // Counters.
     n_swaps: u64,
     n_swaps_completed: u64,
@@ -212,6 +221,8 @@ pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>
         swap: None,
         in_swap: vec![false; g.n_blocks as usize],
         pending_blocks: 0,
+        foreign: vec![false; g.n_dies as usize],
+        n_blocks_closed: 0,
         n_swaps: 0,
         n_swaps_completed: 0,
         swap_time_ns: 0,
@@ -460,7 +471,9 @@ impl Flashblox {
     }
 
     /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
-    /// its new home: one migration per source die, to the dies of the other channel.
+    /// its new home: one migration per source die, to the dies of the other channel. Its open
+    /// blocks there are closed first (those with a program still in flight later, by
+    /// `close_left_open`), so the migration carries their data too.
     fn start_swap(&mut self, hot: u32, cool: u32, view: &DeviceView, cmds: &mut Vec<Command>) {
         let (a, b) = (self.channel_owner[hot as usize], self.channel_owner[cool as usize]);
         self.channel_owner.swap(hot as usize, cool as usize);
@@ -481,21 +494,13 @@ impl Flashblox {
                 row[d.0 as usize] = true;
             }
         }
+        // Closes go first: the migrations' copies must not land in a block being closed.
+        let mut migrations = Vec::new();
         for (from, to, owner) in [(hot, cool, a), (cool, hot, b)] {
             let dest = self.channel_dies(to);
             for die in self.channel_dies(from) {
-                let blocks: Vec<BlockIdx> = self
-                    .g
-                    .blocks_of_die(die)
-                    .map(BlockIdx)
-                    .filter(|&blk| {
-                        let i = view.ftl.blocks().get(blk);
-                        i.owner == owner
-                            && i.state == BlockState::Full
-                            && i.valid_units > 0
-                            && view.ftl.is_collectable(blk)
-                    })
-                    .collect();
+                self.foreign[die.0 as usize] = true;
+                let blocks = self.swap_sources(die, owner, view, cmds);
                 for blk in &blocks {
                     self.in_swap[blk.0 as usize] = true;
                 }
@@ -503,7 +508,7 @@ impl Flashblox {
                 self.swap_blocks += blocks.len() as u64;
                 if !blocks.is_empty() {
                     let reads_in_flight_max = self.config.swap_reads_in_flight_max;
-                    cmds.push(Command::Migrate(Migration {
+                    migrations.push(Command::Migrate(Migration {
                         blocks,
                         dest: Dest::Dies(dest.clone()),
                         erase_sources: true,
@@ -513,6 +518,7 @@ impl Flashblox {
                 }
             }
         }
+        cmds.append(&mut migrations);
         self.n_swaps += 1;
         self.swap_start_first.get_or_insert(view.now);
         self.swap_start_last = Some(view.now);
@@ -520,6 +526,149 @@ impl Flashblox {
         if self.pending_blocks == 0 {
             self.end_swap(view.now);
         }
+    }
+
+    /// The blocks of `owner` on `die` (a die it leaves) that a swap migrates: its full blocks
+    /// with valid data, and its open blocks with valid data. It closes (pushes
+    /// `Command::CloseBlock` for) every open block of `owner` there with no program in flight;
+    /// closed with no valid data, a block is GC's at no cost.
+    fn swap_sources(
+        &mut self,
+        die: DieIdx,
+        owner: u16,
+        view: &DeviceView,
+        cmds: &mut Vec<Command>,
+    ) -> Vec<BlockIdx> {
+        let mut blocks = Vec::new();
+        for blk in self.g.blocks_of_die(die).map(BlockIdx) {
+            let i = view.ftl.blocks().get(blk);
+            if i.owner != owner {
+                continue;
+            }
+            let listed = if view.ftl.is_closable(blk) {
+                cmds.push(Command::CloseBlock { block: blk });
+                self.n_blocks_closed += 1;
+                true
+            } else {
+                view.ftl.is_collectable(blk)
+            };
+            if listed && i.valid_units > 0 {
+                blocks.push(blk);
+            }
+        }
+        blocks
+    }
+
+    /// On each `foreign`-marked die short of room (fewer than 2 free blocks above the host
+    /// reserve), close every open block of a tenant whose home the die is not (the
+    /// frontiers a swap left behind, or a copy that had no room at home opened) whose
+    /// programs have all completed and whose tenant's home has room for its data
+    /// (`home_has_room`): nobody will fill them, and open they hold space GC cannot reclaim.
+    /// Closed, they are ordinary victims (`left_behind_victim` prefers them). Without room
+    /// at home the block stays open: closed, its data could only come back onto this die,
+    /// block after block (GC would copy it in circles). On a die with room they stay open
+    /// too: closing gives up their unwritten pages, worth it only when the die needs them
+    /// (closing at every check, the long run of `tests/lifetime_model.rs` at seed 7 closed
+    /// 160 blocks, each erased early; closing only here, 70).
+    /// A die is unmarked once it holds no block of a tenant whose home it is not. Returns
+    /// whether it closed any.
+    fn close_left_open(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) -> bool {
+        let mut closed = false;
+        for d in 0..self.g.n_dies {
+            if !self.foreign[d as usize] {
+                continue;
+            }
+            let mut left = false;
+            let short = view.ftl.blocks().free_count(DieIdx(d)) <= view.ftl.params.host_reserve_blocks + 1;
+            for blk in self.g.blocks_of_die(DieIdx(d)).map(BlockIdx) {
+                let i = view.ftl.blocks().get(blk);
+                if i.owner == OWNER_NONE || self.is_home(i.owner, DieIdx(d)) {
+                    continue;
+                }
+                left = true;
+                if short && view.ftl.is_closable(blk) && self.home_has_room(i.owner, DieIdx(d), view) {
+                    cmds.push(Command::CloseBlock { block: blk });
+                    self.n_blocks_closed += 1;
+                    closed = true;
+                }
+            }
+            self.foreign[d as usize] = left;
+        }
+        closed
+    }
+
+    /// The collectable block on `die` of a tenant whose home `die` is not and whose home has
+    /// room for its copies (a die above the host reserve, as `gc_write_die` asks), fewest
+    /// valid units first: collecting it frees a whole block here, its copies leave the die.
+    fn left_behind_victim(&self, die: DieIdx, view: &DeviceView) -> Option<BlockIdx> {
+        if !self.foreign[die.0 as usize] {
+            return None;
+        }
+        self.g
+            .blocks_of_die(die)
+            .map(BlockIdx)
+            .filter(|&blk| {
+                let i = view.ftl.blocks().get(blk);
+                i.owner != OWNER_NONE
+                    && !self.is_home(i.owner, die)
+                    && view.ftl.is_collectable(blk)
+                    && self.home_has_room(i.owner, die, view)
+            })
+            .min_by_key(|&blk| view.ftl.blocks().get(blk).valid_units)
+    }
+
+    /// Start GC where blocks left behind block writers: on each `foreign`-marked die down to
+    /// the host reserve (its writers wait) that holds a collectable block of a tenant whose
+    /// home it is not. If that tenant's home has room (`home_has_room`), on the die itself
+    /// (`gc_victim` takes the block, its copies go home); if not, on the home's dies short of
+    /// that room, to make it. A die's GC starts only on its own events (a write short of space,
+    /// the die going idle), and such a die may have none: its writers wait, and the home's
+    /// dies may be idle while the data they hold dies by overwrites elsewhere (a left-behind
+    /// copy's new version is written at home). One block's page reads each; once started,
+    /// the engine's own rules keep GC going (a die short of space runs it to the end).
+    fn start_stuck_gc(&self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        let reserve = view.ftl.params.host_reserve_blocks;
+        let pages = self.g.pages_per_block;
+        let mut poked = vec![false; self.g.n_dies as usize];
+        let mut poke = |d: DieIdx, cmds: &mut Vec<Command>| {
+            if !std::mem::replace(&mut poked[d.0 as usize], true) {
+                cmds.push(Command::StepGc { die: d, pages });
+            }
+        };
+        for d in (0..self.g.n_dies).map(DieIdx) {
+            if !self.foreign[d.0 as usize] || view.ftl.blocks().free_count(d) > reserve {
+                continue;
+            }
+            let mut owners = vec![false; self.dies.len()];
+            for blk in self.g.blocks_of_die(d).map(BlockIdx) {
+                let t = view.ftl.blocks().get(blk).owner;
+                if t != OWNER_NONE && !self.is_home(t, d) && view.ftl.is_collectable(blk) {
+                    owners[t as usize] = true;
+                }
+            }
+            for t in (0..owners.len()).filter(|&t| owners[t]) {
+                if self.home_has_room(t as u16, d, view) {
+                    poke(d, cmds);
+                    continue;
+                }
+                for &h in &self.dies[t] {
+                    if h != d && view.ftl.blocks().free_count(h) <= reserve + 1 {
+                        poke(h, cmds);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a die of tenant `t`'s home other than `die` has at least 2 free blocks above
+    /// the host reserve: room for a whole block's copies with one block to spare.
+    /// `gc_write_die` sends a copy home only to a die above the reserve, so with 1 block of
+    /// room the copies of a block would open it, take the die to the reserve and the rest
+    /// would come back onto `die`, to be closed and collected again (circles: a grid case,
+    /// legacy mapper at 15% over-provisioning, did this until the livelock bound ended it).
+    fn home_has_room(&self, t: u16, die: DieIdx, view: &DeviceView) -> bool {
+        let reserve = view.ftl.params.host_reserve_blocks;
+        self.dies[t as usize].iter().any(|&d| d != die && view.ftl.blocks().free_count(d) > reserve + 1)
     }
 
     fn end_swap(&mut self, now: SimTime) {
@@ -568,7 +717,23 @@ impl Scheme for Flashblox {
                 self.next[t] = (i + 1) % n;
                 self.dies[t][i]
             }
-            None => victim_die,
+            None => {
+                self.foreign[victim_die.0 as usize] = true;
+                victim_die
+            }
+        }
+    }
+
+    /// The scenario's policy victim, unless a block left behind on `die` by a swap (see
+    /// `left_behind_victim`) has no more valid units: collecting it frees a whole block here
+    /// (its copies go home), and a fully valid one is the only way to free its block at all.
+    fn gc_victim(&self, die: DieIdx, view: &DeviceView, policy: VictimPolicy) -> Option<BlockIdx> {
+        let mine = view.ftl.select_victim(die, policy, view.now);
+        let Some(left) = self.left_behind_victim(die, view) else { return mine };
+        let valid = |b: BlockIdx| view.ftl.blocks().get(b).valid_units;
+        match mine {
+            Some(m) if valid(m) < valid(left) => Some(m),
+            _ => Some(left),
         }
     }
 
@@ -591,6 +756,13 @@ impl Scheme for Flashblox {
             self.total_erases[c] += e;
         }
         if !self.config.swaps || self.swap.is_some() {
+            return;
+        }
+        // A swap waits for the next check after closes (its sources are read from this view,
+        // where the blocks are still open).
+        let closed = self.close_left_open(view, cmds);
+        self.start_stuck_gc(view, cmds);
+        if closed {
             return;
         }
         if view.now.saturating_sub(self.window_start).as_secs_f64() < self.config.swap_interval_min_s {
@@ -658,6 +830,7 @@ impl Scheme for Flashblox {
         out.push(("swap_last_start_s", since_start(self.swap_start_last)));
         out.push(("trigger_imbalance_last", self.trigger_imbalance_last));
         out.push(("software_deferrals", self.n_deferrals as f64));
+        out.push(("blocks_closed", self.n_blocks_closed as f64));
     }
 
     fn resolved_config(&self) -> toml::Table {

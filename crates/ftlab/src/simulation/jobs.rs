@@ -541,6 +541,7 @@ impl<X: Executor> Engine<'_, X> {
             Command::Dispatch { die } => {
                 X::dispatch(self, die);
             }
+            Command::CloseBlock { block } => self.ftl.close_block(block),
             Command::ProgramParity { tenant, stream, die, data } => {
                 // Waiting parity goes first (in order); then the program needs a job slot and
                 // room on its die.
