@@ -211,17 +211,17 @@ fn check_fields(prefix: &str, knobs: &[Knob], table: &toml::Table) -> Result<(),
 /// table's order: the validation every policy runs after parsing its config. Errors name the
 /// key ("epoch_s", "traffic_exponents.1", "tenants.0.burst") and say "must be in [lo, hi], got
 /// x". Bounds that depend on the device are the policy's own checks after this one.
-pub fn check_all<T: serde::Serialize>(knobs: &[Knob], config: &T) -> Result<(), SchemeConfigError> {
+pub(crate) fn check_all<T: serde::Serialize>(knobs: &[Knob], config: &T) -> Result<(), SchemeConfigError> {
     check_fields("", knobs, &to_table(config))
 }
 
 /// The knob called `key` of `knobs` (a missing one is a bug of the policy's table).
-pub fn find<'a>(knobs: &'a [Knob], key: &str) -> &'a Knob {
+pub(crate) fn find<'a>(knobs: &'a [Knob], key: &str) -> &'a Knob {
     knobs.iter().find(|k| k.key == key).unwrap_or_else(|| panic!("no knob {key:?} in the policy's table"))
 }
 
 /// The serde defaults of config struct `T`: the table an empty config parses to.
-pub fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> toml::Table {
+pub(crate) fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> toml::Table {
     let config: T = parse_config(&toml::Table::new())
         .unwrap_or_else(|e| panic!("an empty config table parses ({}: {})", e.key, e.reason));
     to_table(&config)
@@ -229,7 +229,7 @@ pub fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> to
 
 /// The field names of config struct `T` as its `Deserialize` derive declares them (including
 /// `Option` fields that serialise to nothing).
-pub fn config_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
+pub(crate) fn config_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
     let mut probe = FieldProbe(None);
     let _ = T::deserialize(&mut probe);
     probe.0.unwrap_or(&[])
@@ -312,6 +312,6 @@ impl<B, C> PolicyInfo<B, C> {
 }
 
 /// Names of a registry's policies, comma-separated (error messages).
-pub fn names<B, C>(registry: &[PolicyInfo<B, C>]) -> String {
+pub(crate) fn names<B, C>(registry: &[PolicyInfo<B, C>]) -> String {
     registry.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
 }

@@ -25,7 +25,7 @@ pub enum OpClass {
 }
 
 /// Number of `OpClass`es.
-pub const N_CLASSES: usize = 5;
+pub(crate) const N_CLASSES: usize = 5;
 
 impl OpClass {
     pub const ALL: [OpClass; N_CLASSES] =
@@ -56,7 +56,7 @@ pub enum JobKind {
 }
 
 /// Number of `JobKind`s.
-pub const N_JOB_KINDS: usize = 4;
+pub(crate) const N_JOB_KINDS: usize = 4;
 
 impl JobKind {
     pub const ALL: [JobKind; N_JOB_KINDS] =
@@ -325,7 +325,9 @@ impl SchemeConfigError {
 
 /// Deserialize a policy's config struct from its table, with `deny_unknown_fields` errors
 /// turned into `SchemeConfigError`.
-pub fn parse_config<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, SchemeConfigError> {
+pub(crate) fn parse_config<T: serde::de::DeserializeOwned>(
+    table: &toml::Table,
+) -> Result<T, SchemeConfigError> {
     serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         // The path of the key at fault ("" for the table itself, e.g. an unknown key).
         let path = e.path().to_string();
@@ -335,7 +337,7 @@ pub fn parse_config<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Resu
 }
 
 /// Serialize a config struct back to a table.
-pub fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
+pub(crate) fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
     match toml::Value::try_from(config).expect("policy config serializes") {
         toml::Value::Table(t) => t,
         other => panic!("policy config serialized to {other:?}"),
@@ -343,4 +345,4 @@ pub fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
 }
 
 /// A policy's own counters for `summary.json`: (name, value) pairs in a fixed order.
-pub type Counters = Vec<(&'static str, f64)>;
+pub(crate) type Counters = Vec<(&'static str, f64)>;

@@ -78,7 +78,7 @@ impl EventLog {
 }
 
 /// The file number of a table file name (`000123.sst` → 123).
-pub fn table_number(name: &str) -> Option<u64> {
+pub(crate) fn table_number(name: &str) -> Option<u64> {
     let stem = name.strip_suffix(".sst")?;
     if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
         return None;

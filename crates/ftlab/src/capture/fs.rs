@@ -31,13 +31,13 @@ use crate::workload::{IoOp, TraceRecord};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bytes per file-system block.
-pub const BLOCK: u64 = 4096;
+pub(crate) const BLOCK: u64 = 4096;
 /// Blocks written per journal commit: descriptor, one metadata block, commit record.
-pub const COMMIT_BLOCKS: u64 = 3;
+pub(crate) const COMMIT_BLOCKS: u64 = 3;
 
 /// The model's parameters (validated by the caller).
 #[derive(Clone, Copy, Debug)]
-pub struct FsConfig {
+pub(crate) struct FsConfig {
     pub device_blocks: u64,
     /// 0: file-system metadata is not modelled.
     pub journal_blocks: u64,
@@ -81,7 +81,7 @@ struct Fd {
 
 /// How a file is opened.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct OpenFlags {
+pub(crate) struct OpenFlags {
     pub create: bool,
     pub trunc: bool,
     pub direct: bool,
@@ -90,7 +90,7 @@ pub struct OpenFlags {
 
 /// The model; see the module doc. Records accumulate in `out` until the caller drains them.
 #[derive(Debug)]
-pub struct Fs {
+pub(crate) struct Fs {
     cfg: FsConfig,
     alloc: Allocator,
     files: Vec<File>,
@@ -147,7 +147,7 @@ fn lookup(map: &BTreeMap<u64, (u64, u64)>, fb: u64) -> Option<u64> {
 }
 
 impl Fs {
-    pub fn new(cfg: FsConfig) -> Fs {
+    pub(crate) fn new(cfg: FsConfig) -> Fs {
         Fs {
             alloc: Allocator::new(cfg.journal_blocks, cfg.device_blocks),
             cfg,
@@ -163,7 +163,7 @@ impl Fs {
     }
 
     /// The file at `path`, created (with `stream`) if the model has not seen it.
-    pub fn file_at(&mut self, path: &str, stream: u16, create: bool) -> usize {
+    pub(crate) fn file_at(&mut self, path: &str, stream: u16, create: bool) -> usize {
         if let Some(&id) = self.paths.get(path) {
             return id;
         }
@@ -180,7 +180,7 @@ impl Fs {
     }
 
     /// `open` returned `fd` for `path`.
-    pub fn open(&mut self, now: u64, fd: i64, path: &str, stream: u16, flags: OpenFlags) {
+    pub(crate) fn open(&mut self, now: u64, fd: i64, path: &str, stream: u16, flags: OpenFlags) {
         let existed = self.paths.contains_key(path);
         let file = self.file_at(path, stream, flags.create);
         if existed && flags.trunc {
@@ -193,23 +193,23 @@ impl Fs {
     }
 
     /// The file an fd was opened on, if the model saw the open.
-    pub fn fd_file(&self, fd: i64) -> Option<usize> {
+    pub(crate) fn fd_file(&self, fd: i64) -> Option<usize> {
         self.fds.get(&fd).map(|f| f.file)
     }
 
-    pub fn fd_direct(&self, fd: i64) -> bool {
+    pub(crate) fn fd_direct(&self, fd: i64) -> bool {
         self.fds.get(&fd).is_some_and(|f| f.direct)
     }
 
     /// The offset a `write` on `fd` starts at, and moves the position past `len` bytes.
-    pub fn advance(&mut self, fd: i64, len: u64) -> Option<u64> {
+    pub(crate) fn advance(&mut self, fd: i64, len: u64) -> Option<u64> {
         let f = self.fds.get_mut(&fd)?;
         let at = if f.append { self.files[f.file].size } else { f.pos };
         f.pos = at + len;
         Some(at)
     }
 
-    pub fn seek(&mut self, fd: i64, pos: u64) {
+    pub(crate) fn seek(&mut self, fd: i64, pos: u64) {
         if let Some(f) = self.fds.get_mut(&fd) {
             f.pos = pos;
         }
@@ -218,7 +218,7 @@ impl Fs {
     /// `close(fd)` whose argument named `path`. A close reported after another thread's open
     /// already reused its fd number (strace shows the close's result late) names the older
     /// file: that file is written back and the fd keeps its new file.
-    pub fn close(&mut self, now: u64, fd: i64, path: Option<&str>) {
+    pub(crate) fn close(&mut self, now: u64, fd: i64, path: Option<&str>) {
         let stale = matches!((self.fds.get(&fd), path), (Some(f), Some(p)) if f.path != p);
         if stale {
             if let Some(&file) = path.and_then(|p| self.paths.get(p)) {
@@ -232,7 +232,7 @@ impl Fs {
     }
 
     /// `len` bytes written at `offset` of `file`. `Err`: the device is full.
-    pub fn write(
+    pub(crate) fn write(
         &mut self,
         now: u64,
         file: usize,
@@ -313,7 +313,7 @@ impl Fs {
     }
 
     /// Write back the dirty blocks of `file`.
-    pub fn flush(&mut self, now: u64, file: usize) {
+    pub(crate) fn flush(&mut self, now: u64, file: usize) {
         let dirty = std::mem::take(&mut self.files[file].dirty);
         self.emit_writes(now, file, dirty.into_iter());
     }
@@ -338,7 +338,7 @@ impl Fs {
     }
 
     /// Set the size of `file` to `size`, freeing the blocks past it.
-    pub fn truncate(&mut self, now: u64, file: usize, size: u64) {
+    pub(crate) fn truncate(&mut self, now: u64, file: usize, size: u64) {
         self.free_range(now, file, size.div_ceil(BLOCK), u64::MAX);
         self.files[file].size = size;
         self.meta_dirty = true;
@@ -346,7 +346,7 @@ impl Fs {
 
     /// `fallocate`: `keep_size`/plain allocate, `punch` frees whole blocks. The caller rejects
     /// other modes.
-    pub fn fallocate(
+    pub(crate) fn fallocate(
         &mut self,
         now: u64,
         file: usize,
@@ -368,7 +368,7 @@ impl Fs {
     }
 
     /// Remove `path`, freeing its blocks; `false` if the model does not know it.
-    pub fn unlink(&mut self, now: u64, path: &str) -> bool {
+    pub(crate) fn unlink(&mut self, now: u64, path: &str) -> bool {
         let Some(file) = self.paths.remove(path) else {
             return false;
         };
@@ -379,7 +379,7 @@ impl Fs {
     }
 
     /// Rename `from` to `to`, replacing (freeing) a file at `to`.
-    pub fn rename(&mut self, now: u64, from: &str, to: &str) -> bool {
+    pub(crate) fn rename(&mut self, now: u64, from: &str, to: &str) -> bool {
         if from == to {
             return self.paths.contains_key(from);
         }
@@ -396,7 +396,7 @@ impl Fs {
     }
 
     /// `fsync`/`fdatasync` of `file` (None: a directory): write back, then commit.
-    pub fn sync(&mut self, now: u64, file: Option<usize>) {
+    pub(crate) fn sync(&mut self, now: u64, file: Option<usize>) {
         if let Some(file) = file {
             self.flush(now, file);
         }
@@ -404,7 +404,7 @@ impl Fs {
     }
 
     /// Commit the journal if metadata is dirty and `commit_interval_ns` has passed.
-    pub fn tick(&mut self, now: u64) {
+    pub(crate) fn tick(&mut self, now: u64) {
         if self.meta_dirty && now.saturating_sub(self.last_commit_ns) >= self.cfg.commit_interval_ns {
             self.commit(now);
         }
@@ -430,7 +430,7 @@ impl Fs {
     }
 
     /// The end of the trace: write back every dirty block (file order), then commit.
-    pub fn finish(&mut self, now: u64) {
+    pub(crate) fn finish(&mut self, now: u64) {
         for file in 0..self.files.len() {
             self.stats.dirty_blocks_at_end += self.files[file].dirty.len() as u64;
             self.flush(now, file);

@@ -18,10 +18,10 @@
 //! Not here: running the application or strace (Python, `ftlab.capture`); reads (not
 //! modelled: a real page cache serves most of them; counted).
 
-pub mod alloc;
-pub mod eventlog;
-pub mod fs;
-pub mod strace;
+pub(crate) mod alloc;
+pub(crate) mod eventlog;
+pub(crate) mod fs;
+pub(crate) mod strace;
 
 use crate::workload::{IoOp, TraceRecord};
 use eventlog::EventLog;
@@ -236,7 +236,7 @@ impl CaptureSummary {
 
 /// A conversion failure: where, and why.
 #[derive(Debug)]
-pub enum CaptureError {
+pub(crate) enum CaptureError {
     /// A bad setting: its key and valid range.
     Config { key: String, reason: String },
     /// A bad strace line (1-based).
@@ -248,7 +248,7 @@ pub enum CaptureError {
 }
 
 /// Read the whole LOG (levels are needed before the first SSTable write).
-pub fn read_event_log(log: impl BufRead) -> Result<EventLog, CaptureError> {
+pub(crate) fn read_event_log(log: impl BufRead) -> Result<EventLog, CaptureError> {
     let mut events = EventLog::default();
     for (i, line) in log.split(b'\n').enumerate() {
         let line =
@@ -262,7 +262,7 @@ pub fn read_event_log(log: impl BufRead) -> Result<EventLog, CaptureError> {
 }
 
 /// Convert: strace lines + the LOG's events → records given to `emit` in order.
-pub fn convert(
+pub(crate) fn convert(
     strace_log: impl BufRead,
     events: EventLog,
     cfg: &CaptureConfig,

@@ -22,10 +22,10 @@ pub struct BlockIdx(pub u32);
 pub struct Ppa(pub u32);
 
 /// The most planes a multi-plane operation spans.
-pub const PLANES_MAX: u32 = 4;
+pub(crate) const PLANES_MAX: u32 = 4;
 
 /// The largest number of mapping units a flash page may hold.
-pub const UNITS_PER_PAGE_MAX: u32 = 16;
+pub(crate) const UNITS_PER_PAGE_MAX: u32 = 16;
 
 /// The shape of the flash array. Construct with `Geometry::new`, which checks it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// "No tenant" in `BlockInfo::owner`.
-pub const OWNER_NONE: u16 = u16::MAX;
+pub(crate) const OWNER_NONE: u16 = u16::MAX;
 
 /// Life cycle of a block: Free -> Open (a frontier writes it) -> Full -> Victim (GC is
 /// moving its data out) -> erased -> Free.
@@ -31,7 +31,7 @@ pub enum WriteClass {
 }
 
 /// Number of `WriteClass`es.
-pub const N_WRITE_CLASSES: usize = 3;
+pub(crate) const N_WRITE_CLASSES: usize = 3;
 
 impl WriteClass {
     pub const ALL: [WriteClass; N_WRITE_CLASSES] = [WriteClass::Host, WriteClass::Gc, WriteClass::Parity];
@@ -127,7 +127,7 @@ impl BlockInfo {
 }
 
 /// `Blocks::greedy_keys` value of a block that may not be a GC victim.
-pub const NOT_COLLECTABLE: u32 = u32::MAX;
+pub(crate) const NOT_COLLECTABLE: u32 = u32::MAX;
 
 /// Every block's state, and a pool of free blocks per die.
 #[derive(Clone, Debug)]

@@ -4,10 +4,10 @@
 //! caller passes the die a scheme chose. It has no notion of time beyond stamps it is given,
 //! and it issues no flash operations (the simulation does).
 
-pub mod blocks;
-pub mod gc;
-pub mod oracle;
-pub mod table;
+pub(crate) mod blocks;
+pub(crate) mod gc;
+pub(crate) mod oracle;
+pub(crate) mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};

@@ -25,11 +25,11 @@ pub enum AddressMap {
 }
 
 /// `HostRequest::task` of a request that belongs to no periodic task.
-pub const NO_TASK: u16 = u16::MAX;
+pub(crate) const NO_TASK: u16 = u16::MAX;
 
 /// The latest arrival a run accepts: 10^7 simulated seconds (about 116 days), the same bound
 /// the scenario puts on durations.
-pub const ARRIVAL_MAX: SimTime = SimTime(10_000_000 * 1_000_000_000);
+pub(crate) const ARRIVAL_MAX: SimTime = SimTime(10_000_000 * 1_000_000_000);
 
 /// One host request, in mapping units of its tenant's namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use crate::ftl::blocks::{BlockInfo, OWNER_NONE};
 use crate::sim::time::SimTime;
 
 /// Seconds per day.
-pub const SECONDS_PER_DAY: f64 = 86_400.0;
+pub(crate) const SECONDS_PER_DAY: f64 = 86_400.0;
 
 /// Erases of the measured phase, per die and per tenant (reset when the measurement starts).
 #[derive(Clone, Debug)]
@@ -113,7 +113,7 @@ impl WearGroup {
 ///
 /// 0 when the most-worn block is already at or past `pe_cycles`; `None` (never, at this rate)
 /// when the group was not erased or has no blocks.
-pub fn lifetime_days(
+pub(crate) fn lifetime_days(
     pe_cycles: u32,
     erase_count_max: u32,
     blocks: u64,

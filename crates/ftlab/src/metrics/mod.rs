@@ -3,17 +3,17 @@
 //! caller (`table`) and the Report (`report`). Collects what the simulation tells it; decides
 //! nothing.
 
-pub mod backlog;
-pub mod deadline;
-pub mod health;
-pub mod latency;
-pub mod lifetime;
-pub mod lifetime_model;
-pub mod phase;
-pub mod report;
-pub mod streams;
-pub mod table;
-pub mod timeseries;
+pub(crate) mod backlog;
+pub(crate) mod deadline;
+pub(crate) mod health;
+pub(crate) mod latency;
+pub(crate) mod lifetime;
+pub(crate) mod lifetime_model;
+pub(crate) mod phase;
+pub(crate) mod report;
+pub(crate) mod streams;
+pub(crate) mod table;
+pub(crate) mod timeseries;
 
 use crate::policy::{JobKind, N_JOB_KINDS};
 use crate::sim::time::SimTime;

@@ -10,7 +10,7 @@ use crate::sim::time::SimTime;
 
 /// The cumulative counters a phase takes differences of, at one instant.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Per tenant: host units written, units of its data copied by jobs.
     pub host_units: Vec<u64>,
     pub gc_units: Vec<u64>,
@@ -23,7 +23,7 @@ pub struct Snapshot {
 
 /// One phase while the run goes on.
 #[derive(Clone, Debug)]
-pub struct Phase {
+pub(crate) struct Phase {
     pub name: String,
     pub start: SimTime,
     /// `SimTime::MAX` for a phase that lasts to the end of the run.
@@ -36,7 +36,7 @@ pub struct Phase {
 }
 
 impl Phase {
-    pub fn new(name: String, start: SimTime, end: SimTime, n_tenants: usize) -> Phase {
+    pub(crate) fn new(name: String, start: SimTime, end: SimTime, n_tenants: usize) -> Phase {
         assert!(start < end, "phase {name} is empty");
         Phase {
             name,
@@ -51,12 +51,12 @@ impl Phase {
 
     /// Whether a request that arrived at `arrival` belongs to this phase.
     #[inline]
-    pub fn contains(&self, arrival: SimTime) -> bool {
+    pub(crate) fn contains(&self, arrival: SimTime) -> bool {
         arrival >= self.start && arrival < self.end
     }
 
     /// What the phase measured, given the snapshots at its two ends.
-    pub fn result(&self, units_per_page: u32) -> PhaseResult {
+    pub(crate) fn result(&self, units_per_page: u32) -> PhaseResult {
         let a = self.at_start.as_ref().expect("a phase that started");
         let b = self.at_end.as_ref().expect("a phase that ended");
         assert!(b.at >= a.at, "phase {} ends before it starts", self.name);

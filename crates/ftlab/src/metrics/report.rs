@@ -90,7 +90,7 @@ impl SoloResult {
 
 /// `summary.json` for a scenario's schemes. With solo runs (every result's `solo` set), `measure.solo` says so and each tenant has
 /// `solo` and `slowdown`; without them the JSON has neither.
-pub fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
+pub(crate) fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
     let solo = results.first().is_some_and(|r| r.solo.is_some());
     assert!(results.iter().all(|r| r.solo.is_some() == solo), "solo runs for every scheme or none");
     let mut schemes = Map::new();

@@ -14,12 +14,12 @@
 //! What this is not: it simulates nothing and reads no file; the schemes that act on a device
 //! are in `scheme/`, and the simulated deadlines are `metrics::deadline`.
 
-pub mod part_ftl;
-pub mod rtgc;
-pub mod schedulability;
-pub mod tasks;
-pub mod uunifast;
-pub mod wao_gc;
+pub(crate) mod part_ftl;
+pub(crate) mod rtgc;
+pub(crate) mod schedulability;
+pub(crate) mod tasks;
+pub(crate) mod uunifast;
+pub(crate) mod wao_gc;
 
 /// One task of the paper's model τ_i = [(r_i, T_i^r), (w_i, T_i^w)] (§III-B): `read_pages`
 /// page reads every `read_period_ms` and `write_pages` page writes every `write_period_ms`.

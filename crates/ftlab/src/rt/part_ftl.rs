@@ -176,10 +176,10 @@ pub fn read_bandwidth_worst(c: &Config) -> f64 {
 /// PaRT-FTL's analysis as a scheme's capability (`rt::Analysis`): admission by Eq. 6 and 7,
 /// one series of Figures 5-7, and its Table IV column.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PartFtlAnalysis(pub Config);
+pub(crate) struct PartFtlAnalysis(pub Config);
 
 /// The analysis with the paper's configuration (the registry's hook).
-pub fn analysis() -> Box<dyn Analysis> {
+pub(crate) fn analysis() -> Box<dyn Analysis> {
     Box::new(PartFtlAnalysis(Config::paper()))
 }
 

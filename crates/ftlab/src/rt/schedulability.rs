@@ -25,7 +25,7 @@ pub fn series(analyses: &[&dyn Analysis]) -> Vec<Series> {
 }
 
 /// Number of utilisation steps: U = 0.05 · k for k = 1..=19.
-pub const UTILISATION_STEPS: u32 = 19;
+pub(crate) const UTILISATION_STEPS: u32 = 19;
 
 /// The experiment's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +88,7 @@ impl Experiment {
 }
 
 /// The k-th utilisation step, 0.05 · k (k = 1..=19).
-pub fn utilisation(step: u32) -> f64 {
+pub(crate) fn utilisation(step: u32) -> f64 {
     step as f64 * 0.05
 }
 
@@ -137,7 +137,7 @@ pub fn task_set<R: Rng + ?Sized>(
 }
 
 /// Whether `set` is schedulable in each series of `analyses`, in `series(analyses)` order.
-pub fn verdicts(analyses: &[&dyn Analysis], set: &TaskSet) -> Vec<bool> {
+pub(crate) fn verdicts(analyses: &[&dyn Analysis], set: &TaskSet) -> Vec<bool> {
     analyses.iter().flat_map(|a| (0..a.series().len()).map(move |i| a.schedulable(i, set))).collect()
 }
 
@@ -167,7 +167,7 @@ fn step_rng(seed: u64, step: u32) -> rand_pcg::Pcg64Mcg {
 
 /// Every utilisation step of one figure at one pair of request sizes: 19 rows per series, by
 /// step then series.
-pub fn sweep(
+pub(crate) fn sweep(
     e: &Experiment,
     analyses: &[&dyn Analysis],
     figure: u8,
@@ -220,7 +220,7 @@ pub struct Weighted {
 }
 
 /// The weighted schedulability of each series of `keys` in `rows` (one sweep), in that order.
-pub fn weigh(rows: &[Row], keys: &[&'static str]) -> Vec<Weighted> {
+pub(crate) fn weigh(rows: &[Row], keys: &[&'static str]) -> Vec<Weighted> {
     let Some(first) = rows.first() else { return Vec::new() };
     keys.iter()
         .map(|&scheme| {

@@ -37,7 +37,7 @@ struct Entry {
 const PERIOD_MS_MAX: f64 = 1e10;
 
 /// The named tasks of a task file's `text` (`file` names it in errors).
-pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, FtlabError> {
+pub(crate) fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, FtlabError> {
     let de = toml::Deserializer::parse(text).map_err(|e| crate::error::toml_syntax(file, text, &e))?;
     let parsed: TaskFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();

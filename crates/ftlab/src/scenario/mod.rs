@@ -4,24 +4,24 @@
 //! (`FtlabError::Config` naming the key and the range). `load` is the only constructor of a
 //! `Scenario`; it reads no file. The reference for every key is `docs/scenario.md`.
 
-pub mod fdp;
-pub mod overrides;
+pub(crate) mod fdp;
+pub(crate) mod overrides;
 mod place;
-pub mod presets;
-pub mod raw;
+pub(crate) mod presets;
+pub(crate) mod raw;
 mod validate;
 mod warm;
 
-pub use raw::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, RawTiming};
-pub use validate::{MAX_TIMESERIES_ROWS, PE_CYCLES_DEFAULT, PE_CYCLES_MAX};
-pub use warm::{tenant_writes, PreconditionMode, WarmConfig};
+pub(crate) use raw::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, RawTiming};
+pub(crate) use validate::MAX_TIMESERIES_ROWS;
+pub(crate) use warm::{PreconditionMode, WarmConfig};
 
 use crate::error::FtlabError;
 use crate::flash::geometry::Geometry;
 use crate::flash::timing::Timing;
 use crate::ftl::gc::VictimPolicy;
-pub use crate::host::AddressMap;
-pub use crate::sched::SchedulerKind;
+pub(crate) use crate::host::AddressMap;
+pub(crate) use crate::sched::SchedulerKind;
 use crate::sim::time::SimTime;
 use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
@@ -56,7 +56,7 @@ pub struct Scenario {
 
 /// The mark of a `Scenario` that `validate` made (it has no public constructor).
 #[derive(Clone, Copy, Debug)]
-pub struct Validated(());
+pub(crate) struct Validated(());
 
 impl Validated {
     fn new() -> Validated {
@@ -172,7 +172,7 @@ pub struct StreamRule {
 }
 
 /// Most stream rules a tenant may have (they are scanned in order for every request).
-pub const MAX_STREAM_RULES: usize = 64;
+pub(crate) const MAX_STREAM_RULES: usize = 64;
 
 /// Trace replay mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

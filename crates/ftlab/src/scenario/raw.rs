@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 /// A whole scenario: one device, its tenants, the schemes to compare and the measurement.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawScenario {
+pub(crate) struct RawScenario {
     /// Free-form name shown in reports.
     #[serde(default)]
     pub name: String,
@@ -114,7 +114,7 @@ pub struct RawTiming {
 /// `[ftl]`: the FTL mechanics shared by every scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawFtl {
+pub(crate) struct RawFtl {
     /// GC victim policy: `greedy` or `cost-benefit`.
     #[serde(default = "default_policy")]
     pub gc_policy: VictimPolicy,
@@ -175,7 +175,7 @@ impl Default for RawFtl {
 /// One tenant: a namespace and a workload.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawTenant {
+pub(crate) struct RawTenant {
     pub name: String,
     /// Namespace size as a fraction of the device's logical capacity, in (0, 1].
     pub namespace_fraction: Option<f64>,
@@ -209,7 +209,7 @@ pub struct RawTenant {
 /// `[precondition]`: fill each namespace before measuring (instant, no timing).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawPrecondition {
+pub(crate) struct RawPrecondition {
     /// Fraction of each namespace written, in [0, 1]. Default 1.
     #[serde(default = "default_one")]
     pub fill_fraction: f64,

@@ -67,7 +67,7 @@ fn default_cap() -> f64 {
 /// Whether tenant `t`'s workload may write or trim (change what the device holds): a
 /// synthetic part with `read_ratio < 1`, a periodic write task, or a trace (whose records
 /// are not read before the run).
-pub fn tenant_writes(t: &TenantConfig) -> bool {
+pub(crate) fn tenant_writes(t: &TenantConfig) -> bool {
     match &t.workload {
         Workload::Synthetic(w) => w.parts().iter().any(|p| p.read_ratio < 1.0),
         Workload::Periodic(p) => p.tasks.iter().any(|k| k.op != IoOp::Read),

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 /// Knobs of `flashblox` (`[scheme.flashblox]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FlashbloxConfig {
+pub(crate) struct FlashbloxConfig {
     /// One vSSD per tenant, in scenario order. Empty (the default): every tenant
     /// channel-isolated, channels in proportion to namespace size.
     #[serde(default)]
@@ -74,7 +74,7 @@ pub struct FlashbloxConfig {
 /// One tenant's vSSD.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Vssd {
+pub(crate) enum Vssd {
     /// `channels` whole channels of its own (hardware isolation; swappable).
     Channel { channels: u32 },
     /// `dies` dies of its own, taken from the channels no channel vSSD holds, spread over
@@ -121,7 +121,7 @@ struct Swap {
     start: SimTime,
 }
 
-pub struct Flashblox {
+pub(crate) struct Flashblox {
     config: FlashbloxConfig,
     g: Geometry,
     /// Per tenant: the dies it writes, and the next one (round-robin).
@@ -159,7 +159,7 @@ pub struct Flashblox {
     n_deferrals: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let mut config: FlashbloxConfig = parse_config(table)?;
     check_knobs(&config)?;
     let g = *ctx.geometry;
@@ -263,7 +263,7 @@ const VSSD_KNOBS: &[Knob] = &[
 ];
 
 /// The knobs of `flashblox`: the ranges `check_knobs` enforces and `ftlab schemes` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new("tenants", "", KnobKind::Tables(VSSD_KNOBS), "One vSSD per tenant, in scenario order; empty = channel-isolated, channels in proportion to namespace size.")
         .also("one per tenant; software vSSDs need ftl.scheduler = \"fair\""),
     Knob::new("epoch_s", "s", KnobKind::Float(Bounds::open_lo(0.0, 3600.0)), "Interval at which erase rates are read and the swap trigger checked."),
@@ -275,7 +275,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `flashblox`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "flashblox",
     summary:
         "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear balance.",
@@ -293,7 +293,10 @@ fn check_knobs(c: &FlashbloxConfig) -> Result<(), SchemeConfigError> {
 /// Dies per tenant and the channel vSSD of each channel: channel vSSDs take consecutive
 /// channels from channel 0; die vSSDs take dies of the remaining channels in channel-first
 /// order; software vSSDs share every die left. Errors name the tenant's key.
-pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u16>), SchemeConfigError> {
+pub(crate) fn allocate(
+    g: &Geometry,
+    vssds: &[Vssd],
+) -> Result<(Vec<Vec<DieIdx>>, Vec<u16>), SchemeConfigError> {
     let mut channel_owner = vec![NO_OWNER; g.channels as usize];
     let mut sets = vec![Vec::new(); vssds.len()];
     let mut next_channel = 0u32;
@@ -669,7 +672,7 @@ impl Scheme for Flashblox {
 /// (the tenants' `wear.erase_rate_per_s`, less the erases the swaps caused, spread over each
 /// channel vSSD's channels), the swap rule of `[scheme.flashblox]` in the resolved scenario
 /// (none when `swaps = false`) and each swap's measured cost.
-pub fn lifetime_setup(
+pub(crate) fn lifetime_setup(
     p: &serde_json::Value,
     resolved_toml: &str,
     num: Number,

@@ -17,14 +17,14 @@
 //! `Scheme::stripes` and the like. The engine asks `dyn Scheme`'s methods of the same names,
 //! which answer as a scheme without the capability would when it is absent.
 
-pub mod flashblox;
-pub mod part_ftl;
-pub mod partitioned;
-pub mod rtgc;
-pub mod swap;
-pub mod unified;
-pub mod upi;
-pub mod wao_gc;
+pub(crate) mod flashblox;
+pub(crate) mod part_ftl;
+pub(crate) mod partitioned;
+pub(crate) mod rtgc;
+pub(crate) mod swap;
+pub(crate) mod unified;
+pub(crate) mod upi;
+pub(crate) mod wao_gc;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::flash::timing::Timing;
@@ -33,7 +33,7 @@ use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Place
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
 
-pub use crate::policy::{parse_config, to_table, EpochStats, SchemeConfigError};
+pub(crate) use crate::policy::{parse_config, to_table, EpochStats, SchemeConfigError};
 
 /// What a scheme is built from (besides its own config table).
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +57,7 @@ pub struct SchemeContext<'a> {
 /// The real-time analyses' times for this device, in milliseconds (the `rt` unit): a page
 /// read and a page program each with one page's transfer and the command cycles, and an erase
 /// with its command (`part-ftl` and `rtgc` admission).
-pub fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
+pub(crate) fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
     let ms = |x: SimTime| x.as_secs_f64() * 1e3;
     (
         ms(t.page_read(g.page_bytes) + t.command),
@@ -274,10 +274,10 @@ impl<'a> dyn Scheme + 'a {
 }
 
 /// Builds a scheme from its config table.
-pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
+pub(crate) type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
 /// A scheme's registry entry: name, summary, knob table, build function, capabilities.
-pub type SchemeInfo = crate::knobs::PolicyInfo<BuildFn, Capabilities>;
+pub(crate) type SchemeInfo = crate::knobs::PolicyInfo<BuildFn, Capabilities>;
 
 /// What a scheme brings besides its build: what the rest of ftlab asks the registry instead of
 /// naming the scheme.

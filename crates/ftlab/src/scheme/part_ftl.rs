@@ -51,7 +51,7 @@ use index::{ErasableIndex, Mark};
 /// Knobs of `[scheme.part-ftl]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PartFtlConfig {
+pub(crate) struct PartFtlConfig {
     /// An F_w die (or a parity die) at or below this many free blocks starts a copy-out. Must
     /// be above `ftl.gc_low_watermark_blocks` (where host writes start to wait) and below half
     /// a die's blocks. Default: that watermark + tenants + 1 (room for a copy-out's GC
@@ -74,7 +74,7 @@ pub struct PartFtlConfig {
 }
 
 /// The knobs of `part-ftl`: the ranges its build enforces and `ftlab schemes` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "gc_trigger_free_blocks",
         "blocks",
@@ -105,7 +105,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `part-ftl`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "part-ftl",
     summary:
         "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 admission.",
@@ -124,7 +124,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AdmissionMode {
+pub(crate) enum AdmissionMode {
     #[default]
     Enforce,
     Report,
@@ -206,7 +206,7 @@ struct Stripe {
 /// Copy-outs in progress per channel at most (each takes one turn per data way).
 const COPYING_MAX: usize = 2;
 
-pub struct PartFtl {
+pub(crate) struct PartFtl {
     config: PartFtlConfig,
     g: Geometry,
     trigger_free_blocks: u32,
@@ -270,12 +270,12 @@ struct PartFtlCounts {
     parity_dead_on_arrival: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(PartFtl::new(table, ctx)?))
 }
 
 impl PartFtl {
-    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<PartFtl, SchemeConfigError> {
+    pub(crate) fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<PartFtl, SchemeConfigError> {
         let config: PartFtlConfig = parse_config(table)?;
         let g = *ctx.geometry;
         let ways = g.dies_per_channel();

@@ -115,13 +115,13 @@ impl SwapRule {
 }
 
 /// A number of a run's summary.json at a key (an error naming the key when missing).
-pub type Number<'a> = &'a dyn Fn(&serde_json::Value, &str) -> Result<f64, FtlabError>;
+pub(crate) type Number<'a> = &'a dyn Fn(&serde_json::Value, &str) -> Result<f64, FtlabError>;
 
 /// The lifetime model's hook of a scheme that swaps channels: from the scheme's entry of a
 /// run's summary.json (`schemes.<name>`), the run's resolved scenario text and `number` (reads
 /// a number of the entry, naming its key in errors), its channels' owners and loads (filled in
 /// `loads`) and its swap rule.
-pub type LifetimeHook = fn(
+pub(crate) type LifetimeHook = fn(
     run: &serde_json::Value,
     resolved_toml: &str,
     number: Number,

@@ -175,7 +175,7 @@ pub struct Upi {
 }
 
 /// `upi`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "upi",
     summary: "Utilitarian performance isolation (HotStorage '18): per-tenant die sets that move by Eq. 1-3 every epoch.",
     knobs: KNOBS,
@@ -186,7 +186,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
 };
 
 /// `upi-guarded`'s registry entry: `upi` with `GUARDED_DEFAULTS`.
-pub const GUARDED_INFO: SchemeInfo = SchemeInfo {
+pub(crate) const GUARDED_INFO: SchemeInfo = SchemeInfo {
     name: "upi-guarded",
     summary:
         "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min = 0.05.",
@@ -214,12 +214,15 @@ fn guarded_defaults() -> toml::Table {
 }
 
 /// `upi`: the paper's scheme.
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Upi::new(table, ctx)?))
 }
 
 /// `upi-guarded`: `upi` with `GUARDED_DEFAULTS` for the knobs its table leaves out.
-pub fn build_guarded(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build_guarded(
+    table: &toml::Table,
+    ctx: &SchemeContext,
+) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Upi::new_guarded(table, ctx)?))
 }
 
@@ -865,7 +868,7 @@ fn extremes(utility: &[f64]) -> Option<(usize, usize)> {
 
 /// The knobs of `upi` and `upi-guarded`: the ranges `check_knobs` enforces and `ftlab
 /// schemes` lists (defaults: the config's serde defaults, `GUARDED_DEFAULTS` for the preset).
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new("epoch_s", "s", KnobKind::Float(Bounds::closed(0.001, 86_400.0)), "How often utilities are computed and at most one die changes sets."),
     Knob::new("relocation_weight", "", KnobKind::Float(Bounds::closed(0.0, 1e6)), "Weight of a block's reads in GC's cost-benefit score when it lies outside its owner's set (0 = lazy)."),
     Knob::new("read_exponent", "", KnobKind::Float(Bounds::open_lo(0.0, 8.0)), "Exponent on N_r in Eq. 1 (> 1 favours a tenant's common case, < 1 its tail)."),

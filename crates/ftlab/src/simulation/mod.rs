@@ -41,10 +41,10 @@ use executor::{Instant, Timed};
 
 #[cfg(test)]
 mod watchdog_tests;
-pub use finish::RunTables;
+pub(crate) use finish::RunTables;
 pub(crate) use host::closed_loop;
-pub use precondition::OutOfSpace;
-pub use warm::{Convergence, WarmError, WarmOpener, WarmParams, WarmReport};
+pub(crate) use precondition::OutOfSpace;
+pub(crate) use warm::{WarmError, WarmOpener, WarmParams, WarmReport};
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;

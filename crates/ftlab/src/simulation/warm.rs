@@ -53,7 +53,7 @@ type NextArrivals = BinaryHeap<Reverse<(SimTime, u16)>>;
 /// Opens tenant `t`'s workload for pass `pass` of the warm-up (0 first): the edge's part
 /// (trace files are opened there), the same source the timed run gets except for the
 /// generators' seeds.
-pub type WarmOpener<'o, 'a> = dyn FnMut(usize, u32) -> Result<Source<'a>, FtlabError> + 'o;
+pub(crate) type WarmOpener<'o, 'a> = dyn FnMut(usize, u32) -> Result<Source<'a>, FtlabError> + 'o;
 
 /// The resolved knobs of a warm-up, in host units.
 #[derive(Clone, Debug)]
@@ -106,20 +106,20 @@ impl From<FtlabError> for WarmError {
 
 /// The convergence detector: fed each window's device WAF, says when the last two agree.
 #[derive(Clone, Debug)]
-pub struct Convergence {
+pub(crate) struct Convergence {
     tolerance: f64,
     wafs: Vec<f64>,
 }
 
 impl Convergence {
-    pub fn new(tolerance: f64) -> Convergence {
+    pub(crate) fn new(tolerance: f64) -> Convergence {
         assert!(tolerance > 0.0 && tolerance <= 1.0, "validated: tolerance in (0, 1]");
         Convergence { tolerance, wafs: Vec::new() }
     }
 
     /// A window closed with device WAF `waf`; true when it is within the tolerance of the
     /// window before it: |a - b| <= tolerance x max(a, b).
-    pub fn push(&mut self, waf: f64) -> bool {
+    pub(crate) fn push(&mut self, waf: f64) -> bool {
         self.wafs.push(waf);
         match self.wafs.as_slice() {
             [.., a, b] => (a - b).abs() <= self.tolerance * a.max(*b),
@@ -127,7 +127,7 @@ impl Convergence {
         }
     }
 
-    pub fn wafs(&self) -> &[f64] {
+    pub(crate) fn wafs(&self) -> &[f64] {
         &self.wafs
     }
 }

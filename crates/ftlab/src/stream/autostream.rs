@@ -48,7 +48,7 @@ const NEVER: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub(crate) enum Variant {
     Mq,
     Sfr,
 }
@@ -57,7 +57,7 @@ pub enum Variant {
 /// default's basis is in docs/streams/autostream.md.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct AutoStreamConfig {
+pub(crate) struct AutoStreamConfig {
     /// `"mq"` (multi-queue) or `"sfr"` (sequentiality, frequency, recency). Default "sfr".
     pub variant: Variant,
     /// Chunk size in bytes: a multiple of the mapping unit, in [unit, 1 GiB]. Default 1 MiB
@@ -92,7 +92,7 @@ impl Default for AutoStreamConfig {
 }
 
 /// The knobs of `autostream`: the ranges `check` enforces and `ftlab mappers` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "variant",
         "",
@@ -133,7 +133,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `autostream`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "autostream",
     summary: "AutoStream (SYSTOR '17): streams by the write history of 1 MiB chunks, MQ or SFR.",
     knobs: KNOBS,
@@ -198,7 +198,10 @@ pub struct AutoStream {
     tally: VirtualTally,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(AutoStream::new(table, ctx)?))
 }
 

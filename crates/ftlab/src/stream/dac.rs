@@ -31,7 +31,7 @@ const REGION: u8 = 0x7f;
 /// Knobs of `dac` (`[stream.dac]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct DacConfig {
+pub(crate) struct DacConfig {
     /// Number of regions, in [1, `ftl.physical_streams`]; 0 (the default) = all physical
     /// streams (the vStream paper's DAC-SSD uses its four).
     pub regions: u8,
@@ -46,7 +46,7 @@ impl Default for DacConfig {
 }
 
 /// The knobs of `dac`.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "regions",
         "regions",
@@ -58,7 +58,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `dac`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "dac",
     summary: "DAC: a region per logical page, up on overwrite, down on GC copy, reset on trim.",
     knobs: KNOBS,
@@ -70,7 +70,7 @@ pub const INFO: MapperInfo = MapperInfo {
 
 /// What DAC did, summed over tenants.
 #[derive(Clone, Debug, Default)]
-pub struct DacCounters {
+pub(crate) struct DacCounters {
     /// Host units written into region `r` (index `r`).
     pub host_n_pages: Vec<u64>,
     /// GC copies written into region `r`.
@@ -92,7 +92,10 @@ pub struct Dac {
     tally: VirtualTally,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(Dac::new(table, ctx)?))
 }
 

@@ -47,14 +47,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// Placement identifier sources a scenario may name.
-pub const TAGS: &[&str] = &["stream", "tenant"];
+pub(crate) const TAGS: &[&str] = &["stream", "tenant"];
 
 /// Events kept in the events log (the log page's descriptor count, libnvme
 /// `struct nvme_fdp_events_log`); later events are counted only.
-pub const EVENTS_LOGGED: usize = 63;
+pub(crate) const EVENTS_LOGGED: usize = 63;
 
 /// FDP event types (libnvme `enum nvme_fdp_event_type`).
-pub const EVENT_RUNFW: u8 = 0x00;
+pub(crate) const EVENT_RUNFW: u8 = 0x00;
 pub const EVENT_PID: u8 = 0x03;
 pub const EVENT_REALLOC: u8 = 0x80;
 
@@ -64,7 +64,7 @@ const NO_RUH: u8 = u8::MAX;
 /// Knobs of `fdp` (`[stream.fdp]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct FdpMapperConfig {
+pub(crate) struct FdpMapperConfig {
     /// The placement identifier of a write: `"stream"` (its virtual stream, default) or
     /// `"tenant"` (the tenant's index in the scenario).
     pub tag: String,
@@ -80,7 +80,7 @@ pub struct FdpMapperConfig {
 /// One namespace's placement handle list (`[[stream.fdp.namespaces]]`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct NamespaceHandles {
+pub(crate) struct NamespaceHandles {
     /// PID `i` of this namespace → RUH `handles[i]`, each in [0, handles in `[device.fdp]`).
     pub handles: Vec<i64>,
 }
@@ -92,7 +92,7 @@ impl Default for FdpMapperConfig {
 }
 
 /// The knobs of `fdp` (the handles' bounds are `[device.fdp]`'s: `build`).
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "tag",
         "",
@@ -125,7 +125,7 @@ const NAMESPACE_KNOBS: &[Knob] = &[Knob::new(
 .also("each in [0, device.fdp.handles); empty = identity")];
 
 /// `fdp`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "fdp",
     summary: "NVMe FDP: placement identifier -> reclaim unit handle; GC by isolation type.",
     knobs: KNOBS,
@@ -211,7 +211,10 @@ pub struct Fdp {
     pub n_realloc: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(Fdp::new(table, ctx)?))
 }
 

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 /// Knobs of `vstream` (`[stream.vstream]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct VStreamConfig {
+pub(crate) struct VStreamConfig {
     /// Re-clustering interval in simulated seconds, in [1e-3, 1e7]. Default 600 (§4.3).
     pub epoch_s: f64,
     /// Virtual stream ids tracked per tenant, in [1, 65536]. Default 256.
@@ -70,7 +70,7 @@ impl Default for VStreamConfig {
 }
 
 /// The knobs of `vstream`: the ranges `check` enforces and `ftlab mappers` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "epoch_s",
         "s",
@@ -105,7 +105,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `vstream`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "vstream",
     summary: "vStream (HotStorage '18): virtual streams clustered by dead-page lifetime onto physical streams every epoch.",
     knobs: KNOBS,
@@ -209,7 +209,10 @@ pub struct VStream {
     virtual_stream_overflows: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(VStream::new(table, ctx)?))
 }
 

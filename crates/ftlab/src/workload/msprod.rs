@@ -50,7 +50,7 @@ use super::{checked, csv_fields, first_fields, Field, IoOp, LineFormat, LineRead
 use crate::sim::time::SimTime;
 
 /// Streaming Microsoft production-server trace parser over any `BufRead`.
-pub type MsprodReader<R> = LineReader<R, Msprod>;
+pub(crate) type MsprodReader<R> = LineReader<R, Msprod>;
 
 const LAYOUT: &str = "DiskRead|DiskWrite, TimeStamp, Process Name ( PID), ThreadID, IrpPtr, \
                       ByteOffset, IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, \
@@ -93,7 +93,7 @@ enum State {
 
 /// The line grammar; remembers whether it is in a header block.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Msprod {
+pub(crate) struct Msprod {
     state: State,
 }
 

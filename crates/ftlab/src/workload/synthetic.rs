@@ -33,7 +33,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Most parts a synthetic workload may have.
-pub const MAX_PARTS: usize = 64;
+pub(crate) const MAX_PARTS: usize = 64;
 
 /// A tenant's synthetic workload: one [`GeneratorConfig`] (`[tenants.synthetic]`) or several
 /// (`[[tenants.synthetic]]`). Never empty.
