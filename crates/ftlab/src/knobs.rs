@@ -215,11 +215,6 @@ pub(crate) fn check_all<T: serde::Serialize>(knobs: &[Knob], config: &T) -> Resu
     check_fields("", knobs, &to_table(config))
 }
 
-/// The knob called `key` of `knobs` (a missing one is a bug of the policy's table).
-pub(crate) fn find<'a>(knobs: &'a [Knob], key: &str) -> &'a Knob {
-    knobs.iter().find(|k| k.key == key).unwrap_or_else(|| panic!("no knob {key:?} in the policy's table"))
-}
-
 /// The serde defaults of config struct `T`: the table an empty config parses to.
 pub(crate) fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> toml::Table {
     let config: T = parse_config(&toml::Table::new())

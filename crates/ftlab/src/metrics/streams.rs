@@ -197,11 +197,6 @@ impl StreamStats {
         }
     }
 
-    /// Whether the time series has the mapping columns.
-    pub(crate) fn has_series(&self) -> bool {
-        self.series
-    }
-
     /// Close `tenant`'s row of the window: per virtual stream below `SERIES_VIRTUAL_STREAMS`,
     /// the physical stream that took most of its host units (ties: the lowest), NaN if none.
     /// Clears the tenant's counts.

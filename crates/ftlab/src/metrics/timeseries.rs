@@ -167,11 +167,6 @@ impl TimeSeries {
         self.device.erases += 1;
     }
 
-    /// Windows closed so far.
-    pub(crate) fn windows_closed(&self) -> u64 {
-        self.open
-    }
-
     /// Close the open window (even if partial) and return the table.
     pub(crate) fn finish(mut self, extra: &mut dyn FnMut(u16, &mut Vec<f64>)) -> Table {
         self.close_window(extra);

@@ -35,15 +35,7 @@ impl<E: Ord + Copy> EventQueue<E> {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
     }
 
-    pub(crate) fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
-    }
-
     pub(crate) fn len(&self) -> usize {
         self.heap.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.heap.is_empty()
     }
 }

@@ -54,7 +54,6 @@ pub(crate) const TAGS: &[&str] = &["stream", "tenant"];
 pub(crate) const EVENTS_LOGGED: usize = 63;
 
 /// FDP event types (libnvme `enum nvme_fdp_event_type`).
-pub(crate) const EVENT_RUNFW: u8 = 0x00;
 pub const EVENT_PID: u8 = 0x03;
 pub const EVENT_REALLOC: u8 = 0x80;
 

@@ -16,15 +16,12 @@ use crate::policy::{
 };
 use serde::{Deserialize, Serialize};
 
-/// Virtual stream ids of RocksDB's ten streams in the `vstream-table1` preset (our numbering;
-/// the paper names the streams but gives them no ids): 0 file-system metadata ("system
-/// data"), 1 WAL, 2 MANIFEST, 3 temporary files, 4..=9 SSTables of levels L0..L5.
-pub(crate) const ROCKSDB_STREAMS: [&str; 10] =
-    ["fs_metadata", "wal", "manifest", "temp", "l0", "l1", "l2", "l3", "l4", "l5"];
-
 /// The vStream paper's Table 1 ("Static stream ID assignment in Manual-SSD"), 0-based: its
 /// physical stream 1 holds system data, WAL, manifest and temporary files; 2 holds L0 and
-/// L1; 3 holds L2 and L3; 4 holds L4 and L5. Indexed by `ROCKSDB_STREAMS`.
+/// L1; 3 holds L2 and L3; 4 holds L4 and L5. Indexed by the virtual stream ids of RocksDB's
+/// ten streams (our numbering, the capture's `ROCKSDB_STREAMS` in `python/ftlab/capture`; the
+/// paper names the streams but gives them no ids): 0 file-system metadata ("system data"),
+/// 1 WAL, 2 MANIFEST, 3 temporary files, 4..=9 SSTables of levels L0..L5.
 pub const VSTREAM_TABLE1: [u8; 10] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3];
 
 /// Names a scenario may give in `preset`.
@@ -35,7 +32,7 @@ pub(crate) const PRESETS: &[&str] = &["vstream-table1"];
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct ManualConfig {
     /// A named table instead of `table` (not both): `"vstream-table1"` = the vStream paper's
-    /// Table 1 (needs `ftl.physical_streams` >= 4; see `ROCKSDB_STREAMS` for the virtual ids).
+    /// Table 1 (needs `ftl.physical_streams` >= 4; see `VSTREAM_TABLE1` for the virtual ids).
     /// Resolved into `table` in `scenario.resolved.toml`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
