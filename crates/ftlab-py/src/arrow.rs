@@ -21,7 +21,7 @@ use arrow_array::{
 };
 use arrow_buffer::ScalarBuffer;
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
-use ftlab::api::{Column, Table};
+use ftlab::{Column, Table};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};

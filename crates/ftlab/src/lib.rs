@@ -146,8 +146,8 @@ pub mod internals {
     /// The contract between the engine and a scheme.
     pub mod policy {
         pub use crate::policy::{
-            Cause, Command, Dest, DeviceView, DieStatus, EpochStats, Interests, Invalidated, Migration,
-            OpClass, Placed, SchemeConfigError, StripePages, STRIPE_PAGES_MAX,
+            Cause, Command, Dest, DeviceView, DieStatus, EpochStats, Interests, Invalidated, JobKind,
+            Migration, OpClass, Placed, SchemeConfigError, StripePages, STRIPE_PAGES_MAX,
         };
     }
     /// The real-time analyses: the papers' admission tests and bounds.
@@ -173,8 +173,8 @@ pub mod internals {
         }
         pub mod wao_gc {
             pub use crate::rt::wao_gc::{
-                demand_passes, demand_test, one_block_suffices, read_bandwidth, steps_per_reclaim,
-                trigger_share, worst_read_ms, worst_write_ms, write_bandwidth, Config,
+                demand_passes, demand_test, lambda_max, one_block_suffices, read_bandwidth,
+                steps_per_reclaim, trigger_share, worst_read_ms, worst_write_ms, write_bandwidth, Config,
             };
         }
     }
@@ -209,9 +209,6 @@ pub mod internals {
         }
         pub mod upi {
             pub use crate::scheme::upi::{delay_weight, EpochModel, Smoothed, Upi, UpiConfig};
-        }
-        pub mod wao_gc {
-            pub use crate::scheme::wao_gc::lambda_max;
         }
     }
     /// The simulation engine.

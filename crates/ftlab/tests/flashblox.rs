@@ -9,8 +9,8 @@
 mod common;
 
 use common::{run, run_raw, tiny};
-use ftlab::api::{build_simulation, precondition};
-use ftlab::scenario;
+use ftlab::internals::api::{build_simulation, precondition};
+use ftlab::internals::scenario;
 use serde_json::Value;
 use std::path::Path;
 
@@ -100,7 +100,7 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
     assert_eq!(counter(&never, "n_swaps"), 0.0);
 }
 
-use ftlab::scheme::flashblox::{decide, Decision, NO_OWNER};
+use ftlab::internals::scheme::flashblox::{decide, Decision, NO_OWNER};
 
 /// One `decide` case: name, trigger counts, current rates, wear, owners, threshold, expected.
 type DecideCase = (&'static str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision);

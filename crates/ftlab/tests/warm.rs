@@ -5,8 +5,8 @@
 
 mod common;
 
-use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
 use ftlab::FtlabError;
+use ftlab::{run_scenario, RunOptions, ScenarioSource};
 use serde_json::Value;
 
 /// The default scenario (`scenarios/default.toml`) with `overrides`, seed `seed`, solo runs

@@ -46,7 +46,7 @@ fn default_copies() -> u32 {
     2
 }
 
-pub use crate::rt::wao_gc::lambda_max;
+pub(crate) use crate::rt::wao_gc::lambda_max;
 
 /// The knobs of `wao-gc`: the ranges its build enforces and `ftlab schemes` lists.
 pub(crate) const KNOBS: &[Knob] = &[
