@@ -1,7 +1,8 @@
 //! PyO3 bindings for ftlab: the private `ftlab._core` module.
 //!
-//! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
-//! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
+//! This file converts Python arguments to calls of `ftlab`'s public API (its root), converts
+//! the results to plain Python values (str, int, float, list, dict; the tables of `run` to
+//! Arrow, `arrow.rs`), and
 //! maps `FtlabError` to the Python exception hierarchy `FtlabError(ValueError)` >
 //! `ConfigError`, `TraceError`, `InputError`, `UsageError`, `OutOfSpaceError`,
 //! `NoProgressError`. It holds no simulation logic and does no file I/O of its own;
