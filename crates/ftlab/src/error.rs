@@ -194,7 +194,7 @@ pub(crate) fn suggest_in_reason(reason: &str) -> String {
 }
 
 impl FtlabError {
-    pub fn config(file: impl fmt::Display, key: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub(crate) fn config(file: impl fmt::Display, key: impl Into<String>, reason: impl Into<String>) -> Self {
         FtlabError::Config {
             file: file.to_string(),
             key: key.into(),

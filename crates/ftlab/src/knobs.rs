@@ -23,26 +23,26 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    pub const fn closed(lo: f64, hi: f64) -> Bounds {
+    pub(crate) const fn closed(lo: f64, hi: f64) -> Bounds {
         Bounds { lo, hi, lo_open: false, hi_open: false }
     }
     /// `(lo, hi]`.
-    pub const fn open_lo(lo: f64, hi: f64) -> Bounds {
+    pub(crate) const fn open_lo(lo: f64, hi: f64) -> Bounds {
         Bounds { lo, hi, lo_open: true, hi_open: false }
     }
-    pub const fn open(lo: f64, hi: f64) -> Bounds {
+    pub(crate) const fn open(lo: f64, hi: f64) -> Bounds {
         Bounds { lo, hi, lo_open: true, hi_open: true }
     }
 
     /// Whether `v` is inside (NaN never is).
-    pub fn contains(&self, v: f64) -> bool {
+    pub(crate) fn contains(&self, v: f64) -> bool {
         let above = if self.lo_open { v > self.lo } else { v >= self.lo };
         let below = if self.hi_open { v < self.hi } else { v <= self.hi };
         above && below
     }
 
     /// `[0.001, 86400]`, `(0, 1)`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let (l, r) = (if self.lo_open { "(" } else { "[" }, if self.hi_open { ")" } else { "]" });
         format!("{l}{}, {}{r}", self.lo, self.hi)
     }
@@ -56,21 +56,21 @@ pub struct IntBounds {
 }
 
 impl IntBounds {
-    pub const fn new(lo: i64, hi: i64) -> IntBounds {
+    pub(crate) const fn new(lo: i64, hi: i64) -> IntBounds {
         IntBounds { lo: Some(lo), hi: Some(hi) }
     }
-    pub const fn at_least(lo: i64) -> IntBounds {
+    pub(crate) const fn at_least(lo: i64) -> IntBounds {
         IntBounds { lo: Some(lo), hi: None }
     }
     /// Bounded by the type only (or by the device, in the policy's build).
-    pub const ANY: IntBounds = IntBounds { lo: None, hi: None };
+    pub(crate) const ANY: IntBounds = IntBounds { lo: None, hi: None };
 
-    pub fn contains(&self, v: i64) -> bool {
+    pub(crate) fn contains(&self, v: i64) -> bool {
         self.lo.is_none_or(|lo| v >= lo) && self.hi.is_none_or(|hi| v <= hi)
     }
 
     /// `[1, 1024]`, `>= 1`, or "" for no bound.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match (self.lo, self.hi) {
             (Some(lo), Some(hi)) => format!("[{lo}, {hi}]"),
             (Some(lo), None) => format!(">= {lo}"),
@@ -103,7 +103,7 @@ pub struct Knob {
     /// The key in `[scheme.<name>]` / `[stream.<name>]` (the serde field name).
     pub key: &'static str,
     /// Unit of the value ("s", "pages", "" for unitless).
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     pub kind: KnobKind,
     /// Bounds that depend on the device or scenario, checked in the policy's build ("" for
     /// none), e.g. "above ftl.gc_low_watermark_blocks".
@@ -116,17 +116,22 @@ pub struct Knob {
 }
 
 impl Knob {
-    pub const fn new(key: &'static str, unit: &'static str, kind: KnobKind, doc: &'static str) -> Knob {
+    pub(crate) const fn new(
+        key: &'static str,
+        unit: &'static str,
+        kind: KnobKind,
+        doc: &'static str,
+    ) -> Knob {
         Knob { key, unit, kind, also: "", absent: "", doc }
     }
 
     /// With device- or scenario-dependent bounds, checked by the policy's build.
-    pub const fn also(self, also: &'static str) -> Knob {
+    pub(crate) const fn also(self, also: &'static str) -> Knob {
         Knob { also, ..self }
     }
 
     /// An optional knob: `absent` says what leaving it out means.
-    pub const fn absent(self, absent: &'static str) -> Knob {
+    pub(crate) const fn absent(self, absent: &'static str) -> Knob {
         Knob { absent, ..self }
     }
 
@@ -264,13 +269,13 @@ impl<'de> de::Deserializer<'de> for &mut FieldProbe {
 pub struct PolicyInfo<B, C = ()> {
     pub name: &'static str,
     /// One line: what the policy is.
-    pub summary: &'static str,
+    pub(crate) summary: &'static str,
     pub knobs: &'static [Knob],
     /// The config struct's field names (`config_fields::<Config>`).
     pub fields: fn() -> &'static [&'static str],
     /// The config an empty table resolves to (`serde_defaults::<Config>`, or a preset's).
     pub defaults: fn() -> toml::Table,
-    pub build: B,
+    pub(crate) build: B,
     /// What the policy brings besides its build (`scheme::Capabilities`).
     pub caps: C,
 }
@@ -278,7 +283,7 @@ pub struct PolicyInfo<B, C = ()> {
 impl<B, C> PolicyInfo<B, C> {
     /// The policy and its knobs as JSON: name, summary, and per knob key, unit, default (absent:
     /// null, with `absent` saying what that means), range text, doc.
-    pub fn describe(&self) -> serde_json::Value {
+    pub(crate) fn describe(&self) -> serde_json::Value {
         let defaults = (self.defaults)();
         let knobs: Vec<serde_json::Value> = self
             .knobs

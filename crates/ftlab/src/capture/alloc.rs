@@ -21,7 +21,7 @@ pub(crate) struct Allocator {
     first: u64,
     total: u64,
     /// The most blocks in use at once.
-    pub peak_used: u64,
+    pub(crate) peak_used: u64,
 }
 
 impl Allocator {

@@ -38,27 +38,27 @@ pub(crate) const COMMIT_BLOCKS: u64 = 3;
 /// The model's parameters (validated by the caller).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FsConfig {
-    pub device_blocks: u64,
+    pub(crate) device_blocks: u64,
     /// 0: file-system metadata is not modelled.
-    pub journal_blocks: u64,
-    pub metadata_stream: u16,
-    pub dirty_limit_blocks: u64,
-    pub commit_interval_ns: u64,
+    pub(crate) journal_blocks: u64,
+    pub(crate) metadata_stream: u16,
+    pub(crate) dirty_limit_blocks: u64,
+    pub(crate) commit_interval_ns: u64,
 }
 
 /// Counters of the model, reported in the capture summary.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct FsStats {
-    pub files_created: u64,
-    pub files_deleted: u64,
+pub(crate) struct FsStats {
+    pub(crate) files_created: u64,
+    pub(crate) files_deleted: u64,
     /// Files first seen on a write or open without `O_CREAT` (they existed before the trace).
-    pub files_preexisting: u64,
+    pub(crate) files_preexisting: u64,
     /// Dirty blocks of files deleted or truncated before write-back (never written).
-    pub dirty_blocks_dropped: u64,
+    pub(crate) dirty_blocks_dropped: u64,
     /// Dirty blocks written back at the end of the trace.
-    pub dirty_blocks_at_end: u64,
-    pub journal_commits: u64,
-    pub peak_used_blocks: u64,
+    pub(crate) dirty_blocks_at_end: u64,
+    pub(crate) journal_commits: u64,
+    pub(crate) peak_used_blocks: u64,
 }
 
 #[derive(Debug)]
@@ -82,10 +82,10 @@ struct Fd {
 /// How a file is opened.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct OpenFlags {
-    pub create: bool,
-    pub trunc: bool,
-    pub direct: bool,
-    pub append: bool,
+    pub(crate) create: bool,
+    pub(crate) trunc: bool,
+    pub(crate) direct: bool,
+    pub(crate) append: bool,
 }
 
 /// The model; see the module doc. Records accumulate in `out` until the caller drains them.
@@ -99,8 +99,8 @@ pub(crate) struct Fs {
     journal_head: u64,
     meta_dirty: bool,
     last_commit_ns: u64,
-    pub out: Vec<TraceRecord>,
-    pub stats: FsStats,
+    pub(crate) out: Vec<TraceRecord>,
+    pub(crate) stats: FsStats,
 }
 
 fn record(now: u64, op: IoOp, block: u64, blocks: u64, stream: u16) -> TraceRecord {

@@ -31,11 +31,11 @@ pub(crate) enum Ret {
 /// One complete syscall.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Call {
-    pub pid: u32,
-    pub time_ns: u64,
-    pub name: String,
-    pub args: Vec<String>,
-    pub ret: Ret,
+    pub(crate) pid: u32,
+    pub(crate) time_ns: u64,
+    pub(crate) name: String,
+    pub(crate) args: Vec<String>,
+    pub(crate) ret: Ret,
 }
 
 /// What a line holds.

@@ -20,14 +20,14 @@ pub enum VictimPolicy {
 
 impl Ftl {
     /// Whether `block` may be taken as a GC victim: full, all pages programmed.
-    pub fn is_collectable(&self, block: BlockIdx) -> bool {
+    pub(crate) fn is_collectable(&self, block: BlockIdx) -> bool {
         let info = self.blocks().get(block);
         info.state == BlockState::Full && info.programmed_pages == self.geometry.pages_per_block
     }
 
     /// A victim on `die` under `policy`, or `None` if no full block has an invalid unit.
     /// Ties go to the lowest block index (deterministic).
-    pub fn select_victim(&self, die: DieIdx, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
+    pub(crate) fn select_victim(&self, die: DieIdx, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
         match policy {
             VictimPolicy::Greedy => {
                 let victim = self.greedy_victim(die);
@@ -76,7 +76,7 @@ impl Ftl {
     /// Static wear leveling: if the erase-count gap on `die` (max over all blocks minus min
     /// over full blocks) exceeds `gap`, the least-erased full block, whose cold data should
     /// move so the block can take hot writes.
-    pub fn static_wl_victim(&self, die: DieIdx, gap: u32) -> Option<BlockIdx> {
+    pub(crate) fn static_wl_victim(&self, die: DieIdx, gap: u32) -> Option<BlockIdx> {
         let mut max = 0;
         let mut coldest: Option<(u32, u32)> = None;
         for b in self.geometry.blocks_of_die(die) {

@@ -28,7 +28,7 @@ pub(crate) struct Oracle {
     /// parity page). Empty until the first parity page is sealed.
     parity: Vec<u64>,
     units_per_page: u32,
-    pub checks: u64,
+    pub(crate) checks: u64,
 }
 
 const ERASED: (u64, u32) = (u64::MAX, NEVER);

@@ -240,7 +240,7 @@ impl ModelInput {
 pub struct SwapStats {
     pub n_swaps: usize,
     /// The span the stats cover: to the first wear-out, else to the run's end.
-    pub span_s: f64,
+    pub(crate) span_s: f64,
     /// Mean, least and greatest time between consecutive swap starts (`None`: < 2 swaps).
     pub interval_s_mean: Option<f64>,
     pub interval_s_min: Option<f64>,

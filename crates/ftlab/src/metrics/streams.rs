@@ -37,8 +37,8 @@ pub(crate) const WRITE_TIME_SHIFT: u32 = 20;
 pub struct VirtualStreamStats {
     pub n_units_written: u64,
     /// Deaths with a known write time, and the sum of their lifetimes.
-    pub n_units_dead: u64,
-    pub lifetime_ns_sum: u128,
+    pub(crate) n_units_dead: u64,
+    pub(crate) lifetime_ns_sum: u128,
     /// Deaths of data written before the timed run (no write time).
     pub n_units_dead_unknown: u64,
 }
@@ -67,9 +67,9 @@ pub(crate) struct StreamStats {
     /// `[tenant][vs]`, `COUNTED_VIRTUAL_STREAMS + 1` per tenant (the last is "other").
     virtual_streams: Vec<VirtualStreamStats>,
     /// Units copied by jobs into each physical stream (measured phase).
-    pub gc_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
+    pub(crate) gc_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
     /// Host units written into each physical stream (measured phase).
-    pub host_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
+    pub(crate) host_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
     /// Open window: `[tenant][vs < SERIES_VIRTUAL_STREAMS][physical]` host units.
     window: Vec<u32>,
     /// Whether the time series gets the `vs<i>_physical_stream` columns.
@@ -78,7 +78,7 @@ pub(crate) struct StreamStats {
     timed: bool,
     measuring: bool,
     /// Writes after `u32::MAX - 1` steps of `2^WRITE_TIME_SHIFT` ns, stamped at that limit.
-    pub write_times_capped: u64,
+    pub(crate) write_times_capped: u64,
 }
 
 const SLOTS: usize = COUNTED_VIRTUAL_STREAMS + 1;
@@ -249,7 +249,7 @@ pub struct StreamsResult {
     pub gc_units: Vec<u64>,
     /// Per tenant, its virtual streams with any count (`None`: ids ≥ 256 together).
     pub virtual_streams: Vec<Vec<(Option<u16>, VirtualStreamStats)>>,
-    pub write_times_capped: u64,
+    pub(crate) write_times_capped: u64,
 }
 
 impl StreamStats {

@@ -63,7 +63,7 @@ pub(crate) struct TimeSeries {
     f64_cols: Vec<Vec<f64>>,
     extra: Vec<f64>,
     /// Latencies beyond the histograms' range (recorded at its top).
-    pub saturated: u64,
+    pub(crate) saturated: u64,
 }
 
 /// Names of the fixed f64 columns, in order (after `KEY_COLUMNS`).

@@ -24,14 +24,14 @@ use super::{Admit, Analysis, Series, Task, Term, Test};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
     /// |F|: dies, all of them reading and writing.
-    pub dies: u32,
+    pub(crate) dies: u32,
     /// π: pages per block.
-    pub pages_per_block: u32,
+    pub(crate) pages_per_block: u32,
     /// σ: logical over physical space (§V-A: 48.2% of the SSD holds data in RTGC).
-    pub lambda: f64,
+    pub(crate) lambda: f64,
     pub read_ms: f64,
-    pub write_ms: f64,
-    pub erase_ms: f64,
+    pub(crate) write_ms: f64,
+    pub(crate) erase_ms: f64,
 }
 
 impl Config {

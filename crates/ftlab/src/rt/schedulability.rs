@@ -155,7 +155,7 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn fraction(&self) -> f64 {
+    pub(crate) fn fraction(&self) -> f64 {
         self.n_schedulable as f64 / self.n_sets as f64
     }
 }
@@ -212,11 +212,11 @@ pub fn weighted_schedulability(points: &[(f64, f64)]) -> f64 {
 /// One scheme's weighted schedulability at one pair of request sizes of a figure.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weighted {
-    pub figure: u8,
-    pub read_pages: u32,
-    pub write_pages: u32,
-    pub scheme: &'static str,
-    pub value: f64,
+    pub(crate) figure: u8,
+    pub(crate) read_pages: u32,
+    pub(crate) write_pages: u32,
+    pub(crate) scheme: &'static str,
+    pub(crate) value: f64,
 }
 
 /// The weighted schedulability of each series of `keys` in `rows` (one sweep), in that order.

@@ -14,14 +14,14 @@ use super::{Admit, Analysis, Bound, BoundKind, Series, Task, Term, Test};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
     /// |F|: dies written in parallel; f_r: page reads in parallel.
-    pub dies: u32,
-    pub parallel_reads: u32,
-    pub pages_per_block: u32,
+    pub(crate) dies: u32,
+    pub(crate) parallel_reads: u32,
+    pub(crate) pages_per_block: u32,
     /// c: page copies per partial step.
-    pub copies_per_step: u32,
+    pub(crate) copies_per_step: u32,
     pub read_ms: f64,
-    pub write_ms: f64,
-    pub erase_ms: f64,
+    pub(crate) write_ms: f64,
+    pub(crate) erase_ms: f64,
 }
 
 impl Config {
@@ -39,7 +39,7 @@ impl Config {
     }
 
     /// max(t_e, c(t_r + t_w)): one partial step.
-    pub fn step_ms(&self) -> f64 {
+    pub(crate) fn step_ms(&self) -> f64 {
         f64::max(self.erase_ms, self.copies_per_step as f64 * (self.read_ms + self.write_ms))
     }
 }

@@ -67,7 +67,7 @@ impl Default for FdpConfig {
 
 impl FdpConfig {
     /// Dies per reclaim group.
-    pub fn dies_per_group(&self, g: &Geometry) -> u32 {
+    pub(crate) fn dies_per_group(&self, g: &Geometry) -> u32 {
         g.n_dies / self.reclaim_groups
     }
 

@@ -40,35 +40,35 @@ pub(crate) struct FlashbloxConfig {
     /// One vSSD per tenant, in scenario order. Empty (the default): every tenant
     /// channel-isolated, channels in proportion to namespace size.
     #[serde(default)]
-    pub tenants: Vec<Vssd>,
+    pub(crate) tenants: Vec<Vssd>,
     /// Interval at which erase rates are read and the swap trigger is checked, in seconds.
     /// Default 0.05; range (0, 3600].
     #[serde(default = "default_epoch_s")]
-    pub epoch_s: f64,
+    pub(crate) epoch_s: f64,
     /// Swap channels for wear balance. Default true.
     #[serde(default = "default_true")]
-    pub swaps: bool,
+    pub(crate) swaps: bool,
     /// A swap starts when max / mean of the channel-isolated channels' erase rates over
     /// `rate_window` exceeds this. Default 1.1: the slides' wear-imbalance target 1 + x with
     /// their x = 0.1 (with `cumulative` rates, max / mean of the rates is the wear imbalance the
     /// run caused); range [1, 1000].
     #[serde(default = "default_threshold")]
-    pub swap_threshold: f64,
+    pub(crate) swap_threshold: f64,
     /// Which erase rates the trigger compares: `cumulative` (default; each channel's erases
     /// since the run started over the time since) or `since_swap` (since the last swap ended:
     /// the rate of the load each channel holds now). The slides say "erase rate" and no
     /// window; ours, docs/schemes/flashblox.md.
     #[serde(default)]
-    pub rate_window: RateWindow,
+    pub(crate) rate_window: RateWindow,
     /// Least time between the end of a swap and the next trigger check (and the shortest
     /// window the current erase rates are measured over), in seconds: a floor, not a schedule.
     /// Default 1.0; range [0, 10^7].
     #[serde(default = "default_interval")]
-    pub swap_interval_min_s: f64,
+    pub(crate) swap_interval_min_s: f64,
     /// Page reads in flight per migrating die (the migration's rate limit). Default 4;
     /// range [1, 1024].
     #[serde(default = "default_reads_in_flight")]
-    pub swap_reads_in_flight_max: u32,
+    pub(crate) swap_reads_in_flight_max: u32,
 }
 
 /// One tenant's vSSD.

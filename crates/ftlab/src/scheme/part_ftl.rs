@@ -57,20 +57,20 @@ pub(crate) struct PartFtlConfig {
     /// a die's blocks. Default: that watermark + tenants + 1 (room for a copy-out's GC
     /// frontiers) + dies per channel (a stripe's blocks of every data way land on one way).
     #[serde(default)]
-    pub gc_trigger_free_blocks: Option<u32>,
+    pub(crate) gc_trigger_free_blocks: Option<u32>,
     /// Page reads in flight of one copy-out migration (its rate limit), >= 1. Default 2.
     #[serde(default = "default_reads_in_flight")]
-    pub copy_reads_in_flight: u32,
+    pub(crate) copy_reads_in_flight: u32,
     /// What a periodic task set failing the admission test (Eq. 6-7, `rt::part_ftl`) does:
     /// `enforce` (default) refuses the scenario with every term of the failing equation;
     /// `report` runs it anyway and reports the verdict in `scheme_counters`.
     #[serde(default)]
-    pub admission: AdmissionMode,
+    pub(crate) admission: AdmissionMode,
     /// The write buffer's size (§V: "Write requests are buffered"), in blocks per data die,
     /// from 1 to a die's blocks. Default 4, ftlab's sizing (`buffer_pages`): the paper gives
     /// none, and docs/schemes/part-ftl.md reports the claims from 1 to 8.
     #[serde(default = "default_buffer_blocks")]
-    pub write_buffer_blocks_per_data_die: u32,
+    pub(crate) write_buffer_blocks_per_data_die: u32,
 }
 
 /// The knobs of `part-ftl`: the ranges its build enforces and `ftlab schemes` lists.

@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct PartitionedConfig {
     /// Unit of partitioning: `"channel"` (whole channels) or `"die"`. Default `"channel"`.
     #[serde(default)]
-    pub by: PartitionUnit,
+    pub(crate) by: PartitionUnit,
     /// Units (channels or dies) per tenant, in scenario order; must sum to the device's
     /// count. Empty (the default) = proportional to namespace size.
     #[serde(default)]
-    pub shares: Vec<u32>,
+    pub(crate) shares: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -32,7 +32,7 @@ pub(crate) struct RtgcConfig {
     /// What a periodic task set failing RTGC's test (`rt::rtgc::test`) does: `enforce`
     /// (default) refuses the scenario with every term; `report` runs it and reports the total.
     #[serde(default)]
-    pub admission: AdmissionMode,
+    pub(crate) admission: AdmissionMode,
 }
 
 /// The knobs of `rtgc`.

@@ -35,11 +35,11 @@ pub(crate) struct WaoGcConfig {
     /// c: victim page copies per partial step (Eq. 12-16), >= 1. Default 2, the paper's
     /// configuration (§V-A: "one partial garbage step consist[s] of two page copies").
     #[serde(default = "default_copies")]
-    pub copies_per_step: u32,
+    pub(crate) copies_per_step: u32,
     /// A die steps after each host page once its free blocks are at or below this; it must be
     /// above `ftl.gc_low_watermark_blocks`. Default: that watermark + 1.
     #[serde(default)]
-    pub trigger_free_blocks: Option<u32>,
+    pub(crate) trigger_free_blocks: Option<u32>,
 }
 
 fn default_copies() -> u32 {

@@ -34,9 +34,9 @@ const REGION: u8 = 0x7f;
 pub(crate) struct DacConfig {
     /// Number of regions, in [1, `ftl.physical_streams`]; 0 (the default) = all physical
     /// streams (the vStream paper's DAC-SSD uses its four).
-    pub regions: u8,
+    pub(crate) regions: u8,
     /// Reset a page's region to 0 when the host trims it (§5.1). Default true.
-    pub reset_on_trim: bool,
+    pub(crate) reset_on_trim: bool,
 }
 
 impl Default for DacConfig {
@@ -72,15 +72,15 @@ pub(crate) const INFO: MapperInfo = MapperInfo {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct DacCounters {
     /// Host units written into region `r` (index `r`).
-    pub host_n_pages: Vec<u64>,
+    pub(crate) host_n_pages: Vec<u64>,
     /// GC copies written into region `r`.
-    pub gc_n_pages: Vec<u64>,
+    pub(crate) gc_n_pages: Vec<u64>,
     /// Host overwrites that moved a page up a region.
-    pub promotions: u64,
+    pub(crate) promotions: u64,
     /// GC copies that moved a page down a region.
-    pub demotions: u64,
+    pub(crate) demotions: u64,
     /// Trims that reset a written page.
-    pub trim_resets: u64,
+    pub(crate) trim_resets: u64,
 }
 
 pub struct Dac {
@@ -127,7 +127,7 @@ impl Dac {
     }
 
     /// Bytes of state: one per logical page.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         self.state.iter().map(|s| s.len() as u64).sum()
     }
 

@@ -39,7 +39,7 @@ pub(crate) enum BeyondLimit {
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct DirectConfig {
     /// The NVMe rule beyond the open-stream limit (`ftl.physical_streams` − 1 open streams).
-    pub beyond_limit: BeyondLimit,
+    pub(crate) beyond_limit: BeyondLimit,
 }
 
 /// The knobs of `direct`.
@@ -113,7 +113,7 @@ impl Direct {
 
     /// The physical stream of a host write of `tenant` tagged `vs`; opens or releases as the
     /// NVMe rule says. `None`: unstreamed fallback (physical stream 0).
-    pub fn open(&mut self, tenant: u16, vs: u16) -> Option<u8> {
+    pub(crate) fn open(&mut self, tenant: u16, vs: u16) -> Option<u8> {
         let t = tenant as usize;
         let p = self.physical_of[t][vs as usize];
         if p != CLOSED {

@@ -35,14 +35,14 @@ pub(crate) struct ManualConfig {
     /// Table 1 (needs `ftl.physical_streams` >= 4; see `VSTREAM_TABLE1` for the virtual ids).
     /// Resolved into `table` in `scenario.resolved.toml`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
+    pub(crate) preset: Option<String>,
     /// Physical stream of virtual stream `i` at index `i`; each entry < `ftl.physical_streams`.
     /// Default empty: every virtual stream goes to `default_physical_stream`.
     /// (Integers, so that an entry out of range is reported at its index, `table.<i>`.)
-    pub table: Vec<i64>,
+    pub(crate) table: Vec<i64>,
     /// Physical stream of a virtual stream at or beyond the table's length; <
     /// `ftl.physical_streams`. Default 0.
-    pub default_physical_stream: i64,
+    pub(crate) default_physical_stream: i64,
 }
 
 /// The knobs of `manual` (their bounds are the device's physical streams: `resolve`).

@@ -147,8 +147,8 @@ pub(crate) const COUNTED_VIRTUAL_STREAMS: usize = 256;
 pub(crate) struct VirtualTally {
     /// (tenant, lpn, virtual stream) of the last `host_stream` call.
     pending: (u16, u32, u16),
-    pub n_pages: Vec<u64>,
-    pub other_n_pages: u64,
+    pub(crate) n_pages: Vec<u64>,
+    pub(crate) other_n_pages: u64,
 }
 
 impl Default for VirtualTally {

@@ -331,8 +331,8 @@ pub(crate) fn exact_fields<'a, const N: usize>(
 /// methods parse the column's text strictly (no signs, no spaces, no exponents).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Field {
-    pub index: usize,
-    pub name: &'static str,
+    pub(crate) index: usize,
+    pub(crate) name: &'static str,
 }
 
 impl fmt::Display for Field {

@@ -322,7 +322,7 @@ pub struct PeriodicStream {
 
 impl PeriodicStream {
     /// Number of tasks (ended or not).
-    pub fn n_tasks(&self) -> usize {
+    pub(crate) fn n_tasks(&self) -> usize {
         self.tasks.len()
     }
 }
