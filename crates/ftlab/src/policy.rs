@@ -27,21 +27,6 @@ pub enum OpClass {
 /// Number of `OpClass`es.
 pub(crate) const N_CLASSES: usize = 5;
 
-impl OpClass {
-    pub(crate) const ALL: [OpClass; N_CLASSES] =
-        [OpClass::HostRead, OpClass::HostWrite, OpClass::Gc, OpClass::Migrate, OpClass::Parity];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            OpClass::HostRead => "host_read",
-            OpClass::HostWrite => "host_write",
-            OpClass::Gc => "gc",
-            OpClass::Migrate => "migrate",
-            OpClass::Parity => "parity",
-        }
-    }
-}
-
 /// What a background job does. Every background flash operation belongs to a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum JobKind {
@@ -127,10 +112,6 @@ impl EpochStats {
         }
     }
 
-    pub(crate) fn reads_of(&self, tenant: usize, die: usize) -> u64 {
-        self.reads[tenant * self.n_dies + die]
-    }
-
     pub(crate) fn clear(&mut self) {
         self.reads.fill(0);
         self.host_units.fill(0);
@@ -208,7 +189,6 @@ pub struct Interests {
 
 impl Interests {
     pub const NONE: Interests = Interests { placed: false, invalidated: false, erased: false };
-    pub(crate) const ALL: Interests = Interests { placed: true, invalidated: true, erased: true };
 
     pub(crate) fn or(self, o: Interests) -> Interests {
         Interests {

@@ -124,10 +124,6 @@ impl Geometry {
         self.n_blocks as u64 * self.units_per_block as u64
     }
 
-    pub(crate) fn physical_bytes(&self) -> u64 {
-        self.n_units() * self.unit_bytes as u64
-    }
-
     pub(crate) fn dies_per_channel(&self) -> u32 {
         self.chips_per_channel * self.dies_per_chip
     }

@@ -91,11 +91,6 @@ impl BlockInfo {
         self.stream
     }
 
-    /// Class of the writes that filled it (host, GC, parity).
-    pub(crate) fn class(&self) -> WriteClass {
-        self.class
-    }
-
     /// Mapping units that hold the latest version of some logical page.
     pub fn valid_units(&self) -> u32 {
         self.valid_units
@@ -106,19 +101,9 @@ impl BlockInfo {
         self.write_ptr
     }
 
-    /// Flash pages whose program has completed.
-    pub(crate) fn programmed_pages(&self) -> u32 {
-        self.programmed_pages
-    }
-
     /// Erases of the block so far.
     pub fn erase_count(&self) -> u32 {
         self.erase_count
-    }
-
-    /// Host reads served from this block since it was last written from empty.
-    pub(crate) fn read_count(&self) -> u32 {
-        self.read_count
     }
 
     /// Write stamp of the last unit handed out, in ns relative to the start of the timed run.

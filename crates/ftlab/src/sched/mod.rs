@@ -219,10 +219,6 @@ impl<Op: SchedOp> Scheduler<Op> {
         Scheduler { table, queues, pending: 0, pending_max, fair: Box::new(fair) }
     }
 
-    pub(crate) fn table(&self) -> &ClassTable {
-        &self.table
-    }
-
     #[inline]
     fn base(&self, die: DieIdx) -> usize {
         die.0 as usize * self.table.n_queues as usize

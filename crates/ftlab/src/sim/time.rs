@@ -28,9 +28,6 @@ impl SimTime {
     pub const fn ns(self) -> u64 {
         self.0
     }
-    pub(crate) fn as_us_f64(self) -> f64 {
-        self.0 as f64 / 1e3
-    }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e9
     }

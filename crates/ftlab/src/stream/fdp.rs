@@ -288,11 +288,6 @@ impl Fdp {
         self.pid_ruh[tenant as usize].get(pid as usize).copied()
     }
 
-    /// The RUH types, RUH `i` at index `i`.
-    pub(crate) fn handle_types(&self) -> &[RuhType] {
-        &self.dev.handles
-    }
-
     fn log_event(&mut self, kind: u8, pid: u16, now_ns: u64, tenant: u16) {
         self.log(Event { kind, pid, timestamp_ns: now_ns, nsid: tenant as u32 + 1, nlbam: 0, lba: 0 });
     }

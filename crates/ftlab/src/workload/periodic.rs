@@ -320,13 +320,6 @@ pub struct PeriodicStream {
     end_ns: Option<u64>,
 }
 
-impl PeriodicStream {
-    /// Number of tasks (ended or not).
-    pub(crate) fn n_tasks(&self) -> usize {
-        self.tasks.len()
-    }
-}
-
 impl Iterator for PeriodicStream {
     type Item = PeriodicRecord;
 

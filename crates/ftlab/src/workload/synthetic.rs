@@ -248,11 +248,6 @@ impl SyntheticStream {
         None
     }
 
-    /// Number of parts.
-    pub(crate) fn n_parts(&self) -> usize {
-        self.parts.len()
-    }
-
     /// The next record and the index of the part it comes from.
     pub fn next_with_part(&mut self) -> Option<(usize, TraceRecord)> {
         if let Some(first) = self.turn {
