@@ -95,7 +95,7 @@ fn glob(pattern: &str, name: &str) -> bool {
     true
 }
 
-/// The converter's settings. Ranges are checked by [`CaptureConfig::validate`].
+/// The converter's settings. Ranges are checked by `validate` (the `capture` call runs it).
 #[derive(Clone, Debug)]
 pub struct CaptureConfig {
     /// Only files under this directory are modelled (an absolute path).

@@ -84,7 +84,7 @@ impl SyntheticWorkload {
 
     /// Check every part and build the merged stream over a namespace of `namespace_bytes`.
     /// The error is `(key, reason)` with `key` relative to the `synthetic` table (see
-    /// [`SyntheticWorkload::key`]; empty for the workload as a whole).
+    /// `SyntheticWorkload::key`; empty for the workload as a whole).
     pub fn try_build(
         &self,
         namespace_bytes: u64,
