@@ -23,8 +23,12 @@
 //! examples drive or check directly (the FTL types the integrity oracle reads, the policy
 //! contracts, the schemes' and the rt analyses' formulas). It is not a stable API.
 //!
+//! A public type's methods and fields are `pub` only where a test, an example or the bindings use
+//! them; the rest are `pub(crate)`.
+//!
 //! `#![warn(unreachable_pub)]` keeps it so: an item declared `pub` that nothing above re-exports
-//! is a warning (an error under CI's `clippy -D warnings`); declare it `pub(crate)`.
+//! is a warning (an error under CI's `clippy -D warnings`); declare it `pub(crate)`. Re-export an
+//! item from the module that defines it. See "Public surface" in `docs/ARCHITECTURE.md`.
 #![warn(unreachable_pub)]
 
 mod api;
