@@ -15,8 +15,9 @@ mod arrow;
 mod consts;
 
 use arrow::ArrowTable;
-use ftlab::FtlabError as CoreError;
-use ftlab::{Place, Progress, RunOptions, ScenarioSource, Stage, TraceFormat, TraceStats};
+use ftlab::{
+    FtlabError as CoreError, Place, Progress, RunOptions, ScenarioSource, Stage, TraceFormat, TraceStats,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

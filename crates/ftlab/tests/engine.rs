@@ -11,9 +11,7 @@ use common::{run, run_raw, tiny, tiny_on};
 use ftlab::internals::flash::geometry::DieIdx;
 use ftlab::internals::policy::OpClass;
 use ftlab::internals::sched::{SchedOp, Scheduler, SchedulerKind};
-use ftlab::Column;
-use ftlab::SimTime;
-use ftlab::{run_scenario, RunOptions, RunOutput, ScenarioSource};
+use ftlab::{run_scenario, Column, RunOptions, RunOutput, ScenarioSource, SimTime};
 use serde_json::Value;
 use std::path::PathBuf;
 

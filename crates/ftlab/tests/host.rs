@@ -6,8 +6,7 @@
 mod common;
 
 use common::{metric, run, run_raw, temp_file, tiny};
-use ftlab::FtlabError;
-use ftlab::Stage;
+use ftlab::{FtlabError, Stage};
 
 const T_READ_NS: f64 = 25_000.0;
 const T_PROG_NS: f64 = 200_000.0;

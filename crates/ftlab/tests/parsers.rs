@@ -11,9 +11,7 @@ use common::traces_dir;
 
 use ftlab::internals::workload::stats::{trace_reader_stats, trace_stats};
 use ftlab::internals::workload::{read_trace, IoOp, TraceError, TraceRecord, MAX_LINE_BYTES};
-use ftlab::SimTime;
-use ftlab::TraceFormat;
-use ftlab::TraceStats;
+use ftlab::{SimTime, TraceFormat, TraceStats};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::BufReader;

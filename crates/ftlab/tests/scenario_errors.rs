@@ -13,9 +13,7 @@
 //! `tenants.0.queue_depth`), the spelling `--set` accepts.
 
 use ftlab::internals::scenario::{self, presets, Scenario};
-use ftlab::FtlabError;
-use ftlab::Place;
-use ftlab::{run_scenario, RunOptions, ScenarioSource};
+use ftlab::{run_scenario, FtlabError, Place, RunOptions, ScenarioSource};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 

@@ -16,8 +16,7 @@ use ftlab::internals::policy::{DeviceView, DieStatus};
 use ftlab::internals::scenario::{self, Scenario};
 use ftlab::internals::scheme::upi::{delay_weight, EpochModel, Smoothed, Upi, UpiConfig};
 use ftlab::internals::scheme::{Scheme, SchemeContext};
-use ftlab::SimTime;
-use ftlab::{Column, Table};
+use ftlab::{Column, SimTime, Table};
 use std::path::Path;
 
 const TAU_R_NS: f64 = 50_000.0;
