@@ -1,4 +1,4 @@
-//! The core's tables as Arrow: `to_record_batch` turns an `ftlab::api::Table` into an Arrow
+//! The core's tables as Arrow: `to_record_batch` turns an `ftlab::Table` into an Arrow
 //! `RecordBatch`, and `ArrowTable` (`ftlab._core.ArrowTable`) hands it to Python through the
 //! Arrow PyCapsule interface (`__arrow_c_stream__`, `__arrow_c_schema__`,
 //! `__arrow_c_array__`), which polars (`pl.DataFrame(t)`) and pyarrow (`pa.table(t)`) import
@@ -21,7 +21,7 @@ use arrow_array::{
 };
 use arrow_buffer::ScalarBuffer;
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
-use ftlab::api::{Column, Table};
+use ftlab::{Column, Table};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};

@@ -1,7 +1,8 @@
 //! PyO3 bindings for ftlab: the private `ftlab._core` module.
 //!
-//! This file converts Python arguments to `ftlab::api` calls, converts the results to plain
-//! Python values (str, int, float, list, dict; the tables of `run` to Arrow, `arrow.rs`), and
+//! This file converts Python arguments to calls of `ftlab`'s public API (its root), converts
+//! the results to plain Python values (str, int, float, list, dict; the tables of `run` to
+//! Arrow, `arrow.rs`), and
 //! maps `FtlabError` to the Python exception hierarchy `FtlabError(ValueError)` >
 //! `ConfigError` (> `RtError`), `TraceError` (> `CaptureError`), `InputError` (>
 //! `LifetimeError`), `UsageError`, `RunError` (> `OutOfSpaceError`, `NoProgressError`), each
@@ -16,13 +17,10 @@ mod arrow;
 mod consts;
 
 use arrow::ArrowTable;
-use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
-use ftlab::error::{
-    LifetimeError as CoreLifetimeError, Place, RtError as CoreRtError, RunError as CoreRunError, Stage,
+use ftlab::error::{LifetimeError as CoreLifetimeError, RtError as CoreRtError, RunError as CoreRunError};
+use ftlab::{
+    FtlabError as CoreError, Place, Progress, RunOptions, ScenarioSource, Stage, TraceFormat, TraceStats,
 };
-use ftlab::workload::stats::TraceStats;
-use ftlab::workload::TraceFormat;
-use ftlab::FtlabError as CoreError;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -295,7 +293,7 @@ fn resolve(
 ) -> PyResult<String> {
     let source = scenario_source(py, source_path, text, base_dir, name, "resolve")?;
     let opts = RunOptions { seed, overrides, jobs: None };
-    py.detach(move || api::resolve_scenario(&source, &opts)).map_err(|e| to_pyerr(py, e))
+    py.detach(move || ftlab::resolve_scenario(&source, &opts)).map_err(|e| to_pyerr(py, e))
 }
 
 /// Run every scheme of a scenario. Exactly one of `source_path` and `text` may be given;
@@ -341,7 +339,7 @@ fn run<'py>(
             }
         };
         let out =
-            panic::catch_unwind(AssertUnwindSafe(|| api::run_scenario(&source, &opts, &mut on_progress)));
+            panic::catch_unwind(AssertUnwindSafe(|| ftlab::run_scenario(&source, &opts, &mut on_progress)));
         match out {
             Ok(r) => Ok(r),
             Err(payload) if payload.is::<Cancelled>() => Err(callback_err.take()),
@@ -395,7 +393,7 @@ fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bo
         );
         return Err(to_pyerr(py, usage("--format", reason)));
     };
-    let stats = py.detach(move || api::trace_stats(&path, fmt)).map_err(|e| to_pyerr(py, e))?;
+    let stats = py.detach(move || ftlab::trace_stats(&path, fmt)).map_err(|e| to_pyerr(py, e))?;
     trace_stats_to_py(py, &stats)
 }
 
@@ -403,15 +401,15 @@ fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bo
 #[pyfunction]
 #[pyo3(signature = (case, requests = None))]
 fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
-    if !api::BENCH_CASES.contains(&case.as_str()) {
-        let reason = format!("unknown bench case {case:?}; valid cases: {}", api::BENCH_CASES.join(", "));
+    if !ftlab::BENCH_CASES.contains(&case.as_str()) {
+        let reason = format!("unknown bench case {case:?}; valid cases: {}", ftlab::BENCH_CASES.join(", "));
         return Err(to_pyerr(py, usage("--case", reason)));
     }
     if requests == Some(0) {
         return Err(to_pyerr(py, usage("--requests", "must be at least 1, got 0".to_string())));
     }
     let r = py
-        .detach(move || api::bench_case_with(&case, requests.unwrap_or(api::BENCH_REQUESTS), &[]))
+        .detach(move || ftlab::bench_case_with(&case, requests.unwrap_or(ftlab::BENCH_REQUESTS), &[]))
         .map_err(|e| to_pyerr(py, e))?;
     let d = PyDict::new(py);
     d.set_item("case", r.case)?;
@@ -442,7 +440,7 @@ fn capture(
     dirty_limit_bytes: Option<u64>,
     journal_bytes: Option<u64>,
 ) -> PyResult<String> {
-    use ftlab::capture::{CaptureConfig, StreamRule};
+    use ftlab::{CaptureConfig, StreamRule};
     let mut cfg = CaptureConfig::rocksdb(&root, device_bytes);
     cfg.fs_metadata = fs_metadata;
     cfg.journal_bytes = journal_bytes;
@@ -454,7 +452,7 @@ fn capture(
         cfg.rules = parsed.map_err(|e| to_pyerr(py, usage("--rule", e.to_string())))?;
     }
     let summary = py
-        .detach(move || api::capture(&strace_path, &log_path, &out_path, &cfg))
+        .detach(move || ftlab::capture(&strace_path, &log_path, &out_path, &cfg))
         .map_err(|e| to_pyerr(py, e))?;
     Ok(summary.to_json())
 }
@@ -462,7 +460,7 @@ fn capture(
 /// `ftlab rt admit`: the admission test of `scheme` on a task file's `text`, as JSON.
 #[pyfunction]
 fn rt_admit(py: Python<'_>, text: &str, file: &str, scheme: &str) -> PyResult<String> {
-    api::rt_admit(text, file, scheme).map_err(|e| to_pyerr(py, e))
+    ftlab::rt_admit(text, file, scheme).map_err(|e| to_pyerr(py, e))
 }
 
 /// `ftlab lifetime`: the fast-forward lifetime model of `scheme` in a run's summary.json and
@@ -475,14 +473,14 @@ fn lifetime(
     scheme: &str,
     horizon_s: f64,
 ) -> PyResult<String> {
-    api::lifetime(summary, resolved_toml, scheme, horizon_s).map_err(|e| to_pyerr(py, e))
+    ftlab::lifetime(summary, resolved_toml, scheme, horizon_s).map_err(|e| to_pyerr(py, e))
 }
 
 /// The slides' swap bound for `n` channels and imbalance target 1 + `x`: the real K and the
 /// least whole K (`None` for x ≤ 0).
 #[pyfunction]
 fn swap_rounds(n: u32, x: f64) -> (f64, Option<u64>) {
-    use ftlab::metrics::lifetime_model::{swap_rounds_bound, swap_rounds_whole};
+    use ftlab::{swap_rounds_bound, swap_rounds_whole};
     (swap_rounds_bound(n, x), swap_rounds_whole(n, x))
 }
 
@@ -490,20 +488,20 @@ fn swap_rounds(n: u32, x: f64) -> (f64, Option<u64>) {
 /// (`ftlab schemes`, `ftlab mappers`).
 #[pyfunction]
 fn policies() -> String {
-    api::policies()
+    ftlab::policies()
 }
 
 /// `ftlab rt bounds`: Table IV computed, as JSON.
 #[pyfunction]
 fn rt_bounds() -> String {
-    api::rt_bounds()
+    ftlab::rt_bounds()
 }
 
 /// `ftlab rt schedulability`: Figures 5-7 of the PaRT-FTL paper as JSON, computed with the
 /// GIL released.
 #[pyfunction]
 fn rt_schedulability(py: Python<'_>, n_sets: u32, seed: u64, read_share: f64) -> PyResult<String> {
-    py.detach(move || api::rt_schedulability(n_sets, seed, read_share)).map_err(|e| to_pyerr(py, e))
+    py.detach(move || ftlab::rt_schedulability(n_sets, seed, read_share)).map_err(|e| to_pyerr(py, e))
 }
 
 /// Every registered scheme with what its registry entry brings (`scheme::Capabilities`), in
@@ -512,8 +510,8 @@ fn rt_schedulability(py: Python<'_>, n_sets: u32, seed: u64, read_share: f64) ->
 /// `key`, `label`), `lifetime_model` (it gives the lifetime model its channel swaps),
 /// `timed_only` (the warm-up by workload cannot run it).
 fn scheme_entries(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    let analyses = ftlab::scheme::analyses();
-    ftlab::scheme::REGISTRY
+    let analyses = ftlab::scheme_analyses();
+    ftlab::SCHEMES
         .iter()
         .map(|info| {
             let d = PyDict::new(py);
@@ -543,7 +541,7 @@ fn scheme_entries(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 /// The bundled default scenario, as TOML text.
 #[pyfunction]
 fn default_scenario_toml() -> &'static str {
-    api::default_scenario_toml()
+    ftlab::default_scenario_toml()
 }
 
 /// The version of the ftlab crates this module was built from.
@@ -579,12 +577,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         }
         m.add(name, class)?;
     }
-    m.add("BENCH_CASES", api::BENCH_CASES.to_vec())?;
-    m.add("BENCH_TIMED_CASES", api::BENCH_TIMED_CASES.to_vec())?;
+    m.add("BENCH_CASES", ftlab::BENCH_CASES.to_vec())?;
+    m.add("BENCH_TIMED_CASES", ftlab::BENCH_TIMED_CASES.to_vec())?;
     m.add("TRACE_FORMATS", format_names())?;
     consts::register(m)?;
     m.add("SCHEMES", scheme_entries(py)?)?;
-    let rt: Vec<&str> = ftlab::scheme::analyses().iter().map(|(s, _)| s.name).collect();
+    let rt: Vec<&str> = ftlab::scheme_analyses().iter().map(|(s, _)| s.name).collect();
     m.add("RT_SCHEMES", rt)?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

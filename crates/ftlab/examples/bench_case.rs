@@ -10,7 +10,7 @@ fn main() {
     let case = args.next().unwrap_or_else(|| "random-write".into());
     let requests = args.next().map(|s| s.parse().expect("requests: an integer")).unwrap_or(1_000_000);
     let overrides: Vec<String> = args.collect();
-    match ftlab::api::bench_case_with(&case, requests, &overrides) {
+    match ftlab::bench_case_with(&case, requests, &overrides) {
         Ok(r) if r.case == "memory-1tb" => match r.bytes_per_mapping_unit {
             Some(b) => println!("{}: {b:.3} bytes per mapping unit ({:.3} s)", r.case, r.wall_s),
             None => println!("{}: no heap count on this platform", r.case),

@@ -2,7 +2,7 @@
 //! and the `cosmos` preset's times, as the markdown table of docs/devices/cosmos.md.
 //! `cargo run --release --example cosmos_fit`.
 
-use ftlab::flash::cosmos_fit::{fit, TABLE_I_AVG_MS};
+use ftlab::internals::flash::cosmos_fit::{fit, TABLE_I_AVG_MS};
 
 fn main() {
     let f = fit();

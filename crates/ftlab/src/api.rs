@@ -4,7 +4,7 @@
 use crate::error::{FtlabError, RunError};
 use crate::host::{Records, Source, SourceParams};
 use crate::metrics::report;
-pub use crate::metrics::table::{concat_tables, Column, Table};
+pub(crate) use crate::metrics::table::{concat_tables, Table};
 use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
@@ -96,7 +96,7 @@ pub const BENCH_CASES: &[&str] =
 pub const BENCH_TIMED_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
 /// Blocks per plane of `memory-1tb`: the `mqsim` geometry (16 dies x 2 planes, 256 pages of
 /// 4 KiB) with 32768 blocks per plane is 2^40 bytes raw, 2^28 mapping units.
-pub const BENCH_MEMORY_BLOCKS_PER_PLANE: u32 = 32_768;
+pub(crate) const BENCH_MEMORY_BLOCKS_PER_PLANE: u32 = 32_768;
 
 /// `ftlab rt admit`: the admission test of `scheme` on the task file `text` (named `file` in
 /// errors), with the paper's configurations, as JSON: each test's equation, terms, total and

@@ -92,7 +92,7 @@ impl Place {
 }
 
 /// 1-based (line, column) of byte `offset` in `text` (the column counts characters).
-pub fn line_column(text: &str, offset: usize) -> (u64, u64) {
+pub(crate) fn line_column(text: &str, offset: usize) -> (u64, u64) {
     let mut at = offset.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
@@ -103,7 +103,7 @@ pub fn line_column(text: &str, offset: usize) -> (u64, u64) {
 }
 
 /// A TOML parse error of `text` (file `file`) with its 1-based line and column (0 if unknown).
-pub fn toml_syntax(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
+pub(crate) fn toml_syntax(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
     let (line, column) = e.span().map_or((0, 0), |s| line_column(text, s.start));
     let reason = e.message().trim().to_string();
     FtlabError::Syntax { file: file.into(), line, column, reason }
@@ -114,7 +114,7 @@ pub fn toml_syntax(file: &str, text: &str, e: &toml::de::Error) -> FtlabError {
 /// of it (`theta` for `zipf_theta`, `duration` for `duration_s`). Ties go to the first
 /// candidate. The edit distance is written out here (twenty lines) rather than taken from a
 /// crate (strsim): not worth a dependency.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = match word.chars().count() {
         0..=2 => 0,
         3..=4 => 1,
@@ -167,7 +167,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant ...") with a
 /// suggestion after the unknown name when one candidate is close: "unknown field `chanels`
 /// (did you mean `channels`?), expected one of ...". Other reasons are returned unchanged.
-pub fn suggest_in_reason(reason: &str) -> String {
+pub(crate) fn suggest_in_reason(reason: &str) -> String {
     let Some(rest) =
         reason.strip_prefix("unknown field `").or_else(|| reason.strip_prefix("unknown variant `"))
     else {
@@ -185,7 +185,7 @@ pub fn suggest_in_reason(reason: &str) -> String {
 }
 
 impl FtlabError {
-    pub fn config(file: impl fmt::Display, key: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub(crate) fn config(file: impl fmt::Display, key: impl Into<String>, reason: impl Into<String>) -> Self {
         FtlabError::Config {
             file: file.to_string(),
             key: key.into(),

@@ -23,26 +23,26 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    pub const fn closed(lo: f64, hi: f64) -> Bounds {
+    pub(crate) const fn closed(lo: f64, hi: f64) -> Bounds {
         Bounds { lo, hi, lo_open: false, hi_open: false }
     }
     /// `(lo, hi]`.
-    pub const fn open_lo(lo: f64, hi: f64) -> Bounds {
+    pub(crate) const fn open_lo(lo: f64, hi: f64) -> Bounds {
         Bounds { lo, hi, lo_open: true, hi_open: false }
     }
-    pub const fn open(lo: f64, hi: f64) -> Bounds {
+    pub(crate) const fn open(lo: f64, hi: f64) -> Bounds {
         Bounds { lo, hi, lo_open: true, hi_open: true }
     }
 
     /// Whether `v` is inside (NaN never is).
-    pub fn contains(&self, v: f64) -> bool {
+    pub(crate) fn contains(&self, v: f64) -> bool {
         let above = if self.lo_open { v > self.lo } else { v >= self.lo };
         let below = if self.hi_open { v < self.hi } else { v <= self.hi };
         above && below
     }
 
     /// `[0.001, 86400]`, `(0, 1)`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let (l, r) = (if self.lo_open { "(" } else { "[" }, if self.hi_open { ")" } else { "]" });
         format!("{l}{}, {}{r}", self.lo, self.hi)
     }
@@ -56,21 +56,21 @@ pub struct IntBounds {
 }
 
 impl IntBounds {
-    pub const fn new(lo: i64, hi: i64) -> IntBounds {
+    pub(crate) const fn new(lo: i64, hi: i64) -> IntBounds {
         IntBounds { lo: Some(lo), hi: Some(hi) }
     }
-    pub const fn at_least(lo: i64) -> IntBounds {
+    pub(crate) const fn at_least(lo: i64) -> IntBounds {
         IntBounds { lo: Some(lo), hi: None }
     }
     /// Bounded by the type only (or by the device, in the policy's build).
-    pub const ANY: IntBounds = IntBounds { lo: None, hi: None };
+    pub(crate) const ANY: IntBounds = IntBounds { lo: None, hi: None };
 
-    pub fn contains(&self, v: i64) -> bool {
+    pub(crate) fn contains(&self, v: i64) -> bool {
         self.lo.is_none_or(|lo| v >= lo) && self.hi.is_none_or(|hi| v <= hi)
     }
 
     /// `[1, 1024]`, `>= 1`, or "" for no bound.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match (self.lo, self.hi) {
             (Some(lo), Some(hi)) => format!("[{lo}, {hi}]"),
             (Some(lo), None) => format!(">= {lo}"),
@@ -103,7 +103,7 @@ pub struct Knob {
     /// The key in `[scheme.<name>]` / `[stream.<name>]` (the serde field name).
     pub key: &'static str,
     /// Unit of the value ("s", "pages", "" for unitless).
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     pub kind: KnobKind,
     /// Bounds that depend on the device or scenario, checked in the policy's build ("" for
     /// none), e.g. "above ftl.gc_low_watermark_blocks".
@@ -116,17 +116,22 @@ pub struct Knob {
 }
 
 impl Knob {
-    pub const fn new(key: &'static str, unit: &'static str, kind: KnobKind, doc: &'static str) -> Knob {
+    pub(crate) const fn new(
+        key: &'static str,
+        unit: &'static str,
+        kind: KnobKind,
+        doc: &'static str,
+    ) -> Knob {
         Knob { key, unit, kind, also: "", absent: "", doc }
     }
 
     /// With device- or scenario-dependent bounds, checked by the policy's build.
-    pub const fn also(self, also: &'static str) -> Knob {
+    pub(crate) const fn also(self, also: &'static str) -> Knob {
         Knob { also, ..self }
     }
 
     /// An optional knob: `absent` says what leaving it out means.
-    pub const fn absent(self, absent: &'static str) -> Knob {
+    pub(crate) const fn absent(self, absent: &'static str) -> Knob {
         Knob { absent, ..self }
     }
 
@@ -211,17 +216,12 @@ fn check_fields(prefix: &str, knobs: &[Knob], table: &toml::Table) -> Result<(),
 /// table's order: the validation every policy runs after parsing its config. Errors name the
 /// key ("epoch_s", "traffic_exponents.1", "tenants.0.burst") and say "must be in [lo, hi], got
 /// x". Bounds that depend on the device are the policy's own checks after this one.
-pub fn check_all<T: serde::Serialize>(knobs: &[Knob], config: &T) -> Result<(), SchemeConfigError> {
+pub(crate) fn check_all<T: serde::Serialize>(knobs: &[Knob], config: &T) -> Result<(), SchemeConfigError> {
     check_fields("", knobs, &to_table(config))
 }
 
-/// The knob called `key` of `knobs` (a missing one is a bug of the policy's table).
-pub fn find<'a>(knobs: &'a [Knob], key: &str) -> &'a Knob {
-    knobs.iter().find(|k| k.key == key).unwrap_or_else(|| panic!("no knob {key:?} in the policy's table"))
-}
-
 /// The serde defaults of config struct `T`: the table an empty config parses to.
-pub fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> toml::Table {
+pub(crate) fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> toml::Table {
     let config: T = parse_config(&toml::Table::new())
         .unwrap_or_else(|e| panic!("an empty config table parses ({}: {})", e.key, e.reason));
     to_table(&config)
@@ -229,7 +229,7 @@ pub fn serde_defaults<T: serde::de::DeserializeOwned + serde::Serialize>() -> to
 
 /// The field names of config struct `T` as its `Deserialize` derive declares them (including
 /// `Option` fields that serialise to nothing).
-pub fn config_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
+pub(crate) fn config_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
     let mut probe = FieldProbe(None);
     let _ = T::deserialize(&mut probe);
     probe.0.unwrap_or(&[])
@@ -269,13 +269,13 @@ impl<'de> de::Deserializer<'de> for &mut FieldProbe {
 pub struct PolicyInfo<B, C = ()> {
     pub name: &'static str,
     /// One line: what the policy is.
-    pub summary: &'static str,
+    pub(crate) summary: &'static str,
     pub knobs: &'static [Knob],
     /// The config struct's field names (`config_fields::<Config>`).
     pub fields: fn() -> &'static [&'static str],
     /// The config an empty table resolves to (`serde_defaults::<Config>`, or a preset's).
     pub defaults: fn() -> toml::Table,
-    pub build: B,
+    pub(crate) build: B,
     /// What the policy brings besides its build (`scheme::Capabilities`).
     pub caps: C,
 }
@@ -283,7 +283,7 @@ pub struct PolicyInfo<B, C = ()> {
 impl<B, C> PolicyInfo<B, C> {
     /// The policy and its knobs as JSON: name, summary, and per knob key, unit, default (absent:
     /// null, with `absent` saying what that means), range text, doc.
-    pub fn describe(&self) -> serde_json::Value {
+    pub(crate) fn describe(&self) -> serde_json::Value {
         let defaults = (self.defaults)();
         let knobs: Vec<serde_json::Value> = self
             .knobs
@@ -312,6 +312,6 @@ impl<B, C> PolicyInfo<B, C> {
 }
 
 /// Names of a registry's policies, comma-separated (error messages).
-pub fn names<B, C>(registry: &[PolicyInfo<B, C>]) -> String {
+pub(crate) fn names<B, C>(registry: &[PolicyInfo<B, C>]) -> String {
     registry.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
 }

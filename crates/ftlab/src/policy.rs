@@ -25,22 +25,7 @@ pub enum OpClass {
 }
 
 /// Number of `OpClass`es.
-pub const N_CLASSES: usize = 5;
-
-impl OpClass {
-    pub const ALL: [OpClass; N_CLASSES] =
-        [OpClass::HostRead, OpClass::HostWrite, OpClass::Gc, OpClass::Migrate, OpClass::Parity];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OpClass::HostRead => "host_read",
-            OpClass::HostWrite => "host_write",
-            OpClass::Gc => "gc",
-            OpClass::Migrate => "migrate",
-            OpClass::Parity => "parity",
-        }
-    }
-}
+pub(crate) const N_CLASSES: usize = 5;
 
 /// What a background job does. Every background flash operation belongs to a job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -56,13 +41,13 @@ pub enum JobKind {
 }
 
 /// Number of `JobKind`s.
-pub const N_JOB_KINDS: usize = 4;
+pub(crate) const N_JOB_KINDS: usize = 4;
 
 impl JobKind {
-    pub const ALL: [JobKind; N_JOB_KINDS] =
+    pub(crate) const ALL: [JobKind; N_JOB_KINDS] =
         [JobKind::Gc, JobKind::WearLevel, JobKind::Migrate, JobKind::Parity];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             JobKind::Gc => "gc",
             JobKind::WearLevel => "wear_level",
@@ -72,7 +57,7 @@ impl JobKind {
     }
 
     /// The scheduler class of this job's operations.
-    pub fn class(self) -> OpClass {
+    pub(crate) fn class(self) -> OpClass {
         match self {
             JobKind::Gc | JobKind::WearLevel => OpClass::Gc,
             JobKind::Migrate => OpClass::Migrate,
@@ -85,13 +70,13 @@ impl JobKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DieStatus {
     /// Class of the operation the die executes (array or transfer phase), if any.
-    pub busy: Option<OpClass>,
+    pub(crate) busy: Option<OpClass>,
     /// Kind of the job that holds the die's collector slot (it is moving a source block of
     /// this die), if any.
-    pub job: Option<JobKind>,
+    pub(crate) job: Option<JobKind>,
     /// Programs, erases and job reads queued at the die or running on it (every operation but
     /// a host read): a scheme that moves its write dies waits for them to drain (`part-ftl`).
-    pub writes_queued: u32,
+    pub(crate) writes_queued: u32,
 }
 
 impl DieStatus {
@@ -102,7 +87,7 @@ impl DieStatus {
 /// die), host and GC units per tenant, erases per die.
 #[derive(Clone, Debug)]
 pub struct EpochStats {
-    pub n_dies: usize,
+    pub(crate) n_dies: usize,
     /// Host flash reads per (tenant, die), row-major: `reads[tenant * n_dies + die]`.
     pub reads: Vec<u64>,
     /// Host units programmed per tenant.
@@ -110,7 +95,7 @@ pub struct EpochStats {
     /// GC units copied per tenant (charged to the owner of the data).
     pub gc_units: Vec<u64>,
     /// Blocks erased per die.
-    pub erases: Vec<u64>,
+    pub(crate) erases: Vec<u64>,
     /// Length of the epoch.
     pub window: SimTime,
 }
@@ -127,11 +112,7 @@ impl EpochStats {
         }
     }
 
-    pub fn reads_of(&self, tenant: usize, die: usize) -> u64 {
-        self.reads[tenant * self.n_dies + die]
-    }
-
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.reads.fill(0);
         self.host_units.fill(0);
         self.gc_units.fill(0);
@@ -143,11 +124,11 @@ impl EpochStats {
 #[derive(Clone, Copy)]
 pub struct DeviceView<'a> {
     pub ftl: &'a Ftl,
-    pub now: SimTime,
+    pub(crate) now: SimTime,
     /// Per die: what it executes and which job holds it.
-    pub dies: &'a [DieStatus],
+    pub(crate) dies: &'a [DieStatus],
     /// The counters of the epoch in progress.
-    pub epoch: &'a EpochStats,
+    pub(crate) epoch: &'a EpochStats,
 }
 
 impl<'a> DeviceView<'a> {
@@ -208,9 +189,8 @@ pub struct Interests {
 
 impl Interests {
     pub const NONE: Interests = Interests { placed: false, invalidated: false, erased: false };
-    pub const ALL: Interests = Interests { placed: true, invalidated: true, erased: true };
 
-    pub fn or(self, o: Interests) -> Interests {
+    pub(crate) fn or(self, o: Interests) -> Interests {
         Interests {
             placed: self.placed || o.placed,
             invalidated: self.invalidated || o.invalidated,
@@ -325,14 +305,16 @@ pub struct SchemeConfigError {
 }
 
 impl SchemeConfigError {
-    pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub(crate) fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
         SchemeConfigError { key: key.into(), reason: reason.into() }
     }
 }
 
 /// Deserialize a policy's config struct from its table, with `deny_unknown_fields` errors
 /// turned into `SchemeConfigError`.
-pub fn parse_config<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Result<T, SchemeConfigError> {
+pub(crate) fn parse_config<T: serde::de::DeserializeOwned>(
+    table: &toml::Table,
+) -> Result<T, SchemeConfigError> {
     serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         // The path of the key at fault ("" for the table itself, e.g. an unknown key).
         let path = e.path().to_string();
@@ -342,7 +324,7 @@ pub fn parse_config<T: serde::de::DeserializeOwned>(table: &toml::Table) -> Resu
 }
 
 /// Serialize a config struct back to a table.
-pub fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
+pub(crate) fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
     match toml::Value::try_from(config).expect("policy config serializes") {
         toml::Value::Table(t) => t,
         other => panic!("policy config serialized to {other:?}"),
@@ -350,4 +332,4 @@ pub fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
 }
 
 /// A policy's own counters for `summary.json`: (name, value) pairs in a fixed order.
-pub type Counters = Vec<(&'static str, f64)>;
+pub(crate) type Counters = Vec<(&'static str, f64)>;

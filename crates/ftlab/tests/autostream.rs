@@ -16,13 +16,13 @@
 //! - SFR: count = (count + 1) >> (whole decay periods since the previous access), stream =
 //!   Q(count); a new access that continues the previous unit takes the previous unit's stream.
 
-use ftlab::flash::geometry::{BlockIdx, Geometry};
-use ftlab::ftl::blocks::WriteClass;
-use ftlab::ftl::{Ftl, FtlParams};
-use ftlab::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
-use ftlab::sim::time::SimTime;
-use ftlab::stream::autostream::AutoStream;
-use ftlab::stream::{MapperContext, StreamMapper};
+use ftlab::internals::flash::geometry::{BlockIdx, Geometry};
+use ftlab::internals::ftl::blocks::WriteClass;
+use ftlab::internals::ftl::{Ftl, FtlParams};
+use ftlab::internals::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
+use ftlab::internals::stream::autostream::AutoStream;
+use ftlab::internals::stream::{MapperContext, StreamMapper};
+use ftlab::SimTime;
 
 /// Two tenants of 1024 units (4 MiB: four 1 MiB chunks of 256 units) each.
 const NS: [u32; 2] = [1024, 1024];

@@ -3,14 +3,14 @@
 //! 4 ways of a channel are no faster than 4 on one die, 4 reads on 4 channels are at least 3x
 //! faster, and writes and erases gain from way interleaving and from channel striping.
 
-use ftlab::flash::array::{ArrayOp, FlashArray};
-use ftlab::flash::cosmos_fit::{fit, model_row, TABLE_I_AVG_MS};
-use ftlab::flash::geometry::{DieIdx, Geometry};
-use ftlab::flash::timing::Timing;
-use ftlab::scenario::presets::{
+use ftlab::internals::flash::array::{ArrayOp, FlashArray};
+use ftlab::internals::flash::cosmos_fit::{fit, model_row, TABLE_I_AVG_MS};
+use ftlab::internals::flash::geometry::{DieIdx, Geometry};
+use ftlab::internals::flash::timing::Timing;
+use ftlab::internals::scenario::presets::{
     self, COSMOS_CHANNEL_MTS, COSMOS_ERASE_US, COSMOS_PROGRAM_US, COSMOS_READ_US,
 };
-use ftlab::sim::time::SimTime;
+use ftlab::SimTime;
 
 #[test]
 fn the_fit_is_least_squares_and_physical() {

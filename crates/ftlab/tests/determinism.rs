@@ -4,7 +4,7 @@
 mod common;
 
 use common::run_raw;
-use ftlab::api::default_scenario_toml;
+use ftlab::default_scenario_toml;
 
 const SHORT: &[&str] = &["measure.duration_s=2.0"];
 

@@ -8,18 +8,16 @@
 mod common;
 
 use common::{run, run_raw, tiny, tiny_on};
-use ftlab::api::{self, RunOptions, ScenarioSource};
-use ftlab::flash::geometry::DieIdx;
-use ftlab::metrics::table::Column;
-use ftlab::policy::OpClass;
-use ftlab::sched::{SchedOp, Scheduler, SchedulerKind};
-use ftlab::sim::time::SimTime;
+use ftlab::internals::flash::geometry::DieIdx;
+use ftlab::internals::policy::OpClass;
+use ftlab::internals::sched::{SchedOp, Scheduler, SchedulerKind};
+use ftlab::{run_scenario, Column, RunOptions, RunOutput, ScenarioSource, SimTime};
 use serde_json::Value;
 use std::path::PathBuf;
 
 /// Per-window GC copies of `scheme` from a run's time series (one value per window; the
 /// column is device-wide, so the first tenant's rows are taken).
-fn gc_per_window(out: &api::RunOutput, scheme: &str) -> Vec<f64> {
+fn gc_per_window(out: &RunOutput, scheme: &str) -> Vec<f64> {
     let col =
         |name: &str| out.timeseries.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone()).unwrap();
     let (Column::Str(schemes), Column::Str(tenants), Column::F64(gc)) =
@@ -233,8 +231,7 @@ fn parallel_schemes_match_serial() {
             base_dir: PathBuf::from("."),
             name: "par.toml".into(),
         };
-        api::run_scenario(&source, &RunOptions { jobs: Some(jobs), ..RunOptions::default() }, &mut |_| {})
-            .unwrap()
+        run_scenario(&source, &RunOptions { jobs: Some(jobs), ..RunOptions::default() }, &mut |_| {}).unwrap()
     };
     let (one, three) = (go(1), go(3));
     assert_eq!(one.summary_json, three.summary_json);
@@ -284,7 +281,7 @@ fn default_write_buffer_fills_pages_across_requests() {
 /// 32. Equal arrivals and completions: no growth.
 #[test]
 fn backlog_verdict_on_hand_made_counts() {
-    use ftlab::metrics::backlog::Backlog;
+    use ftlab::internals::metrics::backlog::Backlog;
     let s = SimTime::from_secs_f64;
     let check =
         |completions_per_window: u64, queue_depth: u32, growth: f64, outstanding: u64, unstable: bool| {

@@ -7,10 +7,10 @@
 mod common;
 
 use common::{metric, run, tiny_on};
-use ftlab::flash::geometry::DieIdx;
-use ftlab::policy::OpClass;
-use ftlab::sched::{FairCosts, SchedOp, Scheduler, SchedulerKind};
-use ftlab::sim::time::SimTime;
+use ftlab::internals::flash::geometry::DieIdx;
+use ftlab::internals::policy::OpClass;
+use ftlab::internals::sched::{FairCosts, SchedOp, Scheduler, SchedulerKind};
+use ftlab::SimTime;
 
 /// (tenant, class, id).
 #[derive(Clone, Copy, Debug, PartialEq)]

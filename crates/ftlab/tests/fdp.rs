@@ -5,15 +5,15 @@
 //! the FTL's blocks against the workload's regions, not against the mapper), initially
 //! isolated GC does. docs/streams/fdp.md.
 
-use ftlab::api::{build_simulation, precondition};
-use ftlab::flash::geometry::{BlockIdx, Geometry, Ppa};
-use ftlab::ftl::blocks::WriteClass;
-use ftlab::ftl::{Ftl, FtlParams, NONE};
-use ftlab::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
-use ftlab::scenario::{self, fdp::FdpConfig, fdp::RuSpan, fdp::RuhType};
-use ftlab::sim::time::SimTime;
-use ftlab::stream::fdp::{Fdp, EVENT_PID, EVENT_REALLOC};
-use ftlab::stream::{MapperContext, StreamMapper};
+use ftlab::internals::api::{build_simulation, precondition};
+use ftlab::internals::flash::geometry::{BlockIdx, Geometry, Ppa};
+use ftlab::internals::ftl::blocks::WriteClass;
+use ftlab::internals::ftl::{Ftl, FtlParams, NONE};
+use ftlab::internals::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
+use ftlab::internals::scenario::{self, fdp::FdpConfig, fdp::RuSpan, fdp::RuhType};
+use ftlab::internals::stream::fdp::{Fdp, EVENT_PID, EVENT_REALLOC};
+use ftlab::internals::stream::{MapperContext, StreamMapper};
+use ftlab::SimTime;
 use std::path::Path;
 
 /// 2 dies, 8 blocks of 8 pages each, 16 KiB pages of four 4 KiB units: 32 units a block.
@@ -404,7 +404,7 @@ requests = 3000
 /// in the half of the namespace stream `s` writes (lpns of the first half are written with
 /// stream 0; preconditioning writes every lpn with stream 0). Returns (units in their own
 /// handle's region, units of the other region).
-fn walk(sim: &ftlab::simulation::Simulation<'_>, ns_a: u32) -> (u64, u64) {
+fn walk(sim: &ftlab::internals::simulation::Simulation<'_>, ns_a: u32) -> (u64, u64) {
     let ftl = sim.ftl();
     let g = ftl.geometry;
     let (mut own, mut other) = (0, 0);

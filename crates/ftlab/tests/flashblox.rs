@@ -9,8 +9,8 @@
 mod common;
 
 use common::{run, run_raw, tiny};
-use ftlab::api::{build_simulation, precondition};
-use ftlab::scenario;
+use ftlab::internals::api::{build_simulation, precondition};
+use ftlab::internals::scenario;
 use serde_json::Value;
 use std::path::Path;
 
@@ -100,7 +100,7 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
     assert_eq!(counter(&never, "n_swaps"), 0.0);
 }
 
-use ftlab::scheme::flashblox::{decide, Decision, NO_OWNER};
+use ftlab::internals::scheme::flashblox::{decide, Decision, NO_OWNER};
 
 /// One `decide` case: name, trigger counts, current rates, wear, owners, threshold, expected.
 type DecideCase = (&'static str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision);
@@ -369,11 +369,11 @@ fn detailed_run_with_swaps_stays_within_the_slides_bound() {
 /// (all `written` units valid) through tenant 0's host frontier on die 0.
 #[test]
 fn close_block_gives_up_the_unwritten_pages_and_makes_the_block_collectable() {
-    use ftlab::flash::geometry::{BlockIdx, DieIdx, Geometry};
-    use ftlab::ftl::blocks::{BlockState, WriteClass, NOT_COLLECTABLE};
-    use ftlab::ftl::gc::VictimPolicy;
-    use ftlab::ftl::{FrontierKey, Ftl, FtlParams};
-    use ftlab::sim::time::SimTime;
+    use ftlab::internals::flash::geometry::{BlockIdx, DieIdx, Geometry};
+    use ftlab::internals::ftl::blocks::{BlockState, WriteClass, NOT_COLLECTABLE};
+    use ftlab::internals::ftl::gc::VictimPolicy;
+    use ftlab::internals::ftl::{FrontierKey, Ftl, FtlParams};
+    use ftlab::SimTime;
     let g = Geometry::new(2, 1, 1, 1, 8, 8, 16384, 4096).expect("geometry");
     let key = FrontierKey { tenant: 0, stream: 0, class: WriteClass::Host };
     // (pages written and programmed, pages written but not yet programmed, closable)

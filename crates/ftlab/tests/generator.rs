@@ -1,4 +1,4 @@
-//! Tests of the synthetic workload generator (`ftlab::workload::generator`).
+//! Tests of the synthetic workload generator (`ftlab::internals::workload::generator`).
 //!
 //! Statistical checks use a fixed seed, so they are deterministic; their tolerances are
 //! nevertheless derived from the sampling distribution (mostly 5 standard deviations, a
@@ -6,9 +6,9 @@
 //! that a change of seed or of RNG stream does not make them flaky, while a wrong
 //! distribution (a bias of a few percent) fails.
 
-use ftlab::workload::generator::{Arrival, Generator, GeneratorConfig, Pattern, SizeWeight};
-use ftlab::workload::synthetic::{part_seed, SyntheticStream, SyntheticWorkload};
-use ftlab::workload::{IoOp, TraceRecord};
+use ftlab::internals::workload::generator::{Arrival, Generator, GeneratorConfig, Pattern, SizeWeight};
+use ftlab::internals::workload::synthetic::{part_seed, SyntheticStream, SyntheticWorkload};
+use ftlab::internals::workload::{IoOp, TraceRecord};
 use std::collections::HashMap;
 
 #[path = "common/counting_alloc.rs"]

@@ -6,8 +6,8 @@
 mod common;
 
 use common::{metric, run, run_raw, temp_file, tiny};
-use ftlab::error::{RunError, Stage, TraceError, TraceErrorKind};
-use ftlab::FtlabError;
+use ftlab::error::{RunError, TraceError, TraceErrorKind};
+use ftlab::{FtlabError, Stage};
 
 const T_READ_NS: f64 = 25_000.0;
 const T_PROG_NS: f64 = 200_000.0;
@@ -257,10 +257,9 @@ fn progress_rises_to_the_total_for_a_trace_run() {
     let trace: String =
         (0..40_000).map(|i| format!("{} 0 {} 8 {}\n", i * 1000, (i * 8) % 100_000, i % 2)).collect();
     let text = trace_scenario(&trace, "", "");
-    let source = ftlab::api::ScenarioSource::Text { text, base_dir: ".".into(), name: "p.toml".into() };
+    let source = ftlab::ScenarioSource::Text { text, base_dir: ".".into(), name: "p.toml".into() };
     let mut seen = Vec::new();
-    ftlab::api::run_scenario(&source, &Default::default(), &mut |p| seen.push((p.done, p.total)))
-        .expect("runs");
+    ftlab::run_scenario(&source, &Default::default(), &mut |p| seen.push((p.done, p.total))).expect("runs");
     assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "progress went backwards: {seen:?}");
     assert_eq!(seen.last().map(|&(d, t)| d == t), Some(true));
     assert!(seen.iter().any(|&(d, t)| d > 0 && d < t), "no intermediate progress: {seen:?}");
@@ -271,10 +270,10 @@ fn synthetic_times_are_not_rebased_so_a_part_start_is_kept() {
     // A tenant starting at 1 s whose only part starts at 0.25 s with one request per ms: the
     // first request arrives at 1.25 s, not at 1 s (a trace would be rebased on its first
     // record; a generator's times already count from the tenant's start).
-    use ftlab::host::{Records, Source, SourceParams};
-    use ftlab::scenario::AddressMap;
-    use ftlab::workload::generator::{Arrival, GeneratorConfig};
-    use ftlab::workload::synthetic::SyntheticWorkload;
+    use ftlab::internals::host::{Records, Source, SourceParams};
+    use ftlab::internals::scenario::AddressMap;
+    use ftlab::internals::workload::generator::{Arrival, GeneratorConfig};
+    use ftlab::internals::workload::synthetic::SyntheticWorkload;
     use ftlab::SimTime;
     let part = GeneratorConfig {
         arrival: Arrival::Fixed,

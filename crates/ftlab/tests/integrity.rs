@@ -14,21 +14,21 @@
 
 mod policies;
 
-use ftlab::api::{build_simulation, build_simulation_with, precondition};
-use ftlab::scenario;
+use ftlab::internals::api::{build_simulation, build_simulation_with, precondition};
+use ftlab::internals::scenario;
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Every policy the test runs: the registered schemes, then the test-only ones.
 fn schemes() -> Vec<&'static str> {
-    let mut v: Vec<&'static str> = ftlab::scheme::REGISTRY.iter().map(|p| p.name).collect();
+    let mut v: Vec<&'static str> = ftlab::internals::scheme::REGISTRY.iter().map(|p| p.name).collect();
     v.extend(policies::TEST_POLICIES);
     v
 }
 
 fn mappers() -> Vec<&'static str> {
-    ftlab::stream::REGISTRY.iter().map(|p| p.name).collect()
+    ftlab::internals::stream::REGISTRY.iter().map(|p| p.name).collect()
 }
 
 static OPS_TOTAL: AtomicU64 = AtomicU64::new(0);
@@ -195,7 +195,7 @@ requests = {requests_b}
 }
 
 /// The simulation of a case: a registered scheme by name, a test-only one built here.
-fn simulation<'a>(s: &scenario::Scenario, scheme: &str) -> ftlab::simulation::Simulation<'a> {
+fn simulation<'a>(s: &scenario::Scenario, scheme: &str) -> ftlab::internals::simulation::Simulation<'a> {
     match policies::build(scheme, s) {
         Some(p) => build_simulation_with(s, p, Path::new("."), "integrity.toml").expect("builds"),
         None => build_simulation(s, scheme, Path::new("."), "integrity.toml").expect("builds"),

@@ -8,11 +8,11 @@
 //! refused; the flashblox vSSD fields likewise. Not a test of bounds that depend on the device
 //! (a policy's own tests have those).
 
-use ftlab::knobs::{Bounds, IntBounds, Knob, KnobKind, PolicyInfo};
-use ftlab::policy::SchemeConfigError;
-use ftlab::scenario::{self, Scenario};
-use ftlab::scheme::{self, SchemeContext};
-use ftlab::stream::{self, MapperContext};
+use ftlab::internals::knobs::{Bounds, IntBounds, Knob, KnobKind, PolicyInfo};
+use ftlab::internals::policy::SchemeConfigError;
+use ftlab::internals::scenario::{self, Scenario};
+use ftlab::internals::scheme::{self, SchemeContext};
+use ftlab::internals::stream::{self, MapperContext};
 
 /// Two tenants on `tiny` with room for every scheme's defaults (Eq. 12 for wao-gc, the data
 /// ways of part-ftl): over-provisioning 1, namespaces of 30% each.

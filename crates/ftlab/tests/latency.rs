@@ -1,4 +1,4 @@
-//! Tests of the latency histogram (`ftlab::metrics::latency`).
+//! Tests of the latency histogram (`ftlab::internals::metrics::latency`).
 //!
 //! Precision bound used throughout: with 3 significant digits HdrHistogram has 2048
 //! sub-buckets, so values below 2048 ns are exact and a value `v` in `[2^(b+10), 2^(b+11))`
@@ -6,7 +6,7 @@
 //! equivalent to the true order statistic `v`, hence `v <= reported < v·(1 + 2^-10)` (under
 //! 0.1% above), and then rounded to 1 ns (0.0005 µs) by the µs conversion.
 
-use ftlab::metrics::latency::{LatencyHist, LatencySummary, HIGHEST_NS};
+use ftlab::internals::metrics::latency::{LatencyHist, LatencySummary, HIGHEST_NS};
 use ftlab::SimTime;
 
 #[path = "common/counting_alloc.rs"]

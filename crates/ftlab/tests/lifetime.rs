@@ -7,7 +7,7 @@
 mod common;
 
 use common::{run_raw, tiny_on};
-use ftlab::metrics::table::{Column, Table};
+use ftlab::{Column, Table};
 use serde_json::Value;
 
 /// Two tenants on channels of their own (`partitioned` by channel): `hot` overwrites at

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{run_raw, tiny_on};
-use ftlab::metrics::lifetime_model::inputs_from_run;
+use ftlab::internals::metrics::lifetime_model::inputs_from_run;
 use serde_json::Value;
 
 fn scenario(duration_s: f64, scheme_knobs: &str) -> String {
@@ -67,7 +67,7 @@ fn model_predicts_the_long_detailed_run() {
     let short = run_raw(&scenario(12.0, since), &[]).expect("short run");
     let input = inputs_from_run(&short.summary_json, &short.resolved_toml, "flashblox").expect("inputs");
     assert!(
-        input.owner.iter().all(|&o| o != ftlab::metrics::lifetime_model::FIXED),
+        input.owner.iter().all(|&o| o != ftlab::internals::metrics::lifetime_model::FIXED),
         "both channels are swappable"
     );
     let long_secs = 150.0;
@@ -144,8 +144,8 @@ fn model_predicts_the_cumulative_triggers_swaps() {
 // numerator and denominator. So "imbalance <= 1 + x after K rounds" means: at every time after
 // the N·K-th swap, max / mean <= 1 + x.
 
-use ftlab::metrics::lifetime_model::{swap_rounds_bound, ModelInput, ModelRun};
-use ftlab::scheme::flashblox::RateWindow;
+use ftlab::internals::metrics::lifetime_model::{swap_rounds_bound, ModelInput, ModelRun};
+use ftlab::internals::scheme::flashblox::RateWindow;
 
 const N: usize = 16;
 const X: f64 = 0.1;
@@ -252,7 +252,7 @@ fn swap_bound_holds_for_milder_two_level_skews() {
 // worked by hand (docs/schemes/flashblox.md, "Swap trigger"; docs/lifetime.md, "Swaps in the
 // model").
 
-use ftlab::metrics::lifetime_model::{swap_bound_check, SwapStats};
+use ftlab::internals::metrics::lifetime_model::{swap_bound_check, SwapStats};
 
 /// Two channels of 10 blocks, one vSSD each; vSSD 0 erases 10 blocks a second (1 cycle/s),
 /// vSSD 1 nothing.
@@ -428,7 +428,7 @@ fn worst_case_is_the_slides_one_hot_case_over_five_years() {
     // PE · t / life, so the first wear-out (max = PE) comes at life / imbalance exactly; the
     // cumulative trigger at 1.1 keeps the imbalance within 1.1 plus one check's overshoot and
     // fits N·K = 160 swaps.
-    use ftlab::metrics::lifetime_model::{worst_case, SLIDES_LIFE_S};
+    use ftlab::internals::metrics::lifetime_model::{worst_case, SLIDES_LIFE_S};
     let mut input = channels(&[1.0; N]);
     input.pe_cycles = 3000.0;
     input.swap_threshold = 1.1;

@@ -4,8 +4,8 @@
 //! each `FtlabError` maps to (`FtlabError::kind`). Expected fields are worked out from the
 //! inputs written here (a line number, a key path), not read from the code under test.
 
-use ftlab::api::{lifetime, rt_admit};
-use ftlab::error::{FtlabError, LifetimeError, RtError, TaskProblem};
+use ftlab::error::{LifetimeError, RtError, TaskProblem};
+use ftlab::{lifetime, rt_admit, FtlabError};
 
 const PERIOD_MS_MAX: f64 = 1e10;
 
@@ -94,7 +94,7 @@ fn usage_errors_stay_usage_errors() {
     let e = lifetime("{}", "", "unified", -1.0).unwrap_err();
     assert!(matches!(&e, FtlabError::Usage { arg, .. } if arg == "--horizon-days"), "{e:?}");
     assert_eq!(e.kind(), "UsageError");
-    let e = ftlab::api::rt_schedulability(1, 1, 2.0).unwrap_err();
+    let e = ftlab::rt_schedulability(1, 1, 2.0).unwrap_err();
     assert_eq!(
         e,
         FtlabError::Usage { arg: "--read-share".into(), reason: "must be in [0, 1], got 2".into() }

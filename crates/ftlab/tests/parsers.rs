@@ -1,4 +1,4 @@
-//! Integration tests of the trace parsers (`ftlab::workload::read_trace`) and of
+//! Integration tests of the trace parsers (`ftlab::internals::workload::read_trace`) and of
 //! `trace_stats`: hand-written fixtures for every format (tests/fixtures/traces), one test
 //! per kind of malformation per format, and whole-file checks of the real samples in the
 //! repository's `data/traces`.
@@ -9,11 +9,9 @@
 mod common;
 use common::traces_dir;
 
-use ftlab::workload::stats::{trace_reader_stats, trace_stats, TraceStats};
-use ftlab::workload::{
-    read_trace, IoOp, LineError, TraceErrorKind, TraceFormat, TraceRecord, MAX_LINE_BYTES,
-};
-use ftlab::SimTime;
+use ftlab::internals::workload::stats::{trace_reader_stats, trace_stats};
+use ftlab::internals::workload::{read_trace, IoOp, LineError, TraceErrorKind, TraceRecord, MAX_LINE_BYTES};
+use ftlab::{SimTime, TraceFormat, TraceStats};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::BufReader;
@@ -368,7 +366,7 @@ fn ftlab_csv_fixture() {
 
 #[test]
 fn ftlab_csv_writes_what_it_reads() {
-    use ftlab::workload::ftlab_csv::{write_header, write_record};
+    use ftlab::internals::workload::ftlab_csv::{write_header, write_record};
     let records: Vec<TraceRecord> = [(7u64, W, 0u64, 4096u64, 3u16), (9, T, 4096, 8192, 4), (10, R, 1, 1, 0)]
         .iter()
         .map(|&(t, op, offset_bytes, size_bytes, stream)| TraceRecord {
@@ -1167,13 +1165,13 @@ fn trace_stats_errors_name_the_file_and_line() {
     for (format, name, text, says) in cases {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
-        let err = ftlab::api::trace_stats(&path, format).unwrap_err().to_string();
+        let err = ftlab::trace_stats(&path, format).unwrap_err().to_string();
         assert!(err.starts_with(&path.display().to_string()), "{err}");
         assert!(err.contains(says), "{err} does not say {says:?}");
     }
     let ok = dir.join("ok.csv");
     std::fs::write(&ok, "1,1,0x35,0,0\n1,2,0x2a,512,8\n").unwrap();
-    let stats = ftlab::api::trace_stats(&ok, Vscsi).unwrap();
+    let stats = ftlab::trace_stats(&ok, Vscsi).unwrap();
     assert_eq!((stats.requests, stats.writes, stats.skipped), (1, 1, 1));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -247,11 +247,11 @@ fn admitted(tasks: &[(bool, u32, f64, f64)]) -> bool {
         &tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect::<Vec<_>>().join(", "),
         "report",
     );
-    let s = ftlab::scenario::load(&text, "t.toml", &[], None).expect("loads");
+    let s = ftlab::internals::scenario::load(&text, "t.toml", &[], None).expect("loads");
     let (g, ns, rt) = (s.geometry(), s.namespace_units(), s.rt_tasks());
-    let ctx = ftlab::api::scheme_context(&s, &g, &ns, &rt);
-    let c = ftlab::scheme::part_ftl::analysis_config(&g, &ctx);
-    ftlab::rt::part_ftl::admits(&c, &rt)
+    let ctx = ftlab::internals::api::scheme_context(&s, &g, &ns, &rt);
+    let c = ftlab::internals::scheme::part_ftl::analysis_config(&g, &ctx);
+    ftlab::internals::rt::part_ftl::admits(&c, &rt)
 }
 
 proptest::proptest! {

@@ -1,11 +1,11 @@
-//! Tests of the periodic real-time task generator (`ftlab::workload::periodic`): release
+//! Tests of the periodic real-time task generator (`ftlab::internals::workload::periodic`): release
 //! times, deadlines and merge order worked by hand, offsets, `end_s`, addresses, determinism,
 //! every validation rule, and the utilisation helper. Generator level only: nothing here runs
 //! a simulation.
 
-use ftlab::sim::time::SimTime;
-use ftlab::workload::periodic::{PeriodicRecord, PeriodicStream, PeriodicTask, PeriodicWorkload};
-use ftlab::workload::IoOp;
+use ftlab::internals::workload::periodic::{PeriodicRecord, PeriodicStream, PeriodicTask, PeriodicWorkload};
+use ftlab::internals::workload::IoOp;
+use ftlab::SimTime;
 
 #[path = "common/counting_alloc.rs"]
 mod counting_alloc;

@@ -2,7 +2,7 @@
 //! equations with its Tables II and IV and §V-A's configuration, and UUniFast against its
 //! definition. Every expected number below is worked out in the comment beside it.
 
-use ftlab::rt::{megabytes, part_ftl, uunifast::uunifast, wao_gc, Task};
+use ftlab::internals::rt::{megabytes, part_ftl, uunifast::uunifast, wao_gc, Task};
 use rand::SeedableRng;
 
 fn close(got: f64, want: f64, tol: f64, what: &str) {
@@ -129,8 +129,8 @@ fn uunifast_sums_to_the_target_and_is_uniform_on_the_simplex() {
 
 // ---- RTGC, WAO-GC's demand test and the Figures 5-7 experiment (rt::rtgc, rt::schedulability).
 
-use ftlab::rt::schedulability::{self as sched, Experiment};
-use ftlab::rt::{rtgc, wao_gc::Blockers};
+use ftlab::internals::rt::schedulability::{self as sched, Experiment};
+use ftlab::internals::rt::{rtgc, Blockers};
 
 #[test]
 fn rtgc_test_on_a_hand_worked_set() {
@@ -243,8 +243,8 @@ fn the_experiment_is_deterministic_and_consistent_across_figures() {
         ..Experiment::paper(40, 2019)
     };
     // The registry's analyses (`scheme::analyses`): the series of Figures 5-7.
-    let owned = ftlab::scheme::analyses();
-    let d: Vec<&dyn ftlab::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();
+    let owned = ftlab::internals::scheme::analyses();
+    let d: Vec<&dyn ftlab::internals::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();
     let a = sched::run(&e, &d);
     assert_eq!(a, sched::run(&e, &d), "same seed, same output");
     assert_ne!(

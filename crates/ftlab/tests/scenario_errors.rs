@@ -12,10 +12,10 @@
 //! missing fields) and errors found by validation both use dots (`tenants.0.foo`,
 //! `tenants.0.queue_depth`), the spelling `--set` accepts.
 
-use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
-use ftlab::error::{Place, TraceError};
-use ftlab::scenario::{self, presets, Scenario};
-use ftlab::FtlabError;
+use ftlab::error::TraceError;
+use ftlab::internals::scenario;
+use ftlab::internals::scenario::presets;
+use ftlab::{run_scenario, FtlabError, Place, RunOptions, Scenario, ScenarioSource};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -354,7 +354,7 @@ fn base_scenarios_are_valid() {
     assert_eq!(s.logical_units(), 13107);
     assert_eq!(s.namespace_units(), vec![5242, 5242]);
     // The bundled default scenario loads too.
-    load_ok(&Case { text: ftlab::api::default_scenario_toml().into(), ..base() });
+    load_ok(&Case { text: ftlab::default_scenario_toml().into(), ..base() });
 }
 
 #[test]
@@ -851,7 +851,7 @@ fn multi_part_synthetic_workloads() {
     let parts = s.tenants[1].synthetic().unwrap().parts();
     assert_eq!(
         (parts.len(), parts[0].pattern, parts[1].rate_iops),
-        (2, ftlab::workload::generator::Pattern::Zipf, 5.0)
+        (2, ftlab::internals::workload::generator::Pattern::Zipf, 5.0)
     );
     // A tenant or measurement duration ends a part that would not end by itself.
     load_ok(&two_parts().replace("end_s = 1.0\n", "").set("tenants.db.duration_s=3"));
@@ -1262,7 +1262,7 @@ fn tables_of_schemes_not_run_are_checked_without_the_device() {
     ]);
     // Every scheme's resolved table (as it ran) is accepted as the table of a scheme not run.
     let mut checked = 0;
-    for info in ftlab::scheme::REGISTRY {
+    for info in ftlab::internals::scheme::REGISTRY {
         let run = base().replace("schemes = [\"unified\"]", &format!("schemes = [{:?}]", info.name));
         let Ok(Ok(Some(s))) = outcome(&run) else { continue };
         let mut wrapper = toml::Table::new();
@@ -1288,7 +1288,7 @@ fn tables_of_schemes_not_run_are_checked_without_the_device() {
 /// 8 of 16.
 #[test]
 fn the_default_scenario_with_twice_the_channels() {
-    let default = || Case { text: ftlab::api::default_scenario_toml().into(), ..base() };
+    let default = || Case { text: ftlab::default_scenario_toml().into(), ..base() };
     let dies = |s: &Scenario| -> Vec<i64> {
         s.scheme["flashblox"]["tenants"]
             .as_array()

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{metric, reader_writer_pair};
-use ftlab::api::{self, Progress, RunOptions, ScenarioSource};
+use ftlab::{run_scenario, Progress, RunOptions, RunOutput, ScenarioSource};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -44,11 +44,11 @@ fn run_with(
     overrides: &[&str],
     jobs: Option<usize>,
     progress: &mut dyn FnMut(Progress),
-) -> api::RunOutput {
+) -> RunOutput {
     let source =
         ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "solo.toml".into() };
     let opts = RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs };
-    api::run_scenario(&source, &opts, progress).unwrap_or_else(|e| panic!("scenario failed: {e}"))
+    run_scenario(&source, &opts, progress).unwrap_or_else(|e| panic!("scenario failed: {e}"))
 }
 
 fn summary(text: &str, overrides: &[&str]) -> Value {

@@ -5,17 +5,17 @@
 //! §4.2 memory arithmetic); `autostream` is tested in tests/autostream.rs.
 //! The mappers are driven through their trait hooks with hand-made events on a small device.
 
-use ftlab::flash::geometry::{BlockIdx, Geometry, Ppa};
-use ftlab::ftl::blocks::WriteClass;
-use ftlab::ftl::{Ftl, FtlParams};
-use ftlab::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
-use ftlab::scenario;
-use ftlab::sim::time::SimTime;
-use ftlab::stream::dac::Dac;
-use ftlab::stream::direct::Direct;
-use ftlab::stream::manual::{Manual, VSTREAM_TABLE1};
-use ftlab::stream::vstream::{kmeans_1d, stamp_table_bytes, VStream};
-use ftlab::stream::{MapperContext, StreamMapper};
+use ftlab::internals::flash::geometry::{BlockIdx, Geometry, Ppa};
+use ftlab::internals::ftl::blocks::WriteClass;
+use ftlab::internals::ftl::{Ftl, FtlParams};
+use ftlab::internals::policy::{Cause, DeviceView, DieStatus, EpochStats, Invalidated, Placed};
+use ftlab::internals::scenario;
+use ftlab::internals::stream::dac::Dac;
+use ftlab::internals::stream::direct::Direct;
+use ftlab::internals::stream::manual::{Manual, VSTREAM_TABLE1};
+use ftlab::internals::stream::vstream::{kmeans_1d, stamp_table_bytes, VStream};
+use ftlab::internals::stream::{MapperContext, StreamMapper};
+use ftlab::SimTime;
 
 /// 2 dies, 8 blocks of 8 pages each, 16 KiB pages of four 4 KiB units.
 fn geometry() -> Geometry {
@@ -416,7 +416,7 @@ fn vstream_bad_knobs_name_the_key() {
 /// property test is `tests/integrity.rs`), and reports its counters.
 #[test]
 fn every_mapper_runs_a_scenario() {
-    for name in ftlab::stream::REGISTRY.iter().map(|p| p.name) {
+    for name in ftlab::internals::stream::REGISTRY.iter().map(|p| p.name) {
         let text = format!(
             r#"seed = 5
 schemes = ["unified"]
@@ -441,8 +441,9 @@ requests = 20000
         );
         let s = scenario::load(&text, "s.toml", &[], None).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut sim =
-            ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
-        ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
+            ftlab::internals::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml")
+                .expect("builds");
+        ftlab::internals::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
         sim.run(&mut |_| {}).expect("runs");
         sim.check_integrity();
     }
@@ -471,10 +472,10 @@ window_s = 0.5
     scenario::load(&text, "s.toml", &[], None).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn finish(s: &scenario::Scenario, scheme: &str) -> ftlab::metrics::report::SchemeResult {
-    let mut sim =
-        ftlab::api::build_simulation(s, scheme, std::path::Path::new("."), "s.toml").expect("builds");
-    ftlab::api::precondition(s, &mut sim, "s.toml").expect("preconditions");
+fn finish(s: &scenario::Scenario, scheme: &str) -> ftlab::internals::metrics::report::SchemeResult {
+    let mut sim = ftlab::internals::api::build_simulation(s, scheme, std::path::Path::new("."), "s.toml")
+        .expect("builds");
+    ftlab::internals::api::precondition(s, &mut sim, "s.toml").expect("preconditions");
     sim.run(&mut |_| {}).expect("runs");
     sim.check_integrity();
     sim.finish(scheme).expect("finishes").0
@@ -575,13 +576,14 @@ stream = 1
     for (mapper, has) in [("manual", true), ("legacy", false)] {
         let s = stream_scenario(mapper, "unified", tenant);
         let mut sim =
-            ftlab::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml").expect("builds");
-        ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
+            ftlab::internals::api::build_simulation(&s, "unified", std::path::Path::new("."), "s.toml")
+                .expect("builds");
+        ftlab::internals::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
         sim.run(&mut |_| {}).expect("runs");
         let (_, tables) = sim.finish("unified").expect("finishes");
         let col = |name: &str| {
             tables.timeseries.columns.iter().find(|(n, _)| n == name).map(|(_, c)| match c {
-                ftlab::metrics::table::Column::F64(v) => v.clone(),
+                ftlab::Column::F64(v) => v.clone(),
                 _ => panic!("{name} is not a float column"),
             })
         };
@@ -653,9 +655,10 @@ stream = 2
             let extra =
                 format!("{tenants}[stream.vstream]\nepoch_s = 0.25\n[stream.manual]\ntable = [0, 1, 2]\n");
             let s = stream_scenario(mapper, scheme, &extra);
-            let mut sim = ftlab::api::build_simulation(&s, scheme, std::path::Path::new("."), "s.toml")
-                .expect("builds");
-            ftlab::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
+            let mut sim =
+                ftlab::internals::api::build_simulation(&s, scheme, std::path::Path::new("."), "s.toml")
+                    .expect("builds");
+            ftlab::internals::api::precondition(&s, &mut sim, "s.toml").expect("preconditions");
             sim.run(&mut |_| {}).expect("runs");
             sim.check_integrity();
             let ftl = sim.ftl();
@@ -669,7 +672,7 @@ stream = 2
                 for unit in 0..g.units_per_block {
                     let ppa = g.ppa(block, unit / g.units_per_page, unit % g.units_per_page);
                     let lpn = ftl.p2l(ppa);
-                    if lpn == ftlab::ftl::NONE {
+                    if lpn == ftlab::internals::ftl::NONE {
                         continue;
                     }
                     let holders: Vec<u16> = (0..2u16).filter(|&t| ftl.l2p(t, lpn) == ppa.0).collect();

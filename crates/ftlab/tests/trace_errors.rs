@@ -5,7 +5,8 @@
 //! kinds (`host.rs`).
 
 use ftlab::error::trace::{Arity, Column, HeaderBlock, TraceErrorKind};
-use ftlab::workload::{read_trace, LineError, TraceFormat};
+use ftlab::internals::workload::{read_trace, LineError};
+use ftlab::TraceFormat;
 use TraceErrorKind::*;
 use TraceFormat::*;
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{metric, run, traces_dir};
-use ftlab::workload::TraceFormat;
+use ftlab::TraceFormat;
 
 #[test]
 fn real_samples_replay_under_both_schemes() {
@@ -30,7 +30,7 @@ fn real_samples_replay_under_both_schemes() {
     );
     let s = run(&text, &[]);
     for (name, file, format) in samples {
-        let stats = ftlab::api::trace_stats(&dir.join(file), format).expect("sample parses");
+        let stats = ftlab::trace_stats(&dir.join(file), format).expect("sample parses");
         for scheme in ["unified", "partitioned"] {
             let done = metric(&s, scheme, name, "read", "count") + metric(&s, scheme, name, "write", "count");
             assert_eq!(done as u64, stats.reads + stats.writes, "{scheme}/{name}: every request completes");

@@ -6,16 +6,17 @@
 
 mod common;
 
-use ftlab::api::{build_simulation, precondition, Column, Table};
-use ftlab::flash::geometry::DieIdx;
-use ftlab::ftl::blocks::WriteClass;
-use ftlab::ftl::gc::VictimPolicy;
-use ftlab::ftl::{FrontierKey, Ftl};
-use ftlab::policy::{DeviceView, DieStatus};
-use ftlab::scenario::{self, Scenario};
-use ftlab::scheme::upi::{delay_weight, EpochModel, Smoothed, Upi, UpiConfig};
-use ftlab::scheme::{EpochStats, Scheme, SchemeContext};
-use ftlab::sim::time::SimTime;
+use ftlab::internals::api::{build_simulation, precondition};
+use ftlab::internals::flash::geometry::DieIdx;
+use ftlab::internals::ftl::blocks::WriteClass;
+use ftlab::internals::ftl::gc::VictimPolicy;
+use ftlab::internals::ftl::{FrontierKey, Ftl};
+use ftlab::internals::policy::EpochStats;
+use ftlab::internals::policy::{DeviceView, DieStatus};
+use ftlab::internals::scenario::{self, Scenario};
+use ftlab::internals::scheme::upi::{delay_weight, EpochModel, Smoothed, Upi, UpiConfig};
+use ftlab::internals::scheme::{Scheme, SchemeContext};
+use ftlab::{Column, SimTime, Table};
 use std::path::Path;
 
 const TAU_R_NS: f64 = 50_000.0;

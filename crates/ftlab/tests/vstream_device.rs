@@ -7,7 +7,7 @@
 
 mod common;
 
-use ftlab::scenario::presets::{self, VSTREAM_ONE_SHOT_PAGES, VSTREAM_ONE_SHOT_PROGRAM_US};
+use ftlab::internals::scenario::presets::{self, VSTREAM_ONE_SHOT_PAGES, VSTREAM_ONE_SHOT_PROGRAM_US};
 
 #[test]
 fn vstream_preset_is_the_papers_device() {

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{run, run_raw, tiny_on};
-use ftlab::scheme::wao_gc::lambda_max;
+use ftlab::internals::rt::wao_gc::lambda_max;
 use ftlab::FtlabError;
 
 /// One closed-loop writer of single 4 KiB pages at queue depth 1, on `tiny` (4 dies, 64
@@ -48,7 +48,7 @@ fn eq12_bound_is_the_papers_66_4_percent() {
 /// n + v ≤ P: v = 171, n = 87, 258 > 256.
 #[test]
 fn steps_per_write_and_the_bound_match_section_4b_by_hand() {
-    use ftlab::rt::wao_gc::{one_block_suffices, steps_per_reclaim, trigger_share};
+    use ftlab::internals::rt::wao_gc::{one_block_suffices, steps_per_reclaim, trigger_share};
     assert_eq!(steps_per_reclaim(170, 2), 86);
     assert_eq!(steps_per_reclaim(170, 2) + 170, 256);
     assert!(one_block_suffices(510.0 / 768.0, 256, 2));

@@ -5,8 +5,7 @@
 
 mod common;
 
-use ftlab::api::{run_scenario, RunOptions, ScenarioSource};
-use ftlab::FtlabError;
+use ftlab::{run_scenario, FtlabError, RunOptions, ScenarioSource};
 use serde_json::Value;
 
 /// The default scenario (`scenarios/default.toml`) with `overrides`, seed `seed`, solo runs

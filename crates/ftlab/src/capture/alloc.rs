@@ -15,18 +15,18 @@ use std::collections::BTreeMap;
 
 /// Free extents of a device of `total` blocks; see the module doc.
 #[derive(Clone, Debug)]
-pub struct Allocator {
+pub(crate) struct Allocator {
     free: BTreeMap<u64, u64>,
     free_blocks: u64,
     first: u64,
     total: u64,
     /// The most blocks in use at once.
-    pub peak_used: u64,
+    pub(crate) peak_used: u64,
 }
 
 impl Allocator {
     /// All of `[first, total)` free.
-    pub fn new(first: u64, total: u64) -> Allocator {
+    pub(crate) fn new(first: u64, total: u64) -> Allocator {
         assert!(first < total, "allocator: reserved {first} >= total {total}");
         Allocator {
             free: BTreeMap::from([(first, total - first)]),
@@ -38,17 +38,17 @@ impl Allocator {
     }
 
     /// The first block an allocation may take (the goal of a new file).
-    pub fn first(&self) -> u64 {
+    pub(crate) fn first(&self) -> u64 {
         self.first
     }
 
-    pub fn free_blocks(&self) -> u64 {
+    pub(crate) fn free_blocks(&self) -> u64 {
         self.free_blocks
     }
 
     /// Allocate `want` blocks near `goal`, appending the extents (start, len) to `out`.
     /// `false` (and nothing allocated) when fewer than `want` blocks are free.
-    pub fn alloc(&mut self, goal: u64, want: u64, out: &mut Vec<(u64, u64)>) -> bool {
+    pub(crate) fn alloc(&mut self, goal: u64, want: u64, out: &mut Vec<(u64, u64)>) -> bool {
         if want > self.free_blocks {
             return false;
         }
@@ -100,7 +100,7 @@ impl Allocator {
     }
 
     /// Return `[start, start + len)`; it must be allocated (asserted).
-    pub fn free(&mut self, start: u64, len: u64) {
+    pub(crate) fn free(&mut self, start: u64, len: u64) {
         assert!(
             len > 0 && start >= self.first && start + len <= self.total,
             "free: extent {start}+{len} out of range"

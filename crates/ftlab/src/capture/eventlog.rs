@@ -18,17 +18,17 @@ use std::collections::BTreeMap;
 
 /// What the LOG says; see the module doc.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct EventLog {
+pub(crate) struct EventLog {
     #[serde(skip)]
     file_job: BTreeMap<u64, u64>,
     #[serde(skip)]
     job_level: BTreeMap<u64, u32>,
-    pub events: u64,
-    pub table_file_creation: u64,
-    pub table_file_deletion: u64,
-    pub flush_finished: u64,
-    pub compaction_finished: u64,
-    pub trivial_move: u64,
+    pub(crate) events: u64,
+    pub(crate) table_file_creation: u64,
+    pub(crate) table_file_deletion: u64,
+    pub(crate) flush_finished: u64,
+    pub(crate) compaction_finished: u64,
+    pub(crate) trivial_move: u64,
 }
 
 /// The marker before the JSON object of an event line.
@@ -36,7 +36,7 @@ const MARKER: &str = "EVENT_LOG_v1 ";
 
 impl EventLog {
     /// Read one LOG line; lines without the marker are ignored. `Err`: the reason.
-    pub fn add_line(&mut self, line: &str) -> Result<(), CaptureErrorKind> {
+    pub(crate) fn add_line(&mut self, line: &str) -> Result<(), CaptureErrorKind> {
         let Some(at) = line.find(MARKER) else {
             return Ok(());
         };
@@ -72,13 +72,13 @@ impl EventLog {
     }
 
     /// The level table file `number` was written at, if the LOG says.
-    pub fn level(&self, number: u64) -> Option<u32> {
+    pub(crate) fn level(&self, number: u64) -> Option<u32> {
         self.file_job.get(&number).and_then(|job| self.job_level.get(job)).copied()
     }
 }
 
 /// The file number of a table file name (`000123.sst` → 123).
-pub fn table_number(name: &str) -> Option<u64> {
+pub(crate) fn table_number(name: &str) -> Option<u64> {
     let stem = name.strip_suffix(".sst")?;
     if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
         return None;

@@ -32,34 +32,34 @@ use crate::workload::{IoOp, TraceRecord};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bytes per file-system block.
-pub const BLOCK: u64 = 4096;
+pub(crate) const BLOCK: u64 = 4096;
 /// Blocks written per journal commit: descriptor, one metadata block, commit record.
-pub const COMMIT_BLOCKS: u64 = 3;
+pub(crate) const COMMIT_BLOCKS: u64 = 3;
 
 /// The model's parameters (validated by the caller).
 #[derive(Clone, Copy, Debug)]
-pub struct FsConfig {
-    pub device_blocks: u64,
+pub(crate) struct FsConfig {
+    pub(crate) device_blocks: u64,
     /// 0: file-system metadata is not modelled.
-    pub journal_blocks: u64,
-    pub metadata_stream: u16,
-    pub dirty_limit_blocks: u64,
-    pub commit_interval_ns: u64,
+    pub(crate) journal_blocks: u64,
+    pub(crate) metadata_stream: u16,
+    pub(crate) dirty_limit_blocks: u64,
+    pub(crate) commit_interval_ns: u64,
 }
 
 /// Counters of the model, reported in the capture summary.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct FsStats {
-    pub files_created: u64,
-    pub files_deleted: u64,
+pub(crate) struct FsStats {
+    pub(crate) files_created: u64,
+    pub(crate) files_deleted: u64,
     /// Files first seen on a write or open without `O_CREAT` (they existed before the trace).
-    pub files_preexisting: u64,
+    pub(crate) files_preexisting: u64,
     /// Dirty blocks of files deleted or truncated before write-back (never written).
-    pub dirty_blocks_dropped: u64,
+    pub(crate) dirty_blocks_dropped: u64,
     /// Dirty blocks written back at the end of the trace.
-    pub dirty_blocks_at_end: u64,
-    pub journal_commits: u64,
-    pub peak_used_blocks: u64,
+    pub(crate) dirty_blocks_at_end: u64,
+    pub(crate) journal_commits: u64,
+    pub(crate) peak_used_blocks: u64,
 }
 
 #[derive(Debug)]
@@ -82,16 +82,16 @@ struct Fd {
 
 /// How a file is opened.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct OpenFlags {
-    pub create: bool,
-    pub trunc: bool,
-    pub direct: bool,
-    pub append: bool,
+pub(crate) struct OpenFlags {
+    pub(crate) create: bool,
+    pub(crate) trunc: bool,
+    pub(crate) direct: bool,
+    pub(crate) append: bool,
 }
 
 /// The model; see the module doc. Records accumulate in `out` until the caller drains them.
 #[derive(Debug)]
-pub struct Fs {
+pub(crate) struct Fs {
     cfg: FsConfig,
     alloc: Allocator,
     files: Vec<File>,
@@ -100,8 +100,8 @@ pub struct Fs {
     journal_head: u64,
     meta_dirty: bool,
     last_commit_ns: u64,
-    pub out: Vec<TraceRecord>,
-    pub stats: FsStats,
+    pub(crate) out: Vec<TraceRecord>,
+    pub(crate) stats: FsStats,
 }
 
 fn record(now: u64, op: IoOp, block: u64, blocks: u64, stream: u16) -> TraceRecord {
@@ -148,7 +148,7 @@ fn lookup(map: &BTreeMap<u64, (u64, u64)>, fb: u64) -> Option<u64> {
 }
 
 impl Fs {
-    pub fn new(cfg: FsConfig) -> Fs {
+    pub(crate) fn new(cfg: FsConfig) -> Fs {
         Fs {
             alloc: Allocator::new(cfg.journal_blocks, cfg.device_blocks),
             cfg,
@@ -164,7 +164,7 @@ impl Fs {
     }
 
     /// The file at `path`, created (with `stream`) if the model has not seen it.
-    pub fn file_at(&mut self, path: &str, stream: u16, create: bool) -> usize {
+    pub(crate) fn file_at(&mut self, path: &str, stream: u16, create: bool) -> usize {
         if let Some(&id) = self.paths.get(path) {
             return id;
         }
@@ -181,7 +181,7 @@ impl Fs {
     }
 
     /// `open` returned `fd` for `path`.
-    pub fn open(&mut self, now: u64, fd: i64, path: &str, stream: u16, flags: OpenFlags) {
+    pub(crate) fn open(&mut self, now: u64, fd: i64, path: &str, stream: u16, flags: OpenFlags) {
         let existed = self.paths.contains_key(path);
         let file = self.file_at(path, stream, flags.create);
         if existed && flags.trunc {
@@ -194,23 +194,23 @@ impl Fs {
     }
 
     /// The file an fd was opened on, if the model saw the open.
-    pub fn fd_file(&self, fd: i64) -> Option<usize> {
+    pub(crate) fn fd_file(&self, fd: i64) -> Option<usize> {
         self.fds.get(&fd).map(|f| f.file)
     }
 
-    pub fn fd_direct(&self, fd: i64) -> bool {
+    pub(crate) fn fd_direct(&self, fd: i64) -> bool {
         self.fds.get(&fd).is_some_and(|f| f.direct)
     }
 
     /// The offset a `write` on `fd` starts at, and moves the position past `len` bytes.
-    pub fn advance(&mut self, fd: i64, len: u64) -> Option<u64> {
+    pub(crate) fn advance(&mut self, fd: i64, len: u64) -> Option<u64> {
         let f = self.fds.get_mut(&fd)?;
         let at = if f.append { self.files[f.file].size } else { f.pos };
         f.pos = at + len;
         Some(at)
     }
 
-    pub fn seek(&mut self, fd: i64, pos: u64) {
+    pub(crate) fn seek(&mut self, fd: i64, pos: u64) {
         if let Some(f) = self.fds.get_mut(&fd) {
             f.pos = pos;
         }
@@ -219,7 +219,7 @@ impl Fs {
     /// `close(fd)` whose argument named `path`. A close reported after another thread's open
     /// already reused its fd number (strace shows the close's result late) names the older
     /// file: that file is written back and the fd keeps its new file.
-    pub fn close(&mut self, now: u64, fd: i64, path: Option<&str>) {
+    pub(crate) fn close(&mut self, now: u64, fd: i64, path: Option<&str>) {
         let stale = matches!((self.fds.get(&fd), path), (Some(f), Some(p)) if f.path != p);
         if stale {
             if let Some(&file) = path.and_then(|p| self.paths.get(p)) {
@@ -233,7 +233,7 @@ impl Fs {
     }
 
     /// `len` bytes written at `offset` of `file`. `Err`: the device is full.
-    pub fn write(
+    pub(crate) fn write(
         &mut self,
         now: u64,
         file: usize,
@@ -313,7 +313,7 @@ impl Fs {
     }
 
     /// Write back the dirty blocks of `file`.
-    pub fn flush(&mut self, now: u64, file: usize) {
+    pub(crate) fn flush(&mut self, now: u64, file: usize) {
         let dirty = std::mem::take(&mut self.files[file].dirty);
         self.emit_writes(now, file, dirty.into_iter());
     }
@@ -338,7 +338,7 @@ impl Fs {
     }
 
     /// Set the size of `file` to `size`, freeing the blocks past it.
-    pub fn truncate(&mut self, now: u64, file: usize, size: u64) {
+    pub(crate) fn truncate(&mut self, now: u64, file: usize, size: u64) {
         self.free_range(now, file, size.div_ceil(BLOCK), u64::MAX);
         self.files[file].size = size;
         self.meta_dirty = true;
@@ -346,7 +346,7 @@ impl Fs {
 
     /// `fallocate`: `keep_size`/plain allocate, `punch` frees whole blocks. The caller rejects
     /// other modes.
-    pub fn fallocate(
+    pub(crate) fn fallocate(
         &mut self,
         now: u64,
         file: usize,
@@ -368,7 +368,7 @@ impl Fs {
     }
 
     /// Remove `path`, freeing its blocks; `false` if the model does not know it.
-    pub fn unlink(&mut self, now: u64, path: &str) -> bool {
+    pub(crate) fn unlink(&mut self, now: u64, path: &str) -> bool {
         let Some(file) = self.paths.remove(path) else {
             return false;
         };
@@ -379,7 +379,7 @@ impl Fs {
     }
 
     /// Rename `from` to `to`, replacing (freeing) a file at `to`.
-    pub fn rename(&mut self, now: u64, from: &str, to: &str) -> bool {
+    pub(crate) fn rename(&mut self, now: u64, from: &str, to: &str) -> bool {
         if from == to {
             return self.paths.contains_key(from);
         }
@@ -396,7 +396,7 @@ impl Fs {
     }
 
     /// `fsync`/`fdatasync` of `file` (None: a directory): write back, then commit.
-    pub fn sync(&mut self, now: u64, file: Option<usize>) {
+    pub(crate) fn sync(&mut self, now: u64, file: Option<usize>) {
         if let Some(file) = file {
             self.flush(now, file);
         }
@@ -404,7 +404,7 @@ impl Fs {
     }
 
     /// Commit the journal if metadata is dirty and `commit_interval_ns` has passed.
-    pub fn tick(&mut self, now: u64) {
+    pub(crate) fn tick(&mut self, now: u64) {
         if self.meta_dirty && now.saturating_sub(self.last_commit_ns) >= self.cfg.commit_interval_ns {
             self.commit(now);
         }
@@ -430,7 +430,7 @@ impl Fs {
     }
 
     /// The end of the trace: write back every dirty block (file order), then commit.
-    pub fn finish(&mut self, now: u64) {
+    pub(crate) fn finish(&mut self, now: u64) {
         for file in 0..self.files.len() {
             self.stats.dirty_blocks_at_end += self.files[file].dirty.len() as u64;
             self.flush(now, file);

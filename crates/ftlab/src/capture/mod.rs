@@ -18,10 +18,10 @@
 //! Not here: running the application or strace (Python, `ftlab.capture`); reads (not
 //! modelled: a real page cache serves most of them; counted).
 
-pub mod alloc;
-pub mod eventlog;
-pub mod fs;
-pub mod strace;
+pub(crate) mod alloc;
+pub(crate) mod eventlog;
+pub(crate) mod fs;
+pub(crate) mod strace;
 
 use crate::error::{CaptureErrorKind, RuleError, RuleProblem};
 use crate::workload::{IoOp, TraceRecord};
@@ -36,9 +36,9 @@ use strace::{fd_arg, int_arg, str_arg, Call, Line, Ret, StraceParser};
 /// plus the SSTable's level when `plus_level`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamRule {
-    pub pattern: String,
-    pub stream: u16,
-    pub plus_level: bool,
+    pub(crate) pattern: String,
+    pub(crate) stream: u16,
+    pub(crate) plus_level: bool,
 }
 
 impl StreamRule {
@@ -61,7 +61,7 @@ impl StreamRule {
 
     /// The paper's RocksDB rules (docs/capture.md): 0 file-system metadata and files no rule
     /// names (the info LOG, LOCK), 1 WAL, 2 MANIFEST, 3 temporary files, 4-9 SSTables L0-L5.
-    pub fn rocksdb() -> Vec<StreamRule> {
+    pub(crate) fn rocksdb() -> Vec<StreamRule> {
         ["*.log=1", "MANIFEST-*=2", "*.dbtmp=3", "*.sst=4+level", "*=0"]
             .iter()
             .map(|r| StreamRule::parse(r).expect("built-in rule"))
@@ -92,21 +92,21 @@ fn glob(pattern: &str, name: &str) -> bool {
     true
 }
 
-/// The converter's settings. Ranges are checked by [`CaptureConfig::validate`].
+/// The converter's settings. Ranges are checked by `validate` (the `capture` call runs it).
 #[derive(Clone, Debug)]
 pub struct CaptureConfig {
     /// Only files under this directory are modelled (an absolute path).
-    pub root: String,
+    pub(crate) root: String,
     /// The modelled device (file system) size in bytes, a multiple of 4096.
-    pub device_bytes: u64,
+    pub(crate) device_bytes: u64,
     /// Model file-system metadata (the journal) as stream `metadata_stream`.
     pub fs_metadata: bool,
-    pub metadata_stream: u16,
+    pub(crate) metadata_stream: u16,
     /// Journal size in bytes (a multiple of 4096); `None`: device/128 clamped to [1 MiB, 1 GiB].
     pub journal_bytes: Option<u64>,
     /// A file's dirty bytes that force a write-back.
     pub dirty_limit_bytes: u64,
-    pub commit_interval_ns: u64,
+    pub(crate) commit_interval_ns: u64,
     pub rules: Vec<StreamRule>,
 }
 
@@ -133,7 +133,7 @@ impl CaptureConfig {
     }
 
     /// `Err((key, reason))` naming the key and its valid range.
-    pub fn validate(&self) -> Result<(), (String, String)> {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         let err = |k: &str, r: String| Err((k.to_string(), r));
         if !self.root.starts_with('/') {
             return err("root", format!("must be an absolute directory path, got {:?}", self.root));
@@ -183,45 +183,45 @@ impl CaptureConfig {
 
 /// Per-stream totals of the emitted records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct StreamCounts {
-    pub writes: u64,
-    pub write_bytes: u64,
-    pub trims: u64,
-    pub trim_bytes: u64,
+pub(crate) struct StreamCounts {
+    pub(crate) writes: u64,
+    pub(crate) write_bytes: u64,
+    pub(crate) trims: u64,
+    pub(crate) trim_bytes: u64,
 }
 
 /// Everything the conversion counted (the sidecar's `capture` object).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CaptureSummary {
-    pub records: u64,
-    pub duration_ns: u64,
-    pub device_bytes: u64,
-    pub journal_bytes: u64,
+    pub(crate) records: u64,
+    pub(crate) duration_ns: u64,
+    pub(crate) device_bytes: u64,
+    pub(crate) journal_bytes: u64,
     /// Stream id → totals.
-    pub streams: BTreeMap<u16, StreamCounts>,
-    pub strace_lines: u64,
+    pub(crate) streams: BTreeMap<u16, StreamCounts>,
+    pub(crate) strace_lines: u64,
     /// Calls modelled, by syscall name.
-    pub calls: BTreeMap<String, u64>,
+    pub(crate) calls: BTreeMap<String, u64>,
     /// Calls seen and ignored, by name (not modelled, e.g. reads, or unknown).
-    pub calls_ignored: BTreeMap<String, u64>,
-    pub calls_failed: u64,
-    pub calls_outside_root: u64,
+    pub(crate) calls_ignored: BTreeMap<String, u64>,
+    pub(crate) calls_failed: u64,
+    pub(crate) calls_outside_root: u64,
     /// Writes on an fd whose open was not traced (position unknown): dropped.
-    pub writes_unknown_fd: u64,
-    pub write_bytes_unknown_fd: u64,
+    pub(crate) writes_unknown_fd: u64,
+    pub(crate) write_bytes_unknown_fd: u64,
     /// `fallocate` modes other than plain, KEEP_SIZE and PUNCH_HOLE: ignored.
-    pub fallocate_unsupported: u64,
+    pub(crate) fallocate_unsupported: u64,
     /// unlink/rename/truncate of a file under root the model never saw.
-    pub unknown_files: u64,
-    pub lines_without_call: u64,
-    pub resumed_without_start: u64,
-    pub unfinished_at_end: u64,
-    pub times_backwards: u64,
+    pub(crate) unknown_files: u64,
+    pub(crate) lines_without_call: u64,
+    pub(crate) resumed_without_start: u64,
+    pub(crate) unfinished_at_end: u64,
+    pub(crate) times_backwards: u64,
     /// SSTables (file numbers) whose level the LOG does not give: they got the rule's base
     /// stream (level 0).
-    pub sst_level_unknown: BTreeSet<u64>,
-    pub log: EventLog,
-    pub fs: FsStats,
+    pub(crate) sst_level_unknown: BTreeSet<u64>,
+    pub(crate) log: EventLog,
+    pub(crate) fs: FsStats,
 }
 
 impl CaptureSummary {
@@ -233,7 +233,7 @@ impl CaptureSummary {
 
 /// A conversion failure: where, and why (the API adds the file names: `error::CaptureError`).
 #[derive(Debug)]
-pub enum ConvertError {
+pub(crate) enum ConvertError {
     /// A bad setting: its key and valid range.
     Config { key: String, reason: String },
     /// A bad strace line (1-based).
@@ -245,7 +245,7 @@ pub enum ConvertError {
 }
 
 /// Read the whole LOG (levels are needed before the first SSTable write).
-pub fn read_event_log(log: impl BufRead) -> Result<EventLog, ConvertError> {
+pub(crate) fn read_event_log(log: impl BufRead) -> Result<EventLog, ConvertError> {
     let mut events = EventLog::default();
     for (i, line) in log.split(b'\n').enumerate() {
         let at = |kind| ConvertError::Log { line: i as u64 + 1, kind };
@@ -257,7 +257,7 @@ pub fn read_event_log(log: impl BufRead) -> Result<EventLog, ConvertError> {
 }
 
 /// Convert: strace lines + the LOG's events → records given to `emit` in order.
-pub fn convert(
+pub(crate) fn convert(
     strace_log: impl BufRead,
     events: EventLog,
     cfg: &CaptureConfig,

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 /// The result of a call: its value and, with `-y`, the path of a returned fd.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ret {
+pub(crate) enum Ret {
     Ok {
         value: i64,
         path: Option<String>,
@@ -31,17 +31,17 @@ pub enum Ret {
 
 /// One complete syscall.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Call {
-    pub pid: u32,
-    pub time_ns: u64,
-    pub name: String,
-    pub args: Vec<String>,
-    pub ret: Ret,
+pub(crate) struct Call {
+    pub(crate) pid: u32,
+    pub(crate) time_ns: u64,
+    pub(crate) name: String,
+    pub(crate) args: Vec<String>,
+    pub(crate) ret: Ret,
 }
 
 /// What a line holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     Call(Call),
     /// The first half of a split call (kept until its resumed line).
     Unfinished,
@@ -53,7 +53,7 @@ pub enum Line {
 
 /// The strace line parser: remembers the unfinished calls per pid.
 #[derive(Debug, Default)]
-pub struct StraceParser {
+pub(crate) struct StraceParser {
     pending: BTreeMap<u32, (String, String)>,
 }
 
@@ -61,12 +61,12 @@ const TIME: Field = Field::new(2, "time");
 
 impl StraceParser {
     /// The number of calls still unfinished (at the end of a trace: calls cut by its end).
-    pub fn unfinished(&self) -> usize {
+    pub(crate) fn unfinished(&self) -> usize {
         self.pending.len()
     }
 
     /// Parse one non-blank line.
-    pub fn parse(&mut self, line: &str) -> Result<Line, CaptureErrorKind> {
+    pub(crate) fn parse(&mut self, line: &str) -> Result<Line, CaptureErrorKind> {
         if line.starts_with("strace: ") {
             return Ok(Line::Skip);
         }
@@ -188,7 +188,7 @@ fn split_args(text: &str) -> Vec<String> {
 
 /// An fd argument `6</path>` (`AT_FDCWD</dir>` gives fd -100): its number and path.
 /// A file deleted while open shows as `6</path>(deleted)`: the path is kept.
-pub fn fd_arg(arg: &str) -> Option<(i64, Option<String>)> {
+pub(crate) fn fd_arg(arg: &str) -> Option<(i64, Option<String>)> {
     let arg = arg.strip_suffix("(deleted)").unwrap_or(arg);
     let (num, path) = match arg.split_once('<') {
         Some((n, p)) => (n, p.strip_suffix('>').map(str::to_string)),
@@ -199,7 +199,7 @@ pub fn fd_arg(arg: &str) -> Option<(i64, Option<String>)> {
 }
 
 /// A quoted string argument `"..."`, unescaped (`\"`, `\\`, `\n`, `\t`, `\ooo`, `\xhh`).
-pub fn str_arg(arg: &str) -> Option<String> {
+pub(crate) fn str_arg(arg: &str) -> Option<String> {
     let inner = arg.strip_prefix('"')?;
     let inner = inner.strip_suffix("\"...").or_else(|| inner.strip_suffix('"'))?;
     let mut out = Vec::with_capacity(inner.len());
@@ -240,7 +240,7 @@ fn unescape(b: &[u8]) -> Option<(u8, usize)> {
 }
 
 /// An integer argument (decimal, or `0x` hexadecimal).
-pub fn int_arg(arg: &str) -> Option<i64> {
+pub(crate) fn int_arg(arg: &str) -> Option<i64> {
     match arg.strip_prefix("0x") {
         Some(hex) => i64::from_str_radix(hex, 16).ok(),
         None => arg.parse().ok(),

@@ -140,8 +140,8 @@ impl CaptureErrorKind {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("rule {rule:?}: {problem}")]
 pub struct RuleError {
-    pub rule: String,
-    pub problem: RuleProblem,
+    pub(crate) rule: String,
+    pub(crate) problem: RuleProblem,
 }
 
 /// What is wrong with a stream rule.

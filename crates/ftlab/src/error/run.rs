@@ -43,7 +43,7 @@ pub enum RunError {
 
 impl RunError {
     /// This error of scenario `file` (the run names the scenario only at the API's edge).
-    pub fn in_file(mut self, name: &str) -> RunError {
+    pub(crate) fn in_file(mut self, name: &str) -> RunError {
         match &mut self {
             RunError::OutOfSpace { file, .. } | RunError::NoProgress { file, .. } => *file = name.to_string(),
         }

@@ -38,11 +38,11 @@ impl FlashArray {
         }
     }
 
-    pub fn timing(&self) -> &Timing {
+    pub(crate) fn timing(&self) -> &Timing {
         &self.timing
     }
 
-    pub fn is_busy(&self, die: DieIdx) -> bool {
+    pub(crate) fn is_busy(&self, die: DieIdx) -> bool {
         self.die_busy_since[die.0 as usize].is_some()
     }
 
@@ -54,7 +54,7 @@ impl FlashArray {
     }
 
     /// `begin`, with the die first busy for `delay` (e.g. suspending another operation).
-    pub fn begin_after(&mut self, die: DieIdx, op: ArrayOp, now: SimTime, delay: SimTime) -> SimTime {
+    pub(crate) fn begin_after(&mut self, die: DieIdx, op: ArrayOp, now: SimTime, delay: SimTime) -> SimTime {
         self.occupy(die, now);
         let now = now + delay;
         let t = self.timing;
@@ -74,7 +74,7 @@ impl FlashArray {
 
     /// Mark idle `die` busy from `now` with an operation whose timing the caller tracks
     /// (a resumed program or erase).
-    pub fn occupy(&mut self, die: DieIdx, now: SimTime) {
+    pub(crate) fn occupy(&mut self, die: DieIdx, now: SimTime) {
         let d = die.0 as usize;
         assert!(self.die_busy_since[d].is_none(), "die {} started while busy", die.0);
         self.die_busy_since[d] = Some(now);
@@ -100,7 +100,7 @@ impl FlashArray {
     }
 
     /// Nanoseconds each die has been busy so far (completed operations only).
-    pub fn die_busy_ns(&self) -> &[u64] {
+    pub(crate) fn die_busy_ns(&self) -> &[u64] {
         &self.die_busy_ns
     }
 

@@ -22,10 +22,10 @@ pub struct BlockIdx(pub u32);
 pub struct Ppa(pub u32);
 
 /// The most planes a multi-plane operation spans.
-pub const PLANES_MAX: u32 = 4;
+pub(crate) const PLANES_MAX: u32 = 4;
 
 /// The largest number of mapping units a flash page may hold.
-pub const UNITS_PER_PAGE_MAX: u32 = 16;
+pub(crate) const UNITS_PER_PAGE_MAX: u32 = 16;
 
 /// The shape of the flash array. Construct with `Geometry::new`, which checks it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,15 +124,11 @@ impl Geometry {
         self.n_blocks as u64 * self.units_per_block as u64
     }
 
-    pub fn physical_bytes(&self) -> u64 {
-        self.n_units() * self.unit_bytes as u64
-    }
-
-    pub fn dies_per_channel(&self) -> u32 {
+    pub(crate) fn dies_per_channel(&self) -> u32 {
         self.chips_per_channel * self.dies_per_chip
     }
 
-    pub fn channel_of(&self, die: DieIdx) -> u32 {
+    pub(crate) fn channel_of(&self, die: DieIdx) -> u32 {
         die.0 / self.dies_per_channel()
     }
 
@@ -145,7 +141,7 @@ impl Geometry {
     }
 
     /// Flash page index within its block.
-    pub fn page_of(&self, ppa: Ppa) -> u32 {
+    pub(crate) fn page_of(&self, ppa: Ppa) -> u32 {
         (ppa.0 % self.units_per_block) / self.units_per_page
     }
 
@@ -166,7 +162,7 @@ impl Geometry {
     }
 
     /// Plane of `block` within its die (planes are consecutive ranges of the die's blocks).
-    pub fn plane_of(&self, block: BlockIdx) -> u32 {
+    pub(crate) fn plane_of(&self, block: BlockIdx) -> u32 {
         (block.0 % self.blocks_per_die) / self.blocks_per_plane
     }
 

@@ -2,7 +2,7 @@
 //! per-die / per-channel state machine that turns operations into busy time (`array`).
 //! Nothing here knows about tenants, mapping or GC.
 
-pub mod array;
-pub mod cosmos_fit;
-pub mod geometry;
-pub mod timing;
+pub(crate) mod array;
+pub(crate) mod cosmos_fit;
+pub(crate) mod geometry;
+pub(crate) mod timing;

@@ -29,7 +29,7 @@ pub struct Timing {
 impl Timing {
     /// Time to move `bytes` over one channel bus, rounded up to whole nanoseconds.
     /// bytes / (MT/s * width/8 bytes per transfer) seconds.
-    pub fn transfer(&self, bytes: u32) -> SimTime {
+    pub(crate) fn transfer(&self, bytes: u32) -> SimTime {
         let bytes_per_s = self.channel_mts as u64 * 1_000_000 * (self.channel_width_bits as u64 / 8);
         let ns = (bytes as u64 * 1_000_000_000).div_ceil(bytes_per_s);
         SimTime(ns)
@@ -37,13 +37,13 @@ impl Timing {
 
     /// A page read's service time on the array and its channel: tR + one page's transfer of
     /// `page_bytes` (no command cycles).
-    pub fn page_read(&self, page_bytes: u32) -> SimTime {
+    pub(crate) fn page_read(&self, page_bytes: u32) -> SimTime {
         self.read + self.transfer(page_bytes)
     }
 
     /// A page program's service time: tPROG + one page's transfer of `page_bytes` (no command
     /// cycles).
-    pub fn page_program(&self, page_bytes: u32) -> SimTime {
+    pub(crate) fn page_program(&self, page_bytes: u32) -> SimTime {
         self.program + self.transfer(page_bytes)
     }
 }

@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// "No tenant" in `BlockInfo::owner`.
-pub const OWNER_NONE: u16 = u16::MAX;
+pub(crate) const OWNER_NONE: u16 = u16::MAX;
 
 /// Life cycle of a block: Free -> Open (a frontier writes it) -> Full -> Victim (GC is
 /// moving its data out) -> erased -> Free.
@@ -31,10 +31,11 @@ pub enum WriteClass {
 }
 
 /// Number of `WriteClass`es.
-pub const N_WRITE_CLASSES: usize = 3;
+pub(crate) const N_WRITE_CLASSES: usize = 3;
 
 impl WriteClass {
-    pub const ALL: [WriteClass; N_WRITE_CLASSES] = [WriteClass::Host, WriteClass::Gc, WriteClass::Parity];
+    pub(crate) const ALL: [WriteClass; N_WRITE_CLASSES] =
+        [WriteClass::Host, WriteClass::Gc, WriteClass::Parity];
 }
 
 /// State of one erase block.
@@ -90,11 +91,6 @@ impl BlockInfo {
         self.stream
     }
 
-    /// Class of the writes that filled it (host, GC, parity).
-    pub fn class(&self) -> WriteClass {
-        self.class
-    }
-
     /// Mapping units that hold the latest version of some logical page.
     pub fn valid_units(&self) -> u32 {
         self.valid_units
@@ -105,19 +101,9 @@ impl BlockInfo {
         self.write_ptr
     }
 
-    /// Flash pages whose program has completed.
-    pub fn programmed_pages(&self) -> u32 {
-        self.programmed_pages
-    }
-
     /// Erases of the block so far.
     pub fn erase_count(&self) -> u32 {
         self.erase_count
-    }
-
-    /// Host reads served from this block since it was last written from empty.
-    pub fn read_count(&self) -> u32 {
-        self.read_count
     }
 
     /// Write stamp of the last unit handed out, in ns relative to the start of the timed run.
@@ -151,7 +137,7 @@ pub struct Blocks {
 impl Blocks {
     /// `pools_per_die` is 1 (one pool per die) or the die's planes (one pool per plane, for
     /// frontiers that take a block on a given plane).
-    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pools_per_die: u32) -> Blocks {
+    pub(crate) fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pools_per_die: u32) -> Blocks {
         assert!(pools_per_die == 1 || pools_per_die == geometry.planes_per_die);
         let blocks_per_pool = geometry.blocks_per_die / pools_per_die;
         let pools = (0..geometry.n_dies * pools_per_die)
@@ -179,7 +165,7 @@ impl Blocks {
     }
 
     /// What `greedy_keys[block]` must hold, computed from `info`.
-    pub fn greedy_key(&self, block: BlockIdx) -> u32 {
+    pub(crate) fn greedy_key(&self, block: BlockIdx) -> u32 {
         let info = &self.info[block.0 as usize];
         let collectable = info.state == BlockState::Full && info.programmed_pages == self.pages_per_block;
         if collectable && info.valid_units < self.units_per_block {
@@ -192,7 +178,7 @@ impl Blocks {
     /// Bring `greedy_keys[block]` in step with `info` after a change of its state, valid
     /// units or programmed pages (every such change goes through `Ftl` and calls this).
     #[inline]
-    pub fn refresh_key(&mut self, block: BlockIdx) {
+    pub(crate) fn refresh_key(&mut self, block: BlockIdx) {
         self.greedy_keys[block.0 as usize] = self.greedy_key(block);
     }
 
@@ -200,17 +186,17 @@ impl Blocks {
         &self.info[block.0 as usize]
     }
 
-    pub fn get_mut(&mut self, block: BlockIdx) -> &mut BlockInfo {
+    pub(crate) fn get_mut(&mut self, block: BlockIdx) -> &mut BlockInfo {
         &mut self.info[block.0 as usize]
     }
 
-    pub fn free_count(&self, die: DieIdx) -> u32 {
+    pub(crate) fn free_count(&self, die: DieIdx) -> u32 {
         self.free_per_die[die.0 as usize]
     }
 
     /// Take a free block of `die` (the least-worn one under dynamic wear leveling, else the
     /// lowest-numbered), or `None` if the die has none.
-    pub fn take_free(&mut self, die: DieIdx) -> Option<BlockIdx> {
+    pub(crate) fn take_free(&mut self, die: DieIdx) -> Option<BlockIdx> {
         let first = (die.0 * self.pools_per_die) as usize;
         let pool = if self.pools_per_die == 1 {
             first
@@ -228,7 +214,7 @@ impl Blocks {
 
     /// Take a free block of `die` on `plane` (least-worn first), or any plane's if that plane
     /// has none. Needs one pool per plane.
-    pub fn take_free_on(&mut self, die: DieIdx, plane: u32) -> Option<BlockIdx> {
+    pub(crate) fn take_free_on(&mut self, die: DieIdx, plane: u32) -> Option<BlockIdx> {
         assert!(self.pools_per_die > 1, "plane-aware allocation without per-plane pools");
         let pool = (die.0 * self.pools_per_die + plane) as usize;
         if self.pools[pool].is_empty() {
@@ -247,7 +233,7 @@ impl Blocks {
     }
 
     /// Return an erased block to its die's pool.
-    pub fn release(&mut self, die: DieIdx, block: BlockIdx) {
+    pub(crate) fn release(&mut self, die: DieIdx, block: BlockIdx) {
         let info = &mut self.info[block.0 as usize];
         assert_eq!(info.valid_units, 0, "erasing block {} that holds valid data", block.0);
         assert_eq!(info.state, BlockState::Victim, "erasing block {} that is not a GC victim", block.0);

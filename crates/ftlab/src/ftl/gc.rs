@@ -76,7 +76,7 @@ impl Ftl {
     /// Static wear leveling: if the erase-count gap on `die` (max over all blocks minus min
     /// over full blocks) exceeds `gap`, the least-erased full block, whose cold data should
     /// move so the block can take hot writes.
-    pub fn static_wl_victim(&self, die: DieIdx, gap: u32) -> Option<BlockIdx> {
+    pub(crate) fn static_wl_victim(&self, die: DieIdx, gap: u32) -> Option<BlockIdx> {
         let mut max = 0;
         let mut coldest: Option<(u32, u32)> = None;
         for b in self.geometry.blocks_of_die(die) {
@@ -91,13 +91,13 @@ impl Ftl {
 }
 
 /// Age of a block with write stamp `last_write_ns` at `now` (0 if stamped later).
-pub fn age(now: SimTime, last_write_ns: i64) -> SimTime {
+pub(crate) fn age(now: SimTime, last_write_ns: i64) -> SimTime {
     SimTime((now.ns() as i128 - last_write_ns as i128).max(0) as u64)
 }
 
 /// Cost-benefit score of a block with `valid` of `units` valid units and `age` since its
 /// last write: age * (1 - u) / (2u); an empty block scores infinity.
-pub fn cost_benefit(valid: u32, units: u32, age: SimTime) -> f64 {
+pub(crate) fn cost_benefit(valid: u32, units: u32, age: SimTime) -> f64 {
     if valid == 0 {
         return f64::INFINITY;
     }

@@ -4,10 +4,10 @@
 //! caller passes the die a scheme chose. It has no notion of time beyond stamps it is given,
 //! and it issues no flash operations (the simulation does).
 
-pub mod blocks;
-pub mod gc;
-pub mod oracle;
-pub mod table;
+pub(crate) mod blocks;
+pub(crate) mod gc;
+pub(crate) mod oracle;
+pub(crate) mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};
@@ -53,7 +53,7 @@ pub struct FtlParams {
 #[derive(Clone, Debug)]
 pub struct Ftl {
     pub geometry: Geometry,
-    pub params: FtlParams,
+    pub(crate) params: FtlParams,
     /// Block state (private: valid counts and greedy keys must stay in step with P2L).
     blocks: Blocks,
     /// Per tenant: logical page -> `Ppa` or `NONE`.
@@ -168,27 +168,27 @@ impl Ftl {
     }
 
     /// P2L entries of the `n` units from `first` (a page or a block).
-    pub fn p2l_range(&self, first: Ppa, n: u32) -> &[u32] {
+    pub(crate) fn p2l_range(&self, first: Ppa, n: u32) -> &[u32] {
         &self.p2l[first.0 as usize..(first.0 + n) as usize]
     }
 
     /// The oracle (when on) records that the page holding `parity` was programmed as the
     /// parity of `data`.
-    pub fn oracle_seal_parity(&mut self, parity: Ppa, data: &[Ppa]) {
+    pub(crate) fn oracle_seal_parity(&mut self, parity: Ppa, data: &[Ppa]) {
         if let Some(o) = &mut self.oracle {
             o.seal_parity(parity, data);
         }
     }
 
     /// The oracle (when on) checks that reading `members` rebuilds the page holding `target`.
-    pub fn oracle_check_rebuild(&mut self, target: Ppa, members: &[Ppa]) {
+    pub(crate) fn oracle_check_rebuild(&mut self, target: Ppa, members: &[Ppa]) {
         if let Some(o) = &mut self.oracle {
             o.check_rebuild(target, members);
         }
     }
 
     /// Reads and GC copies the integrity oracle has checked (0 when it is off).
-    pub fn oracle_checks(&self) -> u64 {
+    pub(crate) fn oracle_checks(&self) -> u64 {
         self.oracle.as_ref().map_or(0, |o| o.checks)
     }
 
@@ -205,7 +205,7 @@ impl Ftl {
 
     /// The die holding the partly filled host page of (tenant, stream), if any: the next
     /// host unit of that stream must go there so pages fill before a new die is chosen.
-    pub fn host_cursor(&self, tenant: u16, stream: u8) -> Option<DieIdx> {
+    pub(crate) fn host_cursor(&self, tenant: u16, stream: u8) -> Option<DieIdx> {
         let c = self.host_cursor[self.cursor_idx(tenant, stream)];
         (c != NONE).then_some(DieIdx(c))
     }
@@ -243,7 +243,7 @@ impl Ftl {
 
     /// Move every block's write stamp by `delta_ns` (the warm-up by workload keeps its newest
     /// stamp at 0, see `simulation::warm`). Stamps order no index: nothing else changes.
-    pub fn shift_write_stamps(&mut self, delta_ns: i64) {
+    pub(crate) fn shift_write_stamps(&mut self, delta_ns: i64) {
         for b in &mut self.blocks.info {
             b.last_write_ns = b.last_write_ns.saturating_add(delta_ns);
         }
@@ -251,7 +251,7 @@ impl Ftl {
 
     /// Close the partly filled page of `key` on `die` by padding it; returns the page to
     /// program, or `None` if the frontier has no partial page.
-    pub fn pad_page(&mut self, key: FrontierKey, die: DieIdx) -> Option<(BlockIdx, u32)> {
+    pub(crate) fn pad_page(&mut self, key: FrontierKey, die: DieIdx) -> Option<(BlockIdx, u32)> {
         let plane = self.plane_cursor[self.key_die_idx(key, die)] as u32;
         let b = self.frontiers[self.frontier_idx(key, die, plane)];
         if b == NONE {
@@ -317,7 +317,7 @@ impl Ftl {
     }
 
     /// Pad every open frontier's partial page (end of preconditioning); returns the pages.
-    pub fn pad_all_frontiers(&mut self) -> Vec<(BlockIdx, u32)> {
+    pub(crate) fn pad_all_frontiers(&mut self) -> Vec<(BlockIdx, u32)> {
         let mut pages = Vec::new();
         for tenant in 0..self.n_tenants() as u16 {
             for stream in 0..self.params.physical_streams {
@@ -343,7 +343,7 @@ impl Ftl {
     }
 
     /// Move `lpn` from `src` (where it is still current) to `dst` (a GC copy).
-    pub fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
+    pub(crate) fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
         assert_eq!(self.l2p[tenant as usize][lpn as usize], src.0, "GC copy of a stale unit");
         if let Some(o) = &mut self.oracle {
             o.copy(tenant, lpn, src, dst);
@@ -354,7 +354,7 @@ impl Ftl {
 
     /// Prefetch the L2P entries of the valid units among `first..first + n` (physical units
     /// of one block owned by `tenant`), ahead of the GC copies that will check and move them.
-    pub fn prefetch_l2p_of_units(&self, tenant: u16, first: u32, n: u32) {
+    pub(crate) fn prefetch_l2p_of_units(&self, tenant: u16, first: u32, n: u32) {
         let l2p = &self.l2p[tenant as usize];
         for &lpn in &self.p2l[first as usize..(first + n) as usize] {
             if lpn != NONE {
@@ -364,18 +364,18 @@ impl Ftl {
     }
 
     /// Prefetch the P2L entry of unit `ppa` (a GC read of it is coming).
-    pub fn prefetch_p2l(&self, ppa: u32) {
+    pub(crate) fn prefetch_p2l(&self, ppa: u32) {
         table::prefetch(&self.p2l, ppa as usize);
     }
 
     /// Prefetch the L2P entry of `lpn` (a host write or read of it is coming).
-    pub fn prefetch_l2p(&self, tenant: u16, lpn: u32) {
+    pub(crate) fn prefetch_l2p(&self, tenant: u16, lpn: u32) {
         table::prefetch(&self.l2p[tenant as usize], lpn as usize);
     }
 
     /// Prefetch what overwriting `lpn` will touch at its current location: the P2L entry
     /// and the block's state. Reads the L2P entry (best prefetched first).
-    pub fn prefetch_old_location(&self, tenant: u16, lpn: u32) {
+    pub(crate) fn prefetch_old_location(&self, tenant: u16, lpn: u32) {
         let Some(&old) = self.l2p[tenant as usize].get(lpn as usize) else { return };
         if old != NONE {
             table::prefetch(&self.p2l, old as usize);
@@ -384,7 +384,7 @@ impl Ftl {
     }
 
     /// Trim `lpn`: unmap it and invalidate its unit, which it returns (`None`: unmapped).
-    pub fn trim(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
+    pub(crate) fn trim(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
         if old != NONE {
             self.invalidate(Ppa(old));
@@ -396,7 +396,7 @@ impl Ftl {
     }
 
     /// Where `lpn` lives, checked by the oracle when it is on.
-    pub fn lookup(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
+    pub(crate) fn lookup(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
         let ppa = self.l2p[tenant as usize][lpn as usize];
         match (&mut self.oracle, ppa) {
             (Some(o), NONE) => o.check_unmapped(tenant, lpn),
@@ -408,13 +408,13 @@ impl Ftl {
 
     /// Whether the flash page holding `ppa` has been programmed (else its data is still in
     /// the controller's buffer).
-    pub fn is_programmed(&self, ppa: Ppa) -> bool {
+    pub(crate) fn is_programmed(&self, ppa: Ppa) -> bool {
         self.geometry.page_of(ppa) < self.blocks.get(self.geometry.block_of(ppa)).programmed_pages
     }
 
     /// Whether every unit of the page holding `ppa` has been handed out (the page is written
     /// or waits only for its program).
-    pub fn page_is_allocated(&self, ppa: Ppa) -> bool {
+    pub(crate) fn page_is_allocated(&self, ppa: Ppa) -> bool {
         let g = self.geometry;
         (g.page_of(ppa) + 1) * g.units_per_page <= self.blocks.get(g.block_of(ppa)).write_ptr
     }
@@ -429,14 +429,14 @@ impl Ftl {
     }
 
     /// GC takes collectable `block` as its victim (it leaves the candidates).
-    pub fn mark_victim(&mut self, block: BlockIdx) {
+    pub(crate) fn mark_victim(&mut self, block: BlockIdx) {
         self.blocks.get_mut(block).state = BlockState::Victim;
         self.blocks.refresh_key(block);
     }
 
     /// A victim whose data was moved but that is not to be erased yet (a copy-only migration)
     /// is full again: of dead data, collectable later.
-    pub fn unmark_victim(&mut self, block: BlockIdx) {
+    pub(crate) fn unmark_victim(&mut self, block: BlockIdx) {
         let info = self.blocks.get_mut(block);
         assert_eq!(info.state, BlockState::Victim, "block {} is not a victim", block.0);
         info.state = BlockState::Full;
@@ -444,7 +444,7 @@ impl Ftl {
     }
 
     /// Erase a victim whose data has all been moved, and return it to the free pool.
-    pub fn erase(&mut self, block: BlockIdx) {
+    pub(crate) fn erase(&mut self, block: BlockIdx) {
         let g = self.geometry;
         let info = self.blocks.get(block);
         assert_eq!(info.state, BlockState::Victim);
@@ -467,7 +467,7 @@ impl Ftl {
     /// are inverse, every block's valid count matches its P2L entries and its greedy key its
     /// state, and (with the oracle)
     /// every logical page reads back its latest version. Panics on the first violation.
-    pub fn check_consistency(&mut self) {
+    pub(crate) fn check_consistency(&mut self) {
         let g = self.geometry;
         let mut valid = vec![0u32; g.n_blocks as usize];
         for (ppa, &lpn) in self.p2l.iter().enumerate() {

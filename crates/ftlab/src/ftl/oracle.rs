@@ -18,7 +18,7 @@ const NEVER: u32 = 0;
 
 /// Versions of logical pages and the contents of physical units.
 #[derive(Clone, Debug)]
-pub struct Oracle {
+pub(crate) struct Oracle {
     /// Per tenant, per logical page: the latest version written, `NEVER` if unwritten or trimmed.
     expected: Vec<Vec<u32>>,
     /// Per physical unit: `(tenant << 32 | lpn, version)` stored there, or erased.
@@ -28,13 +28,13 @@ pub struct Oracle {
     /// parity page). Empty until the first parity page is sealed.
     parity: Vec<u64>,
     units_per_page: u32,
-    pub checks: u64,
+    pub(crate) checks: u64,
 }
 
 const ERASED: (u64, u32) = (u64::MAX, NEVER);
 
 impl Oracle {
-    pub fn new(namespace_units: &[u32], physical_units: u64, units_per_page: u32) -> Oracle {
+    pub(crate) fn new(namespace_units: &[u32], physical_units: u64, units_per_page: u32) -> Oracle {
         assert!(units_per_page >= 1 && physical_units.is_multiple_of(units_per_page as u64), "whole pages");
         Oracle {
             expected: namespace_units.iter().map(|&n| vec![NEVER; n as usize]).collect(),
@@ -51,7 +51,7 @@ impl Oracle {
     }
 
     /// The host wrote `lpn` into `ppa`.
-    pub fn host_write(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
+    pub(crate) fn host_write(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
         let v = self.next_version;
         self.next_version = self.next_version.checked_add(1).expect("oracle version overflow");
         self.expected[tenant as usize][lpn as usize] = v;
@@ -61,7 +61,7 @@ impl Oracle {
     }
 
     /// GC copied the latest version of `lpn` from `src` to `dst`.
-    pub fn copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
+    pub(crate) fn copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
         self.check_read(tenant, lpn, src);
         let content = self.stored[src.0 as usize];
         let slot = &mut self.stored[dst.0 as usize];
@@ -70,7 +70,7 @@ impl Oracle {
     }
 
     /// The FTL serves a read of `lpn` from `ppa`; it must hold the latest version.
-    pub fn check_read(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
+    pub(crate) fn check_read(&mut self, tenant: u16, lpn: u32, ppa: Ppa) {
         self.checks += 1;
         let want = self.expected[tenant as usize][lpn as usize];
         let have = self.stored[ppa.0 as usize];
@@ -83,18 +83,18 @@ impl Oracle {
     }
 
     /// The FTL reports `lpn` unmapped; it must never have been written, or been trimmed.
-    pub fn check_unmapped(&mut self, tenant: u16, lpn: u32) {
+    pub(crate) fn check_unmapped(&mut self, tenant: u16, lpn: u32) {
         self.checks += 1;
         let want = self.expected[tenant as usize][lpn as usize];
         assert_eq!(want, NEVER, "oracle: t{tenant}:lpn{lpn} lost: unmapped, but version {want} was written");
     }
 
-    pub fn trim(&mut self, tenant: u16, lpn: u32) {
+    pub(crate) fn trim(&mut self, tenant: u16, lpn: u32) {
         self.expected[tenant as usize][lpn as usize] = NEVER;
     }
 
     /// A block was erased: its units hold nothing, and its parity pages no digest.
-    pub fn erase(&mut self, first: Ppa, n_units: u32) {
+    pub(crate) fn erase(&mut self, first: Ppa, n_units: u32) {
         for slot in &mut self.stored[first.0 as usize..(first.0 + n_units) as usize] {
             *slot = ERASED;
         }
@@ -106,7 +106,7 @@ impl Oracle {
 
     /// The page holding `parity` was programmed as the parity of `data` (pages named by any
     /// of their units): record the XOR of their units' hashes.
-    pub fn seal_parity(&mut self, parity: Ppa, data: &[Ppa]) {
+    pub(crate) fn seal_parity(&mut self, parity: Ppa, data: &[Ppa]) {
         if self.parity.is_empty() {
             self.parity = vec![0; self.stored.len() / self.units_per_page as usize];
         }
@@ -121,7 +121,7 @@ impl Oracle {
 
     /// A read of the page holding `target` is rebuilt from `members`: its stripe's other data
     /// pages and its parity page. The XOR must give back the target page as it is stored.
-    pub fn check_rebuild(&mut self, target: Ppa, members: &[Ppa]) {
+    pub(crate) fn check_rebuild(&mut self, target: Ppa, members: &[Ppa]) {
         self.checks += 1;
         let t = self.page(target);
         let parities: Vec<u32> = members
@@ -166,7 +166,7 @@ impl Oracle {
     }
 
     /// Every logical page must map to a unit holding its latest version (full sweep).
-    pub fn check_all(&mut self, l2p: &[Vec<u32>]) {
+    pub(crate) fn check_all(&mut self, l2p: &[Vec<u32>]) {
         for (t, table) in l2p.iter().enumerate() {
             for (lpn, &ppa) in table.iter().enumerate() {
                 if ppa == u32::MAX {

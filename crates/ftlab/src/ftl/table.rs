@@ -3,7 +3,7 @@
 //! miss. Only a hint (`madvise(MADV_HUGEPAGE)` on Linux); the contents are plain `Vec<u32>`.
 
 /// A `Vec<u32>` of `len` copies of `value`, huge-page backed where the OS allows.
-pub fn filled_u32(len: usize, value: u32) -> Vec<u32> {
+pub(crate) fn filled_u32(len: usize, value: u32) -> Vec<u32> {
     let mut v: Vec<u32> = Vec::with_capacity(len);
     advise_huge(v.as_mut_ptr() as usize, len * 4);
     v.resize(len, value);
@@ -34,7 +34,7 @@ fn advise_huge(_addr: usize, _bytes: usize) {}
 /// goes on (the L2P and P2L are far larger than the caches). Only a hint: it never changes
 /// what any load returns, and an index out of range is ignored.
 #[inline(always)]
-pub fn prefetch<T>(table: &[T], idx: usize) {
+pub(crate) fn prefetch<T>(table: &[T], idx: usize) {
     if let Some(entry) = table.get(idx) {
         prefetch_line(entry);
     }

@@ -25,27 +25,27 @@ pub enum AddressMap {
 }
 
 /// `HostRequest::task` of a request that belongs to no periodic task.
-pub const NO_TASK: u16 = u16::MAX;
+pub(crate) const NO_TASK: u16 = u16::MAX;
 
 /// The latest arrival a run accepts: 10^7 simulated seconds (about 116 days), the same bound
 /// the scenario puts on durations.
-pub const ARRIVAL_MAX: SimTime = SimTime(10_000_000 * 1_000_000_000);
+pub(crate) const ARRIVAL_MAX: SimTime = SimTime(10_000_000 * 1_000_000_000);
 
 /// One host request, in mapping units of its tenant's namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostRequest {
     /// When it arrives (for closed-loop replay: overwritten at submission).
     pub arrival: SimTime,
-    pub op: IoOp,
-    pub first_lpn: u32,
+    pub(crate) op: IoOp,
+    pub(crate) first_lpn: u32,
     /// Units covered; unit `i` is `(first_lpn + i) % namespace_units`.
-    pub n_units: u32,
-    pub bytes: u64,
-    pub stream: u16,
+    pub(crate) n_units: u32,
+    pub(crate) bytes: u64,
+    pub(crate) stream: u16,
     /// Absolute deadline (`SimTime::MAX`: none); its flash operations inherit it (EDF).
-    pub deadline: SimTime,
+    pub(crate) deadline: SimTime,
     /// Periodic task it is a job of, or `NO_TASK`.
-    pub task: u16,
+    pub(crate) task: u16,
 }
 
 /// Where a tenant's requests come from.
@@ -91,7 +91,7 @@ pub struct Source<'a> {
     /// Records read but not issued because they arrive at or after the tenant's end.
     cut: u64,
     /// Records whose timestamp went backwards (replayed at their predecessor's time).
-    pub reordered: u64,
+    pub(crate) reordered: u64,
 }
 
 impl<'a> Source<'a> {
@@ -108,7 +108,7 @@ impl<'a> Source<'a> {
 
     /// Trace records read so far that were well formed but carried no request (a format's
     /// counted skips, e.g. vscsi's non-READ/WRITE SCSI commands); 0 for generators.
-    pub fn skipped_records(&self) -> u64 {
+    pub(crate) fn skipped_records(&self) -> u64 {
         match &self.records {
             Records::Trace(r) => r.skipped(),
             Records::Synthetic(_) | Records::Periodic(_) | Records::Silent => 0,
@@ -120,7 +120,7 @@ impl<'a> Source<'a> {
     /// look-ahead), and every request record left in the trace, which this reads to its end
     /// (a malformed line there is an error, as in a full replay). Records the format skips are
     /// not counted. 0 for generators, whose end is their configuration, not a cut.
-    pub fn records_not_replayed(&mut self, pending: u64) -> Result<u64, FtlabError> {
+    pub(crate) fn records_not_replayed(&mut self, pending: u64) -> Result<u64, FtlabError> {
         let Records::Trace(s) = &mut self.records else { return Ok(0) };
         let mut n = self.cut + pending;
         for r in s.by_ref() {
@@ -134,7 +134,7 @@ impl<'a> Source<'a> {
 
     /// A request issued by `next_request` and dropped at the tenant's end (closed-loop replay
     /// past its stop time): counted as not replayed.
-    pub fn drop_at_end(&mut self) {
+    pub(crate) fn drop_at_end(&mut self) {
         self.cut += 1;
     }
 
@@ -173,7 +173,7 @@ impl<'a> Source<'a> {
 
     /// Whether `now` is at or past the tenant's stop time (closed-loop replay checks this at
     /// each submission, since its records carry no arrival time).
-    pub fn past_end(&self, now: SimTime) -> bool {
+    pub(crate) fn past_end(&self, now: SimTime) -> bool {
         self.p.end.is_some_and(|end| now >= end)
     }
 

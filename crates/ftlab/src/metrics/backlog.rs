@@ -51,7 +51,7 @@ impl Backlog {
     }
 
     /// Backlog at the end of each of the first `n` windows.
-    pub fn at_window_ends(&self, n: usize) -> Vec<u64> {
+    pub(crate) fn at_window_ends(&self, n: usize) -> Vec<u64> {
         let (mut a, mut c) = (0u64, 0u64);
         (0..n)
             .map(|k| {

@@ -7,27 +7,27 @@ use crate::sim::time::SimTime;
 
 /// What one task's jobs did.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct TaskStats {
-    pub name: String,
+pub(crate) struct TaskStats {
+    pub(crate) name: String,
     /// Jobs completed (arrived in the measured phase).
-    pub completed: u64,
+    pub(crate) completed: u64,
     /// Completed jobs that finished after their deadline.
-    pub missed: u64,
+    pub(crate) missed: u64,
     /// Jobs outstanding at the end whose deadline had passed (misses too).
-    pub missed_outstanding: u64,
+    pub(crate) missed_outstanding: u64,
     /// Jobs outstanding at the end whose deadline had not passed yet.
-    pub pending_at_end: u64,
-    pub response_sum_ns: u128,
-    pub response_max_ns: u64,
+    pub(crate) pending_at_end: u64,
+    pub(crate) response_sum_ns: u128,
+    pub(crate) response_max_ns: u64,
 }
 
 impl TaskStats {
-    pub fn new(name: String) -> TaskStats {
+    pub(crate) fn new(name: String) -> TaskStats {
         TaskStats { name, ..TaskStats::default() }
     }
 
     /// A job released at `release`, due at `deadline`, completed at `now`.
-    pub fn complete(&mut self, release: SimTime, deadline: SimTime, now: SimTime) {
+    pub(crate) fn complete(&mut self, release: SimTime, deadline: SimTime, now: SimTime) {
         let response = (now - release).ns();
         self.completed += 1;
         self.missed += u64::from(now > deadline);
@@ -36,7 +36,7 @@ impl TaskStats {
     }
 
     /// A job due at `deadline` was outstanding when the run ended at `end`.
-    pub fn outstanding(&mut self, deadline: SimTime, end: SimTime) {
+    pub(crate) fn outstanding(&mut self, deadline: SimTime, end: SimTime) {
         if deadline < end {
             self.missed_outstanding += 1;
         } else {
@@ -45,12 +45,12 @@ impl TaskStats {
     }
 
     /// Jobs released: completed or outstanding.
-    pub fn released(&self) -> u64 {
+    pub(crate) fn released(&self) -> u64 {
         self.completed + self.missed_outstanding + self.pending_at_end
     }
 
     /// Every deadline miss.
-    pub fn misses(&self) -> u64 {
+    pub(crate) fn misses(&self) -> u64 {
         self.missed + self.missed_outstanding
     }
 }

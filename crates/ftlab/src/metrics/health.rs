@@ -20,34 +20,34 @@ use std::collections::VecDeque;
 
 /// The bounds a tenant's health is judged by (`[measure]`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HealthLimits {
+pub(crate) struct HealthLimits {
     /// A tenant is starved when a request waited longer than this (`measure.starvation_wait_s`).
-    pub starvation_wait: SimTime,
+    pub(crate) starvation_wait: SimTime,
     /// A tenant is unstable when its backlog exceeded this many queue depths at any time
     /// (`measure.backlog_queue_depths_max`).
-    pub backlog_queue_depths_max: f64,
+    pub(crate) backlog_queue_depths_max: f64,
 }
 
 /// What a tenant's health tracking measured, and its verdicts.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HealthVerdict {
+pub(crate) struct HealthVerdict {
     /// The longest wait, arrival to completion, of a request that arrived in the measured
     /// phase; one still outstanding at the end counts with its wait so far.
-    pub wait_ns_max: u64,
+    pub(crate) wait_ns_max: u64,
     /// The longest stretch inside the measured phase with requests outstanding (host-queued
     /// included) and none completing.
-    pub stall_ns_max: u64,
+    pub(crate) stall_ns_max: u64,
     /// The most requests outstanding at once in the measured phase, host-queued included.
-    pub backlog_max: u64,
+    pub(crate) backlog_max: u64,
     /// `wait_ns_max` above `HealthLimits::starvation_wait`.
-    pub starved: bool,
+    pub(crate) starved: bool,
     /// `backlog_max` above `HealthLimits::backlog_queue_depths_max` queue depths.
-    pub backlog_exceeded: bool,
+    pub(crate) backlog_exceeded: bool,
 }
 
 /// The online tracking of one tenant: O(1) amortized per arrival and completion.
 #[derive(Clone, Debug)]
-pub struct Health {
+pub(crate) struct Health {
     warmup: SimTime,
     /// Arrivals known so far.
     arrivals: u64,
@@ -66,7 +66,7 @@ pub struct Health {
 }
 
 impl Health {
-    pub fn new(warmup: SimTime) -> Health {
+    pub(crate) fn new(warmup: SimTime) -> Health {
         Health {
             warmup,
             arrivals: 0,
@@ -97,7 +97,7 @@ impl Health {
     }
 
     /// A request that arrived at `at` became known (arrivals become known in time order).
-    pub fn arrived(&mut self, at: SimTime) {
+    pub(crate) fn arrived(&mut self, at: SimTime) {
         assert!(at >= self.last_arrival, "arrivals of a tenant out of time order");
         if !self.phase_started && at >= self.warmup {
             self.start_phase();
@@ -116,7 +116,7 @@ impl Health {
     }
 
     /// A request that arrived at `arrival` completed at `now`.
-    pub fn completed(&mut self, now: SimTime, arrival: SimTime) {
+    pub(crate) fn completed(&mut self, now: SimTime, arrival: SimTime) {
         self.pending.push_back(now);
         if arrival >= self.warmup {
             self.wait_ns_max = self.wait_ns_max.max((now - arrival).ns());
@@ -133,7 +133,7 @@ impl Health {
     }
 
     /// A request that arrived at `arrival` is still outstanding at the end `end`.
-    pub fn outstanding(&mut self, end: SimTime, arrival: SimTime) {
+    pub(crate) fn outstanding(&mut self, end: SimTime, arrival: SimTime) {
         if arrival >= self.warmup {
             self.wait_ns_max = self.wait_ns_max.max(end.saturating_sub(arrival).ns());
         }
@@ -141,7 +141,7 @@ impl Health {
 
     /// The verdict at the end `end` of the run, after every arrival up to it became known and
     /// every outstanding request was told (`outstanding`), for a tenant of `queue_depth`.
-    pub fn verdict(&mut self, end: SimTime, queue_depth: u32, limits: &HealthLimits) -> HealthVerdict {
+    pub(crate) fn verdict(&mut self, end: SimTime, queue_depth: u32, limits: &HealthLimits) -> HealthVerdict {
         if !self.phase_started && end >= self.warmup {
             self.start_phase();
         }

@@ -11,14 +11,14 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 /// Lowest discernible value of the histogram, in ns.
-pub const LOWEST_NS: u64 = 1;
+pub(crate) const LOWEST_NS: u64 = 1;
 /// Highest value recorded as itself, in ns (10^16 ns, about 116 days: the longest run a
 /// scenario may ask for). Larger latencies are recorded in the histogram at this value and
 /// counted as saturated (reported in `summary.json`); the mean and max use their true values.
 pub const HIGHEST_NS: u64 = 10_000_000_000_000_000;
 /// Significant decimal digits kept by the histogram: any recorded value `v` is reported as
 /// a value in `[v, v·(1 + 2^-10)]`, i.e. within 0.1% above it.
-pub const SIGNIFICANT_DIGITS: u8 = 3;
+pub(crate) const SIGNIFICANT_DIGITS: u8 = 3;
 
 /// Latency distribution of one (tenant, op) in nanoseconds, 3 significant digits, range
 /// 1 ns .. 10^16 ns (~116 days); values above the range are recorded at the max and counted in

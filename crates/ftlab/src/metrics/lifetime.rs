@@ -12,23 +12,23 @@ use crate::ftl::blocks::{BlockInfo, OWNER_NONE};
 use crate::sim::time::SimTime;
 
 /// Seconds per day.
-pub const SECONDS_PER_DAY: f64 = 86_400.0;
+pub(crate) const SECONDS_PER_DAY: f64 = 86_400.0;
 
 /// Erases of the measured phase, per die and per tenant (reset when the measurement starts).
 #[derive(Clone, Debug)]
-pub struct WearCounters {
-    pub per_die: Vec<u64>,
+pub(crate) struct WearCounters {
+    pub(crate) per_die: Vec<u64>,
     /// Indexed by the owner of the erased block's data; blocks with no owner are not counted
     /// here (they are in `per_die`).
-    pub per_tenant: Vec<u64>,
+    pub(crate) per_tenant: Vec<u64>,
     /// `device.pe_cycles`.
-    pub pe_cycles: u32,
+    pub(crate) pe_cycles: u32,
     /// When a block's erase count first reached `pe_cycles` (whole run, not reset).
-    pub first_wear_out: Option<SimTime>,
+    pub(crate) first_wear_out: Option<SimTime>,
 }
 
 impl WearCounters {
-    pub fn new(n_dies: usize, n_tenants: usize, pe_cycles: u32) -> WearCounters {
+    pub(crate) fn new(n_dies: usize, n_tenants: usize, pe_cycles: u32) -> WearCounters {
         WearCounters {
             per_die: vec![0; n_dies],
             per_tenant: vec![0; n_tenants],
@@ -39,7 +39,7 @@ impl WearCounters {
 
     /// Block of `die` whose data belonged to `owner` (`OWNER_NONE` for none) was erased at
     /// `now`, its erase count becoming `count`.
-    pub fn erase(&mut self, die: usize, owner: u16, count: u32, now: SimTime) {
+    pub(crate) fn erase(&mut self, die: usize, owner: u16, count: u32, now: SimTime) {
         if count >= self.pe_cycles && self.first_wear_out.is_none() {
             self.first_wear_out = Some(now);
         }
@@ -51,7 +51,7 @@ impl WearCounters {
         }
     }
 
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.per_die.fill(0);
         self.per_tenant.fill(0);
     }
@@ -59,27 +59,27 @@ impl WearCounters {
 
 /// The wear of one group of blocks (a channel, a tenant's blocks, the device).
 #[derive(Clone, Debug, PartialEq)]
-pub struct WearGroup {
-    pub blocks: u64,
+pub(crate) struct WearGroup {
+    pub(crate) blocks: u64,
     /// Erases in the measured phase.
-    pub erases: u64,
+    pub(crate) erases: u64,
     /// `erases / measured seconds` (0 when nothing was measured).
-    pub erase_rate_per_s: f64,
-    pub erase_count_min: u32,
-    pub erase_count_max: u32,
-    pub erase_count_mean: f64,
+    pub(crate) erase_rate_per_s: f64,
+    pub(crate) erase_count_min: u32,
+    pub(crate) erase_count_max: u32,
+    pub(crate) erase_count_mean: f64,
     /// Largest erase count when the timed run started (after preconditioning).
-    pub erase_count_max_start: u32,
+    pub(crate) erase_count_max_start: u32,
     /// `erase_count_max / erase_count_mean`; `None` when the mean is 0.
-    pub wear_imbalance: Option<f64>,
+    pub(crate) wear_imbalance: Option<f64>,
     /// `lifetime_days(pe_cycles, erase_count_max, blocks, erase_rate_per_s)`.
-    pub lifetime_days: Option<f64>,
+    pub(crate) lifetime_days: Option<f64>,
 }
 
 impl WearGroup {
     /// The group of blocks whose erase counts are `counts`, erased `erases` times in
     /// `secs` measured seconds.
-    pub fn of(counts: impl Iterator<Item = u32>, erases: u64, secs: f64, pe_cycles: u32) -> WearGroup {
+    pub(crate) fn of(counts: impl Iterator<Item = u32>, erases: u64, secs: f64, pe_cycles: u32) -> WearGroup {
         let (mut n, mut min, mut max, mut sum) = (0u64, u32::MAX, 0u32, 0u64);
         for c in counts {
             n += 1;
@@ -113,7 +113,7 @@ impl WearGroup {
 ///
 /// 0 when the most-worn block is already at or past `pe_cycles`; `None` (never, at this rate)
 /// when the group was not erased or has no blocks.
-pub fn lifetime_days(
+pub(crate) fn lifetime_days(
     pe_cycles: u32,
     erase_count_max: u32,
     blocks: u64,
@@ -131,25 +131,25 @@ pub fn lifetime_days(
 
 /// Lifetime metrics of one run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LifetimeResult {
-    pub pe_cycles: u32,
-    pub device: WearGroup,
+pub(crate) struct LifetimeResult {
+    pub(crate) pe_cycles: u32,
+    pub(crate) device: WearGroup,
     /// When a block first reached `pe_cycles`, if one did.
-    pub first_wear_out: Option<SimTime>,
+    pub(crate) first_wear_out: Option<SimTime>,
     /// The device's first wear-out with no balancing between channels: the least
     /// `lifetime_days` over channels (`None` if no channel was erased).
-    pub lifetime_days_first_channel: Option<f64>,
+    pub(crate) lifetime_days_first_channel: Option<f64>,
     /// Max over channels of the erase rate / their mean (`None` when nothing was erased).
-    pub erase_rate_imbalance: Option<f64>,
-    pub channels: Vec<WearGroup>,
+    pub(crate) erase_rate_imbalance: Option<f64>,
+    pub(crate) channels: Vec<WearGroup>,
     /// Per tenant: the blocks holding its data at the end (open, full or being collected)
     /// and the erases of blocks of its data.
-    pub tenants: Vec<WearGroup>,
+    pub(crate) tenants: Vec<WearGroup>,
 }
 
 impl LifetimeResult {
     /// `start`: each block's erase count when the timed run started.
-    pub fn compute(
+    pub(crate) fn compute(
         g: &Geometry,
         blocks: &[BlockInfo],
         start: &[u32],

@@ -20,8 +20,10 @@ pub fn swap_rounds_bound(n: u32, x: f64) -> f64 {
 }
 
 /// The slides' wear imbalance after `k` rounds of cycling over `n` channels:
-/// (K + 1) / (K + 1/N) (the most-worn channel took one round more than the average).
-pub fn imbalance_after_rounds(n: u32, k: f64) -> f64 {
+/// (K + 1) / (K + 1/N) (the most-worn channel took one round more than the average). Only the
+/// unit tests use it (they check the swap-round bounds against it).
+#[cfg(test)]
+fn imbalance_after_rounds(n: u32, k: f64) -> f64 {
     (k + 1.0) / (k + 1.0 / n as f64)
 }
 
@@ -69,7 +71,7 @@ pub struct ModelRun {
 }
 
 /// Most swaps one model run may make (a bound, reported when reached).
-pub const SWAPS_MAX: usize = 1_000_000;
+pub(crate) const SWAPS_MAX: usize = 1_000_000;
 
 impl ModelInput {
     fn slope(&self, c: usize, rate: &[f64]) -> f64 {
@@ -234,7 +236,7 @@ impl ModelInput {
 pub struct SwapStats {
     pub n_swaps: usize,
     /// The span the stats cover: to the first wear-out, else to the run's end.
-    pub span_s: f64,
+    pub(crate) span_s: f64,
     /// Mean, least and greatest time between consecutive swap starts (`None`: < 2 swaps).
     pub interval_s_mean: Option<f64>,
     pub interval_s_min: Option<f64>,
@@ -263,7 +265,7 @@ impl SwapStats {
 }
 
 /// Max / mean of the channels' wear (`None` when the mean is not positive).
-pub fn wear_imbalance(wear: &[f64]) -> Option<f64> {
+pub(crate) fn wear_imbalance(wear: &[f64]) -> Option<f64> {
     let mean = wear.iter().sum::<f64>() / wear.len().max(1) as f64;
     (mean > 0.0).then(|| wear.iter().copied().fold(f64::MIN, f64::max) / mean)
 }
@@ -367,7 +369,7 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
 /// `ftlab lifetime`'s answer, as JSON: the inputs, and the model with and without swaps
 /// (time to first wear-out in seconds and days, the swaps and what they cost: `SwapStats`,
 /// the wear imbalance at the end, the wear series), and with swaps the slides' N·K check.
-pub fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
+pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
     let run = |swaps| {
         let r = input.run(swaps, horizon_s);
         let st = SwapStats::of(&r, input.swap_time_s);

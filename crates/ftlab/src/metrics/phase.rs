@@ -10,33 +10,33 @@ use crate::sim::time::SimTime;
 
 /// The cumulative counters a phase takes differences of, at one instant.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Per tenant: host units written, units of its data copied by jobs.
-    pub host_units: Vec<u64>,
-    pub gc_units: Vec<u64>,
-    pub flash_pages_programmed: u64,
-    pub erases: u64,
+    pub(crate) host_units: Vec<u64>,
+    pub(crate) gc_units: Vec<u64>,
+    pub(crate) flash_pages_programmed: u64,
+    pub(crate) erases: u64,
     /// Per die: busy time so far.
-    pub die_busy_ns: Vec<u64>,
-    pub at: SimTime,
+    pub(crate) die_busy_ns: Vec<u64>,
+    pub(crate) at: SimTime,
 }
 
 /// One phase while the run goes on.
 #[derive(Clone, Debug)]
-pub struct Phase {
-    pub name: String,
-    pub start: SimTime,
+pub(crate) struct Phase {
+    pub(crate) name: String,
+    pub(crate) start: SimTime,
     /// `SimTime::MAX` for a phase that lasts to the end of the run.
-    pub end: SimTime,
+    pub(crate) end: SimTime,
     /// Per tenant.
-    pub read: Vec<OpStats>,
-    pub write: Vec<OpStats>,
-    pub at_start: Option<Snapshot>,
-    pub at_end: Option<Snapshot>,
+    pub(crate) read: Vec<OpStats>,
+    pub(crate) write: Vec<OpStats>,
+    pub(crate) at_start: Option<Snapshot>,
+    pub(crate) at_end: Option<Snapshot>,
 }
 
 impl Phase {
-    pub fn new(name: String, start: SimTime, end: SimTime, n_tenants: usize) -> Phase {
+    pub(crate) fn new(name: String, start: SimTime, end: SimTime, n_tenants: usize) -> Phase {
         assert!(start < end, "phase {name} is empty");
         Phase {
             name,
@@ -51,12 +51,12 @@ impl Phase {
 
     /// Whether a request that arrived at `arrival` belongs to this phase.
     #[inline]
-    pub fn contains(&self, arrival: SimTime) -> bool {
+    pub(crate) fn contains(&self, arrival: SimTime) -> bool {
         arrival >= self.start && arrival < self.end
     }
 
     /// What the phase measured, given the snapshots at its two ends.
-    pub fn result(&self, units_per_page: u32) -> PhaseResult {
+    pub(crate) fn result(&self, units_per_page: u32) -> PhaseResult {
         let a = self.at_start.as_ref().expect("a phase that started");
         let b = self.at_end.as_ref().expect("a phase that ended");
         assert!(b.at >= a.at, "phase {} ends before it starts", self.name);
@@ -86,19 +86,19 @@ impl Phase {
 
 /// What one phase measured (`summary.json`: `schemes.<s>.phases.<name>`).
 #[derive(Clone, Debug)]
-pub struct PhaseResult {
-    pub name: String,
-    pub start: SimTime,
-    pub end: SimTime,
+pub(crate) struct PhaseResult {
+    pub(crate) name: String,
+    pub(crate) start: SimTime,
+    pub(crate) end: SimTime,
     /// Per tenant, of requests that arrived in the phase (completed by the end of the run).
-    pub read: Vec<OpStats>,
-    pub write: Vec<OpStats>,
+    pub(crate) read: Vec<OpStats>,
+    pub(crate) write: Vec<OpStats>,
     /// Per tenant, in the phase.
-    pub host_units: Vec<u64>,
-    pub gc_units: Vec<u64>,
-    pub flash_pages_programmed: u64,
-    pub erases: u64,
+    pub(crate) host_units: Vec<u64>,
+    pub(crate) gc_units: Vec<u64>,
+    pub(crate) flash_pages_programmed: u64,
+    pub(crate) erases: u64,
     /// Per die: busy fraction of the phase.
-    pub die_utilisation: Vec<f64>,
-    pub units_per_page: u32,
+    pub(crate) die_utilisation: Vec<f64>,
+    pub(crate) units_per_page: u32,
 }

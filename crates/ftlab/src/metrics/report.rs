@@ -18,67 +18,67 @@ use serde_json::{json, Map, Value};
 /// What one scheme's run measured.
 #[derive(Clone, Debug)]
 pub struct SchemeResult {
-    pub scheme: String,
+    pub(crate) scheme: String,
     /// `[[measure.phases]]`, in scenario order (empty without phases).
-    pub phases: Vec<PhaseResult>,
+    pub(crate) phases: Vec<PhaseResult>,
     pub tenants: Vec<(String, TenantMetrics)>,
-    pub queue_depths: Vec<u32>,
+    pub(crate) queue_depths: Vec<u32>,
     pub device: DeviceCounters,
-    pub jobs: JobCounters,
+    pub(crate) jobs: JobCounters,
     /// The scheme's and the stream mapper's own counters.
-    pub scheme_counters: Counters,
+    pub(crate) scheme_counters: Counters,
     pub mapper_counters: Counters,
     /// The stream mapper's structured report (`StreamMapper::report`), if it has one.
-    pub mapper_report: Option<(&'static str, Value)>,
+    pub(crate) mapper_report: Option<(&'static str, Value)>,
     /// Mapping units per flash page (for the device WAF).
-    pub units_per_page: u32,
+    pub(crate) units_per_page: u32,
     /// Erase counts of all blocks at the end (preconditioning included: the device's wear).
-    pub erase_count_min: u32,
-    pub erase_count_max: u32,
-    pub erase_count_mean: f64,
+    pub(crate) erase_count_min: u32,
+    pub(crate) erase_count_max: u32,
+    pub(crate) erase_count_mean: f64,
     /// Blocks erased while preconditioning.
-    pub precondition_erases: u64,
+    pub(crate) precondition_erases: u64,
     /// Simulated time at the end of the run.
-    pub sim_time: SimTime,
+    pub(crate) sim_time: SimTime,
     /// Length of the measured phase (end minus warm-up), the denominator of IOPS.
-    pub measured: SimTime,
+    pub(crate) measured: SimTime,
     /// Busy fraction of each die over the measured phase.
-    pub die_utilisation: Vec<f64>,
+    pub(crate) die_utilisation: Vec<f64>,
     /// Integrity-oracle checks performed (0 when it is off).
-    pub integrity_checks: u64,
+    pub(crate) integrity_checks: u64,
     /// Time-series latencies beyond the histograms' range.
-    pub timeseries_saturated: u64,
-    pub write_buffer_bytes: u64,
+    pub(crate) timeseries_saturated: u64,
+    pub(crate) write_buffer_bytes: u64,
     /// Per-stream counts (physical and virtual streams).
     pub streams: StreamsResult,
     /// Wear and projected lifetime per channel, tenant and device (`metrics::lifetime`).
-    pub lifetime: LifetimeResult,
+    pub(crate) lifetime: LifetimeResult,
     /// `measure.starvation_wait_s` and `measure.backlog_queue_depths_max`, the bounds of
     /// each tenant's `starved` and `unstable`.
-    pub health_limits: HealthLimits,
+    pub(crate) health_limits: HealthLimits,
     /// With `measure.solo`: each tenant's latencies when it ran alone under this scheme, in
     /// tenant order (set by `api::run_scenario`; `None` without solo runs).
-    pub solo: Option<Vec<SoloResult>>,
+    pub(crate) solo: Option<Vec<SoloResult>>,
     /// What the warm-up by workload did (`precondition.mode = "workload"`; set by
     /// `api::run_scenario`), `None` in `fill` mode.
-    pub warm_up: Option<crate::simulation::WarmReport>,
+    pub(crate) warm_up: Option<crate::simulation::WarmReport>,
 }
 
 /// What a solo run (`measure.solo`) keeps of its tenant: the read and write latencies it had
 /// alone, and its health (waits, stalls, backlog, `unstable`). Not the solo run's other
 /// counters, time series or tables.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SoloResult {
-    pub read: LatencySummary,
-    pub write: LatencySummary,
-    pub health: HealthVerdict,
-    pub unstable: bool,
+pub(crate) struct SoloResult {
+    pub(crate) read: LatencySummary,
+    pub(crate) write: LatencySummary,
+    pub(crate) health: HealthVerdict,
+    pub(crate) unstable: bool,
 }
 
 impl SoloResult {
     /// The read and write latencies and the health of `t`, a tenant's metrics from its solo
     /// run (after its end).
-    pub fn of(t: &TenantMetrics) -> SoloResult {
+    pub(crate) fn of(t: &TenantMetrics) -> SoloResult {
         SoloResult {
             read: t.read.hist.summary(),
             write: t.write.hist.summary(),
@@ -90,7 +90,7 @@ impl SoloResult {
 
 /// `summary.json` for a scenario's schemes. With solo runs (every result's `solo` set), `measure.solo` says so and each tenant has
 /// `solo` and `slowdown`; without them the JSON has neither.
-pub fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
+pub(crate) fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
     let solo = results.first().is_some_and(|r| r.solo.is_some());
     assert!(results.iter().all(|r| r.solo.is_some() == solo), "solo runs for every scheme or none");
     let mut schemes = Map::new();

@@ -22,23 +22,23 @@
 use crate::sim::time::SimTime;
 
 /// Virtual streams counted one by one per tenant; higher ids are counted in one "other" slot.
-pub const COUNTED_VIRTUAL_STREAMS: usize = crate::stream::COUNTED_VIRTUAL_STREAMS;
+pub(crate) const COUNTED_VIRTUAL_STREAMS: usize = crate::stream::COUNTED_VIRTUAL_STREAMS;
 /// Virtual streams with a `vs<i>_physical_stream` time-series column (ids 0..16).
-pub const SERIES_VIRTUAL_STREAMS: usize = 16;
+pub(crate) const SERIES_VIRTUAL_STREAMS: usize = 16;
 /// Physical streams a device may have (`ftl.physical_streams` is at most this).
-pub const PHYSICAL_STREAMS_MAX: usize = 16;
+pub(crate) const PHYSICAL_STREAMS_MAX: usize = 16;
 /// A unit's write time is kept as `time_ns >> WRITE_TIME_SHIFT` plus one in a `u32` (0 = no
 /// write time): 2^20 ns ≈ 1.05 ms resolution, up to 2^32 of them ≈ 52 simulated days. A
 /// later write is stamped at that limit and counted in `write_times_capped`.
-pub const WRITE_TIME_SHIFT: u32 = 20;
+pub(crate) const WRITE_TIME_SHIFT: u32 = 20;
 
 /// One virtual stream of one tenant, as `summary.json` reports it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VirtualStreamStats {
     pub n_units_written: u64,
     /// Deaths with a known write time, and the sum of their lifetimes.
-    pub n_units_dead: u64,
-    pub lifetime_ns_sum: u128,
+    pub(crate) n_units_dead: u64,
+    pub(crate) lifetime_ns_sum: u128,
     /// Deaths of data written before the timed run (no write time).
     pub n_units_dead_unknown: u64,
 }
@@ -55,7 +55,7 @@ impl VirtualStreamStats {
 
 /// The engine's per-stream bookkeeping of one scheme's run.
 #[derive(Clone, Debug)]
-pub struct StreamStats {
+pub(crate) struct StreamStats {
     /// First global unit index of each tenant's namespace.
     unit_base: Vec<u64>,
     /// Global units (the sum of the namespaces).
@@ -67,9 +67,9 @@ pub struct StreamStats {
     /// `[tenant][vs]`, `COUNTED_VIRTUAL_STREAMS + 1` per tenant (the last is "other").
     virtual_streams: Vec<VirtualStreamStats>,
     /// Units copied by jobs into each physical stream (measured phase).
-    pub gc_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
+    pub(crate) gc_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
     /// Host units written into each physical stream (measured phase).
-    pub host_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
+    pub(crate) host_units_by_physical_stream: [u64; PHYSICAL_STREAMS_MAX],
     /// Open window: `[tenant][vs < SERIES_VIRTUAL_STREAMS][physical]` host units.
     window: Vec<u32>,
     /// Whether the time series gets the `vs<i>_physical_stream` columns.
@@ -78,7 +78,7 @@ pub struct StreamStats {
     timed: bool,
     measuring: bool,
     /// Writes after `u32::MAX - 1` steps of `2^WRITE_TIME_SHIFT` ns, stamped at that limit.
-    pub write_times_capped: u64,
+    pub(crate) write_times_capped: u64,
 }
 
 const SLOTS: usize = COUNTED_VIRTUAL_STREAMS + 1;
@@ -87,7 +87,7 @@ impl StreamStats {
     /// Bookkeeping for tenants with `namespace_units` each; `series`: add the mapping columns
     /// to the time series; `lifetimes`: keep each unit's write time (`measure.stream_lifetimes`;
     /// without them every death is of unknown age).
-    pub fn new(namespace_units: &[u32], series: bool, lifetimes: bool) -> StreamStats {
+    pub(crate) fn new(namespace_units: &[u32], series: bool, lifetimes: bool) -> StreamStats {
         let mut unit_base = Vec::with_capacity(namespace_units.len());
         let mut total = 0u64;
         for &n in namespace_units {
@@ -112,13 +112,13 @@ impl StreamStats {
     }
 
     /// The timed run starts: preconditioning's writes leave the time series' window.
-    pub fn start_timed(&mut self) {
+    pub(crate) fn start_timed(&mut self) {
         self.timed = true;
         self.window.fill(0);
     }
 
     /// The measured phase starts: the counts restart (the per-unit write times stay).
-    pub fn start_measuring(&mut self) {
+    pub(crate) fn start_measuring(&mut self) {
         self.measuring = true;
         self.virtual_streams.fill(VirtualStreamStats::default());
         self.gc_units_by_physical_stream = [0; PHYSICAL_STREAMS_MAX];
@@ -133,7 +133,7 @@ impl StreamStats {
     /// window count (`start_timed` clears the window), which is what the zeroed arrays already
     /// hold: its writes are skipped, saving two random stores per unit.
     #[inline]
-    pub fn written(
+    pub(crate) fn written(
         &mut self,
         tenant: u16,
         lpn: u32,
@@ -171,7 +171,7 @@ impl StreamStats {
 
     /// The data of `tenant`'s `lpn` died at `now` (overwrite or trim).
     #[inline]
-    pub fn died(&mut self, tenant: u16, lpn: u32, now: SimTime) {
+    pub(crate) fn died(&mut self, tenant: u16, lpn: u32, now: SimTime) {
         if !self.measuring {
             return;
         }
@@ -191,21 +191,16 @@ impl StreamStats {
 
     /// A job copied a unit into `physical_stream`.
     #[inline]
-    pub fn copied(&mut self, physical_stream: u8) {
+    pub(crate) fn copied(&mut self, physical_stream: u8) {
         if self.measuring {
             self.gc_units_by_physical_stream[physical_stream as usize] += 1;
         }
     }
 
-    /// Whether the time series has the mapping columns.
-    pub fn has_series(&self) -> bool {
-        self.series
-    }
-
     /// Close `tenant`'s row of the window: per virtual stream below `SERIES_VIRTUAL_STREAMS`,
     /// the physical stream that took most of its host units (ties: the lowest), NaN if none.
     /// Clears the tenant's counts.
-    pub fn series_values(&mut self, tenant: u16, out: &mut Vec<f64>) {
+    pub(crate) fn series_values(&mut self, tenant: u16, out: &mut Vec<f64>) {
         if !self.series {
             return;
         }
@@ -219,7 +214,10 @@ impl StreamStats {
 
     /// Per tenant, the virtual streams with any count, as `(virtual stream, stats)`; the
     /// "other" slot (ids ≥ `COUNTED_VIRTUAL_STREAMS`) is reported as `None`.
-    pub fn virtual_streams(&self, tenant: u16) -> impl Iterator<Item = (Option<u16>, &VirtualStreamStats)> {
+    pub(crate) fn virtual_streams(
+        &self,
+        tenant: u16,
+    ) -> impl Iterator<Item = (Option<u16>, &VirtualStreamStats)> {
         let base = tenant as usize * SLOTS;
         self.virtual_streams[base..base + SLOTS]
             .iter()
@@ -251,12 +249,12 @@ pub struct StreamsResult {
     pub gc_units: Vec<u64>,
     /// Per tenant, its virtual streams with any count (`None`: ids ≥ 256 together).
     pub virtual_streams: Vec<Vec<(Option<u16>, VirtualStreamStats)>>,
-    pub write_times_capped: u64,
+    pub(crate) write_times_capped: u64,
 }
 
 impl StreamStats {
     /// The measured counts, for a device of `physical_streams`.
-    pub fn result(&self, physical_streams: u8) -> StreamsResult {
+    pub(crate) fn result(&self, physical_streams: u8) -> StreamsResult {
         let p = physical_streams as usize;
         for s in p..PHYSICAL_STREAMS_MAX {
             assert_eq!(
@@ -277,7 +275,7 @@ impl StreamStats {
 }
 
 /// Names of the time-series columns `series_values` fills, in order.
-pub fn series_names() -> Vec<&'static str> {
+pub(crate) fn series_names() -> Vec<&'static str> {
     (0..SERIES_VIRTUAL_STREAMS)
         .map(|i| crate::stream::counter_name(format!("vs{i}_physical_stream")))
         .collect()

@@ -36,7 +36,7 @@ pub struct Table {
 
 /// Stack the schemes' tables with a leading `scheme` column; an f64 column some scheme lacks
 /// is NaN in its rows (columns of other types must exist in every table).
-pub fn concat_tables(tables: Vec<(String, Table)>) -> Table {
+pub(crate) fn concat_tables(tables: Vec<(String, Table)>) -> Table {
     let mut out: Vec<(String, Column)> = Vec::new();
     for (_, t) in &tables {
         for (n, c) in &t.columns {
@@ -81,7 +81,7 @@ fn col_len(c: &Column) -> usize {
 }
 
 /// Empirical latency CDF: one row per (tenant, op, histogram bucket).
-pub fn cdf_table(tenants: &[(String, TenantMetrics)]) -> Table {
+pub(crate) fn cdf_table(tenants: &[(String, TenantMetrics)]) -> Table {
     let (mut tenant, mut op, mut lat, mut cdf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (name, m) in tenants {
         for (op_name, stats) in [("read", &m.read), ("write", &m.write), ("trim", &m.trim)] {
@@ -105,7 +105,7 @@ pub fn cdf_table(tenants: &[(String, TenantMetrics)]) -> Table {
 
 /// Erase count of every block at the end, and at the end of preconditioning (so the wear of
 /// the measured phase is the difference): one row per block.
-pub fn wear_table(g: &Geometry, erase: &[u32], erase_precondition: &[u32]) -> Table {
+pub(crate) fn wear_table(g: &Geometry, erase: &[u32], erase_precondition: &[u32]) -> Table {
     assert_eq!(erase.len(), erase_precondition.len());
     let die = (0..g.n_blocks).map(|b| (b / g.blocks_per_die) as u64).collect();
     let block = (0..g.n_blocks).map(|b| (b % g.blocks_per_die) as u64).collect();

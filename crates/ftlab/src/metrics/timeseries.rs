@@ -47,7 +47,7 @@ struct DeviceAcc {
 
 /// Builder of the time-series table of one scheme's run.
 #[derive(Clone, Debug)]
-pub struct TimeSeries {
+pub(crate) struct TimeSeries {
     window: SimTime,
     /// Index of the open window.
     open: u64,
@@ -63,11 +63,11 @@ pub struct TimeSeries {
     f64_cols: Vec<Vec<f64>>,
     extra: Vec<f64>,
     /// Latencies beyond the histograms' range (recorded at its top).
-    pub saturated: u64,
+    pub(crate) saturated: u64,
 }
 
 /// Names of the fixed f64 columns, in order (after `KEY_COLUMNS`).
-pub const COLUMNS: [&str; 10] = [
+pub(crate) const COLUMNS: [&str; 10] = [
     "read_iops",
     "write_iops",
     "read_mean_us",
@@ -82,13 +82,13 @@ pub const COLUMNS: [&str; 10] = [
 
 /// The columns that identify a row of the time-series table, in order: `scheme` (added by
 /// `table::concat_tables`), then `tenant` and `window_start_s` (added by `TimeSeries::finish`).
-pub const KEY_COLUMNS: [&str; 3] = ["scheme", "tenant", "window_start_s"];
+pub(crate) const KEY_COLUMNS: [&str; 3] = ["scheme", "tenant", "window_start_s"];
 /// The per-window device columns (equal in every tenant's row of a window): the last
 /// `COLUMNS`.
 pub const DEVICE_COLUMNS: &[&str] = COLUMNS.split_at(6).1;
 /// The last column every scheme has (after the scheme's extra columns): each tenant's backlog
 /// at the window's end (`simulation::finish`).
-pub const BACKLOG_COLUMN: &str = "backlog";
+pub(crate) const BACKLOG_COLUMN: &str = "backlog";
 
 /// The time-series columns every scheme has, in table order (a scheme's extra columns come
 /// between `COLUMNS` and `BACKLOG_COLUMN`). Python reads it as `ftlab._core.TIMESERIES_COLUMNS`.
@@ -97,7 +97,11 @@ pub fn base_columns() -> Vec<&'static str> {
 }
 
 impl TimeSeries {
-    pub fn new(window: SimTime, tenant_names: Vec<String>, extra_names: Vec<&'static str>) -> TimeSeries {
+    pub(crate) fn new(
+        window: SimTime,
+        tenant_names: Vec<String>,
+        extra_names: Vec<&'static str>,
+    ) -> TimeSeries {
         assert!(window.ns() > 0, "time-series window must be positive");
         TimeSeries {
             window,
@@ -116,26 +120,26 @@ impl TimeSeries {
     }
 
     /// Rows the table will hold once the windows up to `now` are closed.
-    pub fn rows_at(&self, now: SimTime) -> u64 {
+    pub(crate) fn rows_at(&self, now: SimTime) -> u64 {
         (now.ns() / self.window.ns() + 1).saturating_mul(self.tenant_names.len() as u64)
     }
 
     /// Whether `now` lies past the open window (call `roll` before recording then).
-    pub fn needs_roll(&self, now: SimTime) -> bool {
+    pub(crate) fn needs_roll(&self, now: SimTime) -> bool {
         // Same as `now / window > open`, without a division per event.
         now.ns() as u128 >= self.open_end_ns
     }
 
     /// Close every window that ends at or before `now`; `extra(tenant, out)` appends the
     /// scheme's values for the row.
-    pub fn roll(&mut self, now: SimTime, extra: &mut dyn FnMut(u16, &mut Vec<f64>)) {
+    pub(crate) fn roll(&mut self, now: SimTime, extra: &mut dyn FnMut(u16, &mut Vec<f64>)) {
         let target = now.ns() / self.window.ns();
         while self.open < target {
             self.close_window(extra);
         }
     }
 
-    pub fn record(&mut self, tenant: u16, op: IoOp, latency: SimTime) {
+    pub(crate) fn record(&mut self, tenant: u16, op: IoOp, latency: SimTime) {
         self.saturated += u64::from(latency.ns() > super::latency::HIGHEST_NS);
         let a = &mut self.acc[tenant as usize];
         match op {
@@ -153,23 +157,18 @@ impl TimeSeries {
         }
     }
 
-    pub fn count_host_units(&mut self, n: u64) {
+    pub(crate) fn count_host_units(&mut self, n: u64) {
         self.device.host_units += n;
     }
-    pub fn count_gc_units(&mut self, n: u64) {
+    pub(crate) fn count_gc_units(&mut self, n: u64) {
         self.device.gc_units += n;
     }
-    pub fn count_erase(&mut self) {
+    pub(crate) fn count_erase(&mut self) {
         self.device.erases += 1;
     }
 
-    /// Windows closed so far.
-    pub fn windows_closed(&self) -> u64 {
-        self.open
-    }
-
     /// Close the open window (even if partial) and return the table.
-    pub fn finish(mut self, extra: &mut dyn FnMut(u16, &mut Vec<f64>)) -> Table {
+    pub(crate) fn finish(mut self, extra: &mut dyn FnMut(u16, &mut Vec<f64>)) -> Table {
         self.close_window(extra);
         let mut columns = vec![
             (KEY_COLUMNS[1].to_string(), Column::Str(self.tenant)),

@@ -14,12 +14,12 @@
 //! What this is not: it simulates nothing and reads no file; the schemes that act on a device
 //! are in `scheme/`, and the simulated deadlines are `metrics::deadline`.
 
-pub mod part_ftl;
-pub mod rtgc;
-pub mod schedulability;
-pub mod tasks;
-pub mod uunifast;
-pub mod wao_gc;
+pub(crate) mod part_ftl;
+pub(crate) mod rtgc;
+pub(crate) mod schedulability;
+pub(crate) mod tasks;
+pub(crate) mod uunifast;
+pub(crate) mod wao_gc;
 
 /// One task of the paper's model τ_i = [(r_i, T_i^r), (w_i, T_i^w)] (§III-B): `read_pages`
 /// page reads every `read_period_ms` and `write_pages` page writes every `write_period_ms`.
@@ -46,14 +46,14 @@ impl Task {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Term {
     pub name: String,
-    pub value: f64,
+    pub(crate) value: f64,
 }
 
 /// A schedulability test's verdict with every term that went into it: the sum must be at
 /// most 1 (Eq. 6, Eq. 7).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Test {
-    pub equation: &'static str,
+    pub(crate) equation: &'static str,
     pub terms: Vec<Term>,
 }
 
@@ -82,9 +82,9 @@ pub struct Blockers {
 /// where the verdict needs one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Admit {
-    pub tests: Vec<Test>,
-    pub admitted: bool,
-    pub note: Option<&'static str>,
+    pub(crate) tests: Vec<Test>,
+    pub(crate) admitted: bool,
+    pub(crate) note: Option<&'static str>,
 }
 
 /// One series of the schedulability experiment (Figures 5-7): its key in the results and
@@ -100,16 +100,16 @@ pub struct Series {
 /// printed value ("-": none).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bound {
-    pub kind: BoundKind,
-    pub quantity: &'static str,
-    pub equation: &'static str,
-    pub value: f64,
-    pub paper: &'static str,
+    pub(crate) kind: BoundKind,
+    pub(crate) quantity: &'static str,
+    pub(crate) equation: &'static str,
+    pub(crate) value: f64,
+    pub(crate) paper: &'static str,
 }
 
 /// What a `Bound` measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundKind {
+pub(crate) enum BoundKind {
     /// Pages per second.
     Bandwidth,
     /// Milliseconds.

@@ -9,28 +9,28 @@ use super::{Admit, Analysis, Bound, BoundKind, Series, Task, Term, Test};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
     /// |F|: all flash dies.
-    pub dies: u32,
+    pub(crate) dies: u32,
     /// |F_w|: write dies.
-    pub write_dies: u32,
+    pub(crate) write_dies: u32,
     /// f_r: page reads that can run in parallel on the read dies (Table IV: 12).
-    pub parallel_reads: u32,
+    pub(crate) parallel_reads: u32,
     /// k: dies storing data; m: dies storing parity.
-    pub data_dies: u32,
-    pub parity_dies: u32,
+    pub(crate) data_dies: u32,
+    pub(crate) parity_dies: u32,
     /// P: pages per block.
-    pub pages_per_block: u32,
+    pub(crate) pages_per_block: u32,
     /// λ: logical over physical space of the data dies (Eq. 4).
-    pub lambda: f64,
+    pub(crate) lambda: f64,
     /// t_r on the read dies (Table IV F_r: 1.23 ms), and t'_r, t_w, t_e on the write dies
     /// (Table IV F_w: 0.375, 1.33, 3.84 ms).
     pub read_ms: f64,
-    pub write_die_read_ms: f64,
-    pub write_ms: f64,
-    pub erase_ms: f64,
+    pub(crate) write_die_read_ms: f64,
+    pub(crate) write_ms: f64,
+    pub(crate) erase_ms: f64,
     /// t_c^e, t_c^d: encoding and decoding a parity page (§VI-B: 1.2 ms with NEON, taken as
     /// 0 in the paper's hardware experiments).
-    pub encode_ms: f64,
-    pub decode_ms: f64,
+    pub(crate) encode_ms: f64,
+    pub(crate) decode_ms: f64,
 }
 
 impl Config {
@@ -176,10 +176,10 @@ pub fn read_bandwidth_worst(c: &Config) -> f64 {
 /// PaRT-FTL's analysis as a scheme's capability (`rt::Analysis`): admission by Eq. 6 and 7,
 /// one series of Figures 5-7, and its Table IV column.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PartFtlAnalysis(pub Config);
+pub(crate) struct PartFtlAnalysis(pub Config);
 
 /// The analysis with the paper's configuration (the registry's hook).
-pub fn analysis() -> Box<dyn Analysis> {
+pub(crate) fn analysis() -> Box<dyn Analysis> {
     Box::new(PartFtlAnalysis(Config::paper()))
 }
 

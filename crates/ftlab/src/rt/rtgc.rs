@@ -24,14 +24,14 @@ use super::{Admit, Analysis, Series, Task, Term, Test};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
     /// |F|: dies, all of them reading and writing.
-    pub dies: u32,
+    pub(crate) dies: u32,
     /// π: pages per block.
-    pub pages_per_block: u32,
+    pub(crate) pages_per_block: u32,
     /// σ: logical over physical space (§V-A: 48.2% of the SSD holds data in RTGC).
-    pub lambda: f64,
+    pub(crate) lambda: f64,
     pub read_ms: f64,
-    pub write_ms: f64,
-    pub erase_ms: f64,
+    pub(crate) write_ms: f64,
+    pub(crate) erase_ms: f64,
 }
 
 impl Config {
@@ -60,12 +60,12 @@ impl Config {
 }
 
 /// A read job of r_i pages: r_i · t_r (as Eq. 18 of the PaRT-FTL paper charges it).
-pub fn read_capacity_ms(c: &Config, t: &Task) -> f64 {
+pub(crate) fn read_capacity_ms(c: &Config, t: &Task) -> f64 {
     t.read_pages as f64 * c.read_ms
 }
 
 /// A write job of w_i pages striped over the dies: ⌈w_i / |F|⌉ · t_w (as Eq. 17 charges it).
-pub fn write_capacity_ms(c: &Config, t: &Task) -> f64 {
+pub(crate) fn write_capacity_ms(c: &Config, t: &Task) -> f64 {
     t.write_pages.div_ceil(c.dies) as f64 * c.write_ms
 }
 
@@ -116,10 +116,10 @@ pub fn test(c: &Config, tasks: &[Task]) -> Test {
 /// RTGC's analysis as a scheme's capability (`rt::Analysis`): admission by `test`, one series
 /// of Figures 5-7, no Table IV column (the paper's table has none).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RtgcAnalysis(pub Config);
+pub(crate) struct RtgcAnalysis(pub Config);
 
 /// The analysis with the paper's configuration (the registry's hook).
-pub fn analysis() -> Box<dyn Analysis> {
+pub(crate) fn analysis() -> Box<dyn Analysis> {
     Box::new(RtgcAnalysis(Config::paper()))
 }
 

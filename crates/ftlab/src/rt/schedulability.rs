@@ -26,7 +26,7 @@ pub fn series(analyses: &[&dyn Analysis]) -> Vec<Series> {
 }
 
 /// Number of utilisation steps: U = 0.05 · k for k = 1..=19.
-pub const UTILISATION_STEPS: u32 = 19;
+pub(crate) const UTILISATION_STEPS: u32 = 19;
 
 /// The experiment's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,7 +93,7 @@ impl Experiment {
 }
 
 /// The k-th utilisation step, 0.05 · k (k = 1..=19).
-pub fn utilisation(step: u32) -> f64 {
+pub(crate) fn utilisation(step: u32) -> f64 {
     step as f64 * 0.05
 }
 
@@ -142,7 +142,7 @@ pub fn task_set<R: Rng + ?Sized>(
 }
 
 /// Whether `set` is schedulable in each series of `analyses`, in `series(analyses)` order.
-pub fn verdicts(analyses: &[&dyn Analysis], set: &TaskSet) -> Vec<bool> {
+pub(crate) fn verdicts(analyses: &[&dyn Analysis], set: &TaskSet) -> Vec<bool> {
     analyses.iter().flat_map(|a| (0..a.series().len()).map(move |i| a.schedulable(i, set))).collect()
 }
 
@@ -160,7 +160,7 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn fraction(&self) -> f64 {
+    pub(crate) fn fraction(&self) -> f64 {
         self.n_schedulable as f64 / self.n_sets as f64
     }
 }
@@ -172,7 +172,7 @@ fn step_rng(seed: u64, step: u32) -> rand_pcg::Pcg64Mcg {
 
 /// Every utilisation step of one figure at one pair of request sizes: 19 rows per series, by
 /// step then series.
-pub fn sweep(
+pub(crate) fn sweep(
     e: &Experiment,
     analyses: &[&dyn Analysis],
     figure: u8,
@@ -217,15 +217,15 @@ pub fn weighted_schedulability(points: &[(f64, f64)]) -> f64 {
 /// One scheme's weighted schedulability at one pair of request sizes of a figure.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weighted {
-    pub figure: u8,
-    pub read_pages: u32,
-    pub write_pages: u32,
-    pub scheme: &'static str,
-    pub value: f64,
+    pub(crate) figure: u8,
+    pub(crate) read_pages: u32,
+    pub(crate) write_pages: u32,
+    pub(crate) scheme: &'static str,
+    pub(crate) value: f64,
 }
 
 /// The weighted schedulability of each series of `keys` in `rows` (one sweep), in that order.
-pub fn weigh(rows: &[Row], keys: &[&'static str]) -> Vec<Weighted> {
+pub(crate) fn weigh(rows: &[Row], keys: &[&'static str]) -> Vec<Weighted> {
     let Some(first) = rows.first() else { return Vec::new() };
     keys.iter()
         .map(|&scheme| {

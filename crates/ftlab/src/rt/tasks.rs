@@ -43,7 +43,7 @@ fn task_error(file: &str, key: impl Into<String>, problem: TaskProblem) -> RtErr
 }
 
 /// The named tasks of a task file's `text` (`file` names it in errors).
-pub fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, RtError> {
+pub(crate) fn parse(text: &str, file: &str) -> Result<Vec<(String, Task)>, RtError> {
     let de = toml::Deserializer::parse(text).map_err(|e| {
         let (line, column) = e.span().map_or((0, 0), |s| line_column(text, s.start));
         RtError::Syntax { file: file.to_string(), line, column, reason: e.message().trim().to_string() }

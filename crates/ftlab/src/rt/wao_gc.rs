@@ -14,14 +14,14 @@ use super::{Admit, Analysis, Bound, BoundKind, Series, Task, Term, Test};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
     /// |F|: dies written in parallel; f_r: page reads in parallel.
-    pub dies: u32,
-    pub parallel_reads: u32,
-    pub pages_per_block: u32,
+    pub(crate) dies: u32,
+    pub(crate) parallel_reads: u32,
+    pub(crate) pages_per_block: u32,
     /// c: page copies per partial step.
-    pub copies_per_step: u32,
+    pub(crate) copies_per_step: u32,
     pub read_ms: f64,
-    pub write_ms: f64,
-    pub erase_ms: f64,
+    pub(crate) write_ms: f64,
+    pub(crate) erase_ms: f64,
 }
 
 impl Config {
@@ -39,7 +39,7 @@ impl Config {
     }
 
     /// max(t_e, c(t_r + t_w)): one partial step.
-    pub fn step_ms(&self) -> f64 {
+    pub(crate) fn step_ms(&self) -> f64 {
         f64::max(self.erase_ms, self.copies_per_step as f64 * (self.read_ms + self.write_ms))
     }
 }
@@ -93,7 +93,7 @@ pub fn read_bandwidth(c: &Config) -> f64 {
 }
 
 /// How many other tasks' partial GC steps block one job of a task (`rt::Blockers`).
-pub use super::Blockers;
+pub(crate) use super::Blockers;
 
 /// One job type of the demand test: task `task`'s reads or writes, its cost, period and
 /// blocking, in ms.
@@ -190,18 +190,18 @@ pub fn demand_test(c: &Config, tasks: &[Task], blockers: &[Blockers], trigger: f
 /// worst-case demand test shown by `ftlab rt admit`, one series of Figures 5-7 per trigger rate
 /// of `TRIGGERS`, and its Table IV column.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WaoGcAnalysis(pub Config);
+pub(crate) struct WaoGcAnalysis(pub Config);
 
 /// The trigger rates of WAO-GC's series of Figures 5-7: 75% and 50% of writes starting a
 /// partial step (§VI-A).
-pub const TRIGGERS: [f64; 2] = [0.75, 0.5];
+pub(crate) const TRIGGERS: [f64; 2] = [0.75, 0.5];
 
 /// The series of `TRIGGERS`, in that order.
-pub const SERIES: [Series; 2] =
+pub(crate) const SERIES: [Series; 2] =
     [Series { key: "wao-gc-75", label: "WAO-GC 75" }, Series { key: "wao-gc-50", label: "WAO-GC 50" }];
 
 /// The analysis with the paper's configuration (the registry's hook).
-pub fn analysis() -> Box<dyn Analysis> {
+pub(crate) fn analysis() -> Box<dyn Analysis> {
     Box::new(WaoGcAnalysis(Config::paper()))
 }
 

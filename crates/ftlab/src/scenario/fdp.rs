@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// Most reclaim unit handles: the device's physical streams
 /// (`metrics::streams::PHYSICAL_STREAMS_MAX`), one per handle.
-pub const RUHS_MAX: usize = crate::metrics::streams::PHYSICAL_STREAMS_MAX;
+pub(crate) const RUHS_MAX: usize = crate::metrics::streams::PHYSICAL_STREAMS_MAX;
 
 /// A reclaim unit handle's type (libnvme `enum nvme_fdp_ruh_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,7 +67,7 @@ impl Default for FdpConfig {
 
 impl FdpConfig {
     /// Dies per reclaim group.
-    pub fn dies_per_group(&self, g: &Geometry) -> u32 {
+    pub(crate) fn dies_per_group(&self, g: &Geometry) -> u32 {
         g.n_dies / self.reclaim_groups
     }
 
@@ -82,7 +82,7 @@ impl FdpConfig {
 }
 
 /// Checks `[device.fdp]` against the geometry; the error is (key below `device.fdp`, reason).
-pub fn check(f: &FdpConfig, g: &Geometry) -> Result<(), (String, String)> {
+pub(crate) fn check(f: &FdpConfig, g: &Geometry) -> Result<(), (String, String)> {
     let e = |k: &str, r: String| Err((k.to_string(), r));
     if f.reclaim_groups == 0 || f.reclaim_groups > g.n_dies || !g.n_dies.is_multiple_of(f.reclaim_groups) {
         return e(

@@ -4,24 +4,24 @@
 //! (`FtlabError::Config` naming the key and the range). `load` is the only constructor of a
 //! `Scenario`; it reads no file. The reference for every key is `docs/scenario.md`.
 
-pub mod fdp;
-pub mod overrides;
+pub(crate) mod fdp;
+pub(crate) mod overrides;
 mod place;
-pub mod presets;
-pub mod raw;
+pub(crate) mod presets;
+pub(crate) mod raw;
 mod validate;
 mod warm;
 
-pub use raw::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, RawTiming};
-pub use validate::{MAX_TIMESERIES_ROWS, PE_CYCLES_DEFAULT, PE_CYCLES_MAX};
-pub use warm::{tenant_writes, PreconditionMode, WarmConfig};
+pub(crate) use raw::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, RawTiming};
+pub(crate) use validate::MAX_TIMESERIES_ROWS;
+pub(crate) use warm::{PreconditionMode, WarmConfig};
 
 use crate::error::FtlabError;
 use crate::flash::geometry::Geometry;
 use crate::flash::timing::Timing;
 use crate::ftl::gc::VictimPolicy;
-pub use crate::host::AddressMap;
-pub use crate::sched::SchedulerKind;
+pub(crate) use crate::host::AddressMap;
+pub(crate) use crate::sched::SchedulerKind;
 use crate::sim::time::SimTime;
 use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
@@ -34,29 +34,29 @@ use std::collections::BTreeMap;
 /// other code from building one); the keys are documented on `raw::RawScenario`.
 #[derive(Clone, Debug)]
 pub struct Scenario {
-    pub name: String,
+    pub(crate) name: String,
     pub seed: u64,
     /// Schemes to run, in order, each known to the registry and listed once.
     pub schemes: Vec<String>,
     /// `[scheme.<name>]`: a listed scheme's table with every default filled in; an unlisted
     /// one's as written.
     pub scheme: BTreeMap<String, toml::Table>,
-    pub stream_mapper: String,
+    pub(crate) stream_mapper: String,
     /// `[stream.<name>]`: the selected mapper's table with every default filled in.
-    pub stream: BTreeMap<String, toml::Table>,
+    pub(crate) stream: BTreeMap<String, toml::Table>,
     pub device: DeviceConfig,
     pub ftl: FtlConfig,
     pub tenants: Vec<TenantConfig>,
-    pub precondition: PreconditionConfig,
-    pub measure: MeasureConfig,
-    pub check: CheckConfig,
+    pub(crate) precondition: PreconditionConfig,
+    pub(crate) measure: MeasureConfig,
+    pub(crate) check: CheckConfig,
     /// Private: no `Scenario` is built outside this module but by `validate`.
     pub(in crate::scenario) _validated: Validated,
 }
 
 /// The mark of a `Scenario` that `validate` made (it has no public constructor).
 #[derive(Clone, Copy, Debug)]
-pub struct Validated(());
+pub(crate) struct Validated(());
 
 impl Validated {
     fn new() -> Validated {
@@ -73,12 +73,12 @@ pub struct DeviceConfig {
     pub geometry: Geometry,
     /// (physical - logical) / logical, in (0, 4].
     pub over_provisioning: f64,
-    pub multi_plane: bool,
-    pub program_erase_suspend: bool,
+    pub(crate) multi_plane: bool,
+    pub(crate) program_erase_suspend: bool,
     /// In [1, `PE_CYCLES_MAX`].
-    pub pe_cycles: u32,
+    pub(crate) pe_cycles: u32,
     pub timing: TimingConfig,
-    pub fdp: Option<fdp::FdpConfig>,
+    pub(crate) fdp: Option<fdp::FdpConfig>,
 }
 
 /// `[device.timing]`, validated (the ranges in `docs/scenario.md`).
@@ -90,48 +90,48 @@ pub struct TimingConfig {
     pub command_ns: u64,
     pub channel_mts: u32,
     pub channel_width_bits: u32,
-    pub suspend_us: f64,
-    pub read_holds_channel: bool,
+    pub(crate) suspend_us: f64,
+    pub(crate) read_holds_channel: bool,
 }
 
 /// `[ftl]`, validated: the watermarks and the write buffer filled in.
 #[derive(Clone, Debug)]
 pub struct FtlConfig {
-    pub gc_policy: VictimPolicy,
+    pub(crate) gc_policy: VictimPolicy,
     /// In [2, blocks per die / 2].
     pub gc_low_watermark_blocks: u32,
     /// In [low watermark, blocks per die / 2].
     pub gc_high_watermark_blocks: u32,
     /// In [1, low watermark - 1].
     pub gc_reserve_blocks: u32,
-    pub background_gc: bool,
-    pub dynamic_wear_leveling: bool,
-    pub static_wear_leveling_gap: u32,
+    pub(crate) background_gc: bool,
+    pub(crate) dynamic_wear_leveling: bool,
+    pub(crate) static_wear_leveling_gap: u32,
     /// In [1, 16].
-    pub physical_streams: u8,
+    pub(crate) physical_streams: u8,
     pub scheduler: SchedulerKind,
     /// 0 = write-through.
-    pub write_buffer_bytes: u64,
-    pub dram_latency_us: f64,
+    pub(crate) write_buffer_bytes: u64,
+    pub(crate) dram_latency_us: f64,
 }
 
 /// One tenant, validated: one namespace size and one workload.
 #[derive(Clone, Debug)]
 pub struct TenantConfig {
     /// Non-empty, unique among the tenants.
-    pub name: String,
-    pub namespace: Namespace,
+    pub(crate) name: String,
+    pub(crate) namespace: Namespace,
     pub queue_depth: u32,
     pub start_s: f64,
     /// Stop issuing requests this long after `start_s`; `None`: when the workload ends.
-    pub duration_s: Option<f64>,
-    pub workload: Workload,
-    pub stream_rules: Vec<StreamRule>,
+    pub(crate) duration_s: Option<f64>,
+    pub(crate) workload: Workload,
+    pub(crate) stream_rules: Vec<StreamRule>,
 }
 
 /// A tenant's namespace size, as written: exactly one of the two keys.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Namespace {
+pub(crate) enum Namespace {
     /// `namespace_fraction`: of the device's logical capacity, in (0, 1].
     Fraction(f64),
     /// `namespace_gib`: finite and > 0.
@@ -141,7 +141,7 @@ pub enum Namespace {
 /// A tenant's workload: exactly one of `[tenants.trace]`, `[tenants.synthetic]` and
 /// `[tenants.periodic]`.
 #[derive(Clone, Debug)]
-pub enum Workload {
+pub(crate) enum Workload {
     Trace(TraceWorkload),
     Synthetic(SyntheticWorkload),
     /// Resolved: every task's name and deadline filled in.
@@ -150,34 +150,34 @@ pub enum Workload {
 
 /// `[precondition]`, validated: the mode filled in.
 #[derive(Clone, Debug)]
-pub struct PreconditionConfig {
+pub(crate) struct PreconditionConfig {
     /// In [0, 1].
-    pub fill_fraction: f64,
-    pub order: FillOrder,
+    pub(crate) fill_fraction: f64,
+    pub(crate) order: FillOrder,
     /// In [0, 10].
-    pub overwrite_passes: f64,
-    pub mode: PreconditionMode,
-    pub warm: WarmConfig,
+    pub(crate) overwrite_passes: f64,
+    pub(crate) mode: PreconditionMode,
+    pub(crate) warm: WarmConfig,
 }
 
 /// One address-range stream rule (see `TenantConfig::stream_rules`). Offsets are in the
 /// tenant's namespace, after the trace's `address_map`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StreamRule {
-    pub offset_bytes: u64,
-    pub size_bytes: u64,
+pub(crate) struct StreamRule {
+    pub(crate) offset_bytes: u64,
+    pub(crate) size_bytes: u64,
     /// The virtual stream, in [0, 65535].
-    pub stream: u16,
+    pub(crate) stream: u16,
 }
 
 /// Most stream rules a tenant may have (they are scanned in order for every request).
-pub const MAX_STREAM_RULES: usize = 64;
+pub(crate) const MAX_STREAM_RULES: usize = 64;
 
 /// Trace replay mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Replay {
+pub(crate) enum Replay {
     /// Requests arrive at their (scaled) timestamps.
     #[default]
     Timed,
@@ -188,28 +188,28 @@ pub enum Replay {
 /// `[tenants.trace]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TraceWorkload {
+pub(crate) struct TraceWorkload {
     /// Path to the trace; relative paths resolve against the scenario file's directory.
-    pub path: String,
-    pub format: TraceFormat,
+    pub(crate) path: String,
+    pub(crate) format: TraceFormat,
     #[serde(default)]
-    pub address_map: AddressMap,
+    pub(crate) address_map: AddressMap,
     /// For `address_map = "scale"`: the trace's highest byte address (default: found by a
     /// first pass over the trace).
-    pub lba_max_bytes: Option<u64>,
+    pub(crate) lba_max_bytes: Option<u64>,
     /// Multiply inter-arrival times by this (0.5 = twice as fast). Default 1.
     #[serde(default = "default_one")]
-    pub time_scale: f64,
+    pub(crate) time_scale: f64,
     #[serde(default)]
-    pub replay: Replay,
+    pub(crate) replay: Replay,
     /// Stop after this many requests.
-    pub max_requests: Option<u64>,
+    pub(crate) max_requests: Option<u64>,
 }
 
 /// Order of preconditioning writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FillOrder {
+pub(crate) enum FillOrder {
     Sequential,
     #[default]
     Random,
@@ -218,39 +218,39 @@ pub enum FillOrder {
 /// `[measure]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MeasureConfig {
+pub(crate) struct MeasureConfig {
     /// Stop the simulation at this simulated time (seconds). Default: when every workload
     /// has ended and its requests completed.
-    pub duration_s: Option<f64>,
+    pub(crate) duration_s: Option<f64>,
     /// Latencies of requests that arrive before this are not recorded. Default 0.
     #[serde(default)]
-    pub warmup_s: f64,
+    pub(crate) warmup_s: f64,
     /// Time-series window in simulated seconds. Default 1.
     #[serde(default = "default_one")]
-    pub window_s: f64,
+    pub(crate) window_s: f64,
     /// Named intervals of the measured phase reported apart (`metrics::phase`): each has
     /// its own latencies, WAF and die utilisation in `summary.json` under `phases`.
     /// Default none.
     #[serde(default)]
-    pub phases: Vec<PhaseConfig>,
+    pub(crate) phases: Vec<PhaseConfig>,
     /// Also run every tenant alone under each scheme (`api::run_scenario`): the same scenario
     /// with every other tenant's workload silenced, so `summary.json` has each tenant's
     /// latencies alone (`solo`) and shared over alone (`slowdown`). Default false; left out
     /// of the resolved scenario when false, so a scenario without it resolves as before.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub solo: bool,
+    pub(crate) solo: bool,
     /// A tenant is `starved` when a request that arrived in the measured phase waited longer
     /// than this many seconds, arrival to completion (one still outstanding at the end counts
     /// with its wait so far). In (0, 1e7]. Default 1: flash operations take microseconds to
     /// milliseconds, and collecting a whole block takes well under a second on every preset
     /// (docs/scenario.md gives the reasoning).
     #[serde(default = "default_one")]
-    pub starvation_wait_s: f64,
+    pub(crate) starvation_wait_s: f64,
     /// A tenant is `unstable` (besides a backlog that grew through the run) when its requests
     /// outstanding, host-queued included, exceeded this many times its queue depth at any time
     /// of the measured phase. In [1, 1e6]. Default 4.
     #[serde(default = "default_backlog_queue_depths_max")]
-    pub backlog_queue_depths_max: f64,
+    pub(crate) backlog_queue_depths_max: f64,
     /// Measure each dead unit's lifetime per virtual stream (`metrics::streams`): a write time
     /// per logical unit, 2 bytes (4 after 68 simulated seconds). False: no per-unit write
     /// times are kept, every death counts as of unknown age, `lifetime_s_mean` is null.
@@ -258,7 +258,7 @@ pub struct MeasureConfig {
     /// docs/PERFORMANCE.md, and only the stream studies read them); left out of the resolved
     /// scenario when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub stream_lifetimes: bool,
+    pub(crate) stream_lifetimes: bool,
 }
 
 fn default_backlog_queue_depths_max() -> f64 {
@@ -268,13 +268,13 @@ fn default_backlog_queue_depths_max() -> f64 {
 /// One `[[measure.phases]]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PhaseConfig {
+pub(crate) struct PhaseConfig {
     /// Its key in `summary.json`: non-empty, unique among the phases.
-    pub name: String,
+    pub(crate) name: String,
     /// Start, in simulated seconds: at or after `measure.warmup_s`.
-    pub start_s: f64,
+    pub(crate) start_s: f64,
     /// End, in simulated seconds, above `start_s`. Default: the end of the run.
-    pub end_s: Option<f64>,
+    pub(crate) end_s: Option<f64>,
 }
 
 impl Default for MeasureConfig {
@@ -296,20 +296,20 @@ impl Default for MeasureConfig {
 /// `[check]`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CheckConfig {
+pub(crate) struct CheckConfig {
     /// Run the integrity oracle (DESIGN §5): every read and GC copy is checked. Default false.
     #[serde(default)]
-    pub integrity: bool,
+    pub(crate) integrity: bool,
 }
 
 impl TenantConfig {
     /// Names of the tenant's periodic tasks (empty for other workloads).
-    pub fn task_names(&self) -> Vec<String> {
+    pub(crate) fn task_names(&self) -> Vec<String> {
         self.periodic().map_or_else(Vec::new, PeriodicWorkload::task_names)
     }
 
     /// The trace workload, if that is the tenant's.
-    pub fn trace(&self) -> Option<&TraceWorkload> {
+    pub(crate) fn trace(&self) -> Option<&TraceWorkload> {
         match &self.workload {
             Workload::Trace(t) => Some(t),
             _ => None,
@@ -325,7 +325,7 @@ impl TenantConfig {
     }
 
     /// The periodic tasks, if they are the tenant's workload.
-    pub fn periodic(&self) -> Option<&PeriodicWorkload> {
+    pub(crate) fn periodic(&self) -> Option<&PeriodicWorkload> {
         match &self.workload {
             Workload::Periodic(p) => Some(p),
             _ => None,
@@ -335,7 +335,7 @@ impl TenantConfig {
 
 impl TimingConfig {
     /// The model's timing, in nanoseconds (microseconds rounded to the nearest one).
-    pub fn timing(&self) -> Timing {
+    pub(crate) fn timing(&self) -> Timing {
         Timing {
             read: us(self.read_us),
             program: us(self.program_us),
@@ -396,7 +396,7 @@ fn logical_units(g: &Geometry, over_provisioning: f64) -> u64 {
 
 impl Namespace {
     /// The namespace in mapping units of `g`, given the device's `logical` capacity in units.
-    pub fn units(self, g: &Geometry, logical: u64) -> u32 {
+    pub(crate) fn units(self, g: &Geometry, logical: u64) -> u32 {
         match self {
             Namespace::Fraction(f) => (logical as f64 * f).floor() as u32,
             Namespace::Gib(gib) => (gib * (1u64 << 30) as f64 / g.unit_bytes as f64).floor() as u32,

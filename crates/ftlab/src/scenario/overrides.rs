@@ -7,7 +7,7 @@
 /// Apply one override; the key path it set, with array elements by index
 /// (`tenants.web.queue_depth` -> `tenants.1.queue_depth`), the spelling of error keys; or
 /// `Err((key, reason))` if it is malformed or its path cannot exist.
-pub fn apply(root: &mut toml::Table, assignment: &str) -> Result<String, (String, String)> {
+pub(crate) fn apply(root: &mut toml::Table, assignment: &str) -> Result<String, (String, String)> {
     let Some((path, raw)) = assignment.split_once('=') else {
         return Err((assignment.into(), "an override must look like key.path=value".into()));
     };

@@ -11,7 +11,7 @@ use toml::Spanned;
 /// table the key is in; else the key's line and column in `text` (for a key the text leaves
 /// out, the innermost table of it the text has: `[tenants.synthetic]` for a missing
 /// `tenants.1.synthetic.requests`); else nowhere. Other errors are returned unchanged.
-pub fn locate(e: FtlabError, text: &str, applied: &[(String, String)]) -> FtlabError {
+pub(super) fn locate(e: FtlabError, text: &str, applied: &[(String, String)]) -> FtlabError {
     let FtlabError::Config { file, key, reason, place: Place::Unknown } = e else { return e };
     let in_text = span_of(text, &key);
     let by_set = applied.iter().rev().find(|(_, path)| {

@@ -218,7 +218,7 @@ pub const COSMOS_ERASE_US: f64 = 3226.7;
 pub const COSMOS_CHANNEL_MTS: u32 = 43;
 
 /// One-shot program time of a TLC wordline (its LSB, CSB and MSB pages at once) of the
-/// vStream paper's flash, in microseconds (Im et al., ISSCC 2015, the paper's [11]).
+/// vStream paper's flash, in microseconds (Im et al., ISSCC 2015, the paper's reference 11).
 pub const VSTREAM_ONE_SHOT_PROGRAM_US: f64 = 700.0;
 
 /// Flash pages programmed by one one-shot program of a TLC wordline (p = 3, vStream §4.2).

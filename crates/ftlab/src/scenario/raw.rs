@@ -18,35 +18,35 @@ use std::collections::BTreeMap;
 /// A whole scenario: one device, its tenants, the schemes to compare and the measurement.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawScenario {
+pub(crate) struct RawScenario {
     /// Free-form name shown in reports.
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
     /// Seed of every random choice (generators, preconditioning).
     #[serde(default = "default_seed")]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Schemes to run, in order; each runs the same workload on a fresh device.
     #[serde(default = "default_schemes")]
-    pub schemes: Vec<String>,
+    pub(crate) schemes: Vec<String>,
     /// Per-scheme knobs: `[scheme.<name>]`.
     #[serde(default)]
-    pub scheme: BTreeMap<String, toml::Table>,
+    pub(crate) scheme: BTreeMap<String, toml::Table>,
     /// Stream mapper (virtual -> physical stream).
     #[serde(default = "default_stream_mapper")]
-    pub stream_mapper: String,
+    pub(crate) stream_mapper: String,
     /// Per-mapper knobs: `[stream.<name>]`.
     #[serde(default)]
-    pub stream: BTreeMap<String, toml::Table>,
-    pub device: RawDevice,
+    pub(crate) stream: BTreeMap<String, toml::Table>,
+    pub(crate) device: RawDevice,
     #[serde(default)]
-    pub ftl: RawFtl,
-    pub tenants: Vec<RawTenant>,
+    pub(crate) ftl: RawFtl,
+    pub(crate) tenants: Vec<RawTenant>,
     #[serde(default)]
-    pub precondition: RawPrecondition,
+    pub(crate) precondition: RawPrecondition,
     #[serde(default)]
-    pub measure: MeasureConfig,
+    pub(crate) measure: MeasureConfig,
     #[serde(default)]
-    pub check: CheckConfig,
+    pub(crate) check: CheckConfig,
 }
 
 /// `[device]`: geometry and timing. Keys left out come from `preset`.
@@ -54,7 +54,7 @@ pub struct RawScenario {
 #[serde(deny_unknown_fields)]
 pub struct RawDevice {
     /// One of `tiny`, `upi`, `mqsim` (see `presets`).
-    pub preset: Option<String>,
+    pub(crate) preset: Option<String>,
     pub channels: Option<u32>,
     /// Chips (ways) per channel.
     pub chips_per_channel: Option<u32>,
@@ -70,20 +70,20 @@ pub struct RawDevice {
     pub over_provisioning: Option<f64>,
     /// Multi-plane operations: operations of one kind queued at a die for different planes
     /// run as one (one array time, one transfer per page). Default false.
-    pub multi_plane: Option<bool>,
+    pub(crate) multi_plane: Option<bool>,
     /// Program/erase suspend: a host read arriving while its die programs or erases
     /// suspends that operation (after `timing.suspend_us`), is served, and the operation
     /// resumes (after `timing.suspend_us` again). Default false.
-    pub program_erase_suspend: Option<bool>,
+    pub(crate) program_erase_suspend: Option<bool>,
     /// Program/erase endurance of a block, in cycles: the lifetime projection's wear-out
     /// point (`metrics::lifetime`). Default 3000 (MLC, datasheet-typical); range [1, 10^6].
-    pub pe_cycles: Option<u32>,
+    pub(crate) pe_cycles: Option<u32>,
     #[serde(default)]
     pub timing: RawTiming,
     /// `[device.fdp]`: NVMe Flexible Data Placement (reclaim groups, RU size, handles), read
     /// by the `fdp` stream mapper (`scenario::fdp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fdp: Option<fdp::FdpConfig>,
+    pub(crate) fdp: Option<fdp::FdpConfig>,
 }
 
 /// `[device.timing]`.
@@ -104,7 +104,7 @@ pub struct RawTiming {
     pub channel_width_bits: Option<u32>,
     /// Latency to suspend (and again to resume) a program or erase, in microseconds; used
     /// when `device.program_erase_suspend` is on. Default 20 (datasheet-typical tSUS).
-    pub suspend_us: Option<f64>,
+    pub(crate) suspend_us: Option<f64>,
     /// A read holds its channel for its whole duration (command, tR, transfer), so reads on
     /// one channel run one at a time: a controller whose dies share one page buffer per
     /// channel (the `cosmos` preset). Default false: the channel is held only to transfer.
@@ -114,43 +114,43 @@ pub struct RawTiming {
 /// `[ftl]`: the FTL mechanics shared by every scheme.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawFtl {
+pub(crate) struct RawFtl {
     /// GC victim policy: `greedy` or `cost-benefit`.
     #[serde(default = "default_policy")]
-    pub gc_policy: VictimPolicy,
+    pub(crate) gc_policy: VictimPolicy,
     /// Foreground GC starts on a die when its free blocks fall below this. Default:
     /// max(gc_reserve_blocks + 4, blocks_per_die / 100).
-    pub gc_low_watermark_blocks: Option<u32>,
+    pub(crate) gc_low_watermark_blocks: Option<u32>,
     /// Background GC runs on an idle die while its free blocks are below this. Default:
     /// 2 x the low watermark.
-    pub gc_high_watermark_blocks: Option<u32>,
+    pub(crate) gc_high_watermark_blocks: Option<u32>,
     /// Free blocks per die that host writes may not take (kept for GC copies). Default 2.
     #[serde(default = "default_reserve")]
-    pub gc_reserve_blocks: u32,
+    pub(crate) gc_reserve_blocks: u32,
     /// Run GC on idle dies between the watermarks. Default true.
     #[serde(default = "default_true")]
-    pub background_gc: bool,
+    pub(crate) background_gc: bool,
     /// Hand out the least-worn free block first. Default true.
     #[serde(default = "default_true")]
-    pub dynamic_wear_leveling: bool,
+    pub(crate) dynamic_wear_leveling: bool,
     /// Static wear leveling: when a die's erase-count gap exceeds this, move its coldest
     /// block's data. 0 = off (default).
     #[serde(default)]
-    pub static_wear_leveling_gap: u32,
+    pub(crate) static_wear_leveling_gap: u32,
     /// Physical streams (write frontiers per tenant and class). Default 4, the vStream
     /// paper's device (§5.1). A mapper maps every virtual stream below it.
     #[serde(default = "default_streams")]
-    pub physical_streams: u8,
+    pub(crate) physical_streams: u8,
     #[serde(default)]
-    pub scheduler: SchedulerKind,
+    pub(crate) scheduler: SchedulerKind,
     /// DRAM write buffer in bytes; 0 = write-through (a write completes when programmed).
     /// Default: 0 when a flash page holds one mapping unit; otherwise
     /// `DEFAULT_BUFFER_PAGES_PER_DIE` flash pages per die (see `validate`).
-    pub write_buffer_bytes: Option<u64>,
+    pub(crate) write_buffer_bytes: Option<u64>,
     /// Controller latency of a request served without flash (buffer hit, unmapped read,
     /// trim, buffered write admission), in microseconds. In [0.001, 1000]. Default 1.
     #[serde(default = "default_one")]
-    pub dram_latency_us: f64,
+    pub(crate) dram_latency_us: f64,
 }
 
 impl Default for RawFtl {
@@ -175,57 +175,57 @@ impl Default for RawFtl {
 /// One tenant: a namespace and a workload.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawTenant {
-    pub name: String,
+pub(crate) struct RawTenant {
+    pub(crate) name: String,
     /// Namespace size as a fraction of the device's logical capacity, in (0, 1].
-    pub namespace_fraction: Option<f64>,
+    pub(crate) namespace_fraction: Option<f64>,
     /// Namespace size in GiB (exclusive with `namespace_fraction`).
-    pub namespace_gib: Option<f64>,
+    pub(crate) namespace_gib: Option<f64>,
     /// Most requests outstanding at once. For timed replay, a request that arrives when
     /// this many are outstanding waits in the host (its latency counts from its arrival).
     /// For closed-loop replay, the queue depth. Default 32.
     #[serde(default = "default_qd")]
-    pub queue_depth: u32,
+    pub(crate) queue_depth: u32,
     /// When the tenant starts, in simulated seconds. Default 0.
     #[serde(default)]
-    pub start_s: f64,
+    pub(crate) start_s: f64,
     /// Stop issuing requests this long after `start_s`. Default: when the workload ends.
-    pub duration_s: Option<f64>,
+    pub(crate) duration_s: Option<f64>,
     /// A trace workload (exclusive with `synthetic`).
-    pub trace: Option<TraceWorkload>,
+    pub(crate) trace: Option<TraceWorkload>,
     /// Periodic real-time tasks (exclusive with `trace` and `synthetic`).
-    pub periodic: Option<PeriodicWorkload>,
+    pub(crate) periodic: Option<PeriodicWorkload>,
     /// A synthetic workload (exclusive with `trace`): one generator table
     /// (`[tenants.synthetic]`) or an array of them (`[[tenants.synthetic]]`), merged in time
     /// order.
-    pub synthetic: Option<SyntheticWorkload>,
+    pub(crate) synthetic: Option<SyntheticWorkload>,
     /// Address-range stream rules (`[[tenants.stream_rules]]`): a request whose first byte in
     /// the namespace falls in a rule's range gets the rule's virtual stream instead of its
     /// record's (the first matching rule wins). Default none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stream_rules: Vec<StreamRule>,
+    pub(crate) stream_rules: Vec<StreamRule>,
 }
 
 /// `[precondition]`: fill each namespace before measuring (instant, no timing).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawPrecondition {
+pub(crate) struct RawPrecondition {
     /// Fraction of each namespace written, in [0, 1]. Default 1.
     #[serde(default = "default_one")]
-    pub fill_fraction: f64,
+    pub(crate) fill_fraction: f64,
     #[serde(default)]
-    pub order: FillOrder,
+    pub(crate) order: FillOrder,
     /// Random overwrites afterwards, in multiples of the filled size, so GC reaches steady
     /// state. In [0, 10]. Default 1.
     #[serde(default = "default_one")]
-    pub overwrite_passes: f64,
+    pub(crate) overwrite_passes: f64,
     /// `fill` or `workload` (then warm with the tenants' own writes, see `warm`). Default
     /// (`load` fills it in): `workload` if some tenant's workload writes and `fill_fraction`
     /// is above 0, else `fill`.
-    pub mode: Option<PreconditionMode>,
+    pub(crate) mode: Option<PreconditionMode>,
     /// The warm-up's convergence window, tolerance and cap (`mode = "workload"`).
     #[serde(default)]
-    pub warm: WarmConfig,
+    pub(crate) warm: WarmConfig,
 }
 
 impl Default for RawPrecondition {

@@ -23,7 +23,7 @@ const MAX_SECONDS: f64 = 1e7;
 /// Most time-series rows (tenants x windows) a run may produce; each row is kept in memory
 /// until the end of the run. Checked here when the end is known, and by the simulation when
 /// a trace's length decides it.
-pub const MAX_TIMESERIES_ROWS: f64 = 1e7;
+pub(crate) const MAX_TIMESERIES_ROWS: f64 = 1e7;
 
 fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (String, String)> {
     Err((key.into(), reason.into()))
@@ -32,7 +32,7 @@ fn err<T>(key: impl Into<String>, reason: impl Into<String>) -> Result<T, (Strin
 /// The scenario as written, with every default filled in and every value checked: the only
 /// way to a `Scenario`. Checks run in the order of the file (device, ftl, tenants, phases,
 /// precondition, schemes, stream mappers), and the first error is returned.
-pub fn validate(raw: RawScenario) -> Valid<Scenario> {
+pub(super) fn validate(raw: RawScenario) -> Valid<Scenario> {
     let RawScenario {
         name,
         seed,
@@ -78,13 +78,13 @@ pub fn validate(raw: RawScenario) -> Valid<Scenario> {
 /// Flash pages per die of the default write buffer when a page holds several mapping units:
 /// a TLC die programs three pages at once (one-shot programming of lower, middle and upper
 /// pages, as in the vStream paper's device), and a fourth fills while they program.
-pub const DEFAULT_BUFFER_PAGES_PER_DIE: u64 = 4;
+pub(super) const DEFAULT_BUFFER_PAGES_PER_DIE: u64 = 4;
 
 /// `device.pe_cycles` by default: 3000 program/erase cycles, the endurance MLC NAND
 /// datasheets typically rate (see docs/lifetime.md).
-pub const PE_CYCLES_DEFAULT: u32 = 3000;
+pub(crate) const PE_CYCLES_DEFAULT: u32 = 3000;
 /// Largest `device.pe_cycles` accepted (SLC is rated around 10^5).
-pub const PE_CYCLES_MAX: u32 = 1_000_000;
+pub(crate) const PE_CYCLES_MAX: u32 = 1_000_000;
 
 fn resolve_device(mut d: RawDevice) -> Valid<DeviceConfig> {
     if let Some(name) = &d.preset {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// How preconditioning brings the device to steady state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PreconditionMode {
+pub(crate) enum PreconditionMode {
     /// Fill, then `overwrite_passes` of uniform random overwrites (the state of a device that
     /// ran a uniform random writer).
     Fill,
@@ -25,20 +25,20 @@ pub enum PreconditionMode {
 /// device and not with the workload's rate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WarmConfig {
+pub(crate) struct WarmConfig {
     /// Host bytes written per convergence window, as a fraction of the logical capacity.
     /// In [0.01, 10]. Default 0.25.
     #[serde(default = "default_window")]
-    pub window_capacity_fraction: f64,
+    pub(crate) window_capacity_fraction: f64,
     /// Converged when the device WAF of the last window is within this relative difference
     /// of the window before it: |a - b| <= tolerance x max(a, b). In (0, 1]. Default 0.02.
     #[serde(default = "default_tolerance")]
-    pub waf_tolerance: f64,
+    pub(crate) waf_tolerance: f64,
     /// The cap: the warm-up stops (and says so in `summary.json`) after this many logical
     /// capacities of host bytes, converged or not. In [2 x window_capacity_fraction, 1000].
     /// Default 8.
     #[serde(default = "default_cap")]
-    pub max_capacity_multiple: f64,
+    pub(crate) max_capacity_multiple: f64,
 }
 
 impl Default for WarmConfig {
@@ -67,7 +67,7 @@ fn default_cap() -> f64 {
 /// Whether tenant `t`'s workload may write or trim (change what the device holds): a
 /// synthetic part with `read_ratio < 1`, a periodic write task, or a trace (whose records
 /// are not read before the run).
-pub fn tenant_writes(t: &TenantConfig) -> bool {
+pub(crate) fn tenant_writes(t: &TenantConfig) -> bool {
     match &t.workload {
         Workload::Synthetic(w) => w.parts().iter().any(|p| p.read_ratio < 1.0),
         Workload::Periodic(p) => p.tasks.iter().any(|k| k.op != IoOp::Read),

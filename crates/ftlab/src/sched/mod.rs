@@ -54,15 +54,15 @@ pub enum SchedulerKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FairCosts {
     /// Cost of each `OpClass` (indexed by `class as usize`); background classes are unused.
-    pub cost_of: [u64; N_CLASSES],
+    pub(crate) cost_of: [u64; N_CLASSES],
 }
 
 impl FairCosts {
     /// All costs 1 (deficit round robin degenerates to round robin by operations).
-    pub const UNIT: FairCosts = FairCosts { cost_of: [1; N_CLASSES] };
+    pub(crate) const UNIT: FairCosts = FairCosts { cost_of: [1; N_CLASSES] };
 
     /// Read: tR + one page's transfer; program (host write, parity): tPROG + one page's transfer.
-    pub fn from_timing(t: &crate::flash::timing::Timing, page_bytes: u32) -> FairCosts {
+    pub(crate) fn from_timing(t: &crate::flash::timing::Timing, page_bytes: u32) -> FairCosts {
         FairCosts::new(t.page_read(page_bytes).0, t.page_program(page_bytes).0)
     }
 
@@ -73,28 +73,28 @@ impl FairCosts {
     }
 
     /// The DRR quantum: the largest host cost.
-    pub fn quantum(&self) -> u64 {
+    pub(crate) fn quantum(&self) -> u64 {
         self.cost_of.iter().copied().max().unwrap_or(1).max(1)
     }
 }
 /// How classes map to queues and how queues are served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClassTable {
+pub(crate) struct ClassTable {
     /// Queue of each `OpClass` (indexed by `class as usize`).
-    pub queue_of: [u8; N_CLASSES],
-    pub n_queues: u8,
+    pub(crate) queue_of: [u8; N_CLASSES],
+    pub(crate) n_queues: u8,
     /// Queue served first when free space is critical.
-    pub urgent_queue: u8,
+    pub(crate) urgent_queue: u8,
     /// Queues are kept in deadline order and the queue with the earliest head goes first
     /// (else queues are FIFO and served in index order).
-    pub by_deadline: bool,
+    pub(crate) by_deadline: bool,
     /// Queue 0 is split per tenant and served by deficit round robin (`fair`).
-    pub per_tenant: bool,
+    pub(crate) per_tenant: bool,
 }
 
 impl SchedulerKind {
     /// The class table of this kind.
-    pub fn table(self) -> ClassTable {
+    pub(crate) fn table(self) -> ClassTable {
         // Classes: host read, host write, gc, migrate, parity.
         match self {
             SchedulerKind::Priority => ClassTable {
@@ -217,10 +217,6 @@ impl<Op: SchedOp> Scheduler<Op> {
             }
         };
         Scheduler { table, queues, pending: 0, pending_max, fair: Box::new(fair) }
-    }
-
-    pub fn table(&self) -> &ClassTable {
-        &self.table
     }
 
     #[inline]

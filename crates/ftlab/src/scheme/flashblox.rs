@@ -40,45 +40,45 @@ use serde::{Deserialize, Serialize};
 /// Knobs of `flashblox` (`[scheme.flashblox]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FlashbloxConfig {
+pub(crate) struct FlashbloxConfig {
     /// One vSSD per tenant, in scenario order. Empty (the default): every tenant
     /// channel-isolated, channels in proportion to namespace size.
     #[serde(default)]
-    pub tenants: Vec<Vssd>,
+    pub(crate) tenants: Vec<Vssd>,
     /// Interval at which erase rates are read and the swap trigger is checked, in seconds.
     /// Default 0.05; range (0, 3600].
     #[serde(default = "default_epoch_s")]
-    pub epoch_s: f64,
+    pub(crate) epoch_s: f64,
     /// Swap channels for wear balance. Default true.
     #[serde(default = "default_true")]
-    pub swaps: bool,
+    pub(crate) swaps: bool,
     /// A swap starts when max / mean of the channel-isolated channels' erase rates over
     /// `rate_window` exceeds this. Default 1.1: the slides' wear-imbalance target 1 + x with
     /// their x = 0.1 (with `cumulative` rates, max / mean of the rates is the wear imbalance the
     /// run caused); range [1, 1000].
     #[serde(default = "default_threshold")]
-    pub swap_threshold: f64,
+    pub(crate) swap_threshold: f64,
     /// Which erase rates the trigger compares: `cumulative` (default; each channel's erases
     /// since the run started over the time since) or `since_swap` (since the last swap ended:
     /// the rate of the load each channel holds now). The slides say "erase rate" and no
     /// window; ours, docs/schemes/flashblox.md.
     #[serde(default)]
-    pub rate_window: RateWindow,
+    pub(crate) rate_window: RateWindow,
     /// Least time between the end of a swap and the next trigger check (and the shortest
     /// window the current erase rates are measured over), in seconds: a floor, not a schedule.
     /// Default 1.0; range [0, 10^7].
     #[serde(default = "default_interval")]
-    pub swap_interval_min_s: f64,
+    pub(crate) swap_interval_min_s: f64,
     /// Page reads in flight per migrating die (the migration's rate limit). Default 4;
     /// range [1, 1024].
     #[serde(default = "default_reads_in_flight")]
-    pub swap_reads_in_flight_max: u32,
+    pub(crate) swap_reads_in_flight_max: u32,
 }
 
 /// One tenant's vSSD.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Vssd {
+pub(crate) enum Vssd {
     /// `channels` whole channels of its own (hardware isolation; swappable).
     Channel { channels: u32 },
     /// `dies` dies of its own, taken from the channels no channel vSSD holds, spread over
@@ -125,7 +125,7 @@ struct Swap {
     start: SimTime,
 }
 
-pub struct Flashblox {
+pub(crate) struct Flashblox {
     config: FlashbloxConfig,
     g: Geometry,
     /// Per tenant: the dies it writes, and the next one (round-robin).
@@ -168,7 +168,7 @@ pub struct Flashblox {
     n_deferrals: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let mut config: FlashbloxConfig = parse_config(table)?;
     check_knobs(&config)?;
     let g = *ctx.geometry;
@@ -274,7 +274,7 @@ const VSSD_KNOBS: &[Knob] = &[
 ];
 
 /// The knobs of `flashblox`: the ranges `check_knobs` enforces and `ftlab schemes` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new("tenants", "", KnobKind::Tables(VSSD_KNOBS), "One vSSD per tenant, in scenario order; empty = channel-isolated, channels in proportion to namespace size.")
         .also("one per tenant; software vSSDs need ftl.scheduler = \"fair\""),
     Knob::new("epoch_s", "s", KnobKind::Float(Bounds::open_lo(0.0, 3600.0)), "Interval at which erase rates are read and the swap trigger checked."),
@@ -286,7 +286,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `flashblox`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "flashblox",
     summary:
         "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear balance.",
@@ -304,7 +304,10 @@ fn check_knobs(c: &FlashbloxConfig) -> Result<(), SchemeConfigError> {
 /// Dies per tenant and the channel vSSD of each channel: channel vSSDs take consecutive
 /// channels from channel 0; die vSSDs take dies of the remaining channels in channel-first
 /// order; software vSSDs share every die left. Errors name the tenant's key.
-pub fn allocate(g: &Geometry, vssds: &[Vssd]) -> Result<(Vec<Vec<DieIdx>>, Vec<u16>), SchemeConfigError> {
+pub(crate) fn allocate(
+    g: &Geometry,
+    vssds: &[Vssd],
+) -> Result<(Vec<Vec<DieIdx>>, Vec<u16>), SchemeConfigError> {
     let mut channel_owner = vec![NO_OWNER; g.channels as usize];
     let mut sets = vec![Vec::new(); vssds.len()];
     let mut next_channel = 0u32;
@@ -842,7 +845,7 @@ impl Scheme for Flashblox {
 /// (the tenants' `wear.erase_rate_per_s`, less the erases the swaps caused, spread over each
 /// channel vSSD's channels), the swap rule of `[scheme.flashblox]` in the resolved scenario
 /// (none when `swaps = false`) and each swap's measured cost.
-pub fn lifetime_setup(
+pub(crate) fn lifetime_setup(
     p: &serde_json::Value,
     resolved_toml: &str,
     num: Number,

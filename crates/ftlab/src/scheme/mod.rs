@@ -17,14 +17,14 @@
 //! `Scheme::stripes` and the like. The engine asks `dyn Scheme`'s methods of the same names,
 //! which answer as a scheme without the capability would when it is absent.
 
-pub mod flashblox;
-pub mod part_ftl;
-pub mod partitioned;
-pub mod rtgc;
-pub mod swap;
-pub mod unified;
-pub mod upi;
-pub mod wao_gc;
+pub(crate) mod flashblox;
+pub(crate) mod part_ftl;
+pub(crate) mod partitioned;
+pub(crate) mod rtgc;
+pub(crate) mod swap;
+pub(crate) mod unified;
+pub(crate) mod upi;
+pub(crate) mod wao_gc;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::flash::timing::Timing;
@@ -33,7 +33,7 @@ use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Place
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
 
-pub use crate::policy::{parse_config, to_table, EpochStats, SchemeConfigError};
+pub(crate) use crate::policy::{parse_config, to_table, EpochStats, SchemeConfigError};
 
 /// What a scheme is built from (besides its own config table).
 #[derive(Clone, Copy, Debug)]
@@ -57,7 +57,7 @@ pub struct SchemeContext<'a> {
 /// The real-time analyses' times for this device, in milliseconds (the `rt` unit): a page
 /// read and a page program each with one page's transfer and the command cycles, and an erase
 /// with its command (`part-ftl` and `rtgc` admission).
-pub fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
+pub(crate) fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
     let ms = |x: SimTime| x.as_secs_f64() * 1e3;
     (
         ms(t.page_read(g.page_bytes) + t.command),
@@ -231,17 +231,17 @@ pub trait TenantSeries {
 /// answers as the defaults say (read in place, every die may write, the scenario's buffer, no
 /// extra columns).
 impl<'a> dyn Scheme + 'a {
-    pub fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
+    pub(crate) fn read_plan(&self, ppa: Ppa, view: &DeviceView) -> ReadPlan {
         self.stripes().map_or(ReadPlan::Direct, |s| s.read_plan(ppa, view))
     }
 
-    pub fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, view: &DeviceView) {
+    pub(crate) fn on_parity_placed(&mut self, data: &StripePages, parity: Ppa, view: &DeviceView) {
         if let Some(s) = self.stripes_mut() {
             s.on_parity_placed(data, parity, view);
         }
     }
 
-    pub fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
+    pub(crate) fn stripe_members(&self, ppa: Ppa, view: &DeviceView, out: &mut Vec<Ppa>) {
         match self.stripes() {
             Some(s) => s.stripe_members(ppa, view, out),
             None => {
@@ -250,23 +250,23 @@ impl<'a> dyn Scheme + 'a {
         }
     }
 
-    pub fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
+    pub(crate) fn may_level(&self, block: BlockIdx, view: &DeviceView) -> bool {
         self.stripes().is_none_or(|s| s.may_level(block, view))
     }
 
-    pub fn may_write(&self, die: DieIdx) -> bool {
+    pub(crate) fn may_write(&self, die: DieIdx) -> bool {
         self.write_roles().is_none_or(|w| w.may_write(die))
     }
 
-    pub fn write_buffer_units(&self) -> Option<u64> {
+    pub(crate) fn write_buffer_units(&self) -> Option<u64> {
         self.write_roles().and_then(|w| w.write_buffer_units())
     }
 
-    pub fn series_names(&self) -> &'static [&'static str] {
+    pub(crate) fn series_names(&self) -> &'static [&'static str] {
         self.tenant_series().map_or(&[], |s| s.series_names())
     }
 
-    pub fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
+    pub(crate) fn series_values(&self, tenant: u16, view: &DeviceView, out: &mut Vec<f64>) {
         if let Some(s) = self.tenant_series() {
             s.series_values(tenant, view, out);
         }
@@ -274,10 +274,10 @@ impl<'a> dyn Scheme + 'a {
 }
 
 /// Builds a scheme from its config table.
-pub type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
+pub(crate) type BuildFn = fn(&toml::Table, &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError>;
 
 /// A scheme's registry entry: name, summary, knob table, build function, capabilities.
-pub type SchemeInfo = crate::knobs::PolicyInfo<BuildFn, Capabilities>;
+pub(crate) type SchemeInfo = crate::knobs::PolicyInfo<BuildFn, Capabilities>;
 
 /// What a scheme brings besides its build: what the rest of ftlab asks the registry instead of
 /// naming the scheme.
@@ -287,7 +287,7 @@ pub struct Capabilities {
     pub label: &'static str,
     /// Its real-time analysis with the paper's configuration (`ftlab rt admit`, Figures 5-7,
     /// Table IV); `None`: it has none.
-    pub analysis: Option<fn() -> Box<dyn crate::rt::Analysis>>,
+    pub(crate) analysis: Option<fn() -> Box<dyn crate::rt::Analysis>>,
     /// Its part of the fast-forward lifetime model (`ftlab lifetime`): a scheme that swaps
     /// channels gives its swap rule and per-tenant loads; `None`: the model takes the run's
     /// per-channel rates and swaps nothing.
@@ -300,7 +300,7 @@ pub struct Capabilities {
 
 impl Capabilities {
     /// A scheme with a label and nothing else.
-    pub const fn labelled(label: &'static str) -> Capabilities {
+    pub(crate) const fn labelled(label: &'static str) -> Capabilities {
         Capabilities { label, analysis: None, lifetime: None, timed_only: None }
     }
 }
@@ -351,7 +351,7 @@ pub fn build(
 /// Round-robin over a fixed list of dies.
 #[derive(Clone, Debug)]
 pub struct RoundRobin {
-    pub dies: Vec<DieIdx>,
+    pub(crate) dies: Vec<DieIdx>,
     next: usize,
 }
 

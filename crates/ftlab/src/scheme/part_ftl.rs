@@ -51,30 +51,30 @@ use index::{ErasableIndex, Mark};
 /// Knobs of `[scheme.part-ftl]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PartFtlConfig {
+pub(crate) struct PartFtlConfig {
     /// An F_w die (or a parity die) at or below this many free blocks starts a copy-out. Must
     /// be above `ftl.gc_low_watermark_blocks` (where host writes start to wait) and below half
     /// a die's blocks. Default: that watermark + tenants + 1 (room for a copy-out's GC
     /// frontiers) + dies per channel (a stripe's blocks of every data way land on one way).
     #[serde(default)]
-    pub gc_trigger_free_blocks: Option<u32>,
+    pub(crate) gc_trigger_free_blocks: Option<u32>,
     /// Page reads in flight of one copy-out migration (its rate limit), >= 1. Default 2.
     #[serde(default = "default_reads_in_flight")]
-    pub copy_reads_in_flight: u32,
+    pub(crate) copy_reads_in_flight: u32,
     /// What a periodic task set failing the admission test (Eq. 6-7, `rt::part_ftl`) does:
     /// `enforce` (default) refuses the scenario with every term of the failing equation;
     /// `report` runs it anyway and reports the verdict in `scheme_counters`.
     #[serde(default)]
-    pub admission: AdmissionMode,
+    pub(crate) admission: AdmissionMode,
     /// The write buffer's size (§V: "Write requests are buffered"), in blocks per data die,
     /// from 1 to a die's blocks. Default 4, ftlab's sizing (`buffer_pages`): the paper gives
     /// none, and docs/schemes/part-ftl.md reports the claims from 1 to 8.
     #[serde(default = "default_buffer_blocks")]
-    pub write_buffer_blocks_per_data_die: u32,
+    pub(crate) write_buffer_blocks_per_data_die: u32,
 }
 
 /// The knobs of `part-ftl`: the ranges its build enforces and `ftlab schemes` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "gc_trigger_free_blocks",
         "blocks",
@@ -105,7 +105,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `part-ftl`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "part-ftl",
     summary:
         "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 admission.",
@@ -124,7 +124,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum AdmissionMode {
+pub(crate) enum AdmissionMode {
     #[default]
     Enforce,
     Report,
@@ -206,7 +206,7 @@ struct Stripe {
 /// Copy-outs in progress per channel at most (each takes one turn per data way).
 const COPYING_MAX: usize = 2;
 
-pub struct PartFtl {
+pub(crate) struct PartFtl {
     config: PartFtlConfig,
     g: Geometry,
     trigger_free_blocks: u32,
@@ -270,12 +270,12 @@ struct PartFtlCounts {
     parity_dead_on_arrival: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(PartFtl::new(table, ctx)?))
 }
 
 impl PartFtl {
-    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<PartFtl, SchemeConfigError> {
+    pub(crate) fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<PartFtl, SchemeConfigError> {
         let config: PartFtlConfig = parse_config(table)?;
         let g = *ctx.geometry;
         let ways = g.dies_per_channel();

@@ -14,26 +14,26 @@ use serde::{Deserialize, Serialize};
 /// Knobs of `partitioned`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PartitionedConfig {
+pub(crate) struct PartitionedConfig {
     /// Unit of partitioning: `"channel"` (whole channels) or `"die"`. Default `"channel"`.
     #[serde(default)]
-    pub by: PartitionUnit,
+    pub(crate) by: PartitionUnit,
     /// Units (channels or dies) per tenant, in scenario order; must sum to the device's
     /// count. Empty (the default) = proportional to namespace size.
     #[serde(default)]
-    pub shares: Vec<u32>,
+    pub(crate) shares: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PartitionUnit {
+pub(crate) enum PartitionUnit {
     #[default]
     Channel,
     Die,
 }
 
 /// The knobs of `partitioned` (every bound depends on the device: `check_shares`).
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "by",
         "",
@@ -50,7 +50,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `partitioned`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "partitioned",
     summary: "Each tenant owns fixed channels or dies and writes, reads and collects only there.",
     knobs: KNOBS,
@@ -60,14 +60,14 @@ pub const INFO: SchemeInfo = SchemeInfo {
     caps: Capabilities::labelled("Partitioned"),
 };
 
-pub struct Partitioned {
+pub(crate) struct Partitioned {
     config: PartitionedConfig,
     /// Per tenant: its dies, striped round-robin.
     sets: Vec<RoundRobin>,
     owner_of_die: Vec<u16>,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let mut config: PartitionedConfig = parse_config(table)?;
     let g = ctx.geometry;
     let n_units = match config.by {
@@ -114,7 +114,10 @@ impl Scheme for Partitioned {
 
 /// Largest-remainder apportionment of `n_units` in proportion to namespace sizes, each
 /// tenant getting at least one unit.
-pub fn proportional_shares(namespace_units: &[u32], n_units: u32) -> Result<Vec<u32>, SchemeConfigError> {
+pub(crate) fn proportional_shares(
+    namespace_units: &[u32],
+    n_units: u32,
+) -> Result<Vec<u32>, SchemeConfigError> {
     let n = namespace_units.len() as u32;
     if n_units < n {
         return Err(SchemeConfigError::new(

@@ -23,20 +23,20 @@ use crate::policy::{Command, DeviceView, Interests};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 
-pub use super::part_ftl::AdmissionMode;
+pub(crate) use super::part_ftl::AdmissionMode;
 
 /// Knobs of `[scheme.rtgc]`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RtgcConfig {
+pub(crate) struct RtgcConfig {
     /// What a periodic task set failing RTGC's test (`rt::rtgc::test`) does: `enforce`
     /// (default) refuses the scenario with every term; `report` runs it and reports the total.
     #[serde(default)]
-    pub admission: AdmissionMode,
+    pub(crate) admission: AdmissionMode,
 }
 
 /// The knobs of `rtgc`.
-pub const KNOBS: &[Knob] = &[Knob::new(
+pub(crate) const KNOBS: &[Knob] = &[Knob::new(
     "admission",
     "",
     KnobKind::Choice(&["enforce", "report"]),
@@ -44,7 +44,7 @@ pub const KNOBS: &[Knob] = &[Knob::new(
 )];
 
 /// `rtgc`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "rtgc",
     summary:
         "RTGC: striping over every die, a periodic GC task per periodic writer, admission by RTGC's test.",
@@ -61,7 +61,7 @@ struct GcTask {
     next: SimTime,
 }
 
-pub struct Rtgc {
+pub(crate) struct Rtgc {
     config: RtgcConfig,
     cursors: Vec<RoundRobin>,
     n_dies: u32,
@@ -72,13 +72,13 @@ pub struct Rtgc {
     test_total: f64,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Rtgc::new(table, ctx)?))
 }
 
 /// `rt::rtgc`'s configuration for this device: every die, P, σ = the namespaces over the
 /// device, tR and tPROG each with one page's transfer and command, tBERS.
-pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::rtgc::Config {
+pub(crate) fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::rtgc::Config {
     let (read_ms, write_ms, erase_ms) = super::analysis_times_ms(g, &ctx.timing);
     let logical: u64 = ctx.namespace_units.iter().map(|&u| u as u64).sum();
     crate::rt::rtgc::Config {
@@ -92,7 +92,7 @@ pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::rtgc::Co
 }
 
 impl Rtgc {
-    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<Rtgc, SchemeConfigError> {
+    pub(crate) fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<Rtgc, SchemeConfigError> {
         let config: RtgcConfig = parse_config(table)?;
         let g = ctx.geometry;
         let c = analysis_config(g, ctx);

@@ -85,8 +85,8 @@ pub fn decide(trigger: &[f64], rate: &[f64], wear: &[f64], owner: &[u16], thresh
 /// them with per-tenant ones.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChannelLoads {
-    pub owner: Vec<u16>,
-    pub rate_per_s: Vec<f64>,
+    pub(crate) owner: Vec<u16>,
+    pub(crate) rate_per_s: Vec<f64>,
 }
 
 /// The swap rule as the lifetime model runs it, from a run: the trigger's threshold
@@ -94,17 +94,17 @@ pub struct ChannelLoads {
 /// measured device time and erases added to each of its two channels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SwapRule {
-    pub threshold: f64,
-    pub window: RateWindow,
-    pub interval_min_s: f64,
-    pub epoch_s: f64,
-    pub swap_time_s: f64,
-    pub swap_erases: f64,
+    pub(crate) threshold: f64,
+    pub(crate) window: RateWindow,
+    pub(crate) interval_min_s: f64,
+    pub(crate) epoch_s: f64,
+    pub(crate) swap_time_s: f64,
+    pub(crate) swap_erases: f64,
 }
 
 impl SwapRule {
     /// No swaps.
-    pub const NONE: SwapRule = SwapRule {
+    pub(crate) const NONE: SwapRule = SwapRule {
         threshold: f64::INFINITY,
         window: RateWindow::Cumulative,
         interval_min_s: 0.0,
@@ -115,13 +115,13 @@ impl SwapRule {
 }
 
 /// A number of a run's summary.json at a key (an error naming the key when missing).
-pub type Number<'a> = &'a dyn Fn(&serde_json::Value, &str) -> Result<f64, FtlabError>;
+pub(crate) type Number<'a> = &'a dyn Fn(&serde_json::Value, &str) -> Result<f64, FtlabError>;
 
 /// The lifetime model's hook of a scheme that swaps channels: from the scheme's entry of a
 /// run's summary.json (`schemes.<name>`), the run's resolved scenario text and `number` (reads
 /// a number of the entry, naming its key in errors), its channels' owners and loads (filled in
 /// `loads`) and its swap rule.
-pub type LifetimeHook = fn(
+pub(crate) type LifetimeHook = fn(
     run: &serde_json::Value,
     resolved_toml: &str,
     number: Number,

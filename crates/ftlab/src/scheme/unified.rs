@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 /// `unified` has no knobs; its table must be empty.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct UnifiedConfig {}
+pub(crate) struct UnifiedConfig {}
 
 /// `unified`'s registry entry (no knobs).
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "unified",
     summary: "Every tenant stripes over every die; GC copies stay on the victim's die (no isolation).",
     knobs: &[],
@@ -26,12 +26,12 @@ pub const INFO: SchemeInfo = SchemeInfo {
     caps: Capabilities::labelled("Unified"),
 };
 
-pub struct Unified {
+pub(crate) struct Unified {
     /// One striping cursor per tenant, shared by its streams.
     cursors: Vec<RoundRobin>,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let _: UnifiedConfig = parse_config(table)?;
     let dies = ctx.geometry.dies_channel_first();
     Ok(Box::new(Unified { cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()] }))

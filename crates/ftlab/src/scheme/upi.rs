@@ -37,12 +37,12 @@ pub struct UpiConfig {
     /// Length of an epoch in simulated seconds: how often utilities are computed and at most
     /// one die changes sets. In [0.001, 86400]. Default 1.0 (the paper gives no value).
     #[serde(default = "default_epoch_s")]
-    pub epoch_s: f64,
+    pub(crate) epoch_s: f64,
     /// How much a block's reads count in GC's cost-benefit score when the block lies on a die
     /// outside its owner's set (§4, data relocation): 0 = never relocate for isolation (lazy),
     /// large = eager. Unitless, in [0, 1e6]. Default 1.0.
     #[serde(default = "default_one")]
-    pub relocation_weight: f64,
+    pub(crate) relocation_weight: f64,
     /// Exponent on N_r(t, c) in both sums of Eq. 1 (§6: > 1 favours the dies a tenant reads
     /// most, i.e. its common case; < 1 its rare reads, i.e. the tail). In (0, 8]. Default 1.
     #[serde(default = "default_one")]
@@ -51,24 +51,24 @@ pub struct UpiConfig {
     /// exponent makes a tenant more sensitive to traffic, so it gets more isolation). One per
     /// tenant in scenario order, each in (0, 8]; empty (the default) = all 1.
     #[serde(default)]
-    pub traffic_exponents: Vec<f64>,
+    pub(crate) traffic_exponents: Vec<f64>,
     /// Dies that belong to no allocation set once the timed run starts (§6): they hold what
     /// preconditioning wrote and serve reads only; no host write or GC copy goes there.
     /// Die indices in [0, dies), distinct. Default none.
     #[serde(default)]
-    pub read_only_dies: Vec<u32>,
+    pub(crate) read_only_dies: Vec<u32>,
     /// Traffic beyond which the M/M/1 delay weight 1 / (1 - Traffic) of Eq. 1 is continued
     /// along its tangent (so Traffic >= 1, an overloaded die, still gets a finite weight that
     /// grows with the load). In (0, 1). Default 0.95.
     #[serde(default = "default_traffic_cap")]
-    pub traffic_cap: f64,
+    pub(crate) traffic_cap: f64,
     /// Dies of each tenant's initial set, in scenario order, summing to the device's dies;
     /// empty (the default) = proportional to namespace size, as `partitioned` by die.
     #[serde(default)]
-    pub initial_shares: Vec<u32>,
+    pub(crate) initial_shares: Vec<u32>,
     /// Smallest set a donor may be left with. In [1, smallest initial set]. Default 1.
     #[serde(default = "default_min_set")]
-    pub min_set_dies: u32,
+    pub(crate) min_set_dies: u32,
     /// Time constant, in epochs, of the exponential moving averages of N_r(t, c), N_w(t)'s
     /// host units and GC copies that feed Eq. 1-3 (`Smoothed`): each epoch moves an average
     /// 1/`smoothing_epochs` of the way to the epoch's count. §4 computes N_p from N_w and WAF
@@ -76,22 +76,22 @@ pub struct UpiConfig {
     /// 1 = no smoothing (each epoch alone). In [1, 1e6]. Default 10 (our choice; the paper
     /// gives none).
     #[serde(default = "default_smoothing_epochs")]
-    pub smoothing_epochs: f64,
+    pub(crate) smoothing_epochs: f64,
     /// Relocation pulls data home only while its owner's own data fills less than the
     /// device's density 1/(1 + OP) of its set (ours, not in the paper). Default false.
     #[serde(default)]
-    pub room_home: bool,
+    pub(crate) room_home: bool,
     /// Anti-starvation guard (ours, not in the paper): a move is refused if Eq. 2, with the
     /// smoothed N_w as well as the smoothed WAF and N_r, predicts a traffic above this on any
     /// die the donor keeps. Fraction of a die's time, in (0, 10];
     /// absent (the `upi` default) = no guard. `upi-guarded` sets 0.5.
     #[serde(default)]
-    pub donor_traffic_max: Option<f64>,
+    pub(crate) donor_traffic_max: Option<f64>,
     /// A die moves only if the highest utility exceeds the lowest by more than this (ours,
     /// not in the paper: it stops cycles among three or more tenants that the pairwise
     /// anti-thrash rule lets through). In [0, 1]. Default 0; `upi-guarded` sets 0.05.
     #[serde(default)]
-    pub utility_gap_min: f64,
+    pub(crate) utility_gap_min: f64,
 }
 
 fn default_epoch_s() -> f64 {
@@ -129,9 +129,9 @@ pub struct UpiCounters {
     /// Moves refused because the donor was at `min_set_dies`.
     pub refused_min_set: u64,
     /// Moves refused by the space guard (the donor's own data would crowd its smaller set).
-    pub refused_space: u64,
+    pub(crate) refused_space: u64,
     /// Dies given to a tenant whose set was full of its own data (the space rule).
-    pub space_transfers: u64,
+    pub(crate) space_transfers: u64,
     /// Moves refused by the anti-starvation guard (`donor_traffic_max`).
     pub refused_starvation: u64,
     /// Epochs without a move because the utilities were within `utility_gap_min`.
@@ -175,7 +175,7 @@ pub struct Upi {
 }
 
 /// `upi`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "upi",
     summary: "Utilitarian performance isolation (HotStorage '18): per-tenant die sets that move by Eq. 1-3 every epoch.",
     knobs: KNOBS,
@@ -186,7 +186,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
 };
 
 /// `upi-guarded`'s registry entry: `upi` with `GUARDED_DEFAULTS`.
-pub const GUARDED_INFO: SchemeInfo = SchemeInfo {
+pub(crate) const GUARDED_INFO: SchemeInfo = SchemeInfo {
     name: "upi-guarded",
     summary:
         "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min = 0.05.",
@@ -214,12 +214,15 @@ fn guarded_defaults() -> toml::Table {
 }
 
 /// `upi`: the paper's scheme.
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Upi::new(table, ctx)?))
 }
 
 /// `upi-guarded`: `upi` with `GUARDED_DEFAULTS` for the knobs its table leaves out.
-pub fn build_guarded(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build_guarded(
+    table: &toml::Table,
+    ctx: &SchemeContext,
+) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(Upi::new_guarded(table, ctx)?))
 }
 
@@ -650,8 +653,8 @@ pub struct Smoothed {
     epochs: u64,
     /// N_r(t, c) per epoch, `reads[t * n_dies + c]`.
     pub reads: Vec<f64>,
-    pub host_units: Vec<f64>,
-    pub gc_units: Vec<f64>,
+    pub(crate) host_units: Vec<f64>,
+    pub(crate) gc_units: Vec<f64>,
 }
 
 impl Smoothed {
@@ -699,7 +702,7 @@ impl Smoothed {
     }
 
     /// The smoothed host page reads of `t` per epoch, over every die.
-    pub fn tenant_reads(&self, t: usize) -> f64 {
+    pub(crate) fn tenant_reads(&self, t: usize) -> f64 {
         self.reads[t * self.n_dies..(t + 1) * self.n_dies].iter().sum()
     }
 }
@@ -762,12 +765,12 @@ impl EpochModel {
     }
 
     /// N_r(t, c).
-    pub fn reads(&self, t: usize, c: usize) -> f64 {
+    pub(crate) fn reads(&self, t: usize, c: usize) -> f64 {
         self.reads[t * self.n_dies + c]
     }
 
     /// Expected reads of die `c` from every tenant.
-    pub fn reads_on_die(&self, c: usize) -> f64 {
+    pub(crate) fn reads_on_die(&self, c: usize) -> f64 {
         (0..self.n_tenants()).map(|t| self.reads(t, c)).sum()
     }
 
@@ -797,7 +800,7 @@ impl EpochModel {
 
     /// The highest Eq. 2 traffic over the dies of `t`'s set under `set_of_die`, with every
     /// tenant's writes smoothed (the anti-starvation guard's prediction for a donor).
-    pub fn set_traffic_max(&self, t: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
+    pub(crate) fn set_traffic_max(&self, t: usize, set_of_die: &[u16], set_sizes: &[u32]) -> f64 {
         (0..self.n_dies)
             .filter(|&c| set_of_die[c] as usize == t)
             .map(|c| self.traffic_with(&self.programs_smoothed, c, set_of_die, set_sizes))
@@ -865,7 +868,7 @@ fn extremes(utility: &[f64]) -> Option<(usize, usize)> {
 
 /// The knobs of `upi` and `upi-guarded`: the ranges `check_knobs` enforces and `ftlab
 /// schemes` lists (defaults: the config's serde defaults, `GUARDED_DEFAULTS` for the preset).
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new("epoch_s", "s", KnobKind::Float(Bounds::closed(0.001, 86_400.0)), "How often utilities are computed and at most one die changes sets."),
     Knob::new("relocation_weight", "", KnobKind::Float(Bounds::closed(0.0, 1e6)), "Weight of a block's reads in GC's cost-benefit score when it lies outside its owner's set (0 = lazy)."),
     Knob::new("read_exponent", "", KnobKind::Float(Bounds::open_lo(0.0, 8.0)), "Exponent on N_r in Eq. 1 (> 1 favours a tenant's common case, < 1 its tail)."),

@@ -31,25 +31,25 @@ use serde::{Deserialize, Serialize};
 /// Knobs of `[scheme.wao-gc]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WaoGcConfig {
+pub(crate) struct WaoGcConfig {
     /// c: victim page copies per partial step (Eq. 12-16), >= 1. Default 2, the paper's
     /// configuration (§V-A: "one partial garbage step consist[s] of two page copies").
     #[serde(default = "default_copies")]
-    pub copies_per_step: u32,
+    pub(crate) copies_per_step: u32,
     /// A die steps after each host page once its free blocks are at or below this; it must be
     /// above `ftl.gc_low_watermark_blocks`. Default: that watermark + 1.
     #[serde(default)]
-    pub trigger_free_blocks: Option<u32>,
+    pub(crate) trigger_free_blocks: Option<u32>,
 }
 
 fn default_copies() -> u32 {
     2
 }
 
-pub use crate::rt::wao_gc::lambda_max;
+pub(crate) use crate::rt::wao_gc::lambda_max;
 
 /// The knobs of `wao-gc`: the ranges its build enforces and `ftlab schemes` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "copies_per_step",
         "pages",
@@ -68,7 +68,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `wao-gc`'s registry entry.
-pub const INFO: SchemeInfo = SchemeInfo {
+pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "wao-gc",
     summary: "WAO-GC: striping over every die, a partial-GC step of c copies after each host page on a die short of space.",
     knobs: KNOBS,
@@ -78,19 +78,19 @@ pub const INFO: SchemeInfo = SchemeInfo {
     caps: Capabilities { analysis: Some(crate::rt::wao_gc::analysis), ..Capabilities::labelled("WAO-GC") },
 };
 
-pub struct WaoGc {
+pub(crate) struct WaoGc {
     config: WaoGcConfig,
     trigger_free_blocks: u32,
     cursors: Vec<RoundRobin>,
     steps: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
+pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     Ok(Box::new(WaoGc::new(table, ctx)?))
 }
 
 impl WaoGc {
-    pub fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<WaoGc, SchemeConfigError> {
+    pub(crate) fn new(table: &toml::Table, ctx: &SchemeContext) -> Result<WaoGc, SchemeConfigError> {
         let config: WaoGcConfig = parse_config(table)?;
         check_all(KNOBS, &config)?;
         let c = config.copies_per_step;

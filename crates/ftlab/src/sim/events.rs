@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 
 /// A min-heap of `(time, seq, event)`.
 #[derive(Clone, Debug)]
-pub struct EventQueue<E: Ord + Copy> {
+pub(crate) struct EventQueue<E: Ord + Copy> {
     heap: BinaryHeap<Reverse<(SimTime, u64, E)>>,
     seq: u64,
     len_max: usize,
@@ -16,11 +16,11 @@ pub struct EventQueue<E: Ord + Copy> {
 
 impl<E: Ord + Copy> EventQueue<E> {
     /// `len_max` bounds the pending events (a bug guard, asserted).
-    pub fn new(len_max: usize) -> Self {
+    pub(crate) fn new(len_max: usize) -> Self {
         EventQueue { heap: BinaryHeap::with_capacity(len_max.min(1 << 16)), seq: 0, len_max }
     }
 
-    pub fn push(&mut self, at: SimTime, event: E) {
+    pub(crate) fn push(&mut self, at: SimTime, event: E) {
         self.heap.push(Reverse((at, self.seq, event)));
         self.seq += 1;
         assert!(
@@ -31,19 +31,11 @@ impl<E: Ord + Copy> EventQueue<E> {
         );
     }
 
-    pub fn pop(&mut self) -> Option<(SimTime, E)> {
+    pub(crate) fn pop(&mut self) -> Option<(SimTime, E)> {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
     }
 
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
-    }
-
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
     }
 }

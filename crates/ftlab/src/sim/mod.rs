@@ -1,17 +1,17 @@
 //! Simulation primitives: `SimTime`, the event queue, the slab, and the seeded PRNG.
 
-pub mod events;
-pub mod slab;
-pub mod time;
+pub(crate) mod events;
+pub(crate) mod slab;
+pub(crate) mod time;
 
 use rand_pcg::Pcg64Mcg;
 
 /// The one PRNG type of the simulator: PCG (128-bit MCG), seeded explicitly.
-pub type Rng = Pcg64Mcg;
+pub(crate) type Rng = Pcg64Mcg;
 
 /// A PRNG for purpose `stream` of a run seeded with `seed` (splitmix64 of both), so
 /// independent consumers get independent, reproducible sequences.
-pub fn rng(seed: u64, stream: u64) -> Rng {
+pub(crate) fn rng(seed: u64, stream: u64) -> Rng {
     let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut next = || {
         z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -25,7 +25,7 @@ pub fn rng(seed: u64, stream: u64) -> Rng {
 }
 
 /// Seed of `purpose` for tenant `tenant` (generators, preconditioning).
-pub fn seed_for(seed: u64, purpose: u64, tenant: u64) -> u64 {
+pub(crate) fn seed_for(seed: u64, purpose: u64, tenant: u64) -> u64 {
     let mut r = rng(seed, purpose << 32 | tenant);
     rand::RngCore::next_u64(&mut r)
 }

@@ -3,7 +3,7 @@
 
 /// Slots of `T`, each either live or on the free list.
 #[derive(Clone, Debug)]
-pub struct Slab<T> {
+pub(crate) struct Slab<T> {
     items: Vec<T>,
     /// Whether each slot is live.
     in_use: Vec<bool>,
@@ -14,11 +14,11 @@ pub struct Slab<T> {
 
 impl<T> Slab<T> {
     /// `live_max` bounds the live items (a bug guard, asserted).
-    pub fn new(live_max: usize) -> Self {
+    pub(crate) fn new(live_max: usize) -> Self {
         Slab { items: Vec::new(), in_use: Vec::new(), free: Vec::new(), live: 0, live_max }
     }
 
-    pub fn insert(&mut self, item: T) -> u32 {
+    pub(crate) fn insert(&mut self, item: T) -> u32 {
         self.live += 1;
         assert!(self.live <= self.live_max, "slab holds {} items, bound {}", self.live, self.live_max);
         match self.free.pop() {
@@ -36,27 +36,27 @@ impl<T> Slab<T> {
     }
 
     /// Free slot `i`; its value stays until reused (callers must not use it).
-    pub fn remove(&mut self, i: u32) {
+    pub(crate) fn remove(&mut self, i: u32) {
         assert!(self.in_use[i as usize], "double free of slot {i}");
         self.in_use[i as usize] = false;
         self.free.push(i);
         self.live -= 1;
     }
 
-    pub fn get(&self, i: u32) -> &T {
+    pub(crate) fn get(&self, i: u32) -> &T {
         &self.items[i as usize]
     }
 
-    pub fn get_mut(&mut self, i: u32) -> &mut T {
+    pub(crate) fn get_mut(&mut self, i: u32) -> &mut T {
         &mut self.items[i as usize]
     }
 
-    pub fn live(&self) -> usize {
+    pub(crate) fn live(&self) -> usize {
         self.live
     }
 
     /// Indices of the live slots, in index order (allocates: for the end of a run).
-    pub fn live_indices(&self) -> Vec<u32> {
+    pub(crate) fn live_indices(&self) -> Vec<u32> {
         (0..self.items.len() as u32).filter(|&i| self.in_use[i as usize]).collect()
     }
 }

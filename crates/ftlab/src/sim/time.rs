@@ -28,13 +28,10 @@ impl SimTime {
     pub const fn ns(self) -> u64 {
         self.0
     }
-    pub fn as_us_f64(self) -> f64 {
-        self.0 as f64 / 1e3
-    }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1e9
     }
-    pub fn saturating_sub(self, other: SimTime) -> SimTime {
+    pub(crate) fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
     }
 }

@@ -22,9 +22,9 @@ pub struct RunTables {
     /// One row per tenant and window.
     pub timeseries: Table,
     /// Empirical latency CDF: one row per (tenant, op, histogram bucket).
-    pub latency_cdf: Table,
+    pub(crate) latency_cdf: Table,
     /// Erase count of every block (at the end and after preconditioning): one row per block.
-    pub wear: Table,
+    pub(crate) wear: Table,
 }
 
 impl Engine<'_, Timed> {

@@ -41,10 +41,10 @@ use executor::{Instant, Timed};
 
 #[cfg(test)]
 mod watchdog_tests;
-pub use finish::RunTables;
+pub(crate) use finish::RunTables;
 pub(crate) use host::closed_loop;
-pub use precondition::OutOfSpace;
-pub use warm::{Convergence, WarmError, WarmOpener, WarmParams, WarmReport};
+pub(crate) use precondition::OutOfSpace;
+pub(crate) use warm::{WarmError, WarmOpener, WarmParams, WarmReport};
 
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
@@ -272,7 +272,7 @@ pub struct Simulation<'a> {
 impl<'a> Simulation<'a> {
     /// A fresh device for `scenario` under `scheme` and `mapper`, fed by `sources` (one per
     /// tenant, in scenario order).
-    pub fn new(
+    pub(crate) fn new(
         s: &Scenario,
         scheme: Box<dyn Scheme>,
         mapper: Box<dyn StreamMapper>,
@@ -284,7 +284,7 @@ impl<'a> Simulation<'a> {
 
     /// Fill the namespaces as `cfg` says, tenants interleaved unit by unit, with `rng` drawing
     /// the random order and overwrites (the instant executor; see `precondition`).
-    pub fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
+    pub(crate) fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
         match &mut self.stage {
             Stage::Warm { engine, .. } => engine.precondition(cfg, rng),
             _ => panic!("preconditioning runs once, before the timed run"),
@@ -293,7 +293,7 @@ impl<'a> Simulation<'a> {
 
     /// Fill as `precondition` does, then warm the device with the tenants' workloads (opened
     /// by `open`) until its WAF converges or the cap is hit (the instant executor; see `warm`).
-    pub fn precondition_warm<'o>(
+    pub(crate) fn precondition_warm<'o>(
         &mut self,
         cfg: &PreconditionConfig,
         rng: &mut Rng,

@@ -35,9 +35,9 @@ use rand::Rng as _;
 /// has too little spare space for the namespaces, frontiers and GC reserve of this scenario.
 /// The reason says where.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutOfSpace {
-    pub tenant: u16,
-    pub reason: String,
+pub(crate) struct OutOfSpace {
+    pub(crate) tenant: u16,
+    pub(crate) reason: String,
 }
 
 /// Writes run this many units behind the sequence, so the L2P entry of each unit (and then

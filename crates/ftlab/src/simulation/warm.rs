@@ -53,41 +53,41 @@ type NextArrivals = BinaryHeap<Reverse<(SimTime, u16)>>;
 /// Opens tenant `t`'s workload for pass `pass` of the warm-up (0 first): the edge's part
 /// (trace files are opened there), the same source the timed run gets except for the
 /// generators' seeds.
-pub type WarmOpener<'o, 'a> = dyn FnMut(usize, u32) -> Result<Source<'a>, FtlabError> + 'o;
+pub(crate) type WarmOpener<'o, 'a> = dyn FnMut(usize, u32) -> Result<Source<'a>, FtlabError> + 'o;
 
 /// The resolved knobs of a warm-up, in host units.
 #[derive(Clone, Debug)]
-pub struct WarmParams {
-    pub window_units: u64,
-    pub cap_units: u64,
-    pub tolerance: f64,
+pub(crate) struct WarmParams {
+    pub(crate) window_units: u64,
+    pub(crate) cap_units: u64,
+    pub(crate) tolerance: f64,
     /// Per tenant: closed-loop (no arrival times).
-    pub closed_loop: Vec<bool>,
+    pub(crate) closed_loop: Vec<bool>,
 }
 
 /// What a warm-up did (`summary.json`'s `device.warm_up`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WarmReport {
     /// Host units written by the warm-up (after the fill).
-    pub host_units: u64,
+    pub(crate) host_units: u64,
     /// Device WAF of each completed window, in order.
-    pub waf_windows: Vec<f64>,
+    pub(crate) waf_windows: Vec<f64>,
     /// The last two windows agreed within the tolerance.
-    pub converged: bool,
+    pub(crate) converged: bool,
     /// The warm-up stopped at `max_capacity_multiple` without converging.
-    pub cap_hit: bool,
+    pub(crate) cap_hit: bool,
     /// Every tenant's source ended a pass without writing: the warm-up had no writes left.
-    pub writes_ended: bool,
+    pub(crate) writes_ended: bool,
     /// The tenant (index) whose write found no room: the warm-up stopped there (a write
     /// of a request may have been placed in part; the units placed are valid data).
-    pub out_of_space: Option<u16>,
+    pub(crate) out_of_space: Option<u16>,
     /// Per tenant: passes over its workload begun (1 = never reopened).
-    pub passes: Vec<u32>,
+    pub(crate) passes: Vec<u32>,
 }
 
 /// Why a warm-up failed: no room for a unit, or a workload's input error.
 #[derive(Debug)]
-pub enum WarmError {
+pub(crate) enum WarmError {
     OutOfSpace(OutOfSpace),
     Input(FtlabError),
 }
@@ -106,20 +106,20 @@ impl From<FtlabError> for WarmError {
 
 /// The convergence detector: fed each window's device WAF, says when the last two agree.
 #[derive(Clone, Debug)]
-pub struct Convergence {
+pub(crate) struct Convergence {
     tolerance: f64,
     wafs: Vec<f64>,
 }
 
 impl Convergence {
-    pub fn new(tolerance: f64) -> Convergence {
+    pub(crate) fn new(tolerance: f64) -> Convergence {
         assert!(tolerance > 0.0 && tolerance <= 1.0, "validated: tolerance in (0, 1]");
         Convergence { tolerance, wafs: Vec::new() }
     }
 
     /// A window closed with device WAF `waf`; true when it is within the tolerance of the
     /// window before it: |a - b| <= tolerance x max(a, b).
-    pub fn push(&mut self, waf: f64) -> bool {
+    pub(crate) fn push(&mut self, waf: f64) -> bool {
         self.wafs.push(waf);
         match self.wafs.as_slice() {
             [.., a, b] => (a - b).abs() <= self.tolerance * a.max(*b),
@@ -127,7 +127,7 @@ impl Convergence {
         }
     }
 
-    pub fn wafs(&self) -> &[f64] {
+    pub(crate) fn wafs(&self) -> &[f64] {
         &self.wafs
     }
 }

@@ -48,7 +48,7 @@ const NEVER: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub(crate) enum Variant {
     Mq,
     Sfr,
 }
@@ -57,25 +57,25 @@ pub enum Variant {
 /// default's basis is in docs/streams/autostream.md.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct AutoStreamConfig {
+pub(crate) struct AutoStreamConfig {
     /// `"mq"` (multi-queue) or `"sfr"` (sequentiality, frequency, recency). Default "sfr".
-    pub variant: Variant,
+    pub(crate) variant: Variant,
     /// Chunk size in bytes: a multiple of the mapping unit, in [unit, 1 GiB]. Default 1 MiB
     /// (vStream §5.2: "1MB in size by default").
-    pub chunk_bytes: u64,
+    pub(crate) chunk_bytes: u64,
     /// Base of the logarithm from access count to stream, in [2, 1024]. Default 2 (MQ's
     /// "QueueNum(f) can be defined as log_2 f"; the sources disagree, see the docs).
-    pub log_base: u32,
+    pub(crate) log_base: u32,
     /// SFR: the decay period, simulated seconds in [1e-6, 1e9]. Default 30 (the public
     /// reimplementation's `DECAY_PERIOD`; the paper's value is unknown).
-    pub decay_period_s: f64,
+    pub(crate) decay_period_s: f64,
     /// MQ: the lifetime in accesses of the tenant, in [0, 2^40]; 0 (default) = learnt, the gap
     /// between the last two accesses of the hottest chunk (the public reimplementation's rule).
     /// Signed so that a negative value gets the range error, not a type error.
-    pub lifetime_accesses: i64,
+    pub(crate) lifetime_accesses: i64,
     /// Reset a chunk's count (and stream) when the host trims one of its units (vStream
     /// §5.1). Default true.
-    pub reset_on_trim: bool,
+    pub(crate) reset_on_trim: bool,
 }
 
 impl Default for AutoStreamConfig {
@@ -92,7 +92,7 @@ impl Default for AutoStreamConfig {
 }
 
 /// The knobs of `autostream`: the ranges `check` enforces and `ftlab mappers` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "variant",
         "",
@@ -133,7 +133,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `autostream`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "autostream",
     summary: "AutoStream (SYSTOR '17): streams by the write history of 1 MiB chunks, MQ or SFR.",
     knobs: KNOBS,
@@ -147,11 +147,11 @@ pub const INFO: MapperInfo = MapperInfo {
 #[derive(Clone, Debug, Default)]
 pub struct AutoStreamCounters {
     /// Host units written through physical stream `p` (index `p`).
-    pub host_n_pages: Vec<u64>,
+    pub(crate) host_n_pages: Vec<u64>,
     /// Chunk accesses (sequential runs within a chunk).
-    pub accesses: u64,
+    pub(crate) accesses: u64,
     /// MQ: accesses that moved a chunk to a higher queue.
-    pub promotions: u64,
+    pub(crate) promotions: u64,
     /// MQ: expired queue heads moved down one queue.
     pub demotions: u64,
     /// SFR: accesses that took the stream of the write they continue.
@@ -198,7 +198,10 @@ pub struct AutoStream {
     tally: VirtualTally,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(AutoStream::new(table, ctx)?))
 }
 
@@ -275,7 +278,7 @@ impl AutoStream {
 
     /// The chunk of `lpn` of `tenant`.
     #[inline]
-    pub fn chunk_of(&self, tenant: u16, lpn: u32) -> u32 {
+    pub(crate) fn chunk_of(&self, tenant: u16, lpn: u32) -> u32 {
         self.chunk_base[tenant as usize] + lpn / self.units_per_chunk
     }
 
@@ -295,7 +298,7 @@ impl AutoStream {
     }
 
     /// Bytes of state.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         let n = self.count.len() as u64;
         let per_chunk = 4 + 1 + 8 + if self.config.variant == Variant::Mq { 8 + 4 + 4 } else { 0 };
         n * per_chunk + (self.head.len() as u64) * 8 + self.tenants.len() as u64 * (4 + 1 + 4 + 8 + 4 + 8)
@@ -399,7 +402,7 @@ impl AutoStream {
     }
 
     /// The stream of a host unit of `tenant` at `now` (the core of `host_stream`).
-    pub fn assign(&mut self, tenant: u16, lpn: u32, now: SimTime) -> u8 {
+    pub(crate) fn assign(&mut self, tenant: u16, lpn: u32, now: SimTime) -> u8 {
         let ts = self.tenants[tenant as usize];
         if lpn == ts.last_lpn {
             return ts.last_stream;
@@ -427,7 +430,7 @@ impl AutoStream {
     }
 
     /// A unit of `tenant` was trimmed: its chunk forgets its count (queue / stream 0).
-    pub fn reset(&mut self, tenant: u16, lpn: u32) {
+    pub(crate) fn reset(&mut self, tenant: u16, lpn: u32) {
         let c = self.chunk_of(tenant, lpn);
         self.count[c as usize] = 0;
         if self.config.variant == Variant::Mq {

@@ -31,12 +31,12 @@ const REGION: u8 = 0x7f;
 /// Knobs of `dac` (`[stream.dac]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct DacConfig {
+pub(crate) struct DacConfig {
     /// Number of regions, in [1, `ftl.physical_streams`]; 0 (the default) = all physical
     /// streams (the vStream paper's DAC-SSD uses its four).
-    pub regions: u8,
+    pub(crate) regions: u8,
     /// Reset a page's region to 0 when the host trims it (§5.1). Default true.
-    pub reset_on_trim: bool,
+    pub(crate) reset_on_trim: bool,
 }
 
 impl Default for DacConfig {
@@ -46,7 +46,7 @@ impl Default for DacConfig {
 }
 
 /// The knobs of `dac`.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "regions",
         "regions",
@@ -58,7 +58,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `dac`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "dac",
     summary: "DAC: a region per logical page, up on overwrite, down on GC copy, reset on trim.",
     knobs: KNOBS,
@@ -70,17 +70,17 @@ pub const INFO: MapperInfo = MapperInfo {
 
 /// What DAC did, summed over tenants.
 #[derive(Clone, Debug, Default)]
-pub struct DacCounters {
+pub(crate) struct DacCounters {
     /// Host units written into region `r` (index `r`).
-    pub host_n_pages: Vec<u64>,
+    pub(crate) host_n_pages: Vec<u64>,
     /// GC copies written into region `r`.
-    pub gc_n_pages: Vec<u64>,
+    pub(crate) gc_n_pages: Vec<u64>,
     /// Host overwrites that moved a page up a region.
-    pub promotions: u64,
+    pub(crate) promotions: u64,
     /// GC copies that moved a page down a region.
-    pub demotions: u64,
+    pub(crate) demotions: u64,
     /// Trims that reset a written page.
-    pub trim_resets: u64,
+    pub(crate) trim_resets: u64,
 }
 
 pub struct Dac {
@@ -92,7 +92,10 @@ pub struct Dac {
     tally: VirtualTally,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(Dac::new(table, ctx)?))
 }
 
@@ -124,7 +127,7 @@ impl Dac {
     }
 
     /// Bytes of state: one per logical page.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         self.state.iter().map(|s| s.len() as u64).sum()
     }
 

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 /// What happens to a write whose stream id is new when every stream is open (NVMe, §4.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum BeyondLimit {
+pub(crate) enum BeyondLimit {
     /// "An arbitrary stream is released to free the stream resources associated with that
     /// stream ID for the new stream." ftlab releases the least recently written open stream
     /// (ties: the lowest physical stream), so that runs are deterministic.
@@ -37,13 +37,13 @@ pub enum BeyondLimit {
 /// Knobs of `direct` (`[stream.direct]`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct DirectConfig {
+pub(crate) struct DirectConfig {
     /// The NVMe rule beyond the open-stream limit (`ftl.physical_streams` − 1 open streams).
-    pub beyond_limit: BeyondLimit,
+    pub(crate) beyond_limit: BeyondLimit,
 }
 
 /// The knobs of `direct`.
-pub const KNOBS: &[Knob] = &[Knob::new(
+pub(crate) const KNOBS: &[Knob] = &[Knob::new(
     "beyond_limit",
     "",
     KnobKind::Choice(&["release", "unstreamed"]),
@@ -51,7 +51,7 @@ pub const KNOBS: &[Knob] = &[Knob::new(
 )];
 
 /// `direct`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "direct",
     summary: "The host's stream ids are the device's streams (NVMe multi-stream), opened on first use.",
     knobs: KNOBS,
@@ -88,7 +88,10 @@ struct DirectCounters {
     unstreamed_units: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(Direct::new(table, ctx)?))
 }
 
@@ -110,7 +113,7 @@ impl Direct {
 
     /// The physical stream of a host write of `tenant` tagged `vs`; opens or releases as the
     /// NVMe rule says. `None`: unstreamed fallback (physical stream 0).
-    pub fn open(&mut self, tenant: u16, vs: u16) -> Option<u8> {
+    pub(crate) fn open(&mut self, tenant: u16, vs: u16) -> Option<u8> {
         let t = tenant as usize;
         let p = self.physical_of[t][vs as usize];
         if p != CLOSED {

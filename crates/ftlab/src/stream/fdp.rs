@@ -47,14 +47,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// Placement identifier sources a scenario may name.
-pub const TAGS: &[&str] = &["stream", "tenant"];
+pub(crate) const TAGS: &[&str] = &["stream", "tenant"];
 
 /// Events kept in the events log (the log page's descriptor count, libnvme
 /// `struct nvme_fdp_events_log`); later events are counted only.
-pub const EVENTS_LOGGED: usize = 63;
+pub(crate) const EVENTS_LOGGED: usize = 63;
 
 /// FDP event types (libnvme `enum nvme_fdp_event_type`).
-pub const EVENT_RUNFW: u8 = 0x00;
 pub const EVENT_PID: u8 = 0x03;
 pub const EVENT_REALLOC: u8 = 0x80;
 
@@ -64,25 +63,25 @@ const NO_RUH: u8 = u8::MAX;
 /// Knobs of `fdp` (`[stream.fdp]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct FdpMapperConfig {
+pub(crate) struct FdpMapperConfig {
     /// The placement identifier of a write: `"stream"` (its virtual stream, default) or
     /// `"tenant"` (the tenant's index in the scenario).
-    pub tag: String,
+    pub(crate) tag: String,
     /// The placement handle list: PID `i` → RUH `placement_handles[i]`, each in
     /// [0, handles in `[device.fdp]`). Default empty: PID `i` → RUH `i` for every handle.
-    pub placement_handles: Vec<i64>,
+    pub(crate) placement_handles: Vec<i64>,
     /// Per namespace (tenant, in scenario order) its own placement handle list, as NVMe gives
     /// each namespace its list; a tenant beyond this array uses `placement_handles`.
     /// Default empty: every tenant uses `placement_handles`.
-    pub namespaces: Vec<NamespaceHandles>,
+    pub(crate) namespaces: Vec<NamespaceHandles>,
 }
 
 /// One namespace's placement handle list (`[[stream.fdp.namespaces]]`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct NamespaceHandles {
+pub(crate) struct NamespaceHandles {
     /// PID `i` of this namespace → RUH `handles[i]`, each in [0, handles in `[device.fdp]`).
-    pub handles: Vec<i64>,
+    pub(crate) handles: Vec<i64>,
 }
 
 impl Default for FdpMapperConfig {
@@ -92,7 +91,7 @@ impl Default for FdpMapperConfig {
 }
 
 /// The knobs of `fdp` (the handles' bounds are `[device.fdp]`'s: `build`).
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "tag",
         "",
@@ -125,7 +124,7 @@ const NAMESPACE_KNOBS: &[Knob] = &[Knob::new(
 .also("each in [0, device.fdp.handles); empty = identity")];
 
 /// `fdp`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "fdp",
     summary: "NVMe FDP: placement identifier -> reclaim unit handle; GC by isolation type.",
     knobs: KNOBS,
@@ -145,8 +144,8 @@ pub struct Event {
     pub nsid: u32,
     /// Media Reallocated only: units moved out of the block (NVM Command Set NLBAM, capped at
     /// 0xFFFF) and one of their logical blocks (mapping units); 0 for other events.
-    pub nlbam: u16,
-    pub lba: u64,
+    pub(crate) nlbam: u16,
+    pub(crate) lba: u64,
 }
 
 /// Per block, what jobs moved out of it since its erase of data written through an initially
@@ -161,17 +160,17 @@ struct Moved {
 
 /// Per-RUH counts, in mapping units and blocks.
 #[derive(Clone, Debug, Default)]
-pub struct RuhStats {
-    pub host_units: u64,
+pub(crate) struct RuhStats {
+    pub(crate) host_units: u64,
     /// Host units plus GC copies placed in this handle's RUs.
-    pub media_units: u64,
-    pub erased_blocks: u64,
+    pub(crate) media_units: u64,
+    pub(crate) erased_blocks: u64,
     /// RUs filled: units placed in each RG divided by the RU size, summed over RGs.
-    pub rus_filled: u64,
+    pub(crate) rus_filled: u64,
     /// Tenants whose data this handle's RUs hold, host writes or GC copies (bit `t`; a tenant
     /// >= 64 sets `tenants_wide`).
-    pub tenants: u64,
-    pub tenants_wide: bool,
+    pub(crate) tenants: u64,
+    pub(crate) tenants_wide: bool,
 }
 
 pub struct Fdp {
@@ -189,7 +188,7 @@ pub struct Fdp {
     unit_bytes: u64,
     block_bytes: u64,
     ru_units: u64,
-    pub ruhs: Vec<RuhStats>,
+    pub(crate) ruhs: Vec<RuhStats>,
     /// Units placed per (RUH, RG) into the current RU.
     ru_fill: Vec<u64>,
     /// RUH of each block's data since its last erase, `NO_RUH` when erased.
@@ -201,17 +200,20 @@ pub struct Fdp {
     /// PID of the last `host_stream` call, recorded when its unit lands.
     pending: (u16, u32, u16),
     /// GC copies of persistently isolated data placed in another handle's RU (must be 0).
-    pub pi_mixed_units: u64,
+    pub(crate) pi_mixed_units: u64,
     /// GC copies of initially isolated data placed in another handle's RU.
-    pub ii_mixed_units: u64,
+    pub(crate) ii_mixed_units: u64,
     pub events: Vec<Event>,
     /// Events per type: RUNFW, invalid PID, media reallocated.
-    pub n_runfw: u64,
-    pub n_invalid_pid: u64,
-    pub n_realloc: u64,
+    pub(crate) n_runfw: u64,
+    pub(crate) n_invalid_pid: u64,
+    pub(crate) n_realloc: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(Fdp::new(table, ctx)?))
 }
 
@@ -282,13 +284,8 @@ impl Fdp {
     /// The RUH of placement identifier `pid` of `tenant`'s namespace, `None` when the PID is
     /// not in its list.
     #[inline]
-    pub fn ruh_of(&self, tenant: u16, pid: u16) -> Option<u8> {
+    pub(crate) fn ruh_of(&self, tenant: u16, pid: u16) -> Option<u8> {
         self.pid_ruh[tenant as usize].get(pid as usize).copied()
-    }
-
-    /// The RUH types, RUH `i` at index `i`.
-    pub fn handle_types(&self) -> &[RuhType] {
-        &self.dev.handles
     }
 
     fn log_event(&mut self, kind: u8, pid: u16, now_ns: u64, tenant: u16) {
@@ -487,7 +484,7 @@ impl StreamMapper for Fdp {
 
 impl Fdp {
     /// Device HBMW, MBMW and MBE in bytes.
-    pub fn device_bytes(&self) -> (u64, u64, u64) {
+    pub(crate) fn device_bytes(&self) -> (u64, u64, u64) {
         let h: u64 = self.ruhs.iter().map(|r| r.host_units).sum();
         let m: u64 = self.ruhs.iter().map(|r| r.media_units).sum();
         let e: u64 = self.ruhs.iter().map(|r| r.erased_blocks).sum();
@@ -549,7 +546,7 @@ impl Fdp {
     /// data is in them (host writes or GC copies); `null` for a tenant that shares a handle or
     /// wrote nothing. Exact with persistently isolated handles; with initially isolated ones
     /// the copies of several handles share one handle, which then has several tenants.
-    pub fn tenant_waf(&self) -> Vec<Value> {
+    pub(crate) fn tenant_waf(&self) -> Vec<Value> {
         let n_tenants = self.origin.len().min(64);
         (0..n_tenants)
             .map(|t| {

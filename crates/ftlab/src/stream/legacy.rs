@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 /// `legacy` has no knobs.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LegacyConfig {}
+pub(crate) struct LegacyConfig {}
 
 /// `legacy`'s registry entry (no knobs).
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "legacy",
     summary: "No streams: every host write and GC copy goes through physical stream 0.",
     knobs: &[],
@@ -22,9 +22,12 @@ pub const INFO: MapperInfo = MapperInfo {
     caps: (),
 };
 
-pub struct Legacy;
+pub(crate) struct Legacy;
 
-pub fn build(table: &toml::Table, _ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    _ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     let _: LegacyConfig = parse_config(table)?;
     Ok(Box::new(Legacy))
 }

@@ -16,40 +16,37 @@ use crate::policy::{
 };
 use serde::{Deserialize, Serialize};
 
-/// Virtual stream ids of RocksDB's ten streams in the `vstream-table1` preset (our numbering;
-/// the paper names the streams but gives them no ids): 0 file-system metadata ("system
-/// data"), 1 WAL, 2 MANIFEST, 3 temporary files, 4..=9 SSTables of levels L0..L5.
-pub const ROCKSDB_STREAMS: [&str; 10] =
-    ["fs_metadata", "wal", "manifest", "temp", "l0", "l1", "l2", "l3", "l4", "l5"];
-
 /// The vStream paper's Table 1 ("Static stream ID assignment in Manual-SSD"), 0-based: its
 /// physical stream 1 holds system data, WAL, manifest and temporary files; 2 holds L0 and
-/// L1; 3 holds L2 and L3; 4 holds L4 and L5. Indexed by `ROCKSDB_STREAMS`.
+/// L1; 3 holds L2 and L3; 4 holds L4 and L5. Indexed by the virtual stream ids of RocksDB's
+/// ten streams (our numbering, the capture's `ROCKSDB_STREAMS` in `python/ftlab/capture`; the
+/// paper names the streams but gives them no ids): 0 file-system metadata ("system data"),
+/// 1 WAL, 2 MANIFEST, 3 temporary files, 4..=9 SSTables of levels L0..L5.
 pub const VSTREAM_TABLE1: [u8; 10] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3];
 
 /// Names a scenario may give in `preset`.
-pub const PRESETS: &[&str] = &["vstream-table1"];
+pub(crate) const PRESETS: &[&str] = &["vstream-table1"];
 
 /// Knobs of `manual` (`[stream.manual]`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct ManualConfig {
+pub(crate) struct ManualConfig {
     /// A named table instead of `table` (not both): `"vstream-table1"` = the vStream paper's
-    /// Table 1 (needs `ftl.physical_streams` >= 4; see `ROCKSDB_STREAMS` for the virtual ids).
+    /// Table 1 (needs `ftl.physical_streams` >= 4; see `VSTREAM_TABLE1` for the virtual ids).
     /// Resolved into `table` in `scenario.resolved.toml`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
+    pub(crate) preset: Option<String>,
     /// Physical stream of virtual stream `i` at index `i`; each entry < `ftl.physical_streams`.
     /// Default empty: every virtual stream goes to `default_physical_stream`.
     /// (Integers, so that an entry out of range is reported at its index, `table.<i>`.)
-    pub table: Vec<i64>,
+    pub(crate) table: Vec<i64>,
     /// Physical stream of a virtual stream at or beyond the table's length; <
     /// `ftl.physical_streams`. Default 0.
-    pub default_physical_stream: i64,
+    pub(crate) default_physical_stream: i64,
 }
 
 /// The knobs of `manual` (their bounds are the device's physical streams: `resolve`).
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "preset",
         "",
@@ -75,7 +72,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `manual`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "manual",
     summary: "A static virtual -> physical stream table (the vStream paper's Manual-SSD).",
     knobs: KNOBS,
@@ -94,7 +91,10 @@ pub struct Manual {
 }
 
 /// The table `config` names, checked against the device's `physical_streams`.
-pub fn resolve(mut config: ManualConfig, physical_streams: u8) -> Result<ManualConfig, SchemeConfigError> {
+pub(crate) fn resolve(
+    mut config: ManualConfig,
+    physical_streams: u8,
+) -> Result<ManualConfig, SchemeConfigError> {
     if let Some(p) = config.preset.take() {
         if !config.table.is_empty() {
             return Err(SchemeConfigError::new("preset", "give either `preset` or `table`, not both"));
@@ -141,7 +141,10 @@ pub fn resolve(mut config: ManualConfig, physical_streams: u8) -> Result<ManualC
     Ok(config)
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(Manual::new(table, ctx)?))
 }
 

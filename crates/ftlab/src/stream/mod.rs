@@ -6,13 +6,13 @@
 //! `summary.json`. Any mapper runs under any scheme. Adding a mapper = one file + one
 //! `REGISTRY` line.
 
-pub mod autostream;
-pub mod dac;
-pub mod direct;
-pub mod fdp;
-pub mod legacy;
-pub mod manual;
-pub mod vstream;
+pub(crate) mod autostream;
+pub(crate) mod dac;
+pub(crate) mod direct;
+pub(crate) mod fdp;
+pub(crate) mod legacy;
+pub(crate) mod manual;
+pub(crate) mod vstream;
 
 use crate::flash::geometry::{BlockIdx, Geometry};
 use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
@@ -90,10 +90,11 @@ pub trait StreamMapper: Send {
 }
 
 /// Builds a mapper from its config table.
-pub type BuildFn = fn(&toml::Table, &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError>;
+pub(crate) type BuildFn =
+    fn(&toml::Table, &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError>;
 
 /// A mapper's registry entry: name, summary, knob table, build function.
-pub type MapperInfo = crate::knobs::PolicyInfo<BuildFn>;
+pub(crate) type MapperInfo = crate::knobs::PolicyInfo<BuildFn>;
 
 /// Every stream mapper a scenario may name (the integrity property test runs each one;
 /// `ftlab mappers` lists them with their knobs).
@@ -101,7 +102,7 @@ pub const REGISTRY: &[MapperInfo] =
     &[legacy::INFO, direct::INFO, manual::INFO, dac::INFO, autostream::INFO, vstream::INFO, fdp::INFO];
 
 /// The registry entry of the mapper called `name`.
-pub fn info(name: &str) -> Option<&'static MapperInfo> {
+pub(crate) fn info(name: &str) -> Option<&'static MapperInfo> {
     REGISTRY.iter().find(|p| p.name == name)
 }
 
@@ -122,7 +123,7 @@ pub fn build(
 /// A counter name made at run time (per-stream counters: `vs3_n_pages`), interned so that
 /// `Counters` keeps its `&'static str` names. Each distinct name is leaked once per process
 /// (a bounded set: streams x counter kinds); called from `counters()` only, never per write.
-pub fn counter_name(name: String) -> &'static str {
+pub(crate) fn counter_name(name: String) -> &'static str {
     use std::collections::BTreeMap;
     use std::sync::{Mutex, OnceLock};
     static NAMES: OnceLock<Mutex<BTreeMap<String, &'static str>>> = OnceLock::new();
@@ -137,17 +138,17 @@ pub fn counter_name(name: String) -> &'static str {
 
 /// Virtual streams whose pages are counted one by one in the per-stream counters; pages of
 /// higher ids are counted together in `vs_other_n_pages`.
-pub const COUNTED_VIRTUAL_STREAMS: usize = 256;
+pub(crate) const COUNTED_VIRTUAL_STREAMS: usize = 256;
 
 /// Host pages written per virtual stream, counted when the unit lands (`on_placed`), not when
 /// `host_stream` is asked: a write that stalls for space asks again when it resumes. The
 /// virtual stream of the last `host_stream` call is kept until its unit lands.
 #[derive(Clone, Debug)]
-pub struct VirtualTally {
+pub(crate) struct VirtualTally {
     /// (tenant, lpn, virtual stream) of the last `host_stream` call.
     pending: (u16, u32, u16),
-    pub n_pages: Vec<u64>,
-    pub other_n_pages: u64,
+    pub(crate) n_pages: Vec<u64>,
+    pub(crate) other_n_pages: u64,
 }
 
 impl Default for VirtualTally {
@@ -163,19 +164,19 @@ impl Default for VirtualTally {
 impl VirtualTally {
     /// Remember the virtual stream `host_stream` was asked about.
     #[inline]
-    pub fn asked(&mut self, tenant: u16, lpn: u32, virtual_stream: u16) {
+    pub(crate) fn asked(&mut self, tenant: u16, lpn: u32, virtual_stream: u16) {
         self.pending = (tenant, lpn, virtual_stream);
     }
 
     /// The virtual stream of a host unit asked about last, if `(tenant, lpn)` is that unit.
     #[inline]
-    pub fn pending(&self, tenant: u16, lpn: u32) -> Option<u16> {
+    pub(crate) fn pending(&self, tenant: u16, lpn: u32) -> Option<u16> {
         (self.pending.0 == tenant && self.pending.1 == lpn).then_some(self.pending.2)
     }
 
     /// A host unit landed: count it in its virtual stream. Returns that stream.
     #[inline]
-    pub fn placed(&mut self, tenant: u16, lpn: u32) -> Option<u16> {
+    pub(crate) fn placed(&mut self, tenant: u16, lpn: u32) -> Option<u16> {
         let vs = self.pending(tenant, lpn)?;
         self.pending = (u16::MAX, u32::MAX, 0);
         match self.n_pages.get_mut(vs as usize) {
@@ -186,7 +187,7 @@ impl VirtualTally {
     }
 
     /// `vs<i>_n_pages` for every counted virtual stream with pages, then `vs_other_n_pages`.
-    pub fn counters(&self, out: &mut Counters) {
+    pub(crate) fn counters(&self, out: &mut Counters) {
         for (vs, &n) in self.n_pages.iter().enumerate() {
             if n > 0 {
                 out.push((counter_name(format!("vs{vs}_n_pages")), n as f64));

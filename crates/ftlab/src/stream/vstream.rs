@@ -42,19 +42,19 @@ use serde::{Deserialize, Serialize};
 /// Knobs of `vstream` (`[stream.vstream]`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct VStreamConfig {
+pub(crate) struct VStreamConfig {
     /// Re-clustering interval in simulated seconds, in [1e-3, 1e7]. Default 600 (§4.3).
-    pub epoch_s: f64,
+    pub(crate) epoch_s: f64,
     /// Virtual stream ids tracked per tenant, in [1, 65536]. Default 256.
-    pub virtual_streams: u32,
+    pub(crate) virtual_streams: u32,
     /// Consecutive flash pages of a block that share one write timestamp, in [1,
     /// pages_per_block]. Default 1 (the pages one ftlab program writes: one flash page).
-    pub stamp_group_pages: u32,
+    pub(crate) stamp_group_pages: u32,
     /// Resolution of the 4-byte timestamps in microseconds, in [1, 3.6e9]. Default 1000
     /// (1 ms: 2^32 ticks = 49.7 days of simulated time; later stamps saturate, counted).
-    pub stamp_tick_us: u64,
+    pub(crate) stamp_tick_us: u64,
     /// Iteration cap of each K-means run, in [1, 10000]. Default 100.
-    pub kmeans_iterations_max: u32,
+    pub(crate) kmeans_iterations_max: u32,
 }
 
 impl Default for VStreamConfig {
@@ -70,7 +70,7 @@ impl Default for VStreamConfig {
 }
 
 /// The knobs of `vstream`: the ranges `check` enforces and `ftlab mappers` lists.
-pub const KNOBS: &[Knob] = &[
+pub(crate) const KNOBS: &[Knob] = &[
     Knob::new(
         "epoch_s",
         "s",
@@ -105,7 +105,7 @@ pub const KNOBS: &[Knob] = &[
 ];
 
 /// `vstream`'s registry entry.
-pub const INFO: MapperInfo = MapperInfo {
+pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "vstream",
     summary: "vStream (HotStorage '18): virtual streams clustered by dead-page lifetime onto physical streams every epoch.",
     knobs: KNOBS,
@@ -209,7 +209,10 @@ pub struct VStream {
     virtual_stream_overflows: u64,
 }
 
-pub fn build(table: &toml::Table, ctx: &MapperContext) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
+pub(crate) fn build(
+    table: &toml::Table,
+    ctx: &MapperContext,
+) -> Result<Box<dyn StreamMapper>, SchemeConfigError> {
     Ok(Box::new(VStream::new(table, ctx)?))
 }
 
@@ -263,7 +266,7 @@ impl VStream {
 
     /// The stamp group of a unit, and whether it is the group's first unit.
     #[inline]
-    pub fn group_of(&self, ppa: Ppa) -> (usize, bool) {
+    pub(crate) fn group_of(&self, ppa: Ppa) -> (usize, bool) {
         let g = &self.geometry;
         let block = g.block_of(ppa).0;
         let page = g.page_of(ppa);
@@ -283,7 +286,7 @@ impl VStream {
     }
 
     /// A host unit landed at `ppa` at `now`: the first unit of a group stamps it.
-    pub fn stamp_host(&mut self, ppa: Ppa, now: SimTime) {
+    pub(crate) fn stamp_host(&mut self, ppa: Ppa, now: SimTime) {
         let (g, first) = self.group_of(ppa);
         if first {
             self.stamps[g] = self.tick(now);
@@ -297,7 +300,7 @@ impl VStream {
     }
 
     /// A page of (tenant, vs) written in the group of `ppa` died at `now`.
-    pub fn record_death(&mut self, tenant: u16, vs: u16, ppa: Ppa, now: SimTime) {
+    pub(crate) fn record_death(&mut self, tenant: u16, vs: u16, ppa: Ppa, now: SimTime) {
         let (g, _) = self.group_of(ppa);
         let ticks = self.tick(now).saturating_sub(self.stamps[g]);
         let i = self.slot(tenant, vs);
@@ -317,7 +320,7 @@ impl VStream {
     }
 
     /// Re-cluster every tenant's virtual streams that have dead pages (the epoch's work).
-    pub fn recluster(&mut self) {
+    pub(crate) fn recluster(&mut self) {
         for t in 0..self.n_tenants {
             let base = t * self.v;
             let ids: Vec<usize> = (base..base + self.v).filter(|&i| self.n_dead[i] > 0).collect();
@@ -332,7 +335,7 @@ impl VStream {
     }
 
     /// Bytes of state: the stamp table, the per-stream arrays, the tally.
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         let per_stream = (8 + 8 + 8 + 1) * self.map.len() as u64;
         self.stamp_bytes() + per_stream + 8 * self.tally.n_pages.len() as u64
     }
@@ -344,7 +347,7 @@ impl VStream {
 
     /// Mapping units that share one write stamp (`units_per_page` x `stamp_group_pages`): the
     /// factor by which the stamp table is smaller than one stamp per logical page (§4.2's 768).
-    pub fn units_per_stamp(&self) -> u64 {
+    pub(crate) fn units_per_stamp(&self) -> u64 {
         u64::from(self.geometry.units_per_page) * u64::from(self.config.stamp_group_pages)
     }
 

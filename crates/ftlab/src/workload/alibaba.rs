@@ -14,7 +14,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming Alibaba parser over any `BufRead`.
-pub type AlibabaReader<R> = LineReader<R, Alibaba>;
+pub(crate) type AlibabaReader<R> = LineReader<R, Alibaba>;
 
 const LAYOUT: &str = "device_id,opcode,offset_bytes,length_bytes,timestamp_us";
 const DEVICE: Field = Field::new(1, "device_id");
@@ -25,7 +25,7 @@ const TIMESTAMP: Field = Field::new(5, "timestamp_us");
 
 /// The Alibaba line grammar (stateless).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Alibaba;
+pub(crate) struct Alibaba;
 
 impl LineFormat for Alibaba {
     fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {

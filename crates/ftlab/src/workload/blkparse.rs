@@ -22,7 +22,7 @@ use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, T
 use crate::sim::time::SimTime;
 
 /// Streaming blkparse parser over any `BufRead`.
-pub type BlkparseReader<R> = LineReader<R, Blkparse>;
+pub(crate) type BlkparseReader<R> = LineReader<R, Blkparse>;
 
 const LAYOUT: &str = "maj,min cpu seq time pid action rwbs sector + count [process]";
 const DEVICE: Field = Field::new(1, "maj,min");
@@ -34,7 +34,7 @@ const COUNT: Field = Field::new(10, "count");
 
 /// The blkparse line grammar; remembers whether it is inside a summary block.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Blkparse {
+pub(crate) struct Blkparse {
     in_summary: bool,
     /// Dispatch (`D`) events that carry no request: no data direction (`N`, a flush), no
     /// sector range, or zero sectors (`TraceReader::skipped`). Other actions (Q, G, I, C, ...)

@@ -25,7 +25,7 @@ use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, T
 use crate::sim::time::SimTime;
 
 /// Streaming fio iolog parser over any `BufRead`.
-pub type FioReader<R> = LineReader<R, Fio>;
+pub(crate) type FioReader<R> = LineReader<R, Fio>;
 
 const V2: &str = "fio version 2 iolog";
 const V3: &str = "fio version 3 iolog";
@@ -35,7 +35,7 @@ const TIMESTAMP: Field = Field::new(1, "timestamp");
 
 /// The fio iolog grammar; remembers the version and, for v2, the clock advanced by waits.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Fio {
+pub(crate) struct Fio {
     version: Option<u8>,
     now_ns: u64,
 }

@@ -40,7 +40,7 @@ use super::{checked, first_fields, Arity, Field, IoOp, LineFormat, LineReader, T
 use crate::sim::time::SimTime;
 
 /// Streaming FIU parser over any `BufRead`.
-pub type FiuReader<R> = LineReader<R, Fiu>;
+pub(crate) type FiuReader<R> = LineReader<R, Fiu>;
 
 const LAYOUT: &str = "ts pid process lba size op major minor md5";
 const TS: Field = Field::new(1, "ts");
@@ -50,7 +50,7 @@ const OP: Field = Field::new(6, "op");
 
 /// The FIU line grammar (stateless).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Fiu;
+pub(crate) struct Fiu;
 
 impl LineFormat for Fiu {
     fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {

@@ -20,11 +20,11 @@ use crate::sim::time::SimTime;
 use std::io::{self, Write};
 
 /// Streaming ftlab-csv parser over any `BufRead`.
-pub type FtlabCsvReader<R> = LineReader<R, FtlabCsv>;
+pub(crate) type FtlabCsvReader<R> = LineReader<R, FtlabCsv>;
 
 const HEADER: [&str; 5] = ["time_ns", "op", "offset_bytes", "size_bytes", "stream"];
 /// The header line, without its terminator.
-pub const LAYOUT: &str = "time_ns,op,offset_bytes,size_bytes,stream";
+pub(crate) const LAYOUT: &str = "time_ns,op,offset_bytes,size_bytes,stream";
 const TIME: Field = Field::new(1, "time_ns");
 const OP: Field = Field::new(2, "op");
 const OFFSET: Field = Field::new(3, "offset_bytes");
@@ -34,7 +34,7 @@ const OPS: [(&str, IoOp); 3] = [("read", IoOp::Read), ("write", IoOp::Write), ("
 
 /// The ftlab-csv line grammar; remembers whether the header was seen.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FtlabCsv {
+pub(crate) struct FtlabCsv {
     seen_header: bool,
 }
 

@@ -246,22 +246,22 @@ impl Default for GeneratorConfig {
 }
 
 /// Largest accepted virtual stream id (`stream`): the 16-bit stream tag of a request.
-pub const MAX_STREAM: u32 = u16::MAX as u32;
+pub(crate) const MAX_STREAM: u32 = u16::MAX as u32;
 
 /// Slack on `footprint_offset_fraction + footprint_fraction <= 1`, so that decimal fractions
 /// summing to 1 (0.05 + 0.95, or partitions of 6/120, 14/120 ...) are accepted.
-pub const FRACTION_SLACK: f64 = 1e-9;
+pub(crate) const FRACTION_SLACK: f64 = 1e-9;
 
 /// Largest accepted Zipf exponent. Beyond it nearly every access hits rank 1 anyway.
-pub const MAX_ZIPF_THETA: f64 = 10.0;
+pub(crate) const MAX_ZIPF_THETA: f64 = 10.0;
 
 /// Largest accepted `start_s`, `end_s`, `on_s` and `off_s`, in seconds: the bound the
 /// scenario puts on every time (about 116 days of simulated time).
-pub const MAX_TIME_S: f64 = 1e7;
+pub(crate) const MAX_TIME_S: f64 = 1e7;
 
 /// Shortest accepted `on_s` and `off_s`, in seconds (one microsecond), so that a period is
 /// always many nanoseconds long.
-pub const MIN_PERIOD_S: f64 = 1e-6;
+pub(crate) const MIN_PERIOD_S: f64 = 1e-6;
 
 fn err(key: &str, reason: String) -> Result<(), (String, String)> {
     Err((key.to_string(), reason))

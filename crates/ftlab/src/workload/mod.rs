@@ -21,25 +21,25 @@
 //!   error is typed: a `LineError` holds the line and a `TraceErrorKind` (`error::trace`) with
 //!   the column, the text found and what was expected; the edge that opened the file names it.
 
-pub mod alibaba;
-pub mod blkparse;
-pub mod fio;
-pub mod fiu;
-pub mod ftlab_csv;
-pub mod generator;
-pub mod mqsim;
-pub mod msprod;
-pub mod msr;
-pub mod periodic;
-pub mod spc;
-pub mod stats;
-pub mod synthetic;
-pub mod systor;
-pub mod tencent;
-pub mod vscsi;
+pub(crate) mod alibaba;
+pub(crate) mod blkparse;
+pub(crate) mod fio;
+pub(crate) mod fiu;
+pub(crate) mod ftlab_csv;
+pub(crate) mod generator;
+pub(crate) mod mqsim;
+pub(crate) mod msprod;
+pub(crate) mod msr;
+pub(crate) mod periodic;
+pub(crate) mod spc;
+pub(crate) mod stats;
+pub(crate) mod synthetic;
+pub(crate) mod systor;
+pub(crate) mod tencent;
+pub(crate) mod vscsi;
 
 use crate::error::trace::Column;
-pub use crate::error::trace::{Arity, HeaderBlock, TraceErrorKind};
+pub(crate) use crate::error::trace::{Arity, HeaderBlock, TraceErrorKind};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, ErrorKind, Read};
@@ -80,7 +80,7 @@ pub struct LineError {
 
 impl LineError {
     /// This error in file `file` (the edge that opened it names it).
-    pub fn in_file(self, file: impl Into<String>) -> crate::error::TraceError {
+    pub(crate) fn in_file(self, file: impl Into<String>) -> crate::error::TraceError {
         crate::error::TraceError { file: file.into(), line: self.line, kind: self.kind }
     }
 }
@@ -100,7 +100,7 @@ pub trait TraceReader: Iterator<Item = Result<TraceRecord, LineError>> + Send {
 }
 
 /// A stream of trace records. Each parser is one of these over any `BufRead`.
-pub type RecordStream<'a> = Box<dyn TraceReader + 'a>;
+pub(crate) type RecordStream<'a> = Box<dyn TraceReader + 'a>;
 
 /// The trace formats ftlab reads. The names are the ones a user types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -206,10 +206,10 @@ pub const MAX_LINE_BYTES: u64 = 64 * 1024;
 
 /// Bytes per sector in the sector-addressed formats (MQSim, Tencent, SPC, blkparse, FIU,
 /// vscsi).
-pub const SECTOR_BYTES: u64 = 512;
+pub(crate) const SECTOR_BYTES: u64 = 512;
 
 /// One format's line grammar, driven by [`LineReader`].
-pub trait LineFormat: Default {
+pub(crate) trait LineFormat: Default {
     /// Parse one non-blank line, given without its line terminator. `Ok(None)`: the line is
     /// valid but carries no request (a header, a non-I/O event). `Err`: the reason, without
     /// the line number (the reader adds it).
@@ -230,7 +230,7 @@ pub trait LineFormat: Default {
 /// The streaming reader behind every parser: reads `input` line by line into one reused
 /// buffer, skips blank lines, hands the others to the format `F`, and numbers the errors.
 /// Fused: after the first error (or the end) it returns `None`.
-pub struct LineReader<R, F> {
+pub(crate) struct LineReader<R, F> {
     input: R,
     buf: String,
     line: u64,
@@ -239,7 +239,7 @@ pub struct LineReader<R, F> {
 }
 
 impl<R: BufRead, F: LineFormat> LineReader<R, F> {
-    pub fn new(input: R) -> Self {
+    pub(crate) fn new(input: R) -> Self {
         LineReader { input, buf: String::with_capacity(256), line: 0, format: F::default(), done: false }
     }
 
@@ -342,12 +342,12 @@ pub(crate) fn exact_fields<'a, const N: usize>(
 pub(crate) type Field = Column;
 
 impl Field {
-    pub const fn new(index: usize, name: &'static str) -> Field {
+    pub(crate) const fn new(index: usize, name: &'static str) -> Field {
         Field { index, name }
     }
 
     /// `field 5 (Size): expected <expected>, got "<found>"`.
-    pub fn error(self, expected: impl Into<String>, found: &str) -> TraceErrorKind {
+    pub(crate) fn error(self, expected: impl Into<String>, found: &str) -> TraceErrorKind {
         TraceErrorKind::BadField { field: self, expected: expected.into(), found: found.to_string() }
     }
 
@@ -364,7 +364,7 @@ impl Field {
     }
 
     /// A decimal unsigned integer that fits in 64 bits.
-    pub fn u64(self, text: &str) -> Result<u64, TraceErrorKind> {
+    pub(crate) fn u64(self, text: &str) -> Result<u64, TraceErrorKind> {
         if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
             return Err(self.not_a_number("an unsigned integer", text));
         }
@@ -375,7 +375,7 @@ impl Field {
 
     /// A hexadecimal unsigned integer with a `0x` (or `0X`) prefix, digits in either case,
     /// that fits in 64 bits (`0x00001000` = 4096).
-    pub fn hex_u64(self, text: &str) -> Result<u64, TraceErrorKind> {
+    pub(crate) fn hex_u64(self, text: &str) -> Result<u64, TraceErrorKind> {
         let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
         let Some(digits) = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit()))
         else {
@@ -385,7 +385,7 @@ impl Field {
     }
 
     /// A stream id: an unsigned integer of at most 65535.
-    pub fn u16(self, text: &str) -> Result<u16, TraceErrorKind> {
+    pub(crate) fn u16(self, text: &str) -> Result<u16, TraceErrorKind> {
         let value = self.u64(text)?;
         u16::try_from(value).map_err(|_| TraceErrorKind::OutOfRange {
             field: self,
@@ -396,19 +396,19 @@ impl Field {
     }
 
     /// `value * factor`, or an error saying that `value` `unit` overflow 64 bits.
-    pub fn scale(self, value: u64, factor: u64, unit: &'static str) -> Result<u64, TraceErrorKind> {
+    pub(crate) fn scale(self, value: u64, factor: u64, unit: &'static str) -> Result<u64, TraceErrorKind> {
         value.checked_mul(factor).ok_or(TraceErrorKind::ScaleOverflow { field: self, value, unit })
     }
 
     /// A count of 512-byte sectors, converted to bytes.
-    pub fn sectors(self, text: &str) -> Result<u64, TraceErrorKind> {
+    pub(crate) fn sectors(self, text: &str) -> Result<u64, TraceErrorKind> {
         self.scale(self.u64(text)?, SECTOR_BYTES, "sectors of 512 bytes")
     }
 
     /// A non-negative decimal number (`123`, `123.`, `123.456`) in a unit of `unit_ns`
     /// nanoseconds (a power of ten: 1 s = 1_000_000_000), converted exactly to whole
     /// nanoseconds; fraction digits below 1 ns are dropped.
-    pub fn decimal_ns(self, text: &str, unit_ns: u64) -> Result<u64, TraceErrorKind> {
+    pub(crate) fn decimal_ns(self, text: &str, unit_ns: u64) -> Result<u64, TraceErrorKind> {
         debug_assert!(unit_ns > 0 && 10u64.pow(unit_ns.ilog10()) == unit_ns, "unit {unit_ns}");
         let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
         let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
@@ -427,7 +427,12 @@ impl Field {
 
     /// An operation code, matched case-insensitively against `codes`; `expected` lists them
     /// for the error message.
-    pub fn op(self, text: &str, codes: &[(&str, IoOp)], expected: &str) -> Result<IoOp, TraceErrorKind> {
+    pub(crate) fn op(
+        self,
+        text: &str,
+        codes: &[(&str, IoOp)],
+        expected: &str,
+    ) -> Result<IoOp, TraceErrorKind> {
         codes
             .iter()
             .find(|(code, _)| code.eq_ignore_ascii_case(text))

@@ -16,7 +16,7 @@ use super::{checked, exact_fields, Field, IoOp, LineFormat, LineReader, TraceErr
 use crate::sim::time::SimTime;
 
 /// Streaming MQSim parser over any `BufRead`.
-pub type MqsimReader<R> = LineReader<R, Mqsim>;
+pub(crate) type MqsimReader<R> = LineReader<R, Mqsim>;
 
 const LAYOUT: &str = "arrival_ns device lba size_sectors type";
 const ARRIVAL: Field = Field::new(1, "arrival_ns");
@@ -26,7 +26,7 @@ const TYPE: Field = Field::new(5, "type");
 
 /// The MQSim line grammar (stateless).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Mqsim;
+pub(crate) struct Mqsim;
 
 fn arrival_ns(text: &str) -> Result<u64, TraceErrorKind> {
     ARRIVAL.u64(text).map_err(|e| {

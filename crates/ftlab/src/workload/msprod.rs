@@ -53,7 +53,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming Microsoft production-server trace parser over any `BufRead`.
-pub type MsprodReader<R> = LineReader<R, Msprod>;
+pub(crate) type MsprodReader<R> = LineReader<R, Msprod>;
 
 const LAYOUT: &str = "DiskRead|DiskWrite, TimeStamp, Process Name ( PID), ThreadID, IrpPtr, \
                       ByteOffset, IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, \
@@ -96,7 +96,7 @@ enum State {
 
 /// The line grammar; remembers whether it is in a header block.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Msprod {
+pub(crate) struct Msprod {
     state: State,
 }
 

@@ -15,7 +15,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming MSR parser over any `BufRead`.
-pub type MsrReader<R> = LineReader<R, Msr>;
+pub(crate) type MsrReader<R> = LineReader<R, Msr>;
 
 const LAYOUT: &str = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";
 const TIMESTAMP: Field = Field::new(1, "Timestamp");
@@ -25,7 +25,7 @@ const SIZE: Field = Field::new(6, "Size");
 
 /// The MSR line grammar (stateless).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Msr;
+pub(crate) struct Msr;
 
 impl LineFormat for Msr {
     fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {

@@ -45,17 +45,17 @@ use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, HashMap};
 
 /// Most tasks a periodic workload may have (task indices fit in a `u16`).
-pub const MAX_TASKS: usize = 1024;
+pub(crate) const MAX_TASKS: usize = 1024;
 
 /// Largest accepted `period_ms`, `offset_ms` and `deadline_ms`, in milliseconds (10^7 s, the
 /// bound the scenario puts on every time).
-pub const MAX_TASK_MS: f64 = 1e10;
+pub(crate) const MAX_TASK_MS: f64 = 1e10;
 
 /// Largest accepted `end_s`, in seconds.
-pub const MAX_END_S: f64 = 1e7;
+pub(crate) const MAX_END_S: f64 = 1e7;
 
 /// The `stream` argument of [`crate::sim::rng`] for the address draws ("PERIODIC").
-pub const ADDRESS_STREAM: u64 = 0x5045_5249_4F44_4943;
+pub(crate) const ADDRESS_STREAM: u64 = 0x5045_5249_4F44_4943;
 
 /// `[tenants.periodic]`: periodic real-time tasks (PaRT-FTL §III-B).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -318,13 +318,6 @@ pub struct PeriodicStream {
     rng: Rng,
     page_bytes: u64,
     end_ns: Option<u64>,
-}
-
-impl PeriodicStream {
-    /// Number of tasks (ended or not).
-    pub fn n_tasks(&self) -> usize {
-        self.tasks.len()
-    }
 }
 
 impl Iterator for PeriodicStream {

@@ -19,7 +19,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming SPC parser over any `BufRead`.
-pub type SpcReader<R> = LineReader<R, Spc>;
+pub(crate) type SpcReader<R> = LineReader<R, Spc>;
 
 const LAYOUT: &str = "asu,lba,size_bytes,opcode,timestamp_s[,optional...]";
 const ASU: Field = Field::new(1, "asu");
@@ -30,7 +30,7 @@ const TIMESTAMP: Field = Field::new(5, "timestamp_s");
 
 /// The SPC line grammar; counts the zero-size records it skips.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Spc {
+pub(crate) struct Spc {
     skipped: u64,
 }
 

@@ -9,7 +9,7 @@ use super::{IoOp, LineError, RecordStream, TraceRecord};
 use serde::Serialize;
 
 /// Bytes per page of the footprint.
-pub const PAGE_BYTES: u64 = 4096;
+pub(crate) const PAGE_BYTES: u64 = 4096;
 
 /// What `ftlab trace stats --json` prints; key names are part of the CLI contract.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -33,7 +33,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Most parts a synthetic workload may have.
-pub const MAX_PARTS: usize = 64;
+pub(crate) const MAX_PARTS: usize = 64;
 
 /// A tenant's synthetic workload: one [`GeneratorConfig`] (`[tenants.synthetic]`) or several
 /// (`[[tenants.synthetic]]`). Never empty.
@@ -74,7 +74,7 @@ impl SyntheticWorkload {
 
     /// The key of `field` of part `part`, relative to the `synthetic` table: `field` for a
     /// single table, `part.field` for an array.
-    pub fn key(&self, part: usize, field: &str) -> String {
+    pub(crate) fn key(&self, part: usize, field: &str) -> String {
         if self.array {
             format!("{part}.{field}")
         } else {
@@ -84,7 +84,7 @@ impl SyntheticWorkload {
 
     /// Check every part and build the merged stream over a namespace of `namespace_bytes`.
     /// The error is `(key, reason)` with `key` relative to the `synthetic` table (see
-    /// [`SyntheticWorkload::key`]; empty for the workload as a whole).
+    /// `SyntheticWorkload::key`; empty for the workload as a whole).
     pub fn try_build(
         &self,
         namespace_bytes: u64,
@@ -214,7 +214,7 @@ pub struct SyntheticStream {
 
 impl SyntheticStream {
     /// The time-ordered merge of `parts` (at least one), part `j` being `parts[j]`.
-    pub fn new(parts: Vec<Generator>) -> SyntheticStream {
+    pub(crate) fn new(parts: Vec<Generator>) -> SyntheticStream {
         assert!(!parts.is_empty(), "a synthetic workload has at least one part");
         let heads = vec![None; parts.len()];
         SyntheticStream { parts, heads, primed: false, turn: None, running: Vec::new() }
@@ -222,7 +222,7 @@ impl SyntheticStream {
 
     /// The round-robin merge of `parts` (at least one): one record of each running part in
     /// turn, starting with part 0; an ended part is skipped from then on.
-    pub fn round_robin(parts: Vec<Generator>) -> SyntheticStream {
+    pub(crate) fn round_robin(parts: Vec<Generator>) -> SyntheticStream {
         let mut s = SyntheticStream::new(parts);
         s.turn = Some(0);
         s.running = vec![true; s.parts.len()];
@@ -246,11 +246,6 @@ impl SyntheticStream {
             }
         }
         None
-    }
-
-    /// Number of parts.
-    pub fn n_parts(&self) -> usize {
-        self.parts.len()
     }
 
     /// The next record and the index of the part it comes from.

@@ -16,7 +16,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming SYSTOR'17 parser over any `BufRead`.
-pub type SystorReader<R> = LineReader<R, Systor>;
+pub(crate) type SystorReader<R> = LineReader<R, Systor>;
 
 const HEADER: [&str; 6] = ["Timestamp", "Response", "IOType", "LUN", "Offset", "Size"];
 const LAYOUT: &str = "Timestamp,Response,IOType,LUN,Offset,Size";
@@ -27,7 +27,7 @@ const SIZE: Field = Field::new(6, "Size");
 
 /// The SYSTOR'17 line grammar; remembers whether the header was seen.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Systor {
+pub(crate) struct Systor {
     seen_header: bool,
 }
 

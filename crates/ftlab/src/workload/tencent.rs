@@ -15,7 +15,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming Tencent CBS parser over any `BufRead`.
-pub type TencentReader<R> = LineReader<R, Tencent>;
+pub(crate) type TencentReader<R> = LineReader<R, Tencent>;
 
 const LAYOUT: &str = "timestamp_s,offset_sectors,size_sectors,io_type,volume_id";
 const TIMESTAMP: Field = Field::new(1, "timestamp_s");
@@ -26,7 +26,7 @@ const VOLUME: Field = Field::new(5, "volume_id");
 
 /// The Tencent CBS line grammar (stateless).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Tencent;
+pub(crate) struct Tencent;
 
 impl LineFormat for Tencent {
     fn parse_line(&mut self, line: &str) -> Result<Option<TraceRecord>, TraceErrorKind> {

@@ -54,7 +54,7 @@ use super::{
 use crate::sim::time::SimTime;
 
 /// Streaming vscsi CSV parser over any `BufRead`.
-pub type VscsiReader<R> = LineReader<R, Vscsi>;
+pub(crate) type VscsiReader<R> = LineReader<R, Vscsi>;
 
 const HEADER: [&str; 5] = ["version", "time", "op", "size", "lbn"];
 const LAYOUT: &str = "version,time,op,size,lbn";
@@ -69,7 +69,7 @@ const WRITES: [u8; 7] = [0x0a, 0x2a, 0xaa, 0x8a, 0x2e, 0xae, 0x8e];
 
 /// The vscsi line grammar; counts the lines it skips.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Vscsi {
+pub(crate) struct Vscsi {
     skipped: u64,
 }
 

@@ -3,7 +3,7 @@
 // Each test binary that includes this module uses only some of its items.
 #![allow(dead_code)]
 
-use ftlab::api::{self, RunOptions, ScenarioSource};
+use ftlab::{run_scenario, RunOptions, RunOutput, ScenarioSource};
 use std::path::{Path, PathBuf};
 
 /// A scenario on the `tiny` device with `tenants` (TOML `[[tenants]]` blocks) and `extra`
@@ -24,12 +24,12 @@ pub fn run(text: &str, overrides: &[&str]) -> serde_json::Value {
     serde_json::from_str(&out.summary_json).expect("summary.json parses")
 }
 
-pub fn run_raw(text: &str, overrides: &[&str]) -> Result<api::RunOutput, ftlab::FtlabError> {
+pub fn run_raw(text: &str, overrides: &[&str]) -> Result<RunOutput, ftlab::FtlabError> {
     let source =
         ScenarioSource::Text { text: text.into(), base_dir: PathBuf::from("."), name: "test.toml".into() };
     let opts =
         RunOptions { seed: None, overrides: overrides.iter().map(|s| s.to_string()).collect(), jobs: None };
-    api::run_scenario(&source, &opts, &mut |_| {})
+    run_scenario(&source, &opts, &mut |_| {})
 }
 
 /// A fresh file under the system temp dir holding `content`; returns its path.

@@ -6,13 +6,13 @@
 // Each test binary that includes this module uses only some of its items.
 #![allow(dead_code)]
 
-use ftlab::flash::geometry::{BlockIdx, DieIdx, Ppa};
-use ftlab::ftl::blocks::{BlockState, WriteClass};
-use ftlab::policy::{Command, Dest, DeviceView, Interests, Migration, Placed, StripePages};
-use ftlab::scenario::Scenario;
-use ftlab::scheme::{ReadPlan, RoundRobin, Scheme, Stripes};
-use ftlab::sim::time::SimTime;
-use ftlab::simulation::Simulation;
+use ftlab::internals::flash::geometry::{BlockIdx, DieIdx, Ppa};
+use ftlab::internals::ftl::blocks::{BlockState, WriteClass};
+use ftlab::internals::policy::{Command, Dest, DeviceView, Interests, Migration, Placed, StripePages};
+use ftlab::internals::scenario::Scenario;
+use ftlab::internals::scheme::{ReadPlan, RoundRobin, Scheme, Stripes};
+use ftlab::internals::simulation::Simulation;
+use ftlab::SimTime;
 
 /// Names of the test-only policies (the integrity test adds them to the registry's).
 pub const TEST_POLICIES: &[&str] = &["test-migrate", "test-partial-gc", "test-parity"];
@@ -47,15 +47,18 @@ pub fn check_exercised(name: &str, sim: &Simulation) {
     let j = sim.job_counters();
     match name {
         "test-migrate" => assert!(
-            j.erases[ftlab::policy::JobKind::Migrate as usize] > 0,
+            j.erases[ftlab::internals::policy::JobKind::Migrate as usize] > 0,
             "no migration moved a block: {j:?}"
         ),
         "test-partial-gc" => assert!(
-            j.gc_steps > 0 && j.page_reads[ftlab::policy::JobKind::Gc as usize] > 0,
+            j.gc_steps > 0 && j.page_reads[ftlab::internals::policy::JobKind::Gc as usize] > 0,
             "no partial GC ran: {j:?}"
         ),
         "test-parity" => {
-            assert!(j.started[ftlab::policy::JobKind::Parity as usize] > 0, "no parity program ran: {j:?}");
+            assert!(
+                j.started[ftlab::internals::policy::JobKind::Parity as usize] > 0,
+                "no parity program ran: {j:?}"
+            );
             let d = sim.device_counters();
             assert!(
                 d.flash_reads < 1000 || d.rebuilt_reads > 0,
@@ -162,11 +165,11 @@ struct Parity {
 const NO_STRIPE: u32 = u32::MAX;
 
 impl Parity {
-    fn new(g: &ftlab::flash::geometry::Geometry, n_tenants: usize) -> Parity {
+    fn new(g: &ftlab::internals::flash::geometry::Geometry, n_tenants: usize) -> Parity {
         Parity {
             cursors: vec![RoundRobin::new(g.dies_channel_first()); n_tenants],
             open: vec![Vec::new(); n_tenants],
-            stripe_pages: (g.n_dies as usize - 1).min(ftlab::policy::STRIPE_PAGES_MAX),
+            stripe_pages: (g.n_dies as usize - 1).min(ftlab::internals::policy::STRIPE_PAGES_MAX),
             n_dies: g.n_dies,
             next_parity: 0,
             units_per_page: g.units_per_page,
@@ -180,7 +183,11 @@ impl Parity {
     }
 
     /// A die holding none of `pages`, rotating.
-    fn parity_die(&mut self, g: &ftlab::flash::geometry::Geometry, pages: &[Ppa]) -> Option<DieIdx> {
+    fn parity_die(
+        &mut self,
+        g: &ftlab::internals::flash::geometry::Geometry,
+        pages: &[Ppa],
+    ) -> Option<DieIdx> {
         let pick = (0..self.n_dies)
             .map(|k| DieIdx((self.next_parity + k) % self.n_dies))
             .find(|&d| pages.iter().all(|&p| g.die_of(p) != d))?;
