@@ -22,9 +22,9 @@ Each case prints one JSON object on stdout: `case`, `kind` ("core", "preconditio
 or "python"), `requests` (timed core cases), `rows` (`load-1e6`), `wall_s`, `requests_per_s`
 (timed core cases; the others are null), `bytes_per_mapping_unit` (`memory-1tb`; the others
 are null) and `peak_rss_bytes`, this process's peak resident set size, so the peak RSS
-measured is that of the case alone. `ftlab bench` starts one of these per case; this is not
-the user-facing command, and it asserts no time bound (the bounds are in
-docs/PERFORMANCE.md, not in tests).
+measured is that of the case alone. `ftlab bench` starts one of these per case (as
+`python -c LAUNCH CASE [N]`, lighter than `-m`); this is not the user-facing command, and it
+asserts no time bound (the bounds are in docs/PERFORMANCE.md, not in tests).
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ import time
 
 from ftlab import _core
 
+#: How `ftlab bench` starts a case: `python -c LAUNCH CASE [N]`, the same as `python -m
+#: ftlab._bench CASE [N]` without runpy and the modules it imports (0.6 MiB of peak RSS).
+LAUNCH = "import sys; from ftlab._bench import main; sys.exit(main(sys.argv[1:]))"
 #: The cases measured in Python, after the core's `BENCH_CASES`.
 PYTHON_CASES = ("run-default", "load-1e6")
 #: Rows of `load-1e6`'s synthetic time series unless N is given.
