@@ -1,8 +1,10 @@
 """ftlab._bench: `python -m ftlab._bench CASE [N]`, one `ftlab bench` case in a fresh process.
 
 Two kinds of case. The core cases (`ftlab._core.BENCH_CASES`: the simulator's throughput on
-the standard workload, N = host requests) import only `ftlab._core`, not polars, typer or
-rich. The Python cases (`PYTHON_CASES`) time what a user of the Python API waits for:
+the standard workload, N = host requests) import only `ftlab._core` and four light standard
+modules (json, resource, sys, time), not polars, typer or rich, nor subprocess, tempfile or
+pathlib (imported by the Python cases that use them): about 3 MiB of a core case's peak
+RSS. The Python cases (`PYTHON_CASES`) time what a user of the Python API waits for:
 `run-default` is `ftlab.run(out=DIR)` of the bundled default scenario (simulation, the
 tables handed to Python, summary.json, parquet files and report.html written); `load-1e6` is
 `ftlab.load(DIR)` plus `report.timeseries.height` on a results directory whose
@@ -20,24 +22,22 @@ Each case prints one JSON object on stdout: `case`, `kind` ("core", "preconditio
 or "python"), `requests` (timed core cases), `rows` (`load-1e6`), `wall_s`, `requests_per_s`
 (timed core cases; the others are null), `bytes_per_mapping_unit` (`memory-1tb`; the others
 are null) and `peak_rss_bytes`, this process's peak resident set size, so the peak RSS
-measured is that of the case alone. `ftlab bench` starts one of these per case; this is not
-the user-facing command, and it asserts no time bound (the bounds are in
-docs/PERFORMANCE.md, not in tests).
+measured is that of the case alone. `ftlab bench` starts one of these per case (as
+`python -c LAUNCH CASE [N]`, lighter than `-m`); this is not the user-facing command, and it
+asserts no time bound (the bounds are in docs/PERFORMANCE.md, not in tests).
 """
 
 from __future__ import annotations
 
-import json
 import resource
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
-from typing import Any
 
 from ftlab import _core
 
+#: How `ftlab bench` starts a case: `python -c LAUNCH CASE [N]`, the same as `python -m
+#: ftlab._bench CASE [N]` without runpy and the modules it imports (0.6 MiB of peak RSS).
+LAUNCH = "import sys; from ftlab._bench import main; sys.exit(main(sys.argv[1:]))"
 #: The cases measured in Python, after the core's `BENCH_CASES`.
 PYTHON_CASES = ("run-default", "load-1e6")
 #: Rows of `load-1e6`'s synthetic time series unless N is given.
@@ -60,7 +60,7 @@ def _result(
     rows: int | None = None,
     requests_per_s: float | None = None,
     bytes_per_mapping_unit: float | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     return {
         "case": case,
         "kind": kind,
@@ -77,9 +77,12 @@ def _result(
 _UNTIMED_KINDS = {"precondition": "precondition", "memory-1tb": "memory"}
 
 
-def run_default() -> dict[str, Any]:
+def run_default() -> dict[str, object]:
     """`ftlab.run(out=DIR)` of the bundled default scenario, wall seconds."""
     # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
+    import tempfile
+    from pathlib import Path
+
     from ftlab.api import run
 
     with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
@@ -89,9 +92,12 @@ def run_default() -> dict[str, Any]:
     return _result("run-default", "python", wall)
 
 
-def load_rows(rows: int) -> dict[str, Any]:
+def load_rows(rows: int) -> dict[str, object]:
     """`ftlab.load(DIR)` and `report.timeseries.height` on a directory with a `rows`-row
     time series (made by another process), wall seconds."""
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
         subprocess.run([sys.executable, "-m", "ftlab._bench", "--make-results", d, str(rows)], check=True)
         # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
@@ -110,6 +116,8 @@ def make_results(out_dir: str, rows: int) -> None:
     timeseries.parquet replaced by `rows` rows with the same schema (the run's scheme and
     tenant keys in turn, consecutive windows, seeded random values)."""
     # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
+    from pathlib import Path
+
     import numpy as np
     import polars as pl
 
@@ -171,6 +179,9 @@ def main(argv: list[str]) -> int:
                 requests=core["requests"],
                 requests_per_s=core["requests_per_s"],
             )
+    # Imported after the run: json (with re) is 1.1 MiB that the peak RSS need not hold.
+    import json
+
     print(json.dumps(result))
     return 0
 

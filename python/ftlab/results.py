@@ -469,6 +469,7 @@ class SoloSummary(TypedDict):
     write: SoloOpSummary
     unstable: bool
     backlog_max: int
+    backlog_max_error: int
     max_wait_s: float
     stall_s_max: float
     starved: bool
@@ -551,6 +552,7 @@ class _TenantSummaryRequired(TypedDict):
     backlog_growth: float
     unstable: bool
     backlog_max: int
+    backlog_max_error: int
     backlog_limit: float
     max_wait_s: float
     starvation_wait_s: float

@@ -121,7 +121,12 @@ def test_bench_reduced_run_reports_every_case():
         if r["case"] in _core.BENCH_TIMED_CASES:
             assert r["kind"] == "core" and r["rows"] is None and r["bytes_per_mapping_unit"] is None
             assert r["requests"] == 2000 and r["requests_per_s"] > 0
-            assert r["peak_rss_bytes"] <= 150 * 2**20, "peak RSS bound of the issue"
+            # Issue 23's bound, peak RSS <= 80 MiB on the bench (interpreter and ftlab._core
+            # included). 2,000 requests check only the part that does not grow with the
+            # requests (the mapping tables, the interpreter, the imports); what grows with them
+            # (the health's completion times, at most 1 MiB) is measured by the full bench
+            # (docs/PERFORMANCE.md, "Issue 23: peak RSS of the bench").
+            assert r["peak_rss_bytes"] <= 80 * 2**20, "peak RSS bound of the issue"
         elif r["case"] == "precondition":
             assert r["kind"] == "precondition" and r["requests"] is None and r["requests_per_s"] is None
             assert r["bytes_per_mapping_unit"] is None and r["peak_rss_bytes"] <= 150 * 2**20
@@ -130,6 +135,8 @@ def test_bench_reduced_run_reports_every_case():
             # At least the two mapping tables: 4 B of P2L per physical unit and 4 B of L2P per
             # logical unit, (1 - 0.07) of them at the mqsim preset's 7% over-provisioning.
             assert r["bytes_per_mapping_unit"] >= 4 + 4 * (1 - 0.07) - 0.01
+            # Issue 23, item 5: at most 8 bytes per mapping unit on a 1 TiB device.
+            assert r["bytes_per_mapping_unit"] <= 8, "bytes per mapping unit bound of the issue"
         else:
             assert r["kind"] == "python" and r["requests"] is None and r["requests_per_s"] is None
     assert results[-1]["rows"] == 1000 and results[-2]["rows"] is None

@@ -45,6 +45,7 @@ def _check_solo(summary: dict) -> None:
                 "write",
                 "unstable",
                 "backlog_max",
+                "backlog_max_error",
                 "max_wait_s",
                 "stall_s_max",
                 "starved",

@@ -455,6 +455,7 @@ HEALTH_KEYS = [
     "backlog_growth",
     "unstable",
     "backlog_max",
+    "backlog_max_error",
     "backlog_limit",
     "max_wait_s",
     "starvation_wait_s",
@@ -479,9 +480,13 @@ def test_a_real_run_has_the_health_keys_in_order(tmp_path):
     assert keys[keys.index("queue_depth") : keys.index("reordered_arrivals") + 1] == HEALTH_KEYS
     assert t["starvation_wait_s"] == 0.5 and t["backlog_limit"] == 32.0
     assert t["backlog_max"] == 8 and t["starved"] is False and t["unstable"] is False
+    # A closed loop of queue depth 8 never has more than 8 outstanding: far below the 65,536
+    # completion times kept exactly, so the maximum is exact.
+    assert t["backlog_max_error"] == 0 and t["solo"]["backlog_max_error"] == 0
     assert [k for k in t["solo"] if k not in ("read", "write")] == [
         "unstable",
         "backlog_max",
+        "backlog_max_error",
         "max_wait_s",
         "stall_s_max",
         "starved",

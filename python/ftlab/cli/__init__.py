@@ -34,7 +34,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ftlab import _core
-from ftlab._bench import PYTHON_CASES
+from ftlab._bench import LAUNCH, PYTHON_CASES
 from ftlab._errors import usage_error
 from ftlab._scenarios import bundled_scenario
 from ftlab.api import check_baseline
@@ -583,7 +583,7 @@ def bench(
     heap bytes per mapping unit of a 1 TiB device (memory-1tb: the B/unit column), and the
     wall time of ftlab.run and ftlab.load (Python cases).
 
-    Each case runs in a fresh process (python -m ftlab._bench CASE), so its peak RSS is its own.
+    Each case runs in a fresh process (ftlab._bench's main), so its peak RSS is its own.
     """
     valid = [*_core.BENCH_CASES, *PYTHON_CASES]
     cases = case or valid
@@ -596,7 +596,7 @@ def bench(
         size = rows if name == "load-1e6" else requests if name in _core.BENCH_TIMED_CASES else None
         with err.status(f"bench {name}"):
             proc = subprocess.run(
-                [sys.executable, "-m", "ftlab._bench", name, *([str(size)] if size else [])],
+                [sys.executable, "-c", LAUNCH, name, *([str(size)] if size else [])],
                 capture_output=True,
                 text=True,
                 check=False,

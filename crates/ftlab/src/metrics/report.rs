@@ -268,7 +268,7 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64, limits: &HealthLi
     m
 }
 
-/// A tenant's health keys into `v` (after `unstable`): `backlog_max`, `max_wait_s`,
+/// A tenant's health keys into `v` (after `unstable`): `backlog_max`, `backlog_max_error`, `max_wait_s`,
 /// `stall_s_max` (seconds to the nanosecond, not rounded), `starved`; with `limits`, the bounds they were judged by
 /// (`backlog_limit`: the limit in queue depths times the queue depth, and
 /// `starvation_wait_s`). Without limits (a solo run, whose bounds are its shared run's),
@@ -278,6 +278,7 @@ fn health_json(v: &mut Value, h: &HealthVerdict, unstable: bool, limits: Option<
         v["unstable"] = json!(unstable);
     }
     v["backlog_max"] = json!(h.backlog_max);
+    v["backlog_max_error"] = json!(h.backlog_max_error);
     if let Some((l, qd)) = limits {
         v["backlog_limit"] = json!(round6(l.backlog_queue_depths_max * qd as f64));
     }
