@@ -37,7 +37,7 @@ use std::collections::VecDeque;
 
 /// The most completion-time buckets a tenant's health keeps (16 bytes each, so 1 MiB) before
 /// their resolution halves. Above every bundled scenario's backlog (the largest is 40,072).
-pub const PENDING_BUCKETS_MAX: usize = 1 << 16;
+pub(crate) const PENDING_BUCKETS_MAX: usize = 1 << 16;
 
 /// The completions not yet counted, in time order: buckets `(quantum, completions)`, where
 /// quantum `q` holds the nanoseconds `[q << shift, ((q + 1) << shift) - 1]`. Invariants: the
@@ -148,13 +148,13 @@ pub(crate) struct HealthVerdict {
     pub(crate) wait_ns_max: u64,
     /// The longest stretch inside the measured phase with requests outstanding (host-queued
     /// included) and none completing.
-    pub stall_ns_max: u64,
+    pub(crate) stall_ns_max: u64,
     /// The most requests certainly outstanding at once in the measured phase, host-queued
     /// included: exact when `backlog_max_error` is 0.
-    pub backlog_max: u64,
+    pub(crate) backlog_max: u64,
     /// The most the true maximum can exceed `backlog_max`: 0 unless completion times were
     /// kept coarser than 1 ns (`PENDING_BUCKETS_MAX`).
-    pub backlog_max_error: u64,
+    pub(crate) backlog_max_error: u64,
     /// `wait_ns_max` above `HealthLimits::starvation_wait`.
     pub(crate) starved: bool,
     /// `backlog_max` above `HealthLimits::backlog_queue_depths_max` queue depths.
@@ -188,7 +188,7 @@ pub(crate) struct Health {
 }
 
 impl Health {
-    pub fn new(warmup: SimTime) -> Health {
+    pub(crate) fn new(warmup: SimTime) -> Health {
         Health::with_cap(warmup, PENDING_BUCKETS_MAX)
     }
 
@@ -253,7 +253,7 @@ impl Health {
     }
 
     /// A request that arrived at `arrival` completed at `now`.
-    pub fn completed(&mut self, now: SimTime, arrival: SimTime) {
+    pub(crate) fn completed(&mut self, now: SimTime, arrival: SimTime) {
         self.pending.push(now);
         self.completions += 1;
         self.last_completion = now;
