@@ -31,6 +31,9 @@ struct CopyOf {
     victim_die: DieIdx,
     owner: u16,
     from_stream: u8,
+    /// The policies' answers for the whole source block (`Job::block_die`, `block_stream`).
+    block_die: Option<DieIdx>,
+    block_stream: Option<u8>,
 }
 
 /// One background job.
@@ -60,6 +63,13 @@ pub(super) struct Job {
     unit: bool,
     /// Page reads issued in the current unit step.
     step_reads: u32,
+    /// The die every copy of `block` goes to, if the scheme names one for the whole block
+    /// (`Scheme::gc_block_die`, asked when the job takes the block; never for `Dest::Dies`);
+    /// `None`: asked per copy.
+    block_die: Option<DieIdx>,
+    /// The stream of every copy of `block`, if the mapper names one for the whole block
+    /// (`StreamMapper::gc_block_stream`); `None`: asked per copy.
+    block_stream: Option<u8>,
 }
 
 impl Job {
@@ -82,6 +92,8 @@ impl Job {
             erase_sources: true,
             unit: false,
             step_reads: 0,
+            block_die: None,
+            block_stream: None,
         }
     }
 }
@@ -245,12 +257,21 @@ impl<X: Executor> Engine<'_, X> {
         self.ftl.mark_victim(block);
         X::source_taken(self, block);
         self.jobs.collector[d] = id;
+        // The policies' answers for the whole block, where they give one (their hooks' docs:
+        // a function of the block's owner, die and stream, so exact for every copy).
+        let info = self.ftl.blocks().get(block);
+        let (owner, from_stream) = (info.owner, info.stream);
+        let by_scheme = self.jobs.get(id).dest == Dest::Scheme;
+        let block_die = if by_scheme { self.pol.scheme.gc_block_die(owner, die) } else { None };
+        let block_stream = self.pol.mapper.gc_block_stream(owner, from_stream);
         let job = self.jobs.get_mut(id);
         self.die_status[d].job = Some(job.kind);
         job.block = block;
         job.die = die;
         job.next_page = 0;
         job.erasing = false;
+        job.block_die = block_die;
+        job.block_stream = block_stream;
         self.job_pump(id);
     }
 
@@ -359,6 +380,8 @@ impl<X: Executor> Engine<'_, X> {
             victim_die: job.die,
             owner,
             from_stream: stream,
+            block_die: job.block_die,
+            block_stream: job.block_stream,
         };
         let first = g.ppa(block, page, 0);
         for slot in 0..g.units_per_page {
@@ -373,12 +396,20 @@ impl<X: Executor> Engine<'_, X> {
     /// Copy `lpn` of `c.owner` from `src` where job `c.id`'s destination rule says.
     fn copy_unit(&mut self, c: &CopyOf, lpn: u32, src: Ppa) {
         let (id, owner, class, deadline) = (c.id, c.owner, c.class, c.deadline);
-        let (pol, v) = self.policies_and_view();
-        let stream = pol.mapper.gc_stream(owner, lpn, c.from_stream, &v);
-        let die = if c.by_scheme {
-            pol.scheme.gc_write_die(owner, c.victim_die, &v)
-        } else {
-            self.copy_die(id, owner)
+        let stream = match c.block_stream {
+            Some(s) => s,
+            None => {
+                let (pol, v) = self.policies_and_view();
+                pol.mapper.gc_stream(owner, lpn, c.from_stream, &v)
+            }
+        };
+        let die = match c.block_die {
+            Some(d) => d,
+            None if c.by_scheme => {
+                let (pol, v) = self.policies_and_view();
+                pol.scheme.gc_write_die(owner, c.victim_die, &v)
+            }
+            None => self.copy_die(id, owner),
         };
         let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
         let placed = self.ftl.allocate(key, die, X::stamp(self)).unwrap_or_else(|_| {
