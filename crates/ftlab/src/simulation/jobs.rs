@@ -10,7 +10,7 @@
 //! generic over the executor (a job's page read completes at once under `Instant`).
 
 use super::engine::Engine;
-use super::executor::{Executor, Timed};
+use super::executor::{Executor, Instant, Timed, PREFETCH_AHEAD_UNITS};
 use super::{FlashOp, OpKind, Owner};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
@@ -746,5 +746,73 @@ impl Engine<'_, Timed> {
         job.budget = pages;
         job.step_reads = 0;
         Some(id)
+    }
+}
+
+impl Engine<'_, Instant> {
+    /// Copy the valid units of `page` of job `id`'s source `block` (just counted as read by
+    /// `job_pump`) and of every later page of the block in one loop, with the policies'
+    /// per-block answers (`Job::block_die`, `block_stream`); the job's cursor ends past the
+    /// last page, so `job_pump` goes on to the erase. Returns false, having done nothing, unless
+    /// nothing can come between two of these copies: the job has no read budget (a budget
+    /// pauses it between pages), both policies answered for the whole block, and neither
+    /// hears placements or invalidations (a hook could push commands that run jobs between
+    /// copies). Then the copies, their programs (which complete at once) and the counts are
+    /// those `job_pump` and `copy_page` make page by page, in the same order.
+    pub(super) fn copy_rest_at_once(&mut self, id: u32, block: BlockIdx, page: u32) -> bool {
+        let job = self.jobs.get(id);
+        let (Some(die), Some(stream)) = (job.block_die, job.block_stream) else {
+            return false;
+        };
+        if job.budget != u32::MAX || self.pol.interests.placed || self.pol.interests.invalidated {
+            return false;
+        }
+        let kind = job.kind;
+        let g = self.ftl.geometry;
+        let owner = self.ftl.blocks().get(block).owner;
+        let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
+        let first = g.ppa(block, 0, 0).0;
+        let end = first + g.units_per_block;
+        // Pages read after `page` (`job_pump` counted `page` itself).
+        let mut pages_read = 0u32;
+        for p in page..g.pages_per_block {
+            let from = first + p * g.units_per_page;
+            let mut copied = false;
+            for src in from..from + g.units_per_page {
+                // The L2P entry a later copy checks and moves (a hint).
+                if src + PREFETCH_AHEAD_UNITS < end {
+                    self.ftl.prefetch_l2p_of_units(owner, src + PREFETCH_AHEAD_UNITS, 1);
+                }
+                let lpn = self.ftl.p2l(Ppa(src));
+                if lpn != NONE {
+                    self.copy_unit_at_once(key, die, lpn, Ppa(src));
+                    copied = true;
+                }
+            }
+            pages_read += (copied && p != page) as u32;
+        }
+        self.sink.job_counts.page_reads[kind as usize] += pages_read as u64;
+        let job = self.jobs.get_mut(id);
+        job.step_reads += pages_read;
+        job.next_page = g.pages_per_block;
+        true
+    }
+
+    /// One copy of `copy_rest_at_once`: what `copy_unit` does for it, with the die and stream
+    /// given and the program completed at once.
+    #[inline]
+    fn copy_unit_at_once(&mut self, key: FrontierKey, die: DieIdx, lpn: u32, src: Ppa) {
+        let owner = key.tenant;
+        let placed = self.ftl.allocate(key, die, self.exec.stamp).unwrap_or_else(|_| {
+            panic!("a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)", die.0)
+        });
+        self.ftl.map_copy(owner, lpn, src, placed.ppa);
+        if let Some((block, page)) = placed.page_full {
+            self.programmed_at_once(block, page);
+        }
+        self.sink.metrics[owner as usize].gc_units += 1;
+        self.sink.device.gc_units += 1;
+        self.sink.streams.copied(key.stream);
+        self.sink.epoch.gc_units[owner as usize] += 1;
     }
 }
