@@ -5,6 +5,7 @@
 //! and it issues no flash operations (the simulation does).
 
 pub mod blocks;
+pub mod copy;
 pub mod gc;
 pub mod oracle;
 pub mod table;

@@ -768,51 +768,27 @@ impl Engine<'_, Instant> {
             return false;
         }
         let kind = job.kind;
-        let g = self.ftl.geometry;
         let owner = self.ftl.blocks().get(block).owner;
         let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
-        let first = g.ppa(block, 0, 0).0;
-        let end = first + g.units_per_block;
-        // Pages read after `page` (`job_pump` counted `page` itself).
-        let mut pages_read = 0u32;
-        for p in page..g.pages_per_block {
-            let from = first + p * g.units_per_page;
-            let mut copied = false;
-            for src in from..from + g.units_per_page {
-                // The L2P entry a later copy checks and moves (a hint).
-                if src + PREFETCH_AHEAD_UNITS < end {
-                    self.ftl.prefetch_l2p_of_units(owner, src + PREFETCH_AHEAD_UNITS, 1);
-                }
-                let lpn = self.ftl.p2l(Ppa(src));
-                if lpn != NONE {
-                    self.copy_unit_at_once(key, die, lpn, Ppa(src));
-                    copied = true;
-                }
-            }
-            pages_read += (copied && p != page) as u32;
+        let stamp = self.exec.stamp;
+        let Some(run) = self.ftl.copy_block_at_once(block, page, key, die, stamp, PREFETCH_AHEAD_UNITS)
+        else {
+            return false;
+        };
+        // What `copy_unit` counts per copy and `job_pump` per page read after `page` (which
+        // it counted itself, and which held a valid unit).
+        assert!(run.pages_read >= 1, "a page read by a job held no valid unit");
+        self.sink.device.flash_pages_programmed += run.pages_programmed as u64;
+        self.sink.metrics[owner as usize].gc_units += run.units as u64;
+        self.sink.device.gc_units += run.units as u64;
+        for _ in 0..run.units {
+            self.sink.streams.copied(stream);
         }
-        self.sink.job_counts.page_reads[kind as usize] += pages_read as u64;
+        self.sink.epoch.gc_units[owner as usize] += run.units as u64;
+        self.sink.job_counts.page_reads[kind as usize] += (run.pages_read - 1) as u64;
         let job = self.jobs.get_mut(id);
-        job.step_reads += pages_read;
-        job.next_page = g.pages_per_block;
+        job.step_reads += run.pages_read - 1;
+        job.next_page = self.ftl.geometry.pages_per_block;
         true
-    }
-
-    /// One copy of `copy_rest_at_once`: what `copy_unit` does for it, with the die and stream
-    /// given and the program completed at once.
-    #[inline]
-    fn copy_unit_at_once(&mut self, key: FrontierKey, die: DieIdx, lpn: u32, src: Ppa) {
-        let owner = key.tenant;
-        let placed = self.ftl.allocate(key, die, self.exec.stamp).unwrap_or_else(|_| {
-            panic!("a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)", die.0)
-        });
-        self.ftl.map_copy(owner, lpn, src, placed.ppa);
-        if let Some((block, page)) = placed.page_full {
-            self.programmed_at_once(block, page);
-        }
-        self.sink.metrics[owner as usize].gc_units += 1;
-        self.sink.device.gc_units += 1;
-        self.sink.streams.copied(key.stream);
-        self.sink.epoch.gc_units[owner as usize] += 1;
     }
 }
