@@ -418,23 +418,9 @@ impl<X: Executor> Engine<'_, X> {
         self.ftl.map_copy(owner, lpn, src, placed.ppa);
         // The page's program goes first: a policy that hears of the copy below may start a job
         // whose copies fill the next page of this same frontier, and pages program in order.
-        if let Some((block, page)) = placed.page_full {
+        if let Some(page) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            X::issue(
-                self,
-                FlashOp {
-                    kind: OpKind::Program,
-                    class,
-                    tenant: owner,
-                    die,
-                    block,
-                    page,
-                    n_units,
-                    read_tag: 0,
-                    owner: Owner::Job(id).code(),
-                    deadline,
-                },
-            );
+            X::issue(self, FlashOp::program(class, owner, die, page, n_units, Owner::Job(id), deadline));
         }
         self.sink.metrics[owner as usize].gc_units += 1;
         self.sink.device.gc_units += 1;
@@ -658,18 +644,15 @@ impl<X: Executor> Engine<'_, X> {
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.jobs.parity_in_flight += 1;
         self.sink.job_counts.start(JobKind::Parity);
-        let op = FlashOp {
-            kind: OpKind::Program,
-            class: JobKind::Parity.class(),
+        let op = FlashOp::program(
+            JobKind::Parity.class(),
             tenant,
             die,
-            block,
-            page,
-            n_units: 0,
-            read_tag: 0,
-            owner: Owner::Job(id).code(),
-            deadline: SimTime::MAX,
-        };
+            (block, page),
+            0,
+            Owner::Job(id),
+            SimTime::MAX,
+        );
         X::issue(self, op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
