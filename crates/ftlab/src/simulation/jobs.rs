@@ -7,7 +7,10 @@
 //! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
 //! Copies check validity when their read completes, so a host overwrite in between is never
 //! resurrected. `JobTable` is the engine's part that holds them; the paths over it are
-//! generic over the executor (a job's page read completes at once under `Instant`).
+//! generic over the executor (a job's page read completes at once under `Instant`). A job
+//! takes the policies' answers for a whole source block once (`gc_block_die`,
+//! `gc_block_stream`), and under `Instant`, where nothing can come between two copies, copies
+//! the rest of the block in one loop (`copy_rest_at_once`).
 
 use super::engine::Engine;
 use super::executor::{Executor, Instant, Timed, PREFETCH_AHEAD_UNITS};
