@@ -2,12 +2,14 @@
 //! block state, write frontiers keyed by (tenant, stream, class, die), GC victim selection,
 //! wear leveling and the integrity oracle. It decides nothing about *where* data goes: the
 //! caller passes the die a scheme chose. It has no notion of time beyond stamps it is given,
-//! and it issues no flash operations (the simulation does).
+//! and it issues no flash operations (the simulation does; `copy` marks the pages it fills
+//! programmed, for the executor whose programs complete at once).
 
-pub(crate) mod blocks;
-pub(crate) mod gc;
-pub(crate) mod oracle;
-pub(crate) mod table;
+pub mod blocks;
+pub mod copy;
+pub mod gc;
+pub mod oracle;
+pub mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};

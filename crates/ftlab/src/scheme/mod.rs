@@ -104,10 +104,23 @@ pub trait Scheme: Send {
     /// The die that takes the next host flash page of `tenant` (called once per page).
     fn host_write_die(&mut self, tenant: u16, stream: u8, view: &DeviceView) -> DieIdx;
 
-    /// The die that takes a GC copy of `owner`'s data from a victim on `victim_die`.
+    /// The die that takes a GC copy of `owner`'s data from a victim on `victim_die`, asked per
+    /// copy where `gc_block_die` answers `None`.
     fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, view: &DeviceView) -> DieIdx {
         let _ = (owner, view);
         victim_die
+    }
+
+    /// The die that takes *every* GC copy of `owner`'s data from one victim block on
+    /// `victim_die`, if it is one die for the whole block: asked once, when a job takes the
+    /// block, instead of `gc_write_die` per copy. A scheme answers `Some(d)` only where its
+    /// `gc_write_die` would answer `d` for each copy of the block whatever happens while the
+    /// block is copied (host writes, epochs, other jobs' copies, simulated time passing):
+    /// a function of its arguments and its fixed configuration. `None` (the default, always
+    /// exact): the die may vary from copy to copy, and `gc_write_die` is asked for each.
+    fn gc_block_die(&self, owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
+        let _ = (owner, victim_die);
+        None
     }
 
     /// The next GC victim on `die`; by default the scenario's policy.

@@ -808,6 +808,7 @@ impl Scheme for PartFtl {
         self.next_write_die(view, true)
     }
 
+    /// Per copy (no `gc_block_die`): the placement die rotates as pages fill.
     fn gc_write_die(&mut self, _owner: u16, _victim_die: DieIdx, view: &DeviceView) -> DieIdx {
         self.next_write_die(view, false)
     }

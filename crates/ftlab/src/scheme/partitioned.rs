@@ -99,12 +99,17 @@ impl Scheme for Partitioned {
     }
 
     fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, _view: &DeviceView) -> DieIdx {
+        self.gc_block_die(owner, victim_die).expect("one die per block")
+    }
+
+    /// The victim's die, which is in the owner's partition (asserted), for the whole block.
+    fn gc_block_die(&self, owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
         assert_eq!(
             self.owner_of_die[victim_die.0 as usize], owner,
             "tenant {owner}'s data on die {} outside its partition",
             victim_die.0
         );
-        victim_die
+        Some(victim_die)
     }
 
     fn resolved_config(&self) -> toml::Table {

@@ -152,6 +152,11 @@ impl Scheme for Rtgc {
         self.cursors[tenant as usize].next_die()
     }
 
+    /// Copies stay on the victim's die (`gc_write_die`'s default), for the whole block.
+    fn gc_block_die(&self, _owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
+        Some(victim_die)
+    }
+
     fn epoch(&self) -> Option<SimTime> {
         self.epoch
     }

@@ -46,6 +46,11 @@ impl Scheme for Unified {
         self.cursors[tenant as usize].next_die()
     }
 
+    /// Copies stay on the victim's die (`gc_write_die`'s default), for the whole block.
+    fn gc_block_die(&self, _owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
+        Some(victim_die)
+    }
+
     fn resolved_config(&self) -> toml::Table {
         to_table(&UnifiedConfig {})
     }

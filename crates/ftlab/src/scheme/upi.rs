@@ -502,7 +502,8 @@ impl Scheme for Upi {
     }
 
     /// A die of the owner's set, striped page by page; a die whose free blocks are down to the
-    /// GC reserve is skipped, and if the whole set is, the copy stays on the victim's die.
+    /// GC reserve is skipped, and if the whole set is, the copy stays on the victim's die. Per
+    /// copy (no `gc_block_die`): the stripe moves on with every copy.
     fn gc_write_die(&mut self, owner: u16, victim_die: DieIdx, view: &DeviceView) -> DieIdx {
         let ftl = view.ftl;
         let t = owner as usize;

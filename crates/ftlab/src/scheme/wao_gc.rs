@@ -138,6 +138,11 @@ impl Scheme for WaoGc {
         self.cursors[tenant as usize].next_die()
     }
 
+    /// Copies stay on the victim's die (`gc_write_die`'s default), for the whole block.
+    fn gc_block_die(&self, _owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
+        Some(victim_die)
+    }
+
     /// After the last unit of a host page: a step on its die if the die is at the trigger,
     /// attached to the page's program (§IV: "a partial garbage collection step is executed
     /// after a page write request").

@@ -77,7 +77,7 @@ pub(super) struct Instant {
 /// Units of a job's source whose L2P entries are prefetched ahead of its copies (instant
 /// executor): enough to cover a miss's latency, few enough not to stall on the line-fill
 /// buffers as a whole block's 256 prefetches at once did.
-const PREFETCH_AHEAD_UNITS: u32 = 24;
+pub(super) const PREFETCH_AHEAD_UNITS: u32 = 24;
 
 impl Instant {
     pub(super) fn new(ops_max: usize) -> Instant {
@@ -122,6 +122,14 @@ impl Engine<'_, Instant> {
         }
     }
 
+    /// The program of `page` of `block` (a copy's or preconditioning's: no request or job
+    /// waits for it) completes now: exactly what `program_done` does for such a program.
+    #[inline]
+    pub(super) fn programmed_at_once(&mut self, block: BlockIdx, page: u32) {
+        self.ftl.programmed(block, page);
+        self.sink.device.flash_pages_programmed += 1;
+    }
+
     /// Complete every operation the instant executor holds, in issue order (completions may
     /// issue more).
     pub(super) fn drain_instant(&mut self) {
@@ -144,8 +152,7 @@ impl Executor for Instant {
                 super::Owner::Job(_) | super::Owner::Precondition
                     if op.class != crate::policy::OpClass::Parity =>
                 {
-                    e.ftl.programmed(op.block, op.page);
-                    e.sink.device.flash_pages_programmed += 1;
+                    e.programmed_at_once(op.block, op.page)
                 }
                 _ => e.complete_op(op).expect("an instant program raises no input error"),
             }
@@ -157,10 +164,14 @@ impl Executor for Instant {
         assert!(queued <= x.ops_max, "{queued} instant operations queued, bound {}", x.ops_max);
     }
 
+    /// Copies the page now; where nothing can come between two copies, with every page of
+    /// the block after it in the same loop (`copy_rest_at_once`).
     #[inline]
     fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
-        e.prefetch_ahead(op.block, op.page);
-        e.copy_page(id, op.block, op.page);
+        if !e.copy_rest_at_once(id, op.block, op.page) {
+            e.prefetch_ahead(op.block, op.page);
+            e.copy_page(id, op.block, op.page);
+        }
     }
 
     #[inline]

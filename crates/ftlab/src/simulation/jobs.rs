@@ -7,10 +7,13 @@
 //! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
 //! Copies check validity when their read completes, so a host overwrite in between is never
 //! resurrected. `JobTable` is the engine's part that holds them; the paths over it are
-//! generic over the executor (a job's page read completes at once under `Instant`).
+//! generic over the executor (a job's page read completes at once under `Instant`). A job
+//! takes the policies' answers for a whole source block once (`gc_block_die`,
+//! `gc_block_stream`), and under `Instant`, where nothing can come between two copies, copies
+//! the rest of the block in one loop (`copy_rest_at_once`).
 
 use super::engine::Engine;
-use super::executor::{Executor, Timed};
+use super::executor::{Executor, Instant, Timed, PREFETCH_AHEAD_UNITS};
 use super::{FlashOp, OpKind, Owner};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
@@ -31,6 +34,9 @@ struct CopyOf {
     victim_die: DieIdx,
     owner: u16,
     from_stream: u8,
+    /// The policies' answers for the whole source block (`Job::block_die`, `block_stream`).
+    block_die: Option<DieIdx>,
+    block_stream: Option<u8>,
 }
 
 /// One background job.
@@ -60,6 +66,13 @@ pub(super) struct Job {
     unit: bool,
     /// Page reads issued in the current unit step.
     step_reads: u32,
+    /// The die every copy of `block` goes to, if the scheme names one for the whole block
+    /// (`Scheme::gc_block_die`, asked when the job takes the block; never for `Dest::Dies`);
+    /// `None`: asked per copy.
+    block_die: Option<DieIdx>,
+    /// The stream of every copy of `block`, if the mapper names one for the whole block
+    /// (`StreamMapper::gc_block_stream`); `None`: asked per copy.
+    block_stream: Option<u8>,
 }
 
 impl Job {
@@ -82,6 +95,8 @@ impl Job {
             erase_sources: true,
             unit: false,
             step_reads: 0,
+            block_die: None,
+            block_stream: None,
         }
     }
 }
@@ -245,12 +260,21 @@ impl<X: Executor> Engine<'_, X> {
         self.ftl.mark_victim(block);
         X::source_taken(self, block);
         self.jobs.collector[d] = id;
+        // The policies' answers for the whole block, where they give one (their hooks' docs:
+        // a function of the block's owner, die and stream, so exact for every copy).
+        let info = self.ftl.blocks().get(block);
+        let (owner, from_stream) = (info.owner, info.stream);
+        let by_scheme = self.jobs.get(id).dest == Dest::Scheme;
+        let block_die = if by_scheme { self.pol.scheme.gc_block_die(owner, die) } else { None };
+        let block_stream = self.pol.mapper.gc_block_stream(owner, from_stream);
         let job = self.jobs.get_mut(id);
         self.die_status[d].job = Some(job.kind);
         job.block = block;
         job.die = die;
         job.next_page = 0;
         job.erasing = false;
+        job.block_die = block_die;
+        job.block_stream = block_stream;
         self.job_pump(id);
     }
 
@@ -359,6 +383,8 @@ impl<X: Executor> Engine<'_, X> {
             victim_die: job.die,
             owner,
             from_stream: stream,
+            block_die: job.block_die,
+            block_stream: job.block_stream,
         };
         let first = g.ppa(block, page, 0);
         for slot in 0..g.units_per_page {
@@ -373,12 +399,20 @@ impl<X: Executor> Engine<'_, X> {
     /// Copy `lpn` of `c.owner` from `src` where job `c.id`'s destination rule says.
     fn copy_unit(&mut self, c: &CopyOf, lpn: u32, src: Ppa) {
         let (id, owner, class, deadline) = (c.id, c.owner, c.class, c.deadline);
-        let (pol, v) = self.policies_and_view();
-        let stream = pol.mapper.gc_stream(owner, lpn, c.from_stream, &v);
-        let die = if c.by_scheme {
-            pol.scheme.gc_write_die(owner, c.victim_die, &v)
-        } else {
-            self.copy_die(id, owner)
+        let stream = match c.block_stream {
+            Some(s) => s,
+            None => {
+                let (pol, v) = self.policies_and_view();
+                pol.mapper.gc_stream(owner, lpn, c.from_stream, &v)
+            }
+        };
+        let die = match c.block_die {
+            Some(d) => d,
+            None if c.by_scheme => {
+                let (pol, v) = self.policies_and_view();
+                pol.scheme.gc_write_die(owner, c.victim_die, &v)
+            }
+            None => self.copy_die(id, owner),
         };
         let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
         let placed = self.ftl.allocate(key, die, X::stamp(self)).unwrap_or_else(|_| {
@@ -387,23 +421,9 @@ impl<X: Executor> Engine<'_, X> {
         self.ftl.map_copy(owner, lpn, src, placed.ppa);
         // The page's program goes first: a policy that hears of the copy below may start a job
         // whose copies fill the next page of this same frontier, and pages program in order.
-        if let Some((block, page)) = placed.page_full {
+        if let Some(page) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            X::issue(
-                self,
-                FlashOp {
-                    kind: OpKind::Program,
-                    class,
-                    tenant: owner,
-                    die,
-                    block,
-                    page,
-                    n_units,
-                    read_tag: 0,
-                    owner: Owner::Job(id).code(),
-                    deadline,
-                },
-            );
+            X::issue(self, FlashOp::program(class, owner, die, page, n_units, Owner::Job(id), deadline));
         }
         self.sink.metrics[owner as usize].gc_units += 1;
         self.sink.device.gc_units += 1;
@@ -628,18 +648,15 @@ impl<X: Executor> Engine<'_, X> {
         let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
         self.jobs.parity_in_flight += 1;
         self.sink.job_counts.start(JobKind::Parity);
-        let op = FlashOp {
-            kind: OpKind::Program,
-            class: JobKind::Parity.class(),
+        let op = FlashOp::program(
+            JobKind::Parity.class(),
             tenant,
             die,
-            block,
-            page,
-            n_units: 0,
-            read_tag: 0,
-            owner: Owner::Job(id).code(),
-            deadline: SimTime::MAX,
-        };
+            (block, page),
+            0,
+            Owner::Job(id),
+            SimTime::MAX,
+        );
         X::issue(self, op);
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);
@@ -716,5 +733,49 @@ impl Engine<'_, Timed> {
         job.budget = pages;
         job.step_reads = 0;
         Some(id)
+    }
+}
+
+impl Engine<'_, Instant> {
+    /// Copy the valid units of `page` of job `id`'s source `block` (just counted as read by
+    /// `job_pump`) and of every later page of the block in one loop, with the policies'
+    /// per-block answers (`Job::block_die`, `block_stream`); the job's cursor ends past the
+    /// last page, so `job_pump` goes on to the erase. Returns false, having done nothing, unless
+    /// nothing can come between two of these copies: the job has no read budget (a budget
+    /// pauses it between pages), both policies answered for the whole block, and neither
+    /// hears placements or invalidations (a hook could push commands that run jobs between
+    /// copies). Then the copies, their programs (which complete at once) and the counts are
+    /// those `job_pump` and `copy_page` make page by page, in the same order.
+    pub(super) fn copy_rest_at_once(&mut self, id: u32, block: BlockIdx, page: u32) -> bool {
+        let job = self.jobs.get(id);
+        let (Some(die), Some(stream)) = (job.block_die, job.block_stream) else {
+            return false;
+        };
+        if job.budget != u32::MAX || self.pol.interests.placed || self.pol.interests.invalidated {
+            return false;
+        }
+        let kind = job.kind;
+        let owner = self.ftl.blocks().get(block).owner;
+        let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
+        let stamp = self.exec.stamp;
+        let Some(run) = self.ftl.copy_block_at_once(block, page, key, die, stamp, PREFETCH_AHEAD_UNITS)
+        else {
+            return false;
+        };
+        // What `copy_unit` counts per copy and `job_pump` per page read after `page` (which
+        // it counted itself, and which held a valid unit).
+        assert!(run.pages_read >= 1, "a page read by a job held no valid unit");
+        self.sink.device.flash_pages_programmed += run.pages_programmed as u64;
+        self.sink.metrics[owner as usize].gc_units += run.units as u64;
+        self.sink.device.gc_units += run.units as u64;
+        for _ in 0..run.units {
+            self.sink.streams.copied(stream);
+        }
+        self.sink.epoch.gc_units[owner as usize] += run.units as u64;
+        self.sink.job_counts.page_reads[kind as usize] += (run.pages_read - 1) as u64;
+        let job = self.jobs.get_mut(id);
+        job.step_reads += run.pages_read - 1;
+        job.next_page = self.ftl.geometry.pages_per_block;
+        true
     }
 }

@@ -174,6 +174,32 @@ impl FlashOp {
     fn owner(&self) -> Owner {
         self.owner.owner()
     }
+
+    /// The program of `page` of `block` on `die` (`(block, page)` as `Placement::page_full`
+    /// gives it), holding `n_units` real (not padding) units of `tenant`, for `owner`.
+    #[inline]
+    fn program(
+        class: OpClass,
+        tenant: u16,
+        die: DieIdx,
+        (block, page): (BlockIdx, u32),
+        n_units: u16,
+        owner: Owner,
+        deadline: SimTime,
+    ) -> FlashOp {
+        FlashOp {
+            kind: OpKind::Program,
+            class,
+            tenant,
+            die,
+            block,
+            page,
+            n_units,
+            read_tag: 0,
+            owner: owner.code(),
+            deadline,
+        }
+    }
 }
 
 impl SchedOp for FlashOp {

@@ -21,7 +21,7 @@
 
 use super::engine::Engine;
 use super::executor::{Executor, Instant};
-use super::{FlashOp, OpKind, Owner};
+use super::{FlashOp, Owner};
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
@@ -92,18 +92,15 @@ impl Engine<'_, Instant> {
     /// Program a padded page (no mapping unit in it) instantly, as preconditioning and the
     /// warm-up do when they close a partial page.
     pub(super) fn program_pad(&mut self, tenant: u16, die: DieIdx, block: BlockIdx, page: u32) {
-        let op = FlashOp {
-            kind: OpKind::Program,
-            class: OpClass::HostWrite,
+        let op = FlashOp::program(
+            OpClass::HostWrite,
             tenant,
             die,
-            block,
-            page,
-            n_units: 0,
-            read_tag: 0,
-            owner: Owner::Precondition.code(),
-            deadline: SimTime::MAX,
-        };
+            (block, page),
+            0,
+            Owner::Precondition,
+            SimTime::MAX,
+        );
         Instant::issue(self, op);
     }
 
@@ -176,23 +173,18 @@ impl Engine<'_, Instant> {
         };
         let (die, placed) = placed;
         self.map_host_unit(t, lpn, vstream, stream, placed.ppa);
-        if let Some((block, page)) = placed.page_full {
+        if let Some(page) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
-            Instant::issue(
-                self,
-                FlashOp {
-                    kind: OpKind::Program,
-                    class: OpClass::HostWrite,
-                    tenant: t,
-                    die,
-                    block,
-                    page,
-                    n_units,
-                    read_tag: 0,
-                    owner: Owner::Precondition.code(),
-                    deadline: SimTime::MAX,
-                },
+            let op = FlashOp::program(
+                OpClass::HostWrite,
+                t,
+                die,
+                page,
+                n_units,
+                Owner::Precondition,
+                SimTime::MAX,
             );
+            Instant::issue(self, op);
         }
         if self.ftl.blocks().free_count(die) < self.p.low_watermark {
             self.maybe_start_gc(die);

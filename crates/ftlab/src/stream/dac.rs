@@ -173,7 +173,8 @@ impl StreamMapper for Dac {
             r
         }
     }
-    /// Down one region.
+    /// Down one region (of the unit's own region: no `gc_block_stream`, the answer varies
+    /// from unit to unit of a block).
     fn gc_stream(&mut self, tenant: u16, lpn: u32, _from_stream: u8, _view: &DeviceView) -> u8 {
         self.region(tenant, lpn).saturating_sub(1)
     }

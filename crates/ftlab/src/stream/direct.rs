@@ -165,6 +165,10 @@ impl StreamMapper for Direct {
     fn gc_stream(&mut self, _tenant: u16, _lpn: u32, from_stream: u8, _view: &DeviceView) -> u8 {
         from_stream
     }
+    /// The victim's own stream, for every unit of it.
+    fn gc_block_stream(&self, _tenant: u16, from_stream: u8) -> Option<u8> {
+        Some(from_stream)
+    }
     fn on_placed(&mut self, _view: &DeviceView, ev: &Placed, _cmds: &mut Vec<Command>) {
         if ev.class == WriteClass::Host && self.pending_unstreamed == Some((ev.tenant, ev.lpn)) {
             self.pending_unstreamed = None;

@@ -373,13 +373,18 @@ impl StreamMapper for Fdp {
         self.pending = (tenant, lpn, pid);
         self.ruh_of(tenant, pid).unwrap_or(self.pid_ruh[tenant as usize][0])
     }
-    fn gc_stream(&mut self, _tenant: u16, _lpn: u32, from_stream: u8, _view: &DeviceView) -> u8 {
-        match self.dev.handles.get(from_stream as usize) {
+    fn gc_stream(&mut self, tenant: u16, _lpn: u32, from_stream: u8, _view: &DeviceView) -> u8 {
+        self.gc_block_stream(tenant, from_stream).expect("one stream per block")
+    }
+    /// The victim's handle's, for every unit of it: the handle types and the mixed GC handle
+    /// are the device's configuration.
+    fn gc_block_stream(&self, _tenant: u16, from_stream: u8) -> Option<u8> {
+        Some(match self.dev.handles.get(from_stream as usize) {
             Some(RuhType::InitiallyIsolated) => {
                 self.mixed_gc_ruh.expect("an initially isolated handle exists")
             }
             _ => from_stream,
-        }
+        })
     }
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, _cmds: &mut Vec<Command>) {
         let block = ev.ppa.0 / self.units_per_block;

@@ -42,6 +42,10 @@ impl StreamMapper for Legacy {
     fn gc_stream(&mut self, _tenant: u16, _lpn: u32, _from_stream: u8, _view: &DeviceView) -> u8 {
         0
     }
+    /// Stream 0, for every unit.
+    fn gc_block_stream(&self, _tenant: u16, _from_stream: u8) -> Option<u8> {
+        Some(0)
+    }
     fn resolved_config(&self) -> toml::Table {
         to_table(&LegacyConfig {})
     }

@@ -42,8 +42,21 @@ pub trait StreamMapper: Send {
     /// Physical stream of a host write of `lpn` tagged with `virtual_stream`.
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, view: &DeviceView) -> u8;
 
-    /// Physical stream of a GC copy of `lpn`, which was written through `from_stream`.
+    /// Physical stream of a GC copy of `lpn`, which was written through `from_stream`; asked
+    /// per copy where `gc_block_stream` answers `None`.
     fn gc_stream(&mut self, tenant: u16, lpn: u32, from_stream: u8, view: &DeviceView) -> u8;
+
+    /// The physical stream of *every* GC copy of `tenant`'s data from one victim block written
+    /// through `from_stream`, if it is one stream for the whole block: asked once, when a job
+    /// takes the block, instead of `gc_stream` per copy. A mapper answers `Some(s)` only where
+    /// its `gc_stream` would answer `s` for each unit of the block whatever happens while the
+    /// block is copied: a function of its arguments and its fixed configuration. `None` (the
+    /// default, always exact): the stream may vary from unit to unit (DAC's region of each
+    /// page), and `gc_stream` is asked for each.
+    fn gc_block_stream(&self, tenant: u16, from_stream: u8) -> Option<u8> {
+        let _ = (tenant, from_stream);
+        None
+    }
 
     /// Interval of `on_epoch` (vStream's re-clustering); `None` for mappers without epochs.
     fn epoch(&self) -> Option<SimTime> {

@@ -385,6 +385,10 @@ impl StreamMapper for VStream {
     fn gc_stream(&mut self, _tenant: u16, _lpn: u32, from_stream: u8, _view: &DeviceView) -> u8 {
         from_stream
     }
+    /// The victim's own stream, for every unit of it.
+    fn gc_block_stream(&self, _tenant: u16, from_stream: u8) -> Option<u8> {
+        Some(from_stream)
+    }
     fn epoch(&self) -> Option<SimTime> {
         Some(SimTime::from_secs_f64(self.config.epoch_s))
     }

@@ -1,0 +1,170 @@
+//! GC copies of the rest of a victim block in one loop (`Ftl::copy_block_at_once`), for an
+//! executor whose programs complete at once (preconditioning's instant executor). It leaves the
+//! FTL exactly as `allocate`, `map_copy` and `programmed` called unit by unit would: the same
+//! units handed out in the same order, the same mapping, stamps, valid counts and programmed
+//! pages; it brings the victim's greedy key, the last destination block's and the valid counts
+//! per (tenant, die) in step once instead of at every unit (nothing reads them in between).
+//! Not the choice of what to copy or where (the engine's jobs and the policies).
+
+use super::blocks::{BlockState, WriteClass};
+use super::{table, FrontierKey, Ftl, NONE};
+use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
+
+/// What one `copy_block_at_once` did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopyRun {
+    /// Units copied.
+    pub units: u32,
+    /// Pages of the victim, from the first one looked at, that held a valid unit (each one a
+    /// page read).
+    pub pages_read: u32,
+    /// Destination pages filled, each programmed as it filled.
+    pub pages_programmed: u32,
+}
+
+impl Ftl {
+    /// Copy every valid unit of `victim`'s pages from `from_page` on, in order, through `key`'s
+    /// frontier (class `Gc`) on `die`, each stamped `stamp_ns`; each destination page is
+    /// programmed (`programmed`) as it fills. The L2P entries of the units `prefetch_units`
+    /// ahead are prefetched as it goes. `None`, having done nothing, for frontiers striped over
+    /// planes (`allocate`'s plane cursor: copy unit by unit). Panics as a job's copy does if
+    /// `die` has no free block for a copy.
+    pub fn copy_block_at_once(
+        &mut self,
+        victim: BlockIdx,
+        from_page: u32,
+        key: FrontierKey,
+        die: DieIdx,
+        stamp_ns: i64,
+        prefetch_units: u32,
+    ) -> Option<CopyRun> {
+        if self.params.frontier_planes != 1 {
+            return None;
+        }
+        assert_eq!(key.class, WriteClass::Gc, "a copy through a frontier of another class");
+        let g = self.geometry;
+        let owner = key.tenant;
+        let v = self.blocks.get(victim);
+        assert!(
+            v.state == BlockState::Victim && v.owner == owner,
+            "copies of block {} not a victim of {owner}",
+            victim.0
+        );
+        let first = victim.0 * g.units_per_block;
+        let end = first + g.units_per_block;
+        let mut run = CopyRun::default();
+        // The destination block being written (`NONE`: the frontier's, opened if need be).
+        let mut dst = NONE;
+        for p in from_page..g.pages_per_block {
+            let from = first + p * g.units_per_page;
+            let mut read = false;
+            for src in from..from + g.units_per_page {
+                if src + prefetch_units < end {
+                    let ahead = self.p2l[(src + prefetch_units) as usize];
+                    if ahead != NONE {
+                        table::prefetch(&self.l2p[owner as usize], ahead as usize);
+                    }
+                }
+                let lpn = self.p2l[src as usize];
+                if lpn == NONE {
+                    continue;
+                }
+                read = true;
+                if dst == NONE {
+                    dst = self
+                        .open_block(key, die, 0)
+                        .unwrap_or_else(|_| {
+                            panic!(
+                                "a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)",
+                                die.0
+                            )
+                        })
+                        .0;
+                }
+                if self.copy_unit_at_once(key, die, BlockIdx(dst), lpn, Ppa(src), stamp_ns, &mut run) {
+                    dst = NONE;
+                }
+            }
+            run.pages_read += read as u32;
+        }
+        self.settle_copies(victim, die, dst, owner, run.units);
+        Some(run)
+    }
+
+    /// One copy of `copy_block_at_once` into the open block `dst`: `allocate`, `map_copy` and,
+    /// when the page fills, `programmed`, without the greedy keys and valid counts per
+    /// (tenant, die) (`settle_copies`). Returns whether `dst` filled (its key is refreshed).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn copy_unit_at_once(
+        &mut self,
+        key: FrontierKey,
+        die: DieIdx,
+        dst: BlockIdx,
+        lpn: u32,
+        src: Ppa,
+        stamp_ns: i64,
+        run: &mut CopyRun,
+    ) -> bool {
+        let g = self.geometry;
+        let owner = key.tenant;
+        // `allocate` (the frontier's block is open and owned by `owner`: `open_block`).
+        let info = self.blocks.get_mut(dst);
+        debug_assert!(info.state == BlockState::Open && info.owner == owner);
+        let ppa = Ppa(dst.0 * g.units_per_block + info.write_ptr);
+        info.write_ptr += 1;
+        info.last_write_ns = stamp_ns;
+        info.valid_units += 1;
+        let full = info.write_ptr == g.units_per_block;
+        let upp = self.div.units_per_page;
+        let page_full = upp.divides(info.write_ptr).then(|| upp.div(info.write_ptr) - 1);
+        if full {
+            info.state = BlockState::Full;
+            let f = self.frontier_idx(key, die, 0);
+            self.frontiers[f] = NONE;
+        }
+        // `map_copy` and its `remap` and `invalidate`.
+        let slot = &mut self.l2p[owner as usize][lpn as usize];
+        assert_eq!(*slot, src.0, "GC copy of a stale unit");
+        *slot = ppa.0;
+        if let Some(o) = &mut self.oracle {
+            o.copy(owner, lpn, src, ppa);
+        }
+        assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
+        self.p2l[ppa.0 as usize] = lpn;
+        self.p2l[src.0 as usize] = NONE;
+        let victim = self.block_of(src);
+        let v = self.blocks.get_mut(victim);
+        assert!(v.valid_units > 0);
+        v.valid_units -= 1;
+        if let Some(page) = page_full {
+            let info = self.blocks.get_mut(dst);
+            assert_eq!(info.programmed_pages, page, "block {} programmed out of order: {info:?}", dst.0);
+            info.programmed_pages += 1;
+            run.pages_programmed += 1;
+        }
+        run.units += 1;
+        if full {
+            self.blocks.refresh_key(dst);
+        }
+        full
+    }
+
+    /// The end of `copy_block_at_once`: `units` of `owner` moved from `victim` to `die`, and
+    /// the keys of the victim and the destination block still open (`dst`, or `NONE`).
+    fn settle_copies(&mut self, victim: BlockIdx, die: DieIdx, dst: u32, owner: u16, units: u32) {
+        let n_dies = self.geometry.n_dies as usize;
+        let from = owner as usize * n_dies + self.div.blocks_per_die.div(victim.0) as usize;
+        let to = owner as usize * n_dies + die.0 as usize;
+        self.valid_by_tenant_die[to] += units as u64;
+        assert!(
+            self.valid_by_tenant_die[from] >= units as u64,
+            "valid count of tenant {owner} on a die underflows"
+        );
+        self.valid_by_tenant_die[from] -= units as u64;
+        self.blocks.refresh_key(victim);
+        if dst != NONE {
+            self.blocks.refresh_key(BlockIdx(dst));
+        }
+    }
+}
