@@ -119,6 +119,9 @@ pub mod internals {
         pub mod blocks {
             pub use crate::ftl::blocks::{BlockState, WriteClass, NOT_COLLECTABLE};
         }
+        pub mod copy {
+            pub use crate::ftl::copy::CopyRun;
+        }
         pub mod gc {
             pub use crate::ftl::gc::VictimPolicy;
         }

@@ -9,15 +9,15 @@
 //! the same FTL state, table by table. Not the engine's use of them (`tests/integrity.rs`, the
 //! byte-identical bundled scenarios).
 
-use ftlab::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
-use ftlab::ftl::blocks::{BlockState, WriteClass};
-use ftlab::ftl::copy::CopyRun;
-use ftlab::ftl::{FrontierKey, Ftl, FtlParams, NONE};
-use ftlab::policy::{DeviceView, DieStatus, EpochStats, Placed};
-use ftlab::scenario::{self, Scenario};
-use ftlab::scheme::{self, SchemeContext};
-use ftlab::sim::time::SimTime;
-use ftlab::stream::{self, MapperContext};
+use ftlab::internals::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
+use ftlab::internals::ftl::blocks::{BlockState, WriteClass};
+use ftlab::internals::ftl::copy::CopyRun;
+use ftlab::internals::ftl::{FrontierKey, Ftl, FtlParams, NONE};
+use ftlab::internals::policy::{DeviceView, DieStatus, EpochStats, Placed};
+use ftlab::internals::scenario;
+use ftlab::internals::scheme::{self, SchemeContext};
+use ftlab::internals::stream::{self, MapperContext};
+use ftlab::{Scenario, SimTime};
 
 /// Two tenants on `tiny` with room for every scheme's defaults (as `tests/knobs.rs`).
 fn load() -> Scenario {
@@ -66,7 +66,7 @@ fn a_scheme_answering_per_block_gives_that_die_for_every_copy() {
     let s = load();
     let (g, ns, tasks) = (s.geometry(), s.namespace_units(), s.rt_tasks());
     let f = ftl(&g, &ns, 1);
-    for info in scheme::REGISTRY {
+    for info in ftlab::SCHEMES {
         let ctx = SchemeContext {
             geometry: &g,
             namespace_units: &ns,

@@ -5,11 +5,11 @@
 //! and it issues no flash operations (the simulation does; `copy` marks the pages it fills
 //! programmed, for the executor whose programs complete at once).
 
-pub mod blocks;
-pub mod copy;
-pub mod gc;
-pub mod oracle;
-pub mod table;
+pub(crate) mod blocks;
+pub(crate) mod copy;
+pub(crate) mod gc;
+pub(crate) mod oracle;
+pub(crate) mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};
@@ -55,7 +55,7 @@ pub struct FtlParams {
 #[derive(Clone, Debug)]
 pub struct Ftl {
     pub geometry: Geometry,
-    pub(crate) params: FtlParams,
+    pub params: FtlParams,
     /// Block state (private: valid counts and greedy keys must stay in step with P2L).
     blocks: Blocks,
     /// Per tenant: logical page -> `Ppa` or `NONE`.
@@ -345,7 +345,7 @@ impl Ftl {
     }
 
     /// Move `lpn` from `src` (where it is still current) to `dst` (a GC copy).
-    pub(crate) fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
+    pub fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
         assert_eq!(self.l2p[tenant as usize][lpn as usize], src.0, "GC copy of a stale unit");
         if let Some(o) = &mut self.oracle {
             o.copy(tenant, lpn, src, dst);
@@ -431,7 +431,7 @@ impl Ftl {
     }
 
     /// GC takes collectable `block` as its victim (it leaves the candidates).
-    pub(crate) fn mark_victim(&mut self, block: BlockIdx) {
+    pub fn mark_victim(&mut self, block: BlockIdx) {
         self.blocks.get_mut(block).state = BlockState::Victim;
         self.blocks.refresh_key(block);
     }
@@ -469,7 +469,7 @@ impl Ftl {
     /// are inverse, every block's valid count matches its P2L entries and its greedy key its
     /// state, and (with the oracle)
     /// every logical page reads back its latest version. Panics on the first violation.
-    pub(crate) fn check_consistency(&mut self) {
+    pub fn check_consistency(&mut self) {
         let g = self.geometry;
         let mut valid = vec![0u32; g.n_blocks as usize];
         for (ppa, &lpn) in self.p2l.iter().enumerate() {
