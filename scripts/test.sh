@@ -33,8 +33,16 @@ status=0
 # Lint gates (settings in pyproject.toml and rustfmt.toml; docs/ARCHITECTURE.md "Lint gates"):
 # rustfmt, clippy (default lints, every target, warnings are errors; the test-release profile
 # reuses the build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab.
-echo "== lint: cargo fmt --check, cargo clippy, ruff check, ruff format --check, mypy"
+echo "== lint: cargo fmt --check, Rust line width, cargo clippy, ruff check, ruff format --check, mypy"
 cargo fmt --check || status=$?
+# rustfmt wraps code at 110 columns but leaves long strings, comments and macro bodies alone:
+# every Rust line must fit 110 columns all the same (ruff's E501 does this for Python).
+git ls-files '*.rs' | .venv/bin/python -c '
+import sys
+long = [f"{f}:{i}: {len(l)} columns" for f in sys.stdin.read().split()
+        for i, l in enumerate(open(f, encoding="utf-8").read().split("\n"), 1) if len(l) > 110]
+if long:
+    sys.exit("\n".join(long + [f"{len(long)} Rust lines over 110 columns"]))' || status=$?
 cargo clippy --workspace --all-targets --profile test-release -- -D warnings || status=$?
 .venv/bin/ruff check python tests/python || status=$?
 .venv/bin/ruff format --check python tests/python || status=$?

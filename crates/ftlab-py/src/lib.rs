@@ -57,8 +57,8 @@ create_exception!(
     ftlab._core,
     OutOfSpaceError,
     RunError,
-    "The device ran out of space while preconditioning or during a run: writes waited for blocks \
-     GC could not free."
+    "The device ran out of space while preconditioning or during a run: writes waited for blocks GC could \
+     not free."
 );
 create_exception!(
     ftlab._core,
@@ -303,7 +303,10 @@ fn resolve(
 /// per scheme. Returns `summary_json` and `resolved_toml` as text and the tables `timeseries`,
 /// `latency_cdf` and `wear` as `ArrowTable`s (`arrow.rs`).
 #[pyfunction]
-#[pyo3(signature = (source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(), progress=None, jobs=None))]
+#[pyo3(signature = (
+    source_path=None, text=None, base_dir=None, name=None, seed=None, overrides=Vec::new(),
+    progress=None, jobs=None
+))]
 // One argument per Python keyword argument of the binding (the pyo3 signature above).
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
@@ -425,7 +428,10 @@ fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyRe
 /// (`ftlab capture`, docs/capture.md), with the GIL released. `rules` are `PATTERN=STREAM`
 /// or `PATTERN=STREAM+level` (None: the RocksDB rules). Returns the summary as JSON text.
 #[pyfunction]
-#[pyo3(signature = (strace_path, log_path, out_path, root, device_bytes, fs_metadata=true, rules=None, dirty_limit_bytes=None, journal_bytes=None))]
+#[pyo3(signature = (
+    strace_path, log_path, out_path, root, device_bytes, fs_metadata=true, rules=None,
+    dirty_limit_bytes=None, journal_bytes=None
+))]
 // One argument per Python keyword argument of the binding (the pyo3 signature above).
 #[allow(clippy::too_many_arguments)]
 fn capture(

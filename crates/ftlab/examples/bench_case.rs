@@ -22,7 +22,8 @@ fn main() {
         Ok(r) => {
             let cpu = |c: Option<f64>| c.map_or("-".into(), |c| format!("{c:.3}"));
             println!(
-                "{}: {} requests in {:.3} s = {:.0} requests/s (preconditioning {:.3} s); thread CPU s: run {}, preconditioning {}",
+                "{}: {} requests in {:.3} s = {:.0} requests/s (preconditioning {:.3} s); thread CPU s: run \
+                 {}, preconditioning {}",
                 r.case,
                 r.requests,
                 r.wall_s,

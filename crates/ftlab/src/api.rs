@@ -116,9 +116,17 @@ pub fn rt_admit(text: &str, file: &str, scheme: &str) -> Result<String, FtlabErr
     let tasks = crate::rt::tasks::parse(text, file)?;
     let names: Vec<&str> = tasks.iter().map(|(n, _)| n.as_str()).collect();
     let tasks: Vec<crate::rt::Task> = tasks.iter().map(|(_, t)| *t).collect();
-    let test_json = |t: &Test| serde_json::json!({ "equation": t.equation, "terms": t.terms.iter().map(|x| serde_json::json!({"name": x.name, "value": x.value})).collect::<Vec<_>>(), "total": t.total(), "passes": t.passes() });
+    let test_json = |t: &Test| {
+        let terms: Vec<_> =
+            t.terms.iter().map(|x| serde_json::json!({"name": x.name, "value": x.value})).collect();
+        serde_json::json!({
+            "equation": t.equation, "terms": terms, "total": t.total(), "passes": t.passes()
+        })
+    };
     let verdict = analysis.admit(&tasks);
-    let mut out = serde_json::json!({ "scheme": scheme, "tasks": names, "tests": verdict.tests.iter().map(test_json).collect::<Vec<_>>(), "admitted": verdict.admitted });
+    let tests: Vec<_> = verdict.tests.iter().map(test_json).collect();
+    let mut out =
+        serde_json::json!({ "scheme": scheme, "tasks": names, "tests": tests, "admitted": verdict.admitted });
     if let Some(note) = verdict.note {
         out["note"] = note.into();
     }
@@ -145,9 +153,29 @@ pub fn rt_schedulability(n_sets: u32, seed: u64, read_share: f64) -> Result<Stri
     let analyses: Vec<&dyn crate::rt::Analysis> = owned.iter().map(|(_, a)| a.as_ref()).collect();
     let res = run(&e, &analyses);
     let keys: Vec<&str> = series(&analyses).iter().map(|s| s.key).collect();
-    let rows: Vec<_> = res.rows.iter().map(|r| serde_json::json!({ "figure": r.figure, "read_pages": r.read_pages, "write_pages": r.write_pages, "scheme": r.scheme, "utilisation": r.utilisation, "n_schedulable": r.n_schedulable, "n_sets": r.n_sets, "fraction": r.fraction() })).collect();
-    let weighted: Vec<_> = res.weighted.iter().map(|w| serde_json::json!({ "figure": w.figure, "read_pages": w.read_pages, "write_pages": w.write_pages, "scheme": w.scheme, "weighted": w.value })).collect();
-    let params = serde_json::json!({ "n_sets": e.n_sets, "n_tasks": e.n_tasks, "seed": e.seed, "read_share": e.read_share, "read_pages": e.read_pages, "write_pages": e.write_pages, "fig6_read_pages": e.fig6_read_pages, "fig7_write_pages": e.fig7_write_pages });
+    let row = |r: &crate::rt::schedulability::Row| {
+        serde_json::json!({
+            "figure": r.figure, "read_pages": r.read_pages, "write_pages": r.write_pages,
+            "scheme": r.scheme, "utilisation": r.utilisation, "n_schedulable": r.n_schedulable,
+            "n_sets": r.n_sets, "fraction": r.fraction()
+        })
+    };
+    let rows: Vec<_> = res.rows.iter().map(row).collect();
+    let weighted: Vec<_> = res
+        .weighted
+        .iter()
+        .map(|w| {
+            serde_json::json!({
+                "figure": w.figure, "read_pages": w.read_pages, "write_pages": w.write_pages,
+                "scheme": w.scheme, "weighted": w.value
+            })
+        })
+        .collect();
+    let params = serde_json::json!({
+        "n_sets": e.n_sets, "n_tasks": e.n_tasks, "seed": e.seed, "read_share": e.read_share,
+        "read_pages": e.read_pages, "write_pages": e.write_pages,
+        "fig6_read_pages": e.fig6_read_pages, "fig7_write_pages": e.fig7_write_pages
+    });
     Ok(serde_json::json!({ "schemes": keys, "parameters": params, "rows": rows, "weighted": weighted })
         .to_string())
 }
@@ -193,10 +221,17 @@ pub fn rt_bounds() -> String {
         match b.kind {
             BoundKind::Bandwidth => {
                 let (mb, mib) = megabytes(b.value, page);
-                bandwidths.push(serde_json::json!({ "quantity": quantity, "equation": equation, "pages_per_s": b.value, "mb_per_s": mb, "mib_per_s": mib, "paper": paper }));
+                bandwidths.push(serde_json::json!({
+                    "quantity": quantity, "equation": equation, "pages_per_s": b.value,
+                    "mb_per_s": mb, "mib_per_s": mib, "paper": paper
+                }));
             }
-            BoundKind::Latency => latencies.push(serde_json::json!({ "quantity": quantity, "equation": equation, "ms": b.value, "paper": paper })),
-            BoundKind::Space => space.push(serde_json::json!({ "quantity": quantity, "equation": equation, "value": b.value, "paper": paper })),
+            BoundKind::Latency => latencies.push(serde_json::json!({
+                "quantity": quantity, "equation": equation, "ms": b.value, "paper": paper
+            })),
+            BoundKind::Space => space.push(serde_json::json!({
+                "quantity": quantity, "equation": equation, "value": b.value, "paper": paper
+            })),
         }
     }
     serde_json::json!({ "bandwidths": bandwidths, "latencies": latencies, "space": space }).to_string()

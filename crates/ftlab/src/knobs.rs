@@ -289,7 +289,10 @@ impl<B, C> PolicyInfo<B, C> {
             .knobs
             .iter()
             .map(|k| {
-                let default = defaults.get(k.key).map(|v| serde_json::to_value(v).expect("toml value to json")).unwrap_or(serde_json::Value::Null);
+                let default = defaults
+                    .get(k.key)
+                    .map(|v| serde_json::to_value(v).expect("toml value to json"))
+                    .unwrap_or(serde_json::Value::Null);
                 let kind = match k.kind {
                     KnobKind::Float(_) => "float",
                     KnobKind::FloatList(_) => "float list",
@@ -299,8 +302,13 @@ impl<B, C> PolicyInfo<B, C> {
                     KnobKind::Choice(_) => "choice",
                     KnobKind::Tables(_) => "tables",
                 };
-                let fields: Vec<serde_json::Value> =
-                    if let KnobKind::Tables(sub) = k.kind { sub.iter().map(|s| serde_json::json!({"key": s.key, "unit": s.unit, "range": s.range_text(), "doc": s.doc})).collect() } else { Vec::new() };
+                let field = |s: &Knob| {
+                    serde_json::json!({"key": s.key, "unit": s.unit, "range": s.range_text(), "doc": s.doc})
+                };
+                let fields: Vec<serde_json::Value> = match k.kind {
+                    KnobKind::Tables(sub) => sub.iter().map(field).collect(),
+                    _ => Vec::new(),
+                };
                 serde_json::json!({
                     "key": k.key, "unit": k.unit, "kind": kind, "default": default, "absent": k.absent,
                     "range": k.range_text(), "doc": k.doc, "fields": fields,

@@ -6,18 +6,16 @@
 //!
 //! Every module is private; this file lists the public API. A user of the crate gets:
 //!
-//! - **Running a scenario**: [`run_scenario`] (a scenario's [`RunOutput`]: summary.json, the
-//!   resolved scenario and the [`Table`]s), [`resolve_scenario`], [`default_scenario_toml`],
-//!   [`policies`] (every scheme and stream mapper with its knobs), the validated [`Scenario`].
-//! - **Errors**: [`FtlabError`], located by [`Stage`] and [`Place`]; the module [`error`] (public
-//!   whole) holds each operation's error (run, trace, capture, rt, lifetime) and its typed kinds.
+//! - **Running a scenario**: [`run_scenario`] (a scenario's [`RunOutput`]: summary.json, the resolved
+//!   scenario and the [`Table`]s), [`resolve_scenario`], [`default_scenario_toml`], [`policies`] (every
+//!   scheme and stream mapper with its knobs), the validated [`Scenario`].
+//! - **Errors**: [`FtlabError`], located by [`Stage`] and [`Place`]; the module [`error`] (public whole)
+//!   holds each operation's error (run, trace, capture, rt, lifetime) and its typed kinds.
 //! - **Traces**: [`trace_stats`] of a trace file in a [`TraceFormat`] ([`TraceStats`]).
-//! - **Capture**: [`capture`] turns an strace log into a trace ([`CaptureConfig`],
-//!   [`StreamRule`]).
-//! - **Real-time analysis**: [`rt_admit`], [`rt_bounds`], [`rt_schedulability`], and the schemes
-//!   that bring an analysis ([`SCHEMES`], [`scheme_analyses`]).
-//! - **Lifetime**: [`lifetime`] and the swap-round bounds ([`swap_rounds_bound`],
-//!   [`swap_rounds_whole`]).
+//! - **Capture**: [`capture`] turns an strace log into a trace ([`CaptureConfig`], [`StreamRule`]).
+//! - **Real-time analysis**: [`rt_admit`], [`rt_bounds`], [`rt_schedulability`], and the schemes that bring
+//!   an analysis ([`SCHEMES`], [`scheme_analyses`]).
+//! - **Lifetime**: [`lifetime`] and the swap-round bounds ([`swap_rounds_bound`], [`swap_rounds_whole`]).
 //! - **Bench cases**: [`bench_case`], [`bench_case_with`] ([`BenchResult`], [`BENCH_CASES`]).
 //!
 //! [`internals`] re-exports, item by item, the engine's parts that the integration tests and the

@@ -6,15 +6,15 @@
 //! The rules, as the cases use them (4 physical streams, log base 2, 1 MiB chunks of 256 units):
 //! - a write takes its chunk's stream (MQ: queue) *before* the write is counted;
 //! - Q(n) = min(floor(log2 n), 3), Q(0) = 0;
-//! - an access is a run of a tenant's consecutive units within one chunk; an lpn that is not the
-//!   previous lpn + 1 starts a new access;
-//! - MQ: the tenant's clock counts accesses (1, 2, ...); an access adds 1 to the count, moves the
-//!   chunk to the tail of queue Q(count) with expiry clock + lifetime; then, for queues 1..3,
-//!   the head whose expiry < clock moves to the tail of the queue below, expiry clock +
-//!   lifetime. Learnt lifetime: when a chunk's count exceeds the tenant's highest so far,
-//!   lifetime = clock - the chunk's previous access (0 before its first);
-//! - SFR: count = (count + 1) >> (whole decay periods since the previous access), stream =
-//!   Q(count); a new access that continues the previous unit takes the previous unit's stream.
+//! - an access is a run of a tenant's consecutive units within one chunk; an lpn that is not the previous lpn
+//!   + 1 starts a new access;
+//! - MQ: the tenant's clock counts accesses (1, 2, ...); an access adds 1 to the count, moves the chunk to
+//!   the tail of queue Q(count) with expiry clock + lifetime; then, for queues 1..3, the head whose expiry <
+//!   clock moves to the tail of the queue below, expiry clock + lifetime. Learnt lifetime: when a chunk's
+//!   count exceeds the tenant's highest so far, lifetime = clock - the chunk's previous access (0 before its
+//!   first);
+//! - SFR: count = (count + 1) >> (whole decay periods since the previous access), stream = Q(count); a new
+//!   access that continues the previous unit takes the previous unit's stream.
 
 use ftlab::internals::flash::geometry::{BlockIdx, Geometry};
 use ftlab::internals::ftl::blocks::WriteClass;

@@ -43,8 +43,12 @@ fn first_tenth_has_the_gc_rate_of_the_last() {
             // device (write amplification near 1): a device that started at the low watermark
             // would spend its first seconds collecting 24 blocks per die, more GC than the
             // workload itself causes in a tenth of the run.
-            &format!("[ftl]\ngc_policy = \"{policy}\"\ngc_low_watermark_blocks = 6\ngc_high_watermark_blocks = 30\n[measure]\nduration_s = 20.0\nwindow_s = 0.5\n"),
-            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 400.0\n",
+            &format!(
+                "[ftl]\ngc_policy = \"{policy}\"\ngc_low_watermark_blocks = 6\ngc_high_watermark_blocks = \
+                 30\n[measure]\nduration_s = 20.0\nwindow_s = 0.5\n"
+            ),
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \
+             \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 400.0\n",
         );
         let out = run_raw(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
         let gc = gc_per_window(&out, "unified");
@@ -74,8 +78,10 @@ fn overload_is_reported_unstable_with_its_backlog() {
     let text = tiny(
         &["partitioned"],
         "[measure]\nduration_s = 0.5\n[scheme.partitioned]\nby = \"channel\"\n",
-        "[[tenants]]\nname = \"heavy\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"poisson\"\nrate_iops = 30000.0\n\
-         [[tenants]]\nname = \"light\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 1.0\narrival = \"poisson\"\nrate_iops = 1000.0\n",
+        "[[tenants]]\nname = \"heavy\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \
+         \"uniform\"\nread_ratio = 0.0\narrival = \"poisson\"\nrate_iops = 30000.0\n[[tenants]]\nname = \
+         \"light\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = \
+         1.0\narrival = \"poisson\"\nrate_iops = 1000.0\n",
     );
     let s = run(&text, &[]);
     let heavy = tenant(&s, "partitioned", "heavy");
@@ -96,7 +102,8 @@ fn counters_exclude_the_warmup() {
     let text = tiny(
         &["unified"],
         "[measure]\nduration_s = 1.0\nwarmup_s = 0.5\n",
-        "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 1000.0\n",
+        "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\npattern = \
+         \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 1000.0\n",
     );
     let s = run(&text, &[]);
     let written = tenant(&s, "unified", "w")["host_pages_written"].as_u64().unwrap();
@@ -163,8 +170,9 @@ fn edf_completes_two_tasks_in_deadline_order() {
             &["unified"],
             "channels = 1\nchips_per_channel = 1",
             &format!("[ftl]\nscheduler = \"{sched}\"\n"),
-            "[[tenants]]\nname = \"rt\"\nnamespace_fraction = 0.5\n[tenants.periodic]\nend_s = 0.001\n\
-             tasks = [ { name = \"a\", op = \"read\", pages = 8, period_ms = 50.0 }, { name = \"b\", op = \"read\", pages = 8, period_ms = 10.0 } ]\n",
+            "[[tenants]]\nname = \"rt\"\nnamespace_fraction = 0.5\n[tenants.periodic]\nend_s = 0.001\ntasks \
+             = [ { name = \"a\", op = \"read\", pages = 8, period_ms = 50.0 }, { name = \"b\", op = \
+             \"read\", pages = 8, period_ms = 10.0 } ]\n",
         );
         let s = run(&text, &[]);
         let d = &tenant(&s, "unified", "rt")["deadlines"]["tasks"];
@@ -187,7 +195,10 @@ fn periodic_tasks_meet_deadlines_below_capacity_and_miss_above() {
             &["unified"],
             "channels = 1\nchips_per_channel = 1",
             "[ftl]\nscheduler = \"edf\"\n[measure]\nduration_s = 0.2\n",
-            &format!("[[tenants]]\nname = \"rt\"\nnamespace_fraction = 0.5\n[tenants.periodic]\ntasks = [{tasks}]\n"),
+            &format!(
+                "[[tenants]]\nname = \"rt\"\nnamespace_fraction = 0.5\n[tenants.periodic]\ntasks = \
+                 [{tasks}]\n"
+            ),
         )
     };
     // tiny timing: tR 25 us, 4096 bytes over an 8-bit 333 MT/s bus = 12.3 us: 37.3 us a page.
@@ -222,8 +233,10 @@ fn parallel_schemes_match_serial() {
     let text = tiny(
         &["unified", "partitioned", "upi"],
         "[measure]\nduration_s = 0.3\n[scheme.upi]\nepoch_s = 0.01\n",
-        "[[tenants]]\nname = \"a\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\npattern = \"zipf\"\nread_ratio = 0.6\narrival = \"poisson\"\nrate_iops = 4000.0\n\
-         [[tenants]]\nname = \"b\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.2\narrival = \"poisson\"\nrate_iops = 2000.0\n",
+        "[[tenants]]\nname = \"a\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\npattern = \
+         \"zipf\"\nread_ratio = 0.6\narrival = \"poisson\"\nrate_iops = 4000.0\n[[tenants]]\nname = \
+         \"b\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = \
+         0.2\narrival = \"poisson\"\nrate_iops = 2000.0\n",
     );
     let go = |jobs: usize| {
         let source = ScenarioSource::Text {
@@ -254,7 +267,8 @@ fn default_write_buffer_fills_pages_across_requests() {
             &["unified"],
             "page_bytes = 16384\npages_per_block = 16",
             &format!("[ftl]\n{ftl}\n[precondition]\nfill_fraction = 0.0\n[measure]\nduration_s = 0.5\n"),
-            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.3\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 200.0\n",
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.3\n[tenants.synthetic]\npattern = \
+             \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 200.0\n",
         );
         let s = run(&text, &[]);
         let d = &s["schemes"]["unified"]["device"];
@@ -266,7 +280,8 @@ fn default_write_buffer_fills_pages_across_requests() {
         assert!(host > 2000, "{host} units written");
         assert!(
             (expected.saturating_sub(slack)..=expected).contains(&programmed),
-            "[ftl] {ftl:?}: {programmed} pages programmed for {host} units written, expected {expected} - {slack} to {expected}"
+            "[ftl] {ftl:?}: {programmed} pages programmed for {host} units written, expected {expected} - \
+             {slack} to {expected}"
         );
         let buffer = d["write_buffer_bytes"].as_u64().unwrap();
         // The default: 4 pages of 16 KiB per die, 4 dies.
@@ -313,12 +328,12 @@ fn backlog_verdict_on_hand_made_counts() {
 fn phases_split_the_measured_phase() {
     let text = tiny(
         &["unified"],
-        "[measure]\nduration_s = 1.5\nwarmup_s = 0.5\n\
-         [[measure.phases]]\nname = \"before\"\nstart_s = 0.5\nend_s = 1.0\n\
-         [[measure.phases]]\nname = \"after\"\nstart_s = 1.0\n",
-        "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n\
-         [[tenants.synthetic]]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 1000.0\nend_s = 1.0\n\
-         [[tenants.synthetic]]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 500.0\nstart_s = 1.0\n",
+        "[measure]\nduration_s = 1.5\nwarmup_s = 0.5\n[[measure.phases]]\nname = \"before\"\nstart_s = \
+         0.5\nend_s = 1.0\n[[measure.phases]]\nname = \"after\"\nstart_s = 1.0\n",
+        "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[[tenants.synthetic]]\npattern = \
+         \"uniform\"\nread_ratio = 0.0\narrival = \"fixed\"\ninterval_us = 1000.0\nend_s = \
+         1.0\n[[tenants.synthetic]]\npattern = \"uniform\"\nread_ratio = 0.0\narrival = \
+         \"fixed\"\ninterval_us = 500.0\nstart_s = 1.0\n",
     );
     let s = run(&text, &[]);
     let u = &s["schemes"]["unified"];
@@ -370,10 +385,15 @@ fn bad_phases_name_their_key() {
         ("[[measure.phases]]\nname = \"a\"\nstart_s = 0.1\n", "measure.phases.0.start_s"),
         ("[[measure.phases]]\nname = \"a\"\nstart_s = 0.5\nend_s = 0.5\n", "measure.phases.0.end_s"),
         ("[[measure.phases]]\nname = \"\"\nstart_s = 0.5\n", "measure.phases.0.name"),
-        ("[[measure.phases]]\nname = \"a\"\nstart_s = 0.5\n[[measure.phases]]\nname = \"a\"\nstart_s = 0.6\n", "measure.phases.1.name"),
+        (
+            "[[measure.phases]]\nname = \"a\"\nstart_s = 0.5\n[[measure.phases]]\nname = \"a\"\nstart_s = \
+             0.6\n",
+            "measure.phases.1.name",
+        ),
         ("[[measure.phases]]\nname = \"a\"\nstart_s = 2.0\n", "measure.phases.0.start_s"),
     ] {
-        let text = tiny(&["unified"], &format!("[measure]\nwarmup_s = 0.2\nduration_s = 1.0\n{phases}"), tenant);
+        let text =
+            tiny(&["unified"], &format!("[measure]\nwarmup_s = 0.2\nduration_s = 1.0\n{phases}"), tenant);
         let e = run_raw(&text, &[]).err().unwrap_or_else(|| panic!("accepted {phases}"));
         assert!(e.to_string().contains(key), "{phases}: {e}");
     }

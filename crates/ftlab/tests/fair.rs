@@ -208,7 +208,10 @@ requests = 10000000
     };
     let (fair_p99, fair_heavy) = p99("fair");
     let (fifo_p99, fifo_heavy) = p99("fifo");
-    eprintln!("light p99: fair {fair_p99} us, fifo {fifo_p99} us; heavy reads: fair {fair_heavy}, fifo {fifo_heavy}");
+    eprintln!(
+        "light p99: fair {fair_p99} us, fifo {fifo_p99} us; heavy reads: fair {fair_heavy}, fifo \
+         {fifo_heavy}"
+    );
     assert!(fair_p99 * 3.0 < fifo_p99, "light p99: fair {fair_p99} us, fifo {fifo_p99} us");
     // The heavy tenant still saturates the die under both.
     assert!(fair_heavy > 0.9 * fifo_heavy, "heavy reads: fair {fair_heavy}, fifo {fifo_heavy}");

@@ -148,7 +148,12 @@ fn bad_fdp_config_names_the_key_and_the_range() {
         assert!(msg.contains(key), "{device:?} {stream:?}: {msg}");
         assert!(msg.contains(range), "{device:?} {stream:?}: {msg}");
     }
-    let ok = scenario_with("reclaim_groups = 2\nru_blocks = 2\nru_span = \"group\"\nhandles = [\"initially-isolated\", \"persistently-isolated\"]", "tag = \"tenant\"", 2);
+    let ok = scenario_with(
+        "reclaim_groups = 2\nru_blocks = 2\nru_span = \"group\"\nhandles = [\"initially-isolated\", \
+         \"persistently-isolated\"]",
+        "tag = \"tenant\"",
+        2,
+    );
     scenario::load(&ok, "s.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
 }
 
@@ -223,11 +228,11 @@ fn gc_follows_the_isolation_type() {
 // ---- RU accounting --------------------------------------------------------------------------
 
 /// Worked by hand (32 units a block, 4096-byte units, 2 RGs of one die, RU = 1 block):
-/// - 40 host units through RUH 0 on die 0 (blocks 0 and 1): HBMW = MBMW = 40 x 4096 = 163840;
-///   one RU filled (32 units), 8 units into the next.
+/// - 40 host units through RUH 0 on die 0 (blocks 0 and 1): HBMW = MBMW = 40 x 4096 = 163840; one RU filled
+///   (32 units), 8 units into the next.
 /// - 8 host units through RUH 1 on die 1 (block 8): HBMW_1 = MBMW_1 = 32768.
-/// - GC copies the 8 units of lpn 0-7 (RUH 0) from block 0 to block 2: MBMW_0 = 48 x 4096 =
-///   196608, HBMW unchanged; the copies fill 8 more units of die 0's RU: 16 in the open RU.
+/// - GC copies the 8 units of lpn 0-7 (RUH 0) from block 0 to block 2: MBMW_0 = 48 x 4096 = 196608, HBMW
+///   unchanged; the copies fill 8 more units of die 0's RU: 16 in the open RU.
 /// - block 0 is erased: MBE_0 = 1 block = 32 x 4096 = 131072.
 ///
 ///   Device: HBMW = 48 x 4096 = 196608, MBMW = 56 x 4096 = 229376, MBE = 131072; WAF of RUH 0
@@ -310,13 +315,12 @@ fn report_uses_nvme_cli_field_names() {
 /// Media Reallocated (NVMe 2.1 §5.1.12.1.31.2.1: data "written by the host specifying a
 /// Reclaim Unit Handle with a Reclaim Unit Handle type of Initially Isolated and was moved by
 /// the controller to a different Reclaim Unit"), worked by hand with handles [PI, II, II]:
-/// - lpns 0-3 through PID 0 (PI) in block 0; lpns 10-15 through PID 1 and 20-22 through PID 2
-///   (both II) in block 1;
-/// - GC moves lpns 0-3 out of block 0 (PI data: no event) and 10-15, 20-22 out of block 1;
-///   the host overwrites lpn 30 (PID 1) in block 2 (an overwrite moves nothing);
-/// - erasing block 0 logs nothing; erasing block 1 logs one event: NLBAM = 6 + 3 = 9, LBA =
-///   the first unit moved (10), PID 1 (the handle lpn 10 was written through), NSID 1;
-///   erasing block 2 logs nothing.
+/// - lpns 0-3 through PID 0 (PI) in block 0; lpns 10-15 through PID 1 and 20-22 through PID 2 (both II) in
+///   block 1;
+/// - GC moves lpns 0-3 out of block 0 (PI data: no event) and 10-15, 20-22 out of block 1; the host
+///   overwrites lpn 30 (PID 1) in block 2 (an overwrite moves nothing);
+/// - erasing block 0 logs nothing; erasing block 1 logs one event: NLBAM = 6 + 3 = 9, LBA = the first unit
+///   moved (10), PID 1 (the handle lpn 10 was written through), NSID 1; erasing block 2 logs nothing.
 #[test]
 fn media_reallocated_counts_moves_of_initially_isolated_data() {
     let g = geometry();

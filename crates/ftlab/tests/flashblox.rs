@@ -122,19 +122,24 @@ fn decide_swaps_hottest_with_coldest_above_the_trigger_only() {
         ("below", [12.0, 10.0, 10.0, 8.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
             Decision::Below { imbalance: 1.2 }),
         // mean 10, max 15: exactly 1.5 does not exceed 1.5.
-        ("at the threshold", [15.0, 10.0, 10.0, 5.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
+        ("at the threshold",
+            [15.0, 10.0, 10.0, 5.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
             Decision::Below { imbalance: 1.5 }),
         // Above, but the most-worn channel 0 now wears slowest (0 < 1): nothing to gain.
-        ("above, worn one slowest", [40.0, 10.0, 10.0, 20.0], [0.0, 1.0, 2.0, 8.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
+        ("above, worn one slowest",
+            [40.0, 10.0, 10.0, 20.0], [0.0, 1.0, 2.0, 8.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
             Decision::Wait { imbalance: 2.0 }),
         // vSSD 0 holds channels 0 and 1, channel 3 is no channel vSSD's (ignored, though most
         // worn): over 0-2, mean 10, max 30: 3.0; the partner is another vSSD's: channel 2.
-        ("two-channel vSSD", [30.0, 0.0, 0.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
+        ("two-channel vSSD",
+            [30.0, 0.0, 0.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
             Decision::Swap { hot: 0, cool: 2, imbalance: 3.0 }),
         // Nothing erased yet: no trigger.
         ("idle", [0.0; 4], [0.0; 4], [1.0; 4], [0, 1, 2, 3], 1.1, Decision::Below { imbalance: 0.0 }),
         // One vSSD holds every swappable channel: never.
-        ("one vSSD", [30.0, 0.0, 0.0, 0.0], [5.0, 0.0, 0.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, o, o], 1.1, Decision::Never),
+        ("one vSSD",
+            [30.0, 0.0, 0.0, 0.0], [5.0, 0.0, 0.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, o, o], 1.1,
+            Decision::Never),
     ];
     for (name, trigger, rate, wear, owner, threshold, want) in cases {
         assert_eq!(decide(trigger, rate, wear, owner, *threshold), *want, "{name}");
@@ -352,7 +357,11 @@ fn detailed_run_with_swaps_stays_within_the_slides_bound() {
     assert!(k >= 4.0, "{swaps} swaps: too few rounds for a tight bound");
     let bound = (k + 1.0) / (k + 1.0 / N);
     let measured = imbalance(&erases);
-    assert!(measured <= bound, "erases per channel {erases:?}: imbalance {measured} after {swaps} swaps (K = {k}) exceeds the slides' {bound}");
+    assert!(
+        measured <= bound,
+        "erases per channel {erases:?}: imbalance {measured} after {swaps} swaps (K = {k}) exceeds the \
+         slides' {bound}"
+    );
     // The same run without swaps: every erase on `hot`'s channel, imbalance N = 2, beyond the
     // bound (so the check above can fail).
     let off = run(&text.replace(knobs, "swaps = false"), &[]);

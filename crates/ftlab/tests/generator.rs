@@ -267,12 +267,11 @@ fn next_does_not_allocate() {
 fn poisson_gaps_are_exponential() {
     // N gaps of an exponential with mean μ = 1/rate:
     // * sample mean: sd μ/√N, tolerance 5 sd, i.e. |mean/μ − 1| ≤ 5/√N;
-    // * coefficient of variation s/mean: by the delta method, with Var(s²) = 8μ⁴/N,
-    //   Cov(s², mean) = μ₃/N = 2μ³/N, its variance is 2/N + 1/N − 2/N = 1/N, so the
-    //   tolerance is |CV − 1| ≤ 5/√N;
-    // * Kolmogorov–Smirnov distance to the Exp(rate) CDF (rate known, not fitted):
-    //   P(√N·D > 1.949) ≈ 0.001 asymptotically, so D ≤ 1.949/√N, plus the ns rounding of
-    //   the times (a CDF shift of at most 1 ns × rate / 1e9).
+    // * coefficient of variation s/mean: by the delta method, with Var(s²) = 8μ⁴/N, Cov(s², mean) = μ₃/N =
+    //   2μ³/N, its variance is 2/N + 1/N − 2/N = 1/N, so the tolerance is |CV − 1| ≤ 5/√N;
+    // * Kolmogorov–Smirnov distance to the Exp(rate) CDF (rate known, not fitted): P(√N·D > 1.949) ≈ 0.001
+    //   asymptotically, so D ≤ 1.949/√N, plus the ns rounding of the times (a CDF shift of at most 1 ns ×
+    //   rate / 1e9).
     const N: usize = 100_000;
     for rate in [1_000.0, 50_000.0, 1_000_000.0] {
         let c = GeneratorConfig { rate_iops: rate, ..cfg(Pattern::Uniform) };
@@ -430,12 +429,12 @@ fn zipf_rank_frequency_matches_the_pmf() {
     // Footprint n = 1000 pages, N = 400_000 requests. Expected share of rank k is
     // p_k = k^−θ / H(n, θ) (the Zipf pmf). Ranks are scrambled over the pages, so the
     // empirical ranks are the pages sorted by count. Checks:
-    // * top-1 share vs p_1, and top-10 share vs Σ_{k≤10} p_k: binomial, 5 sd. (Sorting can
-    //   only push the top-10 sum up, by far less than that tolerance here: adjacent
-    //   expected counts in the top 10 differ by more than 3 sd.)
-    // * least-squares slope of ln(count) on ln(rank) over ranks 1..=5 vs −θ (ln p_k is
-    //   exactly linear in ln k with slope −θ). With Var(ln c_k) ≈ 1/(N p_k) (Poisson
-    //   counts), Var(slope) = Σ w_k²/(N p_k), w_k = (x_k − x̄)/Σ(x_j − x̄)²; tolerance 5 sd.
+    // * top-1 share vs p_1, and top-10 share vs Σ_{k≤10} p_k: binomial, 5 sd. (Sorting can only push the
+    //   top-10 sum up, by far less than that tolerance here: adjacent expected counts in the top 10 differ by
+    //   more than 3 sd.)
+    // * least-squares slope of ln(count) on ln(rank) over ranks 1..=5 vs −θ (ln p_k is exactly linear in ln k
+    //   with slope −θ). With Var(ln c_k) ≈ 1/(N p_k) (Poisson counts), Var(slope) = Σ w_k²/(N p_k), w_k =
+    //   (x_k − x̄)/Σ(x_j − x̄)²; tolerance 5 sd.
     const N: usize = 400_000;
     let n = 1000u64;
     for theta in [0.5, 0.8, 0.99, 0.999_999, 1.0, 1.000_001, 1.2, 2.0, 3.5] {
@@ -1221,7 +1220,8 @@ fn region_and_stream_errors_name_the_key_and_range() {
                 c.footprint_fraction = 0.6;
             },
             "footprint_offset_fraction",
-            "footprint_offset_fraction + footprint_fraction must be <= 1 (the footprint ends inside the namespace), got 0.5 + 0.6 = 1.1",
+            "footprint_offset_fraction + footprint_fraction must be <= 1 (the footprint ends inside the \
+             namespace), got 0.5 + 0.6 = 1.1",
         ),
         (|c| c.stream = 65_536, "stream", "must be in [0, 65535], got 65536"),
     ];

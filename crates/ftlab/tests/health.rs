@@ -32,9 +32,13 @@ fn trace_scenario(trace: &str, qd: u32, measure: &str) -> String {
     let path = temp_file(&format!("health-{:x}.trace", fxhash(trace)), trace);
     tiny(
         &["unified"],
-        &format!("[ftl]\nbackground_gc = false\n[precondition]\norder = \"sequential\"\noverwrite_passes = 0.0\n[measure]\n{measure}\n"),
         &format!(
-            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = {qd}\n[tenants.trace]\npath = \"{}\"\nformat = \"mqsim\"\n",
+            "[ftl]\nbackground_gc = false\n[precondition]\norder = \"sequential\"\noverwrite_passes = \
+             0.0\n[measure]\n{measure}\n"
+        ),
+        &format!(
+            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = {qd}\n[tenants.trace]\npath \
+             = \"{}\"\nformat = \"mqsim\"\n",
             path.display()
         ),
     )
@@ -127,7 +131,8 @@ fn a_closed_loop_tenant_has_its_queue_depth_outstanding() {
     let text = tiny(
         &["unified"],
         "[measure]\nduration_s = 0.05",
-        "[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.9\nqueue_depth = 6\n[tenants.synthetic]\narrival = \"closed\"\nread_ratio = 0.7\n",
+        "[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.9\nqueue_depth = 6\n[tenants.synthetic]\narrival \
+         = \"closed\"\nread_ratio = 0.7\n",
     );
     let s = run(&text, &["measure.solo=true"]);
     let t = tenant(&s);

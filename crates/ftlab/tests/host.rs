@@ -22,9 +22,13 @@ fn trace_scenario(trace: &str, extra_tenant: &str, extra: &str) -> String {
     let path = temp_file(&format!("host-{:x}.trace", fxhash(trace)), trace);
     tiny(
         &["unified"],
-        &format!("[ftl]\nbackground_gc = false\n{extra}\n[precondition]\norder = \"sequential\"\noverwrite_passes = 0.0\n"),
         &format!(
-            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\n{extra_tenant}\n[tenants.trace]\npath = \"{}\"\nformat = \"mqsim\"\n",
+            "[ftl]\nbackground_gc = false\n{extra}\n[precondition]\norder = \
+             \"sequential\"\noverwrite_passes = 0.0\n"
+        ),
+        &format!(
+            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\n{extra_tenant}\n[tenants.trace]\npath = \
+             \"{}\"\nformat = \"mqsim\"\n",
             path.display()
         ),
     )
@@ -118,7 +122,8 @@ fn a_closed_loop_tenant_stops_at_its_duration() {
     let text = tiny(
         &["unified"],
         "",
-        "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.5\nqueue_depth = 4\nduration_s = 0.5\n[tenants.synthetic]\narrival = \"closed\"\nread_ratio = 0.5\n",
+        "[[tenants]]\nname = \"c\"\nnamespace_fraction = 0.5\nqueue_depth = 4\nduration_s = \
+         0.5\n[tenants.synthetic]\narrival = \"closed\"\nread_ratio = 0.5\n",
     );
     let s = run(&text, &[]);
     let end_ns = s["schemes"]["unified"]["device"]["sim_time_ns"].as_u64().unwrap();
@@ -151,7 +156,8 @@ fn brim(overwrite_passes: f64, web: &str) -> String {
         &["unified"],
         &format!("[precondition]\nfill_fraction = 1.0\noverwrite_passes = {overwrite_passes}\n"),
         &format!(
-            "[[tenants]]\nname = \"db\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nrequests = 2000\n[[tenants]]\nname = \"web\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\n{web}\n"
+            "[[tenants]]\nname = \"db\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nrequests = \
+             2000\n[[tenants]]\nname = \"web\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\n{web}\n"
         ),
     )
 }
@@ -176,7 +182,8 @@ fn namespaces_over_what_gc_can_keep_valid_are_refused_at_validation() {
     expect_capacity_error(
         &brim(1.0, "requests = 2000"),
         "0.01",
-        "more than GC can keep valid: 4 dies x (64 blocks - 2 GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x 64 units = 15616; raise device.over_provisioning to at least 0.0492",
+        "more than GC can keep valid: 4 dies x (64 blocks - 2 GC reserve (ftl.gc_reserve_blocks) - 1 block \
+         to reclaim) x 64 units = 15616; raise device.over_provisioning to at least 0.0492",
     );
 }
 
@@ -309,10 +316,10 @@ fn a_multi_part_tenant_runs_every_part_deterministically() {
     let text = tiny(
         &["unified"],
         "[precondition]\nfill_fraction = 0.5\n",
-        "[[tenants]]\nname = \"a\"\nnamespace_fraction = 0.4\n\
-         [[tenants.synthetic]]\nread_ratio = 1.0\nrate_iops = 2000.0\nrequests = 300\n\
-         [[tenants.synthetic]]\nrate_iops = 5000.0\nstart_s = 0.05\nrequests = 200\nwrite_sequential_fraction = 0.5\n\
-         [[tenants]]\nname = \"b\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\nrequests = 100\n",
+        "[[tenants]]\nname = \"a\"\nnamespace_fraction = 0.4\n[[tenants.synthetic]]\nread_ratio = \
+         1.0\nrate_iops = 2000.0\nrequests = 300\n[[tenants.synthetic]]\nrate_iops = 5000.0\nstart_s = \
+         0.05\nrequests = 200\nwrite_sequential_fraction = 0.5\n[[tenants]]\nname = \
+         \"b\"\nnamespace_fraction = 0.4\n[tenants.synthetic]\nrequests = 100\n",
     );
     let a = run_raw(&text, &[]).expect("runs");
     let b = run_raw(&text, &[]).expect("runs");

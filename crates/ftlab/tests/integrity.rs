@@ -4,9 +4,9 @@
 //! physical streams, whose extra open blocks need 30% over-provisioning instead of 15%; vstream
 //! re-clustering every 2 ms; upi and upi-guarded with 2 ms epochs, so dies
 //! change sets and GC relocates data all the time; flashblox swapping channels whenever the
-//! erase rates differ by 10%, so swap migrations run while both tenants write and read), plus three test-only policies that drive
-//! the engine's commands: whole-block migrations while the host writes, partial GC in steps
-//! of k page reads, and parity programs with reads rebuilt from stripes. With and without a
+//! erase rates differ by 10%, so swap migrations run while both tenants write and read), plus three test-only
+//! policies that drive the engine's commands: whole-block migrations while the host writes, partial GC in
+//! steps of k page reads, and parity programs with reads rebuilt from stripes. With and without a
 //! write buffer, with one or several mapping units per flash page. The oracle checks every
 //! read and copy as it happens; at the end a full sweep checks that every logical page reads
 //! back its latest version and that L2P, P2L and valid counts agree. Proptest draws the
@@ -297,7 +297,9 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: 40,
         failure_persistence: None,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed)),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed)
+        ),
         ..ProptestConfig::default()
     })]
 

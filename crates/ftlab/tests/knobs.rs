@@ -23,7 +23,8 @@ fn scenario_text(scheduler: &str) -> String {
         )
     };
     format!(
-        "seed = 1\nschemes = [\"unified\"]\n[device]\npreset = \"tiny\"\nover_provisioning = 1.0\n[ftl]\nscheduler = \"{scheduler}\"\n{}{}",
+        "seed = 1\nschemes = [\"unified\"]\n[device]\npreset = \"tiny\"\nover_provisioning = \
+         1.0\n[ftl]\nscheduler = \"{scheduler}\"\n{}{}",
         tenant("a"),
         tenant("b")
     )

@@ -395,7 +395,10 @@ fn ftlab_csv_writes_what_it_reads() {
 
 #[test]
 fn blank_lines_and_crlf_are_accepted_everywhere() {
-    let msprod = format!("{MSPROD_HEADER}\r\n DiskWrite, 7, p ( 1), 1, 0x1, 0x200, 0x200, 1, 3, 0x0, 1, Normal, 0x0, 0x0, f\r\n");
+    let msprod = format!(
+        "{MSPROD_HEADER}\r\n DiskWrite, 7, p ( 1), 1, 0x1, 0x200, 0x200, 1, 3, 0x0, 1, Normal, 0x0, 0x0, \
+         f\r\n"
+    );
     let cases: [(TraceFormat, &str, Rec); 12] = [
         (Msr, "\r\n  \n1,h,0,Read,0,512,1\r\n\t\n", (100, R, 0, 512, 0)),
         (
@@ -739,7 +742,10 @@ const MSPROD_HEADER: &str = "BeginHeader\nEndHeader";
 
 /// A `DiskRead` line with the given TimeStamp, ByteOffset, IOSize and DiskNum.
 fn msprod_read(ts: &str, offset: &str, size: &str, disk: &str) -> String {
-    format!("DiskRead, {ts}, System (   4), 56, 0xfffffa80062d1c10, {offset}, {size}, 118, {disk}, 0x00060043, 118, Normal, 0x0, 0x0, x\n")
+    format!(
+        "DiskRead, {ts}, System (   4), 56, 0xfffffa80062d1c10, {offset}, {size}, 118, {disk}, 0x00060043, \
+         118, Normal, 0x0, 0x0, x\n"
+    )
 }
 
 #[test]
@@ -747,7 +753,8 @@ fn msprod_malformations() {
     let body = |lines: &str| format!("{MSPROD_HEADER}\n{lines}");
     let read = |ts: &str, offset: &str, size: &str, disk: &str| body(&msprod_read(ts, offset, size, disk));
     let header_with = |columns: &str| format!("BeginHeader\n DiskRead, {columns}\nEndHeader\n");
-    let cols = "TimeStamp, Process Name ( PID), ThreadID, IrpPtr, ByteOffset, IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, VolSnap, FileObject, FileName";
+    let cols = "TimeStamp, Process Name ( PID), ThreadID, IrpPtr, ByteOffset, IOSize, ElapsedTime, DiskNum, \
+                IrpFlags, DiskSvcTime, I/O Pri, VolSnap, FileObject, FileName";
     let cases: Vec<(String, u64, &[&str])> = vec![
         (
             msprod_read("1", "0x0", "0x200", "0"),
@@ -826,7 +833,8 @@ fn msprod_malformations() {
     // Concatenated dumps: a second header block after events is skipped; other event kinds,
     // including unknown ones and DiskRead lookalikes, are skipped; upper-case 0X accepted.
     let two = format!(
-        "{}\n{}BeginHeader\n DiskRead, {cols}\nEndHeader\nDiskReadInit, 5, p ( 1), 1, 0x1\nSomeNewEvent, 6\nDiskReadX, 7, junk\n{}",
+        "{}\n{}BeginHeader\n DiskRead, {cols}\nEndHeader\nDiskReadInit, 5, p ( 1), 1, 0x1\nSomeNewEvent, \
+         6\nDiskReadX, 7, junk\n{}",
         MSPROD_HEADER,
         msprod_read("1", "0x200", "0x200", "0"),
         msprod_read("2.5", "0XABC00", "0X400", "7"),
@@ -941,9 +949,8 @@ fn vscsi_skips_and_counts_other_commands_and_zero_lengths() {
     // INQUIRY 12, UNMAP 0x42, WRITE SAME(16) 93, the variable-length 7f, SYNCHRONIZE
     // CACHE(16) 91, and a READ(10) of size 0 (version 2). Headers are not counted. Times in
     // seconds: 2 s and 8 s.
-    let input = "version,time,op,size,lbn\n1,1,12,36,0\n1,2,28,512,0\n1,3,0x42,24,0\n\
-                 2,4,93,512,64\n2,5,7f,4096,8\nVERSION,TIME,OP,SIZE,LBN\n2,6,91,0,0\n\
-                 2,7,28,0,16\n2,8,8a,1024,16\n";
+    let input = "version,time,op,size,lbn\n1,1,12,36,0\n1,2,28,512,0\n1,3,0x42,24,0\n2,4,93,512,64\n2,5,7f,\
+                 4096,8\nVERSION,TIME,OP,SIZE,LBN\n2,6,91,0,0\n2,7,28,0,16\n2,8,8a,1024,16\n";
     check(Vscsi, input, Want::Records(&[(2_000_000_000, R, 0, 512, 0), (8_000_000_000, W, 8192, 1024, 0)]));
     let mut reader = read_trace(Vscsi, input.as_bytes());
     assert_eq!(reader.skipped(), 0, "nothing read yet");

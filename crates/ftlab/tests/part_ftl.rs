@@ -16,10 +16,15 @@ fn scenario(op: f64, device: &str, scheme: &str, requests: u32) -> String {
     tiny_on(
         &["part-ftl"],
         &format!("chips_per_channel = 4\nover_provisioning = {op}\n{device}"),
-        &format!("[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[scheme.part-ftl]\n{scheme}\n"),
         &format!(
-            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\nqueue_depth = 8\n[tenants.synthetic]\nread_ratio = 0.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n\
-             [[tenants]]\nname = \"r\"\nnamespace_fraction = 0.5\nqueue_depth = 4\n[tenants.synthetic]\nread_ratio = 1.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n"
+            "[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[scheme.part-ftl]\n{scheme}\n"
+        ),
+        &format!(
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\nqueue_depth = \
+             8\n[tenants.synthetic]\nread_ratio = 0.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival \
+             = \"closed\"\nrequests = {requests}\n[[tenants]]\nname = \"r\"\nnamespace_fraction = \
+             0.5\nqueue_depth = 4\n[tenants.synthetic]\nread_ratio = 1.0\nsizes = [{{ bytes = 4096, weight \
+             = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n"
         ),
     )
 }
@@ -114,9 +119,11 @@ fn rt_scenario(tasks: &str, admission: &str) -> String {
 /// `rt_scenario` with `knobs` as the body of its `[scheme.part-ftl]` table.
 fn rt_scenario_with(tasks: &str, knobs: &str) -> String {
     format!(
-        "seed = 3\nschemes = [\"part-ftl\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = 64\n[ftl]\nscheduler = \"edf\"\n\
-         [check]\nintegrity = true\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[measure]\nduration_s = 2.0\n\
-         [scheme.part-ftl]\n{knobs}\n[[tenants]]\nname = \"rt\"\nnamespace_fraction = 1.0\nqueue_depth = 64\n[tenants.periodic]\ntasks = [{tasks}]\n"
+        "seed = 3\nschemes = [\"part-ftl\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = \
+         64\n[ftl]\nscheduler = \"edf\"\n[check]\nintegrity = true\n[precondition]\nfill_fraction = \
+         1.0\noverwrite_passes = 0.5\n[measure]\nduration_s = \
+         2.0\n[scheme.part-ftl]\n{knobs}\n[[tenants]]\nname = \"rt\"\nnamespace_fraction = 1.0\nqueue_depth \
+         = 64\n[tenants.periodic]\ntasks = [{tasks}]\n"
     )
 }
 
@@ -141,24 +148,25 @@ fn admission_refuses_a_set_that_fails_eq6_and_reports_it_when_asked() {
 /// A light set (one reader of 1 page every 50 ms, one writer of 4 pages every 100 ms) passes
 /// Eq. 6-7 on this device and, run under EDF:
 /// - misses no deadline;
-/// - no host read waits behind a program, an erase or a job's read on its die
-///   (`device.reads_blocked`, §III: "read requests are never blocked by write requests or
-///   garbage collection"). Every program, erase and GC read runs on a die in F_w at that
-///   time: the engine asserts it when each operation starts (`simulation::die::start`), so a
-///   run that breaks it panics here;
-/// - reads of write dies are rebuilt, and the slowest rebuild is within Eq. 8, t_r + t_c^d,
-///   on this device's own times plus one read's queueing. A rebuild reads the row's other
-///   W − 1 = 3 pages (2 data, 1 parity) on the other ways of the page's channel; `cosmos`
-///   holds the channel for a read's whole tR and transfer (Table I: way-interleaved reads do
-///   not overlap), so t_r (the paper's "time it takes to read a flash page on every read flash
-///   chip") is 3 · (tR + xfer): tR = 95.5 µs, xfer = 8192 B at 43 MT/s x 8 bit =
-///   190511.6 ns, 190512 ns as the engine rounds up, so tR + xfer = 286012 ns; t_c^d = 0
-///   (§VI-B). One read's queueing adds one more 286012 ns: 4 · 286012 = 1144048 ns;
-/// - the write buffer never holds more pages than its size (§V: "admission control
-///   guarantees that the buffer will not overflow").
+/// - no host read waits behind a program, an erase or a job's read on its die (`device.reads_blocked`, §III:
+///   "read requests are never blocked by write requests or garbage collection"). Every program, erase and GC
+///   read runs on a die in F_w at that time: the engine asserts it when each operation starts
+///   (`simulation::die::start`), so a run that breaks it panics here;
+/// - reads of write dies are rebuilt, and the slowest rebuild is within Eq. 8, t_r + t_c^d, on this device's
+///   own times plus one read's queueing. A rebuild reads the row's other W − 1 = 3 pages (2 data, 1 parity)
+///   on the other ways of the page's channel; `cosmos` holds the channel for a read's whole tR and transfer
+///   (Table I: way-interleaved reads do not overlap), so t_r (the paper's "time it takes to read a flash page
+///   on every read flash chip") is 3 · (tR + xfer): tR = 95.5 µs, xfer = 8192 B at 43 MT/s x 8 bit = 190511.6
+///   ns, 190512 ns as the engine rounds up, so tR + xfer = 286012 ns; t_c^d = 0 (§VI-B). One read's queueing
+///   adds one more 286012 ns: 4 · 286012 = 1144048 ns;
+/// - the write buffer never holds more pages than its size (§V: "admission control guarantees that the buffer
+///   will not overflow").
 #[test]
 fn an_admitted_set_runs_unblocked_within_eq8_and_the_buffer() {
-    let tasks = r#"{ name = "r", op = "read", pages = 1, period_ms = 50.0 }, { name = "w", op = "write", pages = 4, period_ms = 100.0, offset_ms = 5.0 }"#;
+    let tasks = concat!(
+        r#"{ name = "r", op = "read", pages = 1, period_ms = 50.0 }, { name = "w", op = "write", pages = "#,
+        r#"4, period_ms = 100.0, offset_ms = 5.0 }"#,
+    );
     let s = run(&rt_scenario(tasks, "enforce"), &[]);
     let p = &s["schemes"]["part-ftl"];
     let c = &p["scheme_counters"];
@@ -209,7 +217,10 @@ fn an_admitted_set_runs_unblocked_within_eq8_and_the_buffer() {
 /// that overflow are reported in docs/schemes/part-ftl.md, not assumed away here.
 #[test]
 fn an_admitted_set_keeps_its_deadlines_at_every_buffer_size() {
-    let tasks = r#"{ name = "r", op = "read", pages = 1, period_ms = 50.0 }, { name = "w", op = "write", pages = 4, period_ms = 100.0, offset_ms = 5.0 }"#;
+    let tasks = concat!(
+        r#"{ name = "r", op = "read", pages = 1, period_ms = 50.0 }, { name = "w", op = "write", pages = "#,
+        r#"4, period_ms = 100.0, offset_ms = 5.0 }"#,
+    );
     let mut marks = Vec::new();
     for blocks in [1u32, 8] {
         let knobs = format!("admission = \"enforce\"\nwrite_buffer_blocks_per_data_die = {blocks}");
@@ -265,15 +276,26 @@ proptest::proptest! {
     /// simulation: random sets of 1 to 4 tasks, reads or writes of 1 to 8 pages every 20 to
     /// 200 ms with random phases, kept only when admitted.
     #[test]
-    fn admitted_task_sets_miss_no_deadline(tasks in proptest::collection::vec((proptest::bool::ANY, 1u32..=8, 20.0f64..200.0, 0.0f64..20.0), 1..=4)) {
+    fn admitted_task_sets_miss_no_deadline(
+        tasks in proptest::collection::vec(
+            (proptest::bool::ANY, 1u32..=8, 20.0f64..200.0, 0.0f64..20.0),
+            1..=4,
+        )
+    ) {
         proptest::prop_assume!(admitted(&tasks));
-        let text = rt_scenario(&tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect::<Vec<_>>().join(", "), "enforce");
+        let texts: Vec<String> = tasks.iter().enumerate().map(|(i, t)| task_text(i, t)).collect();
+        let text = rt_scenario(&texts.join(", "), "enforce");
         let s = run(&text, &[]);
         let d = &s["schemes"]["part-ftl"]["tenants"]["rt"]["deadlines"];
         proptest::prop_assert!(d["released"].as_u64().unwrap() > 0, "no job released: {d}");
         proptest::prop_assert_eq!(d["misses"].as_u64(), Some(0), "an admitted set missed a deadline: {}", d);
         let dev = &s["schemes"]["part-ftl"]["device"];
-        proptest::prop_assert_eq!(dev["reads_blocked"].as_u64(), Some(0), "a read of an admitted set was blocked: {}", dev);
+        proptest::prop_assert_eq!(
+            dev["reads_blocked"].as_u64(),
+            Some(0),
+            "a read of an admitted set was blocked: {}",
+            dev
+        );
     }
 }
 

@@ -437,7 +437,10 @@ fn the_edges_of_every_range_are_accepted() {
 #[test]
 fn toml_form_and_unknown_keys() {
     // The example of the docs.
-    let text = r#"tasks = [ { op = "read", pages = 4, period_ms = 10.0 }, { op = "write", pages = 1, period_ms = 20.0 } ]"#;
+    let text = concat!(
+        r#"tasks = [ { op = "read", pages = 4, period_ms = 10.0 }, { op = "write", pages = 1, period_ms = "#,
+        r#"20.0 } ]"#,
+    );
     let mut w: PeriodicWorkload = toml::from_str(text).unwrap();
     assert_eq!(w.tasks.len(), 2);
     assert_eq!(

@@ -12,9 +12,11 @@ use ftlab::FtlabError;
 /// engine's safety net), one tenant with `tasks`.
 fn scenario(tasks: &str, admission: &str, duration_s: f64) -> String {
     format!(
-        "seed = 5\nschemes = [\"rtgc\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = 64\n[ftl]\nscheduler = \"edf\"\nbackground_gc = false\n\
-         [check]\nintegrity = true\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[measure]\nduration_s = {duration_s:.1}\n\
-         [scheme.rtgc]\nadmission = \"{admission}\"\n[[tenants]]\nname = \"rt\"\nnamespace_fraction = 1.0\nqueue_depth = 64\n[tenants.periodic]\ntasks = [{tasks}]\n"
+        "seed = 5\nschemes = [\"rtgc\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = \
+         64\n[ftl]\nscheduler = \"edf\"\nbackground_gc = false\n[check]\nintegrity = \
+         true\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[measure]\nduration_s = \
+         {duration_s:.1}\n[scheme.rtgc]\nadmission = \"{admission}\"\n[[tenants]]\nname = \
+         \"rt\"\nnamespace_fraction = 1.0\nqueue_depth = 64\n[tenants.periodic]\ntasks = [{tasks}]\n"
     )
 }
 
@@ -23,7 +25,10 @@ fn scenario(tasks: &str, admission: &str, duration_s: f64) -> String {
 /// of the 16 dies for a collection.
 #[test]
 fn gc_jobs_are_released_at_the_gc_period_on_every_die() {
-    let tasks = r#"{ name = "w", op = "write", pages = 12, period_ms = 60.0 }, { name = "r", op = "read", pages = 3, period_ms = 15.0 }"#;
+    let tasks = concat!(
+        r#"{ name = "w", op = "write", pages = 12, period_ms = 60.0 }, { name = "r", op = "read", pages = "#,
+        r#"3, period_ms = 15.0 }"#,
+    );
     // T^G = T^w · ⌊α / w⌋ (rt::rtgc::gc_task_ms) with α = 16 dies × (256 − ⌈σ·256⌉) pages and
     // σ = 1/2.075 = 0.482 (the preset's 48.2% for data): ⌈123.4⌉ = 124, α = 16 × 132 = 2112,
     // ⌊2112 / 12⌋ = 176, T^G = 60 ms × 176 = 10.56 s. A 12 s run releases exactly one job
@@ -42,7 +47,10 @@ fn gc_jobs_are_released_at_the_gc_period_on_every_die() {
 /// enough that jobs are released within the run; every release asks 16 dies to collect.
 #[test]
 fn heavy_writers_get_gc_jobs_within_the_run() {
-    let tasks = r#"{ name = "w0", op = "write", pages = 40, period_ms = 2.0 }, { name = "w1", op = "write", pages = 40, period_ms = 2.0, offset_ms = 1.0 }"#;
+    let tasks = concat!(
+        r#"{ name = "w0", op = "write", pages = 40, period_ms = 2.0 }, { name = "w1", op = "write", pages "#,
+        r#"= 40, period_ms = 2.0, offset_ms = 1.0 }"#,
+    );
     let s = run(&scenario(tasks, "report", 3.0), &[]);
     let p = &s["schemes"]["rtgc"];
     let c = &p["scheme_counters"];

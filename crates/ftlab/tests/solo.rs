@@ -133,7 +133,8 @@ fn a_heavy_writer_slows_the_reader_under_unified_more_than_partitioned() {
         |scheme: &str, key: &str| tenant(&s, scheme, "reader")["slowdown"][key].as_f64().expect("a number");
     let (unified, partitioned) = (slowdown("unified", "read_p99"), slowdown("partitioned", "read_p99"));
     println!(
-        "reader read p99 slowdown: unified {unified}, partitioned {partitioned}; mean: unified {}, partitioned {}",
+        "reader read p99 slowdown: unified {unified}, partitioned {partitioned}; mean: unified {}, \
+         partitioned {}",
         slowdown("unified", "read_mean"),
         slowdown("partitioned", "read_mean")
     );

@@ -609,7 +609,8 @@ fn bad_stream_rules_name_the_key() {
     ];
     for (rule, key) in cases {
         let text = format!(
-            "[device]\npreset = \"tiny\"\n[[tenants]]\nname = \"a\"\nnamespace_fraction = 1.0\n[tenants.synthetic]\nrequests = 10\n[[tenants.stream_rules]]\n{rule}\n"
+            "[device]\npreset = \"tiny\"\n[[tenants]]\nname = \"a\"\nnamespace_fraction = \
+             1.0\n[tenants.synthetic]\nrequests = 10\n[[tenants.stream_rules]]\n{rule}\n"
         );
         let e = scenario::load(&text, "s.toml", &[], None).err().unwrap_or_else(|| panic!("{rule} loads"));
         assert!(e.to_string().contains(key), "{rule}: {e}");

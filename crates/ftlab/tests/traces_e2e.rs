@@ -18,7 +18,8 @@ fn real_samples_replay_under_both_schemes() {
     let mut tenants = String::new();
     for (name, file, format) in samples {
         tenants += &format!(
-            "[[tenants]]\nname = \"{name}\"\nnamespace_fraction = 0.2\n[tenants.trace]\npath = \"{}\"\nformat = \"{}\"\naddress_map = \"wrap\"\n",
+            "[[tenants]]\nname = \"{name}\"\nnamespace_fraction = 0.2\n[tenants.trace]\npath = \
+             \"{}\"\nformat = \"{}\"\naddress_map = \"wrap\"\n",
             dir.join(file).display(),
             format.name()
         );
@@ -46,7 +47,11 @@ fn real_samples_replay_under_both_schemes() {
 #[test]
 fn skipped_trace_records_are_counted_in_the_summary() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces/vscsi.csv");
-    let tenants = format!("[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \"vscsi\"\naddress_map = \"wrap\"\n", path.display());
+    let tenants = format!(
+        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
+         \"vscsi\"\naddress_map = \"wrap\"\n",
+        path.display()
+    );
     let s = run(&common::tiny(&["unified"], "", &tenants), &[]);
     let t = &s["schemes"]["unified"]["tenants"]["v"];
     assert_eq!(t["skipped_records"].as_u64(), Some(3), "{t}");
@@ -71,8 +76,9 @@ fn records_a_cut_leaves_out_are_counted() {
     let path = common::temp_file("cut.csv", &text);
     let tenants = |trace_keys: &str, tenant_keys: &str| {
         format!(
-            "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n{tenant_keys}\n[tenants.trace]\npath = \"{}\"\nformat = \"vscsi\"\n{trace_keys}\n\
-             [[tenants]]\nname = \"gen\"\nnamespace_fraction = 0.25\n[tenants.synthetic]\nrequests = 5\n",
+            "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n{tenant_keys}\n[tenants.trace]\npath = \
+             \"{}\"\nformat = \"vscsi\"\n{trace_keys}\n[[tenants]]\nname = \"gen\"\nnamespace_fraction = \
+             0.25\n[tenants.synthetic]\nrequests = 5\n",
             path.display()
         )
     };

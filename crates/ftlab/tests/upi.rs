@@ -260,9 +260,9 @@ fn reader_writer(relocation_weight: f64, extra: &str) -> String {
     common::tiny(
         &["upi"],
         &format!(
-            "[measure]\nwindow_s = 0.05\n[ftl]\ngc_low_watermark_blocks = 4\ngc_high_watermark_blocks = 8\n\
-             [precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n\
-             [scheme.upi]\nepoch_s = 0.02\nrelocation_weight = {relocation_weight}\n{extra}"
+            "[measure]\nwindow_s = 0.05\n[ftl]\ngc_low_watermark_blocks = 4\ngc_high_watermark_blocks = \
+             8\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.5\n[scheme.upi]\nepoch_s = \
+             0.02\nrelocation_weight = {relocation_weight}\n{extra}"
         ),
         r#"
 [[tenants]]

@@ -40,16 +40,19 @@ fn vstream_preset_is_the_papers_device() {
 /// no GC in the way: empty, written once by sequential 128 KiB writes at queue depth 32.
 fn reduced(parts: &str) -> String {
     format!(
-        "seed = 3\nschemes = [\"unified\"]\nstream_mapper = \"vstream\"\n[device]\npreset = \"vstream\"\nblocks_per_plane = 24\n\
-         [ftl]\nphysical_streams = 4\n[stream.vstream]\nstamp_group_pages = 3\n[precondition]\nfill_fraction = 0.0\n\
-         [check]\nintegrity = true\n[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = 32\n{parts}"
+        "seed = 3\nschemes = [\"unified\"]\nstream_mapper = \"vstream\"\n[device]\npreset = \
+         \"vstream\"\nblocks_per_plane = 24\n[ftl]\nphysical_streams = \
+         4\n[stream.vstream]\nstamp_group_pages = 3\n[precondition]\nfill_fraction = \
+         0.0\n[check]\nintegrity = true\n[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = \
+         32\n{parts}"
     )
 }
 
 fn part(offset: f64, fraction: f64, stream: u32, requests: u64) -> String {
     format!(
-        "[[tenants.synthetic]]\narrival = \"closed\"\npattern = \"sequential\"\nsizes = [{{ bytes = 131072 }}]\nalign_bytes = 131072\n\
-         footprint_offset_fraction = {offset}\nfootprint_fraction = {fraction}\nstream = {stream}\nrequests = {requests}\n"
+        "[[tenants.synthetic]]\narrival = \"closed\"\npattern = \"sequential\"\nsizes = [{{ bytes = 131072 \
+         }}]\nalign_bytes = 131072\nfootprint_offset_fraction = {offset}\nfootprint_fraction = \
+         {fraction}\nstream = {stream}\nrequests = {requests}\n"
     )
 }
 

@@ -16,8 +16,15 @@ fn scenario(op: f64, scheme_table: &str, requests: u32) -> String {
     tiny_on(
         &["wao-gc"],
         &format!("over_provisioning = {op}"),
-        &format!("[ftl]\nbackground_gc = false\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 1.0\n[scheme.wao-gc]\n{scheme_table}\n"),
-        &format!("[[tenants]]\nname = \"w\"\nnamespace_fraction = 1.0\nqueue_depth = 1\n[tenants.synthetic]\nread_ratio = 0.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival = \"closed\"\nrequests = {requests}\n"),
+        &format!(
+            "[ftl]\nbackground_gc = false\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = \
+             1.0\n[scheme.wao-gc]\n{scheme_table}\n"
+        ),
+        &format!(
+            "[[tenants]]\nname = \"w\"\nnamespace_fraction = 1.0\nqueue_depth = \
+             1\n[tenants.synthetic]\nread_ratio = 0.0\nsizes = [{{ bytes = 4096, weight = 1.0 }}]\narrival \
+             = \"closed\"\nrequests = {requests}\n"
+        ),
     )
 }
 
@@ -130,7 +137,11 @@ fn one_die_write_then_read(n: u64) -> String {
         &["wao-gc"],
         "channels = 1\nchips_per_channel = 1\nover_provisioning = 0.6",
         "[ftl]\nbackground_gc = false\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 1.0\n",
-        &format!("[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = 4\n[tenants.trace]\npath = \"{}\"\nformat = \"mqsim\"\n", path.display()),
+        &format!(
+            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 1.0\nqueue_depth = 4\n[tenants.trace]\npath = \
+             \"{}\"\nformat = \"mqsim\"\n",
+            path.display()
+        ),
     )
 }
 

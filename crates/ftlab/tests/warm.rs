@@ -129,7 +129,10 @@ fn fill_mode_is_kept() {
 #[test]
 fn the_default_mode_follows_the_workload() {
     let tenant = |read_ratio: f64| {
-        format!("[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = {read_ratio}\n")
+        format!(
+            "[[tenants]]\nname = \"t\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = \
+             {read_ratio}\n"
+        )
     };
     let cases =
         [(1.0, "", "fill"), (0.5, "", "workload"), (0.5, "[precondition]\nfill_fraction = 0.0\n", "fill")];
@@ -150,8 +153,10 @@ fn the_default_mode_follows_the_workload() {
 /// Each bad value gets an error naming its key, the allowed range and the value.
 #[test]
 fn bad_warm_up_knobs_are_refused_with_precise_errors() {
-    let writer = "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = 0.0\nrequests = 10\n";
-    let reader = "[[tenants]]\nname = \"r\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = 1.0\nrequests = 10\n";
+    let writer = "[[tenants]]\nname = \"w\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = \
+                  0.0\nrequests = 10\n";
+    let reader = "[[tenants]]\nname = \"r\"\nnamespace_fraction = 0.5\n[tenants.synthetic]\nread_ratio = \
+                  1.0\nrequests = 10\n";
     let cases: &[(&str, &str, &str, &[&str])] = &[
         (
             writer,
@@ -238,7 +243,11 @@ fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
         text += &format!("1,{t},2a,4096,{}\n", 8 * t);
     }
     let path = common::temp_file("warm-wrap.csv", &text);
-    let tenants = format!("[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \"vscsi\"\n", path.display());
+    let tenants = format!(
+        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
+         \"vscsi\"\n",
+        path.display()
+    );
     let s = common::run(&common::tiny(&["unified"], "", &tenants), &[]);
     let p = &s["schemes"]["unified"]["precondition"];
     assert_eq!(p["mode"], "workload", "{p}");

@@ -96,12 +96,30 @@ mod tests {
         let lines = [
             r#"2026/11/22-18:21:17.998667 14142 RocksDB version: 7.8.3"#,
             r#"x 1 EVENT_LOG_v1 {"time_micros": 1, "job": 2, "event": "flush_started", "num_memtables": 1}"#,
-            r#"x 1 EVENT_LOG_v1 {"time_micros": 2, "cf_name": "default", "job": 2, "event": "table_file_creation", "file_number": 9}"#,
-            r#"x 1 EVENT_LOG_v1 {"time_micros": 3, "job": 5, "event": "table_file_creation", "file_number": 15}"#,
-            r#"x (Original Log Time y) EVENT_LOG_v1 {"time_micros": 4, "job": 5, "event": "compaction_finished", "output_level": 2}"#,
-            r#"x 1 EVENT_LOG_v1 {"time_micros": 5, "job": 7, "event": "table_file_creation", "file_number": 20}"#,
-            r#"x 1 EVENT_LOG_v1 {"time_micros": 6, "job": 9, "event": "trivial_move", "destination_level": 3}"#,
-            r#"x 1 EVENT_LOG_v1 {"time_micros": 7, "job": 8, "event": "table_file_deletion", "file_number": 9}"#,
+            concat!(
+                r#"x 1 EVENT_LOG_v1 {"time_micros": 2, "cf_name": "default", "job": 2, "event": "#,
+                r#""table_file_creation", "file_number": 9}"#,
+            ),
+            concat!(
+                r#"x 1 EVENT_LOG_v1 {"time_micros": 3, "job": 5, "event": "table_file_creation", "#,
+                r#""file_number": 15}"#,
+            ),
+            concat!(
+                r#"x (Original Log Time y) EVENT_LOG_v1 {"time_micros": 4, "job": 5, "event": "#,
+                r#""compaction_finished", "output_level": 2}"#,
+            ),
+            concat!(
+                r#"x 1 EVENT_LOG_v1 {"time_micros": 5, "job": 7, "event": "table_file_creation", "#,
+                r#""file_number": 20}"#,
+            ),
+            concat!(
+                r#"x 1 EVENT_LOG_v1 {"time_micros": 6, "job": 9, "event": "trivial_move", "#,
+                r#""destination_level": 3}"#,
+            ),
+            concat!(
+                r#"x 1 EVENT_LOG_v1 {"time_micros": 7, "job": 8, "event": "table_file_deletion", "#,
+                r#""file_number": 9}"#,
+            ),
         ];
         for l in lines {
             log.add_line(l).unwrap();

@@ -2,25 +2,23 @@
 //! to the device for a sequence of file calls. It turns file offsets into block addresses and
 //! emits `TraceRecord`s (writes, trims) tagged with each file's stream.
 //!
-//! - Blocks are 4 KiB ([`BLOCK`]). A write allocates the file's missing blocks at once
-//!   (delayed allocation is not modelled) through [`Allocator`]: the goal is the block after
-//!   the physical block of the file block before it (so appends stay contiguous), else after
-//!   the file's last extent, else the first data block (so freed space is reused first, as
-//!   ext4 does within a block group).
-//! - Page cache: a buffered write marks its blocks dirty; dirty blocks reach the device
-//!   (one write per run of physically contiguous blocks, in file order) at `fsync`,
-//!   `fdatasync`, `close`, before a truncate, when a file holds `dirty_limit_blocks`, and at
-//!   the end of the trace. `O_DIRECT` writes reach it at once. Dirty blocks of a file deleted
-//!   before write-back never reach it (counted). Reads are not modelled.
-//! - Freeing (unlink, rename over a file, truncate, `FALLOC_FL_PUNCH_HOLE`) returns the extents
-//!   to the allocator and emits one trim per extent, with the file's stream (the `discard`
-//!   mount option, issued at once rather than at the journal commit).
-//! - File-system metadata (optional, `journal_blocks > 0`): a namespace change (create,
-//!   unlink, rename, truncate, allocation) makes metadata dirty; a journal commit writes
-//!   [`COMMIT_BLOCKS`] blocks (descriptor, one metadata block, commit record) at the head of a
-//!   circular journal in blocks `[0, journal_blocks)`, at the next `fsync`/`fdatasync` (of a
-//!   file or a directory) or `commit_interval_ns` after the last commit. Checkpoints of
-//!   metadata to its home blocks (inode tables, bitmaps) are not modelled.
+//! - Blocks are 4 KiB ([`BLOCK`]). A write allocates the file's missing blocks at once (delayed allocation is
+//!   not modelled) through [`Allocator`]: the goal is the block after the physical block of the file block
+//!   before it (so appends stay contiguous), else after the file's last extent, else the first data block (so
+//!   freed space is reused first, as ext4 does within a block group).
+//! - Page cache: a buffered write marks its blocks dirty; dirty blocks reach the device (one write per run of
+//!   physically contiguous blocks, in file order) at `fsync`, `fdatasync`, `close`, before a truncate, when a
+//!   file holds `dirty_limit_blocks`, and at the end of the trace. `O_DIRECT` writes reach it at once. Dirty
+//!   blocks of a file deleted before write-back never reach it (counted). Reads are not modelled.
+//! - Freeing (unlink, rename over a file, truncate, `FALLOC_FL_PUNCH_HOLE`) returns the extents to the
+//!   allocator and emits one trim per extent, with the file's stream (the `discard` mount option, issued at
+//!   once rather than at the journal commit).
+//! - File-system metadata (optional, `journal_blocks > 0`): a namespace change (create, unlink, rename,
+//!   truncate, allocation) makes metadata dirty; a journal commit writes [`COMMIT_BLOCKS`] blocks
+//!   (descriptor, one metadata block, commit record) at the head of a circular journal in blocks `[0,
+//!   journal_blocks)`, at the next `fsync`/`fdatasync` (of a file or a directory) or `commit_interval_ns`
+//!   after the last commit. Checkpoints of metadata to its home blocks (inode tables, bitmaps) are not
+//!   modelled.
 //!
 //! Not here: strace parsing (`strace.rs`), stream rules (`mod.rs`). The fd table is global:
 //! the threads of one process share it, separate processes are not told apart.

@@ -5,14 +5,13 @@
 //! callback; the edge that opens and writes files is `api::capture`. docs/capture.md is the
 //! user's recipe.
 //!
-//! - `strace.rs` reads the syscall lines, `eventlog.rs` the LOG's `EVENT_LOG_v1` events (file
-//!   number → level), `fs.rs` models the file system (ext4-like allocator in `alloc.rs`, page
-//!   cache, trims, journal) and emits the records; this file holds the configuration, the
-//!   stream rules, the dispatch of each call, and the summary with every count of what was
-//!   dropped or could not be modelled.
-//! - Time: each record has the time of the strace line that caused it (a split call: its
-//!   resumed line), relative to the first line's, in ns. A time earlier than the previous
-//!   line's is replaced by that one and counted (`times_backwards`).
+//! - `strace.rs` reads the syscall lines, `eventlog.rs` the LOG's `EVENT_LOG_v1` events (file number →
+//!   level), `fs.rs` models the file system (ext4-like allocator in `alloc.rs`, page cache, trims, journal)
+//!   and emits the records; this file holds the configuration, the stream rules, the dispatch of each call,
+//!   and the summary with every count of what was dropped or could not be modelled.
+//! - Time: each record has the time of the strace line that caused it (a split call: its resumed line),
+//!   relative to the first line's, in ns. A time earlier than the previous line's is replaced by that one and
+//!   counted (`times_backwards`).
 //! - Only files under `root` are modelled; calls on other files are counted and ignored.
 //!
 //! Not here: running the application or strace (Python, `ftlab.capture`); reads (not

@@ -1,14 +1,13 @@
 //! The strace text grammar `ftlab capture` reads: one syscall per line, as printed by
 //! `strace -f -ttt -y -s 0 -o FILE -e trace=...` (docs/capture.md).
 //!
-//! - A line is `[PID ]TIME NAME(ARGS) = RET[ extra]`; `PID` is present with `-f` (also in
-//!   the `[pid N]` form), `TIME` is `-ttt` seconds with a fraction, converted exactly to ns.
-//! - A call split by another thread (`NAME(ARGS <unfinished ...>` then
-//!   `<... NAME resumed>REST) = RET`) is joined and reported at its resumed line (the time
-//!   its result is known).
+//! - A line is `[PID ]TIME NAME(ARGS) = RET[ extra]`; `PID` is present with `-f` (also in the `[pid N]`
+//!   form), `TIME` is `-ttt` seconds with a fraction, converted exactly to ns.
+//! - A call split by another thread (`NAME(ARGS <unfinished ...>` then `<... NAME resumed>REST) = RET`) is
+//!   joined and reported at its resumed line (the time its result is known).
 //! - `+++ exited ...`, `--- SIG... ---` and `strace: ...` lines carry no call: [`Line::Skip`].
-//! - Arguments are split at top-level commas (quotes, brackets and `-y` path annotations
-//!   respected); `fd<path>` and `"string"` arguments have helpers.
+//! - Arguments are split at top-level commas (quotes, brackets and `-y` path annotations respected);
+//!   `fd<path>` and `"string"` arguments have helpers.
 //!
 //! Not here: what a call does to files (`fs.rs`), nor which calls matter (`mod.rs`).
 
@@ -263,7 +262,10 @@ mod tests {
         let mut p = StraceParser::default();
         let c = call(
             &mut p,
-            r#"14142 1795371677.705325 openat(AT_FDCWD</tmp/x>, "/tmp/x/db/000000.dbtmp", O_WRONLY|O_CREAT, 0644) = 6</tmp/x/db/000000.dbtmp>"#,
+            concat!(
+                r#"14142 1795371677.705325 openat(AT_FDCWD</tmp/x>, "/tmp/x/db/000000.dbtmp", "#,
+                r#"O_WRONLY|O_CREAT, 0644) = 6</tmp/x/db/000000.dbtmp>"#,
+            ),
         );
         assert_eq!((c.pid, c.time_ns, c.name.as_str()), (14142, 1_795_371_677_705_325_000, "openat"));
         assert_eq!(fd_arg(&c.args[0]), Some((-100, Some("/tmp/x".into()))));
@@ -283,7 +285,11 @@ mod tests {
         assert_eq!((c.pid, c.ret, str_arg(&c.args[0]).unwrap()), (0, Ret::Failed, "/tmp/q\"xA".to_string()));
         assert_eq!(p.parse("9 3.0 +++ exited with 0 +++"), Ok(Line::Skip));
         assert_eq!(p.parse("strace: Process 9 attached"), Ok(Line::Skip));
-        let c = call(&mut p, "[pid 12] 3.5 pwritev(5</f>, [{iov_base=\"\"..., iov_len=4096}, {iov_base=\"\"..., iov_len=4096}], 2, 0) = 8192");
+        let c = call(
+            &mut p,
+            "[pid 12] 3.5 pwritev(5</f>, [{iov_base=\"\"..., iov_len=4096}, {iov_base=\"\"..., \
+             iov_len=4096}], 2, 0) = 8192",
+        );
         assert_eq!((c.pid, c.args.len(), c.args[3].as_str()), (12, 4, "0"));
         assert_eq!(call(&mut p, "1 4.0 exit_group(0) = ?").ret, Ret::Unknown);
     }

@@ -88,10 +88,9 @@ fn a_sstable_the_log_does_not_know_is_counted() {
 
 #[test]
 fn buffered_writes_wait_for_the_dirty_limit_or_a_sync() {
-    let text = "1 0.0 openat(AT_FDCWD</>, \"/db/LOG\", O_WRONLY|O_CREAT, 0644) = 3</db/LOG>\n\
-                1 0.1 write(3</db/LOG>, \"\"..., 8192) = 8192\n\
-                1 0.2 write(3</db/LOG>, \"\"..., 4096) = 4096\n\
-                1 0.3 unlink(\"/db/LOG\") = 0\n";
+    let text = "1 0.0 openat(AT_FDCWD</>, \"/db/LOG\", O_WRONLY|O_CREAT, 0644) = 3</db/LOG>\n1 0.1 \
+                write(3</db/LOG>, \"\"..., 8192) = 8192\n1 0.2 write(3</db/LOG>, \"\"..., 4096) = 4096\n1 \
+                0.3 unlink(\"/db/LOG\") = 0\n";
     let cfg = CaptureConfig { dirty_limit_bytes: 8192, fs_metadata: false, ..cfg() };
     let (records, s) = run(text, &cfg).unwrap();
     // The first write reaches the limit and is written back; the second is dropped by the
@@ -114,8 +113,8 @@ fn errors_name_the_line_and_config_errors_the_key() {
         other => panic!("{other:?}"),
     }
     let full = CaptureConfig { device_bytes: 16 << 20, ..cfg() };
-    let huge = "1 0.0 openat(AT_FDCWD</>, \"/db/1.sst\", O_WRONLY|O_CREAT, 0644) = 3</db/1.sst>\n\
-                1 0.1 pwrite64(3</db/1.sst>, \"\"..., 20000000, 0) = 20000000\n";
+    let huge = "1 0.0 openat(AT_FDCWD</>, \"/db/1.sst\", O_WRONLY|O_CREAT, 0644) = 3</db/1.sst>\n1 0.1 \
+                pwrite64(3</db/1.sst>, \"\"..., 20000000, 0) = 20000000\n";
     match run(huge, &full) {
         Err(ConvertError::Strace {
             line: 2,
@@ -172,13 +171,11 @@ fn stream_rules_parse_and_glob() {
 #[test]
 fn a_close_reported_after_the_fd_was_reused_keeps_the_new_file() {
     // Thread 2's close of fd 5 (a.log) completes after thread 1's open got fd 5 for b.log.
-    let text = "1 0.0 openat(AT_FDCWD</>, \"/db/a.log\", O_WRONLY|O_CREAT, 0644) = 5</db/a.log>\n\
-                1 0.1 write(5</db/a.log>, \"\"..., 4096) = 4096\n\
-                2 0.2 close(5</db/a.log> <unfinished ...>\n\
-                1 0.3 openat(AT_FDCWD</>, \"/db/b.log\", O_WRONLY|O_CREAT, 0644) = 5</db/b.log>\n\
-                2 0.4 <... close resumed>) = 0\n\
-                1 0.5 write(5</db/b.log>, \"\"..., 4096) = 4096\n\
-                1 0.6 close(5</db/b.log>) = 0\n";
+    let text = "1 0.0 openat(AT_FDCWD</>, \"/db/a.log\", O_WRONLY|O_CREAT, 0644) = 5</db/a.log>\n1 0.1 \
+                write(5</db/a.log>, \"\"..., 4096) = 4096\n2 0.2 close(5</db/a.log> <unfinished ...>\n1 0.3 \
+                openat(AT_FDCWD</>, \"/db/b.log\", O_WRONLY|O_CREAT, 0644) = 5</db/b.log>\n2 0.4 <... close \
+                resumed>) = 0\n1 0.5 write(5</db/b.log>, \"\"..., 4096) = 4096\n1 0.6 close(5</db/b.log>) = \
+                0\n";
     let cfg = CaptureConfig { fs_metadata: false, ..cfg() };
     let (records, s) = run(text, &cfg).unwrap();
     assert_eq!(

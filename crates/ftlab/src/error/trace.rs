@@ -126,22 +126,21 @@ pub enum TraceErrorKind {
     /// The host: a request arrives at `at_s` (after `time_scale`), past the simulator's clock
     /// limit `limit_s`.
     #[error(
-        "request arrives at {at_s:.0} s of simulated time (after time_scale), past the simulator's \
-         limit of {limit_s} s"
+        "request arrives at {at_s:.0} s of simulated time (after time_scale), past the simulator's limit of \
+         {limit_s} s"
     )]
     ArrivalPastLimit { at_s: f64, limit_s: u64 },
     /// The host (`address_map = "reject"`): a request at bytes [`start_bytes`, `end_bytes`)
     /// outside the namespace.
     #[error(
-        "request at bytes [{start_bytes}, {end_bytes}) lies outside the namespace of \
-         {namespace_bytes} bytes (address_map = \"reject\")"
+        "request at bytes [{start_bytes}, {end_bytes}) lies outside the namespace of {namespace_bytes} \
+         bytes (address_map = \"reject\")"
     )]
     OutsideNamespace { start_bytes: u64, end_bytes: u64, namespace_bytes: u64 },
     /// The host: a request covering more mapping units than the whole namespace.
     #[error(
-        "request of {size_bytes} bytes covers {n_units} mapping units, more than the whole \
-         namespace of {namespace_units} units ({namespace_bytes} bytes); give the tenant a larger \
-         namespace"
+        "request of {size_bytes} bytes covers {n_units} mapping units, more than the whole namespace of \
+         {namespace_units} units ({namespace_bytes} bytes); give the tenant a larger namespace"
     )]
     LargerThanNamespace { size_bytes: u64, n_units: u64, namespace_units: u32, namespace_bytes: u64 },
 }

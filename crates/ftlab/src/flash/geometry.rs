@@ -81,7 +81,8 @@ impl Geometry {
             return Err((
                 "page_bytes",
                 format!(
-                    "must be a multiple of mapping_unit_bytes ({unit_bytes}) holding at most {UNITS_PER_PAGE_MAX} units, got {page_bytes}"
+                    "must be a multiple of mapping_unit_bytes ({unit_bytes}) holding at most \
+                     {UNITS_PER_PAGE_MAX} units, got {page_bytes}"
                 ),
             ));
         }

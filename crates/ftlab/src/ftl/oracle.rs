@@ -147,7 +147,8 @@ impl Oracle {
         assert_eq!(
             acc,
             self.page_hash(target),
-            "oracle: rebuild of page {t} from parity page {} gives other data (a member was erased or rewritten, or is not in the stripe)",
+            "oracle: rebuild of page {t} from parity page {} gives other data (a member was erased or \
+             rewritten, or is not in the stripe)",
             parities[0]
         );
     }

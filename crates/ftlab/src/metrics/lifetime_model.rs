@@ -280,16 +280,21 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
     let stats = SwapStats::of(run, input.swap_time_s);
     let imb = run.series.last().and_then(|p| wear_imbalance(&p.1));
     let (Some(k), Some(wear_out)) = (k, run.first_wear_out_s) else {
-        return json!({"n_channels": n, "x": x.is_finite().then_some(x), "k_rounds": k, "n_k": k.map(|k| k * n as u64),
-            "n_swaps_to_first_wear_out": stats.n_swaps, "fits": Value::Null, "imbalance_at_first_wear_out": imb, "bound_holds": Value::Null,
-            "why": "no bound to check: fewer than two swappable channels, a threshold of 1 (x = 0), or no wear-out in the horizon"});
+        return json!({
+            "n_channels": n, "x": x.is_finite().then_some(x), "k_rounds": k,
+            "n_k": k.map(|k| k * n as u64), "n_swaps_to_first_wear_out": stats.n_swaps,
+            "fits": Value::Null, "imbalance_at_first_wear_out": imb, "bound_holds": Value::Null,
+            "why": "no bound to check: fewer than two swappable channels, a threshold of 1 (x = 0), \
+                    or no wear-out in the horizon"
+        });
     };
     let nk = k * n as u64;
     let fits = stats.n_swaps as u64 >= nk;
     let holds = imb.is_some_and(|v| v <= 1.0 + x);
     let imb_text = imb.map_or("-".into(), |v| format!("{v:.4}"));
     let mut why = format!(
-        "{} swaps before the first wear-out at {wear_out:.6e} s {} N·K = {n}·{k} = {nk} (K = ceil(({n} − 1 − {x:.4})/({n}·{x:.4})) = ceil({:.4}))",
+        "{} swaps before the first wear-out at {wear_out:.6e} s {} N·K = {n}·{k} = {nk} (K = ceil(({n} − 1 \
+         − {x:.4})/({n}·{x:.4})) = ceil({:.4}))",
         stats.n_swaps,
         if fits { ">=" } else { "<" },
         swap_rounds_bound(n, x)
@@ -297,7 +302,8 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
     if !fits {
         let at = |i: f64| format!("{:.6e} s", i * nk as f64);
         why += &format!(
-            "; the trigger (max/mean > {:.4}) fired {} times, mean interval {}: N·K swaps at that interval would take {}",
+            "; the trigger (max/mean > {:.4}) fired {} times, mean interval {}: N·K swaps at that interval \
+             would take {}",
             input.swap_threshold,
             stats.n_swaps,
             stats.interval_s_mean.map_or("-".into(), |i| format!("{i:.6e} s")),
@@ -310,11 +316,15 @@ pub fn swap_bound_check(input: &ModelInput, run: &ModelRun) -> Value {
         1.0 + x
     );
     if fits && !holds {
-        why += ": the swaps fitted but did not balance the wear (the slides' pair rule, most-worn channel with the \
-                lowest-rate one, need not send every load round every channel, as the bound's one-hot worst case assumes)";
+        why += ": the swaps fitted but did not balance the wear (the slides' pair rule, most-worn channel \
+                with the lowest-rate one, need not send every load round every channel, as the bound's \
+                one-hot worst case assumes)";
     }
-    json!({"n_channels": n, "x": x, "k_real": swap_rounds_bound(n, x), "k_rounds": k, "n_k": nk,
-        "n_swaps_to_first_wear_out": stats.n_swaps, "fits": fits, "imbalance_at_first_wear_out": imb, "bound_holds": holds, "why": why})
+    json!({
+        "n_channels": n, "x": x, "k_real": swap_rounds_bound(n, x), "k_rounds": k, "n_k": nk,
+        "n_swaps_to_first_wear_out": stats.n_swaps, "fits": fits, "imbalance_at_first_wear_out": imb,
+        "bound_holds": holds, "why": why
+    })
 }
 
 /// The model's input from a detailed run: its `summary.json` text, its resolved scenario
@@ -390,14 +400,18 @@ pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
         (r, v)
     };
     let (with, with_json) = run(true);
+    let owner: Vec<Value> =
+        input.owner.iter().map(|&o| if o == FIXED { Value::Null } else { json!(o) }).collect();
+    let swap_threshold =
+        if input.swap_threshold.is_finite() { json!(input.swap_threshold) } else { Value::Null };
     let v = json!({
         "inputs": {
             "pe_cycles": input.pe_cycles,
             "blocks": input.blocks,
             "wear_start": input.wear_start,
             "rate_per_s": input.rate_per_s,
-            "owner": input.owner.iter().map(|&o| if o == FIXED { Value::Null } else { json!(o) }).collect::<Vec<_>>(),
-            "swap_threshold": if input.swap_threshold.is_finite() { json!(input.swap_threshold) } else { Value::Null },
+            "owner": owner,
+            "swap_threshold": swap_threshold,
             "rate_window": input.rate_window,
             "swap_interval_min_s": input.swap_interval_min_s,
             "epoch_s": input.epoch_s,

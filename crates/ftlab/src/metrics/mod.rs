@@ -1,7 +1,7 @@
 //! Metrics (DESIGN §8): per-tenant latency histograms and counters, device counters, job
-//! counters, backlogs, health (waits, stalls, the most outstanding), deadlines, the time series of fixed windows, the tables handed to the
-//! caller (`table`) and the Report (`report`). Collects what the simulation tells it; decides
-//! nothing.
+//! counters, backlogs, health (waits, stalls, the most outstanding), deadlines, the time series of fixed
+//! windows, the tables handed to the caller (`table`) and the Report (`report`). Collects what the simulation
+//! tells it; decides nothing.
 
 pub(crate) mod backlog;
 pub(crate) mod deadline;

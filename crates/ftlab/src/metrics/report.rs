@@ -88,8 +88,8 @@ impl SoloResult {
     }
 }
 
-/// `summary.json` for a scenario's schemes. With solo runs (every result's `solo` set), `measure.solo` says so and each tenant has
-/// `solo` and `slowdown`; without them the JSON has neither.
+/// `summary.json` for a scenario's schemes. With solo runs (every result's `solo` set), `measure.solo` says
+/// so and each tenant has `solo` and `slowdown`; without them the JSON has neither.
 pub(crate) fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
     let solo = results.first().is_some_and(|r| r.solo.is_some());
     assert!(results.iter().all(|r| r.solo.is_some() == solo), "solo runs for every scheme or none");
@@ -171,7 +171,8 @@ fn scheme_json(r: &SchemeResult) -> Value {
         },
         "channels": r.lifetime.channels.iter().enumerate().map(|(c, w)| {
             let mut v = json!({"channel": c, "erase_count_max_start": w.erase_count_max_start});
-            v.as_object_mut().expect("an object").extend(wear_json(w).as_object().expect("an object").clone());
+            let wear = wear_json(w).as_object().expect("an object").clone();
+            v.as_object_mut().expect("an object").extend(wear);
             v
         }).collect::<Vec<_>>(),
         "jobs": jobs_json(&r.jobs),
@@ -269,8 +270,8 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64, limits: &HealthLi
 }
 
 /// A tenant's health keys into `v` (after `unstable`): `backlog_max`, `backlog_max_error`, `max_wait_s`,
-/// `stall_s_max` (seconds to the nanosecond, not rounded), `starved`; with `limits`, the bounds they were judged by
-/// (`backlog_limit`: the limit in queue depths times the queue depth, and
+/// `stall_s_max` (seconds to the nanosecond, not rounded), `starved`; with `limits`, the bounds they were
+/// judged by (`backlog_limit`: the limit in queue depths times the queue depth, and
 /// `starvation_wait_s`). Without limits (a solo run, whose bounds are its shared run's),
 /// `unstable` is written here too.
 fn health_json(v: &mut Value, h: &HealthVerdict, unstable: bool, limits: Option<(&HealthLimits, u32)>) {

@@ -4,14 +4,14 @@
 //!
 //! What this is and is not: the original paper could not be read (only its abstract; see
 //! docs/rt.md). What is here comes from three places, each cited where it is used:
-//! - the PaRT-FTL paper, §IV: RTGC pairs each real-time task with a garbage-collection task and
-//!   does not partition reads and writes, so one EDF utilisation test covers every die;
-//! - Lazy-RTGC (Zhang et al., ACM TODAES 2015), §7 and Theorem 4.3 (credited there to Chang
-//!   2004): with greedy victims and a logical space of σ of the physical, a victim holds at
-//!   most ⌈σπ⌉ valid pages, so each GC job frees at least α = π − ⌈σπ⌉ pages;
-//! - a public re-implementation of RTGC (github.com/Minjin-Oh/StateAwareSimulator, commit
-//!   23520a9, `src/util.c`: `_gc_period`, `__calc_gcu`, `find_worst_util`): the GC task's period
-//!   and cost, and the test Σ(U^r + U^w + U^G) + t_e / min(T) ≤ 1.
+//! - the PaRT-FTL paper, §IV: RTGC pairs each real-time task with a garbage-collection task and does not
+//!   partition reads and writes, so one EDF utilisation test covers every die;
+//! - Lazy-RTGC (Zhang et al., ACM TODAES 2015), §7 and Theorem 4.3 (credited there to Chang 2004): with
+//!   greedy victims and a logical space of σ of the physical, a victim holds at most ⌈σπ⌉ valid pages, so
+//!   each GC job frees at least α = π − ⌈σπ⌉ pages;
+//! - a public re-implementation of RTGC (github.com/Minjin-Oh/StateAwareSimulator, commit 23520a9,
+//!   `src/util.c`: `_gc_period`, `__calc_gcu`, `find_worst_util`): the GC task's period and cost, and the
+//!   test Σ(U^r + U^w + U^G) + t_e / min(T) ≤ 1.
 //!
 //! The mapping onto 16 dies is this project's assumption: a job's pages are charged as Eq. 17
 //! and 18 of the PaRT-FTL paper charge them (reads one after another, writes striped over the
@@ -134,7 +134,10 @@ impl Analysis for RtgcAnalysis {
         Admit {
             tests: vec![t],
             admitted,
-            note: Some("RTGC (Chang, Kuo and Lo, TECS 2004) as reconstructed from secondary sources on the PaRT-FTL paper's 16 dies; see docs/rt.md"),
+            note: Some(
+                "RTGC (Chang, Kuo and Lo, TECS 2004) as reconstructed from secondary sources on the \
+                 PaRT-FTL paper's 16 dies; see docs/rt.md",
+            ),
         }
     }
 

@@ -216,7 +216,11 @@ impl Analysis for WaoGcAnalysis {
         Admit {
             tests: vec![demand_test(&self.0, tasks, &blockers, 1.0)],
             admitted: true,
-            note: Some("WAO-GC has no admission control (PaRT-FTL paper, §VI-A): every task set is admitted. Shown for information: this project's worst-case demand test (every other task blocks each job, every write starts a partial step; docs/rt.md)"),
+            note: Some(
+                "WAO-GC has no admission control (PaRT-FTL paper, §VI-A): every task set is admitted. Shown \
+                 for information: this project's worst-case demand test (every other task blocks each job, \
+                 every write starts a partial step; docs/rt.md)",
+            ),
         }
     }
 

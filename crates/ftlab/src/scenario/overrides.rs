@@ -35,7 +35,9 @@ pub(crate) fn apply(root: &mut toml::Table, assignment: &str) -> Result<String, 
                 let Some(next) = segments.get(i + 1).filter(|_| i + 2 < segments.len()) else {
                     return Err((
                         here,
-                        "is an array; set a key of one element (e.g. `tenants.0.queue_depth` or `tenants.web.queue_depth`) or the whole array (e.g. `schemes=[\"unified\"]`)".into(),
+                        "is an array; set a key of one element (e.g. `tenants.0.queue_depth` or \
+                         `tenants.web.queue_depth`) or the whole array (e.g. `schemes=[\"unified\"]`)"
+                            .into(),
                     ));
                 };
                 return apply_in_array(items, next, &segments[i + 2..], raw, &here);

@@ -68,7 +68,8 @@ fn entry<'a, 'i>(table: &'a DeTable<'i>, name: &str) -> Option<(usize, &'a Spann
 mod tests {
     use super::*;
 
-    const TEXT: &str = "seed = 1\n[device]\npreset = \"tiny\"\n  chanels = 4\n[[tenants]]\nname = \"a\"\n[[tenants]]\nname = \"b\"\n[tenants.synthetic]\nrequests = 0\n";
+    const TEXT: &str = "seed = 1\n[device]\npreset = \"tiny\"\n  chanels = 4\n[[tenants]]\nname = \
+                        \"a\"\n[[tenants]]\nname = \"b\"\n[tenants.synthetic]\nrequests = 0\n";
 
     fn place(key: &str, applied: &[(&str, &str)]) -> Place {
         let applied: Vec<(String, String)> =

@@ -167,16 +167,15 @@ pub fn preset(name: &str) -> Option<RawDevice> {
         // The FlashBlox talk's device (FAST '17 slides, "Experimental Setup": a CNEX Labs
         // open-channel SSD, "16 channels, 4 chips, 4 planes, 16 KB page size"). The slides
         // give no capacity, block size, over-provisioning or timing; these are ours:
-        // - 1 TiB raw (64 dies of 128 Gbit MLC, the die size of 2015-16 MLC such as Micron's
-        //   16 nm 128 Gb parts) with 28% over-provisioning, the enterprise (mixed-use) figure
-        //   the `upi` preset also uses: 859 GB logical. 7% (a 1 TB drive's binary/decimal gap)
-        //   makes random-write tenants' GC dominate (write amplification above 10 on the
-        //   reduced device of the quick run); the slides do not say;
-        // - 256 pages of 16 KiB = 4 MiB blocks (datasheet-typical for 16 KiB-page MLC);
-        //   16 GiB / 4 planes / 4 MiB = 1024 blocks per plane;
-        // - MLC timing, datasheet-typical ranges: read 50-100 us, program 1-1.6 ms, erase
-        //   3-5 ms for 16 KiB-page MLC (e.g. Micron L85A/L95B class); we take read 80 us,
-        //   program 1300 us, erase 3.5 ms, and an ONFI 3 NV-DDR2 bus of 400 MT/s x 8 bit;
+        // - 1 TiB raw (64 dies of 128 Gbit MLC, the die size of 2015-16 MLC such as Micron's 16 nm 128 Gb
+        //   parts) with 28% over-provisioning, the enterprise (mixed-use) figure the `upi` preset also uses:
+        //   859 GB logical. 7% (a 1 TB drive's binary/decimal gap) makes random-write tenants' GC dominate
+        //   (write amplification above 10 on the reduced device of the quick run); the slides do not say;
+        // - 256 pages of 16 KiB = 4 MiB blocks (datasheet-typical for 16 KiB-page MLC); 16 GiB / 4 planes / 4
+        //   MiB = 1024 blocks per plane;
+        // - MLC timing, datasheet-typical ranges: read 50-100 us, program 1-1.6 ms, erase 3-5 ms for 16
+        //   KiB-page MLC (e.g. Micron L85A/L95B class); we take read 80 us, program 1300 us, erase 3.5 ms,
+        //   and an ONFI 3 NV-DDR2 bus of 400 MT/s x 8 bit;
         // - pe_cycles: the default 3000 (docs/lifetime.md: MLC).
         // `ftlab reproduce flashblox --quick` reduces blocks_per_plane only (same channels,
         // chips, planes, pages and timing).

@@ -212,7 +212,10 @@ fn resolve_ftl(f: RawFtl, g: &Geometry) -> Valid<FtlConfig> {
     if bpd < 4 {
         return err(
             "device.blocks_per_plane",
-            format!("a die must have at least 4 blocks (planes_per_die x blocks_per_plane) for the GC watermarks, got {bpd}"),
+            format!(
+                "a die must have at least 4 blocks (planes_per_die x blocks_per_plane) for the GC \
+                 watermarks, got {bpd}"
+            ),
         );
     }
     let low_given = f.gc_low_watermark_blocks.is_some();
@@ -223,7 +226,9 @@ fn resolve_ftl(f: RawFtl, g: &Geometry) -> Valid<FtlConfig> {
         let why = if low_given {
             String::new()
         } else {
-            " (the default, max(gc_reserve_blocks + 4, blocks_per_die / 100); set it or lower ftl.gc_reserve_blocks)".to_string()
+            " (the default, max(gc_reserve_blocks + 4, blocks_per_die / 100); set it or lower \
+             ftl.gc_reserve_blocks)"
+                .to_string()
         };
         return err(
             "ftl.gc_low_watermark_blocks",
@@ -415,7 +420,9 @@ fn check_fit(ftl: &FtlConfig, tenants: &[TenantConfig], g: &Geometry, total: u64
     err(
         "device.over_provisioning",
         format!(
-            "the namespaces total {total} mapping units, more than GC can keep valid: {dies} dies x ({bpd} blocks - {reserve} GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x {upb} units = {usable}; {raise}lower the namespaces or ftl.gc_reserve_blocks"
+            "the namespaces total {total} mapping units, more than GC can keep valid: {dies} dies x ({bpd} \
+             blocks - {reserve} GC reserve (ftl.gc_reserve_blocks) - 1 block to reclaim) x {upb} units = \
+             {usable}; {raise}lower the namespaces or ftl.gc_reserve_blocks"
         ),
     )
 }
@@ -586,7 +593,8 @@ fn check_phases(p: &RawPrecondition, m: &MeasureConfig, tenants: &[TenantConfig]
             return err(
                 "measure.window_s",
                 format!(
-                    "too small for a {end}-second run: {} tenants x {} windows is more than {MAX_TIMESERIES_ROWS} time-series rows; use at least {} seconds",
+                    "too small for a {end}-second run: {} tenants x {} windows is more than \
+                     {MAX_TIMESERIES_ROWS} time-series rows; use at least {} seconds",
                     tenants.len(),
                     (end / m.window_s).ceil(),
                     end * tenants.len() as f64 / MAX_TIMESERIES_ROWS
@@ -612,8 +620,15 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
     for name in s.scheme.keys() {
         if scheme::info(name).is_none() {
             let reason = match stream::info(name) {
-                Some(_) => format!("{name} is a stream mapper, not a scheme: its knobs go in [stream.{name}], and stream_mapper = {name:?} selects it"),
-                None => format!("unknown scheme{}; known: {}", suggestion(name, scheme::REGISTRY.iter().map(|p| p.name)), crate::knobs::names(scheme::REGISTRY)),
+                Some(_) => format!(
+                    "{name} is a stream mapper, not a scheme: its knobs go in [stream.{name}], and \
+                     stream_mapper = {name:?} selects it"
+                ),
+                None => format!(
+                    "unknown scheme{}; known: {}",
+                    suggestion(name, scheme::REGISTRY.iter().map(|p| p.name)),
+                    crate::knobs::names(scheme::REGISTRY)
+                ),
             };
             return err(format!("scheme.{name}"), reason);
         }
@@ -650,7 +665,10 @@ fn check_schemes(s: &mut Scenario, g: &Geometry) -> Check {
 /// meant.
 fn unknown_scheme(name: &str) -> String {
     match stream::info(name) {
-        Some(_) => format!("{name} is a stream mapper, not a scheme: stream_mapper = {name:?} selects it (with a scheme in schemes, e.g. schemes = [\"unified\"])"),
+        Some(_) => format!(
+            "{name} is a stream mapper, not a scheme: stream_mapper = {name:?} selects it (with a scheme in \
+             schemes, e.g. schemes = [\"unified\"])"
+        ),
         None => format!(
             "unknown scheme {name:?}{}; known: {}",
             suggestion(name, scheme::REGISTRY.iter().map(|p| p.name)),
@@ -799,7 +817,11 @@ fn check_measure_phases(m: &MeasureConfig) -> Result<(), (String, String)> {
         if !(p.start_s >= m.warmup_s && p.start_s <= MAX_SECONDS) {
             return err(
                 key("start_s"),
-                format!("must be in [measure.warmup_s = {}, {MAX_SECONDS}] seconds (counters restart at the warm-up's end), got {}", m.warmup_s, p.start_s),
+                format!(
+                    "must be in [measure.warmup_s = {}, {MAX_SECONDS}] seconds (counters restart at the \
+                     warm-up's end), got {}",
+                    m.warmup_s, p.start_s
+                ),
             );
         }
         if let Some(e) = p.end_s.filter(|&e| !(e > p.start_s && e <= MAX_SECONDS)) {

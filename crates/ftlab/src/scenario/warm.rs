@@ -1,7 +1,7 @@
 //! `[precondition]`'s mode and the knobs of the warm-up by workload (`[precondition.warm]`):
 //! their schema, defaults, the default mode (`workload` where the scenario's workload writes
-//! and `fill_fraction > 0`, else `fill`) and their validation. The warm-up itself is `simulation::warm`; the reference
-//! is docs/scenario.md, "`[precondition]`".
+//! and `fill_fraction > 0`, else `fill`) and their validation. The warm-up itself is `simulation::warm`; the
+//! reference is docs/scenario.md, "`[precondition]`".
 
 use super::{PreconditionConfig, RawPrecondition, TenantConfig, Workload};
 use crate::workload::IoOp;
@@ -94,13 +94,18 @@ pub(super) fn resolve(
     if let (PreconditionMode::Workload, Some((name, why))) = (mode, timed_only) {
         return Err((
             "precondition.mode".into(),
-            format!("\"workload\" cannot warm {name}: {why}, which the warm-up's instant executor does not have; use \"fill\" or run {name} in a scenario of its own"),
+            format!(
+                "\"workload\" cannot warm {name}: {why}, which the warm-up's instant executor does not \
+                 have; use \"fill\" or run {name} in a scenario of its own"
+            ),
         ));
     }
     if mode == PreconditionMode::Workload && !writes {
         return Err((
             "precondition.mode".into(),
-            "\"workload\" warms the device with the tenants' writes, and no tenant's workload writes (every synthetic part has read_ratio = 1, every periodic task reads); use \"fill\"".into(),
+            "\"workload\" warms the device with the tenants' writes, and no tenant's workload writes (every \
+             synthetic part has read_ratio = 1, every periodic task reads); use \"fill\""
+                .into(),
         ));
     }
     let w = &p.warm;
@@ -121,7 +126,9 @@ pub(super) fn resolve(
         return Err((
             "precondition.warm.max_capacity_multiple".into(),
             format!(
-                "must be in [{floor}, 1000] (at least two windows of precondition.warm.window_capacity_fraction = {}, or convergence can never be tested), got {}",
+                "must be in [{floor}, 1000] (at least two windows of \
+                 precondition.warm.window_capacity_fraction = {}, or convergence can never be tested), got \
+                 {}",
                 w.window_capacity_fraction, w.max_capacity_multiple
             ),
         ));

@@ -3,23 +3,20 @@
 //! the queues are served, is data (`ClassTable`), one row per `SchedulerKind`:
 //! - `priority`: host reads, then host writes and parity, then GC and migration;
 //! - `fifo`: one queue in arrival order;
-//! - `edf`: earliest deadline first within a foreground queue (host, parity) and a
-//!   background queue (jobs), the earlier head of the two first; operations without a
-//!   deadline carry `SimTime::MAX` and keep arrival order among themselves;
-//! - `fair`: a fair-share scheduler across tenants. At each die, host operations (host
-//!   reads, host writes, parity) wait in one FIFO queue per tenant, served by deficit round
-//!   robin (Shreedhar & Varghese, "Efficient fair queuing using deficit round robin",
-//!   SIGCOMM 1995) with equal weights over the tenants that have work queued at that die.
-//!   An operation's cost is its estimated service time on the array (`FairCosts`: a read is
-//!   tR + one page's transfer, a program tPROG + one page's transfer, from the device
-//!   timing); the quantum is the largest cost, so a tenant always serves at least one
-//!   operation per turn. A tenant joins the tail of the die's round with a deficit of zero
-//!   when its queue goes from empty to non-empty, and leaves it (deficit reset) when its
-//!   queue empties. Background operations (GC, migration) wait in one FIFO queue served
-//!   after host work. Operations taken out of turn by `take_matching` (multi-plane partners,
-//!   reads during a suspension) are charged to their tenant's deficit (saturating at zero).
-//!   Per-tenant state is indexed `die * n_tenants + tenant`: no allocation or hashing per
-//!   operation.
+//! - `edf`: earliest deadline first within a foreground queue (host, parity) and a background queue (jobs),
+//!   the earlier head of the two first; operations without a deadline carry `SimTime::MAX` and keep arrival
+//!   order among themselves;
+//! - `fair`: a fair-share scheduler across tenants. At each die, host operations (host reads, host writes,
+//!   parity) wait in one FIFO queue per tenant, served by deficit round robin (Shreedhar & Varghese,
+//!   "Efficient fair queuing using deficit round robin", SIGCOMM 1995) with equal weights over the tenants
+//!   that have work queued at that die. An operation's cost is its estimated service time on the array
+//!   (`FairCosts`: a read is tR + one page's transfer, a program tPROG + one page's transfer, from the device
+//!   timing); the quantum is the largest cost, so a tenant always serves at least one operation per turn. A
+//!   tenant joins the tail of the die's round with a deficit of zero when its queue goes from empty to
+//!   non-empty, and leaves it (deficit reset) when its queue empties. Background operations (GC, migration)
+//!   wait in one FIFO queue served after host work. Operations taken out of turn by `take_matching`
+//!   (multi-plane partners, reads during a suspension) are charged to their tenant's deficit (saturating at
+//!   zero). Per-tenant state is indexed `die * n_tenants + tenant`: no allocation or hashing per operation.
 //!
 //! When a die's free space is critical (`gc_urgent`), the table's urgent queue goes first
 //! (under `fair`, the background queue, as under `priority`).

@@ -194,7 +194,10 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
                 .unwrap_or_default();
             return Err(SchemeConfigError::new(
                 format!("tenants.{i}"),
-                format!("a software-isolated vSSD is isolated by the fair-share scheduler: set ftl.scheduler = \"fair\" (it is \"{got}\")"),
+                format!(
+                    "a software-isolated vSSD is isolated by the fair-share scheduler: set ftl.scheduler = \
+                     \"fair\" (it is \"{got}\")"
+                ),
             ));
         }
     }
@@ -275,21 +278,52 @@ const VSSD_KNOBS: &[Knob] = &[
 
 /// The knobs of `flashblox`: the ranges `check_knobs` enforces and `ftlab schemes` lists.
 pub(crate) const KNOBS: &[Knob] = &[
-    Knob::new("tenants", "", KnobKind::Tables(VSSD_KNOBS), "One vSSD per tenant, in scenario order; empty = channel-isolated, channels in proportion to namespace size.")
-        .also("one per tenant; software vSSDs need ftl.scheduler = \"fair\""),
-    Knob::new("epoch_s", "s", KnobKind::Float(Bounds::open_lo(0.0, 3600.0)), "Interval at which erase rates are read and the swap trigger checked."),
+    Knob::new(
+        "tenants",
+        "",
+        KnobKind::Tables(VSSD_KNOBS),
+        "One vSSD per tenant, in scenario order; empty = channel-isolated, channels in proportion to \
+         namespace size.",
+    )
+    .also("one per tenant; software vSSDs need ftl.scheduler = \"fair\""),
+    Knob::new(
+        "epoch_s",
+        "s",
+        KnobKind::Float(Bounds::open_lo(0.0, 3600.0)),
+        "Interval at which erase rates are read and the swap trigger checked.",
+    ),
     Knob::new("swaps", "", KnobKind::Bool, "Swap channels for wear balance."),
-    Knob::new("swap_threshold", "", KnobKind::Float(Bounds::closed(1.0, 1000.0)), "A swap starts when max / mean of the channels' erase rates exceeds this (slides: 1 + x)."),
-    Knob::new("rate_window", "", KnobKind::Choice(&["cumulative", "since_swap"]), "Erase rates the trigger compares: since the run started, or since the last swap."),
-    Knob::new("swap_interval_min_s", "s", KnobKind::Float(Bounds::closed(0.0, 1e7)), "Least time between the end of a swap and the next trigger check (a floor)."),
-    Knob::new("swap_reads_in_flight_max", "pages", KnobKind::Int(IntBounds::new(1, 1024)), "Page reads in flight per migrating die (the swap's rate limit)."),
+    Knob::new(
+        "swap_threshold",
+        "",
+        KnobKind::Float(Bounds::closed(1.0, 1000.0)),
+        "A swap starts when max / mean of the channels' erase rates exceeds this (slides: 1 + x).",
+    ),
+    Knob::new(
+        "rate_window",
+        "",
+        KnobKind::Choice(&["cumulative", "since_swap"]),
+        "Erase rates the trigger compares: since the run started, or since the last swap.",
+    ),
+    Knob::new(
+        "swap_interval_min_s",
+        "s",
+        KnobKind::Float(Bounds::closed(0.0, 1e7)),
+        "Least time between the end of a swap and the next trigger check (a floor).",
+    ),
+    Knob::new(
+        "swap_reads_in_flight_max",
+        "pages",
+        KnobKind::Int(IntBounds::new(1, 1024)),
+        "Page reads in flight per migrating die (the swap's rate limit).",
+    ),
 ];
 
 /// `flashblox`'s registry entry.
 pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "flashblox",
-    summary:
-        "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear balance.",
+    summary: "FlashBlox (FAST '17): channel-, die- or software-isolated vSSDs, channel swaps for wear \
+              balance.",
     knobs: KNOBS,
     fields: config_fields::<FlashbloxConfig>,
     defaults: serde_defaults::<FlashbloxConfig>,
@@ -317,7 +351,11 @@ pub(crate) fn allocate(
             if channels == 0 || channels > left {
                 return Err(SchemeConfigError::new(
                     format!("tenants.{t}.channels"),
-                    format!("must be in [1, {left}]: the device has {} channels and the vSSDs before it hold {next_channel}; got {channels}", g.channels),
+                    format!(
+                        "must be in [1, {left}]: the device has {} channels and the vSSDs before it hold \
+                         {next_channel}; got {channels}",
+                        g.channels
+                    ),
                 ));
             }
             for c in next_channel..next_channel + channels {
@@ -340,7 +378,10 @@ pub(crate) fn allocate(
             if dies == 0 || dies > left {
                 return Err(SchemeConfigError::new(
                     format!("tenants.{t}.dies"),
-                    format!("must be in [1, {left}]: {left} dies are left on the channels no channel-isolated vSSD holds (and no die-isolated vSSD before it took); got {dies}"),
+                    format!(
+                        "must be in [1, {left}]: {left} dies are left on the channels no channel-isolated \
+                         vSSD holds (and no die-isolated vSSD before it took); got {dies}"
+                    ),
                 ));
             }
             sets[t] = free.drain(..dies as usize).collect();
@@ -351,7 +392,8 @@ pub(crate) fn allocate(
             if free.is_empty() {
                 return Err(SchemeConfigError::new(
                     format!("tenants.{t}.kind"),
-                    "a software-isolated vSSD shares the dies no channel- or die-isolated vSSD holds, and none are left; give those fewer channels or dies",
+                    "a software-isolated vSSD shares the dies no channel- or die-isolated vSSD holds, and \
+                     none are left; give those fewer channels or dies",
                 ));
             }
             sets[t] = free.clone();
@@ -381,7 +423,11 @@ fn fill_die_counts(
     let shares = partitioned::proportional_shares(&ns, left).map_err(|_| {
         SchemeConfigError::new(
             format!("tenants.{first}.dies"),
-            format!("{} die vSSDs leave out dies, but only {left} dies are left for them (on the channels no channel vSSD holds, after the dies set): set it", open.len()),
+            format!(
+                "{} die vSSDs leave out dies, but only {left} dies are left for them (on the channels no \
+                 channel vSSD holds, after the dies set): set it",
+                open.len()
+            ),
         )
     })?;
     for (&t, d) in open.iter().zip(shares) {
@@ -414,7 +460,12 @@ fn check_capacity(
             let key = if matches!(v, Vssd::Channel { .. }) { "channels" } else { "dies" };
             return Err(SchemeConfigError::new(
                 format!("tenants.{t}.{key}"),
-                format!("tenant {t}'s namespace ({need} units) exceeds the logical capacity of its {} dies ({have} units at {:.1}% over-provisioning)", sets[t].len(), ctx.over_provisioning * 100.0),
+                format!(
+                    "tenant {t}'s namespace ({need} units) exceeds the logical capacity of its {} dies \
+                     ({have} units at {:.1}% over-provisioning)",
+                    sets[t].len(),
+                    ctx.over_provisioning * 100.0
+                ),
             ));
         }
     }
@@ -422,7 +473,11 @@ fn check_capacity(
         if need > logical(n_dies) {
             return Err(SchemeConfigError::new(
                 format!("tenants.{t}.kind"),
-                format!("the software-isolated vSSDs' namespaces ({need} units) exceed the logical capacity of their {n_dies} shared dies ({} units)", logical(n_dies)),
+                format!(
+                    "the software-isolated vSSDs' namespaces ({need} units) exceed the logical capacity of \
+                     their {n_dies} shared dies ({} units)",
+                    logical(n_dies)
+                ),
             ));
         }
     }

@@ -2,27 +2,25 @@
 //! §III-A, Figures 3 and 4): read and write dies apart, XOR parity per channel, and reads of a
 //! write die rebuilt from the stripe.
 //!
-//! - **Dies.** Way `W−1` of every channel holds parity (m = channels parity dies); ways
-//!   `0..W−1` hold data (k = channels × (W−1) data dies). The write set F_w is one data way
-//!   across all channels; host pages and GC copies are striped over it, channel first. F_w
-//!   rotates to the next data way once as many pages as a block per F_w die have been written
-//!   in the turn (Fig. 4: "after a block of data is written to each write chip").
-//! - **Stripes of blocks.** In each channel, the n-th block filled on each data way form the
-//!   channel's n-th stripe; row r of the stripe is page r of each of its blocks, and its
-//!   parity page (the XOR of the row, Fig. 3) is programmed on the channel's parity die as soon
-//!   as the stripe's last block is full (`Command::ProgramParity`). The integrity oracle seals
-//!   each parity page and checks every rebuild.
-//! - **Reads.** A read of a page on an F_w die, or on a die with a collection under way, is
-//!   rebuilt from its row's other data pages and its parity page (`ReadPlan::Rebuild`). A page
-//!   of a block in no stripe yet (its stripe waits for a block of a later turn) or whose parity
-//!   is not placed yet is read directly and counted (`direct_write_die_reads`).
-//! - **GC keeps stripes rebuildable** by never erasing a page that a live stripe needs. When
-//!   an F_w or parity die is down to `gc_trigger_free_blocks` free blocks, the stripe with the
-//!   lowest live fraction is copied out: every valid unit of its data blocks goes to F_w by
-//!   copy-only migrations (`erase_sources = false`), so the old pages stay on flash and every
-//!   row stays whole until the stripe holds no valid unit. Then it is dead: its data blocks
-//!   and (once no live stripe has a page in them) its parity blocks are erasable, and the
-//!   engine's GC erases them on F_w dies only (`gc_victim`; `erasable` finds them through
+//! - **Dies.** Way `W−1` of every channel holds parity (m = channels parity dies); ways `0..W−1` hold data (k
+//!   = channels × (W−1) data dies). The write set F_w is one data way across all channels; host pages and GC
+//!   copies are striped over it, channel first. F_w rotates to the next data way once as many pages as a
+//!   block per F_w die have been written in the turn (Fig. 4: "after a block of data is written to each write
+//!   chip").
+//! - **Stripes of blocks.** In each channel, the n-th block filled on each data way form the channel's n-th
+//!   stripe; row r of the stripe is page r of each of its blocks, and its parity page (the XOR of the row,
+//!   Fig. 3) is programmed on the channel's parity die as soon as the stripe's last block is full
+//!   (`Command::ProgramParity`). The integrity oracle seals each parity page and checks every rebuild.
+//! - **Reads.** A read of a page on an F_w die, or on a die with a collection under way, is rebuilt from its
+//!   row's other data pages and its parity page (`ReadPlan::Rebuild`). A page of a block in no stripe yet
+//!   (its stripe waits for a block of a later turn) or whose parity is not placed yet is read directly and
+//!   counted (`direct_write_die_reads`).
+//! - **GC keeps stripes rebuildable** by never erasing a page that a live stripe needs. When an F_w or parity
+//!   die is down to `gc_trigger_free_blocks` free blocks, the stripe with the lowest live fraction is copied
+//!   out: every valid unit of its data blocks goes to F_w by copy-only migrations (`erase_sources = false`),
+//!   so the old pages stay on flash and every row stays whole until the stripe holds no valid unit. Then it
+//!   is dead: its data blocks and (once no live stripe has a page in them) its parity blocks are erasable,
+//!   and the engine's GC erases them on F_w dies only (`gc_victim`; `erasable` finds them through
 //!   `part_ftl_index.rs`, an index kept by the scheme's events).
 //!
 //! What this is not: the real-time analysis (Eq. 1-11, admission) is `rt`; deadlines and EDF
@@ -107,8 +105,8 @@ pub(crate) const KNOBS: &[Knob] = &[
 /// `part-ftl`'s registry entry.
 pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "part-ftl",
-    summary:
-        "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 admission.",
+    summary: "PaRT-FTL: a rotating write way, XOR parity stripes per channel, rebuilt reads, Eq. 6-7 \
+              admission.",
     knobs: KNOBS,
     fields: config_fields::<PartFtlConfig>,
     defaults: serde_defaults::<PartFtlConfig>,
@@ -174,7 +172,13 @@ fn admission(
         let terms: Vec<String> = t.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
         return Err(SchemeConfigError::new(
             "admission",
-            format!("the periodic tasks fail {} (SRP with EDF, must be <= 1): {} = {:.4}; set admission = \"report\" to run them anyway", t.equation, terms.join(" + "), t.total()),
+            format!(
+                "the periodic tasks fail {} (SRP with EDF, must be <= 1): {} = {:.4}; set admission = \
+                 \"report\" to run them anyway",
+                t.equation,
+                terms.join(" + "),
+                t.total()
+            ),
         ));
     }
     Ok((r.total(), w.total()))
@@ -293,7 +297,16 @@ impl PartFtl {
         let trigger =
             config.gc_trigger_free_blocks.unwrap_or(low + ctx.namespace_units.len() as u32 + 1 + ways);
         if trigger <= low || trigger >= g.blocks_per_die / 2 {
-            return Err(SchemeConfigError::new("gc_trigger_free_blocks", format!("must be in {}..{} (above ftl.gc_low_watermark_blocks = {low}, below half a die's {} blocks), got {trigger}", low + 1, g.blocks_per_die / 2, g.blocks_per_die)));
+            return Err(SchemeConfigError::new(
+                "gc_trigger_free_blocks",
+                format!(
+                    "must be in {}..{} (above ftl.gc_low_watermark_blocks = {low}, below half a die's {} \
+                     blocks), got {trigger}",
+                    low + 1,
+                    g.blocks_per_die / 2,
+                    g.blocks_per_die
+                ),
+            ));
         }
         if config.write_buffer_blocks_per_data_die > g.blocks_per_die {
             return Err(SchemeConfigError::new(
@@ -789,7 +802,11 @@ fn check_space(g: &Geometry, ctx: &SchemeContext, trigger: u32) -> Result<(), Sc
         let op_needed = g.n_units() as f64 / room as f64 - 1.0;
         return Err(SchemeConfigError::new(
             "",
-            format!("the namespaces ({logical} units) do not fit in the {data_dies} data dies less {spare_blocks} spare blocks each ({room} units; the parity way holds no data): raise device.over_provisioning to at least {op_needed:.3}"),
+            format!(
+                "the namespaces ({logical} units) do not fit in the {data_dies} data dies less \
+                 {spare_blocks} spare blocks each ({room} units; the parity way holds no data): raise \
+                 device.over_provisioning to at least {op_needed:.3}"
+            ),
         ));
     }
     Ok(())

@@ -211,7 +211,8 @@ fn check_capacity(g: &Geometry, sets: &[Vec<DieIdx>], ctx: &SchemeContext) -> Re
             return Err(SchemeConfigError::new(
                 "shares",
                 format!(
-                    "tenant {t}'s namespace ({need} units) exceeds its partition's logical capacity ({logical} units of {} dies at {:.1}% over-provisioning); give it a larger share",
+                    "tenant {t}'s namespace ({need} units) exceeds its partition's logical capacity \
+                     ({logical} units of {} dies at {:.1}% over-provisioning); give it a larger share",
                     set.len(),
                     ctx.over_provisioning * 100.0
                 ),

@@ -46,8 +46,8 @@ pub(crate) const KNOBS: &[Knob] = &[Knob::new(
 /// `rtgc`'s registry entry.
 pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "rtgc",
-    summary:
-        "RTGC: striping over every die, a periodic GC task per periodic writer, admission by RTGC's test.",
+    summary: "RTGC: striping over every die, a periodic GC task per periodic writer, admission by RTGC's \
+              test.",
     knobs: KNOBS,
     fields: config_fields::<RtgcConfig>,
     defaults: serde_defaults::<RtgcConfig>,
@@ -111,7 +111,13 @@ impl Rtgc {
                 test.terms.iter().map(|x| format!("{} = {:.4}", x.name, x.value)).collect();
             return Err(SchemeConfigError::new(
                 "admission",
-                format!("the periodic tasks fail {} (must be <= 1): {} = {:.4}; set admission = \"report\" to run them anyway", test.equation, terms.join(" + "), test.total()),
+                format!(
+                    "the periodic tasks fail {} (must be <= 1): {} = {:.4}; set admission = \"report\" to \
+                     run them anyway",
+                    test.equation,
+                    terms.join(" + "),
+                    test.total()
+                ),
             ));
         }
         let tasks: Vec<GcTask> = ctx

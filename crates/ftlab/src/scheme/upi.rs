@@ -177,7 +177,8 @@ pub struct Upi {
 /// `upi`'s registry entry.
 pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "upi",
-    summary: "Utilitarian performance isolation (HotStorage '18): per-tenant die sets that move by Eq. 1-3 every epoch.",
+    summary: "Utilitarian performance isolation (HotStorage '18): per-tenant die sets that move by Eq. 1-3 \
+              every epoch.",
     knobs: KNOBS,
     fields: config_fields::<UpiConfig>,
     defaults: serde_defaults::<UpiConfig>,
@@ -188,8 +189,8 @@ pub(crate) const INFO: SchemeInfo = SchemeInfo {
 /// `upi-guarded`'s registry entry: `upi` with `GUARDED_DEFAULTS`.
 pub(crate) const GUARDED_INFO: SchemeInfo = SchemeInfo {
     name: "upi-guarded",
-    summary:
-        "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min = 0.05.",
+    summary: "upi with two guards not in the paper on by default: donor_traffic_max = 0.5, utility_gap_min \
+              = 0.05.",
     knobs: KNOBS,
     fields: config_fields::<UpiConfig>,
     defaults: guarded_defaults,
@@ -870,22 +871,84 @@ fn extremes(utility: &[f64]) -> Option<(usize, usize)> {
 /// The knobs of `upi` and `upi-guarded`: the ranges `check_knobs` enforces and `ftlab
 /// schemes` lists (defaults: the config's serde defaults, `GUARDED_DEFAULTS` for the preset).
 pub(crate) const KNOBS: &[Knob] = &[
-    Knob::new("epoch_s", "s", KnobKind::Float(Bounds::closed(0.001, 86_400.0)), "How often utilities are computed and at most one die changes sets."),
-    Knob::new("relocation_weight", "", KnobKind::Float(Bounds::closed(0.0, 1e6)), "Weight of a block's reads in GC's cost-benefit score when it lies outside its owner's set (0 = lazy)."),
-    Knob::new("read_exponent", "", KnobKind::Float(Bounds::open_lo(0.0, 8.0)), "Exponent on N_r in Eq. 1 (> 1 favours a tenant's common case, < 1 its tail)."),
-    Knob::new("traffic_exponents", "", KnobKind::FloatList(Bounds::open_lo(0.0, 8.0)), "Per-tenant exponent on 1 - Traffic in Eq. 1 (asymmetric service); empty = all 1.")
-        .also("one per tenant, or empty"),
-    Knob::new("read_only_dies", "dies", KnobKind::IntList(IntBounds::ANY), "Dies in no allocation set once the timed run starts (serve reads only).")
-        .also("distinct die indices in [0, dies); every set keeps >= min_set_dies"),
-    Knob::new("traffic_cap", "", KnobKind::Float(Bounds::open(0.0, 1.0)), "Traffic beyond which Eq. 1's 1 / (1 - Traffic) continues along its tangent."),
-    Knob::new("initial_shares", "dies", KnobKind::IntList(IntBounds::ANY), "Dies of each tenant's initial set; empty = proportional to namespace size.")
-        .also("one per tenant, each in [1, dies], summing to the device's dies"),
-    Knob::new("min_set_dies", "dies", KnobKind::Int(IntBounds::at_least(1)), "Smallest set a donor may be left with."),
-    Knob::new("smoothing_epochs", "epochs", KnobKind::Float(Bounds::closed(1.0, 1e6)), "Time constant of the moving averages feeding Eq. 1-3 (1 = no smoothing)."),
-    Knob::new("room_home", "", KnobKind::Bool, "Relocation pulls data home only while its owner's data fills less than the device's density of its set (ours)."),
-    Knob::new("donor_traffic_max", "", KnobKind::Float(Bounds::open_lo(0.0, 10.0)), "Anti-starvation guard: refuse a move that predicts a donor die's traffic above this (ours).")
-        .absent("no guard"),
-    Knob::new("utility_gap_min", "", KnobKind::Float(Bounds::closed(0.0, 1.0)), "A die moves only if the utilities differ by more than this (ours)."),
+    Knob::new(
+        "epoch_s",
+        "s",
+        KnobKind::Float(Bounds::closed(0.001, 86_400.0)),
+        "How often utilities are computed and at most one die changes sets.",
+    ),
+    Knob::new(
+        "relocation_weight",
+        "",
+        KnobKind::Float(Bounds::closed(0.0, 1e6)),
+        "Weight of a block's reads in GC's cost-benefit score when it lies outside its owner's set (0 = \
+         lazy).",
+    ),
+    Knob::new(
+        "read_exponent",
+        "",
+        KnobKind::Float(Bounds::open_lo(0.0, 8.0)),
+        "Exponent on N_r in Eq. 1 (> 1 favours a tenant's common case, < 1 its tail).",
+    ),
+    Knob::new(
+        "traffic_exponents",
+        "",
+        KnobKind::FloatList(Bounds::open_lo(0.0, 8.0)),
+        "Per-tenant exponent on 1 - Traffic in Eq. 1 (asymmetric service); empty = all 1.",
+    )
+    .also("one per tenant, or empty"),
+    Knob::new(
+        "read_only_dies",
+        "dies",
+        KnobKind::IntList(IntBounds::ANY),
+        "Dies in no allocation set once the timed run starts (serve reads only).",
+    )
+    .also("distinct die indices in [0, dies); every set keeps >= min_set_dies"),
+    Knob::new(
+        "traffic_cap",
+        "",
+        KnobKind::Float(Bounds::open(0.0, 1.0)),
+        "Traffic beyond which Eq. 1's 1 / (1 - Traffic) continues along its tangent.",
+    ),
+    Knob::new(
+        "initial_shares",
+        "dies",
+        KnobKind::IntList(IntBounds::ANY),
+        "Dies of each tenant's initial set; empty = proportional to namespace size.",
+    )
+    .also("one per tenant, each in [1, dies], summing to the device's dies"),
+    Knob::new(
+        "min_set_dies",
+        "dies",
+        KnobKind::Int(IntBounds::at_least(1)),
+        "Smallest set a donor may be left with.",
+    ),
+    Knob::new(
+        "smoothing_epochs",
+        "epochs",
+        KnobKind::Float(Bounds::closed(1.0, 1e6)),
+        "Time constant of the moving averages feeding Eq. 1-3 (1 = no smoothing).",
+    ),
+    Knob::new(
+        "room_home",
+        "",
+        KnobKind::Bool,
+        "Relocation pulls data home only while its owner's data fills less than the device's density of its \
+         set (ours).",
+    ),
+    Knob::new(
+        "donor_traffic_max",
+        "",
+        KnobKind::Float(Bounds::open_lo(0.0, 10.0)),
+        "Anti-starvation guard: refuse a move that predicts a donor die's traffic above this (ours).",
+    )
+    .absent("no guard"),
+    Knob::new(
+        "utility_gap_min",
+        "",
+        KnobKind::Float(Bounds::closed(0.0, 1.0)),
+        "A die moves only if the utilities differ by more than this (ours).",
+    ),
 ];
 
 fn check_knobs(c: &UpiConfig, n_tenants: usize) -> Result<(), SchemeConfigError> {

@@ -70,7 +70,8 @@ pub(crate) const KNOBS: &[Knob] = &[
 /// `wao-gc`'s registry entry.
 pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "wao-gc",
-    summary: "WAO-GC: striping over every die, a partial-GC step of c copies after each host page on a die short of space.",
+    summary: "WAO-GC: striping over every die, a partial-GC step of c copies after each host page on a die \
+              short of space.",
     knobs: KNOBS,
     fields: config_fields::<WaoGcConfig>,
     defaults: serde_defaults::<WaoGcConfig>,
@@ -103,7 +104,9 @@ impl WaoGc {
             return Err(SchemeConfigError::new(
                 "copies_per_step",
                 format!(
-                    "Eq. 12 fails: λ = 1/(1 + device.over_provisioning) = {lambda:.4} must be < (P−1)c/((c+1)P) = {bound:.4} with P = {p} pages per block and c = {c}; raise device.over_provisioning above {:.4} or copies_per_step",
+                    "Eq. 12 fails: λ = 1/(1 + device.over_provisioning) = {lambda:.4} must be < \
+                     (P−1)c/((c+1)P) = {bound:.4} with P = {p} pages per block and c = {c}; raise \
+                     device.over_provisioning above {:.4} or copies_per_step",
                     1.0 / bound - 1.0
                 ),
             ));
@@ -112,7 +115,13 @@ impl WaoGc {
         if trigger <= ctx.low_watermark_blocks || trigger > g.blocks_per_die {
             return Err(SchemeConfigError::new(
                 "trigger_free_blocks",
-                format!("must be in {}..={} (above ftl.gc_low_watermark_blocks = {}, at most the blocks of a die), got {trigger}", ctx.low_watermark_blocks + 1, g.blocks_per_die, ctx.low_watermark_blocks),
+                format!(
+                    "must be in {}..={} (above ftl.gc_low_watermark_blocks = {}, at most the blocks of a \
+                     die), got {trigger}",
+                    ctx.low_watermark_blocks + 1,
+                    g.blocks_per_die,
+                    ctx.low_watermark_blocks
+                ),
             ));
         }
         let dies = g.dies_channel_first();

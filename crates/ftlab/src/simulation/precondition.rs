@@ -1,12 +1,12 @@
 //! Preconditioning (DESIGN §5, §11): fill each namespace to a fraction, sequentially or in a
 //! random order, then overwrite at random, so the timed run starts in steady state. It runs
 //! the engine's own placement path (`place_host_unit`, the scheme, the stream mapper, the
-//! frontiers) and its own jobs (GC, wear leveling, their copies) with the *instant executor* (`executor::Instant`, the engine is `Engine<Instant>` here):
-//! a job's page read copies at once, a program completes at once, and other operations
-//! (erases, which may start the next job) are queued for `drain_instant`, which completes them
-//! in order; no time passes and nothing is measured. While it writes, dies count as busy, so
-//! GC keeps them at the low watermark as under load; it ends as an idle device would: every
-//! die's background GC has brought it to the high watermark (or it stays at the low one
+//! frontiers) and its own jobs (GC, wear leveling, their copies) with the *instant executor*
+//! (`executor::Instant`, the engine is `Engine<Instant>` here): a job's page read copies at once, a program
+//! completes at once, and other operations (erases, which may start the next job) are queued for
+//! `drain_instant`, which completes them in order; no time passes and nothing is measured. While it writes,
+//! dies count as busy, so GC keeps them at the low watermark as under load; it ends as an idle device would:
+//! every die's background GC has brought it to the high watermark (or it stays at the low one
 //! without background GC).
 //!
 //! Write stamps (block ages for cost-benefit GC): the k-th of N preconditioning units is
@@ -167,7 +167,10 @@ impl Engine<'_, Instant> {
                 self.drain_instant();
                 self.place_host_unit(key).ok_or_else(|| OutOfSpace {
                     tenant: t,
-                    reason: "preconditioning found no die with room for its data: every die the scheme lets it write is down to its GC reserve, and GC freed no block there (the dies are full of valid data, or of blocks the scheme does not let GC take now)".into(),
+                    reason: "preconditioning found no die with room for its data: every die the scheme lets \
+                             it write is down to its GC reserve, and GC freed no block there (the dies are \
+                             full of valid data, or of blocks the scheme does not let GC take now)"
+                        .into(),
                 })?
             }
         };

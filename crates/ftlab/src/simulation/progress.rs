@@ -80,7 +80,8 @@ impl<X: Executor> Engine<'_, X> {
             self.now
         );
         let reason = format!(
-            "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise device.over_provisioning or lower precondition.fill_fraction",
+            "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise \
+             device.over_provisioning or lower precondition.fill_fraction",
             stalled.join(", ")
         );
         FtlabError::from(RunError::OutOfSpace {
@@ -122,7 +123,9 @@ impl<X: Executor> Engine<'_, X> {
         let (erases, n_blocks) = (self.progress.erases_without_progress, self.ftl.geometry.n_blocks);
         let what: Vec<&str> = waiting.iter().map(|(_, w)| w.as_str()).collect();
         let reason = format!(
-            "{}, and GC and wear leveling erased {erases} blocks (more than the device's {n_blocks}) while no request progressed, moving valid data in circles; raise device.over_provisioning or lower precondition.fill_fraction",
+            "{}, and GC and wear leveling erased {erases} blocks (more than the device's {n_blocks}) while \
+             no request progressed, moving valid data in circles; raise device.over_provisioning or lower \
+             precondition.fill_fraction",
             what.join("; ")
         );
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
@@ -180,7 +183,10 @@ impl<X: Executor> Engine<'_, X> {
                         (k, false) => format!("{k} requests of {n} outstanding"),
                         (0, true) => format!("{n}'s next request held by the scheme's admission"),
                         (k, true) => {
-                            format!("{k} requests of {n} outstanding and its next one held by the scheme's admission")
+                            format!(
+                                "{k} requests of {n} outstanding and its next one held by the scheme's \
+                                 admission"
+                            )
                         }
                     },
                 )
@@ -198,7 +204,9 @@ impl<X: Executor> Engine<'_, X> {
             bound: p.watchdog_events,
             erases: p.erases_without_progress,
             reason: format!(
-                "the run made no progress from {:.6} s to {:.6} s: {}, and in {events} events (bound {}) no request completed and no host unit was placed; GC erased {} blocks meanwhile; raise device.over_provisioning or lower precondition.fill_fraction",
+                "the run made no progress from {:.6} s to {:.6} s: {}, and in {events} events (bound {}) no \
+                 request completed and no host unit was placed; GC erased {} blocks meanwhile; raise \
+                 device.over_provisioning or lower precondition.fill_fraction",
                 p.at.as_secs_f64(),
                 self.now.as_secs_f64(),
                 counts.join(", "),

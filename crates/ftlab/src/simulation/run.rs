@@ -159,7 +159,8 @@ impl Engine<'_, Timed> {
                 "scenario",
                 "measure.window_s",
                 format!(
-                    "the run reached {:.0} s, which at this window is {rows} time-series rows, more than {}; raise measure.window_s",
+                    "the run reached {:.0} s, which at this window is {rows} time-series rows, more than \
+                     {}; raise measure.window_s",
                     now.as_secs_f64(),
                     crate::scenario::MAX_TIMESERIES_ROWS
                 ),

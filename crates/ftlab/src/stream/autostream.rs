@@ -3,22 +3,21 @@
 //! multi-streamed SSDs", SYSTOR '17), both of its algorithms (`variant`). Each step, its source
 //! and the choices where the sources are silent: docs/streams/autostream.md.
 //!
-//! - **Look up, then update.** A write takes the stream its chunk has *before* the write is
-//!   counted; the chunk's state is updated after (US 10,656,838 B2: "stream selection logic to
-//!   select a stream ID based on the chunk ID ..., and background logic to ... update the
-//!   chunk-to-stream mapper"; both public reimplementations do the same).
-//! - **MQ** (multi-queue, after Zhou, Philbin and Li's MQ cache, USENIX ATC '01): one LRU queue
-//!   per physical stream, per tenant. An access counts the chunk and moves it to the tail of
-//!   queue `min(floor(log_b(count)), streams - 1)` with expiry `now + lifetime`; then the head
-//!   of every queue above 0 whose expiry has passed moves down one queue with a fresh expiry.
-//!   Time is the tenant's count of accesses (MQ's logical clock). The lifetime is
-//!   `lifetime_accesses`, or with 0 (default) the gap between the last two accesses of the
-//!   chunk that last took the highest count (the reimplementation's "device lifetime").
-//! - **SFR** (sequentiality, frequency, recency): an access adds one to the chunk's count, then
-//!   divides it by 2^(whole `decay_period_s` elapsed since its previous access) (the recency
-//!   weight of US 11,392,297 B2 claim 4); the chunk's stream is `min(floor(log_b(count)),
-//!   streams - 1)`. A write that starts where the tenant's previous write ended takes that
-//!   write's stream (claim 3), and its chunk is still counted.
+//! - **Look up, then update.** A write takes the stream its chunk has *before* the write is counted; the
+//!   chunk's state is updated after (US 10,656,838 B2: "stream selection logic to select a stream ID based on
+//!   the chunk ID ..., and background logic to ... update the chunk-to-stream mapper"; both public
+//!   reimplementations do the same).
+//! - **MQ** (multi-queue, after Zhou, Philbin and Li's MQ cache, USENIX ATC '01): one LRU queue per physical
+//!   stream, per tenant. An access counts the chunk and moves it to the tail of queue
+//!   `min(floor(log_b(count)), streams - 1)` with expiry `now + lifetime`; then the head of every queue above
+//!   0 whose expiry has passed moves down one queue with a fresh expiry. Time is the tenant's count of
+//!   accesses (MQ's logical clock). The lifetime is `lifetime_accesses`, or with 0 (default) the gap between
+//!   the last two accesses of the chunk that last took the highest count (the reimplementation's "device
+//!   lifetime").
+//! - **SFR** (sequentiality, frequency, recency): an access adds one to the chunk's count, then divides it by
+//!   2^(whole `decay_period_s` elapsed since its previous access) (the recency weight of US 11,392,297 B2
+//!   claim 4); the chunk's stream is `min(floor(log_b(count)), streams - 1)`. A write that starts where the
+//!   tenant's previous write ended takes that write's stream (claim 3), and its chunk is still counted.
 //!
 //! An access is one sequential run of a tenant's units within one chunk: the algorithm counts
 //! requests, ftlab asks per mapping unit, so the units after a run's first take its stream. A

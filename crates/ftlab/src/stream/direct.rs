@@ -47,7 +47,8 @@ pub(crate) const KNOBS: &[Knob] = &[Knob::new(
     "beyond_limit",
     "",
     KnobKind::Choice(&["release", "unstreamed"]),
-    "A new stream id when every stream is open: release the least recently written one, or write it unstreamed.",
+    "A new stream id when every stream is open: release the least recently written one, or write it \
+     unstreamed.",
 )];
 
 /// `direct`'s registry entry.

@@ -225,7 +225,11 @@ impl Fdp {
         if n_ruh > ctx.physical_streams as usize {
             return Err(SchemeConfigError::new(
                 "handles",
-                format!("[device.fdp] has {n_ruh} reclaim unit handles; each needs a physical stream and ftl.physical_streams is {}", ctx.physical_streams),
+                format!(
+                    "[device.fdp] has {n_ruh} reclaim unit handles; each needs a physical stream and \
+                     ftl.physical_streams is {}",
+                    ctx.physical_streams
+                ),
             ));
         }
         if !TAGS.contains(&config.tag.as_str()) {
@@ -506,7 +510,9 @@ impl Fdp {
             .events
             .iter()
             .map(|ev| {
-                let mut e = json!({"Type": ev.kind, "fdpef": 0, "pid": ev.pid, "timestamp": ev.timestamp_ns, "NSID": ev.nsid});
+                let mut e = json!({
+                    "Type": ev.kind, "fdpef": 0, "pid": ev.pid, "timestamp": ev.timestamp_ns, "NSID": ev.nsid
+                });
                 if ev.kind == EVENT_REALLOC {
                     e["nlbam"] = json!(ev.nlbam);
                     e["lba"] = json!(ev.lba);
@@ -520,10 +526,17 @@ impl Fdp {
             .enumerate()
             .map(|(i, r)| {
                 let tenants: Vec<u32> = (0..64).filter(|&t| r.tenants & (1u64 << t) != 0).collect();
-                let waf = if r.host_units == 0 { Value::Null } else { json!(round6(r.media_units as f64 / r.host_units as f64)) };
+                let waf = match r.host_units {
+                    0 => Value::Null,
+                    host => json!(round6(r.media_units as f64 / host as f64)),
+                };
+                let ruht = match self.dev.handles[i] {
+                    RuhType::InitiallyIsolated => 1,
+                    RuhType::PersistentlyIsolated => 2,
+                };
                 json!({
                     "ruhid": i,
-                    "ruht": match self.dev.handles[i] { RuhType::InitiallyIsolated => 1, RuhType::PersistentlyIsolated => 2 },
+                    "ruht": ruht,
                     "hbmw": r.host_units * self.unit_bytes,
                     "mbmw": r.media_units * self.unit_bytes,
                     "mbe": r.erased_blocks * self.block_bytes,

@@ -111,7 +111,10 @@ pub(crate) fn resolve(
         if physical_streams < 4 {
             return Err(SchemeConfigError::new(
                 "preset",
-                format!("\"vstream-table1\" maps onto 4 physical streams; ftl.physical_streams is {physical_streams}"),
+                format!(
+                    "\"vstream-table1\" maps onto 4 physical streams; ftl.physical_streams is \
+                     {physical_streams}"
+                ),
             ));
         }
     }

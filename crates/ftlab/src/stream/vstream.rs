@@ -107,7 +107,8 @@ pub(crate) const KNOBS: &[Knob] = &[
 /// `vstream`'s registry entry.
 pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "vstream",
-    summary: "vStream (HotStorage '18): virtual streams clustered by dead-page lifetime onto physical streams every epoch.",
+    summary: "vStream (HotStorage '18): virtual streams clustered by dead-page lifetime onto physical \
+              streams every epoch.",
     knobs: KNOBS,
     fields: config_fields::<VStreamConfig>,
     defaults: serde_defaults::<VStreamConfig>,

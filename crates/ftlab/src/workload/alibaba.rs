@@ -3,8 +3,8 @@
 //!
 //! - `device_id` becomes the stream id (at most 65535).
 //! - `opcode` is `R` or `W` (any case); `offset_bytes` and `length_bytes` are bytes.
-//! - `timestamp_us` is microseconds (an integer in the published traces; a decimal
-//!   fraction is accepted and converted exactly to nanoseconds).
+//! - `timestamp_us` is microseconds (an integer in the published traces; a decimal fraction is accepted and
+//!   converted exactly to nanoseconds).
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 

@@ -2,18 +2,17 @@
 //! `maj,min cpu seq secs.nsecs pid action rwbs sector + count [process]`, e.g.
 //! `  8,0    1       17     0.000123456  4242  D   W 2048 + 8 [fio]`.
 //!
-//! - time = `secs.nsecs` (seconds with 9 fraction digits, relative to the start of the
-//!   trace), converted exactly to nanoseconds. offset = sector * 512, size = count * 512.
-//! - `rwbs` (blkparse's `fill_rwbs`): one of `D` (discard), `W`, `R`, `N` (no data), with
-//!   an optional leading `F` (flush) and trailing flags `F` (FUA), `A`, `S`, `M`; `B` and `E`
-//!   (older barrier, secure erase) are also accepted. A `D` makes the event a trim, else `W`
-//!   a write, else `R` a read.
-//! - Skipped: every action other than `D`; `D` events without data (`N`, a count of 0, or
-//!   no `sector + count` at all, as blkparse prints for zero-sector and SCSI pass-through
-//!   requests); `Input file ... added` lines; and the summary blocks, which start at a
-//!   `CPUn (dev):` or `Total (dev):` line and last until the next event line.
-//! - The device, CPU, sequence number, pid and process are not used: the stream is 0 (a
-//!   trace of several devices is read as one address space).
+//! - time = `secs.nsecs` (seconds with 9 fraction digits, relative to the start of the trace), converted
+//!   exactly to nanoseconds. offset = sector * 512, size = count * 512.
+//! - `rwbs` (blkparse's `fill_rwbs`): one of `D` (discard), `W`, `R`, `N` (no data), with an optional leading
+//!   `F` (flush) and trailing flags `F` (FUA), `A`, `S`, `M`; `B` and `E` (older barrier, secure erase) are
+//!   also accepted. A `D` makes the event a trim, else `W` a write, else `R` a read.
+//! - Skipped: every action other than `D`; `D` events without data (`N`, a count of 0, or no `sector + count`
+//!   at all, as blkparse prints for zero-sector and SCSI pass-through requests); `Input file ... added`
+//!   lines; and the summary blocks, which start at a `CPUn (dev):` or `Total (dev):` line and last until the
+//!   next event line.
+//! - The device, CPU, sequence number, pid and process are not used: the stream is 0 (a trace of several
+//!   devices is read as one address space).
 //!
 //! Not here: custom `-f`/`-F` formats and blkparse's binary `-d` dumps are not read. The
 //! shared rules are in the `workload` module doc; nothing here opens a file.

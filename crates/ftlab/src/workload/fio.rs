@@ -1,22 +1,20 @@
 //! fio iologs (`read_iolog` / `write_iolog` files), versions 2 and 3.
 //!
-//! - The first non-blank line must be `fio version 2 iolog` or `fio version 3 iolog`; any
-//!   other `fio version N iolog` is "unsupported", anything else is "missing header".
-//! - v2 lines: `filename action` for `add`/`open`/`close`, and
-//!   `filename action offset length` for `read`/`write`/`trim`/`sync`/`datasync`/`wait`.
-//!   v3 lines put a timestamp first: `timestamp filename action [offset length]`.
+//! - The first non-blank line must be `fio version 2 iolog` or `fio version 3 iolog`; any other `fio version
+//!   N iolog` is "unsupported", anything else is "missing header".
+//! - v2 lines: `filename action` for `add`/`open`/`close`, and `filename action offset length` for
+//!   `read`/`write`/`trim`/`sync`/`datasync`/`wait`. v3 lines put a timestamp first: `timestamp filename
+//!   action [offset length]`.
 //! - `read`, `write` and `trim` become records (offset and length in bytes);
-//!   `add`/`open`/`close`/`sync`/`datasync` produce none (sync lines may omit offset and
-//!   length). The filename is not used: every file shares one address space, stream 0.
-//! - v2 time: fio's documentation says `wait` waits `offset` microseconds, relative to the
-//!   previous `wait`; so the clock starts at 0 and each `wait` advances it by that many
-//!   microseconds (the length, if any, is ignored). A v2 log without waits is closed-loop:
-//!   every record is at time 0. (fio's replay code treats the value as milliseconds since
-//!   the job start; we follow the documentation.)
-//! - v3 time: the timestamp is "relative to the beginning of the run" (fio's documentation
-//!   gives no unit); fio writes it with `utime_since_now` and replays differences of it as
-//!   microsecond delays, so it is read as microseconds. `wait` is not allowed in v3 (fio
-//!   documents this): it is an error here.
+//!   `add`/`open`/`close`/`sync`/`datasync` produce none (sync lines may omit offset and length). The
+//!   filename is not used: every file shares one address space, stream 0.
+//! - v2 time: fio's documentation says `wait` waits `offset` microseconds, relative to the previous `wait`;
+//!   so the clock starts at 0 and each `wait` advances it by that many microseconds (the length, if any, is
+//!   ignored). A v2 log without waits is closed-loop: every record is at time 0. (fio's replay code treats
+//!   the value as milliseconds since the job start; we follow the documentation.)
+//! - v3 time: the timestamp is "relative to the beginning of the run" (fio's documentation gives no unit);
+//!   fio writes it with `utime_since_now` and replays differences of it as microsecond delays, so it is read
+//!   as microseconds. `wait` is not allowed in v3 (fio documents this): it is an error here.
 //!
 //! Not here: fio job files, fio's v1 trace format, and blktrace binaries replayed by fio.
 //! The shared rules are in the `workload` module doc; nothing here opens a file.

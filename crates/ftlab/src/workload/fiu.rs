@@ -8,27 +8,27 @@
 //! - `ts` is nanoseconds (an unsigned integer): time = ts ns.
 //! - `lba` and `size` count 512-byte sectors: offset = lba * 512, size = size * 512.
 //! - `op` is `R` (read) or `W` (write), in any letter case.
-//! - `pid`, `process`, `major`, `minor` and the digest are not used (the stream is 0) and not
-//!   validated beyond the field count. A file holding requests of several devices (different
-//!   `major minor`) is read as one address space, as `msr` reads each file as one disk.
-//! - A line needs at least the 9 fields. More are accepted and ignored: the README gives "MD5
-//!   per 4096 Bytes" (per 512 bytes in the `homes` traces), so a request longer than one
-//!   digest's span may carry several. Consequence: a process name containing a space is not
-//!   readable; its second word lands in `lba` and the line is rejected there. (A second word
-//!   that is itself a number, followed by a number and `R`/`W`, would be misread: assumed not
-//!   to occur; the trace samples quoted publicly have one-word names such as `nfsd`, `gzip`.)
+//! - `pid`, `process`, `major`, `minor` and the digest are not used (the stream is 0) and not validated
+//!   beyond the field count. A file holding requests of several devices (different `major minor`) is read as
+//!   one address space, as `msr` reads each file as one disk.
+//! - A line needs at least the 9 fields. More are accepted and ignored: the README gives "MD5 per 4096 Bytes"
+//!   (per 512 bytes in the `homes` traces), so a request longer than one digest's span may carry several.
+//!   Consequence: a process name containing a space is not readable; its second word lands in `lba` and the
+//!   line is rejected there. (A second word that is itself a number, followed by a number and `R`/`W`, would
+//!   be misread: assumed not to occur; the trace samples quoted publicly have one-word names such as `nfsd`,
+//!   `gzip`.)
 //! - Nothing is skipped: every non-blank line is a request or an error.
 //!
 //! Sources:
-//! - the record layout, its units (ts in ns, size in 512-byte blocks) and the digest span: the
-//!   SNIA IOTTA README of the FIU traces (iotta.snia.org/traces/block-io/411, "The traces files
-//!   (one per day) are in ASCII and each record is as follows: [ts in ns] [pid] [process]
-//!   [lba] [size in 512 Bytes blocks] [Write or Read] [major device number] [minor device
-//!   number] [MD5 per 4096 Bytes]"), read through a mirror of that page;
-//! - `R`/`W` as the spelling of "Write or Read", and the lba in 512-byte units: two independent
-//!   public readers of these traces (a cache simulator's C trace reader documenting "logical
-//!   block address (lba) and size (based on blocks of size 512 bytes)", and a C++ reader quoting
-//!   the sample line `89968195792462 20782 gzip 283193184 8 R 6 0 <md5>`).
+//! - the record layout, its units (ts in ns, size in 512-byte blocks) and the digest span: the SNIA IOTTA
+//!   README of the FIU traces (iotta.snia.org/traces/block-io/411, "The traces files (one per day) are in
+//!   ASCII and each record is as follows: [ts in ns] [pid] [process] [lba] [size in 512 Bytes blocks] [Write
+//!   or Read] [major device number] [minor device number] [MD5 per 4096 Bytes]"), read through a mirror of
+//!   that page;
+//! - `R`/`W` as the spelling of "Write or Read", and the lba in 512-byte units: two independent public
+//!   readers of these traces (a cache simulator's C trace reader documenting "logical block address (lba) and
+//!   size (based on blocks of size 512 bytes)", and a C++ reader quoting the sample line `89968195792462
+//!   20782 gzip 283193184 8 R 6 0 <md5>`).
 //!
 //! Assumed (not stated by the README): the SRCMap traces use the same layout as the IODedup
 //! ones (same group, same tooling); `lba` counts 512-byte sectors like `size`.

@@ -1,15 +1,15 @@
 //! ftlab's native trace format `ftlab-csv`: CSV with the header
 //! `time_ns,op,offset_bytes,size_bytes,stream`, one request per line.
 //!
-//! - The header must be the first non-blank line (names compared case-insensitively);
-//!   otherwise the error is "missing header". A repeated header later (concatenated files)
-//!   is skipped. Lines starting with `#` are comments and are skipped.
-//! - `time_ns` is an unsigned integer in nanoseconds (`ftlab capture` writes it relative to
-//!   the first traced event); `op` is `read`, `write` or `trim` (any case); `offset_bytes`
-//!   and `size_bytes` are bytes; `stream` is the virtual stream id (0..=65535). A trim
-//!   carries a stream id too: the stream of the data it discards.
-//! - [`write_header`] and [`write_record`] write the same format (what `ftlab capture`
-//!   emits), so a written trace reads back record for record.
+//! - The header must be the first non-blank line (names compared case-insensitively); otherwise the error is
+//!   "missing header". A repeated header later (concatenated files) is skipped. Lines starting with `#` are
+//!   comments and are skipped.
+//! - `time_ns` is an unsigned integer in nanoseconds (`ftlab capture` writes it relative to the first traced
+//!   event); `op` is `read`, `write` or `trim` (any case); `offset_bytes` and `size_bytes` are bytes;
+//!   `stream` is the virtual stream id (0..=65535). A trim carries a stream id too: the stream of the data it
+//!   discards.
+//! - [`write_header`] and [`write_record`] write the same format (what `ftlab capture` emits), so a written
+//!   trace reads back record for record.
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 

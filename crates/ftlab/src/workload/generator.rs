@@ -21,25 +21,23 @@
 //! request is drawn by the pattern:
 //!
 //! * `uniform`: every footprint page equally likely.
-//! * `zipf`: page rank `k` (1-based) has probability `k^-θ / H(n, θ)` with
-//!   `H(n, θ) = Σ_{j=1..n} j^-θ` and `n` the number of footprint pages. Ranks are drawn with
-//!   [`rand_distr::Zipf`] (rand_distr 0.5), which samples the exact finite Zipf pmf by
-//!   rejection from a continuous envelope: O(1) setup (three floats, no table) and O(1)
-//!   expected time per sample, for any `n` (10^8 pages is fine) and any `θ > 0` including 1.
-//!   Ranks are then mapped to pages by a fixed bijection of `[0, n)` (`Scramble` in this file), so
-//!   the hot pages are spread over the footprint instead of packed at its start. The
-//!   bijection depends only on `n`, not on the seed: the same footprint always has the same
-//!   hot pages.
-//! * `sequential`: each op (read, write, trim) has its own cursor starting at page 0; a
-//!   request starts at its op's cursor, which then advances by the request size. When the
-//!   request would pass the footprint end, it starts at page 0 instead (wrap-around); the
-//!   few pages at the end smaller than the request are skipped on that pass.
-//! * `hotcold`: the hot region is the first `hot_fraction` of the footprint pages (rounded to
-//!   the nearest page, at least one page, and at least one cold page when the footprint has
-//!   two or more). It is contiguous and *not* scrambled, so an LBA-range classifier can see
-//!   it; use `zipf` for scattered skew. A request goes to the hot region with probability
-//!   `hot_access_fraction`, else to the cold region, uniformly within the region. A request
-//!   may extend past the region's end (only the first page is drawn from the region).
+//! * `zipf`: page rank `k` (1-based) has probability `k^-θ / H(n, θ)` with `H(n, θ) = Σ_{j=1..n} j^-θ` and
+//!   `n` the number of footprint pages. Ranks are drawn with [`rand_distr::Zipf`] (rand_distr 0.5), which
+//!   samples the exact finite Zipf pmf by rejection from a continuous envelope: O(1) setup (three floats, no
+//!   table) and O(1) expected time per sample, for any `n` (10^8 pages is fine) and any `θ > 0` including 1.
+//!   Ranks are then mapped to pages by a fixed bijection of `[0, n)` (`Scramble` in this file), so the hot
+//!   pages are spread over the footprint instead of packed at its start. The bijection depends only on `n`,
+//!   not on the seed: the same footprint always has the same hot pages.
+//! * `sequential`: each op (read, write, trim) has its own cursor starting at page 0; a request starts at its
+//!   op's cursor, which then advances by the request size. When the request would pass the footprint end, it
+//!   starts at page 0 instead (wrap-around); the few pages at the end smaller than the request are skipped on
+//!   that pass.
+//! * `hotcold`: the hot region is the first `hot_fraction` of the footprint pages (rounded to the nearest
+//!   page, at least one page, and at least one cold page when the footprint has two or more). It is
+//!   contiguous and *not* scrambled, so an LBA-range classifier can see it; use `zipf` for scattered skew. A
+//!   request goes to the hot region with probability `hot_access_fraction`, else to the cold region,
+//!   uniformly within the region. A request may extend past the region's end (only the first page is drawn
+//!   from the region).
 //!
 //! **Sequential fractions** (`read_sequential_fraction`, `write_sequential_fraction`, default
 //! 0). Reads and writes each keep a cursor, starting at page 0. With its op's fraction as
@@ -73,13 +71,12 @@
 //! time in whole nanoseconds (`round(x_s · 10^9)`):
 //!
 //! * `start_s` (default 0) shifts every arrival: active time `a` becomes `start + a`.
-//! * `on_s` and `off_s` (both or neither) gate the process: from `start_s`, cycles of an "on"
-//!   period of `on_s` then an "off" period of `off_s` repeat, and the active clock runs only
-//!   during "on" periods, so active time `a` becomes `start + ⌊a / on⌋ · (on + off) + a mod
-//!   on`. An arrival never falls in an "off" period; the rate during "on" periods is the
-//!   configured one.
-//! * `end_s` ends the generator: the first request whose time is at or after `end_s` is not
-//!   produced, and neither is any later one.
+//! * `on_s` and `off_s` (both or neither) gate the process: from `start_s`, cycles of an "on" period of
+//!   `on_s` then an "off" period of `off_s` repeat, and the active clock runs only during "on" periods, so
+//!   active time `a` becomes `start + ⌊a / on⌋ · (on + off) + a mod on`. An arrival never falls in an "off"
+//!   period; the rate during "on" periods is the configured one.
+//! * `end_s` ends the generator: the first request whose time is at or after `end_s` is not produced, and
+//!   neither is any later one.
 //!
 //! With none of them set, a record's time is its active time, as before these knobs existed.
 //! `closed` arrivals reject all four (its records carry no time; use the tenant's `start_s`
@@ -335,8 +332,8 @@ impl GeneratorConfig {
             return err(
                 "footprint_offset_fraction",
                 format!(
-                    "footprint_offset_fraction + footprint_fraction must be <= 1 (the footprint \
-                     ends inside the namespace), got {off} + {} = {end}",
+                    "footprint_offset_fraction + footprint_fraction must be <= 1 (the footprint ends inside \
+                     the namespace), got {off} + {} = {end}",
                     self.footprint_fraction
                 ),
             );
@@ -360,8 +357,8 @@ impl GeneratorConfig {
                 return err(
                     key,
                     format!(
-                        "must be 0 with pattern = \"sequential\" (every request already starts \
-                         where the previous one of its op ended), got {v}"
+                        "must be 0 with pattern = \"sequential\" (every request already starts where the \
+                         previous one of its op ended), got {v}"
                     ),
                 );
             }
@@ -402,8 +399,8 @@ impl GeneratorConfig {
                 return err(
                     key,
                     format!(
-                        "does not apply to arrival = \"closed\" (its requests carry no time; use \
-                         the tenant's start_s and duration_s), got {}",
+                        "does not apply to arrival = \"closed\" (its requests carry no time; use the \
+                         tenant's start_s and duration_s), got {}",
                         self.time_knob_text(key)
                     ),
                 );
@@ -694,8 +691,8 @@ impl Generator {
             return Err((
                 "sizes".to_string(),
                 format!(
-                    "largest request ({} bytes) does not fit in the namespace ({namespace_bytes} \
-                     bytes, {ns_pages} pages of {align} bytes)",
+                    "largest request ({} bytes) does not fit in the namespace ({namespace_bytes} bytes, \
+                     {ns_pages} pages of {align} bytes)",
                     max_size * align
                 ),
             ));

@@ -1,25 +1,23 @@
 //! Workload inputs: trace parsers (one file per format, each over `impl BufRead`) and
-//! synthetic generators (`generator.rs`, merged into multi-part workloads by `synthetic.rs`). Everything here produces plain `TraceRecord`s; nothing here knows
-//! about the device, the FTL or the scheme, and nothing here opens a file.
+//! synthetic generators (`generator.rs`, merged into multi-part workloads by `synthetic.rs`). Everything here
+//! produces plain `TraceRecord`s; nothing here knows about the device, the FTL or the scheme, and nothing
+//! here opens a file.
 //!
 //! Conventions shared by every parser (the machinery is [`LineReader`] and `Field`):
-//! - Streaming: one reused line buffer, lines of at most [`MAX_LINE_BYTES`]; a parser never
-//!   holds more than one line and a few counters, whatever the size of the trace.
-//! - Blank lines (empty or only whitespace) are skipped everywhere; `\r\n` line ends are
-//!   accepted. Headers and non-I/O lines are skipped where a format has them (see each
-//!   module).
-//! - Records come out in file order. Timestamps are converted to nanoseconds exactly
-//!   (decimal fractions are split into integer and fraction digits, never rounded through a
-//!   float; digits below 1 ns are truncated) and are not rebased, sorted or checked for
-//!   monotonicity: real traces do go backwards now and then.
-//! - A read or write of size 0 is an error (`size must be > 0`); a trim of size 0 is
-//!   accepted. Where a format declares zero-size requests legal (SPC, vscsi), they are skipped.
-//!   `offset + size` must fit in 64 bits.
-//! - Errors name the 1-based line and, for a bad field, its 1-based position, its name and
-//!   what was expected: `line 17: field 6 (Size): expected an unsigned integer, got "abc"`.
-//!   After the first error the iterator is finished: it returns `None` from then on. The
-//!   error is typed: a `LineError` holds the line and a `TraceErrorKind` (`error::trace`) with
-//!   the column, the text found and what was expected; the edge that opened the file names it.
+//! - Streaming: one reused line buffer, lines of at most [`MAX_LINE_BYTES`]; a parser never holds more than
+//!   one line and a few counters, whatever the size of the trace.
+//! - Blank lines (empty or only whitespace) are skipped everywhere; `\r\n` line ends are accepted. Headers
+//!   and non-I/O lines are skipped where a format has them (see each module).
+//! - Records come out in file order. Timestamps are converted to nanoseconds exactly (decimal fractions are
+//!   split into integer and fraction digits, never rounded through a float; digits below 1 ns are truncated)
+//!   and are not rebased, sorted or checked for monotonicity: real traces do go backwards now and then.
+//! - A read or write of size 0 is an error (`size must be > 0`); a trim of size 0 is accepted. Where a format
+//!   declares zero-size requests legal (SPC, vscsi), they are skipped. `offset + size` must fit in 64 bits.
+//! - Errors name the 1-based line and, for a bad field, its 1-based position, its name and what was expected:
+//!   `line 17: field 6 (Size): expected an unsigned integer, got "abc"`. After the first error the iterator
+//!   is finished: it returns `None` from then on. The error is typed: a `LineError` holds the line and a
+//!   `TraceErrorKind` (`error::trace`) with the column, the text found and what was expected; the edge that
+//!   opened the file names it.
 
 pub(crate) mod alibaba;
 pub(crate) mod blkparse;

@@ -1,8 +1,7 @@
 //! MQSim ASCII traces: whitespace-separated `arrival_ns device lba size_sectors type`.
 //!
 //! - `arrival_ns` is an unsigned integer in nanoseconds (MQSim's default time unit).
-//! - `lba` and `size_sectors` count 512-byte sectors; offset = lba * 512,
-//!   size = size_sectors * 512.
+//! - `lba` and `size_sectors` count 512-byte sectors; offset = lba * 512, size = size_sectors * 512.
 //! - `type` is `1` for a read and `0` for a write; anything else is an error.
 //! - `device` is not used (and not validated): the stream is 0.
 //!

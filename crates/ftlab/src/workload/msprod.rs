@@ -10,38 +10,35 @@
 //! `DiskRead|DiskWrite, TimeStamp, Process Name ( PID), ThreadID, IrpPtr, ByteOffset, IOSize,
 //! ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, VolSnap, FileObject, FileName`
 //!
-//! - `TimeStamp` is microseconds since the start of the trace (an integer; a decimal fraction
-//!   is accepted and converted exactly): time = TimeStamp × 1000 ns.
-//! - `ByteOffset` and `IOSize` are bytes, written in hexadecimal with a `0x` prefix
-//!   (`0x00001000` = 4096); a decimal number there is an error, not a guess.
-//! - `DiskNum` becomes the stream id (at most 65535), as the volume id of `tencent` and the ASU
-//!   of `spc`; a trace of several disks is otherwise read as one address space (there is no
-//!   disk filter, as no other format has one).
-//! - The other columns are not used and not validated. A line needs at least the 15 columns;
-//!   more are accepted, since `FileName` (the last) may itself contain commas.
+//! - `TimeStamp` is microseconds since the start of the trace (an integer; a decimal fraction is accepted and
+//!   converted exactly): time = TimeStamp × 1000 ns.
+//! - `ByteOffset` and `IOSize` are bytes, written in hexadecimal with a `0x` prefix (`0x00001000` = 4096); a
+//!   decimal number there is an error, not a guess.
+//! - `DiskNum` becomes the stream id (at most 65535), as the volume id of `tencent` and the ASU of `spc`; a
+//!   trace of several disks is otherwise read as one address space (there is no disk filter, as no other
+//!   format has one).
+//! - The other columns are not used and not validated. A line needs at least the 15 columns; more are
+//!   accepted, since `FileName` (the last) may itself contain commas.
 //! - Skipped on purpose: every other event kind (`DiskReadInit`, `DiskWriteInit`, `DiskFlush`,
-//!   `DiskFlushInit`, `FileIo*`, `HardFault`, process, thread and context-switch events, ...),
-//!   and the header lines. A further `BeginHeader` ... `EndHeader` block after events (dumps
-//!   concatenated) is skipped too.
-//! - Checked: the first non-blank line must be `BeginHeader` ("missing header" otherwise), a
-//!   header block must end with `EndHeader`, and where the header names the columns of
-//!   `DiskRead` or `DiskWrite` they must be the ones above (compared ignoring case and spaces),
-//!   so that a dump with another column order is rejected rather than misread.
+//!   `DiskFlushInit`, `FileIo*`, `HardFault`, process, thread and context-switch events, ...), and the header
+//!   lines. A further `BeginHeader` ... `EndHeader` block after events (dumps concatenated) is skipped too.
+//! - Checked: the first non-blank line must be `BeginHeader` ("missing header" otherwise), a header block
+//!   must end with `EndHeader`, and where the header names the columns of `DiskRead` or `DiskWrite` they must
+//!   be the ones above (compared ignoring case and spaces), so that a dump with another column order is
+//!   rejected rather than misread.
 //!
 //! Sources (no specification of these files by SNIA or Microsoft was found; the layout is the
 //! header the files carry, as quoted by others):
-//! - the column lists: the SNIA IOTTA README of the Microsoft TPC-E ETW traces (same authors,
-//!   same tooling), section "Disk- and File-related Trace Event Headers (found at beginning of
-//!   file)"; the `BeginHeader` ... `EndHeader` block: a trace-conversion tool's README quoting
-//!   the head of a "Microsoft Server Trace" (iotta.snia.org/traces/block-io/158);
-//! - hexadecimal `ByteOffset` and `IOSize`: three independent readers of these files (a Java
-//!   reader of `MSNStorageFileServer` samples, two Python loaders) strip a `0x` and parse base
-//!   16;
-//! - microseconds: Microsoft's xperf command-line reference, topic "format": "Event timestamps
-//!   in the xperf trace dump are always presented in microseconds" (a later Windows 8.1 copy of
-//!   that page says milliseconds; the 2008 traces predate it), and the Stony Brook SNIA
-//!   DataSeries converter (`pre-processor`, mode `mps`), which divides `TimeStamp` and
-//!   `ElapsedTime` by 10^6 to get seconds.
+//! - the column lists: the SNIA IOTTA README of the Microsoft TPC-E ETW traces (same authors, same tooling),
+//!   section "Disk- and File-related Trace Event Headers (found at beginning of file)"; the `BeginHeader` ...
+//!   `EndHeader` block: a trace-conversion tool's README quoting the head of a "Microsoft Server Trace"
+//!   (iotta.snia.org/traces/block-io/158);
+//! - hexadecimal `ByteOffset` and `IOSize`: three independent readers of these files (a Java reader of
+//!   `MSNStorageFileServer` samples, two Python loaders) strip a `0x` and parse base 16;
+//! - microseconds: Microsoft's xperf command-line reference, topic "format": "Event timestamps in the xperf
+//!   trace dump are always presented in microseconds" (a later Windows 8.1 copy of that page says
+//!   milliseconds; the 2008 traces predate it), and the Stony Brook SNIA DataSeries converter
+//!   (`pre-processor`, mode `mps`), which divides `TimeStamp` and `ElapsedTime` by 10^6 to get seconds.
 //!
 //! Not here: the shared rules (blank lines, CRLF, zero sizes, errors) are in the `workload`
 //! module doc; nothing here opens a file.
@@ -55,9 +52,9 @@ use crate::sim::time::SimTime;
 /// Streaming Microsoft production-server trace parser over any `BufRead`.
 pub(crate) type MsprodReader<R> = LineReader<R, Msprod>;
 
-const LAYOUT: &str = "DiskRead|DiskWrite, TimeStamp, Process Name ( PID), ThreadID, IrpPtr, \
-                      ByteOffset, IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, \
-                      VolSnap, FileObject, FileName";
+const LAYOUT: &str = "DiskRead|DiskWrite, TimeStamp, Process Name ( PID), ThreadID, IrpPtr, ByteOffset, \
+                      IOSize, ElapsedTime, DiskNum, IrpFlags, DiskSvcTime, I/O Pri, VolSnap, FileObject, \
+                      FileName";
 /// The columns of a `DiskRead` / `DiskWrite` line after the event kind.
 const COLUMNS: [&str; 14] = [
     "TimeStamp",

@@ -3,8 +3,8 @@
 //!
 //! - `Timestamp` is a Windows FILETIME (100 ns ticks since 1601): time = ticks * 100 ns.
 //! - `Type` is `Read` or `Write` (any letter case); `Offset` and `Size` are bytes.
-//! - `Hostname`, `DiskNumber` and `ResponseTime` are not used (each MSR file is one disk,
-//!   so the stream is 0) and not validated beyond the field count.
+//! - `Hostname`, `DiskNumber` and `ResponseTime` are not used (each MSR file is one disk, so the stream is 0)
+//!   and not validated beyond the field count.
 //!
 //! Not here: the shared rules (blank lines, errors, zero sizes) are in the `workload`
 //! module doc; nothing here opens a file.

@@ -148,9 +148,8 @@ impl PeriodicTask {
             return Err((
                 key("pages"),
                 format!(
-                    "a job of {} pages ({bytes} bytes) does not fit in the namespace \
-                     ({namespace_bytes} bytes, {ns_pages} pages of {page_bytes} bytes): must be \
-                     in [1, {ns_pages}], got {}",
+                    "a job of {} pages ({bytes} bytes) does not fit in the namespace ({namespace_bytes} \
+                     bytes, {ns_pages} pages of {page_bytes} bytes): must be in [1, {ns_pages}], got {}",
                     self.pages, self.pages
                 ),
             ));
@@ -202,7 +201,8 @@ impl PeriodicWorkload {
                 return Err((
                     format!("tasks.{i}.name"),
                     format!(
-                        "must be non-empty and unique within the tenant, got {name:?}{how}, which task {j} also has"
+                        "must be non-empty and unique within the tenant, got {name:?}{how}, which task {j} \
+                         also has"
                     ),
                 ));
             }

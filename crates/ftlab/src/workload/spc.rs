@@ -3,12 +3,11 @@
 //!
 //! - `asu` (application specific unit) becomes the stream id (at most 65535).
 //! - `lba` counts 512-byte sectors: offset = lba * 512. `size_bytes` is bytes.
-//! - `opcode` is `r` or `w` (any case). `timestamp_s` is seconds with a decimal fraction,
-//!   converted exactly to nanoseconds.
-//! - The SPC specification makes the five fields above mandatory and allows optional fields
-//!   after them: those are ignored. It also declares a size of 0 legal: such records carry
-//!   no data and are skipped and counted (`TraceReader::skipped`), not reported as errors
-//!   (unlike the other formats).
+//! - `opcode` is `r` or `w` (any case). `timestamp_s` is seconds with a decimal fraction, converted exactly
+//!   to nanoseconds.
+//! - The SPC specification makes the five fields above mandatory and allows optional fields after them: those
+//!   are ignored. It also declares a size of 0 legal: such records carry no data and are skipped and counted
+//!   (`TraceReader::skipped`), not reported as errors (unlike the other formats).
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.
 

@@ -38,8 +38,8 @@ pub struct TraceStats {
 ///
 /// - `duration_s` is the latest minus the earliest timestamp (records need not be sorted).
 /// - `bytes` sums all sizes (saturating at `u64::MAX`).
-/// - `footprint_pages`, `lba_min_bytes` and `lba_max_bytes` count only requests of size > 0
-///   (a zero-size trim touches no byte); with none, all three are 0.
+/// - `footprint_pages`, `lba_min_bytes` and `lba_max_bytes` count only requests of size > 0 (a zero-size trim
+///   touches no byte); with none, all three are 0.
 pub fn trace_stats(
     records: impl Iterator<Item = Result<TraceRecord, LineError>>,
 ) -> Result<TraceStats, LineError> {

@@ -119,9 +119,9 @@ impl SyntheticWorkload {
         Err((
             self.key(j, "arrival"),
             format!(
-                "closed and timed parts cannot be mixed: a closed-loop workload needs every part \
-                 \"closed\" (they are merged round-robin, having no time to merge by); part 0 is \
-                 \"{}\", part {j} is \"{}\"",
+                "closed and timed parts cannot be mixed: a closed-loop workload needs every part \"closed\" \
+                 (they are merged round-robin, having no time to merge by); part 0 is \"{}\", part {j} is \
+                 \"{}\"",
                 name(self.parts[0].arrival),
                 name(self.parts[j].arrival)
             ),

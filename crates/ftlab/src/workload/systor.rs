@@ -1,11 +1,10 @@
 //! SNIA SYSTOR'17 enterprise VDI traces: CSV with the header
 //! `Timestamp,Response,IOType,LUN,Offset,Size`.
 //!
-//! - The header must be the first non-blank line (names compared case-insensitively);
-//!   otherwise the error is "missing header". A repeated header line later in the file
-//!   (concatenated files) is skipped.
-//! - `Timestamp` is seconds with a decimal fraction (`1456095145.133076000`), converted
-//!   exactly to nanoseconds. `IOType` is `R` or `W` (any case); `Offset`, `Size` are bytes.
+//! - The header must be the first non-blank line (names compared case-insensitively); otherwise the error is
+//!   "missing header". A repeated header line later in the file (concatenated files) is skipped.
+//! - `Timestamp` is seconds with a decimal fraction (`1456095145.133076000`), converted exactly to
+//!   nanoseconds. `IOType` is `R` or `W` (any case); `Offset`, `Size` are bytes.
 //! - `Response` (may be empty in real files) and `LUN` are not used; the stream is 0.
 //!
 //! Not here: the shared rules are in the `workload` module doc; nothing here opens a file.

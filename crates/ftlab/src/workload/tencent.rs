@@ -1,8 +1,8 @@
 //! Tencent CBS block traces (SNIA IOTTA): CSV
 //! `timestamp_s,offset_sectors,size_sectors,io_type,volume_id`, no header.
 //!
-//! - `timestamp_s` is seconds (an integer in the published traces; a decimal fraction is
-//!   accepted and converted exactly to nanoseconds).
+//! - `timestamp_s` is seconds (an integer in the published traces; a decimal fraction is accepted and
+//!   converted exactly to nanoseconds).
 //! - `offset_sectors` and `size_sectors` count 512-byte sectors.
 //! - `io_type` is `1` for a write and `0` for a read (note: the opposite of MQSim).
 //! - `volume_id` becomes the stream id; a volume id above 65535 is an error.

@@ -3,41 +3,38 @@
 //! in their published CSV form, one SCSI command per line: `version,time,op,size,lbn`, e.g.
 //! `1,33898,2a,512,42932745`. Format name `vscsi`.
 //!
-//! - `version` is the trace record version, `1` or `2` (the two binary record layouts); it
-//!   changes nothing here, and anything else is an error.
-//! - `time` is in seconds (an integer in the published file; a decimal fraction is accepted and
-//!   converted exactly): time = time x 10^9 ns.
-//! - `op` is the SCSI operation code (the first byte of the command) in hexadecimal, without a
-//!   prefix as published (`28`, `2a`, `88`, `8a`) or with one (`0x2a`); digits in either case;
-//!   at most `ff`. It is never read as decimal: `28` is READ(10) (0x28), not 28 = 0x1c.
-//!   Reads: READ(6) `08`, READ(10) `28`, READ(12) `a8`, READ(16) `88`.
-//!   Writes: WRITE(6) `0a`, WRITE(10) `2a`, WRITE(12) `aa`, WRITE(16) `8a`, and
+//! - `version` is the trace record version, `1` or `2` (the two binary record layouts); it changes nothing
+//!   here, and anything else is an error.
+//! - `time` is in seconds (an integer in the published file; a decimal fraction is accepted and converted
+//!   exactly): time = time x 10^9 ns.
+//! - `op` is the SCSI operation code (the first byte of the command) in hexadecimal, without a prefix as
+//!   published (`28`, `2a`, `88`, `8a`) or with one (`0x2a`); digits in either case; at most `ff`. It is
+//!   never read as decimal: `28` is READ(10) (0x28), not 28 = 0x1c. Reads: READ(6) `08`, READ(10) `28`,
+//!   READ(12) `a8`, READ(16) `88`. Writes: WRITE(6) `0a`, WRITE(10) `2a`, WRITE(12) `aa`, WRITE(16) `8a`, and
 //!   WRITE AND VERIFY(10/12/16) `2e`, `ae`, `8e` (they write the data, then verify).
-//! - `size` is the transfer length in bytes; `lbn` the first logical block, in 512-byte
-//!   sectors: offset = lbn x 512.
-//! - Skipped and counted (`TraceReader::skipped`, shown by `ftlab trace stats` as
-//!   `skipped`): every other operation code (TEST UNIT READY `00`, INQUIRY `12`,
-//!   SYNCHRONIZE CACHE `35`/`91`, UNMAP `42`, WRITE SAME, the variable-length `7f`
-//!   whose service action is not in the trace, ...), and a read or write of size 0 (legal in
-//!   SCSI: a transfer length of 0 moves no data). A skipped line is still validated: all five
+//! - `size` is the transfer length in bytes; `lbn` the first logical block, in 512-byte sectors: offset = lbn
+//!   x 512.
+//! - Skipped and counted (`TraceReader::skipped`, shown by `ftlab trace stats` as `skipped`): every other
+//!   operation code (TEST UNIT READY `00`, INQUIRY `12`, SYNCHRONIZE CACHE `35`/`91`, UNMAP `42`, WRITE SAME,
+//!   the variable-length `7f` whose service action is not in the trace, ...), and a read or write of size 0
+//!   (legal in SCSI: a transfer length of 0 moves no data). A skipped line is still validated: all five
 //!   fields must parse.
-//! - An optional header line `version,time,op,size,lbn` (names in any case) is skipped
-//!   wherever it appears (concatenated files); it is not counted.
+//! - An optional header line `version,time,op,size,lbn` (names in any case) is skipped wherever it appears
+//!   (concatenated files); it is not counted.
 //! - The stream is 0 (one file is one virtual disk).
 //!
 //! Sources (docs/scenario.md, "Trace formats", quotes them):
-//! - the CSV form, its header and the bare hexadecimal opcodes: the CloudPhysics trace that
-//!   libCacheSim publishes as CSV (`data/trace.csv`, header `version,time,op,size,lbn`, rows
-//!   such as `1,33898,2a,512,42932745`);
-//! - `time` in seconds: libCacheSim's FAQ ("In the trace.csv, the time unit is in sec"); that
-//!   file's times run from 33898 to 41098, two hours of a production virtual disk, where
-//!   microseconds would make 113 thousand requests arrive within 7.2 ms. The binary records'
-//!   `ts` is in microseconds (libCacheSim's `vscsi.h`: "trace uses microsec", divided by
-//!   10^6), so the CSV holds the binary time divided by 10^6;
-//! - the record fields and the version as `ver >> 8` being 1 or 2: libCacheSim's vscsi reader
-//!   (`vscsi.h`, "Created by CloudPhysics");
-//! - `lbn` in 512-byte sectors and `len` in bytes: libCacheSim's vscsi preprocessing script
-//!   ("the trace has sector size 512 bytes", lba = lbn x 512);
+//! - the CSV form, its header and the bare hexadecimal opcodes: the CloudPhysics trace that libCacheSim
+//!   publishes as CSV (`data/trace.csv`, header `version,time,op,size,lbn`, rows such as
+//!   `1,33898,2a,512,42932745`);
+//! - `time` in seconds: libCacheSim's FAQ ("In the trace.csv, the time unit is in sec"); that file's times
+//!   run from 33898 to 41098, two hours of a production virtual disk, where microseconds would make 113
+//!   thousand requests arrive within 7.2 ms. The binary records' `ts` is in microseconds (libCacheSim's
+//!   `vscsi.h`: "trace uses microsec", divided by 10^6), so the CSV holds the binary time divided by 10^6;
+//! - the record fields and the version as `ver >> 8` being 1 or 2: libCacheSim's vscsi reader (`vscsi.h`,
+//!   "Created by CloudPhysics");
+//! - `lbn` in 512-byte sectors and `len` in bytes: libCacheSim's vscsi preprocessing script ("the trace has
+//!   sector size 512 bytes", lba = lbn x 512);
 //! - the operation codes: the T10 SCSI operation-code list (t10.org/lists/op-num.htm).
 //!
 //! No variant with decimal opcodes was found, so none is offered: a decimal `40` would read as

@@ -15,7 +15,10 @@ pub fn tiny(schemes: &[&str], extra: &str, tenants: &str) -> String {
 /// `tiny` with extra `[device]` keys (`device`: TOML lines).
 pub fn tiny_on(schemes: &[&str], device: &str, extra: &str, tenants: &str) -> String {
     let schemes = schemes.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
-    format!("seed = 7\nschemes = [{schemes}]\n[device]\npreset = \"tiny\"\n{device}\n[check]\nintegrity = true\n{extra}\n{tenants}")
+    format!(
+        "seed = 7\nschemes = [{schemes}]\n[device]\npreset = \"tiny\"\n{device}\n[check]\nintegrity = \
+         true\n{extra}\n{tenants}"
+    )
 }
 
 /// Run scenario text and return the parsed summary.json.
@@ -55,8 +58,8 @@ pub fn traces_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces")
 }
 
-/// The pair of the isolation and solo tests (`tests/isolation.rs`, `tests/solo.rs`): `reader` reads 4 KiB at random, `writer`
-/// writes 64 KiB at random; each starts at its `*_start_s` (past the 2 s run = absent). Two
+/// The pair of the isolation and solo tests (`tests/isolation.rs`, `tests/solo.rs`): `reader` reads 4 KiB at
+/// random, `writer` writes 64 KiB at random; each starts at its `*_start_s` (past the 2 s run = absent). Two
 /// channels, one per tenant under `partitioned`.
 pub fn reader_writer_pair(reader_start_s: f64, writer_start_s: f64) -> String {
     format!(

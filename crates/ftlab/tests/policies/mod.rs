@@ -1,8 +1,9 @@
 //! Test-only policies that drive each engine command through the integrity property test
 //! (DESIGN §11): a scheme that migrates whole blocks while the host writes, one that runs GC in
 //! partial steps of k page reads after every host page, and one that programs parity pages of
-//! real stripes and rebuilds reads of busy dies from them (the oracle checks every rebuild). They stripe host pages over every die like
-//! `unified`. Not shipped: they exist to prove the engine keeps data through every command.
+//! real stripes and rebuilds reads of busy dies from them (the oracle checks every rebuild). They stripe host
+//! pages over every die like `unified`. Not shipped: they exist to prove the engine keeps data through every
+//! command.
 // Each test binary that includes this module uses only some of its items.
 #![allow(dead_code)]
 
