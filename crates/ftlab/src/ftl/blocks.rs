@@ -166,8 +166,10 @@ pub struct Blocks {
     /// programmed, at least one invalid unit), else `NOT_COLLECTABLE`. A dense copy of what
     /// `info` says, so a victim search reads 4 bytes per block instead of a `BlockInfo`.
     greedy_keys: Vec<u32>,
-    /// Per chunk of `CHUNK_BLOCKS` blocks (see `ChunkMin`).
+    /// Per chunk of `CHUNK_BLOCKS` blocks (see `ChunkMin`), kept only once `enable_bounds`
+    /// was called (a run whose victims are scored); otherwise empty minima, never read.
     chunks: Vec<ChunkMin>,
+    bounds: bool,
     units_per_block: u32,
     pages_per_block: u32,
 }
@@ -193,6 +195,7 @@ impl Blocks {
             dynamic_wear_leveling,
             greedy_keys: vec![NOT_COLLECTABLE; geometry.n_blocks as usize],
             chunks: vec![ChunkMin::EMPTY; geometry.n_blocks.div_ceil(CHUNK_BLOCKS) as usize],
+            bounds: false,
             units_per_block: geometry.units_per_block,
             pages_per_block: geometry.pages_per_block,
         }
@@ -216,10 +219,13 @@ impl Blocks {
 
     /// Bring `greedy_keys[block]` in step with `info` after a change of its state, valid
     /// units or programmed pages (every such change goes through `Ftl` and calls this).
-    #[inline]
+    #[inline(always)]
     pub fn refresh_key(&mut self, block: BlockIdx) {
         let b = block.0 as usize;
         self.greedy_keys[b] = self.greedy_key(block);
+        if !self.bounds {
+            return;
+        }
         let info = &self.info[b];
         let (c, bit) = (b / CHUNK_BLOCKS as usize, 1u64 << (b % CHUNK_BLOCKS as usize));
         let chunk = &mut self.chunks[c];
@@ -233,7 +239,10 @@ impl Blocks {
         }
     }
 
-    /// Chunk `c`'s minima from its eligible blocks.
+    /// Chunk `c`'s minima from its eligible blocks (once per block leaving the eligible set:
+    /// kept out of line, so that `refresh_key` stays small enough to inline).
+    #[cold]
+    #[inline(never)]
     fn recompute_chunk(&mut self, c: usize) {
         let mut m = ChunkMin { eligible: self.chunks[c].eligible, ..ChunkMin::EMPTY };
         let mut bits = m.eligible;
@@ -246,15 +255,41 @@ impl Blocks {
         self.chunks[c] = m;
     }
 
+    /// Keep the chunks' minima from now on (built from the blocks' state now).
+    pub fn enable_bounds(&mut self) {
+        self.bounds = true;
+        for c in 0..self.chunks.len() {
+            let first = c * CHUNK_BLOCKS as usize;
+            let mut eligible = 0;
+            for (i, info) in self.info.iter().enumerate().skip(first).take(CHUNK_BLOCKS as usize) {
+                if info.state == BlockState::Full && info.programmed_pages == self.pages_per_block {
+                    eligible |= 1 << (i - first);
+                }
+            }
+            self.chunks[c].eligible = eligible;
+            self.recompute_chunk(c);
+        }
+    }
+
+    /// Whether the chunks' minima are kept (`enable_bounds`).
+    pub fn bounds(&self) -> bool {
+        self.bounds
+    }
+
     /// Every chunk's minima again (after the write stamps moved).
     pub fn recompute_chunks(&mut self) {
-        for c in 0..self.chunks.len() {
-            self.recompute_chunk(c);
+        if self.bounds {
+            for c in 0..self.chunks.len() {
+                self.recompute_chunk(c);
+            }
         }
     }
 
     /// Every chunk's eligible blocks and minima are those of its blocks now (integrity checks).
     pub fn check_chunks(&self) {
+        if !self.bounds {
+            return;
+        }
         for (c, stored) in self.chunks.iter().enumerate() {
             let mut m = ChunkMin::EMPTY;
             let first = c * CHUNK_BLOCKS as usize;

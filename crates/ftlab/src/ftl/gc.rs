@@ -51,7 +51,7 @@ impl Ftl {
 
     /// The eligible block of `die` (full, every page programmed) with the highest `score`
     /// (`None`: no candidate), ties to the lowest index, with its score: what a scan of the
-    /// die's blocks in order finds. `bound` must be at least the score of every eligible block
+    /// die's blocks in order finds (and does, without `Ftl::enable_victim_bounds`). `bound` must be at least the score of every eligible block
     /// of a chunk, computed from the chunk's fewest valid units and oldest stamp (`ChunkMin`)
     /// by the same floating-point steps as the score, each monotone; a chunk whose bound is
     /// below the best score found is skipped unread. The chunk of highest bound is searched
@@ -63,6 +63,9 @@ impl Ftl {
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<(f64, u32)> {
         let blocks = self.geometry.blocks_of_die(die);
+        if !self.blocks().bounds() {
+            return self.scan_eligible(die, score);
+        }
         if blocks.is_empty() {
             return None;
         }
@@ -92,7 +95,7 @@ impl Ftl {
             .filter(|&c| mask(c) != 0)
             .map(|c| (bound(&chunks[c as usize]), c))
             .reduce(|a, b| if b.0 > a.0 { b } else { a });
-        let Some((_, top)) = top else { return None };
+        let (_, top) = top?;
         search(top, &mut best);
         for c in (c0..c1).filter(|&c| c != top) {
             if best.is_some_and(|(bs, _)| bound(&chunks[c as usize]) < bs) {
@@ -111,6 +114,28 @@ impl Ftl {
         let min = keys.iter().copied().min().filter(|&k| k != NOT_COLLECTABLE)?;
         let pos = keys.iter().position(|&k| k == min).expect("the minimum is in the slice");
         Some(BlockIdx(blocks.start + pos as u32))
+    }
+
+    /// `best_eligible` without minima kept (`Ftl::enable_victim_bounds`): a scan of every
+    /// block of the die.
+    fn scan_eligible(
+        &self,
+        die: DieIdx,
+        mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
+    ) -> Option<(f64, u32)> {
+        let mut best: Option<(f64, u32)> = None;
+        for b in self.geometry.blocks_of_die(die) {
+            let info = &self.blocks().info[b as usize];
+            if info.state != BlockState::Full || info.programmed_pages != self.geometry.pages_per_block {
+                continue;
+            }
+            if let Some(s) = score(b, info) {
+                if best.is_none_or(|(bs, _)| s > bs) {
+                    best = Some((s, b));
+                }
+            }
+        }
+        best
     }
 
     /// The victim by a scan of the die's `BlockInfo`s, scoring each candidate (the reference
