@@ -13,7 +13,7 @@ pub const CHUNK_BLOCKS: u32 = 64;
 
 /// Over the GC-eligible blocks of a chunk of `CHUNK_BLOCKS` consecutive blocks (full, every
 /// page programmed, whatever their valid units): which they are (bit `i`: block
-/// `chunk * 64 + i`), their fewest valid units and their oldest write stamp (`u32::MAX`,
+/// `chunk * 64 + i`), their owners, their fewest valid units and their oldest write stamp (`u32::MAX`,
 /// `i64::MAX` without any). A scored victim search bounds a chunk's best score from these
 /// without reading its blocks (`ftl::gc`). Kept in step by `Blocks::refresh_key`: an eligible
 /// block's valid units only fall and its stamp is fixed, and a block leaving the eligible set
@@ -23,10 +23,19 @@ pub struct ChunkMin {
     pub eligible: u64,
     pub valid_units: u32,
     pub last_write_ns: i64,
+    /// Bit `min(owner, 63)` of every eligible block's owner (bit 63: tenant 63 or above).
+    pub owners: u64,
 }
 
 impl ChunkMin {
-    const EMPTY: ChunkMin = ChunkMin { eligible: 0, valid_units: u32::MAX, last_write_ns: i64::MAX };
+    const EMPTY: ChunkMin =
+        ChunkMin { eligible: 0, valid_units: u32::MAX, last_write_ns: i64::MAX, owners: 0 };
+
+    /// The `owners` bit of tenant `owner`.
+    #[inline]
+    pub fn owner_bit(owner: u16) -> u64 {
+        1 << owner.min(63)
+    }
 }
 
 /// "No tenant" in `BlockInfo::owner`.
@@ -233,6 +242,7 @@ impl Blocks {
             chunk.eligible |= bit;
             chunk.valid_units = chunk.valid_units.min(info.valid_units);
             chunk.last_write_ns = chunk.last_write_ns.min(info.last_write_ns);
+            chunk.owners |= ChunkMin::owner_bit(info.owner);
         } else if chunk.eligible & bit != 0 {
             chunk.eligible &= !bit;
             self.recompute_chunk(c);
@@ -251,6 +261,7 @@ impl Blocks {
             bits &= bits - 1;
             m.valid_units = m.valid_units.min(info.valid_units);
             m.last_write_ns = m.last_write_ns.min(info.last_write_ns);
+            m.owners |= ChunkMin::owner_bit(info.owner);
         }
         self.chunks[c] = m;
     }
@@ -298,6 +309,7 @@ impl Blocks {
                     m.eligible |= 1 << (i - first);
                     m.valid_units = m.valid_units.min(info.valid_units);
                     m.last_write_ns = m.last_write_ns.min(info.last_write_ns);
+                    m.owners |= ChunkMin::owner_bit(info.owner);
                 }
             }
             assert_eq!(*stored, m, "victim-search minima of chunk {c}");

@@ -558,8 +558,9 @@ impl Scheme for Upi {
     /// Both the read term and that fallback need the owner's set to have room for the copies
     /// (`copies_can_leave`); without it, a fully valid block is no victim.
     /// The search is bounded (`Ftl::best_eligible`): a chunk of blocks whose fewest valid
-    /// units and oldest stamp, with the largest read term (`relocation_term` < w), cannot beat
-    /// the best score found is skipped; it finds what a scan of every block finds.
+    /// units and oldest stamp, with the largest read term (`relocation_term` < w) if one of
+    /// its owners may earn it here, cannot beat the best score found is skipped; it finds what
+    /// a scan of every block finds.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: VictimPolicy) -> Option<BlockIdx> {
         let (ftl, now) = (view.ftl, view.now);
         if self.set_of_die[die.0 as usize] == NO_SET {
@@ -571,13 +572,21 @@ impl Scheme for Upi {
         let upb = self.geometry.units_per_block;
         // w x / (1 + x) < w in exact arithmetic; the margin covers its three roundings.
         let reads_max = self.config.relocation_weight * (1.0 + 1e-9);
+        // The owners whose blocks here may earn the read term: outside their set, movable.
+        let mut outside = 0u64;
+        for (t, &m) in movable.iter().enumerate() {
+            if m && !self.in_set(t as u16, die) {
+                outside |= ChunkMin::owner_bit(t as u16);
+            }
+        }
         let bound = |c: &ChunkMin| {
             if c.valid_units == 0 {
                 return f64::INFINITY;
             }
             let age_ns = age(now, c.last_write_ns).ns() as f64 + 1.0;
             let u = c.valid_units as f64 / upb as f64;
-            age_ns * ((1.0 - u) + reads_max) / (2.0 * u)
+            let reads = if c.owners & outside != 0 { reads_max } else { 0.0 };
+            age_ns * ((1.0 - u) + reads) / (2.0 * u)
         };
         let score = |b: u32, _: &_| self.victim_score(BlockIdx(b), die, ftl, now, &movable);
         match ftl.best_eligible(die, bound, score) {
