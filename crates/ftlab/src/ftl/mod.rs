@@ -12,7 +12,9 @@ pub(crate) mod oracle;
 pub(crate) mod table;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
+use crate::sim::time::SimTime;
 use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};
+use gc::VictimPolicy;
 use oracle::Oracle;
 
 /// "Unmapped" / "none" in the flat u32 tables.
@@ -243,12 +245,20 @@ impl Ftl {
         Ok(Placement { ppa, page_full })
     }
 
+    /// Keep the per-chunk minima that bound a scored victim search (`best_eligible`) from now
+    /// on: a run whose victims are scored (cost-benefit) calls it at build; others do not pay
+    /// the minima's upkeep at every valid-count change.
+    pub fn enable_victim_bounds(&mut self) {
+        self.blocks.enable_bounds();
+    }
+
     /// Move every block's write stamp by `delta_ns` (the warm-up by workload keeps its newest
-    /// stamp at 0, see `simulation::warm`). Stamps order no index: nothing else changes.
-    pub(crate) fn shift_write_stamps(&mut self, delta_ns: i64) {
+    /// stamp at 0, see `simulation::warm`); the chunks' oldest stamps move with them.
+    pub fn shift_write_stamps(&mut self, delta_ns: i64) {
         for b in &mut self.blocks.info {
             b.last_write_ns = b.last_write_ns.saturating_add(delta_ns);
         }
+        self.blocks.recompute_chunks();
     }
 
     /// Close the partly filled page of `key` on `die` by padding it; returns the page to
@@ -466,8 +476,9 @@ impl Ftl {
     }
 
     /// Check the mapping's invariants over the whole device (tests; O(device)): L2P and P2L
-    /// are inverse, every block's valid count matches its P2L entries and its greedy key its
-    /// state, and (with the oracle)
+    /// are inverse, every block's valid count matches its P2L entries and its greedy key and
+    /// chunk minima its state, the bounded cost-benefit victim search agrees with a scan, and
+    /// (with the oracle)
     /// every logical page reads back its latest version. Panics on the first violation.
     pub fn check_consistency(&mut self) {
         let g = self.geometry;
@@ -497,6 +508,20 @@ impl Ftl {
             assert_eq!(key, self.blocks.greedy_key(BlockIdx(b as u32)), "greedy key of block {b}");
         }
         assert_eq!(by_tenant_die, self.valid_by_tenant_die, "valid units per (tenant, die)");
+        self.blocks.check_chunks();
+        // The bounded cost-benefit search finds what a scan finds, now and much later.
+        let newest = self.blocks.info.iter().map(|b| b.last_write_ns).max().unwrap_or(0).max(0) as u64;
+        for now in [newest, newest * 3 + 1_000_000_000] {
+            for d in 0..g.n_dies {
+                let (die, now) = (DieIdx(d), SimTime(now));
+                let bounded = self.select_victim(die, VictimPolicy::CostBenefit, now);
+                assert_eq!(
+                    bounded,
+                    self.scored_victim(die, VictimPolicy::CostBenefit, now),
+                    "victim of die {d}"
+                );
+            }
+        }
         for table in &self.l2p {
             for &ppa in table {
                 assert!(ppa == NONE || self.p2l[ppa as usize] != NONE, "L2P points at invalid unit {ppa}");

@@ -22,7 +22,7 @@ use super::{
     TenantSeries,
 };
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
-use crate::ftl::blocks::BlockState;
+use crate::ftl::blocks::{BlockState, ChunkMin};
 use crate::ftl::gc::{age, VictimPolicy};
 use crate::ftl::Ftl;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
@@ -442,6 +442,26 @@ impl Upi {
         (benefit > 0.0).then(|| age_ns * benefit / (2.0 * u))
     }
 
+    /// `gc_victim` when no block scores above zero: the least recently written eligible block
+    /// outside its owner's set whose copies can leave `die` (ties to the lowest index).
+    fn oldest_outside(&self, die: DieIdx, ftl: &Ftl, leave: &[bool]) -> Option<BlockIdx> {
+        let g = &self.geometry;
+        let mut oldest: Option<(i64, u32)> = None;
+        for b in g.blocks_of_die(die) {
+            let info = &ftl.blocks().info[b as usize];
+            if info.state != BlockState::Full || info.programmed_pages != g.pages_per_block {
+                continue;
+            }
+            if !self.in_set(info.owner, die)
+                && leave[info.owner as usize]
+                && oldest.is_none_or(|(t, _)| info.last_write_ns < t)
+            {
+                oldest = Some((info.last_write_ns, b));
+            }
+        }
+        oldest.map(|(_, b)| BlockIdx(b))
+    }
+
     /// The relocation read term of a block outside its owner's set: w * x / (1 + x), where
     /// x is the block's host page reads per page per second since it was written, over its
     /// owner's average (`read_rate_per_page`). A block read as often as its owner's average
@@ -542,35 +562,42 @@ impl Scheme for Upi {
     /// set is taken: its copies leave this die, so collecting it still frees a block here.
     /// Both the read term and that fallback need the owner's set to have room for the copies
     /// (`copies_can_leave`); without it, a fully valid block is no victim.
+    /// The search is bounded (`Ftl::best_eligible`): a chunk of blocks whose fewest valid
+    /// units and oldest stamp, with the largest read term (`relocation_term` < w) if one of
+    /// its owners may earn it here, cannot beat the best score found is skipped; it finds what
+    /// a scan of every block finds.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: VictimPolicy) -> Option<BlockIdx> {
         let (ftl, now) = (view.ftl, view.now);
         if self.set_of_die[die.0 as usize] == NO_SET {
             return None; // a read-only die is never written, so it needs no space
         }
-        let g = &self.geometry;
         let leave = self.copies_can_leave(die, ftl);
         let movable: Vec<bool> =
             self.room_home(ftl).iter().zip(&leave).map(|(&home, &out)| home && out).collect();
-        let mut best: Option<(f64, u32)> = None;
-        let mut oldest_outside: Option<(i64, u32)> = None;
-        for b in g.blocks_of_die(die) {
-            let info = &ftl.blocks().info[b as usize];
-            if info.state != BlockState::Full || info.programmed_pages != g.pages_per_block {
-                continue;
-            }
-            match self.victim_score(BlockIdx(b), die, ftl, now, &movable) {
-                Some(score) if best.is_none_or(|(s, _)| score > s) => best = Some((score, b)),
-                Some(_) => {}
-                None if !self.in_set(info.owner, die)
-                    && leave[info.owner as usize]
-                    && oldest_outside.is_none_or(|(t, _)| info.last_write_ns < t) =>
-                {
-                    oldest_outside = Some((info.last_write_ns, b))
-                }
-                None => {}
+        let upb = self.geometry.units_per_block;
+        // w x / (1 + x) < w in exact arithmetic; the margin covers its three roundings.
+        let reads_max = self.config.relocation_weight * (1.0 + 1e-9);
+        // The owners whose blocks here may earn the read term: outside their set, movable.
+        let mut outside = 0u64;
+        for (t, &m) in movable.iter().enumerate() {
+            if m && !self.in_set(t as u16, die) {
+                outside |= ChunkMin::owner_bit(t as u16);
             }
         }
-        best.map(|(_, b)| BlockIdx(b)).or(oldest_outside.map(|(_, b)| BlockIdx(b)))
+        let bound = |c: &ChunkMin| {
+            if c.valid_units == 0 {
+                return f64::INFINITY;
+            }
+            let age_ns = age(now, c.last_write_ns).ns() as f64 + 1.0;
+            let u = c.valid_units as f64 / upb as f64;
+            let reads = if c.owners & outside != 0 { reads_max } else { 0.0 };
+            age_ns * ((1.0 - u) + reads) / (2.0 * u)
+        };
+        let score = |b: u32, _: &_| self.victim_score(BlockIdx(b), die, ftl, now, &movable);
+        match ftl.best_eligible(die, bound, score) {
+            Some((_, b)) => Some(BlockIdx(b)),
+            None => self.oldest_outside(die, ftl, &leave),
+        }
     }
 
     fn on_run_start(&mut self, _view: &DeviceView, _cmds: &mut Vec<Command>) {

@@ -168,7 +168,7 @@ impl Engine<'_, Timed> {
             }
             return;
         }
-        if !self.pol.scheme.may_write(die) {
+        if !self.pol.may_write(die) {
             // A read die (the scheme's roles): host reads only; the rest waits its turn.
             if let Some(op) = self
                 .exec
@@ -191,7 +191,7 @@ impl Engine<'_, Timed> {
         let d = die.0 as usize;
         assert_eq!(self.exec.dies[d].current.n_ops, 0, "die {} started while executing", die.0);
         assert!(
-            first.class == OpClass::HostRead || self.pol.scheme.may_write(die),
+            first.class == OpClass::HostRead || self.pol.may_write(die),
             "a {:?} {:?} started on die {}, which the scheme keeps for reads",
             first.class,
             first.kind,

@@ -63,7 +63,7 @@ impl<'a> Engine<'a, Instant> {
             g.units_per_page
         );
         let ns = s.namespace_units();
-        let ftl = Ftl::new(
+        let mut ftl = Ftl::new(
             g,
             FtlParams {
                 namespace_units: ns.clone(),
@@ -74,6 +74,10 @@ impl<'a> Engine<'a, Instant> {
                 frontier_planes: if s.device.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
             },
         );
+        if s.ftl.gc_policy == crate::ftl::gc::VictimPolicy::CostBenefit {
+            // Scored victims (the scenario's policy, and `upi`'s own under it): bound the search.
+            ftl.enable_victim_bounds();
+        }
         let host = HostPort::new(s, sources, &ns);
         let qd_total = host.queue_depth_total();
         let n_dies = g.n_dies as usize;

@@ -308,7 +308,7 @@ impl Executor for Timed {
 
     #[inline]
     fn may_collect(e: &Engine<'_, Self>, die: DieIdx) -> bool {
-        e.pol.scheme.may_write(die)
+        e.pol.may_write(die)
     }
 
     #[inline]

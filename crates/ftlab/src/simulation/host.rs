@@ -240,7 +240,7 @@ impl<X: Executor> Engine<'_, X> {
     fn issue_host_read(&mut self, id: u32, t: u16, ppa: Ppa, n_units: u32) -> u32 {
         let g = self.ftl.geometry;
         let (block, page, die) = (g.block_of(ppa), g.page_of(ppa), g.die_of(ppa));
-        let plan = self.pol.scheme.read_plan(ppa, &self.view());
+        let plan = self.pol.read_plan(ppa, &self.view());
         if plan == ReadPlan::Buffer {
             self.sink.metrics[t as usize].buffer_reads += n_units as u64;
             return 0;

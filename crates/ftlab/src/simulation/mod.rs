@@ -50,7 +50,7 @@ pub(crate) use warm::{WarmError, WarmOpener, WarmParams, WarmReport};
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
 
 /// What happens at a point in simulated time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     /// Tenant's next request is due.
     Arrival(u16),
