@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Blocks per chunk of `ChunkMin` (one bit each in `ChunkMin::eligible`).
-pub const CHUNK_BLOCKS: u32 = 64;
+pub(crate) const CHUNK_BLOCKS: u32 = 64;
 
 /// Over the GC-eligible blocks of a chunk of `CHUNK_BLOCKS` consecutive blocks (full, every
 /// page programmed, whatever their valid units): which they are (bit `i`: block
@@ -19,12 +19,12 @@ pub const CHUNK_BLOCKS: u32 = 64;
 /// block's valid units only fall and its stamp is fixed, and a block leaving the eligible set
 /// recomputes its chunk, so the minima are exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkMin {
-    pub eligible: u64,
-    pub valid_units: u32,
-    pub last_write_ns: i64,
+pub(crate) struct ChunkMin {
+    pub(crate) eligible: u64,
+    pub(crate) valid_units: u32,
+    pub(crate) last_write_ns: i64,
     /// Bit `min(owner, 63)` of every eligible block's owner (bit 63: tenant 63 or above).
-    pub owners: u64,
+    pub(crate) owners: u64,
 }
 
 impl ChunkMin {
@@ -33,7 +33,7 @@ impl ChunkMin {
 
     /// The `owners` bit of tenant `owner`.
     #[inline]
-    pub fn owner_bit(owner: u16) -> u64 {
+    pub(crate) fn owner_bit(owner: u16) -> u64 {
         1 << owner.min(63)
     }
 }
@@ -215,7 +215,7 @@ impl Blocks {
     /// Bring `greedy_keys[block]` in step with `info` after a change of its state, valid
     /// units or programmed pages (every such change goes through `Ftl` and calls this).
     #[inline(always)]
-    pub fn refresh_key(&mut self, block: BlockIdx) {
+    pub(crate) fn refresh_key(&mut self, block: BlockIdx) {
         let b = block.0 as usize;
         self.greedy_keys[b] = self.greedy_key(block);
         if !self.bounds {
@@ -253,7 +253,7 @@ impl Blocks {
     }
 
     /// Keep the chunks' minima from now on (built from the blocks' state now).
-    pub fn enable_bounds(&mut self) {
+    pub(crate) fn enable_bounds(&mut self) {
         self.bounds = true;
         for c in 0..self.chunks.len() {
             let first = c * CHUNK_BLOCKS as usize;
@@ -269,12 +269,12 @@ impl Blocks {
     }
 
     /// Whether the chunks' minima are kept (`enable_bounds`).
-    pub fn bounds(&self) -> bool {
+    pub(crate) fn bounds(&self) -> bool {
         self.bounds
     }
 
     /// Every chunk's minima again (after the write stamps moved).
-    pub fn recompute_chunks(&mut self) {
+    pub(crate) fn recompute_chunks(&mut self) {
         if self.bounds {
             for c in 0..self.chunks.len() {
                 self.recompute_chunk(c);
@@ -283,7 +283,7 @@ impl Blocks {
     }
 
     /// Every chunk's eligible blocks and minima are those of its blocks now (integrity checks).
-    pub fn check_chunks(&self) {
+    pub(crate) fn check_chunks(&self) {
         if !self.bounds {
             return;
         }
@@ -303,7 +303,7 @@ impl Blocks {
     }
 
     /// Per chunk of `CHUNK_BLOCKS` blocks: its eligible blocks and their minima.
-    pub fn chunks(&self) -> &[ChunkMin] {
+    pub(crate) fn chunks(&self) -> &[ChunkMin] {
         &self.chunks
     }
 

@@ -56,7 +56,7 @@ impl Ftl {
     /// by the same floating-point steps as the score, each monotone; a chunk whose bound is
     /// below the best score found is skipped unread. The chunk of highest bound is searched
     /// first, so that the best starts high.
-    pub fn best_eligible(
+    pub(crate) fn best_eligible(
         &self,
         die: DieIdx,
         bound: impl Fn(&ChunkMin) -> f64,

@@ -248,13 +248,13 @@ impl Ftl {
     /// Keep the per-chunk minima that bound a scored victim search (`best_eligible`) from now
     /// on: a run whose victims are scored (cost-benefit) calls it at build; others do not pay
     /// the minima's upkeep at every valid-count change.
-    pub fn enable_victim_bounds(&mut self) {
+    pub(crate) fn enable_victim_bounds(&mut self) {
         self.blocks.enable_bounds();
     }
 
     /// Move every block's write stamp by `delta_ns` (the warm-up by workload keeps its newest
     /// stamp at 0, see `simulation::warm`); the chunks' oldest stamps move with them.
-    pub fn shift_write_stamps(&mut self, delta_ns: i64) {
+    pub(crate) fn shift_write_stamps(&mut self, delta_ns: i64) {
         for b in &mut self.blocks.info {
             b.last_write_ns = b.last_write_ns.saturating_add(delta_ns);
         }

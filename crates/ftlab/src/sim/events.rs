@@ -28,7 +28,7 @@ impl<E> Entry<E> {
 
 /// A min-heap of `(time, seq, event)`.
 #[derive(Clone, Debug)]
-pub struct EventQueue<E: Copy> {
+pub(crate) struct EventQueue<E: Copy> {
     heap: Vec<Entry<E>>,
     /// The root was popped: `heap[0]` is stale until a push fills it or a pop closes it.
     hole: bool,
@@ -38,11 +38,11 @@ pub struct EventQueue<E: Copy> {
 
 impl<E: Copy> EventQueue<E> {
     /// `len_max` bounds the pending events (a bug guard, asserted).
-    pub fn new(len_max: usize) -> Self {
+    pub(crate) fn new(len_max: usize) -> Self {
         EventQueue { heap: Vec::with_capacity(len_max.min(1 << 16)), hole: false, seq: 0, len_max }
     }
 
-    pub fn push(&mut self, at: SimTime, event: E) {
+    pub(crate) fn push(&mut self, at: SimTime, event: E) {
         let e = Entry { time: at, seq: self.seq, event };
         self.seq += 1;
         if self.hole {
@@ -60,7 +60,7 @@ impl<E: Copy> EventQueue<E> {
         );
     }
 
-    pub fn pop(&mut self) -> Option<(SimTime, E)> {
+    pub(crate) fn pop(&mut self) -> Option<(SimTime, E)> {
         if self.hole {
             self.hole = false;
             let last = self.heap.pop().expect("a hole is in a non-empty heap");
@@ -73,11 +73,11 @@ impl<E: Copy> EventQueue<E> {
         Some((root.time, root.event))
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.heap.len() - self.hole as usize
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
