@@ -1,8 +1,8 @@
 //! Per-block state, the per-(die, plane) free-block pools (dynamic wear leveling lives here: the
 //! pool hands out the least-worn free block), the greedy GC key of every block and, per chunk
 //! of 64 blocks, the eligible blocks' fewest valid units and oldest write stamp (`ChunkMin`,
-//! the bounds of a scored victim search), kept in step with the state. Not the mapping (see `ftl::mod`) and not the choice of GC victims
-//! (see `ftl::gc`).
+//! the bounds of a scored victim search), kept in step with the state. Not the mapping (see `ftl::mod`) and
+//! not the choice of GC victims (see `ftl::gc`).
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use std::cmp::Reverse;

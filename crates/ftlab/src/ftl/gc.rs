@@ -51,11 +51,11 @@ impl Ftl {
 
     /// The eligible block of `die` (full, every page programmed) with the highest `score`
     /// (`None`: no candidate), ties to the lowest index, with its score: what a scan of the
-    /// die's blocks in order finds (and does, without `Ftl::enable_victim_bounds`). `bound` must be at least the score of every eligible block
-    /// of a chunk, computed from the chunk's fewest valid units and oldest stamp (`ChunkMin`)
-    /// by the same floating-point steps as the score, each monotone; a chunk whose bound is
-    /// below the best score found is skipped unread. The chunk of highest bound is searched
-    /// first, so that the best starts high.
+    /// die's blocks in order finds (and does, without `Ftl::enable_victim_bounds`). `bound` must be at least
+    /// the score of every eligible block of a chunk, computed from the chunk's fewest valid units and
+    /// oldest stamp (`ChunkMin`) by the same floating-point steps as the score, each monotone; a chunk
+    /// whose bound is below the best score found is skipped unread. The chunk of highest bound is
+    /// searched first, so that the best starts high.
     pub(crate) fn best_eligible(
         &self,
         die: DieIdx,
