@@ -77,6 +77,7 @@ impl<E: Copy> EventQueue<E> {
         self.heap.len() - self.hole as usize
     }
 
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
