@@ -571,10 +571,12 @@ requests = {requests}
     scenario::load(&text, "bench", overrides, None)
 }
 
-/// `precondition`: the `random-write` device's preconditioning alone (random fill, one pass of
-/// random overwrites); `wall_s` is its wall time and no request is run.
+/// `precondition`: the `random-write` case's preconditioning alone (random fill, one pass of
+/// random overwrites, the warm-up by workload), on its scenario with its `BENCH_REQUESTS`
+/// requests (a shorter source would end and be reopened over and over by the warm-up, which a
+/// real run does not do); `wall_s` is its wall time and no request of the timed run is run.
 fn bench_precondition(overrides: &[String]) -> Result<BenchResult, FtlabError> {
-    let s = bench_scenario("precondition", "unified", 0.0, 1, overrides)?;
+    let s = bench_scenario("precondition", "unified", 0.0, BENCH_REQUESTS, overrides)?;
     let mut sim = build_simulation(&s, "unified", Path::new("."), "bench")?;
     let (t0, c0) = (Instant::now(), thread_cpu_s());
     precondition(&s, &mut sim, "bench")?;
