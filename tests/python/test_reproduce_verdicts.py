@@ -497,15 +497,15 @@ class _FakePaper:
         C.write_claims_json(out / "claims.json", claims, reproduction="upi", seed=seed)
         self.calls.append((seed, out))
         return C.ReproductionResult(
-            "upi",
-            out,
-            Path("x.toml"),
-            quick,
-            claims,
-            checks,
-            [],
-            [out / "claims.json"],
-            0.0,
+            name="upi",
+            out=out,
+            scenario=Path("x.toml"),
+            quick=quick,
+            claims=claims,
+            health=checks,
+            phases=[],
+            files=[out / "claims.json"],
+            wall_s=0.0,
             extra={"seed_result": result},
         )
 

@@ -852,7 +852,7 @@ def print_claims(console: Console, claims: Sequence[Claim]) -> None:
         )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReproductionResult:
     """What `ftlab.reproduce` returns: the claims with their verdicts, the health checks, the
     per-phase table, the files written, the run's Report and the sensitivity rows (None

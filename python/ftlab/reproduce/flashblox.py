@@ -133,18 +133,18 @@ def reproduce(
         sens = run_sensitivity(path, out, quick, jobs, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME,
-        out,
-        path,
-        quick,
-        claims,
-        checks,
-        [],
-        files,
-        time.perf_counter() - start,
-        None,
-        sens,
-        {"reports": reports, "model": model, "seed_result": result},
+        name=NAME,
+        out=out,
+        scenario=path,
+        quick=quick,
+        claims=claims,
+        health=checks,
+        phases=[],
+        files=files,
+        wall_s=time.perf_counter() - start,
+        report=None,
+        sensitivity=sens,
+        extra={"reports": reports, "model": model, "seed_result": result},
     )
 
 

@@ -153,18 +153,18 @@ def reproduce(
         sens = run_sensitivity(path, out, quick, jobs, bw, analysis, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME,
-        out,
-        path,
-        quick,
-        claims,
-        checks,
-        [],
-        files,
-        time.perf_counter() - start,
-        report,
-        sens,
-        {"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result},
+        name=NAME,
+        out=out,
+        scenario=path,
+        quick=quick,
+        claims=claims,
+        health=checks,
+        phases=[],
+        files=files,
+        wall_s=time.perf_counter() - start,
+        report=report,
+        sensitivity=sens,
+        extra={"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result},
     )
 
 

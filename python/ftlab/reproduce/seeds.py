@@ -89,18 +89,18 @@ def run_seeds(
     ]
     extra = {"seeds": [r.extra for r in results], "per_seed": results}
     return ReproductionResult(
-        name,
-        out,
-        first.scenario,
-        quick,
-        claims,
-        checks,
-        first.phases,
-        files,
-        time.perf_counter() - start,
-        first.report,
-        first.sensitivity,
-        extra,
+        name=name,
+        out=out,
+        scenario=first.scenario,
+        quick=quick,
+        claims=claims,
+        health=checks,
+        phases=first.phases,
+        files=files,
+        wall_s=time.perf_counter() - start,
+        report=first.report,
+        sensitivity=first.sensitivity,
+        extra=extra,
     )
 
 

@@ -125,18 +125,18 @@ def reproduce(
         sens = run_sensitivity(path, report.resolved_toml, out, quick, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME,
-        out,
-        path,
-        quick,
-        claims,
-        checks,
-        phases,
-        files,
-        time.perf_counter() - start,
-        report,
-        sens,
-        {"rise_s": rise, "seed_result": result},
+        name=NAME,
+        out=out,
+        scenario=path,
+        quick=quick,
+        claims=claims,
+        health=checks,
+        phases=phases,
+        files=files,
+        wall_s=time.perf_counter() - start,
+        report=report,
+        sensitivity=sens,
+        extra={"rise_s": rise, "seed_result": result},
     )
 
 

@@ -136,18 +136,18 @@ def reproduce(
         sens = run_sensitivity(paths, reports, out, quick, jobs, progress)
         files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
     return ReproductionResult(
-        NAME,
-        out,
-        paths["synthetic"],
-        quick,
-        claims,
-        checks,
-        [],
-        files,
-        time.perf_counter() - start,
-        None,
-        sens,
-        {
+        name=NAME,
+        out=out,
+        scenario=paths["synthetic"],
+        quick=quick,
+        claims=claims,
+        health=checks,
+        phases=[],
+        files=files,
+        wall_s=time.perf_counter() - start,
+        report=None,
+        sensitivity=sens,
+        extra={
             "scenarios": {w: str(p) for w, p in paths.items()},
             "metrics": metrics,
             "reports": reports,
