@@ -65,38 +65,35 @@ def test_a_trace_error_without_a_field(tmp_path: Path) -> None:
     assert e.expected == '"Timestamp,Response,IOType,LUN,Offset,Size"'
 
 
+def capture_error(tmp_path: Path, strace_text: str, log_text: str = "") -> ftlab.CaptureError:
+    """The `CaptureError` of capturing `strace_text` with the RocksDB LOG `log_text` under /db
+    (files s.log and LOG in `tmp_path`)."""
+    (tmp_path / "s.log").write_text(strace_text)
+    (tmp_path / "LOG").write_text(log_text)
+    with pytest.raises(ftlab.CaptureError) as info:
+        _core.capture(tmp_path / "s.log", tmp_path / "LOG", tmp_path / "t.csv", "/db", 64 << 20)
+    return info.value
+
+
 def test_a_capture_line_is_a_capture_error(tmp_path: Path) -> None:
     strace = tmp_path / "s.log"
-    strace.write_text(
-        '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 write(3</db/x>, ""..., 4\n'
-    )
-    log = tmp_path / "LOG"
-    log.write_text("")
-    with pytest.raises(ftlab.CaptureError) as info:
-        _core.capture(strace, log, tmp_path / "t.csv", "/db", 64 << 20)
-    e = info.value
+    text = '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 write(3</db/x>, ""..., 4\n'
+    e = capture_error(tmp_path, text)
     assert isinstance(e, ftlab.TraceError)
     assert (e.file, e.line, e.input, e.kind, e.call) == (str(strace), 2, "strace", "malformed", None)
     assert "expected `) = RET` at the end of the call" in str(e)
     # A LOG line: its EVENT_LOG_v1 JSON is cut.
-    log.write_text("ok\nx EVENT_LOG_v1 {nope\n")
-    with pytest.raises(ftlab.CaptureError) as info:
-        _core.capture(strace, log, tmp_path / "t.csv", "/db", 64 << 20)
-    e = info.value
-    assert (e.file, e.line, e.input, e.kind) == (str(log), 2, "log", "event_json")
+    e = capture_error(tmp_path, text, "ok\nx EVENT_LOG_v1 {nope\n")
+    assert (e.file, e.line, e.input, e.kind) == (str(tmp_path / "LOG"), 2, "log", "event_json")
 
 
 def test_a_capture_call_names_its_syscall(tmp_path: Path) -> None:
     # pwrite64's 4th argument is the offset: "x" is not a non-negative integer.
-    strace = tmp_path / "s.log"
-    strace.write_text(
-        '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 pwrite64(3</db/x>, ""..., 4, x) = 4\n'
+    e = capture_error(
+        tmp_path,
+        '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n'
+        '1 0.6 pwrite64(3</db/x>, ""..., 4, x) = 4\n',
     )
-    log = tmp_path / "LOG"
-    log.write_text("")
-    with pytest.raises(ftlab.CaptureError) as info:
-        _core.capture(strace, log, tmp_path / "t.csv", "/db", 64 << 20)
-    e = info.value
     assert (e.line, e.kind, e.call) == (2, "bad_argument", "pwrite64")
     assert 'pwrite64: argument 4 (offset) must be a non-negative integer, got "x"' in str(e)
 
