@@ -42,10 +42,18 @@ use crate::sim::time::SimTime;
 use crate::sim::Rng;
 use crate::workload::IoOp;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Units of a request whose mapping entries the warm-up prefetches (the rest are not).
 const PREFETCH_UNITS_MAX: u32 = 16;
+
+/// Requests the warm-up takes ahead of the one it applies (`Ahead`), so that their mapping
+/// entries are fetched while earlier requests run.
+const AHEAD_REQUESTS: usize = 16;
+
+/// How many requests before it runs a request's old locations are prefetched (its L2P entries
+/// were prefetched when it was taken, `AHEAD_REQUESTS - OLD_LOCATION_AHEAD` requests before).
+const OLD_LOCATION_AHEAD: usize = AHEAD_REQUESTS / 2;
 
 /// Every tenant's next request time, earliest first (ties by tenant index).
 type NextArrivals = BinaryHeap<Reverse<(SimTime, u16)>>;
@@ -145,6 +153,40 @@ struct Feed<'a> {
     next: Option<HostRequest>,
 }
 
+/// A request taken ahead: its time on the warm-up's clock, its tenant, the pass it belongs
+/// to and the tenant's pass once its next request was taken (`advance` may have reopened the
+/// workload).
+struct Taken {
+    at: SimTime,
+    t: u16,
+    req: HostRequest,
+    pass: u32,
+    pass_after: u32,
+}
+
+/// The look-ahead of the warm-up. The merged order of the tenants' requests depends only on
+/// their sources (arrival times; closed-loop timing by request size), never on the device,
+/// so requests can be taken before they run; what the warm-up reports is kept as if each
+/// were taken when it runs: `passes` is each tenant's pass count after the requests applied
+/// so far (a stop reports the stopping request's own pass, as before any look-ahead of it),
+/// and a source's input error (`failed`, after which nothing more is taken) takes effect
+/// only once the request before it has run without the warm-up stopping.
+struct Ahead {
+    ring: VecDeque<Taken>,
+    failed: Option<FtlabError>,
+    passes: Vec<u32>,
+}
+
+impl Ahead {
+    fn new(feeds: &[Feed<'_>]) -> Ahead {
+        Ahead {
+            ring: VecDeque::with_capacity(AHEAD_REQUESTS),
+            failed: None,
+            passes: feeds.iter().map(|f| f.pass).collect(),
+        }
+    }
+}
+
 impl Engine<'_, Instant> {
     /// Precondition with `cfg`'s fill, then warm the device with the tenants' workloads
     /// (opened by `open`) until its WAF converges or `wp.cap_units` host units are written;
@@ -166,48 +208,47 @@ impl Engine<'_, Instant> {
         let n = self.host.tenants.len();
         assert_eq!(wp.closed_loop.len(), n, "one closed-loop flag per tenant");
         let (mut feeds, mut heap) = open_feeds(n, wp, self.p.unit_program_ns, open)?;
+        let mut ahead = Ahead::new(&feeds);
         let mut w = Windows::new(wp.tolerance, self.sink.device.erases);
         let mut no_room: Option<OutOfSpace> = None;
-        while let Some(Reverse((at, t))) = heap.pop() {
-            let origin_at = *w.origin.get_or_insert(at);
-            w.newest = at;
-            let f = &mut feeds[t as usize];
-            let req = f.next.take().expect("a queued tenant has a request");
-            // Look one request ahead: take the tenant's next request now, so the mapping
-            // entries of whichever request runs next are fetched while this one runs. Its
-            // outcome (a heap entry, the end of the tenant's writes, an input error) takes
-            // effect after this request, as if taken then; if the warm-up stops after this
-            // request, the pass count reported is the one before the look-ahead.
-            let pass_before = f.pass;
-            let ahead = advance(f, t as usize, wp, self.p.unit_program_ns, open);
-            self.prefetch_next(&feeds, &heap, t, &ahead);
-            self.exec.stamp = (at - origin_at).ns() as i64;
-            match self.warm_request(t, &req) {
+        loop {
+            self.take_ahead(&mut ahead, &mut feeds, &mut heap, wp, open);
+            let Some(e) = ahead.ring.pop_front() else { break };
+            let origin_at = *w.origin.get_or_insert(e.at);
+            w.newest = e.at;
+            self.exec.stamp = (e.at - origin_at).ns() as i64;
+            match self.warm_request(e.t, &e.req) {
                 Ok(units) => w.host_units += units,
-                Err(e) => {
+                Err(err) => {
                     // The instant executor found no room (a scheme whose placement or GC
                     // depends on time, such as part-ftl's die roles): the warm-up ends here,
                     // reported; the timed run starts from this state.
-                    no_room = Some(e);
-                    feeds[t as usize].pass = pass_before;
+                    no_room = Some(err);
+                    ahead.passes[e.t as usize] = e.pass;
                     break;
                 }
             }
-            self.close_window(&mut w, wp, at, origin_at);
+            self.close_window(&mut w, wp, e.at, origin_at);
             if w.converged || w.host_units >= wp.cap_units {
-                feeds[t as usize].pass = pass_before;
+                ahead.passes[e.t as usize] = e.pass;
                 break;
             }
-            if let Some(next_at) = ahead? {
-                heap.push(Reverse((next_at, t)));
+            ahead.passes[e.t as usize] = e.pass_after;
+            if ahead.ring.is_empty() {
+                if let Some(err) = ahead.failed.take() {
+                    return Err(err.into());
+                }
             }
         }
         if let Some(o) = w.origin {
             self.ftl.shift_write_stamps(-((w.newest - o).ns() as i64));
         }
         self.exec.stamp = 0;
-        let writes_ended =
-            heap.is_empty() && !w.converged && w.host_units < wp.cap_units && no_room.is_none();
+        let writes_ended = heap.is_empty()
+            && ahead.ring.is_empty()
+            && !w.converged
+            && w.host_units < wp.cap_units
+            && no_room.is_none();
         Ok(WarmReport {
             host_units: w.host_units,
             waf_windows: w.conv.wafs().to_vec(),
@@ -215,8 +256,56 @@ impl Engine<'_, Instant> {
             cap_hit: !w.converged && w.host_units >= wp.cap_units,
             writes_ended,
             out_of_space: no_room.map(|e| e.tenant),
-            passes: feeds.iter().map(|f| f.pass).collect(),
+            passes: ahead.passes,
         })
+    }
+
+    /// Take requests in merged order into `ahead`'s ring until it holds `AHEAD_REQUESTS` (or
+    /// the tenants have no more, or a source failed): each tenant's next request is taken with
+    /// its current one (`advance`), so the order is the heap's, as if taken one by one. The
+    /// L2P entries of a request are prefetched when it enters the ring, the old locations
+    /// `OLD_LOCATION_AHEAD` requests before it runs.
+    fn take_ahead<'a>(
+        &self,
+        ahead: &mut Ahead,
+        feeds: &mut [Feed<'a>],
+        heap: &mut NextArrivals,
+        wp: &WarmParams,
+        open: &mut WarmOpener<'_, 'a>,
+    ) {
+        while ahead.ring.len() < AHEAD_REQUESTS && ahead.failed.is_none() {
+            let Some(Reverse((at, t))) = heap.pop() else { break };
+            let f = &mut feeds[t as usize];
+            let req = f.next.take().expect("a queued tenant has a request");
+            let pass = f.pass;
+            match advance(f, t as usize, wp, self.p.unit_program_ns, open) {
+                Ok(Some(next_at)) => heap.push(Reverse((next_at, t))),
+                Ok(None) => {}
+                // Takes effect after this request, as if taken then (`warm`).
+                Err(e) => ahead.failed = Some(e),
+            }
+            if req.op != IoOp::Read {
+                let ns = self.host.tenants[t as usize].namespace_units;
+                for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
+                    self.ftl.prefetch_l2p(t, (req.first_lpn + i) % ns);
+                }
+            }
+            ahead.ring.push_back(Taken { at, t, req, pass, pass_after: f.pass });
+            if let Some(e) = ahead.ring.len().checked_sub(OLD_LOCATION_AHEAD + 1).map(|k| &ahead.ring[k]) {
+                self.prefetch_old_locations(e.t, &e.req);
+            }
+        }
+    }
+
+    /// Prefetch what request `req` of tenant `t` will touch at its units' old locations
+    /// (its L2P entries were prefetched when it was taken). A hint only.
+    fn prefetch_old_locations(&self, t: u16, req: &HostRequest) {
+        if req.op != IoOp::Read {
+            let ns = self.host.tenants[t as usize].namespace_units;
+            for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
+                self.ftl.prefetch_old_location(t, (req.first_lpn + i) % ns);
+            }
+        }
     }
 
     /// After a request at `at`: open the first window at the warm-up's first erase, and close
@@ -234,35 +323,6 @@ impl Engine<'_, Instant> {
             w.window = Some((w.host_units, programmed));
             self.ftl.shift_write_stamps(-((at - origin_at).ns() as i64));
             w.origin = Some(at);
-        }
-    }
-
-    /// Prefetch the L2P entries of the request that runs after tenant `t`'s current one: the
-    /// first of the heap's and `t`'s look-ahead (`ahead`), by the heap's order. A hint only.
-    fn prefetch_next(
-        &self,
-        feeds: &[Feed<'_>],
-        heap: &NextArrivals,
-        t: u16,
-        ahead: &Result<Option<SimTime>, FtlabError>,
-    ) {
-        let mine = match ahead {
-            Ok(Some(at)) => Some((*at, t)),
-            _ => None,
-        };
-        let next = match (mine, heap.peek()) {
-            (Some(a), Some(&Reverse(b))) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(&Reverse(b))) => b,
-            (None, None) => return,
-        };
-        let u = next.1 as usize;
-        let Some(req) = &feeds[u].next else { return };
-        if req.op == IoOp::Write {
-            let ns = self.host.tenants[u].namespace_units;
-            for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                self.ftl.prefetch_l2p(u as u16, (req.first_lpn + i) % ns);
-            }
         }
     }
 
@@ -284,11 +344,8 @@ impl Engine<'_, Instant> {
                 Ok(0)
             }
             IoOp::Write => {
-                // The L2P entries were fetched a request ago (`prefetch_next`): fetch what the
-                // overwrites will touch at the old locations while placement runs.
-                for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                    self.ftl.prefetch_old_location(t, (req.first_lpn + i) % ns);
-                }
+                // The L2P entries and old locations were prefetched while the request was in
+                // the look-ahead ring (`take_ahead`).
                 for i in 0..req.n_units {
                     self.place_unit_instant(t, (req.first_lpn + i) % ns, req.stream)?;
                 }
