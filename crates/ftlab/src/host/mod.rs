@@ -6,6 +6,7 @@
 
 use crate::error::{FtlabError, TraceError, TraceErrorKind};
 use crate::sim::time::SimTime;
+use crate::workload::generator::round_u64;
 use crate::workload::periodic::PeriodicStream;
 use crate::workload::synthetic::SyntheticStream;
 use crate::workload::{IoOp, RecordStream, TraceRecord};
@@ -186,7 +187,7 @@ impl<'a> Source<'a> {
                 limit_s: ARRIVAL_MAX.ns() / 1_000_000_000,
             }));
         }
-        let mut arrival = self.p.start + SimTime(rel.round() as u64);
+        let mut arrival = self.p.start + SimTime(round_u64(rel));
         if arrival < self.last_arrival {
             self.reordered += 1;
             arrival = self.last_arrival;

@@ -626,6 +626,18 @@ pub struct Generator {
     ended: bool,
 }
 
+/// `x.round() as u64` (half away from zero; negative and NaN to 0, saturating at `u64::MAX`)
+/// without a call to libm's `round`, which the per-request path made twice per request
+/// (arrival times). Exact: below 2^52 `x as u64` truncates exactly and `x - trunc(x)` is the
+/// exact fractional part (Sterbenz's lemma for x >= 1, `x - 0` below), so it reaches 0.5
+/// exactly when `round` goes up; from 2^52 on `x` is an integer and the fraction is 0; past
+/// `u64::MAX` both saturate. `tests::round_u64_is_f64_round` compares the two.
+#[inline]
+pub(crate) fn round_u64(x: f64) -> u64 {
+    let i = x as u64;
+    i.saturating_add((x - i as f64 >= 0.5) as u64)
+}
+
 /// SplitMix64 finaliser, to derive independent sub-seeds from one seed.
 fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -765,9 +777,9 @@ impl Generator {
             ArrivalState::Poisson { gap, next_ns } => {
                 let t = *next_ns;
                 *next_ns += gap.sample(&mut self.time_rng);
-                t.round() as u64
+                round_u64(t)
             }
-            ArrivalState::Fixed { interval_ns } => (self.emitted as f64 * *interval_ns).round() as u64,
+            ArrivalState::Fixed { interval_ns } => round_u64(self.emitted as f64 * *interval_ns),
             ArrivalState::Closed => 0,
         }
     }
@@ -905,7 +917,35 @@ impl std::iter::FusedIterator for Generator {}
 
 #[cfg(test)]
 mod tests {
-    use super::Scramble;
+    use super::{round_u64, Scramble};
+
+    /// `round_u64` against std's `f64::round` then `as u64`: the edges by hand (halves, the
+    /// largest double below 0.5, where doubles stop having fractions, saturation, NaN,
+    /// negatives), then a million bit patterns from every exponent (SplitMix64 steps).
+    #[test]
+    fn round_u64_is_f64_round() {
+        let p52 = 4_503_599_627_370_496.0; // 2^52
+        let edges = [
+            0.0, -0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e9 + 0.5, p52 - 0.5, p52 - 1.5, p52, p52 + 1.0,
+            2.0 * p52, 9.223372036854776e18, 1.8446744073709552e19, 1e300, f64::INFINITY, f64::NAN,
+            -0.4, -0.5, -1.5, -1e300, f64::NEG_INFINITY, f64::MIN_POSITIVE, 5e-324,
+        ];
+        // Every quarter of [0, 10^4) and just around it: the halves and their neighbours.
+        let quarters = (0..40_000u32).map(|k| k as f64 * 0.25);
+        let around = quarters.clone().flat_map(|x| [x.next_down(), x.next_up()]);
+        for x in edges.into_iter().chain(quarters).chain(around) {
+            assert_eq!(round_u64(x), x.round() as u64, "x = {x:e}");
+        }
+        let mut z = 0u64;
+        for _ in 0..1_000_000 {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let x = f64::from_bits(super::splitmix64(z));
+            assert_eq!(round_u64(x), x.round() as u64, "x = {x:e}");
+            // Near the integers too, where the fraction decides: a uniform [0, 2^20) value.
+            let y = (z >> 11) as f64 / (1u64 << 33) as f64;
+            assert_eq!(round_u64(y), y.round() as u64, "y = {y:e}");
+        }
+    }
 
     #[test]
     fn scramble_is_a_bijection() {
