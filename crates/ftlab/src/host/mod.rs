@@ -180,20 +180,33 @@ impl<'a> Source<'a> {
 
     fn arrival(&mut self, time: SimTime) -> Result<SimTime, FtlabError> {
         let first = *self.first_time.get_or_insert(time);
-        let rel = time.ns().saturating_sub(first.ns()) as f64 * self.p.time_scale;
+        let d = time.ns().saturating_sub(first.ns());
+        // With time_scale 1 and start + d below 2^53, every floating-point step below is exact
+        // (d x 1.0 = d; start + d is a double below ARRIVAL_MAX; its rounding is itself), so
+        // the arrival is start + d: the same value without the conversions.
+        const EXACT_NS: u64 = 1 << 53;
+        if self.p.time_scale == 1.0 && d < EXACT_NS && self.p.start.ns() < EXACT_NS - d {
+            return Ok(self.reorder(self.p.start + SimTime(d)));
+        }
+        let rel = d as f64 * self.p.time_scale;
         if self.p.start.ns() as f64 + rel > ARRIVAL_MAX.ns() as f64 {
             return Err(self.error(TraceErrorKind::ArrivalPastLimit {
                 at_s: (self.p.start.ns() as f64 + rel) / 1e9,
                 limit_s: ARRIVAL_MAX.ns() / 1_000_000_000,
             }));
         }
-        let mut arrival = self.p.start + SimTime(round_u64(rel));
+        Ok(self.reorder(self.p.start + SimTime(round_u64(rel))))
+    }
+
+    /// An arrival earlier than the last one is replayed at the last one's time (counted).
+    #[inline]
+    fn reorder(&mut self, mut arrival: SimTime) -> SimTime {
         if arrival < self.last_arrival {
             self.reordered += 1;
             arrival = self.last_arrival;
         }
         self.last_arrival = arrival;
-        Ok(arrival)
+        arrival
     }
 
     /// A trace error of this source's file at the line last read.

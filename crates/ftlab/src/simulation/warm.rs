@@ -23,6 +23,13 @@
 //! for a unit (a scheme whose placement or GC depends on time), it stops there and reports
 //! it (`WarmReport::out_of_space`) instead of failing the run: the fill before it did fit.
 //!
+//! Look-ahead: requests are taken from the merge `AHEAD_REQUESTS` ahead of the one applied
+//! (`Ahead`), so that their mapping entries (and, later, what their old locations hold) are
+//! fetched from memory while earlier requests run. The merge depends only on the sources,
+//! never on the device, so this changes no result; what is reported (passes, the end of the
+//! writes, an input error, where the warm-up stopped) is kept as if each request were taken
+//! when it runs.
+//!
 //! Write stamps: a warm-up unit is stamped (`Instant::stamp`) with its request's arrival on the
 //! warm-up's clock; at each window's end and at the end of the warm-up every block's stamp is
 //! shifted back so the newest stamp is 0 (the clock of policies stays at 0 while
@@ -287,7 +294,7 @@ impl Engine<'_, Instant> {
             if req.op != IoOp::Read {
                 let ns = self.host.tenants[t as usize].namespace_units;
                 for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                    self.ftl.prefetch_l2p(t, (req.first_lpn + i) % ns);
+                    self.ftl.prefetch_l2p(t, unit_lpn(req.first_lpn, i, ns));
                 }
             }
             ahead.ring.push_back(Taken { at, t, req, pass, pass_after: f.pass });
@@ -303,7 +310,7 @@ impl Engine<'_, Instant> {
         if req.op != IoOp::Read {
             let ns = self.host.tenants[t as usize].namespace_units;
             for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                self.ftl.prefetch_old_location(t, (req.first_lpn + i) % ns);
+                self.ftl.prefetch_old_location(t, unit_lpn(req.first_lpn, i, ns));
             }
         }
     }
@@ -334,7 +341,7 @@ impl Engine<'_, Instant> {
             IoOp::Read => Ok(0),
             IoOp::Trim => {
                 for i in 0..req.n_units {
-                    let lpn = (req.first_lpn + i) % ns;
+                    let lpn = unit_lpn(req.first_lpn, i, ns);
                     if let Some(old) = self.ftl.trim(t, lpn) {
                         self.sink.streams.died(t, lpn, self.now);
                         self.pol.mapper.on_trim(t, lpn, req.stream);
@@ -347,7 +354,7 @@ impl Engine<'_, Instant> {
                 // The L2P entries and old locations were prefetched while the request was in
                 // the look-ahead ring (`take_ahead`).
                 for i in 0..req.n_units {
-                    self.place_unit_instant(t, (req.first_lpn + i) % ns, req.stream)?;
+                    self.place_unit_instant(t, unit_lpn(req.first_lpn, i, ns), req.stream)?;
                 }
                 if self.p.buffer_units == 0 {
                     self.pad_tenant_pages(t);
@@ -394,6 +401,18 @@ impl Windows {
             origin: None,
             newest: SimTime::ZERO,
         }
+    }
+}
+
+/// Unit `i` of a request starting at `first` in a namespace of `ns` units: `(first + i) %
+/// ns`, without the division when the sum is already below `ns` (nearly always).
+#[inline(always)]
+fn unit_lpn(first: u32, i: u32, ns: u32) -> u32 {
+    let x = first + i;
+    if x < ns {
+        x
+    } else {
+        x % ns
     }
 }
 

@@ -89,7 +89,11 @@
 //! per request, drawn only when a fraction is not 0). Changing one knob (say `read_ratio`)
 //! therefore leaves the other draws unchanged (common random numbers across experiments);
 //! the exceptions are `sequential` and the sequential fractions, whose offsets follow the op
-//! sequence by design. The time-window knobs only map times and draw nothing. The Zipf
+//! sequence by design. The time-window knobs only map times and draw nothing. A draw whose
+//! value cannot change the record is not made: the op coin when `read_ratio + trim_ratio`
+//! is 0 (every op a write) or `read_ratio` is 1 (every op a read), the size when `sizes`
+//! has one entry; each of those streams draws for nothing else, so every record is the one
+//! the draw would have given. The Zipf
 //! and Poisson draws go through `f64` `powf`/`ln`/`exp`, so a sequence is bit-identical for
 //! a given build and platform, not necessarily across platforms' math libraries.
 
@@ -617,6 +621,8 @@ pub struct Generator {
     stream: u16,
     read_ratio: f64,
     read_or_trim: f64,
+    /// The op of every request when the ratios leave no choice (`next_op`).
+    op_fixed: Option<IoOp>,
     /// Request sizes in pages and their cumulative weights (last = total weight).
     size_pages: Vec<u64>,
     size_cum: Vec<f64>,
@@ -740,6 +746,13 @@ impl Generator {
             stream: u16::try_from(cfg.stream).expect("validated: stream <= 65535"),
             read_ratio: cfg.read_ratio,
             read_or_trim: cfg.read_ratio + cfg.trim_ratio,
+            op_fixed: if cfg.read_ratio + cfg.trim_ratio <= 0.0 {
+                Some(IoOp::Write)
+            } else if cfg.read_ratio >= 1.0 {
+                Some(IoOp::Read)
+            } else {
+                None
+            },
             size_pages,
             size_cum,
             emitted: 0,
@@ -784,8 +797,14 @@ impl Generator {
         }
     }
 
+    /// The op of the next request. The coin `u` is in [0, 1), so with `read_or_trim <= 0`
+    /// every op is a write and with `read_ratio >= 1` every op is a read whatever it is: then
+    /// no coin is drawn. The op stream draws for nothing else, so every record is the same.
     #[inline]
     fn next_op(&mut self) -> IoOp {
+        if let Some(op) = self.op_fixed {
+            return op;
+        }
         let u: f64 = self.op_rng.random();
         if u < self.read_ratio {
             IoOp::Read
@@ -796,8 +815,13 @@ impl Generator {
         }
     }
 
+    /// The size of the next request, drawn by weight; with one size, no draw (the size
+    /// stream draws for nothing else, so every record is the same).
     #[inline]
     fn next_size_pages(&mut self) -> u64 {
+        if let [only] = self.size_pages[..] {
+            return only;
+        }
         let total = *self.size_cum.last().expect("validated: non-empty");
         let u: f64 = self.size_rng.random::<f64>() * total;
         // First entry whose cumulative weight exceeds u (zero-weight entries are never hit).
@@ -918,6 +942,34 @@ impl std::iter::FusedIterator for Generator {}
 #[cfg(test)]
 mod tests {
     use super::{round_u64, Scramble};
+
+    /// The draws left out (`next_op` with no choice of op, `next_size_pages` with one size)
+    /// change no record: against configurations that make the draws and give the same
+    /// answer whatever they are (a second size of weight 0 is never chosen; a coin `u` in
+    /// [0, 1) is below the smallest positive double, or not below the largest double under
+    /// 1, only when it is exactly 0 or exactly that double, a chance of 2^-53 a draw).
+    #[test]
+    fn draws_left_out_change_no_record() {
+        use super::{Generator, GeneratorConfig, SizeWeight};
+        let below_one = 1.0 - f64::EPSILON / 2.0;
+        let sizes = |n: usize| {
+            let mut v = vec![SizeWeight { bytes: 8192, weight: 1.0 }];
+            v.extend((1..n).map(|_| SizeWeight { bytes: 4096, weight: 0.0 }));
+            v
+        };
+        for (skipping, drawing) in [(0.0, f64::from_bits(1)), (1.0, below_one)] {
+            let cfg = |read_ratio: f64, n_sizes: usize| GeneratorConfig {
+                read_ratio,
+                sizes: sizes(n_sizes),
+                requests: Some(20_000),
+                ..GeneratorConfig::default()
+            };
+            let a: Vec<_> = Generator::new(&cfg(skipping, 1), 1 << 30, 7).collect();
+            let b: Vec<_> = Generator::new(&cfg(drawing, 2), 1 << 30, 7).collect();
+            assert_eq!(a.len(), 20_000);
+            assert_eq!(a, b, "read_ratio {skipping} against {drawing}");
+        }
+    }
 
     /// `round_u64` against std's `f64::round` then `as u64`: the edges by hand (halves, the
     /// largest double below 0.5, where doubles stop having fractions, saturation, NaN,
