@@ -133,10 +133,6 @@ impl Ftl {
         assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
         self.p2l[ppa.0 as usize] = lpn;
         self.p2l[src.0 as usize] = NONE;
-        let victim = self.block_of(src);
-        let v = self.blocks.get_mut(victim);
-        assert!(v.valid_units > 0);
-        v.valid_units -= 1;
         if let Some(page) = page_full {
             let info = self.blocks.get_mut(dst);
             assert_eq!(info.programmed_pages, page, "block {} programmed out of order: {info:?}", dst.0);
@@ -150,9 +146,13 @@ impl Ftl {
         full
     }
 
-    /// The end of `copy_block_at_once`: `units` of `owner` moved from `victim` to `die`, and
+    /// The end of `copy_block_at_once`: `units` of `owner` moved from `victim` to `die` (the
+    /// victim's valid count, which nothing reads while it is a victim, falls once here), and
     /// the keys of the victim and the destination block still open (`dst`, or `NONE`).
     fn settle_copies(&mut self, victim: BlockIdx, die: DieIdx, dst: u32, owner: u16, units: u32) {
+        let v = self.blocks.get_mut(victim);
+        assert!(v.valid_units >= units, "block {} copied more units than it held valid", victim.0);
+        v.valid_units -= units;
         let n_dies = self.geometry.n_dies as usize;
         let from = owner as usize * n_dies + self.div.blocks_per_die.div(victim.0) as usize;
         let to = owner as usize * n_dies + die.0 as usize;
