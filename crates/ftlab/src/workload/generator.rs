@@ -978,9 +978,30 @@ mod tests {
     fn round_u64_is_f64_round() {
         let p52 = 4_503_599_627_370_496.0; // 2^52
         let edges = [
-            0.0, -0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e9 + 0.5, p52 - 0.5, p52 - 1.5, p52, p52 + 1.0,
-            2.0 * p52, 9.223372036854776e18, 1.8446744073709552e19, 1e300, f64::INFINITY, f64::NAN,
-            -0.4, -0.5, -1.5, -1e300, f64::NEG_INFINITY, f64::MIN_POSITIVE, 5e-324,
+            0.0,
+            -0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            1e9 + 0.5,
+            p52 - 0.5,
+            p52 - 1.5,
+            p52,
+            p52 + 1.0,
+            2.0 * p52,
+            9.223372036854776e18,
+            1.8446744073709552e19,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+            -0.4,
+            -0.5,
+            -1.5,
+            -1e300,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
         ];
         // Every quarter of [0, 10^4) and just around it: the halves and their neighbours.
         let quarters = (0..40_000u32).map(|k| k as f64 * 0.25);
