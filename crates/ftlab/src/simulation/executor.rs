@@ -290,12 +290,14 @@ impl Timed {
 }
 
 impl Executor for Timed {
-    #[inline]
+    // `issue` and `job_read` inline into their callers, with `queue_op` and the scheduler's
+    // `push` (see `queue_op`): the operation then goes from registers to its queue.
+    #[inline(always)]
     fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
         e.queue_op(op);
     }
 
-    #[inline]
+    #[inline(always)]
     fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
         e.jobs.get_mut(id).reads_in_flight += 1;
         e.queue_op(op);
