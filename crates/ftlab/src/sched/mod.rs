@@ -315,13 +315,7 @@ impl<Op: SchedOp> Scheduler<Op> {
         } else {
             (0..n).find(|&q| !self.queues[base + q].is_empty())?
         };
-        let queue = &mut self.queues[base + q];
-        let op = queue.pop_front().expect("a non-empty queue");
-        if let Some(next) = queue.front() {
-            // The queue's next operation is read when the die next goes idle, an operation's
-            // time from now; a long queue (a victim's reads) has long left the cache.
-            crate::ftl::table::prefetch(std::slice::from_ref(next), 0);
-        }
+        let op = self.queues[base + q].pop_front().expect("a non-empty queue");
         self.pending -= 1;
         Some(op)
     }
