@@ -221,7 +221,9 @@ impl<Op: SchedOp> Scheduler<Op> {
         die.0 as usize * self.table.n_queues as usize
     }
 
-    #[inline]
+    /// Queue `op` at `die`. Inlined into the engine's `queue_op`, so that an operation built
+    /// field by field goes to its queue from registers (see `queue_op`).
+    #[inline(always)]
     pub fn push(&mut self, die: DieIdx, op: Op) {
         let qi = self.table.queue_of[op.class() as usize];
         if self.table.per_tenant && qi == 0 {

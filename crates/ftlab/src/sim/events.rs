@@ -7,7 +7,10 @@
 //! layout. Removing the minimum is deferred: `pop` hands out the root and leaves a hole there,
 //! which the next `push` fills (one sift, where a removal and an insertion would take two) or
 //! the next `pop` closes with the last entry. The event loop pushes about one event per event
-//! it handles (a die's next operation), so most holes are filled by a push.
+//! it handles (a die's next operation), so most holes are filled by a push. The hole moves
+//! down only while a child is due before the event filling it: an event due soon (a read's
+//! transfer, a short phase) stops near the root, which a sift down to a leaf and back up
+//! would not (a fifth fewer heap instructions on the bench).
 
 use super::time::SimTime;
 
@@ -82,25 +85,30 @@ impl<E: Copy> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Put `e` in the root's place: move the hole down to a leaf along the smaller children,
-    /// then up to where `e` belongs (an event pushed is usually later than most pending ones,
-    /// so it settles near the bottom: one comparison per level).
+    /// Put `e` in the root's place: move the hole down along the smaller children while one
+    /// is due before `e` (keys are unique: no ties).
     #[inline]
     fn sift_from_root(&mut self, e: Entry<E>) {
-        let n = self.heap.len();
+        let h = &mut self.heap[..];
+        let n = h.len();
+        let k = e.key();
         let mut pos = 0;
         let mut child = 1;
         while child + 1 < n {
-            child += (self.heap[child + 1].key() < self.heap[child].key()) as usize;
-            self.heap[pos] = self.heap[child];
+            child += (h[child + 1].key() < h[child].key()) as usize;
+            if k < h[child].key() {
+                h[pos] = e;
+                return;
+            }
+            h[pos] = h[child];
             pos = child;
             child = 2 * pos + 1;
         }
-        if child + 1 == n {
-            self.heap[pos] = self.heap[child];
+        if child + 1 == n && h[child].key() < k {
+            h[pos] = h[child];
             pos = child;
         }
-        self.sift_up(pos, e);
+        h[pos] = e;
     }
 
     /// Put `e` at `pos` (a hole or its own slot), moving it up past larger parents.

@@ -238,6 +238,9 @@ pub(super) struct Timed {
     pub(super) nonread_starts: Vec<u16>,
     /// Per die: WAO-GC's write-and-step unit (`step_unit`).
     pub(super) units: Vec<StepUnit>,
+    /// A unit was ever asked for (`unit_request`): until then every unit is idle and the
+    /// per-operation unit hooks are skipped (they would do nothing).
+    pub(super) units_in_use: bool,
 }
 
 impl Timed {
@@ -263,6 +266,7 @@ impl Timed {
             },
             nonread_starts: vec![0; n_dies],
             units: vec![StepUnit::IDLE; n_dies],
+            units_in_use: false,
         }
     }
 
@@ -280,17 +284,20 @@ impl Timed {
         assert_eq!(self.units.len(), n_dies, "one write-and-step unit per die");
         for (d, (u, x)) in self.units.iter().zip(&self.dies).enumerate() {
             u.check(d, x.running(), self.ops_live);
+            assert!(self.units_in_use || u.is_idle(), "die {d}'s unit is in use unannounced");
         }
     }
 }
 
 impl Executor for Timed {
-    #[inline]
+    // `issue` and `job_read` inline into their callers, with `queue_op` and the scheduler's
+    // `push` (see `queue_op`): the operation then goes from registers to its queue.
+    #[inline(always)]
     fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
         e.queue_op(op);
     }
 
-    #[inline]
+    #[inline(always)]
     fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
         e.jobs.get_mut(id).reads_in_flight += 1;
         e.queue_op(op);

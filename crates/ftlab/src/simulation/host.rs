@@ -50,6 +50,9 @@ pub(super) struct HostPort<'a> {
     pub(super) host_page: Vec<(u32, u32)>,
     /// Units in the write buffer not yet programmed.
     pub(super) buffer_used: u64,
+    /// A request just fetched (tenant, first unit), whose unit's current location the event
+    /// loop prefetches after the event in hand (`prefetch_next_location`); a hint only.
+    pub(super) location_to_prefetch: Option<(u16, u32)>,
 }
 
 impl<'a> HostPort<'a> {
@@ -78,6 +81,7 @@ impl<'a> HostPort<'a> {
             names: s.tenants.iter().map(|t| t.name.clone()).collect(),
             reqs: Slab::new(qd_total),
             buffer_used: 0,
+            location_to_prefetch: None,
         }
     }
 
@@ -152,12 +156,27 @@ impl<X: Executor> Engine<'_, X> {
             }
             self.host.tenants[ti].next = self.host.tenants[ti].source.next_request()?;
             if let Some(next) = self.host.tenants[ti].next {
-                // Its first unit's L2P entry, read when it arrives.
-                self.ftl.prefetch_l2p(t, next.first_lpn % self.host.tenants[ti].namespace_units);
+                // Its first unit's L2P entry, read when it arrives; and, once that entry is
+                // in (after this event), what its unit's current location holds.
+                let lpn = next.first_lpn % self.host.tenants[ti].namespace_units;
+                self.ftl.prefetch_l2p(t, lpn);
+                self.host.location_to_prefetch = Some((t, lpn));
             }
             self.submit(t, req)?;
         }
         Ok(())
+    }
+
+    /// Prefetch what the request fetched last touches at its unit's current location (the
+    /// P2L entry an overwrite invalidates, the block's state): called by the event loop after
+    /// an event, so that the L2P entry `pump` prefetched has had that event's time to arrive
+    /// (read at once, it stalled), and the request's submission, usually events later, finds
+    /// them in the cache. A hint only: the location may change meanwhile.
+    #[inline]
+    pub(super) fn prefetch_next_location(&mut self) {
+        if let Some((t, lpn)) = self.host.location_to_prefetch.take() {
+            self.ftl.prefetch_old_location(t, lpn);
+        }
     }
 
     fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {

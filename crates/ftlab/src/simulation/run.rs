@@ -28,6 +28,7 @@ impl Engine<'_, Timed> {
                 self.roll_windows();
             }
             self.handle(ev)?;
+            self.prefetch_next_location();
             self.progress.events_handled += 1;
             if self.progress.due(self.now) {
                 self.watchdog()?;

@@ -40,10 +40,16 @@ pub(super) struct StepUnit {
 impl StepUnit {
     pub(super) const IDLE: StepUnit = StepUnit { pending: 0, pages: 0, armed: false, job: NONE, live: 0 };
 
-    /// The die is inside a unit: its host program runs or its step does.
+    /// The die is inside a unit: its host program runs or its step does (`Engine::unit_holds`
+    /// skips the look when no unit was ever asked for).
     #[inline]
     pub(super) fn holds(&self) -> bool {
         self.armed || self.job != NONE
+    }
+
+    /// Nothing asked, armed or running: the state every unit has until the first request.
+    pub(super) fn is_idle(&self) -> bool {
+        self.pending == 0 && !self.armed && self.job == NONE && self.live == 0
     }
 
     /// The unit's invariants on die `d`, whose running operations are `running` (tests): an
@@ -73,6 +79,7 @@ impl Engine<'_, Timed> {
     /// one running now, if it has none yet).
     pub(super) fn unit_request(&mut self, die: DieIdx, pages: u32) {
         self.sink.job_counts.gc_steps += 1;
+        self.exec.units_in_use = true;
         let d = die.0 as usize;
         let running_write =
             self.exec.dies[d].running().first().is_some_and(|o| o.class == OpClass::HostWrite);
@@ -88,6 +95,9 @@ impl Engine<'_, Timed> {
     /// A group starts on `die`: a host program arms the die if a step waits for one.
     #[inline]
     pub(super) fn unit_on_start(&mut self, die: DieIdx, first: &FlashOp) {
+        if !self.exec.units_in_use {
+            return;
+        }
         let u = &mut self.exec.units[die.0 as usize];
         if u.pending > 0 && first.class == OpClass::HostWrite && !u.holds() {
             u.pending -= 1;
@@ -98,6 +108,9 @@ impl Engine<'_, Timed> {
     /// `op` is issued: count it if it belongs to the step running on its die.
     #[inline]
     pub(super) fn unit_on_issue(&mut self, op: &FlashOp) {
+        if !self.exec.units_in_use {
+            return;
+        }
         let u = &mut self.exec.units[op.die.0 as usize];
         if u.job != NONE && op.owner() == Owner::Job(u.job) {
             u.live += 1;
@@ -109,7 +122,11 @@ impl Engine<'_, Timed> {
     /// stays armed meanwhile, so that nothing a completion issues starts in between). A
     /// completed erase ends its step here, before the erase's completion may start another
     /// job on the die.
+    #[inline]
     pub(super) fn unit_before_complete(&mut self, die: DieIdx) -> bool {
+        if !self.exec.units_in_use {
+            return false;
+        }
         let d = die.0 as usize;
         let u = &mut self.exec.units[d];
         let group = self.exec.dies[d].running();
@@ -140,7 +157,11 @@ impl Engine<'_, Timed> {
 
     /// After the group's completions: start the step of a completed armed program, or end
     /// the step whose last operation completed.
+    #[inline]
     pub(super) fn unit_after_complete(&mut self, die: DieIdx, armed_done: bool) {
+        if !self.exec.units_in_use {
+            return;
+        }
         let d = die.0 as usize;
         if armed_done {
             self.exec.units[d].armed = false;
@@ -154,6 +175,12 @@ impl Engine<'_, Timed> {
         if self.exec.units[d].job != NONE && self.exec.units[d].live == 0 {
             self.exec.units[d].job = NONE;
         }
+    }
+
+    /// Whether `die` is inside a unit (never, until a unit is asked for).
+    #[inline]
+    pub(super) fn unit_holds(&self, die: DieIdx) -> bool {
+        self.exec.units_in_use && self.exec.units[die.0 as usize].holds()
     }
 
     /// The next operation of the step holding `die`, if any is queued (`dispatch`).
