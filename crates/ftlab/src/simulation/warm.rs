@@ -28,7 +28,8 @@
 //! fetched from memory while earlier requests run. The merge depends only on the sources,
 //! never on the device, so this changes no result; what is reported (passes, the end of the
 //! writes, an input error, where the warm-up stopped) is kept as if each request were taken
-//! when it runs.
+//! when it runs. Reads take no place in the look-ahead (their tenant's pass and the clock are
+//! all they leave; `Ahead`): they are generated, in order, and pass through.
 //!
 //! Write stamps: a warm-up unit is stamped (`Instant::stamp`) with its request's arrival on the
 //! warm-up's clock; at each window's end and at the end of the warm-up every block's stamp is
@@ -49,6 +50,7 @@ use crate::sim::time::SimTime;
 use crate::sim::Rng;
 use crate::workload::IoOp;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Units of a request whose mapping entries the warm-up prefetches (the rest are not).
@@ -178,10 +180,20 @@ struct Taken {
 /// so far (a stop reports the stopping request's own pass, as before any look-ahead of it),
 /// and a source's input error (`failed`, after which nothing more is taken) takes effect
 /// only once the request before it has run without the warm-up stopping.
+///
+/// Reads are not entries of the ring: a read changes no count (so the warm-up cannot stop on
+/// one), and its tenant's pass after it is its own pass, which `passes` already holds once the
+/// tenant's request before it has run; what is left of it is the warm-up's clock, kept as
+/// the first and the last request taken (`first_at`, `last_at`). A read that ends a pass
+/// (its tenant's pass after it is a new one) is an entry, so that `passes` moves when it runs.
 struct Ahead {
     ring: VecDeque<Taken>,
     failed: Option<FtlabError>,
     passes: Vec<u32>,
+    /// The time of the first request taken (the stamps' origin: it runs first).
+    first_at: Option<SimTime>,
+    /// The time of the last request taken (the newest once every request taken has run).
+    last_at: Option<SimTime>,
 }
 
 impl Ahead {
@@ -190,6 +202,8 @@ impl Ahead {
             ring: VecDeque::with_capacity(AHEAD_REQUESTS),
             failed: None,
             passes: feeds.iter().map(|f| f.pass).collect(),
+            first_at: None,
+            last_at: None,
         }
     }
 }
@@ -218,10 +232,25 @@ impl Engine<'_, Instant> {
         let mut ahead = Ahead::new(&feeds);
         let mut w = Windows::new(wp.tolerance, self.sink.device.erases);
         let mut no_room: Option<OutOfSpace> = None;
+        // A read cannot stop the warm-up (`Ahead`): neither bound is reached without a unit.
+        assert!(wp.window_units >= 1 && wp.cap_units >= 1, "validated: windows and cap of units");
         loop {
             self.take_ahead(&mut ahead, &mut feeds, &mut heap, wp, open);
-            let Some(e) = ahead.ring.pop_front() else { break };
-            let origin_at = *w.origin.get_or_insert(e.at);
+            // The first request taken runs first, whether an entry or a read.
+            if w.origin.is_none() {
+                w.origin = ahead.first_at;
+            }
+            let Some(e) = ahead.ring.pop_front() else {
+                // Every request taken has run (the reads after the last entry too).
+                if let Some(err) = ahead.failed.take() {
+                    return Err(err.into());
+                }
+                if let Some(at) = ahead.last_at {
+                    w.newest = at;
+                }
+                break;
+            };
+            let origin_at = w.origin.expect("set by the first request taken");
             w.newest = e.at;
             self.exec.stamp = (e.at - origin_at).ns() as i64;
             match self.warm_request(e.t, &e.req) {
@@ -281,15 +310,29 @@ impl Engine<'_, Instant> {
         open: &mut WarmOpener<'_, 'a>,
     ) {
         while ahead.ring.len() < AHEAD_REQUESTS && ahead.failed.is_none() {
-            let Some(Reverse((at, t))) = heap.pop() else { break };
+            // The earliest tenant's entry is replaced by its next request's time in place (one
+            // sift instead of a pop and a push): (time, tenant) pairs are distinct, so the
+            // order taken is the same.
+            let Some(mut top) = heap.peek_mut() else { break };
+            let Reverse((at, t)) = *top;
             let f = &mut feeds[t as usize];
             let req = f.next.take().expect("a queued tenant has a request");
             let pass = f.pass;
             match advance(f, t as usize, wp, self.p.unit_program_ns, open) {
-                Ok(Some(next_at)) => heap.push(Reverse((next_at, t))),
-                Ok(None) => {}
+                Ok(Some(next_at)) => *top = Reverse((next_at, t)),
+                Ok(None) => {
+                    PeekMut::pop(top);
+                }
                 // Takes effect after this request, as if taken then (`warm`).
-                Err(e) => ahead.failed = Some(e),
+                Err(e) => {
+                    PeekMut::pop(top);
+                    ahead.failed = Some(e);
+                }
+            }
+            ahead.first_at.get_or_insert(at);
+            ahead.last_at = Some(at);
+            if req.op == IoOp::Read && f.pass == pass {
+                continue;
             }
             if req.op != IoOp::Read {
                 let ns = self.host.tenants[t as usize].namespace_units;
