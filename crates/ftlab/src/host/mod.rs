@@ -238,6 +238,9 @@ impl<'a> Source<'a> {
         let ns_bytes = self.p.namespace_units as u64 * unit;
         let size = r.size_bytes.max(1);
         let offset = match self.p.address_map {
+            // The same value without the division when the offset is inside the namespace (a
+            // generator's always are).
+            AddressMap::Wrap if r.offset_bytes < ns_bytes => r.offset_bytes,
             AddressMap::Wrap => r.offset_bytes % ns_bytes,
             AddressMap::Scale => {
                 let scaled = r.offset_bytes as u128 * ns_bytes as u128 / (self.p.lba_max_bytes as u128 + 1);
@@ -254,8 +257,16 @@ impl<'a> Source<'a> {
                 r.offset_bytes
             }
         };
-        let first = offset / unit;
-        let last = (r.offset_bytes % unit + size - 1) / unit + first;
+        let (first, last) = if unit.is_power_of_two() {
+            // Units are nearly always a power of two: shifts and a mask, the same values as
+            // the divisions below.
+            let shift = unit.trailing_zeros();
+            let first = offset >> shift;
+            (first, (((r.offset_bytes & (unit - 1)) + size - 1) >> shift) + first)
+        } else {
+            let first = offset / unit;
+            (first, (r.offset_bytes % unit + size - 1) / unit + first)
+        };
         let n_units = last - first + 1;
         if n_units > self.p.namespace_units as u64 {
             return Err(self.error(TraceErrorKind::LargerThanNamespace {
