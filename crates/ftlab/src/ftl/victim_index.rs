@@ -91,6 +91,8 @@ struct Heaps {
     per_die: u32,
     blocks_per_die: u32,
     heaps: Vec<Vec<Entry>>,
+    /// Bit h: heap h holds an entry (fresh or stale), so that a search skips empty heaps.
+    nonempty: Vec<u64>,
     /// Per block: its bucket and version (one cache line for both).
     member: Vec<Member>,
     /// Per die: entries in its heaps (fresh and stale), and blocks in a bucket.
@@ -105,6 +107,7 @@ impl Heaps {
             per_die,
             blocks_per_die,
             heaps: vec![Vec::new(); (n_dies * per_die) as usize],
+            nonempty: vec![0; (n_dies * per_die).div_ceil(64) as usize],
             member: vec![Member { bucket: NO_BUCKET, version: 0 }; n_blocks],
             entries_per_die: vec![0; n_dies as usize],
             live_per_die: vec![0; n_dies as usize],
@@ -136,6 +139,7 @@ impl Heaps {
         heap.push(Entry { key, block: b, version });
         let last = heap.len() - 1;
         sift_up(heap, last);
+        self.nonempty[new as usize / 64] |= 1 << (new % 64);
         self.entries_per_die[die] += 1;
         if self.entries_per_die[die] > 2 * self.live_per_die[die] + COMPACT_SLACK {
             self.compact(die);
@@ -157,6 +161,9 @@ impl Heaps {
             heap.retain(|e| self.fresh(e));
             heapify(&mut heap);
             entries += heap.len() as u32;
+            if heap.is_empty() {
+                self.nonempty[i / 64] &= !(1 << (i % 64));
+            }
             self.heaps[i] = heap;
         }
         assert_eq!(entries, self.live_per_die[die], "victim index of die {die}: fresh entries");
@@ -166,6 +173,7 @@ impl Heaps {
     /// Every heap empty, every block in none.
     fn clear(&mut self) {
         self.heaps.iter_mut().for_each(Vec::clear);
+        self.nonempty.fill(0);
         self.entries_per_die.fill(0);
         self.live_per_die.fill(0);
         self.member.iter_mut().for_each(|m| m.bucket = NO_BUCKET);
@@ -181,6 +189,27 @@ impl Heaps {
             }
             pop(&mut self.heaps[h]);
             self.entries_per_die[h / self.per_die as usize] -= 1;
+            if self.heaps[h].is_empty() {
+                self.nonempty[h / 64] &= !(1 << (h % 64));
+            }
+        }
+    }
+
+    /// The first heap in `from..end` that holds an entry.
+    #[inline]
+    fn next_nonempty(&self, from: usize, end: usize) -> Option<usize> {
+        let mut w = from / 64;
+        let mut bits = self.nonempty.get(w)? & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                let h = w * 64 + bits.trailing_zeros() as usize;
+                return (h < end).then_some(h);
+            }
+            w += 1;
+            if w * 64 >= end {
+                return None;
+            }
+            bits = self.nonempty[w];
         }
     }
 
@@ -189,6 +218,8 @@ impl Heaps {
     fn check(&self, what: &str, expected: impl Fn(u32) -> (u32, i64)) {
         let mut seen = vec![false; self.member.len()];
         for (h, heap) in self.heaps.iter().enumerate() {
+            let bit = self.nonempty[h / 64] >> (h % 64) & 1 == 1;
+            assert_eq!(bit, !heap.is_empty(), "{what}: heap {h} marked empty or not wrongly");
             for (i, e) in heap.iter().enumerate() {
                 if i > 0 {
                     assert!(!e.before(&heap[(i - 1) / 2]), "{what}: heap {h} out of order at {i}");
@@ -383,8 +414,12 @@ impl VictimIndex {
         // The exact slots' best: the best of their heaps' tops.
         let mut top: Option<f64> = None;
         for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
-            for v in 1..self.levels {
-                if let Some(sc) = self.by_units.clean_top(by_units(s, v)).and_then(|e| exact(v, e.key)) {
+            let (first, end) = (by_units(s, 1), by_units(s, levels));
+            let mut next = first;
+            while let Some(h) = self.by_units.next_nonempty(next, end) {
+                next = h + 1;
+                let v = (h - first) as u32 + 1;
+                if let Some(sc) = self.by_units.clean_top(h).and_then(|e| exact(v, e.key)) {
                     top = Some(top.map_or(sc, |t| t.max(sc)));
                 }
             }
@@ -434,13 +469,14 @@ impl VictimIndex {
         order.clear();
         let heaps = self.by_reads.as_mut().expect("heaps by reads");
         for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Bounded) {
-            for band in 0..self.bands {
-                for level in 0..READ_LEVELS {
-                    let h = ((die * self.n_slots + s) * self.bands + band) * READ_LEVELS + level;
-                    if let Some(e) = heaps.clean_top(h as usize) {
-                        let (v, reads) = band_bound(self.band_shift, band, level);
-                        order.push((bound(v, e.key, s, reads), h, s));
-                    }
+            let first = ((die * self.n_slots + s) * self.bands * READ_LEVELS) as usize;
+            let mut next = first;
+            while let Some(h) = heaps.next_nonempty(next, first + (self.bands * READ_LEVELS) as usize) {
+                next = h + 1;
+                if let Some(e) = heaps.clean_top(h) {
+                    let (band, level) = ((h - first) as u32 / READ_LEVELS, (h - first) as u32 % READ_LEVELS);
+                    let (v, reads) = band_bound(self.band_shift, band, level);
+                    order.push((bound(v, e.key, s, reads), h as u32, s));
                 }
             }
         }
