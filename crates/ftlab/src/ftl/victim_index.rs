@@ -236,10 +236,10 @@ impl Heaps {
                 }
             }
         }
-        for b in 0..self.member.len() {
+        for (b, (m, &seen)) in self.member.iter().zip(&seen).enumerate() {
             let bucket = expected(b as u32).0;
-            assert_eq!(self.member[b].bucket, bucket, "{what}: bucket of block {b}");
-            assert_eq!(seen[b], bucket != NO_BUCKET, "{what}: entry of block {b}");
+            assert_eq!(m.bucket, bucket, "{what}: bucket of block {b}");
+            assert_eq!(seen, bucket != NO_BUCKET, "{what}: entry of block {b}");
         }
         let per_die = self.per_die as usize;
         for die in 0..self.live_per_die.len() {
