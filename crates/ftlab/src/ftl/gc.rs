@@ -33,7 +33,14 @@ impl Ftl {
         match policy {
             VictimPolicy::Greedy => {
                 let victim = self.greedy_victim(die);
-                debug_assert_eq!(victim, self.scored_victim(die, policy, now), "greedy keys out of step");
+                if self.checks_victims() {
+                    assert_eq!(
+                        victim,
+                        self.scored_victim(die, policy, now),
+                        "greedy victim of die {}",
+                        die.0
+                    );
+                }
                 victim
             }
             VictimPolicy::CostBenefit => {
@@ -93,13 +100,27 @@ impl Ftl {
     }
 
     /// The greedy victim from the dense keys: the first block of the die with the fewest
-    /// valid units among the candidates (what `scored_victim` finds under `Greedy`).
+    /// valid units among the candidates (what `scored_victim` finds under `Greedy`). One pass
+    /// of vectorised minima over runs of 64 keys keeps the first run holding the smallest; the
+    /// first position of that key is then sought in that run only (a search of the whole die
+    /// for it, an early-exit loop that does not vectorise, was a third of the cost).
     fn greedy_victim(&self, die: DieIdx) -> Option<BlockIdx> {
+        const RUN: usize = 64;
         let blocks = self.geometry.blocks_of_die(die);
         let keys = &self.blocks().greedy_keys()[blocks.start as usize..blocks.end as usize];
-        let min = keys.iter().copied().min().filter(|&k| k != NOT_COLLECTABLE)?;
-        let pos = keys.iter().position(|&k| k == min).expect("the minimum is in the slice");
-        Some(BlockIdx(blocks.start + pos as u32))
+        let mut best = (NOT_COLLECTABLE, 0);
+        for (r, run) in keys.chunks(RUN).enumerate() {
+            let min = run.iter().copied().min().expect("a run has keys");
+            if min < best.0 {
+                best = (min, r);
+            }
+        }
+        if best.0 == NOT_COLLECTABLE {
+            return None;
+        }
+        let first = best.1 * RUN;
+        let pos = keys[first..].iter().position(|&k| k == best.0).expect("the minimum is in its run");
+        Some(BlockIdx(blocks.start + (first + pos) as u32))
     }
 
     /// `best_eligible` without the index (`Ftl::enable_victim_bounds`): a scan of every block
