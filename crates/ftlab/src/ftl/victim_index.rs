@@ -159,6 +159,11 @@ impl Heaps {
         for i in die * per_die..(die + 1) * per_die {
             let mut heap = std::mem::take(&mut self.heaps[i]);
             heap.retain(|e| self.fresh(e));
+            if heap.capacity() > 2 * heap.len() + 8 {
+                // A heap keeps its largest size otherwise (every block of a die passes through
+                // the heap of full blocks during a fill): memory, not results.
+                heap.shrink_to_fit();
+            }
             heapify(&mut heap);
             entries += heap.len() as u32;
             if heap.is_empty() {
