@@ -1,42 +1,13 @@
 //! Per-block state, the per-(die, plane) free-block pools (dynamic wear leveling lives here: the
-//! pool hands out the least-worn free block), the greedy GC key of every block and, per chunk
-//! of 64 blocks, the eligible blocks' fewest valid units and oldest write stamp (`ChunkMin`,
-//! the bounds of a scored victim search), kept in step with the state. Not the mapping (see `ftl::mod`) and
-//! not the choice of GC victims (see `ftl::gc`).
+//! pool hands out the least-worn free block), the greedy GC key of every block and the index of
+//! a scored victim search (`ftl::victim_index`), kept in step with the state. Not the mapping
+//! (see `ftl::mod`) and not the choice of GC victims (see `ftl::gc`).
 
+use super::victim_index::VictimIndex;
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// Blocks per chunk of `ChunkMin` (one bit each in `ChunkMin::eligible`).
-pub(crate) const CHUNK_BLOCKS: u32 = 64;
-
-/// Over the GC-eligible blocks of a chunk of `CHUNK_BLOCKS` consecutive blocks (full, every
-/// page programmed, whatever their valid units): which they are (bit `i`: block
-/// `chunk * 64 + i`), their owners, their fewest valid units and their oldest write stamp (`u32::MAX`,
-/// `i64::MAX` without any). A scored victim search bounds a chunk's best score from these
-/// without reading its blocks (`ftl::gc`). Kept in step by `Blocks::refresh_key`: an eligible
-/// block's valid units only fall and its stamp is fixed, and a block leaving the eligible set
-/// recomputes its chunk, so the minima are exact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ChunkMin {
-    pub(crate) eligible: u64,
-    pub(crate) valid_units: u32,
-    pub(crate) last_write_ns: i64,
-    /// Bit `min(owner, 63)` of every eligible block's owner (bit 63: tenant 63 or above).
-    pub(crate) owners: u64,
-}
-
-impl ChunkMin {
-    const EMPTY: ChunkMin =
-        ChunkMin { eligible: 0, valid_units: u32::MAX, last_write_ns: i64::MAX, owners: 0 };
-
-    /// The `owners` bit of tenant `owner`.
-    #[inline]
-    pub(crate) fn owner_bit(owner: u16) -> u64 {
-        1 << owner.min(63)
-    }
-}
 
 /// "No tenant" in `BlockInfo::owner`.
 pub(crate) const OWNER_NONE: u16 = u16::MAX;
@@ -161,12 +132,14 @@ pub struct Blocks {
     /// programmed, at least one invalid unit), else `NOT_COLLECTABLE`. A dense copy of what
     /// `info` says, so a victim search reads 4 bytes per block instead of a `BlockInfo`.
     greedy_keys: Vec<u32>,
-    /// Per chunk of `CHUNK_BLOCKS` blocks (see `ChunkMin`), kept only once `enable_bounds`
-    /// was called (a run whose victims are scored); otherwise empty minima, never read.
-    chunks: Vec<ChunkMin>,
-    bounds: bool,
+    /// The index of a scored victim search, kept only once `enable_bounds` was called (a run
+    /// whose victims are scored); `None` otherwise. In a `RefCell` because a search (through
+    /// `&Ftl`) drops the stale entries it meets; nothing else borrows it.
+    index: Option<RefCell<VictimIndex>>,
     units_per_block: u32,
     pages_per_block: u32,
+    n_dies: u32,
+    blocks_per_die: u32,
 }
 
 impl Blocks {
@@ -189,8 +162,9 @@ impl Blocks {
             blocks_per_pool,
             dynamic_wear_leveling,
             greedy_keys: vec![NOT_COLLECTABLE; geometry.n_blocks as usize],
-            chunks: vec![ChunkMin::EMPTY; geometry.n_blocks.div_ceil(CHUNK_BLOCKS) as usize],
-            bounds: false,
+            index: None,
+            n_dies: geometry.n_dies,
+            blocks_per_die: geometry.blocks_per_die,
             units_per_block: geometry.units_per_block,
             pages_per_block: geometry.pages_per_block,
         }
@@ -212,99 +186,59 @@ impl Blocks {
         }
     }
 
-    /// Bring `greedy_keys[block]` in step with `info` after a change of its state, valid
-    /// units or programmed pages (every such change goes through `Ftl` and calls this).
+    /// Bring `greedy_keys[block]` and the victim index in step with `info` after a change of
+    /// its state, valid units or programmed pages (every such change goes through `Ftl` and
+    /// calls this).
     #[inline(always)]
     pub(crate) fn refresh_key(&mut self, block: BlockIdx) {
         let b = block.0 as usize;
         self.greedy_keys[b] = self.greedy_key(block);
-        if !self.bounds {
-            return;
-        }
-        let info = &self.info[b];
-        let (c, bit) = (b / CHUNK_BLOCKS as usize, 1u64 << (b % CHUNK_BLOCKS as usize));
-        let chunk = &mut self.chunks[c];
-        if info.state == BlockState::Full && info.programmed_pages == self.pages_per_block {
-            chunk.eligible |= bit;
-            chunk.valid_units = chunk.valid_units.min(info.valid_units);
-            chunk.last_write_ns = chunk.last_write_ns.min(info.last_write_ns);
-            chunk.owners |= ChunkMin::owner_bit(info.owner);
-        } else if chunk.eligible & bit != 0 {
-            chunk.eligible &= !bit;
-            self.recompute_chunk(c);
+        if let Some(index) = &mut self.index {
+            index.get_mut().refresh(block.0, &self.info[b]);
         }
     }
 
-    /// Chunk `c`'s minima from its eligible blocks (once per block leaving the eligible set:
-    /// kept out of line, so that `refresh_key` stays small enough to inline).
-    #[cold]
-    #[inline(never)]
-    fn recompute_chunk(&mut self, c: usize) {
-        let mut m = ChunkMin { eligible: self.chunks[c].eligible, ..ChunkMin::EMPTY };
-        let mut bits = m.eligible;
-        while bits != 0 {
-            let info = &self.info[c * CHUNK_BLOCKS as usize + bits.trailing_zeros() as usize];
-            bits &= bits - 1;
-            m.valid_units = m.valid_units.min(info.valid_units);
-            m.last_write_ns = m.last_write_ns.min(info.last_write_ns);
-            m.owners |= ChunkMin::owner_bit(info.owner);
-        }
-        self.chunks[c] = m;
+    /// Keep the victim index from now on (built from the blocks' state now), with an owner
+    /// slot for each of `n_tenants` tenants.
+    pub(crate) fn enable_bounds(&mut self, n_tenants: usize) {
+        let mut index = VictimIndex::new(
+            self.n_dies,
+            self.blocks_per_die,
+            self.units_per_block,
+            self.pages_per_block,
+            n_tenants,
+        );
+        index.rebuild(&self.info);
+        self.index = Some(RefCell::new(index));
     }
 
-    /// Keep the chunks' minima from now on (built from the blocks' state now).
-    pub(crate) fn enable_bounds(&mut self) {
-        self.bounds = true;
-        for c in 0..self.chunks.len() {
-            let first = c * CHUNK_BLOCKS as usize;
-            let mut eligible = 0;
-            for (i, info) in self.info.iter().enumerate().skip(first).take(CHUNK_BLOCKS as usize) {
-                if info.state == BlockState::Full && info.programmed_pages == self.pages_per_block {
-                    eligible |= 1 << (i - first);
-                }
-            }
-            self.chunks[c].eligible = eligible;
-            self.recompute_chunk(c);
+    /// A host read was served from `block`: its read count rises (read-aware relocation).
+    #[inline]
+    pub(crate) fn note_read(&mut self, block: BlockIdx) {
+        let info = &mut self.info[block.0 as usize];
+        info.read_count = info.read_count.saturating_add(1);
+        if let Some(index) = &mut self.index {
+            index.get_mut().note_read(block.0, info);
         }
     }
 
-    /// Whether the chunks' minima are kept (`enable_bounds`).
-    pub(crate) fn bounds(&self) -> bool {
-        self.bounds
+    /// The victim index, if kept (`enable_bounds`).
+    pub(crate) fn victim_index(&self) -> Option<&RefCell<VictimIndex>> {
+        self.index.as_ref()
     }
 
-    /// Every chunk's minima again (after the write stamps moved).
-    pub(crate) fn recompute_chunks(&mut self) {
-        if self.bounds {
-            for c in 0..self.chunks.len() {
-                self.recompute_chunk(c);
-            }
+    /// The victim index anew (after the write stamps moved).
+    pub(crate) fn rebuild_index(&mut self) {
+        if let Some(index) = &mut self.index {
+            index.get_mut().rebuild(&self.info);
         }
     }
 
-    /// Every chunk's eligible blocks and minima are those of its blocks now (integrity checks).
-    pub(crate) fn check_chunks(&self) {
-        if !self.bounds {
-            return;
+    /// The victim index agrees with the blocks' state (integrity checks).
+    pub(crate) fn check_index(&self) {
+        if let Some(index) = &self.index {
+            index.borrow().check(&self.info);
         }
-        for (c, stored) in self.chunks.iter().enumerate() {
-            let mut m = ChunkMin::EMPTY;
-            let first = c * CHUNK_BLOCKS as usize;
-            for (i, info) in self.info.iter().enumerate().skip(first).take(CHUNK_BLOCKS as usize) {
-                if info.state == BlockState::Full && info.programmed_pages == self.pages_per_block {
-                    m.eligible |= 1 << (i - first);
-                    m.valid_units = m.valid_units.min(info.valid_units);
-                    m.last_write_ns = m.last_write_ns.min(info.last_write_ns);
-                    m.owners |= ChunkMin::owner_bit(info.owner);
-                }
-            }
-            assert_eq!(*stored, m, "victim-search minima of chunk {c}");
-        }
-    }
-
-    /// Per chunk of `CHUNK_BLOCKS` blocks: its eligible blocks and their minima.
-    pub(crate) fn chunks(&self) -> &[ChunkMin] {
-        &self.chunks
     }
 
     pub fn get(&self, block: BlockIdx) -> &BlockInfo {

@@ -1,9 +1,10 @@
 //! GC victim selection (greedy, cost-benefit) and the static wear-leveling check. Only the
 //! choice: moving the data and erasing is driven by the simulation (timed) or by
 //! `simulation::precondition` (instant). Schemes may replace the choice (see `scheme`); a
-//! scored choice of theirs can use the same bounded search (`Ftl::best_eligible`).
+//! scored choice of theirs can use the same indexed search (`Ftl::best_eligible`).
 
-use super::blocks::{BlockInfo, BlockState, ChunkMin, CHUNK_BLOCKS, NOT_COLLECTABLE};
+use super::blocks::{BlockInfo, BlockState, NOT_COLLECTABLE};
+use super::victim_index::SlotScore;
 use super::Ftl;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::sim::time::SimTime;
@@ -32,92 +33,98 @@ impl Ftl {
         match policy {
             VictimPolicy::Greedy => {
                 let victim = self.greedy_victim(die);
-                debug_assert_eq!(victim, self.scored_victim(die, policy, now), "greedy keys out of step");
+                if self.checks_victims() {
+                    assert_eq!(
+                        victim,
+                        self.scored_victim(die, policy, now),
+                        "greedy victim of die {}",
+                        die.0
+                    );
+                }
                 victim
             }
             VictimPolicy::CostBenefit => {
                 let upb = self.geometry.units_per_block;
-                let bound = |c: &ChunkMin| cost_benefit(c.valid_units, upb, age(now, c.last_write_ns));
-                let score = |_: u32, info: &BlockInfo| {
-                    (info.valid_units < upb)
-                        .then(|| cost_benefit(info.valid_units, upb, age(now, info.last_write_ns)))
-                };
-                let victim = self.best_eligible(die, bound, score).map(|(_, b)| BlockIdx(b));
-                debug_assert_eq!(victim, self.scored_victim(die, policy, now), "bounded search differs");
+                let exact = |v: u32, stamp: i64| (v < upb).then(|| cost_benefit(v, upb, age(now, stamp)));
+                let score = |_: u32, info: &BlockInfo| exact(info.valid_units, info.last_write_ns);
+                let victim = self.best_eligible(die, |_| false, exact, |_, _, _, _| 0.0, score).map(BlockIdx);
+                debug_assert_eq!(victim, self.scored_victim(die, policy, now), "indexed search differs");
                 victim
             }
         }
     }
 
     /// The eligible block of `die` (full, every page programmed) with the highest `score`
-    /// (`None`: no candidate), ties to the lowest index, with its score: what a scan of the
-    /// die's blocks in order finds (and does, without `Ftl::enable_victim_bounds`). `bound` must be at least
-    /// the score of every eligible block of a chunk, computed from the chunk's fewest valid units and
-    /// oldest stamp (`ChunkMin`) by the same floating-point steps as the score, each monotone; a chunk
-    /// whose bound is below the best score found is skipped unread. The chunk of highest bound is
-    /// searched first, so that the best starts high.
+    /// (`None`: no candidate), ties to the lowest index: what a scan of the die's blocks in
+    /// order finds (and does, without `Ftl::enable_victim_bounds`). With the index
+    /// (`ftl::victim_index`), the blocks of an owner for which `bounded` is false must score
+    /// `exact(valid units, write stamp)`; those of the others at most `bound(v, stamp, owner,
+    /// reads)` if they have at least v valid units, a stamp at least `stamp` and at most `reads`
+    /// host reads (`None`: any number), `owner` being theirs (`None`: any owner from the index's
+    /// last owner slot on). Neither may rise as the stamp grows, and a block without valid
+    /// units must score +infinity. With the integrity oracle on, every search is checked
+    /// against the scan.
     pub(crate) fn best_eligible(
         &self,
         die: DieIdx,
-        bound: impl Fn(&ChunkMin) -> f64,
+        bounded: impl Fn(u16) -> bool,
+        exact: impl Fn(u32, i64) -> Option<f64>,
+        bound: impl Fn(u32, i64, Option<u16>, Option<u32>) -> f64,
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
-    ) -> Option<(f64, u32)> {
-        let blocks = self.geometry.blocks_of_die(die);
-        if !self.blocks().bounds() {
-            return self.scan_eligible(die, score);
-        }
-        if blocks.is_empty() {
-            return None;
-        }
-        let chunks = self.blocks().chunks();
-        let (c0, c1) = (blocks.start / CHUNK_BLOCKS, (blocks.end - 1) / CHUNK_BLOCKS + 1);
-        // The chunk's eligible blocks within the die (a chunk may straddle two dies).
-        let mask = |c: u32| {
-            let first = c * CHUNK_BLOCKS;
-            let lo = blocks.start.saturating_sub(first).min(CHUNK_BLOCKS);
-            let hi = (blocks.end - first).min(CHUNK_BLOCKS);
-            let range = (u64::MAX >> (64 - hi)) & !((1u64 << lo) - 1);
-            chunks[c as usize].eligible & range
+    ) -> Option<u32> {
+        let Some(index) = self.blocks().victim_index() else {
+            return self.scan_eligible(die, score).map(|(_, b)| b);
         };
-        let mut best: Option<(f64, u32)> = None;
-        let mut search = |c: u32, best: &mut Option<(f64, u32)>| {
-            let mut bits = mask(c);
-            while bits != 0 {
-                let b = c * CHUNK_BLOCKS + bits.trailing_zeros();
-                bits &= bits - 1;
-                let Some(s) = score(b, &self.blocks().info[b as usize]) else { continue };
-                if best.is_none_or(|(bs, bb)| s > bs || (s == bs && b < bb)) {
-                    *best = Some((s, b));
-                }
+        let mut index = index.borrow_mut();
+        let last = index.n_slots() - 1;
+        let n_tenants = self.params.namespace_units.len() as u32;
+        // Slot `last` holds every tenant from `last` on (and blocks of no tenant).
+        let kind = |slot: u32| {
+            let any =
+                if slot < last { bounded(slot as u16) } else { (last..n_tenants).any(|t| bounded(t as u16)) };
+            if any {
+                SlotScore::Bounded
+            } else {
+                SlotScore::Exact
             }
         };
-        let top = (c0..c1)
-            .filter(|&c| mask(c) != 0)
-            .map(|c| (bound(&chunks[c as usize]), c))
-            .reduce(|a, b| if b.0 > a.0 { b } else { a });
-        let (_, top) = top?;
-        search(top, &mut best);
-        for c in (c0..c1).filter(|&c| c != top) {
-            if best.is_some_and(|(bs, _)| bound(&chunks[c as usize]) < bs) {
-                continue;
-            }
-            search(c, &mut best);
+        let slot_bound =
+            |v, stamp, slot: u32, reads| bound(v, stamp, (slot < last).then_some(slot as u16), reads);
+        let victim = index.best(die.0, &self.blocks().info, kind, exact, slot_bound, &mut score);
+        drop(index);
+        if self.checks_victims() {
+            let scan = self.scan_eligible(die, &mut score).map(|(_, b)| b);
+            assert_eq!(victim, scan, "the indexed victim search on die {} differs from a scan", die.0);
         }
-        best
+        victim
     }
 
     /// The greedy victim from the dense keys: the first block of the die with the fewest
-    /// valid units among the candidates (what `scored_victim` finds under `Greedy`).
+    /// valid units among the candidates (what `scored_victim` finds under `Greedy`). One pass
+    /// of vectorised minima over runs of 64 keys keeps the first run holding the smallest; the
+    /// first position of that key is then sought in that run only (a search of the whole die
+    /// for it, an early-exit loop that does not vectorise, was a third of the cost).
     fn greedy_victim(&self, die: DieIdx) -> Option<BlockIdx> {
+        const RUN: usize = 64;
         let blocks = self.geometry.blocks_of_die(die);
         let keys = &self.blocks().greedy_keys()[blocks.start as usize..blocks.end as usize];
-        let min = keys.iter().copied().min().filter(|&k| k != NOT_COLLECTABLE)?;
-        let pos = keys.iter().position(|&k| k == min).expect("the minimum is in the slice");
-        Some(BlockIdx(blocks.start + pos as u32))
+        let mut best = (NOT_COLLECTABLE, 0);
+        for (r, run) in keys.chunks(RUN).enumerate() {
+            let min = run.iter().copied().min().expect("a run has keys");
+            if min < best.0 {
+                best = (min, r);
+            }
+        }
+        if best.0 == NOT_COLLECTABLE {
+            return None;
+        }
+        let first = best.1 * RUN;
+        let pos = keys[first..].iter().position(|&k| k == best.0).expect("the minimum is in its run");
+        Some(BlockIdx(blocks.start + (first + pos) as u32))
     }
 
-    /// `best_eligible` without minima kept (`Ftl::enable_victim_bounds`): a scan of every
-    /// block of the die.
+    /// `best_eligible` without the index (`Ftl::enable_victim_bounds`): a scan of every block
+    /// of the die.
     fn scan_eligible(
         &self,
         die: DieIdx,
@@ -139,7 +146,7 @@ impl Ftl {
     }
 
     /// The victim by a scan of the die's `BlockInfo`s, scoring each candidate (the reference
-    /// of the bounded search, `best_eligible`).
+    /// of the indexed search, `best_eligible`).
     pub(crate) fn scored_victim(&self, die: DieIdx, policy: VictimPolicy, now: SimTime) -> Option<BlockIdx> {
         let upb = self.geometry.units_per_block;
         let mut best: Option<(f64, u32)> = None;

@@ -10,6 +10,7 @@ pub(crate) mod copy;
 pub(crate) mod gc;
 pub(crate) mod oracle;
 pub(crate) mod table;
+pub(crate) mod victim_index;
 
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};
 use crate::sim::time::SimTime;
@@ -198,8 +199,7 @@ impl Ftl {
 
     /// A host read was served from `block` (read-aware relocation counts these).
     pub fn note_read(&mut self, block: BlockIdx) {
-        let info = self.blocks.get_mut(block);
-        info.read_count = info.read_count.saturating_add(1);
+        self.blocks.note_read(block);
     }
 
     /// Units of `tenant` that hold the latest version of some logical page and lie on `die`.
@@ -245,20 +245,26 @@ impl Ftl {
         Ok(Placement { ppa, page_full })
     }
 
-    /// Keep the per-chunk minima that bound a scored victim search (`best_eligible`) from now
-    /// on: a run whose victims are scored (cost-benefit) calls it at build; others do not pay
-    /// the minima's upkeep at every valid-count change.
+    /// Keep the index of a scored victim search (`best_eligible`, `ftl::victim_index`) from
+    /// now on: a run whose victims are scored (cost-benefit) calls it at build; others do not
+    /// pay its upkeep at every valid-count change.
     pub(crate) fn enable_victim_bounds(&mut self) {
-        self.blocks.enable_bounds();
+        self.blocks.enable_bounds(self.params.namespace_units.len());
+    }
+
+    /// Whether every scored victim search is to be checked against a scan (with the
+    /// integrity oracle on: the integrity tests).
+    pub(crate) fn checks_victims(&self) -> bool {
+        self.oracle.is_some()
     }
 
     /// Move every block's write stamp by `delta_ns` (the warm-up by workload keeps its newest
-    /// stamp at 0, see `simulation::warm`); the chunks' oldest stamps move with them.
+    /// stamp at 0, see `simulation::warm`); the victim index is built anew.
     pub(crate) fn shift_write_stamps(&mut self, delta_ns: i64) {
         for b in &mut self.blocks.info {
             b.last_write_ns = b.last_write_ns.saturating_add(delta_ns);
         }
-        self.blocks.recompute_chunks();
+        self.blocks.rebuild_index();
     }
 
     /// Close the partly filled page of `key` on `die` by padding it; returns the page to
@@ -477,7 +483,7 @@ impl Ftl {
 
     /// Check the mapping's invariants over the whole device (tests; O(device)): L2P and P2L
     /// are inverse, every block's valid count matches its P2L entries and its greedy key and
-    /// chunk minima its state, the bounded cost-benefit victim search agrees with a scan, and
+    /// victim index its state, the indexed cost-benefit victim search agrees with a scan, and
     /// (with the oracle)
     /// every logical page reads back its latest version. Panics on the first violation.
     pub fn check_consistency(&mut self) {
@@ -508,8 +514,8 @@ impl Ftl {
             assert_eq!(key, self.blocks.greedy_key(BlockIdx(b as u32)), "greedy key of block {b}");
         }
         assert_eq!(by_tenant_die, self.valid_by_tenant_die, "valid units per (tenant, die)");
-        self.blocks.check_chunks();
-        // The bounded cost-benefit search finds what a scan finds, now and much later.
+        self.blocks.check_index();
+        // The indexed cost-benefit search finds what a scan finds, now and much later.
         let newest = self.blocks.info.iter().map(|b| b.last_write_ns).max().unwrap_or(0).max(0) as u64;
         for now in [newest, newest * 3 + 1_000_000_000] {
             for d in 0..g.n_dies {

@@ -22,7 +22,7 @@ use super::{
     TenantSeries,
 };
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
-use crate::ftl::blocks::{BlockState, ChunkMin};
+use crate::ftl::blocks::BlockState;
 use crate::ftl::gc::{age, VictimPolicy};
 use crate::ftl::Ftl;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
@@ -429,17 +429,51 @@ impl Upi {
         movable: &[bool],
     ) -> Option<f64> {
         let info = ftl.blocks().get(block);
-        let upb = self.geometry.units_per_block;
-        let age_ns = age(now, info.last_write_ns).ns() as f64 + 1.0;
-        let u = info.valid_units as f64 / upb as f64;
         let owner = info.owner as usize;
+        let age_ns = age(now, info.last_write_ns).ns() as f64 + 1.0;
         let outside = !self.in_set(info.owner, die) && movable[owner];
         let reads = if outside { self.relocation_term(info.read_count, age_ns, owner) } else { 0.0 };
+        self.score_of(info.valid_units, age_ns, reads)
+    }
+
+    /// The score of a block with `valid` units, `age_ns` (its age in ns + 1) and read term
+    /// `reads`: age * ((1 - u) + reads) / (2u), +infinity without valid units, `None` if the
+    /// benefit is not above zero.
+    #[inline]
+    fn score_of(&self, valid: u32, age_ns: f64, reads: f64) -> Option<f64> {
+        let u = valid as f64 / self.geometry.units_per_block as f64;
         let benefit = (1.0 - u) + reads;
-        if info.valid_units == 0 {
+        if valid == 0 {
             return Some(f64::INFINITY);
         }
         (benefit > 0.0).then(|| age_ns * benefit / (2.0 * u))
+    }
+
+    /// At least the score of every block outside its owner's set with at least `v` valid
+    /// units, an age (ns + 1) at most `age_ns` and at most `reads` host reads (`None`: any),
+    /// of tenant `owner` (`None`: any), and never falling as `age_ns` grows. The read term
+    /// times the age is w x age / (1 + x) with x = K / age, K = reads / pages / 1e-9 / the
+    /// owner's read rate per page: w K age / (age + K) <= w min(age, K), monotone in the age.
+    /// Without a count or an owner it is w (`reads_max`); the factor 1 + 1e-9 covers the
+    /// roundings of both sides.
+    fn score_bound(
+        &self,
+        v: u32,
+        age_ns: f64,
+        owner: Option<u16>,
+        reads: Option<u32>,
+        reads_max: f64,
+    ) -> f64 {
+        let u = v as f64 / self.geometry.units_per_block as f64;
+        let any_reads = age_ns * ((1.0 - u) + reads_max) / (2.0 * u);
+        let (Some(t), Some(rc)) = (owner, reads) else { return any_reads };
+        let avg = self.read_rate_per_page[t as usize];
+        if avg <= 0.0 || rc == 0 {
+            return age_ns * ((1.0 - u) + 0.0) / (2.0 * u); // no read term: the plain score
+        }
+        let k = rc as f64 / self.geometry.pages_per_block as f64 / 1e-9 / avg;
+        let read = self.config.relocation_weight * age_ns.min(k);
+        ((age_ns * (1.0 - u) + read) / (2.0 * u) * (1.0 + 1e-9)).min(any_reads)
     }
 
     /// `gc_victim` when no block scores above zero: the least recently written eligible block
@@ -562,10 +596,10 @@ impl Scheme for Upi {
     /// set is taken: its copies leave this die, so collecting it still frees a block here.
     /// Both the read term and that fallback need the owner's set to have room for the copies
     /// (`copies_can_leave`); without it, a fully valid block is no victim.
-    /// The search is bounded (`Ftl::best_eligible`): a chunk of blocks whose fewest valid
-    /// units and oldest stamp, with the largest read term (`relocation_term` < w) if one of
-    /// its owners may earn it here, cannot beat the best score found is skipped; it finds what
-    /// a scan of every block finds.
+    /// The search is indexed (`Ftl::best_eligible`): the blocks of an owner that cannot earn
+    /// the read term on this die score by their valid units and age alone, and those of one
+    /// that may are bounded by the largest read term (`relocation_term` < w); it finds what a
+    /// scan of every block finds.
     fn gc_victim(&self, die: DieIdx, view: &DeviceView, _policy: VictimPolicy) -> Option<BlockIdx> {
         let (ftl, now) = (view.ftl, view.now);
         if self.set_of_die[die.0 as usize] == NO_SET {
@@ -574,28 +608,18 @@ impl Scheme for Upi {
         let leave = self.copies_can_leave(die, ftl);
         let movable: Vec<bool> =
             self.room_home(ftl).iter().zip(&leave).map(|(&home, &out)| home && out).collect();
-        let upb = self.geometry.units_per_block;
         // w x / (1 + x) < w in exact arithmetic; the margin covers its three roundings.
         let reads_max = self.config.relocation_weight * (1.0 + 1e-9);
         // The owners whose blocks here may earn the read term: outside their set, movable.
-        let mut outside = 0u64;
-        for (t, &m) in movable.iter().enumerate() {
-            if m && !self.in_set(t as u16, die) {
-                outside |= ChunkMin::owner_bit(t as u16);
-            }
-        }
-        let bound = |c: &ChunkMin| {
-            if c.valid_units == 0 {
-                return f64::INFINITY;
-            }
-            let age_ns = age(now, c.last_write_ns).ns() as f64 + 1.0;
-            let u = c.valid_units as f64 / upb as f64;
-            let reads = if c.owners & outside != 0 { reads_max } else { 0.0 };
-            age_ns * ((1.0 - u) + reads) / (2.0 * u)
+        let earns = |t: u16| movable.get(t as usize).is_some_and(|&m| m && !self.in_set(t, die));
+        let plain_age = |stamp: i64| age(now, stamp).ns() as f64 + 1.0;
+        let exact = |v: u32, stamp: i64| self.score_of(v, plain_age(stamp), 0.0);
+        let bound = |v: u32, stamp: i64, owner: Option<u16>, reads: Option<u32>| {
+            self.score_bound(v, plain_age(stamp), owner, reads, reads_max)
         };
         let score = |b: u32, _: &_| self.victim_score(BlockIdx(b), die, ftl, now, &movable);
-        match ftl.best_eligible(die, bound, score) {
-            Some((_, b)) => Some(BlockIdx(b)),
+        match ftl.best_eligible(die, earns, exact, bound, score) {
+            Some(b) => Some(BlockIdx(b)),
             None => self.oldest_outside(die, ftl, &leave),
         }
     }

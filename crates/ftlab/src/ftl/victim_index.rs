@@ -1,0 +1,613 @@
+//! The index of a scored GC victim search (`VictimIndex`), kept in step with the blocks'
+//! state by `Blocks::refresh_key` and `Blocks::note_read`, and the search over it
+//! (`VictimIndex::best`), which finds exactly what a scan of every block of the die finds.
+//! Cost-benefit (`Ftl::select_victim`) and `upi`'s read-weighted score use it.
+//!
+//! Two sets of lazy min-heaps of the GC-eligible blocks (full, every page programmed), each
+//! ordered by write stamp, then block:
+//! - *by units*: per die, owner slot and count of valid units v. Where a slot's score
+//!   depends only on v and the stamp (an *exact* slot: cost-benefit, or `upi`'s blocks that
+//!   cannot earn the read term here), the score is a chain of correctly rounded operations,
+//!   each monotone, on v and the age `now - stamp`: at a fixed v it never rises as the stamp
+//!   grows. So a heap's top, the oldest block of (slot, v), has the heap's highest score, and
+//!   the blocks that tie with it are found by walking down from the top while the score stays
+//!   equal (a child's stamp is at least its parent's).
+//! - *by reads*, built at the first search that needs it: per die, owner slot, band of valid
+//!   units and read level (the bit length of the block's host reads, the last level taking
+//!   every larger count). For a *bounded* slot (`upi`'s blocks that may earn the read term)
+//!   the caller bounds the score from the band's fewest units, the stamp and the level's most
+//!   reads, monotone in the stamp as above; the search walks the heaps in order of their top's
+//!   bound and skips a subtree whose root's bound is below the best score found.
+//!
+//! A block without valid units scores +infinity under both scores, so the lowest such block
+//! wins. Ties go to the lowest block index, as a scan in index order keeps the first maximum.
+//! Upkeep is lazy: a block that changes heap gets a new version and a new entry; its old
+//! entry, left behind, is dropped when it reaches a heap's top (`Heaps::clean_top`) or when
+//! the die's heaps are compacted (when they hold more than twice its eligible blocks).
+//! What this is not: it knows no score and no policy (the callers give them), and it is not
+//! kept unless `Ftl::enable_victim_bounds` was called.
+
+use super::blocks::{BlockInfo, BlockState};
+
+/// "Not in any heap" in `Member::bucket`.
+const NO_BUCKET: u32 = u32::MAX;
+
+/// Owner slots at most: tenants `0..OWNER_SLOTS_MAX` have a slot each, every other owner
+/// (and `OWNER_NONE`) shares the last one.
+const OWNER_SLOTS_MAX: u32 = 16;
+
+/// Stale entries a die's heaps may hold beyond its eligible blocks before they are compacted.
+const COMPACT_SLACK: u32 = 64;
+
+/// Read levels of the heaps by reads: level L < `READ_LEVELS - 1` holds the blocks with L
+/// significant bits of host reads (at most 2^L - 1 reads), the last every larger count.
+const READ_LEVELS: u32 = 17;
+
+/// Bands of valid units of the heaps by reads, at most.
+const BANDS_MAX: u32 = 128;
+
+/// One heap entry: a block, its heap key (the write stamp; 0 in the heaps by units of no
+/// valid unit, so that the top there is the lowest block), and the version of the block's
+/// heap membership it was pushed with (stale once the block's version moved on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    key: i64,
+    block: u32,
+    version: u32,
+}
+
+impl Entry {
+    /// Heap order: key, then block.
+    #[inline]
+    fn before(&self, other: &Entry) -> bool {
+        (self.key, self.block) < (other.key, other.block)
+    }
+}
+
+/// How a victim search scores the blocks of one owner slot on the die searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SlotScore {
+    /// Every block's score is `exact(v, stamp)`.
+    Exact,
+    /// Every block's score is at most `bound(band's fewest units, stamp, slot, most reads)`;
+    /// `score` gives it.
+    Bounded,
+}
+
+/// A block's heap in a `Heaps` (`NO_BUCKET`: none) and the version of that membership, bumped
+/// whenever the heap changes (an entry with another version is stale). A block changes heap a
+/// few hundred times per erase at most, so the u32 wraps only after millions of erases of one
+/// block.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    bucket: u32,
+    version: u32,
+}
+
+/// Lazy min-heaps over the blocks, each block in at most one of them (its bucket), numbered
+/// die by die (`per_die` each).
+#[derive(Clone, Debug)]
+struct Heaps {
+    per_die: u32,
+    blocks_per_die: u32,
+    heaps: Vec<Vec<Entry>>,
+    /// Bit h: heap h holds an entry (fresh or stale), so that a search skips empty heaps.
+    nonempty: Vec<u64>,
+    /// Per block: its bucket and version (one cache line for both).
+    member: Vec<Member>,
+    /// Per die: entries in its heaps (fresh and stale), and blocks in a bucket.
+    entries_per_die: Vec<u32>,
+    live_per_die: Vec<u32>,
+}
+
+impl Heaps {
+    fn new(n_dies: u32, blocks_per_die: u32, per_die: u32) -> Heaps {
+        let n_blocks = (n_dies * blocks_per_die) as usize;
+        Heaps {
+            per_die,
+            blocks_per_die,
+            heaps: vec![Vec::new(); (n_dies * per_die) as usize],
+            nonempty: vec![0; (n_dies * per_die).div_ceil(64) as usize],
+            member: vec![Member { bucket: NO_BUCKET, version: 0 }; n_blocks],
+            entries_per_die: vec![0; n_dies as usize],
+            live_per_die: vec![0; n_dies as usize],
+        }
+    }
+
+    /// Put block `b` into `bucket` (or none) with heap key `key`, if it is not there.
+    #[inline]
+    fn set(&mut self, b: u32, bucket: u32, key: i64) {
+        let old = self.member[b as usize].bucket;
+        if bucket != old {
+            self.change(b, old, bucket, key);
+        }
+    }
+
+    fn change(&mut self, b: u32, old: u32, new: u32, key: i64) {
+        let die = (b / self.blocks_per_die) as usize;
+        let m = &mut self.member[b as usize];
+        let version = m.version.wrapping_add(1);
+        *m = Member { bucket: new, version };
+        if old == NO_BUCKET {
+            self.live_per_die[die] += 1;
+        }
+        if new == NO_BUCKET {
+            self.live_per_die[die] -= 1;
+            return;
+        }
+        let heap = &mut self.heaps[new as usize];
+        heap.push(Entry { key, block: b, version });
+        let last = heap.len() - 1;
+        sift_up(heap, last);
+        self.nonempty[new as usize / 64] |= 1 << (new % 64);
+        self.entries_per_die[die] += 1;
+        if self.entries_per_die[die] > 2 * self.live_per_die[die] + COMPACT_SLACK {
+            self.compact(die);
+        }
+    }
+
+    /// Whether `e` is its block's current entry.
+    #[inline]
+    fn fresh(&self, e: &Entry) -> bool {
+        self.member[e.block as usize].version == e.version
+    }
+
+    /// Drop the stale entries of die `die`'s heaps.
+    fn compact(&mut self, die: usize) {
+        let per_die = self.per_die as usize;
+        let mut entries = 0;
+        for i in die * per_die..(die + 1) * per_die {
+            let mut heap = std::mem::take(&mut self.heaps[i]);
+            heap.retain(|e| self.fresh(e));
+            if heap.capacity() > 2 * heap.len() + 8 {
+                // A heap keeps its largest size otherwise (every block of a die passes through
+                // the heap of full blocks during a fill): memory, not results.
+                heap.shrink_to_fit();
+            }
+            heapify(&mut heap);
+            entries += heap.len() as u32;
+            if heap.is_empty() {
+                self.nonempty[i / 64] &= !(1 << (i % 64));
+            }
+            self.heaps[i] = heap;
+        }
+        assert_eq!(entries, self.live_per_die[die], "victim index of die {die}: fresh entries");
+        self.entries_per_die[die] = entries;
+    }
+
+    /// Every heap empty, every block in none.
+    fn clear(&mut self) {
+        self.heaps.iter_mut().for_each(Vec::clear);
+        self.nonempty.fill(0);
+        self.entries_per_die.fill(0);
+        self.live_per_die.fill(0);
+        self.member.iter_mut().for_each(|m| m.bucket = NO_BUCKET);
+    }
+
+    /// The top of heap `h` once its stale entries are dropped, or `None` if it is empty.
+    #[inline]
+    fn clean_top(&mut self, h: usize) -> Option<Entry> {
+        loop {
+            let top = *self.heaps[h].first()?;
+            if self.fresh(&top) {
+                return Some(top);
+            }
+            pop(&mut self.heaps[h]);
+            self.entries_per_die[h / self.per_die as usize] -= 1;
+            if self.heaps[h].is_empty() {
+                self.nonempty[h / 64] &= !(1 << (h % 64));
+            }
+        }
+    }
+
+    /// The first heap in `from..end` that holds an entry.
+    #[inline]
+    fn next_nonempty(&self, from: usize, end: usize) -> Option<usize> {
+        let mut w = from / 64;
+        let mut bits = self.nonempty.get(w)? & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                let h = w * 64 + bits.trailing_zeros() as usize;
+                return (h < end).then_some(h);
+            }
+            w += 1;
+            if w * 64 >= end {
+                return None;
+            }
+            bits = self.nonempty[w];
+        }
+    }
+
+    /// Every invariant against `expected(block)` = (bucket, key): each block's bucket, one fresh
+    /// entry per block in a bucket, with its key, the heaps' order, the counts (O(entries)).
+    fn check(&self, what: &str, expected: impl Fn(u32) -> (u32, i64)) {
+        let mut seen = vec![false; self.member.len()];
+        for (h, heap) in self.heaps.iter().enumerate() {
+            let bit = self.nonempty[h / 64] >> (h % 64) & 1 == 1;
+            assert_eq!(bit, !heap.is_empty(), "{what}: heap {h} marked empty or not wrongly");
+            for (i, e) in heap.iter().enumerate() {
+                if i > 0 {
+                    assert!(!e.before(&heap[(i - 1) / 2]), "{what}: heap {h} out of order at {i}");
+                }
+                if self.fresh(e) {
+                    let b = e.block as usize;
+                    assert_eq!(
+                        self.member[b].bucket, h as u32,
+                        "{what}: fresh entry of block {b} in heap {h}"
+                    );
+                    assert!(!seen[b], "{what}: block {b} has two fresh entries");
+                    seen[b] = true;
+                    assert_eq!(e.key, expected(b as u32).1, "{what}: key of block {b}");
+                }
+            }
+        }
+        for (b, (m, &seen)) in self.member.iter().zip(&seen).enumerate() {
+            let bucket = expected(b as u32).0;
+            assert_eq!(m.bucket, bucket, "{what}: bucket of block {b}");
+            assert_eq!(seen, bucket != NO_BUCKET, "{what}: entry of block {b}");
+        }
+        let per_die = self.per_die as usize;
+        for die in 0..self.live_per_die.len() {
+            let entries: usize = self.heaps[die * per_die..(die + 1) * per_die].iter().map(Vec::len).sum();
+            assert_eq!(entries, self.entries_per_die[die] as usize, "{what}: entries of die {die}");
+            let bpd = self.blocks_per_die as usize;
+            let live = (die * bpd..(die + 1) * bpd).filter(|&b| self.member[b].bucket != NO_BUCKET).count();
+            assert_eq!(live, self.live_per_die[die] as usize, "{what}: blocks of die {die}");
+        }
+    }
+}
+
+/// The heaps by units and by reads (see the module's documentation).
+#[derive(Clone, Debug)]
+pub(crate) struct VictimIndex {
+    /// Owner slots per die (`slot_of`).
+    n_slots: u32,
+    /// Levels of valid units: 0 ..= units per block.
+    levels: u32,
+    /// Valid units v fall in band `v >> band_shift` of the heaps by reads (`bands` of them).
+    band_shift: u32,
+    bands: u32,
+    n_dies: u32,
+    blocks_per_die: u32,
+    pages_per_block: u32,
+    by_units: Heaps,
+    /// Built at the first search with a bounded slot.
+    by_reads: Option<Heaps>,
+    /// Scratch of `best`: the heaps by reads to walk, with their top's bound.
+    order: Vec<(f64, u32, u32)>,
+}
+
+impl VictimIndex {
+    /// An empty index (no eligible block) for `n_tenants` tenants: `rebuild` fills it.
+    pub(crate) fn new(
+        n_dies: u32,
+        blocks_per_die: u32,
+        units_per_block: u32,
+        pages_per_block: u32,
+        n_tenants: usize,
+    ) -> VictimIndex {
+        let n_slots = (n_tenants as u32).min(OWNER_SLOTS_MAX) + 1;
+        let levels = units_per_block + 1;
+        let band_shift = (0..32).find(|&s| (units_per_block >> s) < BANDS_MAX).expect("a shift");
+        VictimIndex {
+            n_slots,
+            levels,
+            band_shift,
+            bands: (units_per_block >> band_shift) + 1,
+            n_dies,
+            blocks_per_die,
+            pages_per_block,
+            by_units: Heaps::new(n_dies, blocks_per_die, n_slots * levels),
+            by_reads: None,
+            order: Vec::new(),
+        }
+    }
+
+    /// Owner slots per die.
+    pub(crate) fn n_slots(&self) -> u32 {
+        self.n_slots
+    }
+
+    /// The slot of `owner`'s blocks.
+    #[inline]
+    fn slot_of(&self, owner: u16) -> u32 {
+        (owner as u32).min(self.n_slots - 1)
+    }
+
+    #[inline]
+    fn eligible(&self, info: &BlockInfo) -> bool {
+        info.state == BlockState::Full && info.programmed_pages == self.pages_per_block
+    }
+
+    /// Block `b`'s heap by units and its key there.
+    #[inline]
+    fn by_units_of(&self, b: u32, info: &BlockInfo) -> (u32, i64) {
+        if !self.eligible(info) {
+            return (NO_BUCKET, 0);
+        }
+        let die = b / self.blocks_per_die;
+        let bucket = (die * self.n_slots + self.slot_of(info.owner)) * self.levels + info.valid_units;
+        (bucket, if info.valid_units == 0 { 0 } else { info.last_write_ns })
+    }
+
+    /// Block `b`'s heap by reads (none without valid units: those win before any walk).
+    #[inline]
+    fn by_reads_of(&self, b: u32, info: &BlockInfo) -> (u32, i64) {
+        if !self.eligible(info) || info.valid_units == 0 {
+            return (NO_BUCKET, 0);
+        }
+        let die = b / self.blocks_per_die;
+        let band = info.valid_units >> self.band_shift;
+        let level = (32 - info.read_count.leading_zeros()).min(READ_LEVELS - 1);
+        let bucket =
+            ((die * self.n_slots + self.slot_of(info.owner)) * self.bands + band) * READ_LEVELS + level;
+        (bucket, info.last_write_ns)
+    }
+
+    /// Bring block `b`'s heaps in step with `info` (after any change of its state, owner, valid
+    /// units, programmed pages or stamp: `Blocks::refresh_key`).
+    #[inline]
+    pub(crate) fn refresh(&mut self, b: u32, info: &BlockInfo) {
+        let (bucket, key) = self.by_units_of(b, info);
+        self.by_units.set(b, bucket, key);
+        if self.by_reads.is_some() {
+            self.refresh_reads(b, info);
+        }
+    }
+
+    /// After a host read of block `b` (its read count rose by one): its read level changes
+    /// when the count reaches a power of two.
+    #[inline]
+    pub(crate) fn note_read(&mut self, b: u32, info: &BlockInfo) {
+        if self.by_reads.is_some() && info.read_count.is_power_of_two() {
+            self.refresh_reads(b, info);
+        }
+    }
+
+    fn refresh_reads(&mut self, b: u32, info: &BlockInfo) {
+        let (bucket, key) = self.by_reads_of(b, info);
+        self.by_reads.as_mut().expect("heaps by reads").set(b, bucket, key);
+    }
+
+    /// Forget every block and index `info` anew (at enabling, and after the stamps moved).
+    pub(crate) fn rebuild(&mut self, info: &[BlockInfo]) {
+        self.by_units.clear();
+        for (b, i) in info.iter().enumerate() {
+            let (bucket, key) = self.by_units_of(b as u32, i);
+            self.by_units.set(b as u32, bucket, key);
+        }
+        if self.by_reads.is_some() {
+            self.build_by_reads(info);
+        }
+    }
+
+    fn build_by_reads(&mut self, info: &[BlockInfo]) {
+        let per_die = self.n_slots * self.bands * READ_LEVELS;
+        let mut heaps = Heaps::new(self.n_dies, self.blocks_per_die, per_die);
+        for (b, i) in info.iter().enumerate() {
+            let (bucket, key) = self.by_reads_of(b as u32, i);
+            heaps.set(b as u32, bucket, key);
+        }
+        self.by_reads = Some(heaps);
+    }
+
+    /// The eligible block of die `die` with the highest score, ties to the lowest index:
+    /// what a scan of the die's blocks in index order finds. Every block with no valid unit
+    /// must score +infinity. `kind(slot)` says how each owner slot is scored: `exact(v,
+    /// stamp)` (`None`: no candidate), or at most `bound(v, stamp, slot, reads)` for every
+    /// block with at least v valid units, at most `reads` host reads (`None`: any number) and
+    /// a stamp at least `stamp`, `score` being the block's own; `exact` and `bound` must not
+    /// rise as the stamp grows (module documentation).
+    pub(crate) fn best(
+        &mut self,
+        die: u32,
+        info: &[BlockInfo],
+        kind: impl Fn(u32) -> SlotScore,
+        exact: impl Fn(u32, i64) -> Option<f64>,
+        bound: impl Fn(u32, i64, u32, Option<u32>) -> f64,
+        mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
+    ) -> Option<u32> {
+        let base = (die * self.n_slots * self.levels) as usize;
+        let levels = self.levels;
+        let by_units = |slot: u32, v: u32| base + (slot * levels + v) as usize;
+        // Blocks without valid data score +infinity: the lowest of them wins.
+        let empty =
+            (0..self.n_slots).filter_map(|s| self.by_units.clean_top(by_units(s, 0))).map(|e| e.block).min();
+        if empty.is_some() {
+            return empty;
+        }
+        // The exact slots' best: the best of their heaps' tops.
+        let mut top: Option<f64> = None;
+        for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
+            let (first, end) = (by_units(s, 1), by_units(s, levels));
+            let mut next = first;
+            while let Some(h) = self.by_units.next_nonempty(next, end) {
+                next = h + 1;
+                let v = (h - first) as u32 + 1;
+                if let Some(sc) = self.by_units.clean_top(h).and_then(|e| exact(v, e.key)) {
+                    top = Some(top.map_or(sc, |t| t.max(sc)));
+                }
+            }
+        }
+        // The bounded slots' best, ties to the lowest block, skipping what cannot reach it.
+        let mut found: Option<(f64, u32)> = None;
+        if (0..self.n_slots).any(|s| kind(s) == SlotScore::Bounded) {
+            found = self.walk_bounded(die, info, &kind, top, &bound, &mut score);
+        }
+        let best = match (top, found) {
+            (None, None) => return None,
+            (Some(t), Some((f, _))) => t.max(f),
+            (Some(t), None) => t,
+            (None, Some((f, _))) => f,
+        };
+        let mut winner = found.filter(|&(f, _)| f == best).map(|(_, b)| b);
+        if top == Some(best) {
+            // The exact slots' blocks that tie with the best.
+            for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
+                for v in 1..self.levels {
+                    let heap = &self.by_units.heaps[by_units(s, v)];
+                    if heap.first().and_then(|e| exact(v, e.key)) == Some(best) {
+                        ties(heap, &self.by_units, 0, &|key| exact(v, key) == Some(best), &mut winner);
+                    }
+                }
+            }
+        }
+        winner
+    }
+
+    /// The bounded slots' best block on `die` (ties to the lowest), walking their heaps by
+    /// reads in order of their top's bound and skipping every subtree that cannot reach the
+    /// best score found (or `top`, the exact slots' best).
+    fn walk_bounded(
+        &mut self,
+        die: u32,
+        info: &[BlockInfo],
+        kind: &impl Fn(u32) -> SlotScore,
+        top: Option<f64>,
+        bound: &impl Fn(u32, i64, u32, Option<u32>) -> f64,
+        score: &mut impl FnMut(u32, &BlockInfo) -> Option<f64>,
+    ) -> Option<(f64, u32)> {
+        if self.by_reads.is_none() {
+            self.build_by_reads(info);
+        }
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        let heaps = self.by_reads.as_mut().expect("heaps by reads");
+        for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Bounded) {
+            let first = ((die * self.n_slots + s) * self.bands * READ_LEVELS) as usize;
+            let mut next = first;
+            while let Some(h) = heaps.next_nonempty(next, first + (self.bands * READ_LEVELS) as usize) {
+                next = h + 1;
+                if let Some(e) = heaps.clean_top(h) {
+                    let (band, level) = ((h - first) as u32 / READ_LEVELS, (h - first) as u32 % READ_LEVELS);
+                    let (v, reads) = band_bound(self.band_shift, band, level);
+                    order.push((bound(v, e.key, s, reads), h as u32, s));
+                }
+            }
+        }
+        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let heaps = self.by_reads.as_ref().expect("heaps by reads");
+        let mut walk = Walk { heaps, info, best: top, found: None };
+        for &(root_bound, h, s) in &order {
+            if walk.best.is_some_and(|b| root_bound < b) {
+                break;
+            }
+            let band = h / READ_LEVELS % self.bands;
+            let (v, reads) = self.band_bound(band, h % READ_LEVELS);
+            walk.heap(h as usize, 0, &|key| bound(v, key, s, reads), score);
+        }
+        let found = walk.found;
+        self.order = order;
+        found
+    }
+
+    /// The fewest valid units of `band` (at least 1) and the most reads of `level`.
+    fn band_bound(&self, band: u32, level: u32) -> (u32, Option<u32>) {
+        band_bound(self.band_shift, band, level)
+    }
+
+    /// Every invariant of the index against `info` (integrity checks; O(blocks)).
+    pub(crate) fn check(&self, info: &[BlockInfo]) {
+        self.by_units.check("victim heaps by units", |b| self.by_units_of(b, &info[b as usize]));
+        if let Some(heaps) = &self.by_reads {
+            heaps.check("victim heaps by reads", |b| self.by_reads_of(b, &info[b as usize]));
+        }
+    }
+}
+
+/// The fewest valid units of `band` (at least 1) and the most reads of `level`.
+fn band_bound(band_shift: u32, band: u32, level: u32) -> (u32, Option<u32>) {
+    let reads = (level < READ_LEVELS - 1).then(|| (1u32 << level) - 1);
+    ((band << band_shift).max(1), reads)
+}
+
+/// The walk of the heaps by reads: visits the entries whose bound reaches the best score so
+/// far (`best`, which starts at the exact slots' best), scoring the fresh ones into `found`.
+struct Walk<'a> {
+    heaps: &'a Heaps,
+    info: &'a [BlockInfo],
+    best: Option<f64>,
+    found: Option<(f64, u32)>,
+}
+
+impl Walk<'_> {
+    fn heap(
+        &mut self,
+        h: usize,
+        i: usize,
+        bound: &impl Fn(i64) -> f64,
+        score: &mut impl FnMut(u32, &BlockInfo) -> Option<f64>,
+    ) {
+        let Some(e) = self.heaps.heaps[h].get(i) else { return };
+        // Every entry below has a stamp at least e's, so a bound at most e's.
+        if self.best.is_some_and(|b| bound(e.key) < b) {
+            return;
+        }
+        if self.heaps.fresh(e) {
+            if let Some(s) = score(e.block, &self.info[e.block as usize]) {
+                if self.found.is_none_or(|(fs, fb)| s > fs || (s == fs && e.block < fb)) {
+                    self.found = Some((s, e.block));
+                }
+                if self.best.is_none_or(|b| s > b) {
+                    self.best = Some(s);
+                }
+            }
+        }
+        self.heap(h, 2 * i + 1, bound, score);
+        self.heap(h, 2 * i + 2, bound, score);
+    }
+}
+
+/// The lowest fresh block of heap `heap` whose key `tied` holds, into `winner`: the walk stops
+/// where it does not (the score of a child is at most its parent's).
+fn ties(heap: &[Entry], heaps: &Heaps, i: usize, tied: &impl Fn(i64) -> bool, winner: &mut Option<u32>) {
+    let Some(e) = heap.get(i) else { return };
+    if !tied(e.key) {
+        return;
+    }
+    if heaps.fresh(e) && winner.is_none_or(|w| e.block < w) {
+        *winner = Some(e.block);
+    }
+    ties(heap, heaps, 2 * i + 1, tied, winner);
+    ties(heap, heaps, 2 * i + 2, tied, winner);
+}
+
+fn sift_up(h: &mut [Entry], mut i: usize) {
+    while i > 0 {
+        let p = (i - 1) / 2;
+        if !h[i].before(&h[p]) {
+            break;
+        }
+        h.swap(i, p);
+        i = p;
+    }
+}
+
+fn sift_down(h: &mut [Entry], mut i: usize) {
+    loop {
+        let l = 2 * i + 1;
+        if l >= h.len() {
+            break;
+        }
+        let c = if l + 1 < h.len() && h[l + 1].before(&h[l]) { l + 1 } else { l };
+        if !h[c].before(&h[i]) {
+            break;
+        }
+        h.swap(i, c);
+        i = c;
+    }
+}
+
+fn pop(h: &mut Vec<Entry>) {
+    let last = h.pop().expect("a non-empty heap");
+    if !h.is_empty() {
+        h[0] = last;
+        sift_down(h, 0);
+    }
+}
+
+fn heapify(h: &mut [Entry]) {
+    for i in (0..h.len() / 2).rev() {
+        sift_down(h, i);
+    }
+}
