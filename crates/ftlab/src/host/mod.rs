@@ -5,8 +5,8 @@
 //! in `simulation::host`. Reads no file: a trace arrives as a `RecordStream`.
 
 use crate::error::{FtlabError, TraceError, TraceErrorKind};
+use crate::sim::time::round_u64;
 use crate::sim::time::SimTime;
-use crate::workload::generator::round_u64;
 use crate::workload::periodic::PeriodicStream;
 use crate::workload::synthetic::SyntheticStream;
 use crate::workload::{IoOp, RecordStream, TraceRecord};
@@ -47,6 +47,20 @@ pub struct HostRequest {
     pub(crate) deadline: SimTime,
     /// Periodic task it is a job of, or `NO_TASK`.
     pub(crate) task: u16,
+}
+
+impl HostRequest {
+    /// Unit `i` of the request in a namespace of `ns` units: `(first_lpn + i) % ns`, without
+    /// the division when the sum is already below `ns` (nearly always).
+    #[inline(always)]
+    pub(crate) fn unit_lpn(&self, i: u32, ns: u32) -> u32 {
+        let x = self.first_lpn + i;
+        if x < ns {
+            x
+        } else {
+            x % ns
+        }
+    }
 }
 
 /// Where a tenant's requests come from.

@@ -207,7 +207,7 @@ impl<X: Executor> Engine<'_, X> {
             IoOp::Trim => {
                 let ns = self.host.tenants[t as usize].namespace_units;
                 for i in 0..req.n_units {
-                    let lpn = (req.first_lpn + i) % ns;
+                    let lpn = req.unit_lpn(i, ns);
                     if let Some(old) = self.ftl.trim(t, lpn) {
                         self.sink.streams.died(t, lpn, self.now);
                         self.pol.mapper.on_trim(t, lpn, req.stream);
@@ -226,7 +226,7 @@ impl<X: Executor> Engine<'_, X> {
         let mut pending = 0;
         let mut open: Option<(Ppa, u32)> = None;
         for i in 0..r.req.n_units {
-            let lpn = (r.req.first_lpn + i) % ns;
+            let lpn = r.req.unit_lpn(i, ns);
             match self.ftl.lookup(t, lpn) {
                 None => self.sink.metrics[t as usize].unmapped_reads += 1,
                 Some(ppa) if !self.ftl.is_programmed(ppa) => self.sink.metrics[t as usize].buffer_reads += 1,
@@ -353,7 +353,7 @@ impl<X: Executor> Engine<'_, X> {
             if buffered && self.host.buffer_used >= self.p.buffer_units {
                 return self.stall(id);
             }
-            let lpn = (r.req.first_lpn + i) % ns;
+            let lpn = r.req.unit_lpn(i, ns);
             let (pol, v) = self.policies_and_view();
             let stream = pol.mapper.host_stream(t, lpn, r.req.stream, &v);
             let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };

@@ -337,7 +337,7 @@ impl Engine<'_, Instant> {
             if req.op != IoOp::Read {
                 let ns = self.host.tenants[t as usize].namespace_units;
                 for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                    self.ftl.prefetch_l2p(t, unit_lpn(req.first_lpn, i, ns));
+                    self.ftl.prefetch_l2p(t, req.unit_lpn(i, ns));
                 }
             }
             ahead.ring.push_back(Taken { at, t, req, pass, pass_after: f.pass });
@@ -353,7 +353,7 @@ impl Engine<'_, Instant> {
         if req.op != IoOp::Read {
             let ns = self.host.tenants[t as usize].namespace_units;
             for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                self.ftl.prefetch_old_location(t, unit_lpn(req.first_lpn, i, ns));
+                self.ftl.prefetch_old_location(t, req.unit_lpn(i, ns));
             }
         }
     }
@@ -384,7 +384,7 @@ impl Engine<'_, Instant> {
             IoOp::Read => Ok(0),
             IoOp::Trim => {
                 for i in 0..req.n_units {
-                    let lpn = unit_lpn(req.first_lpn, i, ns);
+                    let lpn = req.unit_lpn(i, ns);
                     if let Some(old) = self.ftl.trim(t, lpn) {
                         self.sink.streams.died(t, lpn, self.now);
                         self.pol.mapper.on_trim(t, lpn, req.stream);
@@ -397,7 +397,7 @@ impl Engine<'_, Instant> {
                 // The L2P entries and old locations were prefetched while the request was in
                 // the look-ahead ring (`take_ahead`).
                 for i in 0..req.n_units {
-                    self.place_unit_instant(t, unit_lpn(req.first_lpn, i, ns), req.stream)?;
+                    self.place_unit_instant(t, req.unit_lpn(i, ns), req.stream)?;
                 }
                 if self.p.buffer_units == 0 {
                     self.pad_tenant_pages(t);
@@ -444,18 +444,6 @@ impl Windows {
             origin: None,
             newest: SimTime::ZERO,
         }
-    }
-}
-
-/// Unit `i` of a request starting at `first` in a namespace of `ns` units: `(first + i) %
-/// ns`, without the division when the sum is already below `ns` (nearly always).
-#[inline(always)]
-fn unit_lpn(first: u32, i: u32, ns: u32) -> u32 {
-    let x = first + i;
-    if x < ns {
-        x
-    } else {
-        x % ns
     }
 }
 

@@ -98,7 +98,7 @@
 //! a given build and platform, not necessarily across platforms' math libraries.
 
 use super::{IoOp, TraceRecord};
-use crate::sim::time::SimTime;
+use crate::sim::time::{round_u64, SimTime};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, Zipf};
 use rand_pcg::Pcg64Mcg;
@@ -632,18 +632,6 @@ pub struct Generator {
     ended: bool,
 }
 
-/// `x.round() as u64` (half away from zero; negative and NaN to 0, saturating at `u64::MAX`)
-/// without a call to libm's `round`, which the per-request path made twice per request
-/// (arrival times). Exact: below 2^52 `x as u64` truncates exactly and `x - trunc(x)` is the
-/// exact fractional part (Sterbenz's lemma for x >= 1, `x - 0` below), so it reaches 0.5
-/// exactly when `round` goes up; from 2^52 on `x` is an integer and the fraction is 0; past
-/// `u64::MAX` both saturate. `tests::round_u64_is_f64_round` compares the two.
-#[inline]
-pub(crate) fn round_u64(x: f64) -> u64 {
-    let i = x as u64;
-    i.saturating_add((x - i as f64 >= 0.5) as u64)
-}
-
 /// SplitMix64 finaliser, to derive independent sub-seeds from one seed.
 fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -941,7 +929,8 @@ impl std::iter::FusedIterator for Generator {}
 
 #[cfg(test)]
 mod tests {
-    use super::{round_u64, Scramble};
+    use super::Scramble;
+    use crate::sim::time::round_u64;
 
     /// The draws left out (`next_op` with no choice of op, `next_size_pages` with one size)
     /// change no record: against configurations that make the draws and give the same
