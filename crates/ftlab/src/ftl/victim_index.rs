@@ -13,8 +13,8 @@
 //!   the blocks that tie with it are found by walking down from the top while the score stays
 //!   equal (a child's stamp is at least its parent's).
 //! - *by reads*, built at the first search that needs it: per die, owner slot, band of valid
-//!   units and read level (the bit length of the block's host reads, the last level taking
-//!   every larger count). For a *bounded* slot (`upi`'s blocks that may earn the read term)
+//!   units and read level (`ReadLevels`: the block's host reads on a scale of 2^(1/4) steps,
+//!   the last level taking every count from 2^24). For a *bounded* slot (`upi`'s blocks that may earn the read term)
 //!   the caller bounds the score from the band's fewest units, the stamp and the level's most
 //!   reads, monotone in the stamp as above; the search walks the heaps in order of their top's
 //!   bound and skips a subtree whose root's bound is below the best score found.
@@ -39,9 +39,12 @@ const OWNER_SLOTS_MAX: u32 = 16;
 /// Stale entries a die's heaps may hold beyond its eligible blocks before they are compacted.
 const COMPACT_SLACK: u32 = 64;
 
-/// Read levels of the heaps by reads: level L < `READ_LEVELS - 1` holds the blocks with L
-/// significant bits of host reads (at most 2^L - 1 reads), the last every larger count.
-const READ_LEVELS: u32 = 17;
+/// Host reads from which every count shares the last read level (2^24).
+const READ_BITS_MAX: u32 = 24;
+
+/// The heaps by reads of one die, at most: the read levels are made coarser where owner
+/// slots x bands x levels would exceed it (memory: 24 bytes per heap, most of them empty).
+const BY_READS_HEAPS_PER_DIE_MAX: u32 = 1 << 15;
 
 /// Bands of valid units of the heaps by reads, at most.
 const BANDS_MAX: u32 = 128;
@@ -72,6 +75,55 @@ pub(crate) enum SlotScore {
     /// Every block's score is at most `bound(band's fewest units, stamp, slot, most reads)`;
     /// `score` gives it.
     Bounded,
+}
+
+/// The read levels of the heaps by reads: counts below 2^`sub_bits` have a level each; from
+/// there, each power of two [2^b, 2^(b+1)) is cut into 2^`sub_bits` levels by the count's
+/// `sub_bits` bits after its leading one; every count from 2^`READ_BITS_MAX` on shares the
+/// last level. A level's most reads bound its blocks' counts within a factor
+/// 1 + 2^-`sub_bits`: the bound of a walk by reads is that much tighter than by bit length
+/// alone (`sub_bits` 0), which on the UPI full form's device let the search visit four times
+/// the blocks.
+#[derive(Clone, Copy, Debug)]
+struct ReadLevels {
+    sub_bits: u32,
+    /// Levels in all.
+    count: u32,
+}
+
+impl ReadLevels {
+    fn new(sub_bits: u32) -> ReadLevels {
+        assert!(sub_bits < READ_BITS_MAX, "read levels: {sub_bits} sub-bits");
+        ReadLevels { sub_bits, count: (1 << sub_bits) + (READ_BITS_MAX - sub_bits) * (1 << sub_bits) + 1 }
+    }
+
+    /// The level of a block with `reads` host reads.
+    #[inline]
+    fn of(&self, reads: u32) -> u32 {
+        let s = self.sub_bits;
+        if reads < 1 << s {
+            return reads;
+        }
+        let bits = 32 - reads.leading_zeros();
+        if bits > READ_BITS_MAX {
+            return self.count - 1;
+        }
+        let sub = (reads >> (bits - 1 - s)) & ((1 << s) - 1);
+        (1 << s) + (bits - 1 - s) * (1 << s) + sub
+    }
+
+    /// The most reads of a block at `level` (`None`: any number).
+    fn reads_max(&self, level: u32) -> Option<u32> {
+        let s = self.sub_bits;
+        if level == self.count - 1 {
+            return None;
+        }
+        if level < 1 << s {
+            return Some(level);
+        }
+        let (octave, sub) = ((level - (1 << s)) >> s, (level - (1 << s)) & ((1 << s) - 1));
+        Some((((1u32 << s) + sub + 1) << octave) - 1)
+    }
 }
 
 /// A block's heap in a `Heaps` (`NO_BUCKET`: none) and the version of that membership, bumped
@@ -267,6 +319,7 @@ pub(crate) struct VictimIndex {
     /// Valid units v fall in band `v >> band_shift` of the heaps by reads (`bands` of them).
     band_shift: u32,
     bands: u32,
+    read_levels: ReadLevels,
     n_dies: u32,
     blocks_per_die: u32,
     pages_per_block: u32,
@@ -289,11 +342,18 @@ impl VictimIndex {
         let n_slots = (n_tenants as u32).min(OWNER_SLOTS_MAX) + 1;
         let levels = units_per_block + 1;
         let band_shift = (0..32).find(|&s| (units_per_block >> s) < BANDS_MAX).expect("a shift");
+        let bands = (units_per_block >> band_shift) + 1;
+        let read_levels = (0..=2)
+            .rev()
+            .map(ReadLevels::new)
+            .find(|l| n_slots * bands * l.count <= BY_READS_HEAPS_PER_DIE_MAX)
+            .unwrap_or(ReadLevels::new(0));
         VictimIndex {
             n_slots,
             levels,
             band_shift,
-            bands: (units_per_block >> band_shift) + 1,
+            bands,
+            read_levels,
             n_dies,
             blocks_per_die,
             pages_per_block,
@@ -338,9 +398,10 @@ impl VictimIndex {
         }
         let die = b / self.blocks_per_die;
         let band = info.valid_units >> self.band_shift;
-        let level = (32 - info.read_count.leading_zeros()).min(READ_LEVELS - 1);
-        let bucket =
-            ((die * self.n_slots + self.slot_of(info.owner)) * self.bands + band) * READ_LEVELS + level;
+        let level = self.read_levels.of(info.read_count);
+        let bucket = ((die * self.n_slots + self.slot_of(info.owner)) * self.bands + band)
+            * self.read_levels.count
+            + level;
         (bucket, info.last_write_ns)
     }
 
@@ -355,11 +416,12 @@ impl VictimIndex {
         }
     }
 
-    /// After a host read of block `b` (its read count rose by one): its read level changes
-    /// when the count reaches a power of two.
+    /// After a host read of block `b` (its read count rose by one): its read level may have
+    /// changed.
     #[inline]
     pub(crate) fn note_read(&mut self, b: u32, info: &BlockInfo) {
-        if self.by_reads.is_some() && info.read_count.is_power_of_two() {
+        let levels = self.read_levels;
+        if self.by_reads.is_some() && levels.of(info.read_count) != levels.of(info.read_count - 1) {
             self.refresh_reads(b, info);
         }
     }
@@ -382,7 +444,7 @@ impl VictimIndex {
     }
 
     fn build_by_reads(&mut self, info: &[BlockInfo]) {
-        let per_die = self.n_slots * self.bands * READ_LEVELS;
+        let per_die = self.n_slots * self.bands * self.read_levels.count;
         let mut heaps = Heaps::new(self.n_dies, self.blocks_per_die, per_die);
         for (b, i) in info.iter().enumerate() {
             let (bucket, key) = self.by_reads_of(b as u32, i);
@@ -472,15 +534,18 @@ impl VictimIndex {
         }
         let mut order = std::mem::take(&mut self.order);
         order.clear();
+        let (band_shift, levels) = (self.band_shift, self.read_levels);
+        let per_slot = self.bands * levels.count;
         let heaps = self.by_reads.as_mut().expect("heaps by reads");
         for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Bounded) {
-            let first = ((die * self.n_slots + s) * self.bands * READ_LEVELS) as usize;
+            let first = ((die * self.n_slots + s) * per_slot) as usize;
             let mut next = first;
-            while let Some(h) = heaps.next_nonempty(next, first + (self.bands * READ_LEVELS) as usize) {
+            while let Some(h) = heaps.next_nonempty(next, first + per_slot as usize) {
                 next = h + 1;
                 if let Some(e) = heaps.clean_top(h) {
-                    let (band, level) = ((h - first) as u32 / READ_LEVELS, (h - first) as u32 % READ_LEVELS);
-                    let (v, reads) = band_bound(self.band_shift, band, level);
+                    let (band, level) =
+                        ((h - first) as u32 / levels.count, (h - first) as u32 % levels.count);
+                    let (v, reads) = band_bound(band_shift, levels, band, level);
                     order.push((bound(v, e.key, s, reads), h as u32, s));
                 }
             }
@@ -492,18 +557,13 @@ impl VictimIndex {
             if walk.best.is_some_and(|b| root_bound < b) {
                 break;
             }
-            let band = h / READ_LEVELS % self.bands;
-            let (v, reads) = self.band_bound(band, h % READ_LEVELS);
+            let band = h / levels.count % self.bands;
+            let (v, reads) = band_bound(band_shift, levels, band, h % levels.count);
             walk.heap(h as usize, 0, &|key| bound(v, key, s, reads), score);
         }
         let found = walk.found;
         self.order = order;
         found
-    }
-
-    /// The fewest valid units of `band` (at least 1) and the most reads of `level`.
-    fn band_bound(&self, band: u32, level: u32) -> (u32, Option<u32>) {
-        band_bound(self.band_shift, band, level)
     }
 
     /// Every invariant of the index against `info` (integrity checks; O(blocks)).
@@ -516,9 +576,8 @@ impl VictimIndex {
 }
 
 /// The fewest valid units of `band` (at least 1) and the most reads of `level`.
-fn band_bound(band_shift: u32, band: u32, level: u32) -> (u32, Option<u32>) {
-    let reads = (level < READ_LEVELS - 1).then(|| (1u32 << level) - 1);
-    ((band << band_shift).max(1), reads)
+fn band_bound(band_shift: u32, levels: ReadLevels, band: u32, level: u32) -> (u32, Option<u32>) {
+    ((band << band_shift).max(1), levels.reads_max(level))
 }
 
 /// The walk of the heaps by reads: visits the entries whose bound reaches the best score so
@@ -609,5 +668,57 @@ fn pop(h: &mut Vec<Entry>) {
 fn heapify(h: &mut [Entry]) {
     for i in (0..h.len() / 2).rev() {
         sift_down(h, i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts to try: every count below 2^17, and around every power of two and 2^24.
+    fn counts() -> Vec<u32> {
+        let mut c: Vec<u32> = (0..1 << 17).collect();
+        for b in 17..32 {
+            c.extend([(1u32 << b) - 1, 1 << b, (1 << b) + 1, (1 << b) + (1 << (b - 3)) - 1]);
+        }
+        c.extend([u32::MAX - 1, u32::MAX]);
+        c
+    }
+
+    /// Levels never fall as the count grows, take every value from 0 to the last, and a
+    /// level's most reads is its last count: the next count is in the next level. A level's
+    /// most reads are less than 1 + 2^-sub_bits times its fewest (what makes the walk's bound tight), and
+    /// with no sub-bits the level is the count's bit length, as before the sub-levels.
+    #[test]
+    fn read_levels_partition_the_counts() {
+        for sub_bits in 0..=2 {
+            let l = ReadLevels::new(sub_bits);
+            let mut last = 0;
+            let mut first_of_level = 0u64;
+            for rc in counts() {
+                let level = l.of(rc);
+                assert!(level < l.count, "sub-bits {sub_bits}: count {rc} at level {level}");
+                assert!(level == last || level == last + 1 || rc > 1 << 17, "levels skip at {rc}");
+                if level != last {
+                    first_of_level = rc as u64;
+                }
+                last = level;
+                match l.reads_max(level) {
+                    None => assert!(rc >= 1 << READ_BITS_MAX && level == l.count - 1, "count {rc}"),
+                    Some(m) => {
+                        assert!(rc <= m, "sub-bits {sub_bits}: count {rc} above its level's most {m}");
+                        assert_eq!(l.of(m + 1), level + 1, "sub-bits {sub_bits}: after level {level}'s last");
+                        if rc <= 1 << 17 && first_of_level > 0 {
+                            let span = m as f64 / first_of_level as f64;
+                            assert!(span < 1.0 + 0.5f64.powi(sub_bits as i32), "level {level}: span {span}");
+                        }
+                    }
+                }
+                if sub_bits == 0 && rc < 1 << 16 {
+                    assert_eq!(level, 32 - rc.leading_zeros(), "bit length of {rc}");
+                }
+            }
+            assert_eq!(last, l.count - 1, "sub-bits {sub_bits}: the last level is reached");
+        }
     }
 }
