@@ -401,6 +401,29 @@ impl Ftl {
         }
     }
 
+    /// Prefetch what a request over `lpns` touches at their current locations: each unit's
+    /// block state (a read's `is_programmed`, an overwrite's `invalidate`) once per run of
+    /// units in one block, and, for an overwrite, each unit's P2L entry. Reads the L2P entries
+    /// (best prefetched first); a hint only.
+    pub(crate) fn prefetch_locations(&self, tenant: u16, lpns: impl Iterator<Item = u32>, overwrite: bool) {
+        let l2p = &self.l2p[tenant as usize];
+        let mut last_block = u32::MAX;
+        for lpn in lpns {
+            let Some(&old) = l2p.get(lpn as usize) else { continue };
+            if old == NONE {
+                continue;
+            }
+            if overwrite {
+                table::prefetch(&self.p2l, old as usize);
+            }
+            let block = self.div.units_per_block.div(old);
+            if block != last_block {
+                table::prefetch(&self.blocks.info, block as usize);
+                last_block = block;
+            }
+        }
+    }
+
     /// Trim `lpn`: unmap it and invalidate its unit, which it returns (`None`: unmapped).
     pub(crate) fn trim(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);

@@ -207,8 +207,12 @@ impl Heaps {
     /// Drop the stale entries of die `die`'s heaps.
     fn compact(&mut self, die: usize) {
         let per_die = self.per_die as usize;
-        let mut entries = 0;
-        for i in die * per_die..(die + 1) * per_die {
+        let (mut entries, end) = (0, (die + 1) * per_die);
+        // Only the heaps holding entries: a die has up to tens of thousands of heaps by reads,
+        // nearly all empty.
+        let mut next = die * per_die;
+        while let Some(i) = self.next_nonempty(next, end) {
+            next = i + 1;
             let mut heap = std::mem::take(&mut self.heaps[i]);
             heap.retain(|e| self.fresh(e));
             if heap.capacity() > 2 * heap.len() + 8 {
@@ -248,6 +252,10 @@ impl Heaps {
             self.entries_per_die[h / self.per_die as usize] -= 1;
             if self.heaps[h].is_empty() {
                 self.nonempty[h / 64] &= !(1 << (h % 64));
+                // Compaction skips empty heaps: give back what a large one held.
+                if self.heaps[h].capacity() > 64 {
+                    self.heaps[h] = Vec::new();
+                }
             }
         }
     }

@@ -50,9 +50,9 @@ pub(super) struct HostPort<'a> {
     pub(super) host_page: Vec<(u32, u32)>,
     /// Units in the write buffer not yet programmed.
     pub(super) buffer_used: u64,
-    /// A request just fetched (tenant, first unit), whose unit's current location the event
-    /// loop prefetches after the event in hand (`prefetch_next_location`); a hint only.
-    pub(super) location_to_prefetch: Option<(u16, u32)>,
+    /// A request just fetched and its tenant, whose units' current locations the event loop
+    /// prefetches after the event in hand (`prefetch_next_location`); a hint only.
+    pub(super) location_to_prefetch: Option<(u16, HostRequest)>,
 }
 
 impl<'a> HostPort<'a> {
@@ -121,6 +121,13 @@ pub(crate) fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
     }
 }
 
+/// Units of a request fetched whose mapping and locations are prefetched, at most (64 KiB of
+/// 4 KiB units; a larger request's later units are not).
+const PREFETCH_UNITS_MAX: u32 = 16;
+
+/// L2P entries (4 bytes) per cache line.
+const L2P_ENTRIES_PER_LINE: usize = 16;
+
 impl<X: Executor> Engine<'_, X> {
     /// Submit tenant `t`'s due requests while it has queue room.
     pub(super) fn pump(&mut self, t: u16) -> Result<(), FtlabError> {
@@ -156,11 +163,15 @@ impl<X: Executor> Engine<'_, X> {
             }
             self.host.tenants[ti].next = self.host.tenants[ti].source.next_request()?;
             if let Some(next) = self.host.tenants[ti].next {
-                // Its first unit's L2P entry, read when it arrives; and, once that entry is
-                // in (after this event), what its unit's current location holds.
-                let lpn = next.first_lpn % self.host.tenants[ti].namespace_units;
-                self.ftl.prefetch_l2p(t, lpn);
-                self.host.location_to_prefetch = Some((t, lpn));
+                // Its L2P entries, read when it arrives (every line: one per 16 units, and
+                // the last unit's); and, once they are in (after this event), what its
+                // units' current locations hold.
+                let ns = self.host.tenants[ti].namespace_units;
+                let n = next.n_units.min(PREFETCH_UNITS_MAX);
+                for i in (0..n).step_by(L2P_ENTRIES_PER_LINE).chain((n > 1).then(|| n - 1)) {
+                    self.ftl.prefetch_l2p(t, next.unit_lpn(i, ns));
+                }
+                self.host.location_to_prefetch = Some((t, next));
             }
             self.submit(t, req)?;
         }
@@ -174,8 +185,10 @@ impl<X: Executor> Engine<'_, X> {
     /// them in the cache. A hint only: the location may change meanwhile.
     #[inline]
     pub(super) fn prefetch_next_location(&mut self) {
-        if let Some((t, lpn)) = self.host.location_to_prefetch.take() {
-            self.ftl.prefetch_old_location(t, lpn);
+        if let Some((t, req)) = self.host.location_to_prefetch.take() {
+            let ns = self.host.tenants[t as usize].namespace_units;
+            let lpns = (0..req.n_units.min(PREFETCH_UNITS_MAX)).map(|i| req.unit_lpn(i, ns));
+            self.ftl.prefetch_locations(t, lpns, req.op == IoOp::Write);
         }
     }
 
