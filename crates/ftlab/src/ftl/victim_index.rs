@@ -13,11 +13,12 @@
 //!   the blocks that tie with it are found by walking down from the top while the score stays
 //!   equal (a child's stamp is at least its parent's).
 //! - *by reads*, built at the first search that needs it: per die, owner slot, band of valid
-//!   units and read level (`ReadLevels`: the block's host reads on a scale of 2^(1/4) steps,
-//!   the last level taking every count from 2^24). For a *bounded* slot (`upi`'s blocks that may earn the read term)
-//!   the caller bounds the score from the band's fewest units, the stamp and the level's most
-//!   reads, monotone in the stamp as above; the search walks the heaps in order of their top's
-//!   bound and skips a subtree whose root's bound is below the best score found.
+//!   units and read level (`ReadLevels`: the block's host reads in quarters of a power of
+//!   two, the last level taking every count from 2^24). For a *bounded* slot (`upi`'s blocks
+//!   that may earn the read term) the caller bounds the score from the band's fewest units,
+//!   the stamp and the level's most reads, monotone in the stamp as above; the search walks
+//!   the heaps in order of their top's bound and skips a subtree whose root's bound is below
+//!   the best score found.
 //!
 //! A block without valid units scores +infinity under both scores, so the lowest such block
 //! wins. Ties go to the lowest block index, as a scan in index order keeps the first maximum.
