@@ -305,3 +305,61 @@ fn the_oracle_holds_after_a_warm_up() {
         }
     }
 }
+
+/// A warm-up whose first request is a read: the trace of
+/// `a_trace_is_replayed_from_its_start_until_the_warm_up_ends` with its first record a
+/// READ(10) of unit 0 (at t = 0, before any write) and nine WRITE(10)s of units 1..9. Reads
+/// move no count, so the warm-up can only stop after a write: after p passes begun it wrote
+/// 9(p − 1) + k units, k in [1, 9]; two windows of 3,277 units need 6,554, so p ≥ 729
+/// (9 × 728 = 6,552). The timed run still replays the trace once: one read, nine writes.
+#[test]
+fn a_warm_up_may_start_with_a_read() {
+    let mut text = String::from("version,time,op,size,lbn\n1,0,28,4096,0\n");
+    for t in 1..10 {
+        text += &format!("1,{t},2a,4096,{}\n", 8 * t);
+    }
+    let path = common::temp_file("warm-read-first.csv", &text);
+    let tenants = format!(
+        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
+         \"vscsi\"\n",
+        path.display()
+    );
+    let s = common::run(&common::tiny(&["unified"], "", &tenants), &[]);
+    let p = &s["schemes"]["unified"]["precondition"];
+    assert_eq!(p["mode"], "workload", "{p}");
+    let passes = p["warm_passes"]["v"].as_u64().expect("passes");
+    let written = p["warm_host_pages_written"].as_u64().expect("written");
+    assert!(passes >= 729, "{p}");
+    assert!(
+        (9 * (passes - 1) + 1..=9 * passes).contains(&written),
+        "{written} units in {passes} passes: {p}"
+    );
+    let t = &s["schemes"]["unified"]["tenants"]["v"];
+    assert_eq!(t["read"]["count"].as_u64(), Some(1), "{t}");
+    assert_eq!(t["write"]["count"].as_u64(), Some(9), "{t}");
+}
+
+/// A malformed record the warm-up meets while it looks requests ahead (its ring holds 16; the
+/// bad record is the trace's 8th, on line 9 after the header) stops the run with an error
+/// naming the trace file, that line, the field and the value.
+#[test]
+fn a_bad_record_met_by_the_warm_up_is_a_precise_error() {
+    let mut text = String::from("version,time,op,size,lbn\n");
+    for t in 0..10 {
+        let lbn = if t == 7 { "zz".to_string() } else { (8 * t).to_string() };
+        text += &format!("1,{t},2a,4096,{lbn}\n");
+    }
+    let path = common::temp_file("warm-bad-record.csv", &text);
+    let tenants = format!(
+        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
+         \"vscsi\"\n",
+        path.display()
+    );
+    let err = match common::run_raw(&common::tiny(&["unified"], "", &tenants), &[]) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a malformed trace record was accepted"),
+    };
+    // `FILE:LINE:`, as compilers write a place.
+    assert!(err.contains("warm-bad-record.csv:9:"), "{err}");
+    assert!(err.contains("lbn") && err.contains("zz"), "{err}");
+}
