@@ -242,12 +242,7 @@ fn a_trace_is_replayed_from_its_start_until_the_warm_up_ends() {
     for t in 0..10 {
         text += &format!("1,{t},2a,4096,{}\n", 8 * t);
     }
-    let path = common::temp_file("warm-wrap.csv", &text);
-    let tenants = format!(
-        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
-         \"vscsi\"\n",
-        path.display()
-    );
+    let tenants = vscsi_tenant("warm-wrap.csv", &text);
     let s = common::run(&common::tiny(&["unified"], "", &tenants), &[]);
     let p = &s["schemes"]["unified"]["precondition"];
     assert_eq!(p["mode"], "workload", "{p}");
@@ -318,12 +313,7 @@ fn a_warm_up_may_start_with_a_read() {
     for t in 1..10 {
         text += &format!("1,{t},2a,4096,{}\n", 8 * t);
     }
-    let path = common::temp_file("warm-read-first.csv", &text);
-    let tenants = format!(
-        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
-         \"vscsi\"\n",
-        path.display()
-    );
+    let tenants = vscsi_tenant("warm-read-first.csv", &text);
     let s = common::run(&common::tiny(&["unified"], "", &tenants), &[]);
     let p = &s["schemes"]["unified"]["precondition"];
     assert_eq!(p["mode"], "workload", "{p}");
@@ -349,12 +339,7 @@ fn a_bad_record_met_by_the_warm_up_is_a_precise_error() {
         let lbn = if t == 7 { "zz".to_string() } else { (8 * t).to_string() };
         text += &format!("1,{t},2a,4096,{lbn}\n");
     }
-    let path = common::temp_file("warm-bad-record.csv", &text);
-    let tenants = format!(
-        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
-         \"vscsi\"\n",
-        path.display()
-    );
+    let tenants = vscsi_tenant("warm-bad-record.csv", &text);
     let err = match common::run_raw(&common::tiny(&["unified"], "", &tenants), &[]) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("a malformed trace record was accepted"),
@@ -362,4 +347,15 @@ fn a_bad_record_met_by_the_warm_up_is_a_precise_error() {
     // `FILE:LINE:`, as compilers write a place.
     assert!(err.contains("warm-bad-record.csv:9:"), "{err}");
     assert!(err.contains("lbn") && err.contains("zz"), "{err}");
+}
+
+/// One tenant `v` on half the namespace, replaying the vscsi trace `text` (written to a temp
+/// file `name`).
+fn vscsi_tenant(name: &str, text: &str) -> String {
+    let path = common::temp_file(name, text);
+    format!(
+        "[[tenants]]\nname = \"v\"\nnamespace_fraction = 0.5\n[tenants.trace]\npath = \"{}\"\nformat = \
+         \"vscsi\"\n",
+        path.display()
+    )
 }

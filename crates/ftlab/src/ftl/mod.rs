@@ -394,11 +394,7 @@ impl Ftl {
     /// Prefetch what overwriting `lpn` will touch at its current location: the P2L entry
     /// and the block's state. Reads the L2P entry (best prefetched first).
     pub(crate) fn prefetch_old_location(&self, tenant: u16, lpn: u32) {
-        let Some(&old) = self.l2p[tenant as usize].get(lpn as usize) else { return };
-        if old != NONE {
-            table::prefetch(&self.p2l, old as usize);
-            table::prefetch(&self.blocks.info, self.div.units_per_block.div(old) as usize);
-        }
+        self.prefetch_locations(tenant, std::iter::once(lpn), true);
     }
 
     /// Prefetch what a request over `lpns` touches at their current locations: each unit's

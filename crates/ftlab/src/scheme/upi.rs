@@ -469,10 +469,6 @@ impl Upi {
         let u = v as f64 / self.geometry.units_per_block as f64;
         let any_reads = age_ns * ((1.0 - u) + reads_max) / (2.0 * u);
         let (Some(t), Some(rc)) = (owner, reads) else { return any_reads };
-        let avg = self.read_rate_per_page[t as usize];
-        if avg <= 0.0 || rc == 0 {
-            return age_ns * ((1.0 - u) + 0.0) / (2.0 * u); // no read term: the plain score
-        }
         let reads = self.relocation_term(rc, age_ns, t as usize);
         (age_ns * ((1.0 - u) + reads) / (2.0 * u) * (1.0 + 1e-9)).min(any_reads)
     }

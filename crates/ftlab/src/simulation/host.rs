@@ -7,7 +7,7 @@
 
 use super::engine::Engine;
 use super::executor::Executor;
-use super::{Event, FlashOp, OpKind, Owner, Request};
+use super::{Event, FlashOp, OpKind, Owner, Request, PREFETCH_UNITS_MAX};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
@@ -120,10 +120,6 @@ pub(crate) fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
         Workload::Periodic(_) => false,
     }
 }
-
-/// Units of a request fetched whose mapping and locations are prefetched, at most (64 KiB of
-/// 4 KiB units; a larger request's later units are not).
-const PREFETCH_UNITS_MAX: u32 = 16;
 
 /// Events handled after the one that fetched a request before its units' locations are
 /// prefetched: time for the L2P lines `pump` prefetched to arrive, whose entries the location

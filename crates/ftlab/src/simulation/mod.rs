@@ -46,6 +46,10 @@ pub(crate) use host::closed_loop;
 pub(crate) use precondition::OutOfSpace;
 pub(crate) use warm::{WarmError, WarmOpener, WarmParams, WarmReport};
 
+/// Units of a request whose mapping entries and locations are prefetched, at most (64 KiB of
+/// 4 KiB units; a larger request's later units are not): by the warm-up and the timed run.
+const PREFETCH_UNITS_MAX: u32 = 16;
+
 /// How far ahead of a GC read's units the P2L is prefetched: one cache line of entries.
 const PREFETCH_P2L_AHEAD_UNITS: u32 = 16;
 

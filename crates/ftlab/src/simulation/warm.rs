@@ -39,7 +39,7 @@
 
 use super::engine::Engine;
 use super::executor::Instant;
-use super::OutOfSpace;
+use super::{OutOfSpace, PREFETCH_UNITS_MAX};
 use crate::error::FtlabError;
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
@@ -52,9 +52,6 @@ use crate::workload::IoOp;
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
-
-/// Units of a request whose mapping entries the warm-up prefetches (the rest are not).
-const PREFETCH_UNITS_MAX: u32 = 16;
 
 /// Requests the warm-up takes ahead of the one it applies (`Ahead`), so that their mapping
 /// entries are fetched while earlier requests run.
@@ -352,9 +349,8 @@ impl Engine<'_, Instant> {
     fn prefetch_old_locations(&self, t: u16, req: &HostRequest) {
         if req.op != IoOp::Read {
             let ns = self.host.tenants[t as usize].namespace_units;
-            for i in 0..req.n_units.min(PREFETCH_UNITS_MAX) {
-                self.ftl.prefetch_old_location(t, req.unit_lpn(i, ns));
-            }
+            let lpns = (0..req.n_units.min(PREFETCH_UNITS_MAX)).map(|i| req.unit_lpn(i, ns));
+            self.ftl.prefetch_locations(t, lpns, true);
         }
     }
 
