@@ -3,7 +3,7 @@
 # incremental) and installs the Debian packages only the tests need (`scripts/setup-system.sh
 # test`: chromium for the report's browser test, rocksdb-tools and strace for the live
 # capture test), then runs the Rust tests of the whole workspace, the Python tests
-# (tests/python) and the installed-wheel test (scripts/test-wheel.sh: a clean venv, then a
+# (tests/python, on every core with pytest-xdist) and the installed-wheel test (scripts/test-wheel.sh: a clean venv, then a
 # quick reproduction), after the lint gates (rustfmt, clippy, ruff, mypy). All always run; the exit
 # status is non-zero if any failed. Extra arguments go to pytest (e.g. scripts/test.sh -k
 # trace). It does no benchmarks.
@@ -30,6 +30,9 @@ for pair in fmt:rustfmt clippy:clippy; do
 done
 
 status=0
+# Each phase's wall time goes into the log ("== ... took N s"): where CI time goes.
+phase_start=$SECONDS
+phase_done() { echo "== $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
 # Lint gates (settings in pyproject.toml and rustfmt.toml; docs/ARCHITECTURE.md "Lint gates"):
 # rustfmt, clippy (default lints, every target, warnings are errors; the test-release profile
 # reuses the build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab.
@@ -47,17 +50,22 @@ cargo clippy --workspace --all-targets --profile test-release -- -D warnings || 
 .venv/bin/ruff check python tests/python || status=$?
 .venv/bin/ruff format --check python tests/python || status=$?
 .venv/bin/python -m mypy || status=$?
+phase_done lint
 
 # The test-release profile (Cargo.toml): release optimisation without LTO, so the test binaries
 # build in about a quarter of the release profile's time; results are the same.
 echo "== cargo test --workspace --profile test-release"
 cargo test --workspace --profile test-release || status=$?
+phase_done "cargo test"
 
-echo "== pytest tests/python"
-# --durations: the slowest tests in the log, where CI time goes.
-.venv/bin/python -m pytest tests/python --durations=15 "$@" || status=$?
+echo "== pytest tests/python (pytest-xdist, one worker per core, each test file on one worker)"
+# -n auto --dist loadfile: a file's tests share one worker, so a module-scoped fixture (each
+# quick reproduction) still runs once. --durations: the slowest tests, where CI time goes.
+.venv/bin/python -m pytest tests/python -n auto --dist loadfile --durations=15 "$@" || status=$?
+phase_done pytest
 
 echo "== the installed wheel (scripts/test-wheel.sh)"
 scripts/test-wheel.sh || status=$?
+phase_done "the wheel test"
 
 exit "$status"
