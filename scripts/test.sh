@@ -3,10 +3,10 @@
 # incremental) and installs the Debian packages only the tests need (`scripts/setup-system.sh
 # test`: chromium for the report's browser test, rocksdb-tools and strace for the live
 # capture test), then runs the Rust tests of the whole workspace, the Python tests
-# (tests/python, on every core with pytest-xdist) and the installed-wheel test (scripts/test-wheel.sh: a clean venv, then a
-# quick reproduction), after the lint gates (rustfmt, clippy, ruff, mypy). All always run; the exit
-# status is non-zero if any failed. Extra arguments go to pytest (e.g. scripts/test.sh -k
-# trace). It does no benchmarks.
+# (tests/python, on every core with pytest-xdist) and the installed-wheel test
+# (scripts/test-wheel.sh: a clean venv, then a quick reproduction), after the lint gates
+# (rustfmt, clippy, ruff, mypy). All always run; the exit status is non-zero if any failed.
+# Extra arguments go to pytest (e.g. scripts/test.sh -k trace). It does no benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
