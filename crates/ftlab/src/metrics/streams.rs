@@ -189,6 +189,22 @@ impl StreamStats {
         }
     }
 
+    /// Prefetch what `died` and `written` will touch for `tenant`'s `lpn` (a host write of it
+    /// is coming): its write-time code and its virtual stream. A hint only.
+    #[inline]
+    pub(crate) fn prefetch(&self, tenant: u16, lpn: u32) {
+        let Some(&base) = self.unit_base.get(tenant as usize) else { return };
+        let u = (base + lpn as u64) as usize;
+        if let Some(chunk) = self.unit_written.chunks.get(u >> CHUNK_SHIFT) {
+            let i = u & (CHUNK_UNITS - 1);
+            match chunk {
+                CodeChunk::Narrow(v) => crate::ftl::table::prefetch(v, i),
+                CodeChunk::Wide(v) => crate::ftl::table::prefetch(v, i),
+            }
+        }
+        crate::ftl::table::prefetch(&self.unit_stream, u);
+    }
+
     /// A job copied a unit into `physical_stream`.
     #[inline]
     pub(crate) fn copied(&mut self, physical_stream: u8) {

@@ -40,7 +40,7 @@ use crate::policy::{
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 #[path = "part_ftl_index.rs"]
 mod index;
@@ -246,6 +246,11 @@ pub(crate) struct PartFtl {
     erasable_index: ErasableIndex,
     /// Per channel: the stripes being copied out, a block per data way in that way's turn.
     copying: Vec<Vec<u32>>,
+    /// Per channel: every live stripe as `(live_units, id)`, so that the copy-out pick (the
+    /// fewest valid units, the lowest id on a tie) is the first entries, not a scan of every
+    /// stripe on every placed page. Kept in step with `Stripe::live_units` by `seal`,
+    /// `on_invalidated` and `kill`.
+    by_live_units: Vec<BTreeSet<(u32, u32)>>,
     /// The reclaim poll: one page program (tPROG).
     epoch: SimTime,
     /// `ftl.gc_low_watermark_blocks`: host writes wait while the placement dies are at or
@@ -340,6 +345,7 @@ impl PartFtl {
             waiting: vec![0; g.n_blocks as usize],
             erasable_index: ErasableIndex::new(&g),
             copying: vec![Vec::new(); g.channels as usize],
+            by_live_units: vec![BTreeSet::new(); g.channels as usize],
             epoch: ctx.timing.program,
             write_gate_free_blocks: low,
             buffer_pages_size,
@@ -515,6 +521,8 @@ impl PartFtl {
         } else {
             self.stripes[id as usize] = Some(stripe);
         }
+        let fresh = self.by_live_units[channel as usize].insert((live_units, id));
+        assert!(fresh, "stripe {id} indexed twice");
         self.uncovered.push(id);
         self.counts.stripes_sealed += 1;
         if live_units == 0 {
@@ -538,6 +546,8 @@ impl PartFtl {
     fn kill(&mut self, id: u32) {
         let s = self.stripes[id as usize].take().expect("a live stripe dies once");
         assert_eq!(s.live_units, 0, "stripe {id} dies with valid units");
+        let indexed = self.by_live_units[s.channel as usize].remove(&(0, id));
+        assert!(indexed, "stripe {id} was not indexed at 0 valid units");
         for &b in &s.data {
             self.block_stripe[b.0 as usize] = NONE;
             self.release(b);
@@ -669,17 +679,11 @@ impl PartFtl {
         }
         let full = self.data_ways * self.g.units_per_block;
         let busy = &self.copying[ch as usize];
-        let best = self
-            .stripes
+        let best = self.by_live_units[ch as usize]
             .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                s.as_ref()
-                    .filter(|s| s.channel == ch && s.live_units < full && !busy.contains(&(i as u32)))
-                    .map(|s| (s.live_units, i as u32))
-            })
-            .min();
-        if let Some((_, id)) = best {
+            .take_while(|&&(live_units, _)| live_units < full)
+            .find(|(_, id)| !busy.contains(id));
+        if let Some(&(_, id)) = best {
             self.copying[ch as usize].push(id);
             self.counts.stripes_copied += 1;
         }
@@ -871,7 +875,11 @@ impl Scheme for PartFtl {
         }
         let s = self.stripes[id as usize].as_mut().expect("a live stripe");
         assert!(s.live_units > 0, "stripe {id} lost a unit it did not count");
+        let index = &mut self.by_live_units[s.channel as usize];
+        let indexed = index.remove(&(s.live_units, id));
+        assert!(indexed, "stripe {id} was not indexed at {} valid units", s.live_units);
         s.live_units -= 1;
+        index.insert((s.live_units, id));
         if s.live_units == 0 {
             self.kill(id);
         }

@@ -191,6 +191,10 @@ pub struct VStream {
     geometry: Geometry,
     tick_ns: u64,
     groups_per_block: u32,
+    /// `units_per_page * stamp_group_pages` when the groups tile every block exactly
+    /// (`pages_per_block` a multiple of `stamp_group_pages`): then a unit's group is
+    /// `ppa / units_per_group`, one division where the general form takes four.
+    units_per_group_tiled: Option<u32>,
     /// Write stamp (ticks) of each stamp group: `block * groups_per_block + page / group`.
     stamps: Vec<u32>,
     /// Per (tenant, virtual stream) at `t * v + vs`: lifetime sum (ns), dead pages, host
@@ -243,6 +247,10 @@ impl VStream {
             geometry: g,
             tick_ns: config.stamp_tick_us * 1000,
             groups_per_block,
+            units_per_group_tiled: g
+                .pages_per_block
+                .is_multiple_of(config.stamp_group_pages)
+                .then(|| g.units_per_page * config.stamp_group_pages),
             stamps: vec![0; g.n_blocks as usize * groups_per_block as usize],
             lifetime_sum_ns: vec![0.0; n_tenants * v],
             n_dead: vec![0; n_tenants * v],
@@ -268,6 +276,12 @@ impl VStream {
     /// The stamp group of a unit, and whether it is the group's first unit.
     #[inline]
     pub(crate) fn group_of(&self, ppa: Ppa) -> (usize, bool) {
+        if let Some(units) = self.units_per_group_tiled {
+            // ppa = block·ppb·upp + page·upp + u, with ppb = k·group: ppa / (group·upp) is
+            // block·k + page / group (u < upp), and the remainder is 0 exactly at a group's
+            // first unit.
+            return ((ppa.0 / units) as usize, ppa.0.is_multiple_of(units));
+        }
         let g = &self.geometry;
         let block = g.block_of(ppa).0;
         let page = g.page_of(ppa);
