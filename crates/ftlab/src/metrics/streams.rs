@@ -189,6 +189,13 @@ impl StreamStats {
         }
     }
 
+    /// Whether any per-unit measurement is kept (write times or virtual streams), so that
+    /// `prefetch` has something to fetch.
+    #[inline]
+    pub(crate) fn keeps_units(&self) -> bool {
+        !self.unit_written.is_empty() || !self.unit_stream.is_empty()
+    }
+
     /// Prefetch what `died` and `written` will touch for `tenant`'s `lpn` (a host write of it
     /// is coming): its write-time code and its virtual stream. A hint only.
     #[inline]

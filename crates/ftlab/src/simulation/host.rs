@@ -173,7 +173,7 @@ impl<X: Executor> Engine<'_, X> {
                 for i in (0..n).step_by(L2P_ENTRIES_PER_LINE).chain((n > 1).then(|| n - 1)) {
                     self.ftl.prefetch_l2p(t, next.unit_lpn(i, ns));
                 }
-                if next.op == IoOp::Write {
+                if next.op == IoOp::Write && self.sink.streams.keeps_units() {
                     // The per-unit stream measurements a write reads (one line per unit).
                     for i in 0..n {
                         self.sink.streams.prefetch(t, next.unit_lpn(i, ns));
