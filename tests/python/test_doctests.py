@@ -1,4 +1,4 @@
-"""The docstring examples of the report, plot and compare modules run as doctests (those
+"""The docstring examples of the report, plot, compare, sweep and claim modules run as doctests (those
 marked `+SKIP` need a results directory and are only shown), with `ftlab` and a synthetic
 `report` in scope."""
 
@@ -25,6 +25,7 @@ MODULES = [
     "ftlab.report",
     "ftlab.sweeps",
     "ftlab.sweeps.spec",
+    "ftlab.reproduce.claims",
 ]
 
 

@@ -341,6 +341,27 @@ def test_sensitivity_summary() -> None:
     assert rows[0]["reversed_in"] == ["a", "nan"] and rows[0]["cases"] == ["base", "a", "b", "nan"]
 
 
+def test_sensitivity_files_carry_every_column(tmp_path: Path) -> None:
+    """sensitivity.csv's columns are the summary rows' own (its `kind` column once was named
+    `unit`, which no row has, and came out empty for flashblox and UPI), plus the per-case
+    ones; a column no row has is refused, not written empty."""
+
+    def c(value: float) -> C.Claim:
+        return C.Claim("x", "x falls", C.FACTOR, 0.6, value, C.factor_verdict(0.6, value), "")
+
+    rows = C.sensitivity_summary({"base": [c(0.7)], "a": [c(1.1)]})
+    per_case = [{**row, "value: a": row["values"]["a"]} for row in rows]
+    C.write_sensitivity(tmp_path, {"claims": rows}, per_case, ["value: a"])
+    table = pl.read_csv(tmp_path / C.SENSITIVITY_CSV)
+    assert table.columns == [*C.SENSITIVITY_COLUMNS, "value: a"]
+    assert table["kind"].to_list() == [C.FACTOR] and table["n_cases"].to_list() == [2]
+    assert table["value: a"].to_list() == [1.1]
+    assert json.loads((tmp_path / C.SENSITIVITY_FILE).read_text())["claims"][0]["max"] == 1.1
+    with pytest.raises(AssertionError, match=r"no row has the column\(s\) \['unit'\]"):
+        C.write_csv(tmp_path / "bad.csv", rows, ["claim", "unit"])
+    assert not (tmp_path / "bad.csv").exists()
+
+
 def test_sensitivity_cases_carry_their_table_place() -> None:
     """Each case names its swept parameter, its value and the base value (sensitivity.md's
     tables); the names are the sweep's (run keys do not depend on them)."""

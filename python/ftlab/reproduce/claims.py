@@ -657,10 +657,21 @@ def write_json(path: StrPath, value: Any) -> Path:
 
 def write_csv(path: StrPath, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> Path:
     """Write dict rows as CSV atomically (columns: `columns`, else every key in first-seen
-    order; None and NaN are empty cells, lists are joined with ";"); returns the path."""
+    order; None and NaN are empty cells, lists are joined with ";"); returns the path. A named
+    column that no row has is a bug (it would be written empty), not an empty column: raises
+    AssertionError.
+
+    >>> write_csv("/nonexistent/x.csv", [{"claim": "a"}], ["claim", "unit"])
+    Traceback (most recent call last):
+    AssertionError: /nonexistent/x.csv: no row has the column(s) ['unit']; the rows have ['claim']
+    """
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
     names = list(columns) if columns is not None else list(dict.fromkeys(k for row in rows for k in row))
+    absent = [k for k in names if rows and not any(k in row for row in rows)]
+    if absent:
+        have = list(dict.fromkeys(k for row in rows for k in row))
+        raise AssertionError(f"{path}: no row has the column(s) {absent}; the rows have {have}")
+    out.parent.mkdir(parents=True, exist_ok=True)
 
     def write(p: str) -> None:
         with open(p, "w", encoding="utf-8", newline="") as f:
@@ -694,6 +705,22 @@ def _no_nan(value: Any) -> Any:
 
 # --------------------------------------------------------------------------------------
 # Sensitivity
+
+
+#: A reproduction's sensitivity files (`--sensitivity`), in its output directory.
+SENSITIVITY_FILE = "sensitivity.json"
+SENSITIVITY_CSV = "sensitivity.csv"
+#: sensitivity.csv's columns before any per-case ones: keys of `sensitivity_summary`'s rows.
+SENSITIVITY_COLUMNS = ("claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in")
+
+
+def write_sensitivity(
+    out: Path, doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], value_columns: Sequence[str] = ()
+) -> None:
+    """Write a sensitivity study: `doc` as out/sensitivity.json, and `rows` (those of
+    `sensitivity_summary`, with any per-case `value_columns`) as out/sensitivity.csv."""
+    write_json(out / SENSITIVITY_FILE, doc)
+    write_csv(out / SENSITIVITY_CSV, rows, [*SENSITIVITY_COLUMNS, *value_columns])
 
 
 def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str, Any]]:

@@ -42,6 +42,8 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
+    SENSITIVITY_CSV,
+    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     fmt_number,
@@ -49,7 +51,7 @@ from ftlab.reproduce.claims import (
     sensitivity_summary,
     write_claims_json,
     write_csv,
-    write_json,
+    write_sensitivity,
 )
 from ftlab.reproduce.claims import (
     health as claims_health,
@@ -112,8 +114,6 @@ RUNS: tuple[Run, ...] = (
     Run("soc64", "fdp"),
     Run("soc64", "nonfdp"),
 )
-SENSITIVITY_FILE = "sensitivity.json"
-SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
@@ -495,10 +495,5 @@ def run_sensitivity(
         "claims": rows,
         "cases": details,
     }
-    write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(
-        out / SENSITIVITY_CSV,
-        rows,
-        ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"],
-    )
+    write_sensitivity(out, doc, rows)
     return rows

@@ -54,6 +54,8 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
+    SENSITIVITY_CSV,
+    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     fmt_number,
@@ -62,7 +64,7 @@ from ftlab.reproduce.claims import (
     sensitivity_summary,
     write_claims_json,
     write_csv,
-    write_json,
+    write_sensitivity,
 )
 from ftlab.reproduce.seeds import preimport
 from ftlab.results import LifetimeModel, lifetime_from_json
@@ -99,8 +101,6 @@ FULL_PAGES_PER_BLOCK = 256
 #: The slides' wear-imbalance target 1 + x.
 IMBALANCE_X = 0.1
 DAY_S = 86_400.0
-SENSITIVITY_FILE = "sensitivity.json"
-SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
@@ -885,12 +885,7 @@ def run_sensitivity(
         "claims": rows,
         "cases": details,
     }
-    write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(
-        out / SENSITIVITY_CSV,
-        rows,
-        ["claim", "text", "unit", "paper_value", "min", "max", "n_cases", "reversed_in"],
-    )
+    write_sensitivity(out, doc, rows)
     return rows
 
 

@@ -54,6 +54,8 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
+    SENSITIVITY_CSV,
+    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     health,
@@ -61,7 +63,7 @@ from ftlab.reproduce.claims import (
     sensitivity_summary,
     write_claims_json,
     write_csv,
-    write_json,
+    write_sensitivity,
 )
 from ftlab.reproduce.seeds import preimport
 from ftlab.results import (
@@ -99,8 +101,6 @@ TABLE3_TASKS = "".join(
     ["[[tasks]]\nwrite_pages = 12\nwrite_period_ms = 60.0\n"] * 4
     + ["[[tasks]]\nread_pages = 3\nread_period_ms = 15.0\n"] * 4
 )
-SENSITIVITY_FILE = "sensitivity.json"
-SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
@@ -807,10 +807,5 @@ def run_sensitivity(
         "claims": rows,
         "cases": details,
     }
-    write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(
-        out / SENSITIVITY_CSV,
-        rows,
-        ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"],
-    )
+    write_sensitivity(out, doc, rows)
     return rows

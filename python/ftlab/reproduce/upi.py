@@ -47,6 +47,8 @@ from ftlab.reproduce.claims import (
     PHASES_FILE,
     REPRODUCED,
     SAME_DIRECTION,
+    SENSITIVITY_CSV,
+    SENSITIVITY_FILE,
     VIOLATED,
     WITHIN_NOISE,
     Claim,
@@ -61,7 +63,7 @@ from ftlab.reproduce.claims import (
     sensitivity_summary,
     write_claims_json,
     write_csv,
-    write_json,
+    write_sensitivity,
 )
 from ftlab.results import Summary
 from ftlab.sweeps import resolve_all
@@ -88,8 +90,6 @@ UPI_VARIANTS = ("upi", "upi-guarded")
 RISE_TENANT = "lm-tbe"
 #: Half the window of Figure 5 (and of claim 6) around the rise, in seconds.
 AROUND_RISE_S = 300.0
-SENSITIVITY_FILE = "sensitivity.json"
-SENSITIVITY_CSV = "sensitivity.csv"
 SENSITIVITY_MD = "sensitivity.md"
 #: The sweep directory of the sensitivity study, under the reproduction's output directory.
 SENSITIVITY_DIR = "sensitivity"
@@ -1045,21 +1045,9 @@ def _write_sensitivity(
         "cases_not_run": [c["name"] for c in not_run],
         "plan_not_run": [{"case": c["name"], **{k: c.get(k) for k in CASE_META}} for c in not_run],
     }
-    write_json(out / SENSITIVITY_FILE, doc)
     run = [d["case"] for d in details]
     table = [{**row, **{f"value: {c}": _csv_value(row["values"].get(c)) for c in run}} for row in rows]
-    columns = [
-        "claim",
-        "text",
-        "unit",
-        "paper_value",
-        "min",
-        "max",
-        "n_cases",
-        "reversed_in",
-        *(f"value: {c}" for c in run),
-    ]
-    write_csv(out / SENSITIVITY_CSV, table, columns)
+    write_sensitivity(out, doc, table, [f"value: {c}" for c in run])
     write_sensitivity_markdown(out)
 
 

@@ -45,6 +45,8 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
+    SENSITIVITY_CSV,
+    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     fmt_change,
@@ -54,7 +56,7 @@ from ftlab.reproduce.claims import (
     sensitivity_summary,
     write_claims_json,
     write_csv,
-    write_json,
+    write_sensitivity,
 )
 from ftlab.reproduce.claims import (
     health as claims_health,
@@ -98,8 +100,6 @@ AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
 #: The synthetic run is in steady state when the mean write IOPS of the second half of the
 #: measured phase is within this relative distance of the first half's.
 STEADY_TOLERANCE = 0.10
-SENSITIVITY_FILE = "sensitivity.json"
-SENSITIVITY_CSV = "sensitivity.csv"
 
 
 def reproduce(
@@ -596,12 +596,7 @@ def run_sensitivity(
         "claims": rows,
         "cases": details,
     }
-    write_json(out / SENSITIVITY_FILE, doc)
-    write_csv(
-        out / SENSITIVITY_CSV,
-        rows,
-        ["claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in"],
-    )
+    write_sensitivity(out, doc, rows)
     return rows
 
 
