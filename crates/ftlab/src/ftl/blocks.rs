@@ -4,6 +4,7 @@
 //! (see `ftl::mod`) and not the choice of GC victims (see `ftl::gc`).
 
 use super::victim_index::VictimIndex;
+use super::Div;
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -117,6 +118,10 @@ impl BlockInfo {
 /// `Blocks::greedy_keys` value of a block that may not be a GC victim.
 pub const NOT_COLLECTABLE: u32 = u32::MAX;
 
+/// Blocks per run of a die's greedy keys whose minimum `Blocks::greedy_run_mins` keeps (the
+/// die's last run may be shorter).
+pub(crate) const GREEDY_RUN_BLOCKS: u32 = 64;
+
 /// Every block's state, and a pool of free blocks per die.
 #[derive(Clone, Debug)]
 pub struct Blocks {
@@ -132,6 +137,12 @@ pub struct Blocks {
     /// programmed, at least one invalid unit), else `NOT_COLLECTABLE`. A dense copy of what
     /// `info` says, so a victim search reads 4 bytes per block instead of a `BlockInfo`.
     greedy_keys: Vec<u32>,
+    /// Per die, per run of `GREEDY_RUN_BLOCKS` of its blocks (at `die * runs_per_die + run`):
+    /// the least greedy key of the run, so that a greedy search reads a die's runs and one run,
+    /// not every key of the die. Kept by `refresh_key`.
+    greedy_run_mins: Vec<u32>,
+    runs_per_die: u32,
+    blocks_per_die_div: Div,
     /// The index of a scored victim search, kept only once `enable_bounds` was called (a run
     /// whose victims are scored); `None` otherwise. In a `RefCell` because a search (through
     /// `&Ftl`) drops the stale entries it meets; nothing else borrows it.
@@ -148,6 +159,7 @@ impl Blocks {
     pub(crate) fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pools_per_die: u32) -> Blocks {
         assert!(pools_per_die == 1 || pools_per_die == geometry.planes_per_die);
         let blocks_per_pool = geometry.blocks_per_die / pools_per_die;
+        let runs_per_die = geometry.blocks_per_die.div_ceil(GREEDY_RUN_BLOCKS);
         let pools = (0..geometry.n_dies * pools_per_die)
             .map(|pool| {
                 let first = pool * blocks_per_pool;
@@ -162,6 +174,9 @@ impl Blocks {
             blocks_per_pool,
             dynamic_wear_leveling,
             greedy_keys: vec![NOT_COLLECTABLE; geometry.n_blocks as usize],
+            greedy_run_mins: vec![NOT_COLLECTABLE; (geometry.n_dies * runs_per_die) as usize],
+            runs_per_die,
+            blocks_per_die_div: Div::new(geometry.blocks_per_die),
             index: None,
             n_dies: geometry.n_dies,
             blocks_per_die: geometry.blocks_per_die,
@@ -173,6 +188,12 @@ impl Blocks {
     /// Greedy keys of every block (see `greedy_key`), indexed by block.
     pub fn greedy_keys(&self) -> &[u32] {
         &self.greedy_keys
+    }
+
+    /// The least greedy key of each run of `GREEDY_RUN_BLOCKS` of `die`'s blocks, in order.
+    pub(crate) fn greedy_run_mins(&self, die: DieIdx) -> &[u32] {
+        let first = (die.0 * self.runs_per_die) as usize;
+        &self.greedy_run_mins[first..first + self.runs_per_die as usize]
     }
 
     /// What `greedy_keys[block]` must hold, computed from `info`.
@@ -192,9 +213,32 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn refresh_key(&mut self, block: BlockIdx) {
         let b = block.0 as usize;
-        self.greedy_keys[b] = self.greedy_key(block);
+        let key = self.greedy_key(block);
+        let old = std::mem::replace(&mut self.greedy_keys[b], key);
+        if key != old {
+            self.refresh_run_min(block.0, old, key);
+        }
         if let Some(index) = &mut self.index {
             index.get_mut().refresh(block.0, &self.info[b]);
+        }
+    }
+
+    /// `block`'s greedy key went from `old` to `key`: its run's minimum follows. A key below
+    /// the minimum is the new one; a key that was the minimum and rose may leave the run's
+    /// minimum to another block, so the run is read again (keys rise only when a block leaves
+    /// the candidates: once per GC victim, erase or reopening).
+    #[inline(always)]
+    fn refresh_run_min(&mut self, block: u32, old: u32, key: u32) {
+        let die = self.blocks_per_die_div.div(block);
+        let in_die = block - die * self.blocks_per_die;
+        let r = (die * self.runs_per_die + in_die / GREEDY_RUN_BLOCKS) as usize;
+        let min = &mut self.greedy_run_mins[r];
+        if key < *min {
+            *min = key;
+        } else if old == *min {
+            let first = (die * self.blocks_per_die + in_die / GREEDY_RUN_BLOCKS * GREEDY_RUN_BLOCKS) as usize;
+            let end = (first + GREEDY_RUN_BLOCKS as usize).min(((die + 1) * self.blocks_per_die) as usize);
+            *min = self.greedy_keys[first..end].iter().copied().min().expect("a run has blocks");
         }
     }
 
@@ -234,8 +278,17 @@ impl Blocks {
         }
     }
 
-    /// The victim index agrees with the blocks' state (integrity checks).
+    /// The greedy run minima and the victim index agree with the blocks' state (integrity
+    /// checks).
     pub(crate) fn check_index(&self) {
+        for die in 0..self.n_dies {
+            let keys = &self.greedy_keys
+                [(die * self.blocks_per_die) as usize..((die + 1) * self.blocks_per_die) as usize];
+            for (r, run) in keys.chunks(GREEDY_RUN_BLOCKS as usize).enumerate() {
+                let min = run.iter().copied().min().expect("a run has blocks");
+                assert_eq!(self.greedy_run_mins(DieIdx(die))[r], min, "greedy run {r} of die {die}");
+            }
+        }
         if let Some(index) = &self.index {
             index.borrow().check(&self.info);
         }
