@@ -359,3 +359,47 @@ impl Blocks {
         self.free_per_die[die.0 as usize] += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{BlockState, Blocks, GREEDY_RUN_BLOCKS, NOT_COLLECTABLE};
+    use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
+    use rand::Rng as _;
+
+    /// `greedy_run_mins` against a reference taken from the keys themselves, after each of
+    /// 20,000 random changes of a block (filled with 0 to 4 valid units of 4, or freed), on
+    /// 2 dies of 150 blocks: runs of 64, 64 and a short last run of 22. Keys fall one by one
+    /// (as invalidations make them) and rise (as a block leaves the candidates), including
+    /// the rise of a run's minimum that another block shares.
+    #[test]
+    fn run_minima_follow_every_key_change() {
+        let g = Geometry::new(1, 2, 1, 1, 150, 4, 4096, 4096).expect("a valid geometry");
+        let mut blocks = Blocks::new(&g, false, 1);
+        let mut rng = crate::sim::rng(7, 0);
+        for _ in 0..20_000 {
+            let b = BlockIdx(rng.random_range(0..g.n_blocks));
+            let info = &mut blocks.info[b.0 as usize];
+            if rng.random_bool(0.2) {
+                info.state = BlockState::Free;
+                info.valid_units = 0;
+            } else {
+                info.state = BlockState::Full;
+                info.programmed_pages = g.pages_per_block;
+                info.valid_units = rng.random_range(0..=g.units_per_block);
+            }
+            blocks.refresh_key(b);
+            for die in 0..g.n_dies {
+                let first = (die * g.blocks_per_die) as usize;
+                let keys = &blocks.greedy_keys()[first..first + g.blocks_per_die as usize];
+                let want: Vec<u32> = keys
+                    .chunks(GREEDY_RUN_BLOCKS as usize)
+                    .map(|run| run.iter().copied().min().unwrap_or(NOT_COLLECTABLE))
+                    .collect();
+                assert_eq!(want.len(), 3, "150 blocks make runs of 64, 64 and 22");
+                assert_eq!(blocks.greedy_run_mins(DieIdx(die)), want.as_slice(), "die {die}");
+            }
+        }
+        assert!(blocks.greedy_keys().iter().any(|&k| k == 0), "no block ever had 0 valid units");
+        assert!(blocks.greedy_keys().contains(&NOT_COLLECTABLE), "no block left the candidates");
+    }
+}
