@@ -196,6 +196,15 @@ impl Blocks {
         &self.greedy_run_mins[first..first + self.runs_per_die as usize]
     }
 
+    /// The greedy keys of run `run` of `die`'s blocks (`GREEDY_RUN_BLOCKS` of them, fewer
+    /// for the die's last run): the keys `greedy_run_mins(die)[run]` is the least of.
+    pub(crate) fn greedy_run_keys(&self, die: DieIdx, run: u32) -> &[u32] {
+        let die_first = die.0 * self.blocks_per_die;
+        let first = die_first + run * GREEDY_RUN_BLOCKS;
+        let end = (first + GREEDY_RUN_BLOCKS).min(die_first + self.blocks_per_die);
+        &self.greedy_keys[first as usize..end as usize]
+    }
+
     /// What `greedy_keys[block]` must hold, computed from `info`.
     pub(crate) fn greedy_key(&self, block: BlockIdx) -> u32 {
         let info = &self.info[block.0 as usize];
@@ -230,15 +239,14 @@ impl Blocks {
     #[inline(always)]
     fn refresh_run_min(&mut self, block: u32, old: u32, key: u32) {
         let die = self.blocks_per_die_div.div(block);
-        let in_die = block - die * self.blocks_per_die;
-        let r = (die * self.runs_per_die + in_die / GREEDY_RUN_BLOCKS) as usize;
-        let min = &mut self.greedy_run_mins[r];
-        if key < *min {
-            *min = key;
-        } else if old == *min {
-            let first = (die * self.blocks_per_die + in_die / GREEDY_RUN_BLOCKS * GREEDY_RUN_BLOCKS) as usize;
-            let end = (first + GREEDY_RUN_BLOCKS as usize).min(((die + 1) * self.blocks_per_die) as usize);
-            *min = self.greedy_keys[first..end].iter().copied().min().expect("a run has blocks");
+        let run = (block - die * self.blocks_per_die) / GREEDY_RUN_BLOCKS;
+        let r = (die * self.runs_per_die + run) as usize;
+        let min = self.greedy_run_mins[r];
+        if key < min {
+            self.greedy_run_mins[r] = key;
+        } else if old == min {
+            let keys = self.greedy_run_keys(DieIdx(die), run);
+            self.greedy_run_mins[r] = keys.iter().copied().min().expect("a run has blocks");
         }
     }
 
@@ -281,12 +289,10 @@ impl Blocks {
     /// The greedy run minima and the victim index agree with the blocks' state (integrity
     /// checks).
     pub(crate) fn check_index(&self) {
-        for die in 0..self.n_dies {
-            let keys = &self.greedy_keys
-                [(die * self.blocks_per_die) as usize..((die + 1) * self.blocks_per_die) as usize];
-            for (r, run) in keys.chunks(GREEDY_RUN_BLOCKS as usize).enumerate() {
-                let min = run.iter().copied().min().expect("a run has blocks");
-                assert_eq!(self.greedy_run_mins(DieIdx(die))[r], min, "greedy run {r} of die {die}");
+        for die in (0..self.n_dies).map(DieIdx) {
+            for (run, &kept) in (0..).zip(self.greedy_run_mins(die)) {
+                let min = self.greedy_run_keys(die, run).iter().copied().min().expect("a run has blocks");
+                assert_eq!(kept, min, "greedy run {run} of die {}", die.0);
             }
         }
         if let Some(index) = &self.index {

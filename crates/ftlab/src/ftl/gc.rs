@@ -106,11 +106,8 @@ impl Ftl {
     /// in that run only. (Before the kept minima, every search took them over all the die's
     /// keys: 2,048 on the `mqsim` device, 5% of the bench's preconditioning.)
     fn greedy_victim(&self, die: DieIdx) -> Option<BlockIdx> {
-        const RUN: usize = GREEDY_RUN_BLOCKS as usize;
-        let blocks = self.geometry.blocks_of_die(die);
-        let keys = &self.blocks().greedy_keys()[blocks.start as usize..blocks.end as usize];
         let mut best = (NOT_COLLECTABLE, 0);
-        for (r, &min) in self.blocks().greedy_run_mins(die).iter().enumerate() {
+        for (r, &min) in (0..).zip(self.blocks().greedy_run_mins(die)) {
             if min < best.0 {
                 best = (min, r);
             }
@@ -118,9 +115,10 @@ impl Ftl {
         if best.0 == NOT_COLLECTABLE {
             return None;
         }
-        let first = best.1 * RUN;
-        let pos = keys[first..].iter().position(|&k| k == best.0).expect("the minimum is in its run");
-        Some(BlockIdx(blocks.start + (first + pos) as u32))
+        let (min, run) = best;
+        let keys = self.blocks().greedy_run_keys(die, run);
+        let pos = keys.iter().position(|&k| k == min).expect("the minimum is in its run") as u32;
+        Some(BlockIdx(self.geometry.blocks_of_die(die).start + run * GREEDY_RUN_BLOCKS + pos))
     }
 
     /// `best_eligible` without the index (`Ftl::enable_victim_bounds`): a scan of every block

@@ -202,13 +202,7 @@ impl StreamStats {
     pub(crate) fn prefetch(&self, tenant: u16, lpn: u32) {
         let Some(&base) = self.unit_base.get(tenant as usize) else { return };
         let u = (base + lpn as u64) as usize;
-        if let Some(chunk) = self.unit_written.chunks.get(u >> CHUNK_SHIFT) {
-            let i = u & (CHUNK_UNITS - 1);
-            match chunk {
-                CodeChunk::Narrow(v) => crate::ftl::table::prefetch(v, i),
-                CodeChunk::Wide(v) => crate::ftl::table::prefetch(v, i),
-            }
-        }
+        self.unit_written.prefetch(u);
         crate::ftl::table::prefetch(&self.unit_stream, u);
     }
 
@@ -345,6 +339,17 @@ impl WriteCodes {
         match &self.chunks[u >> CHUNK_SHIFT] {
             CodeChunk::Narrow(v) => u32::from(v[i]),
             CodeChunk::Wide(v) => v[i],
+        }
+    }
+
+    /// Hint that unit `u`'s code will be read soon (nothing when no codes are kept).
+    #[inline]
+    fn prefetch(&self, u: usize) {
+        let i = u & (CHUNK_UNITS - 1);
+        match self.chunks.get(u >> CHUNK_SHIFT) {
+            Some(CodeChunk::Narrow(v)) => crate::ftl::table::prefetch(v, i),
+            Some(CodeChunk::Wide(v)) => crate::ftl::table::prefetch(v, i),
+            None => {}
         }
     }
 
