@@ -13,6 +13,7 @@ use crate::error::FtlabError;
 use crate::flash::array::FlashArray;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::Ftl;
+use crate::policy::JobKind;
 use crate::scenario::Scenario;
 use crate::sched::{FairCosts, Scheduler};
 use crate::sim::time::SimTime;
@@ -43,8 +44,8 @@ pub(super) trait Executor: Sized {
     /// A job copied a unit (the time series counts it in the run).
     fn unit_copied(e: &mut Engine<'_, Self>);
 
-    /// A job erased `block` (the run's livelock bound and time series count it).
-    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx) -> Result<(), FtlabError>;
+    /// A job of `kind` erased `block` (the run's livelock bound and time series count it).
+    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx, kind: JobKind) -> Result<(), FtlabError>;
 
     /// A policy asked `die` to look at its queue again.
     fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx);
@@ -207,7 +208,7 @@ impl Executor for Instant {
     fn unit_copied(_: &mut Engine<'_, Self>) {}
 
     #[inline]
-    fn erased(_: &mut Engine<'_, Self>, _: BlockIdx) -> Result<(), FtlabError> {
+    fn erased(_: &mut Engine<'_, Self>, _: BlockIdx, _: JobKind) -> Result<(), FtlabError> {
         Ok(())
     }
 
@@ -332,11 +333,11 @@ impl Executor for Timed {
     }
 
     #[inline]
-    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx) -> Result<(), FtlabError> {
+    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx, kind: JobKind) -> Result<(), FtlabError> {
         if let Some(d) = e.exec.program_deadline.get_mut(block.0 as usize) {
             *d = SimTime::ZERO;
         }
-        e.count_erase_without_progress()?;
+        e.count_erase_without_progress(kind)?;
         e.sink.ts.count_erase();
         Ok(())
     }

@@ -121,7 +121,8 @@ pub(super) struct JobTable {
     parity_retrying: bool,
     /// Bound on parity programs waiting (asserted): the engine's bound on operations.
     pub(super) parity_pending_max: usize,
-    /// Per die: look for a static wear-leveling victim at its next chance (set by erases).
+    /// Per die: look for a static wear-leveling victim at its next chance (set by the erases
+    /// of jobs other than wear leveling: at most one leveling move per such erase).
     wl_check: Vec<bool>,
 }
 
@@ -472,10 +473,15 @@ impl<X: Executor> Engine<'_, X> {
         self.sink.device.erases += 1;
         self.sink.job_counts.erases[kind as usize] += 1;
         self.sink.epoch.erases[d] += 1;
-        X::erased(self, op.block)?;
+        X::erased(self, op.block, kind)?;
         self.jobs.collector[d] = NONE;
         self.die_status[d].job = None;
-        self.jobs.wl_check[d] = true;
+        // A wear-leveling erase does not look for the next wear-leveling victim: leveling
+        // moves at most one cold block per erase of another job on the die. Re-armed by its
+        // own erases, it moved cold blocks back to back while a scheme's migrations kept
+        // raising the die's most-erased count, and the host's operations, queued behind those
+        // jobs, waited until the livelock bound ended the run (soak seed 635).
+        self.jobs.wl_check[d] |= kind != JobKind::WearLevel;
         let job = self.jobs.get_mut(id);
         job.block = BlockIdx(NONE);
         self.next_source(id);

@@ -9,6 +9,7 @@ use super::engine::Engine;
 use super::executor::Executor;
 use crate::error::{FtlabError, RunError, Stage};
 use crate::flash::geometry::Geometry;
+use crate::policy::{JobKind, N_JOB_KINDS};
 use crate::sim::time::SimTime;
 
 /// The progress watchdog's event bound (see `watchdog`): events handled while requests are
@@ -23,6 +24,31 @@ const WATCHDOG_EVENTS_FLOOR: u64 = 1 << 22;
 /// is placed for this long while requests are outstanding (a real SSD answers in ms).
 const WATCHDOG_NS: u64 = 600_000_000_000;
 
+/// The livelock error's reason: what the tenants wait for (`what`), the blocks each kind of
+/// job erased meanwhile, and the fix. Names the scheme's migrations when they did most of the
+/// erasing.
+fn livelock_reason(what: &[&str], by_kind: &[u64; N_JOB_KINDS], n_blocks: u32) -> String {
+    let erases: u64 = by_kind.iter().sum();
+    let kinds: Vec<String> = JobKind::ALL
+        .iter()
+        .filter(|&&k| by_kind[k as usize] > 0)
+        .map(|&k| format!("{} {}", k.name(), by_kind[k as usize]))
+        .collect();
+    let migrations = if 2 * by_kind[JobKind::Migrate as usize] > erases {
+        "; most were the scheme's migrations (copies they kept on their own die are the job \
+         counters' fallback_copies): it asks for more moves than the device has room for"
+    } else {
+        ""
+    };
+    format!(
+        "{}, and the jobs erased {erases} blocks ({}; more than the device's {n_blocks}) while no \
+         request progressed, moving valid data in circles{migrations}; raise \
+         device.over_provisioning or lower precondition.fill_fraction",
+        what.join("; "),
+        kinds.join(", "),
+    )
+}
+
 /// What the guards count. Invariant: `events_at <= events_handled`.
 pub(super) struct Progress {
     /// Events the timed loop handled.
@@ -30,6 +56,8 @@ pub(super) struct Progress {
     /// Blocks erased while requests were outstanding, since any tenant last completed one or
     /// placed a host unit (see `livelock_error`).
     pub(super) erases_without_progress: u64,
+    /// `erases_without_progress` by the kind of job that erased, per `JobKind`.
+    erases_without_progress_by_kind: [u64; N_JOB_KINDS],
     /// `events_handled` and the simulated time when a tenant last completed a request or
     /// placed a host unit (the progress watchdog, see `watchdog`).
     pub(super) events_at: u64,
@@ -46,6 +74,7 @@ impl Progress {
         Progress {
             events_handled: 0,
             erases_without_progress: 0,
+            erases_without_progress_by_kind: [0; N_JOB_KINDS],
             events_at: 0,
             at: SimTime::ZERO,
             watchdog_events: WATCHDOG_EVENTS_FLOOR
@@ -94,11 +123,13 @@ impl<X: Executor> Engine<'_, X> {
         })
     }
 
-    /// Requests were outstanding while GC and wear leveling erased more blocks than the device
-    /// has, and no tenant completed one or placed a host unit meanwhile: every block could have
-    /// been reclaimed once, so the jobs only move valid data in circles (a device full of valid
-    /// data under a placement that leaves the writers no room, or their operations queued for
-    /// ever behind urgent jobs on dies they never free). Without this bound such a run never
+    /// Requests were outstanding while jobs (GC, wear leveling, the scheme's migrations) erased
+    /// more blocks than the device has, and no tenant completed one or placed a host unit
+    /// meanwhile: every block could have been reclaimed once, so the jobs only move valid data
+    /// in circles (a device full of valid data under a placement that leaves the writers no
+    /// room, their operations queued for ever behind urgent jobs on dies they never free, or a
+    /// scheme asking for more migrations than the device has room for). The reason counts the
+    /// erases per job kind and names the migrations when they were most. Without this bound such a run never
     /// ends: its jobs keep the event queue alive. The bound is device-wide: one tenant starved
     /// while another progresses is slow, not stuck.
     fn livelock_error(&self) -> FtlabError {
@@ -122,12 +153,9 @@ impl<X: Executor> Engine<'_, X> {
         assert!(!waiting.is_empty(), "livelock with nothing outstanding");
         let (erases, n_blocks) = (self.progress.erases_without_progress, self.ftl.geometry.n_blocks);
         let what: Vec<&str> = waiting.iter().map(|(_, w)| w.as_str()).collect();
-        let reason = format!(
-            "{}, and GC and wear leveling erased {erases} blocks (more than the device's {n_blocks}) while \
-             no request progressed, moving valid data in circles; raise device.over_provisioning or lower \
-             precondition.fill_fraction",
-            what.join("; ")
-        );
+        let by_kind = &self.progress.erases_without_progress_by_kind;
+        assert_eq!(by_kind.iter().sum::<u64>(), erases, "erases by kind add up");
+        let reason = livelock_reason(&what, by_kind, n_blocks);
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
         FtlabError::from(RunError::OutOfSpace {
             file: "scenario".into(),
@@ -144,6 +172,7 @@ impl<X: Executor> Engine<'_, X> {
     #[inline]
     pub(super) fn progressed(&mut self) {
         self.progress.erases_without_progress = 0;
+        self.progress.erases_without_progress_by_kind = [0; N_JOB_KINDS];
         self.progress.events_at = self.progress.events_handled;
         self.progress.at = self.now;
     }
@@ -216,15 +245,42 @@ impl<X: Executor> Engine<'_, X> {
         }))
     }
 
-    /// The livelock bound: an erase while requests are outstanding counts against progress.
-    pub(super) fn count_erase_without_progress(&mut self) -> Result<(), FtlabError> {
+    /// The livelock bound: an erase (by a job of `kind`) while requests are outstanding counts
+    /// against progress.
+    pub(super) fn count_erase_without_progress(&mut self, kind: JobKind) -> Result<(), FtlabError> {
         if self.host.tenants.iter().all(|t| t.outstanding == 0) {
             return Ok(());
         }
         self.progress.erases_without_progress += 1;
+        self.progress.erases_without_progress_by_kind[kind as usize] += 1;
         if self.progress.erases_without_progress > self.ftl.geometry.n_blocks as u64 {
             return Err(self.livelock_error());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reason counts the erases by job kind (kinds that erased nothing left out) and names
+    /// the migrations only when they were more than half.
+    #[test]
+    fn the_livelock_reason_counts_erases_by_job_kind() {
+        let (gc, wl, migrate) =
+            (JobKind::Gc as usize, JobKind::WearLevel as usize, JobKind::Migrate as usize);
+        let mut by_kind = [0; N_JOB_KINDS];
+        (by_kind[wl], by_kind[migrate]) = (64, 193);
+        let r = livelock_reason(&["writes of a wait for free blocks"], &by_kind, 256);
+        assert!(r.starts_with("writes of a wait for free blocks, and the jobs erased 257 blocks"), "{r}");
+        assert!(r.contains("(wear_level 64, migrate 193; more than the device's 256)"), "{r}");
+        assert!(r.contains("circles; most were the scheme's migrations"), "{r}");
+        assert!(!r.contains("gc ") && !r.contains("parity "), "{r}");
+        // Exactly half is not most.
+        (by_kind[gc], by_kind[wl], by_kind[migrate]) = (128, 0, 128);
+        let r = livelock_reason(&["a", "b"], &by_kind, 255);
+        assert!(r.contains("a; b, and the jobs erased 256 blocks (gc 128, migrate 128;"), "{r}");
+        assert!(!r.contains("most were"), "{r}");
     }
 }
