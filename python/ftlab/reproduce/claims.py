@@ -714,6 +714,15 @@ SENSITIVITY_CSV = "sensitivity.csv"
 SENSITIVITY_COLUMNS = ("claim", "text", "kind", "paper_value", "min", "max", "n_cases", "reversed_in")
 
 
+def sensitivity_files(out: Path) -> list[Path]:
+    """The files `write_sensitivity` writes in `out`, for a reproduction's list of outputs.
+
+    >>> [p.as_posix() for p in sensitivity_files(Path("r"))]
+    ['r/sensitivity.json', 'r/sensitivity.csv']
+    """
+    return [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
+
+
 def write_sensitivity(
     out: Path, doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], value_columns: Sequence[str] = ()
 ) -> None:

@@ -54,13 +54,12 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
-    SENSITIVITY_CSV,
-    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     fmt_number,
     health,
     ratio,
+    sensitivity_files,
     sensitivity_summary,
     write_claims_json,
     write_csv,
@@ -131,7 +130,7 @@ def reproduce(
     sens = None
     if sensitivity:
         sens = run_sensitivity(path, out, quick, jobs, progress)
-        files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
+        files += sensitivity_files(out)
     return ReproductionResult(
         name=NAME,
         out=out,

@@ -54,12 +54,11 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
-    SENSITIVITY_CSV,
-    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     health,
     ratio,
+    sensitivity_files,
     sensitivity_summary,
     write_claims_json,
     write_csv,
@@ -151,7 +150,7 @@ def reproduce(
     sens = None
     if sensitivity:
         sens = run_sensitivity(path, out, quick, jobs, bw, analysis, progress)
-        files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
+        files += sensitivity_files(out)
     return ReproductionResult(
         name=NAME,
         out=out,

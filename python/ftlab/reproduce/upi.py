@@ -47,7 +47,6 @@ from ftlab.reproduce.claims import (
     PHASES_FILE,
     REPRODUCED,
     SAME_DIRECTION,
-    SENSITIVITY_CSV,
     SENSITIVITY_FILE,
     VIOLATED,
     WITHIN_NOISE,
@@ -60,6 +59,7 @@ from ftlab.reproduce.claims import (
     phase_table,
     ratio,
     relative_change,
+    sensitivity_files,
     sensitivity_summary,
     write_claims_json,
     write_csv,
@@ -123,7 +123,7 @@ def reproduce(
     sens = None
     if sensitivity:
         sens = run_sensitivity(path, report.resolved_toml, out, quick, progress)
-        files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
+        files += sensitivity_files(out)
     return ReproductionResult(
         name=NAME,
         out=out,

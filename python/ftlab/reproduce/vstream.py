@@ -45,14 +45,13 @@ from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
-    SENSITIVITY_CSV,
-    SENSITIVITY_FILE,
     Claim,
     ReproductionResult,
     fmt_change,
     fmt_number,
     ratio,
     relative_change,
+    sensitivity_files,
     sensitivity_summary,
     write_claims_json,
     write_csv,
@@ -134,7 +133,7 @@ def reproduce(
     sens = None
     if sensitivity:
         sens = run_sensitivity(paths, reports, out, quick, jobs, progress)
-        files += [out / SENSITIVITY_FILE, out / SENSITIVITY_CSV]
+        files += sensitivity_files(out)
     return ReproductionResult(
         name=NAME,
         out=out,
