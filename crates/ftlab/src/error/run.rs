@@ -12,8 +12,9 @@ pub enum RunError {
     /// placed or requests that could not progress, writes waiting for free blocks GC could not
     /// reclaim, or the jobs (GC, wear leveling, the scheme's migrations) erased `erases`
     /// blocks (more than the device's `n_blocks`) while no request progressed, moving valid
-    /// data in circles (`erases` is 0 for the other kinds). `reason` says which, and the fix. Not a `Config` error: the
-    /// scenario passed validation, preconditioning or the run itself found the shortage.
+    /// data in circles (`erases` is 0 for the other kinds). `reason` says which, and the
+    /// fix. Not a `Config` error: the scenario passed validation, preconditioning or the run
+    /// itself found the shortage.
     #[error("{file}: the device ran out of space {}: {reason}", stage.when())]
     OutOfSpace {
         file: String,
