@@ -472,14 +472,7 @@ fn full_precondition_without_overwrites_then_any_mix() {
 /// run as the property test runs it (every read and copy checked, a full sweep at the end).
 #[test]
 fn soak_regressions() {
-    for c in &soak_regressions_cases() {
-        run_case(c, 25_000);
-    }
-}
-
-/// The configurations `soak_regressions` runs, each with the failure it had.
-fn soak_regressions_cases() -> Vec<Case> {
-    vec![
+    let cases = [
         // PROPTEST_RNG_SEED=11 (and 112): test-parity on 2 physical streams at 30%
         // over-provisioning. Its open host, GC and parity blocks (24 of each 64-block die)
         // held all the invalid data, every full block was 100% valid, and static wear leveling
@@ -550,8 +543,30 @@ fn soak_regressions_cases() -> Vec<Case> {
             suspend: false,
             multi_plane: false,
         },
-        // PROPTEST_RNG_SEED=603: `seed_603`.
-        seed_603(),
+        // PROPTEST_RNG_SEED=603: test-migrate at fill 1.0 on the legacy mapper (15% over-
+        // provisioning, multi-plane). Every die was below the low watermark, migrations' copies
+        // fell back onto the dies they left (15,153 of them) and wear leveling ran between them:
+        // of the 257 erases without progress that ended the run, 193 were migrations and 64 wear
+        // leveling; GC ran 7 times in the run, with about 440 dead units per die to reclaim.
+        // Static wear leveling re-armed itself with each of its own erases, moving cold blocks
+        // back to back while the migrations kept raising the dies' most-erased counts; it now
+        // moves at most one block per erase of another job on the die.
+        Case {
+            scheme: "test-migrate",
+            mapper: "legacy",
+            seed: 1_336_282_851,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.0,
+            trim_ratio: 0.0,
+            pattern: "uniform",
+            max_units: 2,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "fifo",
+            suspend: false,
+            multi_plane: true,
+        },
         // PROPTEST_RNG_SEED=635: test-migrate writing sequentially at fill 1.0 under the
         // priority scheduler. Wear leveling started 7,375 jobs (GC 476) and erased 257 blocks
         // in a row while tenant a's 16 requests waited behind its operations (the livelock
@@ -572,33 +587,9 @@ fn soak_regressions_cases() -> Vec<Case> {
             suspend: true,
             multi_plane: true,
         },
-    ]
-}
-
-/// PROPTEST_RNG_SEED=603: test-migrate at fill 1.0 on the legacy mapper (15%
-/// over-provisioning, multi-plane). Every die was below the low watermark, migrations' copies
-/// fell back onto the dies they left (15,153 of them) and wear leveling ran between them: of
-/// the 257 erases without progress that ended the run, 193 were migrations and 64 wear
-/// leveling; GC ran 7 times in the run, with about 440 dead units per die to reclaim. Static
-/// wear leveling re-armed itself with each of its own erases, moving cold blocks back to back
-/// while the migrations kept raising the dies' most-erased counts; it now moves at most one
-/// block per erase of another job on the die.
-fn seed_603() -> Case {
-    Case {
-        scheme: "test-migrate",
-        mapper: "legacy",
-        seed: 1_336_282_851,
-        units_per_page: 1,
-        buffer_pages: 0,
-        read_ratio: 0.0,
-        trim_ratio: 0.0,
-        pattern: "uniform",
-        max_units: 2,
-        policy: "greedy",
-        fill_fraction: 1.0,
-        scheduler: "fifo",
-        suspend: false,
-        multi_plane: true,
+    ];
+    for c in &cases {
+        run_case(c, 25_000);
     }
 }
 

@@ -54,9 +54,7 @@ pub(super) struct Progress {
     /// Events the timed loop handled.
     pub(super) events_handled: u64,
     /// Blocks erased while requests were outstanding, since any tenant last completed one or
-    /// placed a host unit (see `livelock_error`).
-    pub(super) erases_without_progress: u64,
-    /// `erases_without_progress` by the kind of job that erased, per `JobKind`.
+    /// placed a host unit, per `JobKind` of the job that erased (see `livelock_error`).
     erases_without_progress_by_kind: [u64; N_JOB_KINDS],
     /// `events_handled` and the simulated time when a tenant last completed a request or
     /// placed a host unit (the progress watchdog, see `watchdog`).
@@ -70,10 +68,14 @@ pub(super) struct Progress {
 }
 
 impl Progress {
+    /// Blocks erased since the last progress, by any job.
+    pub(super) fn erases_without_progress(&self) -> u64 {
+        self.erases_without_progress_by_kind.iter().sum()
+    }
+
     pub(super) fn new(g: &Geometry) -> Progress {
         Progress {
             events_handled: 0,
-            erases_without_progress: 0,
             erases_without_progress_by_kind: [0; N_JOB_KINDS],
             events_at: 0,
             at: SimTime::ZERO,
@@ -151,11 +153,9 @@ impl<X: Executor> Engine<'_, X> {
             })
             .collect();
         assert!(!waiting.is_empty(), "livelock with nothing outstanding");
-        let (erases, n_blocks) = (self.progress.erases_without_progress, self.ftl.geometry.n_blocks);
+        let (erases, n_blocks) = (self.progress.erases_without_progress(), self.ftl.geometry.n_blocks);
         let what: Vec<&str> = waiting.iter().map(|(_, w)| w.as_str()).collect();
-        let by_kind = &self.progress.erases_without_progress_by_kind;
-        assert_eq!(by_kind.iter().sum::<u64>(), erases, "erases by kind add up");
-        let reason = livelock_reason(&what, by_kind, n_blocks);
+        let reason = livelock_reason(&what, &self.progress.erases_without_progress_by_kind, n_blocks);
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
         FtlabError::from(RunError::OutOfSpace {
             file: "scenario".into(),
@@ -171,7 +171,6 @@ impl<X: Executor> Engine<'_, X> {
     /// progress watchdog start over.
     #[inline]
     pub(super) fn progressed(&mut self) {
-        self.progress.erases_without_progress = 0;
         self.progress.erases_without_progress_by_kind = [0; N_JOB_KINDS];
         self.progress.events_at = self.progress.events_handled;
         self.progress.at = self.now;
@@ -231,7 +230,7 @@ impl<X: Executor> Engine<'_, X> {
             waiting: outstanding.iter().map(|(n, _)| (*n).clone()).collect(),
             events,
             bound: p.watchdog_events,
-            erases: p.erases_without_progress,
+            erases: p.erases_without_progress(),
             reason: format!(
                 "the run made no progress from {:.6} s to {:.6} s: {}, and in {events} events (bound {}) no \
                  request completed and no host unit was placed; GC erased {} blocks meanwhile; raise \
@@ -240,7 +239,7 @@ impl<X: Executor> Engine<'_, X> {
                 self.now.as_secs_f64(),
                 counts.join(", "),
                 p.watchdog_events,
-                p.erases_without_progress,
+                p.erases_without_progress(),
             ),
         }))
     }
@@ -251,9 +250,8 @@ impl<X: Executor> Engine<'_, X> {
         if self.host.tenants.iter().all(|t| t.outstanding == 0) {
             return Ok(());
         }
-        self.progress.erases_without_progress += 1;
         self.progress.erases_without_progress_by_kind[kind as usize] += 1;
-        if self.progress.erases_without_progress > self.ftl.geometry.n_blocks as u64 {
+        if self.progress.erases_without_progress() > self.ftl.geometry.n_blocks as u64 {
             return Err(self.livelock_error());
         }
         Ok(())
