@@ -567,6 +567,29 @@ fn soak_regressions() {
             suspend: false,
             multi_plane: true,
         },
+        // PROPTEST_RNG_SEED=991 (after the wear-leveling fix moved it onto this path):
+        // upi-guarded on streams at fill 0.5, hot/cold writes. Tenant b's set was down to die
+        // 3, where tenant a, its owner before, had left 8 open blocks (its hot and cold host
+        // and GC frontiers on 2 planes) holding 25 valid units: no one wrote them again and GC
+        // takes only full blocks, so b's writes waited for a free block while GC found no
+        // block with invalid data ("the device ran out of space"). UPI now closes a donor's
+        // open blocks on the die it gives away (`Upi::close_left_behind`).
+        Case {
+            scheme: "upi-guarded",
+            mapper: "autostream",
+            seed: 806_694_993,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.052_895_524_739_237_31,
+            trim_ratio: 0.031_373_527_752_934_255,
+            pattern: "hotcold",
+            max_units: 5,
+            policy: "greedy",
+            fill_fraction: 0.5,
+            scheduler: "edf",
+            suspend: false,
+            multi_plane: true,
+        },
         // PROPTEST_RNG_SEED=635: test-migrate writing sequentially at fill 1.0 under the
         // priority scheduler. Wear leveling started 7,375 jobs (GC 476) and erased 257 blocks
         // in a row while tenant a's 16 requests waited behind its operations (the livelock

@@ -136,6 +136,8 @@ pub struct UpiCounters {
     pub refused_starvation: u64,
     /// Epochs without a move because the utilities were within `utility_gap_min`.
     pub refused_gap: u64,
+    /// Open blocks a donor left on a die it gave away, closed (`Command::CloseBlock`).
+    pub(crate) blocks_closed: u64,
 }
 
 pub struct Upi {
@@ -171,6 +173,10 @@ pub struct Upi {
     fill_starved: f64,
     /// Utility of each tenant at the last epoch (NaN before the first).
     utility: Vec<f64>,
+    /// Dies moved since the last epoch's closing, with their donor (`close_left_behind`).
+    moved: Vec<(DieIdx, u16)>,
+    /// Open blocks of a donor on a die it gave away, not yet closable (a program in flight).
+    left_behind: Vec<BlockIdx>,
     pub counters: UpiCounters,
 }
 
@@ -281,6 +287,8 @@ impl Upi {
             fill_guard: (1.0 + 1.0 / (1.0 + ctx.over_provisioning)) / 2.0,
             fill_starved: (3.0 + 1.0 / (1.0 + ctx.over_provisioning)) / 4.0,
             utility: vec![f64::NAN; n_tenants],
+            moved: Vec::new(),
+            left_behind: Vec::new(),
             counters: UpiCounters::default(),
         })
     }
@@ -402,12 +410,46 @@ impl Upi {
         self.transfer(die, donor, receiver);
     }
 
+    /// Close the open blocks a donor left on the dies it gave away (ours, not in the paper,
+    /// which says the old owner's data "relocate to its allocation set over time" through GC):
+    /// no one writes them again, and GC takes only full blocks, so without this their space
+    /// is out of everyone's reach (soak seed 991: 8 of a die's 64 blocks, open frontiers of the
+    /// tenant that had the die, while the new owner's writes waited for a free block). A block
+    /// with a program in flight is closed at a later epoch; one whose die went back to its
+    /// owner is left open.
+    fn close_left_behind(&mut self, ftl: &Ftl, cmds: &mut Vec<Command>) {
+        for (die, donor) in std::mem::take(&mut self.moved) {
+            let blocks = self.geometry.blocks_of_die(die).map(BlockIdx);
+            let open = blocks.filter(|&b| {
+                let i = ftl.blocks().get(b);
+                i.state() == BlockState::Open && i.owner() == donor
+            });
+            self.left_behind.extend(open);
+        }
+        let mut waiting = std::mem::take(&mut self.left_behind);
+        waiting.retain(|&b| {
+            let i = ftl.blocks().get(b);
+            let die = self.geometry.die_of_block(b);
+            if i.state() != BlockState::Open || self.set_of_die[die.0 as usize] == i.owner() {
+                return false;
+            }
+            if !ftl.is_closable(b) {
+                return true;
+            }
+            cmds.push(Command::CloseBlock { block: b });
+            self.counters.blocks_closed += 1;
+            false
+        });
+        self.left_behind = waiting;
+    }
+
     fn transfer(&mut self, die: DieIdx, from: usize, to: usize) {
         let pos = self.sets[from].iter().position(|&d| d == die).expect("die in the donor's set");
         self.sets[from].remove(pos);
         self.sets[to].push(die);
         self.set_of_die[die.0 as usize] = to as u16;
         self.host_next[from] %= self.sets[from].len();
+        self.moved.push((die, from as u16));
         self.counters.transfers += 1;
         assert!(!self.sets[from].is_empty(), "a donor lost its last die");
         assert_eq!(
@@ -635,7 +677,7 @@ impl Scheme for Upi {
         Some(SimTime::from_secs_f64(self.config.epoch_s))
     }
 
-    fn on_epoch(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
+    fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         self.counters.epochs += 1;
         self.observe(view.epoch, view.ftl);
         let model = EpochModel::new(
@@ -647,6 +689,7 @@ impl Scheme for Upi {
             &self.config,
         );
         self.rebalance(&model, view.ftl);
+        self.close_left_behind(view.ftl, cmds);
     }
 
     fn counters(&self, out: &mut Counters) {
@@ -658,6 +701,7 @@ impl Scheme for Upi {
             ("refused_min_set", c.refused_min_set as f64),
             ("refused_space", c.refused_space as f64),
             ("space_transfers", c.space_transfers as f64),
+            ("blocks_closed", c.blocks_closed as f64),
             ("refused_starvation", c.refused_starvation as f64),
             ("refused_gap", c.refused_gap as f64),
         ]);
