@@ -137,7 +137,7 @@ pub struct UpiCounters {
     /// Epochs without a move because the utilities were within `utility_gap_min`.
     pub refused_gap: u64,
     /// Open blocks a donor left on a die it gave away, closed (`Command::CloseBlock`).
-    pub(crate) blocks_closed: u64,
+    pub blocks_closed: u64,
 }
 
 pub struct Upi {
