@@ -215,10 +215,7 @@ impl Ftl {
     }
 
     /// Hand out the next unit of `key`'s frontier on `die` (opening a block if needed),
-    /// stamping the block with `stamp_ns` (see `BlockInfo::last_write_ns`). Inlined: called,
-    /// its result came back through the stack, read in wider loads than its stores, which
-    /// cannot be forwarded (a `perf` profile of random-write: 17% of `complete_op`).
-    #[inline]
+    /// stamping the block with `stamp_ns` (see `BlockInfo::last_write_ns`).
     pub fn allocate(&mut self, key: FrontierKey, die: DieIdx, stamp_ns: i64) -> Result<Placement, NoSpace> {
         let (plane, block) = if self.params.frontier_planes == 1 {
             (0, self.open_block(key, die, 0)?)

@@ -222,20 +222,21 @@ impl<Op: SchedOp> Scheduler<Op> {
     }
 
     /// Queue `op` at `die`. Inlined into the engine's `queue_op`, so that an operation built
-    /// field by field goes to its queue from registers (see `queue_op`). The common case, the
-    /// back of a queue with room, is the only one inlined: with the others (a per-tenant
-    /// queue, an insertion by deadline, a queue to grow) in line as well, `op` was built on
-    /// the stack for their calls and read back for this one in wider loads than its stores,
-    /// which cannot be forwarded (a `perf` profile of random-write: 19% of `complete_op`).
+    /// field by field goes to its queue from registers (see `queue_op`).
     #[inline(always)]
     pub fn push(&mut self, die: DieIdx, op: Op) {
         let qi = self.table.queue_of[op.class() as usize];
-        let queue = &mut self.queues[die.0 as usize * self.table.n_queues as usize + qi as usize];
-        let ordered = !self.table.by_deadline || queue.back().is_none_or(|b| b.deadline() <= op.deadline());
-        if !(self.table.per_tenant && qi == 0) && ordered && queue.len() < queue.capacity() {
-            queue.push_back(op);
+        if self.table.per_tenant && qi == 0 {
+            self.push_tenant(die, op);
         } else {
-            self.push_slow(die, qi, op);
+            let queue = &mut self.queues[die.0 as usize * self.table.n_queues as usize + qi as usize];
+            if self.table.by_deadline && queue.back().is_some_and(|b| b.deadline() > op.deadline()) {
+                // After every operation due no later (arrival order among equal deadlines).
+                let at = queue.partition_point(|o| o.deadline() <= op.deadline());
+                queue.insert(at, op);
+            } else {
+                queue.push_back(op);
+            }
         }
         self.pending += 1;
         assert!(
@@ -244,22 +245,6 @@ impl<Op: SchedOp> Scheduler<Op> {
             self.pending,
             self.pending_max
         );
-    }
-
-    /// `push` but for the back of a queue with room.
-    #[inline(never)]
-    fn push_slow(&mut self, die: DieIdx, qi: u8, op: Op) {
-        if self.table.per_tenant && qi == 0 {
-            return self.push_tenant(die, op);
-        }
-        let queue = &mut self.queues[die.0 as usize * self.table.n_queues as usize + qi as usize];
-        if self.table.by_deadline && queue.back().is_some_and(|b| b.deadline() > op.deadline()) {
-            // After every operation due no later (arrival order among equal deadlines).
-            let at = queue.partition_point(|o| o.deadline() <= op.deadline());
-            queue.insert(at, op);
-        } else {
-            queue.push_back(op);
-        }
     }
 
     // Out of line: the other kinds' push/pop stay as compact as before.
