@@ -56,6 +56,7 @@ from ftlab.reproduce.claims import (
     CLAIMS_FILE,
     Claim,
     ReproductionResult,
+    drop_die_limit,
     fmt_number,
     health,
     ratio,
@@ -640,12 +641,8 @@ def run_health(reports: Mapping[str, Report]) -> dict[str, Any]:
     reported without a limit: the migration busies its dies on purpose; its tenants must still
     be stable."""
     checks = health({"schemes": {name: r.summary["schemes"][SCHEME] for name, r in reports.items()}})
-    swap = checks["schemes"].get("swap")
-    if swap is not None:
-        swap["busiest_die_limit"] = None
-        swap["ok"] = swap["tenants_ok"]
-        swap["reasons"] = [r for r in swap["reasons"] if not r.startswith("busiest die")]
-        checks["ok"] = all(s["ok"] for s in checks["schemes"].values())
+    if "swap" in checks["schemes"]:
+        drop_die_limit(checks, "swap")
     return checks
 
 
