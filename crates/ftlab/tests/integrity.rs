@@ -612,6 +612,61 @@ fn soak_regressions() {
             suspend: true,
             multi_plane: true,
         },
+        // PROPTEST_RNG_SEED=1209, 1313 and 1998, with left-behind blocks closed at once below
+        // the GC low watermark: `upi` at fill 1.0, its dies below the watermark throughout and
+        // moving back and forth at many 2 ms epochs. 1313 closed 765 frontiers and ended with
+        // tenant a's three dies full of valid data ("GC finds no block with invalid data");
+        // 1209 ended at the livelock bound (GC 129, wear leveling 128 erases); 1998 panicked
+        // ("a job's copy found no free block"). A left-behind block now waits
+        // `smoothing_epochs` epochs after the move as well.
+        Case {
+            scheme: "upi",
+            mapper: "autostream",
+            seed: 1_998_020_932,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.129_761_304_033_444_5,
+            trim_ratio: 0.014_411_773_961_232_653,
+            pattern: "hotcold",
+            max_units: 1,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "fair",
+            suspend: true,
+            multi_plane: true,
+        },
+        Case {
+            scheme: "upi",
+            mapper: "legacy",
+            seed: 2_534_243_856,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.089_461_075_257_189_92,
+            trim_ratio: 0.087_446_890_163_473_87,
+            pattern: "sequential",
+            max_units: 3,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "fair",
+            suspend: true,
+            multi_plane: false,
+        },
+        Case {
+            scheme: "upi",
+            mapper: "direct",
+            seed: 3_976_326_584,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.120_493_732_725_022_06,
+            trim_ratio: 0.067_835_614_687_968_6,
+            pattern: "sequential",
+            max_units: 1,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "fifo",
+            suspend: false,
+            multi_plane: true,
+        },
         // PROPTEST_RNG_SEED=635: test-migrate writing sequentially at fill 1.0 under the
         // priority scheduler. Wear leveling started 7,375 jobs (GC 476) and erased 257 blocks
         // in a row while tenant a's 16 requests waited behind its operations (the livelock

@@ -175,8 +175,9 @@ pub struct Upi {
     utility: Vec<f64>,
     /// Dies moved since the last epoch's closing, with their donor (`close_left_behind`).
     moved: Vec<(DieIdx, u16)>,
-    /// Open blocks of a donor on a die it gave away, not closed yet (`close_left_behind`).
-    left_behind: Vec<BlockIdx>,
+    /// Open blocks of a donor on a die it gave away, not closed yet, with the epoch the move
+    /// was seen at (`close_left_behind`).
+    left_behind: Vec<(BlockIdx, u64)>,
     /// `ftl.gc_low_watermark_blocks`: a left-behind block is closed once its die is below it.
     low_watermark_blocks: u32,
     pub counters: UpiCounters,
@@ -413,34 +414,48 @@ impl Upi {
         self.transfer(die, donor, receiver);
     }
 
-    /// Close the open blocks a donor left on the dies it gave away, once such a die is short
-    /// of free blocks (ours, not in the paper, which says the old owner's data "relocate to
-    /// its allocation set over time" through GC): no one writes them again, and GC takes only
-    /// full blocks, so without this their space is out of everyone's reach (soak seed 991: 8
-    /// of a die's 64 blocks, open frontiers of the tenant that had the die, while the new
-    /// owner's writes waited for a free block). Closing wastes a block's unwritten pages until
-    /// GC erases it, so it waits until the die is below the GC low watermark, where GC needs
-    /// the space: closed at every move, dies that changed hands every few 2 ms epochs burned
-    /// their free blocks on closed, nearly empty frontiers (soak seed 76, `upi`: 1,434 moves
-    /// and 1,254 blocks closed in 10.5 s). A block with a program in flight is closed at a
-    /// later epoch; one whose die went back to its owner is left open.
+    /// Close the open blocks a donor left on the dies it gave away, once such a die has stayed
+    /// away from the donor for `smoothing_epochs` epochs and is short of free blocks (ours, not
+    /// in the paper, which says the old owner's data "relocate to its allocation set over
+    /// time" through GC): no one writes them again, and GC takes only full blocks, so without
+    /// this their space is out of everyone's reach (soak seed 991: 8 of a die's 64 blocks, open
+    /// frontiers of the tenant that had the die, while the new owner's writes waited for a
+    /// free block). Closing gives up a block's unwritten pages until GC erases it, so it waits:
+    /// - until the die is below the GC low watermark, where GC needs the space;
+    /// - until the move has lasted `smoothing_epochs` epochs, the time constant over which UPI
+    ///   takes its observations as noise: a die that comes back to its donor before then
+    ///   (paper-literal `upi` moves one back and forth at every epoch when two utilities
+    ///   cross) finds its frontiers still open.
+    ///
+    /// Closed at every move, dies that changed hands every few 2 ms epochs burned their free
+    /// blocks on closed, nearly empty frontiers (soak seed 76, `upi`: 1,434 moves and 1,254
+    /// blocks closed in 10.5 s); closed below the watermark but at once, seeds 1209, 1313 and
+    /// 1998 (`upi` at fill 1.0, below the watermark throughout) did the same. A block with a
+    /// program in flight is closed at a later epoch.
     fn close_left_behind(&mut self, ftl: &Ftl, cmds: &mut Vec<Command>) {
+        let epoch = self.counters.epochs;
         for (die, donor) in std::mem::take(&mut self.moved) {
             let blocks = self.geometry.blocks_of_die(die).map(BlockIdx);
-            let open = blocks.filter(|&b| {
-                let i = ftl.blocks().get(b);
-                i.state() == BlockState::Open && i.owner() == donor && !self.left_behind.contains(&b)
-            });
-            self.left_behind.extend(open.collect::<Vec<_>>());
+            let open: Vec<(BlockIdx, u64)> = blocks
+                .filter(|&b| {
+                    let i = ftl.blocks().get(b);
+                    i.state() == BlockState::Open && i.owner() == donor
+                })
+                .filter(|&b| self.left_behind.iter().all(|&(x, _)| x != b))
+                .map(|b| (b, epoch))
+                .collect();
+            self.left_behind.extend(open);
         }
+        let wait_epochs = self.config.smoothing_epochs.ceil() as u64;
         let mut waiting = std::mem::take(&mut self.left_behind);
-        waiting.retain(|&b| {
+        waiting.retain(|&(b, noted)| {
             let i = ftl.blocks().get(b);
             let die = self.geometry.die_of_block(b);
             if i.state() != BlockState::Open || self.set_of_die[die.0 as usize] == i.owner() {
                 return false;
             }
-            if ftl.blocks().free_count(die) >= self.low_watermark_blocks || !ftl.is_closable(b) {
+            let short = ftl.blocks().free_count(die) < self.low_watermark_blocks;
+            if epoch - noted < wait_epochs || !short || !ftl.is_closable(b) {
                 return true;
             }
             cmds.push(Command::CloseBlock { block: b });
