@@ -667,6 +667,43 @@ fn soak_regressions() {
             suspend: false,
             multi_plane: true,
         },
+        // PROPTEST_RNG_SEED=1723 and 1927: test-migrate at fill 1.0 on the legacy mapper (15%
+        // over-provisioning). It started a migration every 10 ms whatever room the dies had;
+        // every copy fell back onto the die it left (720,763 in 1723, against 408 GC jobs) and
+        // the livelock bound ended the run. It now skips an epoch when no other die has a free
+        // block above the host reserve (tests/policies). Both failed at aa49004 as well.
+        Case {
+            scheme: "test-migrate",
+            mapper: "legacy",
+            seed: 345_971_224,
+            units_per_page: 1,
+            buffer_pages: 8,
+            read_ratio: 0.087_241_865_785_352_92,
+            trim_ratio: 0.006_119_528_313_954_565,
+            pattern: "zipf",
+            max_units: 3,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "edf",
+            suspend: false,
+            multi_plane: false,
+        },
+        Case {
+            scheme: "test-migrate",
+            mapper: "legacy",
+            seed: 3_471_649_170,
+            units_per_page: 1,
+            buffer_pages: 0,
+            read_ratio: 0.0,
+            trim_ratio: 0.049_150_458_128_432,
+            pattern: "zipf",
+            max_units: 3,
+            policy: "greedy",
+            fill_fraction: 1.0,
+            scheduler: "edf",
+            suspend: true,
+            multi_plane: true,
+        },
         // PROPTEST_RNG_SEED=635: test-migrate writing sequentially at fill 1.0 under the
         // priority scheduler. Wear leveling started 7,375 jobs (GC 476) and erased 257 blocks
         // in a row while tenant a's 16 requests waited behind its operations (the livelock
