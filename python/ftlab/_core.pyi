@@ -95,7 +95,7 @@ class OutOfSpaceError(RunError):
 class NoProgressError(RunError):
     """The progress watchdog of scenario `file`'s run fired: from simulated time `from_s` to
     `at_s` the `waiting` tenants had requests outstanding and in `events` events (the bound,
-    `bound`) none completed and no host unit was placed, while GC erased `erases` blocks. Not
+    `bound`) none completed and no host unit was placed, while the jobs erased `erases` blocks. Not
     a ConfigError (the scenario passed validation), nor an OutOfSpaceError (the device need
     not be full)."""
 

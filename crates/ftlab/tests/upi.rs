@@ -8,7 +8,7 @@ mod common;
 
 use ftlab::internals::api::{build_simulation, precondition};
 use ftlab::internals::flash::geometry::{BlockIdx, DieIdx};
-use ftlab::internals::ftl::blocks::{BlockState, WriteClass};
+use ftlab::internals::ftl::blocks::WriteClass;
 use ftlab::internals::ftl::gc::VictimPolicy;
 use ftlab::internals::ftl::{FrontierKey, Ftl, FtlParams};
 use ftlab::internals::policy::EpochStats;
@@ -213,7 +213,6 @@ struct LeftBehind {
     ftl: Ftl,
     open: BlockIdx,
     low: u32,
-    g: ftlab::internals::flash::geometry::Geometry,
 }
 
 impl LeftBehind {
@@ -235,7 +234,7 @@ impl LeftBehind {
         let (open, page) = p.page_full.expect("one unit per page");
         ftl.programmed(open, page);
         assert!(ftl.is_closable(open));
-        let mut c = LeftBehind { upi: build_upi(&s), ftl, open, low: s.ftl.gc_low_watermark_blocks, g };
+        let mut c = LeftBehind { upi: build_upi(&s), ftl, open, low: s.ftl.gc_low_watermark_blocks };
         let st = stats([[100, 0, 50, 0], [0, 12_000, 0, 12_000]], [200, 0], [0, 0]);
         let cmds = c.epoch(1.0, &st);
         assert_eq!(c.upi.set(1), &[DieIdx(1), DieIdx(3), DieIdx(2)]);
@@ -255,8 +254,7 @@ impl LeftBehind {
     }
 
     fn free_on_2(&self) -> u32 {
-        let blocks = self.g.blocks_of_die(DieIdx(2));
-        blocks.filter(|&b| self.ftl.blocks().get(BlockIdx(b)).state() == BlockState::Free).count() as u32
+        self.ftl.blocks().free_count(DieIdx(2))
     }
 
     /// b's host frontier takes die 2 down to `free` free blocks.

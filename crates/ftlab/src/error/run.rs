@@ -26,8 +26,8 @@ pub enum RunError {
     },
     /// The progress watchdog of the timed run of scenario `file` fired: from `from_ns` to
     /// `at_ns` (simulated) requests of the `waiting` tenants were outstanding and in `events`
-    /// events (its bound, `bound`) no request completed and no host unit was placed, while GC
-    /// erased `erases` blocks. `reason` gives the counts and the fix. Neither a `Config` error
+    /// events (its bound, `bound`) no request completed and no host unit was placed, while the
+    /// jobs erased `erases` blocks. `reason` gives the counts and the fix. Neither a `Config` error
     /// (the scenario passed validation) nor `OutOfSpace` (the device need not be full).
     #[error("{file}: {reason}")]
     NoProgress {

@@ -308,7 +308,8 @@ impl Blocks {
         &mut self.info[block.0 as usize]
     }
 
-    pub(crate) fn free_count(&self, die: DieIdx) -> u32 {
+    /// Free blocks of `die`.
+    pub fn free_count(&self, die: DieIdx) -> u32 {
         self.free_per_die[die.0 as usize]
     }
 

@@ -173,8 +173,6 @@ pub struct Upi {
     fill_starved: f64,
     /// Utility of each tenant at the last epoch (NaN before the first).
     utility: Vec<f64>,
-    /// Dies moved since the last epoch's closing, with their donor (`close_left_behind`).
-    moved: Vec<(DieIdx, u16)>,
     /// Open blocks of a donor on a die it gave away, not closed yet, with the epoch the move
     /// was seen at (`close_left_behind`).
     left_behind: Vec<(BlockIdx, u64)>,
@@ -290,7 +288,6 @@ impl Upi {
             fill_guard: (1.0 + 1.0 / (1.0 + ctx.over_provisioning)) / 2.0,
             fill_starved: (3.0 + 1.0 / (1.0 + ctx.over_provisioning)) / 4.0,
             utility: vec![f64::NAN; n_tenants],
-            moved: Vec::new(),
             left_behind: Vec::new(),
             low_watermark_blocks: ctx.low_watermark_blocks,
             counters: UpiCounters::default(),
@@ -356,7 +353,7 @@ impl Upi {
                 .filter(|&d| self.own_density(donor, ftl, Some(d)) <= self.fill_guard)
                 .min_by(|a, b| least_read(model, *a, *b));
             if let Some(die) = die {
-                self.transfer(die, donor, starved);
+                self.transfer(die, donor, starved, ftl);
                 self.counters.space_transfers += 1;
                 return true;
             }
@@ -411,7 +408,7 @@ impl Upi {
             self.counters.refused_space += 1;
             return;
         }
-        self.transfer(die, donor, receiver);
+        self.transfer(die, donor, receiver, ftl);
     }
 
     /// Close the open blocks a donor left on the dies it gave away, once such a die has stayed
@@ -434,18 +431,6 @@ impl Upi {
     /// program in flight is closed at a later epoch.
     fn close_left_behind(&mut self, ftl: &Ftl, cmds: &mut Vec<Command>) {
         let epoch = self.counters.epochs;
-        for (die, donor) in std::mem::take(&mut self.moved) {
-            let blocks = self.geometry.blocks_of_die(die).map(BlockIdx);
-            let open: Vec<(BlockIdx, u64)> = blocks
-                .filter(|&b| {
-                    let i = ftl.blocks().get(b);
-                    i.state() == BlockState::Open && i.owner() == donor
-                })
-                .filter(|&b| self.left_behind.iter().all(|&(x, _)| x != b))
-                .map(|b| (b, epoch))
-                .collect();
-            self.left_behind.extend(open);
-        }
         let wait_epochs = self.config.smoothing_epochs.ceil() as u64;
         let mut waiting = std::mem::take(&mut self.left_behind);
         waiting.retain(|&(b, noted)| {
@@ -465,13 +450,26 @@ impl Upi {
         self.left_behind = waiting;
     }
 
-    fn transfer(&mut self, die: DieIdx, from: usize, to: usize) {
+    /// Note `donor`'s blocks still open on `die`, which it has just given away, unless noted
+    /// already (`close_left_behind`).
+    fn note_left_behind(&mut self, die: DieIdx, donor: u16, ftl: &Ftl) {
+        let epoch = self.counters.epochs;
+        for b in self.geometry.blocks_of_die(die).map(BlockIdx) {
+            let i = ftl.blocks().get(b);
+            let open = i.state() == BlockState::Open && i.owner() == donor;
+            if open && self.left_behind.iter().all(|&(x, _)| x != b) {
+                self.left_behind.push((b, epoch));
+            }
+        }
+    }
+
+    fn transfer(&mut self, die: DieIdx, from: usize, to: usize, ftl: &Ftl) {
         let pos = self.sets[from].iter().position(|&d| d == die).expect("die in the donor's set");
         self.sets[from].remove(pos);
         self.sets[to].push(die);
         self.set_of_die[die.0 as usize] = to as u16;
         self.host_next[from] %= self.sets[from].len();
-        self.moved.push((die, from as u16));
+        self.note_left_behind(die, from as u16, ftl);
         self.counters.transfers += 1;
         assert!(!self.sets[from].is_empty(), "a donor lost its last die");
         assert_eq!(

@@ -24,31 +24,6 @@ const WATCHDOG_EVENTS_FLOOR: u64 = 1 << 22;
 /// is placed for this long while requests are outstanding (a real SSD answers in ms).
 const WATCHDOG_NS: u64 = 600_000_000_000;
 
-/// The livelock error's reason: what the tenants wait for (`what`), the blocks each kind of
-/// job erased meanwhile, and the fix. Names the scheme's migrations when they did most of the
-/// erasing.
-fn livelock_reason(what: &[&str], by_kind: &[u64; N_JOB_KINDS], n_blocks: u32) -> String {
-    let erases: u64 = by_kind.iter().sum();
-    let kinds: Vec<String> = JobKind::ALL
-        .iter()
-        .filter(|&&k| by_kind[k as usize] > 0)
-        .map(|&k| format!("{} {}", k.name(), by_kind[k as usize]))
-        .collect();
-    let migrations = if 2 * by_kind[JobKind::Migrate as usize] > erases {
-        "; most were the scheme's migrations (copies they kept on their own die are the job \
-         counters' fallback_copies): it asks for more moves than the device has room for"
-    } else {
-        ""
-    };
-    format!(
-        "{}, and the jobs erased {erases} blocks ({}; more than the device's {n_blocks}) while no \
-         request progressed, moving valid data in circles{migrations}; raise \
-         device.over_provisioning or lower precondition.fill_fraction",
-        what.join("; "),
-        kinds.join(", "),
-    )
-}
-
 /// What the guards count. Invariant: `events_at <= events_handled`.
 pub(super) struct Progress {
     /// Events the timed loop handled.
@@ -131,9 +106,9 @@ impl<X: Executor> Engine<'_, X> {
     /// in circles (a device full of valid data under a placement that leaves the writers no
     /// room, their operations queued for ever behind urgent jobs on dies they never free, or a
     /// scheme asking for more migrations than the device has room for). The reason counts the
-    /// erases per job kind and names the migrations when they were most. Without this bound such a run never
-    /// ends: its jobs keep the event queue alive. The bound is device-wide: one tenant starved
-    /// while another progresses is slow, not stuck.
+    /// erases per job kind and names the migrations when they were most. Without this bound
+    /// such a run never ends: its jobs keep the event queue alive. The bound is device-wide:
+    /// one tenant starved while another progresses is slow, not stuck.
     fn livelock_error(&self) -> FtlabError {
         let waiting: Vec<(&String, String)> = self
             .host
@@ -233,7 +208,7 @@ impl<X: Executor> Engine<'_, X> {
             erases: p.erases_without_progress(),
             reason: format!(
                 "the run made no progress from {:.6} s to {:.6} s: {}, and in {events} events (bound {}) no \
-                 request completed and no host unit was placed; GC erased {} blocks meanwhile; raise \
+                 request completed and no host unit was placed; the jobs erased {} blocks meanwhile; raise \
                  device.over_provisioning or lower precondition.fill_fraction",
                 p.at.as_secs_f64(),
                 self.now.as_secs_f64(),
@@ -256,6 +231,31 @@ impl<X: Executor> Engine<'_, X> {
         }
         Ok(())
     }
+}
+
+/// The livelock error's reason: what the tenants wait for (`what`), the blocks each kind of
+/// job erased meanwhile, and the fix. Names the scheme's migrations when they did most of the
+/// erasing.
+fn livelock_reason(what: &[&str], by_kind: &[u64; N_JOB_KINDS], n_blocks: u32) -> String {
+    let erases: u64 = by_kind.iter().sum();
+    let kinds: Vec<String> = JobKind::ALL
+        .iter()
+        .filter(|&&k| by_kind[k as usize] > 0)
+        .map(|&k| format!("{} {}", k.name(), by_kind[k as usize]))
+        .collect();
+    let migrations = if 2 * by_kind[JobKind::Migrate as usize] > erases {
+        "; most were the scheme's migrations (copies they kept on their own die are the job \
+         counters' fallback_copies): it asks for more moves than the device has room for"
+    } else {
+        ""
+    };
+    format!(
+        "{}, and the jobs erased {erases} blocks ({}; more than the device's {n_blocks}) while no \
+         request progressed, moving valid data in circles{migrations}; raise \
+         device.over_provisioning or lower precondition.fill_fraction",
+        what.join("; "),
+        kinds.join(", "),
+    )
 }
 
 #[cfg(test)]

@@ -105,11 +105,7 @@ impl Scheme for Migrator {
             .collect();
         let dies: Vec<DieIdx> = (0..self.n_dies).map(DieIdx).filter(|&d| d != die).collect();
         let reserve = view.ftl.params.host_reserve_blocks;
-        let free = |d: DieIdx| {
-            let blocks = g.blocks_of_die(d).map(BlockIdx);
-            blocks.filter(|&b| view.ftl.blocks().get(b).state() == BlockState::Free).count() as u32
-        };
-        if dies.iter().all(|&d| free(d) <= reserve) {
+        if dies.iter().all(|&d| view.ftl.blocks().free_count(d) <= reserve) {
             return;
         }
         cmds.push(Command::Migrate(Migration {
