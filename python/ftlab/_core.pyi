@@ -82,7 +82,8 @@ class OutOfSpaceError(RunError):
     """The device of scenario `file` ran out of space. `stage` is "precondition" (a tenant's
     data found no room while filling or warming the device; `at_s` is None) or "run" (at
     simulated time `at_s` the `waiting` tenants' writes waited for free blocks GC could not
-    reclaim, or GC and wear leveling erased `erases` blocks, more than the device's
+    reclaim, a job's copy of a `waiting` tenant's data found no free block on the die it
+    goes to, or GC and wear leveling erased `erases` blocks, more than the device's
     `n_blocks`, while no request progressed; `erases` is 0 for the other kinds). Not a
     ConfigError: the scenario passed validation."""
 

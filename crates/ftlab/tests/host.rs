@@ -1,12 +1,17 @@
 //! Host behaviour: timed and closed-loop replay, queue depth, time scaling, address mapping,
-//! the write buffer and requests served without flash. Expected latencies are computed from
-//! the `tiny` preset's datasheet numbers (read 25 us, program 200 us, 333 MT/s x 8 bit bus)
-//! and the scenario's `dram_latency_us` (1 us by default), not copied from a run.
+//! the write buffer and requests served without flash; the out-of-space errors (a device full
+//! of valid data, a GC copy with no free block where a scheme sends it). Expected latencies
+//! are computed from the `tiny` preset's datasheet numbers (read 25 us, program 200 us,
+//! 333 MT/s x 8 bit bus) and the scenario's `dram_latency_us` (1 us by default), not copied
+//! from a run.
 
 mod common;
 
 use common::{metric, run, run_raw, temp_file, tiny};
 use ftlab::error::{RunError, TraceError, TraceErrorKind};
+use ftlab::internals::flash::geometry::DieIdx;
+use ftlab::internals::policy::DeviceView;
+use ftlab::internals::scheme::{RoundRobin, Scheme};
 use ftlab::{FtlabError, Stage};
 
 const T_READ_NS: f64 = 25_000.0;
@@ -330,4 +335,86 @@ fn a_multi_part_tenant_runs_every_part_deterministically() {
     assert_eq!(metric(&s, "unified", "b", "write", "count"), 100.0);
     let c = run_raw(&text, &["seed=8"]).expect("runs");
     assert_ne!(a.summary_json, c.summary_json);
+}
+
+/// A test-only scheme that stripes host pages over every die and sends every GC copy from a
+/// victim on another die to die 0. GC's reserve covers a victim's copies onto its own die only,
+/// so die 0 runs out of free blocks under a steady writer: the run must end with the
+/// out-of-space error, not a panic, and lose no data.
+struct Funnel {
+    cursor: RoundRobin,
+}
+
+impl Scheme for Funnel {
+    fn name(&self) -> &'static str {
+        "test-funnel"
+    }
+    fn host_write_die(&mut self, _tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
+        self.cursor.next_die()
+    }
+    fn gc_write_die(&mut self, _owner: u16, _victim_die: DieIdx, _v: &DeviceView) -> DieIdx {
+        DieIdx(0)
+    }
+    fn gc_block_die(&self, _owner: u16, _victim_die: DieIdx) -> Option<DieIdx> {
+        Some(DieIdx(0))
+    }
+    fn resolved_config(&self) -> toml::Table {
+        toml::Table::new()
+    }
+}
+
+/// Runs `Funnel` on the `tiny` device (one writer, uniform, `precondition` keys as given) and
+/// returns the run's error, after checking that every unit still reads back (the oracle).
+fn funnel_error(precondition_keys: &str) -> FtlabError {
+    use ftlab::internals::api::{build_simulation_with, precondition};
+    let text = tiny(
+        &["unified"],
+        &format!("[precondition]\nmode = \"fill\"\n{precondition_keys}\n"),
+        "[[tenants]]\nname = \"web\"\nnamespace_fraction = 1.0\n[tenants.synthetic]\nread_ratio = 0.0\n\
+         arrival = \"closed\"\nrequests = 200000\n",
+    );
+    let s = ftlab::internals::scenario::load(&text, "test.toml", &[], None).expect("valid");
+    let g = s.geometry();
+    let funnel = Box::new(Funnel { cursor: RoundRobin::new(g.dies_channel_first()) });
+    let mut sim = build_simulation_with(&s, funnel, std::path::Path::new("."), "test.toml").expect("builds");
+    let e = match precondition(&s, &mut sim, "test.toml") {
+        Err(e) => e,
+        Ok(_) => sim.run(&mut |_| {}).expect_err("die 0 cannot take every die's copies"),
+    };
+    // The copy that found no room left its unit where it was: nothing is lost.
+    assert!(sim.check_integrity() > 0);
+    e
+}
+
+#[test]
+fn a_gc_copy_with_no_free_block_where_the_scheme_sends_it_ends_the_run_with_out_of_space() {
+    // Half full, no overwrites: preconditioning needs no GC, the timed run finds the shortage.
+    let during_run = funnel_error("fill_fraction = 0.5\noverwrite_passes = 0.0");
+    // Full, with a pass of overwrites: preconditioning's own GC finds it.
+    let preconditioning = funnel_error("fill_fraction = 1.0\noverwrite_passes = 1.0");
+    for (e, when) in [(&during_run, "at "), (&preconditioning, "while preconditioning")] {
+        let FtlabError::Run(RunError::OutOfSpace { file, waiting, erases, reason, .. }) = e else {
+            panic!("expected the out-of-space error, got {e:?}")
+        };
+        assert_eq!((waiting.as_slice(), *erases), (&["web".to_string()][..], 0));
+        // Die 0 is out of blocks: a copy from another die (1-3) sent there, or die 0's own GC
+        // after such copies took its reserve.
+        let from_other_die = (1..4).any(|d| reason.contains(&format!("copy of its data from die {d} found")))
+            && reason.contains("no free block on die 0, where the scheme sends it");
+        let own = reason.contains("from die 0 found no free block on that die: jobs' copies had used up");
+        assert!(from_other_die || own, "{reason}");
+        assert!(reason.starts_with("tenant \"web\": a gc copy"), "{reason}");
+        assert!(
+            reason.ends_with("raise device.over_provisioning or lower precondition.fill_fraction"),
+            "{reason}"
+        );
+        // (`Simulation::run` is below the edge that names the scenario's file.)
+        let head = format!("{file}: the device ran out of space {when}");
+        assert!(e.to_string().starts_with(&head), "{e}");
+        assert_eq!(e.kind(), "OutOfSpaceError");
+    }
+    let FtlabError::Run(RunError::OutOfSpace { stage, .. }) = during_run else { unreachable!() };
+    assert!(matches!(stage, Stage::Run { at_ns } if at_ns > 0), "{stage:?}");
+    let FtlabError::Run(RunError::OutOfSpace { stage, file, .. }) = preconditioning else { unreachable!() };
+    assert_eq!((stage, file.as_str()), (Stage::Precondition, "test.toml"));
 }

@@ -20,6 +20,9 @@ pub struct CopyRun {
     pub pages_read: u32,
     /// Destination pages filled, each programmed as it filled.
     pub pages_programmed: u32,
+    /// The run stopped early: `die` had no free block for the next copy. The units copied
+    /// before it are settled; the rest of the victim is still valid where it was.
+    pub no_room: bool,
 }
 
 impl Ftl {
@@ -27,8 +30,8 @@ impl Ftl {
     /// frontier (class `Gc`) on `die`, each stamped `stamp_ns`; each destination page is
     /// programmed (`programmed`) as it fills. The L2P entries of the units `prefetch_units`
     /// ahead are prefetched as it goes. `None`, having done nothing, for frontiers striped over
-    /// planes (`allocate`'s plane cursor: copy unit by unit). Panics as a job's copy does if
-    /// `die` has no free block for a copy.
+    /// planes (`allocate`'s plane cursor: copy unit by unit). Where `die` has no free block for
+    /// a copy, it stops there (`CopyRun::no_room`), with what it copied settled.
     pub fn copy_block_at_once(
         &mut self,
         victim: BlockIdx,
@@ -55,7 +58,7 @@ impl Ftl {
         let mut run = CopyRun::default();
         // The destination block being written (`NONE`: the frontier's, opened if need be).
         let mut dst = NONE;
-        for p in from_page..g.pages_per_block {
+        'pages: for p in from_page..g.pages_per_block {
             let from = first + p * g.units_per_page;
             let mut read = false;
             for src in from..from + g.units_per_page {
@@ -71,15 +74,13 @@ impl Ftl {
                 }
                 read = true;
                 if dst == NONE {
-                    dst = self
-                        .open_block(key, die, 0)
-                        .unwrap_or_else(|_| {
-                            panic!(
-                                "a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)",
-                                die.0
-                            )
-                        })
-                        .0;
+                    let Ok(block) = self.open_block(key, die, 0) else {
+                        // This page was read (it holds a valid unit); the loop's count is skipped.
+                        run.no_room = true;
+                        run.pages_read += 1;
+                        break 'pages;
+                    };
+                    dst = block.0;
                 }
                 if self.copy_unit_at_once(key, die, BlockIdx(dst), lpn, Ppa(src), stamp_ns, &mut run) {
                     dst = NONE;

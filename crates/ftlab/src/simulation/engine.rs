@@ -238,10 +238,7 @@ impl<X: Executor> Engine<'_, X> {
     pub(super) fn complete_op(&mut self, op: FlashOp) -> Result<(), FtlabError> {
         match (op.kind, op.owner()) {
             (OpKind::Read, Owner::Request(_)) => self.host_read_done(op),
-            (OpKind::Read, Owner::Job(id)) => {
-                self.job_read_done(id, op);
-                Ok(())
-            }
+            (OpKind::Read, Owner::Job(id)) => self.job_read_done(id, op),
             (OpKind::Program, _) => self.program_done(op),
             (OpKind::Erase, Owner::Job(id)) => self.job_erase_done(id, op),
             (kind, owner) => panic!("a {kind:?} owned by {owner:?}"),

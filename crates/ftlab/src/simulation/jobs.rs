@@ -15,6 +15,7 @@
 use super::engine::Engine;
 use super::executor::{Executor, Instant, Timed, PREFETCH_AHEAD_UNITS};
 use super::{FlashOp, OpKind, Owner};
+use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::Ftl;
@@ -37,6 +38,19 @@ struct CopyOf {
     /// The policies' answers for the whole source block (`Job::block_die`, `block_stream`).
     block_die: Option<DieIdx>,
     block_stream: Option<u8>,
+}
+
+/// A job's copy that found no free block on its destination die (a scheme that sends copies
+/// off their die, which GC's reserve does not cover). Every job stops where it is, the copy's
+/// unit still valid in its source, and the run ends with `RunError::OutOfSpace`
+/// (`Engine::no_copy_room_reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct NoCopyRoom {
+    pub(super) kind: JobKind,
+    /// The tenant whose data was being copied.
+    pub(super) owner: u16,
+    pub(super) victim_die: DieIdx,
+    pub(super) die: DieIdx,
 }
 
 /// One background job.
@@ -124,6 +138,8 @@ pub(super) struct JobTable {
     /// Per die: look for a static wear-leveling victim at its next chance (set by the erases
     /// of jobs other than wear leveling: at most one leveling move per such erase).
     wl_check: Vec<bool>,
+    /// Set by the first copy that found no room: no job moves after it (`job_pump`).
+    pub(super) no_room: Option<NoCopyRoom>,
 }
 
 impl JobTable {
@@ -140,6 +156,7 @@ impl JobTable {
             parity_retrying: false,
             parity_pending_max: usize::MAX,
             wl_check: vec![false; n_dies],
+            no_room: None,
         }
     }
 
@@ -284,6 +301,11 @@ impl<X: Executor> Engine<'_, X> {
     pub(super) fn job_pump(&mut self, id: u32) {
         let g = self.ftl.geometry;
         loop {
+            if self.jobs.no_room.is_some() {
+                // The run is ending (`NoCopyRoom`; the instant executor's copies of the last
+                // read may have found it): the source keeps what was not copied.
+                return;
+            }
             let job = self.jobs.get(id);
             if job.erasing || job.block.0 == NONE {
                 return;
@@ -357,16 +379,22 @@ impl<X: Executor> Engine<'_, X> {
         }
     }
 
-    /// A job's page read completed: copy the page's still-valid units, then go on.
-    pub(super) fn job_read_done(&mut self, id: u32, op: FlashOp) {
+    /// A job's page read completed: copy the page's still-valid units, then go on; an error if
+    /// a copy found no room (`NoCopyRoom`).
+    pub(super) fn job_read_done(&mut self, id: u32, op: FlashOp) -> Result<(), FtlabError> {
         self.copy_page(id, op.block, op.page);
+        if let Some(n) = self.jobs.no_room {
+            return Err(self.no_copy_room_error(n));
+        }
         let job = self.jobs.get_mut(id);
         assert!(job.reads_in_flight > 0, "a job read completed with none in flight");
         job.reads_in_flight -= 1;
         self.job_pump(id);
+        Ok(())
     }
 
-    /// Copy the still-valid units of `page` of `block` (just read by job `id`).
+    /// Copy the still-valid units of `page` of `block` (just read by job `id`); it stops at a
+    /// copy that finds no room (`JobTable::no_room`).
     pub(super) fn copy_page(&mut self, id: u32, block: BlockIdx, page: u32) {
         let g = self.ftl.geometry;
         let (owner, stream) = {
@@ -391,14 +419,15 @@ impl<X: Executor> Engine<'_, X> {
         for slot in 0..g.units_per_page {
             let src = Ppa(first.0 + slot);
             let lpn = self.ftl.p2l(src);
-            if lpn != NONE {
-                self.copy_unit(&copy, lpn, src);
+            if lpn != NONE && !self.copy_unit(&copy, lpn, src) {
+                return;
             }
         }
     }
 
-    /// Copy `lpn` of `c.owner` from `src` where job `c.id`'s destination rule says.
-    fn copy_unit(&mut self, c: &CopyOf, lpn: u32, src: Ppa) {
+    /// Copy `lpn` of `c.owner` from `src` where job `c.id`'s destination rule says; false,
+    /// having copied nothing and noted it (`JobTable::no_room`), if that die has no free block.
+    fn copy_unit(&mut self, c: &CopyOf, lpn: u32, src: Ppa) -> bool {
         let (id, owner, class, deadline) = (c.id, c.owner, c.class, c.deadline);
         let stream = match c.block_stream {
             Some(s) => s,
@@ -416,9 +445,11 @@ impl<X: Executor> Engine<'_, X> {
             None => self.copy_die(id, owner),
         };
         let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
-        let placed = self.ftl.allocate(key, die, X::stamp(self)).unwrap_or_else(|_| {
-            panic!("a job's copy found no free block on die {} (raise ftl.gc_reserve_blocks)", die.0)
-        });
+        let Ok(placed) = self.ftl.allocate(key, die, X::stamp(self)) else {
+            let kind = self.jobs.get(id).kind;
+            self.jobs.no_room = Some(NoCopyRoom { kind, owner, victim_die: c.victim_die, die });
+            return false;
+        };
         self.ftl.map_copy(owner, lpn, src, placed.ppa);
         // The page's program goes first: a policy that hears of the copy below may start a job
         // whose copies fill the next page of this same frontier, and pages program in order.
@@ -433,6 +464,7 @@ impl<X: Executor> Engine<'_, X> {
         X::unit_copied(self);
         self.notify_invalidated(owner, lpn, src, Cause::Moved);
         self.notify_placed(owner, lpn, placed.ppa, stream, WriteClass::Gc);
+        true
     }
 
     /// The die a copy of job `id` (with `Dest::Dies`) goes to.
@@ -768,6 +800,10 @@ impl Engine<'_, Instant> {
         else {
             return false;
         };
+        if run.no_room {
+            let victim_die = self.jobs.get(id).die;
+            self.jobs.no_room = Some(NoCopyRoom { kind, owner, victim_die, die });
+        }
         // What `copy_unit` counts per copy and `job_pump` per page read after `page` (which
         // it counted itself, and which held a valid unit).
         assert!(run.pages_read >= 1, "a page read by a job held no valid unit");

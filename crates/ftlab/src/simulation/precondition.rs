@@ -49,8 +49,7 @@ impl Engine<'_, Instant> {
     /// the random order and overwrites.
     pub(super) fn precondition(&mut self, cfg: &PreconditionConfig, rng: &mut Rng) -> Result<(), OutOfSpace> {
         self.fill(cfg, rng)?;
-        self.finish_precondition();
-        Ok(())
+        self.finish_precondition()
     }
 
     /// The fill and the uniform overwrites of `precondition`, without its end (the warm-up
@@ -106,7 +105,7 @@ impl Engine<'_, Instant> {
 
     /// The end of preconditioning: pad the open pages, then let every die's background GC
     /// run as on an idle device.
-    pub(super) fn finish_precondition(&mut self) {
+    pub(super) fn finish_precondition(&mut self) -> Result<(), OutOfSpace> {
         for (block, page) in self.ftl.pad_all_frontiers() {
             let die = self.ftl.geometry.die_of_block(block);
             let tenant = self.block_tenant(block);
@@ -119,8 +118,18 @@ impl Engine<'_, Instant> {
             self.maybe_start_gc(crate::flash::geometry::DieIdx(d));
             self.drain_instant();
         }
+        self.copy_room()?;
         self.sink.precondition_erases = self.sink.device.erases;
         self.end_precondition();
+        Ok(())
+    }
+
+    /// `Err` once a job's copy found no free block (`NoCopyRoom`): preconditioning ends there.
+    pub(super) fn copy_room(&self) -> Result<(), OutOfSpace> {
+        match self.jobs.no_room {
+            None => Ok(()),
+            Some(n) => Err(OutOfSpace { tenant: n.owner, reason: self.no_copy_room_reason(n) }),
+        }
     }
 
     /// Write every `(tenant, lpn)` of `units`, in order.
@@ -165,6 +174,7 @@ impl Engine<'_, Instant> {
             None => {
                 // The dies it tried have GC queued: let it run, then try again.
                 self.drain_instant();
+                self.copy_room()?;
                 self.place_host_unit(key).ok_or_else(|| OutOfSpace {
                     tenant: t,
                     reason: "preconditioning found no die with room for its data: every die the scheme lets \
@@ -193,7 +203,7 @@ impl Engine<'_, Instant> {
             self.maybe_start_gc(die);
         }
         self.drain_instant();
-        Ok(())
+        self.copy_room()
     }
 }
 

@@ -1,12 +1,14 @@
 //! The progress guards of the run loop: what ends a run that cannot go on, with a precise
 //! error instead of a hang. A run stalled with writes waiting for space (`stall_error`) and
 //! jobs erasing more blocks than the device has while no request progresses
-//! (`livelock_error`) end with `RunError::OutOfSpace`; the watchdog's event and
+//! (`livelock_error`), and a job's copy that finds no free block where it goes
+//! (`no_copy_room_error`), end with `RunError::OutOfSpace`; the watchdog's event and
 //! simulated-time bounds without progress (`watchdog`) end with `RunError::NoProgress`.
 //! Not the loop itself (`run`).
 
 use super::engine::Engine;
 use super::executor::Executor;
+use super::jobs::NoCopyRoom;
 use crate::error::{FtlabError, RunError, Stage};
 use crate::flash::geometry::Geometry;
 use crate::policy::{JobKind, N_JOB_KINDS};
@@ -98,6 +100,48 @@ impl<X: Executor> Engine<'_, X> {
             n_blocks: self.ftl.geometry.n_blocks,
             reason,
         })
+    }
+
+    /// A job's copy found no free block (`NoCopyRoom`): the run's error, at the time of the
+    /// timed run or while preconditioning.
+    pub(super) fn no_copy_room_error(&self, n: NoCopyRoom) -> FtlabError {
+        let stage = match X::write_time(self) {
+            Some(t) => Stage::Run { at_ns: t.ns() },
+            None => Stage::Precondition,
+        };
+        let name = self.host.names[n.owner as usize].clone();
+        let reason = format!(
+            "tenant {name:?}: {}; raise device.over_provisioning or lower precondition.fill_fraction",
+            self.no_copy_room_reason(n)
+        );
+        FtlabError::from(RunError::OutOfSpace {
+            file: "scenario".into(),
+            stage,
+            waiting: vec![name],
+            erases: 0,
+            n_blocks: self.ftl.geometry.n_blocks,
+            reason,
+        })
+    }
+
+    /// What `NoCopyRoom` says, without the tenant's name or the fix. A copy onto its own die
+    /// finds room by GC's reserve argument, unless copies the scheme sent there from other
+    /// dies took the reserve first; a copy sent to another die has no such guarantee.
+    pub(super) fn no_copy_room_reason(&self, n: NoCopyRoom) -> String {
+        let reserve = self.ftl.params.host_reserve_blocks;
+        let what = format!("a {} copy of its data from die {}", n.kind.name(), n.victim_die.0);
+        if n.die == n.victim_die {
+            format!(
+                "{what} found no free block on that die: jobs' copies had used up its reserve \
+                 (ftl.gc_reserve_blocks = {reserve} blocks, which host writes may not take)"
+            )
+        } else {
+            format!(
+                "{what} found no free block on die {}, where the scheme sends it (GC's reserve, \
+                 ftl.gc_reserve_blocks = {reserve}, covers copies onto their own die only)",
+                n.die.0
+            )
+        }
     }
 
     /// Requests were outstanding while jobs (GC, wear leveling, the scheme's migrations) erased

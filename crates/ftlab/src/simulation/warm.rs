@@ -218,7 +218,7 @@ impl Engine<'_, Instant> {
     ) -> Result<WarmReport, WarmError> {
         self.fill(cfg, rng)?;
         let report = self.warm(wp, open)?;
-        self.finish_precondition();
+        self.finish_precondition()?;
         Ok(report)
     }
 
@@ -252,6 +252,8 @@ impl Engine<'_, Instant> {
             self.exec.stamp = (e.at - origin_at).ns() as i64;
             match self.warm_request(e.t, &e.req) {
                 Ok(units) => w.host_units += units,
+                // A job stopped half way (`NoCopyRoom`): the device cannot go on from here.
+                Err(err) if self.jobs.no_room.is_some() => return Err(err.into()),
                 Err(err) => {
                     // The instant executor found no room (a scheme whose placement or GC
                     // depends on time, such as part-ftl's die roles): the warm-up ends here,
@@ -387,6 +389,7 @@ impl Engine<'_, Instant> {
                         self.notify_invalidated(t, lpn, old, Cause::Trim);
                     }
                 }
+                self.copy_room()?;
                 Ok(0)
             }
             IoOp::Write => {
@@ -398,6 +401,7 @@ impl Engine<'_, Instant> {
                 if self.p.buffer_units == 0 {
                     self.pad_tenant_pages(t);
                 }
+                self.copy_room()?;
                 Ok(req.n_units as u64)
             }
         }
