@@ -5,11 +5,11 @@
 //! Two layouts, chosen by how many events are pending; the order of pops is the keys' order
 //! in both, so the layout never changes a result.
 //! - **Sorted** (at most `SORTED_LEN_MAX` pending, the usual case: about one event per die):
-//!   `(time, event)` descending by time, the first pushed of equal times last, so `pop` takes
-//!   the last one and `push` moves the entries due at or before the new one up by one slot (an
-//!   insertion step; no `seq` is kept, since push order is slot order). With ~16 pending this
-//!   is a few moves and one mispredicted branch, where the heap took a sift of four levels,
-//!   each a guess.
+//!   `(time, event)` ascending by time, the first pushed of equal times first, in the middle
+//!   of a buffer with room at both ends; `pop` takes the head, and `push` puts the new entry in
+//!   from the nearer end, moving the entries between by one slot (an insertion step; no `seq`
+//!   is kept, since push order is slot order). With ~40 pending this is a few moves and one or
+//!   two mispredicted branches, where the heap took a sift of five levels, each a guess.
 //! - **Heap** (more pending, e.g. a closed-loop tenant of high queue depth whose requests
 //!   complete from the write buffer: one `Complete` per request, all due soon, which the sorted
 //!   layout would move on every push): a binary min-heap on the key `(time, seq)`, compared as
@@ -20,7 +20,7 @@
 //!   it.
 //!
 //! The queue turns into a heap when a push finds `SORTED_LEN_MAX` pending (the sorted entries,
-//! reversed and numbered in that order, are ascending by key: a valid heap) and back when a
+//! numbered in their order, are ascending by key: a valid heap) and back when a
 //! pop leaves `SORTED_LEN_BACK` (a sort of that many), so a queue near one bound does not
 //! switch on every event.
 
@@ -30,6 +30,9 @@ use super::time::SimTime;
 const SORTED_LEN_MAX: usize = 64;
 /// A heap left with this many pending events after a pop is sorted again.
 const SORTED_LEN_BACK: usize = 16;
+/// Slots of the sorted layout's buffer: room for `SORTED_LEN_MAX` entries to grow at either
+/// end from the middle before they are moved back to it.
+const SORTED_CAP: usize = 2 * SORTED_LEN_MAX + 2;
 
 /// One pending event and its key.
 #[derive(Clone, Copy, Debug)]
@@ -49,9 +52,13 @@ impl<E> Entry<E> {
 /// Pending events, popped in `(time, push order)` order.
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue<E: Copy> {
-    /// The sorted layout (`!heap`): descending by time, among equal times the first pushed
-    /// last. 16 bytes an entry for the usual `E`: no `seq` is needed here.
+    /// The sorted layout (`!heap`): `sorted[head..tail]`, ascending by time, among equal times
+    /// the first pushed first. 16 bytes an entry for the usual `E`: no `seq` is needed here.
+    /// Empty until the first push (which fills its `SORTED_CAP` slots with copies of its
+    /// event: `E` has no default), then never reallocated.
     sorted: Vec<(SimTime, E)>,
+    head: usize,
+    tail: usize,
     /// The heap layout (`heap`): a binary min-heap by key.
     entries: Vec<Entry<E>>,
     heap: bool,
@@ -67,7 +74,9 @@ impl<E: Copy> EventQueue<E> {
     /// `len_max` bounds the pending events (a bug guard, asserted).
     pub(crate) fn new(len_max: usize) -> Self {
         EventQueue {
-            sorted: Vec::with_capacity(len_max.min(SORTED_LEN_MAX)),
+            sorted: Vec::new(),
+            head: 0,
+            tail: 0,
             entries: Vec::new(),
             heap: false,
             hole: false,
@@ -77,7 +86,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub(crate) fn push(&mut self, at: SimTime, event: E) {
-        if !self.heap && self.sorted.len() == SORTED_LEN_MAX {
+        if !self.heap && self.tail - self.head == SORTED_LEN_MAX {
             self.become_heap();
         }
         if self.heap {
@@ -98,7 +107,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(SimTime, E)> {
         if !self.heap {
-            return self.sorted.pop();
+            if self.head == self.tail {
+                return None;
+            }
+            self.head += 1;
+            return Some(self.sorted[self.head - 1]);
         }
         let popped = self.pop_heap();
         if self.len() <= SORTED_LEN_BACK {
@@ -111,7 +124,7 @@ impl<E: Copy> EventQueue<E> {
         if self.heap {
             self.entries.len() - self.hole as usize
         } else {
-            self.sorted.len()
+            self.tail - self.head
         }
     }
 
@@ -120,18 +133,50 @@ impl<E: Copy> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Sorted layout: the new event goes below every entry due after it and above every entry
-    /// due at or before its time (pushed before it, so popped before it).
+    /// Sorted layout: the new event goes after every entry due at or before its time (pushed
+    /// before it, so popped before it) and before every entry due after it. It is put in from
+    /// the nearer end: an event due before the middle entry moves the earlier entries one slot
+    /// towards the head, any other moves the later ones towards the tail. A program's
+    /// completion (due a tPROG ahead, after most pending events) then moves a few entries where
+    /// one end alone moved nearly all of them, and a transfer's (due soon) a few as well.
     #[inline]
     fn push_sorted(&mut self, at: SimTime, event: E) {
-        let mut j = self.sorted.len();
-        self.sorted.push((at, event));
-        let v = &mut self.sorted[..];
-        while j > 0 && v[j - 1].0 <= at {
-            v[j] = v[j - 1];
-            j -= 1;
+        if self.head == 0 || self.tail == SORTED_CAP {
+            self.recenter((at, event));
         }
-        v[j] = (at, event);
+        let (h, t) = (self.head, self.tail);
+        let v = &mut self.sorted[..];
+        if h < t && at < v[(h + t) / 2].0 {
+            let mut j = h;
+            while v[j].0 <= at {
+                v[j - 1] = v[j];
+                j += 1;
+            }
+            v[j - 1] = (at, event);
+            self.head = h - 1;
+        } else {
+            let mut j = t;
+            while j > h && v[j - 1].0 > at {
+                v[j] = v[j - 1];
+                j -= 1;
+            }
+            v[j] = (at, event);
+            self.tail = t + 1;
+        }
+    }
+
+    /// Move the sorted entries to the middle of the buffer (allocated on the first push, with
+    /// `filler` in every slot), so both ends have room.
+    #[cold]
+    fn recenter(&mut self, filler: (SimTime, E)) {
+        if self.sorted.is_empty() {
+            self.sorted = vec![filler; SORTED_CAP];
+        }
+        let n = self.tail - self.head;
+        assert!(n <= SORTED_LEN_MAX, "{n} sorted entries, bound {SORTED_LEN_MAX}");
+        let head = (SORTED_CAP - n) / 2;
+        self.sorted.copy_within(self.head..self.tail, head);
+        (self.head, self.tail) = (head, head + n);
     }
 
     fn push_heap(&mut self, e: Entry<E>) {
@@ -162,8 +207,9 @@ impl<E: Copy> EventQueue<E> {
     /// is a valid heap.
     fn become_heap(&mut self) {
         debug_assert!(self.entries.is_empty() && !self.hole);
-        let pending = self.sorted.drain(..).rev().enumerate();
-        self.entries.extend(pending.map(|(i, (time, event))| Entry { time, seq: i as u64, event }));
+        let pending = self.sorted[self.head..self.tail].iter().enumerate();
+        self.entries.extend(pending.map(|(i, &(time, event))| Entry { time, seq: i as u64, event }));
+        self.tail = self.head;
         self.seq = self.entries.len() as u64;
         self.heap = true;
     }
@@ -175,8 +221,14 @@ impl<E: Copy> EventQueue<E> {
             self.hole = false;
             self.entries.swap_remove(0);
         }
-        self.entries.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
-        self.sorted.extend(self.entries.drain(..).map(|e| (e.time, e.event)));
+        self.entries.sort_unstable_by_key(|e| e.key());
+        let n = self.entries.len();
+        assert!(n <= SORTED_LEN_MAX && !self.sorted.is_empty(), "the heap came from the sorted layout");
+        self.head = (SORTED_CAP - n) / 2;
+        self.tail = self.head + n;
+        for (slot, e) in self.sorted[self.head..self.tail].iter_mut().zip(self.entries.drain(..)) {
+            *slot = (e.time, e.event);
+        }
         self.heap = false;
     }
 
