@@ -10,11 +10,11 @@ pub enum RunError {
     /// The device of scenario `file` ran out of space (`stage`: while preconditioning, or at
     /// a simulated time of the timed run): the `waiting` tenants had data that could not be
     /// placed or requests that could not progress, writes waiting for free blocks GC could not
-    /// reclaim, a job's copy that found no free block on the die it goes to, or the jobs (GC, wear leveling, the scheme's migrations) erased `erases`
-    /// blocks (more than the device's `n_blocks`) while no request progressed, moving valid
-    /// data in circles (`erases` is 0 for the other kinds). `reason` says which, and the
-    /// fix. Not a `Config` error: the scenario passed validation, preconditioning or the run
-    /// itself found the shortage.
+    /// reclaim, a job's copy that found no free block on the die it goes to, or the jobs (GC,
+    /// wear leveling, the scheme's migrations) erased `erases` blocks (more than the device's
+    /// `n_blocks`) while no request progressed, moving valid data in circles (`erases` is 0
+    /// for the other kinds). `reason` says which, and the fix. Not a `Config` error: the
+    /// scenario passed validation, preconditioning or the run itself found the shortage.
     #[error("{file}: the device ran out of space {}: {reason}", stage.when())]
     OutOfSpace {
         file: String,
