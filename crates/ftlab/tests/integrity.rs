@@ -667,6 +667,28 @@ fn soak_regressions() {
             suspend: false,
             multi_plane: true,
         },
+        // PROPTEST_RNG_SEED=3268: flashblox on the legacy mapper, sequential writes at fill 0.5.
+        // A swap's migrations read 4 pages in flight per die, and each read's copies queue their
+        // page program at a destination die, which programs 8 times slower than it reads: 3,409
+        // operations were live, over the engine's bound of 3 per page of one block per die (a
+        // failed assertion, not a data loss). The bound now counts one read and one program per
+        // page of the device (`Engine::new`); this case peaks above 4,250. Failed at 74beaab.
+        Case {
+            scheme: "flashblox",
+            mapper: "legacy",
+            seed: 707_144_609,
+            units_per_page: 1,
+            buffer_pages: 8,
+            read_ratio: 0.273_864_700_694_308_7,
+            trim_ratio: 0.036_162_509_250_219_44,
+            pattern: "sequential",
+            max_units: 1,
+            policy: "cost-benefit",
+            fill_fraction: 0.5,
+            scheduler: "fifo",
+            suspend: false,
+            multi_plane: false,
+        },
         // PROPTEST_RNG_SEED=1723 and 1927: test-migrate at fill 1.0 on the legacy mapper (15%
         // over-provisioning). It started a migration every 10 ms whatever room the dies had;
         // every copy fell back onto the die it left (720,763 in 1723, against 408 GC jobs) and

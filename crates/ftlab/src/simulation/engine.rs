@@ -82,11 +82,15 @@ impl<'a> Engine<'a, Instant> {
         let qd_total = host.queue_depth_total();
         let n_dies = g.n_dies as usize;
         let mut jobs = JobTable::new(n_dies);
-        // Bounds (asserted): every queued op belongs to a request, a job or a program.
-        let ops_max = qd_total * 64
-            + n_dies * (3 * g.pages_per_block as usize + 16)
-            + g.n_blocks as usize
-            + jobs.jobs_max();
+        // Bounds (asserted, a guard against operations never completed): besides a request's
+        // own (`qd_total * 64`), every live operation is a job's page read, a program or an
+        // erase of a distinct page or block: a page is read by one job at a time, programmed
+        // once per erase, a block erased once at a time. Copies' programs are not bounded by
+        // their job's reads in flight: a migration's reads outrun its destinations' programs,
+        // which wait at those dies (soak seed 3268: a flashblox swap with over 4,250 operations
+        // live, over the earlier bound of 3,408, which counted 3 per page of a block per die).
+        let n_pages = g.n_blocks as usize * g.pages_per_block as usize;
+        let ops_max = qd_total * 64 + 2 * n_pages + g.n_blocks as usize + n_dies * 16 + jobs.jobs_max();
         jobs.parity_pending_max = ops_max;
         let timed = Timed::new(s, ops_max, host.tenants.len());
         let scheme_buffer = scheme.write_buffer_units();
