@@ -26,6 +26,9 @@ const WATCHDOG_EVENTS_FLOOR: u64 = 1 << 22;
 /// is placed for this long while requests are outstanding (a real SSD answers in ms).
 const WATCHDOG_NS: u64 = 600_000_000_000;
 
+/// The fix every error of this file ends with: more spare space, or less data.
+const MORE_SPACE: &str = "raise device.over_provisioning or lower precondition.fill_fraction";
+
 /// What the guards count. Invariant: `events_at <= events_handled`.
 pub(super) struct Progress {
     /// Events the timed loop handled.
@@ -88,16 +91,22 @@ impl<X: Executor> Engine<'_, X> {
             self.now
         );
         let reason = format!(
-            "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; raise \
-             device.over_provisioning or lower precondition.fill_fraction",
+            "writes of {} wait for free blocks, and GC finds no block with invalid data to collect; \
+             {MORE_SPACE}",
             stalled.join(", ")
         );
+        self.out_of_space(Stage::Run { at_ns: self.now.ns() }, stalled, 0, reason)
+    }
+
+    /// `RunError::OutOfSpace` of this device (the API's edge names the scenario's file).
+    fn out_of_space(&self, stage: Stage, waiting: Vec<String>, erases: u64, reason: String) -> FtlabError {
+        let n_blocks = self.ftl.geometry.n_blocks;
         FtlabError::from(RunError::OutOfSpace {
             file: "scenario".into(),
-            stage: Stage::Run { at_ns: self.now.ns() },
-            waiting: stalled,
-            erases: 0,
-            n_blocks: self.ftl.geometry.n_blocks,
+            stage,
+            waiting,
+            erases,
+            n_blocks,
             reason,
         })
     }
@@ -110,18 +119,8 @@ impl<X: Executor> Engine<'_, X> {
             None => Stage::Precondition,
         };
         let name = self.host.names[n.owner as usize].clone();
-        let reason = format!(
-            "tenant {name:?}: {}; raise device.over_provisioning or lower precondition.fill_fraction",
-            self.no_copy_room_reason(n)
-        );
-        FtlabError::from(RunError::OutOfSpace {
-            file: "scenario".into(),
-            stage,
-            waiting: vec![name],
-            erases: 0,
-            n_blocks: self.ftl.geometry.n_blocks,
-            reason,
-        })
+        let reason = format!("tenant {name:?}: {}; {MORE_SPACE}", self.no_copy_room_reason(n));
+        self.out_of_space(stage, vec![name], 0, reason)
     }
 
     /// What `NoCopyRoom` says, without the tenant's name or the fix. A copy onto its own die
@@ -176,14 +175,7 @@ impl<X: Executor> Engine<'_, X> {
         let what: Vec<&str> = waiting.iter().map(|(_, w)| w.as_str()).collect();
         let reason = livelock_reason(&what, &self.progress.erases_without_progress_by_kind, n_blocks);
         let waiting = waiting.into_iter().map(|(n, _)| n.clone()).collect();
-        FtlabError::from(RunError::OutOfSpace {
-            file: "scenario".into(),
-            stage: Stage::Run { at_ns: self.now.ns() },
-            waiting,
-            erases,
-            n_blocks,
-            reason,
-        })
+        self.out_of_space(Stage::Run { at_ns: self.now.ns() }, waiting, erases, reason)
     }
 
     /// A tenant completed a request or placed a host unit: the livelock bound and the
@@ -252,8 +244,8 @@ impl<X: Executor> Engine<'_, X> {
             erases: p.erases_without_progress(),
             reason: format!(
                 "the run made no progress from {:.6} s to {:.6} s: {}, and in {events} events (bound {}) no \
-                 request completed and no host unit was placed; the jobs erased {} blocks meanwhile; raise \
-                 device.over_provisioning or lower precondition.fill_fraction",
+                 request completed and no host unit was placed; the jobs erased {} blocks meanwhile; \
+                 {MORE_SPACE}",
                 p.at.as_secs_f64(),
                 self.now.as_secs_f64(),
                 counts.join(", "),
@@ -295,8 +287,7 @@ fn livelock_reason(what: &[&str], by_kind: &[u64; N_JOB_KINDS], n_blocks: u32) -
     };
     format!(
         "{}, and the jobs erased {erases} blocks ({}; more than the device's {n_blocks}) while no \
-         request progressed, moving valid data in circles{migrations}; raise \
-         device.over_provisioning or lower precondition.fill_fraction",
+         request progressed, moving valid data in circles{migrations}; {MORE_SPACE}",
         what.join("; "),
         kinds.join(", "),
     )
