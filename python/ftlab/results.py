@@ -549,6 +549,7 @@ class _TenantSummaryRequired(TypedDict):
     buffer_reads: int
     queue_depth: int
     outstanding_at_end: int
+    writes_outstanding_at_end: int
     backlog_growth: float
     unstable: bool
     backlog_max: int

@@ -24,7 +24,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from ftlab._errors import usage_error
 from ftlab.cli import stdout_console
 from ftlab.reproduce import REPRODUCTIONS, claimfile, reproduce
-from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table
+from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table, tally, tally_line
 
 if TYPE_CHECKING:
     from ftlab.reproduce.claims import ReproductionResult
@@ -163,8 +163,9 @@ def print_result(result: ReproductionResult) -> None:
         console.print()
         console.print(sensitivity_table(result.sensitivity))
     console.print()
-    verdicts = ", ".join(f"{n} {v}" for v, n in result.verdicts.items())
+    verdicts = ", ".join(f"{n} {v}" for v, n in result.verdicts.items() if n)
     console.print(f"verdicts: {verdicts}", highlight=False)
+    console.print(tally_line(result.name, tally(result.claims)), highlight=False)
     console.print(
         f"written to {result.out}/: {', '.join(_relative(p, result.out) for p in result.files)}, run/",
         highlight=False,
@@ -175,8 +176,8 @@ def print_result(result: ReproductionResult) -> None:
 def _print_health_warning(console: Console, result: ReproductionResult) -> None:
     if not result.health.get("ok", False):
         console.print(
-            "[bold red]warning[/]: a health check failed (a tenant starved or unstable, or a die busier "
-            "than the limit; the reasons below): every claim resting on that run is `invalid`."
+            "[bold red]warning[/]: a health check failed (the reasons below): a claim resting on "
+            "that run is `invalid` when the check bears on what it reads (latency, throughput or wear)."
         )
         for scheme, checks in (result.health.get("schemes") or {}).items():
             for reason in checks.get("reasons") or []:

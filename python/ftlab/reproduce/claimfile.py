@@ -11,7 +11,15 @@ prints it), `op` (a bound's comparison), `adjective` (a key of `claims.ADJECTIVE
 (an exact claim's printed decimals), `measure` (the name of the computation that gives ftlab's
 value: the reproduction module's `measurements` returns one `Measured` per name), `measures`
 (what that computation reads, in words), `runs` (the runs or schemes the value rests on: each
-must be healthy) and, instead of `measure`, `not_measured` (why ftlab cannot measure it).
+must be healthy in what the claim reads), `rests_on` (what the claim reads: `latency`,
+`throughput`, `wear` or `arithmetic`, `claims.RESTS_ON`; it decides which health checks gate
+it, DESIGN §12), `ours` (true for a claim about a scheme of ftlab's that is not in the paper:
+shown beside the paper's claims, never in its tally), `floor` (a value claim's floor: 1 for
+WAF and DLWA), `formula` (how `paper` follows from the numbers the quote prints, where it is
+not one of them: "1/3.1", "1 - 38.5/100"), `device_time` (true for a claim stated in wall-clock
+units of the device's life, days between swaps or minutes per migration: judged only on the
+full time scale, never on a quick form, DESIGN §12) and, instead of `measure`, `not_measured` (why ftlab
+cannot measure it).
 
 This module judges numbers it is given; it runs no simulation (the paper modules do) and
 prints nothing (`ftlab.cli.reproduce` does).
@@ -19,9 +27,11 @@ prints nothing (`ftlab.cli.reproduce` does).
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import math
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +43,7 @@ from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.reproduce.claims import (
     ADJECTIVES,
+    ARITHMETIC,
     BOUND,
     EXACT,
     FACTOR,
@@ -40,12 +51,16 @@ from ftlab.reproduce.claims import (
     KINDS,
     NOT_MEASURED,
     ORDER,
+    RESTS_ON,
     Claim,
     FtlabValue,
     finite,
     fmt_value,
+    gate_reasons,
     judge,
     median,
+    tally,
+    tally_line,
 )
 
 _KEYS = {
@@ -64,6 +79,11 @@ _KEYS = {
     "measures",
     "runs",
     "not_measured",
+    "rests_on",
+    "ours",
+    "floor",
+    "formula",
+    "device_time",
 }
 
 
@@ -86,6 +106,11 @@ class Spec:
     measures: str = ""
     runs: tuple[str, ...] = ()
     not_measured: str = ""
+    rests_on: str = ""
+    ours: bool = False
+    floor: float | None = None
+    formula: str = ""
+    device_time: bool = False
 
     @property
     def bound_text(self) -> str:
@@ -133,6 +158,7 @@ class SeedResult:
     seed: int
     measured: Mapping[str, Measured]
     health: Mapping[str, Any] = field(default_factory=dict)
+    quick: bool = False
 
 
 def path_of(name: str) -> Any:
@@ -162,7 +188,7 @@ def _spec(where: str, index: int, raw: Mapping[str, Any]) -> Spec:
         raise input_error(
             where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(_KEYS))}"
         )
-    for key in ("id", "text", "quote", "where", "kind"):
+    for key in ("id", "text", "quote", "where", "kind", "rests_on"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
     spec = Spec(**{**raw, "runs": tuple(raw.get("runs") or ())})
@@ -176,6 +202,18 @@ def _check(where: str, label: str, s: Spec) -> None:
 
     if s.kind not in KINDS:
         bad(f"kind {s.kind!r} is not one of {', '.join(KINDS)}")
+    if s.rests_on not in RESTS_ON:
+        bad(f"rests_on {s.rests_on!r} is not one of {', '.join(RESTS_ON)}")
+    if s.rests_on == ARITHMETIC and s.runs:
+        bad("an arithmetic claim rests on no run (it recomputes the paper's formulas)")
+    if s.rests_on != ARITHMETIC and s.measure and not s.runs:
+        bad(f"a claim resting on {s.rests_on} names the `runs` it reads")
+    if s.floor is not None and not (s.kind == "value" and finite(s.paper) and s.paper > s.floor):
+        bad("`floor` is for a value claim whose `paper` is above it")
+    if not isinstance(s.device_time, bool):
+        bad("`device_time` must be true or false")
+    if not isinstance(s.ours, bool):
+        bad("`ours` must be true or false")
     if bool(s.measure) == bool(s.not_measured):
         bad("needs exactly one of `measure` (a computation name) and `not_measured` (a reason)")
     if s.kind in (FACTOR, EXACT, "value") and not (finite(s.paper) and s.paper > 0):  # type: ignore[operator]
@@ -197,15 +235,73 @@ def _check(where: str, label: str, s: Spec) -> None:
         )
 
 
+#: Numbers a `formula` may use beside those the quote prints: units and percentages.
+FORMULA_CONSTANTS = frozenset({0.0, 1.0, 2.0, 10.0, 100.0, 1000.0, 1024.0, 1e6, 60.0, 24.0, 3600.0})
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def printed_numbers(text: str) -> set[float]:
+    """The numbers a text prints ("1,234.5" is 1234.5; "3.1x" is 3.1; "4KB" is 4).
+
+    >>> sorted(printed_numbers("lower DLWA from 1.3 to 1.03, 2.6x lower, 1,024 blocks, 4KB"))
+    [1.03, 1.3, 2.6, 4.0, 1024.0]
+    """
+    return {float(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)}
+
+
+def formula_problem(s: Spec) -> str:
+    """Why `s`'s paper value is not a number its quote prints, nor computed from those by its
+    `formula` (DESIGN §12: only what the paper prints counts); "" when it is. A formula is
+    arithmetic (+ − * / and parentheses) on numbers the quote prints and FORMULA_CONSTANTS.
+
+    >>> spec = lambda **kw: Spec(id="x", text="", quote="p99 −38.5%", where="", kind="factor", **kw)
+    >>> formula_problem(spec(paper=0.615, formula="1 - 38.5/100")), formula_problem(spec(paper=0.5))
+    ('', 'paper value 0.5 is not printed in the quote and has no `formula`')
+    """
+    if s.paper is None:
+        return ""
+    printed = printed_numbers(s.quote)
+    if not s.formula:
+        if any(math.isclose(s.paper, n, rel_tol=1e-12, abs_tol=1e-12) for n in printed):
+            return ""
+        return f"paper value {s.paper:g} is not printed in the quote and has no `formula`"
+    try:
+        value, used = _arith(ast.parse(s.formula, mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError) as e:
+        return f"formula {s.formula!r} is not arithmetic on numbers: {e}"
+    foreign = sorted(n for n in used if n not in printed and n not in FORMULA_CONSTANTS)
+    if foreign:
+        return f"formula {s.formula!r} uses {', '.join(f'{n:g}' for n in foreign)}, not printed in the quote"
+    if not math.isclose(value, s.paper, rel_tol=1e-3):
+        return f"formula {s.formula!r} gives {value:.6g}, not the paper value {s.paper:g}"
+    return ""
+
+
+def _arith(node: ast.expr) -> tuple[float, list[float]]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value), [float(node.value)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v, used = _arith(node.operand)
+        return -v, used
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        (a, ua), (b, ub) = _arith(node.left), _arith(node.right)
+        ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+        value = ops[type(node.op)] if not isinstance(node.op, ast.Div) else a / b
+        return value, ua + ub
+    raise ValueError(f"unexpected {ast.dump(node)}")
+
+
 # --------------------------------------------------------------------------------------
 # Evaluation
 
 
 def evaluate(paper: PaperClaims, seeds: Sequence[SeedResult]) -> list[Claim]:
     """Every claim of `paper`, judged over `seeds` (claims.py's rule): `not measured` with the
-    file's reason or a measurement's `missing`; `invalid` when a run it rests on is unhealthy
-    in any seed; otherwise the kind's verdict of the median over seeds, with the spread.
-    A `measure` no seed computes is a bug of the paper module: a KeyError naming it."""
+    file's reason, a measurement's `missing`, or a seed without a number; `invalid` when a run
+    it rests on is unhealthy, in any seed, in what the claim reads (`claims.gate_reasons`);
+    otherwise the kind's verdict of the median over seeds (an order: of every seed's sign),
+    with the spread. A `measure` no seed computes is a bug of the paper module: a KeyError
+    naming it."""
     return [evaluate_one(spec, seeds) for spec in paper.claims]
 
 
@@ -220,32 +316,36 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
         bound=spec.bound_text,
         where=spec.where,
         runs=spec.runs,
+        rests_on=spec.rests_on,
+        ours=spec.ours,
     )
     if spec.not_measured:
         return base(ftlab_value=None, verdict=NOT_MEASURED, why=spec.not_measured, reason=spec.not_measured)
-    results = []
-    for s in seeds:
-        if spec.measure not in s.measured:
-            raise KeyError(
-                f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: "
-                f"{', '.join(s.measured)}"
-            )
-        results.append(s.measured[spec.measure])
+    if spec.device_time and any(s.quick for s in seeds):
+        reason = (
+            "a quick form compresses the device's time: a claim in days or minutes of its life is "
+            "judged on the full form only (DESIGN §12)"
+        )
+        return base(ftlab_value=None, verdict=NOT_MEASURED, why=reason, reason=reason)
+    results = [_measured(spec, s) for s in seeds]
     missing = next((m.missing for m in results if m.missing), "")
     if missing:
         return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why, reason=missing)
     values = tuple(m.value for m in results)
-    numbers = [
-        float(v) for v in values if isinstance(v, (bool, int, float)) and (isinstance(v, bool) or finite(v))
-    ]
-    value: FtlabValue = (median(numbers) if len(numbers) == len(values) else math.nan) if values else None
-    if len(values) == 1:
-        value = values[0]
+    no_number = [s.seed for s, v in zip(seeds, values, strict=True) if not _is_number(v)]
+    if no_number or not values:
+        reason = f"{spec.measure} gave no number (seeds {', '.join(map(str, no_number))})"
+        return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why if results else reason,
+                    values=values, reason=reason)
+    numbers = [float(v) for v in values]  # type: ignore[arg-type]
+    value: FtlabValue = values[0] if len(values) == 1 else median(numbers)
     spread = (min(numbers), max(numbers)) if len(numbers) > 1 else None
     why = _median_why(results, values, value)
     if spread is not None and spread[0] != spread[1]:
         why += f" Over {len(seeds)} seeds: {fmt_value(spread[0])} to {fmt_value(spread[1])}."
-    reason = unhealthy(spec.runs, seeds)
+    elif spread is not None and spec.kind == ORDER:
+        why += f" Every one of the {len(seeds)} seeds gives this margin: its spread is 0."
+    reason = unhealthy(spec.runs, seeds, spec.rests_on)
     if reason:
         return base(ftlab_value=value, verdict=INVALID, why=why, spread=spread, values=values, reason=reason)
     verdict = judge(
@@ -255,10 +355,24 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
         op=spec.op,
         digits=spec.digits,
         adjective=spec.adjective,
-        spread=spread if spec.kind == ORDER else None,
+        margins=values if spec.kind == ORDER else None,
         high=spec.high,
+        floor=spec.floor,
     )
     return base(ftlab_value=value, verdict=verdict, why=why, spread=spread, values=values)
+
+
+def _measured(spec: Spec, s: SeedResult) -> Measured:
+    if spec.measure not in s.measured:
+        raise KeyError(
+            f"claim {spec.id}: no computation {spec.measure!r} (seed {s.seed}); computed: "
+            f"{', '.join(s.measured)}"
+        )
+    return s.measured[spec.measure]
+
+
+def _is_number(v: FtlabValue) -> bool:
+    return isinstance(v, bool) or finite(v)
 
 
 def _median_why(results: Sequence[Measured], values: Sequence[FtlabValue], value: FtlabValue) -> str:
@@ -269,9 +383,10 @@ def _median_why(results: Sequence[Measured], values: Sequence[FtlabValue], value
     return results[0].why
 
 
-def unhealthy(runs: Sequence[str], seeds: Sequence[SeedResult]) -> str:
-    """Why a claim resting on `runs` is invalid: each unhealthy run (per seed, with the health
-    check's `reasons` when it gives them), or a run without a health record; "" if all are ok."""
+def unhealthy(runs: Sequence[str], seeds: Sequence[SeedResult], rests_on: str = "latency") -> str:
+    """Why a claim resting on `runs` and reading `rests_on` is invalid: each run unhealthy in
+    what the claim reads (per seed, `claims.gate_reasons`), or a run without a health record;
+    "" if all are ok."""
     problems = []
     for s in seeds:
         schemes = (s.health or {}).get("schemes") or {}
@@ -279,10 +394,10 @@ def unhealthy(runs: Sequence[str], seeds: Sequence[SeedResult]) -> str:
             h = schemes.get(run)
             if h is None:
                 problems.append(f"no health record for run {run!r} (seed {s.seed})")
-            elif not h.get("ok", False):
-                reasons = h.get("reasons")
-                detail = "; ".join(str(r) for r in reasons) if reasons else "a health check failed"
-                problems.append(f"run {run} unhealthy (seed {s.seed}): {detail}")
+                continue
+            reasons = gate_reasons(h, rests_on)
+            if reasons:
+                problems.append(f"run {run} unhealthy for {rests_on} (seed {s.seed}): {'; '.join(reasons)}")
     return "; ".join(problems)
 
 
@@ -295,7 +410,8 @@ def list_text(paper: PaperClaims, width: int = 100) -> str:
     wrap = textwrap.TextWrapper(width=width, subsequent_indent="    ", break_long_words=True)
     lines = [*wrap.wrap(f"{paper.name}: {paper.citation}"), f"{len(paper.claims)} claims", ""]
     for s in paper.claims:
-        lines += wrap.wrap(f"{s.id} ({s.kind}; {s.where})")
+        ours = "; ours, not the paper's scheme" if s.ours else ""
+        lines += wrap.wrap(f"{s.id} ({s.kind}, rests on {s.rests_on}{ours}; {s.where})")
         lines += wrap.wrap(f'  "{s.quote}"')
         lines += wrap.wrap(f"  paper: {_paper_cell(s)}")
         lines += wrap.wrap(
@@ -346,12 +462,14 @@ def row_of(claim: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def markdown(paper: PaperClaims, rows: Mapping[str, Mapping[str, Any]]) -> str:
-    """The claims table of `paper` in Markdown, ftlab's columns from `rows` (id -> `row_of`);
-    the same text from a run's claims.json and from the committed verdict file."""
+    """The claims table of `paper` in Markdown, ftlab's columns from `rows` (id -> `row_of`),
+    then the tally line (`claims.tally_line`); the same text from a run's claims.json and from
+    the committed verdict file. A claim about our variant says "(ours)"."""
     out = [
-        "| id | claim | where | kind | paper | ftlab [min, max over seeds] | verdict |",
-        "|---|---|---|---|---|---|---|",
+        "| id | claim | where | kind | rests on | paper | ftlab [min, max over seeds] | verdict |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    judged = []
     for s in paper.claims:
         r = rows.get(s.id)
         if r is None:
@@ -359,8 +477,13 @@ def markdown(paper: PaperClaims, rows: Mapping[str, Mapping[str, Any]]) -> str:
         else:
             ftlab = "-" if r["verdict"] == NOT_MEASURED else _cell_value(s, r)
             verdict = r["verdict"]
-        cells = [f"`{s.id}`", s.text, s.where, s.kind, _paper_cell(s), ftlab, verdict]
+            judged.append(
+                Claim(s.id, s.text, s.kind, s.paper, None, verdict, "", rests_on=s.rests_on, ours=s.ours)
+            )
+        text = s.text + (" (ours)" if s.ours else "")
+        cells = [f"`{s.id}`", text, s.where, s.kind, s.rests_on, _paper_cell(s), ftlab, verdict]
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    out += ["", f"Tally: {tally_line(paper.name, tally(judged))}."]
     return "\n".join(out) + "\n"
 
 

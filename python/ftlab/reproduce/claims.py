@@ -18,16 +18,21 @@ The verdict rule, one per kind (also in docs/reproductions.md, generated from `K
   one claim per reading, each with its own verdict.
 - `bound`: "≤ 1.1", "no deadline missed", or an adjective's declared reading (`ADJECTIVES`):
   `holds` or `violated`.
-- `order`: "vStream best", "DAC above AutoStream": ftlab measures the margin, oriented so
-  that a positive margin means the order holds. `holds` when the margin is positive and above
-  the spread of the margin over seeds (max − min); `within noise` when |margin| is at most
-  that spread; `violated` otherwise.
+- `order`: "vStream best", "DAC above AutoStream": ftlab measures the margin per seed,
+  oriented so that a positive margin means the order holds. By sign (DESIGN §12): `holds`
+  when every seed's margin is positive, `violated` when none is, `within noise` only when the
+  seeds disagree.
+
+A `value` claim on a quantity with a floor (WAF and DLWA cannot go below 1) is compared above
+its floor: ftlab's value − floor against the paper's − floor, so that a value at the floor
+cannot reproduce one above it.
 
 Over seeds, the value judged is the median over the seeds (the middle seed's value for an
 odd count), and the spread (min, max) is reported beside it. Two verdicts override the rule:
-`invalid` when a run the claim rests on is unhealthy (`health(...)["schemes"][run]["ok"]`,
-with its `reasons` when present), and `not measured` when ftlab cannot measure the claim
-(the data file's reason, or the summary key that is absent).
+`invalid` when a run the claim rests on is unhealthy in what the claim reads (`gate_reasons`:
+a claim rests on `latency`, `throughput`, `wear` or `arithmetic`, DESIGN §12), and `not
+measured` when ftlab cannot measure the claim (the data file's reason, the summary key that is
+absent, or a value that is missing or not a number).
 
 This module computes verdicts from numbers it is given; it runs no simulation and knows no
 paper (`ftlab.reproduce.claimfile` reads the per-paper data files; `ftlab.reproduce.upi` and
@@ -82,6 +87,25 @@ VERDICT_STYLES = {
     NOT_MEASURED: "dim",
 }
 
+#: What a claim reads, and so which health checks gate it (DESIGN §12, `gate_reasons`).
+LATENCY = "latency"
+THROUGHPUT = "throughput"
+WEAR = "wear"
+ARITHMETIC = "arithmetic"
+RESTS_ON: dict[str, str] = {
+    LATENCY: "a mean, a percentile, a deadline: invalid when a tenant it reads starved or was "
+    "unstable, or a run check failed",
+    THROUGHPUT: "a closed loop's completions: invalid only when the run never reached steady "
+    "state (a run check failed); a stall is part of what it measures",
+    WEAR: "erases, WAF, imbalance, swaps: invalid only when host writes were left unserved at "
+    "the end, or a run check failed; a transient backlog does not touch it",
+    ARITHMETIC: "the paper's own formulas recomputed, no simulation: never gated, and counted "
+    "apart from the experiments",
+}
+#: A tenant's writes outstanding at the end leave a wear claim's work undone when they exceed
+#: both its queue depth (what is merely in flight) and this share of the writes that arrived.
+UNSERVED_WRITES_SHARE_MAX = 0.01
+
 FACTOR = "factor"
 VALUE = "value"
 EXACT = "exact"
@@ -94,7 +118,11 @@ KINDS: dict[str, tuple[str, str, str]] = {
         "reproduced: on the paper's side of 1 and within 1.5x of its factor, either way (log scale)",
         "same direction: on the paper's side of 1; differs: otherwise",
     ),
-    VALUE: ('"15 minutes", "27 MB/s"', "reproduced: within 1.5x of the paper's value, either way", "differs"),
+    VALUE: (
+        '"15 minutes", "27 MB/s", "DLWA 1.3" (above its floor 1)',
+        "reproduced: within 1.5x of the paper's value, either way (above the floor, if any)",
+        "differs",
+    ),
     EXACT: (
         "Table IV's bandwidths",
         "reproduced: equal at the paper's printed rounding",
@@ -107,8 +135,8 @@ KINDS: dict[str, tuple[str, str, str]] = {
     ),
     ORDER: (
         '"vStream best", "DAC above AutoStream"',
-        "holds: margin > 0 and above the spread over seeds",
-        "within noise: |margin| ≤ spread; violated: otherwise",
+        "holds: every seed's margin > 0",
+        "violated: no seed's margin > 0; within noise: the seeds disagree",
     ),
 }
 #: A factor or value is reproduced within this factor of the paper's, either way.
@@ -197,6 +225,8 @@ class Claim:
     bound: str = ""
     where: str = ""
     runs: tuple[str, ...] = ()
+    rests_on: str = ""
+    ours: bool = False
 
     @property
     def ratio(self) -> float | None:
@@ -225,6 +255,8 @@ class Claim:
             "verdict": self.verdict,
             "reason": self.reason,
             "runs": list(self.runs),
+            "rests_on": self.rests_on,
+            "ours": self.ours,
             "why": self.why,
         }
 
@@ -245,16 +277,17 @@ def judge(
     op: str = "",
     digits: int | None = None,
     adjective: str = "",
-    spread: tuple[float, float] | None = None,
+    margins: Sequence[FtlabValue] | None = None,
     high: float | None = None,
+    floor: float | None = None,
 ) -> str:
     """The verdict of ftlab's `value` against the paper's by `kind` (the module's rule).
 
     `op` is a bound's comparison ("<=", "<", ">=", ">"; `paper` the bound; "between": `paper`
     to `high`, both inclusive), or `adjective` a
     key of ADJECTIVES (then `paper` is unused); `digits` an exact claim's printed decimals;
-    `spread` the (min, max) of an order claim's margin over seeds. Raises `ftlab.UsageError`
-    for an unknown kind, op or adjective.
+    `margins` an order claim's margin per seed (default: `value` alone); `floor` a value
+    claim's floor. Raises `ftlab.UsageError` for an unknown kind, op or adjective.
 
     >>> judge(FACTOR, 1 / 3.1, 1 / 1.82), judge(BOUND, 1.1, 1.26, op="<="), judge(EXACT, 7.3, 5.51, digits=1)
     ('same direction', 'violated', 'differs')
@@ -262,7 +295,7 @@ def judge(
     if kind == FACTOR:
         return factor_verdict(_number(paper, kind), value)
     if kind == VALUE:
-        return value_verdict(_number(paper, kind), value)
+        return value_verdict(_number(paper, kind), value, floor)
     if kind == EXACT:
         if digits is None:
             raise usage_error("digits", "an exact claim needs the paper's printed decimals")
@@ -270,7 +303,7 @@ def judge(
     if kind == BOUND:
         return bound_verdict(paper, value, op, adjective, high)
     if kind == ORDER:
-        return order_verdict(value, spread)
+        return order_verdict(margins if margins is not None else (value,))
     raise usage_error("kind", f"unknown claim kind {kind!r}; valid kinds: {', '.join(KINDS)}")
 
 
@@ -302,15 +335,23 @@ def factor_verdict(paper: float, value: FtlabValue) -> str:
     return SAME_DIRECTION
 
 
-def value_verdict(paper: float, value: FtlabValue) -> str:
-    """`value`: reproduced within FACTOR_TOLERANCE either way, differs otherwise.
+def value_verdict(paper: float, value: FtlabValue, floor: float | None = None) -> str:
+    """`value`: reproduced within FACTOR_TOLERANCE either way, differs otherwise. With a
+    `floor` (WAF and DLWA: 1), both are compared above it (value − floor against paper −
+    floor), so a value at the floor never reproduces one above it.
 
-    >>> value_verdict(19.0, 13.0), value_verdict(19.0, 2.09)
-    ('reproduced', 'differs')
+    >>> value_verdict(19.0, 13.0), value_verdict(19.0, 2.09), value_verdict(1.3, 1.0, floor=1.0)
+    ('reproduced', 'differs', 'differs')
     """
-    if value is None or not _positive(value):
+    if value is None or isinstance(value, bool) or not finite(value):
         return DIFFERS
-    ratio = float(value) / paper
+    if floor is not None:
+        if paper <= floor:
+            raise usage_error("floor", f"a paper value {paper:g} at or below its floor {floor:g}")
+        paper, value = paper - floor, float(value) - floor
+    if not _positive(value):
+        return DIFFERS
+    ratio = float(value) / paper  # type: ignore[arg-type]
     return REPRODUCED if abs(math.log(ratio)) <= math.log(FACTOR_TOLERANCE) + _SLACK else DIFFERS
 
 
@@ -372,22 +413,18 @@ def bound_verdict(
     return HOLDS if test(float(value)) else VIOLATED
 
 
-def order_verdict(margin: FtlabValue, spread: tuple[float, float] | None = None) -> str:
-    """`order`: holds when the margin is positive and above the spread (max − min over seeds),
-    within noise when |margin| is at most the spread, violated otherwise.
+def order_verdict(margins: Sequence[FtlabValue]) -> str:
+    """`order`, by sign over the seeds (DESIGN §12): holds when every seed's margin is
+    positive, violated when none is (a margin of 0, NaN or missing is not on the paper's side),
+    within noise only when the seeds disagree. No margin at all is violated.
 
-    >>> order_verdict(0.3, (0.2, 0.4)), order_verdict(0.2, (0.0, 0.5)), order_verdict(-0.3, (-0.4, -0.2))
+    >>> order_verdict([0.3, 0.01, 0.2]), order_verdict([0.2, -0.1]), order_verdict([-0.3, -0.2, 0.0])
     ('holds', 'within noise', 'violated')
     """
-    if isinstance(margin, bool) or not finite(margin):
-        return VIOLATED
-    width = (spread[1] - spread[0]) if spread is not None else 0.0
-    # a margin equal to the width (to a relative 1e-9: 0.3 − 0.1 is 0.19999999999999998) is inside it
-    width *= 1 + _SLACK
-    m = float(margin)  # type: ignore[arg-type]
-    if m > 0 and m > width:
+    sides = [_positive(m) for m in margins]
+    if sides and all(sides):
         return HOLDS
-    return WITHIN_NOISE if width > 0 and abs(m) <= width else VIOLATED
+    return WITHIN_NOISE if any(sides) else VIOLATED
 
 
 def median(values: Sequence[float]) -> float:
@@ -549,8 +586,20 @@ def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
     def _g(x: Any) -> str:
         return f"{x:g}" if finite(x) else "n/a"
 
-    keys = ("unstable", "starved", "outstanding_at_end", "backlog_max", "max_wait_s", "stall_s_max")
-    tenants = {name: {k: t.get(k) for k in keys} for name, t in (data.get("tenants") or {}).items()}
+    keys = (
+        "unstable",
+        "starved",
+        "outstanding_at_end",
+        "writes_outstanding_at_end",
+        "queue_depth",
+        "backlog_max",
+        "max_wait_s",
+        "stall_s_max",
+    )
+    tenants = {
+        name: {**{k: t.get(k) for k in keys}, "writes_arrived": _writes_arrived(t)}
+        for name, t in (data.get("tenants") or {}).items()
+    }
     reasons: list[str] = []
     for name, t in (data.get("tenants") or {}).items():
         wait, bound = t.get("max_wait_s"), t.get("starvation_wait_s")
@@ -593,6 +642,67 @@ def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
         # a saturated run shows as an unstable or starved tenant. The busiest die is reported.
         "ok": tenants_ok,
     }
+
+
+def _writes_arrived(tenant: Mapping[str, Any]) -> int | None:
+    """The writes a tenant's summary saw arrive: those completed in the measured phase and
+    those outstanding at the end (None when either is absent)."""
+    done, left = (tenant.get("write") or {}).get("count"), tenant.get("writes_outstanding_at_end")
+    return int(done) + int(left) if finite(done) and finite(left) else None
+
+
+def gate_reasons(run: Mapping[str, Any], rests_on: str) -> list[str]:
+    """Why a claim that rests on `rests_on` (RESTS_ON) cannot trust the run whose health
+    record is `run` (`health`'s per-scheme shape, or a paper module's with `checks`): empty
+    when it can (DESIGN §12).
+
+    - `arithmetic`: never gated.
+    - every other: a failed run check (`checks`: a steady state, a warm-up that converged, a
+      GC that started before measuring; what makes the run mean anything at all).
+    - `latency`: also a starved or unstable tenant (the record's `ok` and `reasons`).
+    - `wear`: also host writes left unserved at the end: a tenant's writes outstanding beyond
+      its queue depth and beyond UNSERVED_WRITES_SHARE_MAX of the writes that arrived.
+    - `throughput`: nothing more; a stall is part of a closed loop's throughput.
+
+    >>> run = {"ok": False, "reasons": ["a starved: a request waited 2 s > 1 s"], "checks": {},
+    ...        "tenants": {"a": {"writes_outstanding_at_end": 64, "queue_depth": 64, "writes_arrived": 900}}}
+    >>> gate_reasons(run, LATENCY), gate_reasons(run, WEAR), gate_reasons(run, THROUGHPUT)
+    (['a starved: a request waited 2 s > 1 s'], [], [])
+    """
+    if rests_on not in RESTS_ON:
+        raise usage_error("rests_on", f"unknown {rests_on!r}; one of {', '.join(RESTS_ON)}")
+    if rests_on == ARITHMETIC:
+        return []
+    checks = [
+        f"run check {name!r} failed ({check[0]})"
+        for name, check in (run.get("checks") or {}).items()
+        if not check[1]
+    ]
+    if rests_on == LATENCY:
+        if run.get("ok", False):
+            return []
+        return [str(r) for r in run.get("reasons") or []] or checks or ["a health check failed"]
+    if rests_on == WEAR:
+        return checks + [
+            r for name, t in (run.get("tenants") or {}).items() if (r := _unserved(name, t))
+        ]
+    return checks
+
+
+def _unserved(name: str, tenant: Mapping[str, Any]) -> str:
+    left, qd, arrived = (
+        tenant.get("writes_outstanding_at_end"),
+        tenant.get("queue_depth"),
+        tenant.get("writes_arrived"),
+    )
+    if not (finite(left) and finite(qd) and finite(arrived)):
+        return f"{name}: writes outstanding at the end not reported"
+    if left > qd and left > UNSERVED_WRITES_SHARE_MAX * arrived:
+        return (
+            f"{name} left {fmt_number(left)} of {fmt_number(arrived)} writes unserved at the end "
+            f"(> queue depth {qd:g} and > {UNSERVED_WRITES_SHARE_MAX:.0%})"
+        )
+    return ""
 
 
 def busiest_die(device: Mapping[str, Any]) -> float | None:
@@ -651,17 +761,69 @@ def write_claims_json(path: StrPath, claims: Sequence[Claim], **sections: Any) -
         **sections,
         "verdict_rule": verdict_rule(),
         "verdicts": {v: sum(c.verdict == v for c in claims) for v in VERDICTS},
+        "tally": tally(claims),
         "claims": [c.to_dict() for c in claims],
     }
     return write_json(path, doc)
+
+
+#: The tally's groups: the paper's experiments, the paper's arithmetic, our variants' rows.
+TALLY_GROUPS = ("experiments", "arithmetic", "ours")
+
+
+def tally(claims: Iterable[Claim]) -> dict[str, dict[str, int]]:
+    """Per group (TALLY_GROUPS): the claims (`claims`), those judged (`measured`: neither
+    invalid nor not measured), those reproduced or holding (`agree`), `invalid` and `not
+    measured`. A claim about our variant (`ours`) counts in `ours` only; the paper's
+    arithmetic never counts as an experiment (DESIGN §12).
+
+    >>> c = lambda v, r="wear", o=False: Claim("x", "x", VALUE, 1.0, 1.0, v, "", rests_on=r, ours=o)
+    >>> t = tally([c(REPRODUCED), c(INVALID), c(HOLDS, ARITHMETIC), c(DIFFERS, o=True)])
+    >>> t["experiments"], t["arithmetic"]["agree"], t["ours"]["measured"]
+    ({'claims': 2, 'measured': 1, 'agree': 1, 'invalid': 1, 'not measured': 0}, 1, 1)
+    """
+    groups = {g: {"claims": 0, "measured": 0, "agree": 0, INVALID: 0, NOT_MEASURED: 0} for g in TALLY_GROUPS}
+    for c in claims:
+        g = groups["ours" if c.ours else "arithmetic" if c.rests_on == ARITHMETIC else "experiments"]
+        g["claims"] += 1
+        if c.verdict in (INVALID, NOT_MEASURED):
+            g[c.verdict] += 1
+            continue
+        g["measured"] += 1
+        g["agree"] += c.verdict in (REPRODUCED, HOLDS)
+    return groups
+
+
+def tally_line(name: str, t: Mapping[str, Mapping[str, int]]) -> str:
+    """The tally in one line: "upi: experiments 4 of 9 measured reproduce or hold (2 invalid,
+    1 not measured); arithmetic 2 of 2; ours 1 of 5 measured".
+
+    >>> tally_line("x", {"experiments": {"claims": 3, "measured": 2, "agree": 1, "invalid": 1,
+    ...   "not measured": 0}, "arithmetic": {"claims": 0}, "ours": {"claims": 0}})
+    'x: experiments 1 of 2 measured reproduce or hold (1 invalid)'
+    """
+    parts = []
+    for group in TALLY_GROUPS:
+        g = t.get(group) or {}
+        if not g.get("claims"):
+            continue
+        text = f"{group} {g['agree']} of {g['measured']} measured"
+        if group == "experiments":
+            text += " reproduce or hold"
+        aside = [f"{g[k]} {k}" for k in (INVALID, NOT_MEASURED) if g.get(k)]
+        parts.append(text + (f" ({', '.join(aside)})" if aside else ""))
+    return f"{name}: " + ("; ".join(parts) if parts else "no claims")
 
 
 def verdict_rule() -> dict[str, str]:
     """The verdict rule, per kind (recorded in claims.json)."""
     rule = {kind: f"{yes}; otherwise {no}" for kind, (_, yes, no) in KINDS.items()}
     rule["seeds"] = "the value judged is the median over seeds; spread = (min, max) over seeds"
-    rule[INVALID] = "a run the claim rests on is unhealthy (health ok false), whatever the value"
-    rule[NOT_MEASURED] = "ftlab cannot measure the claim (the reason says why)"
+    rule[INVALID] = (
+        "a run the claim rests on is unhealthy in what the claim reads (rests_on), whatever the value"
+    )
+    rule[NOT_MEASURED] = "ftlab cannot measure the claim, or gave no number (the reason says why)"
+    rule.update({f"rests_on {k}": v for k, v in RESTS_ON.items()})
     return rule
 
 

@@ -122,7 +122,10 @@ def reproduce(
     model = lifetime_model(reports["hardware"], reports["swap"])
     checks = run_health(reports)
     result = SeedResult(
-        seed, measurements(reports["hardware"].summary, reports["software"].summary, model), checks
+        seed,
+        measurements(reports["hardware"].summary, reports["software"].summary, model),
+        checks,
+        quick=quick,
     )
     claims = evaluate(claimfile.load(NAME), [result])
     files = figures(reports, model, out)

@@ -220,11 +220,18 @@ def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float)
 def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> Measured:
     """One computation by name: "<metric>:<tenant>:<a>/<b>" is a/b of the tenant's read
     <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
-    a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise. An
-    unknown name is an `ftlab.UsageError`."""
+    a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise;
+    "rise_growth:<scheme>" the growth of the scheme's overall mean read latency after the rise
+    (Figure 5b); "after_rise:<a>/<b>" b's overall mean read latency over a's after the rise,
+    minus 1 (Figure 5c: positive when a is faster). An unknown name is an `ftlab.UsageError`."""
     kind, _, rest = name.partition(":")
     if kind == "set_growth":
         return set_growth(timeseries, rest, rise)
+    if kind == "rise_growth":
+        return rise_growth(timeseries, rest, rise)
+    if kind == "after_rise":
+        a, _, b = rest.partition("/")
+        return after_rise(timeseries, a, b, rise)
     margin, metric, tenant, a, b = claimfile.pair_measure(name, ("mean_us", "p99_us"), "UPI")
     va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
     factor = ratio(va, vb)
@@ -259,6 +266,54 @@ def set_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Mea
         f"and {fmt_number(after, 'dies', 2)} in the {w} after: {fmt_change(change)}."
     )
     return Measured(change, why)
+
+
+def rise_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Measured:
+    """Figure 5b: `scheme`'s mean read response time over every tenant (weighted by reads) in
+    the AROUND_RISE_S after the rise over the AROUND_RISE_S before it, minus 1."""
+    before = overall_read_mean(timeseries, scheme, rise - AROUND_RISE_S, rise)
+    after = overall_read_mean(timeseries, scheme, rise, rise + AROUND_RISE_S)
+    change = relative_change(after, before)
+    w = f"{AROUND_RISE_S:.0f} s"
+    return Measured(
+        change,
+        f"{scheme}'s mean read response time over all tenants is {fmt_number(before, 'µs')} in the "
+        f"{w} before LM-TBE's rise at {rise:,.0f} s and {fmt_number(after, 'µs')} in the {w} "
+        f"after: {fmt_change(change)}.",
+    )
+
+
+def after_rise(timeseries: pl.DataFrame | None, a: str, b: str, rise: float) -> Measured:
+    """Figure 5c against 5b: b's mean read response time over every tenant in the
+    AROUND_RISE_S after the rise over a's, minus 1 (positive: a is faster)."""
+    va = overall_read_mean(timeseries, a, rise, rise + AROUND_RISE_S)
+    vb = overall_read_mean(timeseries, b, rise, rise + AROUND_RISE_S)
+    margin = relative_change(vb, va)
+    return Measured(
+        margin,
+        f"in the {AROUND_RISE_S:.0f} s after LM-TBE's rise, the mean read response time over all "
+        f"tenants is {fmt_number(va, 'µs')} under {a} and {fmt_number(vb, 'µs')} under {b} "
+        f"({b} over {a}: {fmt_change(margin)}).",
+    )
+
+
+def overall_read_mean(timeseries: pl.DataFrame | None, scheme: str, lo: float, hi: float) -> float | None:
+    """The mean read response time of every tenant of `scheme` over the windows starting in
+    [lo, hi), each window's mean weighted by its reads (`read_iops`); None without reads."""
+    import polars as pl
+
+    if timeseries is None or not {"read_mean_us", "read_iops"} <= set(timeseries.columns):
+        return None
+    rows = timeseries.filter(
+        (pl.col("scheme") == scheme)
+        & (pl.col("window_start_s") >= lo)
+        & (pl.col("window_start_s") < hi)
+        & (pl.col("read_iops") > 0)
+    )
+    reads = float(rows["read_iops"].sum())
+    if reads <= 0:
+        return None
+    return float((rows["read_mean_us"] * rows["read_iops"]).sum()) / reads
 
 
 def set_size_means(

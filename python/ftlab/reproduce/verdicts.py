@@ -11,8 +11,10 @@ Regenerate both, after a reviewed change, from the repository's root with one co
     python -m ftlab.reproduce.verdicts --write
 
 It runs the quick reproductions (`NAMES`) (each over `QUICK_SEEDS` seeds) into results/verdicts/,
-writes tests/data/verdicts-quick.json and rewrites the tables of docs/reproductions.md; then add
-a line to the "Verdict changes" list of docs/reproductions.md saying why a verdict changed.
+writes tests/data/verdicts-quick.json and rewrites the tables of docs/reproductions.md. It prints
+every verdict that changed and every value that moved beyond its spread (`differences`), and
+records them in the file (`changes`); a test checks that each claim named there has a line in
+the "Verdict changes" list of docs/reproductions.md saying why.
 `--from-results` rewrites both from existing results/verdicts/NAME/claims.json without running.
 """
 
@@ -50,11 +52,15 @@ def differences(
     name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapping[str, Mapping[str, Any]]
 ) -> list[str]:
     """Each verdict of reproduction `name` that differs between the committed rows and `now`,
-    and each claim present in one only, as a sentence.
+    each value that moved beyond its spread (`moved`) where the verdict stayed, and each claim
+    present in one only, as a sentence.
 
     >>> differences("x", {"a": {"verdict": "reproduced", "ftlab_value": 1.0}},
     ...             {"a": {"verdict": "differs", "ftlab_value": 3.0}})
     ["x/a: committed 'reproduced' (ftlab 1.0), now 'differs' (ftlab 3.0)"]
+    >>> differences("x", {"a": {"verdict": "differs", "ftlab_value": 1.0, "spread": [0.9, 1.1]}},
+    ...             {"a": {"verdict": "differs", "ftlab_value": 1.5, "spread": [1.4, 1.6]}})
+    ["x/a: 'differs' stays, the value moved beyond its spread: 1.0 [0.9, 1.1] -> 1.5 [1.4, 1.6]"]
     """
     out = []
     for cid in dict.fromkeys([*committed, *now]):
@@ -72,7 +78,40 @@ def differences(
                 f"{name}/{cid}: committed {old['verdict']!r} (ftlab {old.get('ftlab_value')}), now "
                 f"{new['verdict']!r} (ftlab {new.get('ftlab_value')})"
             )
+        elif moved(old, new):
+            out.append(
+                f"{name}/{cid}: {new['verdict']!r} stays, the value moved beyond its spread: "
+                f"{_shown(old)} -> {_shown(new)}"
+            )
     return out
+
+
+def moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a claim's value moved beyond its spread: each value lies outside the other's
+    [min, max] over seeds (a one-seed value: outside the other's value itself). Values are
+    compared as the verdict file keeps them (3 significant digits); a value that appears or
+    vanishes moved.
+
+    >>> moved({"ftlab_value": 1.0, "spread": [0.9, 1.1]}, {"ftlab_value": 1.05, "spread": [1.0, 1.2]})
+    False
+    >>> moved({"ftlab_value": 1.0, "spread": None}, {"ftlab_value": None, "spread": None})
+    True
+    """
+    a, b = old.get("ftlab_value"), new.get("ftlab_value")
+    if a is None or b is None:
+        return (a is None) != (b is None)
+
+    def extent(row: Mapping[str, Any], v: float) -> tuple[float, float]:
+        spread = row.get("spread")
+        return (float(spread[0]), float(spread[1])) if spread else (float(v), float(v))
+
+    (alo, ahi), (blo, bhi) = extent(old, a), extent(new, b)
+    return not (blo <= float(a) <= bhi) and not (alo <= float(b) <= ahi)
+
+
+def _shown(row: Mapping[str, Any]) -> str:
+    spread = row.get("spread")
+    return f"{row.get('ftlab_value')}" + (f" [{spread[0]}, {spread[1]}]" if spread else "")
 
 
 def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
@@ -90,16 +129,29 @@ def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
     ]
 
 
-def document(by_name: Mapping[str, Mapping[str, Mapping[str, Any]]], seeds: int) -> dict[str, Any]:
-    """The verdict file's content."""
+def document(
+    by_name: Mapping[str, Mapping[str, Mapping[str, Any]]], seeds: int, changes: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The verdict file's content; `changes` the `differences` of its last regeneration
+    against the file before it (each claim named there needs a line under "Verdict changes")."""
     return {
         "about": f"Verdicts of the quick reproductions over {seeds} seeds, per claim: verdict, "
         "ftlab's value and spread (3 significant digits). "
         f"Checked by the quick tests; regenerate with `{COMMAND}` and say why in "
         "docs/reproductions.md, Verdict changes.",
         "seeds": seeds,
+        "changes": list(changes),
         "reproductions": {n: dict(by_name[n]) for n in NAMES if n in by_name},
     }
+
+
+def changed_ids(doc: Mapping[str, Any]) -> list[str]:
+    """The "name/claim" of every change the verdict file's last regeneration recorded.
+
+    >>> changed_ids({"changes": ["upi/a: committed 'holds' (ftlab 1), now 'violated' (ftlab -1)"]})
+    ['upi/a']
+    """
+    return [c.split(":", 1)[0] for c in doc.get("changes") or []]
 
 
 def docs_tables(doc: Mapping[str, Any]) -> dict[str, str]:
@@ -175,7 +227,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             continue
         by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}
-    verdicts = document(by_name, QUICK_SEEDS)
+    before = load(args.root / VERDICTS_FILE) if (args.root / VERDICTS_FILE).is_file() else {}
+    changes = [
+        line
+        for name in NAMES
+        if name in by_name
+        for line in differences(name, (before.get("reproductions") or {}).get(name) or {}, by_name[name])
+    ]
+    if not changes:  # a regeneration that changes nothing keeps the last one's record
+        changes = list(before.get("changes") or [])
+    else:
+        print(f"{len(changes)} changes; each needs a line under \"Verdict changes\" in {DOCS_FILE}:")
+        for line in changes:
+            print(f"  {line}")
+    verdicts = document(by_name, QUICK_SEEDS, changes)
     (args.root / VERDICTS_FILE).write_text(
         json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

@@ -54,6 +54,9 @@ pub struct TenantMetrics {
     /// the tenant's `duration_s` or `trace.max_requests`; `host::Source::records_not_replayed`);
     /// 0 for generated workloads.
     pub(crate) records_not_replayed: u64,
+    /// Write requests that arrived by the end and did not complete (in flight or waiting in
+    /// the host): host writes left unserved, which gate wear claims (DESIGN §12).
+    pub(crate) writes_outstanding_at_end: u64,
     /// Arrivals and completions (whole run), for the backlog.
     pub(crate) backlog: Backlog,
     /// Set at the end.
@@ -80,6 +83,7 @@ impl TenantMetrics {
             reordered_arrivals: 0,
             skipped_records: 0,
             records_not_replayed: 0,
+            writes_outstanding_at_end: 0,
             backlog: Backlog::new(window),
             verdict: None,
             health: Health::new(warmup),

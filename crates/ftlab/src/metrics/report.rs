@@ -256,6 +256,7 @@ fn tenant_json(t: &TenantMetrics, queue_depth: u32, secs: f64, limits: &HealthLi
         "buffer_reads": t.buffer_reads,
         "queue_depth": queue_depth,
         "outstanding_at_end": v.outstanding_at_end,
+        "writes_outstanding_at_end": t.writes_outstanding_at_end,
         "backlog_growth": round6(v.growth),
         "unstable": v.unstable,
     });

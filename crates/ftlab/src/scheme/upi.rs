@@ -1,4 +1,4 @@
-//! `upi`: utilitarian performance isolation (Kim, Lee and Min, HotStorage '18;
+//! `upi`: utilitarian performance isolation (the paper copy names no authors nor venue;
 //! `../shared/papers/upi-utilitarian-performance-isolation.txt`). Every tenant writes only
 //! to its *allocation set* of dies; the sets are disjoint and cover every die (except
 //! optional read-only dies). Reads are served wherever the data is. GC reads a tenant's data
@@ -184,7 +184,7 @@ pub struct Upi {
 /// `upi`'s registry entry.
 pub(crate) const INFO: SchemeInfo = SchemeInfo {
     name: "upi",
-    summary: "Utilitarian performance isolation (HotStorage '18): per-tenant die sets that move by Eq. 1-3 \
+    summary: "Utilitarian performance isolation (UPI): per-tenant die sets that move by Eq. 1-3 \
               every epoch.",
     knobs: KNOBS,
     fields: config_fields::<UpiConfig>,

@@ -8,6 +8,7 @@ use super::engine::Engine;
 use super::executor::Timed;
 use crate::error::FtlabError;
 use crate::host::NO_TASK;
+use crate::workload::IoOp;
 use crate::metrics::lifetime::LifetimeResult;
 use crate::metrics::phase::PhaseResult;
 use crate::metrics::report::SchemeResult;
@@ -146,6 +147,7 @@ impl Engine<'_, Timed> {
                 self.sink.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
             }
             self.sink.metrics[t].health.outstanding(end, r.arrival);
+            self.sink.metrics[t].writes_outstanding_at_end += u64::from(r.op == IoOp::Write);
         }
         for t in 0..self.host.tenants.len() {
             if self.host.tenants[t].closed_loop {
@@ -155,6 +157,7 @@ impl Engine<'_, Timed> {
                 self.sink.metrics[t].backlog.arrived(r.arrival);
                 self.sink.metrics[t].health.arrived(r.arrival);
                 self.sink.metrics[t].health.outstanding(end, r.arrival);
+                self.sink.metrics[t].writes_outstanding_at_end += u64::from(r.op == IoOp::Write);
                 if r.task != NO_TASK && r.arrival >= warmup {
                     self.sink.metrics[t].tasks[r.task as usize].outstanding(r.deadline, end);
                 }

@@ -1,5 +1,5 @@
 //! `vstream`: virtual stream management (Yong, Jeong, Lee and Kim, "vStream: Virtual Stream
-//! Management for Multi-streamed SSDs", HotStorage '18; `../shared/papers/vstream-*.txt`, §4).
+//! Management for Multi-streamed SSDs"; `../shared/papers/vstream-*.txt`, §4).
 //! Each virtual stream's lifetime is the average lifetime of its *dead* pages (§4.2): when a
 //! logical page is overwritten or trimmed, its lifetime (invalidation time − write time) is
 //! added to the stream's sum and its dead-page count goes up by one (lazily, only then).
@@ -107,7 +107,7 @@ pub(crate) const KNOBS: &[Knob] = &[
 /// `vstream`'s registry entry.
 pub(crate) const INFO: MapperInfo = MapperInfo {
     name: "vstream",
-    summary: "vStream (HotStorage '18): virtual streams clustered by dead-page lifetime onto physical \
+    summary: "vStream: virtual streams clustered by dead-page lifetime onto physical \
               streams every epoch.",
     knobs: KNOBS,
     fields: config_fields::<VStreamConfig>,
