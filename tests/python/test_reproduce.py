@@ -10,7 +10,6 @@ test_reproduce_verdicts.py. It needs scenarios/reproduce/upi-quick.toml.
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -134,13 +133,14 @@ def test_claim_reasons_state_their_numbers() -> None:
     assert "4.00 dies" in why and "7.00 dies" in why and "+75.0%" in why
 
 
-def test_claims_of_a_missing_scheme_or_column_differ() -> None:
+def test_claims_of_a_missing_scheme_or_column_are_not_measured() -> None:
+    """DESIGN §12: a claim ftlab cannot compute is `not measured` (the old rule: differs)."""
     summary = hand_summary(("partitioned", "unified", "upi"))
     claims = by_id(upi.upi_claims(summary, hand_timeseries().drop("alloc_set_dies"), RISE, HEALTHY))
     assert list(claims) == claim_ids()
     for cid in ("das_as_p99_upi-guarded_vs_unified", "lm_tbe_mean_upi-guarded_vs_partitioned"):
-        assert claims[cid].verdict == C.DIFFERS and math.isnan(claims[cid].ftlab_value), cid
-    assert claims["lm_tbe_set_grows_upi"].verdict == C.VIOLATED
+        assert claims[cid].verdict == C.NOT_MEASURED and claims[cid].ftlab_value is None, cid
+    assert claims["lm_tbe_set_grows_upi"].verdict == C.NOT_MEASURED
     assert "missing" in claims["das_as_p99_upi-guarded_vs_unified"].why
     assert claims["das_as_p99_upi_vs_unified"].verdict == C.REPRODUCED
 

@@ -169,11 +169,12 @@ def test_the_imbalance_bound_is_a_bound() -> None:
 
 
 def test_lifetime_claims_fail_without_swaps() -> None:
-    # No swap measured, none in the model, no balancing: the swap claims differ.
+    # No swap measured, none in the model, no balancing: the swap claims have no value, so they
+    # are not measured (DESIGN §12; the old rule: differs).
     claims = lifetime_claims(hand_model(2.0, 2.0, 0.4, 0.4, None, None))
     assert claims["wear_imbalance_without_swaps_higher"].verdict == C.VIOLATED
     for id in ("swap_minutes", "swap_interval_days", "swap_time_fraction", "swap_interval_worst_case_days"):
-        assert claims[id].verdict == C.DIFFERS, id
+        assert claims[id].verdict == C.NOT_MEASURED and "no number" in claims[id].reason, id
 
 
 def test_the_slides_arithmetic() -> None:

@@ -284,7 +284,9 @@ def test_a_claim_on_an_unhealthy_run_is_invalid_with_the_reason() -> None:
     assert claimfile.evaluate_one(spec(), [seed(0, 0.6)]).verdict == C.REPRODUCED
 
 
-def _run(ok: bool = True, left: int = 0, qd: int = 64, arrived: int = 10_000, checks: Any = None) -> dict[str, Any]:
+def _run(
+    ok: bool = True, left: int = 0, qd: int = 64, arrived: int = 10_000, checks: Any = None
+) -> dict[str, Any]:
     """A run's health record: one tenant `t`, starved unless `ok`, with `left` writes outstanding
     at the end of `arrived`, and `checks` (name -> (text, ok))."""
     tenant = {"writes_outstanding_at_end": left, "queue_depth": qd, "writes_arrived": arrived}
@@ -300,7 +302,9 @@ def _gated(rests_on: str, run: dict[str, Any]) -> str:
     s = spec(rests_on=rests_on, runs=("a",), kind=C.VALUE, paper=10.0)
     if rests_on == C.ARITHMETIC:
         s = spec(rests_on=rests_on, runs=(), kind=C.VALUE, paper=10.0)
-    return claimfile.evaluate_one(s, [SeedResult(0, {"m": Measured(10.0, "w")}, {"schemes": {"a": run}})]).verdict
+    return claimfile.evaluate_one(
+        s, [SeedResult(0, {"m": Measured(10.0, "w")}, {"schemes": {"a": run}})]
+    ).verdict
 
 
 @pytest.mark.parametrize(
@@ -325,7 +329,9 @@ def _gated(rests_on: str, run: dict[str, Any]) -> str:
         (C.ARITHMETIC, _run(ok=False, left=10_000), C.REPRODUCED),
     ],
 )
-def test_health_gates_a_claim_through_what_it_reads(rests_on: str, run: dict[str, Any], expected: str) -> None:
+def test_health_gates_a_claim_through_what_it_reads(
+    rests_on: str, run: dict[str, Any], expected: str
+) -> None:
     assert _gated(rests_on, run) == expected
 
 

@@ -208,7 +208,7 @@ def _check(where: str, label: str, s: Spec) -> None:
         bad("an arithmetic claim rests on no run (it recomputes the paper's formulas)")
     if s.rests_on != ARITHMETIC and s.measure and not s.runs:
         bad(f"a claim resting on {s.rests_on} names the `runs` it reads")
-    if s.floor is not None and not (s.kind == "value" and finite(s.paper) and s.paper > s.floor):
+    if s.floor is not None and not (s.kind == "value" and s.paper is not None and s.paper > s.floor):
         bad("`floor` is for a value claim whose `paper` is above it")
     if not isinstance(s.device_time, bool):
         bad("`device_time` must be true or false")
@@ -278,7 +278,11 @@ def formula_problem(s: Spec) -> str:
 
 
 def _arith(node: ast.expr) -> tuple[float, list[float]]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return float(node.value), [float(node.value)]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         v, used = _arith(node.operand)
@@ -335,8 +339,13 @@ def evaluate_one(spec: Spec, seeds: Sequence[SeedResult]) -> Claim:
     no_number = [s.seed for s, v in zip(seeds, values, strict=True) if not _is_number(v)]
     if no_number or not values:
         reason = f"{spec.measure} gave no number (seeds {', '.join(map(str, no_number))})"
-        return base(ftlab_value=None, verdict=NOT_MEASURED, why=results[0].why if results else reason,
-                    values=values, reason=reason)
+        return base(
+            ftlab_value=None,
+            verdict=NOT_MEASURED,
+            why=results[0].why if results else reason,
+            values=values,
+            reason=reason,
+        )
     numbers = [float(v) for v in values]  # type: ignore[arg-type]
     value: FtlabValue = values[0] if len(values) == 1 else median(numbers)
     spread = (min(numbers), max(numbers)) if len(numbers) > 1 else None

@@ -351,7 +351,7 @@ def value_verdict(paper: float, value: FtlabValue, floor: float | None = None) -
         paper, value = paper - floor, float(value) - floor
     if not _positive(value):
         return DIFFERS
-    ratio = float(value) / paper  # type: ignore[arg-type]
+    ratio = float(value) / paper
     return REPRODUCED if abs(math.log(ratio)) <= math.log(FACTOR_TOLERANCE) + _SLACK else DIFFERS
 
 
@@ -648,7 +648,7 @@ def _writes_arrived(tenant: Mapping[str, Any]) -> int | None:
     """The writes a tenant's summary saw arrive: those completed in the measured phase and
     those outstanding at the end (None when either is absent)."""
     done, left = (tenant.get("write") or {}).get("count"), tenant.get("writes_outstanding_at_end")
-    return int(done) + int(left) if finite(done) and finite(left) else None
+    return int(done) + int(left) if isinstance(done, int) and isinstance(left, int) else None
 
 
 def gate_reasons(run: Mapping[str, Any], rests_on: str) -> list[str]:
@@ -683,19 +683,17 @@ def gate_reasons(run: Mapping[str, Any], rests_on: str) -> list[str]:
             return []
         return [str(r) for r in run.get("reasons") or []] or checks or ["a health check failed"]
     if rests_on == WEAR:
-        return checks + [
-            r for name, t in (run.get("tenants") or {}).items() if (r := _unserved(name, t))
-        ]
+        return checks + [r for name, t in (run.get("tenants") or {}).items() if (r := _unserved(name, t))]
     return checks
 
 
 def _unserved(name: str, tenant: Mapping[str, Any]) -> str:
     left, qd, arrived = (
-        tenant.get("writes_outstanding_at_end"),
-        tenant.get("queue_depth"),
-        tenant.get("writes_arrived"),
+        _finite_float(tenant.get("writes_outstanding_at_end")),
+        _finite_float(tenant.get("queue_depth")),
+        _finite_float(tenant.get("writes_arrived")),
     )
-    if not (finite(left) and finite(qd) and finite(arrived)):
+    if left is None or qd is None or arrived is None:
         return f"{name}: writes outstanding at the end not reported"
     if left > qd and left > UNSERVED_WRITES_SHARE_MAX * arrived:
         return (

@@ -116,7 +116,8 @@ def reproduce(
 ) -> ReproductionResult:
     """Run the PaRT-FTL reproduction into `out` (see the module docstring); `scenario`
     replaces the Table III scenario (for development); `seed` is added to both scenarios'
-    seeds and to the analysis' seed RT_SEED (Figures 5-7's task sets). Returns the claims, health and files."""
+    seeds and to the analysis' seed RT_SEED (Figures 5-7's task sets). Returns the claims,
+    health and files."""
     start = time.perf_counter()
     path = (
         Path(scenario)
@@ -255,8 +256,9 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
 
 def _measured_mb_s(summary: Summary, scheme: str) -> float:
     """Both streams' write bandwidth over the measured phase under `scheme` (MB/s, 10^6 B)."""
-    tenants = (summary["schemes"].get(scheme) or {}).get("tenants") or {}
-    iops = [t["write"]["iops"] for t in tenants.values()]
+    if scheme not in summary["schemes"]:
+        return math.nan
+    iops = [t["write"]["iops"] for t in summary["schemes"][scheme]["tenants"].values()]
     return sum(iops) * FIG16_REQUEST_BYTES / 1e6 if iops else math.nan
 
 

@@ -237,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not changes:  # a regeneration that changes nothing keeps the last one's record
         changes = list(before.get("changes") or [])
     else:
-        print(f"{len(changes)} changes; each needs a line under \"Verdict changes\" in {DOCS_FILE}:")
+        print(f'{len(changes)} changes; each needs a line under "Verdict changes" in {DOCS_FILE}:')
         for line in changes:
             print(f"  {line}")
     verdicts = document(by_name, QUICK_SEEDS, changes)
