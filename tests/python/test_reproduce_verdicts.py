@@ -584,6 +584,47 @@ def test_a_value_that_moved_beyond_its_spread_is_a_change() -> None:
     assert V.differences("x", old, inside) == []
 
 
+def _stamped_docs() -> list[Path]:
+    return sorted(p for pattern in V.STAMPED_DOCS for p in ROOT.glob(pattern))
+
+
+def test_no_number_from_a_run_stands_unstamped_in_the_docs() -> None:
+    """Prose that cannot go stale: a paragraph reporting a run is generated or stamped."""
+    found = [
+        f"{p.relative_to(ROOT)}: {line[:80]}" for p in _stamped_docs() for line in V.unstamped(p.read_text())
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_every_stamp_names_a_commit_of_this_repository_on_its_date() -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    import subprocess
+
+    def commit_day(commit: str) -> str:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "show", "-s", "--format=%cs", f"{commit}^{{commit}}"],
+            capture_output=True,
+            text=True,
+        )
+        return out.stdout.strip() if out.returncode == 0 else ""
+
+    bad = [
+        f"{p.relative_to(ROOT)}: {commit} {day} (the commit's day: {commit_day(commit) or 'no such commit'})"
+        for p in _stamped_docs()
+        for commit, day in V.stamps(p.read_text())
+        if commit_day(commit) != day
+    ]
+    assert not bad, bad
+
+
+def test_an_unstamped_run_paragraph_is_found() -> None:
+    text = "## UPI\n\nThe quick form measures 8.12x.\n\n<!-- no run -->\nThe rule's example: 2.6x.\n"
+    assert V.unstamped(text) == ["The quick form measures 8.12x."]
+    stamped = "## UPI\n\n*From the run at c4743ae, 2026-11-27.*\n\nThe quick form measures 8.12x.\n"
+    assert V.unstamped(stamped) == [] and V.stamps(stamped) == [("c4743ae", "2026-11-27")]
+
+
 def test_docs_tables_are_the_generated_ones() -> None:
     """docs/reproductions.md's claims tables equal `ftlab reproduce X --markdown`'s for the
     committed verdicts: regenerate them with `python -m ftlab.reproduce.verdicts --write`."""

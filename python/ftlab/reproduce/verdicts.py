@@ -185,6 +185,72 @@ def replace_tables(text: str, tables: Mapping[str, str]) -> str:
     return text
 
 
+#: The docs whose run-derived numbers must be generated or stamped (DESIGN §12, issue 38).
+STAMPED_DOCS = ("docs/reproductions.md", "docs/schemes/*.md", "docs/streams/*.md")
+#: A stamp: "*From the run at <commit>, <date>.*" (or "*From runs at ...*"); it covers the text
+#: after it up to the next heading or stamp.
+STAMP = re.compile(r"\*From (?:the run|runs) at ([0-9a-f]{7,40}), (\d{4}-\d{2}-\d{2})[.:]\*")
+_HEADING = re.compile(r"^#{1,6} ")
+#: Marks a paragraph whose numbers come from no run (a rule's examples, a configuration).
+NO_RUN = "<!-- no run -->"
+#: A dated entry of a change log ("- 2026-11-26: ..."): a record of its day, not a description
+#: of today's results.
+_LOG_ENTRY = re.compile(r"^- \d{4}-\d{2}-\d{2}: ")
+#: A number a run gives: a decimal, a percentage, a factor or a quantity with a unit.
+_RUN_NUMBER = re.compile(
+    r"(?<![\w.§-])[−+-]?\d[\d,]*(?:\.\d+)?(?:\s?%|x\b|\s?(?:µs|ms|MB/s|MiB|GB|s wall|days|dies|erases))"
+    r"|(?<![\w.§-])\d+\.\d+(?![\w.])"
+)
+#: Words that say a paragraph reports a run.
+_RUN_WORDS = re.compile(
+    r"quick form|full form|\bmeasured\b|\bin ftlab\b|ftlab's|\bseeds?\b|\bwall\b|\bthe runs?\b|"
+    r"\bftlab (?:is|gives|has|measures|finds)\b",
+    re.I,
+)
+
+
+def unstamped(text: str) -> list[str]:
+    r"""The paragraphs of a Markdown text that report numbers from a run (a number a run gives
+    and a word that says so) and are neither generated (inside a claims-table block) nor
+    stamped (after a `STAMP`, up to the next heading), nor marked `<!-- no run -->` (a rule's
+    examples, a configuration), nor a dated change-log entry. Code blocks and HTML comments are skipped; each paragraph is
+    returned as its first line.
+
+    >>> unstamped("# A\n\nThe quick form gives 3.5x.\n\n## B\n\n*From the run at abc1234, 2026-11-28.*\n\nThe quick form gives 2.1x.\n")
+    ['The quick form gives 3.5x.']
+    """
+    out, stamped, generated, fenced = [], False, False, False
+    for block in re.split(r"\n\s*\n", text):
+        first = block.strip().splitlines()[0] if block.strip() else ""
+        if first.startswith("```"):
+            fenced = not fenced if block.count("```") % 2 else fenced
+            continue
+        if fenced:
+            fenced = not block.count("```") % 2
+            continue
+        if _HEADING.match(first):
+            stamped = False
+        if "<!-- claims-table" in block or "<!-- generated" in block:
+            generated = not ("<!-- /claims-table" in block or "<!-- /generated" in block)
+            continue
+        if generated:
+            generated = not ("<!-- /claims-table" in block or "<!-- /generated" in block)
+            continue
+        if STAMP.search(block):
+            stamped = True
+        if NO_RUN in block or _LOG_ENTRY.match(first):
+            continue
+        prose = re.sub(r"<!--.*?-->", "", block, flags=re.S)
+        if not stamped and _RUN_NUMBER.search(prose) and _RUN_WORDS.search(prose):
+            out.append(first)
+    return out
+
+
+def stamps(text: str) -> list[tuple[str, str]]:
+    """Every stamp's (commit, date) in a text."""
+    return [(m.group(1), m.group(2)) for m in STAMP.finditer(text)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m ftlab.reproduce.verdicts --write [--from-results] [--root DIR]`."""
     parser = argparse.ArgumentParser(
