@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -191,3 +192,33 @@ def test_cli_run_writes_the_same_report_html(tmp_path):
         assert "report.html" in proc.stdout
     page = (first / "report.html").read_bytes()
     assert page.startswith(b"<!DOCTYPE html>") and page == (second / "report.html").read_bytes()
+
+
+ODD = Path(__file__).parent / "data" / "odd-one-read.toml"
+
+
+@pytest.fixture(scope="module")
+def odd_run(tmp_path_factory):
+    """A run in which tenant `lonely` has one read and no write (issue 42)."""
+    out = tmp_path_factory.mktemp("odd") / "run"
+    report = ftlab.run(ODD, out=out)
+    tenants = report.summary["schemes"]["unified"]["tenants"]
+    assert tenants["lonely"]["read"]["count"] == 1 and tenants["lonely"]["write"]["count"] == 0
+    return out
+
+
+@pytest.mark.parametrize("kind", plots.KINDS)
+def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run, kind, tmp_path):
+    """No traceback for a tenant with 0 or 1 samples of an operation: the CLI and the API both
+    write the figure (a panel with nothing to draw says why)."""
+    proc = run_cli(["plot", str(odd_run), "--kind", kind, "-o", str(tmp_path / f"{kind}.png")])
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and (tmp_path / f"{kind}.png").read_bytes().startswith(PNG_MAGIC)
+    ftlab.plot(ftlab.load(odd_run), kind, tmp_path / f"{kind}-api.svg")
+    assert (tmp_path / f"{kind}-api.svg").stat().st_size > 0
+
+
+def test_an_empty_panel_says_why(odd_run):
+    fig = plots.figure(ftlab.load(odd_run), "cdf")
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "no write requests measured" in texts and "too few requests for a tail" in texts

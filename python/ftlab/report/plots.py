@@ -164,21 +164,44 @@ def _new_figure(cols: int, rows: int) -> Figure:
 
 
 def _styled_line(
-    ax: Axes, x: Sequence[float], y: Sequence[float | None], index: int, label: str, **kwargs: Any
-) -> None:
+    ax: Axes,
+    x: Sequence[float],
+    y: Sequence[float | None],
+    index: int,
+    label: str,
+    *,
+    log: bool = False,
+    **kwargs: Any,
+) -> bool:
+    """Plot one scheme's series; False (nothing drawn) when no point can be shown: none is a
+    number, or, on a log axis (`log`), none is positive. A series of one point is drawn as its
+    marker alone."""
+    values = [float("nan") if v is None else float(v) for v in y]
+    shown = [v for v in values if math.isfinite(v) and (v > 0 or not log)]
+    if not shown:
+        return False
     style = scheme_style(index)
     ax.plot(
         x,
-        [float("nan") if v is None else v for v in y],
+        values,
         label=label,
         color=style.color,
         linestyle=style.mpl_linestyle,
         marker=style.mpl_marker,
-        markevery=0.1,
+        markevery=0.1 if len(shown) > 1 else None,
         markerfacecolor="white",
         markeredgecolor=style.color,
         **kwargs,
     )
+    return True
+
+
+def _empty_panel(ax: Axes, title: str, note: str) -> None:
+    """A panel with nothing to draw: its title and a note saying why, on linear axes."""
+    ax.set_title(title)
+    ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=8, color="0.4")
+    ax.set_xticks([])
+    ax.set_yticks([])
 
 
 def _legend(fig: Figure | SubFigure, schemes: Sequence[str]) -> None:
@@ -224,17 +247,34 @@ def _cdf_figure(report: Report, ops: Sequence[str] | None) -> Figure:
     for k, op in enumerate(wanted):
         for c, tenant in enumerate(tenants):
             cdf_ax, tail_ax = axes[2 * k][c], axes[2 * k + 1][c]
+            drawn = tail_drawn = False
             for s, scheme in enumerate(schemes):
                 curve = points[op].filter(scheme=scheme, tenant=tenant)
-                if curve.height:
-                    x = curve.get_column("latency_us").to_list()
-                    _styled_line(
-                        cdf_ax, x, curve.get_column("cdf").to_list(), s, scheme, drawstyle="steps-post"
+                x = curve.get_column("latency_us").to_list()
+                if not any(v > 0 for v in x):
+                    continue  # no latency to place on a log axis (no request of this op)
+                drawn |= _styled_line(
+                    cdf_ax, x, curve.get_column("cdf").to_list(), s, scheme, drawstyle="steps-post"
+                )
+                tail_drawn |= _styled_line(
+                    tail_ax,
+                    x,
+                    curve.get_column("tail").to_list(),
+                    s,
+                    scheme,
+                    log=True,
+                    drawstyle="steps-post",
+                )
+            if drawn:
+                _cdf_axes(cdf_ax, tail_ax, tenant, op)
+                if not tail_drawn:
+                    note = "too few requests for a tail"
+                    tail_ax.text(
+                        0.5, 0.5, note, ha="center", va="center", transform=tail_ax.transAxes, fontsize=8
                     )
-                    _styled_line(
-                        tail_ax, x, curve.get_column("tail").to_list(), s, scheme, drawstyle="steps-post"
-                    )
-            _cdf_axes(cdf_ax, tail_ax, tenant, op)
+            else:
+                _empty_panel(cdf_ax, f"{tenant}: {op} latency", f"no {op} requests measured")
+                _empty_panel(tail_ax, f"{tenant}: {op} latency tail", f"no {op} requests measured")
     _legend(fig, schemes)
     return fig
 
@@ -324,15 +364,21 @@ def _timeseries_figure(report: Report) -> Figure:
     for r, (column, label, scale) in enumerate(rows):
         for c, tenant in enumerate(tenants):
             ax = axes[r][c]
+            drawn = False
             for s, scheme in enumerate(schemes):
                 part = frame.filter(scheme=scheme, tenant=tenant)
-                _styled_line(
+                drawn |= _styled_line(
                     ax,
                     part.get_column("window_start_s").to_list(),
                     part.get_column(column).to_list(),
                     s,
                     scheme,
+                    log=scale == "log",
                 )
+            if not drawn:
+                _empty_panel(ax, tenant if r == 0 else "", f"no {label.split(' ')[0]}s measured")
+                ax.set_ylabel(label)
+                continue
             ax.set_yscale(scale)
             if scale == "log":
                 log_ticks(ax.yaxis, ax.get_ylim())
