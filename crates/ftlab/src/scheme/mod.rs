@@ -133,6 +133,12 @@ pub trait Scheme: Send {
         let _ = (view, cmds);
     }
 
+    /// The measured phase starts (after `measure.warmup_s`, or with the run): counters that
+    /// describe the measured phase restart here.
+    fn on_measure_start(&mut self, view: &DeviceView) {
+        let _ = view;
+    }
+
     /// Interval of `on_epoch`, or `None` for a scheme without epochs.
     fn epoch(&self) -> Option<SimTime> {
         None

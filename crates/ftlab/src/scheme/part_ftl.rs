@@ -644,8 +644,14 @@ impl PartFtl {
         if draining {
             return;
         }
+        // Erases first: a dead block's erase is the GC operation that gives a block back, and a
+        // copy-out started first would hold the die's collector for a whole block of copies.
+        self.erase_dead(view, cmds);
         if self.cur_way != self.data_ways {
             for ch in 0..self.g.channels {
+                if self.erase_due(view, self.die(ch, self.cur_way)) {
+                    continue;
+                }
                 self.pick_copy_stripe(view, ch);
                 for i in 0..self.copying[ch as usize].len() {
                     let id = self.copying[ch as usize][i];
@@ -653,7 +659,6 @@ impl PartFtl {
                 }
             }
         }
-        self.erase_dead(view, cmds);
         // The write set is at the host gate and can erase nothing: its turn ends early.
         let stuck = self.cur_way != self.data_ways
             && (0..self.g.channels).all(|ch| {
@@ -671,10 +676,20 @@ impl PartFtl {
     /// channel (the fewest valid units, the lowest id on a tie; never one with no invalid
     /// unit) is copied out, up to `COPYING_MAX` at a time.
     fn pick_copy_stripe(&mut self, view: &DeviceView, ch: u32) {
-        let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
-        let short = free(self.cur_way) <= self.trigger_free_blocks
-            || free(self.data_ways) <= self.trigger_free_blocks;
-        if !short || self.copying[ch as usize].len() >= COPYING_MAX {
+        if self.copying[ch as usize].len() >= COPYING_MAX {
+            return;
+        }
+        // Free blocks and dead ones (their erase is due, `erase_dead`): a die whose dead blocks
+        // would lift it above the trigger needs erases, not another stripe's copies. (Until
+        // issue 39 only free blocks counted: the copy-outs kept a die's collector busy, its dead
+        // blocks waited for an erase that the next copy-out's job pre-empted, and GC copied
+        // stripes with next to no invalid unit, 255 of 256 pages a block, to make room that the
+        // dead blocks already held.)
+        let cap = self.trigger_free_blocks + 1;
+        let room = |way| self.reclaimable_blocks(view, self.die(ch, way), cap);
+        let short = room(self.cur_way) <= self.trigger_free_blocks
+            || room(self.data_ways) <= self.trigger_free_blocks;
+        if !short {
             return;
         }
         let full = self.data_ways * self.g.units_per_block;
@@ -711,20 +726,36 @@ impl PartFtl {
     /// and no live stripe needing it (`ErasableIndex`: only the die's marked blocks are
     /// looked at).
     fn erasable(&self, view: &DeviceView, die: DieIdx) -> Option<BlockIdx> {
+        self.erasable_index.first(die, |b| self.erasable_mark(view, b))
+    }
+
+    /// The verdict on a marked block: erasable now, maybe later without an event, or not
+    /// until an event marks it again.
+    fn erasable_mark(&self, view: &DeviceView, b: BlockIdx) -> Mark {
         let blocks = view.ftl.blocks();
-        self.erasable_index.first(die, |b| {
-            let i = b.0 as usize;
-            if blocks.get(b).valid_units > 0 || self.block_stripe[i] != NONE || self.parity_live[i] > 0 {
-                return Mark::Drop;
-            }
-            // Full with every page programmed and no valid unit (greedy key 0); a block still
-            // open, programming or under a copy-out becomes so without an event: keep it.
-            if blocks.greedy_keys()[i] == 0 {
-                Mark::Found
-            } else {
-                Mark::Keep
-            }
-        })
+        let i = b.0 as usize;
+        if blocks.get(b).valid_units > 0 || self.block_stripe[i] != NONE || self.parity_live[i] > 0 {
+            return Mark::Drop;
+        }
+        // Full with every page programmed and no valid unit (greedy key 0); a block still
+        // open, programming or under a copy-out becomes so without an event: keep it.
+        if blocks.greedy_keys()[i] == 0 {
+            Mark::Found
+        } else {
+            Mark::Keep
+        }
+    }
+
+    /// The blocks `die` can have without copying a page: its free blocks and its erasable
+    /// (dead) ones, counted up to `cap`. A dead block is space already reclaimed by GC's
+    /// copies; it waits only for its erase (§V: GC's operations on a die are "either reading a
+    /// valid page, writing a valid page, or erasing a block").
+    fn reclaimable_blocks(&self, view: &DeviceView, die: DieIdx, cap: u32) -> u32 {
+        let free = view.ftl.blocks().free_count(die);
+        if free >= cap {
+            return free;
+        }
+        free + self.erasable_index.count(die, cap - free, |b| self.erasable_mark(view, b))
     }
 
     /// A full block of `die` that is in no stripe and waits for none (its last page was
