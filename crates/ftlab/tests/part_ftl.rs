@@ -66,6 +66,38 @@ fn writes_rotate_parity_is_programmed_reads_are_rebuilt_and_gc_keeps_stripes() {
     assert!(job("gc", "erases") > 10.0, "copied-out stripes were never erased: {p}");
 }
 
+/// Issue 39: GC copies no more per reclaimed page than Eq. 5 charges. §III-B 2: "to reclaim
+/// k·α pages, where α = P − ⌈λ·P⌉ ..., (k + m)·⌈λ·P⌉ pages need to be copied"; of those, the k
+/// data blocks' copies are k·⌈λP⌉, i.e. ⌈λP⌉ / α per reclaimed data page (the m encoding
+/// blocks' share is ftlab's parity programs of the copied rows). On `tiny` with 4 ways at the
+/// paper's λ (0.643 of the data dies, §V-A), filled once in order (every stripe whole and
+/// valid, as the quick Table III run starts) and then overwritten at random, closed loop:
+/// ⌈0.643 · 64⌉ / (64 − 42) = 42 / 22 = 1.909. Before the fix a die's dead blocks waited for
+/// an erase that the next copy-out pre-empted, free space stayed at the trigger, and GC copied
+/// stripes of 63 valid pages in 64 for ever: 94 copies per reclaimed page, WAF 65.
+#[test]
+fn gc_copies_per_reclaimed_page_stay_within_eq5() {
+    let text = tiny_on(
+        &["part-ftl"],
+        "chips_per_channel = 4\nover_provisioning = 1.075",
+        "[ftl]\ngc_policy = \"greedy\"\nbackground_gc = false\n[precondition]\nfill_fraction = \
+         1.0\noverwrite_passes = 0.0",
+        "[[tenants]]\nname = \"w\"\nnamespace_fraction = 1.0\nqueue_depth = 8\n[tenants.synthetic]\nread_ratio \
+         = 0.0\nsizes = [{ bytes = 4096, weight = 1.0 }]\narrival = \"closed\"\nrequests = 12000\n",
+    );
+    let s = run(&text, &[]);
+    let c = &s["schemes"]["part-ftl"]["scheme_counters"];
+    let counter = |k: &str| c[k].as_f64().unwrap_or_else(|| panic!("no counter {k}: {c}"));
+    assert!(counter("gc_copies") > 1000.0 && counter("stripes_freed") > 10.0, "GC barely ran: {c}");
+    let lambda = counter("lambda_measured");
+    assert!((lambda - 0.643).abs() < 0.001, "λ of the data dies: {lambda}");
+    let bound = counter("eq5_data_copies_per_reclaimed_page");
+    // summary.json rounds counters to 6 decimals.
+    assert!((bound - 42.0 / 22.0).abs() < 1e-6, "Eq. 5 at λ = {lambda}: {bound}");
+    let measured = counter("gc_copies_per_reclaimed_page");
+    assert!(measured <= bound, "{measured} copies per reclaimed page, Eq. 5 charges {bound}: {c}");
+}
+
 #[test]
 fn refuses_a_device_it_cannot_lay_out() {
     // One die per channel: no way left for parity.
