@@ -164,6 +164,13 @@ pub trait Scheme: Send {
         let _ = (view, block, cmds);
     }
 
+    /// Whether a write that `admit` defers waits in its tenant's queue (counted in its queue
+    /// depth, asked again when it reaches the head of the tenant's waiting writes) while the
+    /// requests behind it go on; false: the tenant submits nothing until it is admitted.
+    fn deferred_writes_wait_in_queue(&self) -> bool {
+        false
+    }
+
     /// Admission control of a host request (PaRT-FTL).
     fn admit(&mut self, tenant: u16, op: IoOp, view: &DeviceView) -> Admission {
         let _ = (tenant, op, view);

@@ -995,6 +995,14 @@ impl Scheme for PartFtl {
         self.measured = MeasuredCounts::default();
     }
 
+    /// §V: "Each read or write request is split up into flash page-size requests by the
+    /// device driver and then inserted into a request circular buffer. The FTL retrieves the
+    /// requests and orders them according to Earliest Deadline First": a write waiting for
+    /// room waits in that buffer, and the reads behind it go on.
+    fn deferred_writes_wait_in_queue(&self) -> bool {
+        true
+    }
+
     /// Host writes wait (one poll) while no placement die is open (down to the low
     /// watermark: the space below is for copy-outs).
     fn admit(&mut self, _tenant: u16, op: crate::workload::IoOp, view: &DeviceView) -> super::Admission {
