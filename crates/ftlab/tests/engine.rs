@@ -159,6 +159,57 @@ fn edf_scheduler_serves_by_deadline() {
     assert_eq!(got, [3, 1, 2]);
 }
 
+/// An operation that may go to the front of its queue (`SchedOp::front`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FrontOp(u64, OpClass, u32, bool);
+
+impl SchedOp for FrontOp {
+    fn class(&self) -> OpClass {
+        self.1
+    }
+    fn deadline(&self) -> SimTime {
+        SimTime(self.0)
+    }
+    fn tenant(&self) -> u16 {
+        0
+    }
+    fn front(&self) -> bool {
+        self.3
+    }
+}
+
+/// PaRT-FTL §V: "If there is a read request for a page on a write flash die, a rebuild
+/// operation will be initialized by adding the pages that need to be read for the rebuild to
+/// the front of the queue." A front operation goes before every queued one whatever the
+/// deadlines, behind only earlier front operations (in their order), under EDF (where a front
+/// head also wins over the other queue's earlier head) and under every other kind.
+#[test]
+fn rebuild_reads_go_to_the_front_of_the_queue() {
+    let die = DieIdx(0);
+    let (r, gc) = (OpClass::HostRead, OpClass::Gc);
+    let ops = [
+        FrontOp(30, r, 1, false),
+        FrontOp(10, r, 2, false),
+        FrontOp(100, r, 3, true),
+        FrontOp(5, r, 4, false),
+        FrontOp(50, r, 5, true),
+        FrontOp(1, gc, 6, false),
+    ];
+    for (kind, expected) in [
+        (SchedulerKind::Edf, [3, 5, 6, 4, 2, 1]),
+        (SchedulerKind::Priority, [3, 5, 1, 2, 4, 6]),
+        (SchedulerKind::Fifo, [3, 5, 1, 2, 4, 6]),
+        (SchedulerKind::Fair, [3, 5, 1, 2, 4, 6]),
+    ] {
+        let mut s = Scheduler::new(kind, 1, 64);
+        for o in ops {
+            s.push(die, o);
+        }
+        let got: Vec<u32> = std::iter::from_fn(|| s.pop(die, false)).map(|o| o.2).collect();
+        assert_eq!(got, expected, "{kind:?}");
+    }
+}
+
 /// One die, two periodic read tasks released together at t = 0 (one job each): `a` (listed
 /// first, due in 50 ms) and `b` (due in 10 ms), 8 pages each. `a` is submitted first and its
 /// first page starts at once; under EDF `b`'s pages then go before `a`'s other 7, so `b`

@@ -97,6 +97,21 @@ pub fn gc_task_ms(c: &Config, t: &Task) -> (f64, f64) {
     (capacity, period)
 }
 
+/// Eq. 5's copy charge per reclaimed page: "to reclaim k·α pages ... (k + m)·⌈λ·P⌉ pages
+/// need to be copied" (§III-B 2), i.e. (k+m)·⌈λP⌉ / (k·α); `None` when α = 0 (nothing is
+/// reclaimed). With the paper's k = 12, m = 4, P = 256: 2.42 at λ = 0.643 (its data dies' λ,
+/// §V-A) and 1.25 at λ = 0.482 (the share of the whole device).
+pub(crate) fn gc_copies_per_reclaimed_page(c: &Config) -> Option<f64> {
+    let (k, m) = (c.data_dies as f64, c.parity_dies as f64);
+    (c.alpha() > 0).then(|| (k + m) * c.victim_valid_pages() as f64 / (k * c.alpha() as f64))
+}
+
+/// Eq. 5's data-page part of the same charge, k·⌈λP⌉ / (k·α) = ⌈λP⌉ / α: the copies of the
+/// k data blocks alone (the m encoding blocks' copies excluded); `None` when α = 0.
+pub(crate) fn gc_data_copies_per_reclaimed_page(c: &Config) -> Option<f64> {
+    (c.alpha() > 0).then(|| c.victim_valid_pages() as f64 / c.alpha() as f64)
+}
+
 fn term(name: String, value: f64) -> Term {
     Term { name, value }
 }

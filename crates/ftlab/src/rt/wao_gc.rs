@@ -61,8 +61,21 @@ pub fn steps_per_reclaim(valid_pages: u32, copies: u32) -> u32 {
 /// to the over-provisioning"): one free block holds the victim's valid pages and the host
 /// pages written while it is reclaimed.
 pub fn one_block_suffices(lambda: f64, pages_per_block: u32, copies: u32) -> bool {
-    let v = (lambda * pages_per_block as f64).ceil() as u32;
+    let v = victim_valid_pages(lambda, pages_per_block);
     steps_per_reclaim(v, copies) + v <= pages_per_block
+}
+
+/// §IV-B: "v ≤ ⌈λ·P⌉ due to the over-provisioning": the most valid pages a victim holds.
+pub(crate) fn victim_valid_pages(lambda: f64, pages_per_block: u32) -> u32 {
+    (lambda * pages_per_block as f64).ceil() as u32
+}
+
+/// The copies per reclaimed page that §IV-B's premise allows (the premise of Eq. 12): a victim
+/// of v ≤ ⌈λP⌉ valid pages gives back P − v, so at most ⌈λP⌉ / (P − ⌈λP⌉); `None` when
+/// ⌈λP⌉ = P. 0.94 at λ = 0.482, P = 256.
+pub(crate) fn copies_per_reclaimed_page_max(lambda: f64, pages_per_block: u32) -> Option<f64> {
+    let v = victim_valid_pages(lambda, pages_per_block);
+    (v < pages_per_block).then(|| v as f64 / (pages_per_block - v) as f64)
 }
 
 /// §VI-A's trigger share: λ as a fraction of Eq. 12's maximum ("When λ is set to the maximum

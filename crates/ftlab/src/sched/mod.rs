@@ -133,6 +133,25 @@ pub trait SchedOp: Copy {
     fn deadline(&self) -> SimTime;
     /// The tenant the operation is done for (`fair` queues host operations by it).
     fn tenant(&self) -> u16;
+    /// Whether it goes to the front of its queue, behind only the operations that went there
+    /// the same way, whatever its deadline: PaRT-FTL §V, "If there is a read request for a
+    /// page on a write flash die, a rebuild operation will be initialized by adding the pages
+    /// that need to be read for the rebuild to the front of the queue."
+    #[inline]
+    fn front(&self) -> bool {
+        false
+    }
+}
+
+/// An operation's place in a deadline-ordered queue: a front operation (`SchedOp::front`)
+/// sorts before every deadline.
+#[inline]
+fn due<Op: SchedOp>(op: &Op) -> SimTime {
+    if op.front() {
+        SimTime::ZERO
+    } else {
+        op.deadline()
+    }
 }
 
 /// Queues of at most this many queues per die.
@@ -230,9 +249,13 @@ impl<Op: SchedOp> Scheduler<Op> {
             self.push_tenant(die, op);
         } else {
             let queue = &mut self.queues[die.0 as usize * self.table.n_queues as usize + qi as usize];
-            if self.table.by_deadline && queue.back().is_some_and(|b| b.deadline() > op.deadline()) {
+            if op.front() {
+                // Behind the front operations already there (in their arrival order).
+                let at = queue.partition_point(|o| o.front());
+                queue.insert(at, op);
+            } else if self.table.by_deadline && queue.back().is_some_and(|b| due(b) > op.deadline()) {
                 // After every operation due no later (arrival order among equal deadlines).
-                let at = queue.partition_point(|o| o.deadline() <= op.deadline());
+                let at = queue.partition_point(|o| due(o) <= op.deadline());
                 queue.insert(at, op);
             } else {
                 queue.push_back(op);
@@ -260,7 +283,12 @@ impl<Op: SchedOp> Scheduler<Op> {
             f.deficit[i] = 0;
             f.active[die.0 as usize].push_back(t as u16);
         }
-        queue.push_back(op);
+        if op.front() {
+            let at = queue.partition_point(|o| o.front());
+            queue.insert(at, op);
+        } else {
+            queue.push_back(op);
+        }
     }
 
     /// Deficit round robin over the die's active tenants.
@@ -305,7 +333,7 @@ impl<Op: SchedOp> Scheduler<Op> {
             // The queue whose head is due first (ties: the lower queue).
             (0..n)
                 .filter(|&q| !self.queues[base + q].is_empty())
-                .min_by_key(|&q| (self.queues[base + q][0].deadline(), q))?
+                .min_by_key(|&q| (due(&self.queues[base + q][0]), q))?
         } else if self.table.per_tenant {
             if let Some(op) = self.pop_tenant(die) {
                 self.pending -= 1;

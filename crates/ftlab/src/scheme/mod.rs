@@ -133,6 +133,12 @@ pub trait Scheme: Send {
         let _ = (view, cmds);
     }
 
+    /// The measured phase starts (after `measure.warmup_s`, or with the run): counters that
+    /// describe the measured phase restart here.
+    fn on_measure_start(&mut self, view: &DeviceView) {
+        let _ = view;
+    }
+
     /// Interval of `on_epoch`, or `None` for a scheme without epochs.
     fn epoch(&self) -> Option<SimTime> {
         None
@@ -156,6 +162,13 @@ pub trait Scheme: Send {
     /// A block was erased; needs `interests().erased`.
     fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, cmds: &mut Vec<Command>) {
         let _ = (view, block, cmds);
+    }
+
+    /// Whether a write that `admit` defers waits in its tenant's queue (counted in its queue
+    /// depth, asked again when it reaches the head of the tenant's waiting writes) while the
+    /// requests behind it go on; false: the tenant submits nothing until it is admitted.
+    fn deferred_writes_wait_in_queue(&self) -> bool {
+        false
     }
 
     /// Admission control of a host request (PaRT-FTL).

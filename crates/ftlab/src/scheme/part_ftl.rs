@@ -265,6 +265,38 @@ pub(crate) struct PartFtl {
     /// Eq. 6's and Eq. 7's totals for the scenario's periodic tasks (0 without tasks).
     eq6_total: f64,
     eq7_total: f64,
+    /// The analysis' configuration (Table II), for Eq. 5's charge at the measured λ.
+    analysis: crate::rt::part_ftl::Config,
+    /// What the measured phase did (reset when it starts).
+    measured: MeasuredCounts,
+    /// When the current data turn's F_w began to drain (placement moved past it).
+    drain_since: Option<SimTime>,
+    /// The write buffer's occupancy sampled at every poll of the timed run.
+    buffer_samples: u64,
+    buffer_pages_sum: u64,
+}
+
+/// Counters of the measured phase (issue 39): GC's copies and what they gave back, F_w's
+/// rotations and drains.
+#[derive(Default)]
+struct MeasuredCounts {
+    /// GC copies (units placed by a job), and the data and parity blocks erased.
+    gc_copy_units: u64,
+    erased_data_blocks: u64,
+    erased_parity_blocks: u64,
+    /// Stripes that died (no valid unit left): their blocks became erasable.
+    stripes_freed: u64,
+    rotations: u64,
+    /// Time from a data turn's last placed page (placement moved on) to F_w's rotation.
+    drain_ns_total: u64,
+    drain_ns_max: u64,
+    /// Copy-out migrations started, and the valid units of their blocks when they started.
+    copy_out_blocks: u64,
+    copy_out_valid_units_sum: u64,
+    copy_out_valid_units_max: u64,
+    /// The data dies' valid units over their capacity (Eq. 4's λ), sampled at every poll.
+    lambda_samples: u64,
+    lambda_sum: f64,
 }
 
 #[derive(Default)]
@@ -325,6 +357,7 @@ impl PartFtl {
         check_space(&g, ctx, trigger)?;
         let (eq6_total, eq7_total) = admission(&g, ctx, config.admission)?;
         let buffer_pages_size = buffer_pages(&g, config.write_buffer_blocks_per_data_die);
+        let analysis = analysis_config(&g, ctx);
         Ok(PartFtl {
             config,
             g,
@@ -355,6 +388,11 @@ impl PartFtl {
             direct_write_die_reads: Cell::new(0),
             eq6_total,
             eq7_total,
+            analysis,
+            measured: MeasuredCounts::default(),
+            drain_since: None,
+            buffer_samples: 0,
+            buffer_pages_sum: 0,
         })
     }
 
@@ -440,18 +478,19 @@ impl PartFtl {
             self.place_pages += 1;
         }
         if self.place_pages >= self.g.channels as u64 * ppb as u64 {
-            self.advance_placement();
+            self.advance_placement(view.now);
         }
         self.reclaim(view, cmds);
     }
 
     /// The placement way has its block per die (Fig. 4: "after a block of data is written to
     /// each write chip"): placement moves to the next data way, once, ahead of F_w.
-    fn advance_placement(&mut self) {
+    fn advance_placement(&mut self, now: SimTime) {
         if self.ahead {
             return;
         }
         self.ahead = true;
+        self.drain_since = Some(now);
         self.place_way = (self.place_way + 1) % self.data_ways;
         self.place_pages = 0;
     }
@@ -545,6 +584,7 @@ impl PartFtl {
     /// leaves the buffer.
     fn kill(&mut self, id: u32) {
         let s = self.stripes[id as usize].take().expect("a live stripe dies once");
+        self.measured.stripes_freed += 1;
         assert_eq!(s.live_units, 0, "stripe {id} dies with valid units");
         let indexed = self.by_live_units[s.channel as usize].remove(&(0, id));
         assert!(indexed, "stripe {id} was not indexed at 0 valid units");
@@ -624,6 +664,12 @@ impl PartFtl {
             return;
         }
         self.counts.rotations += 1;
+        self.measured.rotations += 1;
+        if let Some(since) = self.drain_since.take() {
+            let ns = view.now.ns() - since.ns();
+            self.measured.drain_ns_total += ns;
+            self.measured.drain_ns_max = self.measured.drain_ns_max.max(ns);
+        }
         self.cur_way = (self.cur_way + 1) % ways;
         if self.cur_way != self.data_ways {
             assert_eq!(self.place_way, self.cur_way, "F_w moved to a data way placement is not on");
@@ -644,8 +690,14 @@ impl PartFtl {
         if draining {
             return;
         }
+        // Erases first: a dead block's erase is the GC operation that gives a block back, and a
+        // copy-out started first would hold the die's collector for a whole block of copies.
+        self.erase_dead(view, cmds);
         if self.cur_way != self.data_ways {
             for ch in 0..self.g.channels {
+                if self.erase_due(view, self.die(ch, self.cur_way)) {
+                    continue;
+                }
                 self.pick_copy_stripe(view, ch);
                 for i in 0..self.copying[ch as usize].len() {
                     let id = self.copying[ch as usize][i];
@@ -653,7 +705,6 @@ impl PartFtl {
                 }
             }
         }
-        self.erase_dead(view, cmds);
         // The write set is at the host gate and can erase nothing: its turn ends early.
         let stuck = self.cur_way != self.data_ways
             && (0..self.g.channels).all(|ch| {
@@ -663,7 +714,7 @@ impl PartFtl {
             });
         if stuck {
             self.counts.early_rotations += 1;
-            self.advance_placement();
+            self.advance_placement(view.now);
         }
     }
 
@@ -671,10 +722,20 @@ impl PartFtl {
     /// channel (the fewest valid units, the lowest id on a tie; never one with no invalid
     /// unit) is copied out, up to `COPYING_MAX` at a time.
     fn pick_copy_stripe(&mut self, view: &DeviceView, ch: u32) {
-        let free = |way| view.ftl.blocks().free_count(self.die(ch, way));
-        let short = free(self.cur_way) <= self.trigger_free_blocks
-            || free(self.data_ways) <= self.trigger_free_blocks;
-        if !short || self.copying[ch as usize].len() >= COPYING_MAX {
+        if self.copying[ch as usize].len() >= COPYING_MAX {
+            return;
+        }
+        // Free blocks and dead ones (their erase is due, `erase_dead`): a die whose dead blocks
+        // would lift it above the trigger needs erases, not another stripe's copies. (Until
+        // issue 39 only free blocks counted: the copy-outs kept a die's collector busy, its dead
+        // blocks waited for an erase that the next copy-out's job pre-empted, and GC copied
+        // stripes with next to no invalid unit, 255 of 256 pages a block, to make room that the
+        // dead blocks already held.)
+        let cap = self.trigger_free_blocks + 1;
+        let room = |way| self.reclaimable_blocks(view, self.die(ch, way), cap);
+        let short = room(self.cur_way) <= self.trigger_free_blocks
+            || room(self.data_ways) <= self.trigger_free_blocks;
+        if !short {
             return;
         }
         let full = self.data_ways * self.g.units_per_block;
@@ -711,20 +772,36 @@ impl PartFtl {
     /// and no live stripe needing it (`ErasableIndex`: only the die's marked blocks are
     /// looked at).
     fn erasable(&self, view: &DeviceView, die: DieIdx) -> Option<BlockIdx> {
+        self.erasable_index.first(die, |b| self.erasable_mark(view, b))
+    }
+
+    /// The verdict on a marked block: erasable now, maybe later without an event, or not
+    /// until an event marks it again.
+    fn erasable_mark(&self, view: &DeviceView, b: BlockIdx) -> Mark {
         let blocks = view.ftl.blocks();
-        self.erasable_index.first(die, |b| {
-            let i = b.0 as usize;
-            if blocks.get(b).valid_units > 0 || self.block_stripe[i] != NONE || self.parity_live[i] > 0 {
-                return Mark::Drop;
-            }
-            // Full with every page programmed and no valid unit (greedy key 0); a block still
-            // open, programming or under a copy-out becomes so without an event: keep it.
-            if blocks.greedy_keys()[i] == 0 {
-                Mark::Found
-            } else {
-                Mark::Keep
-            }
-        })
+        let i = b.0 as usize;
+        if blocks.get(b).valid_units > 0 || self.block_stripe[i] != NONE || self.parity_live[i] > 0 {
+            return Mark::Drop;
+        }
+        // Full with every page programmed and no valid unit (greedy key 0); a block still
+        // open, programming or under a copy-out becomes so without an event: keep it.
+        if blocks.greedy_keys()[i] == 0 {
+            Mark::Found
+        } else {
+            Mark::Keep
+        }
+    }
+
+    /// The blocks `die` can have without copying a page: its free blocks and its erasable
+    /// (dead) ones, counted up to `cap`. A dead block is space already reclaimed by GC's
+    /// copies; it waits only for its erase (§V: GC's operations on a die are "either reading a
+    /// valid page, writing a valid page, or erasing a block").
+    fn reclaimable_blocks(&self, view: &DeviceView, die: DieIdx, cap: u32) -> u32 {
+        let free = view.ftl.blocks().free_count(die);
+        if free >= cap {
+            return free;
+        }
+        free + self.erasable_index.count(die, cap - free, |b| self.erasable_mark(view, b))
     }
 
     /// A full block of `die` that is in no stripe and waits for none (its last page was
@@ -760,6 +837,10 @@ impl PartFtl {
             && view.dies[die.0 as usize].job.is_none()
         {
             self.counts.copy_out_blocks += 1;
+            let valid = ftl.blocks().get(b).valid_units as u64;
+            self.measured.copy_out_blocks += 1;
+            self.measured.copy_out_valid_units_sum += valid;
+            self.measured.copy_out_valid_units_max = self.measured.copy_out_valid_units_max.max(valid);
             let m = Migration {
                 blocks: vec![b],
                 dest: Dest::Scheme,
@@ -768,6 +849,68 @@ impl PartFtl {
                 deadline: SimTime::MAX,
             };
             cmds.push(Command::Migrate(m));
+        }
+    }
+
+    /// Eq. 4's λ on the data dies now: their valid units over their capacity.
+    fn data_lambda(&self, view: &DeviceView) -> f64 {
+        let tenants = view.ftl.n_tenants() as u16;
+        let mut valid = 0u64;
+        for ch in 0..self.g.channels {
+            for way in 0..self.data_ways {
+                let d = self.die(ch, way);
+                valid += (0..tenants).map(|t| view.ftl.valid_units_on(t, d)).sum::<u64>();
+            }
+        }
+        let data_units = (self.g.channels * self.data_ways) as u64
+            * self.g.blocks_per_die as u64
+            * self.g.units_per_block as u64;
+        valid as f64 / data_units as f64
+    }
+
+    /// The measured phase's counters (issue 39; docs/schemes/part-ftl.md, "Counters"), and
+    /// Eq. 5's copy charge at the measured λ beside the measured copies per reclaimed page.
+    fn measured_counters(&self, out: &mut Counters) {
+        let m = &self.measured;
+        let erased = m.erased_data_blocks + m.erased_parity_blocks;
+        out.push(("gc_copies", m.gc_copy_units as f64));
+        out.push(("erased_data_blocks", m.erased_data_blocks as f64));
+        out.push(("erased_parity_blocks", m.erased_parity_blocks as f64));
+        if erased > 0 {
+            out.push(("gc_copies_per_erased_block_mean", m.gc_copy_units as f64 / erased as f64));
+        }
+        out.push(("copy_out_blocks_measured", m.copy_out_blocks as f64));
+        if m.copy_out_blocks > 0 {
+            out.push((
+                "copy_out_valid_units_mean",
+                m.copy_out_valid_units_sum as f64 / m.copy_out_blocks as f64,
+            ));
+        }
+        out.push(("copy_out_valid_units_max", m.copy_out_valid_units_max as f64));
+        out.push(("stripes_freed", m.stripes_freed as f64));
+        out.push(("rotations_measured", m.rotations as f64));
+        out.push(("fw_drain_ns_total", m.drain_ns_total as f64));
+        out.push(("fw_drain_ns_max", m.drain_ns_max as f64));
+        if self.buffer_samples > 0 {
+            out.push(("write_buffer_pages_mean", self.buffer_pages_sum as f64 / self.buffer_samples as f64));
+        }
+        // Reclaimed: the erased data blocks' units less the copies that moved their valid
+        // ones (Eq. 5's k·α for k victims of ⌈λP⌉ valid pages each).
+        let upb = self.g.units_per_block as u64;
+        let reclaimed = (m.erased_data_blocks * upb).saturating_sub(m.gc_copy_units);
+        if reclaimed > 0 {
+            out.push(("gc_copies_per_reclaimed_page", m.gc_copy_units as f64 / reclaimed as f64));
+        }
+        if m.lambda_samples > 0 {
+            let lambda = m.lambda_sum / m.lambda_samples as f64;
+            out.push(("lambda_measured", lambda));
+            let c = crate::rt::part_ftl::Config { lambda, ..self.analysis };
+            if let Some(x) = crate::rt::part_ftl::gc_copies_per_reclaimed_page(&c) {
+                out.push(("eq5_copies_per_reclaimed_page", x));
+            }
+            if let Some(x) = crate::rt::part_ftl::gc_data_copies_per_reclaimed_page(&c) {
+                out.push(("eq5_data_copies_per_reclaimed_page", x));
+            }
         }
     }
 
@@ -841,7 +984,23 @@ impl Scheme for PartFtl {
     }
 
     fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
+        self.buffer_samples += 1;
+        self.buffer_pages_sum += self.buffer_pages;
+        self.measured.lambda_samples += 1;
+        self.measured.lambda_sum += self.data_lambda(view);
         self.reclaim(view, cmds);
+    }
+
+    fn on_measure_start(&mut self, _view: &DeviceView) {
+        self.measured = MeasuredCounts::default();
+    }
+
+    /// §V: "Each read or write request is split up into flash page-size requests by the
+    /// device driver and then inserted into a request circular buffer. The FTL retrieves the
+    /// requests and orders them according to Earliest Deadline First": a write waiting for
+    /// room waits in that buffer, and the reads behind it go on.
+    fn deferred_writes_wait_in_queue(&self) -> bool {
+        true
     }
 
     /// Host writes wait (one poll) while no placement die is open (down to the low
@@ -859,6 +1018,9 @@ impl Scheme for PartFtl {
 
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
         self.erasable_index.mark(self.g.block_of(ev.ppa));
+        if ev.class == WriteClass::Gc {
+            self.measured.gc_copy_units += 1;
+        }
         let upp = self.g.units_per_page;
         if ev.class == WriteClass::Parity || ev.ppa.0 % upp != upp - 1 {
             return;
@@ -889,6 +1051,11 @@ impl Scheme for PartFtl {
     /// before its stripe formed): they leave it.
     fn on_erased(&mut self, _view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
         self.erasable_index.unmark(block);
+        if self.is_parity_die(self.g.die_of_block(block)) {
+            self.measured.erased_parity_blocks += 1;
+        } else {
+            self.measured.erased_data_blocks += 1;
+        }
         self.release(block);
     }
 
@@ -911,6 +1078,8 @@ impl Scheme for PartFtl {
         // instantly, roles and buffer being bookkeeping only).
         self.buffer_pages_max = self.buffer_pages;
         self.counts.buffer_overflows = (self.buffer_pages > self.buffer_pages_size) as u64;
+        self.buffer_samples = 0;
+        self.buffer_pages_sum = 0;
     }
 
     fn counters(&self, out: &mut Counters) {
@@ -929,6 +1098,7 @@ impl Scheme for PartFtl {
         out.push(("write_buffer_pages_max", self.buffer_pages_max as f64));
         out.push(("admission_eq6_total", self.eq6_total));
         out.push(("admission_eq7_total", self.eq7_total));
+        self.measured_counters(out);
     }
 
     fn resolved_config(&self) -> toml::Table {

@@ -85,6 +85,38 @@ impl ErasableIndex {
     }
 }
 
+impl ErasableIndex {
+    /// How many marked blocks of `die` `judge` finds erasable, counting up to `cap` (the scan
+    /// stops there); the marks it drops on the way are cleared, as `first` does.
+    pub(super) fn count(&self, die: DieIdx, cap: u32, mut judge: impl FnMut(BlockIdx) -> Mark) -> u32 {
+        let mut found = 0;
+        if cap == 0 {
+            return 0;
+        }
+        let base = die.0 * self.words_per_die;
+        for k in 0..self.words_per_die {
+            let cell = &self.words[(base + k) as usize];
+            let mut left = cell.get();
+            while left != 0 {
+                let bit = left & left.wrapping_neg();
+                left &= left - 1;
+                let block = BlockIdx(die.0 * self.blocks_per_die + k * 64 + bit.trailing_zeros());
+                match judge(block) {
+                    Mark::Found => {
+                        found += 1;
+                        if found == cap {
+                            return found;
+                        }
+                    }
+                    Mark::Keep => {}
+                    Mark::Drop => cell.set(cell.get() & !bit),
+                }
+            }
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +166,27 @@ mod tests {
         assert_eq!(idx.first(DieIdx(0), |_| Mark::Found), Some(BlockIdx(7)));
         idx.unmark(BlockIdx(7));
         assert_eq!(idx.first(DieIdx(0), |_| Mark::Found), None);
+    }
+
+    /// `count` is the number of Found verdicts of the scan, capped, with the same drops.
+    #[test]
+    fn count_is_the_scans_found_verdicts_capped() {
+        let verdict = |b: u32| match b % 7 {
+            0 => Mark::Found,
+            1 | 2 => Mark::Drop,
+            _ => Mark::Keep,
+        };
+        let idx = index(130, 2);
+        // Die 1 holds blocks 130..260: 133, 189 and 252 are Found (multiples of 7), 190 is a
+        // Drop (190 % 7 = 1), 131 and 200 Keep.
+        for b in [131u32, 133, 189, 190, 200, 252] {
+            idx.mark(BlockIdx(b));
+        }
+        assert_eq!(idx.count(DieIdx(1), u32::MAX, |b| verdict(b.0)), 3);
+        assert_eq!(idx.count(DieIdx(1), 2, |b| verdict(b.0)), 2);
+        assert_eq!(idx.count(DieIdx(1), 0, |b| verdict(b.0)), 0);
+        // 190 was dropped by the first count: a Found-for-all count sees the other five.
+        assert_eq!(idx.count(DieIdx(1), u32::MAX, |_| Mark::Found), 5);
+        assert_eq!(idx.count(DieIdx(0), u32::MAX, |_| Mark::Found), 0);
     }
 }

@@ -22,7 +22,7 @@
 use super::{
     parse_config, to_table, Capabilities, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
 };
-use crate::flash::geometry::DieIdx;
+use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
 use crate::knobs::{check_all, config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::policy::{Command, DeviceView, Interests, Placed};
@@ -84,6 +84,15 @@ pub(crate) struct WaoGc {
     trigger_free_blocks: u32,
     cursors: Vec<RoundRobin>,
     steps: u64,
+    /// P and c, for Eq. 12 and §IV-B's copies per reclaimed page.
+    pages_per_block: u32,
+    units_per_block: u64,
+    /// The measured phase (issue 39): GC copies (units a job placed), erased blocks, and Eq. 4's
+    /// λ (valid units over the device's) sampled at each erase.
+    gc_copy_units: u64,
+    erased_blocks: u64,
+    lambda_samples: u64,
+    lambda_sum: f64,
 }
 
 pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
@@ -130,6 +139,12 @@ impl WaoGc {
             trigger_free_blocks: trigger,
             cursors: vec![RoundRobin::new(dies); ctx.namespace_units.len()],
             steps: 0,
+            pages_per_block: p,
+            units_per_block: g.units_per_block as u64,
+            gc_copy_units: 0,
+            erased_blocks: 0,
+            lambda_samples: 0,
+            lambda_sum: 0.0,
         })
     }
 }
@@ -140,7 +155,7 @@ impl Scheme for WaoGc {
     }
 
     fn interests(&self) -> Interests {
-        Interests { placed: true, ..Interests::NONE }
+        Interests { placed: true, erased: true, ..Interests::NONE }
     }
 
     fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
@@ -157,6 +172,9 @@ impl Scheme for WaoGc {
     /// after a page write request").
     fn on_placed(&mut self, view: &DeviceView, ev: &Placed, cmds: &mut Vec<Command>) {
         let g = view.ftl.geometry;
+        if ev.class == WriteClass::Gc {
+            self.gc_copy_units += 1;
+        }
         if ev.class != WriteClass::Host || ev.ppa.0 % g.units_per_page != g.units_per_page - 1 {
             return;
         }
@@ -167,12 +185,52 @@ impl Scheme for WaoGc {
         }
     }
 
+    fn on_measure_start(&mut self, view: &DeviceView) {
+        self.gc_copy_units = 0;
+        self.erased_blocks = 0;
+        self.lambda_samples = 1;
+        self.lambda_sum = device_lambda(view);
+    }
+
+    fn on_erased(&mut self, view: &DeviceView, _block: BlockIdx, _cmds: &mut Vec<Command>) {
+        self.erased_blocks += 1;
+        self.lambda_samples += 1;
+        self.lambda_sum += device_lambda(view);
+    }
+
     fn counters(&self, out: &mut crate::policy::Counters) {
         out.push(("steps", self.steps as f64));
         out.push(("trigger_free_blocks", self.trigger_free_blocks as f64));
+        // Issue 39: the measured copies per reclaimed page beside what Eq. 12's premise allows
+        // (§IV-B: a victim holds v ≤ ⌈λP⌉ valid pages, so it gives back P − v for v copies).
+        let c = self.config.copies_per_step;
+        out.push(("gc_copies", self.gc_copy_units as f64));
+        out.push(("erased_blocks", self.erased_blocks as f64));
+        let reclaimed = (self.erased_blocks * self.units_per_block).saturating_sub(self.gc_copy_units);
+        if reclaimed > 0 {
+            out.push(("gc_copies_per_reclaimed_page", self.gc_copy_units as f64 / reclaimed as f64));
+        }
+        out.push(("eq12_lambda_max", lambda_max(self.pages_per_block, c)));
+        if self.lambda_samples > 0 {
+            let lambda = self.lambda_sum / self.lambda_samples as f64;
+            out.push(("lambda_measured", lambda));
+            if let Some(x) = crate::rt::wao_gc::copies_per_reclaimed_page_max(lambda, self.pages_per_block) {
+                out.push(("eq12_copies_per_reclaimed_page", x));
+            }
+        }
     }
 
     fn resolved_config(&self) -> toml::Table {
         to_table(&WaoGcConfig { trigger_free_blocks: Some(self.trigger_free_blocks), ..self.config.clone() })
     }
+}
+
+/// Eq. 4's λ now: the device's valid units over all its units.
+fn device_lambda(view: &DeviceView) -> f64 {
+    let g = view.ftl.geometry;
+    let valid: u64 = (0..view.ftl.n_tenants() as u16)
+        .flat_map(|t| (0..g.n_dies).map(move |d| (t, DieIdx(d))))
+        .map(|(t, d)| view.ftl.valid_units_on(t, d))
+        .sum();
+    valid as f64 / g.n_units() as f64
 }

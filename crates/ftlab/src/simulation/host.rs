@@ -134,6 +134,9 @@ impl<X: Executor> Engine<'_, X> {
     /// Submit tenant `t`'s due requests while it has queue room.
     pub(super) fn pump(&mut self, t: u16) -> Result<(), FtlabError> {
         let ti = t as usize;
+        if self.host.tenants[ti].stalled.front().is_some_and(|&id| self.host.reqs.get(id).parked) {
+            self.wake_tenant(t);
+        }
         loop {
             let tenant = &self.host.tenants[ti];
             if tenant.outstanding >= tenant.queue_depth || self.now < tenant.start {
@@ -155,13 +158,16 @@ impl<X: Executor> Engine<'_, X> {
                 break;
             }
             let (pol, v) = self.policies_and_view();
+            let mut parked = false;
             if let Admission::Defer(at) = pol.scheme.admit(t, req.op, &v) {
-                assert!(at > self.now, "admission deferred to the past");
-                if self.host.tenants[ti].arrival_at.is_none_or(|a| a > at) {
-                    self.host.tenants[ti].arrival_at = Some(at);
-                    self.events.push(at, Event::Arrival(t));
+                let park = req.op == IoOp::Write && pol.scheme.deferred_writes_wait_in_queue();
+                self.retry_at(t, at);
+                if !park {
+                    break;
                 }
-                break;
+                // PaRT-FTL §V: every page request enters one buffer that the FTL orders by
+                // EDF; a write waiting for room waits there, and the reads behind it go on.
+                parked = true;
             }
             self.host.tenants[ti].next = self.host.tenants[ti].source.next_request()?;
             if let Some(next) = self.host.tenants[ti].next {
@@ -181,9 +187,19 @@ impl<X: Executor> Engine<'_, X> {
                 }
                 self.host.location_to_prefetch = Some((t, next, LOCATION_PREFETCH_DELAY_EVENTS));
             }
-            self.submit(t, req)?;
+            self.submit(t, req, parked)?;
         }
         Ok(())
+    }
+
+    /// Tenant `t` asks again at `at` (its next arrival event, unless one is due sooner).
+    fn retry_at(&mut self, t: u16, at: SimTime) {
+        assert!(at > self.now, "admission deferred to the past");
+        let ti = t as usize;
+        if self.host.tenants[ti].arrival_at.is_none_or(|a| a > at) {
+            self.host.tenants[ti].arrival_at = Some(at);
+            self.events.push(at, Event::Arrival(t));
+        }
     }
 
     /// Prefetch what the request fetched last touches at its units' current locations (the
@@ -205,7 +221,7 @@ impl<X: Executor> Engine<'_, X> {
         }
     }
 
-    fn submit(&mut self, t: u16, req: crate::host::HostRequest) -> Result<(), FtlabError> {
+    fn submit(&mut self, t: u16, req: crate::host::HostRequest, parked: bool) -> Result<(), FtlabError> {
         if req.op == IoOp::Write {
             // Its first unit's L2P entry was prefetched when it was fetched (`pump`): start
             // fetching what overwriting it touches (the old P2L entry and block state) while
@@ -223,9 +239,11 @@ impl<X: Executor> Engine<'_, X> {
             pending: 0,
             rebuild_pending: 0,
             rebuild_at: SimTime::ZERO,
+            parked,
         });
         match req.op {
             IoOp::Read => self.start_read(id),
+            IoOp::Write if parked => self.host.tenants[t as usize].stalled.push_back(id),
             IoOp::Write if self.host.tenants[t as usize].stalled.is_empty() => {
                 self.continue_write(id);
             }
@@ -542,14 +560,29 @@ impl<X: Executor> Engine<'_, X> {
     /// Retry stalled writes, tenant by tenant, in order.
     pub(super) fn wake_stalled(&mut self) -> Result<(), FtlabError> {
         for t in 0..self.host.tenants.len() {
-            while let Some(&id) = self.host.tenants[t].stalled.front() {
-                if !self.continue_write(id) {
-                    break;
-                }
-                self.host.tenants[t].stalled.pop_front();
-            }
+            self.wake_tenant(t as u16);
         }
         Ok(())
+    }
+
+    /// Retry tenant `t`'s stalled writes in order; a parked one (deferred by admission) is
+    /// asked again first, and while it is still deferred the ones behind it wait too.
+    fn wake_tenant(&mut self, t: u16) {
+        let ti = t as usize;
+        while let Some(&id) = self.host.tenants[ti].stalled.front() {
+            if self.host.reqs.get(id).parked {
+                let (pol, v) = self.policies_and_view();
+                if let Admission::Defer(at) = pol.scheme.admit(t, IoOp::Write, &v) {
+                    self.retry_at(t, at);
+                    break;
+                }
+                self.host.reqs.get_mut(id).parked = false;
+            }
+            if !self.continue_write(id) {
+                break;
+            }
+            self.host.tenants[ti].stalled.pop_front();
+        }
     }
 
     pub(super) fn complete_request(&mut self, id: u32) -> Result<(), FtlabError> {

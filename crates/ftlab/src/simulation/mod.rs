@@ -219,6 +219,11 @@ impl SchedOp for FlashOp {
     fn tenant(&self) -> u16 {
         self.tenant
     }
+    /// A rebuild's member reads (PaRT-FTL §V: "to the front of the queue").
+    #[inline]
+    fn front(&self) -> bool {
+        self.read_tag & die::REBUILD_MEMBER != 0
+    }
 }
 
 /// One host request in flight.
@@ -234,6 +239,10 @@ struct Request {
     /// (all at once, when the request started).
     rebuild_pending: u32,
     rebuild_at: SimTime,
+    /// A write the scheme's admission deferred, parked in its tenant's stall queue so that the
+    /// requests behind it go on (`Scheme::deferred_writes_wait_in_queue`): asked again when it
+    /// reaches the queue's head. False for every other request.
+    parked: bool,
 }
 
 /// Knobs the loop needs, resolved from the scenario.

@@ -138,6 +138,8 @@ impl Engine<'_, Timed> {
     /// The measured phase starts: every counter restarts (latencies are filtered by arrival).
     fn start_measuring(&mut self) {
         self.sink.start_measuring(self.exec.array.die_busy_ns());
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_measure_start(&v);
     }
 
     /// The cumulative counters phases take differences of.
