@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -256,7 +257,7 @@ def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) ->
     Eq. 7 on this device (docs/schemes/part-ftl.md), and whatever its health, the committed
     verdicts record it (its claims are `invalid` while it is unhealthy)."""
     for scheme, checks in quick.health["schemes"].items():
-        if scheme.startswith("part-ftl"):
+        if "part-ftl" in scheme:
             continue
         assert all(t["unstable"] is False and t["starved"] is False for t in checks["tenants"].values()), (
             scheme
@@ -264,6 +265,38 @@ def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) ->
     for result in quick.extra["per_seed"]:
         warm = P.warmup_s(result.report)  # type: ignore[arg-type]
         assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())
+
+
+def test_quick_gc_copies_within_the_papers_charge(quick: ftlab.ReproductionResult) -> None:
+    """Issue 39: part-ftl copied 171 pages per host page (WAF 228) before its GC erased its dead
+    blocks. Eq. 5 (§III-B) charges (k + m)·⌈λP⌉ copies to reclaim k·α pages; Eq. 12 wao-gc's
+    ⌈λP⌉/(P − ⌈λP⌉). Measured copies per reclaimed page stay within each, in every seed."""
+    for result in quick.extra["per_seed"]:
+        for scheme, g in P.gc_equations(result.report.summary).items():  # type: ignore[union-attr]
+            assert g["copies_per_reclaimed_page"] is not None and g["charge_per_reclaimed_page"] is not None
+            assert 0 < g["copies_per_reclaimed_page"] <= g["charge_per_reclaimed_page"], (scheme, g)
+
+
+def test_gc_equations_from_a_hand_made_summary() -> None:
+    summary = {
+        "schemes": {
+            P.PART: {
+                "scheme_counters": {
+                    "gc_copies_per_reclaimed_page": 1.2,
+                    "eq5_copies_per_reclaimed_page": 2.4,
+                    "lambda_measured": 0.64,
+                }
+            },
+            P.WAO: {"scheme_counters": {}},
+        }
+    }
+    g = P.gc_equations(summary)  # type: ignore[arg-type]
+    assert g[P.PART]["measured_over_charge"] == pytest.approx(0.5)
+    assert g[P.WAO]["copies_per_reclaimed_page"] is None and math.isnan(g[P.WAO]["measured_over_charge"])  # type: ignore[arg-type]
+    assert (
+        P.gc_notes(g)[0]
+        == "part-ftl: GC copies 1.200 per reclaimed page; Eq. 5 charges 2.400 at the measured λ 0.640"
+    )
 
 
 def test_quick_verdicts_are_the_committed_ones(quick: ftlab.ReproductionResult) -> None:

@@ -159,6 +159,8 @@ def print_result(result: ReproductionResult) -> None:
     console.print()
     console.print(health_table(result.health))
     _print_health_warning(console, result)
+    for line in result.notes:
+        console.print(escape(line), highlight=False)
     if result.sensitivity is not None:
         console.print()
         console.print(sensitivity_table(result.sensitivity))

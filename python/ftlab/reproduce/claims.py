@@ -1085,6 +1085,9 @@ class ReproductionResult:
     report: Report | None = None
     sensitivity: list[dict[str, Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Lines a reproduction prints after its health table (checks of the model against the
+    #: paper's analysis that are not claims, e.g. PaRT-FTL's GC copies beside Eq. 5).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def verdicts(self) -> dict[str, int]:

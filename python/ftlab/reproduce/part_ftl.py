@@ -167,6 +167,7 @@ def reproduce(
         report=report,
         sensitivity=sens,
         extra={"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result},
+        notes=gc_notes(gc_equations(report.summary)),
     )
 
 
@@ -569,6 +570,45 @@ def run_health(report: Report, fig16: Report, starts: Mapping[str, float | None]
     return checks
 
 
+#: GC's measured copies beside what the paper's equations charge (issue 39 item 2): per scheme,
+#: (its counter of copies per reclaimed page, the equation's charge, the equation's name).
+GC_EQUATIONS = {
+    PART: ("gc_copies_per_reclaimed_page", "eq5_copies_per_reclaimed_page", "Eq. 5"),
+    WAO: ("gc_copies_per_reclaimed_page", "eq12_copies_per_reclaimed_page", "Eq. 12"),
+}
+
+
+def gc_equations(summary: Summary) -> dict[str, dict[str, float | None]]:
+    """Per scheme of the Table III run: GC copies per reclaimed page as measured, the charge of
+    its equation at the run's measured utilisation (`lambda_measured`), and their ratio (a check
+    of the model against the paper's analysis, not a claim: Eq. 5 and Eq. 12 are bounds)."""
+    out: dict[str, dict[str, float | None]] = {}
+    for scheme, (measured_key, charge_key, _) in GC_EQUATIONS.items():
+        if scheme not in summary["schemes"]:
+            continue
+        c = summary["schemes"][scheme].get("scheme_counters") or {}
+        measured, charge = c.get(measured_key), c.get(charge_key)
+        out[scheme] = {
+            "copies_per_reclaimed_page": measured,
+            "charge_per_reclaimed_page": charge,
+            "lambda_measured": c.get("lambda_measured"),
+            "measured_over_charge": ratio(measured, charge),
+        }
+    return out
+
+
+def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
+    """One line per scheme for the terminal: measured GC copies beside the equation's charge."""
+    lines = []
+    for scheme, g in checks.items():
+        name = GC_EQUATIONS[scheme][2]
+        lines.append(
+            f"{scheme}: GC copies {_f(g['copies_per_reclaimed_page'])} per reclaimed page; {name} "
+            f"charges {_f(g['charge_per_reclaimed_page'])} at the measured λ {_f(g['lambda_measured'])}"
+        )
+    return lines
+
+
 # --------------------------------------------------------------------------------------
 # Files and figures
 
@@ -610,6 +650,7 @@ def _write_claims(
             "paper": {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]},
         },
         fig16={k: v for k, v in bw.items() if k != "rows"},
+        gc_equations=gc_equations(summary),
         table4=analysis["bounds"],
         schedulability={
             "n_sets": analysis["n_sets"],

@@ -101,6 +101,7 @@ def run_seeds(
         report=first.report,
         sensitivity=first.sensitivity,
         extra=extra,
+        notes=[f"{line} (seed {k})" for k, r in enumerate(results) for line in r.notes],
     )
 
 

@@ -213,10 +213,12 @@ def unstamped(text: str) -> list[str]:
     r"""The paragraphs of a Markdown text that report numbers from a run (a number a run gives
     and a word that says so) and are neither generated (inside a claims-table block) nor
     stamped (after a `STAMP`, up to the next heading), nor marked `<!-- no run -->` (a rule's
-    examples, a configuration), nor a dated change-log entry. Code blocks and HTML comments are skipped; each paragraph is
-    returned as its first line.
+    examples, a configuration), nor a dated change-log entry. Code blocks and HTML comments
+    are skipped; each paragraph is returned as its first line.
 
-    >>> unstamped("# A\n\nThe quick form gives 3.5x.\n\n## B\n\n*From the run at abc1234, 2026-11-28.*\n\nThe quick form gives 2.1x.\n")
+    >>> doc = "# A\n\nThe quick form gives 3.5x.\n\n## B\n\n"
+    >>> doc += "*From the run at abc1234, 2026-11-28.*\n\nThe quick form gives 2.1x.\n"
+    >>> unstamped(doc)
     ['The quick form gives 3.5x.']
     """
     out, stamped, generated, fenced = [], False, False, False
