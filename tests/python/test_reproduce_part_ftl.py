@@ -13,6 +13,7 @@ from __future__ import annotations
 import doctest
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,24 @@ def test_buffer_sweep_script(tmp_path: Path) -> None:
         assert all(v["verdict"] for v in row["claims"].values()), row["claims"]
     assert rows[8]["counters"]["write_buffer_overflows"] <= rows[4]["counters"]["write_buffer_overflows"]
     assert "4 blocks per data die:" in proc.stdout and "8 blocks per data die:" in proc.stdout
+
+
+def test_cli_output_fits_a_terminal(tmp_path: Path) -> None:
+    """Issue 42 item 3, on the fastest reproduction: piped, every line fits 100 columns; the
+    expected duration comes first (stderr); each claim's paragraph appears once, named by its
+    id; an invalid claim shows its reason, not a value from the run that proves nothing."""
+    from conftest import run_cli
+
+    proc = run_cli(["reproduce", "part-ftl", "--quick", "--seeds", "1", "--out", str(tmp_path / "r")])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("part-ftl (quick, 1 seed): expect about")
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "nan" not in proc.stdout.split() and " 0.00 ms" not in proc.stdout
+    for s in claimfile.load("part-ftl").claims:
+        heads = [line for line in lines if re.match(rf"^[a-z ]+ {re.escape(s.id)}: ", line)]
+        assert len(heads) == 1, (s.id, heads)
+    doc = json.loads((tmp_path / "r" / "claims.json").read_text())
+    for c in doc["claims"]:
+        if c["verdict"] == C.INVALID:
+            assert f"{c['id']}: {c['reason'][:30]}" in " ".join(proc.stdout.split()), c["id"]

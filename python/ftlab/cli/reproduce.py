@@ -23,7 +23,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from ftlab._errors import usage_error
 from ftlab.cli import stdout_console
-from ftlab.reproduce import REPRODUCTIONS, claimfile, reproduce
+from ftlab.reproduce import REPRODUCTIONS, claimfile, expected_wall_text, reproduce
 from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table, tally, tally_line
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ def reproduce_command(
     if from_dir is not None:
         print(claimfile.markdown_from_file(name, from_dir / "claims.json"), end="")
         return
+    Console(stderr=True).print(expected_wall_text(name, quick, seeds), highlight=False)
     result = _run_with_progress(
         reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity, seeds=seeds
     )

@@ -60,11 +60,41 @@ REPRODUCTIONS: dict[str, tuple[str, str]] = {
 #: Seeds of the quick forms (the scenario's seed, +1, +2): each claim reports its spread over them.
 QUICK_SEEDS = 3
 
+#: Wall time of each reproduction on a 2-core machine, in seconds: (quick form over QUICK_SEEDS
+#: seeds, full form over one seed), measured 2026-11-28 (quick) and in earlier sessions (full:
+#: docs/reproductions.md), printed before a run starts. A guide, not a bound.
+EXPECTED_WALL_S: dict[str, tuple[float, float]] = {
+    "upi": (300.0, 1000.0),
+    "vstream": (340.0, 700.0),
+    "part-ftl": (15.0, 60.0),
+    "flashblox": (50.0, 60.0),
+    "fdp-cachelib": (25.0, 100.0),
+}
+
+
+def expected_wall_text(name: str, quick: bool, seeds: int | None) -> str:
+    """What a run of `name` will take, for the terminal before it starts.
+
+    >>> expected_wall_text("upi", True, None)
+    'upi (quick, 3 seeds): expect about 5 minutes on 2 cores'
+    >>> expected_wall_text("part-ftl", False, 2)
+    'part-ftl (full, 2 seeds): expect about 2 minutes on 2 cores'
+    """
+    n = seeds if seeds is not None else (QUICK_SEEDS if quick else 1)
+    quick_s, full_s = EXPECTED_WALL_S[name]
+    per_seed = quick_s / QUICK_SEEDS if quick else full_s
+    wall = per_seed * n
+    amount = f"{wall:.0f} seconds" if wall < 90 else f"{wall / 60:.0f} minutes"
+    form = f"{'quick' if quick else 'full'}, {n} seed{'s' if n > 1 else ''}"
+    return f"{name} ({form}): expect about {amount} on 2 cores"
+
+
 __all__ = [
     "QUICK_SEEDS",
     "REPRODUCTIONS",
     "ReproductionResult",
     "default_out",
+    "expected_wall_text",
     "reproduce",
     "scenario_file",
     "seed_overrides",

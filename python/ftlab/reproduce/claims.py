@@ -524,8 +524,9 @@ def fmt_paper(claim: Claim) -> str:
 
 
 def fmt_ftlab(claim: Claim) -> str:
-    """ftlab's value as shown in the tables, with its spread over seeds: "0.52x [0.5, 0.61]"."""
-    if claim.verdict == NOT_MEASURED:
+    """ftlab's value as shown in the tables, with its spread over seeds: "0.52x [0.5, 0.61]";
+    "-" for a claim not measured or invalid (its value proves nothing)."""
+    if claim.verdict in (NOT_MEASURED, INVALID):
         return "-"
     text = fmt_value(claim.ftlab_value) + ("x" if claim.kind == FACTOR and finite(claim.ftlab_value) else "")
     if claim.spread is not None:
@@ -953,7 +954,8 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
 def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
     """A rich table: claim, kind, paper, ftlab (with its spread over seeds), verdict (coloured)."""
     caption = (
-        "factor/value: within 1.5x; exact: at the printed rounding; order: margin above the spread over seeds"
+        "factor/value: within 1.5x (WAF, DLWA above 1); exact: at the printed rounding; "
+        "order: on the paper's side in every seed; -: invalid or not measured (below)"
     )
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("claim", overflow="fold")
@@ -1058,12 +1060,15 @@ def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivi
 
 
 def print_claims(console: Console, claims: Sequence[Claim]) -> None:
-    """Print the claims table, then each claim's `why` sentence (and reason)."""
+    """Print the claims table, then one paragraph per claim, wrapped to the console's width:
+    its id and verdict, then its `why` (the numbers it rests on), or for an `invalid` or `not
+    measured` claim only its reason (a value from a run that proves nothing is not shown)."""
     console.print(claims_table(claims))
     for c in claims:
-        reason = f" ({c.reason})" if c.reason and c.reason not in c.why else ""
+        text = c.reason if c.verdict in (INVALID, NOT_MEASURED) and c.reason else c.why
         console.print(
-            f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/]: {c.why}{reason}", highlight=False, soft_wrap=True
+            f"[{VERDICT_STYLES[c.verdict]}]{c.verdict}[/] [bold]{escape(c.id)}[/]: {escape(text)}",
+            highlight=False,
         )
 
 

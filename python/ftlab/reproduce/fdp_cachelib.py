@@ -248,7 +248,9 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Any]]) -> Measured:
         return _events(metrics, a, b)
     va, vb = _num(metrics, a, "dlwa"), _num(metrics, b, "dlwa")
     factor = ratio(va, vb)
-    why = f"DLWA {a} {fmt_number(va, '', 3)} against {b} {fmt_number(vb, '', 3)}: {factor:.3f}x."
+    why = f"DLWA {a} {fmt_number(va, '', 3)} against {b} {fmt_number(vb, '', 3)}: " + (
+        f"margin {factor - 1.0:+.3f} ({a} over {b} − 1)." if kind == "margin" else f"{factor:.3f}x."
+    )
     if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
     return Measured(factor - 1.0 if kind == "margin" else factor, why)

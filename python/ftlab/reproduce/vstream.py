@@ -302,7 +302,8 @@ def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | N
     what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
     why = (
         f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s "
-        f"{fmt_number(vb, unit, digits)}: {factor:.3f}x."
+        f"{fmt_number(vb, unit, digits)}: "
+        + (f"margin {factor - 1.0:+.3f} ({a} over {b} − 1)." if margin else f"{factor:.3f}x.")
     )
     if math.isnan(factor):
         why += " (A value is missing from summary.json or zero.)"
@@ -317,7 +318,7 @@ def _best(metrics: Any, workload: str) -> Measured:
     margin = ratio(own, others.get(runner)) - 1.0
     why = (
         f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of "
-        f"the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}."
+        f"the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}: margin {margin:+.3f}."
     )
     return Measured(margin, why)
 
