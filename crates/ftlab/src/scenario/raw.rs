@@ -87,7 +87,7 @@ pub struct RawDevice {
     /// `[device.board]`: the Cosmos board's channel controller (`flash::board::BoardConfig`,
     /// keys left out take its defaults). Selected by `preset = "cosmos"` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) board: Option<crate::flash::board::BoardConfig>,
+    pub board: Option<crate::flash::board::BoardConfig>,
 }
 
 /// `[device.timing]`.
