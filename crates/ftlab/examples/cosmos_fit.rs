@@ -29,7 +29,10 @@ fn main() {
         for (col, paper, got) in [(Column::Max, row.max, max), (Column::Avg, row.avg, avg)] {
             let err = (got - paper) / paper * 100.0;
             let verdict = if unmatched(row.op, row.placement, col) { "no (see below)" } else { "yes" };
-            println!("| 4 {:?} {op} | {col:?} | {paper} | {got:.3} | {err:+.1}% | {verdict} |", row.placement);
+            println!(
+                "| 4 {:?} {op} | {col:?} | {paper} | {got:.3} | {err:+.1}% | {verdict} |",
+                row.placement
+            );
         }
     }
     let (r, w, e) = analysis_times(&geometry(), &cfg, times);

@@ -114,18 +114,22 @@ fn only_the_cosmos_preset_has_the_board() {
 #[test]
 fn the_engine_reads_a_lone_page_in_the_boards_time() {
     let cfg = BoardConfig::default();
-    let lone_us = (us(COSMOS_READ_US) + us(cfg.status_us) + SimTime(4 * us(cfg.transfer_us).0)).0 as f64 / 1e3;
+    let lone_us =
+        (us(COSMOS_READ_US) + us(cfg.status_us) + SimTime(4 * us(cfg.transfer_us).0)).0 as f64 / 1e3;
     for scheme in ["unified", "wao-gc", "rtgc", "part-ftl"] {
         let text = format!(
             "seed = 3\nschemes = [\"{scheme}\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = 32\n\
-             [ftl]\nbackground_gc = false\n[check]\nintegrity = true\n[precondition]\nfill_fraction = 1.0\noverwrite_passes = 0.0\n\
+             [ftl]\nbackground_gc = false\n[check]\nintegrity = true\n[precondition]\nfill_fraction = 1.0\n\
+             overwrite_passes = 0.0\n\
              [measure]\nduration_s = 0.5\n[scheme.part-ftl]\nadmission = \"report\"\n\
              [scheme.rtgc]\nadmission = \"report\"\n[[tenants]]\nname = \"r\"\nnamespace_fraction = 0.4\n\
-             queue_depth = 1\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 1.0\narrival = \"closed\"\n"
+             queue_depth = 1\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 1.0\n\
+             arrival = \"closed\"\n"
         );
         let s = run(&text, &[]);
         // p90, not max: a read at the start may wait for a program the preconditioning left.
-        let (min, max) = (metric(&s, scheme, "r", "read", "p50_us"), metric(&s, scheme, "r", "read", "p90_us"));
+        let (min, max) =
+            (metric(&s, scheme, "r", "read", "p50_us"), metric(&s, scheme, "r", "read", "p90_us"));
         assert!(metric(&s, scheme, "r", "read", "count") > 100.0, "{scheme}: too few reads");
         if scheme == "part-ftl" {
             // Reads of a write die are rebuilt from 3 reads on the other ways: those share the
@@ -133,6 +137,9 @@ fn the_engine_reads_a_lone_page_in_the_boards_time() {
             assert!((min - lone_us).abs() < 1.0, "{scheme}: median read {min} us, board {lone_us} us");
             continue;
         }
-        assert!((min - lone_us).abs() < 1.0 && (max - lone_us).abs() < 1.0, "{scheme}: {min}..{max} us, board {lone_us} us");
+        assert!(
+            (min - lone_us).abs() < 1.0 && (max - lone_us).abs() < 1.0,
+            "{scheme}: {min}..{max} us, board {lone_us} us"
+        );
     }
 }

@@ -262,7 +262,8 @@ pub fn latencies(
     while let Some(Reverse((t, _, grant, id))) = events.pop() {
         let now = SimTime(t);
         if !grant {
-            let phase = if op == MicroOp::Read { BusPhase::ReadOut { bytes: page } } else { BusPhase::Status };
+            let phase =
+                if op == MicroOp::Read { BusPhase::ReadOut { bytes: page } } else { BusPhase::Status };
             if let Some(end) = board.request(DieIdx(id), phase, now) {
                 push(&mut events, end, true, board.channel_of(DieIdx(id)));
             }
