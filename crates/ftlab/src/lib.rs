@@ -101,8 +101,13 @@ pub mod internals {
         pub mod array {
             pub use crate::flash::array::{ArrayOp, FlashArray};
         }
+        pub mod board {
+            pub use crate::flash::board::{analysis_times, latencies, Board, BoardConfig, BusPhase, MicroOp};
+        }
         pub mod cosmos_fit {
-            pub use crate::flash::cosmos_fit::{fit, model_row, TABLE_I_AVG_MS};
+            pub use crate::flash::cosmos_fit::{
+                geometry, measure, unmatched, Column, Placement, Row, TABLE_I, UNMATCHED,
+            };
         }
         pub mod geometry {
             pub use crate::flash::geometry::{BlockIdx, DieIdx, Geometry, Ppa};

@@ -1,111 +1,145 @@
-//! The `cosmos` preset (PaRT-FTL paper §II-A, Table I): its times are the least-squares fit
-//! of `flash::cosmos_fit`, and the flash array with them shows Table I's shape: 4 reads on the
-//! 4 ways of a channel are no faster than 4 on one die, 4 reads on 4 channels are at least 3x
-//! faster, and writes and erases gain from way interleaving and from channel striping.
+//! The `cosmos` preset's board (`flash::board`: round-robin way arbiter, 2 KiB page buffer,
+//! four transfers per 8 KiB page, a status check per operation) against the PaRT-FTL paper's
+//! Table I (§II-A) and Table IV (§V-A): each row measured by a micro-scenario (four operations
+//! issued together on one die, the 4 ways of a channel, or 4 channels), each figure within 10%
+//! of the printed one unless `cosmos_fit::UNMATCHED` names it (docs/devices/cosmos.md says
+//! why); and the engine's reads on the preset take the board's time.
 
-use ftlab::internals::flash::array::{ArrayOp, FlashArray};
-use ftlab::internals::flash::cosmos_fit::{fit, model_row, TABLE_I_AVG_MS};
-use ftlab::internals::flash::geometry::{DieIdx, Geometry};
-use ftlab::internals::flash::timing::Timing;
-use ftlab::internals::scenario::presets::{
-    self, COSMOS_CHANNEL_MTS, COSMOS_ERASE_US, COSMOS_PROGRAM_US, COSMOS_READ_US,
-};
+mod common;
+
+use common::{metric, run, run_raw};
+use ftlab::internals::flash::board::{analysis_times, latencies, BoardConfig, MicroOp};
+use ftlab::internals::flash::cosmos_fit::{geometry, measure, unmatched, Column, Placement, TABLE_I};
+use ftlab::internals::scenario::presets::{self, COSMOS_ERASE_US, COSMOS_PROGRAM_US, COSMOS_READ_US};
 use ftlab::SimTime;
 
+fn us(v: f64) -> SimTime {
+    SimTime((v * 1000.0).round() as u64)
+}
+
+fn times() -> (SimTime, SimTime, SimTime) {
+    (us(COSMOS_READ_US), us(COSMOS_PROGRAM_US), us(COSMOS_ERASE_US))
+}
+
+fn within_10pct(got: f64, paper: f64) -> bool {
+    (got - paper).abs() <= 0.10 * paper
+}
+
+/// Table I, every row: "4 same die / way / channel writes / reads / erasures", Max and Avg.
 #[test]
-fn the_fit_is_least_squares_and_physical() {
-    let f = fit();
-    let p = [f.read_ms, f.transfer_ms, f.program_ms, f.erase_ms];
-    assert!(p.iter().all(|&x| x > 0.0), "a negative time: {p:?}");
-    // Least squares: the residual is orthogonal to every column of the model (Aᵀ(Ap − b) = 0).
-    for col in 0..4 {
-        let dot: f64 = TABLE_I_AVG_MS
-            .iter()
-            .enumerate()
-            .map(|(i, (op, pl, avg))| model_row(op, pl)[col] * (f.predicted_ms[i] - avg))
-            .sum();
-        assert!(dot.abs() < 1e-9, "column {col}: Aᵀr = {dot}");
+fn table_i_rows_within_10_percent_except_the_named_ones() {
+    let cfg = BoardConfig::default();
+    let mut matched = 0;
+    for row in &TABLE_I {
+        let (max, avg) = measure(row, &cfg, times());
+        for (col, paper, got) in [(Column::Max, row.max, max), (Column::Avg, row.avg, avg)] {
+            let ok = within_10pct(got, paper);
+            let named = unmatched(row.op, row.placement, col);
+            assert!(
+                ok != named,
+                "Table I, 4 {:?} {:?}, {col:?}: paper {paper} ms, ftlab {got:.4} ms ({}; listed as \
+                 unmatched: {named})",
+                row.placement,
+                row.op,
+                if ok { "within 10%" } else { "off by more than 10%" }
+            );
+            matched += ok as u32;
+        }
     }
-    // The erase rows alone: t_E = (3.84 + 3.84 + 4 · 12.6) / (1 + 1 + 16) = 58.08 / 18 = 3.22667.
-    assert!((f.erase_ms - 58.08 / 18.0).abs() < 1e-12);
+    assert_eq!(matched, 13, "of Table I's 18 max/avg figures");
+}
+
+/// Table IV (§V-A, "assuming other flash dies on the same way are busy"): t_r = 1.23 ms,
+/// t_w = 1.87 ms, t_e = 3.84 ms (WAO-GC and PaRT-FTL's read dies); the write dies' column,
+/// one die per channel: t_r = 0.375 ms, t_w = 1.33 ms, t_e = 3.84 ms.
+#[test]
+fn table_iv_times_within_10_percent() {
+    let cfg = BoardConfig::default();
+    let ms = |t: SimTime| t.as_secs_f64() * 1e3;
+    let (r, w, e) = analysis_times(&geometry(), &cfg, times());
+    for (name, got, paper) in [("t_r", ms(r), 1.23), ("t_w", ms(w), 1.87), ("t_e", ms(e), 3.84)] {
+        assert!(within_10pct(got, paper), "Table IV {name}: paper {paper} ms, ftlab {got:.4} ms");
+    }
+    let g = geometry();
+    let lone = |op| ms(latencies(&g, &cfg, times(), op, &[0])[0]);
+    for (name, op, paper) in
+        [("t_r", MicroOp::Read, 0.375), ("t_w", MicroOp::Program, 1.33), ("t_e", MicroOp::Erase, 3.84)]
+    {
+        let got = lone(op);
+        assert!(within_10pct(got, paper), "Table IV F_w {name}: paper {paper} ms, ftlab {got:.4} ms");
+    }
+}
+
+/// Round robin: four reads on one channel's ways finish in the last round of transfers (each
+/// way's fourth transfer in turn, §VI-A: "data transfer between the page buffer occurs four
+/// times for each flash page"), so their latencies differ by at most 3 transfers; the same
+/// reads on 4 channels take one read's time each.
+#[test]
+fn the_arbiter_interleaves_the_ways_transfers() {
+    let cfg = BoardConfig::default();
+    let g = geometry();
+    let (r, _, _) = times();
+    let ways = latencies(&g, &cfg, times(), MicroOp::Read, &Placement::Way.dies());
+    let x = us(cfg.transfer_us);
+    let s = us(cfg.status_us);
+    // tR, then 4 status checks and 16 transfers in turn: way i ends at tR + 4s + (13 + i) x.
+    let want: Vec<SimTime> = (0..4u64).map(|i| r + SimTime(4 * s.0 + (13 + i) * x.0)).collect();
+    assert_eq!(ways, want);
+    let channels = latencies(&g, &cfg, times(), MicroOp::Read, &Placement::Channel.dies());
+    assert_eq!(channels, vec![r + s + SimTime(4 * x.0); 4]);
 }
 
 #[test]
-fn the_preset_holds_the_fit_rounded() {
-    let f = fit();
-    assert_eq!(COSMOS_READ_US, (f.read_ms * 10_000.0).round() / 10.0);
-    assert_eq!(COSMOS_PROGRAM_US, (f.program_ms * 10_000.0).round() / 10.0);
-    assert_eq!(COSMOS_ERASE_US, (f.erase_ms * 10_000.0).round() / 10.0);
-    assert_eq!(COSMOS_CHANNEL_MTS, (8192.0 / (f.transfer_ms / 1000.0) / 1e6).round() as u32);
+fn only_the_cosmos_preset_has_the_board() {
+    for &name in presets::PRESETS {
+        let p = presets::preset(name).expect("preset");
+        assert_eq!(p.board.is_some(), name == "cosmos", "{name}");
+    }
     let d = presets::preset("cosmos").expect("preset");
+    assert_eq!(d.board, Some(BoardConfig::default()));
     assert_eq!(
         (d.channels, d.chips_per_channel, d.dies_per_chip, d.pages_per_block, d.page_bytes),
         (Some(4), Some(4), Some(1), Some(256), Some(8192))
     );
-    assert_eq!(d.timing.read_holds_channel, Some(true));
+    let tiny = "seed = 1\nschemes = [\"unified\"]\n[device]\npreset = \"tiny\"\n[device.board]\n\
+                status_us = 1.0\n[[tenants]]\nname = \"a\"\nnamespace_fraction = 0.5\n\
+                [tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 1.0\n";
+    let err = run_raw(tiny, &[]).expect_err("a board on the tiny preset").to_string();
+    assert!(err.contains("device.board") && err.contains("cosmos"), "{err}");
 }
 
-/// The time for 4 operations of `op` on `dies` (issued at 0, each die taking the next
-/// when idle) to complete, on the preset's timing, in ms.
-fn four(op: ArrayOp, dies: [u32; 4]) -> f64 {
-    let g = Geometry::new(4, 4, 1, 1, 16, 256, 8192, 8192).expect("geometry");
-    let t = Timing {
-        read: SimTime::from_secs_f64(COSMOS_READ_US / 1e6),
-        program: SimTime::from_secs_f64(COSMOS_PROGRAM_US / 1e6),
-        erase: SimTime::from_secs_f64(COSMOS_ERASE_US / 1e6),
-        command: SimTime::ZERO,
-        suspend: SimTime::ZERO,
-        channel_mts: COSMOS_CHANNEL_MTS,
-        channel_width_bits: 8,
-        read_holds_channel: true,
-    };
-    let mut a = FlashArray::new(g, t);
-    let mut free_at = [SimTime::ZERO; 16];
-    let mut last = SimTime::ZERO;
-    for d in dies {
-        let die = DieIdx(d);
-        let start = free_at[d as usize];
-        let mut end = a.begin(die, op, start);
-        if let ArrayOp::Read { bytes } = op {
-            end = a.read_transfer(die, bytes, end);
-        }
-        a.end(die, end);
-        free_at[d as usize] = end;
-        last = last.max(end);
-    }
-    last.as_secs_f64() * 1000.0
-}
-
+/// The engine on the preset: one reader at queue depth 1 reads each page alone on its channel,
+/// so every read takes the board's lone read, tR + a status check + 4 transfers (Table I's
+/// channel-striping row: 0.375 ms), for every scheme the cosmos scenarios use (median and p90).
 #[test]
-fn the_array_shows_table_is_shape() {
-    // Dies: die = channel · 4 + way.
-    let (same, ways, channels) = ([0, 0, 0, 0], [0, 1, 2, 3], [0, 4, 8, 12]);
-    let read = ArrayOp::Read { bytes: 8192 };
-    let write = ArrayOp::Program { bytes: 8192 };
-    let (r_same, r_way, r_ch) = (four(read, same), four(read, ways), four(read, channels));
-    let (w_same, w_way, w_ch) = (four(write, same), four(write, ways), four(write, channels));
-    let (e_same, e_way, e_ch) =
-        (four(ArrayOp::Erase, same), four(ArrayOp::Erase, ways), four(ArrayOp::Erase, channels));
-    // The simulated times are the fitted model's, up to the preset's rounding: each of at
-    // most 4 operations carries the bus rate's rounding (8192 B at 43 MT/s against the fitted
-    // x) and up to 0.05 us of each time's, plus 1 ns of transfer rounding.
-    let f = fit();
-    let x_preset_ms = 8192.0 / (COSMOS_CHANNEL_MTS as f64 * 1e6) * 1000.0;
-    let tol_ms = 4.0 * ((x_preset_ms - f.transfer_ms).abs() + 0.05e-3 + 1e-6);
-    let got = [w_same, w_way, w_ch, r_same, r_way, r_ch, e_same, e_way, e_ch];
-    for (i, (op, pl, _)) in TABLE_I_AVG_MS.iter().enumerate() {
+fn the_engine_reads_a_lone_page_in_the_boards_time() {
+    let cfg = BoardConfig::default();
+    let lone_us =
+        (us(COSMOS_READ_US) + us(cfg.status_us) + SimTime(4 * us(cfg.transfer_us).0)).0 as f64 / 1e3;
+    for scheme in ["unified", "wao-gc", "rtgc", "part-ftl"] {
+        let text = format!(
+            "seed = 3\nschemes = [\"{scheme}\"]\n[device]\npreset = \"cosmos\"\nblocks_per_plane = 32\n\
+             [ftl]\nbackground_gc = false\n[check]\nintegrity = true\n[precondition]\nfill_fraction = 1.0\n\
+             overwrite_passes = 0.0\n\
+             [measure]\nduration_s = 0.5\n[scheme.part-ftl]\nadmission = \"report\"\n\
+             [scheme.rtgc]\nadmission = \"report\"\n[[tenants]]\nname = \"r\"\nnamespace_fraction = 0.4\n\
+             queue_depth = 1\n[tenants.synthetic]\npattern = \"uniform\"\nread_ratio = 1.0\n\
+             arrival = \"closed\"\n"
+        );
+        let s = run(&text, &[]);
+        // p90, not max: a read at the start may wait for a program the preconditioning left.
+        let (min, max) =
+            (metric(&s, scheme, "r", "read", "p50_us"), metric(&s, scheme, "r", "read", "p90_us"));
+        assert!(metric(&s, scheme, "r", "read", "count") > 100.0, "{scheme}: too few reads");
+        if scheme == "part-ftl" {
+            // Reads of a write die are rebuilt from 3 reads on the other ways: those share the
+            // channel, so they take longer; the median read is a direct one.
+            assert!((min - lone_us).abs() < 1.0, "{scheme}: median read {min} us, board {lone_us} us");
+            continue;
+        }
         assert!(
-            (got[i] - f.predicted_ms[i]).abs() <= tol_ms,
-            "{op} {pl}: array {} ms, model {} ms (± {tol_ms})",
-            got[i],
-            f.predicted_ms[i]
+            (min - lone_us).abs() < 1.0 && (max - lone_us).abs() < 1.0,
+            "{scheme}: {min}..{max} us, board {lone_us} us"
         );
     }
-    // Reads: way interleaving gains nothing (Table I: 1.23 vs 1.04 ms); 4 channels are at
-    // least 3x faster (Table I: 1.23 / 0.375 = 3.3; the model gives 4).
-    assert!(r_way >= r_same, "way reads {r_way} faster than same-die {r_same}");
-    assert!(r_way >= 3.0 * r_ch, "channel reads {r_ch} not 3x faster than way reads {r_way}");
-    // Writes and erases gain from both.
-    assert!(w_way < w_same && w_ch < w_way, "writes: {w_same} {w_way} {w_ch}");
-    assert!(e_way < e_same && e_ch <= e_way, "erases: {e_same} {e_way} {e_ch}");
 }

@@ -2,6 +2,7 @@
 //! time per channel bus. It answers "when does this phase end", given that the caller starts
 //! operations only on idle dies. It does not queue or choose operations (see `sched`).
 
+use super::board::Board;
 use super::geometry::{DieIdx, Geometry, PLANES_MAX};
 use super::timing::Timing;
 use crate::sim::time::SimTime;
@@ -31,6 +32,8 @@ pub struct FlashArray {
     unit_shift: u32,
     /// Each die's channel (`Geometry::channel_of`), worked out once.
     channel_of_die: Vec<u32>,
+    /// The Cosmos board's way arbiters (`timing.board`); the engine drives them (die.rs).
+    board: Option<Board>,
 }
 
 impl FlashArray {
@@ -45,6 +48,7 @@ impl FlashArray {
                 .collect(),
             unit_shift: geometry.unit_bytes.trailing_zeros(),
             channel_of_die: (0..geometry.n_dies).map(|d| geometry.channel_of(DieIdx(d))).collect(),
+            board: timing.board.map(|b| Board::new(&geometry, &b)),
         }
     }
 
@@ -61,6 +65,18 @@ impl FlashArray {
     #[inline]
     pub(crate) fn timing(&self) -> &Timing {
         &self.timing
+    }
+
+    /// The Cosmos board, when the device has one: a read's or erase's array phase (`begin`)
+    /// then uses no bus, and the engine asks the board for every transfer and status check.
+    #[inline]
+    pub(crate) fn board_mut(&mut self) -> Option<&mut Board> {
+        self.board.as_mut()
+    }
+
+    #[inline]
+    pub(crate) fn has_board(&self) -> bool {
+        self.board.is_some()
     }
 
     #[inline]

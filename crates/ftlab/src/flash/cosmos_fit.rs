@@ -1,95 +1,130 @@
-//! The `cosmos` preset's times, fitted by least squares to Table I of the PaRT-FTL paper
-//! (`../shared/papers/part-ftl-partitioned-real-time-flash.txt` §II-A): the average latency,
-//! in ms, of 4 reads, writes or erases on one die, on the 4 ways of one channel, or on 4
-//! channels. Pure arithmetic; the preset (`scenario::presets`) holds the rounded result and a
-//! test checks they agree. Not a general fitting tool.
+//! Table I of the PaRT-FTL paper (`../shared/papers/part-ftl-partitioned-real-time-flash.txt`
+//! §II-A) against the `cosmos` preset's board (`flash::board`): the latency, in ms, of 4 reads,
+//! writes or erases issued together on one die, on the 4 ways of one channel, or on 4
+//! channels, each operation's latency measured from its issue to its completion (§V-A reads the
+//! way-interleaved average as "the latency of a page read ... t_r = 1.23 ms on average for
+//! that page read"); the maximum and average of the four. Pure arithmetic over the board's
+//! state machine; `examples/cosmos_fit.rs` prints the table, `tests/cosmos.rs` holds each row
+//! to 10%. Not a general fitting tool.
 //!
-//! **Reading of the table.** ftlab takes each row as the time for all four operations to
-//! complete. The other reading, the mean latency of four operations issued together, fits
-//! with a negative transfer time (the same-die write row is 3.9x the channel row, more than
-//! the 2.5x that reading allows), so it is rejected; neither reading explains the Min column
-//! (a lone read takes about 0.375 ms, yet the same-die minimum is 0.856), which is why only
-//! the averages are fitted. docs/devices/cosmos.md gives both fits.
-//!
-//! **Model** (ftlab's array with `read_holds_channel`, command cycles 0): a read holds its die
-//! and its channel for t_R + x (x: one 8 KiB page over the channel), so 4 reads take
-//! 4(t_R + x) on one die or one channel and t_R + x on 4 channels; a write moves its page
-//! over the channel (x) and then programs (t_P) with the channel free, so 4 writes take
-//! 4(x + t_P) on one die, 4x + t_P on one channel's 4 ways and x + t_P on 4 channels; an
-//! erase takes t_E, and 4 take 4 t_E on one die, t_E otherwise.
+//! **The fit** (done once, offline, and recorded in the preset and `BoardConfig::default()`):
+//! tR, tPROG, tBERS, the 2 KiB transfer and the status check minimise the largest relative
+//! error over the 13 figures the model can reach (`UNMATCHED` lists the other 5 and why), the
+//! five Table IV figures (way-interleaved averages, channel read and write averages) weighted
+//! twice; rounded to the microsecond. docs/devices/cosmos.md gives the derivation.
 
-/// Table I's average column, ms: (operation, placement, average).
-pub const TABLE_I_AVG_MS: [(&str, &str, f64); 9] = [
-    ("write", "same die", 5.18),
-    ("write", "way", 1.87),
-    ("write", "channel", 1.33),
-    ("read", "same die", 1.04),
-    ("read", "way", 1.23),
-    ("read", "channel", 0.375),
-    ("erase", "same die", 12.6),
-    ("erase", "way", 3.84),
-    ("erase", "channel", 3.84),
+use super::board::{latencies, BoardConfig, MicroOp};
+use super::geometry::Geometry;
+use crate::sim::time::SimTime;
+
+/// Placement of Table I's four operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// "4 same die": all on die 0.
+    SameDie,
+    /// "4 way": the 4 ways of channel 0 (way interleaving).
+    Way,
+    /// "4 channel": way 0 of each channel (channel striping).
+    Channel,
+}
+
+impl Placement {
+    /// The dies of the four operations (die = channel · 4 + way).
+    pub fn dies(self) -> [u32; 4] {
+        match self {
+            Placement::SameDie => [0, 0, 0, 0],
+            Placement::Way => [0, 1, 2, 3],
+            Placement::Channel => [0, 4, 8, 12],
+        }
+    }
+}
+
+/// One row of Table I, ms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    pub op: MicroOp,
+    pub placement: Placement,
+    pub min: f64,
+    pub max: f64,
+    pub avg: f64,
+}
+
+const fn row(op: MicroOp, placement: Placement, min: f64, max: f64, avg: f64) -> Row {
+    Row { op, placement, min, max, avg }
+}
+
+/// Table I as printed (min, max, avg; the Stddev column is not used).
+pub const TABLE_I: [Row; 9] = [
+    row(MicroOp::Program, Placement::SameDie, 0.844, 9.70, 5.18),
+    row(MicroOp::Program, Placement::Way, 0.826, 2.90, 1.87),
+    row(MicroOp::Program, Placement::Channel, 0.598, 2.37, 1.33),
+    row(MicroOp::Read, Placement::SameDie, 0.856, 1.44, 1.04),
+    row(MicroOp::Read, Placement::Way, 0.833, 1.25, 1.23),
+    row(MicroOp::Read, Placement::Channel, 0.369, 0.382, 0.375),
+    row(MicroOp::Erase, Placement::SameDie, 4.51, 16.2, 12.6),
+    row(MicroOp::Erase, Placement::Way, 2.58, 4.06, 3.84),
+    row(MicroOp::Erase, Placement::Channel, 2.77, 4.06, 3.84),
 ];
 
-/// The fitted times, ms, and the model's value for each row of `TABLE_I_AVG_MS`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fit {
-    pub read_ms: f64,
-    pub transfer_ms: f64,
-    pub program_ms: f64,
-    pub erase_ms: f64,
-    pub predicted_ms: [f64; 9],
+/// The column of a figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    Max,
+    Avg,
 }
 
-/// The model row of each Table I row, over (t_R, x, t_P, t_E).
-pub fn model_row(op: &str, placement: &str) -> [f64; 4] {
-    match (op, placement) {
-        ("read", "channel") => [1.0, 1.0, 0.0, 0.0],
-        ("read", _) => [4.0, 4.0, 0.0, 0.0],
-        ("write", "channel") => [0.0, 1.0, 1.0, 0.0],
-        ("write", "way") => [0.0, 4.0, 1.0, 0.0],
-        ("write", _) => [0.0, 4.0, 4.0, 0.0],
-        ("erase", "same die") => [0.0, 0.0, 0.0, 4.0],
-        ("erase", _) => [0.0, 0.0, 0.0, 1.0],
-        other => panic!("no model row for {other:?}"),
-    }
+/// The figures of Table I the model does not reach within 10%, with the reason (the full
+/// argument, with the paper's sentences, is in docs/devices/cosmos.md).
+pub const UNMATCHED: [(MicroOp, Placement, Column, &str); 5] = [
+    (
+        MicroOp::Program,
+        Placement::Channel,
+        Column::Max,
+        "one program time per device: writes on 4 channels all take the same time, but Table I's \
+         range from 0.598 to 2.37 ms (stddev 0.631) around 1.33",
+    ),
+    (
+        MicroOp::Program,
+        Placement::Way,
+        Column::Max,
+        "the same page-to-page spread of program times (2.90 ms against an average of 1.87)",
+    ),
+    (
+        MicroOp::Program,
+        Placement::SameDie,
+        Column::Max,
+        "4 of the slowest programs in a row (4 x 2.37 = 9.48 ms), not 4 average ones",
+    ),
+    (
+        MicroOp::Program,
+        Placement::SameDie,
+        Column::Avg,
+        "4 operations queued on one die average (1+2+3+4)/4 = 2.5 single ones; Table I's is 3.9 \
+         times the channel row",
+    ),
+    (
+        MicroOp::Erase,
+        Placement::SameDie,
+        Column::Avg,
+        "as for same-die writes: 2.5 erases, where Table I's is 3.3 times the channel row",
+    ),
+];
+
+/// Whether Table I's `column` of (`op`, `placement`) is in `UNMATCHED`.
+pub fn unmatched(op: MicroOp, placement: Placement, column: Column) -> bool {
+    UNMATCHED.iter().any(|&(o, p, c, _)| (o, p, c) == (op, placement, column))
 }
 
-/// Least squares over the 9 averages: the normal equations AᵀA p = Aᵀb, solved by Gaussian
-/// elimination with partial pivoting.
-pub fn fit() -> Fit {
-    let mut m = [[0.0f64; 5]; 4];
-    for &(op, placement, avg) in &TABLE_I_AVG_MS {
-        let a = model_row(op, placement);
-        for i in 0..4 {
-            for j in 0..4 {
-                m[i][j] += a[i] * a[j];
-            }
-            m[i][4] += a[i] * avg;
-        }
-    }
-    let p = solve(m);
-    let predicted_ms = TABLE_I_AVG_MS.map(|(op, placement, _)| {
-        let a = model_row(op, placement);
-        (0..4).map(|i| a[i] * p[i]).sum()
-    });
-    Fit { read_ms: p[0], transfer_ms: p[1], program_ms: p[2], erase_ms: p[3], predicted_ms }
+/// The Cosmos geometry of the micro-measurements: 4 channels x 4 ways, one die each, 8 KiB
+/// pages, 256 pages per block (blocks per die do not matter).
+pub fn geometry() -> Geometry {
+    Geometry::new(4, 4, 1, 1, 16, 256, 8192, 8192).expect("the Cosmos geometry")
 }
 
-fn solve(mut m: [[f64; 5]; 4]) -> [f64; 4] {
-    for col in 0..4 {
-        let pivot = (col..4).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs())).expect("rows");
-        m.swap(col, pivot);
-        assert!(m[col][col].abs() > 1e-12, "singular normal equations");
-        for row in 0..4 {
-            if row != col {
-                let f = m[row][col] / m[col][col];
-                let pivot_row = m[col];
-                for (x, p) in m[row][col..].iter_mut().zip(&pivot_row[col..]) {
-                    *x -= f * p;
-                }
-            }
-        }
-    }
-    [0, 1, 2, 3].map(|i| m[i][4] / m[i][i])
+/// The board's (max, avg) latency, ms, of `row`'s four operations with array times `times`.
+pub fn measure(row: &Row, cfg: &BoardConfig, times: (SimTime, SimTime, SimTime)) -> (f64, f64) {
+    let l = latencies(&geometry(), cfg, times, row.op, &row.placement.dies());
+    let ms: Vec<f64> = l.iter().map(|t| t.as_secs_f64() * 1e3).collect();
+    let max = ms.iter().copied().fold(0.0, f64::max);
+    (max, ms.iter().sum::<f64>() / ms.len() as f64)
 }

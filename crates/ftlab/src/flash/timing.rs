@@ -1,6 +1,7 @@
 //! Flash timing: array latencies and channel transfer rates, and the arithmetic that turns
 //! bytes into bus time. Not the queueing (see `array` and `sched`).
 
+use super::board::BoardConfig;
 use crate::sim::time::SimTime;
 
 /// Timing of one device, in nanoseconds and bus parameters.
@@ -24,6 +25,10 @@ pub struct Timing {
     /// (`device.timing.read_holds_channel`): reads on one channel run one at a time, as on a
     /// controller whose dies share one page buffer per channel (Cosmos OpenSSD).
     pub read_holds_channel: bool,
+    /// The Cosmos board's channel controller (`device.board`, the `cosmos` preset only): when
+    /// set, it moves every page and checks every die's status in place of the channel bus
+    /// (`channel_mts`, `read_holds_channel` and `suspend` are then unused by the array).
+    pub board: Option<BoardConfig>,
 }
 
 impl Timing {

@@ -92,6 +92,8 @@ pub struct TimingConfig {
     pub channel_width_bits: u32,
     pub(crate) suspend_us: f64,
     pub(crate) read_holds_channel: bool,
+    /// `[device.board]` (the `cosmos` preset only).
+    pub(crate) board: Option<crate::flash::board::BoardConfig>,
 }
 
 /// `[ftl]`, validated: the watermarks and the write buffer filled in.
@@ -345,6 +347,7 @@ impl TimingConfig {
             channel_mts: self.channel_mts,
             channel_width_bits: self.channel_width_bits,
             read_holds_channel: self.read_holds_channel,
+            board: self.board,
         }
     }
 }

@@ -84,6 +84,10 @@ pub struct RawDevice {
     /// by the `fdp` stream mapper (`scenario::fdp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) fdp: Option<fdp::FdpConfig>,
+    /// `[device.board]`: the Cosmos board's channel controller (`flash::board::BoardConfig`,
+    /// keys left out take its defaults). Selected by `preset = "cosmos"` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<crate::flash::board::BoardConfig>,
 }
 
 /// `[device.timing]`.
@@ -317,6 +321,7 @@ impl From<&super::DeviceConfig> for RawDevice {
                 read_holds_channel: Some(t.read_holds_channel),
             },
             fdp: d.fdp.clone(),
+            board: t.board,
         }
     }
 }

@@ -111,6 +111,15 @@ fn resolve_device(mut d: RawDevice) -> Valid<DeviceConfig> {
         fill!(timing.channel_mts);
         fill!(timing.channel_width_bits);
         fill!(timing.read_holds_channel);
+        if d.board.is_some() && p.board.is_none() {
+            return err(
+                "device.board",
+                format!("the Cosmos board is selected by preset = \"cosmos\" only, not by preset {name:?}"),
+            );
+        }
+        fill!(board);
+    } else if d.board.is_some() {
+        return err("device.board", "the Cosmos board is selected by preset = \"cosmos\" only");
     }
     let pe_cycles = d.pe_cycles.unwrap_or(PE_CYCLES_DEFAULT);
     if !(1..=PE_CYCLES_MAX).contains(&pe_cycles) {
@@ -139,6 +148,7 @@ fn resolve_device(mut d: RawDevice) -> Valid<DeviceConfig> {
         channel_width_bits: need(t.channel_width_bits, "timing.channel_width_bits")?,
         suspend_us: t.suspend_us.unwrap_or(20.0),
         read_holds_channel: t.read_holds_channel.unwrap_or(false),
+        board: d.board,
     };
     let geometry = Geometry::new(channels, chips, dies, planes, blocks, pages, page, unit)
         .map_err(|(k, r)| (format!("device.{k}"), r))?;
@@ -170,6 +180,18 @@ fn need<T>(value: Option<T>, key: &str) -> Valid<T> {
 
 fn check_timing(d: &DeviceConfig) -> Check {
     let t = &d.timing;
+    if let Some(b) = &t.board {
+        b.check(d.geometry.page_bytes).map_err(|(k, r)| (format!("device.board.{k}"), r))?;
+        if d.program_erase_suspend {
+            return err("device.program_erase_suspend", "the Cosmos board (device.board) does not suspend");
+        }
+        if t.read_holds_channel {
+            return err(
+                "device.timing.read_holds_channel",
+                "the Cosmos board's way arbiter (device.board) moves reads; leave it false",
+            );
+        }
+    }
     let sus = t.suspend_us;
     if !(sus.is_finite() && (0.0..=1e4).contains(&sus)) {
         return err("device.timing.suspend_us", format!("must be in [0, 10000] microseconds, got {sus}"));

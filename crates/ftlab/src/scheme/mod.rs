@@ -56,9 +56,16 @@ pub struct SchemeContext<'a> {
 
 /// The real-time analyses' times for this device, in milliseconds (the `rt` unit): a page
 /// read and a page program each with one page's transfer and the command cycles, and an erase
-/// with its command (`part-ftl` and `rtgc` admission).
+/// with its command (`part-ftl` and `rtgc` admission). On the Cosmos board (`timing.board`),
+/// Table IV's condition instead (§V-A: "assuming other flash dies on the same way are busy"):
+/// each the average latency of one such operation on every die of a channel at once
+/// (`flash::board::analysis_times`), command cycles added.
 pub(crate) fn analysis_times_ms(g: &Geometry, t: &Timing) -> (f64, f64, f64) {
     let ms = |x: SimTime| x.as_secs_f64() * 1e3;
+    if let Some(b) = &t.board {
+        let (r, w, e) = crate::flash::board::analysis_times(g, b, (t.read, t.program, t.erase));
+        return (ms(r + t.command), ms(w + t.command), ms(e + t.command));
+    }
     (
         ms(t.page_read(g.page_bytes) + t.command),
         ms(t.page_program(g.page_bytes) + t.command),

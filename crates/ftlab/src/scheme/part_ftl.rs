@@ -131,10 +131,22 @@ pub(crate) enum AdmissionMode {
 /// The analysis' configuration (Table II's symbols) for this device: |F| dies, |F_w| = one
 /// way across the channels, f_r = the other dies, k data and m parity dies, P, λ = the
 /// namespaces over the data dies' units, and the device's own times (tR and tPROG each with
-/// one page's bus transfer and command; XOR costs 0, as in §VI-B).
+/// one page's bus transfer and command; XOR costs 0, as in §VI-B). On the Cosmos board, Table
+/// IV's two columns: the read dies' t_r with the other ways of the channel busy
+/// (`analysis_times_ms`), and the write dies' (one per channel, Table I's channel-striping
+/// rows) t_r, t_w and t_e of one operation alone on its channel.
 pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::part_ftl::Config {
     let ways = g.dies_per_channel();
-    let (read_ms, write_ms, erase_ms) = super::analysis_times_ms(g, &ctx.timing);
+    let (read_ms, mut write_ms, mut erase_ms) = super::analysis_times_ms(g, &ctx.timing);
+    let mut write_die_read_ms = read_ms;
+    let t = &ctx.timing;
+    if let Some(b) = &t.board {
+        let board = crate::flash::board::Board::new(g, b);
+        let ms = |x: SimTime| (x + t.command).as_secs_f64() * 1e3;
+        write_die_read_ms = ms(board.lone_read(t.read, g.page_bytes));
+        write_ms = ms(board.lone_program(t.program, g.page_bytes));
+        erase_ms = ms(board.lone_erase(t.erase));
+    }
     let logical: u64 = ctx.namespace_units.iter().map(|&u| u as u64).sum();
     let data_units = (g.channels * (ways - 1)) as u64 * g.blocks_per_die as u64 * g.units_per_block as u64;
     crate::rt::part_ftl::Config {
@@ -146,7 +158,7 @@ pub fn analysis_config(g: &Geometry, ctx: &SchemeContext) -> crate::rt::part_ftl
         pages_per_block: g.pages_per_block,
         lambda: logical as f64 / data_units as f64,
         read_ms,
-        write_die_read_ms: read_ms,
+        write_die_read_ms,
         write_ms,
         erase_ms,
         encode_ms: 0.0,

@@ -9,6 +9,7 @@ use super::executor::Timed;
 use super::{Event, FlashOp, OpKind, Owner, PREFETCH_P2L_AHEAD_UNITS};
 use crate::error::FtlabError;
 use crate::flash::array::ArrayOp;
+use crate::flash::board::BusPhase;
 use crate::flash::geometry::{DieIdx, PLANES_MAX};
 use crate::policy::OpClass;
 use crate::sim::time::SimTime;
@@ -233,6 +234,10 @@ impl Engine<'_, Timed> {
                 }
             }
         }
+        if self.exec.array.has_board() {
+            self.start_on_board(die, array_op);
+            return;
+        }
         let t = *self.exec.array.timing();
         let exec = &mut self.exec.dies[d];
         let delay = std::mem::replace(&mut exec.delay, SimTime::ZERO);
@@ -244,6 +249,53 @@ impl Engine<'_, Timed> {
             OpKind::Erase => done - t.erase,
         };
         self.events.push(done, Event::ArrayDone(array_done_tag(die, exec.gen)));
+    }
+
+    /// `start` on the Cosmos board (`flash::board`; no suspension there): a read or an erase
+    /// begins its array phase; a program first waits for its transfers through the page buffer.
+    fn start_on_board(&mut self, die: DieIdx, op: ArrayOp) {
+        self.exec.array.occupy(die, self.now);
+        let t = *self.exec.array.timing();
+        let now = self.now + t.command;
+        let exec = &mut self.exec.dies[die.0 as usize];
+        exec.suspendable_from = SimTime::MAX;
+        exec.delay = SimTime::ZERO;
+        let done = match op {
+            ArrayOp::Program { bytes } => {
+                exec.array_end = SimTime::MAX;
+                let board = self.exec.array.board_mut().expect("a board");
+                if let Some(end) = board.request(die, BusPhase::ProgramIn { bytes }, now) {
+                    let ch = board.channel_of(die);
+                    self.events.push(end, Event::BusGrant(ch));
+                }
+                return;
+            }
+            ArrayOp::Read { .. } => now + t.read,
+            ArrayOp::Erase => now + t.erase,
+        };
+        exec.array_end = done;
+        self.events.push(done, Event::ArrayDone(array_done_tag(die, exec.gen)));
+    }
+
+    /// A grant of the board's way arbiter on channel `ch` ended: the next grant starts, and
+    /// the die whose bus phase this ended goes on (a program to tPROG, anything else is done).
+    pub(super) fn bus_grant(&mut self, ch: u32) -> Result<(), FtlabError> {
+        let board = self.exec.array.board_mut().expect("a board");
+        let (finished, next) = board.grant_end(ch, self.now);
+        if let Some(end) = next {
+            self.events.push(end, Event::BusGrant(ch));
+        }
+        match finished {
+            Some((die, BusPhase::ProgramIn { .. })) => {
+                let done = self.now + self.exec.array.timing().program;
+                let exec = &mut self.exec.dies[die.0 as usize];
+                exec.array_end = done;
+                self.events.push(done, Event::ArrayDone(array_done_tag(die, exec.gen)));
+                Ok(())
+            }
+            Some((die, _)) => self.op_done(die),
+            None => Ok(()),
+        }
     }
 
     /// The group just started on `die`: a host read in it that a non-read operation went
@@ -339,6 +391,20 @@ impl Engine<'_, Timed> {
         }
         let group = &exec.current;
         assert!(group.n_ops > 0, "array phase ended on an idle die");
+        if let Some(board) = self.exec.array.board_mut() {
+            // The Cosmos board: a status check, and for a read its transfers (`bus_grant`).
+            let phase = match group.kind() {
+                OpKind::Read => BusPhase::ReadOut {
+                    bytes: group.ops().iter().map(|o| o.n_units as u32 * self.ftl.geometry.unit_bytes).sum(),
+                },
+                _ => BusPhase::Status,
+            };
+            if let Some(end) = board.request(die, phase, self.now) {
+                let ch = board.channel_of(die);
+                self.events.push(end, Event::BusGrant(ch));
+            }
+            return Ok(());
+        }
         if group.kind() == OpKind::Read {
             let unit = self.ftl.geometry.unit_bytes;
             let bytes = group.ops().iter().map(|o| o.n_units as u32 * unit).sum();

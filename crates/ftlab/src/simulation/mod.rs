@@ -63,6 +63,8 @@ enum Event {
     ArrayDone(u32),
     /// A die's read transfer ended.
     XferDone(u32),
+    /// A grant of the Cosmos board's way arbiter ended on this channel (`flash::board`).
+    BusGrant(u32),
     /// A request served without flash completes.
     Complete(u32),
     /// The scheme's epoch tick.

@@ -93,6 +93,7 @@ impl Engine<'_, Timed> {
             }
             Event::ArrayDone(tag) => self.array_done(tag)?,
             Event::XferDone(d) => self.op_done(DieIdx(d))?,
+            Event::BusGrant(ch) => self.bus_grant(ch)?,
             Event::Complete(id) => self.complete_request(id)?,
             Event::Epoch => {
                 self.progress.epochs_queued -= 1;
