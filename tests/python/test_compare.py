@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import ftlab
-from conftest import run_cli
+from conftest import joined, run_cli
 from ftlab.report import Report
 
 
@@ -94,7 +94,7 @@ def assert_input_error(proc, *needles: str) -> None:
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     for needle in needles:
-        assert needle in proc.stderr, proc.stderr
+        assert needle in joined(proc.stderr), proc.stderr
 
 
 def test_cli_errors_name_directory_and_file(dirs, tmp_path):

@@ -72,15 +72,15 @@ def humane(message: str) -> str:
 
 
 def error_lines(message: str, width: int, prefix: str = "error: ") -> list[str]:
-    """The lines an error is printed as, none wider than `width`: the message (wrapped, with
-    an indent of two, only when it is itself wider), then any list of names it ends with on
-    following lines, indented and wrapped between the names.
+    """The lines an error is printed as, none wider than `width`: one line when it fits; else
+    the message (wrapped, with an indent of two, only when it is itself wider), then any list
+    of names it ends with on following lines, indented and wrapped between the names.
 
     >>> error_lines('--format: unknown "x"; valid formats: msr, spc, fio, fiu', 40)
     ['error: --format: unknown "x"', '  valid formats: msr, spc, fio, fiu']
     """
     text = humane(message)
-    match = _LIST.match(text)
+    match = _LIST.match(text) if len(prefix + text) > width else None
     items = ""
     if match:
         text = match.group("head")
