@@ -38,6 +38,10 @@ CUT_NUMBER = re.compile(r"[0-9][0-9.,e+-]*…|…[0-9]")
 SKIPPED = {
     "scripts/setup.sh": "builds the environment this test runs in (scripts/test.sh runs it first)",
     "scripts/test.sh": "the test command itself, which runs this test",
+    "scripts/wheel.sh": (
+        "minutes: trains the profile and builds the release extension again (scripts/test-wheel.sh "
+        "builds and tests a wheel)"
+    ),
     "ftlab sweep scenarios/sweeps/op-by-scheme.toml": (
         "tests/python/test_sweep.py runs this exact sweep on Ray"
     ),
