@@ -141,7 +141,7 @@ VERDICTS = {
     ),
     "the winner unstable is excluded, and said so": (
         summary(a={"t": tenant(read_p99=900.0)}, b={"t": tenant(read_p99=450.0, unstable=True)}),
-        "t: fewer than two schemes to rank on read p99; excluded: b (unstable, 450 µs)",
+        "t: only a comparable on read p99 (900 µs); excluded: b (unstable, 450 µs)",
     ),
     "the fastest unstable, the next wins": (
         summary(
@@ -240,6 +240,12 @@ VERDICTS = {
         ],
     ),
 }
+
+
+VERDICTS["every scheme unstable"] = (
+    summary(a={"t": tenant(unstable=True)}, b={"t": tenant(read_p99=450.0, starved=True)}),
+    "t: no scheme comparable on read p99; excluded: a (unstable, 900 µs), b (starved, 450 µs)",
+)
 
 
 @pytest.mark.parametrize("name", VERDICTS)

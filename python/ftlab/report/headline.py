@@ -612,7 +612,17 @@ def _verdict(row: TenantRow, metrics: Mapping[str, Metric], headline: Headline) 
     if len(row.schemes) < 2:
         return f"{row.tenant}: one scheme only, nothing to compare"
     if first is not None and _excluded_text(row, first):
-        return f"{row.tenant}: fewer than two schemes to rank on {first.label}{_excluded_text(row, first)}"
+        alone = [
+            s
+            for s, c in row.cells[first.key].items()
+            if c.value is not None and excluded_reason(row, first, c) is None
+        ]
+        head = (
+            f"only {alone[0]} comparable on {first.label} ({_described(row, first, metrics, alone[0])})"
+            if len(alone) == 1
+            else f"no scheme comparable on {first.label}"
+        )
+        return f"{row.tenant}: {head}{_excluded_text(row, first)}"
     return f"{row.tenant}: too few requests to rank any scheme (fewer than {SAMPLES_MIN} per metric)"
 
 
