@@ -116,6 +116,13 @@ def test_the_readme_has_commands_and_names_the_new_ones():
         assert any(_key(c).startswith(wanted) for c in COMMANDS), wanted
 
 
+def test_every_skip_has_a_reason_and_a_readme_line():
+    """No README line is skipped without a reason, and no reason outlives its line."""
+    for key, reason in SKIPPED.items():
+        assert reason.strip(), key
+        assert any(_matching({key: None}, c) for c in COMMANDS), f"{key}: no such README line"
+
+
 @pytest.mark.parametrize("command", sorted(COVERED_BY))
 def test_a_skipped_command_is_run_by_another_test(command):
     name, needle = COVERED_BY[command]
