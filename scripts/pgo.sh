@@ -16,7 +16,8 @@
 # llvm-profdata must come from rustc's own LLVM major version (its profile format): the rustup
 # component llvm-tools, llvm-profdata-N on PATH, or Debian's llvm-N, which this script installs
 # (scripts/setup-system.sh pgo) when it finds none. Exits 3, saying why on stderr, when there is
-# no such tool; scripts/setup.sh then builds without PGO and says so. Not run by CI (.ci/run
+# no such tool; scripts/setup.sh then builds without PGO and says so; scripts/wheel.sh builds a
+# profile-guided release wheel with it. Not run by CI (.ci/run
 # builds the test-release profile, without PGO); not part of `pip install .`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

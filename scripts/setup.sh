@@ -17,6 +17,28 @@ case "$pgo" in
     *) echo "setup: FTLAB_PGO must be 0 or 1, not '$pgo'" >&2; exit 2 ;;
 esac
 
+# Run a command, dropping the lines pip prints for what is already there ("Requirement already
+# satisfied: ...", "Ignoring x: markers ... don't match your environment") from its output, which
+# goes to stdout; the command's exit status is kept.
+quiet_pip() {
+    set +e +o pipefail
+    "$@" 2>&1 | grep -v -E '^[[:space:]]*(Requirement already satisfied|Ignoring [^ ]+: markers)'
+    local status=("${PIPESTATUS[@]}")
+    set -e -o pipefail
+    return "${status[0]}"
+}
+
+if [ ! -x "$VENV/bin/python" ]; then
+    # The first run: say what it fetches and builds, and how long that takes, before it starts.
+    cat <<EOF
+setup: first run. It downloads and installs the Python packages of requirements.lock into $VENV
+  (about 90 packages, 1.1 GB installed; Ray, pyarrow and plotly are most of it), downloads the
+  Rust crates of Cargo.lock (about 130 MB, once per machine, in ~/.cargo) and compiles
+  ftlab._core in release: expect several minutes on 2 cores. The profile-guided build then trains
+  and builds once more, about 2 minutes (FTLAB_PGO=0 skips it). Later runs only redo what changed.
+EOF
+fi
+
 scripts/setup-system.sh run
 
 if [ ! -x "$VENV/bin/python" ]; then
@@ -34,7 +56,8 @@ stamp="$VENV/.requirements.lock.sha256"
 want="$(sha256sum requirements.lock | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     echo "setup: installing requirements.lock into $VENV"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+    quiet_pip "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --no-warn-script-location --require-hashes -r requirements.lock
     echo "$want" > "$stamp"
 fi
 
@@ -66,5 +89,6 @@ if [ "$profile" = release ] && [ "$pgo" = 1 ]; then
 else
     echo "setup: building ftlab._core (maturin develop --profile $profile)"
 fi
-VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" "${develop[@]}"
+# maturin develop installs ftlab's dependencies with pip too (all there already: quiet them).
+VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH" quiet_pip "${develop[@]}"
 echo "setup: done; try .venv/bin/ftlab --help"

@@ -62,7 +62,8 @@ DESCRIPTION_CHARS_MAX = 150
 
 def first_comment_line(text: str) -> str:
     r"""The first sentence of the leading `#` comment, without its name prefix (`x.toml: `),
-    cut with "…" past `DESCRIPTION_CHARS_MAX` characters; "" without a leading comment.
+    cut between words with " …" past `DESCRIPTION_CHARS_MAX` characters (never inside a
+    word); "" without a leading comment.
 
     >>> first_comment_line("# default.toml: three tenants. Each\n# more\nseed = 1\n")
     'three tenants.'
@@ -70,6 +71,8 @@ def first_comment_line(text: str) -> str:
     'a scenario that spans lines.'
     >>> first_comment_line("seed = 1\n")
     ''
+    >>> first_comment_line("# " + "word " * 40)[-11:]
+    'word word …'
     """
     lines: list[str] = []
     for line in text.splitlines():
@@ -88,7 +91,10 @@ def first_comment_line(text: str) -> str:
     end = comment.find(". ")
     sentence = comment if end < 0 else comment[: end + 1]
     if len(sentence) > DESCRIPTION_CHARS_MAX:
-        sentence = sentence[: DESCRIPTION_CHARS_MAX - 1].rstrip() + "…"
+        cut = sentence[: DESCRIPTION_CHARS_MAX - 1]
+        if not sentence[DESCRIPTION_CHARS_MAX - 1].isspace() and " " in cut:
+            cut = cut.rsplit(" ", 1)[0]  # a word cut in two: drop it whole
+        sentence = cut.rstrip(" ,;:") + " …"
     return sentence.strip()
 
 

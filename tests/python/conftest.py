@@ -57,6 +57,13 @@ def run_cli(
     )
 
 
+def joined(stderr: str) -> str:
+    """An error message as one line: `ftlab` wraps it within the width (a continuation line
+    starts with spaces, the break replaces one space), so a test looking for a phrase that
+    may span the break looks in this."""
+    return " ".join(line.strip() for line in stderr.splitlines())
+
+
 @pytest.fixture(scope="session")
 def ray_session():
     """One local Ray instance for the whole test session (Ray takes seconds to start), sized

@@ -5,8 +5,11 @@ subprocess, and that `ftlab --help` does not import the heavy modules."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+
+import pytest
 
 from conftest import run_cli
 from ftlab import _core
@@ -70,8 +73,50 @@ def test_trace_stats_unknown_format_lists_valid_names(tmp_path):
     assert "bogus" in proc.stderr
     for name in _core.TRACE_FORMATS:  # their list is checked in test_core.py
         assert name in proc.stderr
-    assert proc.stderr.startswith("error: ")
-    assert proc.stderr.count("\n") == 1, "the message is one line, not wrapped"
+    lines = proc.stderr.splitlines()
+    # The message on its line, the list of known names on the following, wrapped ones (issue 42).
+    assert lines[0] == 'error: --format: unknown trace format "bogus"', lines
+    assert lines[1].startswith("  valid formats: msr, mqsim,"), lines
+    assert all(len(line) <= 100 for line in lines), lines
+
+
+#: Errors that list the known keys or name a Rust type (issue 42 item 4): the arguments, the
+#: first line, what the message says (its lines joined), and how the line after the message
+#: starts (None: no list follows).
+ERRORS = {
+    "unknown device key": (
+        ["run", "--set", "device.bogus=1"],
+        "error: --set device.bogus=1: device.bogus: unknown field `bogus`",
+        "expected one of: `preset`, `channels`,",
+        "  expected one of: `preset`, `channels`,",
+    ),
+    "unknown scheme knob": (
+        ["run", "--set", "scheme.upi.bogus=1"],
+        "error: --set scheme.upi.bogus=1: scheme.upi.bogus: unknown field `bogus`",
+        "expected one of: `epoch_s`,",
+        "  expected one of: `epoch_s`,",
+    ),
+    "a u32 said as a range": (
+        ["run", "--set", "device.pe_cycles=1.5"],
+        "error: --set device.pe_cycles=1.5: device.pe_cycles: invalid type: floating point `1.5`,",
+        "floating point `1.5`, expected an integer in [0, 4294967295]",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors_fit_100_columns_and_say_ranges(name, tmp_path):
+    args, first, says, then = ERRORS[name]
+    proc = run_cli([*args, "--out", str(tmp_path / "out")], cwd=tmp_path)
+    assert_input_error(proc)
+    lines = proc.stderr.splitlines()
+    assert all(len(line) <= 100 for line in lines), lines
+    assert lines[0].startswith(first), lines
+    assert says in " ".join(line.strip() for line in lines), lines
+    if then is not None:
+        assert lines[1].startswith(then), lines
+    assert not re.search(r"expected [ui](8|16|32|64|size)\b|expected f(32|64)\b", proc.stderr), lines
 
 
 def test_bench_unknown_case():

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 import ftlab
-from conftest import run_cli
+from conftest import joined, run_cli
 from ftlab.report import Report
 
 
@@ -94,7 +94,7 @@ def assert_input_error(proc, *needles: str) -> None:
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     for needle in needles:
-        assert needle in proc.stderr, proc.stderr
+        assert needle in joined(proc.stderr), proc.stderr
 
 
 def test_cli_errors_name_directory_and_file(dirs, tmp_path):
@@ -113,3 +113,21 @@ def test_cli_errors_name_directory_and_file(dirs, tmp_path):
     assert_input_error(run_cli(["compare", str(a), "--out", str(out)]), "--out", ".txt")
     assert not out.exists() and not (tmp_path / "x.csv").exists()
     assert_input_error(run_cli(["compare"]))
+
+
+def test_cli_fits_100_columns_side_by_side_or_long(tmp_path):
+    """Piped, `ftlab compare` fits 100 columns without cutting a number (issue 42: 533 lines of
+    1,335 had cut cells): a table per (scheme, tenant) while the directories fit side by side,
+    a long table (a row per metric and directory) for six with long names; a large integer is
+    whole, with separators."""
+    big = {"read": {"p99_us": 100.0, "iops": 1000, "bytes": 98_746_368}}
+    paths = [
+        write_dir(tmp_path / f"results-of-a-long-name-{i}", summary(100.0 + i, 2.0, big)) for i in range(6)
+    ]
+    for given, layout in ((paths[:2], "Δ results-of-a-long-name-1"), (paths, "directory")):
+        proc = run_cli(["compare", *map(str, given)])
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+        assert "…" not in proc.stdout
+        assert layout in proc.stdout and "98,746,368" in proc.stdout

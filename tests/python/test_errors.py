@@ -143,8 +143,13 @@ def test_a_malformed_lifetime_input_is_a_lifetime_error() -> None:
 
 
 def test_the_cli_prints_a_trace_error_as_one_line(tmp_path: Path) -> None:
+    """One line where it fits (here COLUMNS=250); piped at 100 columns, the same words wrapped
+    within the width (issue 42: no output line over 100 columns)."""
     trace = tmp_path / "t.csv"
     trace.write_text("1,h,0,Read,0,abc,0\n")
-    r = run_cli(["trace", "stats", str(trace), "--format", "msr"])
+    r = run_cli(["trace", "stats", str(trace), "--format", "msr"], columns=250)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr == f'error: {trace}:1: field 6 (Size): expected an unsigned integer, got "abc"\n'
+    want = f'error: {trace}:1: field 6 (Size): expected an unsigned integer, got "abc"'
+    assert r.stderr == want + "\n"
+    narrow = run_cli(["trace", "stats", str(trace), "--format", "msr"]).stderr.splitlines()
+    assert all(len(line) <= 100 for line in narrow) and " ".join(x.strip() for x in narrow) == want

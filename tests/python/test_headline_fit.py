@@ -7,6 +7,7 @@ The table cases of test_headline.py cover the changes and the baseline."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -109,10 +110,16 @@ def test_a_waf_from_two_writes_is_marked_and_not_ranked():
 # --------------------------------------------------------------------------------------
 # Verdicts (texts worked by hand from the numbers)
 
+
+def sd(read: float, write: float | None = None) -> dict[str, float | None]:
+    """A tenant's `slowdown` object (shared / solo)."""
+    return {"read_mean": read, "read_p99": read, "write_mean": write, "write_p99": write}
+
+
 VERDICTS = {
     "a scheme beyond the noise": (
         summary(a={"t": tenant(read_p99=900.0)}, b={"t": tenant(read_p99=450.0)}),
-        "t: b best on read p99 (450 µs), -50% against a",  # (450 - 900) / 900 = -50 %
+        "t: b best on read p99 (450 µs), -50% read p99 against a",  # (450 - 900) / 900 = -50 %
     ),
     "none beyond the noise": (
         summary(a={"t": tenant(read_p99=100.0)}, b={"t": tenant(read_p99=102.0)}),
@@ -122,42 +129,154 @@ VERDICTS = {
         summary(
             a={"t": tenant(read_p99=100.0)}, b={"t": tenant(read_p99=150.0)}, c={"t": tenant(read_p99=130.0)}
         ),
-        "t: a best on read p99 (100 µs); b +50%",  # the worst, (150 - 100) / 100
+        "t: a best on read p99 (100 µs); c +30% to b +50%",  # the nearest and the worst
     ),
-    "isolation, with its cost in latency and WAF": (
+    "ranked on what the tenant gets, the slowdown beside it": (
         summary(
-            a={"t": tenant(read_p99=1000.0, waf=2.0, slowdown={"read_p99": 2.0, "read_mean": 1.0})},
-            b={"t": tenant(read_p99=1120.0, waf=2.5, slowdown={"read_p99": 1.0, "read_mean": 1.0})},
+            a={"t": tenant(read_p99=1000.0, waf=2.0, slowdown=sd(2.0))},
+            b={"t": tenant(read_p99=1120.0, waf=2.5, slowdown=sd(1.0))},
         ),
-        # slowdown 1.00x; read p99 (1120 - 1000) / 1000 = +12 %; WAF (2.5 - 2) / 2 = +25 %
-        "t: b isolates best on read p99 slowdown (1.00×), +12% read p99, +25% WAF against a",
+        # b isolates best (1.00x), but a's read p99 is (1120 - 1000) / 1000 = 12 % better
+        "t: a best on read p99 (1,000 µs, slowdown 2.00×); b +12%",
     ),
-    "the winner unstable": (
+    "the winner unstable is excluded, and said so": (
         summary(a={"t": tenant(read_p99=900.0)}, b={"t": tenant(read_p99=450.0, unstable=True)}),
-        "t: b best on read p99 (450 µs), -50% against a (⚠ unstable under b)",
+        "t: only a comparable on read p99 (900 µs); excluded: b (unstable, 450 µs)",
+    ),
+    "the fastest unstable, the next wins": (
+        summary(
+            a={"t": tenant(read_p99=900.0)},
+            b={"t": tenant(read_p99=450.0, unstable=True)},
+            c={"t": tenant(read_p99=800.0)},
+        ),
+        # (800 - 900) / 900 = -11 %
+        "t: c best on read p99 (800 µs), -11% read p99 against a; excluded: b (unstable, 450 µs)",
     ),
     "the winner starved": (
         summary(
-            a={"t": tenant(read_p99=900.0)}, b={"t": tenant(read_p99=450.0, starved=True, max_wait_s=1.5)}
+            a={"t": tenant(read_p99=900.0)},
+            b={"t": tenant(read_p99=450.0, starved=True, max_wait_s=1.5)},
+            c={"t": tenant(read_p99=300.0)},
         ),
-        "t: b best on read p99 (450 µs), -50% against a (⚠ starved under b)",
+        "t: c best on read p99 (300 µs), -67% read p99 against a; excluded: b (starved, 450 µs)",
     ),
     "a write-only tenant: write p99": (
         summary(a={"w": tenant(reads=0, write_p99=3000.0)}, b={"w": tenant(reads=0, write_p99=1500.0)}),
-        "w: b best on write p99 (1,500 µs), -50% against a",
+        "w: b best on write p99 (1,500 µs), -50% write p99 against a",
     ),
     "too few requests everywhere": (
         summary(a={"t": tenant(reads=5, writes=5)}, b={"t": tenant(reads=5, writes=5, iops=20.0)}),
         # IOPS is not from samples: (40 - 20) / 20 = +100 %
-        "t: b best on IOPS (40.0), +100% against a",
+        "t: b best on IOPS (40.0), +100% IOPS against a",
+    ),
+    # The issue's five cases (issue 42, item 2), with the numbers it quotes.
+    "issue: oltp, unified has the best read p99 while others isolate best": (
+        summary(
+            unified={"oltp": tenant(read_p99=1683.0, slowdown=sd(2.95))},
+            partitioned={"oltp": tenant(read_p99=2036.0, slowdown=sd(1.00))},
+            flashblox={"oltp": tenant(read_p99=1981.0, slowdown=sd(1.02))},
+            upi={"oltp": tenant(read_p99=1783.0, slowdown=sd(3.05))},
+        ),
+        # (1783 - 1683) / 1683 = +5.9 %, (2036 - 1683) / 1683 = +21 %
+        "oltp: unified best on read p99 (1,683 µs, slowdown 2.95×); upi +5.9% to partitioned +21%",
+    ),
+    "issue: ingest, a slowdown of 0.94x wins nothing": (
+        summary(
+            unified={"ingest": tenant(read_p99=2650.0, slowdown=sd(2.22))},
+            partitioned={"ingest": tenant(read_p99=2892.0, slowdown=sd(1.00))},
+            flashblox={"ingest": tenant(read_p99=3015.0, slowdown=sd(0.94))},
+        ),
+        # (2892 - 2650) / 2650 = +9.1 %, (3015 - 2650) / 2650 = +14 %
+        "ingest: unified best on read p99 (2,650 µs, slowdown 2.22×); partitioned +9.1% to flashblox +14%",
+    ),
+    "issue: a slowdown under 1x within the noise is 1.00x": (
+        summary(
+            unified={"web": tenant(read_p99=2298.0, slowdown=sd(4.28))},
+            partitioned={"web": tenant(read_p99=686.0, slowdown=sd(0.97))},
+            flashblox={"web": tenant(read_p99=682.0, slowdown=sd(1.01))},
+        ),
+        # (686 - 2298) / 2298 = -70 %, (682 - 2298) / 2298 = -70 %; 0.97x is within the noise
+        "web: partitioned (686 µs, slowdown 1.00×) and flashblox (682 µs, slowdown 1.01×) best on "
+        "read p99; against unified: partitioned -70% read p99; flashblox -70% read p99",
+    ),
+    "issue: --solo, no scheme differs, next to an unstable one far off": (
+        summary(
+            unified={"oltp": tenant(read_p99=242.0, slowdown=sd(1.00))},
+            partitioned={"oltp": tenant(read_p99=245.0, slowdown=sd(1.02))},
+            flashblox={"oltp": tenant(read_p99=217842.0, slowdown=sd(1.01), unstable=True)},
+            upi={"oltp": tenant(read_p99=250.0, slowdown=sd(1.03))},
+        ),
+        "oltp: no scheme differs by more than the noise (5%) on read p99 (242–250 µs, slowdown "
+        "1.00–1.03×); excluded: flashblox (unstable, 217,842 µs)",
+    ),
+    "issue: logs, a tie within the noise, each one's own cost": (
+        summary(
+            unified={"logs": tenant(read_p99=1000.0, write_p99=2000.0, waf=1.5)},
+            partitioned={"logs": tenant(read_p99=1020.0, write_p99=3860.0, waf=2.295)},
+            flashblox={"logs": tenant(read_p99=990.0, write_p99=2000.0, waf=34.89)},
+            upi={"logs": tenant(read_p99=1500.0, write_p99=1000.0, waf=1.5)},
+        ),
+        # partitioned: write p99 (3860 - 2000) / 2000 = +93 %, WAF (2.295 - 1.5) / 1.5 = +53 %;
+        # flashblox: WAF (34.89 - 1.5) / 1.5 = +2,226 %; upi +50 % read p99, out of the noise
+        "logs: unified (1,000 µs), partitioned (1,020 µs) and flashblox (990 µs) best on read p99; "
+        "against unified: partitioned +2.0% read p99, +93% write p99, +53% WAF; "
+        "flashblox -1.0% read p99, +2,226% WAF",
+    ),
+    "issue: the default scenario, upi unstable for two of three tenants": (
+        summary(
+            unified={"web": tenant(read_p99=2298.0), "ingest": tenant(read_p99=2650.0)},
+            partitioned={"web": tenant(read_p99=686.0), "ingest": tenant(read_p99=2892.0)},
+            upi={
+                "web": tenant(read_p99=67011.0, unstable=True, outstanding_at_end=200),
+                "ingest": tenant(read_p99=2000.0, unstable=True, outstanding_at_end=80),
+            },
+        ),
+        [
+            "web: partitioned best on read p99 (686 µs), -70% read p99 against unified; "
+            "excluded: upi (unstable, 67,011 µs)",
+            # upi's 2,000 µs would win; unstable, it does not
+            "ingest: unified best on read p99 (2,650 µs); partitioned +9.1%; "
+            "excluded: upi (unstable, 2,000 µs)",
+        ],
     ),
 }
+
+
+VERDICTS["every scheme unstable"] = (
+    summary(a={"t": tenant(unstable=True)}, b={"t": tenant(read_p99=450.0, starved=True)}),
+    "t: no scheme comparable on read p99; excluded: a (unstable, 900 µs), b (starved, 450 µs)",
+)
 
 
 @pytest.mark.parametrize("name", VERDICTS)
 def test_verdict(name):
     s, want = VERDICTS[name]
-    assert hl.verdicts(hl.build(s)) == [want]
+    assert hl.verdicts(hl.build(s)) == (want if isinstance(want, list) else [want])
+
+
+@pytest.mark.parametrize("name", VERDICTS)
+def test_the_verdict_names_the_starred_schemes(name):
+    """The words and the ★ cannot disagree: the schemes a verdict names best are those marked
+    ★ on its metric in the table, and no scheme excluded (unstable, starved) has a ★ at all."""
+    h = hl.build(VERDICTS[name][0])
+    for row, line in zip(h.rows, hl.verdicts(h), strict=True):
+        if " best on " not in line:
+            assert not any(c.best for c in row.cells["read_p99"].values()), line
+            continue
+        head, rest = line.split(" best on ", 1)
+        key = next(m.key for m in h.metrics if re.match(re.escape(m.label) + r"\b", rest))
+        named = {s for s in row.schemes if re.search(rf"\b{s}\b", head.split(": ", 1)[1])}
+        assert named == {s for s, c in row.cells[key].items() if c.best}, line
+        for s in set(row.unstable) | set(row.starved):
+            assert not any(by[s].best for by in row.cells.values()), (line, s)
+
+
+def test_a_slowdown_under_1x_within_the_noise_shows_as_100():
+    s = summary(a={"t": tenant(slowdown=sd(0.96))}, b={"t": tenant(slowdown=sd(0.94))})
+    h = hl.build(s)
+    m = next(m for m in h.metrics if m.key == "slowdown_read_p99")
+    cells = h.rows[0].cells[m.key]
+    assert [hl.format_value(m, c.value) for c in cells.values()] == ["1.00×", "0.94×"]
 
 
 # --------------------------------------------------------------------------------------

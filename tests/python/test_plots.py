@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import ftlab
-from conftest import run_cli
+from conftest import joined, run_cli
 from ftlab.report import plots
 from reports import default_scenario
 
@@ -160,7 +160,7 @@ def assert_input_error(proc, *needles: str) -> None:
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     for needle in needles:
-        assert needle in proc.stderr, proc.stderr
+        assert needle in joined(proc.stderr), proc.stderr
 
 
 def test_cli_plot_errors(run_dir, tmp_path):

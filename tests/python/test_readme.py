@@ -1,44 +1,47 @@
-"""Every command of the README's shell blocks runs as written on a fresh clone.
+"""Every command of the README's shell blocks runs as written on a fresh clone, and its output
+fits 100 columns.
 
 Each line of each ```sh block of README.md is one case, run in order in one scratch directory
 (so `ftlab plot results/default` finds what `ftlab run` wrote), with `.venv/bin/ftlab` as
-this interpreter's `python -m ftlab`, `scenarios/` and `data/` linked from the repository,
-and the placeholders replaced by bundled files: `my.toml` a copy of the default scenario,
-`trace.csv` the MSR sample (data/traces), `tasks.toml` the task file of docs/rt.md. A command
+this interpreter's `python -m ftlab` and `cp` as itself, `scenarios/` and `data/` linked from
+the repository and nothing else: the README's own lines make `my.toml` (a copy of the default
+scenario) and name the shipped trace sample (data/traces) and task file (data/rt). A command
 must exit 0 (`ftlab rt admit`: 0 admitted or 1 rejected, its documented statuses) with no
-error and no traceback. `SKIPPED` lists, with the reason, the few that cannot run here, and
-`SMALLER` the ones run with a smaller workload; a README line that is neither run nor listed
-fails, so a new line is tested from the day it is added.
+error and no traceback, and its output piped (COLUMNS unset) has no line over 100 columns and
+no number cut short with "…" (issue 42). `SKIPPED` lists, with the reason, the few that cannot
+run here, and `SMALLER` the ones run with a smaller workload; a README line that is neither
+run nor listed fails, so a new line is tested from the day it is added.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
-from conftest import REPO_ROOT, TRACES_DIR
+from conftest import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 
-#: The task file of docs/rt.md ("The command line"), for `ftlab rt admit tasks.toml`.
-TASKS_TOML = """[[tasks]]
-name = "sensor"
-read_pages = 3
-read_period_ms = 15.0
-write_pages = 12
-write_period_ms = 60.0
-"""
+#: The widest output line a command may print, piped with COLUMNS unset (README, issue 42).
+WIDTH = 100
+#: A number cut short by a table too narrow for it: "9.87464e+…", "1,6…", "…5".
+CUT_NUMBER = re.compile(r"[0-9][0-9.,e+-]*…|…[0-9]")
 
 #: Commands not run here, by their first words, with the reason.
 SKIPPED = {
     "scripts/setup.sh": "builds the environment this test runs in (scripts/test.sh runs it first)",
     "scripts/test.sh": "the test command itself, which runs this test",
+    "scripts/wheel.sh": (
+        "minutes: trains the profile and builds the release extension again (scripts/test-wheel.sh "
+        "builds and tests a wheel)"
+    ),
     "ftlab sweep scenarios/sweeps/op-by-scheme.toml": (
         "tests/python/test_sweep.py runs this exact sweep on Ray"
     ),
@@ -95,14 +98,11 @@ def _matching(table: dict[str, object], command: str) -> str | None:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scratch directory standing for a fresh clone's root: scenarios/ and data/ linked, the
-    placeholders written."""
+    """A scratch directory standing for a fresh clone's root: scenarios/ and data/ linked,
+    nothing else (the README's lines make what they use)."""
     root = tmp_path_factory.mktemp("readme")
     (root / "scenarios").symlink_to(REPO_ROOT / "scenarios")
     (root / "data").symlink_to(REPO_ROOT / "data")
-    shutil.copy(REPO_ROOT / "scenarios" / "default.toml", root / "my.toml")
-    shutil.copy(TRACES_DIR / "msr-hm0-sample.csv", root / "trace.csv")
-    (root / "tasks.toml").write_text(TASKS_TOML)
     return root
 
 
@@ -114,6 +114,13 @@ def test_the_readme_has_commands_and_names_the_new_ones():
         "ftlab run scenarios/real-traces.toml",
     ):
         assert any(_key(c).startswith(wanted) for c in COMMANDS), wanted
+
+
+def test_every_skip_has_a_reason_and_a_readme_line():
+    """No README line is skipped without a reason, and no reason outlives its line."""
+    for key, reason in SKIPPED.items():
+        assert reason.strip(), key
+        assert any(_matching({key: None}, c) for c in COMMANDS), f"{key}: no such README line"
 
 
 @pytest.mark.parametrize("command", sorted(COVERED_BY))
@@ -128,16 +135,20 @@ def test_readme_command(command: str, workdir: Path) -> None:
     if skip is not None:
         pytest.skip(f"{command}: {SKIPPED[skip]}")
     words = shlex.split(command)
+    if words[0] == "cp":
+        subprocess.run(words, cwd=workdir, check=True)
+        return
     assert words[0] == ".venv/bin/ftlab", f"a README command this test does not know how to run: {command}"
     smaller = _matching(SMALLER, command)
     args = words[1:] + (SMALLER[smaller] if smaller else [])
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR")}
     proc = subprocess.run(
         [sys.executable, "-m", "ftlab", *args],
         cwd=workdir,
         capture_output=True,
         text=True,
         timeout=900,
-        env={**__import__("os").environ, "NO_COLOR": "1"},
+        env={**env, "NO_COLOR": "1"},
     )
     allowed = (0, 1) if words[1:3] == ["rt", "admit"] else (0,)
     assert proc.returncode in allowed, (command, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
@@ -145,3 +156,20 @@ def test_readme_command(command: str, workdir: Path) -> None:
         command,
         proc.stderr,
     )
+    assert_fits(command, proc.stdout + proc.stderr)
+
+
+def assert_fits(command: str, output: str) -> None:
+    """No line of `output` wider than `WIDTH` columns, no number in it cut short."""
+    wide = [line for line in output.splitlines() if cell_len(line) > WIDTH]
+    assert not wide, (command, f"{len(wide)} lines over {WIDTH} columns", wide[:3])
+    cut = [line for line in output.splitlines() if CUT_NUMBER.search(line)]
+    assert not cut, (command, f"{len(cut)} lines with a number cut short", cut[:3])
+
+
+def test_assert_fits_can_fail():
+    """The check above does fail on what the issue found (so the cases above test something)."""
+    for bad in ("x" * 101, "│ 9.87464e+… │", "│ r… │ 1,6… │"):
+        with pytest.raises(AssertionError):
+            assert_fits("ftlab compare", bad)
+    assert_fits("ftlab run", "│ ★ 1,683 │ a sentence cut …")

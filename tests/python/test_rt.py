@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import joined, run_cli
 
 TABLE_III = "".join(
     [f'[[tasks]]\nname = "r{i}"\nread_pages = 3\nread_period_ms = 15.0\n' for i in range(4)]
@@ -58,12 +58,12 @@ def test_admit_reports_bad_input_with_file_and_line_or_key(tmp_path: Path) -> No
     r = run_cli(["rt", "admit", str(bad_value)])
     assert (
         r.returncode == 2
-        and f"{bad_value}: tasks.0.read_period_ms: must be in (0, 10000000000] ms, got -1" in r.stderr
+        and f"{bad_value}: tasks.0.read_period_ms: must be in (0, 10000000000] ms, got -1" in joined(r.stderr)
     )
     bad_syntax = tmp_path / "s.toml"
     bad_syntax.write_text("[[tasks]]\nread_pages = 3\nread_period_ms = \n")
     r = run_cli(["rt", "admit", str(bad_syntax)])
-    assert r.returncode == 2 and f"{bad_syntax}:3:" in r.stderr
+    assert r.returncode == 2 and f"{bad_syntax}:3:" in joined(r.stderr)
     r = run_cli(["rt", "admit", str(bad_value), "--scheme", "rtgc2"])
     assert r.returncode == 2 and 'unknown scheme "rtgc2"; known: part-ftl, rtgc, wao-gc' in r.stderr
     r = run_cli(["rt", "admit", str(tmp_path / "missing.toml")])
@@ -169,9 +169,9 @@ def test_schedulability_refuses_bad_arguments(tmp_path: Path) -> None:
     ]
     for args, fragment in cases:
         r = run_cli(["rt", "schedulability", "--out", str(tmp_path / "x"), *args])
-        assert r.returncode == 2 and fragment in r.stderr, (args, r.stderr)
+        assert r.returncode == 2 and fragment in joined(r.stderr), (args, r.stderr)
         assert not (tmp_path / "x").exists()
     a_file = tmp_path / "file"
     a_file.write_text("")
     r = run_cli(["rt", "schedulability", "--quick", "--out", str(a_file)])
-    assert r.returncode == 2 and f"--out: {a_file} exists and is not a directory" in r.stderr
+    assert r.returncode == 2 and f"--out: {a_file} exists and is not a directory" in joined(r.stderr)

@@ -16,7 +16,7 @@ import pytest
 import tomllib
 
 import ftlab
-from conftest import REPO_ROOT, run_cli
+from conftest import REPO_ROOT, joined, run_cli
 from ftlab import _core
 from ftlab.sweeps.spec import load_spec, toml_inline
 from ftlab.sweeps.table import build_table
@@ -311,7 +311,7 @@ def test_cli_base_scenario_syntax_error_exits_2(tmp_path):
     proc = run_cli(["sweep", str(path)], cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert f"{tmp_path / 'base.toml'}:1:" in proc.stderr
+    assert f"{tmp_path / 'base.toml'}:1:" in joined(proc.stderr)
 
 
 def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):

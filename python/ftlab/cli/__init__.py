@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -39,6 +38,9 @@ from ftlab._errors import usage_error
 from ftlab._scenarios import bundled_scenario
 from ftlab.api import check_baseline
 from ftlab.api import run as run_scenario
+from ftlab.cli._console import PIPED_WIDTH as PIPED_WIDTH
+from ftlab.cli._console import error_lines, fits
+from ftlab.cli._console import stdout_console as stdout_console
 from ftlab.cli.headline import print_headline
 from ftlab.report import (
     HTML_FILE,
@@ -67,22 +69,8 @@ trace_app = typer.Typer(help="Inspect block I/O trace files.", no_args_is_help=T
 app.add_typer(trace_app, name="trace")
 
 
-#: The width of the commands' output when it is piped or captured and `COLUMNS` is not set:
-#: the project's terminal width (README), wider than rich's default of 80 for files.
-PIPED_WIDTH = 100
-
-
-def stdout_console() -> Console:
-    """The console of the commands' output (stdout): the terminal's width; when piped or
-    captured, `COLUMNS` if set, else `PIPED_WIDTH`. Wide tables wrap their cells to fit."""
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = PIPED_WIDTH
-    return console
-
-
 def _stderr() -> Console:
-    return Console(stderr=True)
+    return stdout_console(stderr=True)
 
 
 def _version_callback(value: bool) -> None:
@@ -287,10 +275,14 @@ def print_summary(
 
 def print_full_tables(console: Console, summary: Summary) -> None:
     """One table per scheme (rows: tenants), then a device line and a warning naming any
-    unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-")."""
+    unstable tenant, from a parsed summary.json (keys an older summary lacks show as "-").
+    A scheme's table too wide for the console is printed as three narrower ones instead
+    (throughput and WAF, read latency, write latency), never with cut cells."""
     for scheme, data in (summary.get("schemes") or {}).items():
         tenants = data.get("tenants") or {}
-        console.print(_scheme_table(scheme, tenants))
+        wide = _scheme_table(scheme, tenants)
+        for table in [wide] if fits(console, wide) else _scheme_tables_narrow(scheme, tenants):
+            console.print(table)
         dev = data.get("device") or {}
         console.print(
             f"device: WAF {_num(dev.get('waf'), '.3f')}, erases {_num(dev.get('erases'), ',')}, "
@@ -326,6 +318,37 @@ def _scheme_table(scheme: str, tenants: Mapping[str, TenantSummary]) -> Table:
     for tenant, t in tenants.items():
         table.add_row(*_tenant_row(tenant, t, with_deadlines))
     return table
+
+
+def _scheme_tables_narrow(scheme: str, tenants: Mapping[str, TenantSummary]) -> list[Table]:
+    """The table of one scheme as three, for a narrow console: IOPS, WAF, requests
+    outstanding (and deadline misses); read latency; write latency. The same cells as
+    `_scheme_table`; columns fold rather than cut."""
+    rows = {name: _tenant_row(name, t, True) for name, t in tenants.items()}
+    with_deadlines = any(isinstance(t.get("deadlines"), dict) for t in tenants.values())
+    n_lat = len(_LATENCIES)
+    first = Table(title=f"scheme: {scheme}", title_justify="left")
+    first.add_column("tenant", overflow="fold")
+    heads = ["read IOPS", "write IOPS", "WAF", "outstanding at end"]
+    heads += ["deadline misses / released"] if with_deadlines else []
+    for head in heads:
+        first.add_column(head, justify="right", overflow="fold")
+    # _tenant_row: name, IOPS per op, latencies per op, WAF, outstanding, deadlines.
+    for row in rows.values():
+        first.add_row(row[0], row[1], row[2], *row[3 + 2 * n_lat :][: len(heads) - 2])
+    tables = [first]
+    for i, op in enumerate(_OPS):
+        table = Table(
+            title=f"scheme: {scheme}, {op} latency (µs)",
+            title_justify="left",
+        )
+        table.add_column("tenant", overflow="fold")
+        for label, _ in _LATENCIES:
+            table.add_column(label, justify="right", overflow="fold")
+        for row in rows.values():
+            table.add_row(row[0], *row[3 + i * n_lat : 3 + (i + 1) * n_lat])
+        tables.append(table)
+    return tables
 
 
 def _tenant_row(name: str, t: TenantSummary, with_deadlines: bool) -> list[str]:
@@ -443,23 +466,63 @@ def compare(
     labels = [str(d) for d in dirs]
     short = _short_labels(dirs)
     legend = "; ".join(f"{s} = {label}" for s, label in zip(short, labels, strict=True) if s != label)
-    caption = f"relative change against {short[0]}" + (f" ({legend})" if legend else "")
-    view = Table(title="ftlab compare", title_justify="left", caption=caption, caption_justify="left")
-    for col in ("scheme", "tenant", "metric"):
-        view.add_column(col, no_wrap=True)
-    for name in short:
-        view.add_column(name, justify="right", no_wrap=True)
-    for name in short[1:]:
-        view.add_column(f"Δ {name}", justify="right", no_wrap=True)
-    for row in table.iter_rows(named=True):
-        cells = [row["scheme"], row["tenant"] if row["tenant"] is not None else "(device)", row["metric"]]
-        cells += [_num(row[label], ",.6g") for label in labels]
-        cells += [_num(row[REL_PREFIX + label], "+.1%") for label in labels[1:]]
-        view.add_row(*cells)
+    caption = f"Δ: relative change against {short[0]}" + (f" ({legend})" if legend else "")
     console = stdout_console()
-    console.print(view)
+    console.print(Text("ftlab compare", style="italic"))
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    hidden = 0
+    for row in table.iter_rows(named=True):
+        if all(not row[label] for label in labels):
+            hidden += 1  # 0 or missing in every directory
+            continue
+        tenant = row["tenant"] if row["tenant"] is not None else "(device)"
+        groups.setdefault((row["scheme"], tenant), []).append(row)
+    for (scheme, tenant), rows in groups.items():
+        wide = _compare_table(f"{scheme}, {tenant}", rows, labels, short)
+        long = _compare_long(f"{scheme}, {tenant}", rows, labels, short)
+        console.print(wide if fits(console, wide) else long)
+    if hidden:
+        console.print(f"{hidden:,} metrics 0 or missing in every directory not shown (--out writes them)")
+    console.print(caption)
     if out is not None:
         console.print(f"wrote {write_table(table, out, '--out')}")
+
+
+def _compare_num(value: Any) -> str:
+    """A value of `ftlab compare` whole: integers with separators, others 6 significant digits."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return f"{value:,.0f}"
+    return _num(value, ",.6g")
+
+
+def _compare_table(title: str, rows: list[dict[str, Any]], labels: list[str], short: list[str]) -> Table:
+    """One (scheme, tenant) of `ftlab compare`: a row per metric, a column per directory, then
+    the relative change of each later one against the first."""
+    view = Table(title=escape(title), title_justify="left")
+    view.add_column("metric", no_wrap=True)
+    for name in short:
+        view.add_column(escape(name), justify="right", no_wrap=True)
+    for name in short[1:]:
+        view.add_column(escape(f"Δ {name}"), justify="right", no_wrap=True)
+    for row in rows:
+        cells = [row["metric"], *(_compare_num(row[label]) for label in labels)]
+        cells += [_num(row[REL_PREFIX + label], "+.1%") for label in labels[1:]]
+        view.add_row(*cells)
+    return view
+
+
+def _compare_long(title: str, rows: list[dict[str, Any]], labels: list[str], short: list[str]) -> Table:
+    """The long format of `_compare_table`, for too many directories to fit side by side: one
+    row per metric and directory (value, change against the first); cells fold, never cut."""
+    view = Table(title=escape(title), title_justify="left")
+    for col, justify in (("metric", "left"), ("directory", "left"), ("value", "right"), ("Δ", "right")):
+        view.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for row in rows:
+        for i, (label, name) in enumerate(zip(labels, short, strict=True)):
+            change = _num(row[REL_PREFIX + label], "+.1%") if i else ""
+            view.add_row(row["metric"] if i == 0 else "", escape(name), _compare_num(row[label]), change)
+        view.add_section()
+    return view
 
 
 def _short_labels(dirs: list[Path]) -> list[str]:
@@ -720,9 +783,17 @@ def main() -> None:
         _flags_take_no_value(command)
         command()
     except _core.FtlabError as e:
-        _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
+        _print_error(str(e))
         sys.exit(EXIT_INPUT_ERROR)
     except OSError as e:
         # Writing results or reading a file failed outside the core (permissions, disk full).
-        _stderr().print(Text(f"error: {e}", style="red"), soft_wrap=True)
+        _print_error(str(e))
         sys.exit(1)
+
+
+def _print_error(message: str) -> None:
+    """An error in red on stderr, within the width (`ftlab.cli._console.error_lines`): the
+    message on its line, a list of known names it ends with on the following, wrapped lines."""
+    err = _stderr()
+    for line in error_lines(message, err.width):
+        err.print(Text(line, style="red"), soft_wrap=True)

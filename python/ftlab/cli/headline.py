@@ -18,10 +18,10 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from ftlab.cli._console import fits
 from ftlab.report import headline as hl
 from ftlab.results import Summary
 
@@ -99,13 +99,6 @@ def _verdict_lines(lines: list[str]) -> Table:
     for line in lines:
         grid.add_row("•", Text(line))
     return grid
-
-
-def fits(console: Console, table: Table) -> bool:
-    """Whether `table` fits the console's width without shrinking a column: its natural width
-    (measured as if the console were unbounded) is at most the console's."""
-    unbounded = console.options.update(width=1_000_000, max_width=1_000_000)
-    return Measurement.get(console, unbounded, table).maximum <= console.width
 
 
 def print_headline(console: Console, summary: Summary, baseline: str | None = None) -> None:

@@ -11,15 +11,12 @@ import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ftlab import _core
+from ftlab.cli._console import stdout_console
 from ftlab.results import Knob, Policies, Policy, policies_from_json
-
-#: Columns of the tables when the output is not a terminal (rich would use 80).
-WIDTH_PIPED = 140
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the policies and their knobs as JSON.")]
 
@@ -47,9 +44,7 @@ def _print(kind: str, entries: list[Policy], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(entries, indent=2))
         return
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, WIDTH_PIPED))
+    console = stdout_console()
     for p in entries:
         section = escape(f"[{kind}.{p['name']}]")
         console.print(f"[bold]{escape(p['name'])}[/bold]  {escape(p['summary'])}")

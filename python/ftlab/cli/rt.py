@@ -23,6 +23,7 @@ from rich.table import Table
 
 from ftlab import _core
 from ftlab._errors import usage_error
+from ftlab.cli._console import stdout_console
 from ftlab.report import rt_figures
 from ftlab.report.rt_figures import LABELS
 from ftlab.results import (
@@ -62,7 +63,7 @@ def admit(
     except OSError as e:
         raise _core.InputError(f"{tasks}: {e.strerror or e}") from e
     report = rt_admit_from_json(_core.rt_admit(text, str(tasks), scheme))
-    console = Console()
+    console = stdout_console()
     if note := report.get("note"):
         console.print(note)
     for test in report["tests"]:
@@ -83,7 +84,7 @@ def admit(
 def bounds() -> None:
     """Print Table IV computed from the paper's equations, both byte readings beside the paper's values."""
     report = rt_bounds_from_json(_core.rt_bounds())
-    console = Console()
+    console = stdout_console()
     table = Table(title="Bandwidths (8 KiB pages)")
     for col in ("quantity", "equation", "pages/s", "MB/s (10^6 B)", "MiB/s", "paper"):
         table.add_column(col, justify="left" if col in ("quantity", "equation", "paper") else "right")
@@ -149,8 +150,8 @@ def schedulability(
     n_sets = QUICK_SETS if quick else (sets if sets is not None else PAPER_SETS)
     result = rt_schedulability_from_json(_core.rt_schedulability(n_sets, seed, read_share))
     written = rt_figures.write(result, out)
-    _print_weighted(result, Console())
-    Console().print("wrote " + ", ".join(str(p) for p in written))
+    _print_weighted(result, stdout_console())
+    stdout_console().print("wrote " + ", ".join(str(p) for p in written))
 
 
 def _print_weighted(result: RtSchedulability, console: Console) -> None:

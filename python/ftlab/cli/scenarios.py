@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ftlab._scenarios import SCENARIOS_DIR, bundled_scenarios
+from ftlab.cli._console import stdout_console
 
 
 def scenarios_command(
@@ -22,7 +22,7 @@ def scenarios_command(
     Run one by name (`ftlab run real-traces`), copy one as a starting point, or give its file
     to `ftlab run`. The paper scenarios under reproduce/ are what `ftlab reproduce` runs.
     """
-    console = Console()
+    console = stdout_console()
     table = Table(box=None, show_header=True, pad_edge=False)
     table.add_column("name", no_wrap=True, style="bold")
     table.add_column("what it is", overflow="fold")

@@ -3,8 +3,9 @@
 It runs a sweep file through `ftlab.sweep` with one rich progress bar over all runs (with
 the ETA), prints each failed run as it fails, then a summary: the files written, the plotted
 metric per line and x value, and the failures. Exit status: 0 if every run finished, 1 if
-some failed, 2 for a bad sweep file or base scenario (via `ftlab.cli.main`), 130 when
-interrupted. It holds no sweep logic (`ftlab.sweeps`) and imports ray only when running.
+some failed, 2 for a bad sweep file or base scenario (via `ftlab.cli.main`) or without Ray
+(the `sweep` extra: one line naming it), 130 when interrupted. It holds no sweep logic
+(`ftlab.sweeps`) and imports ray only when running.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from ftlab._extras import missing
 from ftlab.cli import stdout_console
 from ftlab.sweeps import FAILURES_FILE, SweepInterrupted, describe, sweep
 from ftlab.sweeps.plot import aggregate
 
 EXIT_RUNS_FAILED = 1
+#: Ray (the `sweep` extra) is not installed.
+EXIT_MISSING_EXTRA = 2
 EXIT_INTERRUPTED = 130
 
 
@@ -73,6 +77,10 @@ def sweep_command(
     Finished runs are kept: running the same sweep again resumes it.
     """
     err = Console(stderr=True)
+    need = missing("sweep", "ftlab sweep")
+    if need is not None:
+        err.print(Text(need, style="red"), soft_wrap=True)
+        raise typer.Exit(EXIT_MISSING_EXTRA)
     try:
         result = _run_with_progress(
             sweep, err, sweep_file, out=out, address=address, retries=retries, set=set_ or ()

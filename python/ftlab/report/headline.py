@@ -147,13 +147,26 @@ def _latency(op: str, stat: str, label: str) -> Metric:
     )
 
 
+def slowdown_shown(value: float | None) -> float | None:
+    """A slowdown as the headline reports it: one below 1× by no more than the noise
+    (`NOISE_PCT`) is 1.00× (running shared was not faster than alone: the solo run is another
+    simulation whose GC falls at other times); summary.json keeps the measured ratio.
+
+    >>> slowdown_shown(0.96), slowdown_shown(0.94), slowdown_shown(2.5)
+    (1.0, 0.94, 2.5)
+    """
+    if value is not None and 1.0 - NOISE_PCT / 100.0 <= value < 1.0:
+        return 1.0
+    return value
+
+
 def _slowdown(key: str, label: str, op: str) -> Metric:
     return Metric(
         f"slowdown_{key}",
         label,
         "×",
         True,
-        lambda t: _num(_get(t, "slowdown", key)),
+        lambda t: slowdown_shown(_num(_get(t, "slowdown", key))),
         lambda t: isinstance(t.get("slowdown"), Mapping) and _op_count(t, op) > 0,
         sampled_op=op,
     )
@@ -347,19 +360,24 @@ def build(summary: Summary, baseline: str | None = None) -> Headline:
         objects = {s: t for s in schemes if (t := _tenant(summary, s, tenant)) is not None}
         unstable = {s: t.get("outstanding_at_end") for s, t in objects.items() if t.get("unstable") is True}
         starved = {s: t.get("max_wait_s") for s, t in objects.items() if t.get("starved") is True}
-        cells = {m.key: _cells(m, objects, base) for m in chosen}
+        excluded = set(unstable) | set(starved)
+        cells = {m.key: _cells(m, objects, base, excluded) for m in chosen}
         rows.append(TenantRow(tenant, tuple(objects), unstable, cells, starved))
     return Headline(base, tuple(schemes), chosen, tuple(rows))
 
 
-def _cells(metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: str) -> dict[str, Cell]:
+def _cells(
+    metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: str, excluded: set[str]
+) -> dict[str, Cell]:
+    """The cells of one tenant and metric; the schemes in `excluded` (the tenant unstable or
+    starved under them: its numbers are not comparable) take no part in ★."""
     applies = any(metric.applies(t) for t in objects.values())
     values = {s: metric.get(t) if applies else None for s, t in objects.items()}
     samples = {s: metric.samples(t) if applies else None for s, t in objects.items()}
     ranked = {
         s: v
         for s, v in values.items()
-        if v is not None and not ((n := samples[s]) is not None and n < SAMPLES_MIN)
+        if v is not None and s not in excluded and not ((n := samples[s]) is not None and n < SAMPLES_MIN)
     }
     best = best_schemes(metric, ranked)
     base = values.get(baseline)
@@ -465,10 +483,10 @@ def format_days(days: float) -> str:
 def format_change(pct: float) -> str:
     """A relative change in percent, signed: integer percent from 10 % on, one decimal below.
 
-    >>> format_change(12.4), format_change(-3.25), format_change(-0.01)
-    ('+12%', '-3.2%', '+0.0%')
+    >>> format_change(12.4), format_change(-3.25), format_change(-0.01), format_change(2225.8)
+    ('+12%', '-3.2%', '+0.0%', '+2,226%')
     """
-    text = f"{pct:+.0f}%" if abs(pct) >= 9.95 else f"{pct:+.1f}%"
+    text = f"{pct:+,.0f}%" if abs(pct) >= 9.95 else f"{pct:+.1f}%"
     return "+" + text[1:] if text.startswith("-") and float(text[1:-1]) == 0 else text
 
 
@@ -501,7 +519,8 @@ def caption(headline: Headline) -> str:
     return (
         f"Per tenant and scheme: value (change against the baseline scheme, {headline.baseline}); "
         f"{BEST_MARK} best scheme for the tenant, by more than the run's noise ({NOISE_PCT:g}%, declared; "
-        "schemes within it of the best all marked, none when no scheme is beyond it)."
+        "schemes within it of the best all marked, none when no scheme is beyond it; "
+        "none on a scheme under which the tenant was unstable or starved)."
     )
 
 
@@ -525,7 +544,8 @@ def directions(headline: Headline) -> str:
             "run); under 1× it ran"
             " faster shared than alone: the solo run is a separate simulation whose GC and "
             "queueing fall at other"
-            " times, so a value near 1× is no slowdown, within noise, not a gain from sharing."
+            " times, so a value near 1× is no slowdown, within noise, not a gain from sharing"
+            f" (one under 1× by at most {NOISE_PCT:g}% is shown as 1.00×)."
         )
     if headline.has_few:
         text += f" {FEW_MARK}: from fewer than {SAMPLES_MIN} requests (see the notes); shown, not ranked."
@@ -535,47 +555,102 @@ def directions(headline: Headline) -> str:
 # --------------------------------------------------------------------------------------
 # Verdicts and notes: one line per tenant above the table, notes below it
 
-#: The metric a tenant's verdict is about: the first of these that ranks for it.
-VERDICT_METRICS = (
-    "deadline_misses",
-    "slowdown_read_p99",
-    "read_p99",
-    "slowdown_write_p99",
-    "write_p99",
-    "iops",
-)
-#: The metric shown beside a slowdown verdict: the latency the slowdown divides.
-_COMPANION = {"slowdown_read_p99": "read_p99", "slowdown_write_p99": "write_p99"}
-#: The metrics a verdict names when the winner pays for its win in them (worse than the
-#: baseline beyond the noise).
+#: The metric a tenant's verdict ranks on: the first of these that ranks for it. It is what the
+#: tenant gets (its deadline misses, read p99, or write p99 for a tenant that does not read),
+#: never its slowdown against running alone, which is reported beside it.
+VERDICT_METRICS = ("deadline_misses", "read_p99", "write_p99", "iops")
+#: The slowdown reported beside a latency verdict: the same latency shared / alone.
+_COMPANION = {"read_p99": "slowdown_read_p99", "write_p99": "slowdown_write_p99"}
+#: The metrics a verdict names when a winner pays for its win in them (worse than the
+#: baseline beyond the noise), each winner its own.
 _COSTS = ("read_p99", "write_p99", "waf", "lifetime", "iops")
 
 
 def verdicts(headline: Headline) -> list[str]:
-    """One line per tenant, from the numbers: which scheme(s) did best on the tenant's key
-    metric (`VERDICT_METRICS`) and at what cost against the baseline, or that no scheme
-    differs beyond the noise.
+    """One line per tenant, read off the table the user sees: the scheme(s) marked ★ on the
+    tenant's key metric (`VERDICT_METRICS`), each with its value and slowdown and, against the
+    baseline, its own change and costs; or that no scheme differs beyond the noise; then the
+    schemes excluded from the ranking and why (unstable, starved, too few requests).
 
     >>> s = {"schemes": {"a": {"tenants": {"t": {"read": {"count": 500, "p99_us": 900.0}}}},
     ...                  "b": {"tenants": {"t": {"read": {"count": 500, "p99_us": 450.0}}}}}}
     >>> verdicts(build(s))
-    ['t: b best on read p99 (450 µs), -50% against a']
+    ['t: b best on read p99 (450 µs), -50% read p99 against a']
     """
     metrics = {m.key: m for m in headline.metrics}
     return [_verdict(row, metrics, headline) for row in headline.rows]
 
 
+def excluded_reason(row: TenantRow, metric: Metric, cell: Cell) -> str | None:
+    """Why a cell with a value takes no part in ★: "unstable", "starved", "fewer than 100
+    reads"; None when it is ranked (or has no value)."""
+    if not cell.applies or cell.value is None:
+        return None
+    if cell.scheme in row.unstable:
+        return "unstable"
+    if cell.scheme in row.starved:
+        return "starved"
+    if cell.few:
+        return f"fewer than {SAMPLES_MIN} {metric.sampled_op}s"
+    return None
+
+
 def _verdict(row: TenantRow, metrics: Mapping[str, Metric], headline: Headline) -> str:
+    first: Metric | None = None
     for key in VERDICT_METRICS:
-        if key not in metrics:
+        if key not in metrics or not any(c.applies for c in row.cells[key].values()):
             continue
+        metric = metrics[key]
+        first = first or metric
         cells = row.cells[key]
-        ranked = {s: c for s, c in cells.items() if c.applies and c.value is not None and not c.few}
+        ranked = {
+            s: c for s, c in cells.items() if c.value is not None and excluded_reason(row, metric, c) is None
+        }
         if len(ranked) >= 2:
-            return f"{row.tenant}: {_verdict_text(row, metrics[key], ranked, metrics, headline)}"
+            text = _verdict_text(row, metric, ranked, metrics, headline)
+            return f"{row.tenant}: {text}{_excluded_text(row, metric)}"
     if len(row.schemes) < 2:
         return f"{row.tenant}: one scheme only, nothing to compare"
+    if first is not None and _excluded_text(row, first):
+        alone = [
+            s
+            for s, c in row.cells[first.key].items()
+            if c.value is not None and excluded_reason(row, first, c) is None
+        ]
+        head = (
+            f"only {alone[0]} comparable on {first.label} ({_described(row, first, metrics, alone[0])})"
+            if len(alone) == 1
+            else f"no scheme comparable on {first.label}"
+        )
+        return f"{row.tenant}: {head}{_excluded_text(row, first)}"
     return f"{row.tenant}: too few requests to rank any scheme (fewer than {SAMPLES_MIN} per metric)"
+
+
+def _excluded_text(row: TenantRow, metric: Metric) -> str:
+    """ "; excluded: upi (unstable, 67,011 µs)" for the schemes of the tenant's row that have
+    a value of `metric` but take no part in ★; "" when none."""
+    items = []
+    for scheme, cell in row.cells[metric.key].items():
+        why = excluded_reason(row, metric, cell)
+        if why:
+            items.append(f"{scheme} ({why}, {format_value(metric, cell.value)}{_unit(metric)})")
+    return "; excluded: " + ", ".join(items) if items else ""
+
+
+def _described(row: TenantRow, metric: Metric, metrics: Mapping[str, Metric], scheme: str) -> str:
+    """ "686 µs, slowdown 1.00×": the value of `scheme` and, when the run has it, the
+    slowdown of the same latency beside it."""
+    text = f"{format_value(metric, row.cells[metric.key][scheme].value)}{_unit(metric)}"
+    companion = _COMPANION.get(metric.key)
+    if companion in metrics and companion is not None:
+        slow = row.cells[companion][scheme]
+        if slow.applies and slow.value is not None:
+            text += f", slowdown {format_value(metrics[companion], slow.value)}"
+    return text
+
+
+def _joined(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _verdict_text(
@@ -586,58 +661,76 @@ def _verdict_text(
     headline: Headline,
 ) -> str:
     best = [s for s, c in ranked.items() if c.best]
-    shown = [format_value(metric, c.value) for c in ranked.values()]
     if not best:
-        lo, hi = (
-            min(ranked.values(), key=lambda c: c.value or 0.0),
-            max(ranked.values(), key=lambda c: c.value or 0.0),
-        )
-        span = (
-            format_value(metric, lo.value)
-            if len(set(shown)) == 1
-            else f"{format_value(metric, lo.value)}–{format_value(metric, hi.value)}"
-        )
-        return (
+        values = sorted(c.value or 0.0 for c in ranked.values())
+        text = (
             f"no scheme differs by more than the noise ({NOISE_PCT:g}%) on {metric.label} "
-            f"({span}{_unit(metric)})"
+            f"({_span(metric, values)}{_unit(metric)}"
         )
-    top = (min if metric.lower_is_better else max)(best, key=lambda s: ranked[s].value or 0.0)
-    verb = (
-        ("isolate" if len(best) > 1 else "isolates") + " best"
-        if metric.key.startswith("slowdown_")
-        else "best"
-    )
-    names = " and ".join(best)
-    text = f"{names} {verb} on {metric.label} ({format_value(metric, ranked[top].value)}{_unit(metric)})"
-    base = headline.baseline
-    if top != base:
-        parts = []
-        if metric.key in _COMPANION and _COMPANION[metric.key] in metrics:
-            parts.append(_against(metrics[_COMPANION[metric.key]], row.cells[_COMPANION[metric.key]][top]))
-        elif metric.key not in _COMPANION:
-            parts.append(_against(metric, row.cells[metric.key][top]).removesuffix(f" {metric.label}"))
-        parts += [
-            _against(metrics[k], row.cells[k][top])
-            for k in _COSTS
-            if k in metrics
-            and k != metric.key
-            and k != _COMPANION.get(metric.key)
-            and _worse(metrics[k], row.cells[k][top], row.cells[k].get(base))
-        ]
-        parts = [p for p in parts if p]
-        if parts:
-            text += ", " + ", ".join(parts[:3]) + f" against {base}"
-    else:
-        worst = (max if metric.lower_is_better else min)(ranked, key=lambda s: ranked[s].value or 0.0)
-        if ranked[top].value:
-            pct = (
-                ((ranked[worst].value or 0.0) - (ranked[top].value or 0.0))
-                / abs(ranked[top].value or 1.0)
-                * 100
+        companion = _COMPANION.get(metric.key)
+        if companion is not None and companion in metrics:
+            slows = sorted(
+                c.value for s in ranked if (c := row.cells[companion][s]).applies and c.value is not None
             )
-            text += f"; {worst} {format_change(pct)}"
-    flags = [f for f, on in ((UNSTABLE_FLAG, top in row.unstable), (STARVED_FLAG, top in row.starved)) if on]
-    return text + (f" ({', '.join(flags)} under {top})" if flags else "")
+            if slows:
+                text += f", slowdown {_span(metrics[companion], slows)}"
+        return text + ")"
+    base = headline.baseline
+    if len(best) == 1:
+        top = best[0]
+        text = f"{top} best on {metric.label} ({_described(row, metric, metrics, top)})"
+        if top != base:
+            parts = _gains_and_costs(row, metric, metrics, top, base)
+            return text + (", " + ", ".join(parts) + f" against {base}" if parts else "")
+        return text + _margin(metric, ranked, top)
+    names = [f"{s} ({_described(row, metric, metrics, s)})" for s in best]
+    text = f"{_joined(names)} best on {metric.label}"
+    own = [
+        f"{s} " + ", ".join(parts)
+        for s in best
+        if s != base and (parts := _gains_and_costs(row, metric, metrics, s, base))
+    ]
+    return text + (f"; against {base}: " + "; ".join(own) if own else "")
+
+
+def _span(metric: Metric, values: Sequence[float]) -> str:
+    lo, hi = format_value(metric, values[0]), format_value(metric, values[-1])
+    return lo if lo == hi else f"{lo.removesuffix('×')}–{hi}"
+
+
+def _gains_and_costs(
+    row: TenantRow, metric: Metric, metrics: Mapping[str, Metric], scheme: str, base: str
+) -> list[str]:
+    """`scheme`'s own change on the key metric against the baseline ("-50% read p99"), then
+    each of `_COSTS` where it is worse than the baseline beyond the noise ("+53% WAF")."""
+    parts = []
+    key = _against(metric, row.cells[metric.key][scheme])
+    if key:
+        parts.append(key)
+    parts += [
+        _against(metrics[k], row.cells[k][scheme])
+        for k in _COSTS
+        if k in metrics
+        and k != metric.key
+        and _worse(metrics[k], row.cells[k][scheme], row.cells[k].get(base))
+    ]
+    return [p for p in parts if p]
+
+
+def _margin(metric: Metric, ranked: Mapping[str, Cell], top: str) -> str:
+    """The baseline's margin when it wins alone: "; upi +5.9% to partitioned +21%", or
+    "; b +50%" with one other scheme ranked."""
+    value = ranked[top].value
+    if not value:
+        return ""
+    others = sorted(
+        (s for s in ranked if s != top),
+        key=lambda s: (ranked[s].value or 0.0) * (1 if metric.lower_is_better else -1),
+    )
+    pct = {s: ((ranked[s].value or 0.0) - value) / abs(value) * 100 for s in others}
+    if len(others) == 1:
+        return f"; {others[0]} {format_change(pct[others[0]])}"
+    return f"; {others[0]} {format_change(pct[others[0]])} to {others[-1]} {format_change(pct[others[-1]])}"
 
 
 def _unit(metric: Metric) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from ftlab import _core
+from ftlab._extras import require
 from ftlab.report import load, write_files_atomically
 from ftlab.sweeps.exec import DirLock, Job, clean_stale, execute, is_done, start_ray
 from ftlab.sweeps.plot import write_plot
@@ -133,7 +134,11 @@ def sweep(
         >>> result = ftlab.sweep("scenarios/sweeps/op-by-scheme.toml", out="results/op")  # doctest: +SKIP
         >>> by_op = result.table.group_by("scheme", "device.over_provisioning")  # doctest: +SKIP
         >>> by_op.agg(pl.col("waf").mean())  # doctest: +SKIP
+
+    Without Ray (the `sweep` extra, `pip install 'ftlab[sweep]'`) it raises
+    `ModuleNotFoundError` saying so.
     """
+    require("sweep", "ftlab.sweep")
     spec_ = load_spec(spec)
     out_dir = Path(os.fspath(out)) if out is not None else spec_.out or Path("results") / spec_.stem
     counter = _Counter(progress)
