@@ -127,6 +127,10 @@ def test_overloaded_tenant_is_unstable_in_the_summary(overload, scheme):
     assert heavy["backlog_growth"] > heavy["queue_depth"]
     assert light["unstable"] is False
     assert light["outstanding_at_end"] <= light["queue_depth"]
+    # writes_outstanding_at_end (the wear gate's count, DESIGN §12): heavy only writes, light
+    # only reads, so the writes left are all of heavy's outstanding and none of light's.
+    assert heavy["writes_outstanding_at_end"] == heavy["outstanding_at_end"]
+    assert light["writes_outstanding_at_end"] == 0
 
 
 def headline_rows(stdout: str) -> dict[str, list[str]]:

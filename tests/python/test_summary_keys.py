@@ -452,6 +452,7 @@ def test_api_jobs_zero_is_a_usage_error(tmp_path):
 HEALTH_KEYS = [
     "queue_depth",
     "outstanding_at_end",
+    "writes_outstanding_at_end",
     "backlog_growth",
     "unstable",
     "backlog_max",
