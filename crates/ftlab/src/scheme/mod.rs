@@ -101,6 +101,19 @@ pub trait Scheme: Send {
         Interests::NONE
     }
 
+    /// Whether this scheme keeps each tenant's data in blocks of its own: the FTL then keys
+    /// its write frontiers by tenant, (tenant, stream, class, die). A scheme that answers false
+    /// (`unified`) lets every tenant's units of one (stream, class) share each die's frontier,
+    /// as a conventional SSD's one write point per die does; blocks then hold several tenants'
+    /// data, and the scheme's hooks must expect that (a block's `owner` is only the tenant
+    /// whose unit opened it). Frontiers are per tenant if the scheme, the stream mapper
+    /// (`StreamMapper::frontier_per_tenant`) or `ftl.frontier_per_tenant` says so. Default
+    /// true: the schemes that give tenants dies, sets or GC of their own, and any scheme that
+    /// does not say otherwise.
+    fn frontier_per_tenant(&self) -> bool {
+        true
+    }
+
     /// The die that takes the next host flash page of `tenant` (called once per page).
     fn host_write_die(&mut self, tenant: u16, stream: u8, view: &DeviceView) -> DieIdx;
 

@@ -264,9 +264,8 @@ impl Engine<'_, Timed> {
     /// later; and the next reads of the victim (pages are read in order) its next P2L line.
     fn prefetch_for_gc_read(&self, op: &FlashOp) {
         let g = &self.ftl.geometry;
-        let owner = self.ftl.blocks().get(op.block).owner;
         let first = g.ppa(op.block, op.page, 0).0;
-        self.ftl.prefetch_l2p_of_units(owner, first, g.units_per_page);
+        self.ftl.prefetch_l2p_of_units(first, g.units_per_page);
         self.ftl.prefetch_p2l(first + PREFETCH_P2L_AHEAD_UNITS);
     }
 

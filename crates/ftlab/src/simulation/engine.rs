@@ -72,6 +72,9 @@ impl<'a> Engine<'a, Instant> {
                 dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
                 integrity: s.check.integrity,
                 frontier_planes: if s.device.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
+                frontier_per_tenant: s.ftl.frontier_per_tenant
+                    || scheme.frontier_per_tenant()
+                    || mapper.frontier_per_tenant(),
             },
         );
         if s.ftl.gc_policy == crate::ftl::gc::VictimPolicy::CostBenefit {

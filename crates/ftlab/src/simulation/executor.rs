@@ -112,10 +112,8 @@ impl Engine<'_, Instant> {
         let end = (page + 1 + PREFETCH_AHEAD_UNITS.div_ceil(g.units_per_page)).min(g.pages_per_block);
         let from = self.exec.pf_page.max(page);
         if from < end {
-            let owner = self.ftl.blocks().get(block).owner;
             let first = block.0 * g.units_per_block;
             self.ftl.prefetch_l2p_of_units(
-                owner,
                 first + from * g.units_per_page,
                 (end - from) * g.units_per_page,
             );
