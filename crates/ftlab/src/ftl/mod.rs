@@ -582,8 +582,8 @@ impl Ftl {
                 "P2L of unit {ppa} disagrees with L2P"
             );
             valid[block as usize] += 1;
-            by_tenant_die[tenant as usize * g.n_dies as usize + g.die_of_block(BlockIdx(block)).0 as usize] +=
-                1;
+            by_tenant_die
+                [tenant as usize * g.n_dies as usize + g.die_of_block(BlockIdx(block)).0 as usize] += 1;
         }
         for (b, info) in self.blocks.info.iter().enumerate() {
             assert_eq!(info.valid_units, valid[b], "valid count of block {b}");

@@ -130,9 +130,15 @@ impl Engine<'_, Timed> {
     }
 
     /// Under a deadline-ordered scheduler, a program is due no earlier than the previous
-    /// program of its block, so the pages of a block are still programmed in order.
+    /// program of its block, so the pages of a block are still programmed in order; under a
+    /// per-tenant one with frontiers shared by tenants, every program of a block waits in its
+    /// owner's queue (`Timed::programs_by_owner`), for the same reason.
     #[inline]
     fn in_block_order(&mut self, mut op: FlashOp) -> FlashOp {
+        if op.kind == OpKind::Program && self.exec.programs_by_owner {
+            let owner = self.ftl.blocks().get(op.block).owner;
+            op.tenant = if (owner as usize) < self.sink.metrics.len() { owner } else { op.tenant };
+        }
         if op.kind == OpKind::Program && !self.exec.program_deadline.is_empty() {
             let last = &mut self.exec.program_deadline[op.block.0 as usize];
             op.deadline = op.deadline.max(*last);

@@ -95,7 +95,8 @@ impl<'a> Engine<'a, Instant> {
         let n_pages = g.n_blocks as usize * g.pages_per_block as usize;
         let ops_max = qd_total * 64 + 2 * n_pages + g.n_blocks as usize + n_dies * 16 + jobs.jobs_max();
         jobs.parity_pending_max = ops_max;
-        let timed = Timed::new(s, ops_max, host.tenants.len());
+        let mut timed = Timed::new(s, ops_max, host.tenants.len());
+        timed.programs_by_owner = s.ftl.scheduler.table().per_tenant && !ftl.params.frontier_per_tenant;
         let scheme_buffer = scheme.write_buffer_units();
         let sink = MetricsSink::new(s, &ns, scheme.as_ref(), mapper.as_ref(), host.names.clone());
         let engine = Engine {

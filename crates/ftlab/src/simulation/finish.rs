@@ -8,7 +8,6 @@ use super::engine::Engine;
 use super::executor::Timed;
 use crate::error::FtlabError;
 use crate::host::NO_TASK;
-use crate::workload::IoOp;
 use crate::metrics::lifetime::LifetimeResult;
 use crate::metrics::phase::PhaseResult;
 use crate::metrics::report::SchemeResult;
@@ -16,6 +15,7 @@ use crate::metrics::table::{cdf_table, wear_table, Column, Table};
 use crate::metrics::timeseries::BACKLOG_COLUMN;
 use crate::policy::DeviceView;
 use crate::sim::time::SimTime;
+use crate::workload::IoOp;
 
 /// The tables of one scheme's run (the caller adds the `scheme` column).
 #[derive(Clone, Debug)]
