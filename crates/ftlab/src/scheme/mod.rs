@@ -130,7 +130,9 @@ pub trait Scheme: Send {
     /// `gc_write_die` would answer `d` for each copy of the block whatever happens while the
     /// block is copied (host writes, epochs, other jobs' copies, simulated time passing):
     /// a function of its arguments and its fixed configuration. `None` (the default, always
-    /// exact): the die may vary from copy to copy, and `gc_write_die` is asked for each.
+    /// exact): the die may vary from copy to copy, and `gc_write_die` is asked for each. Not
+    /// asked for a block of several tenants' data (`BlockInfo::multi_tenant`): each of its
+    /// copies asks `gc_write_die` with its own tenant.
     fn gc_block_die(&self, owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
         let _ = (owner, victim_die);
         None

@@ -64,7 +64,8 @@ pub trait StreamMapper: Send {
     /// its `gc_stream` would answer `s` for each unit of the block whatever happens while the
     /// block is copied: a function of its arguments and its fixed configuration. `None` (the
     /// default, always exact): the stream may vary from unit to unit (DAC's region of each
-    /// page), and `gc_stream` is asked for each.
+    /// page), and `gc_stream` is asked for each. Not asked for a block of several tenants' data
+    /// (`BlockInfo::multi_tenant`): each of its copies asks `gc_stream` with its own tenant.
     fn gc_block_stream(&self, tenant: u16, from_stream: u8) -> Option<u8> {
         let _ = (tenant, from_stream);
         None
