@@ -109,6 +109,7 @@ class DeviceSummary(TypedDict):
     flash_pages_programmed: int
     gc_pages_copied: int
     erases: int
+    blocks_multi_tenant: int
     precondition_erases: int
     erase_count_min: int
     erase_count_max: int
@@ -544,6 +545,7 @@ class _TenantSummaryRequired(TypedDict):
     trim: OpSummary
     waf: float | None
     gc_pages_copied: int
+    gc_copies_for_others: int
     host_pages_written: int
     unmapped_reads: int
     buffer_reads: int

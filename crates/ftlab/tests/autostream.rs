@@ -69,6 +69,7 @@ fn run(config: &str, ops: &[Op]) -> (Vec<u8>, AutoStream) {
             dynamic_wear_leveling: true,
             integrity: false,
             frontier_planes: 1,
+            frontier_per_tenant: true,
         },
     );
     let mut m = AutoStream::new(&table(config), &ctx(&g)).unwrap_or_else(|e| panic!("{config}: {e:?}"));

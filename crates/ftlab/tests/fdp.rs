@@ -31,6 +31,7 @@ fn ftl(g: &Geometry) -> Ftl {
         dynamic_wear_leveling: true,
         integrity: false,
         frontier_planes: 1,
+        frontier_per_tenant: true,
     };
     Ftl::new(*g, params)
 }

@@ -396,6 +396,7 @@ fn close_block_gives_up_the_unwritten_pages_and_makes_the_block_collectable() {
                 dynamic_wear_leveling: false,
                 integrity: false,
                 frontier_planes: 1,
+                frontier_per_tenant: true,
             },
         );
         let mut block = None;

@@ -44,6 +44,7 @@ fn ftl(g: &Geometry, ns: &[u32], streams: u8) -> Ftl {
             dynamic_wear_leveling: true,
             integrity: false,
             frontier_planes: 1,
+            frontier_per_tenant: true,
         },
     )
 }

@@ -7,7 +7,12 @@
 //! erase rates differ by 10%, so swap migrations run while both tenants write and read), plus three test-only
 //! policies that drive the engine's commands: whole-block migrations while the host writes, partial GC in
 //! steps of k page reads, and parity programs with reads rebuilt from stripes. With and without a
-//! write buffer, with one or several mapping units per flash page. The oracle checks every
+//! write buffer, with one or several mapping units per flash page. Where the scheme and the
+//! mapper let tenants share write frontiers (`unified`, `test-migrate` and `test-partial-gc`
+//! with `legacy`, `manual`, `dac` or `fdp`), blocks hold both tenants' data, and GC,
+//! migrations and partial GC move such blocks unit by unit (every case checks that blocks mixed
+//! tenants exactly where frontiers are shared); one seed in four forces frontiers per tenant
+//! (`ftl.frontier_per_tenant`). The oracle checks every
 //! read and copy as it happens; at the end a full sweep checks that every logical page reads
 //! back its latest version and that L2P, P2L and valid counts agree. Proptest draws the
 //! configurations; at least 10^6 host operations run in total.
@@ -80,6 +85,7 @@ static_wear_leveling_gap = 2
 write_buffer_bytes = {buffer}
 scheduler = "{sched}"
 physical_streams = {streams}
+frontier_per_tenant = {per_tenant}
 [stream.manual]
 table = [1]
 [stream.direct]
@@ -170,6 +176,7 @@ requests = {requests_b}
         suspend = c.suspend,
         multi_plane = c.multi_plane,
         streams = if c.mapper == "legacy" { 1 } else { 2 },
+        per_tenant = c.seed % 4 == 3,
         beyond = if c.seed.is_multiple_of(2) { "release" } else { "unstreamed" },
         // fdp's isolation type: bit 4 of the seed (alternates by scheme in the sweep below).
         fdp = if c.seed & 16 == 0 { "persistently-isolated" } else { "initially-isolated" },
@@ -229,6 +236,7 @@ fn run_case(c: &Case, requests: u64) {
     let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count() as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
     policies::check_exercised(c.scheme, &sim);
+    check_block_sharing(&sim);
     if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {
         // Read by scripts/soak.sh (fields 4 and 7).
         eprintln!(
@@ -237,6 +245,18 @@ fn run_case(c: &Case, requests: u64) {
         );
     }
     OPS_TOTAL.fetch_add(requests + requests / 4, Ordering::Relaxed);
+}
+
+/// Blocks hold several tenants' data only where frontiers are shared, and there (both tenants
+/// write through one stream at least) some block that held both was collected and erased.
+fn check_block_sharing(sim: &ftlab::internals::simulation::Simulation<'_>) {
+    let mixed_now = sim.ftl().blocks().info.iter().filter(|b| b.multi_tenant()).count();
+    let mixed_erased = sim.device_counters().blocks_multi_tenant;
+    if sim.ftl().params.frontier_per_tenant {
+        assert_eq!((mixed_now, mixed_erased), (0, 0), "blocks mixed tenants with frontiers per tenant");
+    } else {
+        assert!(mixed_erased > 0, "shared frontiers, but no block of both tenants was erased");
+    }
 }
 
 fn case() -> impl Strategy<Value = Case> {

@@ -35,6 +35,7 @@ fn ftl(g: &Geometry) -> Ftl {
             dynamic_wear_leveling: true,
             integrity: false,
             frontier_planes: 1,
+            frontier_per_tenant: true,
         },
     )
 }

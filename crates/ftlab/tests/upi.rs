@@ -226,6 +226,7 @@ impl LeftBehind {
             dynamic_wear_leveling: false,
             integrity: false,
             frontier_planes: 1,
+            frontier_per_tenant: true,
         };
         let mut ftl = Ftl::new(g, params);
         // a's host frontier on die 2: one page written and programmed (closable).

@@ -23,8 +23,8 @@ pub enum BlockState {
     Victim,
 }
 
-/// Whether a block takes host writes or GC copies (they never share a block unless a
-/// scheme maps both classes to one frontier).
+/// Whether a block takes host writes or GC copies (they never share a block: each class has
+/// frontiers of its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WriteClass {
     Host = 0,
@@ -45,8 +45,15 @@ impl WriteClass {
 #[derive(Clone, Copy, Debug)]
 pub struct BlockInfo {
     pub(crate) state: BlockState,
-    /// Tenant whose data the block holds, `OWNER_NONE` when free.
+    /// Tenant whose data the block holds, `OWNER_NONE` when free. Where frontiers are shared
+    /// by tenants (`FtlParams::frontier_per_tenant` false) a block may hold several tenants'
+    /// data: `owner` is then the tenant whose unit opened it, and `multi_tenant` says whether
+    /// another tenant's unit was written into it since (the FTL's `unit_tenant` names each
+    /// unit's tenant).
     pub(crate) owner: u16,
+    /// Units of more than one tenant were handed out in this block since its last erase
+    /// (set at allocation, so O(1) per erase to count; padding is no tenant's).
+    pub(crate) multi_tenant: bool,
     /// Physical stream of the frontier that wrote it.
     pub(crate) stream: u8,
     pub(crate) class: WriteClass,
@@ -69,6 +76,7 @@ impl BlockInfo {
     const FREE: BlockInfo = BlockInfo {
         state: BlockState::Free,
         owner: OWNER_NONE,
+        multi_tenant: false,
         stream: 0,
         class: WriteClass::Host,
         valid_units: 0,
@@ -87,6 +95,11 @@ impl BlockInfo {
     /// Tenant whose data the block holds, `OWNER_NONE` when free.
     pub fn owner(&self) -> u16 {
         self.owner
+    }
+
+    /// Whether units of more than one tenant were written into it since its last erase.
+    pub fn multi_tenant(&self) -> bool {
+        self.multi_tenant
     }
 
     /// Physical stream of the frontier that wrote it.

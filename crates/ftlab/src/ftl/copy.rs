@@ -4,7 +4,9 @@
 //! units handed out in the same order, the same mapping, stamps, valid counts and programmed
 //! pages; it brings the victim's greedy key, the last destination block's and the valid counts
 //! per (tenant, die) in step once instead of at every unit (nothing reads them in between).
-//! Not the choice of what to copy or where (the engine's jobs and the policies).
+//! Not the choice of what to copy or where (the engine's jobs and the policies). Its victim holds
+//! one tenant's data (a block of several tenants' is copied unit by unit, each unit through
+//! its tenant's answers); its destination may be shared with other tenants' copies.
 
 use super::blocks::{BlockState, WriteClass};
 use super::{table, FrontierKey, Ftl, NONE};
@@ -49,8 +51,8 @@ impl Ftl {
         let owner = key.tenant;
         let v = self.blocks.get(victim);
         assert!(
-            v.state == BlockState::Victim && v.owner == owner,
-            "copies of block {} not a victim of {owner}",
+            v.state == BlockState::Victim && v.owner == owner && !v.multi_tenant,
+            "copies of block {} not a victim of {owner} alone",
             victim.0
         );
         let first = victim.0 * g.units_per_block;
@@ -109,12 +111,16 @@ impl Ftl {
     ) -> bool {
         let g = self.geometry;
         let owner = key.tenant;
-        // `allocate` (the frontier's block is open and owned by `owner`: `open_block`).
+        // `allocate` (the frontier's block is open, of `owner`'s frontier slot: `open_block`).
         let info = self.blocks.get_mut(dst);
-        debug_assert!(info.state == BlockState::Open && info.owner == owner);
+        debug_assert!(info.state == BlockState::Open);
         let ppa = Ppa(dst.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
         info.last_write_ns = stamp_ns;
+        if let Some(t) = self.unit_tenant.get_mut(ppa.0 as usize) {
+            *t = owner;
+            info.multi_tenant |= info.owner != owner;
+        }
         info.valid_units += 1;
         let full = info.write_ptr == g.units_per_block;
         let upp = self.div.units_per_page;

@@ -1,6 +1,7 @@
 //! The page-mapped FTL shared by every scheme (DESIGN §5): per-namespace L2P, a global P2L,
-//! block state, write frontiers keyed by (tenant, stream, class, die), GC victim selection,
-//! wear leveling and the integrity oracle. It decides nothing about *where* data goes: the
+//! block state, write frontiers keyed by (stream, class, die) and, where the policies separate
+//! tenants (`FtlParams::frontier_per_tenant`), by tenant, GC victim selection, wear leveling
+//! and the integrity oracle. It decides nothing about *where* data goes: the
 //! caller passes the die a scheme chose. It has no notion of time beyond stamps it is given,
 //! and it issues no flash operations (the simulation does; `copy` marks the pages it fills
 //! programmed, for the executor whose programs complete at once).
@@ -21,7 +22,9 @@ use oracle::Oracle;
 /// "Unmapped" / "none" in the flat u32 tables.
 pub const NONE: u32 = u32::MAX;
 
-/// Which frontier a unit is written through.
+/// Which frontier a unit is written through, and whose unit it is: `tenant` picks the frontier
+/// only where frontiers are per tenant (`FtlParams::frontier_per_tenant`); otherwise every
+/// tenant's units of one (stream, class) share the die's frontier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrontierKey {
     pub tenant: u16,
@@ -52,6 +55,13 @@ pub struct FtlParams {
     /// Planes a frontier stripes its pages over (1, or the die's planes for multi-plane
     /// operations: page k goes to plane 0's block, then plane 1's, ..., then page k + 1).
     pub frontier_planes: u32,
+    /// Write frontiers keyed by tenant, (tenant, stream, class, die): a block then only ever
+    /// holds one tenant's data. False: one frontier per (stream, class, die) shared by every
+    /// tenant, as in a conventional SSD, whose host write point per die takes whatever the
+    /// host writes (GC copies still go to frontiers of their own class, which all tenants'
+    /// copies share too). The engine sets it from `ftl.frontier_per_tenant` and the policies
+    /// (`Scheme::frontier_per_tenant`, `StreamMapper::frontier_per_tenant`).
+    pub frontier_per_tenant: bool,
 }
 
 /// Mapping, blocks and frontiers of the whole device.
@@ -63,13 +73,19 @@ pub struct Ftl {
     blocks: Blocks,
     /// Per tenant: logical page -> `Ppa` or `NONE`.
     l2p: Vec<Vec<u32>>,
-    /// Per physical unit: logical page of the block's owner, or `NONE` if invalid.
+    /// Per physical unit: logical page of the unit's tenant (`unit_tenant`), or `NONE` if
+    /// invalid.
     p2l: Vec<u32>,
-    /// Open block per (tenant, stream, class, die, plane), or `NONE`.
+    /// Per physical unit handed out since its block's last erase: the tenant whose unit it is
+    /// (`OWNER_NONE`: never handed out to a tenant). Empty where frontiers are per tenant: every
+    /// unit is then its block owner's.
+    unit_tenant: Vec<u16>,
+    /// Open block per (slot, stream, class, die, plane), or `NONE`; the slot is the tenant
+    /// where frontiers are per tenant, else 0 (`frontier_slot`).
     frontiers: Vec<u32>,
-    /// Per (tenant, stream, class, die): the plane whose block takes the next page.
+    /// Per (slot, stream, class, die): the plane whose block takes the next page.
     plane_cursor: Vec<u8>,
-    /// Die of the partly filled host page per (tenant, stream), or `NONE`.
+    /// Die of the partly filled host page per (slot, stream), or `NONE`.
     host_cursor: Vec<u32>,
     /// Valid units per (tenant, die), row-major by tenant (for placement metrics).
     valid_by_tenant_die: Vec<u64>,
@@ -124,7 +140,8 @@ struct Divisors {
 impl Ftl {
     pub fn new(geometry: Geometry, params: FtlParams) -> Ftl {
         let n_tenants = params.namespace_units.len();
-        let n_keys = n_tenants * params.physical_streams as usize * N_WRITE_CLASSES;
+        let n_slots = if params.frontier_per_tenant { n_tenants } else { 1 };
+        let n_keys = n_slots * params.physical_streams as usize * N_WRITE_CLASSES;
         let oracle = params
             .integrity
             .then(|| Oracle::new(&params.namespace_units, geometry.n_units(), geometry.units_per_page));
@@ -138,9 +155,14 @@ impl Ftl {
             ),
             l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
             p2l: table::filled_u32(geometry.n_units() as usize, NONE),
+            unit_tenant: if params.frontier_per_tenant {
+                Vec::new()
+            } else {
+                vec![OWNER_NONE; geometry.n_units() as usize]
+            },
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
             plane_cursor: vec![0; n_keys * geometry.n_dies as usize],
-            host_cursor: vec![NONE; n_tenants * params.physical_streams as usize],
+            host_cursor: vec![NONE; n_slots * params.physical_streams as usize],
             valid_by_tenant_die: vec![0; n_tenants * geometry.n_dies as usize],
             oracle,
             div: Divisors {
@@ -167,9 +189,33 @@ impl Ftl {
         self.l2p[tenant as usize][lpn as usize]
     }
 
-    /// The logical page unit `ppa` holds for its block's owner, or `NONE` if it is invalid.
+    /// The logical page unit `ppa` holds for its tenant (`unit_tenant`), or `NONE` if it is
+    /// invalid.
     pub fn p2l(&self, ppa: Ppa) -> u32 {
         self.p2l[ppa.0 as usize]
+    }
+
+    /// The tenant whose unit `ppa` is (handed out since its block's last erase): its block's
+    /// owner where frontiers are per tenant, else the tenant it was allocated to
+    /// (`OWNER_NONE` for padding).
+    #[inline]
+    pub fn unit_tenant(&self, ppa: Ppa) -> u16 {
+        match self.unit_tenant.get(ppa.0 as usize) {
+            Some(&t) => t,
+            None => self.blocks.get(self.block_of(ppa)).owner,
+        }
+    }
+
+    /// The frontier slot of `tenant`'s units: the tenant where frontiers are per tenant, else
+    /// 0 (every tenant shares the frontiers). Host pages filling through one frontier are
+    /// tracked per (slot, stream).
+    #[inline]
+    pub(crate) fn frontier_slot(&self, tenant: u16) -> u16 {
+        if self.params.frontier_per_tenant {
+            tenant
+        } else {
+            0
+        }
     }
 
     /// P2L entries of the `n` units from `first` (a page or a block).
@@ -207,8 +253,9 @@ impl Ftl {
         self.valid_by_tenant_die[tenant as usize * self.geometry.n_dies as usize + die.0 as usize]
     }
 
-    /// The die holding the partly filled host page of (tenant, stream), if any: the next
-    /// host unit of that stream must go there so pages fill before a new die is chosen.
+    /// The die holding the partly filled host page of `tenant`'s frontier of `stream` (shared
+    /// with the other tenants unless frontiers are per tenant), if any: the next host unit
+    /// through that frontier must go there so pages fill before a new die is chosen.
     pub(crate) fn host_cursor(&self, tenant: u16, stream: u8) -> Option<DieIdx> {
         let c = self.host_cursor[self.cursor_idx(tenant, stream)];
         (c != NONE).then_some(DieIdx(c))
@@ -227,6 +274,10 @@ impl Ftl {
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
         info.last_write_ns = stamp_ns;
+        if let Some(t) = self.unit_tenant.get_mut(ppa.0 as usize) {
+            *t = key.tenant;
+            info.multi_tenant |= info.owner != key.tenant;
+        }
         let upp = self.div.units_per_page;
         let page_full = upp.divides(info.write_ptr).then(|| (block, upp.div(info.write_ptr) - 1));
         if info.write_ptr == g.units_per_block {
@@ -337,7 +388,8 @@ impl Ftl {
     /// Pad every open frontier's partial page (end of preconditioning); returns the pages.
     pub(crate) fn pad_all_frontiers(&mut self) -> Vec<(BlockIdx, u32)> {
         let mut pages = Vec::new();
-        for tenant in 0..self.n_tenants() as u16 {
+        let slots = if self.params.frontier_per_tenant { self.n_tenants() as u16 } else { 1 };
+        for tenant in 0..slots {
             for stream in 0..self.params.physical_streams {
                 for class in WriteClass::ALL {
                     for die in 0..self.geometry.n_dies {
@@ -371,12 +423,14 @@ impl Ftl {
     }
 
     /// Prefetch the L2P entries of the valid units among `first..first + n` (physical units
-    /// of one block owned by `tenant`), ahead of the GC copies that will check and move them.
-    pub(crate) fn prefetch_l2p_of_units(&self, tenant: u16, first: u32, n: u32) {
-        let l2p = &self.l2p[tenant as usize];
-        for &lpn in &self.p2l[first as usize..(first + n) as usize] {
+    /// of one block), ahead of the GC copies that will check and move them.
+    pub(crate) fn prefetch_l2p_of_units(&self, first: u32, n: u32) {
+        let owner = self.blocks.get(self.block_of(Ppa(first))).owner;
+        for u in first..first + n {
+            let lpn = self.p2l[u as usize];
             if lpn != NONE {
-                table::prefetch(l2p, lpn as usize);
+                let t = self.unit_tenant.get(u as usize).map_or(owner, |&t| t);
+                table::prefetch(&self.l2p[t as usize], lpn as usize);
             }
         }
     }
@@ -424,7 +478,7 @@ impl Ftl {
     pub(crate) fn trim(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
         if old != NONE {
-            self.invalidate(Ppa(old));
+            self.invalidate(tenant, Ppa(old));
         }
         if let Some(o) = &mut self.oracle {
             o.trim(tenant, lpn);
@@ -508,26 +562,31 @@ impl Ftl {
     pub fn check_consistency(&mut self) {
         let g = self.geometry;
         let mut valid = vec![0u32; g.n_blocks as usize];
+        let mut by_tenant_die = vec![0u64; self.valid_by_tenant_die.len()];
         for (ppa, &lpn) in self.p2l.iter().enumerate() {
             if lpn == NONE {
                 continue;
             }
             let block = ppa as u32 / g.units_per_block;
-            let owner = self.blocks.info[block as usize].owner;
-            assert_ne!(owner, OWNER_NONE, "unit {ppa} valid in an unowned block");
+            let info = &self.blocks.info[block as usize];
+            let tenant = self.unit_tenant(Ppa(ppa as u32));
+            assert_ne!(info.owner, OWNER_NONE, "unit {ppa} valid in an unowned block");
+            assert_ne!(tenant, OWNER_NONE, "unit {ppa} valid but handed out to no tenant");
+            assert!(
+                tenant == info.owner || info.multi_tenant,
+                "unit {ppa} of tenant {tenant} in block {block} of {} not marked multi-tenant",
+                info.owner
+            );
             assert_eq!(
-                self.l2p[owner as usize][lpn as usize], ppa as u32,
+                self.l2p[tenant as usize][lpn as usize], ppa as u32,
                 "P2L of unit {ppa} disagrees with L2P"
             );
             valid[block as usize] += 1;
+            by_tenant_die
+                [tenant as usize * g.n_dies as usize + g.die_of_block(BlockIdx(block)).0 as usize] += 1;
         }
-        let mut by_tenant_die = vec![0u64; self.valid_by_tenant_die.len()];
         for (b, info) in self.blocks.info.iter().enumerate() {
             assert_eq!(info.valid_units, valid[b], "valid count of block {b}");
-            if info.valid_units > 0 {
-                by_tenant_die[info.owner as usize * g.n_dies as usize
-                    + g.die_of_block(BlockIdx(b as u32)).0 as usize] += info.valid_units as u64;
-            }
             assert!(info.state != BlockState::Free || info.valid_units == 0, "free block {b} holds data");
             let key = self.blocks.greedy_keys()[b];
             assert_eq!(key, self.blocks.greedy_key(BlockIdx(b as u32)), "greedy key of block {b}");
@@ -560,12 +619,13 @@ impl Ftl {
     fn remap(&mut self, tenant: u16, lpn: u32, ppa: Ppa) -> Option<Ppa> {
         let g = self.geometry;
         let block = self.block_of(ppa);
-        let info = self.blocks.get_mut(block);
+        let unit_tenant = self.unit_tenant(ppa);
         assert_eq!(
-            info.owner, tenant,
-            "unit {} of block {} owned by {} written for tenant {tenant}",
-            ppa.0, block.0, info.owner
+            unit_tenant, tenant,
+            "unit {} of block {} handed out to {unit_tenant} written for tenant {tenant}",
+            ppa.0, block.0
         );
+        let info = self.blocks.get_mut(block);
         info.valid_units += 1;
         self.blocks.refresh_key(block);
         let die = self.div.blocks_per_die.div(block.0);
@@ -574,7 +634,7 @@ impl Ftl {
         self.p2l[ppa.0 as usize] = lpn;
         let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
         if old != NONE {
-            self.invalidate(Ppa(old));
+            self.invalidate(tenant, Ppa(old));
         }
         (old != NONE).then_some(Ppa(old))
     }
@@ -585,14 +645,15 @@ impl Ftl {
         BlockIdx(self.div.units_per_block.div(ppa.0))
     }
 
-    fn invalidate(&mut self, ppa: Ppa) {
+    /// Unit `ppa`, which holds data of `owner`, no longer does.
+    fn invalidate(&mut self, owner: u16, ppa: Ppa) {
         let block = self.block_of(ppa);
         assert_ne!(self.p2l[ppa.0 as usize], NONE, "invalidating invalid unit {}", ppa.0);
+        debug_assert_eq!(self.unit_tenant(ppa), owner, "unit {} is another tenant's", ppa.0);
         self.p2l[ppa.0 as usize] = NONE;
         let info = self.blocks.get_mut(block);
         assert!(info.valid_units > 0);
         info.valid_units -= 1;
-        let owner = info.owner;
         self.blocks.refresh_key(block);
         let g = &self.geometry;
         let i = owner as usize * g.n_dies as usize + self.div.blocks_per_die.div(block.0) as usize;
@@ -625,12 +686,14 @@ impl Ftl {
         let idx = self.frontier_idx(key, die, plane);
         let current = self.frontiers[idx];
         // A frontier block that filled up may since have been collected and reused: only an
-        // Open block with this key's owner is still this frontier's.
+        // Open block with this key's slot, class and stream is still this frontier's.
         if current != NONE {
             let info = self.blocks.get(BlockIdx(current));
             if info.state == BlockState::Open {
                 assert!(
-                    info.owner == key.tenant && info.class == key.class && info.stream == key.stream,
+                    self.frontier_slot(info.owner) == self.frontier_slot(key.tenant)
+                        && info.class == key.class
+                        && info.stream == key.stream,
                     "frontier block {current} reused"
                 );
                 return Ok(BlockIdx(current));
@@ -662,7 +725,8 @@ impl Ftl {
     fn key_die_idx(&self, key: FrontierKey, die: DieIdx) -> usize {
         let s = self.params.physical_streams as usize;
         debug_assert!((key.stream as usize) < s);
-        ((key.tenant as usize * s + key.stream as usize) * N_WRITE_CLASSES + key.class as usize)
+        let slot = self.frontier_slot(key.tenant) as usize;
+        ((slot * s + key.stream as usize) * N_WRITE_CLASSES + key.class as usize)
             * self.geometry.n_dies as usize
             + die.0 as usize
     }
@@ -679,6 +743,6 @@ impl Ftl {
     }
 
     fn cursor_idx(&self, tenant: u16, stream: u8) -> usize {
-        tenant as usize * self.params.physical_streams as usize + stream as usize
+        self.frontier_slot(tenant) as usize * self.params.physical_streams as usize + stream as usize
     }
 }

@@ -40,6 +40,10 @@ pub struct TenantMetrics {
     pub(crate) host_units: u64,
     /// Mapping units of this tenant's data copied by GC (and other jobs).
     pub gc_units: u64,
+    /// Of `gc_units`, those copied out of source blocks that held data of more than one
+    /// tenant (`BlockInfo::multi_tenant`): copies this tenant's data took because it shared
+    /// blocks with others. 0 where no block mixes tenants.
+    pub gc_copies_for_others: u64,
     /// Units read that were never written (or trimmed): served without flash access.
     pub(crate) unmapped_reads: u64,
     /// Units read whose page was not yet programmed: served from the controller's buffer.
@@ -78,6 +82,7 @@ impl TenantMetrics {
             trim: OpStats::default(),
             host_units: 0,
             gc_units: 0,
+            gc_copies_for_others: 0,
             unmapped_reads: 0,
             buffer_reads: 0,
             reordered_arrivals: 0,
@@ -97,6 +102,7 @@ impl TenantMetrics {
     pub(crate) fn reset_counters(&mut self) {
         self.host_units = 0;
         self.gc_units = 0;
+        self.gc_copies_for_others = 0;
         self.unmapped_reads = 0;
         self.buffer_reads = 0;
     }
@@ -111,6 +117,9 @@ pub struct DeviceCounters {
     /// Units copied by jobs (GC, wear leveling, migration).
     pub gc_units: u64,
     pub(crate) erases: u64,
+    /// Of `erases`, those of blocks that held data of more than one tenant since their
+    /// previous erase (`BlockInfo::multi_tenant`).
+    pub blocks_multi_tenant: u64,
     /// Host flash-page reads issued.
     pub flash_reads: u64,
     /// Reads rebuilt from parity (PaRT-FTL); 0 for schemes without parity.

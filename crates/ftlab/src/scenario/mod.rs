@@ -111,6 +111,9 @@ pub struct FtlConfig {
     pub(crate) static_wear_leveling_gap: u32,
     /// In [1, 16].
     pub(crate) physical_streams: u8,
+    /// `ftl.frontier_per_tenant`: force frontiers keyed by tenant (default false: the policies
+    /// decide, `FtlParams::frontier_per_tenant`).
+    pub(crate) frontier_per_tenant: bool,
     pub scheduler: SchedulerKind,
     /// 0 = write-through.
     pub(crate) write_buffer_bytes: u64,

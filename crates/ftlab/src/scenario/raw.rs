@@ -145,6 +145,13 @@ pub(crate) struct RawFtl {
     /// paper's device (§5.1). A mapper maps every virtual stream below it.
     #[serde(default = "default_streams")]
     pub(crate) physical_streams: u8,
+    /// Key every write frontier by tenant, so that no block ever holds two tenants' data,
+    /// whatever the scheme and the mapper. Default false: frontiers are per tenant only where
+    /// the scheme or the mapper keeps tenants apart (`Scheme::frontier_per_tenant`,
+    /// `StreamMapper::frontier_per_tenant`); `unified` with `legacy` then has one host and one
+    /// GC write point per die, shared by every tenant, as a conventional SSD.
+    #[serde(default)]
+    pub(crate) frontier_per_tenant: bool,
     #[serde(default)]
     pub(crate) scheduler: SchedulerKind,
     /// DRAM write buffer in bytes; 0 = write-through (a write completes when programmed).
@@ -169,6 +176,7 @@ impl Default for RawFtl {
             dynamic_wear_leveling: true,
             static_wear_leveling_gap: 0,
             physical_streams: default_streams(),
+            frontier_per_tenant: false,
             scheduler: SchedulerKind::default(),
             write_buffer_bytes: None,
             dram_latency_us: default_one(),
@@ -337,6 +345,7 @@ impl From<&super::FtlConfig> for RawFtl {
             dynamic_wear_leveling: f.dynamic_wear_leveling,
             static_wear_leveling_gap: f.static_wear_leveling_gap,
             physical_streams: f.physical_streams,
+            frontier_per_tenant: f.frontier_per_tenant,
             scheduler: f.scheduler,
             write_buffer_bytes: Some(f.write_buffer_bytes),
             dram_latency_us: f.dram_latency_us,

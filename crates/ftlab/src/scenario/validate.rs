@@ -318,6 +318,7 @@ fn resolve_ftl(f: RawFtl, g: &Geometry) -> Valid<FtlConfig> {
         dynamic_wear_leveling: f.dynamic_wear_leveling,
         static_wear_leveling_gap: f.static_wear_leveling_gap,
         physical_streams: f.physical_streams,
+        frontier_per_tenant: f.frontier_per_tenant,
         scheduler: f.scheduler,
         write_buffer_bytes: buffer,
         dram_latency_us: f.dram_latency_us,

@@ -108,6 +108,19 @@ pub trait Scheme: Send {
         Interests::NONE
     }
 
+    /// Whether this scheme keeps each tenant's data in blocks of its own: the FTL then keys
+    /// its write frontiers by tenant, (tenant, stream, class, die). A scheme that answers false
+    /// (`unified`) lets every tenant's units of one (stream, class) share each die's frontier,
+    /// as a conventional SSD's one write point per die does; blocks then hold several tenants'
+    /// data, and the scheme's hooks must expect that (a block's `owner` is only the tenant
+    /// whose unit opened it). Frontiers are per tenant if the scheme, the stream mapper
+    /// (`StreamMapper::frontier_per_tenant`) or `ftl.frontier_per_tenant` says so. Default
+    /// true: the schemes that give tenants dies, sets or GC of their own, and any scheme that
+    /// does not say otherwise.
+    fn frontier_per_tenant(&self) -> bool {
+        true
+    }
+
     /// The die that takes the next host flash page of `tenant` (called once per page).
     fn host_write_die(&mut self, tenant: u16, stream: u8, view: &DeviceView) -> DieIdx;
 
@@ -124,7 +137,9 @@ pub trait Scheme: Send {
     /// `gc_write_die` would answer `d` for each copy of the block whatever happens while the
     /// block is copied (host writes, epochs, other jobs' copies, simulated time passing):
     /// a function of its arguments and its fixed configuration. `None` (the default, always
-    /// exact): the die may vary from copy to copy, and `gc_write_die` is asked for each.
+    /// exact): the die may vary from copy to copy, and `gc_write_die` is asked for each. Not
+    /// asked for a block of several tenants' data (`BlockInfo::multi_tenant`): each of its
+    /// copies asks `gc_write_die` with its own tenant.
     fn gc_block_die(&self, owner: u16, victim_die: DieIdx) -> Option<DieIdx> {
         let _ = (owner, victim_die);
         None

@@ -1,6 +1,8 @@
 //! `unified`: every tenant may write every die; host pages are striped round-robin over all
 //! dies (channel first), GC copies stay on the victim's die. The UPI paper's "Unified"
-//! baseline: maximal parallelism, no isolation. No knobs.
+//! baseline: maximal parallelism, no isolation. Its frontiers are shared by the tenants
+//! (`Scheme::frontier_per_tenant` false): one host write point per (stream, die), as in a
+//! conventional SSD, so blocks mix tenants. No knobs.
 
 use super::{
     parse_config, to_table, Capabilities, RoundRobin, Scheme, SchemeConfigError, SchemeContext, SchemeInfo,
@@ -40,6 +42,12 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
 impl Scheme for Unified {
     fn name(&self) -> &'static str {
         "unified"
+    }
+
+    /// No: one host and one GC frontier per (stream, die) for every tenant, as a conventional
+    /// SSD (the UPI paper's Unified baseline separates only host from GC data).
+    fn frontier_per_tenant(&self) -> bool {
+        false
     }
 
     fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {

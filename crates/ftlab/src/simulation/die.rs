@@ -131,9 +131,15 @@ impl Engine<'_, Timed> {
     }
 
     /// Under a deadline-ordered scheduler, a program is due no earlier than the previous
-    /// program of its block, so the pages of a block are still programmed in order.
+    /// program of its block, so the pages of a block are still programmed in order; under a
+    /// per-tenant one with frontiers shared by tenants, every program of a block waits in its
+    /// owner's queue (`Timed::programs_by_owner`), for the same reason.
     #[inline]
     fn in_block_order(&mut self, mut op: FlashOp) -> FlashOp {
+        if op.kind == OpKind::Program && self.exec.programs_by_owner {
+            let owner = self.ftl.blocks().get(op.block).owner;
+            op.tenant = if (owner as usize) < self.sink.metrics.len() { owner } else { op.tenant };
+        }
         if op.kind == OpKind::Program && !self.exec.program_deadline.is_empty() {
             let last = &mut self.exec.program_deadline[op.block.0 as usize];
             op.deadline = op.deadline.max(*last);
@@ -316,9 +322,8 @@ impl Engine<'_, Timed> {
     /// later; and the next reads of the victim (pages are read in order) its next P2L line.
     fn prefetch_for_gc_read(&self, op: &FlashOp) {
         let g = &self.ftl.geometry;
-        let owner = self.ftl.blocks().get(op.block).owner;
         let first = g.ppa(op.block, op.page, 0).0;
-        self.ftl.prefetch_l2p_of_units(owner, first, g.units_per_page);
+        self.ftl.prefetch_l2p_of_units(first, g.units_per_page);
         self.ftl.prefetch_p2l(first + PREFETCH_P2L_AHEAD_UNITS);
     }
 

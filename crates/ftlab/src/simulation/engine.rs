@@ -72,6 +72,9 @@ impl<'a> Engine<'a, Instant> {
                 dynamic_wear_leveling: s.ftl.dynamic_wear_leveling,
                 integrity: s.check.integrity,
                 frontier_planes: if s.device.multi_plane { g.planes_per_die.min(PLANES_MAX) } else { 1 },
+                frontier_per_tenant: s.ftl.frontier_per_tenant
+                    || scheme.frontier_per_tenant()
+                    || mapper.frontier_per_tenant(),
             },
         );
         if s.ftl.gc_policy == crate::ftl::gc::VictimPolicy::CostBenefit {
@@ -92,7 +95,8 @@ impl<'a> Engine<'a, Instant> {
         let n_pages = g.n_blocks as usize * g.pages_per_block as usize;
         let ops_max = qd_total * 64 + 2 * n_pages + g.n_blocks as usize + n_dies * 16 + jobs.jobs_max();
         jobs.parity_pending_max = ops_max;
-        let timed = Timed::new(s, ops_max, host.tenants.len());
+        let mut timed = Timed::new(s, ops_max, host.tenants.len());
+        timed.programs_by_owner = s.ftl.scheduler.table().per_tenant && !ftl.params.frontier_per_tenant;
         let scheme_buffer = scheme.write_buffer_units();
         let sink = MetricsSink::new(s, &ns, scheme.as_ref(), mapper.as_ref(), host.names.clone());
         let engine = Engine {

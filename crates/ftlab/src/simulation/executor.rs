@@ -112,13 +112,8 @@ impl Engine<'_, Instant> {
         let end = (page + 1 + PREFETCH_AHEAD_UNITS.div_ceil(g.units_per_page)).min(g.pages_per_block);
         let from = self.exec.pf_page.max(page);
         if from < end {
-            let owner = self.ftl.blocks().get(block).owner;
             let first = block.0 * g.units_per_block;
-            self.ftl.prefetch_l2p_of_units(
-                owner,
-                first + from * g.units_per_page,
-                (end - from) * g.units_per_page,
-            );
+            self.ftl.prefetch_l2p_of_units(first + from * g.units_per_page, (end - from) * g.units_per_page);
             self.exec.pf_page = end;
         }
     }
@@ -235,6 +230,12 @@ pub(super) struct Timed {
     /// Per block: deadline of its last program issued (EDF keeps a block's programs in
     /// order); empty unless the scheduler orders by deadline.
     pub(super) program_deadline: Vec<SimTime>,
+    /// Every program waits in the queue of its block's `owner` (the per-tenant queues of
+    /// `fair` keep a block's programs in order only if they share one queue): set where the
+    /// scheduler queues per tenant and tenants share frontiers, so a block holds several
+    /// tenants' pages. A page of another tenant's data in a shared block is charged to the
+    /// block's owner's share.
+    pub(super) programs_by_owner: bool,
     /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
     pub(super) nonread_starts: Vec<u16>,
     /// Per die: WAO-GC's write-and-step unit (`step_unit`).
@@ -265,6 +266,7 @@ impl Timed {
             } else {
                 Vec::new()
             },
+            programs_by_owner: false,
             nonread_starts: vec![0; n_dies],
             units: vec![StepUnit::IDLE; n_dies],
             units_in_use: false,

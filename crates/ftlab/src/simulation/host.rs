@@ -46,7 +46,8 @@ pub(super) struct HostPort<'a> {
     pub(super) names: Vec<String>,
     /// Requests in flight.
     pub(super) reqs: Slab<Request>,
-    /// Per (tenant, stream): (request owning the open host page, real units in it).
+    /// Per (frontier slot, stream) (`Ftl::frontier_slot`: the tenant, or 0 where tenants share
+    /// frontiers): (request owning the open host page, real units in it).
     pub(super) host_page: Vec<(u32, u32)>,
     /// Units in the write buffer not yet programmed.
     pub(super) buffer_used: u64,
@@ -401,6 +402,9 @@ impl<X: Executor> Engine<'_, X> {
             let (pol, v) = self.policies_and_view();
             let stream = pol.mapper.host_stream(t, lpn, r.req.stream, &v);
             let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
+            if !buffered {
+                self.close_others_page(t, stream, id);
+            }
             let Some((die, placed)) = self.place_host_unit(key) else {
                 return self.stall(id);
             };
@@ -470,8 +474,9 @@ impl<X: Executor> Engine<'_, X> {
             return;
         }
         let streams = self.ftl.params.physical_streams;
+        let slot = self.ftl.frontier_slot(t) as usize;
         for s in 0..streams {
-            let (owner, units) = self.host.host_page[t as usize * streams as usize + s as usize];
+            let (owner, units) = self.host.host_page[slot * streams as usize + s as usize];
             if owner != id || units == 0 {
                 continue;
             }
@@ -482,8 +487,31 @@ impl<X: Executor> Engine<'_, X> {
         }
     }
 
+    /// Write-through: the partly filled page of `t`'s frontier of `stream` belongs to another
+    /// request than `id` (frontiers shared by tenants: another tenant's write that stalled on
+    /// another stream): pad and program it first, as its own write would at its end, so that a
+    /// page's program completes one request's units only.
+    fn close_others_page(&mut self, t: u16, stream: u8, id: u32) {
+        let idx = self.host_page_idx(t, stream);
+        let (owner, units) = self.host.host_page[idx];
+        if units == 0 || owner == id {
+            return;
+        }
+        let other = self.host.reqs.get(owner).tenant;
+        let key = FrontierKey { tenant: other, stream, class: WriteClass::Host };
+        let die = self.ftl.host_cursor(other, stream).expect("a partial host page has a cursor");
+        let (block, page) = self.ftl.pad_page(key, die).expect("partial page to pad");
+        self.program_host_page(other, stream, die, block, page);
+    }
+
+    /// Index of the host page filling through `t`'s frontier of `stream` in `host_page`: per
+    /// (frontier slot, stream), as the page is the frontier's.
+    fn host_page_idx(&self, t: u16, stream: u8) -> usize {
+        self.ftl.frontier_slot(t) as usize * self.ftl.params.physical_streams as usize + stream as usize
+    }
+
     fn add_to_host_page(&mut self, t: u16, stream: u8, id: u32) {
-        let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
+        let idx = self.host_page_idx(t, stream);
         let (owner, units) = &mut self.host.host_page[idx];
         if self.p.buffer_units == 0 {
             assert!(*units == 0 || *owner == id, "write-through page shared by two requests");
@@ -496,7 +524,7 @@ impl<X: Executor> Engine<'_, X> {
     }
 
     fn program_host_page(&mut self, t: u16, stream: u8, die: DieIdx, block: BlockIdx, page: u32) {
-        let idx = t as usize * self.ftl.params.physical_streams as usize + stream as usize;
+        let idx = self.host_page_idx(t, stream);
         let (owner, units) = std::mem::replace(&mut self.host.host_page[idx], (NONE, 0));
         assert!(units > 0, "programming an empty host page");
         let (owner, deadline) = if self.p.buffer_units == 0 {

@@ -33,7 +33,9 @@ struct CopyOf {
     /// The job's destination rule is `Dest::Scheme` (the scheme's `gc_write_die`).
     by_scheme: bool,
     victim_die: DieIdx,
-    owner: u16,
+    /// The source block held units of more than one tenant (`BlockInfo::multi_tenant`): each
+    /// copy is its tenant's `gc_copies_for_others`.
+    shared: bool,
     from_stream: u8,
     /// The policies' answers for the whole source block (`Job::block_die`, `block_stream`).
     block_die: Option<DieIdx>,
@@ -279,12 +281,13 @@ impl<X: Executor> Engine<'_, X> {
         X::source_taken(self, block);
         self.jobs.collector[d] = id;
         // The policies' answers for the whole block, where they give one (their hooks' docs:
-        // a function of the block's owner, die and stream, so exact for every copy).
+        // a function of the block's owner, die and stream, so exact for every copy). A block
+        // of several tenants' data has no one owner: each copy asks for its own tenant.
         let info = self.ftl.blocks().get(block);
-        let (owner, from_stream) = (info.owner, info.stream);
+        let (owner, from_stream, shared) = (info.owner, info.stream, info.multi_tenant);
         let by_scheme = self.jobs.get(id).dest == Dest::Scheme;
-        let block_die = if by_scheme { self.pol.scheme.gc_block_die(owner, die) } else { None };
-        let block_stream = self.pol.mapper.gc_block_stream(owner, from_stream);
+        let block_die = if by_scheme && !shared { self.pol.scheme.gc_block_die(owner, die) } else { None };
+        let block_stream = if shared { None } else { self.pol.mapper.gc_block_stream(owner, from_stream) };
         let job = self.jobs.get_mut(id);
         self.die_status[d].job = Some(job.kind);
         job.block = block;
@@ -397,9 +400,9 @@ impl<X: Executor> Engine<'_, X> {
     /// copy that finds no room (`JobTable::no_room`).
     pub(super) fn copy_page(&mut self, id: u32, block: BlockIdx, page: u32) {
         let g = self.ftl.geometry;
-        let (owner, stream) = {
+        let (shared, stream) = {
             let info = self.ftl.blocks().get(block);
-            (info.owner, info.stream)
+            (info.multi_tenant, info.stream)
         };
         // What a job keeps for its life (kind, deadline, destination rule) and while it moves
         // this block (its die), read once per page.
@@ -410,7 +413,7 @@ impl<X: Executor> Engine<'_, X> {
             deadline: job.deadline,
             by_scheme: job.dest == Dest::Scheme,
             victim_die: job.die,
-            owner,
+            shared,
             from_stream: stream,
             block_die: job.block_die,
             block_stream: job.block_stream,
@@ -419,16 +422,16 @@ impl<X: Executor> Engine<'_, X> {
         for slot in 0..g.units_per_page {
             let src = Ppa(first.0 + slot);
             let lpn = self.ftl.p2l(src);
-            if lpn != NONE && !self.copy_unit(&copy, lpn, src) {
+            if lpn != NONE && !self.copy_unit(&copy, self.ftl.unit_tenant(src), lpn, src) {
                 return;
             }
         }
     }
 
-    /// Copy `lpn` of `c.owner` from `src` where job `c.id`'s destination rule says; false,
+    /// Copy `lpn` of `owner` from `src` where job `c.id`'s destination rule says; false,
     /// having copied nothing and noted it (`JobTable::no_room`), if that die has no free block.
-    fn copy_unit(&mut self, c: &CopyOf, lpn: u32, src: Ppa) -> bool {
-        let (id, owner, class, deadline) = (c.id, c.owner, c.class, c.deadline);
+    fn copy_unit(&mut self, c: &CopyOf, owner: u16, lpn: u32, src: Ppa) -> bool {
+        let (id, class, deadline) = (c.id, c.class, c.deadline);
         let stream = match c.block_stream {
             Some(s) => s,
             None => {
@@ -458,6 +461,7 @@ impl<X: Executor> Engine<'_, X> {
             X::issue(self, FlashOp::program(class, owner, die, page, n_units, Owner::Job(id), deadline));
         }
         self.sink.metrics[owner as usize].gc_units += 1;
+        self.sink.metrics[owner as usize].gc_copies_for_others += c.shared as u64;
         self.sink.device.gc_units += 1;
         self.sink.streams.copied(stream);
         self.sink.epoch.gc_units[owner as usize] += 1;
@@ -503,6 +507,7 @@ impl<X: Executor> Engine<'_, X> {
         self.sink.wear.erase(d, erased.owner, erased.erase_count + 1, self.now);
         self.ftl.erase(op.block);
         self.sink.device.erases += 1;
+        self.sink.device.blocks_multi_tenant += erased.multi_tenant as u64;
         self.sink.job_counts.erases[kind as usize] += 1;
         self.sink.epoch.erases[d] += 1;
         X::erased(self, op.block, kind)?;

@@ -163,6 +163,10 @@ impl StreamMapper for Dac {
         Interests { placed: true, invalidated: self.config.reset_on_trim, erased: false }
     }
     /// Up one region if the page holds data (an overwrite), else its region (0 when fresh).
+    /// No: a region is a temperature, the same for every tenant; its stream is the device's.
+    fn frontier_per_tenant(&self) -> bool {
+        false
+    }
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, _view: &DeviceView) -> u8 {
         self.tally.asked(tenant, lpn, virtual_stream);
         let s = self.state[tenant as usize][lpn as usize];

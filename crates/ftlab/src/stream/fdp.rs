@@ -372,6 +372,12 @@ impl StreamMapper for Fdp {
     fn interests(&self) -> Interests {
         Interests { placed: true, erased: true, invalidated: true }
     }
+    /// No: reclaim unit handles are the device's (NVMe 2.1, §3.2.4): namespaces whose handle
+    /// lists name one handle share its reclaim units, and only different handles keep data
+    /// apart (persistently isolated ones through GC too).
+    fn frontier_per_tenant(&self) -> bool {
+        false
+    }
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, _view: &DeviceView) -> u8 {
         let pid = if self.tag_tenant { tenant } else { virtual_stream };
         self.pending = (tenant, lpn, pid);

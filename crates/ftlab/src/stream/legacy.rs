@@ -36,6 +36,10 @@ impl StreamMapper for Legacy {
     fn name(&self) -> &'static str {
         "legacy"
     }
+    /// No: stream 0 is the device's one write point, whoever writes.
+    fn frontier_per_tenant(&self) -> bool {
+        false
+    }
     fn host_stream(&mut self, _tenant: u16, _lpn: u32, _virtual_stream: u16, _view: &DeviceView) -> u8 {
         0
     }

@@ -173,6 +173,10 @@ impl StreamMapper for Manual {
     fn interests(&self) -> Interests {
         Interests { placed: true, ..Interests::NONE }
     }
+    /// No: one table for every tenant, its streams the device's.
+    fn frontier_per_tenant(&self) -> bool {
+        false
+    }
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, _view: &DeviceView) -> u8 {
         self.tally.asked(tenant, lpn, virtual_stream);
         self.map(virtual_stream)

@@ -39,6 +39,18 @@ pub trait StreamMapper: Send {
         Interests::NONE
     }
 
+    /// Whether this mapper's physical streams are private to each tenant (its stream numbers
+    /// mean different things for different tenants, or it keeps a tenant's streams apart from
+    /// another's): the FTL then keys its write frontiers by tenant. False: a physical stream
+    /// is a device-wide write point any tenant may share (a conventional SSD's one stream,
+    /// `legacy`; a table every tenant uses, `manual`; temperature regions, `dac`; FDP's reclaim
+    /// unit handles, which the NVMe specification makes the device's). Frontiers are per
+    /// tenant if the mapper, the scheme (`Scheme::frontier_per_tenant`) or
+    /// `ftl.frontier_per_tenant` says so. Default true.
+    fn frontier_per_tenant(&self) -> bool {
+        true
+    }
+
     /// Physical stream of a host write of `lpn` tagged with `virtual_stream`.
     fn host_stream(&mut self, tenant: u16, lpn: u32, virtual_stream: u16, view: &DeviceView) -> u8;
 
@@ -52,7 +64,8 @@ pub trait StreamMapper: Send {
     /// its `gc_stream` would answer `s` for each unit of the block whatever happens while the
     /// block is copied: a function of its arguments and its fixed configuration. `None` (the
     /// default, always exact): the stream may vary from unit to unit (DAC's region of each
-    /// page), and `gc_stream` is asked for each.
+    /// page), and `gc_stream` is asked for each. Not asked for a block of several tenants' data
+    /// (`BlockInfo::multi_tenant`): each of its copies asks `gc_stream` with its own tenant.
     fn gc_block_stream(&self, tenant: u16, from_stream: u8) -> Option<u8> {
         let _ = (tenant, from_stream);
         None

@@ -87,6 +87,10 @@ impl Scheme for Migrator {
     fn name(&self) -> &'static str {
         "test-migrate"
     }
+    /// Tenants share frontiers (as `unified`): migrations move blocks of several tenants.
+    fn frontier_per_tenant(&self) -> bool {
+        false
+    }
     fn host_write_die(&mut self, tenant: u16, _stream: u8, _view: &DeviceView) -> DieIdx {
         self.cursors[tenant as usize].next_die()
     }
@@ -131,6 +135,11 @@ struct Stepper {
 impl Scheme for Stepper {
     fn name(&self) -> &'static str {
         "test-partial-gc"
+    }
+    /// Tenants share frontiers (as `unified`): partial GC steps through blocks of several
+    /// tenants.
+    fn frontier_per_tenant(&self) -> bool {
+        false
     }
     fn interests(&self) -> Interests {
         Interests { placed: true, ..Interests::NONE }
