@@ -209,6 +209,7 @@ class LifetimeInputs(TypedDict):
     owner: list[None | int]
     swap_threshold: float | None
     rate_window: str
+    partner_window: str
     swap_interval_min_s: float
     epoch_s: float
     swap_time_s: float

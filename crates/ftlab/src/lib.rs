@@ -209,7 +209,7 @@ pub mod internals {
             analyses, build, info, ReadPlan, RoundRobin, Scheme, SchemeContext, Stripes, REGISTRY,
         };
         pub mod flashblox {
-            pub use crate::scheme::flashblox::{decide, Decision, RateWindow, NO_OWNER};
+            pub use crate::scheme::flashblox::{ChannelState, Decision, RateWindow, SwapPolicy, NO_OWNER};
         }
         pub mod part_ftl {
             pub use crate::scheme::part_ftl::analysis_config;

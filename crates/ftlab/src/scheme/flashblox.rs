@@ -8,8 +8,8 @@
 //! admission, `iops_max`, is off by default). Wear is balanced by swapping channels, fired by
 //! the measured erase rates (the slides: "Using erase rate as the trigger condition for
 //! swapping"): when max / mean of the channels' erase rates (cumulative since the run started,
-//! or since the last swap: `rate_window`) exceeds `swap_threshold`, the most-worn channel
-//! exchanges its data with the channel of another vSSD whose erase rate is lowest (`decide`,
+//! or since the last swap: `rate_window`) would exceed `swap_threshold` by the next check, the most-worn channel
+//! exchanges its data with the channel of another vSSD whose erase rate is lowest (`SwapPolicy::decide`,
 //! shared with the lifetime model), through migration jobs (real reads and programs,
 //! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
 //! exchanged when it starts, so new writes already go to the new home; the leaving vSSD's open
@@ -30,8 +30,8 @@ use crate::ftl::gc::VictimPolicy;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{Cause, Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration};
 use crate::sched::SchedulerKind;
-pub use crate::scheme::swap::{decide, Decision, RateWindow, NO_OWNER};
 use crate::scheme::swap::{ChannelLoads, Number, SwapRule};
+pub use crate::scheme::swap::{ChannelState, Decision, RateWindow, SwapPolicy, NO_OWNER};
 use crate::scheme::Admission;
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
@@ -64,6 +64,14 @@ pub(crate) struct FlashbloxConfig {
     /// window; ours, docs/schemes/flashblox.md.
     #[serde(default)]
     pub(crate) rate_window: RateWindow,
+    /// The window over which "the channel that has the minimum rate of wearout" (the swap's
+    /// partner) is measured: `cumulative` (default; since the run started: the least-worn
+    /// channel since then, among the other vSSDs' channels whose load now wears at most
+    /// 1/`swap_threshold` as fast as the most-worn channel's) or `since_swap` (the lowest
+    /// current rate: the reading before issue 40, which sends the hottest loads back and
+    /// forth between the most-worn channels). Ours, docs/schemes/flashblox.md.
+    #[serde(default)]
+    pub(crate) partner_window: RateWindow,
     /// Least time between the end of a swap and the next trigger check (and the shortest
     /// window the current erase rates are measured over), in seconds: a floor, not a schedule.
     /// Default 1.0; range [0, 10^7].
@@ -306,6 +314,13 @@ pub(crate) const KNOBS: &[Knob] = &[
         "Erase rates the trigger compares: since the run started, or since the last swap.",
     ),
     Knob::new(
+        "partner_window",
+        "",
+        KnobKind::Choice(&["cumulative", "since_swap"]),
+        "Window of the swap partner's \"minimum rate of wearout\": since the run started (the least \
+         worn), or since the last swap.",
+    ),
+    Knob::new(
         "swap_interval_min_s",
         "s",
         KnobKind::Float(Bounds::closed(0.0, 1e7)),
@@ -505,27 +520,48 @@ impl Flashblox {
         sum as f64 / (dies.len() as f64 * self.g.blocks_per_die as f64)
     }
 
-    /// The swap rule (`decide`) on the measured erase counts: the trigger's window per
-    /// `rate_window`; the current rates are the erases since the last swap ended (one window
-    /// for all channels, so counts order them as rates do); wear is the mean erase count.
+    /// The swap policy of `[scheme.flashblox]`: the check interval as the trigger's lookahead,
+    /// each swap's erases the mean of those measured so far (0 before the first swap).
+    fn policy(&self) -> SwapPolicy {
+        SwapPolicy {
+            threshold: self.config.swap_threshold,
+            window: self.config.rate_window,
+            partner_window: self.config.partner_window,
+            lookahead_s: self.config.epoch_s,
+            swap_erases: if self.n_swaps > 0 {
+                self.swap_blocks as f64 / self.n_swaps as f64 / 2.0
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// The swap rule (`SwapPolicy::decide`) on the measured erase counts: since the run
+    /// started, the current rates (erases since the last swap ended over the time since), and
+    /// wear, the channel's mean erase count.
     fn swap_decision(&self, view: &DeviceView) -> Decision {
         let n = self.g.channels as usize;
-        let owner: Vec<u16> = self.channel_owner.clone();
-        let rate: Vec<f64> = self.window_erases.iter().map(|&e| e as f64).collect();
-        let trigger: Vec<f64> = match self.config.rate_window {
-            RateWindow::Cumulative => self.total_erases.iter().map(|&e| e as f64).collect(),
-            RateWindow::SinceSwap => rate.clone(),
-        };
+        let owner = &self.channel_owner;
+        let secs = view.now.saturating_sub(self.window_start).as_secs_f64().max(1e-9);
+        let rate: Vec<f64> = self.window_erases.iter().map(|&e| e as f64 / secs).collect();
+        let since_start: Vec<f64> = self.total_erases.iter().map(|&e| e as f64).collect();
+        let policy = self.policy();
         // Whether the trigger fires does not depend on wear: read the blocks' erase counts only
         // when it does (most checks are below it).
-        let first = decide(&trigger, &rate, &vec![0.0; n], &owner, self.config.swap_threshold);
+        let zero = vec![0.0; n];
+        let first = policy.decide(&ChannelState {
+            since_start: &since_start,
+            rate_now_per_s: &rate,
+            wear: &zero,
+            owner,
+        });
         if matches!(first, Decision::Below { .. } | Decision::Never) {
             return first;
         }
         let wear: Vec<f64> = (0..n as u32)
             .map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) })
             .collect();
-        decide(&trigger, &rate, &wear, &owner, self.config.swap_threshold)
+        policy.decide(&ChannelState { since_start: &since_start, rate_now_per_s: &rate, wear: &wear, owner })
     }
 
     /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
@@ -930,6 +966,7 @@ pub(crate) fn lifetime_setup(
     if cfg.swaps {
         rule.threshold = cfg.swap_threshold;
         rule.window = cfg.rate_window;
+        rule.partner_window = cfg.partner_window;
         rule.interval_min_s = cfg.swap_interval_min_s;
         rule.epoch_s = cfg.epoch_s;
     }
