@@ -139,15 +139,17 @@ fn decide_swaps_the_most_worn_with_the_least_worn_slower_load_above_the_trigger_
             [40.0, 10.0, 10.0, 20.0], [0.0, 1.0, 2.0, 8.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
             Decision::Wait { imbalance: 2.0 }, Decision::Wait { imbalance: 2.0 }),
         // vSSD 0 holds channels 0 and 1, channel 3 is no channel vSSD's (ignored, though most
-        // worn): over 0-2, mean 10, max 30: 3.0; the partner is another vSSD's: channel 2.
+        // worn): over 0-2, mean 10, max 20: 2.0; the partner is another vSSD's: channel 2.
         ("two-channel vSSD",
-            [30.0, 0.0, 0.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
-            swap(0, 2, 3.0), swap(0, 2, 3.0)),
+            [20.0, 5.0, 5.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
+            swap(0, 2, 2.0), swap(0, 2, 2.0)),
         // Graded loads, ch 1 just relieved (35 erases, now the slowest load, 1/s): mean 25,
-        // max 40: 1.6. The lowest current rate is ch 1, which would take ch 0's load back
-        // (ping-pong); since the start the least worn is ch 2 (10 erases, 2/s <= 4/1.1).
+        // max 40: 1.6; ch 0's load is 5/2.75 = 1.82x the mean rate, its lead grows. The
+        // lowest current rate is ch 1, which would take ch 0's load back (ping-pong); since
+        // the start the least worn of the loads at most the mean rate is ch 2 (10 erases,
+        // 2/s <= 2.75 and <= 5/1.1).
         ("graded, just relieved",
-            [40.0, 35.0, 10.0, 15.0], [4.0, 1.0, 2.0, 3.0], [40.0, 35.0, 10.0, 15.0], [0, 1, 2, 3], 1.1,
+            [40.0, 35.0, 10.0, 15.0], [5.0, 1.0, 2.0, 3.0], [40.0, 35.0, 10.0, 15.0], [0, 1, 2, 3], 1.1,
             swap(0, 2, 1.6), swap(0, 1, 1.6)),
         // Equal current rates: no load is slower, whatever the wear: no swap.
         ("equal rates", [40.0, 10.0, 10.0, 20.0], [2.0; 4], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.1,
@@ -478,4 +480,69 @@ fn close_block_gives_up_the_unwritten_pages_and_makes_the_block_collectable() {
         assert_ne!(g.block_of(next.ppa), b, "{case}");
         assert!(!ftl.is_closable(b), "{case}: a closed block is not closable again");
     }
+}
+
+/// Four channels, one vSSD each: `hot` overwrites at random (closed loop), three read-only
+/// (`writers` of them write the same way as `hot` instead).
+fn four_channels(knobs: &str, writers: usize, duration_s: f64) -> String {
+    let mut tenants = format!("[precondition]\nmode = \"fill\"\n[measure]\nduration_s = {duration_s}\n");
+    for t in 0..4 {
+        let writes = t == 0 || t <= writers;
+        let (read_ratio, arrival) =
+            if writes { (0.2, "\"closed\"") } else { (1.0, "\"poisson\"\nrate_iops = 1000.0") };
+        tenants += &format!(
+            "[[tenants]]\nname = \"t{t}\"\nnamespace_fraction = 0.25\nqueue_depth = 8\n[tenants.synthetic]\n\
+             pattern = \"uniform\"\nread_ratio = {read_ratio}\narrival = {arrival}\nrequests = 400000\n"
+        );
+    }
+    common::tiny_on(
+        &["flashblox"],
+        "channels = 4",
+        &format!("[ftl]\nscheduler = \"fair\"\n[scheme.flashblox]\n{knobs}\n"),
+        &tenants,
+    )
+}
+
+#[test]
+fn one_hot_vssd_cycles_through_every_channel_and_each_swap_is_logged_and_costed() {
+    // The slides' worst case on the engine: one vSSD of four does every erase. Under the
+    // default policy (cumulative trigger at 1.1, partner the least worn since the start) each
+    // swap moves its load from the most-worn channel to the least worn, so from any swap on
+    // the next N = 4 take it to every channel; the log shows it (the next swap's worn channel
+    // is this one's partner), and each swap's cost is counted: the blocks it listed are
+    // erased once each (the wear it adds), its bytes, and a measured time no shorter than the
+    // device's bandwidth allows for the data it moved. Under the integrity oracle.
+    let s = run(&four_channels("epoch_s = 0.01\nswap_interval_min_s = 0.3", 0, 20.0), &[]);
+    let c = |k: &str| counter(&s, k);
+    let done = c("n_swaps_completed") as usize;
+    assert!(done >= 5, "{done} swaps");
+    let kept = done.min(8);
+    assert_eq!(c("swap_log_dropped") as usize, done - kept);
+    let e = |i: usize, f: &str| c(&format!("swap_log_{i}_{f}"));
+    for i in 0..kept {
+        assert_eq!(e(i, "tenant_hot"), 0.0, "swap {i}: only the hot vSSD's channel gains by a swap");
+        assert!(e(i, "end_s") >= e(i, "start_s") && e(i, "units_moved") > 0.0, "swap {i}");
+        assert!(e(i, "imbalance_before") > 1.0, "swap {i}: {}", e(i, "imbalance_before"));
+        if i + 1 < kept {
+            assert_eq!(
+                e(i + 1, "channel_hot"),
+                e(i, "channel_cool"),
+                "swap {i}: the hot load went to the partner"
+            );
+        }
+    }
+    for k in 0..kept.saturating_sub(3) {
+        let mut seen = [false; 4];
+        seen[e(k, "channel_hot") as usize] = true;
+        (k..k + 3).for_each(|i| seen[e(i, "channel_cool") as usize] = true);
+        assert!(seen.iter().all(|&v| v), "swaps {k}..{}: the hot load missed a channel", k + 3);
+    }
+    let pending = if c("swap_in_progress_at_end") > 0.0 { c("swap_blocks") } else { 0.0 };
+    assert!(c("swap_erases") <= c("swap_blocks") && c("swap_erases") >= c("swap_blocks") - pending);
+    assert_eq!(c("swap_bytes_moved"), c("swap_units_moved") * 4096.0);
+    let (bandwidth, measured) = (c("swap_time_bandwidth_s"), c("swap_device_time_s"));
+    assert!(bandwidth > 0.0 && bandwidth <= measured, "bandwidth bound {bandwidth} s, measured {measured} s");
+    // Four equal writers: equal erase rates, nothing to gain, no swap.
+    let equal = run(&four_channels("epoch_s = 0.01\nswap_interval_min_s = 0.3", 3, 6.0), &[]);
+    assert_eq!(counter(&equal, "n_swaps"), 0.0, "trigger {}", counter(&equal, "trigger_imbalance_last"));
 }

@@ -134,7 +134,8 @@ impl SwapPolicy {
     }
 
     /// The partner of `hot` among the other vSSDs' channels (`partner_window`). `Cumulative`:
-    /// of those whose load now wears at most the swappable channels' mean rate (so that,
+    /// of those
+    /// whose load now wears at most the swappable channels' mean rate (so that,
     /// once it holds that load, the most-worn channel's lead over the mean shrinks) and at
     /// most 1/`threshold` as fast as `hot`'s (a swap that gains less than the target's factor
     /// is not worth a migration, and equal loads are never swapped), the one with the fewest
