@@ -224,6 +224,7 @@ class LifetimeModel(TypedDict):
     without_swaps: LifetimeCase
     swap_bound: SwapBound
     worst_case: WorstCase | None
+    device_scale: DeviceScale | None
 
 
 class LifetimePoint(TypedDict):
@@ -606,6 +607,23 @@ class WorstCase(TypedDict):
     n_swaps: int
     interval_days_mean: float | None
     interval_days_last: float | None
+    imbalance: float | None
+
+
+class DeviceScale(TypedDict):
+    """`DeviceScale` of schema/results.schema.json."""
+
+    life_days_ideal: float
+    rate_scale: float
+    capacity_scale: float
+    swap_minutes: float
+    n_swaps: int
+    interval_days_mean: float | None
+    interval_days_min: float | None
+    interval_days_max: float | None
+    swap_time_fraction: float | None
+    first_wear_out_days: float | None
+    lifetime_vs_ideal: float | None
     imbalance: float | None
 
 

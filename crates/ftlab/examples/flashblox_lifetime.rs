@@ -91,6 +91,7 @@ fn main() {
         "model_swap_time_fraction": w["swap_time_fraction"],
         "swap_bound": life["swap_bound"],
         "worst_case": life["worst_case"],
+        "device_scale": life["device_scale"],
         "swap_run_counters": c,
         "inputs": life["inputs"],
     });

@@ -142,8 +142,8 @@ pub mod internals {
         }
         pub mod lifetime_model {
             pub use crate::metrics::lifetime_model::{
-                inputs_from_run, swap_bound_check, swap_rounds_bound, worst_case, ModelInput, ModelRun,
-                SwapStats, FIXED, SLIDES_LIFE_S,
+                device_scale, inputs_from_run, swap_bound_check, swap_rounds_bound, worst_case, ModelInput,
+                ModelRun, SwapStats, FIXED, SLIDES_LIFE_S,
             };
         }
         pub mod report {

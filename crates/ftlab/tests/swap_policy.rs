@@ -205,3 +205,36 @@ fn the_fewest_swaps_that_keep_the_bound_are_close_to_n_k() {
         );
     }
 }
+
+#[test]
+fn device_scale_measures_the_interval_on_a_five_year_life_without_the_quick_floor() {
+    // `device_scale` (docs/lifetime.md): the run's rates scaled so that the ideal lifetime is
+    // the slides' 5 years, a swap's time scaled by the capacity (x512: the quick form's
+    // channel over the full preset's), no floor but the swap's own time. One hot load on 8
+    // channels of 64 blocks at 3,000 cycles: budget 8·64·3000 = 1,536,000 erases; at 100
+    // erases/s the ideal life is 15,360 s, so the rates scale by 15,360 / (5·365·86,400).
+    // The input's floor (10^6 s, longer than the unscaled life) does not apply there.
+    let mut input = channels(&one_hot(8), 1e6, 0.05, RateWindow::Cumulative);
+    input.pe_cycles = 3000.0;
+    input.rate_per_s = vec![0.0; 8];
+    input.rate_per_s[0] = 100.0;
+    input.swap_time_s = 3.0;
+    input.swap_erases = 32.0;
+    let life_s = 5.0 * 365.0 * DAY_S;
+    let (m, run, rate_scale) =
+        ftlab::internals::metrics::lifetime_model::device_scale(&input, 512.0).unwrap();
+    assert!((rate_scale - 15_360.0 / life_s).abs() < 1e-15, "{rate_scale}");
+    assert_eq!((m.swap_time_s, m.swap_interval_min_s), (3.0 * 512.0, 0.0));
+    let wear_out = run.first_wear_out_s.expect("wears out within 10 lives");
+    let n = run.swap_times_s.len();
+    assert!(n >= 72, "{n} swaps: at least the slides' N·K = 72");
+    // Balanced to 1 + x, each swap's own erases (half a cycle per block on each of its two
+    // channels) the only loss: the first wear-out comes after 1/1.1 of the ideal life, less
+    // those erases' share, and well before it.
+    let swap_cycles = n as f64 * 2.0 * 32.0 / 64.0 / 8.0;
+    assert!(wear_out >= life_s * (1.0 / 1.1 - swap_cycles / 3000.0) && wear_out < life_s, "{wear_out}");
+    // Unscaled, the input's floor allows no swap before the first wear-out (at 1/8 of the
+    // 15,360 s ideal life): the quick form's floor would have been the answer.
+    let unscaled = input.run(true, 10.0 * 15_360.0);
+    assert!(unscaled.swap_times_s.is_empty() && unscaled.first_wear_out_s == Some(1920.0), "{unscaled:?}");
+}

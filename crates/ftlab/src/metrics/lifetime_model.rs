@@ -407,8 +407,9 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
 
 /// `ftlab lifetime`'s answer, as JSON: the inputs, and the model with and without swaps
 /// (time to first wear-out in seconds and days, the swaps and what they cost: `SwapStats`,
-/// the wear imbalance at the end, the wear series), and with swaps the slides' N·K check.
-pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
+/// the wear imbalance at the end, the wear series), and with swaps the slides' N·K check,
+/// their worst case and the model on the device's own time scale (`device_scale`).
+pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64, capacity_scale: f64) -> String {
     let run = |swaps| {
         let r = input.run(swaps, horizon_s);
         let st = SwapStats::of(&r, input.swap_time_s);
@@ -452,6 +453,7 @@ pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
         "without_swaps": run(false).1,
         "swap_bound": swap_bound_check(input, &with),
         "worst_case": worst_case_json(input),
+        "device_scale": device_scale_json(input, capacity_scale),
     });
     serde_json::to_string_pretty(&v).expect("serializes")
 }
@@ -491,6 +493,67 @@ pub fn worst_case(input: &ModelInput, life_s: f64) -> Option<(ModelRun, SwapStat
 
 /// The slides' lifetime of the worst case: "5 years", of 365 days.
 pub const SLIDES_LIFE_S: f64 = 5.0 * 365.0 * 86_400.0;
+
+/// The preset device's capacity over the run's, from a resolved scenario's `[device]`: the
+/// preset's blocks per plane x pages per block over the run's (1 without a preset, or when a
+/// key is missing). A channel swap moves a channel's data, so its time scales by this.
+pub(crate) fn capacity_scale(resolved_toml: &str) -> f64 {
+    let Ok(doc) = resolved_toml.parse::<toml::Table>() else { return 1.0 };
+    let dev = doc.get("device");
+    let get = |k: &str| dev.and_then(|d| d.get(k)).and_then(|v| v.as_integer()).map(|v| v as f64);
+    let full = dev
+        .and_then(|d| d.get("preset"))
+        .and_then(|p| p.as_str())
+        .and_then(crate::scenario::presets::preset)
+        .and_then(|p| Some(p.blocks_per_plane? as f64 * p.pages_per_block? as f64));
+    match (full, get("blocks_per_plane"), get("pages_per_block")) {
+        (Some(full), Some(b), Some(p)) if b * p > 0.0 => full / (b * p),
+        _ => 1.0,
+    }
+}
+
+/// The model on the device's own time scale, as the slides state their numbers ("For an SSD
+/// with 5 years lifetime"; "Channel migration takes 15 minutes, once per 19 days"): the run's
+/// per-channel rates scaled by `rate_scale` so that the ideal lifetime (every block worn
+/// evenly) is 5 years, each swap's time scaled by `capacity_scale` (the full device's
+/// channel holds that much more data; the bandwidth is the same), its wear per block
+/// unchanged, and no floor between swaps beyond their own time (the floor is the quick
+/// form's, DESIGN §12). Run to the first wear-out. `None` without a swap rule or erases.
+pub fn device_scale(input: &ModelInput, capacity_scale: f64) -> Option<(ModelInput, ModelRun, f64)> {
+    let budget: f64 =
+        input.blocks.iter().zip(&input.wear_start).map(|(b, w)| b * (input.pe_cycles - w).max(0.0)).sum();
+    let rate: f64 = input.rate_per_s.iter().sum();
+    if !(input.swap_threshold.is_finite() && rate > 0.0 && budget > 0.0) {
+        return None;
+    }
+    let rate_scale = budget / rate / SLIDES_LIFE_S;
+    let mut m = input.clone();
+    m.rate_per_s.iter_mut().for_each(|r| *r *= rate_scale);
+    m.swap_time_s *= capacity_scale;
+    m.swap_interval_min_s = 0.0;
+    let run = m.run(true, 10.0 * SLIDES_LIFE_S);
+    Some((m, run, rate_scale))
+}
+
+fn device_scale_json(input: &ModelInput, capacity_scale: f64) -> Value {
+    let Some((m, run, rate_scale)) = device_scale(input, capacity_scale) else { return Value::Null };
+    let st = SwapStats::of(&run, m.swap_time_s);
+    let day = |s: f64| s / 86_400.0;
+    json!({
+        "life_days_ideal": day(SLIDES_LIFE_S),
+        "rate_scale": rate_scale,
+        "capacity_scale": capacity_scale,
+        "swap_minutes": m.swap_time_s / 60.0,
+        "n_swaps": st.n_swaps,
+        "interval_days_mean": st.interval_s_mean.map(day),
+        "interval_days_min": st.interval_s_min.map(day),
+        "interval_days_max": st.interval_s_max.map(day),
+        "swap_time_fraction": st.swap_time_fraction,
+        "first_wear_out_days": run.first_wear_out_s.map(day),
+        "lifetime_vs_ideal": run.first_wear_out_s.map(|s| s / SLIDES_LIFE_S),
+        "imbalance": run.series.last().and_then(|p| wear_imbalance(&p.1)),
+    })
+}
 
 fn worst_case_json(input: &ModelInput) -> Value {
     let Some((run, st)) = worst_case(input, SLIDES_LIFE_S) else { return Value::Null };
