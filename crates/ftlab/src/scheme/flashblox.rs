@@ -603,6 +603,24 @@ impl Flashblox {
         policy.decide(&ChannelState { since_start: &since_start, rate_now_per_s: &rate, wear: &wear, owner })
     }
 
+    /// Tenant `t`'s dies and home from the channels it holds now (`channel_owner`).
+    fn rehome(&mut self, t: u16) {
+        let mine: Vec<u32> = (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
+        self.dies[t as usize] = self
+            .g
+            .dies_channel_first()
+            .into_iter()
+            .filter(|d| mine.contains(&self.g.channel_of(*d)))
+            .collect();
+        self.next[t as usize] = 0;
+        let n_dies = self.g.n_dies as usize;
+        let row = &mut self.home[t as usize * n_dies..(t as usize + 1) * n_dies];
+        row.fill(false);
+        for d in &self.dies[t as usize] {
+            row[d.0 as usize] = true;
+        }
+    }
+
     /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
     /// its new home: one migration per source die, to the dies of the other channel. Its open
     /// blocks there are closed first (those with a program still in flight later, by
@@ -617,23 +635,8 @@ impl Flashblox {
     ) {
         let (a, b) = (self.channel_owner[hot as usize], self.channel_owner[cool as usize]);
         self.channel_owner.swap(hot as usize, cool as usize);
-        for t in [a, b] {
-            let mine: Vec<u32> =
-                (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
-            self.dies[t as usize] = self
-                .g
-                .dies_channel_first()
-                .into_iter()
-                .filter(|d| mine.contains(&self.g.channel_of(*d)))
-                .collect();
-            self.next[t as usize] = 0;
-            let n_dies = self.g.n_dies as usize;
-            let row = &mut self.home[t as usize * n_dies..(t as usize + 1) * n_dies];
-            row.fill(false);
-            for d in &self.dies[t as usize] {
-                row[d.0 as usize] = true;
-            }
-        }
+        self.rehome(a);
+        self.rehome(b);
         // Closes go first: the migrations' copies must not land in a block being closed.
         let mut migrations = Vec::new();
         let mut rec = SwapRecord {
