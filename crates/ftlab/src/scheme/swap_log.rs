@@ -136,6 +136,44 @@ pub(crate) fn bandwidth_time_s(g: &Geometry, t: &Timing, r: &SwapRecord) -> f64 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::time::SimTime;
+
+    #[test]
+    fn bandwidth_time_by_hand() {
+        // 2 dies a channel (2 chips x 1 die), 4 KiB pages of one 4 KiB unit; tR 50 us,
+        // tPROG 500 us, tBERS 2 ms; bus 400 MT/s x 1 byte: a page's transfer 4096 / 400e6 s
+        // = 10.24 us. 100 pages out of `hot` and 40 out of `cool`, 10 and 4 blocks.
+        // `hot`: bus 100 x 10.24 + 40 x 10.24 = 1,433.6 us; dies (100 x 50 + 40 x 500 +
+        // 10 x 2,000) / 2 = 22,500 us. `cool`: bus the same; dies (40 x 50 + 100 x 500 +
+        // 4 x 2,000) / 2 = 30,000 us. The larger: 30 ms. With the read holding the bus through
+        // tR, `cool`'s bus is 40 x 60.24 + 100 x 10.24 = 3,433.6 us, still below its dies.
+        let g = Geometry::new(2, 2, 1, 1, 16, 16, 4096, 4096).unwrap();
+        let us = |x: u64| SimTime(x * 1000);
+        let mut t = Timing {
+            read: us(50),
+            program: us(500),
+            erase: us(2000),
+            command: SimTime::ZERO,
+            suspend: SimTime::ZERO,
+            channel_mts: 400,
+            channel_width_bits: 8,
+            read_holds_channel: false,
+        };
+        let r = SwapRecord {
+            units_from_hot: 100,
+            units_from_cool: 40,
+            blocks_from_hot: 10,
+            blocks_from_cool: 4,
+            ..SwapRecord::default()
+        };
+        assert!((bandwidth_time_s(&g, &t, &r) - 0.030).abs() < 1e-12);
+        t.read_holds_channel = true;
+        assert!((bandwidth_time_s(&g, &t, &r) - 0.030).abs() < 1e-12);
+        // Make the bus the bottleneck: a 1 MT/s bus, a transfer 4.096 ms: `hot` carries
+        // 140 transfers plus 100 reads' tR = 573.44 + 5 ms = 578.44 ms.
+        t.channel_mts = 1;
+        assert!((bandwidth_time_s(&g, &t, &r) - 0.57844).abs() < 1e-9, "{}", bandwidth_time_s(&g, &t, &r));
+    }
 
     #[test]
     fn the_log_keeps_the_last_swaps_and_counts_the_dropped() {
