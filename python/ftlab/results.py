@@ -210,6 +210,7 @@ class LifetimeInputs(TypedDict):
     owner: list[None | int]
     swap_threshold: float | None
     rate_window: str
+    partner_window: str
     swap_interval_min_s: float
     epoch_s: float
     swap_time_s: float
@@ -224,6 +225,7 @@ class LifetimeModel(TypedDict):
     without_swaps: LifetimeCase
     swap_bound: SwapBound
     worst_case: WorstCase | None
+    device_scale: DeviceScale | None
 
 
 class LifetimePoint(TypedDict):
@@ -608,6 +610,23 @@ class WorstCase(TypedDict):
     n_swaps: int
     interval_days_mean: float | None
     interval_days_last: float | None
+    imbalance: float | None
+
+
+class DeviceScale(TypedDict):
+    """`DeviceScale` of schema/results.schema.json."""
+
+    life_days_ideal: float
+    rate_scale: float
+    capacity_scale: float
+    swap_minutes: float
+    n_swaps: int
+    interval_days_mean: float | None
+    interval_days_min: float | None
+    interval_days_max: float | None
+    swap_time_fraction: float | None
+    first_wear_out_days: float | None
+    lifetime_vs_ideal: float | None
     imbalance: float | None
 
 

@@ -196,7 +196,8 @@ pub fn lifetime(
         });
     }
     let input = crate::metrics::lifetime_model::inputs_from_run(summary, resolved_toml, scheme)?;
-    Ok(crate::metrics::lifetime_model::lifetime_json(&input, horizon_s))
+    let capacity_scale = crate::metrics::lifetime_model::capacity_scale(resolved_toml);
+    Ok(crate::metrics::lifetime_model::lifetime_json(&input, horizon_s, capacity_scale))
 }
 
 /// `ftlab schemes` and `ftlab mappers`: every registered scheme and stream mapper with its

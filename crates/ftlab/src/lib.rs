@@ -147,8 +147,8 @@ pub mod internals {
         }
         pub mod lifetime_model {
             pub use crate::metrics::lifetime_model::{
-                inputs_from_run, swap_bound_check, swap_rounds_bound, worst_case, ModelInput, ModelRun,
-                SwapStats, FIXED, SLIDES_LIFE_S,
+                device_scale, inputs_from_run, swap_bound_check, swap_rounds_bound, worst_case, ModelInput,
+                ModelRun, SwapStats, FIXED, SLIDES_LIFE_S,
             };
         }
         pub mod report {
@@ -214,7 +214,7 @@ pub mod internals {
             analyses, build, info, ReadPlan, RoundRobin, Scheme, SchemeContext, Stripes, REGISTRY,
         };
         pub mod flashblox {
-            pub use crate::scheme::flashblox::{decide, Decision, RateWindow, NO_OWNER};
+            pub use crate::scheme::flashblox::{ChannelState, Decision, RateWindow, SwapPolicy, NO_OWNER};
         }
         pub mod part_ftl {
             pub use crate::scheme::part_ftl::analysis_config;

@@ -100,50 +100,101 @@ fn one_hot_channel_triggers_swaps_and_spreads_the_erases() {
     assert_eq!(counter(&never, "n_swaps"), 0.0);
 }
 
-use ftlab::internals::scheme::flashblox::{decide, Decision, NO_OWNER};
+use ftlab::internals::scheme::flashblox::{ChannelState, Decision, RateWindow, SwapPolicy, NO_OWNER};
 
-/// One `decide` case: name, trigger counts, current rates, wear, owners, threshold, expected.
-type DecideCase = (&'static str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision);
+/// One `SwapPolicy::decide` case: name, erases since the start, current rates, wear, owners,
+/// threshold, the expected decision with the partner measured since the start (the policy)
+/// and since the last swap (the reading before issue 40).
+type DecideCase = (&'static str, [f64; 4], [f64; 4], [f64; 4], [u16; 4], f64, Decision, Decision);
+
+fn policy(threshold: f64, partner_window: RateWindow, lookahead_s: f64, swap_erases: f64) -> SwapPolicy {
+    SwapPolicy { threshold, window: RateWindow::Cumulative, partner_window, lookahead_s, swap_erases }
+}
 
 #[test]
-fn decide_swaps_hottest_with_coldest_above_the_trigger_only() {
-    // (case, trigger counts, current rates, wear, owners, threshold, expected). Worked by hand:
-    // the trigger is max / mean of the swappable channels' counts; the pair is the most-worn
-    // channel ("the channel that has incurred the maximum wearout") and, among the other
-    // vSSDs' channels, the lowest current rate ("the channel that has the minimum rate of
-    // wearout"); it swaps only if the worn channel's own rate is higher.
+fn decide_swaps_the_most_worn_with_the_least_worn_slower_load_above_the_trigger_only() {
+    // Worked by hand: the trigger is max / mean of the swappable channels' erases since the
+    // start; the pair is the most-worn channel ("the channel that has incurred the maximum
+    // wearout") and, among the other vSSDs' channels, "the channel that has the minimum rate
+    // of wearout": measured since the start (the fewest erases since then) among those whose
+    // current rate is at most 1/threshold of the most-worn's; or (the old reading) the lowest
+    // current rate, if below the most-worn's.
     let o = NO_OWNER;
+    let swap = |hot, cool, imbalance| Decision::Swap { hot, cool, imbalance };
     #[rustfmt::skip]
     let cases: &[DecideCase] = &[
-        // mean 20, max 40: 2.0 > 1.5; most worn ch 0 (5), lowest rate ch 1 (0): swap 0 <-> 1.
+        // mean 20, max 40: 2.0 > 1.5; most worn ch 0 (5); rates at most 8/1.5: ch 1-3, fewest
+        // erases ch 1 and 2 (10), then the lower rate: ch 1. Both readings swap 0 <-> 1.
         ("above", [40.0, 10.0, 10.0, 20.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
-            Decision::Swap { hot: 0, cool: 1, imbalance: 2.0 }),
+            swap(0, 1, 2.0), swap(0, 1, 2.0)),
         // mean 10, max 12: 1.2 <= 1.5: no swap, however the wear and rates lie.
         ("below", [12.0, 10.0, 10.0, 8.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
-            Decision::Below { imbalance: 1.2 }),
+            Decision::Below { imbalance: 1.2 }, Decision::Below { imbalance: 1.2 }),
         // mean 10, max 15: exactly 1.5 does not exceed 1.5.
         ("at the threshold",
             [15.0, 10.0, 10.0, 5.0], [8.0, 0.0, 1.0, 2.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
-            Decision::Below { imbalance: 1.5 }),
+            Decision::Below { imbalance: 1.5 }, Decision::Below { imbalance: 1.5 }),
         // Above, but the most-worn channel 0 now wears slowest (0 < 1): nothing to gain.
         ("above, worn one slowest",
             [40.0, 10.0, 10.0, 20.0], [0.0, 1.0, 2.0, 8.0], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.5,
-            Decision::Wait { imbalance: 2.0 }),
+            Decision::Wait { imbalance: 2.0 }, Decision::Wait { imbalance: 2.0 }),
         // vSSD 0 holds channels 0 and 1, channel 3 is no channel vSSD's (ignored, though most
-        // worn): over 0-2, mean 10, max 30: 3.0; the partner is another vSSD's: channel 2.
+        // worn): over 0-2, mean 10, max 20: 2.0; the partner is another vSSD's: channel 2.
         ("two-channel vSSD",
-            [30.0, 0.0, 0.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
-            Decision::Swap { hot: 0, cool: 2, imbalance: 3.0 }),
+            [20.0, 5.0, 5.0, 99.0], [5.0, 0.0, 1.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, 1, o], 1.5,
+            swap(0, 2, 2.0), swap(0, 2, 2.0)),
+        // Graded loads, ch 1 just relieved (35 erases, now the slowest load, 1/s): mean 25,
+        // max 40: 1.6; ch 0's load is 5/2.75 = 1.82x the mean rate, its lead grows. The
+        // lowest current rate is ch 1, which would take ch 0's load back (ping-pong); since
+        // the start the least worn of the loads at most the mean rate is ch 2 (10 erases,
+        // 2/s <= 2.75 and <= 5/1.1).
+        ("graded, just relieved",
+            [40.0, 35.0, 10.0, 15.0], [5.0, 1.0, 2.0, 3.0], [40.0, 35.0, 10.0, 15.0], [0, 1, 2, 3], 1.1,
+            swap(0, 2, 1.6), swap(0, 1, 1.6)),
+        // Equal current rates: no load is slower, whatever the wear: no swap.
+        ("equal rates", [40.0, 10.0, 10.0, 20.0], [2.0; 4], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.1,
+            Decision::Wait { imbalance: 2.0 }, Decision::Wait { imbalance: 2.0 }),
+        // Every other load wears within 1/1.1 of the most-worn's (3.7-3.9 > 4/1.1 = 3.64): a
+        // swap would gain less than the target's factor. The old reading swaps with ch 3.
+        ("gain below the target",
+            [40.0, 10.0, 10.0, 20.0], [4.0, 3.8, 3.9, 3.7], [5.0, 1.0, 2.0, 3.0], [0, 1, 2, 3], 1.1,
+            Decision::Wait { imbalance: 2.0 }, swap(0, 3, 2.0)),
         // Nothing erased yet: no trigger.
-        ("idle", [0.0; 4], [0.0; 4], [1.0; 4], [0, 1, 2, 3], 1.1, Decision::Below { imbalance: 0.0 }),
+        ("idle", [0.0; 4], [0.0; 4], [1.0; 4], [0, 1, 2, 3], 1.1,
+            Decision::Below { imbalance: 0.0 }, Decision::Below { imbalance: 0.0 }),
         // One vSSD holds every swappable channel: never.
         ("one vSSD",
             [30.0, 0.0, 0.0, 0.0], [5.0, 0.0, 0.0, 0.0], [4.0, 1.0, 2.0, 9.0], [0, 0, o, o], 1.1,
-            Decision::Never),
+            Decision::Never, Decision::Never),
     ];
-    for (name, trigger, rate, wear, owner, threshold, want) in cases {
-        assert_eq!(decide(trigger, rate, wear, owner, *threshold), *want, "{name}");
+    for (name, since_start, rate, wear, owner, threshold, want, want_old) in cases {
+        let st = ChannelState { since_start, rate_now_per_s: rate, wear, owner };
+        let new = policy(*threshold, RateWindow::Cumulative, 0.0, 0.0).decide(&st);
+        assert_eq!(new, *want, "{name}");
+        let old = policy(*threshold, RateWindow::SinceSwap, 0.0, 0.0).decide(&st);
+        assert_eq!(old, *want_old, "{name} (partner by the current rate)");
     }
+}
+
+#[test]
+fn the_trigger_fires_early_enough_for_the_next_check_and_the_swaps_own_erases() {
+    // Erases (10.9, 10, 10, 10): max / mean = 10.9/10.225 = 1.066 <= 1.1. At 10 erases/s on
+    // ch 0, by the next check 0.1 s later: (11.9, 10, 10, 10), 11.9/10.475 = 1.136 > 1.1.
+    let (e, r, w, own) =
+        ([10.9, 10.0, 10.0, 10.0], [10.0, 0.0, 0.0, 0.0], [9.0, 1.0, 1.0, 1.0], [0, 1, 2, 3]);
+    let st = ChannelState { since_start: &e, rate_now_per_s: &r, wear: &w, owner: &own };
+    let imb = 10.9 / 10.225;
+    assert_eq!(policy(1.1, RateWindow::Cumulative, 0.0, 0.0).decide(&st), Decision::Below { imbalance: imb });
+    assert_eq!(
+        policy(1.1, RateWindow::Cumulative, 0.1, 0.0).decide(&st),
+        Decision::Swap { hot: 0, cool: 1, imbalance: imb }
+    );
+    // A swap adding 2 erases to each of its channels: (10.9 + 2) / (10.225 + 2·2/4) = 1.149
+    // > 1.1: waiting would leave the imbalance above the target after the swap.
+    assert_eq!(
+        policy(1.1, RateWindow::Cumulative, 0.0, 2.0).decide(&st),
+        Decision::Swap { hot: 0, cool: 1, imbalance: imb }
+    );
 }
 
 #[test]
@@ -430,4 +481,69 @@ fn close_block_gives_up_the_unwritten_pages_and_makes_the_block_collectable() {
         assert_ne!(g.block_of(next.ppa), b, "{case}");
         assert!(!ftl.is_closable(b), "{case}: a closed block is not closable again");
     }
+}
+
+/// Four channels, one vSSD each: `hot` overwrites at random (closed loop), three read-only
+/// (`writers` of them write the same way as `hot` instead).
+fn four_channels(knobs: &str, writers: usize, duration_s: f64) -> String {
+    let mut tenants = format!("[precondition]\nmode = \"fill\"\n[measure]\nduration_s = {duration_s}\n");
+    for t in 0..4 {
+        let writes = t == 0 || t <= writers;
+        let (read_ratio, arrival) =
+            if writes { (0.2, "\"closed\"") } else { (1.0, "\"poisson\"\nrate_iops = 1000.0") };
+        tenants += &format!(
+            "[[tenants]]\nname = \"t{t}\"\nnamespace_fraction = 0.25\nqueue_depth = 8\n[tenants.synthetic]\n\
+             pattern = \"uniform\"\nread_ratio = {read_ratio}\narrival = {arrival}\nrequests = 400000\n"
+        );
+    }
+    common::tiny_on(
+        &["flashblox"],
+        "channels = 4",
+        &format!("[ftl]\nscheduler = \"fair\"\n[scheme.flashblox]\n{knobs}\n"),
+        &tenants,
+    )
+}
+
+#[test]
+fn one_hot_vssd_cycles_through_every_channel_and_each_swap_is_logged_and_costed() {
+    // The slides' worst case on the engine: one vSSD of four does every erase. Under the
+    // default policy (cumulative trigger at 1.1, partner the least worn since the start) each
+    // swap moves its load from the most-worn channel to the least worn, so from any swap on
+    // the next N = 4 take it to every channel; the log shows it (the next swap's worn channel
+    // is this one's partner), and each swap's cost is counted: the blocks it listed are
+    // erased once each (the wear it adds), its bytes, and a measured time no shorter than the
+    // device's bandwidth allows for the data it moved. Under the integrity oracle.
+    let s = run(&four_channels("epoch_s = 0.01\nswap_interval_min_s = 0.3", 0, 20.0), &[]);
+    let c = |k: &str| counter(&s, k);
+    let done = c("n_swaps_completed") as usize;
+    assert!(done >= 5, "{done} swaps");
+    let kept = done.min(8);
+    assert_eq!(c("swap_log_dropped") as usize, done - kept);
+    let e = |i: usize, f: &str| c(&format!("swap_log_{i}_{f}"));
+    for i in 0..kept {
+        assert_eq!(e(i, "tenant_hot"), 0.0, "swap {i}: only the hot vSSD's channel gains by a swap");
+        assert!(e(i, "end_s") >= e(i, "start_s") && e(i, "units_moved") > 0.0, "swap {i}");
+        assert!(e(i, "imbalance_before") > 1.0, "swap {i}: {}", e(i, "imbalance_before"));
+        if i + 1 < kept {
+            assert_eq!(
+                e(i + 1, "channel_hot"),
+                e(i, "channel_cool"),
+                "swap {i}: the hot load went to the partner"
+            );
+        }
+    }
+    for k in 0..kept.saturating_sub(3) {
+        let mut seen = [false; 4];
+        seen[e(k, "channel_hot") as usize] = true;
+        (k..k + 3).for_each(|i| seen[e(i, "channel_cool") as usize] = true);
+        assert!(seen.iter().all(|&v| v), "swaps {k}..{}: the hot load missed a channel", k + 3);
+    }
+    let pending = if c("swap_in_progress_at_end") > 0.0 { c("swap_blocks") } else { 0.0 };
+    assert!(c("swap_erases") <= c("swap_blocks") && c("swap_erases") >= c("swap_blocks") - pending);
+    assert_eq!(c("swap_bytes_moved"), c("swap_units_moved") * 4096.0);
+    let (bandwidth, measured) = (c("swap_time_bandwidth_s"), c("swap_device_time_s"));
+    assert!(bandwidth > 0.0 && bandwidth <= measured, "bandwidth bound {bandwidth} s, measured {measured} s");
+    // Four equal writers: equal erase rates, nothing to gain, no swap.
+    let equal = run(&four_channels("epoch_s = 0.01\nswap_interval_min_s = 0.3", 3, 6.0), &[]);
+    assert_eq!(counter(&equal, "n_swaps"), 0.0, "trigger {}", counter(&equal, "trigger_imbalance_last"));
 }

@@ -2,7 +2,7 @@
 //! FlashBlox swap bound (slides: K ≥ (N−1−x)/(N·x)). The model takes each channel's erase
 //! rate (per vSSD, measured by a detailed run) and each swap's measured cost, and advances
 //! wear analytically, event to event (trigger checks, swap ends, wear-out), with the swap rule
-//! the scheme runs (`scheme::swap::decide`, the same trigger window), so years take
+//! the scheme runs (`scheme::swap::SwapPolicy::decide`, the same trigger window), so years take
 //! microseconds. The swaps fire when the trigger does: the interval between swaps and the
 //! time spent swapping are outputs (`SwapStats`), never inputs. Pure arithmetic on plain data:
 //! extracting the inputs from a run's `summary.json` is `inputs_from_run`, which asks the
@@ -10,7 +10,7 @@
 //! simulation, no scheme named.
 
 use crate::error::{FtlabError, LifetimeError};
-use crate::scheme::swap::{decide, ChannelLoads, Decision, RateWindow, SwapRule, NO_OWNER};
+use crate::scheme::swap::{ChannelLoads, ChannelState, Decision, RateWindow, SwapPolicy, SwapRule, NO_OWNER};
 use serde_json::{json, Value};
 
 /// The real-valued bound of the slides: rounds of cycling K after which the wear imbalance
@@ -51,6 +51,8 @@ pub struct ModelInput {
     /// The trigger's window: `Cumulative` compares the erases since time 0 (the wear the
     /// model added), `SinceSwap` the current rates (constant between swaps here).
     pub rate_window: RateWindow,
+    /// The window of the partner's "minimum rate of wearout" (`SwapPolicy::partner_window`).
+    pub partner_window: RateWindow,
     pub swap_interval_min_s: f64,
     pub epoch_s: f64,
     pub swap_time_s: f64,
@@ -65,6 +67,8 @@ pub struct ModelRun {
     pub first_wear_out_s: Option<f64>,
     /// Start time of every swap up to the wear-out (or the horizon).
     pub swap_times_s: Vec<f64>,
+    /// The channels of every swap, (most worn, partner), in the order of `swap_times_s`.
+    pub swap_pairs: Vec<(usize, usize)>,
     /// (time, wear of each channel) at time 0, at each swap's start and end, and at the end;
     /// wear is linear in between.
     pub series: Vec<(f64, Vec<f64>)>,
@@ -100,29 +104,42 @@ impl ModelInput {
         (0..wear.len()).map(|c| (wear[c] - self.wear_start[c]) * self.blocks[c]).collect()
     }
 
-    /// The swap rule now (`swap::decide`): the trigger compares the erases since time 0
-    /// (`Cumulative`) or the current rates (`SinceSwap`); the pair is picked by wear and rate.
-    fn decision(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Decision {
-        let trigger = match self.rate_window {
-            RateWindow::Cumulative => self.erases_since_start(wear),
-            RateWindow::SinceSwap => rate.to_vec(),
-        };
-        decide(&trigger, rate, wear, owner, self.swap_threshold)
+    /// The swap policy of this input: the rule's knobs, the check interval as the trigger's
+    /// lookahead, each swap's erases.
+    pub fn policy(&self) -> SwapPolicy {
+        SwapPolicy {
+            threshold: self.swap_threshold,
+            window: self.rate_window,
+            partner_window: self.partner_window,
+            lookahead_s: self.epoch_s,
+            swap_erases: self.swap_erases,
+        }
     }
 
-    /// Time from now until max / mean of the swappable channels' erases since time 0 exceeds
-    /// the threshold θ at the current rates (`None`: never). Channel i's erases are e_i + r_i·d
-    /// and their mean is (S + R·d)/n (n channels, S and R the sums), so channel i passes θ·mean
-    /// at d = (θ·S/n − e_i) / (r_i − θ·R/n) when r_i > θ·R/n; the least such d over i.
+    /// The swap rule now (`SwapPolicy::decide`): the erases since time 0 (the wear the model
+    /// added), the current rates, the wear and the owners.
+    fn decision(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Decision {
+        let since_start = self.erases_since_start(wear);
+        let state = ChannelState { since_start: &since_start, rate_now_per_s: rate, wear, owner };
+        self.policy().decide(&state)
+    }
+
+    /// Time from now until the cumulative trigger (`SwapPolicy`) fires at the current rates
+    /// (`None`: never). With lookahead Δ and a swap's erases s, channel i's projected count is
+    /// e_i + r_i·(d + Δ) + s against θ·(S + R·(d + Δ) + 2s)/n (n channels, S and R the sums of
+    /// the counts and rates), so it passes at d = (θ·(S + R·Δ + 2s)/n − e_i − r_i·Δ − s) /
+    /// (r_i − θ·R/n) when r_i > θ·R/n; the least such d over i.
     fn time_to_trigger(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Option<f64> {
         let e = self.erases_since_start(wear);
         let sw: Vec<usize> = (0..wear.len()).filter(|&c| owner[c] != FIXED).collect();
         let n = sw.len() as f64;
         let (sum_e, sum_r) = sw.iter().fold((0.0, 0.0), |(a, b), &c| (a + e[c], b + rate[c]));
-        let (target, slope) = (self.swap_threshold * sum_e / n, self.swap_threshold * sum_r / n);
+        let (lead, s) = (self.epoch_s, self.swap_erases);
+        let target = self.swap_threshold * (sum_e + sum_r * lead + 2.0 * s) / n;
+        let slope = self.swap_threshold * sum_r / n;
         sw.iter()
             .filter(|&&c| rate[c] > slope)
-            .map(|&c| ((target - e[c]) / (rate[c] - slope)).max(0.0))
+            .map(|&c| ((target - e[c] - rate[c] * lead - s) / (rate[c] - slope)).max(0.0))
             .min_by(f64::total_cmp)
     }
 
@@ -151,7 +168,13 @@ impl ModelInput {
         if at > t {
             at
         } else if self.epoch_s > 0.0 {
-            ((t / self.epoch_s).floor() + 1.0) * self.epoch_s
+            // t / epoch may round to just below a whole k when t is on the grid: then k + 1.
+            let next = ((t / self.epoch_s).floor() + 1.0) * self.epoch_s;
+            if next > t {
+                next
+            } else {
+                ((t / self.epoch_s).floor() + 2.0) * self.epoch_s
+            }
         } else {
             t + f64::EPSILON * t.abs().max(1.0)
         }
@@ -170,8 +193,12 @@ impl ModelInput {
     pub fn run_to(&self, swaps: bool, horizon_s: f64, stop_at_wear_out: bool) -> ModelRun {
         let (mut wear, mut rate, mut owner) =
             (self.wear_start.clone(), self.rate_per_s.clone(), self.owner.clone());
-        let mut out =
-            ModelRun { first_wear_out_s: None, swap_times_s: Vec::new(), series: vec![(0.0, wear.clone())] };
+        let mut out = ModelRun {
+            first_wear_out_s: None,
+            swap_times_s: Vec::new(),
+            swap_pairs: Vec::new(),
+            series: vec![(0.0, wear.clone())],
+        };
         let mut t = 0.0;
         let mut check = if swaps { Some(self.on_epoch_grid(self.swap_interval_min_s)) } else { None };
         while t < horizon_s && out.swap_times_s.len() < SWAPS_MAX {
@@ -209,6 +236,7 @@ impl ModelInput {
                 }
                 Decision::Swap { hot, cool, .. } => {
                     out.swap_times_s.push(t);
+                    out.swap_pairs.push((hot, cool));
                     out.series.push((t, wear.clone()));
                     rate.swap(hot, cool);
                     owner.swap(hot, cool);
@@ -369,6 +397,7 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
         owner: loads.owner,
         swap_threshold: rule.threshold,
         rate_window: rule.window,
+        partner_window: rule.partner_window,
         swap_interval_min_s: rule.interval_min_s,
         epoch_s: rule.epoch_s,
         swap_time_s: rule.swap_time_s,
@@ -378,8 +407,9 @@ pub fn inputs_from_run(summary: &str, resolved_toml: &str, scheme: &str) -> Resu
 
 /// `ftlab lifetime`'s answer, as JSON: the inputs, and the model with and without swaps
 /// (time to first wear-out in seconds and days, the swaps and what they cost: `SwapStats`,
-/// the wear imbalance at the end, the wear series), and with swaps the slides' N·K check.
-pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
+/// the wear imbalance at the end, the wear series), and with swaps the slides' N·K check,
+/// their worst case and the model on the device's own time scale (`device_scale`).
+pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64, capacity_scale: f64) -> String {
     let run = |swaps| {
         let r = input.run(swaps, horizon_s);
         let st = SwapStats::of(&r, input.swap_time_s);
@@ -413,6 +443,7 @@ pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
             "owner": owner,
             "swap_threshold": swap_threshold,
             "rate_window": input.rate_window,
+            "partner_window": input.partner_window,
             "swap_interval_min_s": input.swap_interval_min_s,
             "epoch_s": input.epoch_s,
             "swap_time_s": input.swap_time_s,
@@ -422,6 +453,7 @@ pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64) -> String {
         "without_swaps": run(false).1,
         "swap_bound": swap_bound_check(input, &with),
         "worst_case": worst_case_json(input),
+        "device_scale": device_scale_json(input, capacity_scale),
     });
     serde_json::to_string_pretty(&v).expect("serializes")
 }
@@ -448,6 +480,7 @@ pub fn worst_case(input: &ModelInput, life_s: f64) -> Option<(ModelRun, SwapStat
         owner: (0..n as u16).collect(),
         swap_threshold: input.swap_threshold,
         rate_window: input.rate_window,
+        partner_window: input.partner_window,
         swap_interval_min_s: input.swap_interval_min_s,
         epoch_s: input.epoch_s,
         swap_time_s: 0.0,
@@ -460,6 +493,67 @@ pub fn worst_case(input: &ModelInput, life_s: f64) -> Option<(ModelRun, SwapStat
 
 /// The slides' lifetime of the worst case: "5 years", of 365 days.
 pub const SLIDES_LIFE_S: f64 = 5.0 * 365.0 * 86_400.0;
+
+/// The preset device's capacity over the run's, from a resolved scenario's `[device]`: the
+/// preset's blocks per plane x pages per block over the run's (1 without a preset, or when a
+/// key is missing). A channel swap moves a channel's data, so its time scales by this.
+pub(crate) fn capacity_scale(resolved_toml: &str) -> f64 {
+    let Ok(doc) = resolved_toml.parse::<toml::Table>() else { return 1.0 };
+    let dev = doc.get("device");
+    let get = |k: &str| dev.and_then(|d| d.get(k)).and_then(|v| v.as_integer()).map(|v| v as f64);
+    let full = dev
+        .and_then(|d| d.get("preset"))
+        .and_then(|p| p.as_str())
+        .and_then(crate::scenario::presets::preset)
+        .and_then(|p| Some(p.blocks_per_plane? as f64 * p.pages_per_block? as f64));
+    match (full, get("blocks_per_plane"), get("pages_per_block")) {
+        (Some(full), Some(b), Some(p)) if b * p > 0.0 => full / (b * p),
+        _ => 1.0,
+    }
+}
+
+/// The model on the device's own time scale, as the slides state their numbers ("For an SSD
+/// with 5 years lifetime"; "Channel migration takes 15 minutes, once per 19 days"): the run's
+/// per-channel rates scaled by `rate_scale` so that the ideal lifetime (every block worn
+/// evenly) is 5 years, each swap's time scaled by `capacity_scale` (the full device's
+/// channel holds that much more data; the bandwidth is the same), its wear per block
+/// unchanged, and no floor between swaps beyond their own time (the floor is the quick
+/// form's, DESIGN §12). Run to the first wear-out. `None` without a swap rule or erases.
+pub fn device_scale(input: &ModelInput, capacity_scale: f64) -> Option<(ModelInput, ModelRun, f64)> {
+    let budget: f64 =
+        input.blocks.iter().zip(&input.wear_start).map(|(b, w)| b * (input.pe_cycles - w).max(0.0)).sum();
+    let rate: f64 = input.rate_per_s.iter().sum();
+    if !(input.swap_threshold.is_finite() && rate > 0.0 && budget > 0.0) {
+        return None;
+    }
+    let rate_scale = budget / rate / SLIDES_LIFE_S;
+    let mut m = input.clone();
+    m.rate_per_s.iter_mut().for_each(|r| *r *= rate_scale);
+    m.swap_time_s *= capacity_scale;
+    m.swap_interval_min_s = 0.0;
+    let run = m.run(true, 10.0 * SLIDES_LIFE_S);
+    Some((m, run, rate_scale))
+}
+
+fn device_scale_json(input: &ModelInput, capacity_scale: f64) -> Value {
+    let Some((m, run, rate_scale)) = device_scale(input, capacity_scale) else { return Value::Null };
+    let st = SwapStats::of(&run, m.swap_time_s);
+    let day = |s: f64| s / 86_400.0;
+    json!({
+        "life_days_ideal": day(SLIDES_LIFE_S),
+        "rate_scale": rate_scale,
+        "capacity_scale": capacity_scale,
+        "swap_minutes": m.swap_time_s / 60.0,
+        "n_swaps": st.n_swaps,
+        "interval_days_mean": st.interval_s_mean.map(day),
+        "interval_days_min": st.interval_s_min.map(day),
+        "interval_days_max": st.interval_s_max.map(day),
+        "swap_time_fraction": st.swap_time_fraction,
+        "first_wear_out_days": run.first_wear_out_s.map(day),
+        "lifetime_vs_ideal": run.first_wear_out_s.map(|s| s / SLIDES_LIFE_S),
+        "imbalance": run.series.last().and_then(|p| wear_imbalance(&p.1)),
+    })
+}
 
 fn worst_case_json(input: &ModelInput) -> Value {
     let Some((run, st)) = worst_case(input, SLIDES_LIFE_S) else { return Value::Null };
@@ -509,6 +603,7 @@ mod tests {
             owner: vec![0, 1],
             swap_threshold: 1.5,
             rate_window: RateWindow::SinceSwap,
+            partner_window: RateWindow::Cumulative,
             swap_interval_min_s: 1.0,
             epoch_s: 0.5,
             swap_time_s: 0.0,

@@ -8,8 +8,8 @@
 //! admission, `iops_max`, is off by default). Wear is balanced by swapping channels, fired by
 //! the measured erase rates (the slides: "Using erase rate as the trigger condition for
 //! swapping"): when max / mean of the channels' erase rates (cumulative since the run started,
-//! or since the last swap: `rate_window`) exceeds `swap_threshold`, the most-worn channel
-//! exchanges its data with the channel of another vSSD whose erase rate is lowest (`decide`,
+//! or since the last swap: `rate_window`) would exceed `swap_threshold` by the next check, the most-worn channel
+//! exchanges its data with the channel of another vSSD whose erase rate is lowest (`SwapPolicy::decide`,
 //! shared with the lifetime model), through migration jobs (real reads and programs,
 //! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
 //! exchanged when it starts, so new writes already go to the new home; the leaving vSSD's open
@@ -25,13 +25,15 @@ use super::{
 };
 use crate::error::{FtlabError, LifetimeError};
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
+use crate::flash::timing::Timing;
 use crate::ftl::blocks::OWNER_NONE;
 use crate::ftl::gc::VictimPolicy;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{Cause, Command, Counters, Dest, DeviceView, Interests, Invalidated, Migration};
 use crate::sched::SchedulerKind;
-pub use crate::scheme::swap::{decide, Decision, RateWindow, NO_OWNER};
 use crate::scheme::swap::{ChannelLoads, Number, SwapRule};
+pub use crate::scheme::swap::{ChannelState, Decision, RateWindow, SwapPolicy, NO_OWNER};
+use crate::scheme::swap_log::{bandwidth_time_s, SwapLog, SwapRecord};
 use crate::scheme::Admission;
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
@@ -64,6 +66,14 @@ pub(crate) struct FlashbloxConfig {
     /// window; ours, docs/schemes/flashblox.md.
     #[serde(default)]
     pub(crate) rate_window: RateWindow,
+    /// The window over which "the channel that has the minimum rate of wearout" (the swap's
+    /// partner) is measured: `cumulative` (default; since the run started: the least-worn
+    /// channel since then, among the other vSSDs' channels whose load now wears at most
+    /// 1/`swap_threshold` as fast as the most-worn channel's) or `since_swap` (the lowest
+    /// current rate: the reading before issue 40, which sends the hottest loads back and
+    /// forth between the most-worn channels). Ours, docs/schemes/flashblox.md.
+    #[serde(default)]
+    pub(crate) partner_window: RateWindow,
     /// Least time between the end of a swap and the next trigger check (and the shortest
     /// window the current erase rates are measured over), in seconds: a floor, not a schedule.
     /// Default 1.0; range [0, 10^7].
@@ -119,15 +129,20 @@ fn default_burst() -> u32 {
     8
 }
 
-/// A swap in progress: vSSD `a` moved from channel `from_a` to `from_b`, `b` the other way.
+/// A swap in progress: its start and its record (pair, data moved, erases) so far.
 #[derive(Clone, Copy, Debug)]
 struct Swap {
     start: SimTime,
+    rec: SwapRecord,
 }
 
 pub(crate) struct Flashblox {
     config: FlashbloxConfig,
     g: Geometry,
+    timing: Timing,
+    /// The completed swaps (`swap_log`), and the erases of blocks swaps listed.
+    log: SwapLog,
+    n_swap_erases: u64,
     /// Per tenant: the dies it writes, and the next one (round-robin).
     dies: Vec<Vec<DieIdx>>,
     next: Vec<usize>,
@@ -135,8 +150,11 @@ pub(crate) struct Flashblox {
     home: Vec<bool>,
     /// Per channel: the channel vSSD holding it, or `NO_OWNER`.
     channel_owner: Vec<u16>,
-    /// Erases per channel since `window_start` (the last swap's end, or the run's start).
-    window_erases: Vec<u64>,
+    /// Host units each tenant wrote, and host and GC units it programmed, since `window_start`
+    /// (the last swap's end, or the run's start): the current rate of wearout of the load it
+    /// brings to its channels (`current_rates`).
+    window_host_units: Vec<u64>,
+    window_units: Vec<u64>,
     window_start: SimTime,
     /// Erases per channel since the run started (the `cumulative` window).
     total_erases: Vec<u64>,
@@ -213,11 +231,15 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
     }
     Ok(Box::new(Flashblox {
         g,
+        timing: ctx.timing,
+        log: SwapLog::default(),
+        n_swap_erases: 0,
         next: vec![0; n],
         dies,
         home,
         channel_owner,
-        window_erases: vec![0; g.channels as usize],
+        window_host_units: vec![0; n],
+        window_units: vec![0; n],
         window_start: SimTime::ZERO,
         total_erases: vec![0; g.channels as usize],
         trigger_imbalance_last: 0.0,
@@ -304,6 +326,13 @@ pub(crate) const KNOBS: &[Knob] = &[
         "",
         KnobKind::Choice(&["cumulative", "since_swap"]),
         "Erase rates the trigger compares: since the run started, or since the last swap.",
+    ),
+    Knob::new(
+        "partner_window",
+        "",
+        KnobKind::Choice(&["cumulative", "since_swap"]),
+        "Window of the swap partner's \"minimum rate of wearout\": since the run started (the least \
+         worn), or since the last swap.",
     ),
     Knob::new(
         "swap_interval_min_s",
@@ -505,55 +534,119 @@ impl Flashblox {
         sum as f64 / (dies.len() as f64 * self.g.blocks_per_die as f64)
     }
 
-    /// The swap rule (`decide`) on the measured erase counts: the trigger's window per
-    /// `rate_window`; the current rates are the erases since the last swap ended (one window
-    /// for all channels, so counts order them as rates do); wear is the mean erase count.
+    /// The swap policy of `[scheme.flashblox]`: the check interval as the trigger's lookahead,
+    /// each swap's erases the mean of those measured so far (0 before the first swap).
+    fn policy(&self) -> SwapPolicy {
+        SwapPolicy {
+            threshold: self.config.swap_threshold,
+            window: self.config.rate_window,
+            partner_window: self.config.partner_window,
+            lookahead_s: self.config.epoch_s,
+            swap_erases: if self.n_swaps > 0 {
+                self.swap_blocks as f64 / self.n_swaps as f64 / 2.0
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// The swap rule (`SwapPolicy::decide`) on the measured erase counts since the run
+    /// started, the current rates (`current_rates`) and wear, the channel's mean erase count.
+    /// Per channel, the erase rate of the load it holds now, in blocks a second: its vSSD's
+    /// units programmed (host writes and GC copies) since the last swap ended, in blocks (a
+    /// block is erased once per `units_per_block` units programmed into it), spread evenly
+    /// over the vSSD's channels, over `secs`; 0 for a vSSD that wrote nothing since (a
+    /// read-only load: its GC of blocks a swap left behind is not its load), and for a channel
+    /// no channel vSSD holds. Not the channels' erases since the swap: right after one those
+    /// are mostly the departed vSSD's (its closed and left-behind blocks collected there).
+    fn current_rates(&self, secs: f64) -> Vec<f64> {
+        let owner = &self.channel_owner;
+        let held = |t: u16| owner.iter().filter(|&&o| o == t).count() as f64;
+        owner
+            .iter()
+            .map(|&t| {
+                if t == NO_OWNER {
+                    return 0.0;
+                }
+                let t = t as usize;
+                if self.window_host_units[t] == 0 {
+                    return 0.0;
+                }
+                let blocks = self.window_units[t] as f64 / self.g.units_per_block as f64;
+                blocks / held(t as u16) / secs
+            })
+            .collect()
+    }
+
     fn swap_decision(&self, view: &DeviceView) -> Decision {
         let n = self.g.channels as usize;
-        let owner: Vec<u16> = self.channel_owner.clone();
-        let rate: Vec<f64> = self.window_erases.iter().map(|&e| e as f64).collect();
-        let trigger: Vec<f64> = match self.config.rate_window {
-            RateWindow::Cumulative => self.total_erases.iter().map(|&e| e as f64).collect(),
-            RateWindow::SinceSwap => rate.clone(),
-        };
+        let owner = &self.channel_owner;
+        let secs = view.now.saturating_sub(self.window_start).as_secs_f64().max(1e-9);
+        let rate = self.current_rates(secs);
+        let since_start: Vec<f64> = self.total_erases.iter().map(|&e| e as f64).collect();
+        let policy = self.policy();
         // Whether the trigger fires does not depend on wear: read the blocks' erase counts only
         // when it does (most checks are below it).
-        let first = decide(&trigger, &rate, &vec![0.0; n], &owner, self.config.swap_threshold);
+        let zero = vec![0.0; n];
+        let first = policy.decide(&ChannelState {
+            since_start: &since_start,
+            rate_now_per_s: &rate,
+            wear: &zero,
+            owner,
+        });
         if matches!(first, Decision::Below { .. } | Decision::Never) {
             return first;
         }
         let wear: Vec<f64> = (0..n as u32)
             .map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) })
             .collect();
-        decide(&trigger, &rate, &wear, &owner, self.config.swap_threshold)
+        policy.decide(&ChannelState { since_start: &since_start, rate_now_per_s: &rate, wear: &wear, owner })
+    }
+
+    /// Tenant `t`'s dies and home from the channels it holds now (`channel_owner`).
+    fn rehome(&mut self, t: u16) {
+        let mine: Vec<u32> = (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
+        self.dies[t as usize] = self
+            .g
+            .dies_channel_first()
+            .into_iter()
+            .filter(|d| mine.contains(&self.g.channel_of(*d)))
+            .collect();
+        self.next[t as usize] = 0;
+        let n_dies = self.g.n_dies as usize;
+        let row = &mut self.home[t as usize * n_dies..(t as usize + 1) * n_dies];
+        row.fill(false);
+        for d in &self.dies[t as usize] {
+            row[d.0 as usize] = true;
+        }
     }
 
     /// Exchange channels `hot` and `cool` between their vSSDs and migrate each one's data to
     /// its new home: one migration per source die, to the dies of the other channel. Its open
     /// blocks there are closed first (those with a program still in flight later, by
     /// `close_left_open`), so the migration carries their data too.
-    fn start_swap(&mut self, hot: u32, cool: u32, view: &DeviceView, cmds: &mut Vec<Command>) {
+    fn start_swap(
+        &mut self,
+        hot: u32,
+        cool: u32,
+        imbalance: f64,
+        view: &DeviceView,
+        cmds: &mut Vec<Command>,
+    ) {
         let (a, b) = (self.channel_owner[hot as usize], self.channel_owner[cool as usize]);
         self.channel_owner.swap(hot as usize, cool as usize);
-        for t in [a, b] {
-            let mine: Vec<u32> =
-                (0..self.g.channels).filter(|&c| self.channel_owner[c as usize] == t).collect();
-            self.dies[t as usize] = self
-                .g
-                .dies_channel_first()
-                .into_iter()
-                .filter(|d| mine.contains(&self.g.channel_of(*d)))
-                .collect();
-            self.next[t as usize] = 0;
-            let n_dies = self.g.n_dies as usize;
-            let row = &mut self.home[t as usize * n_dies..(t as usize + 1) * n_dies];
-            row.fill(false);
-            for d in &self.dies[t as usize] {
-                row[d.0 as usize] = true;
-            }
-        }
+        self.rehome(a);
+        self.rehome(b);
         // Closes go first: the migrations' copies must not land in a block being closed.
         let mut migrations = Vec::new();
+        let mut rec = SwapRecord {
+            start_s: view.now.saturating_sub(self.run_start).as_secs_f64(),
+            hot,
+            cool,
+            tenant_hot: a,
+            imbalance_before: imbalance,
+            ..SwapRecord::default()
+        };
         for (from, to, owner) in [(hot, cool, a), (cool, hot, b)] {
             let dest = self.channel_dies(to);
             for die in self.channel_dies(from) {
@@ -564,6 +657,11 @@ impl Flashblox {
                 }
                 self.pending_blocks += blocks.len() as u64;
                 self.swap_blocks += blocks.len() as u64;
+                if from == hot {
+                    rec.blocks_from_hot += blocks.len() as u64;
+                } else {
+                    rec.blocks_from_cool += blocks.len() as u64;
+                }
                 if !blocks.is_empty() {
                     let reads_in_flight_max = self.config.swap_reads_in_flight_max;
                     migrations.push(Command::Migrate(Migration {
@@ -580,7 +678,7 @@ impl Flashblox {
         self.n_swaps += 1;
         self.swap_start_first.get_or_insert(view.now);
         self.swap_start_last = Some(view.now);
-        self.swap = Some(Swap { start: view.now });
+        self.swap = Some(Swap { start: view.now, rec });
         if self.pending_blocks == 0 {
             self.end_swap(view.now);
         }
@@ -729,11 +827,31 @@ impl Flashblox {
         self.dies[t as usize].iter().any(|&d| d != die && view.ftl.blocks().free_count(d) > reserve + 1)
     }
 
+    /// Max / mean over the channel-isolated channels of their erases since the run started
+    /// (as counted at the last check; 0 before any).
+    fn cumulative_imbalance(&self) -> f64 {
+        let e: Vec<f64> = (0..self.channel_owner.len())
+            .filter(|&c| self.channel_owner[c] != NO_OWNER)
+            .map(|c| self.total_erases[c] as f64)
+            .collect();
+        let mean = e.iter().sum::<f64>() / e.len().max(1) as f64;
+        if mean > 0.0 {
+            e.iter().copied().fold(0.0, f64::max) / mean
+        } else {
+            0.0
+        }
+    }
+
     fn end_swap(&mut self, now: SimTime) {
         let s = self.swap.take().expect("a swap in progress");
         self.swap_time_ns += now.saturating_sub(s.start).ns();
+        let mut rec = s.rec;
+        rec.end_s = now.saturating_sub(self.run_start).as_secs_f64();
+        rec.imbalance_after = self.cumulative_imbalance();
+        self.log.push(rec, bandwidth_time_s(&self.g, &self.timing, &rec));
         self.n_swaps_completed += 1;
-        self.window_erases.fill(0);
+        self.window_units.fill(0);
+        self.window_host_units.fill(0);
         self.window_start = now;
     }
 }
@@ -801,7 +919,8 @@ impl Scheme for Flashblox {
 
     fn on_run_start(&mut self, view: &DeviceView, _cmds: &mut Vec<Command>) {
         self.window_start = view.now;
-        self.window_erases.fill(0);
+        self.window_units.fill(0);
+        self.window_host_units.fill(0);
         self.total_erases.fill(0);
         self.run_start = view.now;
         self.tokens_at.fill(view.now);
@@ -810,8 +929,11 @@ impl Scheme for Flashblox {
     fn on_epoch(&mut self, view: &DeviceView, cmds: &mut Vec<Command>) {
         for (d, &e) in view.epoch.erases.iter().enumerate() {
             let c = self.g.channel_of(DieIdx(d as u32)) as usize;
-            self.window_erases[c] += e;
             self.total_erases[c] += e;
+        }
+        for (t, (h, g)) in view.epoch.host_units.iter().zip(&view.epoch.gc_units).enumerate() {
+            self.window_host_units[t] += h;
+            self.window_units[t] += h + g;
         }
         if !self.config.swaps || self.swap.is_some() {
             return;
@@ -829,7 +951,7 @@ impl Scheme for Flashblox {
         match self.swap_decision(view) {
             Decision::Swap { hot, cool, imbalance } => {
                 self.trigger_imbalance_last = imbalance;
-                self.start_swap(hot as u32, cool as u32, view, cmds);
+                self.start_swap(hot as u32, cool as u32, imbalance, view, cmds);
             }
             Decision::Wait { imbalance } | Decision::Below { imbalance } => {
                 self.trigger_imbalance_last = imbalance
@@ -841,11 +963,23 @@ impl Scheme for Flashblox {
     fn on_invalidated(&mut self, view: &DeviceView, ev: &Invalidated, _cmds: &mut Vec<Command>) {
         if ev.cause == Cause::Moved && self.in_swap[view.ftl.geometry.block_of(ev.ppa).0 as usize] {
             self.swap_units_moved += 1;
+            let channel = self.g.channel_of(self.g.die_of(ev.ppa));
+            if let Some(s) = self.swap.as_mut() {
+                if channel == s.rec.hot {
+                    s.rec.units_from_hot += 1;
+                } else {
+                    s.rec.units_from_cool += 1;
+                }
+            }
         }
     }
 
     fn on_erased(&mut self, view: &DeviceView, block: BlockIdx, _cmds: &mut Vec<Command>) {
         if std::mem::take(&mut self.in_swap[block.0 as usize]) {
+            self.n_swap_erases += 1;
+            if let Some(s) = self.swap.as_mut() {
+                s.rec.blocks_erased += 1;
+            }
             self.pending_blocks -= 1;
             if self.pending_blocks == 0 {
                 self.end_swap(view.now);
@@ -889,6 +1023,12 @@ impl Scheme for Flashblox {
         out.push(("trigger_imbalance_last", self.trigger_imbalance_last));
         out.push(("software_deferrals", self.n_deferrals as f64));
         out.push(("blocks_closed", self.n_blocks_closed as f64));
+        // The migrations' cost: erases of the blocks swaps listed (the wear they add), bytes
+        // copied, and per completed swap the least time from the device's bandwidth and the
+        // log of the most recent (docs/schemes/flashblox.md, "Counters").
+        out.push(("swap_erases", self.n_swap_erases as f64));
+        out.push(("swap_bytes_moved", self.swap_units_moved as f64 * self.g.unit_bytes as f64));
+        self.log.counters(out);
     }
 
     fn resolved_config(&self) -> toml::Table {
@@ -930,6 +1070,7 @@ pub(crate) fn lifetime_setup(
     if cfg.swaps {
         rule.threshold = cfg.swap_threshold;
         rule.window = cfg.rate_window;
+        rule.partner_window = cfg.partner_window;
         rule.interval_min_s = cfg.swap_interval_min_s;
         rule.epoch_s = cfg.epoch_s;
     }

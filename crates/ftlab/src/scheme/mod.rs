@@ -22,6 +22,7 @@ pub(crate) mod part_ftl;
 pub(crate) mod partitioned;
 pub(crate) mod rtgc;
 pub(crate) mod swap;
+pub(crate) mod swap_log;
 pub(crate) mod unified;
 pub(crate) mod upi;
 pub(crate) mod wao_gc;

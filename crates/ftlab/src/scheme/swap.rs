@@ -29,14 +29,14 @@ pub enum RateWindow {
 /// No channel vSSD holds the channel (it cannot be swapped).
 pub const NO_OWNER: u16 = u16::MAX;
 
-/// What the swap rule decides on one check (`decide`).
+/// What the swap rule decides on one check (`SwapPolicy::decide`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Decision {
-    /// Swap channel `hot` (the most worn) with `cool` (another vSSD's, lowest current rate);
-    /// `imbalance` is the trigger's max / mean.
+    /// Swap channel `hot` (the most worn) with `cool` (the partner, `SwapPolicy::partner_window`);
+    /// `imbalance` is the trigger's max / mean now (before any projection).
     Swap { hot: usize, cool: usize, imbalance: f64 },
-    /// The trigger is met but the most-worn channel already has the lowest current rate of
-    /// the candidates: nothing to gain until another channel passes it in wear.
+    /// The trigger is met but no partner's load wears the most-worn channel slower by the
+    /// factor `threshold`: nothing to gain until another channel passes it in wear.
     Wait { imbalance: f64 },
     /// The trigger is not met (max / mean at most the threshold, or nothing erased yet).
     Below { imbalance: f64 },
@@ -44,38 +44,118 @@ pub enum Decision {
     Never,
 }
 
-/// The slides' swap rule on plain numbers, per channel: `trigger` the erase counts (or rates)
-/// over the trigger's window, `rate` the current erase rate of the load the channel holds,
-/// `wear` its wear, `owner` its vSSD (`NO_OWNER`: not swappable). Over the swappable
-/// channels: if max / mean of `trigger` exceeds `threshold`, "the channel that has incurred the
-/// maximum wearout" (highest `wear`, lowest index on a tie) is paired with "the channel that
-/// has the minimum rate of wearout" among the other vSSDs' (lowest `rate`, then `wear`, then
-/// index), and swaps if its own rate is higher. The scheme and the lifetime model both decide
-/// with this function.
-pub fn decide(trigger: &[f64], rate: &[f64], wear: &[f64], owner: &[u16], threshold: f64) -> Decision {
-    let sw: Vec<usize> = (0..owner.len()).filter(|&c| owner[c] != NO_OWNER).collect();
-    let Some(&first) = sw.first() else { return Decision::Never };
-    if sw.len() < 2 || sw.iter().all(|&c| owner[c] == owner[first]) {
-        return Decision::Never;
+/// Per channel, what the swap rule reads (all slices one entry per channel): `since_start` the
+/// erases since the device was put in service (the run's start, after preconditioning),
+/// `rate_now_per_s` the erase rate of the load the channel holds now (erases a second, since
+/// the last swap ended), `wear` its wear (mean erase count, preconditioning included) and
+/// `owner` its vSSD (`NO_OWNER`: not swappable).
+#[derive(Clone, Copy, Debug)]
+pub struct ChannelState<'a> {
+    pub since_start: &'a [f64],
+    pub rate_now_per_s: &'a [f64],
+    pub wear: &'a [f64],
+    pub owner: &'a [u16],
+}
+
+/// The slides' swap rule with the choices they leave open (docs/schemes/flashblox.md, "The
+/// swap policy"): its knobs are `[scheme.flashblox]`'s (`FlashbloxConfig`), its costs the
+/// scheme's measurements. The scheme and the lifetime model both decide with `decide`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwapPolicy {
+    /// 1 + x: the wear-imbalance target (`swap_threshold`).
+    pub threshold: f64,
+    /// The trigger's window (`rate_window`): `Cumulative` compares the erases since service
+    /// start (the wear imbalance), `SinceSwap` the current rates.
+    pub window: RateWindow,
+    /// Over which window "the channel that has the minimum rate of wearout" is measured
+    /// (`partner_window`): `Cumulative` (the least worn since service start, among the channels
+    /// whose load now wears slower than the most-worn's by the factor `threshold`), or
+    /// `SinceSwap` (the lowest current rate: the reading before issue 40, which ping-pongs
+    /// the hottest loads between the most-worn channels).
+    pub partner_window: RateWindow,
+    /// Seconds to the next check (the scheme's `epoch_s`): under `Cumulative` the trigger fires
+    /// if the imbalance at the current rates would pass `threshold` by then.
+    pub lookahead_s: f64,
+    /// Erases one swap adds to each of its two channels (its migration's source erases; 0
+    /// before one was measured): the trigger fires early enough for the swap's own wear.
+    pub swap_erases: f64,
+}
+
+impl SwapPolicy {
+    /// The rule on one check. Over the swappable channels: the trigger (`trigger_imbalance`);
+    /// then the pair: "the channel that has incurred the maximum wearout" (highest `wear`,
+    /// lowest index on a tie) and "the channel that has the minimum rate of wearout" among
+    /// the other vSSDs' (`partner`). `Swap` if both exist, `Wait` if no partner.
+    pub fn decide(&self, s: &ChannelState) -> Decision {
+        let sw: Vec<usize> = (0..s.owner.len()).filter(|&c| s.owner[c] != NO_OWNER).collect();
+        let Some(&first) = sw.first() else { return Decision::Never };
+        if sw.len() < 2 || sw.iter().all(|&c| s.owner[c] == s.owner[first]) {
+            return Decision::Never;
+        }
+        let (imbalance, fires) = self.trigger(s, &sw);
+        if !fires {
+            return Decision::Below { imbalance };
+        }
+        let hot = *sw
+            .iter()
+            .max_by(|&&a, &&b| s.wear[a].total_cmp(&s.wear[b]).then(b.cmp(&a)))
+            .expect("two channels");
+        match self.partner(s, &sw, hot) {
+            Some(cool) => Decision::Swap { hot, cool, imbalance },
+            None => Decision::Wait { imbalance },
+        }
     }
-    let mean = sw.iter().map(|&c| trigger[c]).sum::<f64>() / sw.len() as f64;
-    let max = sw.iter().map(|&c| trigger[c]).fold(0.0, f64::max);
-    let imbalance = if mean > 0.0 { max / mean } else { 0.0 };
-    if mean <= 0.0 || imbalance <= threshold {
-        return Decision::Below { imbalance };
+
+    /// Max / mean of the trigger's counts now, and whether the trigger fires. `SinceSwap`:
+    /// the current rates' max / mean exceeds `threshold`. `Cumulative`: the erases since
+    /// service start projected to the next check at the current rates (p = e + r·lookahead),
+    /// with one swap's erases on the most-worn and the mean's share of two, (max p + s) /
+    /// (mean p + 2s/n), exceeds `threshold`: if waiting for the next check and then swapping
+    /// would leave the imbalance above the target, the swap starts now.
+    fn trigger(&self, s: &ChannelState, sw: &[usize]) -> (f64, bool) {
+        let counts = match self.window {
+            RateWindow::Cumulative => s.since_start,
+            RateWindow::SinceSwap => s.rate_now_per_s,
+        };
+        let n = sw.len() as f64;
+        let mean = sw.iter().map(|&c| counts[c]).sum::<f64>() / n;
+        let max = sw.iter().map(|&c| counts[c]).fold(0.0, f64::max);
+        let imbalance = if mean > 0.0 { max / mean } else { 0.0 };
+        if mean <= 0.0 {
+            return (imbalance, false);
+        }
+        if self.window == RateWindow::SinceSwap {
+            return (imbalance, imbalance > self.threshold);
+        }
+        let p: Vec<f64> = sw.iter().map(|&c| counts[c] + s.rate_now_per_s[c] * self.lookahead_s).collect();
+        let p_mean = p.iter().sum::<f64>() / n + 2.0 * self.swap_erases / n;
+        let p_max = p.iter().copied().fold(0.0, f64::max) + self.swap_erases;
+        (imbalance, p_max > self.threshold * p_mean)
     }
-    let hot =
-        *sw.iter().max_by(|&&a, &&b| wear[a].total_cmp(&wear[b]).then(b.cmp(&a))).expect("two channels");
-    let cool = sw
-        .iter()
-        .copied()
-        .filter(|&c| owner[c] != owner[hot])
-        .min_by(|&a, &b| rate[a].total_cmp(&rate[b]).then(wear[a].total_cmp(&wear[b])).then(a.cmp(&b)))
-        .expect("another vSSD's channel");
-    if rate[hot] > rate[cool] {
-        Decision::Swap { hot, cool, imbalance }
-    } else {
-        Decision::Wait { imbalance }
+
+    /// The partner of `hot` among the other vSSDs' channels (`partner_window`). `Cumulative`:
+    /// of those
+    /// whose load now wears at most the swappable channels' mean rate (so that,
+    /// once it holds that load, the most-worn channel's lead over the mean shrinks) and at
+    /// most 1/`threshold` as fast as `hot`'s (a swap that gains less than the target's factor
+    /// is not worth a migration, and equal loads are never swapped), the one with the fewest
+    /// erases since service start (its rate of wearout since then is the lowest: all share
+    /// the window), then the lowest current rate, then index. `SinceSwap`: the lowest current
+    /// rate (then wear, then index), if below `hot`'s.
+    fn partner(&self, s: &ChannelState, sw: &[usize], hot: usize) -> Option<usize> {
+        let others = sw.iter().copied().filter(|&c| s.owner[c] != s.owner[hot]);
+        let r = s.rate_now_per_s;
+        let mean_rate = sw.iter().map(|&c| r[c]).sum::<f64>() / sw.len() as f64;
+        match self.partner_window {
+            RateWindow::Cumulative => others
+                .filter(|&c| r[c] <= mean_rate && r[c] * self.threshold <= r[hot] && r[c] < r[hot])
+                .min_by(|&a, &b| {
+                    s.since_start[a].total_cmp(&s.since_start[b]).then(r[a].total_cmp(&r[b])).then(a.cmp(&b))
+                }),
+            RateWindow::SinceSwap => others
+                .min_by(|&a, &b| r[a].total_cmp(&r[b]).then(s.wear[a].total_cmp(&s.wear[b])).then(a.cmp(&b)))
+                .filter(|&c| r[hot] > r[c]),
+        }
     }
 }
 
@@ -96,6 +176,7 @@ pub struct ChannelLoads {
 pub struct SwapRule {
     pub(crate) threshold: f64,
     pub(crate) window: RateWindow,
+    pub(crate) partner_window: RateWindow,
     pub(crate) interval_min_s: f64,
     pub(crate) epoch_s: f64,
     pub(crate) swap_time_s: f64,
@@ -107,6 +188,7 @@ impl SwapRule {
     pub(crate) const NONE: SwapRule = SwapRule {
         threshold: f64::INFINITY,
         window: RateWindow::Cumulative,
+        partner_window: RateWindow::Cumulative,
         interval_min_s: 0.0,
         epoch_s: 0.0,
         swap_time_s: 0.0,

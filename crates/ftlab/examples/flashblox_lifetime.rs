@@ -1,0 +1,115 @@
+//! The lifetime half of `ftlab reproduce flashblox` natively, for before/after comparisons of
+//! the swap policy without Python: runs a scenario twice (`scheme.flashblox.swaps=false`, the
+//! load's own erase rates; `swaps=true`, the swap counters), merges them as the reproduction's
+//! `model_summary` does, feeds the fast-forward model (`ftlab::lifetime`, horizon 10x the ideal
+//! lifetime) and prints the reproduction's lifetime measures (imbalance with swaps, lifetime
+//! over ideal, minutes per migration and days between swaps at full-device scale, fraction of
+//! time swapping) plus the swap run's scheme counters, as one JSON object on stdout.
+//! `cargo run --profile test-release --example flashblox_lifetime -- SCENARIO.toml [KEY=VALUE ...]`.
+//! Full-device scale: the `flashblox` preset's 1,024 blocks per plane x 256 pages per block
+//! over the run's. Not a replacement for `ftlab reproduce` (no claims, no sensitivity).
+
+use serde_json::{json, Value};
+
+const SCHEME: &str = "flashblox";
+const SWAP_COUNTERS: [&str; 4] = ["n_swaps", "n_swaps_completed", "swap_device_time_s", "swap_blocks"];
+
+fn run(path: &str, overrides: &[String], swaps: bool) -> ftlab::RunOutput {
+    let mut o = overrides.to_vec();
+    o.push(format!("scheme.flashblox.swaps={swaps}"));
+    let opts = ftlab::RunOptions { seed: None, overrides: o, jobs: Some(1) };
+    ftlab::run_scenario(&ftlab::ScenarioSource::File(path.into()), &opts, &mut |_| {}).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    })
+}
+
+/// `hardware`'s summary with `swap`'s swap counters, each tenant's rate scaled up by the swap
+/// run's migration erases (the model takes them out again): the reproduction's `model_summary`.
+fn model_summary(hardware: &str, swap: &Value) -> Value {
+    let mut doc: Value = serde_json::from_str(hardware).expect("summary.json");
+    let data = &mut doc["schemes"][SCHEME];
+    let c = &swap["schemes"][SCHEME]["scheme_counters"];
+    for k in SWAP_COUNTERS {
+        data["scheme_counters"][k] = c[k].clone();
+    }
+    let secs = data["device"]["measured_s"].as_f64().unwrap_or(0.0);
+    let extra = if secs > 0.0 { c["swap_blocks"].as_f64().unwrap_or(0.0) / secs } else { 0.0 };
+    let tenants = data["tenants"].as_object_mut().expect("tenants");
+    let total: f64 = tenants.values().map(|t| t["wear"]["erase_rate_per_s"].as_f64().unwrap_or(0.0)).sum();
+    if total > 0.0 {
+        for t in tenants.values_mut() {
+            let r = t["wear"]["erase_rate_per_s"].as_f64().unwrap_or(0.0);
+            t["wear"]["erase_rate_per_s"] = json!(r * (total + extra) / total);
+        }
+    }
+    doc
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: flashblox_lifetime SCENARIO.toml [KEY=VALUE ...]");
+        std::process::exit(2);
+    };
+    let overrides: Vec<String> = args.collect();
+    let hardware = run(&path, &overrides, false);
+    let swap = run(&path, &overrides, true);
+    let swap_summary: Value = serde_json::from_str(&swap.summary_json).expect("summary.json");
+    let summary = model_summary(&hardware.summary_json, &swap_summary).to_string();
+    let probe: Value = serde_json::from_str(
+        &ftlab::lifetime(&summary, &swap.resolved_toml, SCHEME, 1.0).unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(2)
+        }),
+    )
+    .expect("JSON");
+    let ideal = ideal_s(&probe["inputs"]);
+    let life: Value = serde_json::from_str(
+        &ftlab::lifetime(&summary, &swap.resolved_toml, SCHEME, 10.0 * ideal).expect("model"),
+    )
+    .expect("JSON");
+    let w = &life["with_swaps"];
+    let c = &swap_summary["schemes"][SCHEME]["scheme_counters"];
+    let done = c["n_swaps_completed"].as_f64().unwrap_or(0.0);
+    let t_swap = if done > 0.0 { c["swap_device_time_s"].as_f64().unwrap_or(0.0) / done } else { f64::NAN };
+    let doc: toml::Table = swap.resolved_toml.parse().expect("resolved TOML");
+    let dev = &doc["device"];
+    let scale = 1024.0 * 256.0
+        / (dev["blocks_per_plane"].as_integer().unwrap() * dev["pages_per_block"].as_integer().unwrap())
+            as f64;
+    let interval = w["mean_interval_s"].as_f64().unwrap_or(f64::NAN);
+    let out = json!({
+        "imbalance_with_swaps": w["imbalance"],
+        "imbalance_without_swaps": life["without_swaps"]["imbalance"],
+        "lifetime_vs_ideal": w["first_wear_out_s"].as_f64().map(|s| s / ideal),
+        "lifetime_vs_ideal_without_swaps": life["without_swaps"]["first_wear_out_s"].as_f64().map(|s| s / ideal),
+        "model_n_swaps": w["n_swaps"],
+        "swap_minutes": t_swap * scale / 60.0,
+        "swap_interval_days": interval * scale / 86_400.0,
+        "swap_time_fraction": t_swap / interval,
+        "model_swap_time_fraction": w["swap_time_fraction"],
+        "swap_bound": life["swap_bound"],
+        "worst_case": life["worst_case"],
+        "device_scale": life["device_scale"],
+        "swap_run_counters": c,
+        "inputs": life["inputs"],
+    });
+    println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
+}
+
+/// Blocks x (pe_cycles − wear at start) over the total erase rate (the reproduction's
+/// `ideal_lifetime_s`).
+fn ideal_s(inputs: &Value) -> f64 {
+    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
+    let pe = f(&inputs["pe_cycles"]);
+    let arr = |k: &str| inputs[k].as_array().cloned().unwrap_or_default();
+    let budget: f64 =
+        arr("blocks").iter().zip(arr("wear_start")).map(|(b, w)| f(b) * (pe - f(&w)).max(0.0)).sum();
+    let rate: f64 = arr("rate_per_s").iter().map(f).sum();
+    if rate > 0.0 {
+        budget / rate
+    } else {
+        1e9
+    }
+}
