@@ -57,7 +57,6 @@ from ftlab.reproduce.claims import (
     Claim,
     ReproductionResult,
     drop_die_limit,
-    fmt_number,
     health,
     ratio,
     sensitivity_files,
@@ -525,16 +524,12 @@ FIVE_YEARS_DAYS = 5 * 365.25
 def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
     """The lifetime and swap values from the fast-forward model (`lifetime_model`)."""
     w, wo = model["with_swaps"], model["without_swaps"]
-    scale, ideal, t_swap = model["scale"], model["ideal_s"], model["swap_time_s"]
+    scale, ideal = model["scale"], model["ideal_s"]
     imb, imb_no = w["imbalance"], wo["imbalance"]
     nk = model["n_channels"] * model["swap_rounds"]
     life = (w["first_wear_out_s"] or math.nan) / ideal if ideal else math.nan
     life_no = (wo["first_wear_out_s"] or math.nan) / ideal if ideal else math.nan
-    interval = w["mean_interval_s"]
-    days = interval * scale / DAY_S if interval else math.nan
     wear_out_days = (w["first_wear_out_s"] or math.nan) * scale / DAY_S
-    minutes = t_swap * scale / 60.0 if t_swap else math.nan
-    fraction = t_swap / interval if t_swap and interval else math.nan
     worst = model.get("worst_case") or {}
     five = float(worst.get("interval_days_mean") or math.nan)
     swaps = (
@@ -559,24 +554,7 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
             f"and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at "
             "full-device scale).",
         ),
-        "swap_minutes": Measured(
-            minutes,
-            f"a swap took {fmt_number(t_swap, 's', 2)} of device time in the detailed run "
-            f"({model['n_swaps_detailed']:.0f} completed), x{scale:g} for the full device's "
-            f"capacity = {minutes:.1f} min."
-            if t_swap
-            else "no swap completed in the detailed run (phase `swap`).",
-        ),
-        "swap_interval_days": Measured(
-            days,
-            f"the fast-forward swaps every {days:.3g} days at full-device scale ({swaps}); the "
-            "interval follows the lifetime, i.e. the assumed write load.",
-        ),
-        "swap_time_fraction": Measured(
-            fraction,
-            "a swap's device time over the interval between swaps: "
-            f"{fmt_number(t_swap, 's', 2)} / {fmt_number(interval, 's', 0)} = {fraction:.3%}.",
-        ),
+        **device_scale_measurements(model.get("device_scale")),
         "swap_interval_5y_days": Measured(
             five,
             "the slides' worst case (one channel takes every write) over a 5-year ideal life, "
@@ -585,6 +563,42 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
         ),
         **formula_measurements(),
     }
+
+
+def device_scale_measurements(scale: Mapping[str, Any] | None) -> dict[str, Measured]:
+    """The claims in days and minutes of the device's life, from the fast-forward on the
+    device's own time scale (`device_scale`, docs/lifetime.md: the run's rates scaled to a
+    5-year ideal life, every swap costing its measured time at the full device's capacity),
+    never from a quick form's floors (DESIGN §12; the claim file marks them `device_time`, so a
+    quick form reports them not measured). Without a swap there is no interval: no number."""
+    if not scale:
+        why = "the fast-forward has no device_scale block (no swap run to scale)"
+        return {
+            k: Measured(None, why, why) for k in ("swap_minutes", "swap_interval_days", "swap_time_fraction")
+        }
+    life = f"a {scale['life_days_ideal']:,.0f}-day ideal life, rates x{scale['rate_scale']:.3g}"
+    lo, hi = scale.get("interval_days_min"), scale.get("interval_days_max")
+    spread = f" (from {lo:.3g} to {hi:.3g} days)" if lo is not None and hi is not None else ""
+    return {
+        "swap_minutes": Measured(
+            scale["swap_minutes"],
+            f"a swap's measured device time at the full device's capacity (x{scale['capacity_scale']:g}): "
+            f"{scale['swap_minutes']:.1f} min.",
+        ),
+        "swap_interval_days": Measured(
+            _num_or_nan(scale.get("interval_days_mean")),
+            f"on {life}, {scale['n_swaps']} swaps to the first wear-out, one every "
+            f"{_num_or_nan(scale.get('interval_days_mean')):.3g} days on average{spread}.",
+        ),
+        "swap_time_fraction": Measured(
+            _num_or_nan(scale.get("swap_time_fraction")),
+            f"on {life}, swaps run {_num_or_nan(scale.get('swap_time_fraction')):.3%} of the time.",
+        ),
+    }
+
+
+def _num_or_nan(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
 
 def formula_measurements() -> dict[str, Measured]:
