@@ -309,27 +309,6 @@ struct MeasuredCounts {
     /// The data dies' valid units over their capacity (Eq. 4's λ), sampled at every poll.
     lambda_samples: u64,
     lambda_sum: f64,
-    /// TEMP: F_w die samples per poll: [phase][state].
-    fw: [[u64; 8]; 3],
-    /// TEMP: per poll in a phase: [phase][0: some die has a job, 1: none has a job but some
-    /// has writes queued, 2: all empty]; and dies with job / queued / empty.
-    why: [[u64; 3]; 3],
-    /// TEMP: this data turn's placed pages and busy polls per channel; sums over turns of the
-    /// max and the total.
-    turn_placed: [u64; 8],
-    turn_busy: [u64; 8],
-    placed_max_sum: u64,
-    placed_sum: u64,
-    busy_max_sum: u64,
-    busy_sum: u64,
-    turns: u64,
-    pturns: u64,
-    turn_copy: [u64; 8],
-    copy_max_sum: u64,
-    copy_sum: u64,
-    busiest_copy_sum: u64,
-    dies_jqe: [[u64; 3]; 3],
-    deferred: u64,
 }
 
 #[derive(Default)]
@@ -509,7 +488,6 @@ impl PartFtl {
         }
         if self.way_of(die) == self.place_way {
             self.place_pages += 1;
-            self.measured.turn_placed[self.g.channel_of(die) as usize] += 1;
         }
         if self.place_pages >= self.g.channels as u64 * ppb as u64 {
             self.advance_placement(view.now);
@@ -525,14 +503,6 @@ impl PartFtl {
         }
         self.ahead = true;
         self.drain_since = Some(now);
-        {
-            let m = &mut self.measured;
-            let n = self.g.channels as usize;
-            m.placed_max_sum += *m.turn_placed[..n].iter().max().unwrap();
-            m.placed_sum += m.turn_placed[..n].iter().sum::<u64>();
-            m.turn_placed = [0; 8];
-            m.pturns += 1;
-        }
         self.place_way = (self.place_way + 1) % self.data_ways;
         self.place_pages = 0;
     }
@@ -707,19 +677,6 @@ impl PartFtl {
         }
         self.counts.rotations += 1;
         self.measured.rotations += 1;
-        if self.cur_way != self.data_ways {
-            let m = &mut self.measured;
-            let n = self.g.channels as usize;
-            m.copy_max_sum += *m.turn_copy[..n].iter().max().unwrap();
-            m.copy_sum += m.turn_copy[..n].iter().sum::<u64>();
-            let imax = (0..n).max_by_key(|&i| m.turn_busy[i]).unwrap();
-            m.busiest_copy_sum += m.turn_copy[imax];
-            m.turn_copy = [0; 8];
-            m.busy_max_sum += *m.turn_busy[..n].iter().max().unwrap();
-            m.busy_sum += m.turn_busy[..n].iter().sum::<u64>();
-            m.turns += 1;
-            m.turn_busy = [0; 8];
-        }
         if let Some(since) = self.drain_since.take() {
             let ns = view.now.ns() - since.ns();
             self.measured.drain_ns_total += ns;
@@ -894,7 +851,6 @@ impl PartFtl {
             self.counts.copy_out_blocks += 1;
             let valid = ftl.blocks().get(b).valid_units as u64;
             self.measured.copy_out_blocks += 1;
-            self.measured.turn_copy[self.g.channel_of(die) as usize] += valid;
             self.measured.copy_out_valid_units_sum += valid;
             self.measured.copy_out_valid_units_max = self.measured.copy_out_valid_units_max.max(valid);
             let m = Migration {
@@ -947,34 +903,6 @@ impl PartFtl {
         out.push(("rotations_measured", m.rotations as f64));
         out.push(("fw_drain_ns_total", m.drain_ns_total as f64));
         out.push(("fw_drain_ns_max", m.drain_ns_max as f64));
-        const PH: [&str; 3] = ["par", "place", "drain"];
-        const ST: [&str; 8] = ["hread", "hwrite", "gc", "migr", "parity", "queued", "job", "idle"];
-        for (i, ph) in PH.iter().enumerate() {
-            for (j, st) in ST.iter().enumerate() {
-                let name: &'static str = Box::leak(format!("zz_fw_{ph}_{st}").into_boxed_str());
-                out.push((name, m.fw[i][j] as f64));
-            }
-        }
-        out.push(("zz_deferred_measured", m.deferred as f64));
-        out.push(("zw_placed_max_sum", m.placed_max_sum as f64));
-        out.push(("zw_placed_sum", m.placed_sum as f64));
-        out.push(("zw_busy_max_sum", m.busy_max_sum as f64));
-        out.push(("zw_busy_sum", m.busy_sum as f64));
-        out.push(("zw_turns", m.turns as f64));
-        out.push(("zw_pturns", m.pturns as f64));
-        out.push(("zw_copy_max_sum", m.copy_max_sum as f64));
-        out.push(("zw_copy_sum", m.copy_sum as f64));
-        out.push(("zw_busiest_copy_sum", m.busiest_copy_sum as f64));
-        for (i, ph) in PH.iter().enumerate() {
-            for (j, st) in ["anyjob", "anyqueued", "allempty"].iter().enumerate() {
-                let name: &'static str = Box::leak(format!("zy_poll_{ph}_{st}").into_boxed_str());
-                out.push((name, m.why[i][j] as f64));
-            }
-            for (j, st) in ["job", "queued", "empty"].iter().enumerate() {
-                let name: &'static str = Box::leak(format!("zx_die_{ph}_{st}").into_boxed_str());
-                out.push((name, m.dies_jqe[i][j] as f64));
-            }
-        }
         if self.buffer_samples > 0 {
             out.push(("write_buffer_pages_mean", self.buffer_pages_sum as f64 / self.buffer_samples as f64));
         }
@@ -1072,44 +1000,6 @@ impl Scheme for PartFtl {
         self.buffer_pages_sum += self.buffer_pages;
         self.measured.lambda_samples += 1;
         self.measured.lambda_sum += self.data_lambda(view);
-        let phase = if self.cur_way == self.data_ways {
-            0
-        } else if self.ahead {
-            2
-        } else {
-            1
-        };
-        for ch in 0..self.g.channels {
-            let st = view.dies[self.die(ch, self.cur_way).0 as usize];
-            let k = match st.busy {
-                Some(c) => c as usize,
-                None if st.writes_queued > 0 => 5,
-                None if st.job.is_some() => 6,
-                None => 7,
-            };
-            self.measured.fw[phase][k] += 1;
-            if phase != 0 && st.busy.is_some() {
-                self.measured.turn_busy[ch as usize] += 1;
-            }
-            let c = if st.job.is_some() {
-                0
-            } else if st.writes_queued > 0 {
-                1
-            } else {
-                2
-            };
-            self.measured.dies_jqe[phase][c] += 1;
-        }
-        let sts: Vec<_> =
-            (0..self.g.channels).map(|ch| view.dies[self.die(ch, self.cur_way).0 as usize]).collect();
-        let w = if sts.iter().any(|s| s.job.is_some()) {
-            0
-        } else if sts.iter().any(|s| s.writes_queued > 0) {
-            1
-        } else {
-            2
-        };
-        self.measured.why[phase][w] += 1;
         self.reclaim(view, cmds);
     }
 
@@ -1135,7 +1025,6 @@ impl Scheme for PartFtl {
             return super::Admission::Admit;
         }
         self.counts.deferred_writes += 1;
-        self.measured.deferred += 1;
         super::Admission::Defer(view.now + self.epoch)
     }
 
