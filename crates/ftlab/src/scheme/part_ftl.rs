@@ -236,7 +236,7 @@ pub(crate) struct PartFtl {
     ahead: bool,
     next_channel: u32,
     /// Pages placed on `place_way` since it became the placement way.
-    place_pages: Vec<u32>,
+    place_pages: u64,
     /// `filled[channel * data_ways + way]`: full data blocks waiting for their stripe, with
     /// their erase count when they filled (a block erased since is dropped).
     filled: Vec<VecDeque<(BlockIdx, u32)>>,
@@ -302,11 +302,6 @@ struct MeasuredCounts {
     /// Time from a data turn's last placed page (placement moved on) to F_w's rotation.
     drain_ns_total: u64,
     drain_ns_max: u64,
-    /// Per placement turn, the most pages placed on one die of the way (Fig. 4: "a block of
-    /// data is written to each write chip"): the largest, their sum and the turns.
-    turn_die_pages_max: u32,
-    turn_die_pages_max_sum: u64,
-    placement_turns: u64,
     /// Copy-out migrations started, and the valid units of their blocks when they started.
     copy_out_blocks: u64,
     copy_out_valid_units_sum: u64,
@@ -384,7 +379,7 @@ impl PartFtl {
             place_way: 0,
             ahead: false,
             next_channel: 0,
-            place_pages: vec![0; g.channels as usize],
+            place_pages: 0,
             filled: vec![VecDeque::new(); (g.channels * (ways - 1)) as usize],
             stripes: Vec::new(),
             free_ids: Vec::new(),
@@ -441,48 +436,31 @@ impl PartFtl {
     /// Whether channel `ch` can take a host write: its placement die is above the host gate
     /// (the space below is for copy-outs).
     fn channel_open(&self, view: &DeviceView, ch: u32) -> bool {
-        !self.has_its_block(ch)
-            && view.ftl.blocks().free_count(self.die(ch, self.place_way)) > self.write_gate_free_blocks
-    }
-
-    /// Whether channel `ch`'s placement die has had its block of this turn (Fig. 4: "after a
-    /// block of data is written to each write chip"): it takes no more pages until the turn.
-    fn has_its_block(&self, ch: u32) -> bool {
-        self.place_pages[ch as usize] >= self.g.pages_per_block
+        view.ftl.blocks().free_count(self.die(ch, self.place_way)) > self.write_gate_free_blocks
     }
 
     /// The next die of the placement way, channel first: for a host write one of an open
     /// channel, for a copy one above the host reserve.
     fn next_write_die(&mut self, view: &DeviceView, host: bool) -> DieIdx {
         let c = self.g.channels;
-        // A host write goes to a channel without its block of the turn; a copy too if one has
-        // room above the reserve, else (every channel has its block: the next way filled while
-        // F_w drains, and a copy-out's reads go on) to any with room, still channel first.
-        let passes: &[bool] = if host { &[true] } else { &[true, false] };
-        for &quota in passes {
-            for k in 0..c {
-                let ch = (self.next_channel + k) % c;
-                let die = self.die(ch, self.place_way);
-                let room = if host {
-                    self.channel_open(view, ch)
-                } else {
-                    !(quota && self.has_its_block(ch))
-                        && view.ftl.blocks().free_count(die) > view.ftl.params.host_reserve_blocks
-                };
-                if room {
-                    self.next_channel = (ch + 1) % c;
-                    return die;
-                }
+        for k in 0..c {
+            let ch = (self.next_channel + k) % c;
+            let die = self.die(ch, self.place_way);
+            let room = if host {
+                self.channel_open(view, ch)
+            } else {
+                view.ftl.blocks().free_count(die) > view.ftl.params.host_reserve_blocks
+            };
+            if room {
+                self.next_channel = (ch + 1) % c;
+                return die;
             }
         }
         // Every placement die is down to the reserve: a copy takes the reserve of the
         // roomiest (the reserve is kept for GC; host writes are gated well above it).
         (0..c)
             .map(|ch| self.die(ch, self.place_way))
-            .max_by_key(|&d| {
-                let ch = self.g.channel_of(d);
-                (!self.has_its_block(ch), view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0))
-            })
+            .max_by_key(|&d| (view.ftl.blocks().free_count(d), std::cmp::Reverse(d.0)))
             .expect("a channel")
     }
 
@@ -509,9 +487,9 @@ impl PartFtl {
             self.form_stripes(view, self.g.channel_of(die), cmds);
         }
         if self.way_of(die) == self.place_way {
-            self.place_pages[self.g.channel_of(die) as usize] += 1;
+            self.place_pages += 1;
         }
-        if self.place_pages.iter().all(|&n| n >= ppb) {
+        if self.place_pages >= self.g.channels as u64 * ppb as u64 {
             self.advance_placement(view.now);
         }
         self.reclaim(view, cmds);
@@ -525,12 +503,8 @@ impl PartFtl {
         }
         self.ahead = true;
         self.drain_since = Some(now);
-        let most = self.place_pages.iter().copied().max().unwrap_or(0);
-        self.measured.turn_die_pages_max = self.measured.turn_die_pages_max.max(most);
-        self.measured.turn_die_pages_max_sum += most as u64;
-        self.measured.placement_turns += 1;
         self.place_way = (self.place_way + 1) % self.data_ways;
-        self.place_pages.iter_mut().for_each(|n| *n = 0);
+        self.place_pages = 0;
     }
 
     /// With one data way the next data way is F_w's own: host pages wait for the parity
@@ -747,9 +721,8 @@ impl PartFtl {
         let stuck = self.cur_way != self.data_ways
             && (0..self.g.channels).all(|ch| {
                 let d = self.die(ch, self.cur_way);
-                self.has_its_block(ch)
-                    || (view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks
-                        && self.erasable(view, d).is_none())
+                view.ftl.blocks().free_count(d) <= self.write_gate_free_blocks
+                    && self.erasable(view, d).is_none()
             });
         if stuck {
             self.counts.early_rotations += 1;
@@ -930,11 +903,6 @@ impl PartFtl {
         out.push(("rotations_measured", m.rotations as f64));
         out.push(("fw_drain_ns_total", m.drain_ns_total as f64));
         out.push(("fw_drain_ns_max", m.drain_ns_max as f64));
-        out.push(("turn_die_pages_max", m.turn_die_pages_max as f64));
-        if m.placement_turns > 0 {
-            let mean = m.turn_die_pages_max_sum as f64 / m.placement_turns as f64;
-            out.push(("turn_die_pages_max_mean", mean));
-        }
         if self.buffer_samples > 0 {
             out.push(("write_buffer_pages_mean", self.buffer_pages_sum as f64 / self.buffer_samples as f64));
         }
