@@ -40,7 +40,7 @@ def test_subpackages_by_role_and_every_module_imports() -> None:
     # No flat leftovers of the old layout beside the role packages (`results`: the typed
     # results, generated from schema/results.schema.json).
     flat = {m.name for m in pkgutil.iter_modules(ftlab.__path__) if not m.ispkg}
-    allowed = {"_core", "_bench", "_errors", "_scenarios", "_toml", "api", "results", "__main__"}
+    allowed = {"_core", "_bench", "_errors", "_extras", "_scenarios", "_toml", "api", "results", "__main__"}
     assert flat <= allowed, flat
     for m in pkgutil.walk_packages(ftlab.__path__, "ftlab."):
         if m.name in ("ftlab._core", "ftlab.__main__"):

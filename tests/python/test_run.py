@@ -202,12 +202,17 @@ def test_unknown_override_key(tmp_path):
 
 # Two tenants filling `tiny` to the brim at 5% over-provisioning: valid (16384 / 1.05 = 15603
 # logical units fit the 4 x (64 - 2 - 1) x 64 = 15616 GC can keep valid), but the run has 13
-# units of slack on the whole device and its writers wait for blocks GC cannot free.
+# units of slack on the whole device and its writers wait for blocks GC cannot free. Each
+# tenant writes through frontiers of its own (`ftl.frontier_per_tenant`): under `unified`'s
+# conventional write point (issue 41) the two would share one frontier per die, and their
+# open blocks would no longer take the slack (the device completes, at a WAF of about 60).
 BRIM = """seed = 7
 schemes = ["unified"]
 [device]
 preset = "tiny"
 over_provisioning = 0.05
+[ftl]
+frontier_per_tenant = true
 [precondition]
 fill_fraction = 1.0
 overwrite_passes = 0.0

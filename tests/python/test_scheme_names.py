@@ -156,6 +156,12 @@ def allowed(rel: str) -> set[str]:
         return {own}
     if rel.startswith("python/ftlab/reproduce/") and rel.count("/") == 3:
         return reproduction_schemes(ROOT / rel)
+    # A reproduction's native example (`examples/<reproduction>_<what>.rs`, e.g.
+    # flashblox_lifetime.rs) may name what that reproduction's scenarios run.
+    m = re.fullmatch(r"crates/ftlab/examples/([a-z]+(?:_ftl)?)_\w+\.rs", rel)
+    module = ROOT / "python" / "ftlab" / "reproduce" / f"{m.group(1)}.py" if m else None
+    if module is not None and module.is_file():
+        return reproduction_schemes(module)
     return set()
 
 

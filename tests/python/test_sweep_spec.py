@@ -301,7 +301,7 @@ def test_cli_bad_sweep_file_exits_2_without_traceback(tmp_path):
     proc = run_cli(["sweep", str(path)], cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.startswith(f"error: {path}: grid.device.over_provisioning: ")
+    assert joined(proc.stderr).startswith(f"error: {path}: grid.device.over_provisioning: ")
     assert not (tmp_path / "results").exists()
 
 

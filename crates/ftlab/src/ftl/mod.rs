@@ -77,8 +77,8 @@ pub struct Ftl {
     /// invalid.
     p2l: Vec<u32>,
     /// Per physical unit handed out since its block's last erase: the tenant whose unit it is
-    /// (`OWNER_NONE`: never handed out to a tenant). Empty where frontiers are per tenant: every
-    /// unit is then its block owner's.
+    /// (`OWNER_NONE`: never handed out to a tenant). Empty where frontiers are per tenant or
+    /// there is one tenant: every unit is then its block owner's.
     unit_tenant: Vec<u16>,
     /// Open block per (slot, stream, class, die, plane), or `NONE`; the slot is the tenant
     /// where frontiers are per tenant, else 0 (`frontier_slot`).
@@ -155,7 +155,9 @@ impl Ftl {
             ),
             l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
             p2l: table::filled_u32(geometry.n_units() as usize, NONE),
-            unit_tenant: if params.frontier_per_tenant {
+            // One tenant's units are all its own: its blocks' owner says whose a unit is, and
+            // the 2 B per unit are not spent (the bench's single-tenant cases stay in memory).
+            unit_tenant: if params.frontier_per_tenant || n_tenants == 1 {
                 Vec::new()
             } else {
                 vec![OWNER_NONE; geometry.n_units() as usize]
