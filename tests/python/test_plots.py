@@ -222,3 +222,43 @@ def test_an_empty_panel_says_why(odd_run):
     fig = plots.figure(ftlab.load(odd_run), "cdf")
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert "no write requests measured" in texts and "too few requests for a tail" in texts
+
+
+def _odd_variant(tmp_path: Path, name: str, edits: dict[str, str]) -> Path:
+    """The odd scenario with some lines replaced: a small, odd case for the CLI."""
+    text = ODD.read_text()
+    for old, new in edits.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+ODD_CASES = {
+    # the lonely tenant writes once and never reads
+    "one-write": {"read_ratio = 1.0\n": "read_ratio = 0.0\n"},
+    # the lonely tenant's rate is so low that it issues nothing in the run
+    "no-request": {"rate_iops = 1.5\n": "rate_iops = 0.01\n"},
+    # a run shorter than one window
+    "short": {"duration_s = 1.0\n": "duration_s = 0.2\n"},
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_CASES))
+def test_the_cli_on_odd_scenarios_succeeds_or_says_why_in_one_line(case, tmp_path):
+    """Issue 42: every command a user reaches on a small, odd scenario either succeeds or exits
+    2 with one error line, never a traceback: run, every plot kind, compare."""
+    scenario = _odd_variant(tmp_path, case, ODD_CASES[case])
+    out = tmp_path / "r"
+    procs = [run_cli(["run", str(scenario), "--out", str(out)])]
+    procs.append(run_cli(["compare", str(out), str(out)]))
+    # every plot kind in this process (the CLI's plot path is the test above's)
+    report = ftlab.load(out)
+    for kind in plots.KINDS:
+        ftlab.plot(report, kind, tmp_path / f"{kind}.png")
+    for proc in procs:
+        assert "Traceback" not in proc.stderr, (proc.args, proc.stderr)
+        assert proc.returncode in (0, 2), (proc.args, proc.returncode, proc.stderr)
+        if proc.returncode == 2:
+            assert proc.stderr.startswith("error: "), proc.stderr
