@@ -158,6 +158,7 @@ mod tests {
             channel_mts: 400,
             channel_width_bits: 8,
             read_holds_channel: false,
+            board: None,
         };
         let r = SwapRecord {
             units_from_hot: 100,
