@@ -83,7 +83,8 @@ fn main() {
         "imbalance_with_swaps": w["imbalance"],
         "imbalance_without_swaps": life["without_swaps"]["imbalance"],
         "lifetime_vs_ideal": w["first_wear_out_s"].as_f64().map(|s| s / ideal),
-        "lifetime_vs_ideal_without_swaps": life["without_swaps"]["first_wear_out_s"].as_f64().map(|s| s / ideal),
+        "lifetime_vs_ideal_without_swaps":
+            life["without_swaps"]["first_wear_out_s"].as_f64().map(|s| s / ideal),
         "model_n_swaps": w["n_swaps"],
         "swap_minutes": t_swap * scale / 60.0,
         "swap_interval_days": interval * scale / 86_400.0,

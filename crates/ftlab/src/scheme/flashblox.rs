@@ -8,9 +8,10 @@
 //! admission, `iops_max`, is off by default). Wear is balanced by swapping channels, fired by
 //! the measured erase rates (the slides: "Using erase rate as the trigger condition for
 //! swapping"): when max / mean of the channels' erase rates (cumulative since the run started,
-//! or since the last swap: `rate_window`) would exceed `swap_threshold` by the next check, the most-worn channel
-//! exchanges its data with the channel of another vSSD whose erase rate is lowest (`SwapPolicy::decide`,
-//! shared with the lifetime model), through migration jobs (real reads and programs,
+//! or since the last swap: `rate_window`) would exceed `swap_threshold` by the next check, the
+//! most-worn channel exchanges its data with the channel of another vSSD whose erase rate is
+//! lowest (`SwapPolicy::decide`, shared with the lifetime model), through migration jobs (real
+//! reads and programs,
 //! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
 //! exchanged when it starts, so new writes already go to the new home; the leaving vSSD's open
 //! blocks there are closed and migrated too, and what a swap leaves behind (open blocks, copies
