@@ -65,7 +65,32 @@ impl ErasableIndex {
 
     /// The lowest-numbered marked block of `die` that `judge` finds erasable; the marks it
     /// drops on the way are cleared.
-    pub(super) fn first(&self, die: DieIdx, mut judge: impl FnMut(BlockIdx) -> Mark) -> Option<BlockIdx> {
+    pub(super) fn first(&self, die: DieIdx, judge: impl FnMut(BlockIdx) -> Mark) -> Option<BlockIdx> {
+        self.scan(die, judge, |_| true)
+    }
+
+    /// How many marked blocks of `die` `judge` finds erasable, counting up to `cap` (the scan
+    /// stops there); the marks it drops on the way are cleared, as `first` does.
+    pub(super) fn count(&self, die: DieIdx, cap: u32, judge: impl FnMut(BlockIdx) -> Mark) -> u32 {
+        if cap == 0 {
+            return 0;
+        }
+        let mut found = 0;
+        self.scan(die, judge, |_| {
+            found += 1;
+            found == cap
+        });
+        found
+    }
+
+    /// Visit `die`'s marked blocks in order: `judge` each, clear the marks it drops, and hand
+    /// each one found to `stop`; the first for which `stop` says true ends the scan.
+    fn scan(
+        &self,
+        die: DieIdx,
+        mut judge: impl FnMut(BlockIdx) -> Mark,
+        mut stop: impl FnMut(BlockIdx) -> bool,
+    ) -> Option<BlockIdx> {
         let base = die.0 * self.words_per_die;
         for k in 0..self.words_per_die {
             let cell = &self.words[(base + k) as usize];
@@ -75,45 +100,13 @@ impl ErasableIndex {
                 left &= left - 1;
                 let block = BlockIdx(die.0 * self.blocks_per_die + k * 64 + bit.trailing_zeros());
                 match judge(block) {
-                    Mark::Found => return Some(block),
-                    Mark::Keep => {}
+                    Mark::Found if stop(block) => return Some(block),
+                    Mark::Found | Mark::Keep => {}
                     Mark::Drop => cell.set(cell.get() & !bit),
                 }
             }
         }
         None
-    }
-}
-
-impl ErasableIndex {
-    /// How many marked blocks of `die` `judge` finds erasable, counting up to `cap` (the scan
-    /// stops there); the marks it drops on the way are cleared, as `first` does.
-    pub(super) fn count(&self, die: DieIdx, cap: u32, mut judge: impl FnMut(BlockIdx) -> Mark) -> u32 {
-        let mut found = 0;
-        if cap == 0 {
-            return 0;
-        }
-        let base = die.0 * self.words_per_die;
-        for k in 0..self.words_per_die {
-            let cell = &self.words[(base + k) as usize];
-            let mut left = cell.get();
-            while left != 0 {
-                let bit = left & left.wrapping_neg();
-                left &= left - 1;
-                let block = BlockIdx(die.0 * self.blocks_per_die + k * 64 + bit.trailing_zeros());
-                match judge(block) {
-                    Mark::Found => {
-                        found += 1;
-                        if found == cap {
-                            return found;
-                        }
-                    }
-                    Mark::Keep => {}
-                    Mark::Drop => cell.set(cell.get() & !bit),
-                }
-            }
-        }
-        found
     }
 }
 
