@@ -149,11 +149,20 @@ def render(schema: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def check(value: Any, schema: dict[str, Any], name: str) -> list[str]:
-    """How `value` differs from the definition `name` of `schema` (empty: it matches)."""
+def check(
+    value: Any, schema: dict[str, Any], name: str, seen: set[tuple[str, str]] | None = None
+) -> list[str]:
+    """How `value` differs from the definition `name` of `schema` (empty: it matches). With
+    `seen`, adds each (definition, key) that `value` holds: the keys the core wrote, so that a
+    test can check the other way too (every key the schema names is one the core writes)."""
     errors: list[str] = []
-    _check(value, {"$ref": f"#/$defs/{name}"}, schema, name, errors)
+    _check(value, {"$ref": f"#/$defs/{name}"}, schema, name, errors, (name, seen))
     return errors
+
+
+def properties(schema: dict[str, Any]) -> set[tuple[str, str]]:
+    """Every (definition, key) the schema names."""
+    return {(name, k) for name, d in schema["$defs"].items() for k in d.get("properties", {})}
 
 
 def _type_ok(value: Any, t: str) -> bool:
@@ -168,16 +177,26 @@ def _type_ok(value: Any, t: str) -> bool:
     }[t]
 
 
-def _check(value: Any, node: dict[str, Any], schema: dict[str, Any], where: str, errors: list[str]) -> None:
+#: The definition a node belongs to, and the set that records the keys met (or None).
+_Seen = tuple[str, "set[tuple[str, str]] | None"]
+
+
+def _check(
+    value: Any, node: dict[str, Any], schema: dict[str, Any], where: str, errors: list[str], seen: _Seen
+) -> None:
     _unknown(node, where)
     if "$ref" in node:
-        _check(value, schema["$defs"][_ref_name(node["$ref"])], schema, where, errors)
+        name = _ref_name(node["$ref"])
+        _check(value, schema["$defs"][name], schema, where, errors, (name, seen[1]))
         return
     if "anyOf" in node:
         for option in node["anyOf"]:
             sub: list[str] = []
-            _check(value, option, schema, where, sub)
+            met: set[tuple[str, str]] = set()
+            _check(value, option, schema, where, sub, (seen[0], met))
             if not sub:
+                if seen[1] is not None:
+                    seen[1].update(met)
                 return
         errors.append(f"{where}: {json.dumps(value)[:80]} matches none of {json.dumps(node['anyOf'])[:120]}")
         return
@@ -193,7 +212,7 @@ def _check(value: Any, node: dict[str, Any], schema: dict[str, Any], where: str,
         return
     if t == "array":
         for i, item in enumerate(value):
-            _check(item, node["items"], schema, f"{where}[{i}]", errors)
+            _check(item, node["items"], schema, f"{where}[{i}]", errors, seen)
     elif t == "object" and "properties" in node:
         props = node["properties"]
         for k in node["required"]:
@@ -203,10 +222,12 @@ def _check(value: Any, node: dict[str, Any], schema: dict[str, Any], where: str,
             if k not in props:
                 errors.append(f"{where}: unknown key {k!r}")
             else:
-                _check(v, props[k], schema, f"{where}.{k}", errors)
+                if seen[1] is not None:
+                    seen[1].add((seen[0], k))
+                _check(v, props[k], schema, f"{where}.{k}", errors, seen)
     elif t == "object":
         for k, v in value.items():
-            _check(v, node["additionalProperties"], schema, f"{where}.{k}", errors)
+            _check(v, node["additionalProperties"], schema, f"{where}.{k}", errors, seen)
 
 
 def load_schema() -> dict[str, Any]:

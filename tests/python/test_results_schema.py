@@ -1,8 +1,9 @@
 """The one schema of the results the core hands to Python as JSON text (schema/results.schema.json):
 python/ftlab/results.py is generated from it and must be fresh, what the core writes (summary.json
 of small runs, `ftlab rt`, `ftlab lifetime`, `ftlab capture`, `ftlab schemes`) must match it
-exactly (no unknown key, no missing one, the types it names), and the checker itself must catch
-each kind of difference."""
+exactly (no unknown key, no missing one, the types it names), every key the schema names must be
+one the core writes in one of those outputs (so a key cannot be added to one side only), and the
+checker itself must catch each kind of difference."""
 
 from __future__ import annotations
 
@@ -65,35 +66,38 @@ def test_timeseries_columns_are_the_cores(small_run: Report) -> None:
     assert set(_core.TIMESERIES_DEVICE_COLUMNS) < set(base)
 
 
-@pytest.mark.parametrize("name", ["fdp", "rtgc"])
-def test_summary_of_a_bundled_scenario_matches(name: str) -> None:
-    # fdp: a stream mapper's report; rtgc: periodic tasks (deadlines).
+def _bundled(name: str) -> dict[str, Any]:
     path = REPO / "scenarios" / f"{name}.toml"
     short = ["measure.duration_s=1.0", "measure.warmup_s=0.0", "measure.phases=[]"]
-    text = _core.run(source_path=path, overrides=short, jobs=1)["summary_json"]
-    summary = json.loads(text)
-    schemes = summary["schemes"].values()
-    if name == "fdp":
-        assert any("mapper_report" in s for s in schemes)
-    else:
-        assert any("deadlines" in t for s in schemes for t in s["tenants"].values())
-    assert _errors(summary, "summary") == []
+    summary: dict[str, Any] = json.loads(_core.run(source_path=path, overrides=short, jobs=1)["summary_json"])
+    return summary
 
 
-def test_rt_results_match() -> None:
-    assert _errors(json.loads(_core.rt_bounds()), "rt_bounds") == []
+@pytest.fixture(scope="module")
+def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Any]]:
+    """Every result kind the core writes, as (result name, value): the small run, two bundled
+    scenarios (fdp: a stream mapper's report; rtgc: periodic tasks' deadlines), `ftlab rt`'s
+    three results for each real-time scheme, `ftlab lifetime`, `ftlab capture` and the policies."""
+    found: list[tuple[str, Any]] = [("summary", json.loads(small_run.summary_json))]
+    found += [("summary", _bundled(name)) for name in ("fdp", "rtgc")]
+    found.append(("rt_bounds", json.loads(_core.rt_bounds())))
     for scheme in ("part-ftl", "rtgc", "wao-gc"):
-        assert _errors(json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", scheme)), "rt_admit") == []
-    assert _errors(json.loads(_core.rt_schedulability(2, 1, 0.5)), "rt_schedulability") == []
+        found.append(("rt_admit", json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", scheme))))
+    found.append(("rt_schedulability", json.loads(_core.rt_schedulability(2, 1, 0.5))))
+    # flashblox as bundled (one swappable channel: no swap bound, no worst case), then with two
+    # swappable channels (the bound's K and the slides' worst case are written).
+    two = 'scheme.flashblox.tenants=[{kind="channel",channels=1},{kind="channel",channels=1}]'
+    for extra in ([], [two]):
+        flashblox = REPO / "scenarios" / "flashblox.toml"
+        report = api.run(flashblox, set=["measure.duration_s=0.5", *extra], jobs=1)
+        model = _core.lifetime(report.summary_json, report.resolved_toml, "flashblox", 1e9)
+        found.append(("lifetime", json.loads(model)))
+    found.append(("capture", _capture(tmp_path_factory.mktemp("capture"))))
+    found.append(("policies", json.loads(_core.policies())))
+    return found
 
 
-def test_lifetime_matches() -> None:
-    report = api.run(REPO / "scenarios" / "flashblox.toml", set=["measure.duration_s=0.5"], jobs=1)
-    model = json.loads(_core.lifetime(report.summary_json, report.resolved_toml, "flashblox", 1e9))
-    assert _errors(model, "lifetime") == []
-
-
-def test_capture_matches(tmp_path: Path) -> None:
+def _capture(tmp_path: Path) -> Any:
     data = REPO / "data" / "rocksdb"
     shipped = json.loads((data / "trace.json").read_text(encoding="utf-8"))
     logs = []
@@ -101,12 +105,41 @@ def test_capture_matches(tmp_path: Path) -> None:
         logs.append(tmp_path / name)
         logs[-1].write_bytes(gzip.decompress((data / f"{name}.gz").read_bytes()))
     device_bytes = shipped["capture"]["device_bytes"]
-    text = _core.capture(logs[0], logs[1], tmp_path / "t.csv", shipped["root"], device_bytes)
-    assert _errors(json.loads(text), "capture") == []
+    return json.loads(_core.capture(logs[0], logs[1], tmp_path / "t.csv", shipped["root"], device_bytes))
 
 
-def test_policies_match() -> None:
-    assert _errors(json.loads(_core.policies()), "policies") == []
+def test_bundled_scenarios_show_their_optional_parts(outputs: list[tuple[str, Any]]) -> None:
+    fdp, rtgc = (value for result, value in outputs[1:3])
+    assert any("mapper_report" in s for s in fdp["schemes"].values())
+    assert any("deadlines" in t for s in rtgc["schemes"].values() for t in s["tenants"].values())
+
+
+@pytest.mark.parametrize(
+    "result", ["summary", "rt_bounds", "rt_admit", "rt_schedulability", "lifetime", "capture", "policies"]
+)
+def test_what_the_core_writes_matches(outputs: list[tuple[str, Any]], result: str) -> None:
+    values = [value for name, value in outputs if name == result]
+    assert values, f"no {result} among the outputs"
+    for value in values:
+        assert _errors(value, result) == []
+
+
+def test_every_key_the_schema_names_is_written(outputs: list[tuple[str, Any]]) -> None:
+    # The other way round: a key kept in the schema that the core no longer writes (or writes
+    # under no case above) is named here, so that a key cannot live on one side only.
+    seen: set[tuple[str, str]] = set()
+    for result, value in outputs:
+        name = SCHEMA["results"][result]["$ref"].rsplit("/", 1)[1]
+        assert gen_results.check(value, SCHEMA, name, seen) == []
+    never = sorted(gen_results.properties(SCHEMA) - seen)
+    assert never == [], "\n".join(f"{d}.{k}" for d, k in never)
+
+
+def test_the_coverage_check_names_a_key_never_written() -> None:
+    seen: set[tuple[str, str]] = set()
+    assert gen_results.check(GOOD, SCHEMA, "SoloOpSummary", seen) == []
+    assert {("SoloOpSummary", k) for k in GOOD} == seen
+    assert ("SoloOpSummary", "count") in gen_results.properties(SCHEMA)
 
 
 GOOD = {"mean_us": 1.5, "p99_us": 2.0, "count": 3}
