@@ -1,10 +1,17 @@
-"""No scheme is named outside its own files and the registry (issue 25, item 1).
+"""No scheme and no stream mapper is named outside its own files and the registry (issue 25,
+item 1; mappers: issue 43, item 3).
 
 A scheme brings everything through its registry entry (`scheme::Capabilities`, exposed to
 Python as `_core.SCHEMES`): a module that needs to know which schemes have an admission
 analysis, a lifetime model or a label asks the registry instead of naming them. This test reads
 every Rust and Python source of the package and fails on any scheme name (the list comes from
 the registry, `_core.SCHEMES`) outside the places where naming one is the point.
+
+Stream mappers are held to the same rule through their registry (`stream::REGISTRY`, exposed
+as `_core.policies()`'s `mappers`): a mapper is named in `crates/ftlab/src/stream/` only, and a
+reproduction names the mappers its claim file runs (`runs = ["<workload>/<mapper>"]`) or its
+scenarios set (`stream_mapper`). A mapper's identifier form counts only as a module path
+(`stream::vstream`, `fdp::Config`): words such as `direct` are common in code.
 
 What counts as naming a scheme:
 - Rust: a string literal equal to a scheme's name (`"part-ftl"`), or its identifier form
@@ -34,6 +41,7 @@ Where a scheme may be named (docs/schemes/README.md, "Where a scheme is named"):
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -45,12 +53,10 @@ from ftlab._toml import loads as toml_loads
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "crates" / "ftlab" / "src"
 NAMES = [e["name"] for e in _core.SCHEMES]
+MAPPERS = [m["name"] for m in json.loads(_core.policies())["mappers"]]
 
 #: (file relative to the repository, scheme name) -> why naming it there is right.
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("crates/ftlab/src/api.rs", "unified"): "`ftlab bench`'s cases are compiled-in scenarios: "
-    "each names the scheme it times (random-write, mixed-70r30w, precondition, memory-1tb)",
-    ("crates/ftlab/src/api.rs", "upi"): "the bench case upi-mixed-70r30w times upi",
     **{
         ("crates/ftlab/src/lib.rs", name): "`ftlab::internals` re-exports, under the path they have in "
         "the crate (`rt::NAME`, `scheme::NAME`), the formulas of each scheme and of its real-time "
@@ -58,13 +64,19 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
         "upi.rs, wao_gc.rs): a module list, as `rt/mod.rs` declares them"
         for name in ("flashblox", "part-ftl", "rtgc", "upi", "wao-gc")
     },
+    **{
+        ("crates/ftlab/src/lib.rs", name): "`ftlab::internals` re-exports the mappers' types that the "
+        "integration tests drive (tests/fdp.rs, streams.rs, vstream.rs), under their crate path "
+        "`stream::NAME`: a module list"
+        for name in ("autostream", "dac", "direct", "fdp", "manual", "vstream")
+    },
 }
 
 #: Files where a literal spelled like a scheme is a paper's name: a reproduction's name
 #: (`ftlab reproduce NAME`) or a device preset named after a paper's device.
 PAPER_NAMES: dict[str, str] = {
-    "crates/ftlab/src/scenario/presets.rs": "device presets `upi` and `flashblox`: the UPI and "
-    "FlashBlox papers' devices",
+    "crates/ftlab/src/scenario/presets.rs": "device presets `upi`, `flashblox`, `vstream` and "
+    "`fdp`: the papers' devices",
     "python/ftlab/reproduce/__init__.py": "`REPRODUCTIONS`: one reproduction per paper",
     "python/ftlab/reproduce/verdicts.py": "`NAMES`: the reproductions CI runs",
 }
@@ -104,9 +116,12 @@ def _rust_code(text: str) -> tuple[str, list[str]]:
 
 def rust_hits(path: Path) -> set[str]:
     code, strings = _rust_code(path.read_text())
-    hits = {s for s in strings if s in NAMES}
+    hits = {s for s in strings if s in NAMES or s in MAPPERS}
     for name in NAMES:
         if re.search(rf"\b{name.replace('-', '_')}\b", code):
+            hits.add(name)
+    for name in MAPPERS:
+        if re.search(rf"(::\s*{name}\b)|(\b{name}\s*::)", code):
             hits.add(name)
     return hits
 
@@ -125,7 +140,7 @@ def python_hits(path: Path) -> set[str]:
         if isinstance(n, ast.Constant)
         and isinstance(n.value, str)
         and id(n) not in docstrings
-        and n.value in NAMES
+        and (n.value in NAMES or n.value in MAPPERS)
     }
 
 
@@ -136,11 +151,18 @@ def _own_rt_name(rel: str) -> str | None:
 
 
 def reproduction_schemes(module: Path) -> set[str]:
-    """The schemes reproduction `module` (`reproduce/NAME.py`) may name: its scenarios'."""
+    """The schemes and mappers reproduction `module` (`reproduce/NAME.py`) may name: its
+    scenarios' (`schemes`, `stream_mapper`) and its claim file's runs' mappers."""
     stem = module.stem.replace("_", "-")
     names: set[str] = set()
     for toml in (ROOT / "scenarios" / "reproduce").glob(f"{stem}*.toml"):
-        names.update(toml_loads(toml.read_text()).get("schemes", []))
+        data = toml_loads(toml.read_text())
+        names.update(data.get("schemes", []))
+        names.update([data["stream_mapper"]] if "stream_mapper" in data else [])
+    claims = module.parent / "papers" / f"{module.stem}.toml"
+    if claims.is_file():
+        runs = [r for c in toml_loads(claims.read_text()).get("claims", []) for r in c.get("runs", [])]
+        names.update(m for r in runs for m in MAPPERS if r.split("/")[-1].split("-")[0] == m)
     if module.read_text().find("_core.rt_schedulability") >= 0:
         names.update(_core.RT_SCHEMES)
     return names
@@ -149,6 +171,8 @@ def reproduction_schemes(module: Path) -> set[str]:
 def allowed(rel: str) -> set[str]:
     if rel.startswith("crates/ftlab/src/scheme/"):
         return set(NAMES)
+    if rel.startswith("crates/ftlab/src/stream/"):
+        return set(MAPPERS)
     if rel == "crates/ftlab/src/rt/mod.rs":
         return set()
     own = _own_rt_name(rel)
@@ -192,6 +216,7 @@ def hits(path: Path) -> set[str]:
 def test_the_registry_lists_the_schemes() -> None:
     assert len(NAMES) >= 8 and len(set(NAMES)) == len(NAMES)
     assert set(_core.RT_SCHEMES) <= set(NAMES)
+    assert len(MAPPERS) >= 7 and not set(MAPPERS) & set(NAMES)
 
 
 def test_no_scheme_is_named_outside_its_files_and_the_registry() -> None:

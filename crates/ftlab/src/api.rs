@@ -486,20 +486,7 @@ pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Resul
         "memory-1tb" => return bench_memory(overrides),
         _ => {}
     }
-    // `upi-mixed-70r30w`: the mixed case under `upi` with a 1 ms epoch (a thousand epoch
-    // computations per simulated second), to measure what the epochs cost.
-    let (read_ratio, scheme) = match case {
-        "random-write" => (0.0, "unified"),
-        "mixed-70r30w" => (0.7, "unified"),
-        "upi-mixed-70r30w" => (0.7, "upi"),
-        _ => {
-            return Err(FtlabError::Usage {
-                arg: case.into(),
-                reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")),
-            })
-        }
-    };
-    let s = bench_scenario(case, scheme, read_ratio, requests, overrides)?;
+    let s = bench_scenario(case, requests, overrides)?;
     let scheme_name = s.schemes[0].clone();
     let mut sim = build_simulation(&s, &scheme_name, Path::new("."), "bench")?;
     let (t0, c0) = (Instant::now(), thread_cpu_s());
@@ -536,40 +523,27 @@ fn thread_cpu_s() -> Option<f64> {
     }
 }
 
-/// The standard bench workload (docs/PERFORMANCE.md) as a scenario.
-fn bench_scenario(
-    case: &str,
-    scheme: &str,
-    read_ratio: f64,
-    requests: u64,
-    overrides: &[String],
-) -> Result<Scenario, FtlabError> {
-    let text = format!(
-        r#"name = "bench-{case}"
-schemes = ["{scheme}"]
-[scheme.upi]
-epoch_s = 0.001
-[device]
-preset = "mqsim"
-[ftl]
-gc_policy = "greedy"
-[precondition]
-fill_fraction = 1.0
-order = "random"
-overwrite_passes = 1.0
-[[tenants]]
-name = "bench"
-namespace_fraction = 1.0
-queue_depth = 1024
-[tenants.synthetic]
-pattern = "uniform"
-read_ratio = {read_ratio}
-arrival = "fixed"
-interval_us = 20.0
-requests = {requests}
-"#
-    );
-    scenario::load(&text, "bench", overrides, None)
+/// The scenario of each timed bench case: the standard bench workload (docs/PERFORMANCE.md),
+/// kept as data in `scenarios/bench/` (a user runs one whole with `ftlab run bench/CASE`), so
+/// the bench names no scheme; each file says which scheme it times.
+const BENCH_SCENARIOS: &[(&str, &str)] = &[
+    ("random-write", include_str!("../../../scenarios/bench/random-write.toml")),
+    ("mixed-70r30w", include_str!("../../../scenarios/bench/mixed-70r30w.toml")),
+    ("upi-mixed-70r30w", include_str!("../../../scenarios/bench/upi-mixed-70r30w.toml")),
+];
+
+/// The scenario of the timed bench `case` (`BENCH_SCENARIOS`) with `requests` host requests and
+/// the caller's overrides after; an unknown case is a usage error naming the known ones.
+fn bench_scenario(case: &str, requests: u64, overrides: &[String]) -> Result<Scenario, FtlabError> {
+    let Some((_, text)) = BENCH_SCENARIOS.iter().find(|(name, _)| *name == case) else {
+        return Err(FtlabError::Usage {
+            arg: case.into(),
+            reason: format!("unknown bench case; known: {}", BENCH_CASES.join(", ")),
+        });
+    };
+    let mut all = vec![format!("tenants.bench.synthetic.requests={requests}")];
+    all.extend_from_slice(overrides);
+    scenario::load(text, &format!("scenarios/bench/{case}.toml"), &all, None)
 }
 
 /// `precondition`: the `random-write` case's preconditioning alone (random fill, one pass of
@@ -577,8 +551,8 @@ requests = {requests}
 /// requests (a shorter source would end and be reopened over and over by the warm-up, which a
 /// real run does not do); `wall_s` is its wall time and no request of the timed run is run.
 fn bench_precondition(overrides: &[String]) -> Result<BenchResult, FtlabError> {
-    let s = bench_scenario("precondition", "unified", 0.0, BENCH_REQUESTS, overrides)?;
-    let mut sim = build_simulation(&s, "unified", Path::new("."), "bench")?;
+    let s = bench_scenario("random-write", BENCH_REQUESTS, overrides)?;
+    let mut sim = build_simulation(&s, &s.schemes[0], Path::new("."), "bench")?;
     let (t0, c0) = (Instant::now(), thread_cpu_s());
     precondition(&s, &mut sim, "bench")?;
     let (wall_s, c1) = (t0.elapsed().as_secs_f64(), thread_cpu_s());
@@ -601,10 +575,10 @@ fn bench_precondition(overrides: &[String]) -> Result<BenchResult, FtlabError> {
 fn bench_memory(overrides: &[String]) -> Result<BenchResult, FtlabError> {
     let mut all = vec![format!("device.blocks_per_plane={BENCH_MEMORY_BLOCKS_PER_PLANE}")];
     all.extend_from_slice(overrides);
-    let s = bench_scenario("memory-1tb", "unified", 0.0, 1, &all)?;
+    let s = bench_scenario("random-write", 1, &all)?;
     let t0 = Instant::now();
     let before = heap_bytes_in_use();
-    let sim = build_simulation(&s, "unified", Path::new("."), "bench")?;
+    let sim = build_simulation(&s, &s.schemes[0], Path::new("."), "bench")?;
     let after = heap_bytes_in_use();
     let units = sim.ftl().geometry.n_units() as f64;
     drop(sim);

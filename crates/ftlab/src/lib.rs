@@ -190,13 +190,10 @@ pub mod internals {
             };
         }
     }
-    /// Scenario loading, device presets and the FDP configuration.
+    /// Scenario loading and device presets.
     pub mod scenario {
         pub use crate::host::AddressMap;
         pub use crate::scenario::{load, to_toml, Scenario};
-        pub mod fdp {
-            pub use crate::scenario::fdp::{FdpConfig, RuSpan, RuhType};
-        }
         pub mod presets {
             pub use crate::scenario::presets::{
                 preset, COSMOS_CHANNEL_MTS, COSMOS_ERASE_US, COSMOS_PROGRAM_US, COSMOS_READ_US, PRESETS,
@@ -240,6 +237,7 @@ pub mod internals {
             pub use crate::stream::direct::Direct;
         }
         pub mod fdp {
+            pub use crate::stream::fdp::config::{FdpConfig, RuSpan, RuhType};
             pub use crate::stream::fdp::{Fdp, EVENT_PID, EVENT_REALLOC};
         }
         pub mod manual {

@@ -26,7 +26,7 @@ pub(crate) const COUNTED_VIRTUAL_STREAMS: usize = crate::stream::COUNTED_VIRTUAL
 /// Virtual streams with a `vs<i>_physical_stream` time-series column (ids 0..16).
 pub(crate) const SERIES_VIRTUAL_STREAMS: usize = 16;
 /// Physical streams a device may have (`ftl.physical_streams` is at most this).
-pub(crate) const PHYSICAL_STREAMS_MAX: usize = 16;
+pub(crate) const PHYSICAL_STREAMS_MAX: usize = crate::stream::PHYSICAL_STREAMS_MAX;
 /// A unit's write time is kept as `time_ns >> WRITE_TIME_SHIFT` plus one in a `u32` (0 = no
 /// write time): 2^20 ns ≈ 1.05 ms resolution, up to 2^32 of them ≈ 52 simulated days. A
 /// later write is stamped at that limit and counted in `write_times_capped`.

@@ -4,7 +4,6 @@
 //! (`FtlabError::Config` naming the key and the range). `load` is the only constructor of a
 //! `Scenario`; it reads no file. The reference for every key is `docs/scenario.md`.
 
-pub(crate) mod fdp;
 pub(crate) mod overrides;
 mod place;
 pub(crate) mod presets;
@@ -78,7 +77,7 @@ pub struct DeviceConfig {
     /// In [1, `PE_CYCLES_MAX`].
     pub(crate) pe_cycles: u32,
     pub timing: TimingConfig,
-    pub(crate) fdp: Option<fdp::FdpConfig>,
+    pub(crate) fdp: Option<crate::stream::FdpConfig>,
 }
 
 /// `[device.timing]`, validated (the ranges in `docs/scenario.md`).

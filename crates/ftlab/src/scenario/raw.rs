@@ -6,7 +6,6 @@
 //! (`[measure]`, `[check]`, `[tenants.trace]`, ...) are shared with the validated form and
 //! live in `scenario`. The reference for every key is `docs/scenario.md`.
 
-use super::fdp;
 use super::{default_one, FillOrder, SchedulerKind};
 use super::{CheckConfig, MeasureConfig, PreconditionMode, StreamRule, TraceWorkload, WarmConfig};
 use crate::ftl::gc::VictimPolicy;
@@ -81,9 +80,9 @@ pub struct RawDevice {
     #[serde(default)]
     pub timing: RawTiming,
     /// `[device.fdp]`: NVMe Flexible Data Placement (reclaim groups, RU size, handles), read
-    /// by the `fdp` stream mapper (`scenario::fdp`).
+    /// by the `fdp` stream mapper (`stream/fdp/config.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) fdp: Option<fdp::FdpConfig>,
+    pub(crate) fdp: Option<crate::stream::FdpConfig>,
     /// `[device.board]`: the Cosmos board's channel controller (`flash::board::BoardConfig`,
     /// keys left out take its defaults). Selected by `preset = "cosmos"` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,7 +260,7 @@ fn default_schemes() -> Vec<String> {
     vec![crate::scheme::REGISTRY[0].name.into()]
 }
 fn default_stream_mapper() -> String {
-    "legacy".into()
+    crate::stream::DEFAULT_MAPPER.into()
 }
 fn default_policy() -> VictimPolicy {
     VictimPolicy::Greedy

@@ -153,7 +153,7 @@ fn resolve_device(mut d: RawDevice) -> Valid<DeviceConfig> {
     let geometry = Geometry::new(channels, chips, dies, planes, blocks, pages, page, unit)
         .map_err(|(k, r)| (format!("device.{k}"), r))?;
     if let Some(f) = &d.fdp {
-        super::fdp::check(f, &geometry).map_err(|(k, r)| (format!("device.fdp.{k}"), r))?;
+        f.check(&geometry).map_err(|(k, r)| (format!("device.fdp.{k}"), r))?;
     }
     if !(op > 0.0 && op <= 4.0) {
         return err(
@@ -277,8 +277,7 @@ fn resolve_ftl(f: RawFtl, g: &Geometry) -> Valid<FtlConfig> {
             ),
         );
     }
-    if f.physical_streams == 0 || f.physical_streams as usize > crate::metrics::streams::PHYSICAL_STREAMS_MAX
-    {
+    if f.physical_streams == 0 || f.physical_streams as usize > crate::stream::PHYSICAL_STREAMS_MAX {
         return err("ftl.physical_streams", format!("must be in [1, 16], got {}", f.physical_streams));
     }
     if !(0.001..=1000.0).contains(&f.dram_latency_us) {
@@ -785,7 +784,7 @@ fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
             let loose = stream::MapperContext {
                 geometry: g,
                 namespace_units: ns,
-                physical_streams: crate::metrics::streams::PHYSICAL_STREAMS_MAX as u8,
+                physical_streams: crate::stream::PHYSICAL_STREAMS_MAX as u8,
                 fdp: s.device.fdp.as_ref(),
             };
             stream::build(name, table, &loose).map_err(|e| {
@@ -793,12 +792,9 @@ fn check_mappers(s: &mut Scenario, g: &Geometry, ns: &[u32]) -> Check {
             })?;
         }
     }
-    if let Some(f) = s
-        .device
-        .fdp
-        .as_ref()
-        .filter(|f| s.stream_mapper == "fdp" && f.handles.len() > s.ftl.physical_streams as usize)
-    {
+    if let Some(f) = s.device.fdp.as_ref().filter(|f| {
+        crate::stream::reads_device_fdp(&s.stream_mapper) && f.handles.len() > s.ftl.physical_streams as usize
+    }) {
         let (n, p) = (f.handles.len(), s.ftl.physical_streams);
         return err(
             "device.fdp.handles",

@@ -51,7 +51,7 @@ impl MetricsSink {
         let n_tenants = s.tenants.len();
         let window = SimTime::from_secs_f64(s.measure.window_s);
         let warmup = SimTime::from_secs_f64(s.measure.warmup_s);
-        let stream_series = mapper.name() != "legacy";
+        let stream_series = mapper.stream_series();
         let mut extra = scheme.series_names().to_vec();
         if stream_series {
             extra.extend(crate::metrics::streams::series_names());

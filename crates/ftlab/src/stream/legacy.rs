@@ -40,6 +40,10 @@ impl StreamMapper for Legacy {
     fn frontier_per_tenant(&self) -> bool {
         false
     }
+    /// No: every write goes to stream 0, so per-stream columns would repeat the totals.
+    fn stream_series(&self) -> bool {
+        false
+    }
     fn host_stream(&mut self, _tenant: u16, _lpn: u32, _virtual_stream: u16, _view: &DeviceView) -> u8 {
         0
     }

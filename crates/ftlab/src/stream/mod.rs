@@ -14,6 +14,8 @@ pub(crate) mod legacy;
 pub(crate) mod manual;
 pub(crate) mod vstream;
 
+pub(crate) use fdp::config::FdpConfig;
+
 use crate::flash::geometry::{BlockIdx, Geometry};
 use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
 use crate::sim::time::SimTime;
@@ -27,7 +29,21 @@ pub struct MapperContext<'a> {
     /// The device's physical streams (`ftl.physical_streams`): mapped streams are below it.
     pub physical_streams: u8,
     /// `[device.fdp]` when the scenario gives one (the `fdp` mapper's device side).
-    pub fdp: Option<&'a crate::scenario::fdp::FdpConfig>,
+    pub fdp: Option<&'a FdpConfig>,
+}
+
+/// Physical streams a device may have (`ftl.physical_streams` is at most this; the FDP mapper's
+/// reclaim unit handles take one each).
+pub(crate) const PHYSICAL_STREAMS_MAX: usize = 16;
+
+/// The mapper a scenario runs when it names none (`stream_mapper`): the conventional SSD's.
+pub(crate) const DEFAULT_MAPPER: &str = legacy::INFO.name;
+
+/// Whether mapper `name` reads the device's `[device.fdp]` configuration (whose reclaim unit
+/// handles each need a physical stream): a registry question, so that the scenario's checks
+/// name no mapper.
+pub(crate) fn reads_device_fdp(name: &str) -> bool {
+    name == fdp::INFO.name
 }
 
 /// One stream mapper.
@@ -48,6 +64,12 @@ pub trait StreamMapper: Send {
     /// tenant if the mapper, the scheme (`Scheme::frontier_per_tenant`) or
     /// `ftl.frontier_per_tenant` says so. Default true.
     fn frontier_per_tenant(&self) -> bool {
+        true
+    }
+
+    /// Whether the time series gets the per-stream columns (`metrics::streams::series_names`).
+    /// Default true; a mapper that writes everything to one stream says no.
+    fn stream_series(&self) -> bool {
         true
     }
 

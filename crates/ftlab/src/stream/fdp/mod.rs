@@ -37,12 +37,14 @@
 use super::{MapperContext, MapperInfo, StreamMapper};
 use crate::flash::geometry::{BlockIdx, Geometry};
 use crate::ftl::blocks::WriteClass;
+pub(crate) mod config;
+
 use crate::knobs::{config_fields, serde_defaults, IntBounds, Knob, KnobKind};
 use crate::policy::{
     parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed,
     SchemeConfigError,
 };
-use crate::scenario::fdp::{FdpConfig, RuhType};
+use config::{FdpConfig, RuhType};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

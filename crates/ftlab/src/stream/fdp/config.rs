@@ -1,7 +1,8 @@
-//! `[device.fdp]`: the device's NVMe Flexible Data Placement configuration (TP4146, NVMe 2.1):
+//! `[device.fdp]`: the device's NVMe Flexible Data Placement configuration (TP4146, NVMe 2.1),
+//! kept with the `fdp` stream mapper that reads it (the scenario holds it as `device.fdp`):
 //! how many reclaim groups (RGs) the dies form, how large a reclaim unit (RU) is, and the
 //! reclaim unit handles (RUHs) with their isolation type. Its schema, defaults and checks
-//! (each error names the key and the range). The `fdp` stream mapper (`stream/fdp.rs`) reads
+//! (each error names the key and the range). The `fdp` stream mapper (`stream/fdp/mod.rs`) reads
 //! it; without `[device.fdp]` it uses `FdpConfig::default()`.
 //!
 //! What it is not: it places nothing and counts nothing (the mapper does); the device has no
@@ -12,8 +13,8 @@ use crate::flash::geometry::Geometry;
 use serde::{Deserialize, Serialize};
 
 /// Most reclaim unit handles: the device's physical streams
-/// (`metrics::streams::PHYSICAL_STREAMS_MAX`), one per handle.
-pub(crate) const RUHS_MAX: usize = crate::metrics::streams::PHYSICAL_STREAMS_MAX;
+/// (`stream::PHYSICAL_STREAMS_MAX`), one per handle.
+pub(crate) const RUHS_MAX: usize = crate::stream::PHYSICAL_STREAMS_MAX;
 
 /// A reclaim unit handle's type (libnvme `enum nvme_fdp_ruh_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,29 +82,34 @@ impl FdpConfig {
     }
 }
 
-/// Checks `[device.fdp]` against the geometry; the error is (key below `device.fdp`, reason).
-pub(crate) fn check(f: &FdpConfig, g: &Geometry) -> Result<(), (String, String)> {
-    let e = |k: &str, r: String| Err((k.to_string(), r));
-    if f.reclaim_groups == 0 || f.reclaim_groups > g.n_dies || !g.n_dies.is_multiple_of(f.reclaim_groups) {
-        return e(
-            "reclaim_groups",
-            format!(
-                "must be in [1, {}] and divide the {} dies, got {}",
-                g.n_dies, g.n_dies, f.reclaim_groups
-            ),
-        );
+impl FdpConfig {
+    /// Checks `[device.fdp]` against the geometry; the error is (key below `device.fdp`, reason).
+    pub(crate) fn check(&self, g: &Geometry) -> Result<(), (String, String)> {
+        let e = |k: &str, r: String| Err((k.to_string(), r));
+        if self.reclaim_groups == 0
+            || self.reclaim_groups > g.n_dies
+            || !g.n_dies.is_multiple_of(self.reclaim_groups)
+        {
+            return e(
+                "reclaim_groups",
+                format!(
+                    "must be in [1, {}] and divide the {} dies, got {}",
+                    g.n_dies, g.n_dies, self.reclaim_groups
+                ),
+            );
+        }
+        if !(1..=g.blocks_per_die).contains(&self.ru_blocks) {
+            return e(
+                "ru_blocks",
+                format!("must be in [1, {}] (blocks per die), got {}", g.blocks_per_die, self.ru_blocks),
+            );
+        }
+        if self.handles.is_empty() || self.handles.len() > RUHS_MAX {
+            return e(
+                "handles",
+                format!("must name 1 to {RUHS_MAX} reclaim unit handles, got {}", self.handles.len()),
+            );
+        }
+        Ok(())
     }
-    if !(1..=g.blocks_per_die).contains(&f.ru_blocks) {
-        return e(
-            "ru_blocks",
-            format!("must be in [1, {}] (blocks per die), got {}", g.blocks_per_die, f.ru_blocks),
-        );
-    }
-    if f.handles.is_empty() || f.handles.len() > RUHS_MAX {
-        return e(
-            "handles",
-            format!("must name 1 to {RUHS_MAX} reclaim unit handles, got {}", f.handles.len()),
-        );
-    }
-    Ok(())
 }
