@@ -19,10 +19,26 @@
 # no such tool; scripts/setup.sh then builds without PGO and says so; scripts/wheel.sh builds a
 # profile-guided release wheel with it. Not run by CI (.ci/run
 # builds the test-release profile, without PGO); not part of `pip install .`.
+#
+# `scripts/pgo.sh --locate` only searches for the tool (no install, no build): it prints the
+# llvm-profdata it would use, or exits 3 saying why, in a fraction of a second; the test suite
+# runs it (tests/python/test_pgo.py), with FTLAB_PGO_LLVM_MAJOR (default: rustc's LLVM major)
+# set to a version no tool has to exercise the fallback. scripts/test-pgo.sh runs the whole path
+# (training, the profile-guided build, and the results against a build without it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-llvm_major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+mode=build
+case "${1:-}" in
+    "") ;;
+    --locate) mode=locate ;;
+    *) echo "usage: scripts/pgo.sh [--locate]" >&2; exit 2 ;;
+esac
+llvm_major=${FTLAB_PGO_LLVM_MAJOR:-$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')}
+case "$llvm_major" in
+    ''|*[!0-9]*) echo "pgo: FTLAB_PGO_LLVM_MAJOR must be an LLVM major version, not '$llvm_major'" >&2
+        exit 2 ;;
+esac
 host=$(rustc -vV | sed -n 's/^host: //p')
 
 # The llvm-profdata of LLVM `llvm_major`, or nothing.
@@ -44,7 +60,7 @@ find_profdata() {
 }
 
 profdata_tool=$(find_profdata || true)
-if [ -z "$profdata_tool" ]; then
+if [ -z "$profdata_tool" ] && [ "$mode" = build ]; then
     scripts/setup-system.sh pgo >&2 || true
     profdata_tool=$(find_profdata || true)
 fi
@@ -52,6 +68,10 @@ if [ -z "$profdata_tool" ]; then
     echo "pgo: no llvm-profdata of LLVM $llvm_major (rustc's): install rustup's llvm-tools" \
         "component or Debian's llvm-$llvm_major" >&2
     exit 3
+fi
+if [ "$mode" = locate ]; then
+    echo "$profdata_tool"
+    exit 0
 fi
 
 # Every file the build reads (tracked or new, as it is in the working tree) and its hash.

@@ -7,8 +7,17 @@
 # (scripts/test-wheel.sh: a clean venv, then a quick reproduction), after the lint gates
 # (rustfmt, clippy, ruff, mypy). All always run; the exit status is non-zero if any failed.
 # Extra arguments go to pytest (e.g. scripts/test.sh -k trace). It does no benchmarks.
+# `scripts/test.sh --pgo` (first argument) also runs scripts/test-pgo.sh at the end: the
+# profile-guided build path end to end (about 6 minutes more); without it the suite checks that
+# path's cheap form only (tests/python/test_pgo.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+with_pgo=0
+if [ "${1:-}" = --pgo ]; then
+    with_pgo=1
+    shift
+fi
 
 scripts/setup.sh
 scripts/setup-system.sh test
@@ -67,5 +76,11 @@ phase_done pytest
 echo "== the installed wheel (scripts/test-wheel.sh)"
 scripts/test-wheel.sh || status=$?
 phase_done "the wheel test"
+
+if [ "$with_pgo" = 1 ]; then
+    echo "== the profile-guided build (scripts/test-pgo.sh)"
+    scripts/test-pgo.sh || status=$?
+    phase_done "the profile-guided build"
+fi
 
 exit "$status"
