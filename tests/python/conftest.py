@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -24,7 +25,7 @@ def traces_dir() -> Path:
 
 
 @pytest.fixture
-def trace_file():
+def trace_file() -> Callable[[str], Path]:
     """trace_file(name) -> Path of a sample in data/traces; a missing one fails the test."""
 
     def get(name: str) -> Path:
@@ -65,7 +66,7 @@ def joined(stderr: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def ray_session():
+def ray_session() -> Iterator[ModuleType]:
     """One local Ray instance for the whole test session (Ray takes seconds to start), sized
     like `ftlab sweep`'s own; `ftlab.sweep` uses an initialised Ray as it is. Shut down at
     the end of the session."""

@@ -72,7 +72,9 @@ def synthetic_report(
 
 
 def _tenant_metrics(i: int, j: int) -> dict[str, Any]:
-    op = lambda k: {"count": 100 + k, "iops": 10.0 + k, "mean_us": 100.0 + k, "p99_us": 900.0 + k}  # noqa: E731
+    def op(k: int) -> dict[str, float]:
+        return {"count": 100 + k, "iops": 10.0 + k, "mean_us": 100.0 + k, "p99_us": 900.0 + k}
+
     return {
         "read": op(10 * i + j),
         "write": op(10 * i + j + 1),
@@ -128,9 +130,7 @@ def with_scheme_copy(report: Report, source: str, copy: str) -> Report:
     summary = json.loads(report.summary_json)
     summary["schemes"][copy] = summary["schemes"][source]
 
-    def dup(frame: pl.DataFrame | None) -> pl.DataFrame | None:
-        if frame is None:
-            return None
+    def dup(frame: pl.DataFrame) -> pl.DataFrame:
         return pl.concat(
             [frame, frame.filter(pl.col("scheme") == source).with_columns(pl.lit(copy).alias("scheme"))]
         )
@@ -139,6 +139,6 @@ def with_scheme_copy(report: Report, source: str, copy: str) -> Report:
         json.dumps(summary, indent=2),
         report.resolved_toml,
         dup(report.timeseries),
-        dup(report.latency_cdf),
-        dup(report.wear),
+        None if report.latency_cdf is None else dup(report.latency_cdf),
+        None if report.wear is None else dup(report.wear),
     )

@@ -7,6 +7,7 @@ scripts/test-wheel.sh (a clean venv), not here."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from conftest import REPO_ROOT, run_cli
 from ftlab import _scenarios
 
 
-def test_the_package_links_resolve_to_the_repository():
+def test_the_package_links_resolve_to_the_repository() -> None:
     # pyproject's maturin include copies python/ftlab/scenarios and data into the wheel.
     assert (REPO_ROOT / "python" / "ftlab" / "scenarios").resolve() == (REPO_ROOT / "scenarios").resolve()
     assert (REPO_ROOT / "python" / "ftlab" / "data").resolve() == (REPO_ROOT / "data").resolve()
@@ -23,7 +24,7 @@ def test_the_package_links_resolve_to_the_repository():
     assert '"ftlab/scenarios/**/*"' in pyproject and '"ftlab/data/**/*"' in pyproject
 
 
-def test_bundled_scenarios_are_every_scenario_file_but_the_sweeps():
+def test_bundled_scenarios_are_every_scenario_file_but_the_sweeps() -> None:
     found = {s.name: s for s in _scenarios.bundled_scenarios()}
     files = {
         p.relative_to(REPO_ROOT / "scenarios").with_suffix("").as_posix()
@@ -51,14 +52,14 @@ def test_bundled_scenarios_are_every_scenario_file_but_the_sweeps():
         ("", False),
     ],
 )
-def test_bundled_scenario_by_name(name, found):
+def test_bundled_scenario_by_name(name, found) -> None:
     path = _scenarios.bundled_scenario(name)
     assert (path is not None) == found
     if found:
         assert path == _scenarios.SCENARIOS_DIR / f"{name}.toml"
 
 
-def test_reproduce_finds_its_scenarios_in_the_package():
+def test_reproduce_finds_its_scenarios_in_the_package() -> None:
     from ftlab.reproduce import scenario_file
 
     assert (
@@ -67,7 +68,7 @@ def test_reproduce_finds_its_scenarios_in_the_package():
     )
 
 
-def test_ftlab_scenarios_lists_names_and_comments():
+def test_ftlab_scenarios_lists_names_and_comments() -> None:
     proc = run_cli(["scenarios"])
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
@@ -78,7 +79,7 @@ def test_ftlab_scenarios_lists_names_and_comments():
     assert max(len(line) for line in out.splitlines()) <= 100
 
 
-def test_ftlab_run_by_name_is_the_file(tmp_path):
+def test_ftlab_run_by_name_is_the_file(tmp_path: Path) -> None:
     by_name = run_cli(
         ["run", "real-traces", "--out", str(tmp_path / "a"), "--set", "measure.duration_s=0.5"], cwd=tmp_path
     )
@@ -100,7 +101,7 @@ def test_ftlab_run_by_name_is_the_file(tmp_path):
     assert "msr-hm0" in by_name.stdout
 
 
-def test_a_missing_file_that_is_no_bundled_name_stays_an_error(tmp_path):
+def test_a_missing_file_that_is_no_bundled_name_stays_an_error(tmp_path: Path) -> None:
     proc = run_cli(["run", "no-such-scenario.toml", "--out", str(tmp_path / "r")], cwd=tmp_path)
     assert proc.returncode == 2 and "no-such-scenario.toml" in proc.stderr
     # No blank line before the error (the progress bar is off when stderr is not a terminal).
@@ -110,14 +111,14 @@ def test_a_missing_file_that_is_no_bundled_name_stays_an_error(tmp_path):
 @pytest.mark.parametrize(
     "args", [["--help"], ["run", "--help"], ["reproduce", "--help"], ["schemes", "--help"]]
 )
-def test_help_shows_no_value_after_a_flag_and_no_stray_parentheses(args):
+def test_help_shows_no_value_after_a_flag_and_no_stray_parentheses(args) -> None:
     proc = run_cli(args)
     assert proc.returncode == 0, proc.stderr
     assert "<bool>" not in proc.stdout
     assert "()" not in proc.stdout
 
 
-def test_solo_true_says_solo_is_a_flag(tmp_path):
+def test_solo_true_says_solo_is_a_flag(tmp_path: Path) -> None:
     proc = run_cli(["run", "--solo", "true", "--out", str(tmp_path / "r")], cwd=tmp_path)
     assert proc.returncode == 2
     assert (

@@ -60,7 +60,7 @@ def _check_streams_and_trims(trace: Path, sidecar: dict) -> None:
     assert [r[0] for r in records] == sorted(r[0] for r in records), "times never go backwards"
 
 
-def test_recorded_capture_converts_to_the_shipped_trace(tmp_path):
+def test_recorded_capture_converts_to_the_shipped_trace(tmp_path: Path) -> None:
     sidecar_shipped = json.loads((DATA / "trace.json").read_text())
     strace_log = _gunzip(DATA / "strace.log.gz", tmp_path / "strace.log")
     log = _gunzip(DATA / "LOG.gz", tmp_path / "LOG")
@@ -88,7 +88,7 @@ def test_recorded_capture_converts_to_the_shipped_trace(tmp_path):
     _check_streams_and_trims(out, sidecar)
 
 
-def test_ftlab_runs_a_tiny_scenario_on_the_shipped_trace(tmp_path):
+def test_ftlab_runs_a_tiny_scenario_on_the_shipped_trace(tmp_path: Path) -> None:
     scenario = {
         "name": "rocksdb capture",
         "seed": 1,
@@ -115,7 +115,7 @@ def test_ftlab_runs_a_tiny_scenario_on_the_shipped_trace(tmp_path):
     assert stats["trims"] > 0 and stats["writes"] > 0 and stats["reads"] == 0
 
 
-def test_errors_name_the_input(tmp_path):
+def test_errors_name_the_input(tmp_path: Path) -> None:
     bad = tmp_path / "s.log"
     bad.write_text(
         '1 0.5 openat(AT_FDCWD</>, "/db/x", O_WRONLY) = 3</db/x>\n1 0.6 write(3</db/x>, ""..., 4\n'
@@ -136,7 +136,7 @@ def test_errors_name_the_input(tmp_path):
     assert not (tmp_path / "t.csv").exists() and not (tmp_path / "t.csv.tmp").exists()
 
 
-def test_settings_scale_the_papers():
+def test_settings_scale_the_papers() -> None:
     s = rocksdb_settings(128)
     assert (s.target_file_size_base, s.max_bytes_for_level_base, s.max_bytes_for_level_multiplier) == (
         128 << 20,
@@ -152,7 +152,7 @@ def test_settings_scale_the_papers():
     shutil.which("db_bench") is None or shutil.which("strace") is None,
     reason="db_bench (rocksdb-tools) or strace not installed",
 )
-def test_live_capture_of_a_tiny_db_bench_run(tmp_path):
+def test_live_capture_of_a_tiny_db_bench_run(tmp_path: Path) -> None:
     out = tmp_path / "live.csv"
     proc = run_cli(
         [

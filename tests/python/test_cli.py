@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,20 +21,20 @@ def assert_input_error(proc: subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_help_lists_commands():
+def test_help_lists_commands() -> None:
     proc = run_cli(["--help"])
     assert proc.returncode == 0
     for cmd in ("run", "trace", "bench"):
         assert cmd in proc.stdout
 
 
-def test_version():
+def test_version() -> None:
     proc = run_cli(["--version"])
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"ftlab {_core.version()}"
 
 
-def test_help_is_light():
+def test_help_is_light() -> None:
     code = (
         "import sys\n"
         "from ftlab.cli import app\n"
@@ -44,20 +45,20 @@ def test_help_is_light():
     assert "HEAVY []" in out.stdout
 
 
-def test_unknown_command():
+def test_unknown_command() -> None:
     assert_input_error(run_cli(["frobnicate"]))
 
 
-def test_run_bad_seed():
+def test_run_bad_seed() -> None:
     assert_input_error(run_cli(["run", "--seed", "abc"]))
     assert_input_error(run_cli(["run", "--seed", "-1"]))
 
 
-def test_run_unknown_option():
+def test_run_unknown_option() -> None:
     assert_input_error(run_cli(["run", "--no-such-option"]))
 
 
-def test_trace_stats_needs_format(tmp_path):
+def test_trace_stats_needs_format(tmp_path: Path) -> None:
     f = tmp_path / "t.csv"
     f.write_text("")
     proc = run_cli(["trace", "stats", str(f)])
@@ -65,7 +66,7 @@ def test_trace_stats_needs_format(tmp_path):
     assert "--format" in proc.stderr
 
 
-def test_trace_stats_unknown_format_lists_valid_names(tmp_path):
+def test_trace_stats_unknown_format_lists_valid_names(tmp_path: Path) -> None:
     f = tmp_path / "t.csv"
     f.write_text("")
     proc = run_cli(["trace", "stats", str(f), "--format", "bogus"])
@@ -106,7 +107,7 @@ ERRORS = {
 
 
 @pytest.mark.parametrize("name", ERRORS)
-def test_errors_fit_100_columns_and_say_ranges(name, tmp_path):
+def test_errors_fit_100_columns_and_say_ranges(name, tmp_path: Path) -> None:
     args, first, says, then = ERRORS[name]
     proc = run_cli([*args, "--out", str(tmp_path / "out")], cwd=tmp_path)
     assert_input_error(proc)
@@ -119,20 +120,20 @@ def test_errors_fit_100_columns_and_say_ranges(name, tmp_path):
     assert not re.search(r"expected [ui](8|16|32|64|size)\b|expected f(32|64)\b", proc.stderr), lines
 
 
-def test_bench_unknown_case():
+def test_bench_unknown_case() -> None:
     proc = run_cli(["bench", "--case", "nope"])
     assert_input_error(proc)
     for case in (*_core.BENCH_CASES, "run-default", "load-1e6"):
         assert case in proc.stderr
 
 
-def test_bench_subprocess_usage():
+def test_bench_subprocess_usage() -> None:
     proc = subprocess.run([sys.executable, "-m", "ftlab._bench"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "usage" in proc.stderr
 
 
-def test_bench_reduced_run_reports_every_case():
+def test_bench_reduced_run_reports_every_case() -> None:
     """A reduced `ftlab bench` (the standard device and preconditioning, few requests; a
     1000-row time series for load-1e6) prints one JSON object per case with the documented
     keys: the timed core cases with their requests/s, `precondition` and the Python cases with

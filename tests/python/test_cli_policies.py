@@ -53,7 +53,7 @@ def closed_range(text: str) -> tuple[float, float]:
     return float(m.group(1)), float(m.group(2))
 
 
-def test_core_lists_every_registered_policy():
+def test_core_lists_every_registered_policy() -> None:
     p = policies()
     names = {kind: [e["name"] for e in entries] for kind, entries in p.items()}
     assert {"unified", "partitioned", "upi", "upi-guarded", "wao-gc", "flashblox", "part-ftl", "rtgc"} <= set(
@@ -68,7 +68,7 @@ def test_core_lists_every_registered_policy():
 
 
 @pytest.mark.parametrize(("command", "kind"), [("schemes", "schemes"), ("mappers", "mappers")])
-def test_cli_lists_every_policy_and_knob(command: str, kind: str):
+def test_cli_lists_every_policy_and_knob(command: str, kind: str) -> None:
     proc = run_cli([command])
     assert proc.returncode == 0, proc.stderr
     for p in policies()[kind]:
@@ -80,7 +80,7 @@ def test_cli_lists_every_policy_and_knob(command: str, kind: str):
     assert json.loads(as_json.stdout) == policies()[kind]
 
 
-def test_upi_epoch_listing_is_what_the_validation_enforces():
+def test_upi_epoch_listing_is_what_the_validation_enforces() -> None:
     k = knob("schemes", "upi", "epoch_s")
     assert k["unit"] == "s"
     lo, hi = closed_range(k["range"])
@@ -97,7 +97,7 @@ def test_upi_epoch_listing_is_what_the_validation_enforces():
         assert f"must be in {k['range']}" in str(e.value)
 
 
-def test_cli_shows_upi_epoch_unit_default_and_range():
+def test_cli_shows_upi_epoch_unit_default_and_range() -> None:
     k = knob("schemes", "upi", "epoch_s")
     proc = run_cli(["schemes"])
     section = proc.stdout.split("\nupi ", 1)[1].split("\nupi-guarded ", 1)[0]
@@ -106,7 +106,7 @@ def test_cli_shows_upi_epoch_unit_default_and_range():
     assert cells[:4] == ["epoch_s", "s", json.dumps(k["default"]), k["range"]]
 
 
-def test_a_mapper_bound_is_enforced_under_its_key():
+def test_a_mapper_bound_is_enforced_under_its_key() -> None:
     k = knob("mappers", "vstream", "kmeans_iterations_max")
     _, hi = closed_range(k["range"])
     top = 'stream_mapper = "vstream"'

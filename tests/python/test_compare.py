@@ -7,6 +7,7 @@ and file (exit 2, no traceback, nothing written)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -33,7 +34,7 @@ def write_dir(path, data: dict):
 
 
 @pytest.fixture
-def dirs(tmp_path):
+def dirs(tmp_path: Path):
     a = write_dir(tmp_path / "a", summary(100.0, 2.0))
     b = write_dir(tmp_path / "b", summary(150.0, 1.0, {"buffer_reads": 7}))
     b_data = json.loads((b / "summary.json").read_text())
@@ -48,7 +49,7 @@ def cell(table: pl.DataFrame, tenant: str | None, metric: str, column: str):
     return rows.get_column(column)[0]
 
 
-def test_values_and_relative_change(dirs):
+def test_values_and_relative_change(dirs) -> None:
     a, b = dirs
     table = ftlab.compare([a, b])
     ra, rb = str(a), str(b)
@@ -67,13 +68,13 @@ def test_values_and_relative_change(dirs):
     )
 
 
-def test_metric_filter(dirs):
+def test_metric_filter(dirs) -> None:
     table = ftlab.compare(dirs, metrics=["read_*"])
     assert sorted(table.get_column("metric").to_list()) == ["read_iops", "read_p99_us"]
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json"])
-def test_cli_writes_table_by_suffix(dirs, tmp_path, suffix):
+def test_cli_writes_table_by_suffix(dirs, tmp_path: Path, suffix) -> None:
     a, b = dirs
     out = tmp_path / f"cmp{suffix}"
     proc = run_cli(["compare", str(a), str(b), "--out", str(out)])
@@ -97,7 +98,7 @@ def assert_input_error(proc, *needles: str) -> None:
         assert needle in joined(proc.stderr), proc.stderr
 
 
-def test_cli_errors_name_directory_and_file(dirs, tmp_path):
+def test_cli_errors_name_directory_and_file(dirs, tmp_path: Path) -> None:
     a, _ = dirs
     missing = tmp_path / "missing"
     assert_input_error(run_cli(["compare", str(a), str(missing)]), str(missing), "does not exist")
@@ -115,7 +116,7 @@ def test_cli_errors_name_directory_and_file(dirs, tmp_path):
     assert_input_error(run_cli(["compare"]))
 
 
-def test_cli_fits_100_columns_side_by_side_or_long(tmp_path):
+def test_cli_fits_100_columns_side_by_side_or_long(tmp_path: Path) -> None:
     """Piped, `ftlab compare` fits 100 columns without cutting a number (issue 42: 533 lines of
     1,335 had cut cells): a table per (scheme, tenant) while the directories fit side by side,
     a long table (a row per metric and directory) for six with long names; a large integer is

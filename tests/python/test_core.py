@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ import ftlab
 from ftlab import _core
 
 
-def test_module_surface():
+def test_module_surface() -> None:
     assert _core.version() == ftlab.__version__
     assert isinstance(_core.default_scenario_toml(), str)
     assert _core.BENCH_CASES and all(isinstance(c, str) for c in _core.BENCH_CASES)
@@ -36,7 +37,7 @@ def test_module_surface():
 @pytest.mark.parametrize(
     "name", ["ConfigError", "TraceError", "InputError", "UsageError", "OutOfSpaceError", "NoProgressError"]
 )
-def test_exception_hierarchy(name):
+def test_exception_hierarchy(name) -> None:
     cls = getattr(_core, name)
     assert issubclass(cls, _core.FtlabError)
     assert issubclass(cls, ValueError)
@@ -44,14 +45,14 @@ def test_exception_hierarchy(name):
     assert getattr(ftlab, name) is cls
 
 
-def test_exception_attributes_default_to_none():
+def test_exception_attributes_default_to_none() -> None:
     e = _core.ConfigError("x")
     assert str(e) == "x"
     for attr in ("reason", "file", "line", "key", "path", "arg"):
         assert getattr(e, attr) is None
 
 
-def test_unknown_trace_format_lists_valid_names(tmp_path):
+def test_unknown_trace_format_lists_valid_names(tmp_path: Path) -> None:
     f = tmp_path / "t.csv"
     f.write_text("")
     with pytest.raises(_core.UsageError) as info:
@@ -64,24 +65,24 @@ def test_unknown_trace_format_lists_valid_names(tmp_path):
     assert info.value.reason and "nope" in info.value.reason
 
 
-def test_unknown_bench_case():
+def test_unknown_bench_case() -> None:
     with pytest.raises(_core.UsageError) as info:
         _core.bench_case("no-such-case")
     for case in _core.BENCH_CASES:
         assert case in str(info.value)
 
 
-def test_run_rejects_path_and_text_together():
+def test_run_rejects_path_and_text_together() -> None:
     with pytest.raises(_core.UsageError):
         _core.run(source_path="a.toml", text="x = 1")
 
 
-def test_run_rejects_negative_seed():
+def test_run_rejects_negative_seed() -> None:
     with pytest.raises(OverflowError):
         _core.run(seed=-1)
 
 
-def test_import_core_is_light():
+def test_import_core_is_light() -> None:
     code = (
         "import sys, ftlab._core\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'typer', "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +31,7 @@ MODULES = [
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name, tmp_path, monkeypatch):
+def test_docstring_examples(name, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     module = importlib.import_module(name)
     result = doctest.testmod(

@@ -78,20 +78,20 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
 
 
 @pytest.mark.parametrize("name", SAME_BYTES)
-def test_parallel_schemes_write_the_same_files(overload, name):
+def test_parallel_schemes_write_the_same_files(overload, name) -> None:
     one = (overload["1"][0] / name).read_bytes()
     two = (overload["2"][0] / name).read_bytes()
     assert one == two
 
 
 @pytest.mark.parametrize("name", SAME_TABLES)
-def test_parallel_schemes_write_the_same_tables(overload, name):
+def test_parallel_schemes_write_the_same_tables(overload, name) -> None:
     one = pl.read_parquet(overload["1"][0] / name)
     two = pl.read_parquet(overload["2"][0] / name)
     assert one.height > 0 and one.equals(two)
 
 
-def test_full_output_fits_100_columns_when_piped(tmp_path):
+def test_full_output_fits_100_columns_when_piped(tmp_path: Path) -> None:
     """The README's promise: terminal output fits 100 columns. Piped without `COLUMNS`, the
     headline and the per-scheme tables of `--full` wrap their cells to 100 columns, and keep
     every tenant's name and flag."""
@@ -106,7 +106,7 @@ def test_full_output_fits_100_columns_when_piped(tmp_path):
         assert name in words, name
 
 
-def test_jobs_zero_is_a_usage_error(tmp_path):
+def test_jobs_zero_is_a_usage_error(tmp_path: Path) -> None:
     scenario = tmp_path / "o.toml"
     scenario.write_text(OVERLOAD)
     proc = run_cli(["run", str(scenario), "--jobs", "0", "--out", str(tmp_path / "r")])
@@ -117,7 +117,7 @@ def test_jobs_zero_is_a_usage_error(tmp_path):
 
 
 @pytest.mark.parametrize("scheme", ["unified", "partitioned"])
-def test_overloaded_tenant_is_unstable_in_the_summary(overload, scheme):
+def test_overloaded_tenant_is_unstable_in_the_summary(overload, scheme) -> None:
     summary = json.loads((overload["2"][0] / "summary.json").read_text())
     tenants = summary["schemes"][scheme]["tenants"]
     heavy, light = tenants["heavy"], tenants["light"]
@@ -152,7 +152,7 @@ def full_tables(stdout: str) -> str:
     return stdout[stdout.index("scheme: unified") :]
 
 
-def test_unstable_tenant_is_flagged_in_the_headline(overload):
+def test_unstable_tenant_is_flagged_in_the_headline(overload) -> None:
     stdout = overload["2"][1]
     rows = headline_rows(stdout)
     assert set(rows) == {"heavy", "light", "realtime"}, stdout
@@ -163,7 +163,7 @@ def test_unstable_tenant_is_flagged_in_the_headline(overload):
     assert "scheme: unified" not in stdout, "the full tables only with --full"
 
 
-def test_unstable_tenant_is_flagged_on_the_terminal(overload):
+def test_unstable_tenant_is_flagged_on_the_terminal(overload) -> None:
     stdout = full_tables(overload["1"][1])
     heavy_rows = [line for line in stdout.splitlines() if "heavy" in line and "│" in line]
     light_rows = [line for line in stdout.splitlines() if "light" in line and "│" in line]
@@ -172,7 +172,7 @@ def test_unstable_tenant_is_flagged_on_the_terminal(overload):
     assert "outstanding" in stdout
 
 
-def test_unstable_tenant_is_flagged_in_the_report(overload):
+def test_unstable_tenant_is_flagged_in_the_report(overload) -> None:
     page = (overload["2"][0] / "report.html").read_text()
     assert page.count('class="unstable"') == 2, "one warning per scheme for the heavy tenant"
     assert "heavy under unified" in page and "heavy under partitioned" in page
@@ -185,7 +185,7 @@ def _deadlines(run_dir: Path) -> dict[str, dict]:
     return {scheme: data["tenants"]["realtime"]["deadlines"] for scheme, data in summary["schemes"].items()}
 
 
-def test_periodic_tenant_has_deadlines_and_others_do_not(overload):
+def test_periodic_tenant_has_deadlines_and_others_do_not(overload) -> None:
     summary = json.loads((overload["2"][0] / "summary.json").read_text())
     for data in summary["schemes"].values():
         tenants = data["tenants"]
@@ -196,7 +196,7 @@ def test_periodic_tenant_has_deadlines_and_others_do_not(overload):
         assert d["misses"] == sum(t["misses"] for t in d["tasks"].values())
 
 
-def test_deadline_misses_on_the_terminal(overload):
+def test_deadline_misses_on_the_terminal(overload) -> None:
     run_dir, stdout = overload["1"]
     misses = [d["misses"] for d in _deadlines(run_dir).values()]
     header = next(line for line in stdout.splitlines() if line.startswith("┃ tenant"))
@@ -213,7 +213,7 @@ def test_deadline_misses_on_the_terminal(overload):
     assert "deadline misses" in stdout
 
 
-def test_deadline_misses_in_the_report(overload):
+def test_deadline_misses_in_the_report(overload) -> None:
     run_dir = overload["2"][0]
     page = (run_dir / "report.html").read_text()
     assert 'id="summary-deadlines"' in page
@@ -226,7 +226,7 @@ def test_deadline_misses_in_the_report(overload):
         assert f"<tr><th>realtime / {task}</th>{cells}</tr>" in page
 
 
-def test_unstable_tenant_is_flagged_in_the_report_table(overload):
+def test_unstable_tenant_is_flagged_in_the_report_table(overload) -> None:
     run_dir = overload["2"][0]
     page = (run_dir / "report.html").read_text()
     summary = json.loads((run_dir / "summary.json").read_text())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import tomllib
 
@@ -24,7 +25,7 @@ def _name(requirement: str) -> str:
     return re.split(r"[\s\[<>=;!~]", requirement, maxsplit=1)[0].lower().replace("_", "-")
 
 
-def test_ray_and_the_test_packages_are_extras_and_dev_takes_them():
+def test_ray_and_the_test_packages_are_extras_and_dev_takes_them() -> None:
     project = PYPROJECT["project"]
     core = {_name(r) for r in project["dependencies"]}
     extras = project["optional-dependencies"]
@@ -36,7 +37,7 @@ def test_ray_and_the_test_packages_are_extras_and_dev_takes_them():
     assert "ftlab[sweep,test]" in extras["dev"]
 
 
-def test_the_lock_pins_every_dependency_of_every_extra():
+def test_the_lock_pins_every_dependency_of_every_extra() -> None:
     """requirements.lock (what the dev venv installs) still pins all of them."""
     lock = (REPO_ROOT / "requirements.lock").read_text(encoding="utf-8")
     pinned = {m.group(1).lower() for m in re.finditer(r"^([A-Za-z0-9_.-]+)==", lock, flags=re.M)}
@@ -47,7 +48,7 @@ def test_the_lock_pins_every_dependency_of_every_extra():
     assert wanted <= pinned, wanted - pinned
 
 
-def test_ftlab_sweep_without_ray_names_the_extra(tmp_path):
+def test_ftlab_sweep_without_ray_names_the_extra(tmp_path: Path) -> None:
     code = WITHOUT_RAY + (
         "from ftlab.cli import main\n"
         f"sys.argv = ['ftlab', 'sweep', {str(REPO_ROOT / 'scenarios/sweeps/op-by-scheme.toml')!r}]\n"
@@ -59,7 +60,7 @@ def test_ftlab_sweep_without_ray_names_the_extra(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_ftlab_sweep_api_without_ray_raises_naming_the_extra(tmp_path):
+def test_ftlab_sweep_api_without_ray_raises_naming_the_extra(tmp_path: Path) -> None:
     code = WITHOUT_RAY + (
         "import ftlab\n"
         "try:\n"

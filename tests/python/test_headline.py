@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -314,12 +315,12 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_headline(name):
+def test_headline(name) -> None:
     s, baseline, expected = CASES[name]
     check(s, expected, baseline)
 
 
-def test_check_can_fail():
+def test_check_can_fail() -> None:
     """The helper does fail on a wrong expectation (so the table above tests something)."""
     s, baseline, expected = CASES["change against the baseline"]
     wrong = copy.deepcopy(expected)
@@ -328,13 +329,13 @@ def test_check_can_fail():
         check(s, wrong, baseline)
 
 
-def test_unstable_rows_know_their_outstanding_requests():
+def test_unstable_rows_know_their_outstanding_requests() -> None:
     s, _, _ = CASES["unstable tenants are flagged per scheme"]
     rows = {r.tenant: r for r in hl.build(s).rows}
     assert rows["u"].unstable == {"a": 42} and rows["t"].unstable == {"c": 7}
 
 
-def test_unknown_baseline_is_a_usage_error_naming_the_schemes():
+def test_unknown_baseline_is_a_usage_error_naming_the_schemes() -> None:
     s = summary(unified={"t": tenant()}, partitioned={"t": tenant()})
     with pytest.raises(ftlab.UsageError) as caught:
         hl.build(s, "upi")
@@ -342,7 +343,7 @@ def test_unknown_baseline_is_a_usage_error_naming_the_schemes():
     assert "'upi'" in str(caught.value) and "unified, partitioned" in str(caught.value)
 
 
-def test_change_never_divides_by_zero():
+def test_change_never_divides_by_zero() -> None:
     assert hl.change(5.0, 0.0) == (None, "baseline 0")
     assert hl.change(0.0, 0.0) == (None, "baseline 0")
     assert hl.change(None, 1.0) == (None, "no value")
@@ -354,7 +355,7 @@ def test_change_never_divides_by_zero():
     "value, text",
     [(1878.04, "1,878"), (99.96, "100.0"), (12.34, "12.3"), (1.239851, "1.24"), (0.0, "0.00"), (None, "–")],
 )
-def test_format_value(value, text):
+def test_format_value(value, text) -> None:
     assert hl.format_value(hl.METRICS[0], value) == text
 
 
@@ -362,11 +363,11 @@ def test_format_value(value, text):
     "pct, text",
     [(12.4, "+12%"), (-53.4, "-53%"), (2.35, "+2.4%"), (-0.04, "+0.0%"), (9.96, "+10%"), (0.0, "+0.0%")],
 )
-def test_format_change(pct, text):
+def test_format_change(pct, text) -> None:
     assert hl.format_change(pct) == text
 
 
-def test_bars_are_summary_values_of_tenants_with_the_op():
+def test_bars_are_summary_values_of_tenants_with_the_op() -> None:
     s = summary(
         a={"r": tenant(writes=0, read_mean=11.0, read_p99=22.0), "w": tenant(reads=0, write_p99=77.0)},
         b={"r": tenant(writes=0, read_mean=33.0, read_p99=44.0), "w": tenant(reads=0, write_p99=88.0)},
@@ -382,7 +383,7 @@ def test_bars_are_summary_values_of_tenants_with_the_op():
 # The terminal
 
 
-def run_args(tmp_path, *extra: str) -> list[str]:
+def run_args(tmp_path: Path, *extra: str) -> list[str]:
     return [
         "run",
         "--out",
@@ -395,7 +396,7 @@ def run_args(tmp_path, *extra: str) -> list[str]:
     ]
 
 
-def test_cli_run_prints_the_headline_against_the_baseline(tmp_path):
+def test_cli_run_prints_the_headline_against_the_baseline(tmp_path: Path) -> None:
     from ftlab.cli import app
 
     result = CliRunner().invoke(
@@ -433,7 +434,7 @@ def test_cli_run_prints_the_headline_against_the_baseline(tmp_path):
     assert "read p99 slowdown" in header, header
 
 
-def test_cli_run_full_adds_the_scheme_tables(tmp_path):
+def test_cli_run_full_adds_the_scheme_tables(tmp_path: Path) -> None:
     from ftlab.cli import app
 
     result = CliRunner().invoke(app, run_args(tmp_path, "--full"), env={"NO_COLOR": "1", "COLUMNS": "250"})
@@ -445,7 +446,7 @@ def test_cli_run_full_adds_the_scheme_tables(tmp_path):
     assert "unified (baseline)" in out
 
 
-def test_cli_run_unknown_baseline(tmp_path):
+def test_cli_run_unknown_baseline(tmp_path: Path) -> None:
     # rtgc is a scheme ftlab has, but not one the default scenario runs.
     proc = run_cli(run_args(tmp_path, "--baseline", "rtgc"))
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
@@ -455,7 +456,7 @@ def test_cli_run_unknown_baseline(tmp_path):
     assert not (tmp_path / "r").exists(), "nothing ran"
 
 
-def test_api_unknown_baseline_raises_before_running(tmp_path):
+def test_api_unknown_baseline_raises_before_running(tmp_path: Path) -> None:
     with pytest.raises(ftlab.UsageError) as caught:
         ftlab.run(set=["measure.duration_s=0.5"], baseline="nope", out=tmp_path / "r")
     assert caught.value.arg == "baseline"
@@ -475,7 +476,7 @@ def page_of(s: dict[str, Any], baseline: str | None = None) -> str:
     )
 
 
-def test_html_order_headline_bars_then_folded_table():
+def test_html_order_headline_bars_then_folded_table() -> None:
     page = synthetic_report().to_html()
     positions = [
         page.index(marker)
@@ -492,7 +493,7 @@ def test_html_order_headline_bars_then_folded_table():
     assert positions == sorted(positions)
 
 
-def test_html_folded_table_has_no_all_zero_rows():
+def test_html_folded_table_has_no_all_zero_rows() -> None:
     s = summary(a={"t": tenant(), "u": tenant()}, b={"t": tenant(), "u": tenant()})
     s["schemes"]["a"]["tenants"]["t"]["gc_pages_copied"] = 0
     s["schemes"]["b"]["tenants"]["t"]["gc_pages_copied"] = 5
@@ -522,7 +523,7 @@ def test_html_folded_table_has_no_all_zero_rows():
     assert "(6 rows hidden: 0 or missing everywhere)" in page
 
 
-def test_html_headline_cells_carry_their_numbers():
+def test_html_headline_cells_carry_their_numbers() -> None:
     s = summary(
         a={"t": tenant(read_p99=1000.0)}, b={"t": tenant(read_p99=500.0, unstable=True, outstanding_at_end=9)}
     )
@@ -541,12 +542,12 @@ def test_html_headline_cells_carry_their_numbers():
     assert hl.UNSTABLE_NOTE in page.replace("&#x27;", "'")
 
 
-def test_html_unknown_baseline():
+def test_html_unknown_baseline() -> None:
     with pytest.raises(ftlab.UsageError):
         synthetic_report().to_html(baseline="nope")
 
 
-def test_plot_bars(tmp_path):
+def test_plot_bars(tmp_path: Path) -> None:
     report = synthetic_report()
     path = ftlab.plot(report, "bars", tmp_path / "bars.svg")
     assert path.read_text().startswith("<?xml")

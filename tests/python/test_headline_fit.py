@@ -75,24 +75,24 @@ def best(s: dict[str, Any], t: str, key: str) -> set[str]:
         ((100.0,), set()),  # one value: nothing to rank
     ],
 )
-def test_best_only_beyond_the_noise(values, marked):
+def test_best_only_beyond_the_noise(values, marked) -> None:
     s = summary(**{name: {"t": tenant(read_p99=v)} for name, v in zip("abc", values, strict=False)})
     assert best(s, "t", "read_p99") == marked
 
 
-def test_slowdowns_of_099_and_100_are_noise():
+def test_slowdowns_of_099_and_100_are_noise() -> None:
     sd = lambda v: {"read_mean": v, "read_p99": v, "write_mean": None, "write_p99": None}  # noqa: E731
     s = summary(a={"t": tenant(slowdown=sd(0.99))}, b={"t": tenant(slowdown=sd(1.00))})
     assert best(s, "t", "slowdown_read_p99") == set()
 
 
-def test_the_noise_is_declared_and_in_the_caption():
+def test_the_noise_is_declared_and_in_the_caption() -> None:
     assert hl.NOISE_PCT == 5.0
     h = hl.build(summary(a={"t": tenant()}, b={"t": tenant()}))
     assert "noise (5%" in hl.caption(h) and "baseline scheme, a" in hl.caption(h)
 
 
-def test_a_waf_from_two_writes_is_marked_and_not_ranked():
+def test_a_waf_from_two_writes_is_marked_and_not_ranked() -> None:
     # The issue's read-only tenant: a WAF of 240 from two writes.
     s = summary(a={"r": tenant(writes=2, waf=240.0)}, b={"r": tenant(writes=2, waf=3.0)})
     h = hl.build(s)
@@ -249,13 +249,13 @@ VERDICTS["every scheme unstable"] = (
 
 
 @pytest.mark.parametrize("name", VERDICTS)
-def test_verdict(name):
+def test_verdict(name) -> None:
     s, want = VERDICTS[name]
     assert hl.verdicts(hl.build(s)) == (want if isinstance(want, list) else [want])
 
 
 @pytest.mark.parametrize("name", VERDICTS)
-def test_the_verdict_names_the_starred_schemes(name):
+def test_the_verdict_names_the_starred_schemes(name) -> None:
     """The words and the ★ cannot disagree: the schemes a verdict names best are those marked
     ★ on its metric in the table, and no scheme excluded (unstable, starved) has a ★ at all."""
     h = hl.build(VERDICTS[name][0])
@@ -271,7 +271,7 @@ def test_the_verdict_names_the_starred_schemes(name):
             assert not any(by[s].best for by in row.cells.values()), (line, s)
 
 
-def test_a_slowdown_under_1x_within_the_noise_shows_as_100():
+def test_a_slowdown_under_1x_within_the_noise_shows_as_100() -> None:
     s = summary(a={"t": tenant(slowdown=sd(0.96))}, b={"t": tenant(slowdown=sd(0.94))})
     h = hl.build(s)
     m = next(m for m in h.metrics if m.key == "slowdown_read_p99")
@@ -283,7 +283,7 @@ def test_a_slowdown_under_1x_within_the_noise_shows_as_100():
 # Notes
 
 
-def test_notes_records_not_replayed_health_and_lifetime():
+def test_notes_records_not_replayed_health_and_lifetime() -> None:
     s = summary(
         a={
             "msr": tenant(records_not_replayed=20567, max_wait_s=0.25, stall_s_max=0.5, backlog_max=40),
@@ -314,7 +314,7 @@ def test_notes_records_not_replayed_health_and_lifetime():
     assert "3,000 P/E cycles" in life and "msr 4 erases/s at 1 MB/s written" in life
 
 
-def test_notes_a_warm_up_that_did_not_converge():
+def test_notes_a_warm_up_that_did_not_converge() -> None:
     s = summary(a={"t": tenant()}, b={"t": tenant()}, c={"t": tenant()})
     s["schemes"]["a"]["precondition"] = {"mode": "workload", "warm_converged": True, "warm_cap_hit": False}
     s["schemes"]["b"]["precondition"] = {
@@ -338,7 +338,7 @@ def test_notes_a_warm_up_that_did_not_converge():
     ], notes
 
 
-def test_notes_are_absent_without_their_keys():
+def test_notes_are_absent_without_their_keys() -> None:
     s = summary(a={"t": tenant()}, b={"t": tenant()})
     notes = hl.notes(s, hl.build(s))
     assert [n.split(":")[0] for n in notes] == ["lifetime"]
@@ -347,7 +347,7 @@ def test_notes_are_absent_without_their_keys():
 @pytest.mark.parametrize(
     ("days", "text"), [(1.239851, "1.24 d"), (364.0, "364 d"), (365.25, "1.00 y"), (3652.5, "10.0 y")]
 )
-def test_lifetime_in_days_or_years(days, text):
+def test_lifetime_in_days_or_years(days, text) -> None:
     assert hl.format_days(days) == text
 
 
@@ -396,7 +396,7 @@ def render(s: dict[str, Any], width: int) -> str:
 
 
 @pytest.mark.parametrize("width", [80, 100, 140])
-def test_the_headline_fits_the_width(width):
+def test_the_headline_fits_the_width(width) -> None:
     s = wide_summary()
     text = render(s, width)
     lines = text.splitlines()
@@ -422,7 +422,7 @@ def test_the_headline_fits_the_width(width):
     assert "⚠ starved" in text and "⚠ unstable" in text
 
 
-def test_the_wide_table_is_kept_where_it_fits():
+def test_the_wide_table_is_kept_where_it_fits() -> None:
     s = summary(a={"t": tenant()}, b={"t": tenant(read_p99=450.0)})
     text = render(s, 200)
     assert any(line.startswith("┃ tenant") for line in text.splitlines()), "one wide table at 200 columns"

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -35,13 +36,13 @@ def built(report: Report, registry=None) -> dict[str, int]:
     return {f.div_id: len(f.figure.data) for f in items}
 
 
-def test_registry_builds_upi_figure_only_for_the_scheme_with_the_columns():
+def test_registry_builds_upi_figure_only_for_the_scheme_with_the_columns() -> None:
     report = synthetic_report(schemes=("alpha", "beta"), tenants=("a", "b", "c"), extra=UPI)
     # beta is scheme 1; two panels (one per column) x three tenants.
     assert built(report) == {"fig-series-1-alloc-set": 2 * 3}
 
 
-def test_unknown_extra_column_gets_a_fallback_plot():
+def test_unknown_extra_column_gets_a_fallback_plot() -> None:
     extra = {**UPI, "mystery_gauge": {"alpha": 1.0, "beta": 2.0}}
     report = synthetic_report(schemes=("alpha", "beta"), tenants=("a", "b"), extra=extra)
     assert built(report) == {
@@ -51,13 +52,13 @@ def test_unknown_extra_column_gets_a_fallback_plot():
     }
 
 
-def test_partial_match_falls_back_per_column():
+def test_partial_match_falls_back_per_column() -> None:
     # Only one of the two allocation-set columns: the entry does not apply, nothing is dropped.
     report = synthetic_report(schemes=("alpha",), tenants=("a",), extra={"pages_outside_set": {"alpha": 1.0}})
     assert built(report) == {"fig-series-0-col-pages_outside_set": 1}
 
 
-def test_adding_a_builder_is_one_registry_entry(monkeypatch):
+def test_adding_a_builder_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     entry = series_plots.SeriesPlot(
         "deadline-misses",
         "deadline misses",
@@ -72,7 +73,7 @@ def test_adding_a_builder_is_one_registry_entry(monkeypatch):
     assert 'id="fig-series-0-deadline-misses"' in html_report.render(report)
 
 
-def test_pattern_entry_claims_every_matching_column():
+def test_pattern_entry_claims_every_matching_column() -> None:
     entry = series_plots.SeriesPlot(
         "streams", "streams", ("stream_id_*",), series_plots.panels(("stream_id_*", "stream"))
     )
@@ -81,7 +82,7 @@ def test_pattern_entry_claims_every_matching_column():
     assert built(report, [entry]) == {"fig-series-0-streams": 2 * 3}
 
 
-def test_figures_do_not_depend_on_scheme_names():
+def test_figures_do_not_depend_on_scheme_names() -> None:
     """The same data under other scheme names (including the names of real schemes) gives
     the same charts: nothing switches on a scheme's name."""
     shapes = []
@@ -92,7 +93,7 @@ def test_figures_do_not_depend_on_scheme_names():
     assert shapes[0] == shapes[1] == shapes[2]
 
 
-def test_render_is_deterministic_across_processes(tmp_path):
+def test_render_is_deterministic_across_processes(tmp_path: Path) -> None:
     report = synthetic_report(extra=UPI)
     page = report.to_html()
     assert page == report.to_html()
@@ -106,7 +107,7 @@ def test_render_is_deterministic_across_processes(tmp_path):
     assert (tmp_path / "report.html").read_text(encoding="utf-8") == page
 
 
-def test_names_and_scenario_are_escaped():
+def test_names_and_scenario_are_escaped() -> None:
     evil = "<script>alert(1)</script>"
     report = synthetic_report(tenants=(evil, "b"), scenario="<b>bold</b>", resolved_toml=f'name = "{evil}"\n')
     page = report.to_html()
@@ -115,7 +116,7 @@ def test_names_and_scenario_are_escaped():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_offline_page_inlines_plotly_and_loads_nothing_remote():
+def test_offline_page_inlines_plotly_and_loads_nothing_remote() -> None:
     from plotly.offline import get_plotlyjs
 
     page = synthetic_report().to_html()
@@ -125,7 +126,7 @@ def test_offline_page_inlines_plotly_and_loads_nothing_remote():
     assert page.startswith("<!DOCTYPE html>")
 
 
-def test_old_run_without_cdf_and_wear_renders(tmp_path):
+def test_old_run_without_cdf_and_wear_renders(tmp_path: Path) -> None:
     full = synthetic_report()
     old = Report(full.summary_json, full.resolved_toml, full.timeseries)
     page = old.to_html()
@@ -135,7 +136,7 @@ def test_old_run_without_cdf_and_wear_renders(tmp_path):
     assert "no latency_cdf.parquet" in page and "no wear.parquet" in page
 
 
-def test_cdf_thinning_keeps_shape_within_one_cell():
+def test_cdf_thinning_keeps_shape_within_one_cell() -> None:
     """A 200,000-point CDF is cut to a few hundred points; between two kept points every
     dropped point lies within one grid cell of the earlier kept point (CDF and log tail)."""
     n = 200_000
@@ -160,7 +161,7 @@ def test_cdf_thinning_keeps_shape_within_one_cell():
             assert math.log10(kept_tail) - math.log10(tail) <= 1 / figdata.CDF_TAIL_CELLS_PER_DECADE + 1e-3
 
 
-def test_time_series_merge_is_mean_and_p99_max():
+def test_time_series_merge_is_mean_and_p99_max() -> None:
     report = synthetic_report(schemes=("s",), tenants=("a",), windows=1000)
     view = figdata.series_view(report, max_windows=300)
     per = view.windows_per_point
@@ -174,7 +175,7 @@ def test_time_series_merge_is_mean_and_p99_max():
     assert row["window_start_s"] == first.get_column("window_start_s")[0]
 
 
-def test_latency_is_masked_where_a_window_had_no_request():
+def test_latency_is_masked_where_a_window_had_no_request() -> None:
     report = synthetic_report(schemes=("s",), tenants=("a",), windows=4)
     ts = report.timeseries.with_columns(
         pl.when(pl.int_range(pl.len()) == 1).then(0.0).otherwise(pl.col("write_iops")).alias("write_iops")
@@ -184,7 +185,7 @@ def test_latency_is_masked_where_a_window_had_no_request():
     assert view.frame.get_column("read_mean_us").to_list()[1] is not None
 
 
-def test_stream_map_is_one_step_line_per_virtual_stream_and_tenant():
+def test_stream_map_is_one_step_line_per_virtual_stream_and_tenant() -> None:
     """The engine's `vs<i>_physical_stream` columns (docs/streams/README.md) are drawn by
     the `stream-map` entry: one panel per tenant, one line per virtual stream."""
     extra = {f"vs{i}_physical_stream": {"alpha": float(i % 4)} for i in range(3)}
@@ -193,7 +194,7 @@ def test_stream_map_is_one_step_line_per_virtual_stream_and_tenant():
     assert 'id="fig-series-0-stream-map"' in html_report.render(report)
 
 
-def test_stream_ids_merge_by_most_frequent_not_mean():
+def test_stream_ids_merge_by_most_frequent_not_mean() -> None:
     """A physical stream is an id: merged windows take the most frequent (lowest on ties);
     windows where the virtual stream wrote nothing (NaN) do not vote."""
     report = synthetic_report(
@@ -215,7 +216,7 @@ def real_run():
     return ftlab.run(default_scenario(duration_s=60.0, window_s=0.01), seed=3)
 
 
-def test_html_size_bound_three_schemes_three_tenants(real_run):
+def test_html_size_bound_three_schemes_three_tenants(real_run) -> None:
     """report.html stays under 10 MB for three schemes x three tenants. Only two schemes
     exist so far (upi is coming), so the real 2 x 3 run is measured, and a 3 x 3 Report
     made from it by adding unified's results again under a third name (the report never

@@ -23,7 +23,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
+def run_dir(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("plots") / "run"
     ftlab.run(default_scenario(duration_s=4.0, window_s=0.25), seed=11, out=out)
     return out
@@ -46,7 +46,7 @@ def lightness(color: str) -> float:
     return 116 * y ** (1 / 3) - 16 if y > 216 / 24389 else 24389 / 27 * y
 
 
-def test_cdf_figure_layout(report):
+def test_cdf_figure_layout(report) -> None:
     fig = plots.figure(report, "cdf")
     tenants = report.latency_cdf.get_column("tenant").n_unique()
     ops = report.latency_cdf.filter(pl.col("op").is_in(["read", "write"])).get_column("op").n_unique()
@@ -66,7 +66,7 @@ def test_cdf_figure_layout(report):
         assert sorted(line.get_label() for line in ax.get_lines()) == sorted(schemes)
 
 
-def test_scheme_styles_stay_apart_in_greyscale(report):
+def test_scheme_styles_stay_apart_in_greyscale(report) -> None:
     """In every panel, the schemes' lines differ in lightness (at least 10 L* apart), line
     style and marker; and a scheme looks the same in every panel."""
     fig = plots.figure(report, "cdf")
@@ -83,7 +83,7 @@ def test_scheme_styles_stay_apart_in_greyscale(report):
     assert len(looks) == len(report.schemes)
 
 
-def test_style_table_is_greyscale_safe():
+def test_style_table_is_greyscale_safe() -> None:
     from ftlab.report.style import STYLES
 
     levels = [lightness(s.color) for s in STYLES]
@@ -92,7 +92,7 @@ def test_style_table_is_greyscale_safe():
     assert len({s.plotly_dash for s in STYLES}) == len(STYLES)
 
 
-def test_read_only_cdf_for_figure_4(report):
+def test_read_only_cdf_for_figure_4(report) -> None:
     fig = plots.figure(report, "cdf", ops=["read"])
     tenants = report.latency_cdf.filter(op="read").get_column("tenant").n_unique()
     axes = [ax for ax in fig.axes if ax.get_lines()]
@@ -100,7 +100,7 @@ def test_read_only_cdf_for_figure_4(report):
     assert all("read" in ax.get_title() for ax in axes)
 
 
-def test_timeseries_axes_are_labelled(report):
+def test_timeseries_axes_are_labelled(report) -> None:
     fig = plots.figure(report, "timeseries")
     axes = [ax for ax in fig.axes if ax.get_lines()]
     assert axes
@@ -111,7 +111,7 @@ def test_timeseries_axes_are_labelled(report):
     assert any(ax.get_xlabel() == "time (s)" for ax in axes)
 
 
-def test_wear_uses_cividis_and_labels_the_colour_bar(report):
+def test_wear_uses_cividis_and_labels_the_colour_bar(report) -> None:
     fig = plots.figure(report, "wear")
     images = [im for ax in fig.axes for im in ax.get_images()]
     assert len(images) == report.wear.get_column("scheme").n_unique()
@@ -119,7 +119,7 @@ def test_wear_uses_cividis_and_labels_the_colour_bar(report):
     assert any("erase count" in ax.get_ylabel() for ax in fig.axes)
 
 
-def test_png_and_svg_by_suffix_deterministic(report, tmp_path):
+def test_png_and_svg_by_suffix_deterministic(report, tmp_path: Path) -> None:
     png = ftlab.plot(report, "cdf", tmp_path / "a.png")
     assert png.read_bytes().startswith(PNG_MAGIC)
     svg = ftlab.plot(report, "wear", tmp_path / "w.svg")
@@ -128,7 +128,7 @@ def test_png_and_svg_by_suffix_deterministic(report, tmp_path):
     assert "<svg" in text and svg.read_bytes() == again.read_bytes()
 
 
-def test_plot_api_errors(report, run_dir, tmp_path):
+def test_plot_api_errors(report, run_dir, tmp_path: Path) -> None:
     with pytest.raises(ftlab.UsageError) as info:
         ftlab.plot(report, "cdf", tmp_path / "x.jpg")
     assert info.value.arg == "path" and ".jpg" in str(info.value)
@@ -147,7 +147,7 @@ def test_plot_api_errors(report, run_dir, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_cli_plot_default_output_and_kinds(run_dir, tmp_path):
+def test_cli_plot_default_output_and_kinds(run_dir, tmp_path: Path) -> None:
     proc = run_cli(["plot", str(run_dir)])
     assert proc.returncode == 0, proc.stderr
     assert (run_dir / "cdf.png").read_bytes().startswith(PNG_MAGIC)
@@ -163,7 +163,7 @@ def assert_input_error(proc, *needles: str) -> None:
         assert needle in joined(proc.stderr), proc.stderr
 
 
-def test_cli_plot_errors(run_dir, tmp_path):
+def test_cli_plot_errors(run_dir, tmp_path: Path) -> None:
     assert_input_error(run_cli(["plot", str(run_dir), "-o", str(tmp_path / "fig.jpg")]), "--out", ".jpg")
     assert_input_error(run_cli(["plot", str(run_dir), "--kind", "pie"]), "--kind")
     assert_input_error(run_cli(["plot", str(run_dir), "--op", "trim"]), "--op", "trim")
@@ -183,7 +183,7 @@ def test_cli_plot_errors(run_dir, tmp_path):
     assert ftlab.plot(old, "timeseries").read_bytes().startswith(PNG_MAGIC)
 
 
-def test_cli_run_writes_the_same_report_html(tmp_path):
+def test_cli_run_writes_the_same_report_html(tmp_path: Path) -> None:
     args = ["run", "--seed", "4", "--set", "measure.duration_s=1.0"]
     first, second = tmp_path / "a", tmp_path / "b"
     for out in (first, second):
@@ -198,7 +198,7 @@ ODD = Path(__file__).parent / "data" / "odd-one-read.toml"
 
 
 @pytest.fixture(scope="module")
-def odd_run(tmp_path_factory):
+def odd_run(tmp_path_factory: pytest.TempPathFactory):
     """A run in which tenant `lonely` has one read and no write (issue 42)."""
     out = tmp_path_factory.mktemp("odd") / "run"
     report = ftlab.run(ODD, out=out)
@@ -208,7 +208,7 @@ def odd_run(tmp_path_factory):
 
 
 @pytest.mark.parametrize("kind", plots.KINDS)
-def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run, kind, tmp_path):
+def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run, kind, tmp_path: Path) -> None:
     """No traceback for a tenant with 0 or 1 samples of an operation: the CLI and the API both
     write the figure (a panel with nothing to draw says why)."""
     proc = run_cli(["plot", str(odd_run), "--kind", kind, "-o", str(tmp_path / f"{kind}.png")])
@@ -218,7 +218,7 @@ def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run, kind, tmp_pa
     assert (tmp_path / f"{kind}-api.svg").stat().st_size > 0
 
 
-def test_an_empty_panel_says_why(odd_run):
+def test_an_empty_panel_says_why(odd_run) -> None:
     fig = plots.figure(ftlab.load(odd_run), "cdf")
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert "no write requests measured" in texts and "too few requests for a tail" in texts
@@ -246,7 +246,7 @@ ODD_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(ODD_CASES))
-def test_the_cli_on_odd_scenarios_succeeds_or_says_why_in_one_line(case, tmp_path):
+def test_the_cli_on_odd_scenarios_succeeds_or_says_why_in_one_line(case, tmp_path: Path) -> None:
     """Issue 42: every command a user reaches on a small, odd scenario either succeeds or exits
     2 with one error line, never a traceback: run, every plot kind, compare."""
     scenario = _odd_variant(tmp_path, case, ODD_CASES[case])

@@ -106,7 +106,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_readme_has_commands_and_names_the_new_ones():
+def test_the_readme_has_commands_and_names_the_new_ones() -> None:
     assert len(COMMANDS) >= 15, COMMANDS
     for wanted in (
         "ftlab reproduce vstream --quick",
@@ -116,7 +116,7 @@ def test_the_readme_has_commands_and_names_the_new_ones():
         assert any(_key(c).startswith(wanted) for c in COMMANDS), wanted
 
 
-def test_every_skip_has_a_reason_and_a_readme_line():
+def test_every_skip_has_a_reason_and_a_readme_line() -> None:
     """No README line is skipped without a reason, and no reason outlives its line."""
     for key, reason in SKIPPED.items():
         assert reason.strip(), key
@@ -124,7 +124,7 @@ def test_every_skip_has_a_reason_and_a_readme_line():
 
 
 @pytest.mark.parametrize("command", sorted(COVERED_BY))
-def test_a_skipped_command_is_run_by_another_test(command):
+def test_a_skipped_command_is_run_by_another_test(command) -> None:
     name, needle = COVERED_BY[command]
     assert needle in (Path(__file__).parent / name).read_text(encoding="utf-8"), (command, name)
 
@@ -167,7 +167,7 @@ def assert_fits(command: str, output: str) -> None:
     assert not cut, (command, f"{len(cut)} lines with a number cut short", cut[:3])
 
 
-def test_assert_fits_can_fail():
+def test_assert_fits_can_fail() -> None:
     """The check above does fail on what the issue found (so the cases above test something)."""
     for bad in ("x" * 101, "│ 9.87464e+… │", "│ r… │ 1,6… │"):
         with pytest.raises(AssertionError):

@@ -6,6 +6,7 @@ in for the core's `ArrowTable`s; tests/python/test_core.py checks the real ones)
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -38,7 +39,7 @@ def make_report() -> Report:
     )
 
 
-def test_from_core_dtypes():
+def test_from_core_dtypes() -> None:
     r = make_report()
     assert r.timeseries.schema == pl.Schema(
         {"scheme": pl.String, "tenant": pl.String, "t_s": pl.Float64, "iops": pl.UInt64}
@@ -46,7 +47,7 @@ def test_from_core_dtypes():
     assert r.summary["seed"] == 7
 
 
-def test_from_core_empty_table_keeps_types():
+def test_from_core_empty_table_keeps_types() -> None:
     r = Report.from_core(
         {"summary_json": "{}", "resolved_toml": "", "timeseries": pa.table({"x": pa.array([], pa.float64())})}
     )
@@ -54,13 +55,13 @@ def test_from_core_empty_table_keeps_types():
     assert r.timeseries.height == 0
 
 
-def test_from_core_rejects_plain_columns():
+def test_from_core_rejects_plain_columns() -> None:
     """The core hands over Arrow objects; a dict of lists is not one (no silent slow path)."""
     with pytest.raises(TypeError, match="Arrow PyCapsule"):
         Report.from_core({"summary_json": "{}", "resolved_toml": "", "timeseries": {"x": [1.0]}})
 
 
-def test_write_load_round_trip(tmp_path):
+def test_write_load_round_trip(tmp_path: Path) -> None:
     r = make_report()
     out = r.write(tmp_path / "a" / "b")
     assert (out / "summary.json").read_bytes() == SUMMARY.encode("utf-8")
@@ -80,7 +81,7 @@ def test_write_load_round_trip(tmp_path):
     ]
 
 
-def test_written_files_have_normal_modes(tmp_path):
+def test_written_files_have_normal_modes(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         make_report().write(tmp_path)
@@ -89,11 +90,11 @@ def test_written_files_have_normal_modes(tmp_path):
     assert (tmp_path / "summary.json").stat().st_mode & 0o777 == 0o644
 
 
-def test_failed_write_leaves_old_results_intact(tmp_path, monkeypatch):
+def test_failed_write_leaves_old_results_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_report().write(tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
-    def boom(self, path, *args, **kwargs):
+    def boom(self, path, *args, **kwargs) -> None:
         with open(path, "wb") as f:
             f.write(b"partial")
         raise OSError("disk full")
@@ -106,11 +107,11 @@ def test_failed_write_leaves_old_results_intact(tmp_path, monkeypatch):
     assert after == before  # no target replaced, no temporary left behind
 
 
-def test_atomic_writer_never_exposes_partial_file(tmp_path):
+def test_atomic_writer_never_exposes_partial_file(tmp_path: Path) -> None:
     target = tmp_path / "summary.json"
     target.write_bytes(b"old")
 
-    def half(path):
+    def half(path) -> None:
         with open(path, "wb") as f:
             f.write(b"ne")
         raise KeyboardInterrupt
@@ -121,6 +122,6 @@ def test_atomic_writer_never_exposes_partial_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
 
 
-def test_load_missing_dir_raises(tmp_path):
+def test_load_missing_dir_raises(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         ftlab.load(tmp_path / "nope")

@@ -6,6 +6,7 @@ atomic write (a failing render leaves earlier results untouched)."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -15,7 +16,7 @@ from ftlab.report import html as html_report
 from reports import synthetic_report
 
 
-def test_summary_frame_is_tidy(tmp_path):
+def test_summary_frame_is_tidy(tmp_path: Path) -> None:
     report = synthetic_report(schemes=("s1", "s2"), tenants=("x", "y", "z"))
     frame = report.summary_frame
     assert frame.height == 2 * 3
@@ -27,7 +28,7 @@ def test_summary_frame_is_tidy(tmp_path):
         assert row["waf"] == t["waf"]
 
 
-def test_device_and_metrics_frames():
+def test_device_and_metrics_frames() -> None:
     report = synthetic_report(schemes=("s1", "s2"), tenants=("x",))
     device = report.device_frame
     assert device.get_column("scheme").to_list() == ["s1", "s2"]
@@ -46,7 +47,7 @@ def test_device_and_metrics_frames():
     assert "die_utilisation" not in metrics.get_column("metric").to_list()
 
 
-def test_load_old_directory(tmp_path):
+def test_load_old_directory(tmp_path: Path) -> None:
     report = synthetic_report()
     report.write(tmp_path / "new", html=True)
     old = tmp_path / "old"
@@ -60,7 +61,7 @@ def test_load_old_directory(tmp_path):
     assert "fig-ts-iops" in back.to_html()
 
 
-def test_load_errors_name_directory_and_file(tmp_path):
+def test_load_errors_name_directory_and_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         ftlab.load(tmp_path / "nope")
     assert isinstance(info.value, ftlab.InputError)
@@ -80,12 +81,12 @@ def test_load_errors_name_directory_and_file(tmp_path):
         ftlab.load(tmp_path / "e")
 
 
-def test_failed_render_leaves_earlier_results(tmp_path, monkeypatch):
+def test_failed_render_leaves_earlier_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synthetic_report().write(tmp_path, html=True)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert "report.html" in before
 
-    def boom(report, **kwargs):
+    def boom(report, **kwargs) -> None:
         raise RuntimeError("render failed")
 
     monkeypatch.setattr(html_report, "render", boom)

@@ -40,7 +40,7 @@ def _find(candidates: tuple[str, ...]) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def report_dir(tmp_path_factory) -> Path:
+def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real run written by ftlab.run, then the same Report with two extra columns for
     partitioned (UPI's allocation-set columns) and one unknown column for both schemes,
     written with report.html."""
@@ -142,12 +142,12 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
     return out
 
 
-def test_no_console_errors(browser):
+def test_no_console_errors(browser) -> None:
     entries = browser.get_log("browser")
     assert [e for e in entries if e["level"] in ("SEVERE", "WARNING")] == []
 
 
-def test_no_network_requests(browser, report_dir):
+def test_no_network_requests(browser, report_dir) -> None:
     urls = []
     for entry in browser.get_log("performance"):
         message = json.loads(entry["message"])["message"]
@@ -159,11 +159,11 @@ def test_no_network_requests(browser, report_dir):
     assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)\s*=\s*[\"']?(https?:)?//", page, re.I)
 
 
-def test_every_chart_has_its_traces(browser, report):
+def test_every_chart_has_its_traces(browser, report) -> None:
     assert charts(browser) == expected_charts(report)
 
 
-def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report):
+def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report) -> None:
     info = browser.execute_script(
         "const gd = document.getElementById('fig-cdf-read');"
         "const axes = Object.keys(gd._fullLayout).filter(k => "
@@ -181,7 +181,7 @@ def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report):
     assert info["monotone"]
 
 
-def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report):
+def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report) -> None:
     last = len(report.schemes)
     shape = browser.execute_script(
         "const gd = document.getElementById('fig-wear'); const b = "
@@ -199,7 +199,7 @@ def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report):
     }
 
 
-def test_summary_table_shows_the_summary(browser, report):
+def test_summary_table_shows_the_summary(browser, report) -> None:
     cells = browser.execute_script(
         "return Array.from(document.querySelectorAll('#summary-tenants tbody tr')).map("
         "tr => Array.from(tr.children).map(c => c.textContent));"
@@ -269,7 +269,7 @@ def _headline_cells(driver) -> list[dict]:
     )
 
 
-def test_headline_is_the_first_section_and_the_full_table_is_folded(browser):
+def test_headline_is_the_first_section_and_the_full_table_is_folded(browser) -> None:
     order = browser.execute_script("return Array.from(document.querySelectorAll('h2')).map(h => h.id);")
     assert order[:3] == ["headline", "bars", "summary"], order
     folded = browser.execute_script(
@@ -286,7 +286,7 @@ def test_headline_is_the_first_section_and_the_full_table_is_folded(browser):
     )
 
 
-def test_headline_numbers_are_the_summary_numbers(browser, report_dir):
+def test_headline_numbers_are_the_summary_numbers(browser, report_dir) -> None:
     summary = _summary_json(report_dir)
     schemes = list(summary["schemes"])
     baseline = browser.execute_script("return document.getElementById('headline-table').dataset.baseline")
@@ -320,7 +320,7 @@ def test_headline_numbers_are_the_summary_numbers(browser, report_dir):
     assert checked >= len(tenants) * len(schemes) * 5
 
 
-def test_headline_marks_the_best_scheme(browser, report_dir):
+def test_headline_marks_the_best_scheme(browser, report_dir) -> None:
     summary = _summary_json(report_dir)
     lower = {
         "read_p99": True,
@@ -367,7 +367,7 @@ def test_headline_marks_the_best_scheme(browser, report_dir):
             assert (int(c["bold"]) >= 600) == (s in want), c
 
 
-def test_headline_flags_unstable_tenants(browser, report_dir):
+def test_headline_flags_unstable_tenants(browser, report_dir) -> None:
     summary = _summary_json(report_dir)
     flagged = browser.execute_script(
         "return Array.from(document.querySelectorAll('#headline-table "
@@ -393,7 +393,7 @@ def _bar_traces(driver, div_id: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("op", ["read", "write"])
-def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op):
+def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op) -> None:
     summary = _summary_json(report_dir)
     schemes = list(summary["schemes"])
     tenants = [
@@ -412,12 +412,12 @@ def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op):
     assert seen == {(s, stat) for s in schemes for stat in ("mean_us", "p99_us")}
 
 
-def test_resolved_scenario_is_shown_verbatim(browser, report):
+def test_resolved_scenario_is_shown_verbatim(browser, report) -> None:
     text = browser.execute_script("return document.getElementById('scenario-toml').textContent")
     assert text == report.resolved_toml
 
 
-def test_screenshot_artifact(browser):
+def test_screenshot_artifact(browser) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     height = browser.execute_script("return document.body.scrollHeight")
     browser.set_window_size(1400, min(height, 12000))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import pickle
 import re
+from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -35,7 +36,7 @@ DEVICE_KEYS = {
 
 
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory):
+def default_run(tmp_path_factory: pytest.TempPathFactory):
     """One Python-API run of the bundled default scenario with a fixed seed."""
     calls = []
     out = tmp_path_factory.mktemp("api") / "out"
@@ -43,7 +44,7 @@ def default_run(tmp_path_factory):
     return report, out, calls
 
 
-def test_summary_layout(default_run):
+def test_summary_layout(default_run) -> None:
     report, _, _ = default_run
     s = report.summary
     assert s["seed"] == SEED
@@ -58,21 +59,21 @@ def test_summary_layout(default_run):
             assert {"waf", "gc_pages_copied", "host_pages_written"} <= set(t), (scheme, tenant)
 
 
-def test_timeseries_and_resolved(default_run):
+def test_timeseries_and_resolved(default_run) -> None:
     report, _, _ = default_run
     assert report.timeseries.height > 0
     assert {"scheme", "tenant"} <= set(report.timeseries.columns)
     assert "seed" in report.resolved_toml
 
 
-def test_progress_reported(default_run):
+def test_progress_reported(default_run) -> None:
     _, _, calls = default_run
     assert calls
     assert all(0 <= done <= total for done, total in calls)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_written_files_load_back(default_run):
+def test_written_files_load_back(default_run) -> None:
     report, out, _ = default_run
     assert (out / "summary.json").read_text(encoding="utf-8") == report.summary_json
     back = ftlab.load(out)
@@ -111,7 +112,7 @@ CORE_SCHEMAS = {
 }
 
 
-def test_core_tables_are_arrow_objects():
+def test_core_tables_are_arrow_objects() -> None:
     """`_core.run` hands its tables over as `ArrowTable`s (the Arrow PyCapsule interface), not
     Python lists: pyarrow and polars import them with the expected schema, share their
     buffers, and the struct-array and schema capsules agree with the stream."""
@@ -141,7 +142,7 @@ def test_core_tables_are_arrow_objects():
             pickle.dumps(table)
 
 
-def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path):
+def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path: Path) -> None:
     report, _, _ = default_run
     proc = run_cli(["run", "--seed", str(SEED)], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -163,7 +164,7 @@ def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path):
     assert "scheme: unified" not in proc.stdout and "device: WAF" not in proc.stdout
 
 
-def test_cli_run_scenario_file_default_out_dir(tmp_path):
+def test_cli_run_scenario_file_default_out_dir(tmp_path: Path) -> None:
     scenario = tmp_path / "mine.toml"
     scenario.write_text(ftlab.default_scenario_toml())
     proc = run_cli(["run", str(scenario), "--set", f"seed={SEED}"], cwd=tmp_path)
@@ -171,7 +172,7 @@ def test_cli_run_scenario_file_default_out_dir(tmp_path):
     assert json.loads((tmp_path / "results" / "mine" / "summary.json").read_text())["seed"] == SEED
 
 
-def test_bad_scenario_exits_2_and_keeps_results(tmp_path):
+def test_bad_scenario_exits_2_and_keeps_results(tmp_path: Path) -> None:
     scenario = tmp_path / "bad.toml"
     scenario.write_text("[device\nchannels = 4\n")
     out = tmp_path / "out"
@@ -185,7 +186,7 @@ def test_bad_scenario_exits_2_and_keeps_results(tmp_path):
     assert [p.name for p in out.iterdir()] == ["summary.json"]
 
 
-def test_missing_scenario_file(tmp_path):
+def test_missing_scenario_file(tmp_path: Path) -> None:
     proc = run_cli(["run", "missing.toml"], cwd=tmp_path)
     assert proc.returncode == 2
     assert "missing.toml" in proc.stderr
@@ -193,7 +194,7 @@ def test_missing_scenario_file(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_unknown_override_key(tmp_path):
+def test_unknown_override_key(tmp_path: Path) -> None:
     proc = run_cli(["run", "--set", "no_such_section.knob=1"], cwd=tmp_path)
     assert proc.returncode == 2
     assert "no_such_section" in proc.stderr
@@ -230,7 +231,7 @@ requests = 2000
 """
 
 
-def test_running_out_of_space_is_its_own_error(tmp_path):
+def test_running_out_of_space_is_its_own_error(tmp_path: Path) -> None:
     path = tmp_path / "brim.toml"
     path.write_text(BRIM)
     with pytest.raises(ftlab.OutOfSpaceError) as info:
@@ -242,7 +243,7 @@ def test_running_out_of_space_is_its_own_error(tmp_path):
     assert str(e).startswith(f"{path}: the device ran out of space at ")
 
 
-def test_running_out_of_space_while_preconditioning_is_its_own_error(tmp_path):
+def test_running_out_of_space_while_preconditioning_is_its_own_error(tmp_path: Path) -> None:
     # BRIM with one pass of random overwrites: the fill fits, the overwrites leave a die no
     # block to collect before the run starts (tests/host.rs has the same case in Rust).
     path = tmp_path / "brim.toml"
@@ -256,7 +257,7 @@ def test_running_out_of_space_while_preconditioning_is_its_own_error(tmp_path):
     assert str(e).startswith(f"{path}: the device ran out of space while preconditioning: tenant ")
 
 
-def test_api_errors():
+def test_api_errors() -> None:
     with pytest.raises(ftlab.InputError):
         ftlab.run("definitely-missing.toml")
     with pytest.raises(ftlab.ConfigError) as info:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import tomli_w
 
@@ -57,14 +58,14 @@ def _check_solo(summary: dict) -> None:
         assert tenants["reader"]["slowdown"]["read_p99"] > 0
 
 
-def test_api_solo_adds_slowdown():
+def test_api_solo_adds_slowdown() -> None:
     _check_solo(ftlab.run(SCENARIO, solo=True).summary)
     plain = ftlab.run(SCENARIO).summary
     assert "measure" not in plain
     assert "slowdown" not in plain["schemes"]["unified"]["tenants"]["reader"]
 
 
-def test_cli_solo_writes_slowdown(tmp_path):
+def test_cli_solo_writes_slowdown(tmp_path: Path) -> None:
     path = tmp_path / "solo.toml"
     path.write_bytes(tomli_w.dumps(SCENARIO).encode())
     out = tmp_path / "out"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -175,13 +176,13 @@ def report_of(summary: dict, backlog: bool = True) -> Report:
         ("deadlines_tasks_flush_response_max_us", pl.Float64, None, 1300.25),
     ],
 )
-def test_summary_frame_carries_the_new_tenant_keys(column, dtype, heavy, rt):
+def test_summary_frame_carries_the_new_tenant_keys(column, dtype, heavy, rt) -> None:
     frame = report_of(NEW).summary_frame.filter(scheme="unified")
     assert frame.schema[column] == dtype
     assert frame.select("tenant", column).rows() == [("heavy", heavy), ("rt", rt)]
 
 
-def test_unstable_filter_on_the_summary_frame():
+def test_unstable_filter_on_the_summary_frame() -> None:
     frame = report_of(NEW).summary_frame.filter(pl.col("unstable"))
     assert frame.select("scheme", "tenant", "outstanding_at_end").rows() == [
         ("unified", "heavy", 14310),
@@ -189,7 +190,7 @@ def test_unstable_filter_on_the_summary_frame():
     ]
 
 
-def test_old_summary_keeps_its_columns_and_has_none_of_the_new_ones():
+def test_old_summary_keeps_its_columns_and_has_none_of_the_new_ones() -> None:
     old = report_of(OLD, backlog=False)
     frame = old.summary_frame
     assert frame.columns[:4] == ["scheme", "tenant", "read_count", "read_iops"]
@@ -206,13 +207,13 @@ def test_old_summary_keeps_its_columns_and_has_none_of_the_new_ones():
     assert not old.metrics.filter(pl.col("metric").str.starts_with("jobs_")).height
 
 
-def test_new_columns_do_not_change_the_existing_ones():
+def test_new_columns_do_not_change_the_existing_ones() -> None:
     new, old = report_of(NEW).summary_frame, report_of(OLD).summary_frame
     for column in ("scheme", "tenant", "read_iops", "write_p99_us", "waf"):
         assert new.schema[column] == old.schema[column], column
 
 
-def test_counters_frame_and_metrics_carry_the_scheme_counters():
+def test_counters_frame_and_metrics_carry_the_scheme_counters() -> None:
     report = report_of(NEW)
     counters = report.counters_frame
     assert counters.columns == [
@@ -243,7 +244,7 @@ def test_counters_frame_and_metrics_carry_the_scheme_counters():
     ]
 
 
-def test_lifetime_keys_in_the_frames():
+def test_lifetime_keys_in_the_frames() -> None:
     report = report_of(NEW)
     device = report.device_frame.filter(scheme="partitioned")
     assert device.select("pe_cycles", "erase_rate_per_s", "lifetime_days", "lifetime_days_balanced").row(
@@ -269,7 +270,7 @@ def test_lifetime_keys_in_the_frames():
     assert report_of(OLD, backlog=False).channels_frame.height == 0
 
 
-def test_compare_an_old_and_a_new_run(tmp_path):
+def test_compare_an_old_and_a_new_run(tmp_path: Path) -> None:
     report_of(OLD, backlog=False).write(tmp_path / "old")
     report_of(NEW).write(tmp_path / "new")
     table = ftlab.compare([tmp_path / "old", tmp_path / "new"], metrics=["outstanding_at_end", "waf"])
@@ -295,7 +296,7 @@ def run_output(summary: dict, **kwargs) -> str:
     return out.getvalue()
 
 
-def test_run_output_is_the_headline_then_a_pointer_or_the_full_tables():
+def test_run_output_is_the_headline_then_a_pointer_or_the_full_tables() -> None:
     short, full = run_output(NEW), run_output(NEW, full=True)
     assert short.startswith(full[: full.index("scheme: unified")]), "the same headline opens both"
     assert "which scheme did best for whom" in short.splitlines()[0]
@@ -324,7 +325,7 @@ def cells_of(text: str, tenant: str) -> list[list[str]]:
         ("partial", _partial(), ["heavy UNSTABLE", "-", "-"], ["rt", "2", "- / -"]),
     ],
 )
-def test_terminal_table(name, summary, heavy, rt):
+def test_terminal_table(name, summary, heavy, rt) -> None:
     text = terminal(summary)
     heavy_rows, rt_rows = cells_of(text, "heavy"), cells_of(text, "rt")
     assert len(heavy_rows) == len(rt_rows) == 2, text
@@ -336,12 +337,12 @@ def test_terminal_table(name, summary, heavy, rt):
     assert ("UNSTABLE" in text) == (name != "old")
 
 
-def test_terminal_warns_once_per_scheme_with_an_unstable_tenant():
+def test_terminal_warns_once_per_scheme_with_an_unstable_tenant() -> None:
     lines = [line for line in terminal(NEW).splitlines() if line.startswith("UNSTABLE: ")]
     assert len(lines) == 2 and all(line.startswith("UNSTABLE: heavy:") for line in lines)
 
 
-def test_terminal_names_are_not_markup():
+def test_terminal_names_are_not_markup() -> None:
     summary = copy.deepcopy(NEW)
     summary["schemes"]["unified"]["tenants"] = {"[bold]x[/]": _tenant(5, True)}
     assert "[bold]x[/] UNSTABLE" in terminal(summary)
@@ -390,7 +391,7 @@ def test_terminal_names_are_not_markup():
         ),
     ],
 )
-def test_report_html(name, summary, flags, present, absent):
+def test_report_html(name, summary, flags, present, absent) -> None:
     page = report_of(summary, backlog=name != "old").to_html()
     # One flag per unstable (tenant, scheme) column of the comparison table.
     assert page.count('<span class="flag">UNSTABLE</span>') == flags
@@ -400,14 +401,14 @@ def test_report_html(name, summary, flags, present, absent):
         assert text not in page, (name, text)
 
 
-def test_report_html_of_an_old_results_directory(tmp_path):
+def test_report_html_of_an_old_results_directory(tmp_path: Path) -> None:
     report_of(OLD, backlog=False).write(tmp_path, html=True)
     loaded = ftlab.load(tmp_path)
     assert loaded.summary_frame.height == 4
     assert "UNSTABLE" not in loaded.to_html()
 
 
-def test_backlog_is_a_base_column_not_a_scheme_series():
+def test_backlog_is_a_base_column_not_a_scheme_series() -> None:
     view_page = report_of(NEW).to_html()
     assert view_page.count('id="fig-ts-backlog"') == 1
     assert "fig-series-0-col-backlog" not in view_page
@@ -417,7 +418,7 @@ def test_backlog_is_a_base_column_not_a_scheme_series():
 # --jobs
 
 
-def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch):
+def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sweep task runs one scheme at a time and returns the core's result with its Arrow
     tables (pyarrow tables stand in for `ArrowTable`s here) as polars frames, which pickle."""
     import pickle
@@ -438,7 +439,7 @@ def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch):
     assert calls == [{"text": 'name = "s"\n', "name": "s.toml", "base_dir": "/tmp", "jobs": 1}]
 
 
-def test_api_jobs_zero_is_a_usage_error(tmp_path):
+def test_api_jobs_zero_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(ftlab.UsageError, match="jobs") as caught:
         ftlab.run(jobs=0, out=tmp_path / "r")
     assert "jobs" in (caught.value.arg or "")
@@ -466,7 +467,7 @@ HEALTH_KEYS = [
 ]
 
 
-def test_a_real_run_has_the_health_keys_in_order(tmp_path):
+def test_a_real_run_has_the_health_keys_in_order(tmp_path: Path) -> None:
     """The health keys follow `unstable` in a fixed order, with the knobs' values; a solo
     run's health is under `solo`; a changed knob reaches the summary."""
     scenario = tmp_path / "h.toml"

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import tomllib
@@ -84,7 +85,7 @@ def run_task_pids(root_pid: int) -> list[int]:
 # --------------------------------------------------------------------------------------
 
 
-def test_shipped_sweep_end_to_end(tmp_path):
+def test_shipped_sweep_end_to_end(tmp_path: Path) -> None:
     """`ftlab sweep scenarios/sweeps/op-by-scheme.toml` on its own local Ray, within the CI budget."""
     out = tmp_path / "op"
     t0 = time.monotonic()
@@ -138,7 +139,7 @@ def check_op_sweep(result: ftlab.SweepResult, out: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def baseline(ray_session, tmp_path_factory):
+def baseline(ray_session: ModuleType, tmp_path_factory: pytest.TempPathFactory):
     """The slow sweep, uninterrupted: the table every interrupted-then-resumed sweep must give."""
     out = tmp_path_factory.mktemp("baseline")
     result = ftlab.sweep(SLOW, out=out)
@@ -147,14 +148,14 @@ def baseline(ray_session, tmp_path_factory):
     return result
 
 
-def test_rerun_reuses_every_run(baseline):
+def test_rerun_reuses_every_run(baseline) -> None:
     again = ftlab.sweep(SLOW, out=baseline.dir)
     assert (again.ran, again.reused) == (0, SLOW_RUNS)
     assert again.table.equals(baseline.table)
     assert ftlab.load_sweep(baseline.dir).table.equals(baseline.table)
 
 
-def test_cli_address_auto_uses_the_running_cluster(ray_session, tmp_path):
+def test_cli_address_auto_uses_the_running_cluster(ray_session: ModuleType, tmp_path: Path) -> None:
     """`--address auto` joins the session's Ray instance (no Ray start) and leaves it running."""
     sweep_file = tmp_path / "small.toml"
     sweep_file.write_text(
@@ -187,7 +188,7 @@ def test_cli_address_auto_uses_the_running_cluster(ray_session, tmp_path):
     assert ray_session.is_initialized() and ray_session.cluster_resources().get("CPU", 0) >= 1
 
 
-def test_failing_runs_are_reported_and_the_others_go_on(ray_session, tmp_path):
+def test_failing_runs_are_reported_and_the_others_go_on(ray_session: ModuleType, tmp_path: Path) -> None:
     present = tmp_path / "t.csv"
     present.write_text(
         "".join(f"{128166372003061629 + i * 10000},h,0,Write,{i * 4096},4096,1\n" for i in range(200))
@@ -231,7 +232,7 @@ def test_failing_runs_are_reported_and_the_others_go_on(ray_session, tmp_path):
     assert replayed["write.count"].to_list() == [200] * replayed.height
 
 
-def test_killed_worker_loses_only_its_run(baseline, tmp_path):
+def test_killed_worker_loses_only_its_run(baseline, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     killed: dict[str, int] = {}
 
@@ -263,7 +264,7 @@ def test_killed_worker_loses_only_its_run(baseline, tmp_path):
     assert again.table.equals(baseline.table)
 
 
-def test_ctrl_c_keeps_finished_runs_and_resumes(baseline, tmp_path):
+def test_ctrl_c_keeps_finished_runs_and_resumes(baseline, tmp_path: Path) -> None:
     sweep_file = tmp_path / "slow.toml"
     sweep_file.write_text(slow_toml())
     out = tmp_path / "out"

@@ -32,7 +32,7 @@ def write_sweep(tmp_path: Path, body: str, name: str = "sw.toml") -> Path:
     return path
 
 
-def test_shipped_sweep_expands_to_its_grid():
+def test_shipped_sweep_expands_to_its_grid() -> None:
     data = tomllib.loads(SHIPPED.read_text())
     spec = load_spec(SHIPPED)
     ops = data["grid"]["device"]["over_provisioning"]
@@ -71,17 +71,17 @@ def test_shipped_sweep_expands_to_its_grid():
         {},
     ],
 )
-def test_toml_inline_round_trips(value):
+def test_toml_inline_round_trips(value) -> None:
     assert tomllib.loads(f"v = {toml_inline(value)}")["v"] == value
 
 
-def test_toml_inline_special_floats():
+def test_toml_inline_special_floats() -> None:
     for v in (math.inf, -math.inf):
         assert tomllib.loads(f"v = {toml_inline(v)}")["v"] == v
     assert math.isnan(tomllib.loads(f"v = {toml_inline(math.nan)}")["v"])
 
 
-def test_overrides_reach_the_core_as_values():
+def test_overrides_reach_the_core_as_values() -> None:
     """A grid value written as TOML arrives in the resolved scenario as that value."""
     text = BASE.read_text()
     for value in ([{"bytes": 8192, "weight": 2.0}], ["partitioned"]):
@@ -95,7 +95,7 @@ def test_overrides_reach_the_core_as_values():
         assert node == value
 
 
-def test_resolve_matches_run_and_is_a_fixed_point(tmp_path):
+def test_resolve_matches_run_and_is_a_fixed_point(tmp_path: Path) -> None:
     sets = [
         "device.over_provisioning=0.5",
         'schemes=["partitioned"]',
@@ -113,7 +113,7 @@ def test_resolve_matches_run_and_is_a_fixed_point(tmp_path):
     )
 
 
-def test_resolve_makes_trace_paths_absolute(tmp_path):
+def test_resolve_makes_trace_paths_absolute(tmp_path: Path) -> None:
     text = BASE.read_text().replace(
         '[tenants.synthetic]\npattern = "uniform"\nread_ratio = 0.0\narrival = '
         '"closed"\nrequests = 20000\n\n[[tenants]]',
@@ -205,7 +205,7 @@ ERRORS = [
 
 
 @pytest.mark.parametrize(("body", "key", "reason"), ERRORS, ids=[e[1] for e in ERRORS])
-def test_sweep_file_errors_name_file_and_key(tmp_path, body, key, reason):
+def test_sweep_file_errors_name_file_and_key(tmp_path: Path, body, key, reason) -> None:
     path = write_sweep(tmp_path, body)
     with pytest.raises(ftlab.ConfigError) as info:
         load_spec(path)
@@ -215,7 +215,7 @@ def test_sweep_file_errors_name_file_and_key(tmp_path, body, key, reason):
     assert (e.file, e.key) == (str(path), key)
 
 
-def test_sweep_file_syntax_error_names_the_line(tmp_path):
+def test_sweep_file_syntax_error_names_the_line(tmp_path: Path) -> None:
     path = write_sweep(tmp_path, 'scenario = "base.toml"\n\n[grid\n')
     with pytest.raises(ftlab.ConfigError) as info:
         load_spec(path)
@@ -223,13 +223,13 @@ def test_sweep_file_syntax_error_names_the_line(tmp_path):
     assert info.value.line == 3
 
 
-def test_dict_sweep_errors_name_the_dict():
+def test_dict_sweep_errors_name_the_dict() -> None:
     with pytest.raises(ftlab.ConfigError) as info:
         load_spec({"scenario": str(BASE), "grid": {"device.channels": [2, None]}})
     assert str(info.value).startswith("<dict>: grid.device.channels.1: ")
 
 
-def test_cases_and_grid_combine(tmp_path):
+def test_cases_and_grid_combine(tmp_path: Path) -> None:
     path = write_sweep(
         tmp_path,
         'scenario = "base.toml"\nseeds = [5]\n[grid]\n"device.over_provisioning" = [0.3, 0.4]\n'
@@ -262,7 +262,7 @@ def _fake_summary(seed: int, waf_by_tenant: dict[str, float]) -> dict:
     }
 
 
-def test_table_rows_columns_and_order_do_not_depend_on_completion_order(tmp_path):
+def test_table_rows_columns_and_order_do_not_depend_on_completion_order(tmp_path: Path) -> None:
     spec = load_spec(
         write_sweep(
             tmp_path,
@@ -296,7 +296,7 @@ def test_table_rows_columns_and_order_do_not_depend_on_completion_order(tmp_path
     assert t.filter(t["tenant"] == "alpha")["waf"].null_count() == len(points)
 
 
-def test_cli_bad_sweep_file_exits_2_without_traceback(tmp_path):
+def test_cli_bad_sweep_file_exits_2_without_traceback(tmp_path: Path) -> None:
     path = write_sweep(tmp_path, 'scenario = "base.toml"\n[grid]\ndevice.over_provisioning = 0.2\n')
     proc = run_cli(["sweep", str(path)], cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
@@ -305,7 +305,7 @@ def test_cli_bad_sweep_file_exits_2_without_traceback(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_cli_base_scenario_syntax_error_exits_2(tmp_path):
+def test_cli_base_scenario_syntax_error_exits_2(tmp_path: Path) -> None:
     path = write_sweep(tmp_path, 'scenario = "base.toml"\n[grid]\n"device.over_provisioning" = [0.2, 0.3]\n')
     (tmp_path / "base.toml").write_text("[device\n")
     proc = run_cli(["sweep", str(path)], cwd=tmp_path)
@@ -314,7 +314,7 @@ def test_cli_base_scenario_syntax_error_exits_2(tmp_path):
     assert f"{tmp_path / 'base.toml'}:1:" in joined(proc.stderr)
 
 
-def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):
+def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path: Path) -> None:
     """Every run's override is out of range: nothing to run (Ray is not started), each
     failure is listed with its parameters and the core's message, exit status 1."""
     path = write_sweep(tmp_path, 'scenario = "base.toml"\n[grid]\n"device.over_provisioning" = [-1.0, 9.0]\n')
@@ -331,7 +331,7 @@ def test_cli_runs_that_fail_to_resolve_exit_1_and_are_listed(tmp_path):
     assert all(f["kind"] == "ConfigError" and f["run"] is None for f in failures)
 
 
-def test_help_lists_sweep_and_stays_light():
+def test_help_lists_sweep_and_stays_light() -> None:
     proc = run_cli(["--help"])
     assert "sweep" in proc.stdout
     code = (
@@ -342,7 +342,7 @@ def test_help_lists_sweep_and_stays_light():
     assert out.stdout.strip() == "[]"
 
 
-def test_cli_unreachable_address_is_a_usage_error(tmp_path):
+def test_cli_unreachable_address_is_a_usage_error(tmp_path: Path) -> None:
     import socket
 
     with socket.socket() as s:  # a port nobody listens on
@@ -355,7 +355,7 @@ def test_cli_unreachable_address_is_a_usage_error(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_plot_points_are_seed_statistics(tmp_path):
+def test_plot_points_are_seed_statistics(tmp_path: Path) -> None:
     from statistics import mean, stdev
 
     from ftlab.sweeps.plot import aggregate, write_plot

@@ -15,7 +15,7 @@ from ftlab import _core
 from ftlab.api import scenario_to_toml
 
 
-def test_nested_dict_round_trips():
+def test_nested_dict_round_trips() -> None:
     scenario = {
         "seed": 42,
         "device": {"preset": "upi", "channels": 4, "op": 0.07},
@@ -35,7 +35,7 @@ def test_nested_dict_round_trips():
     assert back == expected
 
 
-def test_none_value_names_its_key():
+def test_none_value_names_its_key() -> None:
     with pytest.raises(_core.ConfigError) as info:
         scenario_to_toml({"device": {"channels": None}})
     assert info.value.key == "device.channels"
@@ -43,7 +43,7 @@ def test_none_value_names_its_key():
     assert isinstance(info.value, ValueError)
 
 
-def test_none_in_list_names_its_index():
+def test_none_in_list_names_its_index() -> None:
     with pytest.raises(ftlab.ConfigError) as info:
         scenario_to_toml({"tenants": [{"name": "a"}, {"name": None}]})
     assert info.value.key == "tenants[1].name"
@@ -52,7 +52,7 @@ def test_none_in_list_names_its_index():
 class Recorder:
     """Stands in for ftlab._core.run and records its arguments."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.calls = []
 
     def __call__(self, **kwargs):
@@ -65,13 +65,13 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder(monkeypatch):
+def recorder(monkeypatch: pytest.MonkeyPatch):
     rec = Recorder()
     monkeypatch.setattr(_core, "run", rec)
     return rec
 
 
-def test_run_dict_passes_toml_text_and_cwd(recorder, tmp_path, monkeypatch):
+def test_run_dict_passes_toml_text_and_cwd(recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     report = ftlab.run({"seed": 3, "device": {"channels": 2}}, seed=9, set=["device.channels=4"])
     (call,) = recorder.calls
@@ -84,7 +84,7 @@ def test_run_dict_passes_toml_text_and_cwd(recorder, tmp_path, monkeypatch):
     assert report.summary == {"schemes": {}, "seed": 1}
 
 
-def test_run_path_and_default(recorder, tmp_path):
+def test_run_path_and_default(recorder, tmp_path: Path) -> None:
     ftlab.run(tmp_path / "s.toml")
     ftlab.run(str(tmp_path / "s.toml"))
     ftlab.run()
@@ -93,18 +93,18 @@ def test_run_path_and_default(recorder, tmp_path):
     assert "source_path" not in recorder.calls[2] and "text" not in recorder.calls[2]
 
 
-def test_run_single_override_string_and_progress(recorder):
+def test_run_single_override_string_and_progress(recorder) -> None:
     seen = []
     ftlab.run(set="seed=5", progress=seen.append)
     assert recorder.calls[0]["overrides"] == ["seed=5"]
     assert recorder.calls[0]["progress"] == seen.append
 
 
-def test_run_with_out_writes_report(recorder, tmp_path):
+def test_run_with_out_writes_report(recorder, tmp_path: Path) -> None:
     ftlab.run(out=tmp_path / "r")
     assert (tmp_path / "r" / "summary.json").read_text() == '{"schemes": {}, "seed": 1}'
 
 
-def test_run_rejects_other_types(recorder):
+def test_run_rejects_other_types(recorder) -> None:
     with pytest.raises(TypeError):
         ftlab.run(42)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ need the core's trace parsers."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ SAMPLES = [
 
 
 @pytest.mark.parametrize(("name", "fmt", "requests"), SAMPLES)
-def test_trace_stats_json(trace_file, name, fmt, requests):
+def test_trace_stats_json(trace_file: Callable[[str], Path], name, fmt, requests) -> None:
     path = trace_file(name)
     proc = run_cli(["trace", "stats", str(path), "--format", fmt, "--json"])
     assert proc.returncode == 0, proc.stderr
@@ -45,7 +46,7 @@ def test_trace_stats_json(trace_file, name, fmt, requests):
     assert stats["lba_min_bytes"] <= stats["lba_max_bytes"]
 
 
-def test_trace_stats_table(trace_file):
+def test_trace_stats_table(trace_file: Callable[[str], Path]) -> None:
     path = trace_file("msr-hm0-sample.csv")
     proc = run_cli(["trace", "stats", str(path), "--format", "msr"])
     assert proc.returncode == 0, proc.stderr
@@ -53,7 +54,7 @@ def test_trace_stats_table(trace_file):
         assert key in proc.stdout
 
 
-def test_trace_stats_python(trace_file):
+def test_trace_stats_python(trace_file: Callable[[str], Path]) -> None:
     import ftlab
 
     stats = ftlab.trace_stats(str(trace_file("systor17-sample.csv")), "systor")
@@ -66,7 +67,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "crates" / "ftlab" / "tests" / 
 @pytest.mark.parametrize(
     ("name", "fmt", "requests", "skipped"), [("fiu.trace", "fiu", 12, 0), ("vscsi.csv", "vscsi", 10, 3)]
 )
-def test_trace_stats_fiu_and_vscsi_fixtures(name, fmt, requests, skipped):
+def test_trace_stats_fiu_and_vscsi_fixtures(name, fmt, requests, skipped) -> None:
     # The hand-written fixtures of the Rust parser tests: vscsi's 3 skipped SCSI commands
     # (TEST UNIT READY, SYNCHRONIZE CACHE, a zero-length WRITE) are reported, not dropped.
     proc = run_cli(["trace", "stats", str(FIXTURES / name), "--format", fmt, "--json"])
