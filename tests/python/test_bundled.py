@@ -52,7 +52,7 @@ def test_bundled_scenarios_are_every_scenario_file_but_the_sweeps() -> None:
         ("", False),
     ],
 )
-def test_bundled_scenario_by_name(name, found) -> None:
+def test_bundled_scenario_by_name(name: str, found: bool) -> None:
     path = _scenarios.bundled_scenario(name)
     assert (path is not None) == found
     if found:
@@ -111,7 +111,7 @@ def test_a_missing_file_that_is_no_bundled_name_stays_an_error(tmp_path: Path) -
 @pytest.mark.parametrize(
     "args", [["--help"], ["run", "--help"], ["reproduce", "--help"], ["schemes", "--help"]]
 )
-def test_help_shows_no_value_after_a_flag_and_no_stray_parentheses(args) -> None:
+def test_help_shows_no_value_after_a_flag_and_no_stray_parentheses(args: list[str]) -> None:
     proc = run_cli(args)
     assert proc.returncode == 0, proc.stderr
     assert "<bool>" not in proc.stdout

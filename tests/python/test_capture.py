@@ -15,6 +15,7 @@ import gzip
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def _records(path: Path) -> list[tuple[int, str, int, int, int]]:
         return [(int(t), op, int(o), int(s), int(st)) for t, op, o, s, st in rows]
 
 
-def _check_streams_and_trims(trace: Path, sidecar: dict) -> None:
+def _check_streams_and_trims(trace: Path, sidecar: dict[str, Any]) -> None:
     records = _records(trace)
     streams = {int(k): v for k, v in sidecar["capture"]["streams"].items()}
     for sid in (WAL, MANIFEST, L0, L1):

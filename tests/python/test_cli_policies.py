@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Literal
 
 import pytest
 import tomllib
 
 from conftest import run_cli
 from ftlab import _core
+from ftlab.results import Knob, Policies, Policy, policies_from_json
 
 SCENARIO = """seed = 1
 schemes = ["{scheme}"]
@@ -37,11 +39,11 @@ def scenario(scheme: str, extra: str = "", top: str = "") -> str:
     return SCENARIO.format(scheme=scheme, extra=extra, top=top)
 
 
-def policies() -> dict:
-    return json.loads(_core.policies())
+def policies() -> Policies:
+    return policies_from_json(_core.policies())
 
 
-def knob(kind: str, name: str, key: str) -> dict:
+def knob(kind: Literal["schemes", "mappers"], name: str, key: str) -> Knob:
     (policy,) = [p for p in policies()[kind] if p["name"] == name]
     (k,) = [k for k in policy["knobs"] if k["key"] == key]
     return k
@@ -54,7 +56,8 @@ def closed_range(text: str) -> tuple[float, float]:
 
 
 def test_core_lists_every_registered_policy() -> None:
-    p = policies()
+    # Every kind the core lists, not only the two the TypedDict names.
+    p: dict[str, list[Policy]] = json.loads(_core.policies())
     names = {kind: [e["name"] for e in entries] for kind, entries in p.items()}
     assert {"unified", "partitioned", "upi", "upi-guarded", "wao-gc", "flashblox", "part-ftl", "rtgc"} <= set(
         names["schemes"]
@@ -68,7 +71,7 @@ def test_core_lists_every_registered_policy() -> None:
 
 
 @pytest.mark.parametrize(("command", "kind"), [("schemes", "schemes"), ("mappers", "mappers")])
-def test_cli_lists_every_policy_and_knob(command: str, kind: str) -> None:
+def test_cli_lists_every_policy_and_knob(command: str, kind: Literal["schemes", "mappers"]) -> None:
     proc = run_cli([command])
     assert proc.returncode == 0, proc.stderr
     for p in policies()[kind]:

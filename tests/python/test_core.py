@@ -37,7 +37,7 @@ def test_module_surface() -> None:
 @pytest.mark.parametrize(
     "name", ["ConfigError", "TraceError", "InputError", "UsageError", "OutOfSpaceError", "NoProgressError"]
 )
-def test_exception_hierarchy(name) -> None:
+def test_exception_hierarchy(name: str) -> None:
     cls = getattr(_core, name)
     assert issubclass(cls, _core.FtlabError)
     assert issubclass(cls, ValueError)

@@ -31,7 +31,7 @@ MODULES = [
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_docstring_examples(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     module = importlib.import_module(name)
     result = doctest.testmod(

@@ -8,6 +8,7 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import ftlab
 
@@ -59,7 +60,7 @@ def test_import_ftlab_stays_light() -> None:
     assert out == ""
 
 
-def _imports(path) -> set[str]:
+def _imports(path: Path) -> set[str]:
     import ast
 
     names: set[str] = set()

@@ -20,6 +20,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,7 @@ def _key(command: str) -> str:
     return command.removeprefix(".venv/bin/")
 
 
-def _matching(table: dict[str, object], command: str) -> str | None:
+def _matching(table: Mapping[str, object], command: str) -> str | None:
     key = _key(command)
     return next((k for k in table if key == k or key.startswith(k + " ")), None)
 
@@ -124,7 +125,7 @@ def test_every_skip_has_a_reason_and_a_readme_line() -> None:
 
 
 @pytest.mark.parametrize("command", sorted(COVERED_BY))
-def test_a_skipped_command_is_run_by_another_test(command) -> None:
+def test_a_skipped_command_is_run_by_another_test(command: str) -> None:
     name, needle = COVERED_BY[command]
     assert needle in (Path(__file__).parent / name).read_text(encoding="utf-8"), (command, name)
 

@@ -154,8 +154,11 @@ def test_schedulability_writes_figures_5_to_7_and_reports_the_claims(tmp_path: P
     assert sorted({r["utilisation"] for r in fig5}) == [f"{0.05 * k:.2f}" for k in range(1, 20)]
     assert sorted({int(r["write_pages"]) for r in fig7}) == list(range(3, 49, 3))
     assert all(r["n_sets"] == "50" and 0 <= int(r["n_schedulable"]) <= 50 for r in fig5)
+
     # Figure 5's sets are Figure 6's at r = 1 and Figure 7's at w = 3.
-    at = lambda rows, key, v: {r["scheme"]: r["weighted_schedulability"] for r in rows if int(r[key]) == v}  # noqa: E731
+    def at(rows: list[dict[str, str]], key: str, v: int) -> dict[str, str]:
+        return {r["scheme"]: r["weighted_schedulability"] for r in rows if int(r[key]) == v}
+
     assert at(fig6, "read_pages", 1) == at(fig7, "write_pages", 3)
     assert _measured_claims(fig5, fig6, fig7) == DOCUMENTED_CLAIMS
 

@@ -12,10 +12,12 @@ import tomli_w
 
 import ftlab
 from conftest import run_cli
+from ftlab.results import Summary
 
+SCHEMES = ["unified", "partitioned"]
 SCENARIO = {
     "seed": 3,
-    "schemes": ["unified", "partitioned"],
+    "schemes": SCHEMES,
     "device": {"preset": "tiny"},
     "measure": {"duration_s": 0.5},
     "tenants": [
@@ -34,9 +36,9 @@ SCENARIO = {
 SLOWDOWN_KEYS = {"read_mean", "read_p99", "write_mean", "write_p99"}
 
 
-def _check_solo(summary: dict) -> None:
+def _check_solo(summary: Summary) -> None:
     assert summary["measure"] == {"solo": True}
-    for scheme in SCENARIO["schemes"]:
+    for scheme in SCHEMES:
         tenants = summary["schemes"][scheme]["tenants"]
         for name in ("reader", "writer"):
             t = tenants[name]
@@ -55,7 +57,8 @@ def _check_solo(summary: dict) -> None:
         # The reader never writes, the writer never reads: those slowdowns are undefined.
         assert tenants["reader"]["slowdown"]["write_p99"] is None
         assert tenants["writer"]["slowdown"]["read_mean"] is None
-        assert tenants["reader"]["slowdown"]["read_p99"] > 0
+        read_p99 = tenants["reader"]["slowdown"]["read_p99"]
+        assert read_p99 is not None and read_p99 > 0
 
 
 def test_api_solo_adds_slowdown() -> None:

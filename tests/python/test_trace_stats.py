@@ -32,7 +32,7 @@ SAMPLES = [
 
 
 @pytest.mark.parametrize(("name", "fmt", "requests"), SAMPLES)
-def test_trace_stats_json(trace_file: Callable[[str], Path], name, fmt, requests) -> None:
+def test_trace_stats_json(trace_file: Callable[[str], Path], name: str, fmt: str, requests: int) -> None:
     path = trace_file(name)
     proc = run_cli(["trace", "stats", str(path), "--format", fmt, "--json"])
     assert proc.returncode == 0, proc.stderr
@@ -67,7 +67,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "crates" / "ftlab" / "tests" / 
 @pytest.mark.parametrize(
     ("name", "fmt", "requests", "skipped"), [("fiu.trace", "fiu", 12, 0), ("vscsi.csv", "vscsi", 10, 3)]
 )
-def test_trace_stats_fiu_and_vscsi_fixtures(name, fmt, requests, skipped) -> None:
+def test_trace_stats_fiu_and_vscsi_fixtures(name: str, fmt: str, requests: int, skipped: int) -> None:
     # The hand-written fixtures of the Rust parser tests: vscsi's 3 skipped SCSI commands
     # (TEST UNIT READY, SYNCHRONIZE CACHE, a zero-length WRITE) are reported, not dropped.
     proc = run_cli(["trace", "stats", str(FIXTURES / name), "--format", fmt, "--json"])
