@@ -107,7 +107,7 @@ ERRORS = {
 
 
 @pytest.mark.parametrize("name", ERRORS)
-def test_errors_fit_100_columns_and_say_ranges(name, tmp_path: Path) -> None:
+def test_errors_fit_100_columns_and_say_ranges(name: str, tmp_path: Path) -> None:
     args, first, says, then = ERRORS[name]
     proc = run_cli([*args, "--out", str(tmp_path / "out")], cwd=tmp_path)
     assert_input_error(proc)

@@ -7,6 +7,8 @@ and file (exit 2, no traceback, nothing written)."""
 from __future__ import annotations
 
 import json
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
@@ -17,8 +19,9 @@ from conftest import joined, run_cli
 from ftlab.report import Report
 
 
-def summary(read_p99: float, waf: float, extra: dict | None = None) -> dict:
-    tenant = {"read": {"p99_us": read_p99, "iops": 1000}, "waf": waf, **(extra or {})}
+def summary(read_p99: float, waf: float, extra: Mapping[str, object] | None = None) -> dict[str, object]:
+    """A partial summary: the keys `ftlab compare` reads, not a full `ftlab.results.Summary`."""
+    tenant: dict[str, object] = {"read": {"p99_us": read_p99, "iops": 1000}, "waf": waf, **(extra or {})}
     return {
         "seed": 1,
         "scenario": "s",
@@ -26,7 +29,7 @@ def summary(read_p99: float, waf: float, extra: dict | None = None) -> dict:
     }
 
 
-def write_dir(path, data: dict):
+def write_dir(path: Path, data: dict[str, object]) -> Path:
     Report(
         json.dumps(data, indent=2), "seed = 1\n", pl.DataFrame({"scheme": ["unified"], "tenant": ["a"]})
     ).write(path)
@@ -34,7 +37,7 @@ def write_dir(path, data: dict):
 
 
 @pytest.fixture
-def dirs(tmp_path: Path):
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
     a = write_dir(tmp_path / "a", summary(100.0, 2.0))
     b = write_dir(tmp_path / "b", summary(150.0, 1.0, {"buffer_reads": 7}))
     b_data = json.loads((b / "summary.json").read_text())
@@ -43,13 +46,13 @@ def dirs(tmp_path: Path):
     return a, b
 
 
-def cell(table: pl.DataFrame, tenant: str | None, metric: str, column: str):
+def cell(table: pl.DataFrame, tenant: str | None, metric: str, column: str) -> object:
     rows = table.filter(pl.col("metric") == metric, pl.col("tenant").eq_missing(tenant))
     assert rows.height == 1, (tenant, metric)
     return rows.get_column(column)[0]
 
 
-def test_values_and_relative_change(dirs) -> None:
+def test_values_and_relative_change(dirs: tuple[Path, Path]) -> None:
     a, b = dirs
     table = ftlab.compare([a, b])
     ra, rb = str(a), str(b)
@@ -68,13 +71,13 @@ def test_values_and_relative_change(dirs) -> None:
     )
 
 
-def test_metric_filter(dirs) -> None:
+def test_metric_filter(dirs: tuple[Path, Path]) -> None:
     table = ftlab.compare(dirs, metrics=["read_*"])
     assert sorted(table.get_column("metric").to_list()) == ["read_iops", "read_p99_us"]
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json"])
-def test_cli_writes_table_by_suffix(dirs, tmp_path: Path, suffix) -> None:
+def test_cli_writes_table_by_suffix(dirs: tuple[Path, Path], tmp_path: Path, suffix: str) -> None:
     a, b = dirs
     out = tmp_path / f"cmp{suffix}"
     proc = run_cli(["compare", str(a), str(b), "--out", str(out)])
@@ -91,14 +94,14 @@ def test_cli_writes_table_by_suffix(dirs, tmp_path: Path, suffix) -> None:
     assert back.equals(table)
 
 
-def assert_input_error(proc, *needles: str) -> None:
+def assert_input_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     for needle in needles:
         assert needle in joined(proc.stderr), proc.stderr
 
 
-def test_cli_errors_name_directory_and_file(dirs, tmp_path: Path) -> None:
+def test_cli_errors_name_directory_and_file(dirs: tuple[Path, Path], tmp_path: Path) -> None:
     a, _ = dirs
     missing = tmp_path / "missing"
     assert_input_error(run_cli(["compare", str(a), str(missing)]), str(missing), "does not exist")

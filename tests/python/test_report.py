@@ -94,7 +94,7 @@ def test_failed_write_leaves_old_results_intact(tmp_path: Path, monkeypatch: pyt
     make_report().write(tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
-    def boom(self, path, *args, **kwargs) -> None:
+    def boom(self: pl.DataFrame, path: str | Path, *args: object, **kwargs: object) -> None:
         with open(path, "wb") as f:
             f.write(b"partial")
         raise OSError("disk full")
@@ -111,7 +111,7 @@ def test_atomic_writer_never_exposes_partial_file(tmp_path: Path) -> None:
     target = tmp_path / "summary.json"
     target.write_bytes(b"old")
 
-    def half(path) -> None:
+    def half(path: str) -> None:
         with open(path, "wb") as f:
             f.write(b"ne")
         raise KeyboardInterrupt

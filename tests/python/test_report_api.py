@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 import ftlab
+from ftlab.report import Report
 from ftlab.report import html as html_report
 from reports import synthetic_report
 
@@ -62,20 +63,21 @@ def test_load_old_directory(tmp_path: Path) -> None:
 
 
 def test_load_errors_name_directory_and_file(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError) as info:
+    with pytest.raises(FileNotFoundError) as missing:
         ftlab.load(tmp_path / "nope")
-    assert isinstance(info.value, ftlab.InputError)
-    assert str(tmp_path / "nope") in str(info.value)
+    assert isinstance(missing.value, ftlab.InputError)
+    assert str(tmp_path / "nope") in str(missing.value)
     (tmp_path / "d").mkdir()
-    with pytest.raises(ftlab.InputError) as info:
+    with pytest.raises(ftlab.InputError) as no_summary:
         ftlab.load(tmp_path / "d")
-    assert info.value.path == str(tmp_path / "d" / "summary.json")
-    assert str(info.value).startswith(f"{tmp_path / 'd' / 'summary.json'}: ")
+    assert no_summary.value.path == str(tmp_path / "d" / "summary.json")
+    assert str(no_summary.value).startswith(f"{tmp_path / 'd' / 'summary.json'}: ")
     synthetic_report().write(tmp_path / "e")
     (tmp_path / "e" / "wear.parquet").write_bytes(b"PAR1 broken")
-    with pytest.raises(ftlab.InputError) as info:
+    with pytest.raises(ftlab.InputError) as broken:
         ftlab.load(tmp_path / "e")
-    assert info.value.path == str(tmp_path / "e" / "wear.parquet") and "parquet" in info.value.reason
+    assert broken.value.path == str(tmp_path / "e" / "wear.parquet") and broken.value.reason is not None
+    assert "parquet" in broken.value.reason
     (tmp_path / "e" / "timeseries.parquet").unlink()
     with pytest.raises(FileNotFoundError, match="timeseries.parquet"):
         ftlab.load(tmp_path / "e")
@@ -86,7 +88,7 @@ def test_failed_render_leaves_earlier_results(tmp_path: Path, monkeypatch: pytes
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert "report.html" in before
 
-    def boom(report, **kwargs) -> None:
+    def boom(report: Report, **kwargs: object) -> None:
         raise RuntimeError("render failed")
 
     monkeypatch.setattr(html_report, "render", boom)

@@ -19,6 +19,7 @@ import threading
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import tomllib
@@ -32,12 +33,11 @@ CI_BUDGET_S = 120
 
 # Runs of about a second each, so that a test can catch one in flight.
 SLOW_REQUESTS = 300_000
+SLOW_GRID = [SLOW_REQUESTS, SLOW_REQUESTS + 100_000, SLOW_REQUESTS + 200_000]
 SLOW = {
     "scenario": str(BASE),
     "seeds": [1, 2],
-    "grid": {
-        "tenants.0.synthetic.requests": [SLOW_REQUESTS, SLOW_REQUESTS + 100_000, SLOW_REQUESTS + 200_000]
-    },
+    "grid": {"tenants.0.synthetic.requests": SLOW_GRID},
     "cases": [
         {"name": "unified", "set": {"schemes": ["unified"], "tenants.1.synthetic.requests": SLOW_REQUESTS}}
     ],
@@ -46,7 +46,7 @@ SLOW_RUNS = 3 * 2
 
 
 def slow_toml() -> str:
-    grid = SLOW["grid"]["tenants.0.synthetic.requests"]
+    grid = SLOW_GRID
     return (
         f'scenario = "{BASE}"\nseeds = [1, 2]\n[grid]\n"tenants.0.synthetic.requests" = {grid}\n'
         '[[cases]]\nname = "unified"\nset = { schemes = ["unified"], '
@@ -139,7 +139,7 @@ def check_op_sweep(result: ftlab.SweepResult, out: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def baseline(ray_session: ModuleType, tmp_path_factory: pytest.TempPathFactory):
+def baseline(ray_session: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> ftlab.SweepResult:
     """The slow sweep, uninterrupted: the table every interrupted-then-resumed sweep must give."""
     out = tmp_path_factory.mktemp("baseline")
     result = ftlab.sweep(SLOW, out=out)
@@ -148,7 +148,7 @@ def baseline(ray_session: ModuleType, tmp_path_factory: pytest.TempPathFactory):
     return result
 
 
-def test_rerun_reuses_every_run(baseline) -> None:
+def test_rerun_reuses_every_run(baseline: ftlab.SweepResult) -> None:
     again = ftlab.sweep(SLOW, out=baseline.dir)
     assert (again.ran, again.reused) == (0, SLOW_RUNS)
     assert again.table.equals(baseline.table)
@@ -206,7 +206,7 @@ def test_failing_runs_are_reported_and_the_others_go_on(ray_session: ModuleType,
         "grid": {"device.over_provisioning": [0.25, -1.0]},
         "cases": [{"name": "present"}, {"name": "missing", "set": {"tenants.0.trace.path": "missing.csv"}}],
     }
-    seen = []
+    seen: list[dict[str, Any]] = []
     cwd = os.getcwd()
     os.chdir(tmp_path)  # a dict sweep's paths resolve against the current directory
     try:
@@ -232,7 +232,7 @@ def test_failing_runs_are_reported_and_the_others_go_on(ray_session: ModuleType,
     assert replayed["write.count"].to_list() == [200] * replayed.height
 
 
-def test_killed_worker_loses_only_its_run(baseline, tmp_path: Path) -> None:
+def test_killed_worker_loses_only_its_run(baseline: ftlab.SweepResult, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     killed: dict[str, int] = {}
 
@@ -264,7 +264,7 @@ def test_killed_worker_loses_only_its_run(baseline, tmp_path: Path) -> None:
     assert again.table.equals(baseline.table)
 
 
-def test_ctrl_c_keeps_finished_runs_and_resumes(baseline, tmp_path: Path) -> None:
+def test_ctrl_c_keeps_finished_runs_and_resumes(baseline: ftlab.SweepResult, tmp_path: Path) -> None:
     sweep_file = tmp_path / "slow.toml"
     sweep_file.write_text(slow_toml())
     out = tmp_path / "out"
