@@ -7,13 +7,13 @@ periodic tasks shows its deadline misses. Hand-made summaries: test_summary_keys
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 from conftest import run_cli
+from ftlab.results import Deadlines, summary_from_json
 
 # `tiny` has 4 dies, tPROG 200 us: at most 20,000 page programs per second for the device, so
 # 60,000 write IOPS is three times what it can do; 500 reads/s is light; `realtime` reads 4
@@ -63,7 +63,7 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     base = tmp_path_factory.mktemp("overload")
     scenario = base / "overload.toml"
     scenario.write_text(OVERLOAD)
-    runs = {}
+    runs: dict[str, tuple[Path, str]] = {}
     for jobs in ("1", "2"):
         out = base / f"jobs{jobs}"
         # 250 columns: the tests below parse the tables' rows one per line; that the output
@@ -78,14 +78,14 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
 
 
 @pytest.mark.parametrize("name", SAME_BYTES)
-def test_parallel_schemes_write_the_same_files(overload, name) -> None:
+def test_parallel_schemes_write_the_same_files(overload: dict[str, tuple[Path, str]], name: str) -> None:
     one = (overload["1"][0] / name).read_bytes()
     two = (overload["2"][0] / name).read_bytes()
     assert one == two
 
 
 @pytest.mark.parametrize("name", SAME_TABLES)
-def test_parallel_schemes_write_the_same_tables(overload, name) -> None:
+def test_parallel_schemes_write_the_same_tables(overload: dict[str, tuple[Path, str]], name: str) -> None:
     one = pl.read_parquet(overload["1"][0] / name)
     two = pl.read_parquet(overload["2"][0] / name)
     assert one.height > 0 and one.equals(two)
@@ -117,8 +117,10 @@ def test_jobs_zero_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["unified", "partitioned"])
-def test_overloaded_tenant_is_unstable_in_the_summary(overload, scheme) -> None:
-    summary = json.loads((overload["2"][0] / "summary.json").read_text())
+def test_overloaded_tenant_is_unstable_in_the_summary(
+    overload: dict[str, tuple[Path, str]], scheme: str
+) -> None:
+    summary = summary_from_json((overload["2"][0] / "summary.json").read_text())
     tenants = summary["schemes"][scheme]["tenants"]
     heavy, light = tenants["heavy"], tenants["light"]
     assert heavy["unstable"] is True
@@ -133,10 +135,10 @@ def test_overloaded_tenant_is_unstable_in_the_summary(overload, scheme) -> None:
     assert light["writes_outstanding_at_end"] == 0
 
 
-def headline_rows(stdout: str) -> dict[str, list[str]]:
+def headline_rows(stdout: str) -> dict[str | None, list[str]]:
     """The headline's table rows by tenant (one per scheme; the tenant is named in the first)."""
-    rows: dict[str, list[str]] = {}
-    tenant = None
+    rows: dict[str | None, list[str]] = {}
+    tenant: str | None = None
     for line in stdout[: stdout.find("scheme: ") if "scheme: " in stdout else len(stdout)].splitlines():
         if not line.startswith("│ "):
             continue
@@ -152,7 +154,7 @@ def full_tables(stdout: str) -> str:
     return stdout[stdout.index("scheme: unified") :]
 
 
-def test_unstable_tenant_is_flagged_in_the_headline(overload) -> None:
+def test_unstable_tenant_is_flagged_in_the_headline(overload: dict[str, tuple[Path, str]]) -> None:
     stdout = overload["2"][1]
     rows = headline_rows(stdout)
     assert set(rows) == {"heavy", "light", "realtime"}, stdout
@@ -163,7 +165,7 @@ def test_unstable_tenant_is_flagged_in_the_headline(overload) -> None:
     assert "scheme: unified" not in stdout, "the full tables only with --full"
 
 
-def test_unstable_tenant_is_flagged_on_the_terminal(overload) -> None:
+def test_unstable_tenant_is_flagged_on_the_terminal(overload: dict[str, tuple[Path, str]]) -> None:
     stdout = full_tables(overload["1"][1])
     heavy_rows = [line for line in stdout.splitlines() if "heavy" in line and "│" in line]
     light_rows = [line for line in stdout.splitlines() if "light" in line and "│" in line]
@@ -172,7 +174,7 @@ def test_unstable_tenant_is_flagged_on_the_terminal(overload) -> None:
     assert "outstanding" in stdout
 
 
-def test_unstable_tenant_is_flagged_in_the_report(overload) -> None:
+def test_unstable_tenant_is_flagged_in_the_report(overload: dict[str, tuple[Path, str]]) -> None:
     page = (overload["2"][0] / "report.html").read_text()
     assert page.count('class="unstable"') == 2, "one warning per scheme for the heavy tenant"
     assert "heavy under unified" in page and "heavy under partitioned" in page
@@ -180,13 +182,13 @@ def test_unstable_tenant_is_flagged_in_the_report(overload) -> None:
     assert "fig-ts-backlog" in page
 
 
-def _deadlines(run_dir: Path) -> dict[str, dict]:
-    summary = json.loads((run_dir / "summary.json").read_text())
+def _deadlines(run_dir: Path) -> dict[str, Deadlines]:
+    summary = summary_from_json((run_dir / "summary.json").read_text())
     return {scheme: data["tenants"]["realtime"]["deadlines"] for scheme, data in summary["schemes"].items()}
 
 
-def test_periodic_tenant_has_deadlines_and_others_do_not(overload) -> None:
-    summary = json.loads((overload["2"][0] / "summary.json").read_text())
+def test_periodic_tenant_has_deadlines_and_others_do_not(overload: dict[str, tuple[Path, str]]) -> None:
+    summary = summary_from_json((overload["2"][0] / "summary.json").read_text())
     for data in summary["schemes"].values():
         tenants = data["tenants"]
         assert "deadlines" not in tenants["heavy"] and "deadlines" not in tenants["light"]
@@ -196,7 +198,7 @@ def test_periodic_tenant_has_deadlines_and_others_do_not(overload) -> None:
         assert d["misses"] == sum(t["misses"] for t in d["tasks"].values())
 
 
-def test_deadline_misses_on_the_terminal(overload) -> None:
+def test_deadline_misses_on_the_terminal(overload: dict[str, tuple[Path, str]]) -> None:
     run_dir, stdout = overload["1"]
     misses = [d["misses"] for d in _deadlines(run_dir).values()]
     header = next(line for line in stdout.splitlines() if line.startswith("┃ tenant"))
@@ -213,7 +215,7 @@ def test_deadline_misses_on_the_terminal(overload) -> None:
     assert "deadline misses" in stdout
 
 
-def test_deadline_misses_in_the_report(overload) -> None:
+def test_deadline_misses_in_the_report(overload: dict[str, tuple[Path, str]]) -> None:
     run_dir = overload["2"][0]
     page = (run_dir / "report.html").read_text()
     assert 'id="summary-deadlines"' in page
@@ -226,10 +228,10 @@ def test_deadline_misses_in_the_report(overload) -> None:
         assert f"<tr><th>realtime / {task}</th>{cells}</tr>" in page
 
 
-def test_unstable_tenant_is_flagged_in_the_report_table(overload) -> None:
+def test_unstable_tenant_is_flagged_in_the_report_table(overload: dict[str, tuple[Path, str]]) -> None:
     run_dir = overload["2"][0]
     page = (run_dir / "report.html").read_text()
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = summary_from_json((run_dir / "summary.json").read_text())
     for scheme, data in summary["schemes"].items():
         outstanding = data["tenants"]["heavy"]["outstanding_at_end"]
         assert f'{scheme}<br><span class="flag">UNSTABLE</span> ({outstanding:,} outstanding)</th>' in page

@@ -10,6 +10,7 @@ import json
 import pickle
 import re
 from pathlib import Path
+from typing import Literal, TypeAlias
 
 import polars as pl
 import pyarrow as pa
@@ -19,6 +20,7 @@ from polars.testing import assert_frame_equal
 import ftlab
 from conftest import run_cli
 from ftlab import _core
+from ftlab.report import Report
 
 SEED = 7
 OP_KEYS = {"count", "bytes", "iops", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us"}
@@ -35,16 +37,20 @@ DEVICE_KEYS = {
 }
 
 
+#: The default run's report, its results directory and its progress calls (done, total).
+DefaultRun: TypeAlias = tuple[Report, Path, list[tuple[int, int]]]
+
+
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory: pytest.TempPathFactory):
+def default_run(tmp_path_factory: pytest.TempPathFactory) -> DefaultRun:
     """One Python-API run of the bundled default scenario with a fixed seed."""
-    calls = []
+    calls: list[tuple[int, int]] = []
     out = tmp_path_factory.mktemp("api") / "out"
     report = ftlab.run(seed=SEED, out=out, progress=lambda done, total: calls.append((done, total)))
     return report, out, calls
 
 
-def test_summary_layout(default_run) -> None:
+def test_summary_layout(default_run: DefaultRun) -> None:
     report, _, _ = default_run
     s = report.summary
     assert s["seed"] == SEED
@@ -59,21 +65,21 @@ def test_summary_layout(default_run) -> None:
             assert {"waf", "gc_pages_copied", "host_pages_written"} <= set(t), (scheme, tenant)
 
 
-def test_timeseries_and_resolved(default_run) -> None:
+def test_timeseries_and_resolved(default_run: DefaultRun) -> None:
     report, _, _ = default_run
     assert report.timeseries.height > 0
     assert {"scheme", "tenant"} <= set(report.timeseries.columns)
     assert "seed" in report.resolved_toml
 
 
-def test_progress_reported(default_run) -> None:
+def test_progress_reported(default_run: DefaultRun) -> None:
     _, _, calls = default_run
     assert calls
     assert all(0 <= done <= total for done, total in calls)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_written_files_load_back(default_run) -> None:
+def test_written_files_load_back(default_run: DefaultRun) -> None:
     report, out, _ = default_run
     assert (out / "summary.json").read_text(encoding="utf-8") == report.summary_json
     back = ftlab.load(out)
@@ -89,7 +95,7 @@ def test_written_files_load_back(default_run) -> None:
 
 
 #: The columns of the core's tables and their Arrow types (beyond `scheme`, a string first).
-CORE_SCHEMAS = {
+CORE_SCHEMAS: dict[Literal["timeseries", "latency_cdf", "wear"], dict[str, pa.DataType]] = {
     "timeseries": {
         "tenant": pa.string(),
         "window_start_s": pa.float64(),
@@ -132,7 +138,9 @@ def test_core_tables_are_arrow_objects() -> None:
         assert pa.schema(table) == arrow.schema
         assert pa.array(table).type == pa.struct(list(arrow.schema))
         frame = pl.DataFrame(table)
-        assert_frame_equal(frame, pl.from_arrow(arrow), check_exact=True)
+        from_arrow = pl.from_arrow(arrow)
+        assert isinstance(from_arrow, pl.DataFrame), name
+        assert_frame_equal(frame, from_arrow, check_exact=True)
         # Every import shares the table's buffers (the last column is numeric in each).
         last = arrow.column_names[-1]
         address = arrow.column(last).chunk(0).buffers()[1].address
@@ -142,7 +150,7 @@ def test_core_tables_are_arrow_objects() -> None:
             pickle.dumps(table)
 
 
-def test_cli_run_is_deterministic_and_prints_tables(default_run, tmp_path: Path) -> None:
+def test_cli_run_is_deterministic_and_prints_tables(default_run: DefaultRun, tmp_path: Path) -> None:
     report, _, _ = default_run
     proc = run_cli(["run", "--seed", str(SEED)], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -238,8 +246,15 @@ def test_running_out_of_space_is_its_own_error(tmp_path: Path) -> None:
         ftlab.run(str(path), out=tmp_path / "out")
     e = info.value
     assert isinstance(e, ftlab.RunError) and not isinstance(e, ftlab.ConfigError)
-    assert e.file == str(path) and e.stage == "run" and e.at_s > 0 and e.n_blocks == 256 and e.waiting
-    assert e.erases >= 0 and "raise device.over_provisioning" in e.reason
+    assert (
+        e.file == str(path)
+        and e.stage == "run"
+        and e.at_s is not None
+        and e.at_s > 0
+        and e.n_blocks == 256
+        and e.waiting
+    )
+    assert e.erases >= 0 and e.reason is not None and "raise device.over_provisioning" in e.reason
     assert str(e).startswith(f"{path}: the device ran out of space at ")
 
 
@@ -253,7 +268,7 @@ def test_running_out_of_space_while_preconditioning_is_its_own_error(tmp_path: P
     e = info.value
     assert not isinstance(e, ftlab.ConfigError) and e.key is None
     assert (e.stage, e.at_s, e.erases, e.n_blocks) == ("precondition", None, 0, 256)
-    assert len(e.waiting) == 1 and e.reason.startswith(f'tenant "{e.waiting[0]}": ')
+    assert len(e.waiting) == 1 and e.reason is not None and e.reason.startswith(f'tenant "{e.waiting[0]}": ')
     assert str(e).startswith(f"{path}: the device ran out of space while preconditioning: tenant ")
 
 

@@ -16,11 +16,12 @@ from ftlab.api import scenario_to_toml
 
 
 def test_nested_dict_round_trips() -> None:
+    tenant_a = {"name": "a", "workload": {"kind": "zipf", "theta": 0.99}}
     scenario = {
         "seed": 42,
         "device": {"preset": "upi", "channels": 4, "op": 0.07},
         "tenants": [
-            {"name": "a", "workload": {"kind": "zipf", "theta": 0.99}},
+            tenant_a,
             {"name": "b", "workload": {"kind": "trace", "format": "msr", "path": Path("t/hm0.csv")}},
         ],
         "schemes": ["unified", "upi"],
@@ -29,7 +30,7 @@ def test_nested_dict_round_trips() -> None:
     back = tomllib.loads(text)
     expected = dict(scenario)
     expected["tenants"] = [
-        scenario["tenants"][0],
+        tenant_a,
         {"name": "b", "workload": {"kind": "trace", "format": "msr", "path": os.fspath(Path("t/hm0.csv"))}},
     ]
     assert back == expected
@@ -53,9 +54,9 @@ class Recorder:
     """Stands in for ftlab._core.run and records its arguments."""
 
     def __init__(self) -> None:
-        self.calls = []
+        self.calls: list[dict[str, object]] = []
 
-    def __call__(self, **kwargs):
+    def __call__(self, **kwargs: object) -> dict[str, object]:
         self.calls.append(kwargs)
         return {
             "summary_json": '{"schemes": {}, "seed": 1}',
@@ -65,18 +66,22 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder(monkeypatch: pytest.MonkeyPatch):
+def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
     rec = Recorder()
     monkeypatch.setattr(_core, "run", rec)
     return rec
 
 
-def test_run_dict_passes_toml_text_and_cwd(recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_dict_passes_toml_text_and_cwd(
+    recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     report = ftlab.run({"seed": 3, "device": {"channels": 2}}, seed=9, set=["device.channels=4"])
     (call,) = recorder.calls
-    assert tomllib.loads(call["text"]) == {"seed": 3, "device": {"channels": 2}}
-    assert Path(call["base_dir"]) == tmp_path
+    text, base_dir = call["text"], call["base_dir"]
+    assert isinstance(text, str) and isinstance(base_dir, str | os.PathLike)
+    assert tomllib.loads(text) == {"seed": 3, "device": {"channels": 2}}
+    assert Path(base_dir) == tmp_path
     assert call["name"] == "<dict>"
     assert "source_path" not in call
     assert call["seed"] == 9
@@ -84,7 +89,7 @@ def test_run_dict_passes_toml_text_and_cwd(recorder, tmp_path: Path, monkeypatch
     assert report.summary == {"schemes": {}, "seed": 1}
 
 
-def test_run_path_and_default(recorder, tmp_path: Path) -> None:
+def test_run_path_and_default(recorder: Recorder, tmp_path: Path) -> None:
     ftlab.run(tmp_path / "s.toml")
     ftlab.run(str(tmp_path / "s.toml"))
     ftlab.run()
@@ -93,18 +98,20 @@ def test_run_path_and_default(recorder, tmp_path: Path) -> None:
     assert "source_path" not in recorder.calls[2] and "text" not in recorder.calls[2]
 
 
-def test_run_single_override_string_and_progress(recorder) -> None:
-    seen = []
-    ftlab.run(set="seed=5", progress=seen.append)
+def test_run_single_override_string_and_progress(recorder: Recorder) -> None:
+    def progress(done: int, total: int) -> None:
+        pass
+
+    ftlab.run(set="seed=5", progress=progress)
     assert recorder.calls[0]["overrides"] == ["seed=5"]
-    assert recorder.calls[0]["progress"] == seen.append
+    assert recorder.calls[0]["progress"] == progress
 
 
-def test_run_with_out_writes_report(recorder, tmp_path: Path) -> None:
+def test_run_with_out_writes_report(recorder: Recorder, tmp_path: Path) -> None:
     ftlab.run(out=tmp_path / "r")
     assert (tmp_path / "r" / "summary.json").read_text() == '{"schemes": {}, "seed": 1}'
 
 
-def test_run_rejects_other_types(recorder) -> None:
+def test_run_rejects_other_types(recorder: Recorder) -> None:
     with pytest.raises(TypeError):
         ftlab.run(42)  # type: ignore[arg-type]
