@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
@@ -29,7 +30,7 @@ def figure_ids(page: str) -> list[str]:
     return re.findall(r'<div id="(fig-[^"]+)" class="plotly-graph-div"', page)
 
 
-def built(report: Report, registry=None) -> dict[str, int]:
+def built(report: Report, registry: Sequence[series_plots.SeriesPlot] | None = None) -> dict[str, int]:
     """Series figure id -> number of traces."""
     view = figdata.series_view(report)
     items = series_plots.figures(view, figdata.schemes(report), figdata.tenants(report), registry)
@@ -210,13 +211,13 @@ def test_stream_ids_merge_by_most_frequent_not_mean() -> None:
 
 
 @pytest.fixture(scope="module")
-def real_run():
+def real_run() -> Report:
     """A real run of the default scenario's three tenants under unified and partitioned, with
     short windows (6,000 per tenant) so that reduction matters."""
     return ftlab.run(default_scenario(duration_s=60.0, window_s=0.01), seed=3)
 
 
-def test_html_size_bound_three_schemes_three_tenants(real_run) -> None:
+def test_html_size_bound_three_schemes_three_tenants(real_run: Report) -> None:
     """report.html stays under 10 MB for three schemes x three tenants. Only two schemes
     exist so far (upi is coming), so the real 2 x 3 run is measured, and a 3 x 3 Report
     made from it by adding unified's results again under a third name (the report never

@@ -9,32 +9,42 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import subprocess
 from pathlib import Path
 
 import polars as pl
 import pytest
+from matplotlib.lines import Line2D
+from matplotlib.typing import ColorType
 
 import ftlab
 from conftest import joined, run_cli
-from ftlab.report import plots
+from ftlab.report import Report, plots
 from reports import default_scenario
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory):
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("plots") / "run"
     ftlab.run(default_scenario(duration_s=4.0, window_s=0.25), seed=11, out=out)
     return out
 
 
 @pytest.fixture(scope="module")
-def report(run_dir):
+def report(run_dir: Path) -> Report:
     return ftlab.load(run_dir)
 
 
-def lightness(color: str) -> float:
+def label(line: Line2D) -> str:
+    """A line's label (matplotlib types it as an object; ftlab's are strings)."""
+    text = line.get_label()
+    assert isinstance(text, str), text
+    return text
+
+
+def lightness(color: ColorType) -> float:
     """CIELAB L* of an sRGB colour (#rrggbb or a matplotlib RGBA tuple)."""
     from matplotlib.colors import to_rgb
 
@@ -46,8 +56,9 @@ def lightness(color: str) -> float:
     return 116 * y ** (1 / 3) - 16 if y > 216 / 24389 else 24389 / 27 * y
 
 
-def test_cdf_figure_layout(report) -> None:
+def test_cdf_figure_layout(report: Report) -> None:
     fig = plots.figure(report, "cdf")
+    assert report.latency_cdf is not None
     tenants = report.latency_cdf.get_column("tenant").n_unique()
     ops = report.latency_cdf.filter(pl.col("op").is_in(["read", "write"])).get_column("op").n_unique()
     axes = [ax for ax in fig.axes if ax.get_lines()]
@@ -63,14 +74,14 @@ def test_cdf_figure_layout(report) -> None:
         assert ax.get_ylim()[0] == pytest.approx(1e-4)
     schemes = report.schemes
     for ax in axes:
-        assert sorted(line.get_label() for line in ax.get_lines()) == sorted(schemes)
+        assert sorted(label(line) for line in ax.get_lines()) == sorted(schemes)
 
 
-def test_scheme_styles_stay_apart_in_greyscale(report) -> None:
+def test_scheme_styles_stay_apart_in_greyscale(report: Report) -> None:
     """In every panel, the schemes' lines differ in lightness (at least 10 L* apart), line
     style and marker; and a scheme looks the same in every panel."""
     fig = plots.figure(report, "cdf")
-    looks = {}
+    looks: dict[object, tuple[object, str, object]] = {}
     for ax in fig.axes:
         lines = ax.get_lines()
         for line in lines:
@@ -92,15 +103,16 @@ def test_style_table_is_greyscale_safe() -> None:
     assert len({s.plotly_dash for s in STYLES}) == len(STYLES)
 
 
-def test_read_only_cdf_for_figure_4(report) -> None:
+def test_read_only_cdf_for_figure_4(report: Report) -> None:
     fig = plots.figure(report, "cdf", ops=["read"])
+    assert report.latency_cdf is not None
     tenants = report.latency_cdf.filter(op="read").get_column("tenant").n_unique()
     axes = [ax for ax in fig.axes if ax.get_lines()]
     assert len(axes) == 2 * tenants
     assert all("read" in ax.get_title() for ax in axes)
 
 
-def test_timeseries_axes_are_labelled(report) -> None:
+def test_timeseries_axes_are_labelled(report: Report) -> None:
     fig = plots.figure(report, "timeseries")
     axes = [ax for ax in fig.axes if ax.get_lines()]
     assert axes
@@ -111,15 +123,16 @@ def test_timeseries_axes_are_labelled(report) -> None:
     assert any(ax.get_xlabel() == "time (s)" for ax in axes)
 
 
-def test_wear_uses_cividis_and_labels_the_colour_bar(report) -> None:
+def test_wear_uses_cividis_and_labels_the_colour_bar(report: Report) -> None:
     fig = plots.figure(report, "wear")
     images = [im for ax in fig.axes for im in ax.get_images()]
+    assert report.wear is not None
     assert len(images) == report.wear.get_column("scheme").n_unique()
     assert {im.get_cmap().name for im in images} == {"cividis"}
     assert any("erase count" in ax.get_ylabel() for ax in fig.axes)
 
 
-def test_png_and_svg_by_suffix_deterministic(report, tmp_path: Path) -> None:
+def test_png_and_svg_by_suffix_deterministic(report: Report, tmp_path: Path) -> None:
     png = ftlab.plot(report, "cdf", tmp_path / "a.png")
     assert png.read_bytes().startswith(PNG_MAGIC)
     svg = ftlab.plot(report, "wear", tmp_path / "w.svg")
@@ -128,7 +141,7 @@ def test_png_and_svg_by_suffix_deterministic(report, tmp_path: Path) -> None:
     assert "<svg" in text and svg.read_bytes() == again.read_bytes()
 
 
-def test_plot_api_errors(report, run_dir, tmp_path: Path) -> None:
+def test_plot_api_errors(report: Report, run_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(ftlab.UsageError) as info:
         ftlab.plot(report, "cdf", tmp_path / "x.jpg")
     assert info.value.arg == "path" and ".jpg" in str(info.value)
@@ -147,7 +160,7 @@ def test_plot_api_errors(report, run_dir, tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_cli_plot_default_output_and_kinds(run_dir, tmp_path: Path) -> None:
+def test_cli_plot_default_output_and_kinds(run_dir: Path, tmp_path: Path) -> None:
     proc = run_cli(["plot", str(run_dir)])
     assert proc.returncode == 0, proc.stderr
     assert (run_dir / "cdf.png").read_bytes().startswith(PNG_MAGIC)
@@ -156,14 +169,14 @@ def test_cli_plot_default_output_and_kinds(run_dir, tmp_path: Path) -> None:
     assert "<svg" in (tmp_path / "sub" / "wear.svg").read_text()
 
 
-def assert_input_error(proc, *needles: str) -> None:
+def assert_input_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     for needle in needles:
         assert needle in joined(proc.stderr), proc.stderr
 
 
-def test_cli_plot_errors(run_dir, tmp_path: Path) -> None:
+def test_cli_plot_errors(run_dir: Path, tmp_path: Path) -> None:
     assert_input_error(run_cli(["plot", str(run_dir), "-o", str(tmp_path / "fig.jpg")]), "--out", ".jpg")
     assert_input_error(run_cli(["plot", str(run_dir), "--kind", "pie"]), "--kind")
     assert_input_error(run_cli(["plot", str(run_dir), "--op", "trim"]), "--op", "trim")
@@ -198,7 +211,7 @@ ODD = Path(__file__).parent / "data" / "odd-one-read.toml"
 
 
 @pytest.fixture(scope="module")
-def odd_run(tmp_path_factory: pytest.TempPathFactory):
+def odd_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run in which tenant `lonely` has one read and no write (issue 42)."""
     out = tmp_path_factory.mktemp("odd") / "run"
     report = ftlab.run(ODD, out=out)
@@ -208,7 +221,7 @@ def odd_run(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.mark.parametrize("kind", plots.KINDS)
-def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run, kind, tmp_path: Path) -> None:
+def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run: Path, kind: str, tmp_path: Path) -> None:
     """No traceback for a tenant with 0 or 1 samples of an operation: the CLI and the API both
     write the figure (a panel with nothing to draw says why)."""
     proc = run_cli(["plot", str(odd_run), "--kind", kind, "-o", str(tmp_path / f"{kind}.png")])
@@ -218,7 +231,7 @@ def test_every_kind_plots_a_tenant_with_one_sample_or_none(odd_run, kind, tmp_pa
     assert (tmp_path / f"{kind}-api.svg").stat().st_size > 0
 
 
-def test_an_empty_panel_says_why(odd_run) -> None:
+def test_an_empty_panel_says_why(odd_run: Path) -> None:
     fig = plots.figure(ftlab.load(odd_run), "cdf")
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert "no write requests measured" in texts and "too few requests for a tail" in texts
@@ -246,7 +259,7 @@ ODD_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(ODD_CASES))
-def test_the_cli_on_odd_scenarios_succeeds_or_says_why_in_one_line(case, tmp_path: Path) -> None:
+def test_the_cli_on_odd_scenarios_succeeds_or_says_why_in_one_line(case: str, tmp_path: Path) -> None:
     """Issue 42: every command a user reaches on a small, odd scenario either succeeds or exits
     2 with one error line, never a traceback: run, every plot kind, compare."""
     scenario = _odd_variant(tmp_path, case, ODD_CASES[case])

@@ -10,7 +10,9 @@ import math
 import random
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomllib
@@ -71,7 +73,7 @@ def test_shipped_sweep_expands_to_its_grid() -> None:
         {},
     ],
 )
-def test_toml_inline_round_trips(value) -> None:
+def test_toml_inline_round_trips(value: object) -> None:
     assert tomllib.loads(f"v = {toml_inline(value)}")["v"] == value
 
 
@@ -89,7 +91,7 @@ def test_overrides_reach_the_core_as_values() -> None:
         resolved = tomllib.loads(
             _core.resolve(text=text, name="b", overrides=[f"{key}={toml_inline(value)}"])
         )
-        node = resolved
+        node: Any = resolved  # a walk through tomllib's untyped result
         for seg in key.split("."):
             node = node[int(seg)] if seg.isdigit() else node[seg]
         assert node == value
@@ -205,7 +207,7 @@ ERRORS = [
 
 
 @pytest.mark.parametrize(("body", "key", "reason"), ERRORS, ids=[e[1] for e in ERRORS])
-def test_sweep_file_errors_name_file_and_key(tmp_path: Path, body, key, reason) -> None:
+def test_sweep_file_errors_name_file_and_key(tmp_path: Path, body: str, key: str, reason: str) -> None:
     path = write_sweep(tmp_path, body)
     with pytest.raises(ftlab.ConfigError) as info:
         load_spec(path)
@@ -249,7 +251,8 @@ def test_cases_and_grid_combine(tmp_path: Path) -> None:
     assert all(p.seed == 5 for p in points)
 
 
-def _fake_summary(seed: int, waf_by_tenant: dict[str, float]) -> dict:
+def _fake_summary(seed: int | None, waf_by_tenant: Mapping[str, float | None]) -> dict[str, object]:
+    """A partial summary: the keys a sweep's table reads, not a full `ftlab.results.Summary`."""
     tenants = {
         t: {"read": {"count": 0, "iops": 0.0}, "write": {"count": 10, "iops": 1.5}, "waf": w}
         for t, w in waf_by_tenant.items()
