@@ -11,21 +11,24 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 import pytest
 import tomllib
+from matplotlib.patches import Patch, Rectangle
 from typer.testing import CliRunner
 
 import ftlab
 from conftest import run_cli
 from ftlab.report import Report
 from ftlab.report import headline as hl
+from ftlab.results import Summary
 from reports import synthetic_report
 
 
-def op(count: int = 1000, mean: float = 100.0, p99: float = 900.0, iops: float = 10.0) -> dict[str, Any]:
+def op(count: int = 1000, mean: float = 100.0, p99: float = 900.0, iops: float = 10.0) -> dict[str, float]:
     return {
         "count": count,
         "iops": iops if count else 0.0,
@@ -42,9 +45,9 @@ def tenant(
     lifetime: float | None = 100.0,
     reads: int = 1000,
     writes: int = 1000,
-    **extra: Any,
-) -> dict[str, Any]:
-    t = {
+    **extra: object,
+) -> dict[str, object]:
+    t: dict[str, object] = {
         "read": op(reads, read_mean, read_p99),
         "write": op(writes, 500.0, write_p99),
         "trim": op(0),
@@ -57,12 +60,33 @@ def tenant(
     return t
 
 
-def summary(**schemes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """{"schemes": {scheme: {"tenants": tenants}}} in the keyword order."""
-    return {"scenario": "hand-built", "seed": 1, "schemes": {s: {"tenants": ts} for s, ts in schemes.items()}}
+def summary(**schemes: Mapping[str, Mapping[str, object]]) -> Summary:
+    """{"schemes": {scheme: {"tenants": tenants}}} in the keyword order: a partial summary (the
+    keys the headline reads), typed as a `Summary` by a cast (the headline's functions take one)."""
+    partial = {
+        "scenario": "hand-built",
+        "seed": 1,
+        "schemes": {s: {"tenants": ts} for s, ts in schemes.items()},
+    }
+    return cast(Summary, partial)
 
 
-def check(s: dict[str, Any], expected: dict[str, Any], baseline: str | None = None) -> None:
+#: A cell of the headline: (tenant, metric key, scheme).
+CellKey = tuple[str, str, str]
+
+
+class Expected(TypedDict, total=False):
+    """What `check` compares a headline with (each key optional; see `check`)."""
+
+    metrics: list[str]
+    cells: dict[CellKey, tuple[float | None, float | str | pytest.Approx[float], bool]]
+    change_abs: dict[CellKey, float | None]
+    text: dict[CellKey, str]
+    unstable: list[tuple[str, str]]
+    baseline: str
+
+
+def check(s: Summary, expected: Expected, baseline: str | None = None) -> None:
     """Build the headline of `s` and compare it with `expected`:
     - "metrics": the metric keys (columns), in order;
     - "cells": {(tenant, metric, scheme): (value, change, best)}, change a percentage or the
@@ -104,7 +128,7 @@ def check(s: dict[str, Any], expected: dict[str, Any], baseline: str | None = No
 
 BASE_METRICS = ["read_p99", "read_mean", "write_p99", "waf", "lifetime", "iops"]
 
-CASES = {
+CASES: dict[str, tuple[Summary, str | None, Expected]] = {
     "change against the baseline": (
         summary(
             a={"t": tenant(read_p99=1000.0)},
@@ -315,7 +339,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_headline(name) -> None:
+def test_headline(name: str) -> None:
     s, baseline, expected = CASES[name]
     check(s, expected, baseline)
 
@@ -348,14 +372,15 @@ def test_change_never_divides_by_zero() -> None:
     assert hl.change(0.0, 0.0) == (None, "baseline 0")
     assert hl.change(None, 1.0) == (None, "no value")
     assert hl.change(1.0, None) == (None, "no baseline value")
-    assert hl.change(-1.0, -2.0) == (pytest.approx(50.0), None)
+    pct, note = hl.change(-1.0, -2.0)
+    assert pct == pytest.approx(50.0) and note is None
 
 
 @pytest.mark.parametrize(
     "value, text",
     [(1878.04, "1,878"), (99.96, "100.0"), (12.34, "12.3"), (1.239851, "1.24"), (0.0, "0.00"), (None, "–")],
 )
-def test_format_value(value, text) -> None:
+def test_format_value(value: float | None, text: str) -> None:
     assert hl.format_value(hl.METRICS[0], value) == text
 
 
@@ -363,7 +388,7 @@ def test_format_value(value, text) -> None:
     "pct, text",
     [(12.4, "+12%"), (-53.4, "-53%"), (2.35, "+2.4%"), (-0.04, "+0.0%"), (9.96, "+10%"), (0.0, "+0.0%")],
 )
-def test_format_change(pct, text) -> None:
+def test_format_change(pct: float, text: str) -> None:
     assert hl.format_change(pct) == text
 
 
@@ -467,7 +492,7 @@ def test_api_unknown_baseline_raises_before_running(tmp_path: Path) -> None:
 # report.html
 
 
-def page_of(s: dict[str, Any], baseline: str | None = None) -> str:
+def page_of(s: Summary, baseline: str | None = None) -> str:
     base = synthetic_report(
         schemes=tuple(s["schemes"]), tenants=tuple(next(iter(s["schemes"].values()))["tenants"])
     )
@@ -497,10 +522,14 @@ def test_html_folded_table_has_no_all_zero_rows() -> None:
     s = summary(a={"t": tenant(), "u": tenant()}, b={"t": tenant(), "u": tenant()})
     s["schemes"]["a"]["tenants"]["t"]["gc_pages_copied"] = 0
     s["schemes"]["b"]["tenants"]["t"]["gc_pages_copied"] = 5
-    s["schemes"]["a"]["device"] = {"waf": 1.5, "timeseries_latency_saturated": 0}
-    s["schemes"]["b"]["device"] = {"waf": 1.6, "timeseries_latency_saturated": 0}
+    # Partial device objects (the keys the table reads), set through a plain-dict view.
+    schemes = cast(dict[str, dict[str, object]], s["schemes"])
+    schemes["a"]["device"] = {"waf": 1.5, "timeseries_latency_saturated": 0}
+    schemes["b"]["device"] = {"waf": 1.6, "timeseries_latency_saturated": 0}
     page = page_of(s)
-    table = re.search(r'<table id="summary-tenants">.*?<tbody>(.*?)</tbody>', page).group(1)
+    tenants_table = re.search(r'<table id="summary-tenants">.*?<tbody>(.*?)</tbody>', page)
+    assert tenants_table is not None, page
+    table = tenants_table.group(1)
     rows = re.findall(r"<tr><th>([^<]+)</th>(.*?)</tr>", table)
     names = [name for name, _ in rows]
     assert "read_p99_us" in names and "gc_pages_copied" in names and "unstable" in names
@@ -516,9 +545,9 @@ def test_html_folded_table_has_no_all_zero_rows() -> None:
         and "trim_count" in hidden.group(2)
         and "0 or missing" in hidden.group(2)
     )
-    assert "timeseries_latency_saturated" not in re.search(
-        r'<table id="summary-device">.*?</table>', page
-    ).group(0)
+    device_table = re.search(r'<table id="summary-device">.*?</table>', page)
+    assert device_table is not None, page
+    assert "timeseries_latency_saturated" not in device_table.group(0)
     assert 'id="summary-device-hidden" data-hidden="1"' in page
     assert "(6 rows hidden: 0 or missing everywhere)" in page
 
@@ -529,7 +558,9 @@ def test_html_headline_cells_carry_their_numbers() -> None:
     )
     page = page_of(s, baseline="a")
     assert 'data-baseline="a"' in page and "baseline scheme, a)" in page
-    cell = re.search(r'<tr class="hl-row" data-tenant="t" data-scheme="b">(.*?)</tr>', page).group(1)
+    row = re.search(r'<tr class="hl-row" data-tenant="t" data-scheme="b">(.*?)</tr>', page)
+    assert row is not None, page
+    cell = row.group(1)
     assert "⚠ unstable" in cell
     # b's 500 µs would win; the tenant unstable under b, it takes no part in ★ (issue 42)
     read = re.search(
@@ -547,6 +578,12 @@ def test_html_unknown_baseline() -> None:
         synthetic_report().to_html(baseline="nope")
 
 
+def bar_height(patch: Patch) -> float:
+    """A bar's height (matplotlib lists an axes' patches as `Patch`; a bar is a `Rectangle`)."""
+    assert isinstance(patch, Rectangle), patch
+    return patch.get_height()
+
+
 def test_plot_bars(tmp_path: Path) -> None:
     report = synthetic_report()
     path = ftlab.plot(report, "bars", tmp_path / "bars.svg")
@@ -556,7 +593,7 @@ def test_plot_bars(tmp_path: Path) -> None:
     fig = plots.figure(report, "bars")
     axes = [ax for ax in fig.axes if ax.patches]
     assert len(axes) == 4
-    heights = sorted(round(p.get_height(), 6) for p in axes[1].patches)  # read p99
+    heights = sorted(round(bar_height(p), 6) for p in axes[1].patches)  # read p99
     want = sorted(
         t["read"]["p99_us"] for d in report.summary["schemes"].values() for t in d["tenants"].values()
     )

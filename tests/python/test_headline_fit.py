@@ -8,18 +8,20 @@ The table cases of test_headline.py cover the changes and the baseline."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
 import pytest
 from rich.console import Console
 
 from ftlab.cli.headline import print_headline
 from ftlab.report import headline as hl
+from ftlab.results import Summary
 
 
 def op(
     count: int = 1000, p99: float = 900.0, mean: float = 100.0, iops: float = 10.0, nbytes: int = 0
-) -> dict[str, Any]:
+) -> dict[str, float]:
     return {"count": count, "iops": iops, "mean_us": mean, "p99_us": p99, "bytes": nbytes}
 
 
@@ -31,9 +33,9 @@ def tenant(
     reads: int = 1000,
     writes: int = 1000,
     iops: float = 10.0,
-    **extra: Any,
-) -> dict[str, Any]:
-    t = {
+    **extra: object,
+) -> dict[str, object]:
+    t: dict[str, object] = {
         "read": op(reads, read_p99, iops=iops),
         "write": op(writes, write_p99, iops=iops, nbytes=2_000_000),
         "trim": op(0, 0.0, 0.0, 0.0),
@@ -46,15 +48,18 @@ def tenant(
     return t
 
 
-def summary(**schemes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    return {
+def summary(**schemes: Mapping[str, Mapping[str, object]]) -> Summary:
+    """A partial summary, {scheme: {tenant: tenant object}}: only the keys the headline reads,
+    so typed as a `Summary` by a cast (the headline's functions take one)."""
+    partial = {
         "schemes": {
             s: {"tenants": ts, "device": {"pe_cycles": 3000, "measured_s": 2.0}} for s, ts in schemes.items()
         }
     }
+    return cast(Summary, partial)
 
 
-def best(s: dict[str, Any], t: str, key: str) -> set[str]:
+def best(s: Summary, t: str, key: str) -> set[str]:
     row = next(r for r in hl.build(s).rows if r.tenant == t)
     return {scheme for scheme, c in row.cells[key].items() if c.best}
 
@@ -75,13 +80,15 @@ def best(s: dict[str, Any], t: str, key: str) -> set[str]:
         ((100.0,), set()),  # one value: nothing to rank
     ],
 )
-def test_best_only_beyond_the_noise(values, marked) -> None:
+def test_best_only_beyond_the_noise(values: tuple[float, ...], marked: set[str]) -> None:
     s = summary(**{name: {"t": tenant(read_p99=v)} for name, v in zip("abc", values, strict=False)})
     assert best(s, "t", "read_p99") == marked
 
 
 def test_slowdowns_of_099_and_100_are_noise() -> None:
-    sd = lambda v: {"read_mean": v, "read_p99": v, "write_mean": None, "write_p99": None}  # noqa: E731
+    def sd(v: float) -> dict[str, float | None]:
+        return {"read_mean": v, "read_p99": v, "write_mean": None, "write_p99": None}
+
     s = summary(a={"t": tenant(slowdown=sd(0.99))}, b={"t": tenant(slowdown=sd(1.00))})
     assert best(s, "t", "slowdown_read_p99") == set()
 
@@ -249,13 +256,13 @@ VERDICTS["every scheme unstable"] = (
 
 
 @pytest.mark.parametrize("name", VERDICTS)
-def test_verdict(name) -> None:
+def test_verdict(name: str) -> None:
     s, want = VERDICTS[name]
     assert hl.verdicts(hl.build(s)) == (want if isinstance(want, list) else [want])
 
 
 @pytest.mark.parametrize("name", VERDICTS)
-def test_the_verdict_names_the_starred_schemes(name) -> None:
+def test_the_verdict_names_the_starred_schemes(name: str) -> None:
     """The words and the ★ cannot disagree: the schemes a verdict names best are those marked
     ★ on its metric in the table, and no scheme excluded (unstable, starved) has a ★ at all."""
     h = hl.build(VERDICTS[name][0])
@@ -316,14 +323,16 @@ def test_notes_records_not_replayed_health_and_lifetime() -> None:
 
 def test_notes_a_warm_up_that_did_not_converge() -> None:
     s = summary(a={"t": tenant()}, b={"t": tenant()}, c={"t": tenant()})
-    s["schemes"]["a"]["precondition"] = {"mode": "workload", "warm_converged": True, "warm_cap_hit": False}
-    s["schemes"]["b"]["precondition"] = {
+    # Partial precondition objects (the keys the note reads), set through a plain-dict view.
+    schemes = cast(dict[str, dict[str, object]], s["schemes"])
+    schemes["a"]["precondition"] = {"mode": "workload", "warm_converged": True, "warm_cap_hit": False}
+    schemes["b"]["precondition"] = {
         "mode": "workload",
         "warm_converged": False,
         "warm_cap_hit": True,
         "warm_waf_windows": [2.5, 2.0, 3.0],
     }
-    s["schemes"]["c"]["precondition"] = {
+    schemes["c"]["precondition"] = {
         "mode": "workload",
         "warm_converged": False,
         "warm_cap_hit": False,
@@ -347,7 +356,7 @@ def test_notes_are_absent_without_their_keys() -> None:
 @pytest.mark.parametrize(
     ("days", "text"), [(1.239851, "1.24 d"), (364.0, "364 d"), (365.25, "1.00 y"), (3652.5, "10.0 y")]
 )
-def test_lifetime_in_days_or_years(days, text) -> None:
+def test_lifetime_in_days_or_years(days: float, text: str) -> None:
     assert hl.format_days(days) == text
 
 
@@ -358,10 +367,10 @@ SCHEMES = ("unified", "partitioned", "flashblox", "upi")
 NAMES = ("latency-critical-oltp-tenant", "read-only-web", "bulk-ingest")
 
 
-def wide_summary() -> dict[str, Any]:
+def wide_summary() -> Summary:
     """Three tenants under four schemes with solo runs, a read-only tenant (two writes), a
     tenant with records not replayed, health fields, one unstable and one starved."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, dict[str, object]]] = {}
     for i, scheme in enumerate(SCHEMES):
         sd = {"read_mean": 1.0 + i, "read_p99": 1.0 + i, "write_mean": 1.0 + i / 2, "write_p99": 1.0 + i / 2}
         out[scheme] = {
@@ -388,7 +397,7 @@ def wide_summary() -> dict[str, Any]:
     return summary(**out)
 
 
-def render(s: dict[str, Any], width: int) -> str:
+def render(s: Summary, width: int) -> str:
     console = Console(width=width, no_color=True, force_terminal=False, record=True, legacy_windows=False)
     with console.capture() as capture:
         print_headline(console, s)
@@ -396,7 +405,7 @@ def render(s: dict[str, Any], width: int) -> str:
 
 
 @pytest.mark.parametrize("width", [80, 100, 140])
-def test_the_headline_fits_the_width(width) -> None:
+def test_the_headline_fits_the_width(width: int) -> None:
     s = wide_summary()
     text = render(s, width)
     lines = text.splitlines()
