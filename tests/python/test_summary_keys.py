@@ -14,6 +14,7 @@ import copy
 import io
 import json
 from pathlib import Path
+from typing import Any, TypeAlias, cast
 
 import polars as pl
 import pytest
@@ -23,11 +24,23 @@ import ftlab
 from ftlab import _core
 from ftlab.cli import print_full_tables, print_summary
 from ftlab.report import Report
+from ftlab.results import Summary
 from ftlab.sweeps import exec as sweep_exec
 from reports import synthetic_report
 
+#: A hand-made summary.json document, or an object inside one: JSON built here to be dumped,
+#: some deliberately partial or of an older run (so not a `ftlab.results.Summary`), and as
+#: untyped as `json.loads`'s result (OLD is one).
+JsonObject: TypeAlias = dict[str, Any]
 
-def _op(count: int, saturated: int = 0) -> dict:
+
+def as_summary(summary: JsonObject) -> Summary:
+    """A hand-made summary as the `Summary` the code under test reads (a cast: partial and old
+    summaries are what these tests give it)."""
+    return cast(Summary, summary)
+
+
+def _op(count: int, saturated: int = 0) -> dict[str, float]:
     return {
         "count": count,
         "iops": float(count),
@@ -38,7 +51,7 @@ def _op(count: int, saturated: int = 0) -> dict:
     }
 
 
-def _task(released: int, misses: int) -> dict:
+def _task(released: int, misses: int) -> dict[str, float]:
     return {
         "released": released,
         "completed": released - 1,
@@ -50,8 +63,8 @@ def _task(released: int, misses: int) -> dict:
     }
 
 
-def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> dict:
-    t = {
+def _tenant(outstanding: int, unstable: bool, deadlines: JsonObject | None = None) -> JsonObject:
+    t: JsonObject = {
         "read": _op(10),
         "write": _op(20, saturated=3),
         "trim": _op(0),
@@ -75,7 +88,7 @@ def _tenant(outstanding: int, unstable: bool, deadlines: dict | None = None) -> 
     return t
 
 
-def _wear(lifetime_days: float | None, erases: int = 40) -> dict:
+def _wear(lifetime_days: float | None, erases: int = 40) -> dict[str, float | None]:
     return {
         "blocks": 128,
         "erases": erases,
@@ -88,7 +101,7 @@ def _wear(lifetime_days: float | None, erases: int = 40) -> dict:
     }
 
 
-def _scheme(heavy_outstanding: int, rt_misses: int) -> dict:
+def _scheme(heavy_outstanding: int, rt_misses: int) -> JsonObject:
     deadlines = {
         "released": 47,
         "misses": rt_misses,
@@ -121,17 +134,19 @@ def _scheme(heavy_outstanding: int, rt_misses: int) -> dict:
 
 
 #: A summary with every new key: `heavy` unstable in both schemes, `rt` with periodic tasks.
-NEW = {
+NEW: JsonObject = {
     "ftlab_version": "x",
     "seed": 1,
     "scenario": "new",
     "schemes": {"unified": _scheme(14310, 13), "partitioned": _scheme(16291, 1)},
 }
 #: A summary of an older run: none of the new keys (the synthetic report's).
-OLD = json.loads(synthetic_report(schemes=("unified", "partitioned"), tenants=("heavy", "rt")).summary_json)
+OLD: JsonObject = json.loads(
+    synthetic_report(schemes=("unified", "partitioned"), tenants=("heavy", "rt")).summary_json
+)
 
 
-def _partial() -> dict:
+def _partial() -> JsonObject:
     """NEW with keys missing inside the new objects (an unstable tenant without its count, a
     deadlines object without its totals): shown as unknown, not an error."""
     s = copy.deepcopy(NEW)
@@ -140,7 +155,7 @@ def _partial() -> dict:
     return s
 
 
-def report_of(summary: dict, backlog: bool = True) -> Report:
+def report_of(summary: JsonObject, backlog: bool = True) -> Report:
     """A synthetic Report (time series of both tenants) with `summary` as its summary.json,
     and a `backlog` time-series column unless `backlog` is False (an older run)."""
     base = synthetic_report(schemes=tuple(summary["schemes"]), tenants=("heavy", "rt"))
@@ -176,7 +191,9 @@ def report_of(summary: dict, backlog: bool = True) -> Report:
         ("deadlines_tasks_flush_response_max_us", pl.Float64, None, 1300.25),
     ],
 )
-def test_summary_frame_carries_the_new_tenant_keys(column, dtype, heavy, rt) -> None:
+def test_summary_frame_carries_the_new_tenant_keys(
+    column: str, dtype: type[pl.DataType], heavy: object, rt: object
+) -> None:
     frame = report_of(NEW).summary_frame.filter(scheme="unified")
     assert frame.schema[column] == dtype
     assert frame.select("tenant", column).rows() == [("heavy", heavy), ("rt", rt)]
@@ -282,17 +299,17 @@ def test_compare_an_old_and_a_new_run(tmp_path: Path) -> None:
 # The terminal table of `ftlab run`
 
 
-def terminal(summary: dict) -> str:
+def terminal(summary: JsonObject) -> str:
     """The per-scheme tables of `ftlab run --full`."""
     out = io.StringIO()
-    print_full_tables(Console(file=out, width=320, color_system=None), summary)
+    print_full_tables(Console(file=out, width=320, color_system=None), as_summary(summary))
     return out.getvalue()
 
 
-def run_output(summary: dict, **kwargs) -> str:
+def run_output(summary: JsonObject, full: bool = False) -> str:
     """What `ftlab run` prints (the headline, then a pointer or, with full=True, the tables)."""
     out = io.StringIO()
-    print_summary(Console(file=out, width=320, color_system=None), summary, **kwargs)
+    print_summary(Console(file=out, width=320, color_system=None), as_summary(summary), full=full)
     return out.getvalue()
 
 
@@ -325,7 +342,7 @@ def cells_of(text: str, tenant: str) -> list[list[str]]:
         ("partial", _partial(), ["heavy UNSTABLE", "-", "-"], ["rt", "2", "- / -"]),
     ],
 )
-def test_terminal_table(name, summary, heavy, rt) -> None:
+def test_terminal_table(name: str, summary: JsonObject, heavy: list[str], rt: list[str]) -> None:
     text = terminal(summary)
     heavy_rows, rt_rows = cells_of(text, "heavy"), cells_of(text, "rt")
     assert len(heavy_rows) == len(rt_rows) == 2, text
@@ -391,7 +408,9 @@ def test_terminal_names_are_not_markup() -> None:
         ),
     ],
 )
-def test_report_html(name, summary, flags, present, absent) -> None:
+def test_report_html(
+    name: str, summary: JsonObject, flags: int, present: list[str], absent: list[str]
+) -> None:
     page = report_of(summary, backlog=name != "old").to_html()
     # One flag per unstable (tenant, scheme) column of the comparison table.
     assert page.count('<span class="flag">UNSTABLE</span>') == flags
@@ -425,11 +444,14 @@ def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch: pytest.MonkeyPatch) -
 
     import pyarrow as pa
 
-    calls = []
+    calls: list[dict[str, object]] = []
     tables = {name: pa.table({"x": pa.array([1.5], pa.float64())}) for name in sweep_exec.CORE_TABLES}
-    monkeypatch.setattr(
-        _core, "run", lambda **kwargs: calls.append(kwargs) or {"summary_json": "{}", **tables}
-    )
+
+    def fake_run(**kwargs: object) -> dict[str, object]:
+        calls.append(kwargs)
+        return {"summary_json": "{}", **tables}
+
+    monkeypatch.setattr(_core, "run", fake_run)
     out = sweep_exec.run_task('name = "s"\n', "s.toml", "/tmp", _core.version())
     assert set(out) == {"result"} and out["result"]["summary_json"] == "{}"
     for name in sweep_exec.CORE_TABLES:
