@@ -17,14 +17,24 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 import pytest
 
 import ftlab
 from conftest import REPO_ROOT
+from ftlab.report import Report
+from ftlab.results import Summary, TenantSummary, summary_from_json
 from reports import default_scenario
+
+if TYPE_CHECKING:
+    from selenium.webdriver import Chrome
+
+#: What the page's scripts hand back through WebDriver: JSON decoded, untyped.
+JsonObject = dict[str, Any]
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")
@@ -67,7 +77,7 @@ def report_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser(report_dir):
+def browser(report_dir: Path) -> Iterator[Chrome]:
     """One headless Chromium with report.html loaded; yields the driver."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -99,15 +109,16 @@ def browser(report_dir):
 
 
 @pytest.fixture(scope="module")
-def report(report_dir):
+def report(report_dir: Path) -> Report:
     return ftlab.load(report_dir)
 
 
-def charts(driver) -> dict[str, int]:
-    return driver.execute_script(
+def charts(driver: Chrome) -> dict[str, int]:
+    counts: dict[str, int] = driver.execute_script(
         "const out = {}; document.querySelectorAll('.js-plotly-plot').forEach(e => { "
         "out[e.id] = e.data.length; }); return out;"
     )
+    return counts
 
 
 def expected_charts(report: ftlab.Report) -> dict[str, int]:
@@ -117,8 +128,9 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
     one
     per-block heatmap per scheme; per scheme with extra columns, the allocation-set figure
     (two panels per tenant) or one line per tenant for an unknown column)."""
-    out = {}
+    out: dict[str, int] = {}
     cdf = report.latency_cdf
+    assert cdf is not None and report.wear is not None
     for op in cdf.get_column("op").unique().to_list():
         pairs = cdf.filter(op=op).select("scheme", "tenant").unique().height
         out[f"fig-cdf-{op}"] = 2 * pairs
@@ -131,9 +143,14 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
     out["fig-ts-backlog"] = pairs
     out["fig-ts-device"] = 3 * n_schemes
     out["fig-wear"] = 1 + report.wear.get_column("scheme").n_unique()
-    for op in ("read", "write"):
-        if any(t[op]["count"] > 0 for d in report.summary["schemes"].values() for t in d["tenants"].values()):
-            out[f"fig-bars-{op}"] = 2 * len(report.schemes)  # mean and p99 panels, one bar trace per scheme
+    bar_op: Literal["read", "write"]
+    for bar_op in ("read", "write"):
+        if any(
+            t[bar_op]["count"] > 0 for d in report.summary["schemes"].values() for t in d["tenants"].values()
+        ):
+            out[f"fig-bars-{bar_op}"] = 2 * len(
+                report.schemes
+            )  # mean and p99 panels, one bar trace per scheme
     for i, scheme in enumerate(report.schemes):
         rows = ts.filter(scheme=scheme)
         if rows.get_column("alloc_set_dies").fill_nan(None).null_count() < rows.height:
@@ -142,14 +159,21 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
     return out
 
 
-def test_no_console_errors(browser) -> None:
-    entries = browser.get_log("browser")
+def browser_log(driver: Chrome, kind: str) -> list[JsonObject]:
+    """The browser's log of `kind` (JSON decoded by WebDriver)."""
+    # selenium leaves get_log unannotated.
+    entries: list[JsonObject] = driver.get_log(kind)  # type: ignore[no-untyped-call]
+    return entries
+
+
+def test_no_console_errors(browser: Chrome) -> None:
+    entries = browser_log(browser, "browser")
     assert [e for e in entries if e["level"] in ("SEVERE", "WARNING")] == []
 
 
-def test_no_network_requests(browser, report_dir) -> None:
+def test_no_network_requests(browser: Chrome, report_dir: Path) -> None:
     urls = []
-    for entry in browser.get_log("performance"):
+    for entry in browser_log(browser, "performance"):
         message = json.loads(entry["message"])["message"]
         if message["method"] == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
@@ -159,11 +183,11 @@ def test_no_network_requests(browser, report_dir) -> None:
     assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)\s*=\s*[\"']?(https?:)?//", page, re.I)
 
 
-def test_every_chart_has_its_traces(browser, report) -> None:
+def test_every_chart_has_its_traces(browser: Chrome, report: Report) -> None:
     assert charts(browser) == expected_charts(report)
 
 
-def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report) -> None:
+def test_cdf_traces_are_schemes_with_log_tail_axes(browser: Chrome, report: Report) -> None:
     info = browser.execute_script(
         "const gd = document.getElementById('fig-cdf-read');"
         "const axes = Object.keys(gd._fullLayout).filter(k => "
@@ -176,12 +200,13 @@ def test_cdf_traces_are_schemes_with_log_tail_axes(browser, report) -> None:
     )
     assert set(info["names"]) == set(report.schemes)
     assert set(info["xtypes"]) == {"log"}
+    assert report.latency_cdf is not None
     n_tenants = report.latency_cdf.filter(op="read").get_column("tenant").n_unique()
     assert len(info["logy"]) == n_tenants and all(r == pytest.approx(-4) for r in info["logy"])
     assert info["monotone"]
 
 
-def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report) -> None:
+def test_wear_dropdown_shows_blocks_of_one_scheme(browser: Chrome, report: Report) -> None:
     last = len(report.schemes)
     shape = browser.execute_script(
         "const gd = document.getElementById('fig-wear'); const b = "
@@ -191,6 +216,7 @@ def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report) -> None:
         " return {shown: shown, rows: gd.data[shown[0]].z.length, cols: gd.data[shown[0]].z[0].length}; });",
         last,
     )
+    assert report.wear is not None
     wear = report.wear.filter(scheme=report.schemes[last - 1])
     assert shape == {
         "shown": [last],
@@ -199,7 +225,7 @@ def test_wear_dropdown_shows_blocks_of_one_scheme(browser, report) -> None:
     }
 
 
-def test_summary_table_shows_the_summary(browser, report) -> None:
+def test_summary_table_shows_the_summary(browser: Chrome, report: Report) -> None:
     cells = browser.execute_script(
         "return Array.from(document.querySelectorAll('#summary-tenants tbody tr')).map("
         "tr => Array.from(tr.children).map(c => c.textContent));"
@@ -216,13 +242,13 @@ def test_summary_table_shows_the_summary(browser, report) -> None:
 # The headline and the bars, against summary.json
 
 
-def _summary_json(report_dir: Path) -> dict:
-    return json.loads((report_dir / "summary.json").read_text(encoding="utf-8"))
+def _summary_json(report_dir: Path) -> Summary:
+    return summary_from_json((report_dir / "summary.json").read_text(encoding="utf-8"))
 
 
 #: Headline metric key -> how to read it from a tenant of summary.json (written here, not
 #: taken from ftlab.report.headline).
-HEADLINE_VALUES = {
+HEADLINE_VALUES: dict[str, Callable[[TenantSummary], float | None]] = {
     "read_p99": lambda t: t["read"]["p99_us"],
     "read_mean": lambda t: t["read"]["mean_us"],
     "write_p99": lambda t: t["write"]["p99_us"],
@@ -248,7 +274,7 @@ def _shown(value: float, metric: str = "") -> str:
 NOISE_PCT = 5.0
 SAMPLES_MIN = 100
 #: Metric -> the operation whose request count is its sample count (none: not from samples).
-SAMPLED_OP = {
+SAMPLED_OP: dict[str, Literal["read", "write"]] = {
     "read_p99": "read",
     "read_mean": "read",
     "write_p99": "write",
@@ -257,8 +283,8 @@ SAMPLED_OP = {
 }
 
 
-def _headline_cells(driver) -> list[dict]:
-    return driver.execute_script(
+def _headline_cells(driver: Chrome) -> list[JsonObject]:
+    cells: list[JsonObject] = driver.execute_script(
         "return Array.from(document.querySelectorAll('#headline-table td.hl-cell')).map(td => ({"
         " tenant: td.parentElement.dataset.tenant, scheme: "
         "td.parentElement.dataset.scheme, metric: td.dataset.metric,"
@@ -267,9 +293,10 @@ def _headline_cells(driver) -> list[dict]:
         " shown: td.querySelector('.hl-value') ? td.querySelector('.hl-value').textContent : td.textContent,"
         " text: td.textContent, bold: getComputedStyle(td).fontWeight}));"
     )
+    return cells
 
 
-def test_headline_is_the_first_section_and_the_full_table_is_folded(browser) -> None:
+def test_headline_is_the_first_section_and_the_full_table_is_folded(browser: Chrome) -> None:
     order = browser.execute_script("return Array.from(document.querySelectorAll('h2')).map(h => h.id);")
     assert order[:3] == ["headline", "bars", "summary"], order
     folded = browser.execute_script(
@@ -286,7 +313,7 @@ def test_headline_is_the_first_section_and_the_full_table_is_folded(browser) -> 
     )
 
 
-def test_headline_numbers_are_the_summary_numbers(browser, report_dir) -> None:
+def test_headline_numbers_are_the_summary_numbers(browser: Chrome, report_dir: Path) -> None:
     summary = _summary_json(report_dir)
     schemes = list(summary["schemes"])
     baseline = browser.execute_script("return document.getElementById('headline-table').dataset.baseline")
@@ -320,7 +347,7 @@ def test_headline_numbers_are_the_summary_numbers(browser, report_dir) -> None:
     assert checked >= len(tenants) * len(schemes) * 5
 
 
-def test_headline_marks_the_best_scheme(browser, report_dir) -> None:
+def test_headline_marks_the_best_scheme(browser: Chrome, report_dir: Path) -> None:
     summary = _summary_json(report_dir)
     lower = {
         "read_p99": True,
@@ -330,7 +357,7 @@ def test_headline_marks_the_best_scheme(browser, report_dir) -> None:
         "lifetime": False,
         "iops": False,
     }
-    by_key: dict[tuple[str, str], dict[str, dict]] = {}
+    by_key: dict[tuple[str, str], dict[str, JsonObject]] = {}
     for c in _headline_cells(browser):
         if c["metric"] in lower:
             by_key.setdefault((c["tenant"], c["metric"]), {})[c["scheme"]] = c
@@ -367,7 +394,7 @@ def test_headline_marks_the_best_scheme(browser, report_dir) -> None:
             assert (int(c["bold"]) >= 600) == (s in want), c
 
 
-def test_headline_flags_unstable_tenants(browser, report_dir) -> None:
+def test_headline_flags_unstable_tenants(browser: Chrome, report_dir: Path) -> None:
     summary = _summary_json(report_dir)
     flagged = browser.execute_script(
         "return Array.from(document.querySelectorAll('#headline-table "
@@ -383,17 +410,25 @@ def test_headline_flags_unstable_tenants(browser, report_dir) -> None:
     assert flagged == want
 
 
-def _bar_traces(driver, div_id: str) -> list[dict]:
-    return driver.execute_script(
+def _bar_traces(driver: Chrome, div_id: str) -> list[JsonObject]:
+    traces: list[JsonObject] = driver.execute_script(
         "const gd = document.getElementById(arguments[0]);"
         "return gd.data.map(t => ({type: t.type, name: t.name, stat: t.meta[0], x: "
         "Array.from(t.x), y: Array.from(t.y)}));",
         div_id,
     )
+    return traces
+
+
+def _stat(op_summary: Mapping[str, object], stat: str) -> object:
+    """An operation's statistic named by the page (a trace's `meta`), e.g. "p99_us"."""
+    return op_summary[stat]
 
 
 @pytest.mark.parametrize("op", ["read", "write"])
-def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op) -> None:
+def test_bars_are_the_summary_means_and_p99s(
+    browser: Chrome, report_dir: Path, op: Literal["read", "write"]
+) -> None:
     summary = _summary_json(report_dir)
     schemes = list(summary["schemes"])
     tenants = [
@@ -406,18 +441,18 @@ def test_bars_are_the_summary_means_and_p99s(browser, report_dir, op) -> None:
     seen = set()
     for trace in traces:
         assert trace["x"] == tenants
-        want = [summary["schemes"][trace["name"]]["tenants"][t][op][trace["stat"]] for t in tenants]
+        want = [_stat(summary["schemes"][trace["name"]]["tenants"][t][op], trace["stat"]) for t in tenants]
         assert trace["y"] == want, (op, trace["name"], trace["stat"])
         seen.add((trace["name"], trace["stat"]))
     assert seen == {(s, stat) for s in schemes for stat in ("mean_us", "p99_us")}
 
 
-def test_resolved_scenario_is_shown_verbatim(browser, report) -> None:
+def test_resolved_scenario_is_shown_verbatim(browser: Chrome, report: Report) -> None:
     text = browser.execute_script("return document.getElementById('scenario-toml').textContent")
     assert text == report.resolved_toml
 
 
-def test_screenshot_artifact(browser) -> None:
+def test_screenshot_artifact(browser: Chrome) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     height = browser.execute_script("return document.body.scrollHeight")
     browser.set_window_size(1400, min(height, 12000))
