@@ -8,6 +8,7 @@ periodic tasks shows its deadline misses. Hand-made summaries: test_summary_keys
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeAlias
 
 import polars as pl
 import pytest
@@ -57,13 +58,17 @@ SAME_BYTES = ("summary.json", "scenario.resolved.toml", "report.html")
 SAME_TABLES = ("timeseries.parquet", "latency_cdf.parquet", "wear.parquet")
 
 
+#: The overload scenario's runs by `--jobs` value: (results directory, stdout).
+Runs: TypeAlias = dict[str, tuple[Path, str]]
+
+
 @pytest.fixture(scope="module")
-def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
+def overload(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     """The overload scenario run with --jobs 1 --full and --jobs 2: {jobs: (results dir, stdout)}."""
     base = tmp_path_factory.mktemp("overload")
     scenario = base / "overload.toml"
     scenario.write_text(OVERLOAD)
-    runs: dict[str, tuple[Path, str]] = {}
+    runs: Runs = {}
     for jobs in ("1", "2"):
         out = base / f"jobs{jobs}"
         # 250 columns: the tests below parse the tables' rows one per line; that the output
@@ -78,14 +83,14 @@ def overload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
 
 
 @pytest.mark.parametrize("name", SAME_BYTES)
-def test_parallel_schemes_write_the_same_files(overload: dict[str, tuple[Path, str]], name: str) -> None:
+def test_parallel_schemes_write_the_same_files(overload: Runs, name: str) -> None:
     one = (overload["1"][0] / name).read_bytes()
     two = (overload["2"][0] / name).read_bytes()
     assert one == two
 
 
 @pytest.mark.parametrize("name", SAME_TABLES)
-def test_parallel_schemes_write_the_same_tables(overload: dict[str, tuple[Path, str]], name: str) -> None:
+def test_parallel_schemes_write_the_same_tables(overload: Runs, name: str) -> None:
     one = pl.read_parquet(overload["1"][0] / name)
     two = pl.read_parquet(overload["2"][0] / name)
     assert one.height > 0 and one.equals(two)
@@ -117,9 +122,7 @@ def test_jobs_zero_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["unified", "partitioned"])
-def test_overloaded_tenant_is_unstable_in_the_summary(
-    overload: dict[str, tuple[Path, str]], scheme: str
-) -> None:
+def test_overloaded_tenant_is_unstable_in_the_summary(overload: Runs, scheme: str) -> None:
     summary = summary_from_json((overload["2"][0] / "summary.json").read_text())
     tenants = summary["schemes"][scheme]["tenants"]
     heavy, light = tenants["heavy"], tenants["light"]
@@ -154,7 +157,7 @@ def full_tables(stdout: str) -> str:
     return stdout[stdout.index("scheme: unified") :]
 
 
-def test_unstable_tenant_is_flagged_in_the_headline(overload: dict[str, tuple[Path, str]]) -> None:
+def test_unstable_tenant_is_flagged_in_the_headline(overload: Runs) -> None:
     stdout = overload["2"][1]
     rows = headline_rows(stdout)
     assert set(rows) == {"heavy", "light", "realtime"}, stdout
@@ -165,7 +168,7 @@ def test_unstable_tenant_is_flagged_in_the_headline(overload: dict[str, tuple[Pa
     assert "scheme: unified" not in stdout, "the full tables only with --full"
 
 
-def test_unstable_tenant_is_flagged_on_the_terminal(overload: dict[str, tuple[Path, str]]) -> None:
+def test_unstable_tenant_is_flagged_on_the_terminal(overload: Runs) -> None:
     stdout = full_tables(overload["1"][1])
     heavy_rows = [line for line in stdout.splitlines() if "heavy" in line and "│" in line]
     light_rows = [line for line in stdout.splitlines() if "light" in line and "│" in line]
@@ -174,7 +177,7 @@ def test_unstable_tenant_is_flagged_on_the_terminal(overload: dict[str, tuple[Pa
     assert "outstanding" in stdout
 
 
-def test_unstable_tenant_is_flagged_in_the_report(overload: dict[str, tuple[Path, str]]) -> None:
+def test_unstable_tenant_is_flagged_in_the_report(overload: Runs) -> None:
     page = (overload["2"][0] / "report.html").read_text()
     assert page.count('class="unstable"') == 2, "one warning per scheme for the heavy tenant"
     assert "heavy under unified" in page and "heavy under partitioned" in page
@@ -187,7 +190,7 @@ def _deadlines(run_dir: Path) -> dict[str, Deadlines]:
     return {scheme: data["tenants"]["realtime"]["deadlines"] for scheme, data in summary["schemes"].items()}
 
 
-def test_periodic_tenant_has_deadlines_and_others_do_not(overload: dict[str, tuple[Path, str]]) -> None:
+def test_periodic_tenant_has_deadlines_and_others_do_not(overload: Runs) -> None:
     summary = summary_from_json((overload["2"][0] / "summary.json").read_text())
     for data in summary["schemes"].values():
         tenants = data["tenants"]
@@ -198,7 +201,7 @@ def test_periodic_tenant_has_deadlines_and_others_do_not(overload: dict[str, tup
         assert d["misses"] == sum(t["misses"] for t in d["tasks"].values())
 
 
-def test_deadline_misses_on_the_terminal(overload: dict[str, tuple[Path, str]]) -> None:
+def test_deadline_misses_on_the_terminal(overload: Runs) -> None:
     run_dir, stdout = overload["1"]
     misses = [d["misses"] for d in _deadlines(run_dir).values()]
     header = next(line for line in stdout.splitlines() if line.startswith("┃ tenant"))
@@ -215,7 +218,7 @@ def test_deadline_misses_on_the_terminal(overload: dict[str, tuple[Path, str]]) 
     assert "deadline misses" in stdout
 
 
-def test_deadline_misses_in_the_report(overload: dict[str, tuple[Path, str]]) -> None:
+def test_deadline_misses_in_the_report(overload: Runs) -> None:
     run_dir = overload["2"][0]
     page = (run_dir / "report.html").read_text()
     assert 'id="summary-deadlines"' in page
@@ -228,7 +231,7 @@ def test_deadline_misses_in_the_report(overload: dict[str, tuple[Path, str]]) ->
         assert f"<tr><th>realtime / {task}</th>{cells}</tr>" in page
 
 
-def test_unstable_tenant_is_flagged_in_the_report_table(overload: dict[str, tuple[Path, str]]) -> None:
+def test_unstable_tenant_is_flagged_in_the_report_table(overload: Runs) -> None:
     run_dir = overload["2"][0]
     page = (run_dir / "report.html").read_text()
     summary = summary_from_json((run_dir / "summary.json").read_text())

@@ -148,9 +148,8 @@ def expected_charts(report: ftlab.Report) -> dict[str, int]:
         if any(
             t[bar_op]["count"] > 0 for d in report.summary["schemes"].values() for t in d["tenants"].values()
         ):
-            out[f"fig-bars-{bar_op}"] = 2 * len(
-                report.schemes
-            )  # mean and p99 panels, one bar trace per scheme
+            # Mean and p99 panels, one bar trace per scheme.
+            out[f"fig-bars-{bar_op}"] = 2 * len(report.schemes)
     for i, scheme in enumerate(report.schemes):
         rows = ts.filter(scheme=scheme)
         if rows.get_column("alloc_set_dies").fill_nan(None).null_count() < rows.height:
