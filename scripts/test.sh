@@ -44,7 +44,8 @@ phase_start=$SECONDS
 phase_done() { echo "== $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
 # Lint gates (settings in pyproject.toml and rustfmt.toml; docs/ARCHITECTURE.md "Lint gates"):
 # rustfmt, clippy (default lints, every target, warnings are errors; the test-release profile
-# reuses the build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab.
+# reuses the build's dependencies), ruff (lint and format) and mypy, strict on python/ftlab and
+# tests/python.
 echo "== lint: cargo fmt --check, Rust line width, cargo clippy, ruff check, ruff format --check, mypy"
 cargo fmt --check || status=$?
 # rustfmt wraps code at 110 columns but leaves long strings, comments and macro bodies alone:
