@@ -34,16 +34,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def metrics(
-    dlwa: dict[str, float], events: tuple[float, float] = (100.0, 360.0)
+    dlwa: dict[str, float],
+    events: tuple[float, float] = (100.0, 360.0),
+    p99: tuple[float, float] = (300.0, 3000.0),
 ) -> dict[str, dict[str, Any]]:
     """Every run with the DLWA given; Media Reallocated events of u100/fdp and u100/fdp-one-ruh
-    per 2^30 host bytes as given."""
+    per 2^30 host bytes as given; p99 write latency (µs) of u100/fdp and u100/nonfdp as given."""
     out: dict[str, dict[str, Any]] = {}
     for run in F.RUNS:
         ev = {"u100/fdp": events[0], "u100/fdp-one-ruh": events[1]}.get(run.label)
         out[run.label] = {
             "dlwa": dlwa.get(run.label),
             "host_bytes": 2.0**30,
+            "write_p99_us": {"u100/fdp": p99[0], "u100/nonfdp": p99[1]}.get(run.label),
             "hbmw": 2.0**30 if run.mapper != "nonfdp" else None,
             "mbmw": None,
             "media_reallocated": ev if run.mapper != "nonfdp" else None,
@@ -53,16 +56,37 @@ def metrics(
     return out
 
 
-#: The paper's numbers: u50 1.03 / 1.3 (§6.2), u100 1.03 / 3.5 (§6.3), SOC 64% 2.5 / above 3.
+#: The paper's numbers: u50 1.03 / 1.3 (§6.2), u100 1.03 / 3.5 (§6.3; 80%, between 50% and
+#: 90%, "similar to 50%"),
+#: SOC 64% 2.5 / above 3, SOC 90% and 96% no benefit (FDP at or above Non-FDP, §6.5), two
+#: tenants ~1 / ~3.5 (§6.7).
 PAPER = {
     "u50/fdp": 1.03,
     "u50/nonfdp": 1.3,
+    "u80/fdp": 1.03,
+    "u80/nonfdp": 1.3,
     "u100/fdp": 1.03,
     "u100/nonfdp": 3.5,
     "u100/fdp-one-ruh": 3.5,
     "soc64/fdp": 2.5,
     "soc64/nonfdp": 3.2,
+    "soc90/fdp": 3.4,
+    "soc90/nonfdp": 3.3,
+    "soc96/fdp": 3.5,
+    "soc96/nonfdp": 3.3,
+    "mt/fdp": 1.0,
+    "mt/nonfdp": 3.5,
 }
+#: The claims ftlab cannot measure (no reads, no DRAM cache, no traces, the paper's own model).
+NOT_MEASURED = (
+    "twitter_dlwa_fdp",
+    "u100_p99_read_fdp_vs_nonfdp",
+    "wo_u100_p99_read_fdp_vs_nonfdp",
+    "u100_throughput_fdp_vs_nonfdp",
+    "u100_hit_ratio_fdp_vs_nonfdp",
+    "dram_4gb_throughput_and_carbon",
+    "model_error_high_soc",
+)
 
 
 def healthy() -> dict[str, Any]:
@@ -85,12 +109,24 @@ def test_the_papers_own_numbers_reproduce_every_measured_claim() -> None:
         "soc64_dlwa_fdp": (2.5, C.REPRODUCED),
         "soc64_dlwa_nonfdp": (3.2, C.HOLDS),  # "above 3"
         "soc64_fdp_vs_nonfdp": (3.2 / 2.5 - 1, C.HOLDS),
+        "u80_dlwa_nonfdp": (1.3, C.REPRODUCED),  # "similar to 50%"
+        "u80_dlwa_fdp": (1.03, C.REPRODUCED),
+        "u100_p99_write_fdp_vs_nonfdp": (0.1, C.REPRODUCED),  # "10X"
+        "wo_u100_p99_write_fdp_vs_nonfdp": (0.1, C.REPRODUCED),  # "9.5x"
+        "soc90_no_benefit": (3.4 / 3.3 - 1, C.HOLDS),
+        "soc96_no_benefit": (3.5 / 3.3 - 1, C.HOLDS),
+        "u100_co2e_fdp_vs_nonfdp": (1.03 / 3.5, C.REPRODUCED),  # Table 2: 409.6 / 1143.6
+        "wo_u100_fdp_vs_nonfdp": (1.03 / 3.5, C.REPRODUCED),  # "3.5x gains in DLWA"
+        "multi_tenant_dlwa_fdp": (1.0, C.REPRODUCED),
+        "multi_tenant_nonfdp": (3.5, C.REPRODUCED),
+        "multi_tenant_fdp_vs_nonfdp": (1.0 / 3.5, C.REPRODUCED),
     }
     for cid, (value, verdict) in expected.items():
         assert claims[cid].ftlab_value == pytest.approx(value), cid
         assert claims[cid].verdict == verdict, (cid, claims[cid].why)
-    for cid in ("twitter_dlwa_fdp", "multi_tenant_nonfdp"):
+    for cid in NOT_MEASURED:
         assert claims[cid].verdict == C.NOT_MEASURED and claims[cid].reason, cid
+    assert set(claims) == set(expected) | set(NOT_MEASURED)
 
 
 def test_claims_turn_with_the_numbers() -> None:
@@ -104,6 +140,15 @@ def test_claims_turn_with_the_numbers() -> None:
     assert claims["soc64_dlwa_nonfdp"].verdict == C.VIOLATED
     assert claims["soc64_fdp_vs_nonfdp"].verdict == C.VIOLATED  # margin 0
     assert claims["u100_gc_events_fdp_vs_one_ruh"].verdict == C.DIFFERS
+    # segregation helping at SOC 90% and 96% (FDP below Non-FDP) violates "no benefit"
+    helps = claims_of(metrics({**PAPER, "soc90/fdp": 2.0, "soc96/fdp": 2.0}))
+    assert helps["soc90_no_benefit"].verdict == C.VIOLATED
+    assert helps["soc96_no_benefit"].verdict == C.VIOLATED
+    # p99 write latency no better with FDP: not on the paper's side
+    same = claims_of(metrics(PAPER, p99=(3000.0, 3000.0)))
+    assert same["u100_p99_write_fdp_vs_nonfdp"].verdict == C.DIFFERS
+    mixed = claims_of(metrics({**PAPER, "mt/nonfdp": 1.0}))
+    assert mixed["multi_tenant_nonfdp"].verdict == C.DIFFERS  # no amplification: not ~3.5
     edge = claims_of(metrics({**PAPER, "u50/fdp": 1 + 0.03 * 1.5 * 1.001}))
     assert edge["u50_dlwa_fdp"].verdict == C.DIFFERS
     inside = claims_of(metrics({**PAPER, "u50/fdp": 1 + 0.03 * 1.5 * 0.999}))
@@ -125,7 +170,7 @@ def test_missing_runs_and_counters_say_so() -> None:
 
 
 def test_an_unknown_computation_is_a_usage_error() -> None:
-    for bad in ("dlwa:u50", "ratio:u50/fdp/u100", "waf:u50/fdp", "margin:a/b"):
+    for bad in ("dlwa:u50", "ratio:u50/fdp/u100", "waf:u50/fdp", "margin:a/b", "p99w:u50/fdp"):
         with pytest.raises(ftlab.UsageError, match="CacheLib FDP computation"):
             F.measure(bad, metrics(PAPER))
 
@@ -134,8 +179,11 @@ def test_run_metrics_reads_the_summary() -> None:
     summary = {
         "schemes": {
             "unified": {
-                "device": {"waf": 1.25},
-                "tenants": {"cachelib": {"write": {"bytes": 4096}}},
+                "device": {"waf": 1.25, "erases": 7, "gc_pages_copied": 3, "blocks_multi_tenant": 2},
+                "tenants": {
+                    "kv0": {"write": {"bytes": 4096, "p99_us": 250.0}},
+                    "kv1": {"write": {"bytes": 8192, "p99_us": 900.0}},
+                },
                 "mapper_counters": {"hbmw": 8192.0, "mbmw": 9000.0, "events_media_reallocated": 3.0},
                 "precondition": {"warm_converged": True, "warm_waf_windows": [1.2, 1.21]},
             }
@@ -149,7 +197,11 @@ def test_run_metrics_reads_the_summary() -> None:
         True,
         2,
     )
-    assert F.run_metrics({"schemes": {}})["dlwa"] is None
+    # host bytes summed over the tenants, the highest p99
+    assert (m["host_bytes"], m["write_p99_us"]) == (4096 + 8192, 900.0)
+    assert (m["erases"], m["gc_pages_copied"], m["blocks_multi_tenant"]) == (7, 3, 2)
+    empty = F.run_metrics({"schemes": {}})
+    assert empty["dlwa"] is None and empty["host_bytes"] is None and empty["write_p99_us"] is None
 
 
 def test_sensitivity_keeps_the_host_bytes() -> None:
@@ -168,6 +220,23 @@ def test_sensitivity_keeps_the_host_bytes() -> None:
         "soc_share=0.75",
         "soc_share=0.9",
     }
+    # the two-tenant scenario: each tenant's SOC gets the share of its own bytes
+    two = tomllib.loads(F.two_tenant_path(F.scenario_path(True)).read_text())
+    assert dict(F.sensitivity_cases(two))["soc_share=0.75"] == [
+        "tenants.0.synthetic.0.rate_iops=384",
+        "tenants.0.synthetic.1.rate_iops=2",
+        "tenants.1.synthetic.0.rate_iops=384",
+        "tenants.1.synthetic.1.rate_iops=2",
+    ]
+
+
+def test_the_two_tenant_scenario_is_found_by_name(tmp_path: Path) -> None:
+    assert F.two_tenant_path(F.scenario_path(True)).name == "fdp-cachelib-two-tenants-quick.toml"
+    assert F.two_tenant_path(F.scenario_path(False)).name == "fdp-cachelib-two-tenants.toml"
+    with pytest.raises(ftlab.UsageError, match="lacks 'fdp-cachelib'"):
+        F.two_tenant_path(tmp_path / "mine.toml")
+    with pytest.raises(ftlab.UsageError, match="no such file"):
+        F.two_tenant_path(tmp_path / "fdp-cachelib-mine.toml")
 
 
 # --------------------------------------------------------------------------------------
@@ -204,6 +273,37 @@ def test_the_workload_is_the_papers(quick: bool) -> None:
     assert s["precondition"]["mode"] == "workload"
 
 
+def _kept(part: dict[str, Any]) -> dict[str, Any]:
+    """A synthetic part without its rate and footprint."""
+    skip = {"rate_iops", "footprint_fraction", "footprint_offset_fraction"}
+    return {k: v for k, v in part.items() if k not in skip}
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_the_two_tenant_scenario_is_the_papers(quick: bool) -> None:
+    """§6.7: two tenants, each on half the device ("two equal parts"), SOC 4% and LOC 96% of
+    each, their SOC and LOC on handles of their own; everything else is the one-tenant
+    scenario's, and the two together write what the one tenant writes."""
+    one = resolved(quick)
+    from ftlab import _core
+
+    two = tomllib.loads(_core.resolve(F.two_tenant_path(F.scenario_path(quick))))
+    assert [t["namespace_fraction"] for t in two["tenants"]] == [0.5, 0.5]
+    for t in two["tenants"]:
+        soc, loc = t["synthetic"]
+        assert (soc["footprint_fraction"], loc["footprint_offset_fraction"], loc["footprint_fraction"]) == (
+            0.04,
+            0.04,
+            0.96,
+        )
+        for a, b in zip(t["synthetic"], one["tenants"][0]["synthetic"], strict=True):
+            assert a["rate_iops"] * 2 == b["rate_iops"]
+            assert _kept(a) == _kept(b)
+    assert two["stream"]["fdp"]["namespaces"] == [{"handles": [0, 1]}, {"handles": [2, 3]}]
+    for key in ("device", "ftl", "precondition", "measure", "seed", "schemes"):
+        assert two[key] == one[key], key
+
+
 def test_quick_is_the_full_one_reduced() -> None:
     full, quick = resolved(False), resolved(True)
     dies = lambda d: d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]  # noqa: E731
@@ -225,12 +325,26 @@ def test_runs_are_the_papers_cases() -> None:
     assert labels == [
         "u50/fdp",
         "u50/nonfdp",
+        "u80/fdp",
+        "u80/nonfdp",
         "u100/fdp",
         "u100/nonfdp",
         "u100/fdp-one-ruh",
         "soc64/fdp",
         "soc64/nonfdp",
+        "soc90/fdp",
+        "soc90/nonfdp",
+        "soc96/fdp",
+        "soc96/nonfdp",
+        "mt/fdp",
+        "mt/nonfdp",
     ]
+    # §6.5's SOC sizes: the SOC and the LOC split the whole device
+    for case, fraction in F.SOC_SIZES.items():
+        sets = dict(s.split("=") for s in F.CASES[case])
+        assert float(sets["tenants.0.synthetic.0.footprint_fraction"]) == fraction
+        assert float(sets["tenants.0.synthetic.1.footprint_offset_fraction"]) == fraction
+        assert float(sets["tenants.0.synthetic.1.footprint_fraction"]) == pytest.approx(1 - fraction)
     assert "fdp-cachelib" in REPRODUCTIONS and "fdp-cachelib" in verdicts.NAMES
     used = {r for s in claimfile.load("fdp-cachelib").claims for r in s.runs}
     assert used <= set(labels)
@@ -266,6 +380,8 @@ def test_quick_fdp_counters(quick: C.ReproductionResult) -> None:
     per = lambda r: m[r]["media_reallocated"] / m[r]["hbmw"]  # noqa: E731
     assert per("u100/fdp-one-ruh") > per("u100/fdp")
     assert m["u100/nonfdp"]["media_reallocated"] is None
+    # two tenants without FDP share the host write point: their data mix in erased blocks
+    assert m["mt/nonfdp"]["blocks_multi_tenant"] > 0 and m["u100/nonfdp"]["blocks_multi_tenant"] == 0
 
 
 def test_quick_files_are_written(quick: C.ReproductionResult) -> None:

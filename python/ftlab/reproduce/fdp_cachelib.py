@@ -7,14 +7,18 @@ SOC, as uniform 4 KiB bucket rewrites over 4% of the cache, and its large-object
 a sequential log of 256 KiB writes over the other 96%, on an SSD with 8 initially isolated
 reclaim unit handles) is run once per (case, mapper) of `RUNS`, by `--set` overrides:
 
-- cases: `u50` (the cache is 50% of the device, §6.2), `u100` (100%, §6.3) and `soc64`
-  (100%, the SOC 64% of the cache, §6.5);
+- cases: `u50` (the cache is 50% of the device, §6.2), `u80` and `u100` (80%, one of the
+  utilisations "between 50% and 90%" §6.3 calls similar to 50%, and 100%, §6.3), `soc64`,
+  `soc90` and `soc96` (100%, the SOC 64%, 90% and 96% of the cache, §6.5) and `mt` (two
+  tenants, each a cache on half the device, §6.7: the scenario's two-tenant sibling,
+  `fdp-cachelib-two-tenants(-quick).toml`);
 - mappers: `fdp` (SOC on PID 0 -> RUH 0, LOC on PID 1 -> RUH 1: the paper's "FDP"),
   `nonfdp` (`legacy`, no placement: its "Non-FDP") and, at u100, `fdp-one-ruh` (FDP enabled,
   both PIDs on RUH 0: §6.6's stand-in for Non-FDP when counting GC events).
 
 The DLWA of a run is its device WAF over the measured phase (summary.json `device.waf`: flash
-units programmed / host units), after the warm-up by workload has converged (health). The
+units programmed / host units), after the warm-up by workload has converged (health); its p99
+write latency is its tenants' highest `write.p99_us`. The
 claims are data (`papers/fdp_cachelib.toml`); this module computes their values by name
 (`measure`). With `sensitivity`, the claims are recomputed with the device's over-provisioning
 and the SOC's share of host bytes varied one at a time (`SENSITIVITY_CASES`; neither is
@@ -65,20 +69,36 @@ if TYPE_CHECKING:
 
 NAME = "fdp-cachelib"
 SCENARIO, QUICK_SCENARIO = "reproduce/fdp-cachelib.toml", "reproduce/fdp-cachelib-quick.toml"
-TENANT = "cachelib"
+#: The two-tenant siblings (§6.7): the same device, two caches of half the device each.
+TWO_TENANTS = "reproduce/fdp-cachelib-two-tenants.toml"
+QUICK_TWO_TENANTS = "reproduce/fdp-cachelib-two-tenants-quick.toml"
+
+#: The SOC sizes of §6.5 beyond the default 4%, as fractions of the cache.
+SOC_SIZES = {"soc64": 0.64, "soc90": 0.90, "soc96": 0.96}
+
+
+def _soc_size(fraction: float) -> tuple[str, ...]:
+    """The cache on the whole device, the SOC `fraction` of it and the LOC the rest."""
+    return (
+        "tenants.0.namespace_fraction=1.0",
+        f"tenants.0.synthetic.0.footprint_fraction={fraction:g}",
+        f"tenants.0.synthetic.1.footprint_offset_fraction={fraction:g}",
+        f"tenants.0.synthetic.1.footprint_fraction={1.0 - fraction:.2f}",
+    )
+
 
 #: The cases: label -> the `--set` overrides (utilisation = the tenant's namespace fraction;
-#: the SOC's and LOC's footprints as fractions of it).
+#: the SOC's and LOC's footprints as fractions of it). `mt` runs the two-tenant scenario
+#: (`TWO_TENANT_CASES`) unchanged.
 CASES: dict[str, tuple[str, ...]] = {
     "u50": ("tenants.0.namespace_fraction=0.5",),
+    "u80": ("tenants.0.namespace_fraction=0.8",),
     "u100": ("tenants.0.namespace_fraction=1.0",),
-    "soc64": (
-        "tenants.0.namespace_fraction=1.0",
-        "tenants.0.synthetic.0.footprint_fraction=0.64",
-        "tenants.0.synthetic.1.footprint_offset_fraction=0.64",
-        "tenants.0.synthetic.1.footprint_fraction=0.36",
-    ),
+    **{case: _soc_size(fraction) for case, fraction in SOC_SIZES.items()},
+    "mt": (),
 }
+#: The cases that run the two-tenant scenario instead of the one-tenant one.
+TWO_TENANT_CASES = frozenset({"mt"})
 #: The mappers: label -> `--set` overrides.
 MAPPERS: dict[str, tuple[str, ...]] = {
     "fdp": ("stream_mapper=fdp",),
@@ -107,11 +127,19 @@ class Run:
 RUNS: tuple[Run, ...] = (
     Run("u50", "fdp"),
     Run("u50", "nonfdp"),
+    Run("u80", "fdp"),
+    Run("u80", "nonfdp"),
     Run("u100", "fdp"),
     Run("u100", "nonfdp"),
     Run("u100", "fdp-one-ruh"),
     Run("soc64", "fdp"),
     Run("soc64", "nonfdp"),
+    Run("soc90", "fdp"),
+    Run("soc90", "nonfdp"),
+    Run("soc96", "fdp"),
+    Run("soc96", "nonfdp"),
+    Run("mt", "fdp"),
+    Run("mt", "nonfdp"),
 )
 
 
@@ -164,6 +192,23 @@ def scenario_path(quick: bool) -> Path:
     )
 
 
+def two_tenant_path(path: Path) -> Path:
+    """The two-tenant sibling of scenario `path` (case `mt`): the file in the same directory
+    whose name has "fdp-cachelib-two-tenants" where `path`'s has "fdp-cachelib"
+    (fdp-cachelib-quick.toml -> fdp-cachelib-two-tenants-quick.toml). A scenario whose name
+    lacks "fdp-cachelib", or whose sibling is missing, is an `ftlab.UsageError`."""
+    if "fdp-cachelib" not in path.name:
+        raise usage_error(
+            "scenario",
+            f"{path}: the CacheLib FDP reproduction finds its two-tenant scenario by name "
+            "(fdp-cachelib*.toml -> fdp-cachelib-two-tenants*.toml); this name lacks 'fdp-cachelib'",
+        )
+    sibling = path.with_name(path.name.replace("fdp-cachelib", "fdp-cachelib-two-tenants", 1))
+    if not sibling.is_file():
+        raise usage_error("scenario", f"{sibling}: no such file (the two-tenant scenario of {path})")
+    return sibling
+
+
 def run_all(
     path: Path,
     out: Path,
@@ -173,19 +218,26 @@ def run_all(
     stage: str,
     only: Sequence[str] | None = None,
     seed: int = 0,
+    extra_two: Sequence[str] | None = None,
 ) -> dict[str, Report]:
-    """Run each of `RUNS` (or those labelled in `only`) with its overrides then `extra`, `jobs`
+    """Run each of `RUNS` (or those labelled in `only`) with its overrides then `extra`
+    (`extra_two`, default `extra`, for the two-tenant cases, on `two_tenant_path(path)`), `jobs`
     at a time (default: the machine's cores), each into out/<case>/<mapper>/; returns the
     Reports by run label."""
     preimport()  # before the threads race to import plotting modules
     todo = [r for r in RUNS if only is None or r.label in only]
-    seeds = seed_overrides(path, seed)
+    paths = {False: path}
+    if any(r.case in TWO_TENANT_CASES for r in todo):
+        paths[True] = two_tenant_path(path)
+    seeds = {two: seed_overrides(p, seed) for two, p in paths.items()}
+    extras = {False: list(extra), True: list(extra if extra_two is None else extra_two)}
     if progress:
         progress(f"{stage} {len(todo)} runs", 0, len(todo))
 
     def one(run: Run) -> Report:
-        sets = [*run.overrides, *seeds, *extra]
-        return api.run(path, out=out / run.case / run.mapper, set=sets, jobs=1)
+        two = run.case in TWO_TENANT_CASES
+        sets = [*run.overrides, *seeds[two], *extras[two]]
+        return api.run(paths[two], out=out / run.case / run.mapper, set=sets, jobs=1)
 
     reports: dict[str, Report] = {}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
@@ -201,17 +253,25 @@ def run_all(
 
 
 def run_metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The device WAF over the measured phase (`dlwa`), the host bytes of the measured phase,
-    the FDP counters since the device started (`hbmw`, `mbmw`, Media Reallocated events; None
+    """The device WAF over the measured phase (`dlwa`), the host bytes of the measured phase
+    (summed over the tenants), the highest p99 write latency of a tenant (`write_p99_us`), the
+    GC counters of the measured phase (`erases`, `gc_pages_copied`, `blocks_multi_tenant`), the
+    FDP counters since the device started (`hbmw`, `mbmw`, Media Reallocated events; None
     without the fdp mapper) and the warm-up's convergence of a one-scheme summary.json."""
     scheme: Mapping[str, Any] = next(iter((summary.get("schemes") or {}).values()), {})
     device = scheme.get("device") or {}
     counters = scheme.get("mapper_counters") or {}
     warm = scheme.get("precondition") or {}
-    write = ((scheme.get("tenants") or {}).get(TENANT) or {}).get("write") or {}
+    writes = [t.get("write") or {} for t in (scheme.get("tenants") or {}).values()]
+    sizes = [w["bytes"] for w in writes if isinstance(w.get("bytes"), (int, float))]
+    p99s = [w["p99_us"] for w in writes if isinstance(w.get("p99_us"), (int, float))]
     return {
         "dlwa": device.get("waf"),
-        "host_bytes": write.get("bytes"),
+        "host_bytes": sum(sizes) if sizes else None,
+        "write_p99_us": max(p99s) if p99s else None,
+        "erases": device.get("erases"),
+        "gc_pages_copied": device.get("gc_pages_copied"),
+        "blocks_multi_tenant": device.get("blocks_multi_tenant"),
         "hbmw": counters.get("hbmw"),
         "mbmw": counters.get("mbmw"),
         "media_reallocated": counters.get("events_media_reallocated"),
@@ -234,18 +294,20 @@ def measurements(metrics: Mapping[str, Mapping[str, Any]]) -> dict[str, Measured
 def measure(name: str, metrics: Mapping[str, Mapping[str, Any]]) -> Measured:
     """One computation by name: "dlwa:<run>" the run's DLWA; "ratio:<a>/<b>" run a's DLWA over
     run b's; "margin:<a>/<b>" that ratio minus 1; "events:<a>/<b>" run a's Media Reallocated
-    events per host byte (hbmw) over run b's. Runs are "case/mapper" labels. An unknown name
-    is an `ftlab.UsageError`."""
+    events per host byte (hbmw) over run b's; "p99w:<a>/<b>" run a's p99 write latency over run
+    b's. Runs are "case/mapper" labels. An unknown name is an `ftlab.UsageError`."""
     kind, _, rest = name.partition(":")
     parts = rest.split("/")
     if kind == "dlwa" and len(parts) == 2:
         v = _num(metrics, rest, "dlwa")
         return Measured(v, f"{rest}: DLWA {fmt_number(v, '', 3)} over the measured phase.")
-    if kind not in ("ratio", "margin", "events") or len(parts) != 4:
+    if kind not in ("ratio", "margin", "events", "p99w") or len(parts) != 4:
         raise usage_error("measure", f"unknown CacheLib FDP computation {name!r}")
     a, b = "/".join(parts[:2]), "/".join(parts[2:])
     if kind == "events":
         return _events(metrics, a, b)
+    if kind == "p99w":
+        return _p99_write(metrics, a, b)
     va, vb = _num(metrics, a, "dlwa"), _num(metrics, b, "dlwa")
     factor = ratio(va, vb)
     why = f"DLWA {a} {fmt_number(va, '', 3)} against {b} {fmt_number(vb, '', 3)}: " + (
@@ -276,6 +338,18 @@ def _events(metrics: Mapping[str, Mapping[str, Any]], a: str, b: str) -> Measure
     return Measured(factor, why)
 
 
+def _p99_write(metrics: Mapping[str, Mapping[str, Any]], a: str, b: str) -> Measured:
+    pa, pb = _num(metrics, a, "write_p99_us"), _num(metrics, b, "write_p99_us")
+    factor = ratio(pa, pb)
+    why = (
+        f"p99 write latency {a} {fmt_number(pa, 'µs', 0)} against {b} "
+        f"{fmt_number(pb, 'µs', 0)}: {factor:.3f}x."
+    )
+    if math.isnan(factor):
+        why += " (A value is missing from summary.json or zero.)"
+    return Measured(factor, why)
+
+
 def _num(metrics: Mapping[str, Mapping[str, Any]], run: str, key: str) -> float | None:
     v = (metrics.get(run) or {}).get(key)
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
@@ -286,13 +360,18 @@ def fdp_claims(metrics: Mapping[str, Mapping[str, Any]], checks: Mapping[str, An
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
 
 
-#: The paper's DLWA per run, where it prints one (§6.2, §6.3, §6.5), for the figure.
+#: The paper's DLWA per run, where it prints one (§6.2, §6.3: 80% "similar to 50%", §6.5,
+#: §6.7), for the figure.
 PAPER_DLWA: dict[str, float] = {
     "u50/fdp": 1.03,
     "u50/nonfdp": 1.3,
+    "u80/fdp": 1.03,
+    "u80/nonfdp": 1.3,
     "u100/fdp": 1.03,
     "u100/nonfdp": 3.5,
     "soc64/fdp": 2.5,
+    "mt/fdp": 1.0,
+    "mt/nonfdp": 3.5,
 }
 
 
@@ -368,9 +447,10 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
     mappers = list(MAPPERS)
     shades = {"fdp": "0.35", "nonfdp": "0.75", "fdp-one-ruh": "0.55"}
     with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(6.5, 3.0), layout="constrained")
+        fig = Figure(figsize=(8.0, 3.2), layout="constrained")
         ax = fig.subplots()
         width = 0.8 / len(mappers)
+        labelled: set[str] = set()
         for i, case in enumerate(CASES):
             for j, mapper in enumerate(mappers):
                 row = next((r for r in rows if r["case"] == case and r["mapper"] == mapper), None)
@@ -384,8 +464,9 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
                     color=shades[mapper],
                     edgecolor="black",
                     linewidth=0.5,
-                    label=mapper if i == 1 else None,
+                    label=None if mapper in labelled else mapper,
                 )
+                labelled.add(mapper)
                 ax.annotate(f"{row['dlwa']:.2f}", (x, row["dlwa"]), ha="center", va="bottom", fontsize=7)
                 if row["paper_dlwa"] is not None:
                     ax.plot(
@@ -394,14 +475,16 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
                         marker="D",
                         color="black",
                         markersize=4,
-                        label="paper" if (i, j) == (0, 0) else None,
+                        label=None if "paper" in labelled else "paper",
                     )
+                    labelled.add("paper")
         ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
-        ax.set_xticks(range(len(CASES)), ["50% util.", "100% util.", "100%, SOC 64%"])
+        labels = {"u50": "50%", "u80": "80%", "u100": "100%", "mt": "2 tenants"}
+        ax.set_xticks(range(len(CASES)), [labels.get(c, f"SOC {c[3:]}%") for c in CASES], fontsize=7)
         ax.set_ylabel("DLWA (device WAF)")
         ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
         ax.legend(fontsize=7)
-        ax.set_title("CacheLib SOC + LOC: DLWA with and without FDP (§6.2, §6.3, §6.5)")
+        ax.set_title("CacheLib SOC + LOC: DLWA with and without FDP (§6.2, §6.3, §6.5, §6.7)")
     save(fig, png, "png")
     return png
 
@@ -420,7 +503,9 @@ def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, check
         quick=quick,
         ftlab_version=_core.version(),
         run_dir=str(out / "run"),
+        two_tenant_scenario=str(two_tenant_path(path)),
         runs={r.label: list(r.overrides) for r in RUNS},
+        two_tenant_runs=[r.label for r in RUNS if r.case in TWO_TENANT_CASES],
         metrics=metrics,
         health=checks,
     )
@@ -437,21 +522,25 @@ SOC_SHARES = (0.25, 0.75, 0.9)
 
 
 def soc_share_overrides(scenario: Mapping[str, Any], share: float) -> list[str]:
-    """The `--set` giving the SOC (synthetic part 0, 4 KiB writes) `share` of the host bytes of
-    `scenario` (a parsed scenario) and the LOC (part 1) the rest, their total kept.
+    """The `--set` giving, in each tenant of `scenario` (a parsed scenario), the SOC (synthetic
+    part 0, 4 KiB writes) `share` of the tenant's host bytes and the LOC (part 1) the rest,
+    their total kept.
 
     >>> parts = [{"rate_iops": 1024.0, "sizes": [{"bytes": 4096}]},
     ...          {"rate_iops": 16.0, "sizes": [{"bytes": 262144}]}]
     >>> soc_share_overrides({"tenants": [{"synthetic": parts}]}, 0.25)
     ['tenants.0.synthetic.0.rate_iops=512', 'tenants.0.synthetic.1.rate_iops=24']
     """
-    soc, loc = scenario["tenants"][0]["synthetic"]
-    soc_bytes, loc_bytes = soc["sizes"][0]["bytes"], loc["sizes"][0]["bytes"]
-    total = soc["rate_iops"] * soc_bytes + loc["rate_iops"] * loc_bytes
-    return [
-        f"tenants.0.synthetic.0.rate_iops={share * total / soc_bytes:g}",
-        f"tenants.0.synthetic.1.rate_iops={(1.0 - share) * total / loc_bytes:g}",
-    ]
+    sets = []
+    for i, tenant in enumerate(scenario["tenants"]):
+        soc, loc = tenant["synthetic"]
+        soc_bytes, loc_bytes = soc["sizes"][0]["bytes"], loc["sizes"][0]["bytes"]
+        total = soc["rate_iops"] * soc_bytes + loc["rate_iops"] * loc_bytes
+        sets += [
+            f"tenants.{i}.synthetic.0.rate_iops={share * total / soc_bytes:g}",
+            f"tenants.{i}.synthetic.1.rate_iops={(1.0 - share) * total / loc_bytes:g}",
+        ]
+    return sets
 
 
 def sensitivity_cases(scenario: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
@@ -474,9 +563,13 @@ def run_sensitivity(
     rows."""
     by_case = {"base": fdp_claims(collect_metrics(base), health(base))}
     details: list[dict[str, Any]] = []
-    for name, sets in sensitivity_cases(_toml.loads(path.read_text(encoding="utf-8"))):
+    parsed = [_toml.loads(p.read_text(encoding="utf-8")) for p in (path, two_tenant_path(path))]
+    both = zip(sensitivity_cases(parsed[0]), sensitivity_cases(parsed[1]), strict=True)
+    for (name, sets), (_, sets_two) in both:
         slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-        reports = run_all(path, out / "sensitivity" / slug, sets, jobs, progress, f"sensitivity {name}")
+        reports = run_all(
+            path, out / "sensitivity" / slug, sets, jobs, progress, f"sensitivity {name}", extra_two=sets_two
+        )
         metrics = collect_metrics(reports)
         claims = fdp_claims(metrics, health(reports))
         by_case[name] = claims
