@@ -12,210 +12,16 @@
 //! `gc_block_stream`), and under `Instant`, where nothing can come between two copies, copies
 //! the rest of the block in one loop (`copy_rest_at_once`).
 
-use super::engine::Engine;
-use super::executor::{Executor, Instant, Timed, PREFETCH_AHEAD_UNITS};
-use super::{FlashOp, OpKind, Owner};
+use super::engine::{Engine, Executor};
+use super::executor::{Instant, Timed, PREFETCH_AHEAD_UNITS};
+use super::job_table::{CopyOf, Job, NoCopyRoom};
+use super::ops::{FlashOp, OpKind, Owner};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
-use crate::ftl::Ftl;
 use crate::ftl::{FrontierKey, NONE};
-use crate::policy::{Cause, Command, Dest, DieStatus, JobKind, Migration, StripePages};
-use crate::sim::slab::Slab;
+use crate::policy::{Cause, Command, Dest, JobKind, Migration, OpClass};
 use crate::sim::time::SimTime;
-use std::collections::VecDeque;
-
-/// What the copies of one page of a job's source share (`copy_page`).
-struct CopyOf {
-    id: u32,
-    class: crate::policy::OpClass,
-    deadline: SimTime,
-    /// The job's destination rule is `Dest::Scheme` (the scheme's `gc_write_die`).
-    by_scheme: bool,
-    victim_die: DieIdx,
-    /// The source block held units of more than one tenant (`BlockInfo::multi_tenant`): each
-    /// copy is its tenant's `gc_copies_for_others`.
-    shared: bool,
-    from_stream: u8,
-    /// The policies' answers for the whole source block (`Job::block_die`, `block_stream`).
-    block_die: Option<DieIdx>,
-    block_stream: Option<u8>,
-}
-
-/// A job's copy that found no free block on its destination die (a scheme that sends copies
-/// off their die, which GC's reserve does not cover). Every job stops where it is, the copy's
-/// unit still valid in its source, and the run ends with `RunError::OutOfSpace`
-/// (`Engine::no_copy_room_reason`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct NoCopyRoom {
-    pub(super) kind: JobKind,
-    /// The tenant whose data was being copied.
-    pub(super) owner: u16,
-    pub(super) victim_die: DieIdx,
-    pub(super) die: DieIdx,
-}
-
-/// One background job.
-#[derive(Clone, Debug)]
-pub(super) struct Job {
-    kind: JobKind,
-    /// Sources still to move after the current one (migrations), and the next one's index.
-    sources: Vec<BlockIdx>,
-    next_source: usize,
-    /// The block being moved (`NONE` while waiting for a die's slot).
-    block: BlockIdx,
-    die: DieIdx,
-    /// Next page of `block` to look at.
-    next_page: u32,
-    pub(super) reads_in_flight: u32,
-    reads_in_flight_max: u32,
-    /// Page reads allowed before the job pauses (`u32::MAX`: unbounded).
-    budget: u32,
-    dest: Dest,
-    dest_next: usize,
-    deadline: SimTime,
-    erasing: bool,
-    /// Erase each source once copied (false: a copy-only migration).
-    erase_sources: bool,
-    /// A partial-GC job of write-and-step units (`step_unit.rs`): each step is its budget of
-    /// reads or the erase alone, and unused budget lapses when the step ends.
-    unit: bool,
-    /// Page reads issued in the current unit step.
-    step_reads: u32,
-    /// The die every copy of `block` goes to, if the scheme names one for the whole block
-    /// (`Scheme::gc_block_die`, asked when the job takes the block; never for `Dest::Dies`);
-    /// `None`: asked per copy.
-    block_die: Option<DieIdx>,
-    /// The stream of every copy of `block`, if the mapper names one for the whole block
-    /// (`StreamMapper::gc_block_stream`); `None`: asked per copy.
-    block_stream: Option<u8>,
-}
-
-impl Job {
-    fn new(kind: JobKind, dest: Dest, budget: u32, reads_in_flight_max: u32, deadline: SimTime) -> Job {
-        assert!(reads_in_flight_max >= 1, "a job must be allowed one read in flight");
-        Job {
-            kind,
-            sources: Vec::new(),
-            next_source: 0,
-            block: BlockIdx(NONE),
-            die: DieIdx(NONE),
-            next_page: 0,
-            reads_in_flight: 0,
-            reads_in_flight_max,
-            budget,
-            dest,
-            dest_next: 0,
-            deadline,
-            erasing: false,
-            erase_sources: true,
-            unit: false,
-            step_reads: 0,
-            block_die: None,
-            block_stream: None,
-        }
-    }
-}
-
-/// The job table. Invariants: a die's collector slot is free (`NONE`) or held by a live job
-/// moving a source block of that die, as its `DieStatus::job` says; at most
-/// `parity_in_flight_max` parity programs are in flight (`check`).
-pub(super) struct JobTable {
-    slab: Slab<Job>,
-    jobs_max: usize,
-    /// Per die: the job moving a source block of the die, or `NONE` (one at a time).
-    pub(super) collector: Vec<u32>,
-    /// Jobs waiting for the collector slot of their next source block's die.
-    waiting: Vec<u32>,
-    /// Parity programs waiting for a free block: (tenant, stream, die).
-    parity_pending: VecDeque<(u16, u8, DieIdx, StripePages)>,
-    /// Parity programs issued and not yet complete, at most `parity_in_flight_max` (half the
-    /// job bound): a burst of parity (a scheme sealing many stripes at once) waits in
-    /// `parity_pending` instead of taking every job slot.
-    parity_in_flight: usize,
-    parity_in_flight_max: usize,
-    parity_retrying: bool,
-    /// Bound on parity programs waiting (asserted): the engine's bound on operations.
-    pub(super) parity_pending_max: usize,
-    /// Per die: look for a static wear-leveling victim at its next chance (set by the erases
-    /// of jobs other than wear leveling: at most one leveling move per such erase).
-    wl_check: Vec<bool>,
-    /// Set by the first copy that found no room: no job moves after it (`job_pump`).
-    pub(super) no_room: Option<NoCopyRoom>,
-}
-
-impl JobTable {
-    pub(super) fn new(n_dies: usize) -> JobTable {
-        let jobs_max = 4 * n_dies + 1024;
-        JobTable {
-            slab: Slab::new(jobs_max),
-            jobs_max,
-            collector: vec![NONE; n_dies],
-            waiting: Vec::new(),
-            parity_pending: VecDeque::new(),
-            parity_in_flight: 0,
-            parity_in_flight_max: jobs_max / 2,
-            parity_retrying: false,
-            parity_pending_max: usize::MAX,
-            wl_check: vec![false; n_dies],
-            no_room: None,
-        }
-    }
-
-    /// The bound on live jobs.
-    pub(super) fn jobs_max(&self) -> usize {
-        self.jobs_max
-    }
-
-    #[inline]
-    pub(super) fn get(&self, id: u32) -> &Job {
-        self.slab.get(id)
-    }
-
-    #[inline]
-    pub(super) fn get_mut(&mut self, id: u32) -> &mut Job {
-        self.slab.get_mut(id)
-    }
-
-    fn insert(&mut self, job: Job) -> u32 {
-        self.slab.insert(job)
-    }
-
-    fn remove(&mut self, id: u32) {
-        self.slab.remove(id)
-    }
-
-    /// The part's invariants, swept in full (tests).
-    pub(super) fn check(&self, ftl: &Ftl, dies: &[DieStatus]) {
-        assert!(
-            self.parity_in_flight <= self.parity_in_flight_max,
-            "{} parity programs in flight",
-            self.parity_in_flight
-        );
-        assert!(self.slab.live() <= self.jobs_max, "{} jobs live, bound {}", self.slab.live(), self.jobs_max);
-        for (d, &id) in self.collector.iter().enumerate() {
-            if id == NONE {
-                assert!(dies[d].job.is_none(), "die {d} shows a job and has none");
-                continue;
-            }
-            let job = self.slab.get(id);
-            assert_eq!(
-                job.die.0 as usize, d,
-                "job {id} holds die {d} and moves a block of die {}",
-                job.die.0
-            );
-            assert_eq!(
-                ftl.geometry.die_of_block(job.block).0 as usize,
-                d,
-                "job {id} moves a block of another die"
-            );
-            assert_eq!(dies[d].job, Some(job.kind), "die {d} shows another job");
-        }
-        for &id in &self.waiting {
-            assert_eq!(self.slab.get(id).block.0, NONE, "a waiting job {id} holds a source");
-        }
-    }
-}
 
 impl<X: Executor> Engine<'_, X> {
     /// Start collecting on `die` if it needs it: foreground below the low watermark,
@@ -824,5 +630,126 @@ impl Engine<'_, Instant> {
         job.step_reads += run.pages_read - 1;
         job.next_page = self.ftl.geometry.pages_per_block;
         true
+    }
+}
+
+impl Engine<'_, Timed> {
+    /// `Command::StepGcUnit`: a step follows the next host program to start on `die` (or the
+    /// one running now, if it has none yet).
+    pub(super) fn unit_request(&mut self, die: DieIdx, pages: u32) {
+        self.sink.job_counts.gc_steps += 1;
+        self.exec.units_in_use = true;
+        let d = die.0 as usize;
+        let running_write =
+            self.exec.dies[d].running().first().is_some_and(|o| o.class == OpClass::HostWrite);
+        let u = &mut self.exec.units[d];
+        u.pages = pages;
+        if running_write && !u.holds() {
+            u.armed = true;
+        } else {
+            u.pending += 1;
+        }
+    }
+
+    /// A group starts on `die`: a host program arms the die if a step waits for one.
+    #[inline]
+    pub(super) fn unit_on_start(&mut self, die: DieIdx, first: &FlashOp) {
+        if !self.exec.units_in_use {
+            return;
+        }
+        let u = &mut self.exec.units[die.0 as usize];
+        if u.pending > 0 && first.class == OpClass::HostWrite && !u.holds() {
+            u.pending -= 1;
+            u.armed = true;
+        }
+    }
+
+    /// `op` is issued: count it if it belongs to the step running on its die.
+    #[inline]
+    pub(super) fn unit_on_issue(&mut self, op: &FlashOp) {
+        if !self.exec.units_in_use {
+            return;
+        }
+        let u = &mut self.exec.units[op.die.0 as usize];
+        if u.job != NONE && op.owner() == Owner::Job(u.job) {
+            u.live += 1;
+        }
+    }
+
+    /// The group running on `die` completes (before its completions are applied). Returns
+    /// whether it was an armed host program, whose step starts once it has completed (the die
+    /// stays armed meanwhile, so that nothing a completion issues starts in between). A
+    /// completed erase ends its step here, before the erase's completion may start another
+    /// job on the die.
+    #[inline]
+    pub(super) fn unit_before_complete(&mut self, die: DieIdx) -> bool {
+        if !self.exec.units_in_use {
+            return false;
+        }
+        let d = die.0 as usize;
+        let u = &mut self.exec.units[d];
+        let group = self.exec.dies[d].running();
+        if u.armed {
+            assert_eq!(
+                group[0].class,
+                OpClass::HostWrite,
+                "an armed die {d} ran a {:?} inside its unit",
+                group[0].class
+            );
+            return true;
+        }
+        if u.job == NONE {
+            return false;
+        }
+        for op in group {
+            if op.owner() == Owner::Job(u.job) {
+                assert!(u.live > 0, "a step of die {d} completed more operations than it issued");
+                u.live -= 1;
+                if op.kind == OpKind::Erase {
+                    assert_eq!(u.live, 0, "a step's erase ran with other operations of it live");
+                    u.job = NONE;
+                }
+            }
+        }
+        false
+    }
+
+    /// After the group's completions: start the step of a completed armed program, or end
+    /// the step whose last operation completed.
+    #[inline]
+    pub(super) fn unit_after_complete(&mut self, die: DieIdx, armed_done: bool) {
+        if !self.exec.units_in_use {
+            return;
+        }
+        let d = die.0 as usize;
+        if armed_done {
+            self.exec.units[d].armed = false;
+            let pages = self.exec.units[d].pages;
+            if let Some(id) = self.grant_unit_step(die, pages) {
+                self.exec.units[d].job = id;
+                self.exec.units[d].live = 0;
+                self.job_pump(id);
+            }
+        }
+        if self.exec.units[d].job != NONE && self.exec.units[d].live == 0 {
+            self.exec.units[d].job = NONE;
+        }
+    }
+
+    /// Whether `die` is inside a unit (never, until a unit is asked for).
+    #[inline]
+    pub(super) fn unit_holds(&self, die: DieIdx) -> bool {
+        self.exec.units_in_use && self.exec.units[die.0 as usize].holds()
+    }
+
+    /// The next operation of the step holding `die`, if any is queued (`dispatch`).
+    pub(super) fn unit_next(&mut self, die: DieIdx) -> Option<FlashOp> {
+        let job = self.exec.units[die.0 as usize].job;
+        if job == NONE {
+            // Between an armed program's completion and its step's start.
+            return None;
+        }
+        let code = Owner::Job(job).code();
+        self.exec.sched.take_matching(die, OpClass::Gc, usize::MAX, |o| o.owner == code)
     }
 }

@@ -5,7 +5,7 @@
 
 use super::engine::Engine;
 use super::executor::Timed;
-use super::Event;
+use super::ops::Event;
 use crate::error::FtlabError;
 use crate::flash::geometry::DieIdx;
 use crate::metrics::phase::Snapshot;
