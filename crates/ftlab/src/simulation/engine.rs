@@ -3,7 +3,7 @@
 //! (`into_timed`), and the few paths every part shares: the policies' view of the device,
 //! their hooks and the commands they push. It declares `Executor`, what the engine asks of its
 //! executor; `Instant` and `Timed` implement it (`precondition`, `die`). It is not the event
-//! loop (`run`), the host paths (`host`), the jobs (`jobs`) or die execution (`die`).
+//! loop (`run`), the host paths (`host`), the jobs (`jobs`, `gc`) or die execution (`die`).
 
 use super::executor::{Instant, Timed};
 use super::host_port::HostPort;

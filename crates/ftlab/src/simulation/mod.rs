@@ -14,6 +14,7 @@ mod die;
 mod engine;
 mod executor;
 mod finish;
+mod gc;
 mod host;
 mod host_port;
 mod job_table;

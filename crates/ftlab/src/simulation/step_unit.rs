@@ -6,13 +6,13 @@
 //! are one non-preemptive unit on their die: from the program's start until the step's last
 //! operation ends the die starts nothing else, and a host read queued meanwhile waits for the
 //! whole unit. A step is at most c victim page reads with their copies, or the victim's erase
-//! alone (n = ⌈v/c⌉ + 1 steps per victim; `jobs.rs`).
+//! alone (n = ⌈v/c⌉ + 1 steps per victim; `gc.rs`).
 //!
 //! What this is not: the trigger and the victim are the scheme's (`scheme/wao_gc.rs`); between
 //! units the scheduler orders operations as usual (under EDF a read with an earlier deadline
 //! goes before a waiting write, so it waits for at most the unit in progress). The unit is
 //! the timed executor's: this file holds one die's state (`StepUnit`, in `Timed::units`); the
-//! paths over it are `Engine<Timed>`'s (`unit_*` in `jobs.rs`; the executor's `step_gc_unit`
+//! paths over it are `Engine<Timed>`'s (`unit_*` in `gc.rs`; the executor's `step_gc_unit`
 //! leads there). Preconditioning (the instant executor) has no time, and takes the step as a
 //! plain `StepGc` (`precondition.rs`).
 
