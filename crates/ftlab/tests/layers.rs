@@ -97,11 +97,14 @@ fn simulation_imports_follow_the_layer_order() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// A made-up case: its files (stem, code) and the violations expected, exactly.
+type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str]);
+
 /// The checker itself, on made-up files: each case's violations, exactly.
 #[test]
 fn the_checker_finds_upward_imports_and_unplaced_files() {
     let layers = layers_of("x <!-- simulation-layers -->\n`ops` ← `engine`, `sink` ← `host` ← `mod`\n");
-    let cases: &[(&[(&str, &str)], &[&str])] = &[
+    let cases: &[Case] = &[
         (&[("ops", "use crate::sim::Rng;"), ("engine", "use super::ops::Event;")], &[]),
         (
             &[("ops", "use super::engine::Engine;"), ("engine", "")],
