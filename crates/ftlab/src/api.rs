@@ -4,11 +4,12 @@
 use crate::error::{FtlabError, RunError};
 use crate::host::{Records, Source, SourceParams};
 use crate::metrics::report;
+use crate::metrics::report::WarmReport;
 pub(crate) use crate::metrics::table::{concat_tables, Table};
 use crate::scenario::{self, AddressMap, Scenario, TenantConfig};
 use crate::scheme::{self, SchemeContext};
 use crate::sim::time::SimTime;
-use crate::simulation::{OutOfSpace, RunTables, Simulation, WarmError, WarmParams, WarmReport};
+use crate::simulation::{OutOfSpace, RunTables, Simulation, WarmError, WarmParams};
 use crate::stream;
 use crate::workload::stats::TraceStats;
 use crate::workload::{read_trace, TraceFormat};

@@ -4,9 +4,10 @@
 //! units handed out in the same order, the same mapping, stamps, valid counts and programmed
 //! pages; it brings the victim's greedy key, the last destination block's and the valid counts
 //! per (tenant, die) in step once instead of at every unit (nothing reads them in between).
-//! Not the choice of what to copy or where (the engine's jobs and the policies). Its victim holds
-//! one tenant's data (a block of several tenants' is copied unit by unit, each unit through
-//! its tenant's answers); its destination may be shared with other tenants' copies.
+//! Not the choice of what to copy or where (the engine's GC paths, `simulation::gc`, and the
+//! policies). Its victim holds one tenant's data (a block of several tenants' is copied unit by
+//! unit, each unit through its tenant's answers); its destination may be shared with other
+//! tenants' copies.
 
 use super::blocks::{BlockState, WriteClass};
 use super::{table, FrontierKey, Ftl, NONE};

@@ -1,7 +1,8 @@
 //! GC victim selection (greedy, cost-benefit) and the static wear-leveling check. Only the
-//! choice: moving the data and erasing is driven by the simulation (timed) or by
-//! `simulation::precondition` (instant). Schemes may replace the choice (see `scheme`); a
-//! scored choice of theirs can use the same indexed search (`Ftl::best_eligible`).
+//! choice: when GC runs, its steps and the copies are the engine's GC paths
+//! (`simulation::gc`, under both executors), the erase a job's (`simulation::jobs`). Schemes
+//! may replace the choice (see `scheme`); a scored choice of theirs can use the same indexed
+//! search (`Ftl::best_eligible`).
 
 use super::blocks::{BlockInfo, BlockState, GREEDY_RUN_BLOCKS, NOT_COLLECTABLE};
 use super::victim_index::SlotScore;

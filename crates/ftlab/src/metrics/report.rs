@@ -15,6 +15,27 @@ use crate::policy::{Counters, JobKind};
 use crate::sim::time::SimTime;
 use serde_json::{json, Map, Value};
 
+/// What a warm-up by workload did (`summary.json`'s `device.warm_up`; the warm-up is
+/// `simulation::warm`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmReport {
+    /// Host units written by the warm-up (after the fill).
+    pub(crate) host_units: u64,
+    /// Device WAF of each completed window, in order.
+    pub(crate) waf_windows: Vec<f64>,
+    /// The last two windows agreed within the tolerance.
+    pub(crate) converged: bool,
+    /// The warm-up stopped at `max_capacity_multiple` without converging.
+    pub(crate) cap_hit: bool,
+    /// Every tenant's source ended a pass without writing: the warm-up had no writes left.
+    pub(crate) writes_ended: bool,
+    /// The tenant (index) whose write found no room: the warm-up stopped there (a write
+    /// of a request may have been placed in part; the units placed are valid data).
+    pub(crate) out_of_space: Option<u16>,
+    /// Per tenant: passes over its workload begun (1 = never reopened).
+    pub(crate) passes: Vec<u32>,
+}
+
 /// What one scheme's run measured.
 #[derive(Clone, Debug)]
 pub struct SchemeResult {
@@ -61,7 +82,7 @@ pub struct SchemeResult {
     pub(crate) solo: Option<Vec<SoloResult>>,
     /// What the warm-up by workload did (`precondition.mode = "workload"`; set by
     /// `api::run_scenario`), `None` in `fill` mode.
-    pub(crate) warm_up: Option<crate::simulation::WarmReport>,
+    pub(crate) warm_up: Option<WarmReport>,
 }
 
 /// What a solo run (`measure.solo`) keeps of its tenant: the read and write latencies it had

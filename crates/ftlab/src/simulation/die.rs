@@ -1,16 +1,18 @@
-//! The timed executor's paths (`Engine<Timed>`): what each die executes, starting the next
+//! The timed executor's paths (`Engine<Timed>`, and `impl Executor for Timed`; its state is
+//! `executor::Timed`): what each die executes, starting the next
 //! operation (or a multi-plane group of them), the read transfer, completion, and
 //! program/erase suspend. The flash array times the phases; the scheduler chooses the
 //! operations; this file ties them to the event loop. It does not decide what an operation
-//! means on completion (`Engine::complete_op`, `host`, `jobs`).
+//! means on completion (`Engine::complete_op`, `host`, `jobs`, `gc`).
 
-use super::engine::Engine;
+use super::engine::{Engine, Executor};
 use super::executor::Timed;
-use super::{Event, FlashOp, OpKind, Owner, PREFETCH_P2L_AHEAD_UNITS};
+use super::ops::{Event, FlashOp, OpKind, Owner, PREFETCH_P2L_AHEAD_UNITS, REBUILD_MEMBER};
 use crate::error::FtlabError;
 use crate::flash::array::ArrayOp;
 use crate::flash::board::BusPhase;
-use crate::flash::geometry::{DieIdx, PLANES_MAX};
+use crate::flash::geometry::{BlockIdx, DieIdx, PLANES_MAX};
+use crate::policy::JobKind;
 use crate::policy::OpClass;
 use crate::sim::time::SimTime;
 
@@ -21,27 +23,6 @@ const SCAN_MAX: usize = 16;
 /// Host reads served during one suspension before the operation resumes (so a stream of
 /// reads cannot starve a program or erase); an operation is suspended at most once.
 const SUSPEND_READS_MAX: u32 = 8;
-
-/// The operations one die executes together (one, or one per plane); only the first
-/// `n_ops` entries are meaningful.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Group {
-    ops: [FlashOp; PLANES_MAX as usize],
-    n_ops: u8,
-}
-
-impl Group {
-    fn ops(&self) -> &[FlashOp] {
-        &self.ops[..self.n_ops as usize]
-    }
-
-    fn kind(&self) -> OpKind {
-        self.ops[0].kind
-    }
-}
-
-/// `FlashOp::read_tag`'s top bit: a member read of a parity rebuild.
-pub(super) const REBUILD_MEMBER: u16 = 1 << 15;
 
 /// `FlashOp::read_tag`'s low bits: a die's count of non-read operations started, wrapping.
 const STARTS_MASK: u16 = REBUILD_MEMBER - 1;
@@ -54,44 +35,6 @@ const DIE_BITS: u32 = 12;
 pub(super) fn array_done_tag(die: DieIdx, gen: u32) -> u32 {
     debug_assert!(die.0 < 1 << DIE_BITS);
     die.0 | gen << DIE_BITS
-}
-
-/// Execution state of one die.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct DieExec {
-    /// What the die is executing (`n_ops == 0`: nothing).
-    current: Group,
-    /// When the current program/erase array phase ends.
-    array_end: SimTime,
-    /// From when the current operation may be suspended (`SimTime::MAX`: never).
-    suspendable_from: SimTime,
-    /// Generation of the pending `ArrayDone`; a suspension makes the old one stale.
-    pub(super) gen: u32,
-    /// A suspended program or erase and its remaining array time.
-    suspended: Option<(Group, SimTime)>,
-    /// Host reads served during the current suspension.
-    reads_in_suspension: u32,
-    /// Delay before the next operation starts (the suspend latency).
-    delay: SimTime,
-}
-
-impl DieExec {
-    /// The operations running on the die (none when it is idle or its operation suspended).
-    pub(super) fn running(&self) -> &[FlashOp] {
-        self.current.ops()
-    }
-
-    pub(super) fn idle(filler: FlashOp) -> DieExec {
-        DieExec {
-            current: Group { ops: [filler; PLANES_MAX as usize], n_ops: 0 },
-            array_end: SimTime::ZERO,
-            suspendable_from: SimTime::MAX,
-            gen: 0,
-            suspended: None,
-            reads_in_suspension: 0,
-            delay: SimTime::ZERO,
-        }
-    }
 }
 
 impl Engine<'_, Timed> {
@@ -446,5 +389,68 @@ impl Engine<'_, Timed> {
         self.unit_after_complete(die, armed_done);
         self.dispatch(die);
         Ok(())
+    }
+}
+
+impl Executor for Timed {
+    // `issue` and `job_read` inline into their callers, with `queue_op` and the scheduler's
+    // `push` (see `queue_op`): the operation then goes from registers to its queue.
+    #[inline(always)]
+    fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
+        e.queue_op(op);
+    }
+
+    #[inline(always)]
+    fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
+        e.jobs.get_mut(id).reads_in_flight += 1;
+        e.queue_op(op);
+    }
+
+    #[inline]
+    fn stamp(e: &Engine<'_, Self>) -> i64 {
+        e.now.ns() as i64
+    }
+
+    #[inline]
+    fn write_time(e: &Engine<'_, Self>) -> Option<SimTime> {
+        Some(e.now)
+    }
+
+    #[inline]
+    fn may_collect(e: &Engine<'_, Self>, die: DieIdx) -> bool {
+        e.pol.may_write(die)
+    }
+
+    #[inline]
+    fn die_idle(e: &Engine<'_, Self>, die: DieIdx) -> bool {
+        !e.exec.array.is_busy(die) && e.exec.sched.is_empty(die)
+    }
+
+    #[inline]
+    fn source_taken(_: &mut Engine<'_, Self>, _: BlockIdx) {}
+
+    #[inline]
+    fn unit_copied(e: &mut Engine<'_, Self>) {
+        e.sink.ts.count_gc_units(1);
+    }
+
+    #[inline]
+    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx, kind: JobKind) -> Result<(), FtlabError> {
+        if let Some(d) = e.exec.program_deadline.get_mut(block.0 as usize) {
+            *d = SimTime::ZERO;
+        }
+        e.count_erase_without_progress(kind)?;
+        e.sink.ts.count_erase();
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx) {
+        e.dispatch(die);
+    }
+
+    #[inline]
+    fn step_gc_unit(e: &mut Engine<'_, Self>, die: DieIdx, pages: u32) {
+        e.unit_request(die, pages);
     }
 }

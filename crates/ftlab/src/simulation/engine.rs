@@ -1,21 +1,24 @@
 //! The `Engine`: the owned parts of one simulation and the executor `X` that runs its flash
 //! operations, built from the scenario (`new`), handed from the instant to the timed executor
 //! (`into_timed`), and the few paths every part shares: the policies' view of the device,
-//! their hooks and the commands they push. It is not the event loop (`run`), the host paths
-//! (`host`), the jobs (`jobs`) or die execution (`die`).
+//! their hooks and the commands they push. It declares `Executor`, what the engine asks of its
+//! executor; `Instant` and `Timed` implement it (`precondition`, `die`). It is not the event
+//! loop (`run`), the host paths (`host`), the jobs (`jobs`, `gc`) or die execution (`die`).
 
-use super::executor::{Executor, Instant, Timed};
-use super::host::HostPort;
-use super::jobs::JobTable;
+use super::executor::{Instant, Timed};
+use super::host_port::HostPort;
+use super::job_table::JobTable;
+use super::ops::{Event, FlashOp, OpKind, Owner, Params};
 use super::policies::Policies;
 use super::progress::Progress;
 use super::sink::MetricsSink;
-use super::{Event, FlashOp, OpKind, Owner, Params};
 use crate::error::FtlabError;
+use crate::flash::geometry::DieIdx;
 use crate::flash::geometry::{BlockIdx, Ppa, PLANES_MAX};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{Ftl, FtlParams};
 use crate::host::Source;
+use crate::policy::JobKind;
 use crate::policy::{Cause, DeviceView, DieStatus, Invalidated, Placed};
 use crate::scenario::Scenario;
 use crate::scheme::Scheme;
@@ -25,6 +28,43 @@ use crate::stream::StreamMapper;
 
 /// Rounds of commands one hook may cascade into (a policy bug guard).
 const COMMAND_ROUNDS_MAX: u32 = 1_000;
+
+/// How flash operations execute; the points where preconditioning and the timed run differ.
+pub(super) trait Executor: Sized {
+    /// Run `op`: complete it now or queue it at its die.
+    fn issue(e: &mut Engine<'_, Self>, op: FlashOp);
+
+    /// Job `id` reads a page with valid units (`op`): copy them now, or issue the read.
+    fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp);
+
+    /// The write stamp of a unit handed out now (see `BlockInfo::last_write_ns`).
+    fn stamp(e: &Engine<'_, Self>) -> i64;
+
+    /// The simulated time of a host write for the stream measurements (none before the run).
+    fn write_time(e: &Engine<'_, Self>) -> Option<SimTime>;
+
+    /// Whether `die` may start a job now (the scheme's read dies wait their turn in the run).
+    fn may_collect(e: &Engine<'_, Self>, die: DieIdx) -> bool;
+
+    /// Whether `die` counts as idle for background GC.
+    fn die_idle(e: &Engine<'_, Self>, die: DieIdx) -> bool;
+
+    /// A job took `block` as its source.
+    fn source_taken(e: &mut Engine<'_, Self>, block: BlockIdx);
+
+    /// A job copied a unit (the time series counts it in the run).
+    fn unit_copied(e: &mut Engine<'_, Self>);
+
+    /// A job of `kind` erased `block` (the run's livelock bound and time series count it).
+    fn erased(e: &mut Engine<'_, Self>, block: BlockIdx, kind: JobKind) -> Result<(), FtlabError>;
+
+    /// A policy asked `die` to look at its queue again.
+    fn dispatch(e: &mut Engine<'_, Self>, die: DieIdx);
+
+    /// `Command::StepGcUnit`: a partial-GC step of `pages` reads with the next host program
+    /// on `die` as one unit (`step_unit`), or a plain step where no time passes.
+    fn step_gc_unit(e: &mut Engine<'_, Self>, die: DieIdx, pages: u32);
+}
 
 /// One scheme's simulation state, executed by `X`.
 pub(super) struct Engine<'a, X> {

@@ -1,126 +1,21 @@
-//! The host port of the engine: the tenants (sources, queue depths, stalled writes), the
-//! requests in flight and the open host pages (`HostPort`), and the host I/O paths over it:
+//! The host paths of the engine, over its host part (`HostPort`, `host_port`: the tenants,
+//! the requests in flight, the open host pages and the write buffer's use):
 //! arrivals and queue depth (`pump`), the read, write and trim paths, write stalls (no free
 //! block, full buffer), the host-unit placement path that preconditioning shares
 //! (`place_host_unit`), program completion, and request completion with its latency, backlog,
 //! health (waits, stalls) and deadline accounting. Not die execution (`die`) nor jobs.
 
-use super::engine::Engine;
-use super::executor::Executor;
-use super::{Event, FlashOp, OpKind, Owner, Request, PREFETCH_UNITS_MAX};
+use super::engine::{Engine, Executor};
+use super::ops::{Event, FlashOp, OpKind, Owner, Request, PREFETCH_UNITS_MAX, REBUILD_MEMBER};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, Placement, NONE};
 use crate::host::NO_TASK;
-use crate::host::{HostRequest, Source};
 use crate::policy::{Cause, OpClass};
-use crate::scenario::{Replay, Scenario, Workload};
 use crate::scheme::{Admission, ReadPlan};
-use crate::sim::slab::Slab;
 use crate::sim::time::SimTime;
 use crate::workload::IoOp;
-use std::collections::VecDeque;
-
-/// Host-side state of one tenant.
-pub(super) struct Tenant<'a> {
-    pub(super) source: Source<'a>,
-    pub(super) next: Option<HostRequest>,
-    pub(super) outstanding: u32,
-    pub(super) queue_depth: u32,
-    pub(super) closed_loop: bool,
-    pub(super) start: SimTime,
-    pub(super) arrival_at: Option<SimTime>,
-    /// Writes waiting for a free block or buffer space, in order.
-    pub(super) stalled: VecDeque<u32>,
-    pub(super) namespace_units: u32,
-}
-
-/// The host side of the engine. Invariants: a tenant never has more requests outstanding
-/// than its queue depth, the requests in flight are exactly the tenants' outstanding ones,
-/// and a tenant's stalled writes are among them (`check`). The write buffer's use stays
-/// within `Params::buffer_units`: `continue_write` stalls a write at the bound.
-pub(super) struct HostPort<'a> {
-    pub(super) tenants: Vec<Tenant<'a>>,
-    /// Tenant names, in scenario order.
-    pub(super) names: Vec<String>,
-    /// Requests in flight.
-    pub(super) reqs: Slab<Request>,
-    /// Per (frontier slot, stream) (`Ftl::frontier_slot`: the tenant, or 0 where tenants share
-    /// frontiers): (request owning the open host page, real units in it).
-    pub(super) host_page: Vec<(u32, u32)>,
-    /// Units in the write buffer not yet programmed.
-    pub(super) buffer_used: u64,
-    /// A request just fetched, its tenant, and the events still to handle before the event
-    /// loop prefetches its units' current locations (`prefetch_next_location`); a hint only.
-    pub(super) location_to_prefetch: Option<(u16, HostRequest, u8)>,
-}
-
-impl<'a> HostPort<'a> {
-    /// The tenants of `s` fed by `sources` (one per tenant, in order), `ns` units each.
-    pub(super) fn new(s: &Scenario, sources: Vec<Source<'a>>, ns: &[u32]) -> HostPort<'a> {
-        let tenants: Vec<Tenant> = sources
-            .into_iter()
-            .zip(&s.tenants)
-            .zip(ns)
-            .map(|((source, t), &units)| Tenant {
-                source,
-                next: None,
-                outstanding: 0,
-                queue_depth: t.queue_depth,
-                closed_loop: closed_loop(t),
-                start: SimTime::from_secs_f64(t.start_s),
-                arrival_at: None,
-                stalled: VecDeque::new(),
-                namespace_units: units,
-            })
-            .collect();
-        let qd_total = tenants.iter().map(|t| t.queue_depth as usize).sum();
-        HostPort {
-            host_page: vec![(NONE, 0); tenants.len() * s.ftl.physical_streams as usize],
-            tenants,
-            names: s.tenants.iter().map(|t| t.name.clone()).collect(),
-            reqs: Slab::new(qd_total),
-            buffer_used: 0,
-            location_to_prefetch: None,
-        }
-    }
-
-    /// Every tenant's queue depth, summed: the bound on requests in flight.
-    pub(super) fn queue_depth_total(&self) -> usize {
-        self.tenants.iter().map(|t| t.queue_depth as usize).sum()
-    }
-
-    /// Whether every tenant's workload is over: nothing left to arrive, nothing outstanding.
-    #[inline]
-    pub(super) fn done(&self) -> bool {
-        self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
-    }
-
-    /// The part's invariants, swept in full (tests).
-    pub(super) fn check(&self) {
-        let outstanding: usize = self.tenants.iter().map(|t| t.outstanding as usize).sum();
-        assert_eq!(self.reqs.live(), outstanding, "requests in flight are the tenants' outstanding ones");
-        for (t, n) in self.tenants.iter().zip(&self.names) {
-            assert!(
-                t.outstanding <= t.queue_depth,
-                "{n} has {} requests outstanding, queue depth {}",
-                t.outstanding,
-                t.queue_depth
-            );
-            assert!(t.stalled.len() <= t.outstanding as usize, "{n} has more stalled writes than requests");
-        }
-    }
-}
-
-/// Whether tenant `t` replays closed-loop (its requests carry no arrival time).
-pub(crate) fn closed_loop(t: &crate::scenario::TenantConfig) -> bool {
-    match &t.workload {
-        Workload::Trace(tr) => tr.replay == Replay::Closed,
-        Workload::Synthetic(g) => g.arrival == crate::workload::generator::Arrival::Closed,
-        Workload::Periodic(_) => false,
-    }
-}
 
 /// Events handled after the one that fetched a request before its units' locations are
 /// prefetched: time for the L2P lines `pump` prefetched to arrive, whose entries the location
@@ -352,7 +247,7 @@ impl<X: Executor> Engine<'_, X> {
                             block: g.block_of(m),
                             page: g.page_of(m),
                             n_units: g.units_per_page as u16,
-                            read_tag: super::die::REBUILD_MEMBER,
+                            read_tag: REBUILD_MEMBER,
                             ..op
                         },
                     );
@@ -374,7 +269,7 @@ impl<X: Executor> Engine<'_, X> {
         let r = self.host.reqs.get_mut(id);
         assert!(r.pending > 0, "read completion for a request with nothing pending");
         r.pending -= 1;
-        if op.read_tag & super::die::REBUILD_MEMBER != 0 {
+        if op.read_tag & REBUILD_MEMBER != 0 {
             r.rebuild_pending -= 1;
             if r.rebuild_pending == 0 {
                 let took = (now - r.rebuild_at).ns();

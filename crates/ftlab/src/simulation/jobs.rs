@@ -6,273 +6,25 @@
 //! `Command`s. One job at a time holds a die's collector slot (it is moving a source block of
 //! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
 //! Copies check validity when their read completes, so a host overwrite in between is never
-//! resurrected. `JobTable` is the engine's part that holds them; the paths over it are
-//! generic over the executor (a job's page read completes at once under `Instant`). A job
-//! takes the policies' answers for a whole source block once (`gc_block_die`,
-//! `gc_block_stream`), and under `Instant`, where nothing can come between two copies, copies
-//! the rest of the block in one loop (`copy_rest_at_once`).
+//! resurrected. `JobTable` (`job_table.rs`) is the engine's part that holds them; the paths
+//! here (a job's sources, reads and erase, migrations, parity, policy commands) are generic
+//! over the executor (a job's page read completes at once under `Instant`). A job takes the
+//! policies' answers for a whole source block once (`gc_block_die`, `gc_block_stream`). When
+//! GC starts, its steps and the copies of every job are `gc.rs`'s.
 
-use super::engine::Engine;
-use super::executor::{Executor, Instant, Timed, PREFETCH_AHEAD_UNITS};
-use super::{FlashOp, OpKind, Owner};
+use super::engine::{Engine, Executor};
+use super::job_table::Job;
+use super::ops::{FlashOp, OpKind, Owner};
 use crate::error::FtlabError;
-use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
+use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
-use crate::ftl::Ftl;
 use crate::ftl::{FrontierKey, NONE};
-use crate::policy::{Cause, Command, Dest, DieStatus, JobKind, Migration, StripePages};
-use crate::sim::slab::Slab;
+use crate::policy::{Command, Dest, JobKind, Migration};
 use crate::sim::time::SimTime;
-use std::collections::VecDeque;
-
-/// What the copies of one page of a job's source share (`copy_page`).
-struct CopyOf {
-    id: u32,
-    class: crate::policy::OpClass,
-    deadline: SimTime,
-    /// The job's destination rule is `Dest::Scheme` (the scheme's `gc_write_die`).
-    by_scheme: bool,
-    victim_die: DieIdx,
-    /// The source block held units of more than one tenant (`BlockInfo::multi_tenant`): each
-    /// copy is its tenant's `gc_copies_for_others`.
-    shared: bool,
-    from_stream: u8,
-    /// The policies' answers for the whole source block (`Job::block_die`, `block_stream`).
-    block_die: Option<DieIdx>,
-    block_stream: Option<u8>,
-}
-
-/// A job's copy that found no free block on its destination die (a scheme that sends copies
-/// off their die, which GC's reserve does not cover). Every job stops where it is, the copy's
-/// unit still valid in its source, and the run ends with `RunError::OutOfSpace`
-/// (`Engine::no_copy_room_reason`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct NoCopyRoom {
-    pub(super) kind: JobKind,
-    /// The tenant whose data was being copied.
-    pub(super) owner: u16,
-    pub(super) victim_die: DieIdx,
-    pub(super) die: DieIdx,
-}
-
-/// One background job.
-#[derive(Clone, Debug)]
-pub(super) struct Job {
-    kind: JobKind,
-    /// Sources still to move after the current one (migrations), and the next one's index.
-    sources: Vec<BlockIdx>,
-    next_source: usize,
-    /// The block being moved (`NONE` while waiting for a die's slot).
-    block: BlockIdx,
-    die: DieIdx,
-    /// Next page of `block` to look at.
-    next_page: u32,
-    pub(super) reads_in_flight: u32,
-    reads_in_flight_max: u32,
-    /// Page reads allowed before the job pauses (`u32::MAX`: unbounded).
-    budget: u32,
-    dest: Dest,
-    dest_next: usize,
-    deadline: SimTime,
-    erasing: bool,
-    /// Erase each source once copied (false: a copy-only migration).
-    erase_sources: bool,
-    /// A partial-GC job of write-and-step units (`step_unit.rs`): each step is its budget of
-    /// reads or the erase alone, and unused budget lapses when the step ends.
-    unit: bool,
-    /// Page reads issued in the current unit step.
-    step_reads: u32,
-    /// The die every copy of `block` goes to, if the scheme names one for the whole block
-    /// (`Scheme::gc_block_die`, asked when the job takes the block; never for `Dest::Dies`);
-    /// `None`: asked per copy.
-    block_die: Option<DieIdx>,
-    /// The stream of every copy of `block`, if the mapper names one for the whole block
-    /// (`StreamMapper::gc_block_stream`); `None`: asked per copy.
-    block_stream: Option<u8>,
-}
-
-impl Job {
-    fn new(kind: JobKind, dest: Dest, budget: u32, reads_in_flight_max: u32, deadline: SimTime) -> Job {
-        assert!(reads_in_flight_max >= 1, "a job must be allowed one read in flight");
-        Job {
-            kind,
-            sources: Vec::new(),
-            next_source: 0,
-            block: BlockIdx(NONE),
-            die: DieIdx(NONE),
-            next_page: 0,
-            reads_in_flight: 0,
-            reads_in_flight_max,
-            budget,
-            dest,
-            dest_next: 0,
-            deadline,
-            erasing: false,
-            erase_sources: true,
-            unit: false,
-            step_reads: 0,
-            block_die: None,
-            block_stream: None,
-        }
-    }
-}
-
-/// The job table. Invariants: a die's collector slot is free (`NONE`) or held by a live job
-/// moving a source block of that die, as its `DieStatus::job` says; at most
-/// `parity_in_flight_max` parity programs are in flight (`check`).
-pub(super) struct JobTable {
-    slab: Slab<Job>,
-    jobs_max: usize,
-    /// Per die: the job moving a source block of the die, or `NONE` (one at a time).
-    pub(super) collector: Vec<u32>,
-    /// Jobs waiting for the collector slot of their next source block's die.
-    waiting: Vec<u32>,
-    /// Parity programs waiting for a free block: (tenant, stream, die).
-    parity_pending: VecDeque<(u16, u8, DieIdx, StripePages)>,
-    /// Parity programs issued and not yet complete, at most `parity_in_flight_max` (half the
-    /// job bound): a burst of parity (a scheme sealing many stripes at once) waits in
-    /// `parity_pending` instead of taking every job slot.
-    parity_in_flight: usize,
-    parity_in_flight_max: usize,
-    parity_retrying: bool,
-    /// Bound on parity programs waiting (asserted): the engine's bound on operations.
-    pub(super) parity_pending_max: usize,
-    /// Per die: look for a static wear-leveling victim at its next chance (set by the erases
-    /// of jobs other than wear leveling: at most one leveling move per such erase).
-    wl_check: Vec<bool>,
-    /// Set by the first copy that found no room: no job moves after it (`job_pump`).
-    pub(super) no_room: Option<NoCopyRoom>,
-}
-
-impl JobTable {
-    pub(super) fn new(n_dies: usize) -> JobTable {
-        let jobs_max = 4 * n_dies + 1024;
-        JobTable {
-            slab: Slab::new(jobs_max),
-            jobs_max,
-            collector: vec![NONE; n_dies],
-            waiting: Vec::new(),
-            parity_pending: VecDeque::new(),
-            parity_in_flight: 0,
-            parity_in_flight_max: jobs_max / 2,
-            parity_retrying: false,
-            parity_pending_max: usize::MAX,
-            wl_check: vec![false; n_dies],
-            no_room: None,
-        }
-    }
-
-    /// The bound on live jobs.
-    pub(super) fn jobs_max(&self) -> usize {
-        self.jobs_max
-    }
-
-    #[inline]
-    pub(super) fn get(&self, id: u32) -> &Job {
-        self.slab.get(id)
-    }
-
-    #[inline]
-    pub(super) fn get_mut(&mut self, id: u32) -> &mut Job {
-        self.slab.get_mut(id)
-    }
-
-    fn insert(&mut self, job: Job) -> u32 {
-        self.slab.insert(job)
-    }
-
-    fn remove(&mut self, id: u32) {
-        self.slab.remove(id)
-    }
-
-    /// The part's invariants, swept in full (tests).
-    pub(super) fn check(&self, ftl: &Ftl, dies: &[DieStatus]) {
-        assert!(
-            self.parity_in_flight <= self.parity_in_flight_max,
-            "{} parity programs in flight",
-            self.parity_in_flight
-        );
-        assert!(self.slab.live() <= self.jobs_max, "{} jobs live, bound {}", self.slab.live(), self.jobs_max);
-        for (d, &id) in self.collector.iter().enumerate() {
-            if id == NONE {
-                assert!(dies[d].job.is_none(), "die {d} shows a job and has none");
-                continue;
-            }
-            let job = self.slab.get(id);
-            assert_eq!(
-                job.die.0 as usize, d,
-                "job {id} holds die {d} and moves a block of die {}",
-                job.die.0
-            );
-            assert_eq!(
-                ftl.geometry.die_of_block(job.block).0 as usize,
-                d,
-                "job {id} moves a block of another die"
-            );
-            assert_eq!(dies[d].job, Some(job.kind), "die {d} shows another job");
-        }
-        for &id in &self.waiting {
-            assert_eq!(self.slab.get(id).block.0, NONE, "a waiting job {id} holds a source");
-        }
-    }
-}
 
 impl<X: Executor> Engine<'_, X> {
-    /// Start collecting on `die` if it needs it: foreground below the low watermark,
-    /// background below the high one when the die is idle, or a static wear-leveling move.
-    /// A paused partial-GC job on a die short of space is let run to its end instead.
-    pub(super) fn maybe_start_gc(&mut self, die: DieIdx) {
-        if !X::may_collect(self, die) {
-            // A read die of the scheme's roles: it collects in its turn as a write die.
-            return;
-        }
-        let d = die.0 as usize;
-        let free = self.ftl.blocks().free_count(die);
-        if self.jobs.collector[d] != NONE {
-            let id = self.jobs.collector[d];
-            let job = self.jobs.get_mut(id);
-            if job.kind == JobKind::Gc && job.budget == 0 && free < self.p.low_watermark {
-                job.budget = u32::MAX;
-                self.job_pump(id);
-            }
-            return;
-        }
-        // A migration waiting for the die goes first: it frees a block of the die as GC does
-        // (its copies leave the die), and GC would otherwise starve it on a busy die.
-        if self.serve_waiting(die) {
-            return;
-        }
-        let idle = X::die_idle(self, die);
-        let wanted =
-            free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
-        let mut victim = None;
-        let mut kind = JobKind::Gc;
-        if self.p.static_gap > 0 && std::mem::take(&mut self.jobs.wl_check[d]) {
-            victim = self
-                .ftl
-                .static_wl_victim(die, self.p.static_gap)
-                .filter(|&b| self.pol.scheme.may_level(b, &self.view()));
-            kind = JobKind::WearLevel;
-        }
-        if victim.is_none() && wanted {
-            victim = self.pol.scheme.gc_victim(die, &self.view(), self.p.policy);
-            kind = JobKind::Gc;
-        }
-        if let Some(v) = victim {
-            self.start_collect(kind, v, u32::MAX);
-        }
-    }
-
-    /// A one-block job (GC or wear leveling) on `victim` with `budget` page reads.
-    fn start_collect(&mut self, kind: JobKind, victim: BlockIdx, budget: u32) {
-        let id =
-            self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
-        self.sink.job_counts.start(kind);
-        self.begin_block(id, victim);
-    }
-
     /// Job `id` takes `block` (collectable, on a die whose slot is free) as its source.
-    fn begin_block(&mut self, id: u32, block: BlockIdx) {
+    pub(super) fn begin_block(&mut self, id: u32, block: BlockIdx) {
         assert!(self.ftl.is_collectable(block), "job source {} is not collectable", block.0);
         let die = self.ftl.geometry.die_of_block(block);
         let d = die.0 as usize;
@@ -396,107 +148,6 @@ impl<X: Executor> Engine<'_, X> {
         Ok(())
     }
 
-    /// Copy the still-valid units of `page` of `block` (just read by job `id`); it stops at a
-    /// copy that finds no room (`JobTable::no_room`).
-    pub(super) fn copy_page(&mut self, id: u32, block: BlockIdx, page: u32) {
-        let g = self.ftl.geometry;
-        let (shared, stream) = {
-            let info = self.ftl.blocks().get(block);
-            (info.multi_tenant, info.stream)
-        };
-        // What a job keeps for its life (kind, deadline, destination rule) and while it moves
-        // this block (its die), read once per page.
-        let job = self.jobs.get(id);
-        let copy = CopyOf {
-            id,
-            class: job.kind.class(),
-            deadline: job.deadline,
-            by_scheme: job.dest == Dest::Scheme,
-            victim_die: job.die,
-            shared,
-            from_stream: stream,
-            block_die: job.block_die,
-            block_stream: job.block_stream,
-        };
-        let first = g.ppa(block, page, 0);
-        for slot in 0..g.units_per_page {
-            let src = Ppa(first.0 + slot);
-            let lpn = self.ftl.p2l(src);
-            if lpn != NONE && !self.copy_unit(&copy, self.ftl.unit_tenant(src), lpn, src) {
-                return;
-            }
-        }
-    }
-
-    /// Copy `lpn` of `owner` from `src` where job `c.id`'s destination rule says; false,
-    /// having copied nothing and noted it (`JobTable::no_room`), if that die has no free block.
-    fn copy_unit(&mut self, c: &CopyOf, owner: u16, lpn: u32, src: Ppa) -> bool {
-        let (id, class, deadline) = (c.id, c.class, c.deadline);
-        let stream = match c.block_stream {
-            Some(s) => s,
-            None => {
-                let (pol, v) = self.policies_and_view();
-                pol.mapper.gc_stream(owner, lpn, c.from_stream, &v)
-            }
-        };
-        let die = match c.block_die {
-            Some(d) => d,
-            None if c.by_scheme => {
-                let (pol, v) = self.policies_and_view();
-                pol.scheme.gc_write_die(owner, c.victim_die, &v)
-            }
-            None => self.copy_die(id, owner),
-        };
-        let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
-        let Ok(placed) = self.ftl.allocate(key, die, X::stamp(self)) else {
-            let kind = self.jobs.get(id).kind;
-            self.jobs.no_room = Some(NoCopyRoom { kind, owner, victim_die: c.victim_die, die });
-            return false;
-        };
-        self.ftl.map_copy(owner, lpn, src, placed.ppa);
-        // The page's program goes first: a policy that hears of the copy below may start a job
-        // whose copies fill the next page of this same frontier, and pages program in order.
-        if let Some(page) = placed.page_full {
-            let n_units = self.ftl.geometry.units_per_page as u16;
-            X::issue(self, FlashOp::program(class, owner, die, page, n_units, Owner::Job(id), deadline));
-        }
-        self.sink.metrics[owner as usize].gc_units += 1;
-        self.sink.metrics[owner as usize].gc_copies_for_others += c.shared as u64;
-        self.sink.device.gc_units += 1;
-        self.sink.streams.copied(stream);
-        self.sink.epoch.gc_units[owner as usize] += 1;
-        X::unit_copied(self);
-        self.notify_invalidated(owner, lpn, src, Cause::Moved);
-        self.notify_placed(owner, lpn, placed.ppa, stream, WriteClass::Gc);
-        true
-    }
-
-    /// The die a copy of job `id` (with `Dest::Dies`) goes to.
-    fn copy_die(&mut self, id: u32, owner: u16) -> DieIdx {
-        let job = self.jobs.get(id);
-        let source_die = job.die;
-        let Dest::Dies(dies) = &job.dest else {
-            let (pol, v) = self.policies_and_view();
-            return pol.scheme.gc_write_die(owner, source_die, &v);
-        };
-        let reserve = self.ftl.params.host_reserve_blocks;
-        let n = dies.len();
-        let pick = (0..n)
-            .map(|k| (job.dest_next + k) % n)
-            .find(|&i| self.ftl.blocks().free_count(dies[i]) > reserve);
-        match pick {
-            Some(i) => {
-                let die = dies[i];
-                self.jobs.get_mut(id).dest_next = (i + 1) % n;
-                die
-            }
-            None => {
-                self.sink.job_counts.fallback_copies += 1;
-                source_die
-            }
-        }
-    }
-
     /// A job's erase completed: the source is free; go to the next source or end the job.
     pub(super) fn job_erase_done(&mut self, id: u32, op: FlashOp) -> Result<(), crate::error::FtlabError> {
         let d = op.die.0 as usize;
@@ -582,7 +233,7 @@ impl<X: Executor> Engine<'_, X> {
 
     /// A waiting job whose next source is on `die` takes the die's free slot. Returns whether
     /// one did.
-    fn serve_waiting(&mut self, die: DieIdx) -> bool {
+    pub(super) fn serve_waiting(&mut self, die: DieIdx) -> bool {
         let g = self.ftl.geometry;
         let Some(i) = self.jobs.waiting.iter().position(|&id| {
             let job = self.jobs.get(id);
@@ -635,27 +286,6 @@ impl<X: Executor> Engine<'_, X> {
         let id = self.jobs.insert(job);
         self.sink.job_counts.start(JobKind::Migrate);
         self.next_source(id);
-    }
-
-    /// Partial GC: `pages` more page reads for the die's GC job, or a new one.
-    pub(super) fn step_gc(&mut self, die: DieIdx, pages: u32) {
-        self.sink.job_counts.gc_steps += 1;
-        let d = die.0 as usize;
-        let id = self.jobs.collector[d];
-        if id != NONE {
-            let job = self.jobs.get_mut(id);
-            if matches!(job.kind, JobKind::Gc | JobKind::WearLevel) {
-                job.budget = job.budget.saturating_add(pages);
-                self.job_pump(id);
-            } else {
-                self.sink.job_counts.gc_steps_refused += 1;
-            }
-            return;
-        }
-        match self.pol.scheme.gc_victim(die, &self.view(), self.p.policy) {
-            Some(v) => self.start_collect(JobKind::Gc, v, pages),
-            None => self.sink.job_counts.gc_steps_refused += 1,
-        }
     }
 
     /// Program one parity page of (tenant, stream) on `die`, the XOR of `data`; false if the
@@ -741,88 +371,5 @@ impl<X: Executor> Engine<'_, X> {
             self.jobs.parity_pending.pop_front();
         }
         self.jobs.parity_retrying = false;
-    }
-}
-
-impl Engine<'_, Timed> {
-    /// One unit step of `pages` reads (or the victim's erase) for `die`'s partial-GC job,
-    /// started with the scheme's victim if the die has no collector (`step_unit.rs`). Returns
-    /// the job, or `None` if there is no victim (counted refused) or another job holds the
-    /// die, which then takes the step as a plain `StepGc`.
-    pub(super) fn grant_unit_step(&mut self, die: DieIdx, pages: u32) -> Option<u32> {
-        let d = die.0 as usize;
-        if self.jobs.collector[d] == NONE {
-            let Some(v) = self.pol.scheme.gc_victim(die, &self.view(), self.p.policy) else {
-                self.sink.job_counts.gc_steps_refused += 1;
-                return None;
-            };
-            self.start_collect(JobKind::Gc, v, 0);
-            let id = self.jobs.collector[d];
-            self.jobs.get_mut(id).unit = true;
-        }
-        let id = self.jobs.collector[d];
-        let job = self.jobs.get_mut(id);
-        if job.kind == JobKind::Gc && job.budget != u32::MAX {
-            // A partial-GC job that preconditioning's plain steps left paused: its next steps
-            // are units too (only the timed executor grants unit steps).
-            job.unit = true;
-        }
-        if !job.unit || job.budget == u32::MAX {
-            // Wear leveling, a migration, or the foreground GC running the job to its end.
-            self.sink.job_counts.gc_steps -= 1;
-            self.step_gc(die, pages);
-            return None;
-        }
-        job.budget = pages;
-        job.step_reads = 0;
-        Some(id)
-    }
-}
-
-impl Engine<'_, Instant> {
-    /// Copy the valid units of `page` of job `id`'s source `block` (just counted as read by
-    /// `job_pump`) and of every later page of the block in one loop, with the policies'
-    /// per-block answers (`Job::block_die`, `block_stream`); the job's cursor ends past the
-    /// last page, so `job_pump` goes on to the erase. Returns false, having done nothing, unless
-    /// nothing can come between two of these copies: the job has no read budget (a budget
-    /// pauses it between pages), both policies answered for the whole block, and neither
-    /// hears placements or invalidations (a hook could push commands that run jobs between
-    /// copies). Then the copies, their programs (which complete at once) and the counts are
-    /// those `job_pump` and `copy_page` make page by page, in the same order.
-    pub(super) fn copy_rest_at_once(&mut self, id: u32, block: BlockIdx, page: u32) -> bool {
-        let job = self.jobs.get(id);
-        let (Some(die), Some(stream)) = (job.block_die, job.block_stream) else {
-            return false;
-        };
-        if job.budget != u32::MAX || self.pol.interests.placed || self.pol.interests.invalidated {
-            return false;
-        }
-        let kind = job.kind;
-        let owner = self.ftl.blocks().get(block).owner;
-        let key = FrontierKey { tenant: owner, stream, class: WriteClass::Gc };
-        let stamp = self.exec.stamp;
-        let Some(run) = self.ftl.copy_block_at_once(block, page, key, die, stamp, PREFETCH_AHEAD_UNITS)
-        else {
-            return false;
-        };
-        if run.no_room {
-            let victim_die = self.jobs.get(id).die;
-            self.jobs.no_room = Some(NoCopyRoom { kind, owner, victim_die, die });
-        }
-        // What `copy_unit` counts per copy and `job_pump` per page read after `page` (which
-        // it counted itself, and which held a valid unit).
-        assert!(run.pages_read >= 1, "a page read by a job held no valid unit");
-        self.sink.device.flash_pages_programmed += run.pages_programmed as u64;
-        self.sink.metrics[owner as usize].gc_units += run.units as u64;
-        self.sink.device.gc_units += run.units as u64;
-        for _ in 0..run.units {
-            self.sink.streams.copied(stream);
-        }
-        self.sink.epoch.gc_units[owner as usize] += run.units as u64;
-        self.sink.job_counts.page_reads[kind as usize] += (run.pages_read - 1) as u64;
-        let job = self.jobs.get_mut(id);
-        job.step_reads += run.pages_read - 1;
-        job.next_page = self.ftl.geometry.pages_per_block;
-        true
     }
 }

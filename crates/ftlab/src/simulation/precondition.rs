@@ -17,14 +17,20 @@
 //!
 //! `precondition` is `fill` (the fill and its overwrites) then `finish_precondition` (padding,
 //! idle background GC); the warm-up by workload (`warm`, `precondition_warm`) runs between the
-//! two, and places its units through the same `place_unit_instant`.
+//! two, and places its units through the same `place_unit_instant`. This file also holds the
+//! instant executor's paths (`impl Executor for Instant`, `drain_instant`; its state is
+//! `executor::Instant`).
 
 use super::engine::Engine;
-use super::executor::{Executor, Instant};
-use super::{FlashOp, Owner};
+use super::engine::Executor;
+use super::executor::{Instant, PREFETCH_AHEAD_UNITS};
+use super::ops::OpKind;
+use super::ops::{FlashOp, Owner};
+use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
+use crate::policy::JobKind;
 use crate::policy::OpClass;
 use crate::scenario::{FillOrder, PreconditionConfig};
 use crate::sim::time::SimTime;
@@ -237,5 +243,121 @@ impl Permutation {
                 return x;
             }
         }
+    }
+}
+
+impl Engine<'_, Instant> {
+    /// Prefetch the L2P entries of `block`'s valid units up to the pages `PREFETCH_AHEAD_UNITS`
+    /// past `page` (the one being copied), from where the last call stopped.
+    #[inline]
+    fn prefetch_ahead(&mut self, block: BlockIdx, page: u32) {
+        let g = self.ftl.geometry;
+        if self.exec.pf_block != block {
+            self.exec.pf_block = block;
+            self.exec.pf_page = page;
+        }
+        let end = (page + 1 + PREFETCH_AHEAD_UNITS.div_ceil(g.units_per_page)).min(g.pages_per_block);
+        let from = self.exec.pf_page.max(page);
+        if from < end {
+            let first = block.0 * g.units_per_block;
+            self.ftl.prefetch_l2p_of_units(first + from * g.units_per_page, (end - from) * g.units_per_page);
+            self.exec.pf_page = end;
+        }
+    }
+
+    /// The program of `page` of `block` (a copy's or preconditioning's: no request or job
+    /// waits for it) completes now: exactly what `program_done` does for such a program.
+    #[inline]
+    pub(super) fn programmed_at_once(&mut self, block: BlockIdx, page: u32) {
+        self.ftl.programmed(block, page);
+        self.sink.device.flash_pages_programmed += 1;
+    }
+
+    /// Complete every operation the instant executor holds, in issue order (completions may
+    /// issue more).
+    pub(super) fn drain_instant(&mut self) {
+        while let Some(&op) = self.exec.queue.get(self.exec.next) {
+            self.exec.next += 1;
+            self.complete_op(op).expect("instant operations raise no input error");
+        }
+        self.exec.queue.clear();
+        self.exec.next = 0;
+    }
+}
+
+impl Executor for Instant {
+    #[inline]
+    fn issue(e: &mut Engine<'_, Self>, op: FlashOp) {
+        if op.kind == OpKind::Program {
+            match op.owner() {
+                // A copy's or preconditioning's page: exactly what `program_done` does for it,
+                // without the dispatch on kind and owner (one per copied page here).
+                Owner::Job(_) | Owner::Precondition if op.class != crate::policy::OpClass::Parity => {
+                    e.programmed_at_once(op.block, op.page)
+                }
+                _ => e.complete_op(op).expect("an instant program raises no input error"),
+            }
+            return;
+        }
+        let x = &mut e.exec;
+        x.queue.push(op);
+        let queued = x.queue.len() - x.next;
+        assert!(queued <= x.ops_max, "{queued} instant operations queued, bound {}", x.ops_max);
+    }
+
+    /// Copies the page now; where nothing can come between two copies, with every page of
+    /// the block after it in the same loop (`copy_rest_at_once`).
+    #[inline]
+    fn job_read(e: &mut Engine<'_, Self>, id: u32, op: FlashOp) {
+        if !e.copy_rest_at_once(id, op.block, op.page) {
+            e.prefetch_ahead(op.block, op.page);
+            e.copy_page(id, op.block, op.page);
+        }
+    }
+
+    #[inline]
+    fn stamp(e: &Engine<'_, Self>) -> i64 {
+        e.exec.stamp
+    }
+
+    #[inline]
+    fn write_time(_: &Engine<'_, Self>) -> Option<SimTime> {
+        None
+    }
+
+    #[inline]
+    fn may_collect(_: &Engine<'_, Self>, _: DieIdx) -> bool {
+        true
+    }
+
+    #[inline]
+    fn die_idle(e: &Engine<'_, Self>, _: DieIdx) -> bool {
+        e.exec.idle
+    }
+
+    /// The whole block is copied next: start fetching its L2P entries, `PREFETCH_AHEAD_UNITS`
+    /// ahead of the copies (the timed run prefetches page by page when each read starts, a tR
+    /// ahead).
+    #[inline]
+    fn source_taken(e: &mut Engine<'_, Self>, block: BlockIdx) {
+        e.exec.pf_block = BlockIdx(crate::ftl::NONE);
+        e.prefetch_ahead(block, 0);
+    }
+
+    #[inline]
+    fn unit_copied(_: &mut Engine<'_, Self>) {}
+
+    #[inline]
+    fn erased(_: &mut Engine<'_, Self>, _: BlockIdx, _: JobKind) -> Result<(), FtlabError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(_: &mut Engine<'_, Self>, _: DieIdx) {}
+
+    /// No time passes, so nothing can wait behind a unit: the step is a plain `StepGc`.
+    #[inline]
+    fn step_gc_unit(e: &mut Engine<'_, Self>, die: DieIdx, pages: u32) {
+        e.step_gc(die, pages);
     }
 }

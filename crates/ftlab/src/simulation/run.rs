@@ -1,11 +1,11 @@
 //! The event loop of the timed run (`Engine<Timed>::run`): it starts the tenants, phases and
 //! epochs, pops events in time order and hands each to its path, rolls the time-series
 //! windows, and checks the progress guards after every event. Not what the events do (`host`,
-//! `die`, `jobs`) nor the guards' errors (`progress`).
+//! `die`, `jobs`, `gc`) nor the guards' errors (`watchdog`).
 
 use super::engine::Engine;
 use super::executor::Timed;
-use super::Event;
+use super::ops::Event;
 use crate::error::FtlabError;
 use crate::flash::geometry::DieIdx;
 use crate::metrics::phase::Snapshot;

@@ -2,7 +2,7 @@
 //! per-tenant metrics, device and job counters, the scheme's epoch counters, the time series,
 //! per-stream and wear measurements, the measured phases — and what preconditioning left
 //! (its wear, its erases). Invariant: one entry per tenant in every per-tenant table
-//! (`check`). The paths that count are the engine's (`host`, `jobs`, `die`); what is
+//! (`check`). The paths that count are the engine's (`host`, `jobs`, `gc`, `die`); what is
 //! measured and how is in `metrics/`.
 
 use crate::metrics::lifetime::WearCounters;

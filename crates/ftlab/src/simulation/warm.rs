@@ -39,11 +39,13 @@
 
 use super::engine::Engine;
 use super::executor::Instant;
-use super::{OutOfSpace, PREFETCH_UNITS_MAX};
+use super::ops::PREFETCH_UNITS_MAX;
+use super::precondition::OutOfSpace;
 use crate::error::FtlabError;
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::FrontierKey;
 use crate::host::{HostRequest, Source};
+use crate::metrics::report::WarmReport;
 use crate::policy::Cause;
 use crate::scenario::PreconditionConfig;
 use crate::sim::time::SimTime;
@@ -77,26 +79,6 @@ pub(crate) struct WarmParams {
     pub(crate) tolerance: f64,
     /// Per tenant: closed-loop (no arrival times).
     pub(crate) closed_loop: Vec<bool>,
-}
-
-/// What a warm-up did (`summary.json`'s `device.warm_up`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct WarmReport {
-    /// Host units written by the warm-up (after the fill).
-    pub(crate) host_units: u64,
-    /// Device WAF of each completed window, in order.
-    pub(crate) waf_windows: Vec<f64>,
-    /// The last two windows agreed within the tolerance.
-    pub(crate) converged: bool,
-    /// The warm-up stopped at `max_capacity_multiple` without converging.
-    pub(crate) cap_hit: bool,
-    /// Every tenant's source ended a pass without writing: the warm-up had no writes left.
-    pub(crate) writes_ended: bool,
-    /// The tenant (index) whose write found no room: the warm-up stopped there (a write
-    /// of a request may have been placed in part; the units placed are valid data).
-    pub(crate) out_of_space: Option<u16>,
-    /// Per tenant: passes over its workload begun (1 = never reopened).
-    pub(crate) passes: Vec<u32>,
 }
 
 /// Why a warm-up failed: no room for a unit, or a workload's input error.
