@@ -230,7 +230,10 @@ def test_synthetic_partitions_are_the_papers(quick: bool) -> None:
     assert offset == 1
 
 
-def test_quick_synthetic_is_the_full_one_on_fewer_blocks() -> None:
+def test_quick_synthetic_is_the_full_one_on_smaller_blocks() -> None:
+    """The quick device is the full one with every block 5.3x smaller: the same dies, pages,
+    blocks per die (so the same share of a die per open frontier and per GC watermark), timing
+    and OP; the times counted in device turnovers shrink by the capacity ratio."""
     full, quick = resolved("synthetic", False), resolved("synthetic", True)
     assert full["tenants"] == quick["tenants"]
     same = (
@@ -238,14 +241,17 @@ def test_quick_synthetic_is_the_full_one_on_fewer_blocks() -> None:
         "chips_per_channel",
         "dies_per_chip",
         "planes_per_die",
-        "pages_per_block",
+        "blocks_per_plane",
         "page_bytes",
         "mapping_unit_bytes",
         "over_provisioning",
         "timing",
     )
     assert {k: full["device"][k] for k in same} == {k: quick["device"][k] for k in same}
-    ratio = full["device"]["blocks_per_plane"] / quick["device"]["blocks_per_plane"]
+    watermarks = ("gc_low_watermark_blocks", "gc_high_watermark_blocks", "gc_reserve_blocks")
+    assert {k: full["ftl"][k] for k in watermarks} == {k: quick["ftl"][k] for k in watermarks}
+    ratio = full["device"]["pages_per_block"] / quick["device"]["pages_per_block"]
+    assert quick["device"]["pages_per_block"] % quick["stream"]["vstream"]["stamp_group_pages"] == 0
     # Times counted in device turnovers scale with the capacity (the headers say so).
     assert full["measure"]["warmup_s"] / quick["measure"]["warmup_s"] == pytest.approx(ratio, rel=0.01)
     assert full["stream"]["vstream"]["epoch_s"] == 600.0  # §4.3: every 10 minutes
