@@ -256,6 +256,14 @@ def test_quick_synthetic_is_the_full_one_on_smaller_blocks() -> None:
     assert full["measure"]["warmup_s"] / quick["measure"]["warmup_s"] == pytest.approx(ratio, rel=0.01)
     assert full["stream"]["vstream"]["epoch_s"] == 600.0  # §4.3: every 10 minutes
     assert quick["stream"]["vstream"]["epoch_s"] == pytest.approx(600.0 / ratio, rel=0.01)
+    # AutoStream-SFR's decay period is a time compared with the partitions' passes: the full form
+    # keeps the mapper's default, the quick form scales it.
+    from ftlab import _core
+
+    mapper = next(m for m in json.loads(_core.policies())["mappers"] if m["name"] == "autostream")
+    default_s = next(k["default"] for k in mapper["knobs"] if k["key"] == "decay_period_s")
+    decay_s = full["stream"]["autostream"].get("decay_period_s", default_s)
+    assert quick["stream"]["autostream"]["decay_period_s"] == pytest.approx(decay_s / ratio, rel=0.01)
 
 
 def test_vstream_device_is_the_papers() -> None:
