@@ -4,11 +4,15 @@
 //! `model_summary` does, feeds the fast-forward model (`ftlab::lifetime`, horizon 10x the ideal
 //! lifetime) and prints the reproduction's lifetime measures (imbalance with swaps, lifetime
 //! over ideal, minutes per migration and days between swaps at full-device scale, fraction of
-//! time swapping) plus the swap run's scheme counters, as one JSON object on stdout.
+//! time swapping) plus the swap run's scheme counters, as one JSON object on stdout, and
+//! `device_scale_log`: the swaps of the fast-forward on the device's own time scale as the
+//! scheme's swap log has them (day, pair, imbalance before and after; the first and last
+//! few, and the swaps per pair) and the imbalance over the second half of that life.
 //! `cargo run --profile test-release --example flashblox_lifetime -- SCENARIO.toml [KEY=VALUE ...]`.
 //! Full-device scale: the `flashblox` preset's 1,024 blocks per plane x 256 pages per block
 //! over the run's. Not a replacement for `ftlab reproduce` (no claims, no sensitivity).
 
+use ftlab::internals::metrics::lifetime_model::{device_scale, inputs_from_run, ModelRun};
 use serde_json::{json, Value};
 
 const SCHEME: &str = "flashblox";
@@ -93,6 +97,7 @@ fn main() {
         "swap_bound": life["swap_bound"],
         "worst_case": life["worst_case"],
         "device_scale": life["device_scale"],
+        "device_scale_log": device_scale_log(&summary, &swap.resolved_toml, scale),
         "swap_run_counters": c,
         "inputs": life["inputs"],
     });
@@ -113,4 +118,82 @@ fn ideal_s(inputs: &Value) -> f64 {
     } else {
         1e9
     }
+}
+
+/// Max / mean of `v` (NaN when the mean is not positive).
+fn imbalance(v: &[f64]) -> f64 {
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    if mean > 0.0 {
+        v.iter().copied().fold(f64::MIN, f64::max) / mean
+    } else {
+        f64::NAN
+    }
+}
+
+/// The channels' wear at `t_s` (linear between the run's points).
+fn wear_at(run: &ModelRun, t_s: f64) -> Vec<f64> {
+    let i = run.series.iter().position(|p| p.0 >= t_s).unwrap_or(run.series.len() - 1);
+    if i == 0 {
+        return run.series[0].1.clone();
+    }
+    let ((t0, w0), (t1, w1)) = (&run.series[i - 1], &run.series[i]);
+    let f = if t1 > t0 { ((t_s - t0) / (t1 - t0)).clamp(0.0, 1.0) } else { 1.0 };
+    w0.iter().zip(w1).map(|(a, b)| a + f * (b - a)).collect()
+}
+
+/// The device-scale run's swaps as the scheme's swap log has them (day, pair, the trigger's
+/// max / mean of the erases since the start before and after), the first and last
+/// `LOG_SHOWN`, the swaps per pair, and over the second half of the life to the first
+/// wear-out T: the largest wear imbalance (cumulative, the slides' quantity) and the imbalance
+/// of the erases within [T/2, T] (a rate over a window, which no rule of the slides bounds).
+fn device_scale_log(summary: &str, resolved_toml: &str, capacity_scale: f64) -> Value {
+    const LOG_SHOWN: usize = 12;
+    let input = inputs_from_run(summary, resolved_toml, SCHEME).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
+    let Some((m, run, _)) = device_scale(&input, capacity_scale) else { return Value::Null };
+    let since =
+        |w: &[f64]| -> Vec<f64> { (0..w.len()).map(|c| (w[c] - m.wear_start[c]) * m.blocks[c]).collect() };
+    let day = |s: f64| s / 86_400.0;
+    let log: Vec<Value> = run
+        .swap_pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(hot, cool))| {
+            let (start, end) = (&run.series[1 + 2 * i], &run.series[2 + 2 * i]);
+            json!({"day": day(start.0), "hot": hot, "cool": cool,
+                   "imbalance_before": imbalance(&since(&start.1)),
+                   "imbalance_after": imbalance(&since(&end.1)),
+                   "wear_hot_before": start.1[hot], "wear_cool_before": start.1[cool]})
+        })
+        .collect();
+    let mut per_pair = std::collections::BTreeMap::<String, usize>::new();
+    for &(a, b) in &run.swap_pairs {
+        *per_pair.entry(format!("{}-{}", a.min(b), a.max(b))).or_default() += 1;
+    }
+    let t_end = run.first_wear_out_s.unwrap_or_else(|| run.series.last().map_or(0.0, |p| p.0));
+    let half = wear_at(&run, t_end / 2.0);
+    let end = wear_at(&run, t_end);
+    let within: Vec<f64> = (0..end.len()).map(|c| (end[c] - half[c]) * m.blocks[c]).collect();
+    let cum_max = run
+        .series
+        .iter()
+        .filter(|p| p.0 >= t_end / 2.0 && p.0 <= t_end)
+        .map(|p| imbalance(&p.1))
+        .fold(imbalance(&half), f64::max);
+    let n = log.len();
+    json!({
+        "first": log.iter().take(LOG_SHOWN).collect::<Vec<_>>(),
+        "last": log.iter().skip(n.saturating_sub(LOG_SHOWN)).collect::<Vec<_>>(),
+        "swaps_per_pair": per_pair,
+        "second_half": {
+            "from_day": day(t_end / 2.0), "to_day": day(t_end),
+            "swaps": run.swap_times_s.iter().filter(|&&t| t >= t_end / 2.0 && t <= t_end).count(),
+            "wear_imbalance_max": cum_max,
+            "erases_within_imbalance": imbalance(&within),
+            "erases_within_per_channel": within,
+            "wear_at_half": half, "wear_at_end": end,
+        },
+    })
 }

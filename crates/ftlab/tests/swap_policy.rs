@@ -4,7 +4,8 @@
 //! tests read the swaps it made. Issue 40: the hot load cycles through every channel instead
 //! of ping-ponging between the most-worn ones; the wear imbalance stays within 1 + x at the
 //! horizon and over its second half (one hot load, and graded loads); equal loads are never
-//! swapped; and the fewest swaps that keep the bound are close to the slides' N·K.
+//! swapped; the fewest swaps that keep the bound are close to the slides' N·K; and the model
+//! charges every swap's measured erases and time (item 2).
 
 use ftlab::internals::metrics::lifetime_model::{ModelInput, ModelRun};
 use ftlab::internals::scheme::flashblox::RateWindow;
@@ -237,4 +238,36 @@ fn device_scale_measures_the_interval_on_a_five_year_life_without_the_quick_floo
     // 15,360 s ideal life): the quick form's floor would have been the answer.
     let unscaled = input.run(true, 10.0 * 15_360.0);
     assert!(unscaled.swap_times_s.is_empty() && unscaled.first_wear_out_s == Some(1920.0), "{unscaled:?}");
+}
+
+#[test]
+fn the_fast_forward_charges_every_swaps_erases_and_its_measured_time() {
+    // Issue 40 item 2: a migration's cost is measured by the detailed run and charged by the
+    // model. Wear is conserved: over the run, the erases the channels took (wear gained x
+    // blocks) are the loads' erases (the sum of the rates, which swaps only permute, x the
+    // time) plus `swap_erases` on each of a swap's two channels, per swap. And the time spent
+    // swapping is the swaps' number x the measured swap time over the span. One hot load on 4
+    // channels (1 cycle/s over 64 blocks), each swap 5 s and 32 erases a channel, floor 10 s.
+    let mut input = channels(&one_hot(4), 10.0, 0.05, RateWindow::Cumulative);
+    input.swap_time_s = 5.0;
+    input.swap_erases = 32.0;
+    let run = input.run_to(true, 2_000.0, false);
+    let n = run.swap_times_s.len();
+    assert!(n >= 20, "{n} swaps");
+    let (t_end, w_end) = run.series.last().unwrap();
+    let taken: f64 = w_end.iter().zip(&input.wear_start).map(|(w, s)| (w - s) * 64.0).sum();
+    let loads = input.rate_per_s.iter().sum::<f64>() * t_end;
+    let charged = n as f64 * 2.0 * 32.0;
+    assert!((taken - loads - charged).abs() < 1e-6 * taken, "{taken} vs {loads} + {charged}");
+    // Free swaps wear only by the loads: the charge is the migrations', nothing else.
+    let mut free = input.clone();
+    free.swap_erases = 0.0;
+    let r = free.run_to(true, 2_000.0, false);
+    let (t, w) = r.series.last().unwrap();
+    let taken_free: f64 = w.iter().zip(&free.wear_start).map(|(w, s)| (w - s) * 64.0).sum();
+    assert!((taken_free - free.rate_per_s.iter().sum::<f64>() * t).abs() < 1e-6 * taken_free);
+    let st = ftlab::internals::metrics::lifetime_model::SwapStats::of(&run, input.swap_time_s);
+    assert_eq!(st.swap_time_s_total, n as f64 * 5.0);
+    let fraction = st.swap_time_fraction.expect("a span");
+    assert!((fraction - n as f64 * 5.0 / t_end).abs() < 1e-12, "{fraction}");
 }
