@@ -21,7 +21,7 @@ use super::{
     SchemeContext, SchemeInfo,
 };
 use crate::flash::geometry::{DieIdx, Geometry};
-use crate::knobs::{config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
+use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{counter_name, Command, Counters, DeviceView};
 use crate::sim::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -174,6 +174,9 @@ pub(crate) struct Iod {
     sets: Vec<RoundRobin>,
     set_of_die: Vec<u16>,
     windows: Vec<SetWindows>,
+    /// Per set: due a Deterministic Window and waiting for its dies' job operations to end
+    /// (no new one starts meanwhile).
+    closing: Vec<bool>,
     low_watermark_blocks: u32,
     tick: SimTime,
     /// The last tick's time (the log pages in the counters are read there).
@@ -184,6 +187,7 @@ pub(crate) struct Iod {
 
 pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let mut config: IodConfig = parse_config(table)?;
+    check_all(KNOBS, &config)?;
     let g = ctx.geometry;
     let n_units = match config.by {
         PartitionUnit::Channel => g.channels,
@@ -207,9 +211,10 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
     Ok(Box::new(Iod {
         tick: SimTime::from_secs_f64(config.tick_ms * 1e-3),
         config,
-        geometry: g.clone(),
+        geometry: *g,
         sets: sets.into_iter().map(RoundRobin::new).collect(),
         set_of_die,
+        closing: vec![false; windows.len()],
         windows,
         low_watermark_blocks: ctx.low_watermark_blocks,
         now_last: SimTime::ZERO,
@@ -310,6 +315,7 @@ impl Iod {
         if let Some(w) = self.windows[s].tick(now, autonomous, quiet) {
             self.entered(s, w, view, cmds);
         }
+        self.closing[s] = self.windows[s].wants_dtwin(now, autonomous);
     }
 }
 
@@ -377,14 +383,16 @@ impl Scheme for Iod {
 impl BackgroundWindows for Iod {
     fn may_run_jobs(&self, die: DieIdx) -> bool {
         let s = self.set_of_die[die.0 as usize] as usize;
-        self.windows[s].window() == Window::NonDeterministic
+        self.windows[s].window() == Window::NonDeterministic && !self.closing[s]
     }
 
+    /// A DTWIN ends in an excursion; a set closing toward one keeps collecting.
     fn excursion(&mut self, die: DieIdx, now: SimTime) -> bool {
         let s = self.set_of_die[die.0 as usize] as usize;
         if self.windows[s].excursion(now) {
             self.excursion_dies += 1;
         }
+        self.closing[s] = false;
         true
     }
 }

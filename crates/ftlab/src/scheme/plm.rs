@@ -166,6 +166,15 @@ impl SetWindows {
         }
     }
 
+    /// Whether the set is due a DTWIN at `now` (an NDWIN past its minimum that the device ends
+    /// itself, `autonomous`, or that the host asked to end): the scheme then lets no new
+    /// background work start, and `tick` opens the DTWIN once the set is quiet.
+    pub(crate) fn wants_dtwin(&self, now: SimTime, autonomous: bool) -> bool {
+        self.window == Window::NonDeterministic
+            && now - self.since >= self.limits.ndwin_time_min
+            && (autonomous || self.dtwin_requested)
+    }
+
     /// The host asks for `window` (Set Features 14h). An NDWIN starts at once; a DTWIN at once
     /// if the NDWIN has lasted its minimum and the set is `quiet`, else when both hold
     /// (`tick`). Returns the new window if it changed now.
