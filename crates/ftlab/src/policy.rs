@@ -142,6 +142,11 @@ impl<'a> DeviceView<'a> {
         self.dies[die.0 as usize].busy.is_some()
     }
 
+    /// Whether `die` executes an operation of a job (GC, wear leveling, migration, parity).
+    pub fn runs_job_op(&self, die: DieIdx) -> bool {
+        matches!(self.dies[die.0 as usize].busy, Some(OpClass::Gc | OpClass::Migrate | OpClass::Parity))
+    }
+
     /// Whether a GC or wear-leveling job is collecting a block of `die`.
     pub fn is_collecting(&self, die: DieIdx) -> bool {
         matches!(self.dies[die.0 as usize].job, Some(JobKind::Gc | JobKind::WearLevel))
@@ -333,3 +338,19 @@ pub(crate) fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
 
 /// A policy's own counters for `summary.json`: (name, value) pairs in a fixed order.
 pub(crate) type Counters = Vec<(&'static str, f64)>;
+
+/// A counter name made at run time (per-stream counters: `vs3_n_pages`; per-set: `set0_status`), interned so that
+/// `Counters` keeps its `&'static str` names. Each distinct name is leaked once per process
+/// (a bounded set: streams x counter kinds); called from `counters()` only, never per write.
+pub(crate) fn counter_name(name: String) -> &'static str {
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<BTreeMap<String, &'static str>>> = OnceLock::new();
+    let mut names = NAMES.get_or_init(|| Mutex::new(BTreeMap::new())).lock().expect("counter names lock");
+    if let Some(n) = names.get(&name) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
+    names.insert(name, leaked);
+    leaked
+}

@@ -57,7 +57,7 @@ fn at<R>(ftl: &Ftl, f: impl FnOnce(&DeviceView) -> R) -> R {
 
 /// The schemes that name one die for a whole victim block (their docs); the others answer
 /// per copy.
-const SCHEMES_PER_BLOCK: &[&str] = &["unified", "partitioned", "wao-gc", "rtgc"];
+const SCHEMES_PER_BLOCK: &[&str] = &["unified", "partitioned", "wao-gc", "rtgc", "iod"];
 
 /// The mappers that name one stream for a whole victim block; `dac` answers per unit.
 const MAPPERS_PER_BLOCK: &[&str] = &["legacy", "direct", "manual", "autostream", "vstream", "fdp"];

@@ -18,8 +18,10 @@
 //! which answer as a scheme without the capability would when it is absent.
 
 pub(crate) mod flashblox;
+pub(crate) mod iod;
 pub(crate) mod part_ftl;
 pub(crate) mod partitioned;
+pub(crate) mod plm;
 pub(crate) mod rtgc;
 pub(crate) mod swap;
 pub(crate) mod swap_log;
@@ -227,6 +229,29 @@ pub trait Scheme: Send {
     fn tenant_series(&self) -> Option<&dyn TenantSeries> {
         None
     }
+
+    /// Its windows without background work, if it has them (`iod`'s Deterministic Windows).
+    fn background_windows(&self) -> Option<&dyn BackgroundWindows> {
+        None
+    }
+
+    /// `background_windows`, for an excursion.
+    fn background_windows_mut(&mut self) -> Option<&mut dyn BackgroundWindows> {
+        None
+    }
+}
+
+/// Windows in which a die runs no background work (NVMe Predictable Latency Mode's
+/// Deterministic Windows, `iod`): the engine starts no job and dispatches no job operation
+/// (GC, wear leveling, migration, parity) on a die that may not run them; host reads and host
+/// programs go on.
+pub trait BackgroundWindows {
+    /// Whether `die` may run job operations now.
+    fn may_run_jobs(&self, die: DieIdx) -> bool;
+
+    /// `die` is down to its host reserve of free blocks and may not run jobs: the device must
+    /// collect now (a deterministic excursion). Returns whether `die` may run jobs now.
+    fn excursion(&mut self, die: DieIdx, now: SimTime) -> bool;
 }
 
 /// Parity stripes (PaRT-FTL, §III-C): host reads rebuilt from a stripe or served from the
@@ -307,6 +332,14 @@ impl<'a> dyn Scheme + 'a {
         self.write_roles().is_none_or(|w| w.may_write(die))
     }
 
+    pub(crate) fn may_run_jobs(&self, die: DieIdx) -> bool {
+        self.background_windows().is_none_or(|w| w.may_run_jobs(die))
+    }
+
+    pub(crate) fn excursion(&mut self, die: DieIdx, now: SimTime) -> bool {
+        self.background_windows_mut().is_none_or(|w| w.excursion(die, now))
+    }
+
     pub(crate) fn write_buffer_units(&self) -> Option<u64> {
         self.write_roles().and_then(|w| w.write_buffer_units())
     }
@@ -366,6 +399,7 @@ pub const REGISTRY: &[SchemeInfo] = &[
     flashblox::INFO,
     part_ftl::INFO,
     rtgc::INFO,
+    iod::INFO,
 ];
 
 /// The registry entry of the scheme called `name`.

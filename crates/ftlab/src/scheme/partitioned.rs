@@ -202,7 +202,11 @@ pub(crate) fn assign(g: &Geometry, by: PartitionUnit, shares: &[u32]) -> Vec<Vec
     sets
 }
 
-fn check_capacity(g: &Geometry, sets: &[Vec<DieIdx>], ctx: &SchemeContext) -> Result<(), SchemeConfigError> {
+pub(crate) fn check_capacity(
+    g: &Geometry,
+    sets: &[Vec<DieIdx>],
+    ctx: &SchemeContext,
+) -> Result<(), SchemeConfigError> {
     for (t, set) in sets.iter().enumerate() {
         let physical = set.len() as u64 * g.blocks_per_die as u64 * g.units_per_block as u64;
         let logical = (physical as f64 / (1.0 + ctx.over_provisioning)).floor() as u64;

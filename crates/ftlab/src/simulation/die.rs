@@ -141,9 +141,28 @@ impl Engine<'_, Timed> {
             return;
         }
         let urgent = self.ftl.blocks().free_count(die) <= self.p.reserve;
+        if !(self.pol.may_run_jobs(die) || urgent && self.pol.excursion(die, self.now)) {
+            // A window without background work (the scheme's Deterministic Window): host
+            // operations only, reads first; jobs wait for the window to end.
+            self.start_host_op(die);
+            return;
+        }
         match self.exec.sched.pop(die, urgent) {
             Some(op) => self.start(die, op),
             None => self.maybe_start_gc(die),
+        }
+    }
+
+    /// Start the next host read queued at `die`, else its next host program, if any.
+    fn start_host_op(&mut self, die: DieIdx) {
+        let sched = &mut self.exec.sched;
+        let op = sched
+            .take_matching(die, OpClass::HostRead, usize::MAX, |o| o.class == OpClass::HostRead)
+            .or_else(|| {
+                sched.take_matching(die, OpClass::HostWrite, usize::MAX, |o| o.class == OpClass::HostWrite)
+            });
+        if let Some(op) = op {
+            self.start(die, op);
         }
     }
 
@@ -154,6 +173,13 @@ impl Engine<'_, Timed> {
         assert!(
             first.class == OpClass::HostRead || self.pol.may_write(die),
             "a {:?} {:?} started on die {}, which the scheme keeps for reads",
+            first.class,
+            first.kind,
+            die.0
+        );
+        assert!(
+            matches!(first.class, OpClass::HostRead | OpClass::HostWrite) || self.pol.may_run_jobs(die),
+            "a {:?} {:?} started on die {} in a window without background work",
             first.class,
             first.kind,
             die.0
@@ -418,7 +444,7 @@ impl Executor for Timed {
 
     #[inline]
     fn may_collect(e: &Engine<'_, Self>, die: DieIdx) -> bool {
-        e.pol.may_write(die)
+        e.pol.may_write(die) && e.pol.may_run_jobs(die)
     }
 
     #[inline]

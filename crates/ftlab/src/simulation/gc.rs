@@ -26,12 +26,17 @@ impl<X: Executor> Engine<'_, X> {
     /// background below the high one when the die is idle, or a static wear-leveling move.
     /// A paused partial-GC job on a die short of space is let run to its end instead.
     pub(super) fn maybe_start_gc(&mut self, die: DieIdx) {
-        if !X::may_collect(self, die) {
-            // A read die of the scheme's roles: it collects in its turn as a write die.
-            return;
-        }
         let d = die.0 as usize;
         let free = self.ftl.blocks().free_count(die);
+        if !X::may_collect(self, die) {
+            // A read die of the scheme's roles collects in its turn as a write die; a die in a
+            // window without background work only when down to its host reserve (the
+            // scheme's excursion).
+            let must = self.pol.may_write(die) && free <= self.p.reserve;
+            if !(must && self.pol.excursion(die, self.now)) {
+                return;
+            }
+        }
         if self.jobs.collector[d] != NONE {
             let id = self.jobs.collector[d];
             let job = self.jobs.get_mut(id);

@@ -8,6 +8,7 @@
 use crate::flash::geometry::{DieIdx, Ppa};
 use crate::policy::{Command, DeviceView, Interests};
 use crate::scheme::{ReadPlan, Scheme};
+use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
 
 /// The scheme and mapper of one run, and what their hooks pushed.
@@ -21,6 +22,8 @@ pub(super) struct Policies {
     /// `read_plan`) of a scheme without them cost no virtual call.
     pub(super) has_roles: bool,
     pub(super) has_stripes: bool,
+    /// The scheme has windows without background work (`Scheme::background_windows`).
+    pub(super) has_windows: bool,
     /// Commands pushed by policy hooks, applied after each hook.
     pub(super) cmds: Vec<Command>,
 }
@@ -29,7 +32,19 @@ impl Policies {
     pub(super) fn new(scheme: Box<dyn Scheme>, mapper: Box<dyn StreamMapper>) -> Policies {
         let interests = scheme.interests().or(mapper.interests());
         let (has_roles, has_stripes) = (scheme.write_roles().is_some(), scheme.stripes().is_some());
-        Policies { scheme, mapper, interests, has_roles, has_stripes, cmds: Vec::new() }
+        let has_windows = scheme.background_windows().is_some();
+        Policies { scheme, mapper, interests, has_roles, has_stripes, has_windows, cmds: Vec::new() }
+    }
+
+    /// `Scheme::may_run_jobs`, without a virtual call for a scheme without such windows.
+    #[inline]
+    pub(super) fn may_run_jobs(&self, die: DieIdx) -> bool {
+        !self.has_windows || self.scheme.may_run_jobs(die)
+    }
+
+    /// `Scheme::excursion`: `die` must collect now; whether it may.
+    pub(super) fn excursion(&mut self, die: DieIdx, now: SimTime) -> bool {
+        !self.has_windows || self.scheme.excursion(die, now)
     }
 
     /// `Scheme::may_write`, without a virtual call for a scheme without die roles.

@@ -17,6 +17,7 @@ pub(crate) mod vstream;
 pub(crate) use fdp::config::FdpConfig;
 
 use crate::flash::geometry::{BlockIdx, Geometry};
+pub(crate) use crate::policy::counter_name;
 use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
 use crate::sim::time::SimTime;
 
@@ -166,22 +167,6 @@ pub fn build(
             format!("unknown stream mapper {name:?}; known: {}", crate::knobs::names(REGISTRY)),
         )),
     }
-}
-
-/// A counter name made at run time (per-stream counters: `vs3_n_pages`), interned so that
-/// `Counters` keeps its `&'static str` names. Each distinct name is leaked once per process
-/// (a bounded set: streams x counter kinds); called from `counters()` only, never per write.
-pub(crate) fn counter_name(name: String) -> &'static str {
-    use std::collections::BTreeMap;
-    use std::sync::{Mutex, OnceLock};
-    static NAMES: OnceLock<Mutex<BTreeMap<String, &'static str>>> = OnceLock::new();
-    let mut names = NAMES.get_or_init(|| Mutex::new(BTreeMap::new())).lock().expect("counter names lock");
-    if let Some(n) = names.get(&name) {
-        return n;
-    }
-    let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
-    names.insert(name, leaked);
-    leaked
 }
 
 /// Virtual streams whose pages are counted one by one in the per-stream counters; pages of
