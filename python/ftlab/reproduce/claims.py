@@ -323,11 +323,17 @@ def factor_verdict(paper: float, value: FtlabValue) -> str:
     """`factor`: on the paper's side of 1 and within FACTOR_TOLERANCE of it on a log scale:
     reproduced; on the paper's side of 1 otherwise: same direction; else differs (a factor
     within 1.5x of the paper's but on the other side of 1, e.g. 1.1 against 0.839, says the
-    opposite of the paper and differs).
+    opposite of the paper and differs). A factor of 0 (the quantity vanished, e.g. no GC copy
+    at all) is on the side below 1: same direction as a paper factor below 1, never reproduced
+    (it is infinitely far on the log scale); a negative factor differs.
 
     >>> factor_verdict(0.615, 0.5), factor_verdict(0.615, 0.3), factor_verdict(0.839, 1.1)
     ('reproduced', 'same direction', 'differs')
+    >>> factor_verdict(0.49, 0.0), factor_verdict(3.0, 0.0), factor_verdict(0.49, -0.1)
+    ('same direction', 'differs', 'differs')
     """
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0.0:
+        return SAME_DIRECTION if paper < 1.0 else DIFFERS
     if not _positive(value) or (float(value) - 1.0) * (paper - 1.0) <= 0:  # type: ignore[arg-type]
         return DIFFERS
     if abs(math.log(float(value) / paper)) <= math.log(FACTOR_TOLERANCE) + _SLACK:  # type: ignore[arg-type]
