@@ -731,6 +731,7 @@ def test_cli_option_errors(tmp_path: Path) -> None:
 def test_seeds_must_be_a_whole_number() -> None:
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ftlab.UsageError, match="seeds"):
+            # a bool and a float on purpose: the run-time check of `seeds` is what is tested
             ftlab.reproduce("upi", quick=True, seeds=bad)  # type: ignore[arg-type]
 
 
