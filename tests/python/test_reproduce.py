@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import polars as pl
 import pytest
@@ -23,6 +23,7 @@ from conftest import run_cli
 from ftlab.report import Report, scheme_counters
 from ftlab.reproduce import claimfile, upi, verdicts
 from ftlab.reproduce import claims as C
+from ftlab.results import Summary
 
 try:
     import tomllib
@@ -43,7 +44,7 @@ DAS_MEAN = {"partitioned": 100.0, "unified": 150.0, "upi": 110.0, "upi-guarded":
 RISE = 600.0
 
 
-def tenant(mean_us: float, p99_us: float, unstable: bool = False, outstanding: int = 0) -> dict[str, Any]:
+def tenant(mean_us: float, p99_us: float, unstable: bool = False, outstanding: int = 0) -> dict[str, object]:
     return {
         "read": {"mean_us": mean_us, "p99_us": p99_us},
         "unstable": unstable,
@@ -52,8 +53,10 @@ def tenant(mean_us: float, p99_us: float, unstable: bool = False, outstanding: i
     }
 
 
-def hand_summary(schemes: tuple[str, ...] = upi.SCHEMES) -> dict[str, Any]:
-    out = {}
+def hand_summary(schemes: tuple[str, ...] = upi.SCHEMES) -> Summary:
+    """A partial summary (the keys the claims, health and phase table read), typed as a
+    `Summary` by a cast (`upi_claims` takes one)."""
+    out: dict[str, object] = {}
     for s in schemes:
         out[s] = {
             "tenants": {
@@ -64,7 +67,7 @@ def hand_summary(schemes: tuple[str, ...] = upi.SCHEMES) -> dict[str, Any]:
             "device": {"die_utilisation": [0.2, 0.5, 0.4]},
             "jobs": {"gc_started": 3},
         }
-    return {"schemes": out}
+    return cast(Summary, {"schemes": out})
 
 
 def hand_timeseries() -> pl.DataFrame:
@@ -170,10 +173,12 @@ def test_rise_is_the_latest_start_of_lm_tbe_parts() -> None:
         upi.rise_s('[[tenants]]\nname = "other"\n')
 
 
-def phased(summary: dict[str, Any]) -> dict[str, Any]:
+def phased(summary: Summary) -> Summary:
     """Add two phases to every scheme: before-rise (das-as read mean 10 × the scheme index + 1)
-    and after-rise; upi's after-rise busiest die at 0.9."""
-    for i, (name, data) in enumerate(summary["schemes"].items()):
+    and after-rise; upi's after-rise busiest die at 0.9. The phases are partial (the keys the
+    health and the phase table read), so the schemes are written as plain JSON objects."""
+    schemes = cast(dict[str, dict[str, object]], summary["schemes"])
+    for i, (name, data) in enumerate(schemes.items()):
         data["phases"] = {
             phase: {
                 "start_s": start,
@@ -217,7 +222,7 @@ def test_health_flags_unstable_tenants_and_busy_dies() -> None:
 
 
 def test_busiest_die_limit() -> None:
-    def util(u: float) -> dict[str, Any]:
+    def util(u: float) -> dict[str, object]:
         return {
             "schemes": {
                 "s": {
@@ -393,7 +398,7 @@ def test_finished_cases_are_those_with_a_run_directory(tmp_path: Path) -> None:
     assert upi.finished_cases(path, resolved, tmp_path) == ["base"]
 
 
-def _sens_doc() -> dict[str, Any]:
+def _sens_doc() -> dict[str, object]:
     """A hand-made sensitivity.json: one claim (a factor, paper 0.615) in the base and in
     three rise cases (one differs on an unhealthy partitioned, one invalid, one not run)."""
     meta = {"parameter": "lm-tbe rise", "base": "x1", "base_x": 1.0}
@@ -503,7 +508,11 @@ def test_missing_scenario_is_a_precise_error() -> None:
     with pytest.raises(ftlab.InputError) as e:
         scenario_file("reproduce/no-such.toml", "the test's scenario")
     assert isinstance(e.value, FileNotFoundError)
-    assert e.value.path.endswith("scenarios/reproduce/no-such.toml") and "the test's scenario" in str(e.value)
+    assert (
+        e.value.path is not None
+        and e.value.path.endswith("scenarios/reproduce/no-such.toml")
+        and "the test's scenario" in str(e.value)
+    )
 
 
 @pytest.mark.parametrize(

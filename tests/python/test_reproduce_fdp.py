@@ -11,6 +11,7 @@ It needs scenarios/reproduce/fdp-cachelib*.toml.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,10 @@ def metrics(
     dlwa: dict[str, float],
     events: tuple[float, float] = (100.0, 360.0),
     p99: tuple[float, float] = (300.0, 3000.0),
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, dict[str, float | bool | None]]:
     """Every run with the DLWA given; Media Reallocated events of u100/fdp and u100/fdp-one-ruh
     per 2^30 host bytes as given; p99 write latency (µs) of u100/fdp and u100/nonfdp as given."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, float | bool | None]] = {}
     for run in F.RUNS:
         ev = {"u100/fdp": events[0], "u100/fdp-one-ruh": events[1]}.get(run.label)
         out[run.label] = {
@@ -89,11 +90,11 @@ NOT_MEASURED = (
 )
 
 
-def healthy() -> dict[str, Any]:
+def healthy() -> dict[str, dict[str, dict[str, bool]]]:
     return {"schemes": {r.label: {"ok": True} for r in F.RUNS}}
 
 
-def claims_of(m: dict[str, dict[str, Any]]) -> dict[str, C.Claim]:
+def claims_of(m: Mapping[str, Mapping[str, float | bool | None]]) -> dict[str, C.Claim]:
     return {c.id: c for c in F.fdp_claims(m, healthy())}
 
 
@@ -274,7 +275,7 @@ def test_the_workload_is_the_papers(quick: bool) -> None:
 
 
 def _kept(part: dict[str, Any]) -> dict[str, Any]:
-    """A synthetic part without its rate and footprint."""
+    """A synthetic part (a table of the resolved TOML) without its rate and footprint."""
     skip = {"rate_iops", "footprint_fraction", "footprint_offset_fraction"}
     return {k: v for k, v in part.items() if k not in skip}
 
@@ -306,11 +307,22 @@ def test_the_two_tenant_scenario_is_the_papers(quick: bool) -> None:
 
 def test_quick_is_the_full_one_reduced() -> None:
     full, quick = resolved(False), resolved(True)
-    dies = lambda d: d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]  # noqa: E731
-    blocks = lambda d: dies(d) * d["blocks_per_plane"] * d["planes_per_die"]  # noqa: E731
+
+    def dies(d: dict[str, Any]) -> int:
+        n: int = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]
+        return n
+
+    def blocks(d: dict[str, Any]) -> int:
+        n: int = dies(d) * d["blocks_per_plane"] * d["planes_per_die"]
+        return n
+
     assert blocks(full["device"]) == 4 * blocks(quick["device"])
+
     # the same host rate per die: half the rate on half the dies
-    rate = lambda s: sum(p["rate_iops"] * p["sizes"][0]["bytes"] for p in s["tenants"][0]["synthetic"])  # noqa: E731
+    def rate(s: dict[str, Any]) -> float:
+        total: float = sum(p["rate_iops"] * p["sizes"][0]["bytes"] for p in s["tenants"][0]["synthetic"])
+        return total
+
     assert rate(full) / dies(full["device"]) == rate(quick) / dies(quick["device"])
     for key in ("device", "ftl", "precondition"):
         a, b = dict(full[key]), dict(quick[key])
@@ -377,7 +389,11 @@ def test_quick_fdp_counters(quick: C.ReproductionResult) -> None:
     host byte with SOC and LOC on one handle; the legacy runs have no FDP counters."""
     m = quick.extra["per_seed"][0].extra["metrics"]
     assert m["u100/fdp"]["media_reallocated"] > 0
-    per = lambda r: m[r]["media_reallocated"] / m[r]["hbmw"]  # noqa: E731
+
+    def per(r: str) -> float:
+        events_per_byte: float = m[r]["media_reallocated"] / m[r]["hbmw"]
+        return events_per_byte
+
     assert per("u100/fdp-one-ruh") > per("u100/fdp")
     assert m["u100/nonfdp"]["media_reallocated"] is None
     # two tenants without FDP share the host write point: their data mix in erased blocks

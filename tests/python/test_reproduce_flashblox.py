@@ -14,7 +14,7 @@ import doctest
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import pytest
 
@@ -22,6 +22,7 @@ import ftlab
 from ftlab.reproduce import claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import flashblox as F
+from ftlab.results import Summary
 
 try:
     import tomllib
@@ -40,25 +41,29 @@ def test_doctests() -> None:
 # Hand-made inputs
 
 
-def summary(reads: dict[str, tuple[float, float]]) -> dict[str, Any]:
-    """A flashblox summary.json with each tenant's read (mean_us, p99_us)."""
-    return {
+def summary(reads: dict[str, tuple[float, float]]) -> Summary:
+    """A flashblox summary.json with each tenant's read (mean_us, p99_us): a partial summary,
+    typed as a `Summary` by a cast."""
+    partial = {
         "schemes": {
             "flashblox": {
                 "tenants": {t: {"read": {"mean_us": m, "p99_us": p}} for t, (m, p) in reads.items()}
             }
         }
     }
+    return cast(Summary, partial)
 
 
-def solo(reads: dict[str, tuple[float, float]], slowdown_p99: dict[str, float]) -> dict[str, Any]:
+def solo(reads: dict[str, tuple[float, float]], slowdown_p99: dict[str, float]) -> Summary:
+    """`summary` plus each tenant's solo slowdown (only `read_p99`, the key the claims read)."""
     out = summary(reads)
+    tenants = cast(dict[str, dict[str, object]], out["schemes"]["flashblox"]["tenants"])
     for t, v in slowdown_p99.items():
-        out["schemes"]["flashblox"]["tenants"][t]["slowdown"] = {"read_p99": v}
+        tenants[t]["slowdown"] = {"read_p99": v}
     return out
 
 
-def healthy() -> dict[str, Any]:
+def healthy() -> dict[str, dict[str, dict[str, bool]]]:
     return {"schemes": {run: {"ok": True} for run in F.RUNS}}
 
 
@@ -86,7 +91,8 @@ def test_latency_claims_turn_when_software_is_faster() -> None:
         c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
     }
     for cid in ("p99_hardware_vs_software", "mean_hardware_vs_software"):
-        assert claims[cid].verdict == C.DIFFERS and claims[cid].ftlab_value > 1, cid
+        value = claims[cid].ftlab_value
+        assert claims[cid].verdict == C.DIFFERS and value is not None and value > 1, cid
     # without solo runs the interference claim is not measured, and says which key is missing
     assert (
         claims["interference_tail_3x"].verdict == C.NOT_MEASURED
@@ -97,13 +103,15 @@ def test_latency_claims_turn_when_software_is_faster() -> None:
 def test_missing_latency_makes_claims_differ() -> None:
     rows = F.latency_rows(summary({"a": (100.0, 1000.0)}), {"schemes": {}})
     m = F.latency_measurements(rows, {"schemes": {}})
-    assert math.isnan(m["p99_factor"].value) and m["p99_factor"].why
+    p99 = m["p99_factor"].value
+    assert isinstance(p99, float) and math.isnan(p99) and m["p99_factor"].why
     assert C.judge(C.FACTOR, 1 / 2.6, m["p99_factor"].value) == C.DIFFERS
 
 
 def hand_model(
     imb: float, imb_no: float, life: float, life_no: float, swap_s: float | None, interval: float | None
-) -> dict[str, Any]:
+) -> dict[str, object]:
+    """A hand-made `lifetime_model` result (the keys the lifetime claims read)."""
     ideal = 1000.0
     return {
         "scale": 10.0,
@@ -148,7 +156,7 @@ def hand_model(
     }
 
 
-def lifetime_claims(model: dict[str, Any]) -> dict[str, C.Claim]:
+def lifetime_claims(model: dict[str, object]) -> dict[str, C.Claim]:
     hw = summary({"a": (100.0, 1000.0)})
     return {c.id: c for c in F.flashblox_claims(hw, hw, model, healthy())}
 
@@ -317,11 +325,11 @@ def test_flashblox_preset_is_the_talks_geometry() -> None:
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> ftlab.ReproductionResult:
+def quick(tmp_path_factory: pytest.TempPathFactory) -> C.ReproductionResult:
     return ftlab.reproduce("flashblox", quick=True, out=tmp_path_factory.mktemp("flashblox-quick"))
 
 
-def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
+def test_quick_writes_every_file(quick: C.ReproductionResult) -> None:
     for name in (
         "claims.json",
         "fig1-latency.png",
@@ -353,19 +361,19 @@ def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
     assert len(seed["lifetime_model"]["interval_sweep"]) == len(F.INTERVAL_DIVISORS)
 
 
-def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionResult) -> None:
+def test_quick_every_claim_has_a_verdict_and_a_reason(quick: C.ReproductionResult) -> None:
     doc = json.loads((quick.out / "claims.json").read_text())
     assert [c["id"] for c in doc["claims"]] == [s.id for s in claimfile.load("flashblox").claims]
     for c in doc["claims"]:
         assert c["verdict"] in C.VERDICTS and len(c["why"]) > 20, c["id"]
 
 
-def test_quick_verdicts_are_the_committed_ones(quick: ftlab.ReproductionResult) -> None:
+def test_quick_verdicts_are_the_committed_ones(quick: C.ReproductionResult) -> None:
     found = verdicts.check("flashblox", quick.claims, ROOT / verdicts.VERDICTS_FILE)
     assert not found, "\n".join(found)
 
 
-def test_quick_health(quick: ftlab.ReproductionResult) -> None:
+def test_quick_health(quick: C.ReproductionResult) -> None:
     """No tenant of any run is starved (no wait beyond 1 s), and the hardware and software runs
     are healthy. The swap run may not be (a backlog beyond 4 queue depths while a channel
     migrates): its claims are then `invalid`, which the committed verdicts record."""
@@ -375,7 +383,7 @@ def test_quick_health(quick: ftlab.ReproductionResult) -> None:
             assert checks["ok"] and checks["tenants_ok"], (run, checks["reasons"])
 
 
-def test_quick_swaps_complete(quick: ftlab.ReproductionResult) -> None:
+def test_quick_swaps_complete(quick: C.ReproductionResult) -> None:
     """A swap completes in the detailed run of every seed, and the model's lifetime with swaps
     is longer than without (the mechanism the lifetime claims rest on)."""
     for extra in quick.extra["seeds"]:
@@ -384,7 +392,7 @@ def test_quick_swaps_complete(quick: ftlab.ReproductionResult) -> None:
         assert model["with_swaps"]["first_wear_out_s"] > model["without_swaps"]["first_wear_out_s"]
 
 
-def test_quick_is_deterministic(quick: ftlab.ReproductionResult, tmp_path: Path) -> None:
+def test_quick_is_deterministic(quick: C.ReproductionResult, tmp_path: Path) -> None:
     """Serial (--jobs 1) against the fixture's parallel run, on seed 0 only (the rerun was all 3
     seeds, 34 s of CI; every seed runs the same code with another seed offset): every run's
     summary.json is byte-identical, and so is seed 0's judged input (its measurements and

@@ -15,7 +15,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import pytest
 
@@ -23,6 +23,7 @@ import ftlab
 from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import part_ftl as P
+from ftlab.results import Summary
 
 try:
     import tomllib
@@ -44,30 +45,38 @@ def test_registered() -> None:
 # Hand-made inputs
 
 
-def task(max_us: float, misses: int = 0, released: int = 10) -> dict[str, Any]:
+def task(max_us: float, misses: int = 0, released: int = 10) -> dict[str, float]:
     return {"released": released, "misses": misses, "response_max_us": max_us, "response_mean_us": max_us / 2}
 
 
 def summary(
     part: tuple[float, float, int], wao: tuple[float, float, int], eq: tuple[float, float] = (0.9, 1.2)
-) -> dict[str, Any]:
-    """A summary with part-ftl's and wao-gc's (write max µs, read max µs, read misses)."""
+) -> Summary:
+    """A summary with part-ftl's and wao-gc's (write max µs, read max µs, read misses): a
+    partial summary (the keys `table3_measurements` reads), typed as a `Summary` by a cast."""
 
-    def scheme(w: float, r: float, misses: int) -> dict[str, Any]:
+    def scheme(w: float, r: float, misses: int) -> dict[str, object]:
         tasks = {"w0": task(w), "w1": task(w / 2), "r0": task(r, misses), "r1": task(r / 3)}
         return {"tenants": {"rt": {"deadlines": {"tasks": tasks}}}}
 
-    doc = {"schemes": {"part-ftl": scheme(*part), "wao-gc": scheme(*wao)}}
-    doc["schemes"]["part-ftl"]["scheme_counters"] = {
+    schemes = {"part-ftl": scheme(*part), "wao-gc": scheme(*wao)}
+    schemes["part-ftl"]["scheme_counters"] = {
         "admission_eq6_total": eq[0],
         "admission_eq7_total": eq[1],
     }
-    return doc
+    return cast(Summary, {"schemes": schemes})
 
 
-ADMIT = {
-    "admit_paper": {"tests": [{"equation": "Eq. 6", "total": 1.066}, {"equation": "Eq. 7", "total": 1.254}]}
-}
+#: A partial `rt_analysis` (only the Eq. 6-7 totals of `admit_paper`, what
+#: `table3_measurements` reads), typed as an `RtAnalysis` by a cast.
+ADMIT = cast(
+    P.RtAnalysis,
+    {
+        "admit_paper": {
+            "tests": [{"equation": "Eq. 6", "total": 1.066}, {"equation": "Eq. 7", "total": 1.254}]
+        }
+    },
+)
 
 
 STARTS = {"part-ftl": 1.0, "wao-gc": 2.0}
@@ -88,7 +97,7 @@ def test_table3_measurements_from_hand_made_summaries() -> None:
     assert "read_rebuilt_us_max is absent" in m["read_rebuilt_us_max"].missing
 
 
-def judged(m: dict[str, Any]) -> dict[str, C.Claim]:
+def judged(m: dict[str, claimfile.Measured]) -> dict[str, C.Claim]:
     """The Table III claims judged on measurements `m` (every run healthy)."""
     paper = claimfile.load("part-ftl")
     checks = {"schemes": {r: {"ok": True} for r in ("part-ftl", "wao-gc", "fig16 wao-gc", "fig16 part-ftl")}}
@@ -154,7 +163,8 @@ def test_blocking_counters_when_present() -> None:
         (1, 1231.0, (C.VIOLATED, C.VIOLATED)),
     ):
         s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
-        s["schemes"]["part-ftl"]["device"] = {"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt}
+        scheme = cast(dict[str, object], s["schemes"]["part-ftl"])  # a partial device section:
+        scheme["device"] = {"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt}
         c = judged(P.table3_measurements(s, STARTS, 5.0, ADMIT))
         assert (c["reads_never_blocked"].verdict, c["eq8_read_bound"].verdict) == verdicts_
 
@@ -214,7 +224,7 @@ def test_scenarios_are_table3_on_cosmos(name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> ftlab.ReproductionResult:
+def quick(tmp_path_factory: pytest.TempPathFactory) -> C.ReproductionResult:
     return ftlab.reproduce("part-ftl", quick=True, out=tmp_path_factory.mktemp("part-ftl-quick"))
 
 
@@ -233,7 +243,7 @@ FILES = (
 )
 
 
-def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
+def test_quick_writes_every_file(quick: C.ReproductionResult) -> None:
     for name in FILES:
         assert (quick.out / name).stat().st_size > 0, name
     doc = json.loads((quick.out / "claims.json").read_text())
@@ -245,7 +255,7 @@ def test_quick_writes_every_file(quick: ftlab.ReproductionResult) -> None:
     assert "mib_per_s" in table4 and "Eq. 9" in table4
 
 
-def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionResult) -> None:
+def test_quick_every_claim_has_a_verdict_and_a_reason(quick: C.ReproductionResult) -> None:
     doc = json.loads((quick.out / "claims.json").read_text())
     assert [c["id"] for c in doc["claims"]] == [s.id for s in claimfile.load("part-ftl").claims]
     for claim in doc["claims"]:
@@ -253,7 +263,7 @@ def test_quick_every_claim_has_a_verdict_and_a_reason(quick: ftlab.ReproductionR
         assert claim["why"], claim["id"]
 
 
-def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) -> None:
+def test_quick_healthy_and_measured_under_gc(quick: C.ReproductionResult) -> None:
     """The WAO-GC runs are healthy. part-ftl's Table III run is not checked here: the set fails
     Eq. 7 on this device (docs/schemes/part-ftl.md), and whatever its health, the committed
     verdicts record it (its claims are `invalid` while it is unhealthy)."""
@@ -263,23 +273,27 @@ def test_quick_healthy_and_measured_under_gc(quick: ftlab.ReproductionResult) ->
         assert all(t["unstable"] is False and t["starved"] is False for t in checks["tenants"].values()), (
             scheme
         )
-    for result in quick.extra["per_seed"]:
-        warm = P.warmup_s(result.report)  # type: ignore[arg-type]
+    per_seed: list[C.ReproductionResult] = quick.extra["per_seed"]
+    for result in per_seed:
+        assert result.report is not None
+        warm = P.warmup_s(result.report)
         assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())
 
 
-def test_quick_gc_copies_within_the_papers_charge(quick: ftlab.ReproductionResult) -> None:
+def test_quick_gc_copies_within_the_papers_charge(quick: C.ReproductionResult) -> None:
     """Issue 39: part-ftl copied 171 pages per host page (WAF 228) before its GC erased its dead
     blocks. Eq. 5 (§III-B) charges (k + m)·⌈λP⌉ copies to reclaim k·α pages; Eq. 12 wao-gc's
     ⌈λP⌉/(P − ⌈λP⌉). Measured copies per reclaimed page stay within each, in every seed."""
-    for result in quick.extra["per_seed"]:
-        for scheme, g in P.gc_equations(result.report.summary).items():  # type: ignore[union-attr]
+    per_seed: list[C.ReproductionResult] = quick.extra["per_seed"]
+    for result in per_seed:
+        assert result.report is not None
+        for scheme, g in P.gc_equations(result.report.summary).items():
             assert g["copies_per_reclaimed_page"] is not None and g["charge_per_reclaimed_page"] is not None
             assert 0 < g["copies_per_reclaimed_page"] <= g["charge_per_reclaimed_page"], (scheme, g)
 
 
 def test_gc_equations_from_a_hand_made_summary() -> None:
-    summary = {
+    partial = {
         "schemes": {
             P.PART: {
                 "scheme_counters": {
@@ -291,21 +305,23 @@ def test_gc_equations_from_a_hand_made_summary() -> None:
             P.WAO: {"scheme_counters": {}},
         }
     }
-    g = P.gc_equations(summary)  # type: ignore[arg-type]
+    g = P.gc_equations(cast(Summary, partial))  # a partial summary: the counters gc_equations reads
     assert g[P.PART]["measured_over_charge"] == pytest.approx(0.5)
-    assert g[P.WAO]["copies_per_reclaimed_page"] is None and math.isnan(g[P.WAO]["measured_over_charge"])  # type: ignore[arg-type]
+    wao_over_charge = g[P.WAO]["measured_over_charge"]
+    assert g[P.WAO]["copies_per_reclaimed_page"] is None
+    assert wao_over_charge is not None and math.isnan(wao_over_charge)
     assert (
         P.gc_notes(g)[0]
         == "part-ftl: GC copies 1.200 per reclaimed page; Eq. 5 charges 2.400 at the measured λ 0.640"
     )
 
 
-def test_quick_verdicts_are_the_committed_ones(quick: ftlab.ReproductionResult) -> None:
+def test_quick_verdicts_are_the_committed_ones(quick: C.ReproductionResult) -> None:
     found = verdicts.check("part-ftl", quick.claims, ROOT / verdicts.VERDICTS_FILE)
     assert not found, "\n".join(found)
 
 
-def test_quick_is_deterministic(quick: ftlab.ReproductionResult, tmp_path: Path) -> None:
+def test_quick_is_deterministic(quick: C.ReproductionResult, tmp_path: Path) -> None:
     """Serial (--jobs 1) against the fixture's parallel run, on seed 0 only (every seed runs the
     same code with another seed offset): both runs' summary.json are byte-identical, and so is
     seed 0's judged input (measurements and health, `SeedResult`) from which the 3-seed

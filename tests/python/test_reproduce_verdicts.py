@@ -20,7 +20,7 @@ import pytest
 
 import ftlab
 from conftest import run_cli
-from ftlab.reproduce import REPRODUCTIONS, claimfile
+from ftlab.reproduce import REPRODUCTIONS, Progress, claimfile
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import verdicts as V
 from ftlab.reproduce.claimfile import Measured, SeedResult, Spec
@@ -61,7 +61,7 @@ NAMES = sorted(REPRODUCTIONS)
         (3.0, True, C.DIFFERS),
     ],
 )
-def test_factor_rule(paper: float, value: Any, expected: str) -> None:
+def test_factor_rule(paper: float, value: C.FtlabValue, expected: str) -> None:
     assert C.judge(C.FACTOR, paper, value) == expected
 
 
@@ -81,7 +81,7 @@ def test_factor_rule(paper: float, value: Any, expected: str) -> None:
         (15.0, None, C.DIFFERS),
     ],
 )
-def test_value_rule(paper: float, value: Any, expected: str) -> None:
+def test_value_rule(paper: float, value: C.FtlabValue, expected: str) -> None:
     assert C.judge(C.VALUE, paper, value) == expected
 
 
@@ -102,7 +102,7 @@ def test_value_rule(paper: float, value: Any, expected: str) -> None:
         (7.3, 1, NAN, C.DIFFERS),
     ],
 )
-def test_exact_rule(paper: float, digits: int, value: Any, expected: str) -> None:
+def test_exact_rule(paper: float, digits: int, value: C.FtlabValue, expected: str) -> None:
     assert C.judge(C.EXACT, paper, value, digits=digits) == expected
 
 
@@ -123,7 +123,7 @@ def test_exact_rule(paper: float, digits: int, value: Any, expected: str) -> Non
         ("<=", 1.1, None, C.VIOLATED),
     ],
 )
-def test_bound_rule(op: str, paper: float, value: Any, expected: str) -> None:
+def test_bound_rule(op: str, paper: float, value: C.FtlabValue, expected: str) -> None:
     assert C.judge(C.BOUND, paper, value, op=op) == expected
 
 
@@ -178,7 +178,7 @@ def test_adjective_readings(adjective: str, value: float, expected: str) -> None
         ((), C.VIOLATED),
     ],
 )
-def test_order_rule_by_sign(margins: tuple[Any, ...], expected: str) -> None:
+def test_order_rule_by_sign(margins: tuple[C.FtlabValue, ...], expected: str) -> None:
     assert C.judge(C.ORDER, None, margins[0] if margins else None, margins=margins) == expected
 
 
@@ -222,24 +222,37 @@ def test_bad_kinds_and_values_are_precise_errors() -> None:
 # (b) evaluation over seeds, health gating, not measured
 
 
-def spec(**kw: Any) -> Spec:
-    base: dict[str, Any] = {
-        "id": "c",
-        "text": "c",
-        "quote": "q",
-        "where": "§1",
-        "kind": C.FACTOR,
-        "paper": 0.615,
-        "measure": "m",
-        "runs": ("a", "b"),
-        "rests_on": C.LATENCY,
-    }
-    return Spec(**{**base, **kw})
+def spec(
+    *,
+    id: str = "c",
+    kind: str = C.FACTOR,
+    paper: float | None = 0.615,
+    measure: str = "m",
+    runs: tuple[str, ...] = ("a", "b"),
+    rests_on: str = C.LATENCY,
+    not_measured: str = "",
+    device_time: bool = False,
+) -> Spec:
+    """A claim (text "c", quote "q", §1): by default a factor 0.615 on measure m over runs a
+    and b, resting on latency; the fields the tests vary are keywords."""
+    return Spec(
+        id=id,
+        text="c",
+        quote="q",
+        where="§1",
+        kind=kind,
+        paper=paper,
+        measure=measure,
+        runs=runs,
+        rests_on=rests_on,
+        not_measured=not_measured,
+        device_time=device_time,
+    )
 
 
 def seed(
     k: int,
-    value: Any,
+    value: C.FtlabValue,
     ok: dict[str, bool] | None = None,
     reasons: dict[str, list[str]] | None = None,
     missing: str = "",
@@ -285,8 +298,12 @@ def test_a_claim_on_an_unhealthy_run_is_invalid_with_the_reason() -> None:
 
 
 def _run(
-    ok: bool = True, left: int = 0, qd: int = 64, arrived: int = 10_000, checks: Any = None
-) -> dict[str, Any]:
+    ok: bool = True,
+    left: int = 0,
+    qd: int = 64,
+    arrived: int = 10_000,
+    checks: dict[str, tuple[str, bool]] | None = None,
+) -> dict[str, object]:
     """A run's health record: one tenant `t`, starved unless `ok`, with `left` writes outstanding
     at the end of `arrived`, and `checks` (name -> (text, ok))."""
     tenant = {"writes_outstanding_at_end": left, "queue_depth": qd, "writes_arrived": arrived}
@@ -298,7 +315,7 @@ def _run(
     }
 
 
-def _gated(rests_on: str, run: dict[str, Any]) -> str:
+def _gated(rests_on: str, run: dict[str, object]) -> str:
     s = spec(rests_on=rests_on, runs=("a",), kind=C.VALUE, paper=10.0)
     if rests_on == C.ARITHMETIC:
         s = spec(rests_on=rests_on, runs=(), kind=C.VALUE, paper=10.0)
@@ -330,7 +347,7 @@ def _gated(rests_on: str, run: dict[str, Any]) -> str:
     ],
 )
 def test_health_gates_a_claim_through_what_it_reads(
-    rests_on: str, run: dict[str, Any], expected: str
+    rests_on: str, run: dict[str, object], expected: str
 ) -> None:
     assert _gated(rests_on, run) == expected
 
@@ -714,6 +731,7 @@ def test_cli_option_errors(tmp_path: Path) -> None:
 def test_seeds_must_be_a_whole_number() -> None:
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ftlab.UsageError, match="seeds"):
+            # a bool and a float on purpose: the run-time check of `seeds` is what is tested
             ftlab.reproduce("upi", quick=True, seeds=bad)  # type: ignore[arg-type]
 
 
@@ -743,7 +761,14 @@ class _FakePaper:
         self.calls: list[tuple[int, Path]] = []
 
     def reproduce(
-        self, *, quick: bool, out: Path, jobs: int | None, sensitivity: bool, progress: Any, seed: int
+        self,
+        *,
+        quick: bool,
+        out: Path,
+        jobs: int | None,
+        sensitivity: bool,
+        progress: Progress | None,
+        seed: int,
     ) -> C.ReproductionResult:
         paper = claimfile.load("upi")
         measured = {s.measure: Measured(0.5 + seed / 10, f"seed {seed}") for s in paper.claims if s.measure}

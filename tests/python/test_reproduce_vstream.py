@@ -10,9 +10,10 @@ steady state, and every file is written. It needs scenarios/reproduce/vstream-*-
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pytest
@@ -21,6 +22,7 @@ import ftlab
 from ftlab.reproduce import claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import vstream as V
+from ftlab.results import Summary
 
 try:
     import tomllib
@@ -34,9 +36,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # (a) claims from hand-made metrics
 
 
-def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> dict[str, Any]:
-    """A one-scheme summary.json with what `run_metrics` reads."""
-    return {
+def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> Summary:
+    """A one-scheme summary.json with what `run_metrics` reads: a partial summary, typed as a
+    `Summary` by a cast (`run_metrics` takes one)."""
+    partial = {
         "schemes": {
             "unified": {
                 "tenants": {
@@ -46,12 +49,13 @@ def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> dict
             }
         }
     }
+    return cast(Summary, partial)
 
 
 def test_run_metrics_is_write_megabytes_per_measured_second() -> None:
     m = V.run_metrics(summary(3e9, 10.0, 1234, "synthetic"), "synthetic")
     assert m["throughput_mb_s"] == pytest.approx(300.0) and m["gc_pages_copied"] == 1234
-    assert V.run_metrics({"schemes": {}}, "synthetic")["throughput_mb_s"] is None
+    assert V.run_metrics(cast(Summary, {"schemes": {}}), "synthetic")["throughput_mb_s"] is None
 
 
 def hand_metrics() -> dict[str, dict[str, dict[str, float | None]]]:
@@ -83,11 +87,11 @@ def hand_metrics() -> dict[str, dict[str, dict[str, float | None]]]:
     }
 
 
-def healthy() -> dict[str, Any]:
+def healthy() -> dict[str, dict[str, dict[str, bool]]]:
     return {"schemes": {f"{w}/{m.label}": {"ok": True} for w, m in V.runs()}}
 
 
-def claims_of(metrics: Any) -> dict[str, C.Claim]:
+def claims_of(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, C.Claim]:
     return {c.id: c for c in V.vstream_claims(metrics, healthy())}
 
 
