@@ -189,6 +189,7 @@ class LifetimeCase(TypedDict):
     first_wear_out_s: float | None
     first_wear_out_days: float | None
     n_swaps: int
+    swaps_capped: bool
     mean_interval_s: float | None
     interval_s_min: float | None
     interval_s_max: float | None
@@ -608,6 +609,7 @@ class WorstCase(TypedDict):
     swap_threshold: float
     first_wear_out_days: float | None
     n_swaps: int
+    swaps_capped: bool
     interval_days_mean: float | None
     interval_days_last: float | None
     imbalance: float | None
@@ -621,6 +623,7 @@ class DeviceScale(TypedDict):
     capacity_scale: float
     swap_minutes: float
     n_swaps: int
+    swaps_capped: bool
     interval_days_mean: float | None
     interval_days_min: float | None
     interval_days_max: float | None

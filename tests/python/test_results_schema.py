@@ -124,6 +124,19 @@ def test_what_the_core_writes_matches(outputs: list[tuple[str, Any]], result: st
         assert _errors(value, result) == []
 
 
+def test_a_capped_fast_forward_says_so(outputs: list[tuple[str, Any]]) -> None:
+    # The fast-forward stops at 1,000,000 swaps (`lifetime_model::SWAPS_MAX`, docs/lifetime.md)
+    # and says so beside each count; the two-channel tiny FlashBlox run reaches it on the
+    # device's own time scale (a swap at every check), so both answers are exercised.
+    cases = []
+    for result, value in outputs:
+        if result == "lifetime":
+            cases += [value["with_swaps"], value["without_swaps"], value["worst_case"], value["device_scale"]]
+    cases = [c for c in cases if c is not None]
+    assert all(c["swaps_capped"] == (c["n_swaps"] >= 1_000_000) for c in cases)
+    assert {c["swaps_capped"] for c in cases} == {True, False}
+
+
 def test_every_key_the_schema_names_is_written(outputs: list[tuple[str, Any]]) -> None:
     # The other way round: a key kept in the schema that the core no longer writes (or writes
     # under no case above) is named here, so that a key cannot live on one side only.

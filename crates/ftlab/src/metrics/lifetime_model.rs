@@ -74,7 +74,8 @@ pub struct ModelRun {
     pub series: Vec<(f64, Vec<f64>)>,
 }
 
-/// Most swaps one model run may make (a bound, reported when reached).
+/// Most swaps one model run may make: a run that reaches it stops there, and says so
+/// (`swaps_capped` beside each `n_swaps`).
 pub(crate) const SWAPS_MAX: usize = 1_000_000;
 
 impl ModelInput {
@@ -417,6 +418,7 @@ pub(crate) fn lifetime_json(input: &ModelInput, horizon_s: f64, capacity_scale: 
             "first_wear_out_s": r.first_wear_out_s,
             "first_wear_out_days": r.first_wear_out_s.map(|s| s / 86_400.0),
             "n_swaps": r.swap_times_s.len(),
+            "swaps_capped": r.swap_times_s.len() >= SWAPS_MAX,
             "mean_interval_s": st.interval_s_mean,
             "interval_s_min": st.interval_s_min,
             "interval_s_max": st.interval_s_max,
@@ -545,6 +547,7 @@ fn device_scale_json(input: &ModelInput, capacity_scale: f64) -> Value {
         "capacity_scale": capacity_scale,
         "swap_minutes": m.swap_time_s / 60.0,
         "n_swaps": st.n_swaps,
+        "swaps_capped": run.swap_times_s.len() >= SWAPS_MAX,
         "interval_days_mean": st.interval_s_mean.map(day),
         "interval_days_min": st.interval_s_min.map(day),
         "interval_days_max": st.interval_s_max.map(day),
@@ -565,6 +568,7 @@ fn worst_case_json(input: &ModelInput) -> Value {
         "swap_threshold": input.swap_threshold,
         "first_wear_out_days": run.first_wear_out_s.map(day),
         "n_swaps": st.n_swaps,
+        "swaps_capped": run.swap_times_s.len() >= SWAPS_MAX,
         "interval_days_mean": st.interval_s_mean.map(day),
         "interval_days_last": last,
         "imbalance": run.series.last().and_then(|p| wear_imbalance(&p.1)),
