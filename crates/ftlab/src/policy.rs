@@ -339,9 +339,10 @@ pub(crate) fn to_table<T: serde::Serialize>(config: &T) -> toml::Table {
 /// A policy's own counters for `summary.json`: (name, value) pairs in a fixed order.
 pub(crate) type Counters = Vec<(&'static str, f64)>;
 
-/// A counter name made at run time (per-stream counters: `vs3_n_pages`; per-set: `set0_status`), interned so that
-/// `Counters` keeps its `&'static str` names. Each distinct name is leaked once per process
-/// (a bounded set: streams x counter kinds); called from `counters()` only, never per write.
+/// A counter name made at run time (per-stream counters: `vs3_n_pages`; per-set counters:
+/// `set0_status`), interned so that `Counters` keeps its `&'static str` names. Each distinct
+/// name is leaked once per process (a bounded set: streams or sets x counter kinds); called
+/// from `counters()` only, never per write.
 pub(crate) fn counter_name(name: String) -> &'static str {
     use std::collections::BTreeMap;
     use std::sync::{Mutex, OnceLock};
