@@ -3,7 +3,7 @@
 # incremental) and installs the Debian packages only the tests need (`scripts/setup-system.sh
 # test`: chromium for the report's browser test, rocksdb-tools and strace for the live
 # capture test), then runs the Rust tests of the whole workspace, the Python tests
-# (tests/python, on every core with pytest-xdist) and the installed-wheel test
+# (tests/python, on every core with pytest-xdist) and beside them the installed-wheel test
 # (scripts/test-wheel.sh: a clean venv, then a quick reproduction), after the lint gates
 # (rustfmt, clippy, ruff, mypy). All always run; the exit status is non-zero if any failed.
 # Extra arguments go to pytest (e.g. scripts/test.sh -k trace). It does no benchmarks.
@@ -68,15 +68,28 @@ echo "== cargo test --workspace --profile test-release"
 cargo test --workspace --profile test-release || status=$?
 phase_done "cargo test"
 
+# The installed-wheel test runs beside pytest (mostly pip unpacking into a clean venv, which
+# overlaps pytest's simulations); its output is printed after pytest's, and its status counts.
+wheel_log="$(mktemp)"
+scripts/test-wheel.sh >"$wheel_log" 2>&1 &
+wheel_pid=$!
+
 echo "== pytest tests/python (pytest-xdist, one worker per core, each test file on one worker)"
 # -n auto --dist loadfile: a file's tests share one worker, so a module-scoped fixture (each
 # quick reproduction) still runs once. --durations: the slowest tests, where CI time goes.
 .venv/bin/python -m pytest tests/python -n auto --dist loadfile --durations=15 "$@" || status=$?
 phase_done pytest
 
-echo "== the installed wheel (scripts/test-wheel.sh)"
-scripts/test-wheel.sh || status=$?
-phase_done "the wheel test"
+echo "== the installed wheel (scripts/test-wheel.sh, run beside pytest)"
+wheel_status=0
+wait "$wheel_pid" || wheel_status=$?
+cat "$wheel_log"
+rm -f "$wheel_log"
+if [ "$wheel_status" -ne 0 ]; then
+    echo "test: scripts/test-wheel.sh failed (exit $wheel_status)" >&2
+    status=$wheel_status
+fi
+phase_done "the wheel test (after pytest)"
 
 if [ "$with_pgo" = 1 ]; then
     echo "== the profile-guided build (scripts/test-pgo.sh)"
