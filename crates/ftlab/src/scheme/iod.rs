@@ -14,7 +14,7 @@
 //! Latency Event Aggregate log, and a window changes only at the scheme's tick (`tick_ms`).
 //! docs/schemes/iod.md.
 
-use super::partitioned::{assign, check_capacity, check_shares, proportional_shares, PartitionUnit};
+use super::partitioned::{die_sets, PartitionUnit};
 use super::plm::{Limits, LogPage, SetWindows, Window};
 use super::{
     parse_config, to_table, BackgroundWindows, Capabilities, RoundRobin, Scheme, SchemeConfigError,
@@ -188,30 +188,14 @@ pub(crate) struct Iod {
 pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let mut config: IodConfig = parse_config(table)?;
     check_all(KNOBS, &config)?;
-    let g = ctx.geometry;
-    let n_units = match config.by {
-        PartitionUnit::Channel => g.channels,
-        PartitionUnit::Die => g.n_dies,
-    };
-    if config.shares.is_empty() {
-        config.shares = proportional_shares(ctx.namespace_units, n_units)?;
-    }
-    check_shares("shares", "units", &config.shares, ctx.namespace_units.len(), n_units)?;
+    let (sets, set_of_die) = die_sets(config.by, &mut config.shares, ctx)?;
     check_windows(&config)?;
-    let sets = assign(g, config.by, &config.shares);
-    check_capacity(g, &sets, ctx)?;
-    let mut set_of_die = vec![u16::MAX; g.n_dies as usize];
-    for (t, set) in sets.iter().enumerate() {
-        for d in set {
-            set_of_die[d.0 as usize] = t as u16;
-        }
-    }
     let limits = limits(&config);
     let windows = vec![SetWindows::new(limits, SimTime::ZERO); sets.len()];
     Ok(Box::new(Iod {
         tick: SimTime::from_secs_f64(config.tick_ms * 1e-3),
         config,
-        geometry: *g,
+        geometry: *ctx.geometry,
         sets: sets.into_iter().map(RoundRobin::new).collect(),
         set_of_die,
         closing: vec![false; windows.len()],

@@ -69,16 +69,28 @@ pub(crate) struct Partitioned {
 
 pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn Scheme>, SchemeConfigError> {
     let mut config: PartitionedConfig = parse_config(table)?;
+    let (sets, owner_of_die) = die_sets(config.by, &mut config.shares, ctx)?;
+    Ok(Box::new(Partitioned { config, sets: sets.into_iter().map(RoundRobin::new).collect(), owner_of_die }))
+}
+
+/// Each tenant's dies by `by` and `shares` (filled in proportion to namespace size when
+/// empty), checked (shares, then capacity), and each die's tenant (`u16::MAX`: none): the
+/// partitions `partitioned` and `iod`'s NVM Sets are made of.
+pub(crate) fn die_sets(
+    by: PartitionUnit,
+    shares: &mut Vec<u32>,
+    ctx: &SchemeContext,
+) -> Result<(Vec<Vec<DieIdx>>, Vec<u16>), SchemeConfigError> {
     let g = ctx.geometry;
-    let n_units = match config.by {
+    let n_units = match by {
         PartitionUnit::Channel => g.channels,
         PartitionUnit::Die => g.n_dies,
     };
-    if config.shares.is_empty() {
-        config.shares = proportional_shares(ctx.namespace_units, n_units)?;
+    if shares.is_empty() {
+        *shares = proportional_shares(ctx.namespace_units, n_units)?;
     }
-    check_shares("shares", "units", &config.shares, ctx.namespace_units.len(), n_units)?;
-    let sets = assign(g, config.by, &config.shares);
+    check_shares("shares", "units", shares, ctx.namespace_units.len(), n_units)?;
+    let sets = assign(g, by, shares);
     check_capacity(g, &sets, ctx)?;
     let mut owner_of_die = vec![u16::MAX; g.n_dies as usize];
     for (t, set) in sets.iter().enumerate() {
@@ -86,7 +98,7 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
             owner_of_die[d.0 as usize] = t as u16;
         }
     }
-    Ok(Box::new(Partitioned { config, sets: sets.into_iter().map(RoundRobin::new).collect(), owner_of_die }))
+    Ok((sets, owner_of_die))
 }
 
 impl Scheme for Partitioned {
@@ -202,11 +214,7 @@ pub(crate) fn assign(g: &Geometry, by: PartitionUnit, shares: &[u32]) -> Vec<Vec
     sets
 }
 
-pub(crate) fn check_capacity(
-    g: &Geometry,
-    sets: &[Vec<DieIdx>],
-    ctx: &SchemeContext,
-) -> Result<(), SchemeConfigError> {
+fn check_capacity(g: &Geometry, sets: &[Vec<DieIdx>], ctx: &SchemeContext) -> Result<(), SchemeConfigError> {
     for (t, set) in sets.iter().enumerate() {
         let physical = set.len() as u64 * g.blocks_per_die as u64 * g.units_per_block as u64;
         let logical = (physical as f64 / (1.0 + ctx.over_provisioning)).floor() as u64;
