@@ -35,6 +35,7 @@ LAYERS: list[set[str]] = [
     {"metrics"},
     {"scenario"},
     {"simulation"},
+    {"array"},
     {"api"},
     {"lib"},
 ]

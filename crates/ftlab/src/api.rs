@@ -266,6 +266,40 @@ pub fn run_scenario(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = opts.jobs.unwrap_or(cores).min(runs.len()).max(1);
     let simulate = |run: &Run, report: &mut dyn FnMut(u64)| -> Result<RunOutcome, FtlabError> {
+        if let Some(a) = &s.array {
+            let horizon = horizon(&s);
+            let mut at = |now: SimTime| {
+                report(horizon.map_or(0, |h| (now.ns() as u128 * 1000 / h.ns().max(1) as u128) as u64))
+            };
+            let scheme_name = &s.schemes[run.scheme];
+            let mut devs = Vec::with_capacity(a.devices as usize);
+            for d in 0..a.devices {
+                let mut dev = build_counted(&s, scheme_name, None, true, Path::new(""), &name, None)?;
+                precondition_seeded(
+                    &s,
+                    &mut dev,
+                    &name,
+                    crate::sim::seed_for(s.seed, 0x4152_5241, d as u64),
+                )?;
+                devs.push(dev);
+            }
+            let sources = (0..s.tenants.len())
+                .map(|i| {
+                    open_source(
+                        &s,
+                        i,
+                        &s.tenants[i],
+                        crate::array::array_units(&s, a, i),
+                        None,
+                        Path::new(""),
+                        None,
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let (devices, result) = crate::array::run_array(&s, a, scheme_name, devs, sources, &mut at)
+                .map_err(|e| name_file(e, &name))?;
+            return Ok(RunOutcome::Array(devices, Box::new(result)));
+        }
         let (result, tables) = run_one(&s, &s.schemes[run.scheme], run.solo, Path::new(""), &name, report)?;
         Ok(match run.solo {
             None => RunOutcome::Shared(Box::new(result), tables),
@@ -274,13 +308,24 @@ pub fn run_scenario(
     };
     let mut outcomes = run_parallel(&runs, jobs, &simulate, progress).into_iter();
     let mut results = Vec::new();
+    let mut arrays = Vec::new();
     let (mut ts, mut cdf, mut wear) = (Vec::new(), Vec::new(), Vec::new());
     for (scheme_name, outcome) in s.schemes.iter().zip(outcomes.by_ref()) {
-        let RunOutcome::Shared(result, table) = outcome? else { unreachable!("shared runs come first") };
-        results.push(*result);
-        ts.push((scheme_name.clone(), table.timeseries));
-        cdf.push((scheme_name.clone(), table.latency_cdf));
-        wear.push((scheme_name.clone(), table.wear));
+        let runs = match outcome? {
+            RunOutcome::Shared(result, table) => vec![(*result, table)],
+            RunOutcome::Array(devices, array) => {
+                arrays.push(*array);
+                devices
+            }
+            RunOutcome::Solo(_) => unreachable!("shared runs come first"),
+        };
+        for (result, table) in runs {
+            let name = if s.array.is_some() { result.scheme.clone() } else { scheme_name.clone() };
+            results.push(result);
+            ts.push((name.clone(), table.timeseries));
+            cdf.push((name.clone(), table.latency_cdf));
+            wear.push((name, table.wear));
+        }
     }
     if s.measure.solo {
         for r in results.iter_mut() {
@@ -296,7 +341,7 @@ pub fn run_scenario(
     }
     assert!(outcomes.next().is_none(), "every run's outcome is used");
     Ok(RunOutput {
-        summary_json: report::summary_json(s.seed, &s.name, &results),
+        summary_json: report::summary_json(s.seed, &s.name, &results, &arrays),
         resolved_toml: scenario::to_toml(&s),
         timeseries: concat_tables(ts),
         latency_cdf: concat_tables(cdf),
@@ -315,6 +360,8 @@ struct Run {
 /// What one `Run` gives back: everything a shared run measured, or a solo run's latencies.
 enum RunOutcome {
     Shared(Box<report::SchemeResult>, RunTables),
+    /// An array's run: each device's result and tables, and the host layer's result.
+    Array(Vec<(report::SchemeResult, RunTables)>, Box<report::ArrayResult>),
     Solo(report::SoloResult),
 }
 
@@ -721,20 +768,7 @@ pub fn precondition<'a>(
     file: &str,
 ) -> Result<Option<WarmReport>, FtlabError> {
     let mut rng = crate::sim::rng(s.seed, 0x5052_4543);
-    let no_room = |OutOfSpace { tenant, reason }| {
-        let name = &s.tenants[tenant as usize].name;
-        FtlabError::from(RunError::OutOfSpace {
-            file: file.to_string(),
-            stage: crate::error::Stage::Precondition,
-            waiting: vec![name.clone()],
-            erases: 0,
-            n_blocks: s.geometry().n_blocks,
-            reason: format!(
-                "tenant {name:?}: {reason}; raise device.over_provisioning or lower \
-                 precondition.fill_fraction"
-            ),
-        })
-    };
+    let no_room = |e: OutOfSpace| out_of_space(s, file, e);
     if s.precondition.mode != scenario::PreconditionMode::Workload {
         return sim.precondition(&s.precondition, &mut rng).map(|()| None).map_err(no_room);
     }
@@ -757,6 +791,35 @@ pub fn precondition<'a>(
     }
 }
 
+/// Precondition an array's device by fill (`[array]` requires it), its random order and
+/// overwrites drawn from `seed` (each device its own).
+fn precondition_seeded(
+    s: &Scenario,
+    sim: &mut Simulation<'_>,
+    file: &str,
+    seed: u64,
+) -> Result<(), FtlabError> {
+    assert!(s.precondition.mode != scenario::PreconditionMode::Workload, "validated: [array] fills");
+    let mut rng = crate::sim::rng(seed, 0x5052_4543);
+    sim.precondition(&s.precondition, &mut rng).map_err(|e| out_of_space(s, file, e))
+}
+
+/// The error of a preconditioning that found no room for tenant `tenant`'s data.
+fn out_of_space(s: &Scenario, file: &str, OutOfSpace { tenant, reason }: OutOfSpace) -> FtlabError {
+    let name = &s.tenants[tenant as usize].name;
+    FtlabError::from(RunError::OutOfSpace {
+        file: file.to_string(),
+        stage: crate::error::Stage::Precondition,
+        waiting: vec![name.clone()],
+        erases: 0,
+        n_blocks: s.geometry().n_blocks,
+        reason: format!(
+            "tenant {name:?}: {reason}; raise device.over_provisioning or lower \
+             precondition.fill_fraction"
+        ),
+    })
+}
+
 /// A fresh simulation of `scheme_name` on the scenario's device, with every tenant's
 /// workload opened (the edge: trace files are opened here).
 pub fn build_simulation<'a>(
@@ -777,7 +840,7 @@ pub fn build_simulation_with<'a>(
     base_dir: &Path,
     file: &str,
 ) -> Result<Simulation<'a>, FtlabError> {
-    assemble(s, scheme, None, base_dir, file, None)
+    assemble(s, scheme, None, false, base_dir, file, None)
 }
 
 /// What a scheme is built from, for this scenario.
@@ -806,6 +869,18 @@ fn build_simulation_counted<'a>(
     file: &str,
     traces: Option<&ReadCounter>,
 ) -> Result<Simulation<'a>, FtlabError> {
+    build_counted(s, scheme_name, solo, false, base_dir, file, traces)
+}
+
+fn build_counted<'a>(
+    s: &Scenario,
+    scheme_name: &str,
+    solo: Option<usize>,
+    fed: bool,
+    base_dir: &Path,
+    file: &str,
+    traces: Option<&ReadCounter>,
+) -> Result<Simulation<'a>, FtlabError> {
     let ns = s.namespace_units();
     let g = s.geometry();
     let tasks = s.rt_tasks();
@@ -813,16 +888,18 @@ fn build_simulation_counted<'a>(
     let table = s.scheme.get(scheme_name).cloned().unwrap_or_default();
     let scheme = scheme::build(scheme_name, &table, &ctx)
         .map_err(|e| FtlabError::config(file, format!("scheme.{scheme_name}.{}", e.key), e.reason))?;
-    assemble(s, scheme, solo, base_dir, file, traces)
+    assemble(s, scheme, solo, fed, base_dir, file, traces)
 }
 
 /// The simulation of `scheme` on the scenario's device with every tenant's source, or with
 /// only tenant `solo`'s workload (the others' sources silent: their namespaces, shares and
-/// preconditioned data stay, their requests and periodic jobs do not come).
+/// preconditioned data stay, their requests and periodic jobs do not come); `fed`: every
+/// source silent (an array's device).
 fn assemble<'a>(
     s: &Scenario,
     scheme: Box<dyn scheme::Scheme>,
     solo: Option<usize>,
+    fed: bool,
     base_dir: &Path,
     file: &str,
     traces: Option<&ReadCounter>,
@@ -841,7 +918,7 @@ fn assemble<'a>(
         .map_err(|e| FtlabError::config(file, "stream_mapper", e.reason))?;
     let mut sources = Vec::with_capacity(s.tenants.len());
     for (i, t) in s.tenants.iter().enumerate() {
-        let silent = solo.is_some_and(|alone| alone != i);
+        let silent = fed || solo.is_some_and(|alone| alone != i);
         let source = if silent {
             silent_source(s, t, ns[i])
         } else {

@@ -31,6 +31,7 @@
 #![warn(unreachable_pub)]
 
 mod api;
+mod array;
 mod capture;
 pub mod error;
 mod flash;

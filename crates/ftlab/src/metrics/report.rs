@@ -36,6 +36,39 @@ pub struct WarmReport {
     pub(crate) passes: Vec<u32>,
 }
 
+/// What an array's host layer measured for one tenant (`[array]`; `crate::array`): its
+/// array requests' latencies (arrival to the completion of the last device request), the
+/// reads it rebuilt and the rows its writes wrote whole or by read-modify-write. Counts cover
+/// requests arriving in the measured phase.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ArrayTenantResult {
+    pub(crate) read: OpStats,
+    pub(crate) write: OpStats,
+    /// Read pieces (runs of units in one chunk) rebuilt from the other devices of their row.
+    pub(crate) chunks_rebuilt: u64,
+    pub(crate) stripe_writes_full: u64,
+    pub(crate) stripe_writes_rmw: u64,
+}
+
+/// What one scheme's run on an array measured at its host layer (each device's own result is
+/// a `SchemeResult` named `<scheme>/dev<i>`).
+#[derive(Clone, Debug)]
+pub(crate) struct ArrayResult {
+    pub(crate) scheme: String,
+    pub(crate) devices: u32,
+    pub(crate) chunk_kib: u32,
+    pub(crate) rebuild_device: Option<u32>,
+    pub(crate) tenants: Vec<(String, ArrayTenantResult)>,
+    /// The devices' results' names, in device order.
+    pub(crate) device_names: Vec<String>,
+    /// Device requests the host layer issued (reads, writes, rebuild members).
+    pub(crate) device_requests: u64,
+    /// Array-oracle checks (0 when `[check] integrity` is off).
+    pub(crate) integrity_checks: u64,
+    pub(crate) sim_time: SimTime,
+    pub(crate) measured: SimTime,
+}
+
 /// What one scheme's run measured.
 #[derive(Clone, Debug)]
 pub struct SchemeResult {
@@ -111,7 +144,14 @@ impl SoloResult {
 
 /// `summary.json` for a scenario's schemes. With solo runs (every result's `solo` set), `measure.solo` says
 /// so and each tenant has `solo` and `slowdown`; without them the JSON has neither.
-pub(crate) fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) -> String {
+/// With an array (`arrays` not empty: one per scheme), `schemes` holds each device's result
+/// (`<scheme>/dev<i>`) and `array` the host layer's.
+pub(crate) fn summary_json(
+    seed: u64,
+    scenario: &str,
+    results: &[SchemeResult],
+    arrays: &[ArrayResult],
+) -> String {
     let solo = results.first().is_some_and(|r| r.solo.is_some());
     assert!(results.iter().all(|r| r.solo.is_some() == solo), "solo runs for every scheme or none");
     let mut schemes = Map::new();
@@ -127,9 +167,46 @@ pub(crate) fn summary_json(seed: u64, scenario: &str, results: &[SchemeResult]) 
         v["measure"] = json!({"solo": true});
     }
     v["schemes"] = Value::Object(schemes);
+    if let Some(first) = arrays.first() {
+        let mut by_scheme = Map::new();
+        for a in arrays {
+            by_scheme.insert(a.scheme.clone(), array_json(a));
+        }
+        v["array"] = json!({
+            "devices": first.devices,
+            "chunk_kib": first.chunk_kib,
+            "rebuild_device": first.rebuild_device,
+            "schemes": by_scheme,
+        });
+    }
     let mut s = serde_json::to_string_pretty(&v).expect("summary serializes");
     s.push('\n');
     s
+}
+
+fn array_json(a: &ArrayResult) -> Value {
+    let secs = a.measured.as_secs_f64();
+    let mut tenants = Map::new();
+    for (name, t) in &a.tenants {
+        tenants.insert(
+            name.clone(),
+            json!({
+                "read": op_json(&t.read, secs),
+                "write": op_json(&t.write, secs),
+                "chunks_rebuilt": t.chunks_rebuilt,
+                "stripe_writes_full": t.stripe_writes_full,
+                "stripe_writes_rmw": t.stripe_writes_rmw,
+            }),
+        );
+    }
+    json!({
+        "tenants": tenants,
+        "devices": a.device_names,
+        "device_requests": a.device_requests,
+        "integrity_checks": a.integrity_checks,
+        "sim_time_ns": a.sim_time.ns(),
+        "measured_s": round6(secs),
+    })
 }
 
 fn scheme_json(r: &SchemeResult) -> Value {

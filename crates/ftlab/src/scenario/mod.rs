@@ -49,6 +49,8 @@ pub struct Scenario {
     pub(crate) precondition: PreconditionConfig,
     pub(crate) measure: MeasureConfig,
     pub(crate) check: CheckConfig,
+    /// `[array]`, if the scenario's device is an array's member.
+    pub(crate) array: Option<ArrayConfig>,
     /// Private: no `Scenario` is built outside this module but by `validate`.
     pub(in crate::scenario) _validated: Validated,
 }
@@ -304,6 +306,22 @@ pub(crate) struct CheckConfig {
     /// Run the integrity oracle (DESIGN §5): every read and GC copy is checked. Default false.
     #[serde(default)]
     pub(crate) integrity: bool,
+}
+
+/// `[array]`: the scenario's device, `devices` times, behind a host layer with rotating
+/// parity (RAID-5 left-symmetric; `crate::array`, docs/array.md). Absent: one device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ArrayConfig {
+    /// Devices in the array, parity included, in [3, 16] (RAID-5 needs at least three).
+    pub(crate) devices: u32,
+    /// Bytes of one chunk (a stripe unit) in KiB: a whole number of mapping units, at most
+    /// 1024 KiB. IODA's artifact used 4 KiB (`mdadm -c 4`).
+    pub(crate) chunk_kib: u32,
+    /// Reads of this device's data chunks are rebuilt from the other devices' chunks and
+    /// parity (a degraded-read drill: writes still reach it). Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) rebuild_device: Option<u32>,
 }
 
 impl TenantConfig {

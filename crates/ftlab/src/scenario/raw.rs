@@ -7,7 +7,9 @@
 //! live in `scenario`. The reference for every key is `docs/scenario.md`.
 
 use super::{default_one, FillOrder, SchedulerKind};
-use super::{CheckConfig, MeasureConfig, PreconditionMode, StreamRule, TraceWorkload, WarmConfig};
+use super::{
+    ArrayConfig, CheckConfig, MeasureConfig, PreconditionMode, StreamRule, TraceWorkload, WarmConfig,
+};
 use crate::ftl::gc::VictimPolicy;
 use crate::workload::periodic::PeriodicWorkload;
 use crate::workload::synthetic::SyntheticWorkload;
@@ -46,6 +48,8 @@ pub(crate) struct RawScenario {
     pub(crate) measure: MeasureConfig,
     #[serde(default)]
     pub(crate) check: CheckConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) array: Option<ArrayConfig>,
 }
 
 /// `[device]`: geometry and timing. Keys left out come from `preset`.
@@ -295,6 +299,7 @@ impl From<&super::Scenario> for RawScenario {
             precondition: RawPrecondition::from(&s.precondition),
             measure: s.measure.clone(),
             check: s.check.clone(),
+            array: s.array.clone(),
         }
     }
 }

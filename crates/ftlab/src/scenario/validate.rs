@@ -46,6 +46,7 @@ pub(super) fn validate(raw: RawScenario) -> Valid<Scenario> {
         precondition,
         measure,
         check,
+        array,
     } = raw;
     let device = resolve_device(device)?;
     check_timing(&device)?;
@@ -69,9 +70,11 @@ pub(super) fn validate(raw: RawScenario) -> Valid<Scenario> {
         precondition,
         measure,
         check,
+        array,
         _validated: super::Validated::new(),
     };
     check_schemes(&mut s, &g)?;
+    check_array(&s, &g)?;
     Ok(s)
 }
 
@@ -855,6 +858,48 @@ fn check_measure_phases(m: &MeasureConfig) -> Result<(), (String, String)> {
                 format!("must be below measure.duration_s ({d} seconds), got {}", p.start_s),
             );
         }
+    }
+    Ok(())
+}
+
+/// `[array]`: devices and chunk in range, a chunk of whole mapping units that every tenant's
+/// namespace holds, and what the fed devices cannot do yet (a warm-up by workload, solo runs).
+fn check_array(s: &Scenario, g: &Geometry) -> Check {
+    let Some(a) = &s.array else { return Ok(()) };
+    if !(3..=16).contains(&a.devices) {
+        return err("array.devices", format!("must be in [3, 16] (RAID-5 needs three), got {}", a.devices));
+    }
+    let unit_kib = g.unit_bytes / 1024;
+    if a.chunk_kib == 0 || a.chunk_kib > 1024 || unit_kib == 0 || a.chunk_kib % unit_kib != 0 {
+        return err(
+            "array.chunk_kib",
+            format!(
+                "must be a multiple of the mapping unit ({} B) in (0, 1024] KiB, got {}",
+                g.unit_bytes, a.chunk_kib
+            ),
+        );
+    }
+    if let Some(d) = a.rebuild_device.filter(|&d| d >= a.devices) {
+        return err("array.rebuild_device", format!("must be in [0, {}], got {d}", a.devices - 1));
+    }
+    let chunk_units = a.chunk_kib / unit_kib;
+    for (i, &ns) in s.namespace_units().iter().enumerate() {
+        if ns < chunk_units {
+            return err(
+                format!("tenants.{i}.namespace"),
+                format!("holds {ns} mapping units, less than one chunk of array.chunk_kib ({chunk_units})"),
+            );
+        }
+    }
+    if s.precondition.mode == super::PreconditionMode::Workload {
+        return err(
+            "precondition.mode",
+            "an array's devices are preconditioned by fill (the warm-up by workload replays a \
+             tenant's requests on one device, not through the array): set \"fill\"",
+        );
+    }
+    if s.measure.solo {
+        return err("measure.solo", "solo runs are not supported with [array]");
     }
     Ok(())
 }

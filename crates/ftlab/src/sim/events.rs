@@ -120,6 +120,22 @@ impl<E: Copy> EventQueue<E> {
         popped
     }
 
+    /// The time of the next event `pop` would hand out, if any (a heap's deferred removal
+    /// is done first, as the next `pop` would do it: the order of pops is unchanged).
+    pub(crate) fn peek_time(&mut self) -> Option<SimTime> {
+        if !self.heap {
+            return (self.head < self.tail).then(|| self.sorted[self.head].0);
+        }
+        if self.hole {
+            self.hole = false;
+            let last = self.entries.pop().expect("a hole is in a non-empty heap");
+            if !self.entries.is_empty() {
+                self.sift_from_root(last);
+            }
+        }
+        self.entries.first().map(|e| e.time)
+    }
+
     pub(crate) fn len(&self) -> usize {
         if self.heap {
             self.entries.len() - self.hole as usize

@@ -117,7 +117,14 @@ impl<X: Executor> Engine<'_, X> {
         }
     }
 
-    fn submit(&mut self, t: u16, req: crate::host::HostRequest, parked: bool) -> Result<(), FtlabError> {
+    /// Take request `req` of tenant `t` in (`parked`: it waits for room in the queue);
+    /// returns its id.
+    pub(super) fn submit(
+        &mut self,
+        t: u16,
+        req: crate::host::HostRequest,
+        parked: bool,
+    ) -> Result<u32, FtlabError> {
         if req.op == IoOp::Write {
             // Its first unit's L2P entry was prefetched when it was fetched (`pump`): start
             // fetching what overwriting it touches (the old P2L entry and block state) while
@@ -157,7 +164,7 @@ impl<X: Executor> Engine<'_, X> {
                 self.events.push(self.now + self.p.dram_latency, Event::Complete(id));
             }
         }
-        Ok(())
+        Ok(id)
     }
 
     fn start_read(&mut self, id: u32) {
@@ -544,6 +551,9 @@ impl<X: Executor> Engine<'_, X> {
         }
         self.host.tenants[t].outstanding -= 1;
         self.progressed();
+        if self.host.fed {
+            self.host.completed.push(id);
+        }
         self.pump(r.tenant)
     }
 }

@@ -42,6 +42,11 @@ pub(super) struct HostPort<'a> {
     /// A request just fetched, its tenant, and the events still to handle before the event
     /// loop prefetches its units' current locations (`prefetch_next_location`); a hint only.
     pub(super) location_to_prefetch: Option<(u16, HostRequest, u8)>,
+    /// Fed by a host above it (an array's host layer, `feed.rs`): its requests are injected,
+    /// the port is not done while the feed lasts, and each completed request's id is kept
+    /// in `completed` for the feeder. False in a run of one device.
+    pub(super) fed: bool,
+    pub(super) completed: Vec<u32>,
 }
 
 impl<'a> HostPort<'a> {
@@ -71,6 +76,8 @@ impl<'a> HostPort<'a> {
             reqs: Slab::new(qd_total),
             buffer_used: 0,
             location_to_prefetch: None,
+            fed: false,
+            completed: Vec::new(),
         }
     }
 
@@ -79,10 +86,11 @@ impl<'a> HostPort<'a> {
         self.tenants.iter().map(|t| t.queue_depth as usize).sum()
     }
 
-    /// Whether every tenant's workload is over: nothing left to arrive, nothing outstanding.
+    /// Whether every tenant's workload is over: nothing left to arrive, nothing outstanding
+    /// (never while a feeder may still inject requests).
     #[inline]
     pub(super) fn done(&self) -> bool {
-        self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
+        !self.fed && self.tenants.iter().all(|t| t.next.is_none() && t.outstanding == 0)
     }
 
     /// The part's invariants, swept in full (tests).

@@ -8,11 +8,13 @@
 //! tests/layers.rs): `ops` at the bottom, then the executors' state and the parts, the engine,
 //! its paths, and this file at the top: the public `Simulation`, which preconditions with
 //! `Engine<Instant>` and then runs `Engine<Timed>` (`run`); `finish` hands back what the run
-//! measured. No file I/O: workload sources arrive already opened.
+//! measured. A host layer above several devices (`crate::array`) drives each one's timed
+//! run event by event instead (`feed`). No file I/O: workload sources arrive already opened.
 
 mod die;
 mod engine;
 mod executor;
+mod feed;
 mod finish;
 mod gc;
 mod host;
@@ -31,7 +33,7 @@ mod watchdog;
 
 use crate::error::FtlabError;
 use crate::ftl::Ftl;
-use crate::host::Source;
+use crate::host::{HostRequest, Source};
 use crate::metrics::report::{SchemeResult, WarmReport};
 use crate::metrics::{DeviceCounters, JobCounters};
 use crate::scenario::{PreconditionConfig, Scenario};
@@ -109,6 +111,55 @@ impl<'a> Simulation<'a> {
         let result = engine.run(progress);
         self.stage = Stage::Timed(engine);
         result
+    }
+
+    /// Start the timed run fed from above (`feed`): the caller injects requests and steps the
+    /// device one event at a time, in its own order of events across devices.
+    pub(crate) fn start_fed(&mut self) -> Result<(), FtlabError> {
+        let Stage::Warm { engine, timed } = std::mem::replace(&mut self.stage, Stage::Moving) else {
+            panic!("a simulation runs once");
+        };
+        let mut engine = Box::new(engine.into_timed(*timed));
+        let result = engine.start_fed();
+        self.stage = Stage::Timed(engine);
+        result
+    }
+
+    fn fed(&mut self) -> &mut Engine<'a, Timed> {
+        match &mut self.stage {
+            Stage::Timed(engine) if engine.host.fed => engine,
+            _ => panic!("a fed run, started"),
+        }
+    }
+
+    /// A fed run: when the device's next event is due, if one is pending.
+    pub(crate) fn next_event_time(&mut self) -> Option<SimTime> {
+        self.fed().next_event_time()
+    }
+
+    /// A fed run: handle the device's next event.
+    pub(crate) fn step_one(&mut self) -> Result<(), FtlabError> {
+        self.fed().step_one()
+    }
+
+    /// A fed run: the device's clock moves to `t` (at or before its next event).
+    pub(crate) fn advance_to(&mut self, t: SimTime) -> Result<(), FtlabError> {
+        self.fed().advance_to(t)
+    }
+
+    /// A fed run: tenant `t` takes `req` now; returns its id.
+    pub(crate) fn inject(&mut self, t: u16, req: HostRequest) -> Result<u32, FtlabError> {
+        self.fed().inject(t, req)
+    }
+
+    /// A fed run: room in tenant `t`'s queue.
+    pub(crate) fn queue_room(&mut self, t: u16) -> u32 {
+        self.fed().queue_room(t)
+    }
+
+    /// A fed run: the ids of the requests completed since the last call, appended to `out`.
+    pub(crate) fn take_completed(&mut self, out: &mut Vec<u32>) {
+        self.fed().take_completed(out)
     }
 
     /// The measured results and the tables of this run.

@@ -49,7 +49,7 @@ impl Engine<'_, Timed> {
 
     /// The run starts: policies hear of it, tenants' first arrivals, phases and epochs are
     /// queued, and the measured phase starts now or after `measure.warmup_s`.
-    fn start_run(&mut self) -> Result<(), FtlabError> {
+    pub(super) fn start_run(&mut self) -> Result<(), FtlabError> {
         self.sink.streams.start_timed();
         self.sink.epoch.clear();
         let (pol, v) = self.policies_and_view();
@@ -85,7 +85,7 @@ impl Engine<'_, Timed> {
         Ok(())
     }
 
-    fn handle(&mut self, ev: Event) -> Result<(), FtlabError> {
+    pub(super) fn handle(&mut self, ev: Event) -> Result<(), FtlabError> {
         match ev {
             Event::Arrival(t) => {
                 self.host.tenants[t as usize].arrival_at = None;
@@ -104,7 +104,8 @@ impl Engine<'_, Timed> {
                 let (pol, v) = self.policies_and_view();
                 pol.mapper.on_epoch(&v, &mut pol.cmds);
                 self.apply_commands();
-                if !self.host.done() && self.events.len() > self.progress.epochs_queued {
+                let more = self.host.fed || self.events.len() > self.progress.epochs_queued;
+                if !self.host.done() && more {
                     let e = self.pol.mapper.epoch().expect("a mapper with epochs keeps them");
                     self.events.push(self.now + e, Event::MapperEpoch);
                     self.progress.epochs_queued += 1;
@@ -128,7 +129,8 @@ impl Engine<'_, Timed> {
             // With nothing else pending, epochs alone would tick forever: stop, and let
             // the run end as a stall (reported by `stall_error`).
             // Another tick of the mapper's epoch is no work either.
-            if self.events.len() > self.progress.epochs_queued {
+            // A fed device keeps its epochs while idle: its feeder may inject more.
+            if self.host.fed || self.events.len() > self.progress.epochs_queued {
                 self.events.push(self.now + self.sink.epoch.window, Event::Epoch);
                 self.progress.epochs_queued += 1;
             }
@@ -156,7 +158,7 @@ impl Engine<'_, Timed> {
     }
 
     /// The time series may not outgrow its bound (a long trace and a short window).
-    fn check_rows(&self, now: SimTime) -> Result<(), FtlabError> {
+    pub(super) fn check_rows(&self, now: SimTime) -> Result<(), FtlabError> {
         let rows = self.sink.ts.rows_at(now);
         if rows as f64 > crate::scenario::MAX_TIMESERIES_ROWS {
             return Err(FtlabError::config(
@@ -173,7 +175,7 @@ impl Engine<'_, Timed> {
         Ok(())
     }
 
-    fn roll_windows(&mut self) {
+    pub(super) fn roll_windows(&mut self) {
         let v = DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch };
         let (scheme, streams) = (&self.pol.scheme, &mut self.sink.streams);
         self.sink.ts.roll(self.now, &mut |t, out| {
