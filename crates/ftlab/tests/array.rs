@@ -1,0 +1,162 @@
+//! `[array]` end to end (docs/array.md): K devices of the tiny preset behind the RAID-5 host
+//! layer, integrity oracle on (each device's and the array's, plain and rebuilt reads). What
+//! is checked: bad `[array]` input names its key and range; the summary is byte-identical run
+//! serially and on threads; the host layer's fan-out (device requests per array request) is
+//! what the devices themselves counted; rebuilt reads return the data last written (the
+//! array oracle panics otherwise, and its checks are counted).
+
+mod common;
+
+use common::{run, run_raw, tiny};
+use ftlab::{run_scenario, FtlabError, RunOptions, ScenarioSource};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// A read/write tenant ("kv": 4 KiB, uniform) and a sequential writer ("log": 48 KiB), each
+/// with a fixed number of requests, so every request completes and every count is exact.
+fn array(schemes: &[&str], array: &str) -> String {
+    let tenants = r#"
+[precondition]
+mode = "fill"
+fill_fraction = 1.0
+[[tenants]]
+name = "kv"
+namespace_fraction = 0.45
+[tenants.synthetic]
+pattern = "uniform"
+read_ratio = 0.7
+requests = 1500
+arrival = "poisson"
+rate_iops = 3000.0
+[[tenants]]
+name = "log"
+namespace_fraction = 0.45
+[tenants.synthetic]
+pattern = "sequential"
+read_ratio = 0.0
+sizes = [{ bytes = 49152, weight = 1.0 }]
+requests = 150
+arrival = "poisson"
+rate_iops = 300.0
+"#;
+    tiny(schemes, &format!("[array]\n{array}"), tenants)
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+#[test]
+fn bad_array_input_names_the_key_and_the_range() {
+    let cases: &[(&str, &[&str], &str, &[&str])] = &[
+        ("devices = 2\nchunk_kib = 4", &[], "array.devices", &["[3, 16]", "got 2"]),
+        ("devices = 17\nchunk_kib = 4", &[], "array.devices", &["[3, 16]", "got 17"]),
+        ("devices = 4\nchunk_kib = 6", &[], "array.chunk_kib", &["multiple of the mapping unit", "got 6"]),
+        ("devices = 4\nchunk_kib = 2048", &[], "array.chunk_kib", &["1024", "got 2048"]),
+        ("devices = 4\nchunk_kib = 4\nrebuild_device = 4", &[], "array.rebuild_device", &["[0, 3]", "got 4"]),
+        ("devices = 4\nchunk_kib = 4", &["precondition.mode=\"workload\""], "precondition.mode", &["fill"]),
+        ("devices = 4\nchunk_kib = 4", &["measure.solo=true"], "measure.solo", &["not supported"]),
+        ("devices = 4\nchunk_kib = 4\nchunks = 1", &[], "array.chunks", &["unknown"]),
+    ];
+    let mut failed = Vec::new();
+    for (table, overrides, key, frags) in cases {
+        match run_raw(&array(&["unified"], table), overrides) {
+            Err(FtlabError::Config { key: k, reason, .. })
+                if k == *key && frags.iter().all(|f| reason.contains(f)) => {}
+            Err(e) => {
+                failed.push(format!("{table:?} {overrides:?}: got {e:?}, expected {key} with {frags:?}"))
+            }
+            Ok(_) => failed.push(format!("{table:?} {overrides:?}: accepted")),
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn the_summary_is_the_same_serial_and_on_threads() {
+    let text = array(&["unified", "partitioned"], "devices = 3\nchunk_kib = 8\nrebuild_device = 1");
+    let source = ScenarioSource::Text { text, base_dir: PathBuf::from("."), name: "test.toml".into() };
+    let outs: Vec<String> = [Some(1), Some(2), Some(1)]
+        .into_iter()
+        .map(|jobs| {
+            let opts =
+                RunOptions { seed: None, overrides: vec!["scheme.partitioned.by=\"die\"".into()], jobs };
+            run_scenario(&source, &opts, &mut |_| {}).expect("runs").summary_json
+        })
+        .collect();
+    assert_eq!(outs[0], outs[1], "--jobs 1 and 2");
+    assert_eq!(outs[0], outs[2], "two serial runs");
+    let s: Value = serde_json::from_str(&outs[0]).unwrap();
+    let names: Vec<&String> = s["schemes"].as_object().unwrap().keys().collect();
+    let want = [
+        "unified/dev0",
+        "unified/dev1",
+        "unified/dev2",
+        "partitioned/dev0",
+        "partitioned/dev1",
+        "partitioned/dev2",
+    ];
+    assert_eq!(names, want, "one result per device, schemes in scenario order");
+}
+
+/// (devices, chunk KiB, rebuild device): the devices' own request counts are the host
+/// layer's fan-out. A kv read is one device read, or K-1 member reads when rebuilt; a kv 4
+/// KiB write is a read-modify-write of its row (old data and old parity read, new data and
+/// parity written); a log write of whole rows writes K chunks per row and reads nothing.
+#[test]
+fn devices_count_the_host_layers_fan_out_and_rebuilds_pass_the_oracle() {
+    for (devices, chunk_kib, rebuild) in
+        [(3u64, 4u64, None), (4, 4, Some(2u64)), (5, 4, Some(0)), (4, 16, Some(3))]
+    {
+        let table = match rebuild {
+            Some(d) => format!("devices = {devices}\nchunk_kib = {chunk_kib}\nrebuild_device = {d}"),
+            None => format!("devices = {devices}\nchunk_kib = {chunk_kib}"),
+        };
+        let s = run(&array(&["unified"], &table), &[]);
+        let case = format!("devices {devices}, chunk {chunk_kib} KiB, rebuild {rebuild:?}");
+        let a = &s["array"]["schemes"]["unified"];
+        let kv = &a["tenants"]["kv"];
+        let log = &a["tenants"]["log"];
+        let dev_sum = |tenant: &str, op: &str| -> u64 {
+            (0..devices)
+                .map(|d| u(&s["schemes"][format!("unified/dev{d}")]["tenants"][tenant][op]["count"]))
+                .sum()
+        };
+        let (reads, writes) = (u(&kv["read"]["count"]), u(&kv["write"]["count"]));
+        let rebuilt = u(&kv["chunks_rebuilt"]);
+        assert_eq!(reads + writes, 1500, "{case}: every kv request completed");
+        assert_eq!(u(&kv["stripe_writes_rmw"]), writes, "{case}: a 4 KiB write is one partial row");
+        assert_eq!(u(&kv["stripe_writes_full"]), 0, "{case}");
+        assert_eq!(
+            dev_sum("kv", "read"),
+            reads - rebuilt + (devices - 1) * rebuilt + 2 * writes,
+            "{case}: kv reads"
+        );
+        assert_eq!(dev_sum("kv", "write"), 2 * writes, "{case}: kv writes");
+        let rows_per_write = 48 / (chunk_kib * (devices - 1));
+        let whole = 48 % (chunk_kib * (devices - 1)) == 0;
+        assert_eq!(u(&log["write"]["count"]), 150, "{case}");
+        if whole {
+            assert_eq!(u(&log["stripe_writes_full"]), 150 * rows_per_write, "{case}: whole rows");
+            assert_eq!(u(&log["stripe_writes_rmw"]), 0, "{case}");
+            assert_eq!(dev_sum("log", "write"), 150 * rows_per_write * devices, "{case}: K chunks a row");
+            assert_eq!(dev_sum("log", "read"), 0, "{case}: a full row reads nothing");
+        }
+        match rebuild {
+            // About one piece in K sits on the rebuild device (uniform addresses).
+            Some(_) => assert!(
+                rebuilt * devices * 2 > reads && rebuilt * devices < reads * 2,
+                "{case}: {rebuilt} of {reads}"
+            ),
+            None => assert_eq!(rebuilt, 0, "{case}"),
+        }
+        // 4 KiB reads of 4 KiB units: one check per read (the log tenant reads nothing).
+        assert_eq!(u(&a["integrity_checks"]), reads, "{case}: the array oracle checked every read");
+        for d in 0..devices {
+            assert!(
+                u(&s["schemes"][format!("unified/dev{d}")]["device"]["integrity_checks"]) > 0,
+                "{case}: dev{d}"
+            );
+        }
+    }
+}
