@@ -500,6 +500,37 @@ class Summary(_SummaryRequired, total=False):
     """`Summary` of schema/results.schema.json."""
 
     measure: SummaryMeasure
+    array: ArraySummary
+
+
+class ArraySummary(TypedDict):
+    """`[array]` (docs/array.md): the host layer's results per scheme; each device's own result is under `schemes` as `<scheme>/dev<i>`."""
+
+    devices: int
+    chunk_kib: int
+    rebuild_device: None | int
+    schemes: dict[str, ArrayScheme]
+
+
+class ArrayScheme(TypedDict):
+    """`ArrayScheme` of schema/results.schema.json."""
+
+    tenants: dict[str, ArrayTenant]
+    devices: list[str]
+    device_requests: int
+    integrity_checks: int
+    sim_time_ns: int
+    measured_s: float
+
+
+class ArrayTenant(TypedDict):
+    """`ArrayTenant` of schema/results.schema.json."""
+
+    read: OpSummary
+    write: OpSummary
+    chunks_rebuilt: int
+    stripe_writes_full: int
+    stripe_writes_rmw: int
 
 
 class SummaryMeasure(TypedDict):

@@ -66,9 +66,9 @@ def test_timeseries_columns_are_the_cores(small_run: Report) -> None:
     assert set(_core.TIMESERIES_DEVICE_COLUMNS) < set(base)
 
 
-def _bundled(name: str) -> dict[str, Any]:
+def _bundled(name: str, extra: list[str] | None = None) -> dict[str, Any]:
     path = REPO / "scenarios" / f"{name}.toml"
-    short = ["measure.duration_s=1.0", "measure.warmup_s=0.0", "measure.phases=[]"]
+    short = ["measure.duration_s=1.0", "measure.warmup_s=0.0", "measure.phases=[]", *(extra or [])]
     summary: dict[str, Any] = json.loads(_core.run(source_path=path, overrides=short, jobs=1)["summary_json"])
     return summary
 
@@ -80,6 +80,9 @@ def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> list
     three results for each real-time scheme, `ftlab lifetime`, `ftlab capture` and the policies."""
     found: list[tuple[str, Any]] = [("summary", json.loads(small_run.summary_json))]
     found += [("summary", _bundled(name)) for name in ("fdp", "rtgc")]
+    # An array (its host layer's `array`), with a rebuild device: the key is written as a
+    # number here, as null by the bundled scenario.
+    found.append(("summary", _bundled("array", ["schemes=[\"partitioned\"]", "array.rebuild_device=1"])))
     found.append(("rt_bounds", json.loads(_core.rt_bounds())))
     for scheme in ("part-ftl", "rtgc", "wao-gc"):
         found.append(("rt_admit", json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", scheme))))

@@ -27,7 +27,13 @@ def test_bundled_scenario_runs(scenario: Path, tmp_path: Path) -> None:
     report = ftlab.run(scenario, out=tmp_path, set=["measure.duration_s=2.0", "measure.warmup_s=0"])
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary == report.summary
-    declared = tomllib.loads(scenario.read_text())["schemes"]
+    data = tomllib.loads(scenario.read_text())
+    declared = data["schemes"]
+    if "array" in data:
+        # An array (docs/array.md): each device's result is a scheme entry `<scheme>/dev<i>`,
+        # and the host layer's is under `array`.
+        assert list(summary["array"]["schemes"]) == declared
+        declared = [f"{s}/dev{i}" for s in declared for i in range(data["array"]["devices"])]
     assert list(summary["schemes"]) == declared
     for scheme in declared:
         tenants = summary["schemes"][scheme]["tenants"]
