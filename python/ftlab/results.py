@@ -509,6 +509,8 @@ class ArraySummary(TypedDict):
     devices: int
     chunk_kib: int
     rebuild_device: None | int
+    fail_fast: Literal["off"] | Literal["random"] | Literal["brt"]
+    stagger: bool
     schemes: dict[str, ArrayScheme]
 
 
@@ -531,6 +533,8 @@ class ArrayTenant(TypedDict):
     chunks_rebuilt: int
     stripe_writes_full: int
     stripe_writes_rmw: int
+    reads_failed_fast: int
+    reads_multi_busy: int
 
 
 class SummaryMeasure(TypedDict):

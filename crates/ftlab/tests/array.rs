@@ -46,6 +46,10 @@ fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
+/// Host windows of 150 ms in a 400 ms cycle: four devices' would overlap.
+const STAGGER_WIDE: &str = "devices = 4\nchunk_kib = 4\nstagger = true\n[scheme.iod]\nwindows = \"host\"\n\
+                            host_cycle_ms = 400.0\nhost_ndwin_ms = 150.0";
+
 #[test]
 fn bad_array_input_names_the_key_and_the_range() {
     let cases: &[(&str, &[&str], &str, &[&str])] = &[
@@ -57,10 +61,19 @@ fn bad_array_input_names_the_key_and_the_range() {
         ("devices = 4\nchunk_kib = 4", &["precondition.mode=\"workload\""], "precondition.mode", &["fill"]),
         ("devices = 4\nchunk_kib = 4", &["measure.solo=true"], "measure.solo", &["not supported"]),
         ("devices = 4\nchunk_kib = 4\nchunks = 1", &[], "array.chunks", &["unknown"]),
+        ("devices = 4\nchunk_kib = 4\nfail_fast = \"often\"", &[], "array.fail_fast", &["often"]),
+        (
+            "devices = 4\nchunk_kib = 4\nstagger = true",
+            &["schemes=[\"unified\"]"],
+            "array.stagger",
+            &["\"iod\""],
+        ),
+        ("devices = 4\nchunk_kib = 4\nstagger = true", &[], "array.stagger", &["windows = \"host\""]),
+        (STAGGER_WIDE, &[], "array.stagger", &["at most host_cycle_ms / devices (100)", "150"]),
     ];
     let mut failed = Vec::new();
     for (table, overrides, key, frags) in cases {
-        match run_raw(&array(&["unified"], table), overrides) {
+        match run_raw(&array(&["unified", "iod"], table), overrides) {
             Err(FtlabError::Config { key: k, reason, .. })
                 if k == *key && frags.iter().all(|f| reason.contains(f)) => {}
             Err(e) => {
@@ -159,4 +172,81 @@ fn devices_count_the_host_layers_fan_out_and_rebuilds_pass_the_oracle() {
             );
         }
     }
+}
+
+/// IODA's fail-fast reads (`[array] fail_fast`): a piece whose device is busy with background
+/// work fails at once (no device request) and is rebuilt, unless another chunk of its row is
+/// busy too and the policy picks that one; the array oracle checks every rebuilt read.
+#[test]
+fn fail_fast_reads_are_rebuilt_within_raid5s_one_chunk() {
+    for policy in ["random", "brt"] {
+        let table = format!("devices = 4\nchunk_kib = 4\nfail_fast = \"{policy}\"");
+        let s = run(&array(&["unified"], &table), &["precondition.overwrite_passes=1.0"]);
+        let a = &s["array"]["schemes"]["unified"];
+        let kv = &a["tenants"]["kv"];
+        let (reads, writes) = (u(&kv["read"]["count"]), u(&kv["write"]["count"]));
+        let (failed, multi, rebuilt) =
+            (u(&kv["reads_failed_fast"]), u(&kv["reads_multi_busy"]), u(&kv["chunks_rebuilt"]));
+        assert!(
+            failed > 0 && rebuilt > 0,
+            "{policy}: GC made reads fail fast ({failed}) and rebuilt ({rebuilt})"
+        );
+        assert!(multi <= failed && rebuilt <= failed, "{policy}: {multi} {rebuilt} of {failed}");
+        assert!(failed - rebuilt <= multi, "{policy}: a failed read not rebuilt had another busy chunk");
+        assert!(failed - multi <= rebuilt, "{policy}: a failed read with no other busy chunk is rebuilt");
+        let dev_reads: u64 = (0..4)
+            .map(|d| u(&s["schemes"][format!("unified/dev{d}")]["tenants"]["kv"]["read"]["count"]))
+            .sum();
+        assert_eq!(
+            dev_reads,
+            reads - rebuilt + 3 * rebuilt + 2 * writes,
+            "{policy}: a fail-fast probe sends nothing"
+        );
+        assert_eq!(u(&a["integrity_checks"]), reads, "{policy}");
+    }
+}
+
+/// `iod` on every device with host-requested windows: 100 ms Non-Deterministic of each 400 ms,
+/// per set.
+const IOD_HOST: &str = r#"
+[scheme.iod]
+by = "die"
+shares = [2, 2]
+windows = "host"
+host_cycle_ms = 400.0
+host_ndwin_ms = 50.0
+dtwin_time_ms_max = 400.0
+ndwin_time_ms_min = 50.0
+"#;
+
+/// IODA's staggered windows (`[array] stagger`): device i's schedule shifted by i x 100 ms, so
+/// no two devices of a row are in a Non-Deterministic Window at once. A read's probe then never
+/// finds two busy chunks in its row unless a device collected outside its window (an
+/// excursion, a die down to its reserve: forced GC, which IODA's FEMU also lets through); with
+/// the windows aligned (no stagger) it does. The run asserts there was no excursion, or the
+/// check would not be one.
+#[test]
+fn staggered_windows_keep_a_row_to_one_busy_chunk() {
+    let mut multi = Vec::new();
+    for stagger in [true, false] {
+        let table =
+            format!("devices = 4\nchunk_kib = 4\nfail_fast = \"brt\"\nstagger = {stagger}\n{IOD_HOST}");
+        let s = run(
+            &array(&["iod"], &table),
+            &[
+                "precondition.overwrite_passes=1.0",
+                "tenants.0.synthetic.requests=4000",
+                "measure.warmup_s=0.4",
+            ],
+        );
+        for d in 0..4 {
+            let c = &s["schemes"][format!("iod/dev{d}")]["scheme_counters"];
+            assert_eq!(c["excursion_dies"].as_f64(), Some(0.0), "stagger {stagger}, dev{d}: an excursion");
+        }
+        let kv = &s["array"]["schemes"]["iod"]["tenants"]["kv"];
+        assert!(u(&kv["reads_failed_fast"]) > 0, "stagger {stagger}: GC met reads");
+        multi.push(u(&kv["reads_multi_busy"]));
+    }
+    assert_eq!(multi[0], 0, "staggered: at most one busy chunk per row");
+    assert!(multi[1] > 0, "aligned windows: rows with two busy chunks ({multi:?})");
 }

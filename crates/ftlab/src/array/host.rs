@@ -12,9 +12,12 @@ use super::plan::{pieces, rebuild_members, row_writes, Piece, RowWrite};
 use crate::error::FtlabError;
 use crate::host::{HostRequest, Source, NO_TASK};
 use crate::metrics::report::ArrayTenantResult;
+use crate::scenario::FailFast;
 use crate::sim::time::SimTime;
+use crate::sim::Rng;
 use crate::simulation::Simulation;
 use crate::workload::IoOp;
+use rand::Rng as _;
 use std::collections::{HashSet, VecDeque};
 
 /// One array tenant.
@@ -50,6 +53,9 @@ pub(crate) struct ArrayHost<'a> {
     pub(crate) tenants: Vec<ArrayTenant<'a>>,
     pub(crate) oracle: Option<ArrayOracle>,
     rebuild_device: Option<u32>,
+    fail_fast: FailFast,
+    /// IOD_1's random choice among busy chunks.
+    rng: Rng,
     unit_bytes: u64,
     warmup: SimTime,
     ios: Vec<Option<Io>>,
@@ -73,6 +79,7 @@ impl<'a> ArrayHost<'a> {
         tenants: Vec<ArrayTenant<'a>>,
         oracle: Option<ArrayOracle>,
         rebuild_device: Option<u32>,
+        (fail_fast, rng): (FailFast, Rng),
         unit_bytes: u64,
         warmup: SimTime,
     ) -> ArrayHost<'a> {
@@ -84,6 +91,8 @@ impl<'a> ArrayHost<'a> {
             tenants,
             oracle,
             rebuild_device,
+            fail_fast,
+            rng,
             unit_bytes,
             warmup,
             ios: Vec::new(),
@@ -207,8 +216,10 @@ impl<'a> ArrayHost<'a> {
         let mut sends: Vec<(IoOp, Piece)> = Vec::new();
         let mut io = io;
         if io.req.op == IoOp::Read {
+            let measured = io.req.arrival >= self.warmup;
             for &(_, p) in &io.pieces {
-                let rebuild = self.rebuild_device == Some(p.device);
+                let rebuild =
+                    self.rebuild_device == Some(p.device) || self.fails_fast(io.tenant, &p, measured, devs);
                 io.rebuilt.push(rebuild);
                 if rebuild {
                     sends.extend(rebuild_members(&l, &p).map(|m| (IoOp::Read, m)));
@@ -233,6 +244,37 @@ impl<'a> ArrayHost<'a> {
             self.phase_done(id, now, devs)?;
         }
         Ok(())
+    }
+
+    /// IODA's fail-fast read of piece `p` (`[array] fail_fast`): whether it is rebuilt from
+    /// the other devices of its row. Its device fails it at once when background work holds
+    /// its die (`Simulation::busy_remaining`: no device request is made, a zero-time failure,
+    /// as FEMU's fail-fast read returns latency 0); the host then rebuilds it, unless another
+    /// chunk of the row is busy too (RAID-5 rebuilds one chunk): then the chunk rebuilt is the
+    /// one with the largest busy remaining time (`brt`, IOD_2 and IODA) or one drawn at random
+    /// (`random`, IOD_1 and IOD_3), and a piece not rebuilt is read and waits. The members'
+    /// own busy chunks are read and wait (md re-reads them without the flag).
+    fn fails_fast(&mut self, t: u16, p: &Piece, measured: bool, devs: &mut [Simulation<'a>]) -> bool {
+        if self.fail_fast == FailFast::Off {
+            return false;
+        }
+        let lpn = self.layout.device_unit(p.row, p.offset);
+        let Some(mine) = devs[p.device as usize].busy_remaining(t, lpn, p.n) else { return false };
+        let others: Vec<SimTime> = rebuild_members(&self.layout, p)
+            .filter_map(|m| devs[m.device as usize].busy_remaining(t, lpn, m.n))
+            .collect();
+        if measured {
+            let r = &mut self.tenants[t as usize].result;
+            r.reads_failed_fast += 1;
+            r.reads_multi_busy += !others.is_empty() as u64;
+        }
+        if others.is_empty() {
+            return true;
+        }
+        match self.fail_fast {
+            FailFast::Brt => others.iter().all(|&b| mine >= b),
+            _ => self.rng.random_range(0..=others.len()) == 0,
+        }
     }
 
     /// Issue one device request for `io` (or queue it behind the device tenant's depth).

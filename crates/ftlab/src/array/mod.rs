@@ -15,4 +15,4 @@ mod oracle;
 mod plan;
 mod run;
 
-pub(crate) use run::{array_units, run_array};
+pub(crate) use run::{array_units, run_array, staggered};

@@ -17,7 +17,7 @@ use super::oracle::ArrayOracle;
 use crate::error::FtlabError;
 use crate::host::Source;
 use crate::metrics::report::{ArrayResult, ArrayTenantResult, SchemeResult};
-use crate::scenario::{ArrayConfig, Scenario};
+use crate::scenario::{ArrayConfig, FailFast, Scenario};
 use crate::sim::time::SimTime;
 use crate::simulation::{RunTables, Simulation};
 
@@ -67,7 +67,9 @@ pub(crate) fn run_array<'a>(
     let oracle = s.check.integrity.then(|| ArrayOracle::new(layout, &ns));
     let warmup = SimTime::from_secs_f64(s.measure.warmup_s);
     let unit_bytes = s.geometry().unit_bytes as u64;
-    let host = ArrayHost::new(layout, tenants, oracle, a.rebuild_device, unit_bytes, warmup);
+    let rng = crate::sim::rng(s.seed, 0x494f_4431);
+    let host =
+        ArrayHost::new(layout, tenants, oracle, a.rebuild_device, (a.fail_fast, rng), unit_bytes, warmup);
     let mut array = Array { devs, host, now: SimTime::ZERO };
     let end = s.measure.duration_s.map(SimTime::from_secs_f64);
     array.run(end, progress)?;
@@ -82,6 +84,17 @@ pub(crate) fn array_layout(s: &Scenario, a: &ArrayConfig) -> Layout {
 /// Tenant `i`'s array namespace, in mapping units (whole rows of its device namespace).
 pub(crate) fn array_units(s: &Scenario, a: &ArrayConfig, i: usize) -> u32 {
     array_layout(s, a).array_units(s.namespace_units()[i])
+}
+
+/// The scenario for device `d` of an array with `[array] stagger`: `iod`'s host schedule
+/// shifted by `d` cycles / devices (`host_offset_ms`; validated: `iod` runs with host windows
+/// no longer than that).
+pub(crate) fn staggered(s: &Scenario, a: &ArrayConfig, d: u32) -> Scenario {
+    let mut s = s.clone();
+    let iod = s.scheme.get_mut("iod").expect("validated: iod runs");
+    let cycle = iod.get("host_cycle_ms").and_then(|v| v.as_float()).expect("resolved: a float");
+    iod.insert("host_offset_ms".into(), toml::Value::Float(cycle * d as f64 / a.devices as f64));
+    s
 }
 
 impl<'a> Array<'a> {
@@ -157,6 +170,12 @@ impl<'a> Array<'a> {
             devices: a.devices,
             chunk_kib: a.chunk_kib,
             rebuild_device: a.rebuild_device,
+            fail_fast: match a.fail_fast {
+                FailFast::Off => "off",
+                FailFast::Random => "random",
+                FailFast::Brt => "brt",
+            },
+            stagger: a.stagger,
             tenants: s
                 .tenants
                 .iter()

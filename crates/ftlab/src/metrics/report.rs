@@ -48,6 +48,10 @@ pub(crate) struct ArrayTenantResult {
     pub(crate) chunks_rebuilt: u64,
     pub(crate) stripe_writes_full: u64,
     pub(crate) stripe_writes_rmw: u64,
+    /// `[array] fail_fast`: read pieces a busy device failed at once, and those of them whose
+    /// row had another busy chunk (RAID-5 rebuilds only one).
+    pub(crate) reads_failed_fast: u64,
+    pub(crate) reads_multi_busy: u64,
 }
 
 /// What one scheme's run on an array measured at its host layer (each device's own result is
@@ -58,6 +62,9 @@ pub(crate) struct ArrayResult {
     pub(crate) devices: u32,
     pub(crate) chunk_kib: u32,
     pub(crate) rebuild_device: Option<u32>,
+    /// `[array] fail_fast` (`"off"`, `"random"`, `"brt"`) and `stagger`.
+    pub(crate) fail_fast: &'static str,
+    pub(crate) stagger: bool,
     pub(crate) tenants: Vec<(String, ArrayTenantResult)>,
     /// The devices' results' names, in device order.
     pub(crate) device_names: Vec<String>,
@@ -176,6 +183,8 @@ pub(crate) fn summary_json(
             "devices": first.devices,
             "chunk_kib": first.chunk_kib,
             "rebuild_device": first.rebuild_device,
+            "fail_fast": first.fail_fast,
+            "stagger": first.stagger,
             "schemes": by_scheme,
         });
     }
@@ -196,6 +205,8 @@ fn array_json(a: &ArrayResult) -> Value {
                 "chunks_rebuilt": t.chunks_rebuilt,
                 "stripe_writes_full": t.stripe_writes_full,
                 "stripe_writes_rmw": t.stripe_writes_rmw,
+                "reads_failed_fast": t.reads_failed_fast,
+                "reads_multi_busy": t.reads_multi_busy,
             }),
         );
     }

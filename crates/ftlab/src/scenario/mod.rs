@@ -322,6 +322,29 @@ pub(crate) struct ArrayConfig {
     /// parity (a degraded-read drill: writes still reach it). Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) rebuild_device: Option<u32>,
+    /// IODA's fail-fast reads (PL_IO): `"off"` (the default: reads wait behind background
+    /// work), `"random"` or `"brt"` (a device busy with background work fails a read at once
+    /// with its busy remaining time, and the host rebuilds it from the other devices; with two
+    /// or more busy chunks in the row, the one rebuilt is drawn at random, or is the one with
+    /// the largest busy remaining time).
+    #[serde(default)]
+    pub(crate) fail_fast: FailFast,
+    /// IODA's staggered windows (PL_Win): device `i`'s `iod` host schedule is shifted by `i`
+    /// cycles / devices, so that at most one device of a row is in its Non-Deterministic
+    /// Window (`iod` with `windows = "host"` and `host_ndwin_ms` at most a cycle / devices).
+    /// Default false.
+    #[serde(default)]
+    pub(crate) stagger: bool,
+}
+
+/// `[array] fail_fast`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum FailFast {
+    #[default]
+    Off,
+    Random,
+    Brt,
 }
 
 impl TenantConfig {

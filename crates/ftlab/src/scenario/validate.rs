@@ -901,5 +901,35 @@ fn check_array(s: &Scenario, g: &Geometry) -> Check {
     if s.measure.solo {
         return err("measure.solo", "solo runs are not supported with [array]");
     }
+    if a.stagger {
+        check_stagger(s, a.devices)?;
+    }
+    Ok(())
+}
+
+/// `[array] stagger` shifts `iod`'s host schedule per device: `iod` must be run, with host
+/// windows short enough that the devices' windows do not overlap.
+fn check_stagger(s: &Scenario, devices: u32) -> Check {
+    let Some(iod) = s.schemes.iter().any(|n| n == "iod").then(|| s.scheme.get("iod")).flatten() else {
+        return err("array.stagger", "staggers iod's host-requested windows: add \"iod\" to schemes");
+    };
+    let get = |k: &str| iod.get(k).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+    if iod.get("windows").and_then(|v| v.as_str()) != Some("host") {
+        return err(
+            "array.stagger",
+            "needs scheme.iod.windows = \"host\" (the host's schedule is what it staggers)",
+        );
+    }
+    let (cycle, ndwin) = (get("host_cycle_ms").unwrap_or(0.0), get("host_ndwin_ms").unwrap_or(f64::MAX));
+    if ndwin * devices as f64 > cycle {
+        return err(
+            "array.stagger",
+            format!(
+                "needs scheme.iod.host_ndwin_ms ({ndwin}) at most host_cycle_ms / devices ({}): the \
+                 devices' Non-Deterministic Windows would overlap",
+                cycle / devices as f64
+            ),
+        );
+    }
     Ok(())
 }

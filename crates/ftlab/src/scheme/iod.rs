@@ -79,6 +79,10 @@ pub(crate) struct IodConfig {
     /// default), or every set's at the cycle's start.
     #[serde(default = "yes")]
     pub(crate) stagger: bool,
+    /// Host mode: every set's window opens this far later into the cycle, ms. Default 0. An
+    /// array with `[array] stagger` sets device `i`'s to `i` cycles / devices (docs/array.md).
+    #[serde(default)]
+    pub(crate) host_offset_ms: f64,
     /// How often the windows are checked, ms. Default 1.
     #[serde(default = "default_tick_ms")]
     pub(crate) tick_ms: f64,
@@ -147,6 +151,12 @@ pub(crate) const KNOBS: &[Knob] = &[
     )
     .also("below host_cycle_ms"),
     Knob::new("stagger", "", KnobKind::Bool, "Host schedule: sets' windows spread over the cycle."),
+    Knob::new(
+        "host_offset_ms",
+        "ms",
+        KnobKind::Float(Bounds::closed(0.0, 3.6e6)),
+        "Host schedule: every set's window shifted this far into the cycle (an array staggers its devices).",
+    ),
     Knob::new(
         "tick_ms",
         "ms",
@@ -246,7 +256,8 @@ impl Iod {
         let c = &self.config;
         let cycle = SimTime::from_secs_f64(c.host_cycle_ms * 1e-3);
         let n = self.sets.len() as u64;
-        let offset = if c.stagger { SimTime(cycle.0 * s as u64 / n) } else { SimTime::ZERO };
+        let offset = if c.stagger { SimTime(cycle.0 * s as u64 / n) } else { SimTime::ZERO }
+            + SimTime::from_secs_f64(c.host_offset_ms * 1e-3);
         let open = offset;
         let close = offset + SimTime::from_secs_f64(c.host_ndwin_ms * 1e-3);
         let crossed = |at: SimTime| {

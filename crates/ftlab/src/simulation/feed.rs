@@ -3,12 +3,15 @@
 //! handle exactly one event, moves its clock to a time of the feeder's own events, injects
 //! requests into its tenants' queues and takes the ids of the requests it completed. The event
 //! handling is `run.rs`'s (`handle`, the window roll, the guards); only the loop is the
-//! feeder's, so one device in an array behaves as it does alone. Not the loop of a run of one
-//! device (`run.rs`), which this leaves untouched.
+//! feeder's, so one device in an array behaves as it does alone. It also answers the
+//! feeder's fail-fast probe (`busy_remaining`: IODA's predictable-latency read and its busy
+//! remaining time). Not the loop of a run of one device (`run.rs`), which this leaves
+//! untouched.
 
 use super::engine::Engine;
 use super::executor::Timed;
 use crate::error::FtlabError;
+use crate::ftl::NONE;
 use crate::host::HostRequest;
 use crate::sim::time::SimTime;
 
@@ -71,5 +74,42 @@ impl Engine<'_, Timed> {
     /// The ids of the requests completed since the last call, in completion order.
     pub(super) fn take_completed(&mut self, out: &mut Vec<u32>) {
         out.append(&mut self.host.completed);
+    }
+
+    /// IODA's fail-fast probe: whether a read of tenant `t`'s units `[first, first + n)` would
+    /// meet background work, and if so the busy remaining time. A unit is behind background
+    /// work when its die's collector slot is held by a job (GC, wear leveling, migration)
+    /// that may run now (not held off by a Deterministic Window). The time is projected from
+    /// the job: its source block's valid units left to copy, in pages, each a read and a
+    /// program, then the erase (IODA's FEMU reads the die's GC end time, having booked the
+    /// whole GC at once; here GC interleaves with host work, so this is an estimate). The
+    /// largest over the read's dies; `None` when none is busy. Units not on flash (unmapped,
+    /// or in the write buffer) meet no die.
+    pub(super) fn busy_remaining(&mut self, t: u16, first: u32, n: u32) -> Option<SimTime> {
+        let g = self.ftl.geometry;
+        let tm = *self.exec.array.timing();
+        let ns = self.host.tenants[t as usize].namespace_units;
+        let mut worst: Option<SimTime> = None;
+        for i in 0..n {
+            let Some(ppa) = self.ftl.lookup(t, (first + i) % ns) else { continue };
+            if !self.ftl.is_programmed(ppa) {
+                continue;
+            }
+            let die = g.die_of(ppa);
+            let j = self.jobs.collector[die.0 as usize];
+            if j == NONE || !self.pol.may_run_jobs(die) {
+                continue;
+            }
+            let job = self.jobs.get(j);
+            let valid = if job.block.0 == NONE || job.erasing {
+                0
+            } else {
+                self.ftl.blocks().info[job.block.0 as usize].valid_units()
+            };
+            let pages = valid.div_ceil(g.units_per_page) as u64;
+            let brt = SimTime((tm.read.0 + tm.program.0) * pages + tm.erase.0);
+            worst = Some(worst.map_or(brt, |w| w.max(brt)));
+        }
+        worst
     }
 }

@@ -157,6 +157,12 @@ impl<'a> Simulation<'a> {
         self.fed().queue_room(t)
     }
 
+    /// A fed run: IODA's fail-fast probe of a read of tenant `t`'s units `[first, first + n)`:
+    /// the busy remaining time of the background work it would meet, if any (`feed`).
+    pub(crate) fn busy_remaining(&mut self, t: u16, first: u32, n: u32) -> Option<SimTime> {
+        self.fed().busy_remaining(t, first, n)
+    }
+
     /// A fed run: the ids of the requests completed since the last call, appended to `out`.
     pub(crate) fn take_completed(&mut self, out: &mut Vec<u32>) {
         self.fed().take_completed(out)
