@@ -302,10 +302,15 @@ class Policy(TypedDict):
     knobs: list[Knob]
 
 
-class PreconditionSummary(TypedDict):
-    """`PreconditionSummary` of schema/results.schema.json."""
+class _PreconditionSummaryRequired(TypedDict):
+    """The keys of `PreconditionSummary` always present."""
 
     mode: str
+
+
+class PreconditionSummary(_PreconditionSummaryRequired, total=False):
+    """`PreconditionSummary` of schema/results.schema.json."""
+
     warm_host_pages_written: int
     warm_windows: int
     warm_waf_windows: list[float]
@@ -504,7 +509,7 @@ class Summary(_SummaryRequired, total=False):
 
 
 class ArraySummary(TypedDict):
-    """`[array]` (docs/array.md): the host layer's results per scheme; each device's own result is under `schemes` as `<scheme>/dev<i>`."""
+    """`[array]` (docs/array.md): the host layer's results per scheme."""
 
     devices: int
     chunk_kib: int

@@ -80,9 +80,10 @@ def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> list
     three results for each real-time scheme, `ftlab lifetime`, `ftlab capture` and the policies."""
     found: list[tuple[str, Any]] = [("summary", json.loads(small_run.summary_json))]
     found += [("summary", _bundled(name)) for name in ("fdp", "rtgc")]
-    # An array (its host layer's `array`), with a rebuild device: the key is written as a
-    # number here, as null by the bundled scenario.
-    found.append(("summary", _bundled("array", ["schemes=[\"partitioned\"]", "array.rebuild_device=1"])))
+    # An array (its host layer's `array`) in IODA's mode, with a rebuild device (the key as a
+    # number; the bundled scenario writes null).
+    ioda = ['schemes=["iod"]', "array.rebuild_device=1", 'array.fail_fast="brt"', "array.stagger=true"]
+    found.append(("summary", _bundled("array", ioda)))
     found.append(("rt_bounds", json.loads(_core.rt_bounds())))
     for scheme in ("part-ftl", "rtgc", "wao-gc"):
         found.append(("rt_admit", json.loads(_core.rt_admit(TABLE3_TASKS, "Table III", scheme))))
