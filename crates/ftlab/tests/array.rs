@@ -250,3 +250,28 @@ fn staggered_windows_keep_a_row_to_one_busy_chunk() {
     assert_eq!(multi[0], 0, "staggered: at most one busy chunk per row");
     assert!(multi[1] > 0, "aligned windows: rows with two busy chunks ({multi:?})");
 }
+
+/// A closed-loop array tenant of queue depth 1 issues its next request when the last one
+/// completes: its reads' latencies add up to the run's length, less the one cut at the end.
+#[test]
+fn a_closed_loop_tenant_keeps_its_queue_depth() {
+    let text = array(&["unified"], "devices = 3\nchunk_kib = 4");
+    let closed = [
+        "tenants.0.queue_depth=1",
+        "tenants.0.synthetic.arrival=\"closed\"",
+        "tenants.0.synthetic.read_ratio=1.0",
+        "tenants.0.synthetic.requests=1000000",
+        "measure.duration_s=0.5",
+    ];
+    let s = run(&text, &closed);
+    let r = &s["array"]["schemes"]["unified"]["tenants"]["kv"]["read"];
+    let sum_us = r["count"].as_f64().unwrap() * r["mean_us"].as_f64().unwrap();
+    let max_us = r["max_us"].as_f64().unwrap();
+    // The mean is rounded to the ns: the sum is known within a ns per read.
+    let tol_us = r["count"].as_f64().unwrap() * 1e-3;
+    assert!(r["count"].as_u64().unwrap() > 100, "{r}");
+    assert!(
+        sum_us <= 0.5e6 + tol_us && sum_us >= 0.5e6 - max_us - tol_us,
+        "{sum_us} µs of reads in 0.5 s, max {max_us}"
+    );
+}
