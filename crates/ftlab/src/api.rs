@@ -274,8 +274,9 @@ pub fn run_scenario(
             let scheme_name = &s.schemes[run.scheme];
             let mut devs = Vec::with_capacity(a.devices as usize);
             for d in 0..a.devices {
-                let staggered = a.stagger && scheme_name == "iod";
-                let s_dev = if staggered { crate::array::staggered(&s, a, d) } else { s.clone() };
+                let staggered = a.stagger && crate::array::has_host_schedule(scheme_name);
+                let s_dev =
+                    if staggered { crate::array::staggered(&s, a, scheme_name, d) } else { s.clone() };
                 let mut dev = build_counted(&s_dev, scheme_name, None, true, Path::new(""), &name, None)?;
                 precondition_seeded(
                     &s,

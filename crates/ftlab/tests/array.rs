@@ -66,7 +66,7 @@ fn bad_array_input_names_the_key_and_the_range() {
             "devices = 4\nchunk_kib = 4\nstagger = true",
             &["schemes=[\"unified\"]"],
             "array.stagger",
-            &["\"iod\""],
+            &["no listed scheme has a host window schedule"],
         ),
         ("devices = 4\nchunk_kib = 4\nstagger = true", &[], "array.stagger", &["windows = \"host\""]),
         (STAGGER_WIDE, &[], "array.stagger", &["at most host_cycle_ms / devices (100)", "150"]),

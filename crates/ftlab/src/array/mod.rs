@@ -15,4 +15,4 @@ mod oracle;
 mod plan;
 mod run;
 
-pub(crate) use run::{array_units, run_array, staggered};
+pub(crate) use run::{array_units, has_host_schedule, run_array, staggered};

@@ -86,14 +86,23 @@ pub(crate) fn array_units(s: &Scenario, a: &ArrayConfig, i: usize) -> u32 {
     array_layout(s, a).array_units(s.namespace_units()[i])
 }
 
-/// The scenario for device `d` of an array with `[array] stagger`: `iod`'s host schedule
-/// shifted by `d` cycles / devices (`host_offset_ms`; validated: `iod` runs with host windows
-/// no longer than that).
-pub(crate) fn staggered(s: &Scenario, a: &ArrayConfig, d: u32) -> Scenario {
+/// The knob of a host window schedule's offset.
+pub(crate) const HOST_OFFSET_KNOB: &str = "host_offset_ms";
+
+/// Whether scheme `name` has a host window schedule an array can stagger (its knob table
+/// has `host_offset_ms`; asked of the registry, so no scheme is named here).
+pub(crate) fn has_host_schedule(name: &str) -> bool {
+    crate::scheme::has_knob(name, HOST_OFFSET_KNOB)
+}
+
+/// The scenario for device `d` of an array with `[array] stagger`, under `scheme_name` (one
+/// with a host window schedule): its schedule shifted by `d` cycles / devices
+/// (`host_offset_ms`; validated: host windows no longer than that).
+pub(crate) fn staggered(s: &Scenario, a: &ArrayConfig, scheme_name: &str, d: u32) -> Scenario {
     let mut s = s.clone();
-    let iod = s.scheme.get_mut("iod").expect("validated: iod runs");
-    let cycle = iod.get("host_cycle_ms").and_then(|v| v.as_float()).expect("resolved: a float");
-    iod.insert("host_offset_ms".into(), toml::Value::Float(cycle * d as f64 / a.devices as f64));
+    let table = s.scheme.get_mut(scheme_name).expect("a listed scheme's table is resolved");
+    let cycle = table.get("host_cycle_ms").and_then(|v| v.as_float()).expect("resolved: a float");
+    table.insert(HOST_OFFSET_KNOB.into(), toml::Value::Float(cycle * d as f64 / a.devices as f64));
     s
 }
 

@@ -907,29 +907,39 @@ fn check_array(s: &Scenario, g: &Geometry) -> Check {
     Ok(())
 }
 
-/// `[array] stagger` shifts `iod`'s host schedule per device: `iod` must be run, with host
-/// windows short enough that the devices' windows do not overlap.
+/// `[array] stagger` shifts the host window schedule of every scheme that has one (its knob
+/// table has `host_offset_ms`: the registry says which): at least one must run, each with
+/// host windows short enough that the devices' windows do not overlap.
 fn check_stagger(s: &Scenario, devices: u32) -> Check {
-    let Some(iod) = s.schemes.iter().any(|n| n == "iod").then(|| s.scheme.get("iod")).flatten() else {
-        return err("array.stagger", "staggers iod's host-requested windows: add \"iod\" to schemes");
-    };
-    let get = |k: &str| iod.get(k).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
-    if iod.get("windows").and_then(|v| v.as_str()) != Some("host") {
+    let scheduled: Vec<&String> =
+        s.schemes.iter().filter(|n| crate::scheme::has_knob(n, "host_offset_ms")).collect();
+    if scheduled.is_empty() {
         return err(
             "array.stagger",
-            "needs scheme.iod.windows = \"host\" (the host's schedule is what it staggers)",
+            "staggers host-requested windows, and no listed scheme has a host window schedule \
+             (a knob host_offset_ms; `ftlab schemes` lists the knobs)",
         );
     }
-    let (cycle, ndwin) = (get("host_cycle_ms").unwrap_or(0.0), get("host_ndwin_ms").unwrap_or(f64::MAX));
-    if ndwin * devices as f64 > cycle {
-        return err(
-            "array.stagger",
-            format!(
-                "needs scheme.iod.host_ndwin_ms ({ndwin}) at most host_cycle_ms / devices ({}): the \
-                 devices' Non-Deterministic Windows would overlap",
-                cycle / devices as f64
-            ),
-        );
+    for name in scheduled {
+        let table = s.scheme.get(name.as_str()).expect("a listed scheme's table is resolved");
+        let get = |k: &str| table.get(k).and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+        if table.get("windows").and_then(|v| v.as_str()) != Some("host") {
+            return err(
+                "array.stagger",
+                format!("needs scheme.{name}.windows = \"host\" (the host's schedule is what it staggers)"),
+            );
+        }
+        let (cycle, ndwin) = (get("host_cycle_ms").unwrap_or(0.0), get("host_ndwin_ms").unwrap_or(f64::MAX));
+        if ndwin * devices as f64 > cycle {
+            return err(
+                "array.stagger",
+                format!(
+                    "needs scheme.{name}.host_ndwin_ms ({ndwin}) at most host_cycle_ms / devices ({}): \
+                     the devices' Non-Deterministic Windows would overlap",
+                    cycle / devices as f64
+                ),
+            );
+        }
     }
     Ok(())
 }

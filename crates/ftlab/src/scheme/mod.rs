@@ -407,6 +407,12 @@ pub fn info(name: &str) -> Option<&'static SchemeInfo> {
     REGISTRY.iter().find(|p| p.name == name)
 }
 
+/// Whether scheme `name` has the knob `key` (an array's `stagger` asks for a host window
+/// schedule, `host_offset_ms`, without naming the scheme that has one).
+pub(crate) fn has_knob(name: &str, key: &str) -> bool {
+    info(name).is_some_and(|i| i.knobs.iter().any(|k| k.key == key))
+}
+
 /// Every scheme with a real-time analysis, with its analysis: those that control admission
 /// first, then those whose test is information only, each group in registry order. This is
 /// the order of `ftlab rt admit`'s schemes, of the series of Figures 5-7 and of Table IV.
