@@ -6,7 +6,7 @@
 use super::victim_index::VictimIndex;
 use super::Div;
 use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -156,10 +156,12 @@ pub struct Blocks {
     greedy_run_mins: Vec<u32>,
     runs_per_die: u32,
     blocks_per_die_div: Div,
-    /// The index of a scored victim search, kept only once `enable_bounds` was called (a run
-    /// whose victims are scored); `None` otherwise. In a `RefCell` because a search (through
-    /// `&Ftl`) drops the stale entries it meets; nothing else borrows it.
-    index: Option<RefCell<VictimIndex>>,
+    /// The index of a scored victim search, kept once `enable_bounds` was called (a run whose
+    /// victims are scored) or from the first scored search on (`scored_index`: a scheme that
+    /// scores its victims whatever the scenario's policy, `upi` under greedy); `None` before.
+    /// In a `RefCell` because a search (through `&Ftl`) builds it and catches its blocks up;
+    /// nothing else borrows it.
+    index: RefCell<Option<VictimIndex>>,
     units_per_block: u32,
     pages_per_block: u32,
     n_dies: u32,
@@ -190,7 +192,7 @@ impl Blocks {
             greedy_run_mins: vec![NOT_COLLECTABLE; (geometry.n_dies * runs_per_die) as usize],
             runs_per_die,
             blocks_per_die_div: Div::new(geometry.blocks_per_die),
-            index: None,
+            index: RefCell::new(None),
             n_dies: geometry.n_dies,
             blocks_per_die: geometry.blocks_per_die,
             units_per_block: geometry.units_per_block,
@@ -240,8 +242,8 @@ impl Blocks {
         if key != old {
             self.refresh_run_min(block.0, old, key);
         }
-        if let Some(index) = &mut self.index {
-            index.get_mut().refresh(block.0, &self.info[b]);
+        if let Some(index) = self.index.get_mut() {
+            index.refresh(block.0);
         }
     }
 
@@ -266,6 +268,11 @@ impl Blocks {
     /// Keep the victim index from now on (built from the blocks' state now), with an owner
     /// slot for each of `n_tenants` tenants.
     pub(crate) fn enable_bounds(&mut self, n_tenants: usize) {
+        *self.index.get_mut() = Some(self.new_index(n_tenants));
+    }
+
+    /// A victim index of the blocks' state now, with an owner slot for each of `n_tenants`.
+    fn new_index(&self, n_tenants: usize) -> VictimIndex {
         let mut index = VictimIndex::new(
             self.n_dies,
             self.blocks_per_die,
@@ -274,7 +281,7 @@ impl Blocks {
             n_tenants,
         );
         index.rebuild(&self.info);
-        self.index = Some(RefCell::new(index));
+        index
     }
 
     /// A host read was served from `block`: its read count rises (read-aware relocation).
@@ -282,20 +289,27 @@ impl Blocks {
     pub(crate) fn note_read(&mut self, block: BlockIdx) {
         let info = &mut self.info[block.0 as usize];
         info.read_count = info.read_count.saturating_add(1);
-        if let Some(index) = &mut self.index {
-            index.get_mut().note_read(block.0, info);
+        if let Some(index) = self.index.get_mut() {
+            index.note_read(block.0, info);
         }
     }
 
-    /// The victim index, if kept (`enable_bounds`).
-    pub(crate) fn victim_index(&self) -> Option<&RefCell<VictimIndex>> {
-        self.index.as_ref()
+    /// The victim index, built now (and kept from now on) if it was not (`enable_bounds`), with
+    /// an owner slot for each of `n_tenants` tenants. (A scheme that scored its victims under
+    /// greedy scanned every block of the die at each search while its run kept no index: a
+    /// third of `upi`'s preconditioning in the bench case `upi-mixed-70r30w`.)
+    pub(crate) fn scored_index(&self, n_tenants: usize) -> RefMut<'_, VictimIndex> {
+        let mut index = self.index.borrow_mut();
+        if index.is_none() {
+            *index = Some(self.new_index(n_tenants));
+        }
+        RefMut::map(index, |i| i.as_mut().expect("built above"))
     }
 
     /// The victim index anew (after the write stamps moved).
     pub(crate) fn rebuild_index(&mut self) {
-        if let Some(index) = &mut self.index {
-            index.get_mut().rebuild(&self.info);
+        if let Some(index) = self.index.get_mut() {
+            index.rebuild(&self.info);
         }
     }
 
@@ -308,8 +322,8 @@ impl Blocks {
                 assert_eq!(kept, min, "greedy run {run} of die {}", die.0);
             }
         }
-        if let Some(index) = &self.index {
-            index.borrow().check(&self.info);
+        if let Some(index) = self.index.borrow_mut().as_mut() {
+            index.check(&self.info);
         }
     }
 

@@ -57,14 +57,14 @@ impl Ftl {
 
     /// The eligible block of `die` (full, every page programmed) with the highest `score`
     /// (`None`: no candidate), ties to the lowest index: what a scan of the die's blocks in
-    /// order finds (and does, without `Ftl::enable_victim_bounds`). With the index
-    /// (`ftl::victim_index`), the blocks of an owner for which `bounded` is false must score
-    /// `exact(valid units, write stamp)`; those of the others at most `bound(v, stamp, owner,
-    /// reads)` if they have at least v valid units, a stamp at least `stamp` and at most `reads`
-    /// host reads (`None`: any number), `owner` being theirs (`None`: any owner from the index's
-    /// last owner slot on). Neither may rise as the stamp grows, and a block without valid
-    /// units must score +infinity. With the integrity oracle on, every search is checked
-    /// against the scan.
+    /// order finds. The search is indexed (`ftl::victim_index`, built at the first search if
+    /// `Ftl::enable_victim_bounds` did not build it): the blocks of an owner for which
+    /// `bounded` is false must score `exact(valid units, write stamp)`; those of the others at
+    /// most `bound(v, stamp, owner, reads)` if they have at least v valid units, a stamp at
+    /// least `stamp` and at most `reads` host reads (`None`: any number), `owner` being theirs
+    /// (`None`: any owner from the index's last owner slot on). Neither may rise as the stamp
+    /// grows, and a block without valid units must score +infinity. With the integrity
+    /// oracle on, every search is checked against the scan.
     pub(crate) fn best_eligible(
         &self,
         die: DieIdx,
@@ -73,12 +73,10 @@ impl Ftl {
         bound: impl Fn(u32, i64, Option<u16>, Option<u32>) -> f64,
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<u32> {
-        let Some(index) = self.blocks().victim_index() else {
-            return self.scan_eligible(die, score).map(|(_, b)| b);
-        };
-        let mut index = index.borrow_mut();
+        let n_tenants = self.params.namespace_units.len();
+        let mut index = self.blocks().scored_index(n_tenants);
         let last = index.n_slots() - 1;
-        let n_tenants = self.params.namespace_units.len() as u32;
+        let n_tenants = n_tenants as u32;
         // Slot `last` holds every tenant from `last` on (and blocks of no tenant).
         let kind = |slot: u32| {
             let any =
@@ -122,8 +120,8 @@ impl Ftl {
         Some(BlockIdx(self.geometry.blocks_of_die(die).start + run * GREEDY_RUN_BLOCKS + pos))
     }
 
-    /// `best_eligible` without the index (`Ftl::enable_victim_bounds`): a scan of every block
-    /// of the die.
+    /// `best_eligible` without the index: a scan of every block of the die (the integrity
+    /// oracle's reference).
     fn scan_eligible(
         &self,
         die: DieIdx,

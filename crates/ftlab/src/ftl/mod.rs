@@ -299,8 +299,9 @@ impl Ftl {
     }
 
     /// Keep the index of a scored victim search (`best_eligible`, `ftl::victim_index`) from
-    /// now on: a run whose victims are scored (cost-benefit) calls it at build; others do not
-    /// pay its upkeep at every valid-count change.
+    /// now on: a run whose victims are scored (cost-benefit) calls it at build; a scheme that
+    /// scores its own under another policy gets it at its first search; others do not pay its
+    /// upkeep at every valid-count change.
     pub(crate) fn enable_victim_bounds(&mut self) {
         self.blocks.enable_bounds(self.params.namespace_units.len());
     }

@@ -22,11 +22,21 @@
 //!
 //! A block without valid units scores +infinity under both scores, so the lowest such block
 //! wins. Ties go to the lowest block index, as a scan in index order keeps the first maximum.
-//! Upkeep is lazy: a block that changes heap gets a new version and a new entry; its old
-//! entry, left behind, is dropped when it reaches a heap's top (`Heaps::clean_top`) or when
-//! the die's heaps are compacted (when they hold more than twice its eligible blocks).
+//! Upkeep is lazy twice over. A change of a block's state only marks the block (`Pending`: a
+//! bit per block and a list per die); its heaps follow at the next search of its die, so a
+//! block whose valid units fall many times between two searches (a long write invalidating a
+//! run of its units) moves once, and the heaps by reads follow only at a search that walks
+//! them. Before, every change moved the block at once: a push into a heap and a stale entry
+//! per invalidated unit, a third of a `upi` run's time. A block that changes heap gets a new
+//! version and a new entry; its old entry, left behind, is dropped at once if it was its
+//! heap's top (so every top is fresh: `Heaps::settle`), else when it reaches the top or when
+//! the die's heaps are compacted (when they hold more than twice its eligible blocks). Each
+//! heap's top is also kept in two dense arrays (`Heaps::top_blocks`, `top_keys`), so that a
+//! search, which reads the top of every heap of the die, reads them in order instead of one
+//! heap's memory each. The heaps' shapes differ from those of the eager upkeep, never a
+//! search's result: that is the highest score, ties to the lowest block, whatever the shape.
 //! What this is not: it knows no score and no policy (the callers give them), and it is not
-//! kept unless `Ftl::enable_victim_bounds` was called.
+//! kept before `Ftl::enable_victim_bounds` or the first scored search (`Blocks::scored_index`).
 
 use super::blocks::{BlockInfo, BlockState};
 
@@ -66,6 +76,13 @@ impl Entry {
     fn before(&self, other: &Entry) -> bool {
         (self.key, self.block) < (other.key, other.block)
     }
+}
+
+/// A heap's top as kept (`Heaps::top`).
+#[derive(Clone, Copy, Debug)]
+struct Top {
+    key: i64,
+    block: u32,
 }
 
 /// How a victim search scores the blocks of one owner slot on the die searched.
@@ -135,6 +152,9 @@ impl ReadLevels {
 struct Member {
     bucket: u32,
     version: u32,
+    /// The key of its entry there (a block may leave its heap and come back to it with another
+    /// stamp between two searches of its die: that is a change too).
+    key: i64,
 }
 
 /// Lazy min-heaps over the blocks, each block in at most one of them (its bucket), numbered
@@ -144,9 +164,15 @@ struct Heaps {
     per_die: u32,
     blocks_per_die: u32,
     heaps: Vec<Vec<Entry>>,
+    /// Per heap: its top (fresh), where it holds an entry.
+    /// Per heap: its top's (fresh) block and key, where it holds an entry (4 and 8 bytes a
+    /// heap, so that the check of a moving block and a search's reading of the tops touch
+    /// few cache lines).
+    top_blocks: Vec<u32>,
+    top_keys: Vec<i64>,
     /// Bit h: heap h holds an entry (fresh or stale), so that a search skips empty heaps.
     nonempty: Vec<u64>,
-    /// Per block: its bucket and version (one cache line for both).
+    /// Per block: its bucket, version and key (one cache line for all three).
     member: Vec<Member>,
     /// Per die: entries in its heaps (fresh and stale), and blocks in a bucket.
     entries_per_die: Vec<u32>,
@@ -160,8 +186,10 @@ impl Heaps {
             per_die,
             blocks_per_die,
             heaps: vec![Vec::new(); (n_dies * per_die) as usize],
+            top_blocks: vec![0; (n_dies * per_die) as usize],
+            top_keys: vec![0; (n_dies * per_die) as usize],
             nonempty: vec![0; (n_dies * per_die).div_ceil(64) as usize],
-            member: vec![Member { bucket: NO_BUCKET, version: 0 }; n_blocks],
+            member: vec![Member { bucket: NO_BUCKET, version: 0, key: 0 }; n_blocks],
             entries_per_die: vec![0; n_dies as usize],
             live_per_die: vec![0; n_dies as usize],
         }
@@ -170,9 +198,9 @@ impl Heaps {
     /// Put block `b` into `bucket` (or none) with heap key `key`, if it is not there.
     #[inline]
     fn set(&mut self, b: u32, bucket: u32, key: i64) {
-        let old = self.member[b as usize].bucket;
-        if bucket != old {
-            self.change(b, old, bucket, key);
+        let m = self.member[b as usize];
+        if bucket != m.bucket || (bucket != NO_BUCKET && key != m.key) {
+            self.change(b, m.bucket, bucket, key);
         }
     }
 
@@ -180,18 +208,24 @@ impl Heaps {
         let die = (b / self.blocks_per_die) as usize;
         let m = &mut self.member[b as usize];
         let version = m.version.wrapping_add(1);
-        *m = Member { bucket: new, version };
+        *m = Member { bucket: new, version, key };
         if old == NO_BUCKET {
             self.live_per_die[die] += 1;
+        } else if self.top_blocks[old as usize] == b {
+            // The block's entry was its old heap's top: a fresh top there again.
+            self.settle(old as usize);
         }
         if new == NO_BUCKET {
             self.live_per_die[die] -= 1;
             return;
         }
+        let entry = Entry { key, block: b, version };
         let heap = &mut self.heaps[new as usize];
-        heap.push(Entry { key, block: b, version });
+        heap.push(entry);
         let last = heap.len() - 1;
-        sift_up(heap, last);
+        if sift_up(heap, last) == 0 {
+            self.keep_top(new as usize, entry);
+        }
         self.nonempty[new as usize / 64] |= 1 << (new % 64);
         self.entries_per_die[die] += 1;
         if self.entries_per_die[die] > 2 * self.live_per_die[die] + COMPACT_SLACK {
@@ -223,8 +257,9 @@ impl Heaps {
             }
             heapify(&mut heap);
             entries += heap.len() as u32;
-            if heap.is_empty() {
-                self.nonempty[i / 64] &= !(1 << (i % 64));
+            match heap.first() {
+                Some(&top) => self.keep_top(i, top),
+                None => self.nonempty[i / 64] &= !(1 << (i % 64)),
             }
             self.heaps[i] = heap;
         }
@@ -241,23 +276,34 @@ impl Heaps {
         self.member.iter_mut().for_each(|m| m.bucket = NO_BUCKET);
     }
 
-    /// The top of heap `h` once its stale entries are dropped, or `None` if it is empty.
+    /// The top of heap `h` (fresh), or `None` if it is empty.
     #[inline]
-    fn clean_top(&mut self, h: usize) -> Option<Entry> {
-        loop {
-            let top = *self.heaps[h].first()?;
+    fn top(&self, h: usize) -> Option<Top> {
+        (self.nonempty[h / 64] >> (h % 64) & 1 == 1)
+            .then(|| Top { key: self.top_keys[h], block: self.top_blocks[h] })
+    }
+
+    #[inline]
+    fn keep_top(&mut self, h: usize, top: Entry) {
+        self.top_blocks[h] = top.block;
+        self.top_keys[h] = top.key;
+    }
+
+    /// Drop heap `h`'s stale entries from its top until a fresh one is there (kept as its
+    /// top), or it is empty.
+    fn settle(&mut self, h: usize) {
+        while let Some(&top) = self.heaps[h].first() {
             if self.fresh(&top) {
-                return Some(top);
+                self.keep_top(h, top);
+                return;
             }
             pop(&mut self.heaps[h]);
             self.entries_per_die[h / self.per_die as usize] -= 1;
-            if self.heaps[h].is_empty() {
-                self.nonempty[h / 64] &= !(1 << (h % 64));
-                // Compaction skips empty heaps: give back what a large one held.
-                if self.heaps[h].capacity() > 64 {
-                    self.heaps[h] = Vec::new();
-                }
-            }
+        }
+        self.nonempty[h / 64] &= !(1 << (h % 64));
+        // Compaction skips empty heaps: give back what a large one held.
+        if self.heaps[h].capacity() > 64 {
+            self.heaps[h] = Vec::new();
         }
     }
 
@@ -286,6 +332,11 @@ impl Heaps {
         for (h, heap) in self.heaps.iter().enumerate() {
             let bit = self.nonempty[h / 64] >> (h % 64) & 1 == 1;
             assert_eq!(bit, !heap.is_empty(), "{what}: heap {h} marked empty or not wrongly");
+            if let Some(top) = heap.first() {
+                let kept = (self.top_keys[h], self.top_blocks[h]);
+                assert_eq!((top.key, top.block), kept, "{what}: the kept top of heap {h}");
+                assert!(self.fresh(top), "{what}: heap {h}'s top is stale");
+            }
             for (i, e) in heap.iter().enumerate() {
                 if i > 0 {
                     assert!(!e.before(&heap[(i - 1) / 2]), "{what}: heap {h} out of order at {i}");
@@ -318,6 +369,52 @@ impl Heaps {
     }
 }
 
+/// Blocks whose heaps may lag behind their state (module documentation): a bit per block, set
+/// while the block waits in its die's list.
+#[derive(Clone, Debug)]
+struct Pending {
+    marked: Vec<u64>,
+    per_die: Vec<Vec<u32>>,
+}
+
+impl Pending {
+    fn new(n_dies: u32, blocks_per_die: u32) -> Pending {
+        let n_blocks = (n_dies * blocks_per_die) as usize;
+        Pending { marked: vec![0; n_blocks.div_ceil(64)], per_die: vec![Vec::new(); n_dies as usize] }
+    }
+
+    /// Mark block `b` of die `die`, unless it waits already.
+    #[inline]
+    fn mark(&mut self, b: u32, die: u32) {
+        let (word, bit) = ((b / 64) as usize, 1u64 << (b % 64));
+        if self.marked[word] & bit == 0 {
+            self.marked[word] |= bit;
+            self.per_die[die as usize].push(b);
+        }
+    }
+
+    /// The blocks waiting on die `die`, unmarked (give the list back with `give_back`).
+    fn take(&mut self, die: u32) -> Vec<u32> {
+        let list = std::mem::take(&mut self.per_die[die as usize]);
+        for &b in &list {
+            self.marked[(b / 64) as usize] &= !(1u64 << (b % 64));
+        }
+        list
+    }
+
+    /// The list `take` gave, emptied, so that its room serves again.
+    fn give_back(&mut self, die: u32, mut list: Vec<u32>) {
+        list.clear();
+        self.per_die[die as usize] = list;
+    }
+
+    /// No block waits.
+    fn clear(&mut self) {
+        self.marked.fill(0);
+        self.per_die.iter_mut().for_each(Vec::clear);
+    }
+}
+
 /// The heaps by units and by reads (see the module's documentation).
 #[derive(Clone, Debug)]
 pub(crate) struct VictimIndex {
@@ -335,6 +432,9 @@ pub(crate) struct VictimIndex {
     by_units: Heaps,
     /// Built at the first search with a bounded slot.
     by_reads: Option<Heaps>,
+    /// Blocks whose heap by units, and whose heap by reads, may lag behind their state.
+    pending_units: Pending,
+    pending_reads: Pending,
     /// Scratch of `best`: the heaps by reads to walk, with their top's bound.
     order: Vec<(f64, u32, u32)>,
 }
@@ -368,6 +468,8 @@ impl VictimIndex {
             pages_per_block,
             by_units: Heaps::new(n_dies, blocks_per_die, n_slots * levels),
             by_reads: None,
+            pending_units: Pending::new(n_dies, blocks_per_die),
+            pending_reads: Pending::new(n_dies, blocks_per_die),
             order: Vec::new(),
         }
     }
@@ -414,14 +516,14 @@ impl VictimIndex {
         (bucket, info.last_write_ns)
     }
 
-    /// Bring block `b`'s heaps in step with `info` (after any change of its state, owner, valid
-    /// units, programmed pages or stamp: `Blocks::refresh_key`).
+    /// Block `b`'s state changed (its state, owner, valid units, programmed pages or stamp:
+    /// `Blocks::refresh_key`): its heaps follow at its die's next search.
     #[inline]
-    pub(crate) fn refresh(&mut self, b: u32, info: &BlockInfo) {
-        let (bucket, key) = self.by_units_of(b, info);
-        self.by_units.set(b, bucket, key);
+    pub(crate) fn refresh(&mut self, b: u32) {
+        let die = b / self.blocks_per_die;
+        self.pending_units.mark(b, die);
         if self.by_reads.is_some() {
-            self.refresh_reads(b, info);
+            self.pending_reads.mark(b, die);
         }
     }
 
@@ -431,17 +533,33 @@ impl VictimIndex {
     pub(crate) fn note_read(&mut self, b: u32, info: &BlockInfo) {
         let levels = self.read_levels;
         if self.by_reads.is_some() && levels.of(info.read_count) != levels.of(info.read_count - 1) {
-            self.refresh_reads(b, info);
+            self.pending_reads.mark(b, b / self.blocks_per_die);
         }
     }
 
-    fn refresh_reads(&mut self, b: u32, info: &BlockInfo) {
-        let (bucket, key) = self.by_reads_of(b, info);
-        self.by_reads.as_mut().expect("heaps by reads").set(b, bucket, key);
+    /// Bring the heaps by units of die `die`'s waiting blocks in step with `info`.
+    fn catch_up_units(&mut self, die: u32, info: &[BlockInfo]) {
+        let list = self.pending_units.take(die);
+        for &b in &list {
+            let (bucket, key) = self.by_units_of(b, &info[b as usize]);
+            self.by_units.set(b, bucket, key);
+        }
+        self.pending_units.give_back(die, list);
+    }
+
+    /// Bring the heaps by reads (built) of die `die`'s waiting blocks in step with `info`.
+    fn catch_up_reads(&mut self, die: u32, info: &[BlockInfo]) {
+        let list = self.pending_reads.take(die);
+        for &b in &list {
+            let (bucket, key) = self.by_reads_of(b, &info[b as usize]);
+            self.by_reads.as_mut().expect("heaps by reads").set(b, bucket, key);
+        }
+        self.pending_reads.give_back(die, list);
     }
 
     /// Forget every block and index `info` anew (at enabling, and after the stamps moved).
     pub(crate) fn rebuild(&mut self, info: &[BlockInfo]) {
+        self.pending_units.clear();
         self.by_units.clear();
         for (b, i) in info.iter().enumerate() {
             let (bucket, key) = self.by_units_of(b as u32, i);
@@ -453,6 +571,7 @@ impl VictimIndex {
     }
 
     fn build_by_reads(&mut self, info: &[BlockInfo]) {
+        self.pending_reads.clear();
         let per_die = self.n_slots * self.bands * self.read_levels.count;
         let mut heaps = Heaps::new(self.n_dies, self.blocks_per_die, per_die);
         for (b, i) in info.iter().enumerate() {
@@ -478,12 +597,13 @@ impl VictimIndex {
         bound: impl Fn(u32, i64, u32, Option<u32>) -> f64,
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<u32> {
+        self.catch_up_units(die, info);
         let base = (die * self.n_slots * self.levels) as usize;
         let levels = self.levels;
         let by_units = |slot: u32, v: u32| base + (slot * levels + v) as usize;
         // Blocks without valid data score +infinity: the lowest of them wins.
         let empty =
-            (0..self.n_slots).filter_map(|s| self.by_units.clean_top(by_units(s, 0))).map(|e| e.block).min();
+            (0..self.n_slots).filter_map(|s| self.by_units.top(by_units(s, 0))).map(|e| e.block).min();
         if empty.is_some() {
             return empty;
         }
@@ -495,7 +615,7 @@ impl VictimIndex {
             while let Some(h) = self.by_units.next_nonempty(next, end) {
                 next = h + 1;
                 let v = (h - first) as u32 + 1;
-                if let Some(sc) = self.by_units.clean_top(h).and_then(|e| exact(v, e.key)) {
+                if let Some(sc) = self.by_units.top(h).and_then(|e| exact(v, e.key)) {
                     top = Some(top.map_or(sc, |t| t.max(sc)));
                 }
             }
@@ -540,6 +660,8 @@ impl VictimIndex {
     ) -> Option<(f64, u32)> {
         if self.by_reads.is_none() {
             self.build_by_reads(info);
+        } else {
+            self.catch_up_reads(die, info);
         }
         let mut order = std::mem::take(&mut self.order);
         order.clear();
@@ -551,7 +673,7 @@ impl VictimIndex {
             let mut next = first;
             while let Some(h) = heaps.next_nonempty(next, first + per_slot as usize) {
                 next = h + 1;
-                if let Some(e) = heaps.clean_top(h) {
+                if let Some(e) = heaps.top(h) {
                     let (band, level) =
                         ((h - first) as u32 / levels.count, (h - first) as u32 % levels.count);
                     let (v, reads) = band_bound(band_shift, levels, band, level);
@@ -575,8 +697,15 @@ impl VictimIndex {
         found
     }
 
-    /// Every invariant of the index against `info` (integrity checks; O(blocks)).
-    pub(crate) fn check(&self, info: &[BlockInfo]) {
+    /// Every invariant of the index against `info` (integrity checks; O(blocks)), once every
+    /// waiting block has caught up.
+    pub(crate) fn check(&mut self, info: &[BlockInfo]) {
+        for die in 0..self.n_dies {
+            self.catch_up_units(die, info);
+            if self.by_reads.is_some() {
+                self.catch_up_reads(die, info);
+            }
+        }
         self.by_units.check("victim heaps by units", |b| self.by_units_of(b, &info[b as usize]));
         if let Some(heaps) = &self.by_reads {
             heaps.check("victim heaps by reads", |b| self.by_reads_of(b, &info[b as usize]));
@@ -640,7 +769,8 @@ fn ties(heap: &[Entry], heaps: &Heaps, i: usize, tied: &impl Fn(i64) -> bool, wi
     ties(heap, heaps, 2 * i + 2, tied, winner);
 }
 
-fn sift_up(h: &mut [Entry], mut i: usize) {
+/// Sift entry `i` up; returns where it ends.
+fn sift_up(h: &mut [Entry], mut i: usize) -> usize {
     while i > 0 {
         let p = (i - 1) / 2;
         if !h[i].before(&h[p]) {
@@ -649,6 +779,7 @@ fn sift_up(h: &mut [Entry], mut i: usize) {
         h.swap(i, p);
         i = p;
     }
+    i
 }
 
 fn sift_down(h: &mut [Entry], mut i: usize) {
