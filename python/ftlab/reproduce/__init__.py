@@ -1,14 +1,15 @@
 """ftlab.reproduce: `ftlab reproduce NAME`, one command per paper's experiment.
 
-It holds the registry of reproductions (`REPRODUCTIONS`: name -> the module that runs it)
-and `reproduce(name, ...)`, which runs one over one or more seeds: its scenario through
-`ftlab.run`, the paper's claims (its claim file, `ftlab.reproduce.claimfile`) beside ftlab's
-numbers with a verdict each (`ftlab.reproduce.claims`), the health checks, the paper's
-figures and, on request, a sensitivity sweep. A new paper adds one line to `REPRODUCTIONS`,
-one claim file papers/NAME.toml and one module with a `reproduce(quick=, out=, jobs=,
-sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration:
-no simulation logic (the Rust core),
-no terminal output (`ftlab.cli.reproduce`). Importing it imports nothing heavy.
+It holds the registry of reproductions (`REPRODUCTIONS`: name -> the module whose `PAPER`, a
+`Reproduction`, runs it) and `reproduce(name, ...)`, which runs one over one or more seeds:
+its scenarios through `ftlab.run`, the paper's claims (its claim file,
+`ftlab.reproduce.claimfile`) beside ftlab's numbers with a verdict each
+(`ftlab.reproduce.claims`), the health checks, the paper's figures and, on request, a
+sensitivity sweep. A paper run from its data (`ftlab.reproduce.driver`) adds one line to
+`REPRODUCTIONS`, one claim file papers/NAME.toml with its `[reproduce]` runs and one module
+with its `PaperCode` as `PAPER = Driven(...)`. This package is orchestration: no simulation
+logic (the Rust core), no terminal output (`ftlab.cli.reproduce`). Importing it imports
+nothing heavy.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Union
+from typing import Protocol, Union, runtime_checkable
 
 from ftlab import _core, _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
@@ -30,6 +31,26 @@ StrPath = Union[str, "os.PathLike[str]"]
 #: progress(stage, done, total): what is running ("simulating upi-quick.toml", "sensitivity
 #: runs") and how far it is (total 0 while unknown).
 Progress = Callable[[str, int, int], None]
+
+
+@runtime_checkable
+class Reproduction(Protocol):
+    """What runs one seed of a reproduction: a paper module's `PAPER` (`driver.Driven`)."""
+
+    def reproduce(
+        self,
+        *,
+        quick: bool,
+        out: Path,
+        jobs: int | None,
+        sensitivity: bool,
+        progress: Progress | None,
+        seed: int,
+    ) -> ReproductionResult:
+        """Run one seed (`seed` added to the scenarios' seeds) into `out`; the result's
+        `extra["seed_result"]` is its `claimfile.SeedResult`."""
+        ...
+
 
 #: Reproductions by name -> (module, one-line description).
 REPRODUCTIONS: dict[str, tuple[str, str]] = {
@@ -92,8 +113,10 @@ def expected_wall_text(name: str, quick: bool, seeds: int | None) -> str:
 __all__ = [
     "QUICK_SEEDS",
     "REPRODUCTIONS",
+    "Reproduction",
     "ReproductionResult",
     "default_out",
+    "find",
     "expected_wall_text",
     "reproduce",
     "scenario_file",
@@ -131,7 +154,7 @@ def reproduce(
     >>> result = ftlab.reproduce("upi", quick=True)  # doctest: +SKIP
     >>> [(c.id, c.verdict) for c in result.claims]  # doctest: +SKIP
     """
-    module = _module(name)
+    paper = find(name)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise usage_error("jobs", f"must be a whole number of schemes at least 1, got {jobs!r}")
     n = (QUICK_SEEDS if quick else 1) if seeds is None else seeds
@@ -139,19 +162,26 @@ def reproduce(
         raise usage_error("seeds", f"must be a whole number of seeds at least 1, got {seeds!r}")
     out_dir = Path(os.fspath(out)) if out is not None else default_out(name, quick)
     if n == 1:
-        return module.reproduce(  # type: ignore[attr-defined,no-any-return]
-            quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress
+        return paper.reproduce(
+            quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seed=0
         )
     return run_seeds(
-        name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
+        name, paper, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
     )
 
 
-def _module(name: str) -> object:
+def find(name: str) -> Reproduction:
+    """The `Reproduction` of `name`: its module's `PAPER`. Transitional: a module not yet run
+    by the driver (upi, vstream, flashblox) is itself the Reproduction, by its `reproduce`
+    function. An unknown name is an `ftlab.UsageError`."""
     if name not in REPRODUCTIONS:
         known = ", ".join(sorted(REPRODUCTIONS))
         raise usage_error("name", f"unknown reproduction {name!r}; known reproductions: {known}")
-    return importlib.import_module(REPRODUCTIONS[name][0])
+    module = importlib.import_module(REPRODUCTIONS[name][0])
+    paper: object = getattr(module, "PAPER", module)
+    if not isinstance(paper, Reproduction):
+        raise TypeError(f"{module.__name__}: its PAPER is not a Reproduction (reproduce(...))")
+    return paper
 
 
 def default_out(name: str, quick: bool) -> Path:
