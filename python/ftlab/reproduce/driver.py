@@ -78,13 +78,15 @@ class ScenarioDecl:
 @dataclass(frozen=True)
 class RunDecl:
     """One run: `label`, its `scenario` key, its directory `dir` under the output, its `set`
-    overrides (before the seed's) and `jobs`: "all" (the reproduction's jobs) or "one"."""
+    overrides (before the seed's), `jobs`: "all" (the reproduction's jobs) or "one", and
+    `title`, how the progress names it (default: the label)."""
 
     label: str
     scenario: str
     dir: str
     set: tuple[str, ...] = ()
     jobs: Literal["all", "one"] = "all"
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class Plan:
 
 _PLAN_KEYS = {"schedule", "scenarios", "runs"}
 _SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
-_RUN_KEYS = {"label", "scenario", "dir", "set", "jobs"}
+_RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
 
 
 def load_plan(name: str) -> Plan:
@@ -122,6 +124,10 @@ def load_plan(name: str) -> Plan:
         raise input_error(where, f"reproduce.schedule {schedule!r} is not one of serial, pool")
     if not scenarios or not runs:
         raise input_error(where, "[reproduce] needs at least one scenario and one run")
+    for what, names in (("scenario keys", keys), ("run labels", [r.label for r in runs])):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise input_error(where, f"reproduce: duplicate {what}: {', '.join(dup)}")
     return Plan(name, schedule, scenarios, runs)
 
 
@@ -139,9 +145,10 @@ def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
     for key in ("key", "full", "quick", "what"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
-    return ScenarioDecl(
-        str(raw["key"]), str(raw["full"]), str(raw["quick"]), str(raw["what"]), raw.get("named") is True
-    )
+    named = raw.get("named", False)
+    if not isinstance(named, bool):
+        raise input_error(where, f"{label}: `named` must be true or false")
+    return ScenarioDecl(str(raw["key"]), str(raw["full"]), str(raw["quick"]), str(raw["what"]), named)
 
 
 def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]) -> RunDecl:
@@ -159,7 +166,10 @@ def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]
     jobs = raw.get("jobs", "all")
     if jobs not in ("all", "one"):
         raise input_error(where, f"{label}: jobs {jobs!r} is not one of all, one")
-    return RunDecl(str(raw["label"]), str(raw["scenario"]), str(raw["dir"]), tuple(sets), jobs)
+    title = raw.get("title", "")
+    if not isinstance(title, str):
+        raise input_error(where, f"{label}: `title` must be a string")
+    return RunDecl(str(raw["label"]), str(raw["scenario"]), str(raw["dir"]), tuple(sets), jobs, title)
 
 
 # --------------------------------------------------------------------------------------
@@ -205,6 +215,21 @@ class PaperCode(ABC, Generic[Seen]):
 
     name: str = ""
     stages: int = 0
+
+    def check(self, scenarios: Mapping[str, Path]) -> None:
+        """Raise a precise error, before any run starts, for what the scenarios need and lack."""
+
+    def head(self, runs: Runs) -> Sections:
+        """claims.json's scenario keys: `scenario` (the first declared) and `<key>_scenario`
+        for each other one declared `named`."""
+        first, *others = runs.plan.scenarios
+        named = {f"{s.key}_scenario": str(runs.scenarios[s.key]) for s in others if s.named}
+        return {"scenario": str(runs.scenarios[first.key]), **named}
+
+    def run_set(self, runs: Runs, decl: RunDecl, seed: Sequence[str], case: Sequence[str]) -> list[str]:
+        """The `--set` of one run: its own overrides, the seed's, then the case's. A paper
+        whose overrides depend on the scenario's contents computes them here."""
+        return [*decl.set, *seed, *case]
 
     @abstractmethod
     def read(self, runs: Runs, base: Seen | None) -> Seen:
@@ -285,8 +310,8 @@ def claim_values(claims: Sequence[Claim]) -> dict[str, dict[str, object]]:
 def slug(name: str) -> str:
     """A case name as a directory name.
 
-    >>> slug("over_provisioning=0.2 x")
-    'over_provisioning=0.2_x'
+    >>> slug("soc_share=0.75"), slug("load x1.5")
+    ('soc_share_0.75', 'load_x1.5')
     """
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
@@ -315,11 +340,12 @@ class Driven(Generic[Seen]):
         start = time.perf_counter()
         code, plan = self.code, load_plan(self.code.name)
         runs = Runs(plan, quick, seed, out, scenarios(plan, quick))
+        code.check(runs.scenarios)
         preimport()
-        execute(runs, plan.runs, jobs, progress, code.stages, "simulating", out)
+        execute(code, runs, plan.runs, jobs, progress, code.stages, "simulating", out)
         seen = code.read(runs, None)
         checks = code.health(seen)
-        result = SeedResult(seed, code.measurements(seen), checks)
+        result = SeedResult(seed, code.measurements(seen), checks, quick=quick)
         paper = claimfile.load(code.name)
         claims = evaluate(paper, [result])
         files = code.figures(seen, out)
@@ -351,6 +377,7 @@ def scenarios(plan: Plan, quick: bool) -> dict[str, Path]:
 
 
 def execute(
+    code: PaperCode[Seen],
     runs: Runs,
     todo: Sequence[RunDecl],
     jobs: int | None,
@@ -361,7 +388,7 @@ def execute(
     case: Case | None = None,
 ) -> None:
     """Run `todo` into `root` (each in its `dir`; under a case, `dir` without its first part),
-    with the run's overrides, the seed's and the case's, into `runs.reports`. "serial": one
+    with `code.run_set`'s overrides, into `runs.reports`. "serial": one
     after another, the progress naming each scenario file, `stages` more stages to follow (a
     single run with no stage to follow reports its own progress);
     "pool": at once, `jobs` at a time. A run declared `jobs = "one"` takes one core, the others
@@ -370,7 +397,8 @@ def execute(
 
     def one(decl: RunDecl, on_progress: Callable[[int, int], None] | None = None) -> Report:
         cores = jobs if decl.jobs == "all" else 1
-        sets = [*decl.set, *seeds[decl.scenario], *(case.set.get(decl.scenario, ()) if case else ())]
+        case_sets = case.set.get(decl.scenario, ()) if case else ()
+        sets = code.run_set(runs, decl, seeds[decl.scenario], case_sets)
         source: api.Scenario = runs.scenarios[decl.scenario]
         if case is not None and decl.scenario in case.documents:
             source = case.documents[decl.scenario]
@@ -403,7 +431,7 @@ def execute(
         for n, (decl, report) in enumerate(zip(todo, pool.map(one, todo), strict=True), 1):
             runs.reports[decl.label] = report
             if progress:
-                progress(f"{stage}: {decl.label}", n, len(todo))
+                progress(f"{stage}: {decl.title or decl.label}", n, len(todo))
 
 
 def _forward(progress: Progress, label: str) -> Callable[[int, int], None]:
@@ -414,17 +442,15 @@ def _forward(progress: Progress, label: str) -> Callable[[int, int], None]:
 def write_claims(
     code: PaperCode[Seen], runs: Runs, claims: Sequence[Claim], seen: Seen, checks: Health, citation: str
 ) -> Path:
-    """claims.json: the reproduction, the paper, its scenarios, quick, ftlab's version, the
-    paper's sections and the health, then the claims (`claims.write_claims_json`)."""
-    first, *others = runs.plan.scenarios
-    named = {f"{s.key}_scenario": str(runs.scenarios[s.key]) for s in others if s.named}
+    """claims.json: the reproduction, the paper, its scenarios (`PaperCode.head`), quick,
+    ftlab's version, the paper's sections, the health and the paper's sections after it,
+    then the claims (`claims.write_claims_json`)."""
     return write_claims_json(
         runs.out / CLAIMS_FILE,
         claims,
         reproduction=code.name,
         paper=citation,
-        scenario=str(runs.scenarios[first.key]),
-        **named,
+        **code.head(runs),
         quick=runs.quick,
         ftlab_version=_core.version(),
         **code.sections(seen),
@@ -456,10 +482,11 @@ def run_cases(
         if progress and base.plan.schedule == "serial":
             progress(f"sensitivity: {case.title or case.name}", i, len(cases))
         root = base.out / "sensitivity" / slug(case.name)
-        execute(runs, todo, jobs, progress, 0, f"sensitivity {case.name}", root, case)
+        execute(code, runs, todo, jobs, progress, 0, f"sensitivity {case.name}", root, case)
         case_seen = code.read(runs, None)
         checks = code.health(case_seen)
-        by_case[case.name] = evaluate(paper, [SeedResult(0, code.measurements(case_seen), checks)])
+        measured = code.measurements(case_seen)
+        by_case[case.name] = evaluate(paper, [SeedResult(0, measured, checks, quick=base.quick)])
         details.append(code.sensitivity_detail(case, case_seen, by_case[case.name]))
     rows = sensitivity_summary(by_case)
     head = code.sensitivity_head(base, round(time.perf_counter() - start, 3))
