@@ -1,10 +1,11 @@
 """ftlab.reproduce.driver: the one driver that runs a paper's reproduction from its data.
 
 A paper's claim file (papers/NAME.toml) declares, beside its claims, a `[reproduce]` table:
-its scenarios (`[[reproduce.scenarios]]`: a key, the full and the quick file under scenarios/,
-what it is, and whether claims.json names it) and its runs (`[[reproduce.runs]]`: a label, the
-scenario key, the directory under the output, its `--set` overrides and whether it takes the
-run's `jobs` or one core), run one after another (`schedule = "serial"`) or all at once
+its description and expected wall time (for the registry, `ftlab.reproduce`), its scenarios
+(`[[reproduce.scenarios]]`: a key, the full and the quick file under scenarios/, what it is,
+and whether claims.json names it) and its runs (`[[reproduce.runs]]`: a label, the scenario
+key, the directory under the output, its `--set` overrides and whether it takes the run's
+`jobs` or one core), run one after another (`schedule = "serial"`) or all at once
 (`"pool"`). The claims name their measures and the runs and health they rest on (DESIGN §12,
 `ftlab.reproduce.claimfile`). The driver does, for every paper, what the five modules used to
 repeat: resolve the scenarios, run the runs with the seed's overrides, hand them to the paper's
@@ -102,7 +103,7 @@ class Plan:
         return next(r for r in self.runs if r.label == label)
 
 
-_PLAN_KEYS = {"schedule", "scenarios", "runs"}
+_PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs"}
 _SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
 _RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
 

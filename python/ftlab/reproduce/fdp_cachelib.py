@@ -46,11 +46,9 @@ from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     Claim,
     fmt_number,
+    one_run_health,
     ratio,
     write_csv,
-)
-from ftlab.reproduce.claims import (
-    health as claims_health,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan, scenarios
 
@@ -312,24 +310,17 @@ def health(reports: Mapping[str, Report]) -> dict[str, Any]:
 
 def _run_health(report: Report) -> dict[str, Any]:
     scheme = next(iter(report.summary["schemes"].values()))
-    base = claims_health({"schemes": {"run": scheme}})["schemes"]["run"]
-    reasons = [r for r in base["reasons"] if not r.startswith("busiest die")]
+    entry, tenants_ok = one_run_health(scheme)
     warm = scheme.get("precondition") or {}
     converged = warm.get("warm_converged") is True
     if not converged:
-        reasons.append(
+        entry["reasons"].append(
             f"the warm-up did not converge (cap hit {warm.get('warm_cap_hit')}, "
             f"windows {warm.get('warm_waf_windows')})"
         )
-    return {
-        "tenants": base["tenants"],
-        "busiest_die": scheme["device"].get("die_utilisation_max"),
-        "busiest_die_by_phase": {},
-        "busiest_die_limit": None,
-        "checks": {"warm-up converged": (str(converged), converged)},
-        "reasons": reasons,
-        "ok": base["tenants_ok"] and converged,
-    }
+    entry["checks"]["warm-up converged"] = (str(converged), converged)
+    entry["ok"] = tenants_ok and converged
+    return entry
 
 
 # --------------------------------------------------------------------------------------
