@@ -222,7 +222,7 @@ def test_sensitivity_keeps_the_host_bytes() -> None:
         "soc_share=0.9",
     }
     # the two-tenant scenario: each tenant's SOC gets the share of its own bytes
-    two = tomllib.loads(F.two_tenant_path(F.scenario_path(True)).read_text())
+    two = tomllib.loads(F.scenario_path(True, "two_tenants").read_text())
     assert dict(F.sensitivity_cases(two))["soc_share=0.75"] == [
         "tenants.0.synthetic.0.rate_iops=384",
         "tenants.0.synthetic.1.rate_iops=2",
@@ -231,17 +231,16 @@ def test_sensitivity_keeps_the_host_bytes() -> None:
     ]
 
 
-def test_the_two_tenant_scenario_is_found_by_name(tmp_path: Path) -> None:
-    assert F.two_tenant_path(F.scenario_path(True)).name == "fdp-cachelib-two-tenants-quick.toml"
-    assert F.two_tenant_path(F.scenario_path(False)).name == "fdp-cachelib-two-tenants.toml"
-    with pytest.raises(ftlab.UsageError, match="lacks 'fdp-cachelib'"):
-        F.two_tenant_path(tmp_path / "mine.toml")
-    with pytest.raises(ftlab.UsageError, match="no such file"):
-        F.two_tenant_path(tmp_path / "fdp-cachelib-mine.toml")
-
-
-# --------------------------------------------------------------------------------------
-# (b) the scenarios against the paper
+def test_the_two_tenant_runs_run_the_two_tenant_scenario() -> None:
+    """§6.7's case `mt` runs the two-tenant sibling of the scenario, unchanged but for the
+    mapper; every other case runs the one-tenant scenario (`[reproduce]` of the claim file)."""
+    assert F.scenario_path(True, "two_tenants").name == "fdp-cachelib-two-tenants-quick.toml"
+    assert F.scenario_path(False, "two_tenants").name == "fdp-cachelib-two-tenants.toml"
+    assert F.scenario_path(False).name == "fdp-cachelib.toml"
+    for r in F.RUNS:
+        assert (r.scenario == "two_tenants") == (r.case == "mt"), r.label
+        if r.case == "mt":
+            assert all(s.startswith("stream") for s in r.overrides), r.overrides
 
 
 def resolved(quick: bool) -> dict[str, Any]:
@@ -288,7 +287,7 @@ def test_the_two_tenant_scenario_is_the_papers(quick: bool) -> None:
     one = resolved(quick)
     from ftlab import _core
 
-    two = tomllib.loads(_core.resolve(F.two_tenant_path(F.scenario_path(quick))))
+    two = tomllib.loads(_core.resolve(F.scenario_path(quick, "two_tenants")))
     assert [t["namespace_fraction"] for t in two["tenants"]] == [0.5, 0.5]
     for t in two["tenants"]:
         soc, loc = t["synthetic"]
@@ -352,8 +351,12 @@ def test_runs_are_the_papers_cases() -> None:
         "mt/nonfdp",
     ]
     # §6.5's SOC sizes: the SOC and the LOC split the whole device
-    for case, fraction in F.SOC_SIZES.items():
-        sets = dict(s.split("=") for s in F.CASES[case])
+    for run in F.RUNS:
+        if not run.case.startswith("soc"):
+            continue
+        fraction = int(run.case.removeprefix("soc")) / 100
+        sets = dict(s.split("=") for s in run.overrides)
+        assert sets["tenants.0.namespace_fraction"] == "1.0"
         assert float(sets["tenants.0.synthetic.0.footprint_fraction"]) == fraction
         assert float(sets["tenants.0.synthetic.1.footprint_offset_fraction"]) == fraction
         assert float(sets["tenants.0.synthetic.1.footprint_fraction"]) == pytest.approx(1 - fraction)

@@ -1,14 +1,16 @@
 """ftlab.reproduce: `ftlab reproduce NAME`, one command per paper's experiment.
 
-It holds the registry of reproductions (`REPRODUCTIONS`: name -> the module that runs it)
-and `reproduce(name, ...)`, which runs one over one or more seeds: its scenario through
-`ftlab.run`, the paper's claims (its claim file, `ftlab.reproduce.claimfile`) beside ftlab's
-numbers with a verdict each (`ftlab.reproduce.claims`), the health checks, the paper's
-figures and, on request, a sensitivity sweep. A new paper adds one line to `REPRODUCTIONS`,
-one claim file papers/NAME.toml and one module with a `reproduce(quick=, out=, jobs=,
-sensitivity=, progress=, seed=)` function that returns `extra["seed_result"]`. This package is orchestration:
-no simulation logic (the Rust core),
-no terminal output (`ftlab.cli.reproduce`). Importing it imports nothing heavy.
+It holds the registry of reproductions (`REPRODUCTIONS`: name -> the module whose `PAPER`, a
+`Reproduction`, runs it) and `reproduce(name, ...)`, which runs one over one or more seeds:
+its scenarios through `ftlab.run`, the paper's claims (its claim file,
+`ftlab.reproduce.claimfile`) beside ftlab's numbers with a verdict each
+(`ftlab.reproduce.claims`), the health checks, the paper's figures and, on request, a
+sensitivity sweep. A paper is run from its data (`ftlab.reproduce.driver`): a new one adds a
+scenario, one claim file papers/NAME.toml with its `[reproduce]` table (its description,
+expected wall time, scenarios and runs: the registry lists it from there) and one module NAME.py
+with its `PaperCode` as `PAPER = Driven(...)`. This package is orchestration: no simulation
+logic (the Rust core), no terminal output (`ftlab.cli.reproduce`). Importing it imports
+nothing heavy.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import os
 import sys
 import types
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
-from typing import Union
+from typing import Protocol, Union, runtime_checkable
 
 from ftlab import _core, _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
@@ -31,45 +34,66 @@ StrPath = Union[str, "os.PathLike[str]"]
 #: runs") and how far it is (total 0 while unknown).
 Progress = Callable[[str, int, int], None]
 
-#: Reproductions by name -> (module, one-line description).
-REPRODUCTIONS: dict[str, tuple[str, str]] = {
-    "upi": (
-        "ftlab.reproduce.upi",
-        "UPI, utilitarian performance isolation in shared SSDs, §5 (the paper copy names no authors)",
-    ),
-    "flashblox": (
-        "ftlab.reproduce.flashblox",
-        "FlashBlox, channel-isolated vSSDs with channel swaps (Huang et al., talk slides)",
-    ),
-    "part-ftl": (
-        "ftlab.reproduce.part_ftl",
-        "PaRT-FTL against WAO-GC on the simulated Cosmos board, Table IV and Figures 5-7 "
-        '(Missimer and West, "Partitioned Real-Time NAND Flash Storage", §VI)',
-    ),
-    "vstream": (
-        "ftlab.reproduce.vstream",
-        "vStream, virtual stream management (Yong, Jeong, Lee and Kim, §5)",
-    ),
-    "fdp-cachelib": (
-        "ftlab.reproduce.fdp_cachelib",
-        "CacheLib's SOC and LOC on NVMe FDP handles (Allison et al., "
-        '"Towards Efficient Flash Caches with Emerging NVMe Flexible Data Placement SSDs", §6)',
-    ),
-}
+
+@runtime_checkable
+class Reproduction(Protocol):
+    """What runs one seed of a reproduction: a paper module's `PAPER` (`driver.Driven`)."""
+
+    def reproduce(
+        self,
+        *,
+        quick: bool,
+        out: Path,
+        jobs: int | None,
+        sensitivity: bool,
+        progress: Progress | None,
+        seed: int,
+    ) -> ReproductionResult:
+        """Run one seed (`seed` added to the scenarios' seeds) into `out`; the result's
+        `extra["seed_result"]` is its `claimfile.SeedResult`."""
+        ...
+
+
+def _registry() -> dict[str, tuple[str, str, tuple[float, float]]]:
+    """Every claim file with a `[reproduce]` table (papers/NAME.toml, package data): NAME with
+    "-" for "_" -> (the module of its own code, `ftlab.reproduce.NAME`, its description, its
+    expected wall time quick and full). A table without them is an `ftlab.InputError`."""
+    found = {}
+    for path in sorted(resources.files(__name__).joinpath("papers").iterdir(), key=lambda p: p.name):
+        if not path.name.endswith(".toml"):
+            continue
+        table = _toml.loads(path.read_text(encoding="utf-8")).get("reproduce")
+        if table is None:
+            continue
+        stem = path.name.removesuffix(".toml")
+        wall = table.get("expected_wall_s")
+        if not isinstance(table.get("description"), str) or not (
+            isinstance(wall, list) and len(wall) == 2 and all(isinstance(w, (int, float)) for w in wall)
+        ):
+            raise input_error(
+                f"ftlab/reproduce/papers/{path.name}",
+                "[reproduce] needs `description` (a string) and `expected_wall_s` ([quick, full] seconds)",
+            )
+        found[stem.replace("_", "-")] = (
+            f"{__name__}.{stem}",
+            table["description"],
+            (float(wall[0]), float(wall[1])),
+        )
+    return found
+
+
+_REGISTRY = _registry()
+#: Reproductions by name -> (module, one-line description): one per claim file with a
+#: `[reproduce]` table.
+REPRODUCTIONS: dict[str, tuple[str, str]] = {n: (m, d) for n, (m, d, _) in _REGISTRY.items()}
 
 #: Seeds of the quick forms (the scenario's seed, +1, +2): each claim reports its spread over them.
 QUICK_SEEDS = 3
 
 #: Wall time of each reproduction on a 2-core machine, in seconds: (quick form over QUICK_SEEDS
-#: seeds, full form over one seed), measured 2026-11-28 (quick) and in earlier sessions (full:
-#: docs/reproductions.md), printed before a run starts. A guide, not a bound.
-EXPECTED_WALL_S: dict[str, tuple[float, float]] = {
-    "upi": (300.0, 1000.0),
-    "vstream": (340.0, 700.0),
-    "part-ftl": (15.0, 60.0),
-    "flashblox": (50.0, 60.0),
-    "fdp-cachelib": (25.0, 100.0),
-}
+#: seeds, full form over one seed), from `expected_wall_s` of its claim file's [reproduce],
+#: printed before a run starts. A guide, not a bound.
+EXPECTED_WALL_S: dict[str, tuple[float, float]] = {n: w for n, (_, _, w) in _REGISTRY.items()}
 
 
 def expected_wall_text(name: str, quick: bool, seeds: int | None) -> str:
@@ -92,8 +116,10 @@ def expected_wall_text(name: str, quick: bool, seeds: int | None) -> str:
 __all__ = [
     "QUICK_SEEDS",
     "REPRODUCTIONS",
+    "Reproduction",
     "ReproductionResult",
     "default_out",
+    "find",
     "expected_wall_text",
     "reproduce",
     "scenario_file",
@@ -131,7 +157,7 @@ def reproduce(
     >>> result = ftlab.reproduce("upi", quick=True)  # doctest: +SKIP
     >>> [(c.id, c.verdict) for c in result.claims]  # doctest: +SKIP
     """
-    module = _module(name)
+    paper = find(name)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise usage_error("jobs", f"must be a whole number of schemes at least 1, got {jobs!r}")
     n = (QUICK_SEEDS if quick else 1) if seeds is None else seeds
@@ -139,19 +165,25 @@ def reproduce(
         raise usage_error("seeds", f"must be a whole number of seeds at least 1, got {seeds!r}")
     out_dir = Path(os.fspath(out)) if out is not None else default_out(name, quick)
     if n == 1:
-        return module.reproduce(  # type: ignore[attr-defined,no-any-return]
-            quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress
+        return paper.reproduce(
+            quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seed=0
         )
     return run_seeds(
-        name, module, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
+        name, paper, quick=quick, out=out_dir, jobs=jobs, sensitivity=sensitivity, progress=progress, seeds=n
     )
 
 
-def _module(name: str) -> object:
+def find(name: str) -> Reproduction:
+    """The `Reproduction` of `name`: its module's `PAPER` (a `driver.Driven`). An unknown
+    name is an `ftlab.UsageError`."""
     if name not in REPRODUCTIONS:
         known = ", ".join(sorted(REPRODUCTIONS))
         raise usage_error("name", f"unknown reproduction {name!r}; known reproductions: {known}")
-    return importlib.import_module(REPRODUCTIONS[name][0])
+    module = importlib.import_module(REPRODUCTIONS[name][0])
+    paper: object = getattr(module, "PAPER", None)
+    if not isinstance(paper, Reproduction):
+        raise TypeError(f"{module.__name__}: its PAPER is not a Reproduction (reproduce(...))")
+    return paper
 
 
 def default_out(name: str, quick: bool) -> Path:

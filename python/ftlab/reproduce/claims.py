@@ -589,6 +589,30 @@ def drop_die_limit(checks: dict[str, Any], scheme: str) -> None:
     checks["ok"] = all(x["ok"] for x in checks["schemes"].values())
 
 
+def one_run_health(scheme: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The health record of a one-scheme run that busies its dies on purpose (a closed loop,
+    a cache filling its device), and whether its tenants pass: the tenants' checks of
+    `health`, the busiest die reported without a limit, no phases, no run checks yet (`checks`)
+    and the reasons but the busiest die's. The caller adds its own run checks and sets `ok`
+    last (the key order is claims.json's).
+
+    >>> device = {"die_utilisation": [0.9], "die_utilisation_max": 0.9}
+    >>> h, ok = one_run_health({"tenants": {}, "device": device})
+    >>> h["busiest_die"], h["busiest_die_limit"], h["reasons"], ok
+    (0.9, None, [], True)
+    """
+    base = health({"schemes": {"run": scheme}})["schemes"]["run"]
+    entry = {
+        "tenants": base["tenants"],
+        "busiest_die": scheme["device"].get("die_utilisation_max"),
+        "busiest_die_by_phase": {},
+        "busiest_die_limit": None,
+        "checks": {},
+        "reasons": [r for r in base["reasons"] if not r.startswith("busiest die")],
+    }
+    return entry, bool(base["tenants_ok"])
+
+
 def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
     def _g(x: Any) -> str:
         return f"{x:g}" if finite(x) else "n/a"

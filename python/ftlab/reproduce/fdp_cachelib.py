@@ -5,7 +5,8 @@ Efficient Flash Caches with Emerging NVMe Flexible Data Placement SSDs", EuroSys
 One scenario (`scenarios/reproduce/fdp-cachelib(-quick).toml`: CacheLib's small-object cache,
 SOC, as uniform 4 KiB bucket rewrites over 4% of the cache, and its large-object cache, LOC, as
 a sequential log of 256 KiB writes over the other 96%, on an SSD with 8 initially isolated
-reclaim unit handles) is run once per (case, mapper) of `RUNS`, by `--set` overrides:
+reclaim unit handles) is run once per (case, mapper), by `--set` overrides; the runs are data
+(`[reproduce]` of `papers/fdp_cachelib.toml`), run by the driver (`ftlab.reproduce.driver`):
 
 - cases: `u50` (the cache is 50% of the device, §6.2), `u80` and `u100` (80%, one of the
   utilisations "between 50% and 90%" §6.3 calls similar to 50%, and 100%, §6.3), `soc64`,
@@ -19,47 +20,37 @@ reclaim unit handles) is run once per (case, mapper) of `RUNS`, by `--set` overr
 The DLWA of a run is its device WAF over the measured phase (summary.json `device.waf`: flash
 units programmed / host units), after the warm-up by workload has converged (health); its p99
 write latency is its tenants' highest `write.p99_us`. The
-claims are data (`papers/fdp_cachelib.toml`); this module computes their values by name
-(`measure`). With `sensitivity`, the claims are recomputed with the device's over-provisioning
+claims are data (`papers/fdp_cachelib.toml`); this module is what is the paper's own: its
+measures by name (`measure`), its health, its figure and its sensitivity cases (`FdpCachelib`,
+registered as `PAPER`). With `sensitivity`, the claims are recomputed with the device's over-provisioning
 and the SOC's share of host bytes varied one at a time (`SENSITIVITY_CASES`; neither is
 published for the paper's device and traces).
 
-Only ratios of the simulator's outputs are computed here; it is not the simulator, and it prints
-nothing (`ftlab.cli.reproduce` does).
+Only ratios of the simulator's outputs are computed here; it is not the simulator nor the
+driver (it runs nothing itself), and it prints nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
 
 import math
-import os
-import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _core, _toml, api
+from ftlab import _toml
 from ftlab._errors import usage_error
 from ftlab.report.plots import RC_PARAMS, save
-from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
-    CLAIMS_FILE,
     Claim,
-    ReproductionResult,
     fmt_number,
+    one_run_health,
     ratio,
-    sensitivity_files,
-    sensitivity_summary,
-    write_claims_json,
     write_csv,
-    write_sensitivity,
 )
-from ftlab.reproduce.claims import (
-    health as claims_health,
-)
-from ftlab.reproduce.seeds import preimport
+from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan, scenarios
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -68,184 +59,95 @@ if TYPE_CHECKING:
 # heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "fdp-cachelib"
-SCENARIO, QUICK_SCENARIO = "reproduce/fdp-cachelib.toml", "reproduce/fdp-cachelib-quick.toml"
-#: The two-tenant siblings (§6.7): the same device, two caches of half the device each.
-TWO_TENANTS = "reproduce/fdp-cachelib-two-tenants.toml"
-QUICK_TWO_TENANTS = "reproduce/fdp-cachelib-two-tenants-quick.toml"
-
-#: The SOC sizes of §6.5 beyond the default 4%, as fractions of the cache.
-SOC_SIZES = {"soc64": 0.64, "soc90": 0.90, "soc96": 0.96}
-
-
-def _soc_size(fraction: float) -> tuple[str, ...]:
-    """The cache on the whole device, the SOC `fraction` of it and the LOC the rest."""
-    return (
-        "tenants.0.namespace_fraction=1.0",
-        f"tenants.0.synthetic.0.footprint_fraction={fraction:g}",
-        f"tenants.0.synthetic.1.footprint_offset_fraction={fraction:g}",
-        f"tenants.0.synthetic.1.footprint_fraction={1.0 - fraction:.2f}",
-    )
-
-
-#: The cases: label -> the `--set` overrides (utilisation = the tenant's namespace fraction;
-#: the SOC's and LOC's footprints as fractions of it). `mt` runs the two-tenant scenario
-#: (`TWO_TENANT_CASES`) unchanged.
-CASES: dict[str, tuple[str, ...]] = {
-    "u50": ("tenants.0.namespace_fraction=0.5",),
-    "u80": ("tenants.0.namespace_fraction=0.8",),
-    "u100": ("tenants.0.namespace_fraction=1.0",),
-    **{case: _soc_size(fraction) for case, fraction in SOC_SIZES.items()},
-    "mt": (),
-}
-#: The cases that run the two-tenant scenario instead of the one-tenant one.
-TWO_TENANT_CASES = frozenset({"mt"})
-#: The mappers: label -> `--set` overrides.
-MAPPERS: dict[str, tuple[str, ...]] = {
-    "fdp": ("stream_mapper=fdp",),
-    "nonfdp": ("stream_mapper=legacy",),
-    "fdp-one-ruh": ("stream_mapper=fdp", "stream.fdp.placement_handles=[0, 0]"),
-}
 
 
 @dataclass(frozen=True)
 class Run:
-    """One (case, mapper) run: its label "case/mapper" and its overrides."""
+    """One (case, mapper) run of the plan: its label "case/mapper" and its overrides."""
 
     case: str
     mapper: str
+    overrides: tuple[str, ...]
+    scenario: str
 
     @property
     def label(self) -> str:
         return f"{self.case}/{self.mapper}"
 
-    @property
-    def overrides(self) -> tuple[str, ...]:
-        return (*CASES[self.case], *MAPPERS[self.mapper])
 
-
-#: Every run, in order.
-RUNS: tuple[Run, ...] = (
-    Run("u50", "fdp"),
-    Run("u50", "nonfdp"),
-    Run("u80", "fdp"),
-    Run("u80", "nonfdp"),
-    Run("u100", "fdp"),
-    Run("u100", "nonfdp"),
-    Run("u100", "fdp-one-ruh"),
-    Run("soc64", "fdp"),
-    Run("soc64", "nonfdp"),
-    Run("soc90", "fdp"),
-    Run("soc90", "nonfdp"),
-    Run("soc96", "fdp"),
-    Run("soc96", "nonfdp"),
-    Run("mt", "fdp"),
-    Run("mt", "nonfdp"),
+#: Every run, in order (`[reproduce.runs]` of the claim file).
+RUNS: tuple[Run, ...] = tuple(
+    Run(r.label.split("/")[0], r.label.split("/")[1], r.set, r.scenario) for r in load_plan(NAME).runs
 )
+#: The cases and the mappers, in the runs' order (the figure's groups and bars).
+CASES = tuple(dict.fromkeys(r.case for r in RUNS))
+MAPPERS = tuple(dict.fromkeys(r.mapper for r in RUNS))
 
 
-def reproduce(
-    *,
-    quick: bool,
-    out: Path,
-    jobs: int | None,
-    sensitivity: bool,
-    progress: Progress | None = None,
-    scenario: Path | None = None,
-    seed: int = 0,
-) -> ReproductionResult:
-    """Run the reproduction into `out` (see the module docstring); `scenario` replaces the
-    bundled one, `seed` is added to its seed. Returns the claims, health and files
-    (`extra["seed_result"]`)."""
-    start = time.perf_counter()
-    path = scenario or scenario_path(quick)
-    reports = run_all(path, out / "run", [], jobs, progress, "simulating", seed=seed)
-    metrics = collect_metrics(reports)
-    checks = health(reports)
-    result = SeedResult(seed, measurements(metrics), checks)
-    claims = evaluate(claimfile.load(NAME), [result])
-    files = [*figures(metrics, out), write_csv(out / "metrics.csv", metric_rows(metrics))]
-    files.append(_write_claims(out, claims, path, quick, checks, metrics))
-    sens = None
-    if sensitivity:
-        sens = run_sensitivity(path, reports, out, quick, jobs, progress)
-        files += sensitivity_files(out)
-    return ReproductionResult(
-        name=NAME,
-        out=out,
-        scenario=path,
-        quick=quick,
-        claims=claims,
-        health=checks,
-        phases=[],
-        files=files,
-        wall_s=time.perf_counter() - start,
-        report=None,
-        sensitivity=sens,
-        extra={"metrics": metrics, "reports": reports, "seed_result": result},
-    )
+@dataclass(frozen=True)
+class Seen:
+    """One seed's runs as the paper reads them: the Reports and their metrics by run label."""
+
+    reports: dict[str, Report]
+    metrics: dict[str, dict[str, Any]]
+    scenarios: dict[str, Path]
+    out: Path
 
 
-def scenario_path(quick: bool) -> Path:
-    """scenarios/reproduce/fdp-cachelib(-quick).toml."""
-    return scenario_file(
-        QUICK_SCENARIO if quick else SCENARIO, f"the {'quick ' if quick else ''}CacheLib FDP scenario"
-    )
+class FdpCachelib(PaperCode[Seen]):
+    """CacheLib FDP's own code under the driver: metrics per run, health, the DLWA figure."""
+
+    name = NAME
+
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        reports = dict(runs.reports)
+        return Seen(reports, collect_metrics(reports), runs.scenarios, runs.out)
+
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        return measurements(seen.metrics)
+
+    def health(self, seen: Seen) -> dict[str, Any]:
+        return health(seen.reports)
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        return [*figures(seen.metrics, out), write_csv(out / "metrics.csv", metric_rows(seen.metrics))]
+
+    def sections(self, seen: Seen) -> dict[str, object]:
+        return {
+            "run_dir": str(seen.out / "run"),
+            "two_tenant_scenario": str(seen.scenarios["two_tenants"]),
+            "runs": {r.label: list(r.overrides) for r in RUNS},
+            "two_tenant_runs": [r.label for r in RUNS if r.scenario == "two_tenants"],
+            "metrics": seen.metrics,
+        }
+
+    def extra(self, seen: Seen) -> dict[str, object]:
+        return {"metrics": seen.metrics, "reports": seen.reports}
+
+    def sensitivity_cases(self, runs: Runs) -> list[Case]:
+        parsed = {k: _toml.loads(p.read_text(encoding="utf-8")) for k, p in runs.scenarios.items()}
+        both = zip(*(sensitivity_cases(parsed[k]) for k in ("one_tenant", "two_tenants")), strict=True)
+        return [Case(name, set={"one_tenant": one, "two_tenants": two}) for (name, one), (_, two) in both]
+
+    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+        return {
+            "case": case.name,
+            "set": list(case.set["one_tenant"]),
+            "dlwa": {label: m["dlwa"] for label, m in seen.metrics.items()},
+            "claims": claim_values(claims),
+        }
+
+    def sensitivity_head(self, runs: Runs, wall_s: float) -> dict[str, object]:
+        return {"reproduction": NAME, "quick": runs.quick, "sweep_dir": str(runs.out / "sensitivity")}
 
 
-def two_tenant_path(path: Path) -> Path:
-    """The two-tenant sibling of scenario `path` (case `mt`): the file in the same directory
-    whose name has "fdp-cachelib-two-tenants" where `path`'s has "fdp-cachelib"
-    (fdp-cachelib-quick.toml -> fdp-cachelib-two-tenants-quick.toml). A scenario whose name
-    lacks "fdp-cachelib", or whose sibling is missing, is an `ftlab.UsageError`."""
-    if "fdp-cachelib" not in path.name:
-        raise usage_error(
-            "scenario",
-            f"{path}: the CacheLib FDP reproduction finds its two-tenant scenario by name "
-            "(fdp-cachelib*.toml -> fdp-cachelib-two-tenants*.toml); this name lacks 'fdp-cachelib'",
-        )
-    sibling = path.with_name(path.name.replace("fdp-cachelib", "fdp-cachelib-two-tenants", 1))
-    if not sibling.is_file():
-        raise usage_error("scenario", f"{sibling}: no such file (the two-tenant scenario of {path})")
-    return sibling
+#: What `ftlab reproduce fdp-cachelib` runs (the registry finds it by this name).
+PAPER = Driven(FdpCachelib())
 
 
-def run_all(
-    path: Path,
-    out: Path,
-    extra: Sequence[str],
-    jobs: int | None,
-    progress: Progress | None,
-    stage: str,
-    only: Sequence[str] | None = None,
-    seed: int = 0,
-    extra_two: Sequence[str] | None = None,
-) -> dict[str, Report]:
-    """Run each of `RUNS` (or those labelled in `only`) with its overrides then `extra`
-    (`extra_two`, default `extra`, for the two-tenant cases, on `two_tenant_path(path)`), `jobs`
-    at a time (default: the machine's cores), each into out/<case>/<mapper>/; returns the
-    Reports by run label."""
-    preimport()  # before the threads race to import plotting modules
-    todo = [r for r in RUNS if only is None or r.label in only]
-    paths = {False: path}
-    if any(r.case in TWO_TENANT_CASES for r in todo):
-        paths[True] = two_tenant_path(path)
-    seeds = {two: seed_overrides(p, seed) for two, p in paths.items()}
-    extras = {False: list(extra), True: list(extra if extra_two is None else extra_two)}
-    if progress:
-        progress(f"{stage} {len(todo)} runs", 0, len(todo))
-
-    def one(run: Run) -> Report:
-        two = run.case in TWO_TENANT_CASES
-        sets = [*run.overrides, *seeds[two], *extras[two]]
-        return api.run(paths[two], out=out / run.case / run.mapper, set=sets, jobs=1)
-
-    reports: dict[str, Report] = {}
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for done, (run, report) in enumerate(zip(todo, pool.map(one, todo), strict=True), 1):
-            reports[run.label] = report
-            if progress:
-                progress(f"{stage}: {run.label}", done, len(todo))
-    return reports
+def scenario_path(quick: bool, key: str = "one_tenant") -> Path:
+    """The bundled scenario `key` of the plan (`one_tenant` or `two_tenants`), full or quick."""
+    return scenarios(load_plan(NAME), quick)[key]
 
 
 # --------------------------------------------------------------------------------------
@@ -408,24 +310,17 @@ def health(reports: Mapping[str, Report]) -> dict[str, Any]:
 
 def _run_health(report: Report) -> dict[str, Any]:
     scheme = next(iter(report.summary["schemes"].values()))
-    base = claims_health({"schemes": {"run": scheme}})["schemes"]["run"]
-    reasons = [r for r in base["reasons"] if not r.startswith("busiest die")]
+    entry, tenants_ok = one_run_health(scheme)
     warm = scheme.get("precondition") or {}
     converged = warm.get("warm_converged") is True
     if not converged:
-        reasons.append(
+        entry["reasons"].append(
             f"the warm-up did not converge (cap hit {warm.get('warm_cap_hit')}, "
             f"windows {warm.get('warm_waf_windows')})"
         )
-    return {
-        "tenants": base["tenants"],
-        "busiest_die": scheme["device"].get("die_utilisation_max"),
-        "busiest_die_by_phase": {},
-        "busiest_die_limit": None,
-        "checks": {"warm-up converged": (str(converged), converged)},
-        "reasons": reasons,
-        "ok": base["tenants_ok"] and converged,
-    }
+    entry["checks"]["warm-up converged"] = (str(converged), converged)
+    entry["ok"] = tenants_ok and converged
+    return entry
 
 
 # --------------------------------------------------------------------------------------
@@ -490,28 +385,6 @@ def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
 
 
 # --------------------------------------------------------------------------------------
-# Files
-
-
-def _write_claims(out: Path, claims: list[Claim], path: Path, quick: bool, checks: Any, metrics: Any) -> Path:
-    return write_claims_json(
-        out / CLAIMS_FILE,
-        claims,
-        reproduction=NAME,
-        paper=claimfile.load(NAME).citation,
-        scenario=str(path),
-        quick=quick,
-        ftlab_version=_core.version(),
-        run_dir=str(out / "run"),
-        two_tenant_scenario=str(two_tenant_path(path)),
-        runs={r.label: list(r.overrides) for r in RUNS},
-        two_tenant_runs=[r.label for r in RUNS if r.case in TWO_TENANT_CASES],
-        metrics=metrics,
-        health=checks,
-    )
-
-
-# --------------------------------------------------------------------------------------
 # Sensitivity
 
 #: One knob at a time: the device's over-provisioning (the paper: "ranges from 7 - 20% of SSD
@@ -548,46 +421,3 @@ def sensitivity_cases(scenario: Mapping[str, Any]) -> list[tuple[str, list[str]]
     cases = [(f"over_provisioning={op:g}", [f"device.over_provisioning={op:g}"]) for op in OVER_PROVISIONING]
     cases += [(f"soc_share={s:g}", soc_share_overrides(scenario, s)) for s in SOC_SHARES]
     return cases
-
-
-def run_sensitivity(
-    path: Path,
-    base: Mapping[str, Report],
-    out: Path,
-    quick: bool,
-    jobs: int | None,
-    progress: Progress | None,
-) -> list[dict[str, Any]]:
-    """Rerun every run for each case of `sensitivity_cases` into out/sensitivity/<case>/,
-    recompute the claims, and write sensitivity.json and .csv; returns `sensitivity_summary`'s
-    rows."""
-    by_case = {"base": fdp_claims(collect_metrics(base), health(base))}
-    details: list[dict[str, Any]] = []
-    parsed = [_toml.loads(p.read_text(encoding="utf-8")) for p in (path, two_tenant_path(path))]
-    both = zip(sensitivity_cases(parsed[0]), sensitivity_cases(parsed[1]), strict=True)
-    for (name, sets), (_, sets_two) in both:
-        slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-        reports = run_all(
-            path, out / "sensitivity" / slug, sets, jobs, progress, f"sensitivity {name}", extra_two=sets_two
-        )
-        metrics = collect_metrics(reports)
-        claims = fdp_claims(metrics, health(reports))
-        by_case[name] = claims
-        details.append(
-            {
-                "case": name,
-                "set": sets,
-                "dlwa": {label: m["dlwa"] for label, m in metrics.items()},
-                "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
-            }
-        )
-    rows = sensitivity_summary(by_case)
-    doc = {
-        "reproduction": NAME,
-        "quick": quick,
-        "sweep_dir": str(out / "sensitivity"),
-        "claims": rows,
-        "cases": details,
-    }
-    write_sensitivity(out, doc, rows)
-    return rows

@@ -3,8 +3,10 @@ Sharma and Qureshi, "FlashBlox: Achieving Both Performance Isolation and Uniform
 Virtualized SSDs"; our source is the talk's slides only, which name no venue), run by `ftlab
 reproduce flashblox`.
 
-It runs `scenarios/reproduce/flashblox.toml` (or, quick, `flashblox-quick.toml`) three times with
-the same tenants, seed and load: `hardware` (every tenant a channel-isolated vSSD, as the
+The driver (`ftlab.reproduce.driver`) runs `scenarios/reproduce/flashblox.toml` (or, quick,
+`flashblox-quick.toml`) three times with the same tenants, seed and load (the runs are data,
+`[reproduce]` of `papers/flashblox.toml`; the software run's per-tenant overrides are computed
+from the scenario, `FlashBlox.run_set`): `hardware` (every tenant a channel-isolated vSSD, as the
 scenario says, swaps off), `software` (every vSSD software-isolated: all share every die,
 isolated by the engine's fair-share scheduler, `ftl.scheduler = "fair"`, which the scenarios set
 for all three runs; no token bucket unless SOFTWARE_IOPS_FACTOR > 0; every tenant also run alone,
@@ -26,8 +28,8 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
 It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
 swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (direct runs,
 no Ray: SENSITIVITY_CASES). Only ratios and arithmetic on the simulator's and the model's
-outputs are computed here; it is not the simulator nor the lifetime model, and it prints
-nothing (`ftlab.cli.reproduce` does).
+outputs are computed here (`FlashBlox`, registered as `PAPER`); it is not the simulator, the
+lifetime model nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -36,10 +38,9 @@ import copy
 import itertools
 import json
 import math
-import os
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -47,25 +48,20 @@ from ftlab import _core, _toml, api
 from ftlab._errors import usage_error
 from ftlab.report import html  # noqa: F401  (before the runs' threads race to import it)
 from ftlab.report import lifetime as lifetime_files
-from ftlab.report import load as load_report
 from ftlab.report.plots import RC_PARAMS, save
 from ftlab.report.style import scheme_style
-from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce import Progress, claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
-    CLAIMS_FILE,
     Claim,
-    ReproductionResult,
     drop_die_limit,
     health,
     ratio,
-    sensitivity_files,
     sensitivity_summary,
-    write_claims_json,
     write_csv,
     write_sensitivity,
 )
-from ftlab.reproduce.seeds import preimport
+from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, execute, load_plan, slug
 from ftlab.results import LifetimeModel, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -75,11 +71,11 @@ if TYPE_CHECKING:
 # here: heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "flashblox"
-SCENARIO = "reproduce/flashblox.toml"
-QUICK_SCENARIO = "reproduce/flashblox-quick.toml"
+#: The scenario, full and quick, as the plan declares it.
+SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scenarios)
 SCHEME = "flashblox"
 #: The runs: channel vSSDs without swaps, software vSSDs, channel vSSDs with swaps.
-RUNS = ("hardware", "software", "swap")
+RUNS = tuple(r.label for r in load_plan(NAME).runs)
 #: The runs the latency claims compare.
 LATENCY_RUNS = ("hardware", "software")
 ISOLATION_PHASE = "isolation"
@@ -88,9 +84,6 @@ SWAP_PHASE = "swap"
 #: tenant's offered rate, 0 = none (the default: the slides name software isolation, a
 #: scheduler, not a limiter; the sensitivity adds buckets of 2.0 and 1.2 x the rate).
 SOFTWARE_IOPS_FACTOR = 0.0
-#: The software run also runs every tenant alone (`[measure] solo = true`): its slowdowns give
-#: the slides' "3x tail latency" from interference (claim interference_tail_3x).
-SOLO = ("measure.solo=true",)
 #: The token-bucket factors of the sensitivity's extra software runs.
 SENSITIVITY_IOPS_FACTORS = (2.0, 1.2)
 #: The full `flashblox` preset's blocks per plane and pages per block (presets.rs): a swap's
@@ -102,59 +95,59 @@ IMBALANCE_X = 0.1
 DAY_S = 86_400.0
 
 
-def reproduce(
-    *,
-    quick: bool,
-    out: Path,
-    jobs: int | None,
-    sensitivity: bool,
-    progress: Progress | None = None,
-    scenario: Path | None = None,
-    seed: int = 0,
-) -> ReproductionResult:
-    """Run the FlashBlox reproduction into `out` (see the module docstring); `scenario`
-    replaces the reproduction's own (for development); `seed` is added to the scenario's
-    seed. Returns the claims, health and files (`extra["seed_result"]`)."""
-    start = time.perf_counter()
-    path = Path(scenario) if scenario is not None else scenario_path(quick)
-    reports = run_pair(path, out / "run", seed_overrides(path, seed), jobs, progress, "simulating")
-    model = lifetime_model(reports["hardware"], reports["swap"])
-    checks = run_health(reports)
-    result = SeedResult(
-        seed,
-        measurements(reports["hardware"].summary, reports["software"].summary, model),
-        checks,
-        quick=quick,
-    )
-    claims = evaluate(claimfile.load(NAME), [result])
-    files = figures(reports, model, out)
-    wall_s = time.perf_counter() - start
-    files.append(_write_claims(out, claims, path, quick, wall_s, checks, model))
-    sens = None
-    if sensitivity:
-        sens = run_sensitivity(path, out, quick, jobs, progress)
-        files += sensitivity_files(out)
-    return ReproductionResult(
-        name=NAME,
-        out=out,
-        scenario=path,
-        quick=quick,
-        claims=claims,
-        health=checks,
-        phases=[],
-        files=files,
-        wall_s=time.perf_counter() - start,
-        report=None,
-        sensitivity=sens,
-        extra={"reports": reports, "model": model, "seed_result": result},
-    )
+@dataclass(frozen=True)
+class Seen:
+    """One seed's runs as the paper reads them: the Reports by run name and the lifetime model."""
+
+    reports: dict[str, Report]
+    model: FlashbloxLifetime
 
 
-def scenario_path(quick: bool) -> Path:
-    """scenarios/reproduce/flashblox(-quick).toml of the checkout."""
-    return scenario_file(
-        QUICK_SCENARIO if quick else SCENARIO, f"the {'quick ' if quick else ''}FlashBlox scenario"
-    )
+class FlashBlox(PaperCode[Seen]):
+    """FlashBlox's own code under the driver: the software run's overrides, the lifetime model,
+    measures, health, figures and its sensitivity study."""
+
+    name = NAME
+
+    def run_set(self, runs: Runs, decl: RunDecl, seed: Sequence[str], case: Sequence[str]) -> list[str]:
+        extra = [*seed, *case]
+        if decl.label != "software":
+            return [*extra, *decl.set]
+        text = runs.scenarios[decl.scenario].read_text(encoding="utf-8")
+        return [*extra, *software_overrides(_with_overrides(text, extra)), *decl.set]
+
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        reports = dict(runs.reports)
+        return Seen(reports, lifetime_model(reports["hardware"], reports["swap"]))
+
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        return measurements(seen.reports["hardware"].summary, seen.reports["software"].summary, seen.model)
+
+    def health(self, seen: Seen) -> dict[str, Any]:
+        return run_health(seen.reports)
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        return figures(seen.reports, seen.model, out)
+
+    def sections(self, seen: Seen) -> dict[str, object]:
+        return {"software_iops_factor": SOFTWARE_IOPS_FACTOR, "lifetime_model": lifetime_section(seen.model)}
+
+    def extra(self, seen: Seen) -> dict[str, object]:
+        return {"reports": seen.reports, "model": seen.model}
+
+    def run_sensitivity(
+        self,
+        runs: Runs,
+        seen: Seen,
+        claims: Sequence[Claim],
+        jobs: int | None,
+        progress: Progress | None,
+    ) -> list[dict[str, Any]]:
+        return run_sensitivity(self, runs, seen, jobs, progress)
+
+
+#: What `ftlab reproduce flashblox` runs (the registry finds it by this name).
+PAPER = Driven(FlashBlox())
 
 
 # --------------------------------------------------------------------------------------
@@ -201,33 +194,6 @@ def software_overrides(scenario_text: str, factor: float = SOFTWARE_IOPS_FACTOR)
         for r in rates
     )
     return [f"scheme.flashblox.tenants=[{items}]"]
-
-
-def run_pair(
-    path: Path, out: Path, extra: Sequence[str], jobs: int | None, progress: Progress | None, stage: str
-) -> dict[str, Report]:
-    """Run the scenario as each of RUNS (extra overrides applied to all, then the run's own)
-    into out/<run>, two at a time unless `jobs` is 1; returns the Reports by run name."""
-    preimport()
-    text = path.read_text(encoding="utf-8")
-    plan = {
-        "hardware": [*extra, "scheme.flashblox.swaps=false"],
-        "software": [*extra, *software_overrides(_with_overrides(text, extra)), *SOLO],
-        "swap": [*extra, "scheme.flashblox.swaps=true"],
-    }
-    if progress:
-        progress(f"{stage}: {path.name}, hardware, software, swap", 0, len(plan))
-
-    def one(name: str) -> Report:
-        return api.run(path, out=out / name, set=plan[name], jobs=1)
-
-    reports: dict[str, Report] = {}
-    with ThreadPoolExecutor(max_workers=min(len(plan), jobs or os.cpu_count() or 1)) as pool:
-        for done, (name, report) in enumerate(zip(plan, pool.map(one, plan), strict=True), 1):
-            reports[name] = report
-            if progress:
-                progress(f"{stage}: {name} done", done, len(plan))
-    return reports
 
 
 def _with_overrides(text: str, extra: Sequence[str]) -> str:
@@ -667,16 +633,12 @@ def run_health(reports: Mapping[str, Report]) -> dict[str, Any]:
 # Files and figures
 
 
-def _write_claims(
-    out: Path,
-    claims: Sequence[Claim],
-    path: Path,
-    quick: bool,
-    wall_s: float,
-    checks: Mapping[str, Any],
-    model: FlashbloxLifetime,
-) -> Path:
-    lifetime = {k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")}
+def lifetime_section(model: FlashbloxLifetime) -> dict[str, object]:
+    """claims.json's `lifetime_model`: the model's scalars, its inputs and, per case, the first
+    wear-out, the swaps, the imbalance and the mean interval (not the wear series)."""
+    lifetime: dict[str, object] = {
+        k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")
+    }
     lifetime["inputs"] = model["inputs"]
     for case in CASES:
         m = model[case]
@@ -687,18 +649,7 @@ def _write_claims(
             "imbalance": m["imbalance"],
             "mean_interval_s": m["mean_interval_s"],
         }
-    return write_claims_json(
-        out / CLAIMS_FILE,
-        claims,
-        reproduction=NAME,
-        paper=claimfile.load(NAME).citation,
-        scenario=str(path),
-        quick=quick,
-        ftlab_version=_core.version(),
-        software_iops_factor=SOFTWARE_IOPS_FACTOR,
-        lifetime_model=lifetime,
-        health=checks,
-    )
+    return lifetime
 
 
 def figures(reports: Mapping[str, Report], model: FlashbloxLifetime, out: Path) -> list[Path]:
@@ -856,20 +807,25 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
 
 
 def run_sensitivity(
-    path: Path, out: Path, quick: bool, jobs: int | None, progress: Progress | None
+    code: FlashBlox, base: Runs, seen: Seen, jobs: int | None, progress: Progress | None
 ) -> list[dict[str, Any]]:
-    """Rerun the three runs per case (direct runs into out/sensitivity/<case>/), recompute the claims,
-    write sensitivity.json and .csv; returns `sensitivity_summary`'s rows. The software
-    token bucket is varied too (SENSITIVITY_IOPS_FACTORS x the rate), on the software run only (the base run's
-    `hardware` and `swap` are read back from out/run)."""
+    """Rerun the three runs per case (direct runs into out/sensitivity/<case>/, by the
+    driver's `execute`), recompute the claims, write sensitivity.json and .csv; returns
+    `sensitivity_summary`'s rows. The software token bucket is varied too
+    (SENSITIVITY_IOPS_FACTORS x the rate), on the software run only (the base run's `hardware`
+    and `swap` kept)."""
     start = time.perf_counter()
+    path = base.scenarios["flashblox"]
     cases = sensitivity_cases(path.read_text(encoding="utf-8"))
     by_case: dict[str, list[Claim]] = {}
     details = []
     for i, (name, sets) in enumerate(cases):
         if progress:
             progress(f"sensitivity: {name}", i, len(cases) + 2)
-        reports = run_pair(path, out / "sensitivity" / _slug(name), sets, jobs, None, name)
+        runs = Runs(base.plan, base.quick, 0, base.out, base.scenarios)
+        root = base.out / "sensitivity" / slug(name)
+        execute(code, runs, base.plan.runs, jobs, None, 0, name, root, Case(name, set={"flashblox": sets}))
+        reports = runs.reports
         by_case[name] = flashblox_claims(
             reports["hardware"].summary,
             reports["software"].summary,
@@ -877,33 +833,28 @@ def run_sensitivity(
             run_health(reports),
         )
         details.append(_detail(name, sets, reports, by_case[name]))
-    base = {run: load_report(out / "run" / run) for run in ("hardware", "swap")}
-    model = lifetime_model(base["hardware"], base["swap"])
+    kept = {run: seen.reports[run] for run in ("hardware", "swap")}
     for i, factor in enumerate(SENSITIVITY_IOPS_FACTORS):
         name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
         if progress:
             progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
         sets = software_overrides(path.read_text(encoding="utf-8"), factor)
-        sw = api.run(path, out=out / "sensitivity" / _slug(name), set=sets, jobs=1)
+        sw = api.run(path, out=base.out / "sensitivity" / slug(name), set=sets, jobs=1)
         by_case[name] = flashblox_claims(
-            base["hardware"].summary, sw.summary, model, run_health({**base, "software": sw})
+            kept["hardware"].summary, sw.summary, seen.model, run_health({**kept, "software": sw})
         )
-        details.append(_detail(name, sets, {**base, "software": sw}, by_case[name]))
+        details.append(_detail(name, sets, {**kept, "software": sw}, by_case[name]))
     rows = sensitivity_summary(by_case)
     doc = {
         "reproduction": NAME,
         "scenario": str(path),
-        "quick": quick,
+        "quick": base.quick,
         "wall_s": round(time.perf_counter() - start, 3),
         "claims": rows,
         "cases": details,
     }
-    write_sensitivity(out, doc, rows)
+    write_sensitivity(base.out, doc, rows)
     return rows
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
 
 
 def _detail(

@@ -1,7 +1,10 @@
 """ftlab.reproduce.part_ftl: the PaRT-FTL reproduction (Katherine Missimer and Richard West,
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
-run by `ftlab reproduce part-ftl`. The claims are data (`papers/part_ftl.toml`); this module
-computes their values (`measurements`).
+run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
+(`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
+the paper's own: its measures (`measurements`), the analysis side, its health checks, figures
+and sensitivity case (`PartFtl`, registered as `PAPER`). It is not the driver and runs nothing
+itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
 
@@ -26,7 +29,7 @@ The paper's 20% and 35% are read off Figure 15, page latencies measured in the F
 page enters the request buffer; the driver inserts a request's pages together, so a request's
 response time is its slowest page's latency and the maxima coincide (stated in each claim).
 
-With `sensitivity` it reruns the Table III scenario with every task released at 0 (the paper
+With `sensitivity` the driver reruns the Table III scenario with every task released at 0 (the paper
 gives no phases) and reports which claims that reverses. It writes claims.json, table4.csv,
 fig10-15 latency figures (PNG + CSV), fig16-bandwidth.png/.csv and schedulability/fig5-7
 .png/.csv. Only arithmetic on the simulator's and the analysis' outputs is done here; nothing
@@ -36,37 +39,29 @@ is printed (`ftlab.cli.reproduce` does).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ftlab import _core, _toml, api
+from ftlab import _core, _toml
 from ftlab.report import (
     html,  # noqa: F401  (before the runs' threads race to import it)
     rt_figures,
 )
-from ftlab.report import load as load_report
 from ftlab.report.plots import RC_PARAMS, save
 from ftlab.report.rt_figures import weighted_by_size
 from ftlab.report.style import scheme_style
-from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
-from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
+from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
-    CLAIMS_FILE,
     Claim,
-    ReproductionResult,
     drop_die_limit,
     health,
     ratio,
     relative_change,
-    sensitivity_files,
-    sensitivity_summary,
-    write_claims_json,
     write_csv,
-    write_sensitivity,
 )
-from ftlab.reproduce.seeds import preimport
+from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.results import (
     RtAdmission,
     RtBounds,
@@ -84,10 +79,8 @@ if TYPE_CHECKING:
 # heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "part-ftl"
-SCENARIO = "reproduce/part-ftl.toml"
-QUICK_SCENARIO = "reproduce/part-ftl-quick.toml"
-FIG16_SCENARIO = "reproduce/part-ftl-fig16.toml"
-QUICK_FIG16_SCENARIO = "reproduce/part-ftl-fig16-quick.toml"
+#: The Table III scenario, full and quick, as the plan declares it (for scripts that rerun it).
+SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scenarios if s.key == "table3")
 PART, WAO = "part-ftl", "wao-gc"
 TENANT = "rt"
 #: Figures 5-7: task sets per utilisation (the paper's 500; quick 50, as `ftlab rt schedulability --quick`).
@@ -104,71 +97,92 @@ TABLE3_TASKS = "".join(
 )
 
 
-def reproduce(
-    *,
-    quick: bool,
-    out: Path,
-    jobs: int | None,
-    sensitivity: bool,
-    progress: Progress | None = None,
-    scenario: Path | None = None,
-    seed: int = 0,
-) -> ReproductionResult:
-    """Run the PaRT-FTL reproduction into `out` (see the module docstring); `scenario`
-    replaces the Table III scenario (for development); `seed` is added to both scenarios'
-    seeds and to the analysis' seed RT_SEED (Figures 5-7's task sets). Returns the claims,
-    health and files."""
-    start = time.perf_counter()
-    path = (
-        Path(scenario)
-        if scenario is not None
-        else scenario_file(QUICK_SCENARIO if quick else SCENARIO, "the PaRT-FTL Table III scenario")
-    )
-    fig16_path = scenario_file(
-        QUICK_FIG16_SCENARIO if quick else FIG16_SCENARIO, "the PaRT-FTL Figure 16 scenario"
-    )
-    preimport()
-    stages = 4
-    if progress:
-        progress(f"simulating {path.name}", 0, stages)
-    report = api.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs)
-    if progress:
-        progress(f"simulating {fig16_path.name}", 1, stages)
-    fig16 = api.run(fig16_path, out=out / "run-fig16", set=seed_overrides(fig16_path, seed), jobs=1)
-    if progress:
-        progress("schedulability (Figures 5-7)", 2, stages)
-    analysis = rt_analysis(QUICK_SETS if quick else SETS, RT_SEED + seed)
-    if progress:
-        progress("claims and figures", 3, stages)
-    starts = gc_starts(report)
-    bw = fig16_bandwidth(fig16)
-    checks = run_health(report, fig16, starts)
-    result = SeedResult(seed, measurements(report.summary, starts, warmup_s(report), bw, analysis), checks)
-    claims = evaluate(claimfile.load(NAME), [result])
-    files = figures(report, bw, analysis, out)
-    wall_s = time.perf_counter() - start
-    files.append(
-        _write_claims(out, claims, path, fig16_path, quick, wall_s, checks, report, starts, bw, analysis)
-    )
-    sens = None
-    if sensitivity:
-        sens = run_sensitivity(path, out, quick, jobs, bw, analysis, progress)
-        files += sensitivity_files(out)
-    return ReproductionResult(
-        name=NAME,
-        out=out,
-        scenario=path,
-        quick=quick,
-        claims=claims,
-        health=checks,
-        phases=[],
-        files=files,
-        wall_s=time.perf_counter() - start,
-        report=report,
-        sensitivity=sens,
-        extra={"fig16": fig16, "gc_start_s": starts, "analysis": analysis, "seed_result": result},
-        notes=gc_notes(gc_equations(report.summary)),
-    )
+@dataclass(frozen=True)
+class Seen:
+    """One seed's runs as the paper reads them: the Table III run, the Figure 16 run, each
+    scheme's GC start, Figure 16's bandwidth and the analysis side."""
+
+    report: Report
+    fig16: Report
+    starts: dict[str, float | None]
+    bw: dict[str, Any]
+    analysis: RtAnalysis
+
+
+class PartFtl(PaperCode[Seen]):
+    """PaRT-FTL's own code under the driver (`ftlab.reproduce.driver`): the runs are declared
+    in papers/part_ftl.toml; the analysis side (Table IV, Figures 5-7) is computed here."""
+
+    name = NAME
+    stages = 2
+    sensitivity_base_detail = True
+
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        report, fig16 = runs.report("table3"), runs.report("fig16")
+        if base is None:
+            runs.stage("schedulability (Figures 5-7)")
+            analysis = rt_analysis(QUICK_SETS if runs.quick else SETS, RT_SEED + runs.seed)
+            runs.stage("claims and figures")
+            bw = fig16_bandwidth(fig16)
+        else:  # a sensitivity case reruns the Table III run only
+            analysis, bw = base.analysis, base.bw
+        return Seen(report, fig16, gc_starts(report), bw, analysis)
+
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        return measurements(seen.report.summary, seen.starts, warmup_s(seen.report), seen.bw, seen.analysis)
+
+    def health(self, seen: Seen) -> dict[str, Any]:
+        return run_health(seen.report, seen.fig16, seen.starts)
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        return figures(seen.report, seen.bw, seen.analysis, out)
+
+    def sections(self, seen: Seen) -> dict[str, object]:
+        return claims_sections(seen)
+
+    def main_report(self, seen: Seen) -> Report | None:
+        return seen.report
+
+    def extra(self, seen: Seen) -> dict[str, object]:
+        return {"fig16": seen.fig16, "gc_start_s": seen.starts, "analysis": seen.analysis}
+
+    def notes(self, seen: Seen) -> list[str]:
+        return gc_notes(gc_equations(seen.report.summary))
+
+    def sensitivity_cases(self, runs: Runs) -> list[Case]:
+        """The Table III run with every task released at 0 (the paper gives no phases)."""
+        text = runs.scenarios["table3"].read_text(encoding="utf-8")
+        return [
+            Case(
+                "synchronous",
+                "every task released at 0",
+                runs=("table3",),
+                documents={"table3": synchronous(text)},
+            )
+        ]
+
+    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+        summary = seen.report.summary
+        return {
+            "case": case.name,
+            "gc_start_s": seen.starts,
+            "tasks": {
+                s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes
+            },
+            "claims": claim_values(claims),
+        }
+
+    def sensitivity_head(self, runs: Runs, wall_s: float) -> dict[str, object]:
+        return {
+            "reproduction": NAME,
+            "scenario": str(runs.scenarios["table3"]),
+            "quick": runs.quick,
+            "wall_s": wall_s,
+        }
+
+
+#: What `ftlab reproduce part-ftl` runs (the registry finds it by this name).
+PAPER = Driven(PartFtl())
 
 
 # --------------------------------------------------------------------------------------
@@ -304,20 +318,6 @@ def _bandwidth(bounds: Mapping[str, Any], prefix: str) -> Mapping[str, Any]:
 
 # --------------------------------------------------------------------------------------
 # Claims
-
-
-def part_ftl_claims(
-    summary: Summary,
-    starts: Mapping[str, float | None],
-    warmup: float,
-    bw: Mapping[str, Any],
-    analysis: RtAnalysis,
-    checks: Mapping[str, Any],
-) -> list[Claim]:
-    """Every claim of papers/part_ftl.toml judged on one seed's runs (`checks`: `run_health`)."""
-    return evaluate(
-        claimfile.load(NAME), [SeedResult(0, measurements(summary, starts, warmup, bw, analysis), checks)]
-    )
 
 
 def measurements(
@@ -613,35 +613,17 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 # Files and figures
 
 
-def _write_claims(
-    out: Path,
-    claims: Sequence[Claim],
-    path: Path,
-    fig16_path: Path,
-    quick: bool,
-    wall_s: float,
-    checks: Mapping[str, Any],
-    report: Report,
-    starts: Mapping[str, float | None],
-    bw: Mapping[str, Any],
-    analysis: RtAnalysis,
-) -> Path:
-    summary = report.summary
-    tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in report.schemes}
+def claims_sections(seen: Seen) -> dict[str, object]:
+    """claims.json's sections of the paper: warm-up, GC starts, the tasks' statistics, the
+    admission totals, Figure 16, GC against the equations, Table IV and Figures 5-7's setup."""
+    summary, analysis = seen.report.summary, seen.analysis
+    tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
     counters = summary["schemes"][PART].get("scheme_counters") or {}
-    return write_claims_json(
-        out / CLAIMS_FILE,
-        claims,
-        reproduction=NAME,
-        paper=claimfile.load(NAME).citation,
-        scenario=str(path),
-        fig16_scenario=str(fig16_path),
-        quick=quick,
-        ftlab_version=_core.version(),
-        warmup_s=warmup_s(report),
-        gc_start_s=dict(starts),
-        tasks=tasks,
-        admission={
+    return {
+        "warmup_s": warmup_s(seen.report),
+        "gc_start_s": dict(seen.starts),
+        "tasks": tasks,
+        "admission": {
             "device": {
                 "eq6_total": counters.get("admission_eq6_total"),
                 "eq7_total": counters.get("admission_eq7_total"),
@@ -649,17 +631,16 @@ def _write_claims(
             },
             "paper": {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]},
         },
-        fig16={k: v for k, v in bw.items() if k != "rows"},
-        gc_equations=gc_equations(summary),
-        table4=analysis["bounds"],
-        schedulability={
+        "fig16": {k: v for k, v in seen.bw.items() if k != "rows"},
+        "gc_equations": gc_equations(summary),
+        "table4": analysis["bounds"],
+        "schedulability": {
             "n_sets": analysis["n_sets"],
             "seed": analysis["rt_seed"],
             "read_share": READ_SHARE,
             "weighted": analysis["schedulability"]["weighted"],
         },
-        health=checks,
-    )
+    }
 
 
 def figures(report: Report, bw: Mapping[str, Any], analysis: RtAnalysis, out: Path) -> list[Path]:
@@ -821,54 +802,3 @@ def synchronous(scenario_text: str) -> dict[str, Any]:
         for task in (tenant.get("periodic") or {}).get("tasks") or []:
             task["offset_ms"] = 0.0
     return doc
-
-
-def run_sensitivity(
-    path: Path,
-    out: Path,
-    quick: bool,
-    jobs: int | None,
-    bw: Mapping[str, Any],
-    analysis: RtAnalysis,
-    progress: Progress | None,
-) -> list[dict[str, Any]]:
-    """Rerun the Table III scenario with every task released at 0 (out/sensitivity/synchronous),
-    recompute the claims (Figure 16 and the analysis are unchanged), write sensitivity.json and
-    .csv; returns `sensitivity_summary`'s rows over `base` and `synchronous`."""
-    start = time.perf_counter()
-    if progress:
-        progress("sensitivity: every task released at 0", 0, 1)
-    base = load_report(out / "run")
-    fig16 = load_report(out / "run-fig16")
-    sync = api.run(
-        synchronous(path.read_text(encoding="utf-8")), out=out / "sensitivity" / "synchronous", jobs=jobs
-    )
-    by_case: dict[str, list[Claim]] = {}
-    details = []
-    for name, report in (("base", base), ("synchronous", sync)):
-        starts = gc_starts(report)
-        by_case[name] = part_ftl_claims(
-            report.summary, starts, warmup_s(report), bw, analysis, run_health(report, fig16, starts)
-        )
-        details.append(
-            {
-                "case": name,
-                "gc_start_s": starts,
-                "tasks": {
-                    s: {op: task_stats(report.summary, s, op) for op in ("read", "write")}
-                    for s in report.schemes
-                },
-                "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in by_case[name]},
-            }
-        )
-    rows = sensitivity_summary(by_case)
-    doc = {
-        "reproduction": NAME,
-        "scenario": str(path),
-        "quick": quick,
-        "wall_s": round(time.perf_counter() - start, 3),
-        "claims": rows,
-        "cases": details,
-    }
-    write_sensitivity(out, doc, rows)
-    return rows

@@ -1,6 +1,6 @@
 """ftlab.reproduce.seeds: one reproduction over several seeds, in parallel, judged together.
 
-`run_seeds` runs the paper module's `reproduce` once per seed offset (0 = the scenario's own
+`run_seeds` runs the paper's `Reproduction` once per seed offset (0 = the scenario's own
 seed) into `out/` for seed 0 (its run, figures and files, as a one-seed reproduction writes
 them) and `out/seed-k/` for the others, in one thread pool (`ftlab.run` releases the GIL), then judges every
 claim of the claim file on the seeds' measurements (`claimfile.evaluate`: the median, the
@@ -19,7 +19,7 @@ from typing import Any
 
 from ftlab import _core
 from ftlab.report import html, plots  # noqa: F401  (before the seeds' threads race to import them)
-from ftlab.reproduce import Progress, claimfile
+from ftlab.reproduce import Progress, Reproduction, claimfile
 from ftlab.reproduce.claims import CLAIMS_FILE, ReproductionResult, write_claims_json
 
 # matplotlib, numpy, plotly and polars are imported inside the functions that use them, not here:
@@ -28,7 +28,7 @@ from ftlab.reproduce.claims import CLAIMS_FILE, ReproductionResult, write_claims
 
 def run_seeds(
     name: str,
-    module: Any,
+    paper: Reproduction,
     *,
     quick: bool,
     out: Path,
@@ -37,7 +37,7 @@ def run_seeds(
     progress: Progress | None,
     seeds: int,
 ) -> ReproductionResult:
-    """Run `module.reproduce` for seed offsets 0..seeds-1 (sensitivity on seed 0 only) and
+    """Run `paper.reproduce` for seed offsets 0..seeds-1 (sensitivity on seed 0 only) and
     return the result judged over all of them (claims, merged health, files)."""
     start = time.perf_counter()
     # Every seed at once (unless --jobs is smaller), each with its share of the cores: a seed
@@ -53,7 +53,7 @@ def run_seeds(
             if progress:
                 progress(f"seed {k}: {stage} ({len(done)}/{seeds} seeds done)", d, t)
 
-        result = module.reproduce(
+        result = paper.reproduce(
             quick=quick,
             out=seed_dir(out, k),
             jobs=inner,
@@ -62,7 +62,7 @@ def run_seeds(
             seed=k,
         )
         done.append(k)
-        return result  # type: ignore[no-any-return]
+        return result
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(one, range(seeds)))

@@ -1,8 +1,9 @@
 """ftlab.reproduce.upi: the UPI reproduction ("utilitarian performance isolation" for shared
 SSDs, §5; the paper copy carries no title line, author line or venue), run by `ftlab reproduce upi`.
 
-It runs `scenarios/reproduce/upi.toml` (or, quick, `scenarios/reproduce/upi-quick.toml`) with
-the schemes `partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs`
+The driver (`ftlab.reproduce.driver`) runs `scenarios/reproduce/upi.toml` (or, quick,
+`scenarios/reproduce/upi-quick.toml`: the `[reproduce]` table of `papers/upi.toml`) with the
+schemes `partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs`
 and `lm-tbe`. The claims are data: `papers/upi.toml` (each with the paper's words, its kind
 and the name of the computation, `measure`, that gives ftlab's value); this module computes
 those values from summary.json and the time series (all on the whole measured phase): read
@@ -16,8 +17,8 @@ With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one kn
 (`sensitivity_cases`) and reports each claim's range and the cases that reverse it, and each
 claim's value and verdict at every value of every swept parameter (sensitivity.md).
 
-Only ratios and means of the simulator's outputs are computed here; it is not the simulator,
-and it prints nothing (`ftlab.cli.reproduce` does).
+Only ratios and means of the simulator's outputs are computed here (`Upi`, registered as
+`PAPER`); it is not the simulator nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -26,19 +27,19 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _core, _toml, api, sweeps
+from ftlab import _core, _toml, sweeps
 from ftlab._errors import input_error
 from ftlab.report import plots, write_files_atomically
 from ftlab.report.plots import RC_PARAMS, log_ticks, save
 from ftlab.report.style import scheme_style
-from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce import Progress, claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     BOUND,
-    CLAIMS_FILE,
     DIFFERS,
     FACTOR,
     HOLDS,
@@ -51,7 +52,6 @@ from ftlab.reproduce.claims import (
     VIOLATED,
     WITHIN_NOISE,
     Claim,
-    ReproductionResult,
     fmt_change,
     fmt_number,
     fmt_value,
@@ -59,12 +59,11 @@ from ftlab.reproduce.claims import (
     phase_table,
     ratio,
     relative_change,
-    sensitivity_files,
     sensitivity_summary,
-    write_claims_json,
     write_csv,
     write_sensitivity,
 )
+from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
 from ftlab.results import Summary
 from ftlab.sweeps import resolve_all
 from ftlab.sweeps.exec import is_done
@@ -80,8 +79,6 @@ if TYPE_CHECKING:
 # --help` and `import ftlab` start without them.
 
 NAME = "upi"
-SCENARIO = "reproduce/upi.toml"
-QUICK_SCENARIO = "reproduce/upi-quick.toml"
 TENANTS = ("das-as", "dtrs", "lm-tbe")
 SCHEMES = ("partitioned", "unified", "upi", "upi-guarded")
 #: The schemes that stand for the paper's UPI: each UPI claim is made for both.
@@ -95,80 +92,74 @@ SENSITIVITY_MD = "sensitivity.md"
 SENSITIVITY_DIR = "sensitivity"
 
 
-def reproduce(
-    *,
-    quick: bool,
-    out: Path,
-    jobs: int | None,
-    sensitivity: bool,
-    progress: Progress | None = None,
-    scenario: Path | None = None,
-    seed: int = 0,
-) -> ReproductionResult:
-    """Run the UPI reproduction into `out` (see the module docstring); `scenario` replaces
-    the reproduction's own (for development); `seed` is added to the scenario's seed. Returns
-    the claims, health and files (`extra["seed_result"]`: the measurements and health)."""
-    start = time.perf_counter()
-    path = Path(scenario) if scenario is not None else scenario_path(quick)
-    label = f"simulating {path.name}"
-    on_progress = (lambda d, t: progress(label, d, t)) if progress else None
-    report = api.run(path, out=out / "run", set=seed_overrides(path, seed), jobs=jobs, progress=on_progress)
-    rise = rise_s(report.resolved_toml)
-    checks, phases = health(report.summary), phase_table(report.summary, TENANTS)
-    result = SeedResult(seed, measurements(report.summary, report.timeseries, rise), checks)
-    claims = evaluate(claimfile.load(NAME), [result])
-    files = [*figures(report, rise, out), write_csv(out / PHASES_FILE, phases, _phase_columns(phases))]
-    wall_s = time.perf_counter() - start
-    files.append(_write_claims(out, claims, path, quick, wall_s, rise, checks, phases))
-    sens = None
-    if sensitivity:
-        sens = run_sensitivity(path, report.resolved_toml, out, quick, progress)
-        files += sensitivity_files(out)
-    return ReproductionResult(
-        name=NAME,
-        out=out,
-        scenario=path,
-        quick=quick,
-        claims=claims,
-        health=checks,
-        phases=phases,
-        files=files,
-        wall_s=time.perf_counter() - start,
-        report=report,
-        sensitivity=sens,
-        extra={"rise_s": rise, "seed_result": result},
-    )
+@dataclass(frozen=True)
+class Seen:
+    """The run as the paper reads it: its Report, the rise and the per-phase table."""
+
+    report: Report
+    rise: float
+    phases: list[dict[str, Any]]
+    scenario: Path
+    out: Path
+
+
+class Upi(PaperCode[Seen]):
+    """UPI's own code under the driver (`ftlab.reproduce.driver`; the run is declared in
+    papers/upi.toml): its measures, figures, phase table and its sensitivity sweep on Ray."""
+
+    name = NAME
+
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        report = runs.report("upi")
+        phases = phase_table(report.summary, TENANTS)
+        return Seen(report, rise_s(report.resolved_toml), phases, runs.scenarios["upi"], runs.out)
+
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        return measurements(seen.report.summary, seen.report.timeseries, seen.rise)
+
+    def health(self, seen: Seen) -> dict[str, Any]:
+        return health(seen.report.summary)
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        phases = seen.phases
+        return [
+            *figures(seen.report, seen.rise, out),
+            write_csv(out / PHASES_FILE, phases, _phase_columns(phases)),
+        ]
+
+    def sections(self, seen: Seen) -> dict[str, object]:
+        return {"run_dir": str(seen.out / "run"), "rise_s": seen.rise}
+
+    def sections_after_health(self, seen: Seen) -> dict[str, object]:
+        return {"phases": seen.phases}
+
+    def phases(self, seen: Seen) -> list[dict[str, Any]]:
+        return seen.phases
+
+    def main_report(self, seen: Seen) -> Report | None:
+        return seen.report
+
+    def extra(self, seen: Seen) -> dict[str, object]:
+        return {"rise_s": seen.rise}
+
+    def run_sensitivity(
+        self,
+        runs: Runs,
+        seen: Seen,
+        claims: Sequence[Claim],
+        jobs: int | None,
+        progress: Progress | None,
+    ) -> list[dict[str, Any]]:
+        return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, progress)
+
+
+#: What `ftlab reproduce upi` runs (the registry finds it by this name).
+PAPER = Driven(Upi())
 
 
 def scenario_path(quick: bool) -> Path:
     """The reproduction's scenario: scenarios/reproduce/upi(-quick).toml of the checkout."""
-    what = "the quick UPI reproduction's scenario" if quick else "the UPI reproduction's scenario"
-    return scenario_file(QUICK_SCENARIO if quick else SCENARIO, what)
-
-
-def _write_claims(
-    out: Path,
-    claims: list[Claim],
-    path: Path,
-    quick: bool,
-    wall_s: float,
-    rise: float,
-    checks: Any,
-    phases: Any,
-) -> Path:
-    return write_claims_json(
-        out / CLAIMS_FILE,
-        claims,
-        reproduction=NAME,
-        paper=claimfile.load(NAME).citation,
-        scenario=str(path),
-        quick=quick,
-        ftlab_version=_core.version(),
-        run_dir=str(out / "run"),
-        rise_s=rise,
-        health=checks,
-        phases=phases,
-    )
+    return scenarios(load_plan(NAME), quick)["upi"]
 
 
 def rise_s(resolved_toml: str) -> float:

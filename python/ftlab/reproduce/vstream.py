@@ -2,8 +2,9 @@
 Virtual Stream Management for Multi-streamed SSDs", §4-§5; the copy names no venue), run by
 `ftlab reproduce vstream`.
 
-It runs two workloads, each once per stream mapper, by overriding the scenario's top-level
-`stream_mapper` (and `stream.autostream.variant`):
+The driver (`ftlab.reproduce.driver`) runs two workloads, each once per stream mapper, by
+overriding the scenario's top-level `stream_mapper` (and `stream.autostream.variant`): the runs
+are data, `[reproduce]` of `papers/vstream.toml`:
 
 - synthetic (§5.2, Figure 3): `scenarios/reproduce/vstream-synthetic(-quick).toml` under
   `legacy`, `dac`, `autostream-mq`, `autostream-sfr` and `vstream`;
@@ -21,45 +22,36 @@ depth, by construction of a closed loop), and for the synthetic benchmark the st
 mean write IOPS of the second half of the measured phase within STEADY_TOLERANCE of the first
 half's. The busiest die is reported but has no limit: a closed loop saturates the device on
 purpose. With `sensitivity`, the claims are recomputed with the queue depth and vStream's epoch
-varied one at a time (`SENSITIVITY_CASES`), by direct runs (no Ray).
+varied one at a time (`sensitivity_cases`), by direct runs (no Ray).
 
-Only ratios of the simulator's outputs are computed here; it is not the simulator, and it prints
-nothing (`ftlab.cli.reproduce` does).
+Only ratios of the simulator's outputs are computed here (`Vstream`, registered as `PAPER`);
+it is not the simulator nor the driver (it runs nothing itself), and it prints nothing
+(`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
 
 import math
-import os
-import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _core, _toml, api
-from ftlab._errors import MissingResultError, input_error, usage_error
+from ftlab import _toml
+from ftlab._errors import MissingResultError, input_error
 from ftlab.report.plots import RC_PARAMS, save
-from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
-    CLAIMS_FILE,
     Claim,
-    ReproductionResult,
     fmt_change,
     fmt_number,
+    one_run_health,
     ratio,
     relative_change,
-    sensitivity_files,
-    sensitivity_summary,
-    write_claims_json,
     write_csv,
-    write_sensitivity,
 )
-from ftlab.reproduce.claims import (
-    health as claims_health,
-)
+from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan, scenarios
 from ftlab.results import Summary
 
 if TYPE_CHECKING:
@@ -69,11 +61,8 @@ if TYPE_CHECKING:
 # --help` and `import ftlab` start without them.
 
 NAME = "vstream"
-#: workload -> (full scenario, quick scenario, tenant name)
-WORKLOADS: dict[str, tuple[str, str, str]] = {
-    "synthetic": ("reproduce/vstream-synthetic.toml", "reproduce/vstream-synthetic-quick.toml", "synthetic"),
-    "rocksdb": ("reproduce/vstream-rocksdb.toml", "reproduce/vstream-rocksdb-quick.toml", "rocksdb"),
-}
+#: workload (a scenario key of the plan) -> its tenant's name
+WORKLOADS: dict[str, str] = {"synthetic": "synthetic", "rocksdb": "rocksdb"}
 BASELINE = "legacy"
 
 
@@ -86,81 +75,126 @@ class Mapper:
     workloads: tuple[str, ...] = ("synthetic", "rocksdb")
 
 
-#: The paper's Legacy-, DAC-, Auto- (both AutoStream variants), Manual- and vStream-SSD (§5.1).
-MAPPERS: tuple[Mapper, ...] = (
-    Mapper("legacy", ("stream_mapper=legacy",)),
-    Mapper("dac", ("stream_mapper=dac",)),
-    Mapper("autostream-mq", ("stream_mapper=autostream", "stream.autostream.variant=mq")),
-    Mapper("autostream-sfr", ("stream_mapper=autostream", "stream.autostream.variant=sfr")),
-    Mapper("manual", ("stream_mapper=manual",), ("rocksdb",)),
-    Mapper("vstream", ("stream_mapper=vstream",)),
-)
+#: The paper's Legacy-, DAC-, Auto- (both AutoStream variants), Manual- and vStream-SSD, in
+#: §5.1's order (claims.json's `mappers`).
+MAPPER_ORDER = ("legacy", "dac", "autostream-mq", "autostream-sfr", "manual", "vstream")
 AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
 #: The synthetic run is in steady state when the mean write IOPS of the second half of the
 #: measured phase is within this relative distance of the first half's.
 STEADY_TOLERANCE = 0.10
 
 
-def reproduce(
-    *,
-    quick: bool,
-    out: Path,
-    jobs: int | None,
-    sensitivity: bool,
-    progress: Progress | None = None,
-    scenario: Path | None = None,
-    seed: int = 0,
-) -> ReproductionResult:
-    """Run the vStream reproduction into `out` (see the module docstring). `scenario` is not
-    supported (two scenarios run); it must be None. `seed` is added to each scenario's seed.
-    Returns the claims, health and files (`extra["seed_result"]`)."""
-    if scenario is not None:
-        raise usage_error(
-            "scenario", "the vStream reproduction runs two scenarios; it takes no scenario override"
-        )
-    start = time.perf_counter()
-    paths = {w: scenario_path(w, quick) for w in WORKLOADS}
-    for path in paths.values():
-        check_trace(path)
-    reports = run_all(paths, out / "run", [], jobs, progress, "simulating", seed=seed)
-    metrics = collect_metrics(reports)
-    checks = health(reports)
-    result = SeedResult(seed, measurements(metrics), checks)
-    claims = evaluate(claimfile.load(NAME), [result])
-    files = [*figures(metrics, out), write_csv(out / "metrics.csv", metric_rows(metrics))]
-    wall_s = time.perf_counter() - start
-    files.append(_write_claims(out, claims, paths, quick, wall_s, checks, metrics))
-    sens = None
-    if sensitivity:
-        sens = run_sensitivity(paths, reports, out, quick, jobs, progress)
-        files += sensitivity_files(out)
-    return ReproductionResult(
-        name=NAME,
-        out=out,
-        scenario=paths["synthetic"],
-        quick=quick,
-        claims=claims,
-        health=checks,
-        phases=[],
-        files=files,
-        wall_s=time.perf_counter() - start,
-        report=None,
-        sensitivity=sens,
-        extra={
-            "scenarios": {w: str(p) for w, p in paths.items()},
-            "metrics": metrics,
-            "reports": reports,
-            "seed_result": result,
-        },
-    )
+def runs() -> list[tuple[str, Mapper]]:
+    """Every (workload, mapper) pair the reproduction runs, in order (`[reproduce.runs]`)."""
+    decls = load_plan(NAME).runs
+    by_label: dict[str, Mapper] = {}
+    for r in decls:
+        m = r.label.split("/")[1]
+        workloads = tuple(d.scenario for d in decls if d.label.split("/")[1] == m)
+        by_label.setdefault(m, Mapper(m, r.set, workloads))
+    return [(r.scenario, by_label[r.label.split("/")[1]]) for r in decls]
+
+
+def mappers() -> list[Mapper]:
+    """The mappers of the runs in §5.1's order (MAPPER_ORDER)."""
+    found = {m.label: m for _, m in runs()}
+    return sorted(found.values(), key=lambda m: MAPPER_ORDER.index(m.label))
 
 
 def scenario_path(workload: str, quick: bool) -> Path:
     """The scenario of `workload` (synthetic or rocksdb): scenarios/reproduce/vstream-*.toml."""
-    full, short, _ = WORKLOADS[workload]
-    return scenario_file(
-        short if quick else full, f"the {'quick ' if quick else ''}vStream {workload} scenario"
-    )
+    return scenarios(load_plan(NAME), quick)[workload]
+
+
+#: A run's metrics by workload and mapper (`collect_metrics`).
+Metrics = dict[str, dict[str, dict[str, float | None]]]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One seed's runs as the paper reads them: the Reports by (workload, mapper), their metrics."""
+
+    reports: dict[tuple[str, str], Report]
+    metrics: Metrics
+    scenarios: dict[str, Path]
+    out: Path
+
+
+class Vstream(PaperCode[Seen]):
+    """vStream's own code under the driver: metrics per run, health, Figures 3-4, the cases."""
+
+    name = NAME
+
+    def check(self, scenarios: Mapping[str, Path]) -> None:
+        for path in scenarios.values():
+            check_trace(path)
+
+    def head(self, runs: Runs) -> dict[str, object]:
+        return {"scenarios": {w: str(p) for w, p in runs.scenarios.items()}}
+
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        reports = {_pair(label): r for label, r in runs.reports.items()}
+        return Seen(reports, collect_metrics(reports), runs.scenarios, runs.out)
+
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        return measurements(seen.metrics)
+
+    def health(self, seen: Seen) -> dict[str, Any]:
+        return health(seen.reports)
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        return [*figures(seen.metrics, out), write_csv(out / "metrics.csv", metric_rows(seen.metrics))]
+
+    def sections(self, seen: Seen) -> dict[str, object]:
+        return {
+            "run_dir": str(seen.out / "run"),
+            "mappers": {
+                m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in mappers()
+            },
+            "metrics": seen.metrics,
+        }
+
+    def extra(self, seen: Seen) -> dict[str, object]:
+        return {
+            "scenarios": {w: str(p) for w, p in seen.scenarios.items()},
+            "metrics": seen.metrics,
+            "reports": seen.reports,
+        }
+
+    def sensitivity_cases(self, runs: Runs) -> list[Case]:
+        pairs = {_pair(label): r for label, r in runs.reports.items()}
+        epochs = {w: _epoch_s(r) for (w, m), r in pairs.items() if m == "vstream"}
+        return [
+            Case(name, runs=tuple(f"{w}/{m}" for w in sets for m in only or ()), set=sets)
+            for name, sets, only in sensitivity_cases(epochs)
+        ]
+
+    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+        rerun = list(dict.fromkeys(_pair(r)[1] for r in case.runs))
+        return {
+            "case": case.name,
+            "set": {w: list(v) for w, v in case.set.items()},
+            "rerun": rerun or "all",
+            "claims": claim_values(claims),
+        }
+
+    def sensitivity_head(self, runs: Runs, wall_s: float) -> dict[str, object]:
+        return {
+            "reproduction": NAME,
+            "quick": runs.quick,
+            "wall_s": wall_s,
+            "sweep_dir": str(runs.out / "sensitivity"),
+        }
+
+
+#: What `ftlab reproduce vstream` runs (the registry finds it by this name).
+PAPER = Driven(Vstream())
+
+
+def _pair(label: str) -> tuple[str, str]:
+    """A run label "workload/mapper" as (workload, mapper)."""
+    w, _, m = label.partition("/")
+    return w, m
 
 
 #: How to make the full RocksDB scenario's trace (docs/capture.md; the logical capacity of the
@@ -184,44 +218,6 @@ def check_trace(path: Path) -> None:
                 "docs/capture.md), or run `ftlab reproduce vstream --quick`",
                 MissingResultError,
             )
-
-
-def runs(workloads: Sequence[str] = tuple(WORKLOADS)) -> list[tuple[str, Mapper]]:
-    """Every (workload, mapper) pair the reproduction runs, in order."""
-    return [(w, m) for w in workloads for m in MAPPERS if w in m.workloads]
-
-
-def run_all(
-    paths: Mapping[str, Path],
-    out: Path,
-    extra: Sequence[str],
-    jobs: int | None,
-    progress: Progress | None,
-    stage: str,
-    only: Sequence[tuple[str, str]] | None = None,
-    seed: int = 0,
-) -> dict[tuple[str, str], Report]:
-    """Run each (workload, mapper) of `runs()` (or of `only`, as labels) with the mapper's
-    overrides then `extra`, `jobs` at a time (default: the machine's cores), each into
-    out/<workload>/<mapper>/; returns the Reports by (workload, mapper label)."""
-    todo = [(w, m) for w, m in runs(list(paths)) if only is None or (w, m.label) in only]
-    seeds = {w: seed_overrides(p, seed) for w, p in paths.items()}
-    done = 0
-    if progress:
-        progress(f"{stage} {len(todo)} runs", 0, len(todo))
-
-    def one(item: tuple[str, Mapper]) -> Report:
-        w, m = item
-        return api.run(paths[w], out=out / w / m.label, set=[*m.overrides, *seeds[w], *extra], jobs=1)
-
-    reports: dict[tuple[str, str], Report] = {}
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for (w, m), report in zip(todo, pool.map(one, todo), strict=True):
-            reports[(w, m.label)] = report
-            done += 1
-            if progress:
-                progress(f"{stage}: {w} under {m.label}", done, len(todo))
-    return reports
 
 
 # --------------------------------------------------------------------------------------
@@ -260,7 +256,7 @@ def collect_metrics(
     """metrics[workload][mapper] = `run_metrics` of each run."""
     out: dict[str, dict[str, dict[str, float | None]]] = {}
     for (w, m), report in reports.items():
-        out.setdefault(w, {})[m] = run_metrics(report.summary, WORKLOADS[w][2])
+        out.setdefault(w, {})[m] = run_metrics(report.summary, WORKLOADS[w])
     return out
 
 
@@ -398,17 +394,7 @@ def health(reports: Mapping[tuple[str, str], Report]) -> dict[str, Any]:
 def _run_health(workload: str, report: Report) -> dict[str, Any]:
     scheme = next(iter(report.summary["schemes"].values()))
     # The tenants' checks (starved, unstable) of `claims.health`; the busiest die is reported only.
-    base = claims_health({"schemes": {"run": scheme}})["schemes"]["run"]
-    tenants, ok = base["tenants"], base["tenants_ok"]
-    reasons = [r for r in base["reasons"] if not r.startswith("busiest die")]
-    entry: dict[str, Any] = {
-        "tenants": tenants,
-        "busiest_die": scheme["device"].get("die_utilisation_max"),
-        "busiest_die_by_phase": {},
-        "busiest_die_limit": None,
-        "checks": {},
-        "reasons": reasons,
-    }
+    entry, ok = one_run_health(scheme)
     if workload == "synthetic":
         change = steady_change(report)
         steady = not math.isnan(change) and abs(change) <= STEADY_TOLERANCE
@@ -497,34 +483,6 @@ def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Pat
 
 
 # --------------------------------------------------------------------------------------
-# Files
-
-
-def _write_claims(
-    out: Path,
-    claims: list[Claim],
-    paths: Mapping[str, Path],
-    quick: bool,
-    wall_s: float,
-    checks: Any,
-    metrics: Any,
-) -> Path:
-    return write_claims_json(
-        out / CLAIMS_FILE,
-        claims,
-        reproduction=NAME,
-        paper=claimfile.load(NAME).citation,
-        scenarios={w: str(p) for w, p in paths.items()},
-        quick=quick,
-        ftlab_version=_core.version(),
-        run_dir=str(out / "run"),
-        mappers={m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in MAPPERS},
-        metrics=metrics,
-        health=checks,
-    )
-
-
-# --------------------------------------------------------------------------------------
 # Sensitivity
 
 #: One knob at a time: (case name, `--set` overrides, the mappers rerun; None = all). The
@@ -553,62 +511,5 @@ def sensitivity_cases(
     return cases
 
 
-def run_sensitivity(
-    paths: Mapping[str, Path],
-    base: Mapping[tuple[str, str], Report],
-    out: Path,
-    quick: bool,
-    jobs: int | None,
-    progress: Progress | None,
-) -> list[dict[str, Any]]:
-    """Rerun the reproduction for each case of `sensitivity_cases` into out/sensitivity/<case>/
-    (a case that reruns only some mappers reuses the base runs of the others), recompute the
-    claims, and write sensitivity.json and .csv; returns `sensitivity_summary`'s rows."""
-    start = time.perf_counter()
-    epochs = {w: _epoch_s(r) for (w, m), r in base.items() if m == "vstream"}
-    by_case = {"base": vstream_claims(collect_metrics(base), health(base))}
-    details: list[dict[str, Any]] = []
-    for name, sets, only in sensitivity_cases(epochs):
-        reports = dict(base)
-        for w, extra in sets.items():
-            pick = None if only is None else [(w, m) for m in only]
-            reports.update(
-                run_all(
-                    {w: paths[w]},
-                    out / "sensitivity" / _slug(name),
-                    extra,
-                    jobs,
-                    progress,
-                    f"sensitivity {name}",
-                    pick,
-                )
-            )
-        claims = vstream_claims(collect_metrics(reports), health(reports))
-        by_case[name] = claims
-        details.append(
-            {
-                "case": name,
-                "set": sets,
-                "rerun": list(only) if only else "all",
-                "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
-            }
-        )
-    rows = sensitivity_summary(by_case)
-    doc = {
-        "reproduction": NAME,
-        "quick": quick,
-        "wall_s": round(time.perf_counter() - start, 3),
-        "sweep_dir": str(out / "sensitivity"),
-        "claims": rows,
-        "cases": details,
-    }
-    write_sensitivity(out, doc, rows)
-    return rows
-
-
 def _epoch_s(report: Report) -> float:
     return float(_toml.loads(report.resolved_toml)["stream"]["vstream"]["epoch_s"])
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

@@ -1,0 +1,495 @@
+"""ftlab.reproduce.driver: the one driver that runs a paper's reproduction from its data.
+
+A paper's claim file (papers/NAME.toml) declares, beside its claims, a `[reproduce]` table:
+its description and expected wall time (for the registry, `ftlab.reproduce`), its scenarios
+(`[[reproduce.scenarios]]`: a key, the full and the quick file under scenarios/, what it is,
+and whether claims.json names it) and its runs (`[[reproduce.runs]]`: a label, the scenario
+key, the directory under the output, its `--set` overrides and whether it takes the run's
+`jobs` or one core), run one after another (`schedule = "serial"`) or all at once
+(`"pool"`). The claims name their measures and the runs and health they rest on (DESIGN §12,
+`ftlab.reproduce.claimfile`). The driver does, for every paper, what the five modules used to
+repeat: resolve the scenarios, run the runs with the seed's overrides, hand them to the paper's
+code (`PaperCode`), judge the claims (`claimfile.evaluate`), write claims.json, the figures and,
+with `sensitivity`, rerun the paper's sensitivity cases and write sensitivity.json and .csv.
+
+A paper's own code is a `PaperCode` subclass: `read` turns the runs into what the paper
+measures (a value of its own type), then `measurements`, `health`, `figures`, `sections` (its
+claims.json sections), `extra`, `notes` and the sensitivity cases. `Driven(code)` is what the
+registry (`ftlab.reproduce.REPRODUCTIONS`) finds as the module's `PAPER`: an
+`ftlab.reproduce.Reproduction`.
+
+This module runs simulations only through `ftlab.run`, holds no paper's measure and prints
+nothing (`ftlab.cli.reproduce` does).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from ftlab import _core, _toml, api
+from ftlab._errors import input_error
+from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
+from ftlab.reproduce.claims import (
+    CLAIMS_FILE,
+    Claim,
+    ReproductionResult,
+    sensitivity_files,
+    sensitivity_summary,
+    write_claims_json,
+    write_sensitivity,
+)
+from ftlab.reproduce.seeds import preimport
+
+if TYPE_CHECKING:
+    from ftlab.report import Report
+
+#: A health record as `claims.health` shapes it (per run: checks, reasons, ok): JSON.
+Health = dict[str, Any]
+#: A claims.json or sensitivity.json section: JSON values.
+Sections = dict[str, object]
+
+
+# --------------------------------------------------------------------------------------
+# The paper's data: [reproduce] of its claim file
+
+
+@dataclass(frozen=True)
+class ScenarioDecl:
+    """One scenario: `key`, the bundled `full` and `quick` files, `what` it is (for a missing
+    file's error) and `named`: claims.json names it `<key>_scenario` (the first is `scenario`)."""
+
+    key: str
+    full: str
+    quick: str
+    what: str
+    named: bool = False
+
+    def relative(self, quick: bool) -> str:
+        return self.quick if quick else self.full
+
+
+@dataclass(frozen=True)
+class RunDecl:
+    """One run: `label`, its `scenario` key, its directory `dir` under the output, its `set`
+    overrides (before the seed's), `jobs`: "all" (the reproduction's jobs) or "one", and
+    `title`, how the progress names it (default: the label)."""
+
+    label: str
+    scenario: str
+    dir: str
+    set: tuple[str, ...] = ()
+    jobs: Literal["all", "one"] = "all"
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A paper's `[reproduce]` table: its scenarios and runs and how the runs are scheduled."""
+
+    name: str
+    schedule: Literal["serial", "pool"]
+    scenarios: tuple[ScenarioDecl, ...]
+    runs: tuple[RunDecl, ...]
+
+    def run(self, label: str) -> RunDecl:
+        return next(r for r in self.runs if r.label == label)
+
+
+_PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs"}
+_SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
+_RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
+
+
+def load_plan(name: str) -> Plan:
+    """The `[reproduce]` table of reproduction `name`'s claim file. A bad table is an
+    `ftlab.InputError` naming the file and the key."""
+    path = claimfile.path_of(name)
+    where = f"ftlab/reproduce/papers/{path.name}"
+    raw = _toml.loads(path.read_text(encoding="utf-8")).get("reproduce")
+    if not isinstance(raw, dict):
+        raise input_error(where, "no [reproduce] table (the scenarios and runs of the reproduction)")
+    _known(where, "reproduce", raw, _PLAN_KEYS)
+    scenarios = tuple(_scenario(where, i, s) for i, s in enumerate(raw.get("scenarios") or []))
+    keys = [s.key for s in scenarios]
+    runs = tuple(_run(where, i, r, keys) for i, r in enumerate(raw.get("runs") or []))
+    schedule = raw.get("schedule", "serial")
+    if schedule not in ("serial", "pool"):
+        raise input_error(where, f"reproduce.schedule {schedule!r} is not one of serial, pool")
+    if not scenarios or not runs:
+        raise input_error(where, "[reproduce] needs at least one scenario and one run")
+    for what, names in (("scenario keys", keys), ("run labels", [r.label for r in runs])):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise input_error(where, f"reproduce: duplicate {what}: {', '.join(dup)}")
+    return Plan(name, schedule, scenarios, runs)
+
+
+def _known(where: str, label: str, raw: Mapping[str, object], keys: set[str]) -> None:
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        raise input_error(
+            where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(keys))}"
+        )
+
+
+def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
+    label = f"reproduce.scenarios[{i}]"
+    _known(where, label, raw, _SCENARIO_KEYS)
+    for key in ("key", "full", "quick", "what"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise input_error(where, f"{label}: `{key}` must be a non-empty string")
+    named = raw.get("named", False)
+    if not isinstance(named, bool):
+        raise input_error(where, f"{label}: `named` must be true or false")
+    return ScenarioDecl(str(raw["key"]), str(raw["full"]), str(raw["quick"]), str(raw["what"]), named)
+
+
+def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]) -> RunDecl:
+    label = f"reproduce.runs[{i}] ({raw.get('label', '?')})"
+    _known(where, label, raw, _RUN_KEYS)
+    for key in ("label", "scenario", "dir"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise input_error(where, f"{label}: `{key}` must be a non-empty string")
+    if raw["scenario"] not in scenarios:
+        known = ", ".join(scenarios)
+        raise input_error(where, f"{label}: scenario {raw['scenario']!r} is not one of {known}")
+    sets = raw.get("set", [])
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise input_error(where, f"{label}: `set` must be a list of KEY=VALUE strings")
+    jobs = raw.get("jobs", "all")
+    if jobs not in ("all", "one"):
+        raise input_error(where, f"{label}: jobs {jobs!r} is not one of all, one")
+    title = raw.get("title", "")
+    if not isinstance(title, str):
+        raise input_error(where, f"{label}: `title` must be a string")
+    return RunDecl(str(raw["label"]), str(raw["scenario"]), str(raw["dir"]), tuple(sets), jobs, title)
+
+
+# --------------------------------------------------------------------------------------
+# One seed's runs
+
+
+@dataclass
+class Runs:
+    """One seed's runs as the paper's code sees them: the scenarios by key, the Reports by run
+    label, and `stage(label)` to report a stage of its own (counted in `PaperCode.stages`)."""
+
+    plan: Plan
+    quick: bool
+    seed: int
+    out: Path
+    scenarios: dict[str, Path]
+    reports: dict[str, Report] = field(default_factory=dict)
+    stage: Callable[[str], None] = lambda _label: None
+
+    def report(self, label: str) -> Report:
+        return self.reports[label]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A sensitivity case: its `name`, the `title` shown while it runs, the runs it reruns
+    (`runs`, every run if empty), its `set` overrides per scenario key (after the run's and the
+    seed's) and, per scenario key, a replacement scenario document (`documents`)."""
+
+    name: str
+    title: str = ""
+    runs: tuple[str, ...] = ()
+    set: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    documents: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+
+
+Seen = TypeVar("Seen")
+
+
+class PaperCode(ABC, Generic[Seen]):
+    """What is a paper's own: how it reads its runs (`read`, into a value of its own type) and
+    what it computes from that reading. `stages` counts the `runs.stage` calls `read` makes."""
+
+    name: str = ""
+    stages: int = 0
+
+    def check(self, scenarios: Mapping[str, Path]) -> None:
+        """Raise a precise error, before any run starts, for what the scenarios need and lack."""
+
+    def head(self, runs: Runs) -> Sections:
+        """claims.json's scenario keys: `scenario` (the first declared) and `<key>_scenario`
+        for each other one declared `named`."""
+        first, *others = runs.plan.scenarios
+        named = {f"{s.key}_scenario": str(runs.scenarios[s.key]) for s in others if s.named}
+        return {"scenario": str(runs.scenarios[first.key]), **named}
+
+    def run_set(self, runs: Runs, decl: RunDecl, seed: Sequence[str], case: Sequence[str]) -> list[str]:
+        """The `--set` of one run: its own overrides, the seed's, then the case's. A paper
+        whose overrides depend on the scenario's contents computes them here."""
+        return [*decl.set, *seed, *case]
+
+    @abstractmethod
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        """The paper's reading of one seed's runs (its intermediate values); under a
+        sensitivity case, `base` is the base runs' reading, whose parts the case does not
+        rerun it may keep."""
+
+    @abstractmethod
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        """ftlab's value of every `measure` name of the claim file."""
+
+    @abstractmethod
+    def health(self, seen: Seen) -> Health:
+        """The runs' health (`claims.health`'s shape), which gates the claims."""
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        """The paper's figures and their data files, written in `out`."""
+        return []
+
+    def sections(self, seen: Seen) -> Sections:
+        """claims.json's sections of this paper, after `ftlab_version` and before `health`."""
+        return {}
+
+    def sections_after_health(self, seen: Seen) -> Sections:
+        """claims.json's sections of this paper after `health`."""
+        return {}
+
+    def phases(self, seen: Seen) -> list[dict[str, Any]]:
+        """`ReproductionResult.phases`: the per-phase table (`claims.phase_table`), if any."""
+        return []
+
+    def main_report(self, seen: Seen) -> Report | None:
+        """`ReproductionResult.report`: the run the terminal summarises (none by default)."""
+        return None
+
+    def extra(self, seen: Seen) -> Sections:
+        """`ReproductionResult.extra` beside `seed_result` (for tests and the terminal)."""
+        return {}
+
+    def notes(self, seen: Seen) -> list[str]:
+        """Lines for the terminal after the claims."""
+        return []
+
+    def sensitivity_cases(self, runs: Runs) -> list[Case]:
+        """The sensitivity cases (none: `--sensitivity` reruns nothing)."""
+        return []
+
+    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> Sections:
+        """sensitivity.json's record of one case (`Case("base")` for the base runs)."""
+        return {"case": case.name, "claims": claim_values(claims)}
+
+    def sensitivity_head(self, runs: Runs, wall_s: float) -> Sections:
+        """sensitivity.json's keys before `claims` and `cases`."""
+        return {"reproduction": self.name, "quick": runs.quick}
+
+    #: Whether sensitivity.json's `cases` starts with the base case's record.
+    sensitivity_base_detail: bool = False
+
+    def run_sensitivity(
+        self,
+        runs: Runs,
+        seen: Seen,
+        claims: Sequence[Claim],
+        jobs: int | None,
+        progress: Progress | None,
+    ) -> list[dict[str, Any]]:
+        """The sensitivity study: by default the driver's (`run_cases` over
+        `sensitivity_cases`); a paper with a sweep of its own overrides it. Returns
+        `claims.sensitivity_summary`'s rows and writes the study's files in `runs.out`."""
+        return run_cases(self, runs, seen, claims, jobs, progress)
+
+
+def claim_values(claims: Sequence[Claim]) -> dict[str, dict[str, object]]:
+    """Each claim's value and verdict by id (sensitivity.json's per-case record)."""
+    return {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims}
+
+
+def slug(name: str) -> str:
+    """A case name as a directory name.
+
+    >>> slug("soc_share=0.75"), slug("load x1.5")
+    ('soc_share_0.75', 'load_x1.5')
+    """
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+# --------------------------------------------------------------------------------------
+# The driver
+
+
+@dataclass(frozen=True)
+class Driven(Generic[Seen]):
+    """A paper run by the driver: its `PaperCode` and its plan (read from its claim file)."""
+
+    code: PaperCode[Seen]
+
+    def reproduce(
+        self,
+        *,
+        quick: bool,
+        out: Path,
+        jobs: int | None,
+        sensitivity: bool,
+        progress: Progress | None = None,
+        seed: int = 0,
+    ) -> ReproductionResult:
+        """One seed of the reproduction into `out` (see the module docstring)."""
+        start = time.perf_counter()
+        code, plan = self.code, load_plan(self.code.name)
+        runs = Runs(plan, quick, seed, out, scenarios(plan, quick))
+        code.check(runs.scenarios)
+        preimport()
+        execute(code, runs, plan.runs, jobs, progress, code.stages, "simulating", out)
+        seen = code.read(runs, None)
+        checks = code.health(seen)
+        result = SeedResult(seed, code.measurements(seen), checks, quick=quick)
+        paper = claimfile.load(code.name)
+        claims = evaluate(paper, [result])
+        files = code.figures(seen, out)
+        files.append(write_claims(code, runs, claims, seen, checks, paper.citation))
+        sens = None
+        if sensitivity:
+            sens = code.run_sensitivity(runs, seen, claims, jobs, progress)
+            files += sensitivity_files(out)
+        return ReproductionResult(
+            name=code.name,
+            out=out,
+            scenario=runs.scenarios[plan.scenarios[0].key],
+            quick=quick,
+            claims=claims,
+            health=checks,
+            phases=code.phases(seen),
+            files=files,
+            wall_s=time.perf_counter() - start,
+            report=code.main_report(seen),
+            sensitivity=sens,
+            extra={**code.extra(seen), "seed_result": result},
+            notes=code.notes(seen),
+        )
+
+
+def scenarios(plan: Plan, quick: bool) -> dict[str, Path]:
+    """Each declared scenario's bundled file (full or quick), by key."""
+    return {s.key: scenario_file(s.relative(quick), s.what) for s in plan.scenarios}
+
+
+def execute(
+    code: PaperCode[Seen],
+    runs: Runs,
+    todo: Sequence[RunDecl],
+    jobs: int | None,
+    progress: Progress | None,
+    stages: int,
+    stage: str,
+    root: Path,
+    case: Case | None = None,
+) -> None:
+    """Run `todo` into `root` (each in its `dir`; under a case, `dir` without its first part),
+    with `code.run_set`'s overrides, into `runs.reports`. "serial": one
+    after another, the progress naming each scenario file, `stages` more stages to follow (a
+    single run with no stage to follow reports its own progress);
+    "pool": at once, `jobs` at a time. A run declared `jobs = "one"` takes one core, the others
+    `jobs`."""
+    seeds = {k: seed_overrides(p, runs.seed) for k, p in runs.scenarios.items()}
+
+    def one(decl: RunDecl, on_progress: Callable[[int, int], None] | None = None) -> Report:
+        cores = jobs if decl.jobs == "all" else 1
+        case_sets = case.set.get(decl.scenario, ()) if case else ()
+        sets = code.run_set(runs, decl, seeds[decl.scenario], case_sets)
+        source: api.Scenario = runs.scenarios[decl.scenario]
+        if case is not None and decl.scenario in case.documents:
+            source = case.documents[decl.scenario]
+        where = root / decl.dir if case is None else root.joinpath(*Path(decl.dir).parts[1:])
+        return api.run(source, out=where, set=sets, jobs=cores, progress=on_progress)
+
+    if runs.plan.schedule == "serial":
+        total = len(todo) + stages
+        for i, decl in enumerate(todo):
+            label = f"{stage} {runs.scenarios[decl.scenario].name}"
+            if progress and total == 1:  # one stage: the run's own progress
+                runs.reports[decl.label] = one(decl, _forward(progress, label))
+                continue
+            if progress and case is None:
+                progress(label, i, total)
+            runs.reports[decl.label] = one(decl)
+        done = len(todo)
+
+        def next_stage(label: str) -> None:
+            nonlocal done
+            if progress:
+                progress(label, done, total)
+            done += 1
+
+        runs.stage = next_stage
+        return
+    if progress:
+        progress(f"{stage} {len(todo)} runs", 0, len(todo))
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        for n, (decl, report) in enumerate(zip(todo, pool.map(one, todo), strict=True), 1):
+            runs.reports[decl.label] = report
+            if progress:
+                progress(f"{stage}: {decl.title or decl.label}", n, len(todo))
+
+
+def _forward(progress: Progress, label: str) -> Callable[[int, int], None]:
+    """A run's progress(done, total) as the reproduction's progress under `label`."""
+    return lambda done, total: progress(label, done, total)
+
+
+def write_claims(
+    code: PaperCode[Seen], runs: Runs, claims: Sequence[Claim], seen: Seen, checks: Health, citation: str
+) -> Path:
+    """claims.json: the reproduction, the paper, its scenarios (`PaperCode.head`), quick,
+    ftlab's version, the paper's sections, the health and the paper's sections after it,
+    then the claims (`claims.write_claims_json`)."""
+    return write_claims_json(
+        runs.out / CLAIMS_FILE,
+        claims,
+        reproduction=code.name,
+        paper=citation,
+        **code.head(runs),
+        quick=runs.quick,
+        ftlab_version=_core.version(),
+        **code.sections(seen),
+        health=checks,
+        **code.sections_after_health(seen),
+    )
+
+
+def run_cases(
+    code: PaperCode[Seen],
+    base: Runs,
+    seen: Seen,
+    claims: Sequence[Claim],
+    jobs: int | None,
+    progress: Progress | None,
+) -> list[dict[str, Any]]:
+    """Rerun each of the paper's cases into out/sensitivity/<case>/ (its runs; the others kept
+    from `base`), judge the claims on each, and write sensitivity.json and .csv; returns
+    `sensitivity_summary`'s rows over `base` and the cases."""
+    start = time.perf_counter()
+    cases = code.sensitivity_cases(base)
+    by_case: dict[str, list[Claim]] = {"base": list(claims)}
+    details = [code.sensitivity_detail(Case("base"), seen, claims)] if code.sensitivity_base_detail else []
+    paper = claimfile.load(code.name)
+    for i, case in enumerate(cases):
+        # Seed 0, the scenario's own seed, as every case has always run.
+        runs = Runs(base.plan, base.quick, 0, base.out, base.scenarios, dict(base.reports))
+        todo = [r for r in base.plan.runs if not case.runs or r.label in case.runs]
+        if progress and base.plan.schedule == "serial":
+            progress(f"sensitivity: {case.title or case.name}", i, len(cases))
+        root = base.out / "sensitivity" / slug(case.name)
+        execute(code, runs, todo, jobs, progress, 0, f"sensitivity {case.name}", root, case)
+        case_seen = code.read(runs, None)
+        checks = code.health(case_seen)
+        measured = code.measurements(case_seen)
+        by_case[case.name] = evaluate(paper, [SeedResult(0, measured, checks, quick=base.quick)])
+        details.append(code.sensitivity_detail(case, case_seen, by_case[case.name]))
+    rows = sensitivity_summary(by_case)
+    head = code.sensitivity_head(base, round(time.perf_counter() - start, 3))
+    write_sensitivity(base.out, {**head, "claims": rows, "cases": details}, rows)
+    return rows

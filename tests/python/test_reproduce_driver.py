@@ -1,0 +1,141 @@
+"""Tests of the reproductions' driver (python/ftlab/reproduce/driver.py) and registry
+(`ftlab.reproduce.find`): every paper's `[reproduce]` table loads and names bundled scenarios,
+every registered module's `PAPER` is a driven `Reproduction`, a bad table is a precise error
+naming the file and the key, and the driver's run executor gives each run the overrides, the
+directory and the cores its declaration says (checked with a recording stand-in for
+`ftlab.run`, no simulation). The reproductions' own runs are tested in their test files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import ftlab
+import ftlab.api
+from ftlab.reproduce import REPRODUCTIONS, Reproduction, claimfile, driver, find
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
+def test_every_paper_is_run_by_the_driver_from_its_data(name: str) -> None:
+    paper = find(name)
+    assert isinstance(paper, Reproduction) and isinstance(paper, driver.Driven), name
+    assert paper.code.name == name
+    plan = driver.load_plan(name)
+    for quick in (False, True):
+        found = driver.scenarios(plan, quick)
+        assert list(found) == [s.key for s in plan.scenarios]
+        assert all(p.is_file() for p in found.values()), found
+    assert [r.label for r in plan.runs] == list(dict.fromkeys(r.label for r in plan.runs))
+
+
+def test_an_unknown_reproduction_is_a_usage_error() -> None:
+    with pytest.raises(ftlab.UsageError, match="unknown reproduction 'nope'; known reproductions: "):
+        find("nope")
+
+
+#: (the [reproduce] table, what the error says)
+BAD_PLANS = [
+    ("", "no \\[reproduce\\] table"),
+    ('[reproduce]\nschedule = "eager"\n', "reproduce.schedule 'eager' is not one of serial, pool"),
+    ("[reproduce]\nspeed = 1\n", "reproduce: unknown keys speed"),
+    ('[reproduce]\nschedule = "pool"\n', "needs at least one scenario and one run"),
+    (
+        '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\n',
+        "reproduce.scenarios\\[0\\]: `what` must be a non-empty string",
+    ),
+    (
+        '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
+        'named = "yes"\n',
+        "`named` must be true or false",
+    ),
+    (
+        '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
+        '[[reproduce.runs]]\nlabel = "r"\nscenario = "b"\ndir = "run"\n',
+        "reproduce.runs\\[0\\] \\(r\\): scenario 'b' is not one of a",
+    ),
+    (
+        '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
+        '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\njobs = "two"\n',
+        "jobs 'two' is not one of all, one",
+    ),
+    (
+        '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
+        '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\nset = "x=1"\n',
+        "`set` must be a list of KEY=VALUE strings",
+    ),
+    (
+        '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
+        '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\n'
+        '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run2"\n',
+        "duplicate run labels: r",
+    ),
+]
+
+
+@pytest.mark.parametrize(("table", "message"), BAD_PLANS)
+def test_a_bad_reproduce_table_is_a_precise_error(
+    table: str, message: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "upi.toml").write_text('[paper]\ncitation = "x"\n' + table, encoding="utf-8")
+    monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
+    with pytest.raises(ftlab.InputError, match=message) as e:
+        driver.load_plan("upi")
+    assert "papers/upi.toml" in str(e.value)
+
+
+class _Recorded:
+    """What the stand-in for `ftlab.run` was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, list[str], int | None]] = []
+
+
+@pytest.mark.parametrize("schedule", ["serial", "pool"])
+def test_the_executor_runs_each_declaration(
+    schedule: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each run gets its own overrides, then the seed's, then the case's, in its directory
+    (under a case without its first part), with the reproduction's cores or one."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text("seed = 7\n", encoding="utf-8")
+    plan = driver.Plan(
+        "x",
+        "serial" if schedule == "serial" else "pool",
+        (driver.ScenarioDecl("s", "s.toml", "s.toml", "a scenario"),),
+        (
+            driver.RunDecl("a", "s", "run/a", ("k=1",)),
+            driver.RunDecl("b", "s", "run/b", (), "one"),
+        ),
+    )
+    recorded = _Recorded()
+
+    def fake_run(source: object, *, out: Path, set: list[str], jobs: int | None, progress: object) -> str:
+        recorded.calls.append((str(source), str(out), list(set), jobs))
+        return f"report {out.name}"
+
+    monkeypatch.setattr(ftlab.api, "run", fake_run)
+    monkeypatch.setattr(driver, "seed_overrides", lambda path, seed: [f"seed={7 + seed}"] if seed else [])
+
+    class Code(driver.PaperCode[None]):
+        def read(self, runs: driver.Runs, base: None) -> None:
+            return None
+
+        def measurements(self, seen: None) -> dict[str, claimfile.Measured]:
+            return {}
+
+        def health(self, seen: None) -> driver.Health:
+            return {}
+
+    runs = driver.Runs(plan, True, 2, tmp_path / "out", {"s": scenario})
+    driver.execute(Code(), runs, plan.runs, 4, None, 0, "simulating", runs.out)
+    case = driver.Case("c d", set={"s": ["q=2"]})
+    driver.execute(Code(), runs, plan.runs[1:], 4, None, 0, "x", tmp_path / "sens", case)
+    assert sorted(recorded.calls) == [
+        (str(scenario), str(tmp_path / "out" / "run" / "a"), ["k=1", "seed=9"], 4),
+        (str(scenario), str(tmp_path / "out" / "run" / "b"), ["seed=9"], 1),
+        (str(scenario), str(tmp_path / "sens" / "b"), ["seed=9", "q=2"], 1),
+    ]
+    assert list(runs.reports) == ["a", "b"]
+    assert driver.slug("c d") == "c_d"
