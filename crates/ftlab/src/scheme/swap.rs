@@ -35,9 +35,9 @@ pub enum Decision {
     /// Swap channel `hot` with `cool` (the partner, `SwapPolicy::partner_window`); `imbalance`
     /// is the trigger's max / mean now (before any projection).
     Swap { hot: usize, cool: usize, imbalance: f64 },
-    /// The trigger is met but no partner qualifies (a slower load by the factor `threshold`
-    /// that lowers `hot`'s share, on a channel the swap leaves room on): rechecked when one
-    /// does (`SwapPolicy::next_change_s`).
+    /// The trigger is met but no partner qualifies (a load slower by the factor `threshold`,
+    /// on a channel the swap leaves room on): rechecked when one does
+    /// (`SwapPolicy::next_change_s`).
     Wait { imbalance: f64 },
     /// The trigger is not met (no channel's wear reaches the target before the policy could
     /// act, or nothing erased yet); `imbalance` may exceed the threshold when the channels
@@ -109,9 +109,10 @@ impl Totals {
 }
 
 impl SwapPolicy {
-    /// The rule on one check. Over the swappable channels: the trigger (`trigger`), which
-    /// also names `hot`; then "the channel that has the minimum rate of wearout" among the
-    /// other vSSDs' (`partner`). `Swap` if both exist, `Wait` if no partner.
+    /// The rule on one check. Over the swappable channels: the trigger (`earliest` under
+    /// `Cumulative`, `trigger_since_swap` under `SinceSwap`), which also names `hot`; then
+    /// "the channel that has the minimum rate of wearout" among the other vSSDs'
+    /// (`partner`). `Swap` if both exist, `Wait` if no partner.
     pub fn decide(&self, s: &ChannelState) -> Decision {
         let Some(sw) = swappable(s) else { return Decision::Never };
         let (imbalance, hot) = match self.window {
