@@ -142,7 +142,7 @@ fn wear_at(run: &ModelRun, t_s: f64) -> Vec<f64> {
 }
 
 /// The device-scale run's swaps as the scheme's swap log has them (day, pair, the trigger's
-/// max / mean of the erases since the start before and after), the first and last
+/// max / mean of the absolute wear before and after), the first and last
 /// `LOG_SHOWN`, the swaps per pair, and over the second half of the life to the first
 /// wear-out T: the largest wear imbalance (cumulative, the slides' quantity) and the imbalance
 /// of the erases within [T/2, T] (a rate over a window, which no rule of the slides bounds).
@@ -153,8 +153,7 @@ fn device_scale_log(summary: &str, resolved_toml: &str, capacity_scale: f64) -> 
         std::process::exit(2)
     });
     let Some((m, run, _)) = device_scale(&input, capacity_scale) else { return Value::Null };
-    let since =
-        |w: &[f64]| -> Vec<f64> { (0..w.len()).map(|c| (w[c] - m.wear_start[c]) * m.blocks[c]).collect() };
+    let absolute = |w: &[f64]| -> Vec<f64> { (0..w.len()).map(|c| w[c] * m.blocks[c]).collect() };
     let day = |s: f64| s / 86_400.0;
     let log: Vec<Value> = run
         .swap_pairs
@@ -163,8 +162,8 @@ fn device_scale_log(summary: &str, resolved_toml: &str, capacity_scale: f64) -> 
         .map(|(i, &(hot, cool))| {
             let (start, end) = (&run.series[1 + 2 * i], &run.series[2 + 2 * i]);
             json!({"day": day(start.0), "hot": hot, "cool": cool,
-                   "imbalance_before": imbalance(&since(&start.1)),
-                   "imbalance_after": imbalance(&since(&end.1)),
+                   "imbalance_before": imbalance(&absolute(&start.1)),
+                   "imbalance_after": imbalance(&absolute(&end.1)),
                    "wear_hot_before": start.1[hot], "wear_cool_before": start.1[cool]})
         })
         .collect();
@@ -182,8 +181,21 @@ fn device_scale_log(summary: &str, resolved_toml: &str, capacity_scale: f64) -> 
         .filter(|p| p.0 >= t_end / 2.0 && p.0 <= t_end)
         .map(|p| imbalance(&p.1))
         .fold(imbalance(&half), f64::max);
+    // The swaps around the second half's largest imbalance (each swap's start and end are
+    // points of the series, 1 + 2i and 2 + 2i).
+    let worst = (1..run.series.len() - 1)
+        .filter(|&i| run.series[i].0 >= t_end / 2.0 && run.series[i].0 <= t_end)
+        .max_by(|&i, &j| imbalance(&run.series[i].1).total_cmp(&imbalance(&run.series[j].1)))
+        .map(|i| (i - 1) / 2);
+    let around: Vec<&Value> =
+        worst.map_or(vec![], |k| log[k.saturating_sub(3)..(k + 2).min(log.len())].iter().collect());
     let n = log.len();
+    let mut per_tenth = [0usize; 10];
+    for &t in run.swap_times_s.iter().filter(|&&t| t <= t_end && t_end > 0.0) {
+        per_tenth[((t / t_end * 10.0) as usize).min(9)] += 1;
+    }
     json!({
+        "swaps_per_tenth_of_life": per_tenth,
         "first": log.iter().take(LOG_SHOWN).collect::<Vec<_>>(),
         "last": log.iter().skip(n.saturating_sub(LOG_SHOWN)).collect::<Vec<_>>(),
         "swaps_per_pair": per_pair,
@@ -191,6 +203,7 @@ fn device_scale_log(summary: &str, resolved_toml: &str, capacity_scale: f64) -> 
             "from_day": day(t_end / 2.0), "to_day": day(t_end),
             "swaps": run.swap_times_s.iter().filter(|&&t| t >= t_end / 2.0 && t <= t_end).count(),
             "wear_imbalance_max": cum_max,
+            "swaps_around_the_max": around,
             "erases_within_imbalance": imbalance(&within),
             "erases_within_per_channel": within,
             "wear_at_half": half, "wear_at_end": end,

@@ -114,34 +114,21 @@ impl ModelInput {
             partner_window: self.partner_window,
             lookahead_s: self.epoch_s,
             swap_erases: self.swap_erases,
+            blind_s: self.swap_time_s + self.swap_interval_min_s,
         }
     }
 
-    /// The swap rule now (`SwapPolicy::decide`): the erases since time 0 (the wear the model
-    /// added), the current rates, the wear and the owners.
-    fn decision(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Decision {
+    /// The swap rule now (`SwapPolicy::decide`) on the erases before time 0 (the wear the
+    /// model starts from), the erases since (the wear it added), the current rates, the wear
+    /// and the owners; and, for the cumulative window, the time from now until its answer can
+    /// change (`SwapPolicy::next_change_s`).
+    fn decision(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> (Decision, Option<f64>) {
         let since_start = self.erases_since_start(wear);
-        let state = ChannelState { since_start: &since_start, rate_now_per_s: rate, wear, owner };
-        self.policy().decide(&state)
-    }
-
-    /// Time from now until the cumulative trigger (`SwapPolicy`) fires at the current rates
-    /// (`None`: never). With lookahead Δ and a swap's erases s, channel i's projected count is
-    /// e_i + r_i·(d + Δ) + s against θ·(S + R·(d + Δ) + 2s)/n (n channels, S and R the sums of
-    /// the counts and rates), so it passes at d = (θ·(S + R·Δ + 2s)/n − e_i − r_i·Δ − s) /
-    /// (r_i − θ·R/n) when r_i > θ·R/n; the least such d over i.
-    fn time_to_trigger(&self, wear: &[f64], rate: &[f64], owner: &[u16]) -> Option<f64> {
-        let e = self.erases_since_start(wear);
-        let sw: Vec<usize> = (0..wear.len()).filter(|&c| owner[c] != FIXED).collect();
-        let n = sw.len() as f64;
-        let (sum_e, sum_r) = sw.iter().fold((0.0, 0.0), |(a, b), &c| (a + e[c], b + rate[c]));
-        let (lead, s) = (self.epoch_s, self.swap_erases);
-        let target = self.swap_threshold * (sum_e + sum_r * lead + 2.0 * s) / n;
-        let slope = self.swap_threshold * sum_r / n;
-        sw.iter()
-            .filter(|&&c| rate[c] > slope)
-            .map(|&c| ((target - e[c] - rate[c] * lead - s) / (rate[c] - slope)).max(0.0))
-            .min_by(f64::total_cmp)
+        let pre: Vec<f64> = (0..wear.len()).map(|c| self.wear_start[c] * self.blocks[c]).collect();
+        let state =
+            ChannelState { before_start: &pre, since_start: &since_start, rate_now_per_s: rate, wear, owner };
+        let policy = self.policy();
+        (policy.decide(&state), policy.next_change_s(&state))
     }
 
     /// Earliest time from now at which another channel's wear passes the most-worn one's.
@@ -189,8 +176,9 @@ impl ModelInput {
     /// As `run`, going on past the first wear-out to `horizon_s` unless `stop_at_wear_out`
     /// (the device of the model does not stop; the count of swaps over a fixed span does).
     /// Checks, as the scheme's: the first once `swap_interval_min_s` has passed, then at the
-    /// epochs where the trigger can first fire (`time_to_trigger`) or the most-worn channel
-    /// stops being the slowest (`next_crossing`), the next `swap_interval_min_s` after a swap.
+    /// epochs where the decision can first change (`SwapPolicy::next_change_s`; under
+    /// `since_swap`, when the most-worn channel stops being the slowest, `next_crossing`), the
+    /// next `swap_interval_min_s` after a swap.
     pub fn run_to(&self, swaps: bool, horizon_s: f64, stop_at_wear_out: bool) -> ModelRun {
         let (mut wear, mut rate, mut owner) =
             (self.wear_start.clone(), self.rate_per_s.clone(), self.owner.clone());
@@ -223,18 +211,20 @@ impl ModelInput {
             if check.is_none_or(|ct| ct > t) {
                 continue;
             }
-            check = match self.decision(&wear, &rate, &owner) {
+            let (decision, change) = self.decision(&wear, &rate, &owner);
+            check = match decision {
                 Decision::Never => None,
                 Decision::Below { .. } => match self.rate_window {
                     // Constant rates between swaps: below now is below for good.
                     RateWindow::SinceSwap => None,
-                    RateWindow::Cumulative => {
-                        self.time_to_trigger(&wear, &rate, &owner).map(|d| self.check_after(t, d))
-                    }
+                    RateWindow::Cumulative => change.map(|d| self.check_after(t, d)),
                 },
-                Decision::Wait { .. } => {
-                    self.next_crossing(&wear, &rate, &owner).map(|d| self.check_after(t, d.max(self.epoch_s)))
-                }
+                Decision::Wait { .. } => match self.rate_window {
+                    RateWindow::SinceSwap => self
+                        .next_crossing(&wear, &rate, &owner)
+                        .map(|d| self.check_after(t, d.max(self.epoch_s))),
+                    RateWindow::Cumulative => change.map(|d| self.check_after(t, d.max(self.epoch_s))),
+                },
                 Decision::Swap { hot, cool, .. } => {
                     out.swap_times_s.push(t);
                     out.swap_pairs.push((hot, cool));

@@ -7,13 +7,15 @@
 //! any other scheduler rather than change the setting; an optional per-tenant token bucket at
 //! admission, `iops_max`, is off by default). Wear is balanced by swapping channels, fired by
 //! the measured erase rates (the slides: "Using erase rate as the trigger condition for
-//! swapping"): when max / mean of the channels' erase rates (cumulative since the run started,
-//! or since the last swap: `rate_window`) would exceed `swap_threshold` by the next check, the
-//! most-worn channel exchanges its data with the channel of another vSSD whose erase rate is
-//! lowest (`SwapPolicy::decide`, shared with the lifetime model), through migration jobs (real
-//! reads and programs,
-//! rate-limited) while both vSSDs keep serving I/O; the two vSSDs' channel assignments are
-//! exchanged when it starts, so new writes already go to the new home; the leaving vSSD's open
+//! swapping"): under `rate_window = "cumulative"`, when a channel whose load wears faster
+//! than `swap_threshold` times the mean rate would otherwise carry its absolute wear
+//! (preconditioning included) past `swap_threshold` times the mean before the policy could
+//! next act (deadlines, earliest first; under `since_swap`, when max / mean of the current
+//! rates exceeds it), that channel exchanges its data with a less-worn channel of another
+//! vSSD that holds a slower load (`SwapPolicy::decide`, shared with the lifetime model),
+//! through migration jobs (real reads and programs, rate-limited) while both vSSDs keep
+//! serving I/O; the two vSSDs' channel assignments are exchanged when it starts, so new
+//! writes already go to the new home; the leaving vSSD's open
 //! blocks there are closed and migrated too, and what a swap leaves behind (open blocks, copies
 //! with no room at home) is closed later, preferred by GC, and GC is started where it holds
 //! writers up ("Left behind by a swap" in the docs). No swap schedule is an
@@ -55,22 +57,23 @@ pub(crate) struct FlashbloxConfig {
     /// Swap channels for wear balance. Default true.
     #[serde(default = "default_true")]
     pub(crate) swaps: bool,
-    /// A swap starts when max / mean of the channel-isolated channels' erase rates over
-    /// `rate_window` exceeds this. Default 1.1: the slides' wear-imbalance target 1 + x with
-    /// their x = 0.1 (with `cumulative` rates, max / mean of the rates is the wear imbalance the
-    /// run caused); range [1, 1000].
+    /// The wear-imbalance target 1 + x: under `cumulative` the trigger keeps max / mean of
+    /// the channel-isolated channels' absolute wear within it (`SwapPolicy`); under
+    /// `since_swap` a swap starts when max / mean of the current rates exceeds it. Default
+    /// 1.1: the slides' target with their x = 0.1; range [1, 1000].
     #[serde(default = "default_threshold")]
     pub(crate) swap_threshold: f64,
-    /// Which erase rates the trigger compares: `cumulative` (default; each channel's erases
-    /// since the run started over the time since) or `since_swap` (since the last swap ended:
-    /// the rate of the load each channel holds now). The slides say "erase rate" and no
-    /// window; ours, docs/schemes/flashblox.md.
+    /// What the trigger compares: `cumulative` (default; each channel's absolute wear, its
+    /// erases before the run and since, with the rate of the load it holds now to find when
+    /// it would pass the target) or `since_swap` (the current rates alone, since the last swap
+    /// ended). The slides say "erase rate" and no window; ours, docs/schemes/flashblox.md.
     #[serde(default)]
     pub(crate) rate_window: RateWindow,
     /// The window over which "the channel that has the minimum rate of wearout" (the swap's
-    /// partner) is measured: `cumulative` (default; since the run started: the least-worn
-    /// channel since then, among the other vSSDs' channels whose load now wears at most
-    /// 1/`swap_threshold` as fast as the most-worn channel's) or `since_swap` (the lowest
+    /// partner) is measured: `cumulative` (default; over the device's life: the least-worn
+    /// channel, among the other vSSDs' channels whose load now wears at most 1/`swap_threshold`
+    /// as fast as the relieved channel's and that the swap leaves room on, slow loads first;
+    /// `SwapPolicy`) or `since_swap` (the lowest
     /// current rate: the reading before issue 40, which sends the hottest loads back and
     /// forth between the most-worn channels). Ours, docs/schemes/flashblox.md.
     #[serde(default)]
@@ -159,6 +162,9 @@ pub(crate) struct Flashblox {
     window_start: SimTime,
     /// Erases per channel since the run started (the `cumulative` window).
     total_erases: Vec<u64>,
+    /// Erases per channel before the run started (preconditioning): with `total_erases`, the
+    /// channel's absolute wear, which the `cumulative` trigger compares.
+    erases_before_start: Vec<f64>,
     /// The trigger's max / mean at its last check (0 before any check).
     trigger_imbalance_last: f64,
     swap: Option<Swap>,
@@ -243,6 +249,7 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
         window_units: vec![0; n],
         window_start: SimTime::ZERO,
         total_erases: vec![0; g.channels as usize],
+        erases_before_start: vec![0.0; g.channels as usize],
         trigger_imbalance_last: 0.0,
         swap: None,
         in_swap: vec![false; g.n_blocks as usize],
@@ -320,19 +327,20 @@ pub(crate) const KNOBS: &[Knob] = &[
         "swap_threshold",
         "",
         KnobKind::Float(Bounds::closed(1.0, 1000.0)),
-        "A swap starts when max / mean of the channels' erase rates exceeds this (slides: 1 + x).",
+        "The wear-imbalance target the swaps keep (max / mean of the channels' wear; slides: 1 + x).",
     ),
     Knob::new(
         "rate_window",
         "",
         KnobKind::Choice(&["cumulative", "since_swap"]),
-        "Erase rates the trigger compares: since the run started, or since the last swap.",
+        "What the trigger compares: the channels' whole wear and current rates, or the rates since \
+         the last swap.",
     ),
     Knob::new(
         "partner_window",
         "",
         KnobKind::Choice(&["cumulative", "since_swap"]),
-        "Window of the swap partner's \"minimum rate of wearout\": since the run started (the least \
+        "Window of the swap partner's \"minimum rate of wearout\": the device's life (the least \
          worn), or since the last swap.",
     ),
     Knob::new(
@@ -548,6 +556,16 @@ impl Flashblox {
             } else {
                 0.0
             },
+            blind_s: self.swap_time_mean_s() + self.config.swap_interval_min_s,
+        }
+    }
+
+    /// The mean device time of the swaps completed so far (0 before one).
+    fn swap_time_mean_s(&self) -> f64 {
+        if self.n_swaps_completed > 0 {
+            self.swap_time_ns as f64 / 1e9 / self.n_swaps_completed as f64
+        } else {
+            0.0
         }
     }
 
@@ -589,7 +607,9 @@ impl Flashblox {
         // Whether the trigger fires does not depend on wear: read the blocks' erase counts only
         // when it does (most checks are below it).
         let zero = vec![0.0; n];
+        let pre = &self.erases_before_start;
         let first = policy.decide(&ChannelState {
+            before_start: pre,
             since_start: &since_start,
             rate_now_per_s: &rate,
             wear: &zero,
@@ -601,7 +621,13 @@ impl Flashblox {
         let wear: Vec<f64> = (0..n as u32)
             .map(|c| if owner[c as usize] == NO_OWNER { 0.0 } else { self.channel_wear(c, view) })
             .collect();
-        policy.decide(&ChannelState { since_start: &since_start, rate_now_per_s: &rate, wear: &wear, owner })
+        policy.decide(&ChannelState {
+            before_start: pre,
+            since_start: &since_start,
+            rate_now_per_s: &rate,
+            wear: &wear,
+            owner,
+        })
     }
 
     /// Tenant `t`'s dies and home from the channels it holds now (`channel_owner`).
@@ -828,12 +854,12 @@ impl Flashblox {
         self.dies[t as usize].iter().any(|&d| d != die && view.ftl.blocks().free_count(d) > reserve + 1)
     }
 
-    /// Max / mean over the channel-isolated channels of their erases since the run started
-    /// (as counted at the last check; 0 before any).
+    /// Max / mean over the channel-isolated channels of their absolute wear in erases (before
+    /// the run started and since, as counted at the last check; 0 before any): the trigger's.
     fn cumulative_imbalance(&self) -> f64 {
         let e: Vec<f64> = (0..self.channel_owner.len())
             .filter(|&c| self.channel_owner[c] != NO_OWNER)
-            .map(|c| self.total_erases[c] as f64)
+            .map(|c| self.erases_before_start[c] + self.total_erases[c] as f64)
             .collect();
         let mean = e.iter().sum::<f64>() / e.len().max(1) as f64;
         if mean > 0.0 {
@@ -923,6 +949,9 @@ impl Scheme for Flashblox {
         self.window_units.fill(0);
         self.window_host_units.fill(0);
         self.total_erases.fill(0);
+        let per_channel = |c: u32| self.channel_dies(c).len() as f64 * self.g.blocks_per_die as f64;
+        self.erases_before_start =
+            (0..self.g.channels).map(|c| self.channel_wear(c, view) * per_channel(c)).collect();
         self.run_start = view.now;
         self.tokens_at.fill(view.now);
     }
