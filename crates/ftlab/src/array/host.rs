@@ -4,9 +4,10 @@
 //! its last device request completes; a write's read-modify-write reads come first, then its
 //! data and parity writes. A read piece is rebuilt from the other devices of its row when its
 //! device is `[array] rebuild_device`, or, with `[array] fail_fast`, when its device fails it
-//! at once for background work (IODA's fail-fast read and busy remaining time). A request locks the rows it touches from its start to its
-//! completion, as md's stripe cache does, and requests start in arrival order among those
-//! that share a row. Not the order of events across devices (`run`).
+//! at once for background work (IODA's fail-fast read and busy remaining time). A request
+//! locks the rows it touches from its start to its completion, as md's stripe cache does, and
+//! requests start in arrival order among those that share a row. Not the order of events
+//! across devices (`run`).
 
 use super::layout::Layout;
 use super::oracle::ArrayOracle;

@@ -6,9 +6,10 @@
 //! event first, ties broken by device index, the host layer's arrivals after every device
 //! event of the same time (`run`). Not a second engine: every flash operation is timed by a
 //! device's own engine. IODA's contract rides on it: fail-fast reads rebuilt by the host
-//! (`host`), and staggered host window schedules (`run::staggered`). Pieces: `layout` (where a unit lives), `plan` (a request cut into
-//! device requests), `oracle` (the integrity oracle across the array), `host` (the host
-//! layer's requests, stripe locks and queues), `run` (the loop and the results).
+//! (`host`), and staggered host window schedules (`run::staggered`). Pieces: `layout` (where
+//! a unit lives), `plan` (a request cut into device requests), `oracle` (the integrity oracle
+//! across the array), `host` (the host layer's requests, stripe locks and queues), `run` (the
+//! loop and the results).
 
 mod host;
 mod layout;
