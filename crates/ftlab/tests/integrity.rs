@@ -367,6 +367,45 @@ proptest! {
     }
 }
 
+/// Soak seeds 100 (an array case) and 103 (one device): `iod` ended the run in an excursion
+/// after its last tick, and its counters, read at that tick, underflowed ("SimTime
+/// underflow" in `Iod::counters`): the window the excursion opened started after the time
+/// they were read at.
+#[test]
+fn iod_excursion_after_the_last_tick() {
+    let c = Case {
+        scheme: "iod",
+        mapper: "direct",
+        seed: 1304818423,
+        units_per_page: 2,
+        buffer_pages: 8,
+        read_ratio: 0.0,
+        trim_ratio: 0.004644166584943239,
+        pattern: "zipf",
+        max_units: 6,
+        policy: "greedy",
+        fill_fraction: 0.75,
+        scheduler: "fifo",
+        suspend: true,
+        multi_plane: true,
+    };
+    run_case(&c, 25_000);
+    let a = ArrayCase {
+        seed: 2270154256,
+        devices: 4,
+        chunk_kib: 16,
+        mode: "iod",
+        fail_fast: "off",
+        rebuild_device: None,
+        max_units: 8,
+        read_ratio: 0.5269461318826248,
+        pattern: "sequential",
+        policy: "cost-benefit",
+        overwrite_passes: 0.5,
+    };
+    run_array_case(&a, 20_000);
+}
+
 /// One case of the array property test: `devices` tiny devices behind the RAID-5 host layer
 /// (docs/array.md), under `mode`, with IODA's fail-fast reads and a degraded-read drill.
 #[derive(Clone, Debug)]
