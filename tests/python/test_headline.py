@@ -459,6 +459,41 @@ def test_cli_run_prints_the_headline_against_the_baseline(tmp_path: Path) -> Non
     assert "read p99 slowdown" in header, header
 
 
+def test_cli_run_prints_the_array_host_layers_table(tmp_path: Path) -> None:
+    """An array run (the bundled array scenario, a rebuild device and fail-fast reads) prints
+    the host layer's table first, every cell the summary's `array` value, within 100 columns;
+    the per-device headline follows."""
+    from ftlab.cli import app
+    from ftlab.cli.headline import ARRAY_DEVICES_NOTE, ARRAY_LATENCIES
+
+    bundled = Path(ftlab.__file__).parent / "scenarios" / "array.toml"
+    args = ["run", str(bundled), "--out", str(tmp_path / "r"), "--set", "measure.duration_s=0.6"]
+    args += ["--set", "array.rebuild_device=1", "--set", 'array.fail_fast="brt"']
+    result = CliRunner().invoke(app, args, env={"NO_COLOR": "1", "COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert max(len(line) for line in out.splitlines()) <= 100
+    s = json.loads((tmp_path / "r" / "summary.json").read_text())
+    schemes = s["array"]["schemes"]
+    table = out[out.index("array (host layer)") : out.index(ARRAY_DEVICES_NOTE.split(" (")[0])]
+    assert out.index(ARRAY_DEVICES_NOTE.split(" (")[0]) < out.index("partitioned/dev0")
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines() if line.startswith("│")]
+    assert len(rows) == sum(len(v["tenants"]) for v in schemes.values())
+    tenant_name = ""
+    for cells in rows:
+        tenant_name = cells[0] or tenant_name
+        t = schemes[cells[1]]["tenants"][tenant_name]
+        read = t["read"]
+        lat = [
+            hl.format_value(hl.METRICS[0], read[key]) if read["count"] else "–" for _, key in ARRAY_LATENCIES
+        ]
+        write = hl.format_value(hl.METRICS[0], t["write"]["p99_us"]) if t["write"]["count"] else "–"
+        rest = [write, f"{t['reads_failed_fast']:,}", f"{t['chunks_rebuilt']:,}"]
+        assert cells[2:] == [f"{read['count']:,}", *lat, *rest], cells
+    # The rebuild device's pieces were rebuilt: the column is not all zeros.
+    assert all(v["tenants"]["kv"]["chunks_rebuilt"] > 0 for v in schemes.values())
+
+
 def test_cli_run_full_adds_the_scheme_tables(tmp_path: Path) -> None:
     from ftlab.cli import app
 

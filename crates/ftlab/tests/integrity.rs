@@ -14,8 +14,13 @@
 //! tenants exactly where frontiers are shared); one seed in four forces frontiers per tenant
 //! (`ftl.frontier_per_tenant`). The oracle checks every
 //! read and copy as it happens; at the end a full sweep checks that every logical page reads
-//! back its latest version and that L2P, P2L and valid counts agree. Proptest draws the
-//! configurations; at least 10^6 host operations run in total.
+//! back its latest version and that L2P, P2L and valid counts agree. `iod` runs Predictable
+//! Latency Mode with windows of a few ms, autonomous or host-requested, and each case checks
+//! that its sets entered and left Deterministic Windows. Proptest draws the configurations; at
+//! least 10^6 host operations run in total. A second property test draws arrays of devices
+//! behind the RAID-5 host layer (docs/array.md: devices, chunk size, rebuild device, IODA's
+//! fail-fast reads and staggered windows under `iod`), checked by the array oracle and each
+//! device's. scripts/soak.sh runs both with other seeds, the arrays' cases more and longer.
 
 mod policies;
 
@@ -106,6 +111,16 @@ relocation_weight = 20.0
 epoch_s = 0.002
 swap_interval_min_s = 0.01
 swap_threshold = 1.1
+# Predictable Latency Mode with short windows, so that sets change windows many times a run:
+# autonomous or host-requested (bit 5 of the seed), a writes limit on one seed in two (bit 6).
+[scheme.iod]
+windows = "{iod_windows}"
+dtwin_time_ms_max = 8.0
+ndwin_time_ms_min = 2.0
+host_cycle_ms = 12.0
+host_ndwin_ms = 3.0
+tick_ms = 0.5
+{iod_writes}
 [precondition]
 fill_fraction = {fill}
 overwrite_passes = 0.5
@@ -180,6 +195,8 @@ requests = {requests_b}
         beyond = if c.seed.is_multiple_of(2) { "release" } else { "unstreamed" },
         // fdp's isolation type: bit 4 of the seed (alternates by scheme in the sweep below).
         fdp = if c.seed & 16 == 0 { "persistently-isolated" } else { "initially-isolated" },
+        iod_windows = if c.seed & 32 == 0 { "autonomous" } else { "host" },
+        iod_writes = if c.seed & 64 == 0 { "" } else { "dtwin_writes_typical = 256" },
         // wao-gc refuses a device outside Eq. 12 (λ < 0.625 for 16-page blocks and c = 2);
         // part-ftl keeps data on half of these dies (2 ways: one data, one parity): at 2.0 the
         // namespaces fill 67% of the data dies (the paper's λ is 64.3%, §V-A; tenant a's
@@ -236,6 +253,7 @@ fn run_case(c: &Case, requests: u64) {
     let erases: u64 = sim.ftl().blocks().info.iter().map(|b| b.erase_count() as u64).sum();
     assert!(erases > 0, "GC never ran: the case does not exercise it");
     policies::check_exercised(c.scheme, &sim);
+    check_windows_changed(c.scheme, &sim);
     check_block_sharing(&sim);
     if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {
         // Read by scripts/soak.sh (fields 4 and 7).
@@ -245,6 +263,22 @@ fn run_case(c: &Case, requests: u64) {
         );
     }
     OPS_TOTAL.fetch_add(requests + requests / 4, Ordering::Relaxed);
+}
+
+/// Under `iod`, every set opened a Deterministic Window and left it (the engine asserts that
+/// no job operation runs in one), so the case ran GC around the windows.
+fn check_windows_changed(scheme: &str, sim: &ftlab::internals::simulation::Simulation<'_>) {
+    if scheme != "iod" {
+        return;
+    }
+    let mut out = Vec::new();
+    sim.scheme().counters(&mut out);
+    let n = |k: &str| out.iter().find(|(name, _)| *name == k).unwrap_or_else(|| panic!("no {k}")).1;
+    for set in 0..2 {
+        let (dtwins, ndwins) = (n(&format!("set{set}_dtwins")), n(&format!("set{set}_ndwins")));
+        // A set starts in an NDWIN (counted): a second one followed a DTWIN.
+        assert!(dtwins > 0.0 && ndwins > 1.0, "set {set}: {dtwins} DTWINs, {ndwins} NDWINs");
+    }
 }
 
 /// Blocks hold several tenants' data only where frontiers are shared, and there (both tenants
@@ -330,6 +364,253 @@ proptest! {
     #[test]
     fn no_stale_or_lost_pages(c in case()) {
         run_case(&c, 25_000);
+    }
+}
+
+/// Soak seeds 100 (an array case) and 103 (one device): `iod` ended the run in an excursion
+/// after its last tick, and its counters, read at that tick, underflowed ("SimTime
+/// underflow" in `Iod::counters`): the window the excursion opened started after the time
+/// they were read at.
+#[test]
+fn iod_excursion_after_the_last_tick() {
+    let c = Case {
+        scheme: "iod",
+        mapper: "direct",
+        seed: 1304818423,
+        units_per_page: 2,
+        buffer_pages: 8,
+        read_ratio: 0.0,
+        trim_ratio: 0.004644166584943239,
+        pattern: "zipf",
+        max_units: 6,
+        policy: "greedy",
+        fill_fraction: 0.75,
+        scheduler: "fifo",
+        suspend: true,
+        multi_plane: true,
+    };
+    run_case(&c, 25_000);
+    let a = ArrayCase {
+        seed: 2270154256,
+        devices: 4,
+        chunk_kib: 16,
+        mode: "iod",
+        fail_fast: "off",
+        rebuild_device: None,
+        max_units: 8,
+        read_ratio: 0.5269461318826248,
+        pattern: "sequential",
+        policy: "cost-benefit",
+        overwrite_passes: 0.5,
+    };
+    run_array_case(&a, 20_000);
+}
+
+/// One case of the array property test: `devices` tiny devices behind the RAID-5 host layer
+/// (docs/array.md), under `mode`, with IODA's fail-fast reads and a degraded-read drill.
+#[derive(Clone, Debug)]
+struct ArrayCase {
+    seed: u64,
+    devices: u32,
+    chunk_kib: u32,
+    /// `unified`, `partitioned`, `iod` (autonomous PLM windows), `iod-host` (host-requested
+    /// windows, aligned) or `iod-stagger` (host windows staggered across the devices: IODA).
+    mode: &'static str,
+    fail_fast: &'static str,
+    rebuild_device: Option<u32>,
+    /// kv's largest request, in 4 KiB units (it spans chunks and rows when above the chunk).
+    max_units: u32,
+    read_ratio: f64,
+    pattern: &'static str,
+    policy: &'static str,
+    overwrite_passes: f64,
+}
+
+fn array_scenario_text(c: &ArrayCase, requests: u64) -> String {
+    let sizes: Vec<String> = (1..=c.max_units).map(|u| format!("{{ bytes = {} }}", u * 4096)).collect();
+    let (scheme, windows, stagger) = match c.mode {
+        "iod-host" => ("iod", "host", false),
+        "iod-stagger" => ("iod", "host", true),
+        m => (m, "autonomous", false),
+    };
+    let rebuild = c.rebuild_device.map(|d| format!("rebuild_device = {d}")).unwrap_or_default();
+    format!(
+        r#"seed = {seed}
+schemes = ["{scheme}"]
+[device]
+preset = "tiny"
+[ftl]
+gc_policy = "{policy}"
+static_wear_leveling_gap = 2
+[array]
+devices = {devices}
+chunk_kib = {chunk}
+fail_fast = "{fail_fast}"
+stagger = {stagger}
+{rebuild}
+[scheme.partitioned]
+by = "die"
+# Host windows of 8 ms in a 40 ms cycle: five devices' fit staggered (40 / 5 = 8).
+[scheme.iod]
+by = "die"
+windows = "{windows}"
+host_cycle_ms = 40.0
+host_ndwin_ms = 8.0
+dtwin_time_ms_max = 40.0
+ndwin_time_ms_min = 4.0
+tick_ms = 0.5
+[precondition]
+mode = "fill"
+fill_fraction = 1.0
+overwrite_passes = {passes}
+[check]
+integrity = true
+[[tenants]]
+name = "kv"
+namespace_fraction = 0.45
+queue_depth = 16
+[tenants.synthetic]
+pattern = "{pattern}"
+read_ratio = {read}
+sizes = [{sizes}]
+requests = {requests}
+arrival = "poisson"
+rate_iops = 4000.0
+[[tenants]]
+name = "log"
+namespace_fraction = 0.45
+queue_depth = 8
+[tenants.synthetic]
+pattern = "sequential"
+read_ratio = 0.2
+sizes = [{{ bytes = 49152 }}, {{ bytes = 16384 }}]
+requests = {requests_log}
+arrival = "poisson"
+rate_iops = 400.0
+"#,
+        seed = c.seed,
+        policy = c.policy,
+        devices = c.devices,
+        chunk = c.chunk_kib,
+        fail_fast = c.fail_fast,
+        passes = c.overwrite_passes,
+        pattern = c.pattern,
+        read = c.read_ratio,
+        sizes = sizes.join(", "),
+        requests_log = requests / 10,
+    )
+}
+
+/// Runs an array case: the array oracle checks every read at the host layer (plain, rebuilt
+/// from the row after a fail-fast probe or on the rebuild device), each device's oracle every
+/// device read and GC copy; either panics on a stale or lost unit. Checks that every request
+/// completed and that the oracles and the rebuild path ran.
+fn run_array_case(c: &ArrayCase, requests: u64) {
+    use ftlab::{run_scenario, RunOptions, ScenarioSource};
+    if std::env::var_os("FTLAB_TRACE_CASES").is_some() {
+        eprintln!("array case {c:?}");
+    }
+    let text = array_scenario_text(c, requests);
+    let source = ScenarioSource::Text { text, base_dir: ".".into(), name: "integrity-array.toml".into() };
+    let opts = RunOptions { seed: None, overrides: vec![], jobs: Some(1) };
+    let out = run_scenario(&source, &opts, &mut |_| {}).unwrap_or_else(|e| panic!("{c:?}: {e}"));
+    let s: serde_json::Value = serde_json::from_str(&out.summary_json).expect("summary.json parses");
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"));
+    let scheme = if c.mode.starts_with("iod") { "iod" } else { c.mode };
+    let a = &s["array"]["schemes"][scheme];
+    let mut reads = 0;
+    for (name, want) in [("kv", requests), ("log", requests / 10)] {
+        let t = &a["tenants"][name];
+        reads += n(&t["read"]["count"]);
+        let done = n(&t["read"]["count"]) + n(&t["write"]["count"]);
+        assert_eq!(done, want, "{c:?}: every {name} request completed");
+        assert!(n(&t["reads_multi_busy"]) <= n(&t["reads_failed_fast"]), "{c:?}");
+    }
+    let checks = n(&a["integrity_checks"]);
+    assert!(checks >= reads && reads > 0, "{c:?}: the array oracle checked {checks} units of {reads} reads");
+    let rebuilt = n(&a["tenants"]["kv"]["chunks_rebuilt"]) + n(&a["tenants"]["log"]["chunks_rebuilt"]);
+    assert!(c.rebuild_device.is_none() || rebuilt > 0, "{c:?}: the rebuild device's reads were rebuilt");
+    let mut erases = 0;
+    for d in 0..c.devices {
+        let dev = &s["schemes"][format!("{scheme}/dev{d}")]["device"];
+        assert!(n(&dev["integrity_checks"]) > 0, "{c:?}: dev{d}'s oracle checked nothing");
+        erases += n(&dev["erases"]);
+    }
+    assert!(erases > 0, "{c:?}: GC never ran on any device");
+    if std::env::var_os("FTLAB_SOAK_COUNTS").is_some() {
+        // Read by scripts/soak.sh (fields 5 and 8).
+        let failed =
+            n(&a["tenants"]["kv"]["reads_failed_fast"]) + n(&a["tenants"]["log"]["reads_failed_fast"]);
+        eprintln!(
+            "soak: array case ran {} host operations, {checks} oracle checks ({failed} reads failed fast, \
+             {rebuilt} chunks rebuilt, {erases} erases)",
+            requests + requests / 10
+        );
+    }
+}
+
+fn array_case() -> impl Strategy<Value = ArrayCase> {
+    (
+        (any::<u32>().prop_map(u64::from), 3u32..=5, prop_oneof![Just(4u32), Just(8), Just(16)]),
+        prop_oneof![Just("unified"), Just("partitioned"), Just("iod"), Just("iod-host"), Just("iod-stagger")],
+        (prop_oneof![Just("off"), Just("random"), Just("brt")], 0u32..8),
+        (1u32..=8, 0.3..0.9f64),
+        prop_oneof![Just("uniform"), Just("zipf"), Just("hotcold"), Just("sequential")],
+        prop_oneof![Just("greedy"), Just("cost-benefit")],
+        prop_oneof![Just(0.5f64), Just(1.0)],
+    )
+        .prop_map(
+            |(
+                (seed, devices, chunk_kib),
+                mode,
+                (fail_fast, rebuild),
+                (max_units, read),
+                pattern,
+                policy,
+                passes,
+            )| {
+                ArrayCase {
+                    seed,
+                    devices,
+                    chunk_kib,
+                    mode,
+                    fail_fast,
+                    // A rebuild device on one case in two.
+                    rebuild_device: (rebuild < devices && rebuild % 2 == 0).then_some(rebuild / 2),
+                    max_units,
+                    read_ratio: read,
+                    pattern,
+                    policy,
+                    overwrite_passes: passes,
+                }
+            },
+        )
+}
+
+/// `key` from the environment, else `default`: scripts/soak.sh's long form sets them.
+fn soak_knob(key: &str, default: u32) -> u32 {
+    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        // 4 cases of 4,000 kv requests in the default test run (a fixed seed, as the device's);
+        // scripts/soak.sh runs more and longer cases per seed.
+        cases: soak_knob("FTLAB_SOAK_ARRAY_CASES", 4),
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed)
+        ),
+        ..ProptestConfig::default()
+    })]
+
+    /// Arrays of 3 to 5 devices, chunks of 4 to 16 KiB, requests of 1 to 8 units (within a
+    /// chunk, across chunks and rows: full-stripe and read-modify-write), under every mode of
+    /// docs/array.md (no windows, autonomous PLM, host windows aligned or staggered) with
+    /// fail-fast reads off, random or by busy remaining time, and a rebuild device or none.
+    #[test]
+    fn array_no_stale_or_lost_pages(c in array_case()) {
+        run_array_case(&c, soak_knob("FTLAB_SOAK_ARRAY_REQUESTS", 4_000) as u64);
     }
 }
 

@@ -8,13 +8,18 @@ cuts. Then the legend and the notes (values from too few samples, records not re
 health, what the lifetime assumes). Each cell is the value, its change against the baseline
 scheme and the best scheme marked (★, bold); unstable and starved tenants are flagged.
 
+An array run (`[array]`, docs/array.md) first gets the host layer's table (`array_table`):
+per tenant and scheme, the array requests' latencies and IOPS, IODA's fail-fast reads and the
+chunks rebuilt, from summary.json's `array`; the headline that follows is per device
+(`<scheme>/dev<i>`: each device's share of the host layer's requests).
+
 Printing only: the numbers, the marks and their text come from `ftlab.report.headline`, as in
 report.html. It is not the full per-scheme tables (`ftlab.cli.print_full_tables`, --full).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.markup import escape
@@ -101,6 +106,66 @@ def _verdict_lines(lines: list[str]) -> Table:
     return grid
 
 
+#: The latencies of the array table: (header, summary key).
+ARRAY_LATENCIES: tuple[tuple[str, Literal["p50_us", "p99_us", "p999_us", "max_us"]], ...] = (
+    ("p50", "p50_us"),
+    ("p99", "p99_us"),
+    ("p99.9", "p999_us"),
+    ("max", "max_us"),
+)
+
+#: The line under the array table, saying what the per-device headline after it is.
+ARRAY_DEVICES_NOTE = (
+    "Per device below (<scheme>/dev<i>): each device's share of the host layer's requests, ranked as schemes."
+)
+
+
+def _us(value: float | None) -> str:
+    """A latency in µs as the headline formats it (thousands separators from 100 µs)."""
+    return hl.format_value(hl.METRICS[0], value)
+
+
+def array_table(summary: Summary) -> Table | None:
+    """The host layer's table of an array run (None without `array`): a row per tenant and
+    scheme, with its array reads' count and latencies (µs), its writes' p99, and its reads
+    failed fast and chunks rebuilt. Columns fold rather than cut on a narrow console."""
+    array = summary.get("array")
+    if array is None:
+        return None
+    caption = (
+        f"{array['devices']} devices, {array['chunk_kib']} KiB chunks, fail_fast {array['fail_fast']}, "
+        f"stagger {str(array['stagger']).lower()}; latencies in µs, arrival to the last device "
+        "request's completion"
+    )
+    table = Table(title=Text("array (host layer)", style="bold"), title_justify="left")
+    table.caption, table.caption_justify = caption, "left"
+    table.add_column("\ntenant", overflow="fold")
+    table.add_column("\nscheme", overflow="fold")
+    table.add_column("\nreads", justify="right", overflow="fold")
+    for label, _ in ARRAY_LATENCIES:
+        table.add_column(f"read\n{label}", justify="right", overflow="fold")
+    table.add_column("write\np99", justify="right", overflow="fold")
+    table.add_column("failed\nfast", justify="right", overflow="fold")
+    table.add_column("\nrebuilt", justify="right", overflow="fold")
+    schemes = array["schemes"]
+    tenants = list(next(iter(schemes.values()))["tenants"]) if schemes else []
+    for tenant in tenants:
+        for i, (scheme, result) in enumerate(schemes.items()):
+            t = result["tenants"][tenant]
+            read, write = t["read"], t["write"]
+            table.add_row(
+                Text(tenant, style="bold") if i == 0 else "",
+                scheme,
+                f"{read['count']:,}",
+                *(_us(read[key]) if read["count"] else "–" for _, key in ARRAY_LATENCIES),
+                _us(write["p99_us"]) if write["count"] else "–",
+                f"{t['reads_failed_fast']:,}",
+                f"{t['chunks_rebuilt']:,}",
+                end_section=i == len(schemes) - 1,
+            )
+    return table
+
+
 def print_headline(console: Console, summary: Summary, baseline: str | None = None) -> None:
     """Print the headline of a parsed summary.json: the title, the verdicts, the wide table if
     it fits the console else the compact tables, then the legend and notes (unstable and
@@ -110,6 +175,10 @@ def print_headline(console: Console, summary: Summary, baseline: str | None = No
         console.print("no tenants in summary.json")
         return
     console.print(Text(TITLE, style="bold"))
+    array = array_table(summary)
+    if array is not None:
+        console.print(array)
+        console.print(Text(ARRAY_DEVICES_NOTE))
     console.print(_verdict_lines(hl.verdicts(headline)))
     wide = headline_table(headline)
     if fits(console, wide):
