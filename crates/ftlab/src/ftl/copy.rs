@@ -1,13 +1,16 @@
-//! GC copies of the rest of a victim block in one loop (`Ftl::copy_block_at_once`), for an
-//! executor whose programs complete at once (preconditioning's instant executor). It leaves the
-//! FTL exactly as `allocate`, `map_copy` and `programmed` called unit by unit would: the same
-//! units handed out in the same order, the same mapping, stamps, valid counts and programmed
-//! pages; it brings the victim's greedy key, the last destination block's and the valid counts
-//! per (tenant, die) in step once instead of at every unit (nothing reads them in between).
-//! Not the choice of what to copy or where (the engine's GC paths, `simulation::gc`, and the
-//! policies). Its victim holds one tenant's data (a block of several tenants' is copied unit by
-//! unit, each unit through its tenant's answers); its destination may be shared with other
-//! tenants' copies.
+//! The GC copy's mapping, one core for both executors: `map_copy` (a unit at a time, as the
+//! timed executor and the unit-by-unit path copy) and `Ftl::copy_block_at_once` (the rest of a
+//! victim block in one loop, for an executor whose programs complete at once: preconditioning's
+//! instant executor) both go through `move_unit` (the mapping and the destination's valid
+//! count) and `settle_copies` (the victim's valid count, the counts per (tenant, die) and the
+//! greedy keys), with `allocate`'s and `programmed`'s cores (`hand_out`, `mark_programmed`).
+//! The loop leaves the FTL exactly as `allocate`, `map_copy` and `programmed` called unit by
+//! unit would: the same units handed out in the same order, the same mapping, stamps, valid
+//! counts and programmed pages; it only settles once per run instead of at every unit (nothing
+//! reads those counts and keys in between). Not the choice of what to copy or where (the
+//! engine's GC paths, `simulation::gc`, and the policies). The loop's victim holds one tenant's
+//! data (a block of several tenants' is copied unit by unit, each unit through its tenant's
+//! answers); its destination may be shared with other tenants' copies.
 
 use super::blocks::{BlockState, WriteClass};
 use super::{table, FrontierKey, Ftl, NONE};
@@ -95,9 +98,11 @@ impl Ftl {
         Some(run)
     }
 
-    /// One copy of `copy_block_at_once` into the open block `dst`: `allocate`, `map_copy` and,
-    /// when the page fills, `programmed`, without the greedy keys and valid counts per
-    /// (tenant, die) (`settle_copies`). Returns whether `dst` filled (its key is refreshed).
+    /// One copy of `copy_block_at_once` into the open block `dst`: `allocate`'s and
+    /// `map_copy`'s per-unit cores (`hand_out`, `move_unit`) and, when the page fills,
+    /// `programmed`'s, without the greedy keys and valid counts per (tenant, die), which
+    /// `settle_copies` brings in step once per run. Returns whether `dst` filled (its key is
+    /// refreshed).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn copy_unit_at_once(
@@ -110,53 +115,54 @@ impl Ftl {
         stamp_ns: i64,
         run: &mut CopyRun,
     ) -> bool {
-        let g = self.geometry;
-        let owner = key.tenant;
         // `allocate` (the frontier's block is open, of `owner`'s frontier slot: `open_block`).
-        let info = self.blocks.get_mut(dst);
-        debug_assert!(info.state == BlockState::Open);
-        let ppa = Ppa(dst.0 * g.units_per_block + info.write_ptr);
-        info.write_ptr += 1;
-        info.last_write_ns = stamp_ns;
-        if let Some(t) = self.unit_tenant.get_mut(ppa.0 as usize) {
-            *t = owner;
-            info.multi_tenant |= info.owner != owner;
-        }
-        info.valid_units += 1;
-        let full = info.write_ptr == g.units_per_block;
-        let upp = self.div.units_per_page;
-        let page_full = upp.divides(info.write_ptr).then(|| upp.div(info.write_ptr) - 1);
-        if full {
-            info.state = BlockState::Full;
-            let f = self.frontier_idx(key, die, 0);
-            self.frontiers[f] = NONE;
-        }
-        // `map_copy` and its `remap` and `invalidate`.
-        let slot = &mut self.l2p[owner as usize][lpn as usize];
-        assert_eq!(*slot, src.0, "GC copy of a stale unit");
-        *slot = ppa.0;
-        if let Some(o) = &mut self.oracle {
-            o.copy(owner, lpn, src, ppa);
-        }
-        assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
-        self.p2l[ppa.0 as usize] = lpn;
-        self.p2l[src.0 as usize] = NONE;
-        if let Some(page) = page_full {
-            let info = self.blocks.get_mut(dst);
-            assert_eq!(info.programmed_pages, page, "block {} programmed out of order: {info:?}", dst.0);
-            info.programmed_pages += 1;
+        let unit = self.hand_out(key, die, 0, dst, stamp_ns);
+        self.move_unit(key.tenant, lpn, src, unit.ppa, dst);
+        if let Some(page) = unit.page_full {
+            self.mark_programmed(dst, page);
             run.pages_programmed += 1;
         }
         run.units += 1;
-        if full {
+        if unit.full {
             self.blocks.refresh_key(dst);
         }
-        full
+        unit.full
     }
 
-    /// The end of `copy_block_at_once`: `units` of `owner` moved from `victim` to `die` (the
-    /// victim's valid count, which nothing reads while it is a victim, falls once here), and
-    /// the keys of the victim and the destination block still open (`dst`, or `NONE`).
+    /// Move `lpn` of `tenant` from `src` (where it is still current) to `dst` (a GC copy),
+    /// just handed out to `tenant`: `move_unit`, then `settle_copies` for this one unit.
+    pub fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
+        let handed_to = self.unit_tenant(dst);
+        assert_eq!(handed_to, tenant, "unit {} handed out to {handed_to} written for tenant {tenant}", dst.0);
+        debug_assert_eq!(self.unit_tenant(src), tenant, "unit {} is another tenant's", src.0);
+        let to = self.block_of(dst);
+        self.move_unit(tenant, lpn, src, dst, to);
+        let die = DieIdx(self.div.blocks_per_die.div(to.0));
+        self.settle_copies(self.block_of(src), die, to.0, tenant, 1);
+    }
+
+    /// The per-unit core of a GC copy's mapping, for `map_copy` and the copy loop: `lpn` of
+    /// `owner` moves from `src` to `dst`, whose block `to` gains a valid unit. The source block's
+    /// valid count, the counts per (tenant, die) and the greedy keys are the caller's
+    /// (`settle_copies`, per unit or once per run).
+    #[inline(always)]
+    fn move_unit(&mut self, owner: u16, lpn: u32, src: Ppa, dst: Ppa, to: BlockIdx) {
+        let slot = &mut self.l2p[owner as usize][lpn as usize];
+        assert_eq!(*slot, src.0, "GC copy of a stale unit");
+        *slot = dst.0;
+        if let Some(o) = &mut self.oracle {
+            o.copy(owner, lpn, src, dst);
+        }
+        assert!(self.p2l[dst.0 as usize] == NONE, "unit {} written twice", dst.0);
+        self.p2l[dst.0 as usize] = lpn;
+        self.p2l[src.0 as usize] = NONE;
+        self.blocks.get_mut(to).valid_units += 1;
+    }
+
+    /// The counts of `units` copies of `owner` from `victim` to `die`, after `move_unit`: the
+    /// victim's valid count and those per (tenant, die), and the keys of the victim and of the
+    /// destination block `dst` if it is open (`NONE`: none). `map_copy` calls it per unit; the
+    /// end of `copy_block_at_once` once per run (nothing reads them while the victim is copied).
     fn settle_copies(&mut self, victim: BlockIdx, die: DieIdx, dst: u32, owner: u16, units: u32) {
         let v = self.blocks.get_mut(victim);
         assert!(v.valid_units >= units, "block {} copied more units than it held valid", victim.0);

@@ -43,6 +43,15 @@ pub struct Placement {
     pub page_full: Option<(BlockIdx, u32)>,
 }
 
+/// One unit `hand_out` gave: where, the page it completed (to program) and whether it filled
+/// its block.
+#[derive(Clone, Copy, Debug)]
+struct HandOut {
+    ppa: Ppa,
+    page_full: Option<u32>,
+    full: bool,
+}
+
 /// Static parameters of the FTL.
 #[derive(Clone, Debug)]
 pub struct FtlParams {
@@ -271,8 +280,37 @@ impl Ftl {
         } else {
             self.open_block_any_plane(key, die)?
         };
+        let unit = self.hand_out(key, die, plane, block, stamp_ns);
+        if unit.full {
+            self.blocks.refresh_key(block);
+        }
+        let page_full = unit.page_full.map(|page| (block, page));
+        if page_full.is_some() && self.params.frontier_planes > 1 {
+            self.next_plane(key, die);
+        }
+        if key.class == WriteClass::Host {
+            let idx = self.cursor_idx(key.tenant, key.stream);
+            self.host_cursor[idx] = if page_full.is_some() { NONE } else { die.0 };
+        }
+        Ok(Placement { ppa: unit.ppa, page_full })
+    }
+
+    /// The per-unit core of `allocate` and of `copy_block_at_once`: the next unit of `block`,
+    /// open as `key`'s frontier on `die` (`plane`), handed out to `key.tenant` and stamped
+    /// `stamp_ns`; a block it fills turns `Full` and leaves the frontier. Its greedy key is the
+    /// caller's to refresh (the copy loop does it once its copy is mapped).
+    #[inline(always)]
+    fn hand_out(
+        &mut self,
+        key: FrontierKey,
+        die: DieIdx,
+        plane: u32,
+        block: BlockIdx,
+        stamp_ns: i64,
+    ) -> HandOut {
         let g = self.geometry;
         let info = self.blocks.get_mut(block);
+        debug_assert!(info.state == BlockState::Open);
         let ppa = Ppa(block.0 * g.units_per_block + info.write_ptr);
         info.write_ptr += 1;
         info.last_write_ns = stamp_ns;
@@ -281,21 +319,14 @@ impl Ftl {
             info.multi_tenant |= info.owner != key.tenant;
         }
         let upp = self.div.units_per_page;
-        let page_full = upp.divides(info.write_ptr).then(|| (block, upp.div(info.write_ptr) - 1));
-        if info.write_ptr == g.units_per_block {
+        let page_full = upp.divides(info.write_ptr).then(|| upp.div(info.write_ptr) - 1);
+        let full = info.write_ptr == g.units_per_block;
+        if full {
             info.state = BlockState::Full;
-            self.blocks.refresh_key(block);
             let f = self.frontier_idx(key, die, plane);
             self.frontiers[f] = NONE;
         }
-        if page_full.is_some() && self.params.frontier_planes > 1 {
-            self.next_plane(key, die);
-        }
-        if key.class == WriteClass::Host {
-            let idx = self.cursor_idx(key.tenant, key.stream);
-            self.host_cursor[idx] = if page_full.is_some() { NONE } else { die.0 };
-        }
-        Ok(Placement { ppa, page_full })
+        HandOut { ppa, page_full, full }
     }
 
     /// Keep the index of a scored victim search (`best_eligible`, `ftl::victim_index`) from
@@ -415,16 +446,6 @@ impl Ftl {
         old
     }
 
-    /// Move `lpn` from `src` (where it is still current) to `dst` (a GC copy).
-    pub fn map_copy(&mut self, tenant: u16, lpn: u32, src: Ppa, dst: Ppa) {
-        assert_eq!(self.l2p[tenant as usize][lpn as usize], src.0, "GC copy of a stale unit");
-        if let Some(o) = &mut self.oracle {
-            o.copy(tenant, lpn, src, dst);
-        }
-        let old = self.remap(tenant, lpn, dst);
-        debug_assert_eq!(old, Some(src));
-    }
-
     /// Prefetch the L2P entries of the valid units among `first..first + n` (physical units
     /// of one block), ahead of the GC copies that will check and move them.
     pub(crate) fn prefetch_l2p_of_units(&self, first: u32, n: u32) {
@@ -515,11 +536,19 @@ impl Ftl {
 
     /// A program of `page` in `block` completed. Pages complete in order.
     pub fn programmed(&mut self, block: BlockIdx, page: u32) {
+        let info = self.blocks.get(block);
+        assert!(page * self.geometry.units_per_page < info.write_ptr, "program of an unallocated page");
+        self.mark_programmed(block, page);
+        self.blocks.refresh_key(block);
+    }
+
+    /// The core of `programmed`, which the copy loop calls too (its greedy key is the
+    /// caller's to refresh): `page` of `block`, the next in order, is programmed.
+    #[inline(always)]
+    fn mark_programmed(&mut self, block: BlockIdx, page: u32) {
         let info = self.blocks.get_mut(block);
         assert_eq!(info.programmed_pages, page, "block {} programmed out of order: {info:?}", block.0);
-        assert!(page * self.geometry.units_per_page < info.write_ptr, "program of an unallocated page");
         info.programmed_pages += 1;
-        self.blocks.refresh_key(block);
     }
 
     /// GC takes collectable `block` as its victim (it leaves the candidates).
