@@ -8,10 +8,11 @@ cuts. Then the legend and the notes (values from too few samples, records not re
 health, what the lifetime assumes). Each cell is the value, its change against the baseline
 scheme and the best scheme marked (★, bold); unstable and starved tenants are flagged.
 
-An array run (`[array]`, docs/array.md) first gets the host layer's table (`array_table`):
-per tenant and scheme, the array requests' latencies and IOPS, IODA's fail-fast reads and the
-chunks rebuilt, from summary.json's `array`; the headline that follows is per device
-(`<scheme>/dev<i>`: each device's share of the host layer's requests).
+An array run (`[array]`, docs/array.md) gets the host layer's table instead (`array_table`):
+per tenant and scheme, the array requests' latencies, IODA's fail-fast reads and the chunks
+rebuilt, from summary.json's `array`, and a note saying where the per-device results are
+(`<scheme>/dev<i>`, each device's share of the host layer's requests: report.html and
+--full); the per-device verdicts and table would rank the devices as if they were schemes.
 
 Printing only: the numbers, the marks and their text come from `ftlab.report.headline`, as in
 report.html. It is not the full per-scheme tables (`ftlab.cli.print_full_tables`, --full).
@@ -114,9 +115,11 @@ ARRAY_LATENCIES: tuple[tuple[str, Literal["p50_us", "p99_us", "p999_us", "max_us
     ("max", "max_us"),
 )
 
-#: The line under the array table, saying what the per-device headline after it is.
+#: The line under the array table, saying where the per-device results are (the headline's
+#: verdicts and table would rank the devices as if they were schemes, so an array run has none).
 ARRAY_DEVICES_NOTE = (
-    "Per device below (<scheme>/dev<i>): each device's share of the host layer's requests, ranked as schemes."
+    "Per device (<scheme>/dev<i>, each device's share of the host layer's requests): "
+    "report.html, or ftlab run --full on the terminal."
 )
 
 
@@ -179,6 +182,7 @@ def print_headline(console: Console, summary: Summary, baseline: str | None = No
     if array is not None:
         console.print(array)
         console.print(Text(ARRAY_DEVICES_NOTE))
+        return
     console.print(_verdict_lines(hl.verdicts(headline)))
     wide = headline_table(headline)
     if fits(console, wide):
