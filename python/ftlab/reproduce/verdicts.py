@@ -31,7 +31,7 @@ from ftlab.reproduce import QUICK_SEEDS, claimfile, reproduce
 from ftlab.reproduce.claims import Claim
 
 #: The reproductions whose quick forms CI runs, in the docs' order.
-NAMES = ("upi", "vstream", "part-ftl", "flashblox", "fdp-cachelib")
+NAMES = ("upi", "vstream", "part-ftl", "flashblox", "fdp-cachelib", "ioda")
 VERDICTS_FILE = Path("tests/data/verdicts-quick.json")
 DOCS_FILE = Path("docs/reproductions.md")
 RESULTS = Path("results/verdicts")

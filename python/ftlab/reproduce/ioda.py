@@ -1,0 +1,155 @@
+"""ftlab.reproduce.ioda: the IODA reproduction (Li et al., "IODA: A Host/Device Co-Design for
+Strong Predictability Contract on Modern Flash Storage", SOSP 2021), run by `ftlab reproduce
+ioda`. The paper's full text was not reached; the claims are its abstract's sentences and the
+runs follow its artifact (huaicheng/IODA-SOSP21-AE), both as papers/ioda.toml declares them.
+
+One scenario (`scenarios/reproduce/ioda(-quick).toml`: four devices behind RAID-5 with 4 KiB
+chunks, FEMU's NAND timings, IODA's 100 ms windows) is run per (load, mode) by `--set`: the
+modes Base, IOD_1, IOD_2, IOD_3 and IODA as docs/array.md maps them to `[array]` keys, at two
+rates of the read tenant. This module is what is the paper's own: its measures by name, its
+health and its table of read latencies per run (`Ioda`, registered as `PAPER`). It is not the
+driver (`ftlab.reproduce.driver` runs the runs) and not the array (the simulator is); it only
+reads summary.json's host-layer section (`array`) and prints nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ftlab._errors import usage_error
+from ftlab.reproduce import claimfile
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, fmt_number, ratio, write_csv
+from ftlab.reproduce.claims import health as scheme_health
+from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan
+
+if TYPE_CHECKING:
+    from ftlab.report import Report
+
+NAME = "ioda"
+#: The read tenant whose latencies are judged (the artifact plots reads only).
+TENANT = "kv"
+#: The host layer's read percentiles in summary.json (no p95 there), and their labels.
+PERCENTILES = (("p99_us", "p99"), ("p999_us", "p99.9"), ("p9999_us", "p99.99"))
+#: Every run label "<load>/<mode>", in the plan's order, and the loads.
+LABELS = tuple(r.label for r in load_plan(NAME).runs)
+LOADS = tuple(dict.fromkeys(label.split("/")[0] for label in LABELS))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One seed's runs: the host layer's read tenant per run label, and each run's Report."""
+
+    rows: dict[str, dict[str, Any]]
+    reports: dict[str, Report]
+
+
+class Ioda(PaperCode[Seen]):
+    """IODA's own code under the driver: the host-layer rows, their measures and health."""
+
+    name = NAME
+
+    def read(self, runs: Runs, base: Seen | None) -> Seen:
+        reports = dict(runs.reports)
+        return Seen({label: host_row(r.summary) for label, r in reports.items()}, reports)
+
+    def measurements(self, seen: Seen) -> dict[str, Measured]:
+        names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
+        return {name: measure(name, seen.rows) for name in names}
+
+    def health(self, seen: Seen) -> dict[str, Any]:
+        runs = {label: run_health(r.summary) for label, r in seen.reports.items()}
+        return {"ok": bool(runs) and all(h["ok"] for h in runs.values()), "schemes": runs}
+
+    def figures(self, seen: Seen, out: Path) -> list[Path]:
+        rows = [{"run": label, **row} for label, row in seen.rows.items()]
+        return [write_csv(out / "reads.csv", rows)]
+
+    def sections(self, seen: Seen) -> dict[str, object]:
+        return {"reads": seen.rows}
+
+
+#: What `ftlab reproduce ioda` runs (the registry finds it by this name).
+PAPER = Driven(Ioda())
+
+
+def host_row(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The read tenant's host-layer reads of a one-scheme array run: count, p50 and the
+    PERCENTILES (µs), reads failed fast, reads whose row had another busy chunk, chunks
+    rebuilt. A summary without the array's section is an `ftlab.UsageError`."""
+    schemes = (summary.get("array") or {}).get("schemes") or {}
+    if len(schemes) != 1:
+        raise usage_error("summary", f"an IODA run has one scheme's array, not {sorted(schemes)}")
+    scheme, data = next(iter(schemes.items()))
+    tenant = data["tenants"][TENANT]
+    read = tenant["read"]
+    return {
+        "scheme": scheme,
+        "reads": read["count"],
+        "p50_us": read["p50_us"],
+        **{key: read[key] for key, _ in PERCENTILES},
+        "reads_failed_fast": tenant["reads_failed_fast"],
+        "reads_multi_busy": tenant["reads_multi_busy"],
+        "chunks_rebuilt": tenant["chunks_rebuilt"],
+    }
+
+
+def measure(name: str, rows: Mapping[str, Mapping[str, Any]]) -> Measured:
+    """One computation by name: "tail_factor" (the largest Base / IODA read-latency factor over
+    LOADS and PERCENTILES) or "multi_busy" (the most `reads_multi_busy` of an IODA run). An
+    unknown name is an `ftlab.UsageError`."""
+    if name == "tail_factor":
+        return tail_factor(rows)
+    if name == "multi_busy":
+        found = {load: rows.get(f"{load}/IODA", {}).get("reads_multi_busy") for load in LOADS}
+        counts = [int(v) for v in found.values() if isinstance(v, int)]
+        if len(counts) != len(found):
+            return Measured(None, "an IODA run is missing.", f"reads_multi_busy per load: {found}")
+        text = ", ".join(f"{load} {v}" for load, v in found.items())
+        return Measured(float(max(counts)), f"IODA runs' reads with a second busy chunk: {text}.")
+    raise usage_error("measure", f"unknown IODA computation {name!r}")
+
+
+def tail_factor(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
+    """The largest Base / IODA factor of a read percentile, over LOADS × PERCENTILES, with
+    every cell in the explanation."""
+    cells = []
+    for load in LOADS:
+        base, ioda = rows.get(f"{load}/Base"), rows.get(f"{load}/IODA")
+        if base is None or ioda is None:
+            missing = f"no {load}/Base or {load}/IODA"
+            return Measured(None, f"{load}: the Base or IODA run is missing.", missing)
+        for key, label in PERCENTILES:
+            cells.append((ratio(float(base[key]), float(ioda[key])), load, label, base[key], ioda[key]))
+    good = [c for c in cells if math.isfinite(c[0])]
+    if not good:
+        return Measured(math.nan, "no finite Base / IODA factor (a percentile is zero or missing).")
+    best = max(good)
+    text = "; ".join(f"{load} {label} {f:.2f}x" for f, load, label, _, _ in cells)
+    why = (
+        f"largest at {best[1]} {best[2]}: Base {fmt_number(best[3], 'µs', 0)} / IODA "
+        f"{fmt_number(best[4], 'µs', 0)} = {best[0]:.2f}x (all cells: {text})."
+    )
+    return Measured(best[0], why)
+
+
+def run_health(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's health: each device's (`claims.health` of its scheme entries `<scheme>/dev<i>`:
+    its tenants, the device requests the host layer sent it; its busiest die), merged in
+    `claims.health`'s per-scheme shape: tenants as "dev<i>:<tenant>", the busiest die of the
+    array, `ok` when every device passes both, `reasons` prefixed by the device. No run checks."""
+    per = scheme_health(summary)["schemes"]
+    dies = [h["busiest_die"] for h in per.values() if isinstance(h.get("busiest_die"), (int, float))]
+    return {
+        "tenants": {f"{dev}:{t}": v for dev, h in per.items() for t, v in (h.get("tenants") or {}).items()},
+        "busiest_die": max(dies) if len(dies) == len(per) and dies else None,
+        "busiest_die_by_phase": {},
+        "busiest_die_limit": BUSIEST_DIE_LIMIT,
+        "checks": {},
+        "reasons": [f"{dev}: {r}" for dev, h in per.items() for r in h.get("reasons") or []],
+        "ok": bool(per) and all(h.get("ok", False) for h in per.values()),
+    }

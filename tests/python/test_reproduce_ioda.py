@@ -1,0 +1,98 @@
+"""Tests of `ftlab reproduce ioda` (python/ftlab/reproduce/ioda.py, papers/ioda.toml): the
+measures computed from hand-made host-layer rows (expected numbers from arithmetic written
+here), the plan against docs/array.md's mapping of the artifact's modes, and, in one
+module-scoped run of `ftlab.reproduce("ioda", quick=True)` (3 seeds), that claims.json holds
+every claim of the claim file with a verdict and a reason, the claim resting on the artifact's
+Ideal mode is not measured, and the verdicts are the committed ones
+(tests/data/verdicts-quick.json). Determinism of array runs is tested in crates/ftlab/tests/array.rs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ftlab
+from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
+from ftlab.reproduce import claims as C
+from ftlab.reproduce import ioda as I
+from ftlab.reproduce.driver import load_plan
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def row(p99: float, p999: float, p9999: float, multi_busy: int = 0) -> dict[str, Any]:
+    return {"p99_us": p99, "p999_us": p999, "p9999_us": p9999, "reads_multi_busy": multi_busy}
+
+
+def rows(base: tuple[float, float, float], ioda: tuple[float, float, float]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for load in I.LOADS:
+        out[f"{load}/Base"], out[f"{load}/IODA"] = row(*base), row(*ioda, multi_busy=3)
+    return out
+
+
+def test_tail_factor_is_the_largest_cell() -> None:
+    m = I.measure("tail_factor", rows((1000.0, 3000.0, 4000.0), (500.0, 200.0, 400.0)))
+    assert m.value == pytest.approx(15.0)  # 3000 / 200 at p99.9, beating 2 and 10
+    assert "p99.9" in m.why
+
+
+def test_tail_factor_missing_run_is_not_a_number() -> None:
+    table = rows((1.0, 1.0, 1.0), (1.0, 1.0, 1.0))
+    del table[f"{I.LOADS[0]}/IODA"]
+    assert I.measure("tail_factor", table).value is None
+
+
+def test_multi_busy_and_unknown_measure() -> None:
+    assert I.measure("multi_busy", rows((1.0, 1.0, 1.0), (1.0, 1.0, 1.0))).value == 3.0
+    with pytest.raises(ftlab.UsageError):
+        I.measure("nope", {})
+
+
+def test_plan_runs_the_modes_docs_array_names() -> None:
+    """docs/array.md: Base, IOD_1, IOD_2 without windows under partitioned; IOD_3 (random) and
+    IODA (brt) with staggered windows under iod."""
+    want = {
+        "Base": ('schemes=["partitioned"]', "array.fail_fast=off", "array.stagger=false"),
+        "IOD_1": ('schemes=["partitioned"]', "array.fail_fast=random", "array.stagger=false"),
+        "IOD_2": ('schemes=["partitioned"]', "array.fail_fast=brt", "array.stagger=false"),
+        "IOD_3": ('schemes=["iod"]', "array.fail_fast=random", "array.stagger=true"),
+        "IODA": ('schemes=["iod"]', "array.fail_fast=brt", "array.stagger=true"),
+    }
+    plan = load_plan("ioda")
+    assert len(plan.runs) == len(I.LOADS) * len(want)
+    for r in plan.runs:
+        load, mode = r.label.split("/")
+        assert r.set[:3] == want[mode] and r.set[3].startswith("tenants.0.synthetic.rate_iops="), r.label
+    assert "ioda" in REPRODUCTIONS and "ioda" in verdicts.NAMES
+    used = {x for s in claimfile.load("ioda").claims for x in s.runs}
+    assert used <= {r.label for r in plan.runs}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> C.ReproductionResult:
+    return ftlab.reproduce("ioda", quick=True, out=tmp_path_factory.mktemp("reproduce") / "ioda-quick")
+
+
+def test_quick_claims_json(quick: C.ReproductionResult) -> None:
+    doc = json.loads((quick.out / "claims.json").read_text())
+    specs = claimfile.load("ioda").claims
+    assert [c["id"] for c in doc["claims"]] == [s.id for s in specs]
+    assert doc["quick"] is True
+    for c in doc["claims"]:
+        assert c["verdict"] in C.VERDICTS and c["why"], c["id"]
+    by_id = {c["id"]: c for c in doc["claims"]}
+    assert by_id["nearest_to_ideal"]["verdict"] == C.NOT_MEASURED
+    assert "Ideal" in by_id["nearest_to_ideal"]["why"]
+    factor = by_id["tail_factor_up_to_75x"]
+    assert factor["verdict"] != C.NOT_MEASURED and math.isfinite(float(factor["ftlab_value"]))
+
+
+def test_quick_verdicts_are_the_committed_ones(quick: C.ReproductionResult) -> None:
+    found = verdicts.check("ioda", quick.claims, ROOT / verdicts.VERDICTS_FILE)
+    assert not found, "\n".join(found)
