@@ -53,6 +53,7 @@ SKIPPED = {
         "minutes; tests/python/test_reproduce_flashblox.py runs its quick form"
     ),
     "ftlab reproduce vstream --quick": "minutes; tests/python/test_reproduce_vstream.py runs its quick form",
+    "ftlab reproduce ioda --quick": "tests/python/test_reproduce_ioda.py runs its quick form; CI time",
     "ftlab reproduce part-ftl --quick": (
         "tests/python/test_reproduce_part_ftl.py runs its quick form, and its CLI output in a "
         "100-column terminal (test_cli_output_fits_a_terminal); CI time"
@@ -67,6 +68,7 @@ COVERED_BY = {
     "ftlab reproduce upi --quick": ("test_reproduce.py", 'reproduce("upi", quick=True'),
     "ftlab reproduce flashblox --quick": ("test_reproduce_flashblox.py", 'reproduce("flashblox", quick=True'),
     "ftlab reproduce vstream --quick": ("test_reproduce_vstream.py", 'reproduce("vstream", quick=True'),
+    "ftlab reproduce ioda --quick": ("test_reproduce_ioda.py", 'reproduce("ioda", quick=True'),
     "ftlab reproduce part-ftl --quick": ("test_reproduce_part_ftl.py", 'reproduce("part-ftl", quick=True'),
     "ftlab bench --json": ("test_cli.py", '["bench", "--json", "--requests", "2000", "--rows", "1000"]'),
 }
