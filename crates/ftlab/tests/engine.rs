@@ -449,3 +449,28 @@ fn bad_phases_name_their_key() {
         assert!(e.to_string().contains(key), "{phases}: {e}");
     }
 }
+
+/// Preconditioning ends as an idle device would: every die's background GC has run it up to
+/// its high watermark (DESIGN §11, warm start), under every scheme of the bundled default
+/// scenario. A single GC pass over the dies left `upi` 18 blocks short (die 1 at 6 of 12):
+/// its GC copies a victim onto other dies of the owner's set, spending their free blocks.
+#[test]
+fn preconditioning_leaves_every_die_at_its_high_watermark() {
+    use ftlab::internals::api::{build_simulation, precondition};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/default.toml");
+    let text = std::fs::read_to_string(&path).expect("the default scenario");
+    let s =
+        ftlab::internals::scenario::load(&text, "default.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let high = s.ftl.gc_high_watermark_blocks;
+    assert!(!s.schemes.is_empty(), "the default names its schemes");
+    for scheme in &s.schemes {
+        let mut sim = build_simulation(&s, scheme, path.parent().unwrap(), "default.toml").expect("builds");
+        precondition(&s, &mut sim, "default.toml").expect("preconditions");
+        let ftl = sim.ftl();
+        let free: Vec<u32> = (0..ftl.geometry.n_dies).map(|d| ftl.blocks().free_count(DieIdx(d))).collect();
+        assert!(
+            free.iter().all(|&f| f >= high),
+            "{scheme}: free blocks per die {free:?}, high watermark {high}"
+        );
+    }
+}

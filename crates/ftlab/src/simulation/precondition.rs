@@ -118,16 +118,31 @@ impl Engine<'_, Instant> {
             self.program_pad(tenant, die, block, page);
         }
         self.drain_instant();
-        // An idle device's background GC runs every die up to its high watermark.
+        // An idle device's background GC runs every die up to its high watermark. One pass over
+        // the dies may leave an earlier die short again: a policy that copies a victim onto
+        // other dies of its owner's set (upi) spends their free blocks. So the passes repeat
+        // while one frees a block; the free count is bounded, so a pass that frees none ends it.
         self.exec.idle = true;
-        for d in 0..self.ftl.geometry.n_dies {
-            self.maybe_start_gc(crate::flash::geometry::DieIdx(d));
-            self.drain_instant();
+        loop {
+            let free_before = self.free_blocks_total();
+            for d in 0..self.ftl.geometry.n_dies {
+                self.maybe_start_gc(crate::flash::geometry::DieIdx(d));
+                self.drain_instant();
+            }
+            if self.free_blocks_total() <= free_before {
+                break;
+            }
         }
         self.copy_room()?;
         self.sink.precondition_erases = self.sink.device.erases;
         self.end_precondition();
         Ok(())
+    }
+
+    /// The free blocks of every die.
+    fn free_blocks_total(&self) -> u64 {
+        let n_dies = self.ftl.geometry.n_dies;
+        (0..n_dies).map(|d| self.ftl.blocks().free_count(crate::flash::geometry::DieIdx(d)) as u64).sum()
     }
 
     /// `Err` once a job's copy found no free block (`NoCopyRoom`): preconditioning ends there.
