@@ -57,9 +57,11 @@ impl Ftl {
 
     /// The eligible block of `die` (full, every page programmed) with the highest `score`
     /// (`None`: no candidate), ties to the lowest index: what a scan of the die's blocks in
-    /// order finds. The search is indexed (`ftl::victim_index`, built at the first search if
-    /// `Ftl::enable_victim_bounds` did not build it): the blocks of an owner for which
-    /// `bounded` is false must score `exact(valid units, write stamp)`; those of the others at
+    /// order finds, by that scan unless `Ftl::enable_victim_bounds` built the index. (Building
+    /// it at the first search for a scheme that scores under greedy, `upi`, made the bench
+    /// case `upi-mixed-70r30w` 0.90x the CPU but put its peak RSS over the bench's 80 MiB; see
+    /// docs/PERFORMANCE.md.) With the index (`ftl::victim_index`), the blocks of an owner for
+    /// which `bounded` is false must score `exact(valid units, write stamp)`; those of the others at
     /// most `bound(v, stamp, owner, reads)` if they have at least v valid units, a stamp at
     /// least `stamp` and at most `reads` host reads (`None`: any number), `owner` being theirs
     /// (`None`: any owner from the index's last owner slot on). Neither may rise as the stamp
@@ -73,6 +75,9 @@ impl Ftl {
         bound: impl Fn(u32, i64, Option<u16>, Option<u32>) -> f64,
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<u32> {
+        if !self.blocks().has_index() {
+            return self.scan_eligible(die, score).map(|(_, b)| b);
+        }
         let n_tenants = self.params.namespace_units.len();
         let mut index = self.blocks().scored_index(n_tenants);
         let last = index.n_slots() - 1;
@@ -120,7 +125,7 @@ impl Ftl {
         Some(BlockIdx(self.geometry.blocks_of_die(die).start + run * GREEDY_RUN_BLOCKS + pos))
     }
 
-    /// `best_eligible` without the index: a scan of every block of the die (the integrity
+    /// `best_eligible` without the index: a scan of every block of the die (also the integrity
     /// oracle's reference).
     fn scan_eligible(
         &self,
