@@ -157,10 +157,8 @@ pub struct Blocks {
     runs_per_die: u32,
     blocks_per_die_div: Div,
     /// The index of a scored victim search, kept once `enable_bounds` was called (a run whose
-    /// victims are scored) or from the first scored search on (`scored_index`: a scheme that
-    /// scores its victims whatever the scenario's policy, `upi` under greedy); `None` before.
-    /// In a `RefCell` because a search (through `&Ftl`) builds it and catches its blocks up;
-    /// nothing else borrows it.
+    /// victims are scored); `None` before, and the search scans. In a `RefCell` because a
+    /// search (through `&Ftl`) catches its blocks up; nothing else borrows it.
     index: RefCell<Option<VictimIndex>>,
     units_per_block: u32,
     pages_per_block: u32,
@@ -294,21 +292,11 @@ impl Blocks {
         }
     }
 
-    /// Whether the victim index is kept (`enable_bounds`).
-    pub(crate) fn has_index(&self) -> bool {
-        self.index.borrow().is_some()
-    }
-
-    /// The victim index, built now (and kept from now on) if it was not (`enable_bounds`), with
-    /// an owner slot for each of `n_tenants` tenants. `Ftl::best_eligible` asks it only once
-    /// the index is kept (`has_index`): built for every scored search, it cost the bench case
-    /// `upi-mixed-70r30w` 3.3 MiB, over the bench's 80 MiB.
-    pub(crate) fn scored_index(&self, n_tenants: usize) -> RefMut<'_, VictimIndex> {
-        let mut index = self.index.borrow_mut();
-        if index.is_none() {
-            *index = Some(self.new_index(n_tenants));
-        }
-        RefMut::map(index, |i| i.as_mut().expect("built above"))
+    /// The victim index if it is kept (`enable_bounds`). Not built at a scored search without
+    /// it: built for `upi` under greedy, it cost the bench case `upi-mixed-70r30w` 3.3 MiB,
+    /// over the bench's 80 MiB (docs/PERFORMANCE.md).
+    pub(crate) fn kept_index(&self) -> Option<RefMut<'_, VictimIndex>> {
+        RefMut::filter_map(self.index.borrow_mut(), Option::as_mut).ok()
     }
 
     /// The victim index anew (after the write stamps moved).

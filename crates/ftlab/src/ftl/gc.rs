@@ -75,13 +75,11 @@ impl Ftl {
         bound: impl Fn(u32, i64, Option<u16>, Option<u32>) -> f64,
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<u32> {
-        if !self.blocks().has_index() {
+        let Some(mut index) = self.blocks().kept_index() else {
             return self.scan_eligible(die, score).map(|(_, b)| b);
-        }
-        let n_tenants = self.params.namespace_units.len();
-        let mut index = self.blocks().scored_index(n_tenants);
+        };
         let last = index.n_slots() - 1;
-        let n_tenants = n_tenants as u32;
+        let n_tenants = self.params.namespace_units.len() as u32;
         // Slot `last` holds every tenant from `last` on (and blocks of no tenant).
         let kind = |slot: u32| {
             let any =

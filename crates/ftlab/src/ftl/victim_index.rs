@@ -36,7 +36,7 @@
 //! heap's memory each. The heaps' shapes differ from those of the eager upkeep, never a
 //! search's result: that is the highest score, ties to the lowest block, whatever the shape.
 //! What this is not: it knows no score and no policy (the callers give them), and it is not
-//! kept before `Ftl::enable_victim_bounds` or the first scored search (`Blocks::scored_index`).
+//! kept before `Ftl::enable_victim_bounds` (`Blocks::kept_index`).
 
 use super::blocks::{BlockInfo, BlockState};
 
