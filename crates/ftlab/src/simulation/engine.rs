@@ -195,6 +195,21 @@ impl<X: Executor> Engine<'_, X> {
         DeviceView { ftl: &self.ftl, now: self.now, dies: &self.die_status, epoch: &self.sink.epoch }
     }
 
+    /// The view GC's victim choice is handed: its clock is the write stamps' (`Executor::stamp`:
+    /// the run's time, or preconditioning's own clock while the run's stands at 0), so a
+    /// block's age is the time since its last write in preconditioning too.
+    #[inline]
+    pub(super) fn victim_view(&self) -> DeviceView<'_> {
+        let stamp = X::stamp(self);
+        assert!(stamp >= 0, "no write stamp is negative while victims are chosen: {stamp}");
+        DeviceView {
+            ftl: &self.ftl,
+            now: SimTime(stamp as u64),
+            dies: &self.die_status,
+            epoch: &self.sink.epoch,
+        }
+    }
+
     /// The policies, and the view of the device they are handed (disjoint borrows).
     #[inline]
     pub(super) fn policies_and_view(&mut self) -> (&mut Policies, DeviceView<'_>) {

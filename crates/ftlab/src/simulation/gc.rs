@@ -64,7 +64,7 @@ impl<X: Executor> Engine<'_, X> {
             kind = JobKind::WearLevel;
         }
         if victim.is_none() && wanted {
-            victim = self.pol.scheme.gc_victim(die, &self.view(), self.p.policy);
+            victim = self.pol.scheme.gc_victim(die, &self.victim_view(), self.p.policy);
             kind = JobKind::Gc;
         }
         if let Some(v) = victim {
@@ -95,7 +95,7 @@ impl<X: Executor> Engine<'_, X> {
             }
             return;
         }
-        match self.pol.scheme.gc_victim(die, &self.view(), self.p.policy) {
+        match self.pol.scheme.gc_victim(die, &self.victim_view(), self.p.policy) {
             Some(v) => self.start_collect(JobKind::Gc, v, pages),
             None => self.sink.job_counts.gc_steps_refused += 1,
         }
@@ -216,7 +216,7 @@ impl Engine<'_, Timed> {
     pub(super) fn grant_unit_step(&mut self, die: DieIdx, pages: u32) -> Option<u32> {
         let d = die.0 as usize;
         if self.jobs.collector[d] == NONE {
-            let Some(v) = self.pol.scheme.gc_victim(die, &self.view(), self.p.policy) else {
+            let Some(v) = self.pol.scheme.gc_victim(die, &self.victim_view(), self.p.policy) else {
                 self.sink.job_counts.gc_steps_refused += 1;
                 return None;
             };

@@ -10,10 +10,13 @@
 //! without background GC).
 //!
 //! Write stamps (block ages for cost-benefit GC): the k-th of N preconditioning units is
-//! stamped `(k - N) * t_unit`, where `t_unit` = tPROG / (dies x units per page) is the time one
-//! unit takes at the device's full program bandwidth. Ages are therefore spread in write order
-//! over the time the device would have needed to write them, ending at t = 0 when the timed
-//! run starts; a GC copy takes the stamp of the host unit that triggered it.
+//! stamped `k * t_unit` on the fill's own clock, where `t_unit` = tPROG / (dies x units per
+//! page) is the time one unit takes at the device's full program bandwidth, and GC chooses its
+//! victims on that clock (`Engine::victim_view`: a block's age is the time since its last
+//! write). At the fill's end every stamp moves back by `N * t_unit`: ages are spread in write
+//! order over the time the device would have needed to write them, ending at t = 0 when the
+//! timed run (or the warm-up) starts; a GC copy takes the stamp of the host unit that
+//! triggered it.
 //!
 //! `precondition` is `fill` (the fill and its overwrites) then `finish_precondition` (padding,
 //! idle background GC); the warm-up by workload (`warm`, `precondition_warm`) runs between the
@@ -69,7 +72,10 @@ impl Engine<'_, Instant> {
             fill.iter().map(|&n| (n as f64 * cfg.overwrite_passes).round() as u64).collect();
         let total: u64 = fill.iter().sum::<u64>()
             + overwrites.iter().zip(&fill).filter(|(_, &f)| f > 0).map(|(&o, _)| o).sum::<u64>();
-        self.exec.stamp = -(total as i64).saturating_mul(self.p.unit_program_ns);
+        // The fill's clock: unit k is stamped k x t_unit, so GC ages blocks against it while
+        // the fill runs; at its end every stamp moves back by the whole fill, which then ends
+        // at t = 0 (the module doc).
+        self.exec.stamp = 0;
         let longest = fill.iter().copied().max().unwrap_or(0);
         let fills = (0..longest).flat_map(|i| {
             let (fill, perms) = (&fill, &perms);
@@ -89,7 +95,8 @@ impl Engine<'_, Instant> {
         });
         // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
         self.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
-        debug_assert_eq!(self.exec.stamp, 0, "one stamp step per unit");
+        assert_eq!(self.exec.stamp, (total as i64).saturating_mul(self.p.unit_program_ns), "a step per unit");
+        self.ftl.shift_write_stamps(-self.exec.stamp);
         self.exec.stamp = 0;
         Ok(())
     }

@@ -32,10 +32,10 @@
 //! all they leave; `Ahead`): they are generated, in order, and pass through.
 //!
 //! Write stamps: a warm-up unit is stamped (`Instant::stamp`) with its request's arrival on the
-//! warm-up's clock; at each window's end and at the end of the warm-up every block's stamp is
-//! shifted back so the newest stamp is 0 (the clock of policies stays at 0 while
-//! preconditioning), so block ages at the timed run's start are those of a device that ran the
-//! workload until then.
+//! warm-up's clock, and GC ages blocks on that clock (`Engine::victim_view`); at each window's
+//! end and at the end of the warm-up every block's stamp is shifted back so the newest stamp
+//! is 0 (the clock of policies stays at 0 while preconditioning), so block ages at the timed
+//! run's start are those of a device that ran the workload until then.
 
 use super::engine::Engine;
 use super::executor::Instant;
