@@ -320,6 +320,16 @@ impl Blocks {
         }
     }
 
+    /// Prefetch `block`'s state (both cache lines where its entry straddles two) and, for a
+    /// change of its valid units (`with_key`), its greedy key. A hint only.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, block: u32, with_key: bool) {
+        super::table::prefetch_whole(&self.info, block as usize);
+        if with_key {
+            super::table::prefetch(&self.greedy_keys, block as usize);
+        }
+    }
+
     pub fn get(&self, block: BlockIdx) -> &BlockInfo {
         &self.info[block.0 as usize]
     }

@@ -476,9 +476,9 @@ impl Ftl {
     }
 
     /// Prefetch what a request over `lpns` touches at their current locations: each unit's
-    /// block state (a read's `is_programmed`, an overwrite's `invalidate`) once per run of
-    /// units in one block, and, for an overwrite, each unit's P2L entry. Reads the L2P entries
-    /// (best prefetched first); a hint only.
+    /// block state (a read's `is_programmed`, an overwrite's `invalidate`, which refreshes the
+    /// block's greedy key too) once per run of units in one block, and, for an overwrite, each
+    /// unit's P2L entry. Reads the L2P entries (best prefetched first); a hint only.
     pub(crate) fn prefetch_locations(&self, tenant: u16, lpns: impl Iterator<Item = u32>, overwrite: bool) {
         let l2p = &self.l2p[tenant as usize];
         let mut last_block = u32::MAX;
@@ -492,7 +492,7 @@ impl Ftl {
             }
             let block = self.div.units_per_block.div(old);
             if block != last_block {
-                table::prefetch(&self.blocks.info, block as usize);
+                self.blocks.prefetch(block, overwrite);
                 last_block = block;
             }
         }
