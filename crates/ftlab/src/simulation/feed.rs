@@ -10,7 +10,9 @@
 
 use super::engine::Engine;
 use super::executor::Timed;
+use super::ops::{OpKind, Owner};
 use crate::error::FtlabError;
+use crate::flash::geometry::DieIdx;
 use crate::ftl::NONE;
 use crate::host::HostRequest;
 use crate::sim::time::SimTime;
@@ -79,15 +81,11 @@ impl Engine<'_, Timed> {
     /// IODA's fail-fast probe: whether a read of tenant `t`'s units `[first, first + n)` would
     /// meet background work, and if so the busy remaining time. A unit is behind background
     /// work when its die's collector slot is held by a job (GC, wear leveling, migration)
-    /// that may run now (not held off by a Deterministic Window). The time is projected from
-    /// the job: its source block's valid units left to copy, in pages, each a read and a
-    /// program, then the erase (IODA's FEMU reads the die's GC end time, having booked the
-    /// whole GC at once; here GC interleaves with host work, so this is an estimate). The
-    /// largest over the read's dies; `None` when none is busy. Units not on flash (unmapped,
-    /// or in the write buffer) meet no die.
+    /// that may run now (not held off by a Deterministic Window). The largest over the read's
+    /// dies (`die_busy_remaining`); `None` when none is busy. Units not on flash (unmapped, or
+    /// in the write buffer) meet no die.
     pub(super) fn busy_remaining(&mut self, t: u16, first: u32, n: u32) -> Option<SimTime> {
         let g = self.ftl.geometry;
-        let tm = *self.exec.array.timing();
         let ns = self.host.tenants[t as usize].namespace_units;
         let mut worst: Option<SimTime> = None;
         for i in 0..n {
@@ -100,16 +98,41 @@ impl Engine<'_, Timed> {
             if j == NONE || !self.pol.may_run_jobs(die) {
                 continue;
             }
-            let job = self.jobs.get(j);
-            let valid = if job.block.0 == NONE || job.erasing {
-                0
-            } else {
-                self.ftl.blocks().info[job.block.0 as usize].valid_units()
-            };
-            let pages = valid.div_ceil(g.units_per_page) as u64;
-            let brt = SimTime((tm.read.0 + tm.program.0) * pages + tm.erase.0);
+            let brt = self.die_busy_remaining(die, j);
             worst = Some(worst.map_or(brt, |w| w.max(brt)));
         }
         worst
+    }
+
+    /// What the device knows of when job `j` on `die` ends: the operation the die runs now
+    /// ends when its array phase was scheduled to (`DieExec::array_end`), a suspended one
+    /// still owes its remaining time, and the job's work not yet issued follows at the die's
+    /// timing: the valid units its source block still holds, in pages, each a read and a
+    /// program, then the erase (not counted again when the erase is the operation running).
+    /// FEMU books a whole GC on the die at once and reads its end (`gc_endtime`); ftlab issues
+    /// a job's copies a few pages at a time, interleaved with host work, so beyond the
+    /// operation in progress no end is scheduled anywhere, and this counts the rest.
+    fn die_busy_remaining(&self, die: DieIdx, j: u32) -> SimTime {
+        let g = self.ftl.geometry;
+        let tm = *self.exec.array.timing();
+        let exec = &self.exec.dies[die.0 as usize];
+        let job = self.jobs.get(j);
+        let running = exec.running();
+        let in_progress = match running.first() {
+            Some(_) if exec.array_end != SimTime::MAX => exec.array_end.saturating_sub(self.now),
+            _ => SimTime::ZERO,
+        };
+        let suspended = exec.suspended.map_or(SimTime::ZERO, |(_, left)| left);
+        let erase_running = running.first().is_some_and(|op| {
+            op.kind == OpKind::Erase && op.block == job.block && matches!(op.owner(), Owner::Job(x) if x == j)
+        });
+        let valid = if job.block.0 == NONE || job.erasing {
+            0
+        } else {
+            self.ftl.blocks().info[job.block.0 as usize].valid_units()
+        };
+        let pages = valid.div_ceil(g.units_per_page) as u64;
+        let erase = if erase_running || job.block.0 == NONE { 0 } else { tm.erase.0 };
+        SimTime(in_progress.0 + suspended.0 + (tm.read.0 + tm.program.0) * pages + erase)
     }
 }
