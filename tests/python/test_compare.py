@@ -141,11 +141,11 @@ def array_summary(host_p99: float, dev_p99: float) -> dict[str, object]:
     """A partial summary of an array run: the host layer's `array` and two devices' results
     named `<scheme>/dev<i>` (the keys `ftlab compare` reads)."""
     device = {"tenants": {"a": {"read": {"p99_us": dev_p99}}}, "device": {"waf": 1.5}}
-    host = {
+    host: dict[str, object] = {
         "tenants": {"a": {"read": {"p99_us": host_p99}, "chunks_rebuilt": 4}},
         "devices": ["iod/dev0", "iod/dev1"],
+        "device_requests": 10,
     }
-    host["device_requests"] = 10
     return {
         "seed": 1,
         "scenario": "s",

@@ -11,8 +11,9 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -245,9 +246,11 @@ def test_array_run_has_the_host_layers_table() -> None:
     rows = re.findall(r'<tr data-tenant="([^"]+)" data-scheme="([^"]+)">(.*?)</tr>', table)
     assert len(rows) == sum(len(v["tenants"]) for v in schemes.values())
     for tenant, scheme, cells in rows:
-        t = schemes[scheme]["tenants"][tenant]
+        t: Mapping[str, Any] = schemes[scheme]["tenants"][tenant]
         values = re.findall(r'data-value="([^"]*)"', cells)
-        want = [(t.get(op) or {}).get(key) if op else t.get(key) for _, op, key in html_report.ARRAY_COLUMNS]
+        want: list[Any] = [
+            (t.get(op) or {}).get(key) if op else t.get(key) for _, op, key in html_report.ARRAY_COLUMNS
+        ]
         for got, w, (_, op, key) in zip(values, want, html_report.ARRAY_COLUMNS, strict=True):
             if got:
                 assert float(got) == float(w), (tenant, scheme, op, key)
