@@ -514,7 +514,7 @@ class ArraySummary(TypedDict):
     devices: int
     chunk_kib: int
     rebuild_device: None | int
-    fail_fast: Literal["off"] | Literal["random"] | Literal["brt"]
+    fail_fast: Literal["off"] | Literal["random"] | Literal["brt"] | Literal["iod3"]
     stagger: bool
     schemes: dict[str, ArrayScheme]
 
@@ -533,13 +533,32 @@ class ArrayScheme(TypedDict):
 class ArrayTenant(TypedDict):
     """`ArrayTenant` of schema/results.schema.json."""
 
-    read: OpSummary
-    write: OpSummary
+    read: ArrayOpSummary
+    write: ArrayOpSummary
     chunks_rebuilt: int
     stripe_writes_full: int
     stripe_writes_rmw: int
     reads_failed_fast: int
     reads_multi_busy: int
+    rmw_reads_failed_fast: int
+    rmw_reads_rebuilt: int
+
+
+class ArrayOpSummary(TypedDict):
+    """`ArrayOpSummary` of schema/results.schema.json."""
+
+    count: int
+    bytes: int
+    iops: float
+    mean_us: float
+    p50_us: float
+    p90_us: float
+    p95_us: float
+    p99_us: float
+    p999_us: float
+    p9999_us: float
+    max_us: float
+    saturated: int
 
 
 class SummaryMeasure(TypedDict):

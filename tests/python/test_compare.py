@@ -135,3 +135,37 @@ def test_cli_fits_100_columns_side_by_side_or_long(tmp_path: Path) -> None:
         assert all(len(line) <= 100 for line in lines), max(lines, key=len)
         assert "…" not in proc.stdout
         assert layout in proc.stdout and "98,746,368" in proc.stdout
+
+
+def array_summary(host_p99: float, dev_p99: float) -> dict[str, object]:
+    """A partial summary of an array run: the host layer's `array` and two devices' results
+    named `<scheme>/dev<i>` (the keys `ftlab compare` reads)."""
+    device = {"tenants": {"a": {"read": {"p99_us": dev_p99}}}, "device": {"waf": 1.5}}
+    host: dict[str, object] = {
+        "tenants": {"a": {"read": {"p99_us": host_p99}, "chunks_rebuilt": 4}},
+        "devices": ["iod/dev0", "iod/dev1"],
+        "device_requests": 10,
+    }
+    return {
+        "seed": 1,
+        "scenario": "s",
+        "schemes": {"iod/dev0": device, "iod/dev1": device},
+        "array": {"devices": 2, "schemes": {"iod": host}},
+    }
+
+
+def test_an_arrays_devices_are_devices_not_schemes(tmp_path: Path) -> None:
+    """`<scheme>/dev<i>` entries are an array's devices: one scheme (the array's), the host
+    layer's metrics under their own names, each device's as `dev<i>/<metric>`."""
+    a = write_dir(tmp_path / "a", array_summary(300.0, 100.0))
+    b = write_dir(tmp_path / "b", array_summary(600.0, 100.0))
+    table = ftlab.compare([a, b])
+    assert set(table.get_column("scheme").to_list()) == {"iod"}
+    ra, rb = str(a), str(b)
+    assert cell(table, "a", "read_p99_us", ra) == 300.0
+    assert cell(table, "a", "read_p99_us", f"rel_change:{rb}") == pytest.approx(1.0)
+    assert cell(table, "a", "chunks_rebuilt", rb) == 4.0
+    assert cell(table, None, "device_requests", ra) == 10.0
+    for dev in ("dev0", "dev1"):
+        assert cell(table, "a", f"{dev}/read_p99_us", ra) == 100.0
+        assert cell(table, None, f"{dev}/waf", rb) == 1.5

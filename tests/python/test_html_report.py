@@ -11,8 +11,9 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -230,3 +231,29 @@ def test_html_size_bound_three_schemes_three_tenants(real_run: Report) -> None:
     three = len(three_report.to_html().encode("utf-8"))
     print(f"report.html: 2x3 {two / 1e6:.2f} MB, 3x3 {three / 1e6:.2f} MB")
     assert two < three < 10_000_000
+
+
+def test_array_run_has_the_host_layers_table() -> None:
+    """An array run's report.html opens with the host layer's table (docs/array.md): one row per
+    tenant and scheme, each cell's number the summary's `array` value (the p95 included), and
+    a link to it; a run without an array has neither."""
+    bundled = Path(ftlab.__file__).parent / "scenarios" / "array.toml"
+    report = ftlab.run(bundled, set=["measure.duration_s=0.6", 'array.fail_fast="brt"'])
+    page = html_report.render(report)
+    assert '<a href="#array">' in page and 'id="array-table"' in page
+    table = page[page.index('id="array-table"') : page.index("</table>", page.index('id="array-table"'))]
+    schemes = report.summary["array"]["schemes"]
+    rows = re.findall(r'<tr data-tenant="([^"]+)" data-scheme="([^"]+)">(.*?)</tr>', table)
+    assert len(rows) == sum(len(v["tenants"]) for v in schemes.values())
+    for tenant, scheme, cells in rows:
+        t: Mapping[str, Any] = schemes[scheme]["tenants"][tenant]
+        values = re.findall(r'data-value="([^"]*)"', cells)
+        want: list[Any] = [
+            (t.get(op) or {}).get(key) if op else t.get(key) for _, op, key in html_report.ARRAY_COLUMNS
+        ]
+        for got, w, (_, op, key) in zip(values, want, html_report.ARRAY_COLUMNS, strict=True):
+            if got:
+                assert float(got) == float(w), (tenant, scheme, op, key)
+        assert t["read"]["count"] == 0 or values[2] == str(t["read"]["p95_us"])
+    plain = html_report.render(synthetic_report())
+    assert 'id="array-table"' not in plain and '<a href="#array">' not in plain

@@ -81,6 +81,22 @@ fn a_writes_limit_ends_deterministic_windows() {
     assert!(counter(&s, "set1_dtwin_we") <= 16.0);
 }
 
+/// A writes limit derived from free space (`dtwin_writes_derived`): each DTWIN declares the
+/// writes its set takes before a die is down to the GC low watermark, so the writer's set
+/// leaves its DTWINs on that limit (bit 14) and never in an excursion (its reserve, below the
+/// low watermark, is never reached in a DTWIN); with no writes limit, the same load runs its
+/// dies down to the reserve inside DTWINs (excursions).
+#[test]
+fn a_writes_limit_derived_from_free_space_prevents_excursions() {
+    let long = "dtwin_time_ms_max = 1000.0";
+    let derived = run(&two_sets(&["iod"], &format!("{long}\ndtwin_writes_derived = true")), &[]);
+    assert!(counter(&derived, "set1_exceeded_writes") >= 1.0, "the derived limit ended a DTWIN");
+    assert_eq!(counter(&derived, "set1_excursions"), 0.0, "no excursion under the derived limit");
+    assert!(counter(&derived, "set1_dtwin_we") <= counter(&derived, "set1_dtwin_wt"));
+    let none = run(&two_sets(&["iod"], long), &[]);
+    assert!(counter(&none, "set1_excursions") >= 1.0, "without a writes limit: excursions");
+}
+
 #[test]
 fn the_host_schedule_staggers_the_sets() {
     let knobs = "windows = \"host\"\nhost_cycle_ms = 40.0\nhost_ndwin_ms = 10.0\nndwin_time_ms_min = 5.0\n\
@@ -102,6 +118,7 @@ fn bad_window_knobs_name_their_key() {
         ("tick_ms = 10.0\ndtwin_time_ms_max = 5.0", "scheme.iod.tick_ms"),
         ("host_cycle_ms = 10.0\nhost_ndwin_ms = 10.0", "scheme.iod.host_ndwin_ms"),
         ("dtwin_writes_typical = 0", "scheme.iod.dtwin_writes_typical"),
+        ("dtwin_writes_typical = 16\ndtwin_writes_derived = true", "scheme.iod.dtwin_writes_derived"),
     ] {
         let err = run_raw(&two_sets(&["iod"], knobs), &[]).expect_err("an error").to_string();
         assert!(err.contains(key), "{knobs}: {err}");

@@ -108,8 +108,9 @@ def _verdict_lines(lines: list[str]) -> Table:
 
 
 #: The latencies of the array table: (header, summary key).
-ARRAY_LATENCIES: tuple[tuple[str, Literal["p50_us", "p99_us", "p999_us", "max_us"]], ...] = (
+ARRAY_LATENCIES: tuple[tuple[str, Literal["p50_us", "p95_us", "p99_us", "p999_us", "max_us"]], ...] = (
     ("p50", "p50_us"),
+    ("p95", "p95_us"),
     ("p99", "p99_us"),
     ("p99.9", "p999_us"),
     ("max", "max_us"),

@@ -422,16 +422,46 @@ def metric_rows(summary: Summary) -> Iterator[tuple[str, str | None, str, float]
     """(scheme, tenant or None, metric, value) for every numeric metric of a parsed
     summary.json, in its order: per tenant, then the device's, then the scheme's counters
     (named with their object: `jobs_gc_started`, `scheme_counters_epochs`). Booleans and
-    lists are left out.
+    lists are left out. An array run (`array`) gives its host layer's rows per scheme, then
+    its devices' as `dev<i>/<metric>` under that scheme (`_array_rows`).
 
     >>> next(metric_rows({"schemes": {"u": {"tenants": {"a": {"read": {"iops": 5}}}}}}))
     ('u', 'a', 'read_iops', 5.0)
     """
+    array = summary.get("array")
+    if array is not None:
+        yield from _array_rows(summary, array)
+        return
     for scheme, data in (summary.get("schemes") or {}).items():
         for tenant, metrics in (data.get("tenants") or {}).items():
             yield from _numbers(scheme, tenant, metrics)
         yield from _numbers(scheme, None, data.get("device") or {})
         yield from _numbers(scheme, None, scheme_counters(data))
+
+
+def _array_rows(summary: Summary, array: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+    """An array run's rows: per scheme of the array, its host layer's (tenants, then its own
+    counts), then each of its devices' (`<scheme>/dev<i>` in `schemes`), under the array's
+    scheme with the metric named `dev<i>/<metric>`: devices of one array, not schemes."""
+    schemes: Mapping[str, Any] = summary.get("schemes") or {}
+    for scheme, host in (array.get("schemes") or {}).items():
+        for tenant, metrics in (host.get("tenants") or {}).items():
+            yield from _numbers(scheme, tenant, metrics)
+        yield from _numbers(scheme, None, {k: v for k, v in host.items() if k != "tenants"})
+        for name in host.get("devices") or []:
+            data: Mapping[str, Any] = schemes.get(name) or {}
+            dev = name.rsplit("/", 1)[-1]
+            for tenant, metrics in (data.get("tenants") or {}).items():
+                yield from _prefixed(dev, _numbers(scheme, tenant, metrics))
+            yield from _prefixed(dev, _numbers(scheme, None, data.get("device") or {}))
+            yield from _prefixed(dev, _numbers(scheme, None, scheme_counters(data)))
+
+
+def _prefixed(
+    dev: str, rows: Iterator[tuple[str, str | None, str, float]]
+) -> Iterator[tuple[str, str | None, str, float]]:
+    for scheme, tenant, metric, value in rows:
+        yield scheme, tenant, f"{dev}/{metric}", value
 
 
 def _numbers(

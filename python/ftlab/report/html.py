@@ -21,7 +21,7 @@ names; it computes nothing about the simulation.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ftlab.report import _plotly, figdata, headline, series
@@ -78,6 +78,7 @@ def render(report: Report, *, baseline: str | None = None) -> str:
     view = figdata.series_view(report)
     body = [
         _header(report, schemes, tenants),
+        *_array_section(report),
         _headline_section(report, top),
         _bars_section(report),
         _summary_section(report),
@@ -112,6 +113,8 @@ def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> s
         ("series", "Scheme series"),
         ("scenario", "Scenario"),
     ]
+    if s.get("array") is not None:
+        links.insert(0, ("array", "Array"))
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in links)
     return (
         f"<h1>ftlab report: {html.escape(str(s.get('scenario', '')))}</h1>\n"
@@ -121,6 +124,59 @@ def _header(report: Report, schemes: Sequence[str], tenants: Sequence[str]) -> s
 
 # --------------------------------------------------------------------------------------
 # Tables
+
+#: The array table's columns: (header, where in a host-layer tenant: op and key, or a count).
+ARRAY_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("reads", "read", "count"),
+    ("read p50", "read", "p50_us"),
+    ("read p95", "read", "p95_us"),
+    ("read p99", "read", "p99_us"),
+    ("read p99.9", "read", "p999_us"),
+    ("read p99.99", "read", "p9999_us"),
+    ("read max", "read", "max_us"),
+    ("write p99", "write", "p99_us"),
+    ("failed fast", "", "reads_failed_fast"),
+    ("multi busy", "", "reads_multi_busy"),
+    ("rebuilt", "", "chunks_rebuilt"),
+    ("rmw failed fast", "", "rmw_reads_failed_fast"),
+    ("rmw rebuilt", "", "rmw_reads_rebuilt"),
+)
+
+
+def _array_section(report: Report) -> list[str]:
+    """An array run's host layer (summary.json `array`; none without it): a row per tenant and
+    scheme, its array requests' latencies (µs, arrival to the last device request's
+    completion) and its fail-fast and rebuild counts, each cell's number in `data-value`. The
+    devices' own results (`<scheme>/dev<i>`) are the rest of the page."""
+    array = report.summary.get("array")
+    if array is None:
+        return []
+    head = "".join(f"<th>{html.escape(h)}</th>" for h, _, _ in ARRAY_COLUMNS)
+    body = []
+    for scheme, result in array["schemes"].items():
+        for tenant, typed in result["tenants"].items():
+            t: Mapping[str, Any] = typed
+            cells = []
+            for _, op, key in ARRAY_COLUMNS:
+                value = (t.get(op) or {}).get(key) if op else t.get(key)
+                blank = op and key != "count" and not (t.get(op) or {}).get("count")
+                text = "–" if blank or value is None else _fmt(value)
+                cells.append(f'<td data-value="{"" if blank else value}">{html.escape(text)}</td>')
+            attrs = f'data-tenant="{html.escape(tenant)}" data-scheme="{html.escape(scheme)}"'
+            head_cells = f"<th>{html.escape(tenant)}</th><td>{html.escape(scheme)}</td>"
+            body.append(f"<tr {attrs}>{head_cells}{''.join(cells)}</tr>")
+    caption = (
+        f"{array['devices']} devices, {array['chunk_kib']} KiB chunks, fail_fast {array['fail_fast']}, "
+        f"stagger {str(array['stagger']).lower()}; latencies in µs, arrival to the last device request's "
+        "completion. The sections below are per device (<scheme>/dev<i>: each device's share of the "
+        "host layer's requests)."
+    )
+    return [
+        '<h2 id="array">Array (host layer)</h2>',
+        '<div class="scroll"><table id="array-table">'
+        f"<caption>{html.escape(caption)}</caption>"
+        f"<thead><tr><th>tenant</th><th>scheme</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>",
+    ]
 
 
 def _headline_section(report: Report, top: headline.Headline) -> str:

@@ -5,27 +5,30 @@ runs follow its artifact (huaicheng/IODA-SOSP21-AE), both as papers/ioda.toml de
 
 One scenario (`scenarios/reproduce/ioda(-quick).toml`: four devices behind RAID-5 with 4 KiB
 chunks, FEMU's NAND timings, IODA's 100 ms windows) is run per (load, mode) by `--set`: the
-modes Base, IOD_1, IOD_2, IOD_3 and IODA as docs/array.md maps them to `[array]` keys, at two
-rates of the read tenant. This module is what is the paper's own: its measures by name, its
-health and its table of read latencies per run (`Ioda`, registered as `PAPER`). It is not the
-driver (`ftlab.reproduce.driver` runs the runs) and not the array (the simulator is); it only
-reads summary.json's host-layer section (`array`) and prints nothing.
+modes Base, IOD_1, IOD_2, IOD_3, IODA and Ideal as docs/array.md maps them to `[array]` and
+`[device]` keys, at two rates of the read tenant. This module is what is the paper's own: its
+measures by name, its health, its table of read latencies per run and its sensitivity cases,
+read from the claim file's `[[sensitivity]]` tables (`Ioda`, registered as `PAPER`; the driver
+has no declared cases of its own, so they are read here). It is not the driver
+(`ftlab.reproduce.driver` runs the runs) and not the array (the simulator is); it only reads
+summary.json's host-layer section (`array`) and prints nothing.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab._errors import usage_error
+from ftlab import _toml
+from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, fmt_number, ratio, write_csv
+from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, Claim, fmt_number, ratio, write_csv
 from ftlab.reproduce.claims import health as scheme_health
-from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan
+from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -33,8 +36,12 @@ if TYPE_CHECKING:
 NAME = "ioda"
 #: The read tenant whose latencies are judged (the artifact plots reads only).
 TENANT = "kv"
-#: The host layer's read percentiles in summary.json (no p95 there), and their labels.
-PERCENTILES = (("p99_us", "p99"), ("p999_us", "p99.9"), ("p9999_us", "p99.99"))
+#: The host layer's read percentiles in summary.json, and their labels: the abstract's "95–99.99th".
+PERCENTILES = (("p95_us", "p95"), ("p99_us", "p99"), ("p999_us", "p99.9"), ("p9999_us", "p99.99"))
+#: The artifact's modes compared with Ideal ("nearest_ideal"), IODA last.
+MODES = ("Base", "IOD_1", "IOD_2", "IOD_3", "IODA")
+#: The keys of a `[[sensitivity]]` table of the claim file.
+_CASE_KEYS = {"name", "runs", "set"}
 #: Every run label "<load>/<mode>", in the plan's order, and the loads.
 LABELS = tuple(r.label for r in load_plan(NAME).runs)
 LOADS = tuple(dict.fromkeys(label.split("/")[0] for label in LABELS))
@@ -72,6 +79,17 @@ class Ioda(PaperCode[Seen]):
     def sections(self, seen: Seen) -> dict[str, object]:
         return {"reads": seen.rows}
 
+    def sensitivity_cases(self, runs: Runs) -> list[Case]:
+        return [Case(name, runs=r, set={"array": sets}) for name, r, sets in declared_cases()]
+
+    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+        return {
+            "case": case.name,
+            "set": list(case.set.get("array", ())),
+            "reads": seen.rows,
+            "claims": claim_values(claims),
+        }
+
 
 #: What `ftlab reproduce ioda` runs (the registry finds it by this name).
 PAPER = Driven(Ioda())
@@ -98,12 +116,35 @@ def host_row(summary: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def declared_cases() -> list[tuple[str, tuple[str, ...], list[str]]]:
+    """The claim file's `[[sensitivity]]` cases: (name, the run labels it reruns, empty for
+    every run; its `--set` overrides). A bad table is an `ftlab.InputError` naming the file."""
+    path = claimfile.path_of(NAME)
+    where = f"ftlab/reproduce/papers/{path.name}"
+    labels = set(LABELS)
+    out = []
+    for i, raw in enumerate(_toml.loads(path.read_text(encoding="utf-8")).get("sensitivity") or []):
+        unknown = sorted(set(raw) - _CASE_KEYS)
+        name, runs, sets = raw.get("name"), raw.get("runs", []), raw.get("set")
+        bad_runs = sorted(set(runs) - labels) if isinstance(runs, list) else ["(not a list)"]
+        if unknown or not isinstance(name, str) or not name or bad_runs or not isinstance(sets, list):
+            why = f"unknown keys {unknown}" if unknown else f"runs not in the plan {bad_runs}"
+            raise input_error(
+                where, f"sensitivity[{i}]: needs a name, runs of the plan and a set list ({why})"
+            )
+        out.append((name, tuple(runs), [str(x) for x in sets]))
+    return out
+
+
 def measure(name: str, rows: Mapping[str, Mapping[str, Any]]) -> Measured:
     """One computation by name: "tail_factor" (the largest Base / IODA read-latency factor over
-    LOADS and PERCENTILES) or "multi_busy" (the most `reads_multi_busy` of an IODA run). An
-    unknown name is an `ftlab.UsageError`."""
+    LOADS and PERCENTILES), "nearest_ideal" (IODA's margin over the other modes in distance to
+    Ideal) or "multi_busy" (the most `reads_multi_busy` of an IODA run). An unknown name is an
+    `ftlab.UsageError`."""
     if name == "tail_factor":
         return tail_factor(rows)
+    if name == "nearest_ideal":
+        return nearest_ideal(rows)
     if name == "multi_busy":
         found = {load: rows.get(f"{load}/IODA", {}).get("reads_multi_busy") for load in LOADS}
         counts = [int(v) for v in found.values() if isinstance(v, int)]
@@ -135,6 +176,35 @@ def tail_factor(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
         f"{fmt_number(best[4], 'µs', 0)} = {best[0]:.2f}x (all cells: {text})."
     )
     return Measured(best[0], why)
+
+
+def nearest_ideal(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
+    """The margin by which IODA is nearest to Ideal: each mode's distance is the mean over LOADS
+    and PERCENTILES of |ln(mode / Ideal)|; the margin is the smallest other mode's distance
+    over IODA's, less 1 (> 0: IODA nearest). Every mode's distance is in the explanation."""
+    dist: dict[str, float] = {}
+    for mode in MODES:
+        logs = []
+        for load in LOADS:
+            run, ideal = rows.get(f"{load}/{mode}"), rows.get(f"{load}/Ideal")
+            if run is None or ideal is None:
+                return Measured(None, f"{load}: the {mode} or Ideal run is missing.", f"no {load}/{mode}")
+            for key, _ in PERCENTILES:
+                a, b = float(run[key]), float(ideal[key])
+                if a <= 0 or b <= 0:
+                    return Measured(math.nan, f"{load}/{mode} {key}: a zero percentile, no distance.")
+                logs.append(abs(math.log(a / b)))
+        dist[mode] = sum(logs) / len(logs)
+    others = min((d, m) for m, d in dist.items() if m != "IODA")
+    text = ", ".join(f"{m} {d:.3f}" for m, d in dist.items())
+    if dist["IODA"] == 0:
+        return Measured(math.inf, f"IODA equals Ideal at every cell (distances: {text}).")
+    margin = others[0] / dist["IODA"] - 1
+    why = (
+        f"mean |ln(mode / Ideal)| over the loads and p95-p99.99: {text}; nearest other mode "
+        f"{others[1]}: margin {others[0]:.3f} / {dist['IODA']:.3f} - 1 = {margin:.3f}."
+    )
+    return Measured(margin, why)
 
 
 def run_health(summary: Mapping[str, Any]) -> dict[str, Any]:

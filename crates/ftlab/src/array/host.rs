@@ -4,7 +4,8 @@
 //! its last device request completes; a write's read-modify-write reads come first, then its
 //! data and parity writes. A read piece is rebuilt from the other devices of its row when its
 //! device is `[array] rebuild_device`, or, with `[array] fail_fast`, when its device fails it
-//! at once for background work (IODA's fail-fast read and busy remaining time). A request
+//! at once for background work (IODA's fail-fast read and busy remaining time), and so is a
+//! write's read-modify-write read, except under `iod3` (IOD_3). A request
 //! locks the rows it touches from its start to its completion, as md's stripe cache does, and
 //! requests start in arrival order among those that share a row. Not the order of events
 //! across devices (`run`).
@@ -44,6 +45,9 @@ struct Io {
     pieces: Vec<(u32, Piece)>,
     /// Reads: the pieces rebuilt (not read from their own device).
     rebuilt: Vec<bool>,
+    /// Writes: the read-modify-write reads rebuilt from the rest of their row (a data piece
+    /// with its first array unit, or the parity piece with none).
+    rmw_rebuilt: Vec<(Option<u32>, Piece)>,
     writes: Vec<RowWrite>,
     /// Device requests outstanding in the current phase.
     pending: u32,
@@ -172,8 +176,17 @@ impl<'a> ArrayHost<'a> {
         rows.sort_unstable();
         rows.dedup();
         let writes = if req.op == IoOp::Write { row_writes(&l, &ps) } else { Vec::new() };
-        let io =
-            Io { tenant: t, req, rows, pieces: ps, rebuilt: Vec::new(), writes, pending: 0, writing: false };
+        let io = Io {
+            tenant: t,
+            req,
+            rows,
+            pieces: ps,
+            rebuilt: Vec::new(),
+            rmw_rebuilt: Vec::new(),
+            writes,
+            pending: 0,
+            writing: false,
+        };
         let id = match self.free.pop() {
             Some(i) => {
                 self.ios[i as usize] = Some(io);
@@ -215,14 +228,13 @@ impl<'a> ArrayHost<'a> {
 
     fn start(&mut self, id: u32, now: SimTime, devs: &mut [Simulation<'a>]) -> Result<(), FtlabError> {
         let l = self.layout;
-        let io = self.ios[id as usize].take().expect("live");
+        let mut io = self.ios[id as usize].take().expect("live");
         let mut sends: Vec<(IoOp, Piece)> = Vec::new();
-        let mut io = io;
+        let measured = io.req.arrival >= self.warmup;
         if io.req.op == IoOp::Read {
-            let measured = io.req.arrival >= self.warmup;
             for &(_, p) in &io.pieces {
-                let rebuild =
-                    self.rebuild_device == Some(p.device) || self.fails_fast(io.tenant, &p, measured, devs);
+                let rebuild = self.rebuild_device == Some(p.device)
+                    || self.fails_fast(io.tenant, &p, measured, false, devs);
                 io.rebuilt.push(rebuild);
                 if rebuild {
                     sends.extend(rebuild_members(&l, &p).map(|m| (IoOp::Read, m)));
@@ -231,9 +243,21 @@ impl<'a> ArrayHost<'a> {
                 }
             }
         } else {
-            for w in io.writes.iter().filter(|w| !w.full) {
-                sends.extend(w.data.iter().map(|&(_, p)| (IoOp::Read, p)));
-                sends.push((IoOp::Read, w.parity(&l)));
+            // A read-modify-write's reads: each data piece (with its array unit) and the
+            // parity piece (none).
+            let reads: Vec<(Option<u32>, Piece)> = io
+                .writes
+                .iter()
+                .filter(|w| !w.full)
+                .flat_map(|w| w.data.iter().map(|&(u, p)| (Some(u), p)).chain([(None, w.parity(&l))]))
+                .collect();
+            for (u, p) in reads {
+                if self.fails_fast(io.tenant, &p, measured, true, devs) {
+                    io.rmw_rebuilt.push((u, p));
+                    sends.extend(rebuild_members(&l, &p).map(|m| (IoOp::Read, m)));
+                } else {
+                    sends.push((IoOp::Read, p));
+                }
             }
         }
         let (t, stream, deadline) = (io.tenant, io.req.stream, io.req.deadline);
@@ -255,10 +279,19 @@ impl<'a> ArrayHost<'a> {
     /// as FEMU's fail-fast read returns latency 0); the host then rebuilds it, unless another
     /// chunk of the row is busy too (RAID-5 rebuilds one chunk): then the chunk rebuilt is the
     /// one with the largest busy remaining time (`brt`, IOD_2 and IODA) or one drawn at random
-    /// (`random`, IOD_1 and IOD_3), and a piece not rebuilt is read and waits. The members'
-    /// own busy chunks are read and wait (md re-reads them without the flag).
-    fn fails_fast(&mut self, t: u16, p: &Piece, measured: bool, devs: &mut [Simulation<'a>]) -> bool {
-        if self.fail_fast == FailFast::Off {
+    /// (`random` and `iod3`, IOD_1 and IOD_3), and a piece not rebuilt is read and waits. The
+    /// members' own busy chunks are read and wait (md re-reads them without the flag). A
+    /// write's read-modify-write reads (`rmw`) are flagged too, except under `iod3` (the
+    /// artifact's md: "let's do reconstruction for rfw other than IOD3", docs/array.md).
+    fn fails_fast(
+        &mut self,
+        t: u16,
+        p: &Piece,
+        measured: bool,
+        rmw: bool,
+        devs: &mut [Simulation<'a>],
+    ) -> bool {
+        if self.fail_fast == FailFast::Off || rmw && self.fail_fast == FailFast::Iod3 {
             return false;
         }
         let lpn = self.layout.device_unit(p.row, p.offset);
@@ -266,18 +299,22 @@ impl<'a> ArrayHost<'a> {
         let others: Vec<SimTime> = rebuild_members(&self.layout, p)
             .filter_map(|m| devs[m.device as usize].busy_remaining(t, lpn, m.n))
             .collect();
+        let rebuild = others.is_empty()
+            || match self.fail_fast {
+                FailFast::Brt => others.iter().all(|&b| mine >= b),
+                _ => self.rng.random_range(0..=others.len()) == 0,
+            };
         if measured {
             let r = &mut self.tenants[t as usize].result;
-            r.reads_failed_fast += 1;
-            r.reads_multi_busy += !others.is_empty() as u64;
+            if rmw {
+                r.rmw_reads_failed_fast += 1;
+                r.rmw_reads_rebuilt += rebuild as u64;
+            } else {
+                r.reads_failed_fast += 1;
+                r.reads_multi_busy += !others.is_empty() as u64;
+            }
         }
-        if others.is_empty() {
-            return true;
-        }
-        match self.fail_fast {
-            FailFast::Brt => others.iter().all(|&b| mine >= b),
-            _ => self.rng.random_range(0..=others.len()) == 0,
-        }
+        rebuild
     }
 
     /// Issue one device request for `io` (or queue it behind the device tenant's depth).
@@ -400,6 +437,20 @@ impl<'a> ArrayHost<'a> {
     ) -> Result<(), FtlabError> {
         let l = self.layout;
         let t = io.tenant;
+        if let Some(o) = self.oracle.as_mut() {
+            // Old data or parity rebuilt from the rest of its row must be what the row holds.
+            for &(u, p) in &io.rmw_rebuilt {
+                for i in 0..p.n {
+                    let r = match u {
+                        Some(u) => o.check_rebuild(t, u + i),
+                        None => o.check_parity_rebuild(t, p.row, p.offset + i),
+                    };
+                    if let Err(e) = r {
+                        panic!("{e}");
+                    }
+                }
+            }
+        }
         let mut sends: Vec<Piece> = Vec::new();
         for w in &io.writes {
             if let Some(o) = self.oracle.as_mut() {

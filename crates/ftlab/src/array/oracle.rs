@@ -105,6 +105,25 @@ impl ArrayOracle {
             p.row, p.device
         ))
     }
+
+    /// A read of the parity at `offset` of `row` rebuilt from the row's data chunks (a
+    /// read-modify-write's old parity, its device busy): their XOR must be the parity its
+    /// device holds (`Err` names the mismatch).
+    pub(crate) fn check_parity_rebuild(&mut self, t: u16, row: u32, offset: u32) -> Result<(), String> {
+        let pd = self.layout.parity_device(row);
+        let rebuilt = (0..self.layout.devices)
+            .filter(|&d| d != pd)
+            .fold(0, |acc, d| acc ^ self.read(t, d, row, offset));
+        self.checks += 1;
+        let want = self.read(t, pd, row, offset);
+        if rebuilt == want {
+            return Ok(());
+        }
+        Err(format!(
+            "array oracle: rebuilt parity of t{t}:row{row}:offset{offset} gave {rebuilt:#x}, device {pd} \
+             holds {want:#x}: a parity update was wrong"
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -132,6 +151,8 @@ mod tests {
                     .find(|&u| u != unit)
                     .expect("a row has two data chunks or more");
                 let r = o.check_rebuild(0, unit).and(o.check_rebuild(0, other));
+                let par = o.check_parity_rebuild(0, p.row, p.offset);
+                assert_eq!(par.is_ok(), update_parity, "parity rebuild, devices {devices}, unit {unit}");
                 assert_eq!(o.check_read(0, unit, new), Ok(()));
                 assert_eq!(
                     r.is_ok(),

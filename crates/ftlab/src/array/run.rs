@@ -183,6 +183,7 @@ impl<'a> Array<'a> {
                 FailFast::Off => "off",
                 FailFast::Random => "random",
                 FailFast::Brt => "brt",
+                FailFast::Iod3 => "iod3",
             },
             stagger: a.stagger,
             tenants: s

@@ -171,6 +171,15 @@ impl LatencyHist {
         }
     }
 
+    /// The 95th percentile in µs, as `summary`'s percentiles (0 when empty); the array's host
+    /// layer reports it beside them (IODA's 95th to 99.99th).
+    pub(crate) fn p95_us(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        ns_to_us(self.quantile_ns(0.95))
+    }
+
     /// Points of the empirical CDF for plots: one `(latency_us, cumulative_fraction)` per
     /// distinct histogram bucket that holds a value, in increasing order. `latency_us` is the
     /// highest value equivalent to the bucket (capped at the exact max, rounded to 3

@@ -76,6 +76,8 @@ pub struct DeviceConfig {
     pub over_provisioning: f64,
     pub(crate) multi_plane: bool,
     pub(crate) program_erase_suspend: bool,
+    /// Background work costs no time (`device.background_free`, IODA's "Ideal").
+    pub(crate) background_free: bool,
     /// In [1, `PE_CYCLES_MAX`].
     pub(crate) pe_cycles: u32,
     pub timing: TimingConfig,
@@ -326,7 +328,9 @@ pub(crate) struct ArrayConfig {
     /// work), `"random"` or `"brt"` (a device busy with background work fails a read at once
     /// with its busy remaining time, and the host rebuilds it from the other devices; with two
     /// or more busy chunks in the row, the one rebuilt is drawn at random, or is the one with
-    /// the largest busy remaining time).
+    /// the largest busy remaining time); a write's read-modify-write reads fail fast too.
+    /// `"iod3"`: as `"random"`, but read-modify-write reads are never failed (the artifact's
+    /// IOD_3).
     #[serde(default)]
     pub(crate) fail_fast: FailFast,
     /// IODA's staggered windows (PL_Win): device `i`'s `iod` host schedule is shifted by `i`
@@ -345,6 +349,7 @@ pub(crate) enum FailFast {
     Off,
     Random,
     Brt,
+    Iod3,
 }
 
 impl TenantConfig {

@@ -78,6 +78,10 @@ pub struct RawDevice {
     /// suspends that operation (after `timing.suspend_us`), is served, and the operation
     /// resumes (after `timing.suspend_us` again). Default false.
     pub(crate) program_erase_suspend: Option<bool>,
+    /// Background work (GC, wear leveling, migration, parity) runs, moves data and erases, but
+    /// costs no die or channel time: the "Ideal (NoGC)" mode of IODA's artifact (FEMU with its
+    /// GC delay off). Default false.
+    pub(crate) background_free: Option<bool>,
     /// Program/erase endurance of a block, in cycles: the lifetime projection's wear-out
     /// point (`metrics::lifetime`). Default 3000 (MLC, datasheet-typical); range [1, 10^6].
     pub(crate) pe_cycles: Option<u32>,
@@ -321,6 +325,7 @@ impl From<&super::DeviceConfig> for RawDevice {
             over_provisioning: Some(d.over_provisioning),
             multi_plane: Some(d.multi_plane),
             program_erase_suspend: Some(d.program_erase_suspend),
+            background_free: d.background_free.then_some(true),
             pe_cycles: Some(d.pe_cycles),
             timing: RawTiming {
                 read_us: Some(t.read_us),

@@ -170,6 +170,7 @@ fn resolve_device(mut d: RawDevice) -> Valid<DeviceConfig> {
         over_provisioning: op,
         multi_plane: d.multi_plane.unwrap_or(false),
         program_erase_suspend: d.program_erase_suspend.unwrap_or(false),
+        background_free: d.background_free.unwrap_or(false),
         pe_cycles,
         timing,
         fdp: d.fdp,
@@ -187,6 +188,9 @@ fn check_timing(d: &DeviceConfig) -> Check {
         b.check(d.geometry.page_bytes).map_err(|(k, r)| (format!("device.board.{k}"), r))?;
         if d.program_erase_suspend {
             return err("device.program_erase_suspend", "the Cosmos board (device.board) does not suspend");
+        }
+        if d.background_free {
+            return err("device.background_free", "the Cosmos board (device.board) times every operation");
         }
         if t.read_holds_channel {
             return err(

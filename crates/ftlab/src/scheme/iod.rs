@@ -68,6 +68,12 @@ pub(crate) struct IodConfig {
     /// blocks still ends the window, an excursion).
     #[serde(default)]
     pub(crate) dtwin_writes_typical: Option<u64>,
+    /// DTWIN Writes Typical derived at each DTWIN's opening from the set's free space: the
+    /// host writes its dies take, striped over them, before one of them is down to the GC low
+    /// watermark (the set's dies x the fewest free blocks above it on any of them x units per
+    /// block). Default false; not with `dtwin_writes_typical`.
+    #[serde(default)]
+    pub(crate) dtwin_writes_derived: bool,
     /// Host mode: the period of every set's schedule, ms. Default 400.
     #[serde(default = "default_cycle_ms")]
     pub(crate) host_cycle_ms: f64,
@@ -142,6 +148,13 @@ pub(crate) const KNOBS: &[Knob] = &[
         "DTWIN Writes Typical: the writes that end a DTWIN.",
     )
     .absent("no writes limit"),
+    Knob::new(
+        "dtwin_writes_derived",
+        "",
+        KnobKind::Bool,
+        "DTWIN Writes Typical derived as each DTWIN opens: the set's free blocks above the GC low watermark.",
+    )
+    .also("not with dtwin_writes_typical"),
     Knob::new("host_cycle_ms", "ms", KnobKind::Float(Bounds::closed(0.01, 3.6e6)), "Host schedule's period."),
     Knob::new(
         "host_ndwin_ms",
@@ -217,6 +230,10 @@ pub(crate) fn build(table: &toml::Table, ctx: &SchemeContext) -> Result<Box<dyn 
 }
 
 fn check_windows(c: &IodConfig) -> Result<(), SchemeConfigError> {
+    if c.dtwin_writes_derived && c.dtwin_writes_typical.is_some() {
+        let reason = "must be false when dtwin_writes_typical is given (one writes limit)".to_string();
+        return Err(SchemeConfigError::new("dtwin_writes_derived", reason));
+    }
     if c.tick_ms > c.dtwin_time_ms_max {
         let reason =
             format!("must be at most dtwin_time_ms_max ({}), got {}", c.dtwin_time_ms_max, c.tick_ms);
@@ -277,9 +294,14 @@ impl Iod {
         }
     }
 
-    /// Set `s` entered `window`: an NDWIN starts the GC its dies were held from.
+    /// Set `s` entered `window`: a DTWIN declares its writes limit (`dtwin_writes_derived`);
+    /// an NDWIN starts the GC its dies were held from.
     fn entered(&mut self, s: usize, window: Window, view: &DeviceView, cmds: &mut Vec<Command>) {
-        if window != Window::NonDeterministic {
+        if window == Window::Deterministic {
+            if self.config.dtwin_writes_derived {
+                let room = self.writes_room(s, view);
+                self.windows[s].set_writes_typical(room);
+            }
             return;
         }
         for &die in self.set_dies(s) {
@@ -287,6 +309,20 @@ impl Iod {
                 cmds.push(Command::StepGc { die, pages: u32::MAX });
             }
         }
+    }
+
+    /// The host writes set `s` takes before one of its dies is down to the GC low watermark:
+    /// writes are striped over its dies (`host_write_die`), so the die with the fewest free
+    /// blocks above it bounds them all. In mapping units.
+    fn writes_room(&self, s: usize, view: &DeviceView) -> u64 {
+        let g = &self.geometry;
+        let dies = self.set_dies(s);
+        let fewest = dies
+            .iter()
+            .map(|&d| view.ftl.blocks().free_count(d).saturating_sub(self.low_watermark_blocks))
+            .min()
+            .unwrap_or(0) as u64;
+        fewest * dies.len() as u64 * g.pages_per_block as u64 * g.units_per_page as u64
     }
 
     fn tick_set(&mut self, s: usize, view: &DeviceView, cmds: &mut Vec<Command>) {

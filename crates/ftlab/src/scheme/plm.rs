@@ -175,6 +175,13 @@ impl SetWindows {
             && (autonomous || self.dtwin_requested)
     }
 
+    /// The DTWIN just opened declares `n` as its writes limit (DTWIN Writes Typical, derived
+    /// by the scheme from its free space): the window ends once its writes reach it.
+    pub(crate) fn set_writes_typical(&mut self, n: u64) {
+        assert_eq!(self.window, Window::Deterministic, "a writes limit is declared as a DTWIN opens");
+        self.limits.writes_typical = n;
+    }
+
     /// The host asks for `window` (Set Features 14h). An NDWIN starts at once; a DTWIN at once
     /// if the NDWIN has lasted its minimum and the set is `quiet`, else when both hold
     /// (`tick`). Returns the new window if it changed now.

@@ -30,6 +30,11 @@ const STARTS_MASK: u16 = REBUILD_MEMBER - 1;
 /// Bits of the die index in an `ArrayDone` event; the generation takes the rest.
 const DIE_BITS: u32 = 12;
 
+/// A job's operation (GC, wear leveling, migration, parity), not a host one.
+fn is_background(class: OpClass) -> bool {
+    !matches!(class, OpClass::HostRead | OpClass::HostWrite)
+}
+
 /// `ArrayDone`'s payload: die and generation in one u32 (dies < 4096 by validation; the
 /// generation only has to differ from the few stale events that may be pending).
 pub(super) fn array_done_tag(die: DieIdx, gen: u32) -> u32 {
@@ -209,6 +214,14 @@ impl Engine<'_, Timed> {
                 }
             }
         }
+        if self.p.background_free && is_background(first.class) {
+            // `device.background_free` (IODA's "Ideal"): done at once, no die or bus time.
+            self.exec.array.occupy(die, self.now);
+            let exec = &mut self.exec.dies[d];
+            (exec.array_end, exec.suspendable_from, exec.delay) = (self.now, SimTime::MAX, SimTime::ZERO);
+            self.events.push(self.now, Event::ArrayDone(array_done_tag(die, exec.gen)));
+            return;
+        }
         if self.exec.array.has_board() {
             self.start_on_board(die, array_op);
             return;
@@ -365,6 +378,9 @@ impl Engine<'_, Timed> {
         }
         let group = &exec.current;
         assert!(group.n_ops > 0, "array phase ended on an idle die");
+        if self.p.background_free && is_background(group.ops[0].class) {
+            return self.op_done(die);
+        }
         if let Some(board) = self.exec.array.board_mut() {
             // The Cosmos board: a status check, and for a read its transfers (`bus_grant`).
             let phase = match group.kind() {

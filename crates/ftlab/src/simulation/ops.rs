@@ -230,6 +230,8 @@ pub(super) struct Params {
     pub(super) dram_latency: SimTime,
     pub(super) multi_plane: bool,
     pub(super) suspend: bool,
+    /// `device.background_free`: job operations take no time.
+    pub(super) background_free: bool,
     pub(super) warmup: SimTime,
     pub(super) end: Option<SimTime>,
     /// `measure.starvation_wait_s` and `measure.backlog_queue_depths_max`.
@@ -254,6 +256,7 @@ impl Params {
             dram_latency: SimTime::from_secs_f64(s.ftl.dram_latency_us / 1e6),
             multi_plane: s.device.multi_plane,
             suspend: s.device.program_erase_suspend,
+            background_free: s.device.background_free,
             warmup: SimTime::from_secs_f64(s.measure.warmup_s),
             end: s.measure.duration_s.map(SimTime::from_secs_f64),
             health: HealthLimits {
