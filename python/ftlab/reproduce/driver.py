@@ -10,8 +10,8 @@ key, the directory under the output, its `--set` overrides and whether it takes 
 systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
 scenario's value, and the runs each reruns: `CaseDecl`). The claims name their measures and
-the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver does, for every paper, what the five modules used to
-repeat: resolve the scenarios, run the runs with the seed's overrides, hand them to the paper's
+the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
+does, for every paper, what the five modules used to repeat: resolve the scenarios, run the runs with the seed's overrides, hand them to the paper's
 code (`PaperCode`), judge the claims (`claimfile.evaluate`), write claims.json, the figures and,
 with `sensitivity`, rerun the paper's sensitivity cases and write sensitivity.json and .csv.
 
