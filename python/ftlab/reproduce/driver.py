@@ -11,9 +11,10 @@ systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
 scenario's value, and the runs each reruns: `CaseDecl`). The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
-does, for every paper, what the five modules used to repeat: resolve the scenarios, run the runs with the seed's overrides, hand them to the paper's
-code (`PaperCode`), judge the claims (`claimfile.evaluate`), write claims.json, the figures and,
-with `sensitivity`, rerun the paper's sensitivity cases and write sensitivity.json and .csv.
+does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
+runs with the seed's overrides, hand them to the paper's code (`PaperCode`), judge the claims
+(`claimfile.evaluate`), write claims.json, the figures and, with `sensitivity`, rerun the
+paper's sensitivity cases and write sensitivity.json and .csv.
 
 A paper's own code is a `PaperCode` subclass: `read` turns the runs into what the paper
 measures (a value of its own type), then `value` (the numbers the declared pairs read) and
