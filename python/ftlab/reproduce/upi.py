@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ftlab import _core, _toml, sweeps
-from ftlab._errors import input_error
+from ftlab._errors import input_error, usage_error
 from ftlab.report import plots, write_files_atomically
 from ftlab.report.plots import RC_PARAMS, log_ticks, save
 from ftlab.report.style import scheme_style
@@ -57,13 +57,13 @@ from ftlab.reproduce.claims import (
     fmt_value,
     health,
     phase_table,
-    ratio,
     relative_change,
     sensitivity_summary,
     write_csv,
     write_sensitivity,
 )
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
+from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.results import Summary
 from ftlab.sweeps import resolve_all
 from ftlab.sweeps.exec import is_done
@@ -114,8 +114,11 @@ class Upi(PaperCode[Seen]):
         phases = phase_table(report.summary, TENANTS)
         return Seen(report, rise_s(report.resolved_toml), phases, runs.scenarios["upi"], runs.out)
 
-    def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.report.summary, seen.report.timeseries, seen.rise)
+    def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
+        return read_metric(seen.report.summary, system, subject, key)
+
+    def measure(self, seen: Seen, name: str) -> Measured:
+        return _own(name, seen.report.timeseries, seen.rise)
 
     def health(self, seen: Seen) -> dict[str, Any]:
         return health(seen.report.summary)
@@ -204,17 +207,32 @@ def upi_claims(
 
 def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
-    names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
-    return {name: measure(name, summary, timeseries, rise) for name in names}
+    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
+    return measure_all(
+        names,
+        load_plan(NAME).pairs,
+        lambda tenant, scheme, metric: read_metric(summary, scheme, tenant, metric),
+        lambda n: _own(n, timeseries, rise),
+    )
 
 
 def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> Measured:
-    """One computation by name: "<metric>:<tenant>:<a>/<b>" is a/b of the tenant's read
-    <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
-    a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise;
-    "rise_growth:<scheme>" the growth of the scheme's overall mean read latency after the rise
-    (Figure 5b); "after_rise:<a>/<b>" b's overall mean read latency over a's after the rise,
-    minus 1 (Figure 5c: positive when a is faster). An unknown name is an `ftlab.UsageError`."""
+    """One computation by name: a declared pair of papers/upi.toml
+    ("[margin:]<metric>:<tenant>:<a>/<b>", a/b of the tenant's read <metric>, mean_us or
+    p99_us, under schemes a and b, minus 1 with "margin:"), or UPI's own: "set_growth:<scheme>"
+    the growth of LM-TBE's allocation set after the rise; "rise_growth:<scheme>" the growth of
+    the scheme's overall mean read latency after the rise (Figure 5b); "after_rise:<a>/<b>" b's
+    overall mean read latency over a's after the rise, minus 1 (Figure 5c: positive when a is
+    faster). An unknown name is an `ftlab.UsageError`."""
+    return measure_one(
+        name,
+        load_plan(NAME).pairs,
+        lambda tenant, scheme, metric: read_metric(summary, scheme, tenant, metric),
+        lambda n: _own(n, timeseries, rise),
+    )
+
+
+def _own(name: str, timeseries: pl.DataFrame | None, rise: float) -> Measured:
     kind, _, rest = name.partition(":")
     if kind == "set_growth":
         return set_growth(timeseries, rest, rise)
@@ -223,17 +241,7 @@ def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: 
     if kind == "after_rise":
         a, _, b = rest.partition("/")
         return after_rise(timeseries, a, b, rise)
-    margin, metric, tenant, a, b = claimfile.pair_measure(name, ("mean_us", "p99_us"), "UPI")
-    va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
-    factor = ratio(va, vb)
-    value = factor - 1.0 if margin else factor
-    why = (
-        f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} "
-        f"against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
-    )
-    if math.isnan(factor):
-        why += " (A value is missing from summary.json or zero.)"
-    return Measured(value, why)
+    raise usage_error("measure", f"unknown UPI computation {name!r}")
 
 
 def read_metric(summary: Mapping[str, Any], scheme: str, tenant: str, metric: str) -> float | None:
