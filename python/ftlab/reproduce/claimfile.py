@@ -520,3 +520,15 @@ def markdown_from_file(name: str, path: Any) -> str:
     if doc.get("reproduction") != name:
         raise input_error(file, f"is the claims of {doc.get('reproduction')!r}, not of {name!r}")
     return markdown(load(name), {c["id"]: row_of(c) for c in doc.get("claims") or []})
+
+
+def table(where: str | Path, label: str, raw: object, keys: set[str]) -> Mapping[str, object]:
+    """`raw` as a table of the claim file `where` names, whose keys are all in `keys`; else an
+    `ftlab.InputError` naming `label` and the valid keys (the `[reproduce]` tables' check)."""
+    if not isinstance(raw, Mapping):
+        raise input_error(where, f"{label} must be a table")
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        valid = ", ".join(sorted(keys))
+        raise input_error(where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {valid}")
+    return raw

@@ -9,7 +9,8 @@ key, the directory under the output, its `--set` overrides and whether it takes 
 (`"pool"`), its a/b measures (`[[reproduce.pairs]]`: a metric's ratio or margin between two
 systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
-scenario's value, and the runs each reruns: `CaseDecl`). The claims name their measures and
+scenario's value, and the runs each reruns: `CaseDecl`), and its bar figures
+(`[[reproduce.figures]]`, `ftlab.reproduce.figures`). The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
 runs with the seed's overrides, hand them to the paper's code (`PaperCode`), judge the claims
@@ -52,6 +53,7 @@ from ftlab.reproduce.claims import (
     write_claims_json,
     write_sensitivity,
 )
+from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
 from ftlab.reproduce.measures import PairDecl, load_pairs, measure_all
 from ftlab.reproduce.seeds import preimport
 
@@ -123,12 +125,13 @@ class Plan:
     runs: tuple[RunDecl, ...]
     pairs: tuple[PairDecl, ...] = ()
     cases: tuple[CaseDecl, ...] = ()
+    figures: tuple[FigureDecl, ...] = ()
 
     def run(self, label: str) -> RunDecl:
         return next(r for r in self.runs if r.label == label)
 
 
-_PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases"}
+_PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
 _RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
 _CASE_KEYS = {"name", "values", "set", "scale", "runs"}
@@ -142,7 +145,7 @@ def load_plan(name: str) -> Plan:
     raw = _toml.loads(path.read_text(encoding="utf-8")).get("reproduce")
     if not isinstance(raw, dict):
         raise input_error(where, "no [reproduce] table (the scenarios and runs of the reproduction)")
-    _known(where, "reproduce", raw, _PLAN_KEYS)
+    claimfile.table(where, "reproduce", raw, _PLAN_KEYS)
     scenarios = tuple(_scenario(where, i, s) for i, s in enumerate(raw.get("scenarios") or []))
     keys = [s.key for s in scenarios]
     runs = tuple(_run(where, i, r, keys) for i, r in enumerate(raw.get("runs") or []))
@@ -156,20 +159,13 @@ def load_plan(name: str) -> Plan:
         if dup:
             raise input_error(where, f"reproduce: duplicate {what}: {', '.join(dup)}")
     cases = tuple(_case(where, i, c) for i, c in enumerate(raw.get("cases") or []))
-    return Plan(name, schedule, scenarios, runs, load_pairs(where, raw.get("pairs")), cases)
-
-
-def _known(where: str, label: str, raw: Mapping[str, object], keys: set[str]) -> None:
-    unknown = sorted(set(raw) - keys)
-    if unknown:
-        raise input_error(
-            where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(keys))}"
-        )
+    figures = load_figures(where, raw.get("figures"))
+    return Plan(name, schedule, scenarios, runs, load_pairs(where, raw.get("pairs")), cases, figures)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
     label = f"reproduce.scenarios[{i}]"
-    _known(where, label, raw, _SCENARIO_KEYS)
+    claimfile.table(where, label, raw, _SCENARIO_KEYS)
     for key in ("key", "full", "quick", "what"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
@@ -181,7 +177,7 @@ def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
 
 def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]) -> RunDecl:
     label = f"reproduce.runs[{i}] ({raw.get('label', '?')})"
-    _known(where, label, raw, _RUN_KEYS)
+    claimfile.table(where, label, raw, _RUN_KEYS)
     for key in ("label", "scenario", "dir"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
@@ -202,7 +198,7 @@ def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]
 
 def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     label = f"reproduce.cases[{i}] ({raw.get('name', '?')})"
-    _known(where, label, raw, _CASE_KEYS)
+    claimfile.table(where, label, raw, _CASE_KEYS)
     name, values, sets = raw.get("name"), raw.get("values"), raw.get("set")
     if not isinstance(name, str) or not name:
         raise input_error(where, f"{label}: `name` must be a non-empty string")
@@ -217,6 +213,8 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     scale, runs = raw.get("scale", ""), raw.get("runs", [])
     if not isinstance(scale, str):
         raise input_error(where, f"{label}: `scale` must be a dotted scenario key")
+    if not scale and any("{scaled" in t for t in sets):
+        raise input_error(where, f"{label}: a `set` template names {{scaled}} without `scale`")
     if scale and not all(isinstance(v, (int, float)) for v in values):
         raise input_error(where, f"{label}: with `scale`, `values` must be numbers (factors)")
     if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
@@ -321,7 +319,12 @@ class PaperCode(ABC, Generic[Seen]):
         """The runs' health (`claims.health`'s shape), which gates the claims."""
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        """The paper's figures and their data files, written in `out`."""
+        """The paper's figures and their data files, written in `out`: by default the claim
+        file's (`[[reproduce.figures]]`, drawn from `rows`)."""
+        return draw_all(load_plan(self.name).figures, self.rows(seen), out)
+
+    def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
+        """The rows of metrics the declared figures draw (none by default)."""
         return []
 
     def sections(self, seen: Seen) -> Sections:

@@ -43,10 +43,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ftlab import _toml
 from ftlab._errors import usage_error
-from ftlab.report.plots import RC_PARAMS, save
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import Claim, fmt_number, one_run_health, ratio, write_csv
+from ftlab.reproduce.claims import Claim, fmt_number, one_run_health, ratio
 from ftlab.reproduce.driver import Case, Driven, Health, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import Lookup, measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
@@ -129,11 +128,8 @@ class FdpCachelib(PerRunPaper[RunMetrics]):
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return measure(name, seen.metrics)
 
-    def metric_rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
+    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
         return metric_rows(seen.metrics)
-
-    def plots(self, seen: PerRun[RunMetrics], out: Path) -> list[Path]:
-        return figures(seen.metrics, out)
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -328,67 +324,6 @@ def _run_health(report: Report) -> Health:
     entry["checks"]["warm-up converged"] = (str(converged), converged)
     entry["ok"] = tenants_ok and converged
     return entry
-
-
-# --------------------------------------------------------------------------------------
-# Figures
-
-
-def figures(metrics: Metrics, out: Path) -> list[Path]:
-    """dlwa.png / dlwa.csv: ftlab's DLWA per case and mapper (bars) beside the paper's values
-    (Figures 5, 6 and 9; markers)."""
-    out.mkdir(parents=True, exist_ok=True)
-    rows = metric_rows(metrics)
-    return [_figure(rows, out / "dlwa.png"), write_csv(out / "dlwa.csv", rows)]
-
-
-def _figure(rows: Sequence[DlwaRow], png: Path) -> Path:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    mappers = list(MAPPERS)
-    shades = {"fdp": "0.35", "nonfdp": "0.75", "fdp-one-ruh": "0.55"}
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(8.0, 3.2), layout="constrained")
-        ax = fig.subplots()
-        width = 0.8 / len(mappers)
-        labelled: set[str] = set()
-        for i, case in enumerate(CASES):
-            for j, mapper in enumerate(mappers):
-                row = next((r for r in rows if r["case"] == case and r["mapper"] == mapper), None)
-                if row is None or row["dlwa"] is None:
-                    continue
-                x = i + (j - (len(mappers) - 1) / 2) * width
-                ax.bar(
-                    x,
-                    row["dlwa"],
-                    width,
-                    color=shades[mapper],
-                    edgecolor="black",
-                    linewidth=0.5,
-                    label=None if mapper in labelled else mapper,
-                )
-                labelled.add(mapper)
-                ax.annotate(f"{row['dlwa']:.2f}", (x, row["dlwa"]), ha="center", va="bottom", fontsize=7)
-                if row["paper_dlwa"] is not None:
-                    ax.plot(
-                        [x],
-                        [row["paper_dlwa"]],
-                        marker="D",
-                        color="black",
-                        markersize=4,
-                        label=None if "paper" in labelled else "paper",
-                    )
-                    labelled.add("paper")
-        ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
-        labels = {"u50": "50%", "u80": "80%", "u100": "100%", "mt": "2 tenants"}
-        ax.set_xticks(range(len(CASES)), [labels.get(c, f"SOC {c[3:]}%") for c in CASES], fontsize=7)
-        ax.set_ylabel("DLWA (device WAF)")
-        ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-        ax.legend(fontsize=7)
-        ax.set_title("CacheLib SOC + LOC: DLWA with and without FDP (§6.2, §6.3, §6.5, §6.7)")
-    save(fig, png, "png")
-    return png
 
 
 # --------------------------------------------------------------------------------------

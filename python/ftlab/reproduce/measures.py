@@ -21,11 +21,11 @@ numbers; it reads no summary and runs nothing.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ftlab._errors import input_error
-from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.claimfile import Measured, table
 from ftlab.reproduce.claims import fmt_change, fmt_number, ratio
 
 #: The default end of a ratio's sentence and of a margin's.
@@ -132,14 +132,9 @@ def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
     return pairs
 
 
-def _pair(where: str, i: int, raw: object) -> PairDecl:
+def _pair(where: str, i: int, given: object) -> PairDecl:
     label = f"reproduce.pairs[{i}]"
-    if not isinstance(raw, Mapping):
-        raise input_error(where, f"{label} must be a table")
-    unknown = sorted(set(raw) - _KEYS)
-    if unknown:
-        valid = ", ".join(sorted(_KEYS))
-        raise input_error(where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {valid}")
+    raw = table(where, label, given, _KEYS)
     texts = {}
     for key, default in (("key", None), ("why", None), ("unit", ""), ("ratio_tail", RATIO_TAIL)):
         texts[key] = raw.get(key, default)

@@ -2,10 +2,11 @@
 
 A paper such as CacheLib FDP or vStream runs one scheme per run and reads every run by itself:
 a row of metrics per run label ("<subject>/<system>": "u100/fdp", "rocksdb/vstream"), a health
-record per run, a metrics.csv beside its figures, and its declared a/b measures
-(`ftlab.reproduce.measures`) read from those rows. `PerRunPaper` is that reading under the
-driver (`ftlab.reproduce.driver.PaperCode`); the paper defines what a run's row and health
-are, its figures and its own measures.
+record per run, metrics.csv beside its declared figures (`ftlab.reproduce.figures`, drawn
+from metrics.csv's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
+from those rows. `PerRunPaper` is that reading under the driver
+(`ftlab.reproduce.driver.PaperCode`); the paper defines what a run's row and health are,
+metrics.csv's rows and its own measures.
 
 It is not a paper's code and runs nothing (the driver does).
 """
@@ -51,12 +52,8 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         """Run `label`'s health record (`claims.one_run_health`'s shape, `ok` last)."""
 
     @abstractmethod
-    def metric_rows(self, seen: PerRun[Row]) -> Sequence[Mapping[str, object]]:
-        """metrics.csv's rows."""
-
-    def plots(self, seen: PerRun[Row], out: Path) -> list[Path]:
-        """The paper's figures and their data files (none by default)."""
-        return []
+    def rows(self, seen: PerRun[Row]) -> Sequence[Mapping[str, object]]:
+        """metrics.csv's rows, which the declared figures draw."""
 
     def health_head(self) -> Sections:
         """The health's keys between `ok` and `schemes` (none by default)."""
@@ -83,4 +80,5 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         }
 
     def figures(self, seen: PerRun[Row], out: Path) -> list[Path]:
-        return [*self.plots(seen, out), write_csv(out / "metrics.csv", self.metric_rows(seen))]
+        """The declared figures, then metrics.csv."""
+        return [*super().figures(seen, out), write_csv(out / "metrics.csv", self.rows(seen))]

@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, TypedDict
 
 from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
-from ftlab.report.plots import RC_PARAMS, save
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -51,7 +50,6 @@ from ftlab.reproduce.claims import (
     one_run_health,
     ratio,
     relative_change,
-    write_csv,
 )
 from ftlab.reproduce.driver import Case, Driven, Health, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import measure_all, measure_one
@@ -150,11 +148,8 @@ class Vstream(PerRunPaper[RunMetrics]):
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return _own(name, nested(seen.metrics))
 
-    def metric_rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
+    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
         return metric_rows(nested(seen.metrics))
-
-    def plots(self, seen: PerRun[RunMetrics], out: Path) -> list[Path]:
-        return figures(nested(seen.metrics), out)
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -427,52 +422,3 @@ def steady_change(report: Report) -> float:
         return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
 
     return relative_change(mean(mid, end_s), mean(start_s, mid))
-
-
-# --------------------------------------------------------------------------------------
-# Figures
-
-
-def figures(metrics: Metrics, out: Path) -> list[Path]:
-    """Figure 3 (synthetic) and Figure 4 (RocksDB): normalised throughput and GC copies, one
-    bar per mapper; fig3-synthetic.png/.csv and fig4-rocksdb.png/.csv."""
-    out.mkdir(parents=True, exist_ok=True)
-    rows = metric_rows(metrics)
-    files: list[Path] = []
-    for workload, stem, title in (
-        ("synthetic", "fig3-synthetic", "Figure 3: synthetic benchmark (§5.2)"),
-        ("rocksdb", "fig4-rocksdb", "Figure 4: RocksDB (§5.3)"),
-    ):
-        mine = [r for r in rows if r["workload"] == workload]
-        files.append(_bar_figure(mine, out / f"{stem}.png", title))
-        files.append(write_csv(out / f"{stem}.csv", mine))
-    return files
-
-
-def _bar_figure(rows: Sequence[MetricRow], png: Path, title: str) -> Path:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(7.0, 2.6), layout="constrained")
-        axes = fig.subplots(1, 2)
-        labels = [r["mapper"] for r in rows]
-        panels = (
-            ([r["throughput_norm"] for r in rows], "(a) throughput"),
-            ([r["gc_norm"] for r in rows], "(b) GC pages copied"),
-        )
-        for ax, (norms, name) in zip(axes, panels, strict=True):
-            values = [math.nan if v is None else v for v in norms]
-            ax.bar(range(len(rows)), values, color="0.55", edgecolor="black", linewidth=0.5)
-            for x, v in enumerate(values):
-                if math.isfinite(v):
-                    ax.annotate(f"{v:.2f}", (x, v), ha="center", va="bottom", fontsize=7)
-            ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
-            ax.set_ylim(0.0, 1.15 * max([1.0, *(v for v in values if math.isfinite(v))]))
-            ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right")
-            ax.set_title(name)
-            ax.set_ylabel("normalised to legacy")
-            ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-        fig.suptitle(title)
-    save(fig, png, "png")
-    return png
