@@ -8,11 +8,14 @@ bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table s
 - `x`: the column that names a bar group (its tick label; `x_labels` maps a value to a label);
 - `y`: the columns drawn, one panel each, titled by `panels` (same length) if given;
 - `series`: the column that splits a group into bars side by side, shaded by `shades` (a
-  value -> a grey level), with a legend; without it, one grey bar per row;
+  value -> a grey level; a series without one takes the scheme palette's colour and hatch,
+  `ftlab.report.style`), with a legend; without it, one grey bar per row;
 - `paper`: the column holding the paper's value of the bar (a diamond marker, "paper");
-- `ylabel`; `reference`: a dashed horizontal line at this value (none if absent).
+- `ylabel`; `reference`: a dashed horizontal line at this value (none if absent); `log`: a
+  logarithmic y axis (bars then carry no value labels).
 
-Each bar is annotated with its value (2 decimals); a missing value draws no bar. This module
+On a linear axis each bar is annotated with its value (2 decimals); a missing value draws no
+bar. This module
 draws given rows; it reads no run and knows no paper.
 """
 
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ftlab._errors import input_error
-from ftlab.report.plots import RC_PARAMS, save
+from ftlab.report.plots import RC_PARAMS, log_ticks, save
 from ftlab.reproduce.claimfile import table
 from ftlab.reproduce.claims import write_csv
 
@@ -36,7 +39,9 @@ if TYPE_CHECKING:
 Row = Mapping[str, object]
 
 _KEYS = {"stem", "title", "size", "where", "x", "x_labels", "y", "panels", "series", "shades", "paper"}
-_KEYS |= {"ylabel", "reference"}
+_KEYS |= {"ylabel", "reference", "log"}
+#: The hatches of series without a shade, in the palette's order.
+HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class FigureDecl:
     paper: str = ""
     ylabel: str = ""
     reference: float | None = None
+    log: bool = False
 
     def rows(self, rows: Sequence[Row]) -> list[Row]:
         """The rows this figure draws."""
@@ -71,6 +77,15 @@ def draw_all(decls: Sequence[FigureDecl], rows: Sequence[Row], out: Path) -> lis
         files.append(_draw(decl, mine, out / f"{decl.stem}.png"))
         files.append(write_csv(out / f"{decl.stem}.csv", mine))
     return files
+
+
+def _look(decl: FigureDecl, name: str, index: int) -> tuple[str, str | None]:
+    """A bar's colour and hatch: its series' declared shade, else the scheme palette's."""
+    if name in decl.shades or not decl.series:
+        return decl.shades.get(name, "0.55"), None
+    from ftlab.report.style import scheme_style
+
+    return scheme_style(index).color, HATCHES[index % len(HATCHES)]
 
 
 def _at(row: Row, decl: FigureDecl, group: str, name: str) -> bool:
@@ -114,10 +129,11 @@ def _panel(
                 continue
             x = i + (j - (len(series) - 1) / 2) * width
             label = name if decl.series and name not in labelled else None
-            shade = decl.shades.get(name, "0.55")
-            ax.bar(x, value, width, color=shade, edgecolor="black", linewidth=0.5, label=label)
+            color, hatch = _look(decl, name, j)
+            ax.bar(x, value, width, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, label=label)
             labelled.add(name)
-            ax.annotate(f"{value:.2f}", (x, value), ha="center", va="bottom", fontsize=7)
+            if not decl.log:
+                ax.annotate(f"{value:.2f}", (x, value), ha="center", va="bottom", fontsize=7)
             tops.append(value)
             paper = _number(row.get(decl.paper)) if decl.paper and row is not None else math.nan
             if math.isfinite(paper):
@@ -127,7 +143,11 @@ def _panel(
                 tops.append(paper)
     if decl.reference is not None:
         ax.axhline(decl.reference, color="black", linewidth=0.6, linestyle="--")
-    ax.set_ylim(0.0, 1.15 * (max(tops) or 1.0))
+    if decl.log:
+        ax.set_yscale("log")
+        log_ticks(ax.yaxis, ax.get_ylim())
+    else:
+        ax.set_ylim(0.0, 1.15 * (max(tops) or 1.0))
     ticks = [decl.x_labels.get(g, g) for g in groups]
     # Side-by-side series leave room for level labels; one bar per group, for slanted ones.
     rotation, align = (0, "center") if decl.series else (30, "right")
@@ -180,7 +200,9 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
         return {str(k): str(s) for k, s in v.items()}
 
     y, panels = texts("y"), texts("panels")
-    size, reference = raw.get("size", [7.0, 2.6]), raw.get("reference")
+    size, reference, log = raw.get("size", [7.0, 2.6]), raw.get("reference"), raw.get("log", False)
+    if not isinstance(log, bool):
+        raise input_error(where, f"{label}: `log` must be true or false")
     if not y or (panels and len(panels) != len(y)):
         raise input_error(where, f"{label}: `y` must name columns, and `panels` (if any) one title each")
     if not isinstance(size, list) or len(size) != 2 or not all(_positive(v) for v in size):
@@ -203,4 +225,5 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
         paper=text("paper"),
         ylabel=text("ylabel"),
         reference=None if reference is None else float(reference),
+        log=log,
     )

@@ -123,9 +123,13 @@ class Upi(PaperCode[Seen]):
     def health(self, seen: Seen) -> dict[str, Any]:
         return health(seen.report.summary)
 
+    def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
+        return figure3_rows(seen.report.summary)
+
     def figures(self, seen: Seen, out: Path) -> list[Path]:
         phases = seen.phases
         return [
+            *super().figures(seen, out),
             *figures(seen.report, seen.rise, out),
             write_csv(out / PHASES_FILE, phases, _phase_columns(phases)),
         ]
@@ -347,10 +351,10 @@ def _phase_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def figures(report: Report, rise: float, out: Path) -> list[Path]:
-    """Figures 3, 4 and 5 of the paper as PNG, each with its CSV data; the paths written."""
+    """Figures 4 and 5 of the paper as PNG, each with its CSV data; the paths written (Figure
+    3 is declared: `[[reproduce.figures]]` of papers/upi.toml, from `figure3_rows`)."""
     out.mkdir(parents=True, exist_ok=True)
-    files = figure3(report.summary, out)
-    files.append(plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"]))
+    files = [plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"])]
     if report.latency_cdf is not None:
         import polars as pl
 
@@ -369,68 +373,18 @@ def _schemes(summary: Summary) -> list[str]:
     return [s for s in SCHEMES if s in present] + [s for s in present if s not in SCHEMES]
 
 
-def figure3(summary: Summary, out: Path) -> list[Path]:
-    """Figure 3: grouped bars of (a) mean and (b) p99 read latency per tenant, one bar per
-    scheme, log y; fig3-bars.png and fig3-bars.csv."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    schemes = _schemes(summary)
-    rows = [
+def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
+    """Figure 3's rows (fig3-bars.csv): the mean and p99 read latency per scheme and tenant."""
+    return [
         {
             "scheme": s,
             "tenant": t,
             "read_mean_us": read_metric(summary, s, t, "mean_us"),
             "read_p99_us": read_metric(summary, s, t, "p99_us"),
         }
-        for s in schemes
+        for s in _schemes(summary)
         for t in TENANTS
     ]
-    csv_path = write_csv(out / "fig3-bars.csv", rows)
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(7.0, 2.8), layout="constrained")
-        axes = fig.subplots(1, 2)
-        for ax, (metric, title) in zip(
-            axes,
-            (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency")),
-            strict=True,
-        ):
-            _bars(ax, rows, schemes, metric)
-            ax.set_title(title)
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper center", ncols=len(schemes), frameon=False)
-    png = out / "fig3-bars.png"
-    save(fig, png, "png")
-    return [png, csv_path]
-
-
-_HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
-
-
-def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], metric: str) -> None:
-    width = 0.8 / max(len(schemes), 1)
-    for i, scheme in enumerate(schemes):
-        values = [
-            next((r[metric] for r in rows if r["scheme"] == scheme and r["tenant"] == t), None)
-            for t in TENANTS
-        ]
-        x = [k + (i - (len(schemes) - 1) / 2) * width for k in range(len(TENANTS))]
-        heights = [math.nan if v is None else v for v in values]
-        ax.bar(
-            x,
-            heights,
-            width,
-            label=scheme,
-            color=scheme_style(i).color,
-            edgecolor="black",
-            linewidth=0.5,
-            hatch=_HATCHES[i % len(_HATCHES)],
-        )
-    ax.set_xticks(range(len(TENANTS)), list(TENANTS))
-    ax.set_yscale("log")
-    log_ticks(ax.yaxis, ax.get_ylim())
-    ax.set_ylabel("latency (µs)")
-    ax.grid(True, axis="y", which="major", linewidth=0.4, alpha=0.5)
 
 
 #: Figure 5's latency panels, then its allocation-set panels.
