@@ -62,7 +62,7 @@ from ftlab.reproduce.claims import (
     write_sensitivity,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, execute, load_plan, slug
-from ftlab.results import LifetimeModel, lifetime_from_json
+from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -233,23 +233,38 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
 # Latency
 
 
-def read_metric(summary: Mapping[str, Any], tenant: str, metric: str) -> float | None:
+def _tenants(summary: Summary) -> dict[str, TenantSummary]:
+    """The tenants of the flashblox scheme of `summary` (none if it has no such scheme)."""
+    scheme = summary["schemes"].get(SCHEME)
+    return {} if scheme is None else scheme["tenants"]
+
+
+def read_metric(summary: Summary, tenant: str, metric: Literal["mean_us", "p99_us"]) -> float | None:
     """`metric` (mean_us, p99_us) of `tenant`'s reads over the measured phase of a flashblox
     summary.json; None if missing or not positive."""
-    try:
-        value = summary["schemes"][SCHEME]["tenants"][tenant]["read"][metric]
-    except (KeyError, TypeError):
-        return None
+    found = _tenants(summary).get(tenant)
+    value = None if found is None else found["read"][metric]
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and value > 0 else None
 
 
-def latency_rows(hardware: Mapping[str, Any], software: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _slowdown_p99(tenant: TenantSummary) -> float | None:
+    """The tenant's read p99 shared over alone (None without `[measure] solo = true`)."""
+    slowdown = tenant.get("slowdown")
+    return None if slowdown is None else slowdown["read_p99"]
+
+
+#: A row of latency.csv: the tenant, then its latencies and factors (None where missing).
+LatencyRow = dict[str, str | float | None]
+
+
+def latency_rows(hardware: Summary, software: Summary) -> list[LatencyRow]:
     """Per tenant of the hardware run: mean and p99 read latency over the measured phase of
     both runs, and software / hardware for each (the factor the slides report)."""
     rows = []
-    for tenant in (hardware.get("schemes") or {}).get(SCHEME, {}).get("tenants") or {}:
-        row: dict[str, Any] = {"tenant": tenant}
-        for metric in ("mean_us", "p99_us"):
+    for tenant in _tenants(hardware):
+        row: LatencyRow = {"tenant": tenant}
+        metrics: tuple[Literal["mean_us", "p99_us"], ...] = ("mean_us", "p99_us")
+        for metric in metrics:
             hw, sw = read_metric(hardware, tenant, metric), read_metric(software, tenant, metric)
             row[f"hardware_{metric}"], row[f"software_{metric}"] = hw, sw
             row[f"{metric.removesuffix('_us')}_factor"] = sw / hw if hw and sw else None
@@ -267,15 +282,14 @@ def geomean(values: Sequence[float | None]) -> float:
     return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
 
 
-def latency_measurements(
-    rows: Sequence[Mapping[str, Any]], software: Mapping[str, Any]
-) -> dict[str, Measured]:
+def latency_measurements(rows: Sequence[LatencyRow], software: Summary) -> dict[str, Measured]:
     """`p99_factor` and `mean_factor`: the geometric mean over tenants of hardware / software
     read latency; `interference_p99`: the geometric mean over tenants of the software run's
     `slowdown.read_p99` (shared over alone; needs `[measure] solo = true` in that run)."""
     out: dict[str, Measured] = {}
     for metric, what in (("p99", "p99"), ("mean", "mean")):
-        factor = geomean([1.0 / r[f"{metric}_factor"] for r in rows if r[f"{metric}_factor"]])
+        factors = [r[f"{metric}_factor"] for r in rows]
+        factor = geomean([1.0 / f for f in factors if isinstance(f, float) and f])
         why = (
             f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's "
             f"(geometric mean over {len(rows)} tenants; "
@@ -284,8 +298,8 @@ def latency_measurements(
             else "a latency is missing from summary.json."
         )
         out[f"{metric}_factor"] = Measured(factor, why)
-    tenants = ((software.get("schemes") or {}).get(SCHEME) or {}).get("tenants") or {}
-    slowdowns = {t: (v.get("slowdown") or {}).get("read_p99") for t, v in tenants.items()}
+    tenants = _tenants(software)
+    slowdowns = {t: _slowdown_p99(v) for t, v in tenants.items()}
     if not tenants or any(s is None for s in slowdowns.values()):
         out["interference_p99"] = Measured(
             None,
@@ -584,9 +598,7 @@ def formula_measurements() -> dict[str, Measured]:
     }
 
 
-def measurements(
-    hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any]
-) -> dict[str, Measured]:
+def measurements(hardware: Summary, software: Summary, model: Mapping[str, Any]) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/flashblox.toml."""
     return {
         **latency_measurements(latency_rows(hardware, software), software),
@@ -595,8 +607,8 @@ def measurements(
 
 
 def flashblox_claims(
-    hardware: Mapping[str, Any],
-    software: Mapping[str, Any],
+    hardware: Summary,
+    software: Summary,
     model: Mapping[str, Any],
     checks: Mapping[str, Any] | None = None,
 ) -> list[Claim]:
