@@ -367,18 +367,23 @@ class PaperCode(ABC, Generic[Seen]):
     #: Whether sensitivity.json's `cases` starts with the base case's record.
     sensitivity_base_detail: bool = False
 
-    def run_sensitivity(
-        self,
-        runs: Runs,
-        seen: Seen,
-        claims: Sequence[Claim],
-        jobs: int | None,
-        progress: Progress | None,
-    ) -> list[dict[str, Any]]:
+    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
         """The sensitivity study: by default the driver's (`run_cases` over
         `sensitivity_cases`); a paper with a sweep of its own overrides it. Returns
-        `claims.sensitivity_summary`'s rows and writes the study's files in `runs.out`."""
-        return run_cases(self, runs, seen, claims, jobs, progress)
+        `claims.sensitivity_summary`'s rows and writes the study's files in `study.runs.out`."""
+        return run_cases(self, study)
+
+
+@dataclass(frozen=True)
+class Study(Generic[Seen]):
+    """What a sensitivity study starts from: the base runs and their reading, the claims
+    judged on them, the jobs and the progress."""
+
+    runs: Runs
+    seen: Seen
+    claims: Sequence[Claim]
+    jobs: int | None
+    progress: Progress | None
 
 
 def declared_cases(runs: Runs) -> list[Case]:
@@ -463,7 +468,7 @@ class Driven(Generic[Seen]):
         files.append(write_claims(code, runs, claims, seen, checks, paper.citation))
         sens = None
         if sensitivity:
-            sens = code.run_sensitivity(runs, seen, claims, jobs, progress)
+            sens = code.run_sensitivity(Study(runs, seen, claims, jobs, progress))
             files += sensitivity_files(out)
         return ReproductionResult(
             name=code.name,
@@ -570,17 +575,11 @@ def write_claims(
     )
 
 
-def run_cases(
-    code: PaperCode[Seen],
-    base: Runs,
-    seen: Seen,
-    claims: Sequence[Claim],
-    jobs: int | None,
-    progress: Progress | None,
-) -> list[dict[str, Any]]:
+def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[dict[str, Any]]:
     """Rerun each of the paper's cases into out/sensitivity/<case>/ (its runs; the others kept
     from `base`), judge the claims on each, and write sensitivity.json and .csv; returns
     `sensitivity_summary`'s rows over `base` and the cases."""
+    base, seen, claims, jobs, progress = study.runs, study.seen, study.claims, study.jobs, study.progress
     start = time.perf_counter()
     cases = code.sensitivity_cases(base)
     by_case: dict[str, list[Claim]] = {"base": list(claims)}

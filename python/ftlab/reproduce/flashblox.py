@@ -61,7 +61,7 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_sensitivity,
 )
-from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, execute, load_plan, slug
+from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, Study, execute, load_plan, slug
 from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -135,15 +135,8 @@ class FlashBlox(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"reports": seen.reports, "model": seen.model}
 
-    def run_sensitivity(
-        self,
-        runs: Runs,
-        seen: Seen,
-        claims: Sequence[Claim],
-        jobs: int | None,
-        progress: Progress | None,
-    ) -> list[dict[str, Any]]:
-        return run_sensitivity(self, runs, seen, jobs, progress)
+    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
+        return run_sensitivity(self, study.runs, study.seen, study.jobs, study.progress)
 
 
 #: What `ftlab reproduce flashblox` runs (the registry finds it by this name).

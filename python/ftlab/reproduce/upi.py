@@ -62,7 +62,7 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_sensitivity,
 )
-from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
+from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
 from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.results import Summary
 from ftlab.sweeps import resolve_all
@@ -149,15 +149,9 @@ class Upi(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"rise_s": seen.rise}
 
-    def run_sensitivity(
-        self,
-        runs: Runs,
-        seen: Seen,
-        claims: Sequence[Claim],
-        jobs: int | None,
-        progress: Progress | None,
-    ) -> list[dict[str, Any]]:
-        return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, progress)
+    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
+        seen, runs = study.seen, study.runs
+        return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, study.progress)
 
 
 #: What `ftlab reproduce upi` runs (the registry finds it by this name).
