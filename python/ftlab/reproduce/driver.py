@@ -113,6 +113,10 @@ class CaseDecl:
     scale: str = ""
     runs: tuple[str, ...] = ()
 
+    def expand(self, value: float | int | str, scaled: float | None = None) -> tuple[str, list[str]]:
+        """The case of one value: its name and its `--set` (`scaled`: see the class)."""
+        return self.name.format(value=value), [t.format(value=value, scaled=scaled) for t in self.set]
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -393,12 +397,9 @@ def declared_cases(runs: Runs) -> list[Case]:
         rerun = [r for r in runs.plan.runs if not decl.runs or any(fnmatch(r.label, p) for p in decl.runs)]
         keys = [s.key for s in runs.plan.scenarios if any(r.scenario == s.key for r in rerun)]
         for value in decl.values:
-            sets = {}
-            for key in keys:
-                scaled = _scaled(runs, decl, key, rerun, value)
-                sets[key] = [t.format(value=value, scaled=scaled) for t in decl.set]
+            sets = {key: decl.expand(value, _scaled(runs, decl, key, rerun, value))[1] for key in keys}
             only = tuple(r.label for r in rerun) if decl.runs else ()
-            cases.append(Case(decl.name.format(value=value), runs=only, set=sets))
+            cases.append(Case(decl.expand(value)[0], runs=only, set=sets))
     return cases
 
 

@@ -751,20 +751,10 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
 # --------------------------------------------------------------------------------------
 # Sensitivity
 
-#: One knob at a time: (case name, overrides applied to every run). Load: every tenant's rate
-#: scaled (set per tenant and synthetic part by `load_cases`). Assumed workload parameters: Bing
-#: Search's skew, Bing Index's and PageRank's read ratios, Azure Storage's read ratio (not
-#: published at block level: 0.2 and 0.8 around the assumed 0.5), YCSB D's "latest" proxy
-#: (uniform reads instead of zipfian). The swap's rate limit.
-KNOB_CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("bing-search zipf_theta=0.99", ("tenants.bing-search.synthetic.zipf_theta=0.99",)),
-    ("bing-index read_ratio=0.1", ("tenants.bing-index.synthetic.read_ratio=0.1",)),
-    ("pagerank read_ratio=0.7", ("tenants.pagerank.synthetic.read_ratio=0.7",)),
-    ("azure-storage read_ratio=0.2", ("tenants.azure-storage.synthetic.read_ratio=0.2",)),
-    ("azure-storage read_ratio=0.8", ("tenants.azure-storage.synthetic.read_ratio=0.8",)),
-    ("ycsb-d pattern=uniform", ("tenants.ycsb-d.synthetic.pattern=uniform",)),
-    ("swap_reads_in_flight_max=16", ("scheme.flashblox.swap_reads_in_flight_max=16",)),
-)
+#: One knob at a time, besides the load (every tenant's rate scaled, set per tenant and
+#: synthetic part by `sensitivity_cases`): the assumed workload parameters and the swap's rate
+#: limit are declared cases (`[[reproduce.cases]]` of papers/flashblox.toml), each kept when
+#: the scenario has the tenant it names.
 #: The tenants (workload models) of the reproduction's scenarios: the talk's "14 data center
 #: workloads" as it names them (YCSB A-F, Bing Search / Index / PageRank, a transactional
 #: database, Azure Storage: 11 names; the 3 others are not named in the slides). Each
@@ -786,8 +776,8 @@ LOAD_FACTORS = (0.5, 1.5)
 
 
 def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
-    """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, KNOB_CASES for the
-    tenants the scenario has."""
+    """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, then the declared
+    cases (`[[reproduce.cases]]`) whose overrides name no tenant or a tenant the scenario has."""
     doc = _toml.loads(scenario_text)
     names = {t.get("name") for t in doc.get("tenants") or []}
     cases: list[tuple[str, list[str]]] = [("base", [])]
@@ -805,9 +795,10 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
                     for i, p in enumerate(parts)
                 ]
         cases.append((f"load x{f:g}", sets))
-    for name, knob_sets in KNOB_CASES:
-        if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
-            cases.append((name, list(knob_sets)))
+    for decl in load_plan(NAME).cases:
+        for name, knob_sets in (decl.expand(value) for value in decl.values):
+            if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
+                cases.append((name, knob_sets))
     return cases
 
 
