@@ -114,7 +114,8 @@ class CaseDecl:
     runs: tuple[str, ...] = ()
 
     def expand(self, value: float | int | str, scaled: float | None = None) -> tuple[str, list[str]]:
-        """The case of one value: its name and its `--set` (`scaled`: see the class)."""
+        """The case of one value: its name and its `--set` (`scaled`: see the class; None
+        is only for a declaration without `scale`)."""
         return self.name.format(value=value), [t.format(value=value, scaled=scaled) for t in self.set]
 
 
@@ -399,7 +400,7 @@ def declared_cases(runs: Runs) -> list[Case]:
         for value in decl.values:
             sets = {key: decl.expand(value, _scaled(runs, decl, key, rerun, value))[1] for key in keys}
             only = tuple(r.label for r in rerun) if decl.runs else ()
-            cases.append(Case(decl.expand(value)[0], runs=only, set=sets))
+            cases.append(Case(decl.name.format(value=value), runs=only, set=sets))
     return cases
 
 
