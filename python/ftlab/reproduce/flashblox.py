@@ -29,8 +29,9 @@ It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
 swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (direct runs,
 no Ray: `sensitivity_cases`, the load factors here and the declared `[[reproduce.cases]]` of
 papers/flashblox.toml, then the software token bucket). Only ratios and arithmetic on the
-simulator's and the model's outputs are computed here (`FlashBlox`, registered as `PAPER`); it is not the simulator, the
-lifetime model nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
+simulator's and the model's outputs are computed here (`FlashBlox`, registered as `PAPER`);
+it is not the simulator, the lifetime model nor the driver, and it prints nothing
+(`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
