@@ -8,13 +8,15 @@ directory and the cores its declaration says (checked with a recording stand-in 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
 import ftlab
 import ftlab.api
-from ftlab.reproduce import REPRODUCTIONS, Reproduction, claimfile, driver, find
+from ftlab.reproduce import REPRODUCTIONS, Reproduction, claimfile, driver, find, measures
+from ftlab.reproduce.measures import PairDecl
 
 
 @pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
@@ -35,6 +37,11 @@ def test_an_unknown_reproduction_is_a_usage_error() -> None:
         find("nope")
 
 
+#: A valid plan, to which a bad declaration is added.
+_PLAN = (
+    '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
+    '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\n'
+)
 #: (the [reproduce] table, what the error says)
 BAD_PLANS = [
     ("", "no \\[reproduce\\] table"),
@@ -70,6 +77,40 @@ BAD_PLANS = [
         '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\n'
         '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run2"\n',
         "duplicate run labels: r",
+    ),
+    (
+        _PLAN + '[[reproduce.pairs]]\nkey = "waf"\n',
+        "reproduce.pairs\\[0\\]: `why` must be a non-empty string",
+    ),
+    (_PLAN + '[[reproduce.pairs]]\nkey = "waf"\nwhy = "{c}"\n', "reproduce.pairs\\[0\\]: a template names"),
+    (
+        _PLAN + '[[reproduce.pairs]]\nkey = "waf"\nwhy = "w"\n[[reproduce.pairs]]\nkey = "waf"\nwhy = "v"\n',
+        "reproduce.pairs: duplicate keys waf",
+    ),
+    (
+        _PLAN + '[[reproduce.pairs]]\nkey = "waf"\nwhy = "w"\ndigits = 9\n',
+        "`digits` must be an integer in 0..=6",
+    ),
+    (
+        _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = []\nset = ["x={value}"]\n',
+        "`values` must be a non-empty",
+    ),
+    (
+        _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = [1]\nset = ["x={scaled}"]\n',
+        "reproduce.cases\\[0\\] \\(n\\): a `set` template names \\{scaled\\} without `scale`",
+    ),
+    (
+        _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = ["a"]\nset = ["x={scaled}"]\nscale = "k"\n',
+        "with `scale`, `values` must be numbers",
+    ),
+    (_PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\n', "`y` must name columns"),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nsize = [0, 1]\n',
+        "`size` must be \\[width, height\\]",
+    ),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ncolour = "red"\n',
+        "reproduce.figures\\[0\\]: unknown keys colour",
     ),
 ]
 
@@ -139,3 +180,23 @@ def test_the_executor_runs_each_declaration(
     ]
     assert list(runs.reports) == ["a", "b"]
     assert driver.slug("c d") == "c_d"
+
+
+def test_a_declared_pair_says_its_numbers() -> None:
+    """A pair's value is a/b (a margin: a/b − 1); its sentence is the declared head with both
+    values, then the tail; a missing value is NaN and the sentence says so."""
+    pair = PairDecl("dlwa", "DLWA {subject}/{a} {va} vs {b} {vb}: ", digits=2)
+    values = {"x": 3.0, "y": 1.5}
+
+    def lookup(subject: str, system: str, key: str) -> float | None:
+        return values.get(system) if (subject, key) == ("u", "dlwa") else None
+
+    ratio = pair.measure("u", "x", "y", False, lookup)
+    assert (ratio.value, ratio.why) == (2.0, "DLWA u/x 3.00 vs y 1.50: 2.000x.")
+    margin = pair.measure("u", "x", "y", True, lookup)
+    assert (margin.value, margin.why) == (1.0, "DLWA u/x 3.00 vs y 1.50: margin +1.000 (x over y − 1).")
+    missing = pair.measure("u", "x", "z", False, lookup)
+    assert isinstance(missing.value, float) and math.isnan(missing.value)
+    assert missing.why == "DLWA u/x 3.00 vs z n/a: nanx." + measures.MISSING
+    assert measures.parse("margin:dlwa:u:x/y", [pair]) == measures.PairName(pair, "u", "x", "y", True)
+    assert measures.parse("p99:u:x/y", [pair]) is None and measures.parse("dlwa:u/x", [pair]) is None

@@ -11,17 +11,17 @@ It needs scenarios/reproduce/fdp-cachelib*.toml.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pytest
 
 import ftlab
-from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
+from ftlab.reproduce import REPRODUCTIONS, claimfile, driver, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import fdp_cachelib as F
+from ftlab.results import Summary
 
 try:
     import tomllib
@@ -38,22 +38,25 @@ def metrics(
     dlwa: dict[str, float],
     events: tuple[float, float] = (100.0, 360.0),
     p99: tuple[float, float] = (300.0, 3000.0),
-) -> dict[str, dict[str, float | bool | None]]:
+) -> dict[str, F.RunMetrics]:
     """Every run with the DLWA given; Media Reallocated events of u100/fdp and u100/fdp-one-ruh
     per 2^30 host bytes as given; p99 write latency (µs) of u100/fdp and u100/nonfdp as given."""
-    out: dict[str, dict[str, float | bool | None]] = {}
+    out: dict[str, F.RunMetrics] = {}
     for run in F.RUNS:
         ev = {"u100/fdp": events[0], "u100/fdp-one-ruh": events[1]}.get(run.label)
-        out[run.label] = {
-            "dlwa": dlwa.get(run.label),
-            "host_bytes": 2.0**30,
-            "write_p99_us": {"u100/fdp": p99[0], "u100/nonfdp": p99[1]}.get(run.label),
-            "hbmw": 2.0**30 if run.mapper != "nonfdp" else None,
-            "mbmw": None,
-            "media_reallocated": ev if run.mapper != "nonfdp" else None,
-            "warm_converged": True,
-            "warm_windows": 2,
-        }
+        out[run.label] = F.RunMetrics(
+            dlwa=dlwa.get(run.label),
+            host_bytes=2**30,
+            write_p99_us={"u100/fdp": p99[0], "u100/nonfdp": p99[1]}.get(run.label),
+            erases=None,
+            gc_pages_copied=None,
+            blocks_multi_tenant=None,
+            hbmw=2.0**30 if run.mapper != "nonfdp" else None,
+            mbmw=None,
+            media_reallocated=ev if run.mapper != "nonfdp" else None,
+            warm_converged=True,
+            warm_windows=2,
+        )
     return out
 
 
@@ -94,7 +97,7 @@ def healthy() -> dict[str, dict[str, dict[str, bool]]]:
     return {"schemes": {r.label: {"ok": True} for r in F.RUNS}}
 
 
-def claims_of(m: Mapping[str, Mapping[str, float | bool | None]]) -> dict[str, C.Claim]:
+def claims_of(m: F.Metrics) -> dict[str, C.Claim]:
     return {c.id: c for c in F.fdp_claims(m, healthy())}
 
 
@@ -171,7 +174,16 @@ def test_missing_runs_and_counters_say_so() -> None:
 
 
 def test_an_unknown_computation_is_a_usage_error() -> None:
-    for bad in ("dlwa:u50", "ratio:u50/fdp/u100", "waf:u50/fdp", "margin:a/b", "p99w:u50/fdp"):
+    for bad in (
+        "dlwa:u50",
+        "dlwa:u50:fdp",
+        "ratio:u50/fdp/u100",
+        "waf:u50/fdp",
+        "margin:a/b",
+        "margin:waf:u50:fdp/nonfdp",
+        "p99w:u50/fdp",
+        "events:u100/fdp",
+    ):
         with pytest.raises(ftlab.UsageError, match="CacheLib FDP computation"):
             F.measure(bad, metrics(PAPER))
 
@@ -190,7 +202,7 @@ def test_run_metrics_reads_the_summary() -> None:
             }
         }
     }
-    m = F.run_metrics(summary)
+    m = F.run_metrics(cast(Summary, summary))
     assert (m["dlwa"], m["hbmw"], m["media_reallocated"], m["warm_converged"], m["warm_windows"]) == (
         1.25,
         8192.0,
@@ -201,29 +213,33 @@ def test_run_metrics_reads_the_summary() -> None:
     # host bytes summed over the tenants, the highest p99
     assert (m["host_bytes"], m["write_p99_us"]) == (4096 + 8192, 900.0)
     assert (m["erases"], m["gc_pages_copied"], m["blocks_multi_tenant"]) == (7, 3, 2)
-    empty = F.run_metrics({"schemes": {}})
+    empty = F.run_metrics(cast(Summary, {"schemes": {}}))
     assert empty["dlwa"] is None and empty["host_bytes"] is None and empty["write_p99_us"] is None
 
 
 def test_sensitivity_keeps_the_host_bytes() -> None:
-    """SOC share s of 4 MiB/s: s x 1024 IOPS of 4 KiB and (1 - s) x 16 IOPS of 256 KiB."""
-    scenario = tomllib.loads(F.scenario_path(True).read_text())
-    cases = dict(F.sensitivity_cases(scenario))
-    assert cases["soc_share=0.75"] == [
+    """SOC share s of 4 MiB/s: s x 1024 IOPS of 4 KiB and (1 - s) x 16 IOPS of 256 KiB; the
+    over-provisioning cases are declared (`[[reproduce.cases]]`), every case sets both scenarios."""
+    paths = {"one_tenant": F.scenario_path(True), "two_tenants": F.scenario_path(True, "two_tenants")}
+    runs = driver.Runs(driver.load_plan(F.NAME), True, 0, Path("."), paths)
+    cases = {c.name: c.set for c in F.FdpCachelib().sensitivity_cases(runs)}
+    assert cases["soc_share=0.75"]["one_tenant"] == [
         "tenants.0.synthetic.0.rate_iops=768",
         "tenants.0.synthetic.1.rate_iops=4",
     ]
-    assert cases["over_provisioning=0.2"] == ["device.over_provisioning=0.2"]
-    assert set(cases) == {
+    assert cases["over_provisioning=0.2"] == {
+        "one_tenant": ["device.over_provisioning=0.2"],
+        "two_tenants": ["device.over_provisioning=0.2"],
+    }
+    assert list(cases) == [
         "over_provisioning=0.135",
         "over_provisioning=0.2",
         "soc_share=0.25",
         "soc_share=0.75",
         "soc_share=0.9",
-    }
+    ]
     # the two-tenant scenario: each tenant's SOC gets the share of its own bytes
-    two = tomllib.loads(F.scenario_path(True, "two_tenants").read_text())
-    assert dict(F.sensitivity_cases(two))["soc_share=0.75"] == [
+    assert cases["soc_share=0.75"]["two_tenants"] == [
         "tenants.0.synthetic.0.rate_iops=384",
         "tenants.0.synthetic.1.rate_iops=2",
         "tenants.1.synthetic.0.rate_iops=384",

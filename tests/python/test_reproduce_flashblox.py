@@ -101,8 +101,9 @@ def test_latency_claims_turn_when_software_is_faster() -> None:
 
 
 def test_missing_latency_makes_claims_differ() -> None:
-    rows = F.latency_rows(summary({"a": (100.0, 1000.0)}), {"schemes": {}})
-    m = F.latency_measurements(rows, {"schemes": {}})
+    empty = cast(Summary, {"schemes": {}})
+    rows = F.latency_rows(summary({"a": (100.0, 1000.0)}), empty)
+    m = F.latency_measurements(rows, empty)
     p99 = m["p99_factor"].value
     assert isinstance(p99, float) and math.isnan(p99) and m["p99_factor"].why
     assert C.judge(C.FACTOR, 1 / 2.6, m["p99_factor"].value) == C.DIFFERS

@@ -170,14 +170,16 @@ def test_blocking_counters_when_present() -> None:
 
 
 def test_fig16_measurements() -> None:
-    bw = {
-        "before_mean_mb_s": 28.0,
-        "after_mean_mb_s": 15.0,
-        "after_min_mb_s": 12.0,
-        "gc_start_s": 7.0,
-        "n_before": 7,
-        "n_after": 10,
-    }
+    bw = P.Fig16(
+        before_mean_mb_s=28.0,
+        after_mean_mb_s=15.0,
+        after_min_mb_s=12.0,
+        gc_start_s=7.0,
+        n_before=7,
+        n_after=10,
+        mean_mb_s={},
+        rows=[],
+    )
     c = judged(P.fig16_measurements(bw))
     assert c["fig16_before_mb_s"].verdict == C.REPRODUCED and c["fig16_after_mb_s"].ftlab_value == 12.0
     bw["before_mean_mb_s"] = (

@@ -10,16 +10,17 @@ steady state, and every file is written. It needs scenarios/reproduce/vstream-*-
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import polars as pl
 import pytest
 
 import ftlab
-from ftlab.reproduce import claimfile, verdicts
+from ftlab.report import Report
+from ftlab.reproduce import claimfile, driver, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import vstream as V
 from ftlab.results import Summary
@@ -58,7 +59,7 @@ def test_run_metrics_is_write_megabytes_per_measured_second() -> None:
     assert V.run_metrics(cast(Summary, {"schemes": {}}), "synthetic")["throughput_mb_s"] is None
 
 
-def hand_metrics() -> dict[str, dict[str, dict[str, float | None]]]:
+def hand_metrics() -> dict[str, dict[str, V.RunMetrics]]:
     # Synthetic (MB/s, GC pages): legacy 100 / 1000; vstream 700 / 490 (the paper's 7x and
     # −51%); dac 400 / 600; autostream 300 / 800 and 150 / 900.
     syn = {
@@ -80,7 +81,9 @@ def hand_metrics() -> dict[str, dict[str, dict[str, float | None]]]:
     }
     return {
         w: {
-            m: {"throughput_mb_s": t, "gc_pages_copied": g, "waf": None, "measured_s": 1.0}
+            m: V.RunMetrics(
+                throughput_mb_s=t, gc_pages_copied=g, waf=None, measured_s=1.0, units_per_stamp=None
+            )
             for m, (t, g) in d.items()
         }
         for w, d in (("synthetic", syn), ("rocksdb", rdb))
@@ -91,7 +94,7 @@ def healthy() -> dict[str, dict[str, dict[str, bool]]]:
     return {"schemes": {f"{w}/{m.label}": {"ok": True} for w, m in V.runs()}}
 
 
-def claims_of(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, C.Claim]:
+def claims_of(metrics: V.Metrics) -> dict[str, C.Claim]:
     return {c.id: c for c in V.vstream_claims(metrics, healthy())}
 
 
@@ -186,18 +189,38 @@ def test_every_mapper_runs_where_the_paper_runs_it() -> None:
 
 
 def test_sensitivity_cases() -> None:
-    cases = {
-        name: (sets, only) for name, sets, only in V.sensitivity_cases({"synthetic": 112.0, "rocksdb": 0.293})
+    """The declared cases (`[[reproduce.cases]]`): the queue depth reruns every run; vStream's
+    epoch at x0.5 and x2 of each workload's resolved epoch reruns the vstream runs only."""
+    plan = driver.load_plan("vstream")
+    epochs = {"synthetic": 112.0, "rocksdb": 0.293}
+    reports = {
+        r.label: cast(
+            Report, SimpleNamespace(resolved_toml=f"[stream.vstream]\nepoch_s = {epochs[r.scenario]}\n")
+        )
+        for r in plan.runs
     }
-    assert cases["queue_depth=1"] == (
-        {"synthetic": ["tenants.0.queue_depth=1"], "rocksdb": ["tenants.0.queue_depth=1"]},
-        None,
-    )
-    sets, only = cases["vstream epoch x2"]
-    assert only == ("vstream",) and sets == {
+    cases = {c.name: c for c in driver.declared_cases(driver.Runs(plan, True, 0, Path("."), {}, reports))}
+    assert list(cases) == ["queue_depth=1", "queue_depth=8", "vstream epoch x0.5", "vstream epoch x2"]
+    assert cases["queue_depth=1"].runs == () and cases["queue_depth=1"].set == {
+        "synthetic": ["tenants.0.queue_depth=1"],
+        "rocksdb": ["tenants.0.queue_depth=1"],
+    }
+    two = cases["vstream epoch x2"]
+    assert two.runs == ("synthetic/vstream", "rocksdb/vstream") and two.set == {
         "synthetic": ["stream.vstream.epoch_s=224"],
         "rocksdb": ["stream.vstream.epoch_s=0.586"],
     }
+
+
+def test_an_unknown_computation_is_a_usage_error() -> None:
+    for bad in (
+        "worst:synthetic",
+        "throughput_mb_s:synthetic",
+        "waf:synthetic:dac/legacy",
+        "margin:dac/legacy",
+    ):
+        with pytest.raises(ftlab.UsageError, match="vStream computation"):
+            V.measure(bad, hand_metrics())
 
 
 # --------------------------------------------------------------------------------------

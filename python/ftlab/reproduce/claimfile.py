@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ftlab import _toml
-from ftlab._errors import MissingResultError, input_error, usage_error
+from ftlab._errors import MissingResultError, input_error
 from ftlab.reproduce.claims import (
     ADJECTIVES,
     ARITHMETIC,
@@ -522,19 +522,13 @@ def markdown_from_file(name: str, path: Any) -> str:
     return markdown(load(name), {c["id"]: row_of(c) for c in doc.get("claims") or []})
 
 
-def pair_measure(name: str, keys: Sequence[str], paper: str) -> tuple[bool, str, str, str, str]:
-    """Parse a two-system computation name "[margin:]<key>:<subject>:<a>/<b>" (key one of
-    `keys`) into (margin, key, subject, a, b); anything else is an `ftlab.UsageError` naming
-    `paper`'s computations. The papers' modules share it; each computes its own values.
-
-    >>> pair_measure("margin:p99_us:dtrs:upi/unified", ("p99_us",), "UPI")
-    (True, 'p99_us', 'dtrs', 'upi', 'unified')
-    """
-    kind, _, rest = name.partition(":")
-    margin = kind == "margin"
-    parts = (rest if margin else name).split(":")
-    if len(parts) != 3 or parts[2].count("/") != 1 or parts[0] not in keys:
-        raise usage_error("measure", f"unknown {paper} computation {name!r}")
-    key, subject, pair = parts
-    a, b = pair.split("/")
-    return margin, key, subject, a, b
+def table(where: str | Path, label: str, raw: object, keys: set[str]) -> Mapping[str, object]:
+    """`raw` as a table of the claim file `where` names, whose keys are all in `keys`; else an
+    `ftlab.InputError` naming `label` and the valid keys (the `[reproduce]` tables' check)."""
+    if not isinstance(raw, Mapping):
+        raise input_error(where, f"{label} must be a table")
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        valid = ", ".join(sorted(keys))
+        raise input_error(where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {valid}")
+    return raw

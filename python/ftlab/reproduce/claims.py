@@ -464,7 +464,7 @@ def relative_change(value: float | None, base: float | None) -> float:
     return ratio(value, base) - 1.0
 
 
-def finite(value: Any) -> bool:
+def finite(value: object) -> bool:
     """Whether `value` is a finite int or float (not a boolean)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -614,7 +614,7 @@ def one_run_health(scheme: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
 
 
 def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
-    def _g(x: Any) -> str:
+    def _g(x: object) -> str:
         return f"{x:g}" if finite(x) else "n/a"
 
     keys = (
@@ -783,7 +783,7 @@ def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None
 # Files
 
 
-def write_claims_json(path: StrPath, claims: Sequence[Claim], **sections: Any) -> Path:
+def write_claims_json(path: StrPath, claims: Sequence[Claim], **sections: object) -> Path:
     """Write claims.json atomically: `sections` (metadata, health, phases, ...) first, then
     `verdict_rule`, `verdicts` (a count per verdict) and `claims` (each `Claim.to_dict`)."""
     doc = {
@@ -856,7 +856,7 @@ def verdict_rule() -> dict[str, str]:
     return rule
 
 
-def write_json(path: StrPath, value: Any) -> Path:
+def write_json(path: StrPath, value: object) -> Path:
     """Write `value` as indented JSON (NaN as null) atomically; returns the path."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -865,7 +865,9 @@ def write_json(path: StrPath, value: Any) -> Path:
     return out
 
 
-def write_csv(path: StrPath, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> Path:
+def write_csv(
+    path: StrPath, rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None
+) -> Path:
     """Write dict rows as CSV atomically (columns: `columns`, else every key in first-seen
     order; None and NaN are empty cells, lists are joined with ";"); returns the path. A named
     column that no row has is a bug (it would be written empty), not an empty column: raises
@@ -893,7 +895,7 @@ def write_csv(path: StrPath, rows: Sequence[Mapping[str, Any]], columns: Sequenc
     return out
 
 
-def _csv_cell(value: Any) -> Any:
+def _csv_cell(value: object) -> object:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, (list, tuple)):
@@ -901,7 +903,7 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def _no_nan(value: Any) -> Any:
+def _no_nan(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, Mapping):
@@ -1051,7 +1053,7 @@ def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
     return table
 
 
-def _check_cell(check: Sequence[Any] | None) -> str:
+def _check_cell(check: Sequence[object] | None) -> str:
     if check is None:
         return "-"
     text, ok = check

@@ -6,14 +6,20 @@ its description and expected wall time (for the registry, `ftlab.reproduce`), it
 and whether claims.json names it) and its runs (`[[reproduce.runs]]`: a label, the scenario
 key, the directory under the output, its `--set` overrides and whether it takes the run's
 `jobs` or one core), run one after another (`schedule = "serial"`) or all at once
-(`"pool"`). The claims name their measures and the runs and health they rest on (DESIGN §12,
-`ftlab.reproduce.claimfile`). The driver does, for every paper, what the five modules used to
-repeat: resolve the scenarios, run the runs with the seed's overrides, hand them to the paper's
-code (`PaperCode`), judge the claims (`claimfile.evaluate`), write claims.json, the figures and,
-with `sensitivity`, rerun the paper's sensitivity cases and write sensitivity.json and .csv.
+(`"pool"`), its a/b measures (`[[reproduce.pairs]]`: a metric's ratio or margin between two
+systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
+(`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
+scenario's value, and the runs each reruns: `CaseDecl`), and its bar figures
+(`[[reproduce.figures]]`, `ftlab.reproduce.figures`). The claims name their measures and
+the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
+does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
+runs with the seed's overrides, hand them to the paper's code (`PaperCode`), judge the claims
+(`claimfile.evaluate`), write claims.json, the figures and, with `sensitivity`, rerun the
+paper's sensitivity cases and write sensitivity.json and .csv.
 
 A paper's own code is a `PaperCode` subclass: `read` turns the runs into what the paper
-measures (a value of its own type), then `measurements`, `health`, `figures`, `sections` (its
+measures (a value of its own type), then `value` (the numbers the declared pairs read) and
+`measure` (its own measures; `measurements` joins both), `health`, `figures`, `sections` (its
 claims.json sections), `extra`, `notes` and the sensitivity cases. `Driven(code)` is what the
 registry (`ftlab.reproduce.REPRODUCTIONS`) finds as the module's `PAPER`: an
 `ftlab.reproduce.Reproduction`.
@@ -30,11 +36,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ftlab import _core, _toml, api
-from ftlab._errors import input_error
+from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -46,6 +53,8 @@ from ftlab.reproduce.claims import (
     write_claims_json,
     write_sensitivity,
 )
+from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
+from ftlab.reproduce.measures import PairDecl, load_pairs, measure_all
 from ftlab.reproduce.seeds import preimport
 
 if TYPE_CHECKING:
@@ -91,21 +100,46 @@ class RunDecl:
 
 
 @dataclass(frozen=True)
+class CaseDecl:
+    """One `[[reproduce.cases]]` table: a knob varied over `values`, one sensitivity case each.
+    `name` is a `str.format` template of `{value}`; each of `set`, of `{value}` and, with
+    `scale` (a dotted scenario key), `{scaled}`: `value` times that key's value in the resolved scenario
+    of the base run the case reruns. `runs`: the run labels it reruns (`fnmatch` patterns;
+    every run if empty); the overrides go to the scenarios of those runs."""
+
+    name: str
+    values: tuple[float | int | str, ...]
+    set: tuple[str, ...]
+    scale: str = ""
+    runs: tuple[str, ...] = ()
+
+    def expand(self, value: float | int | str, scaled: float | None = None) -> tuple[str, list[str]]:
+        """The case of one value: its name and its `--set` (`scaled`: see the class; None
+        is only for a declaration without `scale`)."""
+        return self.name.format(value=value), [t.format(value=value, scaled=scaled) for t in self.set]
+
+
+@dataclass(frozen=True)
 class Plan:
-    """A paper's `[reproduce]` table: its scenarios and runs and how the runs are scheduled."""
+    """A paper's `[reproduce]` table: its scenarios and runs, how the runs are scheduled, its
+    declared a/b measures (`measures.PairDecl`) and its declared sensitivity cases."""
 
     name: str
     schedule: Literal["serial", "pool"]
     scenarios: tuple[ScenarioDecl, ...]
     runs: tuple[RunDecl, ...]
+    pairs: tuple[PairDecl, ...] = ()
+    cases: tuple[CaseDecl, ...] = ()
+    figures: tuple[FigureDecl, ...] = ()
 
     def run(self, label: str) -> RunDecl:
         return next(r for r in self.runs if r.label == label)
 
 
-_PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs"}
+_PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
 _RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
+_CASE_KEYS = {"name", "values", "set", "scale", "runs"}
 
 
 def load_plan(name: str) -> Plan:
@@ -116,7 +150,7 @@ def load_plan(name: str) -> Plan:
     raw = _toml.loads(path.read_text(encoding="utf-8")).get("reproduce")
     if not isinstance(raw, dict):
         raise input_error(where, "no [reproduce] table (the scenarios and runs of the reproduction)")
-    _known(where, "reproduce", raw, _PLAN_KEYS)
+    claimfile.table(where, "reproduce", raw, _PLAN_KEYS)
     scenarios = tuple(_scenario(where, i, s) for i, s in enumerate(raw.get("scenarios") or []))
     keys = [s.key for s in scenarios]
     runs = tuple(_run(where, i, r, keys) for i, r in enumerate(raw.get("runs") or []))
@@ -129,20 +163,14 @@ def load_plan(name: str) -> Plan:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise input_error(where, f"reproduce: duplicate {what}: {', '.join(dup)}")
-    return Plan(name, schedule, scenarios, runs)
-
-
-def _known(where: str, label: str, raw: Mapping[str, object], keys: set[str]) -> None:
-    unknown = sorted(set(raw) - keys)
-    if unknown:
-        raise input_error(
-            where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(keys))}"
-        )
+    cases = tuple(_case(where, i, c) for i, c in enumerate(raw.get("cases") or []))
+    figures = load_figures(where, raw.get("figures"))
+    return Plan(name, schedule, scenarios, runs, load_pairs(where, raw.get("pairs")), cases, figures)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
     label = f"reproduce.scenarios[{i}]"
-    _known(where, label, raw, _SCENARIO_KEYS)
+    claimfile.table(where, label, raw, _SCENARIO_KEYS)
     for key in ("key", "full", "quick", "what"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
@@ -154,7 +182,7 @@ def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
 
 def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]) -> RunDecl:
     label = f"reproduce.runs[{i}] ({raw.get('label', '?')})"
-    _known(where, label, raw, _RUN_KEYS)
+    claimfile.table(where, label, raw, _RUN_KEYS)
     for key in ("label", "scenario", "dir"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
@@ -171,6 +199,38 @@ def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]
     if not isinstance(title, str):
         raise input_error(where, f"{label}: `title` must be a string")
     return RunDecl(str(raw["label"]), str(raw["scenario"]), str(raw["dir"]), tuple(sets), jobs, title)
+
+
+def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
+    label = f"reproduce.cases[{i}] ({raw.get('name', '?')})"
+    claimfile.table(where, label, raw, _CASE_KEYS)
+    name, values, sets = raw.get("name"), raw.get("values"), raw.get("set")
+    if not isinstance(name, str) or not name:
+        raise input_error(where, f"{label}: `name` must be a non-empty string")
+    if (
+        not isinstance(values, list)
+        or not values
+        or not all(isinstance(v, (int, float, str)) for v in values)
+    ):
+        raise input_error(where, f"{label}: `values` must be a non-empty list of numbers or strings")
+    if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
+        raise input_error(where, f"{label}: `set` must be a non-empty list of KEY=VALUE templates")
+    scale, runs = raw.get("scale", ""), raw.get("runs", [])
+    if not isinstance(scale, str):
+        raise input_error(where, f"{label}: `scale` must be a dotted scenario key")
+    if not scale and any("{scaled" in t for t in sets):
+        raise input_error(where, f"{label}: a `set` template names {{scaled}} without `scale`")
+    if scale and not all(isinstance(v, (int, float)) for v in values):
+        raise input_error(where, f"{label}: with `scale`, `values` must be numbers (factors)")
+    if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
+        raise input_error(where, f"{label}: `runs` must be a list of run-label patterns")
+    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs))
+    try:  # the templates format: a wrong placeholder is the file's error, not a run's
+        name.format(value=values[0])
+        [t.format(value=values[0], scaled=1.0 if scale else None) for t in sets]
+    except (KeyError, ValueError, IndexError, TypeError) as e:
+        raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
+    return decl
 
 
 # --------------------------------------------------------------------------------------
@@ -238,16 +298,38 @@ class PaperCode(ABC, Generic[Seen]):
         sensitivity case, `base` is the base runs' reading, whose parts the case does not
         rerun it may keep."""
 
-    @abstractmethod
     def measurements(self, seen: Seen) -> dict[str, Measured]:
-        """ftlab's value of every `measure` name of the claim file."""
+        """ftlab's value of every `measure` name of the claim file: the declared pairs
+        (`measures`) from `value`, every other name by `measure`."""
+        names = list(dict.fromkeys(s.measure for s in claimfile.load(self.name).claims if s.measure))
+        return measure_all(
+            names,
+            load_plan(self.name).pairs,
+            lambda subject, system, key: self.value(seen, subject, system, key),
+            lambda name: self.measure(seen, name),
+        )
+
+    def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
+        """The number a declared pair reads: metric `key` of `system` on `subject` (none by
+        default: a paper that declares pairs defines it)."""
+        return None
+
+    def measure(self, seen: Seen, name: str) -> Measured:
+        """A measure of the paper's own (not a declared pair); an unknown name is an
+        `ftlab.UsageError`."""
+        raise usage_error("measure", f"unknown {self.name} computation {name!r}")
 
     @abstractmethod
     def health(self, seen: Seen) -> Health:
         """The runs' health (`claims.health`'s shape), which gates the claims."""
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        """The paper's figures and their data files, written in `out`."""
+        """The paper's figures and their data files, written in `out`: by default the claim
+        file's (`[[reproduce.figures]]`, drawn from `rows`)."""
+        return draw_all(load_plan(self.name).figures, self.rows(seen), out)
+
+    def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
+        """The rows of metrics the declared figures draw (none by default)."""
         return []
 
     def sections(self, seen: Seen) -> Sections:
@@ -275,8 +357,9 @@ class PaperCode(ABC, Generic[Seen]):
         return []
 
     def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        """The sensitivity cases (none: `--sensitivity` reruns nothing)."""
-        return []
+        """The sensitivity cases: the claim file's (`declared_cases`); a paper with cases no
+        declaration expresses adds its own."""
+        return declared_cases(runs)
 
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> Sections:
         """sensitivity.json's record of one case (`Case("base")` for the base runs)."""
@@ -289,18 +372,52 @@ class PaperCode(ABC, Generic[Seen]):
     #: Whether sensitivity.json's `cases` starts with the base case's record.
     sensitivity_base_detail: bool = False
 
-    def run_sensitivity(
-        self,
-        runs: Runs,
-        seen: Seen,
-        claims: Sequence[Claim],
-        jobs: int | None,
-        progress: Progress | None,
-    ) -> list[dict[str, Any]]:
+    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
         """The sensitivity study: by default the driver's (`run_cases` over
         `sensitivity_cases`); a paper with a sweep of its own overrides it. Returns
-        `claims.sensitivity_summary`'s rows and writes the study's files in `runs.out`."""
-        return run_cases(self, runs, seen, claims, jobs, progress)
+        `claims.sensitivity_summary`'s rows and writes the study's files in `study.runs.out`."""
+        return run_cases(self, study)
+
+
+@dataclass(frozen=True)
+class Study(Generic[Seen]):
+    """What a sensitivity study starts from: the base runs and their reading, the claims
+    judged on them, the jobs and the progress."""
+
+    runs: Runs
+    seen: Seen
+    claims: Sequence[Claim]
+    jobs: int | None
+    progress: Progress | None
+
+
+def declared_cases(runs: Runs) -> list[Case]:
+    """The `[[reproduce.cases]]` of the plan as `Case`s, in order: one per value of each."""
+    cases = []
+    for decl in runs.plan.cases:
+        rerun = [r for r in runs.plan.runs if not decl.runs or any(fnmatch(r.label, p) for p in decl.runs)]
+        keys = [s.key for s in runs.plan.scenarios if any(r.scenario == s.key for r in rerun)]
+        for value in decl.values:
+            sets = {key: decl.expand(value, _scaled(runs, decl, key, rerun, value))[1] for key in keys}
+            only = tuple(r.label for r in rerun) if decl.runs else ()
+            cases.append(Case(decl.name.format(value=value), runs=only, set=sets))
+    return cases
+
+
+def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: object) -> float | None:
+    """`value` times `decl.scale`'s value in the resolved scenario of the first run of
+    scenario `key` that the case reruns (None without `scale`)."""
+    if not decl.scale:
+        return None
+    first = next(r for r in rerun if r.scenario == key)
+    node: object = _toml.loads(runs.reports[first.label].resolved_toml)
+    for part in decl.scale.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise input_error(f"the resolved scenario of run {first.label}", f"no key {decl.scale}")
+        node = node[part]
+    if not isinstance(node, (int, float)) or not isinstance(value, (int, float)):
+        raise input_error(f"the resolved scenario of run {first.label}", f"{decl.scale} is not a number")
+    return float(node) * value
 
 
 def claim_values(claims: Sequence[Claim]) -> dict[str, dict[str, object]]:
@@ -353,7 +470,7 @@ class Driven(Generic[Seen]):
         files.append(write_claims(code, runs, claims, seen, checks, paper.citation))
         sens = None
         if sensitivity:
-            sens = code.run_sensitivity(runs, seen, claims, jobs, progress)
+            sens = code.run_sensitivity(Study(runs, seen, claims, jobs, progress))
             files += sensitivity_files(out)
         return ReproductionResult(
             name=code.name,
@@ -460,17 +577,11 @@ def write_claims(
     )
 
 
-def run_cases(
-    code: PaperCode[Seen],
-    base: Runs,
-    seen: Seen,
-    claims: Sequence[Claim],
-    jobs: int | None,
-    progress: Progress | None,
-) -> list[dict[str, Any]]:
+def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[dict[str, Any]]:
     """Rerun each of the paper's cases into out/sensitivity/<case>/ (its runs; the others kept
     from `base`), judge the claims on each, and write sensitivity.json and .csv; returns
     `sensitivity_summary`'s rows over `base` and the cases."""
+    base, seen, claims, jobs, progress = study.runs, study.seen, study.claims, study.jobs, study.progress
     start = time.perf_counter()
     cases = code.sensitivity_cases(base)
     by_case: dict[str, list[Claim]] = {"base": list(claims)}

@@ -19,12 +19,15 @@ reclaim unit handles) is run once per (case, mapper), by `--set` overrides; the 
 
 The DLWA of a run is its device WAF over the measured phase (summary.json `device.waf`: flash
 units programmed / host units), after the warm-up by workload has converged (health); its p99
-write latency is its tenants' highest `write.p99_us`. The
-claims are data (`papers/fdp_cachelib.toml`); this module is what is the paper's own: its
-measures by name (`measure`), its health, its figure and its sensitivity cases (`FdpCachelib`,
-registered as `PAPER`). With `sensitivity`, the claims are recomputed with the device's over-provisioning
-and the SOC's share of host bytes varied one at a time (`SENSITIVITY_CASES`; neither is
-published for the paper's device and traces).
+write latency is its tenants' highest `write.p99_us`. The claims are data
+(`papers/fdp_cachelib.toml`), and so are its a/b measures (`[[reproduce.pairs]]`: DLWA and p99
+ratios and margins between mappers, `ftlab.reproduce.measures`) and its over-provisioning
+sensitivity cases (`[[reproduce.cases]]`). This module is what is the paper's own, read run by
+run (`ftlab.reproduce.per_run`): a run's metrics (`run_metrics`), its health (the warm-up's
+convergence), the single-run DLWA and the Media Reallocated events per host byte
+(`measure`), the DLWA figure, and the sensitivity cases that vary the SOC's share of host bytes
+(`soc_share_overrides`: the overrides depend on each tenant's rates). Neither knob is published
+for the paper's device and traces.
 
 Only ratios of the simulator's outputs are computed here; it is not the simulator nor the
 driver (it runs nothing itself), and it prints nothing (`ftlab.cli.reproduce` does).
@@ -36,21 +39,17 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ftlab import _toml
 from ftlab._errors import usage_error
-from ftlab.report.plots import RC_PARAMS, save
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import (
-    Claim,
-    fmt_number,
-    one_run_health,
-    ratio,
-    write_csv,
-)
-from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan, scenarios
+from ftlab.reproduce.claims import Claim, fmt_number, one_run_health, ratio
+from ftlab.reproduce.driver import Case, Driven, Health, Runs, Sections, claim_values, load_plan, scenarios
+from ftlab.reproduce.measures import Lookup, measure_all, measure_one
+from ftlab.reproduce.per_run import PerRun, PerRunPaper
+from ftlab.results import Summary
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -84,35 +83,55 @@ CASES = tuple(dict.fromkeys(r.case for r in RUNS))
 MAPPERS = tuple(dict.fromkeys(r.mapper for r in RUNS))
 
 
-@dataclass(frozen=True)
-class Seen:
-    """One seed's runs as the paper reads them: the Reports and their metrics by run label."""
+class RunMetrics(TypedDict):
+    """One run's metrics (`run_metrics`, a row of metrics.csv); None where summary.json lacks
+    the value."""
 
-    reports: dict[str, Report]
-    metrics: dict[str, dict[str, Any]]
-    scenarios: dict[str, Path]
-    out: Path
+    dlwa: float | None
+    host_bytes: int | None
+    write_p99_us: float | None
+    erases: int | None
+    gc_pages_copied: int | None
+    blocks_multi_tenant: int | None
+    hbmw: float | None
+    mbmw: float | None
+    media_reallocated: float | None
+    warm_converged: bool | None
+    warm_windows: int
 
 
-class FdpCachelib(PaperCode[Seen]):
-    """CacheLib FDP's own code under the driver: metrics per run, health, the DLWA figure."""
+#: The metrics of every run by label.
+Metrics = Mapping[str, RunMetrics]
+
+
+class DlwaRow(RunMetrics):
+    """A row of dlwa.csv and metrics.csv: the run's case and mapper, its metrics and the
+    paper's DLWA (None where the paper prints none)."""
+
+    case: str
+    mapper: str
+    paper_dlwa: float | None
+
+
+class FdpCachelib(PerRunPaper[RunMetrics]):
+    """CacheLib FDP's own code under the driver: metrics per run, health, the DLWA figure; its
+    DLWA and p99 ratios are declared pairs (`[[reproduce.pairs]]`)."""
 
     name = NAME
 
-    def read(self, runs: Runs, base: Seen | None) -> Seen:
-        reports = dict(runs.reports)
-        return Seen(reports, collect_metrics(reports), runs.scenarios, runs.out)
+    def run_metrics(self, label: str, report: Report) -> RunMetrics:
+        return run_metrics(report.summary)
 
-    def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.metrics)
+    def run_health(self, label: str, report: Report) -> Health:
+        return _run_health(report)
 
-    def health(self, seen: Seen) -> dict[str, Any]:
-        return health(seen.reports)
+    def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
+        return measure(name, seen.metrics)
 
-    def figures(self, seen: Seen, out: Path) -> list[Path]:
-        return [*figures(seen.metrics, out), write_csv(out / "metrics.csv", metric_rows(seen.metrics))]
+    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
+        return metric_rows(seen.metrics)
 
-    def sections(self, seen: Seen) -> dict[str, object]:
+    def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
             "run_dir": str(seen.out / "run"),
             "two_tenant_scenario": str(seen.scenarios["two_tenants"]),
@@ -121,15 +140,18 @@ class FdpCachelib(PaperCode[Seen]):
             "metrics": seen.metrics,
         }
 
-    def extra(self, seen: Seen) -> dict[str, object]:
+    def extra(self, seen: PerRun[RunMetrics]) -> Sections:
         return {"metrics": seen.metrics, "reports": seen.reports}
 
     def sensitivity_cases(self, runs: Runs) -> list[Case]:
         parsed = {k: _toml.loads(p.read_text(encoding="utf-8")) for k, p in runs.scenarios.items()}
-        both = zip(*(sensitivity_cases(parsed[k]) for k in ("one_tenant", "two_tenants")), strict=True)
-        return [Case(name, set={"one_tenant": one, "two_tenants": two}) for (name, one), (_, two) in both]
+        own = [
+            Case(f"soc_share={s:g}", set={k: soc_share_overrides(parsed[k], s) for k in parsed})
+            for s in SOC_SHARES
+        ]
+        return [*super().sensitivity_cases(runs), *own]
 
-    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+    def sensitivity_detail(self, case: Case, seen: PerRun[RunMetrics], claims: Sequence[Claim]) -> Sections:
         return {
             "case": case.name,
             "set": list(case.set["one_tenant"]),
@@ -137,7 +159,7 @@ class FdpCachelib(PaperCode[Seen]):
             "claims": claim_values(claims),
         }
 
-    def sensitivity_head(self, runs: Runs, wall_s: float) -> dict[str, object]:
+    def sensitivity_head(self, runs: Runs, wall_s: float) -> Sections:
         return {"reproduction": NAME, "quick": runs.quick, "sweep_dir": str(runs.out / "sensitivity")}
 
 
@@ -154,73 +176,77 @@ def scenario_path(quick: bool, key: str = "one_tenant") -> Path:
 # Metrics and claims
 
 
-def run_metrics(summary: Mapping[str, Any]) -> dict[str, Any]:
+def run_metrics(summary: Summary) -> RunMetrics:
     """The device WAF over the measured phase (`dlwa`), the host bytes of the measured phase
     (summed over the tenants), the highest p99 write latency of a tenant (`write_p99_us`), the
     GC counters of the measured phase (`erases`, `gc_pages_copied`, `blocks_multi_tenant`), the
     FDP counters since the device started (`hbmw`, `mbmw`, Media Reallocated events; None
     without the fdp mapper) and the warm-up's convergence of a one-scheme summary.json."""
-    scheme: Mapping[str, Any] = next(iter((summary.get("schemes") or {}).values()), {})
-    device = scheme.get("device") or {}
-    counters = scheme.get("mapper_counters") or {}
-    warm = scheme.get("precondition") or {}
-    writes = [t.get("write") or {} for t in (scheme.get("tenants") or {}).values()]
-    sizes = [w["bytes"] for w in writes if isinstance(w.get("bytes"), (int, float))]
-    p99s = [w["p99_us"] for w in writes if isinstance(w.get("p99_us"), (int, float))]
-    return {
-        "dlwa": device.get("waf"),
-        "host_bytes": sum(sizes) if sizes else None,
-        "write_p99_us": max(p99s) if p99s else None,
-        "erases": device.get("erases"),
-        "gc_pages_copied": device.get("gc_pages_copied"),
-        "blocks_multi_tenant": device.get("blocks_multi_tenant"),
-        "hbmw": counters.get("hbmw"),
-        "mbmw": counters.get("mbmw"),
-        "media_reallocated": counters.get("events_media_reallocated"),
-        "warm_converged": warm.get("warm_converged"),
-        "warm_windows": len(warm.get("warm_waf_windows") or []),
-    }
+    scheme = next(iter(summary["schemes"].values()), None)
+    if scheme is None:
+        return RunMetrics(
+            dlwa=None,
+            host_bytes=None,
+            write_p99_us=None,
+            erases=None,
+            gc_pages_copied=None,
+            blocks_multi_tenant=None,
+            hbmw=None,
+            mbmw=None,
+            media_reallocated=None,
+            warm_converged=None,
+            warm_windows=0,
+        )
+    device, counters, warm = scheme["device"], scheme["mapper_counters"], scheme["precondition"]
+    writes = [t["write"] for t in scheme["tenants"].values()]
+    return RunMetrics(
+        dlwa=device["waf"],
+        host_bytes=sum(w["bytes"] for w in writes) if writes else None,
+        write_p99_us=max(w["p99_us"] for w in writes) if writes else None,
+        erases=device["erases"],
+        gc_pages_copied=device["gc_pages_copied"],
+        blocks_multi_tenant=device["blocks_multi_tenant"],
+        hbmw=counters.get("hbmw"),
+        mbmw=counters.get("mbmw"),
+        media_reallocated=counters.get("events_media_reallocated"),
+        warm_converged=warm.get("warm_converged"),
+        warm_windows=len(warm.get("warm_waf_windows") or []),
+    )
 
 
-def collect_metrics(reports: Mapping[str, Report]) -> dict[str, dict[str, Any]]:
-    """metrics[run label] = `run_metrics` of each run."""
-    return {label: run_metrics(report.summary) for label, report in reports.items()}
+def _lookup(metrics: Metrics) -> Lookup:
+    """The declared pairs' lookup: metric `key` of run "<subject>/<system>"."""
+    return lambda subject, system, key: _num(metrics, f"{subject}/{system}", key)
 
 
-def measurements(metrics: Mapping[str, Mapping[str, Any]]) -> dict[str, Measured]:
+def measurements(metrics: Metrics) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/fdp_cachelib.toml (see `measure`)."""
-    names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
-    return {name: measure(name, metrics) for name in names}
+    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
+    return measure_all(names, load_plan(NAME).pairs, _lookup(metrics), lambda n: _own(n, metrics))
 
 
-def measure(name: str, metrics: Mapping[str, Mapping[str, Any]]) -> Measured:
-    """One computation by name: "dlwa:<run>" the run's DLWA; "ratio:<a>/<b>" run a's DLWA over
-    run b's; "margin:<a>/<b>" that ratio minus 1; "events:<a>/<b>" run a's Media Reallocated
-    events per host byte (hbmw) over run b's; "p99w:<a>/<b>" run a's p99 write latency over run
-    b's. Runs are "case/mapper" labels. An unknown name is an `ftlab.UsageError`."""
+def measure(name: str, metrics: Metrics) -> Measured:
+    """One computation by name: a declared pair of papers/fdp_cachelib.toml
+    ("[margin:]dlwa:<case>:<a>/<b>", "write_p99_us:<case>:<a>/<b>": mapper a's value over b's
+    in one case), or this paper's own: "dlwa:<case>/<mapper>" the run's DLWA;
+    "events:<case>:<a>/<b>" run a's Media Reallocated events per host byte (hbmw) over run
+    b's. An unknown name is an `ftlab.UsageError`."""
+    return measure_one(name, load_plan(NAME).pairs, _lookup(metrics), lambda n: _own(n, metrics))
+
+
+def _own(name: str, metrics: Metrics) -> Measured:
     kind, _, rest = name.partition(":")
-    parts = rest.split("/")
-    if kind == "dlwa" and len(parts) == 2:
+    if kind == "dlwa" and rest.count("/") == 1 and ":" not in rest:
         v = _num(metrics, rest, "dlwa")
         return Measured(v, f"{rest}: DLWA {fmt_number(v, '', 3)} over the measured phase.")
-    if kind not in ("ratio", "margin", "events", "p99w") or len(parts) != 4:
+    subject, _, pair = rest.partition(":")
+    if kind != "events" or pair.count("/") != 1 or ":" in pair:
         raise usage_error("measure", f"unknown CacheLib FDP computation {name!r}")
-    a, b = "/".join(parts[:2]), "/".join(parts[2:])
-    if kind == "events":
-        return _events(metrics, a, b)
-    if kind == "p99w":
-        return _p99_write(metrics, a, b)
-    va, vb = _num(metrics, a, "dlwa"), _num(metrics, b, "dlwa")
-    factor = ratio(va, vb)
-    why = f"DLWA {a} {fmt_number(va, '', 3)} against {b} {fmt_number(vb, '', 3)}: " + (
-        f"margin {factor - 1.0:+.3f} ({a} over {b} − 1)." if kind == "margin" else f"{factor:.3f}x."
-    )
-    if math.isnan(factor):
-        why += " (A value is missing from summary.json or zero.)"
-    return Measured(factor - 1.0 if kind == "margin" else factor, why)
+    a, b = (f"{subject}/{m}" for m in pair.split("/"))
+    return _events(metrics, a, b)
 
 
-def _events(metrics: Mapping[str, Mapping[str, Any]], a: str, b: str) -> Measured:
+def _events(metrics: Metrics, a: str, b: str) -> Measured:
     per = {}
     for run in (a, b):
         events, host = _num(metrics, run, "media_reallocated"), _num(metrics, run, "hbmw")
@@ -240,24 +266,13 @@ def _events(metrics: Mapping[str, Mapping[str, Any]], a: str, b: str) -> Measure
     return Measured(factor, why)
 
 
-def _p99_write(metrics: Mapping[str, Mapping[str, Any]], a: str, b: str) -> Measured:
-    pa, pb = _num(metrics, a, "write_p99_us"), _num(metrics, b, "write_p99_us")
-    factor = ratio(pa, pb)
-    why = (
-        f"p99 write latency {a} {fmt_number(pa, 'µs', 0)} against {b} "
-        f"{fmt_number(pb, 'µs', 0)}: {factor:.3f}x."
-    )
-    if math.isnan(factor):
-        why += " (A value is missing from summary.json or zero.)"
-    return Measured(factor, why)
-
-
-def _num(metrics: Mapping[str, Mapping[str, Any]], run: str, key: str) -> float | None:
-    v = (metrics.get(run) or {}).get(key)
+def _num(metrics: Metrics, run: str, key: str) -> float | None:
+    row = metrics.get(run)
+    v = None if row is None else row.get(key)
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def fdp_claims(metrics: Mapping[str, Mapping[str, Any]], checks: Mapping[str, Any]) -> list[Claim]:
+def fdp_claims(metrics: Metrics, checks: Health) -> list[Claim]:
     """Every claim of papers/fdp_cachelib.toml judged on one seed's metrics and health."""
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
 
@@ -277,41 +292,29 @@ PAPER_DLWA: dict[str, float] = {
 }
 
 
-def metric_rows(metrics: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+def metric_rows(metrics: Metrics) -> list[DlwaRow]:
     """One row per run: case, mapper, ftlab's metrics and the paper's DLWA (None where the
     paper prints none)."""
-    rows = []
-    for run in RUNS:
-        if run.label in metrics:
-            rows.append(
-                {
-                    "case": run.case,
-                    "mapper": run.mapper,
-                    **metrics[run.label],
-                    "paper_dlwa": PAPER_DLWA.get(run.label),
-                }
-            )
-    return rows
+    return [
+        DlwaRow(case=run.case, mapper=run.mapper, **metrics[run.label], paper_dlwa=PAPER_DLWA.get(run.label))
+        for run in RUNS
+        if run.label in metrics
+    ]
 
 
 # --------------------------------------------------------------------------------------
 # Health
 
 
-def health(reports: Mapping[str, Report]) -> dict[str, Any]:
-    """Per run: the tenant's checks of `claims.health` (`unstable`, `starved`, `reasons`), the
-    busiest die (reported, no limit), the steady state (`checks["warm-up converged"]`: the
-    warm-up by workload ended with two windows of one logical capacity within 2% of each other,
-    so the measured phase starts in the workload's steady state) and `ok`. Top-level `ok`:
-    every run's."""
-    runs = {label: _run_health(report) for label, report in reports.items()}
-    return {"ok": all(r["ok"] for r in runs.values()) and bool(runs), "schemes": runs}
-
-
-def _run_health(report: Report) -> dict[str, Any]:
+def _run_health(report: Report) -> Health:
+    """The tenant's checks of `claims.health` (`unstable`, `starved`, `reasons`), the busiest
+    die (reported, no limit), the steady state (`checks["warm-up converged"]`: the warm-up by
+    workload ended with two windows of one logical capacity within 2% of each other, so the
+    measured phase starts in the workload's steady state) and `ok` (the driver's top-level
+    `ok`: every run's)."""
     scheme = next(iter(report.summary["schemes"].values()))
     entry, tenants_ok = one_run_health(scheme)
-    warm = scheme.get("precondition") or {}
+    warm = scheme["precondition"]
     converged = warm.get("warm_converged") is True
     if not converged:
         entry["reasons"].append(
@@ -324,78 +327,16 @@ def _run_health(report: Report) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------
-# Figures
-
-
-def figures(metrics: Mapping[str, Mapping[str, Any]], out: Path) -> list[Path]:
-    """dlwa.png / dlwa.csv: ftlab's DLWA per case and mapper (bars) beside the paper's values
-    (Figures 5, 6 and 9; markers)."""
-    out.mkdir(parents=True, exist_ok=True)
-    rows = metric_rows(metrics)
-    return [_figure(rows, out / "dlwa.png"), write_csv(out / "dlwa.csv", rows)]
-
-
-def _figure(rows: Sequence[Mapping[str, Any]], png: Path) -> Path:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    mappers = list(MAPPERS)
-    shades = {"fdp": "0.35", "nonfdp": "0.75", "fdp-one-ruh": "0.55"}
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(8.0, 3.2), layout="constrained")
-        ax = fig.subplots()
-        width = 0.8 / len(mappers)
-        labelled: set[str] = set()
-        for i, case in enumerate(CASES):
-            for j, mapper in enumerate(mappers):
-                row = next((r for r in rows if r["case"] == case and r["mapper"] == mapper), None)
-                if row is None or row["dlwa"] is None:
-                    continue
-                x = i + (j - (len(mappers) - 1) / 2) * width
-                ax.bar(
-                    x,
-                    row["dlwa"],
-                    width,
-                    color=shades[mapper],
-                    edgecolor="black",
-                    linewidth=0.5,
-                    label=None if mapper in labelled else mapper,
-                )
-                labelled.add(mapper)
-                ax.annotate(f"{row['dlwa']:.2f}", (x, row["dlwa"]), ha="center", va="bottom", fontsize=7)
-                if row["paper_dlwa"] is not None:
-                    ax.plot(
-                        [x],
-                        [row["paper_dlwa"]],
-                        marker="D",
-                        color="black",
-                        markersize=4,
-                        label=None if "paper" in labelled else "paper",
-                    )
-                    labelled.add("paper")
-        ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
-        labels = {"u50": "50%", "u80": "80%", "u100": "100%", "mt": "2 tenants"}
-        ax.set_xticks(range(len(CASES)), [labels.get(c, f"SOC {c[3:]}%") for c in CASES], fontsize=7)
-        ax.set_ylabel("DLWA (device WAF)")
-        ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-        ax.legend(fontsize=7)
-        ax.set_title("CacheLib SOC + LOC: DLWA with and without FDP (§6.2, §6.3, §6.5, §6.7)")
-    save(fig, png, "png")
-    return png
-
-
-# --------------------------------------------------------------------------------------
 # Sensitivity
 
-#: One knob at a time: the device's over-provisioning (the paper: "ranges from 7 - 20% of SSD
-#: capacity"; the scenarios' 7% is the low end) and the SOC's share of host bytes (not
-#: published; the scenarios' 0.5 is the middle), the total host bytes per second kept.
-OVER_PROVISIONING = (0.135, 0.20)
+#: The SOC's share of host bytes (not published; the scenarios' 0.5 is the middle), the
+#: total host bytes per second kept: cases of this paper's own, as the overrides depend on each
+#: tenant's rates. The device's over-provisioning is a declared case (`[[reproduce.cases]]`).
 SOC_SHARES = (0.25, 0.75, 0.9)
 
 
 def soc_share_overrides(scenario: Mapping[str, Any], share: float) -> list[str]:
-    """The `--set` giving, in each tenant of `scenario` (a parsed scenario), the SOC (synthetic
+    """The `--set` giving, in each tenant of `scenario` (a parsed scenario: TOML, untyped), the SOC (synthetic
     part 0, 4 KiB writes) `share` of the tenant's host bytes and the LOC (part 1) the rest,
     their total kept.
 
@@ -414,10 +355,3 @@ def soc_share_overrides(scenario: Mapping[str, Any], share: float) -> list[str]:
             f"tenants.{i}.synthetic.1.rate_iops={(1.0 - share) * total / loc_bytes:g}",
         ]
     return sets
-
-
-def sensitivity_cases(scenario: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
-    """The cases: (name, overrides), each rerunning every run of `scenario` (parsed)."""
-    cases = [(f"over_provisioning={op:g}", [f"device.over_provisioning={op:g}"]) for op in OVER_PROVISIONING]
-    cases += [(f"soc_share={s:g}", soc_share_overrides(scenario, s)) for s in SOC_SHARES]
-    return cases

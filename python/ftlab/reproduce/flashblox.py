@@ -27,9 +27,11 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
 
 It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
 swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (direct runs,
-no Ray: SENSITIVITY_CASES). Only ratios and arithmetic on the simulator's and the model's
-outputs are computed here (`FlashBlox`, registered as `PAPER`); it is not the simulator, the
-lifetime model nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
+no Ray: `sensitivity_cases`, the load factors here and the declared `[[reproduce.cases]]` of
+papers/flashblox.toml, then the software token bucket). Only ratios and arithmetic on the
+simulator's and the model's outputs are computed here (`FlashBlox`, registered as `PAPER`);
+it is not the simulator, the lifetime model nor the driver, and it prints nothing
+(`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ from ftlab.reproduce.claims import (
     write_csv,
     write_sensitivity,
 )
-from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, execute, load_plan, slug
-from ftlab.results import LifetimeModel, lifetime_from_json
+from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, Study, execute, load_plan, slug
+from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -135,15 +137,8 @@ class FlashBlox(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"reports": seen.reports, "model": seen.model}
 
-    def run_sensitivity(
-        self,
-        runs: Runs,
-        seen: Seen,
-        claims: Sequence[Claim],
-        jobs: int | None,
-        progress: Progress | None,
-    ) -> list[dict[str, Any]]:
-        return run_sensitivity(self, runs, seen, jobs, progress)
+    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
+        return run_sensitivity(self, study.runs, study.seen, study.jobs, study.progress)
 
 
 #: What `ftlab reproduce flashblox` runs (the registry finds it by this name).
@@ -233,23 +228,38 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
 # Latency
 
 
-def read_metric(summary: Mapping[str, Any], tenant: str, metric: str) -> float | None:
+def _tenants(summary: Summary) -> dict[str, TenantSummary]:
+    """The tenants of the flashblox scheme of `summary` (none if it has no such scheme)."""
+    scheme = summary["schemes"].get(SCHEME)
+    return {} if scheme is None else scheme["tenants"]
+
+
+def read_metric(summary: Summary, tenant: str, metric: Literal["mean_us", "p99_us"]) -> float | None:
     """`metric` (mean_us, p99_us) of `tenant`'s reads over the measured phase of a flashblox
     summary.json; None if missing or not positive."""
-    try:
-        value = summary["schemes"][SCHEME]["tenants"][tenant]["read"][metric]
-    except (KeyError, TypeError):
-        return None
+    found = _tenants(summary).get(tenant)
+    value = None if found is None else found["read"][metric]
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and value > 0 else None
 
 
-def latency_rows(hardware: Mapping[str, Any], software: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _slowdown_p99(tenant: TenantSummary) -> float | None:
+    """The tenant's read p99 shared over alone (None without `[measure] solo = true`)."""
+    slowdown = tenant.get("slowdown")
+    return None if slowdown is None else slowdown["read_p99"]
+
+
+#: A row of latency.csv: the tenant, then its latencies and factors (None where missing).
+LatencyRow = dict[str, str | float | None]
+
+
+def latency_rows(hardware: Summary, software: Summary) -> list[LatencyRow]:
     """Per tenant of the hardware run: mean and p99 read latency over the measured phase of
     both runs, and software / hardware for each (the factor the slides report)."""
     rows = []
-    for tenant in (hardware.get("schemes") or {}).get(SCHEME, {}).get("tenants") or {}:
-        row: dict[str, Any] = {"tenant": tenant}
-        for metric in ("mean_us", "p99_us"):
+    for tenant in _tenants(hardware):
+        row: LatencyRow = {"tenant": tenant}
+        metrics: tuple[Literal["mean_us", "p99_us"], ...] = ("mean_us", "p99_us")
+        for metric in metrics:
             hw, sw = read_metric(hardware, tenant, metric), read_metric(software, tenant, metric)
             row[f"hardware_{metric}"], row[f"software_{metric}"] = hw, sw
             row[f"{metric.removesuffix('_us')}_factor"] = sw / hw if hw and sw else None
@@ -267,15 +277,14 @@ def geomean(values: Sequence[float | None]) -> float:
     return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
 
 
-def latency_measurements(
-    rows: Sequence[Mapping[str, Any]], software: Mapping[str, Any]
-) -> dict[str, Measured]:
+def latency_measurements(rows: Sequence[LatencyRow], software: Summary) -> dict[str, Measured]:
     """`p99_factor` and `mean_factor`: the geometric mean over tenants of hardware / software
     read latency; `interference_p99`: the geometric mean over tenants of the software run's
     `slowdown.read_p99` (shared over alone; needs `[measure] solo = true` in that run)."""
     out: dict[str, Measured] = {}
     for metric, what in (("p99", "p99"), ("mean", "mean")):
-        factor = geomean([1.0 / r[f"{metric}_factor"] for r in rows if r[f"{metric}_factor"]])
+        factors = [r[f"{metric}_factor"] for r in rows]
+        factor = geomean([1.0 / f for f in factors if isinstance(f, float) and f])
         why = (
             f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's "
             f"(geometric mean over {len(rows)} tenants; "
@@ -284,8 +293,8 @@ def latency_measurements(
             else "a latency is missing from summary.json."
         )
         out[f"{metric}_factor"] = Measured(factor, why)
-    tenants = ((software.get("schemes") or {}).get(SCHEME) or {}).get("tenants") or {}
-    slowdowns = {t: (v.get("slowdown") or {}).get("read_p99") for t, v in tenants.items()}
+    tenants = _tenants(software)
+    slowdowns = {t: _slowdown_p99(v) for t, v in tenants.items()}
     if not tenants or any(s is None for s in slowdowns.values()):
         out["interference_p99"] = Measured(
             None,
@@ -584,9 +593,7 @@ def formula_measurements() -> dict[str, Measured]:
     }
 
 
-def measurements(
-    hardware: Mapping[str, Any], software: Mapping[str, Any], model: Mapping[str, Any]
-) -> dict[str, Measured]:
+def measurements(hardware: Summary, software: Summary, model: Mapping[str, Any]) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/flashblox.toml."""
     return {
         **latency_measurements(latency_rows(hardware, software), software),
@@ -595,8 +602,8 @@ def measurements(
 
 
 def flashblox_claims(
-    hardware: Mapping[str, Any],
-    software: Mapping[str, Any],
+    hardware: Summary,
+    software: Summary,
     model: Mapping[str, Any],
     checks: Mapping[str, Any] | None = None,
 ) -> list[Claim]:
@@ -746,20 +753,10 @@ def figure_swap(hardware: Report, out: Path) -> list[Path]:
 # --------------------------------------------------------------------------------------
 # Sensitivity
 
-#: One knob at a time: (case name, overrides applied to every run). Load: every tenant's rate
-#: scaled (set per tenant and synthetic part by `load_cases`). Assumed workload parameters: Bing
-#: Search's skew, Bing Index's and PageRank's read ratios, Azure Storage's read ratio (not
-#: published at block level: 0.2 and 0.8 around the assumed 0.5), YCSB D's "latest" proxy
-#: (uniform reads instead of zipfian). The swap's rate limit.
-KNOB_CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("bing-search zipf_theta=0.99", ("tenants.bing-search.synthetic.zipf_theta=0.99",)),
-    ("bing-index read_ratio=0.1", ("tenants.bing-index.synthetic.read_ratio=0.1",)),
-    ("pagerank read_ratio=0.7", ("tenants.pagerank.synthetic.read_ratio=0.7",)),
-    ("azure-storage read_ratio=0.2", ("tenants.azure-storage.synthetic.read_ratio=0.2",)),
-    ("azure-storage read_ratio=0.8", ("tenants.azure-storage.synthetic.read_ratio=0.8",)),
-    ("ycsb-d pattern=uniform", ("tenants.ycsb-d.synthetic.pattern=uniform",)),
-    ("swap_reads_in_flight_max=16", ("scheme.flashblox.swap_reads_in_flight_max=16",)),
-)
+#: One knob at a time, besides the load (every tenant's rate scaled, set per tenant and
+#: synthetic part by `sensitivity_cases`): the assumed workload parameters and the swap's rate
+#: limit are declared cases (`[[reproduce.cases]]` of papers/flashblox.toml), each kept when
+#: the scenario has the tenant it names.
 #: The tenants (workload models) of the reproduction's scenarios: the talk's "14 data center
 #: workloads" as it names them (YCSB A-F, Bing Search / Index / PageRank, a transactional
 #: database, Azure Storage: 11 names; the 3 others are not named in the slides). Each
@@ -781,8 +778,8 @@ LOAD_FACTORS = (0.5, 1.5)
 
 
 def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
-    """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, KNOB_CASES for the
-    tenants the scenario has."""
+    """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, then the declared
+    cases (`[[reproduce.cases]]`) whose overrides name no tenant or a tenant the scenario has."""
     doc = _toml.loads(scenario_text)
     names = {t.get("name") for t in doc.get("tenants") or []}
     cases: list[tuple[str, list[str]]] = [("base", [])]
@@ -800,9 +797,10 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
                     for i, p in enumerate(parts)
                 ]
         cases.append((f"load x{f:g}", sets))
-    for name, knob_sets in KNOB_CASES:
-        if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
-            cases.append((name, list(knob_sets)))
+    for decl in load_plan(NAME).cases:
+        for name, knob_sets in (decl.expand(value) for value in decl.values):
+            if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
+                cases.append((name, knob_sets))
     return cases
 
 

@@ -64,6 +64,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.results import (
     RtAdmission,
+    RtBandwidth,
     RtBounds,
     RtSchedulability,
     Summary,
@@ -105,7 +106,7 @@ class Seen:
     report: Report
     fig16: Report
     starts: dict[str, float | None]
-    bw: dict[str, Any]
+    bw: Fig16
     analysis: RtAnalysis
 
 
@@ -209,29 +210,61 @@ def gc_starts(report: Report) -> dict[str, float | None]:
     return out
 
 
-def task_stats(summary: Summary, scheme: str, op: str) -> dict[str, Any]:
+class TaskStats(TypedDict):
+    """One scheme's read or write tasks (`task_stats`)."""
+
+    response_max_us: float
+    response_mean_us: float
+    misses: int
+    released: int
+    tasks: int
+
+
+def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
     """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
     time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*)."""
     tasks = summary["schemes"][scheme]["tenants"][TENANT]["deadlines"]["tasks"]
     mine = {name: t for name, t in tasks.items() if name.startswith(op[0])}
-    return {
-        "response_max_us": max(
+    return TaskStats(
+        response_max_us=max(
             (float(t["response_max_us"]) for t in mine.values() if t.get("response_max_us") is not None),
             default=math.nan,
         ),
-        "response_mean_us": _mean([t.get("response_mean_us") for t in mine.values()]),
-        "misses": sum(int(t.get("misses", 0)) for t in mine.values()),
-        "released": sum(int(t.get("released", 0)) for t in mine.values()),
-        "tasks": len(mine),
-    }
+        response_mean_us=_mean([t.get("response_mean_us") for t in mine.values()]),
+        misses=sum(int(t.get("misses", 0)) for t in mine.values()),
+        released=sum(int(t.get("released", 0)) for t in mine.values()),
+        tasks=len(mine),
+    )
 
 
-def _mean(values: Sequence[Any]) -> float:
+def _mean(values: Sequence[object]) -> float:
     good = [float(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     return sum(good) / len(good) if good else math.nan
 
 
-def fig16_bandwidth(report: Report) -> dict[str, Any]:
+class Fig16Row(TypedDict):
+    """One window of Figure 16 (fig16-bandwidth.csv)."""
+
+    window_start_s: float
+    write_mb_s: float
+    gc_pages_copied: float
+    erases: float
+
+
+class Fig16(TypedDict):
+    """Figure 16's bandwidth (`fig16_bandwidth`)."""
+
+    gc_start_s: float | None
+    mean_mb_s: dict[str, float]
+    before_mean_mb_s: float
+    after_mean_mb_s: float
+    after_min_mb_s: float
+    n_before: int
+    n_after: int
+    rows: list[Fig16Row]
+
+
+def fig16_bandwidth(report: Report) -> Fig16:
     """Figure 16: both streams' write bandwidth per window (MB/s, 10^6 B), the first window with
     GC (`gc_start_s`), the mean before it and, from the window after it, the mean and the lowest
     window (`rows`: window_start_s, write_mb_s, gc_pages_copied)."""
@@ -244,12 +277,7 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
         .sort("window_start_s")
     )
     rows = [
-        {
-            "window_start_s": w,
-            "write_mb_s": iops * FIG16_REQUEST_BYTES / 1e6,
-            "gc_pages_copied": gc,
-            "erases": er,
-        }
+        Fig16Row(window_start_s=w, write_mb_s=iops * FIG16_REQUEST_BYTES / 1e6, gc_pages_copied=gc, erases=er)
         for w, iops, gc, er in frame.select(
             "window_start_s", "write_iops", "gc_pages_copied", "erases"
         ).rows()
@@ -257,16 +285,16 @@ def fig16_bandwidth(report: Report) -> dict[str, Any]:
     start = next((r["window_start_s"] for r in rows if r["gc_pages_copied"] > 0 or r["erases"] > 0), None)
     before = [r["write_mb_s"] for r in rows if start is None or r["window_start_s"] < start]
     after = [r["write_mb_s"] for r in rows if start is not None and r["window_start_s"] > start]
-    return {
-        "gc_start_s": start,
-        "mean_mb_s": {name: _measured_mb_s(report.summary, name) for name in report.schemes},
-        "before_mean_mb_s": _mean(before),
-        "after_mean_mb_s": _mean(after),
-        "after_min_mb_s": min(after) if after else math.nan,
-        "n_before": len(before),
-        "n_after": len(after),
-        "rows": rows,
-    }
+    return Fig16(
+        gc_start_s=start,
+        mean_mb_s={name: _measured_mb_s(report.summary, name) for name in report.schemes},
+        before_mean_mb_s=_mean(before),
+        after_mean_mb_s=_mean(after),
+        after_min_mb_s=min(after) if after else math.nan,
+        n_before=len(before),
+        n_after=len(after),
+        rows=rows,
+    )
 
 
 def _measured_mb_s(summary: Summary, scheme: str) -> float:
@@ -312,7 +340,7 @@ def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
     return rows
 
 
-def _bandwidth(bounds: Mapping[str, Any], prefix: str) -> Mapping[str, Any]:
+def _bandwidth(bounds: RtBounds, prefix: str) -> RtBandwidth:
     return next(b for b in bounds["bandwidths"] if b["quantity"].startswith(prefix))
 
 
@@ -324,7 +352,7 @@ def measurements(
     summary: Summary,
     starts: Mapping[str, float | None],
     warmup: float,
-    bw: Mapping[str, Any],
+    bw: Fig16,
     analysis: RtAnalysis,
 ) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
@@ -411,7 +439,7 @@ def table3_measurements(
     return out
 
 
-def _max_or_nan(*values: Any) -> float:
+def _max_or_nan(*values: object) -> float:
     good = [
         float(v)
         for v in values
@@ -420,7 +448,7 @@ def _max_or_nan(*values: Any) -> float:
     return max(good) if len(good) == len(values) else math.nan
 
 
-def fig16_measurements(bw: Mapping[str, Any]) -> dict[str, Measured]:
+def fig16_measurements(bw: Fig16) -> dict[str, Measured]:
     """Figure 16: the mean bandwidth before GC and the lowest window after it starts."""
     before, after, low = bw["before_mean_mb_s"], bw["after_mean_mb_s"], bw["after_min_mb_s"]
     where = f"GC starts in the window at {_s(bw['gc_start_s'])} (the paper: after 7 s)"
@@ -537,7 +565,7 @@ def _s(value: float | None) -> str:
     return "never" if value is None else f"{value:g} s"
 
 
-def _f(value: Any) -> str:
+def _f(value: object) -> str:
     return "n/a" if not isinstance(value, (int, float)) else f"{value:.3f}"
 
 
@@ -643,7 +671,7 @@ def claims_sections(seen: Seen) -> dict[str, object]:
     }
 
 
-def figures(report: Report, bw: Mapping[str, Any], analysis: RtAnalysis, out: Path) -> list[Path]:
+def figures(report: Report, bw: Fig16, analysis: RtAnalysis, out: Path) -> list[Path]:
     """fig10-13 (per-window p99 latency over time), fig14-15 (latency CDFs), fig16 (bandwidth
     per window), table4.csv and schedulability/fig5-7; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -750,7 +778,7 @@ def figure_cdf(report: Report, out: Path) -> list[Path]:
     return [png, csv_path]
 
 
-def figure_fig16(bw: Mapping[str, Any], out: Path) -> list[Path]:
+def figure_fig16(bw: Fig16, out: Path) -> list[Path]:
     """Figure 16: WAO-GC's write bandwidth per window, GC's start marked."""
     import matplotlib
     from matplotlib.figure import Figure

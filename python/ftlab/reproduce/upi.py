@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ftlab import _core, _toml, sweeps
-from ftlab._errors import input_error
+from ftlab._errors import input_error, usage_error
 from ftlab.report import plots, write_files_atomically
 from ftlab.report.plots import RC_PARAMS, log_ticks, save
 from ftlab.report.style import scheme_style
@@ -57,13 +57,13 @@ from ftlab.reproduce.claims import (
     fmt_value,
     health,
     phase_table,
-    ratio,
     relative_change,
     sensitivity_summary,
     write_csv,
     write_sensitivity,
 )
-from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
+from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
+from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.results import Summary
 from ftlab.sweeps import resolve_all
 from ftlab.sweeps.exec import is_done
@@ -114,15 +114,22 @@ class Upi(PaperCode[Seen]):
         phases = phase_table(report.summary, TENANTS)
         return Seen(report, rise_s(report.resolved_toml), phases, runs.scenarios["upi"], runs.out)
 
-    def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.report.summary, seen.report.timeseries, seen.rise)
+    def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
+        return read_metric(seen.report.summary, system, subject, key)
+
+    def measure(self, seen: Seen, name: str) -> Measured:
+        return _own(name, seen.report.timeseries, seen.rise)
 
     def health(self, seen: Seen) -> dict[str, Any]:
         return health(seen.report.summary)
 
+    def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
+        return figure3_rows(seen.report.summary)
+
     def figures(self, seen: Seen, out: Path) -> list[Path]:
         phases = seen.phases
         return [
+            *super().figures(seen, out),
             *figures(seen.report, seen.rise, out),
             write_csv(out / PHASES_FILE, phases, _phase_columns(phases)),
         ]
@@ -142,15 +149,9 @@ class Upi(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"rise_s": seen.rise}
 
-    def run_sensitivity(
-        self,
-        runs: Runs,
-        seen: Seen,
-        claims: Sequence[Claim],
-        jobs: int | None,
-        progress: Progress | None,
-    ) -> list[dict[str, Any]]:
-        return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, progress)
+    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
+        seen, runs = study.seen, study.runs
+        return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, study.progress)
 
 
 #: What `ftlab reproduce upi` runs (the registry finds it by this name).
@@ -204,17 +205,32 @@ def upi_claims(
 
 def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
-    names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
-    return {name: measure(name, summary, timeseries, rise) for name in names}
+    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
+    return measure_all(
+        names,
+        load_plan(NAME).pairs,
+        lambda tenant, scheme, metric: read_metric(summary, scheme, tenant, metric),
+        lambda n: _own(n, timeseries, rise),
+    )
 
 
 def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> Measured:
-    """One computation by name: "<metric>:<tenant>:<a>/<b>" is a/b of the tenant's read
-    <metric> (mean_us, p99_us) under schemes a and b; "margin:<metric>:<tenant>:<a>/<b>" is
-    a/b − 1; "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise;
-    "rise_growth:<scheme>" the growth of the scheme's overall mean read latency after the rise
-    (Figure 5b); "after_rise:<a>/<b>" b's overall mean read latency over a's after the rise,
-    minus 1 (Figure 5c: positive when a is faster). An unknown name is an `ftlab.UsageError`."""
+    """One computation by name: a declared pair of papers/upi.toml
+    ("[margin:]<metric>:<tenant>:<a>/<b>", a/b of the tenant's read <metric>, mean_us or
+    p99_us, under schemes a and b, minus 1 with "margin:"), or UPI's own: "set_growth:<scheme>"
+    the growth of LM-TBE's allocation set after the rise; "rise_growth:<scheme>" the growth of
+    the scheme's overall mean read latency after the rise (Figure 5b); "after_rise:<a>/<b>" b's
+    overall mean read latency over a's after the rise, minus 1 (Figure 5c: positive when a is
+    faster). An unknown name is an `ftlab.UsageError`."""
+    return measure_one(
+        name,
+        load_plan(NAME).pairs,
+        lambda tenant, scheme, metric: read_metric(summary, scheme, tenant, metric),
+        lambda n: _own(n, timeseries, rise),
+    )
+
+
+def _own(name: str, timeseries: pl.DataFrame | None, rise: float) -> Measured:
     kind, _, rest = name.partition(":")
     if kind == "set_growth":
         return set_growth(timeseries, rest, rise)
@@ -223,17 +239,7 @@ def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: 
     if kind == "after_rise":
         a, _, b = rest.partition("/")
         return after_rise(timeseries, a, b, rise)
-    margin, metric, tenant, a, b = claimfile.pair_measure(name, ("mean_us", "p99_us"), "UPI")
-    va, vb = read_metric(summary, a, tenant, metric), read_metric(summary, b, tenant, metric)
-    factor = ratio(va, vb)
-    value = factor - 1.0 if margin else factor
-    why = (
-        f"{a}'s {tenant} read {metric.removesuffix('_us')} is {fmt_number(va, 'µs')} "
-        f"against {b}'s {fmt_number(vb, 'µs')}: {factor:.3f}x ({fmt_change(factor - 1)})."
-    )
-    if math.isnan(factor):
-        why += " (A value is missing from summary.json or zero.)"
-    return Measured(value, why)
+    raise usage_error("measure", f"unknown UPI computation {name!r}")
 
 
 def read_metric(summary: Mapping[str, Any], scheme: str, tenant: str, metric: str) -> float | None:
@@ -339,10 +345,10 @@ def _phase_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def figures(report: Report, rise: float, out: Path) -> list[Path]:
-    """Figures 3, 4 and 5 of the paper as PNG, each with its CSV data; the paths written."""
+    """Figures 4 and 5 of the paper as PNG, each with its CSV data; the paths written (Figure
+    3 is declared: `[[reproduce.figures]]` of papers/upi.toml, from `figure3_rows`)."""
     out.mkdir(parents=True, exist_ok=True)
-    files = figure3(report.summary, out)
-    files.append(plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"]))
+    files = [plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"])]
     if report.latency_cdf is not None:
         import polars as pl
 
@@ -361,68 +367,18 @@ def _schemes(summary: Summary) -> list[str]:
     return [s for s in SCHEMES if s in present] + [s for s in present if s not in SCHEMES]
 
 
-def figure3(summary: Summary, out: Path) -> list[Path]:
-    """Figure 3: grouped bars of (a) mean and (b) p99 read latency per tenant, one bar per
-    scheme, log y; fig3-bars.png and fig3-bars.csv."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    schemes = _schemes(summary)
-    rows = [
+def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
+    """Figure 3's rows (fig3-bars.csv): the mean and p99 read latency per scheme and tenant."""
+    return [
         {
             "scheme": s,
             "tenant": t,
             "read_mean_us": read_metric(summary, s, t, "mean_us"),
             "read_p99_us": read_metric(summary, s, t, "p99_us"),
         }
-        for s in schemes
+        for s in _schemes(summary)
         for t in TENANTS
     ]
-    csv_path = write_csv(out / "fig3-bars.csv", rows)
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(7.0, 2.8), layout="constrained")
-        axes = fig.subplots(1, 2)
-        for ax, (metric, title) in zip(
-            axes,
-            (("read_mean_us", "(a) mean read latency"), ("read_p99_us", "(b) p99 read latency")),
-            strict=True,
-        ):
-            _bars(ax, rows, schemes, metric)
-            ax.set_title(title)
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside upper center", ncols=len(schemes), frameon=False)
-    png = out / "fig3-bars.png"
-    save(fig, png, "png")
-    return [png, csv_path]
-
-
-_HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
-
-
-def _bars(ax: Axes, rows: Sequence[Mapping[str, Any]], schemes: Sequence[str], metric: str) -> None:
-    width = 0.8 / max(len(schemes), 1)
-    for i, scheme in enumerate(schemes):
-        values = [
-            next((r[metric] for r in rows if r["scheme"] == scheme and r["tenant"] == t), None)
-            for t in TENANTS
-        ]
-        x = [k + (i - (len(schemes) - 1) / 2) * width for k in range(len(TENANTS))]
-        heights = [math.nan if v is None else v for v in values]
-        ax.bar(
-            x,
-            heights,
-            width,
-            label=scheme,
-            color=scheme_style(i).color,
-            edgecolor="black",
-            linewidth=0.5,
-            hatch=_HATCHES[i % len(_HATCHES)],
-        )
-    ax.set_xticks(range(len(TENANTS)), list(TENANTS))
-    ax.set_yscale("log")
-    log_ticks(ax.yaxis, ax.get_ylim())
-    ax.set_ylabel("latency (µs)")
-    ax.grid(True, axis="y", which="major", linewidth=0.4, alpha=0.5)
 
 
 #: Figure 5's latency panels, then its allocation-set panels.

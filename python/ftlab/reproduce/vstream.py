@@ -13,16 +13,18 @@ are data, `[reproduce]` of `papers/vstream.toml`:
 
 Throughput is the tenant's host write bytes per measured second (MB/s) of the closed loop; the
 cost of GC is `device.gc_pages_copied` (§5.2: "the number of valid pages copied during GC").
-The claims are data (`papers/vstream.toml`); this module computes their values by name
-(`measure`): ratios between mappers, vStream's margin over the best other mapper, and the
-write-stamp sharing of §4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run).
+The claims are data (`papers/vstream.toml`), and so are its ratios and margins between
+mappers (`[[reproduce.pairs]]`, `ftlab.reproduce.measures`); this module computes the rest by
+name (`measure`): vStream's margin over the best other mapper, and the write-stamp sharing of
+§4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run). Runs are read one by one
+(`ftlab.reproduce.per_run`).
 
 Health, per run: the tenant not `unstable`, requests outstanding at the end (at most the queue
 depth, by construction of a closed loop), and for the synthetic benchmark the steady state: the
 mean write IOPS of the second half of the measured phase within STEADY_TOLERANCE of the first
 half's. The busiest die is reported but has no limit: a closed loop saturates the device on
 purpose. With `sensitivity`, the claims are recomputed with the queue depth and vStream's epoch
-varied one at a time (`sensitivity_cases`), by direct runs (no Ray).
+varied one at a time (`[[reproduce.cases]]` of the claim file), by direct runs (no Ray).
 
 Only ratios of the simulator's outputs are computed here (`Vstream`, registered as `PAPER`);
 it is not the simulator nor the driver (it runs nothing itself), and it prints nothing
@@ -35,11 +37,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ftlab import _toml
-from ftlab._errors import MissingResultError, input_error
-from ftlab.report.plots import RC_PARAMS, save
+from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -49,9 +50,10 @@ from ftlab.reproduce.claims import (
     one_run_health,
     ratio,
     relative_change,
-    write_csv,
 )
-from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan, scenarios
+from ftlab.reproduce.driver import Case, Driven, Health, Runs, Sections, claim_values, load_plan, scenarios
+from ftlab.reproduce.measures import measure_all, measure_one
+from ftlab.reproduce.per_run import PerRun, PerRunPaper
 from ftlab.results import Summary
 
 if TYPE_CHECKING:
@@ -106,22 +108,24 @@ def scenario_path(workload: str, quick: bool) -> Path:
     return scenarios(load_plan(NAME), quick)[workload]
 
 
-#: A run's metrics by workload and mapper (`collect_metrics`).
-Metrics = dict[str, dict[str, dict[str, float | None]]]
+class RunMetrics(TypedDict):
+    """One run's metrics (`run_metrics`); None where summary.json lacks the value."""
+
+    throughput_mb_s: float | None
+    gc_pages_copied: float | None
+    waf: float | None
+    measured_s: float | None
+    units_per_stamp: float | None
 
 
-@dataclass(frozen=True)
-class Seen:
-    """One seed's runs as the paper reads them: the Reports by (workload, mapper), their metrics."""
-
-    reports: dict[tuple[str, str], Report]
-    metrics: Metrics
-    scenarios: dict[str, Path]
-    out: Path
+#: The runs' metrics by workload and mapper (`nested`): claims.json's `metrics`.
+Metrics = Mapping[str, Mapping[str, RunMetrics]]
 
 
-class Vstream(PaperCode[Seen]):
-    """vStream's own code under the driver: metrics per run, health, Figures 3-4, the cases."""
+class Vstream(PerRunPaper[RunMetrics]):
+    """vStream's own code under the driver: metrics per run, health, Figures 3-4; its ratios
+    and margins between mappers are declared pairs and its sensitivity cases declared cases
+    (papers/vstream.toml)."""
 
     name = NAME
 
@@ -129,47 +133,41 @@ class Vstream(PaperCode[Seen]):
         for path in scenarios.values():
             check_trace(path)
 
-    def head(self, runs: Runs) -> dict[str, object]:
+    def head(self, runs: Runs) -> Sections:
         return {"scenarios": {w: str(p) for w, p in runs.scenarios.items()}}
 
-    def read(self, runs: Runs, base: Seen | None) -> Seen:
-        reports = {_pair(label): r for label, r in runs.reports.items()}
-        return Seen(reports, collect_metrics(reports), runs.scenarios, runs.out)
+    def run_metrics(self, label: str, report: Report) -> RunMetrics:
+        return run_metrics(report.summary, WORKLOADS[_pair(label)[0]])
 
-    def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.metrics)
+    def run_health(self, label: str, report: Report) -> Health:
+        return _run_health(_pair(label)[0], report)
 
-    def health(self, seen: Seen) -> dict[str, Any]:
-        return health(seen.reports)
+    def health_head(self) -> Sections:
+        return {"steady_tolerance": STEADY_TOLERANCE}
 
-    def figures(self, seen: Seen, out: Path) -> list[Path]:
-        return [*figures(seen.metrics, out), write_csv(out / "metrics.csv", metric_rows(seen.metrics))]
+    def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
+        return _own(name, nested(seen.metrics))
 
-    def sections(self, seen: Seen) -> dict[str, object]:
+    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
+        return metric_rows(nested(seen.metrics))
+
+    def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
             "run_dir": str(seen.out / "run"),
             "mappers": {
                 m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in mappers()
             },
-            "metrics": seen.metrics,
+            "metrics": nested(seen.metrics),
         }
 
-    def extra(self, seen: Seen) -> dict[str, object]:
+    def extra(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
             "scenarios": {w: str(p) for w, p in seen.scenarios.items()},
-            "metrics": seen.metrics,
-            "reports": seen.reports,
+            "metrics": nested(seen.metrics),
+            "reports": {_pair(label): r for label, r in seen.reports.items()},
         }
 
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        pairs = {_pair(label): r for label, r in runs.reports.items()}
-        epochs = {w: _epoch_s(r) for (w, m), r in pairs.items() if m == "vstream"}
-        return [
-            Case(name, runs=tuple(f"{w}/{m}" for w in sets for m in only or ()), set=sets)
-            for name, sets, only in sensitivity_cases(epochs)
-        ]
-
-    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+    def sensitivity_detail(self, case: Case, seen: PerRun[RunMetrics], claims: Sequence[Claim]) -> Sections:
         rerun = list(dict.fromkeys(_pair(r)[1] for r in case.runs))
         return {
             "case": case.name,
@@ -178,7 +176,7 @@ class Vstream(PaperCode[Seen]):
             "claims": claim_values(claims),
         }
 
-    def sensitivity_head(self, runs: Runs, wall_s: float) -> dict[str, object]:
+    def sensitivity_head(self, runs: Runs, wall_s: float) -> Sections:
         return {
             "reproduction": NAME,
             "quick": runs.quick,
@@ -195,6 +193,15 @@ def _pair(label: str) -> tuple[str, str]:
     """A run label "workload/mapper" as (workload, mapper)."""
     w, _, m = label.partition("/")
     return w, m
+
+
+def nested(metrics: Mapping[str, RunMetrics]) -> dict[str, dict[str, RunMetrics]]:
+    """The runs' metrics by run label ("workload/mapper"), in order, as metrics[workload][mapper]."""
+    out: dict[str, dict[str, RunMetrics]] = {}
+    for label, row in metrics.items():
+        w, m = _pair(label)
+        out.setdefault(w, {})[m] = row
+    return out
 
 
 #: How to make the full RocksDB scenario's trace (docs/capture.md; the logical capacity of the
@@ -224,7 +231,7 @@ def check_trace(path: Path) -> None:
 # Metrics and claims
 
 
-def run_metrics(summary: Summary, tenant: str) -> dict[str, float | None]:
+def run_metrics(summary: Summary, tenant: str) -> RunMetrics:
     """Throughput (host write MB/s over the measured phase), GC pages copied, WAF and the
     measured seconds of a one-scheme summary.json; None where a value is missing."""
     try:
@@ -233,80 +240,61 @@ def run_metrics(summary: Summary, tenant: str) -> dict[str, float | None]:
         seconds = float(device["measured_s"])
         mb_s = float(write["bytes"]) / seconds / 1e6 if seconds > 0 else None
         units = (scheme.get("mapper_counters") or {}).get("units_per_stamp")
-        return {
-            "throughput_mb_s": mb_s,
-            "gc_pages_copied": float(device["gc_pages_copied"]),
-            "waf": device.get("waf"),
-            "measured_s": seconds,
-            "units_per_stamp": None if units is None else float(units),
-        }
+        return RunMetrics(
+            throughput_mb_s=mb_s,
+            gc_pages_copied=float(device["gc_pages_copied"]),
+            waf=device.get("waf"),
+            measured_s=seconds,
+            units_per_stamp=None if units is None else float(units),
+        )
     except (KeyError, TypeError, StopIteration, ValueError):
-        return {
-            "throughput_mb_s": None,
-            "gc_pages_copied": None,
-            "waf": None,
-            "measured_s": None,
-            "units_per_stamp": None,
-        }
+        return RunMetrics(
+            throughput_mb_s=None, gc_pages_copied=None, waf=None, measured_s=None, units_per_stamp=None
+        )
 
 
-def collect_metrics(
-    reports: Mapping[tuple[str, str], Report],
-) -> dict[str, dict[str, dict[str, float | None]]]:
-    """metrics[workload][mapper] = `run_metrics` of each run."""
-    out: dict[str, dict[str, dict[str, float | None]]] = {}
-    for (w, m), report in reports.items():
-        out.setdefault(w, {})[m] = run_metrics(report.summary, WORKLOADS[w])
-    return out
+def _value(metrics: Metrics, workload: str, mapper: str, key: str) -> float | None:
+    row = (metrics.get(workload) or {}).get(mapper)
+    v = None if row is None else row.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _value(
-    metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], workload: str, mapper: str, key: str
-) -> float | None:
-    return ((metrics.get(workload) or {}).get(mapper) or {}).get(key)
-
-
-def vstream_claims(
-    metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], checks: Mapping[str, Any]
-) -> list[Claim]:
-    """Every claim of papers/vstream.toml judged on one seed's `collect_metrics` and `health`."""
+def vstream_claims(metrics: Metrics, checks: Health) -> list[Claim]:
+    """Every claim of papers/vstream.toml judged on one seed's metrics and `health`."""
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
 
 
-def measurements(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, Measured]:
+def measurements(metrics: Metrics) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/vstream.toml (see `measure`)."""
-    names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
-    return {name: measure(name, metrics) for name in names}
+    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
+    return measure_all(
+        names, load_plan(NAME).pairs, lambda w, m, key: _value(metrics, w, m, key), lambda n: _own(n, metrics)
+    )
 
 
-def measure(name: str, metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> Measured:
-    """One computation by name: "<metric>:<workload>:<a>/<b>" is a/b of <metric>
-    (throughput_mb_s, gc_pages_copied) of mappers a and b; "margin:..." the same minus 1;
+def measure(name: str, metrics: Metrics) -> Measured:
+    """One computation by name: a declared pair of papers/vstream.toml
+    ("[margin:]<metric>:<workload>:<a>/<b>", a/b of <metric>, throughput_mb_s or
+    gc_pages_copied, of mappers a and b, minus 1 with "margin:"), or this paper's own:
     "best:<workload>" vstream's throughput over the best other mapper's minus 1;
     "paper_stamp_factor", "paper_stamp_mib" and "paper_stamp_mb" §4.2's arithmetic, with the
-    write-stamp sharing of the RocksDB vstream run beside it. An unknown name is an `ftlab.UsageError`."""
+    write-stamp sharing of the RocksDB vstream run beside it. An unknown name is an
+    `ftlab.UsageError`."""
+    return measure_one(
+        name, load_plan(NAME).pairs, lambda w, m, key: _value(metrics, w, m, key), lambda n: _own(n, metrics)
+    )
+
+
+def _own(name: str, metrics: Metrics) -> Measured:
     kind, _, rest = name.partition(":")
     if kind == "best":
         return _best(metrics, rest)
     if name in ("paper_stamp_factor", "paper_stamp_mib", "paper_stamp_mb"):
         return _stamps(metrics, name)
-    margin, key, workload, a, b = claimfile.pair_measure(
-        name, ("throughput_mb_s", "gc_pages_copied"), "vStream"
-    )
-    va, vb = _value(metrics, workload, a, key), _value(metrics, workload, b, key)
-    factor = ratio(va, vb)
-    what, unit, digits = ("throughput", "MB/s", 1) if key == "throughput_mb_s" else ("GC copies", "pages", 0)
-    why = (
-        f"{workload}: {a}'s {what} is {fmt_number(va, unit, digits)} against {b}'s "
-        f"{fmt_number(vb, unit, digits)}: "
-        + (f"margin {factor - 1.0:+.3f} ({a} over {b} − 1)." if margin else f"{factor:.3f}x.")
-    )
-    if math.isnan(factor):
-        why += " (A value is missing from summary.json or zero.)"
-    return Measured(factor - 1.0 if margin else factor, why)
+    raise usage_error("measure", f"unknown vStream computation {name!r}")
 
 
-def _best(metrics: Any, workload: str) -> Measured:
+def _best(metrics: Metrics, workload: str) -> Measured:
     values = {m: _value(metrics, workload, m, "throughput_mb_s") for m in (metrics.get(workload) or {})}
     own = values.get("vstream")
     others = {m: v for m, v in values.items() if m != "vstream"}
@@ -329,7 +317,7 @@ PAPER_SSD = {"c": 4, "w": 4, "d": 2, "b": 2, "p": 3, "l": 4}
 PAPER_LOGICAL_PAGES, STAMP_BYTES = 256 * 2**20, 4
 
 
-def _stamps(metrics: Any, name: str) -> Measured:
+def _stamps(metrics: Metrics, name: str) -> Measured:
     """§4.2's arithmetic (an `exact` claim), with ftlab's own choice beside it: its vstream
     shares one stamp among `units_per_stamp` units (a design parameter, not a measurement)."""
     factor = math.prod(PAPER_SSD.values())
@@ -351,20 +339,30 @@ def _stamps(metrics: Any, name: str) -> Measured:
     )
 
 
-def metric_rows(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> list[dict[str, Any]]:
+class MetricRow(RunMetrics):
+    """A row of metrics.csv and the figures' CSV: the run's workload and mapper, its metrics
+    and its throughput and GC copies normalised to legacy's (None where either is missing)."""
+
+    workload: str
+    mapper: str
+    throughput_norm: float | None
+    gc_norm: float | None
+
+
+def metric_rows(metrics: Metrics) -> list[MetricRow]:
     """One row per workload and mapper: the raw metrics and both normalised to legacy."""
     rows = []
     for w, by_mapper in metrics.items():
-        base = by_mapper.get(BASELINE) or {}
+        base = by_mapper.get(BASELINE)
         for m, v in by_mapper.items():
             rows.append(
-                {
-                    "workload": w,
-                    "mapper": m,
+                MetricRow(
+                    workload=w,
+                    mapper=m,
                     **v,
-                    "throughput_norm": _ratio(v.get("throughput_mb_s"), base.get("throughput_mb_s")),
-                    "gc_norm": _ratio(v.get("gc_pages_copied"), base.get("gc_pages_copied")),
-                }
+                    throughput_norm=_ratio(v["throughput_mb_s"], base and base["throughput_mb_s"]),
+                    gc_norm=_ratio(v["gc_pages_copied"], base and base["gc_pages_copied"]),
+                )
             )
     return rows
 
@@ -378,20 +376,11 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 # Health
 
 
-def health(reports: Mapping[tuple[str, str], Report]) -> dict[str, Any]:
-    """Per run ("workload/mapper"): the tenant's checks of `claims.health` (`unstable`,
-    `starved` and their numbers, `reasons`), the
-    busiest die (reported, no limit: `busiest_die_limit` None), for the synthetic benchmark the
-    steady-state check (`checks`), and `ok`. Top-level `ok`: every run's."""
-    schemes = {f"{w}/{m}": _run_health(w, report) for (w, m), report in reports.items()}
-    return {
-        "ok": all(s["ok"] for s in schemes.values()) and bool(schemes),
-        "steady_tolerance": STEADY_TOLERANCE,
-        "schemes": schemes,
-    }
-
-
-def _run_health(workload: str, report: Report) -> dict[str, Any]:
+def _run_health(workload: str, report: Report) -> Health:
+    """The tenant's checks of `claims.health` (`unstable`, `starved` and their numbers,
+    `reasons`), the busiest die (reported, no limit: `busiest_die_limit` None), for the
+    synthetic benchmark the steady-state check (`checks`), and `ok` (the driver's top-level
+    `ok`: every run's)."""
     scheme = next(iter(report.summary["schemes"].values()))
     # The tenants' checks (starved, unstable) of `claims.health`; the busiest die is reported only.
     entry, ok = one_run_health(scheme)
@@ -433,83 +422,3 @@ def steady_change(report: Report) -> float:
         return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
 
     return relative_change(mean(mid, end_s), mean(start_s, mid))
-
-
-# --------------------------------------------------------------------------------------
-# Figures
-
-
-def figures(metrics: Mapping[str, Mapping[str, Mapping[str, float | None]]], out: Path) -> list[Path]:
-    """Figure 3 (synthetic) and Figure 4 (RocksDB): normalised throughput and GC copies, one
-    bar per mapper; fig3-synthetic.png/.csv and fig4-rocksdb.png/.csv."""
-    out.mkdir(parents=True, exist_ok=True)
-    rows = metric_rows(metrics)
-    files: list[Path] = []
-    for workload, stem, title in (
-        ("synthetic", "fig3-synthetic", "Figure 3: synthetic benchmark (§5.2)"),
-        ("rocksdb", "fig4-rocksdb", "Figure 4: RocksDB (§5.3)"),
-    ):
-        mine = [r for r in rows if r["workload"] == workload]
-        files.append(_bar_figure(mine, out / f"{stem}.png", title))
-        files.append(write_csv(out / f"{stem}.csv", mine))
-    return files
-
-
-def _bar_figure(rows: Sequence[Mapping[str, Any]], png: Path, title: str) -> Path:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(7.0, 2.6), layout="constrained")
-        axes = fig.subplots(1, 2)
-        labels = [r["mapper"] for r in rows]
-        for ax, (key, name) in zip(
-            axes, (("throughput_norm", "(a) throughput"), ("gc_norm", "(b) GC pages copied")), strict=True
-        ):
-            values = [math.nan if r[key] is None else r[key] for r in rows]
-            ax.bar(range(len(rows)), values, color="0.55", edgecolor="black", linewidth=0.5)
-            for x, v in enumerate(values):
-                if math.isfinite(v):
-                    ax.annotate(f"{v:.2f}", (x, v), ha="center", va="bottom", fontsize=7)
-            ax.axhline(1.0, color="black", linewidth=0.6, linestyle="--")
-            ax.set_ylim(0.0, 1.15 * max([1.0, *(v for v in values if math.isfinite(v))]))
-            ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right")
-            ax.set_title(name)
-            ax.set_ylabel("normalised to legacy")
-            ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-        fig.suptitle(title)
-    save(fig, png, "png")
-    return png
-
-
-# --------------------------------------------------------------------------------------
-# Sensitivity
-
-#: One knob at a time: (case name, `--set` overrides, the mappers rerun; None = all). The
-#: queue depth (§5.1 gives none; the scenarios use 32) and vStream's epoch (x0.5, x2 of the
-#: scenario's, which rescales §4.3's 10 minutes).
-QUEUE_DEPTHS = (1, 8)
-EPOCH_FACTORS = (0.5, 2.0)
-
-
-def sensitivity_cases(
-    epoch_s: Mapping[str, float],
-) -> list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]]:
-    """The cases: (name, per-workload overrides, mappers rerun or None for all). `epoch_s` is
-    each workload's vStream epoch in its scenario."""
-    cases: list[tuple[str, dict[str, list[str]], tuple[str, ...] | None]] = []
-    for qd in QUEUE_DEPTHS:
-        cases.append((f"queue_depth={qd}", {w: [f"tenants.0.queue_depth={qd}"] for w in WORKLOADS}, None))
-    for f in EPOCH_FACTORS:
-        cases.append(
-            (
-                f"vstream epoch x{f:g}",
-                {w: [f"stream.vstream.epoch_s={e * f:g}"] for w, e in epoch_s.items()},
-                ("vstream",),
-            )
-        )
-    return cases
-
-
-def _epoch_s(report: Report) -> float:
-    return float(_toml.loads(report.resolved_toml)["stream"]["vstream"]["epoch_s"])

@@ -1,0 +1,229 @@
+"""ftlab.reproduce.figures: the bar figures a claim file declares, `[[reproduce.figures]]`.
+
+A declared figure draws rows of the paper's metrics (`PaperCode.rows`: metrics.csv's rows) as
+bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table says:
+
+- `stem` and `title`; `size`, the figure's [width, height] in inches (default [7.0, 2.6]);
+- `where`: the rows it draws, those whose columns equal these values (every row if absent);
+- `x`: the column that names a bar group (its tick label; `x_labels` maps a value to a label);
+- `y`: the columns drawn, one panel each, titled by `panels` (same length) if given;
+- `series`: the column that splits a group into bars side by side, shaded by `shades` (a
+  value -> a grey level; a series without one takes the scheme palette's colour and hatch,
+  `ftlab.report.style`), with a legend; without it, one grey bar per row;
+- `paper`: the column holding the paper's value of the bar (a diamond marker, "paper");
+- `ylabel`; `reference`: a dashed horizontal line at this value (none if absent); `log`: a
+  logarithmic y axis (bars then carry no value labels).
+
+On a linear axis each bar is annotated with its value (2 decimals); a missing value draws no
+bar. This module
+draws given rows; it reads no run and knows no paper.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ftlab._errors import input_error
+from ftlab.report.plots import RC_PARAMS, log_ticks, save
+from ftlab.reproduce.claimfile import table
+from ftlab.reproduce.claims import write_csv
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+#: A row of the paper's metrics, as drawn (its values: numbers, strings, None).
+Row = Mapping[str, object]
+
+_KEYS = {"stem", "title", "size", "where", "x", "x_labels", "y", "panels", "series", "shades", "paper"}
+_KEYS |= {"ylabel", "reference", "log"}
+#: The hatches of series without a shade, in the palette's order.
+HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
+
+
+@dataclass(frozen=True)
+class FigureDecl:
+    """One `[[reproduce.figures]]` table (see the module docstring)."""
+
+    stem: str
+    title: str
+    x: str
+    y: tuple[str, ...]
+    size: tuple[float, float] = (7.0, 2.6)
+    where: Mapping[str, str] = field(default_factory=dict)
+    x_labels: Mapping[str, str] = field(default_factory=dict)
+    panels: tuple[str, ...] = ()
+    series: str = ""
+    shades: Mapping[str, str] = field(default_factory=dict)
+    paper: str = ""
+    ylabel: str = ""
+    reference: float | None = None
+    log: bool = False
+
+    def rows(self, rows: Sequence[Row]) -> list[Row]:
+        """The rows this figure draws."""
+        return [r for r in rows if all(r.get(k) == v for k, v in self.where.items())]
+
+
+def draw_all(decls: Sequence[FigureDecl], rows: Sequence[Row], out: Path) -> list[Path]:
+    """Every declared figure of `rows` into `out`: its PNG, then its CSV, in order."""
+    out.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
+    for decl in decls:
+        mine = decl.rows(rows)
+        files.append(_draw(decl, mine, out / f"{decl.stem}.png"))
+        files.append(write_csv(out / f"{decl.stem}.csv", mine))
+    return files
+
+
+def _look(decl: FigureDecl, name: str, index: int) -> tuple[str, str | None]:
+    """A bar's colour and hatch: its series' declared shade, else the scheme palette's."""
+    if name in decl.shades or not decl.series:
+        return decl.shades.get(name, "0.55"), None
+    from ftlab.report.style import scheme_style
+
+    return scheme_style(index).color, HATCHES[index % len(HATCHES)]
+
+
+def _at(row: Row, decl: FigureDecl, group: str, name: str) -> bool:
+    """Whether `row` is the bar of `group` (and of series `name`, with a series)."""
+    return str(row.get(decl.x)) == group and (not decl.series or str(row.get(decl.series)) == name)
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+
+
+def _draw(decl: FigureDecl, rows: Sequence[Row], png: Path) -> Path:
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    groups = list(dict.fromkeys(str(r.get(decl.x)) for r in rows))
+    series = list(dict.fromkeys(str(r.get(decl.series)) for r in rows)) if decl.series else [""]
+    with matplotlib.rc_context(RC_PARAMS):
+        fig = Figure(figsize=decl.size, layout="constrained")
+        axes = fig.subplots(1, len(decl.y), squeeze=False)[0]
+        for i, (ax, column) in enumerate(zip(axes, decl.y, strict=True)):
+            _panel(ax, decl, rows, column, groups, series)
+            if decl.panels:
+                ax.set_title(decl.panels[i])
+        fig.suptitle(decl.title)
+    save(fig, png, "png")
+    return png
+
+
+def _panel(
+    ax: Axes, decl: FigureDecl, rows: Sequence[Row], column: str, groups: list[str], series: list[str]
+) -> None:
+    width = 0.8 / len(series)
+    labelled: set[str] = set()
+    tops = [1.0 if decl.reference is not None else 0.0]
+    for i, group in enumerate(groups):
+        for j, name in enumerate(series):
+            row = next((r for r in rows if _at(r, decl, group, name)), None)
+            value = math.nan if row is None else _number(row.get(column))
+            if not math.isfinite(value):
+                continue
+            x = i + (j - (len(series) - 1) / 2) * width
+            label = name if decl.series and name not in labelled else None
+            color, hatch = _look(decl, name, j)
+            ax.bar(x, value, width, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, label=label)
+            labelled.add(name)
+            if not decl.log:
+                ax.annotate(f"{value:.2f}", (x, value), ha="center", va="bottom", fontsize=7)
+            tops.append(value)
+            paper = _number(row.get(decl.paper)) if decl.paper and row is not None else math.nan
+            if math.isfinite(paper):
+                marker_label = None if "paper" in labelled else "paper"
+                ax.plot([x], [paper], marker="D", color="black", markersize=4, label=marker_label)
+                labelled.add("paper")
+                tops.append(paper)
+    if decl.reference is not None:
+        ax.axhline(decl.reference, color="black", linewidth=0.6, linestyle="--")
+    if decl.log:
+        ax.set_yscale("log")
+        log_ticks(ax.yaxis, ax.get_ylim())
+    else:
+        ax.set_ylim(0.0, 1.15 * (max(tops) or 1.0))
+    ticks = [decl.x_labels.get(g, g) for g in groups]
+    # Side-by-side series leave room for level labels; one bar per group, for slanted ones.
+    rotation, align = (0, "center") if decl.series else (30, "right")
+    ax.set_xticks(range(len(groups)), ticks, rotation=rotation, ha=align)
+    ax.set_ylabel(decl.ylabel)
+    ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
+    if decl.series or decl.paper:
+        ax.legend(fontsize=7)
+
+
+# --------------------------------------------------------------------------------------
+# The declarations
+
+
+def load_figures(where: str, raw: object) -> tuple[FigureDecl, ...]:
+    """The `[[reproduce.figures]]` tables of the claim file `where` names; a bad table is an
+    `ftlab.InputError` naming the key."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise input_error(where, "reproduce.figures must be an array of tables")
+    return tuple(_figure(where, i, t) for i, t in enumerate(raw))
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _figure(where: str, i: int, given: object) -> FigureDecl:
+    label = f"reproduce.figures[{i}]"
+    raw = table(where, label, given, _KEYS)
+
+    def text(key: str, required: bool = False) -> str:
+        v = raw.get(key, "")
+        if not isinstance(v, str) or (required and not v):
+            what = "a non-empty string" if required else "a string"
+            raise input_error(where, f"{label}: `{key}` must be {what}")
+        return v
+
+    def texts(key: str) -> tuple[str, ...]:
+        v = raw.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(s, str) and s for s in v):
+            raise input_error(where, f"{label}: `{key}` must be a list of non-empty strings")
+        return tuple(v)
+
+    def strings(key: str) -> dict[str, str]:
+        v = raw.get(key, {})
+        if not isinstance(v, Mapping) or not all(isinstance(s, str) for s in v.values()):
+            raise input_error(where, f"{label}: `{key}` must be a table of strings")
+        return {str(k): str(s) for k, s in v.items()}
+
+    y, panels = texts("y"), texts("panels")
+    size, reference, log = raw.get("size", [7.0, 2.6]), raw.get("reference"), raw.get("log", False)
+    if not isinstance(log, bool):
+        raise input_error(where, f"{label}: `log` must be true or false")
+    if not y or (panels and len(panels) != len(y)):
+        raise input_error(where, f"{label}: `y` must name columns, and `panels` (if any) one title each")
+    if not isinstance(size, list) or len(size) != 2 or not all(_positive(v) for v in size):
+        raise input_error(where, f"{label}: `size` must be [width, height] in inches, both > 0")
+    if reference is not None and not (
+        isinstance(reference, (int, float)) and not isinstance(reference, bool)
+    ):
+        raise input_error(where, f"{label}: `reference` must be a number")
+    return FigureDecl(
+        stem=text("stem", True),
+        title=text("title", True),
+        x=text("x", True),
+        y=y,
+        size=(float(size[0]), float(size[1])),
+        where=strings("where"),
+        x_labels=strings("x_labels"),
+        panels=panels,
+        series=text("series"),
+        shades=strings("shades"),
+        paper=text("paper"),
+        ylabel=text("ylabel"),
+        reference=None if reference is None else float(reference),
+        log=log,
+    )
