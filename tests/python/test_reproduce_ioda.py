@@ -20,7 +20,7 @@ import ftlab
 from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import ioda as I
-from ftlab.reproduce.driver import load_plan
+from ftlab.reproduce.driver import Runs, load_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,12 +86,22 @@ def test_nearest_ideal_is_the_margin_over_the_nearest_other_mode() -> None:
 
 
 def test_sensitivity_cases_are_the_claim_files() -> None:
-    cases = I.declared_cases()
+    """The declared cases (papers/ioda.toml's [[reproduce.cases]], expanded by the driver):
+    distinct names, runs of the plan, overrides of the array scenario; the read rate is swept
+    on the 2000 IOPS runs only, and the log tenant's rate is halved and doubled from 60 rows/s."""
+    cases = I.PAPER.code.sensitivity_cases(Runs(load_plan("ioda"), True, 0, Path("."), {}, {}))
     labels = {r.label for r in load_plan("ioda").runs}
-    assert cases and len({name for name, _, _ in cases}) == len(cases)
-    for name, runs, sets in cases:
-        assert set(runs) <= labels and sets, name
-    assert any("rate_iops" in x and x.startswith("tenants.0.") for _, _, sets in cases for x in sets)
+    assert cases and len({c.name for c in cases}) == len(cases)
+    for c in cases:
+        assert set(c.runs) <= labels and list(c.set) == ["array"] and c.set["array"], c.name
+    kv = next(c for c in cases if c.name == "kv 1000 IOPS at r2k")
+    assert kv.set["array"] == ["tenants.0.synthetic.rate_iops=1000"]
+    assert kv.runs and all(r.startswith("r2k/") for r in kv.runs)
+    logs = {c.name: c.set["array"] for c in cases if c.name.startswith("log x")}
+    assert logs == {
+        "log x0.5": ["tenants.1.synthetic.rate_iops=30"],
+        "log x2": ["tenants.1.synthetic.rate_iops=120"],
+    }
 
 
 def test_plan_runs_the_modes_docs_array_names() -> None:

@@ -7,9 +7,9 @@ One scenario (`scenarios/reproduce/ioda(-quick).toml`: four devices behind RAID-
 chunks, FEMU's NAND timings, IODA's 100 ms windows) is run per (load, mode) by `--set`: the
 modes Base, IOD_1, IOD_2, IOD_3, IODA and Ideal as docs/array.md maps them to `[array]` and
 `[device]` keys, at two rates of the read tenant. This module is what is the paper's own: its
-measures by name, its health, its table of read latencies per run and its sensitivity cases,
-read from the claim file's `[[sensitivity]]` tables (`Ioda`, registered as `PAPER`; the driver
-has no declared cases of its own, so they are read here). It is not the driver
+measures by name, its health, its table of read latencies per run and what sensitivity.json
+records of a case (`Ioda`, registered as `PAPER`; the cases themselves are the claim file's
+`[[reproduce.cases]]`, which the driver expands). It is not the driver
 (`ftlab.reproduce.driver` runs the runs) and not the array (the simulator is); it only reads
 summary.json's host-layer section (`array`) and prints nothing.
 """
@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _toml
-from ftlab._errors import input_error, usage_error
+from ftlab._errors import usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, Claim, fmt_number, ratio, write_csv
@@ -40,8 +39,6 @@ TENANT = "kv"
 PERCENTILES = (("p95_us", "p95"), ("p99_us", "p99"), ("p999_us", "p99.9"), ("p9999_us", "p99.99"))
 #: The artifact's modes compared with Ideal ("nearest_ideal"), IODA last.
 MODES = ("Base", "IOD_1", "IOD_2", "IOD_3", "IODA")
-#: The keys of a `[[sensitivity]]` table of the claim file.
-_CASE_KEYS = {"name", "runs", "set"}
 #: Every run label "<load>/<mode>", in the plan's order, and the loads.
 LABELS = tuple(r.label for r in load_plan(NAME).runs)
 LOADS = tuple(dict.fromkeys(label.split("/")[0] for label in LABELS))
@@ -79,9 +76,6 @@ class Ioda(PaperCode[Seen]):
     def sections(self, seen: Seen) -> dict[str, object]:
         return {"reads": seen.rows}
 
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        return [Case(name, runs=r, set={"array": sets}) for name, r, sets in declared_cases()]
-
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
         return {
             "case": case.name,
@@ -114,26 +108,6 @@ def host_row(summary: Mapping[str, Any]) -> dict[str, Any]:
         "reads_multi_busy": tenant["reads_multi_busy"],
         "chunks_rebuilt": tenant["chunks_rebuilt"],
     }
-
-
-def declared_cases() -> list[tuple[str, tuple[str, ...], list[str]]]:
-    """The claim file's `[[sensitivity]]` cases: (name, the run labels it reruns, empty for
-    every run; its `--set` overrides). A bad table is an `ftlab.InputError` naming the file."""
-    path = claimfile.path_of(NAME)
-    where = f"ftlab/reproduce/papers/{path.name}"
-    labels = set(LABELS)
-    out = []
-    for i, raw in enumerate(_toml.loads(path.read_text(encoding="utf-8")).get("sensitivity") or []):
-        unknown = sorted(set(raw) - _CASE_KEYS)
-        name, runs, sets = raw.get("name"), raw.get("runs", []), raw.get("set")
-        bad_runs = sorted(set(runs) - labels) if isinstance(runs, list) else ["(not a list)"]
-        if unknown or not isinstance(name, str) or not name or bad_runs or not isinstance(sets, list):
-            why = f"unknown keys {unknown}" if unknown else f"runs not in the plan {bad_runs}"
-            raise input_error(
-                where, f"sensitivity[{i}]: needs a name, runs of the plan and a set list ({why})"
-            )
-        out.append((name, tuple(runs), [str(x) for x in sets]))
-    return out
 
 
 def measure(name: str, rows: Mapping[str, Mapping[str, Any]]) -> Measured:
