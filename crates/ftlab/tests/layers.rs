@@ -3,8 +3,14 @@
 //! `<!-- simulation-layers -->` marker), and names only files of lower layers (`super::FILE`,
 //! or `crate::simulation::FILE`), never an item of `mod.rs` (`super::Item`) unless it is
 //! `mod.rs`'s own test module. An in-file `#[cfg(test)] mod tests` is left out (its `super` is
-//! the file itself). What this does not see: a method of `Engine` one file defines and
-//! another calls needs no `use` line.
+//! the file itself). A method of `Engine` one file defines and another calls needs no `use`
+//! line, so the calls are checked too: inside a file's `impl ... Engine<...>` and
+//! `impl Executor for ...` blocks, `self.NAME(` and `e.NAME(` of a `pub(super)` method another
+//! file defines on `Engine` name that file, and `X::NAME(` / `Self::NAME(` of an `Executor`
+//! method name `engine` (which declares the trait; the executors implement it below their
+//! callers' view). Such a call must point to a lower layer too, unless `UPWARD_CALLS` lists it
+//! with its reason; a listed call that is gone fails as well. What this does not see: a call
+//! through a closure or a function pointer, or an `Engine` method called from a free function.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -75,6 +81,132 @@ fn violations(layers: &[Vec<String>], files: &BTreeMap<String, String>) -> Vec<S
     bad
 }
 
+/// The calls of `simulation/` that point to no lower layer, each with the reason it stays:
+/// (caller, callee file, method, why). The job and GC paths call each other by nature: a job
+/// leaving its source or a parity program finding no room asks for GC on the die, a policy's
+/// `StepGc` command steps GC, and GC starts its work as a job (`begin_block`, `job_pump`).
+const UPWARD_CALLS: &[(&str, &str, &str, &str)] = &[
+    ("jobs", "gc", "maybe_start_gc", "a job's end or a parity program short of room starts GC"),
+    ("jobs", "gc", "step_gc", "a policy's StepGc command is a GC step"),
+];
+
+/// The parts of `code` inside its top-level `impl` blocks on `Engine` or of `Executor`: from
+/// each such `impl` line to the next line that is a lone `}`.
+fn engine_impls(code: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in code.lines() {
+        if line.starts_with("impl") {
+            let head = line.split(" for ").last().unwrap_or(line);
+            inside = head.contains("Engine<") || line.contains("Executor for");
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+        if line == "}" {
+            inside = false;
+        }
+    }
+    out
+}
+
+/// The names after `prefix` in `code` where `prefix` starts no longer word (`e.` is not the
+/// end of `node.`), e.g. the `pub(super) fn` names; with `called`, only those a `(` follows.
+fn names_after(code: &str, prefix: &str, called: bool) -> Vec<String> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut names = Vec::new();
+    for (i, _) in code.match_indices(prefix) {
+        if prefix.starts_with(word) && code[..i].chars().next_back().is_some_and(word) {
+            continue;
+        }
+        let rest = &code[i + prefix.len()..];
+        let name: String = rest.chars().take_while(|&c| word(c)).collect();
+        if !name.is_empty() && (!called || rest[name.len()..].starts_with('(')) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Method name -> the file that defines it on `Engine` (`pub(super)`), and the `Executor`
+/// trait's method names (declared in `engine`). A name two files define is an error.
+fn engine_methods(files: &BTreeMap<String, String>) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut owner = BTreeMap::new();
+    for (stem, code) in files {
+        for name in names_after(&engine_impls(code), "\n    pub(super) fn ", false) {
+            if let Some(other) = owner.insert(name.clone(), stem.clone()) {
+                assert_eq!(&other, stem, "`{name}` is an Engine method of both {other}.rs and {stem}.rs");
+            }
+        }
+    }
+    let declared = |c: &String| {
+        let at = c.find("trait Executor").unwrap_or(c.len());
+        let end = c[at..].find("\n}").map_or(c.len(), |e| at + e);
+        names_after(&c[at..end], "\n    fn ", false)
+    };
+    let trait_methods = files.get("engine").map(declared).unwrap_or_default();
+    (owner, trait_methods)
+}
+
+/// The files `code`'s engine calls name: (callee file, method), each once, in order.
+fn calls_of(
+    code: &str,
+    own: &str,
+    owner: &BTreeMap<String, String>,
+    trait_methods: &[String],
+) -> Vec<(String, String)> {
+    let body = engine_impls(code);
+    let own_fns: Vec<String> = names_after(&body, "fn ", false);
+    let mut calls = Vec::new();
+    for receiver in ["self.", "e.", "X::", "Self::"] {
+        for name in names_after(&body, receiver, true) {
+            if own_fns.contains(&name) {
+                continue;
+            }
+            let file = if receiver.ends_with("::") {
+                trait_methods.contains(&name).then(|| "engine".to_string())
+            } else {
+                owner.get(&name).cloned()
+            };
+            match file {
+                Some(f) if f != own && !calls.contains(&(f.clone(), name.clone())) => calls.push((f, name)),
+                _ => {}
+            }
+        }
+    }
+    calls
+}
+
+/// Every engine call of `files` that does not point to a lower layer and `allowed` does not
+/// list, and every listed call no longer made.
+fn call_violations(
+    layers: &[Vec<String>],
+    files: &BTreeMap<String, String>,
+    allowed: &[(&str, &str, &str, &str)],
+) -> Vec<String> {
+    let rank = |f: &str| layers.iter().position(|l| l.iter().any(|x| x == f));
+    let (owner, trait_methods) = engine_methods(files);
+    let mut bad = Vec::new();
+    let mut seen = Vec::new();
+    for (stem, code) in files {
+        for (callee, method) in calls_of(code, stem, &owner, &trait_methods) {
+            let listed = allowed.iter().any(|a| (a.0, a.1, a.2) == (stem.as_str(), &*callee, &*method));
+            match (rank(stem), rank(&callee)) {
+                (Some(a), Some(b)) if b < a => {}
+                _ if listed => seen.push((stem.clone(), callee, method)),
+                _ => bad.push(format!("{stem}.rs calls {callee}.rs's {method}, not of a lower layer")),
+            }
+        }
+    }
+    for (caller, callee, method, _) in allowed {
+        if !seen.iter().any(|s| (s.0.as_str(), s.1.as_str(), s.2.as_str()) == (*caller, *callee, *method)) {
+            bad.push(format!("UPWARD_CALLS lists {caller} -> {callee}::{method}, which is not made"));
+        }
+    }
+    bad
+}
+
 #[test]
 fn simulation_imports_follow_the_layer_order() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -93,7 +225,8 @@ fn simulation_imports_follow_the_layer_order() {
             assert!(files.contains_key(f), "the layer order names {f}, which is no file of simulation/");
         }
     }
-    let bad = violations(&layers, &files);
+    let mut bad = violations(&layers, &files);
+    bad.extend(call_violations(&layers, &files, UPWARD_CALLS));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
@@ -125,5 +258,75 @@ fn the_checker_finds_upward_imports_and_unplaced_files() {
         let files: BTreeMap<String, String> =
             files.iter().map(|(s, c)| (s.to_string(), code_of(c))).collect();
         assert_eq!(violations(&layers, &files), want.to_vec(), "{files:?}");
+    }
+}
+
+/// A made-up case of engine calls: its files (stem, code), the listed calls, the violations.
+type CallCase<'a> = (&'a [(&'a str, &'a str)], &'a [(&'a str, &'a str, &'a str, &'a str)], &'a [&'a str]);
+
+/// The call checker on made-up files: each case's violations, exactly.
+#[test]
+fn the_call_checker_finds_upward_calls_and_stale_exceptions() {
+    let layers = layers_of("x <!-- simulation-layers -->\n`ops` ← `engine`, `sink` ← `host` ← `mod`\n");
+    let engine = "trait Executor {\n    fn issue(e: &mut Engine<'_, Self>);\n}\n\
+                  impl<X: Executor> Engine<'_, X> {\n    pub(super) fn view(&self) {}\n}\n";
+    let host = "impl<X: Executor> Engine<'_, X> {\n    pub(super) fn pump(&mut self) {\n\
+                self.view();\n        X::issue(self);\n    }\n}\n";
+    let calls_pump = "impl<X: Executor> Engine<'_, X> {\n    pub(super) fn view(&self) { self.pump(); }\n}\n";
+    let allowed: &[(&str, &str, &str, &str)] = &[("engine", "host", "pump", "made up")];
+    let cases: &[CallCase] = &[
+        (&[("engine", engine), ("host", host)], &[], &[]),
+        (
+            &[("engine", calls_pump), ("host", host)],
+            &[],
+            &["engine.rs calls host.rs's pump, not of a lower layer"],
+        ),
+        (&[("engine", calls_pump), ("host", host)], allowed, &[]),
+        (
+            &[("engine", engine), ("host", host)],
+            allowed,
+            &["UPWARD_CALLS lists engine -> host::pump, which is not made"],
+        ),
+        (&[("sink", "impl Sink {\n    fn f(&mut self) { self.pump(); }\n}\n"), ("host", host)], &[], &[]),
+        (
+            &[("engine", "impl<X> Engine<'_, X> {\n    fn g(&self) { node.pump(); }\n}\n"), ("host", host)],
+            &[],
+            &[],
+        ),
+        (
+            &[
+                (
+                    "sink",
+                    "impl<X> Engine<'_, X> {\n    fn g(&self) { self.pump(); }\n    fn pump(&self) {}\n}\n",
+                ),
+                ("host", host),
+            ],
+            &[],
+            &[],
+        ),
+        (
+            &[
+                ("sink", "impl Engine<'_, Timed> {\n    fn f(&mut self) { self.pump(); }\n}\n"),
+                ("host", host),
+            ],
+            &[],
+            &["sink.rs calls host.rs's pump, not of a lower layer"],
+        ),
+        (
+            &[
+                (
+                    "ops",
+                    "impl Executor for Instant {\n    fn issue(e: &mut Engine<'_, Self>) { e.view(); }\n}\n",
+                ),
+                ("engine", engine),
+            ],
+            &[],
+            &["ops.rs calls engine.rs's view, not of a lower layer"],
+        ),
+    ];
+    for (files, allowed, want) in cases {
+        let files: BTreeMap<String, String> =
+            files.iter().map(|(s, c)| (s.to_string(), code_of(c))).collect();
+        assert_eq!(call_violations(&layers, &files, allowed), want.to_vec(), "{files:?}");
     }
 }

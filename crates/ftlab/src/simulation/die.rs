@@ -3,7 +3,7 @@
 //! operation (or a multi-plane group of them), the read transfer, completion, and
 //! program/erase suspend. The flash array times the phases; the scheduler chooses the
 //! operations; this file ties them to the event loop. It does not decide what an operation
-//! means on completion (`Engine::complete_op`, `host`, `jobs`, `gc`).
+//! means on completion (`complete`'s `complete_op`).
 
 use super::engine::{Engine, Executor};
 use super::executor::Timed;

@@ -1,33 +1,30 @@
 //! The `Engine`: the owned parts of one simulation and the executor `X` that runs its flash
 //! operations, built from the scenario (`new`), handed from the instant to the timed executor
-//! (`into_timed`), and the few paths every part shares: the policies' view of the device,
-//! their hooks and the commands they push. It declares `Executor`, what the engine asks of its
-//! executor; `Instant` and `Timed` implement it (`precondition`, `die`). It is not the event
-//! loop (`run`), the host paths (`host`), the jobs (`jobs`, `gc`) or die execution (`die`).
+//! (`into_timed`), and what every path reads of it: the policies' view of the device and the
+//! block's tenant. It declares `Executor`, what the engine asks of its executor; `Instant` and
+//! `Timed` implement it (`precondition`, `die`). It calls no path: not the event loop (`run`),
+//! the host paths (`host`), the policies' hooks and commands or the jobs (`jobs`, `gc`), an
+//! operation's completion (`complete`) or die execution (`die`).
 
 use super::executor::{Instant, Timed};
 use super::host_port::HostPort;
 use super::job_table::JobTable;
-use super::ops::{Event, FlashOp, OpKind, Owner, Params};
+use super::ops::{Event, FlashOp, Params};
 use super::policies::Policies;
 use super::progress::Progress;
 use super::sink::MetricsSink;
 use crate::error::FtlabError;
 use crate::flash::geometry::DieIdx;
 use crate::flash::geometry::{BlockIdx, Ppa, PLANES_MAX};
-use crate::ftl::blocks::WriteClass;
 use crate::ftl::{Ftl, FtlParams};
 use crate::host::Source;
 use crate::policy::JobKind;
-use crate::policy::{Cause, DeviceView, DieStatus, Invalidated, Placed};
+use crate::policy::{DeviceView, DieStatus};
 use crate::scenario::Scenario;
 use crate::scheme::Scheme;
 use crate::sim::events::EventQueue;
 use crate::sim::time::SimTime;
 use crate::stream::StreamMapper;
-
-/// Rounds of commands one hook may cascade into (a policy bug guard).
-const COMMAND_ROUNDS_MAX: u32 = 1_000;
 
 /// How flash operations execute; the points where preconditioning and the timed run differ.
 pub(super) trait Executor: Sized {
@@ -237,74 +234,6 @@ impl<X: Executor> Engine<'_, X> {
             o
         } else {
             0
-        }
-    }
-
-    /// Apply the commands policy hooks pushed (they may push more).
-    pub(super) fn apply_commands(&mut self) {
-        let mut rounds = 0;
-        while !self.pol.cmds.is_empty() {
-            rounds += 1;
-            assert!(
-                rounds <= COMMAND_ROUNDS_MAX,
-                "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds"
-            );
-            let mut batch = std::mem::take(&mut self.pol.cmds);
-            for c in batch.drain(..) {
-                self.apply_command(c);
-            }
-            if self.pol.cmds.is_empty() {
-                self.pol.cmds = batch;
-            }
-        }
-    }
-
-    /// Tell the policies that want it that a unit was placed.
-    #[inline]
-    pub(super) fn notify_placed(&mut self, tenant: u16, lpn: u32, ppa: Ppa, stream: u8, class: WriteClass) {
-        if !self.pol.interests.placed {
-            return;
-        }
-        let ev = Placed { tenant, lpn, ppa, stream, class };
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_placed(&v, &ev, &mut pol.cmds);
-        pol.mapper.on_placed(&v, &ev, &mut pol.cmds);
-        self.apply_commands();
-    }
-
-    /// Tell the policies that want it that a unit's data died.
-    #[inline]
-    pub(super) fn notify_invalidated(&mut self, tenant: u16, lpn: u32, ppa: Ppa, cause: Cause) {
-        if !self.pol.interests.invalidated {
-            return;
-        }
-        let ev = Invalidated { tenant, lpn, ppa, cause };
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_invalidated(&v, &ev, &mut pol.cmds);
-        pol.mapper.on_invalidated(&v, &ev, &mut pol.cmds);
-        self.apply_commands();
-    }
-
-    /// Tell the policies that want it that a block was erased.
-    pub(super) fn notify_erased(&mut self, block: BlockIdx) {
-        if !self.pol.interests.erased {
-            return;
-        }
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_erased(&v, block, &mut pol.cmds);
-        pol.mapper.on_erased(&v, block, &mut pol.cmds);
-        self.apply_commands();
-    }
-
-    /// What an operation's completion means, by kind and owner (timed and instant alike).
-    #[inline]
-    pub(super) fn complete_op(&mut self, op: FlashOp) -> Result<(), FtlabError> {
-        match (op.kind, op.owner()) {
-            (OpKind::Read, Owner::Request(_)) => self.host_read_done(op),
-            (OpKind::Read, Owner::Job(id)) => self.job_read_done(id, op),
-            (OpKind::Program, _) => self.program_done(op),
-            (OpKind::Erase, Owner::Job(id)) => self.job_erase_done(id, op),
-            (kind, owner) => panic!("a {kind:?} owned by {owner:?}"),
         }
     }
 }

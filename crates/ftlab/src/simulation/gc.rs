@@ -7,8 +7,9 @@
 //! (`copy_page`, `copy_unit`, `copy_die`; under the instant executor the rest of a block in one
 //! loop, `copy_rest_at_once` over `Ftl::copy_block_at_once`). Both executors call into it: the
 //! instant one copies a page as its read is issued (`Executor::job_read`), the timed one when
-//! the read completes (`job_read_done`). Not a job's life (sources, reads, the erase, parity:
-//! `jobs.rs`) nor the job table (`job_table.rs`).
+//! the read completes (`complete`'s `job_read_done`). Not a job's life (sources, reads,
+//! parity: `jobs.rs`; what a completed read or erase means: `complete.rs`) nor the job table
+//! (`job_table.rs`).
 
 use super::engine::{Engine, Executor};
 use super::executor::{Instant, Timed, PREFETCH_AHEAD_UNITS};

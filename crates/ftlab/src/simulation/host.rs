@@ -2,8 +2,9 @@
 //! the requests in flight, the open host pages and the write buffer's use):
 //! arrivals and queue depth (`pump`), the read, write and trim paths, write stalls (no free
 //! block, full buffer), the host-unit placement path that preconditioning shares
-//! (`place_host_unit`), program completion, and request completion with its latency, backlog,
-//! health (waits, stalls) and deadline accounting. Not die execution (`die`) nor jobs.
+//! (`place_host_unit`), a host read's completion, and request completion with its latency,
+//! backlog, health (waits, stalls) and deadline accounting. Not die execution (`die`), jobs,
+//! nor what a completed program means (`complete`'s `program_done`, which calls back here).
 
 use super::engine::{Engine, Executor};
 use super::ops::{Event, FlashOp, OpKind, Owner, Request, PREFETCH_UNITS_MAX, REBUILD_MEMBER};
@@ -457,34 +458,6 @@ impl<X: Executor> Engine<'_, X> {
         self.sink.device.host_units += 1;
         self.sink.epoch.host_units[t as usize] += 1;
         self.sink.ts.count_host_units(1);
-    }
-
-    /// A program completed: what it means depends on its owner.
-    pub(super) fn program_done(&mut self, op: FlashOp) -> Result<(), FtlabError> {
-        self.ftl.programmed(op.block, op.page);
-        self.sink.device.flash_pages_programmed += 1;
-        match op.owner() {
-            Owner::Request(id) => {
-                let r = self.host.reqs.get_mut(id);
-                assert!(r.pending >= op.n_units as u32, "program completes more units than pending");
-                r.pending -= op.n_units as u32;
-                if r.pending == 0 && r.next_unit == r.req.n_units {
-                    self.complete_request(id)?;
-                }
-                Ok(())
-            }
-            Owner::Buffer => {
-                assert!(self.host.buffer_used >= op.n_units as u64);
-                self.host.buffer_used -= op.n_units as u64;
-                self.wake_stalled()
-            }
-            // A parity program's job ends with it; a copy's job may have ended already.
-            Owner::Job(id) if op.class == OpClass::Parity => {
-                self.parity_done(id);
-                Ok(())
-            }
-            Owner::Job(_) | Owner::Precondition => Ok(()),
-        }
     }
 
     /// Retry stalled writes, tenant by tenant, in order.

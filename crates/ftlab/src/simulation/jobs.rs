@@ -7,20 +7,24 @@
 //! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
 //! Copies check validity when their read completes, so a host overwrite in between is never
 //! resurrected. `JobTable` (`job_table.rs`) is the engine's part that holds them; the paths
-//! here (a job's sources, reads and erase, migrations, parity, policy commands) are generic
-//! over the executor (a job's page read completes at once under `Instant`). A job takes the
-//! policies' answers for a whole source block once (`gc_block_die`, `gc_block_stream`). When
-//! GC starts, its steps and the copies of every job are `gc.rs`'s.
+//! here (a job's sources and reads, migrations, parity, and the policies' hooks `notify_*`
+//! with the commands they push, `apply_commands`) are generic over the executor (a job's page
+//! read completes at once under `Instant`). A job takes the policies' answers for a whole
+//! source block once (`gc_block_die`, `gc_block_stream`). When GC starts, its steps and the
+//! copies of every job are `gc.rs`'s; what a job's completed read or erase means is
+//! `complete.rs`'s.
 
 use super::engine::{Engine, Executor};
 use super::job_table::Job;
 use super::ops::{FlashOp, OpKind, Owner};
-use crate::error::FtlabError;
-use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, NONE};
-use crate::policy::{Command, Dest, JobKind, Migration};
+use crate::policy::{Cause, Command, Dest, Invalidated, JobKind, Migration, Placed};
 use crate::sim::time::SimTime;
+
+/// Rounds of commands one hook may cascade into (a policy bug guard).
+const COMMAND_ROUNDS_MAX: u32 = 1_000;
 
 impl<X: Executor> Engine<'_, X> {
     /// Job `id` takes `block` (collectable, on a die whose slot is free) as its source.
@@ -134,52 +138,6 @@ impl<X: Executor> Engine<'_, X> {
         }
     }
 
-    /// A job's page read completed: copy the page's still-valid units, then go on; an error if
-    /// a copy found no room (`NoCopyRoom`).
-    pub(super) fn job_read_done(&mut self, id: u32, op: FlashOp) -> Result<(), FtlabError> {
-        self.copy_page(id, op.block, op.page);
-        if let Some(n) = self.jobs.no_room {
-            return Err(self.no_copy_room_error(n));
-        }
-        let job = self.jobs.get_mut(id);
-        assert!(job.reads_in_flight > 0, "a job read completed with none in flight");
-        job.reads_in_flight -= 1;
-        self.job_pump(id);
-        Ok(())
-    }
-
-    /// A job's erase completed: the source is free; go to the next source or end the job.
-    pub(super) fn job_erase_done(&mut self, id: u32, op: FlashOp) -> Result<(), crate::error::FtlabError> {
-        let d = op.die.0 as usize;
-        let kind = self.jobs.get(id).kind;
-        assert_eq!(self.jobs.get(id).block, op.block, "erase of a block that is not the job's source");
-        assert_eq!(self.jobs.collector[d], id, "erase by a job that does not hold the die");
-        let erased = self.ftl.blocks().info[op.block.0 as usize];
-        self.sink.wear.erase(d, erased.owner, erased.erase_count + 1, self.now);
-        self.ftl.erase(op.block);
-        self.sink.device.erases += 1;
-        self.sink.device.blocks_multi_tenant += erased.multi_tenant as u64;
-        self.sink.job_counts.erases[kind as usize] += 1;
-        self.sink.epoch.erases[d] += 1;
-        X::erased(self, op.block, kind)?;
-        self.jobs.collector[d] = NONE;
-        self.die_status[d].job = None;
-        // A wear-leveling erase does not look for the next wear-leveling victim: leveling
-        // moves at most one cold block per erase of another job on the die. Re-armed by its
-        // own erases, it moved cold blocks back to back while a scheme's migrations kept
-        // raising the die's most-erased count, and the host's operations, queued behind those
-        // jobs, waited until the livelock bound ended the run (soak seed 635).
-        self.jobs.wl_check[d] |= kind != JobKind::WearLevel;
-        let job = self.jobs.get_mut(id);
-        job.block = BlockIdx(NONE);
-        self.next_source(id);
-        self.notify_erased(op.block);
-        self.drop_stale_parity(op.block);
-        self.maybe_start_gc(op.die);
-        self.retry_parity();
-        self.wake_stalled()
-    }
-
     /// A copy-only job has moved every valid unit of its source: the block goes back to full
     /// (of dead data), the die's slot is free, and the job moves on.
     fn leave_source(&mut self, id: u32) {
@@ -208,7 +166,7 @@ impl<X: Executor> Engine<'_, X> {
 
     /// Job `id` moves on to its next collectable source (or waits for its die's slot), or
     /// ends when none is left.
-    fn next_source(&mut self, id: u32) {
+    pub(super) fn next_source(&mut self, id: u32) {
         loop {
             let job = self.jobs.get_mut(id);
             let Some(&block) = job.sources.get(job.next_source) else {
@@ -246,8 +204,64 @@ impl<X: Executor> Engine<'_, X> {
         true
     }
 
+    /// Apply the commands policy hooks pushed (they may push more).
+    pub(super) fn apply_commands(&mut self) {
+        let mut rounds = 0;
+        while !self.pol.cmds.is_empty() {
+            rounds += 1;
+            assert!(
+                rounds <= COMMAND_ROUNDS_MAX,
+                "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds"
+            );
+            let mut batch = std::mem::take(&mut self.pol.cmds);
+            for c in batch.drain(..) {
+                self.apply_command(c);
+            }
+            if self.pol.cmds.is_empty() {
+                self.pol.cmds = batch;
+            }
+        }
+    }
+
+    /// Tell the policies that want it that a unit was placed.
+    #[inline]
+    pub(super) fn notify_placed(&mut self, tenant: u16, lpn: u32, ppa: Ppa, stream: u8, class: WriteClass) {
+        if !self.pol.interests.placed {
+            return;
+        }
+        let ev = Placed { tenant, lpn, ppa, stream, class };
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_placed(&v, &ev, &mut pol.cmds);
+        pol.mapper.on_placed(&v, &ev, &mut pol.cmds);
+        self.apply_commands();
+    }
+
+    /// Tell the policies that want it that a unit's data died.
+    #[inline]
+    pub(super) fn notify_invalidated(&mut self, tenant: u16, lpn: u32, ppa: Ppa, cause: Cause) {
+        if !self.pol.interests.invalidated {
+            return;
+        }
+        let ev = Invalidated { tenant, lpn, ppa, cause };
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_invalidated(&v, &ev, &mut pol.cmds);
+        pol.mapper.on_invalidated(&v, &ev, &mut pol.cmds);
+        self.apply_commands();
+    }
+
+    /// Tell the policies that want it that a block was erased.
+    pub(super) fn notify_erased(&mut self, block: BlockIdx) {
+        if !self.pol.interests.erased {
+            return;
+        }
+        let (pol, v) = self.policies_and_view();
+        pol.scheme.on_erased(&v, block, &mut pol.cmds);
+        pol.mapper.on_erased(&v, block, &mut pol.cmds);
+        self.apply_commands();
+    }
+
     /// Turn one policy command into a job.
-    pub(super) fn apply_command(&mut self, cmd: Command) {
+    fn apply_command(&mut self, cmd: Command) {
         match cmd {
             Command::Migrate(m) => self.start_migration(m),
             Command::StepGc { die, pages } => self.step_gc(die, pages),
@@ -347,7 +361,7 @@ impl<X: Executor> Engine<'_, X> {
     }
 
     /// Waiting parity programs with data in the erased `block` cover data that is gone.
-    fn drop_stale_parity(&mut self, block: BlockIdx) {
+    pub(super) fn drop_stale_parity(&mut self, block: BlockIdx) {
         let g = self.ftl.geometry;
         let before = self.jobs.parity_pending.len();
         self.jobs
@@ -357,7 +371,7 @@ impl<X: Executor> Engine<'_, X> {
     }
 
     /// Retry parity programs that waited for space, in order.
-    fn retry_parity(&mut self) {
+    pub(super) fn retry_parity(&mut self) {
         // Not re-entered: an instant program completes inside `program_parity`, and its
         // `parity_done` would retry the front entry the outer loop is programming.
         if self.jobs.parity_retrying {

@@ -11,6 +11,7 @@
 //! measured. A host layer above several devices (`crate::array`) drives each one's timed
 //! run event by event instead (`feed`). No file I/O: workload sources arrive already opened.
 
+mod complete;
 mod die;
 mod engine;
 mod executor;
