@@ -5,7 +5,7 @@
 //! what the devices themselves counted; rebuilt reads return the data last written (the
 //! array oracle panics otherwise, and its checks are counted).
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny};
 use ftlab::{run_scenario, FtlabError, RunOptions, ScenarioSource};

@@ -7,7 +7,7 @@
 //! drives a block of two tenants through host writes and GC copies with the integrity oracle
 //! on.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny};
 use ftlab::internals::flash::geometry::{DieIdx, Geometry, Ppa};

@@ -5,7 +5,7 @@
 //! of the printed one unless `cosmos_fit::UNMATCHED` names it (docs/devices/cosmos.md says
 //! why); and the engine's reads on the preset take the board's time.
 
-mod common;
+use crate::common;
 
 use common::{metric, run, run_raw};
 use ftlab::internals::flash::board::{analysis_times, latencies, BoardConfig, MicroOp};

@@ -1,7 +1,7 @@
 //! Determinism (DESIGN §2, §10): the same scenario and seed give byte-identical summary.json
 //! and time series; another seed gives another result.
 
-mod common;
+use crate::common;
 
 use common::run_raw;
 use ftlab::default_scenario_toml;

@@ -5,7 +5,7 @@
 //! run in parallel give the same `summary.json` as run one by one. Data-driven through
 //! `check` helpers over small scenarios on the `tiny` device.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny, tiny_on};
 use ftlab::internals::flash::geometry::DieIdx;

@@ -4,7 +4,7 @@
 //! `take_matching` across tenant queues), and end to end: a light tenant sharing a die with a
 //! heavy one has a lower p99 read latency under `fair` than under `fifo`.
 
-mod common;
+use crate::common;
 
 use common::{metric, run, tiny_on};
 use ftlab::internals::flash::geometry::DieIdx;

@@ -6,7 +6,7 @@
 //! slides' swap bound on a detailed run (one hot vSSD over two channels: imbalance within
 //! (K+1)/(K+1/N) after K rounds).
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny};
 use ftlab::internals::api::{build_simulation, precondition};

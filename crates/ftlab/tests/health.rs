@@ -8,7 +8,7 @@
 //! ONE = tR + transfer = 37301 ns, so a burst of n reads arriving at 0 is served one after the
 //! other, read k completing at k x ONE.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, temp_file, tiny};
 use ftlab::FtlabError;

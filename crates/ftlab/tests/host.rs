@@ -5,7 +5,7 @@
 //! 333 MT/s x 8 bit bus) and the scenario's `dram_latency_us` (1 us by default), not copied
 //! from a run.
 
-mod common;
+use crate::common;
 
 use common::{metric, run, run_raw, temp_file, tiny};
 use ftlab::error::{RunError, TraceError, TraceErrorKind};

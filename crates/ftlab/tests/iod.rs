@@ -5,7 +5,7 @@
 //! job operation in one (an `assert!` in the die dispatch, on in every run here), and the host's
 //! staggered schedule gives each set its share of Non-Deterministic time.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny};
 

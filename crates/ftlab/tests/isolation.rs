@@ -2,7 +2,7 @@
 //! latency distribution is identical whether or not a write-heavy neighbour runs on the other
 //! channel; under `unified` the same neighbour degrades it.
 
-mod common;
+use crate::common;
 
 use common::{metric, reader_writer_pair, run};
 

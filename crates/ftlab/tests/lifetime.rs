@@ -4,7 +4,7 @@
 //! (a separate count: erase counts at the end minus those at the end of preconditioning) and
 //! the projection against its equation computed here; `device.pe_cycles` is validated.
 
-mod common;
+use crate::common;
 
 use common::{run_raw, tiny_on};
 use ftlab::{Column, Table};

@@ -5,7 +5,7 @@
 //! first wear-out and on the number of swaps over the long run. And the slides' swap bound
 //! K >= (N-1-x)/(N x) both ways on the model alone (N = 16, x = 0.1: see below).
 
-mod common;
+use crate::common;
 
 use common::{run_raw, tiny_on};
 use ftlab::internals::metrics::lifetime_model::inputs_from_run;

@@ -6,7 +6,7 @@
 //! Not here: the simulator, the CLI, or file opening by the API; expected values are
 //! computed in the tests from the raw text, never through the parsers under test.
 
-mod common;
+use crate::common;
 use common::traces_dir;
 
 use ftlab::internals::workload::stats::{trace_reader_stats, trace_stats};

@@ -4,7 +4,7 @@
 //! each rebuild against the XOR of what its stripe held when sealed), GC that copies out the
 //! oldest group and erases only what no live stripe needs, and the refusals.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny_on};
 use ftlab::FtlabError;

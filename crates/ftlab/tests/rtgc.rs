@@ -3,7 +3,7 @@
 //! are released at the GC tasks' periods and collect on every die, a set failing RTGC's test is
 //! refused with its terms unless `admission = "report"`, and the integrity oracle holds.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw};
 use ftlab::FtlabError;

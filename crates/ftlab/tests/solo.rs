@@ -4,7 +4,7 @@
 //! neighbours' workloads started after the run's end, and the solo run of a scenario's only
 //! tenant must equal its shared run. Not a test of the terminal table or the report (Python).
 
-mod common;
+use crate::common;
 
 use common::{metric, reader_writer_pair};
 use ftlab::{run_scenario, Progress, RunOptions, RunOutput, ScenarioSource};

@@ -2,7 +2,7 @@
 //! different channels overlap; reads on the ways of one channel serialise on the bus.
 //! Expected values are computed from the preset's datasheet numbers, not taken from a run.
 
-mod common;
+use crate::common;
 
 use common::{metric, run, temp_file};
 

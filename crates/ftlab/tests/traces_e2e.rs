@@ -2,7 +2,7 @@
 //! tenants of one device under both schemes with the integrity oracle on: every request
 //! completes and the counts match the parsers'.
 
-mod common;
+use crate::common;
 
 use common::{metric, run, traces_dir};
 use ftlab::TraceFormat;

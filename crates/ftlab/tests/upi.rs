@@ -4,7 +4,7 @@
 //! least-read choice, read-only dies, and end-to-end runs with the integrity oracle on through
 //! die transfers and GC relocation (eager versus lazy).
 
-mod common;
+use crate::common;
 
 use ftlab::internals::api::{build_simulation, precondition};
 use ftlab::internals::flash::geometry::{BlockIdx, DieIdx};

@@ -5,7 +5,7 @@
 //! docs/scenario.md, not from the code under test. Not a test of the reproduction's claims
 //! (tests/python/test_reproduce_vstream.py).
 
-mod common;
+use crate::common;
 
 use ftlab::internals::scenario::presets::{self, VSTREAM_ONE_SHOT_PAGES, VSTREAM_ONE_SHOT_PROGRAM_US};
 

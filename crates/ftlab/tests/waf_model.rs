@@ -10,7 +10,7 @@
 //! Blocks GC keeps free (the low watermark) hold no data, so alpha counts only the blocks
 //! that can: alpha = (blocks - dies * low_watermark) * pages_per_block / U.
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -3,7 +3,7 @@
 //! space bound, the refusals of a device or knob outside it, and that partial steps keep the
 //! worst write within Eq. 13's bound where a whole-block GC would not.
 
-mod common;
+use crate::common;
 
 use common::{run, run_raw, tiny_on};
 use ftlab::internals::rt::wao_gc::lambda_max;

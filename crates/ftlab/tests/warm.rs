@@ -4,7 +4,7 @@
 //! cap is reported, the warm-up is deterministic serial and parallel, and its knobs are
 //! validated with precise errors.
 
-mod common;
+use crate::common;
 
 use ftlab::{run_scenario, FtlabError, RunOptions, ScenarioSource};
 use serde_json::Value;

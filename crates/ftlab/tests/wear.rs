@@ -2,7 +2,7 @@
 //! erase counts near its gap, while without it cold blocks are never erased and the spread
 //! grows with the skew.
 
-mod common;
+use crate::common;
 
 use common::run;
 
