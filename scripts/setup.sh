@@ -51,21 +51,33 @@ PY
     "$PYTHON" -m venv "$VENV"
 fi
 
-# Install the locked packages only when the lock changed since the last install.
-stamp="$VENV/.requirements.lock.sha256"
-want="$(sha256sum requirements.lock | cut -d' ' -f1)"
-if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
-    echo "setup: installing requirements.lock into $VENV"
-    quiet_pip "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        --no-warn-script-location --require-hashes -r requirements.lock
-    echo "$want" > "$stamp"
-fi
-
 # FTLAB_BUILD_PROFILE (default release) is the Cargo profile of the extension. CI (.ci/run) sets
 # test-release, the profile `cargo test` builds with, so the ftlab crate and the dependencies
 # compile once there instead of once per profile; the profiles give the same results
 # (Cargo.toml's note on test-release).
 profile="${FTLAB_BUILD_PROFILE:-release}"
+
+# Install the locked packages only when the lock changed since the last install. pip mostly
+# unpacks on one core: meanwhile the ftlab crate and its dependencies compile on the others,
+# in the profile and flags maturin develop builds them with below, which then reuses them (not
+# under profile-guided optimisation, whose build has flags and a target directory of its own).
+stamp="$VENV/.requirements.lock.sha256"
+want="$(sha256sum requirements.lock | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
+    early_build=""
+    if [ "$profile" != release ] || [ "$pgo" = 0 ]; then
+        cargo build --quiet --profile "$profile" -p ftlab --lib &
+        early_build=$!
+    fi
+    echo "setup: installing requirements.lock into $VENV"
+    quiet_pip "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --no-warn-script-location --require-hashes -r requirements.lock
+    echo "$want" > "$stamp"
+    if [ -n "$early_build" ] && ! wait "$early_build"; then
+        echo "setup: the early build of the ftlab crate failed; maturin develop builds it again" \
+            "below and shows why" >&2
+    fi
+fi
 # The release build is profile-guided (scripts/pgo.sh: about 15% faster, the same results)
 # unless FTLAB_PGO=0, or where no llvm-profdata of rustc's LLVM can be had (then it says so).
 develop=("$VENV/bin/maturin" develop --profile "$profile" --quiet)
