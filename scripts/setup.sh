@@ -58,7 +58,7 @@ fi
 profile="${FTLAB_BUILD_PROFILE:-release}"
 
 # Install the locked packages only when the lock changed since the last install. pip mostly
-# unpacks on one core: meanwhile the ftlab crate and its dependencies compile on the others,
+# unpacks on one core: meanwhile the bindings' dependencies (the ftlab crate, Arrow) compile,
 # in the profile and flags maturin develop builds them with below, which then reuses them (not
 # under profile-guided optimisation, whose build has flags and a target directory of its own).
 stamp="$VENV/.requirements.lock.sha256"
@@ -66,7 +66,7 @@ want="$(sha256sum requirements.lock | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
     early_build=""
     if [ "$profile" != release ] || [ "$pgo" = 0 ]; then
-        cargo build --quiet --profile "$profile" -p ftlab --lib &
+        cargo build --quiet --profile "$profile" -p ftlab-py --lib &
         early_build=$!
     fi
     echo "setup: installing requirements.lock into $VENV"
