@@ -101,7 +101,7 @@ def claim_ids() -> list[str]:
 
 #: Every scheme healthy: the hand-made tests judge values, not health (test_reproduce_verdicts.py
 #: tests the gating).
-HEALTHY = {"schemes": {s: {"ok": True} for s in upi.SCHEMES}}
+HEALTHY: C.Health = {"ok": True, "schemes": {s: {"ok": True} for s in upi.SCHEMES}}
 
 
 def test_upi_claims_from_a_hand_made_summary() -> None:

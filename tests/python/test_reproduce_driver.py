@@ -16,6 +16,7 @@ import pytest
 import ftlab
 import ftlab.api
 from ftlab.reproduce import REPRODUCTIONS, Reproduction, claimfile, driver, find, measures
+from ftlab.reproduce import claims as C
 from ftlab.reproduce.measures import PairDecl
 
 
@@ -166,8 +167,8 @@ def test_the_executor_runs_each_declaration(
         def measurements(self, seen: None) -> dict[str, claimfile.Measured]:
             return {}
 
-        def health(self, seen: None) -> driver.Health:
-            return {}
+        def health(self, seen: None) -> C.Health:
+            return {"ok": True, "schemes": {}}
 
     runs = driver.Runs(plan, True, 2, tmp_path / "out", {"s": scenario})
     driver.execute(Code(), runs, plan.runs, 4, None, 0, "simulating", runs.out)

@@ -63,8 +63,8 @@ def solo(reads: dict[str, tuple[float, float]], slowdown_p99: dict[str, float]) 
     return out
 
 
-def healthy() -> dict[str, dict[str, dict[str, bool]]]:
-    return {"schemes": {run: {"ok": True} for run in F.RUNS}}
+def healthy() -> C.Health:
+    return {"ok": True, "schemes": {run: {"ok": True} for run in F.RUNS}}
 
 
 def test_latency_measurements_from_hand_made_summaries() -> None:

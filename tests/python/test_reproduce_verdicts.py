@@ -258,11 +258,11 @@ def seed(
     missing: str = "",
 ) -> SeedResult:
     ok = ok or {"a": True, "b": True}
-    schemes = {
-        run: {"ok": good, **({"reasons": reasons[run]} if reasons and run in reasons else {})}
+    schemes: dict[str, C.RunHealth] = {
+        run: {"ok": good, "reasons": reasons[run]} if reasons and run in reasons else {"ok": good}
         for run, good in ok.items()
     }
-    return SeedResult(k, {"m": Measured(value, f"value {value}", missing)}, {"schemes": schemes})
+    return SeedResult(k, {"m": Measured(value, f"value {value}", missing)}, {"ok": True, "schemes": schemes})
 
 
 def test_median_and_spread_over_seeds() -> None:
@@ -303,10 +303,10 @@ def _run(
     qd: int = 64,
     arrived: int = 10_000,
     checks: dict[str, tuple[str, bool]] | None = None,
-) -> dict[str, object]:
+) -> C.RunHealth:
     """A run's health record: one tenant `t`, starved unless `ok`, with `left` writes outstanding
     at the end of `arrived`, and `checks` (name -> (text, ok))."""
-    tenant = {"writes_outstanding_at_end": left, "queue_depth": qd, "writes_arrived": arrived}
+    tenant: C.TenantHealth = {"writes_outstanding_at_end": left, "queue_depth": qd, "writes_arrived": arrived}
     return {
         "ok": ok and all(c[1] for c in (checks or {}).values()),
         "reasons": [] if ok else ["t starved: a request waited 1.7 s > 1 s"],
@@ -315,12 +315,12 @@ def _run(
     }
 
 
-def _gated(rests_on: str, run: dict[str, object]) -> str:
+def _gated(rests_on: str, run: C.RunHealth) -> str:
     s = spec(rests_on=rests_on, runs=("a",), kind=C.VALUE, paper=10.0)
     if rests_on == C.ARITHMETIC:
         s = spec(rests_on=rests_on, runs=(), kind=C.VALUE, paper=10.0)
     return claimfile.evaluate_one(
-        s, [SeedResult(0, {"m": Measured(10.0, "w")}, {"schemes": {"a": run}})]
+        s, [SeedResult(0, {"m": Measured(10.0, "w")}, {"ok": True, "schemes": {"a": run}})]
     ).verdict
 
 
@@ -346,9 +346,7 @@ def _gated(rests_on: str, run: dict[str, object]) -> str:
         (C.ARITHMETIC, _run(ok=False, left=10_000), C.REPRODUCED),
     ],
 )
-def test_health_gates_a_claim_through_what_it_reads(
-    rests_on: str, run: dict[str, object], expected: str
-) -> None:
+def test_health_gates_a_claim_through_what_it_reads(rests_on: str, run: C.RunHealth, expected: str) -> None:
     assert _gated(rests_on, run) == expected
 
 
@@ -362,10 +360,12 @@ def test_a_missing_value_is_not_measured() -> None:
 
 def test_a_device_time_claim_is_not_judged_on_a_quick_form() -> None:
     s = spec(kind=C.VALUE, paper=19.0, device_time=True, rests_on=C.WEAR)
-    quick = SeedResult(0, {"m": Measured(0.06, "w")}, {"schemes": {"a": _run(), "b": _run()}}, quick=True)
+    quick = SeedResult(
+        0, {"m": Measured(0.06, "w")}, {"ok": True, "schemes": {"a": _run(), "b": _run()}}, quick=True
+    )
     c = claimfile.evaluate_one(s, [quick])
     assert c.verdict == C.NOT_MEASURED and "full form" in c.reason
-    full = SeedResult(0, {"m": Measured(0.06, "w")}, {"schemes": {"a": _run(), "b": _run()}})
+    full = SeedResult(0, {"m": Measured(0.06, "w")}, {"ok": True, "schemes": {"a": _run(), "b": _run()}})
     assert claimfile.evaluate_one(s, [full]).verdict == C.DIFFERS
 
 
@@ -677,7 +677,7 @@ def test_markdown_from_a_claims_json_equals_the_verdict_file_form(tmp_path: Path
                 SeedResult(
                     0,
                     {s.measure: Measured(0.612345, "w")} if s.measure else {},
-                    {"schemes": {r: {"ok": True} for r in s.runs}},
+                    {"ok": True, "schemes": {r: {"ok": True} for r in s.runs}},
                 )
             ],
         )
@@ -772,7 +772,7 @@ class _FakePaper:
     ) -> C.ReproductionResult:
         paper = claimfile.load("upi")
         measured = {s.measure: Measured(0.5 + seed / 10, f"seed {seed}") for s in paper.claims if s.measure}
-        checks = {
+        checks: C.Health = {
             "ok": True,
             "schemes": {r: {"ok": True, "tenants": {}} for s in paper.claims for r in s.runs},
         }

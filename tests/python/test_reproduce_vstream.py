@@ -90,8 +90,8 @@ def hand_metrics() -> dict[str, dict[str, V.RunMetrics]]:
     }
 
 
-def healthy() -> dict[str, dict[str, dict[str, bool]]]:
-    return {"schemes": {f"{w}/{m.label}": {"ok": True} for w, m in V.runs()}}
+def healthy() -> C.Health:
+    return {"ok": True, "schemes": {f"{w}/{m.label}": {"ok": True} for w, m in V.runs()}}
 
 
 def claims_of(metrics: V.Metrics) -> dict[str, C.Claim]:

@@ -34,7 +34,7 @@ import math
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -54,6 +54,7 @@ from ftlab.reproduce.claims import (
     RESTS_ON,
     Claim,
     FtlabValue,
+    Health,
     finite,
     fmt_value,
     gate_reasons,
@@ -157,7 +158,7 @@ class SeedResult:
 
     seed: int
     measured: Mapping[str, Measured]
-    health: Mapping[str, Any] = field(default_factory=dict)
+    health: Health | None = None
     quick: bool = False
 
 
@@ -398,7 +399,7 @@ def unhealthy(runs: Sequence[str], seeds: Sequence[SeedResult], rests_on: str = 
     "" if all are ok."""
     problems = []
     for s in seeds:
-        schemes = (s.health or {}).get("schemes") or {}
+        schemes = s.health["schemes"] if s.health else {}
         for run in runs:
             h = schemes.get(run)
             if h is None:

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypedDict, Union
 
 from rich.markup import escape
 from rich.table import Table
@@ -544,7 +544,55 @@ def fmt_ftlab(claim: Claim) -> str:
 # Health and phases
 
 
-def health(summary: Mapping[str, Any]) -> dict[str, Any]:
+class TenantHealth(TypedDict, total=False):
+    """A tenant's health numbers (`health` sets them all): its summary's values as they are
+    (None where absent) and the writes that arrived (`_writes_arrived`)."""
+
+    unstable: bool | None
+    starved: bool | None
+    outstanding_at_end: int | None
+    writes_outstanding_at_end: int | None
+    queue_depth: int | None
+    backlog_max: float | None
+    max_wait_s: float | None
+    stall_s_max: float | None
+    writes_arrived: int | None
+
+
+class RunHealth(TypedDict, total=False):
+    """One run's (or scheme's) health record, the unit a claim's `runs` name (DESIGN §12):
+    `health`'s per-scheme keys, or `one_run_health`'s with a paper's own run `checks`
+    ({name: (text, ok)}) and, for vstream's synthetic runs, `steady_change`. `ok` is last."""
+
+    tenants: dict[str, TenantHealth]
+    tenants_ok: bool
+    busiest_die: float | None
+    busiest_die_by_phase: dict[str, float | None]
+    busiest_die_ok: bool
+    busiest_die_limit: float | None
+    checks: dict[str, tuple[str, bool]]
+    steady_change: float | None
+    reasons: list[str]
+    ok: bool
+
+
+class HealthHead(TypedDict, total=False):
+    """The health's keys between `ok` and `schemes`: the die limit (`health`) or a paper's
+    tolerance (vstream's `steady_tolerance`)."""
+
+    busiest_die_limit: float
+    steady_tolerance: float
+
+
+class Health(HealthHead):
+    """A reproduction's health (claims.json's `health`): `ok` (every run's), the head's keys
+    and each run's record by run (or scheme) name."""
+
+    ok: bool
+    schemes: dict[str, RunHealth]
+
+
+def health(summary: Mapping[str, Any]) -> Health:
     """The health checks of a parsed summary.json, per scheme (DESIGN §12). Per tenant: its
     `unstable` (a backlog that grew through the run, or beyond `backlog_limit` requests, its
     `[measure] backlog_queue_depths_max` queue depths, at any time), `starved` (a request
@@ -570,7 +618,7 @@ def health(summary: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def drop_die_limit(checks: dict[str, Any], scheme: str) -> None:
+def drop_die_limit(checks: Health, scheme: str) -> None:
     """Report `scheme`'s busiest die in `checks` (a `health` result) without a limit, for a run
     that busies its dies on purpose (a swap, a closed loop): it is judged on its tenants alone.
     Its reasons lose the busiest die's, and the top-level `ok` is taken again.
@@ -589,7 +637,7 @@ def drop_die_limit(checks: dict[str, Any], scheme: str) -> None:
     checks["ok"] = all(x["ok"] for x in checks["schemes"].values())
 
 
-def one_run_health(scheme: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+def one_run_health(scheme: Mapping[str, Any]) -> tuple[RunHealth, bool]:
     """The health record of a one-scheme run that busies its dies on purpose (a closed loop,
     a cache filling its device), and whether its tenants pass: the tenants' checks of
     `health`, the busiest die reported without a limit, no phases, no run checks yet (`checks`)
@@ -602,7 +650,7 @@ def one_run_health(scheme: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     (0.9, None, [], True)
     """
     base = health({"schemes": {"run": scheme}})["schemes"]["run"]
-    entry = {
+    entry: RunHealth = {
         "tenants": base["tenants"],
         "busiest_die": scheme["device"].get("die_utilisation_max"),
         "busiest_die_by_phase": {},
@@ -613,22 +661,22 @@ def one_run_health(scheme: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     return entry, bool(base["tenants_ok"])
 
 
-def _scheme_health(data: Mapping[str, Any]) -> dict[str, Any]:
+def _scheme_health(data: Mapping[str, Any]) -> RunHealth:
     def _g(x: object) -> str:
         return f"{x:g}" if finite(x) else "n/a"
 
-    keys = (
-        "unstable",
-        "starved",
-        "outstanding_at_end",
-        "writes_outstanding_at_end",
-        "queue_depth",
-        "backlog_max",
-        "max_wait_s",
-        "stall_s_max",
-    )
-    tenants = {
-        name: {**{k: t.get(k) for k in keys}, "writes_arrived": _writes_arrived(t)}
+    tenants: dict[str, TenantHealth] = {
+        name: {
+            "unstable": t.get("unstable"),
+            "starved": t.get("starved"),
+            "outstanding_at_end": t.get("outstanding_at_end"),
+            "writes_outstanding_at_end": t.get("writes_outstanding_at_end"),
+            "queue_depth": t.get("queue_depth"),
+            "backlog_max": t.get("backlog_max"),
+            "max_wait_s": t.get("max_wait_s"),
+            "stall_s_max": t.get("stall_s_max"),
+            "writes_arrived": _writes_arrived(t),
+        }
         for name, t in (data.get("tenants") or {}).items()
     }
     reasons: list[str] = []
@@ -682,7 +730,7 @@ def _writes_arrived(tenant: Mapping[str, Any]) -> int | None:
     return int(done) + int(left) if isinstance(done, int) and isinstance(left, int) else None
 
 
-def gate_reasons(run: Mapping[str, Any], rests_on: str) -> list[str]:
+def gate_reasons(run: RunHealth, rests_on: str) -> list[str]:
     """Why a claim that rests on `rests_on` (RESTS_ON) cannot trust the run whose health
     record is `run` (`health`'s per-scheme shape, or a paper module's with `checks`): empty
     when it can (DESIGN §12).
@@ -718,7 +766,7 @@ def gate_reasons(run: Mapping[str, Any], rests_on: str) -> list[str]:
     return checks
 
 
-def _unserved(name: str, tenant: Mapping[str, Any]) -> str:
+def _unserved(name: str, tenant: TenantHealth) -> str:
     left, qd, arrived = (
         _finite_float(tenant.get("writes_outstanding_at_end")),
         _finite_float(tenant.get("queue_depth")),
@@ -1006,7 +1054,7 @@ def claims_table(claims: Iterable[Claim], title: str = "claims") -> Table:
     return table
 
 
-def health_table(checks: Mapping[str, Any], title: str = "health") -> Table:
+def health_table(checks: Health, title: str = "health") -> Table:
     """A rich table of `health`: per scheme, unstable tenants, requests outstanding at the
     end, the busiest die over the run and per phase, and whether the scheme is healthy."""
     schemes = checks.get("schemes") or {}
@@ -1115,7 +1163,7 @@ class ReproductionResult:
     scenario: Path
     quick: bool
     claims: list[Claim]
-    health: dict[str, Any]
+    health: Health
     phases: list[dict[str, Any]]
     files: list[Path]
     wall_s: float

@@ -47,6 +47,7 @@ from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
     Claim,
+    Health,
     ReproductionResult,
     sensitivity_files,
     sensitivity_summary,
@@ -60,8 +61,6 @@ from ftlab.reproduce.seeds import preimport
 if TYPE_CHECKING:
     from ftlab.report import Report
 
-#: A health record as `claims.health` shapes it (per run: checks, reasons, ok): JSON.
-Health = dict[str, Any]
 #: A claims.json or sensitivity.json section: JSON values.
 Sections = dict[str, object]
 

@@ -45,8 +45,8 @@ from ftlab import _toml
 from ftlab._errors import usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import Claim, fmt_number, one_run_health, ratio
-from ftlab.reproduce.driver import Case, Driven, Health, Runs, Sections, claim_values, load_plan, scenarios
+from ftlab.reproduce.claims import Claim, Health, RunHealth, fmt_number, one_run_health, ratio
+from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import Lookup, measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
 from ftlab.results import Summary
@@ -122,7 +122,7 @@ class FdpCachelib(PerRunPaper[RunMetrics]):
     def run_metrics(self, label: str, report: Report) -> RunMetrics:
         return run_metrics(report.summary)
 
-    def run_health(self, label: str, report: Report) -> Health:
+    def run_health(self, label: str, report: Report) -> RunHealth:
         return _run_health(report)
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
@@ -306,7 +306,7 @@ def metric_rows(metrics: Metrics) -> list[DlwaRow]:
 # Health
 
 
-def _run_health(report: Report) -> Health:
+def _run_health(report: Report) -> RunHealth:
     """The tenant's checks of `claims.health` (`unstable`, `starved`, `reasons`), the busiest
     die (reported, no limit), the steady state (`checks["warm-up converged"]`: the warm-up by
     workload ended with two windows of one logical capacity within 2% of each other, so the

@@ -56,6 +56,7 @@ from ftlab.reproduce import Progress, claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     Claim,
+    Health,
     drop_die_limit,
     health,
     ratio,
@@ -125,7 +126,7 @@ class FlashBlox(PaperCode[Seen]):
     def measurements(self, seen: Seen) -> dict[str, Measured]:
         return measurements(seen.reports["hardware"].summary, seen.reports["software"].summary, seen.model)
 
-    def health(self, seen: Seen) -> dict[str, Any]:
+    def health(self, seen: Seen) -> Health:
         return run_health(seen.reports)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
@@ -605,7 +606,7 @@ def flashblox_claims(
     hardware: Summary,
     software: Summary,
     model: Mapping[str, Any],
-    checks: Mapping[str, Any] | None = None,
+    checks: Health | None = None,
 ) -> list[Claim]:
     """Every claim of papers/flashblox.toml judged on one seed's runs (`checks`: the health
     by run name; default: every run healthy as far as these summaries say)."""
@@ -626,7 +627,7 @@ def flashblox_claims(
 # Health
 
 
-def run_health(reports: Mapping[str, Report]) -> dict[str, Any]:
+def run_health(reports: Mapping[str, Report]) -> Health:
     """`claims.health` per run (schemes named after the runs). The `swap` run's busiest die is
     reported without a limit: the migration busies its dies on purpose; its tenants must still
     be stable."""

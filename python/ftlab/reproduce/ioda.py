@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ftlab._errors import usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, Claim, fmt_number, ratio, write_csv
+from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, Claim, Health, RunHealth, fmt_number, ratio, write_csv
 from ftlab.reproduce.claims import health as scheme_health
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 
@@ -65,7 +65,7 @@ class Ioda(PaperCode[Seen]):
         names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
         return {name: measure(name, seen.rows) for name in names}
 
-    def health(self, seen: Seen) -> dict[str, Any]:
+    def health(self, seen: Seen) -> Health:
         runs = {label: run_health(r.summary) for label, r in seen.reports.items()}
         return {"ok": bool(runs) and all(h["ok"] for h in runs.values()), "schemes": runs}
 
@@ -181,13 +181,13 @@ def nearest_ideal(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
     return Measured(margin, why)
 
 
-def run_health(summary: Mapping[str, Any]) -> dict[str, Any]:
+def run_health(summary: Mapping[str, Any]) -> RunHealth:
     """A run's health: each device's (`claims.health` of its scheme entries `<scheme>/dev<i>`:
     its tenants, the device requests the host layer sent it; its busiest die), merged in
     `claims.health`'s per-scheme shape: tenants as "dev<i>:<tenant>", the busiest die of the
     array, `ok` when every device passes both, `reasons` prefixed by the device. No run checks."""
     per = scheme_health(summary)["schemes"]
-    dies = [h["busiest_die"] for h in per.values() if isinstance(h.get("busiest_die"), (int, float))]
+    dies = [d for h in per.values() if isinstance(d := h.get("busiest_die"), (int, float))]
     return {
         "tenants": {f"{dev}:{t}": v for dev, h in per.items() for t, v in (h.get("tenants") or {}).items()},
         "busiest_die": max(dies) if len(dies) == len(per) and dies else None,

@@ -55,6 +55,7 @@ from ftlab.report.style import scheme_style
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
     Claim,
+    Health,
     drop_die_limit,
     health,
     ratio,
@@ -132,7 +133,7 @@ class PartFtl(PaperCode[Seen]):
     def measurements(self, seen: Seen) -> dict[str, Measured]:
         return measurements(seen.report.summary, seen.starts, warmup_s(seen.report), seen.bw, seen.analysis)
 
-    def health(self, seen: Seen) -> dict[str, Any]:
+    def health(self, seen: Seen) -> Health:
         return run_health(seen.report, seen.fig16, seen.starts)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
@@ -573,7 +574,7 @@ def _f(value: object) -> str:
 # Health
 
 
-def run_health(report: Report, fig16: Report, starts: Mapping[str, float | None]) -> dict[str, Any]:
+def run_health(report: Report, fig16: Report, starts: Mapping[str, float | None]) -> Health:
     """`claims.health` of the Table III run, with a check per scheme that its GC started before
     the measured phase (`gc before measure`), and of the Figure 16 run (`fig16 wao-gc`, its busiest
     die without a limit: a closed loop saturates the device on purpose)."""

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from ftlab.reproduce.claims import write_csv
-from ftlab.reproduce.driver import Health, PaperCode, Runs, Sections
+from ftlab.reproduce.claims import Health, HealthHead, RunHealth, write_csv
+from ftlab.reproduce.driver import PaperCode, Runs
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -48,14 +48,14 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         """Run `label`'s row of metrics."""
 
     @abstractmethod
-    def run_health(self, label: str, report: Report) -> Health:
+    def run_health(self, label: str, report: Report) -> RunHealth:
         """Run `label`'s health record (`claims.one_run_health`'s shape, `ok` last)."""
 
     @abstractmethod
     def rows(self, seen: PerRun[Row]) -> Sequence[Mapping[str, object]]:
         """metrics.csv's rows, which the declared figures draw."""
 
-    def health_head(self) -> Sections:
+    def health_head(self) -> HealthHead:
         """The health's keys between `ok` and `schemes` (none by default)."""
         return {}
 

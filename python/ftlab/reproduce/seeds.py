@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from ftlab import _core
 from ftlab.report import html, plots  # noqa: F401  (before the seeds' threads race to import them)
 from ftlab.reproduce import Progress, Reproduction, claimfile
-from ftlab.reproduce.claims import CLAIMS_FILE, ReproductionResult, write_claims_json
+from ftlab.reproduce.claims import CLAIMS_FILE, Health, ReproductionResult, write_claims_json
 
 # matplotlib, numpy, plotly and polars are imported inside the functions that use them, not here:
 # heavy, and `ftlab --help` and `import ftlab` start without them.
@@ -110,7 +110,7 @@ def seed_dir(out: Path, offset: int) -> Path:
     return out if offset == 0 else out / f"seed-{offset}"
 
 
-def merged_health(checks: list[dict[str, Any]]) -> dict[str, Any]:
+def merged_health(checks: Sequence[Health]) -> Health:
     """The seeds' health in one `claims.health`-shaped dict: each run as "run [seed k]"."""
     schemes = {
         f"{run} [seed {k}]": h for k, c in enumerate(checks) for run, h in (c.get("schemes") or {}).items()

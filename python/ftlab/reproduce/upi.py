@@ -52,6 +52,7 @@ from ftlab.reproduce.claims import (
     VIOLATED,
     WITHIN_NOISE,
     Claim,
+    Health,
     fmt_change,
     fmt_number,
     fmt_value,
@@ -120,7 +121,7 @@ class Upi(PaperCode[Seen]):
     def measure(self, seen: Seen, name: str) -> Measured:
         return _own(name, seen.report.timeseries, seen.rise)
 
-    def health(self, seen: Seen) -> dict[str, Any]:
+    def health(self, seen: Seen) -> Health:
         return health(seen.report.summary)
 
     def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
@@ -192,7 +193,7 @@ def upi_claims(
     summary: Summary,
     timeseries: pl.DataFrame | None,
     rise: float,
-    checks: Mapping[str, Any] | None = None,
+    checks: Health | None = None,
 ) -> list[Claim]:
     """Every claim of papers/upi.toml judged on one run (one seed): a parsed summary.json, the
     time series (for the allocation sets) and the rise; `checks` the health (default:

@@ -45,13 +45,16 @@ from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     Claim,
+    Health,
+    HealthHead,
+    RunHealth,
     fmt_change,
     fmt_number,
     one_run_health,
     ratio,
     relative_change,
 )
-from ftlab.reproduce.driver import Case, Driven, Health, Runs, Sections, claim_values, load_plan, scenarios
+from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
 from ftlab.results import Summary
@@ -139,10 +142,10 @@ class Vstream(PerRunPaper[RunMetrics]):
     def run_metrics(self, label: str, report: Report) -> RunMetrics:
         return run_metrics(report.summary, WORKLOADS[_pair(label)[0]])
 
-    def run_health(self, label: str, report: Report) -> Health:
+    def run_health(self, label: str, report: Report) -> RunHealth:
         return _run_health(_pair(label)[0], report)
 
-    def health_head(self) -> Sections:
+    def health_head(self) -> HealthHead:
         return {"steady_tolerance": STEADY_TOLERANCE}
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
@@ -376,7 +379,7 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 # Health
 
 
-def _run_health(workload: str, report: Report) -> Health:
+def _run_health(workload: str, report: Report) -> RunHealth:
     """The tenant's checks of `claims.health` (`unstable`, `starved` and their numbers,
     `reasons`), the busiest die (reported, no limit: `busiest_die_limit` None), for the
     synthetic benchmark the steady-state check (`checks`), and `ok` (the driver's top-level
