@@ -21,7 +21,7 @@ import pytest
 import ftlab
 from conftest import run_cli
 from ftlab.report import Report, scheme_counters
-from ftlab.reproduce import claimfile, upi, verdicts
+from ftlab.reproduce import claimfile, sweep_study, upi, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.results import Summary
 
@@ -381,7 +381,7 @@ def test_sensitivity_cases_carry_their_table_place() -> None:
     )
     erase = cases["erase_us=10000"]
     assert (erase["parameter"], erase["value"], erase["base"]) == ("erase_us", "10000 (x2)", "5000 (x1)")
-    assert cases["base"]["parameter"] == upi.BASE
+    assert cases["base"]["parameter"] == sweep_study.BASE
     assert all(c["parameter"] and c["value"] for c in cases.values())
 
 
@@ -404,13 +404,14 @@ def _sens_doc() -> dict[str, object]:
     meta = {"parameter": "lm-tbe rise", "base": "x1", "base_x": 1.0}
     claim = "das_as_p99_upi_vs_unified"
     return {
+        "reproduction": "upi",
         "quick": True,
         "ftlab_version": "0",
         "claims": [{"claim": claim}],
         "cases": [
             {
                 "case": "base",
-                "parameter": upi.BASE,
+                "parameter": sweep_study.BASE,
                 "claims": {claim: {"value": 0.615, "verdict": C.REPRODUCED}},
                 "unhealthy": {},
             },
@@ -436,7 +437,7 @@ def _sens_doc() -> dict[str, object]:
 
 
 def test_sensitivity_markdown_tables() -> None:
-    text = upi.sensitivity_markdown(_sens_doc())
+    text = sweep_study.sensitivity_markdown(_sens_doc())
     assert "3 of 4 cases run, 1 not run" in text
     # Overview: base −38.5% (0.615 − 1); one case on the paper's side (the base), one differs,
     # one invalid; the valid range is over the base and x2 only (the invalid 0.8 is left out).

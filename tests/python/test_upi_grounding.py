@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from ftlab import _core, _toml
-from ftlab.reproduce import upi
+from ftlab.reproduce import sweep_study, upi
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [
@@ -185,7 +186,7 @@ def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
     rise part runs 25 writes/s, so the cases are 12.5, 37.5 and 50 (worked by hand)."""
     cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))}
     data_sets = sorted(
-        s["tenants.das-as.namespace_fraction"]
+        cast(float, s["tenants.das-as.namespace_fraction"])
         for s in cases.values()
         if "tenants.das-as.namespace_fraction" in s
     )
@@ -201,7 +202,9 @@ def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
                 == [4, 4, 4]
             ), n
     rises = sorted(
-        s["tenants.lm-tbe.synthetic.2.rate_iops"] for n, s in cases.items() if n.startswith("lm-tbe rise")
+        cast(float, s["tenants.lm-tbe.synthetic.2.rate_iops"])
+        for n, s in cases.items()
+        if n.startswith("lm-tbe rise")
     )
     assert rises == [12.5, 37.5, 50.0]
     assert cases["base"] == {}
@@ -212,7 +215,7 @@ DOCS = ROOT / "docs" / "upi-workload.md"
 
 def test_the_docs_report_every_swept_parameter_over_its_range() -> None:
     """Issue 22: each claim over the whole range of each swept parameter. docs/upi-workload.md
-    carries sensitivity.md's tables (`upi.sensitivity_markdown(doc, level=4)`): one per swept
+    carries sensitivity.md's tables (`sweep_study.sensitivity_markdown(doc, level=4)`): one per swept
     parameter of the quick study, with the base marked among its values, a row per measured
     claim, and a value or "not run" in every cell, so no parameter's range goes unreported."""
     from ftlab.reproduce import claimfile
@@ -220,7 +223,7 @@ def test_the_docs_report_every_swept_parameter_over_its_range() -> None:
     docs = DOCS.read_text(encoding="utf-8")
     cases = upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))
     claims = [s.id for s in claimfile.load("upi").claims if not s.not_measured]
-    for parameter in dict.fromkeys(c["parameter"] for c in cases if c["parameter"] != upi.BASE):
+    for parameter in dict.fromkeys(c["parameter"] for c in cases if c["parameter"] != sweep_study.BASE):
         values = [c for c in cases if c["parameter"] == parameter]
         heading = f"#### {parameter}\n\n"
         assert heading in docs, f"no table for {parameter!r}"

@@ -13,9 +13,11 @@ rise (`rise_s`: the latest `start_s` of LM-TBE's synthetic parts).
 It writes the figures of the paper (PNG, each with the CSV data behind it): fig3-bars (mean
 and p99 read latency per tenant and scheme), fig4-read-cdf (read-latency CDFs) and fig5-window
 (5 s windows of mean read latency over the 600 s around the rise, and UPI's allocation sets).
-With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one knob at a time
-(`sensitivity_cases`) and reports each claim's range and the cases that reverse it, and each
-claim's value and verdict at every value of every swept parameter (sensitivity.md).
+With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one knob at a time:
+its cases (`sensitivity_cases`, each knob's values and place in the tables, computed from the
+resolved scenario) run through the generic study (`ftlab.reproduce.sweep_study`), which
+reports each claim's range and the cases that reverse it, and each claim's value and verdict
+at every value of every swept parameter (sensitivity.md).
 
 Only ratios and means of the simulator's outputs are computed here (`Upi`, registered as
 `PAPER`); it is not the simulator nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
@@ -23,52 +25,33 @@ Only ratios and means of the simulator's outputs are computed here (`Upi`, regis
 
 from __future__ import annotations
 
-import json
-import math
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlab import _core, _toml, sweeps
+from ftlab import _toml
 from ftlab._errors import input_error, usage_error
 from ftlab.report import plots, write_files_atomically
 from ftlab.report.plots import RC_PARAMS, log_ticks, save
 from ftlab.report.style import scheme_style
-from ftlab.reproduce import Progress, claimfile
+from ftlab.reproduce import Progress, claimfile, sweep_study
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
-    BOUND,
-    DIFFERS,
-    FACTOR,
-    HOLDS,
-    INVALID,
-    ORDER,
     PHASES_FILE,
-    REPRODUCED,
-    SAME_DIRECTION,
-    SENSITIVITY_FILE,
-    VIOLATED,
-    WITHIN_NOISE,
     Claim,
     Health,
     fmt_change,
     fmt_number,
-    fmt_value,
     health,
     phase_table,
     relative_change,
-    sensitivity_summary,
     write_csv,
-    write_sensitivity,
 )
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
 from ftlab.reproduce.measures import measure_all, measure_one
+from ftlab.reproduce.sweep_study import BASE, StudyCase, run_study, study_case
 from ftlab.results import Summary
-from ftlab.sweeps import resolve_all
-from ftlab.sweeps.exec import is_done
-from ftlab.sweeps.spec import load_spec
 
 if TYPE_CHECKING:
     import polars as pl
@@ -501,7 +484,7 @@ RISE_FACTORS = (0.5, 1.5, 2.0)
 QUEUE_DEPTH = (16, 256)
 
 
-def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
+def sensitivity_cases(resolved_toml: str) -> list[StudyCase]:
     """The sweep cases of the sensitivity study of a resolved scenario: the base scenario as
     it is, then one knob at a time: `device.timing.erase_us` (ERASE_FACTORS times the
     scenario's); the workload cases of `_das_as_cases`, `_dtrs_cases`, `_lm_tbe_cases` (with
@@ -511,10 +494,10 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     tenant, part or key) is left out. Each case (`_case`) has `name` and `set` (the sweep's
     case) and `parameter`, `value`, `x`, `base`, `base_x` (its place in the study's tables)."""
     scenario = _toml.loads(resolved_toml)
-    cases: list[dict[str, Any]] = [_case("base", BASE, "base", {}, None, "base", None)]
+    cases: list[StudyCase] = [study_case("base", BASE, "base", {}, None, "base", None)]
     erase_us = float(scenario["device"]["timing"]["erase_us"])
     cases += [
-        _case(
+        study_case(
             f"erase_us={f * erase_us:g}",
             "erase_us",
             f"{f * erase_us:g} (x{f:g})",
@@ -536,7 +519,7 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
     if "upi-guarded" in variants:
         base = (table.get("upi-guarded") or {}).get("donor_traffic_max")
         cases += [
-            _case(
+            study_case(
                 f"donor_traffic_max={v:g}",
                 "upi-guarded donor_traffic_max",
                 f"{v:g}",
@@ -551,7 +534,7 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
         if variants:
             base = (table.get(variants[0]) or {}).get(key)
             cases += [
-                _case(
+                study_case(
                     f"{key}={v:g}",
                     f"UPI {key}",
                     f"{v:g}",
@@ -563,34 +546,6 @@ def sensitivity_cases(resolved_toml: str) -> list[dict[str, Any]]:
                 for v in values
             ]
     return cases
-
-
-#: The `parameter` of the base case (it belongs to no swept parameter's table).
-BASE = "base"
-
-
-def _case(
-    name: str,
-    parameter: str,
-    value: str,
-    sets: dict[str, Any],
-    x: float | None,
-    base: str,
-    base_x: float | None,
-) -> dict[str, Any]:
-    """One case of `sensitivity_cases`: its sweep `name` and overrides (`set`), the swept
-    `parameter` it varies with this `value` (a label, numeric `x` or None), and the
-    parameter's base value (`base` label, `base_x`); the study's tables order a parameter's
-    values by x, the base among them (first when either has no x)."""
-    return {
-        "name": name,
-        "set": sets,
-        "parameter": parameter,
-        "value": value,
-        "x": x,
-        "base": base,
-        "base_x": base_x,
-    }
 
 
 def _label(value: Any) -> str:
@@ -607,7 +562,7 @@ def _x(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _das_as_cases(scenario: Mapping[str, Any]) -> list[StudyCase]:
     """DAS-AS: its data set (`namespace_fraction`), the footprint of its first synthetic part,
     and that part's `zipf_theta` and `pattern` (if zipf), `read_ratio`, `rate_iops` and
     `sizes`."""
@@ -618,7 +573,7 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if "namespace_fraction" in tenant:
         pin, base_ns = _pinned_shares(scenario), tenant["namespace_fraction"]
         cases += [
-            _case(
+            study_case(
                 f"das-as data set={v:g} of the device",
                 "das-as data set (namespace_fraction)",
                 f"{v:g}",
@@ -644,7 +599,7 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
             (lambda v: f"{v:g} ({v * ns:.2g} of the device)") if key == "footprint_fraction" else _label
         )
         cases += [
-            _case(
+            study_case(
                 f"das-as {key}={_label(v)}",
                 f"das-as {key}",
                 show(v),
@@ -658,7 +613,7 @@ def _das_as_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     cases += _rate_cases("das-as rate", [(path, part)], DAS_AS_RATE_FACTORS)
     if "sizes" in part:
         cases.append(
-            _case(
+            study_case(
                 "das-as sizes=4KiB",
                 "das-as sizes",
                 "all 4 KiB",
@@ -686,7 +641,7 @@ def _pinned_shares(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return pin
 
 
-def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _dtrs_cases(scenario: Mapping[str, Any]) -> list[StudyCase]:
     """DTRS: the rates of all its parts together, the read ratio of its parts that read, and
     the `on_s`/`off_s` of its bursty parts."""
     parts = _indexed_parts(scenario, "dtrs")
@@ -697,7 +652,7 @@ def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if readers:
         base = readers[0][1]["read_ratio"]
         cases += [
-            _case(
+            study_case(
                 f"dtrs read_ratio={v:g}",
                 "dtrs read_ratio",
                 f"{v:g}",
@@ -713,7 +668,7 @@ def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         first = bursty[0][1]
         base_on, base_every = float(first["on_s"]), float(first["on_s"]) + float(first["off_s"])
         cases += [
-            _case(
+            study_case(
                 f"dtrs bursts {on:g}s every {on + off:g}s",
                 "dtrs bursts (on_s, every)",
                 f"{on:g} s every {on + off:g} s",
@@ -727,7 +682,7 @@ def _dtrs_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     return cases
 
 
-def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[StudyCase]:
     """LM-TBE: its reading parts' rate and `read_sequential_fraction`, its writing parts'
     `write_sequential_fraction`, the rate of its writing parts other than the rise (before
     the rise), every part's request size, then the rise (`_rise_cases`)."""
@@ -746,7 +701,7 @@ def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
         if group and all(key in part for _, part in group):
             base = group[0][1][key]
             cases += [
-                _case(
+                study_case(
                     f"{label}={v:g}",
                     label,
                     f"{v:g}",
@@ -760,7 +715,7 @@ def _lm_tbe_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     cases += _rate_cases("lm-tbe write rate before the rise", before, LM_TBE_WRITE_RATE_FACTORS)
     if all("sizes" in part for _, part in parts):
         cases += [
-            _case(
+            study_case(
                 f"lm-tbe sizes={b // 1024}KiB",
                 "lm-tbe sizes",
                 f"{b // 1024} KiB",
@@ -782,7 +737,7 @@ def _sizes_base(part: Mapping[str, Any]) -> tuple[str, float | None]:
     return "mix", None
 
 
-def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[StudyCase]:
     """Every tenant's `queue_depth` (QUEUE_DEPTH), and every timed synthetic part's arrivals
     `fixed` (one request every 1/rate_iops) instead of `poisson`."""
     tenants = [t for t in scenario.get("tenants") or [] if isinstance(t.get("name"), str)]
@@ -790,7 +745,7 @@ def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if tenants and all("queue_depth" in t for t in tenants):
         base = tenants[0]["queue_depth"]
         cases += [
-            _case(
+            study_case(
                 f"queue_depth={v}",
                 "queue_depth (every tenant)",
                 f"{v}",
@@ -814,20 +769,20 @@ def _all_tenant_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
             for k, v in ((f"{p}.arrival", "fixed"), (f"{p}.interval_us", 1e6 / float(part["rate_iops"])))
         }
         cases.append(
-            _case("arrival=fixed", "arrival (every timed part)", "fixed", fixed, None, "poisson", None)
+            study_case("arrival=fixed", "arrival (every timed part)", "fixed", fixed, None, "poisson", None)
         )
     return cases
 
 
 def _rate_cases(
     label: str, parts: Sequence[tuple[str, Mapping[str, Any]]], factors: Sequence[float]
-) -> list[dict[str, Any]]:
+) -> list[StudyCase]:
     """One case per factor: every part's `rate_iops` times it (none if a part has no rate)."""
     if not parts or not all(isinstance(part.get("rate_iops"), (int, float)) for _, part in parts):
         return []
     rates = "+".join(f"{float(part['rate_iops']):g}" for _, part in parts)
     return [
-        _case(
+        study_case(
             f"{label} x{f:g}",
             label,
             f"x{f:g}",
@@ -880,7 +835,7 @@ def _rise_index(parts: Sequence[tuple[str, Mapping[str, Any]]]) -> int:
     return max(range(len(parts)), key=lambda i: (float(parts[i][1].get("start_s", 0.0)), i))
 
 
-def _rise_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _rise_cases(scenario: Mapping[str, Any]) -> list[StudyCase]:
     """LM-TBE's rise (the `rate_iops` of its part with the latest `start_s`) times each of
     RISE_FACTORS."""
     parts = _indexed_parts(scenario, RISE_TENANT)
@@ -891,7 +846,7 @@ def _rise_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(rate, (int, float)):
         return []
     return [
-        _case(
+        study_case(
             f"lm-tbe rise x{f:g}",
             "lm-tbe rise",
             f"x{f:g} ({float(rate) * f:g}/s)",
@@ -904,6 +859,12 @@ def _rise_cases(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def judge(report: Report) -> tuple[list[Claim], Health]:
+    """A sensitivity case's run: its claims (`upi_claims`) and health (`claims.health`)."""
+    checks = health(report.summary)
+    return upi_claims(report.summary, report.timeseries, rise_s(report.resolved_toml), checks), checks
+
+
 def run_sensitivity(
     scenario: Path,
     resolved_toml: str,
@@ -912,318 +873,14 @@ def run_sensitivity(
     progress: Progress | None,
     only: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the sensitivity sweep of `scenario` (whose resolved text is `resolved_toml`) into
-    out/sensitivity (resumable: finished runs are kept and reused) and write sensitivity.json,
-    sensitivity.csv and sensitivity.md; returns the per-claim rows (`sensitivity_summary`).
-    `only` runs just the cases of those names (a subset, for a machine too slow for all of
-    them; `finished_cases` names those already run); sensitivity.json lists the others under
-    `cases_not_run` and sensitivity.md shows them as not run. An unknown name is an
-    `ftlab.InputError` naming the known ones."""
-    start = time.perf_counter()
-    every = sensitivity_cases(resolved_toml)
-    cases = _chosen_cases(every, only)
-    spec = _sweep_spec(scenario, cases)
-    on_progress: Callable[[int, int], None] | None = (
-        (lambda d, t: progress("sensitivity runs", d, t)) if progress else None
-    )
-    result = sweeps.sweep(spec, out=out / SENSITIVITY_DIR, progress=on_progress)
-    by_case, details = {}, []
-    for run in result.runs:
-        failed = next((f for f in result.failures if f["case"] == run["case"]), None)
-        if run["run"] is None or failed is not None:
-            error = failed["error"] if failed else "did not resolve"
-            details.append(
-                {
-                    **_case_meta(cases, run["case"]),
-                    "case": run["case"],
-                    "set": _case_set(cases, run["case"]),
-                    "error": error,
-                }
-            )
-            continue
-        report = result.report(run["run"])
-        claims = upi_claims(report.summary, report.timeseries, rise_s(report.resolved_toml))
-        by_case[run["case"]] = claims
-        details.append(_case_detail(run, cases, claims, report))
-    rows = sensitivity_summary(by_case)
-    not_run = [c for c in every if c not in cases]
-    _write_sensitivity(out, scenario, quick, rows, details, time.perf_counter() - start, not_run)
-    return rows
+    """The sensitivity study (`sweep_study.run_study`) of `scenario`, whose resolved text is
+    `resolved_toml`: its `sensitivity_cases` (or those named `only`) into out/sensitivity,
+    sensitivity.json, .csv and .md in `out`."""
+    cases = sensitivity_cases(resolved_toml)
+    return run_study(NAME, scenario, cases, judge, out, quick, progress, only)
 
 
 def finished_cases(scenario: Path, resolved_toml: str, out: Path) -> list[str]:
-    """The names of the sensitivity cases of `scenario` whose runs are finished in
-    out/sensitivity: those whose run key (the hash of the case's resolved scenario, as the
-    sweep computes it) has a complete run directory. Stale runs (of another scenario or
-    engine's defaults) do not count. For `run_sensitivity(..., only=...)` after a sweep that
-    was stopped: it then reports those cases and runs none."""
-    spec = load_spec(_sweep_spec(scenario, sensitivity_cases(resolved_toml)))
-    points, _, _ = resolve_all(spec, spec.points())
-    runs = out / SENSITIVITY_DIR / "runs"
-    return [p.case for p in points if p.key and p.case and is_done(runs, p.key)]
-
-
-def _sweep_spec(scenario: Path, cases: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The sweep (`ftlab.sweep`'s dict form) of these cases: each case's name and overrides."""
-    return {
-        "name": "upi sensitivity",
-        "scenario": str(scenario.resolve()),
-        "cases": [{"name": c["name"], "set": c["set"]} for c in cases],
-    }
-
-
-def _chosen_cases(every: list[dict[str, Any]], only: Sequence[str] | None) -> list[dict[str, Any]]:
-    if only is None:
-        return every
-    names = [c["name"] for c in every]
-    unknown = [n for n in only if n not in names]
-    if unknown:
-        raise input_error(
-            "sensitivity cases", f"unknown case(s) {unknown}; the cases are: {', '.join(names)}"
-        )
-    return [c for c in every if c["name"] in only]
-
-
-def _case_set(cases: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any]:
-    return dict(next((c["set"] for c in cases if c["name"] == name), {}))
-
-
-#: The keys of a case that place it in the study's tables (`_case`).
-CASE_META = ("parameter", "value", "x", "base", "base_x")
-
-
-def _case_meta(cases: Sequence[Mapping[str, Any]], name: str) -> dict[str, Any]:
-    case = next((c for c in cases if c["name"] == name), {})
-    return {k: case.get(k) for k in CASE_META}
-
-
-def _case_detail(
-    run: Mapping[str, Any], cases: Sequence[Mapping[str, Any]], claims: Sequence[Claim], report: Report
-) -> dict[str, Any]:
-    """A case run: its place, overrides and run key, the health of each scheme (`unhealthy`:
-    scheme -> its health reasons, for the schemes whose checks fail), the unstable tenants,
-    and each claim's value and verdict (`invalid` where a run it rests on is unhealthy)."""
-    unstable = sorted(
-        {
-            f"{s}/{t}"
-            for s, d in report.summary["schemes"].items()
-            for t, v in d["tenants"].items()
-            if v.get("unstable") is not False
-        }
-    )
-    checks = health(report.summary)["schemes"]
-    return {
-        **_case_meta(cases, run["case"]),
-        "case": run["case"],
-        "set": _case_set(cases, run["case"]),
-        "run": run["run"],
-        "unstable": unstable,
-        "unhealthy": {s: list(h["reasons"]) for s, h in checks.items() if not h["ok"]},
-        "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
-    }
-
-
-def _write_sensitivity(
-    out: Path,
-    scenario: Path,
-    quick: bool,
-    rows: list[dict[str, Any]],
-    details: list[dict[str, Any]],
-    wall_s: float,
-    not_run: Sequence[Mapping[str, Any]] = (),
-) -> None:
-    """sensitivity.json (every claim's row, every case's place, overrides, health and values,
-    the cases not run), sensitivity.csv (one row per claim: its min, max and reversals, then
-    ftlab's value in every case run, one column per case, `value: CASE`) and sensitivity.md
-    (`sensitivity_markdown`)."""
-    doc = {
-        "reproduction": NAME,
-        "scenario": str(scenario),
-        "quick": quick,
-        "ftlab_version": _core.version(),
-        "wall_s": round(wall_s, 3),
-        "sweep_dir": str(out / SENSITIVITY_DIR),
-        "claims": rows,
-        "cases": details,
-        "cases_not_run": [c["name"] for c in not_run],
-        "plan_not_run": [{"case": c["name"], **{k: c.get(k) for k in CASE_META}} for c in not_run],
-    }
-    run = [d["case"] for d in details]
-    table = [{**row, **{f"value: {c}": _csv_value(row["values"].get(c)) for c in run}} for row in rows]
-    write_sensitivity(out, doc, table, [f"value: {c}" for c in run])
-    write_sensitivity_markdown(out)
-
-
-def _csv_value(value: Any) -> Any:
-    """A claim's value as a CSV cell: booleans (the qualitative claims) as 1/0."""
-    return int(value) if isinstance(value, bool) else value
-
-
-# --------------------------------------------------------------------------------------
-# The study as Markdown (sensitivity.md), from sensitivity.json alone
-
-#: The verdicts that take the paper's side (its value, its direction, its order or bound).
-AGREES = (REPRODUCED, SAME_DIRECTION, HOLDS, WITHIN_NOISE)
-
-
-def write_sensitivity_markdown(out: Path) -> Path:
-    """Write out/sensitivity.md (`sensitivity_markdown` of out/sensitivity.json); returns its
-    path. It reads only sensitivity.json, so the tables can be redrawn without running."""
-    doc = json.loads((out / SENSITIVITY_FILE).read_text(encoding="utf-8"))
-    text = sensitivity_markdown(doc)
-    write_files_atomically(out, {SENSITIVITY_MD: lambda p: Path(p).write_text(text, encoding="utf-8")})
-    return out / SENSITIVITY_MD
-
-
-def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
-    """The sensitivity study (a parsed sensitivity.json) as Markdown: each measured claim over
-    every case (`_overview`), then one table per swept parameter (`_parameter_table`): its
-    values in order, the base among them, each claim's value and verdict in each, and each
-    value's health. Cells: **bold** where the verdict is `differs` or `violated`, *italic*
-    where it is `invalid` (a run it rests on is unhealthy, so the value proves nothing).
-    `level` is the tables' heading level (3: `###`)."""
-    specs = {s.id: s for s in claimfile.load(NAME).claims if not s.not_measured}
-    rows = [r for r in doc["claims"] if r["claim"] in specs]
-    cases = list(doc.get("cases") or [])
-    planned = cases + [{**c, "not_run": True} for c in doc.get("plan_not_run") or []]
-    base = next((c for c in cases if c.get("case") == "base"), None)
-    n_run = sum(1 for c in cases if "claims" in c)
-    head = [
-        "Sensitivity study of `ftlab reproduce "
-        f"upi{' --quick' if doc.get('quick') else ''}` (ftlab {doc.get('ftlab_version')}):",
-        f"{n_run} of {len(planned)} cases run, {len(planned) - len(cases)} not run"
-        + (f", {len(cases) - n_run} failed" if len(cases) > n_run else "")
-        + ". Values are ftlab's relative change (the claim's ratio − 1, or its margin); "
-        "**bold**: `differs` or"
-        " `violated`; *italic*: `invalid` (a run the claim rests on is unhealthy: the value proves nothing).",
-        "",
-    ]
-    parts = ["\n".join(head), _overview(rows, specs, cases, level)]
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    for c in planned:
-        if c.get("parameter") and c.get("parameter") != BASE:
-            groups.setdefault(str(c["parameter"]), []).append(c)
-    parts += [_parameter_table(p, entries, base, rows, specs, level) for p, entries in groups.items()]
-    return "\n".join(parts)
-
-
-def _overview(
-    rows: Sequence[Mapping[str, Any]],
-    specs: Mapping[str, Any],
-    cases: Sequence[Mapping[str, Any]],
-    level: int,
-) -> str:
-    """Per claim: the paper, the base case, how many cases run take the paper's side, differ,
-    or are invalid, and ftlab's range over the valid ones (with the cases at its ends)."""
-    lines = [
-        f"{'#' * level} Each claim over every case run",
-        "",
-        "| claim | paper | base | paper's side | differs | invalid | valid range (case) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        spec, verdicts = (
-            specs[r["claim"]],
-            [c["claims"][r["claim"]] for c in cases if r["claim"] in (c.get("claims") or {})],
-        )
-        base = next((c for c in cases if c.get("case") == "base"), None)
-        valid = [
-            (float(v["value"]), c["case"])
-            for c in cases
-            for v in [(c.get("claims") or {}).get(r["claim"])]
-            if v and v["verdict"] != INVALID and _finite_number(v["value"])
-        ]
-        span = "n/a"
-        if valid:
-            lo, hi = min(valid), max(valid)
-            span = f"{_fmt_claim(lo[0], spec.kind)} ({lo[1]})" + (
-                f" to {_fmt_claim(hi[0], spec.kind)} ({hi[1]})" if hi != lo else ""
-            )
-        counts = [
-            sum(1 for v in verdicts if v["verdict"] in group)
-            for group in (AGREES, (DIFFERS, VIOLATED), (INVALID,))
-        ]
-        lines.append(
-            f"| `{r['claim']}` | {spec.paper_text} | {_cell(base, r['claim'], spec.kind)} | "
-            f"{counts[0]} | {counts[1]} | {counts[2]} | {span} |"
-        )
-    return "\n".join([*lines, ""])
-
-
-def _parameter_table(
-    parameter: str,
-    entries: Sequence[Mapping[str, Any]],
-    base: Mapping[str, Any] | None,
-    rows: Sequence[Mapping[str, Any]],
-    specs: Mapping[str, Any],
-    level: int,
-) -> str:
-    """One swept parameter: a column per value (ordered by `x`, the base among them, marked),
-    a row per claim (value and verdict), then the health row and each unhealthy scheme's
-    reasons."""
-    first = entries[0]
-    columns: list[tuple[str, Mapping[str, Any] | None, float | None]] = [
-        (f"**{first.get('base')} (base)**", base, first.get("base_x"))
-    ]
-    columns += [(str(e.get("value")), e, e.get("x")) for e in entries]
-    if all(_finite_number(x) for _, _, x in columns):
-        columns.sort(key=lambda col: float(col[2]))  # type: ignore[arg-type]
-    lines = [
-        f"{'#' * level} {parameter}",
-        "",
-        "| claim | paper | " + " | ".join(label for label, _, _ in columns) + " |",
-        "|---|---|" + "---|" * len(columns),
-    ]
-    for r in rows:
-        spec = specs[r["claim"]]
-        lines.append(
-            f"| `{r['claim']}` | {spec.paper_text} | "
-            + " | ".join(_cell(case, r["claim"], spec.kind) for _, case, _ in columns)
-            + " |"
-        )
-    lines.append("| health | | " + " | ".join(_health_cell(case) for _, case, _ in columns) + " |")
-    notes = [
-        f"- {label.strip('*')}: {scheme}: {'; '.join(reasons)}"
-        for label, case, _ in columns
-        for scheme, reasons in ((case or {}).get("unhealthy") or {}).items()
-    ]
-    return "\n".join([*lines, "", *notes, *([""] if notes else [])])
-
-
-def _cell(case: Mapping[str, Any] | None, claim: str, kind: str) -> str:
-    if case is None or case.get("not_run"):
-        return "not run"
-    if "error" in case:
-        return "run failed"
-    entry = (case.get("claims") or {}).get(claim)
-    if entry is None:
-        return "n/a"
-    text = f"{_fmt_claim(entry['value'], kind)} {entry['verdict']}"
-    if entry["verdict"] in (DIFFERS, VIOLATED):
-        return f"**{text}**"
-    return f"*{text}*" if entry["verdict"] == INVALID else text
-
-
-def _health_cell(case: Mapping[str, Any] | None) -> str:
-    if case is None or case.get("not_run") or "error" in case:
-        return ""
-    bad = sorted((case.get("unhealthy") or {}).keys())
-    return f"*unhealthy: {', '.join(bad)}*" if bad else "ok"
-
-
-def _fmt_claim(value: Any, kind: str) -> str:
-    """A claim's value as the tables show it: a ratio (factor, bound) as its relative change,
-    a margin (order) as it is, a boolean as true/false."""
-    if isinstance(value, bool) or not _finite_number(value):
-        return fmt_value(value)
-    return (
-        fmt_change(float(value) - 1.0)
-        if kind in (FACTOR, BOUND)
-        else fmt_change(float(value))
-        if kind == ORDER
-        else fmt_value(value)
-    )
-
-
-def _finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """The cases of `sensitivity_cases` whose runs are finished in out/sensitivity
+    (`sweep_study.finished_cases`), for `run_sensitivity(..., only=...)`."""
+    return sweep_study.finished_cases(NAME, scenario, sensitivity_cases(resolved_toml), out)
