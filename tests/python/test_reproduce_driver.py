@@ -113,6 +113,18 @@ BAD_PLANS = [
         _PLAN + '[[reproduce.figures]]\nstem = "s"\ncolour = "red"\n',
         "reproduce.figures\\[0\\]: unknown keys colour",
     ),
+    (
+        _PLAN.replace("[reproduce]\n", '[reproduce]\nsensitivity_keys = ["quick", "seed"]\n'),
+        "reproduce.sensitivity_keys must list distinct keys of reproduction, scenario, quick, wall_s",
+    ),
+    (
+        _PLAN.replace("[reproduce]\n", '[reproduce]\nsensitivity_keys = ["quick", "quick"]\n'),
+        "reproduce.sensitivity_keys must list distinct keys",
+    ),
+    (
+        _PLAN.replace("[reproduce]\n", '[reproduce]\nsensitivity_base = "yes"\n'),
+        "reproduce.sensitivity_base must be true or false",
+    ),
 ]
 
 
@@ -181,6 +193,43 @@ def test_the_executor_runs_each_declaration(
     ]
     assert list(runs.reports) == ["a", "b"]
     assert driver.slug("c d") == "c_d"
+    # A case that replaces the run's overrides: neither the run's own nor the seed's.
+    recorded.calls.clear()
+    alone = driver.Case("e", runs=("a",), set={"s": ["r=3"]}, replace=True)
+    driver.execute(Code(), runs, plan.runs[:1], 4, None, 0, "x", tmp_path / "sens", alone)
+    assert recorded.calls == [(str(scenario), str(tmp_path / "sens" / "a"), ["r=3"], 4)]
+
+
+def test_the_sensitivity_head_is_the_declared_keys_in_order(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`[reproduce] sensitivity_keys` chooses sensitivity.json's head and its order; the
+    default is the reproduction and quick."""
+    path = tmp_path / "upi.toml"
+    monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
+    scenario = tmp_path / "s.toml"
+    for keys, expected in (
+        ("", {"reproduction": "upi", "quick": True}),
+        (
+            'sensitivity_keys = ["sweep_dir", "wall_s", "scenario"]\n',
+            {"sweep_dir": str(tmp_path / "o" / "sensitivity"), "wall_s": 2.5, "scenario": str(scenario)},
+        ),
+    ):
+        path.write_text('[paper]\ncitation = "x"\n' + _PLAN.replace("[reproduce]\n", "[reproduce]\n" + keys))
+        plan = driver.load_plan("upi")
+        runs = driver.Runs(plan, True, 0, tmp_path / "o", {"a": scenario})
+
+        class Code(driver.PaperCode[None]):
+            name = "upi"
+
+            def read(self, runs: driver.Runs, base: None) -> None:
+                return None
+
+            def health(self, seen: None) -> C.Health:
+                return {"ok": True, "schemes": {}}
+
+        head = Code().sensitivity_head(runs, 2.5)
+        assert head == expected and list(head) == list(expected)
 
 
 def test_a_declared_pair_says_its_numbers() -> None:

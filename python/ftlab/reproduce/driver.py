@@ -9,8 +9,10 @@ key, the directory under the output, its `--set` overrides and whether it takes 
 (`"pool"`), its a/b measures (`[[reproduce.pairs]]`: a metric's ratio or margin between two
 systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
-scenario's value, and the runs each reruns: `CaseDecl`), and its bar figures
-(`[[reproduce.figures]]`, `ftlab.reproduce.figures`). The claims name their measures and
+scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
+(`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
+record (`sensitivity_base`), and its bar figures (`[[reproduce.figures]]`,
+`ftlab.reproduce.figures`). The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
 runs with the seed's overrides, hand them to the paper's code (`PaperCode`), judge the claims
@@ -130,12 +132,20 @@ class Plan:
     pairs: tuple[PairDecl, ...] = ()
     cases: tuple[CaseDecl, ...] = ()
     figures: tuple[FigureDecl, ...] = ()
+    #: sensitivity.json's keys before `claims` and `cases`, in order (`SENSITIVITY_KEYS`).
+    sensitivity_keys: tuple[str, ...] = ("reproduction", "quick")
+    #: Whether sensitivity.json's `cases` starts with the base runs' record.
+    sensitivity_base: bool = False
 
     def run(self, label: str) -> RunDecl:
         return next(r for r in self.runs if r.label == label)
 
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
+_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base"}
+#: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
+#: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
+SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
 _SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
 _RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
 _CASE_KEYS = {"name", "values", "set", "scale", "runs"}
@@ -164,7 +174,18 @@ def load_plan(name: str) -> Plan:
             raise input_error(where, f"reproduce: duplicate {what}: {', '.join(dup)}")
     cases = tuple(_case(where, i, c) for i, c in enumerate(raw.get("cases") or []))
     figures = load_figures(where, raw.get("figures"))
-    return Plan(name, schedule, scenarios, runs, load_pairs(where, raw.get("pairs")), cases, figures)
+    keys_, base = raw.get("sensitivity_keys", ["reproduction", "quick"]), raw.get("sensitivity_base", False)
+    if (
+        not isinstance(keys_, list)
+        or not all(k in SENSITIVITY_KEYS for k in keys_)
+        or len(set(keys_)) < len(keys_)
+    ):
+        known = ", ".join(SENSITIVITY_KEYS)
+        raise input_error(where, f"reproduce.sensitivity_keys must list distinct keys of {known}")
+    if not isinstance(base, bool):
+        raise input_error(where, "reproduce.sensitivity_base must be true or false")
+    pairs = load_pairs(where, raw.get("pairs"))
+    return Plan(name, schedule, scenarios, runs, pairs, cases, figures, tuple(keys_), base)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
@@ -257,13 +278,15 @@ class Runs:
 class Case:
     """A sensitivity case: its `name`, the `title` shown while it runs, the runs it reruns
     (`runs`, every run if empty), its `set` overrides per scenario key (after the run's and the
-    seed's) and, per scenario key, a replacement scenario document (`documents`)."""
+    seed's; with `replace`, instead of them: `PaperCode.run_set` is not asked) and, per
+    scenario key, a replacement scenario document (`documents`)."""
 
     name: str
     title: str = ""
     runs: tuple[str, ...] = ()
     set: Mapping[str, Sequence[str]] = field(default_factory=dict)
     documents: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    replace: bool = False
 
 
 Seen = TypeVar("Seen")
@@ -365,11 +388,16 @@ class PaperCode(ABC, Generic[Seen]):
         return {"case": case.name, "claims": claim_values(claims)}
 
     def sensitivity_head(self, runs: Runs, wall_s: float) -> Sections:
-        """sensitivity.json's keys before `claims` and `cases`."""
-        return {"reproduction": self.name, "quick": runs.quick}
-
-    #: Whether sensitivity.json's `cases` starts with the base case's record.
-    sensitivity_base_detail: bool = False
+        """sensitivity.json's keys before `claims` and `cases`: those the plan declares
+        (`[reproduce] sensitivity_keys`, of SENSITIVITY_KEYS), in its order."""
+        values: dict[str, object] = {
+            "reproduction": self.name,
+            "scenario": str(runs.scenarios[runs.plan.scenarios[0].key]),
+            "quick": runs.quick,
+            "wall_s": wall_s,
+            "sweep_dir": str(runs.out / "sensitivity"),
+        }
+        return {key: values[key] for key in runs.plan.sensitivity_keys}
 
     def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
         """The sensitivity study: by default the driver's (`run_cases` over
@@ -515,7 +543,10 @@ def execute(
     def one(decl: RunDecl, on_progress: Callable[[int, int], None] | None = None) -> Report:
         cores = jobs if decl.jobs == "all" else 1
         case_sets = case.set.get(decl.scenario, ()) if case else ()
-        sets = code.run_set(runs, decl, seeds[decl.scenario], case_sets)
+        if case is not None and case.replace:
+            sets = list(case_sets)
+        else:
+            sets = code.run_set(runs, decl, seeds[decl.scenario], case_sets)
         source: api.Scenario = runs.scenarios[decl.scenario]
         if case is not None and decl.scenario in case.documents:
             source = case.documents[decl.scenario]
@@ -584,7 +615,7 @@ def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[dict[str, Any]]
     start = time.perf_counter()
     cases = code.sensitivity_cases(base)
     by_case: dict[str, list[Claim]] = {"base": list(claims)}
-    details = [code.sensitivity_detail(Case("base"), seen, claims)] if code.sensitivity_base_detail else []
+    details = [code.sensitivity_detail(Case("base"), seen, claims)] if base.plan.sensitivity_base else []
     paper = claimfile.load(code.name)
     for i, case in enumerate(cases):
         # Seed 0, the scenario's own seed, as every case has always run.

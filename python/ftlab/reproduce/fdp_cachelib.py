@@ -159,9 +159,6 @@ class FdpCachelib(PerRunPaper[RunMetrics]):
             "claims": claim_values(claims),
         }
 
-    def sensitivity_head(self, runs: Runs, wall_s: float) -> Sections:
-        return {"reproduction": NAME, "quick": runs.quick, "sweep_dir": str(runs.out / "sensitivity")}
-
 
 #: What `ftlab reproduce fdp-cachelib` runs (the registry finds it by this name).
 PAPER = Driven(FdpCachelib())

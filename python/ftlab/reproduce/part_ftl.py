@@ -117,7 +117,6 @@ class PartFtl(PaperCode[Seen]):
 
     name = NAME
     stages = 2
-    sensitivity_base_detail = True
 
     def read(self, runs: Runs, base: Seen | None) -> Seen:
         report, fig16 = runs.report("table3"), runs.report("fig16")
@@ -172,14 +171,6 @@ class PartFtl(PaperCode[Seen]):
                 s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes
             },
             "claims": claim_values(claims),
-        }
-
-    def sensitivity_head(self, runs: Runs, wall_s: float) -> dict[str, object]:
-        return {
-            "reproduction": NAME,
-            "scenario": str(runs.scenarios["table3"]),
-            "quick": runs.quick,
-            "wall_s": wall_s,
         }
 
 

@@ -179,14 +179,6 @@ class Vstream(PerRunPaper[RunMetrics]):
             "claims": claim_values(claims),
         }
 
-    def sensitivity_head(self, runs: Runs, wall_s: float) -> Sections:
-        return {
-            "reproduction": NAME,
-            "quick": runs.quick,
-            "wall_s": wall_s,
-            "sweep_dir": str(runs.out / "sensitivity"),
-        }
-
 
 #: What `ftlab reproduce vstream` runs (the registry finds it by this name).
 PAPER = Driven(Vstream())
