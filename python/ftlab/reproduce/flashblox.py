@@ -26,12 +26,12 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
 4. the slides' own arithmetic for K and N·K (N = 16, x = 0.1).
 
 It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
-swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (direct runs,
-no Ray: `sensitivity_cases`, the load factors here and the declared `[[reproduce.cases]]` of
-papers/flashblox.toml, then the software token bucket). Only ratios and arithmetic on the
-simulator's and the model's outputs are computed here (`FlashBlox`, registered as `PAPER`);
-it is not the simulator, the lifetime model nor the driver, and it prints nothing
-(`ftlab.cli.reproduce` does).
+swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (the driver's
+`run_cases` over `FlashBlox.sensitivity_cases`: the load factors here and the declared
+`[[reproduce.cases]]` of papers/flashblox.toml, then the software token bucket). Only ratios
+and arithmetic on the simulator's and the model's outputs are computed here (`FlashBlox`,
+registered as `PAPER`); it is not the simulator, the lifetime model nor the driver, and it
+prints nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -40,19 +40,18 @@ import copy
 import itertools
 import json
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from ftlab import _core, _toml, api
+from ftlab import _core, _toml
 from ftlab._errors import usage_error
 from ftlab.report import html  # noqa: F401  (before the runs' threads race to import it)
 from ftlab.report import lifetime as lifetime_files
 from ftlab.report.plots import RC_PARAMS, save
 from ftlab.report.style import scheme_style
-from ftlab.reproduce import Progress, claimfile
+from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     Claim,
@@ -60,11 +59,9 @@ from ftlab.reproduce.claims import (
     drop_die_limit,
     health,
     ratio,
-    sensitivity_summary,
     write_csv,
-    write_sensitivity,
 )
-from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, Study, execute, load_plan, slug
+from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, claim_values, load_plan
 from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -138,8 +135,30 @@ class FlashBlox(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"reports": seen.reports, "model": seen.model}
 
-    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
-        return run_sensitivity(self, study.runs, study.seen, study.jobs, study.progress)
+    def sensitivity_cases(self, runs: Runs) -> list[Case]:
+        """The load factors and the declared cases (`sensitivity_cases`), each rerunning the
+        three runs, then the software token bucket (SENSITIVITY_IOPS_FACTORS x the rate): the
+        software run alone, with those overrides only (no `measure.solo`), the base's
+        `hardware` and `swap` kept."""
+        text = runs.scenarios["flashblox"].read_text(encoding="utf-8")
+        cases = [Case(name, set={"flashblox": sets}) for name, sets in sensitivity_cases(text)]
+        for factor in SENSITIVITY_IOPS_FACTORS:
+            name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
+            sets = software_overrides(text, factor)
+            cases.append(Case(name, runs=("software",), set={"flashblox": sets}, replace=True))
+        return cases
+
+    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+        """A case's overrides, the runs' unstable tenants ("run/tenant") and each claim's
+        value and verdict."""
+        unstable = sorted(
+            f"{run}/{t}"
+            for run, r in seen.reports.items()
+            for t, v in r.summary["schemes"][SCHEME]["tenants"].items()
+            if v.get("unstable") is not False
+        )
+        sets = list(case.set.get("flashblox", ()))
+        return {"case": case.name, "set": sets, "unstable": unstable, "claims": claim_values(claims)}
 
 
 #: What `ftlab reproduce flashblox` runs (the registry finds it by this name).
@@ -779,11 +798,12 @@ LOAD_FACTORS = (0.5, 1.5)
 
 
 def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
-    """The cases of `--sensitivity`: base, the load scaled by LOAD_FACTORS, then the declared
-    cases (`[[reproduce.cases]]`) whose overrides name no tenant or a tenant the scenario has."""
+    """The cases of `--sensitivity` that rerun the three runs, as (name, overrides): the load
+    scaled by LOAD_FACTORS, then the declared cases (`[[reproduce.cases]]`) whose overrides
+    name no tenant or a tenant the scenario has."""
     doc = _toml.loads(scenario_text)
     names = {t.get("name") for t in doc.get("tenants") or []}
-    cases: list[tuple[str, list[str]]] = [("base", [])]
+    cases: list[tuple[str, list[str]]] = []
     for f in LOAD_FACTORS:
         sets = []
         for t in doc["tenants"]:
@@ -803,71 +823,3 @@ def sensitivity_cases(scenario_text: str) -> list[tuple[str, list[str]]]:
             if not knob_sets[0].startswith("tenants.") or name.split()[0] in names:
                 cases.append((name, knob_sets))
     return cases
-
-
-def run_sensitivity(
-    code: FlashBlox, base: Runs, seen: Seen, jobs: int | None, progress: Progress | None
-) -> list[dict[str, Any]]:
-    """Rerun the three runs per case (direct runs into out/sensitivity/<case>/, by the
-    driver's `execute`), recompute the claims, write sensitivity.json and .csv; returns
-    `sensitivity_summary`'s rows. The software token bucket is varied too
-    (SENSITIVITY_IOPS_FACTORS x the rate), on the software run only (the base run's `hardware`
-    and `swap` kept)."""
-    start = time.perf_counter()
-    path = base.scenarios["flashblox"]
-    cases = sensitivity_cases(path.read_text(encoding="utf-8"))
-    by_case: dict[str, list[Claim]] = {}
-    details = []
-    for i, (name, sets) in enumerate(cases):
-        if progress:
-            progress(f"sensitivity: {name}", i, len(cases) + 2)
-        runs = Runs(base.plan, base.quick, 0, base.out, base.scenarios)
-        root = base.out / "sensitivity" / slug(name)
-        execute(code, runs, base.plan.runs, jobs, None, 0, name, root, Case(name, set={"flashblox": sets}))
-        reports = runs.reports
-        by_case[name] = flashblox_claims(
-            reports["hardware"].summary,
-            reports["software"].summary,
-            lifetime_model(reports["hardware"], reports["swap"]),
-            run_health(reports),
-        )
-        details.append(_detail(name, sets, reports, by_case[name]))
-    kept = {run: seen.reports[run] for run in ("hardware", "swap")}
-    for i, factor in enumerate(SENSITIVITY_IOPS_FACTORS):
-        name = f"software iops_max = {factor:g} x rate" if factor else "software iops_max unlimited"
-        if progress:
-            progress(f"sensitivity: {name}", len(cases) + i, len(cases) + 2)
-        sets = software_overrides(path.read_text(encoding="utf-8"), factor)
-        sw = api.run(path, out=base.out / "sensitivity" / slug(name), set=sets, jobs=1)
-        by_case[name] = flashblox_claims(
-            kept["hardware"].summary, sw.summary, seen.model, run_health({**kept, "software": sw})
-        )
-        details.append(_detail(name, sets, {**kept, "software": sw}, by_case[name]))
-    rows = sensitivity_summary(by_case)
-    doc = {
-        "reproduction": NAME,
-        "scenario": str(path),
-        "quick": base.quick,
-        "wall_s": round(time.perf_counter() - start, 3),
-        "claims": rows,
-        "cases": details,
-    }
-    write_sensitivity(base.out, doc, rows)
-    return rows
-
-
-def _detail(
-    name: str, sets: Sequence[str], reports: Mapping[str, Report], claims: Sequence[Claim]
-) -> dict[str, Any]:
-    unstable = sorted(
-        f"{run}/{t}"
-        for run, r in reports.items()
-        for t, v in r.summary["schemes"][SCHEME]["tenants"].items()
-        if v.get("unstable") is not False
-    )
-    return {
-        "case": name,
-        "set": list(sets),
-        "unstable": unstable,
-        "claims": {c.id: {"value": c.ftlab_value, "verdict": c.verdict} for c in claims},
-    }
