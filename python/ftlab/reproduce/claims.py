@@ -795,7 +795,11 @@ def busiest_die(device: Mapping[str, Any]) -> float | None:
 PHASE_METRICS = ("mean_us", "p99_us")
 
 
-def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None) -> list[dict[str, Any]]:
+#: A row of the per-phase table (`phase_table`): tenant, scheme, then a value per phase metric.
+PhaseRow = dict[str, object]
+
+
+def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None) -> list[PhaseRow]:
     """One row per (tenant, scheme) with the read latency of every measurement phase:
     `tenant`, `scheme`, then `<phase>.read_mean_us` and `<phase>.read_p99_us` per phase (in the
     order of summary.json; None where a phase lacks the tenant). Empty without phases.
@@ -817,7 +821,7 @@ def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None
     rows = []
     for tenant in order:
         for scheme, data in schemes.items():
-            row: dict[str, Any] = {"tenant": tenant, "scheme": scheme}
+            row: PhaseRow = {"tenant": tenant, "scheme": scheme}
             for phase in names:
                 read = (((data.get("phases") or {}).get(phase) or {}).get("tenants") or {}).get(
                     tenant, {}
@@ -984,7 +988,10 @@ def sensitivity_files(out: Path) -> list[Path]:
 
 
 def write_sensitivity(
-    out: Path, doc: Mapping[str, Any], rows: Sequence[Mapping[str, Any]], value_columns: Sequence[str] = ()
+    out: Path,
+    doc: Mapping[str, object],
+    rows: Sequence[Mapping[str, object]],
+    value_columns: Sequence[str] = (),
 ) -> None:
     """Write a sensitivity study: `doc` as out/sensitivity.json, and `rows` (those of
     `sensitivity_summary`, with any per-case `value_columns`) as out/sensitivity.csv."""
@@ -992,7 +999,23 @@ def write_sensitivity(
     write_csv(out / SENSITIVITY_CSV, rows, [*SENSITIVITY_COLUMNS, *value_columns])
 
 
-def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str, Any]]:
+class SensitivityRow(TypedDict):
+    """One claim over a sensitivity study's cases (`sensitivity_summary`; sensitivity.json's
+    `claims`, in this key order)."""
+
+    claim: str
+    text: str
+    kind: str
+    paper_value: PaperValue
+    values: dict[str, FtlabValue]
+    reversed_in: list[str]
+    cases: list[str]
+    n_cases: int
+    min: float | None
+    max: float | None
+
+
+def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[SensitivityRow]:
     """Per claim (in the order first seen): its paper value, the min and max of ftlab's value
     over the cases (NaN and missing values left out; booleans as 0/1; None if none is left),
     ftlab's value per case (`values`), the cases it was computed in (`cases`, `n_cases`), and
@@ -1002,28 +1025,34 @@ def sensitivity_summary(by_case: Mapping[str, Sequence[Claim]]) -> list[dict[str
     >>> sensitivity_summary({"a": [c(0.7)], "b": [c(1.1)]})[0]["reversed_in"]
     ['b']
     """
-    rows: dict[str, dict[str, Any]] = {}
+    first: dict[str, Claim] = {}
+    values: dict[str, dict[str, FtlabValue]] = {}
+    reversed_in: dict[str, list[str]] = {}
     for case, claims in by_case.items():
         for claim in claims:
-            row = rows.setdefault(
-                claim.id,
-                {
-                    "claim": claim.id,
-                    "text": claim.text,
-                    "kind": claim.kind,
-                    "paper_value": claim.paper_value,
-                    "values": {},
-                    "reversed_in": [],
-                },
-            )
-            row["values"][case] = claim.ftlab_value
+            first.setdefault(claim.id, claim)
+            values.setdefault(claim.id, {})[case] = claim.ftlab_value
             if claim.verdict in (DIFFERS, VIOLATED):
-                row["reversed_in"].append(case)
-    out = []
-    for row in rows.values():
-        numbers = [float(v) for v in row["values"].values() if isinstance(v, bool) or finite(v)]
-        extent = {"min": min(numbers) if numbers else None, "max": max(numbers) if numbers else None}
-        out.append({**row, "cases": list(row["values"]), "n_cases": len(row["values"]), **extent})
+                reversed_in.setdefault(claim.id, []).append(case)
+    out: list[SensitivityRow] = []
+    for id, claim in first.items():
+        numbers = [
+            float(v) for v in values[id].values() if v is not None and (isinstance(v, bool) or finite(v))
+        ]
+        out.append(
+            {
+                "claim": id,
+                "text": claim.text,
+                "kind": claim.kind,
+                "paper_value": claim.paper_value,
+                "values": values[id],
+                "reversed_in": reversed_in.get(id, []),
+                "cases": list(values[id]),
+                "n_cases": len(values[id]),
+                "min": min(numbers) if numbers else None,
+                "max": max(numbers) if numbers else None,
+            }
+        )
     return out
 
 
@@ -1115,7 +1144,7 @@ def _pct(value: float | None, limit: float | None = BUSIEST_DIE_LIMIT) -> str:
     return f"[bold red]{text}[/]" if limit is not None and value >= limit else text
 
 
-def sensitivity_table(rows: Sequence[Mapping[str, Any]], title: str = "sensitivity") -> Table:
+def sensitivity_table(rows: Sequence[SensitivityRow], title: str = "sensitivity") -> Table:
     """A compact rich table of `sensitivity_summary`: claim, paper, min, max, reversed in."""
     caption = (
         "min/max of ftlab's value over the cases; reversed in: cases where the verdict is "
@@ -1164,11 +1193,11 @@ class ReproductionResult:
     quick: bool
     claims: list[Claim]
     health: Health
-    phases: list[dict[str, Any]]
+    phases: list[PhaseRow]
     files: list[Path]
     wall_s: float
     report: Report | None = None
-    sensitivity: list[dict[str, Any]] | None = None
+    sensitivity: list[SensitivityRow] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     #: Lines a reproduction prints after its health table (checks of the model against the
     #: paper's analysis that are not claims, e.g. PaRT-FTL's GC copies beside Eq. 5).

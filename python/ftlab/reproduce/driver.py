@@ -40,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
@@ -50,7 +50,9 @@ from ftlab.reproduce.claims import (
     CLAIMS_FILE,
     Claim,
     Health,
+    PhaseRow,
     ReproductionResult,
+    SensitivityRow,
     sensitivity_files,
     sensitivity_summary,
     write_claims_json,
@@ -362,7 +364,7 @@ class PaperCode(ABC, Generic[Seen]):
         """claims.json's sections of this paper after `health`."""
         return {}
 
-    def phases(self, seen: Seen) -> list[dict[str, Any]]:
+    def phases(self, seen: Seen) -> list[PhaseRow]:
         """`ReproductionResult.phases`: the per-phase table (`claims.phase_table`), if any."""
         return []
 
@@ -399,7 +401,7 @@ class PaperCode(ABC, Generic[Seen]):
         }
         return {key: values[key] for key in runs.plan.sensitivity_keys}
 
-    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
+    def run_sensitivity(self, study: Study[Seen]) -> list[SensitivityRow]:
         """The sensitivity study: by default the driver's (`run_cases` over
         `sensitivity_cases`); a paper with a sweep of its own overrides it. Returns
         `claims.sensitivity_summary`'s rows and writes the study's files in `study.runs.out`."""
@@ -607,7 +609,7 @@ def write_claims(
     )
 
 
-def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[dict[str, Any]]:
+def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[SensitivityRow]:
     """Rerun each of the paper's cases into out/sensitivity/<case>/ (its runs; the others kept
     from `base`), judge the claims on each, and write sensitivity.json and .csv; returns
     `sensitivity_summary`'s rows over `base` and the cases."""

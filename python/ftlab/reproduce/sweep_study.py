@@ -45,6 +45,7 @@ from ftlab.reproduce.claims import (
     WITHIN_NOISE,
     Claim,
     Health,
+    SensitivityRow,
     fmt_change,
     fmt_value,
     sensitivity_summary,
@@ -115,7 +116,7 @@ def run_study(
     quick: bool,
     progress: Progress | None,
     only: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SensitivityRow]:
     """Run reproduction `name`'s cases `every` of `scenario` as a sweep into out/sensitivity
     (resumable: finished runs are kept and reused), judge each case's run (`judge`) and write
     sensitivity.json, sensitivity.csv and sensitivity.md; returns the per-claim rows
@@ -231,7 +232,7 @@ def _case_detail(
     }
 
 
-def _write(out: Path, doc: Mapping[str, object], rows: list[dict[str, Any]], run: Sequence[str]) -> None:
+def _write(out: Path, doc: Mapping[str, object], rows: list[SensitivityRow], run: Sequence[str]) -> None:
     """sensitivity.json (`doc`), sensitivity.csv (one row per claim: its min, max and
     reversals, then ftlab's value in every case run, one column per case, `value: CASE`) and
     sensitivity.md (`sensitivity_markdown`)."""

@@ -41,6 +41,8 @@ from ftlab.reproduce.claims import (
     PHASES_FILE,
     Claim,
     Health,
+    PhaseRow,
+    SensitivityRow,
     fmt_change,
     fmt_number,
     health,
@@ -49,7 +51,7 @@ from ftlab.reproduce.claims import (
     write_csv,
 )
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
-from ftlab.reproduce.measures import measure_all, measure_one
+from ftlab.reproduce.measures import measure_all
 from ftlab.reproduce.sweep_study import BASE, StudyCase, run_study, study_case
 from ftlab.results import Summary
 
@@ -82,7 +84,7 @@ class Seen:
 
     report: Report
     rise: float
-    phases: list[dict[str, Any]]
+    phases: list[PhaseRow]
     scenario: Path
     out: Path
 
@@ -124,7 +126,7 @@ class Upi(PaperCode[Seen]):
     def sections_after_health(self, seen: Seen) -> dict[str, object]:
         return {"phases": seen.phases}
 
-    def phases(self, seen: Seen) -> list[dict[str, Any]]:
+    def phases(self, seen: Seen) -> list[PhaseRow]:
         return seen.phases
 
     def main_report(self, seen: Seen) -> Report | None:
@@ -133,7 +135,7 @@ class Upi(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"rise_s": seen.rise}
 
-    def run_sensitivity(self, study: Study[Seen]) -> list[dict[str, Any]]:
+    def run_sensitivity(self, study: Study[Seen]) -> list[SensitivityRow]:
         seen, runs = study.seen, study.runs
         return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, study.progress)
 
@@ -198,23 +200,12 @@ def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float)
     )
 
 
-def measure(name: str, summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> Measured:
-    """One computation by name: a declared pair of papers/upi.toml
-    ("[margin:]<metric>:<tenant>:<a>/<b>", a/b of the tenant's read <metric>, mean_us or
-    p99_us, under schemes a and b, minus 1 with "margin:"), or UPI's own: "set_growth:<scheme>"
-    the growth of LM-TBE's allocation set after the rise; "rise_growth:<scheme>" the growth of
-    the scheme's overall mean read latency after the rise (Figure 5b); "after_rise:<a>/<b>" b's
-    overall mean read latency over a's after the rise, minus 1 (Figure 5c: positive when a is
-    faster). An unknown name is an `ftlab.UsageError`."""
-    return measure_one(
-        name,
-        load_plan(NAME).pairs,
-        lambda tenant, scheme, metric: read_metric(summary, scheme, tenant, metric),
-        lambda n: _own(n, timeseries, rise),
-    )
-
-
 def _own(name: str, timeseries: pl.DataFrame | None, rise: float) -> Measured:
+    """UPI's own measures (the declared pairs of papers/upi.toml are the others):
+    "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise;
+    "rise_growth:<scheme>" the growth of the scheme's overall mean read latency after the rise
+    (Figure 5b); "after_rise:<a>/<b>" b's overall mean read latency over a's after the rise,
+    minus 1 (Figure 5c: positive when a is faster). An unknown name is an `ftlab.UsageError`."""
     kind, _, rest = name.partition(":")
     if kind == "set_growth":
         return set_growth(timeseries, rest, rise)
@@ -320,7 +311,7 @@ def set_size_means(
     return mean(rise - AROUND_RISE_S, rise), mean(rise, rise + AROUND_RISE_S)
 
 
-def _phase_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+def _phase_columns(rows: Sequence[PhaseRow]) -> list[str]:
     return list(dict.fromkeys(["tenant", "scheme", *(k for r in rows for k in r)]))
 
 
@@ -872,7 +863,7 @@ def run_sensitivity(
     quick: bool,
     progress: Progress | None,
     only: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SensitivityRow]:
     """The sensitivity study (`sweep_study.run_study`) of `scenario`, whose resolved text is
     `resolved_toml`: its `sensitivity_cases` (or those named `only`) into out/sensitivity,
     sensitivity.json, .csv and .md in `out`."""
