@@ -1,7 +1,8 @@
 //! `JobTable`, the engine's part that holds the background jobs: each job's data (`Job`: kind,
 //! sources and cursor, budget, reads in flight, destination rule, deadline), the per-die
 //! collector slots, jobs waiting for a slot, parity programs waiting and in flight, the
-//! wear-leveling checks, with their invariants. Data only: the job paths are `jobs.rs`'s.
+//! wear-leveling checks, with their invariants. Data only: the job paths are `jobs.rs`'s,
+//! `commands.rs`'s and `copy.rs`'s.
 
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::Ftl;
