@@ -1,14 +1,14 @@
 //! GC's partial steps in the engine: `step_gc` (`Command::StepGc`: more page reads for the
-//! die's GC job, or a new one on the scheme's victim) and WAO-GC's write-and-step unit
-//! (`unit_*`, `grant_unit_step`, over `Timed::units`; the unit's state and its reading of the
-//! PaRT-FTL paper are `step_unit.rs`'s). When a die collects and on which victim is
+//! die's GC job, or a new one on the scheme's victim) and WAO-GC's write-and-step unit where
+//! it starts jobs (`unit_request`, `unit_after_complete`, `grant_unit_step`, over
+//! `Timed::units`; its hooks in die execution are `Timed`'s, `die_exec.rs`; the unit's state
+//! and its reading of the PaRT-FTL paper are `step_unit.rs`'s). When a die collects and on which victim is
 //! `jobs.rs`'s (`maybe_start_gc`, beside the job life it starts), the copies `copy.rs`'s, the
 //! victim choice itself `ftl/gc.rs`'s. Not a job's life (`jobs.rs`) nor what a completed read
 //! or erase means (`complete.rs`).
 
 use super::engine::{Engine, Executor};
 use super::executor::Timed;
-use super::ops::{FlashOp, OpKind, Owner};
 use crate::flash::geometry::DieIdx;
 use crate::ftl::NONE;
 use crate::policy::{JobKind, OpClass};
@@ -91,69 +91,6 @@ impl Engine<'_, Timed> {
         }
     }
 
-    /// A group starts on `die`: a host program arms the die if a step waits for one.
-    #[inline]
-    pub(super) fn unit_on_start(&mut self, die: DieIdx, first: &FlashOp) {
-        if !self.exec.units_in_use {
-            return;
-        }
-        let u = &mut self.exec.units[die.0 as usize];
-        if u.pending > 0 && first.class == OpClass::HostWrite && !u.holds() {
-            u.pending -= 1;
-            u.armed = true;
-        }
-    }
-
-    /// `op` is issued: count it if it belongs to the step running on its die.
-    #[inline]
-    pub(super) fn unit_on_issue(&mut self, op: &FlashOp) {
-        if !self.exec.units_in_use {
-            return;
-        }
-        let u = &mut self.exec.units[op.die.0 as usize];
-        if u.job != NONE && op.owner() == Owner::Job(u.job) {
-            u.live += 1;
-        }
-    }
-
-    /// The group running on `die` completes (before its completions are applied). Returns
-    /// whether it was an armed host program, whose step starts once it has completed (the die
-    /// stays armed meanwhile, so that nothing a completion issues starts in between). A
-    /// completed erase ends its step here, before the erase's completion may start another
-    /// job on the die.
-    #[inline]
-    pub(super) fn unit_before_complete(&mut self, die: DieIdx) -> bool {
-        if !self.exec.units_in_use {
-            return false;
-        }
-        let d = die.0 as usize;
-        let u = &mut self.exec.units[d];
-        let group = self.exec.dies[d].running();
-        if u.armed {
-            assert_eq!(
-                group[0].class,
-                OpClass::HostWrite,
-                "an armed die {d} ran a {:?} inside its unit",
-                group[0].class
-            );
-            return true;
-        }
-        if u.job == NONE {
-            return false;
-        }
-        for op in group {
-            if op.owner() == Owner::Job(u.job) {
-                assert!(u.live > 0, "a step of die {d} completed more operations than it issued");
-                u.live -= 1;
-                if op.kind == OpKind::Erase {
-                    assert_eq!(u.live, 0, "a step's erase ran with other operations of it live");
-                    u.job = NONE;
-                }
-            }
-        }
-        false
-    }
-
     /// After the group's completions: start the step of a completed armed program, or end
     /// the step whose last operation completed.
     #[inline]
@@ -174,22 +111,5 @@ impl Engine<'_, Timed> {
         if self.exec.units[d].job != NONE && self.exec.units[d].live == 0 {
             self.exec.units[d].job = NONE;
         }
-    }
-
-    /// Whether `die` is inside a unit (never, until a unit is asked for).
-    #[inline]
-    pub(super) fn unit_holds(&self, die: DieIdx) -> bool {
-        self.exec.units_in_use && self.exec.units[die.0 as usize].holds()
-    }
-
-    /// The next operation of the step holding `die`, if any is queued (`dispatch`).
-    pub(super) fn unit_next(&mut self, die: DieIdx) -> Option<FlashOp> {
-        let job = self.exec.units[die.0 as usize].job;
-        if job == NONE {
-            // Between an armed program's completion and its step's start.
-            return None;
-        }
-        let code = Owner::Job(job).code();
-        self.exec.sched.take_matching(die, OpClass::Gc, usize::MAX, |o| o.owner == code)
     }
 }

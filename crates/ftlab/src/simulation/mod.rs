@@ -15,6 +15,7 @@ mod commands;
 mod complete;
 mod copy;
 mod die;
+mod die_exec;
 mod engine;
 mod executor;
 mod feed;
