@@ -93,11 +93,7 @@ impl<X: Executor> Engine<'_, X> {
                 // room on its die.
                 if !self.jobs.parity_pending.is_empty() || !self.program_parity(tenant, stream, die, &data) {
                     self.sink.job_counts.parity_deferred += 1;
-                    self.jobs.parity_pending.push_back((tenant, stream, die, data));
-                    assert!(
-                        self.jobs.parity_pending.len() <= self.jobs.parity_pending_max,
-                        "parity programs pile up waiting for space"
-                    );
+                    self.jobs.defer_parity(tenant, stream, die, data);
                 }
             }
         }
@@ -171,21 +167,13 @@ impl<X: Executor> Engine<'_, X> {
 
     /// A parity program completed: its job is done.
     pub(super) fn parity_done(&mut self, id: u32) {
-        assert_eq!(self.jobs.get(id).kind, JobKind::Parity);
-        assert!(self.jobs.parity_in_flight > 0, "a parity program completed that was never counted");
-        self.jobs.remove(id);
-        self.jobs.parity_in_flight -= 1;
+        self.jobs.end_parity(id);
         self.retry_parity();
     }
 
     /// Waiting parity programs with data in the erased `block` cover data that is gone.
     pub(super) fn drop_stale_parity(&mut self, block: BlockIdx) {
-        let g = self.ftl.geometry;
-        let before = self.jobs.parity_pending.len();
-        self.jobs
-            .parity_pending
-            .retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
-        self.sink.job_counts.parity_dropped += (before - self.jobs.parity_pending.len()) as u64;
+        self.sink.job_counts.parity_dropped += self.jobs.drop_parity_of(block, &self.ftl.geometry);
     }
 
     /// Retry parity programs that waited for space, in order.

@@ -155,8 +155,7 @@ impl<X: Executor> Engine<'_, X> {
         );
         self.ftl.unmark_victim(block);
         let d = die.0 as usize;
-        assert_eq!(self.jobs.collector[d], id, "leaving a source of a die the job does not hold");
-        self.jobs.collector[d] = NONE;
+        self.jobs.free_slot(d, id);
         self.die_status[d].job = None;
         self.jobs.get_mut(id).block = BlockIdx(NONE);
         self.sink.job_counts.sources_left += 1;
@@ -192,14 +191,9 @@ impl<X: Executor> Engine<'_, X> {
     /// A waiting job whose next source is on `die` takes the die's free slot. Returns whether
     /// one did.
     pub(super) fn serve_waiting(&mut self, die: DieIdx) -> bool {
-        let g = self.ftl.geometry;
-        let Some(i) = self.jobs.waiting.iter().position(|&id| {
-            let job = self.jobs.get(id);
-            g.die_of_block(job.sources[job.next_source]) == die
-        }) else {
+        let Some(id) = self.jobs.take_waiting(die, &self.ftl.geometry) else {
             return false;
         };
-        let id = self.jobs.waiting.remove(i);
         self.next_source(id);
         true
     }
