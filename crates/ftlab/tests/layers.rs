@@ -8,9 +8,14 @@
 //! `impl Executor for ...` blocks, `self.NAME(` and `e.NAME(` of a `pub(super)` method another
 //! file defines on `Engine` name that file, and `X::NAME(` / `Self::NAME(` of an `Executor`
 //! method name `engine` (which declares the trait; the executors implement it below their
-//! callers' view). Such a call must point to a lower layer too, unless `UPWARD_CALLS` lists it
-//! with its reason; a listed call that is gone fails as well. What this does not see: a call
-//! through a closure or a function pointer, or an `Engine` method called from a free function.
+//! callers' view). So do a part's methods (a `pub(super)` method of an inherent `impl` of a
+//! type other than `Engine`, e.g. `Timed`'s die path in `die_exec.rs`): called through the
+//! engine's field that holds the part (`self.exec.NAME(`, `exec.NAME(`), or `self.NAME(`
+//! inside the part's own `impl` in another file. Such a call must point to a lower layer too,
+//! unless `UPWARD_CALLS` lists it with its reason; a listed call that is gone fails as well.
+//! What this does not see: a call through a closure or a function pointer, an `Engine` method
+//! called from a free function, or a part's method called through a binding not named after
+//! the engine's field.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -82,13 +87,11 @@ fn violations(layers: &[Vec<String>], files: &BTreeMap<String, String>) -> Vec<S
 }
 
 /// The calls of `simulation/` that point to no lower layer, each with the reason it stays:
-/// (caller, callee file, method, why). The job and GC paths call each other by nature: a job
-/// leaving its source or a parity program finding no room asks for GC on the die, a policy's
-/// `StepGc` command steps GC, and GC starts its work as a job (`begin_block`, `job_pump`).
-const UPWARD_CALLS: &[(&str, &str, &str, &str)] = &[
-    ("jobs", "gc", "maybe_start_gc", "a job's end or a parity program short of room starts GC"),
-    ("jobs", "gc", "step_gc", "a policy's StepGc command is a GC step"),
-];
+/// (caller, callee file, method, why). None since session 20: the job and GC paths that call
+/// each other by nature (a job leaving its source starts GC on its die, GC starts its work as
+/// a job) share `jobs.rs`, and the policies' commands (`commands.rs`) and the copy loop
+/// (`copy.rs`) that tells the policies sit above them.
+const UPWARD_CALLS: &[(&str, &str, &str, &str)] = &[];
 
 /// The parts of `code` inside its top-level `impl` blocks on `Engine` or of `Executor`: from
 /// each such `impl` line to the next line that is a lone `}`.
@@ -129,16 +132,67 @@ fn names_after(code: &str, prefix: &str, called: bool) -> Vec<String> {
     names
 }
 
-/// Method name -> the file that defines it on `Engine` (`pub(super)`), and the `Executor`
-/// trait's method names (declared in `engine`). A name two files define is an error.
-fn engine_methods(files: &BTreeMap<String, String>) -> (BTreeMap<String, String>, Vec<String>) {
+/// What a file's calls are resolved against: method name -> the file that defines it on
+/// `Engine` (`pub(super)`); the `Executor` trait's method names (declared in `engine`);
+/// (part type, method name) -> the file of its `pub(super)` method in an inherent `impl` of
+/// that type; and the engine's fields with the part types each may hold (`exec: X`, every type
+/// that implements `Executor`).
+struct Defs {
+    owner: BTreeMap<String, String>,
+    trait_methods: Vec<String>,
+    part_owner: BTreeMap<(String, String), String>,
+    fields: Vec<(String, Vec<String>)>,
+}
+
+/// The type of each top-level inherent `impl` block of `code` (not `Engine`, not a trait's)
+/// with the block's text.
+fn part_impls(code: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut inside = false;
+    for line in code.lines() {
+        if line.starts_with("impl") && !line.contains(" for ") {
+            let head = line["impl".len()..].trim_start();
+            let head =
+                if head.starts_with('<') { &head[head.find('>').map_or(0, |i| i + 1)..] } else { head };
+            let ty: String =
+                head.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            inside = ty != "Engine" && !ty.is_empty();
+            if inside {
+                out.push((ty, String::new()));
+            }
+        }
+        if inside {
+            let last = out.last_mut().expect("a block");
+            last.1.push_str(line);
+            last.1.push('\n');
+        }
+        if line == "}" {
+            inside = false;
+        }
+    }
+    out
+}
+
+/// The definitions of `files` (see `Defs`). A name two files define on `Engine`, or on one
+/// part type, is an error.
+fn defs_of(files: &BTreeMap<String, String>) -> Defs {
     let mut owner = BTreeMap::new();
+    let mut part_owner = BTreeMap::new();
+    let mut executors = Vec::new();
     for (stem, code) in files {
         for name in names_after(&engine_impls(code), "\n    pub(super) fn ", false) {
             if let Some(other) = owner.insert(name.clone(), stem.clone()) {
                 assert_eq!(&other, stem, "`{name}` is an Engine method of both {other}.rs and {stem}.rs");
             }
         }
+        for (ty, block) in part_impls(code) {
+            for name in names_after(&block, "\n    pub(super) fn ", false) {
+                if let Some(other) = part_owner.insert((ty.clone(), name.clone()), stem.clone()) {
+                    assert_eq!(&other, stem, "`{ty}::{name}` is defined in both {other}.rs and {stem}.rs");
+                }
+            }
+        }
+        executors.extend(names_after(code, "impl Executor for ", false));
     }
     let declared = |c: &String| {
         let at = c.find("trait Executor").unwrap_or(c.len());
@@ -146,33 +200,62 @@ fn engine_methods(files: &BTreeMap<String, String>) -> (BTreeMap<String, String>
         names_after(&c[at..end], "\n    fn ", false)
     };
     let trait_methods = files.get("engine").map(declared).unwrap_or_default();
-    (owner, trait_methods)
+    let fields = files.get("engine").map(|c| engine_fields(c, &executors)).unwrap_or_default();
+    Defs { owner, trait_methods, part_owner, fields }
 }
 
-/// The files `code`'s engine calls name: (callee file, method), each once, in order.
-fn calls_of(
-    code: &str,
-    own: &str,
-    owner: &BTreeMap<String, String>,
-    trait_methods: &[String],
-) -> Vec<(String, String)> {
+/// The fields of `struct Engine` in `code` with the type(s) each holds: its type's name, or
+/// `executors` for the executor's type parameter `X`.
+fn engine_fields(code: &str, executors: &[String]) -> Vec<(String, Vec<String>)> {
+    let Some(at) = code.find("pub(super) struct Engine<") else { return Vec::new() };
+    let end = code[at..].find("\n}").map_or(code.len(), |e| at + e);
+    let mut fields = Vec::new();
+    for line in code[at..end].lines().skip(1) {
+        let Some(rest) = line.trim().strip_prefix("pub(super) ") else { continue };
+        let Some((name, ty)) = rest.split_once(':') else { continue };
+        let ty: String = ty.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let types = if ty == "X" { executors.to_vec() } else { vec![ty] };
+        fields.push((name.trim().to_string(), types));
+    }
+    fields
+}
+
+/// The files `code`'s engine calls name: (callee file, method), each once, in order. A part's
+/// method counts as called through the engine's field that holds the part (`self.exec.NAME(`,
+/// `e.jobs.NAME(`, or a binding of the field's name, `exec.NAME(`) or, inside an inherent
+/// `impl` of the part, `self.NAME(`; a name no part of the field's types defines is left out.
+fn calls_of(code: &str, own: &str, defs: &Defs) -> Vec<(String, String)> {
     let body = engine_impls(code);
     let own_fns: Vec<String> = names_after(&body, "fn ", false);
     let mut calls = Vec::new();
+    let mut add = |file: Option<String>, name: String| match file {
+        Some(f) if f != own && !calls.contains(&(f.clone(), name.clone())) => calls.push((f, name)),
+        _ => {}
+    };
     for receiver in ["self.", "e.", "X::", "Self::"] {
         for name in names_after(&body, receiver, true) {
             if own_fns.contains(&name) {
                 continue;
             }
             let file = if receiver.ends_with("::") {
-                trait_methods.contains(&name).then(|| "engine".to_string())
+                defs.trait_methods.contains(&name).then(|| "engine".to_string())
             } else {
-                owner.get(&name).cloned()
+                defs.owner.get(&name).cloned()
             };
-            match file {
-                Some(f) if f != own && !calls.contains(&(f.clone(), name.clone())) => calls.push((f, name)),
-                _ => {}
-            }
+            add(file, name);
+        }
+    }
+    let part_file = |types: &[String], name: &str| {
+        types.iter().find_map(|ty| defs.part_owner.get(&(ty.clone(), name.to_string())).cloned())
+    };
+    for (field, types) in &defs.fields {
+        for name in names_after(code, &format!("{field}."), true) {
+            add(part_file(types, &name), name);
+        }
+    }
+    for (ty, block) in part_impls(code) {
+        for name in names_after(&block, "self.", true) {
+            add(part_file(std::slice::from_ref(&ty), &name), name);
         }
     }
     calls
@@ -186,11 +269,11 @@ fn call_violations(
     allowed: &[(&str, &str, &str, &str)],
 ) -> Vec<String> {
     let rank = |f: &str| layers.iter().position(|l| l.iter().any(|x| x == f));
-    let (owner, trait_methods) = engine_methods(files);
+    let defs = defs_of(files);
     let mut bad = Vec::new();
     let mut seen = Vec::new();
     for (stem, code) in files {
-        for (callee, method) in calls_of(code, stem, &owner, &trait_methods) {
+        for (callee, method) in calls_of(code, stem, &defs) {
             let listed = allowed.iter().any(|a| (a.0, a.1, a.2) == (stem.as_str(), &*callee, &*method));
             match (rank(stem), rank(&callee)) {
                 (Some(a), Some(b)) if b < a => {}
@@ -322,6 +405,57 @@ fn the_call_checker_finds_upward_calls_and_stale_exceptions() {
             ],
             &[],
             &["ops.rs calls engine.rs's view, not of a lower layer"],
+        ),
+        // A part's methods: through the engine's field that holds it (`exec: X`, the types
+        // implementing `Executor`; `jobs: JobTable`), a binding of the field's name, or
+        // `self.` inside the part's own `impl`.
+        (
+            &[
+                (
+                    "engine",
+                    "pub(super) struct Engine<'a, X> {\n    pub(super) exec: X,\n}\n\
+                     impl<X> Engine<'_, X> {\n    pub(super) fn view(&self) { self.exec.start(); }\n}\n",
+                ),
+                (
+                    "host",
+                    "impl Executor for Timed {\n}\nimpl Timed {\n    pub(super) fn start(&mut self) {}\n}\n",
+                ),
+            ],
+            &[],
+            &["engine.rs calls host.rs's start, not of a lower layer"],
+        ),
+        (
+            &[
+                ("engine", "pub(super) struct Engine<'a, X> {\n    pub(super) exec: X,\n}\n"),
+                ("ops", "impl Timed {\n    pub(super) fn start(&mut self) {}\n}\n"),
+                (
+                    "host",
+                    "impl Executor for Timed {\n    fn issue(e: &mut Engine<'_, Self>) {\n\
+                     let exec = &mut e.exec;\n        exec.start();\n    }\n}\n",
+                ),
+            ],
+            &[],
+            &[],
+        ),
+        (
+            &[
+                ("ops", "impl Timed {\n    pub(super) fn go(&mut self) { self.start(); }\n}\n"),
+                ("host", "impl Timed {\n    pub(super) fn start(&mut self) {}\n}\n"),
+            ],
+            &[],
+            &["ops.rs calls host.rs's start, not of a lower layer"],
+        ),
+        (
+            &[
+                (
+                    "engine",
+                    "pub(super) struct Engine<'a, X> {\n    pub(super) jobs: JobTable,\n}\n\
+                     impl<X> Engine<'_, X> {\n    pub(super) fn f(&self) { self.jobs.pump_all(); }\n}\n",
+                ),
+                ("sink", "impl JobTable {\n    pub(super) fn pump_all(&self) {}\n}\n"),
+            ],
+            &[],
+            &["engine.rs calls sink.rs's pump_all, not of a lower layer"],
         ),
     ];
     for (files, allowed, want) in cases {

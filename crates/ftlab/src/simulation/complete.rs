@@ -2,7 +2,7 @@
 //! executors call it when a flash operation ends, and it hands the operation to the path of
 //! its owner: a host read (`host`'s `host_read_done`), a program of any owner
 //! (`program_done`: a request's units, the write buffer, a parity job), a job's page read
-//! (`job_read_done`: `gc`'s copy loop, then `jobs`' pump) or a job's erase (`job_erase_done`:
+//! (`job_read_done`: `copy`'s copy loop, then `jobs`' pump) or a job's erase (`job_erase_done`:
 //! the source freed, the next source, GC, parity and the stalled host writes woken). It sits
 //! above the host, job and GC paths it calls and below the executors that call it
 //! (docs/ARCHITECTURE.md's layer order), so none of those paths calls back into another

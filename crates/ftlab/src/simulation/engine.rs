@@ -3,7 +3,8 @@
 //! (`into_timed`), and what every path reads of it: the policies' view of the device and the
 //! block's tenant. It declares `Executor`, what the engine asks of its executor; `Instant` and
 //! `Timed` implement it (`precondition`, `die`). It calls no path: not the event loop (`run`),
-//! the host paths (`host`), the policies' hooks and commands or the jobs (`jobs`, `gc`), an
+//! the host paths (`host`), the policies' hooks and commands (`commands`), the jobs and their
+//! copies (`jobs`, `gc`, `copy`), an
 //! operation's completion (`complete`) or die execution (`die`).
 
 use super::executor::{Instant, Timed};

@@ -4,7 +4,8 @@
 //! times them on the flash array (the run): the array, the scheduler, each die's execution
 //! (`DieExec`, its operation `Group`) and write-and-step unit. This file holds their data and
 //! invariants; the `Executor` trait is the engine's (`engine`), and the executors' paths are
-//! `precondition` (`Instant`) and `die` (`Timed`).
+//! `precondition` (`Instant`) and, for `Timed`, its own methods in `die_exec` with the
+//! engine's side in `die`.
 
 use super::ops::{FlashOp, OpKind};
 use super::step_unit::StepUnit;
@@ -78,7 +79,7 @@ pub(super) struct Timed {
     /// tenants' pages. A page of another tenant's data in a shared block is charged to the
     /// block's owner's share.
     pub(super) programs_by_owner: bool,
-    /// Per die: program, erase and job-read operations started, wrapping (`die::read_tag`).
+    /// Per die: program, erase and job-read operations started, wrapping (`die_exec`'s `STARTS_MASK`).
     pub(super) nonread_starts: Vec<u16>,
     /// Per die: WAO-GC's write-and-step unit (`step_unit`).
     pub(super) units: Vec<StepUnit>,

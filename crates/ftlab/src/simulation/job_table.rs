@@ -1,9 +1,12 @@
 //! `JobTable`, the engine's part that holds the background jobs: each job's data (`Job`: kind,
 //! sources and cursor, budget, reads in flight, destination rule, deadline), the per-die
 //! collector slots, jobs waiting for a slot, parity programs waiting and in flight, the
-//! wear-leveling checks, with their invariants. Data only: the job paths are `jobs.rs`'s.
+//! wear-leveling checks, with their invariants. What touches only this data is its methods (a
+//! die's slot freed, the waiting job for a die taken, a parity program deferred, ended or
+//! dropped); the job paths, which reach the FTL, the policies and the executor too, are
+//! `jobs.rs`'s, `commands.rs`'s and `copy.rs`'s.
 
-use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::flash::geometry::{BlockIdx, DieIdx, Geometry};
 use crate::ftl::Ftl;
 use crate::ftl::NONE;
 use crate::policy::{Dest, DieStatus, JobKind, StripePages};
@@ -175,6 +178,53 @@ impl JobTable {
 
     pub(super) fn remove(&mut self, id: u32) {
         self.slab.remove(id)
+    }
+
+    /// Job `id` leaves die `d`'s collector slot, which it held.
+    #[inline]
+    pub(super) fn free_slot(&mut self, d: usize, id: u32) {
+        assert_eq!(self.collector[d], id, "leaving a source of a die the job does not hold");
+        self.collector[d] = NONE;
+    }
+
+    /// The first waiting job whose next source is on `die`, taken off the waiting list.
+    #[inline]
+    pub(super) fn take_waiting(&mut self, die: DieIdx, g: &Geometry) -> Option<u32> {
+        let i = self.waiting.iter().position(|&id| {
+            let job = self.get(id);
+            g.die_of_block(job.sources[job.next_source]) == die
+        })?;
+        Some(self.waiting.remove(i))
+    }
+
+    /// Parity job `id`'s program completed: the job is gone, one fewer in flight.
+    #[inline]
+    pub(super) fn end_parity(&mut self, id: u32) {
+        assert_eq!(self.get(id).kind, JobKind::Parity);
+        assert!(self.parity_in_flight > 0, "a parity program completed that was never counted");
+        self.remove(id);
+        self.parity_in_flight -= 1;
+    }
+
+    /// A parity program of (tenant, stream) on `die` over `data` waits for room, after those
+    /// already waiting (within `parity_pending_max`, asserted).
+    #[inline]
+    pub(super) fn defer_parity(&mut self, tenant: u16, stream: u8, die: DieIdx, data: StripePages) {
+        self.parity_pending.push_back((tenant, stream, die, data));
+        assert!(
+            self.parity_pending.len() <= self.parity_pending_max,
+            "parity programs pile up waiting for space"
+        );
+    }
+
+    /// Drop the waiting parity programs with data in the erased `block` (their data is gone);
+    /// returns how many.
+    #[inline]
+    pub(super) fn drop_parity_of(&mut self, block: BlockIdx, g: &Geometry) -> u64 {
+        let before = self.parity_pending.len();
+        self.parity_pending
+            .retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
+        (before - self.parity_pending.len()) as u64
     }
 
     /// The part's invariants, swept in full (tests).

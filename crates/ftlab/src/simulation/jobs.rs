@@ -1,30 +1,30 @@
-//! Background jobs (DESIGN §11): every background flash operation belongs to a job in one
-//! table. A job is data: a kind, its source blocks and a cursor over them (block, page), a
-//! budget of page reads per step, a bound on reads in flight, a destination rule and a
-//! deadline its operations inherit. GC and static wear leveling are one-block jobs the engine
-//! starts itself; migrations, partial-GC steps and parity programs come from policy
-//! `Command`s. One job at a time holds a die's collector slot (it is moving a source block of
-//! that die), which keeps GC's reserve argument: a victim's copies always fit on its die.
-//! Copies check validity when their read completes, so a host overwrite in between is never
-//! resurrected. `JobTable` (`job_table.rs`) is the engine's part that holds them; the paths
-//! here (a job's sources and reads, migrations, parity, and the policies' hooks `notify_*`
-//! with the commands they push, `apply_commands`) are generic over the executor (a job's page
-//! read completes at once under `Instant`). A job takes the policies' answers for a whole
-//! source block once (`gc_block_die`, `gc_block_stream`). When GC starts, its steps and the
-//! copies of every job are `gc.rs`'s; what a job's completed read or erase means is
-//! `complete.rs`'s.
+//! Background jobs (DESIGN §11) on their dies' collector slots: every background flash
+//! operation belongs to a job in one table (`JobTable`, `job_table.rs`). A job is data: a kind,
+//! its source blocks and a cursor over them (block, page), a budget of page reads per step, a
+//! bound on reads in flight, a destination rule and a deadline its operations inherit. One job
+//! at a time holds a die's collector slot (it is moving a source block of that die), which
+//! keeps GC's reserve argument: a victim's copies always fit on its die. This file is a job's
+//! life on the slot (`begin_block`, whose policies' answers for the whole source block it
+//! takes once, `gc_block_die` and `gc_block_stream`; its page reads and the source's erase,
+//! `job_pump`; leaving a copied source, `leave_source`; the next source, `next_source`) and
+//! who takes a slot when it frees or its die runs short (`maybe_start_gc`: a waiting
+//! migration first, `serve_waiting`, then static wear leveling, then GC, foreground below the
+//! low watermark and background on an idle die below the high one, on the scheme's
+//! `gc_victim`, by default the FTL's choice in `ftl/gc.rs`). The two call each other by
+//! nature (a job that leaves its source frees the slot, and a GC job starts by taking a
+//! source), so they share this file, the lowest of the job paths. Not the policies' commands
+//! that start migrations, steps and parity programs (`commands.rs`), GC's partial steps
+//! (`gc.rs`), the copy loop (`copy.rs`), or what a completed read or erase means
+//! (`complete.rs`). Generic over the executor (a job's page read completes at once under
+//! `Instant`).
 
 use super::engine::{Engine, Executor};
 use super::job_table::Job;
 use super::ops::{FlashOp, OpKind, Owner};
-use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
-use crate::ftl::blocks::WriteClass;
-use crate::ftl::{FrontierKey, NONE};
-use crate::policy::{Cause, Command, Dest, Invalidated, JobKind, Migration, Placed};
+use crate::flash::geometry::{BlockIdx, DieIdx};
+use crate::ftl::NONE;
+use crate::policy::{Dest, JobKind};
 use crate::sim::time::SimTime;
-
-/// Rounds of commands one hook may cascade into (a policy bug guard).
-const COMMAND_ROUNDS_MAX: u32 = 1_000;
 
 impl<X: Executor> Engine<'_, X> {
     /// Job `id` takes `block` (collectable, on a die whose slot is free) as its source.
@@ -155,8 +155,7 @@ impl<X: Executor> Engine<'_, X> {
         );
         self.ftl.unmark_victim(block);
         let d = die.0 as usize;
-        assert_eq!(self.jobs.collector[d], id, "leaving a source of a die the job does not hold");
-        self.jobs.collector[d] = NONE;
+        self.jobs.free_slot(d, id);
         self.die_status[d].job = None;
         self.jobs.get_mut(id).block = BlockIdx(NONE);
         self.sink.job_counts.sources_left += 1;
@@ -192,198 +191,68 @@ impl<X: Executor> Engine<'_, X> {
     /// A waiting job whose next source is on `die` takes the die's free slot. Returns whether
     /// one did.
     pub(super) fn serve_waiting(&mut self, die: DieIdx) -> bool {
-        let g = self.ftl.geometry;
-        let Some(i) = self.jobs.waiting.iter().position(|&id| {
-            let job = self.jobs.get(id);
-            g.die_of_block(job.sources[job.next_source]) == die
-        }) else {
+        let Some(id) = self.jobs.take_waiting(die, &self.ftl.geometry) else {
             return false;
         };
-        let id = self.jobs.waiting.remove(i);
         self.next_source(id);
         true
     }
 
-    /// Apply the commands policy hooks pushed (they may push more).
-    pub(super) fn apply_commands(&mut self) {
-        let mut rounds = 0;
-        while !self.pol.cmds.is_empty() {
-            rounds += 1;
-            assert!(
-                rounds <= COMMAND_ROUNDS_MAX,
-                "policy commands cascaded over {COMMAND_ROUNDS_MAX} rounds"
-            );
-            let mut batch = std::mem::take(&mut self.pol.cmds);
-            for c in batch.drain(..) {
-                self.apply_command(c);
-            }
-            if self.pol.cmds.is_empty() {
-                self.pol.cmds = batch;
+    /// Start collecting on `die` if it needs it: foreground below the low watermark,
+    /// background below the high one when the die is idle, or a static wear-leveling move.
+    /// A paused partial-GC job on a die short of space is let run to its end instead.
+    pub(super) fn maybe_start_gc(&mut self, die: DieIdx) {
+        let d = die.0 as usize;
+        let free = self.ftl.blocks().free_count(die);
+        if !X::may_collect(self, die) {
+            // A read die of the scheme's roles collects in its turn as a write die; a die in a
+            // window without background work only when down to its host reserve (the
+            // scheme's excursion).
+            let must = self.pol.may_write(die) && free <= self.p.reserve;
+            if !(must && self.pol.excursion(die, self.now)) {
+                return;
             }
         }
-    }
-
-    /// Tell the policies that want it that a unit was placed.
-    #[inline]
-    pub(super) fn notify_placed(&mut self, tenant: u16, lpn: u32, ppa: Ppa, stream: u8, class: WriteClass) {
-        if !self.pol.interests.placed {
+        if self.jobs.collector[d] != NONE {
+            let id = self.jobs.collector[d];
+            let job = self.jobs.get_mut(id);
+            if job.kind == JobKind::Gc && job.budget == 0 && free < self.p.low_watermark {
+                job.budget = u32::MAX;
+                self.job_pump(id);
+            }
             return;
         }
-        let ev = Placed { tenant, lpn, ppa, stream, class };
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_placed(&v, &ev, &mut pol.cmds);
-        pol.mapper.on_placed(&v, &ev, &mut pol.cmds);
-        self.apply_commands();
-    }
-
-    /// Tell the policies that want it that a unit's data died.
-    #[inline]
-    pub(super) fn notify_invalidated(&mut self, tenant: u16, lpn: u32, ppa: Ppa, cause: Cause) {
-        if !self.pol.interests.invalidated {
+        // A migration waiting for the die goes first: it frees a block of the die as GC does
+        // (its copies leave the die), and GC would otherwise starve it on a busy die.
+        if self.serve_waiting(die) {
             return;
         }
-        let ev = Invalidated { tenant, lpn, ppa, cause };
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_invalidated(&v, &ev, &mut pol.cmds);
-        pol.mapper.on_invalidated(&v, &ev, &mut pol.cmds);
-        self.apply_commands();
-    }
-
-    /// Tell the policies that want it that a block was erased.
-    pub(super) fn notify_erased(&mut self, block: BlockIdx) {
-        if !self.pol.interests.erased {
-            return;
+        let idle = X::die_idle(self, die);
+        let wanted =
+            free < self.p.low_watermark || (self.p.background_gc && idle && free < self.p.high_watermark);
+        let mut victim = None;
+        let mut kind = JobKind::Gc;
+        if self.p.static_gap > 0 && std::mem::take(&mut self.jobs.wl_check[d]) {
+            victim = self
+                .ftl
+                .static_wl_victim(die, self.p.static_gap)
+                .filter(|&b| self.pol.scheme.may_level(b, &self.view()));
+            kind = JobKind::WearLevel;
         }
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_erased(&v, block, &mut pol.cmds);
-        pol.mapper.on_erased(&v, block, &mut pol.cmds);
-        self.apply_commands();
-    }
-
-    /// Turn one policy command into a job.
-    fn apply_command(&mut self, cmd: Command) {
-        match cmd {
-            Command::Migrate(m) => self.start_migration(m),
-            Command::StepGc { die, pages } => self.step_gc(die, pages),
-            Command::StepGcUnit { die, pages } => X::step_gc_unit(self, die, pages),
-            Command::Dispatch { die } => {
-                X::dispatch(self, die);
-            }
-            Command::CloseBlock { block } => self.ftl.close_block(block),
-            Command::ProgramParity { tenant, stream, die, data } => {
-                // Waiting parity goes first (in order); then the program needs a job slot and
-                // room on its die.
-                if !self.jobs.parity_pending.is_empty() || !self.program_parity(tenant, stream, die, &data) {
-                    self.sink.job_counts.parity_deferred += 1;
-                    self.jobs.parity_pending.push_back((tenant, stream, die, data));
-                    assert!(
-                        self.jobs.parity_pending.len() <= self.jobs.parity_pending_max,
-                        "parity programs pile up waiting for space"
-                    );
-                }
-            }
+        if victim.is_none() && wanted {
+            victim = self.pol.scheme.gc_victim(die, &self.victim_view(), self.p.policy);
+            kind = JobKind::Gc;
+        }
+        if let Some(v) = victim {
+            self.start_collect(kind, v, u32::MAX);
         }
     }
 
-    fn start_migration(&mut self, m: Migration) {
-        let g = self.ftl.geometry;
-        assert!(m.blocks.iter().all(|b| b.0 < g.n_blocks), "migration of a block past the device");
-        if let Dest::Dies(d) = &m.dest {
-            assert!(
-                !d.is_empty() && d.iter().all(|x| x.0 < g.n_dies),
-                "migration to no die or a die past the device"
-            );
-        }
-        let mut job = Job::new(JobKind::Migrate, m.dest, u32::MAX, m.reads_in_flight_max, m.deadline);
-        job.sources = m.blocks;
-        job.erase_sources = m.erase_sources;
-        let id = self.jobs.insert(job);
-        self.sink.job_counts.start(JobKind::Migrate);
-        self.next_source(id);
-    }
-
-    /// Program one parity page of (tenant, stream) on `die`, the XOR of `data`; false if the
-    /// die has no room or `parity_in_flight_max` programs are in flight.
-    fn program_parity(
-        &mut self,
-        tenant: u16,
-        stream: u8,
-        die: DieIdx,
-        data: &crate::policy::StripePages,
-    ) -> bool {
-        if self.jobs.parity_in_flight >= self.jobs.parity_in_flight_max {
-            return false;
-        }
-        let key = FrontierKey { tenant, stream, class: WriteClass::Parity };
-        let Ok(placed) = self.ftl.allocate(key, die, X::stamp(self)) else {
-            self.maybe_start_gc(die);
-            return false;
-        };
-        let (block, page) = match placed.page_full {
-            Some(p) => p,
-            None => self.ftl.pad_page(key, die).expect("the page just opened"),
-        };
-        let g = self.ftl.geometry;
-        assert!(
-            data.as_slice().iter().all(|&d| self.ftl.page_is_allocated(d)),
-            "parity of a data page not yet written"
-        );
-        let parity = g.ppa(block, page, 0);
-        self.ftl.oracle_seal_parity(parity, data.as_slice());
-        let (pol, v) = self.policies_and_view();
-        pol.scheme.on_parity_placed(data, parity, &v);
-        let id = self.jobs.insert(Job::new(JobKind::Parity, Dest::Scheme, 0, 1, SimTime::MAX));
-        self.jobs.parity_in_flight += 1;
-        self.sink.job_counts.start(JobKind::Parity);
-        let op = FlashOp::program(
-            JobKind::Parity.class(),
-            tenant,
-            die,
-            (block, page),
-            0,
-            Owner::Job(id),
-            SimTime::MAX,
-        );
-        X::issue(self, op);
-        if self.ftl.blocks().free_count(die) < self.p.low_watermark {
-            self.maybe_start_gc(die);
-        }
-        true
-    }
-
-    /// A parity program completed: its job is done.
-    pub(super) fn parity_done(&mut self, id: u32) {
-        assert_eq!(self.jobs.get(id).kind, JobKind::Parity);
-        assert!(self.jobs.parity_in_flight > 0, "a parity program completed that was never counted");
-        self.jobs.remove(id);
-        self.jobs.parity_in_flight -= 1;
-        self.retry_parity();
-    }
-
-    /// Waiting parity programs with data in the erased `block` cover data that is gone.
-    pub(super) fn drop_stale_parity(&mut self, block: BlockIdx) {
-        let g = self.ftl.geometry;
-        let before = self.jobs.parity_pending.len();
-        self.jobs
-            .parity_pending
-            .retain(|(_, _, _, data)| !data.as_slice().iter().any(|&p| g.block_of(p) == block));
-        self.sink.job_counts.parity_dropped += (before - self.jobs.parity_pending.len()) as u64;
-    }
-
-    /// Retry parity programs that waited for space, in order.
-    pub(super) fn retry_parity(&mut self) {
-        // Not re-entered: an instant program completes inside `program_parity`, and its
-        // `parity_done` would retry the front entry the outer loop is programming.
-        if self.jobs.parity_retrying {
-            return;
-        }
-        self.jobs.parity_retrying = true;
-        while let Some(&(t, s, die, data)) = self.jobs.parity_pending.front() {
-            if !self.program_parity(t, s, die, &data) {
-                break;
-            }
-            self.jobs.parity_pending.pop_front();
-        }
-        self.jobs.parity_retrying = false;
+    /// A one-block job (GC or wear leveling) on `victim` with `budget` page reads.
+    pub(super) fn start_collect(&mut self, kind: JobKind, victim: BlockIdx, budget: u32) {
+        let id =
+            self.jobs.insert(Job::new(kind, crate::policy::Dest::Scheme, budget, u32::MAX, SimTime::MAX));
+        self.sink.job_counts.start(kind);
+        self.begin_block(id, victim);
     }
 }

@@ -11,8 +11,11 @@
 //! measured. A host layer above several devices (`crate::array`) drives each one's timed
 //! run event by event instead (`feed`). No file I/O: workload sources arrive already opened.
 
+mod commands;
 mod complete;
+mod copy;
 mod die;
+mod die_exec;
 mod engine;
 mod executor;
 mod feed;

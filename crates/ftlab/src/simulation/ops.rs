@@ -27,7 +27,7 @@ pub(super) const REBUILD_MEMBER: u16 = 1 << 15;
 pub(super) enum Event {
     /// Tenant's next request is due.
     Arrival(u16),
-    /// A die's array phase ended (die and generation, see `die::array_done_tag`; stale after
+    /// A die's array phase ended (die and generation, see `die_exec::array_done_tag`; stale after
     /// a suspension).
     ArrayDone(u32),
     /// A die's read transfer ended.
@@ -116,7 +116,7 @@ pub(super) struct FlashOp {
     pub(super) page: u32,
     /// Units read, or real (not padding) units programmed.
     pub(super) n_units: u16,
-    /// Host reads only (`die::read_tag`): the top bit marks a member read of a parity rebuild;
+    /// Host reads only (`die_exec`'s `STARTS_MASK`): the top bit marks a member read of a parity rebuild;
     /// the low 15 bits hold the die's count of program, erase and job operations started when
     /// the read was queued (wrapping), so that its start can tell whether one ran before it.
     pub(super) read_tag: u16,

@@ -1,7 +1,7 @@
 //! The event loop of the timed run (`Engine<Timed>::run`): it starts the tenants, phases and
 //! epochs, pops events in time order and hands each to its path, rolls the time-series
 //! windows, and checks the progress guards after every event. Not what the events do (`host`,
-//! `die`, `jobs`, `gc`) nor the guards' errors (`watchdog`).
+//! `die`, `jobs`, `commands`, ...) nor the guards' errors (`watchdog`).
 
 use super::engine::Engine;
 use super::executor::Timed;

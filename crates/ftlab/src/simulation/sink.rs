@@ -2,8 +2,8 @@
 //! per-tenant metrics, device and job counters, the scheme's epoch counters, the time series,
 //! per-stream and wear measurements, the measured phases — and what preconditioning left
 //! (its wear, its erases). Invariant: one entry per tenant in every per-tenant table
-//! (`check`). The paths that count are the engine's (`host`, `jobs`, `gc`, `die`); what is
-//! measured and how is in `metrics/`.
+//! (`check`). The paths that count are the engine's (`host`, `jobs`, `commands`, `copy`,
+//! `die`, ...); what is measured and how is in `metrics/`.
 
 use crate::metrics::lifetime::WearCounters;
 use crate::metrics::phase::Phase;

@@ -12,9 +12,10 @@
 //! units the scheduler orders operations as usual (under EDF a read with an earlier deadline
 //! goes before a waiting write, so it waits for at most the unit in progress). The unit is
 //! the timed executor's: this file holds one die's state (`StepUnit`, in `Timed::units`); the
-//! paths over it are `Engine<Timed>`'s (`unit_*` in `gc.rs`; the executor's `step_gc_unit`
-//! leads there). Preconditioning (the instant executor) has no time, and takes the step as a
-//! plain `StepGc` (`precondition.rs`).
+//! paths over it are `Engine<Timed>`'s where they start jobs (`unit_*` in `gc.rs`; the
+//! executor's `step_gc_unit` leads there) and `Timed`'s in die execution (`die_exec.rs`).
+//! Preconditioning (the instant executor) has no time, and takes the step as a plain
+//! `StepGc` (`precondition.rs`).
 
 use super::ops::FlashOp;
 use crate::ftl::NONE;
@@ -38,7 +39,7 @@ pub(super) struct StepUnit {
 impl StepUnit {
     pub(super) const IDLE: StepUnit = StepUnit { pending: 0, pages: 0, armed: false, job: NONE, live: 0 };
 
-    /// The die is inside a unit: its host program runs or its step does (`Engine::unit_holds`
+    /// The die is inside a unit: its host program runs or its step does (`Timed::unit_holds`
     /// skips the look when no unit was ever asked for).
     #[inline]
     pub(super) fn holds(&self) -> bool {
