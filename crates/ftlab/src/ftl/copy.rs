@@ -8,9 +8,10 @@
 //! unit would: the same units handed out in the same order, the same mapping, stamps, valid
 //! counts and programmed pages; it only settles once per run instead of at every unit (nothing
 //! reads those counts and keys in between). Not the choice of what to copy or where (the
-//! engine's GC paths, `simulation::gc`, and the policies). The loop's victim holds one tenant's
-//! data (a block of several tenants' is copied unit by unit, each unit through its tenant's
-//! answers); its destination may be shared with other tenants' copies.
+//! engine's GC paths, `simulation::gc` and `simulation::copy`, and the policies). The loop's
+//! victim holds one tenant's data (a block of several tenants' is copied unit by unit, each
+//! unit through its tenant's answers); its destination may be shared with other tenants'
+//! copies.
 
 use super::blocks::{BlockState, WriteClass};
 use super::{table, FrontierKey, Ftl, NONE};

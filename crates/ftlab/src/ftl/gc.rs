@@ -1,6 +1,7 @@
 //! GC victim selection (greedy, cost-benefit) and the static wear-leveling check. Only the
-//! choice: when GC runs, its steps and the copies are the engine's GC paths
-//! (`simulation::gc`, under both executors), the erase a job's (`simulation::jobs`). Schemes
+//! choice: when GC runs, its steps and the copies are the engine's GC paths (its start
+//! `simulation::jobs`, its steps `simulation::gc`, the copy loop `simulation::copy`, under both
+//! executors), the erase a job's (`simulation::jobs`). Schemes
 //! may replace the choice (see `scheme`); a scored choice of theirs can use the same indexed
 //! search (`Ftl::best_eligible`).
 
