@@ -229,6 +229,20 @@ impl Blocks {
         }
     }
 
+    /// `refresh_key` after `block` gained a valid unit and nothing else changed: a block that
+    /// is not collectable (open, or a page of it still to program, as where every host unit
+    /// lands) has the key `NOT_COLLECTABLE` and no place in the victim index whatever its
+    /// valid units, so only a collectable block is refreshed.
+    #[inline(always)]
+    pub(crate) fn refresh_key_gained(&mut self, block: BlockIdx) {
+        let info = &self.info[block.0 as usize];
+        if info.state == BlockState::Full && info.programmed_pages == self.pages_per_block {
+            self.refresh_key(block);
+        } else {
+            debug_assert_eq!(self.greedy_keys[block.0 as usize], NOT_COLLECTABLE);
+        }
+    }
+
     /// Bring `greedy_keys[block]` and the victim index in step with `info` after a change of
     /// its state, valid units or programmed pages (every such change goes through `Ftl` and
     /// calls this).

@@ -96,6 +96,8 @@ pub struct Ftl {
     plane_cursor: Vec<u8>,
     /// Die of the partly filled host page per (slot, stream), or `NONE`.
     host_cursor: Vec<u32>,
+    /// The block holding that page, where `host_cursor` is set (`allocate_at_cursor`).
+    host_cursor_block: Vec<u32>,
     /// Valid units per (tenant, die), row-major by tenant (for placement metrics).
     valid_by_tenant_die: Vec<u64>,
     oracle: Option<Oracle>,
@@ -174,6 +176,7 @@ impl Ftl {
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
             plane_cursor: vec![0; n_keys * geometry.n_dies as usize],
             host_cursor: vec![NONE; n_slots * params.physical_streams as usize],
+            host_cursor_block: vec![NONE; n_slots * params.physical_streams as usize],
             valid_by_tenant_die: vec![0; n_tenants * geometry.n_dies as usize],
             oracle,
             div: Divisors {
@@ -281,6 +284,50 @@ impl Ftl {
             self.open_block_any_plane(key, die)?
         };
         let unit = self.hand_out(key, die, plane, block, stamp_ns);
+        let placed = self.handed_out(key, die, block, unit);
+        if key.class == WriteClass::Host {
+            let idx = self.cursor_idx(key.tenant, key.stream);
+            self.host_cursor[idx] = if placed.page_full.is_some() { NONE } else { die.0 };
+            self.host_cursor_block[idx] = block.0;
+        }
+        Ok(placed)
+    }
+
+    /// `allocate` of a host unit of `key` where its frontier has a partly filled page
+    /// (`host_cursor`): the unit goes to that page, whose block is known open, without
+    /// asking the frontier again. `None`: no partial page (ask `allocate` with a die).
+    #[inline]
+    pub(crate) fn allocate_at_cursor(
+        &mut self,
+        key: FrontierKey,
+        stamp_ns: i64,
+    ) -> Option<(DieIdx, Placement)> {
+        debug_assert_eq!(key.class, WriteClass::Host);
+        let idx = self.cursor_idx(key.tenant, key.stream);
+        let die = self.host_cursor[idx];
+        if die == NONE {
+            return None;
+        }
+        let (die, block) = (DieIdx(die), BlockIdx(self.host_cursor_block[idx]));
+        let planes = self.params.frontier_planes;
+        let plane = if planes == 1 { 0 } else { self.plane_cursor[self.key_die_idx(key, die)] as u32 };
+        assert_eq!(
+            self.frontiers[self.frontier_idx(key, die, plane)],
+            block.0,
+            "host cursor off its frontier"
+        );
+        let unit = self.hand_out(key, die, plane, block, stamp_ns);
+        let placed = self.handed_out(key, die, block, unit);
+        if placed.page_full.is_some() {
+            self.host_cursor[idx] = NONE;
+        }
+        Some((die, placed))
+    }
+
+    /// The common tail of `allocate` and `allocate_at_cursor`: a block the unit filled gets
+    /// its greedy key, a page it filled moves the frontier to its next plane.
+    #[inline(always)]
+    fn handed_out(&mut self, key: FrontierKey, die: DieIdx, block: BlockIdx, unit: HandOut) -> Placement {
         if unit.full {
             self.blocks.refresh_key(block);
         }
@@ -288,11 +335,7 @@ impl Ftl {
         if page_full.is_some() && self.params.frontier_planes > 1 {
             self.next_plane(key, die);
         }
-        if key.class == WriteClass::Host {
-            let idx = self.cursor_idx(key.tenant, key.stream);
-            self.host_cursor[idx] = if page_full.is_some() { NONE } else { die.0 };
-        }
-        Ok(Placement { ppa: unit.ppa, page_full })
+        Placement { ppa: unit.ppa, page_full }
     }
 
     /// The per-unit core of `allocate` and of `copy_block_at_once`: the next unit of `block`,
@@ -480,6 +523,19 @@ impl Ftl {
     /// block's greedy key too) once per run of units in one block, and, for an overwrite, each
     /// unit's P2L entry. Reads the L2P entries (best prefetched first); a hint only.
     pub(crate) fn prefetch_locations(&self, tenant: u16, lpns: impl Iterator<Item = u32>, overwrite: bool) {
+        self.prefetch_locations_with(tenant, lpns, overwrite, |_| {});
+    }
+
+    /// `prefetch_locations`, handing `on_old` each current location found (for the caller's
+    /// own prefetches of what the location's death will touch).
+    #[inline]
+    pub(crate) fn prefetch_locations_with(
+        &self,
+        tenant: u16,
+        lpns: impl Iterator<Item = u32>,
+        overwrite: bool,
+        mut on_old: impl FnMut(Ppa),
+    ) {
         let l2p = &self.l2p[tenant as usize];
         let mut last_block = u32::MAX;
         for lpn in lpns {
@@ -489,6 +545,7 @@ impl Ftl {
             }
             if overwrite {
                 table::prefetch(&self.p2l, old as usize);
+                on_old(Ppa(old));
             }
             let block = self.div.units_per_block.div(old);
             if block != last_block {
@@ -659,7 +716,7 @@ impl Ftl {
         );
         let info = self.blocks.get_mut(block);
         info.valid_units += 1;
-        self.blocks.refresh_key(block);
+        self.blocks.refresh_key_gained(block);
         let die = self.div.blocks_per_die.div(block.0);
         self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + die as usize] += 1;
         assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);

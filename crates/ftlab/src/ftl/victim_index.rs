@@ -60,6 +60,10 @@ const BY_READS_HEAPS_PER_DIE_MAX: u32 = 1 << 15;
 /// Bands of valid units of the heaps by reads, at most.
 const BANDS_MAX: u32 = 128;
 
+/// Waiting blocks ahead of the one caught up whose state and membership are prefetched (the
+/// list is in the order the blocks changed: their entries lie at random).
+const CATCH_UP_PREFETCH_AHEAD: usize = 8;
+
 /// One heap entry: a block, its heap key (the write stamp; 0 in the heaps by units of no
 /// valid unit, so that the top there is the lowest block), and the version of the block's
 /// heap membership it was pushed with (stale once the block's version moved on).
@@ -231,6 +235,12 @@ impl Heaps {
         if self.entries_per_die[die] > 2 * self.live_per_die[die] + COMPACT_SLACK {
             self.compact(die);
         }
+    }
+
+    /// Hint that block `b`'s membership will be read soon (`set`).
+    #[inline(always)]
+    fn prefetch_member(&self, b: u32) {
+        super::table::prefetch(&self.member, b as usize);
     }
 
     /// Whether `e` is its block's current entry.
@@ -540,7 +550,11 @@ impl VictimIndex {
     /// Bring the heaps by units of die `die`'s waiting blocks in step with `info`.
     fn catch_up_units(&mut self, die: u32, info: &[BlockInfo]) {
         let list = self.pending_units.take(die);
-        for &b in &list {
+        for (i, &b) in list.iter().enumerate() {
+            if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD) {
+                super::table::prefetch_whole(info, ahead as usize);
+                self.by_units.prefetch_member(ahead);
+            }
             let (bucket, key) = self.by_units_of(b, &info[b as usize]);
             self.by_units.set(b, bucket, key);
         }
@@ -550,9 +564,14 @@ impl VictimIndex {
     /// Bring the heaps by reads (built) of die `die`'s waiting blocks in step with `info`.
     fn catch_up_reads(&mut self, die: u32, info: &[BlockInfo]) {
         let list = self.pending_reads.take(die);
-        for &b in &list {
+        for (i, &b) in list.iter().enumerate() {
             let (bucket, key) = self.by_reads_of(b, &info[b as usize]);
-            self.by_reads.as_mut().expect("heaps by reads").set(b, bucket, key);
+            let heaps = self.by_reads.as_mut().expect("heaps by reads");
+            if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD) {
+                super::table::prefetch_whole(info, ahead as usize);
+                heaps.prefetch_member(ahead);
+            }
+            heaps.set(b, bucket, key);
         }
         self.pending_reads.give_back(die, list);
     }

@@ -114,7 +114,14 @@ impl<X: Executor> Engine<'_, X> {
         if let Some((t, req, _)) = self.host.location_to_prefetch.take() {
             let ns = self.host.tenants[t as usize].namespace_units;
             let lpns = (0..req.n_units.min(PREFETCH_UNITS_MAX)).map(|i| req.unit_lpn(i, ns));
-            self.ftl.prefetch_locations(t, lpns, req.op == IoOp::Write);
+            let overwrite = req.op == IoOp::Write;
+            if overwrite && self.pol.interests.invalidated {
+                // And what the mapper reads of each unit that will die (vStream's stamp).
+                let mapper = &self.pol.mapper;
+                self.ftl.prefetch_locations_with(t, lpns, true, |old| mapper.prefetch_death(old));
+            } else {
+                self.ftl.prefetch_locations(t, lpns, overwrite);
+            }
         }
     }
 
@@ -331,9 +338,10 @@ impl<X: Executor> Engine<'_, X> {
     /// no free block for host writes; each such die gets its GC started. `None`: none of the
     /// dies the scheme offered has room, and the write must wait.
     pub(super) fn place_host_unit(&mut self, key: FrontierKey) -> Option<(DieIdx, Placement)> {
-        if let Some(die) = self.ftl.host_cursor(key.tenant, key.stream) {
-            let placed = self.ftl.allocate(key, die, X::stamp(self)).expect("a partly filled page has room");
-            return Some((die, placed));
+        let stamp = X::stamp(self);
+        if let Some(at_cursor) = self.ftl.allocate_at_cursor(key, stamp) {
+            // The stream's partly filled page.
+            return Some(at_cursor);
         }
         for _ in 0..self.ftl.geometry.n_dies {
             let (pol, v) = self.policies_and_view();

@@ -16,7 +16,7 @@ pub(crate) mod vstream;
 
 pub(crate) use fdp::config::FdpConfig;
 
-use crate::flash::geometry::{BlockIdx, Geometry};
+use crate::flash::geometry::{BlockIdx, Geometry, Ppa};
 pub(crate) use crate::policy::counter_name;
 use crate::policy::{Command, Counters, DeviceView, Interests, Invalidated, Placed, SchemeConfigError};
 use crate::sim::time::SimTime;
@@ -109,6 +109,13 @@ pub trait StreamMapper: Send {
 
     fn on_invalidated(&mut self, view: &DeviceView, ev: &Invalidated, cmds: &mut Vec<Command>) {
         let _ = (view, ev, cmds);
+    }
+
+    /// A hint: the unit at `ppa` is about to die (a host request fetched will overwrite it).
+    /// A mapper that reads state of the dead unit's location in `on_invalidated` may start
+    /// fetching it into the cache now; it must not change anything. Default: nothing.
+    fn prefetch_death(&self, ppa: Ppa) {
+        let _ = ppa;
     }
 
     /// The host trims `lpn` of `tenant` with a request tagged `virtual_stream` (the vStream

@@ -195,6 +195,9 @@ pub struct VStream {
     /// (`pages_per_block` a multiple of `stamp_group_pages`): then a unit's group is
     /// `ppa / units_per_group`, one division where the general form takes four.
     units_per_group_tiled: Option<u32>,
+    /// `log2(units_per_group_tiled)` when that is a power of two (the usual case: 4 units a
+    /// page, one page a group): the group is then a shift of the address, not a division.
+    group_shift: Option<u32>,
     /// Write stamp (ticks) of each stamp group: `block * groups_per_block + page / group`.
     stamps: Vec<u32>,
     /// Per (tenant, virtual stream) at `t * v + vs`: lifetime sum (ns), dead pages, host
@@ -207,6 +210,9 @@ pub struct VStream {
     trim: (u16, u32, u16),
     /// Stamp of the unit a job is copying (its `Moved` event comes before its `Placed`).
     moved_stamp: u32,
+    /// The last unsaturated `tick` computed, as (time in ns, ticks): the units of one request
+    /// are stamped and die at one time, so the division is done once per request.
+    tick_memo: (u64, u32),
     tally: VirtualTally,
     epochs: u64,
     unattributed_deaths: u64,
@@ -240,6 +246,10 @@ impl VStream {
         let (v, n_tenants, s) =
             (config.virtual_streams as usize, ctx.namespace_units.len(), ctx.physical_streams);
         let map = (0..n_tenants * v).map(|i| ((i % v) % s as usize) as u8).collect();
+        let units_per_group_tiled = g
+            .pages_per_block
+            .is_multiple_of(config.stamp_group_pages)
+            .then(|| g.units_per_page * config.stamp_group_pages);
         Ok(VStream {
             streams: s,
             v,
@@ -247,10 +257,8 @@ impl VStream {
             geometry: g,
             tick_ns: config.stamp_tick_us * 1000,
             groups_per_block,
-            units_per_group_tiled: g
-                .pages_per_block
-                .is_multiple_of(config.stamp_group_pages)
-                .then(|| g.units_per_page * config.stamp_group_pages),
+            units_per_group_tiled,
+            group_shift: units_per_group_tiled.filter(|u| u.is_power_of_two()).map(u32::trailing_zeros),
             stamps: vec![0; g.n_blocks as usize * groups_per_block as usize],
             lifetime_sum_ns: vec![0.0; n_tenants * v],
             n_dead: vec![0; n_tenants * v],
@@ -258,6 +266,7 @@ impl VStream {
             map,
             trim: (u16::MAX, u32::MAX, 0),
             moved_stamp: 0,
+            tick_memo: (0, 0),
             tally: VirtualTally::default(),
             epochs: 0,
             unattributed_deaths: 0,
@@ -276,6 +285,11 @@ impl VStream {
     /// The stamp group of a unit, and whether it is the group's first unit.
     #[inline]
     pub(crate) fn group_of(&self, ppa: Ppa) -> (usize, bool) {
+        if let Some(shift) = self.group_shift {
+            // `units_per_group_tiled` below, its division a shift.
+            let low = (1u32 << shift) - 1;
+            return ((ppa.0 >> shift) as usize, ppa.0 & low == 0);
+        }
         if let Some(units) = self.units_per_group_tiled {
             // ppa = block·ppb·upp + page·upp + u, with ppb = k·group: ppa / (group·upp) is
             // block·k + page / group (u < upp), and the remainder is 0 exactly at a group's
@@ -292,11 +306,16 @@ impl VStream {
 
     #[inline]
     fn tick(&mut self, now: SimTime) -> u32 {
+        if now.ns() == self.tick_memo.0 {
+            return self.tick_memo.1;
+        }
         let t = now.ns() / self.tick_ns;
         if t > u32::MAX as u64 {
+            // Not kept: each saturated stamp is counted.
             self.stamp_saturations += 1;
             return u32::MAX;
         }
+        self.tick_memo = (now.ns(), t as u32);
         t as u32
     }
 
@@ -423,6 +442,10 @@ impl StreamMapper for VStream {
             WriteClass::Gc => self.stamp_copy(ev.ppa),
             _ => {}
         }
+    }
+    /// The dead unit's stamp group, which `record_death` reads.
+    fn prefetch_death(&self, ppa: Ppa) {
+        crate::ftl::table::prefetch(&self.stamps, self.group_of(ppa).0);
     }
     fn on_trim(&mut self, tenant: u16, lpn: u32, virtual_stream: u16) {
         self.trim = (tenant, lpn, virtual_stream);
