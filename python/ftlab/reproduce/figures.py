@@ -27,10 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlab._errors import input_error
 from ftlab.report.plots import RC_PARAMS, log_ticks, save
-from ftlab.reproduce.claimfile import table
 from ftlab.reproduce.claims import write_csv
+from ftlab.reproduce.decl import Fields, tables
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,8 +37,6 @@ if TYPE_CHECKING:
 #: A row of the paper's metrics, as drawn (its values: numbers, strings, None).
 Row = Mapping[str, object]
 
-_KEYS = {"stem", "title", "size", "where", "x", "x_labels", "y", "panels", "series", "shades", "paper"}
-_KEYS |= {"ylabel", "reference", "log"}
 #: The hatches of series without a shade, in the palette's order.
 HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
 
@@ -165,11 +162,7 @@ def _panel(
 def load_figures(where: str, raw: object) -> tuple[FigureDecl, ...]:
     """The `[[reproduce.figures]]` tables of the claim file `where` names; a bad table is an
     `ftlab.InputError` naming the key."""
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise input_error(where, "reproduce.figures must be an array of tables")
-    return tuple(_figure(where, i, t) for i, t in enumerate(raw))
+    return tables(where, "reproduce.figures", raw, _figure)
 
 
 def _positive(value: object) -> bool:
@@ -177,53 +170,25 @@ def _positive(value: object) -> bool:
 
 
 def _figure(where: str, i: int, given: object) -> FigureDecl:
-    label = f"reproduce.figures[{i}]"
-    raw = table(where, label, given, _KEYS)
-
-    def text(key: str, required: bool = False) -> str:
-        v = raw.get(key, "")
-        if not isinstance(v, str) or (required and not v):
-            what = "a non-empty string" if required else "a string"
-            raise input_error(where, f"{label}: `{key}` must be {what}")
-        return v
-
-    def texts(key: str) -> tuple[str, ...]:
-        v = raw.get(key, [])
-        if not isinstance(v, list) or not all(isinstance(s, str) and s for s in v):
-            raise input_error(where, f"{label}: `{key}` must be a list of non-empty strings")
-        return tuple(v)
-
-    def strings(key: str) -> dict[str, str]:
-        v = raw.get(key, {})
-        if not isinstance(v, Mapping) or not all(isinstance(s, str) for s in v.values()):
-            raise input_error(where, f"{label}: `{key}` must be a table of strings")
-        return {str(k): str(s) for k, s in v.items()}
-
-    y, panels = texts("y"), texts("panels")
-    size, reference, log = raw.get("size", [7.0, 2.6]), raw.get("reference"), raw.get("log", False)
-    if not isinstance(log, bool):
-        raise input_error(where, f"{label}: `log` must be true or false")
+    f = Fields.of(where, f"reproduce.figures[{i}]", given, FigureDecl)
+    y, panels, size = f.texts("y"), f.texts("panels"), f.raw.get("size", [7.0, 2.6])
     if not y or (panels and len(panels) != len(y)):
-        raise input_error(where, f"{label}: `y` must name columns, and `panels` (if any) one title each")
+        f.bad("`y` must name columns, and `panels` (if any) one title each")
     if not isinstance(size, list) or len(size) != 2 or not all(_positive(v) for v in size):
-        raise input_error(where, f"{label}: `size` must be [width, height] in inches, both > 0")
-    if reference is not None and not (
-        isinstance(reference, (int, float)) and not isinstance(reference, bool)
-    ):
-        raise input_error(where, f"{label}: `reference` must be a number")
+        f.bad("`size` must be [width, height] in inches, both > 0")
     return FigureDecl(
-        stem=text("stem", True),
-        title=text("title", True),
-        x=text("x", True),
+        stem=f.text("stem"),
+        title=f.text("title"),
+        x=f.text("x"),
         y=y,
         size=(float(size[0]), float(size[1])),
-        where=strings("where"),
-        x_labels=strings("x_labels"),
+        where=f.strings("where"),
+        x_labels=f.strings("x_labels"),
         panels=panels,
-        series=text("series"),
-        shades=strings("shades"),
-        paper=text("paper"),
-        ylabel=text("ylabel"),
-        reference=None if reference is None else float(reference),
-        log=log,
+        series=f.text("series", ""),
+        shades=f.strings("shades"),
+        paper=f.text("paper", ""),
+        ylabel=f.text("ylabel", ""),
+        reference=f.number("reference"),
+        log=f.flag("log"),
     )
