@@ -114,6 +114,23 @@ BAD_PLANS = [
         "reproduce.figures\\[0\\]: unknown keys colour",
     ),
     (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nlog = 1\n',
+        "reproduce.figures\\[0\\]: `log` must be true or false",
+    ),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nreference = "1"\n',
+        "reproduce.figures\\[0\\]: `reference` must be a number",
+    ),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nshades = {a = 1}\n',
+        "reproduce.figures\\[0\\]: `shades` must be a table of strings",
+    ),
+    (_PLAN + '[reproduce.figures]\nstem = "s"\n', "reproduce.figures must be an array of tables"),
+    (
+        _PLAN + '[[reproduce.pairs]]\nkey = "waf"\nwhy = "w"\nmargin_tail = ""\n',
+        "reproduce.pairs\\[0\\]: `margin_tail` must be a non-empty string",
+    ),
+    (
         _PLAN.replace("[reproduce]\n", '[reproduce]\nsensitivity_keys = ["quick", "seed"]\n'),
         "reproduce.sensitivity_keys must list distinct keys of reproduction, scenario, quick, wall_s",
     ),
