@@ -127,6 +127,10 @@ BAD_PLANS = [
     ),
     (_PLAN + '[reproduce.figures]\nstem = "s"\n', "reproduce.figures must be an array of tables"),
     (
+        _PLAN + '[[reproduce.figures]]\nkind = "pie"\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\n',
+        "reproduce.figures\\[0\\]: kind 'pie' is not one of bar, line",
+    ),
+    (
         _PLAN + '[[reproduce.pairs]]\nkey = "waf"\nwhy = "w"\nmargin_tail = ""\n',
         "reproduce.pairs\\[0\\]: `margin_tail` must be a non-empty string",
     ),
@@ -267,3 +271,21 @@ def test_a_declared_pair_says_its_numbers() -> None:
     assert missing.why == "DLWA u/x 3.00 vs z n/a: nanx." + measures.MISSING
     assert measures.parse("margin:dlwa:u:x/y", [pair]) == measures.PairName(pair, "u", "x", "y", True)
     assert measures.parse("p99:u:x/y", [pair]) is None and measures.parse("dlwa:u/x", [pair]) is None
+
+
+_ROWS = [{"t": 0.0, "gc": 0, "er": 0}, {"t": 1.0, "gc": 0, "er": 2}, {"t": 2.0, "gc": 5, "er": 0}]
+#: (rows of a line figure, its `mark_first`, the x its mark stands at, or None for no mark)
+LINE_MARKS = [(_ROWS, ("gc", "er"), 1.0), (_ROWS, ("gc",), 2.0), (_ROWS[:1], ("gc", "er"), None)]
+
+
+@pytest.mark.parametrize(("rows", "columns", "at"), LINE_MARKS)
+def test_a_line_figure_marks_the_first_row_with_a_positive_column(
+    rows: list[dict[str, float]], columns: tuple[str, ...], at: float | None, tmp_path: Path
+) -> None:
+    from ftlab.reproduce.figures import FigureDecl, draw_all, mark_x
+
+    decl = FigureDecl("f", "t", "t", ("gc",), kind="line", mark_first=columns, mark_label="mark")
+    assert mark_x(decl, rows) == at
+    png, csv = draw_all([decl], rows, tmp_path)
+    assert png.stat().st_size > 0
+    assert csv.read_text(encoding="utf-8").splitlines()[0] == "t,gc,er"

@@ -11,7 +11,7 @@ systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
 scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
-record (`sensitivity_base`), and its bar figures (`[[reproduce.figures]]`,
+record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`). The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the

@@ -1,4 +1,4 @@
-"""ftlab.reproduce.figures: the bar figures a claim file declares, `[[reproduce.figures]]`.
+"""ftlab.reproduce.figures: the bar and line figures a claim file declares, `[[reproduce.figures]]`.
 
 A declared figure draws rows of the paper's metrics (`PaperCode.rows`: metrics.csv's rows) as
 bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table says:
@@ -15,8 +15,14 @@ bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table s
   logarithmic y axis (bars then carry no value labels).
 
 On a linear axis each bar is annotated with its value (2 decimals); a missing value draws no
-bar. This module
-draws given rows; it reads no run and knows no paper.
+bar.
+
+With `kind = "line"` the rows are drawn as lines instead of bars: `x` is then a numeric column
+(the horizontal axis, titled `xlabel`), each `y` column a panel with one line per `series`
+value (the scheme palette's colour, line style and marker; `line_label` names the line of a
+figure without series), the y axis from 0 unless `log`; `mark_first` names columns: a dotted
+vertical line, labelled `mark_label`, at the x of the first row where any of them is > 0 (none
+if no row is). This module draws given rows; it reads no run and knows no paper.
 """
 
 from __future__ import annotations
@@ -59,6 +65,11 @@ class FigureDecl:
     ylabel: str = ""
     reference: float | None = None
     log: bool = False
+    kind: str = "bar"
+    xlabel: str = ""
+    line_label: str = ""
+    mark_first: tuple[str, ...] = ()
+    mark_label: str = ""
 
     def rows(self, rows: Sequence[Row]) -> list[Row]:
         """The rows this figure draws."""
@@ -104,7 +115,10 @@ def _draw(decl: FigureDecl, rows: Sequence[Row], png: Path) -> Path:
         fig = Figure(figsize=decl.size, layout="constrained")
         axes = fig.subplots(1, len(decl.y), squeeze=False)[0]
         for i, (ax, column) in enumerate(zip(axes, decl.y, strict=True)):
-            _panel(ax, decl, rows, column, groups, series)
+            if decl.kind == "line":
+                _lines(ax, decl, rows, column, series)
+            else:
+                _panel(ax, decl, rows, column, groups, series)
             if decl.panels:
                 ax.set_title(decl.panels[i])
         fig.suptitle(decl.title)
@@ -155,6 +169,43 @@ def _panel(
         ax.legend(fontsize=7)
 
 
+def mark_x(decl: FigureDecl, rows: Sequence[Row]) -> float | None:
+    """The x of a line figure's mark: of the first row where a `mark_first` column is > 0."""
+    mark = next((r for r in rows if any(_number(r.get(c)) > 0 for c in decl.mark_first)), None)
+    return None if mark is None else _number(mark.get(decl.x))
+
+
+def _lines(ax: Axes, decl: FigureDecl, rows: Sequence[Row], column: str, series: list[str]) -> None:
+    from ftlab.report.style import scheme_style
+
+    for i, name in enumerate(series):
+        mine = [r for r in rows if not decl.series or str(r.get(decl.series)) == name]
+        style = scheme_style(i)
+        ax.plot(
+            [_number(r.get(decl.x)) for r in mine],
+            [_number(r.get(column)) for r in mine],
+            color=style.color,
+            linestyle=style.mpl_linestyle,
+            marker=style.mpl_marker,
+            markersize=3,
+            linewidth=0.9,
+            label=name if decl.series else decl.line_label or None,
+        )
+    mark = mark_x(decl, rows)
+    if mark is not None:
+        ax.axvline(mark, color="black", linewidth=0.6, linestyle=":", label=decl.mark_label)
+    if decl.reference is not None:
+        ax.axhline(decl.reference, color="black", linewidth=0.6, linestyle="--")
+    if decl.log:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(decl.xlabel)
+    ax.set_ylabel(decl.ylabel)
+    if decl.series or decl.line_label or mark is not None:
+        ax.legend(frameon=False, fontsize="small")
+
+
 # --------------------------------------------------------------------------------------
 # The declarations
 
@@ -176,6 +227,9 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
         f.bad("`y` must name columns, and `panels` (if any) one title each")
     if not isinstance(size, list) or len(size) != 2 or not all(_positive(v) for v in size):
         f.bad("`size` must be [width, height] in inches, both > 0")
+    kind = f.text("kind", "bar")
+    if kind not in ("bar", "line"):
+        f.bad(f"kind {kind!r} is not one of bar, line")
     return FigureDecl(
         stem=f.text("stem"),
         title=f.text("title"),
@@ -191,4 +245,9 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
         ylabel=f.text("ylabel", ""),
         reference=f.number("reference"),
         log=f.flag("log"),
+        kind=kind,
+        xlabel=f.text("xlabel", ""),
+        line_label=f.text("line_label", ""),
+        mark_first=f.texts("mark_first"),
+        mark_label=f.text("mark_label", ""),
     )
