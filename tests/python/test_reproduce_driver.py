@@ -127,6 +127,11 @@ BAD_PLANS = [
     ),
     (_PLAN + '[reproduce.figures]\nstem = "s"\n', "reproduce.figures must be an array of tables"),
     (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nseries = "m"\n'
+        'series_columns = ["hw"]\n',
+        "reproduce.figures\\[0\\]: `series_columns` is for a bar figure without `series`",
+    ),
+    (
         _PLAN + '[[reproduce.figures]]\nkind = "pie"\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\n',
         "reproduce.figures\\[0\\]: kind 'pie' is not one of bar, line",
     ),
@@ -289,3 +294,21 @@ def test_a_line_figure_marks_the_first_row_with_a_positive_column(
     png, csv = draw_all([decl], rows, tmp_path)
     assert png.stat().st_size > 0
     assert csv.read_text(encoding="utf-8").splitlines()[0] == "t,gc,er"
+
+
+#: (a bar figure's series_columns, the series, the y column, the column its value is read from)
+WIDE = [((), "", "p99_us", "p99_us"), (("hardware", "software"), "software", "p99_us", "software_p99_us")]
+
+
+@pytest.mark.parametrize(("wide", "series", "y", "column"), WIDE)
+def test_a_wide_bar_figure_reads_a_series_value_from_its_prefixed_column(
+    wide: tuple[str, ...], series: str, y: str, column: str, tmp_path: Path
+) -> None:
+    from ftlab.reproduce.figures import FigureDecl, draw_all
+
+    decl = FigureDecl("f", "t", "x", (y,), series_columns=wide, csv="data", log=True)
+    assert decl.column(series, y) == column
+    assert decl.split == bool(wide)
+    rows = [{"x": "a", "p99_us": 1.0, "hardware_p99_us": 2.0, "software_p99_us": 3.0}]
+    png, csv = draw_all([decl], rows, tmp_path)
+    assert (png.name, csv.name) == ("f.png", "data.csv")

@@ -3,13 +3,18 @@
 A declared figure draws rows of the paper's metrics (`PaperCode.rows`: metrics.csv's rows) as
 bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table says:
 
-- `stem` and `title`; `size`, the figure's [width, height] in inches (default [7.0, 2.6]);
+- `stem` and `title`; `csv`, the data file's stem where it is not `stem`; `size`, the
+  figure's [width, height] in inches (default [7.0, 2.6]);
 - `where`: the rows it draws, those whose columns equal these values (every row if absent);
-- `x`: the column that names a bar group (its tick label; `x_labels` maps a value to a label);
+- `x`: the column that names a bar group (its tick label; `x_labels` maps a value to a label;
+  `x_rotation`, the labels' angle in degrees: by default 0 with series, 30 without);
 - `y`: the columns drawn, one panel each, titled by `panels` (same length) if given;
 - `series`: the column that splits a group into bars side by side, shaded by `shades` (a
   value -> a grey level; a series without one takes the scheme palette's colour and hatch,
   `ftlab.report.style`), with a legend; without it, one grey bar per row;
+- `series_columns` instead of `series`, for wide rows: the series are these names and a bar's
+  value of `y` is the column `<name>_<y>` of its group's row; `series_labels` maps a series to
+  its legend's label;
 - `paper`: the column holding the paper's value of the bar (a diamond marker, "paper");
 - `ylabel`; `reference`: a dashed horizontal line at this value (none if absent); `log`: a
   logarithmic y axis (bars then carry no value labels).
@@ -70,6 +75,19 @@ class FigureDecl:
     line_label: str = ""
     mark_first: tuple[str, ...] = ()
     mark_label: str = ""
+    series_columns: tuple[str, ...] = ()
+    csv: str = ""
+    x_rotation: float | None = None
+    series_labels: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def split(self) -> bool:
+        """Whether a group's bars are side by side, one per series."""
+        return bool(self.series or self.series_columns)
+
+    def column(self, name: str, y: str) -> str:
+        """The column holding series `name`'s value of `y`: `<name>_<y>` with `series_columns`."""
+        return f"{name}_{y}" if self.series_columns else y
 
     def rows(self, rows: Sequence[Row]) -> list[Row]:
         """The rows this figure draws."""
@@ -83,13 +101,13 @@ def draw_all(decls: Sequence[FigureDecl], rows: Sequence[Row], out: Path) -> lis
     for decl in decls:
         mine = decl.rows(rows)
         files.append(_draw(decl, mine, out / f"{decl.stem}.png"))
-        files.append(write_csv(out / f"{decl.stem}.csv", mine))
+        files.append(write_csv(out / f"{decl.csv or decl.stem}.csv", mine))
     return files
 
 
 def _look(decl: FigureDecl, name: str, index: int) -> tuple[str, str | None]:
     """A bar's colour and hatch: its series' declared shade, else the scheme palette's."""
-    if name in decl.shades or not decl.series:
+    if name in decl.shades or not decl.split:
         return decl.shades.get(name, "0.55"), None
     from ftlab.report.style import scheme_style
 
@@ -98,7 +116,8 @@ def _look(decl: FigureDecl, name: str, index: int) -> tuple[str, str | None]:
 
 def _at(row: Row, decl: FigureDecl, group: str, name: str) -> bool:
     """Whether `row` is the bar of `group` (and of series `name`, with a series)."""
-    return str(row.get(decl.x)) == group and (not decl.series or str(row.get(decl.series)) == name)
+    same = not decl.series or str(row.get(decl.series)) == name
+    return str(row.get(decl.x)) == group and same
 
 
 def _number(value: object) -> float:
@@ -111,6 +130,7 @@ def _draw(decl: FigureDecl, rows: Sequence[Row], png: Path) -> Path:
 
     groups = list(dict.fromkeys(str(r.get(decl.x)) for r in rows))
     series = list(dict.fromkeys(str(r.get(decl.series)) for r in rows)) if decl.series else [""]
+    series = list(decl.series_columns) or series
     with matplotlib.rc_context(RC_PARAMS):
         fig = Figure(figsize=decl.size, layout="constrained")
         axes = fig.subplots(1, len(decl.y), squeeze=False)[0]
@@ -135,11 +155,11 @@ def _panel(
     for i, group in enumerate(groups):
         for j, name in enumerate(series):
             row = next((r for r in rows if _at(r, decl, group, name)), None)
-            value = math.nan if row is None else _number(row.get(column))
+            value = math.nan if row is None else _number(row.get(decl.column(name, column)))
             if not math.isfinite(value):
                 continue
             x = i + (j - (len(series) - 1) / 2) * width
-            label = name if decl.series and name not in labelled else None
+            label = decl.series_labels.get(name, name) if decl.split and name not in labelled else None
             color, hatch = _look(decl, name, j)
             ax.bar(x, value, width, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, label=label)
             labelled.add(name)
@@ -161,11 +181,13 @@ def _panel(
         ax.set_ylim(0.0, 1.15 * (max(tops) or 1.0))
     ticks = [decl.x_labels.get(g, g) for g in groups]
     # Side-by-side series leave room for level labels; one bar per group, for slanted ones.
-    rotation, align = (0, "center") if decl.series else (30, "right")
+    rotation, align = (0.0, "center") if decl.split else (30.0, "right")
+    if decl.x_rotation is not None:
+        rotation, align = decl.x_rotation, "right" if decl.x_rotation else "center"
     ax.set_xticks(range(len(groups)), ticks, rotation=rotation, ha=align)
     ax.set_ylabel(decl.ylabel)
     ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-    if decl.series or decl.paper:
+    if decl.split or decl.paper:
         ax.legend(fontsize=7)
 
 
@@ -230,6 +252,8 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
     kind = f.text("kind", "bar")
     if kind not in ("bar", "line"):
         f.bad(f"kind {kind!r} is not one of bar, line")
+    if f.raw.get("series_columns") and (f.raw.get("series") or kind == "line"):
+        f.bad("`series_columns` is for a bar figure without `series`")
     return FigureDecl(
         stem=f.text("stem"),
         title=f.text("title"),
@@ -250,4 +274,8 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
         line_label=f.text("line_label", ""),
         mark_first=f.texts("mark_first"),
         mark_label=f.text("mark_label", ""),
+        series_columns=f.texts("series_columns"),
+        csv=f.text("csv", ""),
+        x_rotation=f.number("x_rotation"),
+        series_labels=f.strings("series_labels"),
     )
