@@ -692,6 +692,7 @@ def figures(reports: Mapping[str, Report], model: FlashbloxLifetime, out: Path) 
 
 
 def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
+    """fig2-wear: `ftlab lifetime`'s own figure and CSV of the model (ftlab.report.lifetime)."""
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
     lifetime_files.write_csv(model, csv_path)
     lifetime_files.plot(model, png)
@@ -699,6 +700,9 @@ def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
 
 
 def figure_swap(hardware: Report, out: Path) -> list[Path]:
+    """fig3-swap: the hardware run's read p99 per tenant over time. Not declared: the shaded
+    swap phase starts at a value of the resolved scenario, not of a row, and its CSV is the
+    polars frame's."""
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure

@@ -687,7 +687,9 @@ def figures(report: Report, analysis: RtAnalysis, out: Path) -> list[Path]:
 
 def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
     """Figures 10-13's spirit: per 1 s window and scheme, the p99 write and read latency over
-    the measured phase (the CSV also has the means)."""
+    the measured phase (the CSV also has the means). Not declared: its CSV is the polars
+    frame's (a declared figure writes `claims.write_csv`'s cells), and each panel drops its own
+    empty windows and plots µs as ms."""
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure
@@ -741,7 +743,8 @@ def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
 
 def figure_cdf(report: Report, out: Path) -> list[Path]:
     """Figures 14-15's spirit: the CDF of write and read request latency per scheme over the
-    measured phase."""
+    measured phase. Not declared: its panels split the rows by a column's value (`op`), not
+    by y columns, and its CSV is the polars frame's."""
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure
