@@ -114,6 +114,32 @@ BAD_PLANS = [
         "reproduce.figures\\[0\\]: unknown keys colour",
     ),
     (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nlog = 1\n',
+        "reproduce.figures\\[0\\]: `log` must be true or false",
+    ),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nreference = "1"\n',
+        "reproduce.figures\\[0\\]: `reference` must be a number",
+    ),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nshades = {a = 1}\n',
+        "reproduce.figures\\[0\\]: `shades` must be a table of strings",
+    ),
+    (_PLAN + '[reproduce.figures]\nstem = "s"\n', "reproduce.figures must be an array of tables"),
+    (
+        _PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\nseries = "m"\n'
+        'series_columns = ["hw"]\n',
+        "reproduce.figures\\[0\\]: `series_columns` is for a bar figure without `series`",
+    ),
+    (
+        _PLAN + '[[reproduce.figures]]\nkind = "pie"\nstem = "s"\ntitle = "t"\nx = "x"\ny = ["a"]\n',
+        "reproduce.figures\\[0\\]: kind 'pie' is not one of bar, line",
+    ),
+    (
+        _PLAN + '[[reproduce.pairs]]\nkey = "waf"\nwhy = "w"\nmargin_tail = ""\n',
+        "reproduce.pairs\\[0\\]: `margin_tail` must be a non-empty string",
+    ),
+    (
         _PLAN.replace("[reproduce]\n", '[reproduce]\nsensitivity_keys = ["quick", "seed"]\n'),
         "reproduce.sensitivity_keys must list distinct keys of reproduction, scenario, quick, wall_s",
     ),
@@ -250,3 +276,39 @@ def test_a_declared_pair_says_its_numbers() -> None:
     assert missing.why == "DLWA u/x 3.00 vs z n/a: nanx." + measures.MISSING
     assert measures.parse("margin:dlwa:u:x/y", [pair]) == measures.PairName(pair, "u", "x", "y", True)
     assert measures.parse("p99:u:x/y", [pair]) is None and measures.parse("dlwa:u/x", [pair]) is None
+
+
+_ROWS = [{"t": 0.0, "gc": 0, "er": 0}, {"t": 1.0, "gc": 0, "er": 2}, {"t": 2.0, "gc": 5, "er": 0}]
+#: (rows of a line figure, its `mark_first`, the x its mark stands at, or None for no mark)
+LINE_MARKS = [(_ROWS, ("gc", "er"), 1.0), (_ROWS, ("gc",), 2.0), (_ROWS[:1], ("gc", "er"), None)]
+
+
+@pytest.mark.parametrize(("rows", "columns", "at"), LINE_MARKS)
+def test_a_line_figure_marks_the_first_row_with_a_positive_column(
+    rows: list[dict[str, float]], columns: tuple[str, ...], at: float | None, tmp_path: Path
+) -> None:
+    from ftlab.reproduce.figures import FigureDecl, draw_all, mark_x
+
+    decl = FigureDecl("f", "t", "t", ("gc",), kind="line", mark_first=columns, mark_label="mark")
+    assert mark_x(decl, rows) == at
+    png, csv = draw_all([decl], rows, tmp_path)
+    assert png.stat().st_size > 0
+    assert csv.read_text(encoding="utf-8").splitlines()[0] == "t,gc,er"
+
+
+#: (a bar figure's series_columns, the series, the y column, the column its value is read from)
+WIDE = [((), "", "p99_us", "p99_us"), (("hardware", "software"), "software", "p99_us", "software_p99_us")]
+
+
+@pytest.mark.parametrize(("wide", "series", "y", "column"), WIDE)
+def test_a_wide_bar_figure_reads_a_series_value_from_its_prefixed_column(
+    wide: tuple[str, ...], series: str, y: str, column: str, tmp_path: Path
+) -> None:
+    from ftlab.reproduce.figures import FigureDecl, draw_all
+
+    decl = FigureDecl("f", "t", "x", (y,), series_columns=wide, csv="data", log=True)
+    assert decl.column(series, y) == column
+    assert decl.split == bool(wide)
+    rows = [{"x": "a", "p99_us": 1.0, "hardware_p99_us": 2.0, "software_p99_us": 3.0}]
+    png, csv = draw_all([decl], rows, tmp_path)
+    assert (png.name, csv.name) == ("f.png", "data.csv")

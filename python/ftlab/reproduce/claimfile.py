@@ -63,29 +63,7 @@ from ftlab.reproduce.claims import (
     tally,
     tally_line,
 )
-
-_KEYS = {
-    "id",
-    "text",
-    "quote",
-    "where",
-    "kind",
-    "paper",
-    "high",
-    "paper_text",
-    "op",
-    "adjective",
-    "digits",
-    "measure",
-    "measures",
-    "runs",
-    "not_measured",
-    "rests_on",
-    "ours",
-    "floor",
-    "formula",
-    "device_time",
-}
+from ftlab.reproduce.decl import keys_of, table
 
 
 @dataclass(frozen=True)
@@ -184,11 +162,7 @@ def load(name: str) -> PaperClaims:
 
 def _spec(where: str, index: int, raw: Mapping[str, Any]) -> Spec:
     label = f"claims[{index}] ({raw.get('id', '?')})"
-    unknown = sorted(set(raw) - _KEYS)
-    if unknown:
-        raise input_error(
-            where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {', '.join(sorted(_KEYS))}"
-        )
+    table(where, label, raw, keys_of(Spec))
     for key in ("id", "text", "quote", "where", "kind", "rests_on"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
@@ -521,15 +495,3 @@ def markdown_from_file(name: str, path: Any) -> str:
     if doc.get("reproduction") != name:
         raise input_error(file, f"is the claims of {doc.get('reproduction')!r}, not of {name!r}")
     return markdown(load(name), {c["id"]: row_of(c) for c in doc.get("claims") or []})
-
-
-def table(where: str | Path, label: str, raw: object, keys: set[str]) -> Mapping[str, object]:
-    """`raw` as a table of the claim file `where` names, whose keys are all in `keys`; else an
-    `ftlab.InputError` naming `label` and the valid keys (the `[reproduce]` tables' check)."""
-    if not isinstance(raw, Mapping):
-        raise input_error(where, f"{label} must be a table")
-    unknown = sorted(set(raw) - keys)
-    if unknown:
-        valid = ", ".join(sorted(keys))
-        raise input_error(where, f"{label}: unknown keys {', '.join(unknown)}; valid keys: {valid}")
-    return raw

@@ -11,7 +11,7 @@ systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
 scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
-record (`sensitivity_base`), and its bar figures (`[[reproduce.figures]]`,
+record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`). The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
@@ -58,6 +58,7 @@ from ftlab.reproduce.claims import (
     write_claims_json,
     write_sensitivity,
 )
+from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
 from ftlab.reproduce.measures import PairDecl, load_pairs, measure_all
 from ftlab.reproduce.seeds import preimport
@@ -148,9 +149,6 @@ _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
-_SCENARIO_KEYS = {"key", "full", "quick", "what", "named"}
-_RUN_KEYS = {"label", "scenario", "dir", "set", "jobs", "title"}
-_CASE_KEYS = {"name", "values", "set", "scale", "runs"}
 
 
 def load_plan(name: str) -> Plan:
@@ -161,7 +159,7 @@ def load_plan(name: str) -> Plan:
     raw = _toml.loads(path.read_text(encoding="utf-8")).get("reproduce")
     if not isinstance(raw, dict):
         raise input_error(where, "no [reproduce] table (the scenarios and runs of the reproduction)")
-    claimfile.table(where, "reproduce", raw, _PLAN_KEYS)
+    table(where, "reproduce", raw, _PLAN_KEYS)
     scenarios = tuple(_scenario(where, i, s) for i, s in enumerate(raw.get("scenarios") or []))
     keys = [s.key for s in scenarios]
     runs = tuple(_run(where, i, r, keys) for i, r in enumerate(raw.get("runs") or []))
@@ -191,41 +189,27 @@ def load_plan(name: str) -> Plan:
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
-    label = f"reproduce.scenarios[{i}]"
-    claimfile.table(where, label, raw, _SCENARIO_KEYS)
-    for key in ("key", "full", "quick", "what"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
-            raise input_error(where, f"{label}: `{key}` must be a non-empty string")
-    named = raw.get("named", False)
-    if not isinstance(named, bool):
-        raise input_error(where, f"{label}: `named` must be true or false")
-    return ScenarioDecl(str(raw["key"]), str(raw["full"]), str(raw["quick"]), str(raw["what"]), named)
+    f = Fields.of(where, f"reproduce.scenarios[{i}]", raw, ScenarioDecl)
+    return ScenarioDecl(f.text("key"), f.text("full"), f.text("quick"), f.text("what"), f.flag("named"))
 
 
 def _run(where: str, i: int, raw: Mapping[str, object], scenarios: Sequence[str]) -> RunDecl:
-    label = f"reproduce.runs[{i}] ({raw.get('label', '?')})"
-    claimfile.table(where, label, raw, _RUN_KEYS)
-    for key in ("label", "scenario", "dir"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
-            raise input_error(where, f"{label}: `{key}` must be a non-empty string")
-    if raw["scenario"] not in scenarios:
-        known = ", ".join(scenarios)
-        raise input_error(where, f"{label}: scenario {raw['scenario']!r} is not one of {known}")
+    f = Fields.of(where, f"reproduce.runs[{i}] ({raw.get('label', '?')})", raw, RunDecl)
+    label, scenario, dir_ = f.text("label"), f.text("scenario"), f.text("dir")
+    if scenario not in scenarios:
+        f.bad(f"scenario {scenario!r} is not one of {', '.join(scenarios)}")
     sets = raw.get("set", [])
     if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
-        raise input_error(where, f"{label}: `set` must be a list of KEY=VALUE strings")
+        f.bad("`set` must be a list of KEY=VALUE strings")
     jobs = raw.get("jobs", "all")
     if jobs not in ("all", "one"):
-        raise input_error(where, f"{label}: jobs {jobs!r} is not one of all, one")
-    title = raw.get("title", "")
-    if not isinstance(title, str):
-        raise input_error(where, f"{label}: `title` must be a string")
-    return RunDecl(str(raw["label"]), str(raw["scenario"]), str(raw["dir"]), tuple(sets), jobs, title)
+        f.bad(f"jobs {jobs!r} is not one of all, one")
+    return RunDecl(label, scenario, dir_, tuple(sets), jobs, f.text("title", ""))
 
 
 def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     label = f"reproduce.cases[{i}] ({raw.get('name', '?')})"
-    claimfile.table(where, label, raw, _CASE_KEYS)
+    table(where, label, raw, keys_of(CaseDecl))
     name, values, sets = raw.get("name"), raw.get("values"), raw.get("set")
     if not isinstance(name, str) or not name:
         raise input_error(where, f"{label}: `name` must be a non-empty string")

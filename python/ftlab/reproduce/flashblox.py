@@ -59,7 +59,6 @@ from ftlab.reproduce.claims import (
     drop_die_limit,
     health,
     ratio,
-    write_csv,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, claim_values, load_plan
 from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
@@ -127,7 +126,11 @@ class FlashBlox(PaperCode[Seen]):
         return run_health(seen.reports)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        return figures(seen.reports, seen.model, out)
+        return [*super().figures(seen, out), *figures(seen.reports, seen.model, out)]
+
+    def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
+        """Figure 1's rows (latency.csv, its declared bar figure): `latency_rows`."""
+        return latency_rows(seen.reports["hardware"].summary, seen.reports["software"].summary)
 
     def sections(self, seen: Seen) -> dict[str, object]:
         return {"software_iops_factor": SOFTWARE_IOPS_FACTOR, "lifetime_model": lifetime_section(seen.model)}
@@ -680,53 +683,16 @@ def lifetime_section(model: FlashbloxLifetime) -> dict[str, object]:
 
 
 def figures(reports: Mapping[str, Report], model: FlashbloxLifetime, out: Path) -> list[Path]:
-    """fig1-latency (per-tenant read latency, both runs), fig2-wear (the fast-forward's channel
-    wear with and without swaps) and fig3-swap (the hardware run's read p99 per tenant over
-    time, the swap phase shaded), each PNG with its CSV; the paths written."""
+    """fig2-wear (the fast-forward's channel wear with and without swaps) and fig3-swap (the
+    hardware run's read p99 per tenant over time, the swap phase shaded), each PNG with its
+    CSV; the paths written (Figure 1 is declared: `[[reproduce.figures]]` of
+    papers/flashblox.toml, from `latency_rows`)."""
     out.mkdir(parents=True, exist_ok=True)
-    rows = latency_rows(reports["hardware"].summary, reports["software"].summary)
-    files = figure_latency(rows, out)
-    files += figure_wear(model, out)
-    files += figure_swap(reports["swap"], out)
-    return files
-
-
-def figure_latency(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    csv_path = write_csv(out / "latency.csv", rows)
-    tenants = [r["tenant"] for r in rows]
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(8.0, 3.0), layout="constrained")
-        axes = fig.subplots(1, 2)
-        for ax, metric, title in zip(
-            axes, ("mean_us", "p99_us"), ("(a) mean read latency", "(b) p99 read latency"), strict=True
-        ):
-            for i, run in enumerate(LATENCY_RUNS):
-                x = [k + (i - 0.5) * 0.4 for k in range(len(rows))]
-                y = [r[f"{run}_{metric}"] or math.nan for r in rows]
-                ax.bar(
-                    x,
-                    y,
-                    0.4,
-                    label=f"{run} isolation",
-                    color=scheme_style(i).color,
-                    edgecolor="black",
-                    linewidth=0.5,
-                    hatch=("", "////")[i],
-                )
-            ax.set_xticks(range(len(rows)), tenants, rotation=45, ha="right")
-            ax.set_yscale("log")
-            ax.set_ylabel("latency (µs)")
-            ax.set_title(title)
-        axes[0].legend(frameon=False)
-    png = out / "fig1-latency.png"
-    save(fig, png, "png")
-    return [png, csv_path]
+    return [*figure_wear(model, out), *figure_swap(reports["swap"], out)]
 
 
 def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
+    """fig2-wear: `ftlab lifetime`'s own figure and CSV of the model (ftlab.report.lifetime)."""
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
     lifetime_files.write_csv(model, csv_path)
     lifetime_files.plot(model, png)
@@ -734,6 +700,9 @@ def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
 
 
 def figure_swap(hardware: Report, out: Path) -> list[Path]:
+    """fig3-swap: the hardware run's read p99 per tenant over time. Not declared: the shaded
+    swap phase starts at a value of the resolved scenario, not of a row, and its CSV is the
+    polars frame's."""
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure

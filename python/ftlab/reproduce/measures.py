@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ftlab._errors import input_error
-from ftlab.reproduce.claimfile import Measured, table
+from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import fmt_change, fmt_number, ratio
+from ftlab.reproduce.decl import Fields, tables
 
 #: The default end of a ratio's sentence and of a margin's.
 RATIO_TAIL = "{factor:.3f}x."
@@ -36,8 +37,6 @@ MISSING = " (A value is missing from summary.json or zero.)"
 
 #: A paper's metric lookup: (subject, system, key) -> the number, or None where it is missing.
 Lookup = Callable[[str, str, str], "float | None"]
-
-_KEYS = {"key", "why", "unit", "digits", "ratio_tail", "margin_tail"}
 
 
 @dataclass(frozen=True)
@@ -120,11 +119,7 @@ def measure_all(
 def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
     """The `[[reproduce.pairs]]` tables of the claim file `where` names; a bad table is an
     `ftlab.InputError` naming the key."""
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise input_error(where, "reproduce.pairs must be an array of tables")
-    pairs = tuple(_pair(where, i, t) for i, t in enumerate(raw))
+    pairs = tables(where, "reproduce.pairs", raw, _pair)
     keys = [p.key for p in pairs]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
@@ -133,30 +128,18 @@ def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
 
 
 def _pair(where: str, i: int, given: object) -> PairDecl:
-    label = f"reproduce.pairs[{i}]"
-    raw = table(where, label, given, _KEYS)
-    texts = {}
-    for key, default in (("key", None), ("why", None), ("unit", ""), ("ratio_tail", RATIO_TAIL)):
-        texts[key] = raw.get(key, default)
-        if not isinstance(texts[key], str) or (default is None and not texts[key]):
-            raise input_error(where, f"{label}: `{key}` must be a non-empty string")
-    margin_tail = raw.get("margin_tail", MARGIN_TAIL)
-    if not isinstance(margin_tail, str) or not margin_tail:
-        raise input_error(where, f"{label}: `margin_tail` must be a non-empty string")
-    digits = raw.get("digits", 0)
-    if not isinstance(digits, int) or isinstance(digits, bool) or not 0 <= digits <= 6:
-        raise input_error(where, f"{label}: `digits` must be an integer in 0..=6")
+    f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
     decl = PairDecl(
-        str(texts["key"]),
-        str(texts["why"]),
-        str(texts["unit"]),
-        digits,
-        str(texts["ratio_tail"]),
-        margin_tail,
+        f.text("key"),
+        f.text("why"),
+        f.text("unit", ""),
+        f.integer("digits", 0, 0, 6),
+        f.text("ratio_tail", RATIO_TAIL),
+        f.text("margin_tail", MARGIN_TAIL, nonempty=True),
     )
     try:  # every template formats: a wrong placeholder is the file's error, not a run's
         decl.measure("subject", "a", "b", False, lambda _s, _x, _k: 1.0)
         decl.measure("subject", "a", "b", True, lambda _s, _x, _k: 1.0)
     except (KeyError, ValueError, IndexError) as e:
-        raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
+        f.bad(f"a template names an unknown placeholder or format ({e})")
     return decl

@@ -373,7 +373,9 @@ FIG5_COLUMNS = (
 def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
     """Figure 5: 5 s windows of mean read latency per tenant over [rise − 300 s, rise +
     300 s) for partitioned, upi and upi-guarded, then upi's and upi-guarded's allocation-set
-    sizes; fig5-window.png and fig5-window.csv."""
+    sizes; fig5-window.png and fig5-window.csv. Not declared: its panels are one per scheme
+    present and column, stacked on a shared x, around the rise this module computes, and its
+    CSV is the polars frame's (Figure 4 is `ftlab plot`'s CDF)."""
     import matplotlib
     import polars as pl
     from matplotlib.figure import Figure
