@@ -96,8 +96,6 @@ pub struct Ftl {
     plane_cursor: Vec<u8>,
     /// Die of the partly filled host page per (slot, stream), or `NONE`.
     host_cursor: Vec<u32>,
-    /// The block holding that page, where `host_cursor` is set (`allocate_at_cursor`).
-    host_cursor_block: Vec<u32>,
     /// Valid units per (tenant, die), row-major by tenant (for placement metrics).
     valid_by_tenant_die: Vec<u64>,
     oracle: Option<Oracle>,
@@ -176,7 +174,6 @@ impl Ftl {
             frontiers: vec![NONE; n_keys * geometry.n_dies as usize * params.frontier_planes as usize],
             plane_cursor: vec![0; n_keys * geometry.n_dies as usize],
             host_cursor: vec![NONE; n_slots * params.physical_streams as usize],
-            host_cursor_block: vec![NONE; n_slots * params.physical_streams as usize],
             valid_by_tenant_die: vec![0; n_tenants * geometry.n_dies as usize],
             oracle,
             div: Divisors {
@@ -288,14 +285,14 @@ impl Ftl {
         if key.class == WriteClass::Host {
             let idx = self.cursor_idx(key.tenant, key.stream);
             self.host_cursor[idx] = if placed.page_full.is_some() { NONE } else { die.0 };
-            self.host_cursor_block[idx] = block.0;
         }
         Ok(placed)
     }
 
     /// `allocate` of a host unit of `key` where its frontier has a partly filled page
-    /// (`host_cursor`): the unit goes to that page, whose block is known open, without
-    /// asking the frontier again. `None`: no partial page (ask `allocate` with a die).
+    /// (`host_cursor`): the unit goes to that page, in the frontier's block (open: its page is
+    /// partly filled), without `allocate`'s open-block check. `None`: no partial page (ask
+    /// `allocate` with a die).
     #[inline]
     pub(crate) fn allocate_at_cursor(
         &mut self,
@@ -308,14 +305,12 @@ impl Ftl {
         if die == NONE {
             return None;
         }
-        let (die, block) = (DieIdx(die), BlockIdx(self.host_cursor_block[idx]));
+        let die = DieIdx(die);
         let planes = self.params.frontier_planes;
         let plane = if planes == 1 { 0 } else { self.plane_cursor[self.key_die_idx(key, die)] as u32 };
-        assert_eq!(
-            self.frontiers[self.frontier_idx(key, die, plane)],
-            block.0,
-            "host cursor off its frontier"
-        );
+        let block = self.frontiers[self.frontier_idx(key, die, plane)];
+        assert!(block != NONE, "a host cursor on a frontier with no open block");
+        let block = BlockIdx(block);
         let unit = self.hand_out(key, die, plane, block, stamp_ns);
         let placed = self.handed_out(key, die, block, unit);
         if placed.page_full.is_some() {
