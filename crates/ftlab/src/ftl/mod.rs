@@ -107,19 +107,19 @@ pub struct Ftl {
 /// `x / d` is then `x >> shift`, the same value without a division instruction (tens of
 /// cycles, several per GC copy), else the division itself.
 #[derive(Clone, Copy, Debug)]
-struct Div {
+pub(crate) struct Div {
     d: u32,
     shift: u32,
 }
 
 impl Div {
-    fn new(d: u32) -> Div {
+    pub(crate) fn new(d: u32) -> Div {
         assert!(d > 0, "a divisor of zero");
         Div { d, shift: if d.is_power_of_two() { d.trailing_zeros() } else { u32::MAX } }
     }
 
     #[inline(always)]
-    fn div(self, x: u32) -> u32 {
+    pub(crate) fn div(self, x: u32) -> u32 {
         if self.shift != u32::MAX {
             x >> self.shift
         } else {
@@ -129,7 +129,7 @@ impl Div {
 
     /// Whether `x` is a multiple of the divisor.
     #[inline(always)]
-    fn divides(self, x: u32) -> bool {
+    pub(crate) fn divides(self, x: u32) -> bool {
         if self.shift != u32::MAX {
             x & (self.d - 1) == 0
         } else {

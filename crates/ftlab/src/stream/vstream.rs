@@ -31,6 +31,7 @@
 use super::{MapperContext, MapperInfo, StreamMapper, VirtualTally};
 use crate::flash::geometry::{Geometry, Ppa};
 use crate::ftl::blocks::WriteClass;
+use crate::ftl::Div;
 use crate::knobs::{check_all, config_fields, serde_defaults, Bounds, IntBounds, Knob, KnobKind};
 use crate::policy::{
     parse_config, to_table, Cause, Command, Counters, DeviceView, Interests, Invalidated, Placed,
@@ -193,11 +194,9 @@ pub struct VStream {
     groups_per_block: u32,
     /// `units_per_page * stamp_group_pages` when the groups tile every block exactly
     /// (`pages_per_block` a multiple of `stamp_group_pages`): then a unit's group is
-    /// `ppa / units_per_group`, one division where the general form takes four.
-    units_per_group_tiled: Option<u32>,
-    /// `log2(units_per_group_tiled)` when that is a power of two (the usual case: 4 units a
-    /// page, one page a group): the group is then a shift of the address, not a division.
-    group_shift: Option<u32>,
+    /// `ppa / units_per_group`, one division where the general form takes four (a shift
+    /// where it is a power of two, the usual case: `Div`).
+    units_per_group_tiled: Option<Div>,
     /// Write stamp (ticks) of each stamp group: `block * groups_per_block + page / group`.
     stamps: Vec<u32>,
     /// Per (tenant, virtual stream) at `t * v + vs`: lifetime sum (ns), dead pages, host
@@ -249,7 +248,7 @@ impl VStream {
         let units_per_group_tiled = g
             .pages_per_block
             .is_multiple_of(config.stamp_group_pages)
-            .then(|| g.units_per_page * config.stamp_group_pages);
+            .then(|| Div::new(g.units_per_page * config.stamp_group_pages));
         Ok(VStream {
             streams: s,
             v,
@@ -258,7 +257,6 @@ impl VStream {
             tick_ns: config.stamp_tick_us * 1000,
             groups_per_block,
             units_per_group_tiled,
-            group_shift: units_per_group_tiled.filter(|u| u.is_power_of_two()).map(u32::trailing_zeros),
             stamps: vec![0; g.n_blocks as usize * groups_per_block as usize],
             lifetime_sum_ns: vec![0.0; n_tenants * v],
             n_dead: vec![0; n_tenants * v],
@@ -285,16 +283,11 @@ impl VStream {
     /// The stamp group of a unit, and whether it is the group's first unit.
     #[inline]
     pub(crate) fn group_of(&self, ppa: Ppa) -> (usize, bool) {
-        if let Some(shift) = self.group_shift {
-            // `units_per_group_tiled` below, its division a shift.
-            let low = (1u32 << shift) - 1;
-            return ((ppa.0 >> shift) as usize, ppa.0 & low == 0);
-        }
         if let Some(units) = self.units_per_group_tiled {
             // ppa = block·ppb·upp + page·upp + u, with ppb = k·group: ppa / (group·upp) is
             // block·k + page / group (u < upp), and the remainder is 0 exactly at a group's
             // first unit.
-            return ((ppa.0 / units) as usize, ppa.0.is_multiple_of(units));
+            return (units.div(ppa.0) as usize, units.divides(ppa.0));
         }
         let g = &self.geometry;
         let block = g.block_of(ppa).0;
