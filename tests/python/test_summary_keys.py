@@ -455,8 +455,9 @@ def test_sweep_tasks_run_one_scheme_at_a_time(monkeypatch: pytest.MonkeyPatch) -
     out = sweep_exec.run_task('name = "s"\n', "s.toml", "/tmp", _core.version())
     assert set(out) == {"result"} and out["result"]["summary_json"] == "{}"
     for name in sweep_exec.CORE_TABLES:
-        assert isinstance(out["result"][name], pl.DataFrame)
-        assert out["result"][name].equals(pl.DataFrame({"x": [1.5]}))
+        frame = out["result"][name]
+        assert isinstance(frame, pl.DataFrame)
+        assert frame.equals(pl.DataFrame({"x": [1.5]}))
     pickle.dumps(out)
     assert calls == [{"text": 'name = "s"\n', "name": "s.toml", "base_dir": "/tmp", "jobs": 1}]
 

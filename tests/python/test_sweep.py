@@ -19,13 +19,13 @@ import threading
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pytest
 import tomllib
 
 import ftlab
 from conftest import REPO_ROOT
+from ftlab.sweeps.spec import Failure
 
 SHIPPED = REPO_ROOT / "scenarios" / "sweeps" / "op-by-scheme.toml"
 BASE = REPO_ROOT / "scenarios" / "sweeps" / "uniform-writes.toml"
@@ -206,7 +206,7 @@ def test_failing_runs_are_reported_and_the_others_go_on(ray_session: ModuleType,
         "grid": {"device.over_provisioning": [0.25, -1.0]},
         "cases": [{"name": "present"}, {"name": "missing", "set": {"tenants.0.trace.path": "missing.csv"}}],
     }
-    seen: list[dict[str, Any]] = []
+    seen: list[Failure] = []
     cwd = os.getcwd()
     os.chdir(tmp_path)  # a dict sweep's paths resolve against the current directory
     try:

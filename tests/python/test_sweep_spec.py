@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import tomllib
@@ -43,7 +43,10 @@ def test_shipped_sweep_expands_to_its_grid() -> None:
     points = spec.points()
     assert len(points) == len(ops) * len(schemes) * len(data["seeds"])
     # Every combination once; each point's overrides parse back to its values.
-    combos = {(p.params["device.over_provisioning"], tuple(p.params["schemes"]), p.seed) for p in points}
+    combos = {
+        (p.params["device.over_provisioning"], tuple(cast("list[str]", p.params["schemes"])), p.seed)
+        for p in points
+    }
     assert combos == {(o, tuple(s), seed) for o in ops for s in schemes for seed in data["seeds"]}
     for p in points:
         sets = dict(o.split("=", 1) for o in p.overrides)
@@ -373,7 +376,7 @@ def test_plot_points_are_seed_statistics(tmp_path: Path) -> None:
     points = spec.points()
     waf = {
         (p.params["device.over_provisioning"], p.seed): 1.0
-        + p.seed * p.params["device.over_provisioning"] ** 2
+        + cast(int, p.seed) * cast(float, p.params["device.over_provisioning"]) ** 2
         for p in points
     }
     runs = tmp_path / "runs"

@@ -11,7 +11,7 @@ some failed, 2 for a bad sweep file or base scenario (via `ftlab.cli.main`) or w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -28,8 +28,9 @@ from rich.text import Text
 
 from ftlab._extras import missing
 from ftlab.cli import stdout_console
-from ftlab.sweeps import FAILURES_FILE, SweepInterrupted, describe, sweep
+from ftlab.sweeps import FAILURES_FILE, SweepInterrupted, SweepResult, describe, sweep
 from ftlab.sweeps.plot import aggregate
+from ftlab.sweeps.spec import Failure
 
 EXIT_RUNS_FAILED = 1
 #: Ray (the `sweep` extra) is not installed.
@@ -82,9 +83,7 @@ def sweep_command(
         err.print(Text(need, style="red"), soft_wrap=True)
         raise typer.Exit(EXIT_MISSING_EXTRA)
     try:
-        result = _run_with_progress(
-            sweep, err, sweep_file, out=out, address=address, retries=retries, set=set_ or ()
-        )
+        result = _run_with_progress(err, sweep_file, out, address, retries, set_ or [])
     except SweepInterrupted as e:
         err.print(
             Text(
@@ -101,7 +100,9 @@ def sweep_command(
         raise typer.Exit(EXIT_RUNS_FAILED)
 
 
-def _run_with_progress(sweep: Any, err: Console, sweep_file: Path, **kwargs: Any) -> Any:
+def _run_with_progress(
+    err: Console, sweep_file: Path, out: Path | None, address: str | None, retries: int, set_: list[str]
+) -> SweepResult:
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -121,13 +122,21 @@ def _run_with_progress(sweep: Any, err: Console, sweep_file: Path, **kwargs: Any
             else:
                 bar.update(task, completed=done, total=total)
 
-        def on_failure(f: dict[str, Any]) -> None:
+        def on_failure(f: Failure) -> None:
             bar.console.print(Text(f"run failed: {describe(f)}: {f['error']}", style="red"), soft_wrap=True)
 
-        return sweep(sweep_file, progress=on_progress, on_failure=on_failure, **kwargs)
+        return sweep(
+            sweep_file,
+            out=out,
+            address=address,
+            retries=retries,
+            set=set_,
+            progress=on_progress,
+            on_failure=on_failure,
+        )
 
 
-def _print_summary(result: Any) -> None:
+def _print_summary(result: SweepResult) -> None:
     console = stdout_console()
     ran = "" if result.ran is None else f": {result.ran} ran, {result.reused} done before"
     console.print(f"sweep: {len(result.runs)} planned runs{ran}, {len(result.failures)} failed")
@@ -139,9 +148,10 @@ def _print_summary(result: Any) -> None:
         console.print(_plot_table(result))
 
 
-def _plot_table(result: Any) -> Table:
+def _plot_table(result: SweepResult) -> Table:
     """The plotted points: per line and x value, the metric's mean over seeds and its spread."""
     plot = result.plot_spec
+    assert plot is not None, "a sweep's plot is drawn only from its [plot]"
     points, dims = aggregate(result.table, plot, result.parameters, str(result.dir))
     spread = ("min", "max") if plot.error == "minmax" else ("std",)
     table = Table(title=f"{plot.metric} (mean over seeds)", title_justify="left")
@@ -153,13 +163,13 @@ def _plot_table(result: Any) -> Table:
     return table
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:,.4g}"
     return "-" if value is None else str(value)
 
 
-def _print_failures(err: Console, result: Any) -> None:
+def _print_failures(err: Console, result: SweepResult) -> None:
     err.print(
         Text(f"{len(result.failures)} runs failed (also in {result.dir / FAILURES_FILE}):", style="red")
     )

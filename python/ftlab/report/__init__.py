@@ -243,14 +243,15 @@ class Report:
         return pl.DataFrame(rows, schema=schema, orient="row")
 
     @classmethod
-    def from_core(cls, out: Mapping[str, Any]) -> Report:
-        """Build a Report from the dict `ftlab._core.run` returns: its tables are Arrow
-        objects (`ftlab._core.ArrowTable`, or anything with the Arrow PyCapsule interface,
-        a polars DataFrame included), imported as polars frames without per-value work."""
+    def from_core(cls, out: Mapping[str, object]) -> Report:
+        """Build a Report from the dict `ftlab._core.run` returns (`ftlab._core.RunResult`):
+        its tables are Arrow objects (`ftlab._core.ArrowTable`, or anything with the Arrow
+        PyCapsule interface, a polars DataFrame included), imported as polars frames without
+        per-value work. A value of another type is a `TypeError` naming its key."""
         frames = {name: _frame(out[name]) for name in ("timeseries", "latency_cdf", "wear") if name in out}
         return cls(
-            out["summary_json"],
-            out["resolved_toml"],
+            _text(out, "summary_json"),
+            _text(out, "resolved_toml"),
             frames["timeseries"],
             frames.get("latency_cdf"),
             frames.get("wear"),
@@ -493,7 +494,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _frame(table: Any) -> pl.DataFrame:
+def _text(out: Mapping[str, object], key: str) -> str:
+    value = out[key]
+    if not isinstance(value, str):
+        raise TypeError(f"the core's {key} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _frame(table: object) -> pl.DataFrame:
     """A polars DataFrame of a core table, an object with the Arrow PyCapsule interface
     (`__arrow_c_stream__`): polars imports its Arrow buffers (Utf8 -> String, Float64,
     UInt64), no value passes through Python."""

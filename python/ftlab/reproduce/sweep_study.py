@@ -134,15 +134,17 @@ def run_study(
     by_case: dict[str, Sequence[Claim]] = {}
     details: list[dict[str, object]] = []
     for run in result.runs:
-        case = _case(cases, run["case"])
-        failed = next((f for f in result.failures if f["case"] == run["case"]), None)
+        name_ = run["case"]
+        assert name_ is not None, "every run of a study is one of its cases"
+        case = _case(cases, name_)
+        failed = next((f for f in result.failures if f["case"] == name_), None)
         if run["run"] is None or failed is not None:
             error = failed["error"] if failed else "did not resolve"
-            details.append({**_meta(case), "case": run["case"], "set": _set(case), "error": error})
+            details.append({**_meta(case), "case": name_, "set": _set(case), "error": error})
             continue
         report = result.report(run["run"])
         claims, checks = judge(report)
-        by_case[run["case"]] = claims
+        by_case[name_] = claims
         details.append(_case_detail(run, case, claims, report, checks))
     rows = sensitivity_summary(by_case)
     not_run = [c for c in every if c not in cases]

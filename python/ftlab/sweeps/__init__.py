@@ -17,14 +17,24 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Union
 
 from ftlab import _core
 from ftlab._extras import require
 from ftlab.report import load, write_files_atomically
-from ftlab.sweeps.exec import DirLock, Job, clean_stale, execute, is_done, start_ray
+from ftlab.sweeps.exec import DirLock, Job, TaskError, clean_stale, execute, is_done, start_ray
 from ftlab.sweeps.plot import write_plot
-from ftlab.sweeps.spec import PlotSpec, Point, SweepSpec, load_spec, toml_inline
+from ftlab.sweeps.spec import (
+    Failure,
+    PlanEntry,
+    PlotSpec,
+    Point,
+    RunMeta,
+    SweepMeta,
+    SweepSpec,
+    load_spec,
+    toml_inline,
+)
 from ftlab.sweeps.table import build_table
 
 if TYPE_CHECKING:
@@ -61,9 +71,7 @@ class SweepResult:
         >>> one.write("results/one", html=True)  # doctest: +SKIP
     """
 
-    def __init__(
-        self, dir: Path, table: pl.DataFrame, meta: Mapping[str, Any], failures: list[dict[str, Any]]
-    ) -> None:
+    def __init__(self, dir: Path, table: pl.DataFrame, meta: SweepMeta, failures: list[Failure]) -> None:
         #: The sweep directory.
         self.dir = dir
         #: One row per run, scheme and tenant (see docs/sweep.md for the columns).
@@ -71,15 +79,14 @@ class SweepResult:
         #: The swept parameters, as table columns.
         self.parameters: list[str] = list(meta["parameters"])
         #: Every planned run: run (key, None if its scenario did not resolve), params, case, seed, overrides.
-        self.runs: list[dict[str, Any]] = list(meta["runs"])
+        self.runs: list[PlanEntry] = list(meta["runs"])
         #: Failed runs: run, params, case, seed, overrides, kind, error (the ftlab error message).
         self.failures = failures
-        plot = meta.get("plot")
+        plot = meta["plot"]
+        tenants = tuple(plot["tenants"]) if plot and plot["tenants"] else None
         #: The `[plot]` of the sweep file (None without one).
         self.plot_spec = (
-            PlotSpec(**{**plot, "tenants": tuple(plot["tenants"]) if plot["tenants"] else None})
-            if plot
-            else None
+            PlotSpec(plot["metric"], plot["x"], plot["error"], plot["file"], tenants) if plot else None
         )
         #: The summary plot (PNG), if the sweep has one and it was drawn.
         self.plot: Path | None = dir / plot["file"] if plot and (dir / plot["file"]).is_file() else None
@@ -108,14 +115,14 @@ class SweepResult:
 
 
 def sweep(
-    spec: StrPath | Mapping[str, Any],
+    spec: StrPath | Mapping[str, object],
     *,
     out: StrPath | None = None,
     address: str | None = None,
     retries: int = 0,
     set: Iterable[str] = (),
     progress: Callable[[int, int], None] | None = None,
-    on_failure: Callable[[dict[str, Any]], None] | None = None,
+    on_failure: Callable[[Failure], None] | None = None,
 ) -> SweepResult:
     """Run a sweep (a sweep TOML file, or a dict of the same structure) on Ray; return its
     SweepResult. Failed runs do not stop the others: they are in `result.failures`.
@@ -165,7 +172,7 @@ def _sweep(
     address: str | None,
     retries: int,
     counter: _Counter,
-    on_failure: Callable[[dict[str, Any]], None],
+    on_failure: Callable[[Failure], None],
 ) -> SweepResult:
     points, resolved, failures = resolve_all(spec, spec.points(extra_set))
     for f in failures:
@@ -182,14 +189,12 @@ def _sweep(
     return result
 
 
-def resolve_all(
-    spec: SweepSpec, points: list[Point]
-) -> tuple[list[Point], dict[str, str], list[dict[str, Any]]]:
+def resolve_all(spec: SweepSpec, points: list[Point]) -> tuple[list[Point], dict[str, str], list[Failure]]:
     """Resolve every point's scenario: the points with their run keys, {run key: resolved
     TOML} (in plan order) and the failures of points whose overrides the core rejects. A
     base scenario that cannot be read or parsed, or an error every point shares, is raised."""
     keys: dict[str, str] = {}
-    failures: list[dict[str, Any]] = []
+    failures: list[Failure] = []
     out: list[Point] = []
     errors: list[_core.FtlabError] = []
     for point in points:
@@ -210,7 +215,7 @@ def resolve_all(
     return out, keys, failures
 
 
-def _source(spec: SweepSpec) -> dict[str, Any]:
+def _source(spec: SweepSpec) -> dict[str, str]:
     return {"text": spec.scenario_text, "base_dir": str(spec.scenario_dir), "name": spec.scenario_name}
 
 
@@ -222,8 +227,8 @@ def _execute(
     address: str | None,
     retries: int,
     counter: _Counter,
-    on_failure: Callable[[dict[str, Any]], None],
-) -> list[dict[str, Any]]:
+    on_failure: Callable[[Failure], None],
+) -> list[Failure]:
     """Run the `todo` runs on Ray; the failures, one per point of each failed run."""
     by_key: dict[str, list[Point]] = {}
     for p in points:
@@ -232,9 +237,9 @@ def _execute(
         Job(k, toml, spec.scenario_name, str(spec.scenario_dir), _meta(spec, by_key[k][0]))
         for k, toml in todo.items()
     ]
-    failures: list[dict[str, Any]] = []
+    failures: list[Failure] = []
 
-    def on_done(job: Job, error: dict[str, Any] | None) -> None:
+    def on_done(job: Job, error: TaskError | None) -> None:
         if error is None:
             return
         for p in by_key[job.key]:
@@ -255,23 +260,21 @@ def _execute(
     return failures
 
 
-def _collect(
-    spec: SweepSpec, points: list[Point], out_dir: Path, failures: list[dict[str, Any]]
-) -> SweepResult:
+def _collect(spec: SweepSpec, points: list[Point], out_dir: Path, failures: list[Failure]) -> SweepResult:
     """Build the table of the finished runs; write sweep.parquet, failures.json and
     sweep.json atomically, then the plot."""
     runs_dir = out_dir / "runs"
     done = [(p, p.key) for p in points if p.key and is_done(runs_dir, p.key)]
     table = build_table(spec.parameters, points, done, runs_dir)
-    meta = {
-        "ftlab_version": _core.version(),
-        "sweep": spec.file,
-        "name": spec.name,
-        "scenario": spec.scenario_name,
-        "parameters": spec.parameters,
-        "plot": dataclasses.asdict(spec.plot) if spec.plot else None,
-        "runs": [_plan_entry(p) for p in points],
-    }
+    meta = SweepMeta(
+        ftlab_version=_core.version(),
+        sweep=spec.file,
+        name=spec.name,
+        scenario=spec.scenario_name,
+        parameters=spec.parameters,
+        plot=spec.plot_record(),
+        runs=[_plan_entry(p) for p in points],
+    )
     write_files_atomically(
         out_dir,
         {
@@ -296,8 +299,8 @@ def load_sweep(sweep_dir: StrPath) -> SweepResult:
     import polars as pl
 
     d = Path(os.fspath(sweep_dir))
-    meta = json.loads((d / META_FILE).read_text(encoding="utf-8"))
-    failures = json.loads((d / FAILURES_FILE).read_text(encoding="utf-8"))
+    meta: SweepMeta = json.loads((d / META_FILE).read_text(encoding="utf-8"))
+    failures: list[Failure] = json.loads((d / FAILURES_FILE).read_text(encoding="utf-8"))
     return SweepResult(d, pl.read_parquet(d / TABLE_FILE), meta, failures)
 
 
@@ -318,23 +321,26 @@ class _Counter:
             self.progress(self.done, self.total)
 
 
-def _plan_entry(p: Point) -> dict[str, Any]:
-    return {"run": p.key, "params": p.params, "case": p.case, "seed": p.seed, "overrides": list(p.overrides)}
+def _plan_entry(p: Point) -> PlanEntry:
+    return PlanEntry(run=p.key, params=p.params, case=p.case, seed=p.seed, overrides=list(p.overrides))
 
 
-def _meta(spec: SweepSpec, p: Point) -> dict[str, Any]:
-    return {
-        "sweep": spec.file,
-        "ftlab_version": _core.version(),
-        **{k: v for k, v in _plan_entry(p).items() if k != "run"},
-    }
+def _meta(spec: SweepSpec, p: Point) -> RunMeta:
+    return RunMeta(
+        sweep=spec.file,
+        ftlab_version=_core.version(),
+        params=p.params,
+        case=p.case,
+        seed=p.seed,
+        overrides=list(p.overrides),
+    )
 
 
-def _failure(p: Point, kind: str, message: str) -> dict[str, Any]:
-    return {**_plan_entry(p), "kind": kind, "error": message}
+def _failure(p: Point, kind: str, message: str) -> Failure:
+    return Failure(**_plan_entry(p), kind=kind, error=message)
 
 
-def describe(failure: Mapping[str, Any]) -> str:
+def describe(failure: PlanEntry) -> str:
     """A failed run's parameters as one line: `key=value, ..., seed=N`.
 
     >>> describe({"params": {"device.over_provisioning": -1.0, "schemes": ["unified"]}, "seed": 2})
@@ -346,7 +352,7 @@ def describe(failure: Mapping[str, Any]) -> str:
     return ", ".join(parts) or "(base scenario)"
 
 
-def _write_json(path: str, value: Any) -> None:
+def _write_json(path: str, value: object) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(value, f, indent=2, default=str)
         f.write("\n")

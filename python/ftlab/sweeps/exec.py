@@ -21,13 +21,17 @@ import socket
 import tempfile
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ftlab import _core
 from ftlab.report import Report, fsync_dir
+from ftlab.sweeps.spec import RunMeta
+
+if TYPE_CHECKING:
+    import ray
 
 # polars and ray are imported inside the functions that use them, not here: heavy, and `ftlab
 # --help` and `import ftlab` start without them.
@@ -49,7 +53,23 @@ class Job:
     resolved_toml: str
     name: str
     base_dir: str
-    meta: dict[str, Any]
+    meta: RunMeta
+
+
+class TaskError(TypedDict):
+    """Why a run failed: the error's kind (the ftlab error class, `RayError`,
+    `VersionMismatch`) and its message."""
+
+    kind: str
+    message: str
+
+
+class TaskOut(TypedDict, total=False):
+    """What a Ray task hands back: the core's output with its tables as polars frames, or the
+    error (exactly one of the two)."""
+
+    result: dict[str, object]
+    error: TaskError
 
 
 def start_ray(address: str | None = None) -> bool:
@@ -99,7 +119,7 @@ def _check_reachable(address: str, timeout_s: float = 10.0) -> None:
 CORE_TABLES = ("timeseries", "latency_cdf", "wear")
 
 
-def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) -> dict[str, Any]:
+def run_task(resolved_toml: str, name: str, base_dir: str, driver_version: str) -> TaskOut:
     """The body of one Ray task: run a resolved scenario. Returns {"result": core output,
     its tables as polars DataFrames} or {"error": {"kind", "message"}}; never raises for a
     failed run."""
@@ -139,7 +159,7 @@ def execute(
     runs_dir: Path,
     *,
     retries: int,
-    on_done: Callable[[Job, dict[str, Any] | None], None],
+    on_done: Callable[[Job, TaskError | None], None],
 ) -> None:
     """Run `jobs` as Ray tasks (at most twice the cluster's CPUs in flight), writing each
     finished run under `runs_dir`; `on_done(job, error)` follows each (error None on
@@ -150,7 +170,7 @@ def execute(
     task = ray.remote(num_cpus=1, max_retries=retries)(run_task)
     queue = deque(jobs)
     limit = max(4, 2 * int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]  # ray's own
-    pending: dict[Any, Job] = {}
+    pending: dict[ray.ObjectRef[TaskOut], Job] = {}
     try:
         while queue or pending:
             while queue and len(pending) < limit:
@@ -165,22 +185,21 @@ def execute(
             _cancel(ref)
 
 
-def _finish(ref: Any, job: Job, runs_dir: Path) -> dict[str, Any] | None:
+def _finish(ref: ray.ObjectRef[TaskOut], job: Job, runs_dir: Path) -> TaskError | None:
     import ray
 
     try:
-        out: dict[str, Any] = ray.get(ref)
+        out: TaskOut = ray.get(ref)
     except ray.exceptions.RayError as e:
         lines = str(e).strip().splitlines()
         return {"kind": RAY_ERROR, "message": f"{type(e).__name__}: {lines[0] if lines else 'no message'}"}
     if "error" in out:
-        error: dict[str, Any] = out["error"]
-        return error
+        return out["error"]
     write_run(runs_dir, job, out["result"])
     return None
 
 
-def _cancel(ref: Any) -> None:
+def _cancel(ref: ray.ObjectRef[TaskOut]) -> None:
     import ray
 
     try:
@@ -189,7 +208,7 @@ def _cancel(ref: Any) -> None:
         pass
 
 
-def write_run(runs_dir: Path, job: Job, result: dict[str, Any]) -> Path:
+def write_run(runs_dir: Path, job: Job, result: Mapping[str, object]) -> Path:
     """Write one run's results to `runs_dir/<key>/`: every file into a fresh temporary
     directory beside it, then one rename. An interruption leaves only the temporary
     directory (removed here, or by `clean_stale` on the next sweep), never a partial run."""

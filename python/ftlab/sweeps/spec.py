@@ -10,6 +10,7 @@ or the plot (`ftlab.sweeps.plot`); it imports nothing heavy and runs no simulati
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
 import math
@@ -18,12 +19,16 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import TypeAlias, TypedDict, Union, cast
 
 from ftlab import _core, _toml
 from ftlab.api import scenario_to_toml
 
 StrPath = Union[str, "os.PathLike[str]"]
+#: A value as TOML reads it (tomllib's types): what a swept key takes.
+TomlValue: TypeAlias = (
+    "bool | int | float | str | datetime.date | datetime.time | list[TomlValue] | dict[str, TomlValue]"
+)
 
 #: The display name of a sweep given as a dict (used in error messages).
 DICT_SWEEP_NAME = "<dict>"
@@ -53,7 +58,7 @@ class Case:
     """One element of `[[cases]]`: a name and its overrides (key path -> value)."""
 
     name: str
-    sets: dict[str, Any]
+    sets: dict[str, TomlValue]
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,65 @@ class Point:
     its seed (None: the scenario's), the overrides that make it, and once its scenario is
     resolved, its run key (the sha256 of the resolved scenario)."""
 
-    params: dict[str, Any]
+    params: dict[str, TomlValue]
     case: str | None
     seed: int | None
     overrides: tuple[str, ...]
     key: str | None = None
+
+
+class PlanEntry(TypedDict):
+    """A planned run as sweep.json lists it: its run key (None if its scenario did not
+    resolve), parameters, case, seed and overrides."""
+
+    run: str | None
+    params: dict[str, TomlValue]
+    case: str | None
+    seed: int | None
+    overrides: list[str]
+
+
+class Failure(PlanEntry):
+    """A failed run as failures.json lists it: its plan entry, the error's kind (the ftlab
+    error class, `RayError`, `VersionMismatch`) and the error message."""
+
+    kind: str
+    error: str
+
+
+class RunMeta(TypedDict):
+    """run.json beside a finished run's results: the sweep file, the ftlab version, then the
+    plan entry without its key (the directory's name) until the run is written."""
+
+    sweep: str
+    ftlab_version: str
+    params: dict[str, TomlValue]
+    case: str | None
+    seed: int | None
+    overrides: list[str]
+
+
+class PlotRecord(TypedDict):
+    """`PlotSpec` as sweep.json holds it."""
+
+    metric: str
+    x: str
+    error: str
+    file: str
+    tenants: list[str] | None
+
+
+class SweepMeta(TypedDict):
+    """sweep.json: the ftlab version, the sweep file and name, the base scenario, the swept
+    parameters, the plot and every planned run."""
+
+    ftlab_version: str
+    sweep: str
+    name: str
+    scenario: str
+    parameters: list[str]
+    plot: PlotRecord | None
+    runs: list[PlanEntry]
 
 
 @dataclass(frozen=True)
@@ -83,7 +142,7 @@ class SweepSpec:
     scenario_dir: Path
     out: Path | None
     seeds: tuple[int, ...] | None
-    grid: dict[str, list[Any]]
+    grid: dict[str, list[TomlValue]]
     cases: list[Case]
     plot: PlotSpec | None
     stem: str = field(default="sweep")
@@ -92,6 +151,12 @@ class SweepSpec:
     def parameters(self) -> list[str]:
         """The swept keys, as table columns: grid keys, then keys set by cases, then `case`."""
         return _parameters(self.grid, self.cases)
+
+    def plot_record(self) -> PlotRecord | None:
+        """The plot as sweep.json holds it (None without one)."""
+        p = self.plot
+        tenants = list(p.tenants) if p and p.tenants else None
+        return PlotRecord(metric=p.metric, x=p.x, error=p.error, file=p.file, tenants=tenants) if p else None
 
     def points(self, extra_set: tuple[str, ...] = ()) -> list[Point]:
         """Every planned run: cases × grid (keys in file order) × seeds, in that order.
@@ -123,7 +188,7 @@ def config_error(file: str, key: str, reason: str, line: int | None = None) -> _
     return err
 
 
-def load_spec(source: StrPath | Mapping[str, Any]) -> SweepSpec:
+def load_spec(source: StrPath | Mapping[str, object]) -> SweepSpec:
     """Read and validate a sweep: a TOML file, or a dict of the same structure (relative
     paths then resolve against the current directory). Raises `ftlab.ConfigError` naming the
     file and key, or `ftlab.InputError` if the file cannot be read."""
@@ -153,7 +218,7 @@ def _syntax_error(file: str, text: str, e: Exception) -> _core.ConfigError:
     return config_error(file, "", msg[: m.start()] if m else msg, line=max(line, 1))
 
 
-def _validate(data: dict[str, Any], file: str, base_dir: Path, stem: str) -> SweepSpec:
+def _validate(data: Mapping[str, object], file: str, base_dir: Path, stem: str) -> SweepSpec:
     _check_keys(data, TOP_KEYS, file, "")
     name = _string(data, "name", file, "") or ""
     scenario_name, scenario_text, scenario_dir = _scenario(data, file, base_dir)
@@ -178,26 +243,28 @@ def _validate(data: dict[str, Any], file: str, base_dir: Path, stem: str) -> Swe
     )
 
 
-def _parameters(grid: Mapping[str, Any], cases: list[Case]) -> list[str]:
+def _parameters(grid: Mapping[str, object], cases: list[Case]) -> list[str]:
     keys = list(dict.fromkeys([*grid, *(k for c in cases for k in c.sets)]))
     return keys + (["case"] if cases else [])
 
 
-def _check_keys(table: Mapping[str, Any], allowed: tuple[str, ...], file: str, where: str) -> None:
+def _check_keys(table: Mapping[str, object], allowed: tuple[str, ...], file: str, where: str) -> None:
     for k in table:
         if k not in allowed:
             key = f"{where}.{k}" if where else k
             raise config_error(file, key, f"unknown key; allowed: {', '.join(allowed)}")
 
 
-def _string(table: Mapping[str, Any], k: str, file: str, where: str) -> str | None:
+def _string(table: Mapping[str, object], k: str, file: str, where: str) -> str | None:
     value = table.get(k)
-    if value is not None and not isinstance(value, str):
+    if value is None:
+        return None
+    if not isinstance(value, str):
         raise config_error(file, f"{where}{k}", f"must be a string, got {_describe(value)}")
     return value
 
 
-def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, str, Path]:
+def _scenario(data: Mapping[str, object], file: str, base_dir: Path) -> tuple[str, str, Path]:
     """(name, text, absolute directory) of the base scenario."""
     value = data.get("scenario")
     if value is None:
@@ -220,7 +287,7 @@ def _scenario(data: Mapping[str, Any], file: str, base_dir: Path) -> tuple[str, 
     return str(path), text, path.parent.absolute()
 
 
-def _seeds(value: Any, file: str) -> tuple[int, ...] | None:
+def _seeds(value: object, file: str) -> tuple[int, ...] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not value:
@@ -229,13 +296,13 @@ def _seeds(value: Any, file: str) -> tuple[int, ...] | None:
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= _U64_MAX:
             raise config_error(file, f"seeds.{i}", f"must be an integer in [0, 2^64 - 1], got {_describe(s)}")
     _no_duplicates(value, file, "seeds")
-    return tuple(value)
+    return tuple(cast("list[int]", value))
 
 
-def _grid(value: Any, file: str) -> dict[str, list[Any]]:
+def _grid(value: object, file: str) -> dict[str, list[TomlValue]]:
     if not isinstance(value, Mapping):
         raise config_error(file, "grid", f"must be a table of key.path = [values], got {_describe(value)}")
-    grid: dict[str, list[Any]] = {}
+    grid: dict[str, list[TomlValue]] = {}
     for key, values in _leaves(value, ""):
         where = f"grid.{key}"
         if not isinstance(values, list) or not values:
@@ -248,12 +315,11 @@ def _grid(value: Any, file: str) -> dict[str, list[Any]]:
         _check_param_name(key, file, where)
         if key in grid:
             raise config_error(file, where, "given twice (as a dotted key and as nested tables)")
-        _no_duplicates(values, file, where)
-        grid[key] = values
+        grid[key] = _no_duplicates(values, file, where)
     return grid
 
 
-def _cases(value: Any, file: str, grid: Mapping[str, Any]) -> list[Case]:
+def _cases(value: object, file: str, grid: Mapping[str, object]) -> list[Case]:
     if not isinstance(value, list) or not all(isinstance(c, Mapping) for c in value):
         raise config_error(file, "cases", f"must be an array of tables ([[cases]]), got {_describe(value)}")
     cases: list[Case] = []
@@ -270,7 +336,7 @@ def _cases(value: Any, file: str, grid: Mapping[str, Any]) -> list[Case]:
             raise config_error(
                 file, f"{where}.set", f"must be a table of key.path = value, got {_describe(sets_value)}"
             )
-        sets = {}
+        sets: dict[str, TomlValue] = {}
         for key, v in _leaves(sets_value, ""):
             _check_param_name(key, file, f"{where}.set.{key}")
             if key in grid:
@@ -284,7 +350,7 @@ def _cases(value: Any, file: str, grid: Mapping[str, Any]) -> list[Case]:
     return cases
 
 
-def _plot(value: Any, file: str, params: list[str], grid: Mapping[str, Any]) -> PlotSpec | None:
+def _plot(value: object, file: str, params: list[str], grid: Mapping[str, object]) -> PlotSpec | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -316,10 +382,10 @@ def _plot(value: Any, file: str, params: list[str], grid: Mapping[str, Any]) -> 
         raise config_error(
             file, "plot.tenants", f"must be a non-empty array of tenant names, got {_describe(tenants)}"
         )
-    return PlotSpec(metric, x, error, out, tuple(tenants) if tenants else None)
+    return PlotSpec(metric, x, error, out, tuple(cast("list[str]", tenants)) if tenants else None)
 
 
-def _leaves(table: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
+def _leaves(table: Mapping[str, object], prefix: str) -> Iterator[tuple[str, object]]:
     """(dotted key, value) of a nested table: tables are path segments, anything else a leaf."""
     for k, v in table.items():
         key = f"{prefix}.{k}" if prefix else str(k)
@@ -337,24 +403,30 @@ def _check_param_name(key: str, file: str, where: str) -> None:
         raise config_error(file, where, f"{key!r} is a column of the sweep table and cannot be swept{hint}")
 
 
-def _no_duplicates(values: list[Any], file: str, where: str) -> None:
+def _no_duplicates(values: list[object], file: str, where: str) -> list[TomlValue]:
+    """`values`, each checked representable in TOML and unlike the others."""
     seen: dict[str, int] = {}
+    out = []
     for i, v in enumerate(values):
-        text = toml_inline(_representable(v, file, f"{where}.{i}"))
+        out.append(_representable(v, file, f"{where}.{i}"))
+        text = toml_inline(out[-1])
         if text in seen:
             raise config_error(file, f"{where}.{i}", f"duplicate of element {seen[text]} ({text})")
         seen[text] = i
+    return out
 
 
-def _representable(value: Any, file: str, where: str) -> Any:
+def _representable(value: object, file: str, where: str) -> TomlValue:
+    """`value` once `toml_inline` writes it (a sweep given as a dict may hold a path or a
+    tuple, written as their TOML string or array)."""
     try:
         toml_inline(value)
     except TypeError as e:
         raise config_error(file, where, f"{e}; leave the key out instead") from None
-    return value
+    return cast("TomlValue", value)
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     kinds = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array"}
     if isinstance(value, Mapping):
         return "a table"
@@ -368,7 +440,7 @@ def _describe(value: Any) -> str:
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def toml_inline(value: Any) -> str:
+def toml_inline(value: object) -> str:
     """A value as TOML inline text (what `--set key=VALUE` parses back to the same value).
 
     >>> toml_inline(["unified"]), toml_inline(0.15), toml_inline({"bytes": 8192})
@@ -391,6 +463,6 @@ def toml_inline(value: Any) -> str:
         return "{ " + ", ".join(items) + " }" if value else "{}"
     if isinstance(value, os.PathLike):
         return toml_inline(os.fspath(value))
-    if hasattr(value, "isoformat"):  # TOML dates and times
-        return str(value.isoformat())
+    if isinstance(value, (datetime.date, datetime.time)):  # TOML dates and times
+        return value.isoformat()
     raise TypeError(f"{type(value).__name__} has no TOML representation")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ftlab.results import Summary, summary_from_json
 from ftlab.sweeps.spec import Point, toml_inline
@@ -36,8 +36,8 @@ def build_table(
     import polars as pl
 
     kinds = {name: _kind([p.params.get(name) for p in points]) for name in parameters}
-    param_rows: list[dict[str, Any]] = []
-    metric_rows: list[dict[str, Any]] = []
+    param_rows: list[dict[str, object]] = []
+    metric_rows: list[dict[str, object]] = []
     for point, key in done:
         summary = summary_from_json((runs_dir / key / "summary.json").read_text(encoding="utf-8"))
         for scheme, tenant, metrics in _summary_rows(summary):
@@ -55,21 +55,21 @@ def build_table(
     return ids.sort([*parameters, "seed", "scheme", "tenant"], nulls_last=True)
 
 
-def _summary_rows(summary: Summary) -> Iterable[tuple[str, str, dict[str, Any]]]:
+def _summary_rows(summary: Summary) -> Iterable[tuple[str, str, dict[str, object]]]:
     """(scheme, tenant, metrics) of one summary.json: the tenant's metrics flattened, then
     the scheme's other entries (`device`, ...) flattened under their name."""
     for scheme, data in summary["schemes"].items():
-        shared: dict[str, Any] = {}
+        shared: dict[str, object] = {}
         for k, v in data.items():
             if k != "tenants":
                 _flatten(v, k, shared)
         for tenant, t in data["tenants"].items():
-            metrics: dict[str, Any] = {}
+            metrics: dict[str, object] = {}
             _flatten(t, "", metrics)
             yield scheme, tenant, {**metrics, **shared}
 
 
-def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
+def _flatten(value: object, prefix: str, out: dict[str, object]) -> None:
     if isinstance(value, Mapping):
         for k, v in value.items():
             _flatten(v, f"{prefix}.{k}" if prefix else k, out)
@@ -77,7 +77,7 @@ def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
-def _kind(values: Sequence[Any]) -> str:
+def _kind(values: Sequence[object]) -> str:
     """The column kind of a parameter's values: bool, int, uint, float, str, or toml (mixed
     or structured values, written as TOML inline text)."""
     vals = [v for v in values if v is not None]
@@ -87,10 +87,11 @@ def _kind(values: Sequence[Any]) -> str:
         return "bool"
     if any(isinstance(v, bool) for v in vals):
         return "toml"
-    if all(isinstance(v, int) for v in vals):
-        if all(-_I64_MAX - 1 <= v <= _I64_MAX for v in vals):
+    ints = [v for v in vals if isinstance(v, int)]
+    if len(ints) == len(vals):
+        if all(-_I64_MAX - 1 <= v <= _I64_MAX for v in ints):
             return "int"
-        return "uint" if min(vals) >= 0 else "toml"
+        return "uint" if min(ints) >= 0 else "toml"
     if all(isinstance(v, (int, float)) for v in vals):
         return "float"
     if all(isinstance(v, str) for v in vals):
@@ -98,15 +99,16 @@ def _kind(values: Sequence[Any]) -> str:
     return "toml"
 
 
-def _cell(value: Any, kind: str) -> Any:
+def _cell(value: object, kind: str) -> object:
     if value is None:
         return None
     if kind == "float":
+        assert isinstance(value, (int, float)), "a float column holds numbers (`_kind`)"
         return float(value)
     return toml_inline(value) if kind == "toml" else value
 
 
-def _dtypes() -> dict[str, Any]:
+def _dtypes() -> dict[str, type[pl.DataType]]:
     import polars as pl
 
     return {
