@@ -16,11 +16,11 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, TypeGuard, Union
 
 from ftlab._errors import MissingResultError, input_error
 from ftlab.report import html as html_page
-from ftlab.results import Summary, summary_from_json
+from ftlab.results import ArraySummary, Summary, summary_from_json
 
 if TYPE_CHECKING:
     import polars as pl
@@ -389,9 +389,9 @@ def _read_parquet(d: Path, name: str) -> pl.DataFrame:
         ) from None
 
 
-def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flat(d: Mapping[str, object], prefix: str = "") -> dict[str, object]:
     """Nested dict -> flat dict with "_"-joined keys, in order."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in d.items():
         name = f"{prefix}_{key}" if prefix else str(key)
         if isinstance(value, Mapping):
@@ -401,15 +401,20 @@ def _flat(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _phase_bounds(phase: Mapping[str, Any]) -> dict[str, Any]:
+def _phase_bounds(phase: Mapping[str, object]) -> dict[str, object]:
     return {k: phase.get(k) for k in ("start_s", "end_s")}
 
 
-def _phase_device(phase: Mapping[str, Any]) -> dict[str, Any]:
-    return {f"device_{k}": v for k, v in _flat(phase.get("device") or {}).items() if _is_number(v)}
+def _phase_device(phase: Mapping[str, object]) -> dict[str, object]:
+    device = phase.get("device")
+    return {
+        f"device_{k}": v
+        for k, v in _flat(device if isinstance(device, Mapping) else {}).items()
+        if _is_number(v)
+    }
 
 
-def _rows_frame(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> pl.DataFrame:
+def _rows_frame(rows: list[dict[str, object]], keys: tuple[str, ...]) -> pl.DataFrame:
     import polars as pl
 
     if not rows:
@@ -440,20 +445,22 @@ def metric_rows(summary: Summary) -> Iterator[tuple[str, str | None, str, float]
         yield from _numbers(scheme, None, scheme_counters(data))
 
 
-def _array_rows(summary: Summary, array: Mapping[str, Any]) -> Iterator[tuple[str, str | None, str, float]]:
+def _array_rows(summary: Summary, array: ArraySummary) -> Iterator[tuple[str, str | None, str, float]]:
     """An array run's rows: per scheme of the array, its host layer's (tenants, then its own
     counts), then each of its devices' (`<scheme>/dev<i>` in `schemes`), under the array's
     scheme with the metric named `dev<i>/<metric>`: devices of one array, not schemes."""
-    schemes: Mapping[str, Any] = summary.get("schemes") or {}
+    schemes = summary.get("schemes") or {}
     for scheme, host in (array.get("schemes") or {}).items():
         for tenant, metrics in (host.get("tenants") or {}).items():
             yield from _numbers(scheme, tenant, metrics)
         yield from _numbers(scheme, None, {k: v for k, v in host.items() if k != "tenants"})
         for name in host.get("devices") or []:
-            data: Mapping[str, Any] = schemes.get(name) or {}
+            data = schemes.get(name)
+            if data is None:
+                continue
             dev = name.rsplit("/", 1)[-1]
-            for tenant, metrics in (data.get("tenants") or {}).items():
-                yield from _prefixed(dev, _numbers(scheme, tenant, metrics))
+            for tenant, tenant_metrics in (data.get("tenants") or {}).items():
+                yield from _prefixed(dev, _numbers(scheme, tenant, tenant_metrics))
             yield from _prefixed(dev, _numbers(scheme, None, data.get("device") or {}))
             yield from _prefixed(dev, _numbers(scheme, None, scheme_counters(data)))
 
@@ -466,7 +473,7 @@ def _prefixed(
 
 
 def _numbers(
-    scheme: str, tenant: str | None, metrics: Mapping[str, Any]
+    scheme: str, tenant: str | None, metrics: Mapping[str, object]
 ) -> Iterator[tuple[str, str | None, str, float]]:
     for name, value in _flat(metrics).items():
         if _is_number(value):
@@ -479,7 +486,7 @@ def _numbers(
 NOT_COUNTERS = ("tenants", "device", "phases", "streams", "channels")
 
 
-def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
+def scheme_counters(scheme: Mapping[str, object]) -> dict[str, object]:
     """The entries of one scheme's summary object besides `tenants`, `device`, `phases`,
     `streams` and `channels` (`jobs`, `scheme_counters`, `mapper_counters`; none in older summaries), in
     order.
@@ -490,7 +497,7 @@ def scheme_counters(scheme: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in scheme.items() if k not in NOT_COUNTERS}
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ftlab._errors import usage_error
 from ftlab.results import Summary
@@ -67,7 +66,7 @@ FEW_MARK = "†"
 DAYS_PER_YEAR = 365.25
 
 
-def _num(value: Any) -> float | None:
+def _num(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not math.isfinite(value):
@@ -75,8 +74,8 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
-def _get(t: Mapping[str, Any], *path: str) -> Any:
-    value: Any = t
+def _get(t: Mapping[str, object], *path: str) -> object:
+    value: object = t
     for key in path:
         if not isinstance(value, Mapping):
             return None
@@ -84,11 +83,16 @@ def _get(t: Mapping[str, Any], *path: str) -> Any:
     return value
 
 
-def _op_count(t: Mapping[str, Any], op: str) -> float:
+def _table(value: object) -> Mapping[str, object]:
+    """`value` if it is a table of summary.json, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _op_count(t: Mapping[str, object], op: str) -> float:
     return _num(_get(t, op, "count")) or 0.0
 
 
-def _iops(t: Mapping[str, Any]) -> float | None:
+def _iops(t: Mapping[str, object]) -> float | None:
     values = [_num(_get(t, op, "iops")) for op in ("read", "write", "trim")]
     present = [v for v in values if v is not None]
     return sum(present) if present else None
@@ -106,8 +110,8 @@ class Metric:
     label: str
     unit: str
     lower_is_better: bool
-    get: Callable[[Mapping[str, Any]], float | None] = field(repr=False, compare=False)
-    applies: Callable[[Mapping[str, Any]], bool] = field(repr=False, compare=False)
+    get: Callable[[Mapping[str, object]], float | None] = field(repr=False, compare=False)
+    applies: Callable[[Mapping[str, object]], bool] = field(repr=False, compare=False)
     integer: bool = False
     #: The operation whose request count is the metric's sample count ("read", "write";
     #: "" for a metric that is not an estimate from samples: IOPS, deadline misses).
@@ -118,7 +122,7 @@ class Metric:
         """ "lower" or "higher" (is better)."""
         return "lower" if self.lower_is_better else "higher"
 
-    def samples(self, t: Mapping[str, Any]) -> int | None:
+    def samples(self, t: Mapping[str, object]) -> int | None:
         """How many requests of `sampled_op` the value of tenant object `t` comes from (the
         smaller of shared and solo for a slowdown); None for a metric not from samples."""
         if not self.sampled_op:
@@ -247,11 +251,11 @@ class TenantRow:
 
     tenant: str
     schemes: tuple[str, ...]
-    unstable: dict[str, Any]
+    unstable: dict[str, object]
     cells: dict[str, dict[str, Cell]]
     #: The schemes under which the tenant was starved (summary.json `starved`, when the core
     #: reports it), with its longest wait in seconds (`max_wait_s`, None when absent).
-    starved: dict[str, Any] = field(default_factory=dict)
+    starved: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -301,7 +305,7 @@ def tenants_of(summary: Summary) -> list[str]:
     return list(names)
 
 
-def _tenant(summary: Summary, scheme: str, tenant: str) -> Mapping[str, Any] | None:
+def _tenant(summary: Summary, scheme: str, tenant: str) -> Mapping[str, object] | None:
     t = _get(summary, "schemes", scheme, "tenants", tenant)
     return t if isinstance(t, Mapping) else None
 
@@ -367,7 +371,7 @@ def build(summary: Summary, baseline: str | None = None) -> Headline:
 
 
 def _cells(
-    metric: Metric, objects: Mapping[str, Mapping[str, Any]], baseline: str, excluded: set[str]
+    metric: Metric, objects: Mapping[str, Mapping[str, object]], baseline: str, excluded: set[str]
 ) -> dict[str, Cell]:
     """The cells of one tenant and metric; the schemes in `excluded` (the tenant unstable or
     starved under them: its numbers are not comparable) take no part in ★."""
@@ -785,9 +789,9 @@ def _few_note(headline: Headline) -> str:
     )
 
 
-def _per_tenant(summary: Summary, headline: Headline, key: str) -> dict[str, dict[str, Any]]:
+def _per_tenant(summary: Summary, headline: Headline, key: str) -> dict[str, dict[str, object]]:
     """tenant -> scheme -> the tenant's `key` in summary.json, where present."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, object]] = {}
     for row in headline.rows:
         for s in row.schemes:
             t = _tenant(summary, s, row.tenant) or {}
@@ -799,7 +803,7 @@ def _per_tenant(summary: Summary, headline: Headline, key: str) -> dict[str, dic
 def _not_replayed_notes(summary: Summary, headline: Headline) -> list[str]:
     out = []
     for tenant, by in _per_tenant(summary, headline, "records_not_replayed").items():
-        counts = {s: int(v) for s, v in by.items() if _num(v)}
+        counts = {s: int(c) for s, v in by.items() if (c := _num(v))}
         if not counts:
             continue
         if len(set(counts.values())) == 1:
@@ -819,8 +823,9 @@ def _warm_up_note(summary: Summary, headline: Headline) -> str:
     cap, or when the workloads stopped writing; "" when every one converged (or ran `fill`)."""
     items = []
     for s in headline.schemes:
-        p = _get(summary, "schemes", s, "precondition") or {}
-        wafs = [w for w in (p.get("warm_waf_windows") or []) if _num(w) is not None][-2:]
+        p = _table(_get(summary, "schemes", s, "precondition"))
+        windows = p.get("warm_waf_windows")
+        wafs = [w for v in (windows if isinstance(windows, list) else []) if (w := _num(v)) is not None][-2:]
         last = " (last windows' WAF " + ", ".join(f"{w:.3f}" for w in wafs) + ")" if wafs else ""
         if p.get("warm_cap_hit"):
             items.append(f"{s} hit its cap (precondition.warm.max_capacity_multiple){last}")
@@ -872,7 +877,7 @@ def lifetime_note(summary: Summary, headline: Headline) -> str:
     continued until the first block wears out; "" without a lifetime column."""
     if not any(m.key == "lifetime" for m in headline.metrics):
         return ""
-    device = _get(summary, "schemes", headline.baseline, "device") or {}
+    device = _table(_get(summary, "schemes", headline.baseline, "device"))
     pe = _num(device.get("pe_cycles"))
     measured_s = _num(device.get("measured_s"))
     rates = []
