@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Union
+from typing import Union
 
 from ftlab import _core, _toml
 from ftlab.report import Report, headline
@@ -19,7 +19,7 @@ from ftlab.report import Report, headline
 # `import ftlab` start without it.
 
 StrPath = Union[str, "os.PathLike[str]"]
-Scenario = StrPath | Mapping[str, Any] | None
+Scenario = StrPath | Mapping[str, object] | None
 
 #: The display name of a scenario given as a dict (used in error messages).
 DICT_SCENARIO_NAME = "<dict>"
@@ -80,7 +80,7 @@ def check_baseline(scenario: Scenario, seed: int | None, overrides: Iterable[str
     headline.check_baseline(baseline, [str(s) for s in resolved.get("schemes") or []])
 
 
-def _source_kwargs(scenario: Scenario) -> dict[str, Any]:
+def _source_kwargs(scenario: Scenario) -> dict[str, str]:
     if scenario is None:
         return {}
     if isinstance(scenario, Mapping):
@@ -94,19 +94,21 @@ def _source_kwargs(scenario: Scenario) -> dict[str, Any]:
     raise TypeError(f"scenario must be a path, a dict or None, not {type(scenario).__name__}")
 
 
-def scenario_to_toml(scenario: Mapping[str, Any]) -> str:
+def scenario_to_toml(scenario: Mapping[str, object]) -> str:
     """Convert a scenario dict to TOML text (path-like values become strings).
 
     Raises `ftlab.ConfigError` naming the key of a value TOML cannot represent (None).
     """
     import tomli_w
 
-    return tomli_w.dumps(_plain(scenario, ""))
+    plain = _plain(scenario, "")
+    assert isinstance(plain, dict), "a mapping stays a table"
+    return tomli_w.dumps(plain)
 
 
-def _plain(value: Any, key: str) -> Any:
+def _plain(value: object, key: str) -> object:
     if isinstance(value, Mapping):
-        out = {}
+        out: dict[str, object] = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise _config_error(key or "<root>", f"key {k!r} is not a string")

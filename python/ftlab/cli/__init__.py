@@ -20,7 +20,7 @@ import inspect
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -215,7 +215,7 @@ def _scenario_argument(scenario: Path | None) -> Path | None:
     return bundled_scenario(str(scenario)) or scenario
 
 
-def _baseline_option(check: Any) -> None:
+def _baseline_option(check: Callable[[], object]) -> None:
     """Run `check()`; its `ftlab.UsageError` about the baseline names the option --baseline."""
     try:
         check()
@@ -229,7 +229,7 @@ def _written_files() -> list[str]:
     return [SUMMARY_FILE, TIMESERIES_FILE, LATENCY_CDF_FILE, WEAR_FILE, RESOLVED_FILE, HTML_FILE]
 
 
-def _num(value: Any, fmt: str) -> str:
+def _num(value: object, fmt: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return "-"
     return format(value, fmt)
@@ -469,7 +469,7 @@ def compare(
     caption = f"Δ: relative change against {short[0]}" + (f" ({legend})" if legend else "")
     console = stdout_console()
     console.print(Text("ftlab compare", style="italic"))
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[dict[str, object]]] = {}
     hidden = 0
     for row in table.iter_rows(named=True):
         if all(not row[label] for label in labels):
@@ -488,14 +488,14 @@ def compare(
         console.print(f"wrote {write_table(table, out, '--out')}")
 
 
-def _compare_num(value: Any) -> str:
+def _compare_num(value: object) -> str:
     """A value of `ftlab compare` whole: integers with separators, others 6 significant digits."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return f"{value:,.0f}"
     return _num(value, ",.6g")
 
 
-def _compare_table(title: str, rows: list[dict[str, Any]], labels: list[str], short: list[str]) -> Table:
+def _compare_table(title: str, rows: list[dict[str, object]], labels: list[str], short: list[str]) -> Table:
     """One (scheme, tenant) of `ftlab compare`: a row per metric, a column per directory, then
     the relative change of each later one against the first."""
     view = Table(title=escape(title), title_justify="left")
@@ -505,13 +505,13 @@ def _compare_table(title: str, rows: list[dict[str, Any]], labels: list[str], sh
     for name in short[1:]:
         view.add_column(escape(f"Δ {name}"), justify="right", no_wrap=True)
     for row in rows:
-        cells = [row["metric"], *(_compare_num(row[label]) for label in labels)]
+        cells = [str(row["metric"]), *(_compare_num(row[label]) for label in labels)]
         cells += [_num(row[REL_PREFIX + label], "+.1%") for label in labels[1:]]
         view.add_row(*cells)
     return view
 
 
-def _compare_long(title: str, rows: list[dict[str, Any]], labels: list[str], short: list[str]) -> Table:
+def _compare_long(title: str, rows: list[dict[str, object]], labels: list[str], short: list[str]) -> Table:
     """The long format of `_compare_table`, for too many directories to fit side by side: one
     row per metric and directory (value, change against the first); cells fold, never cut."""
     view = Table(title=escape(title), title_justify="left")
@@ -520,7 +520,7 @@ def _compare_long(title: str, rows: list[dict[str, Any]], labels: list[str], sho
     for row in rows:
         for i, (label, name) in enumerate(zip(labels, short, strict=True)):
             change = _num(row[REL_PREFIX + label], "+.1%") if i else ""
-            view.add_row(row["metric"] if i == 0 else "", escape(name), _compare_num(row[label]), change)
+            view.add_row(str(row["metric"]) if i == 0 else "", escape(name), _compare_num(row[label]), change)
         view.add_section()
     return view
 

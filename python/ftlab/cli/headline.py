@@ -20,9 +20,9 @@ report.html. It is not the full per-scheme tables (`ftlab.cli.print_full_tables`
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -44,7 +44,7 @@ def headline_table(headline: hl.Headline) -> Table:
         table.add_column(escape(metric.title), justify="right", no_wrap=True)
     for row in headline.rows:
         for i, scheme in enumerate(row.schemes):
-            cells: list[Any] = [
+            cells: list[RenderableType] = [
                 Text(row.tenant, style="bold") if i == 0 else "",
                 _scheme_cell(scheme, row, headline),
             ]
@@ -66,7 +66,7 @@ def compact_tables(headline: hl.Headline) -> list[Table]:
         for scheme in row.schemes:
             table.add_column(_scheme_cell(scheme, row, headline), justify="right", overflow="fold")
         for metric in headline.metrics:
-            cells: list[Any] = [escape(metric.title)]
+            cells: list[RenderableType] = [escape(metric.title)]
             for scheme in row.schemes:
                 cell = row.cells[metric.key][scheme]
                 cells.append(_compact_cell(metric, cell))

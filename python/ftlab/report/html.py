@@ -349,7 +349,7 @@ def _drop_zero_rows(frame: pl.DataFrame, keys: tuple[str, ...]) -> tuple[pl.Data
     return frame.drop(hidden), hidden
 
 
-def _all_zero(values: list[Any]) -> bool:
+def _all_zero(values: list[object]) -> bool:
     """Every value is a number equal to 0, null or NaN (a Boolean or a list is never "zero")."""
     if not values:
         return False
@@ -467,7 +467,7 @@ def _tenant_table(frame: pl.DataFrame) -> str:
     )
 
 
-def _scheme_head(scheme: str, row: dict[str, Any]) -> str:
+def _scheme_head(scheme: str, row: Mapping[str, object]) -> str:
     """A scheme's header cell over one tenant's column, flagged if the tenant is unstable."""
     if row.get("unstable") is not True:
         return f"<th>{html.escape(scheme)}</th>"
@@ -475,7 +475,7 @@ def _scheme_head(scheme: str, row: dict[str, Any]) -> str:
     return f'<th>{html.escape(scheme)}<br><span class="flag">UNSTABLE</span> ({outstanding} outstanding)</th>'
 
 
-def _cell(metric: str, value: Any) -> str:
+def _cell(metric: str, value: object) -> str:
     flagged = metric == "unstable" and value is True
     return f'<td class="num{" flag" if flagged else ""}">{_fmt(value)}</td>'
 
@@ -494,7 +494,7 @@ def _device_table(frame: pl.DataFrame, table_id: str = "summary-device") -> str:
     )
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: object) -> str:
     if value is None:
         return "–"
     if isinstance(value, bool):
@@ -503,9 +503,10 @@ def _fmt(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:,.2f}" if abs(value) >= 100 else f"{value:.4g}"
-    if isinstance(value, (list, tuple)) or hasattr(value, "to_list"):
-        items = value.to_list() if hasattr(value, "to_list") else value
-        return ", ".join(_fmt(v) for v in items)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_fmt(v) for v in value)
+    if hasattr(value, "to_list"):  # a polars Series (a list column's cell)
+        return ", ".join(_fmt(v) for v in value.to_list())
     return html.escape(str(value))
 
 
