@@ -17,11 +17,11 @@ import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import TypedDict, Union
 
 from ftlab import _core
 from ftlab._errors import input_error, usage_error
-from ftlab.results import capture_from_json
+from ftlab.results import CaptureSummary, capture_from_json
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -148,6 +148,31 @@ def _version(cmd: list[str]) -> str:
     return lines[0].strip() if lines else "unknown"
 
 
+class Provenance(TypedDict, total=False):
+    """Where a captured trace comes from, beside the conversion's own keys in its sidecar
+    (`capture_rocksdb` gives all of them; a plain `convert` none)."""
+
+    source: str
+    db_bench_version: str
+    strace_version: str
+    command: list[str]
+    settings: dict[str, object]
+
+
+class Sidecar(Provenance):
+    """`<trace>.json` beside a captured trace: its format, file, the ftlab version, the
+    captured root, the stream rules and their legend, the provenance, then the capture's
+    summary (what was modelled and what was not)."""
+
+    format: str
+    trace: str
+    ftlab_version: str
+    root: str
+    rules: list[str]
+    streams_legend: dict[str, str]
+    capture: CaptureSummary
+
+
 def convert(
     strace_log: StrPath,
     rocksdb_log: StrPath,
@@ -157,8 +182,8 @@ def convert(
     device_gib: float,
     rules: list[str] | None = None,
     fs_metadata: bool = True,
-    extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    extra: Provenance | None = None,
+) -> Sidecar:
     """Convert a recorded strace log (and RocksDB's LOG; an empty file if there is none) into
     an ftlab-csv trace at `out`, and write the sidecar `<out>.json`. Returns the sidecar."""
     if not (0.0625 <= device_gib <= 1024):
@@ -175,7 +200,7 @@ def convert(
             rules=rules,
         )
     )
-    sidecar: dict[str, Any] = {
+    sidecar: Sidecar = {
         "format": "ftlab-csv",
         "trace": Path(out).name,
         "ftlab_version": _core.version(),
@@ -200,7 +225,7 @@ def capture_rocksdb(
     *,
     keep_raw: StrPath | None = None,
     workdir: StrPath | None = None,
-) -> dict[str, Any]:
+) -> Sidecar:
     """Run db_bench under strace with `settings` in a temporary DB directory, convert, and
     write `out` and its sidecar; with `keep_raw`, copy strace.log and LOG there. Returns the
     sidecar."""
@@ -229,7 +254,7 @@ def capture_rocksdb(
             Path(keep_raw).mkdir(parents=True, exist_ok=True)
             shutil.copyfile(log, Path(keep_raw) / "strace.log")
             shutil.copyfile(db / "LOG", Path(keep_raw) / "LOG")
-        extra = {
+        extra: Provenance = {
             "source": "RocksDB db_bench under strace (vStream paper §5.1 settings, scaled)",
             "db_bench_version": _version([db_bench, "--version"]),
             "strace_version": _version([strace, "-V"]),

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ftlab.capture import capture_rocksdb, convert, rocksdb_settings
+from ftlab.capture import Sidecar, capture_rocksdb, convert, rocksdb_settings
 
 capture_app = typer.Typer(
     help="Capture an application's file I/O as an ftlab-csv trace with stream ids and "
@@ -24,7 +24,19 @@ capture_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_DROPPED = (
+_DROPPED: tuple[
+    Literal[
+        "calls_failed",
+        "calls_outside_root",
+        "writes_unknown_fd",
+        "fallocate_unsupported",
+        "unknown_files",
+        "resumed_without_start",
+        "unfinished_at_end",
+        "times_backwards",
+    ],
+    ...,
+] = (
     "calls_failed",
     "calls_outside_root",
     "writes_unknown_fd",
@@ -136,7 +148,7 @@ def convert_command(
     _print(sidecar, out)
 
 
-def _print(sidecar: dict[str, Any], out: Path) -> None:
+def _print(sidecar: Sidecar, out: Path) -> None:
     cap = sidecar["capture"]
     legend = sidecar.get("streams_legend", {})
     table = Table(
@@ -155,7 +167,7 @@ def _print(sidecar: dict[str, Any], out: Path) -> None:
         )
     console = Console()
     console.print(table)
-    dropped = {k: cap[k] for k in _DROPPED if cap[k]}
+    dropped: dict[str, int] = {k: cap[k] for k in _DROPPED if cap[k]}
     dropped.update({f"ignored {k}": v for k, v in cap["calls_ignored"].items()})
     if cap["sst_level_unknown"]:
         dropped["sstables of unknown level (given L0)"] = len(cap["sst_level_unknown"])

@@ -14,7 +14,7 @@ It holds no reproduction logic (`ftlab.reproduce`) and imports nothing heavy unt
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -129,16 +129,16 @@ def reproduce_command(
         print(claimfile.markdown_from_file(name, from_dir / "claims.json"), end="")
         return
     Console(stderr=True).print(expected_wall_text(name, quick, seeds), highlight=False)
-    result = _run_with_progress(
-        reproduce, name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity, seeds=seeds
-    )
+    result = _run_with_progress(name, quick, out, jobs, sensitivity, seeds)
     if markdown:
         print(claimfile.markdown_from_file(name, result.out / "claims.json"), end="")
         return
     print_result(result)
 
 
-def _run_with_progress(reproduce: Any, name: str, **kwargs: Any) -> ReproductionResult:
+def _run_with_progress(
+    name: str, quick: bool, out: Path | None, jobs: int | None, sensitivity: bool, seeds: int | None
+) -> ReproductionResult:
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
     console = Console(stderr=True)
     # No bar (and so no blank line it leaves) when stderr is not a terminal, as `ftlab run`.
@@ -148,7 +148,9 @@ def _run_with_progress(reproduce: Any, name: str, **kwargs: Any) -> Reproduction
         def on_progress(stage: str, done: int, total: int) -> None:
             bar.update(task, description=stage, completed=done, total=total or None)
 
-        return reproduce(name, progress=on_progress, **kwargs)  # type: ignore[no-any-return]
+        return reproduce(
+            name, quick=quick, out=out, jobs=jobs, sensitivity=sensitivity, seeds=seeds, progress=on_progress
+        )
 
 
 def print_result(result: ReproductionResult) -> None:
