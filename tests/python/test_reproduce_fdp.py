@@ -202,7 +202,8 @@ def test_run_metrics_reads_the_summary() -> None:
             }
         }
     }
-    m = F.run_metrics(cast(Summary, summary))
+    rows = driver.load_plan(F.NAME).rows
+    m = rows.read("u50/fdp", cast(Summary, summary))
     assert (m["dlwa"], m["hbmw"], m["media_reallocated"], m["warm_converged"], m["warm_windows"]) == (
         1.25,
         8192.0,
@@ -213,8 +214,27 @@ def test_run_metrics_reads_the_summary() -> None:
     # host bytes summed over the tenants, the highest p99
     assert (m["host_bytes"], m["write_p99_us"]) == (4096 + 8192, 900.0)
     assert (m["erases"], m["gc_pages_copied"], m["blocks_multi_tenant"]) == (7, 3, 2)
-    empty = F.run_metrics(cast(Summary, {"schemes": {}}))
+    empty = rows.read("u50/fdp", cast(Summary, {"schemes": {}}))
     assert empty["dlwa"] is None and empty["host_bytes"] is None and empty["write_p99_us"] is None
+    assert empty["warm_windows"] == 0
+    two = {"schemes": {"a": summary["schemes"]["unified"], "b": summary["schemes"]["unified"]}}
+    with pytest.raises(ftlab.UsageError, match="one scheme"):
+        rows.read("u50/fdp", cast(Summary, two))
+
+
+def test_the_row_type_is_the_declared_row() -> None:
+    names = [m.name for m in driver.load_plan(F.NAME).rows.metrics]
+    assert names == list(F.RunMetrics.__annotations__)
+
+
+def test_metrics_csv_has_the_papers_dlwa_where_it_prints_one() -> None:
+    """§6.2: 1.3 without segregation at 50%, 1.03 with; §6.5 prints no Non-FDP value at SOC 64%."""
+    plan = driver.load_plan(F.NAME)
+    csv = plan.rows.csv_rows([r.label for r in plan.runs], metrics(PAPER))
+    by = {(r["case"], r["mapper"]): r for r in csv}
+    assert (by[("u50", "nonfdp")]["paper_dlwa"], by[("u50", "fdp")]["paper_dlwa"]) == (1.3, 1.03)
+    assert by[("soc64", "nonfdp")]["paper_dlwa"] is None
+    assert list(by[("u50", "fdp")])[:3] == ["case", "mapper", "dlwa"]
 
 
 def test_sensitivity_keeps_the_host_bytes() -> None:

@@ -85,6 +85,27 @@ def test_nearest_ideal_is_the_margin_over_the_nearest_other_mode() -> None:
     assert I.measure("nearest_ideal", table).value is None
 
 
+def test_the_declared_row_reads_the_array_section() -> None:
+    """papers/ioda.toml's row: the read tenant's host-layer reads of the array's one scheme,
+    the scheme's name first; a summary whose array holds two schemes is a usage error."""
+    read = {"count": 9, "p50_us": 1.0, "p95_us": 2.0, "p99_us": 3.0, "p999_us": 4.0, "p9999_us": 5.0}
+    kv = {"read": read, "reads_failed_fast": 6, "reads_multi_busy": 7, "chunks_rebuilt": 8}
+    summary = {"array": {"schemes": {"iod": {"tenants": {"kv": kv}}}}}
+    rows = load_plan("ioda").rows
+    assert rows.read("r2k/IODA", summary) == {
+        "scheme": "iod",
+        "reads": 9,
+        **{k: v for k, v in read.items() if k != "count"},
+        "reads_failed_fast": 6,
+        "reads_multi_busy": 7,
+        "chunks_rebuilt": 8,
+    }
+    assert rows.row.csv == "reads.csv" and rows.row.label == ("run",)
+    two: dict[str, object] = {"array": {"schemes": {"iod": {}, "partitioned": {}}}}
+    with pytest.raises(ftlab.UsageError, match="one scheme"):
+        rows.read("r2k/IODA", two)
+
+
 def test_sensitivity_cases_are_the_claim_files() -> None:
     """The declared cases (papers/ioda.toml's [[reproduce.cases]], expanded by the driver):
     distinct names, runs of the plan, overrides of the array scenario; the read rate is swept

@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> Summary:
-    """A one-scheme summary.json with what `run_metrics` reads: a partial summary, typed as a
-    `Summary` by a cast (`run_metrics` takes one)."""
+    """A one-scheme summary.json with what the declared metrics read: a partial summary, typed
+    as a `Summary` by a cast."""
     partial = {
         "schemes": {
             "unified": {
@@ -54,9 +54,21 @@ def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> Summ
 
 
 def test_run_metrics_is_write_megabytes_per_measured_second() -> None:
-    m = V.run_metrics(summary(3e9, 10.0, 1234, "synthetic"), "synthetic")
+    """The declared row (papers/vstream.toml `[[reproduce.metrics]]`) reads the tenant named by
+    the run's workload: 3e9 bytes in 10 s are 300 MB/s; no scheme, or no measured time, is
+    None, not a number."""
+    rows = driver.load_plan("vstream").rows
+    m = rows.read("synthetic/dac", summary(3e9, 10.0, 1234, "synthetic"))
     assert m["throughput_mb_s"] == pytest.approx(300.0) and m["gc_pages_copied"] == 1234
-    assert V.run_metrics(cast(Summary, {"schemes": {}}), "synthetic")["throughput_mb_s"] is None
+    assert (m["waf"], m["measured_s"], m["units_per_stamp"]) == (2.0, 10.0, None)
+    assert rows.read("rocksdb/dac", summary(3e9, 10.0, 1234, "synthetic"))["throughput_mb_s"] is None
+    assert rows.read("synthetic/dac", summary(3e9, 0.0, 1234, "synthetic"))["throughput_mb_s"] is None
+    assert rows.read("synthetic/dac", cast(Summary, {"schemes": {}}))["throughput_mb_s"] is None
+
+
+def test_the_row_type_is_the_declared_row() -> None:
+    names = [m.name for m in driver.load_plan("vstream").rows.metrics]
+    assert names == list(V.RunMetrics.__annotations__)
 
 
 def hand_metrics() -> dict[str, dict[str, V.RunMetrics]]:
@@ -174,7 +186,11 @@ def test_missing_workload_or_mapper_makes_claims_not_measured() -> None:
 
 
 def test_metric_rows_normalise_to_legacy() -> None:
-    rows = {(r["workload"], r["mapper"]): r for r in V.metric_rows(hand_metrics())}
+    flat = {f"{w}/{m}": row for w, by in hand_metrics().items() for m, row in by.items()}
+    plan = driver.load_plan("vstream")
+    csv = plan.rows.csv_rows([r.label for r in plan.runs], flat)
+    assert [(r["workload"], r["mapper"]) for r in csv] == [tuple(r.label.split("/")) for r in plan.runs]
+    rows = {(r["workload"], r["mapper"]): r for r in csv}
     assert rows[("synthetic", "vstream")]["throughput_norm"] == pytest.approx(7.0)
     assert rows[("synthetic", "vstream")]["gc_norm"] == pytest.approx(0.49)
     assert rows[("rocksdb", "legacy")]["throughput_norm"] == 1.0

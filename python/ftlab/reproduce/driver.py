@@ -12,7 +12,9 @@ systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
 scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
-`ftlab.reproduce.figures`). The claims name their measures and
+`ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
+(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`).
+The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
 runs with the seed's overrides, hand them to the paper's code (`PaperCode`), judge the claims
@@ -61,6 +63,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
 from ftlab.reproduce.measures import PairDecl, load_pairs, measure_all
+from ftlab.reproduce.rows import RowsDecl, load_rows
 from ftlab.reproduce.seeds import preimport
 
 if TYPE_CHECKING:
@@ -139,13 +142,15 @@ class Plan:
     sensitivity_keys: tuple[str, ...] = ("reproduction", "quick")
     #: Whether sensitivity.json's `cases` starts with the base runs' record.
     sensitivity_base: bool = False
+    #: A run's declared row of metrics and the metrics CSV's columns (`rows.RowsDecl`).
+    rows: RowsDecl = RowsDecl()
 
     def run(self, label: str) -> RunDecl:
         return next(r for r in self.runs if r.label == label)
 
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
-_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base"}
+_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -185,7 +190,8 @@ def load_plan(name: str) -> Plan:
     if not isinstance(base, bool):
         raise input_error(where, "reproduce.sensitivity_base must be true or false")
     pairs = load_pairs(where, raw.get("pairs"))
-    return Plan(name, schedule, scenarios, runs, pairs, cases, figures, tuple(keys_), base)
+    rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"))
+    return Plan(name, schedule, scenarios, runs, pairs, cases, figures, tuple(keys_), base, rows)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:

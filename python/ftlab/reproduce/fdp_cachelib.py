@@ -20,12 +20,14 @@ reclaim unit handles) is run once per (case, mapper), by `--set` overrides; the 
 The DLWA of a run is its device WAF over the measured phase (summary.json `device.waf`: flash
 units programmed / host units), after the warm-up by workload has converged (health); its p99
 write latency is its tenants' highest `write.p99_us`. The claims are data
-(`papers/fdp_cachelib.toml`), and so are its a/b measures (`[[reproduce.pairs]]`: DLWA and p99
-ratios and margins between mappers, `ftlab.reproduce.measures`) and its over-provisioning
-sensitivity cases (`[[reproduce.cases]]`). This module is what is the paper's own, read run by
-run (`ftlab.reproduce.per_run`): a run's metrics (`run_metrics`), its health (the warm-up's
-convergence), the single-run DLWA and the Media Reallocated events per host byte
-(`measure`), the DLWA figure, and the sensitivity cases that vary the SOC's share of host bytes
+(`papers/fdp_cachelib.toml`), and so are a run's metrics (`[[reproduce.metrics]]`, with the
+paper's DLWA per run as a column of metrics.csv, `ftlab.reproduce.rows`), its a/b measures
+(`[[reproduce.pairs]]`: DLWA and p99 ratios and margins between mappers,
+`ftlab.reproduce.measures`), the DLWA figure and its over-provisioning sensitivity cases
+(`[[reproduce.cases]]`). This module is what is the paper's own, read run by run
+(`ftlab.reproduce.per_run`): a run's health (the warm-up's convergence), the single-run DLWA
+and the Media Reallocated events per host byte (`measure`), and the sensitivity cases that
+vary the SOC's share of host bytes
 (`soc_share_overrides`: the overrides depend on each tenant's rates). Neither knob is published
 for the paper's device and traces.
 
@@ -49,7 +51,6 @@ from ftlab.reproduce.claims import Claim, Health, RunHealth, fmt_number, one_run
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import Lookup, measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-from ftlab.results import Summary
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -84,7 +85,8 @@ MAPPERS = tuple(dict.fromkeys(r.mapper for r in RUNS))
 
 
 class RunMetrics(TypedDict):
-    """One run's metrics (`run_metrics`, a row of metrics.csv); None where summary.json lacks
+    """One run's metrics, as `[[reproduce.metrics]]` of papers/fdp_cachelib.toml declares and
+    `ftlab.reproduce.rows` reads them (a row of metrics.csv); None where summary.json lacks
     the value."""
 
     dlwa: float | None
@@ -104,32 +106,17 @@ class RunMetrics(TypedDict):
 Metrics = Mapping[str, RunMetrics]
 
 
-class DlwaRow(RunMetrics):
-    """A row of dlwa.csv and metrics.csv: the run's case and mapper, its metrics and the
-    paper's DLWA (None where the paper prints none)."""
-
-    case: str
-    mapper: str
-    paper_dlwa: float | None
-
-
 class FdpCachelib(PerRunPaper[RunMetrics]):
     """CacheLib FDP's own code under the driver: metrics per run, health, the DLWA figure; its
     DLWA and p99 ratios are declared pairs (`[[reproduce.pairs]]`)."""
 
     name = NAME
 
-    def run_metrics(self, label: str, report: Report) -> RunMetrics:
-        return run_metrics(report.summary)
-
     def run_health(self, label: str, report: Report) -> RunHealth:
         return _run_health(report)
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return measure(name, seen.metrics)
-
-    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
-        return metric_rows(seen.metrics)
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -171,44 +158,6 @@ def scenario_path(quick: bool, key: str = "one_tenant") -> Path:
 
 # --------------------------------------------------------------------------------------
 # Metrics and claims
-
-
-def run_metrics(summary: Summary) -> RunMetrics:
-    """The device WAF over the measured phase (`dlwa`), the host bytes of the measured phase
-    (summed over the tenants), the highest p99 write latency of a tenant (`write_p99_us`), the
-    GC counters of the measured phase (`erases`, `gc_pages_copied`, `blocks_multi_tenant`), the
-    FDP counters since the device started (`hbmw`, `mbmw`, Media Reallocated events; None
-    without the fdp mapper) and the warm-up's convergence of a one-scheme summary.json."""
-    scheme = next(iter(summary["schemes"].values()), None)
-    if scheme is None:
-        return RunMetrics(
-            dlwa=None,
-            host_bytes=None,
-            write_p99_us=None,
-            erases=None,
-            gc_pages_copied=None,
-            blocks_multi_tenant=None,
-            hbmw=None,
-            mbmw=None,
-            media_reallocated=None,
-            warm_converged=None,
-            warm_windows=0,
-        )
-    device, counters, warm = scheme["device"], scheme["mapper_counters"], scheme["precondition"]
-    writes = [t["write"] for t in scheme["tenants"].values()]
-    return RunMetrics(
-        dlwa=device["waf"],
-        host_bytes=sum(w["bytes"] for w in writes) if writes else None,
-        write_p99_us=max(w["p99_us"] for w in writes) if writes else None,
-        erases=device["erases"],
-        gc_pages_copied=device["gc_pages_copied"],
-        blocks_multi_tenant=device["blocks_multi_tenant"],
-        hbmw=counters.get("hbmw"),
-        mbmw=counters.get("mbmw"),
-        media_reallocated=counters.get("events_media_reallocated"),
-        warm_converged=warm.get("warm_converged"),
-        warm_windows=len(warm.get("warm_waf_windows") or []),
-    )
 
 
 def _lookup(metrics: Metrics) -> Lookup:
@@ -272,31 +221,6 @@ def _num(metrics: Metrics, run: str, key: str) -> float | None:
 def fdp_claims(metrics: Metrics, checks: Health) -> list[Claim]:
     """Every claim of papers/fdp_cachelib.toml judged on one seed's metrics and health."""
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
-
-
-#: The paper's DLWA per run, where it prints one (§6.2, §6.3: 80% "similar to 50%", §6.5,
-#: §6.7), for the figure.
-PAPER_DLWA: dict[str, float] = {
-    "u50/fdp": 1.03,
-    "u50/nonfdp": 1.3,
-    "u80/fdp": 1.03,
-    "u80/nonfdp": 1.3,
-    "u100/fdp": 1.03,
-    "u100/nonfdp": 3.5,
-    "soc64/fdp": 2.5,
-    "mt/fdp": 1.0,
-    "mt/nonfdp": 3.5,
-}
-
-
-def metric_rows(metrics: Metrics) -> list[DlwaRow]:
-    """One row per run: case, mapper, ftlab's metrics and the paper's DLWA (None where the
-    paper prints none)."""
-    return [
-        DlwaRow(case=run.case, mapper=run.mapper, **metrics[run.label], paper_dlwa=PAPER_DLWA.get(run.label))
-        for run in RUNS
-        if run.label in metrics
-    ]
 
 
 # --------------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """ftlab.reproduce.per_run: the shared reading of a paper whose runs each stand alone.
 
-A paper such as CacheLib FDP or vStream runs one scheme per run and reads every run by itself:
-a row of metrics per run label ("<subject>/<system>": "u100/fdp", "rocksdb/vstream"), a health
-record per run, metrics.csv beside its declared figures (`ftlab.reproduce.figures`, drawn
-from metrics.csv's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
+A paper such as CacheLib FDP, vStream or IODA runs one scheme per run and reads every run by
+itself: a row of metrics per run label ("<subject>/<system>": "u100/fdp", "rocksdb/vstream"),
+as its claim file declares it (`[[reproduce.metrics]]`, read by `ftlab.reproduce.rows`), a
+health record per run, the metrics CSV (`[reproduce.row] csv`, its rows the runs' rows and
+the declared `[[reproduce.columns]]`) beside its declared figures (`ftlab.reproduce.figures`,
+drawn from the CSV's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
 from those rows. `PerRunPaper` is that reading under the driver
-(`ftlab.reproduce.driver.PaperCode`); the paper defines what a run's row and health are,
-metrics.csv's rows and its own measures.
+(`ftlab.reproduce.driver.PaperCode`); the paper defines a run's health and its own measures.
 
 It is not a paper's code and runs nothing (the driver does).
 """
@@ -17,15 +18,16 @@ from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from ftlab.reproduce.claims import Health, HealthHead, RunHealth, write_csv
-from ftlab.reproduce.driver import PaperCode, Runs
+from ftlab.reproduce.driver import PaperCode, Plan, Runs, load_plan
 
 if TYPE_CHECKING:
     from ftlab.report import Report
 
-#: A run's row of metrics (a TypedDict of the paper's).
+#: A run's row of metrics (a TypedDict of the paper's whose keys are the declared metrics, in
+#: order: the paper's tests check them against the claim file).
 Row = TypeVar("Row", bound=Mapping[str, object])
 
 
@@ -43,17 +45,19 @@ class PerRun(Generic[Row]):
 class PerRunPaper(PaperCode[PerRun[Row]]):
     """A paper read run by run (see the module docstring)."""
 
-    @abstractmethod
-    def run_metrics(self, label: str, report: Report) -> Row:
-        """Run `label`'s row of metrics."""
+    def run_metrics(self, plan: Plan, label: str, report: Report) -> Row:
+        """Run `label`'s row of metrics: the declared ones (`rows.RowsDecl.read`)."""
+        return cast(Row, plan.rows.read(label, report.summary))
 
     @abstractmethod
     def run_health(self, label: str, report: Report) -> RunHealth:
         """Run `label`'s health record (`claims.one_run_health`'s shape, `ok` last)."""
 
-    @abstractmethod
     def rows(self, seen: PerRun[Row]) -> Sequence[Mapping[str, object]]:
-        """metrics.csv's rows, which the declared figures draw."""
+        """The metrics CSV's rows, which the declared figures draw: one per run, in the plan's
+        order (`rows.RowsDecl.csv_rows`)."""
+        plan = load_plan(self.name)
+        return plan.rows.csv_rows([r.label for r in plan.runs], seen.metrics)
 
     def health_head(self) -> HealthHead:
         """The health's keys between `ok` and `schemes` (none by default)."""
@@ -61,7 +65,7 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
 
     def read(self, runs: Runs, base: PerRun[Row] | None) -> PerRun[Row]:
         reports = dict(runs.reports)
-        metrics = {label: self.run_metrics(label, report) for label, report in reports.items()}
+        metrics = {label: self.run_metrics(runs.plan, label, report) for label, report in reports.items()}
         return PerRun(reports, metrics, runs.scenarios, runs.out)
 
     def value(self, seen: PerRun[Row], subject: str, system: str, key: str) -> float | None:
@@ -80,5 +84,6 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         }
 
     def figures(self, seen: PerRun[Row], out: Path) -> list[Path]:
-        """The declared figures, then metrics.csv."""
-        return [*super().figures(seen, out), write_csv(out / "metrics.csv", self.rows(seen))]
+        """The declared figures, then the metrics CSV."""
+        csv = load_plan(self.name).rows.row.csv
+        return [*super().figures(seen, out), write_csv(out / csv, self.rows(seen))]

@@ -57,7 +57,6 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-from ftlab.results import Summary
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -66,7 +65,8 @@ if TYPE_CHECKING:
 # --help` and `import ftlab` start without them.
 
 NAME = "vstream"
-#: workload (a scenario key of the plan) -> its tenant's name
+#: workload (a scenario key of the plan) -> its tenant's name (the same: the declared
+#: throughput reads the tenant named by the run label's subject)
 WORKLOADS: dict[str, str] = {"synthetic": "synthetic", "rocksdb": "rocksdb"}
 BASELINE = "legacy"
 
@@ -112,7 +112,8 @@ def scenario_path(workload: str, quick: bool) -> Path:
 
 
 class RunMetrics(TypedDict):
-    """One run's metrics (`run_metrics`); None where summary.json lacks the value."""
+    """One run's metrics, as `[[reproduce.metrics]]` of papers/vstream.toml declares and
+    `ftlab.reproduce.rows` reads them; None where summary.json lacks the value."""
 
     throughput_mb_s: float | None
     gc_pages_copied: float | None
@@ -139,9 +140,6 @@ class Vstream(PerRunPaper[RunMetrics]):
     def head(self, runs: Runs) -> Sections:
         return {"scenarios": {w: str(p) for w, p in runs.scenarios.items()}}
 
-    def run_metrics(self, label: str, report: Report) -> RunMetrics:
-        return run_metrics(report.summary, WORKLOADS[_pair(label)[0]])
-
     def run_health(self, label: str, report: Report) -> RunHealth:
         return _run_health(_pair(label)[0], report)
 
@@ -150,9 +148,6 @@ class Vstream(PerRunPaper[RunMetrics]):
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return _own(name, nested(seen.metrics))
-
-    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
-        return metric_rows(nested(seen.metrics))
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -224,28 +219,6 @@ def check_trace(path: Path) -> None:
 
 # --------------------------------------------------------------------------------------
 # Metrics and claims
-
-
-def run_metrics(summary: Summary, tenant: str) -> RunMetrics:
-    """Throughput (host write MB/s over the measured phase), GC pages copied, WAF and the
-    measured seconds of a one-scheme summary.json; None where a value is missing."""
-    try:
-        scheme = next(iter(summary["schemes"].values()))
-        device, write = scheme["device"], scheme["tenants"][tenant]["write"]
-        seconds = float(device["measured_s"])
-        mb_s = float(write["bytes"]) / seconds / 1e6 if seconds > 0 else None
-        units = (scheme.get("mapper_counters") or {}).get("units_per_stamp")
-        return RunMetrics(
-            throughput_mb_s=mb_s,
-            gc_pages_copied=float(device["gc_pages_copied"]),
-            waf=device.get("waf"),
-            measured_s=seconds,
-            units_per_stamp=None if units is None else float(units),
-        )
-    except (KeyError, TypeError, StopIteration, ValueError):
-        return RunMetrics(
-            throughput_mb_s=None, gc_pages_copied=None, waf=None, measured_s=None, units_per_stamp=None
-        )
 
 
 def _value(metrics: Metrics, workload: str, mapper: str, key: str) -> float | None:
@@ -332,39 +305,6 @@ def _stamps(metrics: Metrics, name: str) -> Measured:
         size / div,
         f"4 B x 256 Mi logical pages / {factor} = {size / div:.4g} {unit} ({ours}).",
     )
-
-
-class MetricRow(RunMetrics):
-    """A row of metrics.csv and the figures' CSV: the run's workload and mapper, its metrics
-    and its throughput and GC copies normalised to legacy's (None where either is missing)."""
-
-    workload: str
-    mapper: str
-    throughput_norm: float | None
-    gc_norm: float | None
-
-
-def metric_rows(metrics: Metrics) -> list[MetricRow]:
-    """One row per workload and mapper: the raw metrics and both normalised to legacy."""
-    rows = []
-    for w, by_mapper in metrics.items():
-        base = by_mapper.get(BASELINE)
-        for m, v in by_mapper.items():
-            rows.append(
-                MetricRow(
-                    workload=w,
-                    mapper=m,
-                    **v,
-                    throughput_norm=_ratio(v["throughput_mb_s"], base and base["throughput_mb_s"]),
-                    gc_norm=_ratio(v["gc_pages_copied"], base and base["gc_pages_copied"]),
-                )
-            )
-    return rows
-
-
-def _ratio(a: float | None, b: float | None) -> float | None:
-    change = relative_change(a, b)
-    return None if math.isnan(change) else change + 1.0
 
 
 # --------------------------------------------------------------------------------------
