@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import polars as pl
 import pytest
 
 import ftlab
+from ftlab.report import Report
 from ftlab.reproduce import REPRODUCTIONS, claimfile, driver, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import fdp_cachelib as F
@@ -220,6 +222,20 @@ def test_run_metrics_reads_the_summary() -> None:
     two = {"schemes": {"a": summary["schemes"]["unified"], "b": summary["schemes"]["unified"]}}
     with pytest.raises(ftlab.UsageError, match="one scheme"):
         rows.read("u50/fdp", cast(Summary, two))
+
+
+def test_declared_health_needs_a_converged_warm_up() -> None:
+    """papers/fdp_cachelib.toml's check: a warm-up that did not converge fails the run and
+    says why, with the cap and the windows from summary.json."""
+    tenant = {"unstable": False, "starved": False, "write": {"bytes": 1}}
+    warm = {"warm_converged": False, "warm_cap_hit": True, "warm_waf_windows": [1.2, 1.5]}
+    scheme = {"tenants": {"kv0": tenant}, "device": {"die_utilisation_max": 0.9}, "precondition": warm}
+    report = cast(Report, SimpleNamespace(summary={"schemes": {"unified": scheme}}))
+    h = driver.load_plan(F.NAME).health.run("u50/fdp", report)
+    assert h["checks"] == {"warm-up converged": ("False", False)} and h["ok"] is False
+    assert h["reasons"] == ["the warm-up did not converge (cap hit True, windows [1.2, 1.5])"]
+    warm["warm_converged"] = True
+    assert driver.load_plan(F.NAME).health.run("u50/fdp", report)["ok"] is True
 
 
 def test_the_row_type_is_the_declared_row() -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
 import ftlab
+from ftlab.report import Report
 from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import ioda as I
@@ -104,6 +106,21 @@ def test_the_declared_row_reads_the_array_section() -> None:
     two: dict[str, object] = {"array": {"schemes": {"iod": {}, "partitioned": {}}}}
     with pytest.raises(ftlab.UsageError, match="one scheme"):
         rows.read("r2k/IODA", two)
+
+
+def test_an_array_runs_health_merges_its_devices() -> None:
+    """`health = "array"`: each device's record, its tenants as "dev<i>:<tenant>", the busiest
+    die of the array under the limit; one starved device fails the run."""
+    ok = {"unstable": False, "starved": False}
+    starved = {"unstable": False, "starved": True, "max_wait_s": 2.0, "starvation_wait_s": 1.0}
+    devs = {
+        "iod/dev0": {"tenants": {"kv": ok}, "device": {"die_utilisation": [0.5]}},
+        "iod/dev1": {"tenants": {"kv": starved}, "device": {"die_utilisation": [0.6]}},
+    }
+    report = cast(Report, SimpleNamespace(summary={"schemes": devs}))
+    h = load_plan("ioda").health.run("r2k/IODA", report)
+    assert set(h["tenants"]) == {"iod/dev0:kv", "iod/dev1:kv"} and h["busiest_die"] == 0.6
+    assert h["ok"] is False and h["reasons"] == ["iod/dev1: kv starved: a request waited 2.0 s > 1 s"]
 
 
 def test_sensitivity_cases_are_the_claim_files() -> None:

@@ -20,7 +20,7 @@ import pytest
 
 import ftlab
 from ftlab.report import Report
-from ftlab.reproduce import claimfile, driver, verdicts
+from ftlab.reproduce import claimfile, driver, run_checks, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import vstream as V
 from ftlab.results import Summary
@@ -194,6 +194,32 @@ def test_metric_rows_normalise_to_legacy() -> None:
     assert rows[("synthetic", "vstream")]["throughput_norm"] == pytest.approx(7.0)
     assert rows[("synthetic", "vstream")]["gc_norm"] == pytest.approx(0.49)
     assert rows[("rocksdb", "legacy")]["throughput_norm"] == 1.0
+
+
+def test_declared_health_checks_the_steady_state_and_the_deaths() -> None:
+    """papers/vstream.toml's checks: the synthetic runs need a steady state (no time series:
+    not steady, its change None), the RocksDB runs do not; a stamp group's death left
+    unattributed fails the run, a mapper that reports no such counter passes."""
+    plan = driver.load_plan("vstream")
+    base = summary(3e9, 10.0, 1234, "rocksdb")
+    rocksdb = plan.health.run("rocksdb/dac", cast(Report, SimpleNamespace(summary=base, timeseries=None)))
+    assert rocksdb["checks"] == {} and "steady_change" not in rocksdb
+    deaths = cast(dict[str, Any], base)
+    deaths["schemes"]["unified"]["mapper_counters"] = {"unattributed_deaths": 3}
+    bad = plan.health.run("rocksdb/vstream", cast(Report, SimpleNamespace(summary=deaths, timeseries=None)))
+    assert bad["checks"] == {"unattributed deaths": ("3", False)} and bad["ok"] is False
+    syn = summary(3e9, 10.0, 1234, "synthetic")
+    steady = plan.health.run("synthetic/dac", cast(Report, SimpleNamespace(summary=syn, timeseries=None)))
+    assert steady["checks"]["steady state"][1] is False and steady["steady_change"] is None
+    assert list(steady)[-2:] == ["steady_change", "ok"] and plan.health.head() == {"steady_tolerance": 0.1}
+
+
+def test_a_check_on_no_run_is_the_claim_files_error() -> None:
+    check = {"name": "s", "rule": "steady", "tolerance": 0.1, "runs": ["nope/*"]}
+    with pytest.raises(ftlab.InputError, match="match no run"):
+        run_checks.load_health("x.toml", None, [check], ["a/b"])
+    with pytest.raises(ftlab.InputError, match="tolerance"):
+        run_checks.load_health("x.toml", None, [{"name": "s", "rule": "steady"}], ["a/b"])
 
 
 def test_every_mapper_runs_where_the_paper_runs_it() -> None:

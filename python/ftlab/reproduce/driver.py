@@ -13,7 +13,8 @@ scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
-(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`).
+(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`)
+and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`).
 The claims name their measures and
 the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
@@ -64,6 +65,7 @@ from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
 from ftlab.reproduce.measures import PairDecl, load_pairs, measure_all
 from ftlab.reproduce.rows import RowsDecl, load_rows
+from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
 
 if TYPE_CHECKING:
@@ -144,13 +146,15 @@ class Plan:
     sensitivity_base: bool = False
     #: A run's declared row of metrics and the metrics CSV's columns (`rows.RowsDecl`).
     rows: RowsDecl = RowsDecl()
+    #: A run's declared health: its base record and run checks (`run_checks.HealthDecl`).
+    health: HealthDecl = HealthDecl()
 
     def run(self, label: str) -> RunDecl:
         return next(r for r in self.runs if r.label == label)
 
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
-_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns"}
+_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -191,7 +195,8 @@ def load_plan(name: str) -> Plan:
         raise input_error(where, "reproduce.sensitivity_base must be true or false")
     pairs = load_pairs(where, raw.get("pairs"))
     rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"))
-    return Plan(name, schedule, scenarios, runs, pairs, cases, figures, tuple(keys_), base, rows)
+    health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
+    return Plan(name, schedule, scenarios, runs, pairs, cases, figures, tuple(keys_), base, rows, health)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:

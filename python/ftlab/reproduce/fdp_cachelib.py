@@ -21,13 +21,13 @@ The DLWA of a run is its device WAF over the measured phase (summary.json `devic
 units programmed / host units), after the warm-up by workload has converged (health); its p99
 write latency is its tenants' highest `write.p99_us`. The claims are data
 (`papers/fdp_cachelib.toml`), and so are a run's metrics (`[[reproduce.metrics]]`, with the
-paper's DLWA per run as a column of metrics.csv, `ftlab.reproduce.rows`), its a/b measures
-(`[[reproduce.pairs]]`: DLWA and p99 ratios and margins between mappers,
-`ftlab.reproduce.measures`), the DLWA figure and its over-provisioning sensitivity cases
-(`[[reproduce.cases]]`). This module is what is the paper's own, read run by run
-(`ftlab.reproduce.per_run`): a run's health (the warm-up's convergence), the single-run DLWA
-and the Media Reallocated events per host byte (`measure`), and the sensitivity cases that
-vary the SOC's share of host bytes
+paper's DLWA per run as a column of metrics.csv, `ftlab.reproduce.rows`), its health
+(`[[reproduce.checks]]`, `ftlab.reproduce.run_checks`: the tenants' checks and the warm-up's
+convergence), its a/b measures (`[[reproduce.pairs]]`: DLWA and p99 ratios and margins between
+mappers, `ftlab.reproduce.measures`), the DLWA figure and its over-provisioning sensitivity
+cases (`[[reproduce.cases]]`). This module is what is the paper's own, read run by run
+(`ftlab.reproduce.per_run`): the single-run DLWA and the Media Reallocated events per host
+byte (`measure`), and the sensitivity cases that vary the SOC's share of host bytes
 (`soc_share_overrides`: the overrides depend on each tenant's rates). Neither knob is published
 for the paper's device and traces.
 
@@ -41,19 +41,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from ftlab import _toml
 from ftlab._errors import usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import Claim, Health, RunHealth, fmt_number, one_run_health, ratio
+from ftlab.reproduce.claims import Claim, Health, fmt_number, ratio
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import Lookup, measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-
-if TYPE_CHECKING:
-    from ftlab.report import Report
 
 # matplotlib, numpy and plotly are imported inside the functions that use them, not here:
 # heavy, and `ftlab --help` and `import ftlab` start without them.
@@ -107,13 +104,11 @@ Metrics = Mapping[str, RunMetrics]
 
 
 class FdpCachelib(PerRunPaper[RunMetrics]):
-    """CacheLib FDP's own code under the driver: metrics per run, health, the DLWA figure; its
-    DLWA and p99 ratios are declared pairs (`[[reproduce.pairs]]`)."""
+    """CacheLib FDP's own code under the driver: its measures, claims.json's sections and the
+    SOC-share cases (a run's metrics and health, the pairs, the figure and the
+    over-provisioning cases are declared in papers/fdp_cachelib.toml)."""
 
     name = NAME
-
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        return _run_health(report)
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return measure(name, seen.metrics)
@@ -221,30 +216,6 @@ def _num(metrics: Metrics, run: str, key: str) -> float | None:
 def fdp_claims(metrics: Metrics, checks: Health) -> list[Claim]:
     """Every claim of papers/fdp_cachelib.toml judged on one seed's metrics and health."""
     return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
-
-
-# --------------------------------------------------------------------------------------
-# Health
-
-
-def _run_health(report: Report) -> RunHealth:
-    """The tenant's checks of `claims.health` (`unstable`, `starved`, `reasons`), the busiest
-    die (reported, no limit), the steady state (`checks["warm-up converged"]`: the warm-up by
-    workload ended with two windows of one logical capacity within 2% of each other, so the
-    measured phase starts in the workload's steady state) and `ok` (the driver's top-level
-    `ok`: every run's)."""
-    scheme = next(iter(report.summary["schemes"].values()))
-    entry, tenants_ok = one_run_health(scheme)
-    warm = scheme["precondition"]
-    converged = warm.get("warm_converged") is True
-    if not converged:
-        entry["reasons"].append(
-            f"the warm-up did not converge (cap hit {warm.get('warm_cap_hit')}, "
-            f"windows {warm.get('warm_waf_windows')})"
-        )
-    entry["checks"]["warm-up converged"] = (str(converged), converged)
-    entry["ok"] = tenants_ok and converged
-    return entry
 
 
 # --------------------------------------------------------------------------------------

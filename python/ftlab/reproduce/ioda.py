@@ -9,28 +9,25 @@ modes Base, IOD_1, IOD_2, IOD_3, IODA and Ideal as docs/array.md maps them to `[
 `[device]` keys, at two rates of the read tenant. Each run is read by itself
 (`ftlab.reproduce.per_run`): its row of the read tenant's host-layer reads (summary.json's
 `array` section) and reads.csv are the claim file's (`[reproduce.row]`,
-`[[reproduce.metrics]]`), and so are the sensitivity cases (`[[reproduce.cases]]`, which the
-driver expands). This module is what is the paper's own: its measures by name, its health and
-what sensitivity.json records of a case (`Ioda`, registered as `PAPER`). It is not the driver
-(`ftlab.reproduce.driver` runs the runs) and not the array (the simulator is), and it prints
-nothing.
+`[[reproduce.metrics]]`), and so are its health (`[reproduce] health = "array"`: each
+device's, merged, `ftlab.reproduce.run_checks`) and the sensitivity cases
+(`[[reproduce.cases]]`, which the driver expands). This module is what is the paper's own: its
+measures by name and what sensitivity.json records of a case (`Ioda`, registered as `PAPER`).
+It is not the driver (`ftlab.reproduce.driver` runs the runs) and not the array (the
+simulator is), and it prints nothing.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ftlab._errors import usage_error
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, Claim, RunHealth, fmt_number, ratio
-from ftlab.reproduce.claims import health as scheme_health
+from ftlab.reproduce.claims import Claim, fmt_number, ratio
 from ftlab.reproduce.driver import Case, Driven, claim_values, load_plan
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-
-if TYPE_CHECKING:
-    from ftlab.report import Report
 
 NAME = "ioda"
 #: The host layer's read percentiles in summary.json, and their labels: the abstract's "95–99.99th".
@@ -48,16 +45,13 @@ ReadRow = dict[str, Any]
 
 
 class Ioda(PerRunPaper[ReadRow]):
-    """IODA's own code under the driver: the host-layer rows' measures and the runs' health
-    (the rows and reads.csv are declared)."""
+    """IODA's own code under the driver: the host-layer rows' measures and claims.json's
+    `reads` (the rows, reads.csv and the runs' health are declared in papers/ioda.toml)."""
 
     name = NAME
 
     def measure(self, seen: PerRun[ReadRow], name: str) -> Measured:
         return measure(name, seen.metrics)
-
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        return run_health(report.summary)
 
     def sections(self, seen: PerRun[ReadRow]) -> dict[str, object]:
         return {"reads": seen.metrics}
@@ -146,21 +140,3 @@ def nearest_ideal(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
         f"{others[1]}: margin {others[0]:.3f} / {dist['IODA']:.3f} - 1 = {margin:.3f}."
     )
     return Measured(margin, why)
-
-
-def run_health(summary: Mapping[str, Any]) -> RunHealth:
-    """A run's health: each device's (`claims.health` of its scheme entries `<scheme>/dev<i>`:
-    its tenants, the device requests the host layer sent it; its busiest die), merged in
-    `claims.health`'s per-scheme shape: tenants as "dev<i>:<tenant>", the busiest die of the
-    array, `ok` when every device passes both, `reasons` prefixed by the device. No run checks."""
-    per = scheme_health(summary)["schemes"]
-    dies = [d for h in per.values() if isinstance(d := h.get("busiest_die"), (int, float))]
-    return {
-        "tenants": {f"{dev}:{t}": v for dev, h in per.items() for t, v in (h.get("tenants") or {}).items()},
-        "busiest_die": max(dies) if len(dies) == len(per) and dies else None,
-        "busiest_die_by_phase": {},
-        "busiest_die_limit": BUSIEST_DIE_LIMIT,
-        "checks": {},
-        "reasons": [f"{dev}: {r}" for dev, h in per.items() for r in h.get("reasons") or []],
-        "ok": bool(per) and all(h.get("ok", False) for h in per.values()),
-    }

@@ -3,24 +3,25 @@
 A paper such as CacheLib FDP, vStream or IODA runs one scheme per run and reads every run by
 itself: a row of metrics per run label ("<subject>/<system>": "u100/fdp", "rocksdb/vstream"),
 as its claim file declares it (`[[reproduce.metrics]]`, read by `ftlab.reproduce.rows`), a
-health record per run, the metrics CSV (`[reproduce.row] csv`, its rows the runs' rows and
+health record per run (`[reproduce] health` and `[[reproduce.checks]]`, judged by
+`ftlab.reproduce.run_checks`), the metrics CSV (`[reproduce.row] csv`, its rows the runs' rows and
 the declared `[[reproduce.columns]]`) beside its declared figures (`ftlab.reproduce.figures`,
 drawn from the CSV's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
 from those rows. `PerRunPaper` is that reading under the driver
-(`ftlab.reproduce.driver.PaperCode`); the paper defines a run's health and its own measures.
+(`ftlab.reproduce.driver.PaperCode`); the paper defines its own measures and claims.json's
+sections.
 
 It is not a paper's code and runs nothing (the driver does).
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-from ftlab.reproduce.claims import Health, HealthHead, RunHealth, write_csv
+from ftlab.reproduce.claims import Health, RunHealth, write_csv
 from ftlab.reproduce.driver import PaperCode, Plan, Runs, load_plan
 
 if TYPE_CHECKING:
@@ -49,19 +50,15 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         """Run `label`'s row of metrics: the declared ones (`rows.RowsDecl.read`)."""
         return cast(Row, plan.rows.read(label, report.summary))
 
-    @abstractmethod
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        """Run `label`'s health record (`claims.one_run_health`'s shape, `ok` last)."""
+    def run_health(self, plan: Plan, label: str, report: Report) -> RunHealth:
+        """Run `label`'s health record: the declared one (`run_checks.HealthDecl.run`)."""
+        return plan.health.run(label, report)
 
     def rows(self, seen: PerRun[Row]) -> Sequence[Mapping[str, object]]:
         """The metrics CSV's rows, which the declared figures draw: one per run, in the plan's
         order (`rows.RowsDecl.csv_rows`)."""
         plan = load_plan(self.name)
         return plan.rows.csv_rows([r.label for r in plan.runs], seen.metrics)
-
-    def health_head(self) -> HealthHead:
-        """The health's keys between `ok` and `schemes` (none by default)."""
-        return {}
 
     def read(self, runs: Runs, base: PerRun[Row] | None) -> PerRun[Row]:
         reports = dict(runs.reports)
@@ -75,11 +72,13 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
     def health(self, seen: PerRun[Row]) -> Health:
-        """Per run its `run_health`; top-level `ok`: every run's."""
-        runs = {label: self.run_health(label, report) for label, report in seen.reports.items()}
+        """Per run its `run_health`; top-level `ok`: every run's; between them the declared
+        health's head (`run_checks.HealthDecl.head`)."""
+        plan = load_plan(self.name)
+        runs = {label: self.run_health(plan, label, report) for label, report in seen.reports.items()}
         return {
             "ok": all(r["ok"] for r in runs.values()) and bool(runs),
-            **self.health_head(),
+            **plan.health.head(),
             "schemes": runs,
         }
 

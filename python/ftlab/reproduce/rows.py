@@ -62,7 +62,7 @@ class MetricDecl:
         """The value in scheme `key`'s `entry` of a run whose label's subject is `subject`."""
         if self.form == "key":
             return key
-        found = _walk(entry, self.path.replace("{subject}", subject))
+        found = walk(entry, self.path.replace("{subject}", subject))
         if self.form in ("sum", "max"):
             if not found or any(not _number(v) for v in found):
                 return None
@@ -71,7 +71,7 @@ class MetricDecl:
         if self.form == "count":
             return len(value) if isinstance(value, list) else 0
         if self.per:
-            base = _walk(entry, self.per.replace("{subject}", subject))
+            base = walk(entry, self.per.replace("{subject}", subject))
             if not _number(value) or len(base) != 1 or not _number(base[0]):
                 return None
             per = float(base[0])  # type: ignore[arg-type]
@@ -115,7 +115,7 @@ class RowsDecl:
 
     def read(self, label: str, summary: Mapping[str, object]) -> Row:
         """Run `label`'s row from its summary.json, in the declared order."""
-        found = _walk(summary, self.row.root)
+        found = walk(summary, self.row.root)
         schemes = found[0] if len(found) == 1 and isinstance(found[0], Mapping) else {}
         if len(schemes) > 1:
             raise usage_error(
@@ -144,7 +144,7 @@ def _number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _walk(node: object, path: str) -> list[object]:
+def walk(node: object, path: str) -> list[object]:
     """The values at dotted `path` under `node` ("*": every key of a table); a missing key or
     a null on the way yields none."""
     found = [node]

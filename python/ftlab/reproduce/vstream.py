@@ -13,18 +13,16 @@ are data, `[reproduce]` of `papers/vstream.toml`:
 
 Throughput is the tenant's host write bytes per measured second (MB/s) of the closed loop; the
 cost of GC is `device.gc_pages_copied` (§5.2: "the number of valid pages copied during GC").
-The claims are data (`papers/vstream.toml`), and so are its ratios and margins between
-mappers (`[[reproduce.pairs]]`, `ftlab.reproduce.measures`); this module computes the rest by
-name (`measure`): vStream's margin over the best other mapper, and the write-stamp sharing of
-§4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run). Runs are read one by one
-(`ftlab.reproduce.per_run`).
-
-Health, per run: the tenant not `unstable`, requests outstanding at the end (at most the queue
-depth, by construction of a closed loop), and for the synthetic benchmark the steady state: the
-mean write IOPS of the second half of the measured phase within STEADY_TOLERANCE of the first
-half's. The busiest die is reported but has no limit: a closed loop saturates the device on
-purpose. With `sensitivity`, the claims are recomputed with the queue depth and vStream's epoch
-varied one at a time (`[[reproduce.cases]]` of the claim file), by direct runs (no Ray).
+The claims are data (`papers/vstream.toml`), and so are a run's metrics
+(`[[reproduce.metrics]]`, `ftlab.reproduce.rows`), its health (`[[reproduce.checks]]`,
+`ftlab.reproduce.run_checks`: the tenant neither unstable nor starved, the synthetic runs in
+steady state, no unattributed stamp-group death; the busiest die reported without a limit, as
+a closed loop saturates the device on purpose), its ratios and margins between mappers
+(`[[reproduce.pairs]]`, `ftlab.reproduce.measures`), Figures 3-4 and the sensitivity cases,
+the queue depth and vStream's epoch varied one at a time (`[[reproduce.cases]]`, by direct
+runs, no Ray). Runs are read one by one (`ftlab.reproduce.per_run`). This module computes the
+rest by name (`measure`): vStream's margin over the best other mapper, and the write-stamp
+sharing of §4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run).
 
 Only ratios of the simulator's outputs are computed here (`Vstream`, registered as `PAPER`);
 it is not the simulator nor the driver (it runs nothing itself), and it prints nothing
@@ -37,38 +35,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import (
-    Claim,
-    Health,
-    HealthHead,
-    RunHealth,
-    fmt_change,
-    fmt_number,
-    one_run_health,
-    ratio,
-    relative_change,
-)
+from ftlab.reproduce.claims import Claim, Health, fmt_number, ratio
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-
-if TYPE_CHECKING:
-    from ftlab.report import Report
-
-# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
-# --help` and `import ftlab` start without them.
 
 NAME = "vstream"
 #: workload (a scenario key of the plan) -> its tenant's name (the same: the declared
 #: throughput reads the tenant named by the run label's subject)
 WORKLOADS: dict[str, str] = {"synthetic": "synthetic", "rocksdb": "rocksdb"}
-BASELINE = "legacy"
 
 
 @dataclass(frozen=True)
@@ -84,9 +65,6 @@ class Mapper:
 #: §5.1's order (claims.json's `mappers`).
 MAPPER_ORDER = ("legacy", "dac", "autostream-mq", "autostream-sfr", "manual", "vstream")
 AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
-#: The synthetic run is in steady state when the mean write IOPS of the second half of the
-#: measured phase is within this relative distance of the first half's.
-STEADY_TOLERANCE = 0.10
 
 
 def runs() -> list[tuple[str, Mapper]]:
@@ -127,9 +105,8 @@ Metrics = Mapping[str, Mapping[str, RunMetrics]]
 
 
 class Vstream(PerRunPaper[RunMetrics]):
-    """vStream's own code under the driver: metrics per run, health, Figures 3-4; its ratios
-    and margins between mappers are declared pairs and its sensitivity cases declared cases
-    (papers/vstream.toml)."""
+    """vStream's own code under the driver: its measures and claims.json's sections (a run's
+    metrics and health, the pairs, figures and cases are declared in papers/vstream.toml)."""
 
     name = NAME
 
@@ -139,12 +116,6 @@ class Vstream(PerRunPaper[RunMetrics]):
 
     def head(self, runs: Runs) -> Sections:
         return {"scenarios": {w: str(p) for w, p in runs.scenarios.items()}}
-
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        return _run_health(_pair(label)[0], report)
-
-    def health_head(self) -> HealthHead:
-        return {"steady_tolerance": STEADY_TOLERANCE}
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return _own(name, nested(seen.metrics))
@@ -305,55 +276,3 @@ def _stamps(metrics: Metrics, name: str) -> Measured:
         size / div,
         f"4 B x 256 Mi logical pages / {factor} = {size / div:.4g} {unit} ({ours}).",
     )
-
-
-# --------------------------------------------------------------------------------------
-# Health
-
-
-def _run_health(workload: str, report: Report) -> RunHealth:
-    """The tenant's checks of `claims.health` (`unstable`, `starved` and their numbers,
-    `reasons`), the busiest die (reported, no limit: `busiest_die_limit` None), for the
-    synthetic benchmark the steady-state check (`checks`), and `ok` (the driver's top-level
-    `ok`: every run's)."""
-    scheme = next(iter(report.summary["schemes"].values()))
-    # The tenants' checks (starved, unstable) of `claims.health`; the busiest die is reported only.
-    entry, ok = one_run_health(scheme)
-    if workload == "synthetic":
-        change = steady_change(report)
-        steady = not math.isnan(change) and abs(change) <= STEADY_TOLERANCE
-        entry["steady_change"] = None if math.isnan(change) else change
-        entry["checks"]["steady state"] = (f"{fmt_change(change)} (2nd half vs 1st)", steady)
-        ok = ok and steady
-    counters = scheme.get("mapper_counters") or {}
-    if counters.get("unattributed_deaths", 0) != 0:
-        entry["checks"]["unattributed deaths"] = (f"{counters['unattributed_deaths']:.0f}", False)
-        ok = False
-    entry["ok"] = ok
-    return entry
-
-
-def steady_change(report: Report) -> float:
-    """Mean write IOPS of the time-series windows in the second half of the measured phase
-    relative to the first half's (NaN without a time series). Windows cut by the end of the
-    run are left out."""
-    import polars as pl
-
-    ts = report.timeseries
-    if ts is None or "write_iops" not in ts.columns:
-        return math.nan
-    scheme = next(iter(report.summary["schemes"].values()))
-    device = scheme["device"]
-    end_s = device["sim_time_ns"] / 1e9
-    start_s = end_s - float(device["measured_s"])
-    step = ts["window_start_s"].sort().diff().drop_nulls().min() if ts.height > 1 else None
-    assert step is None or isinstance(step, (int, float)), "window_start_s is a Float64 column"
-    window_s = float(step or 0.0)
-    mid = (start_s + end_s) / 2
-    rows = ts.filter((pl.col("window_start_s") >= start_s) & (pl.col("window_start_s") + window_s <= end_s))
-
-    def mean(lo: float, hi: float) -> float | None:
-        part = rows.filter((pl.col("window_start_s") >= lo) & (pl.col("window_start_s") < hi))["write_iops"]
-        return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
-
-    return relative_change(mean(mid, end_s), mean(start_s, mid))
