@@ -23,6 +23,7 @@ from ftlab.report import Report
 from ftlab.reproduce import REPRODUCTIONS, claimfile, driver, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import fdp_cachelib as F
+from ftlab.reproduce.per_run import PerRun
 from ftlab.results import Summary
 
 try:
@@ -100,7 +101,7 @@ def healthy() -> C.Health:
 
 
 def claims_of(m: F.Metrics) -> dict[str, C.Claim]:
-    return {c.id: c for c in F.fdp_claims(m, healthy())}
+    return {c.id: c for c in F.FdpCachelib().claims_on(m, healthy())}
 
 
 def test_the_papers_own_numbers_reproduce_every_measured_claim() -> None:
@@ -187,7 +188,7 @@ def test_an_unknown_computation_is_a_usage_error() -> None:
         "events:u100/fdp",
     ):
         with pytest.raises(ftlab.UsageError, match="CacheLib FDP computation"):
-            F.measure(bad, metrics(PAPER))
+            F.FdpCachelib().measured(PerRun({}, metrics(PAPER), {}, Path()), [bad])
 
 
 def test_run_metrics_reads_the_summary() -> None:

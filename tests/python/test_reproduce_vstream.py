@@ -23,6 +23,7 @@ from ftlab.report import Report
 from ftlab.reproduce import claimfile, driver, run_checks, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import vstream as V
+from ftlab.reproduce.per_run import PerRun
 from ftlab.results import Summary
 
 try:
@@ -106,8 +107,13 @@ def healthy() -> C.Health:
     return {"ok": True, "schemes": {f"{w}/{m.label}": {"ok": True} for w, m in V.runs()}}
 
 
-def claims_of(metrics: V.Metrics) -> dict[str, C.Claim]:
-    return {c.id: c for c in V.vstream_claims(metrics, healthy())}
+def flat(metrics: dict[str, dict[str, V.RunMetrics]]) -> dict[str, V.RunMetrics]:
+    """Metrics by workload and mapper as rows by run label "workload/mapper"."""
+    return {f"{w}/{m}": row for w, by in metrics.items() for m, row in by.items()}
+
+
+def claims_of(metrics: dict[str, dict[str, V.RunMetrics]]) -> dict[str, C.Claim]:
+    return {c.id: c for c in V.Vstream().claims_on(flat(metrics), healthy())}
 
 
 def test_claims_from_hand_made_metrics() -> None:
@@ -186,9 +192,8 @@ def test_missing_workload_or_mapper_makes_claims_not_measured() -> None:
 
 
 def test_metric_rows_normalise_to_legacy() -> None:
-    flat = {f"{w}/{m}": row for w, by in hand_metrics().items() for m, row in by.items()}
     plan = driver.load_plan("vstream")
-    csv = plan.rows.csv_rows([r.label for r in plan.runs], flat)
+    csv = plan.rows.csv_rows([r.label for r in plan.runs], flat(hand_metrics()))
     assert [(r["workload"], r["mapper"]) for r in csv] == [tuple(r.label.split("/")) for r in plan.runs]
     rows = {(r["workload"], r["mapper"]): r for r in csv}
     assert rows[("synthetic", "vstream")]["throughput_norm"] == pytest.approx(7.0)
@@ -262,7 +267,7 @@ def test_an_unknown_computation_is_a_usage_error() -> None:
         "margin:dac/legacy",
     ):
         with pytest.raises(ftlab.UsageError, match="vStream computation"):
-            V.measure(bad, hand_metrics())
+            V.Vstream().measured(PerRun({}, flat(hand_metrics()), {}, Path()), [bad])
 
 
 # --------------------------------------------------------------------------------------

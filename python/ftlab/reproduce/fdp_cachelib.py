@@ -38,22 +38,17 @@ driver (it runs nothing itself), and it prints nothing (`ftlab.cli.reproduce` do
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
 from ftlab import _toml
 from ftlab._errors import usage_error
-from ftlab.reproduce import claimfile
-from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import Claim, Health, fmt_number, ratio
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.claims import Claim, ratio
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
-from ftlab.reproduce.measures import Lookup, measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-
-# matplotlib, numpy and plotly are imported inside the functions that use them, not here:
-# heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "fdp-cachelib"
 
@@ -111,7 +106,7 @@ class FdpCachelib(PerRunPaper[RunMetrics]):
     name = NAME
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
-        return measure(name, seen.metrics)
+        return _own(name, lambda run, key: self.value(seen, *_split(run), key))
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -152,45 +147,35 @@ def scenario_path(quick: bool, key: str = "one_tenant") -> Path:
 
 
 # --------------------------------------------------------------------------------------
-# Metrics and claims
+# The paper's own measure
+
+#: A run's metric: (run label, key) -> the number, or None where it is missing.
+Num = Callable[[str, str], "float | None"]
 
 
-def _lookup(metrics: Metrics) -> Lookup:
-    """The declared pairs' lookup: metric `key` of run "<subject>/<system>"."""
-    return lambda subject, system, key: _num(metrics, f"{subject}/{system}", key)
+def _split(run: str) -> tuple[str, str]:
+    """A run label "<case>/<mapper>" as (case, mapper)."""
+    case, _, mapper = run.partition("/")
+    return case, mapper
 
 
-def measurements(metrics: Metrics) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/fdp_cachelib.toml (see `measure`)."""
-    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
-    return measure_all(names, load_plan(NAME).pairs, _lookup(metrics), lambda n: _own(n, metrics))
-
-
-def measure(name: str, metrics: Metrics) -> Measured:
-    """One computation by name: a declared pair of papers/fdp_cachelib.toml
-    ("[margin:]dlwa:<case>:<a>/<b>", "write_p99_us:<case>:<a>/<b>": mapper a's value over b's
-    in one case), or this paper's own: "dlwa:<case>/<mapper>" the run's DLWA;
-    "events:<case>:<a>/<b>" run a's Media Reallocated events per host byte (hbmw) over run
-    b's. An unknown name is an `ftlab.UsageError`."""
-    return measure_one(name, load_plan(NAME).pairs, _lookup(metrics), lambda n: _own(n, metrics))
-
-
-def _own(name: str, metrics: Metrics) -> Measured:
+def _own(name: str, num: Num) -> Measured:
+    """ "events:<case>:<a>/<b>": run a's Media Reallocated events per host byte (hbmw) over run
+    b's. It is this paper's own, not a declared pair: a rate of two counters per run, and a
+    run without the FDP counters makes the claim not measured (`Measured.missing`), where a
+    pair's missing value is NaN. An unknown name is an `ftlab.UsageError`."""
     kind, _, rest = name.partition(":")
-    if kind == "dlwa" and rest.count("/") == 1 and ":" not in rest:
-        v = _num(metrics, rest, "dlwa")
-        return Measured(v, f"{rest}: DLWA {fmt_number(v, '', 3)} over the measured phase.")
     subject, _, pair = rest.partition(":")
     if kind != "events" or pair.count("/") != 1 or ":" in pair:
         raise usage_error("measure", f"unknown CacheLib FDP computation {name!r}")
     a, b = (f"{subject}/{m}" for m in pair.split("/"))
-    return _events(metrics, a, b)
+    return _events(num, a, b)
 
 
-def _events(metrics: Metrics, a: str, b: str) -> Measured:
+def _events(num: Num, a: str, b: str) -> Measured:
     per = {}
     for run in (a, b):
-        events, host = _num(metrics, run, "media_reallocated"), _num(metrics, run, "hbmw")
+        events, host = num(run, "media_reallocated"), num(run, "hbmw")
         if events is None or host is None:
             return Measured(
                 None,
@@ -205,17 +190,6 @@ def _events(metrics: Metrics, a: str, b: str) -> Measured:
         f"{b} {per[b][1]:.3g} ({per[b][0]:.0f}): {factor:.3f}x."
     )
     return Measured(factor, why)
-
-
-def _num(metrics: Metrics, run: str, key: str) -> float | None:
-    row = metrics.get(run)
-    v = None if row is None else row.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def fdp_claims(metrics: Metrics, checks: Health) -> list[Claim]:
-    """Every claim of papers/fdp_cachelib.toml judged on one seed's metrics and health."""
-    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
 
 
 # --------------------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-from ftlab.reproduce.claims import Health, RunHealth, write_csv
+from ftlab.reproduce import claimfile
+from ftlab.reproduce.claimfile import SeedResult, evaluate
+from ftlab.reproduce.claims import Claim, Health, RunHealth, write_csv
 from ftlab.reproduce.driver import PaperCode, Plan, Runs, load_plan
 
 if TYPE_CHECKING:
@@ -64,6 +66,16 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         reports = dict(runs.reports)
         metrics = {label: self.run_metrics(runs.plan, label, report) for label, report in reports.items()}
         return PerRun(reports, metrics, runs.scenarios, runs.out)
+
+    def systems(self, seen: PerRun[Row], subject: str) -> list[str]:
+        """The systems of the runs "<subject>/<system>" read, in the runs' order."""
+        return [label.split("/", 1)[1] for label in seen.metrics if label.split("/", 1)[0] == subject]
+
+    def claims_on(self, metrics: Mapping[str, Row], checks: Health) -> list[Claim]:
+        """Every claim of the claim file judged on one seed's rows `metrics` (by run label) and
+        health `checks`, with no Report: the measures read the rows alone."""
+        seen = PerRun({}, dict(metrics), {}, Path())
+        return evaluate(claimfile.load(self.name), [SeedResult(0, self.measurements(seen), checks)])
 
     def value(self, seen: PerRun[Row], subject: str, system: str, key: str) -> float | None:
         """Metric `key` of run "<subject>/<system>", None where it is missing or not a number."""

@@ -18,11 +18,12 @@ The claims are data (`papers/vstream.toml`), and so are a run's metrics
 `ftlab.reproduce.run_checks`: the tenant neither unstable nor starved, the synthetic runs in
 steady state, no unattributed stamp-group death; the busiest die reported without a limit, as
 a closed loop saturates the device on purpose), its ratios and margins between mappers
-(`[[reproduce.pairs]]`, `ftlab.reproduce.measures`), Figures 3-4 and the sensitivity cases,
+(`[[reproduce.pairs]]`, `ftlab.reproduce.measures`) and vStream's margin over the best other
+mapper (`[[reproduce.bests]]`), Figures 3-4 and the sensitivity cases,
 the queue depth and vStream's epoch varied one at a time (`[[reproduce.cases]]`, by direct
 runs, no Ray). Runs are read one by one (`ftlab.reproduce.per_run`). This module computes the
-rest by name (`measure`): vStream's margin over the best other mapper, and the write-stamp
-sharing of §4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run).
+rest by name (`measure`): §4.2's write-stamp arithmetic, with the stamp sharing of the RocksDB
+vstream run (`mapper_counters.units_per_stamp`) beside it.
 
 Only ratios of the simulator's outputs are computed here (`Vstream`, registered as `PAPER`);
 it is not the simulator nor the driver (it runs nothing itself), and it prints nothing
@@ -39,11 +40,9 @@ from typing import TypedDict
 
 from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
-from ftlab.reproduce import claimfile
-from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import Claim, Health, fmt_number, ratio
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.claims import Claim
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
-from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
 
 NAME = "vstream"
@@ -100,10 +99,6 @@ class RunMetrics(TypedDict):
     units_per_stamp: float | None
 
 
-#: The runs' metrics by workload and mapper (`nested`): claims.json's `metrics`.
-Metrics = Mapping[str, Mapping[str, RunMetrics]]
-
-
 class Vstream(PerRunPaper[RunMetrics]):
     """vStream's own code under the driver: its measures and claims.json's sections (a run's
     metrics and health, the pairs, figures and cases are declared in papers/vstream.toml)."""
@@ -118,7 +113,7 @@ class Vstream(PerRunPaper[RunMetrics]):
         return {"scenarios": {w: str(p) for w, p in runs.scenarios.items()}}
 
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
-        return _own(name, nested(seen.metrics))
+        return _own(name, self.value(seen, "rocksdb", "vstream", "units_per_stamp"))
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -189,61 +184,16 @@ def check_trace(path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Metrics and claims
+# The paper's own measures
 
 
-def _value(metrics: Metrics, workload: str, mapper: str, key: str) -> float | None:
-    row = (metrics.get(workload) or {}).get(mapper)
-    v = None if row is None else row.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def vstream_claims(metrics: Metrics, checks: Health) -> list[Claim]:
-    """Every claim of papers/vstream.toml judged on one seed's metrics and `health`."""
-    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
-
-
-def measurements(metrics: Metrics) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/vstream.toml (see `measure`)."""
-    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
-    return measure_all(
-        names, load_plan(NAME).pairs, lambda w, m, key: _value(metrics, w, m, key), lambda n: _own(n, metrics)
-    )
-
-
-def measure(name: str, metrics: Metrics) -> Measured:
-    """One computation by name: a declared pair of papers/vstream.toml
-    ("[margin:]<metric>:<workload>:<a>/<b>", a/b of <metric>, throughput_mb_s or
-    gc_pages_copied, of mappers a and b, minus 1 with "margin:"), or this paper's own:
-    "best:<workload>" vstream's throughput over the best other mapper's minus 1;
-    "paper_stamp_factor", "paper_stamp_mib" and "paper_stamp_mb" §4.2's arithmetic, with the
-    write-stamp sharing of the RocksDB vstream run beside it. An unknown name is an
-    `ftlab.UsageError`."""
-    return measure_one(
-        name, load_plan(NAME).pairs, lambda w, m, key: _value(metrics, w, m, key), lambda n: _own(n, metrics)
-    )
-
-
-def _own(name: str, metrics: Metrics) -> Measured:
-    kind, _, rest = name.partition(":")
-    if kind == "best":
-        return _best(metrics, rest)
+def _own(name: str, units: float | None) -> Measured:
+    """ "paper_stamp_factor", "paper_stamp_mib" and "paper_stamp_mb": §4.2's arithmetic, with
+    `units`, the write-stamp sharing of the RocksDB vstream run, beside it. An unknown name is
+    an `ftlab.UsageError`."""
     if name in ("paper_stamp_factor", "paper_stamp_mib", "paper_stamp_mb"):
-        return _stamps(metrics, name)
+        return _stamps(units, name)
     raise usage_error("measure", f"unknown vStream computation {name!r}")
-
-
-def _best(metrics: Metrics, workload: str) -> Measured:
-    values = {m: _value(metrics, workload, m, "throughput_mb_s") for m in (metrics.get(workload) or {})}
-    own = values.get("vstream")
-    others = {m: v for m, v in values.items() if m != "vstream"}
-    runner = max(others, key=lambda m: others[m] or -math.inf) if others else "none"
-    margin = ratio(own, others.get(runner)) - 1.0
-    why = (
-        f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of "
-        f"the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}: margin {margin:+.3f}."
-    )
-    return Measured(margin, why)
 
 
 #: §4.2's SSD: "the number of channels is four ($c = 4$) and a channel is composed of 4 chips
@@ -256,11 +206,10 @@ PAPER_SSD = {"c": 4, "w": 4, "d": 2, "b": 2, "p": 3, "l": 4}
 PAPER_LOGICAL_PAGES, STAMP_BYTES = 256 * 2**20, 4
 
 
-def _stamps(metrics: Metrics, name: str) -> Measured:
+def _stamps(units: float | None, name: str) -> Measured:
     """§4.2's arithmetic (an `exact` claim), with ftlab's own choice beside it: its vstream
-    shares one stamp among `units_per_stamp` units (a design parameter, not a measurement)."""
+    shares one stamp among `units` units (a design parameter, not a measurement)."""
     factor = math.prod(PAPER_SSD.values())
-    units = _value(metrics, "rocksdb", "vstream", "units_per_stamp")
     ours = (
         "the RocksDB vstream run reports no units_per_stamp"
         if units is None
