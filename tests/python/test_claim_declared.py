@@ -28,7 +28,8 @@ def own(name: str) -> Measured:
 
 def test_a_best_is_the_margin_over_the_highest_other() -> None:
     """v's 30 over b's 25 (c, missing, counts as the lowest): 30 / 25 − 1 = 0.2."""
-    best = BestDecl("best", "mb_s", "v", "{subject}: {system} {v}, {runner} {vr}: {margin:+.3f}.", "MB/s", 1)
+    why = "{subject}: {system} {v}, {runner} {vr}: {margin:+.3f}."
+    best = BestDecl("mb_s", why, "MB/s", 1, name="best", system="v")
     decls = Declared(bests=[best])
     m = measures.measure_one("best:s", decls, lookup, own, lambda _s: ["a", "b", "c", "v"])
     assert m.value == pytest.approx(0.2) and m.why == "s: v 30.0 MB/s, b 25.0 MB/s: +0.200."

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from ftlab._errors import input_error
 from ftlab.reproduce.claimfile import Measured
@@ -54,13 +55,24 @@ Systems = Callable[[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
-class PairDecl:
-    """One `[[reproduce.pairs]]` table (see the module docstring)."""
+class Sentence:
+    """What every declared measure has: the metric `key`, the sentence `why` (a template) and
+    how a value in it is printed, with `unit` and `digits` decimals."""
 
     key: str
     why: str
     unit: str = ""
     digits: int = 0
+
+    def fmt(self, v: float | None) -> str:
+        """A value as the sentence prints it ("n/a" if missing)."""
+        return fmt_number(v, self.unit, self.digits)
+
+
+@dataclass(frozen=True)
+class PairDecl(Sentence):
+    """One `[[reproduce.pairs]]` table (see the module docstring)."""
+
     ratio_tail: str = RATIO_TAIL
     margin_tail: str = MARGIN_TAIL
 
@@ -69,11 +81,7 @@ class PairDecl:
         va, vb = value(subject, a, self.key), value(subject, b, self.key)
         factor = ratio(va, vb)
         names = {"subject": subject, "a": a, "b": b}
-        head = self.why.format(
-            **names,
-            va=fmt_number(va, self.unit, self.digits),
-            vb=fmt_number(vb, self.unit, self.digits),
-        )
+        head = self.why.format(**names, va=self.fmt(va), vb=self.fmt(vb))
         tail = (self.margin_tail if margin else self.ratio_tail).format(
             **names, factor=factor, margin=factor - 1.0, change=fmt_change(factor - 1.0)
         )
@@ -114,32 +122,22 @@ def parse(name: str, pairs: Sequence[PairDecl]) -> PairName | None:
 
 
 @dataclass(frozen=True)
-class ValueDecl:
+class ValueDecl(Sentence):
     """One `[[reproduce.values]]` table (see the module docstring)."""
-
-    key: str
-    why: str
-    unit: str = ""
-    digits: int = 0
 
     def measure(self, subject: str, system: str, value: Lookup) -> Measured:
         """Run "<subject>/<system>"'s value and its sentence."""
         v = value(subject, system, self.key)
-        return Measured(
-            v, self.why.format(subject=subject, system=system, v=fmt_number(v, self.unit, self.digits))
-        )
+        return Measured(v, self.why.format(subject=subject, system=system, v=self.fmt(v)))
 
 
-@dataclass(frozen=True)
-class BestDecl:
-    """One `[[reproduce.bests]]` table (see the module docstring)."""
+@dataclass(frozen=True, kw_only=True)
+class BestDecl(Sentence):
+    """One `[[reproduce.bests]]` table (see the module docstring): the measure name's head
+    `name` and the `system` measured against the others."""
 
     name: str
-    key: str
     system: str
-    why: str
-    unit: str = ""
-    digits: int = 0
 
     def measure(self, subject: str, systems: Sequence[str], value: Lookup) -> Measured:
         """The declared system's margin over the best of `systems` on `subject`."""
@@ -148,14 +146,8 @@ class BestDecl:
         others = {s: v for s, v in values.items() if s != self.system}
         runner = max(others, key=lambda s: others[s] or -math.inf) if others else "none"
         margin = ratio(own, others.get(runner)) - 1.0
-        why = self.why.format(
-            subject=subject,
-            system=self.system,
-            v=fmt_number(own, self.unit, self.digits),
-            runner=runner,
-            vr=fmt_number(others.get(runner), self.unit, self.digits),
-            margin=margin,
-        )
+        v, vr = self.fmt(own), self.fmt(others.get(runner))
+        why = self.why.format(subject=subject, system=self.system, v=v, runner=runner, vr=vr, margin=margin)
         return Measured(margin, why)
 
 
@@ -215,21 +207,48 @@ def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
     return pairs
 
 
-def _pair(where: str, i: int, given: object) -> PairDecl:
-    f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
-    decl = PairDecl(
-        f.text("key"),
-        f.text("why"),
-        f.text("unit", ""),
-        f.integer("digits", 0, 0, 6),
-        f.text("ratio_tail", RATIO_TAIL),
-        f.text("margin_tail", MARGIN_TAIL, nonempty=True),
-    )
-    try:  # every template formats: a wrong placeholder is the file's error, not a run's
-        decl.measure("subject", "a", "b", False, lambda _s, _x, _k: 1.0)
-        decl.measure("subject", "a", "b", True, lambda _s, _x, _k: 1.0)
+class _SentenceFields(TypedDict):
+    key: str
+    why: str
+    unit: str
+    digits: int
+
+
+def _sentence(f: Fields) -> _SentenceFields:
+    """A declared measure's `Sentence` fields."""
+    return {
+        "key": f.text("key"),
+        "why": f.text("why"),
+        "unit": f.text("unit", ""),
+        "digits": f.integer("digits", 0, 0, 6),
+    }
+
+
+def _one(_subject: str, _system: str, _key: str) -> float:
+    """A lookup that finds 1 everywhere, to try a declaration's templates."""
+    return 1.0
+
+
+def _formats(f: Fields, *tries: Callable[[], object]) -> None:
+    """Every template formats: a wrong placeholder is the file's error, not a run's."""
+    try:
+        for one in tries:
+            one()
     except (KeyError, ValueError, IndexError) as e:
         f.bad(f"a template names an unknown placeholder or format ({e})")
+
+
+def _pair(where: str, i: int, given: object) -> PairDecl:
+    f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
+    tail = f.text("ratio_tail", RATIO_TAIL)
+    decl = PairDecl(
+        **_sentence(f), ratio_tail=tail, margin_tail=f.text("margin_tail", MARGIN_TAIL, nonempty=True)
+    )
+    _formats(
+        f,
+        lambda: decl.measure("subject", "a", "b", False, _one),
+        lambda: decl.measure("subject", "a", "b", True, _one),
+    )
     return decl
 
 
@@ -250,28 +269,15 @@ def load_declared(where: str, pairs: object, values: object, bests: object) -> D
 
 def _value(where: str, i: int, given: object) -> ValueDecl:
     f = Fields.of(where, f"reproduce.values[{i}]", given, ValueDecl)
-    decl = ValueDecl(f.text("key"), f.text("why"), f.text("unit", ""), f.integer("digits", 0, 0, 6))
-    try:  # the template formats: a wrong placeholder is the file's error, not a run's
-        decl.measure("subject", "system", lambda _s, _x, _k: 1.0)
-    except (KeyError, ValueError, IndexError) as e:
-        f.bad(f"a template names an unknown placeholder or format ({e})")
+    decl = ValueDecl(**_sentence(f))
+    _formats(f, lambda: decl.measure("subject", "system", _one))
     return decl
 
 
 def _best(where: str, i: int, given: object) -> BestDecl:
     f = Fields.of(where, f"reproduce.bests[{i}]", given, BestDecl)
-    decl = BestDecl(
-        f.text("name"),
-        f.text("key"),
-        f.text("system"),
-        f.text("why"),
-        f.text("unit", ""),
-        f.integer("digits", 0, 0, 6),
-    )
+    decl = BestDecl(**_sentence(f), name=f.text("name"), system=f.text("system"))
     if ":" in decl.name:
         f.bad("`name` is a measure name's head: no ':'")
-    try:  # the template formats: a wrong placeholder is the file's error, not a run's
-        decl.measure("subject", ["system", decl.system], lambda _s, _x, _k: 1.0)
-    except (KeyError, ValueError, IndexError) as e:
-        f.bad(f"a template names an unknown placeholder or format ({e})")
+    _formats(f, lambda: decl.measure("subject", ["system", decl.system], _one))
     return decl
