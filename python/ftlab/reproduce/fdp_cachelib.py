@@ -71,9 +71,6 @@ class Run:
 RUNS: tuple[Run, ...] = tuple(
     Run(r.label.split("/")[0], r.label.split("/")[1], r.set, r.scenario) for r in load_plan(NAME).runs
 )
-#: The cases and the mappers, in the runs' order (the figure's groups and bars).
-CASES = tuple(dict.fromkeys(r.case for r in RUNS))
-MAPPERS = tuple(dict.fromkeys(r.mapper for r in RUNS))
 
 
 class RunMetrics(TypedDict):

@@ -63,7 +63,6 @@ class Mapper:
 #: The paper's Legacy-, DAC-, Auto- (both AutoStream variants), Manual- and vStream-SSD, in
 #: §5.1's order (claims.json's `mappers`).
 MAPPER_ORDER = ("legacy", "dac", "autostream-mq", "autostream-sfr", "manual", "vstream")
-AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
 
 
 def runs() -> list[tuple[str, Mapper]]:
