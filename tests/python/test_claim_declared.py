@@ -80,6 +80,11 @@ def test_a_bad_row_declaration_is_the_files_error(metrics: object, columns: obje
         rows.load_rows("x.toml", None, metrics, columns)
 
 
+def test_a_run_label_needs_a_part_per_label_column() -> None:
+    with pytest.raises(ftlab.InputError, match="run labels solo are not w/m"):
+        rows.load_rows("x.toml", {"label": ["w", "m"]}, None, None, ["a/b", "solo"])
+
+
 def test_a_declared_row_reads_paths_sums_and_rates() -> None:
     decl = rows.load_rows(
         "x.toml",

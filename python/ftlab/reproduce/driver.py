@@ -205,7 +205,7 @@ def load_plan(name: str) -> Plan:
     if not isinstance(base, bool):
         raise input_error(where, "reproduce.sensitivity_base must be true or false")
     declared = load_declared(where, raw.get("pairs"), raw.get("values"), raw.get("bests"))
-    rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"))
+    rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"), [r.label for r in runs])
     health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
     return Plan(
         name,

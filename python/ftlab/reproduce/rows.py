@@ -119,7 +119,8 @@ class RowsDecl:
         schemes = found[0] if len(found) == 1 and isinstance(found[0], Mapping) else {}
         if len(schemes) > 1:
             raise usage_error(
-                "summary", f"run {label} has one scheme in {self.row.root}, not {sorted(schemes)}"
+                "summary",
+                f"run {label}: a run read by itself has one scheme in {self.row.root}, not {sorted(schemes)}",
             )
         subject = label.split("/", 1)[0]
         key, entry = next(iter(schemes.items()), ("", None))
@@ -161,9 +162,12 @@ def walk(node: object, path: str) -> list[object]:
     return found
 
 
-def load_rows(where: str, row: object, metrics: object, columns: object) -> RowsDecl:
+def load_rows(
+    where: str, row: object, metrics: object, columns: object, labels: Sequence[str] = ()
+) -> RowsDecl:
     """`[reproduce.row]`, `[[reproduce.metrics]]` and `[[reproduce.columns]]` of the claim
-    file `where` names; a bad table is an `ftlab.InputError` naming the key."""
+    file `where` names, whose runs are `labels`; a bad table, or a run label without a part
+    for each of the row's label columns, is an `ftlab.InputError` naming the key."""
     decl = RowDecl()
     if row is not None:
         f = Fields.of(where, "reproduce.row", row, RowDecl)
@@ -183,6 +187,10 @@ def load_rows(where: str, row: object, metrics: object, columns: object) -> Rows
     unknown = sorted({c.of for c in found.columns if c.of and c.of not in names})
     if unknown:
         raise input_error(where, f"reproduce.columns: `of` names no metric: {', '.join(unknown)}")
+    short = [x for x in labels if len(x.split("/", len(decl.label) - 1)) != len(decl.label)]
+    if short:
+        columns_ = "/".join(decl.label)
+        raise input_error(where, f"reproduce.row: run labels {', '.join(short)} are not {columns_}")
     return found
 
 
