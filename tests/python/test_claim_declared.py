@@ -104,3 +104,14 @@ def test_a_declared_row_reads_paths_sums_and_rates() -> None:
     base = decl.read("t/base", {"schemes": {"s": {**scheme, "secs": 4.0}}})
     csv = decl.csv_rows(["t/x", "t/base", "t/gone"], {"t/x": row, "t/base": base})
     assert [(r["w"], r["m"], r["norm"]) for r in csv] == [("t", "x", 2.0), ("t", "base", 1.0)]
+
+
+def test_a_paper_read_run_by_run_needs_only_its_name() -> None:
+    """Everything else of a `PerRunPaper` has a declared default (docs/ARCHITECTURE.md, "A
+    sixth paper"): no abstract method is left to write."""
+    from ftlab.reproduce.per_run import PerRunPaper
+
+    class Sixth(PerRunPaper[dict[str, object]]):
+        name = "sixth"
+
+    assert Sixth().name == "sixth" and not Sixth.__abstractmethods__
