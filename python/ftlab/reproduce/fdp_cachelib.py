@@ -23,11 +23,11 @@ write latency is its tenants' highest `write.p99_us`. The claims are data
 (`papers/fdp_cachelib.toml`), and so are a run's metrics (`[[reproduce.metrics]]`, with the
 paper's DLWA per run as a column of metrics.csv, `ftlab.reproduce.rows`), its health
 (`[[reproduce.checks]]`, `ftlab.reproduce.run_checks`: the tenants' checks and the warm-up's
-convergence), its a/b measures (`[[reproduce.pairs]]`: DLWA and p99 ratios and margins between
-mappers, `ftlab.reproduce.measures`), the DLWA figure and its over-provisioning sensitivity
-cases (`[[reproduce.cases]]`). This module is what is the paper's own, read run by run
-(`ftlab.reproduce.per_run`): the single-run DLWA and the Media Reallocated events per host
-byte (`measure`), and the sensitivity cases that vary the SOC's share of host bytes
+convergence), its measures (`ftlab.reproduce.measures`: `[[reproduce.pairs]]`, DLWA and p99
+ratios and margins between mappers; `[[reproduce.values]]`, a single run's DLWA), the DLWA
+figure and its over-provisioning sensitivity cases (`[[reproduce.cases]]`). This module is what
+is the paper's own, read run by run (`ftlab.reproduce.per_run`): the Media Reallocated events
+per host byte (`measure`), and the sensitivity cases that vary the SOC's share of host bytes
 (`soc_share_overrides`: the overrides depend on each tenant's rates). Neither knob is published
 for the paper's device and traces.
 
