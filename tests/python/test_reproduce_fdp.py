@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import polars as pl
 import pytest
 
 import ftlab
+from ftlab.report import Report
 from ftlab.reproduce import REPRODUCTIONS, claimfile, driver, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import fdp_cachelib as F
+from ftlab.reproduce.per_run import PerRun
 from ftlab.results import Summary
 
 try:
@@ -98,7 +101,7 @@ def healthy() -> C.Health:
 
 
 def claims_of(m: F.Metrics) -> dict[str, C.Claim]:
-    return {c.id: c for c in F.fdp_claims(m, healthy())}
+    return {c.id: c for c in F.FdpCachelib().claims_on(m, healthy())}
 
 
 def test_the_papers_own_numbers_reproduce_every_measured_claim() -> None:
@@ -185,7 +188,7 @@ def test_an_unknown_computation_is_a_usage_error() -> None:
         "events:u100/fdp",
     ):
         with pytest.raises(ftlab.UsageError, match="CacheLib FDP computation"):
-            F.measure(bad, metrics(PAPER))
+            F.FdpCachelib().measured(PerRun({}, metrics(PAPER), {}, Path()), [bad])
 
 
 def test_run_metrics_reads_the_summary() -> None:
@@ -202,7 +205,8 @@ def test_run_metrics_reads_the_summary() -> None:
             }
         }
     }
-    m = F.run_metrics(cast(Summary, summary))
+    rows = driver.load_plan(F.NAME).rows
+    m = rows.read("u50/fdp", cast(Summary, summary))
     assert (m["dlwa"], m["hbmw"], m["media_reallocated"], m["warm_converged"], m["warm_windows"]) == (
         1.25,
         8192.0,
@@ -213,8 +217,41 @@ def test_run_metrics_reads_the_summary() -> None:
     # host bytes summed over the tenants, the highest p99
     assert (m["host_bytes"], m["write_p99_us"]) == (4096 + 8192, 900.0)
     assert (m["erases"], m["gc_pages_copied"], m["blocks_multi_tenant"]) == (7, 3, 2)
-    empty = F.run_metrics(cast(Summary, {"schemes": {}}))
+    empty = rows.read("u50/fdp", cast(Summary, {"schemes": {}}))
     assert empty["dlwa"] is None and empty["host_bytes"] is None and empty["write_p99_us"] is None
+    assert empty["warm_windows"] == 0
+    two = {"schemes": {"a": summary["schemes"]["unified"], "b": summary["schemes"]["unified"]}}
+    with pytest.raises(ftlab.UsageError, match="one scheme"):
+        rows.read("u50/fdp", cast(Summary, two))
+
+
+def test_declared_health_needs_a_converged_warm_up() -> None:
+    """papers/fdp_cachelib.toml's check: a warm-up that did not converge fails the run and
+    says why, with the cap and the windows from summary.json."""
+    tenant = {"unstable": False, "starved": False, "write": {"bytes": 1}}
+    warm = {"warm_converged": False, "warm_cap_hit": True, "warm_waf_windows": [1.2, 1.5]}
+    scheme = {"tenants": {"kv0": tenant}, "device": {"die_utilisation_max": 0.9}, "precondition": warm}
+    report = cast(Report, SimpleNamespace(summary={"schemes": {"unified": scheme}}))
+    h = driver.load_plan(F.NAME).health.run("u50/fdp", report)
+    assert h["checks"] == {"warm-up converged": ("False", False)} and h["ok"] is False
+    assert h["reasons"] == ["the warm-up did not converge (cap hit True, windows [1.2, 1.5])"]
+    warm["warm_converged"] = True
+    assert driver.load_plan(F.NAME).health.run("u50/fdp", report)["ok"] is True
+
+
+def test_the_row_type_is_the_declared_row() -> None:
+    names = [m.name for m in driver.load_plan(F.NAME).rows.metrics]
+    assert names == list(F.RunMetrics.__annotations__)
+
+
+def test_metrics_csv_has_the_papers_dlwa_where_it_prints_one() -> None:
+    """§6.2: 1.3 without segregation at 50%, 1.03 with; §6.5 prints no Non-FDP value at SOC 64%."""
+    plan = driver.load_plan(F.NAME)
+    csv = plan.rows.csv_rows([r.label for r in plan.runs], metrics(PAPER))
+    by = {(r["case"], r["mapper"]): r for r in csv}
+    assert (by[("u50", "nonfdp")]["paper_dlwa"], by[("u50", "fdp")]["paper_dlwa"]) == (1.3, 1.03)
+    assert by[("soc64", "nonfdp")]["paper_dlwa"] is None
+    assert list(by[("u50", "fdp")])[:3] == ["case", "mapper", "dlwa"]
 
 
 def test_sensitivity_keeps_the_host_bytes() -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
 import ftlab
+from ftlab.report import Report
 from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import ioda as I
@@ -83,6 +85,42 @@ def test_nearest_ideal_is_the_margin_over_the_nearest_other_mode() -> None:
     assert I.measure("nearest_ideal", table).value == pytest.approx(0.1 / 0.25 - 1)  # < 0: not nearest
     del table[f"{I.LOADS[0]}/Ideal"]
     assert I.measure("nearest_ideal", table).value is None
+
+
+def test_the_declared_row_reads_the_array_section() -> None:
+    """papers/ioda.toml's row: the read tenant's host-layer reads of the array's one scheme,
+    the scheme's name first; a summary whose array holds two schemes is a usage error."""
+    read = {"count": 9, "p50_us": 1.0, "p95_us": 2.0, "p99_us": 3.0, "p999_us": 4.0, "p9999_us": 5.0}
+    kv = {"read": read, "reads_failed_fast": 6, "reads_multi_busy": 7, "chunks_rebuilt": 8}
+    summary = {"array": {"schemes": {"iod": {"tenants": {"kv": kv}}}}}
+    rows = load_plan("ioda").rows
+    assert rows.read("r2k/IODA", summary) == {
+        "scheme": "iod",
+        "reads": 9,
+        **{k: v for k, v in read.items() if k != "count"},
+        "reads_failed_fast": 6,
+        "reads_multi_busy": 7,
+        "chunks_rebuilt": 8,
+    }
+    assert rows.row.csv == "reads.csv" and rows.row.label == ("run",)
+    two: dict[str, object] = {"array": {"schemes": {"iod": {}, "partitioned": {}}}}
+    with pytest.raises(ftlab.UsageError, match="one scheme"):
+        rows.read("r2k/IODA", two)
+
+
+def test_an_array_runs_health_merges_its_devices() -> None:
+    """`health = "array"`: each device's record, its tenants as "dev<i>:<tenant>", the busiest
+    die of the array under the limit; one starved device fails the run."""
+    ok = {"unstable": False, "starved": False}
+    starved = {"unstable": False, "starved": True, "max_wait_s": 2.0, "starvation_wait_s": 1.0}
+    devs = {
+        "iod/dev0": {"tenants": {"kv": ok}, "device": {"die_utilisation": [0.5]}},
+        "iod/dev1": {"tenants": {"kv": starved}, "device": {"die_utilisation": [0.6]}},
+    }
+    report = cast(Report, SimpleNamespace(summary={"schemes": devs}))
+    h = load_plan("ioda").health.run("r2k/IODA", report)
+    assert set(h["tenants"]) == {"iod/dev0:kv", "iod/dev1:kv"} and h["busiest_die"] == 0.6
+    assert h["ok"] is False and h["reasons"] == ["iod/dev1: kv starved: a request waited 2.0 s > 1 s"]
 
 
 def test_sensitivity_cases_are_the_claim_files() -> None:

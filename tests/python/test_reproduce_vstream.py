@@ -20,9 +20,10 @@ import pytest
 
 import ftlab
 from ftlab.report import Report
-from ftlab.reproduce import claimfile, driver, verdicts
+from ftlab.reproduce import claimfile, driver, run_checks, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import vstream as V
+from ftlab.reproduce.per_run import PerRun
 from ftlab.results import Summary
 
 try:
@@ -38,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> Summary:
-    """A one-scheme summary.json with what `run_metrics` reads: a partial summary, typed as a
-    `Summary` by a cast (`run_metrics` takes one)."""
+    """A one-scheme summary.json with what the declared metrics read: a partial summary, typed
+    as a `Summary` by a cast."""
     partial = {
         "schemes": {
             "unified": {
@@ -54,9 +55,21 @@ def summary(write_bytes: float, measured_s: float, gc: int, tenant: str) -> Summ
 
 
 def test_run_metrics_is_write_megabytes_per_measured_second() -> None:
-    m = V.run_metrics(summary(3e9, 10.0, 1234, "synthetic"), "synthetic")
+    """The declared row (papers/vstream.toml `[[reproduce.metrics]]`) reads the tenant named by
+    the run's workload: 3e9 bytes in 10 s are 300 MB/s; no scheme, or no measured time, is
+    None, not a number."""
+    rows = driver.load_plan("vstream").rows
+    m = rows.read("synthetic/dac", summary(3e9, 10.0, 1234, "synthetic"))
     assert m["throughput_mb_s"] == pytest.approx(300.0) and m["gc_pages_copied"] == 1234
-    assert V.run_metrics(cast(Summary, {"schemes": {}}), "synthetic")["throughput_mb_s"] is None
+    assert (m["waf"], m["measured_s"], m["units_per_stamp"]) == (2.0, 10.0, None)
+    assert rows.read("rocksdb/dac", summary(3e9, 10.0, 1234, "synthetic"))["throughput_mb_s"] is None
+    assert rows.read("synthetic/dac", summary(3e9, 0.0, 1234, "synthetic"))["throughput_mb_s"] is None
+    assert rows.read("synthetic/dac", cast(Summary, {"schemes": {}}))["throughput_mb_s"] is None
+
+
+def test_the_row_type_is_the_declared_row() -> None:
+    names = [m.name for m in driver.load_plan("vstream").rows.metrics]
+    assert names == list(V.RunMetrics.__annotations__)
 
 
 def hand_metrics() -> dict[str, dict[str, V.RunMetrics]]:
@@ -94,8 +107,13 @@ def healthy() -> C.Health:
     return {"ok": True, "schemes": {f"{w}/{m.label}": {"ok": True} for w, m in V.runs()}}
 
 
-def claims_of(metrics: V.Metrics) -> dict[str, C.Claim]:
-    return {c.id: c for c in V.vstream_claims(metrics, healthy())}
+def flat(metrics: dict[str, dict[str, V.RunMetrics]]) -> dict[str, V.RunMetrics]:
+    """Metrics by workload and mapper as rows by run label "workload/mapper"."""
+    return {f"{w}/{m}": row for w, by in metrics.items() for m, row in by.items()}
+
+
+def claims_of(metrics: dict[str, dict[str, V.RunMetrics]]) -> dict[str, C.Claim]:
+    return {c.id: c for c in V.Vstream().claims_on(flat(metrics), healthy())}
 
 
 def test_claims_from_hand_made_metrics() -> None:
@@ -174,10 +192,39 @@ def test_missing_workload_or_mapper_makes_claims_not_measured() -> None:
 
 
 def test_metric_rows_normalise_to_legacy() -> None:
-    rows = {(r["workload"], r["mapper"]): r for r in V.metric_rows(hand_metrics())}
+    plan = driver.load_plan("vstream")
+    csv = plan.rows.csv_rows([r.label for r in plan.runs], flat(hand_metrics()))
+    assert [(r["workload"], r["mapper"]) for r in csv] == [tuple(r.label.split("/")) for r in plan.runs]
+    rows = {(r["workload"], r["mapper"]): r for r in csv}
     assert rows[("synthetic", "vstream")]["throughput_norm"] == pytest.approx(7.0)
     assert rows[("synthetic", "vstream")]["gc_norm"] == pytest.approx(0.49)
     assert rows[("rocksdb", "legacy")]["throughput_norm"] == 1.0
+
+
+def test_declared_health_checks_the_steady_state_and_the_deaths() -> None:
+    """papers/vstream.toml's checks: the synthetic runs need a steady state (no time series:
+    not steady, its change None), the RocksDB runs do not; a stamp group's death left
+    unattributed fails the run, a mapper that reports no such counter passes."""
+    plan = driver.load_plan("vstream")
+    base = summary(3e9, 10.0, 1234, "rocksdb")
+    rocksdb = plan.health.run("rocksdb/dac", cast(Report, SimpleNamespace(summary=base, timeseries=None)))
+    assert rocksdb["checks"] == {} and "steady_change" not in rocksdb
+    deaths = cast(dict[str, Any], base)
+    deaths["schemes"]["unified"]["mapper_counters"] = {"unattributed_deaths": 3}
+    bad = plan.health.run("rocksdb/vstream", cast(Report, SimpleNamespace(summary=deaths, timeseries=None)))
+    assert bad["checks"] == {"unattributed deaths": ("3", False)} and bad["ok"] is False
+    syn = summary(3e9, 10.0, 1234, "synthetic")
+    steady = plan.health.run("synthetic/dac", cast(Report, SimpleNamespace(summary=syn, timeseries=None)))
+    assert steady["checks"]["steady state"][1] is False and steady["steady_change"] is None
+    assert list(steady)[-2:] == ["steady_change", "ok"] and plan.health.head() == {"steady_tolerance": 0.1}
+
+
+def test_a_check_on_no_run_is_the_claim_files_error() -> None:
+    check = {"name": "s", "rule": "steady", "tolerance": 0.1, "runs": ["nope/*"]}
+    with pytest.raises(ftlab.InputError, match="match no run"):
+        run_checks.load_health("x.toml", None, [check], ["a/b"])
+    with pytest.raises(ftlab.InputError, match="tolerance"):
+        run_checks.load_health("x.toml", None, [{"name": "s", "rule": "steady"}], ["a/b"])
 
 
 def test_every_mapper_runs_where_the_paper_runs_it() -> None:
@@ -220,7 +267,7 @@ def test_an_unknown_computation_is_a_usage_error() -> None:
         "margin:dac/legacy",
     ):
         with pytest.raises(ftlab.UsageError, match="vStream computation"):
-            V.measure(bad, hand_metrics())
+            V.Vstream().measured(PerRun({}, flat(hand_metrics()), {}, Path()), [bad])
 
 
 # --------------------------------------------------------------------------------------

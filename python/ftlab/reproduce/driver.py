@@ -6,14 +6,19 @@ its description and expected wall time (for the registry, `ftlab.reproduce`), it
 and whether claims.json names it) and its runs (`[[reproduce.runs]]`: a label, the scenario
 key, the directory under the output, its `--set` overrides and whether it takes the run's
 `jobs` or one core), run one after another (`schedule = "serial"`) or all at once
-(`"pool"`), its a/b measures (`[[reproduce.pairs]]`: a metric's ratio or margin between two
-systems with its sentence, `ftlab.reproduce.measures`) and its sensitivity cases
+(`"pool"`), its generic measures (`ftlab.reproduce.measures`: `[[reproduce.pairs]]`, a
+metric's ratio or margin between two systems with its sentence; `[[reproduce.values]]`, one
+run's metric; `[[reproduce.bests]]`, a system's margin over the best other one) and its
+sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
 scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
-`ftlab.reproduce.figures`). The claims name their measures and
-the runs and health they rest on (DESIGN §12, `ftlab.reproduce.claimfile`). The driver
+`ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
+(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`)
+and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`).
+The claims name their measures and the runs and health they rest on (DESIGN §12,
+`ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
 runs with the seed's overrides, hand them to the paper's code (`PaperCode`), judge the claims
 (`claimfile.evaluate`), write claims.json, the figures and, with `sensitivity`, rerun the
@@ -60,7 +65,9 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
-from ftlab.reproduce.measures import PairDecl, load_pairs, measure_all
+from ftlab.reproduce.measures import BestDecl, Declared, PairDecl, ValueDecl, load_declared, measure_all
+from ftlab.reproduce.rows import RowsDecl, load_rows
+from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
 
 if TYPE_CHECKING:
@@ -139,13 +146,26 @@ class Plan:
     sensitivity_keys: tuple[str, ...] = ("reproduction", "quick")
     #: Whether sensitivity.json's `cases` starts with the base runs' record.
     sensitivity_base: bool = False
+    #: A run's declared row of metrics and the metrics CSV's columns (`rows.RowsDecl`).
+    rows: RowsDecl = RowsDecl()
+    #: A run's declared health: its base record and run checks (`run_checks.HealthDecl`).
+    health: HealthDecl = HealthDecl()
+    #: Its single-run values and best-other margins (`measures.ValueDecl`, `BestDecl`).
+    values: tuple[ValueDecl, ...] = ()
+    bests: tuple[BestDecl, ...] = ()
+
+    @property
+    def measures(self) -> Declared:
+        """Every declared measure kind: the pairs, values and bests."""
+        return Declared(self.pairs, self.values, self.bests)
 
     def run(self, label: str) -> RunDecl:
         return next(r for r in self.runs if r.label == label)
 
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
-_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base"}
+_PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
+_PLAN_KEYS |= {"values", "bests"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -184,8 +204,24 @@ def load_plan(name: str) -> Plan:
         raise input_error(where, f"reproduce.sensitivity_keys must list distinct keys of {known}")
     if not isinstance(base, bool):
         raise input_error(where, "reproduce.sensitivity_base must be true or false")
-    pairs = load_pairs(where, raw.get("pairs"))
-    return Plan(name, schedule, scenarios, runs, pairs, cases, figures, tuple(keys_), base)
+    declared = load_declared(where, raw.get("pairs"), raw.get("values"), raw.get("bests"))
+    rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"), [r.label for r in runs])
+    health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
+    return Plan(
+        name,
+        schedule,
+        scenarios,
+        runs,
+        tuple(declared.pairs),
+        cases,
+        figures,
+        tuple(keys_),
+        base,
+        rows,
+        health,
+        tuple(declared.values),
+        tuple(declared.bests),
+    )
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:
@@ -307,15 +343,25 @@ class PaperCode(ABC, Generic[Seen]):
         rerun it may keep."""
 
     def measurements(self, seen: Seen) -> dict[str, Measured]:
-        """ftlab's value of every `measure` name of the claim file: the declared pairs
-        (`measures`) from `value`, every other name by `measure`."""
+        """ftlab's value of every `measure` name of the claim file (`measured`)."""
         names = list(dict.fromkeys(s.measure for s in claimfile.load(self.name).claims if s.measure))
+        return self.measured(seen, names)
+
+    def measured(self, seen: Seen, names: Sequence[str]) -> dict[str, Measured]:
+        """ftlab's value of each of `names`: the declared pairs, values and bests
+        (`measures`) from `value` and `systems`, every other name by `measure`."""
         return measure_all(
             names,
-            load_plan(self.name).pairs,
+            load_plan(self.name).measures,
             lambda subject, system, key: self.value(seen, subject, system, key),
             lambda name: self.measure(seen, name),
+            lambda subject: self.systems(seen, subject),
         )
+
+    def systems(self, seen: Seen, subject: str) -> list[str]:
+        """The systems run on `subject`, in the runs' order, for a declared best (none by
+        default)."""
+        return []
 
     def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
         """The number a declared pair reads: metric `key` of `system` on `subject` (none by

@@ -20,12 +20,14 @@ reclaim unit handles) is run once per (case, mapper), by `--set` overrides; the 
 The DLWA of a run is its device WAF over the measured phase (summary.json `device.waf`: flash
 units programmed / host units), after the warm-up by workload has converged (health); its p99
 write latency is its tenants' highest `write.p99_us`. The claims are data
-(`papers/fdp_cachelib.toml`), and so are its a/b measures (`[[reproduce.pairs]]`: DLWA and p99
-ratios and margins between mappers, `ftlab.reproduce.measures`) and its over-provisioning
-sensitivity cases (`[[reproduce.cases]]`). This module is what is the paper's own, read run by
-run (`ftlab.reproduce.per_run`): a run's metrics (`run_metrics`), its health (the warm-up's
-convergence), the single-run DLWA and the Media Reallocated events per host byte
-(`measure`), the DLWA figure, and the sensitivity cases that vary the SOC's share of host bytes
+(`papers/fdp_cachelib.toml`), and so are a run's metrics (`[[reproduce.metrics]]`, with the
+paper's DLWA per run as a column of metrics.csv, `ftlab.reproduce.rows`), its health
+(`[[reproduce.checks]]`, `ftlab.reproduce.run_checks`: the tenants' checks and the warm-up's
+convergence), its measures (`ftlab.reproduce.measures`: `[[reproduce.pairs]]`, DLWA and p99
+ratios and margins between mappers; `[[reproduce.values]]`, a single run's DLWA), the DLWA
+figure and its over-provisioning sensitivity cases (`[[reproduce.cases]]`). This module is what
+is the paper's own, read run by run (`ftlab.reproduce.per_run`): the Media Reallocated events
+per host byte (`measure`), and the sensitivity cases that vary the SOC's share of host bytes
 (`soc_share_overrides`: the overrides depend on each tenant's rates). Neither knob is published
 for the paper's device and traces.
 
@@ -36,26 +38,17 @@ driver (it runs nothing itself), and it prints nothing (`ftlab.cli.reproduce` do
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from ftlab import _toml
 from ftlab._errors import usage_error
-from ftlab.reproduce import claimfile
-from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import Claim, Health, RunHealth, fmt_number, one_run_health, ratio
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.claims import Claim, ratio
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
-from ftlab.reproduce.measures import Lookup, measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-from ftlab.results import Summary
-
-if TYPE_CHECKING:
-    from ftlab.report import Report
-
-# matplotlib, numpy and plotly are imported inside the functions that use them, not here:
-# heavy, and `ftlab --help` and `import ftlab` start without them.
 
 NAME = "fdp-cachelib"
 
@@ -78,13 +71,11 @@ class Run:
 RUNS: tuple[Run, ...] = tuple(
     Run(r.label.split("/")[0], r.label.split("/")[1], r.set, r.scenario) for r in load_plan(NAME).runs
 )
-#: The cases and the mappers, in the runs' order (the figure's groups and bars).
-CASES = tuple(dict.fromkeys(r.case for r in RUNS))
-MAPPERS = tuple(dict.fromkeys(r.mapper for r in RUNS))
 
 
 class RunMetrics(TypedDict):
-    """One run's metrics (`run_metrics`, a row of metrics.csv); None where summary.json lacks
+    """One run's metrics, as `[[reproduce.metrics]]` of papers/fdp_cachelib.toml declares and
+    `ftlab.reproduce.rows` reads them (a row of metrics.csv); None where summary.json lacks
     the value."""
 
     dlwa: float | None
@@ -104,32 +95,15 @@ class RunMetrics(TypedDict):
 Metrics = Mapping[str, RunMetrics]
 
 
-class DlwaRow(RunMetrics):
-    """A row of dlwa.csv and metrics.csv: the run's case and mapper, its metrics and the
-    paper's DLWA (None where the paper prints none)."""
-
-    case: str
-    mapper: str
-    paper_dlwa: float | None
-
-
 class FdpCachelib(PerRunPaper[RunMetrics]):
-    """CacheLib FDP's own code under the driver: metrics per run, health, the DLWA figure; its
-    DLWA and p99 ratios are declared pairs (`[[reproduce.pairs]]`)."""
+    """CacheLib FDP's own code under the driver: its measures, claims.json's sections and the
+    SOC-share cases (a run's metrics and health, the pairs, the figure and the
+    over-provisioning cases are declared in papers/fdp_cachelib.toml)."""
 
     name = NAME
 
-    def run_metrics(self, label: str, report: Report) -> RunMetrics:
-        return run_metrics(report.summary)
-
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        return _run_health(report)
-
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
-        return measure(name, seen.metrics)
-
-    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
-        return metric_rows(seen.metrics)
+        return _own(name, lambda run, key: self.value(seen, *_split(run), key))
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -170,83 +144,35 @@ def scenario_path(quick: bool, key: str = "one_tenant") -> Path:
 
 
 # --------------------------------------------------------------------------------------
-# Metrics and claims
+# The paper's own measure
+
+#: A run's metric: (run label, key) -> the number, or None where it is missing.
+Num = Callable[[str, str], "float | None"]
 
 
-def run_metrics(summary: Summary) -> RunMetrics:
-    """The device WAF over the measured phase (`dlwa`), the host bytes of the measured phase
-    (summed over the tenants), the highest p99 write latency of a tenant (`write_p99_us`), the
-    GC counters of the measured phase (`erases`, `gc_pages_copied`, `blocks_multi_tenant`), the
-    FDP counters since the device started (`hbmw`, `mbmw`, Media Reallocated events; None
-    without the fdp mapper) and the warm-up's convergence of a one-scheme summary.json."""
-    scheme = next(iter(summary["schemes"].values()), None)
-    if scheme is None:
-        return RunMetrics(
-            dlwa=None,
-            host_bytes=None,
-            write_p99_us=None,
-            erases=None,
-            gc_pages_copied=None,
-            blocks_multi_tenant=None,
-            hbmw=None,
-            mbmw=None,
-            media_reallocated=None,
-            warm_converged=None,
-            warm_windows=0,
-        )
-    device, counters, warm = scheme["device"], scheme["mapper_counters"], scheme["precondition"]
-    writes = [t["write"] for t in scheme["tenants"].values()]
-    return RunMetrics(
-        dlwa=device["waf"],
-        host_bytes=sum(w["bytes"] for w in writes) if writes else None,
-        write_p99_us=max(w["p99_us"] for w in writes) if writes else None,
-        erases=device["erases"],
-        gc_pages_copied=device["gc_pages_copied"],
-        blocks_multi_tenant=device["blocks_multi_tenant"],
-        hbmw=counters.get("hbmw"),
-        mbmw=counters.get("mbmw"),
-        media_reallocated=counters.get("events_media_reallocated"),
-        warm_converged=warm.get("warm_converged"),
-        warm_windows=len(warm.get("warm_waf_windows") or []),
-    )
+def _split(run: str) -> tuple[str, str]:
+    """A run label "<case>/<mapper>" as (case, mapper)."""
+    case, _, mapper = run.partition("/")
+    return case, mapper
 
 
-def _lookup(metrics: Metrics) -> Lookup:
-    """The declared pairs' lookup: metric `key` of run "<subject>/<system>"."""
-    return lambda subject, system, key: _num(metrics, f"{subject}/{system}", key)
-
-
-def measurements(metrics: Metrics) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/fdp_cachelib.toml (see `measure`)."""
-    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
-    return measure_all(names, load_plan(NAME).pairs, _lookup(metrics), lambda n: _own(n, metrics))
-
-
-def measure(name: str, metrics: Metrics) -> Measured:
-    """One computation by name: a declared pair of papers/fdp_cachelib.toml
-    ("[margin:]dlwa:<case>:<a>/<b>", "write_p99_us:<case>:<a>/<b>": mapper a's value over b's
-    in one case), or this paper's own: "dlwa:<case>/<mapper>" the run's DLWA;
-    "events:<case>:<a>/<b>" run a's Media Reallocated events per host byte (hbmw) over run
-    b's. An unknown name is an `ftlab.UsageError`."""
-    return measure_one(name, load_plan(NAME).pairs, _lookup(metrics), lambda n: _own(n, metrics))
-
-
-def _own(name: str, metrics: Metrics) -> Measured:
+def _own(name: str, num: Num) -> Measured:
+    """ "events:<case>:<a>/<b>": run a's Media Reallocated events per host byte (hbmw) over run
+    b's. It is this paper's own, not a declared pair: a rate of two counters per run, and a
+    run without the FDP counters makes the claim not measured (`Measured.missing`), where a
+    pair's missing value is NaN. An unknown name is an `ftlab.UsageError`."""
     kind, _, rest = name.partition(":")
-    if kind == "dlwa" and rest.count("/") == 1 and ":" not in rest:
-        v = _num(metrics, rest, "dlwa")
-        return Measured(v, f"{rest}: DLWA {fmt_number(v, '', 3)} over the measured phase.")
     subject, _, pair = rest.partition(":")
     if kind != "events" or pair.count("/") != 1 or ":" in pair:
         raise usage_error("measure", f"unknown CacheLib FDP computation {name!r}")
     a, b = (f"{subject}/{m}" for m in pair.split("/"))
-    return _events(metrics, a, b)
+    return _events(num, a, b)
 
 
-def _events(metrics: Metrics, a: str, b: str) -> Measured:
+def _events(num: Num, a: str, b: str) -> Measured:
     per = {}
     for run in (a, b):
-        events, host = _num(metrics, run, "media_reallocated"), _num(metrics, run, "hbmw")
+        events, host = num(run, "media_reallocated"), num(run, "hbmw")
         if events is None or host is None:
             return Measured(
                 None,
@@ -261,66 +187,6 @@ def _events(metrics: Metrics, a: str, b: str) -> Measured:
         f"{b} {per[b][1]:.3g} ({per[b][0]:.0f}): {factor:.3f}x."
     )
     return Measured(factor, why)
-
-
-def _num(metrics: Metrics, run: str, key: str) -> float | None:
-    row = metrics.get(run)
-    v = None if row is None else row.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def fdp_claims(metrics: Metrics, checks: Health) -> list[Claim]:
-    """Every claim of papers/fdp_cachelib.toml judged on one seed's metrics and health."""
-    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
-
-
-#: The paper's DLWA per run, where it prints one (§6.2, §6.3: 80% "similar to 50%", §6.5,
-#: §6.7), for the figure.
-PAPER_DLWA: dict[str, float] = {
-    "u50/fdp": 1.03,
-    "u50/nonfdp": 1.3,
-    "u80/fdp": 1.03,
-    "u80/nonfdp": 1.3,
-    "u100/fdp": 1.03,
-    "u100/nonfdp": 3.5,
-    "soc64/fdp": 2.5,
-    "mt/fdp": 1.0,
-    "mt/nonfdp": 3.5,
-}
-
-
-def metric_rows(metrics: Metrics) -> list[DlwaRow]:
-    """One row per run: case, mapper, ftlab's metrics and the paper's DLWA (None where the
-    paper prints none)."""
-    return [
-        DlwaRow(case=run.case, mapper=run.mapper, **metrics[run.label], paper_dlwa=PAPER_DLWA.get(run.label))
-        for run in RUNS
-        if run.label in metrics
-    ]
-
-
-# --------------------------------------------------------------------------------------
-# Health
-
-
-def _run_health(report: Report) -> RunHealth:
-    """The tenant's checks of `claims.health` (`unstable`, `starved`, `reasons`), the busiest
-    die (reported, no limit), the steady state (`checks["warm-up converged"]`: the warm-up by
-    workload ended with two windows of one logical capacity within 2% of each other, so the
-    measured phase starts in the workload's steady state) and `ok` (the driver's top-level
-    `ok`: every run's)."""
-    scheme = next(iter(report.summary["schemes"].values()))
-    entry, tenants_ok = one_run_health(scheme)
-    warm = scheme["precondition"]
-    converged = warm.get("warm_converged") is True
-    if not converged:
-        entry["reasons"].append(
-            f"the warm-up did not converge (cap hit {warm.get('warm_cap_hit')}, "
-            f"windows {warm.get('warm_waf_windows')})"
-        )
-    entry["checks"]["warm-up converged"] = (str(converged), converged)
-    entry["ok"] = tenants_ok and converged
-    return entry
 
 
 # --------------------------------------------------------------------------------------

@@ -6,35 +6,30 @@ runs follow its artifact (huaicheng/IODA-SOSP21-AE), both as papers/ioda.toml de
 One scenario (`scenarios/reproduce/ioda(-quick).toml`: four devices behind RAID-5 with 4 KiB
 chunks, FEMU's NAND timings, IODA's 100 ms windows) is run per (load, mode) by `--set`: the
 modes Base, IOD_1, IOD_2, IOD_3, IODA and Ideal as docs/array.md maps them to `[array]` and
-`[device]` keys, at two rates of the read tenant. This module is what is the paper's own: its
-measures by name, its health, its table of read latencies per run and what sensitivity.json
-records of a case (`Ioda`, registered as `PAPER`; the cases themselves are the claim file's
-`[[reproduce.cases]]`, which the driver expands). It is not the driver
-(`ftlab.reproduce.driver` runs the runs) and not the array (the simulator is); it only reads
-summary.json's host-layer section (`array`) and prints nothing.
+`[device]` keys, at two rates of the read tenant. Each run is read by itself
+(`ftlab.reproduce.per_run`): its row of the read tenant's host-layer reads (summary.json's
+`array` section) and reads.csv are the claim file's (`[reproduce.row]`,
+`[[reproduce.metrics]]`), and so are its health (`[reproduce] health = "array"`: each
+device's, merged, `ftlab.reproduce.run_checks`) and the sensitivity cases
+(`[[reproduce.cases]]`, which the driver expands). This module is what is the paper's own: its
+measures by name and what sensitivity.json records of a case (`Ioda`, registered as `PAPER`).
+It is not the driver (`ftlab.reproduce.driver` runs the runs) and not the array (the
+simulator is), and it prints nothing.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ftlab._errors import usage_error
-from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.claims import BUSIEST_DIE_LIMIT, Claim, Health, RunHealth, fmt_number, ratio, write_csv
-from ftlab.reproduce.claims import health as scheme_health
-from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
-
-if TYPE_CHECKING:
-    from ftlab.report import Report
+from ftlab.reproduce.claims import Claim, fmt_number, ratio
+from ftlab.reproduce.driver import Case, Driven, claim_values, load_plan
+from ftlab.reproduce.per_run import PerRun, PerRunPaper
 
 NAME = "ioda"
-#: The read tenant whose latencies are judged (the artifact plots reads only).
-TENANT = "kv"
 #: The host layer's read percentiles in summary.json, and their labels: the abstract's "95–99.99th".
 PERCENTILES = (("p95_us", "p95"), ("p99_us", "p99"), ("p999_us", "p99.9"), ("p9999_us", "p99.99"))
 #: The artifact's modes compared with Ideal ("nearest_ideal"), IODA last.
@@ -44,70 +39,36 @@ LABELS = tuple(r.label for r in load_plan(NAME).runs)
 LOADS = tuple(dict.fromkeys(label.split("/")[0] for label in LABELS))
 
 
-@dataclass(frozen=True)
-class Seen:
-    """One seed's runs: the host layer's read tenant per run label, and each run's Report."""
-
-    rows: dict[str, dict[str, Any]]
-    reports: dict[str, Report]
+#: A run's row: the host layer's reads of the read tenant (`[[reproduce.metrics]]` of
+#: papers/ioda.toml), JSON values.
+ReadRow = dict[str, Any]
 
 
-class Ioda(PaperCode[Seen]):
-    """IODA's own code under the driver: the host-layer rows, their measures and health."""
+class Ioda(PerRunPaper[ReadRow]):
+    """IODA's own code under the driver: the host-layer rows' measures and claims.json's
+    `reads` (the rows, reads.csv and the runs' health are declared in papers/ioda.toml)."""
 
     name = NAME
 
-    def read(self, runs: Runs, base: Seen | None) -> Seen:
-        reports = dict(runs.reports)
-        return Seen({label: host_row(r.summary) for label, r in reports.items()}, reports)
+    def measure(self, seen: PerRun[ReadRow], name: str) -> Measured:
+        return measure(name, seen.metrics)
 
-    def measurements(self, seen: Seen) -> dict[str, Measured]:
-        names = dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure)
-        return {name: measure(name, seen.rows) for name in names}
+    def sections(self, seen: PerRun[ReadRow]) -> dict[str, object]:
+        return {"reads": seen.metrics}
 
-    def health(self, seen: Seen) -> Health:
-        runs = {label: run_health(r.summary) for label, r in seen.reports.items()}
-        return {"ok": bool(runs) and all(h["ok"] for h in runs.values()), "schemes": runs}
-
-    def figures(self, seen: Seen, out: Path) -> list[Path]:
-        rows = [{"run": label, **row} for label, row in seen.rows.items()]
-        return [write_csv(out / "reads.csv", rows)]
-
-    def sections(self, seen: Seen) -> dict[str, object]:
-        return {"reads": seen.rows}
-
-    def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
+    def sensitivity_detail(
+        self, case: Case, seen: PerRun[ReadRow], claims: Sequence[Claim]
+    ) -> dict[str, object]:
         return {
             "case": case.name,
             "set": list(case.set.get("array", ())),
-            "reads": seen.rows,
+            "reads": seen.metrics,
             "claims": claim_values(claims),
         }
 
 
 #: What `ftlab reproduce ioda` runs (the registry finds it by this name).
 PAPER = Driven(Ioda())
-
-
-def host_row(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The read tenant's host-layer reads of a one-scheme array run: count, p50 and the
-    PERCENTILES (µs), reads failed fast, reads whose row had another busy chunk, chunks
-    rebuilt. A summary without the array's section is an `ftlab.UsageError`."""
-    schemes = (summary.get("array") or {}).get("schemes") or {}
-    if len(schemes) != 1:
-        raise usage_error("summary", f"an IODA run has one scheme's array, not {sorted(schemes)}")
-    scheme, data = next(iter(schemes.items()))
-    tenant = data["tenants"][TENANT]
-    read = tenant["read"]
-    return {
-        "scheme": scheme,
-        "reads": read["count"],
-        "p50_us": read["p50_us"],
-        **{key: read[key] for key, _ in PERCENTILES},
-        "reads_failed_fast": tenant["reads_failed_fast"],
-        "reads_multi_busy": tenant["reads_multi_busy"],
-        "chunks_rebuilt": tenant["chunks_rebuilt"],
-    }
 
 
 def measure(name: str, rows: Mapping[str, Mapping[str, Any]]) -> Measured:
@@ -179,21 +140,3 @@ def nearest_ideal(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
         f"{others[1]}: margin {others[0]:.3f} / {dist['IODA']:.3f} - 1 = {margin:.3f}."
     )
     return Measured(margin, why)
-
-
-def run_health(summary: Mapping[str, Any]) -> RunHealth:
-    """A run's health: each device's (`claims.health` of its scheme entries `<scheme>/dev<i>`:
-    its tenants, the device requests the host layer sent it; its busiest die), merged in
-    `claims.health`'s per-scheme shape: tenants as "dev<i>:<tenant>", the busiest die of the
-    array, `ok` when every device passes both, `reasons` prefixed by the device. No run checks."""
-    per = scheme_health(summary)["schemes"]
-    dies = [d for h in per.values() if isinstance(d := h.get("busiest_die"), (int, float))]
-    return {
-        "tenants": {f"{dev}:{t}": v for dev, h in per.items() for t, v in (h.get("tenants") or {}).items()},
-        "busiest_die": max(dies) if len(dies) == len(per) and dies else None,
-        "busiest_die_by_phase": {},
-        "busiest_die_limit": BUSIEST_DIE_LIMIT,
-        "checks": {},
-        "reasons": [f"{dev}: {r}" for dev, h in per.items() for r in h.get("reasons") or []],
-        "ok": bool(per) and all(h.get("ok", False) for h in per.values()),
-    }

@@ -1,4 +1,6 @@
-"""ftlab.reproduce.measures: the a/b measures a claim file declares, `[[reproduce.pairs]]`.
+"""ftlab.reproduce.measures: the generic measures a claim file declares: the a/b measures
+(`[[reproduce.pairs]]`), a single run's value (`[[reproduce.values]]`) and a system's margin
+over the best other one (`[[reproduce.bests]]`).
 
 A pair measure is named "[margin:]<key>:<subject>:<a>/<b>": the value of metric <key> of system
 <a> over system <b>'s on <subject> (a workload, a tenant, a case), minus 1 with "margin:". Its
@@ -12,10 +14,20 @@ declaration is data, one table per metric key:
   `{factor}` (a/b), `{margin}` (a/b − 1), `{change}` (a/b − 1 as a signed percentage),
   `{subject}`, `{a}` and `{b}` (defaults `RATIO_TAIL`, `MARGIN_TAIL`).
 
-A missing or zero value makes the measure NaN and the sentence says so (`MISSING`). The paper's
-code supplies the values (`Lookup`: subject, system, key -> the number or None); every other
-measure name is the paper's own (`measure_all`'s `own`). This module computes ratios of given
-numbers; it reads no summary and runs nothing.
+A missing or zero value makes the measure NaN and the sentence says so (`MISSING`).
+
+A value measure is named "<key>:<subject>/<system>": metric <key> of that one run, its
+sentence `why`, a template of `{subject}`, `{system}` and `{v}` (the value with `unit` and
+`digits`; "n/a" if missing, and the value None). A best measure is named
+"<name>:<subject>": the declared `system`'s value of metric `key` over the highest of the
+other systems' on the subject, minus 1 (a missing value counts as the lowest; NaN without a
+runner-up); its sentence `why` is a template of `{subject}`, `{system}`, `{v}`, `{runner}`
+(the best other system, "none" without one), `{vr}` and `{margin}`.
+
+The paper's code supplies the values (`Lookup`: subject, system, key -> the number or None)
+and, for a best, the systems run on a subject; every other measure name is the paper's own
+(`measure_all`'s `own`). This module computes ratios of given numbers; it reads no summary
+and runs nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from ftlab._errors import input_error
 from ftlab.reproduce.claimfile import Measured
@@ -37,16 +50,29 @@ MISSING = " (A value is missing from summary.json or zero.)"
 
 #: A paper's metric lookup: (subject, system, key) -> the number, or None where it is missing.
 Lookup = Callable[[str, str, str], "float | None"]
+#: The systems run on a subject, in the runs' order.
+Systems = Callable[[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
-class PairDecl:
-    """One `[[reproduce.pairs]]` table (see the module docstring)."""
+class Sentence:
+    """What every declared measure has: the metric `key`, the sentence `why` (a template) and
+    how a value in it is printed, with `unit` and `digits` decimals."""
 
     key: str
     why: str
     unit: str = ""
     digits: int = 0
+
+    def fmt(self, v: float | None) -> str:
+        """A value as the sentence prints it ("n/a" if missing)."""
+        return fmt_number(v, self.unit, self.digits)
+
+
+@dataclass(frozen=True)
+class PairDecl(Sentence):
+    """One `[[reproduce.pairs]]` table (see the module docstring)."""
+
     ratio_tail: str = RATIO_TAIL
     margin_tail: str = MARGIN_TAIL
 
@@ -55,11 +81,7 @@ class PairDecl:
         va, vb = value(subject, a, self.key), value(subject, b, self.key)
         factor = ratio(va, vb)
         names = {"subject": subject, "a": a, "b": b}
-        head = self.why.format(
-            **names,
-            va=fmt_number(va, self.unit, self.digits),
-            vb=fmt_number(vb, self.unit, self.digits),
-        )
+        head = self.why.format(**names, va=self.fmt(va), vb=self.fmt(vb))
         tail = (self.margin_tail if margin else self.ratio_tail).format(
             **names, factor=factor, margin=factor - 1.0, change=fmt_change(factor - 1.0)
         )
@@ -99,21 +121,79 @@ def parse(name: str, pairs: Sequence[PairDecl]) -> PairName | None:
     return PairName(decl, parts[1], a, b, margin)
 
 
+@dataclass(frozen=True)
+class ValueDecl(Sentence):
+    """One `[[reproduce.values]]` table (see the module docstring)."""
+
+    def measure(self, subject: str, system: str, value: Lookup) -> Measured:
+        """Run "<subject>/<system>"'s value and its sentence."""
+        v = value(subject, system, self.key)
+        return Measured(v, self.why.format(subject=subject, system=system, v=self.fmt(v)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class BestDecl(Sentence):
+    """One `[[reproduce.bests]]` table (see the module docstring): the measure name's head
+    `name` and the `system` measured against the others."""
+
+    name: str
+    system: str
+
+    def measure(self, subject: str, systems: Sequence[str], value: Lookup) -> Measured:
+        """The declared system's margin over the best of `systems` on `subject`."""
+        values = {s: value(subject, s, self.key) for s in systems}
+        own = values.get(self.system)
+        others = {s: v for s, v in values.items() if s != self.system}
+        runner = max(others, key=lambda s: others[s] or -math.inf) if others else "none"
+        margin = ratio(own, others.get(runner)) - 1.0
+        v, vr = self.fmt(own), self.fmt(others.get(runner))
+        why = self.why.format(subject=subject, system=self.system, v=v, runner=runner, vr=vr, margin=margin)
+        return Measured(margin, why)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A paper's declared measures: its pairs, values and bests."""
+
+    pairs: Sequence[PairDecl] = ()
+    values: Sequence[ValueDecl] = ()
+    bests: Sequence[BestDecl] = ()
+
+
 def measure_one(
-    name: str, pairs: Sequence[PairDecl], value: Lookup, own: Callable[[str], Measured]
+    name: str,
+    pairs: Sequence[PairDecl] | Declared,
+    value: Lookup,
+    own: Callable[[str], Measured],
+    systems: Systems = lambda _subject: (),
 ) -> Measured:
-    """Measure `name`: a declared pair from `value`'s numbers, any other name by `own`."""
-    pair = parse(name, pairs)
-    if pair is None:
-        return own(name)
-    return pair.decl.measure(pair.subject, pair.a, pair.b, pair.margin, value)
+    """Measure `name`: a declared pair, value or best from `value`'s numbers (`pairs`: the
+    pairs alone, or every declared kind), any other name by `own`."""
+    decls = pairs if isinstance(pairs, Declared) else Declared(pairs)
+    pair = parse(name, decls.pairs)
+    if pair is not None:
+        return pair.decl.measure(pair.subject, pair.a, pair.b, pair.margin, value)
+    head, _, rest = name.partition(":")
+    if rest and ":" not in rest:
+        best = next((b for b in decls.bests if b.name == head), None)
+        if best is not None and "/" not in rest:
+            return best.measure(rest, systems(rest), value)
+        single = next((v for v in decls.values if v.key == head), None)
+        if single is not None and rest.count("/") == 1:
+            subject, system = rest.split("/")
+            return single.measure(subject, system, value)
+    return own(name)
 
 
 def measure_all(
-    names: Sequence[str], pairs: Sequence[PairDecl], value: Lookup, own: Callable[[str], Measured]
+    names: Sequence[str],
+    pairs: Sequence[PairDecl] | Declared,
+    value: Lookup,
+    own: Callable[[str], Measured],
+    systems: Systems = lambda _subject: (),
 ) -> dict[str, Measured]:
     """`measure_one` of every name, in order."""
-    return {name: measure_one(name, pairs, value, own) for name in names}
+    return {name: measure_one(name, pairs, value, own, systems) for name in names}
 
 
 def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
@@ -127,19 +207,77 @@ def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
     return pairs
 
 
-def _pair(where: str, i: int, given: object) -> PairDecl:
-    f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
-    decl = PairDecl(
-        f.text("key"),
-        f.text("why"),
-        f.text("unit", ""),
-        f.integer("digits", 0, 0, 6),
-        f.text("ratio_tail", RATIO_TAIL),
-        f.text("margin_tail", MARGIN_TAIL, nonempty=True),
-    )
-    try:  # every template formats: a wrong placeholder is the file's error, not a run's
-        decl.measure("subject", "a", "b", False, lambda _s, _x, _k: 1.0)
-        decl.measure("subject", "a", "b", True, lambda _s, _x, _k: 1.0)
+class _SentenceFields(TypedDict):
+    key: str
+    why: str
+    unit: str
+    digits: int
+
+
+def _sentence(f: Fields) -> _SentenceFields:
+    """A declared measure's `Sentence` fields."""
+    return {
+        "key": f.text("key"),
+        "why": f.text("why"),
+        "unit": f.text("unit", ""),
+        "digits": f.integer("digits", 0, 0, 6),
+    }
+
+
+def _one(_subject: str, _system: str, _key: str) -> float:
+    """A lookup that finds 1 everywhere, to try a declaration's templates."""
+    return 1.0
+
+
+def _formats(f: Fields, *tries: Callable[[], object]) -> None:
+    """Every template formats: a wrong placeholder is the file's error, not a run's."""
+    try:
+        for one in tries:
+            one()
     except (KeyError, ValueError, IndexError) as e:
         f.bad(f"a template names an unknown placeholder or format ({e})")
+
+
+def _pair(where: str, i: int, given: object) -> PairDecl:
+    f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
+    tail = f.text("ratio_tail", RATIO_TAIL)
+    decl = PairDecl(
+        **_sentence(f), ratio_tail=tail, margin_tail=f.text("margin_tail", MARGIN_TAIL, nonempty=True)
+    )
+    _formats(
+        f,
+        lambda: decl.measure("subject", "a", "b", False, _one),
+        lambda: decl.measure("subject", "a", "b", True, _one),
+    )
+    return decl
+
+
+def load_declared(where: str, pairs: object, values: object, bests: object) -> Declared:
+    """`[[reproduce.pairs]]`, `[[reproduce.values]]` and `[[reproduce.bests]]` of the claim
+    file `where` names; a bad table is an `ftlab.InputError` naming the key."""
+    found = Declared(load_pairs(where, pairs), tables(where, "reproduce.values", values, _value), ())
+    found = Declared(found.pairs, found.values, tables(where, "reproduce.bests", bests, _best))
+    keys = [v.key for v in found.values] + [b.name for b in found.bests]
+    clash = sorted(
+        {k for k in keys if keys.count(k) > 1}
+        | ({b.name for b in found.bests} & {p.key for p in found.pairs})
+    )
+    if clash:
+        raise input_error(where, f"reproduce.values and bests: a name used twice: {', '.join(clash)}")
+    return found
+
+
+def _value(where: str, i: int, given: object) -> ValueDecl:
+    f = Fields.of(where, f"reproduce.values[{i}]", given, ValueDecl)
+    decl = ValueDecl(**_sentence(f))
+    _formats(f, lambda: decl.measure("subject", "system", _one))
+    return decl
+
+
+def _best(where: str, i: int, given: object) -> BestDecl:
+    f = Fields.of(where, f"reproduce.bests[{i}]", given, BestDecl)
+    decl = BestDecl(**_sentence(f), name=f.text("name"), system=f.text("system"))
+    if ":" in decl.name:
+        f.bad("`name` is a measure name's head: no ':'")
+    _formats(f, lambda: decl.measure("subject", ["system", decl.system], _one))
     return decl

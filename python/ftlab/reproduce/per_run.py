@@ -1,31 +1,36 @@
 """ftlab.reproduce.per_run: the shared reading of a paper whose runs each stand alone.
 
-A paper such as CacheLib FDP or vStream runs one scheme per run and reads every run by itself:
-a row of metrics per run label ("<subject>/<system>": "u100/fdp", "rocksdb/vstream"), a health
-record per run, metrics.csv beside its declared figures (`ftlab.reproduce.figures`, drawn
-from metrics.csv's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
+A paper such as CacheLib FDP, vStream or IODA runs one scheme per run and reads every run by
+itself: a row of metrics per run label ("<subject>/<system>": "u100/fdp", "rocksdb/vstream"),
+as its claim file declares it (`[[reproduce.metrics]]`, read by `ftlab.reproduce.rows`), a
+health record per run (`[reproduce] health` and `[[reproduce.checks]]`, judged by
+`ftlab.reproduce.run_checks`), the metrics CSV (`[reproduce.row] csv`, its rows the runs' rows and
+the declared `[[reproduce.columns]]`) beside its declared figures (`ftlab.reproduce.figures`,
+drawn from the CSV's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
 from those rows. `PerRunPaper` is that reading under the driver
-(`ftlab.reproduce.driver.PaperCode`); the paper defines what a run's row and health are,
-metrics.csv's rows and its own measures.
+(`ftlab.reproduce.driver.PaperCode`); the paper defines its own measures and claims.json's
+sections.
 
 It is not a paper's code and runs nothing (the driver does).
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
-from ftlab.reproduce.claims import Health, HealthHead, RunHealth, write_csv
-from ftlab.reproduce.driver import PaperCode, Runs
+from ftlab.reproduce import claimfile
+from ftlab.reproduce.claimfile import SeedResult, evaluate
+from ftlab.reproduce.claims import Claim, Health, RunHealth, write_csv
+from ftlab.reproduce.driver import PaperCode, Plan, Runs, load_plan
 
 if TYPE_CHECKING:
     from ftlab.report import Report
 
-#: A run's row of metrics (a TypedDict of the paper's).
+#: A run's row of metrics (a TypedDict of the paper's whose keys are the declared metrics, in
+#: order: the paper's tests check them against the claim file).
 Row = TypeVar("Row", bound=Mapping[str, object])
 
 
@@ -43,26 +48,34 @@ class PerRun(Generic[Row]):
 class PerRunPaper(PaperCode[PerRun[Row]]):
     """A paper read run by run (see the module docstring)."""
 
-    @abstractmethod
-    def run_metrics(self, label: str, report: Report) -> Row:
-        """Run `label`'s row of metrics."""
+    def run_metrics(self, plan: Plan, label: str, report: Report) -> Row:
+        """Run `label`'s row of metrics: the declared ones (`rows.RowsDecl.read`)."""
+        return cast(Row, plan.rows.read(label, report.summary))
 
-    @abstractmethod
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        """Run `label`'s health record (`claims.one_run_health`'s shape, `ok` last)."""
+    def run_health(self, plan: Plan, label: str, report: Report) -> RunHealth:
+        """Run `label`'s health record: the declared one (`run_checks.HealthDecl.run`)."""
+        return plan.health.run(label, report)
 
-    @abstractmethod
     def rows(self, seen: PerRun[Row]) -> Sequence[Mapping[str, object]]:
-        """metrics.csv's rows, which the declared figures draw."""
-
-    def health_head(self) -> HealthHead:
-        """The health's keys between `ok` and `schemes` (none by default)."""
-        return {}
+        """The metrics CSV's rows, which the declared figures draw: one per run, in the plan's
+        order (`rows.RowsDecl.csv_rows`)."""
+        plan = load_plan(self.name)
+        return plan.rows.csv_rows([r.label for r in plan.runs], seen.metrics)
 
     def read(self, runs: Runs, base: PerRun[Row] | None) -> PerRun[Row]:
         reports = dict(runs.reports)
-        metrics = {label: self.run_metrics(label, report) for label, report in reports.items()}
+        metrics = {label: self.run_metrics(runs.plan, label, report) for label, report in reports.items()}
         return PerRun(reports, metrics, runs.scenarios, runs.out)
+
+    def systems(self, seen: PerRun[Row], subject: str) -> list[str]:
+        """The systems of the runs "<subject>/<system>" read, in the runs' order."""
+        return [label.split("/", 1)[1] for label in seen.metrics if label.split("/", 1)[0] == subject]
+
+    def claims_on(self, metrics: Mapping[str, Row], checks: Health) -> list[Claim]:
+        """Every claim of the claim file judged on one seed's rows `metrics` (by run label) and
+        health `checks`, with no Report: the measures read the rows alone."""
+        seen = PerRun({}, dict(metrics), {}, Path())
+        return evaluate(claimfile.load(self.name), [SeedResult(0, self.measurements(seen), checks)])
 
     def value(self, seen: PerRun[Row], subject: str, system: str, key: str) -> float | None:
         """Metric `key` of run "<subject>/<system>", None where it is missing or not a number."""
@@ -71,14 +84,17 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
     def health(self, seen: PerRun[Row]) -> Health:
-        """Per run its `run_health`; top-level `ok`: every run's."""
-        runs = {label: self.run_health(label, report) for label, report in seen.reports.items()}
+        """Per run its `run_health`; top-level `ok`: every run's; between them the declared
+        health's head (`run_checks.HealthDecl.head`)."""
+        plan = load_plan(self.name)
+        runs = {label: self.run_health(plan, label, report) for label, report in seen.reports.items()}
         return {
             "ok": all(r["ok"] for r in runs.values()) and bool(runs),
-            **self.health_head(),
+            **plan.health.head(),
             "schemes": runs,
         }
 
     def figures(self, seen: PerRun[Row], out: Path) -> list[Path]:
-        """The declared figures, then metrics.csv."""
-        return [*super().figures(seen, out), write_csv(out / "metrics.csv", self.rows(seen))]
+        """The declared figures, then the metrics CSV."""
+        csv = load_plan(self.name).rows.row.csv
+        return [*super().figures(seen, out), write_csv(out / csv, self.rows(seen))]

@@ -13,18 +13,17 @@ are data, `[reproduce]` of `papers/vstream.toml`:
 
 Throughput is the tenant's host write bytes per measured second (MB/s) of the closed loop; the
 cost of GC is `device.gc_pages_copied` (§5.2: "the number of valid pages copied during GC").
-The claims are data (`papers/vstream.toml`), and so are its ratios and margins between
-mappers (`[[reproduce.pairs]]`, `ftlab.reproduce.measures`); this module computes the rest by
-name (`measure`): vStream's margin over the best other mapper, and the write-stamp sharing of
-§4.2 (`mapper_counters.units_per_stamp` of the RocksDB vstream run). Runs are read one by one
-(`ftlab.reproduce.per_run`).
-
-Health, per run: the tenant not `unstable`, requests outstanding at the end (at most the queue
-depth, by construction of a closed loop), and for the synthetic benchmark the steady state: the
-mean write IOPS of the second half of the measured phase within STEADY_TOLERANCE of the first
-half's. The busiest die is reported but has no limit: a closed loop saturates the device on
-purpose. With `sensitivity`, the claims are recomputed with the queue depth and vStream's epoch
-varied one at a time (`[[reproduce.cases]]` of the claim file), by direct runs (no Ray).
+The claims are data (`papers/vstream.toml`), and so are a run's metrics
+(`[[reproduce.metrics]]`, `ftlab.reproduce.rows`), its health (`[[reproduce.checks]]`,
+`ftlab.reproduce.run_checks`: the tenant neither unstable nor starved, the synthetic runs in
+steady state, no unattributed stamp-group death; the busiest die reported without a limit, as
+a closed loop saturates the device on purpose), its ratios and margins between mappers
+(`[[reproduce.pairs]]`, `ftlab.reproduce.measures`) and vStream's margin over the best other
+mapper (`[[reproduce.bests]]`), Figures 3-4 and the sensitivity cases,
+the queue depth and vStream's epoch varied one at a time (`[[reproduce.cases]]`, by direct
+runs, no Ray). Runs are read one by one (`ftlab.reproduce.per_run`). This module computes the
+rest by name (`measure`): §4.2's write-stamp arithmetic, with the stamp sharing of the RocksDB
+vstream run (`mapper_counters.units_per_stamp`) beside it.
 
 Only ratios of the simulator's outputs are computed here (`Vstream`, registered as `PAPER`);
 it is not the simulator nor the driver (it runs nothing itself), and it prints nothing
@@ -37,38 +36,19 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
-from ftlab.reproduce import claimfile
-from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
-from ftlab.reproduce.claims import (
-    Claim,
-    Health,
-    HealthHead,
-    RunHealth,
-    fmt_change,
-    fmt_number,
-    one_run_health,
-    ratio,
-    relative_change,
-)
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.claims import Claim
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
-from ftlab.reproduce.measures import measure_all, measure_one
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
-from ftlab.results import Summary
-
-if TYPE_CHECKING:
-    from ftlab.report import Report
-
-# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
-# --help` and `import ftlab` start without them.
 
 NAME = "vstream"
-#: workload (a scenario key of the plan) -> its tenant's name
+#: workload (a scenario key of the plan) -> its tenant's name (the same: the declared
+#: throughput reads the tenant named by the run label's subject)
 WORKLOADS: dict[str, str] = {"synthetic": "synthetic", "rocksdb": "rocksdb"}
-BASELINE = "legacy"
 
 
 @dataclass(frozen=True)
@@ -83,10 +63,6 @@ class Mapper:
 #: The paper's Legacy-, DAC-, Auto- (both AutoStream variants), Manual- and vStream-SSD, in
 #: §5.1's order (claims.json's `mappers`).
 MAPPER_ORDER = ("legacy", "dac", "autostream-mq", "autostream-sfr", "manual", "vstream")
-AUTOSTREAMS = ("autostream-mq", "autostream-sfr")
-#: The synthetic run is in steady state when the mean write IOPS of the second half of the
-#: measured phase is within this relative distance of the first half's.
-STEADY_TOLERANCE = 0.10
 
 
 def runs() -> list[tuple[str, Mapper]]:
@@ -112,7 +88,8 @@ def scenario_path(workload: str, quick: bool) -> Path:
 
 
 class RunMetrics(TypedDict):
-    """One run's metrics (`run_metrics`); None where summary.json lacks the value."""
+    """One run's metrics, as `[[reproduce.metrics]]` of papers/vstream.toml declares and
+    `ftlab.reproduce.rows` reads them; None where summary.json lacks the value."""
 
     throughput_mb_s: float | None
     gc_pages_copied: float | None
@@ -121,14 +98,9 @@ class RunMetrics(TypedDict):
     units_per_stamp: float | None
 
 
-#: The runs' metrics by workload and mapper (`nested`): claims.json's `metrics`.
-Metrics = Mapping[str, Mapping[str, RunMetrics]]
-
-
 class Vstream(PerRunPaper[RunMetrics]):
-    """vStream's own code under the driver: metrics per run, health, Figures 3-4; its ratios
-    and margins between mappers are declared pairs and its sensitivity cases declared cases
-    (papers/vstream.toml)."""
+    """vStream's own code under the driver: its measures and claims.json's sections (a run's
+    metrics and health, the pairs, figures and cases are declared in papers/vstream.toml)."""
 
     name = NAME
 
@@ -139,20 +111,8 @@ class Vstream(PerRunPaper[RunMetrics]):
     def head(self, runs: Runs) -> Sections:
         return {"scenarios": {w: str(p) for w, p in runs.scenarios.items()}}
 
-    def run_metrics(self, label: str, report: Report) -> RunMetrics:
-        return run_metrics(report.summary, WORKLOADS[_pair(label)[0]])
-
-    def run_health(self, label: str, report: Report) -> RunHealth:
-        return _run_health(_pair(label)[0], report)
-
-    def health_head(self) -> HealthHead:
-        return {"steady_tolerance": STEADY_TOLERANCE}
-
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
-        return _own(name, nested(seen.metrics))
-
-    def rows(self, seen: PerRun[RunMetrics]) -> Sequence[Mapping[str, object]]:
-        return metric_rows(nested(seen.metrics))
+        return _own(name, self.value(seen, "rocksdb", "vstream", "units_per_stamp"))
 
     def sections(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
@@ -223,83 +183,16 @@ def check_trace(path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Metrics and claims
+# The paper's own measures
 
 
-def run_metrics(summary: Summary, tenant: str) -> RunMetrics:
-    """Throughput (host write MB/s over the measured phase), GC pages copied, WAF and the
-    measured seconds of a one-scheme summary.json; None where a value is missing."""
-    try:
-        scheme = next(iter(summary["schemes"].values()))
-        device, write = scheme["device"], scheme["tenants"][tenant]["write"]
-        seconds = float(device["measured_s"])
-        mb_s = float(write["bytes"]) / seconds / 1e6 if seconds > 0 else None
-        units = (scheme.get("mapper_counters") or {}).get("units_per_stamp")
-        return RunMetrics(
-            throughput_mb_s=mb_s,
-            gc_pages_copied=float(device["gc_pages_copied"]),
-            waf=device.get("waf"),
-            measured_s=seconds,
-            units_per_stamp=None if units is None else float(units),
-        )
-    except (KeyError, TypeError, StopIteration, ValueError):
-        return RunMetrics(
-            throughput_mb_s=None, gc_pages_copied=None, waf=None, measured_s=None, units_per_stamp=None
-        )
-
-
-def _value(metrics: Metrics, workload: str, mapper: str, key: str) -> float | None:
-    row = (metrics.get(workload) or {}).get(mapper)
-    v = None if row is None else row.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def vstream_claims(metrics: Metrics, checks: Health) -> list[Claim]:
-    """Every claim of papers/vstream.toml judged on one seed's metrics and `health`."""
-    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(metrics), checks)])
-
-
-def measurements(metrics: Metrics) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/vstream.toml (see `measure`)."""
-    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
-    return measure_all(
-        names, load_plan(NAME).pairs, lambda w, m, key: _value(metrics, w, m, key), lambda n: _own(n, metrics)
-    )
-
-
-def measure(name: str, metrics: Metrics) -> Measured:
-    """One computation by name: a declared pair of papers/vstream.toml
-    ("[margin:]<metric>:<workload>:<a>/<b>", a/b of <metric>, throughput_mb_s or
-    gc_pages_copied, of mappers a and b, minus 1 with "margin:"), or this paper's own:
-    "best:<workload>" vstream's throughput over the best other mapper's minus 1;
-    "paper_stamp_factor", "paper_stamp_mib" and "paper_stamp_mb" §4.2's arithmetic, with the
-    write-stamp sharing of the RocksDB vstream run beside it. An unknown name is an
-    `ftlab.UsageError`."""
-    return measure_one(
-        name, load_plan(NAME).pairs, lambda w, m, key: _value(metrics, w, m, key), lambda n: _own(n, metrics)
-    )
-
-
-def _own(name: str, metrics: Metrics) -> Measured:
-    kind, _, rest = name.partition(":")
-    if kind == "best":
-        return _best(metrics, rest)
+def _own(name: str, units: float | None) -> Measured:
+    """ "paper_stamp_factor", "paper_stamp_mib" and "paper_stamp_mb": §4.2's arithmetic, with
+    `units`, the write-stamp sharing of the RocksDB vstream run, beside it. An unknown name is
+    an `ftlab.UsageError`."""
     if name in ("paper_stamp_factor", "paper_stamp_mib", "paper_stamp_mb"):
-        return _stamps(metrics, name)
+        return _stamps(units, name)
     raise usage_error("measure", f"unknown vStream computation {name!r}")
-
-
-def _best(metrics: Metrics, workload: str) -> Measured:
-    values = {m: _value(metrics, workload, m, "throughput_mb_s") for m in (metrics.get(workload) or {})}
-    own = values.get("vstream")
-    others = {m: v for m, v in values.items() if m != "vstream"}
-    runner = max(others, key=lambda m: others[m] or -math.inf) if others else "none"
-    margin = ratio(own, others.get(runner)) - 1.0
-    why = (
-        f"{workload}: vstream's throughput is {fmt_number(own, 'MB/s', 1)}; the best of "
-        f"the others is {runner}'s {fmt_number(others.get(runner), 'MB/s', 1)}: margin {margin:+.3f}."
-    )
-    return Measured(margin, why)
 
 
 #: §4.2's SSD: "the number of channels is four ($c = 4$) and a channel is composed of 4 chips
@@ -312,11 +205,10 @@ PAPER_SSD = {"c": 4, "w": 4, "d": 2, "b": 2, "p": 3, "l": 4}
 PAPER_LOGICAL_PAGES, STAMP_BYTES = 256 * 2**20, 4
 
 
-def _stamps(metrics: Metrics, name: str) -> Measured:
+def _stamps(units: float | None, name: str) -> Measured:
     """§4.2's arithmetic (an `exact` claim), with ftlab's own choice beside it: its vstream
-    shares one stamp among `units_per_stamp` units (a design parameter, not a measurement)."""
+    shares one stamp among `units` units (a design parameter, not a measurement)."""
     factor = math.prod(PAPER_SSD.values())
-    units = _value(metrics, "rocksdb", "vstream", "units_per_stamp")
     ours = (
         "the RocksDB vstream run reports no units_per_stamp"
         if units is None
@@ -332,88 +224,3 @@ def _stamps(metrics: Metrics, name: str) -> Measured:
         size / div,
         f"4 B x 256 Mi logical pages / {factor} = {size / div:.4g} {unit} ({ours}).",
     )
-
-
-class MetricRow(RunMetrics):
-    """A row of metrics.csv and the figures' CSV: the run's workload and mapper, its metrics
-    and its throughput and GC copies normalised to legacy's (None where either is missing)."""
-
-    workload: str
-    mapper: str
-    throughput_norm: float | None
-    gc_norm: float | None
-
-
-def metric_rows(metrics: Metrics) -> list[MetricRow]:
-    """One row per workload and mapper: the raw metrics and both normalised to legacy."""
-    rows = []
-    for w, by_mapper in metrics.items():
-        base = by_mapper.get(BASELINE)
-        for m, v in by_mapper.items():
-            rows.append(
-                MetricRow(
-                    workload=w,
-                    mapper=m,
-                    **v,
-                    throughput_norm=_ratio(v["throughput_mb_s"], base and base["throughput_mb_s"]),
-                    gc_norm=_ratio(v["gc_pages_copied"], base and base["gc_pages_copied"]),
-                )
-            )
-    return rows
-
-
-def _ratio(a: float | None, b: float | None) -> float | None:
-    change = relative_change(a, b)
-    return None if math.isnan(change) else change + 1.0
-
-
-# --------------------------------------------------------------------------------------
-# Health
-
-
-def _run_health(workload: str, report: Report) -> RunHealth:
-    """The tenant's checks of `claims.health` (`unstable`, `starved` and their numbers,
-    `reasons`), the busiest die (reported, no limit: `busiest_die_limit` None), for the
-    synthetic benchmark the steady-state check (`checks`), and `ok` (the driver's top-level
-    `ok`: every run's)."""
-    scheme = next(iter(report.summary["schemes"].values()))
-    # The tenants' checks (starved, unstable) of `claims.health`; the busiest die is reported only.
-    entry, ok = one_run_health(scheme)
-    if workload == "synthetic":
-        change = steady_change(report)
-        steady = not math.isnan(change) and abs(change) <= STEADY_TOLERANCE
-        entry["steady_change"] = None if math.isnan(change) else change
-        entry["checks"]["steady state"] = (f"{fmt_change(change)} (2nd half vs 1st)", steady)
-        ok = ok and steady
-    counters = scheme.get("mapper_counters") or {}
-    if counters.get("unattributed_deaths", 0) != 0:
-        entry["checks"]["unattributed deaths"] = (f"{counters['unattributed_deaths']:.0f}", False)
-        ok = False
-    entry["ok"] = ok
-    return entry
-
-
-def steady_change(report: Report) -> float:
-    """Mean write IOPS of the time-series windows in the second half of the measured phase
-    relative to the first half's (NaN without a time series). Windows cut by the end of the
-    run are left out."""
-    import polars as pl
-
-    ts = report.timeseries
-    if ts is None or "write_iops" not in ts.columns:
-        return math.nan
-    scheme = next(iter(report.summary["schemes"].values()))
-    device = scheme["device"]
-    end_s = device["sim_time_ns"] / 1e9
-    start_s = end_s - float(device["measured_s"])
-    step = ts["window_start_s"].sort().diff().drop_nulls().min() if ts.height > 1 else None
-    assert step is None or isinstance(step, (int, float)), "window_start_s is a Float64 column"
-    window_s = float(step or 0.0)
-    mid = (start_s + end_s) / 2
-    rows = ts.filter((pl.col("window_start_s") >= start_s) & (pl.col("window_start_s") + window_s <= end_s))
-
-    def mean(lo: float, hi: float) -> float | None:
-        part = rows.filter((pl.col("window_start_s") >= lo) & (pl.col("window_start_s") < hi))["write_iops"]
-        return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
-
-    return relative_change(mean(mid, end_s), mean(start_s, mid))

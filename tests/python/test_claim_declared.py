@@ -1,0 +1,117 @@
+"""Tests of the declared generic measures, rows and run checks of a claim file
+(python/ftlab/reproduce/measures.py `ValueDecl` and `BestDecl`, rows.py, run_checks.py): their
+values and sentences from hand-made numbers (expected values from arithmetic written here),
+and the claim file's errors for a bad declaration, each naming the table and the key.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ftlab
+from ftlab.reproduce import measures, rows
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.measures import BestDecl, Declared, ValueDecl
+
+THROUGHPUT = {"a": 10.0, "b": 25.0, "c": None, "v": 30.0}
+
+
+def lookup(subject: str, system: str, key: str) -> float | None:
+    return THROUGHPUT.get(system) if (subject, key) == ("s", "mb_s") else None
+
+
+def own(name: str) -> Measured:
+    raise ftlab.UsageError(f"unknown {name}")
+
+
+def test_a_best_is_the_margin_over_the_highest_other() -> None:
+    """v's 30 over b's 25 (c, missing, counts as the lowest): 30 / 25 − 1 = 0.2."""
+    why = "{subject}: {system} {v}, {runner} {vr}: {margin:+.3f}."
+    best = BestDecl("mb_s", why, "MB/s", 1, name="best", system="v")
+    decls = Declared(bests=[best])
+    m = measures.measure_one("best:s", decls, lookup, own, lambda _s: ["a", "b", "c", "v"])
+    assert m.value == pytest.approx(0.2) and m.why == "s: v 30.0 MB/s, b 25.0 MB/s: +0.200."
+    alone = measures.measure_one("best:s", decls, lookup, own, lambda _s: ["v"])
+    assert isinstance(alone.value, float) and math.isnan(alone.value) and "none n/a" in alone.why
+
+
+def test_a_value_is_one_runs_metric() -> None:
+    decls = Declared(values=[ValueDecl("mb_s", "{subject}/{system}: {v}.", digits=2)])
+    m = measures.measure_one("mb_s:s/b", decls, lookup, own)
+    assert (m.value, m.why) == (25.0, "s/b: 25.00.")
+    missing = measures.measure_one("mb_s:s/c", decls, lookup, own)
+    assert (missing.value, missing.why) == (None, "s/c: n/a.")
+    with pytest.raises(ftlab.UsageError):
+        measures.measure_one("mb_s:s", decls, lookup, own)
+
+
+@pytest.mark.parametrize(
+    ("values", "bests", "error"),
+    [
+        ([{"key": "k", "why": "{nope}"}], None, "reproduce.values\\[0\\]: a template"),
+        (None, [{"name": "b:x", "key": "k", "system": "v", "why": "w"}], "no ':'"),
+        (None, [{"name": "b", "key": "k", "system": "v", "why": "{vr} {x}"}], "a template"),
+        ([{"key": "b", "why": "w"}], [{"name": "b", "key": "k", "system": "v", "why": "w"}], "used twice"),
+        (None, [{"name": "b", "key": "k", "why": "w"}], "`system` must be"),
+    ],
+)
+def test_a_bad_measure_declaration_is_the_files_error(values: object, bests: object, error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        measures.load_declared("x.toml", None, values, bests)
+
+
+@pytest.mark.parametrize(
+    ("metrics", "columns", "error"),
+    [
+        ([{"name": "m", "path": "a.*.b"}], None, "`\\*` in `path` goes with form sum or max"),
+        ([{"name": "m", "form": "sum", "path": "a.b"}], None, "`\\*` in `path`"),
+        ([{"name": "m", "form": "key", "path": "a"}], None, "`path` is required, except with form key"),
+        ([{"name": "m", "path": "a", "divisor": 2.0}], None, "`divisor` is a positive number, with `per`"),
+        ([{"name": "m", "path": "a", "form": "mean"}], None, "form 'mean' is not one of"),
+        ([{"name": "m", "path": "a"}, {"name": "m", "path": "b"}], None, "duplicate names m"),
+        ([{"name": "m", "path": "a"}], [{"name": "n", "of": "x", "to": "y"}], "`of` names no metric: x"),
+        ([{"name": "m", "path": "a"}], [{"name": "n", "of": "m"}], "either `of` and `to`"),
+    ],
+)
+def test_a_bad_row_declaration_is_the_files_error(metrics: object, columns: object, error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        rows.load_rows("x.toml", None, metrics, columns)
+
+
+def test_a_run_label_needs_a_part_per_label_column() -> None:
+    with pytest.raises(ftlab.InputError, match="run labels solo are not w/m"):
+        rows.load_rows("x.toml", {"label": ["w", "m"]}, None, None, ["a/b", "solo"])
+
+
+def test_a_declared_row_reads_paths_sums_and_rates() -> None:
+    decl = rows.load_rows(
+        "x.toml",
+        {"label": ["w", "m"]},
+        [
+            {"name": "total", "path": "tenants.*.bytes", "form": "sum"},
+            {"name": "peak", "path": "tenants.*.bytes", "form": "max"},
+            {"name": "rate", "path": "tenants.{subject}.bytes", "per": "secs", "divisor": 1e3},
+            {"name": "n", "path": "list", "form": "count"},
+            {"name": "name", "form": "key"},
+        ],
+        [{"name": "norm", "of": "rate", "to": "base"}],
+    )
+    scheme = {"tenants": {"t": {"bytes": 6000}, "u": {"bytes": 2000}}, "secs": 2.0, "list": [1, 2, 3]}
+    row = decl.read("t/x", {"schemes": {"s": scheme}})
+    assert row == {"total": 8000, "peak": 6000, "rate": 3.0, "n": 3, "name": "s"}
+    base = decl.read("t/base", {"schemes": {"s": {**scheme, "secs": 4.0}}})
+    csv = decl.csv_rows(["t/x", "t/base", "t/gone"], {"t/x": row, "t/base": base})
+    assert [(r["w"], r["m"], r["norm"]) for r in csv] == [("t", "x", 2.0), ("t", "base", 1.0)]
+
+
+def test_a_paper_read_run_by_run_needs_only_its_name() -> None:
+    """Everything else of a `PerRunPaper` has a declared default (docs/ARCHITECTURE.md, "A
+    sixth paper"): no abstract method is left to write."""
+    from ftlab.reproduce.per_run import PerRunPaper
+
+    class Sixth(PerRunPaper[dict[str, object]]):
+        name = "sixth"
+
+    assert Sixth().name == "sixth" and not Sixth.__abstractmethods__
