@@ -31,6 +31,7 @@ BAD = [
     ({"panel": [{"y": "a", "log": "yes"}]}, "panel\\[0\\]: `log` must be true or false"),
     ({"y": ["a"], "legend_columns": 0}, "`legend_columns` must be an integer in 1..=20"),
     ({"y": ["a"], "sort": "x"}, "`sort` must be a list of non-empty strings"),
+    ({"panel": [{"y": "a", "by_values": ["p"]}]}, "a panel's `by_values` are values of its `by` column"),
 ]
 
 
@@ -38,6 +39,15 @@ BAD = [
 def test_a_bad_figure_table_is_a_precise_error(keys: dict[str, object], says: str) -> None:
     with pytest.raises(ftlab.InputError, match=f"f.toml: reproduce.figures\\[0\\].*{says}"):
         load_figures("f.toml", [{**_HEAD, **keys}])
+
+
+def test_a_panel_by_a_column_fills_each_value_into_its_labels() -> None:
+    panel = PanelDecl("v", title="{value}: reads", xlabel="{value} latency", where={"op": "r"}, by="scheme")
+    split = panel.split([{"op": "r", "scheme": "p"}, {"op": "w", "scheme": "u"}, {"op": "r", "scheme": "q"}])
+    assert [(p.title, p.xlabel, dict(p.where), p.by) for p in split] == [
+        ("p: reads", "p latency", {"op": "r", "scheme": "p"}, ""),
+        ("q: reads", "q latency", {"op": "r", "scheme": "q"}, ""),
+    ]
 
 
 def test_a_panel_takes_the_figures_labels_unless_it_sets_its_own() -> None:
@@ -70,6 +80,10 @@ PANELS = [
     (_BY_SCHEME, _ROWS[:2], ["p"]),
     (_BY_SCHEME, [], ["p"]),
     ((*_BY_SCHEME, PanelDecl("v", where={"scheme": "g"})), _ROWS, ["p", "u"]),
+    ((PanelDecl("v", by="scheme"),), _ROWS, ["p", "u"]),
+    ((PanelDecl("v", by="scheme", by_values=("u", "g", "p")),), _ROWS, ["u", "p"]),
+    ((PanelDecl("v", by="scheme", by_values=("g",)),), _ROWS, ["g"]),
+    ((PanelDecl("v", by="scheme"),), [], []),
 ]
 
 
@@ -78,7 +92,7 @@ def test_panels_split_the_rows_by_a_columns_value_and_absent_ones_are_left_out(
     panels: tuple[PanelDecl, ...], rows: list[dict[str, object]], schemes: list[str], tmp_path: Path
 ) -> None:
     decl = FigureDecl("f", "t", "x", kind="line", series="scheme", panel=panels, layout="column")
-    assert [p.where["scheme"] for p in shown(decl, rows)] == schemes
+    assert [p.where.get("scheme") for p in shown(decl, rows) if p.where] == schemes
     png, _ = draw_all([decl], rows, tmp_path)
     assert png.stat().st_size > 0
 

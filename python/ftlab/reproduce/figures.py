@@ -17,6 +17,9 @@ it: `<stem>.png` and `<stem>.csv`. The table is the paper's rows (`PaperCode.row
   `[[reproduce.figures.panel]]` tables, one a panel, each with its `y`, `title`, `where` (its
   rows among the figure's; a panel whose `where` matches no row is left out), and its own
   `ylabel`, `xlabel`, `log`, `step`, `reference`, `reference_label` (the figure's by default);
+  a panel with `by` (a column of strings) stands for one panel per value of that column
+  (`by_values`, in order, else every value in the rows' order), `{value}` in its title and
+  labels replaced by the value;
   `layout`: "row" (side by side, the default) or "column" (stacked on a shared x);
 - `series`: the column that splits a group into bars side by side, shaded by `shades` (a
   value -> a grey level; a series without one takes the scheme palette's colour and hatch,
@@ -88,10 +91,31 @@ class PanelDecl:
     step: bool = False
     reference: float | None = None
     reference_label: str = ""
+    by: str = ""
+    by_values: tuple[str, ...] = ()
 
     def holds(self, row: Row) -> bool:
         """Whether `row` is one of this panel's (its `where`)."""
         return all(row.get(k) == v for k, v in self.where.items())
+
+    def split(self, rows: Sequence[Row]) -> list[PanelDecl]:
+        """This panel, or with `by` one per value of that column: `by_values` in order, else
+        every value of its rows in their order; each with `{value}` in its labels filled in."""
+        if not self.by:
+            return [self]
+        found = self.by_values or dict.fromkeys(str(r.get(self.by)) for r in rows if self.holds(r))
+        return [
+            dataclasses.replace(
+                self,
+                where={**self.where, self.by: v},
+                title=self.title.replace("{value}", v),
+                ylabel=self.ylabel.replace("{value}", v),
+                xlabel=self.xlabel.replace("{value}", v),
+                by="",
+                by_values=(),
+            )
+            for v in found
+        ]
 
 
 #: The keys a panel takes from its figure when it does not set them.
@@ -306,6 +330,8 @@ def _figure(where: str, i: int, given: object) -> FigureDecl:
         _read(Fields.of(where, f"{f.label}.panel[{j}]", p, PanelDecl), PanelDecl, inherited)
         for j, p in enumerate(raw_panels)
     )
+    if any(p.by_values and not p.by for p in given):
+        f.bad("a panel's `by_values` are values of its `by` column, which it does not name")
     return dataclasses.replace(figure, panel=given)
 
 

@@ -58,10 +58,11 @@ def draw(decl: FigureDecl, rows: Sequence[Row], png: Path, values: Mapping[str, 
 
 
 def shown(decl: FigureDecl, rows: Sequence[Row]) -> list[PanelDecl]:
-    """The panels drawn: every declared one but those whose `where` matches no row (the first
-    if none is left, drawn empty)."""
-    declared = decl.panel_list()
-    return [p for p in declared if not p.where or any(p.holds(r) for r in rows)] or list(declared[:1])
+    """The panels drawn: every declared one (one per value of its `by` column) but those whose
+    `where` matches no row (the first declared if none is left, drawn empty)."""
+    declared = [q for p in decl.panel_list() for q in p.split(rows)]
+    found = [p for p in declared if not p.where or any(p.holds(r) for r in rows)]
+    return found or (declared or list(decl.panel_list()))[:1]
 
 
 # --------------------------------------------------------------------------------------
