@@ -177,10 +177,6 @@ class FigureDecl:
         """The column holding series `name`'s value of `y`: `<name>_<y>` with `series_columns`."""
         return f"{name}_{y}" if self.series_columns else y
 
-    def rows(self, rows: Sequence[Row]) -> list[Row]:
-        """The rows this figure draws (its `where`)."""
-        return [r for r in rows if all(r.get(k) == v for k, v in self.where.items())]
-
     def panel_list(self) -> tuple[PanelDecl, ...]:
         """Its panels: the declared ones, else one per `y` column."""
         if self.panel:
