@@ -392,3 +392,14 @@ def test_cli_output_fits_a_terminal(tmp_path: Path) -> None:
     for c in doc["claims"]:
         if c["verdict"] == C.INVALID:
             assert f"{c['id']}: {c['reason'][:30]}" in " ".join(proc.stdout.split()), c["id"]
+
+
+def test_the_declared_latency_figure_marks_the_read_tasks_deadline() -> None:
+    """Figures 10-13's read panel draws its dashed line at the read tasks' deadline, their
+    period in Table III (15 ms), which the miss claims also use; in the panel's unit, ms."""
+    from ftlab.reproduce.driver import load_plan
+
+    (decl,) = [f for f in load_plan(P.NAME).figures if f.stem == "fig10-13-latency-over-time"]
+    read = [p for p in decl.panel_list() if p.y == "read_p99_us"]
+    assert [p.reference for p in read] == [P.READ_DEADLINE_MS]
+    assert decl.y_scale == 1e-3

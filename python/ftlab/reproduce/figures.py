@@ -1,14 +1,26 @@
 """ftlab.reproduce.figures: the bar and line figures a claim file declares, `[[reproduce.figures]]`.
 
-A declared figure draws rows of the paper's metrics (`PaperCode.rows`: metrics.csv's rows) as
-bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table says:
+A declared figure draws rows of a table the paper's code supplies and writes those rows beside
+it: `<stem>.png` and `<stem>.csv`. The table is the paper's rows (`PaperCode.rows`) or, with
+`data`, a named table (`tables`: rows, or a polars frame, whose CSV is then the frame's own
+`write_csv`). Its table says:
 
 - `stem` and `title`; `csv`, the data file's stem where it is not `stem`; `size`, the
   figure's [width, height] in inches (default [7.0, 2.6]);
-- `where`: the rows it draws, those whose columns equal these values (every row if absent);
+- which rows: `where`, those whose columns equal these values (every row if absent); `x_from`
+  and `x_to`, named values (see below) bounding `x`: from <= x < to; then `columns`, the
+  data file's columns (every column if absent), and `sort`, the columns it is sorted by;
 - `x`: the column that names a bar group (its tick label; `x_labels` maps a value to a label;
   `x_rotation`, the labels' angle in degrees: by default 0 with series, 30 without);
-- `y`: the columns drawn, one panel each, titled by `panels` (same length) if given;
+- the panels: `y`, the columns drawn, one panel each, titled by `panels` (same length) if
+  given, all labelled `ylabel` (and `xlabel`), `log`, `step` and `reference` alike; or
+  `[[reproduce.figures.panel]]` tables, one a panel, each with its `y`, `title`, `where` (its
+  rows among the figure's; a panel whose `where` matches no row is left out), and its own
+  `ylabel`, `xlabel`, `log`, `step`, `reference`, `reference_label` (the figure's by default);
+  a panel with `by` (a column of strings) stands for one panel per value of that column
+  (`by_values`, in order, else every value in the rows' order), `{value}` in its title and
+  labels replaced by the value;
+  `layout`: "row" (side by side, the default) or "column" (stacked on a shared x);
 - `series`: the column that splits a group into bars side by side, shaded by `shades` (a
   value -> a grey level; a series without one takes the scheme palette's colour and hatch,
   `ftlab.report.style`), with a legend; without it, one grey bar per row;
@@ -16,40 +28,98 @@ bars and writes those rows beside it: `<stem>.png` and `<stem>.csv`. Its table s
   value of `y` is the column `<name>_<y>` of its group's row; `series_labels` maps a series to
   its legend's label;
 - `paper`: the column holding the paper's value of the bar (a diamond marker, "paper");
-- `ylabel`; `reference`: a dashed horizontal line at this value (none if absent); `log`: a
+- `reference`: a dashed horizontal line at this value (none if absent); `log`: a
   logarithmic y axis (bars then carry no value labels).
 
 On a linear axis each bar is annotated with its value (2 decimals); a missing value draws no
 bar.
 
 With `kind = "line"` the rows are drawn as lines instead of bars: `x` is then a numeric column
-(the horizontal axis, titled `xlabel`), each `y` column a panel with one line per `series`
-value (the scheme palette's colour, line style and marker; `line_label` names the line of a
-figure without series), the y axis from 0 unless `log`; `mark_first` names columns: a dotted
-vertical line, labelled `mark_label`, at the x of the first row where any of them is > 0 (none
-if no row is). This module draws given rows; it reads no run and knows no paper.
+(the horizontal axis, titled `xlabel`; `x_log`, a logarithmic one), each panel one line per
+`series` value (the scheme palette's colour, line style and, unless `markers = false`, marker;
+`series_labels` names a line; `line_label` names the line of a figure without series), drawn
+as steps (`step`: a CDF table's) or lines, dropping the points whose y is not > 0 with
+`positive`, the values times `x_scale` and `y_scale`; the y axis from 0 unless `log`.
+`mark_first` names columns: a dotted vertical line, labelled `mark_label`, at the x of the
+first row where any of them is > 0 (none if no row is); `mark_at` names a value: a dotted
+vertical line there; `span_from` names a value: a shaded span from it to the last row's x,
+labelled `span_label`. The legend (`legend_columns` wide) stands in the first panel.
+
+A named value (`x_from`, `x_to`, `mark_at`, `span_from`, and `{name}` in `title` and the
+x labels) is one the paper's code computes and supplies by name (`values`, e.g. the start of
+a write rise); a name it does not supply is an `ftlab.InputError`. This module selects and
+writes the rows and reads the declarations; `figures_draw` draws them. It reads no run and
+knows no paper.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
-from ftlab.report.plots import RC_PARAMS, log_ticks, save
+from ftlab._errors import input_error
+from ftlab.report import write_files_atomically
 from ftlab.reproduce.claims import write_csv
 from ftlab.reproduce.decl import Fields, tables
+from ftlab.reproduce.figures_draw import draw, mark_x, number
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    import polars as pl
+
+__all__ = ["FigureDecl", "PanelDecl", "Row", "Table", "draw_all", "load_figures", "mark_x", "select"]
 
 #: A row of the paper's metrics, as drawn (its values: numbers, strings, None).
 Row = Mapping[str, object]
+#: A table the paper's code supplies: rows, or a polars frame.
+Table: TypeAlias = "Sequence[Row] | pl.DataFrame"
+D = TypeVar("D")
 
-#: The hatches of series without a shade, in the palette's order.
-HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
+
+@dataclass(frozen=True)
+class PanelDecl:
+    """One panel: a `[[reproduce.figures.panel]]` table, or one `y` of its figure."""
+
+    y: str
+    title: str = ""
+    where: Mapping[str, str] = field(default_factory=dict)
+    ylabel: str = ""
+    xlabel: str = ""
+    log: bool = False
+    step: bool = False
+    reference: float | None = None
+    reference_label: str = ""
+    by: str = ""
+    by_values: tuple[str, ...] = ()
+
+    def holds(self, row: Row) -> bool:
+        """Whether `row` is one of this panel's (its `where`)."""
+        return all(row.get(k) == v for k, v in self.where.items())
+
+    def split(self, rows: Sequence[Row]) -> list[PanelDecl]:
+        """This panel, or with `by` one per value of that column: `by_values` in order, else
+        every value of its rows in their order; each with `{value}` in its labels filled in."""
+        if not self.by:
+            return [self]
+        found = self.by_values or dict.fromkeys(str(r.get(self.by)) for r in rows if self.holds(r))
+        return [
+            dataclasses.replace(
+                self,
+                where={**self.where, self.by: v},
+                title=self.title.replace("{value}", v),
+                ylabel=self.ylabel.replace("{value}", v),
+                xlabel=self.xlabel.replace("{value}", v),
+                by="",
+                by_values=(),
+            )
+            for v in found
+        ]
+
+
+#: The keys a panel takes from its figure when it does not set them.
+INHERITED = ("ylabel", "xlabel", "log", "step", "reference", "reference_label")
 
 
 @dataclass(frozen=True)
@@ -59,7 +129,7 @@ class FigureDecl:
     stem: str
     title: str
     x: str
-    y: tuple[str, ...]
+    y: tuple[str, ...] = ()
     size: tuple[float, float] = (7.0, 2.6)
     where: Mapping[str, str] = field(default_factory=dict)
     x_labels: Mapping[str, str] = field(default_factory=dict)
@@ -79,6 +149,24 @@ class FigureDecl:
     csv: str = ""
     x_rotation: float | None = None
     series_labels: Mapping[str, str] = field(default_factory=dict)
+    data: str = ""
+    columns: tuple[str, ...] = ()
+    sort: tuple[str, ...] = ()
+    x_from: str = ""
+    x_to: str = ""
+    mark_at: str = ""
+    span_from: str = ""
+    span_label: str = ""
+    step: bool = False
+    positive: bool = False
+    markers: bool = True
+    x_scale: float = 1.0
+    y_scale: float = 1.0
+    x_log: bool = False
+    layout: str = "row"
+    legend_columns: int = 1
+    reference_label: str = ""
+    panel: tuple[PanelDecl, ...] = ()
 
     @property
     def split(self) -> bool:
@@ -89,143 +177,115 @@ class FigureDecl:
         """The column holding series `name`'s value of `y`: `<name>_<y>` with `series_columns`."""
         return f"{name}_{y}" if self.series_columns else y
 
-    def rows(self, rows: Sequence[Row]) -> list[Row]:
-        """The rows this figure draws."""
-        return [r for r in rows if all(r.get(k) == v for k, v in self.where.items())]
+    def panel_list(self) -> tuple[PanelDecl, ...]:
+        """Its panels: the declared ones, else one per `y` column."""
+        if self.panel:
+            return self.panel
+        titles = self.panels or ("",) * len(self.y)
+        inherited = {k: getattr(self, k) for k in INHERITED}
+        return tuple(PanelDecl(y, title, **inherited) for y, title in zip(self.y, titles, strict=True))
+
+    def value(self, key: str, values: Mapping[str, float]) -> float | None:
+        """The named value the field `key` names (None if it names none)."""
+        name = str(getattr(self, key))
+        if not name:
+            return None
+        if name not in values:
+            supplied = ", ".join(sorted(values)) or "none"
+            raise input_error(
+                f"reproduce.figures ({self.stem})",
+                f"`{key}` names {name!r}, a value the paper's code does not supply (it supplies: {supplied})",
+            )
+        return values[name]
+
+    def text(self, template: str, values: Mapping[str, float]) -> str:
+        """A title or label with its `{name}`s of named values filled in."""
+        try:
+            return template.format_map(values) if "{" in template else template
+        except (KeyError, ValueError) as err:
+            raise input_error(f"reproduce.figures ({self.stem})", f"{template!r}: no value {err}") from None
 
 
-def draw_all(decls: Sequence[FigureDecl], rows: Sequence[Row], out: Path) -> list[Path]:
-    """Every declared figure of `rows` into `out`: its PNG, then its CSV, in order."""
+# --------------------------------------------------------------------------------------
+# The rows and the files
+
+
+def draw_all(
+    decls: Sequence[FigureDecl],
+    rows: Sequence[Row],
+    out: Path,
+    tables: Mapping[str, Table] | None = None,
+    values: Mapping[str, float] | None = None,
+) -> list[Path]:
+    """Every declared figure into `out`, drawn from `rows` or the table its `data` names in
+    `tables`, with the paper's named `values`: its PNG, then its CSV, in order."""
     out.mkdir(parents=True, exist_ok=True)
+    named = values or {}
     files: list[Path] = []
     for decl in decls:
-        mine = decl.rows(rows)
-        files.append(_draw(decl, mine, out / f"{decl.stem}.png"))
-        files.append(write_csv(out / f"{decl.csv or decl.stem}.csv", mine))
+        mine = select(decl, _data(decl, rows, tables or {}), named)
+        drawn = mine if isinstance(mine, list) else mine.to_dicts()
+        files.append(draw(decl, drawn, out / f"{decl.stem}.png", named))
+        files.append(_write(out / f"{decl.csv or decl.stem}.csv", mine, decl.columns))
     return files
 
 
-def _look(decl: FigureDecl, name: str, index: int) -> tuple[str, str | None]:
-    """A bar's colour and hatch: its series' declared shade, else the scheme palette's."""
-    if name in decl.shades or not decl.split:
-        return decl.shades.get(name, "0.55"), None
-    from ftlab.report.style import scheme_style
-
-    return scheme_style(index).color, HATCHES[index % len(HATCHES)]
-
-
-def _at(row: Row, decl: FigureDecl, group: str, name: str) -> bool:
-    """Whether `row` is the bar of `group` (and of series `name`, with a series)."""
-    same = not decl.series or str(row.get(decl.series)) == name
-    return str(row.get(decl.x)) == group and same
-
-
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
-
-
-def _draw(decl: FigureDecl, rows: Sequence[Row], png: Path) -> Path:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    groups = list(dict.fromkeys(str(r.get(decl.x)) for r in rows))
-    series = list(dict.fromkeys(str(r.get(decl.series)) for r in rows)) if decl.series else [""]
-    series = list(decl.series_columns) or series
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=decl.size, layout="constrained")
-        axes = fig.subplots(1, len(decl.y), squeeze=False)[0]
-        for i, (ax, column) in enumerate(zip(axes, decl.y, strict=True)):
-            if decl.kind == "line":
-                _lines(ax, decl, rows, column, series)
-            else:
-                _panel(ax, decl, rows, column, groups, series)
-            if decl.panels:
-                ax.set_title(decl.panels[i])
-        fig.suptitle(decl.title)
-    save(fig, png, "png")
-    return png
-
-
-def _panel(
-    ax: Axes, decl: FigureDecl, rows: Sequence[Row], column: str, groups: list[str], series: list[str]
-) -> None:
-    width = 0.8 / len(series)
-    labelled: set[str] = set()
-    tops = [1.0 if decl.reference is not None else 0.0]
-    for i, group in enumerate(groups):
-        for j, name in enumerate(series):
-            row = next((r for r in rows if _at(r, decl, group, name)), None)
-            value = math.nan if row is None else _number(row.get(decl.column(name, column)))
-            if not math.isfinite(value):
-                continue
-            x = i + (j - (len(series) - 1) / 2) * width
-            label = decl.series_labels.get(name, name) if decl.split and name not in labelled else None
-            color, hatch = _look(decl, name, j)
-            ax.bar(x, value, width, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, label=label)
-            labelled.add(name)
-            if not decl.log:
-                ax.annotate(f"{value:.2f}", (x, value), ha="center", va="bottom", fontsize=7)
-            tops.append(value)
-            paper = _number(row.get(decl.paper)) if decl.paper and row is not None else math.nan
-            if math.isfinite(paper):
-                marker_label = None if "paper" in labelled else "paper"
-                ax.plot([x], [paper], marker="D", color="black", markersize=4, label=marker_label)
-                labelled.add("paper")
-                tops.append(paper)
-    if decl.reference is not None:
-        ax.axhline(decl.reference, color="black", linewidth=0.6, linestyle="--")
-    if decl.log:
-        ax.set_yscale("log")
-        log_ticks(ax.yaxis, ax.get_ylim())
-    else:
-        ax.set_ylim(0.0, 1.15 * (max(tops) or 1.0))
-    ticks = [decl.x_labels.get(g, g) for g in groups]
-    # Side-by-side series leave room for level labels; one bar per group, for slanted ones.
-    rotation, align = (0.0, "center") if decl.split else (30.0, "right")
-    if decl.x_rotation is not None:
-        rotation, align = decl.x_rotation, "right" if decl.x_rotation else "center"
-    ax.set_xticks(range(len(groups)), ticks, rotation=rotation, ha=align)
-    ax.set_ylabel(decl.ylabel)
-    ax.grid(True, axis="y", linewidth=0.4, alpha=0.5)
-    if decl.split or decl.paper:
-        ax.legend(fontsize=7)
-
-
-def mark_x(decl: FigureDecl, rows: Sequence[Row]) -> float | None:
-    """The x of a line figure's mark: of the first row where a `mark_first` column is > 0."""
-    mark = next((r for r in rows if any(_number(r.get(c)) > 0 for c in decl.mark_first)), None)
-    return None if mark is None else _number(mark.get(decl.x))
-
-
-def _lines(ax: Axes, decl: FigureDecl, rows: Sequence[Row], column: str, series: list[str]) -> None:
-    from ftlab.report.style import scheme_style
-
-    for i, name in enumerate(series):
-        mine = [r for r in rows if not decl.series or str(r.get(decl.series)) == name]
-        style = scheme_style(i)
-        ax.plot(
-            [_number(r.get(decl.x)) for r in mine],
-            [_number(r.get(column)) for r in mine],
-            color=style.color,
-            linestyle=style.mpl_linestyle,
-            marker=style.mpl_marker,
-            markersize=3,
-            linewidth=0.9,
-            label=name if decl.series else decl.line_label or None,
+def _data(decl: FigureDecl, rows: Sequence[Row], tables: Mapping[str, Table]) -> Table:
+    if not decl.data:
+        return rows
+    if decl.data not in tables:
+        supplied = ", ".join(sorted(tables)) or "none"
+        raise input_error(
+            f"reproduce.figures ({decl.stem})",
+            f"`data` names {decl.data!r}, a table the paper's code does not supply (it supplies: {supplied})",
         )
-    mark = mark_x(decl, rows)
-    if mark is not None:
-        ax.axvline(mark, color="black", linewidth=0.6, linestyle=":", label=decl.mark_label)
-    if decl.reference is not None:
-        ax.axhline(decl.reference, color="black", linewidth=0.6, linestyle="--")
-    if decl.log:
-        ax.set_yscale("log")
-    else:
-        ax.set_ylim(bottom=0)
-    ax.set_xlabel(decl.xlabel)
-    ax.set_ylabel(decl.ylabel)
-    if decl.series or decl.line_label or mark is not None:
-        ax.legend(frameon=False, fontsize="small")
+    return tables[decl.data]
+
+
+def select(decl: FigureDecl, data: Table, values: Mapping[str, float]) -> list[Row] | pl.DataFrame:
+    """The rows `decl` draws and writes: its `where` and x window, `columns` and `sort` (a
+    list for rows, a frame for a frame)."""
+    lo, hi = decl.value("x_from", values), decl.value("x_to", values)
+
+    def keep(row: Row) -> bool:
+        x = number(row.get(decl.x))
+        inside = (lo is None or x >= lo) and (hi is None or x < hi)
+        return inside and all(row.get(k) == v for k, v in decl.where.items())
+
+    if isinstance(data, Sequence):
+        mine = [r for r in data if keep(r)]
+        if decl.sort:
+            mine.sort(key=lambda r: tuple(_order(r.get(c)) for c in decl.sort))
+        return mine
+    import polars as pl
+
+    absent = sorted({*decl.columns, *decl.sort, *decl.where, decl.x} - set(data.columns))
+    if absent:
+        raise input_error(
+            f"reproduce.figures ({decl.stem})", f"its table has no column(s) {', '.join(absent)}"
+        )
+    frame = data
+    if decl.where or lo is not None or hi is not None:
+        needed = list(dict.fromkeys([decl.x, *decl.where]))
+        mask = [keep(r) for r in data.select(needed).iter_rows(named=True)]
+        frame = data.filter(pl.Series(mask, dtype=pl.Boolean))
+    if decl.columns:
+        frame = frame.select(decl.columns)
+    return frame.sort(*decl.sort) if decl.sort else frame
+
+
+def _order(value: object) -> tuple[int, float, str]:
+    """A sort key: numbers before strings, None last."""
+    n = number(value)
+    return (2, 0.0, "") if value is None else (0, n, "") if n == n else (1, 0.0, str(value))
+
+
+def _write(path: Path, table: list[Row] | pl.DataFrame, columns: Sequence[str]) -> Path:
+    """The figure's rows as CSV: `claims.write_csv`'s cells for rows, the frame's own for a frame."""
+    if isinstance(table, list):
+        return write_csv(path, table, list(columns) or None)
+    write_files_atomically(path.parent, {path.name: lambda p: table.write_csv(p)})
+    return path
 
 
 # --------------------------------------------------------------------------------------
@@ -245,37 +305,62 @@ def _positive(value: object) -> bool:
 def _figure(where: str, i: int, given: object) -> FigureDecl:
     f = Fields.of(where, f"reproduce.figures[{i}]", given, FigureDecl)
     y, panels, size = f.texts("y"), f.texts("panels"), f.raw.get("size", [7.0, 2.6])
-    if not y or (panels and len(panels) != len(y)):
-        f.bad("`y` must name columns, and `panels` (if any) one title each")
+    if (not y and "panel" not in f.raw) or (panels and len(panels) != len(y)):
+        f.bad("`y` must name columns (or `panel` tables list panels), and `panels` (if any) one title each")
     if not isinstance(size, list) or len(size) != 2 or not all(_positive(v) for v in size):
         f.bad("`size` must be [width, height] in inches, both > 0")
-    kind = f.text("kind", "bar")
-    if kind not in ("bar", "line"):
-        f.bad(f"kind {kind!r} is not one of bar, line")
-    if f.raw.get("series_columns") and (f.raw.get("series") or kind == "line"):
+    for key, allowed in (("kind", ("bar", "line")), ("layout", ("row", "column"))):
+        if f.raw.get(key, allowed[0]) not in allowed:
+            f.bad(f"{key} {f.raw.get(key)!r} is not one of {', '.join(allowed)}")
+    if f.raw.get("series_columns") and (f.raw.get("series") or f.raw.get("kind") == "line"):
         f.bad("`series_columns` is for a bar figure without `series`")
-    return FigureDecl(
-        stem=f.text("stem"),
-        title=f.text("title"),
-        x=f.text("x"),
-        y=y,
-        size=(float(size[0]), float(size[1])),
-        where=f.strings("where"),
-        x_labels=f.strings("x_labels"),
-        panels=panels,
-        series=f.text("series", ""),
-        shades=f.strings("shades"),
-        paper=f.text("paper", ""),
-        ylabel=f.text("ylabel", ""),
-        reference=f.number("reference"),
-        log=f.flag("log"),
-        kind=kind,
-        xlabel=f.text("xlabel", ""),
-        line_label=f.text("line_label", ""),
-        mark_first=f.texts("mark_first"),
-        mark_label=f.text("mark_label", ""),
-        series_columns=f.texts("series_columns"),
-        csv=f.text("csv", ""),
-        x_rotation=f.number("x_rotation"),
-        series_labels=f.strings("series_labels"),
+    for key in ("x_scale", "y_scale"):
+        if key in f.raw and not _positive(f.raw[key]):
+            f.bad(f"`{key}` must be a number > 0")
+    raw_panels = f.raw.get("panel", [])
+    if not isinstance(raw_panels, list) or ("panel" in f.raw and (not raw_panels or y or panels)):
+        f.bad("`panel` must be a non-empty array of tables, instead of `y` and `panels`")
+    figure = _read(f, FigureDecl, {"size": (float(size[0]), float(size[1]))})
+    inherited = {k: getattr(figure, k) for k in INHERITED}
+    given = tuple(
+        _read(Fields.of(where, f"{f.label}.panel[{j}]", p, PanelDecl), PanelDecl, inherited)
+        for j, p in enumerate(raw_panels)
     )
+    if any(p.by_values and not p.by for p in given):
+        f.bad("a panel's `by_values` are values of its `by` column, which it does not name")
+    return dataclasses.replace(figure, panel=given)
+
+
+#: The fields a figure's table gives in a form of their own (read by `_figure`).
+_OWN_FORM = ("size", "panel")
+
+
+def _read(f: Fields, cls: Callable[..., D], done: Mapping[str, object]) -> D:
+    """Dataclass `cls` from table `f`, each field read by its declared type; one `f` does not
+    set takes its value in `done`, else the class's default (a required one: an error)."""
+    out: dict[str, object] = {}
+    for fd in dataclasses.fields(cls):  # type: ignore[arg-type]
+        required = fd.default is dataclasses.MISSING and fd.default_factory is dataclasses.MISSING
+        if fd.name in f.raw and fd.name not in _OWN_FORM:
+            out[fd.name] = _typed(f, fd.name, str(fd.type), required)
+        elif fd.name in done:
+            out[fd.name] = done[fd.name]
+        elif required:
+            out[fd.name] = f.text(fd.name)
+    return cls(**out)
+
+
+def _typed(f: Fields, key: str, kind: str, required: bool) -> object:
+    """The value of `key` in `f`, read as a field of type `kind` (a string, a list or table of
+    strings, a flag, an integer in 1..=20 or a number)."""
+    if kind == "str":
+        return f.text(key, None if required else "")
+    if kind == "tuple[str, ...]":
+        return f.texts(key)
+    if kind == "Mapping[str, str]":
+        return f.strings(key)
+    if kind == "bool":
+        return f.flag(key)
+    if kind == "int":
+        return f.integer(key, 1, 1, 20)
+    return f.number(key)

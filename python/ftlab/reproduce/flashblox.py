@@ -25,13 +25,14 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
    and over the ideal lifetime for a 5-year life; the fraction of time a swap runs;
 4. the slides' own arithmetic for K and N·K (N = 16, x = 0.1).
 
-It writes claims.json, latency.csv/fig1-latency.png, lifetime.csv/fig2-wear.png,
-swap-timeline.csv/fig3-swap.png, and with `sensitivity` sensitivity.json/.csv (the driver's
-`run_cases` over `FlashBlox.sensitivity_cases`: the load factors here and the declared
-`[[reproduce.cases]]` of papers/flashblox.toml, then the software token bucket). Only ratios
-and arithmetic on the simulator's and the model's outputs are computed here (`FlashBlox`,
-registered as `PAPER`); it is not the simulator, the lifetime model nor the driver, and it
-prints nothing (`ftlab.cli.reproduce` does).
+It writes claims.json, the declared figures (`[[reproduce.figures]]`: latency.csv and
+fig1-latency.png from `latency_rows`, swap-timeline.csv and fig3-swap.png from the swap run's
+time series), `ftlab lifetime`'s lifetime.csv and fig2-wear.png, and with `sensitivity`
+sensitivity.json/.csv (the driver's `run_cases` over `FlashBlox.sensitivity_cases`: the load
+factors here and the declared `[[reproduce.cases]]` of papers/flashblox.toml, then the
+software token bucket). Only ratios and arithmetic on the simulator's and the model's outputs
+are computed here (`FlashBlox`, registered as `PAPER`); it is not the simulator, the lifetime
+model nor the driver, draws no figure by hand, and prints nothing (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -49,8 +50,6 @@ from ftlab import _core, _toml
 from ftlab._errors import usage_error
 from ftlab.report import html  # noqa: F401  (before the runs' threads race to import it)
 from ftlab.report import lifetime as lifetime_files
-from ftlab.report.plots import RC_PARAMS, save
-from ftlab.report.style import scheme_style
 from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -61,6 +60,7 @@ from ftlab.reproduce.claims import (
     ratio,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, claim_values, load_plan
+from ftlab.reproduce.figures import Table, draw_all
 from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -126,7 +126,13 @@ class FlashBlox(PaperCode[Seen]):
         return run_health(seen.reports)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        return [*super().figures(seen, out), *figures(seen.reports, seen.model, out)]
+        """The declared figures (`[[reproduce.figures]]`): Figure 1 from `latency_rows`,
+        Figure 3 from the swap run's time series from `swap_start_s`; then `figure_wear`."""
+        swap = seen.reports["swap"]
+        tables: dict[str, Table] = {"swap_timeseries": swap.timeseries}
+        values = {"swap_start_s": swap_start_s(swap)}
+        declared = draw_all(load_plan(NAME).figures, self.rows(seen), out, tables, values)
+        return [*declared, *figure_wear(seen.model, out)]
 
     def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
         """Figure 1's rows (latency.csv, its declared bar figure): `latency_rows`."""
@@ -682,61 +688,19 @@ def lifetime_section(model: FlashbloxLifetime) -> dict[str, object]:
     return lifetime
 
 
-def figures(reports: Mapping[str, Report], model: FlashbloxLifetime, out: Path) -> list[Path]:
-    """fig2-wear (the fast-forward's channel wear with and without swaps) and fig3-swap (the
-    hardware run's read p99 per tenant over time, the swap phase shaded), each PNG with its
-    CSV; the paths written (Figure 1 is declared: `[[reproduce.figures]]` of
-    papers/flashblox.toml, from `latency_rows`)."""
-    out.mkdir(parents=True, exist_ok=True)
-    return [*figure_wear(model, out), *figure_swap(reports["swap"], out)]
-
-
 def figure_wear(model: LifetimeModel, out: Path) -> list[Path]:
-    """fig2-wear: `ftlab lifetime`'s own figure and CSV of the model (ftlab.report.lifetime)."""
+    """fig2-wear: `ftlab lifetime`'s own figure and CSV of the model (ftlab.report.lifetime).
+    Not declared: it is that command's figure, drawn from the model, not from rows."""
+    out.mkdir(parents=True, exist_ok=True)
     csv_path, png = out / "lifetime.csv", out / "fig2-wear.png"
     lifetime_files.write_csv(model, csv_path)
     lifetime_files.plot(model, png)
     return [png, csv_path]
 
 
-def figure_swap(hardware: Report, out: Path) -> list[Path]:
-    """fig3-swap: the hardware run's read p99 per tenant over time. Not declared: the shaded
-    swap phase starts at a value of the resolved scenario, not of a row, and its CSV is the
-    polars frame's."""
-    import matplotlib
-    import polars as pl
-    from matplotlib.figure import Figure
-
-    frame = hardware.timeseries.select(
-        "tenant", "window_start_s", "read_iops", "read_p99_us", "write_iops"
-    ).sort("tenant", "window_start_s")
-    csv_path = out / "swap-timeline.csv"
-    frame.write_csv(csv_path)
-    swap_start = float(_toml.loads(hardware.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(8.0, 3.2), layout="constrained")
-        ax = fig.subplots()
-        for i, tenant in enumerate(frame["tenant"].unique(maintain_order=True).to_list()):
-            rows = frame.filter(pl.col("tenant") == tenant)
-            style = scheme_style(i)
-            ax.plot(
-                rows["window_start_s"].to_list(),
-                rows["read_p99_us"].to_list(),
-                color=style.color,
-                linestyle=style.mpl_linestyle,
-                linewidth=0.9,
-                label=tenant,
-            )
-        end = frame["window_start_s"].max()
-        assert end is None or isinstance(end, (int, float)), "window_start_s is a Float64 column"
-        ax.axvspan(swap_start, float(end or swap_start), color="0.9", zorder=0, label="phase `swap`")
-        ax.set_yscale("log")
-        ax.set_xlabel("simulated time (s); shaded: swaps may run")
-        ax.set_ylabel("p99 read latency (µs)")
-        ax.legend(ncols=3, fontsize="small", frameon=False)
-    png = out / "fig3-swap.png"
-    save(fig, png, "png")
-    return [png, csv_path]
+def swap_start_s(swap: Report) -> float:
+    """When swaps may start in the swap run: its resolved `scheme.flashblox.swap_interval_min_s`."""
+    return float(_toml.loads(swap.resolved_toml)["scheme"][SCHEME]["swap_interval_min_s"])
 
 
 # --------------------------------------------------------------------------------------

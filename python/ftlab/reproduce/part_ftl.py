@@ -2,9 +2,9 @@
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
 run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
 (`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
-the paper's own: its measures (`measurements`), the analysis side, its health checks, figures
-and sensitivity case (`PartFtl`, registered as `PAPER`). It is not the driver and runs nothing
-itself.
+the paper's own: its measures (`measurements`), the analysis side, its health checks, the
+tables its declared figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
+It is not the driver, draws no figure by hand and runs nothing itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
 
@@ -31,9 +31,10 @@ response time is its slowest page's latency and the maxima coincide (stated in e
 
 With `sensitivity` the driver reruns the Table III scenario with every task released at 0 (the paper
 gives no phases) and reports which claims that reverses. It writes claims.json, table4.csv,
-fig10-15 latency figures (PNG + CSV), fig16-bandwidth.png/.csv and schedulability/fig5-7
-.png/.csv. Only arithmetic on the simulator's and the analysis' outputs is done here; nothing
-is printed (`ftlab.cli.reproduce` does).
+the declared figures (`[[reproduce.figures]]`: fig10-13 latency over time and fig14-15
+latency CDFs from the Table III run's tables, fig16-bandwidth from `Fig16`'s rows, each PNG +
+CSV) and schedulability/fig5-7 .png/.csv. Only arithmetic on the simulator's and the
+analysis' outputs is done here; nothing is printed (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -49,9 +50,7 @@ from ftlab.report import (
     html,  # noqa: F401  (before the runs' threads race to import it)
     rt_figures,
 )
-from ftlab.report.plots import RC_PARAMS, save
 from ftlab.report.rt_figures import weighted_by_size
-from ftlab.report.style import scheme_style
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
     Claim,
@@ -63,6 +62,7 @@ from ftlab.reproduce.claims import (
     write_csv,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
+from ftlab.reproduce.figures import Table, draw_all
 from ftlab.results import (
     RtAdmission,
     RtBandwidth,
@@ -136,11 +136,15 @@ class PartFtl(PaperCode[Seen]):
         return run_health(seen.report, seen.fig16, seen.starts)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        return [*super().figures(seen, out), *figures(seen.report, seen.analysis, out)]
-
-    def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
-        """Figure 16's rows (its declared line figure, `[[reproduce.figures]]`)."""
-        return seen.bw["rows"]
+        """The declared figures (`[[reproduce.figures]]`): Figure 16 from `Fig16`'s rows,
+        Figures 10-15 from the Table III run's tables, from its `warmup_s`; then `figures`."""
+        report = seen.report
+        tables: dict[str, Table] = {"timeseries": report.timeseries}
+        if report.latency_cdf is not None:
+            tables["latency_cdf"] = report.latency_cdf
+        values = {"warmup_s": warmup_s(report)}
+        declared = draw_all(load_plan(NAME).figures, seen.bw["rows"], out, tables, values)
+        return [*declared, *figures(seen.analysis, out)]
 
     def sections(self, seen: Seen) -> dict[str, object]:
         return claims_sections(seen)
@@ -667,114 +671,20 @@ def claims_sections(seen: Seen) -> dict[str, object]:
     }
 
 
-def figures(report: Report, analysis: RtAnalysis, out: Path) -> list[Path]:
-    """fig10-13 (per-window p99 latency over time), fig14-15 (latency CDFs), table4.csv and
-    schedulability/fig5-7; the paths written (Figure 16 is declared: `[[reproduce.figures]]`
-    of papers/part_ftl.toml, from `Fig16`'s rows)."""
+def figures(analysis: RtAnalysis, out: Path) -> list[Path]:
+    """table4.csv and schedulability/fig5-7 (`ftlab rt schedulability`'s own figures); the
+    paths written. Figures 10-16 are declared (`[[reproduce.figures]]` of papers/part_ftl.toml,
+    drawn by `PartFtl.figures`). Table IV stays a CSV of the analysis' rows: its rows are
+    bandwidths and bounds of `_core.rt_bounds`, not named values per scheme."""
     out.mkdir(parents=True, exist_ok=True)
-    files = figure_latency_over_time(report, out)
-    files += figure_cdf(report, out)
-    files.append(
+    files = [
         write_csv(
             out / "table4.csv",
             table4_rows(analysis["bounds"]),
             ["quantity", "equation", "pages_per_s", "mb_per_s", "mib_per_s", "ms", "paper"],
         )
-    )
-    files += rt_figures.write(analysis["schedulability"], out / "schedulability")
-    return files
-
-
-def figure_latency_over_time(report: Report, out: Path) -> list[Path]:
-    """Figures 10-13's spirit: per 1 s window and scheme, the p99 write and read latency over
-    the measured phase (the CSV also has the means). Not declared: its CSV is the polars
-    frame's (a declared figure writes `claims.write_csv`'s cells), and each panel drops its own
-    empty windows and plots µs as ms."""
-    import matplotlib
-    import polars as pl
-    from matplotlib.figure import Figure
-
-    warm = warmup_s(report)
-    frame = (
-        report.timeseries.filter(pl.col("window_start_s") >= warm)
-        .select(
-            "scheme",
-            "window_start_s",
-            "read_mean_us",
-            "read_p99_us",
-            "write_mean_us",
-            "write_p99_us",
-            "gc_pages_copied",
-        )
-        .sort("scheme", "window_start_s")
-    )
-    csv_path = out / "latency-over-time.csv"
-    frame.write_csv(csv_path)
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(8.0, 5.0), layout="constrained")
-        axes = fig.subplots(2, 1, sharex=True)
-        for ax, op in zip(axes, ("write", "read"), strict=True):
-            for i, scheme in enumerate(report.schemes):
-                rows = frame.filter((pl.col("scheme") == scheme) & (pl.col(f"{op}_p99_us") > 0))
-                style = scheme_style(i)
-                x = rows["window_start_s"].to_list()
-                ax.plot(
-                    x,
-                    [v / 1e3 for v in rows[f"{op}_p99_us"].to_list()],
-                    color=style.color,
-                    linestyle=style.mpl_linestyle,
-                    linewidth=0.9,
-                    label=f"{scheme} p99",
-                )
-            ax.set_ylabel(f"{op} latency (ms)")
-            ax.set_title(
-                f"({'a' if op == 'write' else 'b'}) {op} request latency per 1 s window (Figures "
-                f"{'10-11' if op == 'write' else '12-13'})"
-            )
-        axes[1].axhline(READ_DEADLINE_MS, color="black", linewidth=0.6, linestyle=":", label="read deadline")
-        axes[1].set_ylim(bottom=0)
-        axes[0].set_ylim(bottom=0)
-        axes[1].set_xlabel(f"simulated time (s), measured from {warm:g} s, after both schemes' GC started")
-        axes[0].legend(frameon=False, fontsize="small")
-    png = out / "fig10-13-latency-over-time.png"
-    save(fig, png, "png")
-    return [png, csv_path]
-
-
-def figure_cdf(report: Report, out: Path) -> list[Path]:
-    """Figures 14-15's spirit: the CDF of write and read request latency per scheme over the
-    measured phase. Not declared: its panels split the rows by a column's value (`op`), not
-    by y columns, and its CSV is the polars frame's."""
-    import matplotlib
-    import polars as pl
-    from matplotlib.figure import Figure
-
-    assert report.latency_cdf is not None, "ftlab.run always returns the latency CDF table"
-    frame = report.latency_cdf.filter(pl.col("tenant") == TENANT).sort("scheme", "op", "latency_us")
-    csv_path = out / "latency-cdf.csv"
-    frame.write_csv(csv_path)
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(8.0, 3.2), layout="constrained")
-        axes = fig.subplots(1, 2)
-        for ax, op in zip(axes, ("write", "read"), strict=True):
-            for i, scheme in enumerate(report.schemes):
-                rows = frame.filter((pl.col("scheme") == scheme) & (pl.col("op") == op))
-                style = scheme_style(i)
-                ax.step(
-                    [v / 1e3 for v in rows["latency_us"].to_list()],
-                    rows["cdf"].to_list(),
-                    where="post",
-                    color=style.color,
-                    linestyle=style.mpl_linestyle,
-                    label=scheme,
-                )
-            ax.set_xlabel(f"{op} request latency (ms)")
-            ax.set_ylabel("CDF")
-            ax.set_title(f"({'a' if op == 'write' else 'b'}) {op}s, measured phase")
-        axes[0].legend(frameon=False)
-    png = out / "fig14-15-latency-cdf.png"
-    save(fig, png, "png")
-    return [png, csv_path]
+    ]
+    return files + rt_figures.write(analysis["schedulability"], out / "schedulability")
 
 
 # --------------------------------------------------------------------------------------

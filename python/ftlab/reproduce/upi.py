@@ -11,8 +11,10 @@ latency ratios between schemes, and the growth of LM-TBE's allocation set after 
 rise (`rise_s`: the latest `start_s` of LM-TBE's synthetic parts).
 
 It writes the figures of the paper (PNG, each with the CSV data behind it): fig3-bars (mean
-and p99 read latency per tenant and scheme), fig4-read-cdf (read-latency CDFs) and fig5-window
-(5 s windows of mean read latency over the 600 s around the rise, and UPI's allocation sets).
+and p99 read latency per tenant and scheme) and fig5-window (5 s windows of mean read latency
+over the 600 s around the rise, and UPI's allocation sets), both declared
+(`[[reproduce.figures]]` of papers/upi.toml: this module supplies their rows, the time series
+and the rise), and fig4-read-cdf (`ftlab plot`'s read-latency CDFs).
 With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one knob at a time:
 its cases (`sensitivity_cases`, each knob's values and place in the tables, computed from the
 resolved scenario) run through the generic study (`ftlab.reproduce.sweep_study`), which
@@ -33,8 +35,6 @@ from typing import TYPE_CHECKING, Any
 from ftlab import _toml
 from ftlab._errors import input_error, usage_error
 from ftlab.report import plots, write_files_atomically
-from ftlab.report.plots import RC_PARAMS, log_ticks, save
-from ftlab.report.style import scheme_style
 from ftlab.reproduce import Progress, claimfile, sweep_study
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
@@ -51,17 +51,17 @@ from ftlab.reproduce.claims import (
     write_csv,
 )
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
+from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import measure_all
 from ftlab.reproduce.sweep_study import BASE, StudyCase, run_study, study_case
 from ftlab.results import Summary
 
 if TYPE_CHECKING:
     import polars as pl
-    from matplotlib.axes import Axes
 
     from ftlab.report import Report
 
-# matplotlib and polars are imported inside the functions that use them, not here: heavy, and `ftlab
+# polars is imported inside the functions that use it, not here: heavy, and `ftlab
 # --help` and `import ftlab` start without them.
 
 NAME = "upi"
@@ -113,10 +113,15 @@ class Upi(PaperCode[Seen]):
         return figure3_rows(seen.report.summary)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
+        """The declared figures (`[[reproduce.figures]]`: Figure 3 from `figure3_rows`, Figure
+        5 from the run's time series around the rise), Figure 4 and phases.csv."""
+        tables: dict[str, Table] = {"timeseries": seen.report.timeseries}
+        values = figure_values(seen.rise)
+        declared = draw_all(load_plan(NAME).figures, self.rows(seen), out, tables, values)
         phases = seen.phases
         return [
-            *super().figures(seen, out),
-            *figures(seen.report, seen.rise, out),
+            *declared,
+            *figure4(seen.report, out),
             write_csv(out / PHASES_FILE, phases, _phase_columns(phases)),
         ]
 
@@ -319,22 +324,18 @@ def _phase_columns(rows: Sequence[PhaseRow]) -> list[str]:
 # Figures
 
 
-def figures(report: Report, rise: float, out: Path) -> list[Path]:
-    """Figures 4 and 5 of the paper as PNG, each with its CSV data; the paths written (Figure
-    3 is declared: `[[reproduce.figures]]` of papers/upi.toml, from `figure3_rows`)."""
+def figure4(report: Report, out: Path) -> list[Path]:
+    """Figure 4, fig4-read-cdf: `ftlab plot`'s read-latency CDF figure (its CDF and tail panels
+    per tenant, from figdata's reduced points) and the run's read CDF table as CSV. Not
+    declared: it is that command's own figure, which a declared line figure would copy."""
     out.mkdir(parents=True, exist_ok=True)
     files = [plots.plot(report, "cdf", out / "fig4-read-cdf.png", ops=["read"])]
     if report.latency_cdf is not None:
-        import polars as pl
-
-        files.append(_frame_csv(report.latency_cdf.filter(pl.col("op") == "read"), out / "fig4-read-cdf.csv"))
-    files += figure5(report.timeseries, rise, out)
+        frame = report.latency_cdf.filter(op="read")
+        path = out / "fig4-read-cdf.csv"
+        write_files_atomically(out, {path.name: lambda p: frame.write_csv(p)})
+        files.append(path)
     return files
-
-
-def _frame_csv(frame: pl.DataFrame, path: Path) -> Path:
-    write_files_atomically(path.parent, {path.name: lambda p: frame.write_csv(p)})
-    return path
 
 
 def _schemes(summary: Summary) -> list[str]:
@@ -356,78 +357,9 @@ def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
     ]
 
 
-#: Figure 5's latency panels, then its allocation-set panels.
-FIG5_LATENCY_SCHEMES = ("partitioned", "upi", "upi-guarded")
-FIG5_COLUMNS = (
-    "scheme",
-    "tenant",
-    "window_start_s",
-    "read_mean_us",
-    "read_p99_us",
-    "read_iops",
-    "write_iops",
-    "alloc_set_dies",
-)
-
-
-def figure5(timeseries: pl.DataFrame, rise: float, out: Path) -> list[Path]:
-    """Figure 5: 5 s windows of mean read latency per tenant over [rise − 300 s, rise +
-    300 s) for partitioned, upi and upi-guarded, then upi's and upi-guarded's allocation-set
-    sizes; fig5-window.png and fig5-window.csv. Not declared: its panels are one per scheme
-    present and column, stacked on a shared x, around the rise this module computes, and its
-    CSV is the polars frame's (Figure 4 is `ftlab plot`'s CDF)."""
-    import matplotlib
-    import polars as pl
-    from matplotlib.figure import Figure
-
-    window = timeseries.filter(
-        (pl.col("window_start_s") >= rise - AROUND_RISE_S) & (pl.col("window_start_s") < rise + AROUND_RISE_S)
-    )
-    window = window.select([c for c in FIG5_COLUMNS if c in window.columns]).sort(
-        "scheme", "tenant", "window_start_s"
-    )
-    csv_path = _frame_csv(window, out / "fig5-window.csv")
-    present = set(window["scheme"].unique().to_list())
-    latency = [s for s in FIG5_LATENCY_SCHEMES if s in present]
-    sets = [s for s in UPI_VARIANTS if s in present and "alloc_set_dies" in window.columns]
-    with matplotlib.rc_context(RC_PARAMS):
-        fig = Figure(figsize=(6.5, 1.7 * max(len(latency) + len(sets), 1) + 0.4), layout="constrained")
-        axes = fig.subplots(max(len(latency) + len(sets), 1), 1, sharex=True, squeeze=False)[:, 0]
-        for ax, scheme in zip(axes, latency, strict=False):
-            _tenant_lines(ax, window, scheme, "read_mean_us", f"{scheme}\nmean read (µs)", log=True)
-        for ax, scheme in zip(axes[len(latency) :], sets, strict=False):
-            _tenant_lines(ax, window, scheme, "alloc_set_dies", f"{scheme}\nallocation set (dies)", log=False)
-        for ax in axes:
-            ax.axvline(rise, color="0.5", linewidth=0.8)
-        axes[0].legend(loc="upper left", ncols=len(TENANTS), frameon=False)
-        axes[-1].set_xlabel("simulated time (s); vertical line: LM-TBE's write rise")
-    png = out / "fig5-window.png"
-    save(fig, png, "png")
-    return [png, csv_path]
-
-
-def _tenant_lines(ax: Axes, window: pl.DataFrame, scheme: str, column: str, label: str, log: bool) -> None:
-    for i, tenant in enumerate(TENANTS):
-        rows = window.filter(scheme=scheme, tenant=tenant)
-        style = scheme_style(i)
-        x, y = rows["window_start_s"].to_list(), rows[column].to_list()
-        if log:
-            ax.plot(
-                x,
-                y,
-                color=style.color,
-                linestyle=style.mpl_linestyle,
-                marker=style.mpl_marker,
-                markersize=2.5,
-                label=tenant,
-            )
-        else:
-            ax.step(x, y, where="post", color=style.color, linestyle=style.mpl_linestyle, label=tenant)
-    if log:
-        ax.set_yscale("log")
-        log_ticks(ax.yaxis, ax.get_ylim())
-    ax.set_ylabel(label)
-    ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+def figure_values(rise: float) -> dict[str, float]:
+    """The named values Figure 5 (declared) reads: the rise and the window around it."""
+    return {"rise_s": rise, "window_from_s": rise - AROUND_RISE_S, "window_to_s": rise + AROUND_RISE_S}
 
 
 # --------------------------------------------------------------------------------------
