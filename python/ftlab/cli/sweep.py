@@ -11,7 +11,7 @@ some failed, 2 for a bad sweep file or base scenario (via `ftlab.cli.main`) or w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import typer
 from rich.console import Console
@@ -83,7 +83,8 @@ def sweep_command(
         err.print(Text(need, style="red"), soft_wrap=True)
         raise typer.Exit(EXIT_MISSING_EXTRA)
     try:
-        result = _run_with_progress(err, sweep_file, out, address, retries, set_ or [])
+        options = SweepOptions(out=out, address=address, retries=retries, set=set_ or [])
+        result = _run_with_progress(err, sweep_file, options)
     except SweepInterrupted as e:
         err.print(
             Text(
@@ -100,9 +101,16 @@ def sweep_command(
         raise typer.Exit(EXIT_RUNS_FAILED)
 
 
-def _run_with_progress(
-    err: Console, sweep_file: Path, out: Path | None, address: str | None, retries: int, set_: list[str]
-) -> SweepResult:
+class SweepOptions(TypedDict):
+    """The options of `ftlab sweep` that `ftlab.sweep` takes as they are."""
+
+    out: Path | None
+    address: str | None
+    retries: int
+    set: list[str]
+
+
+def _run_with_progress(err: Console, sweep_file: Path, options: SweepOptions) -> SweepResult:
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -125,15 +133,7 @@ def _run_with_progress(
         def on_failure(f: Failure) -> None:
             bar.console.print(Text(f"run failed: {describe(f)}: {f['error']}", style="red"), soft_wrap=True)
 
-        return sweep(
-            sweep_file,
-            out=out,
-            address=address,
-            retries=retries,
-            set=set_,
-            progress=on_progress,
-            on_failure=on_failure,
-        )
+        return sweep(sweep_file, progress=on_progress, on_failure=on_failure, **options)
 
 
 def _print_summary(result: SweepResult) -> None:
