@@ -25,12 +25,13 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard
 
 from ftlab import _core, sweeps
 from ftlab._errors import input_error
 from ftlab.report import write_files_atomically
 from ftlab.reproduce import Progress, claimfile
+from ftlab.reproduce.claimfile import Spec
 from ftlab.reproduce.claims import (
     BOUND,
     DIFFERS,
@@ -44,6 +45,7 @@ from ftlab.reproduce.claims import (
     VIOLATED,
     WITHIN_NOISE,
     Claim,
+    FtlabValue,
     Health,
     SensitivityRow,
     fmt_change,
@@ -53,7 +55,7 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.sweeps import resolve_all
 from ftlab.sweeps.exec import is_done
-from ftlab.sweeps.spec import load_spec
+from ftlab.sweeps.spec import PlanEntry, load_spec
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -63,6 +65,9 @@ SENSITIVITY_MD = "sensitivity.md"
 SENSITIVITY_DIR = "sensitivity"
 #: The `parameter` of the base case (it belongs to no swept parameter's table).
 BASE = "base"
+#: A table of a parsed sensitivity.json (untyped JSON, read as `json.loads` gives it: the
+#: study's head, a case, a claim's row; the hand-made ones of the tests included).
+JsonTable = Mapping[str, Any]
 #: The keys of a case that place it in the study's tables.
 CASE_META = ("parameter", "value", "x", "base", "base_x")
 
@@ -210,7 +215,7 @@ def _meta(case: StudyCase | None) -> dict[str, object]:
 
 
 def _case_detail(
-    run: Mapping[str, Any], case: StudyCase | None, claims: Sequence[Claim], report: Report, checks: Health
+    run: PlanEntry, case: StudyCase | None, claims: Sequence[Claim], report: Report, checks: Health
 ) -> dict[str, object]:
     """A case run: its place, overrides and run key, the health of each scheme (`unhealthy`:
     scheme -> its health reasons, for the schemes whose checks fail), the unstable tenants,
@@ -264,7 +269,7 @@ def write_sensitivity_markdown(out: Path) -> Path:
     return out / SENSITIVITY_MD
 
 
-def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
+def sensitivity_markdown(doc: JsonTable, level: int = 3) -> str:
     """The sensitivity study (a parsed sensitivity.json: untyped JSON) as Markdown: each measured claim over
     every case (`_overview`), then one table per swept parameter (`_parameter_table`): its
     values in order, the base among them, each claim's value and verdict in each, and each
@@ -289,7 +294,7 @@ def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
         "",
     ]
     parts = ["\n".join(head), _overview(rows, specs, cases, level)]
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[JsonTable]] = {}
     for c in planned:
         if c.get("parameter") and c.get("parameter") != BASE:
             groups.setdefault(str(c["parameter"]), []).append(c)
@@ -298,9 +303,9 @@ def sensitivity_markdown(doc: Mapping[str, Any], level: int = 3) -> str:
 
 
 def _overview(
-    rows: Sequence[Mapping[str, Any]],
-    specs: Mapping[str, Any],
-    cases: Sequence[Mapping[str, Any]],
+    rows: Sequence[JsonTable],
+    specs: Mapping[str, Spec],
+    cases: Sequence[JsonTable],
     level: int,
 ) -> str:
     """Per claim: the paper, the base case, how many cases run take the paper's side, differ,
@@ -342,17 +347,17 @@ def _overview(
 
 def _parameter_table(
     parameter: str,
-    entries: Sequence[Mapping[str, Any]],
-    base: Mapping[str, Any] | None,
-    rows: Sequence[Mapping[str, Any]],
-    specs: Mapping[str, Any],
+    entries: Sequence[JsonTable],
+    base: JsonTable | None,
+    rows: Sequence[JsonTable],
+    specs: Mapping[str, Spec],
     level: int,
 ) -> str:
     """One swept parameter: a column per value (ordered by `x`, the base among them, marked),
     a row per claim (value and verdict), then the health row and each unhealthy scheme's
     reasons."""
     first = entries[0]
-    columns: list[tuple[str, Mapping[str, Any] | None, float | None]] = [
+    columns: list[tuple[str, JsonTable | None, float | None]] = [
         (f"**{first.get('base')} (base)**", base, first.get("base_x"))
     ]
     columns += [(str(e.get("value")), e, e.get("x")) for e in entries]
@@ -380,7 +385,7 @@ def _parameter_table(
     return "\n".join([*lines, "", *notes, *([""] if notes else [])])
 
 
-def _cell(case: Mapping[str, Any] | None, claim: str, kind: str) -> str:
+def _cell(case: JsonTable | None, claim: str, kind: str) -> str:
     if case is None or case.get("not_run"):
         return "not run"
     if "error" in case:
@@ -394,14 +399,14 @@ def _cell(case: Mapping[str, Any] | None, claim: str, kind: str) -> str:
     return f"*{text}*" if entry["verdict"] == INVALID else text
 
 
-def _health_cell(case: Mapping[str, Any] | None) -> str:
+def _health_cell(case: JsonTable | None) -> str:
     if case is None or case.get("not_run") or "error" in case:
         return ""
     bad = sorted((case.get("unhealthy") or {}).keys())
     return f"*unhealthy: {', '.join(bad)}*" if bad else "ok"
 
 
-def _fmt_claim(value: Any, kind: str) -> str:
+def _fmt_claim(value: FtlabValue, kind: str) -> str:
     """A claim's value as the tables show it: a ratio (factor, bound) as its relative change,
     a margin (order) as it is, a boolean as true/false."""
     if isinstance(value, bool) or not _finite_number(value):
@@ -415,5 +420,5 @@ def _fmt_claim(value: Any, kind: str) -> str:
     )
 
 
-def _finite_number(value: Any) -> bool:
+def _finite_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
