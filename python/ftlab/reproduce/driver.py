@@ -69,6 +69,7 @@ from ftlab.reproduce.measures import BestDecl, Declared, PairDecl, ValueDecl, lo
 from ftlab.reproduce.rows import RowsDecl, load_rows
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
+from ftlab.reproduce.series_measures import WindowDecl, load_windows
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -153,6 +154,9 @@ class Plan:
     #: Its single-run values and best-other margins (`measures.ValueDecl`, `BestDecl`).
     values: tuple[ValueDecl, ...] = ()
     bests: tuple[BestDecl, ...] = ()
+    #: Its time-series window measures (`series_measures.WindowDecl`), which the paper's code
+    #: computes with its table and named times (`series_measures.measure_window`).
+    windows: tuple[WindowDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -165,7 +169,7 @@ class Plan:
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
-_PLAN_KEYS |= {"values", "bests"}
+_PLAN_KEYS |= {"values", "bests", "windows"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -221,6 +225,7 @@ def load_plan(name: str) -> Plan:
         health,
         tuple(declared.values),
         tuple(declared.bests),
+        load_windows(where, raw.get("windows")),
     )
 
 

@@ -214,7 +214,7 @@ class _SentenceFields(TypedDict):
     digits: int
 
 
-def _sentence(f: Fields) -> _SentenceFields:
+def sentence_fields(f: Fields) -> _SentenceFields:
     """A declared measure's `Sentence` fields."""
     return {
         "key": f.text("key"),
@@ -229,7 +229,7 @@ def _one(_subject: str, _system: str, _key: str) -> float:
     return 1.0
 
 
-def _formats(f: Fields, *tries: Callable[[], object]) -> None:
+def try_templates(f: Fields, *tries: Callable[[], object]) -> None:
     """Every template formats: a wrong placeholder is the file's error, not a run's."""
     try:
         for one in tries:
@@ -242,9 +242,9 @@ def _pair(where: str, i: int, given: object) -> PairDecl:
     f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
     tail = f.text("ratio_tail", RATIO_TAIL)
     decl = PairDecl(
-        **_sentence(f), ratio_tail=tail, margin_tail=f.text("margin_tail", MARGIN_TAIL, nonempty=True)
+        **sentence_fields(f), ratio_tail=tail, margin_tail=f.text("margin_tail", MARGIN_TAIL, nonempty=True)
     )
-    _formats(
+    try_templates(
         f,
         lambda: decl.measure("subject", "a", "b", False, _one),
         lambda: decl.measure("subject", "a", "b", True, _one),
@@ -269,15 +269,15 @@ def load_declared(where: str, pairs: object, values: object, bests: object) -> D
 
 def _value(where: str, i: int, given: object) -> ValueDecl:
     f = Fields.of(where, f"reproduce.values[{i}]", given, ValueDecl)
-    decl = ValueDecl(**_sentence(f))
-    _formats(f, lambda: decl.measure("subject", "system", _one))
+    decl = ValueDecl(**sentence_fields(f))
+    try_templates(f, lambda: decl.measure("subject", "system", _one))
     return decl
 
 
 def _best(where: str, i: int, given: object) -> BestDecl:
     f = Fields.of(where, f"reproduce.bests[{i}]", given, BestDecl)
-    decl = BestDecl(**_sentence(f), name=f.text("name"), system=f.text("system"))
+    decl = BestDecl(**sentence_fields(f), name=f.text("name"), system=f.text("system"))
     if ":" in decl.name:
         f.bad("`name` is a measure name's head: no ':'")
-    _formats(f, lambda: decl.measure("subject", ["system", decl.system], _one))
+    try_templates(f, lambda: decl.measure("subject", ["system", decl.system], _one))
     return decl
