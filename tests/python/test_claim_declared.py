@@ -201,3 +201,52 @@ def test_upis_windows_are_figure_5s() -> None:
 
     widths = {w.width_s for w in load_plan("upi").windows}
     assert widths == {upi.AROUND_RISE_S}
+
+
+def table_value(**given: object) -> measures.TableValueDecl:
+    table = {"name": "n", "table": "t", "key": "mb", "why": "{what}: {mb:.1f} ({v})", **given}
+    return measures.load_declared("x.toml", None, [table], None).tables[0]
+
+
+T_ROWS = {"t": [{"what": "a", "mb": 10.0, "base": 4.0}, {"what": "b", "mb": 3.0, "base": None}]}
+
+
+def test_a_table_value_is_a_supplied_rows_column() -> None:
+    """Row a's 10 MB/s; over its base 4: 10 / 4 − 1 = 1.5; row b's missing base is NaN."""
+    m = table_value(match={"what": "a"}, unit="MB/s").measure(T_ROWS)
+    assert (m.value, m.why) == (10.0, "a: 10.0 (10 MB/s)")
+    assert table_value(match={"what": "a"}, base="base").measure(T_ROWS).value == pytest.approx(1.5)
+    nan = table_value(match={"what": "b"}, base="base").measure(T_ROWS).value
+    assert isinstance(nan, float) and math.isnan(nan)
+    gone = table_value(match={"what": "c"}, missing="no row c").measure(T_ROWS)
+    assert (gone.value, gone.why, gone.missing) == (None, "no row c", "no row c")
+
+
+@pytest.mark.parametrize(
+    ("given", "tables", "error"),
+    [
+        ({"match": {"what": "c"}}, T_ROWS, "0 rows of 't' match"),
+        ({}, T_ROWS, "2 rows of 't' match"),
+        ({"match": {"what": "a"}}, {"u": []}, "reads table 't', which is not supplied"),
+        ({"match": {"what": "a"}, "why": "{nope}"}, T_ROWS, "has no column 'nope'"),
+    ],
+)
+def test_a_table_value_the_code_does_not_fit_is_a_usage_error(
+    given: dict[str, object], tables: measures.Tables, error: str
+) -> None:
+    with pytest.raises(ftlab.UsageError, match=error):
+        table_value(**given).measure(tables)
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ({"match": "what"}, "`match` must be a table of strings"),
+        ({"why": "{v:nope}"}, "a template"),
+        ({"name": ""}, "`name` must be a non-empty string"),
+        ({"row": "a"}, "unknown keys row"),
+    ],
+)
+def test_a_bad_table_value_is_the_files_error(given: dict[str, object], error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        table_value(**given)

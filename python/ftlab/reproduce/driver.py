@@ -65,7 +65,15 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
-from ftlab.reproduce.measures import BestDecl, Declared, PairDecl, ValueDecl, load_declared, measure_all
+from ftlab.reproduce.measures import (
+    BestDecl,
+    Declared,
+    PairDecl,
+    TableValueDecl,
+    ValueDecl,
+    load_declared,
+    measure_all,
+)
 from ftlab.reproduce.rows import RowsDecl, load_rows
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
@@ -157,6 +165,8 @@ class Plan:
     #: Its time-series window measures (`series_measures.WindowDecl`), which the paper's code
     #: computes with its table and named times (`series_measures.measure_window`).
     windows: tuple[WindowDecl, ...] = ()
+    #: Its values read from a table its code supplies (`measures.TableValueDecl`).
+    table_values: tuple[TableValueDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -226,6 +236,7 @@ def load_plan(name: str) -> Plan:
         tuple(declared.values),
         tuple(declared.bests),
         load_windows(where, raw.get("windows")),
+        tuple(declared.tables),
     )
 
 
