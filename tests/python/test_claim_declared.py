@@ -181,7 +181,7 @@ def test_a_weighted_window_between_two_schemes() -> None:
 @pytest.mark.parametrize(
     ("given", "error"),
     [
-        ({"form": "ratio"}, "`form` 'ratio' is not one of growth, between"),
+        ({"form": "ratio"}, "form 'ratio' is not one of growth, between"),
         ({"width_s": 0.0}, "`width_s` must be a positive"),
         ({"name": "w:x"}, "no ':'"),
         ({"why": "{va}"}, "a template"),

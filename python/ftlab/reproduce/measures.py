@@ -46,7 +46,7 @@ from typing import TypedDict
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import fmt_change, fmt_number, ratio, relative_change
-from ftlab.reproduce.decl import Fields, tables
+from ftlab.reproduce.decl import Fields, distinct, tables
 
 #: The default end of a ratio's sentence and of a margin's.
 RATIO_TAIL = "{factor:.3f}x."
@@ -262,10 +262,7 @@ def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
     """The `[[reproduce.pairs]]` tables of the claim file `where` names; a bad table is an
     `ftlab.InputError` naming the key."""
     pairs = tables(where, "reproduce.pairs", raw, _pair)
-    keys = [p.key for p in pairs]
-    dup = sorted({k for k in keys if keys.count(k) > 1})
-    if dup:
-        raise input_error(where, f"reproduce.pairs: duplicate keys {', '.join(dup)}")
+    distinct(where, "reproduce.pairs: duplicate keys", [p.key for p in pairs])
     return pairs
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claims import relative_change
-from ftlab.reproduce.decl import Fields, tables
+from ftlab.reproduce.decl import Fields, distinct, tables
 
 #: The forms of a declared metric (see the module docstring).
 FORMS = ("value", "float", "count", "sum", "max", "key")
@@ -181,9 +181,7 @@ def load_rows(
         tables(where, "reproduce.columns", columns, _column),
     )
     names = [m.name for m in found.metrics] + [c.name for c in found.columns] + list(decl.label)
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise input_error(where, f"reproduce.metrics and columns: duplicate names {', '.join(dup)}")
+    distinct(where, "reproduce.metrics and columns: duplicate names", names)
     unknown = sorted({c.of for c in found.columns if c.of and c.of not in names})
     if unknown:
         raise input_error(where, f"reproduce.columns: `of` names no metric: {', '.join(unknown)}")
@@ -196,9 +194,7 @@ def load_rows(
 
 def _metric(where: str, i: int, raw: object) -> MetricDecl:
     f = Fields.of(where, f"reproduce.metrics[{i}]", raw, MetricDecl)
-    form = f.text("form", "value", nonempty=True)
-    if form not in FORMS:
-        f.bad(f"form {form!r} is not one of {', '.join(FORMS)}")
+    form = f.choice("form", FORMS)
     path, per = f.text("path", ""), f.text("per", "")
     if (form == "key") == bool(path):
         f.bad("`path` is required, except with form key")

@@ -29,10 +29,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ftlab._errors import input_error, usage_error
+from ftlab._errors import usage_error
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import fmt_change, relative_change
-from ftlab.reproduce.decl import Fields, tables
+from ftlab.reproduce.decl import Fields, distinct, tables
 from ftlab.reproduce.measures import Sentence, sentence_fields, try_templates
 
 if TYPE_CHECKING:
@@ -116,18 +116,13 @@ def load_windows(where: str, raw: object) -> tuple[WindowDecl, ...]:
     """The `[[reproduce.windows]]` tables of the claim file `where` names; a bad table is an
     `ftlab.InputError` naming the key."""
     found = tables(where, "reproduce.windows", raw, _window)
-    names = [w.name for w in found]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise input_error(where, f"reproduce.windows: duplicate names {', '.join(dup)}")
+    distinct(where, "reproduce.windows: duplicate names", [w.name for w in found])
     return found
 
 
 def _window(where: str, i: int, given: object) -> WindowDecl:
     f = Fields.of(where, f"reproduce.windows[{i}]", given, WindowDecl)
-    form = f.text("form", "growth", nonempty=True)
-    if form not in FORMS:
-        f.bad(f"`form` {form!r} is not one of {', '.join(FORMS)}")
+    form = f.choice("form", FORMS)
     width = f.number("width_s")
     if width is None or not width > 0:
         f.bad("`width_s` must be a positive number of seconds")
