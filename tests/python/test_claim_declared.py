@@ -250,3 +250,21 @@ def test_a_table_value_the_code_does_not_fit_is_a_usage_error(
 def test_a_bad_table_value_is_the_files_error(given: dict[str, object], error: str) -> None:
     with pytest.raises(ftlab.InputError, match=error):
         table_value(**given)
+
+
+def test_a_declared_value_path_reads_a_number_or_none() -> None:
+    summary = {"schemes": {"x": {"tenants": {"t": {"read": {"p99_us": 7, "ok": True, "n": None}}}}}}
+    path = "schemes.{system}.tenants.{subject}.read.{key}"
+    assert rows.value_at(summary, path, "t", "x", "p99_us") == 7.0
+    assert [
+        rows.value_at(summary, path, s, y, k)
+        for s, y, k in (("t", "x", "ok"), ("t", "x", "n"), ("u", "x", "p99_us"))
+    ] == [None] * 3
+
+
+@pytest.mark.parametrize("path", ["schemes.{scheme}", 3])
+def test_a_bad_value_path_is_the_files_error(path: object) -> None:
+    from ftlab.reproduce import driver
+
+    with pytest.raises(ftlab.InputError, match="value_path must be a key path"):
+        driver._value_path("x.toml", path)

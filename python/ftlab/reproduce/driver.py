@@ -167,6 +167,8 @@ class Plan:
     windows: tuple[WindowDecl, ...] = ()
     #: Its values read from a table its code supplies (`measures.TableValueDecl`).
     table_values: tuple[TableValueDecl, ...] = ()
+    #: Where a declared pair's number sits in a summary.json (`rows.value_at`), if declared.
+    value_path: str = ""
 
     @property
     def measures(self) -> Declared:
@@ -179,7 +181,7 @@ class Plan:
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
-_PLAN_KEYS |= {"values", "bests", "windows"}
+_PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -237,7 +239,19 @@ def load_plan(name: str) -> Plan:
         tuple(declared.bests),
         load_windows(where, raw.get("windows")),
         tuple(declared.tables),
+        _value_path(where, raw.get("value_path", "")),
     )
+
+
+def _value_path(where: str, path: object) -> str:
+    """`[reproduce] value_path`: a dotted key path, a template of subject, system and key."""
+    try:
+        ok = isinstance(path, str) and bool(path.format(subject="s", system="s", key="k")) or path == ""
+    except (KeyError, ValueError, IndexError):
+        ok = False
+    if not ok:
+        raise input_error(where, "reproduce.value_path must be a key path of {subject}, {system} and {key}")
+    return str(path)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:

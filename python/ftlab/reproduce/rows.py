@@ -19,6 +19,9 @@ per run from the run's summary.json. The claim file declares them, in the row's 
   `to` (metric `of` normalised to system `to`'s on the same subject: None where either is
   missing) or `paper` (the paper's value by run label, None where it prints none).
 
+A paper whose runs share one summary.json may instead declare where a pair's number sits,
+`[reproduce] value_path` (`value_at`: "schemes.{system}.tenants.{subject}.read.{key}").
+
 A missing value is None, never a silent zero. This module reads values; what a value means
 to a claim is the claim file's (`measures`) and the paper's.
 """
@@ -143,6 +146,15 @@ class RowsDecl:
 
 def _number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def value_at(node: object, path: str, subject: str, system: str, key: str) -> float | None:
+    """The number at the declared `path` (`[reproduce] value_path`: a dotted key path, a
+    template of `{subject}`, `{system}` and `{key}`) under `node`, a parsed summary.json: a
+    declared pair's lookup; None where it is missing or not a number."""
+    found = walk(node, path.format(subject=subject, system=system, key=key))
+    value = found[0] if len(found) == 1 else None
+    return float(value) if _number(value) else None  # type: ignore[arg-type]
 
 
 def walk(node: object, path: str) -> list[object]:

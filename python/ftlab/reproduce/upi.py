@@ -50,6 +50,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import measure_all
+from ftlab.reproduce.rows import value_at
 from ftlab.reproduce.series_measures import measure_window
 from ftlab.reproduce.sweep_study import BASE, StudyCase, run_study, study_case
 from ftlab.results import Summary
@@ -215,12 +216,9 @@ def _own(name: str, timeseries: pl.DataFrame | None, rise: float) -> Measured:
 
 
 def read_metric(summary: Mapping[str, Any], scheme: str, tenant: str, metric: str) -> float | None:
-    """`schemes.<scheme>.tenants.<tenant>.read.<metric>` of a parsed summary.json, or None."""
-    try:
-        value = summary["schemes"][scheme]["tenants"][tenant]["read"][metric]
-    except (KeyError, TypeError):
-        return None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """Read `metric` of `tenant` under `scheme` in a parsed summary.json, where the claim
+    file's `value_path` says it sits (`rows.value_at`), or None."""
+    return value_at(summary, load_plan(NAME).value_path, tenant, scheme, metric)
 
 
 def _phase_columns(rows: Sequence[PhaseRow]) -> list[str]:
@@ -252,12 +250,13 @@ def _schemes(summary: Summary) -> list[str]:
 
 def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
     """Figure 3's rows (fig3-bars.csv): the mean and p99 read latency per scheme and tenant."""
+    path = load_plan(NAME).value_path
     return [
         {
             "scheme": s,
             "tenant": t,
-            "read_mean_us": read_metric(summary, s, t, "mean_us"),
-            "read_p99_us": read_metric(summary, s, t, "p99_us"),
+            "read_mean_us": value_at(summary, path, t, s, "mean_us"),
+            "read_p99_us": value_at(summary, path, t, s, "p99_us"),
         }
         for s in _schemes(summary)
         for t in TENANTS
