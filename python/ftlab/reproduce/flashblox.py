@@ -22,7 +22,8 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
    the lifetime with swaps over the ideal;
 3. swaps: a swap's device time, measured in the `swap` run and scaled to the full `flashblox`
    device by its capacity; the fast-forward's mean interval between swaps at the same scale,
-   and over the ideal lifetime for a 5-year life; the fraction of time a swap runs;
+   and over the ideal lifetime for a 5-year life; the fraction of time a swap runs (the
+   device-scale values are declared, read from `device_scale_table`'s row);
 4. the slides' own arithmetic for K and N·K (N = 16, x = 0.1).
 
 It writes claims.json, the declared figures (`[[reproduce.figures]]`: latency.csv and

@@ -2,8 +2,10 @@
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
 run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
 (`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
-the paper's own: its measures (`measurements`), the analysis side, its health checks, the
-tables its declared figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
+the paper's own: its measures (`measurements`: the Table III run's arithmetic and Figures
+5-7's margins here; Table IV's and Figure 16's values are declared, read from the tables
+`supplied_tables` gives), the analysis side, its health checks, the tables its declared
+figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
 It is not the driver, draws no figure by hand and runs nothing itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
