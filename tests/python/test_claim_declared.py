@@ -1,5 +1,6 @@
 """Tests of the declared generic measures, rows and run checks of a claim file
-(python/ftlab/reproduce/measures.py `ValueDecl` and `BestDecl`, rows.py, run_checks.py): their
+(python/ftlab/reproduce/measures.py `ValueDecl` and `BestDecl`, series_measures.py's window
+measures, rows.py, run_checks.py): their
 values and sentences from hand-made numbers (expected values from arithmetic written here),
 and the claim file's errors for a bad declaration, each naming the table and the key.
 """
@@ -7,13 +8,18 @@ and the claim file's errors for a bad declaration, each naming the table and the
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import pytest
 
 import ftlab
-from ftlab.reproduce import measures, rows
+from ftlab.reproduce import measures, rows, series_measures
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.measures import BestDecl, Declared, ValueDecl
+from ftlab.reproduce.series_measures import WindowDecl
+
+if TYPE_CHECKING:
+    import polars as pl
 
 THROUGHPUT = {"a": 10.0, "b": 25.0, "c": None, "v": 30.0}
 
@@ -115,3 +121,150 @@ def test_a_paper_read_run_by_run_needs_only_its_name() -> None:
         name = "sixth"
 
     assert Sixth().name == "sixth" and not Sixth.__abstractmethods__
+
+
+def window_table() -> pl.DataFrame:
+    """Scheme x, tenant t: 2 then 4 (and a NaN) before time 10, 6 after; tenant u: 100 before
+    and after, read at rates 1 and 3. Scheme y: tenant t 8 after 10, at rate 1."""
+    import polars as pl
+
+    rows = [
+        ("x", "t", 0.0, 2.0, 1.0),
+        ("x", "t", 5.0, 4.0, 1.0),
+        ("x", "t", 6.0, float("nan"), 0.0),
+        ("x", "t", 10.0, 6.0, 1.0),
+        ("x", "u", 5.0, 100.0, 1.0),
+        ("x", "u", 10.0, 100.0, 3.0),
+        ("x", "u", 20.0, 1000.0, 5.0),
+        ("y", "t", 10.0, 8.0, 1.0),
+    ]
+    cols = ["scheme", "tenant", "window_start_s", "v", "rate"]
+    return pl.DataFrame([dict(zip(cols, r, strict=True)) for r in rows])
+
+
+def window(**given: object) -> WindowDecl:
+    table = {
+        "name": "w",
+        "key": "v",
+        "at": "t0",
+        "width_s": 10.0,
+        "why": "{before}/{after} {change}",
+        **given,
+    }
+    return series_measures.load_windows("x.toml", [table])[0]
+
+
+def test_a_window_growth_is_after_over_before() -> None:
+    """Tenant t of x: mean(2, 4) = 3 before 10 (the NaN left out), 6 in [10, 20): 6 / 3 − 1 = +100%."""
+    decl = window(tenant="t", unit="u", digits=1)
+    m = series_measures.measure_window("w:x", [decl], window_table(), {"t0": 10.0})
+    assert m is not None and m.value == pytest.approx(1.0) and m.why == "3.0 u/6.0 u +100.0%"
+    assert series_measures.measure_window("other:x", [decl], window_table(), {"t0": 10.0}) is None
+    with pytest.raises(ftlab.UsageError, match="named time 't0'"):
+        series_measures.measure_window("w:x", [decl], window_table(), {"rise": 10.0})
+
+
+def test_a_weighted_window_between_two_schemes() -> None:
+    """After 10 (to 20): x's t 6 at rate 1 and u 100 at rate 3, (6 + 300) / 4 = 76.5; y's 8:
+    8 / 76.5 − 1. The window at 20 is outside; without the weight column the mean is n/a."""
+    why = "{a} {va}, {b} {vb}: {change} (at {at:g} s, {width:g} s)"
+    decl = window(form="between", weight="rate", why=why, digits=1)
+    m = series_measures.measure_window("w:x/y", [decl], window_table(), {"t0": 10.0})
+    assert m is not None and m.value == pytest.approx(8 / 76.5 - 1)
+    assert m.why == "x 76.5, y 8.0: −89.5% (at 10 s, 10 s)"
+    none = series_measures.measure_window("w:x/y", [decl], window_table().drop("rate"), {"t0": 10.0})
+    assert none is not None and isinstance(none.value, float) and math.isnan(none.value)
+    assert none.why == "x n/a, y n/a: n/a (at 10 s, 10 s)"
+    assert series_measures.measure_window("w:x", [decl], window_table(), {"t0": 10.0}) is None
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ({"form": "ratio"}, "form 'ratio' is not one of growth, between"),
+        ({"width_s": 0.0}, "`width_s` must be a positive"),
+        ({"name": "w:x"}, "no ':'"),
+        ({"why": "{va}"}, "a template"),
+        ({"weight": 3}, "`weight` must be a string"),
+        ({"tenants": "t"}, "unknown keys tenants"),
+    ],
+)
+def test_a_bad_window_declaration_is_the_files_error(given: dict[str, object], error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        window(**given)
+
+
+def test_upis_windows_are_figure_5s() -> None:
+    """papers/upi.toml's window measures are as wide as Figure 5's half window around the rise."""
+    from ftlab.reproduce import upi
+    from ftlab.reproduce.driver import load_plan
+
+    widths = {w.width_s for w in load_plan("upi").windows}
+    assert widths == {upi.AROUND_RISE_S}
+
+
+def table_value(**given: object) -> measures.TableValueDecl:
+    table = {"name": "n", "table": "t", "key": "mb", "why": "{what}: {mb:.1f} ({v})", **given}
+    return measures.load_declared("x.toml", None, [table], None).tables[0]
+
+
+T_ROWS = {"t": [{"what": "a", "mb": 10.0, "base": 4.0}, {"what": "b", "mb": 3.0, "base": None}]}
+
+
+def test_a_table_value_is_a_supplied_rows_column() -> None:
+    """Row a's 10 MB/s; over its base 4: 10 / 4 − 1 = 1.5; row b's missing base is NaN."""
+    m = table_value(match={"what": "a"}, unit="MB/s").measure(T_ROWS)
+    assert (m.value, m.why) == (10.0, "a: 10.0 (10 MB/s)")
+    assert table_value(match={"what": "a"}, base="base").measure(T_ROWS).value == pytest.approx(1.5)
+    nan = table_value(match={"what": "b"}, base="base").measure(T_ROWS).value
+    assert isinstance(nan, float) and math.isnan(nan)
+    gone = table_value(match={"what": "c"}, missing="no row c").measure(T_ROWS)
+    assert (gone.value, gone.why, gone.missing) == (None, "no row c", "no row c")
+
+
+@pytest.mark.parametrize(
+    ("given", "tables", "error"),
+    [
+        ({"match": {"what": "c"}}, T_ROWS, "0 rows of 't' match"),
+        ({}, T_ROWS, "2 rows of 't' match"),
+        ({"match": {"what": "a"}}, {"u": []}, "reads table 't', which is not supplied"),
+        ({"match": {"what": "a"}, "why": "{nope}"}, T_ROWS, "has no column 'nope'"),
+    ],
+)
+def test_a_table_value_the_code_does_not_fit_is_a_usage_error(
+    given: dict[str, object], tables: measures.Tables, error: str
+) -> None:
+    with pytest.raises(ftlab.UsageError, match=error):
+        table_value(**given).measure(tables)
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ({"match": "what"}, "`match` must be a table of strings"),
+        ({"why": "{v:nope}"}, "a template"),
+        ({"name": ""}, "`name` must be a non-empty string"),
+        ({"row": "a"}, "unknown keys row"),
+    ],
+)
+def test_a_bad_table_value_is_the_files_error(given: dict[str, object], error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        table_value(**given)
+
+
+def test_a_declared_value_path_reads_a_number_or_none() -> None:
+    summary = {"schemes": {"x": {"tenants": {"t": {"read": {"p99_us": 7, "ok": True, "n": None}}}}}}
+    path = "schemes.{system}.tenants.{subject}.read.{key}"
+    assert rows.value_at(summary, path, "t", "x", "p99_us") == 7.0
+    assert [
+        rows.value_at(summary, path, s, y, k)
+        for s, y, k in (("t", "x", "ok"), ("t", "x", "n"), ("u", "x", "p99_us"))
+    ] == [None] * 3
+
+
+@pytest.mark.parametrize("path", ["schemes.{scheme}", 3])
+def test_a_bad_value_path_is_the_files_error(path: object) -> None:
+    from ftlab.reproduce import driver
+
+    with pytest.raises(ftlab.InputError, match="value_path must be a key path"):
+        driver._value_path("x.toml", path)

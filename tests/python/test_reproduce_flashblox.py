@@ -406,3 +406,35 @@ def test_quick_is_deterministic(quick: C.ReproductionResult, tmp_path: Path) -> 
         assert a == (again.out / "run" / run / "summary.json").read_bytes(), run
     seed0 = quick.extra["per_seed"][0].extra["seed_result"]
     assert again.extra["seed_result"] == seed0  # one seed: the paper module's own result
+
+
+def test_device_scale_values_are_declared_and_need_the_block() -> None:
+    """The day and minute claims read the fast-forward's device_scale row: 8 swaps over a
+    1,826-day life is what the block says; without the block they are not measured."""
+    from ftlab.reproduce.driver import load_plan
+    from ftlab.reproduce.measures import table_values
+
+    decls = load_plan(F.NAME).table_values
+    block = {
+        "life_days_ideal": 1826.25,
+        "rate_scale": 120.0,
+        "capacity_scale": 64.0,
+        "swap_minutes": 12.25,
+        "n_swaps": 8,
+        "interval_days_mean": 200.0,
+        "interval_days_min": 150.0,
+        "interval_days_max": 250.0,
+        "swap_time_fraction": 0.00042,
+    }
+    m = table_values(decls, {"device_scale": F.device_scale_table(block)})
+    assert (m["swap_minutes"].value, m["swap_interval_days"].value) == (12.25, 200.0)
+    assert m["swap_minutes"].why.endswith("(x64): 12.2 min.")
+    assert m["swap_interval_days"].why == (
+        "on a 1,826-day ideal life, rates x120, 8 swaps to the first wear-out, one every 200 days "
+        "on average (from 150 to 250 days)."
+    )
+    assert m["swap_time_fraction"].why.endswith("swaps run 0.042% of the time.")
+    none = table_values(decls, {"device_scale": F.device_scale_table(None)})
+    assert {k: (v.value, bool(v.missing)) for k, v in none.items()} == {
+        k: (None, True) for k in ("swap_minutes", "swap_interval_days", "swap_time_fraction")
+    }

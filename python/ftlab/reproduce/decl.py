@@ -11,7 +11,7 @@ between fields, stay with the declaration's module; this module knows no declara
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -46,6 +46,13 @@ def tables(where: str, name: str, raw: object, one: Callable[[str, int, object],
     return tuple(one(where, i, t) for i, t in enumerate(raw))
 
 
+def distinct(where: str, label: str, names: Sequence[str]) -> None:
+    """An `ftlab.InputError` "<label> <the names used twice>" when `names` repeat one."""
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise input_error(where, f"{label} {', '.join(dup)}")
+
+
 def _number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -72,6 +79,13 @@ class Fields:
         full = default is None if nonempty is None else nonempty
         if not isinstance(v, str) or (full and not v):
             self.bad(f"`{key}` must be {'a non-empty string' if full else 'a string'}")
+        return v
+
+    def choice(self, key: str, choices: Sequence[str]) -> str:
+        """One of `choices`, the first when absent."""
+        v = self.text(key, choices[0], nonempty=True)
+        if v not in choices:
+            self.bad(f"{key} {v!r} is not one of {', '.join(choices)}")
         return v
 
     def texts(self, key: str) -> tuple[str, ...]:

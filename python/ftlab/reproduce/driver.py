@@ -65,10 +65,19 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
-from ftlab.reproduce.measures import BestDecl, Declared, PairDecl, ValueDecl, load_declared, measure_all
+from ftlab.reproduce.measures import (
+    BestDecl,
+    Declared,
+    PairDecl,
+    TableValueDecl,
+    ValueDecl,
+    load_declared,
+    measure_all,
+)
 from ftlab.reproduce.rows import RowsDecl, load_rows
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
+from ftlab.reproduce.series_measures import WindowDecl, load_windows
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -153,6 +162,13 @@ class Plan:
     #: Its single-run values and best-other margins (`measures.ValueDecl`, `BestDecl`).
     values: tuple[ValueDecl, ...] = ()
     bests: tuple[BestDecl, ...] = ()
+    #: Its time-series window measures (`series_measures.WindowDecl`), which the paper's code
+    #: computes with its table and named times (`series_measures.measure_window`).
+    windows: tuple[WindowDecl, ...] = ()
+    #: Its values read from a table its code supplies (`measures.TableValueDecl`).
+    table_values: tuple[TableValueDecl, ...] = ()
+    #: Where a declared pair's number sits in a summary.json (`rows.value_at`), if declared.
+    value_path: str = ""
 
     @property
     def measures(self) -> Declared:
@@ -165,7 +181,7 @@ class Plan:
 
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
-_PLAN_KEYS |= {"values", "bests"}
+_PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -221,7 +237,21 @@ def load_plan(name: str) -> Plan:
         health,
         tuple(declared.values),
         tuple(declared.bests),
+        load_windows(where, raw.get("windows")),
+        tuple(declared.tables),
+        _value_path(where, raw.get("value_path", "")),
     )
+
+
+def _value_path(where: str, path: object) -> str:
+    """`[reproduce] value_path`: a dotted key path, a template of subject, system and key."""
+    try:
+        ok = isinstance(path, str) and bool(path.format(subject="s", system="s", key="k")) or path == ""
+    except (KeyError, ValueError, IndexError):
+        ok = False
+    if not ok:
+        raise input_error(where, "reproduce.value_path must be a key path of {subject}, {system} and {key}")
+    return str(path)
 
 
 def _scenario(where: str, i: int, raw: Mapping[str, object]) -> ScenarioDecl:

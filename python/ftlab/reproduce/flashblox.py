@@ -22,7 +22,8 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
    the lifetime with swaps over the ideal;
 3. swaps: a swap's device time, measured in the `swap` run and scaled to the full `flashblox`
    device by its capacity; the fast-forward's mean interval between swaps at the same scale,
-   and over the ideal lifetime for a 5-year life; the fraction of time a swap runs;
+   and over the ideal lifetime for a 5-year life; the fraction of time a swap runs (the
+   device-scale values are declared, read from `device_scale_table`'s row);
 4. the slides' own arithmetic for K and N·K (N = 16, x = 0.1).
 
 It writes claims.json, the declared figures (`[[reproduce.figures]]`: latency.csv and
@@ -61,6 +62,7 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
+from ftlab.reproduce.measures import table_values
 from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -526,7 +528,10 @@ FIVE_YEARS_DAYS = 5 * 365.25
 
 
 def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
-    """The lifetime and swap values from the fast-forward model (`lifetime_model`)."""
+    """The lifetime and swap values from the fast-forward model (`lifetime_model`): its
+    arithmetic (ratios to the ideal life, days at full-device scale) here, the device-scale
+    days and minutes declared (`device_scale_table`'s row, papers/flashblox.toml)."""
+    device = device_scale_table(model.get("device_scale"))
     w, wo = model["with_swaps"], model["without_swaps"]
     scale, ideal = model["scale"], model["ideal_s"]
     imb, imb_no = w["imbalance"], wo["imbalance"]
@@ -558,7 +563,7 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
             f"and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at "
             "full-device scale).",
         ),
-        **device_scale_measurements(model.get("device_scale")),
+        **table_values(load_plan(NAME).table_values, {"device_scale": device}),
         "swap_interval_5y_days": Measured(
             five,
             "the slides' worst case (one channel takes every write) over a 5-year ideal life, "
@@ -569,36 +574,23 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
     }
 
 
-def device_scale_measurements(scale: Mapping[str, Any] | None) -> dict[str, Measured]:
-    """The claims in days and minutes of the device's life, from the fast-forward on the
-    device's own time scale (`device_scale`, docs/lifetime.md: the run's rates scaled to a
-    5-year ideal life, every swap costing its measured time at the full device's capacity),
-    never from a quick form's floors (DESIGN §12; the claim file marks them `device_time`, so a
-    quick form reports them not measured). Without a swap there is no interval: no number."""
+def device_scale_table(scale: Mapping[str, Any] | None) -> list[dict[str, object]]:
+    """The "device_scale" table papers/flashblox.toml's day and minute values read: the
+    fast-forward's `device_scale` block (`lifetime_model`) as one row, its mean interval and
+    swap-time share as numbers (NaN when absent), `life` (the ideal life and the rate scale)
+    and `spread` (the intervals' range, if any) as text; no row without the block."""
     if not scale:
-        why = "the fast-forward has no device_scale block (no swap run to scale)"
-        return {
-            k: Measured(None, why, why) for k in ("swap_minutes", "swap_interval_days", "swap_time_fraction")
-        }
-    life = f"a {scale['life_days_ideal']:,.0f}-day ideal life, rates x{scale['rate_scale']:.3g}"
+        return []
     lo, hi = scale.get("interval_days_min"), scale.get("interval_days_max")
-    spread = f" (from {lo:.3g} to {hi:.3g} days)" if lo is not None and hi is not None else ""
-    return {
-        "swap_minutes": Measured(
-            scale["swap_minutes"],
-            f"a swap's measured device time at the full device's capacity (x{scale['capacity_scale']:g}): "
-            f"{scale['swap_minutes']:.1f} min.",
-        ),
-        "swap_interval_days": Measured(
-            _num_or_nan(scale.get("interval_days_mean")),
-            f"on {life}, {scale['n_swaps']} swaps to the first wear-out, one every "
-            f"{_num_or_nan(scale.get('interval_days_mean')):.3g} days on average{spread}.",
-        ),
-        "swap_time_fraction": Measured(
-            _num_or_nan(scale.get("swap_time_fraction")),
-            f"on {life}, swaps run {_num_or_nan(scale.get('swap_time_fraction')):.3%} of the time.",
-        ),
-    }
+    return [
+        {
+            **scale,
+            "interval_days_mean": _num_or_nan(scale.get("interval_days_mean")),
+            "swap_time_fraction": _num_or_nan(scale.get("swap_time_fraction")),
+            "life": f"a {scale['life_days_ideal']:,.0f}-day ideal life, rates x{scale['rate_scale']:.3g}",
+            "spread": f" (from {lo:.3g} to {hi:.3g} days)" if lo is not None and hi is not None else "",
+        }
+    ]
 
 
 def _num_or_nan(value: Any) -> float:

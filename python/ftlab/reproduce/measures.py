@@ -24,6 +24,12 @@ other systems' on the subject, minus 1 (a missing value counts as the lowest; Na
 runner-up); its sentence `why` is a template of `{subject}`, `{system}`, `{v}`, `{runner}`
 (the best other system, "none" without one), `{vr}` and `{margin}`.
 
+A value with `table` (a table value) is named by its `name`: column `key` of the one row of
+the table the paper's code supplies under that name (`Tables`) whose columns equal `match`
+(the table's only row without `match`), or that over column `base` minus 1; its sentence
+`why` is a template of the row's columns and `{v}`; with `missing`, no matching row leaves it
+not measured with that reason.
+
 The paper's code supplies the values (`Lookup`: subject, system, key -> the number or None)
 and, for a best, the systems run on a subject; every other measure name is the paper's own
 (`measure_all`'s `own`). This module computes ratios of given numbers; it reads no summary
@@ -33,14 +39,14 @@ and runs nothing.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from ftlab._errors import input_error
+from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.claims import fmt_change, fmt_number, ratio
-from ftlab.reproduce.decl import Fields, tables
+from ftlab.reproduce.claims import fmt_change, fmt_number, ratio, relative_change
+from ftlab.reproduce.decl import Fields, distinct, tables
 
 #: The default end of a ratio's sentence and of a margin's.
 RATIO_TAIL = "{factor:.3f}x."
@@ -131,6 +137,61 @@ class ValueDecl(Sentence):
         return Measured(v, self.why.format(subject=subject, system=system, v=self.fmt(v)))
 
 
+#: The tables a paper's code supplies to its table values: name -> rows (column -> value).
+Tables = Mapping[str, Sequence[Mapping[str, object]]]
+
+
+class _AnyField(dict[str, object]):
+    """A row that has every column (1.0), to try a table value's template."""
+
+    def __missing__(self, key: str) -> object:
+        return 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableValueDecl(Sentence):
+    """One `[[reproduce.values]]` table with `table` (see the module docstring): the measure
+    `name`, column `key` of the row of the supplied `table` whose columns equal `match` (the
+    table's one row without `match`), over column `base` minus 1 with `base`; `missing`, when
+    set, the reason it is not measured when no row matches."""
+
+    name: str
+    table: str
+    match: Mapping[str, str]
+    base: str = ""
+    missing: str = ""
+
+    def measure(self, tables: Tables) -> Measured:
+        """The value and its sentence from the supplied `tables`; a table the code does not
+        supply, or a row it lacks without `missing`, is an `ftlab.UsageError`."""
+        if self.table not in tables:
+            raise usage_error("measure", f"{self.name!r} reads table {self.table!r}, which is not supplied")
+        rows = [r for r in tables[self.table] if all(str(r.get(c)) == v for c, v in self.match.items())]
+        if len(rows) != 1:
+            if self.missing and not rows:
+                return Measured(None, self.missing, self.missing)
+            raise usage_error(
+                "measure", f"{self.name!r}: {len(rows)} rows of {self.table!r} match {self.match}"
+            )
+        row = rows[0]
+        v = _number(row.get(self.key))
+        value = relative_change(v, _number(row.get(self.base))) if self.base else v
+        try:
+            why = self.why.format(**row, v=self.fmt(v))
+        except KeyError as e:
+            raise usage_error("measure", f"{self.name!r}: table {self.table!r} has no column {e}") from None
+        return Measured(value, why)
+
+
+def _number(v: object) -> float | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def table_values(decls: Sequence[TableValueDecl], tables: Tables) -> dict[str, Measured]:
+    """Every declared table value measured on the supplied `tables`, by its name."""
+    return {d.name: d.measure(tables) for d in decls}
+
+
 @dataclass(frozen=True, kw_only=True)
 class BestDecl(Sentence):
     """One `[[reproduce.bests]]` table (see the module docstring): the measure name's head
@@ -158,6 +219,7 @@ class Declared:
     pairs: Sequence[PairDecl] = ()
     values: Sequence[ValueDecl] = ()
     bests: Sequence[BestDecl] = ()
+    tables: Sequence[TableValueDecl] = ()
 
 
 def measure_one(
@@ -200,10 +262,7 @@ def load_pairs(where: str, raw: object) -> tuple[PairDecl, ...]:
     """The `[[reproduce.pairs]]` tables of the claim file `where` names; a bad table is an
     `ftlab.InputError` naming the key."""
     pairs = tables(where, "reproduce.pairs", raw, _pair)
-    keys = [p.key for p in pairs]
-    dup = sorted({k for k in keys if keys.count(k) > 1})
-    if dup:
-        raise input_error(where, f"reproduce.pairs: duplicate keys {', '.join(dup)}")
+    distinct(where, "reproduce.pairs: duplicate keys", [p.key for p in pairs])
     return pairs
 
 
@@ -214,7 +273,7 @@ class _SentenceFields(TypedDict):
     digits: int
 
 
-def _sentence(f: Fields) -> _SentenceFields:
+def sentence_fields(f: Fields) -> _SentenceFields:
     """A declared measure's `Sentence` fields."""
     return {
         "key": f.text("key"),
@@ -229,7 +288,7 @@ def _one(_subject: str, _system: str, _key: str) -> float:
     return 1.0
 
 
-def _formats(f: Fields, *tries: Callable[[], object]) -> None:
+def try_templates(f: Fields, *tries: Callable[[], object]) -> None:
     """Every template formats: a wrong placeholder is the file's error, not a run's."""
     try:
         for one in tries:
@@ -242,9 +301,9 @@ def _pair(where: str, i: int, given: object) -> PairDecl:
     f = Fields.of(where, f"reproduce.pairs[{i}]", given, PairDecl)
     tail = f.text("ratio_tail", RATIO_TAIL)
     decl = PairDecl(
-        **_sentence(f), ratio_tail=tail, margin_tail=f.text("margin_tail", MARGIN_TAIL, nonempty=True)
+        **sentence_fields(f), ratio_tail=tail, margin_tail=f.text("margin_tail", MARGIN_TAIL, nonempty=True)
     )
-    _formats(
+    try_templates(
         f,
         lambda: decl.measure("subject", "a", "b", False, _one),
         lambda: decl.measure("subject", "a", "b", True, _one),
@@ -253,11 +312,14 @@ def _pair(where: str, i: int, given: object) -> PairDecl:
 
 
 def load_declared(where: str, pairs: object, values: object, bests: object) -> Declared:
-    """`[[reproduce.pairs]]`, `[[reproduce.values]]` and `[[reproduce.bests]]` of the claim
-    file `where` names; a bad table is an `ftlab.InputError` naming the key."""
-    found = Declared(load_pairs(where, pairs), tables(where, "reproduce.values", values, _value), ())
-    found = Declared(found.pairs, found.values, tables(where, "reproduce.bests", bests, _best))
-    keys = [v.key for v in found.values] + [b.name for b in found.bests]
+    """`[[reproduce.pairs]]`, `[[reproduce.values]]` (with `table`: a table value) and
+    `[[reproduce.bests]]` of the claim file `where` names; a bad table is an
+    `ftlab.InputError` naming the key."""
+    read = tables(where, "reproduce.values", values, _value)
+    plain = tuple(v for v in read if isinstance(v, ValueDecl))
+    named = tuple(v for v in read if isinstance(v, TableValueDecl))
+    found = Declared(load_pairs(where, pairs), plain, tables(where, "reproduce.bests", bests, _best), named)
+    keys = [v.key for v in found.values] + [b.name for b in found.bests] + [t.name for t in named]
     clash = sorted(
         {k for k in keys if keys.count(k) > 1}
         | ({b.name for b in found.bests} & {p.key for p in found.pairs})
@@ -267,17 +329,33 @@ def load_declared(where: str, pairs: object, values: object, bests: object) -> D
     return found
 
 
-def _value(where: str, i: int, given: object) -> ValueDecl:
+def _value(where: str, i: int, given: object) -> ValueDecl | TableValueDecl:
+    if isinstance(given, Mapping) and "table" in given:
+        return _table_value(where, i, given)
     f = Fields.of(where, f"reproduce.values[{i}]", given, ValueDecl)
-    decl = ValueDecl(**_sentence(f))
-    _formats(f, lambda: decl.measure("subject", "system", _one))
+    decl = ValueDecl(**sentence_fields(f))
+    try_templates(f, lambda: decl.measure("subject", "system", _one))
+    return decl
+
+
+def _table_value(where: str, i: int, given: object) -> TableValueDecl:
+    f = Fields.of(where, f"reproduce.values[{i}]", given, TableValueDecl)
+    decl = TableValueDecl(
+        **sentence_fields(f),
+        name=f.text("name"),
+        table=f.text("table"),
+        match=f.strings("match"),
+        base=f.text("base", ""),
+        missing=f.text("missing", ""),
+    )
+    try_templates(f, lambda: decl.why.format_map(_AnyField(v="1")))
     return decl
 
 
 def _best(where: str, i: int, given: object) -> BestDecl:
     f = Fields.of(where, f"reproduce.bests[{i}]", given, BestDecl)
-    decl = BestDecl(**_sentence(f), name=f.text("name"), system=f.text("system"))
+    decl = BestDecl(**sentence_fields(f), name=f.text("name"), system=f.text("system"))
     if ":" in decl.name:
         f.bad("`name` is a measure name's head: no ':'")
-    _formats(f, lambda: decl.measure("subject", ["system", decl.system], _one))
+    try_templates(f, lambda: decl.measure("subject", ["system", decl.system], _one))
     return decl

@@ -2,8 +2,10 @@
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
 run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
 (`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
-the paper's own: its measures (`measurements`), the analysis side, its health checks, the
-tables its declared figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
+the paper's own: its measures (`measurements`: the Table III run's arithmetic and Figures
+5-7's margins here; Table IV's and Figure 16's values are declared, read from the tables
+`supplied_tables` gives), the analysis side, its health checks, the tables its declared
+figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
 It is not the driver, draws no figure by hand and runs nothing itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
@@ -58,14 +60,13 @@ from ftlab.reproduce.claims import (
     drop_die_limit,
     health,
     ratio,
-    relative_change,
     write_csv,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
+from ftlab.reproduce.measures import Tables, table_values
 from ftlab.results import (
     RtAdmission,
-    RtBandwidth,
     RtBounds,
     RtSchedulability,
     Summary,
@@ -340,10 +341,6 @@ def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
     return rows
 
 
-def _bandwidth(bounds: RtBounds, prefix: str) -> RtBandwidth:
-    return next(b for b in bounds["bandwidths"] if b["quantity"].startswith(prefix))
-
-
 # --------------------------------------------------------------------------------------
 # Claims
 
@@ -359,8 +356,7 @@ def measurements(
     Table IV, Figures 5-7."""
     return {
         **table3_measurements(summary, starts, warmup, analysis),
-        **fig16_measurements(bw),
-        **table4_measurements(analysis["bounds"]),
+        **table_values(load_plan(NAME).table_values, supplied_tables(bw, analysis["bounds"])),
         **schedulability_measurements(analysis),
     }
 
@@ -448,61 +444,20 @@ def _max_or_nan(*values: object) -> float:
     return max(good) if len(good) == len(values) else math.nan
 
 
-def fig16_measurements(bw: Fig16) -> dict[str, Measured]:
-    """Figure 16: the mean bandwidth before GC and the lowest window after it starts."""
-    before, after, low = bw["before_mean_mb_s"], bw["after_mean_mb_s"], bw["after_min_mb_s"]
-    where = f"GC starts in the window at {_s(bw['gc_start_s'])} (the paper: after 7 s)"
+def supplied_tables(bw: Fig16, bounds: RtBounds) -> Tables:
+    """The tables papers/part_ftl.toml's table values read: "table4" (`table4_rows`) and
+    "fig16" (`fig16_row`)."""
+    return {"table4": table4_rows(bounds), "fig16": [fig16_row(bw)]}
+
+
+def fig16_row(bw: Fig16) -> dict[str, object]:
+    """Figure 16's one row of named values: `fig16_bandwidth` without its windows, the GC
+    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`)."""
     means = bw.get("mean_mb_s") or {}
-    part, wao = means.get(PART, math.nan), means.get(WAO, math.nan)
-    return {
-        "fig16_wao_over_part": Measured(
-            relative_change(wao, part),
-            f"two closed-loop streams of 24-page writes get {part:.1f} MB/s under part-ftl and "
-            f"{wao:.1f} MB/s under wao-gc over the measured phase (Eq. 9 bounds part-ftl's "
-            "guaranteed write bandwidth at 7.3 MB/s, Eq. 15 wao-gc's at 15.5, Table IV).",
-        ),
-        "fig16_before_mb_s": Measured(
-            before,
-            f"two closed-loop streams of 24-page writes reach {before:.1f} MB/s on average "
-            f"over {bw['n_before']} windows before GC ({where}); "
-            "the simulated board programs 16 dies at Table I's fitted times with no firmware "
-            "or host overhead.",
-        ),
-        "fig16_after_min_mb_s": Measured(
-            low,
-            f"after GC starts the lowest 1 s window is {low:.1f} MB/s and the mean {after:.1f} "
-            f"MB/s over {bw['n_after']} windows ({where}).",
-        ),
-    }
-
-
-def table4_measurements(bounds: RtBounds) -> dict[str, Measured]:
-    """Table IV's bandwidths from the equations (ftlab rt bounds), in both byte readings."""
-    printed = _bandwidth(bounds, "PaRT-FTL write (as printed")
-    reported = _bandwidth(bounds, "PaRT-FTL write (k/")
-    read, wao_w, wao_r = (
-        _bandwidth(bounds, "PaRT-FTL read"),
-        _bandwidth(bounds, "WAO-GC write"),
-        _bandwidth(bounds, "WAO-GC read"),
-    )
-
-    def both(b: Mapping[str, Any]) -> str:
-        return f"{b['equation']} gives {b['mb_per_s']:.3f} MB/s = {b['mib_per_s']:.3f} MiB/s."
-
-    return {
-        "eq9_printed_mb_s": Measured(
-            printed["mb_per_s"], "as printed (scale |F|/|F_w| = 4): " + both(printed)
-        ),
-        "eq9_k_mb_s": Measured(
-            reported["mb_per_s"], "with scale k/|F_w| = 3 (docs/rt.md): " + both(reported)
-        ),
-        "eq10_mb_s": Measured(read["mb_per_s"], both(read)),
-        "eq10_mib_s": Measured(read["mib_per_s"], both(read)),
-        "eq15_mb_s": Measured(wao_w["mb_per_s"], both(wao_w)),
-        "eq15_mib_s": Measured(wao_w["mib_per_s"], both(wao_w)),
-        "eq16_mb_s": Measured(wao_r["mb_per_s"], both(wao_r)),
-        "eq16_mib_s": Measured(wao_r["mib_per_s"], both(wao_r)),
-    }
+    row: dict[str, object] = {k: v for k, v in bw.items() if k not in ("rows", "mean_mb_s")}
+    row |= {"gc_start": _s(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
+    row["wao_mb_s"] = means.get(WAO, math.nan)
+    return row
 
 
 def weighted(result: RtSchedulability, figure: int) -> dict[str, dict[int, float]]:

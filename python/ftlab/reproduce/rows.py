@@ -19,6 +19,9 @@ per run from the run's summary.json. The claim file declares them, in the row's 
   `to` (metric `of` normalised to system `to`'s on the same subject: None where either is
   missing) or `paper` (the paper's value by run label, None where it prints none).
 
+A paper whose runs share one summary.json may instead declare where a pair's number sits,
+`[reproduce] value_path` (`value_at`: "schemes.{system}.tenants.{subject}.read.{key}").
+
 A missing value is None, never a silent zero. This module reads values; what a value means
 to a claim is the claim file's (`measures`) and the paper's.
 """
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claims import relative_change
-from ftlab.reproduce.decl import Fields, tables
+from ftlab.reproduce.decl import Fields, distinct, tables
 
 #: The forms of a declared metric (see the module docstring).
 FORMS = ("value", "float", "count", "sum", "max", "key")
@@ -145,6 +148,15 @@ def _number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def value_at(node: object, path: str, subject: str, system: str, key: str) -> float | None:
+    """The number at the declared `path` (`[reproduce] value_path`: a dotted key path, a
+    template of `{subject}`, `{system}` and `{key}`) under `node`, a parsed summary.json: a
+    declared pair's lookup; None where it is missing or not a number."""
+    found = walk(node, path.format(subject=subject, system=system, key=key))
+    value = found[0] if len(found) == 1 else None
+    return float(value) if _number(value) else None  # type: ignore[arg-type]
+
+
 def walk(node: object, path: str) -> list[object]:
     """The values at dotted `path` under `node` ("*": every key of a table); a missing key or
     a null on the way yields none."""
@@ -181,9 +193,7 @@ def load_rows(
         tables(where, "reproduce.columns", columns, _column),
     )
     names = [m.name for m in found.metrics] + [c.name for c in found.columns] + list(decl.label)
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise input_error(where, f"reproduce.metrics and columns: duplicate names {', '.join(dup)}")
+    distinct(where, "reproduce.metrics and columns: duplicate names", names)
     unknown = sorted({c.of for c in found.columns if c.of and c.of not in names})
     if unknown:
         raise input_error(where, f"reproduce.columns: `of` names no metric: {', '.join(unknown)}")
@@ -196,9 +206,7 @@ def load_rows(
 
 def _metric(where: str, i: int, raw: object) -> MetricDecl:
     f = Fields.of(where, f"reproduce.metrics[{i}]", raw, MetricDecl)
-    form = f.text("form", "value", nonempty=True)
-    if form not in FORMS:
-        f.bad(f"form {form!r} is not one of {', '.join(FORMS)}")
+    form = f.choice("form", FORMS)
     path, per = f.text("path", ""), f.text("per", "")
     if (form == "key") == bool(path):
         f.bad("`path` is required, except with form key")

@@ -43,16 +43,15 @@ from ftlab.reproduce.claims import (
     Health,
     PhaseRow,
     SensitivityRow,
-    fmt_change,
-    fmt_number,
     health,
     phase_table,
-    relative_change,
     write_csv,
 )
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import measure_all
+from ftlab.reproduce.rows import value_at
+from ftlab.reproduce.series_measures import measure_window
 from ftlab.reproduce.sweep_study import BASE, StudyCase, run_study, study_case
 from ftlab.results import Summary
 
@@ -71,7 +70,8 @@ SCHEMES = ("partitioned", "unified", "upi", "upi-guarded")
 UPI_VARIANTS = ("upi", "upi-guarded")
 #: The tenant whose write bandwidth rises (Fig. 5).
 RISE_TENANT = "lm-tbe"
-#: Half the window of Figure 5 (and of claim 6) around the rise, in seconds.
+#: Half the window of Figure 5 around the rise, in seconds (the `width_s` of the window
+#: measures papers/upi.toml declares; a test holds them equal).
 AROUND_RISE_S = 300.0
 SENSITIVITY_MD = "sensitivity.md"
 #: The sweep directory of the sensitivity study, under the reproduction's output directory.
@@ -206,114 +206,19 @@ def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float)
 
 
 def _own(name: str, timeseries: pl.DataFrame | None, rise: float) -> Measured:
-    """UPI's own measures (the declared pairs of papers/upi.toml are the others):
-    "set_growth:<scheme>" the growth of LM-TBE's allocation set after the rise;
-    "rise_growth:<scheme>" the growth of the scheme's overall mean read latency after the rise
-    (Figure 5b); "after_rise:<a>/<b>" b's overall mean read latency over a's after the rise,
-    minus 1 (Figure 5c: positive when a is faster). An unknown name is an `ftlab.UsageError`."""
-    kind, _, rest = name.partition(":")
-    if kind == "set_growth":
-        return set_growth(timeseries, rest, rise)
-    if kind == "rise_growth":
-        return rise_growth(timeseries, rest, rise)
-    if kind == "after_rise":
-        a, _, b = rest.partition("/")
-        return after_rise(timeseries, a, b, rise)
-    raise usage_error("measure", f"unknown UPI computation {name!r}")
+    """UPI's measures around the rise: the declared window measures (`[[reproduce.windows]]`
+    of papers/upi.toml, `series_measures`) on the time series, with the named time `rise_s`.
+    An unknown name is an `ftlab.UsageError`."""
+    found = measure_window(name, load_plan(NAME).windows, timeseries, {"rise_s": rise})
+    if found is None:
+        raise usage_error("measure", f"unknown UPI computation {name!r}")
+    return found
 
 
 def read_metric(summary: Mapping[str, Any], scheme: str, tenant: str, metric: str) -> float | None:
-    """`schemes.<scheme>.tenants.<tenant>.read.<metric>` of a parsed summary.json, or None."""
-    try:
-        value = summary["schemes"][scheme]["tenants"][tenant]["read"][metric]
-    except (KeyError, TypeError):
-        return None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def set_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Measured:
-    """The growth of `scheme`'s LM-TBE mean allocation-set size (`alloc_set_dies`) from the
-    AROUND_RISE_S before the rise to the AROUND_RISE_S after it: after / before − 1."""
-    before, after = set_size_means(timeseries, scheme, RISE_TENANT, rise)
-    change = relative_change(after, before)
-    w = f"{AROUND_RISE_S:.0f} s"
-    why = (
-        f"{scheme}'s LM-TBE allocation set averages {fmt_number(before, 'dies', 2)} in the "
-        f"{w} before the rise at {rise:,.0f} s "
-        f"and {fmt_number(after, 'dies', 2)} in the {w} after: {fmt_change(change)}."
-    )
-    return Measured(change, why)
-
-
-def rise_growth(timeseries: pl.DataFrame | None, scheme: str, rise: float) -> Measured:
-    """Figure 5b: `scheme`'s mean read response time over every tenant (weighted by reads) in
-    the AROUND_RISE_S after the rise over the AROUND_RISE_S before it, minus 1."""
-    before = overall_read_mean(timeseries, scheme, rise - AROUND_RISE_S, rise)
-    after = overall_read_mean(timeseries, scheme, rise, rise + AROUND_RISE_S)
-    change = relative_change(after, before)
-    w = f"{AROUND_RISE_S:.0f} s"
-    return Measured(
-        change,
-        f"{scheme}'s mean read response time over all tenants is {fmt_number(before, 'µs')} in the "
-        f"{w} before LM-TBE's rise at {rise:,.0f} s and {fmt_number(after, 'µs')} in the {w} "
-        f"after: {fmt_change(change)}.",
-    )
-
-
-def after_rise(timeseries: pl.DataFrame | None, a: str, b: str, rise: float) -> Measured:
-    """Figure 5c against 5b: b's mean read response time over every tenant in the
-    AROUND_RISE_S after the rise over a's, minus 1 (positive: a is faster)."""
-    va = overall_read_mean(timeseries, a, rise, rise + AROUND_RISE_S)
-    vb = overall_read_mean(timeseries, b, rise, rise + AROUND_RISE_S)
-    margin = relative_change(vb, va)
-    return Measured(
-        margin,
-        f"in the {AROUND_RISE_S:.0f} s after LM-TBE's rise, the mean read response time over all "
-        f"tenants is {fmt_number(va, 'µs')} under {a} and {fmt_number(vb, 'µs')} under {b} "
-        f"({b} over {a}: {fmt_change(margin)}).",
-    )
-
-
-def overall_read_mean(timeseries: pl.DataFrame | None, scheme: str, lo: float, hi: float) -> float | None:
-    """The mean read response time of every tenant of `scheme` over the windows starting in
-    [lo, hi), each window's mean weighted by its reads (`read_iops`); None without reads."""
-    import polars as pl
-
-    if timeseries is None or not {"read_mean_us", "read_iops"} <= set(timeseries.columns):
-        return None
-    rows = timeseries.filter(
-        (pl.col("scheme") == scheme)
-        & (pl.col("window_start_s") >= lo)
-        & (pl.col("window_start_s") < hi)
-        & (pl.col("read_iops") > 0)
-    )
-    reads = float(rows["read_iops"].sum())
-    if reads <= 0:
-        return None
-    return float((rows["read_mean_us"] * rows["read_iops"]).sum()) / reads
-
-
-def set_size_means(
-    timeseries: pl.DataFrame | None, scheme: str, tenant: str, rise: float
-) -> tuple[float | None, float | None]:
-    """Mean `alloc_set_dies` of (scheme, tenant) over the windows starting in
-    [rise − AROUND_RISE_S, rise) and in [rise, rise + AROUND_RISE_S); None where there is none."""
-    import polars as pl
-
-    if timeseries is None or "alloc_set_dies" not in timeseries.columns:
-        return None, None
-    rows = timeseries.filter((pl.col("scheme") == scheme) & (pl.col("tenant") == tenant)).select(
-        "window_start_s", "alloc_set_dies"
-    )
-    rows = rows.filter(pl.col("alloc_set_dies").is_not_null() & pl.col("alloc_set_dies").is_not_nan())
-
-    def mean(lo: float, hi: float) -> float | None:
-        part = rows.filter((pl.col("window_start_s") >= lo) & (pl.col("window_start_s") < hi))[
-            "alloc_set_dies"
-        ]
-        return float(part.mean()) if part.len() else None  # type: ignore[arg-type]
-
-    return mean(rise - AROUND_RISE_S, rise), mean(rise, rise + AROUND_RISE_S)
+    """Read `metric` of `tenant` under `scheme` in a parsed summary.json, where the claim
+    file's `value_path` says it sits (`rows.value_at`), or None."""
+    return value_at(summary, load_plan(NAME).value_path, tenant, scheme, metric)
 
 
 def _phase_columns(rows: Sequence[PhaseRow]) -> list[str]:
@@ -345,12 +250,13 @@ def _schemes(summary: Summary) -> list[str]:
 
 def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
     """Figure 3's rows (fig3-bars.csv): the mean and p99 read latency per scheme and tenant."""
+    path = load_plan(NAME).value_path
     return [
         {
             "scheme": s,
             "tenant": t,
-            "read_mean_us": read_metric(summary, s, t, "mean_us"),
-            "read_p99_us": read_metric(summary, s, t, "p99_us"),
+            "read_mean_us": value_at(summary, path, t, s, "mean_us"),
+            "read_p99_us": value_at(summary, path, t, s, "p99_us"),
         }
         for s in _schemes(summary)
         for t in TENANTS
