@@ -265,13 +265,10 @@ impl Heaps {
             next = i + 1;
             let mut heap = std::mem::take(&mut self.heaps[i]);
             heap.retain(|e| self.fresh(e));
-            let room = 2 * heap.len() + 8;
-            if heap.capacity() > room {
+            if heap.capacity() > 2 * heap.len() + 8 {
                 // A heap keeps its largest size otherwise (every block of a die passes through
-                // the heap of full blocks during a fill): memory, not results. It keeps room
-                // to grow: shrunk to its entries, the next push into it reallocated (2% of a
-                // `upi` run, docs/PERFORMANCE.md, session 21).
-                heap.shrink_to(room);
+                // the heap of full blocks during a fill): memory, not results.
+                heap.shrink_to_fit();
             }
             heapify(&mut heap);
             entries += heap.len() as u32;
