@@ -398,7 +398,7 @@ struct Pending {
     lists_per_die: u32,
     /// Per die and list: the blocks waiting there (`die * lists_per_die + list`).
     lists: Vec<Vec<u32>>,
-    /// Per die: the entries of its lists (bounds their growth: `VictimIndex::catch_up_reads`).
+    /// Per die: the entries of its lists (`grown`).
     entries_per_die: Vec<u32>,
 }
 
@@ -431,6 +431,14 @@ impl Pending {
         let list = std::mem::take(&mut self.lists[(die * self.lists_per_die + list) as usize]);
         self.entries_per_die[die as usize] -= list.len() as u32;
         list
+    }
+
+    /// Whether die `die`'s lists hold more than twice its `blocks_per_die` blocks (a block goes
+    /// to a list once per change of its list: owners alternating over erases could grow a list
+    /// that is never taken).
+    #[inline]
+    fn grown(&self, die: u32, blocks_per_die: u32) -> bool {
+        self.entries_per_die[die as usize] > 2 * blocks_per_die
     }
 
     /// Whether block `b`, taken from a list, still waits (no other list caught it up), and
@@ -595,8 +603,7 @@ impl VictimIndex {
 
     /// Bring the heaps by reads (built) of die `die` in step with `info` for the owner slots
     /// of `slots` (bit s: slot s), or for every slot if the die's lists grew beyond twice its
-    /// blocks (a slot never walked would keep its list otherwise; a block goes to a list once
-    /// per change of its list, so that takes owners alternating over erases).
+    /// blocks (`Pending::grown`; `best` checks that at every search of the die, walk or not).
     ///
     /// What the walk of `slots` needs (module documentation): every block whose entry or
     /// whose heap now is in a heap of those slots has caught up. A block waits in the list of
@@ -605,7 +612,7 @@ impl VictimIndex {
     /// waits in its entry's slot, and a block that became eligible was marked then, under its
     /// owner now.
     fn catch_up_reads(&mut self, die: u32, info: &[BlockInfo], slots: u32) {
-        let every = self.pending_reads.entries_per_die[die as usize] > 2 * self.blocks_per_die;
+        let every = self.pending_reads.grown(die, self.blocks_per_die);
         for s in (0..self.n_slots).filter(|&s| every || slots >> s & 1 == 1) {
             let list = self.pending_reads.take(die, s);
             for (i, &b) in list.iter().enumerate() {
@@ -663,6 +670,10 @@ impl VictimIndex {
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<u32> {
         self.catch_up_units(die, info);
+        if self.by_reads.is_some() && self.pending_reads.grown(die, self.blocks_per_die) {
+            // Lists no walk takes (slots never walked on this die) catch up here.
+            self.catch_up_reads(die, info, 0);
+        }
         let base = (die * self.n_slots * self.levels) as usize;
         let levels = self.levels;
         let by_units = |slot: u32, v: u32| base + (slot * levels + v) as usize;
