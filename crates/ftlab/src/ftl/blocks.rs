@@ -255,7 +255,7 @@ impl Blocks {
             self.refresh_run_min(block.0, old, key);
         }
         if let Some(index) = self.index.get_mut() {
-            index.refresh(block.0);
+            index.refresh(block.0, self.info[b].owner);
         }
     }
 

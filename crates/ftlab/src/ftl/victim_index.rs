@@ -23,17 +23,20 @@
 //! A block without valid units scores +infinity under both scores, so the lowest such block
 //! wins. Ties go to the lowest block index, as a scan in index order keeps the first maximum.
 //! Upkeep is lazy twice over. A change of a block's state only marks the block (`Pending`: a
-//! bit per block and a list per die); its heaps follow at the next search of its die, so a
-//! block whose valid units fall many times between two searches (a long write invalidating a
-//! run of its units) moves once, and the heaps by reads follow only at a search that walks
-//! them. Before, every change moved the block at once: a push into a heap and a stale entry
-//! per invalidated unit, a third of a `upi` run's time. A block that changes heap gets a new
-//! version and a new entry; its old entry, left behind, is dropped at once if it was its
-//! heap's top (so every top is fresh: `Heaps::settle`), else when it reaches the top or when
-//! the die's heaps are compacted (when they hold more than twice its eligible blocks). Each
-//! heap's top is also kept in two dense arrays (`Heaps::top_blocks`, `top_keys`), so that a
-//! search, which reads the top of every heap of the die, reads them in order instead of one
-//! heap's memory each. The heaps' shapes differ from those of the eager upkeep, never a
+//! tag per block and a list per die, for the heaps by reads a list per die and owner slot);
+//! its heaps follow at the next search of its die, so a block whose valid units fall many
+//! times between two searches (a long write invalidating a run of its units) moves once, and
+//! the heaps by reads follow only at a search that walks them, for the slots it walks: those
+//! scored by a bound that hold an eligible block on the die (on a die holding only blocks of
+//! owners scored exactly, none). Before, every change moved the block at once: a push into a
+//! heap and a stale entry per invalidated unit, a third of a `upi` run's time. A block that
+//! changes heap gets a new version and a new entry; its old entry, left behind, is dropped at
+//! once if it was its heap's top (so every top is fresh: `Heaps::settle`), else when it
+//! reaches the top or when the die's heaps are compacted (when they hold more than twice its
+//! eligible blocks). Each heap's top is also kept in two dense arrays (`Heaps::top_blocks`,
+//! `top_keys`), so that a search, which reads the top of every heap of the die (and again to
+//! find the blocks tying with the best), reads them in order instead of one heap's memory
+//! each. The heaps' shapes differ from those of the eager upkeep, never a
 //! search's result: that is the highest score, ties to the lowest block, whatever the shape.
 //! What this is not: it knows no score and no policy (the callers give them), and it is not
 //! kept before `Ftl::enable_victim_bounds` (`Blocks::kept_index`).
@@ -46,6 +49,8 @@ const NO_BUCKET: u32 = u32::MAX;
 /// Owner slots at most: tenants `0..OWNER_SLOTS_MAX` have a slot each, every other owner
 /// (and `OWNER_NONE`) shares the last one.
 const OWNER_SLOTS_MAX: u32 = 16;
+// `best` keeps a set of owner slots as the bits of a u32.
+const _: () = assert!(OWNER_SLOTS_MAX < 32);
 
 /// Stale entries a die's heaps may hold beyond its eligible blocks before they are compacted.
 const COMPACT_SLACK: u32 = 64;
@@ -379,49 +384,81 @@ impl Heaps {
     }
 }
 
-/// Blocks whose heaps may lag behind their state (module documentation): a bit per block, set
-/// while the block waits in its die's list.
+/// Blocks whose heaps may lag behind their state (module documentation), in lists per die
+/// and list of the die (one list for the heaps by units; one per owner slot for the heaps by
+/// reads, so that a walk catches up only the slots it walks). Each block carries the list it
+/// last went to (`listed`, 0: none): a block goes to a list when it is marked for another
+/// list than its own, so it may wait in two lists (its owner changed while it waited: its
+/// block was erased and taken again); whichever list comes first catches it up and clears its
+/// tag, and the other skips it.
 #[derive(Clone, Debug)]
 struct Pending {
-    marked: Vec<u64>,
-    per_die: Vec<Vec<u32>>,
+    /// Per block: 1 + the list of its die it waits in, 0 if it waits in none.
+    listed: Vec<u8>,
+    lists_per_die: u32,
+    /// Per die and list: the blocks waiting there (`die * lists_per_die + list`).
+    lists: Vec<Vec<u32>>,
+    /// Per die: the entries of its lists (`grown`).
+    entries_per_die: Vec<u32>,
 }
 
 impl Pending {
-    fn new(n_dies: u32, blocks_per_die: u32) -> Pending {
+    fn new(n_dies: u32, blocks_per_die: u32, lists_per_die: u32) -> Pending {
+        assert!(lists_per_die < u8::MAX as u32, "{lists_per_die} pending lists per die");
         let n_blocks = (n_dies * blocks_per_die) as usize;
-        Pending { marked: vec![0; n_blocks.div_ceil(64)], per_die: vec![Vec::new(); n_dies as usize] }
+        Pending {
+            listed: vec![0; n_blocks],
+            lists_per_die,
+            lists: vec![Vec::new(); (n_dies * lists_per_die) as usize],
+            entries_per_die: vec![0; n_dies as usize],
+        }
     }
 
-    /// Mark block `b` of die `die`, unless it waits already.
+    /// Mark block `b` of die `die` in list `list` of the die, unless it waits there already.
     #[inline]
-    fn mark(&mut self, b: u32, die: u32) {
-        let (word, bit) = ((b / 64) as usize, 1u64 << (b % 64));
-        if self.marked[word] & bit == 0 {
-            self.marked[word] |= bit;
-            self.per_die[die as usize].push(b);
+    fn mark(&mut self, b: u32, die: u32, list: u32) {
+        let tag = list as u8 + 1;
+        if self.listed[b as usize] != tag {
+            self.listed[b as usize] = tag;
+            self.lists[(die * self.lists_per_die + list) as usize].push(b);
+            self.entries_per_die[die as usize] += 1;
         }
     }
 
-    /// The blocks waiting on die `die`, unmarked (give the list back with `give_back`).
-    fn take(&mut self, die: u32) -> Vec<u32> {
-        let list = std::mem::take(&mut self.per_die[die as usize]);
-        for &b in &list {
-            self.marked[(b / 64) as usize] &= !(1u64 << (b % 64));
-        }
+    /// The blocks listed in list `list` of die `die` (give the list back with `give_back`);
+    /// `due` says which of them still wait (and clears their tag).
+    fn take(&mut self, die: u32, list: u32) -> Vec<u32> {
+        let list = std::mem::take(&mut self.lists[(die * self.lists_per_die + list) as usize]);
+        self.entries_per_die[die as usize] -= list.len() as u32;
         list
     }
 
+    /// Whether die `die`'s lists hold more than twice its `blocks_per_die` blocks (a block goes
+    /// to a list once per change of its list: owners alternating over erases could grow a list
+    /// that is never taken).
+    #[inline]
+    fn grown(&self, die: u32, blocks_per_die: u32) -> bool {
+        self.entries_per_die[die as usize] > 2 * blocks_per_die
+    }
+
+    /// Whether block `b`, taken from a list, still waits (no other list caught it up), and
+    /// it no longer does.
+    #[inline]
+    fn due(&mut self, b: u32) -> bool {
+        std::mem::take(&mut self.listed[b as usize]) != 0
+    }
+
     /// The list `take` gave, emptied, so that its room serves again.
-    fn give_back(&mut self, die: u32, mut list: Vec<u32>) {
-        list.clear();
-        self.per_die[die as usize] = list;
+    fn give_back(&mut self, die: u32, list: u32, mut taken: Vec<u32>) {
+        taken.clear();
+        self.lists[(die * self.lists_per_die + list) as usize] = taken;
     }
 
     /// No block waits.
     fn clear(&mut self) {
-        self.marked.fill(0);
-        self.per_die.iter_mut().for_each(Vec::clear);
+        self.listed.fill(0);
+        self.lists.iter_mut().for_each(Vec::clear);
+        self.entries_per_die.fill(0);
     }
 }
 
@@ -478,8 +515,8 @@ impl VictimIndex {
             pages_per_block,
             by_units: Heaps::new(n_dies, blocks_per_die, n_slots * levels),
             by_reads: None,
-            pending_units: Pending::new(n_dies, blocks_per_die),
-            pending_reads: Pending::new(n_dies, blocks_per_die),
+            pending_units: Pending::new(n_dies, blocks_per_die, 1),
+            pending_reads: Pending::new(n_dies, blocks_per_die, n_slots),
             order: Vec::new(),
         }
     }
@@ -527,13 +564,14 @@ impl VictimIndex {
     }
 
     /// Block `b`'s state changed (its state, owner, valid units, programmed pages or stamp:
-    /// `Blocks::refresh_key`): its heaps follow at its die's next search.
+    /// `Blocks::refresh_key`), `owner` its owner now: its heaps follow at its die's next
+    /// search (those by reads at the next that walks its owner's slot).
     #[inline]
-    pub(crate) fn refresh(&mut self, b: u32) {
+    pub(crate) fn refresh(&mut self, b: u32, owner: u16) {
         let die = b / self.blocks_per_die;
-        self.pending_units.mark(b, die);
+        self.pending_units.mark(b, die, 0);
         if self.by_reads.is_some() {
-            self.pending_reads.mark(b, die);
+            self.pending_reads.mark(b, die, self.slot_of(owner));
         }
     }
 
@@ -543,37 +581,52 @@ impl VictimIndex {
     pub(crate) fn note_read(&mut self, b: u32, info: &BlockInfo) {
         let levels = self.read_levels;
         if self.by_reads.is_some() && levels.of(info.read_count) != levels.of(info.read_count - 1) {
-            self.pending_reads.mark(b, b / self.blocks_per_die);
+            self.pending_reads.mark(b, b / self.blocks_per_die, self.slot_of(info.owner));
         }
     }
 
     /// Bring the heaps by units of die `die`'s waiting blocks in step with `info`.
     fn catch_up_units(&mut self, die: u32, info: &[BlockInfo]) {
-        let list = self.pending_units.take(die);
+        let list = self.pending_units.take(die, 0);
         for (i, &b) in list.iter().enumerate() {
             if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD) {
                 super::table::prefetch_whole(info, ahead as usize);
                 self.by_units.prefetch_member(ahead);
             }
-            let (bucket, key) = self.by_units_of(b, &info[b as usize]);
-            self.by_units.set(b, bucket, key);
+            if self.pending_units.due(b) {
+                let (bucket, key) = self.by_units_of(b, &info[b as usize]);
+                self.by_units.set(b, bucket, key);
+            }
         }
-        self.pending_units.give_back(die, list);
+        self.pending_units.give_back(die, 0, list);
     }
 
-    /// Bring the heaps by reads (built) of die `die`'s waiting blocks in step with `info`.
-    fn catch_up_reads(&mut self, die: u32, info: &[BlockInfo]) {
-        let list = self.pending_reads.take(die);
-        for (i, &b) in list.iter().enumerate() {
-            let (bucket, key) = self.by_reads_of(b, &info[b as usize]);
-            let heaps = self.by_reads.as_mut().expect("heaps by reads");
-            if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD) {
-                super::table::prefetch_whole(info, ahead as usize);
-                heaps.prefetch_member(ahead);
+    /// Bring the heaps by reads (built) of die `die` in step with `info` for the owner slots
+    /// of `slots` (bit s: slot s), or for every slot if the die's lists grew beyond twice its
+    /// blocks (`Pending::grown`; `best` checks that at every search of the die, walk or not).
+    ///
+    /// What the walk of `slots` needs (module documentation): every block whose entry or
+    /// whose heap now is in a heap of those slots has caught up. A block waits in the list of
+    /// its owner's slot at the change that listed it; an eligible block's owner does not
+    /// change (only a block taken from the free ones gets one), so a block with an entry
+    /// waits in its entry's slot, and a block that became eligible was marked then, under its
+    /// owner now.
+    fn catch_up_reads(&mut self, die: u32, info: &[BlockInfo], slots: u32) {
+        let every = self.pending_reads.grown(die, self.blocks_per_die);
+        for s in (0..self.n_slots).filter(|&s| every || slots >> s & 1 == 1) {
+            let list = self.pending_reads.take(die, s);
+            for (i, &b) in list.iter().enumerate() {
+                if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD) {
+                    super::table::prefetch_whole(info, ahead as usize);
+                    self.by_reads.as_ref().expect("heaps by reads").prefetch_member(ahead);
+                }
+                if self.pending_reads.due(b) {
+                    let (bucket, key) = self.by_reads_of(b, &info[b as usize]);
+                    self.by_reads.as_mut().expect("heaps by reads").set(b, bucket, key);
+                }
             }
-            heaps.set(b, bucket, key);
+            self.pending_reads.give_back(die, s, list);
         }
-        self.pending_reads.give_back(die, list);
     }
 
     /// Forget every block and index `info` anew (at enabling, and after the stamps moved).
@@ -617,6 +670,10 @@ impl VictimIndex {
         mut score: impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) -> Option<u32> {
         self.catch_up_units(die, info);
+        if self.by_reads.is_some() && self.pending_reads.grown(die, self.blocks_per_die) {
+            // Lists no walk takes (slots never walked on this die) catch up here.
+            self.catch_up_reads(die, info, 0);
+        }
         let base = (die * self.n_slots * self.levels) as usize;
         let levels = self.levels;
         let by_units = |slot: u32, v: u32| base + (slot * levels + v) as usize;
@@ -640,9 +697,20 @@ impl VictimIndex {
             }
         }
         // The bounded slots' best, ties to the lowest block, skipping what cannot reach it.
+        // Only slots with an eligible block of valid units on the die are walked: the heaps by
+        // units, caught up above, hold every such block and keep a fresh top, so a slot whose
+        // heaps by units (v >= 1) are all empty has none. Only the walked slots' heaps by
+        // reads are caught up (`catch_up_reads`): on a die holding only its set's owner's
+        // blocks, scored exactly, none are.
+        let walked = (0..self.n_slots)
+            .filter(|&s| {
+                kind(s) == SlotScore::Bounded
+                    && self.by_units.next_nonempty(by_units(s, 1), by_units(s, levels)).is_some()
+            })
+            .fold(0u32, |mask, s| mask | 1 << s);
         let mut found: Option<(f64, u32)> = None;
-        if (0..self.n_slots).any(|s| kind(s) == SlotScore::Bounded) {
-            found = self.walk_bounded(die, info, &kind, top, &bound, &mut score);
+        if walked != 0 {
+            found = self.walk_bounded(die, info, walked, top, &bound, &mut score);
         }
         let best = match (top, found) {
             (None, None) => return None,
@@ -652,11 +720,16 @@ impl VictimIndex {
         };
         let mut winner = found.filter(|&(f, _)| f == best).map(|(_, b)| b);
         if top == Some(best) {
-            // The exact slots' blocks that tie with the best.
+            // The exact slots' blocks that tie with the best: below the tops that do (read
+            // from the kept tops, as above; a heap's own memory only where its top ties).
             for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
-                for v in 1..self.levels {
-                    let heap = &self.by_units.heaps[by_units(s, v)];
-                    if heap.first().and_then(|e| exact(v, e.key)) == Some(best) {
+                let (first, end) = (by_units(s, 1), by_units(s, levels));
+                let mut next = first;
+                while let Some(h) = self.by_units.next_nonempty(next, end) {
+                    next = h + 1;
+                    let v = (h - first) as u32 + 1;
+                    if self.by_units.top(h).and_then(|e| exact(v, e.key)) == Some(best) {
+                        let heap = &self.by_units.heaps[h];
                         ties(heap, &self.by_units, 0, &|key| exact(v, key) == Some(best), &mut winner);
                     }
                 }
@@ -665,14 +738,14 @@ impl VictimIndex {
         winner
     }
 
-    /// The bounded slots' best block on `die` (ties to the lowest), walking their heaps by
-    /// reads in order of their top's bound and skipping every subtree that cannot reach the
-    /// best score found (or `top`, the exact slots' best).
+    /// The best block on `die` of the bounded slots `slots` (bit s: slot s; ties to the
+    /// lowest), walking their heaps by reads in order of their top's bound and skipping every
+    /// subtree that cannot reach the best score found (or `top`, the exact slots' best).
     fn walk_bounded(
         &mut self,
         die: u32,
         info: &[BlockInfo],
-        kind: &impl Fn(u32) -> SlotScore,
+        slots: u32,
         top: Option<f64>,
         bound: &impl Fn(u32, i64, u32, Option<u32>) -> f64,
         score: &mut impl FnMut(u32, &BlockInfo) -> Option<f64>,
@@ -680,14 +753,14 @@ impl VictimIndex {
         if self.by_reads.is_none() {
             self.build_by_reads(info);
         } else {
-            self.catch_up_reads(die, info);
+            self.catch_up_reads(die, info, slots);
         }
         let mut order = std::mem::take(&mut self.order);
         order.clear();
         let (band_shift, levels) = (self.band_shift, self.read_levels);
         let per_slot = self.bands * levels.count;
         let heaps = self.by_reads.as_mut().expect("heaps by reads");
-        for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Bounded) {
+        for s in (0..self.n_slots).filter(|&s| slots >> s & 1 == 1) {
             let first = ((die * self.n_slots + s) * per_slot) as usize;
             let mut next = first;
             while let Some(h) = heaps.next_nonempty(next, first + per_slot as usize) {
@@ -722,7 +795,7 @@ impl VictimIndex {
         for die in 0..self.n_dies {
             self.catch_up_units(die, info);
             if self.by_reads.is_some() {
-                self.catch_up_reads(die, info);
+                self.catch_up_reads(die, info, u32::MAX);
             }
         }
         self.by_units.check("victim heaps by units", |b| self.by_units_of(b, &info[b as usize]));
