@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import NoReturn, TypeGuard, TypeVar
 
 from ftlab._errors import input_error
 
@@ -53,7 +53,8 @@ def distinct(where: str, label: str, names: Sequence[str]) -> None:
         raise input_error(where, f"{label} {', '.join(dup)}")
 
 
-def _number(v: object) -> bool:
+def is_number(v: object) -> TypeGuard[int | float]:
+    """Whether `v` is a number of a parsed TOML or JSON table (a boolean is not)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
@@ -112,9 +113,9 @@ class Fields:
     def number(self, key: str) -> float | None:
         """A number, or None when absent."""
         v = self.raw.get(key)
-        if v is not None and not _number(v):
+        if v is not None and not is_number(v):
             self.bad(f"`{key}` must be a number")
-        return None if v is None else float(v)  # type: ignore[arg-type]
+        return None if v is None else float(v)
 
     def integer(self, key: str, default: int, low: int, high: int) -> int:
         """An integer in low..=high."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claims import relative_change
-from ftlab.reproduce.decl import Fields, distinct, tables
+from ftlab.reproduce.decl import Fields, distinct, is_number, tables
 
 #: The forms of a declared metric (see the module docstring).
 FORMS = ("value", "float", "count", "sum", "max", "key")
@@ -67,20 +67,20 @@ class MetricDecl:
             return key
         found = walk(entry, self.path.replace("{subject}", subject))
         if self.form in ("sum", "max"):
-            if not found or any(not _number(v) for v in found):
+            if not found or any(not is_number(v) for v in found):
                 return None
             return sum(found) if self.form == "sum" else max(found)  # type: ignore[type-var,arg-type]
         value = found[0] if len(found) == 1 else None
         if self.form == "count":
             return len(value) if isinstance(value, list) else 0
         if self.per:
-            base = walk(entry, self.per.replace("{subject}", subject))
-            if not _number(value) or len(base) != 1 or not _number(base[0]):
+            base = walk_one(entry, self.per.replace("{subject}", subject))
+            if not is_number(value) or not is_number(base):
                 return None
-            per = float(base[0])  # type: ignore[arg-type]
-            return float(value) / per / self.divisor if per > 0 else None  # type: ignore[arg-type]
+            per = float(base)
+            return float(value) / per / self.divisor if per > 0 else None
         if self.form == "float":
-            return float(value) if _number(value) else None  # type: ignore[arg-type]
+            return float(value) if is_number(value) else None
         return value
 
 
@@ -102,8 +102,8 @@ class ColumnDecl:
         a = rows[label].get(self.of)
         b = None if base is None else base.get(self.of)
         change = relative_change(
-            float(a) if _number(a) else None,  # type: ignore[arg-type]
-            float(b) if _number(b) else None,  # type: ignore[arg-type]
+            float(a) if is_number(a) else None,
+            float(b) if is_number(b) else None,
         )
         return None if math.isnan(change) else change + 1.0
 
@@ -144,17 +144,18 @@ class RowsDecl:
         return out
 
 
-def _number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def value_at(node: object, path: str, subject: str, system: str, key: str) -> float | None:
     """The number at the declared `path` (`[reproduce] value_path`: a dotted key path, a
     template of `{subject}`, `{system}` and `{key}`) under `node`, a parsed summary.json: a
     declared pair's lookup; None where it is missing or not a number."""
-    found = walk(node, path.format(subject=subject, system=system, key=key))
-    value = found[0] if len(found) == 1 else None
-    return float(value) if _number(value) else None  # type: ignore[arg-type]
+    value = walk_one(node, path.format(subject=subject, system=system, key=key))
+    return float(value) if is_number(value) else None
+
+
+def walk_one(node: object, path: str) -> object:
+    """The one value at dotted `path` under `node` (`walk`); None if there is none or several."""
+    found = walk(node, path)
+    return found[0] if len(found) == 1 else None
 
 
 def walk(node: object, path: str) -> list[object]:
@@ -224,7 +225,7 @@ def _column(where: str, i: int, raw: object) -> ColumnDecl:
     f = Fields.of(where, f"reproduce.columns[{i}]", raw, ColumnDecl)
     of, to = f.text("of", ""), f.text("to", "")
     paper = f.raw.get("paper", {})
-    if not isinstance(paper, Mapping) or not all(_number(v) for v in paper.values()):
+    if not isinstance(paper, Mapping) or not all(is_number(v) for v in paper.values()):
         f.bad("`paper` must be a table of numbers by run label")
     if bool(of) == bool(paper) or bool(of) != bool(to):
         f.bad("needs either `of` and `to` (a normalised metric) or `paper` (values by run label)")

@@ -42,7 +42,7 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.claims import health as scheme_health
 from ftlab.reproduce.decl import Fields, tables
-from ftlab.reproduce.rows import walk
+from ftlab.reproduce.rows import walk_one
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -77,8 +77,7 @@ class CheckDecl:
             entry["steady_change"] = None if math.isnan(change) else change
             checks[self.name] = (f"{fmt_change(change)} (2nd half vs 1st)", ok)
         else:
-            found = walk(scheme, self.path)
-            value = found[0] if len(found) == 1 else None
+            value = walk_one(scheme, self.path)
             if self.rule == "true":
                 ok = value is True
                 checks[self.name] = (str(ok), ok)
@@ -87,13 +86,10 @@ class CheckDecl:
                 if not ok:
                     checks[self.name] = (f"{value:.0f}", False)
         if not ok and self.reason:
-            entry["reasons"].append(_PLACEHOLDER.sub(lambda m: str(_at(scheme, m.group(1))), self.reason))
+            entry["reasons"].append(
+                _PLACEHOLDER.sub(lambda m: str(walk_one(scheme, m.group(1))), self.reason)
+            )
         return ok
-
-
-def _at(scheme: Mapping[str, object], path: str) -> object:
-    found = walk(scheme, path)
-    return found[0] if len(found) == 1 else None
 
 
 @dataclass(frozen=True)
