@@ -14,7 +14,6 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -568,7 +567,7 @@ def test_a_bad_claim_file_is_a_precise_error(monkeypatch: pytest.MonkeyPatch, tm
 # (d) the committed verdicts and the generated docs tables
 
 
-def committed() -> dict[str, Any]:
+def committed() -> V.VerdictDoc:
     return V.load(ROOT / V.VERDICTS_FILE)
 
 
@@ -592,12 +591,12 @@ def test_every_recorded_change_has_a_line_in_the_change_log() -> None:
 def test_a_value_that_moved_beyond_its_spread_is_a_change() -> None:
     """fdp-cachelib's dac-like case: a value moved from 1.50 to 0.93 with its verdict kept; the
     old check saw no difference."""
-    old = {"c": {"verdict": "invalid", "ftlab_value": 1.5, "spread": [1.4, 1.6]}}
-    new = {"c": {"verdict": "invalid", "ftlab_value": 0.93, "spread": [0.9, 1.0]}}
+    old: V.Rows = {"c": {"verdict": "invalid", "ftlab_value": 1.5, "spread": [1.4, 1.6]}}
+    new: V.Rows = {"c": {"verdict": "invalid", "ftlab_value": 0.93, "spread": [0.9, 1.0]}}
     assert V.differences("x", old, new) == [
         "x/c: 'invalid' stays, the value moved beyond its spread: 1.5 [1.4, 1.6] -> 0.93 [0.9, 1.0]"
     ]
-    inside = {"c": {"verdict": "invalid", "ftlab_value": 1.45, "spread": [1.3, 1.55]}}
+    inside: V.Rows = {"c": {"verdict": "invalid", "ftlab_value": 1.45, "spread": [1.3, 1.55]}}
     assert V.differences("x", old, inside) == []
 
 
@@ -689,6 +688,10 @@ def test_markdown_from_a_claims_json_equals_the_verdict_file_form(tmp_path: Path
     assert "| `das_as_p99_upi_vs_unified` |" in text and "0.612x" in text and "| not measured |" in text
     with pytest.raises(ftlab.InputError, match="not of 'vstream'"):
         claimfile.markdown_from_file("vstream", tmp_path / "claims.json")
+    for text, why in (("[1, 2]", "expected a JSON object, found list"), ("{", "Expecting property name")):
+        (tmp_path / "bad.json").write_text(text, encoding="utf-8")
+        with pytest.raises(ftlab.InputError, match=f"bad.json.*not a reproduction's claims.json: {why}"):
+            claimfile.markdown_from_file("upi", tmp_path / "bad.json")
 
 
 def test_replace_tables_rewrites_only_the_marked_blocks() -> None:

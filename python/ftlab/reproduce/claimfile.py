@@ -31,13 +31,15 @@ import ast
 import functools
 import json
 import math
+import os
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from ftlab import _toml
 from ftlab._errors import MissingResultError, input_error
@@ -53,6 +55,7 @@ from ftlab.reproduce.claims import (
     ORDER,
     RESTS_ON,
     Claim,
+    ClaimDict,
     FtlabValue,
     Health,
     finite,
@@ -140,7 +143,7 @@ class SeedResult:
     quick: bool = False
 
 
-def path_of(name: str) -> Any:
+def path_of(name: str) -> Traversable:
     """The claim file of reproduction `name` (a Traversable inside the package)."""
     return resources.files("ftlab.reproduce") / "papers" / f"{name.replace('-', '_')}.toml"
 
@@ -191,7 +194,7 @@ def _check(where: str, label: str, s: Spec) -> None:
         bad("`ours` must be true or false")
     if bool(s.measure) == bool(s.not_measured):
         bad("needs exactly one of `measure` (a computation name) and `not_measured` (a reason)")
-    if s.kind in (FACTOR, EXACT, "value") and not (finite(s.paper) and s.paper > 0):  # type: ignore[operator]
+    if s.kind in (FACTOR, EXACT, "value") and not (finite(s.paper) and s.paper > 0):
         bad(f"a {s.kind} claim needs `paper`, a positive number")
     if s.kind == EXACT and not isinstance(s.digits, int):
         bad("an exact claim needs `digits`, the paper's printed decimals")
@@ -421,7 +424,34 @@ def _paper_cell(s: Spec) -> str:
     return s.paper_text or fmt_value(s.paper)
 
 
-def rounded(value: Any) -> Any:
+class VerdictRow(TypedDict):
+    """A claim as the verdict file keeps it (`row_of`)."""
+
+    verdict: str
+    ftlab_value: FtlabValue
+    spread: list[FtlabValue] | None
+
+
+class ClaimsJson(TypedDict, total=False):
+    """The keys of a reproduction's claims.json that its readers use (`parse_claims_json`)."""
+
+    reproduction: str
+    seeds: list[int]
+    quick: bool
+    claims: list[ClaimDict]
+
+
+def parse_claims_json(text: str) -> ClaimsJson:
+    """A claims.json's text as the claims file `claims.write_claims` writes: an object (its
+    keys are the writer's, not checked further here; a foreign file is told apart by its
+    `reproduction`). Not an object: ValueError."""
+    doc: object = json.loads(text)
+    if not isinstance(doc, dict):
+        raise ValueError(f"expected a JSON object, found {type(doc).__name__}")
+    return cast("ClaimsJson", doc)
+
+
+def rounded(value: FtlabValue) -> FtlabValue:
     """A value as the verdict file and the tables keep it: 3 significant digits (booleans and
     None unchanged, NaN as None).
 
@@ -435,7 +465,7 @@ def rounded(value: Any) -> Any:
     return float(f"{float(value):.3g}")
 
 
-def row_of(claim: Mapping[str, Any]) -> dict[str, Any]:
+def row_of(claim: ClaimDict) -> VerdictRow:
     """A claim (claims.json's dict) as the verdict file keeps it: verdict, rounded value and spread."""
     spread = claim.get("spread")
     return {
@@ -445,7 +475,7 @@ def row_of(claim: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def markdown(paper: PaperClaims, rows: Mapping[str, Mapping[str, Any]]) -> str:
+def markdown(paper: PaperClaims, rows: Mapping[str, VerdictRow]) -> str:
     """The claims table of `paper` in Markdown, ftlab's columns from `rows` (id -> `row_of`),
     then the tally line (`claims.tally_line`); the same text from a run's claims.json and from
     the committed verdict file. A claim about our variant says "(ours)"."""
@@ -471,7 +501,7 @@ def markdown(paper: PaperClaims, rows: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
+def _cell_value(s: Spec, r: VerdictRow) -> str:
     v = r.get("ftlab_value")
     text = fmt_value(v) + ("x" if s.kind == FACTOR and finite(v) else "")
     spread = r.get("spread")
@@ -480,7 +510,7 @@ def _cell_value(s: Spec, r: Mapping[str, Any]) -> str:
     return text
 
 
-def markdown_from_file(name: str, path: Any) -> str:
+def markdown_from_file(name: str, path: str | os.PathLike[str]) -> str:
     """The Markdown claims table of reproduction `name` from a claims.json file. A missing or
     foreign file is an `ftlab.InputError` naming it."""
     file = Path(path)
@@ -491,7 +521,10 @@ def markdown_from_file(name: str, path: Any) -> str:
             "give --from its output directory)",
             MissingResultError,
         )
-    doc = json.loads(file.read_text(encoding="utf-8"))
+    try:
+        doc = parse_claims_json(file.read_text(encoding="utf-8"))
+    except ValueError as e:  # json.JSONDecodeError among them
+        raise input_error(file, f"is not a reproduction's claims.json: {e}") from e
     if doc.get("reproduction") != name:
         raise input_error(file, f"is the claims of {doc.get('reproduction')!r}, not of {name!r}")
     return markdown(load(name), {c["id"]: row_of(c) for c in doc.get("claims") or []})

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, Union
+from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard, Union
 
 from rich.markup import escape
 from rich.table import Table
@@ -204,6 +204,27 @@ ADJECTIVES: dict[str, Adjective] = {
 }
 
 
+class ClaimDict(TypedDict):
+    """A claim as claims.json keeps it (`Claim.to_dict`): JSON-ready, NaN as None."""
+
+    id: str
+    text: str
+    where: str
+    kind: str
+    paper_value: PaperValue
+    bound: str
+    ftlab_value: FtlabValue
+    spread: list[float] | None
+    values: list[FtlabValue]
+    ratio: float | None
+    verdict: str
+    reason: str
+    runs: list[str]
+    rests_on: str
+    ours: bool
+    why: str
+
+
 @dataclass(frozen=True)
 class Claim:
     """One claim of a paper beside ftlab's value (the median over seeds), with its verdict and
@@ -237,9 +258,9 @@ class Claim:
             or not finite(self.paper_value)
         ):
             return None
-        return None if self.paper_value == 0 else float(self.ftlab_value) / float(self.paper_value)  # type: ignore[arg-type]
+        return None if self.paper_value == 0 else float(self.ftlab_value) / float(self.paper_value)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ClaimDict:
         """The claim as JSON-ready values (NaN becomes None)."""
         return {
             "id": self.id,
@@ -308,15 +329,15 @@ def judge(
 
 
 def _number(paper: PaperValue, kind: str) -> float:
-    if isinstance(paper, (bool, str)) or not finite(paper) or paper <= 0:  # type: ignore[operator]
+    if isinstance(paper, (bool, str)) or not finite(paper) or paper <= 0:
         raise usage_error(
             "paper", f"a {kind} claim's paper value must be a finite positive number, got {paper!r}"
         )
-    return float(paper)  # type: ignore[arg-type]
+    return float(paper)
 
 
 def _positive(value: FtlabValue) -> bool:
-    return not isinstance(value, bool) and finite(value) and float(value) > 0  # type: ignore[arg-type]
+    return not isinstance(value, bool) and finite(value) and float(value) > 0
 
 
 def factor_verdict(paper: float, value: FtlabValue) -> str:
@@ -372,7 +393,7 @@ def exact_verdict(paper: float, value: FtlabValue, digits: int) -> str:
     """
     if isinstance(value, bool) or not finite(value):
         return DIFFERS
-    v, p, half = Decimal(repr(float(value))), Decimal(repr(float(paper))), Decimal(5).scaleb(-digits - 1)  # type: ignore[arg-type]
+    v, p, half = Decimal(repr(float(value))), Decimal(repr(float(paper))), Decimal(5).scaleb(-digits - 1)
     return REPRODUCED if p - half <= v < p + half else DIFFERS
 
 
@@ -452,7 +473,7 @@ def ratio(value: float | None, base: float | None) -> float:
     """
     if not finite(value) or not finite(base) or base == 0:
         return math.nan
-    return float(value) / float(base)  # type: ignore[arg-type]
+    return float(value) / float(base)
 
 
 def relative_change(value: float | None, base: float | None) -> float:
@@ -464,7 +485,7 @@ def relative_change(value: float | None, base: float | None) -> float:
     return ratio(value, base) - 1.0
 
 
-def finite(value: object) -> bool:
+def finite(value: object) -> TypeGuard[float]:
     """Whether `value` is a finite int or float (not a boolean)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -486,7 +507,7 @@ def fmt_change(value: FtlabValue | str) -> str:
     """
     if isinstance(value, bool) or not finite(value):
         return "n/a"
-    return f"{float(value):+.1%}".replace("-", MINUS)  # type: ignore[arg-type]
+    return f"{float(value):+.1%}".replace("-", MINUS)
 
 
 def fmt_number(value: float | None, unit: str = "", digits: int = 0) -> str:
@@ -497,7 +518,7 @@ def fmt_number(value: float | None, unit: str = "", digits: int = 0) -> str:
     """
     if not finite(value):
         return "n/a"
-    text = f"{float(value):,.{digits}f}".replace("-", MINUS)  # type: ignore[arg-type]
+    text = f"{float(value):,.{digits}f}".replace("-", MINUS)
     return f"{text} {unit}" if unit else text
 
 
@@ -512,8 +533,8 @@ def fmt_value(value: FtlabValue | str) -> str:
         return str(value).lower()
     if not finite(value):
         return "n/a"
-    three = float(f"{float(value):.3g}")  # type: ignore[arg-type]
-    text = f"{three:,.0f}" if abs(three) >= 1000 else f"{float(value):.3g}"  # type: ignore[arg-type]
+    three = float(f"{float(value):.3g}")
+    text = f"{three:,.0f}" if abs(three) >= 1000 else f"{float(value):.3g}"
     return text.replace("-", MINUS)
 
 

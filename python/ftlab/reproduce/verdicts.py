@@ -25,10 +25,11 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from ftlab.reproduce import QUICK_SEEDS, claimfile, reproduce
-from ftlab.reproduce.claims import Claim
+from ftlab.reproduce.claimfile import VerdictRow
+from ftlab.reproduce.claims import Claim, finite
 
 #: The reproductions whose quick forms CI runs, in the docs' order.
 NAMES = ("upi", "vstream", "part-ftl", "flashblox", "fdp-cachelib", "ioda")
@@ -38,19 +39,33 @@ RESULTS = Path("results/verdicts")
 COMMAND = "python -m ftlab.reproduce.verdicts --write"
 
 
-def rows(claims: Sequence[Claim]) -> dict[str, dict[str, Any]]:
+#: A reproduction's rows in the verdict file: claim id -> its row.
+Rows = Mapping[str, VerdictRow]
+
+
+class VerdictDoc(TypedDict, total=False):
+    """The verdict file (`document`); `load` reads it."""
+
+    about: str
+    seeds: int
+    changes: list[str]
+    reproductions: dict[str, dict[str, VerdictRow]]
+
+
+def rows(claims: Sequence[Claim]) -> dict[str, VerdictRow]:
     """The verdict file's rows of a reproduction's claims: id -> verdict, rounded value, spread."""
     return {c.id: claimfile.row_of(c.to_dict()) for c in claims}
 
 
-def load(path: Path) -> dict[str, Any]:
-    """The committed verdict file."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+def load(path: Path) -> VerdictDoc:
+    """The committed verdict file (JSON written by `document`; its keys are not checked here)."""
+    doc: object = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: a verdict file is a JSON object, not {type(doc).__name__}")
+    return cast("VerdictDoc", doc)
 
 
-def differences(
-    name: str, committed: Mapping[str, Mapping[str, Any]], now: Mapping[str, Mapping[str, Any]]
-) -> list[str]:
+def differences(name: str, committed: Rows, now: Rows) -> list[str]:
     """Each verdict of reproduction `name` that differs between the committed rows and `now`,
     each value that moved beyond its spread (`moved`) where the verdict stayed, and each claim
     present in one only, as a sentence.
@@ -86,7 +101,7 @@ def differences(
     return out
 
 
-def moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+def moved(old: VerdictRow, new: VerdictRow) -> bool:
     """Whether a claim's value moved beyond its spread: each value lies outside the other's
     [min, max] over seeds (a one-seed value: outside the other's value itself). Values are
     compared as the verdict file keeps them (3 significant digits); a value that appears or
@@ -101,15 +116,19 @@ def moved(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     if a is None or b is None:
         return (a is None) != (b is None)
 
-    def extent(row: Mapping[str, Any], v: float) -> tuple[float, float]:
+    def extent(row: VerdictRow, v: float) -> tuple[float, float]:
         spread = row.get("spread")
-        return (float(spread[0]), float(spread[1])) if spread else (float(v), float(v))
+        if not spread:
+            return float(v), float(v)
+        lo, hi = spread
+        assert finite(lo) and finite(hi), f"a spread is two numbers, not {spread}"
+        return float(lo), float(hi)
 
     (alo, ahi), (blo, bhi) = extent(old, a), extent(new, b)
     return not (blo <= float(a) <= bhi) and not (alo <= float(b) <= ahi)
 
 
-def _shown(row: Mapping[str, Any]) -> str:
+def _shown(row: VerdictRow) -> str:
     spread = row.get("spread")
     return f"{row.get('ftlab_value')}" + (f" [{spread[0]}, {spread[1]}]" if spread else "")
 
@@ -129,9 +148,7 @@ def check(name: str, claims: Sequence[Claim], path: Path) -> list[str]:
     ]
 
 
-def document(
-    by_name: Mapping[str, Mapping[str, Mapping[str, Any]]], seeds: int, changes: Sequence[str] = ()
-) -> dict[str, Any]:
+def document(by_name: Mapping[str, Rows], seeds: int, changes: Sequence[str] = ()) -> VerdictDoc:
     """The verdict file's content; `changes` the `differences` of its last regeneration
     against the file before it (each claim named there needs a line under "Verdict changes")."""
     return {
@@ -145,7 +162,7 @@ def document(
     }
 
 
-def changed_ids(doc: Mapping[str, Any]) -> list[str]:
+def changed_ids(doc: VerdictDoc) -> list[str]:
     """The "name/claim" of every change the verdict file's last regeneration recorded.
 
     >>> changed_ids({"changes": ["upi/a: committed 'holds' (ftlab 1), now 'violated' (ftlab -1)"]})
@@ -154,7 +171,7 @@ def changed_ids(doc: Mapping[str, Any]) -> list[str]:
     return [c.split(":", 1)[0] for c in doc.get("changes") or []]
 
 
-def docs_tables(doc: Mapping[str, Any]) -> dict[str, str]:
+def docs_tables(doc: VerdictDoc) -> dict[str, str]:
     """The Markdown claims table of each reproduction (NAMES) from a verdict file; a
     reproduction the file lacks gets its claims with "(no result)"."""
     found = doc.get("reproductions") or {}
@@ -287,14 +304,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "say no result)"
             )
             continue
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = claimfile.parse_claims_json(path.read_text(encoding="utf-8"))
         if len(doc.get("seeds") or []) != QUICK_SEEDS or doc.get("quick") is not True:
             print(
                 f"warning: {path} is not a quick run over {QUICK_SEEDS} seeds (unfinished?): "
                 f"{name} is left out of the verdict file"
             )
             continue
-        by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc["claims"]}
+        by_name[name] = {c["id"]: claimfile.row_of(c) for c in doc.get("claims") or []}
     before = load(args.root / VERDICTS_FILE) if (args.root / VERDICTS_FILE).is_file() else {}
     changes = [
         line
