@@ -1,5 +1,6 @@
-"""ftlab.reproduce.figures_draw: draws a declared figure's rows (`ftlab.reproduce.figures`): its
-panels, as bars or lines, with their marks, spans and reference lines, into a PNG.
+"""ftlab.reproduce.figures_draw: draws a declared figure's rows (`ftlab.reproduce.figures`
+reads the declaration into `ftlab.reproduce.figures_decl`'s types): its panels, as bars or
+lines, with their marks, spans and reference lines, into a PNG.
 
 It draws the rows it is given as their declaration says; it selects no row, writes no data
 file, reads no declaration and knows no paper (`ftlab.reproduce.figures` does the rest).
@@ -17,7 +18,7 @@ from ftlab.report.plots import RC_PARAMS, log_ticks, save
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from ftlab.reproduce.figures import FigureDecl, PanelDecl, Row
+    from ftlab.reproduce.figures_decl import FigureDecl, PanelDecl, Row
 
 #: The hatches of series without a shade, in the palette's order.
 HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++")
