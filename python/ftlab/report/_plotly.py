@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -25,7 +25,7 @@ ROW_PX = 300
 #: Panels per row of a per-tenant grid.
 MAX_COLUMNS = 3
 #: plotly.js options of every figure: no logo, no cloud link, SVG export from the modebar.
-CONFIG: dict[str, Any] = {
+CONFIG: dict[str, object] = {
     "displaylogo": False,
     "responsive": True,
     "toImageButtonOptions": {"format": "svg"},
@@ -52,7 +52,7 @@ def grid(n_panels: int, columns: int = MAX_COLUMNS) -> tuple[int, int]:
     return max(1, math.ceil(n_panels / cols)), cols
 
 
-def subplots(rows: int, cols: int, titles: Sequence[str], **kwargs: Any) -> go.Figure:
+def subplots(rows: int, cols: int, titles: Sequence[str], **kwargs: object) -> go.Figure:
     """A figure of `rows` x `cols` panels titled `titles` (row-major), spaced in pixels."""
     from plotly.subplots import make_subplots
 
@@ -92,13 +92,13 @@ def finish(fig: go.Figure, title: str, rows: int) -> go.Figure:
 
 
 def line(
-    x: Sequence[Any] | pl.Series,
-    y: Sequence[Any] | pl.Series,
+    x: Sequence[object] | pl.Series,
+    y: Sequence[object] | pl.Series,
     name: str,
     group: str,
     color: str,
     show: bool,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> go.Scatter:
     """One line trace; traces of one `group` share one legend entry (shown when `show`)."""
     import plotly.graph_objects as go

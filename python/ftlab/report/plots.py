@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union, cast
+from typing import TYPE_CHECKING, Union, cast
 
 from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.report import Report, figdata, headline, load, write_files_atomically
@@ -51,7 +51,7 @@ DPI = 300
 #: Size of one panel, in inches.
 PANEL_IN = (3.0, 2.3)
 #: matplotlib rc parameters of every ftlab figure (the reproductions' figures too).
-RC_PARAMS: dict[RcKeyType, Any] = {
+RC_PARAMS: dict[RcKeyType, object] = {
     "font.size": 8,
     "axes.titlesize": 8,
     "axes.labelsize": 8,
@@ -171,11 +171,11 @@ def _styled_line(
     label: str,
     *,
     log: bool = False,
-    **kwargs: Any,
+    drawstyle: str = "default",
 ) -> bool:
-    """Plot one scheme's series; False (nothing drawn) when no point can be shown: none is a
-    number, or, on a log axis (`log`), none is positive. A series of one point is drawn as its
-    marker alone."""
+    """Plot one scheme's series (`drawstyle` matplotlib's: "steps-post" for a CDF); False
+    (nothing drawn) when no point can be shown: none is a number, or, on a log axis (`log`),
+    none is positive. A series of one point is drawn as its marker alone."""
     values = [float("nan") if v is None else float(v) for v in y]
     shown = [v for v in values if math.isfinite(v) and (v > 0 or not log)]
     if not shown:
@@ -191,7 +191,7 @@ def _styled_line(
         markevery=0.1 if len(shown) > 1 else None,
         markerfacecolor="white",
         markeredgecolor=style.color,
-        **kwargs,
+        drawstyle=drawstyle,
     )
     return True
 

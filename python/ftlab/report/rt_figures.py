@@ -13,12 +13,15 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ftlab import _core
 from ftlab.report.plots import PANEL_IN, save
 from ftlab.report.style import scheme_style
 from ftlab.results import RtSchedulability
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
 # `import ftlab` start without it.
@@ -84,7 +87,7 @@ def _write_csv(path: Path, columns: Sequence[str], rows: list[list[object]]) -> 
         writer.writerows(rows)
 
 
-def _figure(result: RtSchedulability, figure: int) -> Any:
+def _figure(result: RtSchedulability, figure: int) -> Figure:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(PANEL_IN[0] * 1.6, PANEL_IN[1] * 1.5), layout="constrained")
