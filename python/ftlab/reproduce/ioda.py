@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ftlab._errors import usage_error
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import Claim, fmt_number, ratio
+from ftlab.reproduce.decl import is_number
 from ftlab.reproduce.driver import Case, Driven, claim_values, load_plan
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
 
@@ -41,7 +41,15 @@ LOADS = tuple(dict.fromkeys(label.split("/")[0] for label in LABELS))
 
 #: A run's row: the host layer's reads of the read tenant (`[[reproduce.metrics]]` of
 #: papers/ioda.toml), JSON values.
-ReadRow = dict[str, Any]
+ReadRow = dict[str, object]
+#: The runs' rows by run label.
+Rows = Mapping[str, Mapping[str, object]]
+
+
+def _num(row: Mapping[str, object], key: str) -> float:
+    """The number at `key` of a row; NaN if it is missing or not a number."""
+    value = row.get(key)
+    return float(value) if is_number(value) else math.nan
 
 
 class Ioda(PerRunPaper[ReadRow]):
@@ -71,7 +79,7 @@ class Ioda(PerRunPaper[ReadRow]):
 PAPER = Driven(Ioda())
 
 
-def measure(name: str, rows: Mapping[str, Mapping[str, Any]]) -> Measured:
+def measure(name: str, rows: Rows) -> Measured:
     """One computation by name: "tail_factor" (the largest Base / IODA read-latency factor over
     LOADS and PERCENTILES), "nearest_ideal" (IODA's margin over the other modes in distance to
     Ideal) or "multi_busy" (the most `reads_multi_busy` of an IODA run). An unknown name is an
@@ -90,7 +98,7 @@ def measure(name: str, rows: Mapping[str, Mapping[str, Any]]) -> Measured:
     raise usage_error("measure", f"unknown IODA computation {name!r}")
 
 
-def tail_factor(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
+def tail_factor(rows: Rows) -> Measured:
     """The largest Base / IODA factor of a read percentile, over LOADS × PERCENTILES, with
     every cell in the explanation."""
     cells = []
@@ -100,7 +108,9 @@ def tail_factor(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
             missing = f"no {load}/Base or {load}/IODA"
             return Measured(None, f"{load}: the Base or IODA run is missing.", missing)
         for key, label in PERCENTILES:
-            cells.append((ratio(float(base[key]), float(ioda[key])), load, label, base[key], ioda[key]))
+            cells.append(
+                (ratio(_num(base, key), _num(ioda, key)), load, label, _num(base, key), _num(ioda, key))
+            )
     good = [c for c in cells if math.isfinite(c[0])]
     if not good:
         return Measured(math.nan, "no finite Base / IODA factor (a percentile is zero or missing).")
@@ -113,7 +123,7 @@ def tail_factor(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
     return Measured(best[0], why)
 
 
-def nearest_ideal(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
+def nearest_ideal(rows: Rows) -> Measured:
     """The margin by which IODA is nearest to Ideal: each mode's distance is the mean over LOADS
     and PERCENTILES of |ln(mode / Ideal)|; the margin is the smallest other mode's distance
     over IODA's, less 1 (> 0: IODA nearest). Every mode's distance is in the explanation."""
@@ -125,9 +135,11 @@ def nearest_ideal(rows: Mapping[str, Mapping[str, Any]]) -> Measured:
             if run is None or ideal is None:
                 return Measured(None, f"{load}: the {mode} or Ideal run is missing.", f"no {load}/{mode}")
             for key, _ in PERCENTILES:
-                a, b = float(run[key]), float(ideal[key])
-                if a <= 0 or b <= 0:
-                    return Measured(math.nan, f"{load}/{mode} {key}: a zero percentile, no distance.")
+                a, b = _num(run, key), _num(ideal, key)
+                if not (a > 0 and b > 0):
+                    return Measured(
+                        math.nan, f"{load}/{mode} {key}: a zero or missing percentile, no distance."
+                    )
                 logs.append(abs(math.log(a / b)))
         dist[mode] = sum(logs) / len(logs)
     others = min((d, m) for m, d in dist.items() if m != "IODA")
