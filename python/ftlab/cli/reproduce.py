@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 from ftlab._errors import usage_error
-from ftlab.cli import stdout_console
+from ftlab.cli._console import stdout_console
 from ftlab.reproduce import REPRODUCTIONS, claimfile, expected_wall_text, reproduce
 from ftlab.reproduce.claims import health_table, print_claims, sensitivity_table, tally, tally_line
 

@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ftlab._extras import missing
-from ftlab.cli import stdout_console
+from ftlab.cli._console import stdout_console
 from ftlab.sweeps import FAILURES_FILE, SweepInterrupted, SweepResult, describe, sweep
 from ftlab.sweeps.plot import aggregate
 from ftlab.sweeps.spec import Failure

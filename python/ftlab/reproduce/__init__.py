@@ -19,39 +19,18 @@ import importlib
 import os
 import sys
 import types
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, Union, runtime_checkable
+from typing import Union
 
 from ftlab import _core, _toml
 from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab._scenarios import SCENARIOS_DIR
 from ftlab.reproduce.claims import ReproductionResult
+from ftlab.reproduce.protocol import Progress, Reproduction
+from ftlab.reproduce.seeds import run_seeds
 
 StrPath = Union[str, "os.PathLike[str]"]
-#: progress(stage, done, total): what is running ("simulating upi-quick.toml", "sensitivity
-#: runs") and how far it is (total 0 while unknown).
-Progress = Callable[[str, int, int], None]
-
-
-@runtime_checkable
-class Reproduction(Protocol):
-    """What runs one seed of a reproduction: a paper module's `PAPER` (`driver.Driven`)."""
-
-    def reproduce(
-        self,
-        *,
-        quick: bool,
-        out: Path,
-        jobs: int | None,
-        sensitivity: bool,
-        progress: Progress | None,
-        seed: int,
-    ) -> ReproductionResult:
-        """Run one seed (`seed` added to the scenarios' seeds) into `out`; the result's
-        `extra["seed_result"]` is its `claimfile.SeedResult`."""
-        ...
 
 
 def _registry() -> dict[str, tuple[str, str, tuple[float, float]]]:
@@ -116,6 +95,7 @@ def expected_wall_text(name: str, quick: bool, seeds: int | None) -> str:
 __all__ = [
     "QUICK_SEEDS",
     "REPRODUCTIONS",
+    "Progress",
     "Reproduction",
     "ReproductionResult",
     "default_out",
@@ -234,8 +214,3 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
-
-
-# The seeds' driver imports this package (Progress, claimfile): imported once the names it
-# needs are defined.
-from ftlab.reproduce.seeds import run_seeds  # noqa: E402

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from ftlab import _core
 from ftlab.report import html, plots  # noqa: F401  (before the seeds' threads race to import them)
-from ftlab.reproduce import Progress, Reproduction, claimfile
+from ftlab.reproduce import claimfile
 from ftlab.reproduce.claims import CLAIMS_FILE, Health, ReproductionResult, write_claims_json
+from ftlab.reproduce.protocol import Progress, Reproduction
 
 # matplotlib, numpy, plotly and polars are imported inside the functions that use them, not here:
 # heavy, and `ftlab --help` and `import ftlab` start without them.
