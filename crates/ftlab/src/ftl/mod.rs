@@ -6,6 +6,7 @@
 //! and it issues no flash operations (the simulation does; `copy` marks the pages it fills
 //! programmed, for the executor whose programs complete at once).
 
+pub(crate) mod block_info;
 pub(crate) mod blocks;
 pub(crate) mod copy;
 pub(crate) mod gc;

@@ -41,7 +41,7 @@
 //! What this is not: it knows no score and no policy (the callers give them), and it is not
 //! kept before `Ftl::enable_victim_bounds` (`Blocks::kept_index`).
 
-use super::blocks::{BlockInfo, BlockState};
+use super::block_info::{BlockInfo, BlockState};
 
 /// "Not in any heap" in `Member::bucket`.
 const NO_BUCKET: u32 = u32::MAX;
