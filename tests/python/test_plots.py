@@ -10,7 +10,9 @@ from __future__ import annotations
 import itertools
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 import pytest
@@ -19,7 +21,8 @@ from matplotlib.typing import ColorType
 
 import ftlab
 from conftest import joined, run_cli
-from ftlab.report import Report, plots
+from ftlab.report import Report, lifetime, plots
+from ftlab.results import LifetimeModel
 from reports import default_scenario
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -275,3 +278,37 @@ def test_the_cli_on_odd_scenarios_succeeds_or_says_why_in_one_line(case: str, tm
         assert proc.returncode in (0, 2), (proc.args, proc.returncode, proc.stderr)
         if proc.returncode == 2:
             assert proc.stderr.startswith("error: "), proc.stderr
+
+
+def _lifetime_model() -> LifetimeModel:
+    """A hand-made lifetime model: two channels, three points per case."""
+    series = [{"t_s": t * 86_400.0, "wear": [t * 10.0, t * 7.0]} for t in (0.0, 1.0, 2.0)]
+    case = {"series": series, "n_swaps": 2}
+    return cast(LifetimeModel, {"with_swaps": case, "without_swaps": case, "inputs": {"pe_cycles": 30}})
+
+
+def test_figures_drawn_in_threads_are_the_serial_ones(report: Report, tmp_path: Path) -> None:
+    """matplotlib's settings are one per process: a styled figure (ftlab's `RC_PARAMS`) and a
+    figure with matplotlib's defaults (lifetime.png), drawn at once from two threads, as a
+    reproduction's seeds do, give the bytes each gives alone (`plots.DRAWING`)."""
+    model = _lifetime_model()
+
+    def styled(path: Path) -> None:
+        plots.plot(report, "cdf", path)
+
+    def default(path: Path) -> None:
+        lifetime.plot(model, path)
+
+    styled(tmp_path / "styled.png")
+    default(tmp_path / "default.png")
+    with ThreadPoolExecutor(2) as pool:
+        for i in range(4):
+            list(
+                pool.map(
+                    lambda f: f[0](f[1]),
+                    [(styled, tmp_path / f"s{i}.png"), (default, tmp_path / f"d{i}.png")],
+                )
+            )
+    for i in range(4):
+        assert (tmp_path / f"s{i}.png").read_bytes() == (tmp_path / "styled.png").read_bytes()
+        assert (tmp_path / f"d{i}.png").read_bytes() == (tmp_path / "default.png").read_bytes()

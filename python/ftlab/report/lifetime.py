@@ -10,6 +10,8 @@ import csv
 from pathlib import Path
 from typing import Literal
 
+from ftlab.report import write_files_atomically
+from ftlab.report.plots import DRAWING
 from ftlab.results import LifetimeModel
 
 # matplotlib is imported inside the functions that use it, not here: heavy, and `ftlab --help` and
@@ -34,12 +36,17 @@ def write_csv(model: LifetimeModel, path: Path) -> None:
 
 
 def plot(model: LifetimeModel, path: Path) -> None:
-    import matplotlib
+    """`lifetime.png`: the wear per channel over time, a panel per case, with matplotlib's own
+    settings, written atomically."""
+    with DRAWING:  # no other thread's settings while it is built and saved
+        _plot(model, path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+def _plot(model: LifetimeModel, path: Path) -> None:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4))
+    axes = fig.subplots(1, 2, sharey=True)
     for ax, case in zip(axes, CASES, strict=True):
         series = model[case]["series"]
         t = [p["t_s"] / DAY_S for p in series]
@@ -51,5 +58,4 @@ def plot(model: LifetimeModel, path: Path) -> None:
     axes[0].set_ylabel("erase count of the most-worn block")
     axes[0].legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    write_files_atomically(path.parent, {path.name: lambda p: fig.savefig(p, format="png", dpi=120)})

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Union, cast
 
@@ -123,14 +125,29 @@ def output_format(path: StrPath, arg: str) -> str:
     return FORMATS[suffix]
 
 
-def save(fig: Figure, path: StrPath, fmt: str) -> None:
-    """Write `fig` to `path` atomically (parent directories are created)."""
+#: matplotlib's settings (rcParams) are one per process, and a reproduction's seeds draw in
+#: threads: every ftlab figure is built and saved holding this lock (`styled`, or the lock
+#: alone for a figure drawn with matplotlib's own defaults), so that no figure is drawn under
+#: another thread's settings and a figure's bytes depend on its data only. Re-entrant: `save`
+#: inside a `styled` block takes it again.
+DRAWING = threading.RLock()
+
+
+@contextmanager
+def styled() -> Iterator[None]:
+    """Build or save a figure with ftlab's settings (`RC_PARAMS`), holding `DRAWING`."""
     import matplotlib
 
+    with DRAWING, matplotlib.rc_context(RC_PARAMS):
+        yield
+
+
+def save(fig: Figure, path: StrPath, fmt: str) -> None:
+    """Write `fig` to `path` atomically (parent directories are created)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context(RC_PARAMS):
+    with styled():
         write_files_atomically(
             out.parent, {out.name: lambda p: fig.savefig(p, format=fmt, dpi=DPI, metadata=metadata)}
         )
@@ -143,9 +160,7 @@ def figure(report: Report, kind: str, *, ops: Sequence[str] | None = None) -> Fi
     >>> fig.axes[0].get_xscale()  # doctest: +SKIP
     'log'
     """
-    import matplotlib
-
-    with matplotlib.rc_context(RC_PARAMS):
+    with styled():
         if kind == "cdf":
             return _cdf_figure(report, ops)
         if kind == "timeseries":

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ftlab import _core
-from ftlab.report.plots import PANEL_IN, save
+from ftlab.report.plots import DRAWING, PANEL_IN, save
 from ftlab.report.style import scheme_style
 from ftlab.results import RtSchedulability
 
@@ -142,6 +142,7 @@ def write(result: RtSchedulability, out_dir: Path) -> list[Path]:
         csv_path = out_dir / f"fig{figure}.csv"
         _write_csv(csv_path, columns, rows)
         png_path = out_dir / f"fig{figure}.png"
-        save(_figure(result, figure), png_path, "png")
+        with DRAWING:  # built with matplotlib's defaults, no other thread's settings
+            save(_figure(result, figure), png_path, "png")
         written += [csv_path, png_path]
     return written

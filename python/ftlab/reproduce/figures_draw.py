@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlab.report.plots import RC_PARAMS, log_ticks, save
+from ftlab.report.plots import log_ticks, save, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -31,7 +31,6 @@ def number(value: object) -> float:
 
 def draw(decl: FigureDecl, rows: Sequence[Row], png: Path, values: Mapping[str, float]) -> Path:
     """`decl`'s figure of `rows` (already selected) into `png`; `values`: the paper's named values."""
-    import matplotlib
     from matplotlib.figure import Figure
 
     groups = list(dict.fromkeys(str(r.get(decl.x)) for r in rows))
@@ -39,7 +38,7 @@ def draw(decl: FigureDecl, rows: Sequence[Row], png: Path, values: Mapping[str, 
     series = list(decl.series_columns) or series
     panels = shown(decl, rows)
     stacked = decl.layout == "column"
-    with matplotlib.rc_context(RC_PARAMS):
+    with styled():
         fig = Figure(figsize=decl.size, layout="constrained")
         shape = (len(panels), 1) if stacked else (1, len(panels))
         axes = fig.subplots(*shape, squeeze=False, sharex=stacked).ravel()
