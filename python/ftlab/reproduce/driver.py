@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce.cases import KnobDecl, load_knobs
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -169,6 +170,8 @@ class Plan:
     table_values: tuple[TableValueDecl, ...] = ()
     #: Where a declared pair's number sits in a summary.json (`rows.value_at`), if declared.
     value_path: str = ""
+    #: Its sensitivity study's knobs (`cases.KnobDecl`), run as one sweep of its one run.
+    knobs: tuple[KnobDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -182,6 +185,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
+_PLAN_KEYS |= {"knobs"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -240,6 +244,7 @@ def load_plan(name: str) -> Plan:
         load_windows(where, raw.get("windows")),
         tuple(declared.tables),
         _value_path(where, raw.get("value_path", "")),
+        knobs=load_knobs(where, raw.get("knobs")),
     )
 
 
