@@ -23,6 +23,8 @@ from conftest import run_cli
 from ftlab.report import Report, scheme_counters
 from ftlab.reproduce import claimfile, sweep_study, upi, verdicts
 from ftlab.reproduce import claims as C
+from ftlab.reproduce.cases import study_cases
+from ftlab.reproduce.driver import finished_knob_cases, load_plan
 from ftlab.results import Summary
 
 try:
@@ -280,6 +282,12 @@ def test_claims_json_round_trip(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------
 # Sensitivity cases and summary
 
+
+def upi_cases(resolved_toml: str) -> list[sweep_study.StudyCase]:
+    """UPI's sensitivity cases: the knobs of papers/upi.toml on a resolved scenario."""
+    return study_cases(load_plan("upi").knobs, resolved_toml)
+
+
 SCENARIO_TOML = """
 schemes = ["partitioned", "upi"]
 [device.timing]
@@ -303,7 +311,7 @@ rate_iops = 40.0
 
 
 def test_sensitivity_cases() -> None:
-    cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(SCENARIO_TOML)}
+    cases = {c["name"]: c["set"] for c in upi_cases(SCENARIO_TOML)}
     assert cases["base"] == {}
     erase_us = 5000.0  # SCENARIO_TOML's
     assert [s["device.timing.erase_us"] for n, s in cases.items() if n.startswith("erase_us")] == [
@@ -318,10 +326,7 @@ def test_sensitivity_cases() -> None:
     assert cases["lm-tbe rise x1.5"] == {"tenants.lm-tbe.synthetic.1.rate_iops": 150.0 * 1.5}
     assert cases["epoch_s=2"] == {"scheme.upi.epoch_s": 2.0}  # upi-guarded does not run here
     assert cases["relocation_weight=4"] == {"scheme.upi.relocation_weight": 4.0}
-    both = {
-        c["name"]: c["set"]
-        for c in upi.sensitivity_cases(SCENARIO_TOML.replace('"upi"]', '"upi", "upi-guarded"]'))
-    }
+    both = {c["name"]: c["set"] for c in upi_cases(SCENARIO_TOML.replace('"upi"]', '"upi", "upi-guarded"]'))}
     assert both["epoch_s=30"] == {"scheme.upi.epoch_s": 30.0, "scheme.upi-guarded.epoch_s": 30.0}
     assert both["donor_traffic_max=0.7"] == {"scheme.upi-guarded.donor_traffic_max": 0.7}
     assert "donor_traffic_max=0.7" not in cases
@@ -331,7 +336,7 @@ def test_sensitivity_cases_skip_missing_knobs() -> None:
     toml = SCENARIO_TOML.replace('pattern = "zipf"', 'pattern = "uniform"').replace(
         "[[tenants.synthetic]]\npattern", "[tenants.synthetic]\npattern"
     )
-    cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(toml)}
+    cases = {c["name"]: c["set"] for c in upi_cases(toml)}
     assert not any("zipf" in n for n in cases)
     assert cases["das-as footprint_fraction=0.5"] == {"tenants.das-as.synthetic.footprint_fraction": 0.5}
 
@@ -370,7 +375,7 @@ def test_sensitivity_files_carry_every_column(tmp_path: Path) -> None:
 def test_sensitivity_cases_carry_their_table_place() -> None:
     """Each case names its swept parameter, its value and the base value (sensitivity.md's
     tables); the names are the sweep's (run keys do not depend on them)."""
-    cases = {c["name"]: c for c in upi.sensitivity_cases(SCENARIO_TOML)}
+    cases = {c["name"]: c for c in upi_cases(SCENARIO_TOML)}
     rise = cases["lm-tbe rise x1.5"]
     assert (rise["parameter"], rise["value"], rise["x"], rise["base"], rise["base_x"]) == (
         "lm-tbe rise",
@@ -395,7 +400,7 @@ def test_finished_cases_are_those_with_a_run_directory(tmp_path: Path) -> None:
     runs = tmp_path / "sensitivity" / "runs"
     (runs / hashlib.sha256(resolved.encode("utf-8")).hexdigest()).mkdir(parents=True)
     (runs / ("0" * 64)).mkdir()
-    assert upi.finished_cases(path, resolved, tmp_path) == ["base"]
+    assert finished_knob_cases(upi.PAPER.code, path, resolved, tmp_path) == ["base"]
 
 
 def _sens_doc() -> dict[str, object]:

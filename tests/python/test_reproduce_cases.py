@@ -1,18 +1,20 @@
 """Tests of `ftlab.reproduce.cases` (a sensitivity study's `[[reproduce.knobs]]`): each place
 selector and form on a hand-written scenario, the overrides and labels worked by hand here
-(rates, factors, KiB, the sums), a knob the scenario lacks left out, and each malformed
-declaration refused with the knob and the key named. UPI's declared knobs on its scenarios are
+(rates, factors, KiB, the sums), a knob the scenario lacks left out, each malformed
+declaration refused with the knob and the key named, and a plan's knobs read by the driver
+(`load_plan`, which refuses knobs over more than one run). UPI's declared knobs on its scenarios are
 tested in test_reproduce.py and test_upi_grounding.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
 from ftlab import InputError
-from ftlab.reproduce import cases
+from ftlab.reproduce import cases, claimfile, driver
 from ftlab.reproduce.sweep_study import BASE
 
 SCENARIO = """
@@ -230,3 +232,39 @@ def test_keys_sizes_also_and_pin() -> None:
 def test_a_bad_knob_is_refused_by_name(raw: Mapping[str, object], message: str) -> None:
     with pytest.raises(InputError, match=rf"test.toml: reproduce.knobs\[0\] .*{message}"):
         cases.load_knobs("test.toml", [raw])
+
+
+_PLAN = (
+    '[paper]\ncitation = "x"\n[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\n'
+    'what = "w"\n[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\n'
+    '[[reproduce.knobs]]\nparameter = "p"\nname = "n{value}"\nvalues = [1]\nat = "x"\nkey = "k"\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("plan", "message"),
+    [
+        (
+            _PLAN.replace('key = "k"', 'key = "k"\nform = "double"'),
+            r"reproduce.knobs\[0\] \(n\{value\}\): form",
+        ),
+        (
+            _PLAN + '[[reproduce.runs]]\nlabel = "s"\nscenario = "a"\ndir = "s"\n',
+            r"\[\[reproduce.knobs\]\] needs exactly one \[\[reproduce.runs\]\]",
+        ),
+    ],
+)
+def test_the_plan_refuses_a_bad_knob_or_knobs_over_several_runs(
+    plan: str, message: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "p.toml").write_text(plan, encoding="utf-8")
+    monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
+    with pytest.raises(InputError, match=message):
+        driver.load_plan("p")
+
+
+def test_a_plan_reads_its_knobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "p.toml").write_text(_PLAN, encoding="utf-8")
+    monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
+    (decl,) = driver.load_plan("p").knobs
+    assert (decl.parameter, decl.name, decl.values, decl.at, decl.key) == ("p", "n{value}", (1,), "x", "k")

@@ -15,12 +15,10 @@ and p99 read latency per tenant and scheme) and fig5-window (5 s windows of mean
 over the 600 s around the rise, and UPI's allocation sets), both declared
 (`[[reproduce.figures]]` of papers/upi.toml: this module supplies their rows, the time series
 and the rise), and fig4-read-cdf (`ftlab plot`'s read-latency CDFs).
-With `sensitivity`, it reruns the scenario on Ray (`ftlab.sweep`) varying one knob at a time:
-its cases (`sensitivity_cases`: the knobs papers/upi.toml declares, `[[reproduce.knobs]]`,
-computed from the resolved scenario by `ftlab.reproduce.cases`) run through the generic study
-(`ftlab.reproduce.sweep_study`), which
-reports each claim's range and the cases that reverse it, and each claim's value and verdict
-at every value of every swept parameter (sensitivity.md).
+Its sensitivity study is data: the knobs of papers/upi.toml (`[[reproduce.knobs]]`,
+`ftlab.reproduce.cases`), which the driver reruns as one Ray sweep of the one run
+(`driver.knob_study`, `ftlab.reproduce.sweep_study`), each case judged by this module's
+reading, as the base run is.
 
 Only ratios and means of the simulator's outputs are computed here (`Upi`, registered as
 `PAPER`); it is not the simulator nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
@@ -36,26 +34,23 @@ from typing import TYPE_CHECKING
 from ftlab import _toml
 from ftlab._errors import input_error, usage_error
 from ftlab.report import plots, write_files_atomically
-from ftlab.reproduce import Progress, claimfile, sweep_study
-from ftlab.reproduce.cases import study_cases
+from ftlab.reproduce import claimfile
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     PHASES_FILE,
     Claim,
     Health,
     PhaseRow,
-    SensitivityRow,
     health,
     phase_table,
     write_csv,
 )
 from ftlab.reproduce.decl import is_number
-from ftlab.reproduce.driver import Driven, PaperCode, Runs, Study, load_plan, scenarios
+from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import measure_all
 from ftlab.reproduce.rows import value_at
 from ftlab.reproduce.series_measures import measure_window
-from ftlab.reproduce.sweep_study import StudyCase, run_study
 from ftlab.results import Summary
 
 if TYPE_CHECKING:
@@ -76,9 +71,6 @@ RISE_TENANT = "lm-tbe"
 #: Half the window of Figure 5 around the rise, in seconds (the `width_s` of the window
 #: measures papers/upi.toml declares; a test holds them equal).
 AROUND_RISE_S = 300.0
-SENSITIVITY_MD = "sensitivity.md"
-#: The sweep directory of the sensitivity study, under the reproduction's output directory.
-SENSITIVITY_DIR = "sensitivity"
 
 
 @dataclass(frozen=True)
@@ -88,7 +80,6 @@ class Seen:
     report: Report
     rise: float
     phases: list[PhaseRow]
-    scenario: Path
     out: Path
 
 
@@ -101,7 +92,7 @@ class Upi(PaperCode[Seen]):
     def read(self, runs: Runs, base: Seen | None) -> Seen:
         report = runs.report("upi")
         phases = phase_table(report.summary, TENANTS)
-        return Seen(report, rise_s(report.resolved_toml), phases, runs.scenarios["upi"], runs.out)
+        return Seen(report, rise_s(report.resolved_toml), phases, runs.out)
 
     def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
         return read_metric(seen.report.summary, system, subject, key)
@@ -142,10 +133,6 @@ class Upi(PaperCode[Seen]):
 
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"rise_s": seen.rise}
-
-    def run_sensitivity(self, study: Study[Seen]) -> list[SensitivityRow]:
-        seen, runs = study.seen, study.runs
-        return run_sensitivity(seen.scenario, seen.report.resolved_toml, runs.out, runs.quick, study.progress)
 
 
 #: What `ftlab reproduce upi` runs (the registry finds it by this name).
@@ -270,42 +257,3 @@ def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
 def figure_values(rise: float) -> dict[str, float]:
     """The named values Figure 5 (declared) reads: the rise and the window around it."""
     return {"rise_s": rise, "window_from_s": rise - AROUND_RISE_S, "window_to_s": rise + AROUND_RISE_S}
-
-
-# --------------------------------------------------------------------------------------
-# Sensitivity
-
-
-def sensitivity_cases(resolved_toml: str) -> list[StudyCase]:
-    """The sweep cases of the sensitivity study of a resolved scenario: the base case, then
-    the knobs of papers/upi.toml (`[[reproduce.knobs]]`, `ftlab.reproduce.cases`) one at a
-    time, each with `name` and `set` (the sweep's case) and `parameter`, `value`, `x`, `base`,
-    `base_x` (its place in the study's tables)."""
-    return study_cases(load_plan(NAME).knobs, resolved_toml)
-
-
-def judge(report: Report) -> tuple[list[Claim], Health]:
-    """A sensitivity case's run: its claims (`upi_claims`) and health (`claims.health`)."""
-    checks = health(report.summary)
-    return upi_claims(report.summary, report.timeseries, rise_s(report.resolved_toml), checks), checks
-
-
-def run_sensitivity(
-    scenario: Path,
-    resolved_toml: str,
-    out: Path,
-    quick: bool,
-    progress: Progress | None,
-    only: Sequence[str] | None = None,
-) -> list[SensitivityRow]:
-    """The sensitivity study (`sweep_study.run_study`) of `scenario`, whose resolved text is
-    `resolved_toml`: its `sensitivity_cases` (or those named `only`) into out/sensitivity,
-    sensitivity.json, .csv and .md in `out`."""
-    cases = sensitivity_cases(resolved_toml)
-    return run_study(NAME, scenario, cases, judge, out, quick, progress, only)
-
-
-def finished_cases(scenario: Path, resolved_toml: str, out: Path) -> list[str]:
-    """The cases of `sensitivity_cases` whose runs are finished in out/sensitivity
-    (`sweep_study.finished_cases`), for `run_sensitivity(..., only=...)`."""
-    return sweep_study.finished_cases(NAME, scenario, sensitivity_cases(resolved_toml), out)
