@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import polars as pl
@@ -24,6 +25,7 @@ from ftlab.report import Report, scheme_counters
 from ftlab.reproduce import claimfile, sweep_study, upi, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce.cases import study_cases
+from ftlab.reproduce.claimfile import SeedResult, evaluate
 from ftlab.reproduce.driver import finished_knob_cases, load_plan
 from ftlab.results import Summary
 
@@ -93,6 +95,18 @@ def hand_timeseries() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def upi_claims(
+    summary: Summary, timeseries: pl.DataFrame | None, rise: float, checks: C.Health | None = None
+) -> list[C.Claim]:
+    """Every claim of papers/upi.toml judged on one hand-made run as the driver judges the real
+    one: UPI's code (`value`, `measure`) on a stand-in Report holding `summary` and
+    `timeseries`, with the rise; `checks` the health (default: `C.health(summary)`)."""
+    report = cast(Report, SimpleNamespace(summary=summary, timeseries=timeseries))
+    seen = upi.Seen(report, rise, [], Path("."))
+    health = checks if checks is not None else C.health(summary)
+    return evaluate(claimfile.load("upi"), [SeedResult(0, upi.PAPER.code.measurements(seen), health)])
+
+
 def by_id(claims: list[C.Claim]) -> dict[str, C.Claim]:
     return {c.id: c for c in claims}
 
@@ -107,7 +121,7 @@ HEALTHY: C.Health = {"ok": True, "schemes": {s: {"ok": True} for s in upi.SCHEME
 
 
 def test_upi_claims_from_a_hand_made_summary() -> None:
-    claims = by_id(upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
+    claims = by_id(upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
     assert list(claims) == claim_ids()
     expected = {
         "das_as_p99_upi_vs_unified": (600 / 1000, C.REPRODUCED),  # 0.6 vs the factor 0.615
@@ -131,7 +145,7 @@ def test_upi_claims_from_a_hand_made_summary() -> None:
 
 
 def test_claim_reasons_state_their_numbers() -> None:
-    claims = by_id(upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
+    claims = by_id(upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
     why = claims["das_as_p99_upi_vs_unified"].why
     assert "600 µs" in why and "1,000 µs" in why and "0.600x" in why and "\u221240.0%" in why
     why = claims["lm_tbe_set_grows_upi"].why
@@ -141,7 +155,7 @@ def test_claim_reasons_state_their_numbers() -> None:
 def test_claims_of_a_missing_scheme_or_column_are_not_measured() -> None:
     """DESIGN §12: a claim ftlab cannot compute is `not measured` (the old rule: differs)."""
     summary = hand_summary(("partitioned", "unified", "upi"))
-    claims = by_id(upi.upi_claims(summary, hand_timeseries().drop("alloc_set_dies"), RISE, HEALTHY))
+    claims = by_id(upi_claims(summary, hand_timeseries().drop("alloc_set_dies"), RISE, HEALTHY))
     assert list(claims) == claim_ids()
     for cid in ("das_as_p99_upi-guarded_vs_unified", "lm_tbe_mean_upi-guarded_vs_partitioned"):
         assert claims[cid].verdict == C.NOT_MEASURED and claims[cid].ftlab_value is None, cid
@@ -155,7 +169,7 @@ def test_claims_on_an_unhealthy_scheme_are_invalid() -> None:
     resting on upi is invalid, the others keep their verdicts."""
     summary = hand_summary()
     summary["schemes"]["upi"]["tenants"]["dtrs"]["unstable"] = True
-    claims = by_id(upi.upi_claims(summary, hand_timeseries(), RISE))
+    claims = by_id(upi_claims(summary, hand_timeseries(), RISE))
     assert claims["das_as_p99_upi_vs_unified"].verdict == C.INVALID
     assert "run upi unhealthy" in claims["das_as_p99_upi_vs_unified"].reason
     assert claims["lm_tbe_set_grows_upi"].verdict == C.INVALID
@@ -268,7 +282,7 @@ def test_report_phases_frame_and_counters() -> None:
 
 
 def test_claims_json_round_trip(tmp_path: Path) -> None:
-    claims = upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY)
+    claims = upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY)
     path = C.write_claims_json(
         tmp_path / "claims.json", claims, scenario="x.toml", quick=True, health=C.health(hand_summary())
     )

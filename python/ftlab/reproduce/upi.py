@@ -1,27 +1,29 @@
 """ftlab.reproduce.upi: the UPI reproduction ("utilitarian performance isolation" for shared
 SSDs, §5; the paper copy carries no title line, author line or venue), run by `ftlab reproduce upi`.
 
-The driver (`ftlab.reproduce.driver`) runs `scenarios/reproduce/upi.toml` (or, quick,
-`scenarios/reproduce/upi-quick.toml`: the `[reproduce]` table of `papers/upi.toml`) with the
-schemes `partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs`
-and `lm-tbe`. The claims are data: `papers/upi.toml` (each with the paper's words, its kind
-and the name of the computation, `measure`, that gives ftlab's value); this module computes
-those values from summary.json and the time series (all on the whole measured phase): read
-latency ratios between schemes, and the growth of LM-TBE's allocation set after its write
-rise (`rise_s`: the latest `start_s` of LM-TBE's synthetic parts).
+Nearly all of it is data in papers/upi.toml, which the driver (`ftlab.reproduce.driver`) runs:
+the one run of `scenarios/reproduce/upi.toml` (quick: `upi-quick.toml`) with the schemes
+`partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs` and
+`lm-tbe`; the claims and their measures (`[[reproduce.pairs]]`, read at `value_path`, and the
+window measures around the rise, `[[reproduce.windows]]`); Figures 3 and 5
+(`[[reproduce.figures]]`); and the sensitivity study's knobs (`[[reproduce.knobs]]`,
+`ftlab.reproduce.cases`), swept by the driver (`driver.knob_study`).
 
-It writes the figures of the paper (PNG, each with the CSV data behind it): fig3-bars (mean
-and p99 read latency per tenant and scheme) and fig5-window (5 s windows of mean read latency
-over the 600 s around the rise, and UPI's allocation sets), both declared
-(`[[reproduce.figures]]` of papers/upi.toml: this module supplies their rows, the time series
-and the rise), and fig4-read-cdf (`ftlab plot`'s read-latency CDFs).
-Its sensitivity study is data: the knobs of papers/upi.toml (`[[reproduce.knobs]]`,
-`ftlab.reproduce.cases`), which the driver reruns as one Ray sweep of the one run
-(`driver.knob_study`, `ftlab.reproduce.sweep_study`), each case judged by this module's
-reading, as the base run is.
+What stays here is what no declaration expresses:
+- `Seen` and `Upi.read`: the run's reading, with `rise_s`, the time the window measures and
+  Figure 5 are placed around (the latest `start_s` of LM-TBE's synthetic parts: a fact of the
+  scenario, which no declaration names), and the per-phase table (`claims.phase_table`);
+- `Upi.value` and `Upi.measure`: the declared pairs and windows bound to this reading (its
+  summary.json, its time series and the rise);
+- `figure3_rows`: Figure 3's rows, a grid of scheme by tenant read from one summary.json (the
+  declared rows, `ftlab.reproduce.rows`, are one per run);
+- `figure_values`: Figure 5's window, the rise plus and minus AROUND_RISE_S;
+- `figure4`: `ftlab plot`'s read-latency CDF figure, that command's own, which a declared line
+  figure would copy;
+- the claims.json sections of its own (`run_dir`, `rise_s`, `phases`) and phases.csv.
 
-Only ratios and means of the simulator's outputs are computed here (`Upi`, registered as
-`PAPER`); it is not the simulator nor the driver, and it prints nothing (`ftlab.cli.reproduce` does).
+It computes no simulation and prints nothing (`ftlab.cli.reproduce` does); `Upi` is registered
+as `PAPER`.
 """
 
 from __future__ import annotations
@@ -34,11 +36,9 @@ from typing import TYPE_CHECKING
 from ftlab import _toml
 from ftlab._errors import input_error, usage_error
 from ftlab.report import plots, write_files_atomically
-from ftlab.reproduce import claimfile
-from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
+from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
     PHASES_FILE,
-    Claim,
     Health,
     PhaseRow,
     health,
@@ -48,18 +48,12 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.decl import is_number
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
 from ftlab.reproduce.figures import Table, draw_all
-from ftlab.reproduce.measures import measure_all
 from ftlab.reproduce.rows import value_at
 from ftlab.reproduce.series_measures import measure_window
 from ftlab.results import Summary
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from ftlab.report import Report
-
-# polars is imported inside the functions that use it, not here: heavy, and `ftlab
-# --help` and `import ftlab` start without them.
 
 NAME = "upi"
 TENANTS = ("das-as", "dtrs", "lm-tbe")
@@ -84,8 +78,9 @@ class Seen:
 
 
 class Upi(PaperCode[Seen]):
-    """UPI's own code under the driver (`ftlab.reproduce.driver`; the run is declared in
-    papers/upi.toml): its measures, figures, phase table and its sensitivity sweep on Ray."""
+    """UPI's own code under the driver (`ftlab.reproduce.driver`; the run, the measures, the
+    figures and the sensitivity knobs are declared in papers/upi.toml): its reading of the
+    run, the declared measures bound to it, Figure 4 and the phase table."""
 
     name = NAME
 
@@ -95,10 +90,18 @@ class Upi(PaperCode[Seen]):
         return Seen(report, rise_s(report.resolved_toml), phases, runs.out)
 
     def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
-        return read_metric(seen.report.summary, system, subject, key)
+        """A declared pair's number: where the claim file's `value_path` says it sits in
+        summary.json (`rows.value_at`), or None."""
+        return value_at(seen.report.summary, load_plan(NAME).value_path, subject, system, key)
 
     def measure(self, seen: Seen, name: str) -> Measured:
-        return _own(name, seen.report.timeseries, seen.rise)
+        """The declared window measures (`[[reproduce.windows]]`, `series_measures`) on the
+        run's time series, around the named time `rise_s` this module supplies. An unknown
+        name is an `ftlab.UsageError`."""
+        found = measure_window(name, load_plan(NAME).windows, seen.report.timeseries, {"rise_s": seen.rise})
+        if found is None:
+            raise usage_error("measure", f"unknown UPI computation {name!r}")
+        return found
 
     def health(self, seen: Seen) -> Health:
         return health(seen.report.summary)
@@ -164,52 +167,6 @@ def _parts(scenario: Mapping[str, object], tenant: str) -> list[Mapping[str, obj
         "scenario.resolved.toml",
         f"no tenant named {tenant!r}; the UPI reproduction needs {', '.join(TENANTS)}",
     )
-
-
-# --------------------------------------------------------------------------------------
-# Claims: the claim file papers/upi.toml, each claim's value computed by its `measure` name
-
-
-def upi_claims(
-    summary: Summary,
-    timeseries: pl.DataFrame | None,
-    rise: float,
-    checks: Health | None = None,
-) -> list[Claim]:
-    """Every claim of papers/upi.toml judged on one run (one seed): a parsed summary.json, the
-    time series (for the allocation sets) and the rise; `checks` the health (default:
-    `health(summary)`). A missing value is NaN and its claim `differs` or is `violated`."""
-    result = SeedResult(
-        0, measurements(summary, timeseries, rise), checks if checks is not None else health(summary)
-    )
-    return evaluate(claimfile.load(NAME), [result])
-
-
-def measurements(summary: Summary, timeseries: pl.DataFrame | None, rise: float) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/upi.toml (see `measure`)."""
-    names = list(dict.fromkeys(s.measure for s in claimfile.load(NAME).claims if s.measure))
-    return measure_all(
-        names,
-        load_plan(NAME).pairs,
-        lambda tenant, scheme, metric: read_metric(summary, scheme, tenant, metric),
-        lambda n: _own(n, timeseries, rise),
-    )
-
-
-def _own(name: str, timeseries: pl.DataFrame | None, rise: float) -> Measured:
-    """UPI's measures around the rise: the declared window measures (`[[reproduce.windows]]`
-    of papers/upi.toml, `series_measures`) on the time series, with the named time `rise_s`.
-    An unknown name is an `ftlab.UsageError`."""
-    found = measure_window(name, load_plan(NAME).windows, timeseries, {"rise_s": rise})
-    if found is None:
-        raise usage_error("measure", f"unknown UPI computation {name!r}")
-    return found
-
-
-def read_metric(summary: object, scheme: str, tenant: str, metric: str) -> float | None:
-    """Read `metric` of `tenant` under `scheme` in a parsed summary.json, where the claim
-    file's `value_path` says it sits (`rows.value_at`), or None."""
-    return value_at(summary, load_plan(NAME).value_path, tenant, scheme, metric)
 
 
 def _phase_columns(rows: Sequence[PhaseRow]) -> list[str]:
