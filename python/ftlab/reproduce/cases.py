@@ -22,9 +22,10 @@ places in the scenario, one case per value:
   `value` (of the case) and `base` (of the first place's value before any change) over the
   fields `value`, `label` (the value as text: `:g` for a number, "n/a" for none), `factor`,
   `rates` (every place's number, `:g`, joined by "+"), `first`, `total` (of a `keys` value:
-  its first number, its sum), `kib`, and `of` (the value times the first place's tenant's key
-  `of`, 1 when absent). `x` is the factor, the KiB, the first number or the number itself
-  (`base_x`: 1, the base's); `numeric = false` leaves both out.
+  its first number, its sum), `kib` (a size in KiB; none for a mix, which `label` names) and
+  `of` (the value times the first place's tenant's key `of`, 1 when absent). `x` is the
+  factor, the KiB, the first number or the number itself (`base_x`: 1, the base's);
+  `numeric = false` leaves both out.
 
 A knob whose places the scenario lacks (no such tenant, part, scheme or key) has no case. The
 study's cases are the base case, then every knob's, in the claim file's order. This module
