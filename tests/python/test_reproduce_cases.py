@@ -1,8 +1,9 @@
 """Tests of `ftlab.reproduce.cases` (a sensitivity study's `[[reproduce.knobs]]`): each place
 selector and form on a hand-written scenario, the overrides and labels worked by hand here
 (rates, factors, KiB, the sums), a knob the scenario lacks left out, each malformed
-declaration refused with the knob and the key named, and a plan's knobs read by the driver
-(`load_plan`, which refuses knobs over more than one run). UPI's declared knobs on its scenarios are
+declaration refused with the knob and the key named, a plan's knobs read by the driver
+(`load_plan`, which refuses knobs over more than one run), and UPI's `--sensitivity` sent to
+the driver's knob study of its one run. UPI's declared knobs on its scenarios are
 tested in test_reproduce.py and test_upi_grounding.py.
 """
 
@@ -10,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from ftlab import InputError
+from ftlab.report import Report
 from ftlab.reproduce import cases, claimfile, driver
 from ftlab.reproduce.sweep_study import BASE
 
@@ -268,3 +272,28 @@ def test_a_plan_reads_its_knobs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
     (decl,) = driver.load_plan("p").knobs
     assert (decl.parameter, decl.name, decl.values, decl.at, decl.key) == ("p", "n{value}", (1,), "x", "k")
+
+
+def test_a_plan_with_knobs_is_studied_by_the_knob_sweep_of_its_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """UPI's `--sensitivity` goes to `driver.knob_study` with its one run's scenario and
+    resolved text (not the `run_cases` loop)."""
+    from ftlab.reproduce import upi
+
+    seen: list[tuple[object, ...]] = []
+
+    def study(*args: object, **kwargs: object) -> list[object]:
+        seen.append(args)
+        return []
+
+    def no_loop(*args: object) -> None:
+        raise AssertionError("run_cases ran")
+
+    monkeypatch.setattr(driver, "knob_study", study)
+    monkeypatch.setattr(driver, "run_cases", no_loop)
+    plan = driver.load_plan("upi")
+    report = cast(Report, SimpleNamespace(resolved_toml="resolved"))
+    runs = driver.Runs(plan, True, 0, tmp_path, {"upi": tmp_path / "s.toml"}, {"upi": report})
+    upi.PAPER.code.run_sensitivity(driver.Study(runs, cast(upi.Seen, None), [], None, None))
+    assert seen == [(upi.PAPER.code, tmp_path / "s.toml", "resolved", tmp_path, True, None)]
