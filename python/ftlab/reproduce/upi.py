@@ -7,7 +7,13 @@ the one run of `scenarios/reproduce/upi.toml` (quick: `upi-quick.toml`) with the
 `lm-tbe`; the claims and their measures (`[[reproduce.pairs]]`, read at `value_path`, and the
 window measures around the rise, `[[reproduce.windows]]`); Figures 3 and 5
 (`[[reproduce.figures]]`); and the sensitivity study's knobs (`[[reproduce.knobs]]`,
-`ftlab.reproduce.cases`), swept by the driver (`driver.knob_study`).
+`ftlab.reproduce.cases`), swept by the driver (`driver.knob_study`), each case's run judged by
+this module's reading as the base run is. The study is a Ray sweep, not the driver's
+`run_cases` loop of the other papers, because its outputs are the sweep's and stay as they
+were: run directories named by the resolved scenario's hash and reused (resumable, a subset of
+cases, the finished cases of a stopped sweep), sensitivity.json's per-case table place, run
+key, unstable tenants and health reasons, sensitivity.csv's column per case and sensitivity.md;
+`run_cases` writes none of these.
 
 What stays here is what no declaration expresses:
 - `Seen` and `Upi.read`: the run's reading, with `rise_s`, the time the window measures and
