@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import polars as pl
@@ -23,6 +24,9 @@ from conftest import run_cli
 from ftlab.report import Report, scheme_counters
 from ftlab.reproduce import claimfile, sweep_study, upi, verdicts
 from ftlab.reproduce import claims as C
+from ftlab.reproduce.cases import study_cases
+from ftlab.reproduce.claimfile import SeedResult, evaluate
+from ftlab.reproduce.driver import finished_knob_cases, load_plan
 from ftlab.results import Summary
 
 try:
@@ -91,6 +95,18 @@ def hand_timeseries() -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def upi_claims(
+    summary: Summary, timeseries: pl.DataFrame | None, rise: float, checks: C.Health | None = None
+) -> list[C.Claim]:
+    """Every claim of papers/upi.toml judged on one hand-made run as the driver judges the real
+    one: UPI's code (`value`, `measure`) on a stand-in Report holding `summary` and
+    `timeseries`, with the rise; `checks` the health (default: `C.health(summary)`)."""
+    report = cast(Report, SimpleNamespace(summary=summary, timeseries=timeseries))
+    seen = upi.Seen(report, rise, [], Path("."))
+    health = checks if checks is not None else C.health(summary)
+    return evaluate(claimfile.load("upi"), [SeedResult(0, upi.PAPER.code.measurements(seen), health)])
+
+
 def by_id(claims: list[C.Claim]) -> dict[str, C.Claim]:
     return {c.id: c for c in claims}
 
@@ -105,7 +121,7 @@ HEALTHY: C.Health = {"ok": True, "schemes": {s: {"ok": True} for s in upi.SCHEME
 
 
 def test_upi_claims_from_a_hand_made_summary() -> None:
-    claims = by_id(upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
+    claims = by_id(upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
     assert list(claims) == claim_ids()
     expected = {
         "das_as_p99_upi_vs_unified": (600 / 1000, C.REPRODUCED),  # 0.6 vs the factor 0.615
@@ -129,7 +145,7 @@ def test_upi_claims_from_a_hand_made_summary() -> None:
 
 
 def test_claim_reasons_state_their_numbers() -> None:
-    claims = by_id(upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
+    claims = by_id(upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY))
     why = claims["das_as_p99_upi_vs_unified"].why
     assert "600 µs" in why and "1,000 µs" in why and "0.600x" in why and "\u221240.0%" in why
     why = claims["lm_tbe_set_grows_upi"].why
@@ -139,7 +155,7 @@ def test_claim_reasons_state_their_numbers() -> None:
 def test_claims_of_a_missing_scheme_or_column_are_not_measured() -> None:
     """DESIGN §12: a claim ftlab cannot compute is `not measured` (the old rule: differs)."""
     summary = hand_summary(("partitioned", "unified", "upi"))
-    claims = by_id(upi.upi_claims(summary, hand_timeseries().drop("alloc_set_dies"), RISE, HEALTHY))
+    claims = by_id(upi_claims(summary, hand_timeseries().drop("alloc_set_dies"), RISE, HEALTHY))
     assert list(claims) == claim_ids()
     for cid in ("das_as_p99_upi-guarded_vs_unified", "lm_tbe_mean_upi-guarded_vs_partitioned"):
         assert claims[cid].verdict == C.NOT_MEASURED and claims[cid].ftlab_value is None, cid
@@ -153,7 +169,7 @@ def test_claims_on_an_unhealthy_scheme_are_invalid() -> None:
     resting on upi is invalid, the others keep their verdicts."""
     summary = hand_summary()
     summary["schemes"]["upi"]["tenants"]["dtrs"]["unstable"] = True
-    claims = by_id(upi.upi_claims(summary, hand_timeseries(), RISE))
+    claims = by_id(upi_claims(summary, hand_timeseries(), RISE))
     assert claims["das_as_p99_upi_vs_unified"].verdict == C.INVALID
     assert "run upi unhealthy" in claims["das_as_p99_upi_vs_unified"].reason
     assert claims["lm_tbe_set_grows_upi"].verdict == C.INVALID
@@ -266,7 +282,7 @@ def test_report_phases_frame_and_counters() -> None:
 
 
 def test_claims_json_round_trip(tmp_path: Path) -> None:
-    claims = upi.upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY)
+    claims = upi_claims(hand_summary(), hand_timeseries(), RISE, HEALTHY)
     path = C.write_claims_json(
         tmp_path / "claims.json", claims, scenario="x.toml", quick=True, health=C.health(hand_summary())
     )
@@ -279,6 +295,12 @@ def test_claims_json_round_trip(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------------------
 # Sensitivity cases and summary
+
+
+def upi_cases(resolved_toml: str) -> list[sweep_study.StudyCase]:
+    """UPI's sensitivity cases: the knobs of papers/upi.toml on a resolved scenario."""
+    return study_cases(load_plan("upi").knobs, resolved_toml)
+
 
 SCENARIO_TOML = """
 schemes = ["partitioned", "upi"]
@@ -303,7 +325,7 @@ rate_iops = 40.0
 
 
 def test_sensitivity_cases() -> None:
-    cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(SCENARIO_TOML)}
+    cases = {c["name"]: c["set"] for c in upi_cases(SCENARIO_TOML)}
     assert cases["base"] == {}
     erase_us = 5000.0  # SCENARIO_TOML's
     assert [s["device.timing.erase_us"] for n, s in cases.items() if n.startswith("erase_us")] == [
@@ -318,10 +340,7 @@ def test_sensitivity_cases() -> None:
     assert cases["lm-tbe rise x1.5"] == {"tenants.lm-tbe.synthetic.1.rate_iops": 150.0 * 1.5}
     assert cases["epoch_s=2"] == {"scheme.upi.epoch_s": 2.0}  # upi-guarded does not run here
     assert cases["relocation_weight=4"] == {"scheme.upi.relocation_weight": 4.0}
-    both = {
-        c["name"]: c["set"]
-        for c in upi.sensitivity_cases(SCENARIO_TOML.replace('"upi"]', '"upi", "upi-guarded"]'))
-    }
+    both = {c["name"]: c["set"] for c in upi_cases(SCENARIO_TOML.replace('"upi"]', '"upi", "upi-guarded"]'))}
     assert both["epoch_s=30"] == {"scheme.upi.epoch_s": 30.0, "scheme.upi-guarded.epoch_s": 30.0}
     assert both["donor_traffic_max=0.7"] == {"scheme.upi-guarded.donor_traffic_max": 0.7}
     assert "donor_traffic_max=0.7" not in cases
@@ -331,7 +350,7 @@ def test_sensitivity_cases_skip_missing_knobs() -> None:
     toml = SCENARIO_TOML.replace('pattern = "zipf"', 'pattern = "uniform"').replace(
         "[[tenants.synthetic]]\npattern", "[tenants.synthetic]\npattern"
     )
-    cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(toml)}
+    cases = {c["name"]: c["set"] for c in upi_cases(toml)}
     assert not any("zipf" in n for n in cases)
     assert cases["das-as footprint_fraction=0.5"] == {"tenants.das-as.synthetic.footprint_fraction": 0.5}
 
@@ -370,7 +389,7 @@ def test_sensitivity_files_carry_every_column(tmp_path: Path) -> None:
 def test_sensitivity_cases_carry_their_table_place() -> None:
     """Each case names its swept parameter, its value and the base value (sensitivity.md's
     tables); the names are the sweep's (run keys do not depend on them)."""
-    cases = {c["name"]: c for c in upi.sensitivity_cases(SCENARIO_TOML)}
+    cases = {c["name"]: c for c in upi_cases(SCENARIO_TOML)}
     rise = cases["lm-tbe rise x1.5"]
     assert (rise["parameter"], rise["value"], rise["x"], rise["base"], rise["base_x"]) == (
         "lm-tbe rise",
@@ -395,7 +414,7 @@ def test_finished_cases_are_those_with_a_run_directory(tmp_path: Path) -> None:
     runs = tmp_path / "sensitivity" / "runs"
     (runs / hashlib.sha256(resolved.encode("utf-8")).hexdigest()).mkdir(parents=True)
     (runs / ("0" * 64)).mkdir()
-    assert upi.finished_cases(path, resolved, tmp_path) == ["base"]
+    assert finished_knob_cases(upi.PAPER.code, path, resolved, tmp_path) == ["base"]
 
 
 def _sens_doc() -> dict[str, object]:

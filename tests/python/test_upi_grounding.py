@@ -6,7 +6,7 @@ its `[[tenants.synthetic]]` parts carries, in the comment on its line or in the 
 comment lines directly above it, `[cite: SOURCE ...]` (SOURCE one of `UPI §...`, `UPI Fig...`,
 `IISWC'08`: the UPI paper with its place, or the IISWC 2008 characterisation) or
 `[swept: RANGE]`, and a `[swept]` key must really be varied by a case of
-`ftlab.reproduce.upi.sensitivity_cases` (its `--set` path is among the cases' keys). The
+a knob of papers/upi.toml (`[[reproduce.knobs]]`: its `--set` path is among the cases' keys). The
 tenant's `name` is its identifier, not a workload parameter. The checker is run on the two
 scenarios (no problem allowed) and on altered copies (the problem must be found), so the test
 fails if someone adds an uncited, unswept parameter. It is not a check of the values.
@@ -22,6 +22,8 @@ import pytest
 
 from ftlab import _core, _toml
 from ftlab.reproduce import sweep_study, upi
+from ftlab.reproduce.cases import study_cases
+from ftlab.reproduce.driver import load_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [
@@ -104,7 +106,7 @@ def problems(text: str, swept_paths: set[str]) -> list[str]:
 
 
 def swept_paths_of(path: Path) -> set[str]:
-    cases = upi.sensitivity_cases(_core.resolve(source_path=path))
+    cases = study_cases(load_plan("upi").knobs, _core.resolve(source_path=path))
     return {key for case in cases for key in case["set"]}
 
 
@@ -184,7 +186,10 @@ def test_sensitivity_reaches_the_ranges_the_issue_asks_for() -> None:
     the base) on the base's partitions, and LM-TBE's rise at 0.5x, 1x (the base), 1.5x and 2x. In the quick
     form the
     rise part runs 25 writes/s, so the cases are 12.5, 37.5 and 50 (worked by hand)."""
-    cases = {c["name"]: c["set"] for c in upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))}
+    cases = {
+        c["name"]: c["set"]
+        for c in study_cases(load_plan("upi").knobs, _core.resolve(source_path=SCENARIOS[1]))
+    }
     data_sets = sorted(
         cast(float, s["tenants.das-as.namespace_fraction"])
         for s in cases.values()
@@ -221,7 +226,7 @@ def test_the_docs_report_every_swept_parameter_over_its_range() -> None:
     from ftlab.reproduce import claimfile
 
     docs = DOCS.read_text(encoding="utf-8")
-    cases = upi.sensitivity_cases(_core.resolve(source_path=SCENARIOS[1]))
+    cases = study_cases(load_plan("upi").knobs, _core.resolve(source_path=SCENARIOS[1]))
     claims = [s.id for s in claimfile.load("upi").claims if not s.not_measured]
     for parameter in dict.fromkeys(c["parameter"] for c in cases if c["parameter"] != sweep_study.BASE):
         values = [c for c in cases if c["parameter"] == parameter]

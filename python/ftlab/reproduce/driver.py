@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
+from ftlab.reproduce.cases import KnobDecl, load_knobs, study_cases
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -78,6 +79,7 @@ from ftlab.reproduce.rows import RowsDecl, load_rows
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
 from ftlab.reproduce.series_measures import WindowDecl, load_windows
+from ftlab.reproduce.sweep_study import finished_cases, run_study
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -169,6 +171,8 @@ class Plan:
     table_values: tuple[TableValueDecl, ...] = ()
     #: Where a declared pair's number sits in a summary.json (`rows.value_at`), if declared.
     value_path: str = ""
+    #: Its sensitivity study's knobs (`cases.KnobDecl`), run as one sweep of its one run.
+    knobs: tuple[KnobDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -182,6 +186,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
+_PLAN_KEYS |= {"knobs"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -240,7 +245,18 @@ def load_plan(name: str) -> Plan:
         load_windows(where, raw.get("windows")),
         tuple(declared.tables),
         _value_path(where, raw.get("value_path", "")),
+        knobs=_knobs(where, raw.get("knobs"), runs),
     )
+
+
+def _knobs(where: str, raw: object, runs: Sequence[RunDecl]) -> tuple[KnobDecl, ...]:
+    """`[[reproduce.knobs]]` (`cases.load_knobs`): the study sweeps the plan's one run."""
+    knobs = load_knobs(where, raw)
+    if knobs and len(runs) != 1:
+        raise input_error(
+            where, "[[reproduce.knobs]] needs exactly one [[reproduce.runs]] (the run it sweeps)"
+        )
+    return knobs
 
 
 def _value_path(where: str, path: object) -> str:
@@ -463,8 +479,11 @@ class PaperCode(ABC, Generic[Seen]):
 
     def run_sensitivity(self, study: Study[Seen]) -> list[SensitivityRow]:
         """The sensitivity study: by default the driver's (`run_cases` over
-        `sensitivity_cases`); a paper with a sweep of its own overrides it. Returns
+        `sensitivity_cases`), or, for a plan that declares knobs, the sweep of its one run
+        (`knob_study`); a paper with a sweep of its own overrides it. Returns
         `claims.sensitivity_summary`'s rows and writes the study's files in `study.runs.out`."""
+        if study.runs.plan.knobs:
+            return run_knobs(self, study)
         return run_cases(self, study)
 
 
@@ -696,3 +715,58 @@ def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[SensitivityRow]
     head = code.sensitivity_head(base, round(time.perf_counter() - start, 3))
     write_sensitivity(base.out, {**head, "claims": rows, "cases": details}, rows)
     return rows
+
+
+# --------------------------------------------------------------------------------------
+# The knob study: a plan's `[[reproduce.knobs]]` as one sweep of its one run
+
+
+def run_knobs(code: PaperCode[Seen], study: Study[Seen]) -> list[SensitivityRow]:
+    """The knob study of the base runs `study.runs` (`knob_study` of the one run's scenario
+    and its resolved text)."""
+    runs = study.runs
+    decl = _knob_run(runs.plan)
+    report = runs.report(decl.label)
+    scenario = runs.scenarios[decl.scenario]
+    return knob_study(code, scenario, report.resolved_toml, runs.out, runs.quick, study.progress)
+
+
+def knob_study(
+    code: PaperCode[Seen],
+    scenario: Path,
+    resolved_toml: str,
+    out: Path,
+    quick: bool,
+    progress: Progress | None = None,
+    only: Sequence[str] | None = None,
+) -> list[SensitivityRow]:
+    """The sensitivity study of a plan that declares knobs: the cases
+    (`cases.study_cases`) of `scenario`, whose resolved text is `resolved_toml`, as one Ray sweep
+    (`sweep_study.run_study`, resumable; `only` runs those cases), each case's run read,
+    measured and judged as the paper's one run (`PaperCode.read`, `health`, `measurements`);
+    writes sensitivity.json, .csv and .md in `out`."""
+    plan = load_plan(code.name)
+    decl = _knob_run(plan)
+    paper = claimfile.load(code.name)
+
+    def judge(report: Report) -> tuple[list[Claim], Health]:
+        runs = Runs(plan, quick, 0, out, {decl.scenario: scenario}, {decl.label: report})
+        seen = code.read(runs, None)
+        checks = code.health(seen)
+        return evaluate(paper, [SeedResult(0, code.measurements(seen), checks, quick=quick)]), checks
+
+    every = study_cases(plan.knobs, resolved_toml)
+    return run_study(code.name, scenario, every, judge, out, quick, progress, only)
+
+
+def finished_knob_cases(code: PaperCode[Seen], scenario: Path, resolved_toml: str, out: Path) -> list[str]:
+    """The knob study's cases whose runs are finished in out/sensitivity
+    (`sweep_study.finished_cases`), for `knob_study(..., only=...)` after a stopped sweep."""
+    every = study_cases(load_plan(code.name).knobs, resolved_toml)
+    return finished_cases(code.name, scenario, every, out)
+
+
+def _knob_run(plan: Plan) -> RunDecl:
+    """The one run a knob study sweeps (`load_plan` refuses knobs with several)."""
+    assert len(plan.runs) == 1, "a plan with knobs has one run"
+    return plan.runs[0]

@@ -13,7 +13,9 @@ per claim, a `value: CASE` column per case run) and sensitivity.md (`sensitivity
 from sensitivity.json alone: each claim over every case, then a table per swept parameter).
 
 Nothing here names a paper: the cases, the judge and the claim file (by the study's
-`reproduction` name) are the paper's. It is not the driver's loop over a paper's runs
+`reproduction` name) are the paper's; the driver hands them over for a plan that declares
+knobs (`ftlab.reproduce.driver.knob_study`: the cases from `ftlab.reproduce.cases`, the judge
+the paper's reading of its one run). It is not the driver's loop over a paper's runs
 (`ftlab.reproduce.driver.run_cases`, which reruns a paper's several runs per case), and it
 prints nothing.
 """
