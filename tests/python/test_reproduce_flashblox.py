@@ -22,6 +22,8 @@ import ftlab
 from ftlab.reproduce import claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import flashblox as F
+from ftlab.reproduce.claimfile import Measured
+from ftlab.reproduce.driver import load_plan
 from ftlab.results import Summary
 
 try:
@@ -67,11 +69,20 @@ def healthy() -> C.Health:
     return {"ok": True, "schemes": {run: {"ok": True} for run in F.RUNS}}
 
 
+def latency(hw: Summary, sw: Summary) -> dict[str, Measured]:
+    """The declared geometric means (`[[reproduce.geomeans]]`) over the declared tables of
+    the two runs."""
+    tables = F.latency_tables({"hardware": hw, "software": sw})
+    plan = load_plan(F.NAME)
+    keys = {t.name: t.key for t in plan.tables}
+    return {g.name: g.measure(tables[g.table], keys[g.table]) for g in plan.geomeans}
+
+
 def test_latency_measurements_from_hand_made_summaries() -> None:
     # Tenant a: software p99 4x hardware's, mean 2x; tenant b: p99 1x, mean 1x.
     hw = summary({"a": (100.0, 1000.0), "b": (200.0, 2000.0)})
     sw = solo({"a": (200.0, 4000.0), "b": (200.0, 2000.0)}, {"a": 9.0, "b": 1.0})
-    m = F.latency_measurements(F.latency_rows(hw, sw), sw)
+    m = latency(hw, sw)
     assert m["p99_factor"].value == pytest.approx(1 / 2.0)  # geometric mean of 1/4 and 1
     assert m["mean_factor"].value == pytest.approx(1 / math.sqrt(2))
     assert m["interference_p99"].value == pytest.approx(3.0)  # geometric mean of 9 and 1
@@ -102,8 +113,7 @@ def test_latency_claims_turn_when_software_is_faster() -> None:
 
 def test_missing_latency_makes_claims_differ() -> None:
     empty = cast(Summary, {"schemes": {}})
-    rows = F.latency_rows(summary({"a": (100.0, 1000.0)}), empty)
-    m = F.latency_measurements(rows, empty)
+    m = latency(summary({"a": (100.0, 1000.0)}), empty)
     p99 = m["p99_factor"].value
     assert isinstance(p99, float) and math.isnan(p99) and m["p99_factor"].why
     assert C.judge(C.FACTOR, 1 / 2.6, m["p99_factor"].value) == C.DIFFERS
@@ -411,7 +421,6 @@ def test_quick_is_deterministic(quick: C.ReproductionResult, tmp_path: Path) -> 
 def test_device_scale_values_are_declared_and_need_the_block() -> None:
     """The day and minute claims read the fast-forward's device_scale row: 8 swaps over a
     1,826-day life is what the block says; without the block they are not measured."""
-    from ftlab.reproduce.driver import load_plan
     from ftlab.reproduce.measures import table_values
 
     decls = load_plan(F.NAME).table_values

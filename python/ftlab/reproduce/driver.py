@@ -42,7 +42,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
@@ -74,7 +74,7 @@ from ftlab.reproduce.measures import (
     load_declared,
     measure_all,
 )
-from ftlab.reproduce.rows import RowsDecl, load_rows
+from ftlab.reproduce.rows import GeomeanDecl, RowsDecl, TableDecl, load_geomeans, load_rows, load_tables
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
 from ftlab.reproduce.series_measures import WindowDecl, load_windows
@@ -169,6 +169,9 @@ class Plan:
     table_values: tuple[TableValueDecl, ...] = ()
     #: Where a declared pair's number sits in a summary.json (`rows.value_at`), if declared.
     value_path: str = ""
+    #: Its tables of a row per key (per tenant) and the geometric means over them (`rows`).
+    tables: tuple[TableDecl, ...] = ()
+    geomeans: tuple[GeomeanDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -182,6 +185,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
+_PLAN_KEYS |= {"tables", "geomeans"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -223,7 +227,7 @@ def load_plan(name: str) -> Plan:
     declared = load_declared(where, raw.get("pairs"), raw.get("values"), raw.get("bests"))
     rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"), [r.label for r in runs])
     health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
-    return Plan(
+    plan = Plan(
         name,
         schedule,
         scenarios,
@@ -241,6 +245,13 @@ def load_plan(name: str) -> Plan:
         tuple(declared.tables),
         _value_path(where, raw.get("value_path", "")),
     )
+    return _with_tables(where, raw, plan)
+
+
+def _with_tables(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:
+    """`plan` with `[[reproduce.tables]]` and `[[reproduce.geomeans]]` (`rows.load_tables`)."""
+    found = load_tables(where, raw.get("tables"), [r.label for r in plan.runs])
+    return replace(plan, tables=found, geomeans=load_geomeans(where, raw.get("geomeans"), found))
 
 
 def _value_path(where: str, path: object) -> str:
@@ -384,7 +395,7 @@ class PaperCode(ABC, Generic[Seen]):
             names,
             load_plan(self.name).measures,
             lambda subject, system, key: self.value(seen, subject, system, key),
-            lambda name: self.measure(seen, name),
+            lambda name: self.measure_declared(seen, name),
             lambda subject: self.systems(seen, subject),
         )
 
@@ -397,6 +408,24 @@ class PaperCode(ABC, Generic[Seen]):
         """The number a declared pair reads: metric `key` of `system` on `subject` (none by
         default: a paper that declares pairs defines it)."""
         return None
+
+    def measure_declared(self, seen: Seen, name: str) -> Measured:
+        """A declared measure over the tables `tables` supplies: a geometric mean
+        (`[[reproduce.geomeans]]`) or a table value (`[[reproduce.values]]` with `table`) whose
+        table it supplies; every other name by `measure`."""
+        plan, supplied = load_plan(self.name), self.tables(seen)
+        mean = next((g for g in plan.geomeans if g.name == name), None)
+        if mean is not None:
+            key = next(t.key for t in plan.tables if t.name == mean.table)
+            return mean.measure(supplied.get(mean.table, ()), key)
+        value = next((v for v in plan.table_values if v.name == name and v.table in supplied), None)
+        return self.measure(seen, name) if value is None else value.measure(supplied)
+
+    def tables(self, seen: Seen) -> Mapping[str, Sequence[Mapping[str, object]]]:
+        """The tables the declared geometric means and table values read, by name: the
+        declared ones (`[[reproduce.tables]]`, `rows.read_tables` of the runs) and the
+        paper's own (none by default)."""
+        return {}
 
     def measure(self, seen: Seen, name: str) -> Measured:
         """A measure of the paper's own (not a declared pair); an unknown name is an

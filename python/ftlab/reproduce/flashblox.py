@@ -12,10 +12,11 @@ isolated by the engine's fair-share scheduler, `ftl.scheduler = "fair"`, which t
 for all three runs; no token bucket unless SOFTWARE_IOPS_FACTOR > 0; every tenant also run alone,
 `[measure] solo = true`, for its slowdown) and `swap` (as the scenario says, swaps on: its first
 swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
-(`papers/flashblox.toml`); this module computes their values (`measurements`):
+(`papers/flashblox.toml`), and so are their values but the lifetime's (`measure`):
 
-1. latency: the geometric mean over tenants of hardware's read p99 / software's, and of the
-   means; the software run's p99 slowdown (shared over alone) for "3x tail latency";
+1. latency, declared: the geometric mean over tenants of hardware's read p99 / software's, and
+   of the means; the software run's p99 slowdown (shared over alone) for "3x tail latency"
+   (`[[reproduce.tables]]` of a row per tenant, `[[reproduce.geomeans]]`, `ftlab.reproduce.rows`);
 2. lifetime, with `ftlab lifetime`'s fast-forward model (crates/ftlab/src/metrics/lifetime_model.rs)
    fed by `hardware`'s per-vSSD erase rates (no swap in them) and `swap`'s swap cost
    (`model_summary`): the wear imbalance at the first wear-out with and without swaps, and
@@ -27,8 +28,8 @@ swap starts at `swap_interval_min_s`, in phase `swap`). The claims are data
 4. the slides' own arithmetic for K and N·K (N = 16, x = 0.1).
 
 It writes claims.json, the declared figures (`[[reproduce.figures]]`: latency.csv and
-fig1-latency.png from `latency_rows`, swap-timeline.csv and fig3-swap.png from the swap run's
-time series), `ftlab lifetime`'s lifetime.csv and fig2-wear.png, and with `sensitivity`
+fig1-latency.png from the declared table `latency`, swap-timeline.csv and fig3-swap.png
+from the swap run's time series), `ftlab lifetime`'s lifetime.csv and fig2-wear.png, and with `sensitivity`
 sensitivity.json/.csv (the driver's `run_cases` over `FlashBlox.sensitivity_cases`: the load
 factors here and the declared `[[reproduce.cases]]` of papers/flashblox.toml, then the
 software token bucket). Only ratios and arithmetic on the simulator's and the model's outputs
@@ -45,7 +46,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from ftlab import _core, _toml
 from ftlab._errors import usage_error
@@ -62,8 +63,8 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, RunDecl, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
-from ftlab.reproduce.measures import table_values
-from ftlab.results import LifetimeModel, Summary, TenantSummary, lifetime_from_json
+from ftlab.reproduce.rows import Row, read_tables
+from ftlab.results import LifetimeModel, Summary, lifetime_from_json
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -98,10 +99,12 @@ DAY_S = 86_400.0
 
 @dataclass(frozen=True)
 class Seen:
-    """One seed's runs as the paper reads them: the Reports by run name and the lifetime model."""
+    """One seed's runs as the paper reads them: the Reports by run name, the lifetime model and
+    the declared tables (`latency_tables`)."""
 
     reports: dict[str, Report]
     model: FlashbloxLifetime
+    tables: dict[str, list[Row]]
 
 
 class FlashBlox(PaperCode[Seen]):
@@ -119,16 +122,25 @@ class FlashBlox(PaperCode[Seen]):
 
     def read(self, runs: Runs, base: Seen | None) -> Seen:
         reports = dict(runs.reports)
-        return Seen(reports, lifetime_model(reports["hardware"], reports["swap"]))
+        tables = latency_tables({label: r.summary for label, r in reports.items()})
+        return Seen(reports, lifetime_model(reports["hardware"], reports["swap"]), tables)
 
-    def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.reports["hardware"].summary, seen.reports["software"].summary, seen.model)
+    def tables(self, seen: Seen) -> dict[str, Sequence[Mapping[str, object]]]:
+        """The declared tables and the model's `device_scale` row (`device_scale_table`)."""
+        return {**seen.tables, "device_scale": device_scale_table(seen.model.get("device_scale"))}
+
+    def measure(self, seen: Seen, name: str) -> Measured:
+        """The lifetime model's measures and the slides' arithmetic (`lifetime_measurements`)."""
+        own = lifetime_measurements(seen.model)
+        if name not in own:
+            raise usage_error("measure", f"unknown {NAME} computation {name!r}")
+        return own[name]
 
     def health(self, seen: Seen) -> Health:
         return run_health(seen.reports)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        """The declared figures (`[[reproduce.figures]]`): Figure 1 from `latency_rows`,
+        """The declared figures (`[[reproduce.figures]]`): Figure 1 from the table `latency`,
         Figure 3 from the swap run's time series from `swap_start_s`; then `figure_wear`."""
         swap = seen.reports["swap"]
         tables: dict[str, Table] = {"swap_timeseries": swap.timeseries}
@@ -137,8 +149,8 @@ class FlashBlox(PaperCode[Seen]):
         return [*declared, *figure_wear(seen.model, out)]
 
     def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
-        """Figure 1's rows (latency.csv, its declared bar figure): `latency_rows`."""
-        return latency_rows(seen.reports["hardware"].summary, seen.reports["software"].summary)
+        """Figure 1's rows (latency.csv, its declared bar figure): the declared table `latency`."""
+        return seen.tables["latency"]
 
     def sections(self, seen: Seen) -> dict[str, object]:
         return {"software_iops_factor": SOFTWARE_IOPS_FACTOR, "lifetime_model": lifetime_section(seen.model)}
@@ -259,88 +271,10 @@ def _with_overrides(text: str, extra: Sequence[str]) -> str:
 # Latency
 
 
-def _tenants(summary: Summary) -> dict[str, TenantSummary]:
-    """The tenants of the flashblox scheme of `summary` (none if it has no such scheme)."""
-    scheme = summary["schemes"].get(SCHEME)
-    return {} if scheme is None else scheme["tenants"]
-
-
-def read_metric(summary: Summary, tenant: str, metric: Literal["mean_us", "p99_us"]) -> float | None:
-    """`metric` (mean_us, p99_us) of `tenant`'s reads over the measured phase of a flashblox
-    summary.json; None if missing or not positive."""
-    found = _tenants(summary).get(tenant)
-    value = None if found is None else found["read"][metric]
-    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) and value > 0 else None
-
-
-def _slowdown_p99(tenant: TenantSummary) -> float | None:
-    """The tenant's read p99 shared over alone (None without `[measure] solo = true`)."""
-    slowdown = tenant.get("slowdown")
-    return None if slowdown is None else slowdown["read_p99"]
-
-
-#: A row of latency.csv: the tenant, then its latencies and factors (None where missing).
-LatencyRow = dict[str, str | float | None]
-
-
-def latency_rows(hardware: Summary, software: Summary) -> list[LatencyRow]:
-    """Per tenant of the hardware run: mean and p99 read latency over the measured phase of
-    both runs, and software / hardware for each (the factor the slides report)."""
-    rows = []
-    for tenant in _tenants(hardware):
-        row: LatencyRow = {"tenant": tenant}
-        metrics: tuple[Literal["mean_us", "p99_us"], ...] = ("mean_us", "p99_us")
-        for metric in metrics:
-            hw, sw = read_metric(hardware, tenant, metric), read_metric(software, tenant, metric)
-            row[f"hardware_{metric}"], row[f"software_{metric}"] = hw, sw
-            row[f"{metric.removesuffix('_us')}_factor"] = sw / hw if hw and sw else None
-        rows.append(row)
-    return rows
-
-
-def geomean(values: Sequence[float | None]) -> float:
-    """Geometric mean of the positive finite values; NaN if there is none.
-
-    >>> round(geomean([1.0, 4.0, None]), 6)
-    2.0
-    """
-    good = [v for v in values if v is not None and math.isfinite(v) and v > 0]
-    return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
-
-
-def latency_measurements(rows: Sequence[LatencyRow], software: Summary) -> dict[str, Measured]:
-    """`p99_factor` and `mean_factor`: the geometric mean over tenants of hardware / software
-    read latency; `interference_p99`: the geometric mean over tenants of the software run's
-    `slowdown.read_p99` (shared over alone; needs `[measure] solo = true` in that run)."""
-    out: dict[str, Measured] = {}
-    for metric, what in (("p99", "p99"), ("mean", "mean")):
-        factors = [r[f"{metric}_factor"] for r in rows]
-        factor = geomean([1.0 / f for f in factors if isinstance(f, float) and f])
-        why = (
-            f"hardware isolation's {what} read latency is {factor:.3f}x software isolation's "
-            f"(geometric mean over {len(rows)} tenants; "
-            f"{1 / factor:.2f}x lower)."
-            if math.isfinite(factor)
-            else "a latency is missing from summary.json."
-        )
-        out[f"{metric}_factor"] = Measured(factor, why)
-    tenants = _tenants(software)
-    slowdowns = {t: _slowdown_p99(v) for t, v in tenants.items()}
-    if not tenants or any(s is None for s in slowdowns.values()):
-        out["interference_p99"] = Measured(
-            None,
-            "the software run has no slowdown.read_p99 per tenant.",
-            "summary.json of the software run lacks slowdown.read_p99 ([measure] solo = true)",
-        )
-    else:
-        g = geomean(list(slowdowns.values()))
-        worst = max(slowdowns, key=lambda t: slowdowns[t])  # type: ignore[arg-type,return-value]
-        out["interference_p99"] = Measured(
-            g,
-            f"sharing every die, a tenant's read p99 is {g:.2f}x its p99 alone (geometric mean "
-            f"over {len(tenants)} tenants; worst {worst} {slowdowns[worst]:.2f}x).",
-        )
-    return out
+def latency_tables(summaries: Mapping[str, object]) -> dict[str, list[Row]]:
+    """The declared tables (`[[reproduce.tables]]` of papers/flashblox.toml: `latency`, a row per
+    tenant, and `slowdown`) of the runs' summary.json by run label."""
+    return read_tables(load_plan(NAME).tables, summaries)
 
 
 # --------------------------------------------------------------------------------------
@@ -531,7 +465,6 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
     """The lifetime and swap values from the fast-forward model (`lifetime_model`): its
     arithmetic (ratios to the ideal life, days at full-device scale) here, the device-scale
     days and minutes declared (`device_scale_table`'s row, papers/flashblox.toml)."""
-    device = device_scale_table(model.get("device_scale"))
     w, wo = model["with_swaps"], model["without_swaps"]
     scale, ideal = model["scale"], model["ideal_s"]
     imb, imb_no = w["imbalance"], wo["imbalance"]
@@ -563,7 +496,6 @@ def lifetime_measurements(model: Mapping[str, Any]) -> dict[str, Measured]:
             f"and {life_no:.3f} without (ideal: {ideal * scale / DAY_S:,.0f} days at "
             "full-device scale).",
         ),
-        **table_values(load_plan(NAME).table_values, {"device_scale": device}),
         "swap_interval_5y_days": Measured(
             five,
             "the slides' worst case (one channel takes every write) over a 5-year ideal life, "
@@ -614,14 +546,6 @@ def formula_measurements() -> dict[str, Measured]:
     }
 
 
-def measurements(hardware: Summary, software: Summary, model: Mapping[str, Any]) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/flashblox.toml."""
-    return {
-        **latency_measurements(latency_rows(hardware, software), software),
-        **lifetime_measurements(model),
-    }
-
-
 def flashblox_claims(
     hardware: Summary,
     software: Summary,
@@ -640,7 +564,9 @@ def flashblox_claims(
                 }
             }
         )
-    return evaluate(claimfile.load(NAME), [SeedResult(0, measurements(hardware, software, model), checks)])
+    tables = latency_tables({"hardware": hardware, "software": software})
+    seen = Seen({}, cast(FlashbloxLifetime, model), tables)
+    return evaluate(claimfile.load(NAME), [SeedResult(0, PAPER.code.measurements(seen), checks)])
 
 
 # --------------------------------------------------------------------------------------
