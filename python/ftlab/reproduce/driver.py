@@ -124,8 +124,9 @@ class CaseDecl:
     """One `[[reproduce.cases]]` table: a knob varied over `values`, one sensitivity case each.
     `name` is a `str.format` template of `{value}`; each of `set`, of `{value}` and, with
     `scale` (a dotted scenario key), `{scaled}`: `value` times that key's value in the resolved scenario
-    of the base run the case reruns. `runs`: the run labels it reruns (`fnmatch` patterns;
-    every run if empty); the overrides go to the scenarios of those runs."""
+    of the base run the case reruns (a `*` in `scale` matches several keys: each template is then
+    repeated per match, `{at}` its key, `scale_matches`). `runs`: the run labels it reruns
+    (`fnmatch` patterns; every run if empty); the overrides go to the scenarios of those runs."""
 
     name: str
     values: tuple[float | int | str, ...]
@@ -310,7 +311,8 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs))
     try:  # the templates format: a wrong placeholder is the file's error, not a run's
         name.format(value=values[0])
-        [t.format(value=values[0], scaled=1.0 if scale else None) for t in sets]
+        at = {"at": "k"} if "*" in scale.split(".") else {}
+        [t.format(value=values[0], scaled=1.0 if scale else None, **at) for t in sets]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
     return decl
@@ -516,10 +518,61 @@ def declared_cases(runs: Runs) -> list[Case]:
         rerun = [r for r in runs.plan.runs if not decl.runs or any(fnmatch(r.label, p) for p in decl.runs)]
         keys = [s.key for s in runs.plan.scenarios if any(r.scenario == s.key for r in rerun)]
         for value in decl.values:
-            sets = {key: decl.expand(value, _scaled(runs, decl, key, rerun, value))[1] for key in keys}
+            sets = {key: _case_sets(runs, decl, key, rerun, value) for key in keys}
             only = tuple(r.label for r in rerun) if decl.runs else ()
             cases.append(Case(decl.name.format(value=value), runs=only, set=sets))
     return cases
+
+
+def _case_sets(
+    runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: float | int | str
+) -> list[str]:
+    """The case's `--set` for scenario `key`: `decl.expand`, or, with a `*` in `scale`, each
+    template once per match of `scale` in the resolved scenario of the first run of `key` the
+    case reruns (`scale_matches`), `{at}` the match's key and `{scaled}` `value` times its value."""
+    if "*" not in decl.scale.split("."):
+        return decl.expand(value, _scaled(runs, decl, key, rerun, value))[1]
+    first = next(r for r in rerun if r.scenario == key)
+    where = f"the resolved scenario of run {first.label}"
+    found = scale_matches(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale)
+    if not found or not isinstance(value, (int, float)):
+        raise input_error(where, f"no number at {decl.scale}")
+    bad = [at for at, v in found if not isinstance(v, (int, float)) or isinstance(v, bool)]
+    if bad:
+        raise input_error(where, f"{', '.join(bad)} is not a number")
+    return [t.format(value=value, scaled=float(v) * value, at=at) for at, v in found for t in decl.set]  # type: ignore[arg-type]
+
+
+def scale_matches(node: object, pattern: str, at: str = "") -> list[tuple[str, object]]:
+    """Every value at dotted `pattern` under a scenario document, with its `--set` key: `*` is
+    each key of a table or each table of an array (keyed by its `name`, else its index), and an
+    array met where a key is expected is each of its tables (by index), as `--set` keys them.
+
+    >>> doc = {"t": [{"name": "a", "s": {"r": 1.0}}, {"name": "b", "s": [{"r": 2.0}, {}]}]}
+    >>> scale_matches(doc, "t.*.s.r")
+    [('t.a.s.r', 1.0), ('t.b.s.0.r', 2.0)]
+    """
+    parts = pattern.split(".") if pattern else []
+    if not parts:
+        return [(at, node)]
+    join = (at + ".") if at else ""
+    if isinstance(node, list):
+        star = parts[0] == "*"
+        rest = ".".join(parts[1:] if star else parts)
+        return [
+            m
+            for i, item in enumerate(node)
+            for m in scale_matches(item, rest, join + str(_name_of(item, i) if star else i))
+        ]
+    if not isinstance(node, Mapping):
+        return []
+    keys = list(node) if parts[0] == "*" else [parts[0]] if parts[0] in node else []
+    return [m for k in keys for m in scale_matches(node[k], ".".join(parts[1:]), join + k)]
+
+
+def _name_of(item: object, i: int) -> object:
+    """An array's table's `--set` key: its `name`, else its index."""
+    return item.get("name", i) if isinstance(item, Mapping) else i
 
 
 def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: object) -> float | None:
