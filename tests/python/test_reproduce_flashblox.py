@@ -94,10 +94,21 @@ def healthy() -> C.Health:
 def latency(hw: Summary, sw: Summary) -> dict[str, Measured]:
     """The declared geometric means (`[[reproduce.geomeans]]`) over the declared tables of
     the two runs."""
-    tables = F.latency_tables({"hardware": hw, "software": sw})
+    tables = F.declared_tables({"hardware": hw, "software": sw})
     plan = load_plan(F.NAME)
     keys = {t.name: t.key for t in plan.tables}
     return {g.name: g.measure(tables[g.table], keys[g.table]) for g in plan.geomeans}
+
+
+def flashblox_claims(
+    hardware: Summary, software: Summary, model: dict[str, object], checks: C.Health
+) -> list[C.Claim]:
+    """Every claim of papers/flashblox.toml judged on hand-made summaries of the hardware and
+    software runs and a hand-made lifetime model, through the driver's measures (`FlashBlox`)."""
+    tables = F.declared_tables({"hardware": hardware, "software": software})
+    seen = F.Seen({}, cast(F.FlashbloxLifetime, model), tables)
+    measured = F.PAPER.code.measurements(seen)
+    return claimfile.evaluate(claimfile.load(F.NAME), [claimfile.SeedResult(0, measured, checks)])
 
 
 def test_latency_measurements_from_hand_made_summaries() -> None:
@@ -110,7 +121,7 @@ def test_latency_measurements_from_hand_made_summaries() -> None:
     assert m["interference_p99"].value == pytest.approx(3.0)  # geometric mean of 9 and 1
     assert "worst a 9.00x" in m["interference_p99"].why
     claims = {
-        c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
+        c.id: c for c in flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
     }
     assert claims["p99_hardware_vs_software"].verdict == C.REPRODUCED  # 0.5 vs 1/2.6: 1.3x off
     assert claims["mean_hardware_vs_software"].verdict == C.REPRODUCED  # 0.707 vs 1/1.4
@@ -121,7 +132,7 @@ def test_latency_claims_turn_when_software_is_faster() -> None:
     hw = summary({"a": (200.0, 4000.0)})
     sw = summary({"a": (100.0, 1000.0)})
     claims = {
-        c.id: c for c in F.flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
+        c.id: c for c in flashblox_claims(hw, sw, hand_model(1.1, 3.0, 0.95, 0.3, 9.0, 2052.0), healthy())
     }
     for cid in ("p99_hardware_vs_software", "mean_hardware_vs_software"):
         value = claims[cid].ftlab_value
@@ -191,7 +202,7 @@ def hand_model(
 
 def lifetime_claims(model: dict[str, object]) -> dict[str, C.Claim]:
     hw = summary({"a": (100.0, 1000.0)})
-    return {c.id: c for c in F.flashblox_claims(hw, hw, model, healthy())}
+    return {c.id: c for c in flashblox_claims(hw, hw, model, healthy())}
 
 
 def test_lifetime_claims_from_a_hand_made_model() -> None:

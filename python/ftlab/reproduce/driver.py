@@ -15,7 +15,9 @@ scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
-(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`)
+(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`),
+tables of a row per tenant and geometric means over them (`[[reproduce.tables]]`,
+`[[reproduce.geomeans]]`, also `ftlab.reproduce.rows`, measured by `PaperCode.measure_declared`)
 and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`).
 The claims name their measures and the runs and health they rest on (DESIGN §12,
 `ftlab.reproduce.claimfile`). The driver

@@ -40,14 +40,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from ftlab import _core, _toml
 from ftlab._errors import usage_error
 from ftlab.report import html  # noqa: F401  (before the runs' threads race to import it)
 from ftlab.report import lifetime as lifetime_files
-from ftlab.reproduce import claimfile
-from ftlab.reproduce.claimfile import SeedResult, evaluate
 from ftlab.reproduce.claims import (
     Claim,
     Health,
@@ -92,7 +90,7 @@ DAY_S = 86_400.0
 @dataclass(frozen=True)
 class Seen:
     """One seed's runs as the paper reads them: the Reports by run name, the lifetime model and
-    the declared tables (`latency_tables`)."""
+    the declared tables (`declared_tables`)."""
 
     reports: dict[str, Report]
     model: FlashbloxLifetime
@@ -100,14 +98,14 @@ class Seen:
 
 
 class FlashBlox(PaperCode[Seen]):
-    """FlashBlox's own code under the driver: the software run's overrides, the lifetime model,
-    measures, health, figures and its sensitivity study."""
+    """FlashBlox's own code under the driver: the lifetime model and the rows its declared
+    values read, the health, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
 
     name = NAME
 
     def read(self, runs: Runs, base: Seen | None) -> Seen:
         reports = dict(runs.reports)
-        tables = latency_tables({label: r.summary for label, r in reports.items()})
+        tables = declared_tables({label: r.summary for label, r in reports.items()})
         swaps = next(iter(tables["swaps"]), {})
         return Seen(reports, lifetime_model(reports["hardware"], reports["swap"], swaps), tables)
 
@@ -229,12 +227,13 @@ def software_overrides(scenario_text: str, factor: float) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------
-# Latency
+# The declared tables
 
 
-def latency_tables(summaries: Mapping[str, object]) -> dict[str, list[Row]]:
-    """The declared tables (`[[reproduce.tables]]` of papers/flashblox.toml: `latency`, a row per
-    tenant, and `slowdown`) of the runs' summary.json by run label."""
+def declared_tables(summaries: Mapping[str, object]) -> dict[str, list[Row]]:
+    """The declared tables (`[[reproduce.tables]]` of papers/flashblox.toml: `latency` and
+    `slowdown`, a row per tenant, and `swaps`, the swap run's counters) of the runs' summary.json
+    by run label."""
     return read_tables(load_plan(NAME).tables, summaries)
 
 
@@ -505,29 +504,6 @@ def slides_table() -> list[dict[str, object]]:
             "nk_whole": SLIDES_N * whole,
         }
     ]
-
-
-def flashblox_claims(
-    hardware: Summary,
-    software: Summary,
-    model: Mapping[str, object],
-    checks: Health | None = None,
-) -> list[Claim]:
-    """Every claim of papers/flashblox.toml judged on one seed's runs (`checks`: the health
-    by run name; default: every run healthy as far as these summaries say)."""
-    if checks is None:
-        checks = health(
-            {
-                "schemes": {
-                    "hardware": hardware["schemes"][SCHEME],
-                    "software": software["schemes"][SCHEME],
-                    "swap": hardware["schemes"][SCHEME],
-                }
-            }
-        )
-    tables = latency_tables({"hardware": hardware, "software": software})
-    seen = Seen({}, cast(FlashbloxLifetime, model), tables)
-    return evaluate(claimfile.load(NAME), [SeedResult(0, PAPER.code.measurements(seen), checks)])
 
 
 # --------------------------------------------------------------------------------------
