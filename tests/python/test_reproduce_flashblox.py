@@ -10,9 +10,11 @@ summary.json files and the same measurements (the input of claims.json).
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import json
 import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
@@ -24,7 +26,7 @@ from ftlab.reproduce import claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import flashblox as F
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.driver import Runs, declared_cases, load_plan
+from ftlab.reproduce.driver import CaseDecl, Runs, declared_cases, load_plan
 from ftlab.results import Summary
 
 try:
@@ -354,6 +356,27 @@ def test_sensitivity_cases_scale_every_synthetic_part(tmp_path: Path) -> None:
     assert {"azure-storage read_ratio=0.2", "azure-storage read_ratio=0.8", "ycsb-d pattern=uniform"} <= set(
         cases
     )
+
+
+@pytest.mark.parametrize(
+    ("scale", "error"),
+    [
+        ("tenants.*.synthetic.nope", "no number at tenants.*.synthetic.nope"),
+        ("tenants.*.name", "is not a number"),
+    ],
+)
+def test_a_starred_scale_needs_numbers_to_match(tmp_path: Path, scale: str, error: str) -> None:
+    """A `*` scale that matches no key, or a key that is not a number, is the resolved
+    scenario's error, not an empty or a wrong case."""
+    text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
+    case = CaseDecl("load x{value:g}", (0.5,), ("{at}={scaled:g}",), scale)
+    plan = dataclasses.replace(load_plan(F.NAME), cases=(case,))
+    report = cast("Report", SimpleNamespace(resolved_toml=text))
+    runs = Runs(
+        plan, True, 0, tmp_path, {"flashblox": ROOT / "scenarios" / F.QUICK_SCENARIO}, {"hardware": report}
+    )
+    with pytest.raises(ftlab.InputError, match=re.escape(error)):
+        declared_cases(runs)
 
 
 def test_flashblox_preset_is_the_talks_geometry() -> None:
