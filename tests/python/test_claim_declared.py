@@ -112,6 +112,102 @@ def test_a_declared_row_reads_paths_sums_and_rates() -> None:
     assert [(r["w"], r["m"], r["norm"]) for r in csv] == [("t", "x", 2.0), ("t", "base", 1.0)]
 
 
+TENANT_TABLE = {
+    "name": "lat",
+    "run": "a",
+    "each": "schemes.s.tenants",
+    "key": "tenant",
+    "columns": [
+        {"name": "a_us", "run": "a", "path": "read.us", "form": "positive"},
+        {"name": "b_us", "run": "b", "path": "read.us", "form": "positive"},
+        {"name": "b_over_a", "of": "b_us", "per": "a_us"},
+        {"name": "raw", "run": "b", "path": "read.us"},
+    ],
+}
+
+
+def tenants(reads: dict[str, object]) -> dict[str, object]:
+    return {"schemes": {"s": {"tenants": {t: {"read": {"us": v}} for t, v in reads.items()}}}}
+
+
+def test_a_declared_table_has_a_row_per_tenant_of_its_run() -> None:
+    """Rows follow run a's tenants in order; b's values at the same tenant; a value that is not
+    a positive number is None in form positive (kept as it is in form value), and so is a ratio
+    with it; b's extra tenant makes no row."""
+    (decl,) = rows.load_tables("x.toml", [TENANT_TABLE], ["a", "b"])
+    summaries = {"a": tenants({"t": 2.0, "u": 4.0, "v": 1.0}), "b": tenants({"u": 0, "t": 5.0, "w": 9.0})}
+    assert decl.rows(summaries) == [
+        {"tenant": "t", "a_us": 2.0, "b_us": 5.0, "b_over_a": 2.5, "raw": 5.0},
+        {"tenant": "u", "a_us": 4.0, "b_us": None, "b_over_a": None, "raw": 0},
+        {"tenant": "v", "a_us": 1.0, "b_us": None, "b_over_a": None, "raw": None},
+    ]
+    assert decl.rows({"b": summaries["b"]}) == []  # no run a: no rows
+
+
+GEOMEAN = {
+    "name": "g",
+    "table": "lat",
+    "column": "b_over_a",
+    "why": "{v:.2f} {inverse:.2f} {n} {max_key} {max:g}",
+}
+
+
+def test_a_geometric_mean_over_a_tables_rows() -> None:
+    """sqrt(2 x 8) = 4 over the rows' numbers (None skipped); inverse: sqrt(1/2 x 1/8) = 1/4;
+    with `every`, a row without a number leaves it not measured."""
+    table = rows.load_tables("x.toml", [TENANT_TABLE], ["a", "b"])
+    plain, inverse, every = rows.load_geomeans(
+        "x.toml",
+        [
+            GEOMEAN,
+            {**GEOMEAN, "name": "i", "inverse": True, "missing": "none"},
+            {**GEOMEAN, "name": "e", "every": True, "missing": "gone", "reason": "r"},
+        ],
+        table,
+    )
+    got: list[dict[str, object]] = [
+        {"tenant": "t", "b_over_a": 2.0},
+        {"tenant": "u", "b_over_a": None},
+        {"tenant": "v", "b_over_a": 8},
+    ]
+    m, i = plain.measure(got, "tenant"), inverse.measure(got, "tenant")
+    assert m.value == pytest.approx(4.0) and m.why == "4.00 0.25 3 v 8"
+    assert i.value == pytest.approx(0.25) and i.why == "0.25 4.00 3 t 0.5"
+    assert every.measure(got, "tenant") == Measured(None, "gone", "r")
+    assert every.measure(got[::2], "tenant").value == pytest.approx(4.0)
+    nan = plain.measure([{"tenant": "t", "b_over_a": -1.0}], "tenant")
+    assert nan.value is not None and math.isnan(nan.value) and nan.why == ""
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ({**TENANT_TABLE, "run": "c"}, "runs c are not run labels"),
+        ({**TENANT_TABLE, "columns": [{"name": "x", "of": "y", "per": "z"}]}, "name earlier columns"),
+        ({**TENANT_TABLE, "columns": [{"name": "x", "run": "a"}]}, "either `run` and `path`"),
+        ({**TENANT_TABLE, "columns": [{"name": "x", "run": "a", "path": "p", "form": "sum"}]}, "form 'sum'"),
+        ({**TENANT_TABLE, "columns": [{"name": "tenant", "run": "a", "path": "p"}]}, "duplicate columns"),
+    ],
+)
+def test_a_bad_table_declaration_is_the_files_error(given: dict[str, object], error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        rows.load_tables("x.toml", [given], ["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ({**GEOMEAN, "column": "nope"}, "no column 'nope'"),
+        ({**GEOMEAN, "reason": "r"}, "`reason` needs `every"),
+        ({**GEOMEAN, "why": "{w}"}, "unknown placeholder"),
+    ],
+)
+def test_a_bad_geometric_mean_is_the_files_error(given: dict[str, object], error: str) -> None:
+    table = rows.load_tables("x.toml", [TENANT_TABLE], ["a", "b"])
+    with pytest.raises(ftlab.InputError, match=error):
+        rows.load_geomeans("x.toml", [given], table)
+
+
 def test_a_paper_read_run_by_run_needs_only_its_name() -> None:
     """Everything else of a `PerRunPaper` has a declared default (docs/ARCHITECTURE.md, "A
     sixth paper"): no abstract method is left to write."""

@@ -15,7 +15,9 @@ scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
-(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`)
+(`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`),
+tables of a row per tenant and geometric means over them (`[[reproduce.tables]]`,
+`[[reproduce.geomeans]]`, also `ftlab.reproduce.rows`, measured by `PaperCode.measure_declared`)
 and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`).
 The claims name their measures and the runs and health they rest on (DESIGN §12,
 `ftlab.reproduce.claimfile`). The driver
@@ -42,7 +44,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
@@ -75,7 +77,7 @@ from ftlab.reproduce.measures import (
     load_declared,
     measure_all,
 )
-from ftlab.reproduce.rows import RowsDecl, load_rows
+from ftlab.reproduce.rows import GeomeanDecl, RowsDecl, TableDecl, load_geomeans, load_rows, load_tables
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
 from ftlab.reproduce.series_measures import WindowDecl, load_windows
@@ -126,8 +128,9 @@ class CaseDecl:
     """One `[[reproduce.cases]]` table: a knob varied over `values`, one sensitivity case each.
     `name` is a `str.format` template of `{value}`; each of `set`, of `{value}` and, with
     `scale` (a dotted scenario key), `{scaled}`: `value` times that key's value in the resolved scenario
-    of the base run the case reruns. `runs`: the run labels it reruns (`fnmatch` patterns;
-    every run if empty); the overrides go to the scenarios of those runs."""
+    of the base run the case reruns (a `*` in `scale` matches several keys: each template is then
+    repeated per match, `{at}` its key, `scale_matches`). `runs`: the run labels it reruns
+    (`fnmatch` patterns; every run if empty); the overrides go to the scenarios of those runs."""
 
     name: str
     values: tuple[float | int | str, ...]
@@ -173,6 +176,9 @@ class Plan:
     value_path: str = ""
     #: Its sensitivity study's knobs (`cases.KnobDecl`), run as one sweep of its one run.
     knobs: tuple[KnobDecl, ...] = ()
+    #: Its tables of a row per key (per tenant) and the geometric means over them (`rows`).
+    tables: tuple[TableDecl, ...] = ()
+    geomeans: tuple[GeomeanDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -186,7 +192,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
-_PLAN_KEYS |= {"knobs"}
+_PLAN_KEYS |= {"knobs", "tables", "geomeans"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -228,7 +234,7 @@ def load_plan(name: str) -> Plan:
     declared = load_declared(where, raw.get("pairs"), raw.get("values"), raw.get("bests"))
     rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"), [r.label for r in runs])
     health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
-    return Plan(
+    plan = Plan(
         name,
         schedule,
         scenarios,
@@ -247,6 +253,13 @@ def load_plan(name: str) -> Plan:
         _value_path(where, raw.get("value_path", "")),
         knobs=_knobs(where, raw.get("knobs"), runs),
     )
+    return _with_tables(where, raw, plan)
+
+
+def _with_tables(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:
+    """`plan` with `[[reproduce.tables]]` and `[[reproduce.geomeans]]` (`rows.load_tables`)."""
+    found = load_tables(where, raw.get("tables"), [r.label for r in plan.runs])
+    return replace(plan, tables=found, geomeans=load_geomeans(where, raw.get("geomeans"), found))
 
 
 def _knobs(where: str, raw: object, runs: Sequence[RunDecl]) -> tuple[KnobDecl, ...]:
@@ -315,7 +328,8 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs))
     try:  # the templates format: a wrong placeholder is the file's error, not a run's
         name.format(value=values[0])
-        [t.format(value=values[0], scaled=1.0 if scale else None) for t in sets]
+        at = {"at": "k"} if "*" in scale.split(".") else {}
+        [t.format(value=values[0], scaled=1.0 if scale else None, **at) for t in sets]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
     return decl
@@ -400,7 +414,7 @@ class PaperCode(ABC, Generic[Seen]):
             names,
             load_plan(self.name).measures,
             lambda subject, system, key: self.value(seen, subject, system, key),
-            lambda name: self.measure(seen, name),
+            lambda name: self.measure_declared(seen, name),
             lambda subject: self.systems(seen, subject),
         )
 
@@ -413,6 +427,24 @@ class PaperCode(ABC, Generic[Seen]):
         """The number a declared pair reads: metric `key` of `system` on `subject` (none by
         default: a paper that declares pairs defines it)."""
         return None
+
+    def measure_declared(self, seen: Seen, name: str) -> Measured:
+        """A declared measure over the tables `tables` supplies: a geometric mean
+        (`[[reproduce.geomeans]]`) or a table value (`[[reproduce.values]]` with `table`) whose
+        table it supplies; every other name by `measure`."""
+        plan, supplied = load_plan(self.name), self.tables(seen)
+        mean = next((g for g in plan.geomeans if g.name == name), None)
+        if mean is not None:
+            key = next(t.key for t in plan.tables if t.name == mean.table)
+            return mean.measure(supplied.get(mean.table, ()), key)
+        value = next((v for v in plan.table_values if v.name == name and v.table in supplied), None)
+        return self.measure(seen, name) if value is None else value.measure(supplied)
+
+    def tables(self, seen: Seen) -> Mapping[str, Sequence[Mapping[str, object]]]:
+        """The tables the declared geometric means and table values read, by name: the
+        declared ones (`[[reproduce.tables]]`, `rows.read_tables` of the runs) and the
+        paper's own (none by default)."""
+        return {}
 
     def measure(self, seen: Seen, name: str) -> Measured:
         """A measure of the paper's own (not a declared pair); an unknown name is an
@@ -506,10 +538,61 @@ def declared_cases(runs: Runs) -> list[Case]:
         rerun = [r for r in runs.plan.runs if not decl.runs or any(fnmatch(r.label, p) for p in decl.runs)]
         keys = [s.key for s in runs.plan.scenarios if any(r.scenario == s.key for r in rerun)]
         for value in decl.values:
-            sets = {key: decl.expand(value, _scaled(runs, decl, key, rerun, value))[1] for key in keys}
+            sets = {key: _case_sets(runs, decl, key, rerun, value) for key in keys}
             only = tuple(r.label for r in rerun) if decl.runs else ()
             cases.append(Case(decl.name.format(value=value), runs=only, set=sets))
     return cases
+
+
+def _case_sets(
+    runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: float | int | str
+) -> list[str]:
+    """The case's `--set` for scenario `key`: `decl.expand`, or, with a `*` in `scale`, each
+    template once per match of `scale` in the resolved scenario of the first run of `key` the
+    case reruns (`scale_matches`), `{at}` the match's key and `{scaled}` `value` times its value."""
+    if "*" not in decl.scale.split("."):
+        return decl.expand(value, _scaled(runs, decl, key, rerun, value))[1]
+    first = next(r for r in rerun if r.scenario == key)
+    where = f"the resolved scenario of run {first.label}"
+    found = scale_matches(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale)
+    if not found or not isinstance(value, (int, float)):
+        raise input_error(where, f"no number at {decl.scale}")
+    bad = [at for at, v in found if not isinstance(v, (int, float)) or isinstance(v, bool)]
+    if bad:
+        raise input_error(where, f"{', '.join(bad)} is not a number")
+    return [t.format(value=value, scaled=float(v) * value, at=at) for at, v in found for t in decl.set]  # type: ignore[arg-type]
+
+
+def scale_matches(node: object, pattern: str, at: str = "") -> list[tuple[str, object]]:
+    """Every value at dotted `pattern` under a scenario document, with its `--set` key: `*` is
+    each key of a table or each table of an array (keyed by its `name`, else its index), and an
+    array met where a key is expected is each of its tables (by index), as `--set` keys them.
+
+    >>> doc = {"t": [{"name": "a", "s": {"r": 1.0}}, {"name": "b", "s": [{"r": 2.0}, {}]}]}
+    >>> scale_matches(doc, "t.*.s.r")
+    [('t.a.s.r', 1.0), ('t.b.s.0.r', 2.0)]
+    """
+    parts = pattern.split(".") if pattern else []
+    if not parts:
+        return [(at, node)]
+    join = (at + ".") if at else ""
+    if isinstance(node, list):
+        star = parts[0] == "*"
+        rest = ".".join(parts[1:] if star else parts)
+        return [
+            m
+            for i, item in enumerate(node)
+            for m in scale_matches(item, rest, join + str(_name_of(item, i) if star else i))
+        ]
+    if not isinstance(node, Mapping):
+        return []
+    keys = list(node) if parts[0] == "*" else [parts[0]] if parts[0] in node else []
+    return [m for k in keys for m in scale_matches(node[k], ".".join(parts[1:]), join + k)]
+
+
+def _name_of(item: object, i: int) -> object:
+    """An array's table's `--set` key: its `name`, else its index."""
+    return item.get("name", i) if isinstance(item, Mapping) else i
 
 
 def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: object) -> float | None:

@@ -1,5 +1,6 @@
-"""ftlab.reproduce.rows: a run's row of metrics as its claim file declares it, and the rows
-of the metrics CSV built from those rows.
+"""ftlab.reproduce.rows: a run's row of metrics as its claim file declares it, the rows
+of the metrics CSV built from those rows, and tables of a row per tenant with their
+geometric means.
 
 A paper whose runs each stand alone (`ftlab.reproduce.per_run`) reads one row of named values
 per run from the run's summary.json. The claim file declares them, in the row's order:
@@ -22,6 +23,12 @@ per run from the run's summary.json. The claim file declares them, in the row's 
 A paper whose runs share one summary.json may instead declare where a pair's number sits,
 `[reproduce] value_path` (`value_at`: "schemes.{system}.tenants.{subject}.read.{key}").
 
+A paper whose runs share their tenants (`ftlab.reproduce.flashblox`: the same tenants
+isolated two ways) declares tables of a row per key of a summary's table, per tenant of a
+scheme (`[[reproduce.tables]]`, `TableDecl`: each column a run's value at the row's key or a
+ratio of two columns), and geometric means over a table's column (`[[reproduce.geomeans]]`,
+`GeomeanDecl`), which the driver measures by name (`PaperCode.measure_declared`).
+
 A missing value is None, never a silent zero. This module reads values; what a value means
 to a claim is the claim file's (`measures`) and the paper's.
 """
@@ -33,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ftlab._errors import input_error, usage_error
+from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import relative_change
 from ftlab.reproduce.decl import Fields, distinct, is_number, tables
 
@@ -230,3 +238,193 @@ def _column(where: str, i: int, raw: object) -> ColumnDecl:
     if bool(of) == bool(paper) or bool(of) != bool(to):
         f.bad("needs either `of` and `to` (a normalised metric) or `paper` (values by run label)")
     return ColumnDecl(f.text("name"), of, to, {str(k): float(v) for k, v in paper.items()})
+
+
+# --------------------------------------------------------------------------------------
+# A row per key of a table of the runs' summaries (per tenant), and reductions over the rows
+
+
+#: The forms of a table's cell: the JSON value as it is, or a positive finite number (else None).
+CELL_FORMS = ("value", "positive")
+
+
+@dataclass(frozen=True)
+class CellDecl:
+    """One column of a `[[reproduce.tables]]` table: `name`, then either `run` and `path` (the
+    value at `path` in that run's entry of the row's key, by `form`) or `of` and `per` (column
+    `of` over column `per`, both earlier ones: None unless both are non-zero numbers)."""
+
+    name: str
+    run: str = ""
+    path: str = ""
+    form: str = "value"
+    of: str = ""
+    per: str = ""
+
+    def value(self, key: str, entries: Mapping[str, Mapping[str, object]], row: Row) -> object:
+        """The cell of the row of `key`, its run's table being `entries[run]`."""
+        if self.of:
+            a, b = row.get(self.of), row.get(self.per)
+            return float(a) / float(b) if is_number(a) and is_number(b) and a and b else None
+        entry = entries.get(self.run, {}).get(key)
+        value = walk_one(entry, self.path)
+        if self.form == "positive":
+            ok = is_number(value) and math.isfinite(value) and value > 0
+            return float(value) if ok else None  # type: ignore[arg-type]
+        return value
+
+
+@dataclass(frozen=True)
+class TableDecl:
+    """One `[[reproduce.tables]]` table: `name`, the rows' `run` (a row per key of the table at
+    dotted `each` in its summary.json, in order: per tenant of a scheme,
+    "schemes.<scheme>.tenants"; no rows where it is missing), `key`, the column of the row's
+    key, and its `columns` (`CellDecl`), each read at the same key of its run's `each` table."""
+
+    name: str
+    run: str
+    each: str
+    key: str
+    columns: tuple[CellDecl, ...]
+
+    def rows(self, summaries: Mapping[str, object]) -> list[Row]:
+        """The table's rows from the runs' summary.json by run label."""
+        entries = {label: _table_at(summaries.get(label), self.each) for label in self.runs()}
+        out: list[Row] = []
+        for key in entries[self.run]:
+            row: Row = {self.key: key}
+            for cell in self.columns:
+                row[cell.name] = cell.value(key, entries, row)
+            out.append(row)
+        return out
+
+    def runs(self) -> list[str]:
+        """The run labels the table reads, the rows' first."""
+        return list(dict.fromkeys([self.run, *(c.run for c in self.columns if c.run)]))
+
+
+def _table_at(summary: object, path: str) -> dict[str, Mapping[str, object]]:
+    """The table at dotted `path` under `summary`, its entries that are tables (none if missing)."""
+    found = walk_one(summary, path)
+    if not isinstance(found, Mapping):
+        return {}
+    return {str(k): v for k, v in found.items() if isinstance(v, Mapping)}
+
+
+def read_tables(decls: Sequence[TableDecl], summaries: Mapping[str, object]) -> dict[str, list[Row]]:
+    """Every declared table's rows by its name, from the runs' summary.json by run label."""
+    return {t.name: t.rows(summaries) for t in decls}
+
+
+def geomean(values: Sequence[float | None]) -> float:
+    """Geometric mean of the positive finite values; NaN if there is none.
+
+    >>> round(geomean([1.0, 4.0, None]), 6)
+    2.0
+    """
+    good = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
+
+
+@dataclass(frozen=True)
+class GeomeanDecl:
+    """One `[[reproduce.geomeans]]` table: the measure `name`, the geometric mean over the rows
+    of declared table `table` of column `column`'s positive values (`inverse`: of 1 / each
+    non-zero value). Its sentence `why` is a template of `{v}`, `{inverse}` (1 / v), `{n}`
+    (the rows) and `{max_key}`, `{max}` (the row key and value of the highest value). With
+    `every`, a row without a number (or no row) leaves it not measured: None, `missing` as the
+    sentence and `reason` as the reason; without, no positive value makes it NaN with `missing`
+    as the sentence."""
+
+    name: str
+    table: str
+    column: str
+    why: str
+    missing: str = ""
+    inverse: bool = False
+    every: bool = False
+    reason: str = ""
+
+    def measure(self, rows: Sequence[Mapping[str, object]], key: str) -> Measured:
+        """The measure on the table's `rows`, whose key column is `key`."""
+        cells = [(r.get(key), r.get(self.column)) for r in rows]
+        numbers = [(k, float(v)) for k, v in cells if is_number(v)]
+        if self.every and (not rows or len(numbers) < len(cells)):
+            return Measured(None, self.missing, self.reason)
+        if self.inverse:
+            numbers = [(k, 1.0 / v) for k, v in numbers if v]
+        v = geomean([x for _, x in numbers])
+        if math.isnan(v) and not self.every:
+            return Measured(v, self.missing)
+        top = max(numbers, key=lambda kv: kv[1]) if numbers else ("", math.nan)
+        return Measured(v, self.why.format(v=v, inverse=1.0 / v, n=len(rows), max_key=top[0], max=top[1]))
+
+
+def load_tables(where: str, raw: object, labels: Sequence[str]) -> tuple[TableDecl, ...]:
+    """`[[reproduce.tables]]` of the claim file `where` names, whose runs are `labels`; a bad
+    table is an `ftlab.InputError` naming the key."""
+    found = tables(where, "reproduce.tables", raw, lambda w, i, t: _table(w, i, t, labels))
+    distinct(where, "reproduce.tables: duplicate names", [t.name for t in found])
+    return found
+
+
+def _table(where: str, i: int, raw: object, labels: Sequence[str]) -> TableDecl:
+    f = Fields.of(where, f"reproduce.tables[{i}]", raw, TableDecl)
+    run = f.text("run")
+    cells = tables(where, f"reproduce.tables[{i}].columns", f.raw.get("columns", []), _cell)
+    names = [f.text("key"), *(c.name for c in cells)]
+    distinct(where, f"reproduce.tables[{i}]: duplicate columns", names)
+    idle = sorted({r for r in [run, *(c.run for c in cells)] if r and r not in labels})
+    if idle:
+        f.bad(f"runs {', '.join(idle)} are not run labels")
+    late = [c.name for j, c in enumerate(cells) if c.of and {c.of, c.per} - set(names[1 : j + 1])]
+    if late:
+        f.bad(f"columns {', '.join(late)}: `of` and `per` name earlier columns")
+    return TableDecl(f.text("name"), run, f.text("each"), names[0], cells)
+
+
+def _cell(where: str, i: int, raw: object) -> CellDecl:
+    f = Fields.of(where, f"reproduce.tables columns[{i}]", raw, CellDecl)
+    form, run, path, of, per = (
+        f.choice("form", CELL_FORMS),
+        *(f.text(k, "") for k in ("run", "path", "of", "per")),
+    )
+    if bool(run and path) == bool(of and per) or bool(run) != bool(path) or bool(of) != bool(per):
+        f.bad("needs either `run` and `path` (a value) or `of` and `per` (a ratio of two columns)")
+    return CellDecl(f.text("name"), run, path, form, of, per)
+
+
+def load_geomeans(where: str, raw: object, declared: Sequence[TableDecl]) -> tuple[GeomeanDecl, ...]:
+    """`[[reproduce.geomeans]]` of the claim file `where` names, over the `declared` tables;
+    a bad table is an `ftlab.InputError` naming the key."""
+    found = tables(where, "reproduce.geomeans", raw, _geomean)
+    distinct(where, "reproduce.geomeans: duplicate names", [g.name for g in found])
+    columns = {t.name: {t.key, *(c.name for c in t.columns)} for t in declared}
+    for g in found:
+        if g.column not in columns.get(g.table, set()):
+            raise input_error(
+                where, f"reproduce.geomeans ({g.name}): no column {g.column!r} in table {g.table!r}"
+            )
+    return found
+
+
+def _geomean(where: str, i: int, raw: object) -> GeomeanDecl:
+    f = Fields.of(where, f"reproduce.geomeans[{i}]", raw, GeomeanDecl)
+    every, reason, missing = f.flag("every"), f.text("reason", ""), f.text("missing", "")
+    if bool(reason) != every or (every and not missing):
+        f.bad("`every = true` needs `reason` and `missing`, and `reason` needs `every = true`")
+    decl = GeomeanDecl(
+        f.text("name"),
+        f.text("table"),
+        f.text("column"),
+        f.text("why"),
+        missing,
+        f.flag("inverse"),
+        every,
+        reason,
+    )
+    try:
+        decl.why.format(v=1.0, inverse=1.0, n=1, max_key="k", max=1.0)
+    except (KeyError, ValueError, IndexError) as e:
+        f.bad(f"`why` names an unknown placeholder or format ({e})")
+    return decl
