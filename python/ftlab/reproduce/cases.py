@@ -41,6 +41,7 @@ from typing import TypeGuard
 
 from ftlab import _toml
 from ftlab.reproduce.decl import Fields, is_number, tables
+from ftlab.reproduce.rows import walk_one
 from ftlab.reproduce.sweep_study import BASE, StudyCase, study_case
 
 #: A table of the parsed scenario (TOML, untyped below its keys).
@@ -264,7 +265,7 @@ def _number(v: object) -> float | int:
 def _places(decl: KnobDecl, scenario: Table) -> list[Place]:
     """The knob's places in the scenario, filtered by `where` and `having`."""
     if decl.at:
-        node = _walk(scenario, decl.at)
+        node = walk_one(scenario, decl.at)
         found: list[Place] = [(decl.at, node, {})] if isinstance(node, Mapping) else []
     elif decl.schemes:
         run, tables_ = _list(scenario.get("schemes")), _table(scenario.get("scheme"))
@@ -315,7 +316,7 @@ def _pins(paths: Sequence[str], scenario: Table) -> dict[str, object]:
         head = path.split(".")
         if head[0] == "scheme" and (len(head) < 2 or head[1] not in run):
             continue
-        node = _walk(scenario, path)
+        node = walk_one(scenario, path)
         if isinstance(node, list):
             out[path] = list(node)
     return out
@@ -327,12 +328,6 @@ def _has(table: Table, keys: Sequence[str]) -> bool:
 
 def _numbers(v: object) -> TypeGuard[list[int | float]]:
     return isinstance(v, list) and all(is_number(n) for n in v)
-
-
-def _walk(node: object, path: str) -> object:
-    for part in path.split("."):
-        node = node.get(part) if isinstance(node, Mapping) else None
-    return node
 
 
 def _table(v: object) -> Table:
