@@ -16,7 +16,8 @@ scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
 (`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`)
-and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`).
+and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`),
+and named numbers read from its runs' documents (`[[reproduce.reads]]`: `ftlab.reproduce.reads`).
 The claims name their measures and the runs and health they rest on (DESIGN §12,
 `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
@@ -74,6 +75,7 @@ from ftlab.reproduce.measures import (
     load_declared,
     measure_all,
 )
+from ftlab.reproduce.reads import ReadDecl, load_reads
 from ftlab.reproduce.rows import RowsDecl, load_rows
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
@@ -169,6 +171,8 @@ class Plan:
     table_values: tuple[TableValueDecl, ...] = ()
     #: Where a declared pair's number sits in a summary.json (`rows.value_at`), if declared.
     value_path: str = ""
+    #: Its named numbers read from its runs' and code's documents (`reads.ReadDecl`).
+    reads: tuple[ReadDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -182,6 +186,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
+_PLAN_KEYS |= {"reads"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -240,6 +245,7 @@ def load_plan(name: str) -> Plan:
         load_windows(where, raw.get("windows")),
         tuple(declared.tables),
         _value_path(where, raw.get("value_path", "")),
+        reads=load_reads(where, raw.get("reads")),
     )
 
 

@@ -2,8 +2,9 @@
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
 run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
 (`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
-the paper's own: its measures (`measurements`: the Table III run's arithmetic and Figures
-5-7's margins here; Table IV's and Figure 16's values are declared, read from the tables
+the paper's own: its measures (`measurements`: Figures 5-7's margins here; Table III's values
+are declared reads of the run's summary.json (`[reproduce] reads`) and values of the row
+`table3_row` gives, Table IV's and Figure 16's declared values of the tables
 `supplied_tables` gives), the analysis side, its health checks, the tables its declared
 figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
 It is not the driver, draws no figure by hand and runs nothing itself.
@@ -65,6 +66,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
+from ftlab.reproduce.reads import find, read_all, reduce
 from ftlab.results import (
     RtAdmission,
     RtBounds,
@@ -223,24 +225,16 @@ class TaskStats(TypedDict):
 
 def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
     """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
-    time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*)."""
-    tasks = summary["schemes"][scheme]["tenants"][TENANT]["deadlines"]["tasks"]
-    mine = {name: t for name, t in tasks.items() if name.startswith(op[0])}
+    time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*),
+    read as the declared reads are (`reads.find`, `reads.reduce`)."""
+    at = f"schemes.{scheme}.tenants.{TENANT}.deadlines.tasks.{op[0]}*"
     return TaskStats(
-        response_max_us=max(
-            (float(t["response_max_us"]) for t in mine.values() if t.get("response_max_us") is not None),
-            default=math.nan,
-        ),
-        response_mean_us=_mean([t.get("response_mean_us") for t in mine.values()]),
-        misses=sum(int(t.get("misses", 0)) for t in mine.values()),
-        released=sum(int(t.get("released", 0)) for t in mine.values()),
-        tasks=len(mine),
+        response_max_us=reduce(find(summary, f"{at}.response_max_us"), "max"),
+        response_mean_us=reduce(find(summary, f"{at}.response_mean_us"), "mean"),
+        misses=int(reduce(find(summary, f"{at}.misses"), "sum")),
+        released=int(reduce(find(summary, f"{at}.released"), "sum")),
+        tasks=len(find(summary, at)),
     )
-
-
-def _mean(values: Sequence[object]) -> float:
-    good = [float(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
-    return sum(good) / len(good) if good else math.nan
 
 
 class Fig16Row(TypedDict):
@@ -289,8 +283,8 @@ def fig16_bandwidth(report: Report) -> Fig16:
     return Fig16(
         gc_start_s=start,
         mean_mb_s={name: _measured_mb_s(report.summary, name) for name in report.schemes},
-        before_mean_mb_s=_mean(before),
-        after_mean_mb_s=_mean(after),
+        before_mean_mb_s=reduce(before, "mean"),
+        after_mean_mb_s=reduce(after, "mean"),
         after_min_mb_s=min(after) if after else math.nan,
         n_before=len(before),
         n_after=len(after),
@@ -354,9 +348,10 @@ def measurements(
 ) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
     Table IV, Figures 5-7."""
+    tables = supplied_tables(bw, analysis["bounds"])
     return {
         **table3_measurements(summary, starts, warmup, analysis),
-        **table_values(load_plan(NAME).table_values, supplied_tables(bw, analysis["bounds"])),
+        **table_values([d for d in load_plan(NAME).table_values if d.table in tables], tables),
         **schedulability_measurements(analysis),
     }
 
@@ -364,84 +359,28 @@ def measurements(
 def table3_measurements(
     summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
-    """Max write and read latency factors, misses, admission totals, and part-ftl's read
-    blocking counters (`device.reads_blocked`, `device.read_rebuilt_us_max`, engine measurements of
-    every scheme; not measured when absent)."""
-    pw, ww = task_stats(summary, PART, "write"), task_stats(summary, WAO, "write")
-    pr, wr = task_stats(summary, PART, "read"), task_stats(summary, WAO, "read")
-    gc = (
+    """The declared Table III values (papers/part_ftl.toml's values of table "table3"):
+    latency factors, misses, admission totals and part-ftl's read blocking counters."""
+    decls = [d for d in load_plan(NAME).table_values if d.table == "table3"]
+    return table_values(decls, {"table3": [table3_row(summary, starts, warmup, analysis)]})
+
+
+def table3_row(
+    summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
+) -> dict[str, object]:
+    """The "table3" table's one row, which papers/part_ftl.toml's Table III values read: its
+    declared reads (`[reproduce] reads`) of the Table III run's summary.json and of Eq. 6-7's
+    totals with the paper's parameters (the "admission" document, `ftlab rt admit`'s tests as
+    eq6_total, eq7_total), and `gc`, the measured phase's start and the GC starts as text."""
+    tests = analysis["admit_paper"]["tests"]
+    admission = {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in tests}
+    docs = {"table3": summary, "admission": admission}
+    row: dict[str, object] = dict(read_all(load_plan(NAME).reads, docs))
+    row["gc"] = (
         f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and "
         f"{_s(starts.get(WAO))} (wao-gc)"
     )
-    counters = summary["schemes"][PART].get("scheme_counters") or {}
-    eq6, eq7 = counters.get("admission_eq6_total"), counters.get("admission_eq7_total")
-    paper_tests = {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]}
-    out = {
-        "max_write_factor": Measured(
-            ratio(pw["response_max_us"], ww["response_max_us"]),
-            f"the slowest 12-page write took {pw['response_max_us'] / 1e3:.2f} ms under "
-            f"part-ftl and {ww['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}); "
-            "a request's pages enter the buffer together, so its response is its slowest page's latency.",
-        ),
-        "max_read_factor": Measured(
-            ratio(pr["response_max_us"], wr["response_max_us"]),
-            f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl "
-            f"and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
-        ),
-        "part_misses": Measured(
-            float(pw["misses"] + pr["misses"]),
-            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of "
-            f"{pr['released']} read deadlines ({gc}).",
-        ),
-        "admission_paper": Measured(
-            _max_or_nan(paper_tests.get("Eq. 6"), paper_tests.get("Eq. 7")),
-            f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} "
-            f"and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
-        ),
-        "admission_device": Measured(
-            _max_or_nan(eq6, eq7),
-            f"with this device's parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. "
-            f'7 {_f(eq7)} (run with admission = "report").',
-        ),
-        "wao_read_misses": Measured(
-            float(wr["misses"]),
-            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read "
-            f"{wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
-        ),
-        "wao_read_max_us": Measured(
-            wr["response_max_us"],
-            f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against "
-            f"the {READ_DEADLINE_MS:g} ms deadline, "
-            f"{wr['misses']} of {wr['released']} read jobs missed it; a page read waits for at "
-            "most one write-and-step unit on its die "
-            f"(Eq. 14: t_r + t_w + max(t_e, c(t_r + t_w)); docs/schemes/wao-gc.md) ({gc}).",
-        ),
-    }
-    # Read by name (a build without a counter leaves it out): a plain mapping.
-    device: Mapping[str, Any] = summary["schemes"][PART].get("device") or {}
-    for key, what in (
-        ("reads_blocked", "reads that waited behind a program, erase or GC operation on their die"),
-        ("read_rebuilt_us_max", "the slowest rebuilt page read (µs)"),
-    ):
-        value = device.get(key)
-        if value is None:
-            out[key] = Measured(
-                None,
-                f"part-ftl's device has no {key}.",
-                f"summary.json schemes.part-ftl.device.{key} is absent: this build does not count {what}",
-            )
-        else:
-            out[key] = Measured(float(value), f"part-ftl's device.{key} = {_f(value)}: {what} ({gc}).")
-    return out
-
-
-def _max_or_nan(*values: object) -> float:
-    good = [
-        float(v)
-        for v in values
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-    ]
-    return max(good) if len(good) == len(values) else math.nan
+    return row
 
 
 def supplied_tables(bw: Fig16, bounds: RtBounds) -> Tables:
