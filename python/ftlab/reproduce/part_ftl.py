@@ -348,12 +348,8 @@ def measurements(
 ) -> dict[str, Measured]:
     """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
     Table IV, Figures 5-7."""
-    tables = supplied_tables(bw, analysis["bounds"])
-    return {
-        **table3_measurements(summary, starts, warmup, analysis),
-        **table_values([d for d in load_plan(NAME).table_values if d.table in tables], tables),
-        **schedulability_measurements(analysis),
-    }
+    tables = {**supplied_tables(bw, analysis), "table3": [table3_row(summary, starts, warmup, analysis)]}
+    return table_values(load_plan(NAME).table_values, tables)
 
 
 def table3_measurements(
@@ -383,10 +379,14 @@ def table3_row(
     return row
 
 
-def supplied_tables(bw: Fig16, bounds: RtBounds) -> Tables:
-    """The tables papers/part_ftl.toml's table values read: "table4" (`table4_rows`) and
-    "fig16" (`fig16_row`)."""
-    return {"table4": table4_rows(bounds), "fig16": [fig16_row(bw)]}
+def supplied_tables(bw: Fig16, analysis: RtAnalysis) -> Tables:
+    """The tables papers/part_ftl.toml's table values read, besides "table3": "table4"
+    (`table4_rows`), "fig16" (`fig16_row`) and "schedulability" (`schedulability_row`)."""
+    return {
+        "table4": table4_rows(analysis["bounds"]),
+        "fig16": [fig16_row(bw)],
+        "schedulability": [schedulability_row(analysis)],
+    }
 
 
 def fig16_row(bw: Fig16) -> dict[str, object]:
@@ -409,48 +409,40 @@ def fig5_weighted(result: RtSchedulability) -> dict[str, float]:
     return {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
 
 
-def schedulability_measurements(analysis: RtAnalysis) -> dict[str, Measured]:
-    """The margins of the paper's orderings in Figures 5-7, oriented so that positive means
-    the paper's order holds; and the share of write sizes where PaRT-FTL is below RTGC."""
+#: Figure 5's schemes by their column key in `schedulability_row` (fig5_<key>).
+FIG5_SCHEMES = {"part": PART, "rtgc": "rtgc", "wao75": "wao-gc-75", "wao50": "wao-gc-50"}
+
+
+def schedulability_row(analysis: RtAnalysis) -> dict[str, object]:
+    """The "schedulability" table's one row, which papers/part_ftl.toml's Figures 5-7 values
+    read: the margins of the paper's orderings, oriented so that positive means the paper's
+    order holds, the share of write sizes where PaRT-FTL is below RTGC, and the values and
+    sizes their sentences name. The margins are the paper's own reading of `ftlab rt
+    schedulability`'s curves (a minimum over sizes against the best or worst other scheme),
+    which no declared value expresses."""
     result = analysis["schedulability"]
     f5 = fig5_weighted(result)
     f6, f7 = weighted(result, 6), weighted(result, 7)
-    others = ("rtgc", "wao-gc-75", "wao-gc-50")
-    m5 = min(f5[PART] - f5[o] for o in others)
-    m6_rtgc = min(v - f6["rtgc"][r] for r, v in f6[PART].items())
-    m6_wao = min(v - max(f6["wao-gc-75"][r], f6["wao-gc-50"][r]) for r, v in f6[PART].items())
     big = [w for w in f7[PART] if w > 10]
-    m7 = min(f7["wao-gc-50"][w] - f7[PART][w] for w in big)
-    below_rtgc = sum(f7[PART][w] < f7["rtgc"][w] for w in f7[PART])
     worst6 = min(f6[PART], key=lambda r: f6[PART][r] - f6["rtgc"][r])
-    setup = f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, read share {READ_SHARE}"
+    below = sum(f7[PART][w] < f7["rtgc"][w] for w in f7[PART])
     return {
-        "fig5_margin": Measured(
-            m5,
-            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC "
-            f"75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a "
-            "reconstruction, docs/rt.md).",
-        ),
-        "fig6_wao_margin": Measured(
-            m6_wao,
-            "the smallest margin of PaRT-FTL over the better WAO-GC over r = "
-            f"{min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
-        ),
-        "fig6_rtgc_margin": Measured(
-            m6_rtgc,
-            f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} "
-            f"(PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
-            "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while "
-            "RTGC's blocking term shrinks as r grows (docs/rt.md).",
-        ),
-        "fig7_wao50_margin": Measured(
-            m7,
-            "the smallest margin of WAO-GC 50 over PaRT-FTL for w = "
-            f"{', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
-        ),
-        "fig7_rtgc_share": Measured(
-            below_rtgc / len(f7[PART]),
-            f"PaRT-FTL is below RTGC at {below_rtgc} of {len(f7[PART])} write sizes ({setup}).",
+        "fig5_margin": min(f5[PART] - f5[o] for o in ("rtgc", "wao-gc-75", "wao-gc-50")),
+        "fig6_rtgc_margin": min(v - f6["rtgc"][r] for r, v in f6[PART].items()),
+        "fig6_wao_margin": min(v - max(f6["wao-gc-75"][r], f6["wao-gc-50"][r]) for r, v in f6[PART].items()),
+        "fig7_wao50_margin": min(f7["wao-gc-50"][w] - f7[PART][w] for w in big),
+        "below_rtgc": below,
+        "n_write_sizes": len(f7[PART]),
+        "fig7_rtgc_share": below / len(f7[PART]),
+        **{f"fig5_{key}": f5[s] for key, s in FIG5_SCHEMES.items()},
+        "r_min": min(f6[PART]),
+        "r_max": max(f6[PART]),
+        "worst_r": worst6,
+        "part_at_worst_r": f6[PART][worst6],
+        "rtgc_at_worst_r": f6["rtgc"][worst6],
+        "big_w": ", ".join(str(w) for w in big),
+        "setup": (
+            f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, read share {READ_SHARE}"
         ),
     }
 
