@@ -26,6 +26,7 @@ from ftlab.reproduce import part_ftl as P
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.driver import load_plan
 from ftlab.reproduce.measures import Tables, table_values
+from ftlab.reproduce.run_checks import warmup_s
 from ftlab.results import Summary
 
 try:
@@ -286,7 +287,7 @@ def test_quick_healthy_and_measured_under_gc(quick: C.ReproductionResult) -> Non
     per_seed: list[C.ReproductionResult] = quick.extra["per_seed"]
     for result in per_seed:
         assert result.report is not None
-        warm = P.warmup_s(result.report)
+        warm = warmup_s(result.report)
         assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())
 
 

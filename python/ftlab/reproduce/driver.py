@@ -186,7 +186,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
-_PLAN_KEYS |= {"reads"}
+_PLAN_KEYS |= {"reads", "health_names"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -227,7 +227,9 @@ def load_plan(name: str) -> Plan:
         raise input_error(where, "reproduce.sensitivity_base must be true or false")
     declared = load_declared(where, raw.get("pairs"), raw.get("values"), raw.get("bests"))
     rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"), [r.label for r in runs])
-    health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
+    health = load_health(
+        where, raw.get("health"), raw.get("checks"), [r.label for r in runs], raw.get("health_names")
+    )
     return Plan(
         name,
         schedule,

@@ -5,8 +5,10 @@ run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are da
 the paper's own: its measures (`measurements`: Figures 5-7's margins here; Table III's values
 are declared reads of the run's summary.json (`[reproduce] reads`) and values of the row
 `table3_row` gives, Table IV's and Figure 16's declared values of the tables
-`supplied_tables` gives), the analysis side, its health checks, the tables its declared
-figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
+`supplied_tables` gives), the analysis side, the tables its declared figures draw and its
+sensitivity case (`PartFtl`, registered as `PAPER`). Its health is declared (`[reproduce]
+health = "schemes"`, `ftlab.reproduce.run_checks`: GC before the measured phase, the Figure 16
+run's busiest die without a limit).
 It is not the driver, draws no figure by hand and runs nothing itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
@@ -58,8 +60,7 @@ from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
     Claim,
     Health,
-    drop_die_limit,
-    health,
+    health,  # noqa: F401  (scripts/part_ftl_buffer_sweep.py: P.health)
     ratio,
     write_csv,
 )
@@ -67,6 +68,7 @@ from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, 
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
 from ftlab.reproduce.reads import find, read_all, reduce
+from ftlab.reproduce.run_checks import gc_starts, warmup_s
 from ftlab.results import (
     RtAdmission,
     RtBounds,
@@ -136,7 +138,8 @@ class PartFtl(PaperCode[Seen]):
         return measurements(seen.report.summary, seen.starts, warmup_s(seen.report), seen.bw, seen.analysis)
 
     def health(self, seen: Seen) -> Health:
-        return run_health(seen.report, seen.fig16, seen.starts)
+        """The declared health (`[reproduce] health = "schemes"` and its checks)."""
+        return load_plan(NAME).health.schemes_health({"table3": seen.report, "fig16": seen.fig16})
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
         """The declared figures (`[[reproduce.figures]]`): Figure 16 from `Fig16`'s rows,
@@ -191,26 +194,6 @@ PAPER = Driven(PartFtl())
 
 # --------------------------------------------------------------------------------------
 # Reading the runs
-
-
-def warmup_s(report: Report) -> float:
-    """The run's `measure.warmup_s` (0 if absent)."""
-    return float(_toml.loads(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
-
-
-def gc_starts(report: Report) -> dict[str, float | None]:
-    """Per scheme, the start of the first time-series window with GC copies or erases (None
-    if GC never ran)."""
-    import polars as pl
-
-    frame = report.timeseries
-    out: dict[str, float | None] = {}
-    for scheme in report.schemes:
-        rows = frame.filter(
-            (pl.col("scheme") == scheme) & ((pl.col("gc_pages_copied") > 0) | (pl.col("erases") > 0))
-        )
-        out[scheme] = float(rows["window_start_s"].min()) if rows.height else None  # type: ignore[arg-type]
-    return out
 
 
 class TaskStats(TypedDict):
@@ -459,31 +442,6 @@ def _f(value: object) -> str:
 # Health
 
 
-def run_health(report: Report, fig16: Report, starts: Mapping[str, float | None]) -> Health:
-    """`claims.health` of the Table III run, with a check per scheme that its GC started before
-    the measured phase (`gc before measure`), and of the Figure 16 run (`fig16 wao-gc`, its busiest
-    die without a limit: a closed loop saturates the device on purpose)."""
-    warm = warmup_s(report)
-    schemes = {name: report.summary["schemes"][name] for name in report.schemes}
-    for name in fig16.schemes:
-        schemes[f"fig16 {name}"] = fig16.summary["schemes"][name]
-    checks = health({"schemes": schemes})
-    for name in report.schemes:
-        s = checks["schemes"][name]
-        start = starts.get(name)
-        ok = start is not None and start <= warm
-        s["checks"] = {
-            "gc before measure": (
-                f"GC at {_s(start)} ≤ {warm:g} s" if ok else f"GC at {_s(start)}, measure from {warm:g} s",
-                ok,
-            )
-        }
-        s["ok"] = s["ok"] and ok
-    for name in fig16.schemes:
-        drop_die_limit(checks, f"fig16 {name}")
-    return checks
-
-
 #: GC's measured copies beside what the paper's equations charge (issue 39 item 2): per scheme,
 #: (its counter of copies per reclaimed page, the equation's charge, the equation's name).
 GC_EQUATIONS = {
@@ -495,7 +453,10 @@ GC_EQUATIONS = {
 def gc_equations(summary: Summary) -> dict[str, dict[str, float | None]]:
     """Per scheme of the Table III run: GC copies per reclaimed page as measured, the charge of
     its equation at the run's measured utilisation (`lambda_measured`), and their ratio (a check
-    of the model against the paper's analysis, not a claim: Eq. 5 and Eq. 12 are bounds)."""
+    of the model against the paper's analysis, not a claim: Eq. 5 and Eq. 12 are bounds;
+    §III-B: to reclaim k·α pages, "(k + m)·⌈λ·P⌉ pages need to be copied"). The schemes
+    compute the charges (scheme_counters); this stays here as a claims.json section and a
+    terminal note of the paper's own, no claim's measure."""
     out: dict[str, dict[str, float | None]] = {}
     for scheme, (measured_key, charge_key, _) in GC_EQUATIONS.items():
         if scheme not in summary["schemes"]:
