@@ -40,6 +40,7 @@ def test_doctests() -> None:
         ({"path": "tasks.w*.response_max_us", "form": "max", "divisor": 1000}, 0.9),
         ({"path": "tasks.*.misses", "form": "sum"}, 3.0),
         ({"path": "tasks.w*.released", "form": "mean"}, 10.0),
+        ({"path": "tasks.*.misses", "form": "min"}, 0.0),
         ({"path": "tasks.w*", "form": "count"}, 2),
         ({"path": "tasks.[rw]0.misses", "form": "sum"}, 2.0),
         ({"path": "counters.eq[67]_total", "form": "max", "n": 2}, 1.2),
@@ -71,7 +72,7 @@ def test_an_unsupplied_document_is_a_usage_error() -> None:
 @pytest.mark.parametrize(
     ("given", "error"),
     [
-        ({"name": "n", "source": "run", "path": "a", "form": "min"}, "form 'min' is not one of"),
+        ({"name": "n", "source": "run", "path": "a", "form": "median"}, "form 'median' is not one of"),
         ({"name": "n", "source": "run", "path": "a", "n": 2}, "`n` goes with form max"),
         ({"name": "n", "source": "run", "path": "a", "divisor": 0}, "`divisor` is a positive number"),
         ({"name": "n", "source": "run", "path": "a", "form": "count", "divisor": 2}, "not with form count"),

@@ -1,45 +1,27 @@
 """ftlab.reproduce.part_ftl: the PaRT-FTL reproduction (Katherine Missimer and Richard West,
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
-run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
-(`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
-the paper's own: its measures (`measurements`: Figures 5-7's margins here; Table III's values
-are declared reads of the run's summary.json (`[reproduce] reads`) and values of the row
-`table3_row` gives, Table IV's and Figure 16's declared values of the tables
-`supplied_tables` gives), the analysis side, the tables its declared figures draw and its
-sensitivity case (`PartFtl`, registered as `PAPER`). Its health is declared (`[reproduce]
-health = "schemes"`, `ftlab.reproduce.run_checks`: GC before the measured phase, the Figure 16
-run's busiest die without a limit).
-It is not the driver, draws no figure by hand and runs nothing itself.
+run by `ftlab reproduce part-ftl`. Its claims, scenarios, runs, measures, health and Figures
+10-16 are data (`papers/part_ftl.toml`: `[[reproduce.values]]` over the reads of
+`[reproduce] reads` and over the tables this module supplies, `[reproduce] health =
+"schemes"` with its checks, `[[reproduce.figures]]`), run by the driver
+(`ftlab.reproduce.driver`). This module keeps what is the paper's own (`PartFtl`, registered
+as `PAPER`): the analysis side (Table IV, Eq. 6-7 and Figures 5-7 by `ftlab._core`, and
+Figures 5-7's margins over sizes), Figure 16's windows split at the first GC window, the
+tables and named values it supplies, claims.json's sections, GC's copies beside Eq. 5 and 12,
+and the synchronous-release case; each says why no declaration expresses it. It is not the
+driver, draws no figure by hand and runs nothing itself.
 
-It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
-
-1. `scenarios/reproduce/part-ftl.toml` (or `-quick`): Table III's task set (4 write tasks of 12
-   pages every 60 ms, 4 read tasks of 3 pages every 15 ms) under `part-ftl` and `wao-gc`, on a
-   device filled once with writes only, measured from `warmup_s`, after both schemes' GC has
-   started (checked from timeseries.parquet: `gc_start_s` per scheme). Claims (§VI-B, §VI-C,
-   Figures 10-15): PaRT-FTL's maximum write latency is 20% of WAO-GC's and its maximum read
-   latency 35%; PaRT-FTL misses no deadline (and passes its admission control, which the
-   printed Eq. 6-7 refute: the run uses `admission = "report"` and reports both totals); WAO-GC
-   misses some 15 ms read deadlines, its slowest read above that line (Figure 13b).
-2. `scenarios/reproduce/part-ftl-fig16.toml` (or `-quick`): Figure 16, two closed-loop streams
-   of 24-page writes under `wao-gc`; the write bandwidth per 1 s window before the first window
-   with GC copies (paper: about 27 MB/s) and after (down to about 14 MB/s).
-3. Table IV, computed by `_core.rt_bounds()` (docs/rt.md): the four bandwidths with both byte
-   readings, in table4.csv; claims with the printed equations in decimal MB/s.
-4. Figures 5-7 by `_core.rt_schedulability` (500 sets per utilisation, or 50 with `quick`;
-   seed 1, read share 0.5, as `ftlab rt schedulability`), with the paper's orderings as claims.
-
-The maximum latencies are compared per request (a job's response time: the paper's Figure 14).
-The paper's 20% and 35% are read off Figure 15, page latencies measured in the FTL from when a
-page enters the request buffer; the driver inserts a request's pages together, so a request's
-response time is its slowest page's latency and the maxima coincide (stated in each claim).
-
-With `sensitivity` the driver reruns the Table III scenario with every task released at 0 (the paper
-gives no phases) and reports which claims that reverses. It writes claims.json, table4.csv,
-the declared figures (`[[reproduce.figures]]`: fig10-13 latency over time and fig14-15
-latency CDFs from the Table III run's tables, fig16-bandwidth from `Fig16`'s rows, each PNG +
-CSV) and schedulability/fig5-7 .png/.csv. Only arithmetic on the simulator's and the
-analysis' outputs is done here; nothing is printed (`ftlab.cli.reproduce` does).
+It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity), the
+Table III task set under `part-ftl` and `wao-gc` (`scenarios/reproduce/part-ftl(-quick).toml`,
+measured from `warmup_s`, after both schemes' GC started) and Figure 16's two closed-loop
+streams (`part-ftl-fig16(-quick).toml`); Table IV and Eq. 6-7 by `_core.rt_bounds` and
+`_core.rt_admit` (docs/rt.md); Figures 5-7 by `_core.rt_schedulability` (500 sets per
+utilisation, 50 with `quick`; seed 1 + the reproduction's seed, read share 0.5). The maximum
+latencies are compared per request, a task's response time (the paper's Figure 14): the driver
+inserts a request's pages together, so it is its slowest page's latency, Figure 15's reading.
+With `sensitivity` the driver reruns the Table III run with every task released at 0 (the
+paper gives no phases). Files: claims.json, table4.csv, the declared figures' PNG and CSV, and
+schedulability/fig5-7 .png/.csv; nothing is printed (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -48,7 +30,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from ftlab import _core, _toml
 from ftlab.report import (
@@ -68,7 +50,7 @@ from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, 
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
 from ftlab.reproduce.reads import find, read_all, reduce
-from ftlab.reproduce.run_checks import gc_starts, warmup_s
+from ftlab.reproduce.run_checks import fmt_start, gc_starts, warmup_s
 from ftlab.results import (
     RtAdmission,
     RtBounds,
@@ -135,7 +117,8 @@ class PartFtl(PaperCode[Seen]):
         return Seen(report, fig16, gc_starts(report), bw, analysis)
 
     def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.report.summary, seen.starts, warmup_s(seen.report), seen.bw, seen.analysis)
+        """ftlab's value of every `measure` name: the declared values of the tables supplied."""
+        return table_values(load_plan(NAME).table_values, supplied_tables(seen))
 
     def health(self, seen: Seen) -> Health:
         """The declared health (`[reproduce] health = "schemes"` and its checks)."""
@@ -177,13 +160,10 @@ class PartFtl(PaperCode[Seen]):
         ]
 
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
-        summary = seen.report.summary
         return {
             "case": case.name,
             "gc_start_s": seen.starts,
-            "tasks": {
-                s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes
-            },
+            "tasks": tasks(seen),
             "claims": claim_values(claims),
         }
 
@@ -209,7 +189,8 @@ class TaskStats(TypedDict):
 def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
     """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
     time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*),
-    read as the declared reads are (`reads.find`, `reads.reduce`)."""
+    read as the declared reads are (`reads.find`, `reads.reduce`). Its own: claims.json's and
+    sensitivity.json's `tasks` section per scheme and op, a shape no declaration writes."""
     at = f"schemes.{scheme}.tenants.{TENANT}.deadlines.tasks.{op[0]}*"
     return TaskStats(
         response_max_us=reduce(find(summary, f"{at}.response_max_us"), "max"),
@@ -218,6 +199,12 @@ def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
         released=int(reduce(find(summary, f"{at}.released"), "sum")),
         tasks=len(find(summary, at)),
     )
+
+
+def tasks(seen: Seen) -> dict[str, dict[str, TaskStats]]:
+    """Each scheme's read and write `task_stats` of the Table III run."""
+    summary = seen.report.summary
+    return {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
 
 
 class Fig16Row(TypedDict):
@@ -245,7 +232,9 @@ class Fig16(TypedDict):
 def fig16_bandwidth(report: Report) -> Fig16:
     """Figure 16: both streams' write bandwidth per window (MB/s, 10^6 B), the first window with
     GC (`gc_start_s`), the mean before it and, from the window after it, the mean and the lowest
-    window (`rows`: window_start_s, write_mb_s, gc_pages_copied)."""
+    window (`rows`: window_start_s, write_mb_s, gc_pages_copied). Its own: windows summed over
+    both streams and split at the first GC window, which no declared read or window measure
+    expresses (`series_measures` places windows around a named time, not at GC's start)."""
     import polars as pl
 
     frame = (
@@ -268,7 +257,7 @@ def fig16_bandwidth(report: Report) -> Fig16:
         mean_mb_s={name: _measured_mb_s(report.summary, name) for name in report.schemes},
         before_mean_mb_s=reduce(before, "mean"),
         after_mean_mb_s=reduce(after, "mean"),
-        after_min_mb_s=min(after) if after else math.nan,
+        after_min_mb_s=reduce(after, "min"),
         n_before=len(before),
         n_after=len(after),
         rows=rows,
@@ -297,7 +286,7 @@ def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
     """The analysis side: Table IV (`_core.rt_bounds`), Table III's Eq. 6-7 with the paper's
     configuration (`_core.rt_admit`) and Figures 5-7 (`_core.rt_schedulability`, its task sets
     drawn with `rt_seed`: each reproduction seed draws its own, so that Figures 5-7's orders
-    have a spread over seeds)."""
+    have a spread over seeds). Its own: the paper's analysis, no run."""
     return {
         "bounds": rt_bounds_from_json(_core.rt_bounds()),
         "admit_paper": rt_admit_from_json(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
@@ -307,10 +296,11 @@ def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
     }
 
 
-def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
+def table4_rows(bounds: RtBounds) -> list[dict[str, object]]:
     """Table IV's bandwidths (and the latency bounds) as rows: quantity, equation, pages/s,
-    MB/s (10^6 B), MiB/s (2^20 B), the paper's value."""
-    rows = [dict(b) for b in bounds["bandwidths"]]
+    MB/s (10^6 B), MiB/s (2^20 B), the paper's value. Its own: the rows of `_core.rt_bounds`,
+    the analysis' output, not a run's summary that a declaration reads."""
+    rows: list[dict[str, object]] = [dict(b) for b in bounds["bandwidths"]]
     rows += [
         {"quantity": lat["quantity"], "equation": lat["equation"], "ms": lat["ms"], "paper": lat["paper"]}
         for lat in bounds["latencies"]
@@ -320,19 +310,6 @@ def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------------------
 # Claims
-
-
-def measurements(
-    summary: Summary,
-    starts: Mapping[str, float | None],
-    warmup: float,
-    bw: Fig16,
-    analysis: RtAnalysis,
-) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
-    Table IV, Figures 5-7."""
-    tables = {**supplied_tables(bw, analysis), "table3": [table3_row(summary, starts, warmup, analysis)]}
-    return table_values(load_plan(NAME).table_values, tables)
 
 
 def table3_measurements(
@@ -350,46 +327,42 @@ def table3_row(
     """The "table3" table's one row, which papers/part_ftl.toml's Table III values read: its
     declared reads (`[reproduce] reads`) of the Table III run's summary.json and of Eq. 6-7's
     totals with the paper's parameters (the "admission" document, `ftlab rt admit`'s tests as
-    eq6_total, eq7_total), and `gc`, the measured phase's start and the GC starts as text."""
+    eq6_total, eq7_total), and `gc`, the measured phase's start and the GC starts as text. The
+    admission document and `gc` are composed here: the first is the analysis' output, not a
+    run's, and a GC start that never came prints "never", which no template expresses."""
     tests = analysis["admit_paper"]["tests"]
     admission = {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in tests}
     docs = {"table3": summary, "admission": admission}
     row: dict[str, object] = dict(read_all(load_plan(NAME).reads, docs))
     row["gc"] = (
-        f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and "
-        f"{_s(starts.get(WAO))} (wao-gc)"
+        f"measured from {warmup:g} s, GC started at {fmt_start(starts.get(PART))} (part-ftl) and "
+        f"{fmt_start(starts.get(WAO))} (wao-gc)"
     )
     return row
 
 
-def supplied_tables(bw: Fig16, analysis: RtAnalysis) -> Tables:
-    """The tables papers/part_ftl.toml's table values read, besides "table3": "table4"
-    (`table4_rows`), "fig16" (`fig16_row`) and "schedulability" (`schedulability_row`)."""
+def supplied_tables(seen: Seen) -> Tables:
+    """The tables papers/part_ftl.toml's values read, one row each: "table3" (`table3_row`),
+    "table4" (`table4_rows`, a row per quantity), "fig16" (`fig16_row`) and "schedulability"
+    (`schedulability_row`)."""
+    warm = warmup_s(seen.report)
     return {
-        "table4": table4_rows(analysis["bounds"]),
-        "fig16": [fig16_row(bw)],
-        "schedulability": [schedulability_row(analysis)],
+        "table3": [table3_row(seen.report.summary, seen.starts, warm, seen.analysis)],
+        "table4": table4_rows(seen.analysis["bounds"]),
+        "fig16": [fig16_row(seen.bw)],
+        "schedulability": [schedulability_row(seen.analysis)],
     }
 
 
 def fig16_row(bw: Fig16) -> dict[str, object]:
     """Figure 16's one row of named values: `fig16_bandwidth` without its windows, the GC
-    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`)."""
+    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`);
+    the row the declared Figure 16 values read (`fig16_bandwidth` is the paper's own)."""
     means = bw.get("mean_mb_s") or {}
     row: dict[str, object] = {k: v for k, v in bw.items() if k not in ("rows", "mean_mb_s")}
-    row |= {"gc_start": _s(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
+    row |= {"gc_start": fmt_start(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
     row["wao_mb_s"] = means.get(WAO, math.nan)
     return row
-
-
-def weighted(result: RtSchedulability, figure: int) -> dict[str, dict[int, float]]:
-    """Figure 6's (by read size) or 7's (by write size) weighted schedulability: scheme -> size -> value."""
-    return {s: dict(v) for s, v in weighted_by_size(result, figure).items()}
-
-
-def fig5_weighted(result: RtSchedulability) -> dict[str, float]:
-    """Figure 5's weighted schedulability per scheme."""
-    return {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
 
 
 #: Figure 5's schemes by their column key in `schedulability_row` (fig5_<key>).
@@ -404,8 +377,8 @@ def schedulability_row(analysis: RtAnalysis) -> dict[str, object]:
     schedulability`'s curves (a minimum over sizes against the best or worst other scheme),
     which no declared value expresses."""
     result = analysis["schedulability"]
-    f5 = fig5_weighted(result)
-    f6, f7 = weighted(result, 6), weighted(result, 7)
+    f5 = {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
+    f6, f7 = ({s: dict(v) for s, v in weighted_by_size(result, n).items()} for n in (6, 7))
     big = [w for w in f7[PART] if w > 10]
     worst6 = min(f6[PART], key=lambda r: f6[PART][r] - f6["rtgc"][r])
     below = sum(f7[PART][w] < f7["rtgc"][w] for w in f7[PART])
@@ -430,11 +403,8 @@ def schedulability_row(analysis: RtAnalysis) -> dict[str, object]:
     }
 
 
-def _s(value: float | None) -> str:
-    return "never" if value is None else f"{value:g} s"
-
-
 def _f(value: object) -> str:
+    """A GC note's number (`gc_notes`): three decimals, or "n/a"."""
     return "n/a" if not isinstance(value, (int, float)) else f"{value:.3f}"
 
 
@@ -473,7 +443,8 @@ def gc_equations(summary: Summary) -> dict[str, dict[str, float | None]]:
 
 
 def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
-    """One line per scheme for the terminal: measured GC copies beside the equation's charge."""
+    """One line per scheme for the terminal: measured GC copies beside the equation's charge
+    (`gc_equations`, the paper's own check)."""
     lines = []
     for scheme, g in checks.items():
         name = GC_EQUATIONS[scheme][2]
@@ -490,14 +461,15 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 
 def claims_sections(seen: Seen) -> dict[str, object]:
     """claims.json's sections of the paper: warm-up, GC starts, the tasks' statistics, the
-    admission totals, Figure 16, GC against the equations, Table IV and Figures 5-7's setup."""
+    admission totals, Figure 16, GC against the equations, Table IV and Figures 5-7's setup.
+    Its own: the paper's intermediate values in their own shapes (per scheme and op, per
+    window, the analysis' records); the driver declares no claims.json section."""
     summary, analysis = seen.report.summary, seen.analysis
-    tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
     counters = summary["schemes"][PART].get("scheme_counters") or {}
     return {
         "warmup_s": warmup_s(seen.report),
         "gc_start_s": dict(seen.starts),
-        "tasks": tasks,
+        "tasks": tasks(seen),
         "admission": {
             "device": {
                 "eq6_total": counters.get("admission_eq6_total"),
@@ -538,8 +510,10 @@ def figures(analysis: RtAnalysis, out: Path) -> list[Path]:
 # Sensitivity
 
 
-def synchronous(scenario_text: str) -> dict[str, Any]:
+def synchronous(scenario_text: str) -> dict[str, object]:
     """The scenario as a dict with every periodic task's `offset_ms` at 0 (all released together).
+    Its own: a declared case (`[[reproduce.cases]]`) sets fixed keys, this one every periodic
+    task's offset, however many tasks the scenario has.
 
     >>> tasks = '[{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]'
     >>> doc = synchronous(f'[[tenants]]\\n[tenants.periodic]\\ntasks = {tasks}\\n')

@@ -9,11 +9,11 @@ A read is one named number:
   code supplies under that name;
 - `path`: a dotted key path in the document, each part a key or an `fnmatch` pattern over the
   keys of a table ("w*": every task named w...; "admission_eq[67]_total": two counters);
-- `form`: "value" (the one number at `path`; None without one), "max", "mean" and "sum" (of
-  the finite numbers found; max and mean NaN without one, the sum 0: a sum of nothing) or
+- `form`: "value" (the one number at `path`; None without one), "max", "min", "mean" and
+  "sum" (of the finite numbers found; NaN without one, but the sum 0: a sum of nothing) or
   "count" (how many values the path finds: an int);
-- `n`: with max, mean or sum, how many finite numbers the path must find, else the read is
-  NaN (0: any number);
+- `n`: with max, min, mean or sum, how many finite numbers the path must find, else the read
+  is NaN (0: any number);
 - `divisor`: the number divided by it (1 by default; 1000 turns µs into ms).
 
 A read is a float (`count` an int), never a silent zero: a missing value is None or NaN as
@@ -31,7 +31,7 @@ from ftlab._errors import usage_error
 from ftlab.reproduce.decl import Fields, distinct, is_number, tables
 
 #: The forms of a declared read (see the module docstring).
-FORMS = ("value", "max", "mean", "sum", "count")
+FORMS = ("value", "max", "min", "mean", "sum", "count")
 #: A paper's documents by source name: a run's summary.json or a document its code supplies.
 Documents = Mapping[str, object]
 
@@ -61,7 +61,7 @@ class ReadDecl:
 
 
 def reduce(found: Sequence[object], form: str, n: int = 0) -> float:
-    """The max, mean or sum of the finite numbers in `found` (see the module docstring).
+    """The max, min, mean or sum of the finite numbers in `found` (see the module docstring).
 
     >>> reduce([3, 1.5, None, "x"], "max"), reduce([], "mean"), reduce([], "sum")
     (3.0, nan, 0.0)
@@ -75,7 +75,9 @@ def reduce(found: Sequence[object], form: str, n: int = 0) -> float:
         return sum(good, 0.0)
     if not good:
         return math.nan
-    return max(good) if form == "max" else sum(good) / len(good)
+    if form in ("max", "min"):
+        return max(good) if form == "max" else min(good)
+    return sum(good) / len(good)
 
 
 def find(node: object, path: str) -> list[object]:
@@ -106,8 +108,8 @@ def _read(where: str, i: int, raw: object) -> ReadDecl:
     f = Fields.of(where, f"reproduce.reads[{i}]", raw, ReadDecl)
     form = f.choice("form", FORMS)
     n = f.integer("n", 0, 0, 1000)
-    if n and form not in ("max", "mean", "sum"):
-        f.bad("`n` goes with form max, mean or sum")
+    if n and form in ("value", "count"):
+        f.bad("`n` goes with form max, min, mean or sum")
     divisor = f.number("divisor")
     if divisor is not None and (divisor <= 0 or form == "count"):
         f.bad("`divisor` is a positive number, not with form count")

@@ -90,7 +90,7 @@ class CheckDecl:
         if self.rule == "gc_before_measure":
             start, warm = gc_starts(report).get(name), warmup_s(report)
             ok = start is not None and start <= warm
-            at = "never" if start is None else f"{start:g} s"
+            at = fmt_start(start)
             text = f"GC at {at} ≤ {warm:g} s" if ok else f"GC at {at}, measure from {warm:g} s"
             checks[self.name] = (text, ok)
         elif self.rule == "steady":
@@ -163,6 +163,11 @@ class HealthDecl:
         """The health's keys between `ok` and `schemes`: the steady check's tolerance."""
         steady = [c.tolerance for c in self.checks if c.rule == "steady"]
         return {"steady_tolerance": steady[0]} if steady else {}
+
+
+def fmt_start(start_s: float | None) -> str:
+    """A start time as a sentence prints it: "never" (None) or "<seconds> s"."""
+    return "never" if start_s is None else f"{start_s:g} s"
 
 
 def warmup_s(report: Report) -> float:
