@@ -70,7 +70,10 @@ def test_one_record_per_scheme_with_gc_and_busy_checks() -> None:
     assert s["b x"]["reasons"] == ["t starved: a request waited 0.1 s > 1 s"] and not s["b x"]["ok"]
     assert h["ok"] is False
     healthy = run({"x": scheme(0.95)}, {"x": 0.0})
-    assert decl().schemes_health({"a": run({"x": scheme(0.5)}, {"x": 1.0}), "b": healthy})["ok"] is True
+    again = decl(names={"b": "b {scheme}"}).schemes_health(
+        {"a": run({"x": scheme(0.5)}, {"x": 1.0}), "b": healthy}
+    )
+    assert again["ok"] is True
 
 
 @pytest.mark.parametrize(
@@ -87,3 +90,12 @@ def test_one_record_per_scheme_with_gc_and_busy_checks() -> None:
 def test_a_bad_schemes_health_is_the_files_error(given: dict[str, object], error: str) -> None:
     with pytest.raises(ftlab.InputError, match=error.replace("{", r"\{").replace("}", r"\}")):
         decl(**given)
+
+
+def test_two_runs_schemes_under_one_name_is_a_usage_error() -> None:
+    """Without health_names, run a's and run b's scheme x would be one record: not silently."""
+    a, b = run({"x": scheme(0.5)}, {"x": 1.0}), run({"x": scheme(0.5)}, {"x": 1.0})
+    with pytest.raises(ftlab.UsageError, match="share a record name"):
+        decl().schemes_health({"a": a, "b": b})
+    with pytest.raises(ftlab.UsageError, match="judges all runs at once"):
+        decl().run("a", a)

@@ -42,7 +42,7 @@ from fnmatch import fnmatch
 from typing import TYPE_CHECKING, Any
 
 from ftlab import _toml
-from ftlab._errors import input_error
+from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claims import (
     BUSIEST_DIE_LIMIT,
     Health,
@@ -125,6 +125,8 @@ class HealthDecl:
 
     def run(self, label: str, report: Report) -> RunHealth:
         """Run `label`'s health record (`ok` last)."""
+        if self.base == "schemes":
+            raise usage_error("health", 'health = "schemes" judges all runs at once (`schemes_health`)')
         if self.base == "array":
             return array_health(report.summary)
         scheme = next(iter(report.summary["schemes"].values()))
@@ -144,6 +146,8 @@ class HealthDecl:
             for label, report in reports.items()
             for scheme in report.schemes
         }
+        if len(where) < sum(len(r.schemes) for r in reports.values()):
+            raise usage_error("health", "two schemes share a record name: declare reproduce.health_names")
         health = scheme_health({"schemes": {n: r.summary["schemes"][s] for n, (_, s, r) in where.items()}})
         for name, (label, scheme, report) in where.items():
             mine = [c for c in self.checks if c.applies(label)]
