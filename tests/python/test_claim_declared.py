@@ -318,6 +318,16 @@ def test_a_table_value_is_a_supplied_rows_column() -> None:
     assert (gone.value, gone.why, gone.missing) == (None, "no row c", "no row c")
 
 
+def test_a_table_value_factor_and_a_missing_column() -> None:
+    """With `factor`, row a's 10 over its base 4 is 2.5 (not minus 1); with `missing`, row b's
+    base, None, as `key` is not measured; a None under a format spec prints "n/a"."""
+    assert table_value(match={"what": "a"}, base="base", factor=True).measure(T_ROWS).value == 2.5
+    gone = table_value(match={"what": "b"}, key="base", missing="no base").measure(T_ROWS)
+    assert (gone.value, gone.missing) == (None, "no base")
+    na = table_value(match={"what": "b"}, why="{base:.3f} and {base}").measure(T_ROWS)
+    assert na.why == "n/a and None"
+
+
 @pytest.mark.parametrize(
     ("given", "tables", "error"),
     [
@@ -341,6 +351,7 @@ def test_a_table_value_the_code_does_not_fit_is_a_usage_error(
         ({"why": "{v:nope}"}, "a template"),
         ({"name": ""}, "`name` must be a non-empty string"),
         ({"row": "a"}, "unknown keys row"),
+        ({"factor": True}, "`factor` goes with `base`"),
     ],
 )
 def test_a_bad_table_value_is_the_files_error(given: dict[str, object], error: str) -> None:

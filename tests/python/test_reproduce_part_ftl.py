@@ -26,6 +26,7 @@ from ftlab.reproduce import part_ftl as P
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.driver import load_plan
 from ftlab.reproduce.measures import Tables, table_values
+from ftlab.reproduce.run_checks import warmup_s
 from ftlab.results import Summary
 
 try:
@@ -56,7 +57,7 @@ def summary(
     part: tuple[float, float, int], wao: tuple[float, float, int], eq: tuple[float, float] = (0.9, 1.2)
 ) -> Summary:
     """A summary with part-ftl's and wao-gc's (write max µs, read max µs, read misses): a
-    partial summary (the keys `table3_measurements` reads), typed as a `Summary` by a cast."""
+    partial summary (the keys the declared Table III reads read), typed as a `Summary` by a cast."""
 
     def scheme(w: float, r: float, misses: int) -> dict[str, object]:
         tasks = {"w0": task(w), "w1": task(w / 2), "r0": task(r, misses), "r1": task(r / 3)}
@@ -71,7 +72,7 @@ def summary(
 
 
 #: A partial `rt_analysis` (only the Eq. 6-7 totals of `admit_paper`, what
-#: `table3_measurements` reads), typed as an `RtAnalysis` by a cast.
+#: `table3_row` reads), typed as an `RtAnalysis` by a cast.
 ADMIT = cast(
     P.RtAnalysis,
     {
@@ -85,9 +86,14 @@ ADMIT = cast(
 STARTS = {"part-ftl": 1.0, "wao-gc": 2.0}
 
 
+def table3(s: Summary) -> dict[str, Measured]:
+    """The claim file's Table III values on summary `s` (`table3_row`'s declared reads)."""
+    return P.table3_measurements(s, STARTS, 5.0, ADMIT)
+
+
 def test_table3_measurements_from_hand_made_summaries() -> None:
     s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
-    m = P.table3_measurements(s, STARTS, 5.0, ADMIT)
+    m = table3(s)
     assert m["max_write_factor"].value == pytest.approx(0.2)
     assert m["max_read_factor"].value == pytest.approx(0.35)
     assert m["part_misses"].value == 0 and m["wao_read_misses"].value == 3
@@ -113,7 +119,7 @@ def judged(m: dict[str, claimfile.Measured]) -> dict[str, C.Claim]:
 
 
 def test_table3_verdicts() -> None:
-    c = judged(P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3)), STARTS, 5.0, ADMIT))
+    c = judged(table3(summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))))
     assert (
         c["max_write_latency_ratio"].verdict == C.REPRODUCED
         and c["max_read_latency_ratio"].verdict == C.REPRODUCED
@@ -135,11 +141,7 @@ def test_table3_verdicts() -> None:
 
 
 def test_slower_part_ftl_differs() -> None:
-    c = judged(
-        P.table3_measurements(
-            summary((9000.0, 4000.0, 0), (5000.0, 3000.0, 0), eq=(0.5, 0.9)), STARTS, 5.0, ADMIT
-        )
-    )
+    c = judged(table3(summary((9000.0, 4000.0, 0), (5000.0, 3000.0, 0), eq=(0.5, 0.9))))
     assert c["max_write_latency_ratio"].ftlab_value == pytest.approx(1.8)
     assert (
         c["max_write_latency_ratio"].verdict == C.DIFFERS and c["max_read_latency_ratio"].verdict == C.DIFFERS
@@ -152,9 +154,7 @@ def test_wao_gc_read_above_the_deadline() -> None:
     """The slowest wao-gc read above 15,000 µs holds the claim; at exactly 15 ms it does not
     (Figure 13b: "data above the 15 millisecond horizontal line")."""
     for max_us, verdict in ((15001.0, C.HOLDS), (15000.0, C.VIOLATED)):
-        c = judged(
-            P.table3_measurements(summary((2000.0, 700.0, 0), (10000.0, max_us, 1)), STARTS, 5.0, ADMIT)
-        )
+        c = judged(table3(summary((2000.0, 700.0, 0), (10000.0, max_us, 1))))
         assert c["wao_gc_max_read_above_deadline"].verdict == verdict, max_us
         assert "15 ms deadline" in c["wao_gc_max_read_above_deadline"].why
 
@@ -169,7 +169,7 @@ def test_blocking_counters_when_present() -> None:
         s = summary((2000.0, 700.0, 0), (10000.0, 2000.0, 3))
         scheme = cast(dict[str, object], s["schemes"]["part-ftl"])  # a partial device section:
         scheme["device"] = {"reads_blocked": blocked, "read_rebuilt_us_max": rebuilt}
-        c = judged(P.table3_measurements(s, STARTS, 5.0, ADMIT))
+        c = judged(table3(s))
         assert (c["reads_never_blocked"].verdict, c["eq8_read_bound"].verdict) == verdicts_
 
 
@@ -213,7 +213,8 @@ def test_table4_readings() -> None:
 
 def test_synchronous_releases_every_task_at_zero() -> None:
     doc = P.synchronous((ROOT / "scenarios/reproduce/part-ftl-quick.toml").read_text())
-    assert {t["offset_ms"] for t in doc["tenants"][0]["periodic"]["tasks"]} == {0.0}
+    tasks = json.loads(json.dumps(doc))["tenants"][0]["periodic"]["tasks"]  # the run's JSON view
+    assert len(tasks) == 8 and {t["offset_ms"] for t in tasks} == {0.0}
 
 
 @pytest.mark.parametrize("name", ["part-ftl", "part-ftl-quick"])
@@ -287,7 +288,7 @@ def test_quick_healthy_and_measured_under_gc(quick: C.ReproductionResult) -> Non
     per_seed: list[C.ReproductionResult] = quick.extra["per_seed"]
     for result in per_seed:
         assert result.report is not None
-        warm = P.warmup_s(result.report)
+        warm = warmup_s(result.report)
         assert all(s is not None and s <= warm for s in result.extra["gc_start_s"].values())
 
 

@@ -17,8 +17,9 @@ record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
 (`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`),
 tables of a row per tenant and geometric means over them (`[[reproduce.tables]]`,
-`[[reproduce.geomeans]]`, also `ftlab.reproduce.rows`, measured by `PaperCode.measure_declared`)
-and health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`).
+`[[reproduce.geomeans]]`, also `ftlab.reproduce.rows`, measured by `PaperCode.measure_declared`),
+health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`) and named
+numbers read from its runs' documents (`[[reproduce.reads]]`: `ftlab.reproduce.reads`).
 The claims name their measures and the runs and health they rest on (DESIGN §12,
 `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
@@ -77,6 +78,7 @@ from ftlab.reproduce.measures import (
     load_declared,
     measure_all,
 )
+from ftlab.reproduce.reads import ReadDecl, load_reads
 from ftlab.reproduce.rows import GeomeanDecl, RowsDecl, TableDecl, load_geomeans, load_rows, load_tables
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.seeds import preimport
@@ -179,6 +181,8 @@ class Plan:
     #: Its tables of a row per key (per tenant) and the geometric means over them (`rows`).
     tables: tuple[TableDecl, ...] = ()
     geomeans: tuple[GeomeanDecl, ...] = ()
+    #: Its named numbers read from its runs' and code's documents (`reads.ReadDecl`).
+    reads: tuple[ReadDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -192,7 +196,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
-_PLAN_KEYS |= {"knobs", "tables", "geomeans"}
+_PLAN_KEYS |= {"knobs", "tables", "geomeans", "reads", "health_names"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -233,7 +237,9 @@ def load_plan(name: str) -> Plan:
         raise input_error(where, "reproduce.sensitivity_base must be true or false")
     declared = load_declared(where, raw.get("pairs"), raw.get("values"), raw.get("bests"))
     rows = load_rows(where, raw.get("row"), raw.get("metrics"), raw.get("columns"), [r.label for r in runs])
-    health = load_health(where, raw.get("health"), raw.get("checks"), [r.label for r in runs])
+    health = load_health(
+        where, raw.get("health"), raw.get("checks"), [r.label for r in runs], raw.get("health_names")
+    )
     plan = Plan(
         name,
         schedule,
@@ -252,6 +258,7 @@ def load_plan(name: str) -> Plan:
         tuple(declared.tables),
         _value_path(where, raw.get("value_path", "")),
         knobs=_knobs(where, raw.get("knobs"), runs),
+        reads=load_reads(where, raw.get("reads")),
     )
     return _with_tables(where, raw, plan)
 

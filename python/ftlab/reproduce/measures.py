@@ -26,9 +26,10 @@ runner-up); its sentence `why` is a template of `{subject}`, `{system}`, `{v}`, 
 
 A value with `table` (a table value) is named by its `name`: column `key` of the one row of
 the table the paper's code supplies under that name (`Tables`) whose columns equal `match`
-(the table's only row without `match`), or that over column `base` minus 1; its sentence
-`why` is a template of the row's columns and `{v}`; with `missing`, no matching row leaves it
-not measured with that reason.
+(the table's only row without `match`), or that over column `base` minus 1 (with `factor`,
+not minus 1: a factor); its sentence `why` is a template of the row's columns and `{v}` (a
+column that is None prints "n/a" under a format spec); with `missing`, no matching row, or a
+row whose `key` is None, leaves it not measured with that reason.
 
 The paper's code supplies the values (`Lookup`: subject, system, key -> the number or None)
 and, for a best, the systems run on a subject; every other measure name is the paper's own
@@ -39,6 +40,7 @@ and runs nothing.
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
@@ -160,6 +162,7 @@ class TableValueDecl(Sentence):
     match: Mapping[str, str]
     base: str = ""
     missing: str = ""
+    factor: bool = False
 
     def measure(self, tables: Tables) -> Measured:
         """The value and its sentence from the supplied `tables`; a table the code does not
@@ -175,12 +178,28 @@ class TableValueDecl(Sentence):
             )
         row = rows[0]
         v = _number(row.get(self.key))
-        value = relative_change(v, _number(row.get(self.base))) if self.base else v
+        if v is None and self.missing and row.get(self.key) is None:
+            return Measured(None, self.missing, self.missing)
+        value = v
+        if self.base:
+            value = (ratio if self.factor else relative_change)(v, _number(row.get(self.base)))
         try:
-            why = self.why.format(**row, v=self.fmt(v))
+            why = _NA_FORMAT.vformat(self.why, (), {**row, "v": self.fmt(v)})
         except KeyError as e:
             raise usage_error("measure", f"{self.name!r}: table {self.table!r} has no column {e}") from None
         return Measured(value, why)
+
+
+class _NotAvailable(string.Formatter):
+    """`str.format` that prints a None under a format spec as "n/a" (a value not measured)."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if value is None and format_spec:
+            return "n/a"
+        return str(super().format_field(value, format_spec))
+
+
+_NA_FORMAT = _NotAvailable()
 
 
 def _number(v: object) -> float | None:
@@ -347,7 +366,10 @@ def _table_value(where: str, i: int, given: object) -> TableValueDecl:
         match=f.strings("match"),
         base=f.text("base", ""),
         missing=f.text("missing", ""),
+        factor=f.flag("factor"),
     )
+    if decl.factor and not decl.base:
+        f.bad("`factor` goes with `base`")
     try_templates(f, lambda: decl.why.format_map(_AnyField(v="1")))
     return decl
 

@@ -1,42 +1,27 @@
 """ftlab.reproduce.part_ftl: the PaRT-FTL reproduction (Katherine Missimer and Richard West,
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
-run by `ftlab reproduce part-ftl`. The claims, the scenarios and the runs are data
-(`papers/part_ftl.toml`), run by the driver (`ftlab.reproduce.driver`); this module is what is
-the paper's own: its measures (`measurements`: the Table III run's arithmetic and Figures
-5-7's margins here; Table IV's and Figure 16's values are declared, read from the tables
-`supplied_tables` gives), the analysis side, its health checks, the tables its declared
-figures draw and its sensitivity case (`PartFtl`, registered as `PAPER`).
-It is not the driver, draws no figure by hand and runs nothing itself.
+run by `ftlab reproduce part-ftl`. Its claims, scenarios, runs, measures, health and Figures
+10-16 are data (`papers/part_ftl.toml`: `[[reproduce.values]]` over the reads of
+`[reproduce] reads` and over the tables this module supplies, `[reproduce] health =
+"schemes"` with its checks, `[[reproduce.figures]]`), run by the driver
+(`ftlab.reproduce.driver`). This module keeps what is the paper's own (`PartFtl`, registered
+as `PAPER`): the analysis side (Table IV, Eq. 6-7 and Figures 5-7 by `ftlab._core`, and
+Figures 5-7's margins over sizes), Figure 16's windows split at the first GC window, the
+tables and named values it supplies, claims.json's sections, GC's copies beside Eq. 5 and 12,
+and the synchronous-release case; each says why no declaration expresses it. It is not the
+driver, draws no figure by hand and runs nothing itself.
 
-It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity):
-
-1. `scenarios/reproduce/part-ftl.toml` (or `-quick`): Table III's task set (4 write tasks of 12
-   pages every 60 ms, 4 read tasks of 3 pages every 15 ms) under `part-ftl` and `wao-gc`, on a
-   device filled once with writes only, measured from `warmup_s`, after both schemes' GC has
-   started (checked from timeseries.parquet: `gc_start_s` per scheme). Claims (§VI-B, §VI-C,
-   Figures 10-15): PaRT-FTL's maximum write latency is 20% of WAO-GC's and its maximum read
-   latency 35%; PaRT-FTL misses no deadline (and passes its admission control, which the
-   printed Eq. 6-7 refute: the run uses `admission = "report"` and reports both totals); WAO-GC
-   misses some 15 ms read deadlines, its slowest read above that line (Figure 13b).
-2. `scenarios/reproduce/part-ftl-fig16.toml` (or `-quick`): Figure 16, two closed-loop streams
-   of 24-page writes under `wao-gc`; the write bandwidth per 1 s window before the first window
-   with GC copies (paper: about 27 MB/s) and after (down to about 14 MB/s).
-3. Table IV, computed by `_core.rt_bounds()` (docs/rt.md): the four bandwidths with both byte
-   readings, in table4.csv; claims with the printed equations in decimal MB/s.
-4. Figures 5-7 by `_core.rt_schedulability` (500 sets per utilisation, or 50 with `quick`;
-   seed 1, read share 0.5, as `ftlab rt schedulability`), with the paper's orderings as claims.
-
-The maximum latencies are compared per request (a job's response time: the paper's Figure 14).
-The paper's 20% and 35% are read off Figure 15, page latencies measured in the FTL from when a
-page enters the request buffer; the driver inserts a request's pages together, so a request's
-response time is its slowest page's latency and the maxima coincide (stated in each claim).
-
-With `sensitivity` the driver reruns the Table III scenario with every task released at 0 (the paper
-gives no phases) and reports which claims that reverses. It writes claims.json, table4.csv,
-the declared figures (`[[reproduce.figures]]`: fig10-13 latency over time and fig14-15
-latency CDFs from the Table III run's tables, fig16-bandwidth from `Fig16`'s rows, each PNG +
-CSV) and schedulability/fig5-7 .png/.csv. Only arithmetic on the simulator's and the
-analysis' outputs is done here; nothing is printed (`ftlab.cli.reproduce` does).
+It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity), the
+Table III task set under `part-ftl` and `wao-gc` (`scenarios/reproduce/part-ftl(-quick).toml`,
+measured from `warmup_s`, after both schemes' GC started) and Figure 16's two closed-loop
+streams (`part-ftl-fig16(-quick).toml`); Table IV and Eq. 6-7 by `_core.rt_bounds` and
+`_core.rt_admit` (docs/rt.md); Figures 5-7 by `_core.rt_schedulability` (500 sets per
+utilisation, 50 with `quick`; seed 1 + the reproduction's seed, read share 0.5). The maximum
+latencies are compared per request, a task's response time (the paper's Figure 14): the driver
+inserts a request's pages together, so it is its slowest page's latency, Figure 15's reading.
+With `sensitivity` the driver reruns the Table III run with every task released at 0 (the
+paper gives no phases). Files: claims.json, table4.csv, the declared figures' PNG and CSV, and
+schedulability/fig5-7 .png/.csv; nothing is printed (`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -45,7 +30,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from ftlab import _core, _toml
 from ftlab.report import (
@@ -57,14 +42,15 @@ from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
     Claim,
     Health,
-    drop_die_limit,
-    health,
+    health,  # noqa: F401  (scripts/part_ftl_buffer_sweep.py: P.health)
     ratio,
     write_csv,
 )
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
+from ftlab.reproduce.reads import find, read_all, reduce
+from ftlab.reproduce.run_checks import fmt_start, gc_starts, warmup_s
 from ftlab.results import (
     RtAdmission,
     RtBounds,
@@ -131,10 +117,12 @@ class PartFtl(PaperCode[Seen]):
         return Seen(report, fig16, gc_starts(report), bw, analysis)
 
     def measurements(self, seen: Seen) -> dict[str, Measured]:
-        return measurements(seen.report.summary, seen.starts, warmup_s(seen.report), seen.bw, seen.analysis)
+        """ftlab's value of every `measure` name: the declared values of the tables supplied."""
+        return table_values(load_plan(NAME).table_values, supplied_tables(seen))
 
     def health(self, seen: Seen) -> Health:
-        return run_health(seen.report, seen.fig16, seen.starts)
+        """The declared health (`[reproduce] health = "schemes"` and its checks)."""
+        return load_plan(NAME).health.schemes_health({"table3": seen.report, "fig16": seen.fig16})
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
         """The declared figures (`[[reproduce.figures]]`): Figure 16 from `Fig16`'s rows,
@@ -172,13 +160,10 @@ class PartFtl(PaperCode[Seen]):
         ]
 
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
-        summary = seen.report.summary
         return {
             "case": case.name,
             "gc_start_s": seen.starts,
-            "tasks": {
-                s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes
-            },
+            "tasks": tasks(seen),
             "claims": claim_values(claims),
         }
 
@@ -189,26 +174,6 @@ PAPER = Driven(PartFtl())
 
 # --------------------------------------------------------------------------------------
 # Reading the runs
-
-
-def warmup_s(report: Report) -> float:
-    """The run's `measure.warmup_s` (0 if absent)."""
-    return float(_toml.loads(report.resolved_toml).get("measure", {}).get("warmup_s", 0.0))
-
-
-def gc_starts(report: Report) -> dict[str, float | None]:
-    """Per scheme, the start of the first time-series window with GC copies or erases (None
-    if GC never ran)."""
-    import polars as pl
-
-    frame = report.timeseries
-    out: dict[str, float | None] = {}
-    for scheme in report.schemes:
-        rows = frame.filter(
-            (pl.col("scheme") == scheme) & ((pl.col("gc_pages_copied") > 0) | (pl.col("erases") > 0))
-        )
-        out[scheme] = float(rows["window_start_s"].min()) if rows.height else None  # type: ignore[arg-type]
-    return out
 
 
 class TaskStats(TypedDict):
@@ -223,24 +188,23 @@ class TaskStats(TypedDict):
 
 def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
     """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
-    time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*)."""
-    tasks = summary["schemes"][scheme]["tenants"][TENANT]["deadlines"]["tasks"]
-    mine = {name: t for name, t in tasks.items() if name.startswith(op[0])}
+    time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*),
+    read as the declared reads are (`reads.find`, `reads.reduce`). Its own: claims.json's and
+    sensitivity.json's `tasks` section per scheme and op, a shape no declaration writes."""
+    at = f"schemes.{scheme}.tenants.{TENANT}.deadlines.tasks.{op[0]}*"
     return TaskStats(
-        response_max_us=max(
-            (float(t["response_max_us"]) for t in mine.values() if t.get("response_max_us") is not None),
-            default=math.nan,
-        ),
-        response_mean_us=_mean([t.get("response_mean_us") for t in mine.values()]),
-        misses=sum(int(t.get("misses", 0)) for t in mine.values()),
-        released=sum(int(t.get("released", 0)) for t in mine.values()),
-        tasks=len(mine),
+        response_max_us=reduce(find(summary, f"{at}.response_max_us"), "max"),
+        response_mean_us=reduce(find(summary, f"{at}.response_mean_us"), "mean"),
+        misses=int(reduce(find(summary, f"{at}.misses"), "sum")),
+        released=int(reduce(find(summary, f"{at}.released"), "sum")),
+        tasks=len(find(summary, at)),
     )
 
 
-def _mean(values: Sequence[object]) -> float:
-    good = [float(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
-    return sum(good) / len(good) if good else math.nan
+def tasks(seen: Seen) -> dict[str, dict[str, TaskStats]]:
+    """Each scheme's read and write `task_stats` of the Table III run."""
+    summary = seen.report.summary
+    return {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
 
 
 class Fig16Row(TypedDict):
@@ -268,7 +232,9 @@ class Fig16(TypedDict):
 def fig16_bandwidth(report: Report) -> Fig16:
     """Figure 16: both streams' write bandwidth per window (MB/s, 10^6 B), the first window with
     GC (`gc_start_s`), the mean before it and, from the window after it, the mean and the lowest
-    window (`rows`: window_start_s, write_mb_s, gc_pages_copied)."""
+    window (`rows`: window_start_s, write_mb_s, gc_pages_copied). Its own: windows summed over
+    both streams and split at the first GC window, which no declared read or window measure
+    expresses (`series_measures` places windows around a named time, not at GC's start)."""
     import polars as pl
 
     frame = (
@@ -289,9 +255,9 @@ def fig16_bandwidth(report: Report) -> Fig16:
     return Fig16(
         gc_start_s=start,
         mean_mb_s={name: _measured_mb_s(report.summary, name) for name in report.schemes},
-        before_mean_mb_s=_mean(before),
-        after_mean_mb_s=_mean(after),
-        after_min_mb_s=min(after) if after else math.nan,
+        before_mean_mb_s=reduce(before, "mean"),
+        after_mean_mb_s=reduce(after, "mean"),
+        after_min_mb_s=reduce(after, "min"),
         n_before=len(before),
         n_after=len(after),
         rows=rows,
@@ -320,7 +286,7 @@ def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
     """The analysis side: Table IV (`_core.rt_bounds`), Table III's Eq. 6-7 with the paper's
     configuration (`_core.rt_admit`) and Figures 5-7 (`_core.rt_schedulability`, its task sets
     drawn with `rt_seed`: each reproduction seed draws its own, so that Figures 5-7's orders
-    have a spread over seeds)."""
+    have a spread over seeds). Its own: the paper's analysis, no run."""
     return {
         "bounds": rt_bounds_from_json(_core.rt_bounds()),
         "admit_paper": rt_admit_from_json(_core.rt_admit(TABLE3_TASKS, "Table III", "part-ftl")),
@@ -330,10 +296,11 @@ def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
     }
 
 
-def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
+def table4_rows(bounds: RtBounds) -> list[dict[str, object]]:
     """Table IV's bandwidths (and the latency bounds) as rows: quantity, equation, pages/s,
-    MB/s (10^6 B), MiB/s (2^20 B), the paper's value."""
-    rows = [dict(b) for b in bounds["bandwidths"]]
+    MB/s (10^6 B), MiB/s (2^20 B), the paper's value. Its own: the rows of `_core.rt_bounds`,
+    the analysis' output, not a run's summary that a declaration reads."""
+    rows: list[dict[str, object]] = [dict(b) for b in bounds["bandwidths"]]
     rows += [
         {"quantity": lat["quantity"], "equation": lat["equation"], "ms": lat["ms"], "paper": lat["paper"]}
         for lat in bounds["latencies"]
@@ -345,212 +312,104 @@ def table4_rows(bounds: RtBounds) -> list[dict[str, Any]]:
 # Claims
 
 
-def measurements(
-    summary: Summary,
-    starts: Mapping[str, float | None],
-    warmup: float,
-    bw: Fig16,
-    analysis: RtAnalysis,
-) -> dict[str, Measured]:
-    """ftlab's value of every `measure` name of papers/part_ftl.toml: Table III run, Figure 16,
-    Table IV, Figures 5-7."""
-    return {
-        **table3_measurements(summary, starts, warmup, analysis),
-        **table_values(load_plan(NAME).table_values, supplied_tables(bw, analysis["bounds"])),
-        **schedulability_measurements(analysis),
-    }
-
-
 def table3_measurements(
     summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
-    """Max write and read latency factors, misses, admission totals, and part-ftl's read
-    blocking counters (`device.reads_blocked`, `device.read_rebuilt_us_max`, engine measurements of
-    every scheme; not measured when absent)."""
-    pw, ww = task_stats(summary, PART, "write"), task_stats(summary, WAO, "write")
-    pr, wr = task_stats(summary, PART, "read"), task_stats(summary, WAO, "read")
-    gc = (
-        f"measured from {warmup:g} s, GC started at {_s(starts.get(PART))} (part-ftl) and "
-        f"{_s(starts.get(WAO))} (wao-gc)"
+    """The declared Table III values (papers/part_ftl.toml's values of table "table3"):
+    latency factors, misses, admission totals and part-ftl's read blocking counters."""
+    decls = [d for d in load_plan(NAME).table_values if d.table == "table3"]
+    return table_values(decls, {"table3": [table3_row(summary, starts, warmup, analysis)]})
+
+
+def table3_row(
+    summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
+) -> dict[str, object]:
+    """The "table3" table's one row, which papers/part_ftl.toml's Table III values read: its
+    declared reads (`[reproduce] reads`) of the Table III run's summary.json and of Eq. 6-7's
+    totals with the paper's parameters (the "admission" document, `ftlab rt admit`'s tests as
+    eq6_total, eq7_total), and `gc`, the measured phase's start and the GC starts as text. The
+    admission document and `gc` are composed here: the first is the analysis' output, not a
+    run's, and a GC start that never came prints "never", which no template expresses."""
+    tests = analysis["admit_paper"]["tests"]
+    admission = {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in tests}
+    docs = {"table3": summary, "admission": admission}
+    row: dict[str, object] = dict(read_all(load_plan(NAME).reads, docs))
+    row["gc"] = (
+        f"measured from {warmup:g} s, GC started at {fmt_start(starts.get(PART))} (part-ftl) and "
+        f"{fmt_start(starts.get(WAO))} (wao-gc)"
     )
-    counters = summary["schemes"][PART].get("scheme_counters") or {}
-    eq6, eq7 = counters.get("admission_eq6_total"), counters.get("admission_eq7_total")
-    paper_tests = {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]}
-    out = {
-        "max_write_factor": Measured(
-            ratio(pw["response_max_us"], ww["response_max_us"]),
-            f"the slowest 12-page write took {pw['response_max_us'] / 1e3:.2f} ms under "
-            f"part-ftl and {ww['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}); "
-            "a request's pages enter the buffer together, so its response is its slowest page's latency.",
-        ),
-        "max_read_factor": Measured(
-            ratio(pr["response_max_us"], wr["response_max_us"]),
-            f"the slowest 3-page read took {pr['response_max_us'] / 1e3:.2f} ms under part-ftl "
-            f"and {wr['response_max_us'] / 1e3:.2f} ms under wao-gc ({gc}).",
-        ),
-        "part_misses": Measured(
-            float(pw["misses"] + pr["misses"]),
-            f"part-ftl missed {pw['misses']} of {pw['released']} write and {pr['misses']} of "
-            f"{pr['released']} read deadlines ({gc}).",
-        ),
-        "admission_paper": Measured(
-            _max_or_nan(paper_tests.get("Eq. 6"), paper_tests.get("Eq. 7")),
-            f"with the paper's Table IV parameters Eq. 6 totals {_f(paper_tests.get('Eq. 6'))} "
-            f"and Eq. 7 {_f(paper_tests.get('Eq. 7'))} (docs/rt.md).",
-        ),
-        "admission_device": Measured(
-            _max_or_nan(eq6, eq7),
-            f"with this device's parameters (scheme_counters) Eq. 6 totals {_f(eq6)} and Eq. "
-            f'7 {_f(eq7)} (run with admission = "report").',
-        ),
-        "wao_read_misses": Measured(
-            float(wr["misses"]),
-            f"wao-gc missed {wr['misses']} of {wr['released']} read deadlines (slowest read "
-            f"{wr['response_max_us'] / 1e3:.2f} ms; {gc}).",
-        ),
-        "wao_read_max_us": Measured(
-            wr["response_max_us"],
-            f"wao-gc's slowest 3-page read took {wr['response_max_us'] / 1e3:.2f} ms against "
-            f"the {READ_DEADLINE_MS:g} ms deadline, "
-            f"{wr['misses']} of {wr['released']} read jobs missed it; a page read waits for at "
-            "most one write-and-step unit on its die "
-            f"(Eq. 14: t_r + t_w + max(t_e, c(t_r + t_w)); docs/schemes/wao-gc.md) ({gc}).",
-        ),
+    return row
+
+
+def supplied_tables(seen: Seen) -> Tables:
+    """The tables papers/part_ftl.toml's values read, one row each: "table3" (`table3_row`),
+    "table4" (`table4_rows`, a row per quantity), "fig16" (`fig16_row`) and "schedulability"
+    (`schedulability_row`)."""
+    warm = warmup_s(seen.report)
+    return {
+        "table3": [table3_row(seen.report.summary, seen.starts, warm, seen.analysis)],
+        "table4": table4_rows(seen.analysis["bounds"]),
+        "fig16": [fig16_row(seen.bw)],
+        "schedulability": [schedulability_row(seen.analysis)],
     }
-    # Read by name (a build without a counter leaves it out): a plain mapping.
-    device: Mapping[str, Any] = summary["schemes"][PART].get("device") or {}
-    for key, what in (
-        ("reads_blocked", "reads that waited behind a program, erase or GC operation on their die"),
-        ("read_rebuilt_us_max", "the slowest rebuilt page read (µs)"),
-    ):
-        value = device.get(key)
-        if value is None:
-            out[key] = Measured(
-                None,
-                f"part-ftl's device has no {key}.",
-                f"summary.json schemes.part-ftl.device.{key} is absent: this build does not count {what}",
-            )
-        else:
-            out[key] = Measured(float(value), f"part-ftl's device.{key} = {_f(value)}: {what} ({gc}).")
-    return out
-
-
-def _max_or_nan(*values: object) -> float:
-    good = [
-        float(v)
-        for v in values
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-    ]
-    return max(good) if len(good) == len(values) else math.nan
-
-
-def supplied_tables(bw: Fig16, bounds: RtBounds) -> Tables:
-    """The tables papers/part_ftl.toml's table values read: "table4" (`table4_rows`) and
-    "fig16" (`fig16_row`)."""
-    return {"table4": table4_rows(bounds), "fig16": [fig16_row(bw)]}
 
 
 def fig16_row(bw: Fig16) -> dict[str, object]:
     """Figure 16's one row of named values: `fig16_bandwidth` without its windows, the GC
-    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`)."""
+    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`);
+    the row the declared Figure 16 values read (`fig16_bandwidth` is the paper's own)."""
     means = bw.get("mean_mb_s") or {}
     row: dict[str, object] = {k: v for k, v in bw.items() if k not in ("rows", "mean_mb_s")}
-    row |= {"gc_start": _s(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
+    row |= {"gc_start": fmt_start(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
     row["wao_mb_s"] = means.get(WAO, math.nan)
     return row
 
 
-def weighted(result: RtSchedulability, figure: int) -> dict[str, dict[int, float]]:
-    """Figure 6's (by read size) or 7's (by write size) weighted schedulability: scheme -> size -> value."""
-    return {s: dict(v) for s, v in weighted_by_size(result, figure).items()}
+#: Figure 5's schemes by their column key in `schedulability_row` (fig5_<key>).
+FIG5_SCHEMES = {"part": PART, "rtgc": "rtgc", "wao75": "wao-gc-75", "wao50": "wao-gc-50"}
 
 
-def fig5_weighted(result: RtSchedulability) -> dict[str, float]:
-    """Figure 5's weighted schedulability per scheme."""
-    return {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
-
-
-def schedulability_measurements(analysis: RtAnalysis) -> dict[str, Measured]:
-    """The margins of the paper's orderings in Figures 5-7, oriented so that positive means
-    the paper's order holds; and the share of write sizes where PaRT-FTL is below RTGC."""
+def schedulability_row(analysis: RtAnalysis) -> dict[str, object]:
+    """The "schedulability" table's one row, which papers/part_ftl.toml's Figures 5-7 values
+    read: the margins of the paper's orderings, oriented so that positive means the paper's
+    order holds, the share of write sizes where PaRT-FTL is below RTGC, and the values and
+    sizes their sentences name. The margins are the paper's own reading of `ftlab rt
+    schedulability`'s curves (a minimum over sizes against the best or worst other scheme),
+    which no declared value expresses."""
     result = analysis["schedulability"]
-    f5 = fig5_weighted(result)
-    f6, f7 = weighted(result, 6), weighted(result, 7)
-    others = ("rtgc", "wao-gc-75", "wao-gc-50")
-    m5 = min(f5[PART] - f5[o] for o in others)
-    m6_rtgc = min(v - f6["rtgc"][r] for r, v in f6[PART].items())
-    m6_wao = min(v - max(f6["wao-gc-75"][r], f6["wao-gc-50"][r]) for r, v in f6[PART].items())
+    f5 = {w["scheme"]: float(w["weighted"]) for w in result["weighted"] if w["figure"] == 5}
+    f6, f7 = ({s: dict(v) for s, v in weighted_by_size(result, n).items()} for n in (6, 7))
     big = [w for w in f7[PART] if w > 10]
-    m7 = min(f7["wao-gc-50"][w] - f7[PART][w] for w in big)
-    below_rtgc = sum(f7[PART][w] < f7["rtgc"][w] for w in f7[PART])
     worst6 = min(f6[PART], key=lambda r: f6[PART][r] - f6["rtgc"][r])
-    setup = f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, read share {READ_SHARE}"
+    below = sum(f7[PART][w] < f7["rtgc"][w] for w in f7[PART])
     return {
-        "fig5_margin": Measured(
-            m5,
-            f"weighted schedulability PaRT-FTL {f5[PART]:.3f}, RTGC {f5['rtgc']:.3f}, WAO-GC "
-            f"75 {f5['wao-gc-75']:.3f}, WAO-GC 50 {f5['wao-gc-50']:.3f} ({setup}; RTGC is a "
-            "reconstruction, docs/rt.md).",
-        ),
-        "fig6_wao_margin": Measured(
-            m6_wao,
-            "the smallest margin of PaRT-FTL over the better WAO-GC over r = "
-            f"{min(f6[PART])}..{max(f6[PART])} pages is {m6_wao:+.3f} ({setup}).",
-        ),
-        "fig6_rtgc_margin": Measured(
-            m6_rtgc,
-            f"the smallest margin of PaRT-FTL over RTGC is {m6_rtgc:+.3f} at r = {worst6} "
-            f"(PaRT-FTL {f6[PART][worst6]:.3f}, RTGC {f6['rtgc'][worst6]:.3f}): "
-            "PaRT-FTL's verdict is set by its write dies, so its curve is flat in r, while "
-            "RTGC's blocking term shrinks as r grows (docs/rt.md).",
-        ),
-        "fig7_wao50_margin": Measured(
-            m7,
-            "the smallest margin of WAO-GC 50 over PaRT-FTL for w = "
-            f"{', '.join(str(w) for w in big)} is {m7:+.3f} ({setup}).",
-        ),
-        "fig7_rtgc_share": Measured(
-            below_rtgc / len(f7[PART]),
-            f"PaRT-FTL is below RTGC at {below_rtgc} of {len(f7[PART])} write sizes ({setup}).",
+        "fig5_margin": min(f5[PART] - f5[o] for o in ("rtgc", "wao-gc-75", "wao-gc-50")),
+        "fig6_rtgc_margin": min(v - f6["rtgc"][r] for r, v in f6[PART].items()),
+        "fig6_wao_margin": min(v - max(f6["wao-gc-75"][r], f6["wao-gc-50"][r]) for r, v in f6[PART].items()),
+        "fig7_wao50_margin": min(f7["wao-gc-50"][w] - f7[PART][w] for w in big),
+        "below_rtgc": below,
+        "n_write_sizes": len(f7[PART]),
+        "fig7_rtgc_share": below / len(f7[PART]),
+        **{f"fig5_{key}": f5[s] for key, s in FIG5_SCHEMES.items()},
+        "r_min": min(f6[PART]),
+        "r_max": max(f6[PART]),
+        "worst_r": worst6,
+        "part_at_worst_r": f6[PART][worst6],
+        "rtgc_at_worst_r": f6["rtgc"][worst6],
+        "big_w": ", ".join(str(w) for w in big),
+        "setup": (
+            f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, read share {READ_SHARE}"
         ),
     }
 
 
-def _s(value: float | None) -> str:
-    return "never" if value is None else f"{value:g} s"
-
-
 def _f(value: object) -> str:
+    """A GC note's number (`gc_notes`): three decimals, or "n/a"."""
     return "n/a" if not isinstance(value, (int, float)) else f"{value:.3f}"
 
 
 # --------------------------------------------------------------------------------------
 # Health
-
-
-def run_health(report: Report, fig16: Report, starts: Mapping[str, float | None]) -> Health:
-    """`claims.health` of the Table III run, with a check per scheme that its GC started before
-    the measured phase (`gc before measure`), and of the Figure 16 run (`fig16 wao-gc`, its busiest
-    die without a limit: a closed loop saturates the device on purpose)."""
-    warm = warmup_s(report)
-    schemes = {name: report.summary["schemes"][name] for name in report.schemes}
-    for name in fig16.schemes:
-        schemes[f"fig16 {name}"] = fig16.summary["schemes"][name]
-    checks = health({"schemes": schemes})
-    for name in report.schemes:
-        s = checks["schemes"][name]
-        start = starts.get(name)
-        ok = start is not None and start <= warm
-        s["checks"] = {
-            "gc before measure": (
-                f"GC at {_s(start)} ≤ {warm:g} s" if ok else f"GC at {_s(start)}, measure from {warm:g} s",
-                ok,
-            )
-        }
-        s["ok"] = s["ok"] and ok
-    for name in fig16.schemes:
-        drop_die_limit(checks, f"fig16 {name}")
-    return checks
 
 
 #: GC's measured copies beside what the paper's equations charge (issue 39 item 2): per scheme,
@@ -564,7 +423,10 @@ GC_EQUATIONS = {
 def gc_equations(summary: Summary) -> dict[str, dict[str, float | None]]:
     """Per scheme of the Table III run: GC copies per reclaimed page as measured, the charge of
     its equation at the run's measured utilisation (`lambda_measured`), and their ratio (a check
-    of the model against the paper's analysis, not a claim: Eq. 5 and Eq. 12 are bounds)."""
+    of the model against the paper's analysis, not a claim: Eq. 5 and Eq. 12 are bounds;
+    §III-B: to reclaim k·α pages, "(k + m)·⌈λ·P⌉ pages need to be copied"). The schemes
+    compute the charges (scheme_counters); this stays here as a claims.json section and a
+    terminal note of the paper's own, no claim's measure."""
     out: dict[str, dict[str, float | None]] = {}
     for scheme, (measured_key, charge_key, _) in GC_EQUATIONS.items():
         if scheme not in summary["schemes"]:
@@ -581,7 +443,8 @@ def gc_equations(summary: Summary) -> dict[str, dict[str, float | None]]:
 
 
 def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
-    """One line per scheme for the terminal: measured GC copies beside the equation's charge."""
+    """One line per scheme for the terminal: measured GC copies beside the equation's charge
+    (`gc_equations`, the paper's own check)."""
     lines = []
     for scheme, g in checks.items():
         name = GC_EQUATIONS[scheme][2]
@@ -598,14 +461,15 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 
 def claims_sections(seen: Seen) -> dict[str, object]:
     """claims.json's sections of the paper: warm-up, GC starts, the tasks' statistics, the
-    admission totals, Figure 16, GC against the equations, Table IV and Figures 5-7's setup."""
+    admission totals, Figure 16, GC against the equations, Table IV and Figures 5-7's setup.
+    Its own: the paper's intermediate values in their own shapes (per scheme and op, per
+    window, the analysis' records); the driver declares no claims.json section."""
     summary, analysis = seen.report.summary, seen.analysis
-    tasks = {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
     counters = summary["schemes"][PART].get("scheme_counters") or {}
     return {
         "warmup_s": warmup_s(seen.report),
         "gc_start_s": dict(seen.starts),
-        "tasks": tasks,
+        "tasks": tasks(seen),
         "admission": {
             "device": {
                 "eq6_total": counters.get("admission_eq6_total"),
@@ -646,8 +510,10 @@ def figures(analysis: RtAnalysis, out: Path) -> list[Path]:
 # Sensitivity
 
 
-def synchronous(scenario_text: str) -> dict[str, Any]:
+def synchronous(scenario_text: str) -> dict[str, object]:
     """The scenario as a dict with every periodic task's `offset_ms` at 0 (all released together).
+    Its own: a declared case (`[[reproduce.cases]]`) sets fixed keys, this one every periodic
+    task's offset, however many tasks the scenario has.
 
     >>> tasks = '[{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]'
     >>> doc = synchronous(f'[[tenants]]\\n[tenants.periodic]\\ntasks = {tasks}\\n')

@@ -1,0 +1,100 @@
+"""Tests of the declared reads of a claim file (`[[reproduce.reads]]`,
+python/ftlab/reproduce/reads.py): key-path patterns, the forms and their missing values, `n`,
+`divisor`, an unsupplied document, and the files' errors."""
+
+from __future__ import annotations
+
+import doctest
+import math
+
+import pytest
+
+import ftlab
+from ftlab.reproduce import reads
+from ftlab.reproduce.driver import load_plan
+
+#: Two write tasks and a read task; w1 has no response time, r0 a null one.
+DOC = {
+    "tasks": {
+        "w0": {"response_max_us": 900, "misses": 2, "released": 10},
+        "w1": {"misses": 1, "released": 10},
+        "r0": {"response_max_us": None, "misses": 0, "released": 40},
+    },
+    "counters": {"eq6_total": 0.9, "eq7_total": 1.2, "flag": True},
+}
+
+
+def read(**given: object) -> float | int | None:
+    (decl,) = reads.load_reads("x.toml", [{"name": "n", "source": "run", **given}])
+    return decl.read({"run": DOC})
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(reads).failed == 0
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"path": "tasks.w*.response_max_us", "form": "max"}, 900.0),
+        ({"path": "tasks.w*.response_max_us", "form": "max", "divisor": 1000}, 0.9),
+        ({"path": "tasks.*.misses", "form": "sum"}, 3.0),
+        ({"path": "tasks.w*.released", "form": "mean"}, 10.0),
+        ({"path": "tasks.*.misses", "form": "min"}, 0.0),
+        ({"path": "tasks.w*", "form": "count"}, 2),
+        ({"path": "tasks.[rw]0.misses", "form": "sum"}, 2.0),
+        ({"path": "counters.eq[67]_total", "form": "max", "n": 2}, 1.2),
+        ({"path": "counters.eq6_total"}, 0.9),
+        # missing: a value that is not one number is None; a max or mean of none is NaN, a
+        # sum of none 0, and a pattern that finds fewer numbers than `n` NaN
+        ({"path": "counters.flag"}, None),
+        ({"path": "tasks.*.misses"}, None),
+        ({"path": "tasks.r*.response_max_us", "form": "max"}, math.nan),
+        ({"path": "tasks.x*.misses", "form": "mean"}, math.nan),
+        ({"path": "tasks.x*.misses", "form": "sum"}, 0.0),
+        ({"path": "counters.eq[678]_total", "form": "max", "n": 3}, math.nan),
+    ],
+)
+def test_a_read_is_a_number_at_a_pattern(given: dict[str, object], expected: float | None) -> None:
+    got = read(**given)
+    if isinstance(expected, float) and math.isnan(expected):
+        assert isinstance(got, float) and math.isnan(got), got
+    else:
+        assert got == expected and type(got) is type(expected), got
+
+
+def test_an_unsupplied_document_is_a_usage_error() -> None:
+    (decl,) = reads.load_reads("x.toml", [{"name": "n", "source": "other", "path": "a"}])
+    with pytest.raises(ftlab.UsageError, match="no document 'other' is supplied"):
+        decl.read({"run": DOC})
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ({"name": "n", "source": "run", "path": "a", "form": "median"}, "form 'median' is not one of"),
+        ({"name": "n", "source": "run", "path": "a", "n": 2}, "`n` goes with form max"),
+        ({"name": "n", "source": "run", "path": "a", "divisor": 0}, "`divisor` is a positive number"),
+        ({"name": "n", "source": "run", "path": "a", "form": "count", "divisor": 2}, "not with form count"),
+        ({"name": "n", "source": "run", "path": "a..b"}, "has an empty part"),
+        ({"name": "n", "source": "run"}, "`path` must be a non-empty string"),
+        ({"name": "n", "source": "run", "path": "a", "at": "b"}, "unknown keys at"),
+    ],
+)
+def test_a_bad_read_is_the_files_error(given: dict[str, object], error: str) -> None:
+    with pytest.raises(ftlab.InputError, match=error):
+        reads.load_reads("x.toml", [given])
+
+
+def test_a_name_read_twice_is_the_files_error() -> None:
+    one = {"name": "n", "source": "run", "path": "a"}
+    with pytest.raises(ftlab.InputError, match="duplicate names n"):
+        reads.load_reads("x.toml", [one, one])
+
+
+def test_part_ftls_reads_are_declared() -> None:
+    """PaRT-FTL's Table III numbers are declared reads of its "table3" run and its
+    "admission" document (papers/part_ftl.toml)."""
+    plan = load_plan("part-ftl")
+    assert {r.source for r in plan.reads} == {"table3", "admission"}
+    assert {r.source for r in plan.reads} - {"admission"} <= {r.label for r in plan.runs}
