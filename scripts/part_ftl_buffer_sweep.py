@@ -9,7 +9,8 @@ has no such buffer, so one run serves every size), judges the Table III claims o
 (`ftlab.reproduce.part_ftl.table3_measurements`), and writes OUT/buffer-sweep.json and a
 table on stdout. Only orchestration: every number comes from the runs and the claim files.
 
-Usage: /work/bin/wt-py scripts/part_ftl_buffer_sweep.py [--full] [--sizes 1,2,4,8] [--out DIR]
+Usage (from the repository's root, in the project's environment):
+    python scripts/part_ftl_buffer_sweep.py [--full] [--sizes 1,2,4,8] [--out DIR]
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 import ftlab
 from ftlab.reproduce import claimfile, scenario_file
 from ftlab.reproduce import part_ftl as P
+from ftlab.reproduce.claims import health
+from ftlab.reproduce.run_checks import gc_starts, warmup_s
 
 KNOB = "scheme.part-ftl.write_buffer_blocks_per_data_die"
 COUNTERS = ("write_buffer_pages", "write_buffer_pages_max", "write_buffer_overflows", "deferred_writes")
@@ -49,13 +52,13 @@ def main() -> None:
     for blocks in sizes:
         part = run_one(path, args.out / f"part-ftl-{blocks}", '["part-ftl"]', blocks)
         summary = {"schemes": {P.PART: part.summary["schemes"][P.PART], P.WAO: wao.summary["schemes"][P.WAO]}}
-        starts = {**P.gc_starts(part), **P.gc_starts(wao)}
-        measured = P.table3_measurements(summary, starts, P.warmup_s(part), analysis)
+        starts = {**gc_starts(part), **gc_starts(wao)}
+        measured = P.table3_measurements(summary, starts, warmup_s(part), analysis)
         checks = {"schemes": {}}
         for name, report in ((P.PART, part), (P.WAO, wao)):
-            h = P.health({"schemes": {name: report.summary["schemes"][name]}})["schemes"][name]
+            h = health({"schemes": {name: report.summary["schemes"][name]}})["schemes"][name]
             start = starts.get(name)
-            h["ok"] = h["ok"] and start is not None and start <= P.warmup_s(report)
+            h["ok"] = h["ok"] and start is not None and start <= warmup_s(report)
             checks["schemes"][name] = h
         claims = {s.id: claimfile.evaluate_one(s, [claimfile.SeedResult(0, measured, checks)]) for s in spec.claims if s.measure in measured}
         counters = part.summary["schemes"][P.PART].get("scheme_counters") or {}

@@ -42,7 +42,6 @@ from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import (
     Claim,
     Health,
-    health,  # noqa: F401  (scripts/part_ftl_buffer_sweep.py: P.health)
     ratio,
     write_csv,
 )
