@@ -14,7 +14,7 @@
 //! copies.
 
 use super::blocks::{BlockState, WriteClass};
-use super::{table, FrontierKey, Ftl, NONE};
+use super::{FrontierKey, Ftl, NONE};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 
 /// What one `copy_block_at_once` did.
@@ -70,12 +70,12 @@ impl Ftl {
             let mut read = false;
             for src in from..from + g.units_per_page {
                 if src + prefetch_units < end {
-                    let ahead = self.p2l[(src + prefetch_units) as usize];
+                    let ahead = self.p2l.get((src + prefetch_units) as usize);
                     if ahead != NONE {
-                        table::prefetch(&self.l2p[owner as usize], ahead as usize);
+                        self.l2p[owner as usize].prefetch(ahead as usize);
                     }
                 }
-                let lpn = self.p2l[src as usize];
+                let lpn = self.p2l.get(src as usize);
                 if lpn == NONE {
                     continue;
                 }
@@ -148,15 +148,14 @@ impl Ftl {
     /// (`settle_copies`, per unit or once per run).
     #[inline(always)]
     fn move_unit(&mut self, owner: u16, lpn: u32, src: Ppa, dst: Ppa, to: BlockIdx) {
-        let slot = &mut self.l2p[owner as usize][lpn as usize];
-        assert_eq!(*slot, src.0, "GC copy of a stale unit");
-        *slot = dst.0;
+        let was = self.l2p[owner as usize].replace(lpn as usize, dst.0);
+        assert_eq!(was, src.0, "GC copy of a stale unit");
         if let Some(o) = &mut self.oracle {
             o.copy(owner, lpn, src, dst);
         }
-        assert!(self.p2l[dst.0 as usize] == NONE, "unit {} written twice", dst.0);
-        self.p2l[dst.0 as usize] = lpn;
-        self.p2l[src.0 as usize] = NONE;
+        assert!(self.p2l.is_none(dst.0 as usize), "unit {} written twice", dst.0);
+        self.p2l.set(dst.0 as usize, lpn);
+        self.p2l.set(src.0 as usize, NONE);
         self.blocks.get_mut(to).valid_units += 1;
     }
 
