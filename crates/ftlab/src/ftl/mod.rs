@@ -334,10 +334,10 @@ impl Ftl {
         Placement { ppa: unit.ppa, page_full }
     }
 
-    /// The per-unit core of `allocate` and of `copy_block_at_once`: the next unit of `block`,
+    /// The per-unit core of `allocate` (`hand_out_run` is its run form): the next unit of `block`,
     /// open as `key`'s frontier on `die` (`plane`), handed out to `key.tenant` and stamped
     /// `stamp_ns`; a block it fills turns `Full` and leaves the frontier. Its greedy key is the
-    /// caller's to refresh (the copy loop does it once its copy is mapped).
+    /// caller's to refresh (`handed_out`).
     #[inline(always)]
     fn hand_out(
         &mut self,
@@ -366,6 +366,42 @@ impl Ftl {
             self.frontiers[f] = NONE;
         }
         HandOut { ppa, page_full, full }
+    }
+
+    /// `n` calls of `hand_out` on plane 0 at once, for the copy loop (which has mapped the
+    /// units from `block`'s write pointer on): the same write pointer, stamp, tenants and
+    /// state after. Returns the pages the units filled (each to be marked programmed, in
+    /// order) and whether the block filled (it left the frontier; its key is the caller's).
+    fn hand_out_run(
+        &mut self,
+        key: FrontierKey,
+        die: DieIdx,
+        block: BlockIdx,
+        n: u32,
+        stamp_ns: i64,
+    ) -> (std::ops::Range<u32>, bool) {
+        let g = self.geometry;
+        let info = self.blocks.get_mut(block);
+        debug_assert!(info.state == BlockState::Open);
+        let (old, new) = (info.write_ptr, info.write_ptr + n);
+        assert!(new <= g.units_per_block, "block {} handed out past its end", block.0);
+        info.write_ptr = new;
+        info.last_write_ns = stamp_ns;
+        let first = block.0 * g.units_per_block;
+        if let Some(units) = self.unit_tenant.get_mut((first + old) as usize..(first + new) as usize) {
+            if !units.is_empty() {
+                units.fill(key.tenant);
+                info.multi_tenant |= info.owner != key.tenant;
+            }
+        }
+        let full = new == g.units_per_block;
+        if full {
+            info.state = BlockState::Full;
+            let f = self.frontier_idx(key, die, 0);
+            self.frontiers[f] = NONE;
+        }
+        let upp = self.div.units_per_page;
+        (upp.div(old)..upp.div(new), full)
     }
 
     /// Keep the index of a scored victim search (`best_eligible`, `ftl::victim_index`) from
