@@ -203,7 +203,10 @@ impl Ftl {
         self.valid_by_tenant_die[from] -= units as u64;
         self.blocks.refresh_key(victim);
         if dst != NONE {
-            self.blocks.refresh_key(BlockIdx(dst));
+            // The destination only gained units since its last refresh (`allocate`'s, or the
+            // loop's `end_copies`): while it is open or a page of it is still to program, as
+            // the copies' own pages are, it is not collectable and nothing of it changes.
+            self.blocks.refresh_key_gained(BlockIdx(dst));
         }
     }
 }
