@@ -1,9 +1,11 @@
 //! The GC copy's mapping, one core for both executors: `map_copy` (a unit at a time, as the
 //! timed executor and the unit-by-unit path copy) and `Ftl::copy_block_at_once` (the rest of a
 //! victim block in one loop, for an executor whose programs complete at once: preconditioning's
-//! instant executor) both go through `move_unit` (the mapping and the destination's valid
-//! count) and `settle_copies` (the victim's valid count, the counts per (tenant, die) and the
-//! greedy keys), with `allocate`'s and `programmed`'s cores (`hand_out`, `mark_programmed`).
+//! instant executor) both map a unit through `move_mapping` (`move_unit`'s mapping) and count
+//! through `settle_copies` (the victim's valid count, the counts per (tenant, die) and the
+//! greedy keys). The loop keeps its destination's write pointer in a local and hands out and
+//! counts each run of units into one destination block at its end (`end_copies`: `allocate`'s
+//! core for the run, `hand_out_run`, and `programmed`'s, `mark_programmed`, per filled page).
 //! The loop leaves the FTL exactly as `allocate`, `map_copy` and `programmed` called unit by
 //! unit would: the same units handed out in the same order, the same mapping, stamps, valid
 //! counts and programmed pages; it only settles once per run instead of at every unit (nothing
@@ -14,7 +16,7 @@
 //! copies.
 
 use super::blocks::{BlockState, WriteClass};
-use super::{table, FrontierKey, Ftl, NONE};
+use super::{FrontierKey, Ftl, NONE};
 use crate::flash::geometry::{BlockIdx, DieIdx, Ppa};
 
 /// What one `copy_block_at_once` did.
@@ -30,6 +32,19 @@ pub struct CopyRun {
     /// The run stopped early: `die` had no free block for the next copy. The units copied
     /// before it are settled; the rest of the victim is still valid where it was.
     pub no_room: bool,
+}
+
+/// The copy loop's open destination: its units are handed out and counted at the end of the
+/// run into it (`end_copies`), the write pointer kept here meanwhile.
+#[derive(Clone, Copy, Debug)]
+struct CopyDst {
+    block: BlockIdx,
+    /// The block's first unit.
+    first: u32,
+    /// The write pointer after the units copied so far.
+    ptr: u32,
+    /// Units copied into it in this run.
+    units: u32,
 }
 
 impl Ftl {
@@ -63,71 +78,75 @@ impl Ftl {
         let first = victim.0 * g.units_per_block;
         let end = first + g.units_per_block;
         let mut run = CopyRun::default();
-        // The destination block being written (`NONE`: the frontier's, opened if need be).
-        let mut dst = NONE;
+        // The destination block being written (`None`: the frontier's, opened if need be).
+        let mut dst: Option<CopyDst> = None;
         'pages: for p in from_page..g.pages_per_block {
             let from = first + p * g.units_per_page;
             let mut read = false;
             for src in from..from + g.units_per_page {
                 if src + prefetch_units < end {
-                    let ahead = self.p2l[(src + prefetch_units) as usize];
+                    let ahead = self.p2l.get((src + prefetch_units) as usize);
                     if ahead != NONE {
-                        table::prefetch(&self.l2p[owner as usize], ahead as usize);
+                        self.l2p[owner as usize].prefetch(ahead as usize);
                     }
                 }
-                let lpn = self.p2l[src as usize];
+                let lpn = self.p2l.get(src as usize);
                 if lpn == NONE {
                     continue;
                 }
                 read = true;
-                if dst == NONE {
-                    let Ok(block) = self.open_block(key, die, 0) else {
-                        // This page was read (it holds a valid unit); the loop's count is skipped.
-                        run.no_room = true;
-                        run.pages_read += 1;
-                        break 'pages;
-                    };
-                    dst = block.0;
-                }
-                if self.copy_unit_at_once(key, die, BlockIdx(dst), lpn, Ppa(src), stamp_ns, &mut run) {
-                    dst = NONE;
+                let d = match &mut dst {
+                    Some(d) => d,
+                    None => {
+                        let Ok(block) = self.open_block(key, die, 0) else {
+                            // This page was read (it holds a valid unit); the loop's count is skipped.
+                            run.no_room = true;
+                            run.pages_read += 1;
+                            break 'pages;
+                        };
+                        let ptr = self.blocks.get(block).write_ptr;
+                        dst.insert(CopyDst { block, first: block.0 * g.units_per_block, ptr, units: 0 })
+                    }
+                };
+                let to = Ppa(d.first + d.ptr);
+                (d.ptr, d.units) = (d.ptr + 1, d.units + 1);
+                self.move_mapping(owner, lpn, Ppa(src), to);
+                if d.ptr == g.units_per_block {
+                    let filled = *d;
+                    self.end_copies(key, die, filled, stamp_ns, &mut run);
+                    dst = None;
                 }
             }
             run.pages_read += read as u32;
         }
-        self.settle_copies(victim, die, dst, owner, run.units);
+        let open = match dst {
+            Some(d) => {
+                self.end_copies(key, die, d, stamp_ns, &mut run);
+                d.block.0
+            }
+            None => NONE,
+        };
+        self.settle_copies(victim, die, open, owner, run.units);
         Some(run)
     }
 
-    /// One copy of `copy_block_at_once` into the open block `dst`: `allocate`'s and
-    /// `map_copy`'s per-unit cores (`hand_out`, `move_unit`) and, when the page fills,
-    /// `programmed`'s, without the greedy keys and valid counts per (tenant, die), which
-    /// `settle_copies` brings in step once per run. Returns whether `dst` filled (its key is
-    /// refreshed).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn copy_unit_at_once(
-        &mut self,
-        key: FrontierKey,
-        die: DieIdx,
-        dst: BlockIdx,
-        lpn: u32,
-        src: Ppa,
-        stamp_ns: i64,
-        run: &mut CopyRun,
-    ) -> bool {
-        // `allocate` (the frontier's block is open, of `owner`'s frontier slot: `open_block`).
-        let unit = self.hand_out(key, die, 0, dst, stamp_ns);
-        self.move_unit(key.tenant, lpn, src, unit.ppa, dst);
-        if let Some(page) = unit.page_full {
-            self.mark_programmed(dst, page);
-            run.pages_programmed += 1;
+    /// The end of the copy loop's run of units into `d`'s block (it filled, or the loop
+    /// ended): `allocate`'s and `programmed`'s cores for all of them at once (`hand_out_run`,
+    /// `mark_programmed` per filled page, in order) and the block's valid count; a block that
+    /// filled gets its key. The FTL is then as `allocate`, `map_copy` and `programmed` called
+    /// unit by unit leave it, bar the counts `settle_copies` brings in step.
+    fn end_copies(&mut self, key: FrontierKey, die: DieIdx, d: CopyDst, stamp_ns: i64, run: &mut CopyRun) {
+        let (pages, full) = self.hand_out_run(key, die, d.block, d.units, stamp_ns);
+        debug_assert_eq!(self.blocks.get(d.block).write_ptr, d.ptr);
+        self.blocks.get_mut(d.block).valid_units += d.units;
+        run.pages_programmed += pages.len() as u32;
+        for page in pages {
+            self.mark_programmed(d.block, page);
         }
-        run.units += 1;
-        if unit.full {
-            self.blocks.refresh_key(dst);
+        run.units += d.units;
+        if full {
+            self.blocks.refresh_key(d.block);
         }
-        unit.full
     }
 
     /// Move `lpn` of `tenant` from `src` (where it is still current) to `dst` (a GC copy),
@@ -148,16 +167,21 @@ impl Ftl {
     /// (`settle_copies`, per unit or once per run).
     #[inline(always)]
     fn move_unit(&mut self, owner: u16, lpn: u32, src: Ppa, dst: Ppa, to: BlockIdx) {
-        let slot = &mut self.l2p[owner as usize][lpn as usize];
-        assert_eq!(*slot, src.0, "GC copy of a stale unit");
-        *slot = dst.0;
+        self.move_mapping(owner, lpn, src, dst);
+        self.blocks.get_mut(to).valid_units += 1;
+    }
+
+    /// The mapping of `move_unit` (L2P, P2L, the oracle), without the destination's count.
+    #[inline(always)]
+    fn move_mapping(&mut self, owner: u16, lpn: u32, src: Ppa, dst: Ppa) {
+        let was = self.l2p[owner as usize].replace(lpn as usize, dst.0);
+        assert_eq!(was, src.0, "GC copy of a stale unit");
         if let Some(o) = &mut self.oracle {
             o.copy(owner, lpn, src, dst);
         }
-        assert!(self.p2l[dst.0 as usize] == NONE, "unit {} written twice", dst.0);
-        self.p2l[dst.0 as usize] = lpn;
-        self.p2l[src.0 as usize] = NONE;
-        self.blocks.get_mut(to).valid_units += 1;
+        assert!(self.p2l.is_none(dst.0 as usize), "unit {} written twice", dst.0);
+        self.p2l.set(dst.0 as usize, lpn);
+        self.p2l.set(src.0 as usize, NONE);
     }
 
     /// The counts of `units` copies of `owner` from `victim` to `die`, after `move_unit`: the
@@ -179,7 +203,10 @@ impl Ftl {
         self.valid_by_tenant_die[from] -= units as u64;
         self.blocks.refresh_key(victim);
         if dst != NONE {
-            self.blocks.refresh_key(BlockIdx(dst));
+            // The destination only gained units since its last refresh (`allocate`'s, or the
+            // loop's `end_copies`): while it is open or a page of it is still to program, as
+            // the copies' own pages are, it is not collectable and nothing of it changes.
+            self.blocks.refresh_key_gained(BlockIdx(dst));
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::sim::time::SimTime;
 use blocks::{BlockState, Blocks, WriteClass, N_WRITE_CLASSES, OWNER_NONE};
 use gc::VictimPolicy;
 use oracle::Oracle;
+use table::UnitTable;
 
 /// "Unmapped" / "none" in the flat u32 tables.
 pub const NONE: u32 = u32::MAX;
@@ -82,10 +83,10 @@ pub struct Ftl {
     /// Block state (private: valid counts and greedy keys must stay in step with P2L).
     blocks: Blocks,
     /// Per tenant: logical page -> `Ppa` or `NONE`.
-    l2p: Vec<Vec<u32>>,
+    l2p: Vec<UnitTable>,
     /// Per physical unit: logical page of the unit's tenant (`unit_tenant`), or `NONE` if
     /// invalid.
-    p2l: Vec<u32>,
+    p2l: UnitTable,
     /// Per physical unit handed out since its block's last erase: the tenant whose unit it is
     /// (`OWNER_NONE`: never handed out to a tenant). Empty where frontiers are per tenant or
     /// there is one tenant: every unit is then its block owner's.
@@ -163,8 +164,8 @@ impl Ftl {
                 params.dynamic_wear_leveling,
                 if params.frontier_planes > 1 { geometry.planes_per_die } else { 1 },
             ),
-            l2p: params.namespace_units.iter().map(|&n| table::filled_u32(n as usize, NONE)).collect(),
-            p2l: table::filled_u32(geometry.n_units() as usize, NONE),
+            l2p: params.namespace_units.iter().map(|&n| UnitTable::nothing(n as usize)).collect(),
+            p2l: UnitTable::nothing(geometry.n_units() as usize),
             // One tenant's units are all its own: its blocks' owner says whose a unit is, and
             // the 2 B per unit are not spent (the bench's single-tenant cases stay in memory).
             unit_tenant: if params.frontier_per_tenant || n_tenants == 1 {
@@ -198,13 +199,13 @@ impl Ftl {
 
     /// The physical unit holding `lpn` of `tenant`, without an oracle check (`NONE` if unmapped).
     pub fn l2p(&self, tenant: u16, lpn: u32) -> u32 {
-        self.l2p[tenant as usize][lpn as usize]
+        self.l2p[tenant as usize].get(lpn as usize)
     }
 
     /// The logical page unit `ppa` holds for its tenant (`unit_tenant`), or `NONE` if it is
     /// invalid.
     pub fn p2l(&self, ppa: Ppa) -> u32 {
-        self.p2l[ppa.0 as usize]
+        self.p2l.get(ppa.0 as usize)
     }
 
     /// The tenant whose unit `ppa` is (handed out since its block's last erase): its block's
@@ -230,9 +231,9 @@ impl Ftl {
         }
     }
 
-    /// P2L entries of the `n` units from `first` (a page or a block).
-    pub(crate) fn p2l_range(&self, first: Ppa, n: u32) -> &[u32] {
-        &self.p2l[first.0 as usize..(first.0 + n) as usize]
+    /// Valid units among the `n` from `first` (a page or a block): those with a P2L entry.
+    pub(crate) fn valid_in_range(&self, first: Ppa, n: u32) -> u32 {
+        self.p2l.count_some(first.0 as usize, n as usize) as u32
     }
 
     /// The oracle (when on) records that the page holding `parity` was programmed as the
@@ -334,10 +335,10 @@ impl Ftl {
         Placement { ppa: unit.ppa, page_full }
     }
 
-    /// The per-unit core of `allocate` and of `copy_block_at_once`: the next unit of `block`,
+    /// The per-unit core of `allocate` (`hand_out_run` is its run form): the next unit of `block`,
     /// open as `key`'s frontier on `die` (`plane`), handed out to `key.tenant` and stamped
     /// `stamp_ns`; a block it fills turns `Full` and leaves the frontier. Its greedy key is the
-    /// caller's to refresh (the copy loop does it once its copy is mapped).
+    /// caller's to refresh (`handed_out`).
     #[inline(always)]
     fn hand_out(
         &mut self,
@@ -366,6 +367,42 @@ impl Ftl {
             self.frontiers[f] = NONE;
         }
         HandOut { ppa, page_full, full }
+    }
+
+    /// `n` calls of `hand_out` on plane 0 at once, for the copy loop (which has mapped the
+    /// units from `block`'s write pointer on): the same write pointer, stamp, tenants and
+    /// state after. Returns the pages the units filled (each to be marked programmed, in
+    /// order) and whether the block filled (it left the frontier; its key is the caller's).
+    fn hand_out_run(
+        &mut self,
+        key: FrontierKey,
+        die: DieIdx,
+        block: BlockIdx,
+        n: u32,
+        stamp_ns: i64,
+    ) -> (std::ops::Range<u32>, bool) {
+        let g = self.geometry;
+        let info = self.blocks.get_mut(block);
+        debug_assert!(info.state == BlockState::Open);
+        let (old, new) = (info.write_ptr, info.write_ptr + n);
+        assert!(new <= g.units_per_block, "block {} handed out past its end", block.0);
+        info.write_ptr = new;
+        info.last_write_ns = stamp_ns;
+        let first = block.0 * g.units_per_block;
+        if let Some(units) = self.unit_tenant.get_mut((first + old) as usize..(first + new) as usize) {
+            if !units.is_empty() {
+                units.fill(key.tenant);
+                info.multi_tenant |= info.owner != key.tenant;
+            }
+        }
+        let full = new == g.units_per_block;
+        if full {
+            info.state = BlockState::Full;
+            let f = self.frontier_idx(key, die, 0);
+            self.frontiers[f] = NONE;
+        }
+        let upp = self.div.units_per_page;
+        (upp.div(old)..upp.div(new), full)
     }
 
     /// Keep the index of a scored victim search (`best_eligible`, `ftl::victim_index`) from
@@ -490,22 +527,22 @@ impl Ftl {
     pub(crate) fn prefetch_l2p_of_units(&self, first: u32, n: u32) {
         let owner = self.blocks.get(self.block_of(Ppa(first))).owner;
         for u in first..first + n {
-            let lpn = self.p2l[u as usize];
+            let lpn = self.p2l.get(u as usize);
             if lpn != NONE {
                 let t = self.unit_tenant.get(u as usize).map_or(owner, |&t| t);
-                table::prefetch(&self.l2p[t as usize], lpn as usize);
+                self.l2p[t as usize].prefetch(lpn as usize);
             }
         }
     }
 
     /// Prefetch the P2L entry of unit `ppa` (a GC read of it is coming).
     pub(crate) fn prefetch_p2l(&self, ppa: u32) {
-        table::prefetch(&self.p2l, ppa as usize);
+        self.p2l.prefetch(ppa as usize);
     }
 
     /// Prefetch the L2P entry of `lpn` (a host write or read of it is coming).
     pub(crate) fn prefetch_l2p(&self, tenant: u16, lpn: u32) {
-        table::prefetch(&self.l2p[tenant as usize], lpn as usize);
+        self.l2p[tenant as usize].prefetch(lpn as usize);
     }
 
     /// Prefetch what overwriting `lpn` will touch at its current location: the P2L entry
@@ -535,12 +572,12 @@ impl Ftl {
         let l2p = &self.l2p[tenant as usize];
         let mut last_block = u32::MAX;
         for lpn in lpns {
-            let Some(&old) = l2p.get(lpn as usize) else { continue };
+            let Some(old) = l2p.try_get(lpn as usize) else { continue };
             if old == NONE {
                 continue;
             }
             if overwrite {
-                table::prefetch(&self.p2l, old as usize);
+                self.p2l.prefetch(old as usize);
                 on_old(Ppa(old));
             }
             let block = self.div.units_per_block.div(old);
@@ -553,7 +590,7 @@ impl Ftl {
 
     /// Trim `lpn`: unmap it and invalidate its unit, which it returns (`None`: unmapped).
     pub(crate) fn trim(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
-        let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], NONE);
+        let old = self.l2p[tenant as usize].replace(lpn as usize, NONE);
         if old != NONE {
             self.invalidate(tenant, Ppa(old));
         }
@@ -565,7 +602,7 @@ impl Ftl {
 
     /// Where `lpn` lives, checked by the oracle when it is on.
     pub(crate) fn lookup(&mut self, tenant: u16, lpn: u32) -> Option<Ppa> {
-        let ppa = self.l2p[tenant as usize][lpn as usize];
+        let ppa = self.l2p[tenant as usize].get(lpn as usize);
         match (&mut self.oracle, ppa) {
             (Some(o), NONE) => o.check_unmapped(tenant, lpn),
             (Some(o), p) => o.check_read(tenant, lpn, Ppa(p)),
@@ -630,9 +667,7 @@ impl Ftl {
             "erase before programs completed"
         );
         let first = block.0 * g.units_per_block;
-        debug_assert!(self.p2l[first as usize..(first + g.units_per_block) as usize]
-            .iter()
-            .all(|&l| l == NONE));
+        debug_assert_eq!(self.p2l.count_some(first as usize, g.units_per_block as usize), 0);
         if let Some(o) = &mut self.oracle {
             o.erase(Ppa(first), g.units_per_block);
         }
@@ -648,7 +683,7 @@ impl Ftl {
         let g = self.geometry;
         let mut valid = vec![0u32; g.n_blocks as usize];
         let mut by_tenant_die = vec![0u64; self.valid_by_tenant_die.len()];
-        for (ppa, &lpn) in self.p2l.iter().enumerate() {
+        for (ppa, lpn) in self.p2l.iter().enumerate() {
             if lpn == NONE {
                 continue;
             }
@@ -663,7 +698,8 @@ impl Ftl {
                 info.owner
             );
             assert_eq!(
-                self.l2p[tenant as usize][lpn as usize], ppa as u32,
+                self.l2p[tenant as usize].get(lpn as usize),
+                ppa as u32,
                 "P2L of unit {ppa} disagrees with L2P"
             );
             valid[block as usize] += 1;
@@ -692,8 +728,8 @@ impl Ftl {
             }
         }
         for table in &self.l2p {
-            for &ppa in table {
-                assert!(ppa == NONE || self.p2l[ppa as usize] != NONE, "L2P points at invalid unit {ppa}");
+            for ppa in table.iter() {
+                assert!(ppa == NONE || !self.p2l.is_none(ppa as usize), "L2P points at invalid unit {ppa}");
             }
         }
         if let Some(o) = &mut self.oracle {
@@ -715,9 +751,9 @@ impl Ftl {
         self.blocks.refresh_key_gained(block);
         let die = self.div.blocks_per_die.div(block.0);
         self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + die as usize] += 1;
-        assert!(self.p2l[ppa.0 as usize] == NONE, "unit {} written twice", ppa.0);
-        self.p2l[ppa.0 as usize] = lpn;
-        let old = std::mem::replace(&mut self.l2p[tenant as usize][lpn as usize], ppa.0);
+        assert!(self.p2l.is_none(ppa.0 as usize), "unit {} written twice", ppa.0);
+        self.p2l.set(ppa.0 as usize, lpn);
+        let old = self.l2p[tenant as usize].replace(lpn as usize, ppa.0);
         if old != NONE {
             self.invalidate(tenant, Ppa(old));
         }
@@ -733,9 +769,9 @@ impl Ftl {
     /// Unit `ppa`, which holds data of `owner`, no longer does.
     fn invalidate(&mut self, owner: u16, ppa: Ppa) {
         let block = self.block_of(ppa);
-        assert_ne!(self.p2l[ppa.0 as usize], NONE, "invalidating invalid unit {}", ppa.0);
+        assert!(!self.p2l.is_none(ppa.0 as usize), "invalidating invalid unit {}", ppa.0);
         debug_assert_eq!(self.unit_tenant(ppa), owner, "unit {} is another tenant's", ppa.0);
-        self.p2l[ppa.0 as usize] = NONE;
+        self.p2l.set(ppa.0 as usize, NONE);
         let info = self.blocks.get_mut(block);
         assert!(info.valid_units > 0);
         info.valid_units -= 1;

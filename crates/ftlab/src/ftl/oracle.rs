@@ -12,6 +12,7 @@
 //! hash only if no member was erased or rewritten since (up to a 2^-64 collision), which is
 //! exactly when a real XOR rebuild returns the right data.
 
+use super::table::UnitTable;
 use crate::flash::geometry::Ppa;
 
 const NEVER: u32 = 0;
@@ -167,9 +168,9 @@ impl Oracle {
     }
 
     /// Every logical page must map to a unit holding its latest version (full sweep).
-    pub(crate) fn check_all(&mut self, l2p: &[Vec<u32>]) {
+    pub(crate) fn check_all(&mut self, l2p: &[UnitTable]) {
         for (t, table) in l2p.iter().enumerate() {
-            for (lpn, &ppa) in table.iter().enumerate() {
+            for (lpn, ppa) in table.iter().enumerate() {
                 if ppa == u32::MAX {
                     self.check_unmapped(t as u16, lpn as u32);
                 } else {

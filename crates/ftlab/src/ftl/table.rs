@@ -1,15 +1,77 @@
 //! Large flat tables (L2P, P2L) allocated so the kernel may back them with transparent huge
 //! pages: the mapping is accessed at random, and 4 KiB pages make nearly every lookup a TLB
-//! miss. Only a hint (`madvise(MADV_HUGEPAGE)` on Linux); the contents are plain `Vec<u32>`.
-//! Also the cache prefetch hints over any table (`prefetch`, and `prefetch_whole` for entries
-//! that may straddle two cache lines). Not the tables' contents or meaning (`ftl::mod`).
+//! miss. Only a hint (`madvise(MADV_HUGEPAGE)` on Linux). The mapping tables are `UnitTable`s:
+//! each entry a `u32` value or `NONE`, stored plus one so that `NONE` is 0 and a new table is
+//! zeroed memory the kernel hands out untouched (pages are backed when first written, not when
+//! built: a 1 TiB device's tables cost nothing until used). Also the cache prefetch hints over
+//! any table (`prefetch`, and `prefetch_whole` for entries that may straddle two cache lines).
+//! Not the tables' contents or meaning (`ftl::mod`).
 
-/// A `Vec<u32>` of `len` copies of `value`, huge-page backed where the OS allows.
-pub(crate) fn filled_u32(len: usize, value: u32) -> Vec<u32> {
-    let mut v: Vec<u32> = Vec::with_capacity(len);
-    advise_huge(v.as_mut_ptr() as usize, len * 4);
-    v.resize(len, value);
-    v
+use super::NONE;
+
+/// A table of `u32` entries, each a value below `NONE` or `NONE` (nothing), built all `NONE`.
+/// Stored as value + 1 (wrapping: `NONE` is 0), so building it is a zeroed allocation (the
+/// allocator's `calloc`, fresh pages the kernel zero-fills on first write) rather than a pass
+/// writing a sentinel over every page. The accessors add and subtract the one; callers see
+/// only values and `NONE`.
+#[derive(Clone, Debug)]
+pub(crate) struct UnitTable {
+    cells: Vec<u32>,
+}
+
+impl UnitTable {
+    /// `len` entries, all `NONE`, huge-page backed where the OS allows.
+    pub(crate) fn nothing(len: usize) -> UnitTable {
+        let mut cells: Vec<u32> = vec![0; len];
+        advise_huge(cells.as_mut_ptr() as usize, len * 4);
+        UnitTable { cells }
+    }
+
+    /// Entry `idx` (panics out of range, as indexing does).
+    #[inline(always)]
+    pub(crate) fn get(&self, idx: usize) -> u32 {
+        self.cells[idx].wrapping_sub(1)
+    }
+
+    /// Entry `idx`, or `None` out of range.
+    #[inline(always)]
+    pub(crate) fn try_get(&self, idx: usize) -> Option<u32> {
+        self.cells.get(idx).map(|&c| c.wrapping_sub(1))
+    }
+
+    /// Set entry `idx` to `value` (`NONE`: nothing).
+    #[inline(always)]
+    pub(crate) fn set(&mut self, idx: usize, value: u32) {
+        self.cells[idx] = value.wrapping_add(1);
+    }
+
+    /// Set entry `idx` to `value` and return what it held.
+    #[inline(always)]
+    pub(crate) fn replace(&mut self, idx: usize, value: u32) -> u32 {
+        std::mem::replace(&mut self.cells[idx], value.wrapping_add(1)).wrapping_sub(1)
+    }
+
+    /// Whether entry `idx` holds nothing.
+    #[inline(always)]
+    pub(crate) fn is_none(&self, idx: usize) -> bool {
+        self.cells[idx] == NONE.wrapping_add(1)
+    }
+
+    /// The entries from `first` on, `n` of them, that hold a value.
+    pub(crate) fn count_some(&self, first: usize, n: usize) -> usize {
+        self.cells[first..first + n].iter().filter(|&&c| c != NONE.wrapping_add(1)).count()
+    }
+
+    /// Every entry in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.cells.iter().map(|&c| c.wrapping_sub(1))
+    }
+
+    /// `prefetch` of entry `idx`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, idx: usize) {
+        prefetch(&self.cells, idx);
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -107,8 +107,7 @@ impl<X: Executor> Engine<'_, X> {
             let (block, page, die, kind, deadline) =
                 (job.block, job.next_page, job.die, job.kind, job.deadline);
             let first = g.ppa(block, page, 0);
-            let valid =
-                self.ftl.p2l_range(first, g.units_per_page).iter().filter(|&&l| l != NONE).count() as u32;
+            let valid = self.ftl.valid_in_range(first, g.units_per_page);
             let job = self.jobs.get_mut(id);
             job.next_page += 1;
             if valid == 0 {
