@@ -114,12 +114,13 @@ impl Blocks {
         }
     }
 
-    /// `refresh_key` after `block` gained a valid unit and nothing else changed: a block that
+    /// `refresh_key` after `block`'s valid units changed and nothing else did: a block that
     /// is not collectable (open, or a page of it still to program, as where every host unit
-    /// lands) has the key `NOT_COLLECTABLE` and no place in the victim index whatever its
-    /// valid units, so only a collectable block is refreshed.
+    /// and every copy lands; or a GC victim being copied) has the key `NOT_COLLECTABLE` and no
+    /// place in the victim index whatever its valid units, so only a collectable block is
+    /// refreshed.
     #[inline(always)]
-    pub(crate) fn refresh_key_gained(&mut self, block: BlockIdx) {
+    pub(crate) fn refresh_key_valid(&mut self, block: BlockIdx) {
         let info = &self.info[block.0 as usize];
         if info.state == BlockState::Full && info.programmed_pages == self.pages_per_block {
             self.refresh_key(block);

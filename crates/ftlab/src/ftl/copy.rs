@@ -201,12 +201,13 @@ impl Ftl {
             "valid count of tenant {owner} on a die underflows"
         );
         self.valid_by_tenant_die[from] -= units as u64;
-        self.blocks.refresh_key(victim);
+        // Only the valid counts changed since each block's last refresh (the victim's when it
+        // became one; the destination's at `allocate`, or the loop's `end_copies`): the victim
+        // is not collectable, nor is the destination while it is open or a page of it is still
+        // to program, as the copies' own pages are, so nothing of them changes there.
+        self.blocks.refresh_key_valid(victim);
         if dst != NONE {
-            // The destination only gained units since its last refresh (`allocate`'s, or the
-            // loop's `end_copies`): while it is open or a page of it is still to program, as
-            // the copies' own pages are, it is not collectable and nothing of it changes.
-            self.blocks.refresh_key_gained(BlockIdx(dst));
+            self.blocks.refresh_key_valid(BlockIdx(dst));
         }
     }
 }

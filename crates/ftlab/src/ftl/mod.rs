@@ -748,7 +748,7 @@ impl Ftl {
         );
         let info = self.blocks.get_mut(block);
         info.valid_units += 1;
-        self.blocks.refresh_key_gained(block);
+        self.blocks.refresh_key_valid(block);
         let die = self.div.blocks_per_die.div(block.0);
         self.valid_by_tenant_die[tenant as usize * g.n_dies as usize + die as usize] += 1;
         assert!(self.p2l.is_none(ppa.0 as usize), "unit {} written twice", ppa.0);
