@@ -9,8 +9,9 @@ The claim file (`papers/flashblox.toml`) declares almost all of it: the three ru
 tenant also run alone; `swap`: channel vSSDs, swaps on), the latency rows per tenant and their
 geometric means (`[[reproduce.tables]]`, `[[reproduce.geomeans]]`, `ftlab.reproduce.rows`), the
 swap run's swap counters, every other value with its sentence (`[[reproduce.values]]` over the
-rows this module supplies), Figures 1 and 3 and the sensitivity's load and assumed parameters
-(`[[reproduce.cases]]`).
+rows this module supplies), the runs' health (`[reproduce] health = "schemes"`, the swap run's
+busiest die without a limit: `ftlab.reproduce.run_checks`), Figures 1 and 3 and the
+sensitivity's load and assumed parameters (`[[reproduce.cases]]`).
 
 What stays here is what no declaration expresses (`FlashBlox`, registered as `PAPER`):
 
@@ -19,8 +20,6 @@ What stays here is what no declaration expresses (`FlashBlox`, registered as `PA
   runs into one input, a construction no key path reads), its floor sweep, and the rows its
   declared values read (`lifetime_table`, `device_scale_table`);
 - the slides' formula K ≥ (N − 1 − x)/(Nx) (`slides_table`, from the core's `swap_rounds`);
-- the health: `claims.health` per run with the swap run's busiest die reported without a limit
-  (the migration busies its dies on purpose), a rule per run that `[reproduce] health` has not;
 - Figure 2, `ftlab lifetime`'s own figure of the model, and the start of the swap phase
   Figure 3 shades (`swap_start_s`);
 - the sensitivity's software token bucket (`software_overrides`): an entry per tenant sized by
@@ -49,8 +48,6 @@ from ftlab.report import lifetime as lifetime_files
 from ftlab.reproduce.claims import (
     Claim,
     Health,
-    drop_die_limit,
-    health,
     ratio,
 )
 from ftlab.reproduce.decl import is_number
@@ -99,7 +96,7 @@ class Seen:
 
 class FlashBlox(PaperCode[Seen]):
     """FlashBlox's own code under the driver: the lifetime model and the rows its declared
-    values read, the health, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
+    values read, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
 
     name = NAME
 
@@ -121,7 +118,8 @@ class FlashBlox(PaperCode[Seen]):
         }
 
     def health(self, seen: Seen) -> Health:
-        return run_health(seen.reports)
+        """The declared health (`[reproduce] health = "schemes"`, the swap run "busy")."""
+        return load_plan(NAME).health.schemes_health(seen.reports)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
         """The declared figures (`[[reproduce.figures]]`): Figure 1 from the table `latency`,
@@ -504,21 +502,6 @@ def slides_table() -> list[dict[str, object]]:
             "nk_whole": SLIDES_N * whole,
         }
     ]
-
-
-# --------------------------------------------------------------------------------------
-# Health
-
-
-def run_health(reports: Mapping[str, Report]) -> Health:
-    """`claims.health` per run (schemes named after the runs). The `swap` run's busiest die is
-    reported without a limit: the migration busies its dies on purpose; its tenants must still
-    be stable. Not declared: `[reproduce] health` gives every run one base record, and this
-    keeps the limit on two runs of three."""
-    checks = health({"schemes": {name: r.summary["schemes"][SCHEME] for name, r in reports.items()}})
-    if "swap" in checks["schemes"]:
-        drop_die_limit(checks, "swap")
-    return checks
 
 
 # --------------------------------------------------------------------------------------
