@@ -8,9 +8,8 @@ the reads of `[reproduce] reads` and over the tables this module supplies, `[rep
 as `PAPER`): the analysis side (Table IV, Eq. 6-7 and Figures 5-7 by `ftlab._core`, and
 Figures 5-7's margins over sizes), Figure 16's windows split at the first GC window, the
 tables and named values it supplies, the blocks claims.json's sections name, GC's copies
-beside Eq. 5 and 12,
-and the synchronous-release case; each says why no declaration expresses it. It is not the
-driver, draws no figure by hand and runs nothing itself.
+beside Eq. 5 and 12, and the synchronous-release case; each says why no declaration expresses
+it. It is not the driver, draws no figure by hand and runs nothing itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity), the
 Table III task set under `part-ftl` and `wao-gc` (`scenarios/reproduce/part-ftl(-quick).toml`,
@@ -136,6 +135,7 @@ class PartFtl(PaperCode[Seen]):
         return [*declared, *figures(seen.analysis, out)]
 
     def supplied(self, seen: Seen) -> Mapping[str, object]:
+        """The blocks papers/part_ftl.toml's sections name (`supplied_blocks`)."""
         return supplied_blocks(seen)
 
     def main_report(self, seen: Seen) -> Report | None:
