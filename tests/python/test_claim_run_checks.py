@@ -83,13 +83,27 @@ def test_one_record_per_scheme_with_gc_and_busy_checks() -> None:
         ({"checks": [{"name": "s", "rule": "steady", "tolerance": 0.1}]}, "rule steady does not go"),
         ({"base": "one_run", "checks": [], "names": {"a": "a {scheme}"}}, "health_names goes with"),
         ({"names": {"c": "c {scheme}"}}, "health_names: c is no run label"),
-        ({"names": {"a": "a"}}, "health_names must be a table of {scheme} templates"),
+        ({"names": {"a": "a"}}, "health_names must be a table of {scheme} or {run} templates"),
+        ({"names": {"a": "{run} {x}"}}, "not a template of {scheme}, {run}"),
         ({"checks": [{"name": "g", "rule": "busy", "path": "x"}]}, "`path` goes with rule true or zero"),
     ],
 )
 def test_a_bad_schemes_health_is_the_files_error(given: dict[str, object], error: str) -> None:
     with pytest.raises(ftlab.InputError, match=error.replace("{", r"\{").replace("}", r"\}")):
         decl(**given)
+
+
+def test_a_run_of_one_scheme_is_named_by_its_label() -> None:
+    """`{run}` names a run's record by its label (a run of one scheme, as FlashBlox's three
+    runs of scheme flashblox); a "busy" run's die limit is dropped under that name."""
+    a, b = run({"x": scheme(0.95)}, {"x": 1.0}), run({"x": scheme(0.95)}, {"x": 1.0})
+    h = decl(names={"a": "{run}", "b": "{run}"}).schemes_health({"a": a, "b": b})
+    assert list(h["schemes"]) == ["a", "b"]
+    assert h["schemes"]["a"]["reasons"] == ["busiest die 95% ≥ 85%"]
+    assert h["schemes"]["b"]["busiest_die_limit"] is None and h["schemes"]["b"]["reasons"] == []
+    two = run({"x": scheme(0.5), "y": scheme(0.5)}, {"x": 1.0, "y": 1.0})
+    with pytest.raises(ftlab.UsageError, match="share a record name"):
+        decl(names={"a": "{run}"}).schemes_health({"a": two, "b": b})
 
 
 def test_two_runs_schemes_under_one_name_is_a_usage_error() -> None:

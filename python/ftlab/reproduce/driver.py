@@ -18,8 +18,10 @@ record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]
 (`[reproduce.row]`, `[[reproduce.metrics]]`, `[[reproduce.columns]]`: `ftlab.reproduce.rows`),
 tables of a row per tenant and geometric means over them (`[[reproduce.tables]]`,
 `[[reproduce.geomeans]]`, also `ftlab.reproduce.rows`, measured by `PaperCode.measure_declared`),
-health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`) and named
-numbers read from its runs' documents (`[[reproduce.reads]]`: `ftlab.reproduce.reads`).
+health (`[reproduce] health`, `[[reproduce.checks]]`: `ftlab.reproduce.run_checks`), named
+numbers read from its runs' documents (`[[reproduce.reads]]`: `ftlab.reproduce.reads`) and
+claims.json's sections (`[[reproduce.sections]]`: `ftlab.reproduce.sections`, filled from
+`PaperCode.supplied`).
 The claims name their measures and the runs and health they rest on (DESIGN §12,
 `ftlab.reproduce.claimfile`). The driver
 does, for every paper, what the five modules used to repeat: resolve the scenarios, run the
@@ -29,8 +31,9 @@ paper's sensitivity cases and write sensitivity.json and .csv.
 
 A paper's own code is a `PaperCode` subclass: `read` turns the runs into what the paper
 measures (a value of its own type), then `value` (the numbers the declared pairs read) and
-`measure` (its own measures; `measurements` joins both), `health`, `figures`, `sections` (its
-claims.json sections), `extra`, `notes` and the sensitivity cases. `Driven(code)` is what the
+`measure` (its own measures; `measurements` joins both), `health`, `figures`, `supplied`
+(the values its declared sections name), `sections` (claims.json sections of its own
+composing, undeclared), `extra`, `notes` and the sensitivity cases. `Driven(code)` is what the
 registry (`ftlab.reproduce.REPRODUCTIONS`) finds as the module's `PAPER`: an
 `ftlab.reproduce.Reproduction`.
 
@@ -81,6 +84,8 @@ from ftlab.reproduce.measures import (
 from ftlab.reproduce.reads import ReadDecl, load_reads
 from ftlab.reproduce.rows import GeomeanDecl, RowsDecl, TableDecl, load_geomeans, load_rows, load_tables
 from ftlab.reproduce.run_checks import HealthDecl, load_health
+from ftlab.reproduce.sections import SectionDecl, load_sections
+from ftlab.reproduce.sections import write as write_sections
 from ftlab.reproduce.seeds import preimport
 from ftlab.reproduce.series_measures import WindowDecl, load_windows
 from ftlab.reproduce.sweep_study import finished_cases, run_study
@@ -183,6 +188,8 @@ class Plan:
     geomeans: tuple[GeomeanDecl, ...] = ()
     #: Its named numbers read from its runs' and code's documents (`reads.ReadDecl`).
     reads: tuple[ReadDecl, ...] = ()
+    #: Its claims.json sections, in order (`sections.SectionDecl`).
+    sections: tuple[SectionDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -196,7 +203,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
-_PLAN_KEYS |= {"knobs", "tables", "geomeans", "reads", "health_names"}
+_PLAN_KEYS |= {"knobs", "tables", "geomeans", "reads", "health_names", "sections"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -260,7 +267,12 @@ def load_plan(name: str) -> Plan:
         knobs=_knobs(where, raw.get("knobs"), runs),
         reads=load_reads(where, raw.get("reads")),
     )
-    return _with_tables(where, raw, plan)
+    return _with_sections(where, raw, _with_tables(where, raw, plan))
+
+
+def _with_sections(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:
+    """`plan` with `[[reproduce.sections]]` (`sections.load_sections`)."""
+    return replace(plan, sections=load_sections(where, raw.get("sections"), [r.label for r in plan.runs]))
 
 
 def _with_tables(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:
@@ -472,8 +484,15 @@ class PaperCode(ABC, Generic[Seen]):
         return []
 
     def sections(self, seen: Seen) -> Sections:
-        """claims.json's sections of this paper, after `ftlab_version` and before `health`."""
+        """claims.json's sections of this paper's own composing, after `ftlab_version` and
+        before `health` (none by default: a paper declares its sections, `supplied`)."""
         return {}
+
+    def supplied(self, seen: Seen) -> Mapping[str, object]:
+        """The values the paper's code supplies by name to its declared claims.json sections
+        (`[[reproduce.sections]]` with `of`): by default the tables its declared values read
+        (`tables`)."""
+        return self.tables(seen)
 
     def sections_after_health(self, seen: Seen) -> Sections:
         """claims.json's sections of this paper after `health`."""
@@ -763,7 +782,8 @@ def write_claims(
 ) -> Path:
     """claims.json: the reproduction, the paper, its scenarios (`PaperCode.head`), quick,
     ftlab's version, the paper's sections, the health and the paper's sections after it,
-    then the claims (`claims.write_claims_json`)."""
+    then the claims (`claims.write_claims_json`). The declared sections (`declared_sections`)
+    follow the paper's own on each side of the health."""
     return write_claims_json(
         runs.out / CLAIMS_FILE,
         claims,
@@ -773,9 +793,20 @@ def write_claims(
         quick=runs.quick,
         ftlab_version=_core.version(),
         **code.sections(seen),
+        **declared_sections(code, runs, seen, False),
         health=checks,
         **code.sections_after_health(seen),
+        **declared_sections(code, runs, seen, True),
     )
+
+
+def declared_sections(code: PaperCode[Seen], runs: Runs, seen: Seen, after_health: bool) -> Sections:
+    """The plan's declared claims.json sections before (or after) the health
+    (`sections.write`, from `PaperCode.supplied`)."""
+    decls = runs.plan.sections
+    if not decls:
+        return {}
+    return write_sections(decls, after_health, code.supplied(seen), runs.reports, runs.out)
 
 
 def run_cases(code: PaperCode[Seen], study: Study[Seen]) -> list[SensitivityRow]:

@@ -9,8 +9,11 @@ The claim file (`papers/flashblox.toml`) declares almost all of it: the three ru
 tenant also run alone; `swap`: channel vSSDs, swaps on), the latency rows per tenant and their
 geometric means (`[[reproduce.tables]]`, `[[reproduce.geomeans]]`, `ftlab.reproduce.rows`), the
 swap run's swap counters, every other value with its sentence (`[[reproduce.values]]` over the
-rows this module supplies), Figures 1 and 3 and the sensitivity's load and assumed parameters
-(`[[reproduce.cases]]`).
+rows this module supplies), the runs' health (`[reproduce] health = "schemes"`, the swap run's
+busiest die without a limit: `ftlab.reproduce.run_checks`), Figures 1 and 3 and the
+sensitivity's load and assumed parameters (`[[reproduce.cases]]`) and claims.json's sections
+(`[[reproduce.sections]]`: the software run's token-bucket factor, 0, and the lifetime model's
+record, which this module supplies).
 
 What stays here is what no declaration expresses (`FlashBlox`, registered as `PAPER`):
 
@@ -19,8 +22,7 @@ What stays here is what no declaration expresses (`FlashBlox`, registered as `PA
   runs into one input, a construction no key path reads), its floor sweep, and the rows its
   declared values read (`lifetime_table`, `device_scale_table`);
 - the slides' formula K ≥ (N − 1 − x)/(Nx) (`slides_table`, from the core's `swap_rounds`);
-- the health: `claims.health` per run with the swap run's busiest die reported without a limit
-  (the migration busies its dies on purpose), a rule per run that `[reproduce] health` has not;
+- claims.json's `lifetime_model`, the model's record without its series (`lifetime_section`);
 - Figure 2, `ftlab lifetime`'s own figure of the model, and the start of the swap phase
   Figure 3 shades (`swap_start_s`);
 - the sensitivity's software token bucket (`software_overrides`): an entry per tenant sized by
@@ -49,8 +51,6 @@ from ftlab.report import lifetime as lifetime_files
 from ftlab.reproduce.claims import (
     Claim,
     Health,
-    drop_die_limit,
-    health,
     ratio,
 )
 from ftlab.reproduce.decl import is_number
@@ -71,11 +71,6 @@ SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scena
 SCHEME = "flashblox"
 #: The runs: channel vSSDs without swaps, software vSSDs, channel vSSDs with swaps.
 RUNS = tuple(r.label for r in load_plan(NAME).runs)
-#: claims.json's record of the software vSSDs' token bucket, in times the tenant's offered rate:
-#: none (0), as the declared `software` run sets it (papers/flashblox.toml; the slides name
-#: software isolation, a scheduler, not a limiter; the sensitivity adds buckets of 2.0 and 1.2 x
-#: the rate, `software_overrides`).
-SOFTWARE_IOPS_FACTOR = 0.0
 #: The token-bucket factors of the sensitivity's extra software runs.
 SENSITIVITY_IOPS_FACTORS = (2.0, 1.2)
 #: The full `flashblox` preset's blocks per plane and pages per block (presets.rs): a swap's
@@ -99,7 +94,7 @@ class Seen:
 
 class FlashBlox(PaperCode[Seen]):
     """FlashBlox's own code under the driver: the lifetime model and the rows its declared
-    values read, the health, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
+    values read, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
 
     name = NAME
 
@@ -121,7 +116,8 @@ class FlashBlox(PaperCode[Seen]):
         }
 
     def health(self, seen: Seen) -> Health:
-        return run_health(seen.reports)
+        """The declared health (`[reproduce] health = "schemes"`, the swap run "busy")."""
+        return load_plan(NAME).health.schemes_health(seen.reports)
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
         """The declared figures (`[[reproduce.figures]]`): Figure 1 from the table `latency`,
@@ -136,8 +132,10 @@ class FlashBlox(PaperCode[Seen]):
         """Figure 1's rows (latency.csv, its declared bar figure): the declared table `latency`."""
         return seen.tables["latency"]
 
-    def sections(self, seen: Seen) -> dict[str, object]:
-        return {"software_iops_factor": SOFTWARE_IOPS_FACTOR, "lifetime_model": lifetime_section(seen.model)}
+    def supplied(self, seen: Seen) -> Mapping[str, object]:
+        """The tables (`tables`) and claims.json's `lifetime_model` (`lifetime_section`), which
+        papers/flashblox.toml's sections name."""
+        return {**self.tables(seen), "lifetime_model": lifetime_section(seen.model)}
 
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"reports": seen.reports, "model": seen.model}
@@ -507,27 +505,14 @@ def slides_table() -> list[dict[str, object]]:
 
 
 # --------------------------------------------------------------------------------------
-# Health
-
-
-def run_health(reports: Mapping[str, Report]) -> Health:
-    """`claims.health` per run (schemes named after the runs). The `swap` run's busiest die is
-    reported without a limit: the migration busies its dies on purpose; its tenants must still
-    be stable. Not declared: `[reproduce] health` gives every run one base record, and this
-    keeps the limit on two runs of three."""
-    checks = health({"schemes": {name: r.summary["schemes"][SCHEME] for name, r in reports.items()}})
-    if "swap" in checks["schemes"]:
-        drop_die_limit(checks, "swap")
-    return checks
-
-
-# --------------------------------------------------------------------------------------
 # Files and figures
 
 
 def lifetime_section(model: FlashbloxLifetime) -> dict[str, object]:
-    """claims.json's `lifetime_model`: the model's scalars, its inputs and, per case, the first
-    wear-out, the swaps, the imbalance and the mean interval (not the wear series)."""
+    """claims.json's `lifetime_model` (a declared section): the model's scalars, its inputs and,
+    per case, the first wear-out, the swaps, the imbalance and the mean interval (not the wear
+    series). Its own: the model's record reshaped, its series left out, which no declared
+    source composes."""
     lifetime: dict[str, object] = {
         k: v for k, v in model.items() if k not in ("with_swaps", "without_swaps", "inputs")
     }

@@ -12,7 +12,8 @@ modes Base, IOD_1, IOD_2, IOD_3, IODA and Ideal as docs/array.md maps them to `[
 `[[reproduce.metrics]]`), and so are its health (`[reproduce] health = "array"`: each
 device's, merged, `ftlab.reproduce.run_checks`) and the sensitivity cases
 (`[[reproduce.cases]]`, which the driver expands). This module is what is the paper's own: its
-measures by name and what sensitivity.json records of a case (`Ioda`, registered as `PAPER`).
+measures by name and what sensitivity.json records of a case (`Ioda`, registered as `PAPER`);
+claims.json's `reads`, the runs' rows, is declared too (`[[reproduce.sections]]`).
 It is not the driver (`ftlab.reproduce.driver` runs the runs) and not the array (the
 simulator is), and it prints nothing.
 """
@@ -53,16 +54,13 @@ def _num(row: Mapping[str, object], key: str) -> float:
 
 
 class Ioda(PerRunPaper[ReadRow]):
-    """IODA's own code under the driver: the host-layer rows' measures and claims.json's
-    `reads` (the rows, reads.csv and the runs' health are declared in papers/ioda.toml)."""
+    """IODA's own code under the driver: the host-layer rows' measures (the rows, reads.csv,
+    claims.json's `reads` and the runs' health are declared in papers/ioda.toml)."""
 
     name = NAME
 
     def measure(self, seen: PerRun[ReadRow], name: str) -> Measured:
         return measure(name, seen.metrics)
-
-    def sections(self, seen: PerRun[ReadRow]) -> dict[str, object]:
-        return {"reads": seen.metrics}
 
     def sensitivity_detail(
         self, case: Case, seen: PerRun[ReadRow], claims: Sequence[Claim]

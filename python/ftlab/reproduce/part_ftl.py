@@ -1,15 +1,15 @@
 """ftlab.reproduce.part_ftl: the PaRT-FTL reproduction (Katherine Missimer and Richard West,
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
-run by `ftlab reproduce part-ftl`. Its claims, scenarios, runs, measures, health and Figures
-10-16 are data (`papers/part_ftl.toml`: `[[reproduce.values]]` over the reads of
-`[reproduce] reads` and over the tables this module supplies, `[reproduce] health =
-"schemes"` with its checks, `[[reproduce.figures]]`), run by the driver
+run by `ftlab reproduce part-ftl`. Its claims, scenarios, runs, measures, health, Figures
+10-16 and claims.json's sections are data (`papers/part_ftl.toml`: `[[reproduce.values]]` over
+the reads of `[reproduce] reads` and over the tables this module supplies, `[reproduce] health
+= "schemes"` with its checks, `[[reproduce.figures]]`, `[[reproduce.sections]]`), run by the driver
 (`ftlab.reproduce.driver`). This module keeps what is the paper's own (`PartFtl`, registered
 as `PAPER`): the analysis side (Table IV, Eq. 6-7 and Figures 5-7 by `ftlab._core`, and
 Figures 5-7's margins over sizes), Figure 16's windows split at the first GC window, the
-tables and named values it supplies, claims.json's sections, GC's copies beside Eq. 5 and 12,
-and the synchronous-release case; each says why no declaration expresses it. It is not the
-driver, draws no figure by hand and runs nothing itself.
+tables and named values it supplies, the blocks claims.json's sections name, GC's copies
+beside Eq. 5 and 12, and the synchronous-release case; each says why no declaration expresses
+it. It is not the driver, draws no figure by hand and runs nothing itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity), the
 Table III task set under `part-ftl` and `wao-gc` (`scenarios/reproduce/part-ftl(-quick).toml`,
@@ -134,8 +134,9 @@ class PartFtl(PaperCode[Seen]):
         declared = draw_all(load_plan(NAME).figures, seen.bw["rows"], out, tables, values)
         return [*declared, *figures(seen.analysis, out)]
 
-    def sections(self, seen: Seen) -> dict[str, object]:
-        return claims_sections(seen)
+    def supplied(self, seen: Seen) -> Mapping[str, object]:
+        """The blocks papers/part_ftl.toml's sections name (`supplied_blocks`)."""
+        return supplied_blocks(seen)
 
     def main_report(self, seen: Seen) -> Report | None:
         return seen.report
@@ -458,16 +459,16 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 # Files and figures
 
 
-def claims_sections(seen: Seen) -> dict[str, object]:
-    """claims.json's sections of the paper: warm-up, GC starts, the tasks' statistics, the
-    admission totals, Figure 16, GC against the equations, Table IV and Figures 5-7's setup.
-    Its own: the paper's intermediate values in their own shapes (per scheme and op, per
-    window, the analysis' records); the driver declares no claims.json section."""
+def supplied_blocks(seen: Seen) -> dict[str, object]:
+    """The blocks papers/part_ftl.toml's claims.json sections name (`[[reproduce.sections]]`,
+    which also read the warm-up and the GC starts themselves): the tasks' statistics, the
+    admission totals, Figure 16's bandwidth, GC against the equations, Table IV
+    (`_core.rt_bounds`) and Figures 5-7's setup. Its own: the paper's intermediate values in
+    their own shapes (per scheme and op, the device's counters beside Eq. 6-7's totals, the
+    analysis' records), which no declared source composes."""
     summary, analysis = seen.report.summary, seen.analysis
     counters = summary["schemes"][PART].get("scheme_counters") or {}
     return {
-        "warmup_s": warmup_s(seen.report),
-        "gc_start_s": dict(seen.starts),
         "tasks": tasks(seen),
         "admission": {
             "device": {
@@ -477,10 +478,10 @@ def claims_sections(seen: Seen) -> dict[str, object]:
             },
             "paper": {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]},
         },
-        "fig16": {k: v for k, v in seen.bw.items() if k != "rows"},
+        "fig16_bandwidth": {k: v for k, v in seen.bw.items() if k != "rows"},
         "gc_equations": gc_equations(summary),
-        "table4": analysis["bounds"],
-        "schedulability": {
+        "rt_bounds": analysis["bounds"],
+        "schedulability_setup": {
             "n_sets": analysis["n_sets"],
             "seed": analysis["rt_seed"],
             "read_share": READ_SHARE,

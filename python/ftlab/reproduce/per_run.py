@@ -8,8 +8,9 @@ health record per run (`[reproduce] health` and `[[reproduce.checks]]`, judged b
 the declared `[[reproduce.columns]]`) beside its declared figures (`ftlab.reproduce.figures`,
 drawn from the CSV's rows), and its declared a/b measures (`ftlab.reproduce.measures`) read
 from those rows. `PerRunPaper` is that reading under the driver
-(`ftlab.reproduce.driver.PaperCode`); the paper defines its own measures and claims.json's
-sections.
+(`ftlab.reproduce.driver.PaperCode`); it supplies the rows, by run label and by subject, to
+the claims.json sections the paper declares (`[[reproduce.sections]]`, `supplied`), and the
+paper defines its own measures.
 
 It is not a paper's code and runs nothing (the driver does).
 """
@@ -83,6 +84,11 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         v = None if row is None else row.get(key)
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
+    def supplied(self, seen: PerRun[Row]) -> Mapping[str, object]:
+        """The values its declared claims.json sections read (`[[reproduce.sections]]`): the
+        runs' rows by run label (`metrics`) and by subject, then system (`metrics_by_subject`)."""
+        return {"metrics": seen.metrics, "metrics_by_subject": by_subject(seen.metrics)}
+
     def health(self, seen: PerRun[Row]) -> Health:
         """Per run its `run_health`; top-level `ok`: every run's; between them the declared
         health's head (`run_checks.HealthDecl.head`)."""
@@ -98,3 +104,16 @@ class PerRunPaper(PaperCode[PerRun[Row]]):
         """The declared figures, then the metrics CSV."""
         csv = load_plan(self.name).rows.row.csv
         return [*super().figures(seen, out), write_csv(out / csv, self.rows(seen))]
+
+
+def by_subject(metrics: Mapping[str, Row]) -> dict[str, dict[str, Row]]:
+    """The runs' rows by run label "<subject>/<system>", in order, as rows[subject][system].
+
+    >>> by_subject({"a/x": {"v": 1}, "b/x": {"v": 2}, "a/y": {"v": 3}})
+    {'a': {'x': {'v': 1}, 'y': {'v': 3}}, 'b': {'x': {'v': 2}}}
+    """
+    out: dict[str, dict[str, Row]] = {}
+    for label, row in metrics.items():
+        subject, _, system = label.partition("/")
+        out.setdefault(subject, {})[system] = row
+    return out

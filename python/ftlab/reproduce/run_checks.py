@@ -22,12 +22,13 @@ The record's `ok` is the base's and every check's.
 
 A paper whose runs each hold several schemes declares `[reproduce] health = "schemes"`: one
 record per scheme of every run (`HealthDecl.schemes_health`, `claims.health`'s), named by the
-run's template in `[reproduce.health_names]` (run label -> a template of `{scheme}`; default
-"{scheme}"), with the rules "true", "zero" and two of their own: "gc_before_measure" (the
-scheme's first time-series window with GC copies or erases, `gc_starts`, starts no later than
-the run's `measure.warmup_s`, so that the measured phase runs under GC) and "busy" (the run
-busies its dies on purpose, a closed loop: its busiest die reported without a limit,
-`claims.drop_die_limit`; listed in no `checks`).
+run's template in `[reproduce.health_names]` (run label -> a template of `{scheme}` and
+`{run}`, the run label; default "{scheme}"), with the rules "true", "zero" and two of their
+own: "gc_before_measure" (the scheme's first time-series window with GC copies or erases,
+`gc_starts`, starts no later than the run's `measure.warmup_s`, so that the measured phase
+runs under GC) and "busy" (the run busies its dies on purpose, a closed loop or FlashBlox's
+swap migration: its busiest die reported without a limit, `claims.drop_die_limit`; listed in
+no `checks`).
 
 This module judges what the summary and time series say; it computes no claim and runs nothing.
 """
@@ -120,7 +121,8 @@ class HealthDecl:
 
     base: str = "one_run"
     checks: tuple[CheckDecl, ...] = ()
-    #: Under the base "schemes": a run's records' names, a template of `{scheme}` by run label.
+    #: Under the base "schemes": a run's records' names, a template of `{scheme}` and `{run}` by
+    #: run label.
     names: Mapping[str, str] = field(default_factory=dict)
 
     def run(self, label: str, report: Report) -> RunHealth:
@@ -142,7 +144,7 @@ class HealthDecl:
         per scheme of each, named by `names`; a "busy" run's without a die limit, then each
         other check of the run on its schemes' records (`checks` added when one applies)."""
         where = {
-            self.names.get(label, "{scheme}").format(scheme=scheme): (label, scheme, report)
+            self.names.get(label, "{scheme}").format(scheme=scheme, run=label): (label, scheme, report)
             for label, report in reports.items()
             for scheme in report.schemes
         }
@@ -268,12 +270,22 @@ def load_health(
 
 
 def _names(where: str, raw: object, labels: list[str]) -> dict[str, str]:
-    """`[reproduce.health_names]`: run label -> a template of `{scheme}`."""
+    """`[reproduce.health_names]`: run label -> a template of `{scheme}` and `{run}` (the run
+    label; `{run}` alone names a run of one scheme, two schemes under one name are refused
+    when the health is judged)."""
     names = {} if raw is None else raw
     if not isinstance(names, Mapping) or not all(
-        isinstance(t, str) and "{scheme}" in t for t in names.values()
+        isinstance(t, str) and ("{scheme}" in t or "{run}" in t) for t in names.values()
     ):
-        raise input_error(where, "reproduce.health_names must be a table of {scheme} templates by run label")
+        raise input_error(
+            where, "reproduce.health_names must be a table of {scheme} or {run} templates by run label"
+        )
+    for label, template in names.items():
+        try:
+            template.format(scheme="s", run="r")
+        except (KeyError, ValueError, IndexError) as e:
+            bad = f"reproduce.health_names ({label}): not a template of {{scheme}}, {{run}}"
+            raise input_error(where, bad) from e
     unknown = sorted(set(names) - set(labels))
     if unknown:
         raise input_error(where, f"reproduce.health_names: {', '.join(unknown)} is no run label")

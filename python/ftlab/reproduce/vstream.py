@@ -21,9 +21,10 @@ a closed loop saturates the device on purpose), its ratios and margins between m
 (`[[reproduce.pairs]]`, `ftlab.reproduce.measures`) and vStream's margin over the best other
 mapper (`[[reproduce.bests]]`), Figures 3-4 and the sensitivity cases,
 the queue depth and vStream's epoch varied one at a time (`[[reproduce.cases]]`, by direct
-runs, no Ray). Runs are read one by one (`ftlab.reproduce.per_run`). This module computes the
-rest by name (`measure`): §4.2's write-stamp arithmetic, with the stamp sharing of the RocksDB
-vstream run (`mapper_counters.units_per_stamp`) beside it.
+runs, no Ray) and claims.json's sections (`[[reproduce.sections]]`). Runs are read one by one
+(`ftlab.reproduce.per_run`). This module computes the rest by name (`measure`): §4.2's
+write-stamp arithmetic, with the stamp sharing of the RocksDB vstream run
+(`mapper_counters.units_per_stamp`) beside it; and it supplies claims.json's `mappers`.
 
 Only ratios of the simulator's outputs are computed here (`Vstream`, registered as `PAPER`);
 it is not the simulator nor the driver (it runs nothing itself), and it prints nothing
@@ -43,7 +44,7 @@ from ftlab._errors import MissingResultError, input_error, usage_error
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import Claim
 from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
-from ftlab.reproduce.per_run import PerRun, PerRunPaper
+from ftlab.reproduce.per_run import PerRun, PerRunPaper, by_subject
 
 NAME = "vstream"
 #: workload (a scenario key of the plan) -> its tenant's name (the same: the declared
@@ -99,8 +100,9 @@ class RunMetrics(TypedDict):
 
 
 class Vstream(PerRunPaper[RunMetrics]):
-    """vStream's own code under the driver: its measures and claims.json's sections (a run's
-    metrics and health, the pairs, figures and cases are declared in papers/vstream.toml)."""
+    """vStream's own code under the driver: its measures and claims.json's `mappers` (a run's
+    metrics and health, the pairs, figures, cases and claims.json's sections are declared in
+    papers/vstream.toml)."""
 
     name = NAME
 
@@ -114,19 +116,17 @@ class Vstream(PerRunPaper[RunMetrics]):
     def measure(self, seen: PerRun[RunMetrics], name: str) -> Measured:
         return _own(name, self.value(seen, "rocksdb", "vstream", "units_per_stamp"))
 
-    def sections(self, seen: PerRun[RunMetrics]) -> Sections:
-        return {
-            "run_dir": str(seen.out / "run"),
-            "mappers": {
-                m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in mappers()
-            },
-            "metrics": nested(seen.metrics),
-        }
+    def supplied(self, seen: PerRun[RunMetrics]) -> Mapping[str, object]:
+        """The rows (`PerRunPaper.supplied`) and claims.json's `mappers`: each mapper's
+        overrides and workloads in §5.1's order, a table of the runs regrouped by mapper that
+        no declared source expresses."""
+        table = {m.label: {"overrides": list(m.overrides), "workloads": list(m.workloads)} for m in mappers()}
+        return {**super().supplied(seen), "mappers": table}
 
     def extra(self, seen: PerRun[RunMetrics]) -> Sections:
         return {
             "scenarios": {w: str(p) for w, p in seen.scenarios.items()},
-            "metrics": nested(seen.metrics),
+            "metrics": by_subject(seen.metrics),
             "reports": {_pair(label): r for label, r in seen.reports.items()},
         }
 
@@ -148,15 +148,6 @@ def _pair(label: str) -> tuple[str, str]:
     """A run label "workload/mapper" as (workload, mapper)."""
     w, _, m = label.partition("/")
     return w, m
-
-
-def nested(metrics: Mapping[str, RunMetrics]) -> dict[str, dict[str, RunMetrics]]:
-    """The runs' metrics by run label ("workload/mapper"), in order, as metrics[workload][mapper]."""
-    out: dict[str, dict[str, RunMetrics]] = {}
-    for label, row in metrics.items():
-        w, m = _pair(label)
-        out.setdefault(w, {})[m] = row
-    return out
 
 
 #: How to make the full RocksDB scenario's trace (docs/capture.md; the logical capacity of the
