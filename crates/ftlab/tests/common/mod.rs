@@ -37,10 +37,17 @@ pub fn run_raw(text: &str, overrides: &[&str]) -> Result<RunOutput, ftlab::Ftlab
 
 /// A fresh file under the system temp dir holding `content`; returns its path.
 pub fn temp_file(name: &str, content: &str) -> PathBuf {
+    // Tests run in threads and two may write the same name (a file named by its content's
+    // hash): each writes a file of its own and renames it over the name, so a reader never
+    // sees one truncated by another writer (a run once read an empty trace that way).
+    static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("ftlab-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
-    std::fs::write(&path, content).expect("write temp file");
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let own = dir.join(format!(".{name}.{n}.tmp"));
+    std::fs::write(&own, content).expect("write temp file");
+    std::fs::rename(&own, &path).expect("rename temp file");
     path
 }
 
