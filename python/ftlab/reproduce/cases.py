@@ -41,7 +41,7 @@ from typing import TypeGuard
 
 from ftlab import _toml
 from ftlab.reproduce.decl import Fields, is_number, tables
-from ftlab.reproduce.rows import walk_one
+from ftlab.reproduce.keypath import walk_one
 from ftlab.reproduce.sweep_study import BASE, StudyCase, study_case
 
 #: A table of the parsed scenario (TOML, untyped below its keys).

@@ -69,6 +69,7 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
+from ftlab.reproduce.keypath import SCENARIO, matches, walk
 from ftlab.reproduce.measures import (
     BestDecl,
     Declared,
@@ -570,36 +571,17 @@ def _case_sets(
     return [t.format(value=value, scaled=float(v) * value, at=at) for at, v in found for t in decl.set]  # type: ignore[arg-type]
 
 
-def scale_matches(node: object, pattern: str, at: str = "") -> list[tuple[str, object]]:
-    """Every value at dotted `pattern` under a scenario document, with its `--set` key: `*` is
-    each key of a table or each table of an array (keyed by its `name`, else its index), and an
-    array met where a key is expected is each of its tables (by index), as `--set` keys them.
+def scale_matches(node: object, pattern: str) -> list[tuple[str, object]]:
+    """Every value at dotted `pattern` under a scenario document, with its `--set` key
+    (`keypath.matches`, its `SCENARIO` rule: `*` is each key of a table or each table of an
+    array, keyed by its `name`, else its index; an array met where a key is expected is each of
+    its tables, by index).
 
     >>> doc = {"t": [{"name": "a", "s": {"r": 1.0}}, {"name": "b", "s": [{"r": 2.0}, {}]}]}
     >>> scale_matches(doc, "t.*.s.r")
     [('t.a.s.r', 1.0), ('t.b.s.0.r', 2.0)]
     """
-    parts = pattern.split(".") if pattern else []
-    if not parts:
-        return [(at, node)]
-    join = (at + ".") if at else ""
-    if isinstance(node, list):
-        star = parts[0] == "*"
-        rest = ".".join(parts[1:] if star else parts)
-        return [
-            m
-            for i, item in enumerate(node)
-            for m in scale_matches(item, rest, join + str(_name_of(item, i) if star else i))
-        ]
-    if not isinstance(node, Mapping):
-        return []
-    keys = list(node) if parts[0] == "*" else [parts[0]] if parts[0] in node else []
-    return [m for k in keys for m in scale_matches(node[k], ".".join(parts[1:]), join + k)]
-
-
-def _name_of(item: object, i: int) -> object:
-    """An array's table's `--set` key: its `name`, else its index."""
-    return item.get("name", i) if isinstance(item, Mapping) else i
+    return matches(node, pattern, SCENARIO)
 
 
 def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: object) -> float | None:
@@ -608,11 +590,10 @@ def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], valu
     if not decl.scale:
         return None
     first = next(r for r in rerun if r.scenario == key)
-    node: object = _toml.loads(runs.reports[first.label].resolved_toml)
-    for part in decl.scale.split("."):
-        if not isinstance(node, dict) or part not in node:
-            raise input_error(f"the resolved scenario of run {first.label}", f"no key {decl.scale}")
-        node = node[part]
+    found = walk(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale)
+    if not found:
+        raise input_error(f"the resolved scenario of run {first.label}", f"no key {decl.scale}")
+    node = found[0]
     if not isinstance(node, (int, float)) or not isinstance(value, (int, float)):
         raise input_error(f"the resolved scenario of run {first.label}", f"{decl.scale} is not a number")
     return float(node) * value
