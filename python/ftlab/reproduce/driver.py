@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
-from ftlab.reproduce.cases import KnobDecl, load_knobs, study_cases
+from ftlab.reproduce.cases import KnobDecl, load_knobs, scaled_at, study_cases
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -69,7 +69,7 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
-from ftlab.reproduce.keypath import SCENARIO, matches, walk
+from ftlab.reproduce.keypath import SCENARIO, matches
 from ftlab.reproduce.measures import (
     BestDecl,
     Declared,
@@ -555,20 +555,17 @@ def declared_cases(runs: Runs) -> list[Case]:
 def _case_sets(
     runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: float | int | str
 ) -> list[str]:
-    """The case's `--set` for scenario `key`: `decl.expand`, or, with a `*` in `scale`, each
-    template once per match of `scale` in the resolved scenario of the first run of `key` the
-    case reruns (`scale_matches`), `{at}` the match's key and `{scaled}` `value` times its value."""
-    if "*" not in decl.scale.split("."):
-        return decl.expand(value, _scaled(runs, decl, key, rerun, value))[1]
+    """The case's `--set` for scenario `key`: `decl.expand`, or, with `scale`, each template
+    once per number at `scale` (one without a `*`) in the resolved scenario of the first run of
+    `key` the case reruns (`cases.scaled_at`, the rule a knob's `factors` shares), `{at}` its
+    `--set` key and `{scaled}` `value` times it."""
+    if not decl.scale:
+        return decl.expand(value)[1]
     first = next(r for r in rerun if r.scenario == key)
     where = f"the resolved scenario of run {first.label}"
-    found = scale_matches(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale)
-    if not found or not isinstance(value, (int, float)):
-        raise input_error(where, f"no number at {decl.scale}")
-    bad = [at for at, v in found if not isinstance(v, (int, float)) or isinstance(v, bool)]
-    if bad:
-        raise input_error(where, f"{', '.join(bad)} is not a number")
-    return [t.format(value=value, scaled=float(v) * value, at=at) for at, v in found for t in decl.set]  # type: ignore[arg-type]
+    assert not isinstance(value, str), "a scaled case's values are numbers (checked on load)"
+    found = scaled_at(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale, value, where)
+    return [t.format(value=value, scaled=scaled, at=at) for at, scaled in found for t in decl.set]
 
 
 def scale_matches(node: object, pattern: str) -> list[tuple[str, object]]:
@@ -582,21 +579,6 @@ def scale_matches(node: object, pattern: str) -> list[tuple[str, object]]:
     [('t.a.s.r', 1.0), ('t.b.s.0.r', 2.0)]
     """
     return matches(node, pattern, SCENARIO)
-
-
-def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: object) -> float | None:
-    """`value` times `decl.scale`'s value in the resolved scenario of the first run of
-    scenario `key` that the case reruns (None without `scale`)."""
-    if not decl.scale:
-        return None
-    first = next(r for r in rerun if r.scenario == key)
-    found = walk(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale)
-    if not found:
-        raise input_error(f"the resolved scenario of run {first.label}", f"no key {decl.scale}")
-    node = found[0]
-    if not isinstance(node, (int, float)) or not isinstance(value, (int, float)):
-        raise input_error(f"the resolved scenario of run {first.label}", f"{decl.scale} is not a number")
-    return float(node) * value
 
 
 def claim_values(claims: Sequence[Claim]) -> dict[str, dict[str, object]]:
