@@ -289,6 +289,58 @@ def scaled_at(scenario: object, path: str, factor: float | int, where: str) -> l
     return scale(found, factor)
 
 
+@dataclass(frozen=True)
+class SplitDecl:
+    """A declared case's `split` (`driver.CaseDecl`): at each match of `parts` (a dotted path,
+    `keypath.SCENARIO`, each an array of two tables), the number `key` of both tables set so
+    that the first carries the case's value (a share in [0, 1]) of the pair's total of `key`
+    times the number at `weight` (a dotted path in each table) and the second the rest, the
+    total kept."""
+
+    parts: str
+    key: str
+    weight: str
+
+
+def load_split(where: str, label: str, raw: object) -> SplitDecl:
+    """A case's `split` table; a bad one is an `ftlab.InputError` naming the key."""
+    f = Fields.of(where, f"{label}: split", raw, SplitDecl)
+    return SplitDecl(f.text("parts"), f.text("key"), f.text("weight"))
+
+
+def split_at(scenario: object, decl: SplitDecl, share: float | int, where: str) -> list[tuple[str, float]]:
+    """The numbers of a `split` (`SplitDecl`) of `share`, by `--set` key, pair by pair: the
+    first table's `key` share x total / its weight, the second's (1 - share) x total / its
+    weight, total the pair's key x weight summed. A path that finds no pair, or a pair that is
+    not two tables with a number at `key` and one at `weight`, is an `ftlab.InputError` of
+    `where`.
+
+    >>> parts = [{"r": 1024.0, "s": [{"b": 4096}]}, {"r": 16.0, "s": [{"b": 262144}]}]
+    >>> split_at({"t": [{"p": parts}]}, SplitDecl("t.p", "r", "s.b"), 0.25, "here")
+    [('t.0.p.0.r', 512.0), ('t.0.p.1.r', 24.0)]
+    """
+    out: list[tuple[str, float]] = []
+    for at, pair in matches(scenario, decl.parts, SCENARIO):
+        tables_ = [_table(p) for p in pair] if isinstance(pair, list) else []
+        rates = [walk_one(t, decl.key) for t in tables_]
+        weights = [walk_one(t, decl.weight, SCENARIO) for t in tables_]
+        if len(tables_) != 2 or not all(is_number(n) for n in (*rates, *weights)):
+            raise input_error(where, f"{at} is not two tables, each a number at {decl.key} and {decl.weight}")
+        (r0, r1), (w0, w1) = map(_pair, (rates, weights))
+        total = r0 * w0 + r1 * w1
+        out += [
+            (f"{at}.0.{decl.key}", share * total / w0),
+            (f"{at}.1.{decl.key}", (1.0 - share) * total / w1),
+        ]
+    if not out:
+        raise input_error(where, f"no pair of parts at {decl.parts}")
+    return out
+
+
+def _pair(v: Sequence[object]) -> tuple[float | int, float | int]:
+    return _number(v[0]), _number(v[1])
+
+
 # --------------------------------------------------------------------------------------
 # The places
 

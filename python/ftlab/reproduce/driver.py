@@ -53,7 +53,15 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
-from ftlab.reproduce.cases import KnobDecl, load_knobs, scaled_at, study_cases
+from ftlab.reproduce.cases import (
+    KnobDecl,
+    SplitDecl,
+    load_knobs,
+    load_split,
+    scaled_at,
+    split_at,
+    study_cases,
+)
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -132,14 +140,18 @@ class CaseDecl:
     `name` is a `str.format` template of `{value}`; each of `set`, of `{value}` and, with
     `scale` (a dotted scenario key), `{scaled}`: `value` times that key's value in the resolved scenario
     of the base run the case reruns (a `*` in `scale` matches several keys: each template is then
-    repeated per match, `{at}` its key, `scale_matches`). `runs`: the run labels it reruns
-    (`fnmatch` patterns; every run if empty); the overrides go to the scenarios of those runs."""
+    repeated per match, `{at}` its key, `scale_matches`). Instead of `scale`, `split`
+    (`cases.SplitDecl`): each template repeated per number of a pair of parts whose weighted
+    total the value, a share, divides (`{at}` its key, `{scaled}` the number). `runs`: the run
+    labels it reruns (`fnmatch` patterns; every run if empty); the overrides go to the
+    scenarios of those runs."""
 
     name: str
     values: tuple[float | int | str, ...]
     set: tuple[str, ...]
     scale: str = ""
     runs: tuple[str, ...] = ()
+    split: SplitDecl | None = None
 
     def expand(self, value: float | int | str, scaled: float | None = None) -> tuple[str, list[str]]:
         """The case of one value: its name and its `--set` (`scaled`: see the class; None
@@ -327,17 +339,22 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     scale, runs = raw.get("scale", ""), raw.get("runs", [])
     if not isinstance(scale, str):
         raise input_error(where, f"{label}: `scale` must be a dotted scenario key")
-    if not scale and any("{scaled" in t for t in sets):
+    split = load_split(where, label, raw["split"]) if "split" in raw else None
+    if scale and split:
+        raise input_error(where, f"{label}: give at most one of `scale`, `split`")
+    if not scale and not split and any("{scaled" in t for t in sets):
         raise input_error(where, f"{label}: a `set` template names {{scaled}} without `scale`")
     if scale and not all(isinstance(v, (int, float)) for v in values):
         raise input_error(where, f"{label}: with `scale`, `values` must be numbers (factors)")
+    if split and not all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in values):
+        raise input_error(where, f"{label}: with `split`, `values` must be shares in [0, 1]")
     if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
         raise input_error(where, f"{label}: `runs` must be a list of run-label patterns")
-    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs))
+    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs), split)
     try:  # the templates format: a wrong placeholder is the file's error, not a run's
         name.format(value=values[0])
-        at = {"at": "k"} if "*" in scale.split(".") else {}
-        [t.format(value=values[0], scaled=1.0 if scale else None, **at) for t in sets]
+        at = {"at": "k"} if "*" in scale.split(".") or split else {}
+        [t.format(value=values[0], scaled=1.0 if scale or split else None, **at) for t in sets]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
     return decl
@@ -558,13 +575,18 @@ def _case_sets(
     """The case's `--set` for scenario `key`: `decl.expand`, or, with `scale`, each template
     once per number at `scale` (one without a `*`) in the resolved scenario of the first run of
     `key` the case reruns (`cases.scaled_at`, the rule a knob's `factors` shares), `{at}` its
-    `--set` key and `{scaled}` `value` times it."""
-    if not decl.scale:
+    `--set` key and `{scaled}` `value` times it; with `split`, once per number of the split
+    of that scenario (`cases.split_at`)."""
+    if not decl.scale and not decl.split:
         return decl.expand(value)[1]
     first = next(r for r in rerun if r.scenario == key)
     where = f"the resolved scenario of run {first.label}"
-    assert not isinstance(value, str), "a scaled case's values are numbers (checked on load)"
-    found = scaled_at(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale, value, where)
+    assert not isinstance(value, str), "a scaled or split case's values are numbers (checked on load)"
+    doc = _toml.loads(runs.reports[first.label].resolved_toml)
+    if decl.split:
+        found = split_at(doc, decl.split, value, where)
+    else:
+        found = scaled_at(doc, decl.scale, value, where)
     return [t.format(value=value, scaled=scaled, at=at) for at, scaled in found for t in decl.set]
 
 
