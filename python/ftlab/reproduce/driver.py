@@ -11,7 +11,8 @@ metric's ratio or margin between two systems with its sentence; `[[reproduce.val
 run's metric; `[[reproduce.bests]]`, a system's margin over the best other one) and its
 sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
-scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
+scenario's value or splitting pairs of its parts' totals by a share (`cases.scaled_at`,
+`cases.split_at`), and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
