@@ -297,3 +297,47 @@ def test_a_plan_with_knobs_is_studied_by_the_knob_sweep_of_its_run(
     runs = driver.Runs(plan, True, 0, tmp_path, {"upi": tmp_path / "s.toml"}, {"upi": report})
     upi.PAPER.code.run_sensitivity(driver.Study(runs, cast(upi.Seen, None), [], None, None))
     assert seen == [(upi.PAPER.code, tmp_path / "s.toml", "resolved", tmp_path, True, None)]
+
+
+# --------------------------------------------------------------------------------------
+# A declared case's `split` (`cases.SplitDecl`, `cases.split_at`)
+
+_PAIRS = {
+    "t": [
+        {"p": [{"r": 1024.0, "s": [{"b": 4096}]}, {"r": 16.0, "s": [{"b": 262144}]}]},
+        {"p": [{"r": 10, "s": [{"b": 2}]}, {"r": 10, "s": [{"b": 8}]}]},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("share", "want"),
+    [
+        # 8 MiB: a quarter is 512 x 4 KiB, the rest 24 x 256 KiB; 100 bytes: 25 at 2, 75 at 8
+        (0.25, [512.0, 24.0, 12.5, 9.375]),
+        # 10 x 2 + 10 x 8 = 100 bytes: all of it at 2 bytes is 50, none at 8 is 0
+        (1.0, [2048.0, 0.0, 50.0, 0.0]),
+    ],
+)
+def test_a_split_keeps_each_pairs_total(share: float, want: list[float]) -> None:
+    split = cases.SplitDecl("t.p", "r", "s.b")
+    found = cases.split_at(_PAIRS, split, share, "here")
+    assert [k for k, _ in found] == ["t.0.p.0.r", "t.0.p.1.r", "t.1.p.0.r", "t.1.p.1.r"]
+    assert [v for _, v in found] == want
+
+
+@pytest.mark.parametrize(
+    ("doc", "error"),
+    [
+        ({"t": [{"p": [{"r": 1, "s": [{"b": 2}]}]}]}, "t.0.p is not two tables"),
+        ({"t": [{"p": [{"r": 1, "s": [{"b": 2}]}, {"r": "x", "s": [{"b": 2}]}]}]}, "t.0.p is not two tables"),
+        (
+            {"t": [{"p": [{"r": 1, "s": [{"b": 2}, {"b": 4}]}, {"r": 1, "s": [{"b": 2}]}]}]},
+            "is not two tables",
+        ),
+        ({"t": [{"q": 1}]}, "no pair of parts at t.p"),
+    ],
+)
+def test_a_split_needs_pairs_of_numbers(doc: Mapping[str, object], error: str) -> None:
+    with pytest.raises(InputError, match=error):
+        cases.split_at(doc, cases.SplitDecl("t.p", "r", "s.b"), 0.5, "here")

@@ -43,6 +43,8 @@ _PLAN = (
     '[reproduce]\n[[reproduce.scenarios]]\nkey = "a"\nfull = "f"\nquick = "q"\nwhat = "w"\n'
     '[[reproduce.runs]]\nlabel = "r"\nscenario = "a"\ndir = "run"\n'
 )
+#: A case's `split` table (`cases.SplitDecl`).
+_SPLIT = 'split = { parts = "t.p", key = "r", weight = "b" }\n'
 #: (the [reproduce] table, what the error says)
 BAD_PLANS = [
     ("", "no \\[reproduce\\] table"),
@@ -103,6 +105,18 @@ BAD_PLANS = [
     (
         _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = ["a"]\nset = ["x={scaled}"]\nscale = "k"\n',
         "with `scale`, `values` must be numbers",
+    ),
+    (
+        _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = [1.5]\nset = ["x={scaled}"]\n' + _SPLIT,
+        "with `split`, `values` must be shares in \\[0, 1\\]",
+    ),
+    (
+        _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = [0.5]\nset = ["x"]\nscale = "k"\n' + _SPLIT,
+        "give at most one of `scale`, `split`",
+    ),
+    (
+        _PLAN + '[[reproduce.cases]]\nname = "n"\nvalues = [0.5]\nset = ["x"]\nsplit = { parts = "t.p" }\n',
+        "reproduce.cases\\[0\\] \\(n\\): split: ",
     ),
     (_PLAN + '[[reproduce.figures]]\nstem = "s"\ntitle = "t"\nx = "x"\n', "`y` must name columns"),
     (

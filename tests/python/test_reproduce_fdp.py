@@ -255,10 +255,17 @@ def test_metrics_csv_has_the_papers_dlwa_where_it_prints_one() -> None:
 
 
 def test_sensitivity_keeps_the_host_bytes() -> None:
-    """SOC share s of 4 MiB/s: s x 1024 IOPS of 4 KiB and (1 - s) x 16 IOPS of 256 KiB; the
-    over-provisioning cases are declared (`[[reproduce.cases]]`), every case sets both scenarios."""
+    """SOC share s of 4 MiB/s: s x 1024 IOPS of 4 KiB and (1 - s) x 16 IOPS of 256 KiB (the
+    declared `split` of the resolved scenario of each scenario's first run); the
+    over-provisioning cases are declared too (`[[reproduce.cases]]`), every case sets both
+    scenarios."""
     paths = {"one_tenant": F.scenario_path(True), "two_tenants": F.scenario_path(True, "two_tenants")}
-    runs = driver.Runs(driver.load_plan(F.NAME), True, 0, Path("."), paths)
+    plan = driver.load_plan(F.NAME)
+    resolved = {k: ftlab._core.resolve(source_path=str(p)) for k, p in paths.items()}
+    reports = {
+        r.label: cast("Report", SimpleNamespace(resolved_toml=resolved[r.scenario])) for r in plan.runs
+    }
+    runs = driver.Runs(plan, True, 0, Path("."), paths, reports)
     cases = {c.name: c.set for c in F.FdpCachelib().sensitivity_cases(runs)}
     assert cases["soc_share=0.75"]["one_tenant"] == [
         "tenants.0.synthetic.0.rate_iops=768",

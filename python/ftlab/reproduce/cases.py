@@ -40,8 +40,9 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from ftlab import _toml
+from ftlab._errors import input_error
 from ftlab.reproduce.decl import Fields, is_number, tables
-from ftlab.reproduce.rows import walk_one
+from ftlab.reproduce.keypath import SCENARIO, matches, walk_one
 from ftlab.reproduce.sweep_study import BASE, StudyCase, study_case
 
 #: A table of the parsed scenario (TOML, untyped below its keys).
@@ -163,7 +164,7 @@ def knob_cases(decl: KnobDecl, scenario: Table) -> list[StudyCase]:
     keys = decl.set_keys
     if not places or (decl.need and not all(k in t for _, t, _ in places for k in keys)):
         return []
-    if decl.form == "factors" and not all(is_number(t.get(decl.key)) for _, t, _ in places):
+    if decl.form == "factors" and numbers([(p, t.get(decl.key)) for p, t, _ in places]) is None:
         return []
     also = {k: _ALSO.match(v) for k, v in (decl.also or {}).items()}
     derived = [(k, float(m[1]), m[2]) for k, m in also.items() if m]
@@ -200,13 +201,13 @@ def knob_cases(decl: KnobDecl, scenario: Table) -> list[StudyCase]:
 
 def _shown(decl: KnobDecl, v: object, first: Table) -> object:
     """The first place's value in the case: a factor's product, else the value itself."""
-    return float(_number(first.get(decl.key))) * float(_number(v)) if decl.form == "factors" else v
+    return scale([("", first.get(decl.key))], _number(v))[0][1] if decl.form == "factors" else v
 
 
 def _set_at(decl: KnobDecl, path: str, table: Table, v: object) -> dict[str, object]:
     """One place's overrides of one value."""
     if decl.form == "factors":
-        return {f"{path}.{decl.key}": float(_number(table.get(decl.key))) * float(_number(v))}
+        return dict(scale([(f"{path}.{decl.key}", table.get(decl.key))], _number(v)))
     if decl.form == "sizes":
         return {f"{path}.{decl.key}": [{"bytes": v, "weight": 1.0}]}
     if decl.keys:
@@ -256,6 +257,88 @@ def label(value: object) -> str:
 def _number(v: object) -> float | int:
     assert is_number(v), "a number (checked before the case is made)"
     return v
+
+
+# --------------------------------------------------------------------------------------
+# A scaled number: a knob's `factors` and a declared case's `scale` (`driver.CaseDecl`)
+
+
+def numbers(found: Sequence[tuple[str, object]]) -> list[tuple[str, float | int]] | None:
+    """`found`'s (key, value) pairs if every value is a number, else None."""
+    good = [(k, v) for k, v in found if is_number(v)]
+    return good if len(good) == len(found) else None
+
+
+def scale(found: Sequence[tuple[str, object]], factor: float | int) -> list[tuple[str, float]]:
+    """`factor` times each number found, by its `--set` key: the one rule by which a knob's
+    `factors` and a declared case's `scale` set a place to a multiple of its own number.
+    Every value must be a number (`numbers`; checked before, an invariant here)."""
+    return [(k, float(_number(v)) * float(factor)) for k, v in found]
+
+
+def scaled_at(scenario: object, path: str, factor: float | int, where: str) -> list[tuple[str, float]]:
+    """`factor` times each number at dotted `path` in a scenario document, by its `--set` key
+    (`keypath.SCENARIO`: `*` each key of a table or table of an array); one number unless the
+    path has a `*`. A path that finds no number, or a value that is not one, is an
+    `ftlab.InputError` of `where`."""
+    found = matches(scenario, path, SCENARIO)
+    if not found or ("*" not in path.split(".") and len(found) != 1):
+        raise input_error(where, f"no number at {path}")
+    if numbers(found) is None:
+        raise input_error(where, f"{', '.join(k for k, v in found if not is_number(v))} is not a number")
+    return scale(found, factor)
+
+
+@dataclass(frozen=True)
+class SplitDecl:
+    """A declared case's `split` (`driver.CaseDecl`): at each match of `parts` (a dotted path,
+    `keypath.SCENARIO`, each an array of two tables), the number `key` of both tables set so
+    that the first carries the case's value (a share in [0, 1]) of the pair's total of `key`
+    times the number at `weight` (a dotted path in each table) and the second the rest, the
+    total kept."""
+
+    parts: str
+    key: str
+    weight: str
+
+
+def load_split(where: str, label: str, raw: object) -> SplitDecl:
+    """A case's `split` table; a bad one is an `ftlab.InputError` naming the key."""
+    f = Fields.of(where, f"{label}: split", raw, SplitDecl)
+    return SplitDecl(f.text("parts"), f.text("key"), f.text("weight"))
+
+
+def split_at(scenario: object, decl: SplitDecl, share: float | int, where: str) -> list[tuple[str, float]]:
+    """The numbers of a `split` (`SplitDecl`) of `share`, by `--set` key, pair by pair: the
+    first table's `key` share x total / its weight, the second's (1 - share) x total / its
+    weight, total the pair's key x weight summed. A path that finds no pair, or a pair that is
+    not two tables with a number at `key` and one at `weight`, is an `ftlab.InputError` of
+    `where`.
+
+    >>> parts = [{"r": 1024.0, "s": [{"b": 4096}]}, {"r": 16.0, "s": [{"b": 262144}]}]
+    >>> split_at({"t": [{"p": parts}]}, SplitDecl("t.p", "r", "s.b"), 0.25, "here")
+    [('t.0.p.0.r', 512.0), ('t.0.p.1.r', 24.0)]
+    """
+    out: list[tuple[str, float]] = []
+    for at, pair in matches(scenario, decl.parts, SCENARIO):
+        tables_ = [_table(p) for p in pair] if isinstance(pair, list) else []
+        rates = [walk_one(t, decl.key) for t in tables_]
+        weights = [walk_one(t, decl.weight, SCENARIO) for t in tables_]
+        if len(tables_) != 2 or not all(is_number(n) for n in (*rates, *weights)):
+            raise input_error(where, f"{at} is not two tables, each a number at {decl.key} and {decl.weight}")
+        (r0, r1), (w0, w1) = map(_pair, (rates, weights))
+        total = r0 * w0 + r1 * w1
+        out += [
+            (f"{at}.0.{decl.key}", share * total / w0),
+            (f"{at}.1.{decl.key}", (1.0 - share) * total / w1),
+        ]
+    if not out:
+        raise input_error(where, f"no pair of parts at {decl.parts}")
+    return out
+
+
+def _pair(v: Sequence[object]) -> tuple[float | int, float | int]:
+    return _number(v[0]), _number(v[1])
 
 
 # --------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ metric's ratio or margin between two systems with its sentence; `[[reproduce.val
 run's metric; `[[reproduce.bests]]`, a system's margin over the best other one) and its
 sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
-scenario's value, and the runs each reruns: `CaseDecl`), sensitivity.json's head
+scenario's value or splitting pairs of its parts' totals by a share (`cases.scaled_at`,
+`cases.split_at`), and the runs each reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
@@ -56,7 +57,15 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
-from ftlab.reproduce.cases import KnobDecl, load_knobs, study_cases
+from ftlab.reproduce.cases import (
+    KnobDecl,
+    SplitDecl,
+    load_knobs,
+    load_split,
+    scaled_at,
+    split_at,
+    study_cases,
+)
 from ftlab.reproduce.claimfile import Measured, SeedResult, evaluate
 from ftlab.reproduce.claims import (
     CLAIMS_FILE,
@@ -72,6 +81,7 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
+from ftlab.reproduce.keypath import SCENARIO, matches
 from ftlab.reproduce.measures import (
     BestDecl,
     Declared,
@@ -136,14 +146,18 @@ class CaseDecl:
     `name` is a `str.format` template of `{value}`; each of `set`, of `{value}` and, with
     `scale` (a dotted scenario key), `{scaled}`: `value` times that key's value in the resolved scenario
     of the base run the case reruns (a `*` in `scale` matches several keys: each template is then
-    repeated per match, `{at}` its key, `scale_matches`). `runs`: the run labels it reruns
-    (`fnmatch` patterns; every run if empty); the overrides go to the scenarios of those runs."""
+    repeated per match, `{at}` its key, `scale_matches`). Instead of `scale`, `split`
+    (`cases.SplitDecl`): each template repeated per number of a pair of parts whose weighted
+    total the value, a share, divides (`{at}` its key, `{scaled}` the number). `runs`: the run
+    labels it reruns (`fnmatch` patterns; every run if empty); the overrides go to the
+    scenarios of those runs."""
 
     name: str
     values: tuple[float | int | str, ...]
     set: tuple[str, ...]
     scale: str = ""
     runs: tuple[str, ...] = ()
+    split: SplitDecl | None = None
 
     def expand(self, value: float | int | str, scaled: float | None = None) -> tuple[str, list[str]]:
         """The case of one value: its name and its `--set` (`scaled`: see the class; None
@@ -338,17 +352,22 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     scale, runs = raw.get("scale", ""), raw.get("runs", [])
     if not isinstance(scale, str):
         raise input_error(where, f"{label}: `scale` must be a dotted scenario key")
-    if not scale and any("{scaled" in t for t in sets):
+    split = load_split(where, label, raw["split"]) if "split" in raw else None
+    if scale and split:
+        raise input_error(where, f"{label}: give at most one of `scale`, `split`")
+    if not scale and not split and any("{scaled" in t for t in sets):
         raise input_error(where, f"{label}: a `set` template names {{scaled}} without `scale`")
     if scale and not all(isinstance(v, (int, float)) for v in values):
         raise input_error(where, f"{label}: with `scale`, `values` must be numbers (factors)")
+    if split and not all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in values):
+        raise input_error(where, f"{label}: with `split`, `values` must be shares in [0, 1]")
     if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
         raise input_error(where, f"{label}: `runs` must be a list of run-label patterns")
-    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs))
+    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs), split)
     try:  # the templates format: a wrong placeholder is the file's error, not a run's
         name.format(value=values[0])
-        at = {"at": "k"} if "*" in scale.split(".") else {}
-        [t.format(value=values[0], scaled=1.0 if scale else None, **at) for t in sets]
+        at = {"at": "k"} if "*" in scale.split(".") or split else {}
+        [t.format(value=values[0], scaled=1.0 if scale or split else None, **at) for t in sets]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
     return decl
@@ -573,68 +592,35 @@ def declared_cases(runs: Runs) -> list[Case]:
 def _case_sets(
     runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: float | int | str
 ) -> list[str]:
-    """The case's `--set` for scenario `key`: `decl.expand`, or, with a `*` in `scale`, each
-    template once per match of `scale` in the resolved scenario of the first run of `key` the
-    case reruns (`scale_matches`), `{at}` the match's key and `{scaled}` `value` times its value."""
-    if "*" not in decl.scale.split("."):
-        return decl.expand(value, _scaled(runs, decl, key, rerun, value))[1]
+    """The case's `--set` for scenario `key`: `decl.expand`, or, with `scale`, each template
+    once per number at `scale` (one without a `*`) in the resolved scenario of the first run of
+    `key` the case reruns (`cases.scaled_at`, the rule a knob's `factors` shares), `{at}` its
+    `--set` key and `{scaled}` `value` times it; with `split`, once per number of the split
+    of that scenario (`cases.split_at`)."""
+    if not decl.scale and not decl.split:
+        return decl.expand(value)[1]
     first = next(r for r in rerun if r.scenario == key)
     where = f"the resolved scenario of run {first.label}"
-    found = scale_matches(_toml.loads(runs.reports[first.label].resolved_toml), decl.scale)
-    if not found or not isinstance(value, (int, float)):
-        raise input_error(where, f"no number at {decl.scale}")
-    bad = [at for at, v in found if not isinstance(v, (int, float)) or isinstance(v, bool)]
-    if bad:
-        raise input_error(where, f"{', '.join(bad)} is not a number")
-    return [t.format(value=value, scaled=float(v) * value, at=at) for at, v in found for t in decl.set]  # type: ignore[arg-type]
+    assert not isinstance(value, str), "a scaled or split case's values are numbers (checked on load)"
+    doc = _toml.loads(runs.reports[first.label].resolved_toml)
+    if decl.split:
+        found = split_at(doc, decl.split, value, where)
+    else:
+        found = scaled_at(doc, decl.scale, value, where)
+    return [t.format(value=value, scaled=scaled, at=at) for at, scaled in found for t in decl.set]
 
 
-def scale_matches(node: object, pattern: str, at: str = "") -> list[tuple[str, object]]:
-    """Every value at dotted `pattern` under a scenario document, with its `--set` key: `*` is
-    each key of a table or each table of an array (keyed by its `name`, else its index), and an
-    array met where a key is expected is each of its tables (by index), as `--set` keys them.
+def scale_matches(node: object, pattern: str) -> list[tuple[str, object]]:
+    """Every value at dotted `pattern` under a scenario document, with its `--set` key
+    (`keypath.matches`, its `SCENARIO` rule: `*` is each key of a table or each table of an
+    array, keyed by its `name`, else its index; an array met where a key is expected is each of
+    its tables, by index).
 
     >>> doc = {"t": [{"name": "a", "s": {"r": 1.0}}, {"name": "b", "s": [{"r": 2.0}, {}]}]}
     >>> scale_matches(doc, "t.*.s.r")
     [('t.a.s.r', 1.0), ('t.b.s.0.r', 2.0)]
     """
-    parts = pattern.split(".") if pattern else []
-    if not parts:
-        return [(at, node)]
-    join = (at + ".") if at else ""
-    if isinstance(node, list):
-        star = parts[0] == "*"
-        rest = ".".join(parts[1:] if star else parts)
-        return [
-            m
-            for i, item in enumerate(node)
-            for m in scale_matches(item, rest, join + str(_name_of(item, i) if star else i))
-        ]
-    if not isinstance(node, Mapping):
-        return []
-    keys = list(node) if parts[0] == "*" else [parts[0]] if parts[0] in node else []
-    return [m for k in keys for m in scale_matches(node[k], ".".join(parts[1:]), join + k)]
-
-
-def _name_of(item: object, i: int) -> object:
-    """An array's table's `--set` key: its `name`, else its index."""
-    return item.get("name", i) if isinstance(item, Mapping) else i
-
-
-def _scaled(runs: Runs, decl: CaseDecl, key: str, rerun: Sequence[RunDecl], value: object) -> float | None:
-    """`value` times `decl.scale`'s value in the resolved scenario of the first run of
-    scenario `key` that the case reruns (None without `scale`)."""
-    if not decl.scale:
-        return None
-    first = next(r for r in rerun if r.scenario == key)
-    node: object = _toml.loads(runs.reports[first.label].resolved_toml)
-    for part in decl.scale.split("."):
-        if not isinstance(node, dict) or part not in node:
-            raise input_error(f"the resolved scenario of run {first.label}", f"no key {decl.scale}")
-        node = node[part]
-    if not isinstance(node, (int, float)) or not isinstance(value, (int, float)):
-        raise input_error(f"the resolved scenario of run {first.label}", f"{decl.scale} is not a number")
-    return float(node) * value
+    return matches(node, pattern, SCENARIO)
 
 
 def claim_values(claims: Sequence[Claim]) -> dict[str, dict[str, object]]:

@@ -25,11 +25,10 @@ paper's DLWA per run as a column of metrics.csv, `ftlab.reproduce.rows`), its he
 (`[[reproduce.checks]]`, `ftlab.reproduce.run_checks`: the tenants' checks and the warm-up's
 convergence), its measures (`ftlab.reproduce.measures`: `[[reproduce.pairs]]`, DLWA and p99
 ratios and margins between mappers; `[[reproduce.values]]`, a single run's DLWA), the DLWA
-figure and its over-provisioning sensitivity cases (`[[reproduce.cases]]`). This module is what
-is the paper's own, read run by run (`ftlab.reproduce.per_run`): the Media Reallocated events
-per host byte (`measure`), and the sensitivity cases that vary the SOC's share of host bytes
-(`soc_share_overrides`: the overrides depend on each tenant's rates). Neither knob is published
-for the paper's device and traces.
+figure and its sensitivity cases (`[[reproduce.cases]]`: the over-provisioning, and the SOC's
+share of host bytes, a `split` of each tenant's two parts). This module is what is the paper's
+own, read run by run (`ftlab.reproduce.per_run`): the Media Reallocated events per host byte
+(`measure`). Neither knob is published for the paper's device and traces.
 
 Only ratios of the simulator's outputs are computed here; it is not the simulator nor the
 driver (it runs nothing itself), and it prints nothing (`ftlab.cli.reproduce` does).
@@ -41,13 +40,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from ftlab import _toml
 from ftlab._errors import usage_error
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import Claim, ratio
-from ftlab.reproduce.driver import Case, Driven, Runs, Sections, claim_values, load_plan, scenarios
+from ftlab.reproduce.driver import Case, Driven, Sections, claim_values, load_plan, scenarios
 from ftlab.reproduce.per_run import PerRun, PerRunPaper
 
 NAME = "fdp-cachelib"
@@ -117,14 +115,6 @@ class FdpCachelib(PerRunPaper[RunMetrics]):
     def extra(self, seen: PerRun[RunMetrics]) -> Sections:
         return {"metrics": seen.metrics, "reports": seen.reports}
 
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        parsed = {k: _toml.loads(p.read_text(encoding="utf-8")) for k, p in runs.scenarios.items()}
-        own = [
-            Case(f"soc_share={s:g}", set={k: soc_share_overrides(parsed[k], s) for k in parsed})
-            for s in SOC_SHARES
-        ]
-        return [*super().sensitivity_cases(runs), *own]
-
     def sensitivity_detail(self, case: Case, seen: PerRun[RunMetrics], claims: Sequence[Claim]) -> Sections:
         return {
             "case": case.name,
@@ -187,34 +177,3 @@ def _events(num: Num, a: str, b: str) -> Measured:
         f"{b} {per[b][1]:.3g} ({per[b][0]:.0f}): {factor:.3f}x."
     )
     return Measured(factor, why)
-
-
-# --------------------------------------------------------------------------------------
-# Sensitivity
-
-#: The SOC's share of host bytes (not published; the scenarios' 0.5 is the middle), the
-#: total host bytes per second kept: cases of this paper's own, as the overrides depend on each
-#: tenant's rates. The device's over-provisioning is a declared case (`[[reproduce.cases]]`).
-SOC_SHARES = (0.25, 0.75, 0.9)
-
-
-def soc_share_overrides(scenario: Mapping[str, Any], share: float) -> list[str]:
-    """The `--set` giving, in each tenant of `scenario` (a parsed scenario: TOML, untyped), the SOC (synthetic
-    part 0, 4 KiB writes) `share` of the tenant's host bytes and the LOC (part 1) the rest,
-    their total kept.
-
-    >>> parts = [{"rate_iops": 1024.0, "sizes": [{"bytes": 4096}]},
-    ...          {"rate_iops": 16.0, "sizes": [{"bytes": 262144}]}]
-    >>> soc_share_overrides({"tenants": [{"synthetic": parts}]}, 0.25)
-    ['tenants.0.synthetic.0.rate_iops=512', 'tenants.0.synthetic.1.rate_iops=24']
-    """
-    sets = []
-    for i, tenant in enumerate(scenario["tenants"]):
-        soc, loc = tenant["synthetic"]
-        soc_bytes, loc_bytes = soc["sizes"][0]["bytes"], loc["sizes"][0]["bytes"]
-        total = soc["rate_iops"] * soc_bytes + loc["rate_iops"] * loc_bytes
-        sets += [
-            f"tenants.{i}.synthetic.0.rate_iops={share * total / soc_bytes:g}",
-            f"tenants.{i}.synthetic.1.rate_iops={(1.0 - share) * total / loc_bytes:g}",
-        ]
-    return sets

@@ -22,13 +22,13 @@ above. This module reads given documents; it runs nothing and judges nothing.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
 from ftlab._errors import usage_error
 from ftlab.reproduce.decl import Fields, distinct, is_number, tables
+from ftlab.reproduce.keypath import PATTERNS, walk
+from ftlab.reproduce.keypath import reduce as _reduce
 
 #: The forms of a declared read (see the module docstring).
 FORMS = ("value", "max", "min", "mean", "sum", "count")
@@ -61,42 +61,25 @@ class ReadDecl:
 
 
 def reduce(found: Sequence[object], form: str, n: int = 0) -> float:
-    """The max, min, mean or sum of the finite numbers in `found` (see the module docstring).
+    """The max, min, mean or sum of the finite numbers in `found` (`keypath.reduce`, its
+    "finite" rule; see the module docstring).
 
     >>> reduce([3, 1.5, None, "x"], "max"), reduce([], "mean"), reduce([], "sum")
     (3.0, nan, 0.0)
-    >>> reduce([2.0], "max", n=2)
-    nan
     """
-    good = [float(v) for v in found if is_number(v) and math.isfinite(v)]
-    if n and len(good) != n:
-        return math.nan
-    if form == "sum":
-        return sum(good, 0.0)
-    if not good:
-        return math.nan
-    if form in ("max", "min"):
-        return max(good) if form == "max" else min(good)
-    return sum(good) / len(good)
+    value = _reduce(found, form, "finite", n)
+    assert value is not None, "the finite rule always gives a number"
+    return float(value)
 
 
 def find(node: object, path: str) -> list[object]:
     """The values at dotted `path` under `node`, each part a key or an `fnmatch` pattern over
-    a table's keys, in the tables' order; a missing key or a null on the way yields none.
+    a table's keys, nulls skipped (`keypath.walk`, its `PATTERNS` rule).
 
     >>> find({"t": {"w0": {"m": 1}, "r0": {"m": 2}, "w1": {"m": None}}}, "t.w*.m")
     [1]
     """
-    found = [node]
-    for part in path.split("."):
-        found = [
-            v
-            for n in found
-            if isinstance(n, Mapping)
-            for k, v in n.items()
-            if v is not None and fnmatchcase(str(k), part)
-        ]
-    return found
+    return walk(node, path, PATTERNS)
 
 
 def read_all(decls: Sequence[ReadDecl], docs: Documents) -> dict[str, float | int | None]:

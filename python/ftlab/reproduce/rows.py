@@ -43,6 +43,9 @@ from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import relative_change
 from ftlab.reproduce.decl import Fields, distinct, is_number, tables
+from ftlab.reproduce.keypath import reduce, walk, walk_one
+
+__all__ = ["walk", "walk_one"]  # the one reader (`keypath`), as the modules that read rows import it
 
 #: The forms of a declared metric (see the module docstring).
 FORMS = ("value", "float", "count", "sum", "max", "key")
@@ -75,9 +78,7 @@ class MetricDecl:
             return key
         found = walk(entry, self.path.replace("{subject}", subject))
         if self.form in ("sum", "max"):
-            if not found or any(not is_number(v) for v in found):
-                return None
-            return sum(found) if self.form == "sum" else max(found)  # type: ignore[type-var,arg-type]
+            return reduce(found, self.form, "every")
         value = found[0] if len(found) == 1 else None
         if self.form == "count":
             return len(value) if isinstance(value, list) else 0
@@ -158,29 +159,6 @@ def value_at(node: object, path: str, subject: str, system: str, key: str) -> fl
     declared pair's lookup; None where it is missing or not a number."""
     value = walk_one(node, path.format(subject=subject, system=system, key=key))
     return float(value) if is_number(value) else None
-
-
-def walk_one(node: object, path: str) -> object:
-    """The one value at dotted `path` under `node` (`walk`); None if there is none or several."""
-    found = walk(node, path)
-    return found[0] if len(found) == 1 else None
-
-
-def walk(node: object, path: str) -> list[object]:
-    """The values at dotted `path` under `node` ("*": every key of a table); a missing key or
-    a null on the way yields none."""
-    found = [node]
-    for part in path.split(".") if path else []:
-        step: list[object] = []
-        for n in found:
-            if not isinstance(n, Mapping):
-                continue
-            if part == "*":
-                step += list(n.values())
-            elif n.get(part) is not None:
-                step.append(n[part])
-        found = step
-    return found
 
 
 def load_rows(
