@@ -137,7 +137,11 @@ impl Ftl {
     /// unit by unit leave it, bar the counts `settle_copies` brings in step.
     fn end_copies(&mut self, key: FrontierKey, die: DieIdx, d: CopyDst, stamp_ns: i64, run: &mut CopyRun) {
         let (pages, full) = self.hand_out_run(key, die, d.block, d.units, stamp_ns);
-        debug_assert_eq!(self.blocks.get(d.block).write_ptr, d.ptr);
+        assert_eq!(
+            self.blocks.get(d.block).write_ptr,
+            d.ptr,
+            "the copy loop's write pointer left its block's"
+        );
         self.blocks.get_mut(d.block).valid_units += d.units;
         run.pages_programmed += pages.len() as u32;
         for page in pages {

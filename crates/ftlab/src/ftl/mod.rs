@@ -383,7 +383,7 @@ impl Ftl {
     ) -> (std::ops::Range<u32>, bool) {
         let g = self.geometry;
         let info = self.blocks.get_mut(block);
-        debug_assert!(info.state == BlockState::Open);
+        assert!(info.state == BlockState::Open, "block {} handed out while not open", block.0);
         let (old, new) = (info.write_ptr, info.write_ptr + n);
         assert!(new <= g.units_per_block, "block {} handed out past its end", block.0);
         info.write_ptr = new;
