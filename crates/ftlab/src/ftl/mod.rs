@@ -362,11 +362,25 @@ impl Ftl {
         let page_full = upp.divides(info.write_ptr).then(|| upp.div(info.write_ptr) - 1);
         let full = info.write_ptr == g.units_per_block;
         if full {
-            info.state = BlockState::Full;
-            let f = self.frontier_idx(key, die, plane);
-            self.frontiers[f] = NONE;
+            self.leave_frontier(key, die, plane, block);
         }
         HandOut { ppa, page_full, full }
+    }
+
+    /// The end of a block `hand_out` or `hand_out_run` filled: it turns `Full` and leaves
+    /// `key`'s frontier on `die` (`plane`). Its greedy key is the caller's to refresh.
+    #[inline(always)]
+    fn leave_frontier(&mut self, key: FrontierKey, die: DieIdx, plane: u32, block: BlockIdx) {
+        let info = self.blocks.get_mut(block);
+        assert!(
+            info.write_ptr == self.geometry.units_per_block,
+            "block {} left its frontier unfilled",
+            block.0
+        );
+        info.state = BlockState::Full;
+        let f = self.frontier_idx(key, die, plane);
+        assert!(self.frontiers[f] == block.0, "block {} left a frontier it was not open on", block.0);
+        self.frontiers[f] = NONE;
     }
 
     /// `n` calls of `hand_out` on plane 0 at once, for the copy loop (which has mapped the
@@ -397,9 +411,7 @@ impl Ftl {
         }
         let full = new == g.units_per_block;
         if full {
-            info.state = BlockState::Full;
-            let f = self.frontier_idx(key, die, 0);
-            self.frontiers[f] = NONE;
+            self.leave_frontier(key, die, 0, block);
         }
         let upp = self.div.units_per_page;
         (upp.div(old)..upp.div(new), full)
