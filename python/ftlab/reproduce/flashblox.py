@@ -11,7 +11,8 @@ geometric means (`[[reproduce.tables]]`, `[[reproduce.geomeans]]`, `ftlab.reprod
 swap run's swap counters, every other value with its sentence (`[[reproduce.values]]` over the
 rows this module supplies), the runs' health (`[reproduce] health = "schemes"`, the swap run's
 busiest die without a limit: `ftlab.reproduce.run_checks`), Figures 1 and 3 and the
-sensitivity's load and assumed parameters (`[[reproduce.cases]]`) and claims.json's sections
+sensitivity's cases (`[[reproduce.cases]]`: the load, the assumed parameters and the
+software token bucket, an entry per tenant sized by its offered rate) and claims.json's sections
 (`[[reproduce.sections]]`: the software run's token-bucket factor, 0, and the lifetime model's
 record, which this module supplies).
 
@@ -24,9 +25,7 @@ What stays here is what no declaration expresses (`FlashBlox`, registered as `PA
 - the slides' formula K ≥ (N − 1 − x)/(Nx) (`slides_table`, from the core's `swap_rounds`);
 - claims.json's `lifetime_model`, the model's record without its series (`lifetime_section`);
 - Figure 2, `ftlab lifetime`'s own figure of the model, and the start of the swap phase
-  Figure 3 shades (`swap_start_s`);
-- the sensitivity's software token bucket (`software_overrides`): an entry per tenant sized by
-  its offered rate summed over its synthetic parts, which no override template builds.
+  Figure 3 shades (`swap_start_s`).
 
 It computes ratios and arithmetic on the simulator's and the model's outputs; it is not the
 simulator, the lifetime model nor the driver, draws no figure by hand, and prints nothing
@@ -54,7 +53,7 @@ from ftlab.reproduce.claims import (
     ratio,
 )
 from ftlab.reproduce.decl import is_number
-from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, declared_cases, load_plan
+from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.rows import Row, read_tables, walk_one
 from ftlab.results import DeviceScale, LifetimeInputs, LifetimeModel, Summary, lifetime_from_json
@@ -71,8 +70,6 @@ SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scena
 SCHEME = "flashblox"
 #: The runs: channel vSSDs without swaps, software vSSDs, channel vSSDs with swaps.
 RUNS = tuple(r.label for r in load_plan(NAME).runs)
-#: The token-bucket factors of the sensitivity's extra software runs.
-SENSITIVITY_IOPS_FACTORS = (2.0, 1.2)
 #: The full `flashblox` preset's blocks per plane and pages per block (presets.rs): a swap's
 #: time and the lifetime scale with the capacity, so a reduced run is scaled by this ratio.
 FULL_BLOCKS_PER_PLANE = 1024
@@ -94,7 +91,7 @@ class Seen:
 
 class FlashBlox(PaperCode[Seen]):
     """FlashBlox's own code under the driver: the lifetime model and the rows its declared
-    values read, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
+    values read, Figure 2 and Figure 3's swap start, and a case's unstable tenants."""
 
     name = NAME
 
@@ -140,19 +137,6 @@ class FlashBlox(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"reports": seen.reports, "model": seen.model}
 
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        """The declared cases (`[[reproduce.cases]]`: the load and the assumed parameters), each
-        rerunning the three runs, then the software token bucket (SENSITIVITY_IOPS_FACTORS x the
-        rate, `software_overrides`): the software run alone, with those overrides only (no
-        `measure.solo`), the base's `hardware` and `swap` kept."""
-        text = runs.scenarios["flashblox"].read_text(encoding="utf-8")
-        cases = declared_cases(runs)
-        for factor in SENSITIVITY_IOPS_FACTORS:
-            name = f"software iops_max = {factor:g} x rate"
-            sets = software_overrides(text, factor)
-            cases.append(Case(name, runs=("software",), set={"flashblox": sets}, replace=True))
-        return cases
-
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
         """A case's overrides, the runs' unstable tenants ("run/tenant") and each claim's
         value and verdict."""
@@ -168,60 +152,6 @@ class FlashBlox(PaperCode[Seen]):
 
 #: What `ftlab reproduce flashblox` runs (the registry finds it by this name).
 PAPER = Driven(FlashBlox())
-
-
-# --------------------------------------------------------------------------------------
-# Runs
-
-
-def tenant_rates(scenario: Mapping[str, object]) -> list[float]:
-    """Each tenant's offered rate (requests/s): the sum of its synthetic parts' `rate_iops`
-    (poisson; 1000, the default, where absent). A tenant without a synthetic workload is an
-    `ftlab.UsageError`: its software vSSD would need a rate this module cannot know.
-
-    >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}},
-    ...                           {"synthetic": [{"rate_iops": 1.0}, {}]}]})
-    [10.0, 1001.0]
-    """
-    rates = []
-    tenants = scenario.get("tenants")
-    for i, tenant in enumerate(tenants if isinstance(tenants, list) else []):
-        parts = walk_one(tenant, "synthetic")
-        parts = [parts] if isinstance(parts, Mapping) else parts
-        found = (
-            [p.get("rate_iops", 1000.0) for p in parts if isinstance(p, Mapping)]
-            if isinstance(parts, list)
-            else []
-        )
-        if not found or not all(is_number(r) for r in found):
-            raise usage_error(
-                f"tenants.{i}",
-                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to "
-                "size its software vSSD",
-            )
-        rates.append(sum(float(r) for r in found))
-    return rates
-
-
-def software_overrides(scenario_text: str, factor: float) -> list[str]:
-    """The `--set` overrides that turn every vSSD of the scenario software-isolated: one
-    `{kind = "software", iops_max = factor x rate}` per tenant (factor 0: `{kind = "software"}`,
-    no token bucket, the declared `software` run's list). The scenario must set
-    `ftl.scheduler = "fair"` (flashblox refuses a software vSSD otherwise). Not declared: a list
-    with an entry per tenant sized by its rate summed over its synthetic parts is no override
-    template.
-
-    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n', 2.0)
-    ['scheme.flashblox.tenants=[{kind = "software", iops_max = 200.0}]']
-    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n', 0.0)
-    ['scheme.flashblox.tenants=[{kind = "software"}]']
-    """
-    rates = tenant_rates(_toml.loads(scenario_text))
-    items = ", ".join(
-        f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}'
-        for r in rates
-    )
-    return [f"scheme.flashblox.tenants=[{items}]"]
 
 
 # --------------------------------------------------------------------------------------
