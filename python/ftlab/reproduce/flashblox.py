@@ -25,7 +25,8 @@ What stays here is what no declaration expresses (`FlashBlox`, registered as `PA
 - the slides' formula K ≥ (N − 1 − x)/(Nx) (`slides_table`, from the core's `swap_rounds`);
 - claims.json's `lifetime_model`, the model's record without its series (`lifetime_section`);
 - Figure 2, `ftlab lifetime`'s own figure of the model, and the start of the swap phase
-  Figure 3 shades (`swap_start_s`).
+  Figure 3 shades (`swap_start_s`);
+- sensitivity.json's record of a case with the runs' unstable tenants (`sensitivity_detail`).
 
 It computes ratios and arithmetic on the simulator's and the model's outputs; it is not the
 simulator, the lifetime model nor the driver, draws no figure by hand, and prints nothing
@@ -55,7 +56,8 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.decl import is_number
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
-from ftlab.reproduce.rows import Row, read_tables, walk_one
+from ftlab.reproduce.keypath import walk_one
+from ftlab.reproduce.rows import Row, read_tables
 from ftlab.results import DeviceScale, LifetimeInputs, LifetimeModel, Summary, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -74,7 +76,8 @@ RUNS = tuple(r.label for r in load_plan(NAME).runs)
 #: time and the lifetime scale with the capacity, so a reduced run is scaled by this ratio.
 FULL_BLOCKS_PER_PLANE = 1024
 FULL_PAGES_PER_BLOCK = 256
-#: The slides' wear-imbalance target 1 + x.
+#: The slides' wear-imbalance target 1 + x ("If N = 16, x = 0.1, then K = 9", Quantifying the
+#: Swapping Frequency).
 IMBALANCE_X = 0.1
 DAY_S = 86_400.0
 
@@ -139,7 +142,9 @@ class FlashBlox(PaperCode[Seen]):
 
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
         """A case's overrides, the runs' unstable tenants ("run/tenant") and each claim's
-        value and verdict."""
+        value and verdict. Not a driver form: IODA's and CacheLib FDP's details share the
+        case, its overrides and the claims, but put their own metrics where this puts the
+        unstable tenants, which no other paper's detail lists."""
         unstable = sorted(
             f"{run}/{t}"
             for run, r in seen.reports.items()
@@ -199,7 +204,8 @@ def capacity_scale(resolved_toml: str) -> float:
 def ideal_lifetime_s(inputs: LifetimeInputs) -> float:
     """Seconds until every block wears out if the measured erases were spread evenly over all
     blocks: sum of blocks x (pe_cycles − wear at start) over the total erase rate (NaN if
-    nothing is erased).
+    nothing is erased); the "ideal SSD lifetime" of the slides' "near-ideal SSD lifetime"
+    (FlashBlox: Swapping Channels for Wear Balance), which they give no formula for.
 
     >>> ideal_lifetime_s({"pe_cycles": 10, "blocks": [2, 2], "wear_start": [0, 5], "rate_per_s": [1, 0]})
     30.0
@@ -220,7 +226,8 @@ def model_summary(hardware: Summary, swap: Summary) -> Summary:
     are the load's own) with `swap`'s swap counters. The model (`inputs_from_run`) removes the
     erases swaps caused from the tenants' rates, swap_blocks / measured_s in proportion to each
     rate; those erases are not in `hardware`'s rates, so each rate is first scaled up by
-    (total + swap_blocks / measured_s) / total, which that removal exactly undoes.
+    (total + swap_blocks / measured_s) / total, which that removal exactly undoes. Not a
+    declared read: it builds one document from two runs' and rewrites its rates.
 
     >>> h = {"schemes": {"flashblox": {"device": {"measured_s": 10.0}, "scheme_counters": {},
     ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}},
@@ -351,7 +358,8 @@ INTERVAL_DIVISORS = (1, 4, 16)
 
 
 def wear_imbalance(wear: Sequence[float]) -> float:
-    """Max / mean of the channels' wear (NaN if the mean is 0).
+    """Max / mean of the channels' wear (NaN if the mean is 0): the slides' "Wear Imbalance",
+    "Maximum Wearout" over "Average Wearout" (Quantifying the Swapping Frequency).
 
     >>> wear_imbalance([1.0, 3.0])
     1.5
@@ -366,7 +374,8 @@ def lifetime_table(model: FlashbloxLifetime) -> list[dict[str, object]]:
     swaps and their margin, the swaps to it and the wear-out in days at full-device scale, N·K,
     the model's `swap_bound` sentence, the first wear-out over the ideal life with and without
     swaps, the ideal life in days, and the worst case's mean interval in days (NaN without it)
-    and its swaps ("n/a")."""
+    and its swaps ("n/a"). Not a declared table: its cells are arithmetic on the model (a
+    margin, days at full-device scale, N·K), not a run's value or a ratio of two columns."""
     w, wo = model["with_swaps"], model["without_swaps"]
     scale, ideal = model["scale"], model["ideal_s"]
     worst, bound = model.get("worst_case"), model.get("swap_bound")
@@ -392,7 +401,9 @@ def device_scale_table(scale: DeviceScale | None) -> list[dict[str, object]]:
     """The "device_scale" table papers/flashblox.toml's day and minute values read: the
     fast-forward's `device_scale` block (`lifetime_model`) as one row, its mean interval and
     swap-time share as numbers (NaN when absent), `life` (the ideal life and the rate scale)
-    and `spread` (the intervals' range, if any) as text; no row without the block."""
+    and `spread` (the intervals' range, if any) as text; no row without the block. Not a
+    declared table: the block is the model's, not a run's summary.json, and `spread` is text
+    only where both ends are given."""
     if not scale:
         return []
     lo, hi = scale.get("interval_days_min"), scale.get("interval_days_max")
