@@ -8,7 +8,7 @@ and the claim file's errors for a bad declaration, each naming the table and the
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -144,6 +144,29 @@ def test_a_declared_table_has_a_row_per_tenant_of_its_run() -> None:
     assert decl.rows({"b": summaries["b"]}) == []  # no run a: no rows
 
 
+_CELLS = cast("list[dict[str, object]]", TENANT_TABLE["columns"])
+#: TENANT_TABLE as a grid: a row per scheme, then per tenant; its two values in form float.
+GRID_TABLE = {
+    **TENANT_TABLE,
+    **{"name": "grid", "each": "schemes", "key": "scheme", "within": "tenants", "within_key": "tenant"},
+    "columns": [*({**c, "form": "float"} for c in _CELLS[:2]), _CELLS[2]],
+}
+
+
+def test_a_grid_table_has_a_row_per_scheme_and_tenant() -> None:
+    """A row per scheme of run a, then per tenant of that scheme, in order; b's value at the
+    same scheme and tenant; form float turns an int into a float and what is not a number
+    (or missing) into None."""
+    (decl,) = rows.load_tables("x.toml", [GRID_TABLE], ["a", "b"])
+    a = {"schemes": {"s": {"tenants": {"t": {"read": {"us": 2}}, "u": {"read": {"us": "x"}}}}, "r": {}}}
+    b = {"schemes": {"s": {"tenants": {"u": {"read": {"us": 3.0}}, "t": {"read": {"us": 5}}}}}}
+    assert decl.rows({"a": a, "b": b}) == [
+        {"scheme": "s", "tenant": "t", "a_us": 2.0, "b_us": 5.0, "b_over_a": 2.5},
+        {"scheme": "s", "tenant": "u", "a_us": None, "b_us": 3.0, "b_over_a": None},
+    ]
+    assert decl.rows({"b": b}) == []
+
+
 GEOMEAN = {
     "name": "g",
     "table": "lat",
@@ -187,6 +210,9 @@ def test_a_geometric_mean_over_a_tables_rows() -> None:
         ({**TENANT_TABLE, "columns": [{"name": "x", "run": "a"}]}, "either `run` and `path`"),
         ({**TENANT_TABLE, "columns": [{"name": "x", "run": "a", "path": "p", "form": "sum"}]}, "form 'sum'"),
         ({**TENANT_TABLE, "columns": [{"name": "tenant", "run": "a", "path": "p"}]}, "duplicate columns"),
+        ({**TENANT_TABLE, "within": "tenants"}, "give both `within` and `within_key`"),
+        ({**GRID_TABLE, "within_key": "a_us"}, "duplicate columns"),
+        ({**GRID_TABLE, "columns": [{"name": "x", "of": "tenant", "per": "scheme"}]}, "name earlier columns"),
     ],
 )
 def test_a_bad_table_declaration_is_the_files_error(given: dict[str, object], error: str) -> None:

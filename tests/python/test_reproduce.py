@@ -102,7 +102,7 @@ def upi_claims(
     one: UPI's code (`value`, `measure`) on a stand-in Report holding `summary` and
     `timeseries`, with the rise; `checks` the health (default: `C.health(summary)`)."""
     report = cast(Report, SimpleNamespace(summary=summary, timeseries=timeseries))
-    seen = upi.Seen(report, rise, [], Path("."))
+    seen = upi.Seen(report, rise, [])
     health = checks if checks is not None else C.health(summary)
     return evaluate(claimfile.load("upi"), [SeedResult(0, upi.PAPER.code.measurements(seen), health)])
 

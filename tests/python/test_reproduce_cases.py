@@ -3,12 +3,15 @@ selector and form on a hand-written scenario, the overrides and labels worked by
 (rates, factors, KiB, the sums), a knob the scenario lacks left out, each malformed
 declaration refused with the knob and the key named, a plan's knobs read by the driver
 (`load_plan`, which refuses knobs over more than one run), and UPI's `--sensitivity` sent to
-the driver's knob study of its one run. UPI's declared knobs on its scenarios are
-tested in test_reproduce.py and test_upi_grounding.py.
+the driver's knob study of its one run, and a declared case's `split` and `each` (a list with an
+entry per table, each sized by its summed number, worked by hand). UPI's declared knobs on its
+scenarios are tested in test_reproduce.py and test_upi_grounding.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,7 +19,7 @@ from typing import cast
 
 import pytest
 
-from ftlab import InputError
+from ftlab import InputError, UsageError
 from ftlab.report import Report
 from ftlab.reproduce import cases, claimfile, driver
 from ftlab.reproduce.sweep_study import BASE
@@ -341,3 +344,89 @@ def test_a_split_keeps_each_pairs_total(share: float, want: list[float]) -> None
 def test_a_split_needs_pairs_of_numbers(doc: Mapping[str, object], error: str) -> None:
     with pytest.raises(InputError, match=error):
         cases.split_at(doc, cases.SplitDecl("t.p", "r", "s.b"), 0.5, "here")
+
+
+# --------------------------------------------------------------------------------------
+# A declared case's `each` (`cases.EachDecl`, `cases.each_entries`, `driver.declared_cases`)
+
+_EACH = cases.EachDecl("t", "s", "r", '{{kind = "k", x = {scaled:.1f}}}', 1000.0)
+
+
+@pytest.mark.parametrize(
+    ("doc", "factor", "want"),
+    [
+        # one part 100; two parts 1 + 2.5; a part without `r` takes the default 1000
+        ({"t": [{"s": {"r": 100.0}}, {"s": [{"r": 1}, {"r": 2.5}]}]}, 1.2, ["120.0", "4.2"]),
+        ({"t": [{"s": [{"r": 5.0}, {}]}]}, 0.5, ["502.5"]),
+        ({"t": [{"s": {"r": 0.04}}]}, 1.0, ["0.0"]),  # `.1f` of 0.04
+    ],
+)
+def test_each_sizes_one_entry_per_table_by_its_summed_number(
+    doc: Mapping[str, object], factor: float, want: list[str]
+) -> None:
+    entries = cases.each_entries(doc, _EACH, factor)
+    assert entries == ", ".join(f'{{kind = "k", x = {w}}}' for w in want)
+
+
+@pytest.mark.parametrize(
+    ("doc", "at"),
+    [
+        ({"t": [{"s": {"r": 1.0}}, {"name": "b"}]}, "t.1"),  # no part
+        ({"t": [{"s": []}]}, "t.0"),  # an empty list of parts
+        ({"t": [{"s": {"r": 1.0}}, {"s": [{"r": "x"}]}]}, "t.1"),  # not a number
+    ],
+)
+def test_each_refuses_a_table_it_cannot_size_by_its_index(doc: Mapping[str, object], at: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(f"{at}: no s with a number at r in each part")):
+        cases.each_entries(doc, _EACH, 2.0)
+
+
+def test_each_without_a_default_needs_the_key_in_every_part() -> None:
+    with pytest.raises(UsageError, match="t.0: no s"):
+        cases.each_entries({"t": [{"s": [{"r": 1.0}, {}]}]}, dataclasses.replace(_EACH, default=None), 1.0)
+
+
+_CASES = _PLAN.split("[[reproduce.knobs]]")[0] + (
+    '[[reproduce.runs]]\nlabel = "s"\nscenario = "a"\ndir = "s"\n'
+    '[[reproduce.cases]]\nname = "c{value:g}"\nvalues = [2.0, 0.5]\nruns = ["s"]\nreplace = true\n'
+    'set = ["k=[{entries}]"]\n'
+    'each = { at = "t", parts = "s", key = "r", entry = \'{{x = {scaled:g}}}\' }\n'
+)
+
+
+def test_a_declared_each_case_reruns_its_runs_with_its_list_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The case's list from the resolved scenario of the run it reruns (`s`), `replace` kept."""
+    (tmp_path / "p.toml").write_text(_CASES, encoding="utf-8")
+    monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
+    plan = driver.load_plan("p")
+    resolved = "[[t]]\n[t.s]\nr = 3.0\n[[t]]\n[[t.s]]\nr = 1.0\n[[t.s]]\nr = 4.0\n"
+    report = cast(Report, SimpleNamespace(resolved_toml=resolved))
+    runs = driver.Runs(plan, True, 0, tmp_path, {"a": tmp_path / "a.toml"}, {"s": report})
+    found = [(c.name, c.runs, c.replace, c.set) for c in driver.declared_cases(runs)]
+    assert found == [
+        ("c2", ("s",), True, {"a": ["k=[{x = 6}, {x = 10}]"]}),
+        ("c0.5", ("s",), True, {"a": ["k=[{x = 1.5}, {x = 2.5}]"]}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("values = [2.0, 0.5]", 'values = ["a"]'), "with `each`, `values` must be numbers"),
+        (("replace = true", 'replace = "yes"'), "`replace` must be true or false"),
+        (('set = ["k=[{entries}]"]', 'scale = "t"\nset = ["k=[{entries}]"]'), "at most one of"),
+        (("{scaled:g}", "{rate:g}"), "each: `entry` names an unknown placeholder"),
+        (('key = "r", ', ""), r"each: `key` must be a non-empty string"),
+        (('set = ["k=[{entries}]"]', 'set = ["k=[{entry}]"]'), "a template names an unknown placeholder"),
+    ],
+)
+def test_the_plan_refuses_a_bad_each_case(
+    change: tuple[str, str], message: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert change[0] in _CASES
+    (tmp_path / "p.toml").write_text(_CASES.replace(*change), encoding="utf-8")
+    monkeypatch.setattr(claimfile, "path_of", lambda name: tmp_path / f"{name}.toml")
+    with pytest.raises(InputError, match=r"reproduce.cases\[0\] \(c\{value:g\}\).*" + message):
+        driver.load_plan("p")

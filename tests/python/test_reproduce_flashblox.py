@@ -1,6 +1,7 @@
 """Tests of `ftlab reproduce flashblox` (python/ftlab/reproduce/flashblox.py): the claims from
 hand-made summaries and model outputs (expected numbers worked out here from the slides' values),
-the helpers (software vSSDs, swap rounds, capacity scale, the model's summary), the module's
+the helpers (swap rounds, capacity scale, the model's summary), the declared sensitivity cases
+(the load, the software vSSDs' token bucket), the module's
 doctests, and, in one module-scoped run of `ftlab.reproduce("flashblox", quick=True)` (3 seeds):
 every file and key is written, every claim has a verdict and a reason, each verdict is the
 committed one (tests/data/verdicts-quick.json), the runs' health (nobody starves; the hardware
@@ -26,7 +27,7 @@ from ftlab.reproduce import claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import flashblox as F
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.driver import CaseDecl, Runs, declared_cases, load_plan
+from ftlab.reproduce.driver import Case, CaseDecl, Runs, declared_cases, load_plan
 from ftlab.results import Summary
 
 try:
@@ -272,17 +273,52 @@ def test_swap_rounds_is_the_slides_bound_rounded_up() -> None:
     assert F.swap_rounds(16) == 10 and F.swap_rounds(4) == 8
 
 
-def test_software_overrides_follow_the_rates() -> None:
-    text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
-    (override,) = F.software_overrides(text, 2.0)
+def _declared_cases(scenario: str, text: str, tmp_path: Path) -> dict[str, Case]:
+    """The plan's declared cases on `text` as every run's resolved scenario."""
+    report = cast("Report", SimpleNamespace(resolved_toml=text))
+    runs = Runs(
+        load_plan(F.NAME),
+        True,
+        0,
+        tmp_path,
+        {"flashblox": ROOT / "scenarios" / scenario},
+        {run: report for run in F.RUNS},
+    )
+    return {c.name: c for c in declared_cases(runs)}
+
+
+@pytest.mark.parametrize("scenario", [F.QUICK_SCENARIO, F.SCENARIO])
+def test_the_token_bucket_cases_follow_the_rates(scenario: str, tmp_path: Path) -> None:
+    """The declared token-bucket cases (`each`) rerun the software run alone with only a
+    software vSSD per tenant, its `iops_max` the factor x the tenant's rates summed over its
+    synthetic parts (summed here from the scenario)."""
+    text = (ROOT / "scenarios" / scenario).read_text()
     parts = [
         t["synthetic"] if isinstance(t["synthetic"], list) else [t["synthetic"]]
         for t in tomllib.loads(text)["tenants"]
     ]
     rates = [sum(float(p["rate_iops"]) for p in ps) for ps in parts]
-    parsed = tomllib.loads(override.replace("scheme.flashblox.tenants=", "x = "))["x"]
-    assert [v["kind"] for v in parsed] == ["software"] * len(rates)
-    assert [v["iops_max"] for v in parsed] == pytest.approx([2.0 * r for r in rates])
+    cases = _declared_cases(scenario, text, tmp_path)
+    for factor in (2.0, 1.2):
+        case = cases[f"software iops_max = {factor:g} x rate"]
+        assert case.runs == ("software",) and case.replace
+        (override,) = case.set["flashblox"]
+        parsed = tomllib.loads(override.replace("scheme.flashblox.tenants=", "x = "))["x"]
+        assert [v["kind"] for v in parsed] == ["software"] * len(rates)
+        assert [v["iops_max"] for v in parsed] == pytest.approx([factor * r for r in rates], abs=0.05)
+    assert list(cases)[-2:] == ["software iops_max = 2 x rate", "software iops_max = 1.2 x rate"]
+
+
+def test_a_tenant_without_a_synthetic_workload_is_named(tmp_path: Path) -> None:
+    """A tenant the token bucket cannot size (no synthetic part) is a precise error: `tenants.N`."""
+    doc = tomllib.loads((ROOT / "scenarios" / F.QUICK_SCENARIO).read_text())
+    del doc["tenants"][3]["synthetic"]
+    import tomli_w
+
+    with pytest.raises(
+        ftlab.UsageError, match=re.escape("tenants.3: no synthetic with a number at rate_iops")
+    ):
+        _declared_cases(F.QUICK_SCENARIO, tomli_w.dumps(doc), tmp_path)
 
 
 @pytest.mark.parametrize("scenario", [F.QUICK_SCENARIO, F.SCENARIO])
@@ -293,8 +329,8 @@ def test_the_declared_software_run_lists_a_software_vssd_per_tenant(scenario: st
     text = (ROOT / "scenarios" / scenario).read_text()
     declared = [s for s in load_plan(F.NAME).run("software").set if s.startswith("scheme.flashblox.tenants=")]
     factor = next(s.value for s in load_plan(F.NAME).sections if s.name == "software_iops_factor")
-    assert declared == F.software_overrides(text, 0.0) and factor == 0.0
-    assert declared[0].count('{kind = "software"}') == len(tomllib.loads(text)["tenants"])
+    (parsed,) = (tomllib.loads(d.replace("scheme.flashblox.tenants=", "x = "))["x"] for d in declared)
+    assert parsed == [{"kind": "software"}] * len(tomllib.loads(text)["tenants"]) and factor == 0.0
 
 
 @pytest.mark.parametrize("scenario", [F.QUICK_SCENARIO, F.SCENARIO])
@@ -345,12 +381,9 @@ def test_sensitivity_cases_scale_every_synthetic_part(tmp_path: Path) -> None:
     """The declared load cases scale every synthetic part's rate of the (resolved) scenario,
     keyed as `--set` keys a part: by tenant name, then by index where a tenant has several."""
     text = (ROOT / "scenarios" / F.QUICK_SCENARIO).read_text()
-    plan = load_plan(F.NAME)
-    report = cast("Report", SimpleNamespace(resolved_toml=text))
-    runs = Runs(
-        plan, True, 0, tmp_path, {"flashblox": ROOT / "scenarios" / F.QUICK_SCENARIO}, {"hardware": report}
-    )
-    cases = {c.name: list(c.set["flashblox"]) for c in declared_cases(runs)}
+    cases = {
+        n: list(c.set["flashblox"]) for n, c in _declared_cases(F.QUICK_SCENARIO, text, tmp_path).items()
+    }
     assert "tenants.ycsb-e.synthetic.1.rate_iops=11.25" in cases["load x1.5"]  # 1.5 x 7.5
     assert "tenants.ycsb-e.synthetic.0.rate_iops=213.75" in cases["load x1.5"]  # 1.5 x 142.5
     assert "tenants.ycsb-a.synthetic.rate_iops=1500" in cases["load x0.5"]

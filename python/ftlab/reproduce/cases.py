@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from ftlab import _toml
-from ftlab._errors import input_error
+from ftlab._errors import input_error, usage_error
 from ftlab.reproduce.decl import Fields, is_number, tables
 from ftlab.reproduce.keypath import SCENARIO, matches, walk_one
 from ftlab.reproduce.sweep_study import BASE, StudyCase, study_case
@@ -339,6 +339,57 @@ def split_at(scenario: object, decl: SplitDecl, share: float | int, where: str) 
 
 def _pair(v: Sequence[object]) -> tuple[float | int, float | int]:
     return _number(v[0]), _number(v[1])
+
+
+@dataclass(frozen=True)
+class EachDecl:
+    """A declared case's `each` (`driver.CaseDecl`): a list with one entry per table of the
+    array at `at` (a dotted scenario path), each `entry` (a `str.format` template of
+    `{scaled}`) filled with the case's value times that table's number: the sum of `key` over
+    its parts at `parts` (a table or an array of tables), `default` for a part without `key`.
+    The entries, joined by ", ", are the `set` templates' `{entries}`."""
+
+    at: str
+    parts: str
+    key: str
+    entry: str
+    default: float | None = None
+
+
+def load_each(where: str, label: str, raw: object) -> EachDecl:
+    """A case's `each` table; a bad one is an `ftlab.InputError` naming the key."""
+    f = Fields.of(where, f"{label}: each", raw, EachDecl)
+    decl = EachDecl(f.text("at"), f.text("parts"), f.text("key"), f.text("entry"), f.number("default"))
+    try:  # the entry formats: a wrong placeholder is the file's error, not a case's
+        decl.entry.format(scaled=1.0)
+    except (KeyError, ValueError, IndexError, TypeError) as e:
+        f.bad(f"`entry` names an unknown placeholder or format ({e})")
+    return decl
+
+
+def each_entries(scenario: object, decl: EachDecl, factor: float | int) -> str:
+    """The `{entries}` of an `each` (`EachDecl`) of the case's value `factor`: `entry` per
+    table at `decl.at`, its `{scaled}` `factor` x the table's summed `key`. A table without a
+    part at `decl.parts`, or a part whose `key` is not a number (nor absent with a `default`),
+    is an `ftlab.UsageError` naming the table (`at.N`): the case cannot size its entry.
+
+    >>> doc = {"t": [{"s": {"r": 10.0}}, {"s": [{"r": 1.0}, {}]}]}
+    >>> each_entries(doc, EachDecl("t", "s", "r", "{{x = {scaled:.1f}}}", 1000.0), 2.0)
+    '{x = 20.0}, {x = 2002.0}'
+    """
+    found = walk_one(scenario, decl.at)
+    entries = []
+    for i, table in enumerate(found if isinstance(found, list) else []):
+        parts = walk_one(table, decl.parts)
+        parts = [parts] if isinstance(parts, Mapping) else parts
+        rates = [p.get(decl.key, decl.default) for p in _list(parts) if isinstance(p, Mapping)]
+        if not rates or not all(is_number(r) for r in rates):
+            raise usage_error(
+                f"{decl.at}.{i}",
+                f"no {decl.parts} with a number at {decl.key} in each part, to size the case's entry",
+            )
+        entries.append(decl.entry.format(scaled=factor * sum(float(_number(r)) for r in rates)))
+    return ", ".join(entries)
 
 
 # --------------------------------------------------------------------------------------

@@ -11,8 +11,9 @@ metric's ratio or margin between two systems with its sentence; `[[reproduce.val
 run's metric; `[[reproduce.bests]]`, a system's margin over the best other one) and its
 sensitivity cases
 (`[[reproduce.cases]]`: a knob's values as `--set` templates, optionally scaling the resolved
-scenario's value or splitting pairs of its parts' totals by a share (`cases.scaled_at`,
-`cases.split_at`), and the runs each reruns: `CaseDecl`), sensitivity.json's head
+scenario's value, splitting pairs of its parts' totals by a share or sizing a list's entry
+per table (`cases.scaled_at`, `cases.split_at`, `cases.each_entries`), and the runs each
+reruns: `CaseDecl`), sensitivity.json's head
 (`sensitivity_keys`, of SENSITIVITY_KEYS) and whether its cases start with the base runs'
 record (`sensitivity_base`), and its bar and line figures (`[[reproduce.figures]]`,
 `ftlab.reproduce.figures`) and, for a paper read run by run, each run's row of metrics
@@ -58,8 +59,11 @@ from ftlab import _core, _toml, api
 from ftlab._errors import input_error, usage_error
 from ftlab.reproduce import Progress, claimfile, scenario_file, seed_overrides
 from ftlab.reproduce.cases import (
+    EachDecl,
     KnobDecl,
     SplitDecl,
+    each_entries,
+    load_each,
     load_knobs,
     load_split,
     scaled_at,
@@ -148,9 +152,11 @@ class CaseDecl:
     of the base run the case reruns (a `*` in `scale` matches several keys: each template is then
     repeated per match, `{at}` its key, `scale_matches`). Instead of `scale`, `split`
     (`cases.SplitDecl`): each template repeated per number of a pair of parts whose weighted
-    total the value, a share, divides (`{at}` its key, `{scaled}` the number). `runs`: the run
-    labels it reruns (`fnmatch` patterns; every run if empty); the overrides go to the
-    scenarios of those runs."""
+    total the value, a share, divides (`{at}` its key, `{scaled}` the number). Or `each`
+    (`cases.EachDecl`): `{entries}`, a list's entries, one per table of an array, each sized by
+    the value times that table's summed number. `runs`: the run labels it reruns (`fnmatch`
+    patterns; every run if empty); the overrides go to the scenarios of those runs, after the
+    run's and the seed's or, with `replace`, instead of them (`Case.replace`)."""
 
     name: str
     values: tuple[float | int | str, ...]
@@ -158,6 +164,8 @@ class CaseDecl:
     scale: str = ""
     runs: tuple[str, ...] = ()
     split: SplitDecl | None = None
+    each: EachDecl | None = None
+    replace: bool = False
 
     def expand(self, value: float | int | str, scaled: float | None = None) -> tuple[str, list[str]]:
         """The case of one value: its name and its `--set` (`scaled`: see the class; None
@@ -353,8 +361,12 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
     if not isinstance(scale, str):
         raise input_error(where, f"{label}: `scale` must be a dotted scenario key")
     split = load_split(where, label, raw["split"]) if "split" in raw else None
-    if scale and split:
-        raise input_error(where, f"{label}: give at most one of `scale`, `split`")
+    each = load_each(where, label, raw["each"]) if "each" in raw else None
+    if sum(map(bool, (scale, split, each))) > 1:
+        raise input_error(where, f"{label}: give at most one of `scale`, `split`, `each`")
+    replace = raw.get("replace", False)
+    if not isinstance(replace, bool):
+        raise input_error(where, f"{label}: `replace` must be true or false")
     if not scale and not split and any("{scaled" in t for t in sets):
         raise input_error(where, f"{label}: a `set` template names {{scaled}} without `scale`")
     if scale and not all(isinstance(v, (int, float)) for v in values):
@@ -363,11 +375,14 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
         raise input_error(where, f"{label}: with `split`, `values` must be shares in [0, 1]")
     if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
         raise input_error(where, f"{label}: `runs` must be a list of run-label patterns")
-    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs), split)
+    if each and not all(isinstance(v, (int, float)) for v in values):
+        raise input_error(where, f"{label}: with `each`, `values` must be numbers (factors)")
+    decl = CaseDecl(name, tuple(values), tuple(sets), scale, tuple(runs), split, each, replace)
     try:  # the templates format: a wrong placeholder is the file's error, not a run's
         name.format(value=values[0])
         at = {"at": "k"} if "*" in scale.split(".") or split else {}
-        [t.format(value=values[0], scaled=1.0 if scale or split else None, **at) for t in sets]
+        entries = {"entries": ""} if each else {}
+        [t.format(value=values[0], scaled=1.0 if scale or split else None, **at, **entries) for t in sets]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
     return decl
@@ -585,7 +600,7 @@ def declared_cases(runs: Runs) -> list[Case]:
         for value in decl.values:
             sets = {key: _case_sets(runs, decl, key, rerun, value) for key in keys}
             only = tuple(r.label for r in rerun) if decl.runs else ()
-            cases.append(Case(decl.name.format(value=value), runs=only, set=sets))
+            cases.append(Case(decl.name.format(value=value), runs=only, set=sets, replace=decl.replace))
     return cases
 
 
@@ -597,12 +612,14 @@ def _case_sets(
     `key` the case reruns (`cases.scaled_at`, the rule a knob's `factors` shares), `{at}` its
     `--set` key and `{scaled}` `value` times it; with `split`, once per number of the split
     of that scenario (`cases.split_at`)."""
-    if not decl.scale and not decl.split:
+    if not decl.scale and not decl.split and not decl.each:
         return decl.expand(value)[1]
     first = next(r for r in rerun if r.scenario == key)
     where = f"the resolved scenario of run {first.label}"
-    assert not isinstance(value, str), "a scaled or split case's values are numbers (checked on load)"
+    assert not isinstance(value, str), "a scaled, split or each case's values are numbers (checked on load)"
     doc = _toml.loads(runs.reports[first.label].resolved_toml)
+    if decl.each:
+        return [t.format(value=value, entries=each_entries(doc, decl.each, value)) for t in decl.set]
     if decl.split:
         found = split_at(doc, decl.split, value, where)
     else:

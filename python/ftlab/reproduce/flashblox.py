@@ -11,7 +11,8 @@ geometric means (`[[reproduce.tables]]`, `[[reproduce.geomeans]]`, `ftlab.reprod
 swap run's swap counters, every other value with its sentence (`[[reproduce.values]]` over the
 rows this module supplies), the runs' health (`[reproduce] health = "schemes"`, the swap run's
 busiest die without a limit: `ftlab.reproduce.run_checks`), Figures 1 and 3 and the
-sensitivity's load and assumed parameters (`[[reproduce.cases]]`) and claims.json's sections
+sensitivity's cases (`[[reproduce.cases]]`: the load, the assumed parameters and the
+software token bucket, an entry per tenant sized by its offered rate) and claims.json's sections
 (`[[reproduce.sections]]`: the software run's token-bucket factor, 0, and the lifetime model's
 record, which this module supplies).
 
@@ -25,8 +26,7 @@ What stays here is what no declaration expresses (`FlashBlox`, registered as `PA
 - claims.json's `lifetime_model`, the model's record without its series (`lifetime_section`);
 - Figure 2, `ftlab lifetime`'s own figure of the model, and the start of the swap phase
   Figure 3 shades (`swap_start_s`);
-- the sensitivity's software token bucket (`software_overrides`): an entry per tenant sized by
-  its offered rate summed over its synthetic parts, which no override template builds.
+- sensitivity.json's record of a case with the runs' unstable tenants (`sensitivity_detail`).
 
 It computes ratios and arithmetic on the simulator's and the model's outputs; it is not the
 simulator, the lifetime model nor the driver, draws no figure by hand, and prints nothing
@@ -54,9 +54,10 @@ from ftlab.reproduce.claims import (
     ratio,
 )
 from ftlab.reproduce.decl import is_number
-from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, declared_cases, load_plan
+from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
-from ftlab.reproduce.rows import Row, read_tables, walk_one
+from ftlab.reproduce.keypath import walk_one
+from ftlab.reproduce.rows import Row, read_tables
 from ftlab.results import DeviceScale, LifetimeInputs, LifetimeModel, Summary, lifetime_from_json
 
 if TYPE_CHECKING:
@@ -71,13 +72,12 @@ SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scena
 SCHEME = "flashblox"
 #: The runs: channel vSSDs without swaps, software vSSDs, channel vSSDs with swaps.
 RUNS = tuple(r.label for r in load_plan(NAME).runs)
-#: The token-bucket factors of the sensitivity's extra software runs.
-SENSITIVITY_IOPS_FACTORS = (2.0, 1.2)
 #: The full `flashblox` preset's blocks per plane and pages per block (presets.rs): a swap's
 #: time and the lifetime scale with the capacity, so a reduced run is scaled by this ratio.
 FULL_BLOCKS_PER_PLANE = 1024
 FULL_PAGES_PER_BLOCK = 256
-#: The slides' wear-imbalance target 1 + x.
+#: The slides' wear-imbalance target 1 + x ("If N = 16, x = 0.1, then K = 9", Quantifying the
+#: Swapping Frequency).
 IMBALANCE_X = 0.1
 DAY_S = 86_400.0
 
@@ -94,7 +94,7 @@ class Seen:
 
 class FlashBlox(PaperCode[Seen]):
     """FlashBlox's own code under the driver: the lifetime model and the rows its declared
-    values read, Figure 2 and Figure 3's swap start, and the token-bucket cases."""
+    values read, Figure 2 and Figure 3's swap start, and a case's unstable tenants."""
 
     name = NAME
 
@@ -140,22 +140,11 @@ class FlashBlox(PaperCode[Seen]):
     def extra(self, seen: Seen) -> dict[str, object]:
         return {"reports": seen.reports, "model": seen.model}
 
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        """The declared cases (`[[reproduce.cases]]`: the load and the assumed parameters), each
-        rerunning the three runs, then the software token bucket (SENSITIVITY_IOPS_FACTORS x the
-        rate, `software_overrides`): the software run alone, with those overrides only (no
-        `measure.solo`), the base's `hardware` and `swap` kept."""
-        text = runs.scenarios["flashblox"].read_text(encoding="utf-8")
-        cases = declared_cases(runs)
-        for factor in SENSITIVITY_IOPS_FACTORS:
-            name = f"software iops_max = {factor:g} x rate"
-            sets = software_overrides(text, factor)
-            cases.append(Case(name, runs=("software",), set={"flashblox": sets}, replace=True))
-        return cases
-
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
         """A case's overrides, the runs' unstable tenants ("run/tenant") and each claim's
-        value and verdict."""
+        value and verdict. Not a driver form: IODA's and CacheLib FDP's details share the
+        case, its overrides and the claims, but put their own metrics where this puts the
+        unstable tenants, which no other paper's detail lists."""
         unstable = sorted(
             f"{run}/{t}"
             for run, r in seen.reports.items()
@@ -168,60 +157,6 @@ class FlashBlox(PaperCode[Seen]):
 
 #: What `ftlab reproduce flashblox` runs (the registry finds it by this name).
 PAPER = Driven(FlashBlox())
-
-
-# --------------------------------------------------------------------------------------
-# Runs
-
-
-def tenant_rates(scenario: Mapping[str, object]) -> list[float]:
-    """Each tenant's offered rate (requests/s): the sum of its synthetic parts' `rate_iops`
-    (poisson; 1000, the default, where absent). A tenant without a synthetic workload is an
-    `ftlab.UsageError`: its software vSSD would need a rate this module cannot know.
-
-    >>> tenant_rates({"tenants": [{"synthetic": {"rate_iops": 10.0}},
-    ...                           {"synthetic": [{"rate_iops": 1.0}, {}]}]})
-    [10.0, 1001.0]
-    """
-    rates = []
-    tenants = scenario.get("tenants")
-    for i, tenant in enumerate(tenants if isinstance(tenants, list) else []):
-        parts = walk_one(tenant, "synthetic")
-        parts = [parts] if isinstance(parts, Mapping) else parts
-        found = (
-            [p.get("rate_iops", 1000.0) for p in parts if isinstance(p, Mapping)]
-            if isinstance(parts, list)
-            else []
-        )
-        if not found or not all(is_number(r) for r in found):
-            raise usage_error(
-                f"tenants.{i}",
-                "the FlashBlox reproduction needs a synthetic (poisson) workload per tenant to "
-                "size its software vSSD",
-            )
-        rates.append(sum(float(r) for r in found))
-    return rates
-
-
-def software_overrides(scenario_text: str, factor: float) -> list[str]:
-    """The `--set` overrides that turn every vSSD of the scenario software-isolated: one
-    `{kind = "software", iops_max = factor x rate}` per tenant (factor 0: `{kind = "software"}`,
-    no token bucket, the declared `software` run's list). The scenario must set
-    `ftl.scheduler = "fair"` (flashblox refuses a software vSSD otherwise). Not declared: a list
-    with an entry per tenant sized by its rate summed over its synthetic parts is no override
-    template.
-
-    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n', 2.0)
-    ['scheme.flashblox.tenants=[{kind = "software", iops_max = 200.0}]']
-    >>> software_overrides('[[tenants]]\\n[tenants.synthetic]\\nrate_iops = 100.0\\n', 0.0)
-    ['scheme.flashblox.tenants=[{kind = "software"}]']
-    """
-    rates = tenant_rates(_toml.loads(scenario_text))
-    items = ", ".join(
-        f'{{kind = "software", iops_max = {factor * r:.1f}}}' if factor else '{kind = "software"}'
-        for r in rates
-    )
-    return [f"scheme.flashblox.tenants=[{items}]"]
 
 
 # --------------------------------------------------------------------------------------
@@ -269,7 +204,8 @@ def capacity_scale(resolved_toml: str) -> float:
 def ideal_lifetime_s(inputs: LifetimeInputs) -> float:
     """Seconds until every block wears out if the measured erases were spread evenly over all
     blocks: sum of blocks x (pe_cycles − wear at start) over the total erase rate (NaN if
-    nothing is erased).
+    nothing is erased); the "ideal SSD lifetime" of the slides' "near-ideal SSD lifetime"
+    (FlashBlox: Swapping Channels for Wear Balance), which they give no formula for.
 
     >>> ideal_lifetime_s({"pe_cycles": 10, "blocks": [2, 2], "wear_start": [0, 5], "rate_per_s": [1, 0]})
     30.0
@@ -290,7 +226,8 @@ def model_summary(hardware: Summary, swap: Summary) -> Summary:
     are the load's own) with `swap`'s swap counters. The model (`inputs_from_run`) removes the
     erases swaps caused from the tenants' rates, swap_blocks / measured_s in proportion to each
     rate; those erases are not in `hardware`'s rates, so each rate is first scaled up by
-    (total + swap_blocks / measured_s) / total, which that removal exactly undoes.
+    (total + swap_blocks / measured_s) / total, which that removal exactly undoes. Not a
+    declared read: it builds one document from two runs' and rewrites its rates.
 
     >>> h = {"schemes": {"flashblox": {"device": {"measured_s": 10.0}, "scheme_counters": {},
     ...      "tenants": {"a": {"wear": {"erase_rate_per_s": 3.0}},
@@ -421,7 +358,8 @@ INTERVAL_DIVISORS = (1, 4, 16)
 
 
 def wear_imbalance(wear: Sequence[float]) -> float:
-    """Max / mean of the channels' wear (NaN if the mean is 0).
+    """Max / mean of the channels' wear (NaN if the mean is 0): the slides' "Wear Imbalance",
+    "Maximum Wearout" over "Average Wearout" (Quantifying the Swapping Frequency).
 
     >>> wear_imbalance([1.0, 3.0])
     1.5
@@ -436,7 +374,8 @@ def lifetime_table(model: FlashbloxLifetime) -> list[dict[str, object]]:
     swaps and their margin, the swaps to it and the wear-out in days at full-device scale, N·K,
     the model's `swap_bound` sentence, the first wear-out over the ideal life with and without
     swaps, the ideal life in days, and the worst case's mean interval in days (NaN without it)
-    and its swaps ("n/a")."""
+    and its swaps ("n/a"). Not a declared table: its cells are arithmetic on the model (a
+    margin, days at full-device scale, N·K), not a run's value or a ratio of two columns."""
     w, wo = model["with_swaps"], model["without_swaps"]
     scale, ideal = model["scale"], model["ideal_s"]
     worst, bound = model.get("worst_case"), model.get("swap_bound")
@@ -462,7 +401,9 @@ def device_scale_table(scale: DeviceScale | None) -> list[dict[str, object]]:
     """The "device_scale" table papers/flashblox.toml's day and minute values read: the
     fast-forward's `device_scale` block (`lifetime_model`) as one row, its mean interval and
     swap-time share as numbers (NaN when absent), `life` (the ideal life and the rate scale)
-    and `spread` (the intervals' range, if any) as text; no row without the block."""
+    and `spread` (the intervals' range, if any) as text; no row without the block. Not a
+    declared table: the block is the model's, not a run's summary.json, and `spread` is text
+    only where both ends are given."""
     if not scale:
         return []
     lo, hi = scale.get("interval_days_min"), scale.get("interval_days_max")

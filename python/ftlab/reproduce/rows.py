@@ -25,8 +25,9 @@ A paper whose runs share one summary.json may instead declare where a pair's num
 
 A paper whose runs share their tenants (`ftlab.reproduce.flashblox`: the same tenants
 isolated two ways) declares tables of a row per key of a summary's table, per tenant of a
-scheme (`[[reproduce.tables]]`, `TableDecl`: each column a run's value at the row's key or a
-ratio of two columns), and geometric means over a table's column (`[[reproduce.geomeans]]`,
+scheme, or of a grid of a row per key of a table inside each (per scheme, per tenant: UPI's
+Figure 3) (`[[reproduce.tables]]`, `TableDecl`: each column a run's value at the row's key or
+a ratio of two columns), and geometric means over a table's column (`[[reproduce.geomeans]]`,
 `GeomeanDecl`), which the driver measures by name (`PaperCode.measure_declared`).
 
 A missing value is None, never a silent zero. This module reads values; what a value means
@@ -222,8 +223,9 @@ def _column(where: str, i: int, raw: object) -> ColumnDecl:
 # A row per key of a table of the runs' summaries (per tenant), and reductions over the rows
 
 
-#: The forms of a table's cell: the JSON value as it is, or a positive finite number (else None).
-CELL_FORMS = ("value", "positive")
+#: The forms of a table's cell: the JSON value as it is, a positive finite number or a number
+#: as a float (else None).
+CELL_FORMS = ("value", "positive", "float")
 
 
 @dataclass(frozen=True)
@@ -241,14 +243,19 @@ class CellDecl:
 
     def value(self, key: str, entries: Mapping[str, Mapping[str, object]], row: Row) -> object:
         """The cell of the row of `key`, its run's table being `entries[run]`."""
+        return self.read(entries.get(self.run, {}).get(key), row)
+
+    def read(self, entry: object, row: Row) -> object:
+        """The cell of `row`, whose entry in the cell's run is `entry` (None where missing)."""
         if self.of:
             a, b = row.get(self.of), row.get(self.per)
             return float(a) / float(b) if is_number(a) and is_number(b) and a and b else None
-        entry = entries.get(self.run, {}).get(key)
         value = walk_one(entry, self.path)
         if self.form == "positive":
             ok = is_number(value) and math.isfinite(value) and value > 0
             return float(value) if ok else None  # type: ignore[arg-type]
+        if self.form == "float":
+            return float(value) if is_number(value) else None
         return value
 
 
@@ -257,16 +264,23 @@ class TableDecl:
     """One `[[reproduce.tables]]` table: `name`, the rows' `run` (a row per key of the table at
     dotted `each` in its summary.json, in order: per tenant of a scheme,
     "schemes.<scheme>.tenants"; no rows where it is missing), `key`, the column of the row's
-    key, and its `columns` (`CellDecl`), each read at the same key of its run's `each` table."""
+    key, and its `columns` (`CellDecl`), each read at the same key of its run's `each` table.
+    With `within` (a dotted path in each entry of `each`) and `within_key`, a row per key of
+    `each` and, inside it, per key of the entry's `within` table (a grid: per scheme, per
+    tenant), the cells read at both keys."""
 
     name: str
     run: str
     each: str
     key: str
     columns: tuple[CellDecl, ...]
+    within: str = ""
+    within_key: str = ""
 
     def rows(self, summaries: Mapping[str, object]) -> list[Row]:
         """The table's rows from the runs' summary.json by run label."""
+        if self.within:
+            return self._grid(summaries)
         entries = {label: _table_at(summaries.get(label), self.each) for label in self.runs()}
         out: list[Row] = []
         for key in entries[self.run]:
@@ -274,6 +288,19 @@ class TableDecl:
             for cell in self.columns:
                 row[cell.name] = cell.value(key, entries, row)
             out.append(row)
+        return out
+
+    def _grid(self, summaries: Mapping[str, object]) -> list[Row]:
+        """The rows of a table with `within`: per key of `each`, per key of its `within`."""
+        entries = {label: _table_at(summaries.get(label), self.each) for label in self.runs()}
+        out: list[Row] = []
+        for key, entry in entries[self.run].items():
+            for inner in _table_at(entry, self.within):
+                row: Row = {self.key: key, self.within_key: inner}
+                for cell in self.columns:
+                    at = _table_at(entries.get(cell.run, {}).get(key), self.within) if cell.run else {}
+                    row[cell.name] = cell.read(at.get(inner), row)
+                out.append(row)
         return out
 
     def runs(self) -> list[str]:
@@ -350,15 +377,19 @@ def _table(where: str, i: int, raw: object, labels: Sequence[str]) -> TableDecl:
     f = Fields.of(where, f"reproduce.tables[{i}]", raw, TableDecl)
     run = f.text("run")
     cells = tables(where, f"reproduce.tables[{i}].columns", f.raw.get("columns", []), _cell)
-    names = [f.text("key"), *(c.name for c in cells)]
+    within, within_key = f.text("within", ""), f.text("within_key", "")
+    if bool(within) != bool(within_key):
+        f.bad("give both `within` and `within_key` (a row per key of a table inside each entry) or neither")
+    names = [f.text("key"), *([within_key] if within else []), *(c.name for c in cells)]
     distinct(where, f"reproduce.tables[{i}]: duplicate columns", names)
     idle = sorted({r for r in [run, *(c.run for c in cells)] if r and r not in labels})
     if idle:
         f.bad(f"runs {', '.join(idle)} are not run labels")
-    late = [c.name for j, c in enumerate(cells) if c.of and {c.of, c.per} - set(names[1 : j + 1])]
+    first = 2 if within else 1
+    late = [c.name for j, c in enumerate(cells) if c.of and {c.of, c.per} - set(names[first : first + j])]
     if late:
         f.bad(f"columns {', '.join(late)}: `of` and `per` name earlier columns")
-    return TableDecl(f.text("name"), run, f.text("each"), names[0], cells)
+    return TableDecl(f.text("name"), run, f.text("each"), names[0], cells, within, within_key)
 
 
 def _cell(where: str, i: int, raw: object) -> CellDecl:

@@ -1,19 +1,20 @@
 """ftlab.reproduce.upi: the UPI reproduction ("utilitarian performance isolation" for shared
 SSDs, §5; the paper copy carries no title line, author line or venue), run by `ftlab reproduce upi`.
 
-Nearly all of it is data in papers/upi.toml, which the driver (`ftlab.reproduce.driver`) runs:
-the one run of `scenarios/reproduce/upi.toml` (quick: `upi-quick.toml`) with the schemes
-`partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs` and
-`lm-tbe`; the claims and their measures (`[[reproduce.pairs]]`, read at `value_path`, and the
-window measures around the rise, `[[reproduce.windows]]`); Figures 3 and 5
-(`[[reproduce.figures]]`); and the sensitivity study's knobs (`[[reproduce.knobs]]`,
+Nearly all of it is data in papers/upi.toml, which the driver (`ftlab.reproduce.driver`) runs: the
+one run of `scenarios/reproduce/upi.toml` (quick: `upi-quick.toml`) with the schemes
+`partitioned`, `unified`, `upi` and `upi-guarded` and the tenants `das-as`, `dtrs` and `lm-tbe`;
+the claims and their measures (`[[reproduce.pairs]]`, read at `value_path`, and the window
+measures around the rise, `[[reproduce.windows]]`); Figures 3 and 5 (`[[reproduce.figures]]`) and
+Figure 3's rows, a row per scheme and tenant (`[[reproduce.tables]]` with `within`,
+`ftlab.reproduce.rows`); and the sensitivity study's knobs (`[[reproduce.knobs]]`,
 `ftlab.reproduce.cases`), swept by the driver (`driver.knob_study`), each case's run judged by
-this module's reading as the base run is. The study is a Ray sweep, not the driver's
-`run_cases` loop of the other papers, because its outputs are the sweep's and stay as they
-were: run directories named by the resolved scenario's hash and reused (resumable, a subset of
-cases, the finished cases of a stopped sweep), sensitivity.json's per-case table place, run
-key, unstable tenants and health reasons, sensitivity.csv's column per case and sensitivity.md;
-`run_cases` writes none of these.
+this module's reading as the base run is. The study is a Ray sweep, not the driver's `run_cases`
+loop of the other papers, because its outputs are the sweep's and stay as they were: run
+directories named by the resolved scenario's hash and reused (resumable, a subset of cases, the
+finished cases of a stopped sweep), sensitivity.json's per-case table place, run key, unstable
+tenants and health reasons, sensitivity.csv's column per case and sensitivity.md; `run_cases`
+writes none of these.
 
 What stays here is what no declaration expresses:
 - `Seen` and `Upi.read`: the run's reading, with `rise_s`, the time the window measures and
@@ -21,12 +22,11 @@ What stays here is what no declaration expresses:
   scenario, which no declaration names), and the per-phase table (`claims.phase_table`);
 - `Upi.value` and `Upi.measure`: the declared pairs and windows bound to this reading (its
   summary.json, its time series and the rise);
-- `figure3_rows`: Figure 3's rows, a grid of scheme by tenant read from one summary.json (the
-  declared rows, `ftlab.reproduce.rows`, are one per run);
 - `figure_values`: Figure 5's window, the rise plus and minus AROUND_RISE_S;
 - `figure4`: `ftlab plot`'s read-latency CDF figure, that command's own, which a declared line
   figure would copy;
-- the claims.json sections of its own (`run_dir`, `rise_s`, `phases`) and phases.csv.
+- the values its declared claims.json sections name (`supplied`: the rise and the per-phase
+  table; the run's directory is declared) and phases.csv (`_phase_columns`).
 
 It computes no simulation and prints nothing (`ftlab.cli.reproduce` does); `Upi` is registered
 as `PAPER`.
@@ -54,9 +54,8 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.decl import is_number
 from ftlab.reproduce.driver import Driven, PaperCode, Runs, load_plan, scenarios
 from ftlab.reproduce.figures import Table, draw_all
-from ftlab.reproduce.rows import value_at
+from ftlab.reproduce.rows import read_tables, value_at
 from ftlab.reproduce.series_measures import measure_window
-from ftlab.results import Summary
 
 if TYPE_CHECKING:
     from ftlab.report import Report
@@ -80,7 +79,6 @@ class Seen:
     report: Report
     rise: float
     phases: list[PhaseRow]
-    out: Path
 
 
 class Upi(PaperCode[Seen]):
@@ -93,7 +91,7 @@ class Upi(PaperCode[Seen]):
     def read(self, runs: Runs, base: Seen | None) -> Seen:
         report = runs.report("upi")
         phases = phase_table(report.summary, TENANTS)
-        return Seen(report, rise_s(report.resolved_toml), phases, runs.out)
+        return Seen(report, rise_s(report.resolved_toml), phases)
 
     def value(self, seen: Seen, subject: str, system: str, key: str) -> float | None:
         """A declared pair's number: where the claim file's `value_path` says it sits in
@@ -113,10 +111,11 @@ class Upi(PaperCode[Seen]):
         return health(seen.report.summary)
 
     def rows(self, seen: Seen) -> Sequence[Mapping[str, object]]:
-        return figure3_rows(seen.report.summary)
+        """Figure 3's rows (fig3-bars.csv): the declared table `figure3` of the run."""
+        return read_tables(load_plan(NAME).tables, {"upi": seen.report.summary})["figure3"]
 
     def figures(self, seen: Seen, out: Path) -> list[Path]:
-        """The declared figures (`[[reproduce.figures]]`: Figure 3 from `figure3_rows`, Figure
+        """The declared figures (`[[reproduce.figures]]`: Figure 3 from the table `figure3`, Figure
         5 from the run's time series around the rise), Figure 4 and phases.csv."""
         tables: dict[str, Table] = {"timeseries": seen.report.timeseries}
         values = figure_values(seen.rise)
@@ -128,11 +127,9 @@ class Upi(PaperCode[Seen]):
             write_csv(out / PHASES_FILE, phases, _phase_columns(phases)),
         ]
 
-    def sections(self, seen: Seen) -> dict[str, object]:
-        return {"run_dir": str(seen.out / "run"), "rise_s": seen.rise}
-
-    def sections_after_health(self, seen: Seen) -> dict[str, object]:
-        return {"phases": seen.phases}
+    def supplied(self, seen: Seen) -> Mapping[str, object]:
+        """The values papers/upi.toml's sections name: the rise and the per-phase table."""
+        return {"rise_s": seen.rise, "phases": seen.phases}
 
     def phases(self, seen: Seen) -> list[PhaseRow]:
         return seen.phases
@@ -154,8 +151,12 @@ def scenario_path(quick: bool) -> Path:
 
 
 def rise_s(resolved_toml: str) -> float:
-    """When LM-TBE's write bandwidth rises: the latest `start_s` of its synthetic parts in
-    the (resolved) scenario; 0 if it has none. An `ftlab.InputError` if it has no LM-TBE."""
+    """When LM-TBE's write bandwidth rises, the paper's "when LM-TBE starts to increase its write
+    bandwidth" (§5, Figure 5): the latest `start_s` of its synthetic parts in the (resolved)
+    scenario, a part without one starting at 0; 0 if it has none. An `ftlab.InputError` if it
+    has no LM-TBE. Not declared: a declared read (`ftlab.reproduce.reads`) reads a summary's
+    numbers, with no default for a part that leaves `start_s` out, and a missing tenant would
+    be its NaN, not the scenario's error."""
     parts = _parts(_toml.loads(resolved_toml), RISE_TENANT)
     return max((float(s) for p in parts if is_number(s := p.get("start_s", 0.0))), default=0.0)
 
@@ -176,6 +177,8 @@ def _parts(scenario: Mapping[str, object], tenant: str) -> list[Mapping[str, obj
 
 
 def _phase_columns(rows: Sequence[PhaseRow]) -> list[str]:
+    """phases.csv's columns: tenant, scheme, then every phase's metric in first-seen order.
+    Not declared: the columns are the phases the run has, which no fixed column list names."""
     return list(dict.fromkeys(["tenant", "scheme", *(k for r in rows for k in r)]))
 
 
@@ -195,26 +198,6 @@ def figure4(report: Report, out: Path) -> list[Path]:
         write_files_atomically(out, {path.name: lambda p: frame.write_csv(p)})
         files.append(path)
     return files
-
-
-def _schemes(summary: Summary) -> list[str]:
-    present = list(summary.get("schemes") or {})
-    return [s for s in SCHEMES if s in present] + [s for s in present if s not in SCHEMES]
-
-
-def figure3_rows(summary: Summary) -> list[dict[str, str | float | None]]:
-    """Figure 3's rows (fig3-bars.csv): the mean and p99 read latency per scheme and tenant."""
-    path = load_plan(NAME).value_path
-    return [
-        {
-            "scheme": s,
-            "tenant": t,
-            "read_mean_us": value_at(summary, path, t, s, "mean_us"),
-            "read_p99_us": value_at(summary, path, t, s, "p99_us"),
-        }
-        for s in _schemes(summary)
-        for t in TENANTS
-    ]
 
 
 def figure_values(rise: float) -> dict[str, float]:
