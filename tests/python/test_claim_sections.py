@@ -4,7 +4,8 @@ the files' errors, and the key order of every paper's claims.json head as its pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -12,7 +13,7 @@ import polars as pl
 import pytest
 
 import ftlab
-from ftlab.reproduce import sections
+from ftlab.reproduce import reads, sections
 from ftlab.reproduce.driver import load_plan
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ class FakeRun:
     schemes: list[str]
     timeseries: pl.DataFrame
     resolved_toml: str = "[measure]\nwarmup_s = 2.5\n"
+    summary: Mapping[str, object] = field(default_factory=lambda: {"schemes": {"x": {"n": 3}, "y": {}}})
 
 
 def run() -> Report:
@@ -59,6 +61,27 @@ def test_each_source_in_order_on_its_side_of_the_health() -> None:
     assert sections.write(decls, True, supplied, {"a": run()}, Path("out")) == {"after": {"b": 2}}
 
 
+#: A read table of run "a"'s schemes and a supplied document's number per scheme.
+READ_TABLE = {
+    "name": "per_scheme",
+    "source": "a",
+    "levels": [{"name": "scheme", "keys_of": "schemes"}],
+    "reads": [
+        {"name": "n", "path": "schemes.{scheme}.n"},
+        {"name": "count", "path": "schemes.{scheme}.*", "form": "count"},
+    ],
+}
+
+
+def test_a_read_table_reads_the_runs_summaries() -> None:
+    """`reads` names a read table: read from run "a"'s summary.json, by its label, even where
+    the code supplies a value of that name."""
+    tables = reads.load_read_tables("x.toml", [READ_TABLE])
+    decls = sections.load_sections("x.toml", [{"name": "s", "reads": "per_scheme"}], ["a"], (), tables)
+    got = sections.write(decls, False, {"a": {"schemes": {}}}, {"a": run()}, Path("out"))
+    assert got == {"s": {"x": {"n": 3.0, "count": 1}, "y": {"n": None, "count": 0}}}
+
+
 def test_a_name_the_code_does_not_supply_is_a_usage_error() -> None:
     decls = sections.load_sections("x.toml", [{"name": "s", "of": "nothing"}], ["a"])
     with pytest.raises(ftlab.UsageError, match="supplies no 'nothing'"):
@@ -76,6 +99,9 @@ def test_a_name_the_code_does_not_supply_is_a_usage_error() -> None:
         ([{"name": "s", "read": "warmup_s", "run": "b"}], "run b is no run label"),
         ([{"name": "s", "of": "t"}, {"name": "s", "path": "run"}], "duplicate names s"),
         ([{"name": "s", "of": "t", "where": "x"}], "unknown keys where"),
+        ([{"name": "s", "of": "t", "table": "x"}], "unknown keys table"),
+        ([{"name": "s", "reads": "nothing"}], "reads 'nothing' is no \\[\\[reproduce.read_tables\\]\\] name"),
+        ([{"name": "s", "reads": "t", "of": "t"}], "needs exactly one of"),
         ({"name": "s"}, "must be an array of tables"),
     ],
 )

@@ -48,7 +48,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
-from ftlab.reproduce.reads import find, read_all, reduce
+from ftlab.reproduce.reads import ReadTable, read_all, read_table, reduce
 from ftlab.reproduce.run_checks import fmt_start, gc_starts, warmup_s
 from ftlab.results import (
     RtAdmission,
@@ -163,7 +163,7 @@ class PartFtl(PaperCode[Seen]):
         return {
             "case": case.name,
             "gc_start_s": seen.starts,
-            "tasks": tasks(seen),
+            "tasks": tasks(seen.report.summary),
             "claims": claim_values(claims),
         }
 
@@ -176,35 +176,12 @@ PAPER = Driven(PartFtl())
 # Reading the runs
 
 
-class TaskStats(TypedDict):
-    """One scheme's read or write tasks (`task_stats`)."""
-
-    response_max_us: float
-    response_mean_us: float
-    misses: int
-    released: int
-    tasks: int
-
-
-def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
-    """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
-    time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*),
-    read as the declared reads are (`reads.find`, `reads.reduce`). Its own: claims.json's and
-    sensitivity.json's `tasks` section per scheme and op, a shape no declaration writes."""
-    at = f"schemes.{scheme}.tenants.{TENANT}.deadlines.tasks.{op[0]}*"
-    return TaskStats(
-        response_max_us=reduce(find(summary, f"{at}.response_max_us"), "max"),
-        response_mean_us=reduce(find(summary, f"{at}.response_mean_us"), "mean"),
-        misses=int(reduce(find(summary, f"{at}.misses"), "sum")),
-        released=int(reduce(find(summary, f"{at}.released"), "sum")),
-        tasks=len(find(summary, at)),
-    )
-
-
-def tasks(seen: Seen) -> dict[str, dict[str, TaskStats]]:
-    """Each scheme's read and write `task_stats` of the Table III run."""
-    summary = seen.report.summary
-    return {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
+def tasks(summary: Summary) -> ReadTable:
+    """The read table "tasks" of papers/part_ftl.toml (`reads.read_table`) on a Table III run's
+    summary.json: per scheme and op, its tasks' statistics. Its own: sensitivity.json's record
+    of a case (`sensitivity_detail`) and scripts/part_ftl_buffer_sweep.py read it by hand."""
+    decl = next(t for t in load_plan(NAME).read_tables if t.name == "tasks")
+    return read_table(decl, {"table3": summary})
 
 
 class Fig16Row(TypedDict):
@@ -461,15 +438,14 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 
 def supplied_blocks(seen: Seen) -> dict[str, object]:
     """The blocks papers/part_ftl.toml's claims.json sections name (`[[reproduce.sections]]`,
-    which also read the warm-up and the GC starts themselves): the tasks' statistics, the
+    which also read the warm-up, the GC starts and the tasks' statistics themselves): the
     admission totals, Figure 16's bandwidth, GC against the equations, Table IV
     (`_core.rt_bounds`) and Figures 5-7's setup. Its own: the paper's intermediate values in
-    their own shapes (per scheme and op, the device's counters beside Eq. 6-7's totals, the
-    analysis' records), which no declared source composes."""
+    their own shapes (the device's counters beside Eq. 6-7's totals, the analysis' records),
+    which no declared source composes."""
     summary, analysis = seen.report.summary, seen.analysis
     counters = summary["schemes"][PART].get("scheme_counters") or {}
     return {
-        "tasks": tasks(seen),
         "admission": {
             "device": {
                 "eq6_total": counters.get("admission_eq6_total"),
