@@ -82,6 +82,48 @@ def test_a_read_table_reads_the_runs_summaries() -> None:
     assert got == {"s": {"x": {"n": 3.0, "count": 1}, "y": {"n": None, "count": 0}}}
 
 
+#: A declared read of run "a"'s scheme x.
+N_OF_X = reads.load_reads("x.toml", [{"name": "n_x", "source": "a", "path": "schemes.x.n"}])
+
+BLOCK = {
+    "name": "b",
+    "block": {
+        "device": {
+            "n": {"read": "n_x"},
+            "raw": {"source": "a", "path": "schemes.x.n"},
+            "mode": {"value": "report"},
+        },
+        "paper": {"Eq. 6": {"source": "doc", "path": "eq6"}, "absent": {"source": "doc", "path": "eq9"}},
+    },
+}
+
+
+def test_a_block_composes_reads_values_as_they_are_and_literals_in_order() -> None:
+    """A block's leaves: a declared read (a float), the value at a path as it is (the int 3;
+    None where absent) and a literal; its tables nest, in their declared order."""
+    decls = sections.load_sections("x.toml", [BLOCK], ["a"], N_OF_X)
+    got = sections.write(decls, False, {"doc": {"eq6": 1.066}}, {"a": run()}, Path("out"))
+    assert got == {
+        "b": {"device": {"n": 3.0, "raw": 3, "mode": "report"}, "paper": {"Eq. 6": 1.066, "absent": None}}
+    }
+    block = got["b"]
+    assert isinstance(block, dict) and list(block) == ["device", "paper"]
+    assert list(block["device"]) == ["n", "raw", "mode"] and type(block["device"]["raw"]) is int
+
+
+def test_a_block_may_be_one_leaf() -> None:
+    one = {"name": "b", "block": {"source": "doc", "path": "bounds"}}
+    decls = sections.load_sections("x.toml", [one], ["a"])
+    bounds = [{"quantity": "q"}]
+    assert sections.write(decls, False, {"doc": {"bounds": bounds}}, {}, Path("out")) == {"b": bounds}
+
+
+def test_a_block_of_an_unsupplied_document_is_a_usage_error() -> None:
+    decls = sections.load_sections("x.toml", [BLOCK], ["a"], N_OF_X)
+    with pytest.raises(ftlab.UsageError, match="claims.json section b.*no document 'doc' is supplied"):
+        sections.write(decls, False, {}, {"a": run()}, Path("out"))
+
+
 def test_a_name_the_code_does_not_supply_is_a_usage_error() -> None:
     decls = sections.load_sections("x.toml", [{"name": "s", "of": "nothing"}], ["a"])
     with pytest.raises(ftlab.UsageError, match="supplies no 'nothing'"):
@@ -102,6 +144,13 @@ def test_a_name_the_code_does_not_supply_is_a_usage_error() -> None:
         ([{"name": "s", "of": "t", "table": "x"}], "unknown keys table"),
         ([{"name": "s", "reads": "nothing"}], "reads 'nothing' is no \\[\\[reproduce.read_tables\\]\\] name"),
         ([{"name": "s", "reads": "t", "of": "t"}], "needs exactly one of"),
+        ([{"name": "s", "block": {}, "of": "t"}], "needs exactly one of"),
+        ([{"name": "s", "block": {}}], "block must be a leaf"),
+        ([{"name": "s", "block": {"x": 1}}], "block.x must be a leaf"),
+        ([{"name": "s", "block": {"x": {"read": "nothing"}}}], "block.x: read 'nothing' is no declared read"),
+        ([{"name": "s", "block": {"x": {"source": "a"}}}], "block.x: a leaf is exactly"),
+        ([{"name": "s", "block": {"value": 1, "y": {"value": 2}}}], "block: a leaf is exactly"),
+        ([{"name": "s", "block": {"source": "a", "path": 3}}], "`source` and `path` must be non-empty"),
         ({"name": "s"}, "must be an array of tables"),
     ],
 )

@@ -257,6 +257,7 @@ class RtAnalysis(TypedDict):
     schedulability: RtSchedulability
     n_sets: int
     rt_seed: int
+    read_share: float
 
 
 def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
@@ -270,6 +271,7 @@ def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
         "schedulability": rt_schedulability_from_json(_core.rt_schedulability(n_sets, rt_seed, READ_SHARE)),
         "n_sets": n_sets,
         "rt_seed": rt_seed,
+        "read_share": READ_SHARE,
     }
 
 
@@ -304,18 +306,23 @@ def table3_row(
     """The "table3" table's one row, which papers/part_ftl.toml's Table III values read: its
     declared reads (`[reproduce] reads`) of the Table III run's summary.json and of Eq. 6-7's
     totals with the paper's parameters (the "admission" document, `ftlab rt admit`'s tests as
-    eq6_total, eq7_total), and `gc`, the measured phase's start and the GC starts as text. The
-    admission document and `gc` are composed here: the first is the analysis' output, not a
-    run's, and a GC start that never came prints "never", which no template expresses."""
-    tests = analysis["admit_paper"]["tests"]
-    admission = {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in tests}
-    docs = {"table3": summary, "admission": admission}
+    eq6_total, eq7_total: `admission`), and `gc`, the measured phase's start and the GC starts
+    as text. `gc` is composed here: a GC start that never came prints "never", which no
+    template expresses."""
+    docs = {"table3": summary, "admission": admission(analysis)}
     row: dict[str, object] = dict(read_all(load_plan(NAME).reads, docs))
     row["gc"] = (
         f"measured from {warmup:g} s, GC started at {fmt_start(starts.get(PART))} (part-ftl) and "
         f"{fmt_start(starts.get(WAO))} (wao-gc)"
     )
     return row
+
+
+def admission(analysis: RtAnalysis) -> dict[str, float]:
+    """The "admission" document: Eq. 6-7's totals for Table III with the paper's parameters
+    (`ftlab rt admit`'s tests as eq6_total, eq7_total). Its own: the analysis' records by
+    equation, keyed as the declared reads and blocks read them."""
+    return {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in analysis["admit_paper"]["tests"]}
 
 
 def supplied_tables(seen: Seen) -> Tables:
@@ -375,7 +382,8 @@ def schedulability_row(analysis: RtAnalysis) -> dict[str, object]:
         "rtgc_at_worst_r": f6["rtgc"][worst6],
         "big_w": ", ".join(str(w) for w in big),
         "setup": (
-            f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, read share {READ_SHARE}"
+            f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, "
+            f"read share {analysis['read_share']}"
         ),
     }
 
@@ -437,32 +445,15 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 
 
 def supplied_blocks(seen: Seen) -> dict[str, object]:
-    """The blocks papers/part_ftl.toml's claims.json sections name (`[[reproduce.sections]]`,
-    which also read the warm-up, the GC starts and the tasks' statistics themselves): the
-    admission totals, Figure 16's bandwidth, GC against the equations, Table IV
-    (`_core.rt_bounds`) and Figures 5-7's setup. Its own: the paper's intermediate values in
-    their own shapes (the device's counters beside Eq. 6-7's totals, the analysis' records),
-    which no declared source composes."""
-    summary, analysis = seen.report.summary, seen.analysis
-    counters = summary["schemes"][PART].get("scheme_counters") or {}
+    """What papers/part_ftl.toml's claims.json sections name (`[[reproduce.sections]]`, which
+    read the runs' summaries themselves): the "admission" and "analysis" documents their
+    blocks read, Figure 16's bandwidth and GC against the equations. Its own: the analysis'
+    output and the paper's figure and equations, no run's summary."""
     return {
-        "admission": {
-            "device": {
-                "eq6_total": counters.get("admission_eq6_total"),
-                "eq7_total": counters.get("admission_eq7_total"),
-                "mode": "report",
-            },
-            "paper": {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]},
-        },
+        "admission": admission(seen.analysis),
+        "analysis": seen.analysis,
         "fig16_bandwidth": {k: v for k, v in seen.bw.items() if k != "rows"},
-        "gc_equations": gc_equations(summary),
-        "rt_bounds": analysis["bounds"],
-        "schedulability_setup": {
-            "n_sets": analysis["n_sets"],
-            "seed": analysis["rt_seed"],
-            "read_share": READ_SHARE,
-            "weighted": analysis["schedulability"]["weighted"],
-        },
+        "gc_equations": gc_equations(seen.report.summary),
     }
 
 
