@@ -1,15 +1,16 @@
 """ftlab.reproduce.part_ftl: the PaRT-FTL reproduction (Katherine Missimer and Richard West,
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
 run by `ftlab reproduce part-ftl`. Its claims, scenarios, runs, measures, health, Figures
-10-16 and claims.json's sections are data (`papers/part_ftl.toml`: `[[reproduce.values]]` over
-the reads of `[reproduce] reads` and over the tables this module supplies, `[reproduce] health
-= "schemes"` with its checks, `[[reproduce.figures]]`, `[[reproduce.sections]]`), run by the driver
+10-16, claims.json's sections and the sensitivity case are data (`papers/part_ftl.toml`:
+`[[reproduce.values]]` over the reads of `[reproduce] reads` and over the tables this module
+supplies, `[[reproduce.read_tables]]`, `[reproduce] health = "schemes"` with its checks,
+`[[reproduce.figures]]`, `[[reproduce.sections]]`, `[[reproduce.cases]]`), run by the driver
 (`ftlab.reproduce.driver`). This module keeps what is the paper's own (`PartFtl`, registered
 as `PAPER`): the analysis side (Table IV, Eq. 6-7 and Figures 5-7 by `ftlab._core`, and
 Figures 5-7's margins over sizes), Figure 16's windows split at the first GC window, the
-tables and named values it supplies, the blocks claims.json's sections name, GC's copies
-beside Eq. 5 and 12, and the synchronous-release case; each says why no declaration expresses
-it. It is not the driver, draws no figure by hand and runs nothing itself.
+tables and documents it supplies and GC's copies beside Eq. 5 and 12; each says why no
+declaration expresses it. It is not the driver, draws no figure by hand and runs nothing
+itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity), the
 Table III task set under `part-ftl` and `wao-gc` (`scenarios/reproduce/part-ftl(-quick).toml`,
@@ -20,8 +21,9 @@ utilisation, 50 with `quick`; seed 1 + the reproduction's seed, read share 0.5).
 latencies are compared per request, a task's response time (the paper's Figure 14): the driver
 inserts a request's pages together, so it is its slowest page's latency, Figure 15's reading.
 With `sensitivity` the driver reruns the Table III run with every task released at 0 (the
-paper gives no phases). Files: claims.json, table4.csv, the declared figures' PNG and CSV, and
-schedulability/fig5-7 .png/.csv; nothing is printed (`ftlab.cli.reproduce` does).
+paper gives no phases; the declared case "synchronous"). Files: claims.json, table4.csv, the
+declared figures' PNG and CSV, and schedulability/fig5-7 .png/.csv; nothing is printed
+(`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from ftlab import _core, _toml
+from ftlab import _core
 from ftlab.report import (
     html,  # noqa: F401  (before the runs' threads race to import it)
     rt_figures,
@@ -146,18 +148,6 @@ class PartFtl(PaperCode[Seen]):
 
     def notes(self, seen: Seen) -> list[str]:
         return gc_notes(gc_equations(seen.report.summary))
-
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        """The Table III run with every task released at 0 (the paper gives no phases)."""
-        text = runs.scenarios["table3"].read_text(encoding="utf-8")
-        return [
-            Case(
-                "synchronous",
-                "every task released at 0",
-                runs=("table3",),
-                documents={"table3": synchronous(text)},
-            )
-        ]
 
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
         return {
@@ -471,24 +461,3 @@ def figures(analysis: RtAnalysis, out: Path) -> list[Path]:
         )
     ]
     return files + rt_figures.write(analysis["schedulability"], out / "schedulability")
-
-
-# --------------------------------------------------------------------------------------
-# Sensitivity
-
-
-def synchronous(scenario_text: str) -> dict[str, object]:
-    """The scenario as a dict with every periodic task's `offset_ms` at 0 (all released together).
-    Its own: a declared case (`[[reproduce.cases]]`) sets fixed keys, this one every periodic
-    task's offset, however many tasks the scenario has.
-
-    >>> tasks = '[{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]'
-    >>> doc = synchronous(f'[[tenants]]\\n[tenants.periodic]\\ntasks = {tasks}\\n')
-    >>> doc["tenants"][0]["periodic"]["tasks"]
-    [{'op': 'read', 'pages': 1, 'period_ms': 1.0, 'offset_ms': 0.0}]
-    """
-    doc = _toml.loads(scenario_text)
-    for tenant in doc.get("tenants") or []:
-        for task in (tenant.get("periodic") or {}).get("tasks") or []:
-            task["offset_ms"] = 0.0
-    return doc
