@@ -39,6 +39,11 @@ def test_doctests() -> None:
     [
         ({"path": "tasks.w*.response_max_us", "form": "max"}, 900.0),
         ({"path": "tasks.w*.response_max_us", "form": "max", "divisor": 1000}, 0.9),
+        (
+            {"path": "tasks.*.released", "form": "sum", "multiplier": 196608, "divisor": 1e6},
+            60 * 196608 / 1e6,
+        ),
+        ({"path": "counters.eq6_total", "multiplier": 10}, 9.0),
         ({"path": "tasks.*.misses", "form": "sum"}, 3.0),
         ({"path": "tasks.w*.released", "form": "mean"}, 10.0),
         ({"path": "tasks.*.misses", "form": "min"}, 0.0),
@@ -77,6 +82,11 @@ def test_an_unsupplied_document_is_a_usage_error() -> None:
         ({"name": "n", "source": "run", "path": "a", "n": 2}, "`n` goes with form max"),
         ({"name": "n", "source": "run", "path": "a", "divisor": 0}, "`divisor` is a positive number"),
         ({"name": "n", "source": "run", "path": "a", "form": "count", "divisor": 2}, "not with form count"),
+        ({"name": "n", "source": "run", "path": "a", "multiplier": -1}, "`multiplier` is a positive number"),
+        (
+            {"name": "n", "source": "run", "path": "a", "form": "sum", "integer": True, "multiplier": 2},
+            "`integer` goes with form sum, without",
+        ),
         ({"name": "n", "source": "run", "path": "a..b"}, "has an empty part"),
         ({"name": "n", "source": "run"}, "`path` must be a non-empty string"),
         ({"name": "n", "source": "run", "path": "a", "at": "b"}, "unknown keys at"),
@@ -94,10 +104,10 @@ def test_a_name_read_twice_is_the_files_error() -> None:
 
 
 def test_part_ftls_reads_are_declared() -> None:
-    """PaRT-FTL's Table III numbers are declared reads of its "table3" run and its
-    "admission" document (papers/part_ftl.toml)."""
+    """PaRT-FTL's Table III and Figure 16 numbers are declared reads of its "table3" and
+    "fig16" runs and its "admission" document (papers/part_ftl.toml)."""
     plan = load_plan("part-ftl")
-    assert {r.source for r in plan.reads} == {"table3", "admission"}
+    assert {r.source for r in plan.reads} == {"table3", "fig16", "admission"}
     assert {r.source for r in plan.reads} - {"admission"} <= {r.label for r in plan.runs}
 
 

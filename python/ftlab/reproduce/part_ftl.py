@@ -28,7 +28,6 @@ declared figures' PNG and CSV, and schedulability/fig5-7 .png/.csv; nothing is p
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +49,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
-from ftlab.reproduce.reads import ReadTable, read_all, read_table, reduce
+from ftlab.reproduce.reads import ReadDecl, ReadTable, read_all, read_table, reduce
 from ftlab.reproduce.run_checks import fmt_start, gc_starts, warmup_s
 from ftlab.results import (
     RtAdmission,
@@ -72,11 +71,10 @@ NAME = "part-ftl"
 #: The Table III scenario, full and quick, as the plan declares it (for scripts that rerun it).
 SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scenarios if s.key == "table3")
 PART, WAO = "part-ftl", "wao-gc"
-TENANT = "rt"
 #: Figures 5-7: task sets per utilisation (the paper's 500; quick 50, as `ftlab rt schedulability --quick`).
 SETS, QUICK_SETS = 500, 50
 RT_SEED, READ_SHARE = 1, 0.5
-#: Figure 16's request: 24 pages of 8 KiB.
+#: Figure 16's request: 24 pages of 8 KiB (papers/part_ftl.toml's Figure 16 reads' multiplier).
 FIG16_REQUEST_BYTES = 24 * 8192
 #: The read tasks' deadline (their period), ms.
 READ_DEADLINE_MS = 15.0
@@ -137,7 +135,7 @@ class PartFtl(PaperCode[Seen]):
         return [*declared, *figures(seen.analysis, out)]
 
     def supplied(self, seen: Seen) -> Mapping[str, object]:
-        """The blocks papers/part_ftl.toml's sections name (`supplied_blocks`)."""
+        """The documents and blocks papers/part_ftl.toml's sections name (`supplied_blocks`)."""
         return supplied_blocks(seen)
 
     def main_report(self, seen: Seen) -> Report | None:
@@ -187,7 +185,6 @@ class Fig16(TypedDict):
     """Figure 16's bandwidth (`fig16_bandwidth`)."""
 
     gc_start_s: float | None
-    mean_mb_s: dict[str, float]
     before_mean_mb_s: float
     after_mean_mb_s: float
     after_min_mb_s: float
@@ -221,7 +218,6 @@ def fig16_bandwidth(report: Report) -> Fig16:
     after = [r["write_mb_s"] for r in rows if start is not None and r["window_start_s"] > start]
     return Fig16(
         gc_start_s=start,
-        mean_mb_s={name: _measured_mb_s(report.summary, name) for name in report.schemes},
         before_mean_mb_s=reduce(before, "mean"),
         after_mean_mb_s=reduce(after, "mean"),
         after_min_mb_s=reduce(after, "min"),
@@ -229,14 +225,6 @@ def fig16_bandwidth(report: Report) -> Fig16:
         n_after=len(after),
         rows=rows,
     )
-
-
-def _measured_mb_s(summary: Summary, scheme: str) -> float:
-    """Both streams' write bandwidth over the measured phase under `scheme` (MB/s, 10^6 B)."""
-    if scheme not in summary["schemes"]:
-        return math.nan
-    iops = [t["write"]["iops"] for t in summary["schemes"][scheme]["tenants"].values()]
-    return sum(iops) * FIG16_REQUEST_BYTES / 1e6 if iops else math.nan
 
 
 class RtAnalysis(TypedDict):
@@ -300,12 +288,18 @@ def table3_row(
     as text. `gc` is composed here: a GC start that never came prints "never", which no
     template expresses."""
     docs = {"table3": summary, "admission": admission(analysis)}
-    row: dict[str, object] = dict(read_all(load_plan(NAME).reads, docs))
+    row: dict[str, object] = dict(read_all(reads_of(docs), docs))
     row["gc"] = (
         f"measured from {warmup:g} s, GC started at {fmt_start(starts.get(PART))} (part-ftl) and "
         f"{fmt_start(starts.get(WAO))} (wao-gc)"
     )
     return row
+
+
+def reads_of(docs: Mapping[str, object]) -> list[ReadDecl]:
+    """The declared reads (`[reproduce] reads`) of the documents `docs` names: a row reads
+    those of its own documents."""
+    return [d for d in load_plan(NAME).reads if d.source in docs]
 
 
 def admission(analysis: RtAnalysis) -> dict[str, float]:
@@ -323,19 +317,20 @@ def supplied_tables(seen: Seen) -> Tables:
     return {
         "table3": [table3_row(seen.report.summary, seen.starts, warm, seen.analysis)],
         "table4": table4_rows(seen.analysis["bounds"]),
-        "fig16": [fig16_row(seen.bw)],
+        "fig16": [fig16_row(seen.bw, seen.fig16.summary)],
         "schedulability": [schedulability_row(seen.analysis)],
     }
 
 
-def fig16_row(bw: Fig16) -> dict[str, object]:
-    """Figure 16's one row of named values: `fig16_bandwidth` without its windows, the GC
-    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`);
-    the row the declared Figure 16 values read (`fig16_bandwidth` is the paper's own)."""
-    means = bw.get("mean_mb_s") or {}
-    row: dict[str, object] = {k: v for k, v in bw.items() if k not in ("rows", "mean_mb_s")}
-    row |= {"gc_start": fmt_start(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
-    row["wao_mb_s"] = means.get(WAO, math.nan)
+def fig16_row(bw: Fig16, summary: Summary) -> dict[str, object]:
+    """Figure 16's one row of named values, which the declared Figure 16 values read:
+    `fig16_bandwidth` without its windows, the GC start as text (`gc_start`: "never" if GC
+    never came, which no template expresses) and the declared reads of the Figure 16 run's
+    summary.json (source "fig16": each scheme's mean write bandwidth)."""
+    row: dict[str, object] = {k: v for k, v in bw.items() if k != "rows"}
+    row["gc_start"] = fmt_start(bw["gc_start_s"])
+    docs = {"fig16": summary}
+    row |= read_all(reads_of(docs), docs)
     return row
 
 
@@ -442,7 +437,7 @@ def supplied_blocks(seen: Seen) -> dict[str, object]:
     return {
         "admission": admission(seen.analysis),
         "analysis": seen.analysis,
-        "fig16_bandwidth": {k: v for k, v in seen.bw.items() if k != "rows"},
+        "fig16_bandwidth": seen.bw,
         "gc_equations": gc_equations(seen.report.summary),
     }
 

@@ -14,9 +14,11 @@ A read is one named number:
   "count" (how many values the path finds: an int);
 - `n`: with max, min, mean or sum, how many finite numbers the path must find, else the read
   is NaN (0: any number);
-- `divisor`: the number divided by it (1 by default; 1000 turns µs into ms);
+- `multiplier` and `divisor`: the number times the first over the second (1 by default;
+  a divisor of 1000 turns µs into ms; 196608, a 24-page request's bytes, over 10^6 turns
+  requests/s into MB/s);
 - `integer`: with form "sum", the sum as an int (a count of misses; a sum that is not a whole
-  number is an `ftlab.UsageError`; not with `divisor` or `n`).
+  number is an `ftlab.UsageError`; not with `divisor`, `multiplier` or `n`).
 
 A read is a float (`count` and `integer` an int), never a silent zero: a missing value is None
 or NaN as above.
@@ -56,6 +58,7 @@ class ReadDecl:
     n: int = 0
     divisor: float = 1.0
     integer: bool = False
+    multiplier: float = 1.0
 
     def read(self, docs: Documents) -> float | int | None:
         """The number in `docs` (an unsupplied source is an `ftlab.UsageError`)."""
@@ -66,8 +69,8 @@ class ReadDecl:
             return len(found)
         if self.form == "value":
             one = found[0] if len(found) == 1 else None
-            return float(one) / self.divisor if is_number(one) else None
-        value = reduce(found, self.form, self.n) / self.divisor
+            return float(one) * self.multiplier / self.divisor if is_number(one) else None
+        value = reduce(found, self.form, self.n) * self.multiplier / self.divisor
         if self.integer:
             if not value.is_integer():
                 raise usage_error("measure", f"read {self.name!r}: the sum {value} is not a whole number")
@@ -108,18 +111,18 @@ def _read(where: str, i: int, raw: object, label: str = "reproduce.reads") -> Re
     n = f.integer("n", 0, 0, 1000)
     if n and form in ("value", "count"):
         f.bad("`n` goes with form max, min, mean or sum")
-    divisor = f.number("divisor")
-    if divisor is not None and (divisor <= 0 or form == "count"):
-        f.bad("`divisor` is a positive number, not with form count")
+    divisor, multiplier = f.number("divisor"), f.number("multiplier")
+    for key, given in (("divisor", divisor), ("multiplier", multiplier)):
+        if given is not None and (given <= 0 or form == "count"):
+            f.bad(f"`{key}` is a positive number, not with form count")
     integer = f.flag("integer")
-    if integer and (form != "sum" or divisor is not None or n):
-        f.bad("`integer` goes with form sum, without `divisor` and `n`")
+    if integer and (form != "sum" or divisor is not None or multiplier is not None or n):
+        f.bad("`integer` goes with form sum, without `divisor`, `multiplier` and `n`")
     path = f.text("path")
     if "" in path.split("."):
         f.bad(f"path {path!r} has an empty part")
-    return ReadDecl(
-        f.text("name"), f.text("source"), path, form, n, 1.0 if divisor is None else divisor, integer
-    )
+    scale = [1.0 if v is None else v for v in (divisor, multiplier)]
+    return ReadDecl(f.text("name"), f.text("source"), path, form, n, scale[0], integer, scale[1])
 
 
 def load_reads(where: str, raw: object) -> tuple[ReadDecl, ...]:
