@@ -74,10 +74,10 @@ READ_TABLE = {
 
 
 def test_a_read_table_reads_the_runs_summaries() -> None:
-    """`reads` names a read table: read from run "a"'s summary.json, by its label, even where
+    """`read_table` names a read table: read from run "a"'s summary.json, by its label, even where
     the code supplies a value of that name."""
     tables = reads.load_read_tables("x.toml", [READ_TABLE])
-    decls = sections.load_sections("x.toml", [{"name": "s", "reads": "per_scheme"}], ["a"], (), tables)
+    decls = sections.load_sections("x.toml", [{"name": "s", "read_table": "per_scheme"}], ["a"], (), tables)
     got = sections.write(decls, False, {"a": {"schemes": {}}}, {"a": run()}, Path("out"))
     assert got == {"s": {"x": {"n": 3.0, "count": 1}, "y": {"n": None, "count": 0}}}
 
@@ -142,8 +142,11 @@ def test_a_name_the_code_does_not_supply_is_a_usage_error() -> None:
         ([{"name": "s", "of": "t"}, {"name": "s", "path": "run"}], "duplicate names s"),
         ([{"name": "s", "of": "t", "where": "x"}], "unknown keys where"),
         ([{"name": "s", "of": "t", "table": "x"}], "unknown keys table"),
-        ([{"name": "s", "reads": "nothing"}], "reads 'nothing' is no \\[\\[reproduce.read_tables\\]\\] name"),
-        ([{"name": "s", "reads": "t", "of": "t"}], "needs exactly one of"),
+        (
+            [{"name": "s", "read_table": "nothing"}],
+            "read_table 'nothing' is no \\[\\[reproduce.read_tables\\]\\] name",
+        ),
+        ([{"name": "s", "read_table": "t", "of": "t"}], "needs exactly one of"),
         ([{"name": "s", "block": {}, "of": "t"}], "needs exactly one of"),
         ([{"name": "s", "block": {}}], "block must be a leaf"),
         ([{"name": "s", "block": {"x": 1}}], "block.x must be a leaf"),

@@ -11,7 +11,7 @@ A section declares its claims.json key (`name`) and exactly one source:
 - `path`: a directory under the reproduction's output, as a string ("run": the runs');
 - `read` of `run`: that run's start of the measured phase ("warmup_s", `run_checks.warmup_s`)
   or each of its schemes' first GC window ("gc_start_s", `run_checks.gc_starts`);
-- `reads`: a read table of the claim file (`[[reproduce.read_tables]]`, `reads.read_table`)
+- `read_table`: a read table of the claim file (`[[reproduce.read_tables]]`, `reads.read_table`)
   by name, read from the documents: each run's summary.json by its label, and the values the
   paper's code supplies by theirs;
 - `block`: a value composed of the documents' values (`Block`): a leaf, or a table whose
@@ -74,8 +74,8 @@ class SectionDecl:
     read: str = ""
     run: str = ""
     after_health: bool = False
-    #: With `reads`, the read table it names (set on load).
-    reads: str = ""
+    #: With `read_table`, the read table it names (set on load).
+    read_table: str = ""
     table: ReadTableDecl | None = None
     #: With `block`, its parsed block (set on load).
     block: Block | None = None
@@ -155,19 +155,19 @@ def _section(
 ) -> SectionDecl:
     label = f"reproduce.sections[{i}]"
     f = Fields(where, label, table(where, label, raw, keys_of(SectionDecl) - {"table"}))
-    of, path, read, run, reads = (f.text(k, "") for k in ("of", "path", "read", "run", "reads"))
-    if sum((bool(of), bool(path), bool(read), bool(reads), "value" in f.raw, "block" in f.raw)) != 1:
-        f.bad("needs exactly one of `of`, `value`, `path`, `read`, `reads` and `block`")
+    of, path, read, run, named = (f.text(k, "") for k in ("of", "path", "read", "run", "read_table"))
+    if sum((bool(of), bool(path), bool(read), bool(named), "value" in f.raw, "block" in f.raw)) != 1:
+        f.bad("needs exactly one of `of`, `value`, `path`, `read`, `read_table` and `block`")
     if bool(read) != bool(run):
         f.bad("`run` goes with `read`, and it with it")
     if read and read not in READS:
         f.bad(f"read {read!r} is not one of {', '.join(READS)}")
-    named = next((t for t in read_tables if t.name == reads), None)
-    if reads and named is None:
-        f.bad(f"reads {reads!r} is no [[reproduce.read_tables]] name")
+    found = next((t for t in read_tables if t.name == named), None)
+    if named and found is None:
+        f.bad(f"read_table {named!r} is no [[reproduce.read_tables]] name")
     decl = SectionDecl(f.text("name"), of, f.raw.get("value"), path, read, run, f.flag("after_health"))
     block = _block(f, "block", f.raw["block"], declared) if "block" in f.raw else None
-    return replace(decl, reads=reads, table=named, block=block)
+    return replace(decl, read_table=named, table=found, block=block)
 
 
 #: The keys that mark a block's leaf (see the module docstring).
