@@ -273,7 +273,8 @@ def table3_measurements(
     summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
     """The declared Table III values (papers/part_ftl.toml's values of table "table3"):
-    latency factors, misses, admission totals and part-ftl's read blocking counters."""
+    latency factors, misses, admission totals and part-ftl's read blocking counters. Its own:
+    scripts/part_ftl_buffer_sweep.py judges Table III with it on runs the driver does not run."""
     decls = [d for d in load_plan(NAME).table_values if d.table == "table3"]
     return table_values(decls, {"table3": [table3_row(summary, starts, warmup, analysis)]})
 
@@ -297,8 +298,8 @@ def table3_row(
 
 
 def reads_of(docs: Mapping[str, object]) -> list[ReadDecl]:
-    """The declared reads (`[reproduce] reads`) of the documents `docs` names: a row reads
-    those of its own documents."""
+    """The declared reads (`[reproduce] reads`) of the documents `docs` names. Its own: each of
+    the one-row tables it supplies reads its own documents (the reads name no table)."""
     return [d for d in load_plan(NAME).reads if d.source in docs]
 
 
@@ -312,7 +313,8 @@ def admission(analysis: RtAnalysis) -> dict[str, float]:
 def supplied_tables(seen: Seen) -> Tables:
     """The tables papers/part_ftl.toml's values read, one row each: "table3" (`table3_row`),
     "table4" (`table4_rows`, a row per quantity), "fig16" (`fig16_row`) and "schedulability"
-    (`schedulability_row`)."""
+    (`schedulability_row`). Its own: each row holds values only this module computes (the
+    analysis, Figure 16's split, the GC starts as text) beside the declared reads."""
     warm = warmup_s(seen.report)
     return {
         "table3": [table3_row(seen.report.summary, seen.starts, warm, seen.analysis)],
