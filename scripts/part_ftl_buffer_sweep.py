@@ -66,7 +66,7 @@ def main() -> None:
             {
                 "blocks_per_data_die": blocks,
                 "counters": {k: counters.get(k) for k in COUNTERS},
-                "tasks": {op: P.task_stats(summary, P.PART, op) for op in ("read", "write")},
+                "tasks": P.tasks(summary)[P.PART],
                 "device": {k: part.summary["schemes"][P.PART]["device"].get(k) for k in ("reads_blocked", "read_rebuilt_us_max")},
                 "claims": {cid: {"value": c.ftlab_value, "verdict": c.verdict} for cid, c in claims.items()},
             }
@@ -77,7 +77,7 @@ def main() -> None:
                 print(f"  {cid:<34} {c.ftlab_value:>12.4g}  {c.verdict}")
         print(f"  buffer high-water {counters.get('write_buffer_pages_max')} of {counters.get('write_buffer_pages')} pages")
         print(f"  {counters.get('write_buffer_overflows')} overflows, {counters.get('deferred_writes')} deferred writes")
-    doc = {"scenario": str(path), "knob": KNOB, "wall_s": round(time.perf_counter() - t0, 1), "wao_gc": {op: P.task_stats(wao.summary, P.WAO, op) for op in ("read", "write")}, "sizes": rows}
+    doc = {"scenario": str(path), "knob": KNOB, "wall_s": round(time.perf_counter() - t0, 1), "wao_gc": P.tasks(wao.summary)[P.WAO], "sizes": rows}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "buffer-sweep.json").write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"wrote {args.out / 'buffer-sweep.json'}")

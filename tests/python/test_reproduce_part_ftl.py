@@ -14,6 +14,7 @@ import doctest
 import json
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
@@ -24,7 +25,7 @@ from ftlab.reproduce import REPRODUCTIONS, claimfile, verdicts
 from ftlab.reproduce import claims as C
 from ftlab.reproduce import part_ftl as P
 from ftlab.reproduce.claimfile import Measured
-from ftlab.reproduce.driver import load_plan
+from ftlab.reproduce.driver import Runs, declared_cases, load_plan
 from ftlab.reproduce.measures import Tables, table_values
 from ftlab.reproduce.run_checks import warmup_s
 from ftlab.results import Summary
@@ -178,6 +179,16 @@ def declared(tables: Tables) -> dict[str, Measured]:
     return table_values([d for d in load_plan(P.NAME).table_values if d.table in tables], tables)
 
 
+def fig16_summary(part_iops: Sequence[float], wao_iops: Sequence[float]) -> Summary:
+    """A Figure 16 run's summary.json with each scheme's streams' write requests/s: a partial
+    summary (the keys the declared Figure 16 reads read), typed as a `Summary` by a cast."""
+
+    def scheme(iops: Sequence[float]) -> dict[str, object]:
+        return {"tenants": {f"s{i}": {"write": {"iops": x}} for i, x in enumerate(iops)}}
+
+    return cast(Summary, {"schemes": {P.WAO: scheme(wao_iops), P.PART: scheme(part_iops)}})
+
+
 def test_fig16_measurements() -> None:
     bw = P.Fig16(
         before_mean_mb_s=28.0,
@@ -186,15 +197,23 @@ def test_fig16_measurements() -> None:
         gc_start_s=7.0,
         n_before=7,
         n_after=10,
-        mean_mb_s={},
         rows=[],
     )
-    c = judged(declared({"fig16": [P.fig16_row(bw)]}))
+    fig16 = fig16_summary([20.0, 17.0], [40.0, 40.0])
+    c = judged(declared({"fig16": [P.fig16_row(bw, fig16)]}))
     assert c["fig16_before_mb_s"].verdict == C.REPRODUCED and c["fig16_after_mb_s"].ftlab_value == 12.0
+    # each scheme's MB/s: both streams' requests/s times 24 pages of 8 KiB, over 10^6
+    fig16_reads = [r for r in load_plan(P.NAME).reads if r.source == "fig16"]
+    assert {(r.multiplier, r.divisor) for r in fig16_reads} == {(P.FIG16_REQUEST_BYTES, 1e6)}
+    assert c["fig16_part_below_wao"].ftlab_value == pytest.approx(80.0 / 37.0 - 1.0)
+    assert "7.3 MB/s under part-ftl and 15.7 MB/s under wao-gc" in c["fig16_part_below_wao"].why
     bw["before_mean_mb_s"] = (
         97.8  # the quick form's level before this issue: 3.6x off is no longer "same direction"
     )
-    assert judged(declared({"fig16": [P.fig16_row(bw)]}))["fig16_before_mb_s"].verdict == C.DIFFERS
+    assert judged(declared({"fig16": [P.fig16_row(bw, fig16)]}))["fig16_before_mb_s"].verdict == C.DIFFERS
+    # one stream of part-ftl's missing: its bandwidth is not both streams' (NaN), not measured
+    one = judged(declared({"fig16": [P.fig16_row(bw, fig16_summary([20.0], [40.0, 40.0]))]}))
+    assert one["fig16_part_below_wao"].verdict == C.NOT_MEASURED
 
 
 def test_table4_readings() -> None:
@@ -209,12 +228,6 @@ def test_table4_readings() -> None:
         assert c[cid].verdict == C.REPRODUCED, cid
     for cid in ("table4_part_read_mb_s", "table4_wao_write_mb_s", "table4_wao_read_mb_s"):
         assert c[cid].verdict == C.DIFFERS, cid
-
-
-def test_synchronous_releases_every_task_at_zero() -> None:
-    doc = P.synchronous((ROOT / "scenarios/reproduce/part-ftl-quick.toml").read_text())
-    tasks = json.loads(json.dumps(doc))["tenants"][0]["periodic"]["tasks"]  # the run's JSON view
-    assert len(tasks) == 8 and {t["offset_ms"] for t in tasks} == {0.0}
 
 
 @pytest.mark.parametrize("name", ["part-ftl", "part-ftl-quick"])
@@ -265,6 +278,19 @@ def test_quick_writes_every_file(quick: C.ReproductionResult) -> None:
     assert seed0.extra["fig16"] is not None and seed0.extra["analysis"]["bounds"]
     table4 = (quick.out / "table4.csv").read_text()
     assert "mib_per_s" in table4 and "Eq. 9" in table4
+
+
+def test_the_synchronous_case_releases_every_task_at_zero(quick: C.ReproductionResult) -> None:
+    """The declared sensitivity case "synchronous" (papers/part_ftl.toml) reruns the Table III
+    run alone with each of its 8 tasks' offset_ms, read from the run's resolved scenario, set
+    to 0 (the paper gives no phases)."""
+    plan = load_plan(P.NAME)
+    assert quick.report is not None
+    runs = Runs(plan, True, 0, quick.out, {"table3": quick.scenario}, {"table3": quick.report})
+    (case,) = declared_cases(runs)
+    names = [f"{op}{i}" for op in "wr" for i in range(4)]
+    assert (case.name, case.runs) == ("synchronous", ("table3",))
+    assert case.set == {"table3": [f"tenants.rt.periodic.tasks.{n}.offset_ms=0.0" for n in names]}
 
 
 def test_quick_every_claim_has_a_verdict_and_a_reason(quick: C.ReproductionResult) -> None:

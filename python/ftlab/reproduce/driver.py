@@ -95,7 +95,7 @@ from ftlab.reproduce.measures import (
     load_declared,
     measure_all,
 )
-from ftlab.reproduce.reads import ReadDecl, load_reads
+from ftlab.reproduce.reads import ReadDecl, ReadTableDecl, load_read_tables, load_reads
 from ftlab.reproduce.rows import GeomeanDecl, RowsDecl, TableDecl, load_geomeans, load_rows, load_tables
 from ftlab.reproduce.run_checks import HealthDecl, load_health
 from ftlab.reproduce.sections import SectionDecl, load_sections
@@ -212,6 +212,8 @@ class Plan:
     reads: tuple[ReadDecl, ...] = ()
     #: Its claims.json sections, in order (`sections.SectionDecl`).
     sections: tuple[SectionDecl, ...] = ()
+    #: Its reads nested over levels (`reads.ReadTableDecl`), by name in sections.
+    read_tables: tuple[ReadTableDecl, ...] = ()
 
     @property
     def measures(self) -> Declared:
@@ -225,7 +227,7 @@ class Plan:
 _PLAN_KEYS = {"description", "expected_wall_s", "schedule", "scenarios", "runs", "pairs", "cases", "figures"}
 _PLAN_KEYS |= {"sensitivity_keys", "sensitivity_base", "row", "metrics", "columns", "health", "checks"}
 _PLAN_KEYS |= {"values", "bests", "windows", "value_path"}
-_PLAN_KEYS |= {"knobs", "tables", "geomeans", "reads", "health_names", "sections"}
+_PLAN_KEYS |= {"knobs", "tables", "geomeans", "reads", "health_names", "sections", "read_tables"}
 #: The keys `[reproduce] sensitivity_keys` may name: the reproduction's name, its first
 #: scenario's file, quick, the study's wall time and its directory (out/sensitivity).
 SENSITIVITY_KEYS = ("reproduction", "scenario", "quick", "wall_s", "sweep_dir")
@@ -289,12 +291,20 @@ def load_plan(name: str) -> Plan:
         knobs=_knobs(where, raw.get("knobs"), runs),
         reads=load_reads(where, raw.get("reads")),
     )
-    return _with_sections(where, raw, _with_tables(where, raw, plan))
+    return _with_sections(where, raw, _with_read_tables(where, raw, _with_tables(where, raw, plan)))
 
 
 def _with_sections(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:
-    """`plan` with `[[reproduce.sections]]` (`sections.load_sections`)."""
-    return replace(plan, sections=load_sections(where, raw.get("sections"), [r.label for r in plan.runs]))
+    """`plan` with `[[reproduce.sections]]` (`sections.load_sections`), which may name its
+    reads and read tables."""
+    labels = [r.label for r in plan.runs]
+    found = load_sections(where, raw.get("sections"), labels, plan.reads, plan.read_tables)
+    return replace(plan, sections=found)
+
+
+def _with_read_tables(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:
+    """`plan` with `[[reproduce.read_tables]]` (`reads.load_read_tables`)."""
+    return replace(plan, read_tables=load_read_tables(where, raw.get("read_tables")))
 
 
 def _with_tables(where: str, raw: Mapping[str, object], plan: Plan) -> Plan:

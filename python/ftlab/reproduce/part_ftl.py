@@ -1,15 +1,16 @@
 """ftlab.reproduce.part_ftl: the PaRT-FTL reproduction (Katherine Missimer and Richard West,
 "Partitioned Real-Time NAND Flash Storage"; `../shared/papers/part-ftl-partitioned-real-time-flash.txt`),
 run by `ftlab reproduce part-ftl`. Its claims, scenarios, runs, measures, health, Figures
-10-16 and claims.json's sections are data (`papers/part_ftl.toml`: `[[reproduce.values]]` over
-the reads of `[reproduce] reads` and over the tables this module supplies, `[reproduce] health
-= "schemes"` with its checks, `[[reproduce.figures]]`, `[[reproduce.sections]]`), run by the driver
+10-16, claims.json's sections and the sensitivity case are data (`papers/part_ftl.toml`:
+`[[reproduce.values]]` over the reads of `[reproduce] reads` and over the tables this module
+supplies, `[[reproduce.read_tables]]`, `[reproduce] health = "schemes"` with its checks,
+`[[reproduce.figures]]`, `[[reproduce.sections]]`, `[[reproduce.cases]]`), run by the driver
 (`ftlab.reproduce.driver`). This module keeps what is the paper's own (`PartFtl`, registered
 as `PAPER`): the analysis side (Table IV, Eq. 6-7 and Figures 5-7 by `ftlab._core`, and
 Figures 5-7's margins over sizes), Figure 16's windows split at the first GC window, the
-tables and named values it supplies, the blocks claims.json's sections name, GC's copies
-beside Eq. 5 and 12, and the synchronous-release case; each says why no declaration expresses
-it. It is not the driver, draws no figure by hand and runs nothing itself.
+tables and documents it supplies and GC's copies beside Eq. 5 and 12; each says why no
+declaration expresses it. It is not the driver, draws no figure by hand and runs nothing
+itself.
 
 It runs, on the simulated Cosmos OpenSSD board (the `cosmos` preset, reduced in capacity), the
 Table III task set under `part-ftl` and `wao-gc` (`scenarios/reproduce/part-ftl(-quick).toml`,
@@ -20,19 +21,19 @@ utilisation, 50 with `quick`; seed 1 + the reproduction's seed, read share 0.5).
 latencies are compared per request, a task's response time (the paper's Figure 14): the driver
 inserts a request's pages together, so it is its slowest page's latency, Figure 15's reading.
 With `sensitivity` the driver reruns the Table III run with every task released at 0 (the
-paper gives no phases). Files: claims.json, table4.csv, the declared figures' PNG and CSV, and
-schedulability/fig5-7 .png/.csv; nothing is printed (`ftlab.cli.reproduce` does).
+paper gives no phases; the declared case "synchronous"). Files: claims.json, table4.csv, the
+declared figures' PNG and CSV, and schedulability/fig5-7 .png/.csv; nothing is printed
+(`ftlab.cli.reproduce` does).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from ftlab import _core, _toml
+from ftlab import _core
 from ftlab.report import (
     html,  # noqa: F401  (before the runs' threads race to import it)
     rt_figures,
@@ -48,7 +49,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
 from ftlab.reproduce.measures import Tables, table_values
-from ftlab.reproduce.reads import find, read_all, reduce
+from ftlab.reproduce.reads import ReadDecl, ReadTable, read_all, read_table, reduce
 from ftlab.reproduce.run_checks import fmt_start, gc_starts, warmup_s
 from ftlab.results import (
     RtAdmission,
@@ -70,11 +71,10 @@ NAME = "part-ftl"
 #: The Table III scenario, full and quick, as the plan declares it (for scripts that rerun it).
 SCENARIO, QUICK_SCENARIO = next((s.full, s.quick) for s in load_plan(NAME).scenarios if s.key == "table3")
 PART, WAO = "part-ftl", "wao-gc"
-TENANT = "rt"
 #: Figures 5-7: task sets per utilisation (the paper's 500; quick 50, as `ftlab rt schedulability --quick`).
 SETS, QUICK_SETS = 500, 50
 RT_SEED, READ_SHARE = 1, 0.5
-#: Figure 16's request: 24 pages of 8 KiB.
+#: Figure 16's request: 24 pages of 8 KiB (papers/part_ftl.toml's Figure 16 reads' multiplier).
 FIG16_REQUEST_BYTES = 24 * 8192
 #: The read tasks' deadline (their period), ms.
 READ_DEADLINE_MS = 15.0
@@ -135,7 +135,7 @@ class PartFtl(PaperCode[Seen]):
         return [*declared, *figures(seen.analysis, out)]
 
     def supplied(self, seen: Seen) -> Mapping[str, object]:
-        """The blocks papers/part_ftl.toml's sections name (`supplied_blocks`)."""
+        """The documents and blocks papers/part_ftl.toml's sections name (`supplied_blocks`)."""
         return supplied_blocks(seen)
 
     def main_report(self, seen: Seen) -> Report | None:
@@ -147,23 +147,11 @@ class PartFtl(PaperCode[Seen]):
     def notes(self, seen: Seen) -> list[str]:
         return gc_notes(gc_equations(seen.report.summary))
 
-    def sensitivity_cases(self, runs: Runs) -> list[Case]:
-        """The Table III run with every task released at 0 (the paper gives no phases)."""
-        text = runs.scenarios["table3"].read_text(encoding="utf-8")
-        return [
-            Case(
-                "synchronous",
-                "every task released at 0",
-                runs=("table3",),
-                documents={"table3": synchronous(text)},
-            )
-        ]
-
     def sensitivity_detail(self, case: Case, seen: Seen, claims: Sequence[Claim]) -> dict[str, object]:
         return {
             "case": case.name,
             "gc_start_s": seen.starts,
-            "tasks": tasks(seen),
+            "tasks": tasks(seen.report.summary),
             "claims": claim_values(claims),
         }
 
@@ -176,35 +164,12 @@ PAPER = Driven(PartFtl())
 # Reading the runs
 
 
-class TaskStats(TypedDict):
-    """One scheme's read or write tasks (`task_stats`)."""
-
-    response_max_us: float
-    response_mean_us: float
-    misses: int
-    released: int
-    tasks: int
-
-
-def task_stats(summary: Summary, scheme: str, op: str) -> TaskStats:
-    """The `op` ("read" or "write") tasks of `scheme`'s tenant `rt`: their largest response
-    time (µs), misses and releases, from summary.json `deadlines` (tasks named r* and w*),
-    read as the declared reads are (`reads.find`, `reads.reduce`). Its own: claims.json's and
-    sensitivity.json's `tasks` section per scheme and op, a shape no declaration writes."""
-    at = f"schemes.{scheme}.tenants.{TENANT}.deadlines.tasks.{op[0]}*"
-    return TaskStats(
-        response_max_us=reduce(find(summary, f"{at}.response_max_us"), "max"),
-        response_mean_us=reduce(find(summary, f"{at}.response_mean_us"), "mean"),
-        misses=int(reduce(find(summary, f"{at}.misses"), "sum")),
-        released=int(reduce(find(summary, f"{at}.released"), "sum")),
-        tasks=len(find(summary, at)),
-    )
-
-
-def tasks(seen: Seen) -> dict[str, dict[str, TaskStats]]:
-    """Each scheme's read and write `task_stats` of the Table III run."""
-    summary = seen.report.summary
-    return {s: {op: task_stats(summary, s, op) for op in ("read", "write")} for s in seen.report.schemes}
+def tasks(summary: Summary) -> ReadTable:
+    """The read table "tasks" of papers/part_ftl.toml (`reads.read_table`) on a Table III run's
+    summary.json: per scheme and op, its tasks' statistics. Its own: sensitivity.json's record
+    of a case (`sensitivity_detail`) and scripts/part_ftl_buffer_sweep.py read it by hand."""
+    decl = next(t for t in load_plan(NAME).read_tables if t.name == "tasks")
+    return read_table(decl, {"table3": summary})
 
 
 class Fig16Row(TypedDict):
@@ -220,7 +185,6 @@ class Fig16(TypedDict):
     """Figure 16's bandwidth (`fig16_bandwidth`)."""
 
     gc_start_s: float | None
-    mean_mb_s: dict[str, float]
     before_mean_mb_s: float
     after_mean_mb_s: float
     after_min_mb_s: float
@@ -254,7 +218,6 @@ def fig16_bandwidth(report: Report) -> Fig16:
     after = [r["write_mb_s"] for r in rows if start is not None and r["window_start_s"] > start]
     return Fig16(
         gc_start_s=start,
-        mean_mb_s={name: _measured_mb_s(report.summary, name) for name in report.schemes},
         before_mean_mb_s=reduce(before, "mean"),
         after_mean_mb_s=reduce(after, "mean"),
         after_min_mb_s=reduce(after, "min"),
@@ -262,14 +225,6 @@ def fig16_bandwidth(report: Report) -> Fig16:
         n_after=len(after),
         rows=rows,
     )
-
-
-def _measured_mb_s(summary: Summary, scheme: str) -> float:
-    """Both streams' write bandwidth over the measured phase under `scheme` (MB/s, 10^6 B)."""
-    if scheme not in summary["schemes"]:
-        return math.nan
-    iops = [t["write"]["iops"] for t in summary["schemes"][scheme]["tenants"].values()]
-    return sum(iops) * FIG16_REQUEST_BYTES / 1e6 if iops else math.nan
 
 
 class RtAnalysis(TypedDict):
@@ -280,6 +235,7 @@ class RtAnalysis(TypedDict):
     schedulability: RtSchedulability
     n_sets: int
     rt_seed: int
+    read_share: float
 
 
 def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
@@ -293,6 +249,7 @@ def rt_analysis(n_sets: int, rt_seed: int = RT_SEED) -> RtAnalysis:
         "schedulability": rt_schedulability_from_json(_core.rt_schedulability(n_sets, rt_seed, READ_SHARE)),
         "n_sets": n_sets,
         "rt_seed": rt_seed,
+        "read_share": READ_SHARE,
     }
 
 
@@ -316,7 +273,8 @@ def table3_measurements(
     summary: Summary, starts: Mapping[str, float | None], warmup: float, analysis: RtAnalysis
 ) -> dict[str, Measured]:
     """The declared Table III values (papers/part_ftl.toml's values of table "table3"):
-    latency factors, misses, admission totals and part-ftl's read blocking counters."""
+    latency factors, misses, admission totals and part-ftl's read blocking counters. Its own:
+    scripts/part_ftl_buffer_sweep.py judges Table III with it on runs the driver does not run."""
     decls = [d for d in load_plan(NAME).table_values if d.table == "table3"]
     return table_values(decls, {"table3": [table3_row(summary, starts, warmup, analysis)]})
 
@@ -327,13 +285,11 @@ def table3_row(
     """The "table3" table's one row, which papers/part_ftl.toml's Table III values read: its
     declared reads (`[reproduce] reads`) of the Table III run's summary.json and of Eq. 6-7's
     totals with the paper's parameters (the "admission" document, `ftlab rt admit`'s tests as
-    eq6_total, eq7_total), and `gc`, the measured phase's start and the GC starts as text. The
-    admission document and `gc` are composed here: the first is the analysis' output, not a
-    run's, and a GC start that never came prints "never", which no template expresses."""
-    tests = analysis["admit_paper"]["tests"]
-    admission = {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in tests}
-    docs = {"table3": summary, "admission": admission}
-    row: dict[str, object] = dict(read_all(load_plan(NAME).reads, docs))
+    eq6_total, eq7_total: `admission`), and `gc`, the measured phase's start and the GC starts
+    as text. `gc` is composed here: a GC start that never came prints "never", which no
+    template expresses."""
+    docs = {"table3": summary, "admission": admission(analysis)}
+    row: dict[str, object] = dict(read_all(reads_of(docs), docs))
     row["gc"] = (
         f"measured from {warmup:g} s, GC started at {fmt_start(starts.get(PART))} (part-ftl) and "
         f"{fmt_start(starts.get(WAO))} (wao-gc)"
@@ -341,27 +297,42 @@ def table3_row(
     return row
 
 
+def reads_of(docs: Mapping[str, object]) -> list[ReadDecl]:
+    """The declared reads (`[reproduce] reads`) of the documents `docs` names. Its own: each of
+    the one-row tables it supplies reads its own documents (the reads name no table)."""
+    return [d for d in load_plan(NAME).reads if d.source in docs]
+
+
+def admission(analysis: RtAnalysis) -> dict[str, float]:
+    """The "admission" document: Eq. 6-7's totals for Table III with the paper's parameters
+    (`ftlab rt admit`'s tests as eq6_total, eq7_total). Its own: the analysis' records by
+    equation, keyed as the declared reads and blocks read them."""
+    return {f"eq{t['equation'].split()[-1]}_total": t["total"] for t in analysis["admit_paper"]["tests"]}
+
+
 def supplied_tables(seen: Seen) -> Tables:
     """The tables papers/part_ftl.toml's values read, one row each: "table3" (`table3_row`),
     "table4" (`table4_rows`, a row per quantity), "fig16" (`fig16_row`) and "schedulability"
-    (`schedulability_row`)."""
+    (`schedulability_row`). Its own: each row holds values only this module computes (the
+    analysis, Figure 16's split, the GC starts as text) beside the declared reads."""
     warm = warmup_s(seen.report)
     return {
         "table3": [table3_row(seen.report.summary, seen.starts, warm, seen.analysis)],
         "table4": table4_rows(seen.analysis["bounds"]),
-        "fig16": [fig16_row(seen.bw)],
+        "fig16": [fig16_row(seen.bw, seen.fig16.summary)],
         "schedulability": [schedulability_row(seen.analysis)],
     }
 
 
-def fig16_row(bw: Fig16) -> dict[str, object]:
-    """Figure 16's one row of named values: `fig16_bandwidth` without its windows, the GC
-    start as text (`gc_start`) and each scheme's mean write bandwidth (`part_mb_s`, `wao_mb_s`);
-    the row the declared Figure 16 values read (`fig16_bandwidth` is the paper's own)."""
-    means = bw.get("mean_mb_s") or {}
-    row: dict[str, object] = {k: v for k, v in bw.items() if k not in ("rows", "mean_mb_s")}
-    row |= {"gc_start": fmt_start(bw["gc_start_s"]), "part_mb_s": means.get(PART, math.nan)}
-    row["wao_mb_s"] = means.get(WAO, math.nan)
+def fig16_row(bw: Fig16, summary: Summary) -> dict[str, object]:
+    """Figure 16's one row of named values, which the declared Figure 16 values read:
+    `fig16_bandwidth` without its windows, the GC start as text (`gc_start`: "never" if GC
+    never came, which no template expresses) and the declared reads of the Figure 16 run's
+    summary.json (source "fig16": each scheme's mean write bandwidth)."""
+    row: dict[str, object] = {k: v for k, v in bw.items() if k != "rows"}
+    row["gc_start"] = fmt_start(bw["gc_start_s"])
+    docs = {"fig16": summary}
+    row |= read_all(reads_of(docs), docs)
     return row
 
 
@@ -398,7 +369,8 @@ def schedulability_row(analysis: RtAnalysis) -> dict[str, object]:
         "rtgc_at_worst_r": f6["rtgc"][worst6],
         "big_w": ", ".join(str(w) for w in big),
         "setup": (
-            f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, read share {READ_SHARE}"
+            f"{analysis['n_sets']} sets per utilisation, seed {analysis['rt_seed']}, "
+            f"read share {analysis['read_share']}"
         ),
     }
 
@@ -460,33 +432,15 @@ def gc_notes(checks: Mapping[str, Mapping[str, float | None]]) -> list[str]:
 
 
 def supplied_blocks(seen: Seen) -> dict[str, object]:
-    """The blocks papers/part_ftl.toml's claims.json sections name (`[[reproduce.sections]]`,
-    which also read the warm-up and the GC starts themselves): the tasks' statistics, the
-    admission totals, Figure 16's bandwidth, GC against the equations, Table IV
-    (`_core.rt_bounds`) and Figures 5-7's setup. Its own: the paper's intermediate values in
-    their own shapes (per scheme and op, the device's counters beside Eq. 6-7's totals, the
-    analysis' records), which no declared source composes."""
-    summary, analysis = seen.report.summary, seen.analysis
-    counters = summary["schemes"][PART].get("scheme_counters") or {}
+    """What papers/part_ftl.toml's claims.json sections name (`[[reproduce.sections]]`, which
+    read the runs' summaries themselves): the "admission" and "analysis" documents their
+    blocks read, Figure 16's bandwidth and GC against the equations. Its own: the analysis'
+    output and the paper's figure and equations, no run's summary."""
     return {
-        "tasks": tasks(seen),
-        "admission": {
-            "device": {
-                "eq6_total": counters.get("admission_eq6_total"),
-                "eq7_total": counters.get("admission_eq7_total"),
-                "mode": "report",
-            },
-            "paper": {t["equation"]: t["total"] for t in analysis["admit_paper"]["tests"]},
-        },
-        "fig16_bandwidth": {k: v for k, v in seen.bw.items() if k != "rows"},
-        "gc_equations": gc_equations(summary),
-        "rt_bounds": analysis["bounds"],
-        "schedulability_setup": {
-            "n_sets": analysis["n_sets"],
-            "seed": analysis["rt_seed"],
-            "read_share": READ_SHARE,
-            "weighted": analysis["schedulability"]["weighted"],
-        },
+        "admission": admission(seen.analysis),
+        "analysis": seen.analysis,
+        "fig16_bandwidth": seen.bw,
+        "gc_equations": gc_equations(seen.report.summary),
     }
 
 
@@ -504,24 +458,3 @@ def figures(analysis: RtAnalysis, out: Path) -> list[Path]:
         )
     ]
     return files + rt_figures.write(analysis["schedulability"], out / "schedulability")
-
-
-# --------------------------------------------------------------------------------------
-# Sensitivity
-
-
-def synchronous(scenario_text: str) -> dict[str, object]:
-    """The scenario as a dict with every periodic task's `offset_ms` at 0 (all released together).
-    Its own: a declared case (`[[reproduce.cases]]`) sets fixed keys, this one every periodic
-    task's offset, however many tasks the scenario has.
-
-    >>> tasks = '[{op = "read", pages = 1, period_ms = 1.0, offset_ms = 0.5}]'
-    >>> doc = synchronous(f'[[tenants]]\\n[tenants.periodic]\\ntasks = {tasks}\\n')
-    >>> doc["tenants"][0]["periodic"]["tasks"]
-    [{'op': 'read', 'pages': 1, 'period_ms': 1.0, 'offset_ms': 0.0}]
-    """
-    doc = _toml.loads(scenario_text)
-    for tenant in doc.get("tenants") or []:
-        for task in (tenant.get("periodic") or {}).get("tasks") or []:
-            task["offset_ms"] = 0.0
-    return doc

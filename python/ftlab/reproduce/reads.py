@@ -14,16 +14,27 @@ A read is one named number:
   "count" (how many values the path finds: an int);
 - `n`: with max, min, mean or sum, how many finite numbers the path must find, else the read
   is NaN (0: any number);
-- `divisor`: the number divided by it (1 by default; 1000 turns µs into ms).
+- `multiplier` and `divisor`: the number times the first over the second (1 by default;
+  a divisor of 1000 turns µs into ms; 196608, a 24-page request's bytes, over 10^6 turns
+  requests/s into MB/s);
+- `integer`: with form "sum", the sum as an int (a count of misses; a sum that is not a whole
+  number is an `ftlab.UsageError`; not with `divisor`, `multiplier` or `n`).
 
-A read is a float (`count` an int), never a silent zero: a missing value is None or NaN as
-above. This module reads given documents; it runs nothing and judges nothing.
+A read is a float (`count` and `integer` an int), never a silent zero: a missing value is None
+or NaN as above.
+
+A read table (`[[reproduce.read_tables]]`) is the same reads nested over levels: `name`, the
+`source` its reads read, `levels` (each a placeholder `name` and its `values`, a list, or
+`keys_of`, the keys of the table at that path of the source, in its order) and `reads`, each
+a read whose `path` is a `str.format` template of the levels' placeholders ("{op[0]}": the
+first letter of the op); `read_table` gives {first level's value: {...: {read: number}}}.
+This module reads given documents; it runs nothing and judges nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ftlab._errors import usage_error
 from ftlab.reproduce.decl import Fields, distinct, is_number, tables
@@ -46,6 +57,8 @@ class ReadDecl:
     form: str = "value"
     n: int = 0
     divisor: float = 1.0
+    integer: bool = False
+    multiplier: float = 1.0
 
     def read(self, docs: Documents) -> float | int | None:
         """The number in `docs` (an unsupplied source is an `ftlab.UsageError`)."""
@@ -56,8 +69,13 @@ class ReadDecl:
             return len(found)
         if self.form == "value":
             one = found[0] if len(found) == 1 else None
-            return float(one) / self.divisor if is_number(one) else None
-        return reduce(found, self.form, self.n) / self.divisor
+            return float(one) * self.multiplier / self.divisor if is_number(one) else None
+        value = reduce(found, self.form, self.n) * self.multiplier / self.divisor
+        if self.integer:
+            if not value.is_integer():
+                raise usage_error("measure", f"read {self.name!r}: the sum {value} is not a whole number")
+            return int(value)
+        return value
 
 
 def reduce(found: Sequence[object], form: str, n: int = 0) -> float:
@@ -87,19 +105,24 @@ def read_all(decls: Sequence[ReadDecl], docs: Documents) -> dict[str, float | in
     return {d.name: d.read(docs) for d in decls}
 
 
-def _read(where: str, i: int, raw: object) -> ReadDecl:
-    f = Fields.of(where, f"reproduce.reads[{i}]", raw, ReadDecl)
+def _read(where: str, i: int, raw: object, label: str = "reproduce.reads") -> ReadDecl:
+    f = Fields.of(where, f"{label}[{i}]", raw, ReadDecl)
     form = f.choice("form", FORMS)
     n = f.integer("n", 0, 0, 1000)
     if n and form in ("value", "count"):
         f.bad("`n` goes with form max, min, mean or sum")
-    divisor = f.number("divisor")
-    if divisor is not None and (divisor <= 0 or form == "count"):
-        f.bad("`divisor` is a positive number, not with form count")
+    divisor, multiplier = f.number("divisor"), f.number("multiplier")
+    for key, given in (("divisor", divisor), ("multiplier", multiplier)):
+        if given is not None and (given <= 0 or form == "count"):
+            f.bad(f"`{key}` is a positive number, not with form count")
+    integer = f.flag("integer")
+    if integer and (form != "sum" or divisor is not None or multiplier is not None or n):
+        f.bad("`integer` goes with form sum, without `divisor`, `multiplier` and `n`")
     path = f.text("path")
     if "" in path.split("."):
         f.bad(f"path {path!r} has an empty part")
-    return ReadDecl(f.text("name"), f.text("source"), path, form, n, 1.0 if divisor is None else divisor)
+    scale = [1.0 if v is None else v for v in (divisor, multiplier)]
+    return ReadDecl(f.text("name"), f.text("source"), path, form, n, scale[0], integer, scale[1])
 
 
 def load_reads(where: str, raw: object) -> tuple[ReadDecl, ...]:
@@ -108,3 +131,91 @@ def load_reads(where: str, raw: object) -> tuple[ReadDecl, ...]:
     reads = tables(where, "reproduce.reads", raw, _read)
     distinct(where, "reproduce.reads: duplicate names", [r.name for r in reads])
     return reads
+
+
+# --------------------------------------------------------------------------------------
+# Read tables: the same reads nested over levels
+
+
+@dataclass(frozen=True)
+class LevelDecl:
+    """One level of a read table: its placeholder `name` and its `values`, or `keys_of`, a
+    path whose table's keys are the values."""
+
+    name: str
+    values: tuple[str, ...] = ()
+    keys_of: str = ""
+
+    def of(self, doc: object) -> list[str]:
+        """The level's values in the source document `doc`."""
+        if not self.keys_of:
+            return list(self.values)
+        table_ = walk(doc, self.keys_of)
+        return [str(k) for k in table_[0]] if len(table_) == 1 and isinstance(table_[0], Mapping) else []
+
+
+@dataclass(frozen=True)
+class ReadTableDecl:
+    """One `[[reproduce.read_tables]]` table (see the module docstring)."""
+
+    name: str
+    source: str
+    levels: tuple[LevelDecl, ...]
+    reads: tuple[ReadDecl, ...]
+
+
+#: A read table's value: nested by its levels' values, its reads' numbers at the leaves.
+ReadTable = dict[str, object]
+
+
+def read_table(decl: ReadTableDecl, docs: Documents) -> ReadTable:
+    """The read table `decl` of `docs` (an unsupplied source is an `ftlab.UsageError`)."""
+    if decl.source not in docs:
+        raise usage_error("measure", f"read table {decl.name!r}: no document {decl.source!r} is supplied")
+    return _nest(decl, docs, {})
+
+
+def _nest(decl: ReadTableDecl, docs: Documents, at: Mapping[str, str]) -> ReadTable:
+    """The read table's entries below the level values `at`."""
+    if len(at) == len(decl.levels):
+        return {d.name: replace(d, path=d.path.format_map(at)).read(docs) for d in decl.reads}
+    level = decl.levels[len(at)]
+    return {v: _nest(decl, docs, {**at, level.name: v}) for v in level.of(docs[decl.source])}
+
+
+def _level(where: str, label: str, raw: object) -> LevelDecl:
+    f = Fields.of(where, label, raw, LevelDecl)
+    values, keys = f.texts("values"), f.text("keys_of", "")
+    if bool(values) == bool(keys):
+        f.bad("needs exactly one of `values` and `keys_of`")
+    return LevelDecl(f.text("name"), values, keys)
+
+
+def _read_table(where: str, i: int, raw: object) -> ReadTableDecl:
+    f = Fields.of(where, f"reproduce.read_tables[{i}]", raw, ReadTableDecl)
+    source = f.text("source")
+    at_levels = f"reproduce.read_tables[{i}].levels"
+    levels = tables(where, at_levels, f.raw.get("levels"), lambda w, j, t: _level(w, f"{at_levels}[{j}]", t))
+    label = f"reproduce.read_tables[{i}].reads"
+    raw_reads = f.raw.get("reads")
+    if not levels or not isinstance(raw_reads, list) or not raw_reads:
+        f.bad("needs `levels` and `reads`, each a non-empty array of tables")
+    if not all(isinstance(r, Mapping) and "source" not in r for r in raw_reads):
+        f.bad("a read of a read table reads the table's `source`: it names none")
+    found = tuple(_read(where, j, {**r, "source": source}, label) for j, r in enumerate(raw_reads))
+    distinct(where, f"{label}: duplicate names", [r.name for r in found])
+    at = {lv.name: "x" for lv in levels}
+    try:
+        for r in found:
+            r.path.format_map(at)
+    except (KeyError, ValueError, IndexError) as e:
+        f.bad(f"a read's path names an unknown placeholder or format ({e})")
+    return ReadTableDecl(f.text("name"), source, levels, found)
+
+
+def load_read_tables(where: str, raw: object) -> tuple[ReadTableDecl, ...]:
+    """The `[[reproduce.read_tables]]` of the claim file `where` names; a bad table is an
+    `ftlab.InputError` naming the key."""
+    found = tables(where, "reproduce.read_tables", raw, _read_table)
+    distinct(where, "reproduce.read_tables: duplicate names", [t.name for t in found])
+    return found
