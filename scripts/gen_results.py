@@ -150,7 +150,7 @@ def render(schema: dict[str, Any]) -> str:
 
 
 def check(
-    value: Any, schema: dict[str, Any], name: str, seen: set[tuple[str, str]] | None = None
+    value: object, schema: dict[str, Any], name: str, seen: set[tuple[str, str]] | None = None
 ) -> list[str]:
     """How `value` differs from the definition `name` of `schema` (empty: it matches). With
     `seen`, adds each (definition, key) that `value` holds: the keys the core wrote, so that a
@@ -165,7 +165,7 @@ def properties(schema: dict[str, Any]) -> set[tuple[str, str]]:
     return {(name, k) for name, d in schema["$defs"].items() for k in d.get("properties", {})}
 
 
-def _type_ok(value: Any, t: str) -> bool:
+def _type_ok(value: object, t: str) -> bool:
     return {
         "integer": isinstance(value, int) and not isinstance(value, bool),
         "number": isinstance(value, float),
@@ -182,7 +182,7 @@ _Seen = tuple[str, "set[tuple[str, str]] | None"]
 
 
 def _check(
-    value: Any, node: dict[str, Any], schema: dict[str, Any], where: str, errors: list[str], seen: _Seen
+    value: object, node: dict[str, Any], schema: dict[str, Any], where: str, errors: list[str], seen: _Seen
 ) -> None:
     _unknown(node, where)
     if "$ref" in node:
@@ -210,10 +210,10 @@ def _check(
     if not _type_ok(value, t):
         errors.append(f"{where}: expected {t}, got {json.dumps(value)[:80]}")
         return
-    if t == "array":
+    if t == "array" and isinstance(value, list):
         for i, item in enumerate(value):
             _check(item, node["items"], schema, f"{where}[{i}]", errors, seen)
-    elif t == "object" and "properties" in node:
+    elif t == "object" and isinstance(value, dict) and "properties" in node:
         props = node["properties"]
         for k in node["required"]:
             if k not in value:
@@ -225,13 +225,14 @@ def _check(
                 if seen[1] is not None:
                     seen[1].add((seen[0], k))
                 _check(v, props[k], schema, f"{where}.{k}", errors, seen)
-    elif t == "object":
+    elif t == "object" and isinstance(value, dict):
         for k, v in value.items():
             _check(v, node["additionalProperties"], schema, f"{where}.{k}", errors, seen)
 
 
 def load_schema() -> dict[str, Any]:
-    """schema/results.schema.json."""
+    """schema/results.schema.json. Its nodes stay `dict[str, Any]` here, the boundary of
+    `json.loads`: the generator and the checker read them by JSON Schema keyword."""
     schema: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
     return schema
 

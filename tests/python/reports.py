@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import polars as pl
 import tomllib
@@ -15,6 +15,12 @@ import tomllib
 import ftlab
 from ftlab import _core
 from ftlab.report import Report
+
+#: A TOML or JSON document as `tomllib.loads` or `json.loads` gives it (a resolved scenario, a
+#: hand-made summary to be dumped, what a page's script hands back): the name under which the
+#: tests keep `Any`, the parser's boundary. The tests read its nested tables by key; a missing
+#: key or a wrong type fails the test.
+Parsed: TypeAlias = dict[str, Any]
 
 
 def synthetic_report(
@@ -46,7 +52,7 @@ def synthetic_report(
             for i, s in enumerate(schemes)
         },
     }
-    ts: dict[str, list[Any]] = {c: [] for c in _core.TIMESERIES_COLUMNS[:3]}
+    ts: dict[str, list[object]] = {c: [] for c in _core.TIMESERIES_COLUMNS[:3]}
     # The core's metric columns: TIMESERIES_COLUMNS without the three key columns before them
     # and `backlog` after them (a synthetic report has no backlog column).
     base = tuple(_core.TIMESERIES_COLUMNS[3:-1])
@@ -71,7 +77,7 @@ def synthetic_report(
     )
 
 
-def _tenant_metrics(i: int, j: int) -> dict[str, Any]:
+def _tenant_metrics(i: int, j: int) -> dict[str, object]:
     def op(k: int) -> dict[str, float]:
         return {"count": 100 + k, "iops": 10.0 + k, "mean_us": 100.0 + k, "p99_us": 900.0 + k}
 
@@ -84,7 +90,7 @@ def _tenant_metrics(i: int, j: int) -> dict[str, Any]:
 
 
 def _cdf(schemes: Sequence[str], tenants: Sequence[str], n: int) -> pl.DataFrame:
-    rows: dict[str, list[Any]] = {"scheme": [], "tenant": [], "op": [], "latency_us": [], "cdf": []}
+    rows: dict[str, list[object]] = {"scheme": [], "tenant": [], "op": [], "latency_us": [], "cdf": []}
     for s in schemes:
         for t in tenants:
             for op in ("read", "write"):
@@ -98,7 +104,7 @@ def _cdf(schemes: Sequence[str], tenants: Sequence[str], n: int) -> pl.DataFrame
 
 
 def _wear(schemes: Sequence[str], dies: int, blocks: int) -> pl.DataFrame:
-    rows: dict[str, list[Any]] = {"scheme": [], "channel": [], "die": [], "block": [], "erase_count": []}
+    rows: dict[str, list[object]] = {"scheme": [], "channel": [], "die": [], "block": [], "erase_count": []}
     for i, s in enumerate(schemes):
         for d in range(dies):
             for b in range(blocks):
@@ -113,7 +119,7 @@ def _wear(schemes: Sequence[str], dies: int, blocks: int) -> pl.DataFrame:
     )
 
 
-def default_scenario(**measure: float) -> dict[str, Any]:
+def default_scenario(**measure: float) -> dict[str, object]:
     """The bundled default scenario's device and three tenants as a dict, with a smaller
     device (64 blocks per plane), two of its schemes (unified and partitioned, to keep the
     tests fast) and the given [measure] values."""

@@ -15,7 +15,6 @@ import gzip
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,6 +22,7 @@ import ftlab
 from conftest import run_cli
 from ftlab import _core
 from ftlab.capture import STRACE_CALLS, rocksdb_settings
+from ftlab.results import CaptureSummary
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "rocksdb"
 WAL, MANIFEST, L0, L1 = 1, 2, 4, 5
@@ -41,11 +41,11 @@ def _records(path: Path) -> list[tuple[int, str, int, int, int]]:
         return [(int(t), op, int(o), int(s), int(st)) for t, op, o, s, st in rows]
 
 
-def _check_streams_and_trims(trace: Path, sidecar: dict[str, Any]) -> None:
+def _check_streams_and_trims(trace: Path, capture: CaptureSummary) -> None:
     records = _records(trace)
-    streams = {int(k): v for k, v in sidecar["capture"]["streams"].items()}
+    streams = {int(k): v for k, v in capture["streams"].items()}
     for sid in (WAL, MANIFEST, L0, L1):
-        assert streams.get(sid, {}).get("writes", 0) > 0, f"no writes in stream {sid}: {streams}"
+        assert sid in streams and streams[sid]["writes"] > 0, f"no writes in stream {sid}: {streams}"
     assert sum(1 for r in records if r[1] == "write") == sum(v["writes"] for v in streams.values())
     # Trims free blocks written earlier: some SSTable trim covers a block an earlier write of
     # the same stream covered.
@@ -86,7 +86,7 @@ def test_recorded_capture_converts_to_the_shipped_trace(tmp_path: Path) -> None:
     assert out.read_bytes() == (DATA / "trace.csv").read_bytes(), "the conversion is deterministic"
     sidecar = json.loads(out.with_suffix(".json").read_text())
     assert sidecar["capture"] == sidecar_shipped["capture"]
-    _check_streams_and_trims(out, sidecar)
+    _check_streams_and_trims(out, sidecar["capture"])
 
 
 def test_ftlab_runs_a_tiny_scenario_on_the_shipped_trace(tmp_path: Path) -> None:
@@ -179,4 +179,4 @@ def test_live_capture_of_a_tiny_db_bench_run(tmp_path: Path) -> None:
     cmd = sidecar["command"]
     assert cmd[cmd.index("-e") + 1] == f"trace={STRACE_CALLS}" and cmd[cmd.index("-e") + 2] == "db_bench", cmd
     assert cmd[cmd.index("-o") + 1] == "strace.log", cmd
-    _check_streams_and_trims(out, sidecar)
+    _check_streams_and_trims(out, sidecar["capture"])

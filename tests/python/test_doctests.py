@@ -15,6 +15,7 @@ from reports import synthetic_report
 
 MODULES = [
     "ftlab._errors",
+    "ftlab._json",
     "ftlab.report.style",
     "ftlab.report._plotly",
     "ftlab.report.figdata",

@@ -5,15 +5,13 @@ measurement of the fields (crates/ftlab/tests/health.rs)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from ftlab.reproduce import claims as C
 
 
-def _tenant(**over: Any) -> dict[str, Any]:
-    t = {
+def _tenant(**over: object) -> dict[str, object]:
+    t: dict[str, object] = {
         "queue_depth": 64,
         "outstanding_at_end": 3,
         "backlog_growth": 1.5,
@@ -29,8 +27,9 @@ def _tenant(**over: Any) -> dict[str, Any]:
     return t
 
 
-def _summary(**tenants: dict[str, Any]) -> dict[str, Any]:
-    return {"schemes": {"upi": {"tenants": tenants, "device": {"die_utilisation": [0.3, 0.5]}}}}
+def _summary(dies: list[float] | None = None, **tenants: dict[str, object]) -> dict[str, object]:
+    device = {"die_utilisation": [0.3, 0.5] if dies is None else dies}
+    return {"schemes": {"upi": {"tenants": tenants, "device": device}}}
 
 
 def test_a_healthy_scheme_has_no_reasons() -> None:
@@ -69,16 +68,15 @@ def test_a_starved_tenant_makes_its_scheme_unhealthy() -> None:
         ),
     ],
 )
-def test_an_unstable_tenant_says_why(over: dict[str, Any], reason: str) -> None:
+def test_an_unstable_tenant_says_why(over: dict[str, object], reason: str) -> None:
     s = C.health(_summary(dtrs=_tenant(unstable=True, **over)))["schemes"]["upi"]
     assert not s["ok"] and s["reasons"] == [reason]
 
 
 def test_both_flags_and_a_busy_die_give_one_reason_each() -> None:
     summary = _summary(
-        dtrs=_tenant(unstable=True, backlog_max=944, starved=True, max_wait_s=5.04), lm=_tenant()
+        [0.9], dtrs=_tenant(unstable=True, backlog_max=944, starved=True, max_wait_s=5.04), lm=_tenant()
     )
-    summary["schemes"]["upi"]["device"]["die_utilisation"] = [0.9]
     s = C.health(summary)["schemes"]["upi"]
     assert s["reasons"] == [
         "dtrs starved: a request waited 5.0 s > 1 s",
@@ -91,6 +89,19 @@ def test_a_summary_without_the_flags_is_not_healthy() -> None:
     old = {k: v for k, v in _tenant().items() if k not in ("starved", "unstable")}
     s = C.health(_summary(dtrs=old))["schemes"]["upi"]
     assert not s["ok"] and s["reasons"] == ["dtrs: starved not reported", "dtrs: unstable not reported"]
+
+
+def test_a_flag_or_number_of_another_type_reads_as_missing() -> None:
+    # ftlab/_json.py: a scalar of the wrong type is not passed on; its check fails as missing.
+    s = C.health(_summary(dtrs=_tenant(starved="no", queue_depth=64.0, max_wait_s="0.02")))["schemes"]["upi"]
+    t = s["tenants"]["dtrs"]
+    assert (t["starved"], t["queue_depth"], t["max_wait_s"]) == (None, None, None)
+    assert not s["ok"] and s["reasons"] == ["dtrs: starved not reported"]
+
+
+def test_a_table_of_another_type_is_an_error() -> None:
+    with pytest.raises(TypeError, match="a JSON object was expected, not list"):
+        C.health({"schemes": {"upi": {"tenants": ["dtrs"]}}})
 
 
 def test_the_reproduce_warning_lists_the_reasons() -> None:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
@@ -246,14 +245,17 @@ def test_array_run_has_the_host_layers_table() -> None:
     rows = re.findall(r'<tr data-tenant="([^"]+)" data-scheme="([^"]+)">(.*?)</tr>', table)
     assert len(rows) == sum(len(v["tenants"]) for v in schemes.values())
     for tenant, scheme, cells in rows:
-        t: Mapping[str, Any] = schemes[scheme]["tenants"][tenant]
+        typed = schemes[scheme]["tenants"][tenant]
+        t: Mapping[str, object] = typed
         values = re.findall(r'data-value="([^"]*)"', cells)
-        want: list[Any] = [
-            (t.get(op) or {}).get(key) if op else t.get(key) for _, op, key in html_report.ARRAY_COLUMNS
-        ]
+        want: list[object] = []
+        for _, op, key in html_report.ARRAY_COLUMNS:
+            part = (t.get(op) or {}) if op else t
+            assert isinstance(part, Mapping)
+            want.append(part.get(key))
         for got, w, (_, op, key) in zip(values, want, html_report.ARRAY_COLUMNS, strict=True):
             if got:
-                assert float(got) == float(w), (tenant, scheme, op, key)
-        assert t["read"]["count"] == 0 or values[2] == str(t["read"]["p95_us"])
+                assert isinstance(w, (int, float)) and float(got) == float(w), (tenant, scheme, op, key)
+        assert typed["read"]["count"] == 0 or values[2] == str(typed["read"]["p95_us"])
     plain = html_report.render(synthetic_report())
     assert 'id="array-table"' not in plain and '<a href="#array">' not in plain

@@ -41,7 +41,8 @@ def test_subpackages_by_role_and_every_module_imports() -> None:
     # No flat leftovers of the old layout beside the role packages (`results`: the typed
     # results, generated from schema/results.schema.json).
     flat = {m.name for m in pkgutil.iter_modules(ftlab.__path__) if not m.ispkg}
-    allowed = {"_core", "_bench", "_errors", "_extras", "_scenarios", "_toml", "api", "results", "__main__"}
+    allowed = {"_core", "_bench", "_errors", "_extras", "_json", "_scenarios", "_toml", "api", "results"}
+    allowed.add("__main__")
     assert flat <= allowed, flat
     for m in pkgutil.walk_packages(ftlab.__path__, "ftlab."):
         if m.name in ("ftlab._core", "ftlab.__main__"):
@@ -74,10 +75,10 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_dependencies_point_one_way() -> None:
-    """docs/ARCHITECTURE.md: `_core` <- `_errors`, `_toml`, `results` <- `report` <- `api` <-
-    `sweeps` <- `reproduce`; `capture` beside them; all <- `cli`. Nothing imports `cli`, `report`
-    imports neither `api`, sweeps nor reproductions, and the results module imports nothing of
-    the package."""
+    """docs/ARCHITECTURE.md: `_core` <- `_errors`, `_toml`, `_json`, `results` <- `report` <-
+    `api` <- `sweeps` <- `reproduce`; `capture` beside them; all <- `cli`. Nothing imports
+    `cli`, `report` imports neither `api`, sweeps nor reproductions, and the results module and
+    the JSON narrowing (`_json`) import nothing of the package."""
     from pathlib import Path
 
     root = Path(ftlab.__file__).parent
@@ -88,6 +89,7 @@ def test_dependencies_point_one_way() -> None:
         "capture": ("ftlab.cli", "ftlab.report", "ftlab.sweeps", "ftlab.reproduce"),
         "api.py": ("ftlab.cli", "ftlab.sweeps", "ftlab.reproduce", "ftlab.capture"),
         "results.py": ("ftlab",),
+        "_json.py": ("ftlab",),
     }
     checked = 0
     for role, banned in forbidden.items():

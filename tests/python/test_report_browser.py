@@ -19,7 +19,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 import pytest
@@ -28,13 +28,13 @@ import ftlab
 from conftest import REPO_ROOT
 from ftlab.report import Report
 from ftlab.results import Summary, TenantSummary, summary_from_json
-from reports import default_scenario
+from reports import Parsed, default_scenario
 
 if TYPE_CHECKING:
     from selenium.webdriver import Chrome
 
 #: What the page's scripts hand back through WebDriver: JSON decoded, untyped.
-JsonObject = dict[str, Any]
+JsonObject = Parsed
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = ("/usr/bin/chromium", "chromium", "chromium-browser")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import cast
 
 import polars as pl
 import pytest
@@ -25,6 +25,7 @@ from ftlab.reproduce import claims as C
 from ftlab.reproduce import fdp_cachelib as F
 from ftlab.reproduce.per_run import PerRun
 from ftlab.results import Summary
+from reports import Parsed
 
 try:
     import tomllib
@@ -303,7 +304,7 @@ def test_the_two_tenant_runs_run_the_two_tenant_scenario() -> None:
             assert all(s.startswith("stream") for s in r.overrides), r.overrides
 
 
-def resolved(quick: bool) -> dict[str, Any]:
+def resolved(quick: bool) -> Parsed:
     from ftlab import _core
 
     return tomllib.loads(_core.resolve(F.scenario_path(quick)))
@@ -333,7 +334,7 @@ def test_the_workload_is_the_papers(quick: bool) -> None:
     assert s["precondition"]["mode"] == "workload"
 
 
-def _kept(part: dict[str, Any]) -> dict[str, Any]:
+def _kept(part: Parsed) -> Parsed:
     """A synthetic part (a table of the resolved TOML) without its rate and footprint."""
     skip = {"rate_iops", "footprint_fraction", "footprint_offset_fraction"}
     return {k: v for k, v in part.items() if k not in skip}
@@ -367,18 +368,18 @@ def test_the_two_tenant_scenario_is_the_papers(quick: bool) -> None:
 def test_quick_is_the_full_one_reduced() -> None:
     full, quick = resolved(False), resolved(True)
 
-    def dies(d: dict[str, Any]) -> int:
+    def dies(d: Parsed) -> int:
         n: int = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]
         return n
 
-    def blocks(d: dict[str, Any]) -> int:
+    def blocks(d: Parsed) -> int:
         n: int = dies(d) * d["blocks_per_plane"] * d["planes_per_die"]
         return n
 
     assert blocks(full["device"]) == 4 * blocks(quick["device"])
 
     # the same host rate per die: half the rate on half the dies
-    def rate(s: dict[str, Any]) -> float:
+    def rate(s: Parsed) -> float:
         total: float = sum(p["rate_iops"] * p["sizes"][0]["bytes"] for p in s["tenants"][0]["synthetic"])
         return total
 

@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
@@ -30,11 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 Cell = tuple[float, float, float, float]
 
 
-def row(p95: float, p99: float, p999: float, p9999: float, multi_busy: int = 0) -> dict[str, Any]:
+def row(p95: float, p99: float, p999: float, p9999: float, multi_busy: int = 0) -> dict[str, float]:
     return {"p95_us": p95, "p99_us": p99, "p999_us": p999, "p9999_us": p9999, "reads_multi_busy": multi_busy}
 
 
-def rows(base: Cell, ioda: Cell, **others: Cell) -> dict[str, dict[str, Any]]:
+def rows(base: Cell, ioda: Cell, **others: Cell) -> dict[str, dict[str, float]]:
     out = {}
     for load in I.LOADS:
         out[f"{load}/Base"], out[f"{load}/IODA"] = row(*base), row(*ioda, multi_busy=3)

@@ -1,7 +1,7 @@
 """Tests of `ftlab.reproduce.keypath`, the one reader of a key path and the one reduction:
 each rule (`SUMMARY`, `PATTERNS`, `SCENARIO`) on one hand-written document, the values and
 key paths worked out by hand here, the names other modules import (`rows.walk`,
-`rows.walk_one`, `reads.find`, `reads.reduce`, `driver.scale_matches`) reading through it,
+`rows.walk_one`, `reads.find`, `reads.reduce`) reading through it,
 both reduction rules, and the scaled numbers a knob's `factors` and a declared case's
 `scale` share (`cases.scaled_at`), with their errors.
 """
@@ -13,7 +13,7 @@ import math
 import pytest
 
 from ftlab import InputError
-from ftlab.reproduce import cases, driver, reads, rows
+from ftlab.reproduce import cases, reads, rows
 from ftlab.reproduce.keypath import PATTERNS, SCENARIO, SUMMARY, Rule, matches, reduce, walk, walk_one
 
 DOC: dict[str, object] = {
@@ -54,7 +54,6 @@ def test_a_rule_reads_its_parts_nulls_and_arrays(
 def test_the_imported_names_read_through_the_one_reader() -> None:
     assert rows.walk is walk and rows.walk_one is walk_one
     assert reads.find(DOC, "t.w*.m") == walk(DOC, "t.w*.m", PATTERNS) == [1]
-    assert driver.scale_matches(DOC, "a.*.r") == matches(DOC, "a.*.r", SCENARIO)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import cast
 
 import polars as pl
 import pytest
@@ -25,6 +25,7 @@ from ftlab.reproduce import claims as C
 from ftlab.reproduce import vstream as V
 from ftlab.reproduce.per_run import PerRun
 from ftlab.results import Summary
+from reports import Parsed
 
 try:
     import tomllib
@@ -209,9 +210,8 @@ def test_declared_health_checks_the_steady_state_and_the_deaths() -> None:
     base = summary(3e9, 10.0, 1234, "rocksdb")
     rocksdb = plan.health.run("rocksdb/dac", cast(Report, SimpleNamespace(summary=base, timeseries=None)))
     assert rocksdb["checks"] == {} and "steady_change" not in rocksdb
-    deaths = cast(dict[str, Any], base)
-    deaths["schemes"]["unified"]["mapper_counters"] = {"unattributed_deaths": 3}
-    bad = plan.health.run("rocksdb/vstream", cast(Report, SimpleNamespace(summary=deaths, timeseries=None)))
+    base["schemes"]["unified"]["mapper_counters"] = {"unattributed_deaths": 3}
+    bad = plan.health.run("rocksdb/vstream", cast(Report, SimpleNamespace(summary=base, timeseries=None)))
     assert bad["checks"] == {"unattributed deaths": ("3", False)} and bad["ok"] is False
     syn = summary(3e9, 10.0, 1234, "synthetic")
     steady = plan.health.run("synthetic/dac", cast(Report, SimpleNamespace(summary=syn, timeseries=None)))
@@ -274,7 +274,7 @@ def test_an_unknown_computation_is_a_usage_error() -> None:
 # (b) the scenarios against the paper
 
 
-def resolved(workload: str, quick: bool) -> dict[str, Any]:
+def resolved(workload: str, quick: bool) -> Parsed:
     from ftlab import _core
 
     return tomllib.loads(_core.resolve(V.scenario_path(workload, quick)))

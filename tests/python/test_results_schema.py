@@ -11,13 +11,14 @@ import gzip
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import pytest
 
 from ftlab import _core, api
 from ftlab.report import Report
 from ftlab.reproduce.part_ftl import TABLE3_TASKS
+from ftlab.results import LifetimeModel, Summary, summary_from_json
 from reports import default_scenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ import gen_results  # noqa: E402
 SCHEMA = gen_results.load_schema()
 
 
-def _errors(value: Any, result: str) -> list[str]:
+def _errors(value: object, result: str) -> list[str]:
     name = SCHEMA["results"][result]["$ref"].rsplit("/", 1)[1]
     return gen_results.check(value, SCHEMA, name)
 
@@ -42,7 +43,9 @@ def small_run() -> Report:
     """The default scenario, small and short, with solo runs and two phases (the summary's
     optional parts)."""
     scenario = default_scenario(duration_s=0.4, warmup_s=0.1)
-    scenario["measure"]["phases"] = [
+    measure = scenario["measure"]
+    assert isinstance(measure, dict)
+    measure["phases"] = [
         {"name": "early", "start_s": 0.1, "end_s": 0.25},
         {"name": "late", "start_s": 0.25},
     ]
@@ -66,19 +69,22 @@ def test_timeseries_columns_are_the_cores(small_run: Report) -> None:
     assert set(_core.TIMESERIES_DEVICE_COLUMNS) < set(base)
 
 
-def _bundled(name: str, extra: list[str] | None = None) -> dict[str, Any]:
+def _bundled(name: str, extra: list[str] | None = None) -> Summary:
     path = REPO / "scenarios" / f"{name}.toml"
     short = ["measure.duration_s=1.0", "measure.warmup_s=0.0", "measure.phases=[]", *(extra or [])]
-    summary: dict[str, Any] = json.loads(_core.run(source_path=path, overrides=short, jobs=1)["summary_json"])
-    return summary
+    return summary_from_json(_core.run(source_path=path, overrides=short, jobs=1)["summary_json"])
+
+
+#: Each result the core wrote, as (result name, its parsed JSON).
+Outputs = list[tuple[str, object]]
 
 
 @pytest.fixture(scope="module")
-def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Any]]:
+def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> Outputs:
     """Every result kind the core writes, as (result name, value): the small run, two bundled
     scenarios (fdp: a stream mapper's report; rtgc: periodic tasks' deadlines), `ftlab rt`'s
     three results for each real-time scheme, `ftlab lifetime`, `ftlab capture` and the policies."""
-    found: list[tuple[str, Any]] = [("summary", json.loads(small_run.summary_json))]
+    found: Outputs = [("summary", json.loads(small_run.summary_json))]
     found += [("summary", _bundled(name)) for name in ("fdp", "rtgc")]
     # An array (its host layer's `array`) in IODA's mode, with a rebuild device (the key as a
     # number; the bundled scenario writes null).
@@ -104,7 +110,7 @@ def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> list
     return found
 
 
-def _capture(tmp_path: Path) -> Any:
+def _capture(tmp_path: Path) -> object:
     data = REPO / "data" / "rocksdb"
     shipped = json.loads((data / "trace.json").read_text(encoding="utf-8"))
     logs = []
@@ -115,8 +121,9 @@ def _capture(tmp_path: Path) -> Any:
     return json.loads(_core.capture(logs[0], logs[1], tmp_path / "t.csv", shipped["root"], device_bytes))
 
 
-def test_bundled_scenarios_show_their_optional_parts(outputs: list[tuple[str, Any]]) -> None:
-    fdp, rtgc = (value for result, value in outputs[1:3])
+def test_bundled_scenarios_show_their_optional_parts(outputs: Outputs) -> None:
+    # Summaries (`_bundled`'s), whose shape test_what_the_core_writes_matches checks.
+    fdp, rtgc = (cast(Summary, value) for result, value in outputs[1:3])
     assert any("mapper_report" in s for s in fdp["schemes"].values())
     assert any("deadlines" in t for s in rtgc["schemes"].values() for t in s["tenants"].values())
 
@@ -124,14 +131,14 @@ def test_bundled_scenarios_show_their_optional_parts(outputs: list[tuple[str, An
 @pytest.mark.parametrize(
     "result", ["summary", "rt_bounds", "rt_admit", "rt_schedulability", "lifetime", "capture", "policies"]
 )
-def test_what_the_core_writes_matches(outputs: list[tuple[str, Any]], result: str) -> None:
+def test_what_the_core_writes_matches(outputs: Outputs, result: str) -> None:
     values = [value for name, value in outputs if name == result]
     assert values, f"no {result} among the outputs"
     for value in values:
         assert _errors(value, result) == []
 
 
-def test_a_capped_fast_forward_says_so(outputs: list[tuple[str, Any]]) -> None:
+def test_a_capped_fast_forward_says_so(outputs: Outputs) -> None:
     # The fast-forward stops at 1,000,000 swaps (`lifetime_model::SWAPS_MAX`, docs/lifetime.md)
     # and says so beside each count; the two-channel tiny FlashBlox run under `since_swap`
     # reaches it on the device's own time scale (a swap at every check; the default trigger,
@@ -139,13 +146,14 @@ def test_a_capped_fast_forward_says_so(outputs: list[tuple[str, Any]]) -> None:
     cases = []
     for result, value in outputs:
         if result == "lifetime":
-            cases += [value["with_swaps"], value["without_swaps"], value["worst_case"], value["device_scale"]]
-    cases = [c for c in cases if c is not None]
-    assert all(c["swaps_capped"] == (c["n_swaps"] >= 1_000_000) for c in cases)
-    assert {c["swaps_capped"] for c in cases} == {True, False}
+            model = cast(LifetimeModel, value)  # its shape: test_what_the_core_writes_matches
+            cases += [model["with_swaps"], model["without_swaps"], model["worst_case"], model["device_scale"]]
+    capped = [(c["swaps_capped"], c["n_swaps"]) for c in cases if c is not None]
+    assert all(flag == (n_swaps >= 1_000_000) for flag, n_swaps in capped)
+    assert {flag for flag, _ in capped} == {True, False}
 
 
-def test_every_key_the_schema_names_is_written(outputs: list[tuple[str, Any]]) -> None:
+def test_every_key_the_schema_names_is_written(outputs: Outputs) -> None:
     # The other way round: a key kept in the schema that the core no longer writes (or writes
     # under no case above) is named here, so that a key cannot live on one side only.
     seen: set[tuple[str, str]] = set()
@@ -179,7 +187,7 @@ GOOD = {"mean_us": 1.5, "p99_us": 2.0, "count": 3}
         ([GOOD], ['SoloOpSummary: expected object, got [{"mean_us": 1.5, "p99_us": 2.0, "count": 3}]']),
     ],
 )
-def test_the_checker_catches_each_difference(value: Any, expected: list[str]) -> None:
+def test_the_checker_catches_each_difference(value: object, expected: list[str]) -> None:
     assert gen_results.check(value, SCHEMA, "SoloOpSummary") == expected
 
 

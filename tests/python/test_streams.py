@@ -6,8 +6,6 @@ crates/ftlab/tests/streams.rs; this checks that the Python surface shows them wh
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 import ftlab
@@ -16,7 +14,8 @@ from ftlab.report import html as html_report
 MIB = 1 << 20
 
 
-def scenario(mapper: str) -> dict[str, Any]:
+def scenario(mapper: str, lifetimes: bool = False) -> dict[str, object]:
+    """The run; with `lifetimes`, `measure.stream_lifetimes = true` (else the key is left out)."""
     tenant = {
         "name": "db",
         "namespace_fraction": 0.9,
@@ -34,16 +33,15 @@ def scenario(mapper: str) -> dict[str, Any]:
         "device": {"preset": "tiny"},
         "ftl": {"physical_streams": 4},
         "stream": {"manual": {"table": [1, 1, 1, 2]}},
-        "measure": {"duration_s": 3.0, "warmup_s": 1.0, "window_s": 0.5},
+        "measure": {"duration_s": 3.0, "warmup_s": 1.0, "window_s": 0.5}
+        | ({"stream_lifetimes": True} if lifetimes else {}),
         "tenants": [tenant],
     }
 
 
 @pytest.fixture(scope="module")
 def manual() -> ftlab.Report:
-    s = scenario("manual")
-    s["measure"]["stream_lifetimes"] = True
-    return ftlab.run(s)
+    return ftlab.run(scenario("manual", lifetimes=True))
 
 
 def test_streams_frame_has_each_tagged_stream(manual: ftlab.Report) -> None:
@@ -94,7 +92,8 @@ def test_without_lifetimes_every_death_is_of_unknown_age(manual: ftlab.Report) -
     the same run (the knob changes no placement), the same writes and deaths per stream, every
     death of unknown age. The scenario leaves the key out, so this also checks the default."""
     s = scenario("manual")
-    assert "stream_lifetimes" not in s["measure"]
+    measure = s["measure"]
+    assert isinstance(measure, dict) and "stream_lifetimes" not in measure
     off = ftlab.run(s)
     cols = ["tenant", "stream", "units_written", "units_dead", "units_dead_unknown_age", "lifetime_s_mean"]
     on_rows = {r["stream"]: r for r in manual.streams_frame.select(cols).to_dicts()}

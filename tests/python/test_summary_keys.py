@@ -14,7 +14,7 @@ import copy
 import io
 import json
 from pathlib import Path
-from typing import Any, TypeAlias, cast
+from typing import TypeAlias, cast
 
 import polars as pl
 import pytest
@@ -26,12 +26,12 @@ from ftlab.cli import print_full_tables, print_summary
 from ftlab.report import Report
 from ftlab.results import Summary
 from ftlab.sweeps import exec as sweep_exec
-from reports import synthetic_report
+from reports import Parsed, synthetic_report
 
 #: A hand-made summary.json document, or an object inside one: JSON built here to be dumped,
 #: some deliberately partial or of an older run (so not a `ftlab.results.Summary`), and as
 #: untyped as `json.loads`'s result (OLD is one).
-JsonObject: TypeAlias = dict[str, Any]
+JsonObject: TypeAlias = Parsed
 
 
 def as_summary(summary: JsonObject) -> Summary:

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 import tomllib
@@ -94,9 +94,14 @@ def test_overrides_reach_the_core_as_values() -> None:
         resolved = tomllib.loads(
             _core.resolve(text=text, name="b", overrides=[f"{key}={toml_inline(value)}"])
         )
-        node: Any = resolved  # a walk through tomllib's untyped result
+        node: object = resolved
         for seg in key.split("."):
-            node = node[int(seg)] if seg.isdigit() else node[seg]
+            if seg.isdigit():
+                assert isinstance(node, list), (key, seg)
+                node = node[int(seg)]
+            else:
+                assert isinstance(node, dict), (key, seg)
+                node = node[seg]
         assert node == value
 
 

@@ -755,6 +755,8 @@ _reflow_help(app)
 # --------------------------------------------------------------------------------------
 
 
+# `Any` stays on the click objects below: typer vendors its own click (`typer._click`, private),
+# so `click.Command` is not their type at run time, and the private module is no API to name.
 def _flags_take_no_value(command: Any) -> None:
     """Show no value placeholder after a flag in the help: typer prints a flag's type
     (`--solo <bool>`), which reads as if it took a value, yet `--solo true` is an error (a

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ftlab._json import JsonObject, table
 from ftlab.report import _plotly, figdata, headline, series
 from ftlab.report.style import WEAR_COLORMAP, scheme_style
 from ftlab.results import Deadlines, TaskDeadlines, TenantSummary
@@ -155,11 +156,12 @@ def _array_section(report: Report) -> list[str]:
     body = []
     for scheme, result in array["schemes"].items():
         for tenant, typed in result["tenants"].items():
-            t: Mapping[str, Any] = typed
+            t: JsonObject = typed
             cells = []
             for _, op, key in ARRAY_COLUMNS:
-                value = (t.get(op) or {}).get(key) if op else t.get(key)
-                blank = op and key != "count" and not (t.get(op) or {}).get("count")
+                ops = table(t.get(op)) if op else t
+                value = ops.get(key)
+                blank = op and key != "count" and not ops.get("count")
                 text = "–" if blank or value is None else _fmt(value)
                 cells.append(f'<td data-value="{"" if blank else value}">{html.escape(text)}</td>')
             attrs = f'data-tenant="{html.escape(tenant)}" data-scheme="{html.escape(scheme)}"'

@@ -163,13 +163,17 @@ def load(name: str) -> PaperClaims:
     return PaperClaims(name, str(paper.get("citation", "")), str(paper.get("file", "")), specs)
 
 
-def _spec(where: str, index: int, raw: Mapping[str, Any]) -> Spec:
-    label = f"claims[{index}] ({raw.get('id', '?')})"
-    table(where, label, raw, keys_of(Spec))
+def _spec(where: str, index: int, raw: object) -> Spec:
+    label = f"claims[{index}] ({raw.get('id', '?') if isinstance(raw, Mapping) else '?'})"
+    fields = table(where, label, raw, keys_of(Spec))
     for key in ("id", "text", "quote", "where", "kind", "rests_on"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
+        if not isinstance(fields.get(key), str) or not fields[key]:
             raise input_error(where, f"{label}: `{key}` must be a non-empty string")
-    spec = Spec(**{**raw, "runs": tuple(raw.get("runs") or ())})
+    # The TOML boundary: the raw table fills `Spec` as it is (`Any`), and `_check` then checks
+    # each field's type and value.
+    values: dict[str, Any] = dict(fields)
+    values["runs"] = tuple(values.get("runs") or ())
+    spec = Spec(**values)
     _check(where, label, spec)
     return spec
 

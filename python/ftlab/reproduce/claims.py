@@ -55,6 +55,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ftlab._errors import usage_error
+from ftlab._json import JsonObject, flag, integer, number, table
 from ftlab.report import write_files_atomically
 
 if TYPE_CHECKING:
@@ -510,7 +511,7 @@ def fmt_change(value: FtlabValue | str) -> str:
     return f"{float(value):+.1%}".replace("-", MINUS)
 
 
-def fmt_number(value: float | None, unit: str = "", digits: int = 0) -> str:
+def fmt_number(value: object, unit: str = "", digits: int = 0) -> str:
     """A number with thousands separators and a unit: 1,234 µs; "n/a" if missing.
 
     >>> fmt_number(1234.4, "µs"), fmt_number(None, "µs")
@@ -613,7 +614,7 @@ class Health(HealthHead):
     schemes: dict[str, RunHealth]
 
 
-def health(summary: Mapping[str, Any]) -> Health:
+def health(summary: JsonObject) -> Health:
     """The health checks of a parsed summary.json, per scheme (DESIGN §12). Per tenant: its
     `unstable` (a backlog that grew through the run, or beyond `backlog_limit` requests, its
     `[measure] backlog_queue_depths_max` queue depths, at any time), `starved` (a request
@@ -631,7 +632,7 @@ def health(summary: Mapping[str, Any]) -> Health:
     >>> h["schemes"]["u"]["busiest_die"], h["ok"], h["schemes"]["u"]["reasons"]
     (0.9, False, ['dtrs starved: a request waited 74.1 s > 1 s', 'busiest die 90% ≥ 85%'])
     """
-    schemes = {name: _scheme_health(data) for name, data in (summary.get("schemes") or {}).items()}
+    schemes = {name: _scheme_health(table(data)) for name, data in table(summary.get("schemes")).items()}
     return {
         "busiest_die_limit": BUSIEST_DIE_LIMIT,
         "ok": all(s["ok"] for s in schemes.values()),
@@ -658,7 +659,7 @@ def drop_die_limit(checks: Health, scheme: str) -> None:
     checks["ok"] = all(x["ok"] for x in checks["schemes"].values())
 
 
-def one_run_health(scheme: Mapping[str, Any]) -> tuple[RunHealth, bool]:
+def one_run_health(scheme: JsonObject) -> tuple[RunHealth, bool]:
     """The health record of a one-scheme run that busies its dies on purpose (a closed loop,
     a cache filling its device), and whether its tenants pass: the tenants' checks of
     `health`, the busiest die reported without a limit, no phases, no run checks yet (`checks`)
@@ -673,7 +674,7 @@ def one_run_health(scheme: Mapping[str, Any]) -> tuple[RunHealth, bool]:
     base = health({"schemes": {"run": scheme}})["schemes"]["run"]
     entry: RunHealth = {
         "tenants": base["tenants"],
-        "busiest_die": scheme["device"].get("die_utilisation_max"),
+        "busiest_die": number(table(scheme["device"]).get("die_utilisation_max")),
         "busiest_die_by_phase": {},
         "busiest_die_limit": None,
         "checks": {},
@@ -682,26 +683,27 @@ def one_run_health(scheme: Mapping[str, Any]) -> tuple[RunHealth, bool]:
     return entry, bool(base["tenants_ok"])
 
 
-def _scheme_health(data: Mapping[str, Any]) -> RunHealth:
+def _scheme_health(data: JsonObject) -> RunHealth:
     def _g(x: object) -> str:
         return f"{x:g}" if finite(x) else "n/a"
 
+    raw = {name: table(t) for name, t in table(data.get("tenants")).items()}
     tenants: dict[str, TenantHealth] = {
         name: {
-            "unstable": t.get("unstable"),
-            "starved": t.get("starved"),
-            "outstanding_at_end": t.get("outstanding_at_end"),
-            "writes_outstanding_at_end": t.get("writes_outstanding_at_end"),
-            "queue_depth": t.get("queue_depth"),
-            "backlog_max": t.get("backlog_max"),
-            "max_wait_s": t.get("max_wait_s"),
-            "stall_s_max": t.get("stall_s_max"),
+            "unstable": flag(t.get("unstable")),
+            "starved": flag(t.get("starved")),
+            "outstanding_at_end": integer(t.get("outstanding_at_end")),
+            "writes_outstanding_at_end": integer(t.get("writes_outstanding_at_end")),
+            "queue_depth": integer(t.get("queue_depth")),
+            "backlog_max": number(t.get("backlog_max")),
+            "max_wait_s": number(t.get("max_wait_s")),
+            "stall_s_max": number(t.get("stall_s_max")),
             "writes_arrived": _writes_arrived(t),
         }
-        for name, t in (data.get("tenants") or {}).items()
+        for name, t in raw.items()
     }
     reasons: list[str] = []
-    for name, t in (data.get("tenants") or {}).items():
+    for name, t in raw.items():
         wait, bound = t.get("max_wait_s"), t.get("starvation_wait_s")
         if t.get("starved") is True:
             reasons.append(f"{name} starved: a request waited {fmt_number(wait, 's', 1)} > {_g(bound)} s")
@@ -722,8 +724,9 @@ def _scheme_health(data: Mapping[str, Any]) -> RunHealth:
                 f"{name} unstable: backlog grew by {grew}, "
                 f"{fmt_number(t.get('outstanding_at_end'))} outstanding at the end"
             )
-    busiest = busiest_die(data.get("device") or {})
-    by_phase = {name: busiest_die(p.get("device") or {}) for name, p in (data.get("phases") or {}).items()}
+    busiest = busiest_die(table(data.get("device")))
+    phases = table(data.get("phases"))
+    by_phase = {name: busiest_die(table(table(p).get("device"))) for name, p in phases.items()}
     for where, u in (("", busiest), *((f" in phase {p}", u) for p, u in by_phase.items())):
         if u is None or u >= BUSIEST_DIE_LIMIT:
             reasons.append(
@@ -744,10 +747,10 @@ def _scheme_health(data: Mapping[str, Any]) -> RunHealth:
     }
 
 
-def _writes_arrived(tenant: Mapping[str, Any]) -> int | None:
+def _writes_arrived(tenant: JsonObject) -> int | None:
     """The writes a tenant's summary saw arrive: those completed in the measured phase and
     those outstanding at the end (None when either is absent)."""
-    done, left = (tenant.get("write") or {}).get("count"), tenant.get("writes_outstanding_at_end")
+    done, left = table(tenant.get("write")).get("count"), tenant.get("writes_outstanding_at_end")
     return int(done) + int(left) if isinstance(done, int) and isinstance(left, int) else None
 
 
@@ -803,7 +806,7 @@ def _unserved(name: str, tenant: TenantHealth) -> str:
     return ""
 
 
-def busiest_die(device: Mapping[str, Any]) -> float | None:
+def busiest_die(device: JsonObject) -> float | None:
     """The largest of a device object's `die_utilisation` (its `die_utilisation_max` if it has
     no list); None if it has neither."""
     dies = device.get("die_utilisation")
@@ -820,7 +823,7 @@ PHASE_METRICS = ("mean_us", "p99_us")
 PhaseRow = dict[str, object]
 
 
-def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None) -> list[PhaseRow]:
+def phase_table(summary: JsonObject, tenants: Sequence[str] | None = None) -> list[PhaseRow]:
     """One row per (tenant, scheme) with the read latency of every measurement phase:
     `tenant`, `scheme`, then `<phase>.read_mean_us` and `<phase>.read_p99_us` per phase (in the
     order of summary.json; None where a phase lacks the tenant). Empty without phases.
@@ -830,23 +833,22 @@ def phase_table(summary: Mapping[str, Any], tenants: Sequence[str] | None = None
     >>> phase_table(s)
     [{'tenant': 'a', 'scheme': 'u', 'p.read_mean_us': 5, 'p.read_p99_us': 9}]
     """
-    schemes = summary.get("schemes") or {}
-    names = list(dict.fromkeys(p for data in schemes.values() for p in (data.get("phases") or {})))
+    schemes = {name: table(data) for name, data in table(summary.get("schemes")).items()}
+    names = list(dict.fromkeys(p for data in schemes.values() for p in table(data.get("phases"))))
     if not names:
         return []
     order = (
         list(tenants)
         if tenants is not None
-        else list(dict.fromkeys(t for d in schemes.values() for t in (d.get("tenants") or {})))
+        else list(dict.fromkeys(t for d in schemes.values() for t in table(d.get("tenants"))))
     )
     rows = []
     for tenant in order:
         for scheme, data in schemes.items():
             row: PhaseRow = {"tenant": tenant, "scheme": scheme}
             for phase in names:
-                read = (((data.get("phases") or {}).get(phase) or {}).get("tenants") or {}).get(
-                    tenant, {}
-                ).get("read") or {}
+                at = table(table(table(data.get("phases")).get(phase)).get("tenants"))
+                read = table(table(at.get(tenant)).get("read"))
                 row.update({f"{phase}.read_{m}": read.get(m) for m in PHASE_METRICS})
             rows.append(row)
     return rows
@@ -1219,6 +1221,8 @@ class ReproductionResult:
     wall_s: float
     report: Report | None = None
     sensitivity: list[SensitivityRow] | None = None
+    #: A paper's own results beside `seed_result` (`Driven.extra`), read by its tests and the
+    #: terminal; `Any` stays: each paper puts its own types in it and only its reader knows them.
     extra: dict[str, Any] = field(default_factory=dict)
     #: Lines a reproduction prints after its health table (checks of the model against the
     #: paper's analysis that are not claims, e.g. PaRT-FTL's GC copies beside Eq. 5).

@@ -85,7 +85,6 @@ from ftlab.reproduce.claims import (
 )
 from ftlab.reproduce.decl import Fields, keys_of, table
 from ftlab.reproduce.figures import FigureDecl, draw_all, load_figures
-from ftlab.reproduce.keypath import SCENARIO, matches
 from ftlab.reproduce.measures import (
     BestDecl,
     Declared,
@@ -150,7 +149,7 @@ class CaseDecl:
     `name` is a `str.format` template of `{value}`; each of `set`, of `{value}` and, with
     `scale` (a dotted scenario key), `{scaled}`: `value` times that key's value in the resolved scenario
     of the base run the case reruns (a `*` in `scale` matches several keys: each template is then
-    repeated per match, `{at}` its key, `scale_matches`). Instead of `scale`, `split`
+    repeated per match, `{at}` its key, `cases.scaled_at`). Instead of `scale`, `split`
     (`cases.SplitDecl`): each template repeated per number of a pair of parts whose weighted
     total the value, a share, divides (`{at}` its key, `{scaled}` the number). Or `each`
     (`cases.EachDecl`): `{entries}`, a list's entries, one per table of an array, each sized by
@@ -635,19 +634,6 @@ def _case_sets(
     else:
         found = scaled_at(doc, decl.scale, value, where)
     return [t.format(value=value, scaled=scaled, at=at) for at, scaled in found for t in decl.set]
-
-
-def scale_matches(node: object, pattern: str) -> list[tuple[str, object]]:
-    """Every value at dotted `pattern` under a scenario document, with its `--set` key
-    (`keypath.matches`, its `SCENARIO` rule: `*` is each key of a table or each table of an
-    array, keyed by its `name`, else its index; an array met where a key is expected is each of
-    its tables, by index).
-
-    >>> doc = {"t": [{"name": "a", "s": {"r": 1.0}}, {"name": "b", "s": [{"r": 2.0}, {}]}]}
-    >>> scale_matches(doc, "t.*.s.r")
-    [('t.a.s.r', 1.0), ('t.b.s.0.r', 2.0)]
-    """
-    return matches(node, pattern, SCENARIO)
 
 
 def claim_values(claims: Sequence[Claim]) -> dict[str, dict[str, object]]:

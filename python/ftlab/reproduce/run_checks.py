@@ -40,10 +40,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ftlab import _toml
 from ftlab._errors import input_error, usage_error
+from ftlab._json import JsonObject
 from ftlab.reproduce.claims import (
     BUSIEST_DIE_LIMIT,
     Health,
@@ -222,7 +223,7 @@ def steady_change(report: Report, column: str = "write_iops") -> float:
     return relative_change(mean(mid, end_s), mean(start_s, mid))
 
 
-def array_health(summary: Mapping[str, Any]) -> RunHealth:
+def array_health(summary: JsonObject) -> RunHealth:
     """An array run's health: each device's (`claims.health` of its scheme entries
     `<scheme>/dev<i>`: its tenants, the device requests the host layer sent it; its busiest
     die), merged in `claims.health`'s per-scheme shape: tenants as "dev<i>:<tenant>", the
