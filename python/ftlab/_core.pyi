@@ -5,7 +5,7 @@ It describes the private binding layer only; the public API is `ftlab` (run, loa
 
 from collections.abc import Callable
 from os import PathLike
-from typing import Any, TypedDict, final
+from typing import TypedDict, final
 
 class FtlabError(ValueError):
     """Base class of every error ftlab reports about its input (scenario, trace, arguments)
@@ -124,10 +124,10 @@ class ArrowTable:
     def __len__(self) -> int: ...
     def __arrow_c_schema__(self) -> object:
         """An `arrow_schema` PyCapsule: the table's columns as a struct."""
-    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[object, object]:
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
         """`(arrow_schema, arrow_array)` PyCapsules: the table as one struct array
         (`requested_schema` is ignored)."""
-    def __arrow_c_stream__(self, requested_schema: Any = None) -> object:
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         """An `arrow_array_stream` PyCapsule of one record batch (`requested_schema` is
         ignored)."""
 
