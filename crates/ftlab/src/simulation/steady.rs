@@ -1,0 +1,169 @@
+//! The closed-form fill (`[precondition] overwrites = "closed_form"`): instead of simulating
+//! uniform random overwrites after the fill, write each filled unit once, in the fill's order
+//! and through the same placement path (`place_host_unit`: scheme, stream mapper, frontiers),
+//! interleaved with *stale units* so that every block ends with the valid fraction the
+//! steady state of uniform random overwrites gives a block of its age. A stale unit is an
+//! earlier version of the filled unit written next: it is placed and mapped as a host write,
+//! and the next version overwrites it through the same path, so every policy sees the
+//! events of a unit written and overwritten (the stream mapper is asked for a stream once per
+//! filled unit, and its versions share it).
+//!
+//! The model (Desnoyers, "Analytic Models of SSD Write Performance", ACM TOS 2014, FIFO/LRW
+//! cleaning; Hu et al., "Write Amplification Analysis in Flash-Based Solid State Drives",
+//! SYSTOR 2009; its greedy form is Xiang & Kurkoski, ICNC 2012, Eq. (10), which
+//! tests/waf_model.rs checks the simulated device against): under uniform random writes to
+//! `U` units on `P` units of room for data, a unit survives each host write with probability
+//! 1 - 1/U. The write log is a mix of host writes and GC copies in a fixed proportion, so
+//! the host writes since log position `x` (0 the oldest, 1 the newest) are (1 - x) P (1 -
+//! alpha), and a unit written at `x` is still valid with probability
+//! `exp(-(1 - x) P (1 - alpha) / U) = alpha^(1 - x)`, where alpha, the oldest block's (the
+//! victim's) valid fraction, solves `alpha = exp(-(P / U) (1 - alpha))`. Over the log this
+//! holds `P x (1 - alpha) / ln(1 / alpha) = U` valid units: exactly the filled ones.
+//!
+//! `P` is the device's data room as tests/waf_model.rs counts it: every block but the ones GC
+//! keeps free on each die (`gc_low_watermark_blocks`), frontiers not subtracted (so the fill
+//! ends a little above it and GC runs briefly, as it does anyway in any scheme whose domain
+//! for a tenant has less room than the device-wide profile assumes; a domain with more room
+//! ends with more free blocks). The stale units are placed by an error accumulator per
+//! block (Bresenham: no random draw, so the fill's PRNG sequence is that of the simulated
+//! fill's first part). Not here: the fill's order and its end (`precondition.rs`).
+
+use super::engine::Engine;
+use super::executor::Instant;
+use super::precondition::OutOfSpace;
+use crate::ftl::blocks::WriteClass;
+use crate::ftl::FrontierKey;
+use crate::metrics::report::ClosedFormReport;
+
+/// The valid fraction alpha of the victim (the oldest block) in the steady state of uniform
+/// random writes on `r` = P / U times the room the data needs: the root in (0, 1) of
+/// `alpha = exp(-r (1 - alpha))` (module doc), or 1 where `r <= 1` (no room to spare: no unit
+/// can be stale). Found by bisection of `ln(alpha) + r (1 - alpha)`, which is below 0 near 0,
+/// above 0 at 1 / r and has no other root in (0, 1 / r].
+pub(crate) fn victim_valid_fraction(r: f64) -> f64 {
+    assert!(r.is_finite() && r > 0.0, "room over data {r}");
+    if r <= 1.0 {
+        return 1.0;
+    }
+    let h = |a: f64| a.ln() + r * (1.0 - a);
+    let (mut lo, mut hi) = (0.0_f64, 1.0 / r);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if h(mid) < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+/// The probability that a unit written at log position `x` in [0, 1] is valid at the end:
+/// `alpha^(1 - x)` (module doc); 1 past the log's end.
+fn valid_probability(alpha: f64, x: f64) -> f64 {
+    alpha.powf(1.0 - x.min(1.0))
+}
+
+/// The closed-form fill's state: the profile and where the log stands.
+struct Log {
+    alpha: f64,
+    room_units: u64,
+    /// Units handed out so far, live and stale.
+    placed: u64,
+    /// Per block: the live units its profile owes it so far, minus those it got, plus 1/2
+    /// (rounding); a unit is live where this reaches 1.
+    owed: Vec<f64>,
+}
+
+impl Engine<'_, Instant> {
+    /// Write every `(tenant, lpn)` of `units` (`n_live` of them) once, with stale units between
+    /// them as the steady-state profile says (module doc); returns what it wrote.
+    pub(super) fn fill_closed_form(
+        &mut self,
+        units: impl Iterator<Item = (u16, u32)>,
+        n_live: u64,
+    ) -> Result<ClosedFormReport, OutOfSpace> {
+        let g = self.ftl.geometry;
+        let reserved = u64::from(g.n_dies) * u64::from(self.p.low_watermark);
+        let room_units = u64::from(g.n_blocks).saturating_sub(reserved) * u64::from(g.units_per_block);
+        let alpha = if n_live == 0 { 1.0 } else { victim_valid_fraction(room_units as f64 / n_live as f64) };
+        let mut log = Log { alpha, room_units, placed: 0, owed: vec![0.0; g.n_blocks as usize] };
+        self.write_all_with(units, |e, t, lpn| e.closed_form_unit(&mut log, t, lpn))?;
+        Ok(ClosedFormReport {
+            victim_valid_fraction: alpha,
+            room_units,
+            live_units: n_live,
+            stale_units: log.placed - n_live,
+        })
+    }
+
+    /// Write unit `lpn` of tenant `t` through the host placement path, as many versions as
+    /// its frontier's blocks are owed stale units (module doc) and then its live one, each
+    /// version a step of the fill's clock.
+    fn closed_form_unit(&mut self, log: &mut Log, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
+        let upb = self.ftl.geometry.units_per_block;
+        let (pol, v) = self.policies_and_view();
+        let stream = pol.mapper.host_stream(t, lpn, 0, &v);
+        let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
+        loop {
+            let p = valid_probability(log.alpha, log.placed as f64 / log.room_units as f64);
+            log.placed += 1;
+            self.exec.stamp += self.p.unit_program_ns;
+            let (die, at) = self.place_or_wait(key)?;
+            let block = (at.ppa.0 / upb) as usize;
+            if at.ppa.0 % upb == 0 {
+                log.owed[block] = 0.5;
+            }
+            log.owed[block] += p;
+            let live = log.owed[block] >= 1.0;
+            if live {
+                log.owed[block] -= 1.0;
+            }
+            // Every version is mapped: the next one overwrites it through the host path.
+            self.map_host_unit(t, lpn, 0, stream, at.ppa);
+            self.placed_instant(t, die, at)?;
+            if live {
+                return Ok(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The root solves its equation, lies in (0, 1) above 1 / r's complement, and falls as
+    /// the room grows; Xiang & Kurkoski's worked example (over-provisioning 0.3, A = 2.36)
+    /// is A = 1 / (1 - alpha).
+    #[test]
+    fn victim_fraction_solves_the_model() {
+        let mut last = 1.0;
+        for r in [1.01, 1.07, 1.3, 2.0, 5.0, 10.0] {
+            let a = victim_valid_fraction(r);
+            assert!(a > 0.0 && a < 1.0, "r {r}: alpha {a}");
+            assert!((a - (-r * (1.0 - a)).exp()).abs() < 1e-12, "r {r}: alpha {a} is not a root");
+            assert!(a < last, "alpha must fall as the room grows");
+            last = a;
+        }
+        assert!((1.0 / (1.0 - victim_valid_fraction(1.3)) - 2.36).abs() < 0.005);
+        assert_eq!(victim_valid_fraction(1.0), 1.0);
+        assert_eq!(victim_valid_fraction(0.5), 1.0);
+    }
+
+    /// The profile holds U valid units over a log of P: the mean of alpha^(1 - x) over
+    /// [0, 1] is U / P (module doc).
+    #[test]
+    fn the_profile_holds_the_data() {
+        for r in [1.07, 1.3, 3.0] {
+            let a = victim_valid_fraction(r);
+            let n = 100_000;
+            let mean =
+                (0..n).map(|i| valid_probability(a, (i as f64 + 0.5) / n as f64)).sum::<f64>() / n as f64;
+            assert!((mean * r - 1.0).abs() < 1e-6, "r {r}: mean valid {mean}, U / P {}", 1.0 / r);
+        }
+    }
+}
