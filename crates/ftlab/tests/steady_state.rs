@@ -13,12 +13,9 @@
 //! (tests/integrity.rs), its key's errors (tests/scenario_errors.rs).
 
 use crate::common;
+use crate::waf_model::{scenario_with, BLOCKS_PER_DIE, DIES, PAGES_PER_BLOCK};
 
 use common::run;
-
-const BLOCKS_PER_DIE: u64 = 1024;
-const DIES: u64 = 2;
-const PAGES_PER_BLOCK: u64 = 128;
 
 /// Tolerance of the closed form's WAF against the simulated fill's (relative). The model is
 /// the limit of infinitely many pages per block under FIFO; with 128 pages per block greedy
@@ -27,44 +24,14 @@ const PAGES_PER_BLOCK: u64 = 128;
 /// own, so their runs may differ by that much.
 const TOLERANCE: f64 = 0.05;
 
-fn scenario(op: f64, policy: &str, passes: f64, overwrites: &str) -> String {
+/// The timed run's device WAF on tests/waf_model.rs's device and writer, filled with `passes`
+/// overwrite passes (`overwrites`: simulated or in closed form), no warm-up, writing a
+/// quarter of the logical capacity.
+fn waf(op: f64, policy: &str, passes: f64, overwrites: &str) -> f64 {
     let physical = DIES * BLOCKS_PER_DIE * PAGES_PER_BLOCK;
     let requests = (physical as f64 / (1.0 + op) / 4.0) as u64;
-    format!(
-        r#"seed = 7
-schemes = ["unified"]
-[device]
-preset = "tiny"
-channels = {DIES}
-chips_per_channel = 1
-blocks_per_plane = {BLOCKS_PER_DIE}
-pages_per_block = {PAGES_PER_BLOCK}
-over_provisioning = {op}
-[ftl]
-gc_policy = "{policy}"
-gc_low_watermark_blocks = 3
-gc_high_watermark_blocks = 3
-gc_reserve_blocks = 1
-background_gc = false
-[precondition]
-fill_fraction = 1.0
-overwrite_passes = {passes}
-overwrites = "{overwrites}"
-mode = "fill"
-[[tenants]]
-name = "w"
-namespace_fraction = 1.0
-queue_depth = 8
-[tenants.synthetic]
-pattern = "uniform"
-arrival = "closed"
-requests = {requests}
-"#
-    )
-}
-
-fn waf(op: f64, policy: &str, passes: f64, overwrites: &str) -> f64 {
-    let s = run(&scenario(op, policy, passes, overwrites), &[]);
+    let precondition = format!("overwrites = \"{overwrites}\"\nmode = \"fill\"");
+    let s = run(&scenario_with(op, policy, passes, &precondition, requests), &[]);
     s["schemes"]["unified"]["device"]["waf"].as_f64().expect("waf")
 }
 

@@ -18,7 +18,9 @@
 //! timed run (or the warm-up) starts; a GC copy takes the stamp of the host unit that
 //! triggered it.
 //!
-//! `precondition` is `fill` (the fill and its overwrites) then `finish_precondition` (padding,
+//! `precondition` is `fill` (the fill and its overwrites, simulated or, with
+//! `overwrites = "closed_form"`, written as their steady state: `fill_closed_form`, whose model
+//! is `steady`) then `finish_precondition` (padding,
 //! idle background GC); the warm-up by workload (`warm`, `precondition_warm`) runs between the
 //! two, and places its units through the same `place_unit_instant`. This file also holds the
 //! instant executor's paths (`impl Executor for Instant`, `drain_instant`; its state is
@@ -29,10 +31,12 @@ use super::engine::Executor;
 use super::executor::{Instant, PREFETCH_AHEAD_UNITS};
 use super::ops::OpKind;
 use super::ops::{FlashOp, Owner};
+use super::steady::Log;
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
 use crate::ftl::{FrontierKey, Placement};
+use crate::metrics::report::ClosedFormReport;
 use crate::policy::JobKind;
 use crate::policy::OpClass;
 use crate::scenario::{FillOrder, Overwrites, PreconditionConfig};
@@ -108,6 +112,43 @@ impl Engine<'_, Instant> {
         self.ftl.shift_write_stamps(-self.exec.stamp);
         self.exec.stamp = 0;
         Ok(())
+    }
+
+    /// The closed-form fill (`precondition.overwrites = "closed_form"`, `steady`): every
+    /// `(tenant, lpn)` of `units` (`n_live` of them) written once, after the earlier versions
+    /// the steady-state profile owes its blocks; returns what it wrote.
+    fn fill_closed_form(
+        &mut self,
+        units: impl Iterator<Item = (u16, u32)>,
+        n_live: u64,
+    ) -> Result<ClosedFormReport, OutOfSpace> {
+        let g = self.ftl.geometry;
+        // The room data may take: every block but those GC keeps free on each die.
+        let reserved = u64::from(g.n_dies) * u64::from(self.p.low_watermark);
+        let room_units = u64::from(g.n_blocks).saturating_sub(reserved) * u64::from(g.units_per_block);
+        let mut log = Log::new(room_units, n_live, g.n_blocks as usize);
+        self.write_all_with(units, |e, t, lpn| e.closed_form_unit(&mut log, t, lpn))?;
+        Ok(log.report())
+    }
+
+    /// Write unit `lpn` of tenant `t` through the host placement path, as many versions as
+    /// `log` says its frontier's blocks are owed and then its live one, each version mapped
+    /// (the next overwrites it) and a step of the fill's clock.
+    fn closed_form_unit(&mut self, log: &mut Log, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
+        let upb = self.ftl.geometry.units_per_block;
+        let (pol, v) = self.policies_and_view();
+        let stream = pol.mapper.host_stream(t, lpn, 0, &v);
+        let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
+        loop {
+            self.exec.stamp += self.p.unit_program_ns;
+            let (die, at) = self.place_or_wait(key)?;
+            let live = log.live((at.ppa.0 / upb) as usize, at.ppa.0 % upb == 0);
+            self.map_host_unit(t, lpn, 0, stream, at.ppa);
+            self.placed_instant(t, die, at)?;
+            if live {
+                return Ok(());
+            }
+        }
     }
 
     /// Program a padded page (no mapping unit in it) instantly, as preconditioning and the
