@@ -93,7 +93,7 @@ impl Engine<'_, Instant> {
         });
         if cfg.overwrites == Overwrites::ClosedForm {
             // Each filled unit once, with the stale units of the steady state (`steady`).
-            let report = self.fill_closed_form(fills, fill.iter().sum())?;
+            let report = self.fill_closed_form(fills, &fill)?;
             let programmed = report.live_units + report.stale_units;
             assert_eq!(self.exec.stamp, (programmed as i64).saturating_mul(self.p.unit_program_ns));
             self.sink.closed_form = Some(report);
@@ -115,18 +115,18 @@ impl Engine<'_, Instant> {
     }
 
     /// The closed-form fill (`precondition.overwrites = "closed_form"`, `steady`): every
-    /// `(tenant, lpn)` of `units` (`n_live` of them) written once, after the earlier versions
-    /// the steady-state profile owes its blocks; returns what it wrote.
+    /// `(tenant, lpn)` of `units` (`live[t]` of tenant t) written once, after the earlier
+    /// versions the steady-state profile owes its blocks; returns what it wrote.
     fn fill_closed_form(
         &mut self,
         units: impl Iterator<Item = (u16, u32)>,
-        n_live: u64,
+        live: &[u64],
     ) -> Result<ClosedFormReport, OutOfSpace> {
         let g = self.ftl.geometry;
         // The room data may take: every block but those GC keeps free on each die.
         let reserved = u64::from(g.n_dies) * u64::from(self.p.low_watermark);
         let room_units = u64::from(g.n_blocks).saturating_sub(reserved) * u64::from(g.units_per_block);
-        let mut log = Log::new(room_units, n_live, g.n_blocks as usize);
+        let mut log = Log::new(room_units, live, g.n_blocks as usize);
         self.write_all_with(units, |e, t, lpn| e.closed_form_unit(&mut log, t, lpn))?;
         Ok(log.report())
     }
@@ -142,7 +142,7 @@ impl Engine<'_, Instant> {
         loop {
             self.exec.stamp += self.p.unit_program_ns;
             let (die, at) = self.place_or_wait(key)?;
-            let live = log.live((at.ppa.0 / upb) as usize, at.ppa.0 % upb == 0);
+            let live = log.live(t, (at.ppa.0 / upb) as usize, at.ppa.0 % upb == 0);
             self.map_host_unit(t, lpn, 0, stream, at.ppa);
             self.placed_instant(t, die, at)?;
             if live {

@@ -65,19 +65,26 @@ fn valid_probability(alpha: f64, x: f64) -> f64 {
     alpha.powf(1.0 - x.min(1.0))
 }
 
-/// The closed-form fill's log: the profile, where the log stands, and what each block is
-/// owed. The fill (`precondition.rs`, `fill_closed_form`) asks it, for each unit it hands
-/// out, whether that unit is the live version or an earlier one.
+/// The closed-form fill's log: the profile, where each tenant stands in it, and what each
+/// block is owed. The fill (`precondition.rs`, `fill_closed_form`) asks it, for each unit it
+/// hands out, whether that unit is the live version or an earlier one.
+///
+/// Writes are uniform over the union of the filled units, so every tenant's units span the
+/// whole log, each tenant's share of it in proportion to its units: a tenant's log position
+/// is its own units handed out over its share of the room. (A single position for the whole
+/// fill would put a small namespace, whose fill ends early in the tenants' unit-by-unit
+/// interleaving, in the oldest part of the log only: its domain, where it has one, got more
+/// stale units than its room, and a large one's fewer.)
 pub(super) struct Log {
     alpha: f64,
     room_units: u64,
     live_units: u64,
-    /// The valid probability of the next unit, `alpha^(1 - placed / room_units)`, capped at
-    /// 1: it starts at alpha and is multiplied by `step` = `alpha^(-1 / room_units)` per unit
-    /// (a pow per unit cost 5% of the bench's preconditioning; the product's rounding over
-    /// 10^7 steps is ~10^-9).
-    p: f64,
-    step: f64,
+    /// Per tenant: the valid probability of its next unit, `alpha^(1 - x)` at its position x,
+    /// capped at 1: it starts at alpha and is multiplied by the tenant's `step` =
+    /// `alpha^(-1 / its room)` per unit (a pow per unit cost 5% of the bench's
+    /// preconditioning; the product's rounding over 10^7 steps is ~10^-9).
+    p: Vec<f64>,
+    step: Vec<f64>,
     /// Units handed out so far, live and stale.
     placed: u64,
     /// Per block: the live units its profile owes it so far, minus those it got, plus 1/2
@@ -86,20 +93,30 @@ pub(super) struct Log {
 }
 
 impl Log {
-    /// The log of `live_units` filled units over `room_units` of room, on `n_blocks` blocks.
-    pub(super) fn new(room_units: u64, live_units: u64, n_blocks: usize) -> Log {
+    /// The log of `live[t]` filled units of each tenant t over `room_units` of room, on
+    /// `n_blocks` blocks.
+    pub(super) fn new(room_units: u64, live: &[u64], n_blocks: usize) -> Log {
+        let live_units: u64 = live.iter().sum();
         let alpha =
             if live_units == 0 { 1.0 } else { victim_valid_fraction(room_units as f64 / live_units as f64) };
-        let step = alpha.powf(-1.0 / room_units.max(1) as f64);
-        Log { alpha, room_units, live_units, p: alpha, step, placed: 0, owed: vec![0.0; n_blocks] }
+        let step = live
+            .iter()
+            .map(|&n| {
+                let room = room_units as f64 * n as f64 / live_units.max(1) as f64;
+                alpha.powf(-1.0 / room.max(1.0))
+            })
+            .collect();
+        let p = vec![alpha; live.len()];
+        Log { alpha, room_units, live_units, p, step, placed: 0, owed: vec![0.0; n_blocks] }
     }
 
-    /// The next unit of the log went to `block` (`first`: as its first unit): whether it is
-    /// the live version (else an earlier one, to be overwritten).
+    /// The next unit of tenant `t`'s log went to `block` (`first`: as its first unit):
+    /// whether it is the live version (else an earlier one, to be overwritten).
     #[inline]
-    pub(super) fn live(&mut self, block: usize, first: bool) -> bool {
-        let p = self.p;
-        self.p = (self.p * self.step).min(1.0);
+    pub(super) fn live(&mut self, t: u16, block: usize, first: bool) -> bool {
+        let t = t as usize;
+        let p = self.p[t];
+        self.p[t] = (p * self.step[t]).min(1.0);
         self.placed += 1;
         let owed = &mut self.owed[block];
         if first {
