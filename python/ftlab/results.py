@@ -309,7 +309,7 @@ class _PreconditionSummaryRequired(TypedDict):
 
 
 class PreconditionSummary(_PreconditionSummaryRequired, total=False):
-    """`PreconditionSummary` of schema/results.schema.json."""
+    """How preconditioning ended (`overwrites`, `closed_form_*`: after a closed-form fill)."""
 
     warm_host_pages_written: int
     warm_windows: int
@@ -319,6 +319,11 @@ class PreconditionSummary(_PreconditionSummaryRequired, total=False):
     warm_writes_ended: bool
     warm_out_of_space: str | None
     warm_passes: dict[str, int]
+    overwrites: Literal["closed_form"]
+    closed_form_victim_valid_fraction: float
+    closed_form_room_units: int
+    closed_form_live_units: int
+    closed_form_stale_units: int
 
 
 class _RtAdmissionRequired(TypedDict):

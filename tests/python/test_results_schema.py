@@ -82,10 +82,13 @@ Outputs = list[tuple[str, object]]
 @pytest.fixture(scope="module")
 def outputs(small_run: Report, tmp_path_factory: pytest.TempPathFactory) -> Outputs:
     """Every result kind the core writes, as (result name, value): the small run, two bundled
-    scenarios (fdp: a stream mapper's report; rtgc: periodic tasks' deadlines), `ftlab rt`'s
+    scenarios (fdp: a stream mapper's report; rtgc: periodic tasks' deadlines; rtgc again
+    preconditioned by the closed form), `ftlab rt`'s
     three results for each real-time scheme, `ftlab lifetime`, `ftlab capture` and the policies."""
     found: Outputs = [("summary", json.loads(small_run.summary_json))]
     found += [("summary", _bundled(name)) for name in ("fdp", "rtgc")]
+    # A closed-form fill (`precondition.overwrites`: its `closed_form_*` keys).
+    found.append(("summary", _bundled("rtgc", ['precondition.overwrites="closed_form"'])))
     # An array (its host layer's `array`) in IODA's mode, with a rebuild device (the key as a
     # number; the bundled scenario writes null).
     ioda = ['schemes=["iod"]', "array.rebuild_device=1", 'array.fail_fast="brt"', "array.stagger=true"]

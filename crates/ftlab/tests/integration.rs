@@ -59,6 +59,8 @@ mod rtgc;
 mod scenario_errors;
 #[path = "solo.rs"]
 mod solo;
+#[path = "steady_state.rs"]
+mod steady_state;
 #[path = "streams.rs"]
 mod streams;
 #[path = "swap_policy.rs"]

@@ -12,7 +12,9 @@
 //! with `legacy`, `manual`, `dac` or `fdp`), blocks hold both tenants' data, and GC,
 //! migrations and partial GC move such blocks unit by unit (every case checks that blocks mixed
 //! tenants exactly where frontiers are shared); one seed in four forces frontiers per tenant
-//! (`ftl.frontier_per_tenant`). The oracle checks every
+//! (`ftl.frontier_per_tenant`). One property case in four, and a sweep of every mapper under
+//! every scheme, precondition by the closed form (`precondition.overwrites = "closed_form"`:
+//! stale units written through the scheme's placement). The oracle checks every
 //! read and copy as it happens; at the end a full sweep checks that every logical page reads
 //! back its latest version and that L2P, P2L and valid counts agree. `iod` runs Predictable
 //! Latency Mode with windows of a few ms, autonomous or host-requested, and each case checks
@@ -60,6 +62,9 @@ struct Case {
     /// Program/erase suspend and multi-plane operations (on a two-plane die) on or off.
     suspend: bool,
     multi_plane: bool,
+    /// `precondition.overwrites`: `simulate` or `closed_form` (the steady state written
+    /// directly, `simulation::steady`).
+    overwrites: &'static str,
 }
 
 fn scenario_text(c: &Case, requests: u64) -> String {
@@ -124,6 +129,7 @@ tick_ms = 0.5
 [precondition]
 fill_fraction = {fill}
 overwrite_passes = 0.5
+overwrites = "{overwrites}"
 # The cases' over-provisioning was worked out on fill's state; the warm-up by workload has
 # its own oracle test (tests/warm.rs).
 mode = "fill"
@@ -190,6 +196,7 @@ requests = {requests_b}
         requests_b = requests / 4,
         suspend = c.suspend,
         multi_plane = c.multi_plane,
+        overwrites = c.overwrites,
         streams = if c.mapper == "legacy" { 1 } else { 2 },
         per_tenant = c.seed % 4 == 3,
         beyond = if c.seed.is_multiple_of(2) { "release" } else { "unstreamed" },
@@ -323,6 +330,8 @@ fn case() -> impl Strategy<Value = Case> {
                 sched,
                 (suspend, multi_plane),
             )| Case {
+                // One seed in four (bits 8-9) preconditions by the closed form.
+                overwrites: if (seed >> 8) % 4 == 0 { "closed_form" } else { "simulate" },
                 scheme,
                 mapper,
                 seed,
@@ -374,6 +383,7 @@ proptest! {
 #[test]
 fn iod_excursion_after_the_last_tick() {
     let c = Case {
+        overwrites: "simulate",
         scheme: "iod",
         mapper: "direct",
         seed: 1304818423,
@@ -622,6 +632,7 @@ fn zzz_at_least_a_million_operations_ran() {
     let all = schemes();
     while OPS_TOTAL.load(Ordering::Relaxed) < 1_000_000 {
         let c = Case {
+            overwrites: "simulate",
             scheme: all[seed as usize % all.len()],
             mapper: mappers()[seed as usize % mappers().len()],
             seed,
@@ -648,10 +659,23 @@ fn zzz_at_least_a_million_operations_ran() {
 /// fall back.
 #[test]
 fn every_mapper_under_every_scheme() {
+    every_mapper_under_every_scheme_with("simulate");
+}
+
+/// The same, preconditioned by the closed form (earlier versions written through every
+/// scheme's placement, `simulation::steady`), greedy and cost-benefit GC alternating.
+#[test]
+fn every_mapper_under_every_scheme_closed_form() {
+    every_mapper_under_every_scheme_with("closed_form");
+}
+
+fn every_mapper_under_every_scheme_with(overwrites: &'static str) {
     for (i, scheme) in schemes().into_iter().enumerate() {
         for (j, mapper) in mappers().into_iter().enumerate() {
             let seed = (i * 16 + j) as u64;
+            let alternate = overwrites == "closed_form" && !seed.is_multiple_of(2);
             let c = Case {
+                overwrites,
                 scheme,
                 mapper,
                 seed,
@@ -661,7 +685,7 @@ fn every_mapper_under_every_scheme() {
                 trim_ratio: 0.05,
                 pattern: "uniform",
                 max_units: 3,
-                policy: "greedy",
+                policy: if alternate { "cost-benefit" } else { "greedy" },
                 fill_fraction: 1.0,
                 scheduler: "priority",
                 suspend: false,
@@ -678,6 +702,7 @@ fn every_mapper_under_every_scheme() {
 fn fdp_under_both_isolation_types() {
     for (seed, persistent) in [(0u64, true), (16, false)] {
         let c = Case {
+            overwrites: "simulate",
             scheme: "unified",
             mapper: "fdp",
             seed,
@@ -718,6 +743,7 @@ fn fdp_under_both_isolation_types() {
 #[test]
 fn upi_guarded_full_device_no_longer_livelocks() {
     let c = Case {
+        overwrites: "simulate",
         scheme: "upi-guarded",
         mapper: "legacy",
         seed: 292_032_366,
@@ -744,6 +770,7 @@ fn full_precondition_without_overwrites_then_any_mix() {
     for (i, read_ratio) in [0.0, 0.3, 0.7, 1.0].into_iter().enumerate() {
         for scheme in schemes() {
             let c = Case {
+                overwrites: "simulate",
                 scheme,
                 mapper: "legacy",
                 seed: i as u64,
@@ -781,6 +808,7 @@ fn soak_regressions() {
         // of space ... moving valid data in circles"). The scenario now gives test-parity on
         // streams the room the arithmetic in `scenario_text` asks for.
         Case {
+            overwrites: "simulate",
             scheme: "test-parity",
             mapper: "autostream",
             seed: 256_797_706,
@@ -805,6 +833,7 @@ fn soak_regressions() {
         // (the livelock bound's error). `Upi::gc_victim` now takes such a block only if its
         // owner's set has room for the copies (`copies_can_leave`).
         Case {
+            overwrites: "simulate",
             scheme: "upi",
             mapper: "legacy",
             seed: 11_404_493,
@@ -829,6 +858,7 @@ fn soak_regressions() {
         // 23,295 checks with both sweeps, 4,023 in the run). The check now asks what the
         // oracle promises: every copy of the run checked, and some reads.
         Case {
+            overwrites: "simulate",
             scheme: "wao-gc",
             mapper: "legacy",
             seed: 50,
@@ -853,6 +883,7 @@ fn soak_regressions() {
         // back to back while the migrations kept raising the dies' most-erased counts; it now
         // moves at most one block per erase of another job on the die.
         Case {
+            overwrites: "simulate",
             scheme: "test-migrate",
             mapper: "legacy",
             seed: 1_336_282_851,
@@ -876,6 +907,7 @@ fn soak_regressions() {
         // block with invalid data ("the device ran out of space"). UPI now closes a donor's
         // open blocks on the die it gives away (`Upi::close_left_behind`).
         Case {
+            overwrites: "simulate",
             scheme: "upi-guarded",
             mapper: "autostream",
             seed: 806_694_993,
@@ -898,6 +930,7 @@ fn soak_regressions() {
         // free block, and GC and wear leveling erased 257 blocks while no request progressed.
         // Left-behind blocks are now closed only once their die is below the GC low watermark.
         Case {
+            overwrites: "simulate",
             scheme: "upi",
             mapper: "direct",
             seed: 3_240_401_942,
@@ -921,6 +954,7 @@ fn soak_regressions() {
         // ("a job's copy found no free block"). A left-behind block now waits
         // `smoothing_epochs` epochs after the move as well.
         Case {
+            overwrites: "simulate",
             scheme: "upi",
             mapper: "autostream",
             seed: 1_998_020_932,
@@ -937,6 +971,7 @@ fn soak_regressions() {
             multi_plane: true,
         },
         Case {
+            overwrites: "simulate",
             scheme: "upi",
             mapper: "legacy",
             seed: 2_534_243_856,
@@ -953,6 +988,7 @@ fn soak_regressions() {
             multi_plane: false,
         },
         Case {
+            overwrites: "simulate",
             scheme: "upi",
             mapper: "direct",
             seed: 3_976_326_584,
@@ -975,6 +1011,7 @@ fn soak_regressions() {
         // failed assertion, not a data loss). The bound now counts one read and one program per
         // page of the device (`Engine::new`); this case peaks above 4,250. Failed at 74beaab.
         Case {
+            overwrites: "simulate",
             scheme: "flashblox",
             mapper: "legacy",
             seed: 707_144_609,
@@ -996,6 +1033,7 @@ fn soak_regressions() {
         // the livelock bound ended the run. It now skips an epoch when no other die has a free
         // block above the host reserve (tests/policies). Both failed at aa49004 as well.
         Case {
+            overwrites: "simulate",
             scheme: "test-migrate",
             mapper: "legacy",
             seed: 345_971_224,
@@ -1012,6 +1050,7 @@ fn soak_regressions() {
             multi_plane: false,
         },
         Case {
+            overwrites: "simulate",
             scheme: "test-migrate",
             mapper: "legacy",
             seed: 3_471_649_170,
@@ -1032,6 +1071,7 @@ fn soak_regressions() {
         // in a row while tenant a's 16 requests waited behind its operations (the livelock
         // bound's error). The same cause as seed 603's; the same fix.
         Case {
+            overwrites: "simulate",
             scheme: "test-migrate",
             mapper: "autostream",
             seed: 4_412_818,
@@ -1069,6 +1109,7 @@ fn part_ftl_soak_regressions() {
         // the 2-block reserve with 6 and 11 dead blocks that only their own turn may erase,
         // while F_w was stuck on the parity way: "preconditioning found no die with room".
         Case {
+            overwrites: "simulate",
             scheme: "part-ftl",
             mapper: "direct",
             seed: 3_809_623_528,
@@ -1089,6 +1130,7 @@ fn part_ftl_soak_regressions() {
         // the progress watchdog took for an idle gap: 25,000 simulated seconds and 374 million
         // events later it still ran (the watchdog now counts requests held by admission).
         Case {
+            overwrites: "simulate",
             scheme: "part-ftl",
             mapper: "direct",
             seed: 2_336_196_436,
@@ -1130,6 +1172,7 @@ fn flashblox_soak_regressions() {
         // blocks of b each (b's host and GC frontiers, with 210 and 144 of b's valid units),
         // and every full block of a was 100% valid.
         Case {
+            overwrites: "simulate",
             scheme: "flashblox",
             mapper: "autostream",
             seed: 3_611_654_180,
@@ -1149,6 +1192,7 @@ fn flashblox_soak_regressions() {
         // the end (11.6 s, 5 swaps) a's dies held 21 and 17 full blocks of b, all 100% valid
         // (the migration's fallback copies), while b's own dies had 10 free blocks each.
         Case {
+            overwrites: "simulate",
             scheme: "flashblox",
             mapper: "dac",
             seed: 2_125_781_998,
@@ -1169,6 +1213,7 @@ fn flashblox_soak_regressions() {
         // writes only) found 21 ending out of space (all at fill 1.0, 18 on `legacy`); this
         // one (6.0 s, 2 swaps) in the shape last session's grid named.
         Case {
+            overwrites: "simulate",
             scheme: "flashblox",
             mapper: "autostream",
             seed: 2,

@@ -638,6 +638,11 @@ fn wrong_types_and_missing_fields() {
             config("precondition.order", &["unknown variant `reverse`", "`sequential`", "`random`"]),
         ),
         (
+            "precondition overwrites".to_string(),
+            base().at("precondition", "overwrites = \"closed\""),
+            config("precondition.overwrites", &["unknown variant `closed`", "`simulate`", "`closed_form`"]),
+        ),
+        (
             "partitioned by".to_string(),
             base()
                 .replace("schemes = [\"unified\"]", "schemes = [\"partitioned\"]")
@@ -1692,6 +1697,18 @@ fn phase_ranges() {
             "overwrite_passes above".to_string(),
             base().at("precondition", "overwrite_passes = 10.5"),
             config("precondition.overwrite_passes", &["must be in [0, 10], got 10.5"]),
+        ),
+        (
+            "closed-form overwrites with no overwrites".to_string(),
+            base().at("precondition", "overwrite_passes = 0.0\noverwrites = \"closed_form\""),
+            config(
+                "precondition.overwrites",
+                &[
+                    "\"closed_form\" writes the steady state",
+                    "overwrite_passes = 0 asks for none",
+                    "\"simulate\"",
+                ],
+            ),
         ),
         (
             "window_s below".to_string(),

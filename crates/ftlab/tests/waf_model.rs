@@ -35,12 +35,18 @@ fn waf_xiang_kurkoski(alpha: f64) -> f64 {
     alpha / (alpha + lambert_w0(-alpha * (-alpha).exp()))
 }
 
-const BLOCKS_PER_DIE: u64 = 1024;
-const DIES: u64 = 2;
-const PAGES_PER_BLOCK: u64 = 128;
+pub(crate) const BLOCKS_PER_DIE: u64 = 1024;
+pub(crate) const DIES: u64 = 2;
+pub(crate) const PAGES_PER_BLOCK: u64 = 128;
 const LOW_WATERMARK: u64 = 3;
 
 fn scenario(op: f64) -> String {
+    scenario_with(op, "greedy", 2.0, "", 300_000)
+}
+
+/// The model's device and uniform writer: `op` over-provisioning, GC `policy`, `passes`
+/// overwrite passes and `precondition` (more `[precondition]` lines), `requests` writes.
+pub(crate) fn scenario_with(op: f64, policy: &str, passes: f64, precondition: &str, requests: u64) -> String {
     format!(
         r#"seed = 5
 schemes = ["unified"]
@@ -52,14 +58,15 @@ blocks_per_plane = {BLOCKS_PER_DIE}
 pages_per_block = {PAGES_PER_BLOCK}
 over_provisioning = {op}
 [ftl]
-gc_policy = "greedy"
+gc_policy = "{policy}"
 gc_low_watermark_blocks = {LOW_WATERMARK}
 gc_high_watermark_blocks = {LOW_WATERMARK}
 gc_reserve_blocks = 1
 background_gc = false
 [precondition]
 fill_fraction = 1.0
-overwrite_passes = 2.0
+overwrite_passes = {passes}
+{precondition}
 [[tenants]]
 name = "w"
 namespace_fraction = 1.0
@@ -67,7 +74,7 @@ queue_depth = 8
 [tenants.synthetic]
 pattern = "uniform"
 arrival = "closed"
-requests = 300000
+requests = {requests}
 "#
     )
 }

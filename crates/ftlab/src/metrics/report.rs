@@ -36,6 +36,17 @@ pub struct WarmReport {
     pub(crate) passes: Vec<u32>,
 }
 
+/// What the closed-form fill wrote (`precondition.overwrites = "closed_form"`,
+/// `simulation::steady`): the profile's victim valid fraction, the room it spread the log
+/// over, and the live and stale units it programmed.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ClosedFormReport {
+    pub(crate) victim_valid_fraction: f64,
+    pub(crate) room_units: u64,
+    pub(crate) live_units: u64,
+    pub(crate) stale_units: u64,
+}
+
 /// What an array's host layer measured for one tenant (`[array]`; `crate::array`): its
 /// array requests' latencies (arrival to the completion of the last device request), the
 /// reads it rebuilt and the rows its writes wrote whole or by read-modify-write. Counts cover
@@ -127,6 +138,8 @@ pub struct SchemeResult {
     /// What the warm-up by workload did (`precondition.mode = "workload"`; set by
     /// `api::run_scenario`), `None` in `fill` mode.
     pub(crate) warm_up: Option<WarmReport>,
+    /// What the closed-form fill wrote; `None` where the overwrites were simulated.
+    pub(crate) closed_form: Option<ClosedFormReport>,
 }
 
 /// What a solo run (`measure.solo`) keeps of its tenant: the read and write latencies it had
@@ -311,8 +324,22 @@ fn scheme_json(r: &SchemeResult) -> Value {
 /// How preconditioning ended: the mode, and what the warm-up by workload did (the host
 /// pages it wrote, each window's device WAF, whether it converged or hit its cap, or ran out
 /// of writes or of room (the tenant whose write found none), and how many passes over each
-/// tenant's workload it began).
+/// tenant's workload it began), and, where the fill was the closed form (`overwrites`
+/// absent: simulated), what it wrote.
 fn precondition_json(r: &SchemeResult) -> Value {
+    let mut v = warm_json(r);
+    if let Some(c) = &r.closed_form {
+        v["overwrites"] = json!("closed_form");
+        v["closed_form_victim_valid_fraction"] = json!(round6(c.victim_valid_fraction));
+        v["closed_form_room_units"] = json!(c.room_units);
+        v["closed_form_live_units"] = json!(c.live_units);
+        v["closed_form_stale_units"] = json!(c.stale_units);
+    }
+    v
+}
+
+/// The mode and the warm-up's part of `precondition_json`.
+fn warm_json(r: &SchemeResult) -> Value {
     let Some(w) = &r.warm_up else { return json!({"mode": "fill"}) };
     let passes: Map<String, Value> =
         r.tenants.iter().zip(&w.passes).map(|((n, _), &p)| (n.clone(), json!(p))).collect();

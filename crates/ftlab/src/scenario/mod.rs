@@ -13,7 +13,7 @@ mod warm;
 
 pub(crate) use raw::{RawDevice, RawFtl, RawPrecondition, RawScenario, RawTenant, RawTiming};
 pub(crate) use validate::MAX_TIMESERIES_ROWS;
-pub(crate) use warm::{PreconditionMode, WarmConfig};
+pub(crate) use warm::{Overwrites, PreconditionMode, WarmConfig};
 
 use crate::error::FtlabError;
 use crate::flash::geometry::Geometry;
@@ -164,6 +164,8 @@ pub(crate) struct PreconditionConfig {
     pub(crate) order: FillOrder,
     /// In [0, 10].
     pub(crate) overwrite_passes: f64,
+    /// Simulated overwrites or their closed-form steady state.
+    pub(crate) overwrites: Overwrites,
     pub(crate) mode: PreconditionMode,
     pub(crate) warm: WarmConfig,
 }

@@ -8,7 +8,8 @@
 
 use super::{default_one, FillOrder, SchedulerKind};
 use super::{
-    ArrayConfig, CheckConfig, MeasureConfig, PreconditionMode, StreamRule, TraceWorkload, WarmConfig,
+    ArrayConfig, CheckConfig, MeasureConfig, Overwrites, PreconditionMode, StreamRule, TraceWorkload,
+    WarmConfig,
 };
 use crate::ftl::gc::VictimPolicy;
 use crate::workload::periodic::PeriodicWorkload;
@@ -238,6 +239,11 @@ pub(crate) struct RawPrecondition {
     /// state. In [0, 10]. Default 1.
     #[serde(default = "default_one")]
     pub(crate) overwrite_passes: f64,
+    /// `simulate` (the default: `overwrite_passes` of simulated overwrites) or `closed_form`
+    /// (the steady state of uniform random overwrites written directly; `overwrite_passes` is
+    /// then not read, beyond having to be above 0).
+    #[serde(default, skip_serializing_if = "Overwrites::is_simulate")]
+    pub(crate) overwrites: Overwrites,
     /// `fill` or `workload` (then warm with the tenants' own writes, see `warm`). Default
     /// (`load` fills it in): `workload` if some tenant's workload writes and `fill_fraction`
     /// is above 0, else `fill`.
@@ -254,6 +260,7 @@ impl Default for RawPrecondition {
             fill_fraction: default_one(),
             order: FillOrder::default(),
             overwrite_passes: default_one(),
+            overwrites: Overwrites::default(),
             mode: None,
             warm: WarmConfig::default(),
         }
@@ -389,6 +396,7 @@ impl From<&super::PreconditionConfig> for RawPrecondition {
             fill_fraction: p.fill_fraction,
             order: p.order,
             overwrite_passes: p.overwrite_passes,
+            overwrites: p.overwrites,
             mode: Some(p.mode),
             warm: p.warm.clone(),
         }

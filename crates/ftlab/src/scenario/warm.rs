@@ -19,6 +19,28 @@ pub(crate) enum PreconditionMode {
     Workload,
 }
 
+/// How preconditioning brings its fill to the steady state of uniform random overwrites
+/// (`[precondition] overwrites`; see docs/scenario.md and `simulation::steady`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Overwrites {
+    /// Simulate `overwrite_passes` x the filled size of uniform random overwrites after the
+    /// fill (GC runs as it would). The default.
+    #[default]
+    Simulate,
+    /// Write each filled unit once, interleaved with stale units so that every block holds
+    /// the valid fraction the steady state of uniform random overwrites gives a block of its
+    /// age (`simulation::steady`); no overwrite is simulated.
+    ClosedForm,
+}
+
+impl Overwrites {
+    /// The default (`simulate`), which the resolved scenario's TOML leaves out.
+    pub(crate) fn is_simulate(&self) -> bool {
+        *self == Overwrites::Simulate
+    }
+}
+
 /// `[precondition.warm]`: when the warm-up by workload (`mode = "workload"`) has converged,
 /// and when it gives up. Windows and the cap are in host bytes written, as fractions of the
 /// device's logical capacity (physical / (1 + over-provisioning)), so they scale with the
@@ -108,6 +130,14 @@ pub(super) fn resolve(
                 .into(),
         ));
     }
+    if p.overwrites == Overwrites::ClosedForm && p.overwrite_passes == 0.0 {
+        return Err((
+            "precondition.overwrites".into(),
+            "\"closed_form\" writes the steady state of uniform random overwrites, and \
+             precondition.overwrite_passes = 0 asks for none; use \"simulate\" (or leave overwrites out)"
+                .into(),
+        ));
+    }
     let w = &p.warm;
     if !(0.01..=10.0).contains(&w.window_capacity_fraction) {
         return Err((
@@ -137,6 +167,7 @@ pub(super) fn resolve(
         fill_fraction: p.fill_fraction,
         order: p.order,
         overwrite_passes: p.overwrite_passes,
+        overwrites: p.overwrites,
         mode,
         warm: p.warm,
     })

@@ -99,6 +99,7 @@ impl Engine<'_, Timed> {
             health_limits: self.p.health,
             solo: None,
             warm_up: None,
+            closed_form: self.sink.closed_form.clone(),
         };
         Ok((result, tables))
     }

@@ -31,6 +31,7 @@ mod precondition;
 mod progress;
 mod run;
 mod sink;
+mod steady;
 mod step_unit;
 mod warm;
 mod watchdog;

@@ -18,7 +18,9 @@
 //! timed run (or the warm-up) starts; a GC copy takes the stamp of the host unit that
 //! triggered it.
 //!
-//! `precondition` is `fill` (the fill and its overwrites) then `finish_precondition` (padding,
+//! `precondition` is `fill` (the fill and its overwrites, simulated or, with
+//! `overwrites = "closed_form"`, written as their steady state: `fill_closed_form`, whose model
+//! is `steady`) then `finish_precondition` (padding,
 //! idle background GC); the warm-up by workload (`warm`, `precondition_warm`) runs between the
 //! two, and places its units through the same `place_unit_instant`. This file also holds the
 //! instant executor's paths (`impl Executor for Instant`, `drain_instant`; its state is
@@ -29,13 +31,15 @@ use super::engine::Executor;
 use super::executor::{Instant, PREFETCH_AHEAD_UNITS};
 use super::ops::OpKind;
 use super::ops::{FlashOp, Owner};
+use super::steady::Log;
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
-use crate::ftl::FrontierKey;
+use crate::ftl::{FrontierKey, Placement};
+use crate::metrics::report::ClosedFormReport;
 use crate::policy::JobKind;
 use crate::policy::OpClass;
-use crate::scenario::{FillOrder, PreconditionConfig};
+use crate::scenario::{FillOrder, Overwrites, PreconditionConfig};
 use crate::sim::time::SimTime;
 use crate::sim::Rng;
 use rand::Rng as _;
@@ -87,18 +91,64 @@ impl Engine<'_, Instant> {
                 (t as u16, lpn as u32)
             })
         });
-        self.write_all(fills)?;
-        let most = overwrites.iter().copied().max().unwrap_or(0);
-        let overwrite = (0..most).flat_map(|i| {
-            let (fill, overwrites) = (&fill, &overwrites);
-            (0..fill.len()).filter(move |&t| i < overwrites[t] && fill[t] > 0).map(move |t| (t as u16, t))
-        });
-        // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
-        self.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
-        assert_eq!(self.exec.stamp, (total as i64).saturating_mul(self.p.unit_program_ns), "a step per unit");
+        if cfg.overwrites == Overwrites::ClosedForm {
+            // Each filled unit once, with the stale units of the steady state (`steady`).
+            let report = self.fill_closed_form(fills, &fill)?;
+            let programmed = report.live_units + report.stale_units;
+            assert_eq!(self.exec.stamp, (programmed as i64).saturating_mul(self.p.unit_program_ns));
+            self.sink.closed_form = Some(report);
+        } else {
+            self.write_all(fills)?;
+            let most = overwrites.iter().copied().max().unwrap_or(0);
+            let overwrite = (0..most).flat_map(|i| {
+                let (fill, overwrites) = (&fill, &overwrites);
+                (0..fill.len()).filter(move |&t| i < overwrites[t] && fill[t] > 0).map(move |t| (t as u16, t))
+            });
+            // The draw is made when an item is taken, so the PRNG sequence is the one of a plain loop.
+            self.write_all(overwrite.map(|(t, ti)| (t, rng.random_range(0..fill[ti]) as u32)))?;
+            let stamp = (total as i64).saturating_mul(self.p.unit_program_ns);
+            assert_eq!(self.exec.stamp, stamp, "a step per unit");
+        }
         self.ftl.shift_write_stamps(-self.exec.stamp);
         self.exec.stamp = 0;
         Ok(())
+    }
+
+    /// The closed-form fill (`precondition.overwrites = "closed_form"`, `steady`): every
+    /// `(tenant, lpn)` of `units` (`live[t]` of tenant t) written once, after the earlier
+    /// versions the steady-state profile owes its blocks; returns what it wrote.
+    fn fill_closed_form(
+        &mut self,
+        units: impl Iterator<Item = (u16, u32)>,
+        live: &[u64],
+    ) -> Result<ClosedFormReport, OutOfSpace> {
+        let g = self.ftl.geometry;
+        // The room data may take: every block but those GC keeps free on each die.
+        let reserved = u64::from(g.n_dies) * u64::from(self.p.low_watermark);
+        let room_units = u64::from(g.n_blocks).saturating_sub(reserved) * u64::from(g.units_per_block);
+        let mut log = Log::new(room_units, live, g.n_blocks as usize);
+        self.write_all_with(units, |e, t, lpn| e.closed_form_unit(&mut log, t, lpn))?;
+        Ok(log.report())
+    }
+
+    /// Write unit `lpn` of tenant `t` through the host placement path, as many versions as
+    /// `log` says its frontier's blocks are owed and then its live one, each version mapped
+    /// (the next overwrites it) and a step of the fill's clock.
+    fn closed_form_unit(&mut self, log: &mut Log, t: u16, lpn: u32) -> Result<(), OutOfSpace> {
+        let upb = self.ftl.geometry.units_per_block;
+        let (pol, v) = self.policies_and_view();
+        let stream = pol.mapper.host_stream(t, lpn, 0, &v);
+        let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
+        loop {
+            self.exec.stamp += self.p.unit_program_ns;
+            let (die, at) = self.place_or_wait(key)?;
+            let live = log.live(t, (at.ppa.0 / upb) as usize, at.ppa.0 % upb == 0);
+            self.map_host_unit(t, lpn, 0, stream, at.ppa);
+            self.placed_instant(t, die, at)?;
+            if live {
+                return Ok(());
+            }
+        }
     }
 
     /// Program a padded page (no mapping unit in it) instantly, as preconditioning and the
@@ -162,13 +212,23 @@ impl Engine<'_, Instant> {
 
     /// Write every `(tenant, lpn)` of `units`, in order.
     fn write_all(&mut self, units: impl Iterator<Item = (u16, u32)>) -> Result<(), OutOfSpace> {
+        self.write_all_with(units, Self::precondition_unit)
+    }
+
+    /// Write every `(tenant, lpn)` of `units`, in order, by `write`, with their mapping
+    /// entries prefetched ahead.
+    pub(super) fn write_all_with(
+        &mut self,
+        units: impl Iterator<Item = (u16, u32)>,
+        mut write: impl FnMut(&mut Self, u16, u32) -> Result<(), OutOfSpace>,
+    ) -> Result<(), OutOfSpace> {
         let mut ring = [(0u16, 0u32); LOOKAHEAD];
         let mut taken = 0usize;
         for unit in units {
             let slot = taken % LOOKAHEAD;
             if taken >= LOOKAHEAD {
                 let (t, lpn) = ring[slot];
-                self.precondition_unit(t, lpn)?;
+                write(self, t, lpn)?;
             }
             self.ftl.prefetch_l2p(unit.0, unit.1);
             if taken >= LOOKAHEAD / 2 {
@@ -180,7 +240,7 @@ impl Engine<'_, Instant> {
         }
         for k in taken.saturating_sub(LOOKAHEAD)..taken {
             let (t, lpn) = ring[k % LOOKAHEAD];
-            self.precondition_unit(t, lpn)?;
+            write(self, t, lpn)?;
         }
         Ok(())
     }
@@ -197,23 +257,39 @@ impl Engine<'_, Instant> {
         let (pol, v) = self.policies_and_view();
         let stream = pol.mapper.host_stream(t, lpn, vstream, &v);
         let key = FrontierKey { tenant: t, stream, class: WriteClass::Host };
-        let placed = match self.place_host_unit(key) {
-            Some(p) => p,
-            None => {
-                // The dies it tried have GC queued: let it run, then try again.
-                self.drain_instant();
-                self.copy_room()?;
-                self.place_host_unit(key).ok_or_else(|| OutOfSpace {
-                    tenant: t,
-                    reason: "preconditioning found no die with room for its data: every die the scheme lets \
-                             it write is down to its GC reserve, and GC freed no block there (the dies are \
-                             full of valid data, or of blocks the scheme does not let GC take now)"
-                        .into(),
-                })?
-            }
-        };
-        let (die, placed) = placed;
+        let (die, placed) = self.place_or_wait(key)?;
         self.map_host_unit(t, lpn, vstream, stream, placed.ppa);
+        self.placed_instant(t, die, placed)
+    }
+
+    /// Hand out a host unit of `key` (`place_host_unit`); where no die it tried had room, let
+    /// the GC queued there run, then try again.
+    #[inline]
+    pub(super) fn place_or_wait(&mut self, key: FrontierKey) -> Result<(DieIdx, Placement), OutOfSpace> {
+        if let Some(p) = self.place_host_unit(key) {
+            return Ok(p);
+        }
+        self.drain_instant();
+        self.copy_room()?;
+        self.place_host_unit(key).ok_or_else(|| OutOfSpace {
+            tenant: key.tenant,
+            reason: "preconditioning found no die with room for its data: every die the scheme lets \
+                     it write is down to its GC reserve, and GC freed no block there (the dies are \
+                     full of valid data, or of blocks the scheme does not let GC take now)"
+                .into(),
+        })
+    }
+
+    /// The flash work a host unit of tenant `t` handed out on `die` causes (mapped or not):
+    /// the program of the page it filled, GC where the die is below its low watermark, all
+    /// of it run at once.
+    #[inline]
+    pub(super) fn placed_instant(
+        &mut self,
+        t: u16,
+        die: DieIdx,
+        placed: Placement,
+    ) -> Result<(), OutOfSpace> {
         if let Some(page) = placed.page_full {
             let n_units = self.ftl.geometry.units_per_page as u16;
             let op = FlashOp::program(

@@ -35,6 +35,8 @@ pub(super) struct MetricsSink {
     /// Erase count of every block when preconditioning ended.
     pub(super) erase_precondition: Option<Vec<u32>>,
     pub(super) precondition_erases: u64,
+    /// What the closed-form fill wrote (`precondition.overwrites = "closed_form"`).
+    pub(super) closed_form: Option<crate::metrics::report::ClosedFormReport>,
 }
 
 impl MetricsSink {
@@ -80,6 +82,7 @@ impl MetricsSink {
             busy_at_measure: vec![0; n_dies],
             erase_precondition: None,
             precondition_erases: 0,
+            closed_form: None,
         }
     }
 
