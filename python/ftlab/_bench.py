@@ -13,8 +13,9 @@ process (`python -m ftlab._bench --make-results DIR ROWS`: a tiny run, then a sy
 series with the run's schema), so neither its time nor its memory counts; the timed part
 includes polars' import, as a fresh `ftlab.load` pays it.
 
-Two core cases time no run: `precondition` (kind "precondition": the preconditioning of the
-`random-write` device alone, `wall_s` its wall time) and `memory-1tb` (kind "memory": the
+Three core cases time no run: `precondition` (kind "precondition": the preconditioning of the
+`random-write` device alone, `wall_s` its wall time), `precondition-closed-form` (the same
+with `[precondition] overwrites = "closed_form"`) and `memory-1tb` (kind "memory": the
 simulation of a 1 TiB device built, `bytes_per_mapping_unit` the heap bytes it holds per
 physical mapping unit; its peak RSS is that of the 1 TiB tables).
 
@@ -74,7 +75,11 @@ def _result(
 
 
 #: `kind` of the core cases that time no run.
-_UNTIMED_KINDS = {"precondition": "precondition", "memory-1tb": "memory"}
+_UNTIMED_KINDS = {
+    "precondition": "precondition",
+    "precondition-closed-form": "precondition",
+    "memory-1tb": "memory",
+}
 
 
 def run_default() -> dict[str, object]:

@@ -136,7 +136,7 @@ def test_bench_subprocess_usage() -> None:
 def test_bench_reduced_run_reports_every_case() -> None:
     """A reduced `ftlab bench` (the standard device and preconditioning, few requests; a
     1000-row time series for load-1e6) prints one JSON object per case with the documented
-    keys: the timed core cases with their requests/s, `precondition` and the Python cases with
+    keys: the timed core cases with their requests/s, the two `precondition` cases and the Python cases with
     their wall time only, `memory-1tb` with its bytes per mapping unit. No time bound is
     asserted (docs/PERFORMANCE.md records the measured ones)."""
     proc = run_cli(["bench", "--json", "--requests", "2000", "--rows", "1000"])
@@ -147,6 +147,7 @@ def test_bench_reduced_run_reports_every_case() -> None:
         "mixed-70r30w",
         "upi-mixed-70r30w",
         "precondition",
+        "precondition-closed-form",
         "memory-1tb",
         "run-default",
         "load-1e6",
@@ -173,7 +174,7 @@ def test_bench_reduced_run_reports_every_case() -> None:
             # (the health's completion times, at most 1 MiB) is measured by the full bench
             # (docs/PERFORMANCE.md, "Issue 23: peak RSS of the bench").
             assert r["peak_rss_bytes"] <= 80 * 2**20, "peak RSS bound of the issue"
-        elif r["case"] == "precondition":
+        elif r["case"] in ("precondition", "precondition-closed-form"):
             assert r["kind"] == "precondition" and r["requests"] is None and r["requests_per_s"] is None
             assert r["bytes_per_mapping_unit"] is None and r["peak_rss_bytes"] <= 150 * 2**20
         elif r["case"] == "memory-1tb":

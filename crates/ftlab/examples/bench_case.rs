@@ -3,7 +3,8 @@
 //! the trailing arguments being scenario overrides as `--set` takes them (for example
 //! `scheme.upi.epoch_s=86400` to time `upi-mixed-70r30w` without its epochs). It prints the
 //! wall and thread CPU seconds of the timed run and of preconditioning (`precondition`: of
-//! preconditioning alone), or the bytes per mapping unit (`memory-1tb`).
+//! preconditioning alone, also `precondition-closed-form`), or the bytes per mapping unit
+//! (`memory-1tb`).
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -15,7 +16,7 @@ fn main() {
             Some(b) => println!("{}: {b:.3} bytes per mapping unit ({:.3} s)", r.case, r.wall_s),
             None => println!("{}: no heap count on this platform", r.case),
         },
-        Ok(r) if r.case == "precondition" => {
+        Ok(r) if r.case.starts_with("precondition") => {
             let cpu = r.cpu_s.map_or("-".into(), |c| format!("{c:.3}"));
             println!("{}: preconditioning {:.3} s; thread CPU s {cpu}", r.case, r.wall_s)
         }

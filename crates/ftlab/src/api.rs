@@ -89,10 +89,18 @@ pub const BENCH_REQUESTS: u64 = 1_000_000;
 
 /// The names of the `ftlab bench` cases, in the order `ftlab bench` runs them. The first
 /// three time a run (`BENCH_TIMED_CASES`); `precondition` times the preconditioning of the
-/// `random-write` device alone; `memory-1tb` builds the simulation of a 1 TiB device and
-/// reports its heap bytes per mapping unit (no run, no time).
-pub const BENCH_CASES: &[&str] =
-    &["random-write", "mixed-70r30w", "upi-mixed-70r30w", "precondition", "memory-1tb"];
+/// `random-write` device alone, and `precondition-closed-form` the same with the closed-form
+/// overwrites (`[precondition] overwrites = "closed_form"`, `simulation::steady`); `memory-1tb`
+/// builds the simulation of a 1 TiB device and reports its heap bytes per mapping unit (no
+/// run, no time).
+pub const BENCH_CASES: &[&str] = &[
+    "random-write",
+    "mixed-70r30w",
+    "upi-mixed-70r30w",
+    "precondition",
+    "precondition-closed-form",
+    "memory-1tb",
+];
 /// The cases of `BENCH_CASES` that time a run of host requests.
 pub const BENCH_TIMED_CASES: &[&str] = &["random-write", "mixed-70r30w", "upi-mixed-70r30w"];
 /// Blocks per plane of `memory-1tb`: the `mqsim` geometry (16 dies x 2 planes, 256 pages of
@@ -530,10 +538,16 @@ pub fn bench_case(case: &str) -> Result<BenchResult, FtlabError> {
 }
 
 /// `bench_case` with a request count and extra overrides (for reduced runs and scheme cases).
-/// `precondition` and `memory-1tb` take no requests (`requests` is ignored).
+/// `precondition`, `precondition-closed-form` and `memory-1tb` take no requests (`requests` is
+/// ignored).
 pub fn bench_case_with(case: &str, requests: u64, overrides: &[String]) -> Result<BenchResult, FtlabError> {
     match case {
-        "precondition" => return bench_precondition(overrides),
+        "precondition" => return bench_precondition("precondition", overrides),
+        "precondition-closed-form" => {
+            let mut all = vec!["precondition.overwrites=closed_form".to_string()];
+            all.extend_from_slice(overrides);
+            return bench_precondition("precondition-closed-form", &all);
+        }
         "memory-1tb" => return bench_memory(overrides),
         _ => {}
     }
@@ -601,7 +615,8 @@ fn bench_scenario(case: &str, requests: u64, overrides: &[String]) -> Result<Sce
 /// random overwrites, the warm-up by workload), on its scenario with its `BENCH_REQUESTS`
 /// requests (a shorter source would end and be reopened over and over by the warm-up, which a
 /// real run does not do); `wall_s` is its wall time and no request of the timed run is run.
-fn bench_precondition(overrides: &[String]) -> Result<BenchResult, FtlabError> {
+/// `case` names the result (`precondition`, or `precondition-closed-form` with its override).
+fn bench_precondition(case: &str, overrides: &[String]) -> Result<BenchResult, FtlabError> {
     let s = bench_scenario("random-write", BENCH_REQUESTS, overrides)?;
     let mut sim = build_simulation(&s, &s.schemes[0], Path::new("."), "bench")?;
     let (t0, c0) = (Instant::now(), thread_cpu_s());
@@ -609,7 +624,7 @@ fn bench_precondition(overrides: &[String]) -> Result<BenchResult, FtlabError> {
     let (wall_s, c1) = (t0.elapsed().as_secs_f64(), thread_cpu_s());
     let cpu_s = c0.zip(c1).map(|(a, b)| b - a);
     Ok(BenchResult {
-        case: "precondition".into(),
+        case: case.into(),
         requests: 0,
         wall_s,
         requests_per_s: 0.0,

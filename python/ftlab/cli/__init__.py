@@ -613,8 +613,8 @@ def bench(
             help=(
                 "Run only this case (repeatable). Core cases (simulator throughput): "
                 f"{', '.join(_core.BENCH_TIMED_CASES)}; "
-                "precondition (preconditioning alone), memory-1tb (heap bytes per mapping unit of "
-                "a 1 TiB device); "
+                "precondition (preconditioning alone), precondition-closed-form (the same with "
+                "closed-form overwrites), memory-1tb (heap bytes per mapping unit of a 1 TiB device); "
                 "Python cases (wall time of the Python API): run-default (ftlab.run of the default scenario, "
                 "results written), load-1e6 (ftlab.load of a 10^6-row time series)."
             ),
