@@ -13,6 +13,7 @@ and reads no declared table (`reproduce/decl.py` does, with errors naming file a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeGuard
 
 #: A parsed JSON object as its readers take it: keys are strings, values still unread.
 JsonObject = Mapping[str, object]
@@ -35,13 +36,22 @@ def table(value: object) -> JsonObject:
     return value
 
 
+def is_number(value: object) -> TypeGuard[int | float]:
+    """Whether `value` is a number of a parsed JSON or TOML document (a boolean is not).
+
+    >>> is_number(3), is_number(2.5), is_number(True), is_number("3")
+    (True, True, False, False)
+    """
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def number(value: object) -> float | None:
     """`value` if it is a number (an int stays an int; a boolean is not a number), else None.
 
     >>> number(3), number(2.5), number(True), number("3")
     (3, 2.5, None, None)
     """
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return value if is_number(value) else None
 
 
 def integer(value: object) -> int | None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import NoReturn, TypeGuard, TypeVar
+from typing import NoReturn, TypeVar
 
 from ftlab._errors import input_error
+from ftlab._json import is_number as is_number  # the declared readers' number test, re-exported
 
 T = TypeVar("T")
 
@@ -51,11 +52,6 @@ def distinct(where: str, label: str, names: Sequence[str]) -> None:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise input_error(where, f"{label} {', '.join(dup)}")
-
-
-def is_number(v: object) -> TypeGuard[int | float]:
-    """Whether `v` is a number of a parsed TOML or JSON table (a boolean is not)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 @dataclasses.dataclass(frozen=True)

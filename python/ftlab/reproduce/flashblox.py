@@ -56,6 +56,7 @@ from ftlab.reproduce.claims import (
 from ftlab.reproduce.decl import is_number
 from ftlab.reproduce.driver import Case, Driven, PaperCode, Runs, claim_values, load_plan
 from ftlab.reproduce.figures import Table, draw_all
+from ftlab.reproduce.figures_draw import number as number_or_nan
 from ftlab.reproduce.keypath import walk_one
 from ftlab.reproduce.rows import Row, read_tables
 from ftlab.results import DeviceScale, LifetimeInputs, LifetimeModel, Summary, lifetime_from_json
@@ -410,16 +411,12 @@ def device_scale_table(scale: DeviceScale | None) -> list[dict[str, object]]:
     return [
         {
             **scale,
-            "interval_days_mean": _num_or_nan(scale.get("interval_days_mean")),
-            "swap_time_fraction": _num_or_nan(scale.get("swap_time_fraction")),
+            "interval_days_mean": number_or_nan(scale.get("interval_days_mean")),
+            "swap_time_fraction": number_or_nan(scale.get("swap_time_fraction")),
             "life": f"a {scale['life_days_ideal']:,.0f}-day ideal life, rates x{scale['rate_scale']:.3g}",
             "spread": f" (from {lo:.3g} to {hi:.3g} days)" if lo is not None and hi is not None else "",
         }
     ]
-
-
-def _num_or_nan(value: object) -> float:
-    return float(value) if is_number(value) else math.nan
 
 
 #: The slides' example: "If N = 16, x = 0.1, then K = 9, which means after swap NK = 148

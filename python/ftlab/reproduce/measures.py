@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from ftlab._errors import input_error, usage_error
+from ftlab._json import number
 from ftlab.reproduce.claimfile import Measured
 from ftlab.reproduce.claims import fmt_change, fmt_number, ratio, relative_change
 from ftlab.reproduce.decl import Fields, distinct, tables
@@ -177,12 +178,12 @@ class TableValueDecl(Sentence):
                 "measure", f"{self.name!r}: {len(rows)} rows of {self.table!r} match {self.match}"
             )
         row = rows[0]
-        v = _number(row.get(self.key))
+        v = number(row.get(self.key))
         if v is None and self.missing and row.get(self.key) is None:
             return Measured(None, self.missing, self.missing)
         value = v
         if self.base:
-            value = (ratio if self.factor else relative_change)(v, _number(row.get(self.base)))
+            value = (ratio if self.factor else relative_change)(v, number(row.get(self.base)))
         try:
             why = _NA_FORMAT.vformat(self.why, (), {**row, "v": self.fmt(v)})
         except KeyError as e:
@@ -200,10 +201,6 @@ class _NotAvailable(string.Formatter):
 
 
 _NA_FORMAT = _NotAvailable()
-
-
-def _number(v: object) -> float | None:
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def table_values(decls: Sequence[TableValueDecl], tables: Tables) -> dict[str, Measured]:
