@@ -1,4 +1,5 @@
-"""ftlab._bench: `python -m ftlab._bench CASE [N]`, one `ftlab bench` case in a fresh process.
+"""ftlab._bench: `python -m ftlab._bench CASE [N] [--set K=V]...`, one `ftlab bench` case in a
+fresh process.
 
 Two kinds of case. The core cases (`ftlab._core.BENCH_CASES`: the simulator's throughput on
 the standard workload, N = host requests) import only `ftlab._core` and four light standard
@@ -19,8 +20,13 @@ with `[precondition] overwrites = "closed_form"`) and `memory-1tb` (kind "memory
 simulation of a 1 TiB device built, `bytes_per_mapping_unit` the heap bytes it holds per
 physical mapping unit; its peak RSS is that of the 1 TiB tables).
 
+`--set KEY.PATH=VALUE` (repeatable, after CASE and N) overrides a value of the case's scenario
+after the case's own settings: the core cases' standard scenario and `run-default`'s default
+scenario; `load-1e6`, which times a load and runs no scenario of its own, refuses it.
+
 Each case prints one JSON object on stdout: `case`, `kind` ("core", "precondition", "memory"
-or "python"), `requests` (timed core cases), `rows` (`load-1e6`), `wall_s`, `requests_per_s`
+or "python"), `requests` (timed core cases), `rows` (`load-1e6`), `wall_s`, `cpu_s` (the thread
+CPU seconds of what a core case times; null for `memory-1tb` and the Python cases), `requests_per_s`
 (timed core cases; the others are null), `bytes_per_mapping_unit` (`memory-1tb`; the others
 are null) and `peak_rss_bytes`, this process's peak resident set size, so the peak RSS
 measured is that of the case alone. `ftlab bench` starts one of these per case (as
@@ -61,6 +67,7 @@ def _result(
     rows: int | None = None,
     requests_per_s: float | None = None,
     bytes_per_mapping_unit: float | None = None,
+    cpu_s: float | None = None,
 ) -> dict[str, object]:
     return {
         "case": case,
@@ -68,6 +75,7 @@ def _result(
         "requests": requests,
         "rows": rows,
         "wall_s": wall_s,
+        "cpu_s": cpu_s,
         "requests_per_s": requests_per_s,
         "bytes_per_mapping_unit": bytes_per_mapping_unit,
         "peak_rss_bytes": peak_rss_bytes(),
@@ -82,8 +90,9 @@ _UNTIMED_KINDS = {
 }
 
 
-def run_default() -> dict[str, object]:
-    """`ftlab.run(out=DIR)` of the bundled default scenario, wall seconds."""
+def run_default(overrides: list[str]) -> dict[str, object]:
+    """`ftlab.run(out=DIR)` of the bundled default scenario with `overrides` (`--set`), wall
+    seconds."""
     # Imported here: the core cases' processes import `ftlab._core` only (their peak RSS).
     import tempfile
     from pathlib import Path
@@ -92,7 +101,7 @@ def run_default() -> dict[str, object]:
 
     with tempfile.TemporaryDirectory(prefix="ftlab-bench-") as d:
         start = time.perf_counter()
-        run(out=Path(d) / "default")
+        run(set=overrides, out=Path(d) / "default")
         wall = time.perf_counter() - start
     return _result("run-default", "python", wall)
 
@@ -151,44 +160,73 @@ def make_results(out_dir: str, rows: int) -> None:
     frame.write_parquet(Path(out_dir) / "timeseries.parquet")
 
 
+#: What `main` takes: a case, its size, then each override as `--set KEY.PATH=VALUE`.
+USAGE = "usage: python -m ftlab._bench CASE [N] [--set KEY.PATH=VALUE]..."
+
+
+def parse(argv: list[str]) -> tuple[str, int | None, list[str]] | None:
+    """`CASE [N] [--set KEY.PATH=VALUE]...` as (case, N, overrides), or None if malformed.
+
+    >>> parse(["random-write", "2000", "--set", "seed=3"])
+    ('random-write', 2000, ['seed=3'])
+    >>> parse(["random-write", "--set"]) is None
+    True
+    """
+    head = argv[: argv.index("--set")] if "--set" in argv else argv
+    tail = argv[len(head) :]
+    if len(head) not in (1, 2) or (len(head) == 2 and not head[1].isdigit()):
+        return None
+    if len(tail) % 2 or any(flag != "--set" for flag in tail[::2]):
+        return None
+    return head[0], (int(head[1]) if len(head) == 2 else None), tail[1::2]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[0] == "--make-results" and argv[2].isdigit():
         make_results(argv[1], int(argv[2]))
         return 0
-    if len(argv) not in (1, 2) or (len(argv) == 2 and not argv[1].isdigit()):
-        print("usage: python -m ftlab._bench CASE [N]", file=sys.stderr)
+    parsed = parse(argv)
+    if parsed is None:
+        print(USAGE, file=sys.stderr)
         return 2
-    case, n = argv[0], (int(argv[1]) if len(argv) == 2 else None)
-    if case == "run-default":
-        result = run_default()
-    elif case == "load-1e6":
+    case, n, overrides = parsed
+    if case == "load-1e6" and overrides:
+        print("error: --set: load-1e6 runs no scenario to set; drop --set or the case", file=sys.stderr)
+        return 2
+    if case == "load-1e6":
         result = load_rows(n or LOAD_ROWS)
     else:
         try:
-            core = _core.bench_case(case, n)
+            result = run_default(overrides) if case == "run-default" else _core_case(case, n, overrides)
         except _core.FtlabError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        if case in _UNTIMED_KINDS:
-            result = _result(
-                core["case"],
-                _UNTIMED_KINDS[case],
-                core["wall_s"],
-                bytes_per_mapping_unit=core["bytes_per_mapping_unit"],
-            )
-        else:
-            result = _result(
-                core["case"],
-                "core",
-                core["wall_s"],
-                requests=core["requests"],
-                requests_per_s=core["requests_per_s"],
-            )
     # Imported after the run: json (with re) is 1.1 MiB that the peak RSS need not hold.
     import json
 
     print(json.dumps(result))
     return 0
+
+
+def _core_case(case: str, n: int | None, overrides: list[str]) -> dict[str, object]:
+    """A core case (`_core.bench_case`) as `main` prints it."""
+    core = _core.bench_case(case, n, overrides)
+    if case in _UNTIMED_KINDS:
+        return _result(
+            core["case"],
+            _UNTIMED_KINDS[case],
+            core["wall_s"],
+            bytes_per_mapping_unit=core["bytes_per_mapping_unit"],
+            cpu_s=core["cpu_s"],
+        )
+    return _result(
+        core["case"],
+        "core",
+        core["wall_s"],
+        requests=core["requests"],
+        requests_per_s=core["requests_per_s"],
+        cpu_s=core["cpu_s"],
+    )
 
 
 if __name__ == "__main__":

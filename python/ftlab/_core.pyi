@@ -163,6 +163,10 @@ class BenchResult(TypedDict):
     requests_per_s: float
     precondition_wall_s: float
     bytes_per_mapping_unit: float | None
+    #: Thread CPU seconds of the timed run (of preconditioning for the `precondition` cases;
+    #: None for `memory-1tb`, or where the platform has no thread clock).
+    cpu_s: float | None
+    precondition_cpu_s: float | None
 
 class RtSeries(TypedDict):
     """One series of the schedulability experiment (Figures 5-7)."""
@@ -230,7 +234,7 @@ def resolve(
     `resolved_toml` that `run` returns for the same arguments. Reads no trace file."""
 
 def trace_stats(path: str | PathLike[str], format: str) -> TraceStats: ...
-def bench_case(case: str, requests: int | None = None) -> BenchResult: ...
+def bench_case(case: str, requests: int | None = None, overrides: list[str] = ...) -> BenchResult: ...
 def capture(
     strace_path: str | PathLike[str],
     log_path: str | PathLike[str],

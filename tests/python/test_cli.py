@@ -133,6 +133,32 @@ def test_bench_subprocess_usage() -> None:
     assert "usage" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "key"),
+    [
+        # Reaches the case's scenario: its validation names the key and its range.
+        (["--case", "random-write", "--set", "device.channels=0"], "device.channels"),
+        (["--case", "run-default", "--set", "device.channels=0"], "device.channels"),
+        # load-1e6 runs no scenario: refused before any case runs, also when every case runs.
+        (["--case", "load-1e6", "--set", "seed=2"], "--set"),
+        (["--set", "seed=2"], "--set"),
+    ],
+)
+def test_bench_set_errors(args: list[str], key: str) -> None:
+    proc = run_cli(["bench", "--requests", "10", *args])
+    assert_input_error(proc)
+    assert key in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bench_set_runs_the_case_with_it() -> None:
+    """`--set` after the case's own settings: the closed-form fill, a valid key, runs."""
+    args = ["--case", "random-write", "--requests", "1000", "--set", "precondition.overwrites=closed_form"]
+    proc = run_cli(["bench", "--json", *args])
+    assert proc.returncode == 0, proc.stderr
+    [result] = json.loads(proc.stdout)
+    assert result["case"] == "random-write" and result["requests"] == 1000 and result["cpu_s"] > 0
+
+
 def test_bench_reduced_run_reports_every_case() -> None:
     """A reduced `ftlab bench` (the standard device and preconditioning, few requests; a
     1000-row time series for load-1e6) prints one JSON object per case with the documented
@@ -158,6 +184,7 @@ def test_bench_reduced_run_reports_every_case() -> None:
         "requests",
         "rows",
         "wall_s",
+        "cpu_s",
         "requests_per_s",
         "bytes_per_mapping_unit",
         "peak_rss_bytes",
@@ -165,6 +192,12 @@ def test_bench_reduced_run_reports_every_case() -> None:
     for r in results:
         assert set(r) == keys
         assert r["wall_s"] > 0 and r["peak_rss_bytes"] > 0
+        # The thread CPU of what a core case times (Linux has the thread clock); none where
+        # nothing runs on the core's thread (memory-1tb builds only; the Python cases).
+        if r["case"] in (*_core.BENCH_TIMED_CASES, "precondition", "precondition-closed-form"):
+            assert isinstance(r["cpu_s"], float) and r["cpu_s"] > 0
+        else:
+            assert r["cpu_s"] is None
         if r["case"] in _core.BENCH_TIMED_CASES:
             assert r["kind"] == "core" and r["rows"] is None and r["bytes_per_mapping_unit"] is None
             assert r["requests"] == 2000 and r["requests_per_s"] > 0

@@ -1,4 +1,4 @@
-"""The docstring examples of the report, plot, compare, sweep and claim modules run as doctests (those
+"""The docstring examples of the bench, report, plot, compare, sweep and claim modules run as doctests (those
 marked `+SKIP` need a results directory and are only shown), with `ftlab` and a synthetic
 `report` in scope."""
 
@@ -14,6 +14,7 @@ import ftlab
 from reports import synthetic_report
 
 MODULES = [
+    "ftlab._bench",
     "ftlab._errors",
     "ftlab._json",
     "ftlab.report.style",

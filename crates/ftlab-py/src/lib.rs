@@ -400,10 +400,16 @@ fn trace_stats<'py>(py: Python<'py>, path: PathBuf, format: &str) -> PyResult<Bo
     trace_stats_to_py(py, &stats)
 }
 
-/// Run one bench case (a name from `BENCH_CASES`), with the GIL released.
+/// Run one bench case (a name from `BENCH_CASES`), with the GIL released; `overrides` are
+/// `KEY.PATH=VALUE` settings applied to the case's scenario after the case's own (`--set`).
 #[pyfunction]
-#[pyo3(signature = (case, requests = None))]
-fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (case, requests = None, overrides = Vec::new()))]
+fn bench_case<'py>(
+    py: Python<'py>,
+    case: String,
+    requests: Option<u64>,
+    overrides: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
     if !ftlab::BENCH_CASES.contains(&case.as_str()) {
         let reason = format!("unknown bench case {case:?}; valid cases: {}", ftlab::BENCH_CASES.join(", "));
         return Err(to_pyerr(py, usage("--case", reason)));
@@ -412,7 +418,7 @@ fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyRe
         return Err(to_pyerr(py, usage("--requests", "must be at least 1, got 0".to_string())));
     }
     let r = py
-        .detach(move || ftlab::bench_case_with(&case, requests.unwrap_or(ftlab::BENCH_REQUESTS), &[]))
+        .detach(move || ftlab::bench_case_with(&case, requests.unwrap_or(ftlab::BENCH_REQUESTS), &overrides))
         .map_err(|e| to_pyerr(py, e))?;
     let d = PyDict::new(py);
     d.set_item("case", r.case)?;
@@ -421,6 +427,8 @@ fn bench_case<'py>(py: Python<'py>, case: String, requests: Option<u64>) -> PyRe
     d.set_item("requests_per_s", r.requests_per_s)?;
     d.set_item("precondition_wall_s", r.precondition_wall_s)?;
     d.set_item("bytes_per_mapping_unit", r.bytes_per_mapping_unit)?;
+    d.set_item("cpu_s", r.cpu_s)?;
+    d.set_item("precondition_cpu_s", r.precondition_cpu_s)?;
     Ok(d)
 }
 
