@@ -159,6 +159,17 @@ def test_bench_set_runs_the_case_with_it() -> None:
     assert result["case"] == "random-write" and result["requests"] == 1000 and result["cpu_s"] > 0
 
 
+def test_bench_table_fits_a_terminal() -> None:
+    """The table at 100 columns, nothing cut: the longest case name and every column whole."""
+    args = ["--case", "precondition-closed-form", "--case", "memory-1tb", "--case", "load-1e6"]
+    proc = run_cli(["bench", *args, "--rows", "1000"])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert all(len(line) <= 100 for line in lines) and "…" not in proc.stdout, lines
+    for text in ("precondition-closed-form", "memory-1tb", "1,000", "cpu s", "B/unit", "peak MB"):
+        assert text in proc.stdout, text
+
+
 def test_bench_reduced_run_reports_every_case() -> None:
     """A reduced `ftlab bench` (the standard device and preconditioning, few requests; a
     1000-row time series for load-1e6) prints one JSON object per case with the documented
