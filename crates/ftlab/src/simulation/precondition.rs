@@ -31,7 +31,7 @@ use super::engine::Executor;
 use super::executor::{Instant, PREFETCH_AHEAD_UNITS};
 use super::ops::OpKind;
 use super::ops::{FlashOp, Owner};
-use super::steady::Log;
+use super::steady::{Log, FRONTIER_ROOM_BLOCKS};
 use crate::error::FtlabError;
 use crate::flash::geometry::{BlockIdx, DieIdx};
 use crate::ftl::blocks::WriteClass;
@@ -123,8 +123,10 @@ impl Engine<'_, Instant> {
         live: &[u64],
     ) -> Result<ClosedFormReport, OutOfSpace> {
         let g = self.ftl.geometry;
-        // The room data may take: every block but those GC keeps free on each die.
-        let reserved = u64::from(g.n_dies) * u64::from(self.p.low_watermark);
+        // The log a steady-state die holds written (`steady`'s module doc): every block
+        // but those GC keeps free on each die, less one block per die, the expected unwritten
+        // room of its host and GC frontiers (each half written at a random instant).
+        let reserved = u64::from(g.n_dies) * (u64::from(self.p.low_watermark) + FRONTIER_ROOM_BLOCKS);
         let room_units = u64::from(g.n_blocks).saturating_sub(reserved) * u64::from(g.units_per_block);
         let mut log = Log::new(room_units, live, g.n_blocks as usize);
         self.write_all_with(units, |e, t, lpn| e.closed_form_unit(&mut log, t, lpn))?;

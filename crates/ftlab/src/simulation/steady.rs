@@ -20,16 +20,31 @@
 //! victim's) valid fraction, solves `alpha = exp(-(P / U) (1 - alpha))`. Over the log this
 //! holds `P x (1 - alpha) / ln(1 / alpha) = U` valid units: exactly the filled ones.
 //!
-//! `P` is the device's data room as tests/waf_model.rs counts it: every block but the ones GC
-//! keeps free on each die (`gc_low_watermark_blocks`), frontiers not subtracted (so the fill
-//! ends a little above it and GC runs briefly, as it does anyway in any scheme whose domain
-//! for a tenant has less room than the device-wide profile assumes; a domain with more room
-//! ends with more free blocks). The stale units are placed by an error accumulator per
+//! The log's length `P` is what a steady-state die holds written at a random instant: every
+//! block but the ones GC keeps free on each die (`gc_low_watermark_blocks`, as
+//! tests/waf_model.rs counts the room), less the expected unwritten room of the die's open
+//! frontiers. A die that takes host writes and runs GC keeps a host frontier and a GC
+//! frontier open, each written to a point uniform over its block at a random instant: half a
+//! block each, one block per die (`FRONTIER_ROOM_BLOCKS`). The fill opens no GC frontier (it
+//! copies nothing), so that block ends free, and the device's free room (free blocks and
+//! unwritten frontier units) is the steady state's expected one. Session 23's form counted the
+//! whole room: where one frontier per die takes the fill (`rtgc`'s striping) and background GC
+//! is off (so the idle end of preconditioning collects nothing), every die ended at the low
+//! watermark with a full host frontier and no GC frontier, the least free room of the
+//! steady state's cycle, and the timed run began about a block per die in GC's debt
+//! (docs/PERFORMANCE.md, "Session 24"). A scheme with more frontiers per die ends its fill
+//! below the low watermark, and GC runs briefly, as it does in any scheme whose domain for a
+//! tenant has less room than the device-wide profile assumes (a domain with more room ends
+//! with more free blocks). The stale units are placed by an error accumulator per
 //! block (Bresenham: no random draw, so the fill's PRNG sequence is that of the simulated
 //! fill's first part). This file is the model and the log's bookkeeping (`Log`); the fill
 //! that hands out the units, its order and its end are `precondition.rs`'s.
 
 use crate::metrics::report::ClosedFormReport;
+
+/// Blocks per die the log leaves unwritten besides the low watermark's: the expected unwritten
+/// room of a steady-state die's host frontier and GC frontier, half a block each (module doc).
+pub(super) const FRONTIER_ROOM_BLOCKS: u64 = 1;
 
 /// The valid fraction alpha of the victim (the oldest block) in the steady state of uniform
 /// random writes on `r` = P / U times the room the data needs: the root in (0, 1) of
