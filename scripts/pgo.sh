@@ -11,7 +11,8 @@
 # byte-identical with and without it (docs/PERFORMANCE.md, "Session 15"). The training set is
 # two of the bench's standard workloads and every bundled scenario (the quick reproductions'
 # too, two of them shortened), so every scheme, mapper and GC mode is trained, not only the
-# bench's.
+# bench's; the bench's two cases trained 4x longer give no faster code (docs/PERFORMANCE.md,
+# "Session 24", which also measured -Ctarget-cpu=native and fat LTO here: no gain).
 #
 # llvm-profdata must come from rustc's own LLVM major version (its profile format): the rustup
 # component llvm-tools, llvm-profdata-N on PATH, or Debian's llvm-N, which this script installs

@@ -87,6 +87,8 @@ if [ "$profile" = release ] && [ "$pgo" = 1 ]; then
     if [ "$rc" -eq 0 ]; then
         echo "setup: building ftlab._core (maturin develop --profile release), profile-guided by" \
             "$profdata"
+        # No -Ctarget-cpu=native: it measured no faster, here or with fat LTO (docs/PERFORMANCE.md,
+        # "Session 24"), and the profile would then have to be trained with it too.
         export RUSTFLAGS="-Cprofile-use=$PWD/$profdata"
         # Its own target directory: these flags would otherwise rebuild target/ for every
         # cargo command without them.
