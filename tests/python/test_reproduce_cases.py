@@ -420,6 +420,7 @@ def test_a_declared_each_case_reruns_its_runs_with_its_list_only(
         (("{scaled:g}", "{rate:g}"), "each: `entry` names an unknown placeholder"),
         (('key = "r", ', ""), r"each: `key` must be a non-empty string"),
         (('set = ["k=[{entries}]"]', 'set = ["k=[{entry}]"]'), "a template names an unknown placeholder"),
+        (('set = ["k=[{entries}]"]', 'set = ["k=1"]'), "with `each`, a `set` template must name"),
     ],
 )
 def test_the_plan_refuses_a_bad_each_case(

@@ -383,12 +383,12 @@ def each_entries(scenario: object, decl: EachDecl, factor: float | int) -> str:
         parts = walk_one(table, decl.parts)
         parts = [parts] if isinstance(parts, Mapping) else parts
         rates = [p.get(decl.key, decl.default) for p in _list(parts) if isinstance(p, Mapping)]
-        if not rates or not all(is_number(r) for r in rates):
+        if not rates or not _numbers(rates):
             raise usage_error(
                 f"{decl.at}.{i}",
                 f"no {decl.parts} with a number at {decl.key} in each part, to size the case's entry",
             )
-        entries.append(decl.entry.format(scaled=factor * sum(float(_number(r)) for r in rates)))
+        entries.append(decl.entry.format(scaled=factor * sum(float(r) for r in rates)))
     return ", ".join(entries)
 
 

@@ -394,6 +394,8 @@ def _case(where: str, i: int, raw: Mapping[str, object]) -> CaseDecl:
         [t.format(value=values[0], scaled=1.0 if scale or split else None, **at, **entries) for t in sets]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise input_error(where, f"{label}: a template names an unknown placeholder or format ({e})") from e
+    if each and not any("{entries" in t for t in sets):
+        raise input_error(where, f"{label}: with `each`, a `set` template must name {{entries}}")
     return decl
 
 

@@ -170,10 +170,6 @@ def _section(
     return replace(decl, read_table=named, table=found, block=block)
 
 
-#: The keys that mark a block's leaf (see the module docstring).
-_LEAVES = ({"read"}, {"source", "path"}, {"value"})
-
-
 def _block(f: Fields, at: str, raw: object, declared: Sequence[ReadDecl]) -> Block:
     """The block `raw` at key path `at` of section `f`; a bad one is an `ftlab.InputError`."""
     if not isinstance(raw, Mapping) or not raw:
