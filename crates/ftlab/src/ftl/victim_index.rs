@@ -17,8 +17,9 @@
 //!   two, the last level taking every count from 2^24). For a *bounded* slot (`upi`'s blocks
 //!   that may earn the read term) the caller bounds the score from the band's fewest units,
 //!   the stamp and the level's most reads, monotone in the stamp as above; the search walks
-//!   the heaps in order of their top's bound and skips a subtree whose root's bound is below
-//!   the best score found.
+//!   the heaps in order of their top's bound (those below the exact slots' best not at all),
+//!   a level of a heap's tree at a time (`Walk`), and skips a subtree whose root's bound is
+//!   below the best score found, and every entry whose stamp is at least one whose bound was.
 //!
 //! A block without valid units scores +infinity under both scores, so the lowest such block
 //! wins. Ties go to the lowest block index, as a scan in index order keeps the first maximum.
@@ -246,6 +247,17 @@ impl Heaps {
     #[inline(always)]
     fn prefetch_member(&self, b: u32) {
         super::table::prefetch(&self.member, b as usize);
+    }
+
+    /// Hint that an entry will be pushed onto heap `bucket` (`NO_BUCKET`: none) soon: its
+    /// parent-to-be, the first entry `sift_up` compares with, and the heap's last entry (whose
+    /// cache line the new one mostly shares).
+    #[inline(always)]
+    fn prefetch_push(&self, bucket: u32) {
+        if let Some(heap) = self.heaps.get(bucket as usize) {
+            super::table::prefetch(heap, heap.len().saturating_sub(1) / 2);
+            super::table::prefetch(heap, heap.len().wrapping_sub(1));
+        }
     }
 
     /// Whether `e` is its block's current entry.
@@ -482,8 +494,14 @@ pub(crate) struct VictimIndex {
     /// Blocks whose heap by units, and whose heap by reads, may lag behind their state.
     pending_units: Pending,
     pending_reads: Pending,
-    /// Scratch of `best`: the heaps by reads to walk, with their top's bound.
+    /// Scratch of `best`: the heaps by reads to walk, with their top's bound; a walk's
+    /// (`Walk::level`, `Walk::next`).
     order: Vec<(f64, u32, u32)>,
+    level: Vec<(f64, u32)>,
+    next: Vec<u32>,
+    /// Scratch of `best`: the heaps by units whose top ties with the exact slots' best, and
+    /// their v.
+    tied: Vec<(u32, u32)>,
 }
 
 impl VictimIndex {
@@ -518,6 +536,9 @@ impl VictimIndex {
             pending_units: Pending::new(n_dies, blocks_per_die, 1),
             pending_reads: Pending::new(n_dies, blocks_per_die, n_slots),
             order: Vec::new(),
+            level: Vec::new(),
+            next: Vec::new(),
+            tied: Vec::new(),
         }
     }
 
@@ -592,6 +613,12 @@ impl VictimIndex {
             if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD) {
                 super::table::prefetch_whole(info, ahead as usize);
                 self.by_units.prefetch_member(ahead);
+            }
+            if let Some(&ahead) = list.get(i + CATCH_UP_PREFETCH_AHEAD / 2) {
+                // Its state is in cache by now: where its entry would go, and that place's
+                // parent, the first entry a push compares with (the heaps are large).
+                let (bucket, _) = self.by_units_of(ahead, &info[ahead as usize]);
+                self.by_units.prefetch_push(bucket);
             }
             if self.pending_units.due(b) {
                 let (bucket, key) = self.by_units_of(b, &info[b as usize]);
@@ -684,7 +711,10 @@ impl VictimIndex {
             return empty;
         }
         // The exact slots' best: the best of their heaps' tops.
+        // The heaps whose top scores the best so far, with their v (for the ties below).
         let mut top: Option<f64> = None;
+        let mut tied = std::mem::take(&mut self.tied);
+        tied.clear();
         for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
             let (first, end) = (by_units(s, 1), by_units(s, levels));
             let mut next = first;
@@ -692,7 +722,14 @@ impl VictimIndex {
                 next = h + 1;
                 let v = (h - first) as u32 + 1;
                 if let Some(sc) = self.by_units.top(h).and_then(|e| exact(v, e.key)) {
-                    top = Some(top.map_or(sc, |t| t.max(sc)));
+                    let new_top = top.map_or(sc, |t| t.max(sc));
+                    if Some(new_top) != top {
+                        tied.clear();
+                    }
+                    if sc == new_top {
+                        tied.push((h as u32, v));
+                    }
+                    top = Some(new_top);
                 }
             }
         }
@@ -713,28 +750,21 @@ impl VictimIndex {
             found = self.walk_bounded(die, info, walked, top, &bound, &mut score);
         }
         let best = match (top, found) {
-            (None, None) => return None,
-            (Some(t), Some((f, _))) => t.max(f),
-            (Some(t), None) => t,
-            (None, Some((f, _))) => f,
+            (None, None) => None,
+            (Some(t), Some((f, _))) => Some(t.max(f)),
+            (Some(t), None) => Some(t),
+            (None, Some((f, _))) => Some(f),
         };
-        let mut winner = found.filter(|&(f, _)| f == best).map(|(_, b)| b);
-        if top == Some(best) {
-            // The exact slots' blocks that tie with the best: below the tops that do (read
-            // from the kept tops, as above; a heap's own memory only where its top ties).
-            for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
-                let (first, end) = (by_units(s, 1), by_units(s, levels));
-                let mut next = first;
-                while let Some(h) = self.by_units.next_nonempty(next, end) {
-                    next = h + 1;
-                    let v = (h - first) as u32 + 1;
-                    if self.by_units.top(h).and_then(|e| exact(v, e.key)) == Some(best) {
-                        let heap = &self.by_units.heaps[h];
-                        ties(heap, &self.by_units, 0, &|key| exact(v, key) == Some(best), &mut winner);
-                    }
-                }
+        let mut winner = found.filter(|&(f, _)| Some(f) == best).map(|(_, b)| b);
+        if best.is_some() && top == best {
+            // The exact slots' blocks that tie with the best: below the tops that do (a
+            // heap's own memory only where its top ties).
+            for &(h, v) in &tied {
+                let heap = &self.by_units.heaps[h as usize];
+                ties(heap, &self.by_units, 0, &|key| exact(v, key) == best, &mut winner);
             }
         }
+        self.tied = tied;
         winner
     }
 
@@ -769,23 +799,28 @@ impl VictimIndex {
                     let (band, level) =
                         ((h - first) as u32 / levels.count, (h - first) as u32 % levels.count);
                     let (v, reads) = band_bound(band_shift, levels, band, level);
-                    order.push((bound(v, e.key, s, reads), h as u32, s));
+                    let root_bound = bound(v, e.key, s, reads);
+                    // A heap whose top cannot reach the exact slots' best is never walked.
+                    if top.is_none_or(|t| root_bound >= t) {
+                        order.push((root_bound, h as u32, s));
+                    }
                 }
             }
         }
         order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let heaps = self.by_reads.as_ref().expect("heaps by reads");
-        let mut walk = Walk { heaps, info, best: top, found: None };
+        let (mut level, mut next) = (std::mem::take(&mut self.level), std::mem::take(&mut self.next));
+        let mut walk = Walk { heaps, info, best: top, found: None, level: &mut level, next: &mut next };
         for &(root_bound, h, s) in &order {
             if walk.best.is_some_and(|b| root_bound < b) {
                 break;
             }
             let band = h / levels.count % self.bands;
             let (v, reads) = band_bound(band_shift, levels, band, h % levels.count);
-            walk.heap(h as usize, 0, &|key| bound(v, key, s, reads), score);
+            walk.heap(h as usize, &|key| bound(v, key, s, reads), score);
         }
         let found = walk.found;
-        self.order = order;
+        (self.order, self.level, self.next) = (order, level, next);
         found
     }
 
@@ -812,38 +847,72 @@ fn band_bound(band_shift: u32, levels: ReadLevels, band: u32, level: u32) -> (u3
 
 /// The walk of the heaps by reads: visits the entries whose bound reaches the best score so
 /// far (`best`, which starts at the exact slots' best), scoring the fresh ones into `found`.
+/// A heap is walked a level of its tree at a time: the entries of the level whose bound
+/// reaches the best are found first, their blocks' membership and state prefetched, then
+/// scored (each checked again against the best, which may have risen meanwhile). Scored one
+/// at a time, depth first, each entry waited for its two random reads (a third of a `upi`
+/// run's search); the order of the visits never changes the result, the highest score, ties
+/// to the lowest block (an entry skipped had a bound below a best that only rises).
 struct Walk<'a> {
     heaps: &'a Heaps,
     info: &'a [BlockInfo],
     best: Option<f64>,
     found: Option<(f64, u32)>,
+    /// Scratch: the level's entries that reach the best, with their bound; the next level's.
+    level: &'a mut Vec<(f64, u32)>,
+    next: &'a mut Vec<u32>,
 }
 
 impl Walk<'_> {
     fn heap(
         &mut self,
         h: usize,
-        i: usize,
         bound: &impl Fn(i64) -> f64,
         score: &mut impl FnMut(u32, &BlockInfo) -> Option<f64>,
     ) {
-        let Some(e) = self.heaps.heaps[h].get(i) else { return };
-        // Every entry below has a stamp at least e's, so a bound at most e's.
-        if self.best.is_some_and(|b| bound(e.key) < b) {
-            return;
-        }
-        if self.heaps.fresh(e) {
-            if let Some(s) = score(e.block, &self.info[e.block as usize]) {
-                if self.found.is_none_or(|(fs, fb)| s > fs || (s == fs && e.block < fb)) {
-                    self.found = Some((s, e.block));
+        let heap = &self.heaps.heaps[h];
+        // Entries with a stamp at least this one have a bound below the best (`bound` bounds
+        // every block of the heap with a stamp at least its argument's): none is computed.
+        let mut stamp_fails = i64::MAX;
+        self.next.clear();
+        self.next.push(0);
+        while !self.next.is_empty() {
+            self.level.clear();
+            for &i in self.next.iter() {
+                let Some(e) = heap.get(i as usize) else { continue };
+                // Every entry below has a stamp at least e's, so a bound at most e's.
+                if e.key >= stamp_fails {
+                    continue;
                 }
-                if self.best.is_none_or(|b| s > b) {
-                    self.best = Some(s);
+                let b = bound(e.key);
+                if self.best.is_some_and(|best| b < best) {
+                    stamp_fails = e.key;
+                    continue;
                 }
+                self.heaps.prefetch_member(e.block);
+                super::table::prefetch_whole(self.info, e.block as usize);
+                self.level.push((b, i));
+            }
+            self.next.clear();
+            for &(b, i) in self.level.iter() {
+                if self.best.is_some_and(|best| b < best) {
+                    stamp_fails = stamp_fails.min(heap[i as usize].key);
+                    continue;
+                }
+                let e = &heap[i as usize];
+                if self.heaps.fresh(e) {
+                    if let Some(s) = score(e.block, &self.info[e.block as usize]) {
+                        if self.found.is_none_or(|(fs, fb)| s > fs || (s == fs && e.block < fb)) {
+                            self.found = Some((s, e.block));
+                        }
+                        if self.best.is_none_or(|best| s > best) {
+                            self.best = Some(s);
+                        }
+                    }
+                }
+                self.next.extend([2 * i + 1, 2 * i + 2]);
             }
         }
-        self.heap(h, 2 * i + 1, bound, score);
-        self.heap(h, 2 * i + 2, bound, score);
     }
 }
 
@@ -951,6 +1020,170 @@ mod tests {
                 }
             }
             assert_eq!(last, l.count - 1, "sub-bits {sub_bits}: the last level is reached");
+        }
+    }
+
+    /// A `upi`-like score: age x ((1 - u) + w r / (r + age k)) / (2u) for owners that may earn
+    /// the read term (`bounded`), without it for the others; +infinity without valid units.
+    struct Scores {
+        units_per_block: u32,
+        now: i64,
+        /// Reads per ns of age at which the read term is half its weight.
+        k: f64,
+    }
+
+    impl Scores {
+        const W: f64 = 1.0;
+
+        fn bounded(owner: u16) -> bool {
+            owner != 0
+        }
+
+        fn age(&self, stamp: i64) -> f64 {
+            (self.now - stamp) as f64 + 1.0
+        }
+
+        fn of(&self, v: u32, age: f64, reads: Option<f64>) -> Option<f64> {
+            if v == 0 {
+                return Some(f64::INFINITY);
+            }
+            let u = v as f64 / self.units_per_block as f64;
+            let term = reads.map_or(Self::W, |r| Self::W * r / (r + age * self.k));
+            let benefit = (1.0 - u) + term;
+            (benefit > 0.0).then(|| age * benefit / (2.0 * u))
+        }
+
+        fn score(&self, info: &BlockInfo) -> Option<f64> {
+            let age = self.age(info.last_write_ns);
+            let reads = if Self::bounded(info.owner) { info.read_count as f64 } else { 0.0 };
+            self.of(info.valid_units, age, Some(reads))
+        }
+
+        fn exact(&self, v: u32, stamp: i64) -> Option<f64> {
+            (v < self.units_per_block).then(|| self.of(v, self.age(stamp), Some(0.0))).flatten()
+        }
+
+        /// At least `score` of every block with >= v units, a stamp >= `stamp` and at most
+        /// `reads` reads: the score rises with the age, the reads and as v falls.
+        fn bound(&self, v: u32, stamp: i64, reads: Option<u32>) -> f64 {
+            let s = self.of(v, self.age(stamp), reads.map(|r| r as f64)).unwrap_or(0.0);
+            s * (1.0 + 1e-9)
+        }
+
+        /// What a scan of die `die`'s eligible blocks in index order finds.
+        fn scan(&self, info: &[BlockInfo], die: u32, per_die: u32, pages: u32) -> Option<u32> {
+            let mut best: Option<(f64, u32)> = None;
+            for b in die * per_die..(die + 1) * per_die {
+                let i = &info[b as usize];
+                if i.state != BlockState::Full || i.programmed_pages != pages {
+                    continue;
+                }
+                if let Some(s) = self.score(i) {
+                    if best.is_none_or(|(bs, _)| s > bs) {
+                        best = Some((s, b));
+                    }
+                }
+            }
+            best.map(|(_, b)| b)
+        }
+    }
+
+    /// How the test's blocks are drawn and scored.
+    #[derive(Clone, Copy, Debug)]
+    struct Regime {
+        k: f64,
+        /// Valid units from this many up.
+        valid_min: u32,
+        /// Stamps: `now - i * step` for i below `grid`.
+        grid: i64,
+        step_ns: i64,
+    }
+
+    /// A random block: eligible mostly, with valid units (one without any would win every
+    /// search at once, before any walk; the integrity tests cover those). Units, reads and
+    /// stamps fall in few heaps by reads and on a coarse grid, so that heaps are deep and
+    /// blocks tie; owner 0 (scored exactly) holds about 40% of them.
+    fn random_block(rng: &mut rand_pcg::Pcg64, now: i64, r: Regime, units: u32, pages: u32) -> BlockInfo {
+        use rand::Rng;
+        let full = rng.random_bool(0.9);
+        BlockInfo {
+            state: if full { BlockState::Full } else { BlockState::Open },
+            owner: if rng.random_bool(0.4) { 0 } else { rng.random_range(1..4) },
+            programmed_pages: if full { pages } else { rng.random_range(0..pages) },
+            valid_units: rng.random_range(r.valid_min..=units),
+            read_count: rng.random_range(0..40),
+            last_write_ns: now - rng.random_range(0..r.grid) * r.step_ns,
+            ..BlockInfo::FREE
+        }
+    }
+
+    /// The indexed search finds what a scan finds (the highest score, ties to the lowest
+    /// block) while blocks change between searches: units invalidated (never the last),
+    /// reads served, blocks erased and written anew, time passing.
+    #[test]
+    fn best_finds_what_a_scan_finds() {
+        use rand::{Rng, SeedableRng};
+        let (n_dies, per_die, units, pages) = (2u32, 3_000u32, 64u32, 16u32);
+        // Reads that barely count (the exact owner competes, its blocks tie), and reads that
+        // decide (the walks go deep).
+        let regimes = [
+            Regime { k: 1e-5, valid_min: units - 8, grid: 20, step_ns: 5_000_000_000 },
+            Regime { k: 3e-10, valid_min: units / 2, grid: 8, step_ns: 20_000_000_000 },
+        ];
+        for (seed, r) in (0..4u64).flat_map(|s| regimes.map(|r| (s, r))) {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+            let mut sc = Scores { units_per_block: units, now: 200_000_000_000, k: r.k };
+            let mut info: Vec<BlockInfo> =
+                (0..n_dies * per_die).map(|_| random_block(&mut rng, sc.now, r, units, pages)).collect();
+            let mut index = VictimIndex::new(n_dies, per_die, units, pages, 4);
+            index.rebuild(&info);
+            for round in 0..60 {
+                for _ in 0..200 {
+                    // Every change is told as `Ftl` tells it: a state change with the owner
+                    // then, a read at a time.
+                    let b = rng.random_range(0..n_dies * per_die);
+                    match rng.random_range(0..10) {
+                        0 => {
+                            info[b as usize].state = BlockState::Free;
+                            index.refresh(b, info[b as usize].owner);
+                            info[b as usize] = random_block(&mut rng, sc.now, r, units, pages);
+                        }
+                        1..=5 => {
+                            let i = &mut info[b as usize];
+                            i.valid_units = i.valid_units.saturating_sub(rng.random_range(1..4)).max(1);
+                        }
+                        _ => {
+                            for _ in 0..rng.random_range(1..20) {
+                                info[b as usize].read_count += 1;
+                                index.note_read(b, &info[b as usize]);
+                            }
+                            continue;
+                        }
+                    }
+                    index.refresh(b, info[b as usize].owner);
+                }
+                sc.now += rng.random_range(0..3) * 1_000_000_000;
+                for die in 0..n_dies {
+                    let kind = |s: u32| {
+                        if Scores::bounded(s as u16) {
+                            SlotScore::Bounded
+                        } else {
+                            SlotScore::Exact
+                        }
+                    };
+                    let found = index.best(
+                        die,
+                        &info,
+                        kind,
+                        |v, stamp| sc.exact(v, stamp),
+                        |v, stamp, _, reads| sc.bound(v, stamp, reads),
+                        |_, i| sc.score(i),
+                    );
+                    let scan = sc.scan(&info, die, per_die, pages);
+                    assert_eq!(found, scan, "{r:?}, seed {seed}, round {round}, die {die}");
+                }
+            }
+            index.check(&info);
         }
     }
 }
