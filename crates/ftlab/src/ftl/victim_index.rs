@@ -686,7 +686,8 @@ impl VictimIndex {
     /// stamp)` (`None`: no candidate), or at most `bound(v, stamp, slot, reads)` for every
     /// block with at least v valid units, at most `reads` host reads (`None`: any number) and
     /// a stamp at least `stamp`, `score` being the block's own; `exact` and `bound` must not
-    /// rise as the stamp grows (module documentation).
+    /// rise as the stamp grows (module documentation), and `exact` must fall strictly as v
+    /// grows at a fixed stamp (where it is `Some`).
     pub(crate) fn best(
         &mut self,
         die: u32,
@@ -718,10 +719,19 @@ impl VictimIndex {
         for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
             let (first, end) = (by_units(s, 1), by_units(s, levels));
             let mut next = first;
+            // The oldest top of the slot's heaps of fewer units, scored: a heap whose top is
+            // no older scores below it, and nothing there ties (`exact` falls strictly as v
+            // grows), so it is not scored (most of a die's heaps by units).
+            let mut oldest = i64::MAX;
             while let Some(h) = self.by_units.next_nonempty(next, end) {
                 next = h + 1;
                 let v = (h - first) as u32 + 1;
-                if let Some(sc) = self.by_units.top(h).and_then(|e| exact(v, e.key)) {
+                let Some(t) = self.by_units.top(h) else { continue };
+                if t.key >= oldest {
+                    continue;
+                }
+                if let Some(sc) = exact(v, t.key) {
+                    oldest = t.key;
                     let new_top = top.map_or(sc, |t| t.max(sc));
                     if Some(new_top) != top {
                         tied.clear();
