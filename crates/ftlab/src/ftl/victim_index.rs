@@ -712,37 +712,9 @@ impl VictimIndex {
             return empty;
         }
         // The exact slots' best: the best of their heaps' tops.
-        // The heaps whose top scores the best so far, with their v (for the ties below).
-        let mut top: Option<f64> = None;
+        // The exact slots' best, and the heaps whose top scores it (for the ties below).
         let mut tied = std::mem::take(&mut self.tied);
-        tied.clear();
-        for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
-            let (first, end) = (by_units(s, 1), by_units(s, levels));
-            let mut next = first;
-            // The oldest top of the slot's heaps of fewer units, scored: a heap whose top is
-            // no older scores below it, and nothing there ties (`exact` falls strictly as v
-            // grows), so it is not scored (most of a die's heaps by units).
-            let mut oldest = i64::MAX;
-            while let Some(h) = self.by_units.next_nonempty(next, end) {
-                next = h + 1;
-                let v = (h - first) as u32 + 1;
-                let Some(t) = self.by_units.top(h) else { continue };
-                if t.key >= oldest {
-                    continue;
-                }
-                if let Some(sc) = exact(v, t.key) {
-                    oldest = t.key;
-                    let new_top = top.map_or(sc, |t| t.max(sc));
-                    if Some(new_top) != top {
-                        tied.clear();
-                    }
-                    if sc == new_top {
-                        tied.push((h as u32, v));
-                    }
-                    top = Some(new_top);
-                }
-            }
-        }
+        let top = self.exact_best(die, &kind, &exact, &mut tied);
         // The bounded slots' best, ties to the lowest block, skipping what cannot reach it.
         // Only slots with an eligible block of valid units on the die are walked: the heaps by
         // units, caught up above, hold every such block and keep a fresh top, so a slot whose
@@ -776,6 +748,49 @@ impl VictimIndex {
         }
         self.tied = tied;
         winner
+    }
+
+    /// The best score of the exact slots' blocks on `die` (`None`: no candidate), and into
+    /// `tied` the heaps by units (with their v) whose top scores it.
+    fn exact_best(
+        &self,
+        die: u32,
+        kind: &impl Fn(u32) -> SlotScore,
+        exact: &impl Fn(u32, i64) -> Option<f64>,
+        tied: &mut Vec<(u32, u32)>,
+    ) -> Option<f64> {
+        let mut top: Option<f64> = None;
+        tied.clear();
+        let base = die * self.n_slots * self.levels;
+        for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
+            let first = (base + s * self.levels + 1) as usize;
+            let end = first + self.levels as usize - 1;
+            let mut next = first;
+            // The oldest top of the slot's heaps of fewer units, scored: a heap whose top is
+            // no older scores below it, and nothing there ties (`exact` falls strictly as v
+            // grows), so it is not scored (most of a die's heaps by units).
+            let mut oldest = i64::MAX;
+            while let Some(h) = self.by_units.next_nonempty(next, end) {
+                next = h + 1;
+                let v = (h - first) as u32 + 1;
+                let Some(t) = self.by_units.top(h) else { continue };
+                if t.key >= oldest {
+                    continue;
+                }
+                if let Some(sc) = exact(v, t.key) {
+                    oldest = t.key;
+                    let new_top = top.map_or(sc, |t| t.max(sc));
+                    if Some(new_top) != top {
+                        tied.clear();
+                    }
+                    if sc == new_top {
+                        tied.push((h as u32, v));
+                    }
+                    top = Some(new_top);
+                }
+            }
+        }
+        top
     }
 
     /// The best block on `die` of the bounded slots `slots` (bit s: slot s; ties to the
