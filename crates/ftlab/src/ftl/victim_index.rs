@@ -564,9 +564,15 @@ impl VictimIndex {
         if !self.eligible(info) {
             return (NO_BUCKET, 0);
         }
-        let die = b / self.blocks_per_die;
-        let bucket = (die * self.n_slots + self.slot_of(info.owner)) * self.levels + info.valid_units;
-        (bucket, if info.valid_units == 0 { 0 } else { info.last_write_ns })
+        let bucket = self.unit_heap(b / self.blocks_per_die, self.slot_of(info.owner), info.valid_units);
+        (bucket as u32, if info.valid_units == 0 { 0 } else { info.last_write_ns })
+    }
+
+    /// The heap by units of die `die`, owner slot `slot` and `v` valid units (`v` up to
+    /// `levels`: one past the slot's last heap).
+    #[inline]
+    fn unit_heap(&self, die: u32, slot: u32, v: u32) -> usize {
+        ((die * self.n_slots + slot) * self.levels + v) as usize
     }
 
     /// Block `b`'s heap by reads (none without valid units: those win before any walk).
@@ -702,16 +708,14 @@ impl VictimIndex {
             // Lists no walk takes (slots never walked on this die) catch up here.
             self.catch_up_reads(die, info, 0);
         }
-        let base = (die * self.n_slots * self.levels) as usize;
-        let levels = self.levels;
-        let by_units = |slot: u32, v: u32| base + (slot * levels + v) as usize;
         // Blocks without valid data score +infinity: the lowest of them wins.
-        let empty =
-            (0..self.n_slots).filter_map(|s| self.by_units.top(by_units(s, 0))).map(|e| e.block).min();
+        let empty = (0..self.n_slots)
+            .filter_map(|s| self.by_units.top(self.unit_heap(die, s, 0)))
+            .map(|e| e.block)
+            .min();
         if empty.is_some() {
             return empty;
         }
-        // The exact slots' best: the best of their heaps' tops.
         // The exact slots' best, and the heaps whose top scores it (for the ties below).
         let mut tied = std::mem::take(&mut self.tied);
         let top = self.exact_best(die, &kind, &exact, &mut tied);
@@ -724,7 +728,10 @@ impl VictimIndex {
         let walked = (0..self.n_slots)
             .filter(|&s| {
                 kind(s) == SlotScore::Bounded
-                    && self.by_units.next_nonempty(by_units(s, 1), by_units(s, levels)).is_some()
+                    && self
+                        .by_units
+                        .next_nonempty(self.unit_heap(die, s, 1), self.unit_heap(die, s, self.levels))
+                        .is_some()
             })
             .fold(0u32, |mask, s| mask | 1 << s);
         let mut found: Option<(f64, u32)> = None;
@@ -761,10 +768,8 @@ impl VictimIndex {
     ) -> Option<f64> {
         let mut top: Option<f64> = None;
         tied.clear();
-        let base = die * self.n_slots * self.levels;
         for s in (0..self.n_slots).filter(|&s| kind(s) == SlotScore::Exact) {
-            let first = (base + s * self.levels + 1) as usize;
-            let end = first + self.levels as usize - 1;
+            let (first, end) = (self.unit_heap(die, s, 1), self.unit_heap(die, s, self.levels));
             let mut next = first;
             // The oldest top of the slot's heaps of fewer units, scored: a heap whose top is
             // no older scores below it, and nothing there ties (`exact` falls strictly as v
